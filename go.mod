@@ -1,0 +1,3 @@
+module github.com/tilels/tilels
+
+go 1.26
