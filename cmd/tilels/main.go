@@ -1,0 +1,138 @@
+// Command tilels is the TIRx language server and headless lowering tool.
+//
+//	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch sm_90a] [-o OUT]
+//	tilels --version
+//
+// Diagnostics go to stderr as file:line:col: severity[code]: message.
+// Exit status: 0 ok, 1 when an error diagnostic was reported, 2 on usage or
+// I/O errors. -o writes atomically (a temporary file renamed into place), so
+// OUT is either the old content or the complete new one.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/report"
+)
+
+// version is the tilels release; editors check it with --version.
+const version = "0.1.0"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tilels", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lowerFile := fs.String("lower", "", "lower `FILE` headlessly and print the result")
+	emit := fs.String("emit", "cuda", "what to print: cuda, tirx or json")
+	kernel := fs.String("kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
+	arch := fs.String("arch", "sm_90a", "CUDA target architecture")
+	out := fs.String("o", "", "write the output to `OUT` (atomically) instead of stdout")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch ARCH] [-o OUT]\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *showVersion {
+		fmt.Fprintf(stdout, "tilels %s\n", version)
+		return 0
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tilels: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	if *lowerFile == "" {
+		fmt.Fprintln(stderr, "tilels: the language server is not available in this build; use --lower FILE")
+		fs.Usage()
+		return 2
+	}
+	switch *emit {
+	case "cuda", "tirx", "json":
+	default:
+		fmt.Fprintf(stderr, "tilels: unknown --emit %q (want cuda, tirx or json)\n", *emit)
+		return 2
+	}
+	src, err := os.ReadFile(*lowerFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "tilels: %v\n", err)
+		return 2
+	}
+	f := source.NewFile(*lowerFile, src)
+	opts := lower.Options{Arch: *arch}
+	res := lower.Analyze(f, opts)
+	ks := res.Select(*kernel)
+	if *kernel != "" && len(ks) == 0 {
+		fmt.Fprintf(stderr, "tilels: no kernel named %q in %s\n", *kernel, *lowerFile)
+		return 2
+	}
+	for _, d := range res.Diags {
+		fmt.Fprintln(stderr, diag.Format(f, d))
+	}
+	var text []byte
+	switch *emit {
+	case "json":
+		text = report.JSON(report.Build(res, ks))
+	case "tirx":
+		text = []byte(lower.TIRx(ks))
+	case "cuda":
+		s, err := lower.CUDA(ks, opts)
+		if err != nil {
+			fmt.Fprintf(stderr, "tilels: %v\n", err)
+			return 1
+		}
+		text = []byte(s)
+	}
+	if *out == "" {
+		if _, err := stdout.Write(text); err != nil {
+			fmt.Fprintf(stderr, "tilels: %v\n", err)
+			return 2
+		}
+	} else if err := writeAtomic(*out, text); err != nil {
+		fmt.Fprintf(stderr, "tilels: %v\n", err)
+		return 2
+	}
+	if res.HasErrors() {
+		return 1
+	}
+	return 0
+}
+
+// writeAtomic writes data to a temporary file in the target's directory and
+// renames it into place, so readers never see a partial file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	for _, e := range []error{werr, serr, cerr} {
+		if e != nil {
+			os.Remove(name)
+			return fmt.Errorf("write %s: %w", path, e)
+		}
+	}
+	if err := os.Chmod(name, 0o644); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

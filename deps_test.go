@@ -1,0 +1,99 @@
+package tilels_test
+
+// The import policy of docs/architecture.md, checked: imports flow one way
+// (cmd → lsp → lower → {report, codegen, dispatch/cuda → dispatch} →
+// dsl/eval → dsl/syntax → dsl/diag → dsl/source; ir under dispatch, codegen
+// and eval; dispatch/layout and dsl/source are leaves). Change this table on
+// purpose, never to make the build pass.
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tilels/tilels/"
+
+// allowed lists, for each package, the tilels packages it may import.
+var allowed = map[string][]string{
+	"dsl/source":      {},
+	"dispatch/layout": {},
+	"internal/txtar":  {},
+	"dsl/diag":        {"dsl/source"},
+	"dsl/syntax":      {"dsl/diag", "dsl/source"},
+	"ir":              {"dsl/source", "dispatch/layout"},
+	"dsl/eval":        {"dsl/syntax", "dsl/diag", "dsl/source", "dispatch/layout", "ir"},
+	"dispatch":        {"ir", "dispatch/layout", "dsl/diag", "dsl/source"},
+	"dispatch/cuda":   {"dispatch", "ir", "dispatch/layout", "dsl/diag", "dsl/source"},
+	"codegen/cuda":    {"ir", "dispatch/layout", "dsl/source"},
+	"codegen/tirx":    {"ir", "dispatch/layout", "dsl/source"},
+	"lower":           {"*"},
+	"report":          {"lower", "dispatch", "dsl/diag", "dsl/source", "ir"},
+	"lsp":             {"*"},
+	"cmd/tilels":      {"lsp", "lower", "report", "dsl/diag", "dsl/source"},
+}
+
+// jsonOK lists the packages that may import encoding/json: the protocol layer
+// and the machine-readable report of the CLI.
+var jsonOK = map[string]bool{"lsp": true, "report": true}
+
+func TestImportPolicy(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "editors" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rules, known := allowed[pkg]
+		if !known {
+			t.Errorf("%s: package %s is not in the import policy table", path, pkg)
+			return nil
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p == "encoding/json" && !jsonOK[pkg] {
+				t.Errorf("%s: only lsp and report may import encoding/json", path)
+			}
+			if strings.HasPrefix(p, "go.lsp.dev") && pkg != "lsp" {
+				t.Errorf("%s: only lsp may import %s", path, p)
+			}
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(p, module)
+			if strings.HasPrefix(dep, "internal/") {
+				continue
+			}
+			ok := false
+			for _, r := range rules {
+				if r == "*" || r == dep {
+					ok = true
+				}
+			}
+			if !ok {
+				t.Errorf("%s: %s may not import %s", path, pkg, dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

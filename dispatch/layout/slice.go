@@ -1,0 +1,139 @@
+package layout
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Slice restricts l, read as a layout of the logical shape, to region
+// ([begin, end) per dim) and returns a layout of the region's shape (§2.7):
+// canonicalize (threads fused), Group by shape, SlicePerGroup each group,
+// concatenate; replica and offsets are kept and the region's offsets added.
+// It returns (nil, nil) when the region is not representable, and an error
+// when the lengths differ, a range is empty or out of bounds, or grouping
+// fails. A ComposeLayout slices its tile (the identity over shape when the
+// tile is trivial) and keeps its swizzle.
+//
+// PRE TVM dropped l's own offsets here; HEAD keeps them, and so does this
+// implementation (the spec's "start from g.offset").
+func Slice(l Layout, shape []int64, region [][2]int64) (Layout, error) {
+	if len(shape) != len(region) {
+		return nil, fmt.Errorf("shape and region must have the same length: %d vs %d", len(shape), len(region))
+	}
+	for d, r := range region {
+		if r[0] < 0 || r[1] <= r[0] || r[1] > shape[d] {
+			return nil, fmt.Errorf("region [%d, %d) of dim %d is empty or outside extent %d", r[0], r[1], d, shape[d])
+		}
+	}
+	switch l := l.(type) {
+	case *TileLayout:
+		t, err := sliceTile(l, shape, region)
+		if t == nil {
+			return nil, err
+		}
+		return t, nil
+	case *ComposeLayout:
+		base := l.Tile
+		if isTrivialRaw(base) {
+			base = Identity(shape)
+		}
+		t, err := sliceTile(base, shape, region)
+		if t == nil {
+			return nil, err
+		}
+		c := *l
+		c.Tile = t
+		return &c, nil
+	}
+	panic(fmt.Sprintf("layout: unknown layout type %T", l))
+}
+
+// SliceTile is Slice for a TileLayout.
+func SliceTile(l *TileLayout, shape []int64, region [][2]int64) (*TileLayout, error) {
+	r, err := Slice(l, shape, region)
+	if r == nil {
+		return nil, err
+	}
+	return r.(*TileLayout), nil
+}
+
+func sliceTile(l *TileLayout, shape []int64, region [][2]int64) (*TileLayout, error) {
+	canon := canonTile(l, true)
+	g, seps, err := Group(canon, shape)
+	if err != nil {
+		return nil, err
+	}
+	out := &TileLayout{Replica: slices.Clone(g.Replica), Offset: cloneOffset(g.Offset)}
+	for d := range shape {
+		group := &TileLayout{Shard: g.Shard[seps[d]:seps[d+1]]}
+		sh, off, ok := slicePerGroup(group, region[d][0], region[d][1]-region[d][0])
+		if !ok {
+			return nil, nil
+		}
+		out.Shard = append(out.Shard, sh...)
+		for a, v := range off {
+			out.Offset[a] += v
+		}
+	}
+	return out, nil
+}
+
+// slicePerGroup slices [begin, begin+ext) of one group's iters (§2.7
+// SlicePerGroup). It returns the new shard iters and offsets, or ok = false.
+func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64, bool) {
+	sh := canonTile(group, true).Shard
+	m := len(sh)
+	if m == 0 {
+		return nil, nil, false
+	}
+	B := make([]int64, m)
+	acc := int64(1)
+	for k := m - 1; k >= 0; k-- {
+		B[k] = acc
+		acc *= sh[k].Extent
+	}
+	off := map[*Axis]int64{}
+	d0 := make([]int64, m)
+	for k := range m {
+		if m == 1 {
+			d0[k] = floorDiv(begin, B[k])
+		} else {
+			d0[k] = floorMod(floorDiv(begin, B[k]), sh[k].Extent)
+		}
+		off[sh[k].Axis] += d0[k] * sh[k].Stride
+	}
+	if m == 1 {
+		return []Iter{{ext, sh[0].Stride, sh[0].Axis}}, off, true
+	}
+	rem := ext
+	piv := m - 1
+	for ; piv >= 0; piv-- {
+		if d0[piv] != 0 || rem%sh[piv].Extent != 0 {
+			break
+		}
+		rem /= sh[piv].Extent
+	}
+	peeled := sh[piv+1:]
+	if piv < 0 {
+		if rem != 1 {
+			return nil, nil, false
+		}
+		return slices.Clone(peeled), off, true
+	}
+	e, s, a := sh[piv].Extent, sh[piv].Stride, sh[piv].Axis
+	if d0[piv]+rem <= e {
+		return append([]Iter{{rem, s, a}}, peeled...), off, true
+	}
+	// Wrap-around: two halves straddling the boundary of the next-outer iter.
+	c := rem / 2
+	if rem%2 == 0 && d0[piv]+c == e && (piv == 0 || d0[piv-1]+1 <= sh[piv-1].Extent) &&
+		(piv == 0 || sh[piv-1].Axis == a) {
+		var outer int64
+		if piv > 0 {
+			outer = sh[piv-1].Stride
+		}
+		delta := outer - (e-c)*s
+		return append([]Iter{{2, delta, a}, {c, s, a}}, peeled...), off, true
+	}
+	return nil, nil, false
+}

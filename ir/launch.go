@@ -1,0 +1,28 @@
+package ir
+
+import "github.com/tilels/tilels/dsl/source"
+
+// ThreadIndex is the runtime index of the calling thread along one layout
+// axis (spec §3.4 _axis_decl): "tx" (threadIdx.x), "laneid" (tx % 32),
+// "warpid" (warp_id_in_cta), "wgid" (warp / 4), "tid_in_wg" (tx % 128),
+// "wid_in_wg" (warp % 4), "bx"/"by"/"bz" (blockIdx.*).
+type ThreadIndex struct {
+	Axis string
+	Span source.Span
+}
+
+func (e *ThreadIndex) Pos() source.Span { return e.Span }
+func (*ThreadIndex) exprNode()          {}
+
+// Launch is a kernel's launch configuration, derived from its scope-id
+// declarations (spec §1.3) by the dispatch pass.
+type Launch struct {
+	Grid    [3]int64 // blockIdx extents (1 when absent)
+	Block   [3]int64 // threadIdx extents (1 when absent)
+	Cluster [3]int64 // cluster dims (1 when absent)
+	// DynamicSmem is the dynamic shared memory size in bytes.
+	DynamicSmem int64
+}
+
+// Threads is the number of threads per CTA.
+func (l Launch) Threads() int64 { return l.Block[0] * l.Block[1] * l.Block[2] }

@@ -1,0 +1,56 @@
+package ir
+
+// Intrinsic operation names used in Call.Op. The dispatcher and the evaluator
+// create these; codegen prints each one (CUDA: a helper function emitted once
+// per file plus a call; TIRx text: the T.* spelling given here). Argument
+// conventions are part of the contract and are listed per op.
+const (
+	// OpCopyBytes copies N bytes between two naturally aligned pointers
+	// (seed form, spec §5.3a). Args: dst ptr, src ptr, IntImm N (1,2,4,8,16,32).
+	// CUDA: tvm_builtin_copy_{8N}b(dst, src). TIRx: T.cuda.copy_bytes(dst, src, N).
+	OpCopyBytes = "cuda.copy_bytes"
+
+	// OpPointerOffset is a typed pointer plus an element offset (spec §5.3b).
+	// Args: ptr (an *AddressOf), offset Expr.
+	// CUDA: tvm_builtin_pointer_offset(ptr, off). TIRx: T.tvm_builtin_pointer_offset(ptr, off).
+	OpPointerOffset = "tvm_builtin_pointer_offset"
+
+	// Synchronisation (spec §1.7). No args except OpWarpgroupSync (IntImm barrier id).
+	OpCTASync       = "cuda.cta_sync"       // __syncthreads();
+	OpWarpSync      = "cuda.warp_sync"      // __syncwarp();
+	OpWarpgroupSync = "cuda.warpgroup_sync" // bar.sync id, 128;
+
+	// mbarrier and async-proxy ops (spec §1.7, §5.4). Pointers are *AddressOf.
+	OpMbarrierInit         = "ptx.mbarrier.init"             // Args: bar ptr, count
+	OpMbarrierArriveExpect = "ptx.mbarrier.arrive.expect_tx" // Args: bar ptr, bytes
+	OpMbarrierArrive       = "ptx.mbarrier.arrive"           // Args: bar ptr
+	OpMbarrierTryWait      = "ptx.mbarrier.try_wait"         // Args: bar ptr, phase (blocking spin)
+	OpFenceProxyAsync      = "ptx.fence.proxy_async"         // Args: StringImm space ("shared::cta")
+	OpElectSync            = "ptx.elect_sync"                // no args; returns int32 (1 in the elected lane)
+	OpCpAsyncBulkCommit    = "ptx.cp.async.bulk.commit_group"
+	OpCpAsyncBulkWait      = "ptx.cp.async.bulk.wait_group" // Args: IntImm n
+	OpCpAsyncCommit        = "ptx.cp.async.commit_group"
+	OpCpAsyncWait          = "ptx.cp.async.wait_group" // Args: IntImm n
+
+	// OpLdmatrix loads 8x8 b16 matrices from shared memory into registers.
+	// Args: IntImm num (1,2,4), IntImm trans (0/1), smem ptr, register ptr
+	// (num 32-bit registers per thread). PTX: ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16
+	OpLdmatrix = "ptx.ldmatrix"
+	// OpStmatrix stores 8x8 b16 matrices from registers to shared memory (sm_90).
+	// Args: IntImm num, IntImm trans, smem ptr, register ptr.
+	OpStmatrix = "ptx.stmatrix"
+
+	// OpCastVec2 converts two packed elements (spec §4.4 cast_vec2).
+	// Args: dst ptr, src ptr, StringImm src dtype, StringImm dst dtype.
+	OpCastVec2 = "cuda.cast_vec2"
+	// OpPackedF32x2 is a packed f32x2 arithmetic op (sm_100).
+	// Args: StringImm op ("add","sub","mul","fma"), StringImm rounding ("rz"),
+	// dst ptr, then 2 (or 3 for fma) source ptrs, each pointing at 2 floats.
+	OpPackedF32x2 = "ptx.f32x2"
+
+	// Math (result type = Call.Type; printed sqrtf/hsqrt/... by type).
+	OpSqrt = "sqrt"
+	OpExp  = "exp"
+	OpExp2 = "exp2"
+	OpLog2 = "log2"
+)

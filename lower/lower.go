@@ -1,0 +1,161 @@
+// Package lower is the pipeline both front doors call: the CLI (tilels
+// --lower) and the language server. Analyze parses a Python file, evaluates
+// its kernels, runs the dispatcher on every tile call and keeps everything a
+// client may ask for: decisions, diagnostics, lowered IR. Printing CUDA and
+// TIRx text is done on demand from the Result.
+//
+// Invariant: Analyze never fails and never panics on user input; every
+// problem becomes a diagnostic with a span, and a problem in one kernel or
+// call never hides the results of the others.
+package lower
+
+import (
+	"github.com/tilels/tilels/codegen/cuda"
+	"github.com/tilels/tilels/codegen/tirx"
+	"github.com/tilels/tilels/dispatch"
+	dcuda "github.com/tilels/tilels/dispatch/cuda"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/eval"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Options configure an analysis.
+type Options struct {
+	// Arch is the CUDA target architecture ("sm_90a" when empty).
+	Arch string
+}
+
+// Result is everything known about one file.
+type Result struct {
+	File    *source.File
+	Syntax  *syntax.File
+	Program *eval.Program
+	Kernels []*Kernel
+	// Diags holds every diagnostic of the file, sorted by position.
+	Diags []diag.Diagnostic
+}
+
+// Kernel is one analysed @T.prim_func.
+type Kernel struct {
+	Name string
+	Span source.Span
+	// Func is the evaluated kernel, Lowered the kernel after dispatch.
+	Func    *ir.Func
+	Lowered *ir.Func
+	Launch  ir.Launch
+	// Calls holds one decision per tile call, in source order.
+	Calls []*dispatch.Decision
+	// Case is the parameter binding this kernel was evaluated under (nil
+	// when no parameters were bound).
+	Case map[string]string
+	// Diags holds the diagnostics whose span lies inside the kernel.
+	Diags []diag.Diagnostic
+}
+
+// Target returns the dispatch target for o.
+func (o Options) Target() dispatch.Target {
+	arch := o.Arch
+	if arch == "" {
+		arch = "sm_90a"
+	}
+	return dispatch.Target{Kind: "cuda", Arch: arch}
+}
+
+// Variants is the CUDA variant table the pipeline dispatches with.
+func Variants() []dispatch.Variant { return dcuda.Variants() }
+
+// Analyze runs the whole pipeline on f.
+func Analyze(f *source.File, opts Options) *Result {
+	res := &Result{File: f}
+	syn, diags := syntax.Parse(f)
+	res.Syntax = syn
+	res.Diags = append(res.Diags, diags...)
+
+	prog := eval.Evaluate(syn, eval.Options{})
+	res.Program = prog
+	res.Diags = append(res.Diags, prog.Diags...)
+
+	target := opts.Target()
+	variants := Variants()
+	for _, k := range prog.Kernels {
+		kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
+		res.Diags = append(res.Diags, k.Diags...)
+		out := dispatch.Lower(k.Func, target, variants)
+		kr.Lowered = out.Func
+		kr.Launch = out.Launch
+		kr.Calls = out.Decisions
+		res.Diags = append(res.Diags, out.Diags...)
+		res.Kernels = append(res.Kernels, kr)
+	}
+	diag.Sort(res.Diags)
+	res.Diags = dedup(res.Diags)
+	for _, kr := range res.Kernels {
+		for _, d := range res.Diags {
+			if d.Span.Start >= kr.Span.Start && d.Span.Start < kr.Span.End {
+				kr.Diags = append(kr.Diags, d)
+			}
+		}
+	}
+	return res
+}
+
+func dedup(ds []diag.Diagnostic) []diag.Diagnostic {
+	out := ds[:0]
+	for i, d := range ds {
+		if i > 0 {
+			p := ds[i-1]
+			if p.Span == d.Span && p.Code == d.Code && p.Message == d.Message && p.Severity == d.Severity {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (r *Result) HasErrors() bool {
+	for _, d := range r.Diags {
+		if d.Severity == diag.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Select returns the kernels named name (all kernels when name is empty).
+func (r *Result) Select(name string) []*Kernel {
+	if name == "" {
+		return r.Kernels
+	}
+	var out []*Kernel
+	for _, k := range r.Kernels {
+		if k.Name == name {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// CUDA prints the .cu file for the given kernels.
+func CUDA(ks []*Kernel, opts Options) (string, error) {
+	var in []cuda.Kernel
+	for _, k := range ks {
+		in = append(in, cuda.Kernel{Func: k.Lowered, Launch: k.Launch})
+	}
+	return cuda.Print(in, cuda.Options{Arch: opts.Target().Arch})
+}
+
+// TIRx prints the lowered TIRx IR of the given kernels.
+func TIRx(ks []*Kernel) string {
+	var s string
+	for i, k := range ks {
+		if i > 0 {
+			s += "\n"
+		}
+		s += tirx.Print(k.Lowered, k.Launch)
+	}
+	return s
+}

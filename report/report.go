@@ -1,0 +1,124 @@
+// Package report renders a lower.Result as the `--emit json` document that
+// tools and CI rely on. The schema is documented in docs/json.md and is
+// stable: fields are only ever added.
+//
+// Lines and columns are 1-based; columns count bytes. Optional values are
+// JSON null, never omitted: "case" is null unless parameters were bound,
+// "tma" is null unless the chosen variant is a TMA one, "variant" is null
+// when no variant applies.
+package report
+
+import (
+	"encoding/json"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+)
+
+// Document is the top-level JSON object.
+type Document struct {
+	File        string       `json:"file"`
+	Kernels     []Kernel     `json:"kernels"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Kernel is one kernel record.
+type Kernel struct {
+	Name        string            `json:"name"`
+	Line        int               `json:"line"`
+	Case        map[string]string `json:"case"`
+	Calls       []Call            `json:"calls"`
+	Diagnostics []Diagnostic      `json:"diagnostics"`
+}
+
+// Call is one tile call's dispatch result.
+type Call struct {
+	Line     int        `json:"line"`
+	Column   int        `json:"column"`
+	Op       string     `json:"op"`
+	Scope    string     `json:"scope"`
+	Threads  int64      `json:"threads"`
+	Variant  *string    `json:"variant"`
+	Vec      *int64     `json:"vec"`
+	VecBits  *int64     `json:"vec_bits"`
+	Outer    *int64     `json:"outer"`
+	Declined []Declined `json:"declined"`
+	TMA      any        `json:"tma"`
+}
+
+// Declined is a variant that was tried before the chosen one (or instead of
+// any) and why it did not apply.
+type Declined struct {
+	Variant string `json:"variant"`
+	Reason  string `json:"reason"`
+}
+
+// Diagnostic is one diagnostic.
+type Diagnostic struct {
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	EndLine  int    `json:"end_line"`
+	EndCol   int    `json:"end_column"`
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+// Build converts r, restricted to the kernels ks (all when nil).
+func Build(r *lower.Result, ks []*lower.Kernel) *Document {
+	if ks == nil {
+		ks = r.Kernels
+	}
+	doc := &Document{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
+	for _, k := range ks {
+		line, _ := r.File.Position(k.Span.Start)
+		kj := Kernel{Name: k.Name, Line: line, Case: k.Case, Calls: []Call{}, Diagnostics: diags(r.File, k.Diags)}
+		for _, d := range k.Calls {
+			kj.Calls = append(kj.Calls, call(r.File, d))
+		}
+		doc.Kernels = append(doc.Kernels, kj)
+	}
+	return doc
+}
+
+func call(f *source.File, d *dispatch.Decision) Call {
+	line, col := f.Position(d.Call.Span.Start)
+	c := Call{Line: line, Column: col, Op: d.Call.Op, Scope: d.Call.Scope, Threads: d.Threads, Declined: []Declined{}}
+	if d.Variant != "" {
+		v := d.Variant
+		c.Variant = &v
+	}
+	if d.Result != nil {
+		vec, bits, outer := d.Result.Vec, d.Result.VecBits, d.Result.Outer
+		c.Vec, c.VecBits, c.Outer = &vec, &bits, &outer
+		if d.Result.TMA != nil {
+			c.TMA = d.Result.TMA
+		}
+	}
+	for _, dv := range d.Declined {
+		c.Declined = append(c.Declined, Declined{Variant: dv.Variant, Reason: dv.Reason})
+	}
+	return c
+}
+
+func diags(f *source.File, ds []diag.Diagnostic) []Diagnostic {
+	out := []Diagnostic{}
+	for _, d := range ds {
+		l, c := f.Position(d.Span.Start)
+		el, ec := f.Position(d.Span.End)
+		out = append(out, Diagnostic{Line: l, Column: c, EndLine: el, EndCol: ec, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+	}
+	return out
+}
+
+// JSON renders the document, indented, with a trailing newline.
+func JSON(doc *Document) []byte {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		// Document holds only plain values; a marshal error is a bug.
+		panic("report: " + err.Error())
+	}
+	return append(b, '\n')
+}
