@@ -66,15 +66,17 @@ func (l *TileLayout) Apply(coord ...int64) map[*Axis]int64 {
 // Apply maps a coordinate through the tile and swizzles its "m" output
 // (§2.9). Multi-digit coordinates (one per tile shard iter) are accepted
 // too, which TVM leaves unimplemented. It panics when the tile maps to an
-// axis other than "m".
+// axis other than "m" (NewCompose and Parse reject such tiles).
 func (c *ComposeLayout) Apply(coord ...int64) map[*Axis]int64 {
 	r := c.Tile.Apply(coord...)
-	m, ok := r[M]
-	if !ok || len(r) != 1 {
+	m := r[M]
+	if len(r) > 1 || len(r) == 1 && !hasKey(r, M) {
 		panic("layout: ComposeLayout tile must map only to axis m, got " + c.Tile.String())
 	}
 	return map[*Axis]int64{M: c.SwizzleAddr(m)}
 }
+
+func hasKey(m map[*Axis]int64, a *Axis) bool { _, ok := m[a]; return ok }
 
 // ApplyShape maps coord, interpreted against the logical shape, through l
 // (§2.4, TVM Layout.apply(*coord, shape=...)). For a TileLayout it tries

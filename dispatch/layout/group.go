@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,7 +52,10 @@ func TryGroup(l *TileLayout, shape []int64) (*TileLayout, []int, bool) {
 		if e <= 0 {
 			return nil, nil, false
 		}
-		p *= e
+		var ok bool
+		if p, ok = mulOK(p, e); !ok {
+			return nil, nil, false
+		}
 		for idx < len(shape) && p%shape[idx] == 0 {
 			c := p / shape[idx]
 			if e%c != 0 {
@@ -93,6 +97,10 @@ func GroupMany(l *TileLayout, shapes [][]int64) (*TileLayout, [][]int, error) {
 	if len(shapes) == 0 {
 		return nil, nil, fmt.Errorf("group_many requires at least one shape")
 	}
+	if len(l.Shard) == 0 {
+		// TVM returns separators past the end of the (empty) shard here.
+		return nil, nil, fmt.Errorf("group_many requires a layout with shard iters")
+	}
 	seqs := make([][]int64, 0, len(shapes)+1)
 	for si, shape := range shapes {
 		if len(shape) == 0 {
@@ -104,7 +112,10 @@ func GroupMany(l *TileLayout, shapes [][]int64) (*TileLayout, [][]int, error) {
 			if e <= 0 {
 				return nil, nil, fmt.Errorf("group_many cannot prove cumulative boundary order for shape %d at dimension %d: %d <= %d", si, di, p, p*e)
 			}
-			p *= e
+			var ok bool
+			if p, ok = mulOK(p, e); !ok {
+				return nil, nil, fmt.Errorf("group_many: shape %d overflows int64", si)
+			}
 			b = append(b, p)
 		}
 		seqs = append(seqs, b)
@@ -115,7 +126,10 @@ func GroupMany(l *TileLayout, shapes [][]int64) (*TileLayout, [][]int, error) {
 		if it.Extent <= 0 {
 			return nil, nil, fmt.Errorf("group_many cannot prove cumulative boundary order for layout iter %d: %d <= %d", i, p, p*it.Extent)
 		}
-		p *= it.Extent
+		var ok bool
+		if p, ok = mulOK(p, it.Extent); !ok {
+			return nil, nil, fmt.Errorf("group_many: layout size overflows int64")
+		}
 		lb = append(lb, p)
 	}
 	total := seqs[0][len(seqs[0])-1]
@@ -260,4 +274,12 @@ func PermuteByGroups(l *TileLayout, seps []int, perm []int) *TileLayout {
 		}
 	}
 	return PermuteDims(l, flat)
+}
+
+// mulOK multiplies non-negative a and b, reporting overflow.
+func mulOK(a, b int64) (int64, bool) {
+	if a != 0 && b > math.MaxInt64/a {
+		return 0, false
+	}
+	return a * b, true
 }

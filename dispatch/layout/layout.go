@@ -30,11 +30,24 @@
 //     Contract violations by the caller (wrong number of coordinates,
 //     ComposeLayout over a non-"m" tile) panic.
 //   - String and Parse round-trip: Parse(l.String()) is Equal to l.
+//   - Results keep TVM's structure exactly, including zero offset entries
+//     and unit iters that Slice and Group produce (S[32,32] sliced whole is
+//     "S[(32,32):(32,1)] + 0"); canonicalize before comparing or printing
+//     for users.
+//
+// Deliberate deviations from TVM (each documented where it happens):
+// replica iters sort by axis order instead of a structural hash; fused
+// offsets landing on one axis are summed, not overwritten; Slice keeps the
+// layout's own offsets (the HEAD fix; PRE dropped them); the SlicePerGroup
+// wrap-around requires d0[piv-1]+1 < e[piv-1] (TVM's <= yields wrong
+// addresses); TileTo rejects non-divisible shapes; cyclic scope chains are
+// reported as disconnected instead of looping; ill-formed scopes skip
+// thread fusion instead of aborting.
 //
 // Example:
 //
 //	l, _ := layout.Parse("S[(32,8):(1@laneid,1)]")
-//	l.Apply(9) // map[laneid:1 m:1]
+//	r := l.Apply(9) // element 9: r[layout.Laneid] == 1, r[layout.M] == 1
 package layout
 
 import (
@@ -268,15 +281,19 @@ func fixIters(in []Iter) []Iter {
 	return out
 }
 
-// NewCompose builds a ComposeLayout over tile (§2.2). It returns an error
-// unless p ≥ 0, sw ≥ 0 and at ≥ sw (TVM "The compose layout is not
-// well-formed").
+// NewCompose builds a ComposeLayout over tile (§2.2); a nil tile means the
+// bare swizzle S[(2^(p+sw+at),)]. It returns an error unless p ≥ 0, sw ≥ 0,
+// at ≥ sw and p+sw+at ≤ 62 (TVM "The compose layout is not well-formed"),
+// or when the tile uses an axis other than "m" (TVM fails later, in Apply).
 func NewCompose(p, sw, at int, swizzleInner bool, tile *TileLayout) (*ComposeLayout, error) {
 	if p < 0 || sw < 0 || at < sw || p+sw+at > 62 {
 		return nil, fmt.Errorf("the compose layout is not well-formed: Compose(%d,%d,%d)", p, sw, at)
 	}
 	if tile == nil {
 		tile = RowMajor(int64(1) << (p + sw + at))
+	}
+	if !tile.onlyM() {
+		return nil, fmt.Errorf("the compose layout is not well-formed: tile %s must map only to axis m", tile)
 	}
 	return &ComposeLayout{PerElement: p, SwizzleLen: sw, AtomLen: at, SwizzleInner: swizzleInner, Tile: tile}, nil
 }
@@ -339,6 +356,11 @@ func OffsetSpec(value int64, axis *Axis) Spec {
 }
 
 func specIters(extents []int64, strides []Stride) ([]Iter, error) {
+	for _, e := range extents {
+		if e <= 0 {
+			return nil, fmt.Errorf("extent %d must be positive", e)
+		}
+	}
 	if strides == nil {
 		return RowMajor(extents...).Shard, nil
 	}
@@ -446,6 +468,36 @@ func (c *ComposeLayout) String() string {
 		dir = ",false"
 	}
 	return fmt.Sprintf("Compose(%d,%d,%d%s, %s)", c.PerElement, c.SwizzleLen, c.AtomLen, dir, c.Tile.String())
+}
+
+// Validate reports the first shard or replica iter with a non-positive
+// extent. Layouts built by Parse and the Spec constructors are valid; the
+// algebra assumes validity and may panic (division by zero) otherwise.
+func (l *TileLayout) Validate() error {
+	for _, its := range [][]Iter{l.Shard, l.Replica} {
+		for _, it := range its {
+			if it.Extent <= 0 {
+				return fmt.Errorf("layout %s: extent %d must be positive", l, it.Extent)
+			}
+		}
+	}
+	return nil
+}
+
+func (l *TileLayout) onlyM() bool {
+	for _, its := range [][]Iter{l.Shard, l.Replica} {
+		for _, it := range its {
+			if it.Axis != M {
+				return false
+			}
+		}
+	}
+	for a := range l.Offset {
+		if a != M {
+			return false
+		}
+	}
+	return true
 }
 
 // Clone returns a deep copy of l.

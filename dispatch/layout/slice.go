@@ -90,7 +90,10 @@ func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64
 	acc := int64(1)
 	for k := m - 1; k >= 0; k-- {
 		B[k] = acc
-		acc *= sh[k].Extent
+		var ok bool
+		if acc, ok = mulOK(acc, sh[k].Extent); !ok || acc <= 0 {
+			return nil, nil, false
+		}
 	}
 	off := map[*Axis]int64{}
 	d0 := make([]int64, m)
@@ -124,9 +127,14 @@ func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64
 	if d0[piv]+rem <= e {
 		return append([]Iter{{rem, s, a}}, peeled...), off, true
 	}
-	// Wrap-around: two halves straddling the boundary of the next-outer iter.
+	// Wrap-around: two halves straddling the boundary of the next-outer
+	// iter. TVM (and §2.7) test d0[piv-1]+1 <= e[piv-1]; when it is equal the
+	// second half carries into iter piv-2 and TVM returns a layout with wrong
+	// addresses (e.g. S[(3,2,4):(4,2@a,-1@a)] sliced at [15,17)). This
+	// implementation requires the strict inequality and returns nil there;
+	// valid regions are otherwise unaffected.
 	c := rem / 2
-	if rem%2 == 0 && d0[piv]+c == e && (piv == 0 || d0[piv-1]+1 <= sh[piv-1].Extent) &&
+	if rem%2 == 0 && d0[piv]+c == e && (piv == 0 || d0[piv-1]+1 < sh[piv-1].Extent) &&
 		(piv == 0 || sh[piv-1].Axis == a) {
 		var outer int64
 		if piv > 0 {

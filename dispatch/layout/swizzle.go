@@ -181,3 +181,10 @@ func BareSwizzle(l Layout) *ComposeLayout {
 	b.Tile = RowMajor(c.Period())
 	return &b
 }
+
+// IsBareSwizzle reports whether l is a ComposeLayout over a trivial tile:
+// a PRE bare SwizzleLayout (SEED Layout.is_swizzle).
+func IsBareSwizzle(l Layout) bool {
+	c, ok := l.(*ComposeLayout)
+	return ok && IsTrivial(c.Tile)
+}

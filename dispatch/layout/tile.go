@@ -30,6 +30,9 @@ func Tile(inner, outer Layout, outerShape, innerShape []int64) (Layout, error) {
 		if err != nil {
 			return nil, err
 		}
+		if !t.onlyM() {
+			return nil, fmt.Errorf("tile: swizzled layout %s tiled by %s must map only to axis m", inner, outer)
+		}
 		c := *in
 		c.Tile = t
 		return &c, nil

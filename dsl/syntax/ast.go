@@ -157,8 +157,9 @@ type (
 		Attr *Name
 	}
 
-	// Subscript is X[Index]. A comma-separated index is a *Tuple (Parens
-	// false); a slice is a *Slice, possibly inside that Tuple.
+	// Subscript is X[Index]. A comma-separated index, or a starred one as
+	// in X[*a], is a *Tuple (Parens false); a slice is a *Slice, possibly
+	// inside that Tuple.
 	Subscript struct {
 		Loc   source.Span
 		X     Expr
@@ -215,7 +216,7 @@ type (
 	}
 
 	// GeneratorExp is (Elt for ...). As the sole argument of a call,
-	// f(x for x in y), its Loc covers only the generator text.
+	// f(x for x in y), its Loc covers the call's parentheses (as in CPython).
 	GeneratorExp struct {
 		Loc        source.Span
 		Elt        Expr

@@ -12,9 +12,11 @@
 //     diagnostics contains no Bad* nodes.
 //   - Recovery is per statement: after an error the parser skips to the end
 //     of the logical line and goes on with the rest of the enclosing block, so
-//     an error inside one function never hides the other functions. A line
-//     starting at column 0 with def, class, @, import or from closes any
-//     brackets left open (with an error there).
+//     an error inside one function never hides the other functions. Inside
+//     brackets, a line starting with a word no expression can contain
+//     (return, pass, while, def, ...), or at column 0 with def, class, @name,
+//     import, from or async, closes the brackets left open, with an error at
+//     the innermost one.
 //   - At most one syntax error is reported per line, and at most 50 in all.
 //     Codes are stable, "syntax/..." (see the code constants in errors.go).
 //

@@ -27,7 +27,8 @@ const (
 // errorList collects syntax errors in any order. Finish sorts them, keeps
 // the first one of each line and caps the number at maxErrors.
 type errorList struct {
-	list []diag.Diagnostic
+	list     []diag.Diagnostic
+	unclosed []source.Span // from an unclosed bracket to where the lexer closed it
 }
 
 func (e *errorList) add(span source.Span, code, format string, args ...any) {
@@ -41,6 +42,18 @@ func (e *errorList) add(span source.Span, code, format string, args ...any) {
 	e.list = append(e.list, diag.Diagnostic{Span: span, Severity: diag.Error, Code: code, Message: msg})
 }
 
+func (e *errorList) inUnclosed(d diag.Diagnostic) bool {
+	if d.Code == CodeUnclosedBracket {
+		return false
+	}
+	for _, r := range e.unclosed {
+		if d.Span.Start > r.Start && d.Span.Start <= r.End {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *errorList) finish(f *source.File) []diag.Diagnostic {
 	if len(e.list) == 0 {
 		return nil
@@ -49,6 +62,10 @@ func (e *errorList) finish(f *source.File) []diag.Diagnostic {
 	out := e.list[:0]
 	lastLine := -1
 	for _, d := range e.list {
+		if e.inUnclosed(d) {
+			// The unclosed bracket explains it: "f(a,\n:" is one mistake.
+			continue
+		}
 		line, _ := f.Position(d.Span.Start)
 		if line == lastLine {
 			continue

@@ -34,6 +34,7 @@ type indent struct{ col, alt int } // column with tab size 8 and with tab size 1
 type bracket struct {
 	c   byte // '(', '[' or '{'
 	pos source.Pos
+	tok int // index of the opening token in toks
 }
 
 // fsFrame is an open f-string (field false) or an open replacement field.
@@ -93,12 +94,14 @@ func (lx *lexer) run() {
 				j := i + 1
 				if j < n && src[j] == '\r' {
 					j++
-				}
-				if j < n && (src[j] == '\n' || src[j-1] == '\r') {
-					i = j
-					if src[j] == '\n' {
-						i++
+					if j < n && src[j] == '\n' {
+						j++
 					}
+					i = j
+					continue
+				}
+				if j < n && src[j] == '\n' {
+					i = j + 1
 					continue
 				}
 				if j >= n {
@@ -127,7 +130,7 @@ func (lx *lexer) run() {
 			}
 			lx.i = j
 			if len(lx.brackets) > 0 {
-				lx.checkColumnZero(i)
+				lx.checkUnclosed(i)
 				continue
 			}
 			lx.emit(tNewline, i, j)
@@ -139,6 +142,9 @@ func (lx *lexer) run() {
 		case c == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9':
 			lx.lexNumber()
 		case c == '"' || c == '\'':
+			if lx.quoteEndsFString(i) {
+				continue
+			}
 			lx.lexString(i, i, false, false, false)
 		case c < utf8.RuneSelf:
 			lx.lexOperator()
@@ -170,9 +176,7 @@ func (lx *lexer) finish() {
 		flags = tfErr
 	}
 	if len(lx.brackets) > 0 {
-		b := lx.brackets[len(lx.brackets)-1]
-		lx.errorf(int(b.pos), int(b.pos)+1, CodeUnclosedBracket, "'%c' was never closed", b.c)
-		lx.brackets = lx.brackets[:0]
+		lx.unclosed()
 		flags = tfErr
 	}
 	if k := len(lx.toks); k > 0 && lx.toks[k-1].kind != tNewline || flags != 0 {
@@ -206,7 +210,8 @@ func (lx *lexer) lexIndent() bool {
 	src := lx.src
 	n := len(src)
 	for {
-		i := lx.i
+		ls := lx.i
+		i := ls
 		col, alt := 0, 0
 		for i < n {
 			switch src[i] {
@@ -244,19 +249,10 @@ func (lx *lexer) lexIndent() bool {
 				return false
 			}
 			continue
-		case '\\':
-			// A continuation line: its indentation is that of the first line.
-			j := i + 1
-			if j < n && (src[j] == '\n' || src[j] == '\r') {
-				if len(lx.toks) == 0 || lx.toks[len(lx.toks)-1].kind == tNewline {
-					// Indentation comes from this physical line.
-					break
-				}
-			}
 		}
 		lx.i = i
 		lx.atLineStart = false
-		lx.indentTo(lx.i-(i-lx.i), i, col, alt)
+		lx.indentTo(ls, i, col, alt)
 		return true
 	}
 }
@@ -275,11 +271,7 @@ func (lx *lexer) indentTo(lineStart, pos, col, alt int) {
 			lx.errorf(pos, pos+1, CodeInconsistentTabs, "inconsistent use of tabs and spaces in indentation")
 		}
 		lx.indents = append(lx.indents, indent{col, alt})
-		ws := pos
-		for ws > 0 && src0(lx.src, ws-1) != '\n' && src0(lx.src, ws-1) != '\r' {
-			ws--
-		}
-		lx.emit(tIndent, ws, pos)
+		lx.emit(tIndent, lineStart, pos)
 	default:
 		for len(lx.indents) > 1 && lx.indents[len(lx.indents)-1].col > col {
 			lx.indents = lx.indents[:len(lx.indents)-1]
@@ -293,55 +285,62 @@ func (lx *lexer) indentTo(lineStart, pos, col, alt int) {
 			lx.errorf(pos, pos+1, CodeInconsistentTabs, "inconsistent use of tabs and spaces in indentation")
 		}
 	}
-	_ = lineStart
 }
 
-func src0(src []byte, i int) byte { return src[i] }
-
-// checkColumnZero is called after a line break inside brackets. If the next
-// line starts at column 0 with def, class, @, import or from, the brackets
-// were surely left open by mistake: report the innermost one, close them all
-// and end the logical line, so one typo does not swallow the rest of the file.
-func (lx *lexer) checkColumnZero(nl int) {
+// checkUnclosed is called after a line break inside brackets. If the next
+// line starts with a word that no expression can contain (return, pass,
+// while, ...), or at column 0 with def, class, @name, import, from or async,
+// the brackets were surely left open by mistake: report the innermost one,
+// close them all and end the logical line, so that one typo does not
+// swallow the rest of the file.
+func (lx *lexer) checkUnclosed(nl int) {
 	src := lx.src
 	i := lx.i
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
 	if i >= len(src) {
 		return
 	}
+	col0 := i == lx.i
 	ok := false
-	switch src[i] {
-	case '@':
-		ok = i+1 < len(src) && (isASCIILetter(src[i+1]) || src[i+1] == '_')
-	case 'd':
-		ok = hasWord(src, i, "def")
-	case 'c':
-		ok = hasWord(src, i, "class")
-	case 'i':
-		ok = hasWord(src, i, "import")
-	case 'f':
-		ok = hasWord(src, i, "from")
-	case 'a':
-		ok = hasWord(src, i, "async")
+	switch c := src[i]; {
+	case c == '@':
+		ok = col0 && i+1 < len(src) && (isASCIILetter(src[i+1]) || src[i+1] == '_')
+	case c >= 'a' && c <= 'w':
+		j := i
+		for j < len(src) && src[j] >= 'a' && src[j] <= 'z' {
+			j++
+		}
+		if j < len(src) && (isDigit(src[j]) || src[j] == '_' || isASCIILetter(src[j]) || src[j] >= utf8.RuneSelf) {
+			return
+		}
+		switch string(src[i:j]) {
+		case "def", "class", "return", "pass", "break", "continue", "raise", "import", "global",
+			"nonlocal", "assert", "del", "while", "with", "try", "except", "finally", "elif":
+			ok = true
+		case "from", "async":
+			ok = col0
+		}
 	}
 	if !ok {
 		return
 	}
-	b := lx.brackets[len(lx.brackets)-1]
-	lx.errorf(int(b.pos), int(b.pos)+1, CodeUnclosedBracket, "'%c' was never closed", b.c)
-	lx.brackets = lx.brackets[:0]
+	lx.unclosed()
 	lx.fs = lx.fs[:0]
 	lx.emitErr(tNewline, nl, nl)
 	lx.atLineStart = true
 }
 
-// hasWord reports whether src[i:] starts with the keyword w followed by a
-// non-identifier byte.
-func hasWord(src []byte, i int, w string) bool {
-	if len(src)-i < len(w) || string(src[i:i+len(w)]) != w {
-		return false
-	}
-	j := i + len(w)
-	return j == len(src) || !(isASCIILetter(src[j]) || isDigit(src[j]) || src[j] == '_' || src[j] >= utf8.RuneSelf)
+// unclosed reports the innermost open bracket as never closed, marks its
+// token so that the parser does not report it again, and forgets all open
+// brackets.
+func (lx *lexer) unclosed() {
+	b := lx.brackets[len(lx.brackets)-1]
+	lx.errs.unclosed = append(lx.errs.unclosed, source.Span{Start: b.pos, End: source.Pos(lx.i)})
+	lx.errorf(int(b.pos), int(b.pos)+1, CodeUnclosedBracket, "'%c' was never closed", b.c)
+	lx.toks[b.tok].flags |= tfErr
+	lx.brackets = lx.brackets[:0]
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -553,7 +552,7 @@ func (lx *lexer) lexFStringText() {
 				strIdx = fr.str
 			}
 			lx.fs = append(lx.fs, fsFrame{field: true, depth: len(lx.brackets), str: strIdx, start: source.Pos(i)})
-			lx.brackets = append(lx.brackets, bracket{'{', source.Pos(i)})
+			lx.brackets = append(lx.brackets, bracket{'{', source.Pos(i), len(lx.toks) - 1})
 			lx.i = i + 1
 			return
 		case c == '}':
@@ -583,6 +582,39 @@ func (lx *lexer) lexFStringText() {
 	}
 	middle()
 	lx.unterminatedFString(i)
+}
+
+// quoteEndsFString handles a quote at i inside a replacement field of a
+// single-quoted f-string. A quote like the f-string's own that does not
+// close a string on the same line most likely ends the f-string, as in
+// f"{x": it reports the missing "}", closes the open fields, and returns true.
+func (lx *lexer) quoteEndsFString(i int) bool {
+	if len(lx.fs) == 0 {
+		return false
+	}
+	fr := lx.fs[len(lx.fs)-1]
+	if !fr.field || fr.spec {
+		return false
+	}
+	str := lx.fs[fr.str]
+	src := lx.src
+	if str.triple || src[i] != str.quote {
+		return false
+	}
+	for j := i + 1; j < len(src) && src[j] != '\n' && src[j] != '\r'; j++ {
+		if src[j] == '\\' {
+			j++
+		} else if src[j] == str.quote {
+			return false
+		}
+	}
+	lx.errorf(i, i+1, CodeBadString, "f-string: expecting '}'")
+	for len(lx.fs)-1 > fr.str {
+		lx.emitErr(tRBrace, i, i)
+		lx.popField()
+	}
+	lx.i = i
+	return true
 }
 
 // popField pops the innermost replacement field and its bracket.
@@ -831,7 +863,7 @@ func (lx *lexer) lexOperator() {
 		lx.emitErr(tError, i, i+1)
 		return
 	case tLParen, tLBrack, tLBrace:
-		lx.brackets = append(lx.brackets, bracket{c, source.Pos(i)})
+		lx.brackets = append(lx.brackets, bracket{c, source.Pos(i), len(lx.toks)})
 	case tRParen, tRBrack, tRBrace:
 		if len(lx.fs) > 0 {
 			if fr := lx.fs[len(lx.fs)-1]; fr.field && len(lx.brackets) == fr.depth+1 {

@@ -1,0 +1,161 @@
+// Package cuda prints lowered ir.Funcs as one self-contained CUDA C++ file
+// that `nvcc -arch=sm_90a -c` compiles without edits (spec §5).
+//
+// Contract:
+//
+//   - Input: kernels whose TileCalls were all replaced by ir.Lowered (the
+//     dispatcher's output) plus their launch configuration. An unlowered
+//     TileCall, a Region outside a tile call, an unknown intrinsic, a buffer
+//     used before it is declared, or a construct the target arch cannot
+//     express (e.g. ptx.f32x2 below sm_100) is reported as an error; Print
+//     never panics on such input and returns no partial text with an error.
+//   - Output layout (spec §5.1): a header comment that names the target
+//     ("// tilels: arch=sm_90a", read by the compile test), the five CUDA
+//     includes, every helper the kernels use exactly once (deduplicated by
+//     name, sorted by helper family then name), then each kernel as
+//     `extern "C" __global__ void [__launch_bounds__(N)] <name>_kernel(...)`.
+//     A later host-side launcher section can be appended after the kernels
+//     (see file.sections).
+//   - Naming: pointer parameters keep the kernel's handle names (A_ptr);
+//     allocated buffers and views print as <name>_ptr; every other variable
+//     keeps its Python name. Duplicates (and C keywords) get _1, _2, ... in
+//     first-use order, so output is deterministic (names.go).
+//   - Statements: scope ids become int locals (warp_id_in_cta is declared
+//     once at the top, through __shfl_sync, when a warp-derived index is
+//     used); shared allocations are __shared__ alignas(64) arrays, local ones
+//     alignas(64) register arrays, both sized by storageCount (address.go);
+//     all shared.dyn buffers live in one extern unsigned-char arena with
+//     typed views; serial loops print as for (int f = 0; f < N; ++f), unrolled
+//     and vectorized ones the same under #pragma unroll (no float4 rewrite);
+//     an ir.Lowered prints as a "// Tx.<scope>.<op>(...) -> <variant>"
+//     comment and its body in { }.
+//   - Buffer accesses index the data pointer with the flat element address
+//     given by the buffer's layout (see address.go): row-major without a
+//     layout, the grouped shard strides for a TileLayout, and the XOR formula
+//     of §2.9 for a ComposeLayout.
+//   - Integer // and % print as C / and %: they agree with Python floor
+//     semantics only for non-negative operands, which is all the lowering
+//     produces (indices, thread ids, loop counters).
+//   - Launch is used to simplify thread indices: the lane of a CTA of at most
+//     32 threads is threadIdx.x, the warp index of such a CTA is 0, and so on.
+//     A zero Launch means "unknown": no simplification, no launch bounds.
+//
+// Example:
+//
+//	src, err := cuda.Print([]cuda.Kernel{{Func: fn, Launch: l}}, cuda.Options{Arch: "sm_90a"})
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// DefaultArch is the target used when Options.Arch is empty.
+const DefaultArch = "sm_90a"
+
+// Options configures Print.
+type Options struct {
+	// Arch is the nvcc -arch value, "sm_<N>" or "sm_<N>a" (default sm_90a).
+	// It gates arch-specific helpers: elect.sync, mbarrier expect_tx,
+	// stmatrix and cp.async.bulk need sm_90; packed f32x2 needs sm_100.
+	Arch string
+}
+
+// Kernel is one lowered kernel and its launch configuration.
+type Kernel struct {
+	Func   *ir.Func
+	Launch ir.Launch
+}
+
+// Print renders the kernels as one .cu file.
+func Print(fns []Kernel, opts Options) (string, error) {
+	arch := opts.Arch
+	if arch == "" {
+		arch = DefaultArch
+	}
+	sm, err := parseArch(arch)
+	if err != nil {
+		return "", err
+	}
+	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, kernelNames: newNamer()}
+	for _, k := range fns {
+		if err := f.kernel(k); err != nil {
+			return "", err
+		}
+	}
+	return f.String(), nil
+}
+
+// parseArch returns the SM version of "sm_90a" (90) or "sm_100" (100).
+func parseArch(arch string) (int, error) {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "a"), "f")
+	n, err := strconv.Atoi(s)
+	if !ok || err != nil || n < 50 {
+		return 0, fmt.Errorf("codegen/cuda: bad arch %q, want sm_<N>[a] such as sm_90a", arch)
+	}
+	return n, nil
+}
+
+// file accumulates one output file. Sections are assembled in String: the
+// header, the helpers, the kernels, then any later section (a host-side
+// launcher would be added to sections after the kernels).
+type file struct {
+	arch        string
+	sm          int
+	helpers     map[string]*helper
+	kernels     []string
+	sections    []string // extra sections after the kernels (reserved for a launcher)
+	kernelNames *namer
+}
+
+// use records that h is needed. A helper of the same name with a different
+// body is a bug in this package; a helper above the target arch is an error.
+func (f *file) use(h *helper) error {
+	if h.minSM > f.sm {
+		return fmt.Errorf("%s needs sm_%d or later, target is %s", h.what, h.minSM, f.arch)
+	}
+	if old, ok := f.helpers[h.name]; ok {
+		if old.code != h.code {
+			return fmt.Errorf("codegen/cuda: helper %s defined twice with different bodies", h.name)
+		}
+		return nil
+	}
+	f.helpers[h.name] = h
+	return nil
+}
+
+// String assembles the file.
+func (f *file) String() string {
+	var b strings.Builder
+	b.WriteString("// Code generated by tilels (codegen/cuda). DO NOT EDIT.\n")
+	fmt.Fprintf(&b, "// tilels: arch=%s\n", f.arch)
+	b.WriteString("#include <cstdint>\n#include <cuda.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n")
+	hs := make([]*helper, 0, len(f.helpers))
+	for _, h := range f.helpers {
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, func(a, b *helper) int {
+		if a.rank != b.rank {
+			return a.rank - b.rank
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	for _, h := range hs {
+		b.WriteString("\n")
+		b.WriteString(h.code)
+	}
+	for _, k := range f.kernels {
+		b.WriteString("\n")
+		b.WriteString(k)
+	}
+	for _, s := range f.sections {
+		b.WriteString("\n")
+		b.WriteString(s)
+	}
+	return b.String()
+}

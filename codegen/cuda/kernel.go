@@ -1,0 +1,478 @@
+package cuda
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// cReserved are identifiers a kernel variable must not take: C++ keywords,
+// CUDA built-ins and types, and names this printer declares itself.
+var cReserved = []string{
+	"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "class",
+	"const", "constexpr", "continue", "default", "delete", "do", "double", "else", "enum",
+	"explicit", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int",
+	"long", "mutable", "namespace", "new", "operator", "private", "protected", "public",
+	"register", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+	"template", "this", "throw", "true", "try", "typedef", "typename", "union", "unsigned",
+	"using", "virtual", "void", "volatile", "while", "nullptr", "and", "or", "not", "xor",
+	"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "half2", "nv_bfloat16",
+	"nv_bfloat162", "float2", "float4", "uint2", "uint4", "min", "max", "int64_t", "uint64_t",
+	"warp_id_in_cta", "dyn_smem",
+}
+
+// kernel prints one kernel.
+type kernel struct {
+	f      *file
+	fn     *ir.Func
+	launch ir.Launch
+	names  *namer
+	ptr    map[*ir.Buffer]string // C pointer of each declared buffer
+	b      strings.Builder
+	indent int
+	err    error
+
+	needWarp bool   // warp_id_in_cta is used: declare it at the top
+	arena    string // name of the dynamic shared memory arena ("" until used)
+	arenaOff int64  // next free byte in the arena
+	arenaTop []string
+}
+
+func (f *file) kernel(kn Kernel) error {
+	fn := kn.Func
+	if fn == nil {
+		return fmt.Errorf("codegen/cuda: nil function")
+	}
+	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReserved...), ptr: map[*ir.Buffer]string{}}
+	name := f.kernelNames.fresh(fn.Name + "_kernel")
+
+	var params []string
+	for _, prm := range fn.Params {
+		if prm == nil || prm.Var == nil {
+			return fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name)
+		}
+		n := k.names.name(prm.Var, prm.Var.Name)
+		switch {
+		case prm.Buf != nil:
+			k.ptr[prm.Buf] = n
+			params = append(params, prm.Buf.Dtype.CType()+"* __restrict__ "+n)
+		case prm.Var.Type.Code == ir.Handle:
+			params = append(params, "void* __restrict__ "+n)
+		default:
+			params = append(params, scalarCType(prm.Var.Type)+" "+n)
+		}
+	}
+
+	k.indent = 1
+	if fn.Body != nil {
+		k.stmts(fn.Body.Stmts)
+	}
+	if k.err != nil {
+		return fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, k.err)
+	}
+
+	var out strings.Builder
+	out.WriteString(`extern "C" __global__ void `)
+	if c := kn.Launch.Cluster; c[0]*c[1]*c[2] > 1 {
+		fmt.Fprintf(&out, "__cluster_dims__(%d, %d, %d) ", c[0], c[1], c[2])
+	}
+	if n := kn.Launch.Threads(); n > 1 {
+		fmt.Fprintf(&out, "__launch_bounds__(%d) ", n)
+	}
+	fmt.Fprintf(&out, "%s(%s) {\n", name, strings.Join(params, ", "))
+	for _, l := range k.arenaTop {
+		out.WriteString("  " + l + "\n")
+	}
+	if k.needWarp {
+		lin := k.linearTid()
+		if n := k.threads(); n > 0 && n%32 != 0 {
+			// A partial last warp cannot take part in a full-mask shuffle.
+			fmt.Fprintf(&out, "  int warp_id_in_cta = %s >> 5;\n", lin)
+		} else {
+			fmt.Fprintf(&out, "  int warp_id_in_cta = __shfl_sync(0xffffffff, %s >> 5, 0, 32);\n", lin)
+		}
+	}
+	out.WriteString(k.b.String())
+	out.WriteString("}\n")
+	f.kernels = append(f.kernels, out.String())
+	return nil
+}
+
+func (k *kernel) fail(format string, args ...any) {
+	if k.err == nil {
+		k.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (k *kernel) use(h *helper) {
+	if err := k.f.use(h); err != nil {
+		k.fail("%v", err)
+	}
+}
+
+func (k *kernel) line(format string, args ...any) {
+	k.b.WriteString(strings.Repeat("  ", k.indent))
+	fmt.Fprintf(&k.b, format, args...)
+	k.b.WriteByte('\n')
+}
+
+func (k *kernel) varName(v *ir.Var) string {
+	if v == nil {
+		k.fail("nil variable")
+		return "v"
+	}
+	return k.names.name(v, v.Name)
+}
+
+// scalarCType is the C type of a scalar variable; handles are void*.
+func scalarCType(t ir.DataType) string {
+	switch {
+	case !t.IsValid():
+		return "int"
+	case t.Code == ir.Handle:
+		return "void*"
+	}
+	return t.CType()
+}
+
+// ---- statements ----
+
+func (k *kernel) stmts(ss []ir.Stmt) {
+	for _, s := range ss {
+		if k.err != nil {
+			return
+		}
+		k.stmt(s)
+	}
+}
+
+func (k *kernel) block(b *ir.Block) {
+	k.indent++
+	if b != nil {
+		k.stmts(b.Stmts)
+	}
+	k.indent--
+}
+
+func (k *kernel) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Block:
+		k.line("{")
+		k.block(s)
+		k.line("}")
+	case *ir.For:
+		v := k.varName(s.Var)
+		t := "int"
+		if s.Var != nil && s.Var.Type.IsValid() {
+			t = scalarCType(s.Var.Type)
+		}
+		switch s.Kind {
+		case ir.Unrolled, ir.Vectorized:
+			k.line("#pragma unroll")
+		}
+		if s.Min == nil {
+			k.line("for (%s %s = 0; %s < %s; ++%s) {", t, v, v, k.top(s.Extent), v)
+		} else {
+			k.line("for (%s %s = %s; %s < %s; ++%s) {", t, v, k.top(s.Min), v, k.top(ir.AddE(s.Min, s.Extent)), v)
+		}
+		k.block(s.Body)
+		k.line("}")
+	case *ir.While:
+		k.line("while (%s) {", k.top(s.Cond))
+		k.block(s.Body)
+		k.line("}")
+	case *ir.If:
+		k.line("if (%s) {", k.top(s.Cond))
+		k.block(s.Then)
+		if s.Else != nil {
+			k.line("} else {")
+			k.block(s.Else)
+		}
+		k.line("}")
+	case *ir.Store:
+		k.line("%s = %s;", k.access(s.Buf, s.Indices), k.top(s.Value))
+	case *ir.Evaluate:
+		k.line("%s;", k.top(s.X))
+	case *ir.Let:
+		t := "auto"
+		if s.Var != nil && s.Var.Type.IsValid() && s.Var.Type.Code != ir.Handle {
+			t = s.Var.Type.CType()
+		}
+		value := k.top(s.Value) // print the value before naming the variable it binds
+		k.line("%s %s = %s;", t, k.varName(s.Var), value)
+	case *ir.Assign:
+		k.line("%s = %s;", k.varName(s.Var), k.top(s.Value))
+	case *ir.Alloc:
+		k.alloc(s.Buf)
+	case *ir.Decl:
+		k.decl(s.Buf)
+	case *ir.ScopeID:
+		k.scopeID(s)
+	case *ir.TileCall:
+		k.fail("unlowered tile call %s (dispatch must replace every TileCall)", callComment(s))
+	case *ir.Lowered:
+		call := "<nil call>"
+		if s.Call != nil {
+			call = callComment(s.Call)
+		}
+		k.comment(call + " -> " + s.Variant)
+		k.line("{")
+		k.block(s.Body)
+		k.line("}")
+	case *ir.Comment:
+		k.comment(s.Text)
+	case nil:
+		k.fail("nil statement")
+	default:
+		k.fail("unsupported statement %T", s)
+	}
+}
+
+// comment prints text as // lines. A trailing backslash would splice the
+// next line into the comment, so it is dropped.
+func (k *kernel) comment(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		k.line("// %s", strings.TrimRight(l, "\\"))
+	}
+}
+
+func (k *kernel) bufName(b *ir.Buffer) string {
+	return k.names.name(b, b.Name+"_ptr")
+}
+
+func (k *kernel) alloc(b *ir.Buffer) {
+	if b == nil {
+		k.fail("nil buffer in alloc")
+		return
+	}
+	t := b.Dtype.CType()
+	count, err := storageCount(b)
+	if err != nil {
+		k.fail("buffer %s: %v", b.Name, err)
+		return
+	}
+	switch b.Scope {
+	case "shared":
+		n := k.bufName(b)
+		k.ptr[b] = n
+		k.line("__shared__ alignas(64) %s %s[%d];", t, n, count)
+	case "local":
+		n := k.bufName(b)
+		k.ptr[b] = n
+		k.line("alignas(64) %s %s[%d];", t, n, count)
+	case "shared.dyn":
+		k.dynAlloc(b, t, count)
+	default:
+		k.fail("buffer %s: cannot allocate scope %q in device code", b.Name, b.Scope)
+	}
+}
+
+// dynAlloc places a shared.dyn buffer in the kernel's one extern
+// unsigned-char arena. The first uint8 buffer at offset 0 is the arena
+// itself; any other buffer is a typed view at the next 64-byte aligned
+// offset (buffers are packed in declaration order).
+func (k *kernel) dynAlloc(b *ir.Buffer, t string, count int64) {
+	off := (k.arenaOff + 63) / 64 * 64
+	size := count * int64(b.Dtype.Bytes())
+	k.arenaOff = off + size
+	if k.arena == "" {
+		if off == 0 && b.Dtype == (ir.DataType{Code: ir.UInt, Bits: 8}) {
+			k.arena = k.bufName(b)
+			k.ptr[b] = k.arena
+			k.arenaTop = append(k.arenaTop, fmt.Sprintf("extern __shared__ __align__(64) unsigned char %s[];", k.arena))
+			k.comment(fmt.Sprintf("%s: dynamic shared memory, %d bytes at offset %d", k.arena, size, off))
+			return
+		}
+		k.arena = k.names.fresh("dyn_smem")
+		k.arenaTop = append(k.arenaTop, fmt.Sprintf("extern __shared__ __align__(64) unsigned char %s[];", k.arena))
+	}
+	n := k.bufName(b)
+	k.ptr[b] = n
+	k.line("%s* %s = reinterpret_cast<%s*>(%s + %d);", t, n, t, k.arena, off)
+}
+
+// decl declares a view: a typed pointer ElemOffset elements (of the view's
+// dtype) past its base's data.
+func (k *kernel) decl(b *ir.Buffer) {
+	if b == nil {
+		k.fail("nil buffer in decl")
+		return
+	}
+	base, ok := k.viewBase(b)
+	if !ok {
+		return
+	}
+	t := b.Dtype.CType()
+	n := k.bufName(b)
+	expr := fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
+	if b.ElemOffset != 0 {
+		expr += " + " + strconv.FormatInt(b.ElemOffset, 10)
+	}
+	k.line("%s* %s = %s;", t, n, expr)
+	k.ptr[b] = n
+}
+
+func (k *kernel) viewBase(b *ir.Buffer) (string, bool) {
+	switch {
+	case b.Base != nil:
+		return k.bufPtr(b.Base), k.err == nil
+	case b.Data != nil:
+		return k.varName(b.Data), true
+	}
+	k.fail("view %s has neither a base buffer nor a data pointer", b.Name)
+	return "", false
+}
+
+// bufPtr is the C expression of b's typed data pointer.
+func (k *kernel) bufPtr(b *ir.Buffer) string {
+	if b == nil {
+		k.fail("nil buffer")
+		return "nullptr"
+	}
+	if p, ok := k.ptr[b]; ok {
+		return p
+	}
+	if b.Base != nil || (b.Kind == ir.DeclBuffer && b.Data != nil) {
+		// A view used without a Decl statement: spell it inline.
+		base, ok := k.viewBase(b)
+		if !ok {
+			return "nullptr"
+		}
+		t := b.Dtype.CType()
+		if b.ElemOffset != 0 {
+			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %d)", t, base, b.ElemOffset)
+		}
+		return fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
+	}
+	k.fail("buffer %s used before its declaration", b.Name)
+	return "nullptr"
+}
+
+func (k *kernel) scopeID(s *ir.ScopeID) {
+	axes := []string{"x", "y", "z"}
+	for i, v := range s.Vars {
+		if i >= 3 {
+			k.fail("%s with %d dimensions", s.Kind, len(s.Vars))
+			return
+		}
+		var e string
+		switch s.Kind {
+		case ir.CTAID:
+			e = "((int)blockIdx." + axes[i] + ")"
+		case ir.ThreadID:
+			if len(s.Vars) == 1 {
+				e = k.linearTid()
+			} else {
+				e = "((int)threadIdx." + axes[i] + ")"
+			}
+		case ir.ClusterID:
+			e = k.specialReg("clusterid." + axes[i])
+		case ir.CTAIDInCluster:
+			e = k.specialReg("cluster_ctaid." + axes[i])
+		default:
+			if len(s.Vars) > 1 {
+				k.fail("%s with %d dimensions", s.Kind, len(s.Vars))
+				return
+			}
+			switch s.Kind {
+			case ir.WarpID:
+				e = k.warp()
+			case ir.WarpgroupID:
+				e = k.threadIndex("wgid")
+			case ir.WarpIDInWG:
+				e = k.threadIndex("wid_in_wg")
+			case ir.LaneID:
+				e = k.threadIndex("laneid")
+			case ir.ThreadIDInWG:
+				e = k.threadIndex("tid_in_wg")
+			default:
+				k.fail("unknown scope id kind %q", s.Kind)
+				return
+			}
+		}
+		k.line("int %s = %s;", k.varName(v), e)
+	}
+}
+
+func (k *kernel) specialReg(reg string) string {
+	h := specialRegHelper(reg)
+	k.use(h)
+	return h.name + "()"
+}
+
+// ---- thread indices ----
+
+// threads is the CTA size, or 0 when the launch is unknown.
+func (k *kernel) threads() int64 {
+	b := k.launch.Block
+	if b[0] <= 0 || b[1] <= 0 || b[2] <= 0 {
+		return 0
+	}
+	return b[0] * b[1] * b[2]
+}
+
+// linearTid is the linear thread index in the CTA.
+func (k *kernel) linearTid() string {
+	b := k.launch.Block
+	if k.threads() == 0 || (b[1] == 1 && b[2] == 1) {
+		return "((int)threadIdx.x)"
+	}
+	s := fmt.Sprintf("(((int)threadIdx.x) + (((int)threadIdx.y) * %d)", b[0])
+	if b[2] > 1 {
+		s += fmt.Sprintf(" + (((int)threadIdx.z) * %d)", b[0]*b[1])
+	}
+	return s + ")"
+}
+
+// atMost reports whether the CTA is known to have at most n threads.
+func (k *kernel) atMost(n int64) bool {
+	t := k.threads()
+	return t > 0 && t <= n
+}
+
+func (k *kernel) warp() string {
+	if k.atMost(32) {
+		return "0"
+	}
+	k.needWarp = true
+	return "warp_id_in_cta"
+}
+
+// threadIndex prints the runtime index of the calling thread on a layout
+// axis (ir.ThreadIndex, spec §3.4 _axis_decl).
+func (k *kernel) threadIndex(axis string) string {
+	switch axis {
+	case "tx":
+		return k.linearTid()
+	case "laneid":
+		if k.atMost(32) {
+			return k.linearTid()
+		}
+		return "(" + k.linearTid() + " % 32)"
+	case "warpid":
+		return k.warp()
+	case "wgid":
+		if k.atMost(128) {
+			return "0"
+		}
+		return "(" + k.warp() + " >> 2)"
+	case "tid_in_wg":
+		if k.atMost(128) {
+			return k.linearTid()
+		}
+		return "(" + k.linearTid() + " % 128)"
+	case "wid_in_wg":
+		if k.atMost(128) {
+			return k.warp()
+		}
+		return "(" + k.warp() + " & 3)"
+	case "bx", "by", "bz":
+		return "((int)blockIdx." + axis[1:] + ")"
+	case "cbx", "cby", "cbz":
+		return k.specialReg("cluster_ctaid." + axis[2:])
+	}
+	k.fail("unknown thread axis %q", axis)
+	return "0"
+}

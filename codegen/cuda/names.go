@@ -1,0 +1,79 @@
+package cuda
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Deterministic unique identifiers (a copy of the same small namer lives in
+// codegen/cuda and codegen/tirx: the import policy in deps_test.go gives
+// each printer only ir, dispatch/layout and dsl/source).
+//
+// Contract: a namer maps keys (an *ir.Var, an *ir.Buffer, ...) to
+// identifiers. The first request for a key fixes its name; later requests
+// return it. Names are the wanted name sanitised to [A-Za-z0-9_] (never
+// starting with a digit), and when that is taken or reserved, the first free
+// of want_1, want_2, ... Invariant: distinct keys never share a name, and a
+// fixed sequence of requests gives the same names on every run.
+
+// namer hands out unique identifiers. The zero value is not usable; call newNamer.
+type namer struct {
+	used  map[string]bool
+	names map[any]string
+}
+
+// newNamer returns a namer that never hands out any of reserved.
+func newNamer(reserved ...string) *namer {
+	n := &namer{used: map[string]bool{}, names: map[any]string{}}
+	for _, r := range reserved {
+		n.used[r] = true
+	}
+	return n
+}
+
+// name returns the identifier of key, allocating one based on want on the
+// first request.
+func (n *namer) name(key any, want string) string {
+	if s, ok := n.names[key]; ok {
+		return s
+	}
+	s := n.fresh(want)
+	n.names[key] = s
+	return s
+}
+
+// fresh returns a new identifier based on want that no key owns.
+func (n *namer) fresh(want string) string {
+	base := sanitize(want)
+	s := base
+	for i := 1; n.used[s]; i++ {
+		s = base + "_" + strconv.Itoa(i)
+	}
+	n.used[s] = true
+	return s
+}
+
+// sanitize maps want to a C/Python identifier: every byte outside
+// [A-Za-z0-9_] becomes '_', a leading digit gets a '_' prefix, and the
+// empty string becomes "v".
+func sanitize(want string) string {
+	if want == "" {
+		return "v"
+	}
+	var b strings.Builder
+	for i := 0; i < len(want); i++ {
+		c := want[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+			b.WriteByte(c)
+		case c >= '0' && c <= '9':
+			if i == 0 {
+				b.WriteByte('_')
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

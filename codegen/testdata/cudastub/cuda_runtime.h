@@ -1,0 +1,54 @@
+// Minimal stand-in for the CUDA headers, written for tilels' compile test:
+// the host g++ checks generated .cu files for syntax and types when no nvcc
+// is available (g++ -fsyntax-only -include cuda_runtime.h -I <this dir>).
+// It declares only what the code generator uses, with CUDA's conversion
+// rules (implicit float <-> half/bfloat16, explicit fp8), so an ambiguous or
+// missing conversion fails here as it would under nvcc. Nothing is defined:
+// the check never links.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <math.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__
+#define __constant__
+#define __launch_bounds__(...)
+#define __cluster_dims__(...)
+#define __grid_constant__
+#define __align__(n) __attribute__((aligned(n)))
+
+struct uint3 { unsigned int x, y, z; };
+struct dim3 { unsigned int x, y, z; };
+extern const uint3 threadIdx;
+extern const uint3 blockIdx;
+extern const dim3 blockDim;
+extern const dim3 gridDim;
+extern const int warpSize;
+
+struct __attribute__((aligned(8))) uint2 { unsigned int x, y; };
+struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+
+void __syncthreads();
+void __syncwarp(unsigned int mask = 0xffffffffu);
+int __shfl_sync(unsigned int mask, int var, int src_lane, int width = 32);
+size_t __cvta_generic_to_shared(const void* ptr);
+float __int_as_float(int x);
+double __longlong_as_double(long long x);
+void __trap();
+
+int min(int a, int b);
+unsigned int min(unsigned int a, unsigned int b);
+long long min(long long a, long long b);
+float min(float a, float b);
+double min(double a, double b);
+int max(int a, int b);
+unsigned int max(unsigned int a, unsigned int b);
+long long max(long long a, long long b);
+float max(float a, float b);
+double max(double a, double b);

@@ -1,0 +1,600 @@
+// Package tirx prints a (lowered or not) ir.Func as Python-like TVMScript
+// text, the shape of spec §4.1 "Expected lowered IR":
+//
+//	@T.prim_func
+//	def kernel(A_ptr: T.handle):
+//	    # launch: grid=(1, 1, 1), block=(32, 1, 1)
+//	    A = T.match_buffer(A_ptr, (32, 32), "float32", layout=T.TileLayout(T.S[(32, 32):(32, 1)]))
+//	    T.device_entry()
+//	    tid = T.lane_id([32])
+//	    A_smem = T.alloc_buffer((32, 32), "float32", scope="shared", layout=None)
+//	    # Tx.warp.copy(A_smem[0:32, 0:32], A[0:32, 0:32]) -> gmem_smem
+//	    for f in range(8):
+//	        T.cuda.copy_bytes(T.tvm_builtin_pointer_offset(T.address_of(A_smem[0]), f * 128 + tid * 4), ...)
+//
+// Contract: Print accepts any well-formed ir.Func (before or after dispatch)
+// and never fails; a malformed node prints as a visible placeholder
+// ("<nil>", "<bad ...>") instead of panicking.
+//
+// Invariants:
+//   - Output is deterministic: names are uniquified in first-use order
+//     (a duplicate name gets _1, _2, ...; see names.go).
+//   - Expressions are parenthesised by Python precedence, minimally: the
+//     text parses back to the same tree.
+//   - An ir.Lowered prints as one comment line "# Tx.<scope>.<op>(args) ->
+//     <variant>" followed by its body at the same indentation; an
+//     unlowered ir.TileCall prints as the original Tx call.
+//   - Intrinsic calls print as "T." + Call.Op (ops are named after their
+//     TVMScript spelling in ir/ops.go), casts as T.Cast, selects as T.Select,
+//     ir.ThreadIndex as T.thread_index("<axis>"), flat addresses
+//     (AddressOf.FlatIndex) with a single index.
+package tirx
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+// Print renders fn as TVMScript text. launch, when not the zero value, is
+// shown as a comment line at the top of the body.
+func Print(fn *ir.Func, launch ir.Launch) string {
+	p := &printer{names: newNamer(pyReserved...)}
+	p.fn(fn, launch)
+	return p.b.String()
+}
+
+// CallString renders a tile call as it was written, e.g.
+// `Tx.warp.copy(A_smem[0:32, 0:32], A[0:32, 0:32])`, using the Python names
+// of buffers and variables as they are (not uniquified), e.g. for a
+// diagnostic or a hover.
+func CallString(c *ir.TileCall) string {
+	p := &printer{}
+	return p.tileCall(c)
+}
+
+// ExprString renders one expression with raw (not uniquified) names.
+func ExprString(e ir.Expr) string {
+	p := &printer{}
+	return p.expr(e)
+}
+
+var pyReserved = []string{
+	"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+	"continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+	"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+	"return", "try", "while", "with", "yield", "T", "Tx", "range",
+}
+
+type printer struct {
+	b      strings.Builder
+	indent int
+	names  *namer // nil: raw names
+}
+
+func (p *printer) name(key any, want string) string {
+	if p.names == nil {
+		return sanitize(want)
+	}
+	return p.names.name(key, want)
+}
+
+func (p *printer) line(format string, args ...any) {
+	p.b.WriteString(strings.Repeat("    ", p.indent))
+	fmt.Fprintf(&p.b, format, args...)
+	p.b.WriteByte('\n')
+}
+
+func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
+	if fn == nil {
+		p.line("# <nil function>")
+		return
+	}
+	var params []string
+	for _, prm := range fn.Params {
+		params = append(params, p.param(prm))
+	}
+	p.line("@T.prim_func")
+	p.line("def %s(%s):", sanitize(fn.Name), strings.Join(params, ", "))
+	p.indent++
+	if launch != (ir.Launch{}) {
+		p.line("# launch: %s", launchString(launch))
+	}
+	for _, prm := range fn.Params {
+		if prm == nil || prm.Buf == nil {
+			continue
+		}
+		b := prm.Buf
+		args := []string{p.name(prm.Var, varName(prm.Var)), shapeString(b.Shape), strconv.Quote(b.Dtype.String())}
+		args = append(args, "layout="+LayoutString(b.Layout))
+		if b.ElemOffset != 0 {
+			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
+		}
+		p.line("%s = T.match_buffer(%s)", p.name(b, b.Name), strings.Join(args, ", "))
+	}
+	if fn.Host != nil {
+		p.stmts(fn.Host.Stmts)
+	}
+	p.line("T.device_entry()")
+	if fn.Body != nil {
+		p.stmts(fn.Body.Stmts)
+	}
+	p.indent--
+}
+
+func varName(v *ir.Var) string {
+	if v == nil {
+		return "v"
+	}
+	return v.Name
+}
+
+func (p *printer) param(prm *ir.Param) string {
+	if prm == nil || prm.Var == nil {
+		return "<bad param>"
+	}
+	n := p.name(prm.Var, prm.Var.Name)
+	if prm.Buf != nil || prm.Var.Type.Code == ir.Handle {
+		return n + ": T.handle"
+	}
+	return n + ": T." + prm.Var.Type.String()
+}
+
+func launchString(l ir.Launch) string {
+	s := fmt.Sprintf("grid=%s, block=%s", dims(l.Grid), dims(l.Block))
+	if l.Cluster != [3]int64{1, 1, 1} && l.Cluster != [3]int64{} {
+		s += ", cluster=" + dims(l.Cluster)
+	}
+	if l.DynamicSmem != 0 {
+		s += fmt.Sprintf(", dynamic_smem=%d", l.DynamicSmem)
+	}
+	return s
+}
+
+func dims(d [3]int64) string { return fmt.Sprintf("(%d, %d, %d)", d[0], d[1], d[2]) }
+
+func shapeString(shape []int64) string {
+	parts := make([]string, len(shape))
+	for i, e := range shape {
+		parts[i] = strconv.FormatInt(e, 10)
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// LayoutString prints a layout as a TVMScript constructor:
+// T.TileLayout(T.S[(8, 4):(4@laneid, 1)] + T.R[(2,):(4@warpid,)] + 5@warpid + 3),
+// T.ComposeLayout(p, sw, at, <tile>[, swizzle_inner=False]), or None.
+func LayoutString(l layout.Layout) string {
+	switch l := l.(type) {
+	case nil:
+		return "None"
+	case *layout.TileLayout:
+		if l == nil {
+			return "None"
+		}
+		return "T.TileLayout(" + tileSpec(l) + ")"
+	case *layout.ComposeLayout:
+		if l == nil {
+			return "None"
+		}
+		s := fmt.Sprintf("T.ComposeLayout(%d, %d, %d, T.TileLayout(%s)", l.PerElement, l.SwizzleLen, l.AtomLen, tileSpec(l.Tile))
+		if !l.SwizzleInner {
+			s += ", swizzle_inner=False"
+		}
+		return s + ")"
+	}
+	return fmt.Sprintf("<bad layout %T>", l)
+}
+
+func tileSpec(l *layout.TileLayout) string {
+	if l == nil {
+		return "<nil tile>"
+	}
+	s := "T.S" + iters(l.Shard)
+	if len(l.Replica) > 0 {
+		s += " + T.R" + iters(l.Replica)
+	}
+	// Offsets: m first, then other axes by name (deterministic).
+	var axes []*layout.Axis
+	for a := range l.Offset {
+		axes = append(axes, a)
+	}
+	sortAxes(axes)
+	for _, a := range axes {
+		s += " + " + strideStr(l.Offset[a], a)
+	}
+	return s
+}
+
+func sortAxes(axes []*layout.Axis) {
+	key := func(a *layout.Axis) string {
+		if a == layout.M {
+			return ""
+		}
+		return a.Name
+	}
+	for i := 1; i < len(axes); i++ {
+		for j := i; j > 0 && key(axes[j]) < key(axes[j-1]); j-- {
+			axes[j], axes[j-1] = axes[j-1], axes[j]
+		}
+	}
+}
+
+func iters(its []layout.Iter) string {
+	ext := make([]string, len(its))
+	str := make([]string, len(its))
+	for i, it := range its {
+		ext[i] = strconv.FormatInt(it.Extent, 10)
+		str[i] = strideStr(it.Stride, it.Axis)
+	}
+	if len(its) == 1 {
+		return "[(" + ext[0] + ",):(" + str[0] + ",)]"
+	}
+	return "[(" + strings.Join(ext, ", ") + "):(" + strings.Join(str, ", ") + ")]"
+}
+
+func strideStr(s int64, a *layout.Axis) string {
+	if a == nil || a == layout.M {
+		return strconv.FormatInt(s, 10)
+	}
+	return strconv.FormatInt(s, 10) + "@" + a.Name
+}
+
+// ---- statements ----
+
+func (p *printer) stmts(ss []ir.Stmt) {
+	for _, s := range ss {
+		p.stmt(s)
+	}
+}
+
+func (p *printer) body(b *ir.Block) {
+	p.indent++
+	if b == nil || len(b.Stmts) == 0 {
+		p.line("pass")
+	} else {
+		p.stmts(b.Stmts)
+	}
+	p.indent--
+}
+
+func (p *printer) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case nil:
+		p.line("<nil stmt>")
+	case *ir.Block:
+		if s != nil {
+			p.stmts(s.Stmts)
+		}
+	case *ir.For:
+		v := p.name(s.Var, varName(s.Var))
+		fn := "range"
+		switch s.Kind {
+		case ir.Unrolled:
+			fn = "T.unroll"
+		case ir.Vectorized:
+			fn = "T.vectorized"
+		}
+		if s.Min == nil {
+			p.line("for %s in %s(%s):", v, fn, p.expr(s.Extent))
+		} else if lo, ok := ir.ConstInt(s.Min); ok && lo == 0 {
+			p.line("for %s in %s(%s):", v, fn, p.expr(s.Extent))
+		} else {
+			p.line("for %s in %s(%s, %s):", v, fn, p.expr(s.Min), p.expr(ir.AddE(s.Min, s.Extent)))
+		}
+		p.body(s.Body)
+	case *ir.While:
+		p.line("while %s:", p.expr(s.Cond))
+		p.body(s.Body)
+	case *ir.If:
+		p.line("if %s:", p.expr(s.Cond))
+		p.body(s.Then)
+		if s.Else != nil {
+			p.line("else:")
+			p.body(s.Else)
+		}
+	case *ir.Store:
+		p.line("%s = %s", p.access(s.Buf, s.Indices, false), p.expr(s.Value))
+	case *ir.Evaluate:
+		p.line("%s", p.expr(s.X))
+	case *ir.Let:
+		v := p.name(s.Var, varName(s.Var))
+		if s.Mutable && s.Var != nil {
+			p.line("%s: T.%s = %s", v, s.Var.Type.String(), p.expr(s.Value))
+		} else {
+			p.line("%s = %s", v, p.expr(s.Value))
+		}
+	case *ir.Assign:
+		p.line("%s = %s", p.name(s.Var, varName(s.Var)), p.expr(s.Value))
+	case *ir.Alloc:
+		b := s.Buf
+		if b == nil {
+			p.line("<bad alloc>")
+			return
+		}
+		p.line("%s = T.alloc_buffer(%s, %s, scope=%s, layout=%s)", p.name(b, b.Name),
+			shapeString(b.Shape), strconv.Quote(b.Dtype.String()), strconv.Quote(b.Scope), LayoutString(b.Layout))
+	case *ir.Decl:
+		b := s.Buf
+		if b == nil {
+			p.line("<bad decl>")
+			return
+		}
+		data := "None"
+		switch {
+		case b.Base != nil:
+			data = p.name(b.Base, b.Base.Name) + ".data"
+		case b.Data != nil:
+			data = p.name(b.Data, b.Data.Name)
+		}
+		args := []string{shapeString(b.Shape), strconv.Quote(b.Dtype.String()), "data=" + data}
+		if b.ElemOffset != 0 {
+			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
+		}
+		args = append(args, "scope="+strconv.Quote(b.Scope), "layout="+LayoutString(b.Layout))
+		p.line("%s = T.decl_buffer(%s)", p.name(b, b.Name), strings.Join(args, ", "))
+	case *ir.ScopeID:
+		vs := make([]string, len(s.Vars))
+		for i, v := range s.Vars {
+			vs[i] = p.name(v, varName(v))
+		}
+		ext := ""
+		if s.Extents != nil {
+			es := make([]string, len(s.Extents))
+			for i, e := range s.Extents {
+				es[i] = strconv.FormatInt(e, 10)
+			}
+			ext = "[" + strings.Join(es, ", ") + "]"
+		}
+		call := fmt.Sprintf("T.%s(%s)", s.Kind, ext)
+		if len(vs) == 0 {
+			p.line("%s", call)
+		} else {
+			p.line("%s = %s", strings.Join(vs, ", "), call)
+		}
+	case *ir.TileCall:
+		p.line("%s", p.tileCall(s))
+	case *ir.Lowered:
+		call := "<nil call>"
+		if s.Call != nil {
+			call = p.tileCall(s.Call)
+		}
+		p.line("# %s -> %s", call, s.Variant)
+		if s.Body == nil || len(s.Body.Stmts) == 0 {
+			p.line("pass")
+		} else {
+			p.stmts(s.Body.Stmts)
+		}
+	case *ir.Comment:
+		for _, l := range strings.Split(s.Text, "\n") {
+			p.line("# %s", l)
+		}
+	default:
+		p.line("<bad stmt %T>", s)
+	}
+}
+
+func (p *printer) tileCall(c *ir.TileCall) string {
+	var args []string
+	for _, a := range c.Args {
+		args = append(args, p.expr(a))
+	}
+	for _, kv := range c.Config {
+		args = append(args, kv.Key+"="+p.expr(kv.Value))
+	}
+	if c.Dispatch != "" {
+		args = append(args, "dispatch="+strconv.Quote(c.Dispatch))
+	}
+	callee := "Tx."
+	if c.Scope != "" {
+		callee += c.Scope + "."
+	}
+	return callee + c.Op + "(" + strings.Join(args, ", ") + ")"
+}
+
+// ---- expressions ----
+
+// Python precedence levels (higher binds tighter).
+const (
+	precOr = 1 + iota
+	precAnd
+	precNot
+	precCmp
+	precBitOr
+	precBitXor
+	precBitAnd
+	precShift
+	precAdd
+	precMul
+	precUnary
+	precAtom
+)
+
+var binInfo = map[ir.BinOp]struct {
+	tok  string
+	prec int
+}{
+	ir.Add: {"+", precAdd}, ir.Sub: {"-", precAdd},
+	ir.Mul: {"*", precMul}, ir.FloorDiv: {"//", precMul}, ir.FloorMod: {"%", precMul}, ir.Div: {"/", precMul},
+	ir.EQ: {"==", precCmp}, ir.NE: {"!=", precCmp}, ir.LT: {"<", precCmp}, ir.LE: {"<=", precCmp},
+	ir.GT: {">", precCmp}, ir.GE: {">=", precCmp},
+	ir.And: {"and", precAnd}, ir.Or: {"or", precOr},
+	ir.BitAnd: {"&", precBitAnd}, ir.BitOr: {"|", precBitOr}, ir.BitXor: {"^", precBitXor},
+	ir.Shl: {"<<", precShift}, ir.Shr: {">>", precShift},
+}
+
+func (p *printer) expr(e ir.Expr) string {
+	s, _ := p.exprPrec(e)
+	return s
+}
+
+// wrap returns e's text, parenthesised when its precedence is below min.
+func (p *printer) wrap(e ir.Expr, min int) string {
+	s, prec := p.exprPrec(e)
+	if prec < min {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+func (p *printer) exprPrec(e ir.Expr) (string, int) {
+	switch e := e.(type) {
+	case nil:
+		return "None", precAtom
+	case *ir.IntImm:
+		return intImm(e)
+	case *ir.FloatImm:
+		return fmt.Sprintf("T.%s(%s)", e.Type, pyFloat(e.Value)), precAtom
+	case *ir.StringImm:
+		return pyQuote(e.Value), precAtom
+	case *ir.Var:
+		if e == nil {
+			return "<nil var>", precAtom
+		}
+		return p.name(e, e.Name), precAtom
+	case *ir.Binary:
+		switch e.Op {
+		case ir.Min:
+			return "T.min(" + p.expr(e.A) + ", " + p.expr(e.B) + ")", precAtom
+		case ir.Max:
+			return "T.max(" + p.expr(e.A) + ", " + p.expr(e.B) + ")", precAtom
+		}
+		info, ok := binInfo[e.Op]
+		if !ok {
+			return fmt.Sprintf("<bad binop %d>(%s, %s)", e.Op, p.expr(e.A), p.expr(e.B)), precAtom
+		}
+		left, right := info.prec, info.prec+1
+		switch {
+		case info.prec == precCmp:
+			left = precCmp + 1 // comparisons chain in Python: parenthesise nested ones
+		case info.prec >= precBitOr && info.prec <= precShift:
+			// Correct but unreadable without parentheses (a ^ a >> 3 & 56):
+			// bitwise operands that are other operators get them.
+			left, right = precAtom, precAtom
+			if a, ok := e.A.(*ir.Binary); ok && a.Op == e.Op {
+				left = info.prec
+			}
+		}
+		return p.wrap(e.A, left) + " " + info.tok + " " + p.wrap(e.B, right), info.prec
+	case *ir.Not:
+		return "not " + p.wrap(e.X, precNot), precNot
+	case *ir.Neg:
+		return "-" + p.wrap(e.X, precUnary), precUnary
+	case *ir.Load:
+		return p.access(e.Buf, e.Indices, false), precAtom
+	case *ir.Call:
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = p.expr(a)
+		}
+		return "T." + e.Op + "(" + strings.Join(args, ", ") + ")", precAtom
+	case *ir.Cast:
+		return "T.Cast(" + strconv.Quote(e.To.String()) + ", " + p.expr(e.X) + ")", precAtom
+	case *ir.Select:
+		return "T.Select(" + p.expr(e.Cond) + ", " + p.expr(e.A) + ", " + p.expr(e.B) + ")", precAtom
+	case *ir.AddressOf:
+		return "T.address_of(" + p.access(e.Buf, e.Indices, e.FlatIndex) + ")", precAtom
+	case *ir.BufferData:
+		if e.Buf == nil {
+			return "<nil buffer>.data", precAtom
+		}
+		return p.name(e.Buf, e.Buf.Name) + ".data", precAtom
+	case *ir.Region:
+		return p.region(e), precAtom
+	case *ir.ThreadIndex:
+		return "T.thread_index(" + strconv.Quote(e.Axis) + ")", precAtom
+	}
+	return fmt.Sprintf("<bad expr %T>", e), precAtom
+}
+
+func intImm(e *ir.IntImm) (string, int) {
+	prec := precAtom
+	if e.Value < 0 {
+		prec = precUnary
+	}
+	v := strconv.FormatInt(e.Value, 10)
+	switch e.Type {
+	case ir.Int32, ir.DataType{}:
+		return v, prec
+	case ir.BoolT:
+		if e.Value != 0 {
+			return "True", precAtom
+		}
+		return "False", precAtom
+	}
+	return "T." + e.Type.String() + "(" + v + ")", precAtom
+}
+
+func pyFloat(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return `"nan"`
+	case math.IsInf(v, 1):
+		return `"inf"`
+	case math.IsInf(v, -1):
+		return `"-inf"`
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".en") {
+		s += ".0"
+	}
+	return s
+}
+
+func pyQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func (p *printer) access(buf *ir.Buffer, idx []ir.Expr, flat bool) string {
+	if buf == nil {
+		return "<nil buffer>"
+	}
+	parts := make([]string, len(idx))
+	for i, x := range idx {
+		parts[i] = p.expr(x)
+	}
+	_ = flat // a flat address prints its single element offset as the only index
+	return p.name(buf, buf.Name) + "[" + strings.Join(parts, ", ") + "]"
+}
+
+func (p *printer) region(r *ir.Region) string {
+	if r.Buf == nil {
+		return "<nil buffer>[]"
+	}
+	parts := make([]string, len(r.Min))
+	for i := range r.Min {
+		var ext ir.Expr = ir.Const(1)
+		if i < len(r.Extent) {
+			ext = r.Extent[i]
+		}
+		parts[i] = p.expr(r.Min[i]) + ":" + p.expr(ir.AddE(r.Min[i], ext))
+	}
+	return p.name(r.Buf, r.Buf.Name) + "[" + strings.Join(parts, ", ") + "]"
+}

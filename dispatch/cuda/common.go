@@ -1,0 +1,455 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// Shared helpers of the copy variants (TVM copy/_common.py, copy/utils.py,
+// common.py).
+
+// tidAxisForScope is TVM _TID_AXIS_FOR_SCOPE: the layout axis that indexes
+// a thread inside one instance of the scope.
+var tidAxisForScope = map[string]string{
+	"warp":      "laneid",
+	"warpgroup": "tid_in_wg",
+	"cta":       "tx",
+}
+
+// region is a tile-call region with constant bounds.
+type region struct {
+	r      *ir.Region
+	arg    int           // argument index (for spans)
+	mins   []ir.Expr     // per dim
+	exts   []int64       // per dim
+	bounds [][2]int64    // [min, min+ext) when Static
+	static bool          // all mins constant
+	span   source.Span   // the argument's span
+	buf    *ir.Buffer    // r.Buf
+	lay    layout.Layout // r.Buf.Layout
+}
+
+// constRegion reads region arg i of c; ok is false when an extent is not a
+// constant (the mins may be symbolic).
+func constRegion(c *dispatch.Call, i int) (region, bool) {
+	r, ok := c.Region(i)
+	if !ok {
+		return region{}, false
+	}
+	g := region{r: r, arg: i, span: c.ArgSpan(i), buf: r.Buf, lay: r.Buf.Layout, static: true}
+	for d := range r.Extent {
+		e, ok := ir.ConstInt(r.Extent[d])
+		if !ok {
+			return g, false
+		}
+		var m ir.Expr = ir.Const(0)
+		if d < len(r.Min) && r.Min[d] != nil {
+			m = r.Min[d]
+		}
+		g.mins = append(g.mins, m)
+		g.exts = append(g.exts, e)
+		if mv, ok := ir.ConstInt(m); ok {
+			g.bounds = append(g.bounds, [2]int64{mv, mv + e})
+		} else {
+			g.static = false
+			g.bounds = append(g.bounds, [2]int64{0, e})
+		}
+	}
+	return g, true
+}
+
+func (g region) numElements() int64 {
+	n := int64(1)
+	for _, e := range g.exts {
+		n *= e
+	}
+	return n
+}
+
+// extentsText prints region extents like a Python list.
+func prodExprs(es []ir.Expr) (int64, ir.Expr, bool) {
+	n := int64(1)
+	for _, e := range es {
+		v, ok := ir.ConstInt(e)
+		if !ok {
+			return 0, e, false
+		}
+		n *= v
+	}
+	return n, nil, true
+}
+
+// matchScope is TVM match_scope: "shared*" is a prefix match.
+func matchScope(scope, pattern string) bool {
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(scope, p)
+	}
+	return scope == pattern
+}
+
+type scopePair struct{ src, dst string }
+
+var (
+	defaultPairs = []scopePair{
+		{"global", "shared*"}, {"shared*", "global"}, {"global", "local"},
+		{"local", "global"}, {"shared*", "local"}, {"local", "shared*"},
+	}
+	gmemSmemPairs = []scopePair{{"global", "shared*"}, {"shared*", "global"}}
+	regPairs      = []scopePair{{"local", "shared*"}, {"shared*", "local"}, {"local", "global"}, {"global", "local"}}
+	regSmemPairs  = []scopePair{{"local", "shared*"}, {"shared*", "local"}}
+)
+
+// vecCandidates is TVM _vec_len_candidates: element counts for
+// {128,64,32,16,8} bits, widest first, plus 1 when allowed is nil.
+func vecCandidates(elemBits int, allowed []int) []int64 {
+	bitsList := allowed
+	if bitsList == nil {
+		bitsList = []int{128, 64, 32, 16, 8}
+	}
+	var out []int64
+	for _, vb := range bitsList {
+		if vb < elemBits || vb%elemBits != 0 {
+			continue
+		}
+		n := int64(vb / elemBits)
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	if allowed == nil && !slices.Contains(out, 1) {
+		out = append(out, 1)
+	}
+	return out
+}
+
+// carveTail is TVM _carve_tail: carve chunk elements off the tail of iters,
+// splitting at most one iter.
+func carveTail(iters []layout.Iter, chunk int64) ([]layout.Iter, bool) {
+	if len(iters) == 0 || chunk <= 0 {
+		return nil, false
+	}
+	rem := chunk
+	work := slices.Clone(iters)
+	for i := len(work) - 1; i >= 0; i-- {
+		it := work[i]
+		switch {
+		case it.Extent == rem:
+			return work, true
+		case it.Extent < rem:
+			if rem%it.Extent != 0 {
+				return nil, false
+			}
+			rem /= it.Extent
+		default:
+			if it.Extent%rem != 0 {
+				return nil, false
+			}
+			work[i] = layout.Iter{Extent: it.Extent / rem, Stride: it.Stride * rem, Axis: it.Axis}
+			return slices.Insert(work, i+1, layout.Iter{Extent: rem, Stride: it.Stride, Axis: it.Axis}), true
+		}
+	}
+	return nil, false
+}
+
+// verifyTail is TVM _verify_s_tail_contig.
+func verifyTail(s *layout.TileLayout, vec int64) bool {
+	its := s.Shard
+	if len(its) == 0 {
+		return vec == 1
+	}
+	last := its[len(its)-1]
+	if last.Stride != 1 {
+		return false
+	}
+	acc := last.Extent
+	if acc == vec {
+		return true
+	}
+	for k := len(its) - 2; k >= 0; k-- {
+		if its[k].Stride != acc {
+			break
+		}
+		acc *= its[k].Extent
+		if acc == vec {
+			return true
+		}
+		if acc > vec {
+			return false
+		}
+	}
+	return acc >= vec && acc%vec == 0
+}
+
+// sortByStrideDesc is TVM _sort_by_stride_desc (stable).
+func sortByStrideDesc(l *layout.TileLayout) *layout.TileLayout {
+	perm := make([]int, len(l.Shard))
+	for i := range perm {
+		perm[i] = i
+	}
+	slices.SortStableFunc(perm, func(a, b int) int { return cmpDesc(l.Shard[a].Stride, l.Shard[b].Stride) })
+	return layout.PermuteDims(l, perm)
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
+func canon(l *layout.TileLayout) *layout.TileLayout { return layout.CanonicalTile(l) }
+
+func mustTile(l layout.Layout) *layout.TileLayout {
+	t, ok := l.(*layout.TileLayout)
+	if !ok {
+		dispatch.Raise("TypeError", "expected a TileLayout, got %s", l)
+	}
+	return t
+}
+
+// sliceLayout slices buf's layout to the region; a Go error (a grouping
+// failure, which TVM raises) becomes a Raise.
+func sliceLayout(g region) (layout.Layout, bool) {
+	l, err := layout.Slice(g.lay, g.buf.Shape, g.bounds)
+	if err != nil {
+		dispatch.Raise("TVMError", "%v", err)
+	}
+	return l, l != nil
+}
+
+// ---- symbolic layout application ----
+
+// digitExprs splits coordinate c (with 0 <= c < prod(exts)) into
+// mixed-radix digits over exts, last fastest; the first digit is not
+// reduced (TVM SplitCoord).
+func digitExprs(c ir.Expr, exts []int64) []ir.Expr {
+	out := make([]ir.Expr, len(exts))
+	if len(exts) == 0 {
+		return out
+	}
+	p := int64(1)
+	for k := len(exts) - 1; k >= 0; k-- {
+		q := ir.DivE(c, ir.Const(p))
+		if k > 0 {
+			q = ir.ModE(q, ir.Const(exts[k]))
+		}
+		out[k] = q
+		p *= exts[k]
+	}
+	return out
+}
+
+// applyExpr is TVM layout.apply(*coord, shape=shape)["m"] on symbolic
+// coordinates: group-first, else flatten and split.
+func applyExpr(l *layout.TileLayout, coord []ir.Expr, shape []int64) ir.Expr {
+	digits, g := digitsForShape(l, coord, shape)
+	var off ir.Expr = ir.Const(0)
+	for i, it := range g.Shard {
+		if it.Axis == layout.M {
+			off = ir.AddE(off, ir.MulE(digits[i], ir.Const(it.Stride)))
+		}
+	}
+	if v := l.Offset[layout.M]; v != 0 {
+		off = ir.AddE(off, ir.Const(v))
+	}
+	return off
+}
+
+// digitsForShape returns one digit expression per iter of the grouped
+// layout it also returns.
+func digitsForShape(l *layout.TileLayout, coord []ir.Expr, shape []int64) ([]ir.Expr, *layout.TileLayout) {
+	if g, seps, ok := layout.TryGroup(l, shape); ok {
+		digits := make([]ir.Expr, len(g.Shard))
+		exts := g.Extents()
+		for d := range shape {
+			copy(digits[seps[d]:seps[d+1]], digitExprs(coord[d], exts[seps[d]:seps[d+1]]))
+		}
+		return digits, g
+	}
+	var flat ir.Expr = ir.Const(0)
+	for d := range coord {
+		flat = ir.AddE(ir.MulE(flat, ir.Const(shape[d])), coord[d])
+	}
+	return digitExprs(flat, l.Extents()), l
+}
+
+// swizzleExpr is the full swizzle formula of §2.9 over element offset m:
+// ((q ^ ((q & outer_mask) >> at)) << p) | (m & (2^p - 1)), q = m >> p
+// (swizzle_inner; the other direction XORs inner bits upwards). Constant
+// offsets fold.
+func swizzleExpr(c *layout.ComposeLayout, m ir.Expr) ir.Expr {
+	if v, ok := ir.ConstInt(m); ok {
+		return ir.Const(c.SwizzleAddr(v))
+	}
+	if c.SwizzleLen == 0 {
+		return m
+	}
+	p := int64(c.PerElement)
+	inner := int64(1)<<c.SwizzleLen - 1
+	q := ir.Bin(ir.Shr, m, ir.Const(p))
+	var x ir.Expr
+	if c.SwizzleInner {
+		x = ir.Bin(ir.Shr, ir.Bin(ir.BitAnd, q, ir.Const(inner<<c.AtomLen)), ir.Const(int64(c.AtomLen)))
+	} else {
+		x = ir.Bin(ir.Shl, ir.Bin(ir.BitAnd, q, ir.Const(inner)), ir.Const(int64(c.AtomLen)))
+	}
+	hi := ir.Bin(ir.Shl, ir.Bin(ir.BitXor, q, x), ir.Const(p))
+	if p == 0 {
+		return hi
+	}
+	return ir.Bin(ir.BitOr, hi, ir.Bin(ir.BitAnd, m, ir.Const(int64(1)<<p-1)))
+}
+
+// ---- emission helpers ----
+
+// elemPtr is `&buf[0]` as a flat element address.
+func elemPtr(b *ir.Buffer, span source.Span) *ir.AddressOf {
+	return &ir.AddressOf{Buf: b, Indices: []ir.Expr{ir.Const(0)}, FlatIndex: true, Span: span}
+}
+
+// ptrOff is tvm_builtin_pointer_offset(&buf[0], off) (spec §5.3b).
+func ptrOff(b *ir.Buffer, off ir.Expr, span source.Span) ir.Expr {
+	return &ir.Call{Op: ir.OpPointerOffset, Args: []ir.Expr{elemPtr(b, span), off}, Type: ir.HandleT, Span: span}
+}
+
+// copyBytes is T.cuda.copy_bytes(dst, src, n) (spec §5.3a).
+func copyBytes(dst, src ir.Expr, n int64, span source.Span) ir.Stmt {
+	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCopyBytes, Args: []ir.Expr{dst, src, ir.Const(n)}, Span: span}, Span: span}
+}
+
+// serialLoop wraps body in `for name in range(n)` (serial); n == 1 binds
+// the variable to 0 instead of looping.
+func serialLoop(name string, n int64, span source.Span, body func(f ir.Expr) []ir.Stmt) []ir.Stmt {
+	if n == 1 {
+		return body(ir.Const(0))
+	}
+	v := &ir.Var{Name: name, Type: ir.Int32, Span: span}
+	return []ir.Stmt{&ir.For{Var: v, Min: ir.Const(0), Extent: ir.Const(n), Kind: ir.Serial,
+		Body: &ir.Block{Stmts: body(v), Span: span}, Span: span}}
+}
+
+// partitionString prints [outer..., thread..., vec] iters as a layout.
+func partitionString(l *layout.TileLayout) string { return l.String() }
+
+func pyRepr(s string) string { return "'" + s + "'" }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// pyStrList prints a Python list of strings: ['laneid', 'warpid'].
+func pyStrList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = pyRepr(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// ---- symbolic region starts ----
+//
+// The layout algebra is integer-only. A region whose start is symbolic
+// (A[i*32:(i+1)*32, :] in a loop) is sliced at start 0 for its structure;
+// the start then contributes Σ min_d·stride_d per axis. That is exact when
+// the dimension's group has a single iter (the slice structure does not
+// depend on the start), which is what symOffsets requires; TVM proves the
+// general case with its analyzer.
+
+// symOffsets returns the per-axis offsets contributed by the symbolic
+// starts of g (nil when g is static); ok is false when some symbolic
+// dimension spans several layout iters.
+func symOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
+	if g.static {
+		return nil, true
+	}
+	base := layout.ToTile(g.lay)
+	if cl, ok := g.lay.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) {
+		base = layout.Identity(g.buf.Shape)
+	}
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.buf.Shape)
+	if !ok {
+		return nil, false
+	}
+	out := map[*layout.Axis]ir.Expr{}
+	for d, m := range g.mins {
+		if _, isConst := ir.ConstInt(m); isConst {
+			continue
+		}
+		its := grp.Shard[seps[d]:seps[d+1]]
+		if len(its) != 1 {
+			return nil, false
+		}
+		it := its[0]
+		prev, ok := out[it.Axis]
+		if !ok {
+			prev = ir.Const(0)
+		}
+		out[it.Axis] = ir.AddE(prev, ir.MulE(m, ir.Const(it.Stride)))
+	}
+	return out, true
+}
+
+// memSym is the memory-axis part of symOffsets (nil when none).
+func memSym(g region) ir.Expr {
+	offs, _ := symOffsets(g)
+	return offs[layout.M]
+}
+
+// divisible reports whether e is provably a multiple of v.
+func divisible(e ir.Expr, v int64) bool {
+	if v <= 1 {
+		return true
+	}
+	switch e := e.(type) {
+	case nil:
+		return true
+	case *ir.IntImm:
+		return e.Value%v == 0
+	case *ir.Binary:
+		switch e.Op {
+		case ir.Add, ir.Sub:
+			return divisible(e.A, v) && divisible(e.B, v)
+		case ir.Mul:
+			if c, ok := ir.ConstInt(e.B); ok && v%gcd(c, v) == 0 && divisible(e.A, v/gcd(c, v)) {
+				return true
+			}
+			if c, ok := ir.ConstInt(e.A); ok && divisible(e.B, v/gcd(c, v)) {
+				return true
+			}
+			return divisible(e.A, v) || divisible(e.B, v)
+		}
+	}
+	return false
+}
+
+func gcd(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// sliceableRegions declines regions whose symbolic start cannot be sliced
+// (a tilels limitation, see symOffsets).
+func sliceableRegions(c *dispatch.Call) *dispatch.Decline {
+	for i := range 2 {
+		g, ok := constRegion(c, i)
+		if !ok {
+			continue // extents are checked by the TVM predicates
+		}
+		if _, ok := symOffsets(g); !ok {
+			return c.Declinef(c.ArgSpan(i), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.r))
+		}
+	}
+	return nil
+}

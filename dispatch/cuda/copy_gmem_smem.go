@@ -1,0 +1,273 @@
+package cuda
+
+// copy/gmem_smem: vectorized copy between global and shared memory, with no
+// register side (spec §4.1).
+//
+// Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy/
+// gmem_smem.py and copy/_common.py (align_layouts_gs, _carve_tail,
+// _verify_s_tail_contig) at PRE abe2526b3e; SEED runs the same code as the
+// first half of vec_auto. The per-thread partition comes from the scope:
+// the thread_cnt cooperating threads each take vec consecutive elements per
+// round, total_outer rounds, [outer, thread, vec] carved from the global
+// side's stride-sorted layout, the shared side grouped to match. The widest
+// vector (16 B down to one element) whose strides and offsets keep every
+// access naturally aligned, and that fits in one swizzle chunk, wins.
+//
+// Rejects (predicate gmem_smem_applicable, first failure only): non-cuda
+// target, an exec scope other than thread/warp/warpgroup/cta, narrowed
+// scopes (_all_threads_active), invalid copies, scope pairs other than
+// global<->shared*, and regions whose size does not divide thread_cnt.
+// Never declines inside the emitter: layouts that do not align degrade to
+// vec = 1.
+//
+// Emits the seed CUDA form (spec §5.3a/b): a serial loop over total_outer of
+// T.cuda.copy_bytes(ptr_offset(&dst[0], off), ptr_offset(&src[0], off), N);
+// a swizzled shared layout gets the full XOR formula per iteration, or the
+// §4.1.1 signed-stride fast path when it applies.
+
+import (
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+var gmemSmem = dispatch.Variant{
+	Op: "copy", Name: "gmem_smem", Target: "cuda", Priority: 10,
+	When: []dispatch.Pred{{Name: "gmem_smem_applicable", Check: isGmemSmem}},
+	Emit: emitGmemSmem,
+}
+
+func isGmemSmem(c *dispatch.Call) *dispatch.Decline {
+	return firstFailure(c,
+		cudaTarget,
+		execScopeIn("", "thread", "warp", "warpgroup", "cta"),
+		allThreadsActive,
+		isValidCopy,
+		scopeAllowed(gmemSmemPairs),
+		dividesThreadCnt,
+		sliceableRegions,
+	)
+}
+
+// gsAlignment is the result of align_layouts_gs.
+type gsAlignment struct {
+	g, s *layout.TileLayout
+	vec  int64
+	// gSym, sSym are the symbolic start offsets (nil when static).
+	gSym, sSym ir.Expr
+}
+
+// alignLayoutsGS is TVM align_layouts_gs (spec §4.1 step 1). allowedBits
+// restricts the vector widths (cp.async); nil means {128..8} plus scalar.
+func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAlignment {
+	gs, ok1 := sliceLayout(g)
+	ss, ok2 := sliceLayout(s)
+	if !ok1 || !ok2 {
+		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'shard'")
+	}
+	chunk := int64(0)
+	if cl, ok := s.lay.(*layout.ComposeLayout); ok {
+		chunk = int64(1) << cl.PerElement
+	}
+	gSym, sSym := memSym(g), memSym(s)
+	gt := layout.StripSwizzleToTile(gs, g.exts)
+	st := layout.StripSwizzleToTile(ss, s.exts)
+
+	gPre := gt.Extents()
+	gPerm := make([]int, len(gt.Shard))
+	for i := range gPerm {
+		gPerm[i] = i
+	}
+	sortStable(gPerm, func(a, b int) bool { return gt.Shard[a].Stride > gt.Shard[b].Stride })
+	sGrp, seps, ok := layout.TryGroup(st, gPre)
+	if !ok {
+		return gsAlignment{canon(sortByStrideDesc(gt)), st, 1, gSym, sSym}
+	}
+	sAligned := canon(layout.PermuteByGroups(sGrp, seps, gPerm))
+	gc := canon(sortByStrideDesc(gt))
+
+	var dummy *layout.Axis
+	if len(gc.Shard) > 0 {
+		dummy = gc.Shard[len(gc.Shard)-1].Axis
+	}
+	for _, v := range vecCandidates(elemBits, allowedBits) {
+		var after []layout.Iter
+		if v == 1 {
+			after = append(append([]layout.Iter{}, gc.Shard...), layout.It(1, 1, dummy))
+		} else {
+			if chunk != 0 && v > chunk {
+				continue
+			}
+			if after, ok = carveTail(gc.Shard, v); !ok {
+				continue
+			}
+		}
+		outer := after[:len(after)-1]
+		if t > 1 {
+			if outer, ok = carveTail(outer, t); !ok {
+				continue
+			}
+		}
+		final := append(append([]layout.Iter{}, outer...), after[len(after)-1])
+		shape := make([]int64, len(final))
+		for i, it := range final {
+			shape[i] = it.Extent
+		}
+		sp, _, ok := layout.TryGroup(sAligned, shape)
+		if !ok {
+			continue
+		}
+		gp := layout.NewTile(final, gc.Replica, gc.Offset)
+		if !verifyTail(sp, v) {
+			continue
+		}
+		if !aligned(v, sp, gp) || !divisible(gSym, v) || !divisible(sSym, v) {
+			continue
+		}
+		return gsAlignment{gp, sp, v, gSym, sSym}
+	}
+	return gsAlignment{gc, sAligned, 1, gSym, sSym}
+}
+
+// aligned checks every outer/thread stride and every offset of both sides
+// is a multiple of v (TVM _alignment_ok on align_terms).
+func aligned(v int64, ls ...*layout.TileLayout) bool {
+	if v <= 1 {
+		return true
+	}
+	for _, l := range ls {
+		for _, it := range l.Shard[:max(0, len(l.Shard)-1)] {
+			if it.Stride%v != 0 {
+				return false
+			}
+		}
+		for _, o := range l.Offset {
+			if o%v != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sortStable(xs []int, less func(a, b int) bool) {
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && less(xs[j], xs[j-1]); j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+	src, _ := constRegion(c, 1)
+	dst, _ := constRegion(c, 0)
+	g, s, gIsSrc := src, dst, true
+	if src.buf.Scope != "global" {
+		g, s, gIsSrc = dst, src, false
+	}
+	elemBits := src.buf.Dtype.Bits
+	t := c.ThreadCnt()
+	al := alignLayoutsGS(g, s, elemBits, t, nil)
+	gp, sp, v := al.g, al.s, al.vec
+	n := layout.Size(sp, nil)
+	if n%(t*v) != 0 {
+		dispatch.Raise("AssertionError", "partition produced %d elements but thread_cnt(%d) * vec_len(%d) = %d doesn't divide it", n, t, v, t*v)
+	}
+	totalOuter := n / (t * v)
+	applyShape := []int64{totalOuter, t, v}
+	numBytes := v * int64(elemBits) / 8
+	span := c.Span()
+
+	var tid ir.Expr = ir.Const(0)
+	if t > 1 {
+		tid = c.AxisDecl(tidAxisForScope[c.Scope])
+	}
+
+	// Outer iters of the shared side (spec §4.1 step 4).
+	var outerS []layout.Iter
+	if t > 1 {
+		acc, i := int64(1), len(sp.Shard)-2
+		for i >= 0 && acc < t {
+			e := sp.Shard[i].Extent
+			if acc*e > t {
+				break
+			}
+			acc *= e
+			i--
+		}
+		if acc == t {
+			outerS = sp.Shard[:i+1]
+		}
+	} else if len(sp.Shard) > 0 {
+		outerS = sp.Shard[:len(sp.Shard)-1]
+	}
+	sw := layout.BareSwizzle(s.lay)
+	var pat *swizzlePattern
+	if sw != nil && len(outerS) > 0 && al.sSym == nil {
+		offs := make([]int64, t)
+		for k := range offs {
+			offs[k] = layout.ApplyShape(sp, []int64{0, int64(k), 0}, applyShape)[layout.M]
+		}
+		exts, strides := make([]int64, len(outerS)), make([]int64, len(outerS))
+		for i, it := range outerS {
+			exts[i], strides[i] = it.Extent, it.Stride
+		}
+		pat = tryRecognize(sw, exts, strides, offs)
+	}
+
+	var stmts []ir.Stmt
+	var st swizzleState
+	if pat != nil {
+		init, s0 := emitInit(pat, applyExpr(sp, []ir.Expr{ir.Const(0), tid, ir.Const(0)}, applyShape), span)
+		stmts = append(stmts, init...)
+		st = s0
+	}
+	stmts = append(stmts, serialLoop("f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
+		sLin := addSym(applyExpr(sp, []ir.Expr{f, tid, ir.Const(0)}, applyShape), al.sSym)
+		gLin := addSym(applyExpr(gp, []ir.Expr{f, tid, ir.Const(0)}, applyShape), al.gSym)
+		var body []ir.Stmt
+		sOff := sLin
+		switch {
+		case pat != nil:
+			sOff = emitIterOffset(pat, st, f, span)
+		case sw != nil:
+			if _, isConst := ir.ConstInt(sLin); !isConst {
+				lin := &ir.Var{Name: "s_lin", Type: ir.Int32, Span: span}
+				body = append(body, &ir.Let{Var: lin, Value: sLin, Span: span})
+				sLin = lin
+			}
+			sOff = swizzleExpr(sw, sLin)
+		}
+		sPtr := ptrOff(s.buf, sOff, span)
+		gPtr := ptrOff(g.buf, gLin, span)
+		if gIsSrc {
+			return append(body, copyBytes(sPtr, gPtr, numBytes, span))
+		}
+		return append(body, copyBytes(gPtr, sPtr, numBytes, span))
+	})...)
+
+	res := &dispatch.Result{
+		Body:      &ir.Block{Stmts: stmts, Span: span},
+		Vec:       v,
+		VecBits:   v * int64(elemBits),
+		Outer:     totalOuter,
+		Threads:   t,
+		Partition: partitionString(gp),
+	}
+	res.Notes = append(res.Notes, "shared partition "+sp.String())
+	if sw != nil {
+		if pat != nil {
+			res.Notes = append(res.Notes, "swizzle fast path: signed strides")
+		} else {
+			res.Notes = append(res.Notes, "swizzle: full formula per iteration")
+		}
+	}
+	return res, nil
+}
+
+func addSym(e, sym ir.Expr) ir.Expr {
+	if sym == nil {
+		return e
+	}
+	return ir.AddE(e, sym)
+}

@@ -1,0 +1,355 @@
+package cuda
+
+// copy/ldstmatrix: register <-> shared copies through PTX ldmatrix (shared
+// to registers) and stmatrix (registers to shared), 8x8 b16 tiles.
+//
+// Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy/
+// ld_stmatrix.py at PRE abe2526b3e (= SEED). Rejects (predicate
+// ldstmatrix_applicable, first failure only): non-cuda target, a scope
+// other than warp/warpgroup/cta, narrowed scopes, invalid copies, and pairs
+// other than local<->shared*. Declines in the emitter (TVM fail()) when the
+// shared swizzle chunk is under 8 elements, either side has replicas, the
+// register layout does not have exactly one lane axis out of
+// {laneid, tid_in_wg, tx}, the thread count is not a multiple of 32, or no
+// grouping [T/32, 8, 4, M/(2·num), num, 2] fits for num ∈ {4,2,1} — which
+// is the case for every plain row-major register tile, so reg wins there.
+//
+// When it applies it emits, per m_outer step (unrolled), one
+// ptx.ldmatrix / ptx.stmatrix (ir.OpLdmatrix / ir.OpStmatrix) with the
+// lane's shared address (swizzled with the full formula; TVM's signed-stride
+// fast path is not used here) and the first of its num register
+// fragments. Deviation: the ir op takes one register pointer, so tilels
+// accepts a grouping only when its num fragments are consecutive registers
+// (TVM passes num pointers and takes the first fitting grouping, sorted
+// first); when every fitting grouping is gapped it declines with its own
+// reason ("register fragments [...] are not consecutive").
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+var ldstmatrix = dispatch.Variant{
+	Op: "copy", Name: "ldstmatrix", Target: "cuda", Priority: 10,
+	When: []dispatch.Pred{{Name: "ldstmatrix_applicable", Check: isLdstmatrix}},
+	Emit: emitLdstmatrix,
+}
+
+func isLdstmatrix(c *dispatch.Call) *dispatch.Decline {
+	return firstFailure(c,
+		cudaTarget,
+		execScopeIn(" (need warp, warpgroup, or cta)", "warp", "warpgroup", "cta"),
+		allThreadsActive,
+		isValidCopy,
+		scopeAllowed(regSmemPairs),
+	)
+}
+
+var validRLaneAxes = []string{"laneid", "tid_in_wg", "tx"}
+
+func itersText(its []layout.Iter) string {
+	q := make([]string, len(its))
+	for i, it := range its {
+		q[i] = it.String()
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+type ldstChoice struct {
+	r, s       *layout.TileLayout
+	rSep, sSep []int
+	trans      bool
+	p, num     int64
+}
+
+func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+	ri := regSide(c)
+	rg, ok1 := constRegion(c, ri)
+	sg, ok2 := constRegion(c, 1-ri)
+	if !ok1 || !ok2 || !rg.static || !sg.static {
+		return nil, c.Declinef(c.Span(), "non-constant region (tilels needs constant region bounds)")
+	}
+	ld := ri == 0 // smem -> reg
+	span := c.Span()
+	rsl, _ := sliceLayout(rg)
+	ssl, _ := sliceLayout(sg)
+	if rsl == nil || ssl == nil {
+		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'canonicalize'")
+	}
+	r := canon(mustTile(rsl))
+	sw := layout.BareSwizzle(sg.lay)
+	if sw != nil && sw.PerElement < 3 {
+		return nil, c.Declinef(c.ArgSpan(1-ri), "swizzle per_element=%d < 3 incompatible with .b16 ldmatrix/stmatrix (need 8-fp16 chunk integrity)", sw.PerElement)
+	}
+	s := layout.StripSwizzleToTile(layout.Canonicalize(ssl, true), sg.exts)
+	if len(r.Replica) != 0 {
+		return nil, c.Declinef(c.ArgSpan(ri), "R layout has replica %s; ldstmatrix requires no replica", itersText(r.Replica))
+	}
+	if len(s.Replica) != 0 {
+		return nil, c.Declinef(c.ArgSpan(1-ri), "S layout has replica %s; ldstmatrix requires no replica", itersText(s.Replica))
+	}
+	var axes []string
+	for _, it := range r.Shard {
+		if it.Axis.IsThread() && !slices.Contains(axes, it.Axis.Name) {
+			axes = append(axes, it.Axis.Name)
+		}
+	}
+	sort.Strings(axes)
+	if len(axes) != 1 {
+		return nil, c.Declinef(c.ArgSpan(ri), "R must have exactly one thread axis name; got %s", pyStrList(axes))
+	}
+	lane := axes[0]
+	if !slices.Contains(validRLaneAxes, lane) {
+		return nil, c.Declinef(c.ArgSpan(ri), "R thread axis %s not in %s", pyRepr(lane), pyStrList(validRLaneAxes))
+	}
+	sGrp, sSeps, err := layout.Group(s, r.Extents())
+	if err != nil {
+		dispatch.Raise("TVMError", "%v", err)
+	}
+	perm := make([]int, len(r.Shard))
+	for i := range perm {
+		perm[i] = i
+	}
+	sortStable(perm, func(a, b int) bool {
+		ta, tb := r.Shard[a].Axis.IsThread(), r.Shard[b].Axis.IsThread()
+		if ta != tb {
+			return ta
+		}
+		return r.Shard[a].Stride > r.Shard[b].Stride
+	})
+	r = canon(layout.PermuteDims(r, perm))
+	s = canon(layout.PermuteByGroups(sGrp, sSeps, perm))
+
+	tTotal, mTotal := int64(1), int64(1)
+	for _, it := range r.Shard {
+		if it.Axis.IsThread() {
+			tTotal *= it.Extent
+		} else {
+			mTotal *= it.Extent
+		}
+	}
+	if tTotal%32 != 0 {
+		return nil, c.Declinef(c.ArgSpan(ri), "R thread section total %d not divisible by 32", tTotal)
+	}
+	rSort, sSort := sortedLdst(r, s, tTotal, mTotal)
+	var ch *ldstChoice
+	var gapped []int64
+	// accept keeps a fitting grouping whose num register fragments are
+	// consecutive (the ir op takes one register pointer); TVM would take
+	// the first fitting grouping, sorted first.
+	accept := func(cand *ldstChoice) bool {
+		if cand == nil {
+			return false
+		}
+		if hs := gappedHandles(cand); hs != nil {
+			if gapped == nil {
+				gapped = hs
+			}
+			return false
+		}
+		ch = cand
+		return true
+	}
+	for _, num := range []int64{4, 2, 1} {
+		if mTotal%(num*2) != 0 {
+			continue
+		}
+		if rSort != nil && accept(tryNum(rSort, sSort, num, tTotal, mTotal)) {
+			break
+		}
+		if accept(tryNum(r, s, num, tTotal, mTotal)) {
+			break
+		}
+	}
+	if ch == nil && gapped != nil {
+		return nil, c.Declinef(c.ArgSpan(ri), "register fragments %v are not consecutive (tilels emits one register pointer per ldmatrix)", gapped)
+	}
+	if ch == nil {
+		return nil, c.Declinef(c.Span(), "ldstmatrix layout doesn't fit any num ∈ {4,2,1}")
+	}
+
+	shape := []int64{tTotal / 32, 8, 4, mTotal / (ch.num * 2), ch.num, 2}
+	mOuter := shape[3]
+	laneIdx := c.AxisDecl("laneid")
+	var warpIdx ir.Expr = ir.Const(0)
+	switch lane {
+	case "tid_in_wg":
+		warpIdx = c.AxisDecl("wid_in_wg")
+	case "tx":
+		warpIdx = c.AxisDecl("warpid")
+	}
+	var seg4 ir.Expr = ir.Const(0)
+	if ch.num > 1 {
+		seg4 = ir.DivE(laneIdx, ir.Const(8))
+	}
+	op := ir.OpStmatrix
+	if ld {
+		op = ir.OpLdmatrix
+	}
+	trans := int64(0)
+	if ch.trans {
+		trans = 1
+	}
+	var stmts []ir.Stmt
+	for mm := range mOuter {
+		tileOff := applyExpr(ch.s, []ir.Expr{warpIdx, ir.Const(0), ir.Const(0), ir.Const(mm), seg4, ir.Const(0)}, shape)
+		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, ir.Const(8)), ir.Const(ch.p)))
+		if sw != nil {
+			logical = swizzleExpr(sw, logical)
+		}
+		handles := fragmentHandlesAt(ch, mm)
+		call := &ir.Call{Op: op, Args: []ir.Expr{ir.Const(ch.num), ir.Const(trans), ptrOff(sg.buf, logical, span),
+			ptrOff(rg.buf, ir.Const(handles[0]), span)}, Span: span}
+		stmts = append(stmts, &ir.Evaluate{X: call, Span: span})
+	}
+	name := "stmatrix"
+	if ld {
+		name = "ldmatrix"
+	}
+	return &dispatch.Result{
+		Body: &ir.Block{Stmts: stmts, Span: span}, Vec: 8, VecBits: 128, Outer: mOuter, Threads: c.ThreadCnt(),
+		Partition: ch.r.String() + " <-> " + ch.s.String(),
+		Notes:     []string{fmt.Sprintf("%s.x%d trans=%v row stride %d", name, ch.num, ch.trans, ch.p)},
+	}, nil
+}
+
+// sortedLdst is TVM's "sorted" variant: the m_outer iters re-ordered by
+// descending S stride (nil when it does not apply or is the identity).
+func sortedLdst(r, s *layout.TileLayout, tTotal, mTotal int64) (*layout.TileLayout, *layout.TileLayout) {
+	if mTotal%2 != 0 {
+		return nil, nil
+	}
+	gs5 := []int64{tTotal / 32, 8, 4, mTotal / 2, 2}
+	rg5, rsep5, ok1 := layout.TryGroup(r, gs5)
+	sg5, ssep5, ok2 := layout.TryGroup(s, gs5)
+	if !ok1 || !ok2 {
+		return nil, nil
+	}
+	rM := rg5.Shard[rsep5[3]:rsep5[4]]
+	sM := sg5.Shard[ssep5[3]:ssep5[4]]
+	sExt := make([]int64, len(sM))
+	for i, it := range sM {
+		sExt[i] = it.Extent
+	}
+	rMg, rMseps, ok := layout.TryGroup(layout.NewTile(rM, nil, nil), sExt)
+	if !ok {
+		return nil, nil
+	}
+	perm := make([]int, len(sM))
+	for i := range perm {
+		perm[i] = i
+	}
+	sortStable(perm, func(a, b int) bool { return sM[a].Stride > sM[b].Stride })
+	identity := true
+	for i, p := range perm {
+		identity = identity && i == p
+	}
+	if identity {
+		return nil, nil
+	}
+	rMp := layout.PermuteByGroups(rMg, rMseps, perm)
+	sMp := make([]layout.Iter, len(perm))
+	for i, p := range perm {
+		sMp[i] = sM[p]
+	}
+	cat := func(a, b, c []layout.Iter) []layout.Iter {
+		return append(append(append([]layout.Iter{}, a...), b...), c...)
+	}
+	rs := layout.NewTile(cat(rg5.Shard[:rsep5[3]], rMp.Shard, rg5.Shard[rsep5[4]:]), nil, rg5.Offset)
+	ss := layout.NewTile(cat(sg5.Shard[:ssep5[3]], sMp, sg5.Shard[ssep5[4]:]), nil, sg5.Offset)
+	return rs, ss
+}
+
+// tryNum is TVM _try_num.
+func tryNum(rIn, sIn *layout.TileLayout, num, tTotal, mTotal int64) *ldstChoice {
+	gs := []int64{tTotal / 32, 8, 4, mTotal / (num * 2), num, 2}
+	rg, rsep, ok1 := layout.TryGroup(rIn, gs)
+	sg, ssep, ok2 := layout.TryGroup(sIn, gs)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	if tTotal > 32 {
+		seg0 := rg.Shard[rsep[0]:rsep[1]]
+		if len(seg0) != 1 || seg0[0].Stride != 32 {
+			return nil
+		}
+	}
+	strs := func(l *layout.TileLayout, seps []int) (s8, s4, s2 int64, numIters []layout.Iter, ok bool) {
+		for _, i := range []int{1, 2, 5} {
+			if seps[i+1]-seps[i] != 1 {
+				return 0, 0, 0, nil, false
+			}
+		}
+		return l.Shard[seps[1]].Stride, l.Shard[seps[2]].Stride, l.Shard[seps[5]].Stride, l.Shard[seps[4]:seps[5]], true
+	}
+	r8, r4, r2, _, okr := strs(rg, rsep)
+	s8, s4, s2, sNum, oks := strs(sg, ssep)
+	if !okr || !oks || r8 != 4 || r4 != 1 || r2 != 1 {
+		return nil
+	}
+	if num > 1 {
+		for _, it := range sNum {
+			if it.Stride <= 0 || it.Stride%8 != 0 {
+				return nil
+			}
+		}
+	}
+	for _, it := range sg.Shard[ssep[3]:ssep[4]] {
+		if it.Extent != 1 && it.Stride%8 != 0 {
+			return nil
+		}
+	}
+	ch := &ldstChoice{r: rg, s: sg, rSep: rsep, sSep: ssep, num: num}
+	switch {
+	case s4 == 2 && s2 == 1 && s8 > 0 && s8%8 == 0:
+		ch.p = s8
+	case s8 == 1 && s2 > 0 && s2%8 == 0 && s4 == 2*s2:
+		ch.trans, ch.p = true, s2
+	default:
+		return nil
+	}
+	return ch
+}
+
+func (ch *ldstChoice) shape() []int64 {
+	t, m := int64(1), int64(1)
+	for _, it := range ch.r.Shard {
+		if it.Axis.IsThread() {
+			t *= it.Extent
+		} else {
+			m *= it.Extent
+		}
+	}
+	return []int64{t / 32, 8, 4, m / (ch.num * 2), ch.num, 2}
+}
+
+// fragmentHandlesAt is the register element index of each of the num
+// fragments of step mm (TVM r.apply(0, 0, 0, mm, i, 0)).
+func fragmentHandlesAt(ch *ldstChoice, mm int64) []int64 {
+	shape := ch.shape()
+	hs := make([]int64, ch.num)
+	for i := range ch.num {
+		hs[i] = layout.ApplyShape(ch.r, []int64{0, 0, 0, mm, i, 0}, shape)[layout.M]
+	}
+	return hs
+}
+
+// gappedHandles returns the handles of the first step whose fragments are
+// not consecutive registers (2 b16 elements apart), or nil.
+func gappedHandles(ch *ldstChoice) []int64 {
+	for mm := range ch.shape()[3] {
+		hs := fragmentHandlesAt(ch, mm)
+		for i := 1; i < len(hs); i++ {
+			if hs[i] != hs[0]+2*int64(i) {
+				return hs
+			}
+		}
+	}
+	return nil
+}

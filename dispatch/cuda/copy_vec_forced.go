@@ -1,0 +1,143 @@
+package cuda
+
+// copy/vec_16b .. vec_256b: one fixed-width vector transfer, only when
+// `dispatch=` names the width (spec §3.5, SEED).
+//
+// Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy/
+// vec_forced.py at SEED 981cdce66b (PRE has no forced widths; tilels adds
+// them because the seed tests use them). Priority 20, ExplicitOnly: the
+// predicate {variant}_applicable (_is_forced_vec_copy) rejects every call
+// whose dispatch= is not this variant ("requires explicit
+// dispatch='vec_64b'"), a non-thread scope, scope pairs outside the
+// default six, mismatched dtypes, widths that are not a whole number of
+// elements, regions that do not hold exactly width/elem elements, and bad
+// cache config (cache ∉ {None, 'nc'}; cache/L1/L2 hints on a non-global
+// source).
+//
+// Emits one T.cuda.copy_bytes(dst, src, N) between the element addresses of
+// the two region starts (through the buffers' layouts, swizzle included).
+// cache="nc" and the L1/L2 hints are recorded as notes: the seed copy
+// helper has no cache-qualified form.
+
+import (
+	"fmt"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+func vecForced(name string, numBytes int64) dispatch.Variant {
+	return dispatch.Variant{
+		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true,
+		When: []dispatch.Pred{{Name: name + "_applicable", Check: func(c *dispatch.Call) *dispatch.Decline {
+			return isForcedVecCopy(c, name, numBytes)
+		}}},
+		Emit: func(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) { return emitForcedVec(c, numBytes) },
+	}
+}
+
+var ldCacheHintKeys = []string{"l1_evict", "l2_evict", "prefetch_size"}
+
+// configString is str(op_call.config.get(key)); ok is false when absent.
+func configString(c *dispatch.Call, key string) (string, bool) {
+	v, ok := c.Config(key)
+	if !ok || v == nil {
+		return "", false
+	}
+	if s, ok := v.(*ir.StringImm); ok {
+		return s.Value, true
+	}
+	return dispatch.ExprText(v), true
+}
+
+func regionElements(r *ir.Region) (int64, bool) {
+	n, _, ok := prodExprs(r.Extent)
+	return n, ok
+}
+
+func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch.Decline {
+	if c.Tile.Dispatch != variant {
+		return c.Declinef(c.Span(), "requires explicit dispatch=%s", pyRepr(variant))
+	}
+	if c.Scope != "thread" {
+		return c.Declinef(opSpan(c), "expected thread exec_scope, got %s", c.Scope)
+	}
+	if d := scopeAllowed(defaultPairs)(c); d != nil {
+		return d
+	}
+	src, dst := c.Src(), c.Dst()
+	if src.Buf.Dtype != dst.Buf.Dtype {
+		return c.Declinef(c.ArgSpan(1), "dtype mismatch: src=%s, dst=%s", src.Buf.Dtype, dst.Buf.Dtype)
+	}
+	elemBits := int64(src.Buf.Dtype.Bits)
+	width := numBytes * 8
+	if width%elemBits != 0 {
+		return c.Declinef(c.Span(), "%s is not an integral number of %s elements", variant, src.Buf.Dtype)
+	}
+	want := width / elemBits
+	if n, ok := regionElements(src); !ok || n != want {
+		return c.Declinef(c.ArgSpan(1), "src region does not contain exactly %d elements", want)
+	}
+	if n, ok := regionElements(dst); !ok || n != want {
+		return c.Declinef(c.ArgSpan(0), "dst region does not contain exactly %d elements", want)
+	}
+	cache, hasCache := configString(c, "cache")
+	hints := false
+	for _, k := range ldCacheHintKeys {
+		if v, ok := configString(c, k); ok && v != "" {
+			hints = true
+		}
+	}
+	if hasCache && cache != "nc" {
+		return c.Declinef(c.ConfigSpan("cache"), "unsupported cache config %s; expected None or 'nc'", pyRepr(cache))
+	}
+	if (hasCache || hints) && src.Buf.Scope != "global" {
+		return c.Declinef(c.ArgSpan(1), "cache/L1/L2 hint config applies to global loads; requires src scope 'global', got %s", pyRepr(src.Buf.Scope))
+	}
+	return nil
+}
+
+// startOffset is the element offset of the region's first element in the
+// buffer's storage: buf.ptr_to(region.min) through the layout (memory axis
+// only), swizzled for a ComposeLayout.
+func startOffset(r *ir.Region) ir.Expr {
+	l := r.Buf.Layout
+	tile := layout.ToTile(l)
+	if cl, ok := l.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) && layout.Size(cl.Tile, nil) != r.Buf.NumElements() {
+		tile = layout.RowMajor(r.Buf.Shape...)
+	}
+	mins := make([]ir.Expr, len(r.Buf.Shape))
+	for d := range mins {
+		mins[d] = ir.Const(0)
+		if d < len(r.Min) && r.Min[d] != nil {
+			mins[d] = r.Min[d]
+		}
+	}
+	off := applyExpr(tile, mins, r.Buf.Shape)
+	if sw := layout.BareSwizzle(l); sw != nil {
+		off = swizzleExpr(sw, off)
+	}
+	return off
+}
+
+func emitForcedVec(c *dispatch.Call, numBytes int64) (*dispatch.Result, *dispatch.Decline) {
+	src, dst := c.Src(), c.Dst()
+	span := c.Span()
+	elemBits := int64(src.Buf.Dtype.Bits)
+	res := &dispatch.Result{
+		Body: &ir.Block{Stmts: []ir.Stmt{copyBytes(ptrOff(dst.Buf, startOffset(dst), span),
+			ptrOff(src.Buf, startOffset(src), span), numBytes, span)}, Span: span},
+		Vec: numBytes * 8 / elemBits, VecBits: numBytes * 8, Outer: 1, Threads: 1,
+		Partition: fmt.Sprintf("one %d-byte transfer", numBytes),
+	}
+	if cache, ok := configString(c, "cache"); ok {
+		res.Notes = append(res.Notes, "cache="+pyRepr(cache)+" (ld.global.nc)")
+	}
+	for _, k := range ldCacheHintKeys {
+		if v, ok := configString(c, k); ok && v != "" {
+			res.Notes = append(res.Notes, k+"="+pyRepr(v))
+		}
+	}
+	return res, nil
+}

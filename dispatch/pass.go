@@ -1,0 +1,563 @@
+package dispatch
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// Output is the result of Lower.
+type Output struct {
+	// Func is the lowered function: every TileCall replaced by an
+	// *ir.Lowered. Blocks on the path to a TileCall are fresh copies; all
+	// other nodes are shared with the input.
+	Func   *ir.Func
+	Launch ir.Launch
+	// Decisions has one entry per TileCall, in source order.
+	Decisions []*Decision
+	// Diags are the pass's diagnostics (codes dispatch/*), in walk order;
+	// callers sort them with diag.Sort.
+	Diags []diag.Diagnostic
+}
+
+// Decision is what happened to one TileCall.
+type Decision struct {
+	Call  *ir.TileCall
+	Scope string
+	// Threads is TVM _thread_cnt: the product of the intra extents.
+	Threads int64
+	// Intra and Inter are the call's exec-context split (spec §3.3).
+	Intra, Inter map[string]AxisRange
+	// Variant is the selected variant, "" when none applied.
+	Variant     string
+	Result      *Result
+	Explanation *Explanation
+	// Declined lists every variant tried before the selected one (every
+	// variant tried when none applied), in dispatch order, explicit-only
+	// ones included as in TVM's table.
+	Declined []Rejection
+}
+
+// Rejection is one variant that was tried and did not apply (rejected by
+// a predicate, declined by its emitter, or panicked).
+type Rejection struct {
+	Variant      string
+	Priority     int
+	ExplicitOnly bool
+	Outcome      Outcome // Rejected, Declined or Exception
+	// Reason is the bare reason ("region size 24 not divisible by
+	// thread_cnt=32"); several failed predicates are joined with "; ".
+	Reason string
+	// Messages are the table cell lines ("rejected: p — reason").
+	Messages []string
+	// Span is where the first reason points.
+	Span source.Span
+}
+
+// scopeTarget says which scope id a Var is (TVM ScopeIdTarget).
+type scopeTarget struct {
+	kind      ir.ScopeIDKind
+	dim, ndim int
+}
+
+type lowerer struct {
+	reg      *Registry
+	target   Target
+	li       launchInfo
+	tracked  bool
+	vars     map[*ir.Var]scopeTarget
+	laneVars []*ir.Var // single-dim lane_id vars, in declaration order
+	state    map[string]any
+	out      *Output
+}
+
+// Lower runs the dispatch pass over fn (spec §3.3): it infers scope-id
+// extents and the launch configuration, tracks the active thread set
+// through narrowing ifs, and selects a variant for every TileCall. fn is
+// not modified.
+func Lower(fn *ir.Func, target Target, variants []Variant) *Output {
+	out := &Output{}
+	l := &lowerer{reg: NewRegistry(variants), target: target, vars: map[*ir.Var]scopeTarget{},
+		state: map[string]any{}, out: out}
+
+	// 1. Scope ids: collect, close, launch.
+	var defs []scopeDef
+	walkStmts(fn.Body, func(s ir.Stmt) {
+		if sid, ok := s.(*ir.ScopeID); ok {
+			if b, ok := kindBinding[sid.Kind]; ok {
+				var ext []int64
+				if sid.Extents != nil {
+					ext = append([]int64{}, sid.Extents...)
+				}
+				defs = append(defs, scopeDef{b: b, extents: ext, span: sid.Span})
+			}
+		}
+	})
+	set, serr := verifyScopes(defs)
+	if serr != nil {
+		out.Diags = append(out.Diags, diag.Errorf(serr.span, "dispatch/launch", "%s", serr.msg))
+	}
+	l.li = buildLaunch(set, fnSpan(fn), &out.Diags)
+	out.Launch = l.li.launch
+
+	// 2. Kernel-entry active set.
+	threadExt := int64(1)
+	for i, t := range []string{"threadIdx.x", "threadIdx.y", "threadIdx.z"} {
+		if l.li.tags[t] {
+			threadExt *= l.li.launch.Block[i]
+		}
+	}
+	var entry activeSet
+	if threadExt > 0 {
+		l.tracked = true
+		ctaAxes := l.li.clusterAxes
+		if len(ctaAxes) == 0 {
+			ctaAxes = l.li.ctaAxes
+		}
+		ctaExt := int64(1)
+		for _, a := range ctaAxes {
+			ctaExt *= a.extent
+		}
+		if len(ctaAxes) <= 1 {
+			ctaAxes = nil
+		}
+		entry = initialActiveSet(warpSize, threadExt/warpSize, ctaExt, ctaAxes)
+	} else {
+		out.Diags = append(out.Diags, diag.Warningf(fnSpan(fn), "dispatch/exec-context",
+			"exec context tracking disabled: threadIdx extent %d", threadExt))
+	}
+
+	// 3. Walk and dispatch.
+	body, _ := l.block(fn.Body, entry)
+	nf := *fn
+	nf.Body = body
+	out.Func = &nf
+	return out
+}
+
+func fnSpan(fn *ir.Func) source.Span {
+	if fn.NameSpan.IsValid() {
+		return fn.NameSpan
+	}
+	return fn.Span
+}
+
+// walkStmts visits every statement under b in pre-order.
+func walkStmts(b *ir.Block, f func(ir.Stmt)) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		f(s)
+		switch s := s.(type) {
+		case *ir.Block:
+			walkStmts(s, f)
+		case *ir.For:
+			walkStmts(s.Body, f)
+		case *ir.While:
+			walkStmts(s.Body, f)
+		case *ir.If:
+			walkStmts(s.Then, f)
+			walkStmts(s.Else, f)
+		case *ir.Lowered:
+			walkStmts(s.Body, f)
+		}
+	}
+}
+
+// block lowers the statements of b under the active set a. It returns b
+// itself when nothing below changed.
+func (l *lowerer) block(b *ir.Block, a activeSet) (*ir.Block, bool) {
+	if b == nil {
+		return nil, false
+	}
+	var stmts []ir.Stmt
+	for i, s := range b.Stmts {
+		ns, changed := l.stmt(s, a)
+		if changed && stmts == nil {
+			stmts = make([]ir.Stmt, i, len(b.Stmts))
+			copy(stmts, b.Stmts[:i])
+		}
+		if stmts != nil {
+			stmts = append(stmts, ns)
+		}
+	}
+	if stmts == nil {
+		return b, false
+	}
+	return &ir.Block{Stmts: stmts, Span: b.Span}, true
+}
+
+func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
+	switch s := s.(type) {
+	case *ir.ScopeID:
+		for i, v := range s.Vars {
+			l.vars[v] = scopeTarget{kind: s.Kind, dim: i, ndim: len(s.Vars)}
+		}
+		if s.Kind == ir.LaneID && len(s.Vars) == 1 {
+			l.laneVars = append(l.laneVars, s.Vars[0])
+		}
+	case *ir.TileCall:
+		return l.dispatch(s, a), true
+	case *ir.Block:
+		if nb, ok := l.block(s, a); ok {
+			return nb, true
+		}
+	case *ir.For:
+		if nb, ok := l.block(s.Body, a); ok {
+			n := *s
+			n.Body = nb
+			return &n, true
+		}
+	case *ir.While:
+		if nb, ok := l.block(s.Body, a); ok {
+			n := *s
+			n.Body = nb
+			return &n, true
+		}
+	case *ir.If:
+		then, ok1 := l.block(s.Then, l.narrow(a, s.Cond))
+		els, ok2 := l.block(s.Else, a)
+		if ok1 || ok2 {
+			n := *s
+			n.Then, n.Else = then, els
+			return &n, true
+		}
+	}
+	return s, false
+}
+
+// ---- narrowing (spec §1.6; TVM TryPushCanonicalCtx) ----
+
+type filterAtom struct {
+	elect  ir.Expr // the elect_sync call, or nil for a range atom
+	v      *ir.Var
+	lo, hi int64
+}
+
+func stripCast(e ir.Expr) ir.Expr {
+	for {
+		c, ok := e.(*ir.Cast)
+		if !ok {
+			return e
+		}
+		e = c.X
+	}
+}
+
+func flattenConj(e ir.Expr, out []ir.Expr) []ir.Expr {
+	e = stripCast(e)
+	if b, ok := e.(*ir.Binary); ok && (b.Op == ir.And || b.Op == ir.BitAnd) {
+		out = flattenConj(b.A, out)
+		return flattenConj(b.B, out)
+	}
+	return append(out, e)
+}
+
+func isElectSync(e ir.Expr) bool {
+	c, ok := e.(*ir.Call)
+	return ok && c.Op == ir.OpElectSync
+}
+
+func containsElectSync(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Call:
+		if e.Op == ir.OpElectSync {
+			return true
+		}
+		for _, a := range e.Args {
+			if containsElectSync(a) {
+				return true
+			}
+		}
+	case *ir.Binary:
+		return containsElectSync(e.A) || containsElectSync(e.B)
+	case *ir.Not:
+		return containsElectSync(e.X)
+	case *ir.Neg:
+		return containsElectSync(e.X)
+	case *ir.Cast:
+		return containsElectSync(e.X)
+	case *ir.Select:
+		return containsElectSync(e.Cond) || containsElectSync(e.A) || containsElectSync(e.B)
+	}
+	return false
+}
+
+// classify is TVM TryClassifyCanonical; ok is false for other shapes.
+func (l *lowerer) classify(cond ir.Expr) ([]filterAtom, bool) {
+	terms := flattenConj(cond, nil)
+	var atoms []filterAtom
+	for _, t := range terms {
+		if isElectSync(t) {
+			atoms = append(atoms, filterAtom{elect: t})
+			continue
+		}
+		b, ok := t.(*ir.Binary)
+		if !ok {
+			return nil, false
+		}
+		switch b.Op {
+		case ir.EQ, ir.LT, ir.LE, ir.GT, ir.GE:
+		default:
+			return nil, false
+		}
+		op := b.Op
+		v, vok := b.A.(*ir.Var)
+		c, cok := b.B.(*ir.IntImm)
+		if !vok || !cok {
+			v, vok = b.B.(*ir.Var)
+			c, cok = b.A.(*ir.IntImm)
+			if !vok || !cok {
+				return nil, false
+			}
+			op = reflectCmp(op)
+		}
+		if _, ok := l.vars[v]; !ok {
+			return nil, false
+		}
+		at := filterAtom{v: v}
+		switch op {
+		case ir.EQ:
+			at.lo, at.hi = c.Value, c.Value+1
+		case ir.LT:
+			at.lo, at.hi = negInf, c.Value
+		case ir.LE:
+			at.lo, at.hi = negInf, c.Value+1
+		case ir.GT:
+			at.lo, at.hi = c.Value+1, posInf
+		case ir.GE:
+			at.lo, at.hi = c.Value, posInf
+		}
+		atoms = append(atoms, at)
+	}
+	return atoms, len(atoms) > 0
+}
+
+func reflectCmp(op ir.BinOp) ir.BinOp {
+	switch op {
+	case ir.LT:
+		return ir.GT
+	case ir.LE:
+		return ir.GE
+	case ir.GT:
+		return ir.LT
+	case ir.GE:
+		return ir.LE
+	}
+	return op
+}
+
+// narrow returns the active set of the then-branch of `if cond`.
+func (l *lowerer) narrow(a activeSet, cond ir.Expr) activeSet {
+	if !l.tracked || a == nil {
+		return a
+	}
+	atoms, ok := l.classify(cond)
+	if !ok {
+		if containsElectSync(cond) {
+			if na, ok := l.pushSelector(a, cond); ok {
+				return na
+			}
+		}
+		return a
+	}
+	type group struct {
+		t      scopeTarget
+		lo, hi int64
+	}
+	var groups []group
+	var elects []ir.Expr
+	for _, at := range atoms {
+		if at.elect != nil {
+			elects = append(elects, at.elect)
+			continue
+		}
+		t := l.vars[at.v]
+		merged := false
+		for i := range groups {
+			if groups[i].t == t {
+				groups[i].lo = max(groups[i].lo, at.lo)
+				groups[i].hi = min(groups[i].hi, at.hi)
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			groups = append(groups, group{t, at.lo, at.hi})
+		}
+	}
+	consumed := make([]bool, len(groups))
+	for progress := true; progress; {
+		progress = false
+		for i, g := range groups {
+			if consumed[i] {
+				continue
+			}
+			if g.lo >= g.hi {
+				consumed[i] = true
+				continue
+			}
+			if na, ok := l.pushRange(a, g.t, g.lo, g.hi); ok {
+				a = na
+				consumed[i] = true
+				progress = true
+			}
+		}
+	}
+	for _, e := range elects {
+		if na, ok := l.pushSelector(a, e); ok {
+			a = na
+		}
+	}
+	return a
+}
+
+func (l *lowerer) pushRange(a activeSet, t scopeTarget, lo, hi int64) (activeSet, bool) {
+	if t.kind == ir.CTAID && len(l.li.clusterAxes) > 0 {
+		return nil, false
+	}
+	if t.ndim != 1 {
+		var names [3]string
+		switch t.kind {
+		case ir.CTAID:
+			names = [3]string{"bx", "by", "bz"}
+		case ir.CTAIDInCluster:
+			names = [3]string{"cbx", "cby", "cbz"}
+		default:
+			return nil, false
+		}
+		if t.dim < 0 || t.dim >= 3 || lo >= hi {
+			return nil, false
+		}
+		return a.narrowAxis(names[t.dim], lo, hi)
+	}
+	return a.filterNarrow(t.kind, lo, hi)
+}
+
+// pushSelector narrows laneid to the one lane elect_sync picks.
+func (l *lowerer) pushSelector(a activeSet, cond ir.Expr) (activeSet, bool) {
+	if len(l.laneVars) == 0 {
+		return nil, false
+	}
+	lane := l.laneVars[len(l.laneVars)-1]
+	sel := &ir.Call{Op: "selector", Args: []ir.Expr{lane, cond}, Type: ir.Int32, Span: cond.Pos()}
+	return a.with("laneid", AxisRange{Extent: 1, Stride: 1, Selector: sel}), true
+}
+
+// ---- per-call dispatch ----
+
+func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
+	c := &Call{Tile: tc, Target: l.target, Scope: tc.Scope, Launch: l.li.launch,
+		LaunchTags: l.li.tags, Intra: map[string]AxisRange{}, Inter: map[string]AxisRange{}, state: l.state}
+	if c.Scope == "" {
+		c.Scope = "thread"
+	}
+	if l.tracked && a != nil {
+		inter, intra, err := scopeSwitch(a, c.Scope)
+		if err == "" {
+			c.Inter, c.Intra, c.Tracked = inter, intra, true
+		} else {
+			l.out.Diags = append(l.out.Diags, diag.Warningf(opSpan(tc), "dispatch/exec-context",
+				"exec context scope switch failed: %s", err))
+		}
+	}
+	res, name, expl := l.reg.Select(c)
+	d := &Decision{Call: tc, Scope: c.Scope, Threads: c.ThreadCnt(), Intra: c.Intra, Inter: c.Inter,
+		Variant: name, Result: res, Explanation: expl}
+	for _, at := range expl.Attempts {
+		if at.Outcome == Selected || at.Outcome == Skipped {
+			continue
+		}
+		dv := Rejection{Variant: at.Variant, Priority: at.Priority, ExplicitOnly: at.ExplicitOnly,
+			Outcome: at.Outcome, Reason: at.bareReason(), Messages: at.Messages, Span: tc.Span}
+		if len(at.Declines) > 0 {
+			dv.Span = at.Declines[0].Span
+		}
+		d.Declined = append(d.Declined, dv)
+	}
+	l.out.Decisions = append(l.out.Decisions, d)
+	l.diagnose(d)
+	low := &ir.Lowered{Call: tc, Variant: name, Span: tc.Span}
+	if res != nil && res.Body != nil {
+		low.Body = res.Body
+	} else {
+		low.Body = &ir.Block{Span: tc.Span}
+	}
+	return low
+}
+
+func opSpan(tc *ir.TileCall) source.Span {
+	if tc.OpSpan.IsValid() {
+		return tc.OpSpan
+	}
+	return tc.Span
+}
+
+// diagnose appends the diagnostics for one decision.
+func (l *lowerer) diagnose(d *Decision) {
+	tc, e := d.Call, d.Explanation
+	switch {
+	case d.Variant == "fallback" && tc.Dispatch == "":
+		var parts []string
+		var rel []diag.Related
+		span := source.NoSpan
+		same := true
+		for _, at := range d.Declined {
+			if at.ExplicitOnly {
+				continue
+			}
+			r := at.Variant + ": " + at.Reason
+			parts = append(parts, r)
+			s := at.Span
+			rel = append(rel, diag.Related{Span: s, Message: r})
+			if !span.IsValid() {
+				span = s
+			} else if span != s {
+				same = false
+			}
+		}
+		if !same || !span.IsValid() {
+			span = opSpan(tc)
+		}
+		msg := fmt.Sprintf("%s lowers only through fallback (scalar, single thread)", tc.Op)
+		if len(parts) > 0 {
+			msg += ": " + strings.Join(parts, "; ")
+		}
+		dg := diag.Warningf(span, "dispatch/fallback-only", "%s", msg)
+		dg.Related = rel
+		l.out.Diags = append(l.out.Diags, dg)
+	case d.Variant != "":
+		return
+	case tc.Dispatch != "":
+		span := tc.Span
+		for _, kv := range tc.Config {
+			if kv.Key == "dispatch" && kv.Span.IsValid() {
+				span = kv.Span
+			}
+		}
+		msg := fmt.Sprintf("dispatch=%q does not apply\n%s", tc.Dispatch, e.TableCompact())
+		dg := diag.Errorf(span, "dispatch/forced-variant", "%s", msg)
+		dg.Related = relatedFor(d)
+		l.out.Diags = append(l.out.Diags, dg)
+	default:
+		msg := e.Header()
+		if e.Error != "" {
+			msg += ": " + e.Error
+		}
+		dg := diag.Errorf(opSpan(tc), "dispatch/no-variant", "%s", msg)
+		dg.Related = relatedFor(d)
+		l.out.Diags = append(l.out.Diags, dg)
+	}
+}
+
+func relatedFor(d *Decision) []diag.Related {
+	var rel []diag.Related
+	for _, at := range d.Declined {
+		rel = append(rel, diag.Related{Span: at.Span, Message: at.Variant + ": " + strings.Join(at.Messages, "; ")})
+	}
+	return rel
+}

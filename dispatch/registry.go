@@ -1,0 +1,428 @@
+package dispatch
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// Decline is why a predicate rejected a call or an emitter declined it.
+// Pred is the predicate's name ("" for an emitter's decline); Reason is
+// TVM's message text; Span is the smallest thing the user would change.
+type Decline struct {
+	Pred, Reason string
+	Span         source.Span
+}
+
+func (d *Decline) Error() string { return d.Reason }
+
+// Pred is a named predicate; Check returns nil when the call passes.
+type Pred struct {
+	Name  string
+	Check func(*Call) *Decline
+}
+
+// Variant is one way to lower an op for a target (TVM DispatchCase).
+type Variant struct {
+	Op, Name string
+	// Target is the target kind this variant is registered for; "" means
+	// every target.
+	Target   string
+	Priority int
+	// ExplicitOnly marks variants that only apply when `dispatch=` names
+	// them (the forced vec_* widths). They are still tried (and rejected)
+	// like every other variant, but never count as "faster variants" in
+	// the fallback-only warning.
+	ExplicitOnly bool
+	When         []Pred
+	// Emit lowers the call. It returns (result, nil) or (nil, decline).
+	Emit func(*Call) (*Result, *Decline)
+}
+
+// Result is a lowered call.
+type Result struct {
+	Body *ir.Block
+	// Vec is the elements per transfer, VecBits its width in bits (0 when
+	// not applicable), Outer the loop iterations per thread (total_outer),
+	// Threads the number of cooperating threads the partition assumes.
+	Vec, VecBits, Outer, Threads int64
+	// Partition is a human-readable per-thread partition, e.g.
+	// "S[(8,32,4):(128,4,1)]" for [outer, thread, vec].
+	Partition string
+	// Notes are extra facts for hovers and -explain output.
+	Notes []string
+	// TMA is the TMA plan of a copy_async TMA variant (printed in the JSON
+	// report); nil for every other variant.
+	TMA any
+}
+
+// Raised is a panic value that mimics a Python exception raised inside a
+// TVM variant. Use Raise to throw one.
+type Raised struct {
+	Type, Msg string
+}
+
+func (e *Raised) Error() string { return e.Type + ": " + e.Msg }
+
+// Raise panics with a *Raised; the registry reports it as TVM reports the
+// Python exception Type (e.g. Raise("KeyError", "'cluster'")).
+func Raise(typ, format string, args ...any) {
+	panic(&Raised{Type: typ, Msg: fmt.Sprintf(format, args...)})
+}
+
+// exceptionText renders a recovered panic as "Type: msg".
+func exceptionText(r any) string {
+	switch v := r.(type) {
+	case *Raised:
+		return v.Error()
+	case runtime.Error:
+		return "RuntimeError: " + v.Error()
+	case error:
+		return "Error: " + v.Error()
+	}
+	return fmt.Sprintf("panic: %v", r)
+}
+
+// Outcome is what happened to one variant.
+type Outcome uint8
+
+const (
+	// Rejected: at least one predicate failed.
+	Rejected Outcome = iota + 1
+	// Declined: predicates passed, the emitter declined.
+	Declined
+	// Exception: a predicate or the emitter panicked (a bug, or a
+	// deliberate Raise).
+	Exception
+	// Selected: the variant lowered the call.
+	Selected
+	// Skipped: not tried (a faster variant was selected, or `dispatch=`
+	// forced another variant).
+	Skipped
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Rejected:
+		return "rejected"
+	case Declined:
+		return "declined"
+	case Exception:
+		return "exception"
+	case Selected:
+		return "selected"
+	case Skipped:
+		return "skipped"
+	}
+	return "outcome(?)"
+}
+
+// Attempt is one variant's row.
+type Attempt struct {
+	Variant  string
+	Priority int
+	// ExplicitOnly copies the variant's flag.
+	ExplicitOnly bool
+	Outcome      Outcome
+	// Messages are TVM's cell lines without the "opcall:" part: one
+	// "rejected: <pred> — <reason>" per failed predicate (joined by "; "
+	// in the table), or a single "declined — <reason>" or
+	// "exception — <Type>: <msg>".
+	Messages []string
+	// Declines are the structured reasons behind Messages (with spans).
+	Declines []*Decline
+}
+
+// Label is TVM's "<variant> (prio=<p>)".
+func (a *Attempt) Label() string { return fmt.Sprintf("%s (prio=%d)", a.Variant, a.Priority) }
+
+// bareReason joins the reasons without the "rejected: pred —" prefixes.
+func (a *Attempt) bareReason() string {
+	var parts []string
+	for _, d := range a.Declines {
+		parts = append(parts, d.Reason)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Explanation records one dispatch.
+type Explanation struct {
+	Op     string // "copy"
+	Target string // target kind, "cuda"
+	// Forced is the `dispatch=` value, "" when absent.
+	Forced   string
+	Attempts []Attempt
+	// Error is set when dispatch failed before any variant was tried:
+	// "no registered variants for this op/target" or
+	// "no variant named 'X' is registered".
+	Error string
+	// CallText renders the call for the table's "opcall:" lines.
+	CallText string
+}
+
+// Header is TVM's first line.
+func (e *Explanation) Header() string {
+	return fmt.Sprintf("TIRx schedule dispatch failed: op=tirx.tile.%s target=%s", e.Op, e.Target)
+}
+
+// Selected returns the selected attempt, or nil.
+func (e *Explanation) Selected() *Attempt {
+	for i := range e.Attempts {
+		if e.Attempts[i].Outcome == Selected {
+			return &e.Attempts[i]
+		}
+	}
+	return nil
+}
+
+// Table renders TVM's failure report exactly: the header, then (when some
+// variant was tried) the +---+ table with one row per rejected, declined or
+// excepting variant; each cell is the message, "opcall:" and the call text
+// (see CallText). For a pre-dispatch error the error line follows the
+// header.
+func (e *Explanation) Table() string { return e.table(true) }
+
+// TableCompact is Table without the "opcall:" lines.
+func (e *Explanation) TableCompact() string { return e.table(false) }
+
+func (e *Explanation) table(withCall bool) string {
+	header := e.Header()
+	if e.Error != "" {
+		return header + "\n" + e.Error
+	}
+	type row struct {
+		label string
+		lines []string
+	}
+	var rows []row
+	for i := range e.Attempts {
+		a := &e.Attempts[i]
+		var lines []string
+		switch {
+		case a.Outcome == Rejected || a.Outcome == Exception && len(a.Messages) > 0 &&
+			strings.HasPrefix(a.Messages[0], "rejected: "):
+			lines = []string{strings.Join(a.Messages, "; ")}
+		case a.Outcome == Declined || a.Outcome == Exception:
+			lines = slices.Clone(a.Messages)
+		default:
+			continue
+		}
+		if withCall {
+			lines = append(lines, "opcall:")
+			if e.CallText != "" {
+				lines = append(lines, strings.Split(e.CallText, "\n")...)
+			}
+		}
+		rows = append(rows, row{a.Label(), lines})
+	}
+	if len(rows) == 0 {
+		return header
+	}
+	vw, ew := len("Variant"), len("Error")
+	for _, r := range rows {
+		vw = max(vw, runeLen(r.label))
+		for _, l := range r.lines {
+			ew = max(ew, runeLen(l))
+		}
+	}
+	// TVM pads with str.ljust, which counts code points.
+	pad := func(s string, w int) string { return s + strings.Repeat(" ", w-runeLen(s)) }
+	rule := "+" + strings.Repeat("-", vw+2) + "+" + strings.Repeat("-", ew+2) + "+"
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString("\n" + rule)
+	b.WriteString("\n| " + pad("Variant", vw) + " | " + pad("Error", ew) + " |")
+	b.WriteString("\n" + rule)
+	for _, r := range rows {
+		for i, l := range r.lines {
+			label := ""
+			if i == 0 {
+				label = r.label
+			}
+			b.WriteString("\n| " + pad(label, vw) + " | " + pad(l, ew) + " |")
+		}
+	}
+	b.WriteString("\n" + rule)
+	return b.String()
+}
+
+func runeLen(s string) int { return len([]rune(s)) }
+
+// Registry holds variants keyed by (op, target kind), built from an
+// explicit table. It is immutable and safe for concurrent use.
+type Registry struct {
+	byOp  map[string][]Variant // op → variants, sorted (-priority, name)
+	names map[string]bool      // "op\x00name"
+}
+
+// Aliases maps SEED/HEAD variant names to the seed names they stand for
+// (STYLE.md: later reference names are aliases of the same behaviour).
+var Aliases = map[string][]string{
+	"vec_auto":     {"gmem_smem", "reg"},
+	"tma_auto":     {"tma"},
+	"tma_explicit": {"tma"},
+}
+
+// NewRegistry builds a registry from variants (in any order).
+func NewRegistry(variants []Variant) *Registry {
+	r := &Registry{byOp: map[string][]Variant{}, names: map[string]bool{}}
+	for _, v := range variants {
+		r.byOp[v.Op] = append(r.byOp[v.Op], v)
+	}
+	for op, vs := range r.byOp {
+		slices.SortStableFunc(vs, func(a, b Variant) int {
+			if a.Priority != b.Priority {
+				return b.Priority - a.Priority
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		r.byOp[op] = vs
+	}
+	return r
+}
+
+// Variants returns the variants of op for a target kind, in try order.
+func (r *Registry) Variants(op, targetKind string) []Variant {
+	var out []Variant
+	for _, v := range r.byOp[op] {
+		if v.Target == "" || v.Target == targetKind {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Select runs TVM's run_dispatch for c: it returns the selected variant's
+// result and name, or (nil, "") when nothing applies; the Explanation
+// records every attempt either way.
+func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
+	e := &Explanation{Op: c.Tile.Op, Target: c.Target.Kind, Forced: c.Tile.Dispatch, CallText: CallText(c.Tile)}
+	cases := r.Variants(c.Tile.Op, c.Target.Kind)
+	if len(cases) == 0 {
+		e.Error = "no registered variants for this op/target"
+		return nil, "", e
+	}
+	forced := map[string]bool{}
+	if f := c.Tile.Dispatch; f != "" {
+		for _, v := range cases {
+			if v.Name == f {
+				forced[f] = true
+			}
+		}
+		if len(forced) == 0 {
+			for _, n := range Aliases[f] {
+				forced[n] = true
+			}
+		}
+		n := 0
+		for _, v := range cases {
+			if forced[v.Name] {
+				n++
+			}
+		}
+		if n == 0 {
+			e.Error = fmt.Sprintf("no variant named '%s' is registered", f)
+			return nil, "", e
+		}
+	}
+	var res *Result
+	selected := ""
+	for _, v := range cases {
+		a := Attempt{Variant: v.Name, Priority: v.Priority, ExplicitOnly: v.ExplicitOnly}
+		switch {
+		case len(forced) > 0 && !forced[v.Name]:
+			a.Outcome = Skipped
+			a.Messages = []string{fmt.Sprintf("dispatch='%s' forces another variant", c.Tile.Dispatch)}
+		case selected != "":
+			a.Outcome = Skipped
+			a.Messages = []string{"not tried: " + selected + " was selected"}
+		default:
+			res = tryVariant(c, v, &a)
+			if res != nil {
+				selected = v.Name
+			}
+		}
+		e.Attempts = append(e.Attempts, a)
+	}
+	return res, selected, e
+}
+
+// tryVariant evaluates every predicate of v, then its emitter; it fills a
+// and returns the result when v lowered the call.
+func tryVariant(c *Call, v Variant, a *Attempt) *Result {
+	a.Outcome = Rejected
+	for _, p := range v.When {
+		d, panicked := evalPred(c, p)
+		if d == nil {
+			continue
+		}
+		if panicked {
+			a.Outcome = Exception
+		}
+		d.Pred = p.Name
+		msg := "rejected: " + p.Name
+		if d.Reason != "" {
+			msg += " — " + d.Reason
+		}
+		a.Messages = append(a.Messages, msg)
+		a.Declines = append(a.Declines, d)
+	}
+	if len(a.Messages) > 0 {
+		return nil
+	}
+	res, d, exc := runEmit(c, v)
+	switch {
+	case exc != "":
+		a.Outcome = Exception
+		a.Messages = []string{"exception — " + exc}
+		a.Declines = []*Decline{{Reason: exc, Span: c.Tile.Span}}
+		return nil
+	case d != nil:
+		a.Outcome = Declined
+		a.Messages = []string{"declined — " + d.Reason}
+		a.Declines = []*Decline{d}
+		return nil
+	case res == nil:
+		a.Outcome = Declined
+		msg := "impl returned None; schedule must return PrimFunc or raise fail()"
+		a.Messages = []string{"declined — " + msg}
+		a.Declines = []*Decline{{Reason: msg, Span: c.Tile.Span}}
+		return nil
+	}
+	a.Outcome = Selected
+	return res
+}
+
+func evalPred(c *Call, p Pred) (d *Decline, panicked bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			d = &Decline{Reason: "predicate exception: " + exceptionText(r), Span: c.Tile.Span}
+			panicked = true
+		}
+	}()
+	d = p.Check(c)
+	if d != nil && !d.Span.IsValid() {
+		d.Span = c.Tile.Span
+	}
+	return d, false
+}
+
+func runEmit(c *Call, v Variant) (res *Result, d *Decline, exc string) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, d, exc = nil, nil, exceptionText(r)
+		}
+	}()
+	res, d = v.Emit(c)
+	if d != nil {
+		res = nil
+		if !d.Span.IsValid() {
+			d.Span = c.Tile.Span
+		}
+	}
+	return res, d, ""
+}

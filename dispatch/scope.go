@@ -1,0 +1,254 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// This file is spec §1.3: scope-id bindings, extent inference to a fixpoint
+// (TVM ScopeIdDefVerifier::Verify with Compose and Compliment, in
+// src/tirx/ir/exec_scope.cc) and the launch configuration
+// (ExtractKernelLaunchParams in tile_primitive_dispatch.cc).
+
+// binding is TVM's ScopeBinding; the numbers appear in messages.
+type binding int
+
+const (
+	bKernelCluster   binding = 0
+	bKernelCta       binding = 1
+	bClusterCta      binding = 2
+	bCtaWarpgroup    binding = 3
+	bCtaWarp         binding = 4
+	bWarpgroupWarp   binding = 5
+	bWarpThread      binding = 6
+	bCtaThread       binding = 7
+	bWarpgroupThread binding = 8
+)
+
+var bindingParts = map[binding][2]string{
+	bKernelCluster:   {"kernel", "cluster"},
+	bKernelCta:       {"kernel", "cta"},
+	bClusterCta:      {"cluster", "cta"},
+	bCtaWarpgroup:    {"cta", "warpgroup"},
+	bCtaWarp:         {"cta", "warp"},
+	bWarpgroupWarp:   {"warpgroup", "warp"},
+	bWarpThread:      {"warp", "thread"},
+	bCtaThread:       {"cta", "thread"},
+	bWarpgroupThread: {"warpgroup", "thread"},
+}
+
+func (b binding) String() string { p := bindingParts[b]; return p[0] + "->" + p[1] }
+
+func bindingOf(parent, cur string) (binding, bool) {
+	for b, p := range bindingParts {
+		if p[0] == parent && p[1] == cur {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
+var kindBinding = map[ir.ScopeIDKind]binding{
+	ir.ClusterID:      bKernelCluster,
+	ir.CTAID:          bKernelCta,
+	ir.CTAIDInCluster: bClusterCta,
+	ir.WarpgroupID:    bCtaWarpgroup,
+	ir.WarpID:         bCtaWarp,
+	ir.WarpIDInWG:     bWarpgroupWarp,
+	ir.LaneID:         bWarpThread,
+	ir.ThreadID:       bCtaThread,
+	ir.ThreadIDInWG:   bWarpgroupThread,
+}
+
+// scopeRank orders scope names: kernel is the root, thread the leaf.
+func scopeRank(name string) int {
+	switch name {
+	case "kernel":
+		return -1
+	case "cluster":
+		return 0
+	case "cta":
+		return 1
+	case "warpgroup":
+		return 2
+	case "warp":
+		return 3
+	}
+	return 4 // thread
+}
+
+// scopeDef is one (possibly derived) definition of a binding.
+type scopeDef struct {
+	b       binding
+	extents []int64 // nil when deferred
+	span    source.Span
+}
+
+func (d scopeDef) known() bool { return d.extents != nil }
+
+func (d scopeDef) fused() int64 {
+	n := int64(1)
+	for _, e := range d.extents {
+		n *= e
+	}
+	return n
+}
+
+type scopeError struct {
+	span source.Span
+	msg  string
+}
+
+// verifyScopes closes the set of bindings under Compose and Compliment.
+// It returns the closed set and the first error.
+func verifyScopes(defs []scopeDef) (map[binding]scopeDef, *scopeError) {
+	set := map[binding]scopeDef{}
+	var order []binding // deterministic iteration
+	var queue []scopeDef
+	var errOut *scopeError
+	insert := func(d scopeDef) {
+		ex, ok := set[d.b]
+		if !ok {
+			set[d.b] = d
+			order = append(order, d.b)
+			if d.known() {
+				queue = append(queue, d)
+			}
+			return
+		}
+		switch {
+		case !ex.known() && d.known():
+			up := scopeDef{b: ex.b, extents: []int64{d.fused()}, span: ex.span}
+			set[d.b] = up
+			queue = append(queue, up)
+		case ex.known() && d.known() && ex.fused() != d.fused() && errOut == nil:
+			span := d.span
+			if !span.IsValid() {
+				span = ex.span
+			}
+			errOut = &scopeError{span, fmt.Sprintf("Inconsistent extents for scope binding %d (%s): %d vs %d",
+				int(d.b), d.b, ex.fused(), d.fused())}
+		}
+	}
+	for _, d := range defs {
+		insert(d)
+	}
+	for len(queue) > 0 && errOut == nil {
+		head := queue[0]
+		queue = queue[1:]
+		snapshot := make([]scopeDef, 0, len(order))
+		for _, b := range order {
+			snapshot = append(snapshot, set[b])
+		}
+		for _, d := range snapshot {
+			if !d.known() {
+				continue
+			}
+			for _, pair := range [][2]scopeDef{{head, d}, {d, head}} {
+				if r, ok := compose(pair[0], pair[1]); ok {
+					insert(r)
+				}
+				r, ok, err := compliment(pair[0], pair[1])
+				if err != nil && errOut == nil {
+					errOut = err
+				}
+				if ok {
+					insert(r)
+				}
+			}
+		}
+	}
+	return set, errOut
+}
+
+func compose(l, r scopeDef) (scopeDef, bool) {
+	lp, rp := bindingParts[l.b], bindingParts[r.b]
+	if lp[1] != rp[0] {
+		return scopeDef{}, false
+	}
+	b, ok := bindingOf(lp[0], rp[1])
+	if !ok {
+		return scopeDef{}, false
+	}
+	return scopeDef{b: b, extents: []int64{l.fused() * r.fused()}, span: source.NoSpan}, true
+}
+
+func compliment(l, r scopeDef) (scopeDef, bool, *scopeError) {
+	re := r.fused()
+	if re == 0 {
+		return scopeDef{}, false, nil
+	}
+	lp, rp := bindingParts[l.b], bindingParts[r.b]
+	try := func(b binding) (scopeDef, bool, *scopeError) {
+		le := l.fused()
+		if le%re == 0 {
+			return scopeDef{b: b, extents: []int64{le / re}, span: source.NoSpan}, true, nil
+		}
+		span := l.span
+		if !span.IsValid() {
+			span = r.span
+		}
+		return scopeDef{}, false, &scopeError{span, fmt.Sprintf(
+			"scope binding %d (%s) has non-divisible extents: %d is not divisible by %d", int(b), b, le, re)}
+	}
+	if lp[0] == rp[0] && scopeRank(rp[1]) < scopeRank(lp[1]) {
+		if b, ok := bindingOf(rp[1], lp[1]); ok {
+			return try(b)
+		}
+	}
+	if lp[1] == rp[1] && scopeRank(lp[0]) < scopeRank(rp[0]) {
+		if b, ok := bindingOf(lp[0], rp[0]); ok {
+			return try(b)
+		}
+	}
+	return scopeDef{}, false, nil
+}
+
+// launchInfo is the kernel's launch configuration plus the context facts
+// the pass needs.
+type launchInfo struct {
+	launch ir.Launch
+	tags   map[string]bool
+	// clusterAxes is non-empty when a cluster of size ≠ 1 is declared.
+	clusterAxes []axisExtent
+	ctaAxes     []axisExtent
+}
+
+// buildLaunch is ExtractKernelLaunchParams. It appends launch diagnostics.
+func buildLaunch(set map[binding]scopeDef, fnSpan source.Span, diags *[]diag.Diagnostic) launchInfo {
+	li := launchInfo{launch: ir.Launch{Grid: [3]int64{1, 1, 1}, Block: [3]int64{1, 1, 1}, Cluster: [3]int64{1, 1, 1}},
+		tags: map[string]bool{}}
+	add := func(b binding, prefix string, dst *[3]int64, axes *[]axisExtent, axisNames [3]string) {
+		d, ok := set[b]
+		if !ok || !d.known() {
+			return
+		}
+		if len(d.extents) > 3 {
+			*diags = append(*diags, diag.Errorf(d.span, "dispatch/launch",
+				"only up to 3 extents are supported, got %d for %s", len(d.extents), b))
+			return
+		}
+		for i, e := range d.extents {
+			li.tags[prefix+string(rune('x'+i))] = true
+			dst[i] = e
+			if axes != nil {
+				*axes = append(*axes, axisExtent{axisNames[i], e})
+			}
+		}
+	}
+	if cc, ok := set[bClusterCta]; !ok || !cc.known() || cc.fused() == 1 {
+		add(bKernelCta, "blockIdx.", &li.launch.Grid, &li.ctaAxes, [3]string{"bx", "by", "bz"})
+	} else {
+		add(bClusterCta, "clusterCtaIdx.", &li.launch.Cluster, &li.clusterAxes, [3]string{"cbx", "cby", "cbz"})
+		add(bKernelCta, "blockIdx.", &li.launch.Grid, &li.ctaAxes, [3]string{"bx", "by", "bz"})
+	}
+	add(bCtaThread, "threadIdx.", &li.launch.Block, nil, [3]string{})
+	if len(set) > 0 && !li.tags["threadIdx.x"] {
+		*diags = append(*diags, diag.Errorf(fnSpan, "dispatch/launch",
+			"kernel has no thread launch parameters. At minimum, declare cta->thread extent (e.g., Tx.thread_id([128]))"))
+	}
+	return li
+}

@@ -1,0 +1,420 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+)
+
+// call is one evaluated call: callee-independent argument values.
+type call struct {
+	node     *syntax.Call // nil for synthesized calls
+	span     source.Span  // the whole call
+	fnSpan   source.Span  // the callee expression
+	args     []Value
+	argSpans []source.Span
+	kwargs   []kwarg
+	// speculative marks a factory call with bindings/defaults/unbound
+	// values for every parameter (runFactories).
+	speculative bool
+	fr          *frame // the calling frame
+}
+
+type kwarg struct {
+	name  string
+	v     Value
+	span  source.Span // the keyword argument (name=value), or the **expr
+	vspan source.Span // the value expression (the **expr for expanded dicts)
+}
+
+func (ev *evaluator) evalCall(fr *frame, e *syntax.Call) Value {
+	fn := ev.expr(fr, e.Func)
+	c := &call{node: e, span: e.Loc, fnSpan: e.Func.Span(), fr: fr}
+	for _, a := range e.Args {
+		if st, ok := a.(*syntax.Starred); ok {
+			v := ev.expr(fr, st.X)
+			if isErr(v) {
+				c.args = append(c.args, v)
+				c.argSpans = append(c.argSpans, st.Loc)
+				continue
+			}
+			elts, ok := ev.iterate(v, st.Loc)
+			if !ok {
+				return ev.errorf(st.Loc, CodeType, "argument after * must be an iterable, not %s", v.TypeName())
+			}
+			for _, x := range elts {
+				c.args = append(c.args, x)
+				c.argSpans = append(c.argSpans, st.Loc)
+			}
+			continue
+		}
+		c.args = append(c.args, ev.expr(fr, a))
+		c.argSpans = append(c.argSpans, a.Span())
+	}
+	for _, k := range e.Keywords {
+		v := ev.expr(fr, k.Value)
+		if k.Name != nil {
+			c.kwargs = append(c.kwargs, kwarg{k.Name.Id, v, k.Loc, k.Value.Span()})
+			continue
+		}
+		if isErr(v) {
+			if _, ok := v.(*PoisonV); !ok {
+				c.kwargs = append(c.kwargs, kwarg{"**", v, k.Loc, k.Value.Span()})
+			}
+			continue
+		}
+		d, ok := v.(*DictV)
+		if !ok {
+			ev.errorf(k.Value.Span(), CodeType, "argument after ** must be a mapping, not %s", v.TypeName())
+			continue
+		}
+		for i, key := range d.Keys {
+			s, ok := key.(*StrV)
+			if !ok {
+				ev.errorf(k.Value.Span(), CodeType, "keywords must be strings")
+				continue
+			}
+			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[i], k.Loc, k.Value.Span()})
+		}
+	}
+	return ev.callValue(fn, c)
+}
+
+// callValue calls fn.
+func (ev *evaluator) callValue(fn Value, c *call) Value {
+	switch f := fn.(type) {
+	case *FuncV:
+		return ev.callFunc(f, c)
+	case *BuiltinV:
+		return f.Fn(ev, c)
+	case *TxOpV:
+		return ev.tileCall(f, c)
+	case *IntrinsicV:
+		return ev.intrinsicCall(f, c)
+	case *DTypeV:
+		return ev.dtypeCall(f, c)
+	case *MarkerV:
+		return ev.markerCall(f, c)
+	case *OpaqueV:
+		path := f.Path
+		if !strings.HasSuffix(path, ")") {
+			path += "(...)"
+		}
+		return &OpaqueV{base{c.span}, path}
+	case *PoisonV, *UnboundV:
+		return fn
+	case *KernelV:
+		return &OpaqueV{base{c.span}, f.K.Func.Name + "(...)"}
+	case *EnumV:
+		return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", f.Type)
+	case *ModuleV:
+		if f.call != nil {
+			return f.call(ev, c)
+		}
+	}
+	return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", fn.TypeName())
+}
+
+// callFunc calls a user function (def or lambda).
+func (ev *evaluator) callFunc(fn *FuncV, c *call) Value {
+	if ev.depth >= maxCallDepth {
+		return ev.errorf(c.span, CodeBudget, "call depth exceeds %d", maxCallDepth)
+	}
+	ev.depth++
+	defer func() { ev.depth-- }()
+	env := newScope(fn.Env)
+	if !ev.bindParams(fn, c, env) {
+		return poison(c.span)
+	}
+	if fn.Def != nil {
+		ev.entered[fn.Def] = true
+	}
+	fr := &frame{env: env, tir: fn.TIR, fn: fn}
+	if fn.Lambda != nil {
+		return ev.expr(fr, fn.Lambda.Body)
+	}
+	switch ev.execBlock(fr, fn.Def.Body) {
+	case ctrlReturn:
+		if fr.ret == nil {
+			return &NoneV{base{c.span}}
+		}
+		return fr.ret
+	case ctrlRaise:
+		return poison(c.span)
+	}
+	return &NoneV{base{c.span}}
+}
+
+// bindParams binds c's arguments to fn's parameters in env, Python style.
+func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
+	ps := fn.Params
+	positional := append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...)
+	bound := map[string]bool{}
+	name := fn.Name
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	if c.speculative {
+		binds := ev.opts.Bindings[fn.Name]
+		all := append(append([]*syntax.Param(nil), positional...), ps.Kwonly...)
+		for _, p := range all {
+			if v, ok := binds[p.Name.Id]; ok {
+				env.set(p.Name.Id, v)
+			} else if d, ok := fn.Defaults[p]; ok {
+				env.set(p.Name.Id, d)
+			} else {
+				env.set(p.Name.Id, &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)})
+			}
+		}
+		if ps.Vararg != nil {
+			env.set(ps.Vararg.Name.Id, &TupleV{base{ps.Vararg.Loc}, nil})
+		}
+		if ps.Kwarg != nil {
+			env.set(ps.Kwarg.Name.Id, newDict(ps.Kwarg.Loc))
+		}
+		return true
+	}
+	var extra []Value
+	for i, a := range c.args {
+		if i < len(positional) {
+			env.set(positional[i].Name.Id, a)
+			bound[positional[i].Name.Id] = true
+		} else {
+			extra = append(extra, a)
+		}
+	}
+	if len(extra) > 0 {
+		if ps.Vararg == nil {
+			ev.errorf(c.span, CodeType, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.args))
+			return false
+		}
+	}
+	if ps.Vararg != nil {
+		env.set(ps.Vararg.Name.Id, &TupleV{base{c.span}, extra})
+	}
+	var kwd *DictV
+	if ps.Kwarg != nil {
+		kwd = newDict(c.span)
+		env.set(ps.Kwarg.Name.Id, kwd)
+	}
+	for _, k := range c.kwargs {
+		if k.name == "**" { // an opaque or unbound **mapping
+			continue
+		}
+		var target *syntax.Param
+		for _, p := range append(append([]*syntax.Param(nil), ps.Args...), ps.Kwonly...) {
+			if p.Name.Id == k.name {
+				target = p
+			}
+		}
+		if target == nil {
+			if kwd == nil {
+				ev.errorf(k.span, CodeType, "%s() got an unexpected keyword argument '%s'", name, k.name)
+				return false
+			}
+			kwd.set(&StrV{base{k.span}, k.name}, k.v)
+			continue
+		}
+		if bound[k.name] {
+			ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", name, k.name)
+			return false
+		}
+		env.set(k.name, k.v)
+		bound[k.name] = true
+	}
+	var missing []string
+	for _, p := range append(append([]*syntax.Param(nil), positional...), ps.Kwonly...) {
+		if bound[p.Name.Id] {
+			continue
+		}
+		if d, ok := fn.Defaults[p]; ok {
+			env.set(p.Name.Id, d)
+			continue
+		}
+		missing = append(missing, "'"+p.Name.Id+"'")
+	}
+	if len(missing) > 0 {
+		ev.errorf(c.span, CodeType, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
+		return false
+	}
+	return true
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// ---- argument helpers for builtins ----
+
+// arg returns positional argument i or keyword name (nil when absent).
+func (c *call) arg(i int, name string) Value {
+	if i >= 0 && i < len(c.args) {
+		return c.args[i]
+	}
+	for _, k := range c.kwargs {
+		if k.name == name {
+			return k.v
+		}
+	}
+	return nil
+}
+
+// argSpan is the span of positional argument i or of keyword name's value.
+func (c *call) argSpan(i int, name string) source.Span {
+	if i >= 0 && i < len(c.args) {
+		return c.argSpans[i]
+	}
+	for _, k := range c.kwargs {
+		if k.name == name {
+			return k.vspan
+		}
+	}
+	return c.span
+}
+
+// kw returns keyword argument name.
+func (c *call) kw(name string) (Value, bool) {
+	for _, k := range c.kwargs {
+		if k.name == name {
+			return k.v, true
+		}
+	}
+	return nil, false
+}
+
+// checkArgs validates the argument count and keyword names of a builtin.
+// params lists parameter names in positional order; a trailing "*" entry
+// allows extra keywords.
+func (ev *evaluator) checkArgs(c *call, fname string, minPos int, params ...string) bool {
+	open := len(params) > 0 && params[len(params)-1] == "*"
+	if open {
+		params = params[:len(params)-1]
+	}
+	if len(c.args) > len(params) {
+		ev.errorf(c.span, CodeType, "%s() takes at most %d positional arguments (%d given)", fname, len(params), len(c.args))
+		return false
+	}
+	for _, k := range c.kwargs {
+		if k.name == "**" {
+			continue
+		}
+		idx := -1
+		for i, p := range params {
+			if p == k.name {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			if open {
+				continue
+			}
+			ev.errorf(k.span, CodeType, "%s() got an unexpected keyword argument '%s'", fname, k.name)
+			return false
+		}
+		if idx < len(c.args) {
+			ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", fname, k.name)
+			return false
+		}
+	}
+	for i := 0; i < minPos; i++ {
+		if c.arg(i, params[i]) == nil {
+			ev.errorf(c.span, CodeType, "%s() missing required argument '%s'", fname, params[i])
+			return false
+		}
+	}
+	return true
+}
+
+// firstErr returns the first poison/unbound/opaque value among vs.
+func firstErr(vs ...Value) Value {
+	for _, v := range vs {
+		if v != nil && isErr(v) {
+			return v
+		}
+	}
+	return nil
+}
+
+// intArg converts v (at span) to an int, reporting a type error.
+func (ev *evaluator) intArg(v Value, span source.Span, what string) (int64, bool) {
+	if n, ok := toInt(v); ok {
+		return n, true
+	}
+	if isErr(v) {
+		ev.needConcrete(v, span, what)
+		return 0, false
+	}
+	ev.errorf(span, CodeType, "%s must be an integer, got %s", what, describe(v))
+	return 0, false
+}
+
+// intsArg converts an int or a sequence of ints.
+func (ev *evaluator) intsArg(v Value, span source.Span, what string) ([]int64, bool) {
+	if isErr(v) {
+		ev.needConcrete(v, span, what)
+		return nil, false
+	}
+	if n, ok := toInt(v); ok {
+		return []int64{n}, true
+	}
+	elts := seqElts(v)
+	if _, ok := v.(*StrV); ok || (elts == nil && !isSeq(v)) {
+		ev.errorf(span, CodeType, "%s must be an integer or a tuple of integers, got %s", what, describe(v))
+		return nil, false
+	}
+	out := make([]int64, len(elts))
+	for i, e := range elts {
+		n, ok := toInt(e)
+		if !ok {
+			if isErr(e) {
+				ev.needConcrete(e, span, what)
+				return nil, false
+			}
+			ev.errorf(span, CodeType, "%s must be a tuple of integers, got %s", what, describe(v))
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+func isSeq(v Value) bool {
+	switch v.(type) {
+	case *TupleV, *ListV:
+		return true
+	}
+	return false
+}
+
+// describe is a short description of v for messages: its repr for small
+// Python values, else its type.
+func describe(v Value) string {
+	switch v.(type) {
+	case *IntV, *FloatV, *BoolV, *NoneV, *StrV, *ExprV, *DTypeV, *EnumV:
+		return clip(Repr(v), 40)
+	case *TupleV, *ListV:
+		if r := Repr(v); len(r) <= 40 {
+			return r
+		}
+	}
+	return v.TypeName()
+}
+
+func (ev *evaluator) strArg(v Value, span source.Span, what string) (string, bool) {
+	if s, ok := v.(*StrV); ok {
+		return s.V, true
+	}
+	if isErr(v) {
+		ev.needConcrete(v, span, what)
+		return "", false
+	}
+	ev.errorf(span, CodeType, "%s must be a string, got %s", what, describe(v))
+	return "", false
+}
+
+var _ = fmt.Sprint

@@ -1,0 +1,48 @@
+// Package eval evaluates a parsed TIRx Python file statically: it runs the
+// Python around the kernels (constants, helpers, factories, imports) on a
+// model of Python values, and turns every @T.prim_func body into an
+// ir.Func with its buffers, scope ids and tile calls. tilels never runs
+// user code; everything here is an interpretation over syntax trees.
+//
+// Contract:
+//
+//   - Evaluate(f, opts) never panics and never fails. Errors become
+//     diagnostics (codes eval/*, see the Code* constants) at the smallest
+//     span to edit; evaluation goes on with the next statement. A value
+//     whose error was reported is poison: using it reports nothing more.
+//     One kernel's errors never affect another kernel.
+//   - Every Value carries the span of the expression that produced it;
+//     every IR node built here carries a span into the same file.
+//   - Imports are resolved by what they name: tvm.script.tirx (T),
+//     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
+//     any of its tvm.*.tile_primitive spellings, tvm, math, functools,
+//     itertools. Anything else is opaque: it flows through attributes,
+//     calls and arithmetic silently, and a use that needs a concrete value
+//     inside a kernel reports eval/unresolved (a warning).
+//   - Kernels inside factory functions are evaluated when the factory is
+//     called at module level, or else by calling the factory once with
+//     Options.Bindings, parameter defaults, or unbound values. A kernel that
+//     needs an unbound parameter lands in Program.Partial and the parameter
+//     gets one eval/unbound information diagnostic, at its declaration.
+//   - Work is bounded: each evaluation unit (module body, one factory
+//     call, one kernel) has a step budget (Options.MaxSteps) and calls
+//     nest at most 150 deep; running out reports eval/budget.
+//
+// Kernel bodies follow TVMScript: `range(n)`, T.serial/T.unroll/
+// T.vectorized/T.grid are device loops (ir.For), a Python `for` over a
+// list or tuple is unrolled; `if` on a Python value keeps only the live
+// branch, `if` on a device value becomes an ir.If whose condition keeps
+// comparisons, `and` and T.ptx.elect_sync() structurally (the dispatcher
+// recognizes narrowing from them). Buffer subscripts with a slice or
+// fewer indices than dimensions are regions (spec §1.4); Tx calls become
+// ir.TileCall with arguments in spec §1.5 order and every other keyword
+// in Config.
+//
+// Example:
+//
+//	f, _ := syntax.Parse(source.NewFile("k.py", src))
+//	prog := eval.Evaluate(f, eval.Options{})
+//	for _, k := range prog.Kernels {
+//		fmt.Println(k.Func.Name, len(k.Func.Body.Stmts))
+//	}
+package eval

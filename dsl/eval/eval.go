@@ -1,0 +1,428 @@
+package eval
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Diagnostic codes reported by Evaluate (documented in docs/diagnostics.md).
+const (
+	CodeUnresolved    = "eval/unresolved"     // a value needed concretely comes from something tilels does not model
+	CodeUnknownOp     = "eval/unknown-op"     // Tx.<name> is not a tile primitive
+	CodeType          = "eval/type"           // wrong kind of value (Python TypeError/ValueError, DSL misuse)
+	CodeShapeMismatch = "eval/shape-mismatch" // copy operands cover different region shapes
+	CodeDtype         = "eval/dtype"          // operand dtypes disagree, or an unknown dtype name
+	CodeMissingLayout = "eval/missing-layout" // a tile-primitive operand buffer was declared with layout=None
+	CodeUnbound       = "eval/unbound"        // a kernel needs a factory parameter that has no value (information)
+	CodeOutOfBounds   = "eval/out-of-bounds"  // a constant index or region outside the buffer
+	CodeBudget        = "eval/budget"         // the evaluation step or depth budget ran out
+	CodeInternal      = "eval/internal"       // a bug in tilels (a recovered panic)
+)
+
+// DefaultMaxSteps is the default step budget of one evaluation unit (the
+// module body, one factory call, one kernel).
+const DefaultMaxSteps = 1_000_000
+
+const maxCallDepth = 150
+
+// Options configures Evaluate. The zero value is ready to use.
+type Options struct {
+	// Bindings gives values to parameters of factory functions (and of
+	// @T.jit kernels), keyed by the function's qualified name ("factory",
+	// or "outer.inner" for a nested def) and then by parameter name. A
+	// binding wins over the parameter's default.
+	Bindings map[string]map[string]Value
+	// MaxSteps bounds the work of each evaluation unit; 0 means
+	// DefaultMaxSteps.
+	MaxSteps int
+}
+
+// Program is the result of evaluating one file.
+type Program struct {
+	File *source.File
+	// Kernels are the fully evaluated @T.prim_func kernels, in source order
+	// of their def. A kernel def evaluated several times (a factory called
+	// with different arguments) appears once: its first complete evaluation.
+	Kernels []*Kernel
+	// Partial are kernels whose evaluation needed an unbound factory
+	// parameter (see Kernel.Unbound). Their Func is incomplete and must not
+	// be lowered; they are kept for hover.
+	Partial []*Kernel
+	// Diags holds every evaluation diagnostic of the file, sorted: module
+	// level, factory bodies and every kernel's (also in Kernel.Diags).
+	Diags []diag.Diagnostic
+}
+
+// Kernel is one evaluated @T.prim_func.
+type Kernel struct {
+	Func *ir.Func
+	// Diags are the diagnostics reported while evaluating this kernel.
+	Diags []diag.Diagnostic
+	// Def is the kernel's def statement.
+	Def *syntax.FunctionDef
+	// Buffers lists every buffer the kernel declares, in order.
+	Buffers []BufferSite
+	// Layouts lists layout-valued expressions met while evaluating the
+	// kernel's body (hover), capped at maxLayoutSites.
+	Layouts []LayoutSite
+	// Unbound names the factory parameters ("factory.param") this kernel's
+	// evaluation needed but had no value for; empty for complete kernels.
+	Unbound []string
+}
+
+// BufferSite is where a buffer was declared.
+type BufferSite struct {
+	Buf *ir.Buffer
+	// NameSpan is the assigned name (A_smem in A_smem = T.alloc_buffer(...)),
+	// or NoSpan. DeclSpan is the declaring call. LayoutSpan is the layout=
+	// argument expression, or NoSpan when absent.
+	NameSpan, DeclSpan, LayoutSpan source.Span
+}
+
+// LayoutSite is one layout-valued expression.
+type LayoutSite struct {
+	Span   source.Span
+	Layout layout.Layout
+}
+
+const maxLayoutSites = 256
+
+// Evaluate evaluates f statically. It never panics on any input and never
+// fails: errors become diagnostics and evaluation goes on with the next
+// statement; one kernel's failure does not affect another.
+func Evaluate(f *syntax.File, opts Options) *Program {
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	ev := &evaluator{
+		file:        f.Src,
+		opts:        opts,
+		prog:        &Program{File: f.Src},
+		kernelByDef: map[*syntax.FunctionDef]*Kernel{},
+		funcByDef:   map[*syntax.FunctionDef]*FuncV{},
+		entered:     map[*syntax.FunctionDef]bool{},
+		origins:     map[*syntax.Param]*unboundOrigin{},
+	}
+	ev.sink = &ev.prog.Diags
+	ev.analyzeKernelNesting(f.Body)
+	mod := newScope(nil)
+	ev.modScope = mod
+	// Each module-level statement is its own evaluation unit, so a runaway
+	// loop stops only itself. An explicit raise ends the module, as in Python.
+	top := &frame{env: mod}
+	for _, s := range f.Body {
+		stop := false
+		ev.unit(func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		if stop {
+			break
+		}
+	}
+	ev.runFactories()
+	ev.finish()
+	return ev.prog
+}
+
+// evaluator holds the state of one Evaluate call.
+type evaluator struct {
+	file   *source.File
+	opts   Options
+	prog   *Program
+	modScope *scope
+
+	sink   *[]diag.Diagnostic // where diagnostics go now
+	steps  int
+	halted bool // the current unit's budget ran out
+	depth  int
+
+	kern *kernelState // the kernel being evaluated, nil at Python level
+	emit *[]ir.Stmt   // the block being built, nil outside kernels
+
+	hint     *nameHint   // target names of the assignment being evaluated
+	lastCtrl source.Span // the last break/continue executed
+	curLoop  source.Span // the innermost Python loop being run (budget reports)
+
+	kernelByDef map[*syntax.FunctionDef]*Kernel
+	funcByDef   map[*syntax.FunctionDef]*FuncV
+	entered     map[*syntax.FunctionDef]bool
+	hasKernel   map[*syntax.FunctionDef]bool // lexically contains a kernel def
+	origins     map[*syntax.Param]*unboundOrigin
+	// speculating is the factory being called with unbound parameters.
+	speculating bool
+}
+
+// nameHint carries the target names of `a, b = <call>` to the builtin that
+// evaluates <call> (scope ids, allocations), so created vars and buffers
+// get Python names.
+type nameHint struct {
+	call  *syntax.Call
+	names []string
+	spans []source.Span
+}
+
+// unit runs fn as one evaluation unit: fresh step budget, recovered panics.
+func (ev *evaluator) unit(fn func()) {
+	savedSteps, savedHalted, savedLoop := ev.steps, ev.halted, ev.curLoop
+	ev.steps, ev.halted, ev.curLoop = 0, false, source.NoSpan
+	defer func() {
+		ev.steps, ev.halted, ev.curLoop = savedSteps, savedHalted, savedLoop
+		if r := recover(); r != nil {
+			if panicInTests {
+				panic(r)
+			}
+			ev.report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
+				"internal error in evaluator: %v", r))
+			_ = debug.Stack
+		}
+	}()
+	fn()
+}
+
+// panicInTests makes recovered panics re-panic (set by tests).
+var panicInTests = false
+
+// step counts one unit of work; it returns false once the budget is spent.
+func (ev *evaluator) step(span source.Span) bool {
+	if ev.halted {
+		return false
+	}
+	ev.steps++
+	if ev.steps > ev.opts.MaxSteps {
+		ev.halted = true
+		if ev.curLoop.IsValid() {
+			span = ev.curLoop
+		}
+		ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.opts.MaxSteps))
+		return false
+	}
+	return true
+}
+
+func (ev *evaluator) report(d diag.Diagnostic) {
+	*ev.sink = append(*ev.sink, d)
+}
+
+// errorf reports an error and returns a poison value at span.
+func (ev *evaluator) errorf(span source.Span, code, format string, args ...any) Value {
+	if !ev.halted {
+		ev.report(diag.Errorf(span, code, format, args...))
+	}
+	return &PoisonV{base{span}}
+}
+
+func (ev *evaluator) warnf(span source.Span, code, format string, args ...any) {
+	if !ev.halted {
+		ev.report(diag.Warningf(span, code, format, args...))
+	}
+}
+
+func poison(span source.Span) Value { return &PoisonV{base{span}} }
+
+// needConcrete is called where a concrete value is required but v is
+// poison, unbound or opaque. It reports what is appropriate and returns a
+// poison value.
+func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
+	switch v := v.(type) {
+	case *UnboundV:
+		ev.useUnbound(v.Origin)
+	case *OpaqueV:
+		if ev.kern != nil || !ev.speculating {
+			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
+		}
+	}
+	return poison(use)
+}
+
+// useUnbound records that the current evaluation needed origin's value.
+func (ev *evaluator) useUnbound(o *unboundOrigin) {
+	if ev.kern != nil {
+		name := o.Func + "." + o.Param
+		for _, n := range ev.kern.k.Unbound {
+			if n == name {
+				return
+			}
+		}
+		ev.kern.k.Unbound = append(ev.kern.k.Unbound, name)
+	}
+	ev.reportUnbound(o)
+}
+
+func (ev *evaluator) reportUnbound(o *unboundOrigin) {
+	if o.reported {
+		return
+	}
+	o.reported = true
+	ev.prog.Diags = append(ev.prog.Diags, diag.Infof(o.Span, CodeUnbound,
+		"parameter `%s` of `%s` has no value; bind it to evaluate the kernels inside", o.Param, o.Func))
+}
+
+func (ev *evaluator) finish() {
+	var ks []*Kernel
+	for _, k := range ev.kernelByDef {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].Def.Loc.Start < ks[j].Def.Loc.Start })
+	for _, k := range ks {
+		diag.Sort(k.Diags)
+		if len(k.Unbound) > 0 {
+			ev.prog.Partial = append(ev.prog.Partial, k)
+		} else {
+			ev.prog.Kernels = append(ev.prog.Kernels, k)
+		}
+		ev.prog.Diags = append(ev.prog.Diags, k.Diags...)
+	}
+	diag.Sort(ev.prog.Diags)
+	ev.prog.Diags = dedupDiags(ev.prog.Diags)
+}
+
+func dedupDiags(ds []diag.Diagnostic) []diag.Diagnostic {
+	out := ds[:0]
+	for i, d := range ds {
+		if i > 0 {
+			p := out[len(out)-1]
+			if p.Span == d.Span && p.Code == d.Code && p.Message == d.Message && p.Severity == d.Severity {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// ---- scopes ----
+
+// scope is one Python namespace: the module, or one function call.
+type scope struct {
+	vars    map[string]Value
+	parent  *scope // enclosing function scope or module; nil for the module
+	globals map[string]bool
+}
+
+func newScope(parent *scope) *scope { return &scope{vars: map[string]Value{}, parent: parent} }
+
+func (s *scope) root() *scope {
+	for s.parent != nil {
+		s = s.parent
+	}
+	return s
+}
+
+func (s *scope) lookup(name string) (Value, bool) {
+	for sc := s; sc != nil; sc = sc.parent {
+		if v, ok := sc.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) set(name string, v Value) {
+	if s.globals[name] {
+		s.root().vars[name] = v
+		return
+	}
+	s.vars[name] = v
+}
+
+// frame is the execution context of one function body (or the module).
+type frame struct {
+	env *scope
+	// tir marks bodies parsed as TIR: kernel bodies and @T.inline helpers.
+	tir bool
+	fn  *FuncV
+	ret Value
+}
+
+// analyzeKernelNesting marks every function whose body lexically contains
+// a kernel def (a def decorated with *.prim_func or *.prim_func(...)).
+func (ev *evaluator) analyzeKernelNesting(body []syntax.Stmt) {
+	ev.hasKernel = map[*syntax.FunctionDef]bool{}
+	var visit func(ss []syntax.Stmt) bool
+	visit = func(ss []syntax.Stmt) bool {
+		found := false
+		for _, s := range ss {
+			syntax.Inspect(s, func(n syntax.Node) bool {
+				fd, ok := n.(*syntax.FunctionDef)
+				if !ok {
+					return true
+				}
+				if isKernelDecorated(fd) {
+					found = true
+					return false
+				}
+				if visit(fd.Body) {
+					ev.hasKernel[fd] = true
+					found = true
+				}
+				return false
+			})
+		}
+		return found
+	}
+	visit(body)
+}
+
+func isKernelDecorated(fd *syntax.FunctionDef) bool {
+	for _, d := range fd.Decorators {
+		if c, ok := d.(*syntax.Call); ok {
+			d = c.Func
+		}
+		if a, ok := d.(*syntax.Attribute); ok && (a.Attr.Id == "prim_func" || a.Attr.Id == "jit") {
+			return true
+		}
+		if n, ok := d.(*syntax.Name); ok && n.Id == "prim_func" {
+			return true
+		}
+	}
+	return false
+}
+
+// runFactories calls every function that contains kernels but was not
+// entered while evaluating the module, binding its parameters to
+// bindings, defaults or unbound values. Newly created nested factories are
+// called in later rounds.
+func (ev *evaluator) runFactories() {
+	for round := 0; round < 8; round++ {
+		var todo []*FuncV
+		for def, fn := range ev.funcByDef {
+			if ev.hasKernel[def] && !ev.entered[def] {
+				todo = append(todo, fn)
+			}
+		}
+		if len(todo) == 0 {
+			return
+		}
+		sort.Slice(todo, func(i, j int) bool { return todo[i].Def.Loc.Start < todo[j].Def.Loc.Start })
+		for _, fn := range todo {
+			ev.entered[fn.Def] = true
+			ev.unit(func() {
+				saved := ev.speculating
+				ev.speculating = true
+				defer func() { ev.speculating = saved }()
+				ev.callFunc(fn, &call{span: fn.Def.Name.Loc, speculative: true})
+			})
+		}
+	}
+}
+
+func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
+	if o, ok := ev.origins[p]; ok {
+		return o
+	}
+	o := &unboundOrigin{Func: fn.Name, Param: p.Name.Id, Span: p.Name.Loc}
+	ev.origins[p] = o
+	return o
+}
+
+// text returns the source text of span.
+func (ev *evaluator) text(span source.Span) string { return ev.file.Text(span) }
+
+func (ev *evaluator) bugf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,444 @@
+package eval
+
+import (
+	"math"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Canonical paths of the modelled modules. Imports are resolved by what
+// they name, so the virtual and aliased spellings the corpus uses
+// (tvm.script.tirx = tvm.tirx.script; tvm.tirx.cuda.* = tvm.backend.cuda.*,
+// with or without the operator/ level) reach the same namespace.
+const (
+	tPath      = "tvm.script.tirx"
+	txPath     = "tvm.script.tirx.tile"
+	layoutPath = "tvm.tirx.layout"
+	tmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
+)
+
+// canonicalModule maps a dotted module path to the canonical path of a
+// modelled module, or "".
+func canonicalModule(path string) string {
+	switch path {
+	case "tvm.script.tirx", "tvm.tirx.script":
+		return tPath
+	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
+		return txPath
+	case "tvm.tirx.layout", "tvm.tir.layout":
+		return layoutPath
+	case "tvm.tirx.op_schedule.cuda.common":
+		return tmaPath
+	case "tvm", "math", "functools", "itertools", "operator":
+		return path
+	}
+	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
+		return tmaPath
+	}
+	return ""
+}
+
+// resolvePath returns the modelled module at path, or an opaque value.
+func (ev *evaluator) resolvePath(path string, span source.Span) Value {
+	if m := ev.module(path, span); m != nil {
+		return m
+	}
+	return &OpaqueV{base{span}, path}
+}
+
+// module returns the modelled module at path, or nil.
+func (ev *evaluator) module(path string, span source.Span) *ModuleV {
+	switch canonicalModule(path) {
+	case tPath:
+		return &ModuleV{base: base{span}, Path: tPath, Name: "T", attr: tAttr}
+	case txPath:
+		return &ModuleV{base: base{span}, Path: txPath, Name: "Tx", attr: txModuleAttr, names: txNames()}
+	case layoutPath:
+		return &ModuleV{base: base{span}, Path: layoutPath, Name: "layout", attr: layoutModuleAttr, names: layoutNames()}
+	case tmaPath:
+		return &ModuleV{base: base{span}, Path: tmaPath, Name: "tma_utils", attr: tmaModuleAttr, names: tmaNames()}
+	case "tvm":
+		return &ModuleV{base: base{span}, Path: "tvm", Name: "tvm", attr: tvmAttr}
+	case "math":
+		return &ModuleV{base: base{span}, Path: "math", Name: "math", attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
+	case "functools":
+		return &ModuleV{base: base{span}, Path: "functools", Name: "functools", attr: functoolsAttr}
+	case "itertools":
+		return &ModuleV{base: base{span}, Path: "itertools", Name: "itertools", attr: itertoolsAttr}
+	case "operator":
+		return &ModuleV{base: base{span}, Path: "operator", Name: "operator", attr: operatorAttr}
+	}
+	return nil
+}
+
+func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
+	for _, a := range s.Names {
+		if a.AsName != nil {
+			fr.env.set(a.AsName.Id, ev.resolvePath(a.Name, a.Loc))
+			continue
+		}
+		top := a.Name
+		if i := strings.IndexByte(top, '.'); i >= 0 {
+			top = top[:i]
+		}
+		fr.env.set(top, ev.resolvePath(top, a.Loc))
+	}
+}
+
+func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
+	if s.Level > 0 {
+		for _, a := range s.Names {
+			name := a.Name
+			if a.AsName != nil {
+				name = a.AsName.Id
+			}
+			if name != "*" {
+				fr.env.set(name, &OpaqueV{base{a.Loc}, strings.Repeat(".", s.Level) + s.Module + "." + a.Name})
+			}
+		}
+		return
+	}
+	for _, a := range s.Names {
+		if a.Name == "*" {
+			if m := ev.module(s.Module, a.Loc); m != nil {
+				for _, n := range m.names {
+					if v, ok := m.attr(ev, n, a.Loc); ok {
+						fr.env.set(n, v)
+					}
+				}
+				continue
+			}
+			fr.env.root().vars["*opaque-star*"] = &OpaqueV{base{a.Loc}, s.Module}
+			continue
+		}
+		name := a.Name
+		if a.AsName != nil {
+			name = a.AsName.Id
+		}
+		full := s.Module + "." + a.Name
+		var v Value
+		if m := ev.module(full, a.Loc); m != nil {
+			v = m
+		} else if m := ev.module(s.Module, a.Loc); m != nil {
+			v = ev.quietAttr(m, a.Name, a.Loc, a.Loc)
+			if v == nil {
+				v = &OpaqueV{base{a.Loc}, full}
+			}
+		} else {
+			v = &OpaqueV{base{a.Loc}, full}
+		}
+		fr.env.set(name, v)
+	}
+}
+
+// ---- tvm ----
+
+func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "DataType":
+		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "DataType", 1, "dtype") {
+				return poison(c.span)
+			}
+			dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+			if !ok {
+				return poison(c.span)
+			}
+			return &DTypeV{base: base{c.span}, DT: dt}
+		}), true
+	}
+	return nil, false
+}
+
+// dtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
+func (ev *evaluator) dtypeOf(v Value, span source.Span) (ir.DataType, bool) {
+	switch x := v.(type) {
+	case *StrV:
+		if dt, ok := parseDType(x.V); ok {
+			return dt, true
+		}
+		ev.errorf(span, CodeDtype, "unknown dtype %s", Repr(x))
+		return ir.DataType{}, false
+	case *DTypeV:
+		return x.DT, true
+	}
+	if isErr(v) {
+		ev.needConcrete(v, span, "a dtype")
+		return ir.DataType{}, false
+	}
+	ev.errorf(span, CodeDtype, "expected a dtype, got %s", describe(v))
+	return ir.DataType{}, false
+}
+
+// dtypeAliases are TVM's short dtype names.
+var dtypeAliases = map[string]string{
+	"f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+	"i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+	"u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+	"float8_e4m3": "float8_e4m3fn", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2",
+	"fp16": "float16", "fp32": "float32", "int": "int32", "float": "float32", "half": "float16",
+}
+
+func parseDType(s string) (ir.DataType, bool) {
+	if dt, ok := ir.ParseDType(s); ok {
+		return dt, true
+	}
+	if a, ok := dtypeAliases[s]; ok {
+		return ir.ParseDType(a)
+	}
+	return ir.DataType{}, false
+}
+
+// ---- math, functools, itertools, operator ----
+
+func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "inf":
+		return &FloatV{base{span}, math.Inf(1)}, true
+	case "pi":
+		return &FloatV{base{span}, math.Pi}, true
+	case "e":
+		return &FloatV{base{span}, math.E}, true
+	case "nan":
+		return &FloatV{base{span}, math.NaN()}, true
+	case "gcd", "lcm":
+		return builtin("math."+name, func(ev *evaluator, c *call) Value {
+			if e := firstErr(c.args...); e != nil {
+				return e
+			}
+			var acc int64
+			if name == "lcm" {
+				acc = 1
+			}
+			for i, a := range c.args {
+				n, ok := ev.intArg(a, c.argSpans[i], "math."+name+" argument")
+				if !ok {
+					return poison(c.span)
+				}
+				if n < 0 {
+					n = -n
+				}
+				if name == "gcd" {
+					acc = gcd(acc, n)
+				} else if n == 0 || acc == 0 {
+					acc = 0
+				} else {
+					acc = acc / gcd(acc, n) * n
+				}
+			}
+			return &IntV{base{c.span}, acc}
+		}), true
+	case "ceil", "floor", "trunc":
+		return builtin("math."+name, func(ev *evaluator, c *call) Value {
+			v := c.arg(0, "x")
+			if v == nil || isErr(v) {
+				return orPoison(v, c.span)
+			}
+			if n, ok := toInt(v); ok && isIntLike(v) {
+				return &IntV{base{c.span}, n}
+			}
+			f, ok := toFloat(v)
+			if !ok {
+				return ev.errorf(c.span, CodeType, "must be real number, not %s", v.TypeName())
+			}
+			switch name {
+			case "ceil":
+				f = math.Ceil(f)
+			case "floor":
+				f = math.Floor(f)
+			default:
+				f = math.Trunc(f)
+			}
+			return &IntV{base{c.span}, int64(f)}
+		}), true
+	case "log2", "log", "sqrt", "exp", "log10", "isqrt", "fabs":
+		return builtin("math."+name, func(ev *evaluator, c *call) Value {
+			v := c.arg(0, "x")
+			if v == nil || isErr(v) {
+				return orPoison(v, c.span)
+			}
+			f, ok := toFloat(v)
+			if !ok {
+				return ev.errorf(c.span, CodeType, "must be real number, not %s", v.TypeName())
+			}
+			var r float64
+			switch name {
+			case "log2":
+				r = math.Log2(f)
+			case "log":
+				r = math.Log(f)
+				if b := c.arg(1, "base"); b != nil {
+					bf, _ := toFloat(b)
+					r /= math.Log(bf)
+				}
+			case "log10":
+				r = math.Log10(f)
+			case "sqrt":
+				r = math.Sqrt(f)
+			case "exp":
+				r = math.Exp(f)
+			case "fabs":
+				r = math.Abs(f)
+			case "isqrt":
+				return &IntV{base{c.span}, int64(math.Sqrt(f))}
+			}
+			if math.IsNaN(r) && !math.IsNaN(f) {
+				return ev.errorf(c.span, CodeType, "math domain error")
+			}
+			return &FloatV{base{c.span}, r}
+		}), true
+	case "prod":
+		return builtin("math.prod", func(ev *evaluator, c *call) Value {
+			elts, bad := iterArg(ev, c, 0, "prod")
+			if bad != nil {
+				return bad
+			}
+			var acc Value = &IntV{base{c.span}, 1}
+			if s, ok := c.kw("start"); ok {
+				acc = s
+			}
+			for _, e := range elts {
+				acc = ev.binop("*", acc, e, c.span, false)
+			}
+			return acc
+		}), true
+	case "pow":
+		return builtin("math.pow", func(ev *evaluator, c *call) Value {
+			a, ok1 := toFloat(c.arg(0, "x"))
+			b, ok2 := toFloat(c.arg(1, "y"))
+			if !ok1 || !ok2 {
+				return ev.errorf(c.span, CodeType, "math.pow() needs two numbers")
+			}
+			return &FloatV{base{c.span}, math.Pow(a, b)}
+		}), true
+	}
+	return nil, false
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func functoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "partial":
+		return builtin("functools.partial", func(ev *evaluator, c *call) Value {
+			if len(c.args) == 0 {
+				return ev.errorf(c.span, CodeType, "partial() takes at least 1 argument")
+			}
+			f, pre, preSpans, kws := c.args[0], c.args[1:], c.argSpans[1:], c.kwargs
+			return builtin("functools.partial(...)", func(ev *evaluator, c2 *call) Value {
+				n := &call{node: c2.node, span: c2.span, fnSpan: c2.fnSpan, fr: c2.fr,
+					args:     append(append([]Value(nil), pre...), c2.args...),
+					argSpans: append(append([]source.Span(nil), preSpans...), c2.argSpans...),
+					kwargs:   append(append([]kwarg(nil), kws...), c2.kwargs...)}
+				return ev.callValue(f, n)
+			})
+		}), true
+	case "reduce":
+		return builtin("functools.reduce", func(ev *evaluator, c *call) Value {
+			elts, bad := iterArg(ev, c, 1, "reduce")
+			if bad != nil {
+				return bad
+			}
+			var acc Value
+			if len(c.args) > 2 {
+				acc = c.args[2]
+			} else if len(elts) > 0 {
+				acc, elts = elts[0], elts[1:]
+			} else {
+				return ev.errorf(c.span, CodeType, "reduce() of empty iterable with no initial value")
+			}
+			for _, e := range elts {
+				acc = ev.callValue(c.args[0], &call{span: c.span, args: []Value{acc, e}, argSpans: []source.Span{c.span, c.span}})
+			}
+			return acc
+		}), true
+	case "cache", "lru_cache", "wraps":
+		b := builtin("functools."+name, nil)
+		b.Fn = func(ev *evaluator, c *call) Value {
+			if len(c.args) == 1 {
+				if _, ok := c.args[0].(*FuncV); ok {
+					return c.args[0]
+				}
+			}
+			return builtin("functools.cache", func(ev *evaluator, c *call) Value {
+				if len(c.args) == 1 {
+					return c.args[0]
+				}
+				return poison(c.span)
+			})
+		}
+		return b, true
+	}
+	return nil, false
+}
+
+func itertoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "product":
+		return builtin("itertools.product", func(ev *evaluator, c *call) Value {
+			var lists [][]Value
+			for i := range c.args {
+				elts, bad := iterArg(ev, c, i, "product")
+				if bad != nil {
+					return bad
+				}
+				lists = append(lists, elts)
+			}
+			if r, ok := c.kw("repeat"); ok {
+				n, _ := toInt(r)
+				base := lists
+				for i := int64(1); i < n; i++ {
+					lists = append(lists, base...)
+				}
+			}
+			out := []Value{&TupleV{base{c.span}, nil}}
+			for _, l := range lists {
+				var next []Value
+				for _, t := range out {
+					for _, e := range l {
+						if !ev.step(c.span) {
+							return poison(c.span)
+						}
+						next = append(next, &TupleV{base{c.span}, append(append([]Value(nil), t.(*TupleV).Elts...), e)})
+					}
+				}
+				out = next
+			}
+			return &ListV{base{c.span}, out}
+		}), true
+	case "chain":
+		return builtin("itertools.chain", func(ev *evaluator, c *call) Value {
+			var out []Value
+			for i := range c.args {
+				elts, bad := iterArg(ev, c, i, "chain")
+				if bad != nil {
+					return bad
+				}
+				out = append(out, elts...)
+			}
+			return &ListV{base{c.span}, out}
+		}), true
+	}
+	return nil, false
+}
+
+func operatorAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	ops := map[string]string{"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/"}
+	if op, ok := ops[name]; ok {
+		return builtin("operator."+name, func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, name, 2, "a", "b") {
+				return poison(c.span)
+			}
+			return ev.binop(op, c.args[0], c.args[1], c.span, false)
+		}), true
+	}
+	return nil, false
+}

@@ -1,0 +1,992 @@
+package eval
+
+import (
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// propagate returns the value a binary operation yields when an operand is
+// poison, unbound or opaque, or nil when both are ordinary values.
+func propagate(span source.Span, vs ...Value) Value {
+	for _, v := range vs {
+		if _, ok := v.(*PoisonV); ok {
+			return v
+		}
+	}
+	for _, v := range vs {
+		if _, ok := v.(*UnboundV); ok {
+			return v
+		}
+	}
+	for _, v := range vs {
+		if o, ok := v.(*OpaqueV); ok {
+			return &OpaqueV{base{span}, o.Path}
+		}
+	}
+	return nil
+}
+
+var irBinOps = map[string]ir.BinOp{
+	"+": ir.Add, "-": ir.Sub, "*": ir.Mul, "//": ir.FloorDiv, "%": ir.FloorMod, "/": ir.Div,
+	"<<": ir.Shl, ">>": ir.Shr, "&": ir.BitAnd, "|": ir.BitOr, "^": ir.BitXor,
+}
+
+// binop evaluates x op y. inplace is set for augmented assignment (lists
+// are extended in place).
+func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool) Value {
+	if p := propagate(span, x, y); p != nil {
+		return p
+	}
+	// Layout mini-language first: `4 @ laneid`, spec + spec + offset.
+	if v, ok := ev.layoutBinop(op, x, y, span); ok {
+		return v
+	}
+	if isPyNum(x) && isPyNum(y) {
+		return ev.numBinop(op, x, y, span)
+	}
+	_, xd := x.(*ExprV)
+	_, yd := y.(*ExprV)
+	if xd || yd {
+		return ev.deviceBinop(op, x, y, span)
+	}
+	switch op {
+	case "+":
+		switch a := x.(type) {
+		case *StrV:
+			if b, ok := y.(*StrV); ok {
+				return &StrV{base{span}, a.V + b.V}
+			}
+		case *TupleV:
+			if b, ok := y.(*TupleV); ok {
+				return &TupleV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
+			}
+		case *ListV:
+			if inplace {
+				elts, ok := ev.iterate(y, span)
+				if ok {
+					a.Elts = append(a.Elts, elts...)
+					return a
+				}
+			}
+			if b, ok := y.(*ListV); ok {
+				return &ListV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
+			}
+		}
+	case "*":
+		if n, ok := toInt(y); ok && isIntLike(y) {
+			if v := repeat(x, n, span); v != nil {
+				return v
+			}
+		}
+		if n, ok := toInt(x); ok && isIntLike(x) {
+			if v := repeat(y, n, span); v != nil {
+				return v
+			}
+		}
+	case "%":
+		if s, ok := x.(*StrV); ok {
+			return ev.percentFormat(s, y, span)
+		}
+	case "|":
+		if a, ok := x.(*DictV); ok {
+			if b, ok := y.(*DictV); ok {
+				d := a
+				if !inplace {
+					d = newDict(span)
+					for i := range a.Keys {
+						d.set(a.Keys[i], a.Vals[i])
+					}
+				}
+				for i := range b.Keys {
+					d.set(b.Keys[i], b.Vals[i])
+				}
+				return d
+			}
+		}
+	}
+	return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+}
+
+func isIntLike(v Value) bool {
+	switch v.(type) {
+	case *IntV, *BoolV:
+		return true
+	}
+	return false
+}
+
+func repeat(v Value, n int64, span source.Span) Value {
+	if n < 0 {
+		n = 0
+	}
+	if n > 1<<16 {
+		return nil
+	}
+	switch a := v.(type) {
+	case *StrV:
+		if int64(len(a.V))*n > 1<<20 {
+			return nil
+		}
+		return &StrV{base{span}, strings.Repeat(a.V, int(n))}
+	case *TupleV:
+		var out []Value
+		for i := int64(0); i < n; i++ {
+			out = append(out, a.Elts...)
+		}
+		return &TupleV{base{span}, out}
+	case *ListV:
+		var out []Value
+		for i := int64(0); i < n; i++ {
+			out = append(out, a.Elts...)
+		}
+		return &ListV{base{span}, out}
+	}
+	return nil
+}
+
+func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
+	args := []Value{y}
+	if t, ok := y.(*TupleV); ok {
+		args = t.Elts
+	}
+	var b strings.Builder
+	k := 0
+	f := s.V
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 >= len(f) {
+			b.WriteByte(f[i])
+			continue
+		}
+		j := i + 1
+		for j < len(f) && strings.IndexByte("0123456789.-+ ", f[j]) >= 0 {
+			j++
+		}
+		if j >= len(f) {
+			return ev.errorf(span, CodeType, "incomplete format")
+		}
+		conv := f[j]
+		spec := f[i+1 : j]
+		i = j
+		if conv == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		if k >= len(args) {
+			return ev.errorf(span, CodeType, "not enough arguments for format string")
+		}
+		a := args[k]
+		k++
+		switch conv {
+		case 's':
+			a = &StrV{base{span}, pyStr(a)}
+			conv = 0
+		case 'r':
+			a = &StrV{base{span}, Repr(a)}
+			conv = 0
+		case 'i', 'u':
+			conv = 'd'
+		}
+		if strings.HasPrefix(spec, "-") {
+			spec = "<" + spec[1:]
+		}
+		full := spec
+		if conv != 0 {
+			full += string(conv)
+		}
+		out, ok := formatValue(a, full)
+		if !ok {
+			return ev.errorf(span, CodeType, "unsupported format %%%s", full)
+		}
+		b.WriteString(out)
+	}
+	return &StrV{base{span}, b.String()}
+}
+
+func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
+	_, xf := x.(*FloatV)
+	_, yf := y.(*FloatV)
+	if !xf && !yf && op != "/" {
+		a, _ := toInt(x)
+		b, _ := toInt(y)
+		_, xb := x.(*BoolV)
+		_, yb := y.(*BoolV)
+		if xb && yb && (op == "&" || op == "|" || op == "^") {
+			var r bool
+			switch op {
+			case "&":
+				r = a&b != 0
+			case "|":
+				r = (a | b) != 0
+			default:
+				r = (a ^ b) != 0
+			}
+			return &BoolV{base{span}, r}
+		}
+		r, err := intOp(op, a, b)
+		switch err {
+		case "":
+			return &IntV{base{span}, r}
+		case "float":
+			return ev.numBinop(op, &FloatV{base{x.Span()}, float64(a)}, y, span)
+		}
+		return ev.errorf(span, CodeType, "%s", err)
+	}
+	a, _ := toFloat(x)
+	b, _ := toFloat(y)
+	var r float64
+	switch op {
+	case "+":
+		r = a + b
+	case "-":
+		r = a - b
+	case "*":
+		r = a * b
+	case "/":
+		if b == 0 {
+			return ev.errorf(span, CodeType, "division by zero")
+		}
+		r = a / b
+	case "//":
+		if b == 0 {
+			return ev.errorf(span, CodeType, "float floor division by zero")
+		}
+		r = math.Floor(a / b)
+	case "%":
+		if b == 0 {
+			return ev.errorf(span, CodeType, "float modulo")
+		}
+		r = math.Mod(a, b)
+		if r != 0 && (r < 0) != (b < 0) {
+			r += b
+		}
+	case "**":
+		r = math.Pow(a, b)
+	default:
+		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	}
+	return &FloatV{base{span}, r}
+}
+
+// intOp computes a op b on Python ints; the error is a Python message, or
+// "float" when the result is a float (negative power).
+func intOp(op string, a, b int64) (int64, string) {
+	big1 := func(f func(x, y *big.Int) *big.Int) (int64, string) {
+		r := f(big.NewInt(a), big.NewInt(b))
+		if !r.IsInt64() {
+			return 0, "integer overflow (result does not fit in 64 bits)"
+		}
+		return r.Int64(), ""
+	}
+	switch op {
+	case "+":
+		return big1(func(x, y *big.Int) *big.Int { return x.Add(x, y) })
+	case "-":
+		return big1(func(x, y *big.Int) *big.Int { return x.Sub(x, y) })
+	case "*":
+		return big1(func(x, y *big.Int) *big.Int { return x.Mul(x, y) })
+	case "//":
+		if b == 0 {
+			return 0, "integer division or modulo by zero"
+		}
+		if a == math.MinInt64 && b == -1 {
+			return 0, "integer overflow (result does not fit in 64 bits)"
+		}
+		return floorDiv(a, b), ""
+	case "%":
+		if b == 0 {
+			return 0, "integer division or modulo by zero"
+		}
+		if b == -1 {
+			return 0, ""
+		}
+		return a - floorDiv(a, b)*b, ""
+	case "**":
+		if b < 0 {
+			return 0, "float"
+		}
+		if b > 64 && a != 0 && a != 1 && a != -1 {
+			return 0, "integer overflow (result does not fit in 64 bits)"
+		}
+		return big1(func(x, y *big.Int) *big.Int { return x.Exp(x, y, nil) })
+	case "<<":
+		if b < 0 {
+			return 0, "negative shift count"
+		}
+		if b > 64 {
+			if a == 0 {
+				return 0, ""
+			}
+			return 0, "integer overflow (result does not fit in 64 bits)"
+		}
+		return big1(func(x, y *big.Int) *big.Int { return x.Lsh(x, uint(b)) })
+	case ">>":
+		if b < 0 {
+			return 0, "negative shift count"
+		}
+		if b > 63 {
+			if a < 0 {
+				return -1, ""
+			}
+			return 0, ""
+		}
+		return a >> uint(b), ""
+	case "&":
+		return a & b, ""
+	case "|":
+		return a | b, ""
+	case "^":
+		return a ^ b, ""
+	case "@":
+		return 0, "unsupported operand type(s) for @: 'int' and 'int'"
+	}
+	return 0, "unsupported operator " + op
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func (ev *evaluator) deviceBinop(op string, x, y Value, span source.Span) Value {
+	var xe, ye ir.Expr
+	var ok1, ok2 bool
+	if xv, ok := x.(*ExprV); ok {
+		xe, ok1 = xv.E, true
+		ye, ok2 = ev.toIR(y, exprType(xe))
+	} else {
+		ye, ok2 = y.(*ExprV).E, true
+		xe, ok1 = ev.toIR(x, exprType(ye))
+	}
+	if !ok1 || !ok2 {
+		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	}
+	if op == "**" {
+		return &ExprV{base{span}, &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: exprType(xe), Span: span}}
+	}
+	bop, ok := irBinOps[op]
+	if !ok {
+		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	}
+	return &ExprV{base{span}, mkBin(bop, xe, ye, span)}
+}
+
+// mkBin builds a op b with integer constant folding and the identities
+// x+0, x-0, x*1, x*0, x//1, x%1.
+func mkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
+	ca, aok := a.(*ir.IntImm)
+	cb, bok := b.(*ir.IntImm)
+	if aok && bok && ca.Type.Code != ir.Bool && cb.Type.Code != ir.Bool {
+		if r, err := intOp(binOpPy[op], ca.Value, cb.Value); err == "" && binOpPy[op] != "" {
+			return &ir.IntImm{Value: r, Type: ca.Type, Span: span}
+		}
+		if c, ok := foldCompare(op, ca.Value, cb.Value); ok {
+			t := ir.BoolT
+			if op == ir.Min || op == ir.Max {
+				t = ca.Type
+			}
+			return &ir.IntImm{Value: c, Type: t, Span: span}
+		}
+	}
+	switch op {
+	case ir.Add:
+		if aok && ca.Value == 0 && ca.Type.Code != ir.Bool {
+			return b
+		}
+		if bok && cb.Value == 0 && cb.Type.Code != ir.Bool {
+			return a
+		}
+	case ir.Sub:
+		if bok && cb.Value == 0 {
+			return a
+		}
+	case ir.Mul:
+		if aok && ca.Value == 1 {
+			return b
+		}
+		if bok && cb.Value == 1 {
+			return a
+		}
+		if (aok && ca.Value == 0) || (bok && cb.Value == 0) {
+			t := exprType(a)
+			if !t.IsValid() || t.IsFloat() {
+				t = ir.Int32
+			}
+			return &ir.IntImm{Value: 0, Type: t, Span: span}
+		}
+	case ir.FloorDiv:
+		if bok && cb.Value == 1 {
+			return a
+		}
+	case ir.FloorMod:
+		if bok && cb.Value == 1 {
+			return &ir.IntImm{Value: 0, Type: cb.Type, Span: span}
+		}
+	}
+	fa, faok := a.(*ir.FloatImm)
+	fb, fbok := b.(*ir.FloatImm)
+	if faok && fbok {
+		var r float64
+		switch op {
+		case ir.Add:
+			r = fa.Value + fb.Value
+		case ir.Sub:
+			r = fa.Value - fb.Value
+		case ir.Mul:
+			r = fa.Value * fb.Value
+		case ir.Div:
+			if fb.Value == 0 {
+				return &ir.Binary{Op: op, A: a, B: b, Span: span}
+			}
+			r = fa.Value / fb.Value
+		default:
+			return &ir.Binary{Op: op, A: a, B: b, Span: span}
+		}
+		return &ir.FloatImm{Value: r, Type: fa.Type, Span: span}
+	}
+	return &ir.Binary{Op: op, A: a, B: b, Span: span}
+}
+
+var binOpPy = map[ir.BinOp]string{
+	ir.Add: "+", ir.Sub: "-", ir.Mul: "*", ir.FloorDiv: "//", ir.FloorMod: "%",
+	ir.Shl: "<<", ir.Shr: ">>", ir.BitAnd: "&", ir.BitOr: "|", ir.BitXor: "^",
+}
+
+func foldCompare(op ir.BinOp, a, b int64) (int64, bool) {
+	var r bool
+	switch op {
+	case ir.EQ:
+		r = a == b
+	case ir.NE:
+		r = a != b
+	case ir.LT:
+		r = a < b
+	case ir.LE:
+		r = a <= b
+	case ir.GT:
+		r = a > b
+	case ir.GE:
+		r = a >= b
+	case ir.Min:
+		return min(a, b), true
+	case ir.Max:
+		return max(a, b), true
+	default:
+		return 0, false
+	}
+	if r {
+		return 1, true
+	}
+	return 0, true
+}
+
+// toIR converts a scalar value to an ir.Expr. Python numbers take the dtype
+// hint when it fits (an int next to a float16 expression becomes a float16
+// constant); otherwise ints are int32 and floats float32, as in TVM.
+func (ev *evaluator) toIR(v Value, hint ir.DataType) (ir.Expr, bool) {
+	switch v := v.(type) {
+	case *ExprV:
+		if _, ok := v.E.(*ir.Region); ok {
+			return nil, false
+		}
+		return v.E, true
+	case *IntV:
+		if hint.IsFloat() {
+			return &ir.FloatImm{Value: float64(v.V), Type: hint, Span: v.span}, true
+		}
+		t := ir.Int32
+		if hint.Code == ir.Int || hint.Code == ir.UInt {
+			t = hint
+		}
+		if t == ir.Int32 && (v.V > math.MaxInt32 || v.V < math.MinInt32) {
+			t = ir.Int64
+		}
+		return &ir.IntImm{Value: v.V, Type: t, Span: v.span}, true
+	case *BoolV:
+		n := int64(0)
+		if v.V {
+			n = 1
+		}
+		return &ir.IntImm{Value: n, Type: ir.BoolT, Span: v.span}, true
+	case *FloatV:
+		t := ir.Float32
+		if hint.IsFloat() {
+			t = hint
+		}
+		return &ir.FloatImm{Value: v.V, Type: t, Span: v.span}, true
+	case *EnumV:
+		return &ir.IntImm{Value: v.V, Type: ir.Int32, Span: v.span}, true
+	}
+	return nil, false
+}
+
+// exprType is the result dtype of e (invalid when unknown or void).
+func exprType(e ir.Expr) ir.DataType {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return e.Type
+	case *ir.FloatImm:
+		return e.Type
+	case *ir.Var:
+		return e.Type
+	case *ir.Load:
+		return e.Buf.Dtype
+	case *ir.Cast:
+		return e.To
+	case *ir.Call:
+		return e.Type
+	case *ir.Binary:
+		switch e.Op {
+		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or:
+			return ir.BoolT
+		}
+		if t := exprType(e.A); t.IsValid() {
+			if t2 := exprType(e.B); t2.IsFloat() && !t.IsFloat() {
+				return t2
+			}
+			return t
+		}
+		return exprType(e.B)
+	case *ir.Not:
+		return ir.BoolT
+	case *ir.Neg:
+		return exprType(e.X)
+	case *ir.Select:
+		return exprType(e.A)
+	case *ir.AddressOf, *ir.BufferData:
+		return ir.HandleT
+	case *ir.ThreadIndex:
+		return ir.Int32
+	}
+	return ir.DataType{}
+}
+
+// ---- unary, boolean and comparison operators ----
+
+func (ev *evaluator) unary(op string, x Value, span source.Span) Value {
+	if p := propagate(span, x); p != nil {
+		return p
+	}
+	switch op {
+	case "not":
+		if e, ok := x.(*ExprV); ok {
+			return &ExprV{base{span}, &ir.Not{X: e.E, Span: span}}
+		}
+		return &BoolV{base{span}, !truthy(x)}
+	case "-":
+		switch v := x.(type) {
+		case *IntV:
+			if v.V == math.MinInt64 {
+				return ev.errorf(span, CodeType, "integer overflow (result does not fit in 64 bits)")
+			}
+			return &IntV{base{span}, -v.V}
+		case *BoolV:
+			n, _ := toInt(v)
+			return &IntV{base{span}, -n}
+		case *FloatV:
+			return &FloatV{base{span}, -v.V}
+		case *ExprV:
+			switch c := v.E.(type) {
+			case *ir.IntImm:
+				return &ExprV{base{span}, &ir.IntImm{Value: -c.Value, Type: c.Type, Span: span}}
+			case *ir.FloatImm:
+				return &ExprV{base{span}, &ir.FloatImm{Value: -c.Value, Type: c.Type, Span: span}}
+			}
+			return &ExprV{base{span}, &ir.Neg{X: v.E, Span: span}}
+		}
+	case "+":
+		switch v := x.(type) {
+		case *IntV, *FloatV, *ExprV:
+			return v
+		case *BoolV:
+			n, _ := toInt(v)
+			return &IntV{base{span}, n}
+		}
+	case "~":
+		switch v := x.(type) {
+		case *IntV, *BoolV:
+			n, _ := toInt(v)
+			return &IntV{base{span}, ^n}
+		case *ExprV:
+			return &ExprV{base{span}, &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: exprType(v.E), Span: span}}
+		}
+	}
+	return ev.errorf(span, CodeType, "bad operand type for unary %s: '%s'", op, x.TypeName())
+}
+
+func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
+	isAnd := e.Op == "and"
+	op := ir.Or
+	if isAnd {
+		op = ir.And
+	}
+	var acc ir.Expr // non-nil once a device operand was met
+	for i, x := range e.Values {
+		v := ev.expr(fr, x)
+		if isErr(v) {
+			return v
+		}
+		if ex, ok := v.(*ExprV); ok {
+			if acc == nil {
+				acc = ex.E
+			} else {
+				acc = &ir.Binary{Op: op, A: acc, B: ex.E, Span: e.Loc}
+			}
+			continue
+		}
+		if acc == nil {
+			if i == len(e.Values)-1 || truthy(v) != isAnd {
+				return v // Python short-circuit semantics
+			}
+			continue
+		}
+		if truthy(v) != isAnd {
+			return &BoolV{base{e.Loc}, !isAnd} // dev and False, dev or True
+		}
+	}
+	if b, ok := acc.(*ir.Binary); ok && (b.Op == ir.And || b.Op == ir.Or) {
+		b.Span = e.Loc
+	}
+	return &ExprV{base{e.Loc}, acc}
+}
+
+func (ev *evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
+	left := ev.expr(fr, e.Left)
+	var acc ir.Expr
+	var result Value
+	for i, op := range e.Ops {
+		right := ev.expr(fr, e.Comparators[i])
+		sp := source.Join(left.Span(), right.Span())
+		if len(e.Ops) == 1 {
+			sp = e.Loc
+		}
+		r := ev.compare(op, left, right, sp)
+		if isErr(r) {
+			return r
+		}
+		if ex, ok := r.(*ExprV); ok {
+			if acc == nil {
+				if result != nil && !truthy(result) {
+					return result
+				}
+				acc = ex.E
+			} else {
+				acc = &ir.Binary{Op: ir.And, A: acc, B: ex.E, Span: e.Loc}
+			}
+		} else if !truthy(r) {
+			if acc == nil {
+				return r
+			}
+			return &BoolV{base{e.Loc}, false}
+		} else if result == nil {
+			result = r
+		}
+		left = right
+	}
+	if acc != nil {
+		return &ExprV{base{e.Loc}, acc}
+	}
+	return &BoolV{base{e.Loc}, true}
+}
+
+var irCmpOps = map[string]ir.BinOp{"==": ir.EQ, "!=": ir.NE, "<": ir.LT, "<=": ir.LE, ">": ir.GT, ">=": ir.GE}
+
+func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
+	switch op {
+	case "is", "is not":
+		if p := propagate(span, x, y); p != nil {
+			return p
+		}
+		r := pyIs(x, y)
+		if op == "is not" {
+			r = !r
+		}
+		return &BoolV{base{span}, r}
+	case "in", "not in":
+		if p := propagate(span, x, y); p != nil {
+			return p
+		}
+		r, ok := ev.contains(y, x)
+		if !ok {
+			return ev.errorf(span, CodeType, "argument of type '%s' is not iterable", y.TypeName())
+		}
+		if op == "not in" {
+			r = !r
+		}
+		return &BoolV{base{span}, r}
+	}
+	if p := propagate(span, x, y); p != nil {
+		return p
+	}
+	_, xd := x.(*ExprV)
+	_, yd := y.(*ExprV)
+	if xd || yd {
+		if v, ok := ev.deviceCompare(op, x, y, span); ok {
+			return v
+		}
+		if op == "==" || op == "!=" {
+			return &BoolV{base{span}, (op == "==") == pyEqual(x, y)}
+		}
+		return ev.errorf(span, CodeType, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	}
+	switch op {
+	case "==":
+		return &BoolV{base{span}, pyEqual(x, y)}
+	case "!=":
+		return &BoolV{base{span}, !pyEqual(x, y)}
+	}
+	c, ok := pyCompare(x, y)
+	if !ok {
+		return ev.errorf(span, CodeType, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	}
+	var r bool
+	switch op {
+	case "<":
+		r = c < 0
+	case "<=":
+		r = c <= 0
+	case ">":
+		r = c > 0
+	case ">=":
+		r = c >= 0
+	}
+	return &BoolV{base{span}, r}
+}
+
+func (ev *evaluator) deviceCompare(op string, x, y Value, span source.Span) (Value, bool) {
+	var xe, ye ir.Expr
+	var ok1, ok2 bool
+	if xv, ok := x.(*ExprV); ok {
+		xe, ok1 = xv.E, true
+		ye, ok2 = ev.toIR(y, exprType(xe))
+	} else {
+		ye, ok2 = y.(*ExprV).E, true
+		xe, ok1 = ev.toIR(x, exprType(ye))
+	}
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	return &ExprV{base{span}, mkBin(irCmpOps[op], xe, ye, span)}, true
+}
+
+func pyIs(x, y Value) bool {
+	switch a := x.(type) {
+	case *NoneV:
+		_, ok := y.(*NoneV)
+		return ok
+	case *BoolV:
+		b, ok := y.(*BoolV)
+		return ok && a.V == b.V
+	case *IntV:
+		b, ok := y.(*IntV)
+		return ok && a.V == b.V && a.V >= -5 && a.V <= 256
+	case *StrV:
+		b, ok := y.(*StrV)
+		return ok && a.V == b.V
+	case *EnumV:
+		b, ok := y.(*EnumV)
+		return ok && a.Type == b.Type && a.Name == b.Name
+	case *MarkerV:
+		b, ok := y.(*MarkerV)
+		return ok && a.Name == b.Name
+	}
+	return samePtr(x, y)
+}
+
+func samePtr(x, y Value) bool {
+	switch a := x.(type) {
+	case *ListV:
+		b, ok := y.(*ListV)
+		return ok && a == b
+	case *DictV:
+		b, ok := y.(*DictV)
+		return ok && a == b
+	case *BufferV:
+		b, ok := y.(*BufferV)
+		return ok && a.B == b.B
+	case *FuncV:
+		b, ok := y.(*FuncV)
+		return ok && a == b
+	case *ModuleV:
+		b, ok := y.(*ModuleV)
+		return ok && a.Path == b.Path
+	case *AxisV:
+		b, ok := y.(*AxisV)
+		return ok && a.A == b.A
+	}
+	return false
+}
+
+// pyEqual is Python ==.
+func pyEqual(x, y Value) bool {
+	if isPyNum(x) && isPyNum(y) {
+		a, _ := toFloat(x)
+		b, _ := toFloat(y)
+		if isIntLike(x) && isIntLike(y) {
+			ai, _ := toInt(x)
+			bi, _ := toInt(y)
+			return ai == bi
+		}
+		return a == b
+	}
+	switch a := x.(type) {
+	case *StrV:
+		switch b := y.(type) {
+		case *StrV:
+			return a.V == b.V
+		case *DTypeV:
+			return a.V == b.DT.String()
+		}
+		return false
+	case *DTypeV:
+		switch b := y.(type) {
+		case *StrV:
+			return a.DT.String() == b.V
+		case *DTypeV:
+			return a.DT == b.DT
+		}
+		return false
+	case *NoneV:
+		_, ok := y.(*NoneV)
+		return ok
+	case *TupleV:
+		b, ok := y.(*TupleV)
+		return ok && eltsEqual(a.Elts, b.Elts)
+	case *ListV:
+		b, ok := y.(*ListV)
+		return ok && eltsEqual(a.Elts, b.Elts)
+	case *DictV:
+		b, ok := y.(*DictV)
+		if !ok || len(a.Keys) != len(b.Keys) {
+			return false
+		}
+		for i, k := range a.Keys {
+			v, found, _ := b.get(k)
+			if !found || !pyEqual(a.Vals[i], v) {
+				return false
+			}
+		}
+		return true
+	case *EnumV:
+		b, ok := y.(*EnumV)
+		return ok && a.Type == b.Type && a.Name == b.Name
+	case *RangeV:
+		b, ok := y.(*RangeV)
+		return ok && *a == *b
+	case *LayoutV:
+		b, ok := y.(*LayoutV)
+		return ok && layout.Equal(a.L, b.L)
+	case *SliceV:
+		b, ok := y.(*SliceV)
+		return ok && pyEqual(a.Lo, b.Lo) && pyEqual(a.Hi, b.Hi) && pyEqual(a.Step, b.Step)
+	case *ExprV:
+		b, ok := y.(*ExprV)
+		return ok && a.E == b.E
+	}
+	if k1, ok := hashKey(x); ok {
+		if k2, ok := hashKey(y); ok {
+			return k1 == k2
+		}
+	}
+	return samePtr(x, y)
+}
+
+func eltsEqual(a, b []Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !pyEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// pyCompare orders numbers, strings and sequences like Python.
+func pyCompare(x, y Value) (int, bool) {
+	if isPyNum(x) && isPyNum(y) {
+		if isIntLike(x) && isIntLike(y) {
+			a, _ := toInt(x)
+			b, _ := toInt(y)
+			return cmp3(a < b, a > b), true
+		}
+		a, _ := toFloat(x)
+		b, _ := toFloat(y)
+		return cmp3(a < b, a > b), true
+	}
+	switch a := x.(type) {
+	case *StrV:
+		if b, ok := y.(*StrV); ok {
+			return strings.Compare(a.V, b.V), true
+		}
+	case *TupleV:
+		if b, ok := y.(*TupleV); ok {
+			return seqCompare(a.Elts, b.Elts)
+		}
+	case *ListV:
+		if b, ok := y.(*ListV); ok {
+			return seqCompare(a.Elts, b.Elts)
+		}
+	}
+	return 0, false
+}
+
+func cmp3(lt, gt bool) int {
+	if lt {
+		return -1
+	}
+	if gt {
+		return 1
+	}
+	return 0
+}
+
+func seqCompare(a, b []Value) (int, bool) {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if pyEqual(a[i], b[i]) {
+			continue
+		}
+		return pyCompare(a[i], b[i])
+	}
+	return cmp3(len(a) < len(b), len(a) > len(b)), true
+}
+
+func (ev *evaluator) contains(container, x Value) (bool, bool) {
+	switch c := container.(type) {
+	case *StrV:
+		s, ok := x.(*StrV)
+		if !ok {
+			return false, false
+		}
+		return strings.Contains(c.V, s.V), true
+	case *DictV:
+		_, found, _ := c.get(x)
+		return found, true
+	case *RangeV:
+		n, ok := toInt(x)
+		if !ok {
+			return false, true
+		}
+		if c.Step > 0 {
+			return n >= c.Start && n < c.Stop && (n-c.Start)%c.Step == 0, true
+		}
+		return n <= c.Start && n > c.Stop && (c.Start-n)%(-c.Step) == 0, true
+	case *TupleV, *ListV:
+		for _, e := range seqElts(c) {
+			if pyEqual(e, x) {
+				return true, true
+			}
+		}
+		return false, true
+	}
+	return false, false
+}

@@ -1,0 +1,692 @@
+package eval
+
+import (
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// ctrl is how a statement ended.
+type ctrl uint8
+
+const (
+	ctrlNone ctrl = iota
+	ctrlReturn
+	ctrlBreak
+	ctrlContinue
+	ctrlRaise // a Python exception (raise, failed assert) or a halted budget
+)
+
+func (ev *evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
+	for _, s := range ss {
+		if ev.halted {
+			return ctrlRaise
+		}
+		if c := ev.execStmt(fr, s); c != ctrlNone {
+			return c
+		}
+	}
+	return ctrlNone
+}
+
+// inKernelTIR reports whether fr's statements build kernel IR.
+func (ev *evaluator) inKernelTIR(fr *frame) bool { return fr.tir && ev.emit != nil }
+
+func (ev *evaluator) emitStmt(s ir.Stmt) {
+	if ev.emit != nil {
+		*ev.emit = append(*ev.emit, s)
+	}
+}
+
+func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
+	if !ev.step(s.Span()) {
+		return ctrlRaise
+	}
+	switch s := s.(type) {
+	case *syntax.ExprStmt:
+		ev.execExprStmt(fr, s)
+	case *syntax.Assign:
+		ev.execAssign(fr, s)
+	case *syntax.AugAssign:
+		ev.execAugAssign(fr, s)
+	case *syntax.AnnAssign:
+		ev.execAnnAssign(fr, s)
+	case *syntax.FunctionDef:
+		ev.execFunctionDef(fr, s)
+	case *syntax.ClassDef:
+		for _, d := range s.Decorators {
+			ev.expr(fr, d)
+		}
+		fr.env.set(s.Name.Id, &OpaqueV{base{s.Name.Loc}, "class " + s.Name.Id})
+	case *syntax.Return:
+		if s.Value != nil {
+			fr.ret = ev.expr(fr, s.Value)
+		} else {
+			fr.ret = &NoneV{base{s.Loc}}
+		}
+		return ctrlReturn
+	case *syntax.Delete:
+		for _, t := range s.Targets {
+			ev.execDelete(fr, t)
+		}
+	case *syntax.If:
+		return ev.execIf(fr, s)
+	case *syntax.For:
+		return ev.execFor(fr, s)
+	case *syntax.While:
+		return ev.execWhile(fr, s)
+	case *syntax.With:
+		for _, it := range s.Items {
+			v := ev.expr(fr, it.Context)
+			if it.Vars != nil {
+				ev.assign(fr, it.Vars, &OpaqueV{base{it.Context.Span()}, "with " + Repr(v)}, it.Context.Span(), false)
+			}
+		}
+		return ev.execBlock(fr, s.Body)
+	case *syntax.Try:
+		c := ev.execBlock(fr, s.Body)
+		if c == ctrlRaise && !ev.halted && len(s.Handlers) > 0 {
+			h := s.Handlers[0]
+			if h.Name != nil {
+				fr.env.set(h.Name.Id, &OpaqueV{base{h.Name.Loc}, "exception"})
+			}
+			c = ev.execBlock(fr, h.Body)
+		} else if c == ctrlNone {
+			c = ev.execBlock(fr, s.Else)
+		}
+		if fc := ev.execBlock(fr, s.Finally); fc != ctrlNone {
+			return fc
+		}
+		return c
+	case *syntax.Raise:
+		if s.Exc != nil {
+			ev.expr(fr, s.Exc)
+		}
+		return ctrlRaise
+	case *syntax.Assert:
+		ev.execAssert(fr, s)
+	case *syntax.Import:
+		ev.execImport(fr, s)
+	case *syntax.ImportFrom:
+		ev.execImportFrom(fr, s)
+	case *syntax.Global:
+		if fr.env.globals == nil {
+			fr.env.globals = map[string]bool{}
+		}
+		for _, n := range s.Names {
+			fr.env.globals[n.Id] = true
+		}
+	case *syntax.Nonlocal:
+		// Closures share scopes by pointer; writing through to the
+		// enclosing scope that defines the name is what nonlocal needs.
+		for _, n := range s.Names {
+			for sc := fr.env.parent; sc != nil && sc.parent != nil; sc = sc.parent {
+				if v, ok := sc.vars[n.Id]; ok {
+					fr.env.vars[n.Id] = v
+					break
+				}
+			}
+		}
+	case *syntax.Break:
+		ev.lastCtrl = s.Loc
+		return ctrlBreak
+	case *syntax.Continue:
+		ev.lastCtrl = s.Loc
+		return ctrlContinue
+	case *syntax.Pass, *syntax.Match, *syntax.TypeAlias, *syntax.BadStmt:
+	}
+	return ctrlNone
+}
+
+func (ev *evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
+	v := ev.expr(fr, s.X)
+	if ev.emit == nil {
+		return
+	}
+	switch v := v.(type) {
+	case *ExprV:
+		if _, isCall := v.E.(*ir.Call); isCall {
+			ev.emitStmt(&ir.Evaluate{X: v.E, Span: s.Loc})
+		}
+	case *OpaqueV:
+		if ev.kern != nil {
+			ev.warnf(s.X.Span(), CodeUnresolved, "`%s` is not modelled by tilels; statement ignored", clip(ev.text(s.X.Span()), 60))
+		}
+	case *UnboundV:
+		ev.useUnbound(v.Origin)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// hintFor prepares the name hint for `targets = value`.
+func (ev *evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint {
+	c, ok := value.(*syntax.Call)
+	if !ok || len(targets) == 0 {
+		return nil
+	}
+	h := &nameHint{call: c}
+	switch t := targets[0].(type) {
+	case *syntax.Name:
+		h.names, h.spans = []string{t.Id}, []source.Span{t.Loc}
+	case *syntax.Tuple:
+		for _, e := range t.Elts {
+			if n, ok := e.(*syntax.Name); ok {
+				h.names = append(h.names, n.Id)
+				h.spans = append(h.spans, n.Loc)
+			} else {
+				return nil
+			}
+		}
+	case *syntax.List:
+		for _, e := range t.Elts {
+			if n, ok := e.(*syntax.Name); ok {
+				h.names = append(h.names, n.Id)
+				h.spans = append(h.spans, n.Loc)
+			} else {
+				return nil
+			}
+		}
+	default:
+		return nil
+	}
+	return h
+}
+
+func (ev *evaluator) execAssign(fr *frame, s *syntax.Assign) {
+	saved := ev.hint
+	ev.hint = ev.hintFor(s.Targets, s.Value)
+	v := ev.expr(fr, s.Value)
+	ev.hint = saved
+	for _, t := range s.Targets {
+		ev.assign(fr, t, v, s.Value.Span(), true)
+	}
+}
+
+// assign binds v to target. letOK allows a device expression assigned to a
+// name inside a kernel body to become an ir.Let.
+// vspan is the span of the assigned value's expression (for errors).
+func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source.Span, letOK bool) {
+	switch t := target.(type) {
+	case *syntax.Name:
+		ev.assignName(fr, t, v, vspan, letOK)
+	case *syntax.Tuple:
+		ev.assignUnpack(fr, t.Elts, v, vspan)
+	case *syntax.List:
+		ev.assignUnpack(fr, t.Elts, v, vspan)
+	case *syntax.Subscript:
+		obj := ev.expr(fr, t.X)
+		idx, isTuple := ev.indexValues(fr, t.Index)
+		ev.setItem(fr, obj, idx, isTuple, v, vspan, t)
+	case *syntax.Attribute:
+		ev.expr(fr, t.X) // attribute stores on opaque objects are ignored
+	case *syntax.Starred:
+		ev.errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
+	case *syntax.BadExpr:
+	default:
+		ev.errorf(target.Span(), CodeType, "cannot assign to %s", clip(ev.text(target.Span()), 40))
+	}
+}
+
+func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
+	if ev.inKernelTIR(fr) {
+		if old, ok := fr.env.lookup(t.Id); ok {
+			if ov, ok := old.(*ExprV); ok {
+				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
+					e, ok := ev.toIR(v, vr.Type)
+					if !ok {
+						if !isErr(v) {
+							ev.errorf(vspan, CodeType, "cannot assign %s to mutable scalar `%s`", v.TypeName(), t.Id)
+						}
+						return
+					}
+					ev.emitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(t.Loc, vspan)})
+					return
+				}
+			}
+		}
+		if ex, ok := v.(*ExprV); ok && letOK && needsLet(ex.E) {
+			vr := &ir.Var{Name: t.Id, Type: exprType(ex.E), Span: t.Loc}
+			ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
+			v = &ExprV{base{t.Loc}, vr}
+		}
+	}
+	fr.env.set(t.Id, v)
+}
+
+// needsLet reports whether binding e to a name in a kernel body introduces
+// an ir.Let: variables and constants are bound directly (aliases).
+func needsLet(e ir.Expr) bool {
+	switch e.(type) {
+	case *ir.Var, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.BufferData, *ir.AddressOf, *ir.Region:
+		return false
+	}
+	return true
+}
+
+func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, span source.Span) {
+	if isErr(v) {
+		for _, t := range targets {
+			if st, ok := t.(*syntax.Starred); ok {
+				t = st.X
+			}
+			ev.assign(fr, t, v, span, false)
+		}
+		return
+	}
+	elts, ok := ev.iterate(v, span)
+	if !ok {
+		ev.errorf(span, CodeType, "cannot unpack non-iterable %s object", v.TypeName())
+		for _, t := range targets {
+			if st, ok := t.(*syntax.Starred); ok {
+				t = st.X
+			}
+			ev.assign(fr, t, poison(span), span, false)
+		}
+		return
+	}
+	star := -1
+	for i, t := range targets {
+		if _, ok := t.(*syntax.Starred); ok {
+			star = i
+		}
+	}
+	if star < 0 {
+		if len(elts) != len(targets) {
+			if len(elts) > len(targets) {
+				ev.errorf(span, CodeType, "too many values to unpack (expected %d)", len(targets))
+			} else {
+				ev.errorf(span, CodeType, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
+			}
+			for _, t := range targets {
+				ev.assign(fr, t, poison(span), span, false)
+			}
+			return
+		}
+		for i, t := range targets {
+			ev.assign(fr, t, elts[i], span, false)
+		}
+		return
+	}
+	after := len(targets) - star - 1
+	if len(elts) < star+after {
+		ev.errorf(span, CodeType, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
+		return
+	}
+	for i := 0; i < star; i++ {
+		ev.assign(fr, targets[i], elts[i], span, false)
+	}
+	mid := append([]Value(nil), elts[star:len(elts)-after]...)
+	ev.assign(fr, targets[star].(*syntax.Starred).X, &ListV{base{span}, mid}, span, false)
+	for i := 0; i < after; i++ {
+		ev.assign(fr, targets[star+1+i], elts[len(elts)-after+i], span, false)
+	}
+}
+
+func (ev *evaluator) execDelete(fr *frame, t syntax.Expr) {
+	switch t := t.(type) {
+	case *syntax.Name:
+		delete(fr.env.vars, t.Id)
+	case *syntax.Subscript:
+		obj := ev.expr(fr, t.X)
+		idx, isTuple := ev.indexValues(fr, t.Index)
+		switch o := obj.(type) {
+		case *DictV:
+			o.del(keyOf(idx, isTuple, t.Loc))
+		case *ListV:
+			if len(idx) == 1 {
+				if n, ok := idx[0].(*IntV); ok {
+					if i, ok := normIndex(n.V, len(o.Elts)); ok {
+						o.Elts = append(o.Elts[:i:i], o.Elts[i+1:]...)
+					}
+				}
+			}
+		}
+	case *syntax.Tuple:
+		for _, e := range t.Elts {
+			ev.execDelete(fr, e)
+		}
+	}
+}
+
+func (ev *evaluator) execAugAssign(fr *frame, s *syntax.AugAssign) {
+	switch t := s.Target.(type) {
+	case *syntax.Name:
+		old := ev.expr(fr, t)
+		rhs := ev.expr(fr, s.Value)
+		nv := ev.binop(s.Op, old, rhs, s.Loc, true)
+		ev.assignName(fr, t, nv, s.Loc, true)
+	case *syntax.Subscript:
+		obj := ev.expr(fr, t.X)
+		idx, isTuple := ev.indexValues(fr, t.Index)
+		old := ev.getItem(fr, obj, idx, isTuple, t)
+		rhs := ev.expr(fr, s.Value)
+		nv := ev.binop(s.Op, old, rhs, s.Loc, true)
+		ev.setItem(fr, obj, idx, isTuple, nv, s.Loc, t)
+	case *syntax.Attribute:
+		ev.expr(fr, t.X)
+		ev.expr(fr, s.Value)
+	default:
+		ev.errorf(s.Target.Span(), CodeType, "illegal expression for augmented assignment")
+	}
+}
+
+func (ev *evaluator) execAssert(fr *frame, s *syntax.Assert) {
+	v := ev.expr(fr, s.Test)
+	if isErr(v) {
+		return
+	}
+	if _, ok := v.(*ExprV); ok {
+		return // a device assertion; not modelled
+	}
+	if !truthy(v) {
+		msg := "assertion failed"
+		if s.Msg != nil {
+			if m := ev.expr(fr, s.Msg); !isErr(m) {
+				msg = "assertion failed: " + pyStr(m)
+			}
+		}
+		ev.errorf(s.Test.Span(), CodeType, "%s", msg)
+	}
+}
+
+// containsKernel reports whether the statements lexically contain a kernel def.
+func (ev *evaluator) containsKernel(ss ...syntax.Stmt) bool {
+	found := false
+	for _, s := range ss {
+		syntax.Inspect(s, func(n syntax.Node) bool {
+			if found {
+				return false
+			}
+			if fd, ok := n.(*syntax.FunctionDef); ok && (isKernelDecorated(fd) || ev.hasKernel[fd]) {
+				found = true
+				return false
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// skipUnknown handles a Python-level branch or loop whose condition or
+// iterable is not concrete: it is skipped; a kernel inside it makes an
+// unbound parameter worth reporting.
+func (ev *evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
+	if ev.kern != nil {
+		ev.needConcrete(v, span, what)
+		return
+	}
+	if u, ok := v.(*UnboundV); ok && ev.containsKernel(s) {
+		ev.reportUnbound(u.Origin)
+	}
+}
+
+func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
+	cond := ev.expr(fr, s.Test)
+	switch c := cond.(type) {
+	case *PoisonV:
+		return ctrlNone
+	case *UnboundV, *OpaqueV:
+		ev.skipUnknown(fr, c, s.Test.Span(), s, "this condition")
+		return ctrlNone
+	case *ExprV:
+		if !ev.inKernelTIR(fr) {
+			ev.errorf(s.Test.Span(), CodeType, "cannot branch on device value `%s` in Python code", ExprString(c.E))
+			return ctrlNone
+		}
+		thenB := ev.subBlock(fr, s.Body, s.Loc)
+		var elseB *ir.Block
+		if len(s.Else) > 0 {
+			elseB = ev.subBlock(fr, s.Else, s.Loc)
+		}
+		ev.emitStmt(&ir.If{Cond: c.E, Then: thenB, Else: elseB, Span: s.Loc})
+		return ctrlNone
+	}
+	if truthy(cond) {
+		return ev.execBlock(fr, s.Body)
+	}
+	return ev.execBlock(fr, s.Else)
+}
+
+// subBlock evaluates ss into a fresh ir.Block. Break and continue inside a
+// device block are errors.
+func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir.Block {
+	saved := ev.emit
+	var stmts []ir.Stmt
+	ev.emit = &stmts
+	c := ev.execBlock(fr, ss)
+	ev.emit = saved
+	if c == ctrlBreak || c == ctrlContinue {
+		ev.errorf(ev.lastCtrl, CodeType, "break and continue are not supported inside device control flow")
+	}
+	sp := span
+	if len(ss) > 0 {
+		sp = source.Join(ss[0].Span(), ss[len(ss)-1].Span())
+	}
+	return &ir.Block{Stmts: stmts, Span: sp}
+}
+
+func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
+	saved := ev.curLoop
+	defer func() { ev.curLoop = saved }()
+	for iter := 0; ; iter++ {
+		if iter == 1 {
+			ev.curLoop = source.Span{Start: s.Loc.Start, End: s.Test.Span().End}
+		}
+		cond := ev.expr(fr, s.Test)
+		switch c := cond.(type) {
+		case *PoisonV:
+			return ctrlNone
+		case *UnboundV, *OpaqueV:
+			ev.skipUnknown(fr, c, s.Test.Span(), s, "this loop condition")
+			return ctrlNone
+		case *ExprV:
+			if iter > 0 || !ev.inKernelTIR(fr) {
+				ev.errorf(s.Test.Span(), CodeType, "cannot loop on device value `%s` in Python code", ExprString(c.E))
+				return ctrlNone
+			}
+			body := ev.subBlock(fr, s.Body, s.Loc)
+			ev.emitStmt(&ir.While{Cond: c.E, Body: body, Span: s.Loc})
+			return ctrlNone
+		}
+		if !truthy(cond) {
+			return ev.execBlock(fr, s.Else)
+		}
+		if !ev.step(s.Loc) {
+			return ctrlRaise
+		}
+		switch c := ev.execBlock(fr, s.Body); c {
+		case ctrlBreak:
+			return ctrlNone
+		case ctrlReturn, ctrlRaise:
+			return c
+		}
+	}
+}
+
+func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
+	it := ev.expr(fr, s.Iter)
+	switch v := it.(type) {
+	case *PoisonV:
+		ev.assign(fr, s.Target, v, s.Iter.Span(), false)
+		return ctrlNone
+	case *UnboundV, *OpaqueV:
+		ev.skipUnknown(fr, v, s.Iter.Span(), s, "this loop's iterable")
+		return ctrlNone
+	case *LoopV:
+		if !ev.inKernelTIR(fr) {
+			ev.errorf(s.Iter.Span(), CodeType, "%s loops are only allowed in a prim_func body", v.What)
+			return ctrlNone
+		}
+		ev.deviceLoop(fr, s, v)
+		return ctrlNone
+	case *RangeV:
+		if ev.inKernelTIR(fr) {
+			ev.deviceLoop(fr, s, rangeLoop(v))
+			return ctrlNone
+		}
+	}
+	// A Python loop: unrolled at evaluation time.
+	saved := ev.curLoop
+	ev.curLoop = source.Span{Start: s.Loc.Start, End: s.Iter.Span().End}
+	defer func() { ev.curLoop = saved }()
+	next, ok := ev.iterator(it, s.Iter.Span())
+	if !ok {
+		ev.errorf(s.Iter.Span(), CodeType, "'%s' object is not iterable", it.TypeName())
+		return ctrlNone
+	}
+	for {
+		x, more := next()
+		if !more {
+			break
+		}
+		if !ev.step(s.Loc) {
+			return ctrlRaise
+		}
+		ev.assign(fr, s.Target, x, s.Iter.Span(), false)
+		switch c := ev.execBlock(fr, s.Body); c {
+		case ctrlBreak:
+			return ctrlNone
+		case ctrlReturn, ctrlRaise:
+			return c
+		}
+	}
+	return ev.execBlock(fr, s.Else)
+}
+
+// deviceLoop emits one ir.For per loop dimension.
+func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
+	var names []string
+	var spans []source.Span
+	switch t := s.Target.(type) {
+	case *syntax.Name:
+		names, spans = []string{t.Id}, []source.Span{t.Loc}
+	case *syntax.Tuple:
+		for _, e := range t.Elts {
+			n, ok := e.(*syntax.Name)
+			if !ok {
+				ev.errorf(e.Span(), CodeType, "loop target must be a name")
+				return
+			}
+			names, spans = append(names, n.Id), append(spans, n.Loc)
+		}
+	default:
+		ev.errorf(s.Target.Span(), CodeType, "loop target must be a name or a tuple of names")
+		return
+	}
+	if len(names) != len(lv.Extents) {
+		if len(names) == 1 && len(lv.Extents) > 1 {
+			ev.errorf(s.Target.Span(), CodeType, "T.grid with %d extents needs %d loop variables", len(lv.Extents), len(lv.Extents))
+		} else {
+			ev.errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
+		}
+		return
+	}
+	vars := make([]*ir.Var, len(names))
+	for i, n := range names {
+		vars[i] = &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]}
+		fr.env.set(n, &ExprV{base{spans[i]}, vars[i]})
+	}
+	body := ev.subBlock(fr, s.Body, s.Loc)
+	var stmt ir.Stmt
+	for i := len(vars) - 1; i >= 0; i-- {
+		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Body: body, Span: s.Loc}
+		if isZero(f.Min) {
+			f.Min = nil
+		}
+		stmt = f
+		if i > 0 {
+			body = &ir.Block{Stmts: []ir.Stmt{f}, Span: s.Loc}
+		}
+	}
+	ev.emitStmt(stmt)
+}
+
+func isZero(e ir.Expr) bool {
+	c, ok := ir.ConstInt(e)
+	return e == nil || ok && c == 0
+}
+
+func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
+	name := s.Name.Id
+	if fr.fn != nil {
+		name = fr.fn.Name + "." + name
+	}
+	var decos []Value
+	for _, d := range s.Decorators {
+		decos = append(decos, ev.expr(fr, d))
+	}
+	kernel, tirHelper := false, false
+	var kernelDeco *MarkerV
+	for _, d := range decos {
+		if m, ok := d.(*MarkerV); ok {
+			switch m.Name {
+			case "T.prim_func", "T.jit":
+				kernel, kernelDeco = true, m
+			case "T.inline", "T.macro":
+				tirHelper = true
+			}
+		}
+	}
+	if !kernel && isKernelDecorated(s) {
+		// A prim_func decorator that did not resolve (e.g. an unresolved
+		// import of T): report once, at the decorator.
+		for i, d := range decos {
+			if !isErr(d) {
+				continue
+			}
+			if o, ok := d.(*OpaqueV); ok {
+				ev.warnf(s.Decorators[i].Span(), CodeUnresolved, "kernel `%s` is not evaluated: `%s` is not modelled by tilels", s.Name.Id, o.Path)
+			}
+			if u, ok := d.(*UnboundV); ok {
+				ev.reportUnbound(u.Origin)
+			}
+		}
+	}
+	if kernel {
+		v := ev.evalKernel(fr, s, name, kernelDeco)
+		fr.env.set(s.Name.Id, v)
+		return
+	}
+	fn := ev.makeFunc(fr, s, name)
+	fn.TIR = tirHelper || (fr.tir && ev.kern != nil && len(s.Decorators) == 0)
+	var v Value = fn
+	for i := len(decos) - 1; i >= 0; i-- {
+		switch d := decos[i].(type) {
+		case *FuncV:
+			v = ev.callValue(d, &call{span: s.Decorators[i].Span(), args: []Value{v}, argSpans: []source.Span{s.Name.Loc}})
+		case *BuiltinV:
+			if d.Name == "functools.cache" || d.Name == "functools.lru_cache" {
+				continue
+			}
+			v = ev.callValue(d, &call{span: s.Decorators[i].Span(), args: []Value{v}, argSpans: []source.Span{s.Name.Loc}})
+		}
+	}
+	fr.env.set(s.Name.Id, v)
+}
+
+func (ev *evaluator) makeFunc(fr *frame, s *syntax.FunctionDef, name string) *FuncV {
+	fn := &FuncV{base: base{s.Name.Loc}, Name: name, Def: s, Params: s.Params, Env: fr.env, Defaults: map[*syntax.Param]Value{}}
+	ev.evalDefaults(fr, fn)
+	ev.funcByDef[s] = fn
+	return fn
+}
+
+func (ev *evaluator) evalDefaults(fr *frame, fn *FuncV) {
+	ps := fn.Params
+	if ps == nil {
+		return
+	}
+	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
+		for _, p := range list {
+			if p.Default != nil {
+				fn.Defaults[p] = ev.expr(fr, p.Default)
+			}
+		}
+	}
+}

@@ -1,0 +1,403 @@
+package eval
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// tileOps are the Tx tile primitives (tvm/tirx/script/tile.py
+// _SCOPED_TILE_OP_NAMES at SEED, which adds log2 to PRE's list).
+var tileOps = []string{
+	"add", "binary_chain", "binary_reduce", "cast", "copy", "copy_async", "exp", "exp2", "log2",
+	"fdiv", "fill", "fma", "gemm", "gemm_async", "max", "maximum", "memset", "min", "minimum",
+	"mul", "permute_layout", "reciprocal", "reduce_negate", "select", "silu", "sqrt", "sub",
+	"sum", "unary_reduce", "zero",
+}
+
+// txScopes maps Tx scope namespaces to their execution scope.
+var txScopes = map[string]string{
+	"cluster": "cluster", "cta": "cta", "wg": "warpgroup", "warpgroup": "warpgroup",
+	"warp": "warp", "thread": "thread",
+}
+
+func isTileOp(name string) bool { return slices.Contains(tileOps, name) }
+
+func txNames() []string {
+	names := append([]string(nil), tileOps...)
+	for s := range txScopes {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func txModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	if sc, ok := txScopes[name]; ok {
+		return &TxNSV{base{span}, sc, name}, true
+	}
+	if isTileOp(name) {
+		return &TxOpV{base: base{span}, Op: name, Scope: "thread", NameSpan: span}, true
+	}
+	if name == "compose_op" {
+		return &OpaqueV{base{span}, "Tx.compose_op"}, true
+	}
+	return nil, false
+}
+
+func (ev *evaluator) txAttr(ns *TxNSV, name string, nameSpan, span source.Span, quiet bool) Value {
+	if isTileOp(name) {
+		return &TxOpV{base: base{span}, Op: name, Scope: ns.Scope, NameSpan: nameSpan}
+	}
+	if quiet {
+		return nil
+	}
+	ev.errorf(nameSpan, CodeUnknownOp, "'Tx.%s.%s' is not a tile primitive; the 'Tx.%s.' scope prefix applies only to tile primitives", ns.Label, name, ns.Label)
+	return nil
+}
+
+// tileSig is the positional signature of a tile primitive (spec §1.5);
+// required parameters come first.
+type tileSig struct {
+	params   []string
+	required int
+}
+
+var tileSigs = map[string]tileSig{
+	"copy":       {[]string{"dst", "src"}, 2},
+	"copy_async": {[]string{"dst", "src"}, 2},
+	"zero":       {[]string{"dst", "src"}, 1},
+	"reciprocal": {[]string{"dst", "src"}, 1},
+	"silu":       {[]string{"dst", "src"}, 1},
+	"cast":       {[]string{"dst", "src"}, 1},
+	"sqrt":       {[]string{"dst", "src", "bias", "scale"}, 1},
+	"exp":        {[]string{"dst", "src", "bias", "scale"}, 1},
+	"exp2":       {[]string{"dst", "src", "bias", "scale"}, 1},
+	"log2":       {[]string{"dst", "src", "bias", "scale"}, 1},
+	"fill":       {[]string{"dst", "value"}, 2},
+	"memset":     {[]string{"dst", "value"}, 2},
+	"add":        {[]string{"dst", "src1", "src2"}, 3},
+	"sub":        {[]string{"dst", "src1", "src2"}, 3},
+	"mul":        {[]string{"dst", "src1", "src2"}, 3},
+	"fdiv":       {[]string{"dst", "src1", "src2"}, 3},
+	"maximum":    {[]string{"dst", "src1", "src2"}, 3},
+	"minimum":    {[]string{"dst", "src1", "src2"}, 3},
+	"fma":        {[]string{"dst", "src", "scale", "bias"}, 4},
+	"sum":        {[]string{"dst", "src"}, 2},
+	"max":        {[]string{"dst", "src"}, 1},
+	"min":        {[]string{"dst", "src"}, 1},
+	"permute_layout": {[]string{"dst", "src"}, 2},
+}
+
+// tileArg is one bound tile-primitive argument.
+type tileArg struct {
+	v    Value
+	span source.Span
+}
+
+// tileCall emits a TileCall for Tx.<scope>.<op>(...).
+func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
+	label := "Tx." + f.Op
+	if f.Scope != "thread" || strings.Contains(ev.text(c.fnSpan), ".thread.") {
+		label = "Tx." + f.Scope + "." + f.Op
+	}
+	if !ev.requireKernel(c, label) {
+		return poison(c.span)
+	}
+	sig, known := tileSigs[f.Op]
+	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.span, OpSpan: c.fnSpan}
+	bound := map[string]tileArg{}
+	var generic []tileArg
+	for i, a := range c.args {
+		switch {
+		case known && i < len(sig.params):
+			bound[sig.params[i]] = tileArg{a, c.argSpans[i]}
+		case known && i == len(sig.params): // workspace
+		case known && i == len(sig.params)+1:
+			bound["dispatch"] = tileArg{a, c.argSpans[i]}
+		case known:
+			return ev.errorf(c.argSpans[i], CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.args))
+		default:
+			generic = append(generic, tileArg{a, c.argSpans[i]})
+		}
+	}
+	ok := true
+	for _, k := range c.kwargs {
+		switch {
+		case k.name == "**":
+			ev.needConcrete(k.v, k.span, label+"'s keyword arguments")
+			ok = false
+		case known && slices.Contains(sig.params, k.name):
+			if _, dup := bound[k.name]; dup {
+				ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", label, k.name)
+				ok = false
+				continue
+			}
+			bound[k.name] = tileArg{k.v, k.span}
+		case k.name == "dispatch":
+			bound["dispatch"] = tileArg{k.v, k.span}
+		case k.name == "workspace" || k.name == "scope":
+		default:
+			if cv, good := ev.configValue(k, label); good {
+				tc.Config = append(tc.Config, cv)
+			} else if cv.Key == "" {
+				ok = false
+			}
+		}
+	}
+	if d, has := bound["dispatch"]; has {
+		switch x := d.v.(type) {
+		case *StrV:
+			tc.Dispatch = x.V
+		case *NoneV:
+		default:
+			if isErr(x) {
+				ev.needConcrete(x, d.span, label+"'s dispatch")
+			} else {
+				ev.errorf(d.span, CodeType, "dispatch must be a variant name string, got %s", describe(x))
+			}
+			ok = false
+		}
+	}
+	if !ok {
+		return poison(c.span)
+	}
+	if !known {
+		for _, a := range generic {
+			e, good := ev.tileOperand(a, label, "", true)
+			if !good {
+				return poison(c.span)
+			}
+			tc.Args = append(tc.Args, e)
+			tc.ArgSpans = append(tc.ArgSpans, a.span)
+		}
+		ev.checkOperandLayouts(tc)
+		ev.emitStmt(tc)
+		return &NoneV{base{c.span}}
+	}
+	for i := 0; i < sig.required; i++ {
+		if _, has := bound[sig.params[i]]; !has {
+			return ev.errorf(c.span, CodeType, "%s() missing required argument '%s'", label, sig.params[i])
+		}
+	}
+	// Builder-side validation (tile.py _validate_tile_call): dst, and src
+	// where the op needs it, must be a Buffer or BufferRegion.
+	if !ev.requireBuffer(f.Op, "dst", bound["dst"]) {
+		return poison(c.span)
+	}
+	switch f.Op {
+	case "cast", "max", "min", "permute_layout", "silu", "copy", "copy_async":
+		if src, has := bound["src"]; has && !ev.requireBuffer(f.Op, "src", src) {
+			return poison(c.span)
+		}
+	case "sqrt", "exp", "exp2", "log2", "reciprocal":
+		if src, has := bound["src"]; has {
+			if _, none := src.v.(*NoneV); !none && !ev.requireBuffer(f.Op, "src", src) {
+				return poison(c.span)
+			}
+		}
+	}
+	for i, p := range sig.params {
+		a, has := bound[p]
+		if !has || isNoneV(a.v) {
+			switch {
+			case p == "src" && i == 1 && f.Op != "sum" && f.Op != "permute_layout":
+				a, has = bound["dst"], true // src defaults to dst
+			default:
+				tc.Args = append(tc.Args, nil)
+				tc.ArgSpans = append(tc.ArgSpans, source.NoSpan)
+				continue
+			}
+		}
+		regionOnly := p == "dst" || p == "src" && f.Op != "fill"
+		e, good := ev.tileOperand(a, label, p, !regionOnly)
+		if !good {
+			return poison(c.span)
+		}
+		tc.Args = append(tc.Args, e)
+		tc.ArgSpans = append(tc.ArgSpans, a.span)
+	}
+	if f.Op == "copy" || f.Op == "copy_async" {
+		if !ev.checkCopy(tc, f.Op) {
+			return poison(c.span)
+		}
+	}
+	ev.checkOperandLayouts(tc)
+	ev.emitStmt(tc)
+	return &NoneV{base{c.span}}
+}
+
+func isNoneV(v Value) bool {
+	_, ok := v.(*NoneV)
+	return ok
+}
+
+func (ev *evaluator) requireBuffer(op, arg string, a tileArg) bool {
+	switch a.v.(type) {
+	case *BufferV, *RegionV:
+		return true
+	}
+	if isErr(a.v) {
+		ev.needConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
+		return false
+	}
+	ev.errorf(a.span, CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
+	return false
+}
+
+// tileOperand converts a bound argument: buffers become full regions,
+// regions stay, scalars (when allowed) become expressions.
+func (ev *evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) (ir.Expr, bool) {
+	switch x := a.v.(type) {
+	case *BufferV:
+		return fullRegion(x.B, a.span), true
+	case *RegionV:
+		return x.R, true
+	}
+	if isErr(a.v) {
+		ev.needConcrete(a.v, a.span, label+" operands")
+		return nil, false
+	}
+	if scalarOK {
+		if e, ok := ev.toIR(a.v, ir.DataType{}); ok {
+			return e, true
+		}
+	}
+	what := "a buffer region"
+	if scalarOK {
+		what = "a buffer region or a scalar"
+	}
+	if param == "" {
+		ev.errorf(a.span, CodeType, "%s operand must be %s, got %s", label, what, describe(a.v))
+	} else {
+		ev.errorf(a.span, CodeType, "%s `%s` must be %s, got %s", label, param, what, describe(a.v))
+	}
+	return nil, false
+}
+
+func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
+	r := &ir.Region{Buf: b, Min: make([]ir.Expr, len(b.Shape)), Extent: make([]ir.Expr, len(b.Shape)), Span: span}
+	for i, s := range b.Shape {
+		r.Min[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: span}
+		r.Extent[i] = &ir.IntImm{Value: s, Type: ir.Int32, Span: span}
+	}
+	return r
+}
+
+// configValue converts one config keyword argument. ok is false when the
+// value cannot be represented; Key is empty when an error was reported.
+func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
+	kv := ir.KV{Key: k.name, Span: k.span}
+	switch x := k.v.(type) {
+	case *NoneV:
+		return kv, false // an absent option
+	case *StrV:
+		kv.Value = &ir.StringImm{Value: x.V, Span: x.span}
+		return kv, true
+	case *BufferV:
+		kv.Value = &ir.BufferData{Buf: x.B, Span: x.span}
+		return kv, true
+	case *RegionV:
+		kv.Value = x.R
+		return kv, true
+	case *DTypeV:
+		kv.Value = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+		return kv, true
+	}
+	if isErr(k.v) {
+		ev.needConcrete(k.v, k.span, label+"'s "+k.name)
+		return ir.KV{}, false
+	}
+	if e, ok := ev.toIR(k.v, ir.DataType{}); ok {
+		kv.Value = e
+		return kv, true
+	}
+	ev.warnf(k.span, CodeType, "%s config `%s` has a value of type %s that tilels cannot represent; it is dropped", label, k.name, k.v.TypeName())
+	return kv, false
+}
+
+// checkCopy runs the builder-side copy checks: region shapes (SEED
+// _check_copy_regions_match, exact text), payload bytes for TMA variants,
+// and dtypes (what every dispatch variant's validate_copy_op requires).
+func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
+	dst, ok1 := tc.Args[0].(*ir.Region)
+	src, ok2 := tc.Args[1].(*ir.Region)
+	if !ok1 || !ok2 {
+		return true
+	}
+	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
+		db, dok := payloadBits(dst)
+		sb, sok := payloadBits(src)
+		if dok && sok && db != sb {
+			ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
+			return false
+		}
+		return true
+	}
+	de, se := squeeze(dst.Extent), squeeze(src.Extent)
+	same := len(de) == len(se)
+	for i := 0; same && i < len(de); i++ {
+		same = proveEqual(de[i], se[i])
+	}
+	if !same {
+		ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst region shape %s != src region shape %s; copy operands must cover identical regions - reshape via buffer views (unflatten/select/narrow/...) instead",
+			name, pyStrList(de), pyStrList(se))
+		return false
+	}
+	if dst.Buf.Dtype != src.Buf.Dtype {
+		ev.errorf(tc.Span, CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
+		return false
+	}
+	return true
+}
+
+func squeeze(exts []ir.Expr) []ir.Expr {
+	var out []ir.Expr
+	for _, e := range exts {
+		if n, ok := ir.ConstInt(e); ok && n == 1 {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func pyStrList(es []ir.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = "'" + ExprString(e) + "'"
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func payloadBits(r *ir.Region) (int64, bool) {
+	n := int64(r.Buf.Dtype.Bits)
+	for _, e := range r.Extent {
+		x, ok := ir.ConstInt(e)
+		if !ok {
+			return 0, false
+		}
+		n *= x
+	}
+	return n, true
+}
+
+// checkOperandLayouts reports region operands whose buffer was declared
+// with layout=None: every dispatch variant needs a layout.
+func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) {
+	seen := map[*ir.Buffer]bool{}
+	for i, a := range tc.Args {
+		r, ok := a.(*ir.Region)
+		if !ok || r.Buf.Layout != nil || seen[r.Buf] || ev.kern.badLayout[r.Buf] {
+			continue
+		}
+		seen[r.Buf] = true
+		sp := r.Span
+		if i < len(tc.ArgSpans) && tc.ArgSpans[i].IsValid() {
+			sp = tc.ArgSpans[i]
+		}
+		ev.errorf(sp, CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
+	}
+}

@@ -1,0 +1,1414 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// kernelState is the state of the kernel being evaluated.
+type kernelState struct {
+	k           *Kernel
+	host, body  []ir.Stmt
+	deviceEntry bool
+	mutable     map[*ir.Var]bool
+	params      map[*ir.Var]*ir.Param
+	// badLayout marks buffers whose layout= argument failed to evaluate
+	// (so a nil Layout there is not layout=None).
+	badLayout map[*ir.Buffer]bool
+}
+
+// evalKernel evaluates a @T.prim_func def into a Kernel.
+func (ev *evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV) Value {
+	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
+	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}}
+	savedKern, savedEmit, savedSink, savedHint, savedDepth := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth
+	ev.kern, ev.emit, ev.sink, ev.hint = ks, &ks.host, &k.Diags, nil
+	ev.unit(func() {
+		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
+		ev.kernelParams(fr, kfr, def, ks, name, deco)
+		ev.execBlock(kfr, def.Body)
+	})
+	ev.kern, ev.emit, ev.sink, ev.hint, ev.depth = savedKern, savedEmit, savedSink, savedHint, savedDepth
+
+	host, body := ks.host, ks.body
+	if !ks.deviceEntry {
+		host, body = nil, ks.host
+	}
+	k.Func.Host = &ir.Block{Stmts: host, Span: def.Loc}
+	k.Func.Body = &ir.Block{Stmts: body, Span: def.Loc}
+	if old, ok := ev.kernelByDef[def]; !ok || (len(old.Unbound) > 0 && len(k.Unbound) == 0) {
+		ev.kernelByDef[def] = k
+	}
+	return &KernelV{base{def.Name.Loc}, k}
+}
+
+// kernelParams binds the kernel's parameters: handles and scalars become
+// ir.Params; T.Buffer annotations buffer parameters; T.constexpr
+// parameters (@T.jit) Python values from bindings or defaults.
+func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks *kernelState, name string, deco *MarkerV) {
+	ps := def.Params
+	all := append(append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...), ps.Kwonly...)
+	fn := &FuncV{base: base{def.Name.Loc}, Name: name, Def: def, Params: ps, Env: outer.env, Defaults: map[*syntax.Param]Value{}}
+	for _, p := range all {
+		pname := p.Name.Id
+		var ann Value = &MarkerV{base: base{p.Loc}, Name: "T.handle"}
+		if p.Annotation != nil {
+			ann = ev.expr(outer, p.Annotation)
+		}
+		switch a := ann.(type) {
+		case *MarkerV:
+			if a.Name == "T.constexpr" {
+				var v Value
+				if b, ok := ev.opts.Bindings[name][pname]; ok {
+					v = b
+				} else if p.Default != nil {
+					v = ev.expr(outer, p.Default)
+				} else {
+					v = &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)}
+				}
+				kfr.env.set(pname, v)
+				continue
+			}
+			if a.Name != "T.handle" {
+				ev.errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", a.Name)
+			}
+			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
+			prm := &ir.Param{Var: vr, Span: p.Loc}
+			ks.k.Func.Params = append(ks.k.Func.Params, prm)
+			ks.params[vr] = prm
+			kfr.env.set(pname, &ExprV{base{p.Name.Loc}, vr})
+		case *DTypeV:
+			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
+			ks.k.Func.Params = append(ks.k.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
+			kfr.env.set(pname, &ExprV{base{p.Name.Loc}, vr})
+		case *AnnotV:
+			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
+			buf := ev.newBuffer(a, pname, vr, ir.ParamBuffer, p.Loc)
+			if buf == nil {
+				kfr.env.set(pname, poison(p.Loc))
+				continue
+			}
+			prm := &ir.Param{Var: vr, Buf: buf, Span: p.Loc}
+			ks.k.Func.Params = append(ks.k.Func.Params, prm)
+			ks.params[vr] = prm
+			ev.addBufferSite(buf, p.Name.Loc, p.Loc, source.NoSpan)
+			kfr.env.set(pname, &BufferV{base{p.Name.Loc}, buf})
+		default:
+			if !isErr(ann) {
+				ev.errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", describe(ann))
+			} else {
+				ev.needConcrete(ann, p.Annotation.Span(), "a parameter annotation")
+			}
+			kfr.env.set(pname, poison(p.Loc))
+		}
+	}
+}
+
+func (ev *evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.BufferKind, span source.Span) *ir.Buffer {
+	shape, ok := ev.shapeArg(a.Shape, a.Shape.Span())
+	if !ok {
+		return nil
+	}
+	scope := a.Scope
+	if scope == "" {
+		scope = "global"
+	}
+	buf := &ir.Buffer{Name: name, Data: data, Shape: shape, Dtype: a.DT, Scope: scope, Kind: kind, Span: span}
+	buf.Layout = ev.layoutArg(a.Layout, span, buf)
+	return buf
+}
+
+func (ev *evaluator) addBufferSite(b *ir.Buffer, nameSpan, declSpan, layoutSpan source.Span) {
+	if ev.kern != nil {
+		ev.kern.k.Buffers = append(ev.kern.k.Buffers, BufferSite{Buf: b, NameSpan: nameSpan, DeclSpan: declSpan, LayoutSpan: layoutSpan})
+	}
+}
+
+// requireKernel reports a device-only construct used outside a kernel body.
+func (ev *evaluator) requireKernel(c *call, what string) bool {
+	if ev.kern != nil && ev.emit != nil {
+		return true
+	}
+	ev.errorf(c.span, CodeType, "%s is only allowed inside a prim_func body", what)
+	return false
+}
+
+// hintNames returns the target names of the assignment whose value is c.
+func (ev *evaluator) hintNames(c *call) ([]string, []source.Span) {
+	if ev.hint != nil && c.node != nil && ev.hint.call == c.node {
+		return ev.hint.names, ev.hint.spans
+	}
+	return nil, nil
+}
+
+func (ev *evaluator) hintName(c *call, def string) (string, source.Span) {
+	names, spans := ev.hintNames(c)
+	if len(names) == 1 {
+		return names[0], spans[0]
+	}
+	return def, source.NoSpan
+}
+
+// ---- the T namespace ----
+
+var dtypeCtorNames = []string{
+	"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+	"float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2",
+	"f16", "f32", "f64", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+}
+
+func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	marker := func(n string) (Value, bool) { return &MarkerV{base: base{span}, Name: "T." + n}, true }
+	switch name {
+	case "prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr":
+		return marker(name)
+	case "TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Iter", "Axis":
+		return layoutModuleAttr(ev, name, span)
+	case "cuda", "ptx", "nvshmem", "nki":
+		return &IntrinsicV{base{span}, name}, true
+	}
+	for _, d := range dtypeCtorNames {
+		if d == name {
+			dt, _ := parseDType(name)
+			return &DTypeV{base: base{span}, DT: dt, Ctor: true}, true
+		}
+	}
+	if fn, ok := tBuiltins[name]; ok {
+		return &BuiltinV{base{span}, "T." + name, fn}, true
+	}
+	if k, ok := scopeIDKinds[name]; ok {
+		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.scopeID(k, c) }), true
+	}
+	if op, ok := mathOps[name]; ok {
+		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.mathCall(name, op, c) }), true
+	}
+	return nil, false
+}
+
+var scopeIDKinds = map[string]ir.ScopeIDKind{
+	"cta_id": ir.CTAID, "cluster_id": ir.ClusterID, "cta_id_in_cluster": ir.CTAIDInCluster,
+	"thread_id": ir.ThreadID, "warp_id": ir.WarpID, "warpgroup_id": ir.WarpgroupID,
+	"warp_id_in_wg": ir.WarpIDInWG, "lane_id": ir.LaneID, "thread_id_in_wg": ir.ThreadIDInWG,
+}
+
+var tBuiltins map[string]func(ev *evaluator, c *call) Value
+
+func init() {
+	tBuiltins = map[string]func(ev *evaluator, c *call) Value{
+		"device_entry":  (*evaluator).tDeviceEntry,
+		"match_buffer":  (*evaluator).tMatchBuffer,
+		"alloc_buffer":  func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.alloc_buffer", "") },
+		"alloc_shared":  func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.alloc_shared", "shared") },
+		"smem":          func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.smem", "shared") },
+		"alloc_local":   func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.alloc_local", "local") },
+		"tmem":          func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.tmem", "tmem") },
+		"decl_buffer":   (*evaluator).tDeclBuffer,
+		"meta_var":      func(ev *evaluator, c *call) Value { return orPoison(c.arg(0, "value"), c.span) },
+		"address_of":    (*evaluator).tAddressOf,
+		"cast":          (*evaluator).tCast,
+		"evaluate":      (*evaluator).tEvaluate,
+		"Bind":          (*evaluator).tBind,
+		"bind":          (*evaluator).tBind,
+		"serial":        func(ev *evaluator, c *call) Value { return ev.loopCall("T.serial", ir.Serial, c) },
+		"unroll":        func(ev *evaluator, c *call) Value { return ev.loopCall("T.unroll", ir.Unrolled, c) },
+		"vectorized":    func(ev *evaluator, c *call) Value { return ev.loopCall("T.vectorized", ir.Vectorized, c) },
+		"grid":          (*evaluator).tGrid,
+		"if_then_else":  (*evaluator).tIfThenElse,
+		"Select":        (*evaluator).tIfThenElse,
+		"infinity":      func(ev *evaluator, c *call) Value { return ev.tLimit(c, "infinity") },
+		"max_value":     func(ev *evaluator, c *call) Value { return ev.tLimit(c, "max_value") },
+		"min_value":     func(ev *evaluator, c *call) Value { return ev.tLimit(c, "min_value") },
+		"reinterpret":   (*evaluator).tReinterpret,
+		"likely":        func(ev *evaluator, c *call) Value { return orPoison(c.arg(0, "cond"), c.span) },
+		"static_assert": (*evaluator).tStaticAssert,
+		"ceildiv":       (*evaluator).tCeilDiv,
+	}
+}
+
+// tDeviceEntry switches statement emission from the host block to the
+// device body.
+func (ev *evaluator) tDeviceEntry(c *call) Value {
+	if !ev.requireKernel(c, "T.device_entry()") {
+		return poison(c.span)
+	}
+	ks := ev.kern
+	switch {
+	case ks.deviceEntry:
+		return ev.errorf(c.span, CodeType, "T.device_entry() may appear only once per kernel")
+	case ev.emit != &ks.host:
+		return ev.errorf(c.span, CodeType, "T.device_entry() must be a top-level statement of the kernel body")
+	}
+	ks.deviceEntry = true
+	ev.emit = &ks.body
+	return &NoneV{base{c.span}}
+}
+
+// shapeArg converts a static shape: an int or a sequence of ints.
+func (ev *evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
+	if v == nil {
+		ev.errorf(span, CodeType, "missing buffer shape")
+		return nil, false
+	}
+	if isErr(v) {
+		ev.needConcrete(v, span, "a buffer shape")
+		return nil, false
+	}
+	var elts []Value
+	if _, ok := toInt(v); ok {
+		elts = []Value{v}
+	} else if isSeq(v) {
+		elts = seqElts(v)
+	} else {
+		ev.errorf(span, CodeType, "buffer shape must be an integer or a tuple of integers, got %s", describe(v))
+		return nil, false
+	}
+	out := make([]int64, len(elts))
+	for i, e := range elts {
+		n, ok := toInt(e)
+		if !ok {
+			if isErr(e) {
+				ev.needConcrete(e, span, "a buffer shape")
+				return nil, false
+			}
+			if ex, isExpr := e.(*ExprV); isExpr {
+				ev.errorf(span, CodeType, "buffer shape must be static; dimension %d is `%s`", i, ExprString(ex.E))
+				return nil, false
+			}
+			ev.errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", describe(v))
+			return nil, false
+		}
+		if n < 0 {
+			ev.errorf(span, CodeType, "buffer shape has negative extent %d", n)
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
+}
+
+// layoutArg converts a layout= argument for buf (nil means absent, i.e.
+// "default"). It also checks that the layout covers the buffer's shape.
+func (ev *evaluator) layoutArg(v Value, span source.Span, buf *ir.Buffer) layout.Layout {
+	scopeHasNoDefault := strings.HasPrefix(buf.Scope, "trn.")
+	if v == nil {
+		if scopeHasNoDefault {
+			return nil
+		}
+		return layout.RowMajor(buf.Shape...)
+	}
+	switch x := v.(type) {
+	case *NoneV:
+		return nil
+	case *StrV:
+		if x.V == "default" {
+			if scopeHasNoDefault {
+				return nil
+			}
+			return layout.RowMajor(buf.Shape...)
+		}
+		ev.errorf(span, CodeType, "unsupported layout string %s", Repr(x))
+	case *LayoutV:
+		ev.checkLayoutCovers(x.L, span, buf)
+		return x.L
+	case *SpecV:
+		ev.errorf(span, CodeType, "layout must be a TileLayout, got a layout spec; wrap it in TileLayout(...)")
+	default:
+		if isErr(v) {
+			ev.needConcrete(v, span, "a layout")
+		} else {
+			ev.errorf(span, CodeType, "layout must be a Layout, \"default\" or None, got %s", describe(v))
+		}
+	}
+	if ev.kern != nil {
+		ev.kern.badLayout[buf] = true
+	}
+	return nil
+}
+
+func (ev *evaluator) checkLayoutCovers(l layout.Layout, span source.Span, buf *ir.Buffer) {
+	if c, ok := l.(*layout.ComposeLayout); ok && layout.IsTrivial(c.Tile) {
+		return // a bare swizzle applies to any shape
+	}
+	size := layout.Size(l, nil)
+	n := buf.NumElements()
+	if size != n {
+		ev.errorf(span, CodeShapeMismatch, "layout %s covers %d elements but buffer `%s` of shape %s has %d",
+			l.String(), size, buf.Name, shapeStr(buf.Shape), n)
+	}
+}
+
+func shapeStr(s []int64) string {
+	parts := make([]string, len(s))
+	for i, x := range s {
+		parts[i] = fmt.Sprint(x)
+	}
+	if len(s) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+func (ev *evaluator) noteLayout(v Value) {
+	if ev.kern == nil {
+		return
+	}
+	if l, ok := v.(*LayoutV); ok && len(ev.kern.k.Layouts) < maxLayoutSites && l.span.IsValid() {
+		ev.kern.k.Layouts = append(ev.kern.k.Layouts, LayoutSite{Span: l.span, Layout: l.L})
+	}
+}
+
+func (ev *evaluator) tMatchBuffer(c *call) Value {
+	if !ev.requireKernel(c, "T.match_buffer") ||
+		!ev.checkArgs(c, "match_buffer", 2, "param", "shape", "dtype", "data", "strides", "elem_offset", "scope", "align", "offset_factor", "layout") {
+		return poison(c.span)
+	}
+	p := c.arg(0, "param")
+	pe, ok := p.(*ExprV)
+	var prm *ir.Param
+	if ok {
+		if vr, ok := pe.E.(*ir.Var); ok {
+			prm = ev.kern.params[vr]
+		}
+	}
+	if prm == nil {
+		if isErr(p) {
+			return ev.needConcrete(p, c.argSpan(0, "param"), "T.match_buffer's parameter")
+		}
+		return ev.errorf(c.argSpan(0, "param"), CodeType, "T.match_buffer expects a T.handle parameter of the kernel, got %s", describe(p))
+	}
+	if prm.Buf != nil {
+		return ev.errorf(c.argSpan(0, "param"), CodeType, "parameter `%s` is already bound to buffer `%s`", prm.Var.Name, prm.Buf.Name)
+	}
+	buf := ev.declBuffer(c, ir.ParamBuffer, "global", prm.Var.Name)
+	if buf == nil {
+		return poison(c.span)
+	}
+	buf.Data = prm.Var
+	prm.Buf = buf
+	return &BufferV{base{c.span}, buf}
+}
+
+// declBuffer builds the buffer of a match_buffer / alloc_buffer /
+// decl_buffer call (shape, dtype, scope, layout, offsets).
+func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName string) *ir.Buffer {
+	shapeIdx := 0
+	if kind == ir.ParamBuffer {
+		shapeIdx = 1
+	}
+	shape, ok := ev.shapeArg(c.arg(shapeIdx, "shape"), c.argSpan(shapeIdx, "shape"))
+	if !ok {
+		return nil
+	}
+	dt := ir.Float32
+	if d := c.arg(shapeIdx+1, "dtype"); d != nil {
+		if dt, ok = ev.dtypeOf(d, c.argSpan(shapeIdx+1, "dtype")); !ok {
+			return nil
+		}
+	}
+	scope := defScope
+	if sv := c.arg(6, "scope"); sv != nil {
+		str, ok := ev.strArg(sv, c.argSpan(6, "scope"), "scope")
+		if !ok {
+			return nil
+		}
+		scope = str
+	}
+	name, nameSpan := ev.hintName(c, defName)
+	buf := &ir.Buffer{Name: name, Shape: shape, Dtype: dt, Scope: scope, Kind: kind, Span: c.span}
+	lv := c.arg(9, "layout")
+	layoutSpan := source.NoSpan
+	if lv != nil {
+		layoutSpan = c.argSpan(9, "layout")
+		ev.noteLayout(lv)
+	}
+	buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
+	if eo := c.arg(-1, "elem_offset"); eo != nil {
+		if _, none := eo.(*NoneV); !none {
+			n, ok := ev.intArg(eo, c.argSpan(-1, "elem_offset"), "elem_offset")
+			if !ok {
+				return nil
+			}
+			buf.ElemOffset = n
+		}
+	}
+	if bo := c.arg(-1, "byte_offset"); bo != nil {
+		if _, none := bo.(*NoneV); !none {
+			n, ok := ev.intArg(bo, c.argSpan(-1, "byte_offset"), "byte_offset")
+			if !ok {
+				return nil
+			}
+			if n*8%int64(dt.Bits) != 0 {
+				ev.errorf(c.argSpan(-1, "byte_offset"), CodeType, "byte_offset %d is not a multiple of the %s element size", n, dt)
+				return nil
+			}
+			buf.ElemOffset = n * 8 / int64(dt.Bits)
+		}
+	}
+	ev.addBufferSite(buf, nameSpan, c.span, layoutSpan)
+	return buf
+}
+
+func hasKw(c *call, name string) bool {
+	_, ok := c.kw(name)
+	return ok
+}
+
+func (ev *evaluator) tAlloc(c *call, fname, fixedScope string) Value {
+	if !ev.requireKernel(c, fname) ||
+		!ev.checkArgs(c, fname, 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr", "annotations") {
+		return poison(c.span)
+	}
+	scope := fixedScope
+	if scope == "" {
+		scope = "global"
+	}
+	buf := ev.declBuffer(c, ir.AllocBuffer, scope, "buf")
+	if buf == nil {
+		return poison(c.span)
+	}
+	buf.Data = &ir.Var{Name: buf.Name, Type: ir.HandleT, Span: buf.Span}
+	ev.emitStmt(&ir.Alloc{Buf: buf, Span: c.span})
+	return &BufferV{base{c.span}, buf}
+}
+
+func (ev *evaluator) tDeclBuffer(c *call) Value {
+	if !ev.requireKernel(c, "T.decl_buffer") ||
+		!ev.checkArgs(c, "decl_buffer", 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr") {
+		return poison(c.span)
+	}
+	data := c.arg(2, "data")
+	if data == nil {
+		return ev.tAlloc(c, "T.decl_buffer", "")
+	}
+	if _, none := data.(*NoneV); none {
+		return ev.tAlloc(c, "T.decl_buffer", "")
+	}
+	buf := ev.declBuffer(c, ir.DeclBuffer, "global", "buf")
+	if buf == nil {
+		return poison(c.span)
+	}
+	switch d := data.(type) {
+	case *ExprV:
+		switch x := d.E.(type) {
+		case *ir.BufferData:
+			buf.Base = x.Buf
+			buf.Data = x.Buf.Data
+		case *ir.Var:
+			buf.Data = x
+			if prm := ev.kern.params[x]; prm != nil {
+				buf.Base = prm.Buf
+			}
+		default:
+			return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+		}
+	case *BufferV:
+		buf.Base, buf.Data = d.B, d.B.Data
+	default:
+		if isErr(data) {
+			return ev.needConcrete(data, c.argSpan(2, "data"), "decl_buffer's data")
+		}
+		return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data, got %s", describe(data))
+	}
+	ev.emitStmt(&ir.Decl{Buf: buf, Span: c.span})
+	return &BufferV{base{c.span}, buf}
+}
+
+// ---- scope ids ----
+
+func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
+	fname := "T." + string(kind)
+	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, string(kind), 0, "extents", "preferred") {
+		return poison(c.span)
+	}
+	var extents []int64
+	n := 1
+	if ext := c.arg(0, "extents"); ext != nil {
+		if _, none := ext.(*NoneV); !none {
+			es, ok := ev.intsArg(ext, c.argSpan(0, "extents"), fname+" extents")
+			if !ok {
+				return poison(c.span)
+			}
+			if len(es) == 0 || len(es) > 3 {
+				return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s takes 1 to 3 extents, got %d", fname, len(es))
+			}
+			for _, e := range es {
+				if e <= 0 {
+					return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s extent must be positive, got %d", fname, e)
+				}
+			}
+			extents, n = es, len(es)
+		}
+	}
+	names, spans := ev.hintNames(c)
+	vars := make([]*ir.Var, n)
+	for i := range vars {
+		name, sp := string(kind), c.span
+		switch {
+		case len(names) == n:
+			name, sp = names[i], spans[i]
+		case len(names) == 1 && n > 1:
+			name, sp = fmt.Sprintf("%s_%d", names[0], i), spans[0]
+		case n > 1:
+			name = fmt.Sprintf("%s_%d", kind, i)
+		}
+		vars[i] = &ir.Var{Name: name, Type: ir.Int32, Span: sp}
+	}
+	ev.emitStmt(&ir.ScopeID{Kind: kind, Vars: vars, Extents: extents, Span: c.span})
+	if n == 1 {
+		return &ExprV{base{c.span}, vars[0]}
+	}
+	out := make([]Value, n)
+	for i, v := range vars {
+		out[i] = &ExprV{base{v.Span}, v}
+	}
+	return &ListV{base{c.span}, out}
+}
+
+// ---- loops ----
+
+func (ev *evaluator) loopCall(what string, kind ir.ForKind, c *call) Value {
+	var args []Value
+	for i, name := range []string{"start", "stop"} {
+		if v := c.arg(i, name); v != nil {
+			if _, none := v.(*NoneV); !none {
+				args = append(args, v)
+			}
+		}
+	}
+	if step, ok := c.kw("step"); ok {
+		if n, ok := toInt(step); !ok || n != 1 {
+			if _, none := step.(*NoneV); !none {
+				return ev.errorf(step.Span(), CodeType, "%s step must be 1", what)
+			}
+		}
+	}
+	if len(args) == 0 || len(c.args) > 2 {
+		return ev.errorf(c.span, CodeType, "%s takes 1 or 2 positional arguments", what)
+	}
+	return ev.loopValue(what, kind, c, args)
+}
+
+// loopValue builds a LoopV from (extent) or (start, stop) arguments.
+func (ev *evaluator) loopValue(what string, kind ir.ForKind, c *call, args []Value) Value {
+	if e := firstErr(args...); e != nil {
+		if ev.kern != nil {
+			return ev.needConcrete(e, e.Span(), what+" bounds")
+		}
+		return e
+	}
+	if len(args) == 3 {
+		if n, ok := toInt(args[2]); !ok || n != 1 {
+			return ev.errorf(args[2].Span(), CodeType, "%s over device values needs step 1", what)
+		}
+		args = args[:2]
+	}
+	exprs := make([]ir.Expr, len(args))
+	for i, a := range args {
+		e, ok := ev.toIR(a, ir.Int32)
+		if !ok || exprType(e).IsFloat() {
+			return ev.errorf(a.Span(), CodeType, "%s bound must be an integer, got %s", what, describe(a))
+		}
+		exprs[i] = e
+	}
+	lv := &LoopV{base: base{c.span}, What: what, Kind: kind}
+	if len(exprs) == 1 {
+		lv.Mins = []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: c.span}}
+		lv.Extents = exprs
+	} else {
+		lv.Mins = exprs[:1]
+		lv.Extents = []ir.Expr{simplifySub(exprs[1], exprs[0], c.span)}
+	}
+	return lv
+}
+
+func (ev *evaluator) tGrid(c *call) Value {
+	lv := &LoopV{base: base{c.span}, What: "T.grid", Kind: ir.Serial}
+	if len(c.args) == 0 {
+		return ev.errorf(c.span, CodeType, "T.grid needs at least one extent")
+	}
+	for i, a := range c.args {
+		if isErr(a) {
+			return ev.needConcrete(a, c.argSpans[i], "T.grid extents")
+		}
+		var mn, ext Value = &IntV{base{c.argSpans[i]}, 0}, a
+		if t, ok := a.(*TupleV); ok && len(t.Elts) == 2 {
+			mn, ext = t.Elts[0], t.Elts[1]
+		}
+		me, ok1 := ev.toIR(mn, ir.Int32)
+		ee, ok2 := ev.toIR(ext, ir.Int32)
+		if !ok1 || !ok2 {
+			return ev.errorf(c.argSpans[i], CodeType, "T.grid extent must be an integer, got %s", describe(a))
+		}
+		lv.Mins = append(lv.Mins, me)
+		lv.Extents = append(lv.Extents, ee)
+	}
+	return lv
+}
+
+// ---- scalar builtins ----
+
+func (ev *evaluator) tAddressOf(c *call) Value {
+	if !ev.checkArgs(c, "address_of", 1, "buffer_load") {
+		return poison(c.span)
+	}
+	switch x := c.args[0].(type) {
+	case *ExprV:
+		if ld, ok := x.E.(*ir.Load); ok {
+			return &ExprV{base{c.span}, &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: c.span}}
+		}
+	case *RegionV:
+		return &ExprV{base{c.span}, &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.span}}
+	}
+	if isErr(c.args[0]) {
+		return c.args[0]
+	}
+	return ev.errorf(c.argSpans[0], CodeType, "T.address_of expects a buffer element such as A[i], got %s", describe(c.args[0]))
+}
+
+func (ev *evaluator) tCast(c *call) Value {
+	if !ev.checkArgs(c, "cast", 2, "value", "dtype", "span") {
+		return poison(c.span)
+	}
+	dt, ok := ev.dtypeOf(c.args[1], c.argSpan(1, "dtype"))
+	if !ok {
+		return poison(c.span)
+	}
+	return ev.castTo(c.args[0], dt, c.argSpans[0], c.span)
+}
+
+// castTo converts v to dt: Python numbers become typed constants.
+func (ev *evaluator) castTo(v Value, dt ir.DataType, vspan, span source.Span) Value {
+	if isErr(v) {
+		return v
+	}
+	if isPyNum(v) {
+		e, _ := ev.toIR(v, dt)
+		switch x := e.(type) {
+		case *ir.IntImm:
+			if dt.IsFloat() {
+				return &ExprV{base{span}, &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
+			}
+			x.Type, x.Span = dt, span
+			return &ExprV{base{span}, x}
+		case *ir.FloatImm:
+			if !dt.IsFloat() {
+				return &ExprV{base{span}, &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
+			}
+			x.Type, x.Span = dt, span
+			return &ExprV{base{span}, x}
+		}
+	}
+	ex, ok := v.(*ExprV)
+	if !ok {
+		if s, ok := v.(*StrV); ok && dt.IsFloat() {
+			switch s.V {
+			case "inf", "-inf", "nan":
+				f := math.Inf(1)
+				if s.V == "-inf" {
+					f = math.Inf(-1)
+				} else if s.V == "nan" {
+					f = math.NaN()
+				}
+				return &ExprV{base{span}, &ir.FloatImm{Value: f, Type: dt, Span: span}}
+			}
+		}
+		return ev.errorf(vspan, CodeType, "cannot cast %s to %s", describe(v), dt)
+	}
+	if exprType(ex.E) == dt {
+		return ex
+	}
+	return &ExprV{base{span}, &ir.Cast{To: dt, X: ex.E, Span: span}}
+}
+
+func (ev *evaluator) dtypeCall(d *DTypeV, c *call) Value {
+	if !d.Ctor {
+		return ev.errorf(c.fnSpan, CodeType, "'DataType' object is not callable")
+	}
+	v := c.arg(0, "expr")
+	if v == nil {
+		name, sp := ev.hintName(c, "v")
+		if !sp.IsValid() {
+			sp = c.span
+		}
+		return &ExprV{base{c.span}, &ir.Var{Name: name, Type: d.DT, Span: sp}}
+	}
+	return ev.castTo(v, d.DT, c.argSpan(0, "expr"), c.span)
+}
+
+func (ev *evaluator) tEvaluate(c *call) Value {
+	if !ev.checkArgs(c, "evaluate", 1, "value") {
+		return poison(c.span)
+	}
+	if e, ok := ev.toIR(c.args[0], ir.DataType{}); ok {
+		ev.emitStmt(&ir.Evaluate{X: e, Span: c.span})
+	} else if !isErr(c.args[0]) {
+		return ev.errorf(c.argSpans[0], CodeType, "T.evaluate expects a scalar expression, got %s", describe(c.args[0]))
+	}
+	return &NoneV{base{c.span}}
+}
+
+func (ev *evaluator) tBind(c *call) Value {
+	if !ev.requireKernel(c, "T.Bind") || !ev.checkArgs(c, "Bind", 1, "value", "type_annotation", "var") {
+		return poison(c.span)
+	}
+	v := c.args[0]
+	e, ok := ev.toIR(v, ir.DataType{})
+	if !ok {
+		if isErr(v) {
+			return ev.needConcrete(v, c.argSpans[0], "T.Bind's value")
+		}
+		return ev.errorf(c.argSpans[0], CodeType, "T.Bind expects a scalar expression, got %s", describe(v))
+	}
+	var vr *ir.Var
+	if vv, ok := c.kw("var"); ok {
+		if x, ok := vv.(*ExprV); ok {
+			vr, _ = x.E.(*ir.Var)
+		}
+	}
+	if vr == nil {
+		name, sp := ev.hintName(c, "v")
+		if !sp.IsValid() {
+			sp = c.span
+		}
+		t := exprType(e)
+		if ta := c.arg(1, "type_annotation"); ta != nil {
+			if d, ok := ta.(*DTypeV); ok {
+				t = d.DT
+			}
+		}
+		vr = &ir.Var{Name: name, Type: t, Span: sp}
+	}
+	ev.emitStmt(&ir.Let{Var: vr, Value: e, Span: c.span})
+	return &ExprV{base{c.span}, vr}
+}
+
+func (ev *evaluator) tIfThenElse(c *call) Value {
+	if !ev.checkArgs(c, "if_then_else", 3, "cond", "t", "f") {
+		return poison(c.span)
+	}
+	if e := firstErr(c.args...); e != nil {
+		return e
+	}
+	cond := c.args[0]
+	if _, ok := cond.(*ExprV); !ok {
+		if truthy(cond) {
+			return c.args[1]
+		}
+		return c.args[2]
+	}
+	a, ok1 := ev.toIR(c.args[1], ir.DataType{})
+	b, ok2 := ev.toIR(c.args[2], exprType(a))
+	if !ok1 || !ok2 {
+		return ev.errorf(c.span, CodeType, "T.if_then_else needs scalar branches")
+	}
+	return &ExprV{base{c.span}, &ir.Select{Cond: cond.(*ExprV).E, A: a, B: b, Span: c.span}}
+}
+
+func (ev *evaluator) tLimit(c *call, which string) Value {
+	if !ev.checkArgs(c, which, 1, "dtype") {
+		return poison(c.span)
+	}
+	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	if dt.IsFloat() {
+		f := math.Inf(1)
+		switch which {
+		case "max_value":
+			f = floatMax(dt)
+		case "min_value":
+			f = -floatMax(dt)
+		}
+		return &ExprV{base{c.span}, &ir.FloatImm{Value: f, Type: dt, Span: c.span}}
+	}
+	var n int64
+	switch {
+	case which == "min_value" && dt.Code == ir.Int:
+		n = -1 << (dt.Bits - 1)
+	case which == "min_value":
+		n = 0
+	case dt.Code == ir.Int:
+		n = 1<<(dt.Bits-1) - 1
+	case dt.Bits >= 64:
+		n = math.MaxInt64
+	default:
+		n = 1<<dt.Bits - 1
+	}
+	return &ExprV{base{c.span}, &ir.IntImm{Value: n, Type: dt, Span: c.span}}
+}
+
+func floatMax(dt ir.DataType) float64 {
+	switch {
+	case dt == ir.Float16:
+		return 65504
+	case dt == ir.BF16:
+		return 3.3895313892515355e38
+	case dt.Code == ir.Float8E4M3:
+		return 448
+	case dt.Code == ir.Float8E5M2:
+		return 57344
+	case dt.Bits == 64:
+		return math.MaxFloat64
+	}
+	return math.MaxFloat32
+}
+
+func (ev *evaluator) tReinterpret(c *call) Value {
+	if !ev.checkArgs(c, "reinterpret", 2, "dtype", "value") {
+		return poison(c.span)
+	}
+	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	e, ok := ev.toIR(c.args[1], ir.DataType{})
+	if !ok {
+		return orPoison(firstErr(c.args[1]), c.span)
+	}
+	return &ExprV{base{c.span}, &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.span}}
+}
+
+func (ev *evaluator) tStaticAssert(c *call) Value {
+	v := c.arg(0, "x")
+	if v == nil || isErr(v) {
+		return &NoneV{base{c.span}}
+	}
+	if _, ok := v.(*ExprV); !ok && !truthy(v) {
+		msg := "static assertion failed"
+		if m, ok := c.arg(1, "message").(*StrV); ok && m.V != "" {
+			msg += ": " + m.V
+		}
+		ev.errorf(c.argSpan(0, "x"), CodeType, "%s", msg)
+	}
+	return &NoneV{base{c.span}}
+}
+
+func (ev *evaluator) tCeilDiv(c *call) Value {
+	if !ev.checkArgs(c, "ceildiv", 2, "lhs", "rhs") {
+		return poison(c.span)
+	}
+	a, b := c.args[0], c.args[1]
+	if isPyNum(a) && isPyNum(b) {
+		s := ev.binop("+", a, b, c.span, false)
+		s = ev.binop("-", s, &IntV{base{c.span}, 1}, c.span, false)
+		return ev.binop("//", s, b, c.span, false)
+	}
+	s := ev.binop("+", a, ev.binop("-", b, &IntV{base{c.span}, 1}, c.span, false), c.span, false)
+	return ev.binop("//", s, b, c.span, false)
+}
+
+// mathOps maps T.<name> scalar functions to an ir.BinOp (two operands) or
+// to 0 for an ir.Call of that name.
+var mathOps = map[string]ir.BinOp{
+	"max": ir.Max, "min": ir.Min, "floordiv": ir.FloorDiv, "floormod": ir.FloorMod,
+	"truncdiv": ir.Div, "truncmod": ir.FloorMod, "shift_left": ir.Shl, "shift_right": ir.Shr,
+	"bitwise_and": ir.BitAnd, "bitwise_or": ir.BitOr, "bitwise_xor": ir.BitXor,
+	"sqrt": 0, "exp": 0, "exp2": 0, "exp10": 0, "log": 0, "log2": 0, "log10": 0, "log1p": 0,
+	"tanh": 0, "sigmoid": 0, "sin": 0, "cos": 0, "tan": 0, "rsqrt": 0, "erf": 0, "abs": 0, "fabs": 0,
+	"floor": 0, "ceil": 0, "round": 0, "trunc": 0, "nearbyint": 0, "pow": 0, "fma": 0, "bitwise_not": 0,
+	"popcount": 0, "clz": 0, "isnan": 0, "isinf": 0, "isfinite": 0, "copysign": 0, "fmod": 0, "hypot": 0,
+}
+
+func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
+	if e := firstErr(c.args...); e != nil {
+		return e
+	}
+	if op != 0 {
+		if len(c.args) != 2 {
+			return ev.errorf(c.span, CodeType, "T.%s takes 2 arguments (%d given)", name, len(c.args))
+		}
+		a, b := c.args[0], c.args[1]
+		if (op == ir.Max || op == ir.Min) && isPyNum(a) && isPyNum(b) {
+			// T.max over Python numbers is a constant expression.
+			ae, _ := ev.toIR(a, ir.DataType{})
+			be, _ := ev.toIR(b, exprType(ae))
+			return &ExprV{base{c.span}, mkBin(op, ae, be, c.span)}
+		}
+		var ae, be ir.Expr
+		var ok1, ok2 bool
+		if x, ok := a.(*ExprV); ok {
+			ae, ok1 = x.E, true
+			be, ok2 = ev.toIR(b, exprType(ae))
+		} else {
+			be, ok2 = ev.toIR(b, ir.DataType{})
+			ae, ok1 = ev.toIR(a, exprType(be))
+		}
+		if !ok1 || !ok2 {
+			return ev.errorf(c.span, CodeType, "T.%s needs scalar arguments", name)
+		}
+		return &ExprV{base{c.span}, mkBin(op, ae, be, c.span)}
+	}
+	args := make([]ir.Expr, len(c.args))
+	var t ir.DataType
+	for i, a := range c.args {
+		e, ok := ev.toIR(a, t)
+		if !ok {
+			return ev.errorf(c.argSpans[i], CodeType, "T.%s needs scalar arguments, got %s", name, describe(a))
+		}
+		if i == 0 {
+			t = exprType(e)
+		}
+		args[i] = e
+	}
+	if len(args) == 0 {
+		return ev.errorf(c.span, CodeType, "T.%s needs an argument", name)
+	}
+	if !t.IsValid() {
+		t = ir.Float32
+	}
+	switch name {
+	case "isnan", "isinf", "isfinite":
+		t = ir.BoolT
+	}
+	opName := name
+	switch name {
+	case "sqrt":
+		opName = ir.OpSqrt
+	case "exp":
+		opName = ir.OpExp
+	case "exp2":
+		opName = ir.OpExp2
+	case "log2":
+		opName = ir.OpLog2
+	case "fabs":
+		opName = "abs"
+	}
+	return &ExprV{base{c.span}, &ir.Call{Op: opName, Args: args, Type: t, Span: c.span}}
+}
+
+// intrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
+// is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
+func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
+	var args []ir.Expr
+	all := append([]Value(nil), c.args...)
+	for _, k := range c.kwargs {
+		all = append(all, k.v)
+	}
+	for i, a := range all {
+		if isErr(a) {
+			if ev.kern != nil {
+				return ev.needConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
+			}
+			return a
+		}
+		var e ir.Expr
+		switch x := a.(type) {
+		case *StrV:
+			e = &ir.StringImm{Value: x.V, Span: x.span}
+		case *BufferV:
+			e = &ir.BufferData{Buf: x.B, Span: x.span}
+		case *DTypeV:
+			e = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+		default:
+			var ok bool
+			if e, ok = ev.toIR(a, ir.DataType{}); !ok {
+				sp := a.Span()
+				if i < len(c.argSpans) {
+					sp = c.argSpans[i]
+				}
+				return ev.errorf(sp, CodeType, "T.%s argument %d must be a scalar, got %s", f.Path, i, describe(a))
+			}
+		}
+		args = append(args, e)
+	}
+	var t ir.DataType
+	if strings.HasSuffix(f.Path, "elect_sync") {
+		t = ir.Int32
+	}
+	return &ExprV{base{c.span}, &ir.Call{Op: f.Path, Args: args, Type: t, Span: c.span}}
+}
+
+func (ev *evaluator) markerCall(m *MarkerV, c *call) Value {
+	switch m.Name {
+	case "T.prim_func", "T.jit", "T.inline", "T.macro":
+		return &MarkerV{base: base{c.span}, Name: m.Name}
+	case "T.Buffer":
+		return ev.bufferAnnot(c)
+	case "T.handle":
+		return &MarkerV{base: base{c.span}, Name: "T.handle"}
+	}
+	return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", m.Name)
+}
+
+// bufferAnnot evaluates T.Buffer(shape, dtype, scope=..., layout=...).
+func (ev *evaluator) bufferAnnot(c *call) Value {
+	a := &AnnotV{base: base{c.span}, Kind: "buffer", DT: ir.Float32}
+	a.Shape = c.arg(0, "shape")
+	if a.Shape == nil {
+		return ev.errorf(c.span, CodeType, "T.Buffer needs a shape")
+	}
+	if d := c.arg(1, "dtype"); d != nil {
+		dt, ok := ev.dtypeOf(d, c.argSpan(1, "dtype"))
+		if !ok {
+			return poison(c.span)
+		}
+		a.DT = dt
+	}
+	if s, ok := c.kw("scope"); ok {
+		if str, ok := s.(*StrV); ok {
+			a.Scope = str.V
+		}
+	}
+	if l, ok := c.kw("layout"); ok {
+		a.Layout = l
+	}
+	return a
+}
+
+// execAnnAssign handles `x: T.int32 = e`, `x: T.let = e`, `v: T.f32[8]`.
+func (ev *evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
+	ann := ev.expr(fr, s.Annotation)
+	name, isName := s.Target.(*syntax.Name)
+	if !ev.inKernelTIR(fr) || !isName {
+		if s.Value != nil {
+			ev.assign(fr, s.Target, ev.expr(fr, s.Value), s.Value.Span(), true)
+		}
+		return
+	}
+	var value Value
+	if s.Value != nil {
+		saved := ev.hint
+		ev.hint = ev.hintFor([]syntax.Expr{s.Target}, s.Value)
+		value = ev.expr(fr, s.Value)
+		ev.hint = saved
+	}
+	switch a := ann.(type) {
+	case *MarkerV:
+		if a.Name == "T.let" {
+			if value == nil {
+				ev.errorf(s.Loc, CodeType, "T.let requires a value")
+				return
+			}
+			e, ok := ev.toIR(value, ir.DataType{})
+			if !ok {
+				if isErr(value) {
+					fr.env.set(name.Id, value)
+					return
+				}
+				ev.errorf(s.Value.Span(), CodeType, "T.let expects a scalar expression, got %s", describe(value))
+				return
+			}
+			t := exprType(e)
+			if a.Arg != nil {
+				if d, ok := a.Arg.(*DTypeV); ok {
+					t = d.DT
+				}
+			}
+			vr := &ir.Var{Name: name.Id, Type: t, Span: name.Loc}
+			ev.emitStmt(&ir.Let{Var: vr, Value: e, Span: s.Loc})
+			fr.env.set(name.Id, &ExprV{base{name.Loc}, vr})
+			return
+		}
+	case *DTypeV:
+		if a.Ctor {
+			vr := &ir.Var{Name: name.Id, Type: a.DT, Span: name.Loc}
+			var init ir.Expr
+			if value != nil {
+				cv := ev.castTo(value, a.DT, s.Value.Span(), s.Value.Span())
+				if ex, ok := cv.(*ExprV); ok {
+					init = ex.E
+				} else {
+					fr.env.set(name.Id, cv)
+					return
+				}
+			} else if a.DT.IsFloat() {
+				init = &ir.FloatImm{Value: 0, Type: a.DT, Span: s.Loc}
+			} else {
+				init = &ir.IntImm{Value: 0, Type: a.DT, Span: s.Loc}
+			}
+			ev.kern.mutable[vr] = true
+			ev.emitStmt(&ir.Let{Var: vr, Value: init, Mutable: true, Span: s.Loc})
+			fr.env.set(name.Id, &ExprV{base{name.Loc}, vr})
+			return
+		}
+	case *AnnotV:
+		if a.Kind == "local" {
+			if value != nil {
+				ev.errorf(s.Value.Span(), CodeType, "a register array declaration takes no value")
+			}
+			shape, ok := ev.shapeArg(a.Shape, s.Annotation.Span())
+			if !ok {
+				fr.env.set(name.Id, poison(s.Loc))
+				return
+			}
+			buf := &ir.Buffer{Name: name.Id, Shape: shape, Dtype: a.DT, Scope: "local", Kind: ir.AllocBuffer, Span: s.Loc}
+			buf.Layout = layout.RowMajor(shape...)
+			buf.Data = &ir.Var{Name: name.Id, Type: ir.HandleT, Span: name.Loc}
+			ev.addBufferSite(buf, name.Loc, s.Loc, source.NoSpan)
+			ev.emitStmt(&ir.Alloc{Buf: buf, Span: s.Loc})
+			fr.env.set(name.Id, &BufferV{base{name.Loc}, buf})
+			return
+		}
+	}
+	if value != nil {
+		ev.assignName(fr, name, value, s.Value.Span(), true)
+	} else if !isErr(ann) {
+		ev.errorf(s.Annotation.Span(), CodeType, "unsupported annotation %s in a prim_func body", describe(ann))
+	}
+}
+
+// ---- buffers: indexing, stores, attributes ----
+
+// bufferIndex evaluates buf[idx]: a scalar load when every dimension has
+// a scalar index, else a region (spec §1.4).
+func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) Value {
+	buf := bv.B
+	if len(idx) == 1 && isSeq(idx[0]) {
+		idx = seqElts(idx[0])
+	}
+	if e := firstErr(idx...); e != nil {
+		if ev.kern != nil {
+			return ev.needConcrete(e, e.Span(), "a buffer index")
+		}
+		return e
+	}
+	nd := len(buf.Shape)
+	if len(idx) > nd {
+		return ev.errorf(e.Index.Span(), CodeType, "too many indices for buffer `%s` of rank %d: %d", buf.Name, nd, len(idx))
+	}
+	region := len(idx) < nd
+	mins := make([]ir.Expr, nd)
+	exts := make([]ir.Expr, nd)
+	for d := 0; d < nd; d++ {
+		sp := e.Index.Span()
+		if d >= len(idx) {
+			mins[d] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: e.Loc}
+			exts[d] = &ir.IntImm{Value: buf.Shape[d], Type: ir.Int32, Span: e.Loc}
+			continue
+		}
+		x := idx[d]
+		if x.Span().IsValid() {
+			sp = x.Span()
+		}
+		if s, ok := x.(*SliceV); ok {
+			region = true
+			if _, none := s.Step.(*NoneV); !none {
+				if n, ok := toInt(s.Step); !ok || n != 1 {
+					return ev.errorf(s.Step.Span(), CodeType, "buffer region slice step must be 1, got %s", describe(s.Step))
+				}
+			}
+			var lo, hi ir.Expr
+			if _, none := s.Lo.(*NoneV); none {
+				lo = &ir.IntImm{Value: 0, Type: ir.Int32, Span: sp}
+			} else if lo, ok = ev.indexExpr(s.Lo); !ok {
+				return ev.errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", describe(s.Lo))
+			}
+			if _, none := s.Hi.(*NoneV); none {
+				hi = &ir.IntImm{Value: buf.Shape[d], Type: ir.Int32, Span: sp}
+			} else if hi, ok = ev.indexExpr(s.Hi); !ok {
+				return ev.errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", describe(s.Hi))
+			}
+			mins[d], exts[d] = lo, simplifySub(hi, lo, sp)
+			l, lok := ir.ConstInt(lo)
+			h, hok := ir.ConstInt(hi)
+			if (lok && (l < 0 || l > buf.Shape[d])) || (hok && (h < 0 || h > buf.Shape[d])) || (lok && hok && h < l) {
+				return ev.errorf(sp, CodeOutOfBounds, "region %s:%s is out of bounds for dimension %d of `%s` with extent %d",
+					ExprString(lo), ExprString(hi), d, buf.Name, buf.Shape[d])
+			}
+			continue
+		}
+		ix, ok := ev.indexExpr(x)
+		if !ok {
+			return ev.errorf(sp, CodeType, "buffer index must be an integer or a slice, got %s", describe(x))
+		}
+		if n, ok := ir.ConstInt(ix); ok && (n < 0 || n >= buf.Shape[d]) {
+			return ev.errorf(sp, CodeOutOfBounds, "index %d is out of bounds for dimension %d of `%s` with extent %d", n, d, buf.Name, buf.Shape[d])
+		}
+		mins[d], exts[d] = ix, &ir.IntImm{Value: 1, Type: ir.Int32, Span: sp}
+	}
+	if region {
+		return &RegionV{base{e.Loc}, &ir.Region{Buf: buf, Min: mins, Extent: exts, Span: e.Loc}}
+	}
+	if ev.checkDirectAccess(buf, e.Loc) {
+		return poison(e.Loc)
+	}
+	return &ExprV{base{e.Loc}, &ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
+}
+
+// checkDirectAccess reports a scalar access to a buffer whose layout puts
+// elements on threads (TVM LowerTIRx).
+func (ev *evaluator) checkDirectAccess(buf *ir.Buffer, span source.Span) bool {
+	if t, ok := buf.Layout.(*layout.TileLayout); ok && t.HasThreadAxis() {
+		ev.errorf(span, CodeType, "Cannot lower direct BufferLoad/BufferStore on a buffer with thread-axis layout: unable to verify that the coordinate matches the current thread. Use .view() + .local() to decompose thread and memory axes.")
+		return true
+	}
+	return false
+}
+
+func (ev *evaluator) indexExpr(v Value) (ir.Expr, bool) {
+	e, ok := ev.toIR(v, ir.Int32)
+	if !ok || exprType(e).IsFloat() {
+		return nil, false
+	}
+	return e, true
+}
+
+func (ev *evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, vspan source.Span, e *syntax.Subscript) {
+	if ev.emit == nil {
+		ev.errorf(e.Loc, CodeType, "buffer stores are only allowed inside a prim_func body")
+		return
+	}
+	r := ev.bufferIndex(bv, idx, e)
+	if isErr(r) || isErr(v) {
+		if isErr(v) && ev.kern != nil {
+			ev.needConcrete(v, vspan, "the stored value")
+		}
+		return
+	}
+	ld, ok := r.(*ExprV)
+	if !ok {
+		ev.errorf(e.Loc, CodeType, "cannot assign to buffer region %s; use Tx.copy or Tx.fill", ev.text(e.Loc))
+		return
+	}
+	load := ld.E.(*ir.Load)
+	val, ok := ev.toIR(v, bv.B.Dtype)
+	if !ok {
+		ev.errorf(vspan, CodeType, "cannot store %s into buffer `%s`", describe(v), bv.B.Name)
+		return
+	}
+	if t := exprType(val); t.IsValid() && t != bv.B.Dtype {
+		val = &ir.Cast{To: bv.B.Dtype, X: val, Span: val.Pos()}
+	}
+	ev.emitStmt(&ir.Store{Buf: bv.B, Indices: load.Indices, Value: val, Span: source.Join(e.Loc, vspan)})
+}
+
+func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Value {
+	buf := bv.B
+	switch name {
+	case "data":
+		return &ExprV{base{span}, &ir.BufferData{Buf: buf, Span: span}}
+	case "shape":
+		out := make([]Value, len(buf.Shape))
+		for i, s := range buf.Shape {
+			out[i] = &IntV{base{span}, s}
+		}
+		return &TupleV{base{span}, out}
+	case "dtype":
+		return &StrV{base{span}, buf.Dtype.String()}
+	case "name":
+		return &StrV{base{span}, buf.Name}
+	case "ndim":
+		return &IntV{base{span}, int64(len(buf.Shape))}
+	case "elem_offset":
+		return &IntV{base{span}, buf.ElemOffset}
+	case "layout":
+		if buf.Layout == nil {
+			return &NoneV{base{span}}
+		}
+		return &LayoutV{base: base{span}, L: buf.Layout}
+	case "scope":
+		return method("Buffer.scope", func(ev *evaluator, c *call) Value { return &StrV{base{c.span}, buf.Scope} })
+	case "ptr_to":
+		return method("Buffer.ptr_to", func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "ptr_to", 1, "indices") {
+				return poison(c.span)
+			}
+			elts := seqElts(c.args[0])
+			if !isSeq(c.args[0]) {
+				elts = []Value{c.args[0]}
+			}
+			if len(elts) != len(buf.Shape) {
+				return ev.errorf(c.argSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.args[0]), shapeStr(buf.Shape))
+			}
+			idx := make([]ir.Expr, len(elts))
+			for i, x := range elts {
+				if isErr(x) {
+					return x
+				}
+				e, ok := ev.indexExpr(x)
+				if !ok {
+					return ev.errorf(c.argSpans[0], CodeType, "buffer index must be an integer, got %s", describe(x))
+				}
+				idx[i] = e
+			}
+			return &ExprV{base{c.span}, &ir.AddressOf{Buf: buf, Indices: idx, Span: c.span}}
+		})
+	case "local":
+		return method("Buffer.local", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, true) })
+	case "view":
+		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
+	case "access_ptr", "permute", "rearrange", "sub", "partition", "chunk", "tile", "select", "narrow", "unflatten", "flatten":
+		return &OpaqueV{base{span}, "Buffer." + name}
+	}
+	return nil
+}
+
+// bufferView implements buf.local(*shape, layout=None) and
+// buf.view(*shape, layout=None): a decl_buffer over buf's storage.
+func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
+	what := "Buffer.view"
+	if local {
+		what = "Buffer.local"
+	}
+	if !ev.requireKernel(c, what) {
+		return poison(c.span)
+	}
+	if e := firstErr(c.args...); e != nil {
+		return ev.needConcrete(e, e.Span(), what+" shape")
+	}
+	lv, hasLayout := c.kw("layout")
+	var shape []int64
+	for i, a := range c.args {
+		n, ok := toInt(a)
+		if !ok {
+			if _, isStr := a.(*StrV); isStr && !local {
+				return &OpaqueV{base{c.span}, "Buffer.view(dtype)"}
+			}
+			return ev.errorf(c.argSpans[i], CodeType, "%s shape must be integers, got %s", what, describe(a))
+		}
+		shape = append(shape, n)
+	}
+	var l layout.Layout
+	switch {
+	case hasLayout:
+		nb := &ir.Buffer{Name: buf.Name, Shape: shape}
+		l = ev.layoutArg(lv, c.argSpan(-1, "layout"), nb)
+	case local:
+		if buf.Layout == nil {
+			return ev.errorf(c.span, CodeMissingLayout, "buffer `%s` has no layout; .local() needs one", buf.Name)
+		}
+		l = layout.Storage(buf.Layout)
+	default:
+		l = buf.Layout
+	}
+	if len(shape) == 0 {
+		switch {
+		case local && l != nil:
+			shape = []int64{layout.Size(l, nil)}
+		case !local:
+			return ev.errorf(c.span, CodeType, "Buffer.view needs a shape")
+		}
+	}
+	if !local && !hasLayout {
+		// -1 inference and element-count check, as TVM does.
+		total, known, neg := buf.NumElements(), int64(1), -1
+		for i, s := range shape {
+			if s == -1 && neg < 0 {
+				neg = i
+			} else {
+				known *= s
+			}
+		}
+		if neg >= 0 && known != 0 {
+			shape[neg] = total / known
+		} else if known != total {
+			return ev.errorf(c.span, CodeShapeMismatch, "The shape of the buffer %s and the new shape %s are not compatible", shapeStr(buf.Shape), shapeStr(shape))
+		}
+	}
+	name, nameSpan := ev.hintName(c, buf.Name+"_view")
+	if local && !nameSpan.IsValid() {
+		name = buf.Name + "_local"
+	}
+	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	return &BufferV{base{c.span}, nb}
+}

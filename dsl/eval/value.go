@@ -1,0 +1,644 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Value is one statically evaluated Python value. Every value carries the
+// span of the expression that produced it (Span). Values are immutable
+// except *ListV and *DictV, which have Python's aliasing semantics.
+type Value interface {
+	Span() source.Span
+	// TypeName is the Python-ish type name used in messages ("int",
+	// "str", "Buffer", "BufferRegion", "PrimExpr", ...).
+	TypeName() string
+}
+
+type base struct{ span source.Span }
+
+func (b base) Span() source.Span { return b.span }
+
+// Python scalars and containers.
+type (
+	// IntV is a Python int (int64; overflow is an evaluation error).
+	IntV struct {
+		base
+		V int64
+	}
+	// FloatV is a Python float.
+	FloatV struct {
+		base
+		V float64
+	}
+	// BoolV is a Python bool.
+	BoolV struct {
+		base
+		V bool
+	}
+	// NoneV is Python None.
+	NoneV struct{ base }
+	// StrV is a Python str.
+	StrV struct {
+		base
+		V string
+	}
+	// TupleV is a Python tuple.
+	TupleV struct {
+		base
+		Elts []Value
+	}
+	// ListV is a Python list (mutable, shared by reference).
+	ListV struct {
+		base
+		Elts []Value
+	}
+	// DictV is a Python dict with insertion order (mutable, shared by reference).
+	DictV struct {
+		base
+		Keys, Vals []Value
+		index      map[string]int
+	}
+	// SliceV is a slice object lo:hi:step; absent parts are *NoneV.
+	SliceV struct {
+		base
+		Lo, Hi, Step Value
+	}
+	// RangeV is a Python range.
+	RangeV struct {
+		base
+		Start, Stop, Step int64
+	}
+)
+
+// Functions, modules and unknowns.
+type (
+	// FuncV is a user function (def or lambda) with its closure.
+	FuncV struct {
+		base
+		Name     string // qualified: "outer.inner" for nested defs
+		Def      *syntax.FunctionDef
+		Lambda   *syntax.Lambda
+		Params   *syntax.Params
+		Defaults map[*syntax.Param]Value
+		Env      *scope
+		// TIR marks @T.inline / @T.macro helpers: their bodies are parsed
+		// like kernel bodies (range() is a device loop, if on a device value
+		// is an ir.If).
+		TIR bool
+	}
+	// BuiltinV is a function implemented in Go (Python builtins, T.*, layout
+	// constructors, bound methods).
+	BuiltinV struct {
+		base
+		Name string
+		Fn   func(ev *evaluator, c *call) Value
+	}
+	// ModuleV is a resolved, modelled module or namespace (T, Tx, layout, ...).
+	ModuleV struct {
+		base
+		Path string // canonical path, e.g. "tvm.script.tirx"
+		Name string // display name, e.g. "T"
+		attr func(ev *evaluator, name string, span source.Span) (Value, bool)
+		// call makes the namespace callable (SwizzleMode(3)).
+		call func(ev *evaluator, c *call) Value
+		// closed namespaces report unknown attributes as errors instead
+		// of yielding opaque values.
+		closed bool
+		// names lists the public names for `from m import *`.
+		names []string
+	}
+	// OpaqueV is a value tilels does not model: anything reached from an
+	// unresolved import, an unknown class, or an unmodelled library call.
+	// It propagates through attributes, calls and arithmetic; a use that
+	// needs a concrete value reports eval/unresolved.
+	OpaqueV struct {
+		base
+		Path string // what it is, e.g. "numpy.float16" or "torch.randn(...)"
+	}
+	// PoisonV stands for the result of an expression whose error has
+	// already been reported; it silently suppresses cascading errors.
+	PoisonV struct{ base }
+	// UnboundV is the value of a factory parameter with neither default
+	// nor binding. Using it concretely inside a kernel makes the kernel
+	// partial and is reported once, at the parameter, as eval/unbound.
+	UnboundV struct {
+		base
+		Origin *unboundOrigin
+	}
+	// MarkerV is a DSL object with no value semantics of its own
+	// (T.prim_func, T.handle, T.let, T.inline, ...).
+	MarkerV struct {
+		base
+		Name string
+		Arg  Value // T.let[T.int32] / T.prim_func(...) argument, or nil
+	}
+)
+
+// unboundOrigin identifies one parameter without value.
+type unboundOrigin struct {
+	Func, Param string
+	Span        source.Span
+	reported    bool
+}
+
+// DSL values.
+type (
+	// DTypeV is a dtype: a T.float32-style constructor (Ctor) or a
+	// tvm.DataType value.
+	DTypeV struct {
+		base
+		DT   ir.DataType
+		Ctor bool
+	}
+	// LayoutV is a layout (TileLayout or ComposeLayout).
+	LayoutV struct {
+		base
+		L layout.Layout
+		// Bare marks a PRE SwizzleLayout(...) value (a ComposeLayout over a
+		// trivial tile) so ComposeLayout(swizzle, tile) can re-wrap it.
+		Bare bool
+	}
+	// SpecV is a S[...] / R[...] spec or a "+" combination of them.
+	SpecV struct {
+		base
+		S layout.Spec
+	}
+	// SpecBuilderV is the S or R object itself.
+	SpecBuilderV struct {
+		base
+		Replica bool
+	}
+	// AxisV is a layout axis (laneid, warpid, "m", ...).
+	AxisV struct {
+		base
+		A *layout.Axis
+	}
+	// OnAxisV is value@axis.
+	OnAxisV struct {
+		base
+		V int64
+		A *layout.Axis
+	}
+	// OffsetV is a sum of value@axis terms.
+	OffsetV struct {
+		base
+		M map[*layout.Axis]int64
+	}
+	// IterV is a layout Iter(extent, stride, axis).
+	IterV struct {
+		base
+		It layout.Iter
+	}
+	// EnumV is an enum member such as SwizzleMode.SWIZZLE_128B_ATOM.
+	EnumV struct {
+		base
+		Type, Name string
+		V          int64
+	}
+	// BufferV is a buffer.
+	BufferV struct {
+		base
+		B *ir.Buffer
+	}
+	// RegionV is a buffer region (BufferRegion).
+	RegionV struct {
+		base
+		R *ir.Region
+	}
+	// ExprV is a device expression (PrimExpr): scope ids, loop variables,
+	// loads, intrinsic calls and arithmetic over them.
+	ExprV struct {
+		base
+		E ir.Expr
+	}
+	// TxNSV is the Tx namespace (Scope "") or one of its scope namespaces
+	// (Tx.warp: Scope "warp", Label "warp").
+	TxNSV struct {
+		base
+		Scope, Label string
+	}
+	// TxOpV is a tile primitive bound to a scope (Tx.warp.copy).
+	TxOpV struct {
+		base
+		Op, Scope string
+		NameSpan  source.Span
+	}
+	// IntrinsicV is a T.ptx.* / T.cuda.* intrinsic path.
+	IntrinsicV struct {
+		base
+		Path string // "ptx.mbarrier.init"
+	}
+	// KernelV is an evaluated @T.prim_func.
+	KernelV struct {
+		base
+		K *Kernel
+	}
+	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
+	// T.grid, or range() over a device value.
+	LoopV struct {
+		base
+		What          string // "T.serial", "range", ...
+		Kind          ir.ForKind
+		Mins, Extents []ir.Expr
+	}
+	// AnnotV is a type annotation value: T.float32[8] (Kind "local": a
+	// register array) or T.Buffer((32, 32), "float32") (Kind "buffer").
+	AnnotV struct {
+		base
+		Kind   string
+		DT     ir.DataType
+		Shape  Value
+		Scope  string
+		Layout Value
+	}
+)
+
+func (*IntV) TypeName() string         { return "int" }
+func (*FloatV) TypeName() string       { return "float" }
+func (*BoolV) TypeName() string        { return "bool" }
+func (*NoneV) TypeName() string        { return "NoneType" }
+func (*StrV) TypeName() string         { return "str" }
+func (*TupleV) TypeName() string       { return "tuple" }
+func (*ListV) TypeName() string        { return "list" }
+func (*DictV) TypeName() string        { return "dict" }
+func (*SliceV) TypeName() string       { return "slice" }
+func (*RangeV) TypeName() string       { return "range" }
+func (*FuncV) TypeName() string        { return "function" }
+func (*BuiltinV) TypeName() string     { return "builtin_function" }
+func (*ModuleV) TypeName() string      { return "module" }
+func (v *OpaqueV) TypeName() string    { return v.Path }
+func (*PoisonV) TypeName() string      { return "<error>" }
+func (*UnboundV) TypeName() string     { return "<unbound>" }
+func (v *MarkerV) TypeName() string    { return v.Name }
+func (*DTypeV) TypeName() string       { return "DataType" }
+func (v *LayoutV) TypeName() string    { return layoutTypeName(v.L) }
+func (*SpecV) TypeName() string        { return "_LayoutSpec" }
+func (*SpecBuilderV) TypeName() string { return "_SpecBuilder" }
+func (*AxisV) TypeName() string        { return "Axis" }
+func (*OnAxisV) TypeName() string      { return "_OnAxis" }
+func (*OffsetV) TypeName() string      { return "_OffsetExpr" }
+func (*IterV) TypeName() string        { return "Iter" }
+func (v *EnumV) TypeName() string      { return v.Type }
+func (*BufferV) TypeName() string      { return "Buffer" }
+func (*RegionV) TypeName() string      { return "BufferRegion" }
+func (*ExprV) TypeName() string        { return "PrimExpr" }
+func (*TxNSV) TypeName() string        { return "ScopeNamespace" }
+func (*TxOpV) TypeName() string        { return "ScopedOp" }
+func (*IntrinsicV) TypeName() string   { return "Op" }
+func (*KernelV) TypeName() string      { return "PrimFunc" }
+func (*LoopV) TypeName() string        { return "ForFrame" }
+func (*AnnotV) TypeName() string       { return "annotation" }
+
+func layoutTypeName(l layout.Layout) string {
+	if _, ok := l.(*layout.ComposeLayout); ok {
+		return "ComposeLayout"
+	}
+	return "TileLayout"
+}
+
+// Exported constructors, for Options.Bindings and tests.
+
+// Int returns a Python int value.
+func Int(v int64) Value { return &IntV{base{source.NoSpan}, v} }
+
+// Float returns a Python float value.
+func Float(v float64) Value { return &FloatV{base{source.NoSpan}, v} }
+
+// Bool returns a Python bool value.
+func Bool(v bool) Value { return &BoolV{base{source.NoSpan}, v} }
+
+// Str returns a Python str value.
+func Str(v string) Value { return &StrV{base{source.NoSpan}, v} }
+
+// None returns Python None.
+func None() Value { return &NoneV{base{source.NoSpan}} }
+
+// Tuple returns a Python tuple of elts.
+func Tuple(elts ...Value) Value { return &TupleV{base{source.NoSpan}, elts} }
+
+// List returns a Python list of elts.
+func List(elts ...Value) Value { return &ListV{base{source.NoSpan}, elts} }
+
+// isErr reports whether v is a value that silently absorbs operations
+// (poison, unbound, opaque).
+func isErr(v Value) bool {
+	switch v.(type) {
+	case *PoisonV, *UnboundV, *OpaqueV:
+		return true
+	}
+	return false
+}
+
+// Repr returns Python's repr of v (approximately, for non-Python values).
+func Repr(v Value) string {
+	var b strings.Builder
+	writeRepr(&b, v, 0)
+	return b.String()
+}
+
+func writeRepr(b *strings.Builder, v Value, depth int) {
+	if depth > 8 {
+		b.WriteString("...")
+		return
+	}
+	switch v := v.(type) {
+	case *IntV:
+		b.WriteString(strconv.FormatInt(v.V, 10))
+	case *FloatV:
+		b.WriteString(pyFloat(v.V))
+	case *BoolV:
+		if v.V {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case *NoneV:
+		b.WriteString("None")
+	case *StrV:
+		b.WriteString(pyQuote(v.V))
+	case *TupleV:
+		b.WriteByte('(')
+		for i, e := range v.Elts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e, depth+1)
+		}
+		if len(v.Elts) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	case *ListV:
+		b.WriteByte('[')
+		for i, e := range v.Elts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e, depth+1)
+		}
+		b.WriteByte(']')
+	case *DictV:
+		b.WriteByte('{')
+		for i := range v.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, v.Keys[i], depth+1)
+			b.WriteString(": ")
+			writeRepr(b, v.Vals[i], depth+1)
+		}
+		b.WriteByte('}')
+	case *SliceV:
+		b.WriteString("slice(")
+		writeRepr(b, v.Lo, depth+1)
+		b.WriteString(", ")
+		writeRepr(b, v.Hi, depth+1)
+		b.WriteString(", ")
+		writeRepr(b, v.Step, depth+1)
+		b.WriteByte(')')
+	case *RangeV:
+		if v.Step == 1 {
+			fmt.Fprintf(b, "range(%d, %d)", v.Start, v.Stop)
+		} else {
+			fmt.Fprintf(b, "range(%d, %d, %d)", v.Start, v.Stop, v.Step)
+		}
+	case *FuncV:
+		fmt.Fprintf(b, "<function %s>", v.Name)
+	case *BuiltinV:
+		fmt.Fprintf(b, "<built-in function %s>", v.Name)
+	case *ModuleV:
+		fmt.Fprintf(b, "<module %s>", v.Path)
+	case *OpaqueV:
+		b.WriteString(v.Path)
+	case *PoisonV:
+		b.WriteString("<error>")
+	case *UnboundV:
+		fmt.Fprintf(b, "<unbound %s>", v.Origin.Param)
+	case *MarkerV:
+		b.WriteString(v.Name)
+	case *DTypeV:
+		b.WriteString(v.DT.String())
+	case *LayoutV:
+		b.WriteString(v.L.String())
+	case *SpecV:
+		b.WriteString(v.S.Layout().String())
+	case *SpecBuilderV:
+		if v.Replica {
+			b.WriteString("R")
+		} else {
+			b.WriteString("S")
+		}
+	case *AxisV:
+		b.WriteString(v.A.Name)
+	case *OnAxisV:
+		fmt.Fprintf(b, "%d@%s", v.V, v.A.Name)
+	case *OffsetV:
+		b.WriteString(layout.NewTile(nil, nil, v.M).String())
+	case *IterV:
+		fmt.Fprintf(b, "Iter(%s)", v.It.String())
+	case *EnumV:
+		fmt.Fprintf(b, "%s.%s", v.Type, v.Name)
+	case *BufferV:
+		b.WriteString(v.B.Name)
+	case *RegionV:
+		b.WriteString(RegionString(v.R))
+	case *ExprV:
+		b.WriteString(ExprString(v.E))
+	case *TxNSV:
+		if v.Label == "" {
+			b.WriteString("Tx")
+		} else {
+			b.WriteString("Tx." + v.Label)
+		}
+	case *TxOpV:
+		b.WriteString("Tx." + v.Scope + "." + v.Op)
+	case *IntrinsicV:
+		b.WriteString("T." + v.Path)
+	case *KernelV:
+		b.WriteString("<PrimFunc " + v.K.Func.Name + ">")
+	case *LoopV:
+		b.WriteString(v.What + "(...)")
+	case *AnnotV:
+		b.WriteString(v.DT.String() + "[...]")
+	default:
+		fmt.Fprintf(b, "%T", v)
+	}
+}
+
+// pyStr is Python's str(v).
+func pyStr(v Value) string {
+	switch v := v.(type) {
+	case *StrV:
+		return v.V
+	case *DTypeV:
+		return v.DT.String()
+	}
+	return Repr(v)
+}
+
+func pyFloat(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		return "nan"
+	}
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if strings.ContainsAny(s, "e") {
+		// Python writes 1e+20 as 1e+20 and 1e-05 as 1e-05.
+		if i := strings.IndexByte(s, 'e'); i >= 0 && len(s) > i+2 && (s[i+1] == '-' || s[i+1] == '+') && len(s)-(i+2) == 1 {
+			s = s[:i+2] + "0" + s[i+2:]
+		}
+		return s
+	}
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+func pyQuote(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == rune(q):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte(q)
+	return b.String()
+}
+
+// hashKey returns a key identifying a hashable Python value, with Python's
+// equalities (1 == 1.0 == True).
+func hashKey(v Value) (string, bool) {
+	switch v := v.(type) {
+	case *IntV:
+		return "n" + strconv.FormatInt(v.V, 10), true
+	case *BoolV:
+		if v.V {
+			return "n1", true
+		}
+		return "n0", true
+	case *FloatV:
+		if v.V == math.Trunc(v.V) && math.Abs(v.V) < 1e18 {
+			return "n" + strconv.FormatInt(int64(v.V), 10), true
+		}
+		return "f" + strconv.FormatFloat(v.V, 'g', -1, 64), true
+	case *StrV:
+		return "s" + v.V, true
+	case *NoneV:
+		return "N", true
+	case *TupleV:
+		var b strings.Builder
+		b.WriteString("t(")
+		for _, e := range v.Elts {
+			k, ok := hashKey(e)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(strconv.Itoa(len(k)))
+			b.WriteByte(':')
+			b.WriteString(k)
+		}
+		b.WriteByte(')')
+		return b.String(), true
+	case *EnumV:
+		return "e" + v.Type + "." + v.Name, true
+	case *DTypeV:
+		return "d" + v.DT.String(), true
+	case *AxisV:
+		return "a" + v.A.Name, true
+	case *BufferV:
+		return fmt.Sprintf("b%p", v.B), true
+	case *FuncV:
+		return fmt.Sprintf("F%p", v), true
+	case *BuiltinV:
+		return "B" + v.Name, true
+	case *TxOpV:
+		return "x" + v.Scope + "." + v.Op, true
+	case *ExprV:
+		if vr, ok := v.E.(*ir.Var); ok {
+			return fmt.Sprintf("v%p", vr), true
+		}
+	}
+	return "", false
+}
+
+func newDict(span source.Span) *DictV { return &DictV{base: base{span}, index: map[string]int{}} }
+
+func (d *DictV) get(k Value) (Value, bool, bool) {
+	key, ok := hashKey(k)
+	if !ok {
+		return nil, false, false
+	}
+	if i, ok := d.index[key]; ok {
+		return d.Vals[i], true, true
+	}
+	return nil, false, true
+}
+
+func (d *DictV) set(k, v Value) bool {
+	key, ok := hashKey(k)
+	if !ok {
+		return false
+	}
+	if d.index == nil {
+		d.index = map[string]int{}
+	}
+	if i, ok := d.index[key]; ok {
+		d.Vals[i] = v
+		return true
+	}
+	d.index[key] = len(d.Keys)
+	d.Keys = append(d.Keys, k)
+	d.Vals = append(d.Vals, v)
+	return true
+}
+
+func (d *DictV) del(k Value) bool {
+	key, ok := hashKey(k)
+	if !ok {
+		return false
+	}
+	i, ok := d.index[key]
+	if !ok {
+		return false
+	}
+	d.Keys = append(d.Keys[:i:i], d.Keys[i+1:]...)
+	d.Vals = append(d.Vals[:i:i], d.Vals[i+1:]...)
+	d.index = map[string]int{}
+	for j, k := range d.Keys {
+		kk, _ := hashKey(k)
+		d.index[kk] = j
+	}
+	return true
+}

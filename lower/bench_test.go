@@ -1,0 +1,98 @@
+package lower
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/source"
+)
+
+var defRE = regexp.MustCompile(`(?m)^def (\w+)\(`)
+
+// bigFile builds a file of at least lines lines by repeating the bundled
+// examples' kernels under fresh names (imports and constants once).
+func bigFile(tb testing.TB, lines int) []byte {
+	paths, err := filepath.Glob("../testdata/examples/*.py")
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no examples: %v", err)
+	}
+	var header, bodies []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		text := string(data)
+		i := strings.Index(text, "@T.prim_func")
+		for _, l := range strings.Split(text[:i], "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") && !seen[l] {
+				seen[l] = true
+				header = append(header, l)
+			}
+		}
+		bodies = append(bodies, text[i:])
+	}
+	var b strings.Builder
+	b.WriteString(strings.Join(header, "\n") + "\n\n")
+	for n := 0; strings.Count(b.String(), "\n") < lines; n++ {
+		body := bodies[n%len(bodies)]
+		b.WriteString(defRE.ReplaceAllString(body, fmt.Sprintf("def ${1}_%d(", n)))
+		b.WriteString("\n\n")
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkAnalyze3000 is the whole-file lower of a 3,000-line file of
+// kernels: parse, evaluate, dispatch every call (target ≤ 20 ms).
+func BenchmarkAnalyze3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res := Analyze(source.NewFile("big.py", src), Options{})
+		if len(res.Kernels) == 0 {
+			b.Fatal("no kernels")
+		}
+	}
+}
+
+// BenchmarkLowerCUDA3000 adds printing the .cu file of every kernel.
+func BenchmarkLowerCUDA3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res := Analyze(source.NewFile("big.py", src), Options{})
+		if _, err := CUDA(res.Kernels, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestBigFile(t *testing.T) {
+	src := bigFile(t, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	calls := 0
+	for _, k := range res.Kernels {
+		for _, c := range k.Calls {
+			calls++
+			if c.Variant == "" {
+				t.Errorf("%s: a call got no variant", k.Name)
+			}
+		}
+	}
+	if len(res.Kernels) < 100 || calls < 300 {
+		t.Errorf("3,000-line file: %d kernels, %d calls; the generator is broken", len(res.Kernels), calls)
+	}
+	if res.HasErrors() {
+		for _, d := range res.Diags {
+			t.Log(d)
+		}
+		t.Error("the generated file has errors")
+	}
+}

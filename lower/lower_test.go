@@ -1,0 +1,81 @@
+package lower
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the out/* sections of testdata/*.txtar")
+
+// TestGolden runs the whole pipeline on every testdata/*.txtar archive's
+// kernel.py and compares diagnostics, the dispatch explanation, the lowered
+// TIRx IR and the CUDA file with the archive's out/* sections.
+func TestGolden(t *testing.T) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, ok := ar.Get("kernel.py")
+			if !ok {
+				t.Fatal("no kernel.py section")
+			}
+			f := source.NewFile("kernel.py", src)
+			res := Analyze(f, Options{})
+			cu, err := CUDA(res.Kernels, Options{})
+			if err != nil {
+				cu = "error: " + err.Error() + "\n"
+			}
+			got := map[string]string{
+				"out/diagnostics": diagText(f, res.Diags),
+				"out/dispatch":    Explain(res),
+				"out/tirx":        TIRx(res.Kernels),
+				"out/cuda":        cu,
+			}
+			changed := false
+			for _, name := range []string{"out/diagnostics", "out/dispatch", "out/tirx", "out/cuda"} {
+				want, ok := ar.Get(name)
+				if *update {
+					if !ok || string(want) != got[name] {
+						ar.Set(name, []byte(got[name]))
+						changed = true
+					}
+					continue
+				}
+				if !ok {
+					t.Errorf("%s: missing section %s (run go test -update)", path, name)
+					continue
+				}
+				if string(want) != got[name] {
+					t.Errorf("%s: %s differs (run go test ./lower -update and review the diff)\n--- want\n%s\n--- got\n%s", path, name, want, got[name])
+				}
+			}
+			if changed {
+				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func diagText(f *source.File, ds []diag.Diagnostic) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(diag.Format(f, d))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
