@@ -547,6 +547,14 @@ func (l *lowerer) diagnose(d *Decision) {
 		msg := e.Header()
 		if e.Error != "" {
 			msg += ": " + e.Error
+		} else {
+			var parts []string
+			for _, at := range d.Declined {
+				if !at.ExplicitOnly {
+					parts = append(parts, at.Variant+": "+at.Reason)
+				}
+			}
+			msg = fmt.Sprintf("no variant of %s applies: %s", tc.Op, strings.Join(parts, "; "))
 		}
 		dg := diag.Errorf(opSpan(tc), "dispatch/no-variant", "%s", msg)
 		dg.Related = relatedFor(d)
@@ -557,6 +565,9 @@ func (l *lowerer) diagnose(d *Decision) {
 func relatedFor(d *Decision) []diag.Related {
 	var rel []diag.Related
 	for _, at := range d.Declined {
+		if at.ExplicitOnly && d.Call.Dispatch == "" {
+			continue // "requires explicit dispatch=" says nothing about this call
+		}
 		rel = append(rel, diag.Related{Span: at.Span, Message: at.Variant + ": " + strings.Join(at.Messages, "; ")})
 	}
 	return rel

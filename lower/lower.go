@@ -86,7 +86,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		kr.Lowered = out.Func
 		kr.Launch = out.Launch
 		kr.Calls = out.Decisions
-		res.Diags = append(res.Diags, out.Diags...)
+		res.Diags = append(res.Diags, dropCascades(out, k.Diags, prog.Diags)...)
 		res.Kernels = append(res.Kernels, kr)
 	}
 	diag.Sort(res.Diags)
@@ -99,6 +99,39 @@ func Analyze(f *source.File, opts Options) *Result {
 		}
 	}
 	return res
+}
+
+// dropCascades removes dispatch/no-variant errors for calls whose arguments
+// the evaluator already reported an error in: the evaluator's message names
+// the real problem (a missing layout, a bad index), the dispatcher's would only
+// repeat that no variant accepts the broken operands.
+func dropCascades(out *dispatch.Output, evalDiags ...[]diag.Diagnostic) []diag.Diagnostic {
+	drop := map[source.Span]bool{}
+	for _, d := range out.Decisions {
+		if d.Variant == "" && covered(d.Call.Span, evalDiags...) {
+			drop[d.Call.Span] = true
+			drop[d.Call.OpSpan] = true
+		}
+	}
+	var kept []diag.Diagnostic
+	for _, d := range out.Diags {
+		if d.Code == "dispatch/no-variant" && drop[d.Span] {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
+}
+
+func covered(call source.Span, lists ...[]diag.Diagnostic) bool {
+	for _, l := range lists {
+		for _, e := range l {
+			if e.Severity == diag.Error && e.Span.Start >= call.Start && e.Span.End <= call.End {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func dedup(ds []diag.Diagnostic) []diag.Diagnostic {

@@ -98,7 +98,7 @@ func TestExecContext(t *testing.T) {
 			g2sIn("warp", 32, 8)(k)
 			k.end()
 		}, "", 1, "non-static range for laneid: (1, selector(lane_id, ptx.elect_sync()))",
-			"dispatch/no-variant: TIRx schedule dispatch failed: op=tirx.tile.copy target=cuda"},
+			"dispatch/no-variant: no variant of copy applies: gmem_smem: non-static range for laneid"},
 		{"data branch does not narrow", func(k *kb) {
 			tid := k.ctaKernel(256)
 			x := &ir.Var{Name: "x", Type: ir.Int32}
@@ -113,7 +113,7 @@ func TestExecContext(t *testing.T) {
 		{"cluster scope: fallback raises KeyError", func(k *kb) {
 			k.ctaKernel(128)
 			g2sIn("cluster", 8, 8)(k)
-		}, "", 128, "KeyError: 'cluster'", "dispatch/no-variant: TIRx schedule dispatch failed"},
+		}, "", 128, "KeyError: 'cluster'", "dispatch/no-variant: no variant of copy applies: gmem_smem: unsupported exec_scope cluster"},
 		{"warp id inferred from lane and thread ids", func(k *kb) {
 			k.scope(ir.CTAID, 1)
 			k.scope(ir.LaneID, 32)

@@ -4,7 +4,7 @@
 // Rules for messages: one lowercase fragment, no final period, concrete
 // numbers. The primary Span is the smallest thing to edit; other places go in
 // Related. Code is a stable kebab-case string grouped by producer
-// ("syntax/unexpected-token", "dispatch/fallback-used"), documented in
+// ("syntax/unexpected-token", "dispatch/fallback-only"), documented in
 // docs/diagnostics.md.
 package diag
 

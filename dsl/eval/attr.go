@@ -104,6 +104,15 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		case "name":
 			v = &StrV{base{span}, o.Name}
 		}
+	case *SliceV:
+		switch name {
+		case "start":
+			v = o.Lo
+		case "stop":
+			v = o.Hi
+		case "step":
+			v = o.Step
+		}
 	case *FuncV:
 		if name == "__name__" {
 			v = &StrV{base{span}, o.Name}

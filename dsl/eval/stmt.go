@@ -42,6 +42,9 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	if !ev.step(s.Span()) {
 		return ctrlRaise
 	}
+	if hasSyntaxError(s) {
+		return ctrlNone // the parser reported it; evaluating it would only add noise
+	}
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
 		ev.execExprStmt(fr, s)
@@ -393,6 +396,42 @@ func (ev *evaluator) execAssert(fr *frame, s *syntax.Assert) {
 		}
 		ev.errorf(s.Test.Span(), CodeType, "%s", msg)
 	}
+}
+
+// hasSyntaxError reports whether a simple statement, or the header of a
+// compound one, contains a Bad* node.
+func hasSyntaxError(s syntax.Stmt) bool {
+	var parts []syntax.Node
+	switch x := s.(type) {
+	case *syntax.If:
+		parts = []syntax.Node{x.Test}
+	case *syntax.While:
+		parts = []syntax.Node{x.Test}
+	case *syntax.For:
+		parts = []syntax.Node{x.Target, x.Iter}
+	case *syntax.With:
+		for _, it := range x.Items {
+			parts = append(parts, it)
+		}
+	case *syntax.FunctionDef, *syntax.ClassDef, *syntax.Try, *syntax.Match:
+		return false
+	default:
+		parts = []syntax.Node{s}
+	}
+	bad := false
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		syntax.Inspect(p, func(n syntax.Node) bool {
+			switch n.(type) {
+			case *syntax.BadExpr, *syntax.BadStmt:
+				bad = true
+			}
+			return !bad
+		})
+	}
+	return bad
 }
 
 // containsKernel reports whether the statements lexically contain a kernel def.

@@ -173,8 +173,9 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 			tc.Args = append(tc.Args, e)
 			tc.ArgSpans = append(tc.ArgSpans, a.span)
 		}
-		ev.checkOperandLayouts(tc)
-		ev.emitStmt(tc)
+		if ev.checkOperandLayouts(tc) {
+			ev.emitStmt(tc)
+		}
 		return &NoneV{base{c.span}}
 	}
 	for i := 0; i < sig.required; i++ {
@@ -224,8 +225,9 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 			return poison(c.span)
 		}
 	}
-	ev.checkOperandLayouts(tc)
-	ev.emitStmt(tc)
+	if ev.checkOperandLayouts(tc) {
+		ev.emitStmt(tc)
+	}
 	return &NoneV{base{c.span}}
 }
 
@@ -385,8 +387,10 @@ func payloadBits(r *ir.Region) (int64, bool) {
 }
 
 // checkOperandLayouts reports region operands whose buffer was declared
-// with layout=None: every dispatch variant needs a layout.
-func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) {
+// with layout=None: every dispatch variant needs a layout. It returns
+// false when it reported one.
+func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
+	ok := true
 	seen := map[*ir.Buffer]bool{}
 	for i, a := range tc.Args {
 		r, ok := a.(*ir.Region)
@@ -399,5 +403,7 @@ func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) {
 			sp = tc.ArgSpans[i]
 		}
 		ev.errorf(sp, CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
+		ok = false
 	}
+	return ok
 }

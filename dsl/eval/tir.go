@@ -21,12 +21,14 @@ type kernelState struct {
 	// badLayout marks buffers whose layout= argument failed to evaluate
 	// (so a nil Layout there is not layout=None).
 	badLayout map[*ir.Buffer]bool
+	// layoutSeen dedups Kernel.Layouts by span.
+	layoutSeen map[source.Span]bool
 }
 
 // evalKernel evaluates a @T.prim_func def into a Kernel.
 func (ev *evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV) Value {
 	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
-	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}}
+	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
 	savedKern, savedEmit, savedSink, savedHint, savedDepth := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth
 	ev.kern, ev.emit, ev.sink, ev.hint = ks, &ks.host, &k.Diags, nil
 	ev.unit(func() {
@@ -358,7 +360,8 @@ func (ev *evaluator) noteLayout(v Value) {
 	if ev.kern == nil {
 		return
 	}
-	if l, ok := v.(*LayoutV); ok && len(ev.kern.k.Layouts) < maxLayoutSites && l.span.IsValid() {
+	if l, ok := v.(*LayoutV); ok && len(ev.kern.k.Layouts) < maxLayoutSites && l.span.IsValid() && !ev.kern.layoutSeen[l.span] {
+		ev.kern.layoutSeen[l.span] = true
 		ev.kern.k.Layouts = append(ev.kern.k.Layouts, LayoutSite{Span: l.span, Layout: l.L})
 	}
 }

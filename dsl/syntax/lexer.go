@@ -171,8 +171,7 @@ func (lx *lexer) finish() {
 	n := len(lx.src)
 	flags := uint8(0)
 	if len(lx.fs) > 0 {
-		lx.errorf(int(lx.fs[0].start), int(lx.fs[0].start)+1, CodeUnterminatedString, "unterminated f-string literal")
-		lx.fs = lx.fs[:0]
+		lx.unterminatedFString(n)
 		flags = tfErr
 	}
 	if len(lx.brackets) > 0 {

@@ -194,10 +194,9 @@ func (p *parser) badExpr(context string) *BadExpr {
 	} else {
 		p.errorUnexpected(context)
 	}
+	// The BadExpr sits at the unexpected token, and spans of enclosing nodes
+	// extend to it, so that it lies inside them.
 	pos := p.tok.pos
-	if p.tok.kind == tDedent || p.tok.kind == tIndent || p.tok.kind == tNewline {
-		pos = p.prevEnd
-	}
 	if pos < p.prevEnd {
 		pos = p.prevEnd
 	}

@@ -739,6 +739,7 @@ func (p *parser) yieldExpr() Expr {
 func (p *parser) params(closer tokKind, lambda bool) *Params {
 	ps := &Params{}
 	start := p.tok.pos
+	lambdaEnd := p.prevEnd // end of "lambda"
 	if !lambda {
 		start = p.prevEnd - 1 // include the "(" just consumed
 	}
@@ -812,8 +813,9 @@ func (p *parser) params(closer tokKind, lambda bool) *Params {
 		}
 	} else {
 		ps.Loc = p.span(start)
-		if ps.Loc.End < start || len(ps.Args)+len(ps.Posonly)+len(ps.Kwonly) == 0 && ps.Vararg == nil && ps.Kwarg == nil && !kwonly {
-			ps.Loc = source.Span{Start: start, End: start}
+		if p.prevEnd <= lambdaEnd {
+			// No parameters: an empty span right after "lambda".
+			ps.Loc = source.Span{Start: lambdaEnd, End: lambdaEnd}
 		}
 	}
 	return ps

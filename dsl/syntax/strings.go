@@ -173,7 +173,10 @@ func (p *parser) fstringField(raw bool) (*FormattedValue, source.Span) {
 	if p.tok.kind == tAssign {
 		p.next()
 		fv.Debug = true
-		debug = source.Span{Start: start + 1, End: p.tok.pos}
+		debug = source.Span{Start: start + 1, End: p.prevEnd}
+		if k := p.tok.kind; (k == tBang || k == tColon || k == tRBrace) && p.tok.flags&tfErr == 0 {
+			debug.End = p.tok.pos // the white space after "=" is part of the text
+		}
 	}
 	if p.tok.kind == tBang {
 		p.next()
@@ -354,7 +357,7 @@ func (p *parser) hexEscape(buf []byte, s string, i, n int, isBytes bool, e byte)
 		case c >= '0' && c <= '9':
 			d = c - '0'
 		case c|0x20 >= 'a' && c|0x20 <= 'f':
-			d = c|0x20 - 'a' + 10
+			d = c | 0x20 - 'a' + 10
 		default:
 			return append(buf, '\\', e), i
 		}
