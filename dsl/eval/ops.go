@@ -79,14 +79,17 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 			}
 		}
 	case "*":
-		if n, ok := toInt(y); ok && isIntLike(y) {
-			if v := repeat(x, n, span); v != nil {
-				return v
-			}
+		seq, n := x, y
+		if isIntLike(x) {
+			seq, n = y, x
 		}
-		if n, ok := toInt(x); ok && isIntLike(x) {
-			if v := repeat(y, n, span); v != nil {
-				return v
+		if k, ok := toInt(n); ok && isIntLike(n) {
+			switch seq.(type) {
+			case *StrV, *TupleV, *ListV:
+				if v := repeat(seq, k, span); v != nil {
+					return v
+				}
+				return ev.errorf(span, CodeBudget, "%s repeated %d times is too large to evaluate statically", seq.TypeName(), k)
 			}
 		}
 	case "%":
@@ -135,12 +138,18 @@ func repeat(v Value, n int64, span source.Span) Value {
 		}
 		return &StrV{base{span}, strings.Repeat(a.V, int(n))}
 	case *TupleV:
+		if int64(len(a.Elts))*n > 1<<20 {
+			return nil
+		}
 		var out []Value
 		for i := int64(0); i < n; i++ {
 			out = append(out, a.Elts...)
 		}
 		return &TupleV{base{span}, out}
 	case *ListV:
+		if int64(len(a.Elts))*n > 1<<20 {
+			return nil
+		}
 		var out []Value
 		for i := int64(0); i < n; i++ {
 			out = append(out, a.Elts...)

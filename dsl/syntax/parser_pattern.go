@@ -122,7 +122,10 @@ func (p *parser) pattern() Pattern {
 		return pat
 	}
 	n := p.expectName("after 'as'")
-	if n != nil && n.Id == "_" {
+	if n == nil {
+		return pat
+	}
+	if n.Id == "_" {
 		p.errorAt(n.Loc, CodeInvalidTarget, "cannot use '_' as a target")
 	}
 	return &MatchAs{Loc: p.span(start), Pattern: pat, Name: n}
