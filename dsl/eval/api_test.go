@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,6 +139,7 @@ func FuzzEvaluate(f *testing.F) {
 			}
 		}
 	}
+	f.Add(callMatrix())
 	f.Fuzz(func(t *testing.T, src []byte) {
 		p, _ := evalSource("fuzz.py", src, Options{MaxSteps: 20000})
 		_ = Dump(p)
@@ -158,5 +158,3 @@ func BenchmarkEvaluate(b *testing.B) {
 		evalSource("seeds.py", src, Options{})
 	}
 }
-
-var _ = os.ReadFile

@@ -54,6 +54,10 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.strMethod(o, name)
 	case *ListV:
 		v = ev.listMethod(o, name)
+		if v == nil {
+			// sets are modelled as lists; their methods are opaque
+			v = &OpaqueV{base{span}, "list." + name}
+		}
 	case *TupleV:
 		v = ev.tupleMethod(o, name)
 	case *DictV:
@@ -132,6 +136,9 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 				v = &StrV{base{span}, vr.Name}
 			}
 		}
+		if v == nil {
+			v = &OpaqueV{base{span}, ExprString(o.E) + "." + name}
+		}
 	case *BufferV:
 		v = ev.bufferAttr(o, name, span)
 	case *RegionV:
@@ -141,12 +148,14 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		case "region":
 			out := make([]Value, len(o.R.Min))
 			for i := range o.R.Min {
-				out[i] = &TupleV{base{span}, []Value{&ExprV{base{span}, o.R.Min[i]}, &ExprV{base{span}, o.R.Extent[i]}}}
+				out[i] = &TupleV{base{span}, []Value{&ExprV{base: base{span}, E: o.R.Min[i]}, &ExprV{base: base{span}, E: o.R.Extent[i]}}}
 			}
 			v = &ListV{base{span}, out}
 		}
 	case *LayoutV, *AxisV, *IterV, *SpecV:
 		v = ev.layoutAttr(obj, name, span)
+	case *PoolV:
+		v = ev.poolAttr(o, name, span)
 	case *IntrinsicV:
 		v = &IntrinsicV{base{span}, o.Path + "." + name}
 	case *KernelV:
@@ -157,5 +166,5 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	if v != nil || quiet {
 		return v
 	}
-	return ev.errorf(nameSpan, CodeType, "'%s' object has no attribute '%s'", obj.TypeName(), name)
+	return ev.pyErrorf(nameSpan, "'%s' object has no attribute '%s'", obj.TypeName(), name)
 }

@@ -115,7 +115,7 @@ func init() {
 		case 3:
 			return &SliceV{base{c.span}, c.args[0], c.args[1], c.args[2]}
 		}
-		return ev.errorf(c.span, CodeType, "slice expected 1 to 3 arguments, got %d", len(c.args))
+		return ev.pyErrorf(c.span, "slice expected 1 to 3 arguments, got %d", len(c.args))
 	})
 	add("chr", func(ev *evaluator, c *call) Value {
 		n, ok := ev.intArg(c.arg(0, "i"), c.argSpan(0, "i"), "chr() argument")
@@ -127,7 +127,7 @@ func init() {
 	add("ord", func(ev *evaluator, c *call) Value {
 		s, ok := ev.strArg(c.arg(0, "c"), c.argSpan(0, "c"), "ord() argument")
 		if !ok || len([]rune(s)) != 1 {
-			return ev.errorf(c.span, CodeType, "ord() expected a character")
+			return ev.pyErrorf(c.span, "ord() expected a character")
 		}
 		return &IntV{base{c.span}, int64([]rune(s)[0])}
 	})
@@ -144,12 +144,17 @@ func init() {
 	for _, name := range []string{"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError",
 		"IndexError", "NotImplementedError", "AssertionError", "AttributeError", "ZeroDivisionError",
 		"object", "super", "type", "id", "open", "iter", "next", "callable", "vars", "locals", "globals",
-		"property", "staticmethod", "classmethod", "setattr", "format", "bytes", "complex", "input", "exit"} {
+		"property", "staticmethod", "classmethod", "setattr", "format", "bytes", "complex", "input", "exit",
+		"Warning", "UserWarning", "DeprecationWarning", "RuntimeWarning", "StopIteration", "OSError",
+		"ImportError", "ModuleNotFoundError", "FileNotFoundError", "LookupError", "ArithmeticError",
+		"OverflowError", "BaseException", "SystemExit", "KeyboardInterrupt", "memoryview", "bytearray",
+		"issubclass", "hash", "dir", "delattr", "breakpoint", "compile", "eval", "exec", "help", "aiter", "anext"} {
 		n := name
 		builtinNames[n] = &OpaqueV{base{source.NoSpan}, n}
 	}
 	builtinNames["NotImplemented"] = &OpaqueV{base{source.NoSpan}, "NotImplemented"}
-	builtinNames["__name__"] = &StrV{base{source.NoSpan}, "__main__"}
+	// Not "__main__": `if __name__ == "__main__":` blocks run tests.
+	builtinNames["__name__"] = &StrV{base{source.NoSpan}, "tilels_module"}
 	builtinNames["__file__"] = &OpaqueV{base{source.NoSpan}, "__file__"}
 }
 
@@ -163,7 +168,7 @@ func orPoison(v Value, span source.Span) Value {
 // iterArg materializes iterable argument i.
 func iterArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
 	if i >= len(c.args) {
-		return nil, ev.errorf(c.span, CodeType, "%s() expected an iterable argument", fname)
+		return nil, ev.pyErrorf(c.span, "%s() expected an iterable argument", fname)
 	}
 	v := c.args[i]
 	if isErr(v) {
@@ -171,7 +176,7 @@ func iterArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
 	}
 	elts, ok := ev.iterate(v, c.argSpans[i])
 	if !ok {
-		return nil, ev.errorf(c.argSpans[i], CodeType, "'%s' object is not iterable", v.TypeName())
+		return nil, ev.pyErrorf(c.argSpans[i], "'%s' object is not iterable", v.TypeName())
 	}
 	return elts, nil
 }
@@ -198,7 +203,7 @@ func biLen(ev *evaluator, c *call) Value {
 	case *BufferV:
 		return &IntV{base{c.span}, int64(len(v.B.Shape))}
 	}
-	return ev.errorf(c.argSpans[0], CodeType, "object of type '%s' has no len()", v.TypeName())
+	return ev.pyErrorf(c.argSpans[0], "object of type '%s' has no len()", v.TypeName())
 }
 
 func biMinMax(ev *evaluator, c *call, which string) Value {
@@ -219,7 +224,7 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 		if d, ok := c.kw("default"); ok {
 			return d
 		}
-		return ev.errorf(c.span, CodeType, "%s() arg is an empty sequence", which)
+		return ev.pyErrorf(c.span, "%s() arg is an empty sequence", which)
 	}
 	key, _ := c.kw("key")
 	best := elts[0]
@@ -239,7 +244,7 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 		_, bd := bestKey.(*ExprV)
 		if kd || bd {
 			if key != nil {
-				return ev.errorf(c.span, CodeType, "%s() with key= over device values", which)
+				return ev.pyErrorf(c.span, "%s() with key= over device values", which)
 			}
 			op := ir.Min
 			if which == "max" {
@@ -248,15 +253,15 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 			a, ok1 := ev.toIR(bestKey, ir.DataType{})
 			b, ok2 := ev.toIR(k, exprType(a))
 			if !ok1 || !ok2 {
-				return ev.errorf(c.span, CodeType, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
+				return ev.pyErrorf(c.span, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
 			}
-			best = &ExprV{base{c.span}, mkBin(op, a, b, c.span)}
+			best = &ExprV{base: base{c.span}, E: mkBin(op, a, b, c.span)}
 			bestKey = best
 			continue
 		}
 		r, ok := pyCompare(k, bestKey)
 		if !ok {
-			return ev.errorf(c.span, CodeType, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
+			return ev.pyErrorf(c.span, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
 		}
 		if (which == "min" && r < 0) || (which == "max" && r > 0) {
 			best, bestKey = e, k
@@ -267,7 +272,7 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 
 func biRange(ev *evaluator, c *call) Value {
 	if len(c.args) < 1 || len(c.args) > 3 || len(c.kwargs) > 0 {
-		return ev.errorf(c.span, CodeType, "range expected 1 to 3 integer arguments, got %d", len(c.args))
+		return ev.pyErrorf(c.span, "range expected 1 to 3 integer arguments, got %d", len(c.args))
 	}
 	if e := firstErr(c.args...); e != nil {
 		return e
@@ -287,7 +292,7 @@ func biRange(ev *evaluator, c *call) Value {
 	for i, a := range c.args {
 		n, ok := toInt(a)
 		if !ok {
-			return ev.errorf(c.argSpans[i], CodeType, "'%s' object cannot be interpreted as an integer", a.TypeName())
+			return ev.pyErrorf(c.argSpans[i], "'%s' object cannot be interpreted as an integer", a.TypeName())
 		}
 		ns[i] = n
 	}
@@ -300,7 +305,7 @@ func biRange(ev *evaluator, c *call) Value {
 	case 3:
 		r.Start, r.Stop, r.Step = ns[0], ns[1], ns[2]
 		if r.Step == 0 {
-			return ev.errorf(c.argSpans[2], CodeType, "range() arg 3 must not be zero")
+			return ev.pyErrorf(c.argSpans[2], "range() arg 3 must not be zero")
 		}
 	}
 	return r
@@ -353,7 +358,7 @@ func biDict(ev *evaluator, c *call) Value {
 			for _, e := range elts {
 				kv := seqElts(e)
 				if len(kv) != 2 {
-					return ev.errorf(c.argSpans[0], CodeType, "dictionary update sequence element has length %d; 2 is required", len(kv))
+					return ev.pyErrorf(c.argSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
 				}
 				d.set(kv[0], kv[1])
 			}
@@ -381,7 +386,7 @@ func biInt(ev *evaluator, c *call) Value {
 		return &IntV{base{c.span}, n}
 	case *FloatV:
 		if math.IsNaN(x.V) || math.IsInf(x.V, 0) || math.Abs(x.V) > 9e18 {
-			return ev.errorf(c.span, CodeType, "cannot convert float %s to integer", pyFloat(x.V))
+			return ev.pyErrorf(c.span, "cannot convert float %s to integer", pyFloat(x.V))
 		}
 		return &IntV{base{c.span}, int64(x.V)}
 	case *StrV:
@@ -389,24 +394,24 @@ func biInt(ev *evaluator, c *call) Value {
 		if bv := c.arg(1, "base"); bv != nil {
 			n, ok := toInt(bv)
 			if !ok {
-				return ev.errorf(c.span, CodeType, "int() base must be an integer")
+				return ev.pyErrorf(c.span, "int() base must be an integer")
 			}
 			b = int(n)
 		}
 		n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(x.V), "_", ""), b, 64)
 		if err != nil {
-			return ev.errorf(c.span, CodeType, "invalid literal for int() with base %d: %s", b, Repr(x))
+			return ev.pyErrorf(c.span, "invalid literal for int() with base %d: %s", b, Repr(x))
 		}
 		return &IntV{base{c.span}, n}
 	case *ExprV:
 		if n, ok := toInt(x); ok {
 			return &IntV{base{c.span}, n}
 		}
-		return ev.errorf(c.argSpans[0], CodeType, "cannot convert device value `%s` to a Python int", ExprString(x.E))
+		return ev.pyErrorf(c.argSpans[0], "cannot convert device value `%s` to a Python int", ExprString(x.E))
 	case *EnumV:
 		return &IntV{base{c.span}, x.V}
 	}
-	return ev.errorf(c.span, CodeType, "int() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.pyErrorf(c.span, "int() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
 func biFloat(ev *evaluator, c *call) Value {
@@ -429,14 +434,14 @@ func biFloat(ev *evaluator, c *call) Value {
 		}
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
-			return ev.errorf(c.span, CodeType, "could not convert string to float: %s", Repr(s))
+			return ev.pyErrorf(c.span, "could not convert string to float: %s", Repr(s))
 		}
 		return &FloatV{base{c.span}, f}
 	}
 	if f, ok := toFloat(v); ok {
 		return &FloatV{base{c.span}, f}
 	}
-	return ev.errorf(c.span, CodeType, "float() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.pyErrorf(c.span, "float() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
 func biStr(ev *evaluator, c *call) Value {
@@ -467,12 +472,12 @@ func biAbs(ev *evaluator, c *call) Value {
 	case *FloatV:
 		return &FloatV{base{c.span}, math.Abs(x.V)}
 	case *ExprV:
-		return &ExprV{base{c.span}, &ir.Call{Op: "abs", Args: []ir.Expr{x.E}, Type: exprType(x.E), Span: c.span}}
+		return &ExprV{base: base{c.span}, E: &ir.Call{Op: "abs", Args: []ir.Expr{x.E}, Type: exprType(x.E), Span: c.span}}
 	}
 	if isErr(v) {
 		return v
 	}
-	return ev.errorf(c.span, CodeType, "bad operand type for abs(): '%s'", v.TypeName())
+	return ev.pyErrorf(c.span, "bad operand type for abs(): '%s'", v.TypeName())
 }
 
 func biSum(ev *evaluator, c *call) Value {
@@ -500,13 +505,13 @@ func biRound(ev *evaluator, c *call) Value {
 	}
 	f, ok := toFloat(v)
 	if !ok {
-		return ev.errorf(c.span, CodeType, "type %s doesn't define __round__ method", v.TypeName())
+		return ev.pyErrorf(c.span, "type %s doesn't define __round__ method", v.TypeName())
 	}
 	if nd := c.arg(1, "ndigits"); nd != nil {
 		if _, none := nd.(*NoneV); !none {
 			n, ok := toInt(nd)
 			if !ok {
-				return ev.errorf(c.span, CodeType, "ndigits must be an integer")
+				return ev.pyErrorf(c.span, "ndigits must be an integer")
 			}
 			p := math.Pow(10, float64(n))
 			return &FloatV{base{c.span}, math.RoundToEven(f*p) / p}
@@ -604,7 +609,7 @@ func biSorted(ev *evaluator, c *call) Value {
 		return r < 0
 	})
 	if !okAll {
-		return ev.errorf(c.span, CodeType, "sorted() of values that cannot be compared")
+		return ev.pyErrorf(c.span, "sorted() of values that cannot be compared")
 	}
 	res := make([]Value, len(out))
 	for i, j := range idx {
@@ -615,7 +620,7 @@ func biSorted(ev *evaluator, c *call) Value {
 
 func biMap(ev *evaluator, c *call) Value {
 	if len(c.args) < 2 {
-		return ev.errorf(c.span, CodeType, "map() must have at least two arguments")
+		return ev.pyErrorf(c.span, "map() must have at least two arguments")
 	}
 	z := biZip(ev, &call{span: c.span, args: c.args[1:], argSpans: c.argSpans[1:]})
 	l, ok := z.(*ListV)
@@ -716,7 +721,7 @@ func biIsinstance(ev *evaluator, c *call) Value {
 
 func biGetattr(ev *evaluator, c *call) Value {
 	if len(c.args) < 2 || len(c.args) > 3 {
-		return ev.errorf(c.span, CodeType, "getattr expected 2 or 3 arguments, got %d", len(c.args))
+		return ev.pyErrorf(c.span, "getattr expected 2 or 3 arguments, got %d", len(c.args))
 	}
 	name, ok := ev.strArg(c.args[1], c.argSpans[1], "attribute name")
 	if !ok {
@@ -756,7 +761,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 					if isErr(e) {
 						return e
 					}
-					return ev.errorf(c.span, CodeType, "sequence item %d: expected str instance, %s found", i, e.TypeName())
+					return ev.pyErrorf(c.span, "sequence item %d: expected str instance, %s found", i, e.TypeName())
 				}
 				parts[i] = x.V
 			}
@@ -801,7 +806,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			for _, x := range cands {
 				p, ok := x.(*StrV)
 				if !ok {
-					return ev.errorf(c.span, CodeType, "%s arg must be str or a tuple of str", name)
+					return ev.pyErrorf(c.span, "%s arg must be str or a tuple of str", name)
 				}
 				if (name == "startswith" && strings.HasPrefix(s.V, p.V)) || (name == "endswith" && strings.HasSuffix(s.V, p.V)) {
 					return &BoolV{base{c.span}, true}
@@ -814,7 +819,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			a, ok1 := c.arg(0, "old").(*StrV)
 			b, ok2 := c.arg(1, "new").(*StrV)
 			if !ok1 || !ok2 {
-				return ev.errorf(c.span, CodeType, "replace() arguments must be str")
+				return ev.pyErrorf(c.span, "replace() arguments must be str")
 			}
 			return str(strings.ReplaceAll(s.V, a.V, b.V), c.span)
 		})
@@ -836,7 +841,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 		return method("str."+name, func(ev *evaluator, c *call) Value {
 			sub, ok := c.arg(0, "sub").(*StrV)
 			if !ok {
-				return ev.errorf(c.span, CodeType, "%s() argument must be str", name)
+				return ev.pyErrorf(c.span, "%s() argument must be str", name)
 			}
 			switch name {
 			case "count":
@@ -846,7 +851,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			}
 			i := strings.Index(s.V, sub.V)
 			if i < 0 {
-				return ev.errorf(c.span, CodeType, "substring not found")
+				return ev.pyErrorf(c.span, "substring not found")
 			}
 			return &IntV{base{c.span}, int64(i)}
 		})
@@ -905,7 +910,7 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 		}
 		j := strings.IndexByte(f[i:], '}')
 		if j < 0 {
-			return ev.errorf(c.span, CodeType, "single '{' encountered in format string")
+			return ev.pyErrorf(c.span, "single '{' encountered in format string")
 		}
 		field := f[i+1 : i+j]
 		i += j
@@ -928,7 +933,7 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 			v, _ = c.kw(field)
 		}
 		if v == nil {
-			return ev.errorf(c.span, CodeType, "format field {%s} has no argument", field)
+			return ev.pyErrorf(c.span, "format field {%s} has no argument", field)
 		}
 		if isErr(v) {
 			return v
@@ -938,7 +943,7 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 		}
 		s, ok := formatValue(v, spec)
 		if !ok {
-			return ev.errorf(c.span, CodeType, "unsupported format spec %q for %s", spec, v.TypeName())
+			return ev.pyErrorf(c.span, "unsupported format spec %q for %s", spec, v.TypeName())
 		}
 		b.WriteString(s)
 	}
@@ -993,7 +998,7 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 			}
 			j, ok := normIndex(i, len(l.Elts))
 			if !ok {
-				return ev.errorf(c.span, CodeType, "pop index out of range")
+				return ev.pyErrorf(c.span, "pop index out of range")
 			}
 			v := l.Elts[j]
 			l.Elts = append(l.Elts[:j:j], l.Elts[j+1:]...)
@@ -1018,7 +1023,7 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 			if name == "count" {
 				return &IntV{base{c.span}, int64(n)}
 			}
-			return ev.errorf(c.span, CodeType, "%s is not in list", Repr(x))
+			return ev.pyErrorf(c.span, "%s is not in list", Repr(x))
 		})
 	case "copy":
 		return method("list.copy", func(ev *evaluator, c *call) Value {
@@ -1069,7 +1074,7 @@ func (ev *evaluator) tupleMethod(t *TupleV, name string) Value {
 			if name == "count" {
 				return &IntV{base{c.span}, int64(n)}
 			}
-			return ev.errorf(c.span, CodeType, "tuple.index(x): x not in tuple")
+			return ev.pyErrorf(c.span, "tuple.index(x): x not in tuple")
 		})
 	}
 	return nil
@@ -1081,7 +1086,7 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 		return method("dict.get", func(ev *evaluator, c *call) Value {
 			k := c.arg(0, "key")
 			if k == nil {
-				return ev.errorf(c.span, CodeType, "get expected at least 1 argument, got 0")
+				return ev.pyErrorf(c.span, "get expected at least 1 argument, got 0")
 			}
 			if isErr(k) {
 				return k
@@ -1151,7 +1156,7 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 			if def := c.arg(1, "default"); def != nil {
 				return def
 			}
-			return ev.errorf(c.span, CodeType, "KeyError: %s", Repr(k))
+			return ev.pyErrorf(c.span, "KeyError: %s", Repr(k))
 		})
 	}
 	return nil

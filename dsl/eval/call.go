@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -114,7 +113,7 @@ func (ev *evaluator) callValue(fn Value, c *call) Value {
 			return f.call(ev, c)
 		}
 	}
-	return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", fn.TypeName())
+	return ev.pyErrorf(c.fnSpan, "'%s' object is not callable", fn.TypeName())
 }
 
 // callFunc calls a user function (def or lambda).
@@ -187,7 +186,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 	}
 	if len(extra) > 0 {
 		if ps.Vararg == nil {
-			ev.errorf(c.span, CodeType, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.args))
+			ev.pyErrorf(c.span, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.args))
 			return false
 		}
 	}
@@ -211,14 +210,14 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 		}
 		if target == nil {
 			if kwd == nil {
-				ev.errorf(k.span, CodeType, "%s() got an unexpected keyword argument '%s'", name, k.name)
+				ev.pyErrorf(k.span, "%s() got an unexpected keyword argument '%s'", name, k.name)
 				return false
 			}
 			kwd.set(&StrV{base{k.span}, k.name}, k.v)
 			continue
 		}
 		if bound[k.name] {
-			ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", name, k.name)
+			ev.pyErrorf(k.span, "%s() got multiple values for argument '%s'", name, k.name)
 			return false
 		}
 		env.set(k.name, k.v)
@@ -236,7 +235,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 		missing = append(missing, "'"+p.Name.Id+"'")
 	}
 	if len(missing) > 0 {
-		ev.errorf(c.span, CodeType, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
+		ev.pyErrorf(c.span, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
 		return false
 	}
 	return true
@@ -327,14 +326,35 @@ func (ev *evaluator) checkArgs(c *call, fname string, minPos int, params ...stri
 			return false
 		}
 	}
+	// Move keyword-given leading parameters into c.args, so that c.args[i]
+	// is valid for every i < minPos (and beyond, up to the first gap).
+	for i := len(c.args); i < len(params); i++ {
+		found := false
+		for j, k := range c.kwargs {
+			if k.name == params[i] {
+				c.args = append(c.args, k.v)
+				c.argSpans = append(c.argSpans, k.vspan)
+				c.kwargs = append(c.kwargs[:j:j], c.kwargs[j+1:]...)
+				found = true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
 	return true
 }
 
-// firstErr returns the first poison/unbound/opaque value among vs.
+// firstErr returns the first poison/unbound/opaque value among vs,
+// looking inside tuples, lists and slices.
 func firstErr(vs ...Value) Value {
 	for _, v := range vs {
-		if v != nil && isErr(v) {
-			return v
+		if v == nil {
+			continue
+		}
+		if x := errIn(v); x != nil {
+			return x
 		}
 	}
 	return nil
@@ -342,11 +362,19 @@ func firstErr(vs ...Value) Value {
 
 // intArg converts v (at span) to an int, reporting a type error.
 func (ev *evaluator) intArg(v Value, span source.Span, what string) (int64, bool) {
+	if v == nil {
+		ev.errorf(span, CodeType, "missing %s", what)
+		return 0, false
+	}
 	if n, ok := toInt(v); ok {
 		return n, true
 	}
 	if isErr(v) {
 		ev.needConcrete(v, span, what)
+		return 0, false
+	}
+	if x, ok := v.(*ExprV); ok && !exprType(x.E).IsFloat() {
+		ev.warnf(span, CodeUnresolved, "%s is the dynamic value `%s`; tilels needs a static integer", what, clip(ExprString(x.E), 40))
 		return 0, false
 	}
 	ev.errorf(span, CodeType, "%s must be an integer, got %s", what, describe(v))
@@ -355,6 +383,10 @@ func (ev *evaluator) intArg(v Value, span source.Span, what string) (int64, bool
 
 // intsArg converts an int or a sequence of ints.
 func (ev *evaluator) intsArg(v Value, span source.Span, what string) ([]int64, bool) {
+	if v == nil {
+		ev.errorf(span, CodeType, "missing %s", what)
+		return nil, false
+	}
 	if isErr(v) {
 		ev.needConcrete(v, span, what)
 		return nil, false
@@ -394,6 +426,9 @@ func isSeq(v Value) bool {
 // describe is a short description of v for messages: its repr for small
 // Python values, else its type.
 func describe(v Value) string {
+	if v == nil {
+		return "nothing"
+	}
 	switch v.(type) {
 	case *IntV, *FloatV, *BoolV, *NoneV, *StrV, *ExprV, *DTypeV, *EnumV:
 		return clip(Repr(v), 40)
@@ -406,6 +441,10 @@ func describe(v Value) string {
 }
 
 func (ev *evaluator) strArg(v Value, span source.Span, what string) (string, bool) {
+	if v == nil {
+		ev.errorf(span, CodeType, "missing %s", what)
+		return "", false
+	}
 	if s, ok := v.(*StrV); ok {
 		return s.V, true
 	}
@@ -416,5 +455,3 @@ func (ev *evaluator) strArg(v Value, span source.Span, what string) (string, boo
 	ev.errorf(span, CodeType, "%s must be a string, got %s", what, describe(v))
 	return "", false
 }
-
-var _ = fmt.Sprint

@@ -28,15 +28,23 @@
 //     call, one kernel) has a step budget (Options.MaxSteps) and calls
 //     nest at most 150 deep; running out reports eval/budget.
 //
-// Kernel bodies follow TVMScript: `range(n)`, T.serial/T.unroll/
-// T.vectorized/T.grid are device loops (ir.For), a Python `for` over a
-// list or tuple is unrolled; `if` on a Python value keeps only the live
-// branch, `if` on a device value becomes an ir.If whose condition keeps
-// comparisons, `and` and T.ptx.elect_sync() structurally (the dispatcher
-// recognizes narrowing from them). Buffer subscripts with a slice or
-// fewer indices than dimensions are regions (spec §1.4); Tx calls become
-// ir.TileCall with arguments in spec §1.5 order and every other keyword
-// in Config.
+// Kernel bodies follow TVMScript (tvm/tirx/script/parser/parser.py at
+// PRE): `range(n)`, T.serial/T.unroll/T.vectorized/T.grid are device
+// loops (ir.For), a Python `for` over a list or tuple is unrolled; `if` on
+// a Python value keeps only the live branch, `if` on a device value
+// becomes an ir.If whose condition keeps comparisons, `and` and
+// T.ptx.elect_sync() structurally (the dispatcher recognizes narrowing
+// from them). `x = <device expression>` declares a mutable scalar
+// (ir.Let with Mutable; later assignments are ir.Assign), as TVMScript's
+// local scalars; scope ids, T.Bind results and T.meta_var values are only
+// named; `x: T.let = e` is an immutable ir.Let. One deliberate deviation:
+// a Python number assigned in a kernel body stays a Python value (TVM
+// would make it a local scalar), so shapes and slices computed from it
+// stay static. Buffer subscripts with a slice or fewer indices than
+// dimensions are regions (spec §1.4); Tx calls become ir.TileCall with
+// arguments in spec §1.5 order (ArgSpans aligned with Args, NoSpan for
+// defaulted ones) and every other keyword in Config. T.SMEMPool's alloc
+// and alloc_mma declare shared.dyn views of one arena.
 //
 // Example:
 //

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"fmt"
-	"runtime/debug"
 	"sort"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -60,7 +58,9 @@ type Program struct {
 	Diags []diag.Diagnostic
 }
 
-// Kernel is one evaluated @T.prim_func.
+// Kernel is one evaluated @T.prim_func. A statement whose evaluation
+// reported an error (or an eval/unresolved warning) is left out of Func;
+// everything else is kept.
 type Kernel struct {
 	Func *ir.Func
 	// Diags are the diagnostics reported while evaluating this kernel.
@@ -131,9 +131,9 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 
 // evaluator holds the state of one Evaluate call.
 type evaluator struct {
-	file   *source.File
-	opts   Options
-	prog   *Program
+	file     *source.File
+	opts     Options
+	prog     *Program
 	modScope *scope
 
 	sink   *[]diag.Diagnostic // where diagnostics go now
@@ -147,6 +147,7 @@ type evaluator struct {
 	hint     *nameHint   // target names of the assignment being evaluated
 	lastCtrl source.Span // the last break/continue executed
 	curLoop  source.Span // the innermost Python loop being run (budget reports)
+	tryDepth int         // > 0 inside try bodies with handlers: Python errors are caught
 
 	kernelByDef map[*syntax.FunctionDef]*Kernel
 	funcByDef   map[*syntax.FunctionDef]*FuncV
@@ -169,16 +170,17 @@ type nameHint struct {
 // unit runs fn as one evaluation unit: fresh step budget, recovered panics.
 func (ev *evaluator) unit(fn func()) {
 	savedSteps, savedHalted, savedLoop := ev.steps, ev.halted, ev.curLoop
+	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	ev.steps, ev.halted, ev.curLoop = 0, false, source.NoSpan
 	defer func() {
 		ev.steps, ev.halted, ev.curLoop = savedSteps, savedHalted, savedLoop
+		ev.depth, ev.tryDepth, ev.hint = savedDepth, savedTry, savedHint
 		if r := recover(); r != nil {
 			if panicInTests {
 				panic(r)
 			}
 			ev.report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
 				"internal error in evaluator: %v", r))
-			_ = debug.Stack
 		}
 	}()
 	fn()
@@ -216,6 +218,18 @@ func (ev *evaluator) errorf(span source.Span, code, format string, args ...any) 
 	return &PoisonV{base{span}}
 }
 
+// pyErrorf reports a Python runtime error (NameError, KeyError, a failed
+// assert, ...) as eval/type. Outside kernels during a speculative factory
+// call it reports nothing: that code runs on partly unknown inputs, and
+// opaque calls may have mutated its containers, so its failures are not
+// evidence of a bug.
+func (ev *evaluator) pyErrorf(span source.Span, format string, args ...any) Value {
+	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
+		return &PoisonV{base{span}}
+	}
+	return ev.errorf(span, CodeType, format, args...)
+}
+
 func (ev *evaluator) warnf(span source.Span, code, format string, args ...any) {
 	if !ev.halted {
 		ev.report(diag.Warningf(span, code, format, args...))
@@ -226,10 +240,14 @@ func poison(span source.Span) Value { return &PoisonV{base{span}} }
 
 // needConcrete is called where a concrete value is required but v is
 // poison, unbound or opaque. It reports what is appropriate and returns a
-// poison value.
+// poison value, or v itself for an unbound value outside kernels (it is
+// reported only if a kernel ends up needing it).
 func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 	switch v := v.(type) {
 	case *UnboundV:
+		if ev.kern == nil {
+			return v
+		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
 		if ev.kern != nil || !ev.speculating {
@@ -422,7 +440,3 @@ func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 
 // text returns the source text of span.
 func (ev *evaluator) text(span source.Span) string { return ev.file.Text(span) }
-
-func (ev *evaluator) bugf(format string, args ...any) {
-	panic(fmt.Sprintf(format, args...))
-}

@@ -78,7 +78,7 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.IfExp:
 		return ev.ifExp(fr, e)
 	case *syntax.Starred:
-		return ev.errorf(sp, CodeType, "can't use starred expression here")
+		return ev.pyErrorf(sp, "can't use starred expression here")
 	case *syntax.NamedExpr:
 		v := ev.expr(fr, e.Value)
 		fr.env.set(e.Target.Id, v)
@@ -102,7 +102,7 @@ func (ev *evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
 			}
 			elts, ok := ev.iterate(v, st.Loc)
 			if !ok {
-				out = append(out, ev.errorf(st.Loc, CodeType, "'%s' object is not iterable", v.TypeName()))
+				out = append(out, ev.pyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
 				continue
 			}
 			out = append(out, elts...)
@@ -138,7 +138,7 @@ func (ev *evaluator) lookupName(fr *frame, e *syntax.Name) Value {
 	if v, ok := fr.env.root().vars["*opaque-star*"]; ok {
 		return &OpaqueV{base{e.Loc}, v.(*OpaqueV).Path + "." + e.Id}
 	}
-	return ev.errorf(e.Loc, CodeType, "name '%s' is not defined", e.Id)
+	return ev.pyErrorf(e.Loc, "name '%s' is not defined", e.Id)
 }
 
 func (ev *evaluator) constant(e *syntax.Constant) Value {
@@ -154,16 +154,16 @@ func (ev *evaluator) constant(e *syntax.Constant) Value {
 			if ok && strings.Trim(s, "0") == "" {
 				return &IntV{base{sp}, 0}
 			}
-			return ev.errorf(sp, CodeType, "invalid integer literal %s", e.Value)
+			return ev.pyErrorf(sp, "invalid integer literal %s", e.Value)
 		}
 		if !n.IsInt64() {
-			return ev.errorf(sp, CodeType, "integer %s does not fit in 64 bits", e.Value)
+			return ev.pyErrorf(sp, "integer %s does not fit in 64 bits", e.Value)
 		}
 		return &IntV{base{sp}, n.Int64()}
 	case syntax.Float:
 		f, err := strconv.ParseFloat(strings.ReplaceAll(e.Value, "_", ""), 64)
 		if err != nil && !math.IsInf(f, 0) {
-			return ev.errorf(sp, CodeType, "invalid float literal %s", e.Value)
+			return ev.pyErrorf(sp, "invalid float literal %s", e.Value)
 		}
 		return &FloatV{base{sp}, f}
 	case syntax.String, syntax.Bytes:
@@ -189,7 +189,7 @@ func (ev *evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
 		}
 		s, ok := v.(*StrV)
 		if !ok {
-			return ev.errorf(p.Span(), CodeType, "f-string part is %s", v.TypeName())
+			return ev.pyErrorf(p.Span(), "f-string part is %s", v.TypeName())
 		}
 		b.WriteString(s.V)
 	}
@@ -218,7 +218,7 @@ func (ev *evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 	}
 	s, ok := formatValue(v, spec)
 	if !ok {
-		return ev.errorf(e.Loc, CodeType, "unsupported format spec %q for %s", spec, v.TypeName())
+		return ev.pyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
 	}
 	return &StrV{base{e.Loc}, s}
 }
@@ -404,7 +404,7 @@ func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 			}
 			src, ok := v.(*DictV)
 			if !ok {
-				ev.errorf(e.Values[i].Span(), CodeType, "'%s' object is not a mapping", v.TypeName())
+				ev.pyErrorf(e.Values[i].Span(), "'%s' object is not a mapping", v.TypeName())
 				continue
 			}
 			for j := range src.Keys {
@@ -414,8 +414,11 @@ func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 		}
 		kv := ev.expr(fr, k)
 		vv := ev.expr(fr, e.Values[i])
-		if !d.set(kv, vv) && !isErr(kv) {
-			ev.errorf(k.Span(), CodeType, "unhashable type: '%s'", kv.TypeName())
+		if errIn(kv) != nil {
+			continue // an unknown key: lookups with it are unknown too
+		}
+		if !d.set(kv, vv) {
+			ev.pyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
 		}
 	}
 	return d
@@ -446,7 +449,7 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		}
 		next, ok := ev.iterator(it, g.Iter.Span())
 		if !ok {
-			bad = ev.errorf(g.Iter.Span(), CodeType, "'%s' object is not iterable", it.TypeName())
+			bad = ev.pyErrorf(g.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 			return false
 		}
 		for {
@@ -467,7 +470,7 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 					return false
 				}
 				if _, ok := c.(*ExprV); ok {
-					bad = ev.errorf(cond.Span(), CodeType, "comprehension condition is a device value")
+					bad = ev.pyErrorf(cond.Span(), "comprehension condition is a device value")
 					return false
 				}
 				if !truthy(c) {
@@ -487,7 +490,7 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		d := newDict(span)
 		for i := 0; i+1 < len(acc); i += 2 {
 			if !d.set(acc[i], acc[i+1]) && !isErr(acc[i]) {
-				return ev.errorf(acc[i].Span(), CodeType, "unhashable type: '%s'", acc[i].TypeName())
+				return ev.pyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
 			}
 		}
 		return d
@@ -512,9 +515,9 @@ func (ev *evaluator) ifExp(fr *frame, e *syntax.IfExp) Value {
 		ae, aok := ev.toIR(a, ir.DataType{})
 		be, bok := ev.toIR(b, exprType(ae))
 		if !aok || !bok {
-			return ev.errorf(e.Loc, CodeType, "a device conditional expression needs scalar branches")
+			return ev.pyErrorf(e.Loc, "a device conditional expression needs scalar branches")
 		}
-		return &ExprV{base{e.Loc}, &ir.Select{Cond: ce.E, A: ae, B: be, Span: e.Loc}}
+		return &ExprV{base: base{e.Loc}, E: &ir.Select{Cond: ce.E, A: ae, B: be, Span: e.Loc}}
 	}
 	if truthy(c) {
 		return ev.expr(fr, e.Body)
@@ -798,6 +801,8 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 			}
 			return ev.bufferAnnot(&call{span: sp, args: args, argSpans: spansOf(args)})
 		}
+	case *BuiltinV:
+		return &OpaqueV{base{sp}, o.Name + "[...]"} // typing: tuple[int, ...]
 	case *IntrinsicV:
 		if len(idx) == 1 {
 			if s, ok := idx[0].(*StrV); ok {
@@ -806,20 +811,20 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		}
 	case *DictV:
 		k := keyOf(idx, isTuple, sp)
-		if isErr(k) {
-			return k
+		if x := errIn(k); x != nil {
+			return x
 		}
 		v, found, hashable := o.get(k)
 		if !hashable {
-			return ev.errorf(sp, CodeType, "unhashable type: '%s'", k.TypeName())
+			return ev.pyErrorf(sp, "unhashable type: '%s'", k.TypeName())
 		}
 		if !found {
-			return ev.errorf(e.Index.Span(), CodeType, "KeyError: %s", Repr(k))
+			return ev.pyErrorf(e.Index.Span(), "KeyError: %s", Repr(k))
 		}
 		return v
 	case *TupleV, *ListV, *StrV, *RangeV:
 		if isTuple {
-			return ev.errorf(e.Index.Span(), CodeType, "%s indices must be integers or slices, not tuple", obj.TypeName())
+			return ev.pyErrorf(e.Index.Span(), "%s indices must be integers or slices, not tuple", obj.TypeName())
 		}
 		return ev.seqIndex(obj, idx[0], e.Index.Span(), sp)
 	}
@@ -828,7 +833,7 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 			return x
 		}
 	}
-	return ev.errorf(sp, CodeType, "'%s' object is not subscriptable", obj.TypeName())
+	return ev.pyErrorf(sp, "'%s' object is not subscriptable", obj.TypeName())
 }
 
 func spansOf(vs []Value) []source.Span {
@@ -863,13 +868,13 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 		n := rangeLen(r)
 		i, ok := toInt(idx)
 		if !ok {
-			return ev.errorf(idxSpan, CodeType, "range indices must be integers, not %s", idx.TypeName())
+			return ev.pyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
 		}
 		if i < 0 {
 			i += n
 		}
 		if i < 0 || i >= n {
-			return ev.errorf(idxSpan, CodeType, "range object index out of range")
+			return ev.pyErrorf(idxSpan, "range object index out of range")
 		}
 		return &IntV{base{sp}, r.Start + i*r.Step}
 	}
@@ -877,7 +882,7 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	if s, ok := idx.(*SliceV); ok {
 		is, ok := ev.sliceIndices(s, len(elts))
 		if !ok {
-			return ev.errorf(idxSpan, CodeType, "slice indices must be integers or None")
+			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
 		}
 		out := make([]Value, len(is))
 		for k, i := range is {
@@ -897,11 +902,11 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	}
 	i, ok := toInt(idx)
 	if !ok {
-		return ev.errorf(idxSpan, CodeType, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
+		return ev.pyErrorf(idxSpan, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
 	}
 	j, ok := normIndex(i, len(elts))
 	if !ok {
-		return ev.errorf(idxSpan, CodeType, "%s index out of range", obj.TypeName())
+		return ev.pyErrorf(idxSpan, "%s index out of range", obj.TypeName())
 	}
 	return elts[j]
 }
@@ -916,18 +921,18 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 	case *DictV:
 		k := keyOf(idx, isTuple, e.Loc)
 		if !o.set(k, v) && !isErr(k) {
-			ev.errorf(e.Index.Span(), CodeType, "unhashable type: '%s'", k.TypeName())
+			ev.pyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
 		}
 	case *ListV:
 		if isTuple || len(idx) != 1 {
-			ev.errorf(e.Index.Span(), CodeType, "list indices must be integers or slices, not tuple")
+			ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not tuple")
 			return
 		}
 		if s, ok := idx[0].(*SliceV); ok {
 			is, ok := ev.sliceIndices(s, len(o.Elts))
 			src, ok2 := ev.iterate(v, e.Loc)
 			if !ok || !ok2 {
-				ev.errorf(e.Loc, CodeType, "unsupported slice assignment")
+				ev.pyErrorf(e.Loc, "unsupported slice assignment")
 				return
 			}
 			if _, none := s.Step.(*NoneV); none {
@@ -944,7 +949,7 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				return
 			}
 			if len(is) != len(src) {
-				ev.errorf(e.Loc, CodeType, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
+				ev.pyErrorf(e.Loc, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
 				return
 			}
 			for k, i := range is {
@@ -955,17 +960,17 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 		i, ok := toInt(idx[0])
 		if !ok {
 			if !isErr(idx[0]) {
-				ev.errorf(e.Index.Span(), CodeType, "list indices must be integers or slices, not %s", idx[0].TypeName())
+				ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not %s", idx[0].TypeName())
 			}
 			return
 		}
 		j, ok := normIndex(i, len(o.Elts))
 		if !ok {
-			ev.errorf(e.Index.Span(), CodeType, "list assignment index out of range")
+			ev.pyErrorf(e.Index.Span(), "list assignment index out of range")
 			return
 		}
 		o.Elts[j] = v
 	default:
-		ev.errorf(e.Loc, CodeType, "'%s' object does not support item assignment", obj.TypeName())
+		ev.pyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
 	}
 }

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -416,5 +415,3 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 		}
 	}
 }
-
-var _ = sort.Strings

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -146,6 +145,24 @@ func (ev *evaluator) newLayoutV(l layout.Layout, span source.Span) Value {
 	return v
 }
 
+// onlyM reports whether every iter and offset of t is on the memory axis m
+// (a swizzle applies to m only).
+func onlyM(t *layout.TileLayout) bool {
+	for _, its := range [][]layout.Iter{t.Shard, t.Replica} {
+		for _, it := range its {
+			if it.Axis != layout.M {
+				return false
+			}
+		}
+	}
+	for a := range t.Offset {
+		if a != layout.M {
+			return false
+		}
+	}
+	return true
+}
+
 func tileOfLayout(l layout.Layout) *layout.TileLayout {
 	switch x := l.(type) {
 	case *layout.TileLayout:
@@ -157,6 +174,10 @@ func tileOfLayout(l layout.Layout) *layout.TileLayout {
 }
 
 func (ev *evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
+	if v == nil {
+		ev.errorf(span, CodeType, "missing layout axis")
+		return nil, false
+	}
 	switch x := v.(type) {
 	case *AxisV:
 		return x.A, true
@@ -438,6 +459,9 @@ func (ev *evaluator) composeLayoutCall(c *call) Value {
 		if !ok {
 			return ev.errorf(c.argSpan(1, "layout_B"), CodeType, "ComposeLayout expects a TileLayout second, got %s", describe(c.arg(1, "layout_B")))
 		}
+		if !onlyM(t) {
+			return ev.errorf(c.argSpan(1, "layout_B"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
+		}
 		l, err := layout.NewCompose(cl.PerElement, cl.SwizzleLen, cl.AtomLen, cl.SwizzleInner, t)
 		if err != nil {
 			return ev.errorf(c.span, CodeType, "%v", err)
@@ -462,6 +486,9 @@ func (ev *evaluator) composeLayoutCall(c *call) Value {
 	}
 	if !ok {
 		return ev.errorf(c.argSpan(3, "tile_layout"), CodeType, "ComposeLayout tile_layout must be a TileLayout, got %s", describe(c.arg(3, "tile_layout")))
+	}
+	if !onlyM(t) {
+		return ev.errorf(c.argSpan(3, "tile_layout"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
 	}
 	inner := true
 	if v := c.arg(4, "swizzle_inner"); v != nil {
@@ -713,10 +740,10 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		})
 	case "is_trainium", "verify_well_formed":
 		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
-	case "unpack", "pack", "broadcast", "direct_sum", "is_tile_inner", "is_tile_outer", "permute_dims", "permute_by_groups", "apply_to_shape", "get_scope":
-		return &OpaqueV{base{span}, o.TypeName() + "." + name}
 	}
-	return nil
+	// unpack, pack, broadcast, direct_sum, to_psum, permute_dims, ... are
+	// not modelled.
+	return &OpaqueV{base{span}, o.TypeName() + "." + name}
 }
 
 // ---- tma_utils ----
@@ -875,5 +902,3 @@ func (ev *evaluator) dtypeAndMode(c *call) (int, int, bool) {
 	}
 	return dt.Bits, int(mode), true
 }
-
-var _ = fmt.Sprint

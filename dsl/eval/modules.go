@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"regexp"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -155,12 +156,20 @@ func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 
 // dtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
 func (ev *evaluator) dtypeOf(v Value, span source.Span) (ir.DataType, bool) {
+	if v == nil {
+		ev.errorf(span, CodeDtype, "missing dtype")
+		return ir.DataType{}, false
+	}
 	switch x := v.(type) {
 	case *StrV:
 		if dt, ok := parseDType(x.V); ok {
 			return dt, true
 		}
-		ev.errorf(span, CodeDtype, "unknown dtype %s", Repr(x))
+		if dtypeLike.MatchString(x.V) {
+			ev.warnf(span, CodeUnresolved, "dtype %s is not modelled by tilels", Repr(x))
+		} else {
+			ev.errorf(span, CodeDtype, "unknown dtype %s", Repr(x))
+		}
 		return ir.DataType{}, false
 	case *DTypeV:
 		return x.DT, true
@@ -172,6 +181,10 @@ func (ev *evaluator) dtypeOf(v Value, span source.Span) (ir.DataType, bool) {
 	ev.errorf(span, CodeDtype, "expected a dtype, got %s", describe(v))
 	return ir.DataType{}, false
 }
+
+// dtypeLike matches TVM dtype names tilels does not model (float4_e2m1fn,
+// float8_e8m0fnu, int4, float16x2, ...).
+var dtypeLike = regexp.MustCompile(`^(u?int(1|2|4|8|16|32|64)|float(4|6|8|16|32|64)(_e\dm\d[a-z]*)?|bfloat16)(x\d+)?$`)
 
 // dtypeAliases are TVM's short dtype names.
 var dtypeAliases = map[string]string{

@@ -113,7 +113,7 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 			}
 		}
 	}
-	return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 }
 
 func isIntLike(v Value) bool {
@@ -177,7 +177,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			j++
 		}
 		if j >= len(f) {
-			return ev.errorf(span, CodeType, "incomplete format")
+			return ev.pyErrorf(span, "incomplete format")
 		}
 		conv := f[j]
 		spec := f[i+1 : j]
@@ -187,7 +187,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			continue
 		}
 		if k >= len(args) {
-			return ev.errorf(span, CodeType, "not enough arguments for format string")
+			return ev.pyErrorf(span, "not enough arguments for format string")
 		}
 		a := args[k]
 		k++
@@ -210,7 +210,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 		}
 		out, ok := formatValue(a, full)
 		if !ok {
-			return ev.errorf(span, CodeType, "unsupported format %%%s", full)
+			return ev.pyErrorf(span, "unsupported format %%%s", full)
 		}
 		b.WriteString(out)
 	}
@@ -244,7 +244,7 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 		case "float":
 			return ev.numBinop(op, &FloatV{base{x.Span()}, float64(a)}, y, span)
 		}
-		return ev.errorf(span, CodeType, "%s", err)
+		return ev.pyErrorf(span, "%s", err)
 	}
 	a, _ := toFloat(x)
 	b, _ := toFloat(y)
@@ -258,17 +258,17 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 		r = a * b
 	case "/":
 		if b == 0 {
-			return ev.errorf(span, CodeType, "division by zero")
+			return ev.pyErrorf(span, "division by zero")
 		}
 		r = a / b
 	case "//":
 		if b == 0 {
-			return ev.errorf(span, CodeType, "float floor division by zero")
+			return ev.pyErrorf(span, "float floor division by zero")
 		}
 		r = math.Floor(a / b)
 	case "%":
 		if b == 0 {
-			return ev.errorf(span, CodeType, "float modulo")
+			return ev.pyErrorf(span, "float modulo")
 		}
 		r = math.Mod(a, b)
 		if r != 0 && (r < 0) != (b < 0) {
@@ -277,7 +277,7 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 	case "**":
 		r = math.Pow(a, b)
 	default:
-		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	return &FloatV{base{span}, r}
 }
@@ -376,16 +376,16 @@ func (ev *evaluator) deviceBinop(op string, x, y Value, span source.Span) Value 
 		xe, ok1 = ev.toIR(x, exprType(ye))
 	}
 	if !ok1 || !ok2 {
-		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	if op == "**" {
-		return &ExprV{base{span}, &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: exprType(xe), Span: span}}
+		return &ExprV{base: base{span}, E: &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: exprType(xe), Span: span}}
 	}
 	bop, ok := irBinOps[op]
 	if !ok {
-		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
-	return &ExprV{base{span}, mkBin(bop, xe, ye, span)}
+	return &ExprV{base: base{span}, E: mkBin(bop, xe, ye, span)}
 }
 
 // mkBin builds a op b with integer constant folding and the identities
@@ -587,14 +587,14 @@ func (ev *evaluator) unary(op string, x Value, span source.Span) Value {
 	switch op {
 	case "not":
 		if e, ok := x.(*ExprV); ok {
-			return &ExprV{base{span}, &ir.Not{X: e.E, Span: span}}
+			return &ExprV{base: base{span}, E: &ir.Not{X: e.E, Span: span}}
 		}
 		return &BoolV{base{span}, !truthy(x)}
 	case "-":
 		switch v := x.(type) {
 		case *IntV:
 			if v.V == math.MinInt64 {
-				return ev.errorf(span, CodeType, "integer overflow (result does not fit in 64 bits)")
+				return ev.pyErrorf(span, "integer overflow (result does not fit in 64 bits)")
 			}
 			return &IntV{base{span}, -v.V}
 		case *BoolV:
@@ -605,11 +605,11 @@ func (ev *evaluator) unary(op string, x Value, span source.Span) Value {
 		case *ExprV:
 			switch c := v.E.(type) {
 			case *ir.IntImm:
-				return &ExprV{base{span}, &ir.IntImm{Value: -c.Value, Type: c.Type, Span: span}}
+				return &ExprV{base: base{span}, E: &ir.IntImm{Value: -c.Value, Type: c.Type, Span: span}}
 			case *ir.FloatImm:
-				return &ExprV{base{span}, &ir.FloatImm{Value: -c.Value, Type: c.Type, Span: span}}
+				return &ExprV{base: base{span}, E: &ir.FloatImm{Value: -c.Value, Type: c.Type, Span: span}}
 			}
-			return &ExprV{base{span}, &ir.Neg{X: v.E, Span: span}}
+			return &ExprV{base: base{span}, E: &ir.Neg{X: v.E, Span: span}}
 		}
 	case "+":
 		switch v := x.(type) {
@@ -625,10 +625,10 @@ func (ev *evaluator) unary(op string, x Value, span source.Span) Value {
 			n, _ := toInt(v)
 			return &IntV{base{span}, ^n}
 		case *ExprV:
-			return &ExprV{base{span}, &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: exprType(v.E), Span: span}}
+			return &ExprV{base: base{span}, E: &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: exprType(v.E), Span: span}}
 		}
 	}
-	return ev.errorf(span, CodeType, "bad operand type for unary %s: '%s'", op, x.TypeName())
+	return ev.pyErrorf(span, "bad operand type for unary %s: '%s'", op, x.TypeName())
 }
 
 func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
@@ -664,7 +664,7 @@ func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
 	if b, ok := acc.(*ir.Binary); ok && (b.Op == ir.And || b.Op == ir.Or) {
 		b.Span = e.Loc
 	}
-	return &ExprV{base{e.Loc}, acc}
+	return &ExprV{base: base{e.Loc}, E: acc}
 }
 
 func (ev *evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
@@ -701,7 +701,7 @@ func (ev *evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
 		left = right
 	}
 	if acc != nil {
-		return &ExprV{base{e.Loc}, acc}
+		return &ExprV{base: base{e.Loc}, E: acc}
 	}
 	return &BoolV{base{e.Loc}, true}
 }
@@ -725,7 +725,7 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 		}
 		r, ok := ev.contains(y, x)
 		if !ok {
-			return ev.errorf(span, CodeType, "argument of type '%s' is not iterable", y.TypeName())
+			return ev.pyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
 		}
 		if op == "not in" {
 			r = !r
@@ -744,7 +744,7 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 		if op == "==" || op == "!=" {
 			return &BoolV{base{span}, (op == "==") == pyEqual(x, y)}
 		}
-		return ev.errorf(span, CodeType, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	switch op {
 	case "==":
@@ -754,7 +754,7 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 	}
 	c, ok := pyCompare(x, y)
 	if !ok {
-		return ev.errorf(span, CodeType, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	var r bool
 	switch op {
@@ -783,7 +783,7 @@ func (ev *evaluator) deviceCompare(op string, x, y Value, span source.Span) (Val
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	return &ExprV{base{span}, mkBin(irCmpOps[op], xe, ye, span)}, true
+	return &ExprV{base: base{span}, E: mkBin(irCmpOps[op], xe, ye, span)}, true
 }
 
 func pyIs(x, y Value) bool {

@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
@@ -87,7 +90,13 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 		}
 		return ev.execBlock(fr, s.Body)
 	case *syntax.Try:
+		if len(s.Handlers) > 0 {
+			ev.tryDepth++
+		}
 		c := ev.execBlock(fr, s.Body)
+		if len(s.Handlers) > 0 {
+			ev.tryDepth--
+		}
 		if c == ctrlRaise && !ev.halted && len(s.Handlers) > 0 {
 			h := s.Handlers[0]
 			if h.Name != nil {
@@ -153,7 +162,7 @@ func (ev *evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
 		}
 	case *OpaqueV:
 		if ev.kern != nil {
-			ev.warnf(s.X.Span(), CodeUnresolved, "`%s` is not modelled by tilels; statement ignored", clip(ev.text(s.X.Span()), 60))
+			ev.kern.ignored = append(ev.kern.ignored, s.X.Span())
 		}
 	case *UnboundV:
 		ev.useUnbound(v.Origin)
@@ -239,6 +248,17 @@ func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
 	if ev.inKernelTIR(fr) {
 		if old, ok := fr.env.lookup(t.Id); ok {
+			// `buf = x` on a one-element 1-D buffer stores buf[0] = x
+			// (parser.py visit_assign).
+			if bv, ok := old.(*BufferV); ok && len(bv.B.Shape) == 1 && bv.B.Shape[0] == 1 {
+				if e, ok := ev.toIR(v, bv.B.Dtype); ok {
+					if typ := exprType(e); typ.IsValid() && typ != bv.B.Dtype {
+						e = &ir.Cast{To: bv.B.Dtype, X: e, Span: vspan}
+					}
+					ev.emitStmt(&ir.Store{Buf: bv.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: t.Loc}}, Value: e, Span: source.Join(t.Loc, vspan)})
+					return
+				}
+			}
 			if ov, ok := old.(*ExprV); ok {
 				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
 					e, ok := ev.toIR(v, vr.Type)
@@ -253,10 +273,18 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 				}
 			}
 		}
-		if ex, ok := v.(*ExprV); ok && letOK && needsLet(ex.E) {
-			vr := &ir.Var{Name: t.Id, Type: exprType(ex.E), Span: t.Loc}
-			ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
-			v = &ExprV{base{t.Loc}, vr}
+		// TVMScript (parser.py bind_assign_value): `x = <PrimExpr>` in a
+		// kernel body declares a mutable local scalar; later `x = ...`
+		// assigns it. Fresh variables and T.meta_var values are only named.
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
+			if typ := exprType(ex.E); typ.IsValid() && typ != ir.HandleT {
+				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
+				ev.kern.mutable[vr] = true
+				ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Mutable: true, Span: source.Join(t.Loc, vspan)})
+				v = &ExprV{base: base{t.Loc}, E: vr}
+			}
+		} else if ok && ex.fresh {
+			v = &ExprV{base: ex.base, E: ex.E} // named now: a later alias copies it
 		}
 	}
 	fr.env.set(t.Id, v)
@@ -266,7 +294,7 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 // an ir.Let: variables and constants are bound directly (aliases).
 func needsLet(e ir.Expr) bool {
 	switch e.(type) {
-	case *ir.Var, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.BufferData, *ir.AddressOf, *ir.Region:
+	case *ir.StringImm, *ir.BufferData, *ir.AddressOf, *ir.Region:
 		return false
 	}
 	return true
@@ -284,7 +312,7 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	}
 	elts, ok := ev.iterate(v, span)
 	if !ok {
-		ev.errorf(span, CodeType, "cannot unpack non-iterable %s object", v.TypeName())
+		ev.pyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
 		for _, t := range targets {
 			if st, ok := t.(*syntax.Starred); ok {
 				t = st.X
@@ -302,9 +330,9 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	if star < 0 {
 		if len(elts) != len(targets) {
 			if len(elts) > len(targets) {
-				ev.errorf(span, CodeType, "too many values to unpack (expected %d)", len(targets))
+				ev.pyErrorf(span, "too many values to unpack (expected %d)", len(targets))
 			} else {
-				ev.errorf(span, CodeType, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
+				ev.pyErrorf(span, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
 			}
 			for _, t := range targets {
 				ev.assign(fr, t, poison(span), span, false)
@@ -312,13 +340,13 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 			return
 		}
 		for i, t := range targets {
-			ev.assign(fr, t, elts[i], span, false)
+			ev.assign(fr, t, elts[i], span, true)
 		}
 		return
 	}
 	after := len(targets) - star - 1
 	if len(elts) < star+after {
-		ev.errorf(span, CodeType, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
+		ev.pyErrorf(span, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
 		return
 	}
 	for i := 0; i < star; i++ {
@@ -394,7 +422,7 @@ func (ev *evaluator) execAssert(fr *frame, s *syntax.Assert) {
 				msg = "assertion failed: " + pyStr(m)
 			}
 		}
-		ev.errorf(s.Test.Span(), CodeType, "%s", msg)
+		ev.pyErrorf(s.Test.Span(), "%s", msg)
 	}
 }
 
@@ -457,12 +485,97 @@ func (ev *evaluator) containsKernel(ss ...syntax.Stmt) bool {
 // unbound parameter worth reporting.
 func (ev *evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
 	if ev.kern != nil {
-		ev.needConcrete(v, span, what)
+		ev.havoc(fr, ev.needConcrete(v, span, what), s)
 		return
 	}
 	if u, ok := v.(*UnboundV); ok && ev.containsKernel(s) {
 		ev.reportUnbound(u.Origin)
 	}
+	ev.havoc(fr, v, s)
+}
+
+// havoc binds every name a skipped statement could assign to v (an
+// unknown value), so later uses see "unknown" rather than "undefined".
+func (ev *evaluator) havoc(fr *frame, v Value, s syntax.Stmt) {
+	var target func(e syntax.Expr)
+	target = func(e syntax.Expr) {
+		switch t := e.(type) {
+		case *syntax.Name:
+			fr.env.set(t.Id, v)
+		case *syntax.Tuple:
+			for _, x := range t.Elts {
+				target(x)
+			}
+		case *syntax.List:
+			for _, x := range t.Elts {
+				target(x)
+			}
+		case *syntax.Starred:
+			target(t.X)
+		}
+	}
+	var stmts func(ss []syntax.Stmt)
+	stmts = func(ss []syntax.Stmt) {
+		for _, s := range ss {
+			switch x := s.(type) {
+			case *syntax.Assign:
+				for _, t := range x.Targets {
+					target(t)
+				}
+			case *syntax.AugAssign:
+				target(x.Target)
+			case *syntax.AnnAssign:
+				target(x.Target)
+			case *syntax.FunctionDef:
+				fr.env.set(x.Name.Id, v)
+			case *syntax.ClassDef:
+				fr.env.set(x.Name.Id, v)
+			case *syntax.Import:
+				for _, a := range x.Names {
+					name := a.Name
+					if a.AsName != nil {
+						name = a.AsName.Id
+					} else if i := strings.IndexByte(name, '.'); i >= 0 {
+						name = name[:i]
+					}
+					fr.env.set(name, v)
+				}
+			case *syntax.ImportFrom:
+				for _, a := range x.Names {
+					if a.AsName != nil {
+						fr.env.set(a.AsName.Id, v)
+					} else if a.Name != "*" {
+						fr.env.set(a.Name, v)
+					}
+				}
+			case *syntax.If:
+				stmts(x.Body)
+				stmts(x.Else)
+			case *syntax.For:
+				target(x.Target)
+				stmts(x.Body)
+				stmts(x.Else)
+			case *syntax.While:
+				stmts(x.Body)
+				stmts(x.Else)
+			case *syntax.With:
+				for _, it := range x.Items {
+					if it.Vars != nil {
+						target(it.Vars)
+					}
+				}
+				stmts(x.Body)
+			case *syntax.Try:
+				stmts(x.Body)
+				for _, h := range x.Handlers {
+					stmts(h.Body)
+				}
+				stmts(x.Else)
+				stmts(x.Finally)
+			}
+		}
+	}
+	stmts([]syntax.Stmt{s})
 }
 
 func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
@@ -501,7 +614,7 @@ func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir
 	c := ev.execBlock(fr, ss)
 	ev.emit = saved
 	if c == ctrlBreak || c == ctrlContinue {
-		ev.errorf(ev.lastCtrl, CodeType, "break and continue are not supported inside device control flow")
+		ev.warnf(ev.lastCtrl, CodeUnresolved, "break and continue inside device control flow are not modelled by tilels; ignored")
 	}
 	sp := span
 	if len(ss) > 0 {
@@ -576,7 +689,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	defer func() { ev.curLoop = saved }()
 	next, ok := ev.iterator(it, s.Iter.Span())
 	if !ok {
-		ev.errorf(s.Iter.Span(), CodeType, "'%s' object is not iterable", it.TypeName())
+		ev.pyErrorf(s.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 		return ctrlNone
 	}
 	for {
@@ -618,18 +731,25 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		ev.errorf(s.Target.Span(), CodeType, "loop target must be a name or a tuple of names")
 		return
 	}
-	if len(names) != len(lv.Extents) {
-		if len(names) == 1 && len(lv.Extents) > 1 {
-			ev.errorf(s.Target.Span(), CodeType, "T.grid with %d extents needs %d loop variables", len(lv.Extents), len(lv.Extents))
-		} else {
-			ev.errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
+	var vars []*ir.Var
+	switch {
+	case len(names) == len(lv.Extents):
+		for i, n := range names {
+			vars = append(vars, &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]})
+			fr.env.set(n, &ExprV{base: base{spans[i]}, E: vars[i]})
 		}
+	case len(names) == 1:
+		// `for lvs in T.grid(a, b)`: lvs is the tuple of loop variables.
+		var elts []Value
+		for i := range lv.Extents {
+			v := &ir.Var{Name: fmt.Sprintf("%s_%d", names[0], i), Type: ir.Int32, Span: spans[0]}
+			vars = append(vars, v)
+			elts = append(elts, &ExprV{base: base{spans[0]}, E: v})
+		}
+		fr.env.set(names[0], &TupleV{base{spans[0]}, elts})
+	default:
+		ev.errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
 		return
-	}
-	vars := make([]*ir.Var, len(names))
-	for i, n := range names {
-		vars[i] = &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]}
-		fr.env.set(n, &ExprV{base{spans[i]}, vars[i]})
 	}
 	body := ev.subBlock(fr, s.Body, s.Loc)
 	var stmt ir.Stmt

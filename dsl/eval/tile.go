@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"fmt"
+
+	"github.com/tilels/tilels/dsl/diag"
 	"slices"
 	"strings"
 
@@ -66,29 +69,37 @@ type tileSig struct {
 }
 
 var tileSigs = map[string]tileSig{
-	"copy":       {[]string{"dst", "src"}, 2},
-	"copy_async": {[]string{"dst", "src"}, 2},
-	"zero":       {[]string{"dst", "src"}, 1},
-	"reciprocal": {[]string{"dst", "src"}, 1},
-	"silu":       {[]string{"dst", "src"}, 1},
-	"cast":       {[]string{"dst", "src"}, 1},
-	"sqrt":       {[]string{"dst", "src", "bias", "scale"}, 1},
-	"exp":        {[]string{"dst", "src", "bias", "scale"}, 1},
-	"exp2":       {[]string{"dst", "src", "bias", "scale"}, 1},
-	"log2":       {[]string{"dst", "src", "bias", "scale"}, 1},
-	"fill":       {[]string{"dst", "value"}, 2},
-	"memset":     {[]string{"dst", "value"}, 2},
-	"add":        {[]string{"dst", "src1", "src2"}, 3},
-	"sub":        {[]string{"dst", "src1", "src2"}, 3},
-	"mul":        {[]string{"dst", "src1", "src2"}, 3},
-	"fdiv":       {[]string{"dst", "src1", "src2"}, 3},
-	"maximum":    {[]string{"dst", "src1", "src2"}, 3},
-	"minimum":    {[]string{"dst", "src1", "src2"}, 3},
-	"fma":        {[]string{"dst", "src", "scale", "bias"}, 4},
-	"sum":        {[]string{"dst", "src"}, 2},
-	"max":        {[]string{"dst", "src"}, 1},
-	"min":        {[]string{"dst", "src"}, 1},
+	"copy":           {[]string{"dst", "src"}, 2},
+	"copy_async":     {[]string{"dst", "src"}, 2},
+	"zero":           {[]string{"dst", "src"}, 1},
+	"reciprocal":     {[]string{"dst", "src"}, 1},
+	"silu":           {[]string{"dst", "src"}, 1},
+	"cast":           {[]string{"dst", "src"}, 1},
+	"sqrt":           {[]string{"dst", "src", "bias", "scale"}, 1},
+	"exp":            {[]string{"dst", "src", "bias", "scale"}, 1},
+	"exp2":           {[]string{"dst", "src", "bias", "scale"}, 1},
+	"log2":           {[]string{"dst", "src", "bias", "scale"}, 1},
+	"fill":           {[]string{"dst", "value"}, 2},
+	"memset":         {[]string{"dst", "value"}, 2},
+	"add":            {[]string{"dst", "src1", "src2"}, 3},
+	"sub":            {[]string{"dst", "src1", "src2"}, 3},
+	"mul":            {[]string{"dst", "src1", "src2"}, 3},
+	"fdiv":           {[]string{"dst", "src1", "src2"}, 3},
+	"maximum":        {[]string{"dst", "src1", "src2"}, 3},
+	"minimum":        {[]string{"dst", "src1", "src2"}, 3},
+	"fma":            {[]string{"dst", "src", "scale", "bias"}, 4},
+	"sum":            {[]string{"dst", "src", "axes", "accum"}, 2},
+	"max":            {[]string{"dst", "src", "axes", "accum"}, 1},
+	"min":            {[]string{"dst", "src", "axes", "accum"}, 1},
 	"permute_layout": {[]string{"dst", "src"}, 2},
+}
+
+// strictOps are the ops of spec §1.5, whose operands are checked strictly;
+// the other tile primitives convert what they can and pass nil otherwise.
+var strictOps = map[string]bool{
+	"copy": true, "copy_async": true, "zero": true, "reciprocal": true, "silu": true, "cast": true,
+	"sqrt": true, "exp": true, "exp2": true, "log2": true, "fill": true, "add": true, "sub": true,
+	"mul": true, "fdiv": true, "maximum": true, "minimum": true, "fma": true,
 }
 
 // tileArg is one bound tile-primitive argument.
@@ -166,7 +177,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	if !known {
 		for _, a := range generic {
-			e, good := ev.tileOperand(a, label, "", true)
+			e, good := ev.lenientOperand(a)
 			if !good {
 				return poison(c.span)
 			}
@@ -212,8 +223,14 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 				continue
 			}
 		}
-		regionOnly := p == "dst" || p == "src" && f.Op != "fill"
-		e, good := ev.tileOperand(a, label, p, !regionOnly)
+		var e ir.Expr
+		good := true
+		if strictOps[f.Op] || p == "dst" || p == "src" {
+			regionOnly := p == "dst" || p == "src"
+			e, good = ev.tileOperand(a, label, p, !regionOnly)
+		} else {
+			e, good = ev.lenientOperand(a)
+		}
 		if !good {
 			return poison(c.span)
 		}
@@ -279,6 +296,28 @@ func (ev *evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 	return nil, false
 }
 
+// lenientOperand converts an operand of a tile primitive outside spec
+// §1.5: regions, scalars and strings convert; anything else (tuples of
+// axes, lambdas) becomes nil.
+func (ev *evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
+	switch x := a.v.(type) {
+	case *BufferV:
+		return fullRegion(x.B, a.span), true
+	case *RegionV:
+		return x.R, true
+	case *StrV:
+		return &ir.StringImm{Value: x.V, Span: a.span}, true
+	}
+	if isErr(a.v) {
+		ev.needConcrete(a.v, a.span, "a tile primitive operand")
+		return nil, false
+	}
+	if e, ok := ev.toIR(a.v, ir.DataType{}); ok {
+		return e, true
+	}
+	return nil, true
+}
+
 func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
 	r := &ir.Region{Buf: b, Min: make([]ir.Expr, len(b.Shape)), Extent: make([]ir.Expr, len(b.Shape)), Span: span}
 	for i, s := range b.Shape {
@@ -316,7 +355,10 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 		kv.Value = e
 		return kv, true
 	}
-	ev.warnf(k.span, CodeType, "%s config `%s` has a value of type %s that tilels cannot represent; it is dropped", label, k.name, k.v.TypeName())
+	if !ev.halted {
+		ev.report(diag.Diagnostic{Span: k.span, Severity: diag.Hint, Code: CodeType,
+			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; it is dropped", label, k.name, k.v.TypeName())})
+	}
 	return kv, false
 }
 

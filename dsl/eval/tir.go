@@ -23,20 +23,30 @@ type kernelState struct {
 	badLayout map[*ir.Buffer]bool
 	// layoutSeen dedups Kernel.Layouts by span.
 	layoutSeen map[source.Span]bool
+	// ignored are expression statements whose value is opaque (calls
+	// tilels does not model); one warning summarizes them.
+	ignored []source.Span
 }
 
 // evalKernel evaluates a @T.prim_func def into a Kernel.
 func (ev *evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV) Value {
 	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
 	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
-	savedKern, savedEmit, savedSink, savedHint, savedDepth := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth
-	ev.kern, ev.emit, ev.sink, ev.hint = ks, &ks.host, &k.Diags, nil
+	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
+	ev.kern, ev.emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
 	ev.unit(func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
 		ev.execBlock(kfr, def.Body)
+		if n := len(ks.ignored); n > 0 {
+			more := ""
+			if n > 1 {
+				more = fmt.Sprintf(" (and %d more statement%s in this kernel)", n-1, plural(n-1))
+			}
+			ev.warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", clip(ev.text(ks.ignored[0]), 60), more)
+		}
 	})
-	ev.kern, ev.emit, ev.sink, ev.hint, ev.depth = savedKern, savedEmit, savedSink, savedHint, savedDepth
+	ev.kern, ev.emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
 
 	host, body := ks.host, ks.body
 	if !ks.deviceEntry {
@@ -57,25 +67,38 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 	ps := def.Params
 	all := append(append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...), ps.Kwonly...)
 	fn := &FuncV{base: base{def.Name.Loc}, Name: name, Def: def, Params: ps, Env: outer.env, Defaults: map[*syntax.Param]Value{}}
-	for _, p := range all {
+	// @T.jit: T.constexpr parameters are bound first, so the other
+	// parameters' annotations (T.Buffer((M, N), ...)) can use them.
+	anns := make([]Value, len(all))
+	for i, p := range all {
+		if !isConstexprAnnotation(p.Annotation) {
+			continue
+		}
+		if m, ok := ev.expr(outer, p.Annotation).(*MarkerV); ok && m.Name == "T.constexpr" {
+			anns[i] = m
+			var v Value
+			if b, ok := ev.opts.Bindings[name][p.Name.Id]; ok {
+				v = b
+			} else if p.Default != nil {
+				v = ev.expr(outer, p.Default)
+			} else {
+				v = &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)}
+			}
+			kfr.env.set(p.Name.Id, v)
+		}
+	}
+	for i, p := range all {
 		pname := p.Name.Id
 		var ann Value = &MarkerV{base: base{p.Loc}, Name: "T.handle"}
-		if p.Annotation != nil {
-			ann = ev.expr(outer, p.Annotation)
+		if anns[i] != nil {
+			ann = anns[i]
+		} else if p.Annotation != nil {
+			ann = ev.expr(kfr, p.Annotation)
 		}
 		switch a := ann.(type) {
 		case *MarkerV:
 			if a.Name == "T.constexpr" {
-				var v Value
-				if b, ok := ev.opts.Bindings[name][pname]; ok {
-					v = b
-				} else if p.Default != nil {
-					v = ev.expr(outer, p.Default)
-				} else {
-					v = &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)}
-				}
-				kfr.env.set(pname, v)
-				continue
+				continue // bound above
 			}
 			if a.Name != "T.handle" {
 				ev.errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", a.Name)
@@ -84,11 +107,11 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			prm := &ir.Param{Var: vr, Span: p.Loc}
 			ks.k.Func.Params = append(ks.k.Func.Params, prm)
 			ks.params[vr] = prm
-			kfr.env.set(pname, &ExprV{base{p.Name.Loc}, vr})
+			kfr.env.set(pname, &ExprV{base: base{p.Name.Loc}, E: vr})
 		case *DTypeV:
 			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
 			ks.k.Func.Params = append(ks.k.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
-			kfr.env.set(pname, &ExprV{base{p.Name.Loc}, vr})
+			kfr.env.set(pname, &ExprV{base: base{p.Name.Loc}, E: vr})
 		case *AnnotV:
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
 			buf := ev.newBuffer(a, pname, vr, ir.ParamBuffer, p.Loc)
@@ -110,6 +133,16 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			kfr.env.set(pname, poison(p.Loc))
 		}
 	}
+}
+
+func isConstexprAnnotation(e syntax.Expr) bool {
+	switch x := e.(type) {
+	case *syntax.Attribute:
+		return x.Attr.Id == "constexpr"
+	case *syntax.Name:
+		return x.Id == "constexpr"
+	}
+	return false
 }
 
 func (ev *evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.BufferKind, span source.Span) *ir.Buffer {
@@ -181,6 +214,11 @@ func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			return &DTypeV{base: base{span}, DT: dt, Ctor: true}, true
 		}
 	}
+	switch name {
+	case "func_attr", "attr", "hint", "annotate", "block_attr", "sblock_attr", "reads", "writes", "where", "init":
+		// Metadata and scheduling annotations: no effect on tile lowering.
+		return builtin("T."+name, func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} }), true
+	}
 	if fn, ok := tBuiltins[name]; ok {
 		return &BuiltinV{base{span}, "T." + name, fn}, true
 	}
@@ -211,7 +249,7 @@ func init() {
 		"alloc_local":   func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.alloc_local", "local") },
 		"tmem":          func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.tmem", "tmem") },
 		"decl_buffer":   (*evaluator).tDeclBuffer,
-		"meta_var":      func(ev *evaluator, c *call) Value { return orPoison(c.arg(0, "value"), c.span) },
+		"meta_var":      tMetaVar,
 		"address_of":    (*evaluator).tAddressOf,
 		"cast":          (*evaluator).tCast,
 		"evaluate":      (*evaluator).tEvaluate,
@@ -230,7 +268,24 @@ func init() {
 		"likely":        func(ev *evaluator, c *call) Value { return orPoison(c.arg(0, "cond"), c.span) },
 		"static_assert": (*evaluator).tStaticAssert,
 		"ceildiv":       (*evaluator).tCeilDiv,
+		"SMEMPool":      (*evaluator).tSMEMPool,
+		"tvm_storage_sync": func(ev *evaluator, c *call) Value {
+			// T.tvm_storage_sync("shared") is __syncthreads().
+			if s, ok := c.arg(0, "storage_scope").(*StrV); ok && s.V == "shared" {
+				return &ExprV{base: base{c.span}, E: &ir.Call{Op: ir.OpCTASync, Span: c.span}}
+			}
+			return &OpaqueV{base{c.span}, "T.tvm_storage_sync(...)"}
+		},
 	}
+}
+
+// tMetaVar is T.meta_var(x): x itself, inlined wherever it is used.
+func tMetaVar(ev *evaluator, c *call) Value {
+	v := c.arg(0, "value")
+	if ex, ok := v.(*ExprV); ok {
+		return &ExprV{base: ex.base, E: ex.E, inline: true}
+	}
+	return orPoison(v, c.span)
 }
 
 // tDeviceEntry switches statement emission from the host block to the
@@ -279,14 +334,14 @@ func (ev *evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.errorf(span, CodeType, "buffer shape must be static; dimension %d is `%s`", i, ExprString(ex.E))
+				ev.warnf(span, CodeUnresolved, "dimension %d of this buffer shape is the dynamic value `%s`; tilels needs static shapes", i, ExprString(ex.E))
 				return nil, false
 			}
 			ev.errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", describe(v))
 			return nil, false
 		}
-		if n < 0 {
-			ev.errorf(span, CodeType, "buffer shape has negative extent %d", n)
+		if n <= 0 {
+			ev.errorf(span, CodeType, "buffer shape must be positive, got %d in dimension %d", n, i)
 			return nil, false
 		}
 		out[i] = n
@@ -314,6 +369,9 @@ func (ev *evaluator) layoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 			}
 			return layout.RowMajor(buf.Shape...)
 		}
+		if scopeHasNoDefault {
+			break // Trainium layout annotations ("PF"): out of scope
+		}
 		ev.errorf(span, CodeType, "unsupported layout string %s", Repr(x))
 	case *LayoutV:
 		ev.checkLayoutCovers(x.L, span, buf)
@@ -340,7 +398,7 @@ func (ev *evaluator) checkLayoutCovers(l layout.Layout, span source.Span, buf *i
 	size := layout.Size(l, nil)
 	n := buf.NumElements()
 	if size != n {
-		ev.errorf(span, CodeShapeMismatch, "layout %s covers %d elements but buffer `%s` of shape %s has %d",
+		ev.warnf(span, CodeShapeMismatch, "layout %s covers %d elements but buffer `%s` of shape %s has %d",
 			l.String(), size, buf.Name, shapeStr(buf.Shape), n)
 	}
 }
@@ -457,11 +515,6 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 	return buf
 }
 
-func hasKw(c *call, name string) bool {
-	_, ok := c.kw(name)
-	return ok
-}
-
 func (ev *evaluator) tAlloc(c *call, fname, fixedScope string) Value {
 	if !ev.requireKernel(c, fname) ||
 		!ev.checkArgs(c, fname, 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr", "annotations") {
@@ -533,6 +586,25 @@ func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 	n := 1
 	if ext := c.arg(0, "extents"); ext != nil {
 		if _, none := ext.(*NoneV); !none {
+			if elts := seqElts(ext); isSeq(ext) && firstErr(elts...) == nil {
+				dynamic := false
+				for _, e := range elts {
+					if x, ok := e.(*ExprV); ok {
+						if _, isConst := toInt(x); !isConst {
+							dynamic = true
+						}
+					}
+				}
+				if dynamic {
+					// Extents over runtime values (a kernel parameter):
+					// declared as deferred, with one var per dimension.
+					ev.warnf(c.argSpan(0, "extents"), CodeUnresolved, "%s extents %s are dynamic; tilels treats them as deferred", fname, clip(ev.text(c.argSpan(0, "extents")), 40))
+					n = len(elts)
+					ext = &NoneV{base{c.span}}
+				}
+			}
+		}
+		if _, none := ext.(*NoneV); !none {
 			es, ok := ev.intsArg(ext, c.argSpan(0, "extents"), fname+" extents")
 			if !ok {
 				return poison(c.span)
@@ -564,11 +636,11 @@ func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 	}
 	ev.emitStmt(&ir.ScopeID{Kind: kind, Vars: vars, Extents: extents, Span: c.span})
 	if n == 1 {
-		return &ExprV{base{c.span}, vars[0]}
+		return &ExprV{base: base{c.span}, E: vars[0], fresh: true}
 	}
 	out := make([]Value, n)
 	for i, v := range vars {
-		out[i] = &ExprV{base{v.Span}, v}
+		out[i] = &ExprV{base: base{v.Span}, E: v, fresh: true}
 	}
 	return &ListV{base{c.span}, out}
 }
@@ -661,12 +733,24 @@ func (ev *evaluator) tAddressOf(c *call) Value {
 		return poison(c.span)
 	}
 	switch x := c.args[0].(type) {
+	case *BufferV:
+		idx := make([]ir.Expr, len(x.B.Shape))
+		for i := range idx {
+			idx[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.span}
+		}
+		return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: x.B, Indices: idx, Span: c.span}}
 	case *ExprV:
 		if ld, ok := x.E.(*ir.Load); ok {
-			return &ExprV{base{c.span}, &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: c.span}}
+			return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: c.span}}
 		}
 	case *RegionV:
-		return &ExprV{base{c.span}, &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.span}}
+		return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.span}}
+	}
+	if x, ok := c.args[0].(*ExprV); ok {
+		if vr, ok := x.E.(*ir.Var); ok && ev.kern != nil && ev.kern.mutable[vr] {
+			// A mutable scalar is a one-element local buffer in TVM.
+			return &ExprV{base: base{c.span}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.span}}
+		}
 	}
 	if isErr(c.args[0]) {
 		return c.args[0]
@@ -695,16 +779,16 @@ func (ev *evaluator) castTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 		switch x := e.(type) {
 		case *ir.IntImm:
 			if dt.IsFloat() {
-				return &ExprV{base{span}, &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
+				return &ExprV{base: base{span}, E: &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
 			}
 			x.Type, x.Span = dt, span
-			return &ExprV{base{span}, x}
+			return &ExprV{base: base{span}, E: x}
 		case *ir.FloatImm:
 			if !dt.IsFloat() {
-				return &ExprV{base{span}, &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
+				return &ExprV{base: base{span}, E: &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
 			}
 			x.Type, x.Span = dt, span
-			return &ExprV{base{span}, x}
+			return &ExprV{base: base{span}, E: x}
 		}
 	}
 	ex, ok := v.(*ExprV)
@@ -718,7 +802,7 @@ func (ev *evaluator) castTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 				} else if s.V == "nan" {
 					f = math.NaN()
 				}
-				return &ExprV{base{span}, &ir.FloatImm{Value: f, Type: dt, Span: span}}
+				return &ExprV{base: base{span}, E: &ir.FloatImm{Value: f, Type: dt, Span: span}}
 			}
 		}
 		return ev.errorf(vspan, CodeType, "cannot cast %s to %s", describe(v), dt)
@@ -726,7 +810,7 @@ func (ev *evaluator) castTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 	if exprType(ex.E) == dt {
 		return ex
 	}
-	return &ExprV{base{span}, &ir.Cast{To: dt, X: ex.E, Span: span}}
+	return &ExprV{base: base{span}, E: &ir.Cast{To: dt, X: ex.E, Span: span}}
 }
 
 func (ev *evaluator) dtypeCall(d *DTypeV, c *call) Value {
@@ -739,7 +823,7 @@ func (ev *evaluator) dtypeCall(d *DTypeV, c *call) Value {
 		if !sp.IsValid() {
 			sp = c.span
 		}
-		return &ExprV{base{c.span}, &ir.Var{Name: name, Type: d.DT, Span: sp}}
+		return &ExprV{base: base{c.span}, E: &ir.Var{Name: name, Type: d.DT, Span: sp}, fresh: true}
 	}
 	return ev.castTo(v, d.DT, c.argSpan(0, "expr"), c.span)
 }
@@ -788,7 +872,7 @@ func (ev *evaluator) tBind(c *call) Value {
 		vr = &ir.Var{Name: name, Type: t, Span: sp}
 	}
 	ev.emitStmt(&ir.Let{Var: vr, Value: e, Span: c.span})
-	return &ExprV{base{c.span}, vr}
+	return &ExprV{base: base{c.span}, E: vr, fresh: true}
 }
 
 func (ev *evaluator) tIfThenElse(c *call) Value {
@@ -810,7 +894,7 @@ func (ev *evaluator) tIfThenElse(c *call) Value {
 	if !ok1 || !ok2 {
 		return ev.errorf(c.span, CodeType, "T.if_then_else needs scalar branches")
 	}
-	return &ExprV{base{c.span}, &ir.Select{Cond: cond.(*ExprV).E, A: a, B: b, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Select{Cond: cond.(*ExprV).E, A: a, B: b, Span: c.span}}
 }
 
 func (ev *evaluator) tLimit(c *call, which string) Value {
@@ -829,7 +913,7 @@ func (ev *evaluator) tLimit(c *call, which string) Value {
 		case "min_value":
 			f = -floatMax(dt)
 		}
-		return &ExprV{base{c.span}, &ir.FloatImm{Value: f, Type: dt, Span: c.span}}
+		return &ExprV{base: base{c.span}, E: &ir.FloatImm{Value: f, Type: dt, Span: c.span}}
 	}
 	var n int64
 	switch {
@@ -844,7 +928,7 @@ func (ev *evaluator) tLimit(c *call, which string) Value {
 	default:
 		n = 1<<dt.Bits - 1
 	}
-	return &ExprV{base{c.span}, &ir.IntImm{Value: n, Type: dt, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.IntImm{Value: n, Type: dt, Span: c.span}}
 }
 
 func floatMax(dt ir.DataType) float64 {
@@ -875,7 +959,7 @@ func (ev *evaluator) tReinterpret(c *call) Value {
 	if !ok {
 		return orPoison(firstErr(c.args[1]), c.span)
 	}
-	return &ExprV{base{c.span}, &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.span}}
 }
 
 func (ev *evaluator) tStaticAssert(c *call) Value {
@@ -932,7 +1016,7 @@ func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
 			// T.max over Python numbers is a constant expression.
 			ae, _ := ev.toIR(a, ir.DataType{})
 			be, _ := ev.toIR(b, exprType(ae))
-			return &ExprV{base{c.span}, mkBin(op, ae, be, c.span)}
+			return &ExprV{base: base{c.span}, E: mkBin(op, ae, be, c.span)}
 		}
 		var ae, be ir.Expr
 		var ok1, ok2 bool
@@ -946,7 +1030,7 @@ func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
 		if !ok1 || !ok2 {
 			return ev.errorf(c.span, CodeType, "T.%s needs scalar arguments", name)
 		}
-		return &ExprV{base{c.span}, mkBin(op, ae, be, c.span)}
+		return &ExprV{base: base{c.span}, E: mkBin(op, ae, be, c.span)}
 	}
 	args := make([]ir.Expr, len(c.args))
 	var t ir.DataType
@@ -983,7 +1067,7 @@ func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
 	case "fabs":
 		opName = "abs"
 	}
-	return &ExprV{base{c.span}, &ir.Call{Op: opName, Args: args, Type: t, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: opName, Args: args, Type: t, Span: c.span}}
 }
 
 // intrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
@@ -1025,7 +1109,7 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 	if strings.HasSuffix(f.Path, "elect_sync") {
 		t = ir.Int32
 	}
-	return &ExprV{base{c.span}, &ir.Call{Op: f.Path, Args: args, Type: t, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: f.Path, Args: args, Type: t, Span: c.span}}
 }
 
 func (ev *evaluator) markerCall(m *MarkerV, c *call) Value {
@@ -1033,6 +1117,9 @@ func (ev *evaluator) markerCall(m *MarkerV, c *call) Value {
 	case "T.prim_func", "T.jit", "T.inline", "T.macro":
 		return &MarkerV{base: base{c.span}, Name: m.Name}
 	case "T.Buffer":
+		if _, hasData := c.kw("data"); hasData && ev.kern != nil && ev.emit != nil {
+			return ev.tDeclBuffer(c) // T.Buffer(..., data=...) in a body declares a view
+		}
 		return ev.bufferAnnot(c)
 	case "T.handle":
 		return &MarkerV{base: base{c.span}, Name: "T.handle"}
@@ -1106,7 +1193,7 @@ func (ev *evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			}
 			vr := &ir.Var{Name: name.Id, Type: t, Span: name.Loc}
 			ev.emitStmt(&ir.Let{Var: vr, Value: e, Span: s.Loc})
-			fr.env.set(name.Id, &ExprV{base{name.Loc}, vr})
+			fr.env.set(name.Id, &ExprV{base: base{name.Loc}, E: vr})
 			return
 		}
 	case *DTypeV:
@@ -1128,7 +1215,7 @@ func (ev *evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			}
 			ev.kern.mutable[vr] = true
 			ev.emitStmt(&ir.Let{Var: vr, Value: init, Mutable: true, Span: s.Loc})
-			fr.env.set(name.Id, &ExprV{base{name.Loc}, vr})
+			fr.env.set(name.Id, &ExprV{base: base{name.Loc}, E: vr})
 			return
 		}
 	case *AnnotV:
@@ -1232,7 +1319,7 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	if ev.checkDirectAccess(buf, e.Loc) {
 		return poison(e.Loc)
 	}
-	return &ExprV{base{e.Loc}, &ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
+	return &ExprV{base: base{e.Loc}, E: &ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
 }
 
 // checkDirectAccess reports a scalar access to a buffer whose layout puts
@@ -1286,7 +1373,7 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 	buf := bv.B
 	switch name {
 	case "data":
-		return &ExprV{base{span}, &ir.BufferData{Buf: buf, Span: span}}
+		return &ExprV{base: base{span}, E: &ir.BufferData{Buf: buf, Span: span}}
 	case "shape":
 		out := make([]Value, len(buf.Shape))
 		for i, s := range buf.Shape {
@@ -1331,16 +1418,16 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 				}
 				idx[i] = e
 			}
-			return &ExprV{base{c.span}, &ir.AddressOf{Buf: buf, Indices: idx, Span: c.span}}
+			return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: buf, Indices: idx, Span: c.span}}
 		})
 	case "local":
 		return method("Buffer.local", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
 		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
-	case "access_ptr", "permute", "rearrange", "sub", "partition", "chunk", "tile", "select", "narrow", "unflatten", "flatten":
-		return &OpaqueV{base{span}, "Buffer." + name}
 	}
-	return nil
+	// Buffer has many more methods and fields (access_ptr, permute,
+	// rearrange, sub, ...); they are opaque here.
+	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
 
 // bufferView implements buf.local(*shape, layout=None) and
@@ -1369,12 +1456,17 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		shape = append(shape, n)
 	}
 	var l layout.Layout
+	badLayout := false
 	switch {
 	case hasLayout:
 		nb := &ir.Buffer{Name: buf.Name, Shape: shape}
 		l = ev.layoutArg(lv, c.argSpan(-1, "layout"), nb)
+		badLayout = ev.kern.badLayout[nb]
 	case local:
 		if buf.Layout == nil {
+			if ev.kern.badLayout[buf] {
+				return poison(c.span)
+			}
 			return ev.errorf(c.span, CodeMissingLayout, "buffer `%s` has no layout; .local() needs one", buf.Name)
 		}
 		l = layout.Storage(buf.Layout)
@@ -1411,7 +1503,181 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
+		ev.kern.badLayout[nb] = true
+	}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
 	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
 	return &BufferV{base{c.span}, nb}
+}
+
+// ---- T.SMEMPool ----
+
+// tSMEMPool is T.SMEMPool(): a bump allocator whose alloc() declares
+// shared.dyn views at increasing byte offsets of one arena buffer.
+func (ev *evaluator) tSMEMPool(c *call) Value {
+	if !ev.requireKernel(c, "T.SMEMPool") {
+		return poison(c.span)
+	}
+	name, _ := ev.hintName(c, "pool")
+	arena := &ir.Buffer{Name: name, Shape: []int64{0}, Dtype: ir.DataType{Code: ir.UInt, Bits: 8}, Scope: "shared.dyn", Kind: ir.AllocBuffer, Span: c.span}
+	if p := c.arg(0, "ptr"); p != nil && !isNoneV(p) {
+		var bd *ir.BufferData
+		if ex, ok := p.(*ExprV); ok {
+			bd, _ = ex.E.(*ir.BufferData)
+		}
+		if bd == nil {
+			if isErr(p) {
+				return ev.needConcrete(p, c.argSpan(0, "ptr"), "T.SMEMPool's ptr")
+			}
+			return ev.errorf(c.argSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", describe(p))
+		}
+		arena = bd.Buf
+	} else {
+		arena.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.span}
+		ev.emitStmt(&ir.Alloc{Buf: arena, Span: c.span})
+	}
+	return &PoolV{base: base{c.span}, Arena: arena}
+}
+
+func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
+	switch name {
+	case "alloc":
+		return method("SMEMPool.alloc", func(ev *evaluator, c *call) Value { return ev.poolAlloc(p, c) })
+	case "alloc_mma":
+		return method("SMEMPool.alloc_mma", func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "alloc_mma", 1, "shape", "dtype", "swizzle_mode", "align") {
+				return poison(c.span)
+			}
+			shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+			if !ok {
+				return poison(c.span)
+			}
+			dt := ir.Float16
+			if d := c.arg(1, "dtype"); d != nil {
+				if dt, ok = ev.dtypeOf(d, c.argSpan(1, "dtype")); !ok {
+					return poison(c.span)
+				}
+			}
+			mode := int64(3) // "auto" is SWIZZLE_128B_ATOM
+			switch m := c.arg(2, "swizzle_mode").(type) {
+			case nil:
+			case *StrV:
+				switch m.V {
+				case "auto":
+				case "none":
+					mode = 0
+				default:
+					return ev.errorf(c.argSpan(2, "swizzle_mode"), CodeType, "Unsupported swizzle_mode=%s; expected 'auto', 'none', or SwizzleMode", Repr(m))
+				}
+			default:
+				n, ok := toInt(m)
+				if !ok || n < 0 || n > 3 {
+					return ev.errorf(c.argSpan(2, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", describe(m))
+				}
+				mode = n
+			}
+			lv := ev.safeLayout(c.span, "mma_shared_layout", func() Value {
+				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, false)
+				if err != nil {
+					return ev.errorf(c.span, CodeType, "%v", err)
+				}
+				return &LayoutV{base: base{c.span}, L: l}
+			})
+			if isErr(lv) {
+				return lv
+			}
+			align := Value(&IntV{base{c.span}, 1024})
+			if a := c.arg(3, "align"); a != nil {
+				align = a
+			}
+			n := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+				args: []Value{c.args[0], &StrV{base{c.span}, dt.String()}}, argSpans: []source.Span{c.argSpans[0], c.span},
+				kwargs: []kwarg{{"align", align, c.span, c.span}, {"layout", lv, c.span, c.span}}}
+			return ev.poolAlloc(p, n)
+		})
+	case "move_base_to":
+		return method("SMEMPool.move_base_to", func(ev *evaluator, c *call) Value {
+			n, ok := ev.intArg(c.arg(0, "offset"), c.argSpan(0, "offset"), "offset")
+			if !ok {
+				return poison(c.span)
+			}
+			p.Offset = n
+			p.MaxOff = max(p.MaxOff, n)
+			return &NoneV{base{c.span}}
+		})
+	case "commit":
+		return method("SMEMPool.commit", func(ev *evaluator, c *call) Value {
+			if s := c.arg(0, "size"); s != nil && !isNoneV(s) {
+				if n, ok := toInt(s); ok && n > p.MaxOff {
+					p.MaxOff = n
+					p.Arena.Shape = []int64{n}
+				}
+			}
+			return &NoneV{base{c.span}}
+		})
+	case "ptr":
+		return &ExprV{base: base{span}, E: &ir.BufferData{Buf: p.Arena, Span: span}}
+	case "buf":
+		return &BufferV{base{span}, p.Arena}
+	case "offset":
+		return &IntV{base{span}, p.Offset}
+	}
+	return &OpaqueV{base{span}, "SMEMPool." + name}
+}
+
+// poolAlloc is SMEMPool.alloc(shape, dtype="float32", strides=None,
+// scope="shared.dyn", align=0, layout="default").
+func (ev *evaluator) poolAlloc(p *PoolV, c *call) Value {
+	if !ev.requireKernel(c, "SMEMPool.alloc") || !ev.checkArgs(c, "alloc", 1, "shape", "dtype", "strides", "scope", "align", "layout") {
+		return poison(c.span)
+	}
+	align := int64(0)
+	if a := c.arg(4, "align"); a != nil {
+		n, ok := ev.intArg(a, c.argSpan(4, "align"), "align")
+		if !ok {
+			return poison(c.span)
+		}
+		align = n
+	}
+	if align > 0 {
+		p.Offset = (p.Offset + align - 1) / align * align
+	}
+	shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	dt := ir.Float32
+	if d := c.arg(1, "dtype"); d != nil {
+		if dt, ok = ev.dtypeOf(d, c.argSpan(1, "dtype")); !ok {
+			return poison(c.span)
+		}
+	}
+	scope := "shared.dyn"
+	if s := c.arg(3, "scope"); s != nil {
+		if scope, ok = ev.strArg(s, c.argSpan(3, "scope"), "scope"); !ok {
+			return poison(c.span)
+		}
+	}
+	if p.Offset*8%int64(dt.Bits) != 0 {
+		return ev.errorf(c.span, CodeType, "pool offset %d bytes is not a multiple of the %s element size; pass align=", p.Offset, dt)
+	}
+	name, nameSpan := ev.hintName(c, "buf")
+	buf := &ir.Buffer{Name: name, Data: p.Arena.Data, Shape: shape, Dtype: dt, Scope: scope, Base: p.Arena,
+		ElemOffset: p.Offset * 8 / int64(dt.Bits), Kind: ir.DeclBuffer, Span: c.span}
+	lv := c.arg(5, "layout")
+	layoutSpan := source.NoSpan
+	if lv != nil {
+		layoutSpan = c.argSpan(5, "layout")
+		ev.noteLayout(lv)
+	}
+	buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
+	p.Offset += (buf.NumElements()*int64(dt.Bits) + 7) / 8
+	p.MaxOff = max(p.MaxOff, p.Offset)
+	if p.Arena.Shape[0] < p.MaxOff {
+		p.Arena.Shape = []int64{p.MaxOff}
+	}
+	ev.addBufferSite(buf, nameSpan, c.span, layoutSpan)
+	ev.emitStmt(&ir.Decl{Buf: buf, Span: c.span})
+	return &BufferV{base{c.span}, buf}
 }

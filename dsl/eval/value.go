@@ -218,6 +218,10 @@ type (
 	ExprV struct {
 		base
 		E ir.Expr
+		// inline marks a T.meta_var(...) result and fresh marks a new
+		// variable (a scope id, T.Bind's var): assigning either to a name
+		// in a kernel body names it instead of declaring a scalar.
+		inline, fresh bool
 	}
 	// TxNSV is the Tx namespace (Scope "") or one of its scope namespaces
 	// (Tx.warp: Scope "warp", Label "warp").
@@ -240,6 +244,13 @@ type (
 	KernelV struct {
 		base
 		K *Kernel
+	}
+	// PoolV is a T.SMEMPool() bump allocator over a shared.dyn arena
+	// (tvm/backend/cuda/lang/alloc_pool.py).
+	PoolV struct {
+		base
+		Arena          *ir.Buffer
+		Offset, MaxOff int64
 	}
 	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
 	// T.grid, or range() over a device value.
@@ -295,6 +306,7 @@ func (*TxOpV) TypeName() string        { return "ScopedOp" }
 func (*IntrinsicV) TypeName() string   { return "Op" }
 func (*KernelV) TypeName() string      { return "PrimFunc" }
 func (*LoopV) TypeName() string        { return "ForFrame" }
+func (*PoolV) TypeName() string        { return "SMEMPool" }
 func (*AnnotV) TypeName() string       { return "annotation" }
 
 func layoutTypeName(l layout.Layout) string {
@@ -326,6 +338,35 @@ func Tuple(elts ...Value) Value { return &TupleV{base{source.NoSpan}, elts} }
 
 // List returns a Python list of elts.
 func List(elts ...Value) Value { return &ListV{base{source.NoSpan}, elts} }
+
+// errIn returns the first poison, unbound or opaque value in v or, for a
+// tuple, in its elements (recursively); nil when there is none.
+func errIn(v Value) Value {
+	if isErr(v) {
+		return v
+	}
+	switch t := v.(type) {
+	case *TupleV:
+		for _, e := range t.Elts {
+			if x := errIn(e); x != nil {
+				return x
+			}
+		}
+	case *ListV:
+		for _, e := range t.Elts {
+			if x := errIn(e); x != nil {
+				return x
+			}
+		}
+	case *SliceV:
+		for _, e := range []Value{t.Lo, t.Hi, t.Step} {
+			if x := errIn(e); x != nil {
+				return x
+			}
+		}
+	}
+	return nil
+}
 
 // isErr reports whether v is a value that silently absorbs operations
 // (poison, unbound, opaque).

@@ -15,6 +15,9 @@ type alloc struct {
 	slices    slab[Slice]
 	exprStmts slab[ExprStmt]
 	assigns   slab[Assign]
+	params    slab[Param]
+	compares  slab[Compare]
+	lists     slab[List]
 
 	exprBuf []Expr
 	stmtBuf []Stmt

@@ -278,7 +278,8 @@ type (
 		Value Expr
 	}
 
-	// BadExpr stands for an expression with a syntax error in [From, To).
+	// BadExpr stands for a missing or malformed expression; it is empty and
+	// sits at the token where an expression was expected.
 	BadExpr struct {
 		From, To source.Pos
 	}
@@ -558,7 +559,7 @@ type (
 		Value      Expr
 	}
 
-	// BadStmt stands for a statement with a syntax error in [From, To).
+	// BadStmt stands for source skipped after a syntax error, in [From, To).
 	BadStmt struct {
 		From, To source.Pos
 	}

@@ -20,8 +20,11 @@ const (
 	CodeBadString          = "syntax/bad-string"          // a malformed string (mixing bytes and str, bad f-string)
 	CodeInvalidTarget      = "syntax/invalid-target"      // assignment, deletion or loop target that cannot be assigned
 	CodeInvalidSyntax      = "syntax/invalid-syntax"      // a construct the grammar forbids (e.g. a misplaced star)
-	maxErrors              = 50
-	maxCollectedErrors     = 4 * maxErrors
+)
+
+const (
+	maxErrors          = 50            // diagnostics reported at most
+	maxCollectedErrors = 4 * maxErrors // errors collected before filtering (unclosed brackets excepted)
 )
 
 // errorList collects syntax errors in any order. Finish sorts them, keeps
@@ -32,7 +35,9 @@ type errorList struct {
 }
 
 func (e *errorList) add(span source.Span, code, format string, args ...any) {
-	if len(e.list) >= maxCollectedErrors {
+	if len(e.list) >= maxCollectedErrors && code != CodeUnclosedBracket {
+		// Unclosed brackets are always kept: finish drops the errors
+		// inside them in their favour.
 		return
 	}
 	msg := format

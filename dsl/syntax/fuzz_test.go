@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 )
 
@@ -58,6 +60,27 @@ func hasBad(n Node) bool {
 	return found
 }
 
+// parseWithDeadline parses src and fails the test if that takes more than
+// a few seconds, so that the fuzzer records inputs that make Parse loop.
+func parseWithDeadline(t *testing.T, src string) (*File, []diag.Diagnostic) {
+	type result struct {
+		f     *File
+		diags []diag.Diagnostic
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, diags := Parse(source.NewFile("fuzz.py", []byte(src)))
+		done <- result{f, diags}
+	}()
+	select {
+	case r := <-done:
+		return r.f, r.diags
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Parse did not finish within 10s on %q", src)
+		return nil, nil
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, tc := range dumpTests {
 		f.Add(tc.src)
@@ -78,7 +101,7 @@ func FuzzParse(f *testing.F) {
 		if len(src) > 1<<14 {
 			t.Skip()
 		}
-		file, diags := Parse(source.NewFile("fuzz.py", []byte(src)))
+		file, diags := parseWithDeadline(t, src)
 		if file == nil {
 			t.Fatal("Parse returned a nil File")
 		}

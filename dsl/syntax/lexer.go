@@ -359,7 +359,8 @@ func (lx *lexer) lexNameOrString() {
 	n := len(src)
 	start := lx.i
 	i := start
-	// ASCII fast path: identifiers are almost always ASCII.
+	// ASCII fast path: identifiers are almost always ASCII, and this loop
+	// avoids a utf8.DecodeRune and Unicode table lookups per byte.
 	for i < n {
 		c := src[i]
 		if isASCIILetter(c) || isDigit(c) || c == '_' {

@@ -182,6 +182,25 @@ var dumpTests = []struct{ src, want string }{
 		"(= x (+ 1 2))"},
 	{"x = [\n    1,\n    2,\n]\n",
 		"(= x (list 1 2))"},
+	// Layout: tabs, CRLF and lone CR line ends, form feed.
+	{"if x:\n\tif y:\n\t\tpass\n\tpass\n",
+		"(if x (if y (pass)) (pass))"},
+	{"z = 1\r\nif z:\r\n    w = 2\r\nq = 3\rr = 4\n\x0cs = 5\n",
+		"(= z 1) (if z (= w 2)) (= q 3) (= r 4) (= s 5)"},
+	// PEP 701 f-strings: nested quotes, nested f-strings, != and dicts in
+	// fields, = with a spec, backslashes in expressions, nested specs.
+	{"f\"{f\"{x}\"}\" f\"{a!=b}\" f\"{ {'a': 1}['a'] }\" f\"{x=:>10}\" f\"{'\\n'.join(x)}\"\n",
+		"(expr (fstr (fmt (fstr (fmt x))) (fmt (cmp a != b)) (fmt (sub (dict (\"a\" 1)) \"a\")) \"x=\" (fmt x (fstr \">10\")) (fmt (call (. \"\\n\" join) x))))"},
+	{"Rb'x'; bR\"y\"; Fr\"{z}\\d\"; fR\"{z}\"; rF\"{z}\"\n",
+		"(expr b\"x\") (expr b\"y\") (expr (fstr (fmt z) \"\\\\d\")) (expr (fstr (fmt z))) (expr (fstr (fmt z)))"},
+	{"f\"\"\"a\n{x\n}b\n\"\"\"\n",
+		"(expr (fstr \"a\\n\" (fmt x) \"b\\n\"))"},
+	{"f\"{x:{y}{z}}\" f\"{x!r:}\" f\"{(lambda: 1)()}\" f\"{x:=5}\" f\"{3.14:{10}.{2}f}\"\n",
+		"(expr (fstr (fmt x (fstr (fmt y) (fmt z))) (fmt x !r (fstr)) (fmt (call (lambda (params) 1))) (fmt x (fstr \"=5\")) (fmt 3.14 (fstr (fmt 10) \".\" (fmt 2) \"f\"))))"},
+	{"1_0.0_1e+1_0j; 0e0; 0j; 00; 0.0; 1if x else 2; 1 .real\n",
+		"(expr 1_0.0_1e+1_0j) (expr 0e0) (expr 0j) (expr 00) (expr 0.0) (expr (ifexp x 1 2)) (expr (. 1 real))"},
+	{"\ufeffx = 1\n",
+		"(= x 1)"},
 }
 
 func TestDump(t *testing.T) {
@@ -568,5 +587,40 @@ func TestErrorLimit(t *testing.T) {
 	}
 	if n := len(f.Body); n != 4*maxErrors {
 		t.Errorf("got %d statements, want %d (one Assign and one BadStmt per line)", n, 4*maxErrors)
+	}
+}
+
+// TestDeepNesting checks that hostile nesting gives an error, not a stack
+// overflow, and that the next line is still parsed.
+func TestDeepNesting(t *testing.T) {
+	const n = 100000
+	for _, src := range []string{
+		strings.Repeat("(", n) + "x" + strings.Repeat(")", n),
+		strings.Repeat("[", n),
+		strings.Repeat("-", n) + "x",
+		strings.Repeat("not ", n) + "x",
+		strings.Repeat("await ", n) + "x",
+		strings.Repeat("a[", n) + "0" + strings.Repeat("]", n),
+		strings.Repeat("f(", n) + strings.Repeat(")", n),
+		strings.Repeat("lambda: ", n) + "0",
+		strings.Repeat("x if y else ", n) + "z",
+		strings.Repeat("a ** ", n) + "b",
+		strings.Repeat("f'{", 300) + strings.Repeat("}'", 300),
+		func() string {
+			var b strings.Builder
+			for i := 0; i < 2000; i++ {
+				b.WriteString(strings.Repeat(" ", i) + "if x:\n")
+			}
+			return b.String() + strings.Repeat(" ", 2000) + "pass"
+		}(),
+	} {
+		src += "\ndef after(): pass\n"
+		f, diags := Parse(source.NewFile("t.py", []byte(src)))
+		if len(diags) == 0 {
+			t.Errorf("%.20q...: no diagnostic", src)
+		}
+		if d := topDefs(f); !strings.HasSuffix(d, "after:1") {
+			t.Errorf("%.20q...: top-level definitions %q, want the last to be after:1", src, d)
+		}
 	}
 }

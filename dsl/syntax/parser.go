@@ -12,6 +12,11 @@ import (
 func Parse(f *source.File) (*File, []diag.Diagnostic) {
 	p := &parser{file: f, src: f.Src, text: string(f.Src)}
 	bufp := tokenPool.Get().(*[]token)
+	if want := len(p.src)/4 + 16; cap(*bufp) < want {
+		// Kernel code has about one token per 4 to 5 bytes; sizing the
+		// slice once avoids regrowing it (and copying) during lexing.
+		*bufp = make([]token, 0, want)
+	}
 	lx := newLexer(p.src, p.text, &p.errs, *bufp)
 	if len(p.src) >= 3 && p.text[:3] == "\ufeff" {
 		lx.i = 3 // skip a UTF-8 byte order mark
@@ -55,8 +60,9 @@ type parser struct {
 	errs    errorList
 	depth   int // recursion depth, bounded by maxDepth
 
-	exprs []Expr // scratch stack for building expression lists
-	stmts []Stmt // scratch stack for building statement lists
+	exprs []Expr     // scratch stack for building expression lists
+	stmts []Stmt     // scratch stack for building statement lists
+	kws   []*Keyword // scratch stack for building keyword lists
 	nodes alloc
 }
 
@@ -217,9 +223,6 @@ func (p *parser) enter() bool {
 
 func (p *parser) leave() { p.depth-- }
 
-// text of a token.
-func (p *parser) tokText(t token) string { return p.text[t.pos:t.end] }
-
 // name makes a Name from the current token (which must be tName) and consumes it.
 func (p *parser) name() *Name {
 	n := p.nodes.name()
@@ -260,6 +263,18 @@ func (p *parser) popExprs(mark int) []Expr {
 	copy(out, p.exprs[mark:])
 	clear(p.exprs[mark:])
 	p.exprs = p.exprs[:mark]
+	return out
+}
+
+func (p *parser) popKeywords(mark int) []*Keyword {
+	n := len(p.kws) - mark
+	if n == 0 {
+		return nil
+	}
+	out := make([]*Keyword, n)
+	copy(out, p.kws[mark:])
+	clear(p.kws[mark:])
+	p.kws = p.kws[:mark]
 	return out
 }
 

@@ -36,7 +36,12 @@ func (p *parser) expr() Expr {
 	var orElse Expr
 	if p.tok.kind == kElse {
 		p.next()
-		orElse = p.expr()
+		if p.enter() {
+			orElse = p.expr()
+		} else {
+			orElse = p.badExpr("")
+		}
+		p.leave()
 	} else {
 		p.errorExpected("'else' after 'if' expression")
 		orElse = p.badExpr("")
@@ -198,7 +203,8 @@ func (p *parser) comparison() Expr {
 	if n == 0 {
 		return x
 	}
-	c := &Compare{Left: x}
+	c := p.nodes.compares.new()
+	c.Left = x
 	mark := len(p.exprs)
 	for n > 0 && !p.stmtErr {
 		for ; n > 0; n-- {
@@ -292,6 +298,12 @@ func (p *parser) power() Expr {
 
 // primary parses an atom followed by calls, subscripts and attributes.
 func (p *parser) primary() Expr {
+	// Every nested expression goes through here: bound the recursion.
+	if !p.enter() {
+		p.leave()
+		return p.badExpr("")
+	}
+	defer p.leave()
 	start := p.tok.pos
 	x := p.atom()
 	for !p.stmtErr {
@@ -355,7 +367,7 @@ func (p *parser) call(start source.Pos, fn Expr) Expr {
 func (p *parser) arguments() ([]Expr, []*Keyword) {
 	lparen, open := p.tok.pos, p.i
 	p.next() // (
-	var kws []*Keyword
+	kwMark := len(p.kws)
 	var bareGen *GeneratorExp
 	mark := len(p.exprs)
 	for p.tok.kind != tRParen && !p.stmtErr {
@@ -365,7 +377,7 @@ func (p *parser) arguments() ([]Expr, []*Keyword) {
 			p.next()
 			x := &Starred{X: p.expr()}
 			x.Loc = p.span(argStart)
-			if len(kws) > 0 && kws[len(kws)-1].Name == nil {
+			if len(p.kws) > kwMark && p.kws[len(p.kws)-1].Name == nil {
 				p.errorAt(x.Span(), CodeInvalidSyntax, "iterable argument unpacking follows keyword argument unpacking")
 			}
 			p.pushExpr(x)
@@ -374,27 +386,27 @@ func (p *parser) arguments() ([]Expr, []*Keyword) {
 			v := p.expr()
 			kw := p.nodes.keywords.new()
 			kw.Loc, kw.Value = p.span(argStart), v
-			kws = append(kws, kw)
+			p.kws = append(p.kws, kw)
 		case p.tok.kind == tName && p.peek(1) == tAssign:
 			name := p.name()
 			p.next()
 			v := p.expr()
 			kw := p.nodes.keywords.new()
 			kw.Loc, kw.Name, kw.Value = p.span(argStart), name, v
-			kws = append(kws, kw)
+			p.kws = append(p.kws, kw)
 		default:
 			x := p.namedExpr()
 			if p.tok.kind == kFor || p.tok.kind == kAsync {
 				gens := p.comprehensions()
 				bareGen = &GeneratorExp{Loc: p.span(argStart), Elt: x, Generators: gens}
 				x = bareGen
-				if len(p.exprs) > mark || len(kws) > 0 || p.tok.kind == tComma && p.peek(1) != tRParen {
+				if len(p.exprs) > mark || len(p.kws) > kwMark || p.tok.kind == tComma {
 					p.errorAt(x.Span(), CodeInvalidSyntax, "generator expression must be parenthesized")
 				}
 			} else if p.tok.kind == tAssign {
 				p.errorAt(x.Span(), CodeInvalidSyntax, "expected argument name before '='")
-			} else if len(kws) > 0 {
-				if kws[len(kws)-1].Name == nil {
+			} else if len(p.kws) > kwMark {
+				if p.kws[len(p.kws)-1].Name == nil {
 					p.errorAt(x.Span(), CodeInvalidSyntax, "positional argument follows keyword argument unpacking")
 				} else {
 					p.errorAt(x.Span(), CodeInvalidSyntax, "positional argument follows keyword argument")
@@ -407,6 +419,7 @@ func (p *parser) arguments() ([]Expr, []*Keyword) {
 		}
 	}
 	args := p.popExprs(mark)
+	kws := p.popKeywords(kwMark)
 	if p.tok.kind == tRParen && bareGen != nil && len(args) == 1 && len(kws) == 0 {
 		// f(x for x in y): the call's parentheses are the generator's.
 		bareGen.Loc = source.Span{Start: lparen, End: p.tok.end}
@@ -574,7 +587,9 @@ func (p *parser) listDisplay() Expr {
 	defer p.leave()
 	if p.tok.kind == tRBrack {
 		p.next()
-		return &List{Loc: p.span(start)}
+		l := p.nodes.lists.new()
+		l.Loc = p.span(start)
+		return l
 	}
 	x := p.starNamedExpr()
 	if p.tok.kind == kFor || p.tok.kind == kAsync {
@@ -592,7 +607,9 @@ func (p *parser) listDisplay() Expr {
 	}
 	elts := p.popExprs(mark)
 	p.closeBracket(open, tRBrack, "list")
-	return &List{Loc: p.span(start), Elts: elts}
+	l := p.nodes.lists.new()
+	l.Loc, l.Elts = p.span(start), elts
+	return l
 }
 
 // braceDisplay parses a dict, set, or their comprehensions.
@@ -824,7 +841,8 @@ func (p *parser) params(closer tokKind, lambda bool) *Params {
 // param parses NAME [':' annotation] ['=' default].
 func (p *parser) param(lambda, star bool) *Param {
 	start := p.tok.pos
-	x := &Param{Name: p.name()}
+	x := p.nodes.params.new()
+	x.Name = p.name()
 	if !lambda && p.got(tColon) {
 		if star && p.tok.kind == tStar {
 			x.Annotation = p.starred()

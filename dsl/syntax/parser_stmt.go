@@ -363,8 +363,10 @@ func (p *parser) typeParams() []*TypeParam {
 		}
 		if p.got(tColon) {
 			tp.Bound = p.expr()
-			if tp.Kind != TypeVar && !p.stmtErr {
-				p.errorAt(tp.Bound.Span(), CodeInvalidSyntax, "cannot use bound with %s", map[TypeParamKind]string{TypeVarTuple: "TypeVarTuple", ParamSpec: "ParamSpec"}[tp.Kind])
+			if tp.Kind == TypeVarTuple {
+				p.errorAt(tp.Bound.Span(), CodeInvalidSyntax, "cannot use bound with TypeVarTuple")
+			} else if tp.Kind == ParamSpec {
+				p.errorAt(tp.Bound.Span(), CodeInvalidSyntax, "cannot use bound with ParamSpec")
 			}
 		}
 		if p.got(tAssign) {

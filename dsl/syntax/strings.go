@@ -136,13 +136,11 @@ func (p *parser) fstringBody(acc *litAcc, mark int, raw bool) {
 			acc.add(source.Span{Start: t.pos, End: t.end}, p.decode(t.pos, t.end, raw, false, true))
 			p.next()
 		case tLBrace:
-			lb := p.tok
 			fv, debug := p.fstringField(raw)
 			if debug.End > debug.Start {
 				acc.add(debug, p.text[debug.Start:debug.End])
 			}
 			p.flushLit(acc)
-			_ = lb
 			p.pushExpr(fv)
 		default:
 			return

@@ -7,9 +7,10 @@ type Visitor interface {
 	Visit(node Node) (w Visitor)
 }
 
-// Walk traverses a tree in depth-first, source order: it calls v.Visit(node),
-// then walks the children of node with the returned visitor. Nil children are
-// skipped. Comments are not visited.
+// Walk traverses a tree depth-first: it calls v.Visit(node), then walks the
+// children of node with the returned visitor. Children come in source order,
+// except that a call's (or class's) positional arguments all come before its
+// keywords. Nil children are skipped; comments are not visited.
 func Walk(v Visitor, node Node) {
 	if v = v.Visit(node); v == nil {
 		return
@@ -328,7 +329,7 @@ func (f inspector) Visit(node Node) Visitor {
 	return nil
 }
 
-// Inspect traverses a tree in depth-first, source order: it calls f(node);
+// Inspect traverses a tree in Walk's order: it calls f(node);
 // if f returns true, Inspect visits the children of node, then calls f(nil).
 func Inspect(node Node, f func(Node) bool) {
 	Walk(inspector(f), node)
