@@ -303,7 +303,13 @@ func (p *parser) primary() Expr {
 		p.leave()
 		return p.badExpr("")
 	}
-	defer p.leave()
+	x := p.trailers()
+	p.leave()
+	return x
+}
+
+// trailers parses an atom and its trailers, for primary.
+func (p *parser) trailers() Expr {
 	start := p.tok.pos
 	x := p.atom()
 	for !p.stmtErr {
