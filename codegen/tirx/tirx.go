@@ -26,7 +26,7 @@
 //     unlowered ir.TileCall prints as the original Tx call.
 //   - Intrinsic calls print as "T." + Call.Op (ops are named after their
 //     TVMScript spelling in ir/ops.go), casts as T.Cast, selects as T.Select,
-//     ir.ThreadIndex as T.thread_index("<axis>"), flat addresses
+//     ir.ThreadIndex as TVM's _axis_decl spells it (T.lane_id(), threadIdx.x, ...), flat addresses
 //     (AddressOf.FlatIndex) with a single index.
 package tirx
 
@@ -509,7 +509,7 @@ func (p *printer) exprPrec(e ir.Expr) (string, int) {
 	case *ir.Region:
 		return p.region(e), precAtom
 	case *ir.ThreadIndex:
-		return "T.thread_index(" + strconv.Quote(e.Axis) + ")", precAtom
+		return threadIndexText(e.Axis), precAtom
 	}
 	return fmt.Sprintf("<bad expr %T>", e), precAtom
 }
@@ -597,4 +597,27 @@ func (p *printer) region(r *ir.Region) string {
 		parts[i] = p.expr(r.Min[i]) + ":" + p.expr(ir.AddE(r.Min[i], ext))
 	}
 	return p.name(r.Buf, r.Buf.Name) + "[" + strings.Join(parts, ", ") + "]"
+}
+
+// threadIndexText spells a thread index the way TVM's _axis_decl builds it
+// (spec §3.4): tx is the threadIdx.x launch variable, the others are the
+// scope-id builtins. Unknown axes fall back to T.thread_index("<axis>").
+func threadIndexText(axis string) string {
+	switch axis {
+	case "tx":
+		return "threadIdx.x"
+	case "laneid":
+		return "T.lane_id()"
+	case "warpid":
+		return "T.warp_id()"
+	case "wgid":
+		return "T.warpgroup_id()"
+	case "tid_in_wg":
+		return "T.thread_id_in_wg()"
+	case "wid_in_wg":
+		return "T.warp_id_in_wg()"
+	case "bx", "by", "bz":
+		return "blockIdx." + axis[1:]
+	}
+	return "T.thread_index(" + strconv.Quote(axis) + ")"
 }

@@ -46,7 +46,9 @@ func TestExprString(t *testing.T) {
 		{&ir.AddressOf{Buf: buf, Indices: []ir.Expr{ir.Const(16)}, FlatIndex: true}, "T.address_of(A[16])"},
 		{&ir.BufferData{Buf: buf}, "A.data"},
 		{&ir.Region{Buf: buf, Min: []ir.Expr{ir.Const(0), a}, Extent: []ir.Expr{ir.Const(4), ir.Const(8)}}, "A[0:4, a:a + 8]"},
-		{&ir.ThreadIndex{Axis: "laneid"}, `T.thread_index("laneid")`},
+		{&ir.ThreadIndex{Axis: "laneid"}, `T.lane_id()`},
+		{&ir.ThreadIndex{Axis: "tx"}, `threadIdx.x`},
+		{&ir.ThreadIndex{Axis: "odd"}, `T.thread_index("odd")`},
 		{&ir.Call{Op: ir.OpCopyBytes, Args: []ir.Expr{a, b, ir.Const(16)}}, "T.cuda.copy_bytes(a, b, 16)"},
 	} {
 		if got := tirx.ExprString(tc.e); got != tc.want {
