@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Runs the bundled examples' generated CUDA on a GPU and checks the results.
+
+Usage (on a machine with an NVIDIA GPU, nvcc and CuPy):
+    scripts/gpu-smoke.py DIR
+where DIR holds <example>.cu files written by `tilels --lower <example>.py -o DIR/<example>.cu`.
+Each kernel reads A and writes B; the expected B is computed on the host.
+"""
+import os
+import subprocess
+import sys
+
+import cupy as cp
+import numpy as np
+
+# example -> (kernel, shape, dtype, block, expected(A))
+CASES = {
+    "copy_gmem_smem": ("roundtrip_kernel", (32, 32), np.float32, 32, lambda a: a),
+    "copy_fallback": ("small_tile_kernel", (4, 6), np.float32, 32, lambda a: a),
+    "copy_reg": ("registers_kernel", (32, 8), np.float32, 32, lambda a: a),
+    "ewise_sqrt": ("sqrt_tile_kernel", (32, 32), np.float32, 256, np.sqrt),
+}
+
+
+def main(d):
+    failed = 0
+    for name, (kernel, shape, dtype, block, expect) in CASES.items():
+        cu = os.path.join(d, name + ".cu")
+        cubin = os.path.join(d, name + ".cubin")
+        subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", "-o", cubin, cu], check=True)
+        fn = cp.RawModule(path=cubin).get_function(kernel)
+        rng = np.random.default_rng(0)
+        a = rng.random(shape, dtype=np.float32).astype(dtype)
+        da, db = cp.asarray(a), cp.zeros(shape, dtype=dtype)
+        fn((1,), (block,), (da, db))
+        cp.cuda.runtime.deviceSynchronize()
+        got, want = cp.asnumpy(db), expect(a)
+        ok = np.allclose(got, want, rtol=1e-6, atol=0) if dtype == np.float32 else np.array_equal(got, want)
+        print(f"{'PASS' if ok else 'FAIL'} {name} {kernel}")
+        failed += not ok
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
