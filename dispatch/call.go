@@ -54,7 +54,8 @@ type Call struct {
 	// "threadIdx.x", "clusterCtaIdx.x", ...).
 	LaunchTags map[string]bool
 
-	state map[string]any
+	state   map[string]any
+	scratch any
 }
 
 // Op returns the call's op name ("copy").
@@ -169,6 +170,24 @@ func (c *Call) Declinef(span source.Span, format string, args ...any) *Decline {
 	}
 	return &Decline{Reason: fmt.Sprintf(format, args...), Span: span}
 }
+
+// Decline is Declinef for a reason that needs no formatting.
+func (c *Call) Decline(span source.Span, reason string) *Decline {
+	if !span.IsValid() {
+		span = c.Tile.Span
+	}
+	return &Decline{Reason: reason, Span: span}
+}
+
+// Scratch returns the per-call value set by SetScratch (nil when none).
+// Unlike CacheGet/CacheSet, which persist across the calls of one Lower
+// run, it lives as long as the Call: every predicate and emitter of one
+// Select sees it, the next tile call starts empty. Target packages use it
+// to memoize pure functions of the call's operands (each owns its type).
+func (c *Call) Scratch() any { return c.scratch }
+
+// SetScratch sets the per-call value read by Scratch.
+func (c *Call) SetScratch(v any) { c.scratch = v }
 
 // CacheGet reads the per-pass shared state (TVM sctx.cache_get).
 func (c *Call) CacheGet(key string) (any, bool) {

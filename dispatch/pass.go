@@ -77,10 +77,17 @@ type lowerer struct {
 // Lower runs the dispatch pass over fn (spec §3.3): it infers scope-id
 // extents and the launch configuration, tracks the active thread set
 // through narrowing ifs, and selects a variant for every TileCall. fn is
-// not modified.
+// not modified. It builds a Registry from variants on every call; callers
+// that lower many kernels build one and call Registry.Lower.
 func Lower(fn *ir.Func, target Target, variants []Variant) *Output {
+	return NewRegistry(variants).Lower(fn, target)
+}
+
+// Lower is the package-level Lower with a prebuilt registry. It is safe to
+// call concurrently on different (or the same) functions.
+func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 	out := &Output{}
-	l := &lowerer{reg: NewRegistry(variants), target: target, vars: map[*ir.Var]scopeTarget{},
+	l := &lowerer{reg: r, target: target, vars: map[*ir.Var]scopeTarget{},
 		state: map[string]any{}, out: out}
 
 	// 1. Scope ids: collect, close, launch.
@@ -452,7 +459,7 @@ func (l *lowerer) pushSelector(a activeSet, cond ir.Expr) (activeSet, bool) {
 
 func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 	c := &Call{Tile: tc, Target: l.target, Scope: tc.Scope, Launch: l.li.launch,
-		LaunchTags: l.li.tags, Intra: map[string]AxisRange{}, Inter: map[string]AxisRange{}, state: l.state}
+		LaunchTags: l.li.tags, state: l.state}
 	if c.Scope == "" {
 		c.Scope = "thread"
 	}
@@ -465,9 +472,21 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 				"exec context scope switch failed: %s", err))
 		}
 	}
+	if !c.Tracked { // empty, never nil; built only here (scopeSwitch builds its own)
+		c.Intra, c.Inter = map[string]AxisRange{}, map[string]AxisRange{}
+	}
 	res, name, expl := l.reg.Select(c)
 	d := &Decision{Call: tc, Scope: c.Scope, Threads: c.ThreadCnt(), Intra: c.Intra, Inter: c.Inter,
 		Variant: name, Result: res, Explanation: expl}
+	n := 0
+	for _, at := range expl.Attempts {
+		if at.Outcome != Selected && at.Outcome != Skipped {
+			n++
+		}
+	}
+	if n > 0 {
+		d.Declined = make([]Rejection, 0, n)
+	}
 	for _, at := range expl.Attempts {
 		if at.Outcome == Selected || at.Outcome == Skipped {
 			continue

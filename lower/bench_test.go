@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 var defRE = regexp.MustCompile(`(?m)^def (\w+)\(`)
@@ -94,5 +95,38 @@ func TestBigFile(t *testing.T) {
 			t.Log(d)
 		}
 		t.Error("the generated file has errors")
+	}
+}
+
+// BenchmarkDispatch3000 is the dispatch pass alone, sequential (Lower of
+// every kernel of the 3,000-line file, evaluated once outside the loop).
+func BenchmarkDispatch3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	fns := make([]*ir.Func, len(res.Kernels))
+	for i, k := range res.Kernels {
+		fns[i] = k.Func
+	}
+	target := Options{}.Target()
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, fn := range fns {
+			registry().Lower(fn, target)
+		}
+	}
+}
+
+// BenchmarkPrintCUDA3000 is CUDA printing alone (the .cu file of every
+// kernel of the 3,000-line file, analysed once outside the loop).
+func BenchmarkPrintCUDA3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CUDA(res.Kernels, Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

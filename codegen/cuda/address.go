@@ -66,7 +66,7 @@ func flatIndex(b *ir.Buffer, idx []ir.Expr) (ir.Expr, error) {
 	if b.Kind == ir.ParamBuffer && b.ElemOffset != 0 {
 		addr = ir.AddE(addr, ir.Const(b.ElemOffset))
 	}
-	return addr, nil
+	return ir.SimplifyIndex(addr), nil
 }
 
 // rowMajor is Σ idx[d] · ∏ shape[d+1:].

@@ -23,6 +23,8 @@ var cReserved = []string{
 	"warp_id_in_cta", "dyn_smem",
 }
 
+var cReservedSet = reservedSet(cReserved...)
+
 // kernel prints one kernel.
 type kernel struct {
 	f      *file
@@ -38,20 +40,31 @@ type kernel struct {
 	arena    string // name of the dynamic shared memory arena ("" until used)
 	arenaOff int64  // next free byte in the arena
 	arenaTop []string
+
+	// helpers and used are the helpers this kernel needs (by name; in
+	// first-use order); errAt is len(used) when err was set.
+	helpers map[string]*helper
+	used    []*helper
+	errAt   int
 }
 
-func (f *file) kernel(kn Kernel) error {
+// kernel prints one kernel under its C name. It reads f's target only, so
+// kernels print concurrently; file.merge adds the result to f.
+func (f *file) kernel(kn Kernel, name string) kernelOut {
 	fn := kn.Func
 	if fn == nil {
-		return fmt.Errorf("codegen/cuda: nil function")
+		return kernelOut{err: fmt.Errorf("codegen/cuda: nil function")}
 	}
-	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReserved...), ptr: map[*ir.Buffer]string{}}
-	name := f.kernelNames.fresh(fn.Name + "_kernel")
+	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReservedSet), ptr: map[*ir.Buffer]string{},
+		helpers: map[string]*helper{}}
+	fail := func(err error) kernelOut {
+		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt}
+	}
 
 	var params []string
 	for _, prm := range fn.Params {
 		if prm == nil || prm.Var == nil {
-			return fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name)
+			return fail(fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name))
 		}
 		n := k.names.name(prm.Var, prm.Var.Name)
 		switch {
@@ -70,7 +83,7 @@ func (f *file) kernel(kn Kernel) error {
 		k.stmts(fn.Body.Stmts)
 	}
 	if k.err != nil {
-		return fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, k.err)
+		return fail(fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, k.err))
 	}
 
 	var out strings.Builder
@@ -96,18 +109,27 @@ func (f *file) kernel(kn Kernel) error {
 	}
 	out.WriteString(k.b.String())
 	out.WriteString("}\n")
-	f.kernels = append(f.kernels, out.String())
-	return nil
+	return kernelOut{name: fn.Name, text: out.String(), used: k.used, errAt: len(k.used)}
 }
 
 func (k *kernel) fail(format string, args ...any) {
 	if k.err == nil {
 		k.err = fmt.Errorf(format, args...)
+		k.errAt = len(k.used)
 	}
 }
 
+// use records that the kernel needs h (file.use, against this kernel's
+// helpers; file.merge checks them against the other kernels').
 func (k *kernel) use(h *helper) {
-	if err := k.f.use(h); err != nil {
+	if err := k.f.checkArch(h); err != nil {
+		k.fail("%v", err)
+		return
+	}
+	if _, ok := k.helpers[h.name]; !ok {
+		k.used = append(k.used, h)
+	}
+	if err := useIn(k.helpers, h); err != nil {
 		k.fail("%v", err)
 	}
 }
@@ -163,6 +185,9 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.block(s)
 		k.line("}")
 	case *ir.For:
+		if k.vectorBundle(s) {
+			return
+		}
 		v := k.varName(s.Var)
 		t := "int"
 		if s.Var != nil && s.Var.Type.IsValid() {
@@ -475,4 +500,50 @@ func (k *kernel) threadIndex(axis string) string {
 	}
 	k.fail("unknown thread axis %q", axis)
 	return "0"
+}
+
+// vectorBundle prints a vectorized loop whose body is one store as two
+// unrolled loops through a register bundle: every lane is computed first,
+// then every lane is stored. That is the vector semantics of T.vectorized
+// (all loads before any store) and it lets the compiler merge the lanes'
+// contiguous accesses into one wide load and one wide store. Measured on
+// the ewise_sqrt example (sm_90a PTX): the plain loop interleaves
+// ld.shared.f32/st.shared.f32 per lane (the in-place store blocks merging);
+// the bundle gives one ld.shared.v4 and one st.shared.v4.
+func (k *kernel) vectorBundle(s *ir.For) bool {
+	n, ok := ir.ConstInt(s.Extent)
+	if lo, isConst := ir.ConstInt(s.Min); s.Min != nil && (!isConst || lo != 0) {
+		return false
+	}
+	if s.Kind != ir.Vectorized || !ok || n < 2 || n > 16 || s.Body == nil || len(s.Body.Stmts) != 1 {
+		return false
+	}
+	st, ok := s.Body.Stmts[0].(*ir.Store)
+	if !ok || st.Buf == nil {
+		return false
+	}
+	t := "int"
+	if s.Var != nil && s.Var.Type.IsValid() {
+		t = scalarCType(s.Var.Type)
+	}
+	tmp := k.varName(&ir.Var{Name: "vec_bundle", Type: st.Buf.Dtype})
+	v := k.varName(s.Var)
+	k.line("{")
+	k.indent++
+	k.line("%s %s[%d];", st.Buf.Dtype.CType(), tmp, n)
+	k.line("#pragma unroll")
+	k.line("for (%s %s = 0; %s < %d; ++%s) {", t, v, v, n, v)
+	k.indent++
+	k.line("%s[%s] = %s;", tmp, v, k.top(st.Value))
+	k.indent--
+	k.line("}")
+	k.line("#pragma unroll")
+	k.line("for (%s %s = 0; %s < %d; ++%s) {", t, v, v, n, v)
+	k.indent++
+	k.line("%s = %s[%s];", k.access(st.Buf, st.Indices), tmp, v)
+	k.indent--
+	k.line("}")
+	k.indent--
+	k.line("}")
+	return true
 }

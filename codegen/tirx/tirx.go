@@ -43,7 +43,7 @@ import (
 // Print renders fn as TVMScript text. launch, when not the zero value, is
 // shown as a comment line at the top of the body.
 func Print(fn *ir.Func, launch ir.Launch) string {
-	p := &printer{names: newNamer(pyReserved...)}
+	p := &printer{names: newNamer(pyReservedSet)}
 	p.fn(fn, launch)
 	return p.b.String()
 }
@@ -69,6 +69,8 @@ var pyReserved = []string{
 	"if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
 	"return", "try", "while", "with", "yield", "T", "Tx", "range",
 }
+
+var pyReservedSet = reservedSet(pyReserved...)
 
 type printer struct {
 	b      strings.Builder

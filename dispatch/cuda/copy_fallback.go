@@ -60,7 +60,7 @@ func emitFallback(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	case "cta":
 		first += 32 * intraOffset(c, "warpid")
 	}
-	cond := &ir.Binary{Op: ir.EQ, A: c.AxisDecl(axis), B: ir.Const(first), Span: span}
+	cond := &ir.Binary{Op: ir.EQ, A: c.AxisDecl(axis), B: cst(first), Span: span}
 	res.Body = &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: &ir.Block{Stmts: body, Span: span}, Span: span}}, Span: span}
 	res.Partition = fmt.Sprintf("%s == %d", axis, first)
 	return res, nil
@@ -94,7 +94,7 @@ func fallbackBody(dst, src *ir.Region, span source.Span) []ir.Stmt {
 			if d < len(r.Min) && r.Min[d] != nil {
 				out[d] = r.Min[d]
 			} else {
-				out[d] = ir.Const(0)
+				out[d] = cst(0)
 			}
 		}
 		for k, d := range idx {
@@ -105,7 +105,7 @@ func fallbackBody(dst, src *ir.Region, span source.Span) []ir.Stmt {
 	var stmt ir.Stmt = &ir.Store{Buf: dst.Buf, Indices: coord(dst, dIdx),
 		Value: &ir.Load{Buf: src.Buf, Indices: coord(src, sIdx), Span: span}, Span: span}
 	for k := len(dIdx) - 1; k >= 0; k-- {
-		stmt = &ir.For{Var: vars[k], Min: ir.Const(0), Extent: dst.Extent[dIdx[k]], Kind: ir.Serial,
+		stmt = &ir.For{Var: vars[k], Min: cst(0), Extent: dst.Extent[dIdx[k]], Kind: ir.Serial,
 			Body: &ir.Block{Stmts: []ir.Stmt{stmt}, Span: span}, Span: span}
 	}
 	return []ir.Stmt{stmt}

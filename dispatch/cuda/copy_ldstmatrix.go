@@ -41,14 +41,15 @@ var ldstmatrix = dispatch.Variant{
 	Emit: emitLdstmatrix,
 }
 
-func isLdstmatrix(c *dispatch.Call) *dispatch.Decline {
-	return firstFailure(c,
-		cudaTarget,
-		execScopeIn(" (need warp, warpgroup, or cta)", "warp", "warpgroup", "cta"),
-		allThreadsActive,
-		isValidCopy,
-		scopeAllowed(regSmemPairs),
-	)
+func isLdstmatrix(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, ldstmatrixChecks...) }
+
+// ldstmatrixChecks is built once (see gmemSmemChecks).
+var ldstmatrixChecks = []check{
+	cudaTarget,
+	execScopeIn(" (need warp, warpgroup, or cta)", "warp", "warpgroup", "cta"),
+	allThreadsActive,
+	isValidCopy,
+	scopeAllowed(regSmemPairs),
 }
 
 var validRLaneAxes = []string{"laneid", "tid_in_wg", "tx"}
@@ -177,16 +178,16 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	shape := []int64{tTotal / 32, 8, 4, mTotal / (ch.num * 2), ch.num, 2}
 	mOuter := shape[3]
 	laneIdx := c.AxisDecl("laneid")
-	var warpIdx ir.Expr = ir.Const(0)
+	var warpIdx ir.Expr = cst(0)
 	switch lane {
 	case "tid_in_wg":
 		warpIdx = c.AxisDecl("wid_in_wg")
 	case "tx":
 		warpIdx = c.AxisDecl("warpid")
 	}
-	var seg4 ir.Expr = ir.Const(0)
+	var seg4 ir.Expr = cst(0)
 	if ch.num > 1 {
-		seg4 = ir.DivE(laneIdx, ir.Const(8))
+		seg4 = ir.DivE(laneIdx, cst(8))
 	}
 	op := ir.OpStmatrix
 	if ld {
@@ -198,14 +199,14 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	var stmts []ir.Stmt
 	for mm := range mOuter {
-		tileOff := applyExpr(ch.s, []ir.Expr{warpIdx, ir.Const(0), ir.Const(0), ir.Const(mm), seg4, ir.Const(0)}, shape)
-		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, ir.Const(8)), ir.Const(ch.p)))
+		tileOff := applyExpr(ch.s, []ir.Expr{warpIdx, cst(0), cst(0), cst(mm), seg4, cst(0)}, shape)
+		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, cst(8)), cst(ch.p)))
 		if sw != nil {
 			logical = swizzleExpr(sw, logical)
 		}
 		handles := fragmentHandlesAt(ch, mm)
-		call := &ir.Call{Op: op, Args: []ir.Expr{ir.Const(ch.num), ir.Const(trans), ptrOff(sg.buf, logical, span),
-			ptrOff(rg.buf, ir.Const(handles[0]), span)}, Span: span}
+		call := &ir.Call{Op: op, Args: []ir.Expr{cst(ch.num), cst(trans), ptrOff(sg.buf, logical, span),
+			ptrOff(rg.buf, cst(handles[0]), span)}, Span: span}
 		stmts = append(stmts, &ir.Evaluate{X: call, Span: span})
 	}
 	name := "stmatrix"

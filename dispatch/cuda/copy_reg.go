@@ -41,16 +41,17 @@ var reg = dispatch.Variant{
 	Emit: emitReg,
 }
 
-func isRegCopy(c *dispatch.Call) *dispatch.Decline {
-	return firstFailure(c,
-		cudaTarget,
-		execScopeIn("", "thread", "warp", "warpgroup", "cta"),
-		allThreadsActive,
-		isValidCopy,
-		scopeAllowed(regPairs),
-		rSideLayoutValid,
-		sSideSliceOk,
-	)
+func isRegCopy(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, regChecks...) }
+
+// regChecks is built once (see gmemSmemChecks).
+var regChecks = []check{
+	cudaTarget,
+	execScopeIn("", "thread", "warp", "warpgroup", "cta"),
+	allThreadsActive,
+	isValidCopy,
+	scopeAllowed(regPairs),
+	rSideLayoutValid,
+	sSideSliceOk,
 }
 
 // atom is one (R position, S iter) pair: extent, S stride, R stride.
@@ -215,18 +216,18 @@ func sThreadOffset(rp, sp *layout.TileLayout, coord func(axis string) ir.Expr) i
 	cs := make([]ir.Expr, len(rp.Shard))
 	shape := rp.Extents()
 	for k, it := range rp.Shard {
-		cs[k] = ir.Const(0)
+		cs[k] = cst(0)
 		if it.Axis.IsThread() {
 			cs[k] = coord(it.Axis.Name)
 		}
 	}
 	digits, g := digitsForShape(sp, cs, shape)
-	var off ir.Expr = ir.Const(0)
+	var off ir.Expr = cst(0)
 	for i, it := range g.Shard {
-		off = ir.AddE(off, ir.MulE(digits[i], ir.Const(it.Stride)))
+		off = ir.AddE(off, ir.MulE(digits[i], cst(it.Stride)))
 	}
 	for _, a := range sortedAxes(sp.Offset) {
-		off = ir.AddE(off, ir.Const(sp.Offset[a]))
+		off = ir.AddE(off, cst(sp.Offset[a]))
 	}
 	return off
 }
@@ -257,7 +258,7 @@ func threadOffsets(c *dispatch.Call, plan regPlan) []int64 {
 			vals[axes[i]] = rem % ranges[i]
 			rem /= ranges[i]
 		}
-		e := sThreadOffset(plan.rp, plan.sp, func(a string) ir.Expr { return ir.Const(vals[a]) })
+		e := sThreadOffset(plan.rp, plan.sp, func(a string) ir.Expr { return cst(vals[a]) })
 		v, ok := ir.ConstInt(e)
 		if !ok {
 			return nil
@@ -325,10 +326,10 @@ func emitReg(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	stmts = append(stmts, serialLoop("f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
 		coords := digitExprs(f, exts)
-		var ds, dr ir.Expr = ir.Const(0), ir.Const(0)
+		var ds, dr ir.Expr = cst(0), cst(0)
 		for i, a := range outer {
-			ds = ir.AddE(ds, ir.MulE(coords[i], ir.Const(a.s)))
-			dr = ir.AddE(dr, ir.MulE(coords[i], ir.Const(a.r)))
+			ds = ir.AddE(ds, ir.MulE(coords[i], cst(a.s)))
+			dr = ir.AddE(dr, ir.MulE(coords[i], cst(a.r)))
 		}
 		var sIter ir.Expr
 		switch {
@@ -340,7 +341,7 @@ func emitReg(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			sIter = ir.AddE(sOff, ds)
 		}
 		sPtr := ptrOff(sg.buf, sIter, span)
-		rPtr := ptrOff(rg.buf, addSym(ir.AddE(ir.Const(plan.rOffset), dr), plan.rSym), span)
+		rPtr := ptrOff(rg.buf, addSym(ir.AddE(cst(plan.rOffset), dr), plan.rSym), span)
 		if rIsSrc {
 			return []ir.Stmt{copyBytes(sPtr, rPtr, numBytes, span)}
 		}

@@ -28,9 +28,16 @@ import (
 )
 
 func vecForced(name string, numBytes int64) dispatch.Variant {
+	// Every copy without dispatch= is rejected here five times (once per
+	// width): the message is built once, not per call (fmt.Sprintf and
+	// pyRepr were 4% of BenchmarkDispatch3000 allocations).
+	notForced := fmt.Sprintf("requires explicit dispatch=%s", pyRepr(name))
 	return dispatch.Variant{
 		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true,
 		When: []dispatch.Pred{{Name: name + "_applicable", Check: func(c *dispatch.Call) *dispatch.Decline {
+			if c.Tile.Dispatch != name {
+				return c.Decline(c.Span(), notForced)
+			}
 			return isForcedVecCopy(c, name, numBytes)
 		}}},
 		Emit: func(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) { return emitForcedVec(c, numBytes) },
@@ -38,6 +45,8 @@ func vecForced(name string, numBytes int64) dispatch.Variant {
 }
 
 var ldCacheHintKeys = []string{"l1_evict", "l2_evict", "prefetch_size"}
+
+var defaultScopes = scopeAllowed(defaultPairs)
 
 // configString is str(op_call.config.get(key)); ok is false when absent.
 func configString(c *dispatch.Call, key string) (string, bool) {
@@ -63,7 +72,7 @@ func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch
 	if c.Scope != "thread" {
 		return c.Declinef(opSpan(c), "expected thread exec_scope, got %s", c.Scope)
 	}
-	if d := scopeAllowed(defaultPairs)(c); d != nil {
+	if d := defaultScopes(c); d != nil {
 		return d
 	}
 	src, dst := c.Src(), c.Dst()
@@ -109,7 +118,7 @@ func startOffset(r *ir.Region) ir.Expr {
 	}
 	mins := make([]ir.Expr, len(r.Buf.Shape))
 	for d := range mins {
-		mins[d] = ir.Const(0)
+		mins[d] = cst(0)
 		if d < len(r.Min) && r.Min[d] != nil {
 			mins[d] = r.Min[d]
 		}

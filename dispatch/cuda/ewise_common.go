@@ -56,7 +56,7 @@ func ewiseMins(r *ir.Region) []ir.Expr {
 		if i < len(r.Min) && r.Min[i] != nil {
 			out[i] = r.Min[i]
 		} else {
-			out[i] = ir.Const(0)
+			out[i] = cst(0)
 		}
 	}
 	return out
@@ -199,7 +199,7 @@ func ewiseScopeSync(scope string, sp source.Span) ir.Stmt {
 	case "cta":
 		call = &ir.Call{Op: ir.OpCTASync, Span: sp}
 	case "warpgroup":
-		call = &ir.Call{Op: ir.OpWarpgroupSync, Args: []ir.Expr{ir.Const(8)}, Span: sp}
+		call = &ir.Call{Op: ir.OpWarpgroupSync, Args: []ir.Expr{cst(8)}, Span: sp}
 	case "warp":
 		call = &ir.Call{Op: ir.OpWarpSync, Span: sp}
 	default:

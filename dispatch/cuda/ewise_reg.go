@@ -416,7 +416,7 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 		dst, dt := viewOf[0], p.Dst.Buf.Dtype
 		body = append(body, serialLoop("f", outer, sp, func(f ir.Expr) []ir.Stmt {
 			if impl != nil {
-				lane := func(k int64) []ir.Expr { return []ir.Expr{ir.AddE(ir.MulE(f, ir.Const(vec)), ir.Const(k))} }
+				lane := func(k int64) []ir.Expr { return []ir.Expr{ir.AddE(ir.MulE(f, cst(vec)), cst(k))} }
 				lanes := make([][]ir.Expr, vec)
 				for k := range vec {
 					lanes[k] = lane(k)

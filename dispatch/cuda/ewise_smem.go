@@ -199,7 +199,7 @@ type ewiseSmemEmitter struct {
 // tid is 0 at thread scope, else the thread's index in the scope.
 func (e *ewiseSmemEmitter) tid() ir.Expr {
 	if e.c.Scope == "thread" {
-		return ir.Const(0)
+		return cst(0)
 	}
 	return e.c.AxisDecl(tidAxisForScope[e.c.Scope])
 }
@@ -234,20 +234,20 @@ func (e *ewiseSmemEmitter) srcValues(rel []ir.Expr) []ir.Expr {
 // scalar is the body of one round of the scalar path.
 func (e *ewiseSmemEmitter) scalar(s ir.Expr) []ir.Stmt {
 	sp := e.c.Span()
-	base := ir.AddE(ir.MulE(s, ir.Const(e.vec*e.t)), ir.MulE(e.tid(), ir.Const(e.vec)))
+	base := ir.AddE(ir.MulE(s, cst(e.vec*e.t)), ir.MulE(e.tid(), cst(e.vec)))
 	elem := func(v ir.Expr) ir.Stmt {
 		fused := ir.AddE(base, v)
 		rel := digitExprs(fused, e.shapes[0])
 		dt := e.p.Dst.Buf.Dtype
 		val := ewiseCast(e.spec.Compute(e.srcValues(rel), e.p.Extras, dt, sp), dt, sp)
 		st := &ir.Store{Buf: e.p.Dst.Buf, Indices: ewiseAddStarts(rel, e.p.Dst), Value: val, Span: sp}
-		return e.guarded(&ir.Binary{Op: ir.LT, A: fused, B: ir.Const(e.total), Span: sp}, st)
+		return e.guarded(&ir.Binary{Op: ir.LT, A: fused, B: cst(e.total), Span: sp}, st)
 	}
 	if e.vec == 1 {
-		return []ir.Stmt{elem(ir.Const(0))}
+		return []ir.Stmt{elem(cst(0))}
 	}
 	v := &ir.Var{Name: "v", Type: ir.Int32, Span: sp}
-	return []ir.Stmt{&ir.For{Var: v, Min: ir.Const(0), Extent: ir.Const(e.vec), Kind: ir.Vectorized,
+	return []ir.Stmt{&ir.For{Var: v, Min: cst(0), Extent: cst(e.vec), Kind: ir.Vectorized,
 		Body: &ir.Block{Stmts: []ir.Stmt{elem(v)}, Span: sp}, Span: sp}}
 }
 
@@ -256,11 +256,11 @@ func (e *ewiseSmemEmitter) scalar(s ir.Expr) []ir.Stmt {
 func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt {
 	return func(s ir.Expr) []ir.Stmt {
 		sp := e.c.Span()
-		fused0 := ir.AddE(ir.MulE(s, ir.Const(e.vec*e.t)), ir.MulE(e.tid(), ir.Const(e.vec)))
+		fused0 := ir.AddE(ir.MulE(s, cst(e.vec*e.t)), ir.MulE(e.tid(), cst(e.vec)))
 		rels := make([][]ir.Expr, e.vec)
 		dstLanes := make([][]ir.Expr, e.vec)
 		for k := range e.vec {
-			rels[k] = digitExprs(ir.AddE(fused0, ir.Const(k)), e.shapes[0])
+			rels[k] = digitExprs(ir.AddE(fused0, cst(k)), e.shapes[0])
 			dstLanes[k] = ewiseAddStarts(rels[k], e.p.Dst)
 		}
 		args := make([]ewiseLaneArg, len(e.p.Srcs))
@@ -278,7 +278,7 @@ func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt 
 			args[i] = ewiseLaneArg{Buf: src.Region.Buf, Lanes: lanes}
 		}
 		call := &ir.Evaluate{X: impl.Emit(e.p.Dst.Buf, dstLanes, args, e.p.Extras, sp), Span: sp}
-		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, ir.Const(e.vec)), B: ir.Const(e.total), Span: sp}
+		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, cst(e.vec)), B: cst(e.total), Span: sp}
 		return []ir.Stmt{e.guarded(cond, call)}
 	}
 }

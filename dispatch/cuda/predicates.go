@@ -65,27 +65,30 @@ func validateCopy(c *dispatch.Call) bool {
 	if src.Buf.Layout == nil || dst.Buf.Layout == nil || src.Buf.Dtype != dst.Buf.Dtype {
 		return false
 	}
-	se, de := nonUnit(src.Extent), nonUnit(dst.Extent)
-	if len(se) != len(de) {
-		return false
-	}
-	for i := range se {
-		if !provablyEqual(se[i], de[i]) {
+	// The non-unit extents of both sides, pairwise, without building the
+	// two lists (2% of BenchmarkDispatch3000 allocations).
+	se, de := src.Extent, dst.Extent
+	for {
+		se, de = skipUnit(se), skipUnit(de)
+		if len(se) == 0 || len(de) == 0 {
+			return len(se) == len(de)
+		}
+		if !provablyEqual(se[0], de[0]) {
 			return false
 		}
+		se, de = se[1:], de[1:]
 	}
-	return true
 }
 
-func nonUnit(es []ir.Expr) []ir.Expr {
-	var out []ir.Expr
-	for _, e := range es {
-		if v, ok := ir.ConstInt(e); ok && v == 1 {
-			continue
+// skipUnit drops the leading constant-1 extents of es.
+func skipUnit(es []ir.Expr) []ir.Expr {
+	for len(es) > 0 {
+		if v, ok := ir.ConstInt(es[0]); !ok || v != 1 {
+			break
 		}
-		out = append(out, e)
+		es = es[1:]
 	}
-	return out
+	return es
 }
 
 func provablyEqual(a, b ir.Expr) bool {
@@ -110,6 +113,11 @@ func isValidCopy(c *dispatch.Call) *dispatch.Decline {
 
 // scopeAllowed is TVM _scope_allowed over the given (src, dst) patterns.
 func scopeAllowed(pairs []scopePair) check {
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = p.src + "->" + p.dst
+	}
+	allowed := strings.Join(parts, ", ") // once, not per decline
 	return func(c *dispatch.Call) *dispatch.Decline {
 		src, dst := c.Src().Buf.Scope, c.Dst().Buf.Scope
 		for _, p := range pairs {
@@ -117,12 +125,7 @@ func scopeAllowed(pairs []scopePair) check {
 				return nil
 			}
 		}
-		parts := make([]string, len(pairs))
-		for i, p := range pairs {
-			parts[i] = p.src + "->" + p.dst
-		}
-		return c.Declinef(c.Span(), "unsupported memory scopes src=%s dst=%s; allowed: %s",
-			src, dst, strings.Join(parts, ", "))
+		return c.Declinef(c.Span(), "unsupported memory scopes src=%s dst=%s; allowed: %s", src, dst, allowed)
 	}
 }
 

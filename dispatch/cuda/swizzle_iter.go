@@ -135,25 +135,25 @@ func emitInit(pat *swizzlePattern, sOff ir.Expr, span source.Span) ([]ir.Stmt, s
 	st.ss = buf
 	stmts = append(stmts, &ir.Alloc{Buf: buf, Span: span})
 	qVar := &ir.Var{Name: "q", Type: ir.Int32, Span: span}
-	stmts = append(stmts, &ir.Let{Var: qVar, Value: ir.DivE(sOff, ir.Const(int64(1)<<p)), Span: span})
+	stmts = append(stmts, &ir.Let{Var: qVar, Value: ir.DivE(sOff, cst(int64(1)<<p)), Span: span})
 	sigma := func(bit int) ir.Expr { // 1 - 2*((q >> bit) & 1)
-		b := ir.Bin(ir.BitAnd, shr(qVar, bit), ir.Const(1))
-		return ir.Bin(ir.Sub, ir.Const(1), ir.Bin(ir.Mul, b, ir.Const(2)))
+		b := ir.Bin(ir.BitAnd, shr(qVar, bit), cst(1))
+		return ir.Bin(ir.Sub, cst(1), ir.Bin(ir.Mul, b, cst(2)))
 	}
 	for j, bj := range pat.bitPos {
 		t := pat.slotStrides[j]
 		var v ir.Expr
 		switch {
 		case bj < s:
-			v = ir.Bin(ir.Mul, sigma(at+bj), ir.Const(t))
+			v = ir.Bin(ir.Mul, sigma(at+bj), cst(t))
 		case bj < at:
-			v = ir.Const(t)
+			v = cst(t)
 		case bj < at+s:
-			v = ir.Bin(ir.Add, ir.Const(t), ir.Bin(ir.Mul, sigma(bj-at), ir.Const(t>>at)))
+			v = ir.Bin(ir.Add, cst(t), ir.Bin(ir.Mul, sigma(bj-at), cst(t>>at)))
 		default:
-			v = ir.Const(t)
+			v = cst(t)
 		}
-		stmts = append(stmts, &ir.Store{Buf: buf, Indices: []ir.Expr{ir.Const(int64(j))}, Value: v, Span: span})
+		stmts = append(stmts, &ir.Store{Buf: buf, Indices: []ir.Expr{cst(int64(j))}, Value: v, Span: span})
 	}
 	return stmts, st
 }
@@ -166,15 +166,15 @@ func emitIterOffset(pat *swizzlePattern, st swizzleState, k ir.Expr, span source
 	its := slices.Clone(pat.iters)
 	slices.Reverse(its)
 	for _, it := range its { // innermost first
-		c := ir.ModE(rem, ir.Const(it.ext))
-		rem = ir.DivE(rem, ir.Const(it.ext))
+		c := ir.ModE(rem, cst(it.ext))
+		rem = ir.DivE(rem, cst(it.ext))
 		if it.linear {
-			off = ir.AddE(off, ir.MulE(c, ir.Const(it.stride)))
+			off = ir.AddE(off, ir.MulE(c, cst(it.stride)))
 			continue
 		}
 		for b := 0; b < it.nBits; b++ {
 			bitPos := it.nBits - 1 - b
-			slot := ir.Const(int64(it.slotStart + b))
+			slot := cst(int64(it.slotStart + b))
 			load := &ir.Load{Buf: st.ss, Indices: []ir.Expr{slot}, Span: span}
 			if cv, ok := ir.ConstInt(c); ok {
 				if (cv>>bitPos)&1 == 1 {
@@ -182,7 +182,7 @@ func emitIterOffset(pat *swizzlePattern, st swizzleState, k ir.Expr, span source
 				}
 				continue
 			}
-			bit := ir.Bin(ir.BitAnd, shr(c, bitPos), ir.Const(1))
+			bit := ir.Bin(ir.BitAnd, shr(c, bitPos), cst(1))
 			off = ir.AddE(off, ir.Bin(ir.Mul, bit, load))
 		}
 	}
@@ -194,5 +194,5 @@ func shr(x ir.Expr, n int) ir.Expr {
 	if n == 0 {
 		return x
 	}
-	return ir.Bin(ir.Shr, x, ir.Const(int64(n)))
+	return ir.Bin(ir.Shr, x, cst(int64(n)))
 }

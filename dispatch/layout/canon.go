@@ -49,7 +49,15 @@ func tileScope(l *TileLayout) (inner, outer ScopeKind, ok bool, err error) {
 	for _, it := range l.Replica {
 		visit(it.Axis)
 	}
-	for _, a := range sortedAxes(l.Offset) {
+	// Offsets in axis order, sorted in a stack buffer (sortedAxes
+	// allocated on every Canonicalize of a thread layout).
+	var buf [8]*Axis
+	axes := buf[:0]
+	for a := range l.Offset {
+		axes = append(axes, a)
+	}
+	slices.SortFunc(axes, axisCmp)
+	for _, a := range axes {
 		visit(a)
 	}
 	if conflict != nil {
@@ -135,23 +143,27 @@ func Canonicalize(l Layout, fuseThreads bool) Layout {
 // CanonicalTile is Canonicalize for a TileLayout with thread fusion on.
 func CanonicalTile(l *TileLayout) *TileLayout { return canonTile(l, true) }
 
+// canonTile shares l's Replica and Offset when canonicalization leaves them
+// as they are (layouts are immutable): cloning them on every call was 10%
+// of BenchmarkDispatch3000 allocations.
 func canonTile(l *TileLayout, fuseThreads bool) *TileLayout {
 	// 1. RemoveUnitIters.
-	shard := make([]Iter, 0, len(l.Shard))
-	for _, it := range l.Shard {
-		if it.Extent != 1 {
-			shard = append(shard, it)
-		}
-	}
-	if len(shard) == 0 && len(l.Shard) > 0 {
-		shard = append(shard, Iter{1, 1, l.Shard[0].Axis})
-	}
-	replica := slices.Clone(l.Replica)
+	shard := removeUnitIters(l.Shard)
+	replica, ownReplica := l.Replica, false
 	// 2. RemoveZeroOffsets.
-	offset := make(map[*Axis]int64, len(l.Offset))
-	for a, v := range l.Offset {
-		if v != 0 {
-			offset[a] = v
+	offset := l.Offset
+	if offset == nil {
+		offset = map[*Axis]int64{}
+	}
+	for _, v := range l.Offset {
+		if v == 0 {
+			offset = make(map[*Axis]int64, len(l.Offset))
+			for a, v := range l.Offset {
+				if v != 0 {
+					offset[a] = v
+				}
+			}
+			break
 		}
 	}
 	t := &TileLayout{Shard: shard, Replica: replica, Offset: offset}
@@ -161,8 +173,11 @@ func canonTile(l *TileLayout, fuseThreads bool) *TileLayout {
 			for i, it := range t.Shard {
 				t.Shard[i] = fuse(it, inner, outer)
 			}
-			for i, it := range t.Replica {
-				t.Replica[i] = fuse(it, inner, outer)
+			if len(replica) > 0 {
+				t.Replica, ownReplica = make([]Iter, len(replica)), true
+				for i, it := range replica {
+					t.Replica[i] = fuse(it, inner, outer)
+				}
 			}
 			fused := make(map[*Axis]int64, len(offset))
 			for a, v := range offset {
@@ -174,17 +189,52 @@ func canonTile(l *TileLayout, fuseThreads bool) *TileLayout {
 	}
 	// 4. FuseContiguousShardIters.
 	t.Shard = fuseContiguous(t.Shard)
-	// 5. SortReplicaIters.
-	slices.SortStableFunc(t.Replica, func(a, b Iter) int {
-		if c := axisCmp(a.Axis, b.Axis); c != 0 {
-			return c
+	// 5. SortReplicaIters (stable; a sorted replica is left as it is).
+	if len(t.Replica) > 1 && !slices.IsSortedFunc(t.Replica, replicaCmp) {
+		if !ownReplica {
+			t.Replica = slices.Clone(t.Replica)
 		}
-		if c := cmp.Compare(a.Stride, b.Stride); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Extent, b.Extent)
-	})
+		slices.SortStableFunc(t.Replica, replicaCmp)
+	}
 	return t
+}
+
+func replicaCmp(a, b Iter) int {
+	if c := axisCmp(a.Axis, b.Axis); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Stride, b.Stride); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Extent, b.Extent)
+}
+
+// removeUnitIters returns a fresh copy of shard without its extent-1 iters
+// (one (1, 1) iter on the first axis when all are; §2.5 step 1).
+func removeUnitIters(shard []Iter) []Iter {
+	out := make([]Iter, 0, len(shard))
+	for _, it := range shard {
+		if it.Extent != 1 {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 && len(shard) > 0 {
+		out = append(out, Iter{1, 1, shard[0].Axis})
+	}
+	return out
+}
+
+// canonShard is canonTile(&TileLayout{Shard: shard}, true).Shard without
+// building the layout and its maps (SlicePerGroup canonicalizes every
+// group).
+func canonShard(shard []Iter) []Iter {
+	t := TileLayout{Shard: removeUnitIters(shard)}
+	if inner, outer, ok, err := tileScope(&t); ok && err == nil {
+		for i, it := range t.Shard {
+			t.Shard[i] = fuse(it, inner, outer)
+		}
+	}
+	return fuseContiguous(t.Shard)
 }
 
 // fuseContiguous merges runs where iter k+1 has iter k's axis and

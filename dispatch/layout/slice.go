@@ -1,9 +1,6 @@
 package layout
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Slice restricts l, read as a layout of the logical shape, to region
 // ([begin, end) per dim) and returns a layout of the region's shape (§2.7):
@@ -63,40 +60,41 @@ func sliceTile(l *TileLayout, shape []int64, region [][2]int64) (*TileLayout, er
 	if err != nil {
 		return nil, err
 	}
-	out := &TileLayout{Replica: slices.Clone(g.Replica), Offset: cloneOffset(g.Offset)}
+	// Each group yields at most one iter more than it has.
+	out := &TileLayout{Shard: make([]Iter, 0, len(g.Shard)+len(shape)), Replica: g.Replica, Offset: cloneOffset(g.Offset)}
 	for d := range shape {
-		group := &TileLayout{Shard: g.Shard[seps[d]:seps[d+1]]}
-		sh, off, ok := slicePerGroup(group, region[d][0], region[d][1]-region[d][0])
+		var ok bool
+		out.Shard, ok = slicePerGroup(out.Shard, g.Shard[seps[d]:seps[d+1]], region[d][0], region[d][1]-region[d][0], out.Offset)
 		if !ok {
 			return nil, nil
-		}
-		out.Shard = append(out.Shard, sh...)
-		for a, v := range off {
-			out.Offset[a] += v
 		}
 	}
 	return out, nil
 }
 
 // slicePerGroup slices [begin, begin+ext) of one group's iters (§2.7
-// SlicePerGroup). It returns the new shard iters and offsets, or ok = false.
-func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64, bool) {
-	sh := canonTile(group, true).Shard
+// SlicePerGroup). It appends the new shard iters to dst and adds the
+// offsets to off, or returns ok = false (dst and off are then garbage).
+func slicePerGroup(dst, group []Iter, begin, ext int64, off map[*Axis]int64) ([]Iter, bool) {
+	sh := canonShard(group)
 	m := len(sh)
 	if m == 0 {
-		return nil, nil, false
+		return nil, false
 	}
-	B := make([]int64, m)
+	var bufB, bufD [8]int64
+	B, d0 := bufB[:0], bufD[:0]
+	if m > len(bufB) {
+		B, d0 = make([]int64, 0, m), make([]int64, 0, m)
+	}
+	B, d0 = B[:m], d0[:m]
 	acc := int64(1)
 	for k := m - 1; k >= 0; k-- {
 		B[k] = acc
 		var ok bool
 		if acc, ok = mulOK(acc, sh[k].Extent); !ok || acc <= 0 {
-			return nil, nil, false
+			return nil, false
 		}
 	}
-	off := map[*Axis]int64{}
-	d0 := make([]int64, m)
 	for k := range m {
 		if m == 1 {
 			d0[k] = floorDiv(begin, B[k])
@@ -106,7 +104,7 @@ func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64
 		off[sh[k].Axis] += d0[k] * sh[k].Stride
 	}
 	if m == 1 {
-		return []Iter{{ext, sh[0].Stride, sh[0].Axis}}, off, true
+		return append(dst, Iter{ext, sh[0].Stride, sh[0].Axis}), true
 	}
 	rem := ext
 	piv := m - 1
@@ -119,13 +117,13 @@ func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64
 	peeled := sh[piv+1:]
 	if piv < 0 {
 		if rem != 1 {
-			return nil, nil, false
+			return nil, false
 		}
-		return slices.Clone(peeled), off, true
+		return append(dst, peeled...), true
 	}
 	e, s, a := sh[piv].Extent, sh[piv].Stride, sh[piv].Axis
 	if d0[piv]+rem <= e {
-		return append([]Iter{{rem, s, a}}, peeled...), off, true
+		return append(append(dst, Iter{rem, s, a}), peeled...), true
 	}
 	// Wrap-around: two halves straddling the boundary of the next-outer
 	// iter. TVM (and §2.7) test d0[piv-1]+1 <= e[piv-1]; when it is equal the
@@ -141,7 +139,7 @@ func slicePerGroup(group *TileLayout, begin, ext int64) ([]Iter, map[*Axis]int64
 			outer = sh[piv-1].Stride
 		}
 		delta := outer - (e-c)*s
-		return append([]Iter{{2, delta, a}, {c, s, a}}, peeled...), off, true
+		return append(append(dst, Iter{2, delta, a}, Iter{c, s, a}), peeled...), true
 	}
-	return nil, nil, false
+	return nil, false
 }
