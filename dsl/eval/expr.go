@@ -138,7 +138,10 @@ func (ev *evaluator) lookupName(fr *frame, e *syntax.Name) Value {
 	if v, ok := fr.env.root().vars["*opaque-star*"]; ok {
 		return &OpaqueV{base{e.Loc}, v.(*OpaqueV).Path + "." + e.Id}
 	}
-	return ev.pyErrorf(e.Loc, "name '%s' is not defined", e.Id)
+	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
+		return poison(e.Loc)
+	}
+	return ev.errorf(e.Loc, CodeUnresolved, "name '%s' is not defined", e.Id)
 }
 
 func (ev *evaluator) constant(e *syntax.Constant) Value {
