@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -127,6 +130,23 @@ func BenchmarkPrintCUDA3000(b *testing.B) {
 	for b.Loop() {
 		if _, err := CUDA(res.Kernels, Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEvalDispatch3000 is evaluation plus dispatch of every call of the
+// 3,000-line file, with the parse done once outside the loop.
+func BenchmarkEvalDispatch3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	syn, _ := syntax.Parse(source.NewFile("big.py", src))
+	target := Options{}.Target()
+	variants := Variants()
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		prog := eval.Evaluate(syn, eval.Options{})
+		for _, k := range prog.Kernels {
+			dispatch.Lower(k.Func, target, variants)
 		}
 	}
 }
