@@ -356,7 +356,7 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 		return kv, true
 	}
 	if !ev.halted {
-		ev.report(diag.Diagnostic{Span: k.span, Severity: diag.Hint, Code: CodeType,
+		ev.report(diag.Diagnostic{Span: k.span, Severity: diag.Information, Code: CodeType,
 			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; it is dropped", label, k.name, k.v.TypeName())})
 	}
 	return kv, false
