@@ -108,7 +108,7 @@ func diags(f *source.File, ds []diag.Diagnostic) []Diagnostic {
 	for _, d := range ds {
 		l, c := f.Position(d.Span.Start)
 		el, ec := f.Position(d.Span.End)
-		out = append(out, Diagnostic{Line: l, Column: c, EndLine: el, EndCol: ec, Severity: d.Severity.String(), Code: d.Code, Message: d.Message})
+		out = append(out, Diagnostic{Line: l, Column: c, EndLine: el, EndCol: ec, Severity: severity(d.Severity), Code: d.Code, Message: d.Message})
 	}
 	return out
 }
@@ -121,4 +121,14 @@ func JSON(doc *Document) []byte {
 		panic("report: " + err.Error())
 	}
 	return append(b, '\n')
+}
+
+// severity maps to the three values the schema allows (a hint is
+// information).
+func severity(s diag.Severity) string {
+	switch s {
+	case diag.Error, diag.Warning:
+		return s.String()
+	}
+	return diag.Information.String()
 }
