@@ -72,6 +72,39 @@ type lowerer struct {
 	laneVars []*ir.Var // single-dim lane_id vars, in declaration order
 	state    map[string]any
 	out      *Output
+	// switches memoizes scopeSwitch per (active set, scope): the calls of
+	// one block share both, and their (inter, intra) maps are read-only.
+	// Two fresh maps per call were 10% of BenchmarkDispatch3000 bytes; the
+	// memo saves 4% of them (5.51 → 5.26 MB/op).
+	switches map[switchKey]switchResult
+}
+
+type switchKey struct {
+	set   *axisEntry // &a[0]: active sets are never modified in place
+	n     int
+	scope string
+}
+
+type switchResult struct {
+	inter, intra map[string]AxisRange
+	err          string
+}
+
+// scopeSwitch is the package-level scopeSwitch, memoized.
+func (l *lowerer) scopeSwitch(a activeSet, scope string) (inter, intra map[string]AxisRange, err string) {
+	if len(a) == 0 {
+		return scopeSwitch(a, scope)
+	}
+	k := switchKey{&a[0], len(a), scope}
+	if r, ok := l.switches[k]; ok {
+		return r.inter, r.intra, r.err
+	}
+	inter, intra, err = scopeSwitch(a, scope)
+	if l.switches == nil {
+		l.switches = map[switchKey]switchResult{}
+	}
+	l.switches[k] = switchResult{inter, intra, err}
+	return inter, intra, err
 }
 
 // Lower runs the dispatch pass over fn (spec §3.3): it infers scope-id
@@ -464,7 +497,7 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 		c.Scope = "thread"
 	}
 	if l.tracked && a != nil {
-		inter, intra, err := scopeSwitch(a, c.Scope)
+		inter, intra, err := l.scopeSwitch(a, c.Scope)
 		if err == "" {
 			c.Inter, c.Intra, c.Tracked = inter, intra, true
 		} else {

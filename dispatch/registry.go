@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -274,16 +275,16 @@ func (e *Explanation) table(withCall bool) string {
 func runeLen(s string) int { return len([]rune(s)) }
 
 // Registry holds variants keyed by (op, target kind), built from an
-// explicit table. It is immutable and safe for concurrent use: build it
-// once and share it (Registry.Lower) rather than once per kernel.
+// explicit table. It is safe for concurrent use: build it once and share
+// it (Registry.Lower) rather than once per kernel.
 type Registry struct {
 	byOp map[string][]Variant // op → variants, sorted (-priority, name)
-	// cases holds the try order of every (op, target kind) that a variant
-	// names; generic the order for any other kind (Target "" only).
-	// Precomputed once: Select used to filter byOp on every call (3.7% of
-	// BenchmarkDispatch3000 CPU, 226k allocs per 3,000-line file).
-	cases   map[opTarget][]Variant
-	generic map[string][]Variant
+	// cases memoizes the try order of each (op, target kind) asked for:
+	// Select used to filter byOp on every call (3.7% of
+	// BenchmarkDispatch3000 CPU). Filled on first use, so NewRegistry stays
+	// as cheap as it was for callers that build one per kernel.
+	mu    sync.Mutex
+	cases map[opTarget][]Variant
 }
 
 type opTarget struct{ op, target string }
@@ -298,7 +299,7 @@ var Aliases = map[string][]string{
 
 // NewRegistry builds a registry from variants (in any order).
 func NewRegistry(variants []Variant) *Registry {
-	r := &Registry{byOp: map[string][]Variant{}, cases: map[opTarget][]Variant{}, generic: map[string][]Variant{}}
+	r := &Registry{byOp: map[string][]Variant{}, cases: map[opTarget][]Variant{}}
 	for _, v := range variants {
 		r.byOp[v.Op] = append(r.byOp[v.Op], v)
 	}
@@ -310,12 +311,6 @@ func NewRegistry(variants []Variant) *Registry {
 			return strings.Compare(a.Name, b.Name)
 		})
 		r.byOp[op] = vs
-		r.generic[op] = r.filter(op, "")
-		for _, v := range vs {
-			if k := (opTarget{op, v.Target}); v.Target != "" && r.cases[k] == nil {
-				r.cases[k] = r.filter(op, v.Target)
-			}
-		}
 	}
 	return r
 }
@@ -332,12 +327,18 @@ func (r *Registry) filter(op, targetKind string) []Variant {
 	return slices.Clip(out)
 }
 
-// lookup is Variants without the copy: callers must not modify the result.
+// lookup is Variants without the copy, memoized: callers must not modify
+// the result.
 func (r *Registry) lookup(op, targetKind string) []Variant {
-	if vs, ok := r.cases[opTarget{op, targetKind}]; ok {
-		return vs
+	k := opTarget{op, targetKind}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	vs, ok := r.cases[k]
+	if !ok {
+		vs = r.filter(op, targetKind)
+		r.cases[k] = vs
 	}
-	return r.generic[op]
+	return vs
 }
 
 // Variants returns the variants of op for a target kind, in try order.

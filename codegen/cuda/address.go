@@ -64,17 +64,17 @@ func flatIndex(b *ir.Buffer, idx []ir.Expr) (ir.Expr, error) {
 		return nil, fmt.Errorf("unknown layout type %T", l)
 	}
 	if b.Kind == ir.ParamBuffer && b.ElemOffset != 0 {
-		addr = ir.AddE(addr, ir.Const(b.ElemOffset))
+		addr = ir.AddE(addr, cst(b.ElemOffset))
 	}
 	return ir.SimplifyIndex(addr), nil
 }
 
 // rowMajor is Σ idx[d] · ∏ shape[d+1:].
 func rowMajor(shape []int64, idx []ir.Expr) ir.Expr {
-	var addr ir.Expr = ir.Const(0)
+	var addr ir.Expr = cst(0)
 	stride := int64(1)
 	for d := len(shape) - 1; d >= 0; d-- {
-		addr = ir.AddE(ir.MulE(idx[d], ir.Const(stride)), addr)
+		addr = ir.AddE(ir.MulE(idx[d], cst(stride)), addr)
 		stride *= shape[d]
 	}
 	return addr
@@ -100,9 +100,9 @@ func tileAddress(t *layout.TileLayout, shape []int64, idx []ir.Expr) (ir.Expr, e
 			}
 			coord[d] = c
 		}
-		return ir.Const(layout.ApplyShape(t, coord, shape)[layout.M]), nil
+		return cst(layout.ApplyShape(t, coord, shape)[layout.M]), nil
 	}
-	var addr ir.Expr = ir.Const(t.Offset[layout.M])
+	var addr ir.Expr = cst(t.Offset[layout.M])
 	if g, seps, ok := layout.TryGroup(t, shape); ok {
 		for d := range shape {
 			addr = ir.AddE(addr, digits(idx[d], g.Shard[seps[d]:seps[d+1]]))
@@ -115,16 +115,16 @@ func tileAddress(t *layout.TileLayout, shape []int64, idx []ir.Expr) (ir.Expr, e
 // digits splits x into mixed-radix digits over its iters (last fastest, the
 // first digit not reduced) and returns Σ digit·stride.
 func digits(x ir.Expr, its []layout.Iter) ir.Expr {
-	var sum ir.Expr = ir.Const(0)
+	var sum ir.Expr = cst(0)
 	below := int64(1) // ∏ extents of the iters after i
 	for i := len(its) - 1; i >= 0; i-- {
 		it := its[i]
 		if it.Stride != 0 && it.Extent != 1 {
-			d := ir.DivE(x, ir.Const(below))
+			d := ir.DivE(x, cst(below))
 			if i > 0 {
-				d = ir.ModE(d, ir.Const(it.Extent))
+				d = ir.ModE(d, cst(it.Extent))
 			}
-			sum = ir.AddE(ir.MulE(d, ir.Const(it.Stride)), sum)
+			sum = ir.AddE(ir.MulE(d, cst(it.Stride)), sum)
 		}
 		below *= it.Extent
 	}
@@ -137,10 +137,10 @@ func swizzle(c *layout.ComposeLayout, m ir.Expr) ir.Expr {
 		return m
 	}
 	if v, ok := ir.ConstInt(m); ok {
-		return ir.Const(c.SwizzleAddr(v))
+		return cst(c.SwizzleAddr(v))
 	}
-	mask := ir.Const((int64(1)<<c.SwizzleLen - 1) << c.PerElement)
-	at := ir.Const(int64(c.AtomLen))
+	mask := cst((int64(1)<<c.SwizzleLen - 1) << c.PerElement)
+	at := cst(int64(c.AtomLen))
 	if c.SwizzleInner {
 		// q ^ ((q & outer) >> at) on the chunk index q = m >> p flips bits
 		// [p, p+sw) of m with bits [p+at, p+at+sw).
@@ -179,4 +179,22 @@ func storageCount(b *ir.Buffer) (int64, error) {
 	}
 	n = (n + block - 1) / block * block
 	return max(n, 1), nil
+}
+
+// smallConsts are shared int32 constants for cst (IR nodes are immutable).
+var smallConsts = func() (cs [1024 + 64]*ir.IntImm) {
+	for i := range cs {
+		cs[i] = ir.Const(int64(i) - 64)
+	}
+	return cs
+}()
+
+// cst is ir.Const without the allocation for values in [-64, 1024): the
+// address arithmetic's constants were 5% of BenchmarkPrintCUDA3000
+// allocations.
+func cst(v int64) *ir.IntImm {
+	if v >= -64 && v < 1024 {
+		return smallConsts[v+64]
+	}
+	return ir.Const(v)
 }

@@ -104,7 +104,10 @@ func (k *kernel) binary(e *ir.Binary) (string, bool) {
 	half := t.Code == ir.BFloat || (t.Code == ir.Float && t.Bits == 16)
 	switch e.Op {
 	case ir.Min, ir.Max:
-		fn := map[ir.BinOp]string{ir.Min: "min", ir.Max: "max"}[e.Op]
+		fn := "min"
+		if e.Op == ir.Max {
+			fn = "max"
+		}
 		if half {
 			fn = "__h" + fn
 		}

@@ -69,6 +69,9 @@ func sanitize(want string) string {
 	if want == "" {
 		return "v"
 	}
+	if isIdent(want) {
+		return want // the usual case: copying it was 10% of BenchmarkPrintCUDA3000 allocations
+	}
 	var b strings.Builder
 	for i := 0; i < len(want); i++ {
 		c := want[i]
@@ -85,4 +88,19 @@ func sanitize(want string) string {
 		}
 	}
 	return b.String()
+}
+
+// isIdent reports whether want is already a valid identifier:
+// [A-Za-z_][A-Za-z0-9_]*.
+func isIdent(want string) bool {
+	for i := 0; i < len(want); i++ {
+		c := want[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

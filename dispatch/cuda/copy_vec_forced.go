@@ -30,7 +30,7 @@ import (
 func vecForced(name string, numBytes int64) dispatch.Variant {
 	// Every copy without dispatch= is rejected here five times (once per
 	// width): the message is built once, not per call (fmt.Sprintf and
-	// pyRepr were 4% of BenchmarkDispatch3000 allocations).
+	// pyRepr for it were 5% of BenchmarkDispatch3000 allocations).
 	notForced := fmt.Sprintf("requires explicit dispatch=%s", pyRepr(name))
 	return dispatch.Variant{
 		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true,

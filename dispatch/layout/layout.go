@@ -20,9 +20,11 @@
 //     multiplies the returned per-iter digits itself.
 //   - Axes are interned: two *Axis are equal iff they are the same pointer.
 //     AxisByName registers unknown names as memory axes.
-//   - Layout values are immutable once built. Every function returns fresh
-//     slices and maps; callers may not mutate the fields of a layout they did
-//     not build themselves.
+//   - Layout values are immutable once built. A result may share its Replica
+//     and Offset (never its Shard) with an argument, e.g. Group, PermuteDims
+//     and Canonicalize when they leave them as they are; callers may not
+//     mutate the fields of a layout they did not build themselves. Offset is
+//     never nil in a result.
 //   - Canonicalize always runs as if a CUDA target is active when
 //     fuseThreads is true (the dispatcher always passes true).
 //   - Failures that TVM reports with ICHECK inside a user-reachable operation

@@ -311,12 +311,14 @@ func biRange(ev *evaluator, c *call) Value {
 	return r
 }
 
-// rangeLoop turns a constant range into a device serial loop.
+// rangeLoop turns a constant range into a device serial loop (a step
+// other than 1 is kept in LoopV.Step; see deviceLoop).
 func rangeLoop(r *RangeV) *LoopV {
 	n := rangeLen(r)
 	return &LoopV{base: base{r.span}, What: "range", Kind: ir.Serial,
 		Mins:    []ir.Expr{&ir.IntImm{Value: r.Start, Type: ir.Int32, Span: r.span}},
-		Extents: []ir.Expr{&ir.IntImm{Value: n, Type: ir.Int32, Span: r.span}}}
+		Extents: []ir.Expr{&ir.IntImm{Value: n, Type: ir.Int32, Span: r.span}},
+		Step:    r.Step}
 }
 
 func biSeq(ev *evaluator, c *call, kind string) Value {

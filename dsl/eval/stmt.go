@@ -733,6 +733,14 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	}
 	var vars []*ir.Var
 	switch {
+	case lv.Step != 0 && lv.Step != 1 && len(names) == 1 && len(lv.Extents) == 1:
+		// range(start, stop, step): iterate k over the trip count and
+		// bind the name to start + k*step.
+		k := &ir.Var{Name: names[0], Type: ir.Int32, Span: spans[0]}
+		vars = append(vars, k)
+		val := ir.AddE(lv.Mins[0], ir.MulE(k, &ir.IntImm{Value: lv.Step, Type: ir.Int32, Span: spans[0]}))
+		fr.env.set(names[0], &ExprV{base: base{spans[0]}, E: val})
+		lv = &LoopV{base: lv.base, What: lv.What, Kind: lv.Kind, Mins: []ir.Expr{nil}, Extents: lv.Extents}
 	case len(names) == len(lv.Extents):
 		for i, n := range names {
 			vars = append(vars, &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]})

@@ -259,6 +259,12 @@ type (
 		What          string // "T.serial", "range", ...
 		Kind          ir.ForKind
 		Mins, Extents []ir.Expr
+		// Step is the constant step of a one-dimensional range(start,
+		// stop, step) loop; 0 and 1 mean a unit step. With another step
+		// the ir.For runs its variable k over [0, Extents[0]) and the
+		// Python name is bound to Mins[0] + k*Step, the values TVM's
+		// T.serial(start, stop, step=step) gives the loop variable.
+		Step int64
 	}
 	// AnnotV is a type annotation value: T.float32[8] (Kind "local": a
 	// register array) or T.Buffer((32, 32), "float32") (Kind "buffer").
