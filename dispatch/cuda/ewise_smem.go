@@ -159,6 +159,13 @@ func emitEwiseSmem(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *d
 		total := ewiseProd(dstShape)
 		vecMax := ewiseMaxLayoutVec(p, shapes, total, t)
 		vec, impl := ewisePickVecChunk(spec, c, p, vecMax)
+		if impl != nil && !ewisePackedContiguous(ops, shapes, impl.VecLen) {
+			// Deviation from TVM (PRE and SEED): its _max_layout_vec does not
+			// check that a packed impl's lanes are adjacent in memory, and the
+			// packed cast then reads the wrong pair (or traps on a misaligned
+			// address, seen on an H200) for e.g. a transposed shared tile.
+			vec, impl = vecMax, nil
+		}
 		nOuter := (total + vec*t - 1) / (vec * t)
 		e := &ewiseSmemEmitter{c: c, spec: spec, p: p, shapes: shapes, t: t, vec: vec, total: total}
 		var body []ir.Stmt
@@ -281,4 +288,49 @@ func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt 
 		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, cst(e.vec)), B: cst(e.total), Span: sp}
 		return []ir.Stmt{e.guarded(cond, call)}
 	}
+}
+
+// ewisePackedContiguous reports whether, in every operand, each run of vec
+// logically consecutive elements along the innermost dimension is physically
+// consecutive and starts at a multiple of vec elements, so that a packed impl
+// may treat &x[i] as vec adjacent, aligned elements. It checks every chunk of
+// every region by applying the buffer's layout (swizzle included); regions of
+// more than 1<<15 elements are not checked and count as not contiguous.
+func ewisePackedContiguous(ops []ewiseOperand, shapes [][]int64, vec int64) bool {
+	for i, o := range ops {
+		b := o.R.Buf
+		shape := shapes[i]
+		n := ewiseProd(shape)
+		if b.Layout == nil || len(shape) == 0 || n > 1<<15 || shape[len(shape)-1]%vec != 0 {
+			return false
+		}
+		mins := make([]int64, len(shape))
+		for d, m := range ewiseMins(o.R) {
+			v, ok := ir.ConstInt(m)
+			if !ok {
+				return false
+			}
+			mins[d] = v
+		}
+		last := len(shape) - 1
+		coord := make([]int64, len(shape))
+		for flat := int64(0); flat < n; flat += vec {
+			rem := flat
+			for d := last; d >= 0; d-- {
+				coord[d] = mins[d] + rem%shape[d]
+				rem /= shape[d]
+			}
+			base := layout.ApplyShape(b.Layout, coord, b.Shape)[layout.M]
+			if base%vec != 0 {
+				return false
+			}
+			for k := int64(1); k < vec; k++ {
+				coord[last]++
+				if layout.ApplyShape(b.Layout, coord, b.Shape)[layout.M] != base+k {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
