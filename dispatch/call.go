@@ -43,7 +43,8 @@ type Call struct {
 	Scope string
 	// Intra holds the active axes that cooperate inside one instance of the
 	// scope; Inter the axes that tell instances apart (spec §3.3). Both are
-	// empty when exec-context tracking is disabled (Tracked false).
+	// empty when exec-context tracking is disabled (Tracked false). Both
+	// are read-only and may be shared with other calls.
 	Intra, Inter map[string]AxisRange
 	// Tracked is false when the kernel has no constant thread extents (TVM
 	// "ExecContext tracking disabled") or the scope switch failed.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -132,7 +133,8 @@ type Attempt struct {
 	// Messages are TVM's cell lines without the "opcall:" part: one
 	// "rejected: <pred> — <reason>" per failed predicate (joined by "; "
 	// in the table), or a single "declined — <reason>" or
-	// "exception — <Type>: <msg>".
+	// "exception — <Type>: <msg>". Read-only: rows may share the slice
+	// and its strings.
 	Messages []string
 	// Declines are the structured reasons behind Messages (with spans).
 	Declines []*Decline
@@ -284,10 +286,49 @@ type Registry struct {
 	// BenchmarkDispatch3000 CPU). Filled on first use, so NewRegistry stays
 	// as cheap as it was for callers that build one per kernel.
 	mu    sync.Mutex
-	cases map[opTarget][]Variant
+	cases map[opTarget]*caseList
 }
 
 type opTarget struct{ op, target string }
+
+// caseList is the try order of one (op, target kind) plus message caches.
+// Every copy is rejected by the five forced-width predicates with the same
+// reasons, call after call: building each "rejected: p — reason" string and
+// each "not tried: v was selected" row anew was 5% of
+// BenchmarkDispatch3000 allocations (59.7k → 56.7k allocs/op).
+type caseList struct {
+	vs []Variant
+	// rejects[i][j] is the last message built for predicate j of vs[i].
+	rejects [][]atomic.Pointer[rejectMsg]
+	// skipped maps a selected variant's name to its "not tried" row.
+	skipped map[string][]string
+}
+
+type rejectMsg struct{ reason, msg string }
+
+func newCaseList(vs []Variant) *caseList {
+	cl := &caseList{vs: vs, rejects: make([][]atomic.Pointer[rejectMsg], len(vs)), skipped: map[string][]string{}}
+	for i, v := range vs {
+		cl.rejects[i] = make([]atomic.Pointer[rejectMsg], len(v.When))
+		cl.skipped[v.Name] = []string{"not tried: " + v.Name + " was selected"}
+	}
+	return cl
+}
+
+// rejected returns "rejected: <pred> — <reason>" for predicate j of vs[i],
+// reusing the last message built for it when the reason is the same.
+func (cl *caseList) rejected(i, j int, pred, reason string) string {
+	if reason == "" {
+		return "rejected: " + pred
+	}
+	slot := &cl.rejects[i][j]
+	if m := slot.Load(); m != nil && m.reason == reason {
+		return m.msg
+	}
+	msg := "rejected: " + pred + " — " + reason
+	slot.Store(&rejectMsg{reason, msg})
+	return msg
+}
 
 // Aliases maps SEED/HEAD variant names to the seed names they stand for
 // (STYLE.md: later reference names are aliases of the same behaviour).
@@ -299,7 +340,7 @@ var Aliases = map[string][]string{
 
 // NewRegistry builds a registry from variants (in any order).
 func NewRegistry(variants []Variant) *Registry {
-	r := &Registry{byOp: map[string][]Variant{}, cases: map[opTarget][]Variant{}}
+	r := &Registry{byOp: map[string][]Variant{}, cases: map[opTarget]*caseList{}}
 	for _, v := range variants {
 		r.byOp[v.Op] = append(r.byOp[v.Op], v)
 	}
@@ -329,21 +370,21 @@ func (r *Registry) filter(op, targetKind string) []Variant {
 
 // lookup is Variants without the copy, memoized: callers must not modify
 // the result.
-func (r *Registry) lookup(op, targetKind string) []Variant {
+func (r *Registry) lookup(op, targetKind string) *caseList {
 	k := opTarget{op, targetKind}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	vs, ok := r.cases[k]
+	cl, ok := r.cases[k]
 	if !ok {
-		vs = r.filter(op, targetKind)
-		r.cases[k] = vs
+		cl = newCaseList(r.filter(op, targetKind))
+		r.cases[k] = cl
 	}
-	return vs
+	return cl
 }
 
 // Variants returns the variants of op for a target kind, in try order.
 func (r *Registry) Variants(op, targetKind string) []Variant {
-	return slices.Clone(r.lookup(op, targetKind))
+	return slices.Clone(r.lookup(op, targetKind).vs)
 }
 
 // Select runs TVM's run_dispatch for c: it returns the selected variant's
@@ -351,7 +392,8 @@ func (r *Registry) Variants(op, targetKind string) []Variant {
 // records every attempt either way.
 func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 	e := &Explanation{Op: c.Tile.Op, Target: c.Target.Kind, Forced: c.Tile.Dispatch, call: c.Tile}
-	cases := r.lookup(c.Tile.Op, c.Target.Kind)
+	cl := r.lookup(c.Tile.Op, c.Target.Kind)
+	cases := cl.vs
 	if len(cases) == 0 {
 		e.Error = "no registered variants for this op/target"
 		return nil, "", e
@@ -372,7 +414,7 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 	}
 	var res *Result
 	selected := ""
-	var forcedMsg, skippedMsg []string // shared by every skipped row
+	var forcedMsg []string // shared by every skipped row
 	e.Attempts = make([]Attempt, 0, len(cases))
 	// One backing array for the rows' predicate messages and declines, cut
 	// into capacity-limited windows (two slice allocations per rejected
@@ -382,7 +424,7 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 		nPreds += len(v.When)
 	}
 	msgs, decls := make([]string, nPreds), make([]*Decline, nPreds)
-	for _, v := range cases {
+	for vi, v := range cases {
 		n := len(v.When)
 		a := Attempt{Variant: v.Name, Priority: v.Priority, ExplicitOnly: v.ExplicitOnly,
 			Messages: msgs[:0:n], Declines: decls[:0:n]}
@@ -396,12 +438,9 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 			a.Messages = forcedMsg
 		case selected != "":
 			a.Outcome = Skipped
-			if skippedMsg == nil {
-				skippedMsg = []string{"not tried: " + selected + " was selected"}
-			}
-			a.Messages = skippedMsg
+			a.Messages = cl.skipped[selected]
 		default:
-			res = tryVariant(c, v, &a)
+			res = tryVariant(c, cl, vi, &a)
 			if res != nil {
 				selected = v.Name
 			}
@@ -419,9 +458,10 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 
 // tryVariant evaluates every predicate of v, then its emitter; it fills a
 // and returns the result when v lowered the call.
-func tryVariant(c *Call, v Variant, a *Attempt) *Result {
+func tryVariant(c *Call, cl *caseList, vi int, a *Attempt) *Result {
+	v := cl.vs[vi]
 	a.Outcome = Rejected
-	for _, p := range v.When {
+	for j, p := range v.When {
 		d, panicked := evalPred(c, p)
 		if d == nil {
 			continue
@@ -430,13 +470,7 @@ func tryVariant(c *Call, v Variant, a *Attempt) *Result {
 			a.Outcome = Exception
 		}
 		d.Pred = p.Name
-		var msg string
-		if d.Reason != "" {
-			msg = "rejected: " + p.Name + " — " + d.Reason // one allocation, not two
-		} else {
-			msg = "rejected: " + p.Name
-		}
-		a.Messages = append(a.Messages, msg)
+		a.Messages = append(a.Messages, cl.rejected(vi, j, p.Name, d.Reason))
 		a.Declines = append(a.Declines, d)
 	}
 	if len(a.Messages) > 0 {

@@ -21,6 +21,14 @@ func kernel(body ...ir.Stmt) []cuda.Kernel {
 	return []cuda.Kernel{{Func: fn, Launch: ir.Launch{Grid: [3]int64{1, 1, 1}, Block: [3]int64{128, 1, 1}, Cluster: [3]int64{1, 1, 1}}}}
 }
 
+func kernels(ks ...[]cuda.Kernel) []cuda.Kernel {
+	var out []cuda.Kernel
+	for _, k := range ks {
+		out = append(out, k...)
+	}
+	return out
+}
+
 func evalCall(op string, args ...ir.Expr) ir.Stmt {
 	return &ir.Evaluate{X: &ir.Call{Op: op, Args: args}}
 }
@@ -41,6 +49,12 @@ func TestPrintErrors(t *testing.T) {
 		{"undeclared", "", kernel(&ir.Store{Buf: a, Indices: []ir.Expr{ir.Const(0)}, Value: &ir.FloatImm{Value: 1, Type: ir.Float32}}),
 			"buffer A used before its declaration"},
 		{"unknown op", "", kernel(evalCall("no.such.op")), `unknown intrinsic "no.such.op"`},
+		// Kernels print concurrently; the error is still the first one in
+		// kernel order, as when printing them one after the other.
+		{"second kernel", "", kernels(kernel(evalCall(ir.OpCTASync)), kernel(evalCall("no.such.op"))),
+			`kernel k: unknown intrinsic "no.such.op"`},
+		{"first error wins", "", kernels(kernel(evalCall("first.bad")), kernel(evalCall("second.bad")), kernel(evalCall("third.bad"))),
+			`unknown intrinsic "first.bad"`},
 		{"f32x2 below sm_100", "sm_90a", kernel(&ir.Alloc{Buf: a}, evalCall(ir.OpPackedF32x2, str("add"), str("rz"), addr, addr, addr)),
 			"ptx.f32x2 (add.rz.ftz.f32x2) needs sm_100 or later, target is sm_90a"},
 		{"elect below sm_90", "sm_80", kernel(evalCall(ir.OpElectSync)), "ptx.elect_sync needs sm_90 or later"},

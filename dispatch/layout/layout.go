@@ -262,7 +262,8 @@ func (*ComposeLayout) isLayout() {}
 // NewTile builds a TileLayout, copying its arguments. Nil axes in the iters
 // and offsets mean M.
 func NewTile(shard, replica []Iter, offset map[*Axis]int64) *TileLayout {
-	t := &TileLayout{Shard: fixIters(shard), Replica: fixIters(replica), Offset: map[*Axis]int64{}}
+	t, sh := newTileCap(len(shard)) // one allocation, see canonTile
+	t.Shard, t.Replica, t.Offset = appendFixed(sh, shard), fixIters(replica), map[*Axis]int64{}
 	for a, v := range offset {
 		if a == nil {
 			a = M
@@ -272,13 +273,15 @@ func NewTile(shard, replica []Iter, offset map[*Axis]int64) *TileLayout {
 	return t
 }
 
-func fixIters(in []Iter) []Iter {
-	out := make([]Iter, len(in))
-	for i, it := range in {
+func fixIters(in []Iter) []Iter { return appendFixed(make([]Iter, 0, len(in)), in) }
+
+// appendFixed appends in to out with nil axes replaced by M.
+func appendFixed(out, in []Iter) []Iter {
+	for _, it := range in {
 		if it.Axis == nil {
 			it.Axis = M
 		}
-		out[i] = it
+		out = append(out, it)
 	}
 	return out
 }

@@ -61,7 +61,8 @@ func sliceTile(l *TileLayout, shape []int64, region [][2]int64) (*TileLayout, er
 		return nil, err
 	}
 	// Each group yields at most one iter more than it has.
-	out := &TileLayout{Shard: make([]Iter, 0, len(g.Shard)+len(shape)), Replica: g.Replica, Offset: cloneOffset(g.Offset)}
+	out, shard := newTileCap(len(g.Shard) + len(shape))
+	out.Shard, out.Replica, out.Offset = shard, g.Replica, cloneOffset(g.Offset)
 	for d := range shape {
 		var ok bool
 		out.Shard, ok = slicePerGroup(out.Shard, g.Shard[seps[d]:seps[d+1]], region[d][0], region[d][1]-region[d][0], out.Offset)
