@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
@@ -140,13 +139,13 @@ func BenchmarkEvalDispatch3000(b *testing.B) {
 	src := bigFile(b, 3000)
 	syn, _ := syntax.Parse(source.NewFile("big.py", src))
 	target := Options{}.Target()
-	variants := Variants()
+	reg := registry()
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
 		prog := eval.Evaluate(syn, eval.Options{})
 		for _, k := range prog.Kernels {
-			dispatch.Lower(k.Func, target, variants)
+			reg.Lower(k.Func, target)
 		}
 	}
 }
