@@ -84,7 +84,11 @@ func writePy(b *strings.Builder, e ir.Expr, top bool) {
 		}
 		b.WriteString(strconv.FormatInt(e.Value, 10))
 	case *ir.FloatImm:
-		b.WriteString(strconv.FormatFloat(e.Value, 'g', -1, 64))
+		f := strconv.FormatFloat(e.Value, 'g', -1, 64)
+		if !strings.ContainsAny(f, ".eEn") { // keep floats looking like floats: -1.0, not -1
+			f += ".0"
+		}
+		b.WriteString(f)
 	case *ir.StringImm:
 		b.WriteString(strconv.Quote(e.Value))
 	case *ir.Var:
