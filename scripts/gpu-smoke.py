@@ -13,8 +13,10 @@ import sys
 import cupy as cp
 import numpy as np
 
-# example -> (kernel, shape, dtype, block, expected(A))
+# example -> (kernel, shape, dtype, block, expected(A)); a list of
+# (dtype, expected) pairs instead of one dtype/expected means several outputs.
 CASES = {
+    "ewise_cast": ("cast_tiles_kernel", (32, 32), [(np.float16, lambda a: a.astype(np.float16))] * 2, 128, None),
     "copy_gmem_smem": ("roundtrip_kernel", (32, 32), np.float32, 32, lambda a: a),
     "copy_fallback": ("small_tile_kernel", (4, 6), np.float32, 32, lambda a: a),
     "copy_reg": ("registers_kernel", (32, 8), np.float32, 32, lambda a: a),
@@ -30,12 +32,18 @@ def main(d):
         subprocess.run(["nvcc", "-arch=sm_90a", "-cubin", "-o", cubin, cu], check=True)
         fn = cp.RawModule(path=cubin).get_function(kernel)
         rng = np.random.default_rng(0)
-        a = rng.random(shape, dtype=np.float32).astype(dtype)
-        da, db = cp.asarray(a), cp.zeros(shape, dtype=dtype)
-        fn((1,), (block,), (da, db))
+        outs = dtype if isinstance(dtype, list) else [(dtype, expect)]
+        a = rng.random(shape, dtype=np.float32)
+        if not isinstance(dtype, list):
+            a = a.astype(dtype)
+        da = cp.asarray(a)
+        dbs = [cp.zeros(shape, dtype=dt) for dt, _ in outs]
+        fn((1,), (block,), (da, *dbs))
         cp.cuda.runtime.deviceSynchronize()
-        got, want = cp.asnumpy(db), expect(a)
-        ok = np.allclose(got, want, rtol=1e-6, atol=0) if dtype == np.float32 else np.array_equal(got, want)
+        ok = True
+        for db, (dt, want) in zip(dbs, outs):
+            got, exp = cp.asnumpy(db), want(a)
+            ok &= bool(np.allclose(got, exp, rtol=1e-6, atol=0) if dt == np.float32 else np.array_equal(got, exp))
         print(f"{'PASS' if ok else 'FAIL'} {name} {kernel}")
         failed += not ok
     return 1 if failed else 0
