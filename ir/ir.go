@@ -381,6 +381,12 @@ type Lowered struct {
 	Span    source.Span
 }
 
+// Break leaves the innermost device loop (For or While).
+type Break struct{ Span source.Span }
+
+// Continue goes to the next iteration of the innermost device loop.
+type Continue struct{ Span source.Span }
+
 // Comment is a comment line in printed IR (used sparingly).
 type Comment struct {
 	Text string
@@ -401,6 +407,8 @@ func (s *ScopeID) Pos() source.Span  { return s.Span }
 func (s *TileCall) Pos() source.Span { return s.Span }
 func (s *Lowered) Pos() source.Span  { return s.Span }
 func (s *Comment) Pos() source.Span  { return s.Span }
+func (s *Break) Pos() source.Span    { return s.Span }
+func (s *Continue) Pos() source.Span { return s.Span }
 
 func (*Block) stmtNode()    {}
 func (*For) stmtNode()      {}
@@ -416,6 +424,8 @@ func (*ScopeID) stmtNode()  {}
 func (*TileCall) stmtNode() {}
 func (*Lowered) stmtNode()  {}
 func (*Comment) stmtNode()  {}
+func (*Break) stmtNode()    {}
+func (*Continue) stmtNode() {}
 
 // ---- functions ----
 

@@ -304,6 +304,10 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.line("}")
 	case *ir.Comment:
 		k.comment(s.Text)
+	case *ir.Break:
+		k.line("break;")
+	case *ir.Continue:
+		k.line("continue;")
 	case nil:
 		k.fail("nil statement")
 	default:

@@ -374,6 +374,10 @@ func (p *printer) stmt(s ir.Stmt) {
 		} else {
 			p.stmts(s.Body.Stmts)
 		}
+	case *ir.Break:
+		p.line("break")
+	case *ir.Continue:
+		p.line("continue")
 	case *ir.Comment:
 		for _, l := range strings.Split(s.Text, "\n") {
 			p.line("# %s", l)

@@ -147,7 +147,10 @@ type evaluator struct {
 	hint     *nameHint   // target names of the assignment being evaluated
 	lastCtrl source.Span // the last break/continue executed
 	curLoop  source.Span // the innermost Python loop being run (budget reports)
-	tryDepth int         // > 0 inside try bodies with handlers: Python errors are caught
+	// loopKinds holds, innermost last, whether each enclosing loop is a
+	// device loop (a break there becomes ir.Break) or a Python loop.
+	loopKinds []bool
+	tryDepth  int // > 0 inside try bodies with handlers: Python errors are caught
 
 	kernelByDef map[*syntax.FunctionDef]*Kernel
 	funcByDef   map[*syntax.FunctionDef]*FuncV

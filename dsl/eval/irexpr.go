@@ -406,6 +406,10 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 			fmt.Fprintf(b, "%s%s = %s\n", ind, p.varName(x.Var), p.expr(x.Value))
 		case *ir.Store:
 			fmt.Fprintf(b, "%s%s[%s] = %s\n", ind, p.bufName(x.Buf), p.list(x.Indices), p.expr(x.Value))
+		case *ir.Break:
+			fmt.Fprintf(b, "%sbreak\n", ind)
+		case *ir.Continue:
+			fmt.Fprintf(b, "%scontinue\n", ind)
 		case *ir.Evaluate:
 			fmt.Fprintf(b, "%s%s\n", ind, p.expr(x.X))
 		case *ir.Block:

@@ -614,7 +614,17 @@ func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir
 	c := ev.execBlock(fr, ss)
 	ev.emit = saved
 	if c == ctrlBreak || c == ctrlContinue {
-		ev.warnf(ev.lastCtrl, CodeUnresolved, "break and continue inside device control flow are not modelled by tilels; ignored")
+		if n := len(ev.loopKinds); n > 0 && ev.loopKinds[n-1] {
+			// The innermost loop is a device loop: the break happens at run
+			// time, where the evaluator stopped the block.
+			if c == ctrlBreak {
+				stmts = append(stmts, &ir.Break{Span: ev.lastCtrl})
+			} else {
+				stmts = append(stmts, &ir.Continue{Span: ev.lastCtrl})
+			}
+		} else {
+			ev.warnf(ev.lastCtrl, CodeUnresolved, "break and continue of a Python loop inside device control flow cannot be evaluated statically; ignored")
+		}
 	}
 	sp := span
 	if len(ss) > 0 {
@@ -642,7 +652,9 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 				ev.errorf(s.Test.Span(), CodeType, "cannot loop on device value `%s` in Python code", ExprString(c.E))
 				return ctrlNone
 			}
+			ev.loopKinds = append(ev.loopKinds, true)
 			body := ev.subBlock(fr, s.Body, s.Loc)
+			ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
 			ev.emitStmt(&ir.While{Cond: c.E, Body: body, Span: s.Loc})
 			return ctrlNone
 		}
@@ -652,7 +664,10 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 		if !ev.step(s.Loc) {
 			return ctrlRaise
 		}
-		switch c := ev.execBlock(fr, s.Body); c {
+		ev.loopKinds = append(ev.loopKinds, false)
+		c := ev.execBlock(fr, s.Body)
+		ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
+		switch c {
 		case ctrlBreak:
 			return ctrlNone
 		case ctrlReturn, ctrlRaise:
@@ -701,7 +716,10 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 			return ctrlRaise
 		}
 		ev.assign(fr, s.Target, x, s.Iter.Span(), false)
-		switch c := ev.execBlock(fr, s.Body); c {
+		ev.loopKinds = append(ev.loopKinds, false)
+		c := ev.execBlock(fr, s.Body)
+		ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
+		switch c {
 		case ctrlBreak:
 			return ctrlNone
 		case ctrlReturn, ctrlRaise:
@@ -759,7 +777,11 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		ev.errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
 		return
 	}
+	// A break in a T.grid body would leave only the innermost of the
+	// nested loops, so only a one-dimensional device loop takes one.
+	ev.loopKinds = append(ev.loopKinds, len(vars) == 1)
 	body := ev.subBlock(fr, s.Body, s.Loc)
+	ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
 	var stmt ir.Stmt
 	for i := len(vars) - 1; i >= 0; i-- {
 		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Body: body, Span: s.Loc}
