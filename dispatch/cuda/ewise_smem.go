@@ -293,43 +293,70 @@ func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt 
 // ewisePackedContiguous reports whether, in every operand, each run of vec
 // logically consecutive elements along the innermost dimension is physically
 // consecutive and starts at a multiple of vec elements, so that a packed impl
-// may treat &x[i] as vec adjacent, aligned elements. It checks every chunk of
-// every region by applying the buffer's layout (swizzle included); regions of
-// more than 1<<15 elements are not checked and count as not contiguous.
+// may treat &x[i] as vec adjacent, aligned elements. It works on the layout
+// sliced to the region: the innermost dimension's last non-unit iter must
+// have stride 1 and an extent that vec divides, every other stride and the
+// offset must be multiples of vec, and under a swizzle vec must fit in one
+// swizzle chunk (the XOR moves whole chunks). An exhaustive per-element check
+// was exact but cost 4x the whole-file analysis time (620k vs 143k allocs on
+// the 3,000-line benchmark); this one is a few allocations per operand.
 func ewisePackedContiguous(ops []ewiseOperand, shapes [][]int64, vec int64) bool {
 	for i, o := range ops {
 		b := o.R.Buf
 		shape := shapes[i]
-		n := ewiseProd(shape)
-		if b.Layout == nil || len(shape) == 0 || n > 1<<15 || shape[len(shape)-1]%vec != 0 {
+		if b.Layout == nil || len(shape) == 0 {
 			return false
 		}
-		mins := make([]int64, len(shape))
+		region := make([][2]int64, len(shape))
 		for d, m := range ewiseMins(o.R) {
 			v, ok := ir.ConstInt(m)
 			if !ok {
 				return false
 			}
-			mins[d] = v
+			region[d] = [2]int64{v, v + shape[d]}
 		}
-		last := len(shape) - 1
-		coord := make([]int64, len(shape))
-		for flat := int64(0); flat < n; flat += vec {
-			rem := flat
-			for d := last; d >= 0; d-- {
-				coord[d] = mins[d] + rem%shape[d]
-				rem /= shape[d]
-			}
-			base := layout.ApplyShape(b.Layout, coord, b.Shape)[layout.M]
-			if base%vec != 0 {
+		sl, err := layout.Slice(b.Layout, b.Shape, region)
+		if err != nil || sl == nil {
+			return false
+		}
+		var tile *layout.TileLayout
+		switch l := sl.(type) {
+		case *layout.TileLayout:
+			tile = l
+		case *layout.ComposeLayout:
+			if l.SwizzleLen > 0 && vec > int64(1)<<l.PerElement {
 				return false
 			}
-			for k := int64(1); k < vec; k++ {
-				coord[last]++
-				if layout.ApplyShape(b.Layout, coord, b.Shape)[layout.M] != base+k {
-					return false
-				}
+			tile = l.Tile
+		default:
+			return false
+		}
+		g, seps, ok := layout.TryGroup(tile, shape)
+		if !ok {
+			return false
+		}
+		inner := -1 // index of the innermost dim's last non-unit iter
+		for k := seps[len(shape)] - 1; k >= seps[len(shape)-1]; k-- {
+			if g.Shard[k].Extent != 1 {
+				inner = k
+				break
 			}
+		}
+		if inner < 0 || g.Shard[inner].Stride != 1 || g.Shard[inner].Extent%vec != 0 {
+			return false
+		}
+		for k, it := range g.Shard {
+			if it.Axis != layout.M || (k != inner && it.Extent != 1 && it.Stride%vec != 0) {
+				return false
+			}
+		}
+		for a, off := range g.Offset {
+			if a != layout.M || off%vec != 0 {
+				return false
+			}
+		}
+		if len(g.Replica) > 0 {
+			return false
 		}
 	}
 	return true
