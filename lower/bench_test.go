@@ -16,6 +16,13 @@ import (
 
 var defRE = regexp.MustCompile(`(?m)^def (\w+)\(`)
 
+// TestMain applies the runtime settings of the tilels binary, so that the
+// benchmarks measure what ships (see TuneRuntime).
+func TestMain(m *testing.M) {
+	TuneRuntime()
+	os.Exit(m.Run())
+}
+
 // bigFile builds a file of at least lines lines by repeating the bundled
 // examples' kernels under fresh names (imports and constants once).
 func bigFile(tb testing.TB, lines int) []byte {

@@ -25,7 +25,10 @@ import (
 // version is the tilels release; editors check it with --version.
 const version = "0.1.0"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	lower.TuneRuntime()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tilels", flag.ContinueOnError)
