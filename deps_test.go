@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"dispatch/layout":    {},
 	"internal/txtar":     {},
 	"internal/cudacheck": {},
+	"internal/names":     {},
 	"dsl/diag":           {"dsl/source"},
 	"dsl/syntax":         {"dsl/diag", "dsl/source"},
 	"ir":                 {"dsl/source", "dispatch/layout"},

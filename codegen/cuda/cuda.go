@@ -48,6 +48,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/tilels/tilels/internal/names"
 	"runtime"
 	"slices"
 	"strconv"
@@ -85,7 +86,7 @@ func Print(fns []Kernel, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, kernelNames: newNamer(nil)}
+	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, kernelNames: names.New(nil)}
 	// Kernel names depend on the kernels before: hand them out in order.
 	// A nil function ends Print with an error, so no name is needed past it.
 	names := make([]string, len(fns))
@@ -93,7 +94,7 @@ func Print(fns []Kernel, opts Options) (string, error) {
 		if k.Func == nil {
 			break
 		}
-		names[i] = f.kernelNames.fresh(k.Func.Name + "_kernel")
+		names[i] = f.kernelNames.Fresh(k.Func.Name + "_kernel")
 	}
 	// Kernels print independently (each into its own text and helper
 	// list), concurrently; merging in order keeps the output, the helper
@@ -197,7 +198,7 @@ type file struct {
 	helpers     map[string]*helper
 	kernels     []string
 	sections    []string // extra sections after the kernels (reserved for a launcher)
-	kernelNames *namer
+	kernelNames *names.Namer
 }
 
 // use records that h is needed. A helper of the same name with a different

@@ -3,6 +3,7 @@ package cuda
 import (
 	"bytes"
 	"fmt"
+	"github.com/tilels/tilels/internal/names"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +26,7 @@ var cReserved = []string{
 	"warp_id_in_cta", "dyn_smem",
 }
 
-var cReservedSet = reservedSet(cReserved...)
+var cReservedSet = names.Reserved(cReserved...)
 
 // bodyBufs recycles the kernel body buffers: growing a fresh builder per
 // kernel was 9% of BenchmarkPrintCUDA3000 allocations and 28% of its bytes
@@ -37,7 +38,7 @@ type kernel struct {
 	f      *file
 	fn     *ir.Func
 	launch ir.Launch
-	names  *namer
+	names  *names.Namer
 	ptr    map[*ir.Buffer]string // C pointer of each declared buffer
 	b      *bytes.Buffer         // the body, from bodyBufs
 	indent int
@@ -65,7 +66,7 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	body := bodyBufs.Get().(*bytes.Buffer)
 	body.Reset()
 	defer bodyBufs.Put(body)
-	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: newNamer(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
+	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
 		helpers: map[string]*helper{}}
 	fail := func(err error) kernelOut {
 		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt}
@@ -76,7 +77,7 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 		if prm == nil || prm.Var == nil {
 			return fail(fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name))
 		}
-		n := k.names.name(prm.Var, prm.Var.Name)
+		n := k.names.Name(prm.Var, prm.Var.Name)
 		switch {
 		case prm.Buf != nil:
 			k.ptr[prm.Buf] = n
@@ -201,7 +202,7 @@ func (k *kernel) varName(v *ir.Var) string {
 		k.fail("nil variable")
 		return "v"
 	}
-	return k.names.name(v, v.Name)
+	return k.names.Name(v, v.Name)
 }
 
 // scalarCType is the C type of a scalar variable; handles are void*.
@@ -324,7 +325,7 @@ func (k *kernel) comment(text string) {
 }
 
 func (k *kernel) bufName(b *ir.Buffer) string {
-	return k.names.name(b, b.Name+"_ptr")
+	return k.names.Name(b, b.Name+"_ptr")
 }
 
 func (k *kernel) alloc(b *ir.Buffer) {
@@ -370,7 +371,7 @@ func (k *kernel) dynAlloc(b *ir.Buffer, t string, count int64) {
 			k.comment(fmt.Sprintf("%s: dynamic shared memory, %d bytes at offset %d", k.arena, size, off))
 			return
 		}
-		k.arena = k.names.fresh("dyn_smem")
+		k.arena = k.names.Fresh("dyn_smem")
 		k.arenaTop = append(k.arenaTop, fmt.Sprintf("extern __shared__ __align__(64) unsigned char %s[];", k.arena))
 	}
 	n := k.bufName(b)

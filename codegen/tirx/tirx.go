@@ -32,6 +32,7 @@ package tirx
 
 import (
 	"fmt"
+	"github.com/tilels/tilels/internal/names"
 	"math"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ import (
 // Print renders fn as TVMScript text. launch, when not the zero value, is
 // shown as a comment line at the top of the body.
 func Print(fn *ir.Func, launch ir.Launch) string {
-	p := &printer{names: newNamer(pyReservedSet)}
+	p := &printer{names: names.New(pyReservedSet)}
 	p.fn(fn, launch)
 	return p.b.String()
 }
@@ -70,19 +71,19 @@ var pyReserved = []string{
 	"return", "try", "while", "with", "yield", "T", "Tx", "range",
 }
 
-var pyReservedSet = reservedSet(pyReserved...)
+var pyReservedSet = names.Reserved(pyReserved...)
 
 type printer struct {
 	b      strings.Builder
 	indent int
-	names  *namer // nil: raw names
+	names  *names.Namer // nil: raw names
 }
 
 func (p *printer) name(key any, want string) string {
 	if p.names == nil {
-		return sanitize(want)
+		return names.Sanitize(want)
 	}
-	return p.names.name(key, want)
+	return p.names.Name(key, want)
 }
 
 func (p *printer) line(format string, args ...any) {
@@ -101,7 +102,7 @@ func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
 		params = append(params, p.param(prm))
 	}
 	p.line("@T.prim_func")
-	p.line("def %s(%s):", sanitize(fn.Name), strings.Join(params, ", "))
+	p.line("def %s(%s):", names.Sanitize(fn.Name), strings.Join(params, ", "))
 	p.indent++
 	if launch != (ir.Launch{}) {
 		p.line("# launch: %s", launchString(launch))

@@ -1,38 +1,37 @@
-package cuda
-
-import (
-	"strconv"
-	"strings"
-)
-
-// Deterministic unique identifiers (a copy of the same small namer lives in
-// codegen/cuda and codegen/tirx: the import policy in deps_test.go gives
-// each printer only ir, dispatch/layout and dsl/source).
+// Package names hands out deterministic unique identifiers for the two
+// printers (codegen/cuda and codegen/tirx).
 //
-// Contract: a namer maps keys (an *ir.Var, an *ir.Buffer, ...) to
+// Contract: a Namer maps keys (an *ir.Var, an *ir.Buffer, ...) to
 // identifiers. The first request for a key fixes its name; later requests
 // return it. Names are the wanted name sanitised to [A-Za-z0-9_] (never
 // starting with a digit), and when that is taken or reserved, the first free
 // of want_1, want_2, ... Invariant: distinct keys never share a name, and a
 // fixed sequence of requests gives the same names on every run.
 
-// namer hands out unique identifiers. The zero value is not usable; call newNamer.
-type namer struct {
+package names
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Namer hands out unique identifiers. The zero value is not usable; call New.
+type Namer struct {
 	reserved map[string]bool // shared, read-only
 	used     map[string]bool
 	names    map[any]string
 }
 
-// newNamer returns a namer that never hands out a name of reserved (a set
+// newNamer returns a Namer that never hands out a name of reserved (a set
 // built by reservedSet, shared and never modified; nil for none).
-func newNamer(reserved map[string]bool) *namer {
-	return &namer{reserved: reserved, used: map[string]bool{}, names: map[any]string{}}
+func New(reserved map[string]bool) *Namer {
+	return &Namer{reserved: reserved, used: map[string]bool{}, names: map[any]string{}}
 }
 
-// reservedSet builds the set of names a namer must not hand out. Build it
-// once: copying the ~80 C reserved words into every kernel's namer was 17%
+// reservedSet builds the set of names a Namer must not hand out. Build it
+// once: copying the ~80 C reserved words into every kernel's Namer was 17%
 // of BenchmarkPrintCUDA3000 CPU (map growth) and 7% of its allocations.
-func reservedSet(names ...string) map[string]bool {
+func Reserved(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, r := range names {
 		m[r] = true
@@ -42,18 +41,18 @@ func reservedSet(names ...string) map[string]bool {
 
 // name returns the identifier of key, allocating one based on want on the
 // first request.
-func (n *namer) name(key any, want string) string {
+func (n *Namer) Name(key any, want string) string {
 	if s, ok := n.names[key]; ok {
 		return s
 	}
-	s := n.fresh(want)
+	s := n.Fresh(want)
 	n.names[key] = s
 	return s
 }
 
 // fresh returns a new identifier based on want that no key owns.
-func (n *namer) fresh(want string) string {
-	base := sanitize(want)
+func (n *Namer) Fresh(want string) string {
+	base := Sanitize(want)
 	s := base
 	for i := 1; n.used[s] || n.reserved[s]; i++ {
 		s = base + "_" + strconv.Itoa(i)
@@ -65,11 +64,11 @@ func (n *namer) fresh(want string) string {
 // sanitize maps want to a C/Python identifier: every byte outside
 // [A-Za-z0-9_] becomes '_', a leading digit gets a '_' prefix, and the
 // empty string becomes "v".
-func sanitize(want string) string {
+func Sanitize(want string) string {
 	if want == "" {
 		return "v"
 	}
-	if isIdent(want) {
+	if IsIdent(want) {
 		return want // the usual case: copying it was 10% of BenchmarkPrintCUDA3000 allocations
 	}
 	var b strings.Builder
@@ -92,7 +91,7 @@ func sanitize(want string) string {
 
 // isIdent reports whether want is already a valid identifier:
 // [A-Za-z_][A-Za-z0-9_]*.
-func isIdent(want string) bool {
+func IsIdent(want string) bool {
 	for i := 0; i < len(want); i++ {
 		c := want[i]
 		switch {
