@@ -39,35 +39,11 @@ var knownBad = map[string]string{}
 
 func TestCopyTable(t *testing.T) {
 	cases := copyCases(t)
-	rows, rowsOK := map[int]bool{}, map[int]bool{}
-	pass := 0
-	for _, c := range cases {
-		rows[c.row] = true
-		if _, ok := rowsOK[c.row]; !ok {
-			rowsOK[c.row] = true
-		}
-		errs := runCase(t, c)
-		bad, isBad := knownBad[c.name]
-		switch {
-		case len(errs) == 0 && isBad:
-			t.Errorf("%s: passes now; remove it from knownBad (%s)", c.name, bad)
-		case len(errs) == 0:
-			pass++
-		case isBad:
-			rowsOK[c.row] = false
-			t.Logf("%s: known bad (%s): %s", c.name, bad, strings.Join(errs, "; "))
-		default:
-			rowsOK[c.row] = false
-			t.Errorf("%s:\n  %s", c.name, strings.Join(errs, "\n  "))
-		}
+	rows := make([]tableRow, len(cases))
+	for i, c := range cases {
+		rows[i] = tableRow{c.row, c.name}
 	}
-	n := 0
-	for _, ok := range rowsOK {
-		if ok {
-			n++
-		}
-	}
-	t.Logf("copy table: %d/%d rows, %d/%d cases pass", n, len(rows), pass, len(cases))
+	checkTable(t, "copy table", rows, func(i int) []string { return runCase(t, cases[i]) }, knownBad)
 }
 
 func runCase(t *testing.T, c copyCase) (errs []string) {

@@ -34,45 +34,11 @@ var ewiseKnownBad = map[string]string{}
 
 func TestEwiseTable(t *testing.T) {
 	cases := ewiseCases(t)
-	rows, rowOK := map[int]bool{}, map[int]bool{}
-	pass := 0
-	seen := map[string]bool{}
-	for _, c := range cases {
-		if seen[c.name] {
-			t.Fatalf("duplicate case name %s", c.name)
-		}
-		seen[c.name] = true
-		rows[c.row] = true
-		if _, ok := rowOK[c.row]; !ok {
-			rowOK[c.row] = true
-		}
-		errs := runEwise(t, c)
-		why, isBad := ewiseKnownBad[c.name]
-		switch {
-		case len(errs) == 0 && isBad:
-			t.Errorf("%s: passes now; remove it from ewiseKnownBad (%s)", c.name, why)
-		case len(errs) == 0:
-			pass++
-		case isBad:
-			rowOK[c.row] = false
-			t.Logf("%s: known bad (%s): %s", c.name, why, strings.Join(errs, "; "))
-		default:
-			rowOK[c.row] = false
-			t.Errorf("%s:\n  %s", c.name, strings.Join(errs, "\n  "))
-		}
+	rows := make([]tableRow, len(cases))
+	for i, c := range cases {
+		rows[i] = tableRow{c.row, c.name}
 	}
-	for name := range ewiseKnownBad {
-		if !seen[name] {
-			t.Errorf("ewiseKnownBad names unknown case %s", name)
-		}
-	}
-	n := 0
-	for _, ok := range rowOK {
-		if ok {
-			n++
-		}
-	}
-	t.Logf("elementwise table: %d/%d rows, %d/%d cases pass", n, len(rows), pass, len(cases))
+	checkTable(t, "elementwise table", rows, func(i int) []string { return runEwise(t, cases[i]) }, ewiseKnownBad)
 }
 
 func ewiseTarget(arch string) dispatch.Target {

@@ -652,9 +652,7 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 				ev.errorf(s.Test.Span(), CodeType, "cannot loop on device value `%s` in Python code", ExprString(c.E))
 				return ctrlNone
 			}
-			ev.loopKinds = append(ev.loopKinds, true)
-			body := ev.subBlock(fr, s.Body, s.Loc)
-			ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
+			body := withLoop(ev, true, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
 			ev.emitStmt(&ir.While{Cond: c.E, Body: body, Span: s.Loc})
 			return ctrlNone
 		}
@@ -664,10 +662,7 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 		if !ev.step(s.Loc) {
 			return ctrlRaise
 		}
-		ev.loopKinds = append(ev.loopKinds, false)
-		c := ev.execBlock(fr, s.Body)
-		ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
-		switch c {
+		switch c := withLoop(ev, false, func() ctrl { return ev.execBlock(fr, s.Body) }); c {
 		case ctrlBreak:
 			return ctrlNone
 		case ctrlReturn, ctrlRaise:
@@ -716,10 +711,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 			return ctrlRaise
 		}
 		ev.assign(fr, s.Target, x, s.Iter.Span(), false)
-		ev.loopKinds = append(ev.loopKinds, false)
-		c := ev.execBlock(fr, s.Body)
-		ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
-		switch c {
+		switch c := withLoop(ev, false, func() ctrl { return ev.execBlock(fr, s.Body) }); c {
 		case ctrlBreak:
 			return ctrlNone
 		case ctrlReturn, ctrlRaise:
@@ -779,9 +771,7 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	}
 	// A break in a T.grid body would leave only the innermost of the
 	// nested loops, so only a one-dimensional device loop takes one.
-	ev.loopKinds = append(ev.loopKinds, len(vars) == 1)
-	body := ev.subBlock(fr, s.Body, s.Loc)
-	ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1]
+	body := withLoop(ev, len(vars) == 1, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
 	var stmt ir.Stmt
 	for i := len(vars) - 1; i >= 0; i-- {
 		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Body: body, Span: s.Loc}
@@ -878,4 +868,12 @@ func (ev *evaluator) evalDefaults(fr *frame, fn *FuncV) {
 			}
 		}
 	}
+}
+
+// withLoop runs body inside a loop of the given kind (device or Python), so
+// that a break or continue evaluated in it knows which loop it leaves.
+func withLoop[T any](ev *evaluator, device bool, body func() T) T {
+	ev.loopKinds = append(ev.loopKinds, device)
+	defer func() { ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1] }()
+	return body()
 }
