@@ -57,9 +57,31 @@ type Result struct {
 	Partition string
 	// Notes are extra facts for hovers and -explain output.
 	Notes []string
-	// TMA is the TMA plan of a copy_async TMA variant (printed in the JSON
-	// report); nil for every other variant.
-	TMA any
+	// TMA describes the descriptor and issue loop of a copy_async TMA
+	// variant (printed in the JSON report and hovers); nil otherwise.
+	TMA *TMA
+	// TensorMaps are descriptors this call needs that no earlier call of
+	// the same Lower run created (TVM host init statements, deduplicated
+	// through CacheGet/CacheSet by the variant). Lower appends them to the
+	// lowered function's TensorMaps.
+	TensorMaps []*ir.TensorMap
+	// Init are device statements that run once at the start of the kernel
+	// (TVM sctx.add_init_stmt without host=True, e.g. prefetch.tensormap).
+	// Lower puts them after the kernel's leading scope-id declarations.
+	Init []ir.Stmt
+}
+
+// TMA is the plan of one TMA copy: its descriptor and how many bulk-tensor
+// instructions the unrolled issue loop runs.
+type TMA struct {
+	Map *ir.TensorMap
+	// Direction is "g2s" (global to shared) or "s2g".
+	Direction string
+	// Issues is the issue loop's trip count (the product of issue axes).
+	Issues int64
+	// IssueAxes describe each issue axis, outer to inner, for hovers:
+	// "extent 8: smem +4096, coord dim 2 +1".
+	IssueAxes []string
 }
 
 // Raised is a panic value that mimics a Python exception raised inside a

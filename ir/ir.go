@@ -448,4 +448,8 @@ type Func struct {
 	Span source.Span
 	// NameSpan is the span of the function name in `def name(`.
 	NameSpan source.Span
+	// TensorMaps are the descriptors the host encodes before the launch,
+	// in first-use order (set by the dispatcher for TMA copies; each one is
+	// also a trailing kernel parameter).
+	TensorMaps []*TensorMap
 }

@@ -32,6 +32,31 @@ const (
 	OpCpAsyncCommit        = "ptx.cp.async.commit_group"
 	OpCpAsyncWait          = "ptx.cp.async.wait_group" // Args: IntImm n
 
+	// OpCpAsync is one cp.async (LDGSTS) global -> shared transfer.
+	// Args: dst smem ptr, src global ptr, IntImm cp_size in bytes (4, 8, 16).
+	// PTX: cp.async.{ca|cg}.shared.global [dst], [src], cp_size; (cg for 16).
+	OpCpAsync = "ptx.cp_async"
+
+	// TMA bulk tensor copies (spec §4.5.4, §5.5). Coordinates are int32
+	// expressions in CUDA order (innermost first), one per descriptor dim.
+	//
+	// OpCpAsyncBulkTensorG2C: global -> shared::cluster, completing on an
+	// mbarrier. Args: IntImm rank, dst smem ptr, mbar ptr, *TensorMapAddr,
+	// cta_mask Expr (multicast iff not a constant with <= 1 bit set),
+	// IntImm cta_group (-1 = omit `.cta_group::N`), StringImm cache_hint
+	// ("" = none), then rank coords.
+	OpCpAsyncBulkTensorG2C = "ptx.cp_async.bulk.tensor.g2c"
+	// OpCpAsyncBulkTensorS2G: shared::cta -> global, bulk_group completion.
+	// Args: IntImm rank, src smem ptr, *TensorMapAddr, StringImm cache_hint,
+	// then rank coords.
+	OpCpAsyncBulkTensorS2G = "ptx.cp_async.bulk.tensor.s2g"
+	// OpCpAsyncBulkTensorS2GReduce is S2G with an in-place reduction.
+	// Args: IntImm rank, src smem ptr, *TensorMapAddr, StringImm cache_hint,
+	// StringImm op ("add", "min", "max", ...), then rank coords.
+	OpCpAsyncBulkTensorS2GReduce = "ptx.cp_async.bulk.tensor.s2g_reduce"
+	// OpPrefetchTensormap prefetches a descriptor. Args: *TensorMapAddr.
+	OpPrefetchTensormap = "ptx.prefetch_tensormap"
+
 	// OpLdmatrix loads 8x8 b16 matrices from shared memory into registers.
 	// Args: IntImm num (1,2,4), IntImm trans (0/1), smem ptr, register ptr
 	// (num 32-bit registers per thread). PTX: ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16

@@ -45,7 +45,41 @@ type Call struct {
 	VecBits  *int64     `json:"vec_bits"`
 	Outer    *int64     `json:"outer"`
 	Declined []Declined `json:"declined"`
-	TMA      any        `json:"tma"`
+	TMA      *TMA       `json:"tma"`
+}
+
+// TMA is the descriptor of a TMA copy, in CUDA order (innermost dimension
+// first) exactly as cuTensorMapEncodeTiled takes it: global_strides are in
+// bytes and have rank-1 entries. "dtype" is the descriptor element type
+// (after promotion), "direction" g2s or s2g, "issues" the number of
+// bulk-tensor instructions the call issues.
+type TMA struct {
+	Rank           int     `json:"rank"`
+	DType          string  `json:"dtype"`
+	Direction      string  `json:"direction"`
+	GlobalDims     []int64 `json:"global_dims"`
+	GlobalStrides  []int64 `json:"global_strides"`
+	Box            []int64 `json:"box"`
+	ElementStrides []int64 `json:"element_strides"`
+	Interleave     int     `json:"interleave"`
+	Swizzle        int     `json:"swizzle"`
+	L2Promotion    int     `json:"l2_promotion"`
+	OOBFill        int     `json:"oob_fill"`
+	Issues         int64   `json:"issues"`
+}
+
+func tmaRecord(t *dispatch.TMA) *TMA {
+	m := t.Map
+	nz := func(v []int64) []int64 {
+		if v == nil {
+			return []int64{}
+		}
+		return v
+	}
+	return &TMA{Rank: m.Rank, DType: m.DType.String(), Direction: t.Direction,
+		GlobalDims: nz(m.GlobalDims), GlobalStrides: nz(m.GlobalStrides), Box: nz(m.Box),
+		ElementStrides: nz(m.ElemStrides), Interleave: m.Interleave, Swizzle: m.Swizzle,
+		L2Promotion: m.L2Promotion, OOBFill: m.OOBFill, Issues: t.Issues}
 }
 
 // Declined is a variant that was tried before the chosen one (or instead of
@@ -93,8 +127,8 @@ func call(f *source.File, d *dispatch.Decision) Call {
 	if d.Result != nil {
 		vec, bits, outer := d.Result.Vec, d.Result.VecBits, d.Result.Outer
 		c.Vec, c.VecBits, c.Outer = &vec, &bits, &outer
-		if d.Result.TMA != nil {
-			c.TMA = d.Result.TMA
+		if d.Result.TMA != nil && d.Result.TMA.Map != nil {
+			c.TMA = tmaRecord(d.Result.TMA)
 		}
 	}
 	for _, dv := range d.Declined {
