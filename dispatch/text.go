@@ -109,6 +109,8 @@ func ExprText(e ir.Expr) string {
 			idx[i] = ExprText(x)
 		}
 		return "&" + e.Buf.Name + "[" + strings.Join(idx, ", ") + "]"
+	case *ir.TensorMapAddr:
+		return "T.address_of(" + e.Map.Name + ")"
 	case *ir.Select:
 		return "T.if_then_else(" + ExprText(e.Cond) + ", " + ExprText(e.A) + ", " + ExprText(e.B) + ")"
 	}

@@ -27,10 +27,13 @@ const (
 	OpMbarrierTryWait      = "ptx.mbarrier.try_wait"         // Args: bar ptr, phase (blocking spin)
 	OpFenceProxyAsync      = "ptx.fence.proxy_async"         // Args: StringImm space ("shared::cta")
 	OpElectSync            = "ptx.elect_sync"                // no args; returns int32 (1 in the elected lane)
-	OpCpAsyncBulkCommit    = "ptx.cp.async.bulk.commit_group"
-	OpCpAsyncBulkWait      = "ptx.cp.async.bulk.wait_group" // Args: IntImm n
-	OpCpAsyncCommit        = "ptx.cp.async.commit_group"
-	OpCpAsyncWait          = "ptx.cp.async.wait_group" // Args: IntImm n
+	// The bulk and cp.async group ops keep the DSL's spelling
+	// (T.ptx.cp_async.bulk.commit_group()); wait_group() without an
+	// argument waits for all groups (n = 0, filled in by the evaluator).
+	OpCpAsyncBulkCommit = "ptx.cp_async.bulk.commit_group"
+	OpCpAsyncBulkWait   = "ptx.cp_async.bulk.wait_group" // Args: IntImm n
+	OpCpAsyncCommit     = "ptx.cp_async.commit_group"
+	OpCpAsyncWait       = "ptx.cp_async.wait_group" // Args: IntImm n
 
 	// OpCpAsync is one cp.async (LDGSTS) global -> shared transfer.
 	// Args: dst smem ptr, src global ptr, IntImm cp_size in bytes (4, 8, 16).

@@ -37,7 +37,7 @@ func TestSchema(t *testing.T) {
 		}
 		srcs[p] = s
 	}
-	calls := 0
+	calls, tmaCalls := 0, 0
 	for name, src := range srcs {
 		f := source.NewFile("kernel.py", src)
 		res := lower.Analyze(f, lower.Options{})
@@ -88,13 +88,17 @@ func TestSchema(t *testing.T) {
 				if (cm["variant"] == nil) != (cm["vec"] == nil) || (cm["vec"] == nil) != (cm["outer"] == nil) {
 					t.Errorf("%s: variant/vec/outer must be null together: %v", name, cm)
 				}
-				if cm["tma"] != nil {
-					t.Errorf("%s: tma set for a non-TMA variant: %v", name, cm)
+				isTMA := cm["variant"] == "tma"
+				if (cm["tma"] != nil) != isTMA {
+					t.Errorf("%s: tma must be set exactly for the tma variant: %v", name, cm)
 				}
 				if cm["variant"] == nil && len(cm["declined"].([]any)) == 0 {
 					t.Errorf("%s: a call with no variant must list what declined: %v", name, cm)
 				}
-				if cm["variant"] != nil {
+				if isTMA {
+					tmaCalls++
+					checkTMA(t, name, cm)
+				} else if cm["variant"] != nil {
 					vec, bits := cm["vec"].(float64), cm["vec_bits"].(float64)
 					if vec < 1 || bits < 0 || (bits > 0 && int(bits)%int(vec) != 0) {
 						t.Errorf("%s: vec %v vec_bits %v", name, vec, bits)
@@ -105,5 +109,55 @@ func TestSchema(t *testing.T) {
 	}
 	if calls < 20 {
 		t.Errorf("only %d calls checked", calls)
+	}
+	if tmaCalls < 3 {
+		t.Errorf("only %d TMA calls checked", tmaCalls)
+	}
+}
+
+// checkTMA checks a tma record: the cuTensorMapEncodeTiled argument
+// shapes (CUDA order, rank-1 byte strides) and the driver's ranges.
+func checkTMA(t *testing.T, name string, cm map[string]any) {
+	t.Helper()
+	m, ok := cm["tma"].(map[string]any)
+	if !ok {
+		t.Errorf("%s: tma is not an object: %v", name, cm["tma"])
+		return
+	}
+	ints := func(key string) []int64 {
+		a, ok := m[key].([]any)
+		if !ok {
+			t.Errorf("%s: tma.%s is not an array: %v", name, key, m[key])
+			return nil
+		}
+		out := make([]int64, len(a))
+		for i, v := range a {
+			out[i] = int64(v.(float64))
+		}
+		return out
+	}
+	rank := int(m["rank"].(float64))
+	dims, strides, box, es := ints("global_dims"), ints("global_strides"), ints("box"), ints("element_strides")
+	if rank < 1 || rank > 5 || len(dims) != rank || len(box) != rank || len(es) != rank || len(strides) != rank-1 {
+		t.Errorf("%s: tma arrays do not fit rank %d: %v", name, rank, m)
+	}
+	for i := range box {
+		if (box[i] < 1 || box[i] > 256) {
+			t.Errorf("%s: box[%d]=%d outside [1, 256]", name, i, box[i])
+		}
+	}
+	for _, s := range strides {
+		if s%16 != 0 {
+			t.Errorf("%s: global stride %d not a multiple of 16", name, s)
+		}
+	}
+	if d, _ := m["direction"].(string); d != "g2s" && d != "s2g" {
+		t.Errorf("%s: direction %q", name, d)
+	}
+	if issues := m["issues"].(float64); issues < 1 || cm["outer"].(float64) != issues {
+		t.Errorf("%s: issues %v, outer %v", name, issues, cm["outer"])
+	}
+	if cm["vec"].(float64) != 0 || cm["vec_bits"].(float64) != 0 {
+		t.Errorf("%s: a TMA call has vec 0: %v", name, cm)
 	}
 }

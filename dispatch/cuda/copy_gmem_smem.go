@@ -23,11 +23,13 @@ package cuda
 // Emits the seed CUDA form (spec §5.3a/b): a serial loop over total_outer of
 // T.cuda.copy_bytes(ptr_offset(&dst[0], off), ptr_offset(&src[0], off), N);
 // a swizzled shared layout gets the full XOR formula per iteration, or the
-// §4.1.1 signed-stride fast path when it applies.
+// §4.1.1 signed-stride fast path when it applies. The partition and the
+// emitter (emitGS) are shared with copy_async/ldgsts (copy_async_ldgsts.go).
 
 import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -172,6 +174,29 @@ func sortStable(xs []int, less func(a, b int) bool) {
 }
 
 func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+	return emitGS(c, gsEmit{loop: ir.Serial, xfer: copyBytes})
+}
+
+// gsEmit is what a variant built on align_layouts_gs chooses: gmem_smem
+// (every width, a serial loop of copy_bytes) or ldgsts (cp.async widths, an
+// unrolled loop of cp.async).
+type gsEmit struct {
+	// allowedBits restricts the vector widths (nil: {128..8} plus scalar).
+	allowedBits []int
+	// loop is the kind of the loop over total_outer.
+	loop ir.ForKind
+	// vecOK, when set, vets the chosen transfer size in bytes; a decline
+	// stops the emission.
+	vecOK func(c *dispatch.Call, numBytes int64, elemBits int) *dispatch.Decline
+	// xfer moves numBytes from src to dst (both pointer expressions).
+	xfer func(dst, src ir.Expr, numBytes int64, span source.Span) ir.Stmt
+	// note, when set, is appended to the result's notes.
+	note string
+}
+
+// emitGS is the emitter shared by gmem_smem and ldgsts (spec §4.1 steps
+// 2–5): partition, thread index, swizzle handling, one transfer per round.
+func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) {
 	src, _ := constRegion(c, 1)
 	dst, _ := constRegion(c, 0)
 	g, s, gIsSrc := src, dst, true
@@ -180,15 +205,20 @@ func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	elemBits := src.buf.Dtype.Bits
 	t := c.ThreadCnt()
-	al := alignLayoutsGS(g, s, elemBits, t, nil)
+	al := alignLayoutsGS(g, s, elemBits, t, cfg.allowedBits)
 	gp, sp, v := al.g, al.s, al.vec
+	numBytes := v * int64(elemBits) / 8
+	if cfg.vecOK != nil {
+		if d := cfg.vecOK(c, numBytes, elemBits); d != nil {
+			return nil, d
+		}
+	}
 	n := layout.Size(sp, nil)
 	if n%(t*v) != 0 {
 		dispatch.Raise("AssertionError", "partition produced %d elements but thread_cnt(%d) * vec_len(%d) = %d doesn't divide it", n, t, v, t*v)
 	}
 	totalOuter := n / (t * v)
 	applyShape := []int64{totalOuter, t, v}
-	numBytes := v * int64(elemBits) / 8
 	span := c.Span()
 
 	var tid ir.Expr = cst(0)
@@ -235,7 +265,7 @@ func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		stmts = append(stmts, init...)
 		st = s0
 	}
-	stmts = append(stmts, serialLoop("f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
+	stmts = append(stmts, loopOf(cfg.loop, "f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
 		sLin := addSym(applyExpr(sp, []ir.Expr{f, tid, cst(0)}, applyShape), al.sSym)
 		gLin := addSym(applyExpr(gp, []ir.Expr{f, tid, cst(0)}, applyShape), al.gSym)
 		var body []ir.Stmt
@@ -254,9 +284,9 @@ func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		sPtr := ptrOff(s.buf, sOff, span)
 		gPtr := ptrOff(g.buf, gLin, span)
 		if gIsSrc {
-			return append(body, copyBytes(sPtr, gPtr, numBytes, span))
+			return append(body, cfg.xfer(sPtr, gPtr, numBytes, span))
 		}
-		return append(body, copyBytes(gPtr, sPtr, numBytes, span))
+		return append(body, cfg.xfer(gPtr, sPtr, numBytes, span))
 	})...)
 
 	res := &dispatch.Result{
@@ -275,6 +305,9 @@ func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			res.Notes = append(res.Notes, "swizzle: full formula per iteration")
 		}
 	}
+	if cfg.note != "" {
+		res.Notes = append(res.Notes, cfg.note)
+	}
 	return res, nil
 }
 
@@ -283,4 +316,14 @@ func addSym(e, sym ir.Expr) ir.Expr {
 		return e
 	}
 	return ir.AddE(e, sym)
+}
+
+// loopOf is serialLoop with a loop kind: ldgsts unrolls its rounds, as
+// TVM's T.unroll does, where gmem_smem keeps a serial loop.
+func loopOf(kind ir.ForKind, name string, n int64, span source.Span, body func(f ir.Expr) []ir.Stmt) []ir.Stmt {
+	stmts := serialLoop(name, n, span, body)
+	if n != 1 {
+		stmts[0].(*ir.For).Kind = kind
+	}
+	return stmts
 }

@@ -15,7 +15,8 @@ import (
 // threads, all iterations) with a tiny interpreter and checks that the
 // element pairs it moves are exactly the logical copy: dst[c] = src[c] for
 // every coordinate c of the regions, through both layouts (swizzle and
-// thread axes included). It also checks natural alignment of each access.
+// thread axes included). It also checks natural alignment of each access,
+// and that every cp.async moves 4, 8 or 16 bytes from global to shared.
 func TestCopySemantics(t *testing.T) {
 	checked := 0
 	for _, c := range copyCases(t) {
@@ -211,6 +212,9 @@ func simulate(d *dispatch.Decision, threads int64, bind map[*ir.Var]int64) error
 		if err != nil {
 			return err
 		}
+		if in.bad != "" {
+			return fmt.Errorf("thread %d: %s", t, in.bad)
+		}
 		calls = append(calls, in.ldm)
 	}
 	// ldmatrix / stmatrix: lane l of a warp gives the row address of
@@ -279,6 +283,7 @@ type ptr struct {
 }
 
 type interp struct {
+	bad    string // a malformed instruction, "" when none
 	ldm    []ldmCall
 	thread map[string]int64
 	vars   map[*ir.Var]int64
@@ -306,6 +311,16 @@ func (in *interp) block(b *ir.Block) {
 			if c.Op == ir.OpLdmatrix || c.Op == ir.OpStmatrix {
 				in.ldm = append(in.ldm, ldmCall{c.Op == ir.OpLdmatrix, in.eval(c.Args[0]), in.eval(c.Args[1]) == 1,
 					in.ptr(c.Args[2]), in.ptr(c.Args[3])})
+				continue
+			}
+			if c.Op == ir.OpCpAsync {
+				// cp.async: a cp_size-byte global -> shared copy; the
+				// alignment check is copyFn's.
+				d, s, n := in.ptr(c.Args[0]), in.ptr(c.Args[1]), in.eval(c.Args[2])
+				if (n != 4 && n != 8 && n != 16) || !strings.HasPrefix(d.buf.Scope, "shared") || s.buf.Scope != "global" {
+					in.bad = fmt.Sprintf("cp.async of %d bytes from %s to %s", n, s.buf.Scope, d.buf.Scope)
+				}
+				in.copyFn(d, s, n)
 				continue
 			}
 			if c.Op != ir.OpCopyBytes {

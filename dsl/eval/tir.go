@@ -571,6 +571,12 @@ func (ev *evaluator) tDeclBuffer(c *call) Value {
 		}
 		return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data, got %s", describe(data))
 	}
+	// Without scope=, a view has the storage scope of its data pointer (TVM
+	// derives Buffer.scope() from the pointer type's storage scope), so a
+	// view of a shared.dyn arena is shared.dyn, not global.
+	if c.arg(6, "scope") == nil && buf.Base != nil {
+		buf.Scope = buf.Base.Scope
+	}
 	ev.emitStmt(&ir.Decl{Buf: buf, Span: c.span})
 	return &BufferV{base{c.span}, buf}
 }
@@ -1104,6 +1110,9 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 			}
 		}
 		args = append(args, e)
+	}
+	if (f.Path == ir.OpCpAsyncWait || f.Path == ir.OpCpAsyncBulkWait) && len(args) == 0 {
+		args = append(args, &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.span}) // TVM's default n=0
 	}
 	var t ir.DataType
 	if strings.HasSuffix(f.Path, "elect_sync") {

@@ -1,0 +1,62 @@
+package cuda
+
+// copy_async/smem->tmem: shared memory -> Blackwell tensor memory with
+// tcgen05.cp.32x128b.warpx4, priority 10.
+//
+// Mirrors the predicates of TVM python/tvm/backend/cuda/operator/
+// tile_primitive/copy_async/tcgen05_cp.py at PRE abe2526b3e:
+// validate_smem_tmem_copy (TVM copy/utils.py _is_valid_smem_tmem_copy:
+// "expected shared->tmem, got {src}->{dst}", "both buffers must have
+// layouts", "requires R[4:32@TLane] on tmem, got replica=[...]") and
+// exec_scope (_single_thread_exec: "expected thread exec_scope, got {k}").
+// TVM also requires the tmem buffer to carry allocated_addr ("tmem buffer
+// must have allocated_addr"); the tilels IR does not record allocated_addr,
+// so that check is skipped (every tmem buffer passes it).
+//
+// tilels does not lower smem->tmem copies: once the predicates pass, the
+// emitter declines with "tilels does not lower smem->tmem copies yet
+// (tcgen05.cp.32x128b.warpx4)", so the call is reported instead of lowered.
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+)
+
+var smemTmem = dispatch.Variant{
+	Op: "copy_async", Name: "smem->tmem", Target: "cuda", Priority: 10,
+	When: []dispatch.Pred{
+		{Name: "validate_smem_tmem_copy", Check: validSmemTmemCopy},
+		{Name: "exec_scope", Check: singleThreadExec},
+	},
+	Emit: func(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+		return nil, c.Decline(c.Span(), "tilels does not lower smem->tmem copies yet (tcgen05.cp.32x128b.warpx4)")
+	},
+}
+
+// validSmemTmemCopy is TVM _is_valid_smem_tmem_copy (less allocated_addr).
+func validSmemTmemCopy(c *dispatch.Call) *dispatch.Decline {
+	src, dst := c.Src().Buf, c.Dst().Buf
+	if !matchScope(src.Scope, "shared*") || dst.Scope != "tmem" {
+		return c.Declinef(c.Span(), "expected shared->tmem, got %s->%s", src.Scope, dst.Scope)
+	}
+	if src.Layout == nil || dst.Layout == nil {
+		return c.Decline(c.Span(), "both buffers must have layouts")
+	}
+	rep := layout.ToTile(dst.Layout).Replica
+	if len(rep) != 1 || rep[0].Extent != 4 || rep[0].Stride != 32 || rep[0].Axis != layout.TLane {
+		return c.Declinef(c.ArgSpan(0), "requires R[4:32@TLane] on tmem, got replica=%s", iterListRepr(rep))
+	}
+	return nil
+}
+
+// iterListRepr prints a Python list of TVM Iters: [T.Iter(4, 32, "TLane")].
+func iterListRepr(its []layout.Iter) string {
+	parts := make([]string, len(its))
+	for i, it := range its {
+		parts[i] = "T.Iter(" + strconv.FormatInt(it.Extent, 10) + ", " + strconv.FormatInt(it.Stride, 10) + `, "` + it.Axis.Name + `")`
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
