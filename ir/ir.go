@@ -215,8 +215,11 @@ type Buffer struct {
 	ElemOffset int64
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
-	Kind BufferKind
-	Span source.Span // the declaration (match_buffer / alloc / decl call)
+	// AllocatedAddr is the allocated_addr= of a tensor-memory buffer (the
+	// TMEM address tcgen05.alloc wrote), nil when not given.
+	AllocatedAddr Expr
+	Kind          BufferKind
+	Span          source.Span // the declaration (match_buffer / alloc / decl call)
 }
 
 // NumElements is the product of Shape.

@@ -9,9 +9,7 @@ package cuda
 // "expected shared->tmem, got {src}->{dst}", "both buffers must have
 // layouts", "requires R[4:32@TLane] on tmem, got replica=[...]") and
 // exec_scope (_single_thread_exec: "expected thread exec_scope, got {k}").
-// TVM also requires the tmem buffer to carry allocated_addr ("tmem buffer
-// must have allocated_addr"); the tilels IR does not record allocated_addr,
-// so that check is skipped (every tmem buffer passes it).
+// and "tmem buffer must have allocated_addr" (ir.Buffer.AllocatedAddr).
 //
 // tilels does not lower smem->tmem copies: once the predicates pass, the
 // emitter declines with "tilels does not lower smem->tmem copies yet
@@ -36,7 +34,7 @@ var smemTmem = dispatch.Variant{
 	},
 }
 
-// validSmemTmemCopy is TVM _is_valid_smem_tmem_copy (less allocated_addr).
+// validSmemTmemCopy is TVM _is_valid_smem_tmem_copy.
 func validSmemTmemCopy(c *dispatch.Call) *dispatch.Decline {
 	src, dst := c.Src().Buf, c.Dst().Buf
 	if !matchScope(src.Scope, "shared*") || dst.Scope != "tmem" {
@@ -44,6 +42,9 @@ func validSmemTmemCopy(c *dispatch.Call) *dispatch.Decline {
 	}
 	if src.Layout == nil || dst.Layout == nil {
 		return c.Decline(c.Span(), "both buffers must have layouts")
+	}
+	if dst.AllocatedAddr == nil {
+		return c.Decline(c.ArgSpan(0), "tmem buffer must have allocated_addr")
 	}
 	rep := layout.ToTile(dst.Layout).Replica
 	if len(rep) != 1 || rep[0].Extent != 4 || rep[0].Stride != 32 || rep[0].Axis != layout.TLane {

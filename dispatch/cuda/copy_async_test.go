@@ -375,6 +375,7 @@ func asyncDeclineCases() []asyncDecline {
 	both := []string{"mbar", "remote_cta_id"}
 	f16 := "float16"
 	tmemLay := "S[(32,16):(1@TLane,1@TCol)] + R[4:32@TLane]"
+	noAddr := false // set by the allocated_addr case only
 	smemTmemKernel := func(scope, srcScope, srcLay, tLay string) func(k *kb) {
 		return func(k *kb) {
 			tid := k.ctaKernel(128)
@@ -384,6 +385,9 @@ func asyncDeclineCases() []asyncDecline {
 			}
 			s := k.buf("A_smem", srcScope, "uint8", srcLay, 32, 16)
 			tm := k.buf("tmem", "tmem", "uint8", tLay, 32, 16)
+			if !noAddr {
+				tm.AllocatedAddr = &ir.Var{Name: "tmem_addr", Type: ir.Int32}
+			}
 			k.copyAsyncCall(scope, full(tm), full(s), "", cfgKV("cta_group", ir.Const(1)))
 		}
 	}
@@ -440,6 +444,11 @@ func asyncDeclineCases() []asyncDecline {
 		{"smem->tmem/passes", smemTmemKernel("thread", "shared", "S[(32,16):(16,1)]", tmemLay), "smem->tmem", smemTmemNoLow, false},
 		{"smem->tmem/scopes", smemTmemKernel("thread", "global", "", tmemLay), "smem->tmem", "expected shared->tmem, got global->tmem", false},
 		{"smem->tmem/layouts", smemTmemKernel("thread", "shared.dyn", "none", tmemLay), "smem->tmem", "both buffers must have layouts", false},
+		{"smem->tmem/allocated_addr", func(k *kb) {
+			noAddr = true
+			defer func() { noAddr = false }()
+			smemTmemKernel("thread", "shared", "", tmemLay)(k)
+		}, "smem->tmem", "tmem buffer must have allocated_addr", false},
 		{"smem->tmem/no-replica", smemTmemKernel("thread", "shared", "", "S[(32,16):(1@TLane,1@TCol)]"), "smem->tmem",
 			"requires R[4:32@TLane] on tmem, got replica=[]", false},
 		{"smem->tmem/wrong-replica", smemTmemKernel("thread", "shared", "", "S[(32,16):(1@TLane,1@TCol)] + R[2:32@TLane]"), "smem->tmem",

@@ -511,6 +511,15 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 			buf.ElemOffset = n * 8 / int64(dt.Bits)
 		}
 	}
+	if aa := c.arg(-1, "allocated_addr"); aa != nil {
+		if _, none := aa.(*NoneV); !none {
+			if e, ok := ev.toIR(aa, ir.DataType{}); ok {
+				buf.AllocatedAddr = e
+			} else {
+				buf.AllocatedAddr = &ir.Var{Name: "allocated_addr", Type: ir.Int32, Span: aa.Span()}
+			}
+		}
+	}
 	ev.addBufferSite(buf, nameSpan, c.span, layoutSpan)
 	return buf
 }
