@@ -155,7 +155,7 @@ func vecCopy(dst, src *ir.Buffer, total int64, dstOff, srcOff func(f ir.Expr) ir
 }
 
 func fixtures() []fixture {
-	return []fixture{
+	return append([]fixture{
 		gmemSmemRoundTrip(),
 		fallbackElection(),
 		regCopy(),
@@ -166,7 +166,7 @@ func fixtures() []fixture {
 		sharedDyn(),
 		packedF32x2(),
 		clusterIDs(),
-	}
+	}, tmaFixtures()...)
 }
 
 // gmemSmemRoundTrip: warp, 32x32 fp32, 8 iterations of 16-byte copies each

@@ -142,7 +142,7 @@ func checkTMA(t *testing.T, name string, cm map[string]any) {
 		t.Errorf("%s: tma arrays do not fit rank %d: %v", name, rank, m)
 	}
 	for i := range box {
-		if (box[i] < 1 || box[i] > 256) {
+		if box[i] < 1 || box[i] > 256 {
 			t.Errorf("%s: box[%d]=%d outside [1, 256]", name, i, box[i])
 		}
 	}

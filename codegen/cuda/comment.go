@@ -174,6 +174,18 @@ func writePy(b *strings.Builder, e ir.Expr, top bool) {
 			writePy(b, a, true)
 		}
 		b.WriteByte(')')
+	case *ir.AddressOf:
+		b.WriteString("T.address_of(")
+		writePyIndex(b, e.Buf, e.Indices)
+		b.WriteByte(')')
+	case *ir.TensorMapAddr:
+		b.WriteString("T.address_of(")
+		if e.Map == nil {
+			b.WriteString("<nil tensormap>")
+		} else {
+			b.WriteString(e.Map.Name)
+		}
+		b.WriteByte(')')
 	default:
 		fmt.Fprintf(b, "<%T>", e)
 	}

@@ -6,23 +6,32 @@
 //   - Input: kernels whose TileCalls were all replaced by ir.Lowered (the
 //     dispatcher's output) plus their launch configuration. An unlowered
 //     TileCall, a Region outside a tile call, an unknown intrinsic, a buffer
-//     used before it is declared, or a construct the target arch cannot
-//     express (e.g. ptx.f32x2 below sm_100) is reported as an error; Print
-//     never panics on such input and returns no partial text with an error.
+//     used before it is declared, a construct the target arch cannot
+//     express (e.g. ptx.f32x2 below sm_100, a bulk-tensor copy below sm_90,
+//     .cta_group off an sm_100a-family target), or a tensor map that breaks
+//     a cuTensorMapEncodeTiled rule (tensormap.go) is reported as an error;
+//     Print never panics on such input and returns no partial text with an
+//     error.
 //   - Output layout (spec §5.1): a header comment that names the target
-//     ("// tilels: arch=sm_90a", read by the compile test), the five CUDA
-//     includes, every helper the kernels use exactly once (deduplicated by
-//     name, sorted by helper family then name), then each kernel as
-//     `extern "C" __global__ void [__launch_bounds__(N)] <name>_kernel(...)`.
-//     A later host-side launcher section can be appended after the kernels
-//     (see file.sections).
+//     ("// tilels: arch=sm_90a", read by the compile test), the C, CUDA
+//     runtime and CUDA type includes, every helper the kernels use exactly
+//     once (deduplicated by name, sorted by helper family then name), then
+//     each kernel as `extern "C" __global__ void [__launch_bounds__(N)]
+//     <name>_kernel(<data pointers and scalars>, const __grid_constant__
+//     CUtensorMap <map>...)`, then the host side (host.go): one
+//     `extern "C" int <name>_launch(<the same parameters but the maps>,
+//     cudaStream_t stream)` per kernel that encodes the tensor maps, raises
+//     the dynamic shared memory limit and launches the kernel; it returns 0,
+//     a cudaError_t (> 0) or a tilels code (< 0), with the message in
+//     tilels_last_error().
 //   - Naming: pointer parameters keep the kernel's handle names (A_ptr);
 //     allocated buffers and views print as <name>_ptr; every other variable
 //     keeps its Python name. Duplicates (and C keywords) get _1, _2, ... in
 //     first-use order, so output is deterministic (names.go).
 //   - Statements: scope ids become int locals (warp_id_in_cta is declared
 //     once at the top, through __shfl_sync, when a warp-derived index is
-//     used); shared allocations are __shared__ alignas(64) arrays, local ones
+//     used); shared allocations are __shared__ alignas(64) arrays (more for
+//     a TMA box: 128 bytes, 1024 under a 128B swizzle), local ones
 //     alignas(64) register arrays, both sized by storageCount (address.go);
 //     all shared.dyn buffers live in one extern unsigned-char arena with
 //     typed views; serial loops print as for (int f = 0; f < N; ++f), unrolled
@@ -65,8 +74,10 @@ const DefaultArch = "sm_90a"
 // Options configures Print.
 type Options struct {
 	// Arch is the nvcc -arch value, "sm_<N>" or "sm_<N>a" (default sm_90a).
-	// It gates arch-specific helpers: elect.sync, mbarrier expect_tx,
-	// stmatrix and cp.async.bulk need sm_90; packed f32x2 needs sm_100.
+	// It gates arch-specific helpers: cp.async needs sm_80; elect.sync,
+	// mbarrier expect_tx, stmatrix, cp.async.bulk and the bulk-tensor
+	// (TMA) copies need sm_90; packed f32x2 needs sm_100; .cta_group needs
+	// an arch-specific sm_100-family target (sm_100a, sm_100f, sm_103a, ...).
 	Arch string
 }
 
@@ -96,6 +107,15 @@ func Print(fns []Kernel, opts Options) (string, error) {
 		}
 		names[i] = f.kernelNames.Fresh(k.Func.Name + "_kernel")
 	}
+	// Launcher names come after every kernel name, so that adding the
+	// host side renamed no kernel.
+	launchNames := make([]string, len(fns))
+	for i, k := range fns {
+		if k.Func == nil {
+			break
+		}
+		launchNames[i] = f.kernelNames.Fresh(k.Func.Name + "_launch")
+	}
 	// Kernels print independently (each into its own text and helper
 	// list), concurrently; merging in order keeps the output, the helper
 	// set and the first error exactly those of printing one after the
@@ -108,7 +128,7 @@ func Print(fns []Kernel, opts Options) (string, error) {
 				outs[i] = kernelOut{panicked: true, panicV: r}
 			}
 		}()
-		outs[i] = f.kernel(fns[i], names[i])
+		outs[i] = f.kernel(fns[i], names[i], launchNames[i])
 	})
 	for i := range outs {
 		if outs[i].panicked {
@@ -125,6 +145,8 @@ func Print(fns []Kernel, opts Options) (string, error) {
 type kernelOut struct {
 	name string // the kernel's Python name, for errors
 	text string
+	host string // the launcher
+	tma  bool   // the launcher encodes tensor maps
 	// used lists the helpers the kernel needs, in first-use order, each
 	// once; errAt is len(used) when err was raised (all of it without err).
 	used  []*helper
@@ -149,6 +171,8 @@ func (f *file) merge(o *kernelOut) error {
 		return o.err
 	}
 	f.kernels = append(f.kernels, o.text)
+	f.launchers = append(f.launchers, o.host)
+	f.tma = f.tma || o.tma
 	return nil
 }
 
@@ -190,14 +214,16 @@ func parseArch(arch string) (int, error) {
 }
 
 // file accumulates one output file. Sections are assembled in String: the
-// header, the helpers, the kernels, then any later section (a host-side
-// launcher would be added to sections after the kernels).
+// header, the helpers, the kernels, then the host side (host.go): the
+// error functions, the tensor-map encoder when a kernel has tensor maps,
+// and one launcher per kernel.
 type file struct {
 	arch        string
 	sm          int
 	helpers     map[string]*helper
 	kernels     []string
-	sections    []string // extra sections after the kernels (reserved for a launcher)
+	launchers   []string
+	tma         bool // some kernel has tensor maps: emit tilels_encode_tiled
 	kernelNames *names.Namer
 }
 
@@ -214,6 +240,9 @@ func (f *file) use(h *helper) error {
 func (f *file) checkArch(h *helper) error {
 	if h.minSM > f.sm {
 		return fmt.Errorf("%s needs sm_%d or later, target is %s", h.what, h.minSM, f.arch)
+	}
+	if h.sm100Family && !sm100FamilySpecific(f.arch, f.sm) {
+		return fmt.Errorf("%s needs an arch-specific sm_100-family target (sm_100a, sm_100f, sm_103a, ...), target is %s", h.what, f.arch)
 	}
 	return nil
 }
@@ -236,7 +265,7 @@ func (f *file) String() string {
 	var b strings.Builder
 	b.WriteString("// Code generated by tilels (codegen/cuda). DO NOT EDIT.\n")
 	fmt.Fprintf(&b, "// tilels: arch=%s\n", f.arch)
-	b.WriteString("#include <cstdint>\n#include <cuda.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n")
+	b.WriteString("#include <cstdarg>\n#include <cstdint>\n#include <cstdio>\n#include <cuda.h>\n#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n")
 	hs := make([]*helper, 0, len(f.helpers))
 	for _, h := range f.helpers {
 		hs = append(hs, h)
@@ -256,7 +285,8 @@ func (f *file) String() string {
 	for _, k := range f.kernels {
 		n += 1 + len(k)
 	}
-	for _, s := range f.sections {
+	host := f.hostSections()
+	for _, s := range host {
 		n += 1 + len(s)
 	}
 	b.Grow(n - b.Len())
@@ -268,7 +298,7 @@ func (f *file) String() string {
 		b.WriteString("\n")
 		b.WriteString(k)
 	}
-	for _, s := range f.sections {
+	for _, s := range host {
 		b.WriteString("\n")
 		b.WriteString(s)
 	}

@@ -81,6 +81,8 @@ func (k *kernel) exprRaw(e ir.Expr) (string, bool) {
 		return "(&(" + k.access(e.Buf, e.Indices) + "))", false
 	case *ir.BufferData:
 		return k.bufPtr(e.Buf), false
+	case *ir.TensorMapAddr:
+		return k.tensorMapAddr(e), false
 	case *ir.Region:
 		k.fail("buffer region %s outside a tile call", bufNameOf(e.Buf))
 		return "0", false
@@ -179,6 +181,8 @@ func typeOf(e ir.Expr) ir.DataType {
 		return typeOf(e.B)
 	case *ir.AddressOf, *ir.BufferData:
 		return ir.HandleT
+	case *ir.TensorMapAddr:
+		return ir.DataType{Code: ir.UInt, Bits: 64}
 	}
 	return ir.DataType{}
 }
@@ -476,6 +480,8 @@ func (k *kernel) call(c *ir.Call) string {
 			return ""
 		}
 		return k.math(c)
+	case ir.OpCpAsync, ir.OpPrefetchTensormap, ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
+		return k.tmaCall(c)
 	}
 	k.fail("unknown intrinsic %q", c.Op)
 	return ""

@@ -13,6 +13,9 @@ type helper struct {
 	minSM int    // lowest SM version that has the instruction (0: any)
 	what  string // what needs minSM, for the error message
 	code  string // full definition, ending in a newline
+	// sm100Family marks an instruction that ptxas accepts only for an
+	// arch-specific target of the sm_100 family (.cta_group).
+	sm100Family bool
 }
 
 // Helper families, in emission order.
@@ -25,6 +28,7 @@ const (
 	rankSpecialReg
 	rankMatrix
 	rankAsync
+	rankTMA
 	rankCast
 	rankPacked
 )

@@ -24,6 +24,10 @@ var cReserved = []string{
 	"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "half", "half2", "nv_bfloat16",
 	"nv_bfloat162", "float2", "float4", "uint2", "uint4", "min", "max", "int64_t", "uint64_t",
 	"warp_id_in_cta", "dyn_smem",
+	// The host launcher's names (host.go).
+	"stream", "tilels_rc", "tilels_err", "tilels_config", "tilels_attrs", "tilels_spec",
+	"tilels_fail", "tilels_cuda_fail", "tilels_encode_tiled", "tilels_encoder", "tilels_encode_tiled_fn",
+	"tilels_tensor_map", "tilels_error_message", "tilels_last_error",
 }
 
 var cReservedSet = names.Reserved(cReserved...)
@@ -44,10 +48,17 @@ type kernel struct {
 	indent int
 	err    error
 
-	needWarp bool   // warp_id_in_cta is used: declare it at the top
-	arena    string // name of the dynamic shared memory arena ("" until used)
-	arenaOff int64  // next free byte in the arena
-	arenaTop []string
+	needWarp   bool   // warp_id_in_cta is used: declare it at the top
+	arena      string // name of the dynamic shared memory arena ("" until used)
+	arenaOff   int64  // next free byte in the arena
+	arenaAlign int64  // alignment of the arena (64, more for TMA boxes)
+
+	// params names the kernel's parameter variables, maps its tensor-map
+	// parameters; align is the alignment TMA boxes need in shared
+	// allocations (tmaAlignments).
+	params map[*ir.Var]string
+	maps   map[*ir.TensorMap]string
+	align  map[*ir.Buffer]int64
 
 	// helpers and used are the helpers this kernel needs (by name; in
 	// first-use order); errAt is len(used) when err was set.
@@ -56,9 +67,10 @@ type kernel struct {
 	errAt   int
 }
 
-// kernel prints one kernel under its C name. It reads f's target only, so
-// kernels print concurrently; file.merge adds the result to f.
-func (f *file) kernel(kn Kernel, name string) kernelOut {
+// kernel prints one kernel under its C name, and its host launcher under
+// launchName. It reads f's target only, so kernels print concurrently;
+// file.merge adds the result to f.
+func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 	fn := kn.Func
 	if fn == nil {
 		return kernelOut{err: fmt.Errorf("codegen/cuda: nil function")}
@@ -67,26 +79,51 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	body.Reset()
 	defer bodyBufs.Put(body)
 	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
-		helpers: map[string]*helper{}}
+		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
+	k.align = tmaAlignments(fn.Body)
 	fail := func(err error) kernelOut {
 		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt}
 	}
 
-	var params []string
+	var params, hostParams []string
 	for _, prm := range fn.Params {
 		if prm == nil || prm.Var == nil {
 			return fail(fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name))
 		}
 		n := k.names.Name(prm.Var, prm.Var.Name)
+		k.params[prm.Var] = n
+		var t string
 		switch {
 		case prm.Buf != nil:
 			k.ptr[prm.Buf] = n
-			params = append(params, prm.Buf.Dtype.CType()+"* __restrict__ "+n)
+			t = prm.Buf.Dtype.CType() + "*"
+			params = append(params, t+" __restrict__ "+n)
 		case prm.Var.Type.Code == ir.Handle:
+			t = "void*"
 			params = append(params, "void* __restrict__ "+n)
 		default:
-			params = append(params, scalarCType(prm.Var.Type)+" "+n)
+			t = scalarCType(prm.Var.Type)
+			params = append(params, t+" "+n)
 		}
+		hostParams = append(hostParams, t+" "+n)
+	}
+	// Tensor maps follow the data pointers (spec §5.2), passed by value.
+	specs := make([]tmSpec, len(fn.TensorMaps))
+	for i, m := range fn.TensorMaps {
+		if m == nil {
+			return fail(fmt.Errorf("codegen/cuda: kernel %s: nil tensor map", fn.Name))
+		}
+		if _, dup := k.maps[m]; dup {
+			return fail(fmt.Errorf("codegen/cuda: kernel %s: tensor map %s listed twice", fn.Name, m.Name))
+		}
+		n := k.names.Name(m, m.Name)
+		k.maps[m] = n
+		params = append(params, "const __grid_constant__ CUtensorMap "+n)
+		s, err := newTMSpec(m, n)
+		if err != nil {
+			return fail(fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err))
+		}
+		specs[i] = s
 	}
 
 	k.indent = 1
@@ -95,6 +132,10 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	}
 	if k.err != nil {
 		return fail(fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, k.err))
+	}
+	host, err := k.launcher(name, launchName, hostParams, specs)
+	if err != nil {
+		return fail(fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err))
 	}
 
 	var out strings.Builder
@@ -107,8 +148,8 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 		fmt.Fprintf(&out, "__launch_bounds__(%d) ", n)
 	}
 	fmt.Fprintf(&out, "%s(%s) {\n", name, strings.Join(params, ", "))
-	for _, l := range k.arenaTop {
-		out.WriteString("  " + l + "\n")
+	if k.arena != "" {
+		fmt.Fprintf(&out, "  extern __shared__ __align__(%d) unsigned char %s[];\n", k.arenaAlign, k.arena)
 	}
 	if k.needWarp {
 		lin := k.linearTid()
@@ -121,7 +162,7 @@ func (f *file) kernel(kn Kernel, name string) kernelOut {
 	}
 	out.Write(k.b.Bytes())
 	out.WriteString("}\n")
-	return kernelOut{name: fn.Name, text: out.String(), used: k.used, errAt: len(k.used)}
+	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used)}
 }
 
 func (k *kernel) fail(format string, args ...any) {
@@ -343,7 +384,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 	case "shared":
 		n := k.bufName(b)
 		k.ptr[b] = n
-		k.line("__shared__ alignas(64) %s %s[%d];", t, n, count)
+		k.line("__shared__ alignas(%d) %s %s[%d];", max(64, k.align[b]), t, n, count)
 	case "local":
 		n := k.bufName(b)
 		k.ptr[b] = n
@@ -358,21 +399,23 @@ func (k *kernel) alloc(b *ir.Buffer) {
 // dynAlloc places a shared.dyn buffer in the kernel's one extern
 // unsigned-char arena. The first uint8 buffer at offset 0 is the arena
 // itself; any other buffer is a typed view at the next 64-byte aligned
-// offset (buffers are packed in declaration order).
+// offset (buffers are packed in declaration order). A buffer that a TMA
+// copy reads or writes is aligned as its box needs (up to 1024 bytes), and
+// so is the arena.
 func (k *kernel) dynAlloc(b *ir.Buffer, t string, count int64) {
-	off := (k.arenaOff + 63) / 64 * 64
+	align := max(64, k.align[b])
+	off := (k.arenaOff + align - 1) / align * align
 	size := count * int64(b.Dtype.Bytes())
 	k.arenaOff = off + size
+	k.arenaAlign = max(k.arenaAlign, align)
 	if k.arena == "" {
 		if off == 0 && b.Dtype == (ir.DataType{Code: ir.UInt, Bits: 8}) {
 			k.arena = k.bufName(b)
 			k.ptr[b] = k.arena
-			k.arenaTop = append(k.arenaTop, fmt.Sprintf("extern __shared__ __align__(64) unsigned char %s[];", k.arena))
 			k.comment(fmt.Sprintf("%s: dynamic shared memory, %d bytes at offset %d", k.arena, size, off))
 			return
 		}
 		k.arena = k.names.Fresh("dyn_smem")
-		k.arenaTop = append(k.arenaTop, fmt.Sprintf("extern __shared__ __align__(64) unsigned char %s[];", k.arena))
 	}
 	n := k.bufName(b)
 	k.ptr[b] = n

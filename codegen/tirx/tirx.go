@@ -24,6 +24,10 @@
 //   - An ir.Lowered prints as one comment line "# Tx.<scope>.<op>(args) ->
 //     <variant>" followed by its body at the same indentation; an
 //     unlowered ir.TileCall prints as the original Tx call.
+//   - Each of Func.TensorMaps prints, before T.device_entry(), as TVM's host
+//     init: a T.tvm_stack_alloca'd handle and its
+//     T.call_packed("runtime.cuTensorMapEncodeTiled", ...) (spec §4.5.4);
+//     ir.TensorMapAddr prints as T.address_of(<map>).
 //   - Intrinsic calls print as "T." + Call.Op (ops are named after their
 //     TVMScript spelling in ir/ops.go), casts as T.Cast, selects as T.Select,
 //     ir.ThreadIndex as TVM's _axis_decl spells it (T.lane_id(), threadIdx.x, ...), flat addresses
@@ -121,6 +125,9 @@ func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
 	}
 	if fn.Host != nil {
 		p.stmts(fn.Host.Stmts)
+	}
+	for _, m := range fn.TensorMaps {
+		p.tensorMapInit(m)
 	}
 	p.line("T.device_entry()")
 	if fn.Body != nil {
@@ -517,6 +524,11 @@ func (p *printer) exprPrec(e ir.Expr) (string, int) {
 		return p.region(e), precAtom
 	case *ir.ThreadIndex:
 		return threadIndexText(e.Axis), precAtom
+	case *ir.TensorMapAddr:
+		if e.Map == nil {
+			return "T.address_of(<nil tensormap>)", precAtom
+		}
+		return "T.address_of(" + p.name(e.Map, e.Map.Name) + ")", precAtom
 	}
 	return fmt.Sprintf("<bad expr %T>", e), precAtom
 }
@@ -627,4 +639,58 @@ func threadIndexText(axis string) string {
 		return "blockIdx." + axis[1:]
 	}
 	return "T.thread_index(" + strconv.Quote(axis) + ")"
+}
+
+// tensorMapInit prints the host statements that encode a tensor map
+// before the launch (spec §4.5.4): a stack-allocated CUtensorMap and the
+// runtime.cuTensorMapEncodeTiled call, arguments in CUDA order (innermost
+// first) exactly as TVM's TMA lowering passes them:
+//
+//	A_ptr_tensormap: T.handle("tensormap") = T.tvm_stack_alloca("tensormap", 1)
+//	T.call_packed("runtime.cuTensorMapEncodeTiled", A_ptr_tensormap, "float16", 3, A.data,
+//	              64, 8, 4, 512, 128, 64, 8, 4, 1, 1, 1, 0, 3, 2, 0)
+//
+// The base is the buffer's data plus its element offset
+// (T.handle_add_byte_offset, as TVM's later revisions print it).
+func (p *printer) tensorMapInit(m *ir.TensorMap) {
+	if m == nil {
+		p.line("<nil tensormap>")
+		return
+	}
+	n := p.name(m, m.Name)
+	p.line("%s: T.handle(\"tensormap\") = T.tvm_stack_alloca(\"tensormap\", 1)", n)
+	args := []string{`"runtime.cuTensorMapEncodeTiled"`, n, strconv.Quote(m.DType.String()), strconv.Itoa(m.Rank), p.mapBase(m.Buf)}
+	for _, v := range [][]int64{m.GlobalDims, m.GlobalStrides, m.Box, m.ElemStrides} {
+		for _, x := range v {
+			args = append(args, strconv.FormatInt(x, 10))
+		}
+	}
+	for _, x := range []int{m.Interleave, m.Swizzle, m.L2Promotion, m.OOBFill} {
+		args = append(args, strconv.Itoa(x))
+	}
+	if m.ForceDType >= 0 {
+		args = append(args, strconv.Itoa(m.ForceDType))
+	}
+	p.line("T.call_packed(%s)", strings.Join(args, ", "))
+}
+
+// mapBase prints a tensor map's global address: the data of the buffer
+// (or of the parameter buffer it views) plus the element offsets in bytes.
+func (p *printer) mapBase(b *ir.Buffer) string {
+	if b == nil {
+		return "<nil buffer>.data"
+	}
+	var off int64
+	for b.Base != nil {
+		off += b.ElemOffset * int64(b.Dtype.Bytes())
+		b = b.Base
+	}
+	// A parameter's elem_offset is part of its match_buffer; its .data is
+	// the raw handle.
+	off += b.ElemOffset * int64(b.Dtype.Bytes())
+	data := p.name(b, b.Name) + ".data"
+	if off == 0 {
+		return data
+	}
+	return fmt.Sprintf("T.handle_add_byte_offset(%s, %d)", data, off)
 }

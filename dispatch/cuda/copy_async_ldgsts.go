@@ -57,6 +57,9 @@ var ldgstsChecks = []check{
 func isLdgsts(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, ldgstsChecks...) }
 
 func emitLdgsts(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+	if d := regionInside(c, c.Src(), 1); d != nil {
+		return nil, d
+	}
 	return emitGS(c, gsEmit{
 		allowedBits: ldgstsVecBits,
 		loop:        ir.Unrolled,
@@ -80,4 +83,22 @@ func ldgstsCpSize(c *dispatch.Call, numBytes int64, elemBits int) *dispatch.Decl
 // cpAsync is T.ptx.cp_async(dst, src, cp_size).
 func cpAsync(dst, src ir.Expr, n int64, span source.Span) ir.Stmt {
 	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCpAsync, Args: []ir.Expr{dst, src, cst(n)}, Span: span}, Span: span}
+}
+
+// regionInside declines a region that provably extends past its buffer
+// (tilels-specific: copy_async regions may leave a global tensor because
+// TMA fills the outside, but cp.async would read out of bounds).
+func regionInside(c *dispatch.Call, r *ir.Region, arg int) *dispatch.Decline {
+	for d := range r.Min {
+		if d >= len(r.Buf.Shape) || d >= len(r.Extent) {
+			break
+		}
+		lo, lok := ir.ConstInt(r.Min[d])
+		ext, eok := ir.ConstInt(r.Extent[d])
+		if (lok && lo < 0) || (lok && eok && lo+ext > r.Buf.Shape[d]) {
+			return c.Declinef(c.ArgSpan(arg), "region %s extends past dimension %d of %s (extent %d); cp.async has no out-of-bounds fill (TMA has: dispatch=\"tma\")",
+				dispatch.ExprText(r), d, r.Buf.Name, r.Buf.Shape[d])
+		}
+	}
+	return nil
 }

@@ -31,6 +31,13 @@ type kwarg struct {
 func (ev *evaluator) evalCall(fr *frame, e *syntax.Call) Value {
 	fn := ev.expr(fr, e.Func)
 	c := &call{node: e, span: e.Loc, fnSpan: e.Func.Span(), fr: fr}
+	// TMA fills what lies outside a global tensor (oob=), so the regions
+	// written as copy_async arguments may extend past a global buffer; the
+	// variants that cannot (ldgsts) decline such regions themselves.
+	if op, ok := fn.(*TxOpV); ok && op.Op == "copy_async" && !ev.oobRegions {
+		ev.oobRegions = true
+		defer func() { ev.oobRegions = false }()
+	}
 	for _, a := range e.Args {
 		if st, ok := a.(*syntax.Starred); ok {
 			v := ev.expr(fr, st.X)

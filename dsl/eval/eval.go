@@ -141,6 +141,10 @@ type evaluator struct {
 	halted bool // the current unit's budget ran out
 	depth  int
 
+	// oobRegions is set while the arguments of a copy_async call are
+	// evaluated: global regions may then lie partly outside the buffer.
+	oobRegions bool
+
 	kern *kernelState // the kernel being evaluated, nil at Python level
 	emit *[]ir.Stmt   // the block being built, nil outside kernels
 

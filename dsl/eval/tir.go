@@ -1316,7 +1316,11 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 			mins[d], exts[d] = lo, simplifySub(hi, lo, sp)
 			l, lok := ir.ConstInt(lo)
 			h, hok := ir.ConstInt(hi)
-			if (lok && (l < 0 || l > buf.Shape[d])) || (hok && (h < 0 || h > buf.Shape[d])) || (lok && hok && h < l) {
+			outside := (lok && (l < 0 || l > buf.Shape[d])) || (hok && (h < 0 || h > buf.Shape[d]))
+			if ev.oobRegions && buf.Scope == "global" {
+				outside = false // TMA boxes may leave the tensor
+			}
+			if outside || (lok && hok && h < l) {
 				return ev.errorf(sp, CodeOutOfBounds, "region %s:%s is out of bounds for dimension %d of `%s` with extent %d",
 					ExprString(lo), ExprString(hi), d, buf.Name, buf.Shape[d])
 			}

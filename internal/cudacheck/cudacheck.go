@@ -1,8 +1,10 @@
 // Package cudacheck compiles generated CUDA in tests: with nvcc when one is
-// available ($TILELS_NVCC, else nvcc on PATH) through to SASS (-cubin, so
-// ptxas checks inline PTX), otherwise with the host C++ compiler in
-// -fsyntax-only mode against the stub CUDA headers in cudastub/ (which check
-// C++ syntax and types but not PTX).
+// available ($TILELS_NVCC, else nvcc on PATH) to an object file (nvcc -c:
+// the device code through ptxas to SASS, so inline PTX is checked, and the
+// host code, the launchers included, through the host compiler with
+// -Wall -Werror), otherwise with the host C++ compiler in -fsyntax-only mode
+// against the stub CUDA headers in cudastub/ (which check C++ syntax and
+// types of device and host code but not PTX).
 package cudacheck
 
 import (
@@ -70,7 +72,7 @@ func (c Compiler) Compile(dir, name string, src []byte, arch string) error {
 	}
 	var cmd *exec.Cmd
 	if c.NVCC != "" {
-		cmd = exec.Command(c.NVCC, "-arch="+arch, "-cubin", "-o", filepath.Join(dir, name+".cubin"), cu)
+		cmd = exec.Command(c.NVCC, "-arch="+arch, "-c", "-Xcompiler=-Wall,-Werror", "-o", filepath.Join(dir, name+".o"), cu)
 	} else {
 		cmd = exec.Command(c.CXX, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror",
 			"-Wno-unknown-pragmas", "-Wno-unused-variable", "-Wno-unused-but-set-variable",

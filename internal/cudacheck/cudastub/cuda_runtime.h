@@ -22,7 +22,10 @@
 #define __align__(n) __attribute__((aligned(n)))
 
 struct uint3 { unsigned int x, y, z; };
-struct dim3 { unsigned int x, y, z; };
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int x = 1, unsigned int y = 1, unsigned int z = 1) : x(x), y(y), z(z) {}
+};
 extern const uint3 threadIdx;
 extern const uint3 blockIdx;
 extern const dim3 blockDim;
@@ -52,3 +55,45 @@ unsigned int max(unsigned int a, unsigned int b);
 long long max(long long a, long long b);
 float max(float a, float b);
 double max(double a, double b);
+
+// ---- runtime API used by the host launchers ----
+#define CUDART_VERSION 13050
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1 };
+typedef struct CUstream_st* cudaStream_t;
+const char* cudaGetErrorName(cudaError_t error);
+const char* cudaGetErrorString(cudaError_t error);
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+enum cudaLaunchAttributeID { cudaLaunchAttributeClusterDimension = 4 };
+union cudaLaunchAttributeValue {
+  struct { unsigned int x, y, z; } clusterDim;
+  char pad[64];
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned int numAttrs;
+};
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args);
+// As in cuda_runtime.h: the arguments are converted to the kernel's
+// parameter types, so a mismatch fails here too.
+template <typename... ExpTypes, typename... ActTypes>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(ExpTypes...), ActTypes&&... args) {
+  return [&](ExpTypes... coerced) {
+    void* p[] = {&coerced...};
+    return cudaLaunchKernelExC(config, reinterpret_cast<const void*>(kernel), p);
+  }(static_cast<ActTypes&&>(args)...);
+}
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0, cudaDriverEntryPointSymbolNotFound = 1, cudaDriverEntryPointVersionNotSufficent = 2
+};
+#define cudaEnableDefault 0x0
+cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** funcPtr, unsigned int cudaVersion,
+                                             unsigned long long flags, cudaDriverEntryPointQueryResult* driverStatus);
