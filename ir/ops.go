@@ -26,6 +26,7 @@ const (
 	OpMbarrierArrive       = "ptx.mbarrier.arrive"           // Args: bar ptr
 	OpMbarrierTryWait      = "ptx.mbarrier.try_wait"         // Args: bar ptr, phase (blocking spin)
 	OpFenceProxyAsync      = "ptx.fence.proxy_async"         // Args: StringImm space ("shared::cta")
+	OpFenceMbarrierInit    = "ptx.fence.mbarrier_init"       // no args; fence.mbarrier_init.release.cluster
 	OpElectSync            = "ptx.elect_sync"                // no args; returns int32 (1 in the elected lane)
 	// The bulk and cp.async group ops keep the DSL's spelling
 	// (T.ptx.cp_async.bulk.commit_group()); wait_group() without an

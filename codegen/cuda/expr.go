@@ -404,6 +404,11 @@ func (k *kernel) call(c *ir.Call) string {
 			return ""
 		}
 		return k.callHelper(electSyncHelper, nil)
+	case ir.OpFenceMbarrierInit:
+		if !k.wantArgs(c, 0) {
+			return ""
+		}
+		return k.callHelper(fenceMbarrierInitHelper, nil)
 	case ir.OpCpAsyncBulkCommit:
 		return k.callHelper(cpAsyncBulkCommitHelper, nil)
 	case ir.OpCpAsyncCommit:

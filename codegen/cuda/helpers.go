@@ -260,7 +260,7 @@ func matrixHelper(store bool, num int64, trans bool) (*helper, bool) {
 
 var cpAsyncCommitHelper = &helper{
 	name: "tvm_builtin_ptx_cp_async_commit_group",
-	rank: rankAsync, minSM: 80, what: "ptx.cp.async.commit_group",
+	rank: rankAsync, minSM: 80, what: "ptx.cp_async.commit_group",
 	code: `__forceinline__ __device__ void tvm_builtin_ptx_cp_async_commit_group() {
   asm volatile("cp.async.commit_group;" : : : "memory");
 }
@@ -269,7 +269,7 @@ var cpAsyncCommitHelper = &helper{
 
 var cpAsyncWaitHelper = &helper{
 	name: "tvm_builtin_ptx_cp_async_wait_group",
-	rank: rankAsync, minSM: 80, what: "ptx.cp.async.wait_group",
+	rank: rankAsync, minSM: 80, what: "ptx.cp_async.wait_group",
 	code: `template <int N>
 __forceinline__ __device__ void tvm_builtin_ptx_cp_async_wait_group() {
   asm volatile("cp.async.wait_group %0;" : : "n"(N) : "memory");
@@ -277,9 +277,18 @@ __forceinline__ __device__ void tvm_builtin_ptx_cp_async_wait_group() {
 `,
 }
 
+var fenceMbarrierInitHelper = &helper{
+	name: "tvm_builtin_ptx_fence_mbarrier_init",
+	rank: rankAsync, minSM: 90, what: "ptx.fence.mbarrier_init",
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_fence_mbarrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
+}
+`,
+}
+
 var cpAsyncBulkCommitHelper = &helper{
 	name: "tvm_builtin_ptx_cp_async_bulk_commit_group",
-	rank: rankAsync, minSM: 90, what: "ptx.cp.async.bulk.commit_group",
+	rank: rankAsync, minSM: 90, what: "ptx.cp_async.bulk.commit_group",
 	code: `__forceinline__ __device__ void tvm_builtin_ptx_cp_async_bulk_commit_group() {
   asm volatile("cp.async.bulk.commit_group;" : : : "memory");
 }
@@ -288,7 +297,7 @@ var cpAsyncBulkCommitHelper = &helper{
 
 var cpAsyncBulkWaitHelper = &helper{
 	name: "tvm_builtin_ptx_cp_async_bulk_wait_group",
-	rank: rankAsync, minSM: 90, what: "ptx.cp.async.bulk.wait_group",
+	rank: rankAsync, minSM: 90, what: "ptx.cp_async.bulk.wait_group",
 	code: `template <int N>
 __forceinline__ __device__ void tvm_builtin_ptx_cp_async_bulk_wait_group() {
   asm volatile("cp.async.bulk.wait_group %0;" : : "n"(N) : "memory");
