@@ -1,7 +1,13 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
+//	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch sm_90a] [-o OUT]
 //	tilels --version
+//
+// With no arguments, or with serve, tilels speaks the Language Server
+// Protocol on standard input and output (see docs/lsp.md); its log goes to
+// stderr, or to FILE with --log, never to stdout. It exits 0 after the
+// client's shutdown and exit, 1 when the client goes away without them.
 //
 // Diagnostics go to stderr as file:line:col: severity[code]: message.
 // Exit status: 0 ok, 1 when an error diagnostic was reported, 2 on usage or
@@ -10,15 +16,18 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/lsp"
 	"github.com/tilels/tilels/report"
 )
 
@@ -27,10 +36,13 @@ const version = "0.1.0"
 
 func main() {
 	lower.TuneRuntime()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "serve" {
+		return serve(args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet("tilels", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	lowerFile := fs.String("lower", "", "lower `FILE` headlessly and print the result")
@@ -39,8 +51,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	arch := fs.String("arch", "sm_90a", "CUDA target architecture")
 	out := fs.String("o", "", "write the output to `OUT` (atomically) instead of stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	logFile := fs.String("log", "", "language server: append the log to `FILE` instead of stderr")
+	logLevel := fs.String("log-level", "info", "language server: least severe `LEVEL` logged (debug, info, warn, error)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch ARCH] [-o OUT]\n")
+		fmt.Fprintf(stderr, "usage: tilels [serve] [--log FILE] [--log-level LEVEL]\n")
+		fmt.Fprintf(stderr, "       tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch ARCH] [-o OUT]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -56,9 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *lowerFile == "" {
-		fmt.Fprintln(stderr, "tilels: the language server is not available in this build; use --lower FILE")
-		fs.Usage()
-		return 2
+		return serveLSP(*logFile, *logLevel, stdin, stdout, stderr)
 	}
 	switch *emit {
 	case "cuda", "tirx", "json":
@@ -138,4 +151,41 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// serve is "tilels serve [--log FILE] [--log-level LEVEL]".
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tilels serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logFile := fs.String("log", "", "append the log to `FILE` instead of stderr")
+	logLevel := fs.String("log-level", "info", "least severe `LEVEL` logged (debug, info, warn, error)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tilels serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	return serveLSP(*logFile, *logLevel, stdin, stdout, stderr)
+}
+
+// serveLSP runs the language server on stdin and stdout.
+func serveLSP(logFile, logLevel string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+		fmt.Fprintf(stderr, "tilels: bad --log-level %q (want debug, info, warn or error)\n", logLevel)
+		return 2
+	}
+	logw := stderr
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "tilels: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		logw = f
+	}
+	lsp.TuneRuntime()
+	return lsp.ServeStream(context.Background(), stdin, stdout, lsp.Options{Log: logw, LogLevel: level, Version: version})
 }

@@ -13,7 +13,7 @@ const example = "../../testdata/examples/copy_gmem_smem.py"
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
-	code = run(args, &o, &e)
+	code = run(args, strings.NewReader(""), &o, &e)
 	return code, o.String(), e.String()
 }
 
@@ -23,7 +23,8 @@ func TestUsage(t *testing.T) {
 		code int
 		err  string
 	}{
-		{nil, 2, "use --lower FILE"},
+		{[]string{"serve", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--log-level", "loud"}, 2, `bad --log-level "loud"`},
 		{[]string{"--lower"}, 2, "flag needs an argument"},
 		{[]string{"--bogus"}, 2, "flag provided but not defined"},
 		{[]string{"--lower", example, "--emit", "ptx"}, 2, `unknown --emit "ptx"`},

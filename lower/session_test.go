@@ -1,0 +1,308 @@
+package lower
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+)
+
+// sessionCorpus is a file with module-level code around the kernels: a
+// constant and a helper the kernels use, a factory kernel, and a main
+// block that names one kernel (edits to it must take the whole-file path).
+const sessionCorpus = `# Session corpus.
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout
+
+ROWS = 32
+
+
+def cols(n):
+    return n * 2
+
+
+@T.prim_func
+def first(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (ROWS, cols(16)), "float32")
+    B = T.match_buffer(B_ptr, (ROWS, cols(16)), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_smem = T.alloc_buffer((ROWS, 32), "float32", scope="shared", layout=TileLayout(S[ROWS, 32]))
+    Tx.warp.copy(A_smem[0:32, 0:32], A[0:32, 0:32])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_smem[:, :])
+
+
+def make(rows):
+    @T.prim_func
+    def made(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (rows, 8), "float32")
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((rows, 8), "float32", scope="shared", layout=TileLayout(S[rows, 8]))
+        Tx.warp.copy(A_s[:, :], A[:, :])
+
+    return made
+
+
+made4 = make(4)
+
+
+@T.prim_func
+def second(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 6), "float32")
+    B = T.match_buffer(B_ptr, (4, 6), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_smem = T.alloc_buffer((4, 6), "float32", scope="shared", layout=TileLayout(S[4, 6]))
+    Tx.warp.copy(A_smem[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_smem[:, :])
+
+
+if __name__ == "__main__":
+    print(second)
+`
+
+// snippets are typed into the file by TestSessionMatchesAnalyze: plain
+// characters, lines, broken syntax, new kernels, names of other kernels.
+var snippets = []string{
+	"x", " ", "\n", "(", ")", "[", "]", ":", "0", "1", "6", "#", "'", `"""`,
+	"    T.cuda.cta_sync()\n", "    Tx.warp.copy(A_smem[:, :], A[:, :])\n",
+	"    Tx.cta.copy(B[:, :], A_smem[:, :])\n", "    y = ROWS + 1\n",
+	"@T.prim_func\ndef extra(A_ptr: T.handle):\n    T.device_entry()\n",
+	"first", "second", "global", "ROWS", "A_smem[0:8, 0:8]", "dispatch=\"tma\"",
+	"\n\nZ = 3\n", "    \n", "\t", "é", "\xff",
+}
+
+// TestSessionMatchesAnalyze applies random edits through a Session and
+// checks every snapshot against Analyze of the same text: diagnostics,
+// kernels, decisions, buffers and printed CUDA must be equal. It also
+// checks that most edits inside one kernel take the one-kernel path.
+func TestSessionMatchesAnalyze(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		src   string
+		edits int
+		// minFast is the least share of edits that must take the
+		// one-kernel path (random edits also hit module-level code, and
+		// the snippets include kernel names and `global`).
+		minFast float64
+	}{
+		{"corpus", sessionCorpus, 400, 0.125},
+		{"big", string(bigFile(t, 400)), 250, 0.33},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, uint64(len(tc.src))))
+			sess := NewSession(Options{})
+			text := tc.src
+			fast := 0
+			for step := 0; step < tc.edits; step++ {
+				// Mostly small edits; every 50th edit restores the original
+				// so the file does not drift into garbage.
+				if step%50 == 49 {
+					text = tc.src
+				} else {
+					text = randomEdit(rng, text)
+				}
+				f := source.NewFile("k.py", []byte(text))
+				snap, err := sess.Analyze(context.Background(), f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !snap.Full {
+					fast++
+				}
+				want := Analyze(source.NewFile("k.py", []byte(text)), Options{})
+				if msg := compareSnapshot(snap, want); msg != "" {
+					t.Fatalf("step %d (full=%v): %s\ntext:\n%s", step, snap.Full, msg, text)
+				}
+			}
+			if float64(fast) < tc.minFast*float64(tc.edits) {
+				t.Errorf("only %d of %d edits took the one-kernel path", fast, tc.edits)
+			}
+			t.Logf("%d of %d edits took the one-kernel path", fast, tc.edits)
+		})
+	}
+}
+
+// randomEdit inserts a snippet, deletes a short range, or changes a digit.
+func randomEdit(rng *rand.Rand, text string) string {
+	p := rng.IntN(len(text) + 1)
+	switch rng.IntN(4) {
+	case 0, 1:
+		return text[:p] + snippets[rng.IntN(len(snippets))] + text[p:]
+	case 2:
+		n := min(rng.IntN(6)+1, len(text)-p)
+		return text[:p] + text[p+n:]
+	default:
+		for i := p; i < len(text); i++ {
+			if text[i] >= '0' && text[i] <= '9' {
+				return text[:i] + string(rune('1'+rng.IntN(9))) + text[i+1:]
+			}
+		}
+		return text
+	}
+}
+
+func compareSnapshot(snap *Snapshot, want *Result) string {
+	if got, w := canonDiags(snap.Diags), canonDiags(want.Diags); !slices.Equal(got, w) {
+		return fmt.Sprintf("diagnostics differ:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))
+	}
+	if len(snap.Kernels) != len(want.Kernels) {
+		return fmt.Sprintf("%d kernels, want %d", len(snap.Kernels), len(want.Kernels))
+	}
+	for i, v := range snap.Kernels {
+		k := want.Kernels[i]
+		if got, w := describeKernel(v.Kernel, v.Shift), describeKernel(k, 0); got != w {
+			return fmt.Sprintf("kernel %d differs:\ngot:\n%s\nwant:\n%s", i, got, w)
+		}
+		var gotB, wantB []string
+		for _, b := range v.Buffers {
+			gotB = append(gotB, fmt.Sprintf("%s %v %v", b.Buf.Name, v.ToFile(b.NameSpan), v.ToFile(b.DeclSpan)))
+		}
+		for _, b := range want.Program.Kernels[i].Buffers {
+			wantB = append(wantB, fmt.Sprintf("%s %v %v", b.Buf.Name, b.NameSpan, b.DeclSpan))
+		}
+		if !slices.Equal(gotB, wantB) {
+			return fmt.Sprintf("kernel %d buffers: %v, want %v", i, gotB, wantB)
+		}
+	}
+	gotC, gotErr := CUDA(snap.KernelList(), Options{})
+	wantC, wantErr := CUDA(want.Kernels, Options{})
+	if gotC != wantC || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		return fmt.Sprintf("CUDA differs (errors %v / %v)", gotErr, wantErr)
+	}
+	return ""
+}
+
+func describeKernel(k *Kernel, shift source.Pos) string {
+	sh := func(s source.Span) source.Span {
+		if !s.IsValid() {
+			return s
+		}
+		return source.Span{Start: s.Start + shift, End: s.End + shift}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %v %+v\n", k.Name, sh(k.Span), k.Launch)
+	for _, d := range k.Calls {
+		fmt.Fprintf(&b, "  %v %s.%s %q", sh(d.Call.Span), d.Call.Scope, d.Call.Op, d.Variant)
+		if r := d.Result; r != nil {
+			fmt.Fprintf(&b, " vec=%d/%d outer=%d %s", r.Vec, r.VecBits, r.Outer, r.Partition)
+		}
+		for _, rj := range d.Declined {
+			fmt.Fprintf(&b, " [%s: %s]", rj.Variant, rj.Reason)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// canonDiags renders diagnostics in a total order (the order of
+// diagnostics equal in position, severity, code and message is not part
+// of the contract).
+func canonDiags(ds []diag.Diagnostic) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = fmt.Sprintf("%v %s %s %q %v", d.Span, d.Severity, d.Code, d.Message, d.Related)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestSessionPaths pins which edits take the one-kernel path.
+func TestSessionPaths(t *testing.T) {
+	ctx := context.Background()
+	edit := func(old, new string) string {
+		if !strings.Contains(sessionCorpus, old) {
+			t.Fatalf("corpus lacks %q", old)
+		}
+		return strings.Replace(sessionCorpus, old, new, 1)
+	}
+	for _, tc := range []struct {
+		name string
+		text string
+		full bool
+	}{
+		{"inside first", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    Tx.warp.copy( B"), false},
+		{"shape in first", edit("(ROWS, 32), \"float32\", scope", "(ROWS, 24), \"float32\", scope"), false},
+		{"inside second (named by main)", edit("(4, 6), \"float32\", scope", "(4, 8), \"float32\", scope"), true},
+		{"module constant", edit("ROWS = 32", "ROWS = 16"), true},
+		{"inside the factory", edit("(rows, 8), \"float32\")", "(rows, 16), \"float32\")"), true},
+		{"first names second", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    second\n    Tx.warp.copy(B"), true},
+		{"new kernel pasted into first", edit("    Tx.warp.copy(B[:, :], A_smem[:, :])\n\n\ndef make", "    Tx.warp.copy(B[:, :], A_smem[:, :])\n@T.prim_func\ndef k2():\n    pass\n\n\ndef make"), true},
+		{"unclosed bracket in first", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync(\n    Tx.warp.copy(B"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sess := NewSession(Options{})
+			if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(sessionCorpus))); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(tc.text)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if snap.Full != tc.full {
+				t.Errorf("full = %v, want %v", snap.Full, tc.full)
+			}
+			if !snap.Full && snap.Reanalysed != 1 {
+				t.Errorf("reanalysed %d kernels, want 1", snap.Reanalysed)
+			}
+			if msg := compareSnapshot(snap, Analyze(source.NewFile("k.py", []byte(tc.text)), Options{})); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// TestSessionCancelled: a done context stops the analysis before it starts
+// and leaves the previous snapshot in place.
+func TestSessionCancelled(t *testing.T) {
+	sess := NewSession(Options{})
+	first, err := sess.Analyze(context.Background(), source.NewFile("k.py", []byte(sessionCorpus)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(sessionCorpus+"\n"))); err == nil {
+		t.Fatal("cancelled analysis returned no error")
+	}
+	if sess.Last() != first {
+		t.Error("a cancelled analysis replaced the last snapshot")
+	}
+}
+
+// BenchmarkSessionEdit3000 is one keystroke inside a kernel of the
+// 3,000-line file through a Session (the language server's didChange).
+func BenchmarkSessionEdit3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	sess := NewSession(Options{})
+	ctx := context.Background()
+	if _, err := sess.Analyze(ctx, source.NewFile("big.py", src)); err != nil {
+		b.Fatal(err)
+	}
+	// Toggle one space inside the middle kernel's last call.
+	at := strings.Index(string(src[len(src)/2:]), "[:, :])\n") + len(src)/2 + 1
+	texts := [2][]byte{src, append(append(append([]byte{}, src[:at]...), ' '), src[at:]...)}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		snap, err := sess.Analyze(ctx, source.NewFile("big.py", texts[i%2]))
+		if err != nil || snap.Full {
+			b.Fatalf("full=%v err=%v", snap != nil && snap.Full, err)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package lsp
+
+import (
+	"context"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+)
+
+// CodeAction offers "Write lowered CUDA to <name>.cu" (the whole file)
+// and, inside a kernel, the same for that kernel alone: a workspace edit
+// that creates the file beside the source, so the editor can undo it. A
+// client that cannot create files through edits gets the tilels.writeCUDA
+// command instead; one without code action literals gets bare commands.
+// With error diagnostics in the file the action is disabled (or left out
+// where the client cannot show disabled actions).
+func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
+	out := []protocol.CommandOrCodeAction{}
+	if !kindWanted(p.Context.Only) {
+		return out, nil
+	}
+	d := s.doc(p.TextDocument.URI)
+	if d == nil || d.path == "" {
+		return out, nil
+	}
+	snap, err := d.await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(snap.low.Kernels) == 0 {
+		return out, nil
+	}
+	targets := []string{""}
+	off := source0(snap.text.m.Offset(p.Range.Start))
+	if kv := kernelAt(snap.low, off); kv != nil && len(snap.low.Kernels) > 1 {
+		targets = append(targets, kv.Kernel.Name)
+	}
+	caps := s.caps.Load()
+	kind := protocol.CodeActionKindSource
+	for _, kernel := range targets {
+		if _, _, err := snap.lowered(kernel); err != nil {
+			continue
+		}
+		title := "Write lowered CUDA to " + cuName(filepath.Base(d.path), kernel)
+		cmd := protocol.Command{Title: title, Command: cmdWriteCUDA, Arguments: []protocol.LSPAny{mustJSON(string(d.uri))}}
+		if kernel != "" {
+			cmd.Arguments = append(cmd.Arguments, mustJSON(kernel))
+		}
+		if !caps.codeActionLiterals {
+			if !snap.low.HasErrors() {
+				out = append(out, &cmd)
+			}
+			continue
+		}
+		a := &protocol.CodeAction{Title: title, Kind: &kind}
+		if snap.low.HasErrors() {
+			if !caps.disabledActions {
+				continue
+			}
+			a.Disabled = protocol.CodeActionDisabled{Reason: "the file has errors"}
+		}
+		if caps.createFiles {
+			_, edit, err := cudaEdit(d, snap, kernel)
+			if err != nil {
+				continue
+			}
+			a.Edit = edit
+		} else {
+			a.Command = cmd
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// kindWanted reports whether a "source" action passes the only filter.
+func kindWanted(only []protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, k := range only {
+		if k == "" || k == protocol.CodeActionKindSource {
+			return true
+		}
+	}
+	return false
+}

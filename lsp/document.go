@@ -1,0 +1,349 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+)
+
+// docText is one version of a document's text. It is never modified.
+type docText struct {
+	version int32
+	src     []byte
+	m       *Mapper
+}
+
+func newText(version int32, src []byte) *docText {
+	return &docText{version: version, src: src, m: NewMapper(src)}
+}
+
+// snapshot is the complete analysis of one docText. It is never modified;
+// the printed CUDA and TIRx of the whole file are computed once, on first use.
+type snapshot struct {
+	text  *docText
+	low   *lower.Snapshot
+	opts  lower.Options
+	epoch int64 // the document's settings epoch it was analysed under
+	cuda  func() (string, error)
+	tirx  func() string
+}
+
+func newSnapshot(t *docText, low *lower.Snapshot, opts lower.Options, epoch int64) *snapshot {
+	ks := low.KernelList()
+	return &snapshot{
+		text: t, low: low, opts: opts, epoch: epoch,
+		cuda: sync.OnceValues(func() (string, error) { return lower.CUDA(ks, opts) }),
+		tirx: sync.OnceValue(func() string { return lower.TIRx(ks) }),
+	}
+}
+
+// lowered returns the CUDA and TIRx of the named kernel (all kernels when
+// name is empty).
+func (s *snapshot) lowered(name string) (cuda, tirx string, err error) {
+	if name == "" {
+		cuda, err = s.cuda()
+		return cuda, s.tirx(), err
+	}
+	vs := s.low.Select(name)
+	if len(vs) == 0 {
+		return "", "", fmt.Errorf("no kernel named %q", name)
+	}
+	ks := make([]*lower.Kernel, len(vs))
+	for i, v := range vs {
+		ks[i] = v.Kernel
+	}
+	cuda, err = lower.CUDA(ks, s.opts)
+	return cuda, lower.TIRx(ks), err
+}
+
+// document is one open text document.
+type document struct {
+	uri  uri.URI
+	path string // file system path ("" when the URI is not a file)
+	srv  *Server
+
+	cur  atomic.Pointer[docText]  // the newest text (written on the read loop)
+	snap atomic.Pointer[snapshot] // the last complete analysis
+
+	mu      sync.Mutex
+	want    *docText // newest text not yet taken by the worker
+	running bool
+	cancel  context.CancelFunc // cancels the analysis in flight
+	session *lower.Session     // used by the worker only
+	epoch   int64              // bumped when the settings change
+	closed  bool
+	failed  *int32        // the last version whose analysis panicked (nil: none)
+	changed chan struct{} // closed (and replaced) when snap or failed changes
+
+	pubMu      sync.Mutex
+	published  bool
+	pubVersion int32
+}
+
+func (s *Server) newDocument(u uri.URI, t *docText) *document {
+	path := ""
+	if u.IsFile() {
+		path = u.FsPath()
+	}
+	d := &document{uri: u, path: path, srv: s, changed: make(chan struct{}), session: lower.NewSession(s.settings().options())}
+	d.cur.Store(t)
+	return d
+}
+
+// name is the document's file name for diagnostics and output files.
+func (d *document) name() string {
+	if d.path != "" {
+		return filepath.Base(d.path)
+	}
+	return uri.Basename(d.uri)
+}
+
+// schedule makes t the next text to analyse and cancels the analysis in
+// flight; one worker goroutine per document analyses the newest text.
+func (d *document) schedule(t *docText) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
+	d.want = t
+	if d.cancel != nil {
+		d.cancel()
+	}
+	if !d.running {
+		d.running = true
+		go d.work()
+	}
+}
+
+// reconfigure starts a new session with opts and re-analyses the newest text.
+func (d *document) reconfigure(opts lower.Options) {
+	d.mu.Lock()
+	d.session = lower.NewSession(opts)
+	d.epoch++
+	d.mu.Unlock()
+	d.schedule(d.cur.Load())
+}
+
+func (d *document) work() {
+	for {
+		d.mu.Lock()
+		t := d.want
+		d.want = nil
+		if t == nil || d.closed {
+			d.running, d.cancel = false, nil
+			d.mu.Unlock()
+			return
+		}
+		ctx, cancel := context.WithCancel(d.srv.ctx)
+		d.cancel = cancel
+		sess, epoch := d.session, d.epoch
+		d.mu.Unlock()
+
+		snap := d.analyze(ctx, sess, epoch, t)
+		cancelled := ctx.Err() != nil
+		cancel()
+		if snap == nil {
+			continue
+		}
+		d.mu.Lock()
+		current := d.session == sess && !d.closed
+		if current {
+			d.snap.Store(snap)
+			close(d.changed)
+			d.changed = make(chan struct{})
+		}
+		d.mu.Unlock()
+		if current && !cancelled {
+			d.srv.published(d, snap)
+		}
+	}
+}
+
+// analyze runs the session on t; nil when cancelled before it started or
+// when the pipeline panicked (a bug: logged, and the session restarted).
+func (d *document) analyze(ctx context.Context, sess *lower.Session, epoch int64, t *docText) (snap *snapshot) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.srv.log.Error("panic in analysis", "uri", string(d.uri), "version", t.version, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			d.mu.Lock()
+			if d.session == sess {
+				d.session = lower.NewSession(sess.Options())
+			}
+			if !d.closed {
+				v := t.version
+				d.failed = &v
+				close(d.changed)
+				d.changed = make(chan struct{})
+			}
+			d.mu.Unlock()
+			snap = nil
+		}
+	}()
+	select {
+	case d.srv.analyses <- struct{}{}:
+	case <-ctx.Done():
+		return nil
+	}
+	defer func() { <-d.srv.analyses }()
+	if d.srv.hookAnalyze != nil {
+		d.srv.hookAnalyze()
+	}
+	low, err := sess.Analyze(ctx, source.NewFile(d.name(), t.src))
+	if err != nil {
+		return nil
+	}
+	return newSnapshot(t, low, sess.Options(), epoch)
+}
+
+// errClosed is returned to requests waiting on a document that was closed.
+var errClosed = errors.New("the document was closed")
+
+// await returns the first snapshot of the newest text under the current
+// settings, waiting for its analysis (requests that must not answer from
+// an older version: commands and lowered views).
+func (d *document) await(ctx context.Context) (*snapshot, error) {
+	for {
+		d.mu.Lock()
+		s, ch, closed, epoch, failed := d.snap.Load(), d.changed, d.closed, d.epoch, d.failed
+		want := d.cur.Load().version
+		d.mu.Unlock()
+		if closed {
+			return nil, errClosed
+		}
+		if failed != nil && *failed == want {
+			return nil, fmt.Errorf("the analysis of version %d failed (a bug in tilels; see the server log)", want)
+		}
+		if s != nil && s.text.version >= want && s.epoch == epoch {
+			return s, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+func (d *document) close() {
+	d.mu.Lock()
+	d.closed = true
+	if d.cancel != nil {
+		d.cancel()
+	}
+	close(d.changed)
+	d.changed = make(chan struct{})
+	d.mu.Unlock()
+}
+
+func (d *document) isClosed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.closed
+}
+
+// view pairs the newest text with the last complete snapshot. Positions
+// the client sends refer to the newest text; what the snapshot knows is
+// carried over through the one region where the two texts differ
+// (anything inside that region has no counterpart).
+type view struct {
+	doc  *document
+	cur  *docText
+	snap *snapshot // nil before the first analysis completes
+	same bool
+	// snap.text.src[p:oldEnd] became cur.src[p:newEnd].
+	p, oldEnd, newEnd int
+}
+
+// readView is view for a request: before the document's first analysis
+// completes it waits for it (there is nothing older to answer from).
+func (d *document) readView(ctx context.Context) (*view, error) {
+	if d.snap.Load() == nil {
+		if _, err := d.await(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return d.view(), nil
+}
+
+func (d *document) view() *view {
+	v := &view{doc: d, cur: d.cur.Load(), snap: d.snap.Load()}
+	if v.snap == nil {
+		return v
+	}
+	if v.snap.text == v.cur {
+		v.same = true
+		return v
+	}
+	v.p, v.oldEnd, v.newEnd = diffRegion(v.snap.text.src, v.cur.src)
+	v.same = v.p == v.oldEnd && v.p == v.newEnd
+	return v
+}
+
+// snapPos maps an LSP position in the newest text to an offset in the
+// snapshot's text.
+func (v *view) snapPos(p protocol.Position) (source.Pos, bool) {
+	off := v.cur.m.Offset(p)
+	switch {
+	case v.same || off < v.p:
+		return source.Pos(off), true
+	case off >= v.newEnd:
+		return source.Pos(off - v.newEnd + v.oldEnd), true
+	}
+	return 0, false
+}
+
+// curOff maps an offset of the snapshot's text to the newest text.
+func (v *view) curOff(off source.Pos, end bool) (int, bool) {
+	o := int(off)
+	switch {
+	case v.same || o < v.p || (end && o == v.p):
+		return o, true
+	case o >= v.oldEnd:
+		return o - v.oldEnd + v.newEnd, true
+	}
+	return 0, false
+}
+
+// rangeOf maps a span of the snapshot's text to a range of the newest text.
+func (v *view) rangeOf(s source.Span) (protocol.Range, bool) {
+	if !s.IsValid() {
+		return protocol.Range{}, false
+	}
+	a, ok1 := v.curOff(s.Start, false)
+	b, ok2 := v.curOff(s.End, true)
+	if !ok1 || !ok2 || b < a {
+		return protocol.Range{}, false
+	}
+	return protocol.Range{Start: v.cur.m.Position(a), End: v.cur.m.Position(b)}, true
+}
+
+// diffRegion returns the one replacement that turns a into b: a[p:aEnd]
+// became b[p:bEnd], with maximal common prefix and suffix.
+func diffRegion(a, b []byte) (p, aEnd, bEnd int) {
+	n := min(len(a), len(b))
+	for p+64 <= n && string(a[p:p+64]) == string(b[p:p+64]) {
+		p += 64
+	}
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	s, m := 0, n-p
+	for s+64 <= m && string(a[len(a)-s-64:len(a)-s]) == string(b[len(b)-s-64:len(b)-s]) {
+		s += 64
+	}
+	for s < m && a[len(a)-s-1] == b[len(b)-s-1] {
+		s++
+	}
+	return p, len(a) - s, len(b) - s
+}

@@ -1,0 +1,338 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/tilels/tilels/codegen/tirx"
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/eval"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/lower"
+)
+
+// Hover answers from the last complete snapshot: on a tile call's callee
+// (Tx.warp.copy) or elsewhere in the call, the dispatch decision; on a
+// buffer name, the buffer; on a layout expression, its canonical form.
+func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	d := s.doc(p.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	v, err := d.readView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.snap == nil {
+		return nil, nil
+	}
+	off, ok := v.snapPos(p.Position)
+	if !ok {
+		return nil, nil
+	}
+	kv := kernelAt(v.snap.low, off)
+	if kv == nil {
+		return nil, nil
+	}
+	md, span := hoverText(v.snap, kv, off)
+	if md == "" {
+		return nil, nil
+	}
+	h := &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}}
+	if !s.caps.Load().markdownHover {
+		h.Contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: md}
+	}
+	if r, ok := v.rangeOf(span); ok {
+		h.Range = &r
+	}
+	return h, nil
+}
+
+// hoverText picks what is under off: the callee of a call, a buffer name,
+// a layout expression, then anywhere else in a call.
+func hoverText(snap *snapshot, kv *lower.KernelView, off source.Pos) (string, source.Span) {
+	if ds := callsAt(kv, off, true); len(ds) > 0 {
+		return callHover(snap, kv, ds), kv.ToFile(ds[0].Call.OpSpan)
+	}
+	id := identAt(snap.text.src, off)
+	if id.Len() > 0 {
+		if b := bufferNamed(kv, string(snap.text.src[id.Start:id.End]), off); b != nil {
+			return bufferHover(b), id
+		}
+	}
+	if l := layoutAt(kv, off); l != nil {
+		return layoutHover(l), kv.ToFile(l.Span)
+	}
+	if ds := callsAt(kv, off, false); len(ds) > 0 {
+		return callHover(snap, kv, ds), kv.ToFile(ds[0].Call.Span)
+	}
+	return "", source.NoSpan
+}
+
+// maxExcerptLines bounds each lowered excerpt in a hover.
+const maxExcerptLines = 40
+
+// callHover renders a tile call's dispatch decision: the op, scope and
+// threads, the chosen variant with vec, outer, partition or TMA plan,
+// every variant tried with its reason, and the lowered TIRx and CUDA of
+// the call.
+func callHover(snap *snapshot, kv *lower.KernelView, ds []*dispatch.Decision) string {
+	d := ds[0]
+	c := d.Call
+	var b strings.Builder
+	op := "Tx."
+	if c.Scope != "" {
+		op += c.Scope + "."
+	}
+	op += c.Op
+	if d.Variant != "" {
+		fmt.Fprintf(&b, "**`%s`** → **`%s`**\n\n", op, d.Variant)
+	} else {
+		fmt.Fprintf(&b, "**`%s`** → no variant applies\n\n", op)
+	}
+	if len(ds) > 1 {
+		fmt.Fprintf(&b, "_instance 1 of %d (the call is unrolled by a Python loop)_\n\n", len(ds))
+	}
+	facts := []string{fmt.Sprintf("scope `%s`", d.Scope), plural(d.Threads, "thread")}
+	if c.Dispatch != "" {
+		facts = append(facts, fmt.Sprintf("forced `dispatch=%q`", c.Dispatch))
+	}
+	if r := d.Result; r != nil && r.Vec > 0 {
+		vec := fmt.Sprintf("vec %d", r.Vec)
+		if r.VecBits > 0 {
+			vec += fmt.Sprintf(" (%d bits)", r.VecBits)
+		}
+		facts = append(facts, vec, fmt.Sprintf("outer %d", r.Outer))
+	}
+	b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	if r := d.Result; r != nil {
+		if r.Partition != "" {
+			fmt.Fprintf(&b, "partition: `%s`\n\n", r.Partition)
+		}
+		if t := r.TMA; t != nil {
+			b.WriteString(tmaText(t))
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+		}
+		if len(r.Notes) > 0 {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(variantTable(d))
+
+	if d.Variant != "" {
+		low, idx := loweredOf(kv.Kernel, c)
+		if low != nil {
+			text := tirx.Print(&ir.Func{Name: kv.Kernel.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})
+			if ex := tirxExcerpt(text); ex != "" {
+				b.WriteString("\n**TIRx**\n```python\n" + clipLines(ex, maxExcerptLines) + "```\n")
+			}
+			cu, err := lower.CUDA([]*lower.Kernel{kv.Kernel}, snap.opts)
+			if err != nil {
+				fmt.Fprintf(&b, "\n_no CUDA: %s_\n", mdEscape(err.Error()))
+			} else if ex := cudaExcerpt(cu, idx, d.Variant); ex != "" {
+				b.WriteString("\n**CUDA**\n```cuda\n" + clipLines(ex, maxExcerptLines) + "```\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// variantTable is a markdown table of every variant tried, in dispatch
+// order, with the outcome and the reason it did not apply. Variants that
+// only apply when forced are left out unless the call forces one.
+func variantTable(d *dispatch.Decision) string {
+	e := d.Explanation
+	if e == nil {
+		return ""
+	}
+	if e.Error != "" {
+		return fmt.Sprintf("dispatch failed: %s\n", mdEscape(e.Error))
+	}
+	reasons := map[string]string{}
+	for _, rj := range d.Declined {
+		reasons[rj.Variant] = rj.Reason
+	}
+	var b strings.Builder
+	b.WriteString("| variant | prio | outcome |\n|---|---|---|\n")
+	for _, a := range e.Attempts {
+		if a.ExplicitOnly && d.Call.Dispatch == "" {
+			continue
+		}
+		outcome := a.Outcome.String()
+		switch a.Outcome {
+		case dispatch.Selected:
+			outcome = "**selected**"
+		case dispatch.Skipped:
+			outcome = "not tried"
+		default:
+			r := reasons[a.Variant]
+			if r == "" {
+				r = strings.Join(a.Messages, "; ")
+			}
+			outcome += ": " + mdCell(r)
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", a.Variant, a.Priority, outcome)
+	}
+	return b.String()
+}
+
+func tmaText(t *dispatch.TMA) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TMA %s, %s", t.Direction, plural(t.Issues, "issue"))
+	if m := t.Map; m != nil {
+		swz := map[int]string{0: "none", 1: "32B", 2: "64B", 3: "128B"}[m.Swizzle]
+		if swz == "" {
+			swz = fmt.Sprint(m.Swizzle)
+		}
+		fmt.Fprintf(&b, ": descriptor `%s`, rank %d, %s, global dims %v, box %v, swizzle %s", m.Name, m.Rank, m.DType, m.GlobalDims, m.Box, swz)
+	}
+	if len(t.IssueAxes) > 0 {
+		b.WriteString("; issue axes " + mdEscape(strings.Join(t.IssueAxes, "; ")))
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// bufferHover renders a buffer: shape, dtype, scope and canonical layout.
+func bufferHover(site *eval.BufferSite) string {
+	buf := site.Buf
+	var b strings.Builder
+	fmt.Fprintf(&b, "**buffer `%s`**\n\n", buf.Name)
+	dims := make([]string, len(buf.Shape))
+	for i, n := range buf.Shape {
+		dims[i] = fmt.Sprint(n)
+	}
+	shape := "(" + strings.Join(dims, ", ")
+	if len(dims) == 1 {
+		shape += ","
+	}
+	shape += ")"
+	fmt.Fprintf(&b, "shape `%s` · `%s` · scope `%s`\n\n", shape, buf.Dtype, buf.Scope)
+	if buf.Layout == nil {
+		b.WriteString("layout: `None`\n")
+	} else {
+		fmt.Fprintf(&b, "layout: `%s`\n", canonical(buf.Layout))
+	}
+	if buf.Base != nil {
+		fmt.Fprintf(&b, "\nview of `%s` at element offset %d\n", buf.Base.Name, buf.ElemOffset)
+	}
+	return b.String()
+}
+
+// layoutHover renders a layout expression's canonical form.
+func layoutHover(l *eval.LayoutSite) string {
+	c := canonical(l.Layout)
+	text := fmt.Sprintf("**layout** `%s`\n", c)
+	if raw := l.Layout.String(); raw != c {
+		text += fmt.Sprintf("\nas built: `%s`\n", raw)
+	}
+	return text
+}
+
+// canonical is the form users compare layouts in (TVM canonicalize with
+// thread fusion, as the dispatcher sees them).
+func canonical(l layout.Layout) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = l.String() // a layout the canonicalizer rejects: as built
+		}
+	}()
+	return layout.Canonicalize(l, true).String()
+}
+
+// tirxExcerpt keeps the lowered call of a one-statement TIRx function:
+// from its "# Tx." comment on, dedented.
+func tirxExcerpt(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		if strings.HasPrefix(t, "# Tx.") {
+			ind := len(l) - len(t)
+			var out strings.Builder
+			for _, m := range lines[i:] {
+				if strings.TrimSpace(m) == "" {
+					continue
+				}
+				if len(m) >= ind {
+					m = m[ind:]
+				}
+				out.WriteString(m + "\n")
+			}
+			return out.String()
+		}
+	}
+	return ""
+}
+
+// cudaExcerpt returns the idx-th lowered call of a kernel's CUDA: its
+// "// Tx... -> variant" comment and the braced block after it, dedented;
+// "" when the text does not have the expected shape.
+func cudaExcerpt(text string, idx int, variant string) string {
+	lines := strings.Split(text, "\n")
+	n := 0
+	for i := 0; i+1 < len(lines); i++ {
+		t := strings.TrimLeft(lines[i], " ")
+		if !strings.HasPrefix(t, "// Tx.") || strings.TrimSpace(lines[i+1]) != "{" {
+			continue
+		}
+		if n < idx {
+			n++
+			continue
+		}
+		if !strings.HasSuffix(t, " -> "+variant) {
+			return ""
+		}
+		ind := len(lines[i]) - len(t)
+		closing := lines[i][:ind] + "}"
+		var out strings.Builder
+		for j := i; j < len(lines); j++ {
+			m := lines[j]
+			if len(m) >= ind {
+				m = m[ind:]
+			}
+			out.WriteString(m + "\n")
+			if j > i+1 && lines[j] == closing {
+				return out.String()
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// clipLines keeps the first max lines of text.
+func clipLines(text string, max int) string {
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) <= max {
+		return text
+	}
+	return strings.Join(lines[:max], "") + fmt.Sprintf("... (%d more lines)\n", len(lines)-max)
+}
+
+// mdEscape backslash-escapes the characters that would turn free text
+// (decline reasons, notes) into markdown emphasis, code or HTML.
+func mdEscape(s string) string {
+	return strings.NewReplacer("\\", "\\\\", "`", "\\`", "*", "\\*", "<", "\\<").Replace(s)
+}
+
+// mdCell makes text safe inside a table cell (no pipes or newlines).
+func mdCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(mdEscape(s))
+}

@@ -1,0 +1,112 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/tilels/tilels/lower"
+)
+
+// Settings are the server settings, section "tilels" of the client's
+// configuration (workspace/configuration, didChangeConfiguration, or
+// initializationOptions):
+//
+//	{"arch": "sm_90a", "inlayHints": true}
+type Settings struct {
+	// Arch is the CUDA target architecture (default sm_90a).
+	Arch string `json:"arch"`
+	// InlayHints turns the dispatch hints after tile calls on or off
+	// (default on).
+	InlayHints bool `json:"inlayHints"`
+}
+
+func defaultSettings() *Settings { return &Settings{Arch: "sm_90a", InlayHints: true} }
+
+func (s *Settings) options() lower.Options { return lower.Options{Arch: s.Arch} }
+
+func (s *Server) settings() *Settings { return s.conf.Load() }
+
+var archRE = regexp.MustCompile(`^sm_[0-9]{2,3}[a-z]?$`)
+
+// mergeSettings reads raw (the "tilels" section, or an object holding it)
+// over base. Unknown keys are ignored; a value of the wrong type or an
+// unknown architecture is an error and changes nothing.
+func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || string(raw) == "null" {
+		return base, nil
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return base, fmt.Errorf("settings: %w", err)
+	}
+	if inner, ok := obj["tilels"]; ok {
+		return mergeSettings(base, inner)
+	}
+	out := *base
+	if a, ok := obj["arch"]; ok && string(a) != "null" {
+		if err := json.Unmarshal(a, &out.Arch); err != nil {
+			return base, fmt.Errorf("settings: arch: %w", err)
+		}
+		if !archRE.MatchString(out.Arch) {
+			return base, fmt.Errorf("settings: unknown CUDA architecture %q (want e.g. sm_90a, sm_80)", out.Arch)
+		}
+	}
+	if h, ok := obj["inlayHints"]; ok && string(h) != "null" {
+		if err := json.Unmarshal(h, &out.InlayHints); err != nil {
+			return base, fmt.Errorf("settings: inlayHints: %w", err)
+		}
+	}
+	return &out, nil
+}
+
+// applySettings installs new settings: a changed architecture re-analyses
+// every open document, changed hints refresh the client's hints.
+func (s *Server) applySettings(next *Settings) {
+	prev := s.conf.Swap(next)
+	if prev.Arch != next.Arch {
+		s.log.Info("target architecture changed", "arch", next.Arch)
+		s.mu.Lock()
+		docs := make([]*document, 0, len(s.docs))
+		for _, d := range s.docs {
+			docs = append(docs, d)
+		}
+		s.mu.Unlock()
+		for _, d := range docs {
+			d.reconfigure(next.options())
+		}
+	}
+	if prev.InlayHints != next.InlayHints || prev.Arch != next.Arch {
+		s.refreshHints()
+	}
+}
+
+// pullSettings asks the client for section "tilels" (workspace/configuration).
+// It runs off the read loop: the answer comes through it.
+func (s *Server) pullSettings(ctx context.Context) {
+	section := "tilels"
+	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
+	if err != nil {
+		s.log.Warn("workspace/configuration failed", "err", err)
+		return
+	}
+	if len(res) == 0 {
+		return
+	}
+	s.updateSettings(ctx, res[0])
+}
+
+// updateSettings reads raw over the defaults (a setting the user removed
+// returns to its default) and reports bad values to the user.
+func (s *Server) updateSettings(ctx context.Context, raw []byte) {
+	next, err := mergeSettings(defaultSettings(), raw)
+	if err != nil {
+		s.log.Warn("ignored settings", "err", err)
+		s.notify("showMessage", s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "tilels: " + err.Error()}))
+		return
+	}
+	s.applySettings(next)
+}

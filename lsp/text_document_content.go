@@ -1,0 +1,111 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+)
+
+// TextDocumentContent serves the tilels-lowered virtual documents (LSP
+// 3.18): the CUDA or TIRx of an open source document at its newest
+// version, stamped with that version. The view is remembered and
+// refreshed (workspace/textDocumentContent/refresh) whenever a new
+// version of the source is analysed.
+func (s *Server) TextDocumentContent(ctx context.Context, p *protocol.TextDocumentContentParams) (*protocol.TextDocumentContentResult, error) {
+	ref, err := parseLoweredURI(p.URI)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+	}
+	d := s.doc(ref.source)
+	if d == nil {
+		return s.contentFromDisk(ref)
+	}
+	snap, err := d.await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.views[ref.source] == nil {
+		s.views[ref.source] = map[uri.URI]bool{}
+	}
+	s.views[ref.source][p.URI] = true
+	s.mu.Unlock()
+	return &protocol.TextDocumentContentResult{Text: loweredText(d, snap, ref)}, nil
+}
+
+// contentFromDisk serves a view whose source is not open (an editor
+// restoring its tabs, or the source closed): the file as saved.
+func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentResult, error) {
+	if !ref.source.IsFile() {
+		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open", ref.source)
+	}
+	src, err := os.ReadFile(ref.source.FsPath())
+	if err != nil {
+		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open and cannot be read: %v", ref.source, err)
+	}
+	opts := s.settings().options()
+	low, err := lower.NewSession(opts).Analyze(s.ctx, source.NewFile(filepath.Base(ref.source.FsPath()), src))
+	if err != nil {
+		return nil, err
+	}
+	d := &document{uri: ref.source, path: ref.source.FsPath()}
+	return &protocol.TextDocumentContentResult{Text: loweredText(d, newSnapshot(newText(-1, src), low, opts, 0), ref)}, nil
+}
+
+// loweredText is the content of a lowered view: a stamp line, then the
+// output (or the reason there is none).
+func loweredText(d *document, snap *snapshot, ref loweredRef) string {
+	comment := "//"
+	if ref.kind == "tirx" {
+		comment = "#"
+	}
+	what := "all kernels"
+	if ref.kernel != "" {
+		what = "kernel " + ref.kernel
+	}
+	version := fmt.Sprintf("version %d", snap.text.version)
+	if snap.text.version < 0 {
+		version = "as saved" // not open: read from disk
+	}
+	stamp := fmt.Sprintf("%s tilels: lowered from %s, %s, %s, %s\n", comment, d.name(), version, snap.opts.Target().Arch, what)
+	cuda, tirx, err := snap.lowered(ref.kernel)
+	if ref.kind == "tirx" {
+		if err != nil && tirx == "" {
+			return stamp + fmt.Sprintf("%s %v\n", comment, err)
+		}
+		return stamp + tirx
+	}
+	if err != nil {
+		return stamp + fmt.Sprintf("%s %v\n", comment, err)
+	}
+	return stamp + cuda
+}
+
+// refreshViews asks the client to re-read the lowered views of src.
+func (s *Server) refreshViews(src uri.URI) {
+	if !s.caps.Load().textDocumentContent {
+		return
+	}
+	s.mu.Lock()
+	var us []uri.URI
+	for u := range s.views[src] {
+		us = append(us, u)
+	}
+	s.mu.Unlock()
+	if len(us) == 0 {
+		return
+	}
+	s.background("textDocumentContent/refresh", func(ctx context.Context) {
+		for _, u := range us {
+			s.notify("textDocumentContent/refresh", s.client.TextDocumentContentRefresh(ctx, &protocol.TextDocumentContentRefreshParams{URI: u}))
+		}
+	})
+}

@@ -1,0 +1,94 @@
+-- Neovim (0.7.2+) headless end-to-end test of the tilels language server.
+--   TEST_FILE=<kernel.py> TILELS=<bin/tilels> nvim --headless -u NONE -S scripts/e2e/nvim.lua
+-- Opens the kernel, waits for the fallback warning, hovers the Tx call,
+-- runs tilels.lower, edits the buffer into a syntax error and back, and
+-- checks each answer. Prints "ok <step>" lines; exits non-zero on the first
+-- failure (cq!) with "FAIL: <why>".
+local function log(...)
+  io.stdout:write(table.concat(vim.tbl_map(tostring, { ... }), " ") .. "\n")
+end
+
+local function check(cond, what)
+  if not cond then error(what, 2) end
+  log("ok", what)
+end
+
+local function result_of(resp, id)
+  assert(resp and resp[id], "no response from the server")
+  assert(not resp[id].err, "server error: " .. vim.inspect(resp[id].err))
+  return resp[id].result
+end
+
+local ok, err = pcall(function()
+  vim.cmd("edit " .. vim.fn.fnameescape(vim.env.TEST_FILE))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local id = vim.lsp.start_client({
+    name = "tilels",
+    cmd = { vim.env.TILELS },
+    root_dir = vim.fn.fnamemodify(vim.env.TEST_FILE, ":p:h"),
+  })
+  check(id ~= nil, "client started")
+  vim.lsp.buf_attach_client(bufnr, id)
+  check(vim.wait(10000, function()
+    local c = vim.lsp.get_client_by_id(id)
+    return c and c.initialized
+  end, 10), "initialized")
+  local uri = vim.uri_from_bufnr(bufnr)
+
+  -- 1. diagnostics: the fallback-only warning on the first Tx call.
+  local function diags_with(code)
+    for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+      if d.code == code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code == code) then
+        return d
+      end
+    end
+  end
+  check(vim.wait(10000, function() return diags_with("dispatch/fallback-only") ~= nil end, 10),
+    "fallback-only warning published")
+  local d = diags_with("dispatch/fallback-only")
+  check(d.severity == vim.diagnostic.severity.WARN, "warning severity")
+  log("diagnostic:", d.lnum, d.col, d.message)
+
+  -- 2. hover on the call: names the chosen variant and the declines.
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local line, col
+  for i, l in ipairs(lines) do
+    local c = l:find("Tx%.warp%.copy")
+    if c then line, col = i - 1, c + 3; break end
+  end
+  check(line ~= nil, "found a Tx call")
+  local r = vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
+    { textDocument = { uri = uri }, position = { line = line, character = col } }, 10000)
+  local hover = result_of(r, id)
+  check(hover and hover.contents and hover.contents.value:find("fallback", 1, true),
+    "hover names the fallback variant")
+  check(hover.contents.value:find("gmem_smem", 1, true), "hover lists the declined gmem_smem")
+
+  -- 3. tilels.lower returns the CUDA and TIRx of the file.
+  r = vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand",
+    { command = "tilels.lower", arguments = { uri } }, 10000)
+  local low = result_of(r, id)
+  check(type(low) == "table" and type(low.cuda) == "string" and low.cuda:find("__global__", 1, true),
+    "tilels.lower returns CUDA")
+  check(type(low.tirx) == "string" and low.tirx:find("def ", 1, true), "tilels.lower returns TIRx")
+
+  -- 4. an edit (didChange) into a syntax error is diagnosed, and fixing it clears it.
+  vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { "    Tx.warp.copy(A_smem[:, :], A[:, :]" })
+  check(vim.wait(10000, function()
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      if x.severity == vim.diagnostic.severity.ERROR then return true end
+    end
+  end, 10), "syntax error after an edit")
+  vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { lines[line + 1] })
+  check(vim.wait(10000, function()
+    for _, x in ipairs(vim.diagnostic.get(bufnr)) do
+      if x.severity == vim.diagnostic.severity.ERROR then return false end
+    end
+    return diags_with("dispatch/fallback-only") ~= nil
+  end, 10), "error cleared after the fix")
+
+  vim.lsp.stop_client(id)
+  vim.wait(2000, function() return vim.lsp.get_client_by_id(id) == nil end, 10)
+end)
+if not ok then log("FAIL:", err) end
+vim.cmd(ok and "qa!" or "cq!")
