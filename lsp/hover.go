@@ -127,6 +127,9 @@ func callHover(snap *snapshot, kv *lower.KernelView, ds []*dispatch.Decision) st
 	b.WriteString(variantTable(d))
 
 	if d.Variant != "" {
+		if r := d.Result; r != nil && r.TMA != nil && r.TMA.Map != nil {
+			b.WriteString("\n**Host init** (before the launch)\n```python\n" + tirx.TensorMapInit(r.TMA.Map) + "```\n")
+		}
 		low, idx := loweredOf(kv.Kernel, c)
 		if low != nil {
 			text := tirx.Print(&ir.Func{Name: kv.Kernel.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})

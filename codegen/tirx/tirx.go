@@ -641,6 +641,14 @@ func threadIndexText(axis string) string {
 	return "T.thread_index(" + strconv.Quote(axis) + ")"
 }
 
+// TensorMapInit returns the host statements that encode m (see
+// tensorMapInit), for hovers that show one call's descriptor.
+func TensorMapInit(m *ir.TensorMap) string {
+	p := &printer{}
+	p.tensorMapInit(m)
+	return p.b.String()
+}
+
 // tensorMapInit prints the host statements that encode a tensor map
 // before the launch (spec §4.5.4): a stack-allocated CUtensorMap and the
 // runtime.cuTensorMapEncodeTiled call, arguments in CUDA order (innermost
