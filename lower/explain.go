@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -13,12 +14,23 @@ import (
 // what golden tests compare.
 func Explain(r *Result) string {
 	var b strings.Builder
-	for _, k := range r.Kernels {
+	for _, k := range r.Records() {
 		fmt.Fprintf(&b, "kernel %s", k.Name)
-		if len(k.Case) > 0 {
-			fmt.Fprintf(&b, " case %v", k.Case)
+		if k.CaseLabel != "" || k.CaseID != "" {
+			fmt.Fprintf(&b, " case %d/%d (%s", k.CaseIndex, k.CaseCount, k.CaseSource)
+			if k.CaseID != "" {
+				fmt.Fprintf(&b, " %s", k.CaseID)
+			}
+			fmt.Fprintf(&b, "): %s", k.CaseLabel)
+		}
+		if k.Needs != nil {
+			fmt.Fprintf(&b, " (partial: needs %s)", strings.Join(k.Needs, ", "))
 		}
 		b.WriteByte('\n')
+		for _, u := range k.Unresolved {
+			line, col := r.File.Position(u.Span.Start)
+			fmt.Fprintf(&b, "  %d:%d %s\n    -> unresolved: needs %s\n", line, col, r.File.Text(u.OpSpan), strings.Join(u.Needs, ", "))
+		}
 		for _, d := range k.Calls {
 			line, col := r.File.Position(d.Call.Span.Start)
 			fmt.Fprintf(&b, "  %d:%d Tx.%s.%s threads=%d", line, col, d.Call.Scope, d.Call.Op, d.Threads)
@@ -51,4 +63,15 @@ func Explain(r *Result) string {
 		}
 	}
 	return b.String()
+}
+
+// Records returns the kernel records and the partial ones (Partial), in
+// source order of their defs; Kernels when there is no partial one.
+func (r *Result) Records() []*Kernel {
+	if len(r.Partial) == 0 {
+		return r.Kernels
+	}
+	out := append(append([]*Kernel(nil), r.Kernels...), r.Partial...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
+	return out
 }

@@ -28,6 +28,13 @@ import (
 type Options struct {
 	// Arch is the CUDA target architecture ("sm_90a" when empty).
 	Arch string
+	// MaxCases caps the bound cases analysed per kernel def, parametrize
+	// grid and CONFIGS list (eval.DefaultMaxCases, 64, when 0).
+	MaxCases int
+	// Bind holds parameter bindings from a setting, in the syntax of the
+	// `# tilels: bind` directive, keyed by function name: {"make_gemm":
+	// "M=4096, dtype='float16'"} (see docs/binding.md).
+	Bind map[string]string
 }
 
 // Result is everything known about one file.
@@ -35,7 +42,13 @@ type Result struct {
 	File    *source.File
 	Syntax  *syntax.File
 	Program *eval.Program
+	// Kernels holds one record per kernel and bound case, aligned with
+	// Program.Kernels: the records of one def are adjacent, in case order.
 	Kernels []*Kernel
+	// Partial holds one record per kernel def whose every evaluation needed
+	// an unbound parameter (aligned with Program.Partial): nothing is
+	// dispatched or printed for it, and its tile calls are Unresolved.
+	Partial []*Kernel
 	// Diags holds every diagnostic of the file, sorted by position.
 	Diags []diag.Diagnostic
 }
@@ -50,9 +63,23 @@ type Kernel struct {
 	Launch  ir.Launch
 	// Calls holds one decision per tile call, in source order.
 	Calls []*dispatch.Decision
-	// Case is the parameter binding this kernel was evaluated under (nil
-	// when no parameters were bound).
-	Case map[string]string
+	// Case is the parameter binding this kernel was evaluated under, each
+	// value a Python literal (nil when no parameters were bound).
+	// CaseNames lists its keys in parameter order and CaseLabel renders it
+	// as keyword arguments ("dtype='float16', M=128"). CaseID is the pytest
+	// id or CONFIGS label that produced the case, CaseSource the binding
+	// source (eval.Kernel.CaseSource). CaseIndex (1-based) and CaseCount
+	// number the records of one def (1 and 1 for a kernel without cases).
+	Case                 map[string]string
+	CaseNames            []string
+	CaseLabel            string
+	CaseID, CaseSource   string
+	CaseIndex, CaseCount int
+	// Needs is set on a partial record (Result.Partial): the parameters its
+	// evaluation needed but no binding source gave. Unresolved lists its
+	// tile calls, in source order; none of them is dispatched.
+	Needs      []string
+	Unresolved []UnresolvedCall
 	// Diags holds the diagnostics whose span lies inside the kernel.
 	Diags []diag.Diagnostic
 }
@@ -81,7 +108,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
 
-	prog := eval.Evaluate(syn, eval.Options{})
+	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind})
 	res.Program = prog
 	res.Diags = append(res.Diags, prog.Diags...)
 
@@ -95,19 +122,57 @@ func Analyze(f *source.File, opts Options) *Result {
 	// already uses the second core, which caps the gain.
 	outs := make([]*dispatch.Output, len(prog.Kernels))
 	parallel(len(prog.Kernels), func(i int) { outs[i] = reg.Lower(prog.Kernels[i].Func, target) })
-	for i, k := range prog.Kernels {
-		kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
-		res.Diags = append(res.Diags, k.Diags...)
-		out := outs[i]
-		kr.Lowered = out.Func
-		kr.Launch = out.Launch
-		kr.Calls = out.Decisions
-		res.Diags = append(res.Diags, dropCascades(out, k.Diags, prog.Diags)...)
-		res.Kernels = append(res.Kernels, kr)
+	// own[i] holds the unmerged diagnostics of a record of a def with
+	// several cases (nil when there is none).
+	var own [][]diag.Diagnostic
+	for lo := 0; lo < len(prog.Kernels); {
+		hi := lo + 1
+		for hi < len(prog.Kernels) && prog.Kernels[hi].Def == prog.Kernels[lo].Def {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			k, out := prog.Kernels[i], outs[i]
+			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
+			caseRecord(kr, k)
+			kr.Lowered = out.Func
+			kr.Launch = out.Launch
+			kr.Calls = out.Decisions
+			res.Kernels = append(res.Kernels, kr)
+			if hi-lo == 1 {
+				res.Diags = append(res.Diags, k.Diags...)
+				res.Diags = append(res.Diags, dropCascades(out, k.Diags, prog.Diags)...)
+			}
+		}
+		if hi-lo > 1 {
+			if own == nil {
+				own = make([][]diag.Diagnostic, len(prog.Kernels))
+			}
+			res.Diags = append(res.Diags, caseDiags(prog.Kernels[lo:hi], outs[lo:hi], prog, own[lo:hi])...)
+		}
+		lo = hi
+	}
+	numberCases(res.Kernels)
+	for _, k := range prog.Partial {
+		res.Partial = append(res.Partial, partialRecord(k))
 	}
 	diag.Sort(res.Diags)
 	res.Diags = dedup(res.Diags)
-	for _, kr := range res.Kernels {
+	for i, kr := range res.Kernels {
+		var mine []diag.Diagnostic
+		if own != nil {
+			mine = own[i]
+		}
+		kr.Diags = append(kr.Diags, mine...)
+		for _, d := range res.Diags {
+			if d.Span.Start >= kr.Span.Start && d.Span.Start < kr.Span.End && (mine == nil || ownsDiag(d)) {
+				kr.Diags = append(kr.Diags, d)
+			}
+		}
+		if mine != nil {
+			diag.Sort(kr.Diags)
+		}
+	}
+	for _, kr := range res.Partial {
 		for _, d := range res.Diags {
 			if d.Span.Start >= kr.Span.Start && d.Span.Start < kr.Span.End {
 				kr.Diags = append(kr.Diags, d)
@@ -192,7 +257,7 @@ func (r *Result) Select(name string) []*Kernel {
 func CUDA(ks []*Kernel, opts Options) (string, error) {
 	var in []cuda.Kernel
 	for _, k := range ks {
-		in = append(in, cuda.Kernel{Func: k.Lowered, Launch: k.Launch})
+		in = append(in, cuda.Kernel{Func: caseFunc(k), Launch: k.Launch})
 	}
 	return cuda.Print(in, cuda.Options{Arch: opts.Target().Arch})
 }
@@ -207,7 +272,7 @@ func TIRx(ks []*Kernel) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(tirx.Print(k.Lowered, k.Launch))
+		b.WriteString(tirx.Print(caseFunc(k), k.Launch))
 	}
 	return b.String()
 }

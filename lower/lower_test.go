@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,7 +34,11 @@ func TestGolden(t *testing.T) {
 				t.Fatal("no kernel.py section")
 			}
 			f := source.NewFile("kernel.py", src)
-			res := Analyze(f, Options{})
+			opts := Options{}
+			if o, ok := ar.Get("options"); ok {
+				opts = goldenOptions(t, string(o))
+			}
+			res := Analyze(f, opts)
 			cu, err := CUDA(res.Kernels, Options{})
 			if err != nil {
 				cu = "error: " + err.Error() + "\n"
@@ -78,4 +83,30 @@ func diagText(f *source.File, ds []diag.Diagnostic) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// goldenOptions parses an archive's optional "options" section: one option
+// per line, "max_cases N" or "bind NAME TEXT" (Options.Bind[NAME] = TEXT).
+func goldenOptions(t *testing.T, text string) Options {
+	var o Options
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		key, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch key {
+		case "max_cases":
+			n, err := strconv.Atoi(rest)
+			if err != nil {
+				t.Fatalf("options: %v", err)
+			}
+			o.MaxCases = n
+		case "bind":
+			name, text, _ := strings.Cut(rest, " ")
+			if o.Bind == nil {
+				o.Bind = map[string]string{}
+			}
+			o.Bind[name] = text
+		default:
+			t.Fatalf("options: unknown option %q", line)
+		}
+	}
+	return o
 }

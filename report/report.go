@@ -3,9 +3,11 @@
 // stable: fields are only ever added.
 //
 // Lines and columns are 1-based; columns count bytes. Optional values are
-// JSON null, never omitted: "case" is null unless parameters were bound,
-// "tma" is null unless the chosen variant is a TMA one, "variant" is null
-// when no variant applies.
+// JSON null, never omitted: "case" is null unless parameters were bound
+// (then one record per kernel and case), "case_id" unless a pytest id or
+// CONFIGS label names the case, "needs" unless the kernel or call is
+// unresolved (it needs parameters no binding source gave), "tma" unless the
+// chosen variant is a TMA one, "variant" when no variant applies.
 package report
 
 import (
@@ -26,11 +28,16 @@ type Document struct {
 
 // Kernel is one kernel record.
 type Kernel struct {
-	Name        string            `json:"name"`
-	Line        int               `json:"line"`
-	Case        map[string]string `json:"case"`
-	Calls       []Call            `json:"calls"`
-	Diagnostics []Diagnostic      `json:"diagnostics"`
+	Name string `json:"name"`
+	Line int    `json:"line"`
+	// Case maps each bound parameter to its value as a Python literal.
+	Case   map[string]string `json:"case"`
+	CaseID *string           `json:"case_id"`
+	// Needs lists, for a kernel that could not be evaluated, the
+	// parameters to bind; its calls are unresolved.
+	Needs       []string     `json:"needs"`
+	Calls       []Call       `json:"calls"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
 }
 
 // Call is one tile call's dispatch result.
@@ -46,6 +53,9 @@ type Call struct {
 	Outer    *int64     `json:"outer"`
 	Declined []Declined `json:"declined"`
 	TMA      *TMA       `json:"tma"`
+	// Needs is set on an unresolved call: the parameters to bind before it
+	// can be dispatched (variant is null, declined empty, threads 0).
+	Needs []string `json:"needs"`
 }
 
 // TMA is the descriptor of a TMA copy, in CUDA order (innermost dimension
@@ -100,17 +110,26 @@ type Diagnostic struct {
 	Message  string `json:"message"`
 }
 
-// Build converts r, restricted to the kernels ks (all when nil).
+// Build converts r, restricted to the kernels ks (all when nil: every
+// kernel and case record, and the unresolved kernels, in source order).
 func Build(r *lower.Result, ks []*lower.Kernel) *Document {
 	if ks == nil {
-		ks = r.Kernels
+		ks = r.Records()
 	}
 	doc := &Document{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
 	for _, k := range ks {
 		line, _ := r.File.Position(k.Span.Start)
-		kj := Kernel{Name: k.Name, Line: line, Case: k.Case, Calls: []Call{}, Diagnostics: diags(r.File, k.Diags)}
+		kj := Kernel{Name: k.Name, Line: line, Case: k.Case, Needs: k.Needs, Calls: []Call{}, Diagnostics: diags(r.File, k.Diags)}
+		if k.CaseID != "" {
+			id := k.CaseID
+			kj.CaseID = &id
+		}
 		for _, d := range k.Calls {
 			kj.Calls = append(kj.Calls, call(r.File, d))
+		}
+		for _, u := range k.Unresolved {
+			l, c := r.File.Position(u.Span.Start)
+			kj.Calls = append(kj.Calls, Call{Line: l, Column: c, Op: u.Op, Scope: u.Scope, Declined: []Declined{}, Needs: u.Needs})
 		}
 		doc.Kernels = append(doc.Kernels, kj)
 	}

@@ -37,7 +37,7 @@ func TestSchema(t *testing.T) {
 		}
 		srcs[p] = s
 	}
-	calls, tmaCalls := 0, 0
+	calls, tmaCalls, cases, partial, unresolved := 0, 0, 0, 0, 0
 	for name, src := range srcs {
 		f := source.NewFile("kernel.py", src)
 		res := lower.Analyze(f, lower.Options{})
@@ -70,8 +70,34 @@ func TestSchema(t *testing.T) {
 		checkDiags(doc["diagnostics"])
 		for _, k := range doc["kernels"].([]any) {
 			km := k.(map[string]any)
-			if km["case"] != nil {
-				t.Errorf("%s: case %v without bindings", name, km["case"])
+			if cs := km["case"]; cs != nil {
+				m, ok := cs.(map[string]any)
+				if !ok || len(m) == 0 {
+					t.Errorf("%s: case %v is not a non-empty object", name, cs)
+				}
+				for p, v := range m {
+					if s, ok := v.(string); !ok || s == "" || p == "" {
+						t.Errorf("%s: case entry %q: %v is not a Python literal", name, p, v)
+					}
+				}
+				cases++
+			}
+			if id := km["case_id"]; id != nil {
+				if s, ok := id.(string); !ok || s == "" {
+					t.Errorf("%s: case_id %v", name, id)
+				}
+			}
+			needs := km["needs"]
+			if needs != nil {
+				partial++
+				if len(needs.([]any)) == 0 {
+					t.Errorf("%s: needs is empty: %v", name, km)
+				}
+			}
+			for _, key := range []string{"name", "line", "case", "case_id", "needs", "calls", "diagnostics"} {
+				if _, ok := km[key]; !ok {
+					t.Errorf("%s: kernel lacks %q", name, key)
+				}
 			}
 			if _, ok := km["name"].(string); !ok {
 				t.Errorf("%s: kernel without name", name)
@@ -80,10 +106,20 @@ func TestSchema(t *testing.T) {
 			for _, c := range km["calls"].([]any) {
 				calls++
 				cm := c.(map[string]any)
-				for _, key := range []string{"line", "column", "op", "scope", "threads", "variant", "vec", "vec_bits", "outer", "declined", "tma"} {
+				for _, key := range []string{"line", "column", "op", "scope", "threads", "variant", "vec", "vec_bits", "outer", "declined", "tma", "needs"} {
 					if _, ok := cm[key]; !ok {
 						t.Errorf("%s: call lacks %q: %v", name, key, cm)
 					}
+				}
+				if cn := cm["needs"]; cn != nil {
+					unresolved++
+					if needs == nil || cm["variant"] != nil || len(cm["declined"].([]any)) != 0 || len(cn.([]any)) == 0 {
+						t.Errorf("%s: an unresolved call is in an unresolved kernel, with needs, no variant and nothing declined: %v", name, cm)
+					}
+					continue
+				}
+				if needs != nil {
+					t.Errorf("%s: a call of an unresolved kernel without needs: %v", name, cm)
 				}
 				if (cm["variant"] == nil) != (cm["vec"] == nil) || (cm["vec"] == nil) != (cm["outer"] == nil) {
 					t.Errorf("%s: variant/vec/outer must be null together: %v", name, cm)
@@ -112,6 +148,83 @@ func TestSchema(t *testing.T) {
 	}
 	if tmaCalls < 3 {
 		t.Errorf("only %d TMA calls checked", tmaCalls)
+	}
+	if cases < 10 || partial < 3 || unresolved < 4 {
+		t.Errorf("only %d case records, %d unresolved kernels and %d unresolved calls checked", cases, partial, unresolved)
+	}
+}
+
+// TestCases checks the case records of a parametrized program: one record
+// per case with its bindings as Python literals and its pytest id, and the
+// unresolved kernel of a factory nothing calls.
+func TestCases(t *testing.T) {
+	src := `import pytest
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+def build(n, dtype):
+    @T.prim_func
+    def k(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (n, 32), dtype)
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((n, 32), dtype, scope="shared")
+        Tx.warp.copy(A_s[:, :], A[:, :])
+
+    return k
+
+
+def orphan(m):
+    @T.prim_func
+    def lost(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (m,), "float32")
+        T.device_entry()
+        T.thread_id([32])
+        A_s = T.alloc_buffer((m,), "float32", scope="shared")
+        Tx.warp.copy(A_s[:], A[:])
+
+    return lost
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("n", [pytest.param(32, id="small"), 64])
+def test_k(n, dtype):
+    build(n, dtype)
+`
+	res := lower.Analyze(source.NewFile("kernel.py", []byte(src)), lower.Options{})
+	doc := Build(res, nil)
+	type rec struct {
+		name, id, n, dtype string
+		needs              []string
+	}
+	var got []rec
+	for _, k := range doc.Kernels {
+		r := rec{name: k.Name, n: k.Case["n"], dtype: k.Case["dtype"], needs: k.Needs}
+		if k.CaseID != nil {
+			r.id = *k.CaseID
+		}
+		got = append(got, r)
+	}
+	want := []rec{
+		{"k", "small-float16", "32", "'float16'", nil},
+		{"k", "small-float32", "32", "'float32'", nil},
+		{"k", "64-float16", "64", "'float16'", nil},
+		{"k", "64-float32", "64", "'float32'", nil},
+		{"lost", "", "", "", []string{"m"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("records %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].name != want[i].name || got[i].id != want[i].id || got[i].n != want[i].n || got[i].dtype != want[i].dtype || strings.Join(got[i].needs, ",") != strings.Join(want[i].needs, ",") {
+			t.Errorf("record %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	lost := doc.Kernels[4]
+	if len(lost.Calls) != 1 || lost.Calls[0].Variant != nil || strings.Join(lost.Calls[0].Needs, ",") != "m" || lost.Calls[0].Line != 26 {
+		t.Errorf("unresolved call %+v", lost.Calls)
 	}
 }
 
@@ -159,5 +272,45 @@ func checkTMA(t *testing.T, name string, cm map[string]any) {
 	}
 	if cm["vec"].(float64) != 0 || cm["vec_bits"].(float64) != 0 {
 		t.Errorf("%s: a TMA call has vec 0: %v", name, cm)
+	}
+}
+
+// TestCaseDiagnostics checks that a diagnostic only some cases report is
+// reported once for the file, names its case, and belongs unsuffixed to
+// that case's record only.
+func TestCaseDiagnostics(t *testing.T) {
+	src := `import pytest
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@pytest.mark.parametrize("n", [24, 32])
+def test_copy(n):
+    @T.prim_func
+    def k(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (n,), "float32")
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((n,), "float32", scope="shared")
+        Tx.warp.copy(A_s[:], A[:])
+`
+	res := lower.Analyze(source.NewFile("kernel.py", []byte(src)), lower.Options{})
+	doc := Build(res, nil)
+	if len(doc.Kernels) != 2 {
+		t.Fatalf("%d records", len(doc.Kernels))
+	}
+	var file []string
+	for _, d := range doc.Diagnostics {
+		file = append(file, d.Code+": "+d.Message)
+	}
+	if len(file) != 1 || !strings.HasPrefix(file[0], "dispatch/fallback-only") || !strings.HasSuffix(file[0], "[case n=24]") {
+		t.Errorf("file diagnostics %q", file)
+	}
+	if len(doc.Kernels[0].Diagnostics) != 1 || strings.Contains(doc.Kernels[0].Diagnostics[0].Message, "[case") {
+		t.Errorf("case n=24 diagnostics %+v", doc.Kernels[0].Diagnostics)
+	}
+	if len(doc.Kernels[1].Diagnostics) != 0 {
+		t.Errorf("case n=32 diagnostics %+v", doc.Kernels[1].Diagnostics)
 	}
 }

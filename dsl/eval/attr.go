@@ -160,6 +160,10 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = &IntrinsicV{base{span}, o.Path + "." + name}
 	case *KernelV:
 		v = &OpaqueV{base{span}, o.K.Func.Name + "." + name}
+	case *JitV:
+		v = ev.jitAttr(o, name, span)
+	case *BarrierV:
+		v = ev.barrierAttr(o, name, span)
 	case *MarkerV:
 		v = &OpaqueV{base{span}, o.Name + "." + name}
 	}

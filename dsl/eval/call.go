@@ -15,10 +15,17 @@ type call struct {
 	args     []Value
 	argSpans []source.Span
 	kwargs   []kwarg
-	// speculative marks a factory call with bindings/defaults/unbound
-	// values for every parameter (runFactories).
-	speculative bool
-	fr          *frame // the calling frame
+	// spec marks a call made by a binding source (drive.go): every
+	// parameter gets spec.given's value, else spec.extra's (a directive
+	// line), else Options.Bindings', else its default, else an unbound
+	// value. A pointer keeps call small (one is allocated per Python call).
+	spec *specArgs
+	fr   *frame // the calling frame
+}
+
+// specArgs are the values a binding source passes (see call.spec).
+type specArgs struct {
+	given, extra []Binding
 }
 
 type kwarg struct {
@@ -29,7 +36,62 @@ type kwarg struct {
 }
 
 func (ev *evaluator) evalCall(fr *frame, e *syntax.Call) Value {
+	if ev.kern != nil && maybeTileCall(e) {
+		return ev.evalTileSite(fr, e)
+	}
+	return ev.evalCallNoSite(fr, e)
+}
+
+// maybeTileCall reports whether e's callee could be a tile primitive: an
+// attribute named like one, or a plain name (a Tx op chosen from a dict).
+func maybeTileCall(e *syntax.Call) bool {
+	switch f := e.Func.(type) {
+	case *syntax.Name:
+		return true
+	case *syntax.Attribute:
+		return isTileOp(f.Attr.Id)
+	}
+	return false
+}
+
+// evalTileSite evaluates a call inside a kernel that may be a tile call,
+// recording it (with the unbound parameters its evaluation needed) for
+// Kernel.Unresolved.
+func (ev *evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
+	// The parameters needed while evaluating the call are those useUnbound
+	// appends to ev.needs from here on (nested sites share the stack; the
+	// outermost one truncates it). No allocation when nothing is unbound.
+	mark := len(ev.needs)
+	ev.collecting++
+	var fn Value
+	v := ev.evalCallWith(fr, e, &fn)
+	ev.collecting--
+	needs := ev.needs[mark:]
+	switch f := fn.(type) {
+	case *TxOpV:
+		ev.noteSite(e, f.Op, f.Scope, needs)
+	case *PoisonV, *UnboundV, *OpaqueV:
+		if op, scope, ok := tileCallSyntax(fr, e); ok {
+			ev.noteSite(e, op, scope, needs)
+		}
+	}
+	if ev.collecting == 0 {
+		ev.needs = ev.needs[:0]
+	}
+	return v
+}
+
+func (ev *evaluator) evalCallNoSite(fr *frame, e *syntax.Call) Value {
+	return ev.evalCallWith(fr, e, nil)
+}
+
+// evalCallWith evaluates e; the callee's value is stored in *fnOut when
+// fnOut is not nil.
+func (ev *evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value {
 	fn := ev.expr(fr, e.Func)
+	if fnOut != nil {
+		*fnOut = fn
+	}
 	c := &call{node: e, span: e.Loc, fnSpan: e.Func.Span(), fr: fr}
 	// TMA fills what lies outside a global tensor (oob=), so the regions
 	// written as copy_async arguments may extend past a global buffer; the
@@ -113,6 +175,8 @@ func (ev *evaluator) callValue(fn Value, c *call) Value {
 		return fn
 	case *KernelV:
 		return &OpaqueV{base{c.span}, f.K.Func.Name + "(...)"}
+	case *JitV:
+		return &OpaqueV{base{c.span}, f.Def.Name.Id + "(...)"}
 	case *EnumV:
 		return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", f.Type)
 	case *ModuleV:
@@ -136,6 +200,9 @@ func (ev *evaluator) callFunc(fn *FuncV, c *call) Value {
 	}
 	if fn.Def != nil {
 		ev.entered[fn.Def] = true
+		if ev.hasKernel[fn.Def] {
+			recordArgs(fn, env)
+		}
 	}
 	fr := &frame{env: env, tir: fn.TIR, fn: fn}
 	if fn.Lambda != nil {
@@ -162,16 +229,21 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	if c.speculative {
+	if c.spec != nil {
 		binds := ev.opts.Bindings[fn.Name]
 		all := append(append([]*syntax.Param(nil), positional...), ps.Kwonly...)
 		for _, p := range all {
-			if v, ok := binds[p.Name.Id]; ok {
-				env.set(p.Name.Id, v)
+			id := p.Name.Id
+			if v, ok := lookupBinding(c.spec.given, id); ok {
+				env.set(id, v)
+			} else if v, ok := lookupBinding(c.spec.extra, id); ok {
+				env.set(id, v)
+			} else if v, ok := binds[id]; ok {
+				env.set(id, v)
 			} else if d, ok := fn.Defaults[p]; ok {
-				env.set(p.Name.Id, d)
+				env.set(id, d)
 			} else {
-				env.set(p.Name.Id, &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)})
+				env.set(id, &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)})
 			}
 		}
 		if ps.Vararg != nil {
@@ -245,7 +317,33 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 		ev.pyErrorf(c.span, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
 		return false
 	}
+	if fn.Def != nil && ev.hasKernel[fn.Def] {
+		ev.fillUnbound(fn, env)
+	}
 	return true
+}
+
+// fillUnbound gives the parameters of a kernel factory that were passed an
+// unbound value (a pytest fixture, say) the value of the first directive
+// line (or setting) of the factory, when it has one.
+func (ev *evaluator) fillUnbound(fn *FuncV, env *scope) {
+	var lines [][]Binding
+	for _, list := range [][]*syntax.Param{fn.Params.Posonly, fn.Params.Args, fn.Params.Kwonly} {
+		for _, p := range list {
+			if _, ok := env.vars[p.Name.Id].(*UnboundV); !ok {
+				continue
+			}
+			if lines == nil {
+				lines = ev.bindValues(fn.Def, fn.Name, paramNames(fn.Params, false))
+				if len(lines) == 0 {
+					return
+				}
+			}
+			if v, ok := lookupBinding(lines[0], p.Name.Id); ok {
+				env.set(p.Name.Id, v)
+			}
+		}
+	}
 }
 
 func plural(n int) string {

@@ -19,14 +19,23 @@
 //     itertools. Anything else is opaque: it flows through attributes,
 //     calls and arithmetic silently, and a use that needs a concrete value
 //     inside a kernel reports eval/unresolved (a warning).
-//   - Kernels inside factory functions are evaluated when the factory is
-//     called at module level, or else by calling the factory once with
-//     Options.Bindings, parameter defaults, or unbound values. A kernel that
-//     needs an unbound parameter lands in Program.Partial and the parameter
-//     gets one eval/unbound information diagnostic, at its declaration.
+//   - Kernels inside functions are evaluated under bound cases (bind.go,
+//     docs/binding.md): module-level calls, pytest parametrize grids and
+//     test functions, `if __name__ == "__main__":` blocks, entry points
+//     without required parameters, the CONFIGS list through get_kernel,
+//     .specialize(...) of @T.jit kernels, and for what nothing reaches,
+//     `# tilels: bind` directives, Options.Bind, Options.Bindings or the
+//     parameter defaults. Each distinct case of a kernel def is one Kernel
+//     (Kernel.Case), at most Options.MaxCases per def; diagnostics shared by
+//     every case of a def are reported once, the others name their case. A
+//     def whose every evaluation needed an unbound value lands in
+//     Program.Partial with its tile calls in Kernel.Unresolved, and each
+//     parameter it needed gets one eval/unbound information diagnostic, at
+//     its declaration; a def with a complete case reports nothing unbound.
 //   - Work is bounded: each evaluation unit (module body, one factory
-//     call, one kernel) has a step budget (Options.MaxSteps) and calls
-//     nest at most 150 deep; running out reports eval/budget.
+//     call, one kernel) has a step budget (Options.MaxSteps), all bound
+//     cases of a file together 8 times that, and calls nest at most 150
+//     deep; running out reports eval/budget (eval/case-cap for the cases).
 //
 // Kernel bodies follow TVMScript (tvm/tirx/script/parser/parser.py at
 // PRE): `range(n)`, T.serial/T.unroll/T.vectorized/T.grid are device

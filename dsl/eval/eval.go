@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/diag"
@@ -38,20 +38,33 @@ type Options struct {
 	// binding wins over the parameter's default.
 	Bindings map[string]map[string]Value
 	// MaxSteps bounds the work of each evaluation unit; 0 means
-	// DefaultMaxSteps.
+	// DefaultMaxSteps. All bound cases of a file together may take 8 times
+	// that.
 	MaxSteps int
+	// MaxCases caps the bound cases evaluated per kernel def, per
+	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases.
+	MaxCases int
+	// Bind holds bindings from a server setting, in the syntax of the
+	// `# tilels: bind` directive ("M=4096, dtype='float16'"), keyed by
+	// function name (qualified "outer.inner", or the bare name). A setting
+	// acts as one more directive line of that function: it fills what the
+	// directive lines leave out, or makes a case of its own.
+	Bind map[string]string
 }
 
 // Program is the result of evaluating one file.
 type Program struct {
 	File *source.File
 	// Kernels are the fully evaluated @T.prim_func kernels, in source order
-	// of their def. A kernel def evaluated several times (a factory called
-	// with different arguments) appears once: its first complete evaluation.
+	// of their def. A kernel def evaluated under several bound cases (a
+	// factory called with different arguments, a parametrize grid, several
+	// .specialize calls) appears once per distinct case (Kernel.Case), in
+	// the order the cases were evaluated, at most Options.MaxCases times.
 	Kernels []*Kernel
-	// Partial are kernels whose evaluation needed an unbound factory
-	// parameter (see Kernel.Unbound). Their Func is incomplete and must not
-	// be lowered; they are kept for hover.
+	// Partial are kernels whose every evaluation needed an unbound
+	// parameter (see Kernel.Unbound and Kernel.Unresolved): one per def
+	// that has no complete case. Their Func is incomplete and must not be
+	// lowered; they are kept for hover.
 	Partial []*Kernel
 	// Diags holds every evaluation diagnostic of the file, sorted: module
 	// level, factory bodies and every kernel's (also in Kernel.Diags).
@@ -75,6 +88,38 @@ type Kernel struct {
 	// Unbound names the factory parameters ("factory.param") this kernel's
 	// evaluation needed but had no value for; empty for complete kernels.
 	Unbound []string
+	// Case holds the parameter values this evaluation was made with: the
+	// parameters of the functions lexically enclosing the def (outermost
+	// first, as passed; unbound ones left out), then the T.constexpr
+	// parameters of a @T.jit kernel. Nil for a kernel outside functions
+	// with parameters. Kernels of one def have distinct cases.
+	Case []Binding
+	// CaseID is the pytest id or CONFIGS label of the test case or config
+	// that first produced this case ("" for other sources).
+	CaseID string
+	// CaseSource says which binding source produced the case: "module"
+	// (module-level code), "pytest" (a parametrize grid), "test" (a test
+	// function without grid), "main" (an `if __name__ == "__main__":`
+	// block), "call" (an entry point without required parameters),
+	// "configs" (CONFIGS and get_kernel), "directive", "setting" or
+	// "default" (a function or @T.jit kernel nothing else reached).
+	CaseSource string
+	// Unresolved lists, for a partial kernel, the tile calls met while
+	// evaluating it (and those inside branches skipped on an unbound
+	// condition), each with the parameters it needs; nil otherwise.
+	Unresolved []UnresolvedCall
+}
+
+// UnresolvedCall is a tile call of a partial kernel: its result depends on
+// parameters without value.
+type UnresolvedCall struct {
+	// Span is the whole call, OpSpan its callee expression.
+	Span, OpSpan source.Span
+	// Op is the tile primitive ("" when the callee did not evaluate),
+	// Scope its scope ("" when unknown).
+	Op, Scope string
+	// Needs names the parameters to bind, in the order they were needed.
+	Needs []string
 }
 
 // BufferSite is where a buffer was declared.
@@ -101,17 +146,22 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
+	if opts.MaxCases <= 0 {
+		opts.MaxCases = DefaultMaxCases
+	}
 	ev := &evaluator{
-		file:        f.Src,
-		opts:        opts,
-		prog:        &Program{File: f.Src},
-		kernelByDef: map[*syntax.FunctionDef]*Kernel{},
-		funcByDef:   map[*syntax.FunctionDef]*FuncV{},
-		entered:     map[*syntax.FunctionDef]bool{},
-		origins:     map[*syntax.Param]*unboundOrigin{},
+		file:       f.Src,
+		opts:       opts,
+		prog:       &Program{File: f.Src},
+		byDef:      map[*syntax.FunctionDef]*defCases{},
+		funcByDef:  map[*syntax.FunctionDef]*FuncV{},
+		entered:    map[*syntax.FunctionDef]bool{},
+		origins:    map[*syntax.Param]*unboundOrigin{},
+		caseSource: "module",
 	}
 	ev.sink = &ev.prog.Diags
 	ev.analyzeKernelNesting(f.Body)
+	ev.findDirectives(f)
 	mod := newScope(nil)
 	ev.modScope = mod
 	// Each module-level statement is its own evaluation unit, so a runaway
@@ -124,6 +174,7 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 			break
 		}
 	}
+	ev.drive(f)
 	ev.runFactories()
 	ev.finish()
 	return ev.prog
@@ -156,13 +207,33 @@ type evaluator struct {
 	loopKinds []bool
 	tryDepth  int // > 0 inside try bodies with handlers: Python errors are caught
 
-	kernelByDef map[*syntax.FunctionDef]*Kernel
-	funcByDef   map[*syntax.FunctionDef]*FuncV
-	entered     map[*syntax.FunctionDef]bool
-	hasKernel   map[*syntax.FunctionDef]bool // lexically contains a kernel def
-	origins     map[*syntax.Param]*unboundOrigin
+	byDef     map[*syntax.FunctionDef]*defCases
+	funcByDef map[*syntax.FunctionDef]*FuncV
+	entered   map[*syntax.FunctionDef]bool
+	hasKernel map[*syntax.FunctionDef]bool // lexically contains a kernel def
+	origins   map[*syntax.Param]*unboundOrigin
 	// speculating is the factory being called with unbound parameters.
 	speculating bool
+
+	// Binding (bind.go, drive.go): the directives above each def, their
+	// evaluated bindings, the unbound origins each kernel def needed, the
+	// @T.jit kernels and test grids met, and the case being driven.
+	directives map[*syntax.FunctionDef][]directive
+	bindCache  map[*syntax.FunctionDef][][]Binding
+	pending    map[*unboundOrigin]map[*syntax.FunctionDef]bool
+	jits       []*JitV
+	grids      map[*syntax.FunctionDef][]*ParametrizeV
+	caseSource string
+	caseID     string
+	// needs collects the parameters the tile calls being evaluated need
+	// (a stack shared by nested calls, see evalTileSite); collecting
+	// counts those calls.
+	needs      []string
+	collecting int
+	// totalSteps counts every step of the file; drive stops starting new
+	// cases past driveBudget*MaxSteps.
+	totalSteps     int
+	budgetReported bool
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -178,10 +249,12 @@ type nameHint struct {
 func (ev *evaluator) unit(fn func()) {
 	savedSteps, savedHalted, savedLoop := ev.steps, ev.halted, ev.curLoop
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
+	savedCollecting, savedNeeds := ev.collecting, len(ev.needs)
 	ev.steps, ev.halted, ev.curLoop = 0, false, source.NoSpan
 	defer func() {
 		ev.steps, ev.halted, ev.curLoop = savedSteps, savedHalted, savedLoop
 		ev.depth, ev.tryDepth, ev.hint = savedDepth, savedTry, savedHint
+		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {
 			if panicInTests {
 				panic(r)
@@ -202,6 +275,7 @@ func (ev *evaluator) step(span source.Span) bool {
 		return false
 	}
 	ev.steps++
+	ev.totalSteps++
 	if ev.steps > ev.opts.MaxSteps {
 		ev.halted = true
 		if ev.curLoop.IsValid() {
@@ -265,17 +339,20 @@ func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 }
 
 // useUnbound records that the current evaluation needed origin's value.
+// It is reported at the end unless the kernel def gets a complete case.
 func (ev *evaluator) useUnbound(o *unboundOrigin) {
-	if ev.kern != nil {
-		name := o.Func + "." + o.Param
-		for _, n := range ev.kern.k.Unbound {
-			if n == name {
-				return
-			}
-		}
+	if ev.collecting > 0 {
+		ev.needs = append(ev.needs, o.Param)
+	}
+	if ev.kern == nil {
+		ev.noteUnbound(o, nil)
+		return
+	}
+	ev.noteUnbound(o, ev.kern.k.Def)
+	name := o.Func + "." + o.Param
+	if !slices.Contains(ev.kern.k.Unbound, name) {
 		ev.kern.k.Unbound = append(ev.kern.k.Unbound, name)
 	}
-	ev.reportUnbound(o)
 }
 
 func (ev *evaluator) reportUnbound(o *unboundOrigin) {
@@ -284,26 +361,7 @@ func (ev *evaluator) reportUnbound(o *unboundOrigin) {
 	}
 	o.reported = true
 	ev.prog.Diags = append(ev.prog.Diags, diag.Infof(o.Span, CodeUnbound,
-		"parameter `%s` of `%s` has no value; bind it to evaluate the kernels inside", o.Param, o.Func))
-}
-
-func (ev *evaluator) finish() {
-	var ks []*Kernel
-	for _, k := range ev.kernelByDef {
-		ks = append(ks, k)
-	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].Def.Loc.Start < ks[j].Def.Loc.Start })
-	for _, k := range ks {
-		diag.Sort(k.Diags)
-		if len(k.Unbound) > 0 {
-			ev.prog.Partial = append(ev.prog.Partial, k)
-		} else {
-			ev.prog.Kernels = append(ev.prog.Kernels, k)
-		}
-		ev.prog.Diags = append(ev.prog.Diags, k.Diags...)
-	}
-	diag.Sort(ev.prog.Diags)
-	ev.prog.Diags = dedupDiags(ev.prog.Diags)
+		"parameter `%s` of `%s` has no value; bind it with `# tilels: bind %s=...` above the def to evaluate the kernels that use it", o.Param, o.Func, o.Param))
 }
 
 func dedupDiags(ds []diag.Diagnostic) []diag.Diagnostic {
@@ -327,6 +385,8 @@ type scope struct {
 	vars    map[string]Value
 	parent  *scope // enclosing function scope or module; nil for the module
 	globals map[string]bool
+	// args are the call's parameter values as bound (a kernel's case).
+	args []Binding
 }
 
 func newScope(parent *scope) *scope { return &scope{vars: map[string]Value{}, parent: parent} }
@@ -406,34 +466,6 @@ func isKernelDecorated(fd *syntax.FunctionDef) bool {
 		}
 	}
 	return false
-}
-
-// runFactories calls every function that contains kernels but was not
-// entered while evaluating the module, binding its parameters to
-// bindings, defaults or unbound values. Newly created nested factories are
-// called in later rounds.
-func (ev *evaluator) runFactories() {
-	for round := 0; round < 8; round++ {
-		var todo []*FuncV
-		for def, fn := range ev.funcByDef {
-			if ev.hasKernel[def] && !ev.entered[def] {
-				todo = append(todo, fn)
-			}
-		}
-		if len(todo) == 0 {
-			return
-		}
-		sort.Slice(todo, func(i, j int) bool { return todo[i].Def.Loc.Start < todo[j].Def.Loc.Start })
-		for _, fn := range todo {
-			ev.entered[fn.Def] = true
-			ev.unit(func() {
-				saved := ev.speculating
-				ev.speculating = true
-				defer func() { ev.speculating = saved }()
-				ev.callFunc(fn, &call{span: fn.Def.Name.Loc, speculative: true})
-			})
-		}
-	}
 }
 
 func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {

@@ -292,6 +292,10 @@ func Dump(p *Program) string {
 	}
 	for _, k := range p.Partial {
 		fmt.Fprintf(&b, "partial kernel %s needs %s\n", k.Func.Name, strings.Join(k.Unbound, ", "))
+		for _, u := range k.Unresolved {
+			line, col := p.File.Position(u.Span.Start)
+			fmt.Fprintf(&b, "  %d:%d %s unresolved: needs %s\n", line, col, p.File.Text(u.OpSpan), strings.Join(u.Needs, ", "))
+		}
 	}
 	for _, d := range p.Diags {
 		line, col := p.File.Position(d.Span.Start)
@@ -308,6 +312,13 @@ func dumpKernel(b *strings.Builder, k *Kernel) {
 		params = append(params, p.varName(prm.Var)+": "+prm.Var.Type.String())
 	}
 	fmt.Fprintf(b, "kernel %s(%s)\n", f.Name, strings.Join(params, ", "))
+	if k.Case != nil || k.CaseID != "" {
+		fmt.Fprintf(b, "  case %s (%s", CaseString(k.Case), k.CaseSource)
+		if k.CaseID != "" {
+			fmt.Fprintf(b, " %s", k.CaseID)
+		}
+		b.WriteString(")\n")
+	}
 	for _, prm := range f.Params {
 		if prm.Buf != nil {
 			fmt.Fprintf(b, "  match %s -> %s\n", p.varName(prm.Var), bufDecl(p, prm.Buf))

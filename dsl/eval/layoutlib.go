@@ -18,9 +18,11 @@ import (
 var axisNames = []string{"bx", "by", "bz", "cbx", "cby", "cbz", "tx", "warpid", "laneid",
 	"wgid", "tid_in_wg", "wid_in_wg", "m", "P", "F", "Bank", "TCol", "TLane"}
 
-func layoutNames() []string {
-	return append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout"}, axisNames...)
-}
+// layoutNames lists the public names of tvm.tirx.layout (`import *`); the
+// slice is shared, callers must not modify it.
+func layoutNames() []string { return layoutNameList }
+
+var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout", "wg_local_layout", "tcgen05_atom_layout"}, axisNames...)
 
 // safeLayout runs f, turning a panic inside the layout algebra into an
 // error diagnostic (the algebra panics on contract violations).
@@ -72,6 +74,10 @@ func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool
 			}}, true
 	case "Layout":
 		return &MarkerV{base: base{span}, Name: "Layout"}, true
+	case "wg_local_layout":
+		return builtin("wg_local_layout", (*evaluator).wgLocalLayoutCall), true
+	case "tcgen05_atom_layout":
+		return builtin("tcgen05_atom_layout", (*evaluator).tcgen05AtomLayoutCall), true
 	}
 	for _, a := range axisNames {
 		if a == name {
@@ -79,6 +85,136 @@ func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool
 		}
 	}
 	return nil, false
+}
+
+// wgLocalLayoutCall is wg_local_layout(cols, rows=128) (tvm/tirx/layout.py):
+// TileLayout(S[(rows, cols) : (1 @ tid_in_wg, 1)]), one row per thread of
+// the warpgroup.
+func (ev *evaluator) wgLocalLayoutCall(c *call) Value {
+	if !ev.checkArgs(c, "wg_local_layout", 1, "cols", "rows") {
+		return poison(c.span)
+	}
+	cols, ok := ev.intArg(c.args[0], c.argSpans[0], "cols")
+	if !ok {
+		return poison(c.span)
+	}
+	rows := int64(128)
+	if r := c.arg(1, "rows"); r != nil {
+		if rows, ok = ev.intArg(r, c.argSpan(1, "rows"), "rows"); !ok {
+			return poison(c.span)
+		}
+	}
+	return ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(rows, 1, layout.TidInWG), layout.It(cols, 1, layout.M)}, nil, nil), c.span)
+}
+
+// tcgen05 ld/st atoms (PTX ISA table "tcgen05-num-shapes-ld"): the .num
+// repetitions each shape allows, and its per-warp column count per
+// repetition in 32-bit registers.
+var tcgen05Reps = map[string][]int64{
+	"32x32b":  {1, 2, 4, 8, 16, 32, 64, 128},
+	"16x64b":  {1, 2, 4, 8, 16, 32, 64, 128},
+	"16x128b": {1, 2, 4, 8, 16, 32, 64},
+	"16x256b": {1, 2, 4, 8, 16, 32},
+}
+
+var tcgen05ColFactor = map[string]int64{"32x32b": 1, "16x64b": 2, "16x128b": 4, "16x256b": 8}
+
+// tcgen05AtomLayoutCall is tcgen05_atom_layout(instr_shape, (rows, cols),
+// dtype) (tvm/tirx/layout.py): the warpgroup register tile a tcgen05.ld or
+// st atom .<shape>.x<rep> produces, rep inferred from cols. Rows are 128
+// (.32x32b; 64 is the fp32 datapath-B readback image) or 64/128 (.16x*b,
+// 128 issuing the atom twice); 16-bit elements pack two per register.
+// Iters are listed high to low, rows then columns, each lane bit and
+// register bit at the position the PTX fragment puts it.
+func (ev *evaluator) tcgen05AtomLayoutCall(c *call) Value {
+	if !ev.checkArgs(c, "tcgen05_atom_layout", 3, "instr_shape", "tensor_shape", "dtype") {
+		return poison(c.span)
+	}
+	shape, ok := ev.strArg(c.args[0], c.argSpans[0], "instr_shape")
+	if !ok {
+		return poison(c.span)
+	}
+	reps, known := tcgen05Reps[shape]
+	if !known {
+		return ev.errorf(c.argSpans[0], CodeType, "tcgen05_atom_layout instr_shape must be one of ['32x32b', '16x64b', '16x128b', '16x256b'], got %s", pyQuote(shape))
+	}
+	ts, ok := ev.intsArg(c.args[1], c.argSpans[1], "tensor_shape")
+	if !ok {
+		return poison(c.span)
+	}
+	dt, ok := ev.dtypeOf(c.args[2], c.argSpans[2])
+	if !ok {
+		return poison(c.span)
+	}
+	if dt.Bits != 16 && dt.Bits != 32 {
+		return ev.errorf(c.argSpans[2], CodeType, "tcgen05_atom_layout dtype must be a 32-bit or 16-bit type, got %s (%d bits)", dt, dt.Bits)
+	}
+	if len(ts) != 2 {
+		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout tensor_shape must be 2-D (rows, cols), got %s", describe(c.args[1]))
+	}
+	rows, cols := ts[0], ts[1]
+	if rows != 64 && rows != 128 {
+		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout %s expects rows ∈ (64, 128), got %d", pyQuote(shape), rows)
+	}
+	has := func(n int64) bool {
+		for _, r := range reps {
+			if r == n {
+				return true
+			}
+		}
+		return false
+	}
+	it := layout.It
+	mk := func(iters []layout.Iter) Value { return ev.newLayoutV(layout.NewTile(iters, nil, nil), c.span) }
+	if shape == "32x32b" && rows == 64 {
+		// Datapath B readback: the (128, N/2) fp32 register file relabelled (64, N).
+		if dt.Bits != 32 || cols%2 != 0 || !has(cols/2) {
+			return ev.errorf(c.span, CodeType, "tcgen05_atom_layout: 32x32b (64, N) datapath B image needs fp32 and N/2 in %v, got N=%d %s", reps, cols, dt)
+		}
+		return mk([]layout.Iter{it(64, 1, layout.TidInWG), it(2, 64, layout.TidInWG), it(cols/2, 1, layout.M)})
+	}
+	pack := 32 / int64(dt.Bits)
+	factor := tcgen05ColFactor[shape] * pack
+	if cols%factor != 0 || !has(cols/factor) {
+		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout cols=%d does not give a rep in %v for instr_shape=%s dtype=%s (cols must be k * %d)", cols, reps, pyQuote(shape), dt, factor)
+	}
+	n := cols / factor
+	if shape == "32x32b" {
+		return mk([]layout.Iter{it(rows, 1, layout.TidInWG), it(cols, 1, layout.M)})
+	}
+	// Per-warp fragment in 32-bit units, M=64: row and column iters.
+	var rowIt, colIt []layout.Iter
+	var used int64 // registers per lane of the M=64 atom
+	switch shape {
+	case "16x64b": // row = t2 + 8*t0 + 16*w, col = t1 + 2*r
+		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.Laneid), it(8, 4, layout.Laneid)}
+		colIt = []layout.Iter{it(n, 1, layout.M), it(2, 2, layout.Laneid)}
+		used = n
+	case "16x128b": // row = t1 + 8*ra + 16*w, col = t0 + 4*rb
+		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.M), it(8, 4, layout.Laneid)}
+		colIt = []layout.Iter{it(n, 2, layout.M), it(4, 1, layout.Laneid)}
+		used = 2 * n
+	default: // 16x256b: row = t1 + 8*va + 16*w, col = v0 + 2*t0 + 8*vb
+		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 2, layout.M), it(8, 4, layout.Laneid)}
+		colIt = []layout.Iter{it(n, 4, layout.M), it(4, 1, layout.Laneid), it(2, 1, layout.M)}
+		used = 4 * n
+	}
+	if rows == 128 {
+		// The second 16-row slab of each warp: one more register bit right
+		// below the warp's row bits.
+		rowIt = append([]layout.Iter{rowIt[0], it(2, used, layout.M)}, rowIt[1:]...)
+	}
+	var iters []layout.Iter
+	for _, x := range append(rowIt, colIt...) {
+		if x.Axis == layout.M {
+			x.Stride *= pack
+		}
+		iters = append(iters, x)
+	}
+	if pack > 1 {
+		iters = append(iters, it(pack, 1, layout.M))
+	}
+	return mk(iters)
 }
 
 func tileLayoutClassAttr(ev *evaluator, name string, span source.Span) (Value, bool) {

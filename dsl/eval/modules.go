@@ -33,8 +33,10 @@ func canonicalModule(path string) string {
 		return layoutPath
 	case "tvm.tirx.op_schedule.cuda.common":
 		return tmaPath
-	case "tvm", "math", "functools", "itertools", "operator":
+	case "tvm", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
 		return path
+	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
+		return pipelinePath
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -71,6 +73,12 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "itertools", Name: "itertools", attr: itertoolsAttr}
 	case "operator":
 		return &ModuleV{base: base{span}, Path: "operator", Name: "operator", attr: operatorAttr}
+	case "pytest":
+		return &ModuleV{base: base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
+	case pipelinePath:
+		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
+	case "pytest.mark":
+		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
 	}
 	return nil
 }

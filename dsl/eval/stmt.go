@@ -462,34 +462,21 @@ func hasSyntaxError(s syntax.Stmt) bool {
 	return bad
 }
 
-// containsKernel reports whether the statements lexically contain a kernel def.
-func (ev *evaluator) containsKernel(ss ...syntax.Stmt) bool {
-	found := false
-	for _, s := range ss {
-		syntax.Inspect(s, func(n syntax.Node) bool {
-			if found {
-				return false
-			}
-			if fd, ok := n.(*syntax.FunctionDef); ok && (isKernelDecorated(fd) || ev.hasKernel[fd]) {
-				found = true
-				return false
-			}
-			return true
-		})
-	}
-	return found
-}
-
 // skipUnknown handles a Python-level branch or loop whose condition or
 // iterable is not concrete: it is skipped; a kernel inside it makes an
 // unbound parameter worth reporting.
 func (ev *evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
 	if ev.kern != nil {
+		if u, ok := v.(*UnboundV); ok {
+			ev.skippedTileCalls(fr, s, u.Origin.Param)
+		}
 		ev.havoc(fr, ev.needConcrete(v, span, what), s)
 		return
 	}
-	if u, ok := v.(*UnboundV); ok && ev.containsKernel(s) {
-		ev.reportUnbound(u.Origin)
+	if u, ok := v.(*UnboundV); ok {
+		for _, def := range ev.kernelDefsIn(s) {
+			ev.noteUnbound(u.Origin, def)
+		}
 	}
 	ev.havoc(fr, v, s)
 }
@@ -582,6 +569,7 @@ func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 	cond := ev.expr(fr, s.Test)
 	switch c := cond.(type) {
 	case *PoisonV:
+		ev.skippedTileCalls(fr, s, "")
 		return ctrlNone
 	case *UnboundV, *OpaqueV:
 		ev.skipUnknown(fr, c, s.Test.Span(), s, "this condition")
@@ -643,6 +631,9 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 		cond := ev.expr(fr, s.Test)
 		switch c := cond.(type) {
 		case *PoisonV:
+			if iter == 0 {
+				ev.skippedTileCalls(fr, s, "")
+			}
 			return ctrlNone
 		case *UnboundV, *OpaqueV:
 			ev.skipUnknown(fr, c, s.Test.Span(), s, "this loop condition")
@@ -675,6 +666,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	it := ev.expr(fr, s.Iter)
 	switch v := it.(type) {
 	case *PoisonV:
+		ev.skippedTileCalls(fr, s, "")
 		ev.assign(fr, s.Target, v, s.Iter.Span(), false)
 		return ctrlNone
 	case *UnboundV, *OpaqueV:
@@ -823,7 +815,7 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 				ev.warnf(s.Decorators[i].Span(), CodeUnresolved, "kernel `%s` is not evaluated: `%s` is not modelled by tilels", s.Name.Id, o.Path)
 			}
 			if u, ok := d.(*UnboundV); ok {
-				ev.reportUnbound(u.Origin)
+				ev.noteUnbound(u.Origin, s)
 			}
 		}
 	}
@@ -834,6 +826,12 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 	}
 	fn := ev.makeFunc(fr, s, name)
 	fn.TIR = tirHelper || (fr.tir && ev.kern != nil && len(s.Decorators) == 0)
+	if axes := gridDecorators(decos); len(axes) > 0 {
+		if ev.grids == nil {
+			ev.grids = map[*syntax.FunctionDef][]*ParametrizeV{}
+		}
+		ev.grids[s] = axes
+	}
 	var v Value = fn
 	for i := len(decos) - 1; i >= 0; i-- {
 		switch d := decos[i].(type) {

@@ -238,7 +238,9 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 		tc.ArgSpans = append(tc.ArgSpans, a.span)
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
-		if !ev.checkCopy(tc, f.Op) {
+		// A gather4 copy_async reads four source rows the region does not
+		// show: its payloads differ by design.
+		if _, gather := c.kw("gather4"); !gather && !ev.checkCopy(tc, f.Op) {
 			return poison(c.span)
 		}
 	}
@@ -357,9 +359,10 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 	}
 	if !ev.halted {
 		ev.report(diag.Diagnostic{Span: k.span, Severity: diag.Information, Code: CodeType,
-			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; it is dropped", label, k.name, k.v.TypeName())})
+			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; the call is not dispatched", label, k.name, k.v.TypeName())})
 	}
-	return kv, false
+	// Without the option the call would mean something else: drop it.
+	return ir.KV{}, false
 }
 
 // checkCopy runs the builder-side copy checks: region shapes (SEED
@@ -435,8 +438,13 @@ func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
 	ok := true
 	seen := map[*ir.Buffer]bool{}
 	for i, a := range tc.Args {
-		r, ok := a.(*ir.Region)
-		if !ok || r.Buf.Layout != nil || seen[r.Buf] || ev.kern.badLayout[r.Buf] {
+		r, isRegion := a.(*ir.Region)
+		if isRegion && ev.kern.badLayout[r.Buf] {
+			// The layout did not evaluate (reported there): a dispatch
+			// result for a buffer without its layout would be wrong.
+			return false
+		}
+		if !isRegion || r.Buf.Layout != nil || seen[r.Buf] {
 			continue
 		}
 		seen[r.Buf] = true

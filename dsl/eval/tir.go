@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -26,18 +27,72 @@ type kernelState struct {
 	// ignored are expression statements whose value is opaque (calls
 	// tilels does not model); one warning summarizes them.
 	ignored []source.Span
+	// consts are the T.constexpr values of a specialized @T.jit kernel.
+	consts map[string]Value
+	// sites are the tile calls met (Kernel.Unresolved of a partial kernel).
+	sites []UnresolvedCall
 }
 
-// evalKernel evaluates a @T.prim_func def into a Kernel.
+// evalKernel evaluates a @T.prim_func def into a Kernel. A @T.jit def
+// with T.constexpr parameters becomes a JitV, evaluated when specialized.
 func (ev *evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV) Value {
+	if deco.Name == "T.jit" && len(paramNames(def.Params, true)) > 0 {
+		j := &JitV{base: base{def.Name.Loc}, Def: def, Name: name, outer: fr, deco: deco}
+		ev.jits = append(ev.jits, j)
+		return j
+	}
+	return ev.evalKernelCase(fr, def, name, deco, nil)
+}
+
+// evalKernelCase evaluates a kernel def under the case its enclosing
+// function calls and consts (the T.constexpr values of a @T.jit kernel,
+// unbound ones included) give. A case already evaluated is not evaluated
+// again; past the cap a new case is not evaluated.
+func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV, consts []Binding) Value {
+	cs := caseOf(fr)
+	for _, b := range consts {
+		if _, ok := b.Value.(*UnboundV); !ok {
+			cs = append(cs, b)
+		}
+	}
+	key := CaseString(cs)
+	dc := ev.casesOf(def)
+	if k, ok := dc.lookup(key); ok {
+		return &KernelV{base{def.Name.Loc}, k}
+	}
+	if dc.partial != nil && slices.Contains(dc.partialKeys, key) {
+		return &KernelV{base{def.Name.Loc}, dc.partial}
+	}
+	if len(dc.cases) >= ev.opts.MaxCases {
+		if !slices.Contains(dc.capped, key) {
+			dc.capped = append(dc.capped, key)
+		}
+		return &OpaqueV{base{def.Name.Loc}, name + " (case not analysed: case cap)"}
+	}
 	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
+	if len(cs) > 0 {
+		k.Case = cs
+	}
+	k.CaseSource, k.CaseID = ev.caseSource, ev.caseID
 	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
+	if len(consts) > 0 {
+		ks.consts = map[string]Value{}
+		for _, b := range consts {
+			ks.consts[b.Name] = b.Value
+		}
+	}
 	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
 	ev.kern, ev.emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
 	ev.unit(func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
 		ev.execBlock(kfr, def.Body)
+		if len(k.Unbound) > 0 {
+			// A partial kernel: every tile call of its body is unresolved.
+			for _, st := range def.Body {
+				ev.skippedTileCalls(kfr, st, "")
+			}
+		}
 		if n := len(ks.ignored); n > 0 {
 			more := ""
 			if n > 1 {
@@ -54,8 +109,15 @@ func (ev *evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string,
 	}
 	k.Func.Host = &ir.Block{Stmts: host, Span: def.Loc}
 	k.Func.Body = &ir.Block{Stmts: body, Span: def.Loc}
-	if old, ok := ev.kernelByDef[def]; !ok || (len(old.Unbound) > 0 && len(k.Unbound) == 0) {
-		ev.kernelByDef[def] = k
+	if len(k.Unbound) == 0 {
+		dc.cases = append(dc.cases, k)
+		dc.keys = append(dc.keys, key)
+	} else {
+		if dc.partial == nil {
+			dc.partial = k
+			k.Unresolved = ks.unresolved()
+		}
+		dc.partialKeys = append(dc.partialKeys, key)
 	}
 	return &KernelV{base{def.Name.Loc}, k}
 }
@@ -77,7 +139,9 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 		if m, ok := ev.expr(outer, p.Annotation).(*MarkerV); ok && m.Name == "T.constexpr" {
 			anns[i] = m
 			var v Value
-			if b, ok := ev.opts.Bindings[name][p.Name.Id]; ok {
+			if c, ok := ks.consts[p.Name.Id]; ok {
+				v = c
+			} else if b, ok := ev.opts.Bindings[name][p.Name.Id]; ok {
 				v = b
 			} else if p.Default != nil {
 				v = ev.expr(outer, p.Default)
@@ -269,6 +333,8 @@ func init() {
 		"static_assert": (*evaluator).tStaticAssert,
 		"ceildiv":       (*evaluator).tCeilDiv,
 		"SMEMPool":      (*evaluator).tSMEMPool,
+		"FloatImm":      (*evaluator).tImm,
+		"IntImm":        (*evaluator).tImm,
 		"tvm_storage_sync": func(ev *evaluator, c *call) Value {
 			// T.tvm_storage_sync("shared") is __syncthreads().
 			if s, ok := c.arg(0, "storage_scope").(*StrV); ok && s.V == "shared" {
@@ -277,6 +343,19 @@ func init() {
 			return &OpaqueV{base{c.span}, "T.tvm_storage_sync(...)"}
 		},
 	}
+}
+
+// tImm is T.FloatImm(dtype, value) / T.IntImm(dtype, value): the constant
+// value of that dtype, as T.<dtype>(value) builds it.
+func (ev *evaluator) tImm(c *call) Value {
+	if !ev.checkArgs(c, "Imm", 2, "dtype", "value", "span") {
+		return poison(c.span)
+	}
+	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	return ev.castTo(c.args[1], dt, c.argSpans[1], c.span)
 }
 
 // tMetaVar is T.meta_var(x): x itself, inlined wherever it is used.

@@ -511,6 +511,17 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 		b.WriteString("T." + v.Path)
 	case *KernelV:
 		b.WriteString("<PrimFunc " + v.K.Func.Name + ">")
+	case *JitV:
+		b.WriteString("<JITFunc " + v.Def.Name.Id + ">")
+	case *ParamSetV:
+		b.WriteString("ParameterSet(")
+		for i, e := range v.Values {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e, depth+1)
+		}
+		b.WriteByte(')')
 	case *LoopV:
 		b.WriteString(v.What + "(...)")
 	case *AnnotV:

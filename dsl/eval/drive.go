@@ -1,0 +1,539 @@
+package eval
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+)
+
+// JitV is a @T.jit kernel with T.constexpr parameters, not yet
+// specialized: kernel.specialize(M=..., ...) evaluates it with those
+// values.
+type JitV struct {
+	base
+	Def   *syntax.FunctionDef
+	Name  string
+	outer *frame
+	deco  *MarkerV
+}
+
+func (*JitV) TypeName() string { return "JITFunc" }
+
+func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
+	if name != "specialize" {
+		return &OpaqueV{base{span}, j.Def.Name.Id + "." + name}
+	}
+	return method("specialize", func(ev *evaluator, c *call) Value {
+		if len(c.args) > 0 {
+			return ev.errorf(c.span, CodeType, "specialize() takes keyword arguments only")
+		}
+		consts := paramNames(j.Def.Params, true)
+		var given []Binding
+		for _, k := range c.kwargs {
+			if k.name == "**" {
+				return &OpaqueV{base{c.span}, j.Def.Name.Id + ".specialize(...)"}
+			}
+			if !consts[k.name] {
+				return ev.pyErrorf(k.span, "specialize() got an unexpected keyword argument '%s'", k.name)
+			}
+			given = append(given, Binding{k.name, k.v})
+		}
+		var extra []Binding
+		if bs := ev.bindValues(j.Def, j.Name, consts); len(bs) > 0 {
+			extra = bs[0]
+		}
+		return ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, ev.jitConsts(j, given, extra))
+	})
+}
+
+// jitConsts binds every T.constexpr parameter of j: given values, then
+// extra (a directive line), Options.Bindings, the default, else unbound.
+func (ev *evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
+	var out []Binding
+	fn := &FuncV{base: base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: j.Def.Params}
+	ps := j.Def.Params
+	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
+		for _, p := range list {
+			if !isConstexprAnnotation(p.Annotation) {
+				continue
+			}
+			name := p.Name.Id
+			var v Value
+			if x, ok := lookupBinding(given, name); ok {
+				v = x
+			} else if x, ok := lookupBinding(extra, name); ok {
+				v = x
+			} else if x, ok := ev.opts.Bindings[j.Name][name]; ok {
+				v = x
+			} else if p.Default != nil {
+				v = ev.expr(j.outer, p.Default)
+			} else {
+				v = &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)}
+			}
+			out = append(out, Binding{name, v})
+		}
+	}
+	return out
+}
+
+// drive runs the binding sources that call into the file after the module
+// body: test functions (one call per parametrize case), main blocks, and
+// the CONFIGS list.
+func (ev *evaluator) drive(f *syntax.File) {
+	var factories map[string]bool
+	factoriesDone := false
+	for _, st := range f.Body {
+		switch s := st.(type) {
+		case *syntax.FunctionDef:
+			fn := ev.funcByDef[s]
+			if fn == nil || fn.Env != ev.modScope {
+				continue
+			}
+			axes := ev.grids[s]
+			if len(axes) > 0 || strings.HasPrefix(s.Name.Id, "test") {
+				ev.driveTest(fn, axes)
+				continue
+			}
+			// An entry point (no required parameter) that names a factory
+			// or a @T.jit kernel: its calls of them are a binding source.
+			if ev.entered[s] || requiredParams(s.Params) > 0 || ev.hasKernel[s] {
+				continue
+			}
+			if !factoriesDone {
+				factories, factoriesDone = ev.factoryNames(), true
+			}
+			if len(factories) > 0 && namesAny(s.Body, factories) && !ev.overBudget(s.Name.Loc) {
+				ev.prog.Diags = append(ev.prog.Diags, ev.runCase(fn, nil, nil, "call", "")...)
+			}
+		case *syntax.If:
+			if isMainGuard(s.Test) {
+				ev.driveMain(s)
+			}
+		}
+	}
+	ev.driveConfigs()
+}
+
+// factoryNames returns the module-level names bound to functions that
+// contain kernels and to @T.jit kernels.
+func (ev *evaluator) factoryNames() map[string]bool {
+	var out map[string]bool
+	for name, v := range ev.modScope.vars {
+		ok := false
+		switch x := v.(type) {
+		case *FuncV:
+			ok = x.Def != nil && ev.hasKernel[x.Def]
+		case *JitV:
+			ok = true
+		}
+		if ok {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// namesAny reports whether ss use one of names.
+func namesAny(ss []syntax.Stmt, names map[string]bool) bool {
+	found := false
+	for _, s := range ss {
+		syntax.Inspect(s, func(n syntax.Node) bool {
+			if x, ok := n.(*syntax.Name); ok && names[x.Id] {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// requiredParams counts the parameters without default.
+func requiredParams(ps *syntax.Params) int {
+	n := 0
+	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
+		for _, p := range list {
+			if p.Default == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// overBudget reports whether the file's bound cases have used up their
+// work budget; the first time it says so at span.
+func (ev *evaluator) overBudget(span source.Span) bool {
+	if ev.totalSteps <= driveBudget*ev.opts.MaxSteps {
+		return false
+	}
+	if !ev.budgetReported {
+		ev.budgetReported = true
+		ev.report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.opts.MaxSteps))
+	}
+	return true
+}
+
+// driveTest calls a test function once per case of its parametrize grid
+// (once when it has none), times its directive lines.
+func (ev *evaluator) driveTest(fn *FuncV, axes []*ParametrizeV) {
+	source := "test"
+	var cases []gridCase
+	if len(axes) > 0 {
+		source = "pytest"
+		var total int
+		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.opts.MaxCases) })
+		if total == 0 {
+			return
+		}
+		if total > ev.opts.MaxCases {
+			ev.report(diag.Infof(axes[0].span, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
+		}
+	} else {
+		cases = []gridCase{{}}
+	}
+	lines := ev.bindValues(fn.Def, fn.Name, paramNames(fn.Params, false))
+	if len(lines) == 0 {
+		lines = [][]Binding{nil}
+	}
+	var groups [][]diag.Diagnostic
+	var labels []string
+	n := 0
+	for _, gc := range cases {
+		for _, extra := range lines {
+			if n >= ev.opts.MaxCases || ev.overBudget(fn.Def.Name.Loc) {
+				break
+			}
+			n++
+			d := ev.runCase(fn, gc.kwargs, extra, source, gc.id)
+			groups = append(groups, d)
+			labels = append(labels, caseLabel(gc.id, gc.kwargs))
+		}
+	}
+	ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
+}
+
+// runCase calls fn as a binding-source root: given values first, then
+// extra (a directive line), Options.Bindings, defaults, else unbound.
+// It returns the diagnostics reported outside kernels.
+func (ev *evaluator) runCase(fn *FuncV, given, extra []Binding, source, id string) []diag.Diagnostic {
+	ev.entered[fn.Def] = true
+	var sink []diag.Diagnostic
+	savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID
+	ev.sink, ev.caseSource, ev.caseID = &sink, source, id
+	ev.unit(func() {
+		saved := ev.speculating
+		ev.speculating = true
+		defer func() { ev.speculating = saved }()
+		ev.callFunc(fn, &call{span: fn.Def.Name.Loc, spec: &specArgs{given, extra}})
+	})
+	ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
+	return sink
+}
+
+func caseLabel(id string, bs []Binding) string {
+	if id != "" {
+		return id
+	}
+	return CaseString(bs)
+}
+
+// isMainGuard reports whether e is `__name__ == "__main__"`.
+func isMainGuard(e syntax.Expr) bool {
+	c, ok := e.(*syntax.Compare)
+	if !ok || len(c.Comparators) != 1 {
+		return false
+	}
+	n, ok := c.Left.(*syntax.Name)
+	s, ok2 := c.Comparators[0].(*syntax.Constant)
+	return ok && ok2 && n.Id == "__name__" && s.Kind == syntax.String && s.Str == "__main__"
+}
+
+// driveMain runs the body of a module-level `if __name__ == "__main__":`.
+func (ev *evaluator) driveMain(s *syntax.If) {
+	if ev.overBudget(s.Loc) {
+		return
+	}
+	savedSrc, savedID := ev.caseSource, ev.caseID
+	ev.caseSource, ev.caseID = "main", ""
+	var sink []diag.Diagnostic
+	savedSink := ev.sink
+	ev.sink = &sink
+	ev.unit(func() {
+		saved := ev.speculating
+		ev.speculating = true
+		defer func() { ev.speculating = saved }()
+		ev.execBlock(&frame{env: newScope(ev.modScope)}, s.Body)
+	})
+	ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
+	ev.prog.Diags = append(ev.prog.Diags, sink...)
+}
+
+// driveConfigs calls get_kernel(**cfg) for each entry of the module's
+// CONFIGS list (the TIRx-kernels module protocol).
+func (ev *evaluator) driveConfigs() {
+	cv, ok := ev.modScope.vars["CONFIGS"]
+	if !ok {
+		return
+	}
+	gk, ok := ev.modScope.vars["get_kernel"].(*FuncV)
+	if !ok {
+		return
+	}
+	var cfgs []*DictV
+	for _, e := range seqElts(cv) {
+		if d, ok := e.(*DictV); ok {
+			cfgs = append(cfgs, d)
+		}
+	}
+	if len(cfgs) == 0 {
+		return
+	}
+	idx := spread(len(cfgs), ev.opts.MaxCases)
+	if len(cfgs) > ev.opts.MaxCases {
+		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
+	}
+	var groups [][]diag.Diagnostic
+	var labels []string
+	for _, i := range idx {
+		if ev.overBudget(gk.Def.Name.Loc) {
+			break
+		}
+		d := cfgs[i]
+		c := &call{span: gk.Def.Name.Loc, fnSpan: gk.Def.Name.Loc}
+		id := ""
+		for j, k := range d.Keys {
+			s, ok := k.(*StrV)
+			if !ok {
+				continue
+			}
+			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
+			if s.V == "label" {
+				if l, ok := d.Vals[j].(*StrV); ok {
+					id = l.V
+				}
+			}
+		}
+		if id == "" {
+			id = "CONFIGS[" + strconv.Itoa(i) + "]"
+		}
+		var sink []diag.Diagnostic
+		savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID
+		ev.sink, ev.caseSource, ev.caseID = &sink, "configs", id
+		ev.unit(func() {
+			saved := ev.speculating
+			ev.speculating = true
+			defer func() { ev.speculating = saved }()
+			ev.callFunc(gk, c)
+		})
+		ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
+		groups = append(groups, sink)
+		labels = append(labels, id)
+	}
+	ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
+}
+
+// runFactories calls every function that contains kernels but was not
+// entered by the module or a driver, once per directive line (or setting),
+// else once with its defaults and unbound values; then evaluates every
+// @T.jit kernel that got no complete case the same way. Newly created
+// nested factories are called in later rounds.
+func (ev *evaluator) runFactories() {
+	jitDone := map[*syntax.FunctionDef]bool{}
+	for round := 0; round < 8; round++ {
+		var todo []*FuncV
+		for def, fn := range ev.funcByDef {
+			if ev.hasKernel[def] && !ev.entered[def] {
+				todo = append(todo, fn)
+			}
+		}
+		var jits []*JitV
+		for _, j := range ev.jits {
+			if !jitDone[j.Def] {
+				if dc := ev.byDef[j.Def]; dc == nil || len(dc.cases) == 0 {
+					jits = append(jits, j)
+				}
+				jitDone[j.Def] = true
+			}
+		}
+		if len(todo) == 0 && len(jits) == 0 {
+			return
+		}
+		sort.Slice(todo, func(i, j int) bool { return todo[i].Def.Loc.Start < todo[j].Def.Loc.Start })
+		for _, fn := range todo {
+			ev.entered[fn.Def] = true
+			lines := ev.bindValues(fn.Def, fn.Name, paramNames(fn.Params, false))
+			src := ev.lineSource(fn.Def)
+			if len(lines) == 0 {
+				lines, src = [][]Binding{nil}, "default"
+			}
+			var groups [][]diag.Diagnostic
+			var labels []string
+			for _, extra := range lines {
+				if ev.overBudget(fn.Def.Name.Loc) {
+					break
+				}
+				groups = append(groups, ev.runCase(fn, nil, extra, src, ""))
+				labels = append(labels, CaseString(extra))
+			}
+			ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
+		}
+		for _, j := range jits {
+			lines := ev.bindValues(j.Def, j.Name, paramNames(j.Def.Params, true))
+			src := ev.lineSource(j.Def)
+			if len(lines) == 0 {
+				lines, src = [][]Binding{nil}, "default"
+			}
+			for _, extra := range lines {
+				if ev.overBudget(j.Def.Name.Loc) {
+					break
+				}
+				savedSrc, savedID := ev.caseSource, ev.caseID
+				ev.caseSource, ev.caseID = src, ""
+				ev.unit(func() { ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, ev.jitConsts(j, nil, extra)) })
+				ev.caseSource, ev.caseID = savedSrc, savedID
+			}
+		}
+	}
+}
+
+// lineSource names the source of a def's binding lines.
+func (ev *evaluator) lineSource(def *syntax.FunctionDef) string {
+	if len(ev.directives[def]) > 0 {
+		return "directive"
+	}
+	return "setting"
+}
+
+// ---- tile-call sites (Kernel.Unresolved) ----
+
+// noteSite records a tile call met while evaluating a kernel (a call met
+// several times is merged when the kernel turns out partial).
+func (ev *evaluator) noteSite(c *syntax.Call, op, scope string, needs []string) {
+	ks := ev.kern
+	if ks == nil || len(needs) == 0 && len(ks.k.Unbound) == 0 {
+		// Nothing unbound so far: only a partial kernel needs its sites,
+		// and evalKernelCase adds the calls of its body then.
+		return
+	}
+	if n := len(ks.sites); n > 0 && ks.sites[n-1].Span == c.Loc && len(needs) == 0 {
+		return // the same call again (a loop), needing nothing new
+	}
+	var own []string
+	for _, p := range needs {
+		if !containsStr(own, p) {
+			own = append(own, p)
+		}
+	}
+	ks.sites = append(ks.sites, UnresolvedCall{Span: c.Loc, OpSpan: c.Func.Span(), Op: op, Scope: scope, Needs: own})
+}
+
+func containsStr(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tileCallSyntax recognizes Tx.op(...), Tx.<scope>.op(...) and
+// getattr(Tx, ...).op(...) without evaluating them.
+func tileCallSyntax(fr *frame, c *syntax.Call) (op, scope string, ok bool) {
+	a, isAttr := c.Func.(*syntax.Attribute)
+	if !isAttr || !isTileOp(a.Attr.Id) {
+		return "", "", false
+	}
+	isTx := func(e syntax.Expr) bool {
+		n, ok := e.(*syntax.Name)
+		if !ok {
+			return false
+		}
+		v, _ := fr.env.lookup(n.Id)
+		m, ok := v.(*ModuleV)
+		return ok && m.Path == txPath
+	}
+	switch x := a.X.(type) {
+	case *syntax.Name:
+		if isTx(x) {
+			return a.Attr.Id, "thread", true
+		}
+		if n, ok := fr.env.lookup(x.Id); ok {
+			if ns, ok := n.(*TxNSV); ok {
+				return a.Attr.Id, ns.Scope, true
+			}
+		}
+	case *syntax.Attribute:
+		if sc, ok := txScopes[x.Attr.Id]; ok && isTx(x.X) {
+			return a.Attr.Id, sc, true
+		}
+	case *syntax.Call:
+		if n, ok := x.Func.(*syntax.Name); ok && n.Id == "getattr" && len(x.Args) > 0 && isTx(x.Args[0]) {
+			return a.Attr.Id, "", true
+		}
+	}
+	return "", "", false
+}
+
+// skippedTileCalls records the tile calls inside a statement of a kernel
+// skipped because its condition or iterable needs param ("" when it is
+// poison: if the kernel turns out partial, that stems from what it needed).
+func (ev *evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
+	if ev.kern == nil || param == "" && len(ev.kern.k.Unbound) == 0 {
+		return // not partial (yet): evalKernelCase scans the body if it becomes so
+	}
+	var needs []string
+	if param != "" {
+		needs = []string{param}
+	}
+	syntax.Inspect(s, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Call); ok {
+			if op, scope, ok := tileCallSyntax(fr, c); ok {
+				ev.noteSite(c, op, scope, needs)
+			}
+		}
+		return true
+	})
+}
+
+// unresolved returns the partial kernel's tile calls in source order; a
+// call that needed nothing itself needs what the kernel needed.
+func (ks *kernelState) unresolved() []UnresolvedCall {
+	var all []string
+	for _, u := range ks.k.Unbound {
+		p := u
+		if i := strings.LastIndexByte(u, '.'); i >= 0 {
+			p = u[i+1:]
+		}
+		if !containsStr(all, p) {
+			all = append(all, p)
+		}
+	}
+	sites := append([]UnresolvedCall(nil), ks.sites...)
+	sort.SliceStable(sites, func(i, j int) bool { return sites[i].Span.Start < sites[j].Span.Start })
+	var out []UnresolvedCall
+	for _, s := range sites {
+		if n := len(out); n > 0 && out[n-1].Span == s.Span {
+			last := &out[n-1]
+			for _, p := range s.Needs {
+				if !containsStr(last.Needs, p) {
+					last.Needs = append(last.Needs, p)
+				}
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	for i := range out {
+		if len(out[i].Needs) == 0 {
+			out[i].Needs = all
+		}
+	}
+	return out
+}
