@@ -1,7 +1,8 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
-//	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch sm_90a] [-o OUT]
+//	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch sm_90a]
+//	             [--bind 'FUNC:M=4096, dtype="float16"'] [--max-cases N] [-o OUT]
 //	tilels --version
 //
 // With no arguments, or with serve, tilels speaks the Language Server
@@ -23,6 +24,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -51,11 +53,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	arch := fs.String("arch", "sm_90a", "CUDA target architecture")
 	out := fs.String("o", "", "write the output to `OUT` (atomically) instead of stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	caseN := fs.Int("case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
+	maxCases := fs.Int("max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
+	bind := map[string]string{}
+	fs.Func("bind", "bind parameters of function `FUNC:M=4096, dtype=\"float16\"` (the `# tilels: bind` syntax; once per function)", func(v string) error {
+		name, text, ok := strings.Cut(v, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("want FUNC:NAME=VALUE, ..., got %q", v)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := bind[name]; dup {
+			return fmt.Errorf("%s bound twice: a setting is one case per function (write several `# tilels: bind` lines for more)", name)
+		}
+		bind[name] = text
+		return nil
+	})
 	logFile := fs.String("log", "", "language server: append the log to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "language server: least severe `LEVEL` logged (debug, info, warn, error)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: tilels [serve] [--log FILE] [--log-level LEVEL]\n")
-		fmt.Fprintf(stderr, "       tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--arch ARCH] [-o OUT]\n")
+		fmt.Fprintf(stderr, "       tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch ARCH]\n")
+		fmt.Fprintf(stderr, "                    [--bind FUNC:BINDINGS]... [--max-cases N] [-o OUT]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -85,12 +103,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	f := source.NewFile(*lowerFile, src)
-	opts := lower.Options{Arch: *arch}
+	if *caseN < 0 || *maxCases < 0 {
+		fmt.Fprintf(stderr, "tilels: --case and --max-cases must not be negative\n")
+		return 2
+	}
+	opts := lower.Options{Arch: *arch, MaxCases: *maxCases}
+	if len(bind) > 0 {
+		opts.Bind = bind
+	}
 	res := lower.Analyze(f, opts)
 	ks := res.Select(*kernel)
 	if *kernel != "" && len(ks) == 0 {
 		fmt.Fprintf(stderr, "tilels: no kernel named %q in %s\n", *kernel, *lowerFile)
 		return 2
+	}
+	if *caseN > 0 {
+		var sel []*lower.Kernel
+		for _, k := range ks {
+			if k.CaseIndex == *caseN || (k.CaseCount <= 1 && *caseN == 1) {
+				sel = append(sel, k)
+			}
+		}
+		if len(sel) == 0 {
+			fmt.Fprintf(stderr, "tilels: no kernel of %s has a case %d\n", *lowerFile, *caseN)
+			return 2
+		}
+		ks = sel
 	}
 	for _, d := range res.Diags {
 		fmt.Fprintln(stderr, diag.Format(f, d))

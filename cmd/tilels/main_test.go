@@ -31,6 +31,9 @@ func TestUsage(t *testing.T) {
 		{[]string{"--lower", "does-not-exist.py"}, 2, "no such file"},
 		{[]string{"--lower", example, "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"--lower", example, "--kernel", "nope"}, 2, `no kernel named "nope"`},
+		{[]string{"--lower", example, "--bind", "M=4"}, 2, "want FUNC:NAME=VALUE"},
+		{[]string{"--lower", example, "--case", "-1"}, 2, "must not be negative"},
+		{[]string{"--lower", example, "--case", "2"}, 2, "has a case 2"},
 	} {
 		code, _, stderr := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.err) {
@@ -123,5 +126,85 @@ func TestAtomicOutput(t *testing.T) {
 	// An unwritable destination fails with exit 2 and leaves nothing.
 	if code, _, _ := runCLI("--lower", example, "-o", filepath.Join(dir, "missing", "k.cu")); code != 2 {
 		t.Errorf("write into a missing directory: exit %d, want 2", code)
+	}
+}
+
+// A factory the file never calls: unbound without --bind, one case per
+// bind; --case picks one case of a grid.
+const factory = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout
+
+
+def make(n, dtype):
+    @T.prim_func
+    def copy(A_ptr: T.handle, B_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (32, n), dtype)
+        B = T.match_buffer(B_ptr, (32, n), dtype)
+        T.device_entry()
+        T.cta_id([1])
+        T.lane_id([32])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((32, n), dtype, scope="shared", layout=TileLayout(S[32, n]))
+        Tx.warp.copy(A_s[:, :], A[:, :])
+        Tx.warp.copy(B[:, :], A_s[:, :])
+    return copy
+`
+
+func TestBindAndCase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "factory.py")
+	if err := os.WriteFile(path, []byte(factory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Kernels []struct {
+			Name  string
+			Case  map[string]string
+			Needs []string
+			Calls []struct{ Vec *int64 }
+		}
+	}
+	parse := func(out string) doc {
+		t.Helper()
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return d
+	}
+	_, out, stderr := runCLI("--lower", path, "--emit", "json")
+	if d := parse(out); len(d.Kernels) != 1 || len(d.Kernels[0].Needs) == 0 || d.Kernels[0].Needs[0] != "n" || !strings.Contains(stderr, "eval/unbound") {
+		t.Errorf("unbound factory: kernels %+v, stderr %q; want one record that needs n, and eval/unbound", d.Kernels, stderr)
+	}
+	if code, _, stderr := runCLI("--lower", path, "--bind", "make:n=64", "--bind", "make:n=8"); code != 2 || !strings.Contains(stderr, "make bound twice") {
+		t.Errorf("--bind twice: exit %d, %q", code, stderr)
+	}
+	code, out, stderr := runCLI("--lower", path, "--emit", "json", "--bind", "make:n=64, dtype='float16'")
+	d := parse(out)
+	if code != 0 || len(d.Kernels) != 1 || d.Kernels[0].Case["n"] != "64" || d.Kernels[0].Case["dtype"] != "'float16'" {
+		t.Fatalf("--bind: exit %d, kernels %+v, stderr %s", code, d.Kernels, stderr)
+	}
+	if v := d.Kernels[0].Calls[0].Vec; v == nil || *v != 8 {
+		t.Errorf("--bind n=64 float16: vec %v, want 8", v)
+	}
+}
+
+func TestCaseFlag(t *testing.T) {
+	grid := strings.Replace(factory, "def make(n, dtype):", "# tilels: bind n=64, dtype='float16'\n# tilels: bind n=8, dtype='float32'\ndef make(n, dtype):", 1)
+	path := filepath.Join(t.TempDir(), "grid.py")
+	if err := os.WriteFile(path, []byte(grid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, all, stderr := runCLI("--lower", path, "--emit", "tirx")
+	if code != 0 || !strings.Contains(all, "def copy_case1(") || !strings.Contains(all, "def copy_case2(") {
+		t.Fatalf("two cases: exit %d, stderr %s\n%s", code, stderr, all)
+	}
+	code, one, stderr := runCLI("--lower", path, "--emit", "tirx", "--case", "2")
+	if code != 0 || strings.Contains(one, "def copy_case1(") || !strings.Contains(one, "def copy_case2(") || !strings.Contains(one, `"float32"`) {
+		t.Errorf("--case 2: exit %d, stderr %s\n%s", code, stderr, one)
+	}
+	code, capped, _ := runCLI("--lower", path, "--emit", "tirx", "--max-cases", "1")
+	if code != 0 || strings.Contains(capped, "def copy_case2(") {
+		t.Errorf("--max-cases 1: exit %d\n%s", code, capped)
 	}
 }
