@@ -34,7 +34,20 @@ import (
 //     kernel, no module-level code names the edited kernel, and no two
 //     kernels share a name;
 //   - fewer than 50 syntax errors in all (the parser's global cap), and no
-//     `global`/`nonlocal` in the edited kernel.
+//     `global`/`nonlocal` in the edited kernel;
+//   - the edited segment does not contain the word `tilels` (before or
+//     after the edit): a `# tilels: bind` directive at the end of one
+//     kernel's segment binds the def that follows it;
+//   - a kernel def with several cases reports no diagnostic outside its
+//     segment (such a def is treated as module-level code).
+//
+// A top-level kernel def is one segment whatever it yields: one record,
+// one record per bound case (a @T.jit kernel with several `# tilels: bind`
+// lines), or a partial record (a @T.jit kernel whose T.constexpr
+// parameters have no value). An edit may change which: the records of
+// the segment are replaced by those of the reduced analysis. When another
+// kernel's segment is stubbed, a comment block at its end (a directive
+// for the def below it) is kept.
 //
 // Invariant (checked by TestSessionMatchesAnalyze on random edits): a
 // Snapshot's diagnostics, kernels, dispatch decisions and printed CUDA
@@ -58,8 +71,13 @@ func (s *Session) Options() Options { return s.opts }
 // Snapshot is the analysis of one version of a file.
 type Snapshot struct {
 	File *source.File
-	// Kernels are the file's kernels in source order (as Result.Kernels).
+	// Kernels are the file's kernels in source order (as Result.Kernels):
+	// the cases of one def are adjacent, in case order.
 	Kernels []*KernelView
+	// Partial are the partial records (as Result.Partial): kernel defs
+	// without a complete case, whose tile calls are unresolved. Their
+	// Buffers and Layouts are what the incomplete evaluation declared.
+	Partial []*KernelView
 	// Diags holds every diagnostic of the file, positions in File, sorted
 	// and deduplicated as Result.Diags.
 	Diags []diag.Diagnostic
@@ -98,6 +116,9 @@ type KernelView struct {
 	Seg source.Span
 	// Diags are the diagnostics this kernel owns (reported inside its
 	// segment or while evaluating it), positions in the Snapshot's file.
+	// The views of a top-level def with several cases share Seg and
+	// Shift, and the first of them holds the def's diagnostics (merged
+	// across the cases, as in Result.Diags); the others have none.
 	Diags []diag.Diagnostic
 	// TopLevel reports whether the kernel is a top-level def (it has its
 	// own segment and can be re-analysed alone).
@@ -154,12 +175,30 @@ func (s *Snapshot) HasErrors() bool {
 }
 
 // segment is a top-level statement with the text up to the next one (the
-// prelude before the first statement has view -1 and no statement).
+// prelude before the first statement has lo -1 and no statement). Its
+// int32 fields keep it at 24 bytes: every keystroke copies the list.
 type segment struct {
-	span    source.Span
-	view    int  // index into Kernels for a kernel segment, else -1
+	span source.Span
+	// lo and hi index the records of the top-level kernel def the segment
+	// holds: Kernels[lo:hi] (one per case), or Partial[lo:hi] (one) when
+	// partial; lo is -1 for other segments.
+	lo, hi  int32
+	syntaxN int32 // syntax diagnostics inside (kernel segments)
+	partial bool
 	stmt    bool // false for the prelude
-	syntaxN int  // syntax diagnostics inside (kernel segments)
+	// directive is set on a kernel segment whose text contains the word
+	// `tilels`: it may end with a bind directive for the def below it.
+	directive bool
+}
+
+func (sg segment) kernel() bool { return sg.lo >= 0 }
+
+// views returns the records of a kernel segment.
+func (s *Snapshot) views(sg segment) []*KernelView {
+	if sg.partial {
+		return s.Partial[sg.lo:sg.hi]
+	}
+	return s.Kernels[sg.lo:sg.hi]
 }
 
 // sessionIndex is what the independence rules need; it depends only on
@@ -217,23 +256,51 @@ func (s *Session) Last() *Snapshot { return s.last }
 // snapshotOf builds a snapshot from a whole-file analysis.
 func snapshotOf(res *Result) *Snapshot {
 	src := res.File.Src
-	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels)}
+	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial)}
 	evals := evalKernels(res)
-	// byDef maps a def to its one view (-1 when it has several: a def
-	// analysed under several bindings is not re-analysed alone).
-	byDef := map[*syntax.FunctionDef]int{}
+	// byDef maps a def to its records: Kernels[lo:hi] (adjacent) or
+	// Partial[lo:hi]; bad when they are not adjacent or both kinds.
+	type recs struct {
+		lo, hi       int
+		partial, bad bool
+	}
+	byDef := map[*syntax.FunctionDef]recs{}
 	snap.Kernels = make([]*KernelView, len(res.Kernels))
 	for i, k := range res.Kernels {
 		v := &KernelView{Kernel: k, Seg: k.Span}
 		if ek := evals[i]; ek != nil {
 			v.Buffers, v.Layouts = ek.Buffers, ek.Layouts
-			if _, dup := byDef[ek.Def]; dup {
-				byDef[ek.Def] = -1
-			} else {
-				byDef[ek.Def] = i
+			r, seen := byDef[ek.Def]
+			switch {
+			case !seen:
+				r = recs{lo: i, hi: i + 1}
+			case r.hi == i:
+				r.hi++
+			default:
+				r.bad = true
 			}
+			byDef[ek.Def] = r
 		}
 		snap.Kernels[i] = v
+	}
+	snap.Partial = make([]*KernelView, len(res.Partial))
+	for i, k := range res.Partial {
+		v := &KernelView{Kernel: k, Seg: k.Span}
+		ek := res.Program.Partial[i]
+		v.Buffers, v.Layouts = ek.Buffers, ek.Layouts
+		if _, seen := byDef[ek.Def]; seen {
+			byDef[ek.Def] = recs{bad: true}
+		} else {
+			byDef[ek.Def] = recs{lo: i, hi: i + 1, partial: true}
+		}
+		snap.Partial[i] = v
+	}
+	// evalOf returns the evaluated kernel of record i of a segment.
+	evalOf := func(sg segment, i int) *eval.Kernel {
+		if sg.partial {
+			return res.Program.Partial[i]
+		}
+		return evals[i]
 	}
 	// Segments: the prelude, then one per top-level statement.
 	stmts := res.Syntax.Body
@@ -241,29 +308,59 @@ func snapshotOf(res *Result) *Snapshot {
 	if len(stmts) > 0 {
 		first = stmts[0].Span().Start
 	}
-	snap.segs = append(snap.segs, segment{span: source.Span{Start: 0, End: first}, view: -1})
+	snap.segs = append(snap.segs, segment{span: source.Span{Start: 0, End: first}, lo: -1})
 	for j, st := range stmts {
 		start := st.Span().Start
 		end := source.Pos(len(src))
 		if j+1 < len(stmts) {
 			end = stmts[j+1].Span().Start
 		}
-		seg := segment{span: source.Span{Start: start, End: end}, view: -1, stmt: true}
+		seg := segment{span: source.Span{Start: start, End: end}, lo: -1, stmt: true}
 		if fd, ok := st.(*syntax.FunctionDef); ok {
-			if i, ok := byDef[fd]; ok && i >= 0 && lineStart(src, start) && (int(end) == len(src) || lineStart(src, end)) && end > start && src[end-1] == '\n' {
-				seg.view = i
-				v := snap.Kernels[i]
-				v.Seg, v.TopLevel = seg.span, true
+			if r, ok := byDef[fd]; ok && !r.bad && lineStart(src, start) && (int(end) == len(src) || lineStart(src, end)) && end > start && src[end-1] == '\n' {
+				seg.lo, seg.hi, seg.partial = int32(r.lo), int32(r.hi), r.partial
+				// A def with several cases whose evaluation reported
+				// diagnostics elsewhere (in a helper) stays module-level
+				// code: its merged diagnostics cannot be split by case.
+				for i := r.lo; i < r.hi && r.hi-r.lo > 1; i++ {
+					for _, d := range evalOf(seg, i).Diags {
+						if !seg.span.Contains(d.Span.Start) {
+							seg.lo, seg.hi = -1, -1
+						}
+					}
+				}
+				if seg.kernel() {
+					for _, v := range snap.views(seg) {
+						v.Seg, v.TopLevel = seg.span, true
+					}
+				}
 			}
 		}
 		snap.segs = append(snap.segs, seg)
 	}
+	// A segment that mentions `tilels` may end with a directive for the
+	// def below it: when that def is a kernel segment, the diagnostics in
+	// the comment block at the end (the directive's) belong to it.
+	tails := map[int]source.Pos{}
+	for i, sg := range snap.segs {
+		if mentionsTilels(src[sg.span.Start:sg.span.End]) {
+			snap.segs[i].directive = sg.kernel()
+			if i+1 < len(snap.segs) && snap.segs[i+1].kernel() {
+				tails[i] = commentTail(src, sg.span)
+			}
+		}
+	}
 	// Ownership: a diagnostic inside a kernel segment, or reported while
-	// evaluating that kernel, belongs to the kernel; the rest to the module.
+	// evaluating that kernel, belongs to the kernel (the first record of
+	// its def); the rest to the module.
 	owned := map[diagKey]bool{}
 	for _, d := range res.Diags {
-		if i := segAt(snap.segs, d.Span.Start); i >= 0 && snap.segs[i].view >= 0 {
-			v := snap.Kernels[snap.segs[i].view]
+		i := segAt(snap.segs, d.Span.Start)
+		if t, ok := tails[i]; ok && d.Span.Start >= t {
+			i++
+		}
+		if i >= 0 && snap.segs[i].kernel() {
+			v := snap.views(snap.segs[i])[0]
 			v.Diags = append(v.Diags, d)
 			owned[keyOf(d)] = true
 			if strings.HasPrefix(d.Code, "syntax/") {
@@ -271,14 +368,17 @@ func snapshotOf(res *Result) *Snapshot {
 			}
 		}
 	}
-	for i, v := range snap.Kernels {
-		if !v.TopLevel {
+	for _, sg := range snap.segs {
+		if !sg.kernel() {
 			continue
 		}
-		for _, d := range evals[i].Diags {
-			if !v.Seg.Contains(d.Span.Start) {
-				v.Diags = append(v.Diags, d)
-				owned[keyOf(d)] = true
+		v := snap.views(sg)[0]
+		if sg.hi-sg.lo == 1 {
+			for _, d := range evalOf(sg, int(sg.lo)).Diags {
+				if !v.Seg.Contains(d.Span.Start) {
+					v.Diags = append(v.Diags, d)
+					owned[keyOf(d)] = true
+				}
 			}
 		}
 		diag.Sort(v.Diags)
@@ -311,8 +411,8 @@ func evalKernels(res *Result) []*eval.Kernel {
 func buildIndex(snap *Snapshot, src []byte) *sessionIndex {
 	idx := &sessionIndex{names: map[string]int{}, ctxFirst: map[string]int{}, minKernelRef: len(snap.segs), ok: true}
 	for _, seg := range snap.segs {
-		if seg.view >= 0 {
-			idx.names[snap.Kernels[seg.view].Kernel.Name]++
+		if seg.kernel() {
+			idx.names[snap.views(seg)[0].Kernel.Name]++
 		}
 	}
 	for _, n := range idx.names {
@@ -322,8 +422,8 @@ func buildIndex(snap *Snapshot, src []byte) *sessionIndex {
 	}
 	for i, seg := range snap.segs {
 		text := src[seg.span.Start:seg.span.End]
-		if seg.view >= 0 {
-			own := snap.Kernels[seg.view].Kernel.Name
+		if seg.kernel() {
+			own := snap.views(seg)[0].Kernel.Name
 			eachIdent(text, func(id []byte) {
 				if string(id) != own && idx.names[string(id)] > 0 {
 					idx.ok = false
@@ -366,13 +466,13 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 		return nil
 	}
 	seg := prev.segs[j]
-	if seg.view < 0 || int(seg.span.Start) >= p || oldEnd > int(seg.span.End)-1 {
+	if !seg.kernel() || seg.directive || int(seg.span.Start) >= p || oldEnd > int(seg.span.End)-1 {
 		return nil
 	}
-	view := prev.Kernels[seg.view]
-	name := view.Kernel.Name
+	oldViews := prev.views(seg)
+	name := oldViews[0].Kernel.Name
 	reduced := prev.reduced
-	if !view.reduced {
+	if !oldViews[0].reduced {
 		reduced++
 	}
 	if reduced > maxReduced {
@@ -387,7 +487,7 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	bad := false
 	eachIdent(text, func(id []byte) {
 		w := string(id) // no allocation: only compared and looked up
-		if w == "global" || w == "nonlocal" || (w != name && prev.idx.names[w] > 0) {
+		if w == "global" || w == "nonlocal" || w == "tilels" || (w != name && prev.idx.names[w] > 0) {
 			bad = true
 		}
 	})
@@ -396,7 +496,8 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	}
 
 	// The reduced file: every segment's text from the new version, except
-	// other top-level kernels, which become stubs.
+	// other top-level kernels, which become stubs (keeping a comment block
+	// at their end that may hold a directive for the def below).
 	shift := func(sp source.Span) source.Span {
 		if sp.Start >= seg.span.End {
 			return source.Span{Start: sp.Start + delta, End: sp.End + delta}
@@ -406,7 +507,12 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	var buf []byte
 	var pieces []piece
 	stmtStarts := make([]source.Pos, 0, len(prev.segs))
+	realStarts := make([]source.Pos, 0, len(prev.segs))
 	kStmt, kPiece := -1, -1
+	// tailSyn is the comment block at the end of the segment before the
+	// edited one (kept after the stub of a kernel segment): its
+	// diagnostics (a directive's) are the edited def's.
+	tailSyn := source.Span{Start: -1, End: -1}
 	for i, sg := range prev.segs {
 		real := shift(sg.span)
 		if i == j {
@@ -417,19 +523,50 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 				kStmt = len(stmtStarts)
 			}
 			stmtStarts = append(stmtStarts, source.Pos(len(buf)))
+			realStarts = append(realStarts, real.Start)
 		}
-		if sg.view >= 0 && i != j {
+		if sg.kernel() && i != j {
 			pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: source.Pos(len(cutStub)), stub: true})
 			buf = append(buf, cutStub...)
+			if sg.directive {
+				t := commentTail(cur, real)
+				if i == j-1 {
+					if mentionsTilels(cur[real.Start:t]) {
+						// A directive comment may end a code line (it binds
+						// the def below when only comments follow it).
+						return nil
+					}
+					tailSyn = source.Span{Start: source.Pos(len(buf)), End: source.Pos(len(buf)) + real.End - t}
+				}
+				if t < real.End {
+					pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: t, n: real.End - t})
+					buf = append(buf, cur[t:real.End]...)
+				}
+			}
 			continue
 		}
 		if i == j {
 			kPiece = len(pieces)
 		}
+		if i == j-1 && mentionsTilels(cur[real.Start:real.End]) {
+			t := commentTail(cur, real)
+			tailSyn = source.Span{Start: source.Pos(len(buf)) + t - real.Start, End: source.Pos(len(buf)) + real.End - real.Start}
+			if mentionsTilels(cur[real.Start:t]) {
+				return nil // a directive comment ending a code line binds the def below too
+			}
+		}
 		pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: real.End - real.Start})
 		buf = append(buf, cur[real.Start:real.End]...)
 	}
 	res := Analyze(source.NewFile(f.Name, buf), s.opts)
+	// Error recovery depends on the text after the error, which the stubs
+	// change (random edits with 40 seeds found unclosed brackets whose
+	// messages differed): with a syntax error in the edited kernel, the
+	// reduced parse stands in only if the real file's parse reports the
+	// same syntax errors there.
+	if kPiece >= 0 && !sameStructure(res.Diags, pieces[kPiece], pieces, f, newSeg, realStarts) {
+		return nil
+	}
 
 	// The reduced parse must have the full parse's statement structure.
 	body := res.Syntax.Body
@@ -445,33 +582,76 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	if !ok || fd.Name == nil || fd.Name.Id != name {
 		return nil
 	}
+	// The edited def's records: adjacent kernels (one per case) or one
+	// partial record.
 	evals := evalKernels(res)
-	ki := -1
+	var newEvals []*eval.Kernel
+	var newRecs []*Kernel
+	lo := -1
 	for i, ek := range evals {
-		if ek != nil && ek.Def == fd {
-			if ki >= 0 {
-				return nil // several analyses of the def
+		if ek == nil || ek.Def != fd {
+			continue
+		}
+		if lo >= 0 && lo+len(newRecs) != i {
+			return nil // not adjacent
+		}
+		if lo < 0 {
+			lo = i
+		}
+		newEvals, newRecs = append(newEvals, ek), append(newRecs, res.Kernels[i])
+	}
+	partial := false
+	for i, ek := range res.Program.Partial {
+		if ek.Def == fd {
+			if len(newRecs) > 0 {
+				return nil
 			}
-			ki = i
+			newEvals, newRecs, partial = append(newEvals, ek), append(newRecs, res.Partial[i]), true
 		}
 	}
-	ctxKernels := 0
+	// Another def inside the edited one's text (a def nested by an
+	// unexpected indent) would be ordered differently from a whole-file
+	// analysis: analyse the file whole.
+	for i, ek := range evals {
+		if ek != nil && ek.Def != fd && kSynOf(pieces, kPiece).Contains(res.Kernels[i].Span.Start) {
+			return nil
+		}
+	}
+	for i, ek := range res.Program.Partial {
+		if ek.Def != fd && kSynOf(pieces, kPiece).Contains(res.Partial[i].Span.Start) {
+			return nil
+		}
+	}
+	ctxKernels, ctxPartial := 0, 0
 	for _, v := range prev.Kernels {
 		if !v.TopLevel {
 			ctxKernels++
 		}
 	}
-	if ki < 0 || len(res.Kernels) != ctxKernels+1 {
+	for _, v := range prev.Partial {
+		if !v.TopLevel {
+			ctxPartial++
+		}
+	}
+	nk, np := len(newRecs), 0
+	if partial {
+		nk, np = 0, len(newRecs)
+	}
+	if len(newRecs) == 0 || len(res.Kernels) != ctxKernels+nk || len(res.Partial) != ctxPartial+np {
 		return nil
 	}
 	kp := pieces[kPiece]
 	kSyn := source.Span{Start: kp.syn, End: kp.syn + kp.n}
-	ek := evals[ki]
-	nv := &KernelView{Kernel: res.Kernels[ki], Buffers: ek.Buffers, Layouts: ek.Layouts, Shift: kp.real - kp.syn, Seg: newSeg, TopLevel: true, reduced: true}
+	nvs := make([]*KernelView, len(newRecs))
+	for i, k := range newRecs {
+		ek := newEvals[i]
+		nvs[i] = &KernelView{Kernel: k, Buffers: ek.Buffers, Layouts: ek.Layouts, Shift: kp.real - kp.syn, Seg: newSeg, TopLevel: true, reduced: true}
+	}
+	nv := nvs[0]
 	syntaxN := 0
 	seen := map[diagKey]bool{}
 	for _, d := range res.Diags {
-		if kSyn.Contains(d.Span.Start) {
+		if kSyn.Contains(d.Span.Start) || tailSyn.Contains(d.Span.Start) {
 			nv.Diags = append(nv.Diags, mapDiag(d, pieces))
 			seen[keyOf(d)] = true
 			if strings.HasPrefix(d.Code, "syntax/") {
@@ -479,10 +659,15 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 			}
 		}
 	}
-	for _, d := range ek.Diags {
-		if !kSyn.Contains(d.Span.Start) && !seen[keyOf(d)] {
-			nv.Diags = append(nv.Diags, mapDiag(d, pieces))
-			seen[keyOf(d)] = true
+	for _, ek := range newEvals {
+		for _, d := range ek.Diags {
+			if !kSyn.Contains(d.Span.Start) && !tailSyn.Contains(d.Span.Start) && !seen[keyOf(d)] {
+				if len(newEvals) > 1 {
+					return nil // see snapshotOf: merged across the cases
+				}
+				nv.Diags = append(nv.Diags, mapDiag(d, pieces))
+				seen[keyOf(d)] = true
+			}
 		}
 	}
 	diag.Sort(nv.Diags)
@@ -491,48 +676,112 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	total := prev.idx.ctxSyntax + syntaxN
 	for i, sg := range prev.segs {
 		if i != j {
-			total += sg.syntaxN
+			total += int(sg.syntaxN)
 		}
 	}
 	if total >= maxSyntaxErrors {
 		return nil
 	}
 
-	// Assemble: shift what follows the edit, remap the diagnostics.
+	// Assemble: the edited def's records replace the old ones (at the
+	// place of its def among the others), what follows the edit is
+	// shifted, the diagnostics remapped.
 	e := edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: delta}
-	snap := &Snapshot{File: f, Reanalysed: 1, idx: prev.idx, reduced: reduced}
+	snap := &Snapshot{File: f, Reanalysed: len(nvs), idx: prev.idx, reduced: reduced}
 	snap.segs = make([]segment, len(prev.segs))
 	for i, sg := range prev.segs {
 		sg.span = shift(sg.span)
+		sg.lo, sg.hi = -1, -1
 		if i == j {
-			sg.span, sg.syntaxN = newSeg, syntaxN
+			sg.span, sg.syntaxN, sg.directive = newSeg, int32(syntaxN), false
 		}
 		snap.segs[i] = sg
 	}
-	snap.Kernels = make([]*KernelView, len(prev.Kernels))
-	for i, v := range prev.Kernels {
-		if i == seg.view {
-			snap.Kernels[i] = nv
-			continue
+	splice := func(views []*KernelView, mine bool) []*KernelView {
+		out := make([]*KernelView, 0, len(views)+len(nvs))
+		placed := !mine
+		for _, v := range views {
+			if v.TopLevel && v.Seg == seg.span {
+				continue // the edited def's old records
+			}
+			if !placed && v.ToFile(v.Kernel.Span).Start >= seg.span.End {
+				out, placed = append(out, nvs...), true
+			}
+			if v.Seg.Start < seg.span.End {
+				out = append(out, v)
+				continue
+			}
+			sv := *v
+			sv.Shift += delta
+			sv.Seg = shift(v.Seg)
+			sv.Diags = e.diags(v.Diags)
+			out = append(out, &sv)
 		}
-		if v.Seg.Start < seg.span.End {
-			snap.Kernels[i] = v
-			continue
+		if !placed {
+			out = append(out, nvs...)
 		}
-		nv := *v
-		nv.Shift += delta
-		nv.Seg = shift(v.Seg)
-		nv.Diags = e.diags(v.Diags)
-		snap.Kernels[i] = &nv
+		return out
+	}
+	snap.Kernels = splice(prev.Kernels, !partial)
+	snap.Partial = splice(prev.Partial, partial)
+	for _, l := range []struct {
+		views   []*KernelView
+		partial bool
+	}{{snap.Kernels, false}, {snap.Partial, true}} {
+		for i, v := range l.views {
+			if !v.TopLevel {
+				continue
+			}
+			k := segAt(snap.segs, v.Seg.Start)
+			sg := &snap.segs[k]
+			if sg.lo < 0 {
+				sg.lo, sg.partial = int32(i), l.partial
+			}
+			sg.hi = int32(i + 1)
+		}
 	}
 	snap.ctxDiags = e.diags(prev.ctxDiags)
 	all := append([]diag.Diagnostic(nil), snap.ctxDiags...)
 	for _, v := range snap.Kernels {
 		all = append(all, v.Diags...)
 	}
+	for _, v := range snap.Partial {
+		all = append(all, v.Diags...)
+	}
 	diag.Sort(all)
 	snap.Diags = dedup(all)
 	return snap
+}
+
+// mentionsTilels reports whether text has the word `tilels` (as in a
+// `# tilels: bind` directive).
+func mentionsTilels(text []byte) bool {
+	if !bytes.Contains(text, []byte("tilels")) {
+		return false
+	}
+	found := false
+	eachIdent(text, func(id []byte) { found = found || string(id) == "tilels" })
+	return found
+}
+
+// commentTail returns where the comment block at the end of span starts
+// in src: the first of its trailing lines that are blank or comments
+// (span.End when there is none).
+func commentTail(src []byte, span source.Span) source.Pos {
+	t := span.End
+	for t > span.Start {
+		// The line before t: [ls, t).
+		ls := t - 1
+		for ls > span.Start && src[ls-1] != '\n' {
+			ls--
+		}
+		line := bytes.TrimLeft(src[ls:t], " \t")
+		if len(line) > 0 && line[0] != '#' && line[0] != '\n' && line[0] != '\r' {
+			break
+		}
+		t = ls
+	}
+	return t
 }
 
 // piece is a run of the reduced file copied from the real one (a stub
@@ -568,6 +817,57 @@ func mapSpan(pieces []piece, s source.Span) source.Span {
 		return s
 	}
 	return source.Span{Start: mapPos(pieces, s.Start, false), End: mapPos(pieces, s.End, true)}
+}
+
+// sameStructure reports whether the reduced analysis' syntax errors in
+// the edited kernel (piece kp) are those a parse of the real file f reports
+// in its segment seg, and whether the real file's top-level statements
+// start at starts, so the reduced file has the real one's structure. It
+// parses f: about 2 ms for 3,000 lines, against 20 ms for a whole-file
+// analysis (random edits with 40 seeds found a tab-indented def that the
+// real file nests in the kernel above it, and unclosed brackets whose
+// recovery differed, both invisible in the reduced parse).
+func sameStructure(reduced []diag.Diagnostic, kp piece, pieces []piece, f *source.File, seg source.Span, starts []source.Pos) bool {
+	var got []diag.Diagnostic
+	for _, d := range reduced {
+		if strings.HasPrefix(d.Code, "syntax/") && d.Span.Start >= kp.syn && d.Span.Start <= kp.syn+kp.n {
+			got = append(got, mapDiag(d, pieces))
+		}
+	}
+	file, all := syntax.Parse(source.NewFile(f.Name, f.Src))
+	if len(file.Body) != len(starts) {
+		return false
+	}
+	for i, st := range file.Body {
+		// A statement whose recovery ran past the next one's start (an
+		// unclosed bracket) depends on text the reduced file replaces.
+		if st.Span().Start != starts[i] || (i+1 < len(starts) && st.Span().End > starts[i+1]) {
+			return false
+		}
+	}
+	var want []diag.Diagnostic
+	for _, d := range all {
+		if d.Span.Start < seg.Start || d.Span.Start > seg.End {
+			// Errors in two places interact through recovery in ways the
+			// stubs change (random edits that pile up errors found them).
+			return false
+		}
+		want = append(want, d)
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	for i := range got {
+		if got[i].Span != want[i].Span || got[i].Code != want[i].Code || got[i].Message != want[i].Message {
+			return false
+		}
+	}
+	return true
+}
+
+// kSynOf is the span of piece k in the reduced file.
+func kSynOf(pieces []piece, k int) source.Span {
+	return source.Span{Start: pieces[k].syn, End: pieces[k].syn + pieces[k].n}
 }
 
 func mapDiag(d diag.Diagnostic, pieces []piece) diag.Diagnostic {

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -75,6 +76,83 @@ if __name__ == "__main__":
     print(second)
 `
 
+// casesCorpus has kernel defs with several cases and partial records: a
+// top-level @T.jit bound by two directive lines (which sit at the end of
+// the kernel segment above it), a @T.jit never specialized and a factory
+// nobody calls (partial), and a parametrize grid of four cases.
+const casesCorpus = `# Session corpus with cases.
+import pytest
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+ROWS = 32
+
+
+@T.prim_func
+def plain(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (ROWS, 8), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((ROWS, 8), "float32", scope="shared")
+    Tx.warp.copy(A_s[:, :], A[:, :])
+
+# tilels: bind N=64, dtype="float16"
+# tilels: bind N=128, dtype="float32"
+@T.jit
+def bound(A: T.Buffer((N,), dtype), *, N: T.constexpr, dtype: T.constexpr):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((N,), dtype, scope="shared")
+    Tx.warp.copy(A_s[:], A[:])
+
+
+@T.jit
+def unbound(A: T.Buffer((SIZE,), "float32"), *, SIZE: T.constexpr, THREADS: T.constexpr = 32):
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([THREADS])
+    A_s = T.alloc_buffer((SIZE,), "float32", scope="shared")
+    Tx.warp.copy(A_s[:], A[:])
+
+
+def make_tiles(M, dtype="float16"):
+    @T.prim_func
+    def tiles(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (M, 64), dtype)
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([128])
+        A_s = T.alloc_buffer((64, 64), dtype, scope="shared")
+        Tx.cta.copy(A_s[:, :], A[0:64, :])
+
+    return tiles
+
+
+@pytest.mark.parametrize("rows", [4, 32])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_grid(rows, dtype):
+    @T.prim_func
+    def grid(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (rows, 32), dtype)
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((rows, 32), dtype, scope="shared")
+        Tx.warp.copy(A_s[:, :], A[:, :])
+
+
+@T.prim_func
+def last(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 6), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((4, 6), "float16", scope="shared")
+    Tx.warp.copy(A_s[:, :], A[:, :])
+`
+
 // snippets are typed into the file by TestSessionMatchesAnalyze: plain
 // characters, lines, broken syntax, new kernels, names of other kernels.
 var snippets = []string{
@@ -84,6 +162,8 @@ var snippets = []string{
 	"@T.prim_func\ndef extra(A_ptr: T.handle):\n    T.device_entry()\n",
 	"first", "second", "global", "ROWS", "A_smem[0:8, 0:8]", "dispatch=\"tma\"",
 	"\n\nZ = 3\n", "    \n", "\t", "é", "\xff",
+	"# tilels: bind N=32, dtype=\"float32\"\n", "# tilels: bind SIZE=64\n", " = 64", "SIZE", "N",
+	", X: T.constexpr", "dtype", "\"float16\"", "@T.jit\n",
 }
 
 // TestSessionMatchesAnalyze applies random edits through a Session and
@@ -91,6 +171,16 @@ var snippets = []string{
 // kernels, decisions, buffers and printed CUDA must be equal. It also
 // checks that most edits inside one kernel take the one-kernel path.
 func TestSessionMatchesAnalyze(t *testing.T) {
+	for seed := uint64(1); seed <= uint64(*sessionSeeds); seed++ {
+		testSessionMatchesAnalyze(t, seed)
+	}
+}
+
+// sessionSeeds runs TestSessionMatchesAnalyze with more random seeds
+// (go test ./lower -run SessionMatches -session.seeds 40).
+var sessionSeeds = flag.Int("session.seeds", 1, "random seeds for TestSessionMatchesAnalyze")
+
+func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 	for _, tc := range []struct {
 		name  string
 		src   string
@@ -101,13 +191,17 @@ func TestSessionMatchesAnalyze(t *testing.T) {
 		minFast float64
 	}{
 		{"corpus", sessionCorpus, 400, 0.125},
+		{"cases", casesCorpus, 500, 0.1},
 		{"big", string(bigFile(t, 400)), 250, 0.33},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, uint64(len(tc.src))))
+		t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, uint64(len(tc.src))))
 			sess := NewSession(Options{})
 			text := tc.src
-			fast := 0
+			// fast counts the edits that took the one-kernel path, clean
+			// the versions without a syntax error (an edited kernel with
+			// one is always analysed whole: see Session.incremental).
+			fast, clean := 0, 0
 			for step := 0; step < tc.edits; step++ {
 				// Mostly small edits; every 50th edit restores the original
 				// so the file does not drift into garbage.
@@ -125,14 +219,17 @@ func TestSessionMatchesAnalyze(t *testing.T) {
 					fast++
 				}
 				want := Analyze(source.NewFile("k.py", []byte(text)), Options{})
+				if !slices.ContainsFunc(want.Diags, func(d diag.Diagnostic) bool { return strings.HasPrefix(d.Code, "syntax/") }) {
+					clean++
+				}
 				if msg := compareSnapshot(snap, want); msg != "" {
 					t.Fatalf("step %d (full=%v): %s\ntext:\n%s", step, snap.Full, msg, text)
 				}
 			}
-			if float64(fast) < tc.minFast*float64(tc.edits) {
-				t.Errorf("only %d of %d edits took the one-kernel path", fast, tc.edits)
+			if float64(fast) < tc.minFast*float64(clean) {
+				t.Errorf("only %d of %d edits (%d without syntax errors) took the one-kernel path", fast, tc.edits, clean)
 			}
-			t.Logf("%d of %d edits took the one-kernel path", fast, tc.edits)
+			t.Logf("%d of %d edits (%d without syntax errors) took the one-kernel path", fast, tc.edits, clean)
 		})
 	}
 }
@@ -179,6 +276,24 @@ func compareSnapshot(snap *Snapshot, want *Result) string {
 			return fmt.Sprintf("kernel %d buffers: %v, want %v", i, gotB, wantB)
 		}
 	}
+	if len(snap.Partial) != len(want.Partial) {
+		return fmt.Sprintf("%d partial records, want %d", len(snap.Partial), len(want.Partial))
+	}
+	for i, v := range snap.Partial {
+		if got, w := describeKernel(v.Kernel, v.Shift), describeKernel(want.Partial[i], 0); got != w {
+			return fmt.Sprintf("partial record %d differs:\ngot:\n%s\nwant:\n%s", i, got, w)
+		}
+		var gotB, wantB []string
+		for _, b := range v.Buffers {
+			gotB = append(gotB, fmt.Sprintf("%s %v", b.Buf.Name, v.ToFile(b.NameSpan)))
+		}
+		for _, b := range want.Program.Partial[i].Buffers {
+			wantB = append(wantB, fmt.Sprintf("%s %v", b.Buf.Name, b.NameSpan))
+		}
+		if !slices.Equal(gotB, wantB) {
+			return fmt.Sprintf("partial record %d buffers: %v, want %v", i, gotB, wantB)
+		}
+	}
 	gotC, gotErr := CUDA(snap.KernelList(), Options{})
 	wantC, wantErr := CUDA(want.Kernels, Options{})
 	if gotC != wantC || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
@@ -195,7 +310,10 @@ func describeKernel(k *Kernel, shift source.Pos) string {
 		return source.Span{Start: s.Start + shift, End: s.End + shift}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %v %+v\n", k.Name, sh(k.Span), k.Launch)
+	fmt.Fprintf(&b, "%s %v %+v case %d/%d %s %q %q needs %v\n", k.Name, sh(k.Span), k.Launch, k.CaseIndex, k.CaseCount, k.CaseLabel, k.CaseID, k.CaseSource, k.Needs)
+	for _, u := range k.Unresolved {
+		fmt.Fprintf(&b, "  unresolved %v %v %s.%s needs %v\n", sh(u.Span), sh(u.OpSpan), u.Scope, u.Op, u.Needs)
+	}
 	for _, d := range k.Calls {
 		fmt.Fprintf(&b, "  %v %s.%s %q", sh(d.Call.Span), d.Call.Scope, d.Call.Op, d.Variant)
 		if r := d.Result; r != nil {
@@ -224,29 +342,43 @@ func canonDiags(ds []diag.Diagnostic) []string {
 // TestSessionPaths pins which edits take the one-kernel path.
 func TestSessionPaths(t *testing.T) {
 	ctx := context.Background()
-	edit := func(old, new string) string {
-		if !strings.Contains(sessionCorpus, old) {
+	edit := func(base, old, new string) string {
+		if !strings.Contains(base, old) {
 			t.Fatalf("corpus lacks %q", old)
 		}
-		return strings.Replace(sessionCorpus, old, new, 1)
+		return strings.Replace(base, old, new, 1)
 	}
+	c, k := casesCorpus, sessionCorpus
 	for _, tc := range []struct {
 		name string
+		base string
 		text string
 		full bool
+		// records is the number of records the one-kernel path re-analyses.
+		records int
 	}{
-		{"inside first", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    Tx.warp.copy( B"), false},
-		{"shape in first", edit("(ROWS, 32), \"float32\", scope", "(ROWS, 24), \"float32\", scope"), false},
-		{"inside second (named by main)", edit("(4, 6), \"float32\", scope", "(4, 8), \"float32\", scope"), true},
-		{"module constant", edit("ROWS = 32", "ROWS = 16"), true},
-		{"inside the factory", edit("(rows, 8), \"float32\")", "(rows, 16), \"float32\")"), true},
-		{"first names second", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    second\n    Tx.warp.copy(B"), true},
-		{"new kernel pasted into first", edit("    Tx.warp.copy(B[:, :], A_smem[:, :])\n\n\ndef make", "    Tx.warp.copy(B[:, :], A_smem[:, :])\n@T.prim_func\ndef k2():\n    pass\n\n\ndef make"), true},
-		{"unclosed bracket in first", edit("T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync(\n    Tx.warp.copy(B"), false},
+		{"inside first", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    Tx.warp.copy( B"), false, 1},
+		{"shape in first", k, edit(k, "(ROWS, 32), \"float32\", scope", "(ROWS, 24), \"float32\", scope"), false, 1},
+		{"inside second (named by main)", k, edit(k, "(4, 6), \"float32\", scope", "(4, 8), \"float32\", scope"), true, 0},
+		{"module constant", k, edit(k, "ROWS = 32", "ROWS = 16"), true, 0},
+		{"inside the factory", k, edit(k, "(rows, 8), \"float32\")", "(rows, 16), \"float32\")"), true, 0},
+		{"first names second", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    second\n    Tx.warp.copy(B"), true, 0},
+		{"new kernel pasted into first", k, edit(k, "    Tx.warp.copy(B[:, :], A_smem[:, :])\n\n\ndef make", "    Tx.warp.copy(B[:, :], A_smem[:, :])\n@T.prim_func\ndef k2():\n    pass\n\n\ndef make"), true, 0},
+		{"unclosed bracket in first", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync(\n    Tx.warp.copy(B"), false, 1},
+		// Cases: the two cases of a @T.jit bound by directives (kept
+		// above the stub of the kernel before it) are re-analysed together.
+		{"inside the jit with two cases", c, edit(c, "T.alloc_buffer((N,), dtype", "T.alloc_buffer((N,),  dtype"), false, 2},
+		{"a third constexpr", c, edit(c, "dtype: T.constexpr):", "dtype: T.constexpr, K: T.constexpr = 2):"), false, 2},
+		{"inside the partial jit", c, edit(c, "T.alloc_buffer((SIZE,), \"float32\"", "T.alloc_buffer((SIZE,),  \"float32\""), false, 1},
+		{"partial jit gets a default", c, edit(c, "SIZE: T.constexpr,", "SIZE: T.constexpr = 64,"), false, 1},
+		{"inside the last kernel", c, edit(c, "(4, 6), \"float16\", scope", "(4, 8), \"float16\", scope"), false, 1},
+		{"kernel ending with a directive", c, edit(c, "(ROWS, 8), \"float32\", scope", "(ROWS, 16), \"float32\", scope"), true, 0},
+		{"directive typed in a kernel", c, edit(c, "(4, 6), \"float16\", scope", "(4, 6), \"float16\", scope  # tilels: bind"), true, 0},
+		{"inside the grid's test", c, edit(c, "(rows, 32), dtype, scope", "(rows, 16), dtype, scope"), true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sess := NewSession(Options{})
-			if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(sessionCorpus))); err != nil {
+			if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(tc.base))); err != nil {
 				t.Fatal(err)
 			}
 			snap, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(tc.text)))
@@ -256,13 +388,23 @@ func TestSessionPaths(t *testing.T) {
 			if snap.Full != tc.full {
 				t.Errorf("full = %v, want %v", snap.Full, tc.full)
 			}
-			if !snap.Full && snap.Reanalysed != 1 {
-				t.Errorf("reanalysed %d kernels, want 1", snap.Reanalysed)
+			if !snap.Full && snap.Reanalysed != tc.records {
+				t.Errorf("reanalysed %d records, want %d", snap.Reanalysed, tc.records)
 			}
 			if msg := compareSnapshot(snap, Analyze(source.NewFile("k.py", []byte(tc.text)), Options{})); msg != "" {
 				t.Error(msg)
 			}
 		})
+	}
+	// The cases corpus itself: what the tests above start from.
+	res := Analyze(source.NewFile("k.py", []byte(casesCorpus)), Options{})
+	var got []string
+	for _, k := range res.Records() {
+		got = append(got, fmt.Sprintf("%s %d/%d %v", k.Name, k.CaseIndex, k.CaseCount, k.Needs))
+	}
+	want := []string{"plain 1/1 []", "bound 1/2 []", "bound 2/2 []", "unbound 1/1 [SIZE]", "tiles 1/1 [M]", "grid 1/4 []", "grid 2/4 []", "grid 3/4 []", "grid 4/4 []", "last 1/1 []"}
+	if !slices.Equal(got, want) {
+		t.Errorf("cases corpus records:\n%q\nwant\n%q", got, want)
 	}
 }
 

@@ -2,13 +2,15 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
 )
 
 // CodeAction offers "Write lowered CUDA to <name>.cu" (the whole file)
-// and, inside a kernel, the same for that kernel alone: a workspace edit
+// and, inside a kernel, the same for that kernel alone, each kernel def
+// in its selected case (the title names it: "(case 2/4)"): a workspace edit
 // that creates the file beside the source, so the editor can undo it. A
 // client that cannot create files through edits gets the tilels.writeCUDA
 // command instead; one without code action literals gets bare commands.
@@ -27,21 +29,34 @@ func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	if err != nil {
 		return nil, err
 	}
-	if len(snap.low.Kernels) == 0 {
+	defs := 0
+	for _, k := range snap.defs() {
+		if !k.partial {
+			defs++
+		}
+	}
+	if defs == 0 {
 		return out, nil
 	}
 	targets := []string{""}
 	off := source0(snap.text.m.Offset(p.Range.Start))
-	if kv := kernelAt(snap.low, off); kv != nil && len(snap.low.Kernels) > 1 {
-		targets = append(targets, kv.Kernel.Name)
+	if k := defAt(snap.defs(), off); k != nil && !k.partial && defs > 1 {
+		targets = append(targets, k.name())
 	}
 	caps := s.caps.Load()
 	kind := protocol.CodeActionKindSource
+	sel := d.selected()
 	for _, kernel := range targets {
-		if _, _, err := snap.lowered(kernel); err != nil {
+		if _, _, err := snap.lowered(sel, kernel); err != nil {
 			continue
 		}
 		title := "Write lowered CUDA to " + cuName(filepath.Base(d.path), kernel)
+		switch _, cased := snap.kernels(sel, kernel); {
+		case len(cased) == 1:
+			title += fmt.Sprintf(" (case %d/%d)", cased[0].CaseIndex, cased[0].CaseCount)
+		case len(cased) > 1:
+			title += " (selected cases)"
+		}
 		cmd := protocol.Command{Title: title, Command: cmdWriteCUDA, Arguments: []protocol.LSPAny{mustJSON(string(d.uri))}}
 		if kernel != "" {
 			cmd.Arguments = append(cmd.Arguments, mustJSON(kernel))

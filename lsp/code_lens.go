@@ -2,12 +2,16 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 
 	"go.lsp.dev/protocol"
 )
 
-// CodeLens puts "show lowered CUDA" above each kernel; it runs
-// tilels.showLowered for that kernel.
+// CodeLens puts "show lowered CUDA" above each kernel def (it runs
+// tilels.showLowered for that kernel) and, above a def with several
+// bound cases, the case the editor shows: "case 3/12: dtype='float16',
+// M=128 ▸" (the parameters that differ between the cases), which runs
+// tilels.selectCase to move to the next case.
 func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	out := []protocol.CodeLens{}
 	d := s.doc(p.TextDocument.URI)
@@ -21,7 +25,12 @@ func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	if v.snap == nil {
 		return out, nil
 	}
-	for _, kv := range v.snap.low.Kernels {
+	sel := d.selected()
+	for _, def := range v.snap.defs() {
+		if def.partial {
+			continue
+		}
+		kv := def.recs[0]
 		r, ok := v.rangeOf(kv.ToFile(kv.Kernel.Func.NameSpan))
 		if !ok {
 			continue
@@ -31,9 +40,20 @@ func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 			Command: protocol.Command{
 				Title:     "show lowered CUDA",
 				Command:   cmdShowLowered,
-				Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(kv.Kernel.Name)},
+				Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(def.name())},
 			},
 		})
+		if def.cases() {
+			i := sel.pick(def)
+			out = append(out, protocol.CodeLens{
+				Range: r,
+				Command: protocol.Command{
+					Title:     fmt.Sprintf("case %d/%d: %s ▸", i+1, len(def.recs), def.lensLabel(i)),
+					Command:   cmdSelectCase,
+					Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(def.key.String())},
+				},
+			})
+		}
 	}
 	return out, nil
 }

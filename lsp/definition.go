@@ -6,7 +6,8 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Definition goes from a buffer's name to its declaration.
+// Definition goes from a buffer's name to its declaration (in the
+// selected case of a kernel def with several).
 func (s *Server) Definition(ctx context.Context, p *protocol.DefinitionParams) (protocol.DefinitionResult, error) {
 	d := s.doc(p.TextDocument.URI)
 	if d == nil {
@@ -23,10 +24,11 @@ func (s *Server) Definition(ctx context.Context, p *protocol.DefinitionParams) (
 	if !ok {
 		return protocol.LocationSlice{}, nil
 	}
-	kv := kernelAt(v.snap.low, off)
-	if kv == nil {
+	def := defAt(v.snap.defs(), off)
+	if def == nil {
 		return protocol.LocationSlice{}, nil
 	}
+	kv := d.selected().chosen(def)
 	id := identAt(v.snap.text.src, off)
 	if id.Len() == 0 {
 		return protocol.LocationSlice{}, nil

@@ -22,6 +22,10 @@
 //     immutable value behind an atomic pointer, without locks; positions
 //     are carried between the snapshot's text and the newest text through
 //     the one edit region that separates them.
+//   - A kernel def with several bound cases is shown in one of them, the
+//     document's selected case (cases.go): an immutable map behind an
+//     atomic pointer, replaced by tilels.selectCase. Diagnostics are
+//     every case's; everything else uses the selected case.
 //   - Logs go to the configured writer (stderr by default), never to the
 //     protocol stream. Error-level logs mean a bug in tilels.
 package lsp

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -28,12 +29,14 @@ func newText(version int32, src []byte) *docText {
 }
 
 // snapshot is the complete analysis of one docText. It is never modified;
-// the printed CUDA and TIRx of the whole file are computed once, on first use.
+// the kernel defs and the printed CUDA and TIRx of the whole file are
+// computed once, on first use.
 type snapshot struct {
 	text  *docText
 	low   *lower.Snapshot
 	opts  lower.Options
 	epoch int64 // the document's settings epoch it was analysed under
+	defs  func() []*kdef
 	cuda  func() (string, error)
 	tirx  func() string
 }
@@ -42,28 +45,52 @@ func newSnapshot(t *docText, low *lower.Snapshot, opts lower.Options, epoch int6
 	ks := low.KernelList()
 	return &snapshot{
 		text: t, low: low, opts: opts, epoch: epoch,
+		defs: sync.OnceValue(func() []*kdef { return buildDefs(low) }),
 		cuda: sync.OnceValues(func() (string, error) { return lower.CUDA(ks, opts) }),
 		tirx: sync.OnceValue(func() string { return lower.TIRx(ks) }),
 	}
 }
 
+// kernels returns the records to print for the named kernel (every def
+// when name is empty): the selected case of each def with that name.
+// Partial defs have nothing to print.
+func (s *snapshot) kernels(sel selection, name string) (ks []*lower.Kernel, cased []*lower.Kernel) {
+	for _, d := range s.defs() {
+		if d.partial || (name != "" && d.name() != name) {
+			continue
+		}
+		k := sel.chosen(d).Kernel
+		ks = append(ks, k)
+		if d.cases() {
+			cased = append(cased, k)
+		}
+	}
+	return ks, cased
+}
+
 // lowered returns the CUDA and TIRx of the named kernel (all kernels when
-// name is empty).
-func (s *snapshot) lowered(name string) (cuda, tirx string, err error) {
-	if name == "" {
+// name is empty), each def in its selected case.
+func (s *snapshot) lowered(sel selection, name string) (cuda, tirx string, err error) {
+	ks, cased := s.kernels(sel, name)
+	if name == "" && len(cased) == 0 {
 		cuda, err = s.cuda()
 		return cuda, s.tirx(), err
 	}
-	vs := s.low.Select(name)
-	if len(vs) == 0 {
-		return "", "", fmt.Errorf("no kernel named %q", name)
-	}
-	ks := make([]*lower.Kernel, len(vs))
-	for i, v := range vs {
-		ks[i] = v.Kernel
+	if len(ks) == 0 {
+		return "", "", s.noKernel(name)
 	}
 	cuda, err = lower.CUDA(ks, s.opts)
 	return cuda, lower.TIRx(ks), err
+}
+
+// noKernel explains why name has nothing to print.
+func (s *snapshot) noKernel(name string) error {
+	for _, d := range s.defs() {
+		if d.partial && d.name() == name {
+			return fmt.Errorf("kernel %s is unresolved: it needs %s (see the information diagnostic at the parameter)", name, strings.Join(d.recs[0].Kernel.Needs, ", "))
+		}
+	}
+	return fmt.Errorf("no kernel named %q", name)
 }
 
 // document is one open text document.
@@ -72,8 +99,9 @@ type document struct {
 	path string // file system path ("" when the URI is not a file)
 	srv  *Server
 
-	cur  atomic.Pointer[docText]  // the newest text (written on the read loop)
-	snap atomic.Pointer[snapshot] // the last complete analysis
+	cur  atomic.Pointer[docText]   // the newest text (written on the read loop)
+	snap atomic.Pointer[snapshot]  // the last complete analysis
+	sel  atomic.Pointer[selection] // the selected cases (written under mu)
 
 	mu      sync.Mutex
 	want    *docText // newest text not yet taken by the worker

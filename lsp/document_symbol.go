@@ -10,8 +10,10 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 )
 
-// DocumentSymbol lists the kernels with their buffers as children (a flat
-// list with container names for clients without hierarchical symbols).
+// DocumentSymbol lists the kernel defs with their buffers as children (a
+// flat list with container names for clients without hierarchical
+// symbols): a def with several cases in its selected case, a partial one
+// with what it needs.
 func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) (protocol.DocumentSymbolResult, error) {
 	d := s.doc(p.TextDocument.URI)
 	if d == nil {
@@ -25,7 +27,9 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 		return protocol.DocumentSymbolSlice{}, nil
 	}
 	var tree protocol.DocumentSymbolSlice
-	for _, kv := range v.snap.low.Kernels {
+	sel := d.selected()
+	for _, def := range v.snap.defs() {
+		kv := sel.chosen(def)
 		k := kv.Kernel
 		full, ok1 := v.rangeOf(kv.ToFile(k.Span))
 		name, ok2 := v.rangeOf(kv.ToFile(k.Func.NameSpan))
@@ -33,6 +37,12 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 			continue
 		}
 		detail := fmt.Sprintf("grid %v block %v", k.Launch.Grid, k.Launch.Block)
+		switch {
+		case def.partial:
+			detail = "unresolved: needs " + strings.Join(k.Needs, ", ")
+		case def.cases():
+			detail += fmt.Sprintf(" · case %d/%d", k.CaseIndex, k.CaseCount)
+		}
 		ks := protocol.DocumentSymbol{Name: k.Name, Detail: &detail, Kind: protocol.SymbolKindFunction, Range: full, SelectionRange: name}
 		for i := range kv.Buffers {
 			b := &kv.Buffers[i]

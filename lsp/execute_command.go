@@ -1,29 +1,47 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/dsl/source"
 )
 
 // ExecuteCommand runs the tilels commands. Each takes the source document
-// URI and, optionally, a kernel name (all kernels when absent or empty),
-// and answers from the analysis of the document's newest version:
+// URI first and answers from the analysis of the document's newest
+// version. The lowering commands take, optionally, a kernel name (all
+// kernels when absent or empty) and print each kernel def in its selected
+// case:
 //
-//	tilels.lower        -> {"cuda": "...", "tirx": "..."}
+//	tilels.lower        -> {"cuda": "...", "tirx": "..."[, "cases": [...]]}
 //	tilels.writeCUDA    -> {"uri": "file:///.../k.cu", "applied": true}
 //	tilels.showLowered  -> {"uri": "tilels-lowered:...", "shown": true}
 //	                       or, without showDocument/textDocumentContent
 //	                       support, {"uri": ..., "cuda": ..., "tirx": ...}
+//
+// The case commands take a kernel def (its name, "name#2" for the second
+// def of that name, or a position {"line", "character"} inside it) and,
+// for tilels.selectCase, a case index (1-based; absent: the next case,
+// cycling):
+//
+//	tilels.selectCase   -> {"kernel": "k", "case": 3, "count": 12, "label": "...", "id": "..."}
+//	tilels.pickCase     -> {"kernel": "k", "selected": 3, "cases": [{"case": 1, "label": ..., "id": ..., "source": ...}, ...]}
 func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
 	switch p.Command {
 	case cmdLower, cmdWriteCUDA, cmdShowLowered:
+	case cmdSelectCase, cmdPickCase:
+		return s.caseCommand(ctx, p)
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}
@@ -38,37 +56,149 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	if len(args) < 1 || len(args) > 2 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes the document URI and an optional kernel name", p.Command)
 	}
-	u, err := uri.Parse(args[0])
+	d, err := s.commandDoc(p.Command, args[0])
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad URI %q: %v", p.Command, args[0], err)
+		return nil, err
 	}
 	kernel := ""
 	if len(args) == 2 {
 		kernel = args[1]
 	}
-	d := s.doc(u)
-	if d == nil {
-		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open", u)
-	}
 	snap, err := d.await(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if kernel != "" && len(snap.low.Select(kernel)) == 0 {
+	if kernel != "" && !slices.ContainsFunc(snap.defs(), func(k *kdef) bool { return k.name() == kernel }) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s has no kernel named %q", d.name(), kernel)
 	}
+	sel := d.selected()
 	switch p.Command {
 	case cmdLower:
-		cuda, tirx, err := snap.lowered(kernel)
+		cuda, tirx, err := snap.lowered(sel, kernel)
 		if err != nil {
 			return nil, jsonrpc2.Errorf(requestFailed, "%v", err)
 		}
-		return marshalAny(map[string]string{"cuda": cuda, "tirx": tirx})
+		out := map[string]any{"cuda": cuda, "tirx": tirx}
+		if _, cased := snap.kernels(sel, kernel); len(cased) > 0 {
+			var cs []map[string]any
+			for _, k := range cased {
+				cs = append(cs, map[string]any{"kernel": k.Name, "case": k.CaseIndex, "count": k.CaseCount, "label": k.CaseLabel})
+			}
+			out["cases"] = cs
+		}
+		return marshalAny(out)
 	case cmdWriteCUDA:
 		return s.writeCUDA(ctx, d, snap, kernel)
 	default:
 		return s.showLowered(ctx, d, snap, kernel)
 	}
+}
+
+// commandDoc returns the open document a command's first argument names.
+func (s *Server) commandDoc(cmd, arg string) (*document, error) {
+	u, err := uri.Parse(arg)
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: bad URI %q: %v", cmd, arg, err)
+	}
+	d := s.doc(u)
+	if d == nil {
+		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open", u)
+	}
+	return d, nil
+}
+
+// caseCommand runs tilels.selectCase and tilels.pickCase.
+func (s *Server) caseCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (protocol.LSPAny, error) {
+	maxArgs := 2
+	if p.Command == cmdSelectCase {
+		maxArgs = 3
+	}
+	if len(p.Arguments) < 2 || len(p.Arguments) > maxArgs {
+		if maxArgs == 3 {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes the document URI, a kernel (name or position) and an optional case index", p.Command)
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes the document URI and a kernel (name or position)", p.Command)
+	}
+	var first string
+	if err := json.Unmarshal(p.Arguments[0], &first); err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: argument 1 must be a string", p.Command)
+	}
+	d, err := s.commandDoc(p.Command, first)
+	if err != nil {
+		return nil, err
+	}
+	index := 0 // the next case
+	if len(p.Arguments) == 3 && string(p.Arguments[2]) != "null" {
+		if err := json.Unmarshal(p.Arguments[2], &index); err != nil || index < 1 {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: argument 3 must be a case index (1, 2, ...)", p.Command)
+		}
+	}
+	snap, err := d.await(ctx)
+	if err != nil {
+		return nil, err
+	}
+	def, err := findDef(d, snap, json.RawMessage(p.Arguments[1]))
+	if err != nil {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: %v", p.Command, err)
+	}
+	if def.partial {
+		return nil, jsonrpc2.Errorf(requestFailed, "%s: %v", p.Command, snap.noKernel(def.name()))
+	}
+	cur := d.selected().pick(def) + 1
+	if p.Command == cmdPickCase {
+		var cs []map[string]any
+		for _, r := range def.recs {
+			k := r.Kernel
+			cs = append(cs, map[string]any{"case": k.CaseIndex, "label": k.CaseLabel, "id": k.CaseID, "source": k.CaseSource})
+		}
+		return marshalAny(map[string]any{"kernel": def.key.String(), "selected": cur, "cases": cs})
+	}
+	if index == 0 {
+		index = cur%len(def.recs) + 1
+	}
+	if index > len(def.recs) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: kernel %s has %s", p.Command, def.key, plural(int64(len(def.recs)), "case"))
+	}
+	if index != cur {
+		d.choose(def, index)
+		// Everything that shows the selected case: hints, lenses, views.
+		s.refreshViews(d.uri)
+		s.refreshHints()
+	}
+	k := def.recs[index-1].Kernel
+	return marshalAny(map[string]any{"kernel": def.key.String(), "case": index, "count": len(def.recs), "label": k.CaseLabel, "id": k.CaseID})
+}
+
+// findDef returns the kernel def a case command names: a kernel name
+// ("name", or "name#n" for the n-th def of that name) or a position in
+// the newest text.
+func findDef(d *document, snap *snapshot, arg json.RawMessage) (*kdef, error) {
+	var name string
+	if err := json.Unmarshal(arg, &name); err == nil {
+		nth := 1
+		if base, n, ok := strings.Cut(name, "#"); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 1 {
+				return nil, fmt.Errorf("bad kernel %q (want NAME or NAME#N)", name)
+			}
+			name, nth = base, v
+		}
+		for _, k := range snap.defs() {
+			if k.key == (defKey{name, nth}) {
+				return k, nil
+			}
+		}
+		return nil, fmt.Errorf("%s has no kernel %s", d.name(), defKey{name, nth})
+	}
+	var pos protocol.Position
+	if err := json.Unmarshal(arg, &pos); err != nil || !bytes.Contains(arg, []byte(`"line"`)) {
+		return nil, fmt.Errorf("argument 2 must be a kernel name or a position {\"line\", \"character\"}")
+	}
+	off := source.Pos(snap.text.m.Offset(pos))
+	if k := defAt(snap.defs(), off); k != nil {
+		return k, nil
+	}
+	return nil, fmt.Errorf("no kernel def at %d:%d", pos.Line+1, pos.Character+1)
 }
 
 // writeCUDA writes the lowered CUDA beside the source: as a workspace edit
@@ -88,7 +218,7 @@ func (s *Server) writeCUDA(ctx context.Context, d *document, snap *snapshot, ker
 		}
 		return marshalAny(map[string]any{"uri": string(target), "applied": res.Applied})
 	}
-	cuda, _, err := snap.lowered(kernel)
+	cuda, _, err := snap.lowered(d.selected(), kernel)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(requestFailed, "%v", err)
 	}
@@ -110,7 +240,7 @@ func (s *Server) showLowered(ctx context.Context, d *document, snap *snapshot, k
 		}
 		return marshalAny(map[string]any{"uri": string(u), "shown": res.Success})
 	}
-	cuda, tirx, err := snap.lowered(kernel)
+	cuda, tirx, err := snap.lowered(d.selected(), kernel)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(requestFailed, "%v", err)
 	}
@@ -123,7 +253,7 @@ func cudaEdit(d *document, snap *snapshot, kernel string) (uri.URI, *protocol.Wo
 	if d.path == "" {
 		return "", nil, fmt.Errorf("%s is not a file", d.uri)
 	}
-	cuda, _, err := snap.lowered(kernel)
+	cuda, _, err := snap.lowered(d.selected(), kernel)
 	if err != nil {
 		return "", nil, err
 	}

@@ -63,6 +63,8 @@ const (
 	cmdLower       = "tilels.lower"
 	cmdWriteCUDA   = "tilels.writeCUDA"
 	cmdShowLowered = "tilels.showLowered"
+	cmdSelectCase  = "tilels.selectCase"
+	cmdPickCase    = "tilels.pickCase"
 )
 
 // Initialize answers the initialize request: capabilities, and the
@@ -97,7 +99,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),
-		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered}},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase}},
 		Workspace: &protocol.WorkspaceOptions{
 			TextDocumentContent: &protocol.TextDocumentContentOptions{Schemes: []string{loweredScheme}},
 		},

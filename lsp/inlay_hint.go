@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -19,7 +20,9 @@ import (
 //	→ no variant
 //
 // A call a Python loop unrolled gets one hint; when the instances were
-// lowered differently their labels are joined with " | ".
+// lowered differently their labels are joined with " | ". A kernel def
+// with several cases shows its selected case; a tile call of a partial
+// kernel shows "→ unresolved: needs M".
 func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
 	out := []protocol.InlayHint{}
 	if !s.settings().InlayHints {
@@ -38,7 +41,29 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 	}
 	want := v.cur.m.Span(p.Range)
 	yes := true
-	for _, kv := range v.snap.low.Kernels {
+	add := func(sp source.Span, label, tip string) {
+		end, ok := v.curOff(sp.End, true)
+		if !ok || source.Pos(end) < want.Start || source.Pos(end) > want.End {
+			return
+		}
+		out = append(out, protocol.InlayHint{
+			Position:    v.cur.m.Position(end),
+			Label:       protocol.String(label),
+			Tooltip:     protocol.String(tip),
+			PaddingLeft: &yes,
+		})
+	}
+	sel := d.selected()
+	for _, def := range v.snap.defs() {
+		if def.partial {
+			kv := def.recs[0]
+			for _, u := range kv.Kernel.Unresolved {
+				needs := strings.Join(u.Needs, ", ")
+				add(kv.ToFile(u.Span), "→ unresolved: needs "+needs, fmt.Sprintf("kernel %s was not analysed: no binding source gives %s (bind it with `# tilels: bind` or the bind setting)", kv.Kernel.Name, needs))
+			}
+			continue
+		}
+		kv := sel.chosen(def)
 		var order []source.Span
 		byCall := map[source.Span][]*dispatch.Decision{}
 		for _, dec := range kv.Kernel.Calls {
@@ -48,21 +73,59 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 			}
 			byCall[sp] = append(byCall[sp], dec)
 		}
+		var counts map[source.Span]int
+		if def.cases() {
+			counts = outcomes(def)
+		}
 		for _, sp := range order {
-			end, ok := v.curOff(sp.End, true)
-			if !ok || source.Pos(end) < want.Start || source.Pos(end) > want.End {
-				continue
-			}
 			label, tip := hintText(byCall[sp])
-			out = append(out, protocol.InlayHint{
-				Position:    v.cur.m.Position(end),
-				Label:       protocol.String(label),
-				Tooltip:     protocol.String(tip),
-				PaddingLeft: &yes,
-			})
+			if def.cases() {
+				k := kv.Kernel
+				tip += fmt.Sprintf(" · case %d/%d: %s", k.CaseIndex, k.CaseCount, k.CaseLabel)
+				if n := counts[sp]; n > 1 {
+					tip += fmt.Sprintf(" (%d outcomes across the cases; the hover lists them)", n)
+				}
+			}
+			add(sp, label, tip)
 		}
 	}
 	return out, nil
+}
+
+// outcomes counts the distinct outcomes (as caseOutcome) of each call
+// across the cases of def, a case that does not reach a call counting as
+// one; one pass over every case's decisions.
+func outcomes(def *kdef) map[source.Span]int {
+	seen := map[source.Span]map[string]bool{}
+	reached := map[source.Span]int{}
+	for _, r := range def.recs {
+		mine := map[source.Span][]string{}
+		var order []source.Span
+		for _, d := range r.Kernel.Calls {
+			sp := r.ToFile(d.Call.Span)
+			if _, ok := mine[sp]; !ok {
+				order = append(order, sp)
+			}
+			if l := outcomeText(d); !slices.Contains(mine[sp], l) {
+				mine[sp] = append(mine[sp], l)
+			}
+		}
+		for _, sp := range order {
+			if seen[sp] == nil {
+				seen[sp] = map[string]bool{}
+			}
+			seen[sp][strings.Join(mine[sp], " | ")] = true
+			reached[sp]++
+		}
+	}
+	out := make(map[source.Span]int, len(seen))
+	for sp, os := range seen {
+		out[sp] = len(os)
+		if reached[sp] < len(def.recs) {
+			out[sp]++
+		}
+	}
+	return out
 }
 
 // hintLabel is one decision's label without the arrow.

@@ -11,17 +11,6 @@ import (
 // Lookups by position in a snapshot. Offsets are in the snapshot's text;
 // a kernel's own spans are mapped with KernelView.ToFile.
 
-// kernelAt returns the kernel whose segment contains off.
-func kernelAt(s *lower.Snapshot, off source.Pos) *lower.KernelView {
-	var best *lower.KernelView
-	for _, v := range s.Kernels {
-		if v.Seg.Contains(off) && (best == nil || v.Seg.Len() < best.Seg.Len()) {
-			best = v
-		}
-	}
-	return best
-}
-
 // callsAt returns the decisions of the tile call whose span (or, with op,
 // callee span) is the smallest containing off: several when a Python loop
 // unrolled one call.

@@ -32,12 +32,17 @@ var update = flag.Bool("update", false, "rewrite the golden sections of lsp/test
 //	#@hint("label")                 an inlay hint on this line
 //	#@def("needle", "target")       definition at needle is the first "target" of the file
 //	#@codeaction("needle", "title", "golden")
-//	#@command("name", "kernel", "golden")  run the command on the document
+//	#@command("name", "kernel", "golden"[, "json"])  run the command on the
+//	                                the document (json: one more argument)
+//	#@hints("golden")               every inlay hint of the document, now
+//	#@lenses("golden")              every code lens of the document, now
 //
 // Diagnostics match diag markers 1:1, and hints match hint markers 1:1
-// when there is any. Sections out/symbols and out/lenses, when present,
-// are the document's symbols and code lenses. go test ./lsp -update
-// rewrites the golden sections.
+// when there is any (both before any other marker runs). The other
+// markers run in file order, so a command that selects a case affects the
+// markers below it. Sections out/symbols and out/lenses, when present,
+// are the document's symbols and code lenses after every marker ran. go
+// test ./lsp -update rewrites the golden sections.
 func TestScenarios(t *testing.T) {
 	paths, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(paths) == 0 {
@@ -275,12 +280,19 @@ func runScenario(t *testing.T, path string) {
 			if mk.arg(1) != "" {
 				args = append(args, mustJSON(mk.arg(1)))
 			}
+			if mk.arg(3) != "" {
+				args = append(args, protocol.LSPAny(mk.arg(3)))
+			}
 			res, err := c.server.ExecuteCommand(ctx, &protocol.ExecuteCommandParams{Command: mk.arg(0), Arguments: args})
 			if err != nil {
 				got[mk.arg(2)] = fmt.Sprintf("error: %v\n", err)
 				continue
 			}
 			got[mk.arg(2)] = scrub(renderCommand(t, c, res))
+		case "hints":
+			got[mk.arg(0)] = renderHints(t, c, u, m.Position(len(src)))
+		case "lenses":
+			got[mk.arg(0)] = renderLenses(t, c, u)
 		default:
 			t.Fatalf("line %d: unknown marker %q", mk.line+1, mk.name)
 		}
@@ -293,17 +305,36 @@ func runScenario(t *testing.T, path string) {
 		got["symbols"] = renderSymbols(res)
 	}
 	if _, ok := goldens["lenses"]; ok || *update {
-		res, err := c.server.CodeLens(ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for _, l := range res {
-			fmt.Fprintf(&b, "%s %q %s %s\n", rangeString(&l.Range), l.Command.Title, l.Command.Command, argsString(l.Command.Arguments))
-		}
-		got["lenses"] = b.String()
+		got["lenses"] = renderLenses(t, c, u)
 	}
 	checkGoldens(t, path, ar, goldens, got)
+}
+
+func renderLenses(t *testing.T, c *testClient, u uri.URI) string {
+	res, err := c.server.CodeLens(context.Background(), &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, l := range res {
+		fmt.Fprintf(&b, "%s %q %s %s\n", rangeString(&l.Range), l.Command.Title, l.Command.Command, argsString(l.Command.Arguments))
+	}
+	return b.String()
+}
+
+// renderHints renders every inlay hint: position, label, tooltip.
+func renderHints(t *testing.T, c *testClient, u uri.URI, end protocol.Position) string {
+	hints, err := c.server.InlayHint(context.Background(), &protocol.InlayHintParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: protocol.Range{End: end}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, h := range hints {
+		label, _ := h.Label.(protocol.String)
+		tip, _ := h.Tooltip.(protocol.String)
+		fmt.Fprintf(&b, "%d:%d %s\n  %s\n", h.Position.Line+1, h.Position.Character+1, label, tip)
+	}
+	return b.String()
 }
 
 // cliOutputs returns a function that replaces, in a rendered result, the
@@ -328,10 +359,37 @@ func cliOutputs(t *testing.T, name, src, settings string) func(string) string {
 		}
 		rs = append(rs, repl{lower.TIRx(ks), fmt.Sprintf("<TIRx of %s, as tilels --lower --emit tirx prints it>\n", what)})
 	}
+	// The outputs of --case N (the N-th case of every kernel def, a def
+	// without cases for N = 1), then of every kernel.
+	cases := 1
+	for _, k := range res.Kernels {
+		cases = max(cases, k.CaseCount)
+	}
+	caseOf := func(ks []*lower.Kernel, n int) []*lower.Kernel {
+		var out []*lower.Kernel
+		for _, k := range ks {
+			if k.CaseIndex == n || (k.CaseCount <= 1 && n == 1) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	for n := cases; n >= 1 && cases > 1; n-- {
+		if ks := caseOf(res.Kernels, n); len(ks) > 0 {
+			add(ks, fmt.Sprintf("all kernels, --case %d", n))
+		}
+		for _, k := range res.Kernels {
+			if ks := caseOf(res.Select(k.Name), n); len(ks) > 0 {
+				add(ks, fmt.Sprintf("kernel %s, --case %d", k.Name, n))
+			}
+		}
+	}
 	add(res.Kernels, "all kernels")
 	for _, k := range res.Kernels {
 		add(res.Select(k.Name), "kernel "+k.Name)
 	}
+	// Longest first: one kernel's TIRx is part of the whole file's.
+	slices.SortStableFunc(rs, func(a, b repl) int { return len(b.text) - len(a.text) })
 	return func(s string) string {
 		for _, r := range rs {
 			if r.text != "" {

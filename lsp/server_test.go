@@ -478,7 +478,7 @@ func TestStaleView(t *testing.T) {
 	if !ok {
 		t.Fatal("position after the edit has no counterpart")
 	}
-	kv := kernelAt(v.snap.low, off)
+	kv := defAt(v.snap.defs(), off).recs[0]
 	if ds := callsAt(kv, off, true); len(ds) != 1 {
 		t.Fatalf("%d calls at the mapped position", len(ds))
 	}

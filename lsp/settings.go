@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -15,18 +17,38 @@ import (
 // configuration (workspace/configuration, didChangeConfiguration, or
 // initializationOptions):
 //
-//	{"arch": "sm_90a", "inlayHints": true}
+//	{"arch": "sm_90a", "inlayHints": true, "maxCases": 64,
+//	 "bind": {"make_gemm": "M=4096, dtype='float16'"}}
 type Settings struct {
 	// Arch is the CUDA target architecture (default sm_90a).
 	Arch string `json:"arch"`
 	// InlayHints turns the dispatch hints after tile calls on or off
 	// (default on).
 	InlayHints bool `json:"inlayHints"`
+	// MaxCases caps the bound cases analysed per kernel def, parametrize
+	// grid and CONFIGS list (0: lower's default, 64).
+	MaxCases int `json:"maxCases"`
+	// Bind maps a function name ("make_gemm", "outer.inner") to bindings
+	// in the syntax of the `# tilels: bind` directive: one more directive
+	// line of that function (docs/binding.md).
+	Bind map[string]string `json:"bind"`
 }
+
+// maxCasesLimit bounds the maxCases setting: every case is one analysis
+// of the kernel, kept in memory while the document is open.
+const maxCasesLimit = 4096
 
 func defaultSettings() *Settings { return &Settings{Arch: "sm_90a", InlayHints: true} }
 
-func (s *Settings) options() lower.Options { return lower.Options{Arch: s.Arch} }
+func (s *Settings) options() lower.Options {
+	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind}
+}
+
+// analysisChanged reports whether documents analysed under a must be
+// analysed again under b.
+func (a *Settings) analysisChanged(b *Settings) bool {
+	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind)
+}
 
 func (s *Server) settings() *Settings { return s.conf.Load() }
 
@@ -60,15 +82,37 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			return base, fmt.Errorf("settings: inlayHints: %w", err)
 		}
 	}
+	if m, ok := obj["maxCases"]; ok && string(m) != "null" {
+		if err := json.Unmarshal(m, &out.MaxCases); err != nil || out.MaxCases < 0 || out.MaxCases > maxCasesLimit {
+			return base, fmt.Errorf("settings: maxCases must be a whole number from 1 to %d (0 for the default, 64), got %s", maxCasesLimit, m)
+		}
+	}
+	if b, ok := obj["bind"]; ok && string(b) != "null" {
+		var bind map[string]string
+		if err := json.Unmarshal(b, &bind); err != nil {
+			return base, fmt.Errorf("settings: bind must map function names to bindings such as \"M=4096, dtype='float16'\": %w", err)
+		}
+		for name := range bind {
+			if strings.TrimSpace(name) == "" {
+				return base, fmt.Errorf("settings: bind: empty function name")
+			}
+		}
+		if len(bind) == 0 {
+			bind = nil
+		}
+		out.Bind = bind
+	}
 	return &out, nil
 }
 
-// applySettings installs new settings: a changed architecture re-analyses
-// every open document, changed hints refresh the client's hints.
+// applySettings installs new settings: a changed architecture, case cap
+// or binding re-analyses every open document, changed hints refresh the
+// client's hints.
 func (s *Server) applySettings(next *Settings) {
 	prev := s.conf.Swap(next)
-	if prev.Arch != next.Arch {
-		s.log.Info("target architecture changed", "arch", next.Arch)
+	changed := prev.analysisChanged(next)
+	if changed {
+		s.log.Info("analysis settings changed", "arch", next.Arch, "maxCases", next.MaxCases, "bind", len(next.Bind))
 		s.mu.Lock()
 		docs := make([]*document, 0, len(s.docs))
 		for _, d := range s.docs {
@@ -79,7 +123,7 @@ func (s *Server) applySettings(next *Settings) {
 			d.reconfigure(next.options())
 		}
 	}
-	if prev.InlayHints != next.InlayHints || prev.Arch != next.Arch {
+	if prev.InlayHints != next.InlayHints || changed {
 		s.refreshHints()
 	}
 }

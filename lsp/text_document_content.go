@@ -60,8 +60,9 @@ func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentR
 	return &protocol.TextDocumentContentResult{Text: loweredText(d, newSnapshot(newText(-1, src), low, opts, 0), ref)}, nil
 }
 
-// loweredText is the content of a lowered view: a stamp line, then the
-// output (or the reason there is none).
+// loweredText is the content of a lowered view: a stamp line (and one
+// line per kernel def with cases naming the case shown), then the output
+// (or the reason there is none).
 func loweredText(d *document, snap *snapshot, ref loweredRef) string {
 	comment := "//"
 	if ref.kind == "tirx" {
@@ -76,7 +77,12 @@ func loweredText(d *document, snap *snapshot, ref loweredRef) string {
 		version = "as saved" // not open: read from disk
 	}
 	stamp := fmt.Sprintf("%s tilels: lowered from %s, %s, %s, %s\n", comment, d.name(), version, snap.opts.Target().Arch, what)
-	cuda, tirx, err := snap.lowered(ref.kernel)
+	sel := d.selected()
+	_, cased := snap.kernels(sel, ref.kernel)
+	for _, k := range cased {
+		stamp += fmt.Sprintf("%s tilels: %s case %d/%d: %s\n", comment, k.Name, k.CaseIndex, k.CaseCount, k.CaseLabel)
+	}
+	cuda, tirx, err := snap.lowered(sel, ref.kernel)
 	if ref.kind == "tirx" {
 		if err != nil && tirx == "" {
 			return stamp + fmt.Sprintf("%s %v\n", comment, err)
