@@ -521,7 +521,9 @@ func (k *kernel) scopeID(s *ir.ScopeID) {
 				return
 			}
 		}
-		k.line("int %s = %s;", k.varName(v), e)
+		// [[maybe_unused]]: a kernel often declares ids it never reads
+		// (T.cta_id([1])), and nvcc warns about each (#177-D).
+		k.line("[[maybe_unused]] int %s = %s;", k.varName(v), e)
 	}
 }
 
