@@ -1,20 +1,15 @@
 package lower
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/ir"
 )
-
-var defRE = regexp.MustCompile(`(?m)^def (\w+)\(`)
 
 // TestMain applies the runtime settings of the tilels binary, so that the
 // benchmarks measure what ships (see TuneRuntime).
@@ -23,38 +18,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// bigFile builds a file of at least lines lines by repeating the bundled
-// examples' kernels under fresh names (imports and constants once).
+// bigFile is the shared benchmark corpus (internal/benchcorpus) of at
+// least lines lines.
 func bigFile(tb testing.TB, lines int) []byte {
-	paths, err := filepath.Glob("../testdata/examples/*.py")
-	if err != nil || len(paths) == 0 {
-		tb.Fatalf("no examples: %v", err)
+	src, err := benchcorpus.Build("../testdata/examples", lines)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var header, bodies []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		text := string(data)
-		i := strings.Index(text, "@T.prim_func")
-		for _, l := range strings.Split(text[:i], "\n") {
-			if l != "" && !strings.HasPrefix(l, "#") && !seen[l] {
-				seen[l] = true
-				header = append(header, l)
-			}
-		}
-		bodies = append(bodies, text[i:])
-	}
-	var b strings.Builder
-	b.WriteString(strings.Join(header, "\n") + "\n\n")
-	for n := 0; strings.Count(b.String(), "\n") < lines; n++ {
-		body := bodies[n%len(bodies)]
-		b.WriteString(defRE.ReplaceAllString(body, fmt.Sprintf("def ${1}_%d(", n)))
-		b.WriteString("\n\n")
-	}
-	return []byte(b.String())
+	return []byte(src)
 }
 
 // BenchmarkAnalyze3000 is the whole-file lower of a 3,000-line file of

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,42 +14,18 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/lower"
 )
 
-var defRE = regexp.MustCompile(`(?m)^def (\w+)\(`)
-
-// corpus builds a file of at least lines lines from the bundled examples'
-// kernels under fresh names (their imports once), as lower's benchmarks do.
+// corpus is the shared benchmark corpus (internal/benchcorpus), the same
+// file lower's benchmarks use.
 func corpus(tb testing.TB, lines int) string {
-	paths, err := filepath.Glob("../testdata/examples/*.py")
-	if err != nil || len(paths) == 0 {
-		tb.Fatalf("no examples: %v", err)
+	src, err := benchcorpus.Build("../testdata/examples", lines)
+	if err != nil {
+		tb.Fatal(err)
 	}
-	var header, bodies []string
-	seen := map[string]bool{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		text := string(data)
-		i := strings.Index(text, "@T.prim_func")
-		for _, l := range strings.Split(text[:i], "\n") {
-			if l != "" && !strings.HasPrefix(l, "#") && !seen[l] {
-				seen[l] = true
-				header = append(header, l)
-			}
-		}
-		bodies = append(bodies, text[i:])
-	}
-	var b strings.Builder
-	b.WriteString(strings.Join(header, "\n") + "\n\n")
-	for n := 0; strings.Count(b.String(), "\n") < lines; n++ {
-		b.WriteString(defRE.ReplaceAllString(bodies[n%len(bodies)], fmt.Sprintf("def ${1}_%d(", n)))
-		b.WriteString("\n\n")
-	}
-	return b.String()
+	return src
 }
 
 // percentiles reports p50 and p99 of ds in milliseconds.

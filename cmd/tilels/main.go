@@ -120,7 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *caseN > 0 {
 		var sel []*lower.Kernel
 		for _, k := range ks {
-			if k.CaseIndex == *caseN || (k.CaseCount <= 1 && *caseN == 1) {
+			if k.CaseIndex == *caseN { // 1 for a kernel without cases
 				sel = append(sel, k)
 			}
 		}
