@@ -42,6 +42,8 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	case cmdLower, cmdWriteCUDA, cmdShowLowered:
 	case cmdSelectCase, cmdPickCase:
 		return s.caseCommand(ctx, p)
+	case cmdKernelSummary:
+		return s.kernelSummary(ctx, p)
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}

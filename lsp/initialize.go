@@ -99,7 +99,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),
-		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase}},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary}},
 		Workspace: &protocol.WorkspaceOptions{
 			TextDocumentContent: &protocol.TextDocumentContentOptions{Schemes: []string{loweredScheme}},
 		},
