@@ -34,10 +34,11 @@ var allowed = map[string][]string{
 	"dispatch/cuda":        {"dispatch", "ir", "dispatch/layout", "dsl/diag", "dsl/source"},
 	"codegen/cuda":         {"ir", "dispatch/layout", "dsl/source"},
 	"codegen/tirx":         {"ir", "dispatch/layout", "dsl/source"},
+	"codegen/harness":      {"ir", "dispatch/layout", "dsl/source"},
 	"lower":                {"*"},
 	"report":               {"lower", "dispatch", "dsl/diag", "dsl/source", "ir"},
 	"lsp":                  {"*"},
-	"cmd/tilels":           {"lsp", "lower", "report", "dsl/diag", "dsl/source"},
+	"cmd/tilels":           {"lsp", "lower", "report", "codegen/harness", "dsl/diag", "dsl/source"},
 }
 
 // jsonOK lists the packages that may import encoding/json: the protocol layer

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/tilels/tilels/codegen/cuda"
+	"github.com/tilels/tilels/codegen/harness"
 	"github.com/tilels/tilels/codegen/tirx"
 	"github.com/tilels/tilels/dispatch"
 	dcuda "github.com/tilels/tilels/dispatch/cuda"
@@ -275,4 +276,37 @@ func TIRx(ks []*Kernel) string {
 		b.WriteString(tirx.Print(caseFunc(k), k.Launch))
 	}
 	return b.String()
+}
+
+// Harness prints the .cu file of ks followed by a self-checking main()
+// (codegen/harness): random inputs, each kernel launched through its
+// launcher and compared with its host reference. A kernel with a call no
+// variant lowers, or with a construct the reference does not model, is an
+// error; a *harness.Unsupported carries the span to report.
+func Harness(ks []*Kernel, opts Options) (string, error) {
+	for _, k := range ks {
+		for _, c := range k.Calls {
+			if c.Variant == "" {
+				return "", &harness.Unsupported{Kernel: k.Name, Span: c.Call.Span, Msg: "the call has no lowering"}
+			}
+		}
+	}
+	cu, err := CUDA(ks, opts)
+	if err != nil {
+		return "", err
+	}
+	in := make([]cuda.Kernel, len(ks))
+	for i, k := range ks {
+		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
+	}
+	launchers := cuda.LaunchNames(in)
+	hk := make([]harness.Kernel, len(ks))
+	for i, k := range ks {
+		hk[i] = harness.Kernel{Name: in[i].Func.Name, Func: k.Func, Launch: k.Launch, Launcher: launchers[i]}
+	}
+	h, err := harness.Print(hk)
+	if err != nil {
+		return "", err
+	}
+	return cu + h, nil
 }

@@ -2,13 +2,16 @@
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch sm_90a]
-//	             [--bind 'FUNC:M=4096, dtype="float16"'] [--max-cases N] [-o OUT]
+//	             [--bind 'FUNC:M=4096, dtype="float16"'] [--max-cases N] [--harness] [-o OUT]
 //	tilels --version
 //
 // With no arguments, or with serve, tilels speaks the Language Server
 // Protocol on standard input and output (see docs/lsp.md); its log goes to
 // stderr, or to FILE with --log, never to stdout. It exits 0 after the
 // client's shutdown and exit, 1 when the client goes away without them.
+//
+// With --emit cuda --harness the .cu file ends with a main() that checks
+// every kernel on a GPU against a host reference (codegen/harness).
 //
 // Diagnostics go to stderr as file:line:col: severity[code]: message.
 // Exit status: 0 ok, 1 when an error diagnostic was reported, 2 on usage or
@@ -18,6 +21,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,6 +30,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tilels/tilels/codegen/harness"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/lower"
@@ -53,6 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	arch := fs.String("arch", "sm_90a", "CUDA target architecture")
 	out := fs.String("o", "", "write the output to `OUT` (atomically) instead of stdout")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	withHarness := fs.Bool("harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
 	caseN := fs.Int("case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
 	maxCases := fs.Int("max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
 	bind := map[string]string{}
@@ -73,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: tilels [serve] [--log FILE] [--log-level LEVEL]\n")
 		fmt.Fprintf(stderr, "       tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch ARCH]\n")
-		fmt.Fprintf(stderr, "                    [--bind FUNC:BINDINGS]... [--max-cases N] [-o OUT]\n")
+		fmt.Fprintf(stderr, "                    [--bind FUNC:BINDINGS]... [--max-cases N] [--harness] [-o OUT]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -95,6 +101,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "cuda", "tirx", "json":
 	default:
 		fmt.Fprintf(stderr, "tilels: unknown --emit %q (want cuda, tirx or json)\n", *emit)
+		return 2
+	}
+	if *withHarness && *emit != "cuda" {
+		fmt.Fprintf(stderr, "tilels: --harness needs --emit cuda\n")
 		return 2
 	}
 	src, err := os.ReadFile(*lowerFile)
@@ -140,7 +150,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "tirx":
 		text = []byte(lower.TIRx(ks))
 	case "cuda":
-		s, err := lower.CUDA(ks, opts)
+		var s string
+		if *withHarness {
+			s, err = lower.Harness(ks, opts)
+		} else {
+			s, err = lower.CUDA(ks, opts)
+		}
+		var u *harness.Unsupported
+		if errors.As(err, &u) {
+			fmt.Fprintln(stderr, diag.Format(f, diag.Diagnostic{Span: u.Span, Severity: diag.Error, Code: "harness/unsupported",
+				Message: fmt.Sprintf("no harness for kernel %s: %s", u.Kernel, u.Msg)}))
+			return 1
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "tilels: %v\n", err)
 			return 1

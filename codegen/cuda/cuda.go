@@ -87,6 +87,37 @@ type Kernel struct {
 	Launch ir.Launch
 }
 
+// symbols hands out the C names of the kernels and of their launchers.
+// Kernel names depend on the kernels before: they are handed out in order.
+// A nil function ends Print with an error, so no name is needed past it.
+// Launcher names come after every kernel name, so that adding the host side
+// renamed no kernel.
+func symbols(fns []Kernel) (n *names.Namer, kernels, launchers []string) {
+	n = names.New(nil)
+	kernels = make([]string, len(fns))
+	for i, k := range fns {
+		if k.Func == nil {
+			break
+		}
+		kernels[i] = n.Fresh(k.Func.Name + "_kernel")
+	}
+	launchers = make([]string, len(fns))
+	for i, k := range fns {
+		if k.Func == nil {
+			break
+		}
+		launchers[i] = n.Fresh(k.Func.Name + "_launch")
+	}
+	return n, kernels, launchers
+}
+
+// LaunchNames returns the C names Print gives the kernels' launchers
+// (extern "C" int <name>(<pointers>, cudaStream_t)), in order.
+func LaunchNames(fns []Kernel) []string {
+	_, _, l := symbols(fns)
+	return l
+}
+
 // Print renders the kernels as one .cu file.
 func Print(fns []Kernel, opts Options) (string, error) {
 	arch := opts.Arch
@@ -97,25 +128,9 @@ func Print(fns []Kernel, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, kernelNames: names.New(nil)}
-	// Kernel names depend on the kernels before: hand them out in order.
-	// A nil function ends Print with an error, so no name is needed past it.
-	names := make([]string, len(fns))
-	for i, k := range fns {
-		if k.Func == nil {
-			break
-		}
-		names[i] = f.kernelNames.Fresh(k.Func.Name + "_kernel")
-	}
-	// Launcher names come after every kernel name, so that adding the
-	// host side renamed no kernel.
-	launchNames := make([]string, len(fns))
-	for i, k := range fns {
-		if k.Func == nil {
-			break
-		}
-		launchNames[i] = f.kernelNames.Fresh(k.Func.Name + "_launch")
-	}
+	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}}
+	var names, launchNames []string
+	f.kernelNames, names, launchNames = symbols(fns)
 	// Kernels print independently (each into its own text and helper
 	// list), concurrently; merging in order keeps the output, the helper
 	// set and the first error exactly those of printing one after the

@@ -1,0 +1,1081 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/names"
+	"github.com/tilels/tilels/ir"
+)
+
+// The reference generator: one C++ function per kernel that executes the
+// evaluated kernel (before dispatch) on the host.
+//
+// Execution model. The grid runs one CTA after another. Inside a CTA every
+// thread runs in lockstep, statement by statement, under an activity
+// guard: scalar statements run for each active thread; an `if` splits the
+// guard (both masks computed before either branch runs); a loop runs its
+// iterations for the threads whose own bounds contain the iteration, and
+// `break`/`continue` drop a thread for the rest of the loop / iteration.
+// A tile call runs once per group of its scope (thread, warp, warpgroup,
+// CTA) that has an active thread, with the group's first active thread as
+// its leader: region starts are evaluated with the leader's variables, and
+// a register tile's thread axes pick the holding thread within the group.
+// Barriers, fences and mbarrier operations do nothing: every statement
+// finished for every thread before the next starts, which is a legal
+// schedule of any race-free program, and asynchronous copies (cp.async,
+// TMA) complete at once.
+//
+// Tile calls are whole-tile semantics on logical coordinates (spec §1.5,
+// §4.4): copy moves the k-th element of the source region to the k-th of
+// the destination; elementwise ops compute each element in double,
+// rounded to the IR type of every operation (TVM's typing: a literal takes
+// the other operand's type). Nothing of the dispatcher or the variants is
+// used: only the buffers' layouts, which are part of the program.
+
+// Unsupported is a construct the reference does not model; the harness is
+// not generated for that kernel.
+type Unsupported struct {
+	Kernel string
+	Span   source.Span
+	Msg    string
+}
+
+func (e *Unsupported) Error() string { return fmt.Sprintf("kernel %s: %s", e.Kernel, e.Msg) }
+
+// cxxReserved are names the generated code must not give a variable.
+var cxxReserved = names.Reserved(
+	"alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "class",
+	"const", "constexpr", "continue", "default", "delete", "do", "double", "else", "enum",
+	"explicit", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int",
+	"long", "mutable", "namespace", "new", "operator", "private", "protected", "public",
+	"register", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+	"template", "this", "throw", "true", "try", "typedef", "typename", "union", "unsigned",
+	"using", "virtual", "void", "volatile", "while", "nullptr", "and", "or", "not", "xor",
+	"NT", "t", "lead", "arg", "bx", "by", "bz", "std", "Buf", "Layout", "Region", "Operand",
+)
+
+// gen prints one kernel's reference function.
+type gen struct {
+	k      Kernel
+	b      strings.Builder
+	indent int
+	names  *names.Namer
+	nt     int64
+	err    *Unsupported
+
+	bufs    map[*ir.Buffer]string // the Buf variable of each buffer
+	layouts map[*ir.Buffer]string // its Layout constant ("nullptr" for none)
+	vars    map[*ir.Var]*varInfo
+	tmp     int
+
+	// guard prints the activity of thread t at the current statement;
+	// stop is the innermost loop's stop array ("" outside loops) and brk
+	// its break array.
+	mask      string
+	stop, brk string
+}
+
+type varInfo struct {
+	name   string
+	scalar bool // a loop variable: one value for every thread
+	typ    ir.DataType
+	handle bool // a pointer value: only intrinsic arguments may use it
+}
+
+func (g *gen) fail(span source.Span, format string, args ...any) {
+	if g.err == nil {
+		g.err = &Unsupported{Kernel: g.k.Name, Span: span, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (g *gen) line(format string, args ...any) {
+	g.b.WriteString(strings.Repeat("  ", g.indent))
+	fmt.Fprintf(&g.b, format, args...)
+	g.b.WriteByte('\n')
+}
+
+func (g *gen) fresh(prefix string) string {
+	g.tmp++
+	return prefix + strconv.Itoa(g.tmp)
+}
+
+// guard is the C++ condition that thread t is active.
+func (g *gen) guard(t string) string {
+	var parts []string
+	if g.mask != "" {
+		parts = append(parts, g.mask+"["+t+"]")
+	}
+	if g.stop != "" {
+		parts = append(parts, "!"+g.stop+"["+t+"]")
+	}
+	if len(parts) == 0 {
+		return "true"
+	}
+	return strings.Join(parts, " && ")
+}
+
+// refFunc prints the reference function of k, named fname, taking the
+// host storage of each parameter buffer in parameter order.
+func refFunc(k Kernel, fname string) (string, *Unsupported) {
+	g := &gen{k: k, names: names.New(cxxReserved), bufs: map[*ir.Buffer]string{}, layouts: map[*ir.Buffer]string{},
+		vars: map[*ir.Var]*varInfo{}}
+	fn := k.Func
+	g.nt = k.Launch.Threads()
+	if g.nt <= 0 {
+		g.fail(fn.Span, "the launch configuration is unknown")
+		return "", g.err
+	}
+	if fn.Host != nil {
+		for _, s := range fn.Host.Stmts {
+			if _, ok := s.(*ir.Comment); !ok {
+				g.fail(s.Pos(), "host statements before T.device_entry() are not modelled")
+			}
+		}
+	}
+	g.line("static void %s(unsigned char* const* arg) {", fname)
+	g.indent++
+	g.line("using namespace tilels_ref;")
+	g.line("constexpr int NT = %d;", g.nt)
+	arg := 0
+	for _, p := range fn.Params {
+		switch {
+		case p.Buf != nil:
+			g.declBuf(p.Buf, fmt.Sprintf("arg[%d]", arg), "0", 1)
+			arg++
+		default:
+			g.fail(p.Span, "scalar kernel parameter %s: the harness cannot choose its value", p.Var.Name)
+		}
+	}
+	// Every allocation and view, declared once: shared storage is per CTA
+	// (cleared when a CTA starts), register storage per thread.
+	var resets []string
+	walk(fn.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Alloc:
+			b := s.Buf
+			elems := storageElems(b)
+			store := g.names.Fresh("st_" + b.Name)
+			bytes := elems * int64(b.Dtype.Bytes())
+			switch {
+			case strings.HasPrefix(b.Scope, "shared"):
+				g.line("std::vector<unsigned char> %s(%d);", store, bytes)
+				g.declBuf(b, store+".data()", "0", 0)
+			case b.Scope == "local":
+				g.line("std::vector<unsigned char> %s(NT * %dLL);", store, bytes)
+				g.declBuf(b, store+".data()", strconv.FormatInt(bytes, 10), 0)
+			default:
+				g.fail(s.Span, "an allocation in scope %q is not modelled", b.Scope)
+				return
+			}
+			resets = append(resets, store)
+		case *ir.Decl:
+			b := s.Buf
+			base := b.Base
+			if base == nil {
+				g.fail(s.Span, "decl_buffer %s views storage the reference does not know", b.Name)
+				return
+			}
+			bn, ok := g.bufs[base]
+			if !ok {
+				g.fail(s.Span, "decl_buffer %s views %s before its declaration", b.Name, base.Name)
+				return
+			}
+			g.declBuf(b, fmt.Sprintf("%s.data + %s.eoff * %s.esize", bn, bn, bn), bn+".tstride", -1)
+		}
+	})
+	if g.err != nil {
+		return "", g.err
+	}
+	l := k.Launch
+	g.line("for (long long bz = 0; bz < %d; bz++)", max(l.Grid[2], 1))
+	g.line("for (long long by = 0; by < %d; by++)", max(l.Grid[1], 1))
+	g.line("for (long long bx = 0; bx < %d; bx++) {", max(l.Grid[0], 1))
+	g.indent++
+	g.line("(void)bx; (void)by; (void)bz;")
+	for _, s := range resets {
+		g.line("std::fill(%s.begin(), %s.end(), 0);", s, s)
+	}
+	g.stmts(fn.Body.Stmts)
+	g.indent--
+	g.line("}")
+	g.indent--
+	g.line("}")
+	if g.err != nil {
+		return "", g.err
+	}
+	return g.b.String(), nil
+}
+
+// storageElems is the number of storage elements b needs per thread (for
+// registers) or in all: the layout's span on m, or the element count.
+func storageElems(b *ir.Buffer) int64 {
+	if b.Layout == nil {
+		return b.NumElements()
+	}
+	return layout.SpanOf(b.Layout, layout.M)
+}
+
+// declBuf declares the Buf of b over data; global is 1 for a parameter, 0
+// otherwise, -1 for a view (inherits nothing: views of parameters are not
+// made).
+func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int) {
+	name := g.names.Name(b, "b_"+b.Name)
+	g.bufs[b] = name
+	lay := g.layoutConst(b)
+	if global < 0 {
+		global = 0
+	}
+	shape := make([]string, len(b.Shape))
+	for i, s := range b.Shape {
+		shape[i] = strconv.FormatInt(s, 10)
+	}
+	if len(b.Shape) > 8 {
+		g.fail(b.Span, "buffer %s has rank %d (the reference handles up to 8)", b.Name, len(b.Shape))
+	}
+	g.line("Buf %s = {%q, %s, %s, %s, %d, %d, {%s}, %s, %d, %d};", name, b.Name, data, tstride, dtypeEnum(b.Dtype),
+		b.Dtype.Bytes(), len(b.Shape), strings.Join(shape, ", "), lay, b.ElemOffset, global)
+	g.line("(void)%s;", name)
+	if !dtypeOK(b.Dtype) {
+		g.fail(b.Span, "buffer %s has dtype %s, which the reference does not model", b.Name, b.Dtype)
+	}
+}
+
+// layoutConst declares b's layout as a static Layout and returns a pointer
+// expression to it ("nullptr" without a layout).
+func (g *gen) layoutConst(b *ir.Buffer) string {
+	if b.Layout == nil {
+		return "nullptr"
+	}
+	init, err := layoutInit(b.Layout)
+	if err != "" {
+		g.fail(b.Span, "buffer %s: %s", b.Name, err)
+		return "nullptr"
+	}
+	name := g.names.Fresh("L_" + b.Name)
+	g.line("static const Layout %s = %s;", name, init)
+	return "&" + name
+}
+
+// axisIndex maps a layout axis to the prelude's AX_* index.
+var axisIndex = map[*layout.Axis]int{
+	layout.M: 0, layout.Laneid: 1, layout.Warpid: 2, layout.Wgid: 3, layout.TidInWG: 4, layout.WidInWG: 5, layout.Tx: 6,
+}
+
+// layoutInit is the C++ initializer of a Layout, or a reason it cannot be
+// modelled.
+func layoutInit(l layout.Layout) (string, string) {
+	var t *layout.TileLayout
+	sw := "0, 0, 0, 0, 0"
+	switch l := l.(type) {
+	case *layout.TileLayout:
+		t = l
+	case *layout.ComposeLayout:
+		t = l.Tile
+		inner := 0
+		if l.SwizzleInner {
+			inner = 1
+		}
+		sw = fmt.Sprintf("1, %d, %d, %d, %d", l.PerElement, l.SwizzleLen, l.AtomLen, inner)
+	default:
+		return "", fmt.Sprintf("layout %T is not modelled", l)
+	}
+	if len(t.Shard) > 24 || len(t.Replica) > 8 {
+		return "", "the layout has too many iters for the reference"
+	}
+	has := make([]int, 7)
+	var ext, str, ax []string
+	for _, it := range t.Shard {
+		i, ok := axisIndex[it.Axis]
+		if !ok {
+			return "", fmt.Sprintf("layout axis %s is not modelled", it.Axis.Name)
+		}
+		has[i] = 1
+		ext = append(ext, strconv.FormatInt(it.Extent, 10))
+		str = append(str, strconv.FormatInt(it.Stride, 10))
+		ax = append(ax, strconv.Itoa(i))
+	}
+	var rext, rstr, rax []string
+	for _, it := range t.Replica {
+		i, ok := axisIndex[it.Axis]
+		if !ok {
+			return "", fmt.Sprintf("layout axis %s is not modelled", it.Axis.Name)
+		}
+		has[i] = 1
+		rext = append(rext, strconv.FormatInt(it.Extent, 10))
+		rstr = append(rstr, strconv.FormatInt(it.Stride, 10))
+		rax = append(rax, strconv.Itoa(i))
+	}
+	off := make([]string, 7)
+	for i := range off {
+		off[i] = "0"
+	}
+	for a, v := range t.Offset {
+		i, ok := axisIndex[a]
+		if !ok {
+			return "", fmt.Sprintf("layout axis %s is not modelled", a.Name)
+		}
+		if v != 0 {
+			has[i] = 1
+		}
+		off[i] = strconv.FormatInt(v, 10)
+	}
+	threaded := 0
+	hs := make([]string, 7)
+	for i, h := range has {
+		hs[i] = strconv.Itoa(h)
+		if i > 0 && h == 1 {
+			threaded = 1
+		}
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "{0}"
+		}
+		return "{" + strings.Join(s, ", ") + "}"
+	}
+	return fmt.Sprintf("{%d, %s, %s, %s, %d, %s, %s, %s, {%s}, {%s}, %d, %s}", len(t.Shard), list(ext), list(str), list(ax),
+		len(t.Replica), list(rext), list(rstr), list(rax), strings.Join(off, ", "), strings.Join(hs, ", "), threaded, sw), ""
+}
+
+func dtypeOK(d ir.DataType) bool { return dtypeEnum(d) != "" }
+
+func dtypeEnum(d ir.DataType) string {
+	switch d.Code {
+	case ir.Int:
+		switch d.Bits {
+		case 8, 16, 32, 64:
+			return "TL_I" + strconv.Itoa(d.Bits)
+		}
+	case ir.UInt:
+		switch d.Bits {
+		case 8, 16, 32, 64:
+			return "TL_U" + strconv.Itoa(d.Bits)
+		}
+	case ir.Float:
+		switch d.Bits {
+		case 16, 32, 64:
+			return "TL_F" + strconv.Itoa(d.Bits)
+		}
+	case ir.BFloat:
+		return "TL_BF16"
+	case ir.Float8E4M3:
+		return "TL_E4M3"
+	case ir.Float8E5M2:
+		return "TL_E5M2"
+	case ir.Bool:
+		return "TL_BOOL"
+	}
+	return ""
+}
+
+// walk calls f on every statement of b, depth first, in order.
+func walk(b *ir.Block, f func(ir.Stmt)) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		f(s)
+		switch s := s.(type) {
+		case *ir.Block:
+			walk(s, f)
+		case *ir.For:
+			walk(s.Body, f)
+		case *ir.While:
+			walk(s.Body, f)
+		case *ir.If:
+			walk(s.Then, f)
+			walk(s.Else, f)
+		}
+	}
+}
+
+// ---- statements ----
+
+func (g *gen) stmts(ss []ir.Stmt) {
+	for _, s := range ss {
+		if g.err != nil {
+			return
+		}
+		g.stmt(s)
+	}
+}
+
+// perThread opens `for (int t = 0; t < NT; t++) if (<guard>) {`.
+func (g *gen) perThread() {
+	g.line("for (int t = 0; t < NT; t++) if (%s) {", g.guard("t"))
+	g.indent++
+}
+
+func (g *gen) end() {
+	g.indent--
+	g.line("}")
+}
+
+func (g *gen) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Block:
+		g.line("{")
+		g.indent++
+		g.stmts(s.Stmts)
+		g.end()
+	case *ir.Comment, *ir.Alloc, *ir.Decl:
+	case *ir.ScopeID:
+		g.scopeID(s)
+	case *ir.Let:
+		if s.Var.Type.Code == ir.Handle || isPointer(s.Value) {
+			g.vars[s.Var] = &varInfo{handle: true}
+			return
+		}
+		v := g.declVar(s.Var)
+		g.perThread()
+		g.line("%s[t] = %s;", v.name, g.rounded(s.Var.Type, s.Value, "t"))
+		g.end()
+	case *ir.Assign:
+		v, ok := g.vars[s.Var]
+		if !ok || v.scalar || v.handle {
+			g.fail(s.Span, "assignment to %s is not modelled", s.Var.Name)
+			return
+		}
+		g.perThread()
+		g.line("%s[t] = %s;", v.name, g.rounded(s.Var.Type, s.Value, "t"))
+		g.end()
+	case *ir.Store:
+		bn := g.buf(s.Buf, s.Span)
+		if g.threadAxes(s.Buf) {
+			g.fail(s.Span, "a direct store to %s, whose layout has thread axes", s.Buf.Name)
+			return
+		}
+		g.perThread()
+		g.line("tl_store(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
+		g.end()
+	case *ir.Evaluate:
+		g.evaluate(s)
+	case *ir.If:
+		g.ifStmt(s)
+	case *ir.For:
+		g.forStmt(s)
+	case *ir.While:
+		g.whileStmt(s)
+	case *ir.Break, *ir.Continue:
+		if g.stop == "" {
+			g.fail(s.Pos(), "break or continue outside a device loop")
+			return
+		}
+		g.perThread()
+		if _, ok := s.(*ir.Break); ok {
+			g.line("%s[t] = true;", g.brk)
+		}
+		g.line("%s[t] = true;", g.stop)
+		g.end()
+	case *ir.TileCall:
+		g.tileCall(s)
+	default:
+		g.fail(s.Pos(), "statement %T is not modelled", s)
+	}
+}
+
+func isPointer(e ir.Expr) bool {
+	switch e.(type) {
+	case *ir.AddressOf, *ir.BufferData, *ir.TensorMapAddr:
+		return true
+	}
+	return false
+}
+
+func (g *gen) declVar(v *ir.Var) *varInfo {
+	info := &varInfo{name: g.names.Name(v, "v_"+v.Name), typ: v.Type}
+	g.vars[v] = info
+	g.line("%s %s[NT] = {};", ctype(v.Type), info.name)
+	g.line("(void)%s;", info.name)
+	return info
+}
+
+func ctype(t ir.DataType) string {
+	if t.IsFloat() {
+		return "double"
+	}
+	return "long long"
+}
+
+// scopeID gives every thread its ids (spec §1.3).
+func (g *gen) scopeID(s *ir.ScopeID) {
+	axes := []string{"x", "y", "z"}
+	l := g.k.Launch
+	for i, v := range s.Vars {
+		if i >= 3 {
+			g.fail(s.Span, "%s with %d dimensions", s.Kind, len(s.Vars))
+			return
+		}
+		var e string
+		switch s.Kind {
+		case ir.CTAID:
+			e = "b" + axes[i]
+		case ir.ThreadID:
+			switch {
+			case len(s.Vars) == 1:
+				e = "t"
+			case i == 0:
+				e = fmt.Sprintf("(t %% %d)", l.Block[0])
+			case i == 1:
+				e = fmt.Sprintf("((t / %d) %% %d)", l.Block[0], l.Block[1])
+			default:
+				e = fmt.Sprintf("(t / %d)", l.Block[0]*l.Block[1])
+			}
+		case ir.ClusterID:
+			e = fmt.Sprintf("(b%s / %d)", axes[i], max(l.Cluster[i], 1))
+		case ir.CTAIDInCluster:
+			e = fmt.Sprintf("(b%s %% %d)", axes[i], max(l.Cluster[i], 1))
+		case ir.WarpID:
+			e = "(t / 32)"
+		case ir.WarpgroupID:
+			e = "(t / 128)"
+		case ir.WarpIDInWG:
+			e = "((t / 32) % 4)"
+		case ir.LaneID:
+			e = "(t % 32)"
+		case ir.ThreadIDInWG:
+			e = "(t % 128)"
+		default:
+			g.fail(s.Span, "scope id %s is not modelled", s.Kind)
+			return
+		}
+		info := g.declVar(v)
+		g.line("for (int t = 0; t < NT; t++) %s[t] = %s;", info.name, e)
+	}
+}
+
+// evaluate handles an intrinsic call statement: synchronisation and the
+// asynchronous-proxy bookkeeping do nothing in the lockstep model.
+func (g *gen) evaluate(s *ir.Evaluate) {
+	c, ok := s.X.(*ir.Call)
+	if !ok {
+		g.fail(s.Span, "an expression statement is not modelled")
+		return
+	}
+	switch c.Op {
+	case ir.OpCTASync, ir.OpWarpSync, ir.OpWarpgroupSync, ir.OpMbarrierInit, ir.OpMbarrierArriveExpect,
+		ir.OpMbarrierArrive, ir.OpMbarrierTryWait, ir.OpFenceProxyAsync, ir.OpFenceMbarrierInit,
+		ir.OpCpAsyncBulkCommit, ir.OpCpAsyncBulkWait, ir.OpCpAsyncCommit, ir.OpCpAsyncWait,
+		ir.OpElectSync, ir.OpPrefetchTensormap:
+		return
+	}
+	g.fail(s.Span, "T.%s is not modelled by the reference", c.Op)
+}
+
+func (g *gen) ifStmt(s *ir.If) {
+	mt, mf := g.fresh("m"), g.fresh("m")
+	g.line("{")
+	g.indent++
+	g.line("bool %s[NT] = {}, %s[NT] = {};", mt, mf)
+	g.line("(void)%s; (void)%s;", mt, mf)
+	g.perThread()
+	g.line("bool c = %s;", g.exprI(s.Cond, "t"))
+	g.line("%s[t] = c; %s[t] = !c;", mt, mf)
+	g.end()
+	saved := g.mask
+	g.mask = mt
+	g.stmts(s.Then.Stmts)
+	if s.Else != nil {
+		g.mask = mf
+		g.stmts(s.Else.Stmts)
+	}
+	g.mask = saved
+	g.end()
+}
+
+// loopScope saves the guard state for a loop body: inside, the guard is
+// the loop's stop array alone, which the loop computes from entry (the
+// guard at the loop's entry), its break array and its bounds.
+func (g *gen) loopScope(body func(entry string)) {
+	savedMask, savedStop, savedBrk := g.mask, g.stop, g.brk
+	g.stop, g.brk = g.fresh("stop"), g.fresh("brk")
+	entry := g.fresh("in")
+	g.line("bool %s[NT], %s[NT] = {}, %s[NT] = {};", entry, g.brk, g.stop)
+	g.line("(void)%s; (void)%s; (void)%s;", entry, g.brk, g.stop)
+	g.line("for (int t = 0; t < NT; t++) %s[t] = %s;", entry, guardWith(savedMask, savedStop, "t"))
+	g.mask = ""
+	body(entry)
+	g.mask, g.stop, g.brk = savedMask, savedStop, savedBrk
+}
+
+func guardWith(mask, stop, t string) string {
+	var parts []string
+	if mask != "" {
+		parts = append(parts, mask+"["+t+"]")
+	}
+	if stop != "" {
+		parts = append(parts, "!"+stop+"["+t+"]")
+	}
+	if len(parts) == 0 {
+		return "true"
+	}
+	return strings.Join(parts, " && ")
+}
+
+func (g *gen) forStmt(s *ir.For) {
+	g.line("{")
+	g.indent++
+	// Each thread's bounds, then the union of its iterations.
+	lo, hi := g.fresh("lo"), g.fresh("hi")
+	g.line("long long %s[NT] = {}, %s[NT] = {};", lo, hi)
+	g.perThread()
+	min := "0LL"
+	if s.Min != nil {
+		min = g.exprI(s.Min, "t")
+	}
+	g.line("%s[t] = %s; %s[t] = %s[t] + (%s);", lo, min, hi, lo, g.exprI(s.Extent, "t"))
+	g.end()
+	iv := g.names.Name(s.Var, "i_"+s.Var.Name)
+	g.vars[s.Var] = &varInfo{name: iv, scalar: true, typ: s.Var.Type}
+	g.loopScope(func(entry string) {
+		first, last := g.fresh("first"), g.fresh("last")
+		g.line("long long %s = 0, %s = 0; bool any = false;", first, last)
+		g.line("for (int t = 0; t < NT; t++) if (%s[t] && %s[t] < %s[t]) {", entry, lo, hi)
+		g.line("  if (!any || %s[t] < %s) %s = %s[t];", lo, first, first, lo)
+		g.line("  if (!any || %s[t] > %s) %s = %s[t];", hi, last, last, hi)
+		g.line("  any = true;")
+		g.line("}")
+		g.line("for (long long %s = %s; any && %s < %s; %s++) {", iv, first, iv, last, iv)
+		g.indent++
+		g.line("bool live = false;")
+		g.line("for (int t = 0; t < NT; t++) {")
+		g.line("  %s[t] = !%s[t] || %s[t] || %s < %s[t] || %s >= %s[t];", g.stop, entry, g.brk, iv, lo, iv, hi)
+		g.line("  live = live || !%s[t];", g.stop)
+		g.line("}")
+		g.line("if (!live) {")
+		g.line("  bool more = false;")
+		g.line("  for (int t = 0; t < NT; t++) more = more || (%s[t] && !%s[t] && %s + 1 < %s[t]);", entry, g.brk, iv, hi)
+		g.line("  if (!more) break;")
+		g.line("  continue;")
+		g.line("}")
+		g.stmts(s.Body.Stmts)
+		g.end()
+	})
+	g.end()
+}
+
+func (g *gen) whileStmt(s *ir.While) {
+	g.line("{")
+	g.indent++
+	g.loopScope(func(entry string) {
+		g.line("for (;;) {")
+		g.indent++
+		g.line("bool live = false;")
+		g.line("for (int t = 0; t < NT; t++) {")
+		g.line("  %s[t] = !%s[t] || %s[t];", g.stop, entry, g.brk)
+		g.line("  if (!%s[t]) %s[t] = !(%s);", g.stop, g.stop, g.exprI(s.Cond, "t"))
+		g.line("  live = live || !%s[t];", g.stop)
+		g.line("}")
+		g.line("if (!live) break;")
+		g.stmts(s.Body.Stmts)
+		g.end()
+	})
+	g.end()
+}
+
+// ---- tile calls ----
+
+// groupSize is the number of threads that run one instance of a call of
+// the given scope.
+func (g *gen) groupSize(scope string) (int64, bool) {
+	switch scope {
+	case "thread":
+		return 1, true
+	case "warp":
+		return 32, true
+	case "warpgroup":
+		return 128, true
+	case "cta":
+		return g.nt, true
+	}
+	return 0, false
+}
+
+func (g *gen) tileCall(c *ir.TileCall) {
+	gs, ok := g.groupSize(c.Scope)
+	if !ok {
+		g.fail(c.Span, "Tx.%s.%s: %s-scope calls are not modelled", c.Scope, c.Op, c.Scope)
+		return
+	}
+	if gs > g.nt || g.nt%gs != 0 {
+		g.fail(c.Span, "Tx.%s.%s: %d threads do not divide into %s groups", c.Scope, c.Op, g.nt, c.Scope)
+		return
+	}
+	g.line("// Tx.%s.%s", c.Scope, c.Op)
+	g.line("for (int g0 = 0; g0 < NT; g0 += %d) {", gs)
+	g.indent++
+	g.line("int lead = -1;")
+	g.line("for (int t = g0; t < g0 + %d; t++) if (%s) { lead = t; break; }", gs, g.guard("t"))
+	g.line("if (lead < 0) continue;")
+	g.line("const int t = lead;")
+	switch c.Op {
+	case "copy", "copy_async":
+		g.copyCall(c)
+	default:
+		g.ewiseCall(c)
+	}
+	g.end()
+}
+
+// region declares a Region for r (starts evaluated for thread t) and
+// returns its name.
+func (g *gen) region(r *ir.Region) string {
+	bn := g.buf(r.Buf, r.Span)
+	name := g.fresh("r")
+	mins := make([]string, len(r.Min))
+	exts := make([]string, len(r.Extent))
+	for i := range r.Min {
+		mins[i] = g.exprI(r.Min[i], "t")
+		exts[i] = g.exprI(r.Extent[i], "t")
+	}
+	if len(mins) == 0 {
+		mins, exts = []string{"0"}, []string{"1"}
+	}
+	rank := len(r.Min)
+	if rank == 0 {
+		rank = 1
+	}
+	g.line("Region %s = {&%s, %d, {%s}, {%s}};", name, bn, rank, strings.Join(mins, ", "), strings.Join(exts, ", "))
+	return name
+}
+
+func (g *gen) copyCall(c *ir.TileCall) {
+	if len(c.Args) < 2 {
+		g.fail(c.Span, "Tx.%s with %d arguments", c.Op, len(c.Args))
+		return
+	}
+	dst, ok1 := c.Args[0].(*ir.Region)
+	src, ok2 := c.Args[1].(*ir.Region)
+	if !ok1 || !ok2 {
+		g.fail(c.Span, "Tx.%s operands must be regions", c.Op)
+		return
+	}
+	nan, reduce := 0, 0
+	for _, kv := range c.Config {
+		switch kv.Key {
+		case "oob":
+			if s, ok := kv.Value.(*ir.StringImm); ok && s.Value == "nan" {
+				nan = 1
+			}
+		case "use_tma_reduce":
+			s, ok := kv.Value.(*ir.StringImm)
+			switch {
+			case !ok:
+				g.fail(kv.Span, "use_tma_reduce must be a string")
+			case s.Value == "add":
+				reduce = 1
+			case s.Value == "min":
+				reduce = 2
+			case s.Value == "max":
+				reduce = 3
+			default:
+				g.fail(kv.Span, "TMA reduction %q is not modelled", s.Value)
+			}
+		case "cta_mask":
+			g.fail(kv.Span, "multicast TMA (cta_mask) writes other CTAs' shared memory; the reference runs one CTA at a time")
+		case "gather4":
+			g.fail(kv.Span, "gather4 copies are not modelled")
+		}
+	}
+	d, s := g.region(dst), g.region(src)
+	g.line("tl_copy(%s, %s, t, NT, %d, %d);", d, s, nan, reduce)
+}
+
+// ---- buffers ----
+
+func (g *gen) buf(b *ir.Buffer, span source.Span) string {
+	if n, ok := g.bufs[b]; ok {
+		return n
+	}
+	g.fail(span, "buffer %s is used before its declaration", b.Name)
+	return "b_missing"
+}
+
+// threadAxes reports whether b's layout places elements on threads.
+func (g *gen) threadAxes(b *ir.Buffer) bool {
+	var t *layout.TileLayout
+	switch l := b.Layout.(type) {
+	case *layout.TileLayout:
+		t = l
+	case *layout.ComposeLayout:
+		t = l.Tile
+	default:
+		return false
+	}
+	return t.HasThreadAxis()
+}
+
+func (g *gen) indexList(idx []ir.Expr, t string) string {
+	out := make([]string, len(idx))
+	for i, e := range idx {
+		out[i] = g.exprI(e, t)
+	}
+	return strings.Join(out, ", ")
+}
+
+// ---- expressions ----
+
+// exprI prints e as an integer-valued C++ expression (indices, bounds,
+// conditions).
+func (g *gen) exprI(e ir.Expr, t string) string {
+	code, typ := g.expr(e, t)
+	if typ.IsFloat() {
+		return "(long long)(" + code + ")"
+	}
+	return code
+}
+
+// exprD prints e as a double.
+func (g *gen) exprD(e ir.Expr, t string) string {
+	code, typ := g.expr(e, t)
+	if typ.IsFloat() {
+		return code
+	}
+	return "(double)(" + code + ")"
+}
+
+// rounded prints e converted to type to (the value a variable of that type
+// holds).
+func (g *gen) rounded(to ir.DataType, e ir.Expr, t string) string {
+	code, typ := g.expr(e, t)
+	if to.IsFloat() {
+		if !typ.IsFloat() {
+			code = "(double)(" + code + ")"
+		}
+		return fmt.Sprintf("tl_round(%s, %s)", dtypeEnum(to), code)
+	}
+	if typ.IsFloat() {
+		return fmt.Sprintf("(long long)tl_round(%s, %s)", dtypeEnum(to), code)
+	}
+	return code
+}
+
+// binType is TVM's binary typing: a literal takes the other side's type;
+// two floats give the wider one (the GPU's C++ promotion); else A's type.
+func binType(a, b ir.Expr, ta, tb ir.DataType) ir.DataType {
+	switch {
+	case isImm(a) && !isImm(b):
+		return tb
+	case isImm(b) && !isImm(a):
+		return ta
+	case ta.IsFloat() && tb.IsFloat():
+		if tb.Bits > ta.Bits {
+			return tb
+		}
+		return ta
+	case tb.IsFloat() && !ta.IsFloat():
+		return tb
+	}
+	return ta
+}
+
+func isImm(e ir.Expr) bool {
+	switch e.(type) {
+	case *ir.IntImm, *ir.FloatImm:
+		return true
+	}
+	return false
+}
+
+func floatLit(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NAN"
+	case math.IsInf(v, 1):
+		return "INFINITY"
+	case math.IsInf(v, -1):
+		return "(-INFINITY)"
+	}
+	s := strconv.FormatFloat(v, 'g', 17, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return "(" + s + ")"
+}
+
+// expr prints e for thread t with its type: integer and boolean values are
+// long long, floating values double (already rounded to their type).
+func (g *gen) expr(e ir.Expr, t string) (string, ir.DataType) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		if e.Type.IsFloat() {
+			return floatLit(float64(e.Value)), e.Type
+		}
+		return fmt.Sprintf("%dLL", e.Value), e.Type
+	case *ir.FloatImm:
+		if !e.Type.IsFloat() {
+			return fmt.Sprintf("%dLL", int64(e.Value)), e.Type
+		}
+		return fmt.Sprintf("tl_round(%s, %s)", dtypeEnum(e.Type), floatLit(e.Value)), e.Type
+	case *ir.Var:
+		v, ok := g.vars[e]
+		switch {
+		case !ok:
+			g.fail(e.Span, "variable %s is not modelled", e.Name)
+			return "0", ir.Int32
+		case v.handle:
+			g.fail(e.Span, "pointer %s used as a value", e.Name)
+			return "0", ir.Int32
+		case v.scalar:
+			return v.name, v.typ
+		}
+		return v.name + "[" + t + "]", v.typ
+	case *ir.Binary:
+		return g.binary(e, t)
+	case *ir.Not:
+		return "(!(" + g.exprI(e.X, t) + "))", ir.BoolT
+	case *ir.Neg:
+		c, typ := g.expr(e.X, t)
+		return "(-(" + c + "))", typ
+	case *ir.Cast:
+		return g.rounded(e.To, e.X, t), e.To
+	case *ir.Select:
+		c := g.exprI(e.Cond, t)
+		a, ta := g.expr(e.A, t)
+		b, tb := g.expr(e.B, t)
+		if ta.IsFloat() != tb.IsFloat() {
+			a, b = g.exprD(e.A, t), g.exprD(e.B, t)
+			ta = float64T
+		}
+		return "(" + c + " ? " + a + " : " + b + ")", ta
+	case *ir.Load:
+		bn := g.buf(e.Buf, e.Span)
+		if g.threadAxes(e.Buf) {
+			g.fail(e.Span, "a direct load from %s, whose layout has thread axes", e.Buf.Name)
+		}
+		code := fmt.Sprintf("tl_load(%s, tl_at(%s, {%s}, %s, NT))", bn, bn, g.indexList(e.Indices, t), t)
+		if !e.Buf.Dtype.IsFloat() {
+			code = "(long long)" + code
+		}
+		return code, e.Buf.Dtype
+	case *ir.Call:
+		return g.call(e, t)
+	case *ir.ThreadIndex:
+		switch e.Axis {
+		case "tx":
+			return "(long long)" + t, ir.Int32
+		case "laneid":
+			return "(long long)(" + t + " % 32)", ir.Int32
+		case "warpid":
+			return "(long long)(" + t + " / 32)", ir.Int32
+		case "wgid":
+			return "(long long)(" + t + " / 128)", ir.Int32
+		case "tid_in_wg":
+			return "(long long)(" + t + " % 128)", ir.Int32
+		case "wid_in_wg":
+			return "(long long)((" + t + " / 32) % 4)", ir.Int32
+		case "bx", "by", "bz":
+			return e.Axis, ir.Int32
+		}
+	}
+	g.fail(e.Pos(), "expression %T is not modelled by the reference", e)
+	return "0", ir.Int32
+}
+
+func (g *gen) binary(e *ir.Binary, t string) (string, ir.DataType) {
+	a, ta := g.expr(e.A, t)
+	b, tb := g.expr(e.B, t)
+	switch e.Op {
+	case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+		op := map[ir.BinOp]string{ir.EQ: "==", ir.NE: "!=", ir.LT: "<", ir.LE: "<=", ir.GT: ">", ir.GE: ">="}[e.Op]
+		if ta.IsFloat() != tb.IsFloat() {
+			a, b = g.exprD(e.A, t), g.exprD(e.B, t)
+		}
+		return "(long long)(" + a + " " + op + " " + b + ")", ir.BoolT
+	case ir.And:
+		return "(long long)(" + g.exprI(e.A, t) + " && " + g.exprI(e.B, t) + ")", ir.BoolT
+	case ir.Or:
+		return "(long long)(" + g.exprI(e.A, t) + " || " + g.exprI(e.B, t) + ")", ir.BoolT
+	}
+	typ := binType(e.A, e.B, ta, tb)
+	if typ.IsFloat() {
+		a, b = g.exprD(e.A, t), g.exprD(e.B, t)
+		// A literal operand takes the other side's type first.
+		if isImm(e.A) && !isImm(e.B) {
+			a = fmt.Sprintf("tl_round(%s, %s)", dtypeEnum(typ), a)
+		}
+		if isImm(e.B) && !isImm(e.A) {
+			b = fmt.Sprintf("tl_round(%s, %s)", dtypeEnum(typ), b)
+		}
+		var v string
+		switch e.Op {
+		case ir.Add:
+			v = a + " + " + b
+		case ir.Sub:
+			v = a + " - " + b
+		case ir.Mul:
+			v = a + " * " + b
+		case ir.Div:
+			v = a + " / " + b
+		case ir.Min:
+			v = "std::fmin(" + a + ", " + b + ")"
+		case ir.Max:
+			v = "std::fmax(" + a + ", " + b + ")"
+		case ir.FloorDiv:
+			v = "std::floor(" + a + " / " + b + ")"
+		case ir.FloorMod:
+			v = a + " - std::floor(" + a + " / " + b + ") * " + b
+		default:
+			g.fail(e.Span, "operator on floating values is not modelled")
+			return "0", typ
+		}
+		return fmt.Sprintf("tl_round(%s, %s)", dtypeEnum(typ), v), typ
+	}
+	a, b = g.exprI(e.A, t), g.exprI(e.B, t)
+	switch e.Op {
+	case ir.Add:
+		return "(" + a + " + " + b + ")", typ
+	case ir.Sub:
+		return "(" + a + " - " + b + ")", typ
+	case ir.Mul:
+		return "(" + a + " * " + b + ")", typ
+	case ir.FloorDiv:
+		return "tl_floordiv(" + a + ", " + b + ")", typ
+	case ir.FloorMod:
+		return "tl_floormod(" + a + ", " + b + ")", typ
+	case ir.Div:
+		return "((double)(" + a + ") / (double)(" + b + "))", float64T
+	case ir.Min:
+		return "std::min<long long>(" + a + ", " + b + ")", typ
+	case ir.Max:
+		return "std::max<long long>(" + a + ", " + b + ")", typ
+	case ir.BitAnd:
+		return "(" + a + " & " + b + ")", typ
+	case ir.BitOr:
+		return "(" + a + " | " + b + ")", typ
+	case ir.BitXor:
+		return "(" + a + " ^ " + b + ")", typ
+	case ir.Shl:
+		return "(" + a + " << " + b + ")", typ
+	case ir.Shr:
+		return "(" + a + " >> " + b + ")", typ
+	}
+	g.fail(e.Span, "operator %d is not modelled", e.Op)
+	return "0", typ
+}
+
+// mathFn is the host function of a math intrinsic.
+var mathFn = map[string]string{ir.OpSqrt: "std::sqrt", ir.OpExp: "std::exp", ir.OpExp2: "std::exp2", ir.OpLog2: "std::log2"}
+
+func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
+	if f, ok := mathFn[c.Op]; ok && len(c.Args) == 1 {
+		x := g.exprD(c.Args[0], t)
+		typ := c.Type
+		if !typ.IsFloat() {
+			typ = ir.Float32
+		}
+		return fmt.Sprintf("tl_round(%s, %s(%s))", dtypeEnum(typ), f, x), typ
+	}
+	if c.Op == ir.OpElectSync {
+		return fmt.Sprintf("(long long)tl_elect(%s, [&](int u) { return %s; })", t, g.guard("u")), ir.Int32
+	}
+	g.fail(c.Span, "T.%s in an expression is not modelled by the reference", c.Op)
+	return "0", ir.Int32
+}
+
+var float64T = ir.DataType{Code: ir.Float, Bits: 64}

@@ -1,0 +1,427 @@
+package lower
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/codegen/harness"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/cudacheck"
+	"github.com/tilels/tilels/ir"
+)
+
+// The harness's host reference is checked here without a GPU: each program
+// runs through harness.HostProgram (compiled with the host C++ compiler),
+// and its buffers after the run are compared with what the program means,
+// computed in Go from the inputs (and, where a layout decides where an
+// element goes, from dispatch/layout's Apply, an implementation the C++
+// reference does not share). scripts/gpu-check runs the same reference
+// against the generated kernels on a GPU.
+
+// refRun holds one kernel's buffers before and after its reference run.
+type refRun struct {
+	in, out map[string][]byte
+	kernel  *Kernel
+}
+
+func hostCXX(t *testing.T) string {
+	for _, name := range []string{"g++", "c++", "clang++"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no host C++ compiler")
+	return ""
+}
+
+// runReference analyses src, runs every kernel's reference and returns the
+// runs by kernel name.
+func runReference(t *testing.T, name string, src []byte) map[string]*refRun {
+	t.Helper()
+	res := Analyze(source.NewFile(name+".py", src), Options{})
+	for _, d := range res.Diags {
+		if d.Severity.String() == "error" {
+			t.Fatalf("%s: %s", name, d.Message)
+		}
+	}
+	var ks []harness.Kernel
+	for _, k := range res.Kernels {
+		ks = append(ks, harness.Kernel{Name: k.Name, Func: k.Func, Launch: k.Launch, Launcher: k.Name + "_launch"})
+	}
+	prog, err := harness.HostProgram(ks)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	dir := t.TempDir()
+	cc, exe := filepath.Join(dir, "ref.cc"), filepath.Join(dir, "ref")
+	if err := os.WriteFile(cc, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(hostCXX(t), "-std=c++17", "-O1", "-Wall", "-Werror", "-o", exe, cc).CombinedOutput(); err != nil {
+		t.Fatalf("%s: compiling the reference: %v\n%s", name, err, out)
+	}
+	out, err := exec.Command(exe).Output()
+	if err != nil {
+		t.Fatalf("%s: running the reference: %v", name, err)
+	}
+	runs := map[string]*refRun{}
+	for _, k := range res.Kernels {
+		runs[k.Name] = &refRun{in: map[string][]byte{}, out: map[string][]byte{}, kernel: k}
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 4 {
+			t.Fatalf("bad reference output line %q", sc.Text())
+		}
+		data, err := hex.DecodeString(f[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runs[f[1]]
+		if f[0] == "IN" {
+			r.in[f[2]] = data
+		} else {
+			r.out[f[2]] = data
+		}
+	}
+	return runs
+}
+
+func f32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func u16s(b []byte) []uint16 {
+	out := make([]uint16, len(b)/2)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return out
+}
+
+// f16 rounds a float32 to binary16 bits, to nearest even (normal range).
+func f16(f float32) uint16 {
+	x := math.Float32bits(f)
+	sign := uint16(x>>16) & 0x8000
+	ax := x & 0x7fffffff
+	if ax < 0x38800000 { // below 2^-14: not produced by these tests' data
+		return sign
+	}
+	e, mant := ax>>23-112, ax&0x7fffff
+	q, rem := e<<10|mant>>13, mant&0x1fff
+	if rem > 0x1000 || rem == 0x1000 && q&1 == 1 {
+		q++
+	}
+	return sign | uint16(q)
+}
+
+func f16f32(h uint16) float32 {
+	sign, e, mant := uint32(h&0x8000)<<16, uint32(h>>10)&0x1f, uint32(h&0x3ff)
+	if e == 0 {
+		v := float32(mant) / (1 << 24)
+		if sign != 0 {
+			return -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (e+112)<<23 | mant<<13)
+}
+
+func bufOf(t *testing.T, k *Kernel, name string) *ir.Buffer {
+	t.Helper()
+	var found *ir.Buffer
+	walkBufs(k.Func.Body, func(b *ir.Buffer) {
+		if b.Name == name {
+			found = b
+		}
+	})
+	for _, p := range k.Func.Params {
+		if p.Buf != nil && p.Buf.Name == name {
+			found = p.Buf
+		}
+	}
+	if found == nil {
+		t.Fatalf("no buffer %s", name)
+	}
+	return found
+}
+
+func walkBufs(b *ir.Block, f func(*ir.Buffer)) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ir.Alloc:
+			f(s.Buf)
+		case *ir.Decl:
+			f(s.Buf)
+		case *ir.If:
+			walkBufs(s.Then, f)
+			walkBufs(s.Else, f)
+		case *ir.For:
+			walkBufs(s.Body, f)
+		case *ir.Block:
+			walkBufs(s, f)
+		}
+	}
+}
+
+func example(t *testing.T, name string) []byte {
+	return readFile(t, filepath.Join("..", "testdata", "examples", name+".py"))
+}
+
+const refHeader = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, laneid
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout
+`
+
+func TestHarnessReference(t *testing.T) {
+	equal := func(t *testing.T, what string, got, want []byte) {
+		t.Helper()
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: reference result differs from the program's meaning", what)
+		}
+	}
+	cases := []struct {
+		name  string
+		src   []byte
+		check func(t *testing.T, runs map[string]*refRun)
+	}{
+		{"gmem_smem roundtrip", example(t, "copy_gmem_smem"), func(t *testing.T, r map[string]*refRun) {
+			equal(t, "B", r["roundtrip"].out["B"], r["roundtrip"].in["A"])
+			equal(t, "A unchanged", r["roundtrip"].out["A"], r["roundtrip"].in["A"])
+		}},
+		{"fallback", example(t, "copy_fallback"), func(t *testing.T, r map[string]*refRun) {
+			equal(t, "B", r["small_tile"].out["B"], r["small_tile"].in["A"])
+		}},
+		{"registers", example(t, "copy_reg"), func(t *testing.T, r map[string]*refRun) {
+			equal(t, "B", r["registers"].out["B"], r["registers"].in["A"])
+		}},
+		{"tma", example(t, "copy_tma"), func(t *testing.T, r map[string]*refRun) {
+			for _, k := range []string{"tma_load", "tma_pipeline", "tma_store"} {
+				equal(t, k+" B", r[k].out["B"], r[k].in["A"])
+			}
+		}},
+		{"sqrt", example(t, "ewise_sqrt"), func(t *testing.T, r map[string]*refRun) {
+			a, b := f32s(r["sqrt_tile"].in["A"]), f32s(r["sqrt_tile"].out["B"])
+			for i := range a {
+				if want := float32(math.Sqrt(float64(a[i]))); b[i] != want {
+					t.Fatalf("B[%d] = %v, want sqrt(%v) = %v", i, b[i], a[i], want)
+				}
+			}
+		}},
+		{"cast", example(t, "ewise_cast"), func(t *testing.T, r map[string]*refRun) {
+			run := r["cast_tiles"]
+			a := f32s(run.in["A"])
+			for _, out := range []string{"B", "C"} {
+				h := u16s(run.out[out])
+				for i := range a {
+					if h[i] != f16(a[i]) {
+						t.Fatalf("%s[%d] = %#04x, want f16(%v) = %#04x", out, i, h[i], a[i], f16(a[i]))
+					}
+				}
+			}
+		}},
+		{"break and continue", []byte(refHeader + `
+@T.prim_func
+def early_exit(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 256), "float32")
+    B = T.match_buffer(B_ptr, (4, 256), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([64])
+    A_s = T.alloc_buffer((256,), "float32", scope="shared", layout=TileLayout(S[256]))
+    for i in range(4):
+        if i == 3:
+            break
+        if i == 1:
+            continue
+        Tx.cta.copy(A_s[:], A[i, :])
+        T.cuda.cta_sync()
+        Tx.cta.copy(B[i, :], A_s[:])
+        T.cuda.cta_sync()
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["early_exit"]
+			for row := 0; row < 4; row++ {
+				lo, hi := row*1024, row*1024+1024
+				want := run.in["B"][lo:hi]
+				if row == 0 || row == 2 {
+					want = run.in["A"][lo:hi]
+				}
+				equal(t, "B row", run.out["B"][lo:hi], want)
+			}
+		}},
+		{"narrowing and elect", []byte(refHeader + `
+@T.prim_func
+def narrow(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 8), "float32")
+    B = T.match_buffer(B_ptr, (64, 8), "float32")
+    C = T.match_buffer(C_ptr, (4, 8), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    warp = T.warp_id([4])
+    tid = T.thread_id([128])
+    if tid < 16:
+        Tx.thread.copy(B[tid, :], A[tid, :])
+    if T.ptx.elect_sync():
+        Tx.thread.copy(C[warp, :], A[warp * 16 + 3, :])
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["narrow"]
+			row := func(b []byte, i int) []byte { return b[i*32 : i*32+32] }
+			for i := 0; i < 64; i++ {
+				want := row(run.in["B"], i)
+				if i < 16 {
+					want = row(run.in["A"], i)
+				}
+				equal(t, "B row", row(run.out["B"], i), want)
+			}
+			for w := 0; w < 4; w++ {
+				equal(t, "C row", row(run.out["C"], w), row(run.in["A"], w*16+3))
+			}
+		}},
+		{"swizzled shared tile seen through a flat view", []byte(refHeader + `
+@T.prim_func
+def swz(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 64), "float16")
+    B = T.match_buffer(B_ptr, (512,), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    dyn = T.alloc_buffer([1024], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((8, 64), "float16", dyn.data, elem_offset=0, layout=mma_shared_layout("float16", 3, (8, 64)))
+    flat = T.decl_buffer((512,), "float16", dyn.data, elem_offset=0, layout=TileLayout(S[512]))
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:], flat[:])
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["swz"]
+			s := bufOf(t, run.kernel, "A_s")
+			a, b := u16s(run.in["A"]), u16s(run.out["B"])
+			moved := 0
+			for i := int64(0); i < 8; i++ {
+				for j := int64(0); j < 64; j++ {
+					m := layout.ApplyShape(s.Layout, []int64{i, j}, s.Shape)[layout.M]
+					if b[m] != a[i*64+j] {
+						t.Fatalf("B[%d] = %#x, want A[%d, %d] = %#x (the swizzle puts it there)", m, b[m], i, j, a[i*64+j])
+					}
+					if m != i*64+j {
+						moved++
+					}
+				}
+			}
+			if moved == 0 {
+				t.Fatal("the swizzle moved nothing: the test does not test it")
+			}
+		}},
+		{"fragment registers per lane", []byte(refHeader + `
+FRAG = TileLayout(S[(2, 8, 4, 4, 2):(2, 4 @ laneid, 4, 1 @ laneid, 1)])
+
+@T.prim_func
+def frag(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (16, 32), "float16")
+    B = T.match_buffer(B_ptr, (32, 16), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    tid = T.thread_id([32])
+    a = T.alloc_buffer((16, 32), "float16", scope="local", layout=FRAG)
+    regs = T.decl_buffer((16,), "float16", a.data, elem_offset=0, layout=TileLayout(S[16]))
+    Tx.warp.copy(a[:, :], A[:, :])
+    Tx.thread.copy(B[tid, :], regs[:])
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["frag"]
+			fr := bufOf(t, run.kernel, "a")
+			a, b := u16s(run.in["A"]), u16s(run.out["B"])
+			for i := int64(0); i < 16; i++ {
+				for j := int64(0); j < 32; j++ {
+					at := layout.ApplyShape(fr.Layout, []int64{i, j}, fr.Shape)
+					lane, m := at[layout.Laneid], at[layout.M]
+					if got := b[lane*16+m]; got != a[i*32+j] {
+						t.Fatalf("lane %d register %d = %#x, want A[%d, %d] = %#x", lane, m, got, i, j, a[i*32+j])
+					}
+				}
+			}
+		}},
+		{"fp16 arithmetic", []byte(refHeader + `
+@T.prim_func
+def arith(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 32), "float16")
+    B = T.match_buffer(B_ptr, (32, 32), "float16")
+    C = T.match_buffer(C_ptr, (32, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    A_s = T.alloc_buffer((32, 32), "float16", scope="shared")
+    B_s = T.alloc_buffer((32, 32), "float16", scope="shared")
+    C_s = T.alloc_buffer((32, 32), "float32", scope="shared")
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    Tx.cta.copy(B_s[:, :], B[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.mul(A_s[:, :], A_s[:, :], B_s[:, :])
+    Tx.cta.add(A_s[:, :], A_s[:, :], T.float16(1.5))
+    Tx.cta.cast(C_s[:, :], A_s[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(C[:, :], C_s[:, :])
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["arith"]
+			a, b, c := u16s(run.in["A"]), u16s(run.in["B"]), f32s(run.out["C"])
+			for i := range a {
+				p := f16(f16f32(a[i]) * f16f32(b[i])) // exact in float32, then rounded
+				want := f16f32(f16(f16f32(p) + 1.5))
+				if c[i] != want {
+					t.Fatalf("C[%d] = %v, want f16(f16(%v*%v)+1.5) = %v", i, c[i], f16f32(a[i]), f16f32(b[i]), want)
+				}
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.check(t, runReference(t, strings.ReplaceAll(c.name, " ", "_"), c.src))
+		})
+	}
+}
+
+// TestHarnessCompiles generates the harness of every bundled example and
+// compiles it (host and device code) like the .cu compile gate.
+func TestHarnessCompiles(t *testing.T) {
+	cc, ok := cudacheck.Find()
+	if !ok {
+		t.Skip("neither nvcc nor a host C++ compiler is available")
+	}
+	examples, _ := filepath.Glob("../testdata/examples/*.py")
+	for _, p := range examples {
+		name := strings.TrimSuffix(filepath.Base(p), ".py")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res := Analyze(source.NewFile(name+".py", readFile(t, p)), Options{})
+			cu, err := Harness(res.Kernels, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(cu, "int main(") {
+				t.Fatal("no main in the harness")
+			}
+			if err := cc.Compile(t.TempDir(), name, []byte(cu), "sm_90a"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
