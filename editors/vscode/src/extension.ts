@@ -1,0 +1,453 @@
+// The TIRx extension: starts the tilels language server for Python files
+// that import the TIRx DSL and adds commands and a status bar item on top
+// of its protocol features. Everything about kernels (diagnostics, hovers,
+// inlay hints, code lenses, the lowered CUDA, cases, the status summary)
+// comes from the server; this file only wires VS Code to it.
+
+import * as vscode from 'vscode';
+import {
+  DidOpenTextDocumentNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  Middleware,
+  ResponseError,
+  ServerOptions,
+  ShowDocumentParams,
+  ShowDocumentRequest,
+  ShowDocumentResult,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+
+import { probe, problemMessage, resolveServerPath } from './server';
+import { Attachments, KernelSummary, PickCaseResult, SummaryCache, caseItems, statusText } from './state';
+import { importsTirx } from './tirx';
+
+/** The scheme of the server's lowered views (LSP 3.18 textDocumentContent). */
+const LOWERED_SCHEME = 'tilels-lowered';
+
+let ext: Extension | undefined;
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<void> {
+  ext = new Extension(ctx);
+  ext.register();
+  await ext.startIfNeeded();
+}
+
+export async function deactivate(): Promise<void> {
+  await ext?.stop();
+  ext = undefined;
+}
+
+function key(doc: vscode.TextDocument): string {
+  return doc.uri.toString();
+}
+
+function isPython(doc: vscode.TextDocument): boolean {
+  return doc.languageId === 'python' && (doc.uri.scheme === 'file' || doc.uri.scheme === 'untitled');
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+class Extension {
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient | undefined> | undefined;
+  /** The server command whose check failed: not tried again unasked. */
+  private failedFor: string | undefined;
+  private readonly attachments = new Attachments();
+  private readonly cache = new SummaryCache();
+  private readonly status: vscode.StatusBarItem;
+  private statusTimer: ReturnType<typeof setTimeout> | undefined;
+  private statusSeq = 0;
+  /** The server has no tilels.kernelSummary (an older build). */
+  private noSummary = false;
+
+  constructor(private readonly ctx: vscode.ExtensionContext) {
+    this.status = vscode.window.createStatusBarItem('tilels.kernel', vscode.StatusBarAlignment.Left, 10);
+    this.status.name = 'TIRx kernel';
+  }
+
+  register(): void {
+    const subs = this.ctx.subscriptions;
+    subs.push(
+      this.status,
+      vscode.commands.registerCommand('tirx.showLoweredCuda', () => this.showLowered()),
+      vscode.commands.registerCommand('tirx.writeCudaFile', () => this.writeCuda()),
+      vscode.commands.registerCommand('tirx.selectCase', () => this.selectCase()),
+      vscode.commands.registerCommand('tirx.restartServer', () => this.restart()),
+      vscode.workspace.onDidOpenTextDocument((doc) => this.onDocument(doc)),
+      vscode.workspace.onDidChangeTextDocument((e) => this.onDocument(e.document)),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfiguration(e)),
+      vscode.window.onDidChangeActiveTextEditor(() => this.scheduleStatus(0)),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor === vscode.window.activeTextEditor) {
+          this.scheduleStatus(150);
+        }
+      }),
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        const ed = vscode.window.activeTextEditor;
+        if (ed && e.uris.some((u) => u.toString() === key(ed.document))) {
+          this.cache.invalidate();
+          this.scheduleStatus(50);
+        }
+      }),
+    );
+  }
+
+  /** Starts the server when an open document imports the TIRx DSL. */
+  async startIfNeeded(): Promise<void> {
+    if (vscode.workspace.textDocuments.some((d) => isPython(d) && importsTirx(d.getText()))) {
+      await this.ensureClient(false);
+    }
+  }
+
+  private onDocument(doc: vscode.TextDocument): void {
+    if (!this.client && !this.starting && isPython(doc) && importsTirx(doc.getText())) {
+      void this.ensureClient(false);
+    }
+  }
+
+  private onConfiguration(e: vscode.ConfigurationChangeEvent): void {
+    if (e.affectsConfiguration('tilels.serverPath')) {
+      this.failedFor = undefined;
+      if (this.client || this.starting) {
+        void this.restart();
+      } else {
+        void this.startIfNeeded();
+      }
+      return;
+    }
+    if (e.affectsConfiguration('tilels')) {
+      // The server pulls the new settings itself (workspace/configuration).
+      this.cache.invalidate();
+      this.scheduleStatus(300);
+    }
+  }
+
+  private serverCommand(): string {
+    const setting = vscode.workspace.getConfiguration('tilels').get<string>('serverPath', '');
+    return resolveServerPath(setting, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  }
+
+  /**
+   * The running client, started after checking `tilels --version`. A
+   * failed check is reported once; it is tried again when asked
+   * (interactive: a command) or when tilels.serverPath changes.
+   */
+  async ensureClient(interactive: boolean): Promise<LanguageClient | undefined> {
+    if (this.client) {
+      return this.client;
+    }
+    if (this.starting) {
+      return this.starting;
+    }
+    const command = this.serverCommand();
+    if (!interactive && this.failedFor === command) {
+      return undefined;
+    }
+    this.starting = this.start(command).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(command: string): Promise<LanguageClient | undefined> {
+    const found = await probe(command);
+    const problem = problemMessage(found);
+    if (problem !== undefined) {
+      this.failedFor = command;
+      void vscode.window.showErrorMessage(problem, 'Open Settings').then((choice) => {
+        if (choice === 'Open Settings') {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'tilels.serverPath');
+        }
+      });
+      return undefined;
+    }
+    this.failedFor = undefined;
+    const serverOptions: ServerOptions = { command, args: ['serve'], transport: TransportKind.stdio };
+    const client = new LanguageClient('tilels', 'TIRx (tilels)', serverOptions, this.clientOptions());
+    client.onDidChangeState((e) => {
+      if (e.newState !== State.Running) {
+        this.attachments.clear();
+        this.cache.invalidate();
+      }
+      this.scheduleStatus(0);
+    });
+    try {
+      await client.start();
+    } catch (err) {
+      this.failedFor = command;
+      void vscode.window.showErrorMessage(`TIRx: could not start "${command} serve": ${errorText(err)}`);
+      return undefined;
+    }
+    this.client = client;
+    this.scheduleStatus(0);
+    return client;
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.attachments.clear();
+    this.cache.invalidate();
+    this.status.hide();
+    if (client) {
+      await client.stop();
+    }
+  }
+
+  private async restart(): Promise<void> {
+    await this.starting;
+    await this.stop();
+    this.failedFor = undefined;
+    await this.ensureClient(true);
+  }
+
+  /** The tilels section of the settings, as the server reads it. */
+  private settings(): Record<string, unknown> {
+    const c = vscode.workspace.getConfiguration('tilels');
+    return { arch: c.get('arch'), inlayHints: c.get('inlayHints'), maxCases: c.get('maxCases'), bind: c.get('bind') };
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    return {
+      documentSelector: [
+        { scheme: 'file', language: 'python' },
+        { scheme: 'untitled', language: 'python' },
+      ],
+      synchronize: { configurationSection: 'tilels' },
+      initializationOptions: this.settings(),
+      outputChannelName: 'TIRx (tilels)',
+      middleware: this.middleware(),
+    };
+  }
+
+  /**
+   * Only documents that import the TIRx DSL reach the server; the
+   * lowered views open beside the source; a case selection (the code
+   * lens) updates the status bar.
+   */
+  private middleware(): Middleware {
+    const attached = (doc: vscode.TextDocument) => this.attachments.has(key(doc));
+    return {
+      didOpen: (doc, next) => (this.attachments.open(key(doc), doc.getText()) ? next(doc) : Promise.resolve()),
+      didChange: async (e, next) => {
+        switch (this.attachments.change(key(e.document), () => e.document.getText())) {
+          case 'forward':
+            return next(e);
+          case 'open': {
+            const c = this.client;
+            if (c) {
+              await c.sendNotification(DidOpenTextDocumentNotification.type, c.code2ProtocolConverter.asOpenTextDocumentParams(e.document));
+            }
+            return;
+          }
+        }
+      },
+      didClose: (doc, next) => (this.attachments.close(key(doc)) ? next(doc) : Promise.resolve()),
+      provideHover: (doc, pos, token, next) => (attached(doc) ? next(doc, pos, token) : undefined),
+      provideInlayHints: (doc, range, token, next) => (attached(doc) ? next(doc, range, token) : []),
+      provideCodeLenses: (doc, token, next) => (attached(doc) ? next(doc, token) : []),
+      provideCodeActions: (doc, range, context, token, next) => (attached(doc) ? next(doc, range, context, token) : []),
+      provideDocumentSymbols: (doc, token, next) => (attached(doc) ? next(doc, token) : []),
+      provideDefinition: (doc, pos, token, next) => (attached(doc) ? next(doc, pos, token) : undefined),
+      window: {
+        showDocument: (params, token, next) => this.showDocument(params, token, next),
+      },
+      executeCommand: async (command, args, next) => {
+        const res = await next(command, args);
+        if (command === 'tilels.selectCase') {
+          this.cache.invalidate();
+          this.scheduleStatus(0);
+        }
+        return res;
+      },
+    };
+  }
+
+  /**
+   * window/showDocument: a lowered view opens beside the source (or where
+   * it is already shown); the text comes from the server through the
+   * client's textDocumentContent provider and follows its refreshes.
+   */
+  private async showDocument(
+    params: ShowDocumentParams,
+    token: vscode.CancellationToken,
+    next: ShowDocumentRequest.HandlerSignature,
+  ): Promise<ShowDocumentResult> {
+    const uri = this.client ? this.client.protocol2CodeConverter.asUri(params.uri) : vscode.Uri.parse(params.uri);
+    if (uri.scheme !== LOWERED_SCHEME || params.external === true) {
+      const res = await next(params, token);
+      return res instanceof ResponseError ? { success: false } : res;
+    }
+    try {
+      let doc = await vscode.workspace.openTextDocument(uri);
+      if (uri.path.endsWith('.tirx') && doc.languageId !== 'python') {
+        doc = await vscode.languages.setTextDocumentLanguage(doc, 'python');
+      }
+      const shown = vscode.window.visibleTextEditors.find((e) => key(e.document) === uri.toString());
+      await vscode.window.showTextDocument(doc, {
+        viewColumn: shown?.viewColumn ?? vscode.ViewColumn.Beside,
+        preserveFocus: params.takeFocus !== true,
+        preview: false,
+      });
+      return { success: true };
+    } catch (err) {
+      this.client?.warn(`showDocument ${uri.toString()}: ${errorText(err)}`);
+      return { success: false };
+    }
+  }
+
+  /** The active editor when it shows a TIRx file, else a message. */
+  private activeTirx(): vscode.TextEditor | undefined {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed || !isPython(ed.document)) {
+      void vscode.window.showInformationMessage('TIRx: open a Python file that imports the TIRx DSL first.');
+      return undefined;
+    }
+    if (!this.attachments.has(key(ed.document)) && !importsTirx(ed.document.getText())) {
+      void vscode.window.showInformationMessage(
+        'TIRx: this file does not import the TIRx DSL (e.g. "from tvm.script import tirx as T").',
+      );
+      return undefined;
+    }
+    return ed;
+  }
+
+  private async command<T>(client: LanguageClient, command: string, args: unknown[]): Promise<T> {
+    return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args })) as T;
+  }
+
+  /** Runs fn with the client and the active TIRx editor; errors become messages. */
+  private async withActive(what: string, fn: (client: LanguageClient, ed: vscode.TextEditor) => Promise<void>): Promise<void> {
+    const ed = this.activeTirx();
+    if (!ed) {
+      return;
+    }
+    const client = await this.ensureClient(true);
+    if (!client) {
+      return;
+    }
+    try {
+      await fn(client, ed);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`TIRx: ${what}: ${errorText(err)}`);
+    }
+  }
+
+  private showLowered(): Promise<void> {
+    return this.withActive('show lowered CUDA', async (client, ed) => {
+      const res = await this.command<{ uri: string; shown?: boolean }>(client, 'tilels.showLowered', [key(ed.document)]);
+      if (res.shown !== true) {
+        throw new Error(`VS Code could not open ${res.uri}`);
+      }
+    });
+  }
+
+  private writeCuda(): Promise<void> {
+    return this.withActive('write CUDA', async (client, ed) => {
+      const res = await this.command<{ uri: string; applied: boolean }>(client, 'tilels.writeCUDA', [key(ed.document)]);
+      if (!res.applied) {
+        throw new Error('the edit was not applied');
+      }
+      // The server writes through a workspace edit; save what it created.
+      const target = vscode.Uri.parse(res.uri);
+      const doc = await vscode.workspace.openTextDocument(target);
+      if (doc.isDirty) {
+        await doc.save();
+      }
+      const name = target.path.slice(target.path.lastIndexOf('/') + 1);
+      const choice = await vscode.window.showInformationMessage(`TIRx: wrote ${name}`, 'Open');
+      if (choice === 'Open') {
+        await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+      }
+    });
+  }
+
+  private selectCase(): Promise<void> {
+    return this.withActive('select a parameter case', async (client, ed) => {
+      const pos = ed.selection.active;
+      const uri = key(ed.document);
+      const res = await this.command<PickCaseResult>(client, 'tilels.pickCase', [uri, { line: pos.line, character: pos.character }]);
+      if (res.cases.length <= 1) {
+        void vscode.window.showInformationMessage(`TIRx: kernel ${res.kernel} has a single case.`);
+        return;
+      }
+      const items = caseItems(res);
+      const picked = await new Promise<(typeof items)[number] | undefined>((resolve) => {
+        const qp = vscode.window.createQuickPick<(typeof items)[number]>();
+        qp.title = `TIRx: parameter case of ${res.kernel}`;
+        qp.placeholder = 'The case that hints, hovers and the lowered CUDA show';
+        qp.matchOnDescription = true;
+        qp.items = items;
+        qp.activeItems = items.filter((i) => i.picked);
+        qp.onDidAccept(() => {
+          resolve(qp.selectedItems[0] ?? qp.activeItems[0]);
+          qp.hide();
+        });
+        qp.onDidHide(() => {
+          resolve(undefined);
+          qp.dispose();
+        });
+        qp.show();
+      });
+      if (!picked) {
+        return;
+      }
+      await this.command(client, 'tilels.selectCase', [uri, res.kernel, picked.index]);
+      this.cache.invalidate();
+      this.scheduleStatus(0);
+    });
+  }
+
+  private scheduleStatus(delayMs: number): void {
+    if (this.statusTimer) {
+      clearTimeout(this.statusTimer);
+    }
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      void this.updateStatus();
+    }, delayMs);
+  }
+
+  /** Shows the server's summary of the kernel def at the cursor. */
+  private async updateStatus(): Promise<void> {
+    const seq = ++this.statusSeq;
+    const ed = vscode.window.activeTextEditor;
+    const client = this.client;
+    if (!ed || !client || client.state !== State.Running || this.noSummary || !this.attachments.has(key(ed.document))) {
+      this.status.hide();
+      return;
+    }
+    const uri = key(ed.document);
+    const version = ed.document.version;
+    const pos = { line: ed.selection.active.line, character: ed.selection.active.character };
+    let summary: KernelSummary | null | undefined = this.cache.lookup(uri, version, pos);
+    if (!summary) {
+      try {
+        summary = await this.command<KernelSummary | null>(client, 'tilels.kernelSummary', [uri, pos]);
+      } catch (err) {
+        if (/unknown command/.test(errorText(err))) {
+          this.noSummary = true;
+        }
+        summary = null;
+      }
+      if (seq !== this.statusSeq) {
+        return; // a newer update is under way
+      }
+      this.cache.store(uri, version, summary);
+    }
+    if (!summary) {
+      this.status.hide();
+      return;
+    }
+    const cases = (summary.count ?? 1) > 1;
+    this.status.text = statusText(summary);
+    this.status.tooltip = `${summary.tooltip}\n\n${cases ? 'Click to select a parameter case.' : 'Click to show the lowered CUDA.'}`;
+    this.status.command = cases ? 'tirx.selectCase' : 'tirx.showLoweredCuda';
+    this.status.show();
+  }
+}
