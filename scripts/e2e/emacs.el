@@ -57,6 +57,19 @@
                     (lambda (fmt &rest args)
                       (when fmt (push (apply #'format-message fmt args) e2e-messages))))
 
+        ;; 0. A missing or too old server: a clear error.
+        (dolist (c `((,(expand-file-name "missing-tilels" work) "is not an executable program")
+                     (,(expand-file-name "old-tilels" work) "is tilels 0.0.9; this needs 0.1.0 or newer")))
+          (when (string-match-p "old" (car c))
+            (with-temp-file (car c) (insert "#!/bin/sh\necho 'tilels 0.0.9'\n"))
+            (set-file-modes (car c) #o755))
+          (let* ((tilels-program (list (car c)))
+                 (msg (condition-case e (progn (tilels-check-server) "no error")
+                        (user-error (error-message-string e)))))
+            (e2e-check (string-match-p (regexp-quote (cadr c)) msg)
+                       (format "refused %s: %s" (file-name-nondirectory (car c)) msg))))
+        (e2e-check (equal (tilels-check-server) "0.1.0") "the real server is 0.1.0")
+
         ;; 1. Python without the TIRx import: python-mode, no server.
         (find-file (expand-file-name "plain.py" work))
         (let ((plain (current-buffer)))

@@ -75,6 +75,30 @@ local ok, err = pcall(function()
     log("notify:", msg)
   end
   local tilels = require("tilels")
+
+  -- 0. A missing or too old server: a clear message, no client.
+  local function refused(cmd, says)
+    notes = {}
+    tilels.setup({ cmd = cmd })
+    vim.cmd("edit " .. vim.fn.fnameescape(work .. "/kernel.py"))
+    local b = api.nvim_get_current_buf()
+    wait(500, function() return false end)
+    local said = vim.tbl_filter(function(n) return n:find(says, 1, true) ~= nil end, notes)
+    check(#said == 1 and tilels.client(b) == nil and #clients_named("tilels") == 0,
+      "refused " .. cmd[1]:gsub(".*/", "") .. ": " .. (said[1] or vim.inspect(notes)))
+    vim.cmd("bwipeout! " .. b)
+  end
+  refused({ work .. "/missing-tilels" }, "is not an executable")
+  local old = work .. "/old-tilels"
+  vim.fn.writefile({ "#!/bin/sh", "echo 'tilels 0.0.9'" }, old)
+  vim.fn.setfperm(old, "rwxr-xr-x")
+  refused({ old }, "is tilels 0.0.9; this plugin needs 0.1.0 or newer")
+  local other = work .. "/not-tilels"
+  vim.fn.writefile({ "#!/bin/sh", "echo 'usage: something else'", "exit 2" }, other)
+  vim.fn.setfperm(other, "rwxr-xr-x")
+  refused({ other }, "this plugin needs tilels 0.1.0 or newer")
+  notes = {}
+
   local attached = {}
   tilels.setup({
     cmd = { tilels_bin },

@@ -17,7 +17,6 @@ import {
   ShowDocumentRequest,
   ShowDocumentResult,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 
 import { probe, problemMessage, resolveServerPath } from './server';
@@ -167,7 +166,8 @@ class Extension {
       return undefined;
     }
     this.failedFor = undefined;
-    const serverOptions: ServerOptions = { command, args: ['serve'], transport: TransportKind.stdio };
+    // No transport: stdio without the --stdio flag tilels does not take.
+    const serverOptions: ServerOptions = { command, args: ['serve'] };
     const client = new LanguageClient('tilels', 'TIRx (tilels)', serverOptions, this.clientOptions());
     client.onDidChangeState((e) => {
       if (e.newState !== State.Running) {

@@ -686,6 +686,15 @@ function M.setup(opts)
     conf.filetypes = M.config.filetypes
     vim.lsp.config('tilels', conf)
     vim.lsp.enable('tilels')
+    -- vim.lsp.enable skips a cmd that is not executable without a word:
+    -- say why TIRx buffers get no server.
+    api.nvim_create_autocmd('FileType', {
+      group = group,
+      pattern = M.config.filetypes,
+      callback = function(ev)
+        if attachable(ev.buf) then M.check_server() end
+      end,
+    })
   else
     api.nvim_create_autocmd('FileType', {
       group = group,

@@ -1,0 +1,383 @@
+// The end-to-end run of scripts/e2e-vscode: installs the .vsix into a
+// fresh code-server profile, opens a copy of an example kernel and checks
+// what a user sees, with playwright-core driving Debian's chromium. Every
+// wait is on a condition with a timeout.
+//
+// node e2e/e2e.mjs --code-server DIR --vsix FILE --tilels BIN --example FILE
+//                  --chromium BIN [--screenshots DIR]
+
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const opts = {};
+for (let i = 2; i < process.argv.length; i += 2) {
+  opts[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+}
+for (const k of ['code-server', 'vsix', 'tilels', 'example', 'chromium']) {
+  if (!opts[k]) {
+    console.error(`e2e.mjs: --${k} is required`);
+    process.exit(2);
+  }
+}
+
+const t0 = Date.now();
+function log(msg) {
+  console.log(`[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s] ${msg}`);
+}
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'tilels-e2e-vscode-'));
+const userData = path.join(tmp, 'user-data');
+const extensions = path.join(tmp, 'extensions');
+const workspace = path.join(tmp, 'workspace');
+const home = path.join(tmp, 'home');
+for (const d of [path.join(userData, 'User'), extensions, workspace, home]) {
+  mkdirSync(d, { recursive: true });
+}
+const exampleName = path.basename(opts.example);
+copyFileSync(opts.example, path.join(workspace, exampleName));
+writeFileSync(
+  path.join(userData, 'User', 'settings.json'),
+  JSON.stringify(
+    {
+      'tilels.serverPath': opts.tilels,
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'workbench.welcomePage.walkthroughs.openOnInstall': false,
+      'security.workspace.trust.enabled': false,
+      'extensions.ignoreRecommendations': true,
+      'extensions.autoCheckUpdates': false,
+      'extensions.autoUpdate': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+      'chat.commandCenter.enabled': false,
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'editor.minimap.enabled': false,
+      'window.commandCenter': false,
+      'editor.hover.delay': 200,
+    },
+    null,
+    2,
+  ),
+);
+
+// code-server's own files (config.yaml, logs) go under this HOME.
+const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local/share') };
+const entry = path.join(opts['code-server'], 'out', 'node', 'entry.js');
+const common = ['--user-data-dir', userData, '--extensions-dir', extensions];
+
+let server;
+let browser;
+let page;
+let failed = false;
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHTTP(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`code-server did not answer ${url} within ${timeoutMs} ms`);
+    }
+    if (server.exitCode !== null) {
+      throw new Error(`code-server exited with ${server.exitCode}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function check(cond, what) {
+  if (!cond) {
+    throw new Error(`check failed: ${what}`);
+  }
+  log(`ok ${what}`);
+}
+
+/** Waits until fn() (run in the page) returns a truthy value; returns it. */
+async function until(page, what, fn, arg, timeout = 30000) {
+  try {
+    const h = await page.waitForFunction(fn, arg, { timeout, polling: 100 });
+    return await h.jsonValue();
+  } catch (err) {
+    throw new Error(`timed out waiting for ${what}: ${err.message.split('\n')[0]}`);
+  }
+}
+
+/** Runs a command from the palette by its full title. */
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 15000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10000 });
+}
+
+/** The bounding box of the first occurrence of text in the editor line holding lineText. */
+async function textBox(page, lineText, text) {
+  return page.evaluate(
+    ([lineText, text]) => {
+      for (const line of document.querySelectorAll('.editor-group-container .monaco-editor .view-line')) {
+        if (!line.textContent.replace(/\u00a0/g, ' ').includes(lineText)) {
+          continue;
+        }
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        let all = '';
+        const nodes = [];
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          nodes.push([n, all.length]);
+          all += n.data.replace(/\u00a0/g, ' ');
+        }
+        const at = all.indexOf(lineText) + lineText.indexOf(text);
+        const range = document.createRange();
+        for (const [n, off] of nodes) {
+          if (at >= off && at < off + n.data.length) {
+            range.setStart(n, at - off);
+          }
+          if (at + text.length > off && at + text.length <= off + n.data.length) {
+            range.setEnd(n, at + text.length - off);
+          }
+        }
+        const r = range.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }
+      return null;
+    },
+    [lineText, text],
+  );
+}
+
+async function main() {
+  log(`installing ${path.basename(opts.vsix)}`);
+  const inst = spawnSync(process.execPath, [entry, ...common, '--install-extension', opts.vsix], { env, encoding: 'utf8', timeout: 120000 });
+  if (inst.status !== 0) {
+    throw new Error(`--install-extension failed (${inst.status}):\n${inst.stdout}\n${inst.stderr}`);
+  }
+  const version = JSON.parse(readFileSync('package.json', 'utf8')).version;
+  check(existsSync(path.join(extensions, `tilels.tilels-vscode-${version}`, 'out', 'extension.js')), `the .vsix installs (tilels.tilels-vscode-${version})`);
+
+  const port = await freePort();
+  const logFile = path.join(tmp, 'code-server.log');
+  server = spawn(
+    process.execPath,
+    [entry, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--disable-getting-started-override', workspace],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  const out = [];
+  server.stdout.on('data', (d) => out.push(d));
+  server.stderr.on('data', (d) => out.push(d));
+  server.on('exit', () => writeFileSync(logFile, Buffer.concat(out)));
+  await waitHTTP(`http://127.0.0.1:${port}/healthz`, 60000);
+  log(`code-server ${port} up`);
+
+  // A fresh profile for every run.
+  browser = await chromium.launchPersistentContext(path.join(tmp, 'chromium'), {
+    executablePath: opts.chromium,
+    headless: true,
+    viewport: { width: 1400, height: 820 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  const consoleErrors = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') {
+      consoleErrors.push(m.text());
+    }
+  });
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: 'domcontentloaded' });
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: exampleName }).waitFor({ state: 'visible', timeout: 30000 });
+  log('workbench loaded');
+
+  // Open the kernel from the explorer.
+  await page.locator('.explorer-folders-view .monaco-list-row', { hasText: exampleName }).click();
+  await page.locator('.tabs-container .tab', { hasText: exampleName }).waitFor({ state: 'visible', timeout: 15000 });
+  await until(page, 'the kernel text', () =>
+    [...document.querySelectorAll('.monaco-editor .view-line')].some((l) => l.textContent.includes('Tx.warp.copy(A_smem')),
+  );
+  log(`${exampleName} open`);
+
+  // The server's diagnostics: a warning squiggle under each copy (both
+  // lower only through fallback).
+  const squiggles = await until(
+    page,
+    'the fallback warning squiggles',
+    () => document.querySelectorAll('.monaco-editor .squiggly-warning').length >= 2 && document.querySelectorAll('.monaco-editor .squiggly-warning').length,
+    undefined,
+    90000,
+  );
+  check(squiggles === 2, `two fallback warning squiggles (found ${squiggles})`);
+
+  // Inlay hints after the calls.
+  const hints = await until(page, 'the inlay hints', () => {
+    const t = [...document.querySelectorAll('.monaco-editor .view-line')].map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
+    return (t.match(/→ fallback ×24 ·1/g) || []).length;
+  });
+  check(hints === 2, `inlay hint "→ fallback ×24 ·1" after each copy (${hints})`);
+
+  // Click into the first copy: the cursor is in the kernel, the status
+  // bar shows the server's summary.
+  const box = await textBox(page, 'Tx.warp.copy(A_smem', 'copy');
+  check(box !== null && box.width > 0, 'the first Tx.warp.copy is on screen');
+  await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+  const status = await until(page, 'the status bar summary', () => {
+    const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.textContent.includes('small_tile'));
+    return item ? item.textContent.trim() : null;
+  });
+  check(status === 'small_tile · copy: fallback ×2', `status bar "${status}"`);
+
+  // Hover on the call: the diagnostic and the server's hover, naming the variant.
+  await page.mouse.move(box.x - 200, box.y + 120);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+  const hover = await until(page, 'the hover', () => {
+    const h = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content');
+    return h && h.textContent.includes('Tx.warp.copy') && h.textContent.includes('fallback') ? h.innerText : null;
+  });
+  check(/Tx\.warp\.copy\s*→\s*fallback/.test(hover), 'the hover names the chosen variant (Tx.warp.copy → fallback)');
+  check(/gmem_smem/.test(hover) && /region size 24 not divisible by thread_cnt=32/.test(hover), 'the hover lists the declined gmem_smem and why');
+  check(/copy lowers only through fallback/.test(hover), 'the hover shows the warning');
+  if (opts.screenshots) {
+    await page.screenshot({ path: path.join(opts.screenshots, 'vscode-hover.png') });
+    log('wrote vscode-hover.png');
+  }
+  await page.mouse.move(5, 400);
+  await page.keyboard.press('Escape');
+  await page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+
+  // "TIRx: Show Lowered CUDA" from the palette: a .cu tab beside the source.
+  await runCommand(page, 'TIRx: Show Lowered CUDA');
+  const cuTab = `${exampleName}.cu`;
+  const groups = await until(page, `the ${cuTab} tab beside the source`, ([src, cu]) => {
+    const gs = [...document.querySelectorAll('.editor-group-container')].map((g) =>
+      [...g.querySelectorAll('.tabs-container .tab')].map((t) => t.getAttribute('aria-label') || t.textContent.trim()),
+    );
+    const gi = (name) => gs.findIndex((tabs) => tabs.some((t) => t.startsWith(name) && !t.startsWith(`${name}.`)));
+    return gi(cu) >= 0 && gi(src) >= 0 && gi(cu) !== gi(src) ? gs : null;
+  }, [exampleName, cuTab]);
+  check(groups.length === 2, `${cuTab} opens in a second editor group beside ${exampleName}: ${JSON.stringify(groups)}`);
+  const lowered = async () =>
+    page.evaluate(() => {
+      const gs = document.querySelectorAll('.editor-group-container');
+      const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
+      return ed ? ed.innerText.replace(/\u00a0/g, ' ') : '';
+    });
+  await until(page, 'the lowered CUDA text', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
+    return ed && ed.textContent.includes('__global__');
+  });
+  const cuda = await lowered();
+  check(/extern "C" __global__ void __launch_bounds__\(32\) small_tile_kernel\(/.test(cuda), 'the view shows the kernel (__global__ small_tile_kernel)');
+  check(/Tx\.warp\.copy\(A_smem\[0:4, 0:6\], A\[0:4, 0:6\]\) -> fallback/.test(cuda), 'the view shows the fallback copy');
+  check(/tilels: lowered from .*, version 1, sm_90a/.test(cuda), 'the view is stamped with the source version and arch');
+  if (opts.screenshots) {
+    await page.screenshot({ path: path.join(opts.screenshots, 'vscode-lowered.png') });
+    log('wrote vscode-lowered.png');
+  }
+
+  // The view is live: 4x8 = 32 elements, one per lane, and gmem_smem applies.
+  const rowsBox = await textBox(page, 'ROWS, COLS = 4, 6', '6');
+  check(rowsBox !== null, 'the ROWS, COLS line is on screen');
+  await page.mouse.click(rowsBox.x + rowsBox.width + 2, rowsBox.y + rowsBox.height / 2);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type('8');
+  await until(page, 'the lowered view to follow the edit', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
+    return ed && ed.textContent.replace(/\u00a0/g, ' ').includes('A[0:4, 0:8]) -> gmem_smem');
+  });
+  check(/-> gmem_smem/.test(await lowered()) && !/-> fallback/.test(await lowered()), 'after the edit the view shows gmem_smem copies');
+  await until(page, 'the squiggles to go', () => document.querySelectorAll('.monaco-editor .squiggly-warning').length === 0);
+  log('ok the warnings are gone after the edit');
+  const status2 = await until(page, 'the status bar to follow the edit', () => {
+    const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.textContent.includes('small_tile'));
+    return item && item.textContent.includes('gmem_smem') ? item.textContent.trim() : null;
+  });
+  check(status2 === 'small_tile · copy: gmem_smem ×2', `status bar after the edit "${status2}"`);
+
+  const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
+  check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
+}
+
+let code = 0;
+try {
+  await main();
+} catch (err) {
+  failed = true;
+  code = 1;
+  console.error(`FAIL: ${err.message}`);
+  if (page) {
+    const shot = path.join(os.tmpdir(), 'tilels-e2e-vscode-failure.png');
+    await page.screenshot({ path: shot }).then(() => console.error(`screenshot of the failure: ${shot}`)).catch(() => {});
+  }
+} finally {
+  await browser?.close().catch(() => {});
+  if (server && server.exitCode === null) {
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await new Promise((r) => {
+      const t = setTimeout(() => {
+        try {
+          process.kill(-server.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        r();
+      }, 5000);
+      server.once('exit', () => {
+        clearTimeout(t);
+        r();
+      });
+    });
+  }
+  if (failed) {
+    const logFile = path.join(tmp, 'code-server.log');
+    try {
+      console.error('--- code-server log (tail) ---');
+      console.error(readFileSync(logFile, 'utf8').split('\n').slice(-40).join('\n'));
+    } catch {
+      // no log
+    }
+    // The extension host log and the extension's output channel.
+    const logs = spawnSync('sh', ['-c', `find '${userData}/logs' -name 'remoteexthost.log' -o -name '*TIRx*.log'`], { encoding: 'utf8' });
+    for (const f of logs.stdout.split('\n').filter((x) => x)) {
+      console.error(`--- ${path.basename(f)} (tail) ---`);
+      console.error(readFileSync(f, 'utf8').split('\n').slice(-30).join('\n'));
+    }
+  }
+  if (failed && process.env.E2E_KEEP) {
+    console.error(`kept ${tmp}`);
+  } else {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+log(code === 0 ? 'e2e ok' : 'e2e FAILED');
+process.exit(code);
