@@ -220,6 +220,9 @@ async function main() {
     [...document.querySelectorAll('.monaco-editor .view-line')].some((l) => l.textContent.includes('Tx.warp.copy(A_smem')),
   );
   log(`${exampleName} open`);
+  // More room for the source and the lowered view side by side.
+  await runCommand(page, 'View: Close Primary Side Bar');
+  await page.locator('.part.sidebar').waitFor({ state: 'hidden', timeout: 10000 });
 
   // The server's diagnostics: a warning squiggle under each copy (both
   // lower only through fallback).
@@ -260,13 +263,32 @@ async function main() {
   check(/Tx\.warp\.copy\s*→\s*fallback/.test(hover), 'the hover names the chosen variant (Tx.warp.copy → fallback)');
   check(/gmem_smem/.test(hover) && /region size 24 not divisible by thread_cnt=32/.test(hover), 'the hover lists the declined gmem_smem and why');
   check(/copy lowers only through fallback/.test(hover), 'the hover shows the warning');
+  await page.mouse.move(5, 400);
+  await page.keyboard.press('Escape');
+  await until(page, 'the hover to close', () => !document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content'));
+
+  // On the call's arguments (no diagnostic there) the hover is the
+  // server's alone: the variant and the table of every variant tried.
+  const argBox = await textBox(page, 'Tx.warp.copy(A_smem[:, :]', ':]');
+  await page.mouse.move(argBox.x + argBox.width / 2, argBox.y + argBox.height / 2, { steps: 4 });
+  const hover2 = await until(page, 'the hover on the arguments', () => {
+    const h = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content');
+    if (!h || !h.textContent.includes('Tx.warp.copy')) {
+      return null;
+    }
+    // Settled: its fade-in is over.
+    const w = h.closest('.monaco-hover');
+    return w.getAnimations({ subtree: true }).every((a) => a.playState === 'finished') ? h.innerText : null;
+  });
+  check(!/copy lowers only through fallback/.test(hover2) && /Tx\.warp\.copy\s*→\s*fallback/.test(hover2), 'on the arguments, the hover is the variant alone');
+  check(/gmem_smem\s+10\s+rejected: region size 24/.test(hover2) && /fallback\s+0\s+selected/.test(hover2), 'the hover tables every variant tried with its outcome');
   if (opts.screenshots) {
     await page.screenshot({ path: path.join(opts.screenshots, 'vscode-hover.png') });
     log('wrote vscode-hover.png');
   }
   await page.mouse.move(5, 400);
   await page.keyboard.press('Escape');
-  await page.locator('.monaco-hover:not(.hidden) .monaco-hover-content').waitFor({ state: 'hidden', timeout: 10000 }).catch(() => {});
+  await until(page, 'the hover to close', () => !document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content'));
 
   // "TIRx: Show Lowered CUDA" from the palette: a .cu tab beside the source.
   await runCommand(page, 'TIRx: Show Lowered CUDA');
@@ -314,6 +336,12 @@ async function main() {
   check(/-> gmem_smem/.test(await lowered()) && !/-> fallback/.test(await lowered()), 'after the edit the view shows gmem_smem copies');
   await until(page, 'the squiggles to go', () => document.querySelectorAll('.monaco-editor .squiggly-warning').length === 0);
   log('ok the warnings are gone after the edit');
+  // Outside the kernel the status bar item is hidden; back in it, it follows the edit.
+  await until(page, 'the status bar item to hide outside the kernel', () =>
+    ![...document.querySelectorAll('.statusbar-item')].some((e) => e.textContent.includes('small_tile') && e.offsetParent !== null));
+  log('ok no kernel summary with the cursor outside the kernel');
+  const box2 = await textBox(page, 'Tx.warp.copy(A_smem', 'copy');
+  await page.mouse.click(box2.x + box2.width / 2, box2.y + box2.height / 2);
   const status2 = await until(page, 'the status bar to follow the edit', () => {
     const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.textContent.includes('small_tile'));
     return item && item.textContent.includes('gmem_smem') ? item.textContent.trim() : null;
