@@ -62,6 +62,7 @@ end
 
 local work, tilels_bin = vim.env.WORK, vim.env.TILELS
 local notes = {}
+local pending = false
 
 local ok, err = pcall(function()
   -- Load the plugin as a user would: runtimepath, plugin/, setup().
@@ -307,6 +308,18 @@ local ok, err = pcall(function()
   vim.cmd("silent write")
   check(wait(10000, function() return tilels.client(plain) ~= nil end),
     "plain.py attaches once it imports tirx and is written")
+
+  -- 10. New settings reach the running server.
+  tilels.set_settings({ arch = "sm_89" })
+  vim.cmd("edit " .. vim.fn.fnameescape(work .. "/kernel.py"))
+  check(wait(10000, function()
+    local v = tilels.views(src)[1]
+    if v and buf_text(v):find("arch=sm_89", 1, true) then return true end
+    if not pending then
+      pending = true
+      tilels.lowered({ on_done = function() pending = false end })
+    end
+  end), "set_settings: the lowered CUDA is for sm_89")
 
   local deprecated = vim.tbl_filter(function(n) return n:find("deprecated", 1, true) ~= nil end, notes)
   check(#deprecated == 0, "no deprecation notice " .. vim.inspect(deprecated))

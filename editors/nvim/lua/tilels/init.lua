@@ -562,10 +562,17 @@ end
 function M.set_settings(settings)
   M.config.settings = settings or {}
   local s = server_settings()
+  if using_lsp_config then
+    -- Clients started from now on.
+    vim.lsp.config('tilels', { settings = { tilels = s }, init_options = s })
+  end
   local clients = vim.lsp.get_clients and vim.lsp.get_clients({ name = 'tilels' }) or vim.lsp.get_active_clients()
   for _, c in pairs(clients) do
     if c.name == 'tilels' then
+      -- workspace/configuration reads client.settings on 0.11+,
+      -- client.config.settings before.
       c.config.settings = { tilels = s }
+      if c.settings then c.settings = { tilels = s } end
       if has('0.11') then
         c:notify('workspace/didChangeConfiguration', { settings = { tilels = s } })
       else
