@@ -1,0 +1,430 @@
+"""Per-call comparison of tilels and the reference, and the report.
+
+Used by scripts/agreement/run (plain Python 3, no third-party modules).
+"""
+
+from __future__ import annotations
+
+import re
+
+import causes
+import trace
+
+FIELDS = ["variant", "vec", "outer", "tma", "text", "access"]
+TMA_KEYS = ["direction", "rank", "dtype", "global_dims", "global_strides", "box", "element_strides", "interleave", "swizzle",
+            "l2_promotion", "oob_fill", "issues"]
+
+
+def directives(src):
+    d = {}
+    for m in re.finditer(r"^# agreement: (\w+)=(\S+)", src, re.M):
+        d[m.group(1)] = m.group(2)
+    return d
+
+
+# ---------------------------------------------------------------------------
+# Kernel text normalization
+# ---------------------------------------------------------------------------
+
+KEEP = {
+    "int", "float", "half", "double", "char", "short", "long", "unsigned", "signed", "void", "bool", "uint", "ushort",
+    "uchar", "for", "if", "else", "while", "return", "threadIdx", "blockIdx", "blockDim", "x", "y", "z", "w",
+    "nv_bfloat16", "__nv_bfloat16", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t",
+    "uint64_t", "uint2", "uint4", "float2", "float4", "half2", "alignas", "__shared__", "true", "false",
+}
+
+
+def kernel_body(src, name):
+    """The text between the braces of ``<name>_kernel``'s definition, or None."""
+    if not src:
+        return None
+    pat = re.compile(r'extern "C" __global__ void[^\n]*?\b' + re.escape(name) + r"_kernel\([^;{]*\)\s*\{", re.S)
+    m = pat.search(src)
+    if not m:
+        return None
+    i, depth = m.end(), 1
+    j = i
+    while j < len(src) and depth:
+        if src[j] == "{":
+            depth += 1
+        elif src[j] == "}":
+            depth -= 1
+        j += 1
+    return src[i:j - 1]
+
+
+def _strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def inline_temps(body):
+    """Substitute single-assignment temporaries into their uses.
+
+    Handles the two temporary forms the two emitters use: ``int name = e;``
+    (tilels, and TVM scope ids / CSE variables) and ``alignas(64) T name[1];``
+    followed by ``name[0] = e;`` (TVM's let-bound pointers and offsets).
+    Variables assigned more than once are left alone. Pure expression
+    statements (``((int)threadIdx.x);``) are dropped.
+    """
+    lines = [l.strip() for l in _strip_comments(body).splitlines()]
+    assigns = {}
+    for l in lines:
+        m = re.match(r"^(?:\[\[maybe_unused\]\]\s*)?(?:(?:int|unsigned int|void\*|uint)\s+)?(\w+)(\[0\])?\s*=[^=]", l)
+        if m:
+            assigns[m.group(1)] = assigns.get(m.group(1), 0) + 1
+    arrays = set()
+    subst = {}
+    out = []
+
+    def sub(s):
+        for k, v in subst.items():
+            if k.endswith("[0]"):
+                s = s.replace(k, v)
+            else:
+                s = re.sub(r"(?<![\w.])" + re.escape(k) + r"(?![\w(\[])", lambda _m: v, s)
+        return s
+
+    for l in lines:
+        if not l:
+            continue
+        m = re.match(r"^alignas\(64\)\s+[\w*\s]+?\s(\w+)\[1\];$", l)
+        if m:
+            arrays.add(m.group(1))
+            continue
+        m = re.match(r"^(\w+)\[0\]\s*=\s*(.*);$", l)
+        if m and m.group(1) in arrays and assigns.get(m.group(1), 0) == 1:
+            subst[m.group(1) + "[0]"] = "(" + sub(m.group(2)) + ")"
+            continue
+        m = re.match(r"^(?:\[\[maybe_unused\]\]\s*)?int\s+(\w+)\s*=\s*(.*);$", l)
+        if m and assigns.get(m.group(1), 0) == 1:
+            subst[m.group(1)] = "(" + sub(m.group(2)) + ")"
+            continue
+        if (l.endswith(";") and "=" not in l and not re.search(r"\w\s*\(", l.replace("(int)", ""))
+                and not re.match(r"^[A-Za-z_][\w\s*]*\s\w+(\[\d+\])?;$", l)):
+            continue
+        out.append(sub(l))
+    return out
+
+
+def normalize(lines):
+    """One comparable string: identifiers renamed in order of appearance
+    (function names kept), whitespace, parentheses, braces and `+ 0` dropped,
+    loop pragmas dropped."""
+    text = "\n".join(l for l in lines if not l.startswith("#pragma"))
+    names = {}
+
+    def ren(m):
+        tok = m.group(1)
+        follow = m.group(2)
+        if follow.startswith("(") or tok in KEEP or tok.startswith(("tvm_builtin_", "__", "make_", "ptx_")):
+            return tok + follow
+        if tok not in names:
+            names[tok] = f"v{len(names)}"
+        return names[tok] + follow
+
+    text = re.sub(r"(?<![\w.])([A-Za-z_]\w*)(\s*\(?)", ren, text)
+    text = re.sub(r"[\s(){}]", "", text)
+    text = re.sub(r"\+0(?![\w.x])", "", text)
+    text = re.sub(r"(?<![\w.])0\+", "", text)
+    return text
+
+
+def _context(src, kernel, lines):
+    """Pointer aliases declared at kernel level before the first call, the
+    kernel's buffers and its thread count (for trace.run)."""
+    prelude = []
+    for l in lines:
+        if l.startswith("agreement_begin_"):
+            break
+        if re.match(r"^" + trace.TYPE_RE + r"\*\s*\w+ = .*;$", l):
+            prelude.append(l)
+    return {"prelude": prelude, "bufs": trace.kernel_buffers(src, kernel, lines),
+            "threads": trace.thread_count(src, kernel)}
+
+
+def ref_segments(src, kernel):
+    body = kernel_body(src, kernel)
+    if body is None:
+        return None
+    lines = inline_temps(body)
+    ctx = _context(src, kernel, lines)
+    segs, cur = {}, None
+    for l in lines:
+        m = re.match(r"^agreement_(begin|end)_(\d+)\(\);$", l)
+        if m:
+            cur = int(m.group(2)) if m.group(1) == "begin" else None
+            if cur is not None:
+                segs[cur] = []
+            continue
+        if cur is not None:
+            segs[cur].append(l)
+    return [segs[i] for i in sorted(segs)], ctx
+
+
+def tilels_segments(src, kernel):
+    """Blocks after each ``// Tx....`` comment of the kernel, in order."""
+    body = kernel_body(src, kernel)
+    if body is None:
+        return None
+    spans = []
+    for m in re.finditer(r"^\s*// Tx\.[^\n]*\n\s*\{", body, re.M):
+        i, depth, j = m.end(), 1, m.end()
+        while j < len(body) and depth:
+            depth += {"{": 1, "}": -1}.get(body[j], 0)
+            j += 1
+        spans.append((i, j - 1))
+    # Mark the blocks, then inline over the whole kernel so kernel-level
+    # temporaries resolve inside them.
+    parts, pos = [], 0
+    for k, (i, j) in enumerate(spans):
+        parts += [body[pos:i], f"\nagreement_begin_{k}();\n", body[i:j], f"\nagreement_end_{k}();\n"]
+        pos = j
+    parts.append(body[pos:])
+    lines = inline_temps("".join(parts))
+    ctx = _context(src, kernel, lines)
+    out, cur = {}, None
+    for l in lines:
+        m = re.match(r"^agreement_(begin|end)_(\d+)\(\);$", l)
+        if m:
+            cur = int(m.group(2)) if m.group(1) == "begin" else None
+            if cur is not None:
+                out[cur] = []
+            continue
+        if cur is not None:
+            out[cur].append(l)
+    return [out[i] for i in sorted(out)], ctx
+
+
+# ---------------------------------------------------------------------------
+# Comparison
+# ---------------------------------------------------------------------------
+
+
+def _tma_view(t):
+    if not t:
+        return None
+    return {k: t.get(k) for k in TMA_KEYS}
+
+
+def access_trace(seg, ctx):
+    try:
+        return trace.run(seg, ctx["bufs"], ctx["threads"], ctx["prelude"]), None
+    except trace.Unsupported as e:
+        return None, str(e)
+    except Exception as e:  # noqa: BLE001
+        return None, f"{type(e).__name__}: {e}"
+
+
+def compare_call(tc, rc, tseg, rseg, tctx=None, rctx=None):
+    """Field-by-field comparison of one tilels call and one reference call."""
+    out = {"fields": {}}
+    tv, rv = tc.get("variant"), rc.get("variant")
+    out["fields"]["variant"] = tv == rv
+    if tv is not None and rv is not None:
+        out["fields"]["vec"] = tc.get("vec") == rc.get("vec")
+        out["fields"]["outer"] = tc.get("outer") == rc.get("outer")
+    if tc.get("tma") or rc.get("tma"):
+        out["fields"]["tma"] = _tma_view(tc.get("tma")) == _tma_view(rc.get("tma"))
+    if tseg is not None and rseg is not None:
+        out["t_text"], out["r_text"] = normalize(tseg), normalize(rseg)
+        out["fields"]["text"] = out["t_text"] == out["r_text"]
+        out["t_raw"], out["r_raw"] = tseg, rseg
+        if not out["fields"]["text"] and tv is not None and tv == rv:
+            tt, terr = access_trace(tseg, tctx)
+            rt, rerr = access_trace(rseg, rctx)
+            if tt is not None and rt is not None:
+                out["fields"]["access"] = tt == rt
+                out["access_sizes"] = (sum(tt.values()), sum(rt.values()))
+                if tt != rt:
+                    out["access_diff"] = [repr(x) for x in list((tt - rt).keys())[:3]] + ["|"] + [
+                        repr(x) for x in list((rt - tt).keys())[:3]]
+            else:
+                out["access_error"] = terr or rerr
+    out["agree"] = all(v for k, v in out["fields"].items() if k not in ("text", "access"))
+    return out
+
+
+def compare_all(progs, ref, til):
+    refp = {p["file"]: p for p in ref["programs"]}
+    rows, programs = [], []
+    for rel, d in progs:
+        rp = refp.get(rel, {"kernels": [], "error": "not run"})
+        tp = til[rel]
+        tdoc = tp["json"]
+        tkerns = tdoc.get("kernels", [])
+        tdiag = [x for x in tdoc.get("diagnostics", []) if x.get("severity") == "error"]
+        prog = {"file": rel, "row": d.get("row"), "arch": tp["arch"], "ref_error": rp.get("error"),
+                "tilels_errors": [f"{x['line']}:{x['column']}: {x['message']}" for x in tdiag],
+                "translations": rp.get("translations", []), "kernels": []}
+        rk_by = {k["name"]: k for k in rp.get("kernels", [])}
+        for tk in tkerns:
+            rk = rk_by.get(tk["name"])
+            tsegs, tctx = (tilels_segments(tp["cuda"], tk["name"]) or (None, None)) if tp["cuda_rc"] == 0 else (None, None)
+            rsegs, rctx = (ref_segments(rk.get("cuda"), tk["name"]) or (None, None)) if rk and rk.get("cuda") else (None, None)
+            kern = {"name": tk["name"], "ref_pass_error": rk and rk.get("pass_error"),
+                    "ref_cuda_error": rk and rk.get("cuda_error"), "shims": (rk or {}).get("shims", []),
+                    "calls": len(tk["calls"]), "ref_calls": len(rk["calls"]) if rk else 0}
+            prog["kernels"].append(kern)
+            rcalls = rk["calls"] if rk else []
+            for i, tc in enumerate(tk["calls"]):
+                rc = rcalls[i] if i < len(rcalls) else None
+                row = {"file": rel, "kernel": tk["name"], "index": i, "line": tc["line"], "op": tc["op"],
+                       "scope": tc["scope"], "tilels": {k: tc.get(k) for k in ("variant", "vec", "outer", "tma")},
+                       "tilels_declined": tc.get("declined", [])}
+                if rc is None:
+                    row.update(ref=None, fields={}, agree=False, ref_missing=rp.get("error") or (rk and rk.get("pass_error")) or "no reference record")
+                else:
+                    if rc["op"] != tc["op"]:
+                        row["pairing_error"] = f"reference call {i} is {rc['op']}"
+                    tseg = tsegs[i] if tsegs and i < len(tsegs) else None
+                    rseg = rsegs[i] if rsegs and i < len(rsegs) else None
+                    cmp = compare_call(tc, rc, tseg, rseg, tctx, rctx)
+                    row.update(cmp)
+                    row["ref"] = {k: rc.get(k) for k in ("variant", "vec", "outer", "tma")}
+                    row["ref_error"] = rc.get("error")
+                    row["ref_declined"] = rc.get("declined", [])
+                    if "pairing_error" in row:
+                        row["agree"] = False
+                rows.append(row)
+        programs.append(prog)
+    for row in rows:
+        if not row["agree"] or row.get("fields", {}).get("text") is False:
+            row["cause"] = causes.classify(row)
+    totals = {"programs": len(programs), "calls": len(rows), "agree": sum(r["agree"] for r in rows)}
+    totals["compared"] = sum(1 for r in rows if r.get("ref") is not None)
+    for f in FIELDS:
+        cmpd = [r for r in rows if f in r.get("fields", {})]
+        totals[f] = (sum(r["fields"][f] for r in cmpd), len(cmpd))
+    totals["unclassified"] = sum(1 for r in rows if not r["agree"] and r["cause"]["class"] == "unclassified")
+    totals["text_unclassified"] = sum(1 for r in rows if r["agree"] and r.get("fields", {}).get("text") is False
+                                      and r["cause"]["class"] == "unclassified")
+    return {"totals": totals, "programs": programs, "rows": rows}
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def _fmt_tma(t):
+    if not t:
+        return ""
+    return (f"r{t['rank']} {t['dtype']} dims {t['global_dims']} strides {t['global_strides']} box {t['box']} "
+            f"swz {t['swizzle']} oob {t.get('oob_fill')} issues {t['issues']}")
+
+
+def _cell(side):
+    if side is None:
+        return "—"
+    v = side.get("variant") or "(none)"
+    if side.get("tma"):
+        return f"{v} · {_fmt_tma(side['tma'])}"
+    if side.get("variant") is None:
+        return v
+    return f"{v} {side.get('vec')}/{side.get('outer')}"
+
+
+def render(result, ref):
+    import textwrap
+
+    t = result["totals"]
+    out = []
+    w = out.append
+    w("# Agreement with the reference TVM release\n")
+    w("Generated by `scripts/agreement/run`; do not edit. Programs: `testdata/agreement/` "
+      "(written by `scripts/agreement/gen.py`).\n")
+    w(textwrap.dedent(causes.METHOD).strip() + "\n")
+    w("## Totals\n")
+    w(f"- programs: {t['programs']} ({sum(1 for p in result['programs'] if '/reject/' in p['file'])} of them rejection tests)")
+    w(f"- tile calls compared: **{t['calls']}**; calls agreeing on every compared field (variant, vec, outer, TMA): "
+      f"**{t['agree']}**; disagreeing: {t['calls'] - t['agree']}")
+    for f in FIELDS:
+        a, n = t[f]
+        label = {"variant": "variant (both reject counts as agreement)", "vec": "vec (calls where both chose a variant)",
+                 "outer": "outer (calls where both chose a variant)", "tma": "TMA encode arguments and issue count",
+                 "text": "normalized kernel text (calls both lowered to CUDA)",
+                 "access": "memory accesses of the call's CUDA, every thread (calls whose text differs)"}[f]
+        w(f"- {label}: {a} / {n}")
+    w(f"- disagreements by class: " + ", ".join(
+        f"{k}: {v}" for k, v in sorted(_count_classes(result).items())))
+    w("")
+    w("## Disagreements\n")
+    w("Every call whose variant, vec, outer or TMA encode differs, with its cause.\n")
+    w("| program | kernel | call | reference | tilels | class | cause |")
+    w("|---|---|---|---|---|---|---|")
+    for r in result["rows"]:
+        if r["agree"]:
+            continue
+        c = r["cause"]
+        w(f"| {_prog(r['file'])} | {r['kernel']} | {r['index']} `{r['op']}` l.{r['line']} | {_cell(r.get('ref'))}"
+          f"{_ref_err(r)} | {_cell(r['tilels'])} | {c['class']} | {c['text']} |")
+    w("")
+    w("## Kernel text differences\n")
+    w("Calls that agree on every plan field but whose normalized CUDA differs, grouped by cause.\n")
+    groups = {}
+    for r in result["rows"]:
+        if r["agree"] and r.get("fields", {}).get("text") is False:
+            groups.setdefault(r["cause"]["text"], []).append(r)
+    w("| cause | calls | example |")
+    w("|---|---|---|")
+    for cause, rs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        ex = rs[0]
+        w(f"| {cause} | {len(rs)} | {_prog(ex['file'])} {ex['kernel']} call {ex['index']} |")
+    w("")
+    w("## Per call\n")
+    w("`vec/outer` as each tool reports them; ✓ = agrees, ✗ = differs, · = not compared "
+      "(no variant on one side, no TMA, or no CUDA text).\n")
+    w("| program | kernel | call | reference | tilels | variant | vec | outer | TMA | text |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for r in result["rows"]:
+        f = r.get("fields", {})
+        marks = ["✓" if f.get(k) else ("✗" if k in f else "·") for k in FIELDS]
+        w(f"| {_prog(r['file'])} | {r['kernel']} | {r['index']} `{r['op']}` {r['scope']} | {_cell(r.get('ref'))} | "
+          f"{_cell(r['tilels'])} | " + " | ".join(marks) + " |")
+    w("")
+    w("## Programs the reference could not run whole\n")
+    w("| program | kernel | reference error |")
+    w("|---|---|---|")
+    for p in result["programs"]:
+        if p["ref_error"]:
+            w(f"| {_prog(p['file'])} | (all) | {_one_line(p['ref_error'])} |")
+        for k in p["kernels"]:
+            if k["ref_pass_error"]:
+                w(f"| {_prog(p['file'])} | {k['name']} | pass: {_one_line(k['ref_pass_error'])} |")
+            elif k["ref_cuda_error"]:
+                w(f"| {_prog(p['file'])} | {k['name']} | CUDA lowering: {_one_line(k['ref_cuda_error'])} |")
+    w("")
+    w(textwrap.dedent(causes.NOTES).strip() + "\n")
+    return "\n".join(out)
+
+
+def _count_classes(result):
+    c = {}
+    for r in result["rows"]:
+        if not r["agree"]:
+            c[r["cause"]["class"]] = c.get(r["cause"]["class"], 0) + 1
+    return c
+
+
+def _prog(path):
+    return "`" + path.replace("testdata/agreement/", "").replace(".py", "") + "`"
+
+
+def _ref_err(r):
+    e = r.get("ref_error")
+    if not e:
+        return ""
+    for line in e.splitlines():
+        m = re.match(r"\|\s*(\S+ \(prio=\d+\))\s*\|\s*(.*?)\s*\|$", line)
+        if m and not m.group(2).startswith("opcall"):
+            return f" ({_one_line(m.group(2))[:90]})"
+        if line.startswith("no "):
+            return f" ({line[:90]})"
+    return ""
+
+
+def _one_line(s):
+    s = " ".join(str(s).split())
+    s = s.replace("|", "\\|")
+    return s[:160] + ("…" if len(s) > 160 else "")

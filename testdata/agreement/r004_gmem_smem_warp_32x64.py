@@ -1,0 +1,48 @@
+# Row 4: warp scope, 32 threads, 32x64 global <-> shared in three dtypes.
+# agreement: row=4
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def copy_f16(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 64), "float16")
+    B = T.match_buffer(B_ptr, (32, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 64), "float16", scope="shared", layout=TileLayout(S[32, 64]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_s[:, :])
+
+
+@T.prim_func
+def copy_f32(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 64), "float32")
+    B = T.match_buffer(B_ptr, (32, 64), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 64), "float32", scope="shared", layout=TileLayout(S[32, 64]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_s[:, :])
+
+
+@T.prim_func
+def copy_u8(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 64), "uint8")
+    B = T.match_buffer(B_ptr, (32, 64), "uint8")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 64), "uint8", scope="shared", layout=TileLayout(S[32, 64]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_s[:, :])

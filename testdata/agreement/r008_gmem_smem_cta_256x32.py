@@ -1,0 +1,51 @@
+# Row 8: cta scope, 256 threads, 256x32 global <-> shared in three dtypes.
+# agreement: row=8
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def copy_f16(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (256, 32), "float16")
+    B = T.match_buffer(B_ptr, (256, 32), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([8])
+    T.lane_id([32])
+    T.thread_id([256])
+    A_s = T.alloc_buffer((256, 32), "float16", scope="shared", layout=TileLayout(S[256, 32]))
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])
+
+
+@T.prim_func
+def copy_f32(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (256, 32), "float32")
+    B = T.match_buffer(B_ptr, (256, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([8])
+    T.lane_id([32])
+    T.thread_id([256])
+    A_s = T.alloc_buffer((256, 32), "float32", scope="shared", layout=TileLayout(S[256, 32]))
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])
+
+
+@T.prim_func
+def copy_u8(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (256, 32), "uint8")
+    B = T.match_buffer(B_ptr, (256, 32), "uint8")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([8])
+    T.lane_id([32])
+    T.thread_id([256])
+    A_s = T.alloc_buffer((256, 32), "uint8", scope="shared", layout=TileLayout(S[256, 32]))
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])

@@ -1,0 +1,21 @@
+# Row 20 (as a program): shared rows 20 halves apart forbid 8-wide vectors; a warp
+# copies 16x16 fp16 with 4-wide ones.
+# agreement: row=20
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def stride20(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (16, 16), "float16")
+    B = T.match_buffer(B_ptr, (16, 16), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((16, 16), "float16", scope="shared", layout=TileLayout(S[(16, 16):(20, 1)]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[:, :], A_s[:, :])

@@ -1,0 +1,21 @@
+# Row 21 (as a program): global columns [3, 19) start 3 elements off alignment:
+# scalar transfers.
+# agreement: row=21
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def offset3(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 32), "float16")
+    B = T.match_buffer(B_ptr, (32, 32), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 16), "float16", scope="shared", layout=TileLayout(S[32, 16]))
+    Tx.warp.copy(A_s[:, :], A[0:32, 3:19])
+    T.cuda.cta_sync()
+    Tx.warp.copy(B[0:32, 3:19], A_s[:, :])

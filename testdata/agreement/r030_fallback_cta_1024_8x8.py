@@ -1,0 +1,21 @@
+# Row 30: 8x8 elements do not divide over 1024 threads: scalar fallback.
+# agreement: row=30
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def small(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 8), "float32")
+    B = T.match_buffer(B_ptr, (8, 8), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([32])
+    T.lane_id([32])
+    T.thread_id([1024])
+    A_s = T.alloc_buffer((8, 8), "float32", scope="shared", layout=TileLayout(S[8, 8]))
+    Tx.cta.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])

@@ -1,0 +1,20 @@
+# Row 46: dispatch="vec_16b" on a 1-element uint16 local <-> shared copy.
+# agreement: row=46
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def forced(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8,), "uint16")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([1])
+    A_s = T.alloc_buffer((8,), "uint16", scope="shared")
+    L = T.alloc_buffer((1,), "uint16", scope="local")
+    Tx.copy(A_s[:], A[:])
+    Tx.copy(A_s[0:1], L[:], dispatch="vec_16b")
+    Tx.copy(L[:], A_s[0:1], dispatch="vec_16b")
+    Tx.copy(A[:], A_s[:])

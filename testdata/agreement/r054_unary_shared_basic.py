@@ -1,0 +1,21 @@
+# Row 54: zero and sqrt of a 32x32 fp16 shared tile at 64 threads.
+# agreement: row=54
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def unary_f16(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 32), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([2])
+    T.lane_id([32])
+    T.thread_id([64])
+    X_s = T.alloc_buffer((32, 32), "float16", scope="shared")
+    Tx.cta.copy(X_s[:, :], A[:, :])
+    Tx.cta.zero(X_s[:, :])
+    Tx.cta.sqrt(X_s[:, :], X_s[:, :])
+    Tx.cta.copy(A[:, :], X_s[:, :])

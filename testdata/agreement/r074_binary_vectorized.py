@@ -1,0 +1,23 @@
+# Row 74: add on 64x32 fp16 shared tiles at 64 threads (vec 8, 4 rounds).
+# agreement: row=74
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def vadd(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 32), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([2])
+    T.lane_id([32])
+    T.thread_id([64])
+    X_s = T.alloc_buffer((64, 32), "float16", scope="shared")
+    Y_s = T.alloc_buffer((64, 32), "float16", scope="shared")
+    Tx.cta.copy(X_s[:, :], A[:, :])
+    Tx.cta.copy(Y_s[:, :], A[:, :])
+    T.cuda.cta_sync()
+    Tx.cta.add(X_s[:, :], X_s[:, :], Y_s[:, :])
+    Tx.cta.copy(A[:, :], X_s[:, :])

@@ -1,0 +1,24 @@
+# Row 80: f32 register fma on sm_100a: packed fma.rz.ftz.f32x2 (vec 2).
+# agreement: row=80
+# agreement: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def fma_packed(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([64])
+    x = T.alloc_local((32,), "float32")
+    y = T.alloc_local((32,), "float32")
+    z = T.alloc_local((32,), "float32")
+    w = T.alloc_local((32,), "float32")
+    Tx.copy(x[:], A[tid, :])
+    Tx.copy(y[:], A[tid, :])
+    Tx.copy(z[:], A[tid, :])
+    Tx.fma(w[:], x[:], y[:], z[:])
+    Tx.copy(A[tid, :], w[:])

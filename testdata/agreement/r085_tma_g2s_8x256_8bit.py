@@ -1,0 +1,82 @@
+# Row 85: the 8x256 TMA load of 8-bit types (128B swizzle).
+# agreement: row=85
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+
+@T.prim_func
+def g2s_i8(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 256), "int8")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    dyn = T.alloc_buffer([2112], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((8, 256), "int8", dyn.data, elem_offset=0, layout=mma_shared_layout("int8", 3, (8, 256)))
+    bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=256)
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 2048)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+
+
+@T.prim_func
+def g2s_u8(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 256), "uint8")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    dyn = T.alloc_buffer([2112], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((8, 256), "uint8", dyn.data, elem_offset=0, layout=mma_shared_layout("uint8", 3, (8, 256)))
+    bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=256)
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 2048)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+
+
+@T.prim_func
+def g2s_e4m3(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 256), "float8_e4m3fn")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    dyn = T.alloc_buffer([2112], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((8, 256), "float8_e4m3fn", dyn.data, elem_offset=0, layout=mma_shared_layout("float8_e4m3fn", 3, (8, 256)))
+    bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=256)
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 2048)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+
+
+@T.prim_func
+def g2s_e5m2(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8, 256), "float8_e5m2")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    dyn = T.alloc_buffer([2112], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((8, 256), "float8_e5m2", dyn.data, elem_offset=0, layout=mma_shared_layout("float8_e5m2", 3, (8, 256)))
+    bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=256)
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 2048)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)

@@ -1,0 +1,27 @@
+# Row 88: 32x512 into an atom layout tiled to (16,256) then (32,512): rank 5, 2 issues.
+# agreement: row=88
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
+from tvm.tirx.cuda.operator.tile_primitive.tma_utils import mma_shared_layout, mma_atom_layout
+
+ATOM = mma_atom_layout("float16", 3).tile_to((16, 256), (8, 64)).tile_to((32, 512), (16, 256))
+
+
+@T.prim_func
+def g2s(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 512), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    dyn = T.alloc_buffer([32832], "uint8", scope="shared.dyn")
+    A_s = T.decl_buffer((32, 512), "float16", dyn.data, elem_offset=0, layout=ATOM)
+    bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=4096)
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 32768)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
