@@ -144,7 +144,22 @@
               (let ((cu (expand-file-name "kernel.cu" work)))
                 (with-current-buffer src
                   (e2e-check (equal (tilels-write-cuda) cu) "tilels-write-cuda names kernel.cu"))
-                (e2e-check (equal (e2e-read cu) expect) "kernel.cu is written, equal to tilels --lower")))
+                (e2e-check (equal (e2e-read cu) expect) "kernel.cu is written, equal to tilels --lower")
+                ;; The server's code action, through eglot's picker.
+                (delete-file cu)
+                (let (offered)
+                  ;; As from the keyboard (a list here means a mouse menu).
+                  (with-current-buffer src
+                    (cl-letf ((last-nonmenu-event ?\r)
+                              ((symbol-function 'completing-read)
+                               (lambda (_prompt choices &rest _)
+                                 (setq offered (mapcar (lambda (c) (if (consp c) (car c) c)) choices))
+                                 (car (member "Write lowered CUDA to kernel.cu" offered)))))
+                      (eglot-code-actions (point-min) (point-max) nil t)))
+                  (e2e-check (member "Write lowered CUDA to kernel.cu" offered)
+                             (format "eglot-code-actions offers %S" offered)))
+                (e2e-check (e2e-wait 15 (lambda () (equal (e2e-read cu) expect)))
+                           "and the action writes kernel.cu")))
 
             ;; 7. Cases: pick one with completing-read.
             (find-file (expand-file-name "cases.py" work))
@@ -202,7 +217,16 @@
               (e2e-check (e2e-wait 15 (lambda () (eq (eglot-current-server) server)))
                          "and is managed by the server"))
 
-            ;; 9. Shutdown: what eglot-shutdown sends (shutdown, exit), but
+            ;; 9. New settings reach the running server.
+            (setq tilels-settings '(:arch "sm_89"))
+            (tilels-send-settings)
+            (with-current-buffer src
+              (e2e-check (e2e-wait 15 (lambda ()
+                                        (with-current-buffer (tilels-show-lowered)
+                                          (string-match-p "// tilels: arch=sm_89" (buffer-string)))))
+                         "tilels-send-settings: the lowered CUDA is for sm_89"))
+
+            ;; 10. Shutdown: what eglot-shutdown sends (shutdown, exit), but
             ;; without its kill of the process right after, so that the
             ;; server's own exit status can be checked.
             (let ((proc (jsonrpc--process server)))

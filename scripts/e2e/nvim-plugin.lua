@@ -205,6 +205,24 @@ local ok, err = pcall(function()
     "and the unmodified kernel.cu buffer is reloaded, once")
   api.nvim_buf_set_lines(src, rline, rline + 1, false, { "ROWS, COLS = 4, 6" })
   vim.cmd("silent write")
+  -- The server's code action does the same.
+  os.remove(cu)
+  local titles
+  local real_select = vim.ui.select
+  vim.ui.select = function(items, o, on_choice)
+    titles = {}
+    for i, it in ipairs(items) do -- {client_id, action} on 0.7, {action, ctx} on 0.11
+      local a = it.action or it[2]
+      table.insert(titles, a.title)
+      if a.title == "Write lowered CUDA to kernel.cu" then return on_choice(it, i) end
+    end
+    on_choice(nil)
+  end
+  vim.lsp.buf.code_action()
+  check(wait(10000, function() return read_file(cu) == cli end),
+    "the code action " .. vim.inspect(titles) .. " writes kernel.cu")
+  check(wait(5000, function() return buf_text(cubuf) .. "\n" == cli end), "and the kernel.cu buffer follows")
+  vim.ui.select = real_select
 
   -- 7. Cases: :TilelsCase lists them (vim.ui.select) and selects the choice.
   vim.cmd("edit " .. vim.fn.fnameescape(work .. "/cases.py"))
@@ -215,7 +233,6 @@ local ok, err = pcall(function()
   local kline = find_line(cases, "Tx%.warp%.copy")
   api.nvim_win_set_cursor(0, { kline + 1, 8 })
   local offered
-  local real_select = vim.ui.select
   vim.ui.select = function(items, o, on_choice)
     offered = vim.tbl_map(o.format_item, items)
     on_choice(items[2], 2)

@@ -123,6 +123,32 @@ async function until(page, what, fn, arg, timeout = 30000) {
   }
 }
 
+/**
+ * Moves the mouse onto box until fn() (run in the page) returns a truthy
+ * value. Monaco now and then drops a hover (the editor re-renders under
+ * the mouse when hints or lenses arrive), so the mouse leaves and comes
+ * back, up to 6 times, each waiting at most 5 s.
+ */
+async function hoverUntil(page, box, what, fn) {
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  for (let attempt = 1; ; attempt++) {
+    await page.mouse.move(x, y + 160);
+    await page.mouse.move(x, y, { steps: 5 });
+    try {
+      const h = await page.waitForFunction(fn, undefined, { timeout: 5000, polling: 100 });
+      if (attempt > 1) {
+        log(`(${what}: shown at attempt ${attempt})`);
+      }
+      return await h.jsonValue();
+    } catch (err) {
+      if (attempt === 6) {
+        throw new Error(`timed out waiting for ${what}: ${err.message.split('\n')[0]}`);
+      }
+    }
+  }
+}
+
 /** Runs a command from the palette by its full title. */
 async function runCommand(page, title) {
   await page.keyboard.press('F1');
@@ -254,9 +280,7 @@ async function main() {
   check(status === 'small_tile · copy: fallback ×2', `status bar "${status}"`);
 
   // Hover on the call: the diagnostic and the server's hover, naming the variant.
-  await page.mouse.move(box.x - 200, box.y + 120);
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
-  const hover = await until(page, 'the hover', () => {
+  const hover = await hoverUntil(page, box, 'the hover', () => {
     const h = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content');
     return h && h.textContent.includes('Tx.warp.copy') && h.textContent.includes('fallback') ? h.innerText : null;
   });
@@ -270,8 +294,7 @@ async function main() {
   // On the call's arguments (no diagnostic there) the hover is the
   // server's alone: the variant and the table of every variant tried.
   const argBox = await textBox(page, 'Tx.warp.copy(A_smem[:, :]', ':]');
-  await page.mouse.move(argBox.x + argBox.width / 2, argBox.y + argBox.height / 2, { steps: 4 });
-  const hover2 = await until(page, 'the hover on the arguments', () => {
+  const hover2 = await hoverUntil(page, argBox, 'the hover on the arguments', () => {
     const h = document.querySelector('.monaco-hover:not(.hidden) .monaco-hover-content');
     if (!h || !h.textContent.includes('Tx.warp.copy')) {
       return null;

@@ -647,14 +647,22 @@ on_attach = function(client, bufnr)
   if M.config.on_attach then M.config.on_attach(client, bufnr) end
 end
 
--- Commands the server's code lenses run, handled here: the lowered view
--- opens in a split (Neovim cannot show the server's tilels-lowered:
--- documents), and a case selection refreshes the lenses and views.
+-- Commands of the server's code lenses and code actions, handled here: the
+-- lowered view opens in a split (Neovim cannot show the server's
+-- tilels-lowered: documents), a written .cu file is reloaded, and a case
+-- selection refreshes the lenses and views.
 client_commands = {
   ['tilels.showLowered'] = function(command, ctx)
     local args = command.arguments or {}
     local src = args[1] and vim.uri_to_bufnr(args[1]) or ctx.bufnr
     M.lowered({ bufnr = src, kind = 'cuda', kernel = args[2] })
+  end,
+  -- The code action "Write lowered CUDA to <name>.cu": written by the
+  -- server, then reloaded and reported as :TilelsWriteCUDA does.
+  ['tilels.writeCUDA'] = function(command, ctx)
+    local args = command.arguments or {}
+    local src = args[1] and vim.uri_to_bufnr(args[1]) or ctx.bufnr
+    M.write_cuda({ bufnr = src, kernel = args[2] })
   end,
   ['tilels.selectCase'] = function(command, ctx)
     local client = vim.lsp.get_client_by_id(ctx.client_id)
