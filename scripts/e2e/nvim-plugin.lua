@@ -83,7 +83,7 @@ local ok, err = pcall(function()
     tilels.setup({ cmd = cmd })
     vim.cmd("edit " .. vim.fn.fnameescape(work .. "/kernel.py"))
     local b = api.nvim_get_current_buf()
-    wait(500, function() return false end)
+    wait(200, function() return #clients_named("tilels") > 0 end)
     local said = vim.tbl_filter(function(n) return n:find(says, 1, true) ~= nil end, notes)
     check(#said == 1 and tilels.client(b) == nil and #clients_named("tilels") == 0,
       "refused " .. cmd[1]:gsub(".*/", "") .. ": " .. (said[1] or vim.inspect(notes)))
@@ -112,7 +112,7 @@ local ok, err = pcall(function()
   vim.cmd("edit " .. vim.fn.fnameescape(work .. "/plain.py"))
   local plain = api.nvim_get_current_buf()
   check(vim.bo[plain].filetype == "python", "plain.py is a python buffer")
-  wait(1500, function() return #clients_named("tilels") > 0 end)
+  wait(500, function() return #clients_named("tilels") > 0 end)
   check(tilels.client(plain) == nil and #clients_named("tilels") == 0,
     "a Python file without the TIRx import does not attach (no server started)")
 
