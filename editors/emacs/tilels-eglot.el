@@ -149,8 +149,9 @@ Eglot manages these buffers with the tilels language server.")
 
 (cl-defmethod eglot-handle-request
   ((_server tilels-eglot-server) (_method (eql workspace/configuration)) &key items)
-  "Answer section \"tilels\" from `tilels-settings' unless the
-workspace configuration has one."
+  "Answer the ITEMS of section \"tilels\" that the workspace lacks.
+The answer is `tilels-settings', unless `eglot-workspace-configuration'
+has a :tilels section."
   (let ((answers (cl-call-next-method)))
     (cl-loop for item across items
              for i from 0
@@ -254,8 +255,9 @@ SUCCESS with the result, or ERROR with the error message."
     buf))
 
 (defun tilels--lowered-text (result kind)
-  "The lowered text of a tilels.lower RESULT, after one line per
-kernel def with several cases naming the case shown."
+  "The KIND (\"cuda\" or \"tirx\") text of a tilels.lower RESULT.
+One line per kernel def with several cases, naming the case shown,
+comes first."
   (let ((comment (if (equal kind "tirx") "# " "// ")))
     (concat
      (mapconcat (lambda (c)
@@ -276,7 +278,7 @@ kernel def with several cases naming the case shown."
       (set-buffer-modified-p nil))))
 
 (defun tilels--mark-stale (buf message)
-  "Keep BUF's last text, with a first line saying why it is stale."
+  "Keep BUF's last text under a first line with MESSAGE, why it is stale."
   (with-current-buffer buf
     (let ((inhibit-read-only t)
           (stale (format "%stilels: not refreshed: %s\n"
@@ -349,9 +351,9 @@ it again refreshes the same buffer.  Returns the buffer."
 
 ;;;###autoload
 (defun tilels-write-cuda (&optional kernel)
-  "Write the lowered CUDA to <name>.cu beside this file (KERNEL alone
-to <name>.KERNEL.cu), through the server's tilels.writeCUDA.  Returns
-the file name."
+  "Write the lowered CUDA to <name>.cu beside this file.
+With KERNEL, that kernel alone to <name>.KERNEL.cu.  Through the
+server's tilels.writeCUDA.  Returns the file name."
   (interactive)
   (let* ((source (tilels--source-buffer))
          (result (tilels--execute source "tilels.writeCUDA" (tilels--lower-args source kernel)))
