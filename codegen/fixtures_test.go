@@ -165,6 +165,7 @@ func fixtures() []fixture {
 		halfTypes(),
 		sharedDyn(),
 		packedF32x2(),
+		packedF32x2Scalar(),
 		clusterIDs(),
 	}, tmaFixtures()...)
 }
@@ -433,6 +434,35 @@ func packedF32x2() fixture {
 		lowered(tile("thread", "copy", full(a), full(y)), "reg", vecCopy(a, y, 8, four, four, 16)),
 	)
 	return fixture{name: "packed_f32x2", opts: cuda.Options{Arch: "sm_100a"},
+		kernels: []cuda.Kernel{{Func: k, Launch: launch(1, 1)}}}
+}
+
+// packedF32x2Scalar: packed f32x2 ops with a scalar operand, used for both
+// lanes (a mul by a constant and an fma with a constant addend): the helper
+// takes that operand as a float (found by the reference-agreement corpus,
+// testdata/agreement/v_ewise_reg_packed_sm100.py: it used to pass the
+// scalar where the helper wanted a pointer, which nvcc rejects).
+func packedF32x2Scalar() fixture {
+	pa, a := paramBuf("A", []int64{32}, f32, rowMajor(32))
+	x := allocBuf("x", []int64{32}, f32, "local", rowMajor(32))
+	f, g := ivar("f"), ivar("f")
+	four := func(f ir.Expr) ir.Expr { return mul(f, c(4)) }
+	k := fn("packed_f32x2_scalar", []*ir.Param{pa},
+		scopeID(ir.CTAID, []int64{1}),
+		scopeID(ir.ThreadID, []int64{1}),
+		alloc(x),
+		lowered(tile("thread", "copy", full(x), full(a)), "reg", vecCopy(x, a, 8, four, four, 16)),
+		lowered(tile("thread", "mul", full(x), full(x), fimm(2, f32)), "reg",
+			loop(f, 16, ir.Serial,
+				eval(call(ir.OpPackedF32x2, ir.DataType{}, str("mul"), str("rz"),
+					flat(x, mul(f, c(2))), flat(x, mul(f, c(2))), fimm(2, f32))))),
+		lowered(tile("thread", "fma", full(x), full(x), full(x), fimm(0.5, f32)), "reg",
+			loop(g, 16, ir.Serial,
+				eval(call(ir.OpPackedF32x2, ir.DataType{}, str("fma"), str("rz"),
+					flat(x, mul(g, c(2))), flat(x, mul(g, c(2))), flat(x, mul(g, c(2))), fimm(0.5, f32))))),
+		lowered(tile("thread", "copy", full(a), full(x)), "reg", vecCopy(a, x, 8, four, four, 16)),
+	)
+	return fixture{name: "packed_f32x2_scalar", opts: cuda.Options{Arch: "sm_100a"},
 		kernels: []cuda.Kernel{{Func: k, Launch: launch(1, 1)}}}
 }
 

@@ -467,16 +467,22 @@ func (k *kernel) call(c *ir.Call) string {
 		if !ok1 || !ok2 {
 			return ""
 		}
-		h, ok := packedF32x2Helper(op, rnd)
-		if !ok {
-			k.fail("%s: unsupported op %q with rounding %q", c.Op, op, rnd)
-			return ""
-		}
 		want := 5
 		if op == "fma" {
 			want = 6
 		}
 		if !k.wantArgs(c, want) {
+			return ""
+		}
+		// A source that is not an address is a scalar for both lanes.
+		var scalar []bool
+		for _, a := range c.Args[3:] {
+			_, isPtr := a.(*ir.AddressOf)
+			scalar = append(scalar, !isPtr)
+		}
+		h, ok := packedF32x2Helper(op, rnd, scalar)
+		if !ok {
+			k.fail("%s: unsupported op %q with rounding %q", c.Op, op, rnd)
 			return ""
 		}
 		return k.callHelper(h, c.Args[2:])

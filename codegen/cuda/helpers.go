@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -329,7 +330,11 @@ func castVec2Helper(src, dst string) (*helper, bool) {
 // mul or fma, rnd a rounding mode ("rn", "rz", "rm", "rp"; empty means the
 // instruction default for add/sub/mul and rn for fma). Every pointer
 // addresses two consecutive floats; ftz is always on (spec §4.4).
-func packedF32x2Helper(op, rnd string) (*helper, bool) {
+// scalar[i] marks source i as an f32 value used for both lanes (TVM's
+// make_float2(s, s)): that parameter is a float, and the helper's name
+// gets a suffix with one letter per source, p (pointer) or s (scalar), so
+// the all-pointer form keeps its name.
+func packedF32x2Helper(op, rnd string, scalar []bool) (*helper, bool) {
 	nsrc := 2
 	switch op {
 	case "add", "sub", "mul":
@@ -351,14 +356,28 @@ func packedF32x2Helper(op, rnd string) (*helper, bool) {
 		instr += "." + rnd
 	}
 	instr += ".ftz.f32x2"
+	if len(scalar) != nsrc {
+		return nil, false
+	}
 	name := "tvm_builtin_ptx_" + strings.ReplaceAll(instr, ".", "_")
+	if slices.Contains(scalar, true) {
+		name += "_"
+		for _, sc := range scalar {
+			name += map[bool]string{false: "p", true: "s"}[sc]
+		}
+	}
 	params := []string{"void* dst"}
 	var b strings.Builder
 	var pack, operands, regs []string
 	for i := range nsrc {
 		c := string(rune('a' + i))
-		params = append(params, "void* "+c)
-		fmt.Fprintf(&b, "  const float2 %s2 = *reinterpret_cast<const float2*>(%s);\n", c, c)
+		if scalar[i] {
+			params = append(params, "float "+c)
+			fmt.Fprintf(&b, "  const float2 %s2 = make_float2(%s, %s);\n", c, c, c)
+		} else {
+			params = append(params, "void* "+c)
+			fmt.Fprintf(&b, "  const float2 %s2 = *reinterpret_cast<const float2*>(%s);\n", c, c)
+		}
 		pack = append(pack, fmt.Sprintf(`      "mov.b64 r%s, {%%%d, %%%d};\n"`, c, 2*i+1, 2*i+2))
 		operands = append(operands, fmt.Sprintf(`"f"(%s2.x), "f"(%s2.y)`, c, c))
 		regs = append(regs, "r"+c)
