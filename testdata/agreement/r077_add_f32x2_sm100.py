@@ -1,6 +1,7 @@
 # Row 77: f32 register add on sm_100a: packed add.rz.ftz.f32x2 (vec 2).
 # agreement: row=77
 # agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx

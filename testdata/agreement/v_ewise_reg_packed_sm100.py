@@ -1,5 +1,6 @@
 # Variation: packed f32x2 on sm_100a for sub/mul and a warp fragment add.
 # agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx

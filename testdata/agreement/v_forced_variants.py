@@ -1,5 +1,4 @@
-# Variation: forced fallback, reg and smem variants on calls a faster or other
-# variant would take.
+# Variation: forced fallback, reg, smem and vec_auto variants.
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 from tvm.tirx.layout import S, TileLayout, ComposeLayout, SwizzleLayout, laneid, tid_in_wg, tx
@@ -17,6 +16,6 @@ def forced(A_ptr: T.handle):
     R = T.alloc_buffer((32, 32), "float32", scope="local", layout=TileLayout(S[(32, 32):(1 @ laneid, 1)]))
     Tx.warp.copy(A_s[:, :], A[:, :], dispatch="fallback")
     T.cuda.warp_sync()
-    Tx.warp.copy(R[:, :], A_s[:, :], dispatch="fallback")
+    Tx.warp.copy(R[:, :], A_s[:, :], dispatch="reg")
     Tx.warp.exp(A_s[:, :], A_s[:, :], dispatch="smem")
     Tx.warp.copy(A[:, :], A_s[:, :], dispatch="vec_auto")

@@ -1,4 +1,8 @@
-# Row 95: 32x64 into a transposed tile S[(32,64):(1,32)]: one element per issue.
+# Row 95: 32x64 into a transposed tile S[(32,64):(1,32)]: PRE's planner issues one
+# element per instruction (box 1x1, 2048 issues). The descriptor breaks the
+# 16-byte inner-box rule, so tilels's code generator rejects the kernel; the
+# warp-scope copy_async (rejected: single thread only) keeps the CI compile gate,
+# which compiles kernels whose calls all lower, away from it.
 # agreement: row=95
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -11,6 +15,8 @@ def g2s(A_ptr: T.handle):
     A = T.match_buffer(A_ptr, (32, 64), "float16")
     T.device_entry()
     T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
     tid = T.thread_id([128])
     dyn = T.alloc_buffer([4160], "uint8", scope="shared.dyn")
     A_s = T.decl_buffer((32, 64), "float16", dyn.data, elem_offset=0, layout=TileLayout(S[(32, 64):(1, 32)]))
@@ -23,3 +29,4 @@ def g2s(A_ptr: T.handle):
         Tx.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
         T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 4096)
     T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+    Tx.warp.copy_async(A_s[:, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
