@@ -23,6 +23,12 @@ package cuda
 // (TVM passes num pointers and takes the first fitting grouping, sorted
 // first); when every fitting grouping is gapped it declines with its own
 // reason ("register fragments [...] are not consecutive").
+//
+// Symbolic region starts (a loop variable in a slice) are sliced at 0 and
+// add their memory-axis offset to the lane's shared address (before the
+// swizzle) or to the register pointer, as TVM's layout.apply carries the
+// symbolic slice offset; a start tilels cannot slice (symOffsets) declines
+// like the other copy variants.
 
 import (
 	"fmt"
@@ -73,9 +79,19 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	ri := regSide(c)
 	rg, ok1 := constRegion(c, ri)
 	sg, ok2 := constRegion(c, 1-ri)
-	if !ok1 || !ok2 || !rg.static || !sg.static {
+	if !ok1 || !ok2 {
 		return nil, c.Declinef(c.Span(), "non-constant region (tilels needs constant region bounds)")
 	}
+	for i, g := range [2]region{rg, sg} {
+		if _, ok := symOffsets(g); !ok {
+			arg := ri
+			if i == 1 {
+				arg = 1 - ri
+			}
+			return nil, c.Declinef(c.ArgSpan(arg), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.r))
+		}
+	}
+	rSym, sSym := memSym(rg), memSym(sg)
 	ld := ri == 0 // smem -> reg
 	span := c.Span()
 	rsl, _ := sliceLayout(rg)
@@ -200,13 +216,20 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	var stmts []ir.Stmt
 	for mm := range mOuter {
 		tileOff := applyExpr(ch.s, []ir.Expr{warpIdx, cst(0), cst(0), cst(mm), seg4, cst(0)}, shape)
+		if sSym != nil {
+			tileOff = ir.AddE(tileOff, sSym)
+		}
 		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, cst(8)), cst(ch.p)))
 		if sw != nil {
 			logical = swizzleExpr(sw, logical)
 		}
 		handles := fragmentHandlesAt(ch, mm)
+		var reg ir.Expr = cst(handles[0])
+		if rSym != nil {
+			reg = ir.AddE(reg, rSym)
+		}
 		call := &ir.Call{Op: op, Args: []ir.Expr{cst(ch.num), cst(trans), ptrOff(sg.buf, logical, span),
-			ptrOff(rg.buf, cst(handles[0]), span)}, Span: span}
+			ptrOff(rg.buf, reg, span)}, Span: span}
 		stmts = append(stmts, &ir.Evaluate{X: call, Span: span})
 	}
 	name := "stmatrix"

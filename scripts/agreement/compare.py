@@ -10,7 +10,7 @@ import re
 import causes
 import trace
 
-FIELDS = ["variant", "vec", "outer", "tma", "text", "access"]
+FIELDS = ["variant", "vec", "outer", "tma", "text", "access", "declines"]
 TMA_KEYS = ["direction", "rank", "dtype", "global_dims", "global_strides", "box", "element_strides", "interleave", "swizzle",
             "l2_promotion", "oob_fill", "issues"]
 
@@ -226,6 +226,13 @@ def compare_call(tc, rc, tseg, rseg, tctx=None, rctx=None):
         out["fields"]["outer"] = tc.get("outer") == rc.get("outer")
     if tc.get("tma") or rc.get("tma"):
         out["fields"]["tma"] = _tma_view(tc.get("tma")) == _tma_view(rc.get("tma"))
+    td = {d["variant"]: d["reason"] for d in tc.get("declined") or [] if d.get("variant")}
+    rd = {d["variant"]: d["reason"] for d in rc.get("declined") or [] if d.get("variant")}
+    common = sorted(set(td) & set(rd))
+    if common:
+        out["fields"]["declines"] = all(td[v] == rd[v] for v in common)
+        if not out["fields"]["declines"]:
+            out["declines_diff"] = [(v, rd[v], td[v]) for v in common if td[v] != rd[v]]
     if tseg is not None and rseg is not None:
         out["t_text"], out["r_text"] = normalize(tseg), normalize(rseg)
         out["fields"]["text"] = out["t_text"] == out["r_text"]
@@ -241,7 +248,7 @@ def compare_call(tc, rc, tseg, rseg, tctx=None, rctx=None):
                         repr(x) for x in list((rt - tt).keys())[:3]]
             else:
                 out["access_error"] = terr or rerr
-    out["agree"] = all(v for k, v in out["fields"].items() if k not in ("text", "access"))
+    out["agree"] = all(v for k, v in out["fields"].items() if k not in ("text", "access", "declines"))
     return out
 
 
@@ -344,7 +351,8 @@ def render(result, ref):
         label = {"variant": "variant (both reject counts as agreement)", "vec": "vec (calls where both chose a variant)",
                  "outer": "outer (calls where both chose a variant)", "tma": "TMA encode arguments and issue count",
                  "text": "normalized kernel text (calls both lowered to CUDA)",
-                 "access": "memory accesses of the call's CUDA, every thread (calls whose text differs)"}[f]
+                 "access": "memory accesses of the call's CUDA, every thread (calls whose text differs)",
+                 "declines": "decline reasons of the variants both tools tried"}[f]
         w(f"- {label}: {a} / {n}")
     w(f"- disagreements by class: " + ", ".join(
         f"{k}: {v}" for k, v in sorted(_count_classes(result).items())))

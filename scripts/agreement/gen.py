@@ -1106,6 +1106,30 @@ add(Program("v_warp_scope_multiwarp", "Variation: warp-scope elementwise and cop
                 "Tx.warp.copy(A[wid * 32:wid * 32 + 32, :], A_s[wid * 32:wid * 32 + 32, :])",
             ])]))
 
+add(Program("v_ldstmatrix_loop_region", "Variation: ldmatrix/stmatrix between a register fragment and shared column\nblocks chosen by a loop variable (row-major and 128B-swizzled tiles).",
+            [Kernel("cols", [("A", (16, 64), "float16")], ids("warp", 32), [
+                'A_s = T.alloc_buffer((16, 64), "float16", scope="shared")',
+                'a = T.alloc_buffer((16, 32), "float16", scope="local", layout=TileLayout(S[(2, 8, 4, 4, 2):(2, 4 @ laneid, 4, 1 @ laneid, 1)]))',
+                "Tx.warp.copy(A_s[:, :], A[:, :])",
+                "T.cuda.warp_sync()",
+                "for j in range(2):",
+                "    Tx.warp.copy(a[:, :], A_s[:, j * 32:j * 32 + 32])",
+                "    Tx.warp.copy(A_s[:, j * 32:j * 32 + 32], a[:, :])",
+                "T.cuda.warp_sync()",
+                "Tx.warp.copy(A[:, :], A_s[:, :])",
+            ]),
+             Kernel("cols_swz", [("A", (16, 64), "float16")], ids("warp", 32), [
+                 'A_s = T.alloc_buffer((16, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (16, 64)))',
+                 'a = T.alloc_buffer((16, 16), "float16", scope="local", layout=TileLayout(S[(2, 8, 2, 4, 2):(2, 4 @ laneid, 4, 1 @ laneid, 1)]))',
+                 "Tx.warp.copy(A_s[:, :], A[:, :])",
+                 "T.cuda.warp_sync()",
+                 "for j in range(4):",
+                 "    Tx.warp.copy(a[:, :], A_s[:, j * 16:j * 16 + 16])",
+                 "    Tx.warp.copy(A_s[:, j * 16:j * 16 + 16], a[:, :])",
+                 "T.cuda.warp_sync()",
+                 "Tx.warp.copy(A[:, :], A_s[:, :])",
+             ])]))
+
 
 def main():
     if os.path.isdir(OUT):

@@ -271,7 +271,15 @@ def _wrap_case(case):
 
     def wrapped(op_call, sctx):
         STATE["attempt"] = {}
-        res = impl(op_call, sctx)
+        try:
+            res = impl(op_call, sctx)
+        except m_dispatcher.DispatchFail as e:
+            STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(str(e))
+            raise
+        except Exception as e:
+            STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(
+                f"exception — {type(e).__name__}: {e}")
+            raise
         att = STATE["attempt"] or {}
         STATE["attempt"] = None
         rec = STATE["current"]
@@ -302,8 +310,7 @@ def _wrap_case(case):
         def ev(op_call, sctx, _orig=orig, _name=p.name):
             ok, reason = _orig(op_call, sctx)
             if not ok:
-                STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(
-                    f"{_name} — {reason}" if reason else _name)
+                STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(reason or _name)
             return ok, reason
 
         p.evaluate = ev
@@ -340,8 +347,10 @@ def _run_dispatch_rec(op_call, sctx):
     except Exception as e:  # record, then keep lowering the rest of the kernel
         msg = str(e)
         rec["error"] = msg
-        rec["declined"] = _declines_from_table(msg)
-        rec.pop("_rej", None)
+        rej = rec.pop("_rej", {})
+        rec["declined"] = [{"variant": v, "reason": "; ".join(r)} for v, r in rej.items()] or _declines_from_table(msg)
+        if msg.splitlines() and msg.splitlines()[-1].startswith("no "):
+            rec["declined"] = _declines_from_table(msg)
         if STATE["calls"] is not None:
             STATE["calls"].append(rec)
         if STATE["markers"]:
