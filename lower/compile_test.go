@@ -75,7 +75,7 @@ func TestGeneratedCUDACompiles(t *testing.T) {
 				if len(ks) == 0 {
 					t.Skip("no kernel lowers completely")
 				}
-				cu, err := Harness(ks, Options{Arch: arch})
+				cu, err := Harness(res.File, ks, Options{Arch: arch})
 				var u *harness.Unsupported
 				if errors.As(err, &u) {
 					t.Logf("%s: no harness (%v): compiling the kernels alone", arch, u)

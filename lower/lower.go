@@ -10,6 +10,7 @@
 package lower
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 
@@ -278,12 +279,32 @@ func TIRx(ks []*Kernel) string {
 	return b.String()
 }
 
+// Symbols returns, for each kernel of ks, the name of its CUDA function
+// without "_kernel" ("copy" for copy_kernel, "copy_case3"; "copy_1" for
+// copy_kernel_1 when two printed kernels would share a name), which is also
+// the name the harness reports it under. The names are those of a .cu file
+// printed for exactly ks.
+func Symbols(ks []*Kernel) []string {
+	in := make([]cuda.Kernel, len(ks))
+	for i, k := range ks {
+		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
+	}
+	kernels, _ := cuda.Symbols(in)
+	out := make([]string, len(ks))
+	for i, n := range kernels {
+		name := in[i].Func.Name
+		out[i] = name + strings.TrimPrefix(n, name+"_kernel")
+	}
+	return out
+}
+
 // Harness prints the .cu file of ks followed by a self-checking main()
 // (codegen/harness): random inputs, each kernel launched through its
 // launcher and compared with its host reference. A kernel with a call no
 // variant lowers, or with a construct the reference does not model, is an
-// error; a *harness.Unsupported carries the span to report.
-func Harness(ks []*Kernel, opts Options) (string, error) {
+// error; a *harness.Unsupported carries the span to report. f is the file
+// the kernels come from (messages name its lines).
+func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
 	for _, k := range ks {
 		for _, c := range k.Calls {
 			if c.Variant == "" {
@@ -299,10 +320,15 @@ func Harness(ks []*Kernel, opts Options) (string, error) {
 	for i, k := range ks {
 		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
 	}
-	launchers := cuda.LaunchNames(in)
+	_, launchers := cuda.Symbols(in)
+	names := Symbols(ks)
+	where := func(sp source.Span) string {
+		line, _ := f.Position(sp.Start)
+		return fmt.Sprintf("line %d", line)
+	}
 	hk := make([]harness.Kernel, len(ks))
 	for i, k := range ks {
-		hk[i] = harness.Kernel{Name: in[i].Func.Name, Func: k.Func, Launch: k.Launch, Launcher: launchers[i]}
+		hk[i] = harness.Kernel{Name: names[i], Func: k.Func, Launch: k.Launch, Launcher: launchers[i], Where: where}
 	}
 	h, err := harness.Print(hk)
 	if err != nil {

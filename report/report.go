@@ -29,7 +29,11 @@ type Document struct {
 // Kernel is one kernel record.
 type Kernel struct {
 	Name string `json:"name"`
-	Line int    `json:"line"`
+	// Symbol is the kernel's CUDA function name without "_kernel"
+	// (lower.Symbols; the harness reports it under this name); null for an
+	// unresolved kernel.
+	Symbol *string `json:"symbol"`
+	Line   int     `json:"line"`
 	// Case maps each bound parameter to its value as a Python literal.
 	Case   map[string]string `json:"case"`
 	CaseID *string           `json:"case_id"`
@@ -117,9 +121,22 @@ func Build(r *lower.Result, ks []*lower.Kernel) *Document {
 		ks = r.Records()
 	}
 	doc := &Document{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
+	var printed []*lower.Kernel
+	for _, k := range ks {
+		if k.Lowered != nil {
+			printed = append(printed, k)
+		}
+	}
+	symbols := map[*lower.Kernel]string{}
+	for i, s := range lower.Symbols(printed) {
+		symbols[printed[i]] = s
+	}
 	for _, k := range ks {
 		line, _ := r.File.Position(k.Span.Start)
 		kj := Kernel{Name: k.Name, Line: line, Case: k.Case, Needs: k.Needs, Calls: []Call{}, Diagnostics: diags(r.File, k.Diags)}
+		if s, ok := symbols[k]; ok {
+			kj.Symbol = &s
+		}
 		if k.CaseID != "" {
 			id := k.CaseID
 			kj.CaseID = &id

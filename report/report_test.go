@@ -94,7 +94,17 @@ func TestSchema(t *testing.T) {
 					t.Errorf("%s: needs is empty: %v", name, km)
 				}
 			}
-			for _, key := range []string{"name", "line", "case", "case_id", "needs", "calls", "diagnostics"} {
+			// symbol is null exactly for an unresolved kernel, and names the
+			// CUDA function: the kernel's name, with _case<i> for one of
+			// several cases.
+			if sym, ok := km["symbol"].(string); ok != (needs == nil) {
+				t.Errorf("%s: symbol %v with needs %v", name, km["symbol"], needs)
+			} else if ok && !strings.HasPrefix(sym, km["name"].(string)) {
+				t.Errorf("%s: symbol %q does not start with the kernel name %q", name, sym, km["name"])
+			} else if ok && km["case"] == nil && strings.Contains(sym, "_case") {
+				t.Errorf("%s: symbol %q and case %v disagree", name, sym, km["case"])
+			}
+			for _, key := range []string{"name", "symbol", "line", "case", "case_id", "needs", "calls", "diagnostics"} {
 				if _, ok := km[key]; !ok {
 					t.Errorf("%s: kernel lacks %q", name, key)
 				}

@@ -167,7 +167,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "tilels: --harness: no kernel of %s lowers completely\n", *lowerFile)
 				return 1
 			}
-			s, err = lower.Harness(checked, opts)
+			s, err = lower.Harness(f, checked, opts)
 		} else {
 			s, err = lower.CUDA(ks, opts)
 		}
@@ -212,6 +212,25 @@ func unlowered(k *lower.Kernel) (source.Span, bool) {
 // writeAtomic writes data to a temporary file in the target's directory and
 // renames it into place, so readers never see a partial file.
 func writeAtomic(path string, data []byte) error {
+	// A device, pipe or socket (-o /dev/null, -o /dev/stdout) is written in
+	// place: renaming a file over it would replace the device node.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("write %s: is a directory", path)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return fmt.Errorf("write %s: %w", path, werr)
+		}
+		return nil
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {

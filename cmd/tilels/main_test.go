@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,6 +127,40 @@ func TestAtomicOutput(t *testing.T) {
 	// An unwritable destination fails with exit 2 and leaves nothing.
 	if code, _, _ := runCLI("--lower", example, "-o", filepath.Join(dir, "missing", "k.cu")); code != 2 {
 		t.Errorf("write into a missing directory: exit %d, want 2", code)
+	}
+}
+
+// -o onto something that is not a regular file (a pipe here, /dev/null in
+// CI scripts) writes into it instead of renaming a file over it.
+func TestOutputToPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "out.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		data, _ := os.ReadFile(fifo)
+		got <- data
+	}()
+	if code, _, stderr := runCLI("--lower", example, "-o", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if data := <-got; !strings.Contains(string(data), "__global__") {
+		t.Errorf("the pipe's reader got %d bytes without the kernel", len(data))
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", fi.Mode(), err)
+	}
+}
+
+// --harness appends a main() that checks the kernels; it needs --emit cuda.
+func TestHarnessFlag(t *testing.T) {
+	code, out, stderr := runCLI("--lower", example, "--harness")
+	if code != 0 || !strings.Contains(out, "int main(") || !strings.Contains(out, "tilels_ref_0") {
+		t.Fatalf("exit %d, stderr %q, main present: %v", code, stderr, strings.Contains(out, "int main("))
+	}
+	if code, _, stderr := runCLI("--lower", example, "--harness", "--emit", "tirx"); code != 2 || !strings.Contains(stderr, "--harness needs --emit cuda") {
+		t.Errorf("--harness --emit tirx: exit %d, %q", code, stderr)
 	}
 }
 

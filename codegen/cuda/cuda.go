@@ -111,11 +111,12 @@ func symbols(fns []Kernel) (n *names.Namer, kernels, launchers []string) {
 	return n, kernels, launchers
 }
 
-// LaunchNames returns the C names Print gives the kernels' launchers
-// (extern "C" int <name>(<pointers>, cudaStream_t)), in order.
-func LaunchNames(fns []Kernel) []string {
-	_, _, l := symbols(fns)
-	return l
+// Symbols returns the C names Print gives the kernels (<name>_kernel) and
+// their launchers (extern "C" int <name>_launch(<pointers>, cudaStream_t)),
+// in order; a name taken by an earlier kernel gets a _1, _2, ... suffix.
+func Symbols(fns []Kernel) (kernels, launchers []string) {
+	_, k, l := symbols(fns)
+	return k, l
 }
 
 // Print renders the kernels as one .cu file.

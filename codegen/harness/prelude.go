@@ -61,7 +61,28 @@ struct Buf {
   const Layout* L;  // nullptr: row-major over shape
   long long eoff;
   int global;
+  // Shadow state, one entry per storage byte (nullptr where not kept):
+  // def is 1 where the byte holds a value the program computed (inputs
+  // are defined; shared and register storage starts undefined); for shared
+  // storage, ep/who/site are the barrier epoch, actor and call site of the
+  // last write (the data-race check).
+  long long bytes;
+  unsigned char* def;
+  int* ep;
+  int* who;
+  int* site;
 };
+
+// The race check's clock: tl_epoch grows at every barrier (and after an
+// elementwise call on shared memory, which ends with one); tl_actor is the
+// thread (>= 0) or the collective call instance (< 0) accessing memory;
+// tl_site indexes tl_sites, the call site of the statement running.
+inline int tl_epoch = 1;
+inline int tl_actor = 0;
+inline int tl_seq = 0;
+inline int tl_site = 0;
+inline const char* const* tl_sites = nullptr;
+inline char tl_race[512] = "";
 
 struct Region {
   const Buf* b;
@@ -155,7 +176,52 @@ inline unsigned char* tl_addr(const Buf& b, const long long* idx, long long r, i
   }
   if (b.tstride == 0) t = 0;
   if (t < 0 || t >= nthreads) tl_die("an element maps to a thread outside the CTA", b.name);
-  return b.data + t * b.tstride + (b.eoff + m) * b.esize;
+  long long off = t * b.tstride + (b.eoff + m) * b.esize;
+  if (off < 0 || off + b.esize > b.bytes) tl_die("an access falls outside the buffer's storage", b.name);
+  return b.data + off;
+}
+
+// tl_actor_name describes an actor for a race report.
+inline void tl_actor_name(int who, char* out, size_t n) {
+  if (who >= 0) snprintf(out, n, "thread %d", who);
+  else snprintf(out, n, "a tile call");
+}
+
+// tl_check records the first data race on shared memory: an access to a
+// byte that another actor wrote since the last barrier. A write (nv: the
+// bytes about to be stored) that stores the value already there is not
+// reported: several warps filling a tile with the same data is common
+// and harmless.
+inline void tl_check(const Buf& b, const unsigned char* p, const unsigned char* nv) {
+  if (!b.ep) return;
+  long long o = p - b.data;
+  for (int i = 0; i < b.esize; i++) {
+    if (b.ep[o + i] == tl_epoch && b.who[o + i] != tl_actor && !tl_race[0] && !(nv && memcmp(p, nv, b.esize) == 0)) {
+      char w[32], a[32];
+      tl_actor_name(b.who[o + i], w, sizeof w);
+      tl_actor_name(tl_actor, a, sizeof a);
+      snprintf(tl_race, sizeof tl_race, "%s (shared byte %lld) is written by %s at %s and %s by %s at %s with no barrier between",
+               b.name, o + i, w, tl_sites[b.site[o + i]], nv ? "written" : "read", a, tl_sites[tl_site]);
+    }
+    if (nv) {
+      b.ep[o + i] = tl_epoch;
+      b.who[o + i] = tl_actor;
+      b.site[o + i] = tl_site;
+    }
+  }
+}
+
+// tl_defined reports whether every byte at p holds a computed value.
+inline int tl_defined(const Buf& b, const unsigned char* p) {
+  if (!b.def) return 1;
+  const unsigned char* d = b.def + (p - b.data);
+  for (int i = 0; i < b.esize; i++)
+    if (!d[i]) return 0;
+  return 1;
+}
+
+inline void tl_set_defined(const Buf& b, unsigned char* p, int v) {
+  if (b.def) memset(b.def + (p - b.data), v, b.esize);
 }
 
 // tl_at is tl_addr for a direct access b[idx...] by thread t.
@@ -314,6 +380,27 @@ inline void tl_nan_bits(DType dt, unsigned char* p) {
   }
 }
 
+// tl_rd is a scalar statement's load (race-checked); tl_wr its store,
+// which defines the element.
+inline double tl_rd(const Buf& b, const unsigned char* p) {
+  tl_check(b, p, nullptr);
+  return tl_load(b, p);
+}
+
+// tl_put stores the value whose bytes are v (race-checked) with the given
+// definedness.
+inline void tl_put(const Buf& b, unsigned char* p, const unsigned char* v, int def) {
+  tl_check(b, p, v);
+  memcpy(p, v, b.esize);
+  tl_set_defined(b, p, def);
+}
+
+inline void tl_wr(const Buf& b, unsigned char* p, double x) {
+  unsigned char v[16];
+  tl_store(b, v, x);
+  tl_put(b, p, v, 1);
+}
+
 inline void tl_unflatten(long long k, const Region& r, long long* idx) {
   for (int d = r.rank - 1; d >= 0; d--) {
     idx[d] = r.mn[d] + k % r.ext[d];
@@ -347,21 +434,27 @@ inline void tl_copy(const Region& dst, const Region& src, int leader, int nt, in
     tl_unflatten(k, dst, di);
     tl_unflatten(k, src, si);
     if (dst.b->global && !tl_inside(*dst.b, di)) continue;
+    int def = 1;
     if (src.b->global && !tl_inside(*src.b, si)) {
       if (nanfill) tl_nan_bits(src.b->dt, tmp);
       else memset(tmp, 0, sizeof tmp);
     } else {
-      memcpy(tmp, tl_addr(*src.b, si, 0, leader, nt), src.b->esize);
+      const unsigned char* p = tl_addr(*src.b, si, 0, leader, nt);
+      tl_check(*src.b, p, nullptr);
+      def = tl_defined(*src.b, p);
+      memcpy(tmp, p, src.b->esize);
     }
     if (reduce) {
       double s = tl_load(*src.b, tmp);
       tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) {
         double d = tl_load(*dst.b, p);
-        tl_store(*dst.b, p, reduce == 1 ? d + s : reduce == 2 ? std::min(d, s) : std::max(d, s));
+        unsigned char v[16];
+        tl_store(*dst.b, v, reduce == 1 ? d + s : reduce == 2 ? std::min(d, s) : std::max(d, s));
+        tl_put(*dst.b, p, v, def && tl_defined(*dst.b, p));
       });
       continue;
     }
-    tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { memcpy(p, tmp, dst.b->esize); });
+    tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_put(*dst.b, p, tmp, def); });
   }
 }
 
@@ -386,6 +479,7 @@ inline void tl_ewise(const Region& dst, const Operand* srcs, int ns, int leader,
       kk /= dst.ext[d];
       di[d] = dst.mn[d] + li[d];
     }
+    int def = 1;
     for (int s = 0; s < ns; s++) {
       const Region* r = srcs[s].r;
       if (!r) { vals[s] = srcs[s].v; continue; }
@@ -397,10 +491,14 @@ inline void tl_ewise(const Region& dst, const Operand* srcs, int ns, int leader,
           si[j] = r->mn[j] + ((r->ext[j] == 1 || d < 0) ? 0 : li[d]);
         }
       }
-      vals[s] = tl_load(*r->b, tl_addr(*r->b, si, 0, leader, nt));
+      const unsigned char* p = tl_addr(*r->b, si, 0, leader, nt);
+      tl_check(*r->b, p, nullptr);
+      def = def && tl_defined(*r->b, p);
+      vals[s] = tl_load(*r->b, p);
     }
-    double out = fn(vals);
-    tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_store(*dst.b, p, out); });
+    unsigned char v[16];
+    tl_store(*dst.b, v, fn(vals));
+    tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_put(*dst.b, p, v, def); });
   }
 }
 

@@ -78,6 +78,8 @@ type gen struct {
 	// its break array.
 	mask      string
 	stop, brk string
+
+	sites []string // call sites, for race reports
 }
 
 type varInfo struct {
@@ -137,22 +139,29 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			}
 		}
 	}
-	g.line("static void %s(unsigned char* const* arg) {", fname)
+	g.line("static void %s(unsigned char* const* arg, unsigned char* const* argdef) {", fname)
 	g.indent++
 	g.line("using namespace tilels_ref;")
 	g.line("constexpr int NT = %d;", g.nt)
+	g.line("tl_sites = %s_sites;", fname)
+	g.line("tl_race[0] = 0;")
+	g.sites = []string{"kernel " + k.Name}
 	arg := 0
 	for _, p := range fn.Params {
 		switch {
 		case p.Buf != nil:
-			g.declBuf(p.Buf, fmt.Sprintf("arg[%d]", arg), "0", 1)
+			b := p.Buf
+			bytes := (b.ElemOffset + storageElems(b)) * int64(b.Dtype.Bytes())
+			g.declBuf(b, fmt.Sprintf("arg[%d]", arg), "0", 1, strconv.FormatInt(bytes, 10), fmt.Sprintf("argdef[%d]", arg), "")
 			arg++
 		default:
 			g.fail(p.Span, "scalar kernel parameter %s: the harness cannot choose its value", p.Var.Name)
 		}
 	}
 	// Every allocation and view, declared once: shared storage is per CTA
-	// (cleared when a CTA starts), register storage per thread.
+	// (its values undefined again when a CTA starts), register storage per
+	// thread. Shared storage keeps the race check's shadow (never reset:
+	// epochs only grow).
 	var resets []string
 	walk(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
@@ -160,19 +169,23 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			b := s.Buf
 			elems := storageElems(b)
 			store := g.names.Fresh("st_" + b.Name)
+			def := g.names.Fresh("def_" + b.Name)
 			bytes := elems * int64(b.Dtype.Bytes())
 			switch {
 			case strings.HasPrefix(b.Scope, "shared"):
-				g.line("std::vector<unsigned char> %s(%d);", store, bytes)
-				g.declBuf(b, store+".data()", "0", 0)
+				race := g.names.Fresh("race_" + b.Name)
+				g.line("std::vector<unsigned char> %s(%d), %s(%d);", store, bytes, def, bytes)
+				g.line("std::vector<int> %s(3 * %dLL);", race, bytes)
+				g.declBuf(b, store+".data()", "0", 0, strconv.FormatInt(bytes, 10), def+".data()",
+					fmt.Sprintf("%s.data(), %s.data() + %d, %s.data() + %d", race, race, bytes, race, 2*bytes))
 			case b.Scope == "local":
-				g.line("std::vector<unsigned char> %s(NT * %dLL);", store, bytes)
-				g.declBuf(b, store+".data()", strconv.FormatInt(bytes, 10), 0)
+				g.line("std::vector<unsigned char> %s(NT * %dLL), %s(NT * %dLL);", store, bytes, def, bytes)
+				g.declBuf(b, store+".data()", strconv.FormatInt(bytes, 10), 0, fmt.Sprintf("NT * %dLL", bytes), def+".data()", "")
 			default:
 				g.fail(s.Span, "an allocation in scope %q is not modelled", b.Scope)
 				return
 			}
-			resets = append(resets, store)
+			resets = append(resets, def)
 		case *ir.Decl:
 			b := s.Buf
 			base := b.Base
@@ -185,7 +198,13 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 				g.fail(s.Span, "decl_buffer %s views %s before its declaration", b.Name, base.Name)
 				return
 			}
-			g.declBuf(b, fmt.Sprintf("%s.data + %s.eoff * %s.esize", bn, bn, bn), bn+".tstride", -1)
+			off := fmt.Sprintf("%s.eoff * %s.esize", bn, bn)
+			shadow := ""
+			if strings.HasPrefix(base.Scope, "shared") {
+				shadow = fmt.Sprintf("%s.ep + %s, %s.who + %s, %s.site + %s", bn, off, bn, off, bn, off)
+			}
+			g.declBuf(b, fmt.Sprintf("%s.data + %s", bn, off), bn+".tstride", -1, fmt.Sprintf("%s.bytes - %s", bn, off),
+				fmt.Sprintf("%s.def + %s", bn, off), shadow)
 		}
 	})
 	if g.err != nil {
@@ -197,6 +216,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 	g.line("for (long long bx = 0; bx < %d; bx++) {", max(l.Grid[0], 1))
 	g.indent++
 	g.line("(void)bx; (void)by; (void)bz;")
+	g.line("tl_epoch++;")
 	for _, s := range resets {
 		g.line("std::fill(%s.begin(), %s.end(), 0);", s, s)
 	}
@@ -208,7 +228,22 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 	if g.err != nil {
 		return "", g.err
 	}
-	return g.b.String(), nil
+	sites := make([]string, len(g.sites))
+	for i, st := range g.sites {
+		sites[i] = strconv.Quote(st)
+	}
+	return fmt.Sprintf("static const char* const %s_sites[] = {%s};\n\n", fname, strings.Join(sites, ", ")) + g.b.String(), nil
+}
+
+// site registers the call site of s ("line 14: Tx.cta.copy") and returns
+// its index in the kernel's site table.
+func (g *gen) site(span source.Span, what string) int {
+	where := "?"
+	if g.k.Where != nil {
+		where = g.k.Where(span)
+	}
+	g.sites = append(g.sites, where+": "+what)
+	return len(g.sites) - 1
 }
 
 // storageElems is the number of storage elements b needs per thread (for
@@ -220,10 +255,11 @@ func storageElems(b *ir.Buffer) int64 {
 	return layout.SpanOf(b.Layout, layout.M)
 }
 
-// declBuf declares the Buf of b over data; global is 1 for a parameter, 0
-// otherwise, -1 for a view (inherits nothing: views of parameters are not
-// made).
-func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int) {
+// declBuf declares the Buf of b over data: global is 1 for a parameter (a
+// tensor TMA regions may leave), 0 otherwise (-1 for a view); bytes bounds
+// the storage; def is its definedness shadow; race the shared race-check
+// shadow ("" for none).
+func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int, bytes, def, race string) {
 	name := g.names.Name(b, "b_"+b.Name)
 	g.bufs[b] = name
 	lay := g.layoutConst(b)
@@ -237,8 +273,11 @@ func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int) {
 	if len(b.Shape) > 8 {
 		g.fail(b.Span, "buffer %s has rank %d (the reference handles up to 8)", b.Name, len(b.Shape))
 	}
-	g.line("Buf %s = {%q, %s, %s, %s, %d, %d, {%s}, %s, %d, %d};", name, b.Name, data, tstride, dtypeEnum(b.Dtype),
-		b.Dtype.Bytes(), len(b.Shape), strings.Join(shape, ", "), lay, b.ElemOffset, global)
+	if race == "" {
+		race = "nullptr, nullptr, nullptr"
+	}
+	g.line("Buf %s = {%q, %s, %s, %s, %d, %d, {%s}, %s, %d, %d, %s, %s, %s};", name, b.Name, data, tstride, dtypeEnum(b.Dtype),
+		b.Dtype.Bytes(), len(b.Shape), strings.Join(shape, ", "), lay, b.ElemOffset, global, bytes, def, race)
 	g.line("(void)%s;", name)
 	if !dtypeOK(b.Dtype) {
 		g.fail(b.Span, "buffer %s has dtype %s, which the reference does not model", b.Name, b.Dtype)
@@ -409,6 +448,7 @@ func (g *gen) stmts(ss []ir.Stmt) {
 func (g *gen) perThread() {
 	g.line("for (int t = 0; t < NT; t++) if (%s) {", g.guard("t"))
 	g.indent++
+	g.line("tl_actor = t;")
 }
 
 func (g *gen) end() {
@@ -450,8 +490,9 @@ func (g *gen) stmt(s ir.Stmt) {
 			g.fail(s.Span, "a direct store to %s, whose layout has thread axes", s.Buf.Name)
 			return
 		}
+		g.line("tl_site = %d;", g.site(s.Span, "store to "+s.Buf.Name))
 		g.perThread()
-		g.line("tl_store(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
+		g.line("tl_wr(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
 		g.end()
 	case *ir.Evaluate:
 		g.evaluate(s)
@@ -558,8 +599,15 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		return
 	}
 	switch c.Op {
-	case ir.OpCTASync, ir.OpWarpSync, ir.OpWarpgroupSync, ir.OpMbarrierInit, ir.OpMbarrierArriveExpect,
-		ir.OpMbarrierArrive, ir.OpMbarrierTryWait, ir.OpFenceProxyAsync, ir.OpFenceMbarrierInit,
+	case ir.OpCTASync, ir.OpWarpSync, ir.OpWarpgroupSync, ir.OpMbarrierTryWait:
+		// A barrier (or the wait that completes a TMA load): what was
+		// written before it is visible after it. Warp and warpgroup
+		// barriers count as whole-CTA ones, so the race check can miss a
+		// race between warps but never reports one that is not there.
+		g.line("tl_epoch++;")
+		return
+	case ir.OpMbarrierInit, ir.OpMbarrierArriveExpect,
+		ir.OpMbarrierArrive, ir.OpFenceProxyAsync, ir.OpFenceMbarrierInit,
 		ir.OpCpAsyncBulkCommit, ir.OpCpAsyncBulkWait, ir.OpCpAsyncCommit, ir.OpCpAsyncWait,
 		ir.OpElectSync, ir.OpPrefetchTensormap:
 		return
@@ -706,13 +754,23 @@ func (g *gen) tileCall(c *ir.TileCall) {
 		g.fail(c.Span, "Tx.%s.%s: %d threads do not divide into %s groups", c.Scope, c.Op, g.nt, c.Scope)
 		return
 	}
-	g.line("// Tx.%s.%s", c.Scope, c.Op)
+	label := "Tx." + c.Op
+	if c.Scope != "thread" {
+		label = "Tx." + c.Scope + "." + c.Op
+	}
+	g.line("// %s", label)
+	g.line("tl_site = %d;", g.site(c.Span, label))
 	g.line("for (int g0 = 0; g0 < NT; g0 += %d) {", gs)
 	g.indent++
 	g.line("int lead = -1;")
 	g.line("for (int t = g0; t < g0 + %d; t++) if (%s) { lead = t; break; }", gs, g.guard("t"))
 	g.line("if (lead < 0) continue;")
 	g.line("const int t = lead;")
+	if gs == 1 {
+		g.line("tl_actor = t;")
+	} else {
+		g.line("tl_actor = -(++tl_seq);")
+	}
 	switch c.Op {
 	case "copy", "copy_async":
 		g.copyCall(c)
@@ -720,6 +778,14 @@ func (g *gen) tileCall(c *ir.TileCall) {
 		g.ewiseCall(c)
 	}
 	g.end()
+	// An elementwise call on shared memory ends with a barrier of its
+	// scope (spec §4.4, emit_smem's trailing sync).
+	if len(c.Args) == 0 {
+		return
+	}
+	if dst, ok := c.Args[0].(*ir.Region); ok && gs > 1 && c.Op != "copy" && c.Op != "copy_async" && strings.HasPrefix(dst.Buf.Scope, "shared") {
+		g.line("tl_epoch++;")
+	}
 }
 
 // region declares a Region for r (starts evaluated for thread t) and
@@ -948,7 +1014,7 @@ func (g *gen) expr(e ir.Expr, t string) (string, ir.DataType) {
 		if g.threadAxes(e.Buf) {
 			g.fail(e.Span, "a direct load from %s, whose layout has thread axes", e.Buf.Name)
 		}
-		code := fmt.Sprintf("tl_load(%s, tl_at(%s, {%s}, %s, NT))", bn, bn, g.indexList(e.Indices, t), t)
+		code := fmt.Sprintf("tl_rd(%s, tl_at(%s, {%s}, %s, NT))", bn, bn, g.indexList(e.Indices, t), t)
 		if !e.Buf.Dtype.IsFloat() {
 			code = "(long long)" + code
 		}

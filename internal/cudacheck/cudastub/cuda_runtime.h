@@ -36,6 +36,7 @@ struct __attribute__((aligned(8))) uint2 { unsigned int x, y; };
 struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
 struct __attribute__((aligned(8))) float2 { float x, y; };
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+float2 make_float2(float x, float y);
 
 void __syncthreads();
 void __syncwarp(unsigned int mask = 0xffffffffu);
