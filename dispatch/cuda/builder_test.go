@@ -173,3 +173,17 @@ func mustTileTo(t testing.TB, l layout.Layout, to, cur []int64) layout.Layout {
 	}
 	return r
 }
+
+// mustMMA is mma_shared_layout(dtype, mode, shape) at PRE (mode 0 is
+// row-major).
+func mustMMA(t testing.TB, dtype string, mode int, shape ...int64) layout.Layout {
+	dt, ok := ir.ParseDType(dtype)
+	if !ok {
+		t.Fatalf("dtype %q", dtype)
+	}
+	l, err := layout.MMASharedLayout(int(dt.Bits), mode, shape, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

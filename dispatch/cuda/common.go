@@ -429,14 +429,26 @@ func pyStrList(xs []string) string {
 //
 // The layout algebra is integer-only. A region whose start is symbolic
 // (A[i*32:(i+1)*32, :] in a loop) is sliced at start 0 for its structure;
-// the start then contributes Σ min_d·stride_d per axis. That is exact when
-// the dimension's group has a single iter (the slice structure does not
-// depend on the start), which is what symOffsets requires; TVM proves the
-// general case with its analyzer.
+// the start then contributes its digits times the strides per axis. That
+// is exact when the slice structure does not depend on the start:
+//
+//   - the dimension's group has a single iter (offset min·stride), or
+//   - the group has several iters (e_0..e_n, outer first; B_k = ∏ e_{>k}),
+//     and for some k the extent E is a multiple of B_k and the start m a
+//     provable multiple of B_k, with no carry into iter k-1: k = 0, or
+//     c = E/B_k divides e_k and m is a provable multiple of E. The start
+//     then selects whole steps q = m/B_k of iters 0..k (offset Σ digit_i(q)
+//     · s_i) and covers the inner iters from 0, as the slice at 0 does.
+//     This is TVM's SlicePerGroup peeling the inner iters (their start
+//     digits are provably 0) for a symbolic begin; a 32x256 MMA tile
+//     sliced at columns [j*64, j*64+64) is the common case.
+//
+// Other symbolic starts decline (symOffsets); TVM proves more with its
+// analyzer.
 
 // symOffsets returns the per-axis offsets contributed by the symbolic
 // starts of g (nil when g is static); ok is false when some symbolic
-// dimension spans several layout iters.
+// dimension's slice would depend on the start.
 func symOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
 	if g.static {
 		return nil, true
@@ -461,22 +473,98 @@ func readSymOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
 		return nil, false
 	}
 	out := map[*layout.Axis]ir.Expr{}
+	addTo := func(a *layout.Axis, e ir.Expr) {
+		prev, ok := out[a]
+		if !ok {
+			prev = cst(0)
+		}
+		out[a] = ir.AddE(prev, e)
+	}
 	for d, m := range g.mins {
 		if _, isConst := ir.ConstInt(m); isConst {
 			continue
 		}
 		its := grp.Shard[seps[d]:seps[d+1]]
-		if len(its) != 1 {
+		if len(its) == 1 {
+			addTo(its[0].Axis, ir.MulE(m, cst(its[0].Stride)))
+			continue
+		}
+		terms, ok := symGroupOffset(its, m, g.exts[d])
+		if !ok {
 			return nil, false
 		}
-		it := its[0]
-		prev, ok := out[it.Axis]
-		if !ok {
-			prev = cst(0)
+		for _, t := range terms {
+			addTo(t.axis, t.off)
 		}
-		out[it.Axis] = ir.AddE(prev, ir.MulE(m, cst(it.Stride)))
 	}
 	return out, true
+}
+
+type symTerm struct {
+	axis *layout.Axis
+	off  ir.Expr
+}
+
+// symGroupOffset is the offset of a symbolic start m of extent e into a
+// dimension laid out by several iters (see the section comment), or false.
+func symGroupOffset(its []layout.Iter, m ir.Expr, e int64) ([]symTerm, bool) {
+	inner := make([]int64, len(its)) // inner[k] = B_k
+	b := int64(1)
+	for k := len(its) - 1; k >= 0; k-- {
+		inner[k] = b
+		b *= its[k].Extent
+	}
+	// The outermost usable k leaves the fewest digits (the offset of
+	// A[:, j*64:j*64+64] is j*s_0, not (j*64 % 64)*s_1 + (j*64 / 64)*s_0).
+	for k := range its {
+		bk := inner[k]
+		if e%bk != 0 || !divisible(m, bk) {
+			continue
+		}
+		if c := e / bk; k > 0 && (its[k].Extent%c != 0 || !divisible(m, e)) {
+			continue
+		}
+		q := divExact(m, bk)
+		var terms []symTerm
+		p := int64(1) // ∏ extents of iters i+1..k
+		for i := k; i >= 0; i-- {
+			digit := ir.DivE(q, cst(p))
+			if i > 0 {
+				digit = ir.ModE(digit, cst(its[i].Extent))
+			}
+			terms = append(terms, symTerm{its[i].Axis, ir.MulE(digit, cst(its[i].Stride))})
+			p *= its[i].Extent
+		}
+		return terms, true
+	}
+	return nil, false
+}
+
+// divExact is e / v for an e that divisible proved a multiple of v, kept
+// in the form the program wrote (j*64 / 64 is j).
+func divExact(e ir.Expr, v int64) ir.Expr {
+	if v == 1 {
+		return e
+	}
+	switch x := e.(type) {
+	case *ir.IntImm:
+		return cst(x.Value / v)
+	case *ir.Binary:
+		switch x.Op {
+		case ir.Add:
+			if divisible(x.A, v) && divisible(x.B, v) {
+				return ir.AddE(divExact(x.A, v), divExact(x.B, v))
+			}
+		case ir.Mul:
+			if c, ok := ir.ConstInt(x.B); ok && c%v == 0 {
+				return ir.MulE(x.A, cst(c/v))
+			}
+			if c, ok := ir.ConstInt(x.A); ok && c%v == 0 {
+				return ir.MulE(cst(c/v), x.B)
+			}
+		}
+	}
+	return ir.DivE(e, cst(v))
 }
 
 // memSym is the memory-axis part of symOffsets (nil when none).

@@ -249,18 +249,23 @@ var tmaSwizzleName = [...]string{"none", "32B", "64B", "128B"}
 
 // tmaSymbolicSmemStart declines a symbolic shared start in a dimension
 // whose slice structure depends on the start: the planner slices at 0,
-// which is exact when the dimension's group has one iter or the extent is
-// 1 (the pointer itself applies the layout to the symbolic start).
+// which is exact when the dimension's group has one iter, the extent is 1,
+// or the start selects whole steps of the group's outer iters
+// (symGroupOffset); the pointer itself applies the layout to the symbolic
+// start.
 func tmaSymbolicSmemStart(c *dispatch.Call, s region) *dispatch.Decline {
 	if s.static {
 		return nil
 	}
-	_, seps, ok := layout.TryGroup(layout.CanonicalTile(tmaSmemTile(s.lay, s.buf.Shape)), s.buf.Shape)
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(tmaSmemTile(s.lay, s.buf.Shape)), s.buf.Shape)
 	if !ok {
 		return nil // the planner raises the grouping error
 	}
 	for d, m := range s.mins {
 		if _, isConst := ir.ConstInt(m); isConst || s.exts[d] == 1 || seps[d+1]-seps[d] <= 1 {
+			continue
+		}
+		if _, ok := symGroupOffset(grp.Shard[seps[d]:seps[d+1]], m, s.exts[d]); ok {
 			continue
 		}
 		return c.Declinef(s.span, "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(s.r))

@@ -619,6 +619,23 @@ func tmaOwnCases() []tmaCase {
 			k.tmaCall(sr, gr, "tma", kv("mbar", &ir.AddressOf{Buf: bar, Indices: []ir.Expr{ir.Const(0)}}))
 			k.end()
 		}, enc: []int64{2, 256, 64, 512, 64, 64, 1, 1, 0, 3, 2, 0}, vals: []int64{0, 1}},
+		// A 64-column chunk of a 64x256 MMA tile at a loop-variable start:
+		// the column dimension is two layout iters, (4):(4096) and (64):(1),
+		// and j*64 selects whole chunks (the reference-agreement corpus
+		// found tilels declining it).
+		{name: "symbolic-mma-column-chunk", build: func(k *kb) {
+			tid := k.ctaKernel(128)
+			a := k.buf("A", "global", "float16", "", 64, 256)
+			s := withLayout(k.buf("A_smem", "shared.dyn", "float16", "", 64, 256), mma("float16", 3, 64, 256)(k.t))
+			bar := k.buf("bar", "shared", "uint64", "", 1)
+			j := &ir.Var{Name: "j", Type: ir.Int32}
+			k.ifThen(cmpE(ir.EQ, tid, 0))
+			lo := ir.MulE(j, ir.Const(64))
+			gr := &ir.Region{Buf: a, Min: []ir.Expr{ir.Const(0), lo}, Extent: []ir.Expr{ir.Const(64), ir.Const(64)}}
+			sr := &ir.Region{Buf: s, Min: []ir.Expr{ir.Const(0), lo}, Extent: []ir.Expr{ir.Const(64), ir.Const(64)}}
+			k.tmaCall(sr, gr, "tma", kv("mbar", &ir.AddressOf{Buf: bar, Indices: []ir.Expr{ir.Const(0)}}))
+			k.end()
+		}, enc: []int64{2, 256, 64, 512, 64, 64, 1, 1, 0, 3, 2, 0}, vals: []int64{0, 1, 2, 3}},
 		// Emitter failures.
 		{name: "global-compose-layout", gShape: []int64{8, 64}, gLay: gmemCompose, sShape: []int64{8, 64},
 			err: "ValueError: TMA gmem layout must be a TileLayout; got ComposeLayout"},

@@ -110,13 +110,42 @@ func ewiseSlice(c *dispatch.Call, o ewiseOperand) (layout.Layout, *dispatch.Decl
 	}
 	bounds, ok := ewiseBounds(o.R, shape)
 	if !ok {
-		return nil, ewiseStaticDecline(c, o)
+		// A symbolic start is sliced at 0; emitEwiseReg adds its offset
+		// (ewiseSymOffset) to the addresses, as for copies.
+		g, gok := readRegion(c, o.Arg)
+		if !gok {
+			return nil, ewiseStaticDecline(c, o)
+		}
+		if _, d := ewiseSymOffset(c, o); d != nil {
+			return nil, d
+		}
+		bounds = g.bounds
 	}
 	l, err := layout.Slice(o.R.Buf.Layout, o.R.Buf.Shape, bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
 	return l, nil
+}
+
+// ewiseSymOffset is the memory-axis offset of o's symbolic region start
+// (nil when the start is constant). Starts that tilels cannot slice
+// (symOffsets) or that move along a thread axis decline.
+func ewiseSymOffset(c *dispatch.Call, o ewiseOperand) (ir.Expr, *dispatch.Decline) {
+	g, ok := readRegion(c, o.Arg)
+	if !ok || g.static {
+		return nil, nil
+	}
+	sym, ok := symOffsets(g)
+	if !ok {
+		return nil, c.Declinef(c.ArgSpan(o.Arg), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(o.R))
+	}
+	for a, e := range sym {
+		if v, isConst := ir.ConstInt(e); a.IsThread() && (!isConst || v != 0) {
+			return nil, c.Declinef(c.ArgSpan(o.Arg), "non-constant region start %s moves along thread axis %s: tilels cannot slice it", dispatch.ExprText(o.R), pyRepr(a.Name))
+		}
+	}
+	return sym[layout.M], nil
 }
 
 // ewiseStrList prints a Python list of strings: ['laneid', 'warpid'].
@@ -387,6 +416,32 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 		outer := perThread / vec
 
 		sp := c.Span()
+		// Symbolic region starts (a loop variable in a slice): the layouts
+		// were sliced at 0, so every operand is then addressed explicitly,
+		// its carved layout applied to the per-thread index plus the
+		// start's offset, through a view over the whole register storage.
+		syms := make([]ir.Expr, len(ops))
+		anySym := false
+		for i, o := range ops {
+			syms[i], _ = ewiseSymOffset(c, o)
+			anySym = anySym || syms[i] != nil
+		}
+		// index is operand i's index of lane k of step f (the view's
+		// logical index f*vec+k, or with a symbolic start the physical
+		// offset: the carved layout applied to (f, k) over [outer, vec]).
+		index := func(i int, f ir.Expr, k int64) []ir.Expr {
+			if !anySym {
+				if vec == 1 {
+					return []ir.Expr{f}
+				}
+				return []ir.Expr{ir.AddE(ir.MulE(f, cst(vec)), cst(k))}
+			}
+			off := applyExpr(carved[i], []ir.Expr{f, cst(k)}, []int64{outer, vec})
+			if syms[i] != nil {
+				off = ir.AddE(off, syms[i])
+			}
+			return []ir.Expr{off}
+		}
 		var body []ir.Stmt
 		// One view per distinct region: equal regions of one buffer align
 		// to equal layouts (TVM declares one view per BufferRegion object).
@@ -401,46 +456,54 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 			b := o.R.Buf
 			v := &ir.Buffer{Name: b.Name + "_local", Data: b.Data, Shape: []int64{perThread}, Dtype: b.Dtype,
 				Scope: "local", Layout: carved[i], Base: b, Kind: ir.DeclBuffer, Span: sp}
+			if anySym {
+				span := layout.SpanOf(b.Layout, layout.M)
+				v.Shape, v.Layout = []int64{span}, layout.RowMajor(span)
+			}
 			views[key], viewOf[i] = v, v
 			body = append(body, &ir.Decl{Buf: v, Span: sp})
 		}
-		// srcView[i] is the view of src i (nil for a scalar).
+		// srcView[i] is the view of src i (nil for a scalar), srcOp[i] its
+		// operand index.
 		srcView := make([]*ir.Buffer, len(p.Srcs))
+		srcOp := make([]int, len(p.Srcs))
 		k := 1
 		for i, s := range p.Srcs {
 			if s.Region != nil {
-				srcView[i] = viewOf[k]
+				srcView[i], srcOp[i] = viewOf[k], k
 				k++
 			}
 		}
 		dst, dt := viewOf[0], p.Dst.Buf.Dtype
 		body = append(body, serialLoop("f", outer, sp, func(f ir.Expr) []ir.Stmt {
 			if impl != nil {
-				lane := func(k int64) []ir.Expr { return []ir.Expr{ir.AddE(ir.MulE(f, cst(vec)), cst(k))} }
-				lanes := make([][]ir.Expr, vec)
-				for k := range vec {
-					lanes[k] = lane(k)
+				lanesOf := func(op int) [][]ir.Expr {
+					lanes := make([][]ir.Expr, vec)
+					for k := range vec {
+						lanes[k] = index(op, f, k)
+					}
+					return lanes
 				}
 				args := make([]ewiseLaneArg, len(p.Srcs))
 				for i, s := range p.Srcs {
 					if srcView[i] == nil {
 						args[i] = ewiseLaneArg{Scalar: s.Scalar}
 					} else {
-						args[i] = ewiseLaneArg{Buf: srcView[i], Lanes: lanes}
+						args[i] = ewiseLaneArg{Buf: srcView[i], Lanes: lanesOf(srcOp[i])}
 					}
 				}
-				return []ir.Stmt{&ir.Evaluate{X: impl.Emit(dst, lanes, args, p.Extras, sp), Span: sp}}
+				return []ir.Stmt{&ir.Evaluate{X: impl.Emit(dst, lanesOf(0), args, p.Extras, sp), Span: sp}}
 			}
 			vals := make([]ir.Expr, len(p.Srcs))
 			for i, s := range p.Srcs {
 				if srcView[i] == nil {
 					vals[i] = s.Scalar
 				} else {
-					vals[i] = &ir.Load{Buf: srcView[i], Indices: []ir.Expr{f}, Span: sp}
+					vals[i] = &ir.Load{Buf: srcView[i], Indices: index(srcOp[i], f, 0), Span: sp}
 				}
 			}
 			val := ewiseCast(spec.Compute(vals, p.Extras, dt, sp), dt, sp)
-			return []ir.Stmt{&ir.Store{Buf: dst, Indices: []ir.Expr{f}, Value: val, Span: sp}}
+			return []ir.Stmt{&ir.Store{Buf: dst, Indices: index(0, f, 0), Value: val, Span: sp}}
 		})...)
 
 		part := layout.NewTile(append(ewiseThreadItersRaw(al.anchor), carved[0].Shard...), carved[0].Replica, carved[0].Offset)

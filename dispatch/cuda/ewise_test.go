@@ -557,6 +557,44 @@ func ewiseCases(t *testing.T) []ewiseCase {
 		a := k.buf("a_reg", "local", "float32", "", 1)
 		ewiseCall(k, "", "minimum", full(a), full(a), full(a))
 	}, msg: "no registered variants for this op/target"})
+	// Symbolic region starts (a loop variable in a register slice): the
+	// layouts are sliced at 0 and each operand is addressed through its
+	// layout plus the start's offset (the reference-agreement corpus found
+	// tilels rejecting these: "non-constant region ...").
+	slice8 := func(b *ir.Buffer, i *ir.Var, lead ...int64) *ir.Region {
+		r := &ir.Region{Buf: b}
+		for _, e := range lead {
+			r.Min, r.Extent = append(r.Min, ir.Const(0)), append(r.Extent, ir.Const(e))
+		}
+		r.Min, r.Extent = append(r.Min, ir.MulE(i, ir.Const(8))), append(r.Extent, ir.Const(8))
+		return r
+	}
+	add(ewiseCase{row: 76, name: "row76/symbolic-register-slice", build: func(k *kb) {
+		k.ctaKernel(64)
+		i := &ir.Var{Name: "i", Type: ir.Int32}
+		x := k.buf("x", "local", "float32", "", 32)
+		ewiseCall(k, "", "mul", slice8(x, i), slice8(x, i), fimm(2, "float32"))
+	}, variant: "reg", vec: 1, outer: 8, msg: "x_local[(f + (i * 8))] = (x_local[(f + (i * 8))] * 2)"})
+	add(ewiseCase{row: 77, name: "row77/symbolic-register-slice-f32x2", arch: "sm_100a", build: func(k *kb) {
+		k.ctaKernel(64)
+		i := &ir.Var{Name: "i", Type: ir.Int32}
+		a := k.buf("ra", "local", "float32", "", 32)
+		b := k.buf("rb", "local", "float32", "", 32)
+		ewiseCall(k, "", "add", slice8(a, i), slice8(a, i), slice8(b, i))
+	}, variant: "reg", vec: 2, outer: 4, msg: `ptx.f32x2("add", "rz", &ra_local[((f * 2) + (i * 8))], &ra_local[((f * 2) + (i * 8))], &rb_local[((f * 2) + (i * 8))])`})
+	add(ewiseCase{row: 60, name: "row60/symbolic-warp-fragment-columns", build: func(k *kb) {
+		k.warpKernel()
+		i := &ir.Var{Name: "i", Type: ir.Int32}
+		r := k.buf("R", "local", "float32", "S[(32,32):(1@laneid,1)]", 32, 32)
+		ewiseCall(k, "warp", "exp", slice8(r, i, 32), slice8(r, i, 32))
+	}, variant: "reg", vec: 1, outer: 8, msg: "R_local[(f + (i * 8))] = exp(R_local[(f + (i * 8))])"})
+	add(ewiseCase{row: 60, name: "row60/symbolic-start-across-lanes-declines", build: func(k *kb) {
+		k.warpKernel()
+		i := &ir.Var{Name: "i", Type: ir.Int32}
+		r := k.buf("R", "local", "float32", "S[(32,32):(1@laneid,1)]", 32, 32)
+		rows := &ir.Region{Buf: r, Min: []ir.Expr{ir.MulE(i, ir.Const(16)), ir.Const(0)}, Extent: []ir.Expr{ir.Const(16), ir.Const(32)}}
+		ewiseCall(k, "warp", "exp", rows, rows)
+	}, msg: "moves along thread axis 'laneid'"})
 	return cs
 }
 

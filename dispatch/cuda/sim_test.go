@@ -421,6 +421,35 @@ func TestSymbolicStarts(t *testing.T) {
 			r := &ir.Region{Buf: rb, Min: []ir.Expr{ir.Const(0), ir.MulE(i, ir.Const(8))}, Extent: []ir.Expr{ir.Const(32), ir.Const(8)}}
 			k.copyCall("warp", r, full(s), "")
 		}, "reg", 4},
+		// The column dimension of a 32x256 MMA tile is two layout iters,
+		// (4 chunks):(2048) and (64):(1); a start that is a multiple of a
+		// chunk selects whole chunks (found by the reference-agreement
+		// corpus: tilels declined and fell back to the scalar copy).
+		{"gmem_smem MMA column chunk", func(k *kb, i *ir.Var) {
+			k.warpKernel()
+			a := k.buf("A", "global", "float16", "", 32, 256)
+			s := withLayout(k.buf("S", "shared", "float16", "", 32, 256), mustMMA(t, "float16", 3, 32, 256))
+			lo := ir.MulE(i, ir.Const(64))
+			sr := &ir.Region{Buf: s, Min: []ir.Expr{ir.Const(0), lo}, Extent: []ir.Expr{ir.Const(32), ir.Const(64)}}
+			gr := &ir.Region{Buf: a, Min: []ir.Expr{ir.Const(0), lo}, Extent: []ir.Expr{ir.Const(32), ir.Const(64)}}
+			k.copyCall("warp", sr, gr, "")
+		}, "gmem_smem", 8},
+		{"gmem_smem MMA two column chunks", func(k *kb, i *ir.Var) {
+			k.warpKernel()
+			a := k.buf("A", "global", "float16", "", 32, 512)
+			s := withLayout(k.buf("S", "shared", "float16", "", 32, 256), mustMMA(t, "float16", 3, 32, 256))
+			sr := &ir.Region{Buf: s, Min: []ir.Expr{ir.Const(0), ir.MulE(ir.ModE(i, ir.Const(2)), ir.Const(128))},
+				Extent: []ir.Expr{ir.Const(32), ir.Const(128)}}
+			gr := &ir.Region{Buf: a, Min: []ir.Expr{ir.Const(0), ir.MulE(i, ir.Const(128))}, Extent: []ir.Expr{ir.Const(32), ir.Const(128)}}
+			k.copyCall("warp", gr, sr, "")
+		}, "gmem_smem", 8},
+		{"reg into an MMA column chunk", func(k *kb, i *ir.Var) {
+			k.warpKernel()
+			rb := k.buf("R", "local", "float16", "S[(32,64):(1@laneid,1)]", 32, 64)
+			s := withLayout(k.buf("S", "shared", "float16", "", 32, 256), mustMMA(t, "float16", 3, 32, 256))
+			sr := &ir.Region{Buf: s, Min: []ir.Expr{ir.Const(0), ir.MulE(i, ir.Const(64))}, Extent: []ir.Expr{ir.Const(32), ir.Const(64)}}
+			k.copyCall("warp", sr, full(rb), "")
+		}, "reg", 8},
 	}
 	for _, c := range cases {
 		k := newKernel(t)

@@ -1130,6 +1130,57 @@ add(Program("v_ldstmatrix_loop_region", "Variation: ldmatrix/stmatrix between a 
                  "Tx.warp.copy(A[:, :], A_s[:, :])",
              ])]))
 
+add(Program("v_loop_swizzled_chunks", "Variation: loop-variable column chunks of 128B-swizzled MMA tiles (the column\ndimension is two layout iters): cta copies, warp registers and a TMA load.",
+            [Kernel("copies", [("A", (32, 256), "float16")], ids("cta", 64), [
+                'A_s = T.alloc_buffer((32, 256), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (32, 256)))',
+                "for j in range(4):",
+                "    Tx.cta.copy(A_s[:, j * 64:j * 64 + 64], A[:, j * 64:j * 64 + 64])",
+                "T.cuda.cta_sync()",
+                "for j in range(2):",
+                "    Tx.cta.copy(A[:, j * 128:j * 128 + 128], A_s[:, j * 128:j * 128 + 128])",
+            ]),
+             Kernel("regs", [("A", (32, 256), "float16")], ids("warp", 32), [
+                 'A_s = T.alloc_buffer((32, 256), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (32, 256)))',
+                 'R = T.alloc_buffer((32, 64), "float16", scope="local", layout=TileLayout(S[(32, 64):(1 @ laneid, 1)]))',
+                 "for j in range(4):",
+                 "    Tx.warp.copy(R[:, :], A[:, j * 64:j * 64 + 64])",
+                 "    Tx.warp.copy(A_s[:, j * 64:j * 64 + 64], R[:, :])",
+                 "T.cuda.warp_sync()",
+                 "Tx.warp.copy(A[:, :], A_s[:, :])",
+             ]),
+             Kernel("tma_chunks", [("A", (64, 256), "float16")], ["T.cta_id([1])", "tid = T.thread_id([128])"], [
+                 'dyn = T.alloc_buffer([32768 + 64], "uint8", scope="shared.dyn")',
+                 'A_s = T.decl_buffer((64, 256), "float16", dyn.data, elem_offset=0, layout=mma_shared_layout("float16", 3, (64, 256)))',
+                 'bar = T.decl_buffer([1], "uint64", dyn.data, elem_offset=32768 // 8)',
+                 "if tid == 0:",
+                 "    T.ptx.mbarrier.init(bar.ptr_to([0]), 1)",
+                 'T.ptx.fence.proxy_async("shared::cta")',
+                 "T.cuda.cta_sync()",
+                 "if tid == 0:",
+                 "    for j in range(4):",
+                 '        Tx.copy_async(A_s[:, j * 64:j * 64 + 64], A[:, j * 64:j * 64 + 64], dispatch="tma", mbar=bar.ptr_to([0]))',
+                 "    T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 32768)",
+                 "T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)",
+             ])]))
+add(Program("v_loop_register_slices", "Variation: elementwise ops on loop-variable slices of thread-local vectors and\nof a warp register fragment (sm_100a: the f32 add is packed).",
+            [Kernel("vec_slices", [("A", (64, 32), "float32")], ["T.cta_id([1])", "tid = T.thread_id([64])"], [
+                'x = T.alloc_local((32,), "float32")',
+                'y = T.alloc_local((32,), "float32")',
+                "Tx.copy(x[:], A[tid, :])",
+                "Tx.copy(y[:], A[tid, :])",
+                "for i in range(4):",
+                "    Tx.mul(x[i * 8:i * 8 + 8], x[i * 8:i * 8 + 8], T.float32(2.0))",
+                "    Tx.add(x[i * 8:i * 8 + 8], x[i * 8:i * 8 + 8], y[i * 8:i * 8 + 8])",
+                "    Tx.copy(A[tid, i * 8:i * 8 + 8], x[i * 8:i * 8 + 8])",
+            ]),
+             Kernel("frag_slices", [("A", (32, 32), "float32")], ids("warp", 32), [
+                 'R = T.alloc_buffer((32, 32), "float32", scope="local", layout=TileLayout(S[(32, 32):(1 @ laneid, 1)]))',
+                 "Tx.warp.copy(R[:, :], A[:, :])",
+                 "for i in range(4):",
+                 "    Tx.warp.exp(R[:, i * 8:i * 8 + 8], R[:, i * 8:i * 8 + 8])",
+                 "    Tx.warp.copy(A[:, i * 8:i * 8 + 8], R[:, i * 8:i * 8 + 8])",
+             ])], arch="sm_100a"))
+
 
 def main():
     if os.path.isdir(OUT):
