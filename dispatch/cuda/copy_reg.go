@@ -149,6 +149,13 @@ func splitAtoms(atoms []atom, vec int64) []atom {
 		outer = outer[:len(outer)-1]
 	}
 	if vec == 1 {
+		// Deviation: no memory atoms at all (one register per thread, e.g.
+		// a row statistic S[(32,1):(1@laneid,1)]) is one scalar transfer.
+		// TVM (PRE, SEED and 0.25.0.post1 alike) raises "tail too short for
+		// vec_len 1" here, so its reg variant fails with an exception and
+		// the copy falls to fallback, which cannot index a thread-axis
+		// buffer: the copy does not lower at all. Seen by the
+		// reference-agreement corpus (docs/reference-agreement.md).
 		return outer
 	}
 	dispatch.Raise("ValueError", "tail too short for vec_len %d", vec)
