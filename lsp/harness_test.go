@@ -32,6 +32,7 @@ type testClient struct {
 	versions  map[uri.URI][]int32                            // every published version, in order
 	diagCh    chan *protocol.PublishDiagnosticsParams
 	settings  json.RawMessage // the answer to workspace/configuration
+	pulls     int             // workspace/configuration requests answered
 	applied   []*protocol.ApplyWorkspaceEditParams
 	shown     []*protocol.ShowDocumentParams
 	refreshed []uri.URI
@@ -231,6 +232,7 @@ func (ci *clientImpl) PublishDiagnostics(_ context.Context, p *protocol.PublishD
 func (ci *clientImpl) Configuration(_ context.Context, p *protocol.ConfigurationParams) ([]protocol.LSPAny, error) {
 	ci.c.mu.Lock()
 	defer ci.c.mu.Unlock()
+	ci.c.pulls++
 	out := make([]protocol.LSPAny, len(p.Items))
 	for i := range out {
 		out[i] = protocol.LSPAny("null")

@@ -76,6 +76,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 			s.log.Warn("ignored initializationOptions", "err", err)
 		} else {
 			s.conf.Store(next)
+			s.base.Store(next)
 		}
 	}
 	s.state.Store(stateRunning)

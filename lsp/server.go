@@ -59,6 +59,10 @@ type Server struct {
 	state atomic.Int32
 	caps  atomic.Pointer[clientCaps]
 	conf  atomic.Pointer[Settings]
+	// base is what a setting the client's configuration leaves out (or a
+	// null section) falls back to: the initializationOptions over the
+	// defaults.
+	base atomic.Pointer[Settings]
 
 	mu   sync.Mutex
 	docs map[uri.URI]*document

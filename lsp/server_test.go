@@ -562,3 +562,33 @@ func TestHoverExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsBase: a client whose configuration has no "tilels" section
+// (eglot answers workspace/configuration with null) keeps the settings of
+// its initializationOptions; a key the configuration leaves out falls back
+// to them too.
+func TestSettingsBase(t *testing.T) {
+	c := newClient(t, fullCaps(), `{"arch": "sm_80", "inlayHints": false}`)
+	u := uri.File("/w/k.py")
+	c.open(u, 1, roundtripSrc)
+	c.waitDiags(u, 1)
+	for _, js := range []string{`null`, `{"maxCases": 8}`} {
+		c.mu.Lock()
+		c.settings = json.RawMessage(js)
+		pulls := c.pulls
+		c.mu.Unlock()
+		if err := c.server.DidChangeConfiguration(context.Background(), &protocol.DidChangeConfigurationParams{Settings: protocol.LSPAny("null")}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the configuration pulled", func() bool { c.mu.Lock(); defer c.mu.Unlock(); return c.pulls > pulls })
+		time.Sleep(100 * time.Millisecond) // the answer is applied after the client sees the request
+		r, err := c.server.TextDocumentContent(context.Background(), &protocol.TextDocumentContentParams{URI: loweredURI(u, "cu", "")})
+		if err != nil || !strings.Contains(r.Text, "arch=sm_80") {
+			t.Errorf("configuration %s: the initializationOptions' arch is lost: %v %.200q", js, err, r)
+		}
+		hs, err := c.server.InlayHint(context.Background(), &protocol.InlayHintParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: protocol.Range{End: pos(99, 0)}})
+		if err != nil || len(hs) != 0 {
+			t.Errorf("configuration %s: inlay hints came back on: %d %v", js, len(hs), err)
+		}
+	}
+}

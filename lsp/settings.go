@@ -143,10 +143,17 @@ func (s *Server) pullSettings(ctx context.Context) {
 	s.updateSettings(ctx, res[0])
 }
 
-// updateSettings reads raw over the defaults (a setting the user removed
-// returns to its default) and reports bad values to the user.
+// updateSettings reads raw over the base settings: the
+// initializationOptions over the defaults (a setting the user removed
+// returns to that value; a client without a "tilels" section, which
+// answers null, keeps the initializationOptions), and reports bad values
+// to the user.
 func (s *Server) updateSettings(ctx context.Context, raw []byte) {
-	next, err := mergeSettings(defaultSettings(), raw)
+	base := s.base.Load()
+	if base == nil {
+		base = defaultSettings()
+	}
+	next, err := mergeSettings(base, raw)
 	if err != nil {
 		s.log.Warn("ignored settings", "err", err)
 		s.notify("showMessage", s.client.ShowMessage(ctx, &protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: "tilels: " + err.Error()}))
