@@ -1,8 +1,230 @@
-"""Causes of the disagreements between tilels and the reference (filled in below)."""
+"""The method text of docs/reference-agreement.md and the cause of every
+disagreement between tilels and the reference release.
 
-METHOD = ""
-NOTES = ""
+Every disagreement must match one rule below (scripts/agreement/run exits 1
+otherwise). Classes:
+
+  reference: older release   0.25.0.post1 predates the seed-era revision
+                             (PRE, apache/tvm abe2526b3e) and PRE fixed it
+  reference bug              wrong or failing behaviour of the reference
+                             that PRE shares; evidence in the rule's text
+  deviation                  a documented, deliberate tilels deviation
+  limitation                 a documented tilels limitation
+"""
+
+import re
+
+OLDER = "reference: older release"
+BUG = "reference bug"
+DEV = "deviation"
+LIM = "limitation"
+
+# (match, class, cause). match keys: file (substring), kernel, op, index,
+# ref (reference variant, "None" for no variant), til (tilels variant).
+RULES = [
+    # --- the release predates PRE -------------------------------------
+    (dict(file="r045_reg_tcgen05_epilogue"), OLDER,
+     "0.25.0.post1's reg predicate rejects a register layout whose thread axis has stride ≠ 1 "
+     "(\"R thread axis 'laneid' stride=4 != 1 (not supported yet)\"); apache/tvm 4224d51090 (#19896, "
+     "2026-06-29) lifted it before PRE, whose result (reg, vec 2, 16 iterations: spec §6 row 45) tilels gives. "
+     "The reference then picks fallback, which cannot lower a thread-axis buffer (its CUDA lowering fails)."),
+    (dict(file="v_reg_lane_stride2"), OLDER,
+     "Same 0.25.0.post1 restriction (\"R thread axis 'laneid' stride=2 != 1 (not supported yet)\"), lifted by 4224d51090 before PRE; "
+     "the reference's fallback then fails to lower."),
+    (dict(file="v_reg_permuted_regs", kernel="two_iters"), OLDER,
+     "0.25.0.post1 rejects a register layout that uses one thread axis twice (\"R thread axis 'tx' appears more than "
+     "once (not supported yet)\"), lifted before PRE; the reference's fallback then fails to lower."),
+    (dict(file="v_reg_permuted_regs", kernel="perm"), OLDER,
+     "0.25.0.post1's _split_thread_loop pairs the canonical R layout (whose two register iters fused) with the S "
+     "groups of the uncanonicalized one, so one S group is lost: the reference copies 2 of each lane's 8 registers "
+     "(the access traces: 32 accesses of 8 bytes instead of 256 of 4). PRE pairs r_perm (the fix the spec's §4.3 step 3 "
+     "describes; the reg.py diff between the release and PRE); tilels follows PRE."),
+    (dict(op="maximum"), OLDER,
+     "0.25.0.post1 registers no elementwise variant for maximum (\"no registered variants for this op/target\"); "
+     "PRE does (ops/binary.py, added by apache/tvm 4224d51090)."),
+    (dict(file="v_ewise_log2"), OLDER,
+     "0.25.0.post1 (and PRE) have no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"), so the "
+     "whole program fails to parse and no call is compared; tilels takes log2 from SEED."),
+    # --- reference bugs (PRE too) --------------------------------------
+    (dict(file="r033_fallback_scalar_regions", index=1), BUG,
+     "The reference's fallback raises for a one-element region (T.grid() with no extents: \"Index out of range. "
+     "size: 0, got index 0\"), so the copy has no variant. PRE has the same code; SEED fixed it (the `if not "
+     "copy_extents` branch and test_copy_fallback_handles_scalar_regions, spec row 33), which tilels follows."),
+    (dict(file="v_gs_narrowed", kernel="half_cta"), BUG,
+     "`if tid < 64:` with a flat thread id does not narrow the reference's active set: the one-sided range reaches "
+     "NarrowFlatProductRange with lo = kNegInf, `lo - lane_hi` overflows and the narrowing reports an empty set, which "
+     "is silently not pushed (same code at PRE). So gmem_smem runs a 128-thread partition with 64 active threads and "
+     "half the tile is never copied. The two-sided `0 <= tid and tid < 64` (kernel half_cta_2sided) narrows in both "
+     "tools; tilels narrows the one-sided form too, as spec §1.6/§3.4 describe (fallback)."),
+    (dict(file="v_reg_fragment_ops", kernel="row_stat", index=1), BUG,
+     "A register tile with one element per lane (S[(32,1):(1@laneid,1)]) has no memory atoms; the reference's "
+     "_split_atoms_for_vec raises \"tail too short for vec_len 1\" (PRE and SEED alike), reg fails with that "
+     "exception and the fallback it lands on cannot lower a thread-axis buffer. tilels moves the one element "
+     "(reg, 1 iteration) and documents the deviation (dispatch/cuda/copy_reg.go, splitAtoms)."),
+    # --- documented deviations ------------------------------------------
+    (dict(file="v_ewise_packed_"), DEV,
+     "Deviation 2 (packed elementwise needs adjacent lanes): the reference pairs lanes of a transposed tile in a packed "
+     "cast_vec2 / f32x2 call although they are 32 elements apart, so it reads and writes the wrong elements (the access "
+     "traces differ: e.g. the reference writes B_s element 1 from A_s element 1 instead of element 32); tilels keeps "
+     "the scalar loop (vec 4)."),
+    (dict(file="v_reg_swizzle_chunk_cap"), DEV,
+     "Deviation 3 (register vector cap at the swizzle chunk, as HEAD does): with a 2-element swizzle chunk the "
+     "reference moves 4 floats per access, and the second chunk of each 16-byte access lands where the swizzle does "
+     "not put it; tilels caps at 2."),
+    (dict(file="v_slice_wraparound"), DEV,
+     "Deviation 1 (Layout Slice wrap-around uses < where TVM uses <=): [15,17) of S[(3,2,4):(40,100,1)] straddles "
+     "the last value of the middle digit; the reference slices it as two steps of stride 97 and reads element 16 at "
+     "240 instead of 80; tilels declines the slice and falls back."),
+    (dict(file="r046_forced_vec_16b", til="vec_16b"), DEV,
+     "Deviation 5: tilels registers SEED's forced vec_*b variants; the PRE-era release has none (\"no variant named "
+     "'vec_16b' is registered\")."),
+    (dict(file="r047_forced_vec_32b", til="vec_32b"), DEV, "Deviation 5: SEED's forced vec_32b (absent from the release)."),
+    (dict(file="r048_forced_vec_64b", til="vec_64b"), DEV, "Deviation 5: SEED's forced vec_64b (absent from the release)."),
+    (dict(file="r049_forced_vec_128b", til="vec_128b"), DEV, "Deviation 5: SEED's forced vec_128b (absent from the release)."),
+    (dict(file="r053_forced_vec_swizzled_dynamic", til="vec_128b"), DEV,
+     "Deviation 5: SEED's forced vec_128b (absent from the release)."),
+    (dict(file="v_forced_variants", index=3), DEV,
+     "Deviation 5: tilels accepts SEED's dispatch=\"vec_auto\" as an alias of gmem_smem/reg; the release has no such "
+     "variant."),
+    # --- documented limitations -----------------------------------------
+    (dict(file="v_dsmem_not_lowered_reject"), LIM,
+     "tilels registers dsmem with TVM's predicates but does not lower it yet (\"tilels does not lower dsmem copies yet\", "
+     "stop 9 notes); the reference lowers it to cp.async.bulk shared::cluster."),
+]
+
+# Causes of text differences (calls that agree on every plan field), by
+# variant; the access traces show the memory accesses are the same.
+TEXT_CAUSES = {
+    "gmem_smem": "address arithmetic spelled differently (TVM's simplifier: `x >> 3`, `x & 7`, let-bound temporaries, "
+                 "its swizzle fast-path constants folded differently); same accesses",
+    "reg": "register views and offsets spelled differently (TVM's r_local views, `ds`/`dr` temporaries); same accesses",
+    "ldgsts": "address arithmetic spelled differently; same cp.async accesses",
+    "tma": "issue helper names (PRE ptx_cp_async_bulk_tensor_g2cluster_tile_* vs tilels tvm_builtin_ptx_cp_async_bulk_"
+           "tensor_g2c_*) and the unrolled issue loop; same shared addresses and coordinates",
+    "ldstmatrix": "ldmatrix/stmatrix helper form (TVM passes one pointer per fragment, tilels one pointer to consecutive "
+                  "registers: deviation 7) and, where TVM's first fitting grouping is gapped, a different grouping; same "
+                  "per-lane register bytes",
+    "fallback": "loop variable names and index spelling; same scalar accesses",
+    "smem": "deviation 6: TVM's vectorizer prints uint4/float4 vector registers, tilels register bundles with unrolled "
+            "loops (for which nvcc emits one ld.v4/st.v4, checked on the sqrt example); same elements read and written",
+}
+TEXT_DEFAULT = "operand views spelled differently (TVM's r_local views and decimal/hex float literals); same accesses"
+
+
+def _match(m, row):
+    for k, v in m.items():
+        if k == "file" and v not in row["file"]:
+            return False
+        if k == "kernel" and row["kernel"] != v:
+            return False
+        if k == "op" and row["op"] != v:
+            return False
+        if k == "index" and row["index"] != v:
+            return False
+        if k == "ref" and str((row.get("ref") or {}).get("variant")) != v:
+            return False
+        if k == "til" and row["tilels"].get("variant") != v:
+            return False
+    return True
 
 
 def classify(row):
-    return {"class": "unclassified", "text": "?"}
+    if not row["agree"]:
+        for m, cls, text in RULES:
+            if _match(m, row):
+                return {"class": cls, "text": text}
+        return {"class": "unclassified", "text": "no rule in scripts/agreement/causes.py"}
+    v = row["tilels"].get("variant")
+    if row.get("fields", {}).get("access") is False:
+        return {"class": "unclassified", "text": "text and accesses differ"}
+    return {"class": "text", "text": TEXT_CAUSES.get(v, TEXT_DEFAULT)}
+
+
+METHOD = """
+## Method
+
+**Reference.** `apache-tvm==0.25.0.post1` from the public package registry, pinned with hashes in
+`scripts/agreement/requirements.txt` and installed by `scripts/agreement/run` into
+`.cache/agreement/venv-tvm-0.25.0.post1` (CPython 3.11, `apache-tvm-ffi==0.1.12`). It runs on the CPU:
+the dispatch pass and CUDA source generation need no GPU (the CUDA compile callback is replaced by one
+that keeps the source and builds nothing), so no GPU machine was used.
+
+**Why this release.** Candidates (wheels downloaded and unpacked; their Python sources compared file by
+file with apache/tvm, paths normalised for the later move of `operator/tile_primitive` to `tile_primitive`):
+
+| distribution | what it is | dispatcher files identical to PRE (`abe2526b3e`) / SEED (`981cdce66b`) |
+|---|---|---|
+| apache-tvm 0.25.0, 0.25.0.post1 | identical dispatcher sources; tag `v0.25.0.post1` = a release branch cut from `v0.26.dev0` (2026-06), before PRE | PRE 45/83 files identical, 1,404 lines differ; SEED 25/83 |
+| apache-tvm 0.26.0 | tag `v0.26.0` = PRE + 11 commits, SEED included | PRE 38/87 (5,620 lines; the TMA planner rewritten as `tma_auto`); SEED 82/87 (34 lines) |
+| apache-tvm 0.27.0, 0.27.0.post1 | not in the mirrored history of apache/tvm (its newest tag is `v0.27.dev0`); nearest to HEAD `5d4dc87213` (55/127 identical) | PRE 19/83, SEED 26/83 |
+| apache-tvm-tirx 0.1.0a3, 0.1.0a4 | the split-out `tvm_tirx` package | no variant dispatcher at all: tile calls name one PTX instruction (`T.cuda.tile.apply(T.ptx[...])`), `run_dispatch` lowers that instruction; no `gmem_smem`/`vec_auto`/`tma` variants, so nothing to compare |
+
+0.25.0.post1 is the closest to the seed-era revision PRE, the one tilels reimplements: the same variant
+registry (`gmem_smem`, `ldstmatrix`, `reg`, `fallback`; `ldgsts`, `dsmem`, `smem->tmem`, `tma`,
+`tmem<->local`; elementwise `reg`/`smem`), PRE's L1/L2/L3 TMA planner, and the seed CUDA spelling
+(`tvm_builtin_copy_<N>b`, which tilels emits). Its differences from PRE are listed as causes below where a
+program hits them. 0.26.0 is SEED (`vec_auto`, `tma_auto`): its TMA goldens differ from PRE's by design.
+
+**Surface.** The programs are written in the surface both tools accept (PRE layout spelling:
+`SwizzleLayout` + `ComposeLayout(swizzle, tile)`, the `tvm.tirx.cuda.operator.tile_primitive` path).
+`ref_lower.py` has one translation rule (the SEED path `tvm.tirx.cuda.tile_primitive.` becomes the PRE
+path); no program needed it. One run-time shim: the release's TMA emitter defaults `cta_group` to -1
+("omit") on every arch but sm_100a and its PTX renderer handles -1, but the intrinsic's argument check only
+admits 1 and 2, so every TMA load on sm_90a raises "invalid cta_group=-1" (PRE has the same check). The shim
+lets -1 through; the kernels that needed it are marked in the per-call table's source JSON
+(`.cache/agreement/ref.json`, `shims`). Programs default to sm_90a; those marked `# agreement: arch=sm_100a`
+run both tools on sm_100a.
+
+**What is recorded.** `ref_lower.py` wraps the installed dispatcher at run time: `run_dispatch` (one
+record per tile call, in the pass's order), every variant's predicates and implementation (the chosen
+variant, every rejection and decline reason), and the planner functions whose results are the plan
+numbers: `align_layouts_gs` (gmem_smem, ldgsts: vec, and outer = elements / (threads·vec)),
+`_split_atoms_for_vec` (reg), `_emit_packed`/`_emit_scalar` (elementwise smem: vec and
+n_outer), `_emit_induced_*` (elementwise reg), `_build_plan_with_shrink` and `_oob_fill_kind` (TMA: the
+`cuTensorMapEncodeTiled` arguments in CUDA order and the issue count); fallback's outer is its element
+count and ldstmatrix's the number of ld/stmatrix issues, as tilels reports them. A call that fails is
+recorded and replaced by an empty body so the rest of the kernel is still dispatched. For kernels without a
+failing call the reference's CUDA source is generated with a marker call before and after every tile call.
+tilels gives `--emit json` and `--emit cuda`; calls pair by order within a kernel (their ops are checked).
+
+**Fields.** variant (both rejecting counts as agreement), vec and outer (when both chose a variant), the
+TMA encode (rank, element type, global dims, byte strides, box, element strides, interleave, swizzle, L2
+promotion, OOB fill, direction, issue count). A call agrees when all of these agree. Also compared, and
+not part of a call's agreement: the decline reasons of the variants both tools tried; the normalized
+kernel text of the call (comments, whitespace, parentheses, braces and `+ 0` dropped, single-assignment
+temporaries substituted, identifiers renamed in order of appearance, helper names kept); and, when the
+texts differ, the call's memory accesses: `trace.py` runs the call's CUDA statements (the subset both
+emitters produce for these calls) for every thread, with loop variables outside the call at 0, 1 and 2,
+and records every copy, store (with the elements it was computed from), cp.async, ld/stmatrix (per lane
+and register byte, with m8n8 warp semantics) and TMA issue (shared address and coordinates).
+"""
+
+NOTES = """
+## Found and fixed in tilels
+
+Disagreements that were tilels' own, fixed in this change with a regression test each (run with
+`--before c4bc98f` to see them against the tilels of before the fixes):
+
+| what | programs | before | after | fix |
+|---|---|---|---|---|
+| ldstmatrix with a loop variable in the shared region start declined ("non-constant region") and fell back to reg | `v_ldstmatrix_loop_region` | reg 2/8 | ldstmatrix 8/2 (as the reference) | `dispatch/cuda/copy_ldstmatrix.go`: symbolic starts add their offset to the lane address / register pointer; `TestLdstmatrixSymbolicStart` |
+| a loop-variable start in a dimension laid out by several iters (a column chunk of a swizzled MMA tile) declined: copies fell back to the scalar copy, TMA had no variant | `v_loop_swizzled_chunks` | fallback 1/2048, 1/4096, TMA: no variant | gmem_smem 8/4, 8/8, reg, TMA 1 issue (as the reference) | `dispatch/cuda/common.go` `symGroupOffset` (a start that selects whole steps of the outer iters), `copy_async_tma.go`; `TestSymbolicStarts`, TMA case `symbolic-mma-column-chunk` |
+| elementwise ops on loop-variable slices of registers had no variant ("non-constant region ... tilels needs constant region bounds") | `v_loop_register_slices` | error | reg 1/8, packed f32x2 2/4 (as the reference) | `dispatch/cuda/ewise_reg.go`: symbolic starts address each operand through its layout plus the start's offset; four `TestEwiseTable` cases |
+| packed f32x2 with a scalar operand (sm_100a) emitted CUDA nvcc rejects (a float passed as `void*`); found by the corpus's compile gate | `v_ewise_reg_packed_sm100` | nvcc error | compiles | `codegen/cuda/helpers.go`, `expr.go`: the helper takes a scalar operand as a float (name suffix p/s per source); golden `codegen/testdata/packed_f32x2_scalar.txtar` |
+
+## Notes
+
+- Programs: `testdata/agreement/rNNN_*.py` implement §6 row NNN of the spec (every row 1–100; rows 19–22 are
+  algorithm-only tests there and are programs with the same layouts here, with real thread counts);
+  `v_*.py` are variations. `reject/` holds programs that test a rejection: tilels reports an error for them.
+  Row 95 and the transposed bf16 TMA load are there because the plan both tools compute breaks the 16-byte
+  inner-box rule, which tilels' code generator enforces; a companion rejected call keeps the CI compile gate
+  away from them.
+- Calls compared are the tile calls tilels reports with a reference record paired to them. The six calls of
+  `v_ewise_log2` have no reference record (the release cannot parse the program) and are listed, not counted.
+- The text comparison is strict on purpose; where the variants agree and the texts differ, the access
+  traces were equal in every case but the disagreements above (where the traces show the reference's wrong
+  accesses).
+- Not compared: GPU execution (the reference runs on the CPU here), host code (TMA encode is compared as
+  the planner's arguments), and the spellings of failure tables beyond the per-variant reasons.
+"""

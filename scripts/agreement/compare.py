@@ -303,6 +303,7 @@ def compare_all(progs, ref, til):
     for f in FIELDS:
         cmpd = [r for r in rows if f in r.get("fields", {})]
         totals[f] = (sum(r["fields"][f] for r in cmpd), len(cmpd))
+    totals["agree"] = sum(1 for r in rows if r["agree"] and r.get("ref") is not None)
     totals["unclassified"] = sum(1 for r in rows if not r["agree"] and r["cause"]["class"] == "unclassified")
     totals["text_unclassified"] = sum(1 for r in rows if r["agree"] and r.get("fields", {}).get("text") is False
                                       and r["cause"]["class"] == "unclassified")
@@ -327,12 +328,12 @@ def _cell(side):
     v = side.get("variant") or "(none)"
     if side.get("tma"):
         return f"{v} · {_fmt_tma(side['tma'])}"
-    if side.get("variant") is None:
+    if side.get("variant") is None or side.get("vec") is None:
         return v
     return f"{v} {side.get('vec')}/{side.get('outer')}"
 
 
-def render(result, ref):
+def render(result, ref, before=None):
     import textwrap
 
     t = result["totals"]
@@ -343,9 +344,11 @@ def render(result, ref):
       "(written by `scripts/agreement/gen.py`).\n")
     w(textwrap.dedent(causes.METHOD).strip() + "\n")
     w("## Totals\n")
-    w(f"- programs: {t['programs']} ({sum(1 for p in result['programs'] if '/reject/' in p['file'])} of them rejection tests)")
-    w(f"- tile calls compared: **{t['calls']}**; calls agreeing on every compared field (variant, vec, outer, TMA): "
-      f"**{t['agree']}**; disagreeing: {t['calls'] - t['agree']}")
+    nrej = sum(1 for p in result['programs'] if '/reject/' in p['file'])
+    w(f"- programs: {t['programs']} ({nrej} of them rejection tests, under `reject/`), {t['calls']} tile calls")
+    w(f"- **calls compared: {t['compared']}**, **calls agreeing: {t['agree']}** (variant, vec, outer and TMA encode all "
+      f"equal), disagreeing: {t['compared'] - t['agree']}; not compared: {t['calls'] - t['compared']} (no reference "
+      "record, see the end of the disagreement table)")
     for f in FIELDS:
         a, n = t[f]
         label = {"variant": "variant (both reject counts as agreement)", "vec": "vec (calls where both chose a variant)",
@@ -357,13 +360,28 @@ def render(result, ref):
     w(f"- disagreements by class: " + ", ".join(
         f"{k}: {v}" for k, v in sorted(_count_classes(result).items())))
     w("")
+    if before is not None:
+        bt = before["totals"]
+        w(f"### Before the fixes\n")
+        w(f"tilels at `{before['rev']}` (before this change's fixes), same programs and reference: "
+          f"{bt['agree']} of {bt['compared']} compared calls agree (variant {bt['variant'][0]}/{bt['variant'][1]}, "
+          f"vec {bt['vec'][0]}/{bt['vec'][1]}, outer {bt['outer'][0]}/{bt['outer'][1]}, TMA {bt['tma'][0]}/{bt['tma'][1]}). "
+          "Calls whose agreement changed:\n")
+        w("| program | kernel | call | reference | tilels before | tilels now |")
+        w("|---|---|---|---|---|---|")
+        old = {(r["file"], r["kernel"], r["index"]): r for r in before["rows"]}
+        for r in result["rows"]:
+            o = old.get((r["file"], r["kernel"], r["index"]))
+            if o is not None and o["agree"] != r["agree"]:
+                w(f"| {_prog(r['file'])} | {r['kernel']} | {r['index']} `{r['op']}` | {_cell(r.get('ref'))} | "
+                  f"{_cell(o['tilels'])} | {_cell(r['tilels'])} |")
+        w("")
     w("## Disagreements\n")
     w("Every call whose variant, vec, outer or TMA encode differs, with its cause.\n")
     w("| program | kernel | call | reference | tilels | class | cause |")
     w("|---|---|---|---|---|---|---|")
-    for r in result["rows"]:
-        if r["agree"]:
-            continue
+    rows = sorted((r for r in result["rows"] if not r["agree"]), key=lambda r: r.get("ref") is None)
+    for r in rows:
         c = r["cause"]
         w(f"| {_prog(r['file'])} | {r['kernel']} | {r['index']} `{r['op']}` l.{r['line']} | {_cell(r.get('ref'))}"
           f"{_ref_err(r)} | {_cell(r['tilels'])} | {c['class']} | {c['text']} |")
@@ -410,7 +428,7 @@ def render(result, ref):
 def _count_classes(result):
     c = {}
     for r in result["rows"]:
-        if not r["agree"]:
+        if not r["agree"] and r.get("ref") is not None:
             c[r["cause"]["class"]] = c.get(r["cause"]["class"], 0) + 1
     return c
 

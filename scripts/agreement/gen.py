@@ -1181,6 +1181,47 @@ add(Program("v_loop_register_slices", "Variation: elementwise ops on loop-variab
                  "    Tx.warp.copy(A[:, i * 8:i * 8 + 8], R[:, i * 8:i * 8 + 8])",
              ])], arch="sm_100a"))
 
+add(Program("v_reg_fragment_ops", "Variation: register fragments: a one-register-per-lane row statistic broadcast\nover a 32x16 fragment, a region bias, a cast into a permuted fp16 fragment;\nelementwise on loop-variable row bands of a swizzled tile; a fallback copy at\nloop-variable offsets.",
+            [Kernel("row_stat", [("A", (32, 16), "float32"), ("B", (32, 1), "float32")], ids("warp", 32), [
+                'R = T.alloc_buffer((32, 16), "float32", scope="local", layout=TileLayout(S[(32, 16):(1 @ laneid, 1)]))',
+                'C = T.alloc_buffer((32, 1), "float32", scope="local", layout=TileLayout(S[(32, 1):(1 @ laneid, 1)]))',
+                "Tx.warp.copy(R[:, :], A[:, :])",
+                "Tx.warp.copy(C[:, :], B[:, :])",
+                "Tx.warp.add(R[:, :], R[:, :], C[:, :])",
+                "Tx.warp.exp(R[:, :], R[:, :], bias=R[:, :], scale=T.float32(0.5))",
+                "Tx.warp.copy(A[:, :], R[:, :])",
+            ]),
+             Kernel("cast_perm", [("A", (32, 8), "float32")], ids("warp", 32), [
+                 'R = T.alloc_buffer((32, 8), "float32", scope="local", layout=TileLayout(S[(32, 8):(1 @ laneid, 1)]))',
+                 'H = T.alloc_buffer((32, 8), "float16", scope="local", layout=TileLayout(S[(32, 4, 2):(1 @ laneid, 1, 4)]))',
+                 "Tx.warp.copy(R[:, :], A[:, :])",
+                 "Tx.warp.cast(H[:, :], R[:, :])",
+                 "Tx.warp.cast(R[:, :], H[:, :])",
+                 "Tx.warp.copy(A[:, :], R[:, :])",
+             ]),
+             Kernel("band_exp", [("A", (64, 64), "float16")], ids("cta", 128), [
+                 'A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (64, 64)))',
+                 "Tx.cta.copy(A_s[:, :], A[:, :])",
+                 "T.cuda.cta_sync()",
+                 "for i in range(4):",
+                 "    Tx.cta.exp(A_s[i * 16:i * 16 + 16, :], A_s[i * 16:i * 16 + 16, :])",
+                 "Tx.cta.copy(A[:, :], A_s[:, :])",
+             ]),
+             Kernel("fallback_loop", [("A", (12, 6), "float32")], ids("warp", 32), [
+                 'A_s = T.alloc_buffer((4, 6), "float32", scope="shared")',
+                 "for i in range(3):",
+                 "    Tx.warp.copy(A_s[:, :], A[i * 4:i * 4 + 4, :])",
+                 "    Tx.warp.copy(A[i * 4:i * 4 + 4, :], A_s[:, :])",
+             ])]))
+add(Program("v_dsmem_not_lowered_reject", "Variation: a shared-to-shared copy_async at thread scope: the dsmem variant's\npredicates pass (TVM lowers it to cp.async.bulk shared::cluster); tilels does\nnot lower dsmem yet and declines.",
+            [Kernel("s2s", [("A", (64,), "float32")], ["T.cta_id([1])", "tid = T.thread_id([32])"], [
+                'X_s = T.alloc_buffer((64,), "float32", scope="shared")',
+                'Y_s = T.alloc_buffer((64,), "float32", scope="shared")',
+                'bar = T.alloc_buffer((1,), "uint64", scope="shared")',
+                "if tid == 0:",
+                "    Tx.copy_async(Y_s[:], X_s[:], remote_cta_id=0, mbar=bar.ptr_to([0]))",
+            ])], reject=True))
+
 
 def main():
     if os.path.isdir(OUT):

@@ -277,8 +277,9 @@ def _wrap_case(case):
             STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(str(e))
             raise
         except Exception as e:
-            STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(
-                f"exception — {type(e).__name__}: {e}")
+            # tilels' JSON gives the reason without TVM's row prefix
+            # ("exception — "), as it does for "declined — ".
+            STATE["current"].setdefault("_rej", {}).setdefault(variant, []).append(f"{type(e).__name__}: {e}")
             raise
         att = STATE["attempt"] or {}
         STATE["attempt"] = None
