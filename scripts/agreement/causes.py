@@ -214,8 +214,9 @@ Disagreements that were tilels' own, fixed in this change with a regression test
 
 ## Notes
 
-- Programs: `testdata/agreement/rNNN_*.py` implement §6 row NNN of the spec (every row 1–100; rows 19–22 are
-  algorithm-only tests there and are programs with the same layouts here, with real thread counts);
+- Programs: `testdata/agreement/rNNN_*.py` implement §6 row NNN of the spec (every row 1–100). Rows 19–22 test
+  `align_layouts_gs` alone there (T = 128, 4, 4, 32); here rows 19 and 22 are the same copies in kernels, and
+  rows 20 and 21 keep their layout feature (rows 20 halves apart, a start 3 elements off) in warp copies;
   `v_*.py` are variations. `reject/` holds programs that test a rejection: tilels reports an error for them.
   Row 95 and the transposed bf16 TMA load are there because the plan both tools compute breaks the 16-byte
   inner-box rule, which tilels' code generator enforces; a companion rejected call keeps the CI compile gate
