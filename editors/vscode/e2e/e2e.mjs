@@ -368,6 +368,27 @@ async function main() {
   });
   check(status2 === 'small_tile · copy: gmem_smem ×2', `status bar after the edit "${status2}"`);
 
+  // The code lens above the def opens that kernel's view, beside too.
+  await page.locator('.editor-group-container').first().locator('.codelens-decoration a', { hasText: 'show lowered CUDA' }).first().click();
+  const kernelView = await until(page, "the kernel's view from the code lens", () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
+    const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
+    return gs.length === 2 && /tilels: lowered from .*, kernel small_tile/.test(t) ? t.slice(0, 200) : null;
+  });
+  check(/-> gmem_smem/.test(await lowered()), `the code lens opens the kernel's view in the second group (${kernelView.slice(0, 80)}...)`);
+
+  // "TIRx: Write CUDA File": copy_fallback.cu beside the source, saved,
+  // the CLI's output for the edited text.
+  await runCommand(page, 'TIRx: Write CUDA File');
+  const written = path.join(workspace, exampleName.replace(/\.py$/, '.cu'));
+  await page.locator('.notification-toast', { hasText: `TIRx: wrote ${path.basename(written)}` }).waitFor({ state: 'visible', timeout: 30000 });
+  const edited = path.join(tmp, exampleName);
+  writeFileSync(edited, readFileSync(opts.example, 'utf8').replace('ROWS, COLS = 4, 6', 'ROWS, COLS = 4, 8'));
+  const cli = spawnSync(opts.tilels, ['--lower', edited], { encoding: 'utf8' });
+  check(cli.status === 0 && cli.stdout.includes('-> gmem_smem'), 'tilels --lower on the edited text');
+  check(existsSync(written) && readFileSync(written, 'utf8') === cli.stdout, `${path.basename(written)} is written, equal to tilels --lower of the edited text`);
+
   const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
   check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
 }
