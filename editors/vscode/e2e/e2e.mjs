@@ -39,6 +39,30 @@ for (const d of [path.join(userData, 'User'), extensions, workspace, home]) {
 }
 const exampleName = path.basename(opts.example);
 copyFileSync(opts.example, path.join(workspace, exampleName));
+// A kernel def with two parameter cases (a pytest grid over a factory).
+const casesSrc = `import pytest
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+def make_copy(shape, dtype):
+    @T.prim_func
+    def copy(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, shape, dtype)
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer(shape, dtype, scope="shared")
+        Tx.warp.copy(A_s[:, :], A[:, :])
+
+    return copy
+
+
+@pytest.mark.parametrize("shape", [(32, 32), (4, 6)], ids=["square", "odd"])
+def test_copy(shape):
+    make_copy(shape, "float16")
+`;
+writeFileSync(path.join(workspace, 'cases.py'), casesSrc);
 writeFileSync(
   path.join(userData, 'User', 'settings.json'),
   JSON.stringify(
@@ -388,6 +412,35 @@ async function main() {
   const cli = spawnSync(opts.tilels, ['--lower', edited], { encoding: 'utf8' });
   check(cli.status === 0 && cli.stdout.includes('-> gmem_smem'), 'tilels --lower on the edited text');
   check(existsSync(written) && readFileSync(written, 'utf8') === cli.stdout, `${path.basename(written)} is written, equal to tilels --lower of the edited text`);
+
+  // "TIRx: Select Parameter Case" on a kernel with two cases: the pick
+  // list, then the status bar and the case lens follow the choice.
+  await quickOpen(page, 'cases.py', 'cases.py');
+  await page.locator('.tabs-container .tab.active', { hasText: 'cases.py' }).waitFor({ state: 'visible', timeout: 15000 });
+  await goTo(page, 14, 15);
+  const statusItem = (want) =>
+    until(page, `the status bar "${want}"`, (w) => {
+      const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.textContent.includes(w));
+      return item ? item.textContent.trim() : null;
+    }, want);
+  check((await statusItem('copy 1/2')) === 'copy 1/2 · copy: gmem_smem ×1', 'status bar of case 1 "copy 1/2 · copy: gmem_smem ×1"');
+  await runCommand(page, 'TIRx: Select Parameter Case');
+  const picks = await until(page, 'the case pick list', () => {
+    const w = document.querySelector('.quick-input-widget');
+    if (!w || w.offsetParent === null || !w.textContent.includes('parameter case of copy')) {
+      return null;
+    }
+    const rows = [...w.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => r.textContent);
+    return rows.length === 2 ? rows : null;
+  });
+  check(/1\/2: shape=\(32, 32\)/.test(picks[0]) && /selected/.test(picks[0]) && /2\/2: shape=\(4, 6\)/.test(picks[1]) && /pytest odd/.test(picks[1]),
+    `the pick list names both cases, case 1 selected: ${JSON.stringify(picks)}`);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  check((await statusItem('copy 2/2')) === 'copy 2/2 · copy: fallback ×1', 'after picking case 2 the status bar says "copy 2/2 · copy: fallback ×1"');
+  await until(page, 'the case lens to follow', () =>
+    [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent.includes('case 2/2: shape=(4, 6)')));
+  log('ok the code lens shows case 2/2');
 
   const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
   check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
