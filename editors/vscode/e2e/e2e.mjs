@@ -444,6 +444,32 @@ async function main() {
 
   const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
   check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
+
+  // The --version check: a tilels.serverPath that names nothing, then an
+  // old tilels, each restart the server and say what is wrong.
+  // (In the workspace settings: code-server notices a change there at once.)
+  const setServerPath = (p) => {
+    mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(path.join(workspace, '.vscode', 'settings.json'), JSON.stringify({ 'tilels.serverPath': p }, null, 2));
+  };
+  const toast = async (text) => {
+    await page.locator('.notification-toast', { hasText: text }).first().waitFor({ state: 'visible', timeout: 30000 });
+    return page.locator('.notification-toast', { hasText: text }).first().innerText();
+  };
+  const missing = path.join(tmp, 'no-such-dir', 'tilels');
+  setServerPath(missing);
+  const notFound = await toast('was not found');
+  check(notFound.includes(`looked for "${missing}"`) && notFound.includes('go install github.com/tilels/tilels/cmd/tilels@v0.1.0') && /Open Settings/.test(notFound),
+    'a serverPath that names nothing: "not found", how to install, and a button to the setting');
+  const old = path.join(tmp, 'old-tilels');
+  writeFileSync(old, '#!/bin/sh\necho "tilels 0.0.9"\n', { mode: 0o755 });
+  setServerPath(old);
+  const tooOld = await toast('is too old');
+  check(tooOld.includes('tilels 0.0.9') && tooOld.includes('needs 0.1.0 or newer'), 'an old tilels: "too old", and the version needed');
+
+  // The two messages are errors in the console too; nothing else is.
+  const unexpected = consoleErrors.filter((e) => /tilels|TIRx/i.test(e) && !/^TIRx: (the tilels language server was not found|tilels 0\.0\.9 )/.test(e));
+  check(unexpected.length === 0, `no other console errors from the extension${unexpected.length ? `: ${unexpected.join(' | ')}` : ''}`);
 }
 
 let code = 0;

@@ -170,6 +170,9 @@ class Extension {
     const serverOptions: ServerOptions = { command, args: ['serve'] };
     const client = new LanguageClient('tilels', 'TIRx (tilels)', serverOptions, this.clientOptions());
     client.onDidChangeState((e) => {
+      if (this.client !== undefined && this.client !== client) {
+        return; // a client replaced by a restart
+      }
       if (e.newState !== State.Running) {
         this.attachments.clear();
         this.cache.invalidate();
@@ -188,22 +191,34 @@ class Extension {
     return client;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the server. The client leaves the running state before this
+   * returns its promise, so that a configuration listener that runs after
+   * ours (the client's own) sees it stopping rather than sending to it.
+   */
+  stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     this.attachments.clear();
     this.cache.invalidate();
     this.status.hide();
-    if (client) {
-      await client.stop();
+    if (!client || client.state !== State.Running) {
+      return Promise.resolve();
     }
+    return client.stop().catch((err) => {
+      void vscode.window.showWarningMessage(`TIRx: stopping the server: ${errorText(err)}`);
+    });
   }
 
-  private async restart(): Promise<void> {
-    await this.starting;
-    await this.stop();
-    this.failedFor = undefined;
-    await this.ensureClient(true);
+  private restart(): Promise<void> {
+    if (this.starting) {
+      return this.starting.then(() => this.restart());
+    }
+    const stopped = this.stop();
+    return stopped.then(async () => {
+      this.failedFor = undefined;
+      await this.ensureClient(true);
+    });
   }
 
   /** The tilels section of the settings, as the server reads it. */
