@@ -1240,6 +1240,14 @@ use that arch; `# tilels-test: arch=...` makes the CI compile gate build it
 for that arch too).
 """
 
+add(Program("v_tma_config", "Variation: TMA config keys: an L2 cache hint and a descriptor prefetch on a load,\na reduce-add store, and a store with a cache hint.",
+            [tma_kernel("hint_prefetch", (64, 64), "float16", (64, 64), mma("float16", 3, (64, 64)),
+                        extra_cfg='cache_hint="evict_last", prefetch_tensormap=True'),
+             tma_kernel("reduce_add", (64, 64), "float32", (64, 64), mma("float32", 3, (64, 64)), direction="s2g",
+                        extra_cfg='use_tma_reduce="add"'),
+             tma_kernel("store_hint", (64, 64), "bfloat16", (64, 64), mma("bfloat16", 2, (64, 64)), direction="s2g",
+                        extra_cfg='cache_hint="evict_first"')]))
+
 
 def main():
     if os.path.isdir(OUT):
