@@ -156,15 +156,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// check; the others still get their harness.
 			var checked []*lower.Kernel
 			for _, k := range ks {
-				if call, ok := unlowered(k); ok {
-					fmt.Fprintln(stderr, diag.Format(f, diag.Diagnostic{Span: call, Severity: diag.Warning, Code: "harness/skipped",
-						Message: fmt.Sprintf("kernel %s is left out of the harness: this call has no lowering", k.Name)}))
+				if at, why, ok := unchecked(k); ok {
+					fmt.Fprintln(stderr, diag.Format(f, diag.Diagnostic{Span: at, Severity: diag.Warning, Code: "harness/skipped",
+						Message: fmt.Sprintf("kernel %s is left out of the harness: %s", k.Name, why)}))
 					continue
 				}
 				checked = append(checked, k)
 			}
 			if len(checked) == 0 {
-				fmt.Fprintf(stderr, "tilels: --harness: no kernel of %s lowers completely\n", *lowerFile)
+				fmt.Fprintf(stderr, "tilels: --harness: no kernel of %s can be checked\n", *lowerFile)
 				return 1
 			}
 			s, err = lower.Harness(f, checked, opts)
@@ -198,15 +198,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// unlowered returns the span of k's first tile call that no variant
-// lowers.
-func unlowered(k *lower.Kernel) (source.Span, bool) {
-	for _, c := range k.Calls {
-		if c.Variant == "" {
-			return c.Call.Span, true
+// unchecked says why the harness leaves k out, and where: an error in
+// the kernel (its evaluated body is not the program written), or a tile
+// call that no variant lowers.
+func unchecked(k *lower.Kernel) (source.Span, string, bool) {
+	for _, d := range k.Diags {
+		if d.Severity == diag.Error {
+			return d.Span, "the kernel has an error", true
 		}
 	}
-	return source.NoSpan, false
+	for _, c := range k.Calls {
+		if c.Variant == "" {
+			return c.Call.Span, "this call has no lowering", true
+		}
+	}
+	return source.NoSpan, "", false
 }
 
 // writeAtomic writes data to a temporary file in the target's directory and

@@ -166,6 +166,18 @@ def reg_kernel(name, scope, n, k, dtype, rlayout, other="shared", rshape=None):
     return Kernel(name, [("A", rshape, dtype), ("B", rshape, dtype)], ids(scope, n), body)
 
 
+def region_elems(region, shape):
+    """The number of elements of region (a subscript such as "1:2, :, :" or
+    "0, 0, :, :") of a buffer of the given shape."""
+    n = 1
+    for part, dim in zip([p.strip() for p in region.split(",")], shape):
+        if ":" not in part:
+            continue
+        lo, hi = part.split(":")
+        n *= (int(hi) if hi else dim) - (int(lo) if lo else 0)
+    return n
+
+
 def tma_kernel(name, gshape, dtype, sshape, slayout, greg=None, sreg=None, glayout=None, direction="g2s",
                extra_cfg="", smem_elems=None, stages=None, companion_reject=False):
     """One thread issues a TMA copy between A and a dynamic-shared tile."""
@@ -190,11 +202,12 @@ def tma_kernel(name, gshape, dtype, sshape, slayout, greg=None, sreg=None, glayo
     ]
     cfg = (", " + extra_cfg) if extra_cfg else ""
     if direction == "g2s":
-        copy_bytes = 1
+        # The mbarrier expects the bytes the copy moves: the shared region's
+        # (TMA counts a box's out-of-bounds fill as moved), not the arena's.
         body += [
             "if tid == 0:",
             f'    Tx.copy_async(A_s[{sreg}], A[{greg}], dispatch="tma", mbar=bar.ptr_to([0]){cfg})',
-            f"    T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), {nbytes})",
+            f"    T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), {region_elems(sreg, sshape) * bits // 8})",
             "T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)",
         ]
     else:
@@ -403,7 +416,8 @@ def ewise_smem_kernel(name, n, shape, dtype, calls, extra_bufs=(), scope="cta", 
 
 add(Program("r054_unary_shared_basic", "Row 54: zero and sqrt of a 32x32 fp16 shared tile at 64 threads.",
             [ewise_smem_kernel("unary_f16", 64, (32, 32), "float16",
-                               ["Tx.cta.copy(X_s[:, :], A[:, :])", "Tx.cta.zero(X_s[:, :])", "Tx.cta.sqrt(X_s[:, :], X_s[:, :])"])],
+                               ["Tx.cta.copy(X_s[:, :], A[:, :])", "T.cuda.cta_sync()", "Tx.cta.zero(X_s[:, :])",
+                                "Tx.cta.sqrt(X_s[:, :], X_s[:, :])"])],
             row=54))
 add(Program("r055_unary_shared_f32_to_half", "Row 55: sqrt from an fp32 tile into fp16 and bf16 tiles (max bits 32).",
             [Kernel(f"to_{SHORT[dt]}", [("A", (32, 32), "float32"), ("B", (32, 32), dt)], ids("cta", 64), [
@@ -508,7 +522,8 @@ add(Program("r067_cast_vec2_f16_to_f32", "Row 67: packed pair cast float16 -> fl
                 "Tx.copy(B[tid, :], y[:])",
             ])], row=67))
 add(Program("r068_exp_f16_shared", "Row 68: exp of a 64x32 fp16 shared tile at 64 threads (scalar hexp, vec 8).",
-            [ewise_smem_kernel("exp_f16", 64, (64, 32), "float16", ["Tx.cta.copy(X_s[:, :], A[:, :])", "Tx.cta.exp(X_s[:, :], X_s[:, :])"])],
+            [ewise_smem_kernel("exp_f16", 64, (64, 32), "float16",
+                               ["Tx.cta.copy(X_s[:, :], A[:, :])", "T.cuda.cta_sync()", "Tx.cta.exp(X_s[:, :], X_s[:, :])"])],
             row=68))
 add(Program("r069_cast_wg_local_view_reject", "Row 69: a warpgroup cast over per-thread registers (not a warpgroup-level\noperand): rejected.",
             [Kernel("wg_local", [("A", (128, 8), "float32")], ids("warpgroup", 128), [
@@ -1024,6 +1039,7 @@ add(Program("v_fallback_narrowed", "Variation: fallback elections in narrowed sc
                 "    Tx.wg.copy(A_s[:, :], A[:, :])",
                 "if 16 <= lane:",
                 "    Tx.warp.copy(A_s[:, :], A[:, :])",
+                "T.cuda.cta_sync()",
                 "if wid == 3:",
                 "    Tx.cta.copy(A[:, :], A_s[:, :])",
             ])]))

@@ -16,6 +16,7 @@ def unary_f16(A_ptr: T.handle):
     T.thread_id([64])
     X_s = T.alloc_buffer((32, 32), "float16", scope="shared")
     Tx.cta.copy(X_s[:, :], A[:, :])
+    T.cuda.cta_sync()
     Tx.cta.zero(X_s[:, :])
     Tx.cta.sqrt(X_s[:, :], X_s[:, :])
     Tx.cta.copy(A[:, :], X_s[:, :])

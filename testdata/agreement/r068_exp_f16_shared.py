@@ -16,5 +16,6 @@ def exp_f16(A_ptr: T.handle):
     T.thread_id([64])
     X_s = T.alloc_buffer((64, 32), "float16", scope="shared")
     Tx.cta.copy(X_s[:, :], A[:, :])
+    T.cuda.cta_sync()
     Tx.cta.exp(X_s[:, :], X_s[:, :])
     Tx.cta.copy(A[:, :], X_s[:, :])

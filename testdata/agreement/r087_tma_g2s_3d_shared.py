@@ -21,5 +21,5 @@ def g2s(A_ptr: T.handle):
     T.cuda.cta_sync()
     if tid == 0:
         Tx.copy_async(A_s[1:2, :, :], A[:, :], dispatch="tma", mbar=bar.ptr_to([0]))
-        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 98304)
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 32768)
     T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)

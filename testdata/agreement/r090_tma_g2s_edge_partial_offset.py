@@ -21,5 +21,5 @@ def g2s(A_ptr: T.handle):
     T.cuda.cta_sync()
     if tid == 0:
         Tx.copy_async(A_s[0, 0, :, :], A[64:88, :], dispatch="tma", mbar=bar.ptr_to([0]))
-        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 12288)
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 3072)
     T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)

@@ -22,5 +22,6 @@ def elect(A_ptr: T.handle):
         Tx.wg.copy(A_s[:, :], A[:, :])
     if 16 <= lane:
         Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.cta_sync()
     if wid == 3:
         Tx.cta.copy(A[:, :], A_s[:, :])

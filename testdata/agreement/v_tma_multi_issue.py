@@ -21,5 +21,5 @@ def gap_f32(A_ptr: T.handle):
     T.cuda.cta_sync()
     if tid == 0:
         Tx.copy_async(A_s[:, :, :], A[:, :, :], dispatch="tma", mbar=bar.ptr_to([0]))
-        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 16384)
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 8192)
     T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)

@@ -23,5 +23,5 @@ def g2s(A_ptr: T.handle):
     T.cuda.cta_sync()
     if tid == 0:
         Tx.copy_async(A_s[0:1, :, :], A[0:1, 0:32, 0:4, :], dispatch="tma", mbar=bar.ptr_to([0]))
-        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 65536)
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 32768)
     T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
