@@ -1227,7 +1227,9 @@ add(Program("v_reg_fragment_ops", "Variation: register fragments: a one-register
                  'A_s = T.alloc_buffer((4, 6), "float32", scope="shared")',
                  "for i in range(3):",
                  "    Tx.warp.copy(A_s[:, :], A[i * 4:i * 4 + 4, :])",
+                 "    T.cuda.warp_sync()",
                  "    Tx.warp.copy(A[i * 4:i * 4 + 4, :], A_s[:, :])",
+                 "    T.cuda.warp_sync()",
              ])]))
 add(Program("v_dsmem_not_lowered_reject", "Variation: a shared-to-shared copy_async at thread scope: the dsmem variant's\npredicates pass (TVM lowers it to cp.async.bulk shared::cluster); tilels does\nnot lower dsmem yet and declines.",
             [Kernel("s2s", [("A", (64,), "float32")], ["T.cta_id([1])", "tid = T.thread_id([32])"], [

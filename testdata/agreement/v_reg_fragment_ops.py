@@ -66,4 +66,6 @@ def fallback_loop(A_ptr: T.handle):
     A_s = T.alloc_buffer((4, 6), "float32", scope="shared")
     for i in range(3):
         Tx.warp.copy(A_s[:, :], A[i * 4:i * 4 + 4, :])
+        T.cuda.warp_sync()
         Tx.warp.copy(A[i * 4:i * 4 + 4, :], A_s[:, :])
+        T.cuda.warp_sync()
