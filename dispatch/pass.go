@@ -131,7 +131,7 @@ func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 	// size Decisions once: 0.5% of BenchmarkDispatch3000 allocations.)
 	var defs []scopeDef
 	nCalls := 0
-	walkStmts(fn.Body, func(s ir.Stmt) {
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		if _, ok := s.(*ir.TileCall); ok {
 			nCalls++
 		}
@@ -217,29 +217,6 @@ func fnSpan(fn *ir.Func) source.Span {
 		return fn.NameSpan
 	}
 	return fn.Span
-}
-
-// walkStmts visits every statement under b in pre-order.
-func walkStmts(b *ir.Block, f func(ir.Stmt)) {
-	if b == nil {
-		return
-	}
-	for _, s := range b.Stmts {
-		f(s)
-		switch s := s.(type) {
-		case *ir.Block:
-			walkStmts(s, f)
-		case *ir.For:
-			walkStmts(s.Body, f)
-		case *ir.While:
-			walkStmts(s.Body, f)
-		case *ir.If:
-			walkStmts(s.Then, f)
-			walkStmts(s.Else, f)
-		case *ir.Lowered:
-			walkStmts(s.Body, f)
-		}
-	}
 }
 
 // block lowers the statements of b under the active set a. It returns b

@@ -155,9 +155,16 @@ func f16f32(h uint16) float32 {
 func bufOf(t *testing.T, k *Kernel, name string) *ir.Buffer {
 	t.Helper()
 	var found *ir.Buffer
-	walkBufs(k.Func.Body, func(b *ir.Buffer) {
-		if b.Name == name {
-			found = b
+	ir.WalkStmts(k.Func.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Alloc:
+			if s.Buf.Name == name {
+				found = s.Buf
+			}
+		case *ir.Decl:
+			if s.Buf.Name == name {
+				found = s.Buf
+			}
 		}
 	})
 	for _, p := range k.Func.Params {
@@ -169,27 +176,6 @@ func bufOf(t *testing.T, k *Kernel, name string) *ir.Buffer {
 		t.Fatalf("no buffer %s", name)
 	}
 	return found
-}
-
-func walkBufs(b *ir.Block, f func(*ir.Buffer)) {
-	if b == nil {
-		return
-	}
-	for _, s := range b.Stmts {
-		switch s := s.(type) {
-		case *ir.Alloc:
-			f(s.Buf)
-		case *ir.Decl:
-			f(s.Buf)
-		case *ir.If:
-			walkBufs(s.Then, f)
-			walkBufs(s.Else, f)
-		case *ir.For:
-			walkBufs(s.Body, f)
-		case *ir.Block:
-			walkBufs(s, f)
-		}
-	}
 }
 
 func example(t *testing.T, name string) []byte {

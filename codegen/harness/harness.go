@@ -157,7 +157,7 @@ func kernelTraits(fn *ir.Func) traits {
 			exprs(e.X)
 		}
 	}
-	walk(fn.Body, func(s ir.Stmt) {
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Alloc:
 			if s.Buf.Dtype.IsFloat() {

@@ -163,7 +163,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 	// thread. Shared storage keeps the race check's shadow (never reset:
 	// epochs only grow).
 	var resets []string
-	walk(fn.Body, func(s ir.Stmt) {
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Alloc:
 			b := s.Buf
@@ -410,27 +410,6 @@ func dtypeEnum(d ir.DataType) string {
 		return "TL_BOOL"
 	}
 	return ""
-}
-
-// walk calls f on every statement of b, depth first, in order.
-func walk(b *ir.Block, f func(ir.Stmt)) {
-	if b == nil {
-		return
-	}
-	for _, s := range b.Stmts {
-		f(s)
-		switch s := s.(type) {
-		case *ir.Block:
-			walk(s, f)
-		case *ir.For:
-			walk(s.Body, f)
-		case *ir.While:
-			walk(s.Body, f)
-		case *ir.If:
-			walk(s.Then, f)
-			walk(s.Else, f)
-		}
-	}
 }
 
 // ---- statements ----
