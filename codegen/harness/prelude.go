@@ -18,7 +18,6 @@ const refPrelude = `// ---- host reference (tilels --harness) ----
 #pragma nv_diag_suppress 550
 #endif
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -68,10 +68,9 @@ type gen struct {
 	nt     int64
 	err    *Unsupported
 
-	bufs    map[*ir.Buffer]string // the Buf variable of each buffer
-	layouts map[*ir.Buffer]string // its Layout constant ("nullptr" for none)
-	vars    map[*ir.Var]*varInfo
-	tmp     int
+	bufs map[*ir.Buffer]string // the Buf variable of each buffer
+	vars map[*ir.Var]*varInfo
+	tmp  int
 
 	// guard prints the activity of thread t at the current statement;
 	// stop is the innermost loop's stop array ("" outside loops) and brk
@@ -124,7 +123,7 @@ func (g *gen) guard(t string) string {
 // refFunc prints the reference function of k, named fname, taking the
 // host storage of each parameter buffer in parameter order.
 func refFunc(k Kernel, fname string) (string, *Unsupported) {
-	g := &gen{k: k, names: names.New(cxxReserved), bufs: map[*ir.Buffer]string{}, layouts: map[*ir.Buffer]string{},
+	g := &gen{k: k, names: names.New(cxxReserved), bufs: map[*ir.Buffer]string{},
 		vars: map[*ir.Var]*varInfo{}}
 	fn := k.Func
 	g.nt = k.Launch.Threads()
@@ -327,27 +326,27 @@ func layoutInit(l layout.Layout) (string, string) {
 		return "", "the layout has too many iters for the reference"
 	}
 	has := make([]int, 7)
-	var ext, str, ax []string
-	for _, it := range t.Shard {
-		i, ok := axisIndex[it.Axis]
-		if !ok {
-			return "", fmt.Sprintf("layout axis %s is not modelled", it.Axis.Name)
+	// iters prints the extents, strides and axis indices of its.
+	iters := func(its []layout.Iter) (ext, str, ax []string, bad string) {
+		for _, it := range its {
+			i, ok := axisIndex[it.Axis]
+			if !ok {
+				return nil, nil, nil, fmt.Sprintf("layout axis %s is not modelled", it.Axis.Name)
+			}
+			has[i] = 1
+			ext = append(ext, strconv.FormatInt(it.Extent, 10))
+			str = append(str, strconv.FormatInt(it.Stride, 10))
+			ax = append(ax, strconv.Itoa(i))
 		}
-		has[i] = 1
-		ext = append(ext, strconv.FormatInt(it.Extent, 10))
-		str = append(str, strconv.FormatInt(it.Stride, 10))
-		ax = append(ax, strconv.Itoa(i))
+		return ext, str, ax, ""
 	}
-	var rext, rstr, rax []string
-	for _, it := range t.Replica {
-		i, ok := axisIndex[it.Axis]
-		if !ok {
-			return "", fmt.Sprintf("layout axis %s is not modelled", it.Axis.Name)
-		}
-		has[i] = 1
-		rext = append(rext, strconv.FormatInt(it.Extent, 10))
-		rstr = append(rstr, strconv.FormatInt(it.Stride, 10))
-		rax = append(rax, strconv.Itoa(i))
+	ext, str, ax, bad := iters(t.Shard)
+	if bad != "" {
+		return "", bad
+	}
+	rext, rstr, rax, bad := iters(t.Replica)
+	if bad != "" {
+		return "", bad
 	}
 	off := make([]string, 7)
 	for i := range off {
