@@ -2,12 +2,15 @@ package lower
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tilels/tilels/codegen/harness"
@@ -61,35 +64,91 @@ func TestGeneratedCUDACompiles(t *testing.T) {
 	if len(progs) == 0 {
 		t.Fatal("no programs")
 	}
-	for _, p := range progs {
-		t.Run(p.name, func(t *testing.T) {
-			t.Parallel()
-			for _, arch := range testArches(p.src) {
-				res := Analyze(source.NewFile(p.name+".py", p.src), Options{Arch: arch})
-				var ks []*Kernel
-				for _, k := range res.Kernels {
-					if len(k.Calls) > 0 && allLowered(k) {
-						ks = append(ks, k)
-					}
-				}
-				if len(ks) == 0 {
-					t.Skip("no kernel lowers completely")
-				}
-				cu, err := Harness(res.File, ks, Options{Arch: arch})
-				var u *harness.Unsupported
-				if errors.As(err, &u) {
-					t.Logf("%s: no harness (%v): compiling the kernels alone", arch, u)
-					cu, err = CUDA(ks, Options{Arch: arch})
-				}
-				if err != nil {
-					t.Fatalf("codegen: %v", err)
-				}
-				if err := cc.Compile(t.TempDir(), p.name, []byte(cu), arch); err != nil {
-					t.Errorf("%s: %v", arch, err)
-				}
-			}
-		})
+	// Lower every program first (in parallel: each Analyze is independent),
+	// then compile them all in merged batches (cudacheck.CompileAll): the
+	// CUDA headers dominate an nvcc run, and one run per program took most
+	// of this package's time.
+	type job struct {
+		prog prog
+		arch string
 	}
+	var jobs []job
+	for _, p := range progs {
+		for _, arch := range testArches(p.src) {
+			jobs = append(jobs, job{p, arch})
+		}
+	}
+	units := make([]*cudacheck.Unit, len(jobs))
+	notes := make([]string, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				units[i], notes[i], errs[i] = generateForCompile(jobs[i].prog.name, jobs[i].prog.src, jobs[i].arch)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var batch []cudacheck.Unit
+	var batchJob []int
+	for i, j := range jobs {
+		if errs[i] != nil {
+			t.Errorf("%s (%s): %v", j.prog.name, j.arch, errs[i])
+			continue
+		}
+		if notes[i] != "" {
+			t.Logf("%s (%s): %s", j.prog.name, j.arch, notes[i])
+		}
+		if units[i] != nil {
+			batch = append(batch, *units[i])
+			batchJob = append(batchJob, i)
+		}
+	}
+	if len(batch) == 0 {
+		t.Fatal("no program lowers completely")
+	}
+	t.Logf("compiling %d programs", len(batch))
+	for k, err := range cc.CompileAll(t.TempDir(), batch) {
+		if err != nil {
+			j := jobs[batchJob[k]]
+			t.Errorf("%s (%s): %v", j.prog.name, j.arch, err)
+		}
+	}
+}
+
+// generateForCompile lowers one program for arch and returns its .cu file
+// with the self-checking harness (the kernels alone when the harness's
+// reference does not model one, said in note); a nil unit when no kernel
+// lowers completely.
+func generateForCompile(name string, src []byte, arch string) (u *cudacheck.Unit, note string, err error) {
+	res := Analyze(source.NewFile(name+".py", src), Options{Arch: arch})
+	var ks []*Kernel
+	for _, k := range res.Kernels {
+		if len(k.Calls) > 0 && allLowered(k) {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		return nil, "no kernel lowers completely", nil
+	}
+	cu, err := Harness(res.File, ks, Options{Arch: arch})
+	var un *harness.Unsupported
+	if errors.As(err, &un) {
+		note = fmt.Sprintf("no harness (%v): compiling the kernels alone", un)
+		cu, err = CUDA(ks, Options{Arch: arch})
+	}
+	if err != nil {
+		return nil, note, fmt.Errorf("codegen: %w", err)
+	}
+	return &cudacheck.Unit{Name: name + "." + arch, Src: []byte(cu), Arch: arch}, note, nil
 }
 
 var testArchLine = regexp.MustCompile(`(?m)^# tilels-test: arch=(sm_[0-9]+[af]?)\s*$`)
