@@ -484,7 +484,8 @@ try {
       .evaluate(() => [...document.querySelectorAll('.monaco-hover')].map((h) => `${h.className} visible=${h.offsetParent !== null}: ${h.textContent.slice(0, 120)}`))
       .catch(() => []);
     console.error(`hover widgets: ${JSON.stringify(hovers, null, 1)}`);
-    const shot = path.join(os.tmpdir(), 'tilels-e2e-vscode-failure.png');
+    // Kept after the run (tmp is removed): a name of its own per run.
+    const shot = path.join(mkdtempSync(path.join(os.tmpdir(), 'tilels-e2e-vscode-failure-')), 'screen.png');
     await page.screenshot({ path: shot }).then(() => console.error(`screenshot of the failure: ${shot}`)).catch(() => {});
   }
 } finally {
