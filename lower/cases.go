@@ -82,10 +82,10 @@ func partialRecord(k *eval.Kernel) *Kernel {
 }
 
 // ownsDiag reports whether a file diagnostic inside a case record's span
-// belongs to every case record's Diags: what evaluation and dispatch of a
-// case did not report (syntax errors, the case cap).
+// belongs to every case record's Diags: what evaluation, dispatch and the
+// arch check of a case did not report (syntax errors, the case cap).
 func ownsDiag(d diag.Diagnostic) bool {
-	return d.Code == eval.CodeCaseCap || !strings.HasPrefix(d.Code, "eval/") && !strings.HasPrefix(d.Code, "dispatch/")
+	return d.Code == eval.CodeCaseCap || !strings.HasPrefix(d.Code, "eval/") && !strings.HasPrefix(d.Code, "dispatch/") && d.Code != CodeArch
 }
 
 // caseDiags returns the file-level diagnostics of a def's case records:

@@ -123,7 +123,11 @@ func Analyze(f *source.File, opts Options) *Result {
 	// 16.8 (medians of 5, against the same code on one worker); the GC
 	// already uses the second core, which caps the gain.
 	outs := make([]*dispatch.Output, len(prog.Kernels))
-	parallel(len(prog.Kernels), func(i int) { outs[i] = reg.Lower(prog.Kernels[i].Func, target) })
+	parallel(len(prog.Kernels), func(i int) {
+		out := reg.Lower(prog.Kernels[i].Func, target)
+		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
+		outs[i] = out
+	})
 	// own[i] holds the unmerged diagnostics of a record of a def with
 	// several cases (nil when there is none).
 	var own [][]diag.Diagnostic

@@ -1,6 +1,8 @@
-// Package report renders a lower.Result as the `--emit json` document that
-// tools and CI rely on. The schema is documented in docs/json.md and is
-// stable: fields are only ever added.
+// Package report renders lower.Results as the `--emit json` document that
+// tools and CI rely on: one Document per run, with one File record per
+// input file. The schema is documented in docs/json.md and
+// docs/json.schema.json; it is stable: fields are only ever added, and a
+// change that is not an addition raises Schema.
 //
 // Lines and columns are 1-based; columns count bytes. Optional values are
 // JSON null, never omitted: "case" is null unless parameters were bound
@@ -16,11 +18,33 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/version"
 	"github.com/tilels/tilels/lower"
 )
 
-// Document is the top-level JSON object.
+// Schema is the version of the document's shape ("schema" in the JSON).
+const Schema = 1
+
+// Document is the top-level JSON object: the schema version, the tilels
+// release that wrote it, the apache-tvm release whose dispatcher it
+// models, and one record per input file, in input order.
 type Document struct {
+	Schema    int     `json:"schema"`
+	Tilels    string  `json:"tilels"`
+	Reference string  `json:"reference"`
+	Files     []*File `json:"files"`
+}
+
+// New returns the document of the given file records.
+func New(files ...*File) *Document {
+	if files == nil {
+		files = []*File{}
+	}
+	return &Document{Schema: Schema, Tilels: version.Release, Reference: version.Reference, Files: files}
+}
+
+// File is one input file's record: its kernels and its diagnostics.
+type File struct {
 	File        string       `json:"file"`
 	Kernels     []Kernel     `json:"kernels"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
@@ -116,11 +140,11 @@ type Diagnostic struct {
 
 // Build converts r, restricted to the kernels ks (all when nil: every
 // kernel and case record, and the unresolved kernels, in source order).
-func Build(r *lower.Result, ks []*lower.Kernel) *Document {
+func Build(r *lower.Result, ks []*lower.Kernel) *File {
 	if ks == nil {
 		ks = r.Records()
 	}
-	doc := &Document{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
+	doc := &File{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
 	var printed []*lower.Kernel
 	for _, k := range ks {
 		if k.Lowered != nil {
@@ -171,6 +195,13 @@ func call(f *source.File, d *dispatch.Decision) Call {
 		c.Declined = append(c.Declined, Declined{Variant: dv.Variant, Reason: dv.Reason})
 	}
 	return c
+}
+
+// Unread is the record of a file that was not analysed (it could not be
+// read whole): no kernels, and the diagnostics ds, positioned in f (the
+// part that was read, or an empty file).
+func Unread(f *source.File, ds []diag.Diagnostic) *File {
+	return &File{File: f.Name, Kernels: []Kernel{}, Diagnostics: diags(f, ds)}
 }
 
 func diags(f *source.File, ds []diag.Diagnostic) []Diagnostic {

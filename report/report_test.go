@@ -41,10 +41,18 @@ func TestSchema(t *testing.T) {
 	for name, src := range srcs {
 		f := source.NewFile("kernel.py", src)
 		res := lower.Analyze(f, lower.Options{})
-		var doc map[string]any
-		if err := json.Unmarshal(JSON(Build(res, nil)), &doc); err != nil {
+		var top map[string]any
+		if err := json.Unmarshal(JSON(New(Build(res, nil))), &top); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		if top["schema"] != float64(Schema) || top["tilels"] == "" || top["reference"] != "0.25.0.post1" {
+			t.Errorf("%s: document header %v %v %v", name, top["schema"], top["tilels"], top["reference"])
+		}
+		files, _ := top["files"].([]any)
+		if len(files) != 1 {
+			t.Fatalf("%s: %d file records, want 1", name, len(files))
+		}
+		doc := files[0].(map[string]any)
 		lines := f.LineCount()
 		checkDiags := func(v any) {
 			for _, d := range v.([]any) {

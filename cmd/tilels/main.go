@@ -1,22 +1,22 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
-//	tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch sm_90a]
-//	             [--bind 'FUNC:M=4096, dtype="float16"'] [--max-cases N] [--harness] [-o OUT]
-//	tilels --version
+//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+//	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
+//	             [--max-cases N] [--harness] [-o OUT]
+//	tilels --version | version
+//	tilels --help | -h | help
 //
 // With no arguments, or with serve, tilels speaks the Language Server
 // Protocol on standard input and output (see docs/lsp.md); its log goes to
 // stderr, or to FILE with --log, never to stdout. It exits 0 after the
 // client's shutdown and exit, 1 when the client goes away without them.
 //
-// With --emit cuda --harness the .cu file ends with a main() that checks
-// every kernel on a GPU against a host reference (codegen/harness).
-//
-// Diagnostics go to stderr as file:line:col: severity[code]: message.
-// Exit status: 0 ok, 1 when an error diagnostic was reported, 2 on usage or
-// I/O errors. -o writes atomically (a temporary file renamed into place), so
-// OUT is either the old content or the complete new one.
+// With --lower it lowers each INPUT (a file, a directory of .py files, or
+// - for standard input) headlessly: package headless does the work, this
+// command only parses the flags. Exit status: 0 ok, 1 when a diagnostic
+// at least as severe as --fail-on (default error) was reported, 2 on usage
+// or I/O errors (README.md, "Using tilels --lower").
 package main
 
 import (
@@ -27,249 +27,188 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/tilels/tilels/codegen/harness"
-	"github.com/tilels/tilels/dsl/diag"
-	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/headless"
+	"github.com/tilels/tilels/internal/version"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/lsp"
-	"github.com/tilels/tilels/report"
 )
-
-// version is the tilels release; editors check it with --version.
-const version = "0.1.0"
 
 func main() {
 	lower.TuneRuntime()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL]
+       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+                    [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
+                    [--max-cases N] [--harness] [-o OUT]
+       tilels --version | version
+       tilels --help | help
+
+With no arguments (or serve) tilels is a language server on stdin/stdout.
+With --lower it lowers each INPUT — a .py file, a directory (its .py files
+that import the TIRx DSL) or - (standard input) — prints diagnostics to
+stderr as file:line:col: severity[code]: message, and writes the result to
+standard output or OUT. Exit status: 0 ok; 1 when a diagnostic at least as
+severe as --fail-on was reported (with --fail-on warning, also a file with
+no TIRx kernel); 2 on usage or I/O errors.
+
+Flags:
+`
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "serve" {
-		return serve(args[1:], stdin, stdout, stderr)
-	}
-	fs := flag.NewFlagSet("tilels", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	lowerFile := fs.String("lower", "", "lower `FILE` headlessly and print the result")
-	emit := fs.String("emit", "cuda", "what to print: cuda, tirx or json")
-	kernel := fs.String("kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
-	arch := fs.String("arch", "sm_90a", "CUDA target architecture")
-	out := fs.String("o", "", "write the output to `OUT` (atomically) instead of stdout")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	withHarness := fs.Bool("harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
-	caseN := fs.Int("case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
-	maxCases := fs.Int("max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
-	bind := map[string]string{}
-	fs.Func("bind", "bind parameters of function `FUNC:M=4096, dtype=\"float16\"` (the `# tilels: bind` syntax; once per function)", func(v string) error {
-		name, text, ok := strings.Cut(v, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return fmt.Errorf("want FUNC:NAME=VALUE, ..., got %q", v)
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve":
+			return serve(args[1:], stdin, stdout, stderr)
+		case "version":
+			if len(args) > 1 {
+				fmt.Fprintf(stderr, "tilels version: unexpected argument %q\n", args[1])
+				return 2
+			}
+			fmt.Fprint(stdout, version.Text(version.Read()))
+			return 0
+		case "help":
+			fs, _ := flags(io.Discard)
+			printUsage(stdout, fs)
+			return 0
 		}
-		name = strings.TrimSpace(name)
-		if _, dup := bind[name]; dup {
-			return fmt.Errorf("%s bound twice: a setting is one case per function (write several `# tilels: bind` lines for more)", name)
+	}
+	fs, v := flags(io.Discard) // run prints the parse error itself, in one line
+	var inputs []string
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(stdout, fs)
+			return 0
 		}
-		bind[name] = text
-		return nil
-	})
-	logFile := fs.String("log", "", "language server: append the log to `FILE` instead of stderr")
-	logLevel := fs.String("log-level", "info", "language server: least severe `LEVEL` logged (debug, info, warn, error)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tilels [serve] [--log FILE] [--log-level LEVEL]\n")
-		fmt.Fprintf(stderr, "       tilels --lower FILE [--emit cuda|tirx|json] [--kernel NAME] [--case N] [--arch ARCH]\n")
-		fmt.Fprintf(stderr, "                    [--bind FUNC:BINDINGS]... [--max-cases N] [--harness] [-o OUT]\n")
-		fs.PrintDefaults()
+		if err != nil {
+			fmt.Fprintf(stderr, "tilels: %v (tilels --help lists the flags)\n", err)
+			return 2
+		}
+		// Inputs and flags may mix: go on after each argument ("--" ends
+		// the flags).
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			inputs = append(inputs, rest...)
+			break
+		}
+		inputs = append(inputs, rest[0])
+		args = rest[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *showVersion {
-		fmt.Fprintf(stdout, "tilels %s\n", version)
+	if v.showVersion {
+		fmt.Fprint(stdout, version.Text(version.Read()))
 		return 0
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "tilels: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return 2
+	if !v.lowered {
+		if len(inputs) > 0 {
+			fmt.Fprintf(stderr, "tilels: unexpected argument %q (lower files with --lower FILE...)\n", inputs[0])
+			return 2
+		}
+		return serveLSP(v.logFile, v.logLevel, stdin, stdout, stderr)
 	}
-	if *lowerFile == "" {
-		return serveLSP(*logFile, *logLevel, stdin, stdout, stderr)
-	}
-	switch *emit {
-	case "cuda", "tirx", "json":
-	default:
-		fmt.Fprintf(stderr, "tilels: unknown --emit %q (want cuda, tirx or json)\n", *emit)
-		return 2
-	}
-	if *withHarness && *emit != "cuda" {
-		fmt.Fprintf(stderr, "tilels: --harness needs --emit cuda\n")
-		return 2
-	}
-	src, err := os.ReadFile(*lowerFile)
+	failOn, err := headless.ParseFailOn(v.failOn)
 	if err != nil {
 		fmt.Fprintf(stderr, "tilels: %v\n", err)
 		return 2
 	}
-	f := source.NewFile(*lowerFile, src)
-	if *caseN < 0 || *maxCases < 0 {
-		fmt.Fprintf(stderr, "tilels: --case and --max-cases must not be negative\n")
-		return 2
+	opts := lower.Options{Arch: v.arch, MaxCases: v.maxCases}
+	if len(v.bind) > 0 {
+		opts.Bind = v.bind
 	}
-	opts := lower.Options{Arch: *arch, MaxCases: *maxCases}
-	if len(bind) > 0 {
-		opts.Bind = bind
-	}
-	res := lower.Analyze(f, opts)
-	ks := res.Select(*kernel)
-	if *kernel != "" && len(ks) == 0 {
-		fmt.Fprintf(stderr, "tilels: no kernel named %q in %s\n", *kernel, *lowerFile)
-		return 2
-	}
-	if *caseN > 0 {
-		var sel []*lower.Kernel
-		for _, k := range ks {
-			if k.CaseIndex == *caseN { // 1 for a kernel without cases
-				sel = append(sel, k)
-			}
-		}
-		if len(sel) == 0 {
-			fmt.Fprintf(stderr, "tilels: no kernel of %s has a case %d\n", *lowerFile, *caseN)
-			return 2
-		}
-		ks = sel
-	}
-	for _, d := range res.Diags {
-		fmt.Fprintln(stderr, diag.Format(f, d))
-	}
-	var text []byte
-	switch *emit {
-	case "json":
-		text = report.JSON(report.Build(res, ks))
-	case "tirx":
-		text = []byte(lower.TIRx(ks))
-	case "cuda":
-		var s string
-		if *withHarness {
-			// A kernel with a call that has no lowering has nothing to
-			// check; the others still get their harness.
-			var checked []*lower.Kernel
-			for _, k := range ks {
-				if at, why, ok := unchecked(k); ok {
-					fmt.Fprintln(stderr, diag.Format(f, diag.Diagnostic{Span: at, Severity: diag.Warning, Code: "harness/skipped",
-						Message: fmt.Sprintf("kernel %s is left out of the harness: %s", k.Name, why)}))
-					continue
-				}
-				checked = append(checked, k)
-			}
-			if len(checked) == 0 {
-				fmt.Fprintf(stderr, "tilels: --harness: no kernel of %s can be checked\n", *lowerFile)
-				return 1
-			}
-			s, err = lower.Harness(f, checked, opts)
-		} else {
-			s, err = lower.CUDA(ks, opts)
-		}
-		var u *harness.Unsupported
-		if errors.As(err, &u) {
-			fmt.Fprintln(stderr, diag.Format(f, diag.Diagnostic{Span: u.Span, Severity: diag.Error, Code: "harness/unsupported",
-				Message: fmt.Sprintf("no harness for kernel %s: %s", u.Kernel, u.Msg)}))
-			return 1
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "tilels: %v\n", err)
-			return 1
-		}
-		text = []byte(s)
-	}
-	if *out == "" {
-		if _, err := stdout.Write(text); err != nil {
-			fmt.Fprintf(stderr, "tilels: %v\n", err)
-			return 2
-		}
-	} else if err := writeAtomic(*out, text); err != nil {
-		fmt.Fprintf(stderr, "tilels: %v\n", err)
-		return 2
-	}
-	if res.HasErrors() {
-		return 1
-	}
-	return 0
+	return headless.Run(headless.Config{
+		Inputs:  append(v.inputs, inputs...),
+		Emit:    v.emit,
+		Kernel:  v.kernel,
+		Case:    v.caseN,
+		Harness: v.harness,
+		Out:     v.out,
+		FailOn:  failOn,
+		Options: opts,
+		Stdin:   stdin,
+		Stdout:  stdout,
+		Stderr:  stderr,
+	})
 }
 
-// unchecked says why the harness leaves k out, and where: an error in
-// the kernel (its evaluated body is not the program written), or a tile
-// call that no variant lowers.
-func unchecked(k *lower.Kernel) (source.Span, string, bool) {
-	for _, d := range k.Diags {
-		if d.Severity == diag.Error {
-			return d.Span, "the kernel has an error", true
-		}
-	}
-	for _, c := range k.Calls {
-		if c.Variant == "" {
-			return c.Call.Span, "this call has no lowering", true
-		}
-	}
-	return source.NoSpan, "", false
+// values are the parsed flags.
+type values struct {
+	lowered                         bool
+	inputs                          []string
+	emit, kernel, arch, out, failOn string
+	logFile, logLevel               string
+	showVersion, harness            bool
+	caseN, maxCases                 int
+	bind                            map[string]string
 }
 
-// writeAtomic writes data to a temporary file in the target's directory and
-// renames it into place, so readers never see a partial file.
-func writeAtomic(path string, data []byte) error {
-	// A device, pipe or socket (-o /dev/null, -o /dev/stdout) is written in
-	// place: renaming a file over it would replace the device node.
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		if fi.IsDir() {
-			return fmt.Errorf("write %s: is a directory", path)
+// flags defines the command line; the flag package's own messages go to
+// errOut.
+func flags(errOut io.Writer) (*flag.FlagSet, *values) {
+	v := &values{bind: map[string]string{}}
+	fs := flag.NewFlagSet("tilels", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Usage = func() {} // run prints the usage itself
+	fs.Func("lower", "lower `INPUT` (and the INPUTs after it) headlessly and print the result", func(s string) error {
+		if v.lowered {
+			return fmt.Errorf("given twice; list every input after one --lower (tilels --lower a.py b.py dir/)")
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		_, werr := f.Write(data)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
-			return fmt.Errorf("write %s: %w", path, werr)
-		}
+		v.lowered = true
+		v.inputs = append(v.inputs, s)
 		return nil
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	for _, e := range []error{werr, serr, cerr} {
-		if e != nil {
-			os.Remove(name)
-			return fmt.Errorf("write %s: %w", path, e)
+	})
+	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx or json")
+	fs.StringVar(&v.failOn, "fail-on", "error", "exit 1 when a diagnostic of at least this `SEVERITY` (warning or error) is reported")
+	fs.StringVar(&v.kernel, "kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
+	fs.StringVar(&v.arch, "arch", "sm_90a", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...)")
+	fs.StringVar(&v.out, "o", "", "write the output to `OUT` (atomically; a directory for one file per input; - for stdout)")
+	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
+	fs.BoolVar(&v.harness, "harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
+	fs.IntVar(&v.caseN, "case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
+	fs.IntVar(&v.maxCases, "max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
+	fs.Func("bind", "bind parameters of function `FUNC:M=4096, dtype=\"float16\"` (the `# tilels: bind` syntax; once per function)", func(s string) error {
+		name, text, ok := strings.Cut(s, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("want FUNC:NAME=VALUE, ..., got %q", s)
 		}
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+		name = strings.TrimSpace(name)
+		if _, dup := v.bind[name]; dup {
+			return fmt.Errorf("%s bound twice: a setting is one case per function (write several `# tilels: bind` lines for more)", name)
+		}
+		v.bind[name] = text
+		return nil
+	})
+	fs.StringVar(&v.logFile, "log", "", "language server: append the log to `FILE` instead of stderr")
+	fs.StringVar(&v.logLevel, "log-level", "info", "language server: least severe `LEVEL` logged (debug, info, warn, error)")
+	return fs, v
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // serve is "tilels serve [--log FILE] [--log-level LEVEL]".
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tilels serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	logFile := fs.String("log", "", "append the log to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "least severe `LEVEL` logged (debug, info, warn, error)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "usage: tilels serve [--log FILE] [--log-level LEVEL]\n\nThe language server, on stdin/stdout (docs/lsp.md).\n\nFlags:\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintf(stderr, "tilels serve: %v\n", err)
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -297,5 +236,5 @@ func serveLSP(logFile, logLevel string, stdin io.Reader, stdout, stderr io.Write
 		logw = f
 	}
 	lsp.TuneRuntime()
-	return lsp.ServeStream(context.Background(), stdin, stdout, lsp.Options{Log: logw, LogLevel: level, Version: version})
+	return lsp.ServeStream(context.Background(), stdin, stdout, lsp.Options{Log: logw, LogLevel: level, Version: version.Release})
 }

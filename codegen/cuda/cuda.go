@@ -60,7 +60,6 @@ import (
 	"github.com/tilels/tilels/internal/names"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -168,6 +167,8 @@ type kernelOut struct {
 	used  []*helper
 	err   error
 	errAt int
+	// arch lists, for CheckArch, the instructions above the target.
+	arch []*ArchError
 	// panicked records a panic while printing (a bug), re-raised by Print
 	// in kernel order.
 	panicked bool
@@ -218,17 +219,6 @@ func forEach(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// parseArch returns the SM version of "sm_90a" (90) or "sm_100" (100).
-func parseArch(arch string) (int, error) {
-	s, ok := strings.CutPrefix(arch, "sm_")
-	s = strings.TrimSuffix(strings.TrimSuffix(s, "a"), "f")
-	n, err := strconv.Atoi(s)
-	if !ok || err != nil || n < 50 {
-		return 0, fmt.Errorf("codegen/cuda: bad arch %q, want sm_<N>[a] such as sm_90a", arch)
-	}
-	return n, nil
-}
-
 // file accumulates one output file. Sections are assembled in String: the
 // header, the helpers, the kernels, then the host side (host.go): the
 // error functions, the tensor-map encoder when a kernel has tensor maps,
@@ -241,6 +231,9 @@ type file struct {
 	launchers   []string
 	tma         bool // some kernel has tensor maps: emit tilels_encode_tiled
 	kernelNames *names.Namer
+	// check is set by CheckArch: an instruction above the target is
+	// recorded (kernel.arch) and printing goes on.
+	check bool
 }
 
 // use records that h is needed. A helper of the same name with a different
@@ -250,17 +243,6 @@ func (f *file) use(h *helper) error {
 		return err
 	}
 	return useIn(f.helpers, h)
-}
-
-// checkArch reports a helper above the target arch.
-func (f *file) checkArch(h *helper) error {
-	if h.minSM > f.sm {
-		return fmt.Errorf("%s needs sm_%d or later, target is %s", h.what, h.minSM, f.arch)
-	}
-	if h.sm100Family && !sm100FamilySpecific(f.arch, f.sm) {
-		return fmt.Errorf("%s needs an arch-specific sm_100-family target (sm_100a, sm_100f, sm_103a, ...), target is %s", h.what, f.arch)
-	}
-	return nil
 }
 
 // useIn adds h to helpers unless a helper of its name is there; one with a

@@ -331,6 +331,9 @@ func (k *kernel) callHelper(h *helper, args []ir.Expr) string {
 }
 
 func (k *kernel) call(c *ir.Call) string {
+	outer := k.atCall
+	k.atCall = c.Span
+	defer func() { k.atCall = outer }()
 	switch c.Op {
 	case ir.OpCopyBytes:
 		if !k.wantArgs(c, 3) {

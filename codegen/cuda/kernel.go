@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -65,6 +66,14 @@ type kernel struct {
 	helpers map[string]*helper
 	used    []*helper
 	errAt   int
+
+	// Where the instruction printed now comes from, for ArchError: the
+	// tile call whose lowering is printed (nil outside one), the intrinsic
+	// call, the statement. arch collects the errors for CheckArch.
+	inCall *ir.Lowered
+	atCall source.Span
+	atStmt source.Span
+	arch   []*ArchError
 }
 
 // kernel prints one kernel under its C name, and its host launcher under
@@ -82,7 +91,7 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
 	k.align = tmaAlignments(fn.Body)
 	fail := func(err error) kernelOut {
-		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt}
+		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt, arch: k.arch}
 	}
 
 	var params, hostParams []string
@@ -162,7 +171,7 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 	}
 	out.Write(k.b.Bytes())
 	out.WriteString("}\n")
-	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used)}
+	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch}
 }
 
 func (k *kernel) fail(format string, args ...any) {
@@ -176,8 +185,10 @@ func (k *kernel) fail(format string, args ...any) {
 // helpers; file.merge checks them against the other kernels').
 func (k *kernel) use(h *helper) {
 	if err := k.f.checkArch(h); err != nil {
-		k.fail("%v", err)
-		return
+		k.archProblem(err)
+		if !k.f.check {
+			return
+		}
 	}
 	if _, ok := k.helpers[h.name]; !ok {
 		k.used = append(k.used, h)
@@ -283,6 +294,7 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.block(s)
 		k.line("}")
 	case *ir.For:
+		k.atStmt = s.Span
 		if k.vectorBundle(s) {
 			return
 		}
@@ -303,10 +315,12 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.block(s.Body)
 		k.line("}")
 	case *ir.While:
+		k.atStmt = s.Span
 		k.line("while (%s) {", k.top(s.Cond))
 		k.block(s.Body)
 		k.line("}")
 	case *ir.If:
+		k.atStmt = s.Span
 		k.line("if (%s) {", k.top(s.Cond))
 		k.block(s.Then)
 		if s.Else != nil {
@@ -315,10 +329,13 @@ func (k *kernel) stmt(s ir.Stmt) {
 		}
 		k.line("}")
 	case *ir.Store:
+		k.atStmt = s.Span
 		k.line("%s = %s;", k.access(s.Buf, s.Indices), k.top(s.Value))
 	case *ir.Evaluate:
+		k.atStmt = s.Span
 		k.line("%s;", k.top(s.X))
 	case *ir.Let:
+		k.atStmt = s.Span
 		t := "auto"
 		if s.Var != nil && s.Var.Type.IsValid() && s.Var.Type.Code != ir.Handle {
 			t = s.Var.Type.CType()
@@ -326,12 +343,16 @@ func (k *kernel) stmt(s ir.Stmt) {
 		value := k.top(s.Value) // print the value before naming the variable it binds
 		k.line("%s %s = %s;", t, k.varName(s.Var), value)
 	case *ir.Assign:
+		k.atStmt = s.Span
 		k.line("%s = %s;", k.varName(s.Var), k.top(s.Value))
 	case *ir.Alloc:
 		k.alloc(s.Buf)
 	case *ir.Decl:
 		k.decl(s.Buf)
 	case *ir.ScopeID:
+		if s != nil {
+			k.atStmt = s.Span
+		}
 		k.scopeID(s)
 	case *ir.TileCall:
 		k.fail("unlowered tile call %s (dispatch must replace every TileCall)", callComment(s))
@@ -342,7 +363,12 @@ func (k *kernel) stmt(s ir.Stmt) {
 		}
 		k.comment(call + " -> " + s.Variant)
 		k.line("{")
+		outer := k.inCall
+		if outer == nil && s.Call != nil {
+			k.inCall = s
+		}
 		k.block(s.Body)
+		k.inCall = outer
 		k.line("}")
 	case *ir.Comment:
 		k.comment(s.Text)

@@ -1,0 +1,178 @@
+package cuda
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// realArchs are the SM versions nvcc builds real code for (nvcc 12.x and
+// 13.x `--list-gpu-code`: 13 dropped 50-72 and renamed sm_101 to sm_110;
+// both are kept so that either toolkit's targets are accepted).
+var realArchs = []int{50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 88, 89, 90, 100, 101, 103, 107, 110, 120, 121}
+
+// ValidArch reports whether arch is a real CUDA target nvcc takes as
+// -arch: sm_<N> for a real SM version, sm_<N>a (arch-specific features)
+// for 90 and the sm_100+ versions, sm_<N>f (family-portable features) for
+// the sm_100+ versions. The error says why not, in one line.
+func ValidArch(arch string) error {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	suffix := ""
+	if ok && (strings.HasSuffix(s, "a") || strings.HasSuffix(s, "f")) {
+		s, suffix = s[:len(s)-1], s[len(s)-1:]
+	}
+	n, err := strconv.Atoi(s)
+	if !ok || err != nil || s == "" || s[0] == '+' || s[0] == '-' || s[0] == '0' {
+		return fmt.Errorf("--arch %q is not a CUDA target: want sm_<N>, sm_<N>a or sm_<N>f, such as sm_90a", arch)
+	}
+	if !slices.Contains(realArchs, n) {
+		return fmt.Errorf("--arch %q is not a real CUDA architecture (real ones: %s)", arch, archList())
+	}
+	switch {
+	case suffix == "a" && n < 90:
+		return fmt.Errorf("--arch %q: sm_%d has no arch-specific (a) variant; sm_90a and sm_100a onwards do", arch, n)
+	case suffix == "f" && n < 100:
+		return fmt.Errorf("--arch %q: sm_%d has no family (f) variant; sm_100f onwards do", arch, n)
+	}
+	return nil
+}
+
+func archList() string {
+	parts := make([]string, len(realArchs))
+	for i, n := range realArchs {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "sm_" + strings.Join(parts, ", sm_")
+}
+
+// parseArch returns the SM version of "sm_90a" (90) or "sm_100" (100).
+func parseArch(arch string) (int, error) {
+	s, ok := strings.CutPrefix(arch, "sm_")
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "a"), "f")
+	n, err := strconv.Atoi(s)
+	if !ok || err != nil || n < 50 {
+		return 0, fmt.Errorf("codegen/cuda: bad arch %q, want sm_<N>[a] such as sm_90a", arch)
+	}
+	return n, nil
+}
+
+// ArchError is an instruction the target arch does not have. Call is the
+// tile call whose lowering (through Variant) uses it, nil for an intrinsic
+// the kernel calls itself; Span is the call's callee (`Tx.copy_async`),
+// or the span of the intrinsic call or statement that uses it.
+type ArchError struct {
+	Kernel  string
+	Call    *ir.TileCall
+	Variant string
+	Span    source.Span
+	// What names the instruction ("ptx.fence.proxy_async"). MinSM is the
+	// lowest SM version that has it; Family is set instead when it needs an
+	// arch-specific target of the sm_100 family (.cta_group).
+	What   string
+	MinSM  int
+	Family bool
+	Arch   string
+}
+
+func (e *ArchError) Error() string {
+	if e.Family {
+		return fmt.Sprintf("%s needs an arch-specific sm_100-family target (sm_100a, sm_100f, sm_103a, ...), target is %s", e.What, e.Arch)
+	}
+	return fmt.Sprintf("%s needs sm_%d or later, target is %s", e.What, e.MinSM, e.Arch)
+}
+
+// worse reports whether e asks more of the target than o: a family
+// requirement, else a higher SM version.
+func (e *ArchError) worse(o *ArchError) bool {
+	if e.Family != o.Family {
+		return e.Family
+	}
+	return e.MinSM > o.MinSM
+}
+
+// checkArch reports a helper above the target arch.
+func (f *file) checkArch(h *helper) *ArchError {
+	if h.minSM > f.sm {
+		return &ArchError{What: h.what, MinSM: h.minSM, Arch: f.arch}
+	}
+	if h.sm100Family && !sm100FamilySpecific(f.arch, f.sm) {
+		return &ArchError{What: h.what, MinSM: 100, Family: true, Arch: f.arch}
+	}
+	return nil
+}
+
+// CheckArch returns what each kernel of fns uses that opts.Arch does not
+// have: one ArchError per tile call (the most demanding of its lowering's
+// instructions) and per intrinsic call or statement the kernel writes
+// itself, in kernel then print order. It prints each kernel (the same
+// helper choices as Print, which fails on the first of these) without
+// keeping the text; a kernel another printing error stops is checked up
+// to that error. The error is for a malformed arch.
+func CheckArch(fns []Kernel, opts Options) ([]*ArchError, error) {
+	arch := opts.Arch
+	if arch == "" {
+		arch = DefaultArch
+	}
+	sm, err := parseArch(arch)
+	if err != nil {
+		return nil, err
+	}
+	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, check: true}
+	var out []*ArchError
+	var names, launchNames []string
+	f.kernelNames, names, launchNames = symbols(fns)
+	for i, kn := range fns {
+		if kn.Func == nil {
+			break
+		}
+		o := f.kernel(kn, names[i], launchNames[i])
+		out = append(out, o.arch...)
+	}
+	return out, nil
+}
+
+// archSite returns where an instruction used now comes from: the tile
+// call being printed, else the intrinsic call, else the statement.
+func (k *kernel) archSite() (*ir.Lowered, source.Span) {
+	if l := k.inCall; l != nil {
+		sp := l.Call.OpSpan
+		if !sp.IsValid() {
+			sp = l.Call.Span
+		}
+		return l, sp
+	}
+	if k.atCall.IsValid() {
+		return nil, k.atCall
+	}
+	return nil, k.atStmt
+}
+
+// archProblem records (CheckArch) or raises (Print) e for the current site.
+func (k *kernel) archProblem(e *ArchError) {
+	e.Kernel = k.fn.Name
+	var l *ir.Lowered
+	l, e.Span = k.archSite()
+	if l != nil {
+		e.Call, e.Variant = l.Call, l.Variant
+	}
+	if !k.f.check {
+		if k.err == nil {
+			k.err = e
+			k.errAt = len(k.used)
+		}
+		return
+	}
+	for i, o := range k.arch {
+		if o.Span == e.Span {
+			if e.worse(o) {
+				k.arch[i] = e
+			}
+			return
+		}
+	}
+	k.arch = append(k.arch, e)
+}

@@ -1,0 +1,505 @@
+// Package headless is `tilels --lower`: it checks the request, reads the
+// input files (expanding directories), runs lower.Analyze on each, prints
+// the diagnostics, writes the outputs and decides the exit status.
+// cmd/tilels parses the flags into a Config and calls Run.
+//
+// Contract:
+//
+//   - Usage errors (a bad flag value, an --arch that is not a real CUDA
+//     target, a missing input, -o naming an input, a --bind function no
+//     input defines) are refused with exit 2 and one line on stderr, before
+//     any file is analysed.
+//   - Every input is analysed, whatever happens to the others. Its
+//     diagnostics go to stderr as file:line:col: severity[code]: message,
+//     in input order; an input over MaxInputBytes gets a lower/too-large
+//     error instead of an analysis.
+//   - The exit status is 1 when a diagnostic at least as severe as
+//     Config.FailOn was reported, or an output could not be produced (a
+//     CUDA printing error, no kernel the harness can check); with FailOn
+//     Warning, a file with no TIRx kernel (lower/no-kernel, information)
+//     and a directory with no TIRx file fail too. Otherwise 0; 2 for usage
+//     and I/O errors.
+//   - Outputs are written after every input was analysed, each atomically
+//     (a temporary file renamed into place) unless it is a device or pipe.
+package headless
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/codegen/harness"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/report"
+)
+
+// MaxInputBytes is the most tilels reads of one input (a file, a pipe,
+// standard input); a larger one is a lower/too-large error for that file.
+const MaxInputBytes = 16 << 20
+
+// Exit statuses.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// StdinName is the file name diagnostics give standard input ("-").
+const StdinName = "<stdin>"
+
+// Config is one `tilels --lower` request.
+type Config struct {
+	// Inputs are files, directories (walked for the .py files that import
+	// the TIRx DSL) and "-" (standard input), in the order given.
+	Inputs []string
+	// Emit is "cuda", "tirx" or "json".
+	Emit string
+	// Kernel keeps only the kernels of that name; Case only the Nth case
+	// (1-based) of each kernel; 0 keeps all.
+	Kernel string
+	Case   int
+	// Harness adds the self-checking main() (Emit "cuda" only).
+	Harness bool
+	// Out is "" or "-" (standard output), a file, or a directory (one
+	// output per input): see docs in README.md, "Using tilels --lower".
+	Out string
+	// FailOn is the least severe diagnostic that fails the run: diag.Error
+	// or diag.Warning.
+	FailOn diag.Severity
+	// Options configure the analysis (Arch, MaxCases, Bind).
+	Options lower.Options
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// usageError is a request refused with exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// ParseFailOn parses a --fail-on value.
+func ParseFailOn(s string) (diag.Severity, error) {
+	switch s {
+	case "error":
+		return diag.Error, nil
+	case "warning":
+		return diag.Warning, nil
+	}
+	return 0, usagef("unknown --fail-on %q (want warning or error)", s)
+}
+
+// Run carries out c and returns the exit status.
+func Run(c Config) int {
+	r := &runner{c: c}
+	status, err := r.run()
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "tilels: %v\n", err)
+		return ExitUsage
+	}
+	return status
+}
+
+// input is one file to analyse.
+type input struct {
+	name string // as diagnostics name it: the path, or StdinName
+	path string // "" for standard input
+	src  []byte
+	// tooLarge is set when the input holds more than MaxInputBytes.
+	tooLarge bool
+	out      string // the output file in a directory output ("" otherwise)
+}
+
+// result is one input's contribution to the output.
+type result struct {
+	in   *input
+	text []byte       // the .cu or TIRx text (nil when there is none)
+	doc  *report.File // the JSON record
+}
+
+type runner struct {
+	c      Config
+	failed bool // exit 1
+}
+
+func (r *runner) run() (int, error) {
+	c := r.c
+	if err := r.check(); err != nil {
+		return 0, err
+	}
+	ins, err := r.expand()
+	if err != nil {
+		return 0, err
+	}
+	mode, err := r.plan(ins)
+	if err != nil {
+		return 0, err
+	}
+	for _, in := range ins {
+		if err := r.read(in); err != nil {
+			return 0, err
+		}
+	}
+	if err := r.checkBind(ins); err != nil {
+		return 0, err
+	}
+
+	var results []result
+	selected := false
+	for _, in := range ins {
+		res, any := r.analyse(in)
+		selected = selected || any
+		results = append(results, res)
+	}
+	if (c.Kernel != "" || c.Case > 0) && !selected {
+		return 0, r.noSelection(ins)
+	}
+	if err := r.write(mode, results); err != nil {
+		return 0, err
+	}
+	if r.failed {
+		return ExitFailed, nil
+	}
+	return ExitOK, nil
+}
+
+// check validates the flags that need no input.
+func (r *runner) check() error {
+	c := r.c
+	switch c.Emit {
+	case "cuda", "tirx", "json":
+	default:
+		return usagef("unknown --emit %q (want cuda, tirx or json)", c.Emit)
+	}
+	if c.Harness && c.Emit != "cuda" {
+		return usagef("--harness needs --emit cuda")
+	}
+	if c.Case < 0 || c.Options.MaxCases < 0 {
+		return usagef("--case and --max-cases must not be negative")
+	}
+	if c.FailOn != diag.Error && c.FailOn != diag.Warning {
+		return usagef("--fail-on must be warning or error")
+	}
+	if err := lower.ValidArch(c.Options.Target().Arch); err != nil {
+		return &usageError{err.Error()}
+	}
+	if len(c.Inputs) == 0 {
+		return usagef("--lower needs an input file")
+	}
+	stdin := 0
+	for _, p := range c.Inputs {
+		if p == "-" {
+			stdin++
+		}
+		if p == "" {
+			return usagef("empty input file name")
+		}
+	}
+	if stdin > 1 {
+		return usagef("standard input (-) given %d times", stdin)
+	}
+	return nil
+}
+
+// fail records that the run exits 1.
+func (r *runner) fail() { r.failed = true }
+
+// report prints d and records whether it fails the run.
+func (r *runner) report(f *source.File, d diag.Diagnostic) {
+	fmt.Fprintln(r.c.Stderr, diag.Format(f, d))
+	if r.fails(d) {
+		r.fail()
+	}
+}
+
+// fails reports whether d fails the run under --fail-on.
+func (r *runner) fails(d diag.Diagnostic) bool {
+	if d.Code == lower.CodeNoKernel {
+		return r.c.FailOn == diag.Warning
+	}
+	return d.Severity <= r.c.FailOn
+}
+
+// read reads one input, at most MaxInputBytes of it.
+func (r *runner) read(in *input) error {
+	var rd io.Reader
+	if in.path == "" {
+		rd = r.c.Stdin
+		if rd == nil {
+			rd = strings.NewReader("")
+		}
+	} else {
+		f, err := os.Open(in.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rd = f
+	}
+	src, err := io.ReadAll(io.LimitReader(rd, MaxInputBytes+1))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", in.name, err)
+	}
+	if len(src) > MaxInputBytes {
+		in.tooLarge = true
+		return nil
+	}
+	in.src = src
+	return nil
+}
+
+// checkBind refuses a --bind function that no input defines.
+func (r *runner) checkBind(ins []*input) error {
+	bind := r.c.Options.Bind
+	if len(bind) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(bind))
+	for n := range bind {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	found := map[string]bool{}
+	for _, in := range ins {
+		if in.tooLarge {
+			continue
+		}
+		for n := range lower.Defines(source.NewFile(in.name, in.src), names) {
+			found[n] = true
+		}
+	}
+	for _, n := range names {
+		if !found[n] {
+			return usagef("--bind %s: no function %s in %s", n, n, inputList(ins))
+		}
+	}
+	return nil
+}
+
+// inputList names the inputs for a message: all of them up to three.
+func inputList(ins []*input) string {
+	if len(ins) == 1 {
+		return ins[0].name
+	}
+	if len(ins) <= 3 {
+		var names []string
+		for _, in := range ins {
+			names = append(names, in.name)
+		}
+		return "any of " + strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("any of the %d inputs", len(ins))
+}
+
+// noSelection is the usage error of a --kernel or --case that selects
+// nothing in any input.
+func (r *runner) noSelection(ins []*input) error {
+	if r.c.Kernel != "" && r.c.Case == 0 {
+		return usagef("no kernel named %q in %s", r.c.Kernel, inputList(ins))
+	}
+	if r.c.Kernel != "" {
+		return usagef("no kernel named %q of %s has a case %d", r.c.Kernel, inputList(ins), r.c.Case)
+	}
+	return usagef("no kernel of %s has a case %d", inputList(ins), r.c.Case)
+}
+
+// analyse runs the pipeline on one input, prints its diagnostics and
+// returns its output; selected reports whether --kernel and --case kept a
+// kernel of it.
+func (r *runner) analyse(in *input) (result, bool) {
+	c := r.c
+	if in.tooLarge {
+		f := source.NewFile(in.name, nil)
+		d := lower.TooLarge(MaxInputBytes)
+		r.report(f, d)
+		return result{in: in, doc: report.Unread(f, []diag.Diagnostic{d})}, false
+	}
+	f := source.NewFile(in.name, in.src)
+	res := lower.Analyze(f, c.Options)
+	res.AddHeadlessDiags()
+	for _, d := range res.Diags {
+		r.report(f, d)
+	}
+	filtered := c.Kernel != "" || c.Case > 0
+	var ks []*lower.Kernel
+	if filtered {
+		ks = []*lower.Kernel{} // non-nil: report.Build keeps only these
+		for _, k := range res.Select(c.Kernel) {
+			if c.Case == 0 || k.CaseIndex == c.Case { // CaseIndex is 1 for a kernel without cases
+				ks = append(ks, k)
+			}
+		}
+	}
+	out := result{in: in}
+	if filtered && len(ks) == 0 {
+		// Nothing of this file is asked for: its diagnostics are printed,
+		// its JSON record has no kernels, and it has no text output.
+		out.doc = report.Build(res, ks)
+		return out, false
+	}
+	switch c.Emit {
+	case "json":
+		out.doc = report.Build(res, ks)
+	case "tirx":
+		if ks == nil {
+			ks = res.Kernels
+		}
+		out.text = []byte(lower.TIRx(ks))
+	case "cuda":
+		if ks == nil {
+			ks = res.Kernels
+		}
+		out.text = r.cuda(f, res, ks)
+	}
+	return out, true
+}
+
+// cuda prints the .cu file of ks (with the harness when asked), or
+// reports why it cannot and returns nil.
+func (r *runner) cuda(f *source.File, res *lower.Result, ks []*lower.Kernel) []byte {
+	c := r.c
+	var s string
+	var err error
+	if c.Harness {
+		// A kernel with a call that has no lowering has nothing to check;
+		// the others still get their harness.
+		var checked []*lower.Kernel
+		for _, k := range ks {
+			if at, why, ok := unchecked(k); ok {
+				r.report(f, diag.Diagnostic{Span: at, Severity: diag.Warning, Code: "harness/skipped",
+					Message: fmt.Sprintf("kernel %s is left out of the harness: %s", k.Name, why)})
+				continue
+			}
+			checked = append(checked, k)
+		}
+		if len(checked) == 0 {
+			fmt.Fprintf(c.Stderr, "tilels: --harness: no kernel of %s can be checked\n", f.Name)
+			r.fail()
+			return nil
+		}
+		s, err = lower.Harness(f, checked, c.Options)
+	} else {
+		s, err = lower.CUDA(ks, c.Options)
+	}
+	if err == nil {
+		return []byte(s)
+	}
+	r.fail()
+	var u *harness.Unsupported
+	var a *lower.ArchError
+	switch {
+	case errors.As(err, &u):
+		r.report(f, diag.Diagnostic{Span: u.Span, Severity: diag.Error, Code: "harness/unsupported",
+			Message: fmt.Sprintf("no harness for kernel %s: %s", u.Kernel, u.Msg)})
+	case errors.As(err, &a):
+		// Analyze reported it at the call (lower/arch); say it once.
+		for _, d := range res.Diags {
+			if d.Code == lower.CodeArch && d.Span == a.Span {
+				return nil
+			}
+		}
+		r.report(f, diag.Errorf(a.Span, lower.CodeArch, "%v", a))
+	default:
+		fmt.Fprintf(c.Stderr, "tilels: %s: %v\n", f.Name, err)
+	}
+	return nil
+}
+
+// unchecked says why the harness leaves k out, and where: an error in
+// the kernel (its evaluated body is not the program written), or a tile
+// call that no variant lowers.
+func unchecked(k *lower.Kernel) (source.Span, string, bool) {
+	for _, d := range k.Diags {
+		if d.Severity == diag.Error {
+			return d.Span, "the kernel has an error", true
+		}
+	}
+	for _, c := range k.Calls {
+		if c.Variant == "" {
+			return c.Call.Span, "this call has no lowering", true
+		}
+	}
+	return source.NoSpan, "", false
+}
+
+// header separates the outputs of several files in one stream.
+func (r *runner) header(name string) []byte {
+	if r.c.Emit == "tirx" {
+		return []byte("# tilels --lower " + name + "\n")
+	}
+	return []byte("// tilels --lower " + name + "\n")
+}
+
+// write writes the outputs the way plan decided.
+func (r *runner) write(m outMode, results []result) error {
+	c := r.c
+	if c.Emit == "json" && m.kind != outDir {
+		doc := report.New()
+		for _, res := range results {
+			doc.Files = append(doc.Files, res.doc)
+		}
+		return r.emit(m, report.JSON(doc))
+	}
+	if m.kind == outDir {
+		if err := os.MkdirAll(m.path, 0o755); err != nil {
+			return err
+		}
+		for _, res := range results {
+			var data []byte
+			switch {
+			case c.Emit == "json":
+				data = report.JSON(report.New(res.doc))
+			case res.text != nil:
+				data = res.text
+			default:
+				continue
+			}
+			if err := writeAtomic(res.in.out, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var texts []result
+	for _, res := range results {
+		if res.text != nil {
+			texts = append(texts, res)
+		}
+	}
+	if len(texts) == 1 && len(results) == 1 {
+		return r.emit(m, texts[0].text)
+	}
+	if len(texts) == 0 {
+		if r.failed && m.kind == outFile {
+			return nil // keep OUT: nothing was produced
+		}
+	}
+	var b bytes.Buffer
+	for i, res := range texts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(r.header(res.in.name))
+		b.Write(res.text)
+	}
+	return r.emit(m, b.Bytes())
+}
+
+// emit writes data to standard output or the output file.
+func (r *runner) emit(m outMode, data []byte) error {
+	if m.kind == outStream {
+		_, err := r.c.Stdout.Write(data)
+		return err
+	}
+	return writeAtomic(m.path, data)
+}
