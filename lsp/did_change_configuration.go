@@ -15,6 +15,7 @@ func (s *Server) DidChangeConfiguration(_ context.Context, p *protocol.DidChange
 		return nil
 	}
 	raw := append([]byte(nil), p.Settings...)
-	s.background("configuration", func(ctx context.Context) { s.updateSettings(ctx, raw) })
+	gen := s.confAsked.Add(1)
+	s.background("configuration", func(ctx context.Context) { s.updateSettingsGen(ctx, gen, raw) })
 	return nil
 }

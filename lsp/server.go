@@ -63,6 +63,14 @@ type Server struct {
 	// null section) falls back to: the initializationOptions over the
 	// defaults.
 	base atomic.Pointer[Settings]
+	// Settings updates are numbered when they start (confAsked) and an
+	// update older than the last one applied (confApplied, under confMu)
+	// is dropped: two workspace/configuration pulls in flight (the initial
+	// one and a didChangeConfiguration's) may be answered and applied in
+	// either order, and the older answer must not win.
+	confAsked   atomic.Uint64
+	confMu      sync.Mutex
+	confApplied uint64
 
 	mu   sync.Mutex
 	docs map[uri.URI]*document

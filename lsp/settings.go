@@ -131,6 +131,7 @@ func (s *Server) applySettings(next *Settings) {
 // pullSettings asks the client for section "tilels" (workspace/configuration).
 // It runs off the read loop: the answer comes through it.
 func (s *Server) pullSettings(ctx context.Context) {
+	gen := s.confAsked.Add(1)
 	section := "tilels"
 	res, err := s.client.Configuration(ctx, &protocol.ConfigurationParams{Items: []protocol.ConfigurationItem{{Section: &section}}})
 	if err != nil {
@@ -140,7 +141,7 @@ func (s *Server) pullSettings(ctx context.Context) {
 	if len(res) == 0 {
 		return
 	}
-	s.updateSettings(ctx, res[0])
+	s.updateSettingsGen(ctx, gen, res[0])
 }
 
 // updateSettings reads raw over the base settings: the
@@ -149,6 +150,19 @@ func (s *Server) pullSettings(ctx context.Context) {
 // answers null, keeps the initializationOptions), and reports bad values
 // to the user.
 func (s *Server) updateSettings(ctx context.Context, raw []byte) {
+	s.updateSettingsGen(ctx, s.confAsked.Add(1), raw)
+}
+
+// updateSettingsGen is updateSettings for the update numbered gen; it does
+// nothing when a newer update has been applied.
+func (s *Server) updateSettingsGen(ctx context.Context, gen uint64, raw []byte) {
+	s.confMu.Lock()
+	defer s.confMu.Unlock()
+	if gen < s.confApplied {
+		s.log.Debug("dropped settings older than those applied", "update", gen, "applied", s.confApplied)
+		return
+	}
+	s.confApplied = gen
 	base := s.base.Load()
 	if base == nil {
 		base = defaultSettings()
