@@ -125,6 +125,9 @@ type result struct {
 	in   *input
 	text []byte       // the .cu or TIRx text (nil when there is none)
 	doc  *report.File // the JSON record
+	// empty is set for a file with no kernel to print: its text is left
+	// out of a directory and of several files' stream.
+	empty bool
 }
 
 type runner struct {
@@ -340,7 +343,7 @@ func (r *runner) analyse(in *input) (result, bool) {
 			}
 		}
 	}
-	out := result{in: in}
+	out := result{in: in, empty: len(res.Kernels) == 0}
 	if filtered && len(ks) == 0 {
 		// Nothing of this file is asked for: its diagnostics are printed,
 		// its JSON record has no kernels, and it has no text output.
@@ -459,7 +462,7 @@ func (r *runner) write(m outMode, results []result) error {
 			switch {
 			case c.Emit == "json":
 				data = report.JSON(report.New(res.doc))
-			case res.text != nil:
+			case res.text != nil && !res.empty:
 				data = res.text
 			default:
 				continue
@@ -470,19 +473,17 @@ func (r *runner) write(m outMode, results []result) error {
 		}
 		return nil
 	}
+	if len(results) == 1 && results[0].text != nil {
+		return r.emit(m, results[0].text)
+	}
 	var texts []result
 	for _, res := range results {
-		if res.text != nil {
+		if res.text != nil && !res.empty {
 			texts = append(texts, res)
 		}
 	}
-	if len(texts) == 1 && len(results) == 1 {
-		return r.emit(m, texts[0].text)
-	}
-	if len(texts) == 0 {
-		if r.failed && m.kind == outFile {
-			return nil // keep OUT: nothing was produced
-		}
+	if len(texts) == 0 && r.failed && m.kind == outFile {
+		return nil // keep OUT: nothing was produced
 	}
 	var b bytes.Buffer
 	for i, res := range texts {

@@ -179,6 +179,11 @@ func (r *runner) plan(ins []*input) (outMode, error) {
 			}
 		}
 	}
+	for _, in := range ins {
+		if in.path != "" && sameFile(c.Out, in.path) {
+			return outMode{}, usagef("-o %s is the input file %s", c.Out, in.name)
+		}
+	}
 	dir := statErr == nil && fi.IsDir() || strings.HasSuffix(c.Out, "/") || strings.HasSuffix(c.Out, string(filepath.Separator))
 	if !dir && several && c.Emit != "json" {
 		switch {
@@ -189,11 +194,6 @@ func (r *runner) plan(ins []*input) (outMode, error) {
 		}
 	}
 	if !dir {
-		for _, in := range ins {
-			if in.path != "" && sameFile(c.Out, in.path) {
-				return outMode{}, usagef("-o %s is the input file %s", c.Out, in.name)
-			}
-		}
 		return outMode{kind: outFile, path: c.Out}, nil
 	}
 	taken := map[string]bool{}

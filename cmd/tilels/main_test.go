@@ -3,11 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/tilels/tilels/headless"
 )
 
 const example = "../../testdata/examples/copy_gmem_smem.py"
@@ -252,4 +257,404 @@ func TestCaseFlag(t *testing.T) {
 	if code != 0 || strings.Contains(capped, "def copy_case2(") {
 		t.Errorf("--max-cases 1: exit %d\n%s", code, capped)
 	}
+}
+
+const examples = "../../testdata/examples/"
+
+// runIn is runCLI with stdin.
+func runIn(stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, stdin, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// unread fails the test when the command reads standard input: a
+// refused request must be refused before any input is read.
+type unread struct{ t *testing.T }
+
+func (u unread) Read([]byte) (int, error) {
+	u.t.Error("standard input was read")
+	return 0, io.EOF
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyExample(t *testing.T, name, to string) {
+	t.Helper()
+	src, err := os.ReadFile(examples + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, to, string(src))
+}
+
+// files decodes a --emit json document's file records.
+func files(t *testing.T, out string) []struct {
+	File        string
+	Kernels     []struct{ Name string }
+	Diagnostics []struct{ Severity, Code string }
+} {
+	t.Helper()
+	var doc struct {
+		Schema int
+		Files  []struct {
+			File        string
+			Kernels     []struct{ Name string }
+			Diagnostics []struct{ Severity, Code string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != 1 {
+		t.Fatalf("not a schema 1 document: %v\n%s", err, out)
+	}
+	return doc.Files
+}
+
+// TestRefused: each request is refused with exit 2 and one line on stderr,
+// before standard input (the second input) is read and before any output
+// is written.
+func TestRefused(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "k.py")
+	copyExample(t, "copy_gmem_smem.py", in)
+	if err := os.Symlink(in, filepath.Join(dir, "link.cu")); err != nil {
+		t.Fatal(err)
+	}
+	copyExample(t, "copy_reg.py", filepath.Join(dir, "k.cu", "..", "sub", "k.cu"))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lower", in, "--lower", "-"}, "-lower: given twice"},
+		{[]string{"--lower", in, "-", "--arch", "sm_91"}, `--arch "sm_91" is not a real CUDA architecture`},
+		{[]string{"--lower", in, "-", "--arch", "sm_80a"}, "sm_80 has no arch-specific (a) variant"},
+		{[]string{"--lower", in, "-", "--arch", "sm_90f"}, "sm_90 has no family (f) variant"},
+		{[]string{"--lower", in, "-", "--arch", "compute_90"}, "is not a CUDA target"},
+		{[]string{"--lower", in, "-", "--arch", "sm_"}, "is not a CUDA target"},
+		{[]string{"--lower", in, "-", "--arch", "90"}, "is not a CUDA target"},
+		{[]string{"--lower", in, "-", "-o", in}, "is the input file"},
+		{[]string{"--lower", "-", in, "-o", filepath.Join(dir, "..", filepath.Base(dir), "k.py")}, "is the input file"},
+		{[]string{"--lower", filepath.Join(dir, "link.cu"), "-", "-o", in}, "is the input file"}, // os.SameFile through a link
+		// -o DIR: sub/k.cu is an input and the output of k.py.
+		{[]string{"--lower", in, filepath.Join(dir, "sub", "k.cu"), "-", "-o", filepath.Join(dir, "sub")}, "is the input file"},
+		{[]string{"--lower", in, "-", "--fail-on", "info"}, `unknown --fail-on "info"`},
+		{[]string{"--lower", in, "-", "--emit", "ptx"}, `unknown --emit "ptx"`},
+		{[]string{"--lower", in, "-", "-", "--emit", "json"}, "standard input (-) given 2 times"},
+		{[]string{"--lower", in, "-", filepath.Join(dir, "missing.py")}, "no such file"},
+	} {
+		code, out, stderr := runIn(unread{t}, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || out != "" {
+			t.Errorf("tilels %q: exit %d, stdout %d bytes, stderr %q; want exit 2 and one line with %q", tc.args, code, len(out), stderr, tc.want)
+		}
+	}
+	// The input is intact, and --bind checks its function names (the
+	// parse reads the file, not standard input's place in the list).
+	if data, err := os.ReadFile(in); err != nil || !strings.Contains(string(data), "def roundtrip") {
+		t.Errorf("the input was overwritten: %v", err)
+	}
+	factoryPath := filepath.Join(dir, "factory.py")
+	writeFile(t, factoryPath, factory)
+	for _, tc := range []struct {
+		bind string
+		code int
+	}{
+		{"nope:n=64", 2}, {"make:n=64, dtype='float16'", 0}, {"copy:n=64", 0}, {"make.copy:n=64", 0}, {"other.copy:n=64", 2},
+	} {
+		code, _, stderr := runCLI("--lower", factoryPath, in, "--bind", tc.bind, "--emit", "json")
+		if code != tc.code || (code == 2) != strings.Contains(stderr, "tilels: --bind "+strings.Split(tc.bind, ":")[0]+": no function") {
+			t.Errorf("--bind %q: exit %d, want %d; stderr %q", tc.bind, code, tc.code, stderr)
+		}
+	}
+	for _, arch := range []string{"sm_50", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_101a", "sm_103f", "sm_110a", "sm_120a", "sm_121f"} {
+		if code, _, stderr := runCLI("--lower", example, "--arch", arch, "-o", os.DevNull); code != 0 {
+			t.Errorf("--arch %s: exit %d: %s", arch, code, stderr)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"-help"}, {"help"}, {"--lower", example, "--help"}} {
+		code, out, stderr := runCLI(args...)
+		if code != 0 || !strings.HasPrefix(out, "usage: tilels") || !strings.Contains(out, "--fail-on") || stderr != "" {
+			t.Errorf("tilels %q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, out)
+		}
+	}
+	if code, out, _ := runCLI("serve", "--help"); code != 0 || !strings.HasPrefix(out, "usage: tilels serve") {
+		t.Errorf("serve --help: exit %d\n%s", code, out)
+	}
+	// editors/vscode reads "tilels X.Y.Z" alone on a line (server.ts
+	// parseVersion); the other lines name the build and the reference.
+	first := regexp.MustCompile(`^tilels \d+\.\d+\.\d+\n`)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, out, stderr := runCLI(args...)
+		if code != 0 || !first.MatchString(out) || !strings.Contains(out, "\nreference: apache-tvm 0.25.0.post1\n") || stderr != "" {
+			t.Errorf("tilels %q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, out)
+		}
+	}
+	if code, _, stderr := runCLI("version", "x"); code != 2 || !strings.Contains(stderr, "unexpected argument") {
+		t.Errorf("version x: exit %d, %q", code, stderr)
+	}
+}
+
+// TestFailOn: --fail-on warning fails on a fallback-only call, an
+// unresolved kernel, an empty file and a file without kernels; the default
+// (error) fails on none of them.
+func TestFailOn(t *testing.T) {
+	dir := t.TempDir()
+	unbound := filepath.Join(dir, "factory.py")
+	writeFile(t, unbound, factory)
+	empty := filepath.Join(dir, "empty.py")
+	writeFile(t, empty, "")
+	plain := filepath.Join(dir, "plain.py")
+	writeFile(t, plain, "import os\n\n\ndef f():\n    return os.sep\n")
+	for _, tc := range []struct {
+		path, code string
+	}{
+		{examples + "copy_fallback.py", "warning[dispatch/fallback-only]"},
+		{unbound, "warning[lower/unresolved-kernel]"},
+		{empty, "information[lower/no-kernel]"},
+		{plain, "information[lower/no-kernel]"},
+	} {
+		for _, emit := range []string{"cuda", "json"} {
+			if code, _, stderr := runCLI("--lower", tc.path, "--emit", emit); code != 0 || !strings.Contains(stderr, tc.code) {
+				t.Errorf("%s --emit %s: exit %d, want 0 and %s in\n%s", tc.path, emit, code, tc.code, stderr)
+			}
+			if code, _, stderr := runCLI("--lower", tc.path, "--emit", emit, "--fail-on", "warning"); code != 1 {
+				t.Errorf("%s --emit %s --fail-on warning: exit %d, want 1\n%s", tc.path, emit, code, stderr)
+			}
+			if code, _, stderr := runCLI("--lower", tc.path, "--emit", emit, "--fail-on", "error"); code != 0 {
+				t.Errorf("%s --emit %s --fail-on error: exit %d, want 0\n%s", tc.path, emit, code, stderr)
+			}
+		}
+	}
+	if code, _, stderr := runCLI("--lower", example, "--fail-on", "warning"); code != 0 || stderr != "" {
+		t.Errorf("a clean file with --fail-on warning: exit %d, %q", code, stderr)
+	}
+	// The unresolved kernel's warning is at its name, and the JSON carries it.
+	_, out, stderr := runCLI("--lower", unbound, "--emit", "json")
+	if !strings.Contains(stderr, "factory.py:8:9: warning[lower/unresolved-kernel]: kernel copy is not lowered: it needs n") {
+		t.Errorf("unresolved kernel:\n%s", stderr)
+	}
+	if fs := files(t, out); len(fs) != 1 || len(fs[0].Diagnostics) != 2 || fs[0].Diagnostics[1].Code != "lower/unresolved-kernel" {
+		t.Errorf("JSON diagnostics %+v", fs)
+	}
+	// A directory without a TIRx file fails --fail-on warning too.
+	none := filepath.Join(dir, "none")
+	writeFile(t, filepath.Join(none, "setup.py"), "import os\n")
+	if code, _, stderr := runCLI("--lower", none); code != 0 || !strings.Contains(stderr, "no .py file imports the TIRx DSL") {
+		t.Errorf("a directory without TIRx files: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := runCLI("--lower", none, "--fail-on", "warning"); code != 1 {
+		t.Errorf("a directory without TIRx files, --fail-on warning: exit %d, want 1", code)
+	}
+}
+
+// TestSeveralInputs: files, directories (walked in order, skipping what is
+// not TIRx source) and standard input in one run.
+func TestSeveralInputs(t *testing.T) {
+	dir := t.TempDir()
+	k := filepath.Join(dir, "kernels")
+	copyExample(t, "copy_gmem_smem.py", filepath.Join(k, "b.py"))
+	copyExample(t, "copy_reg.py", filepath.Join(k, "a.py"))
+	copyExample(t, "copy_fallback.py", filepath.Join(k, "sub", "a.py"))
+	writeFile(t, filepath.Join(k, "layouts.py"), "from tvm.tirx.layout import S, TileLayout\n\nL = TileLayout(S[8, 8])\n")
+	writeFile(t, filepath.Join(k, "__init__.py"), "")
+	writeFile(t, filepath.Join(k, "conftest.py"), "import pytest\n")
+	writeFile(t, filepath.Join(k, "notes.txt"), "from tvm.script import tirx as T\n")
+	for _, skipped := range []string{".hidden/x.py", ".cache/x.py", "node_modules/x.py", "__pycache__/x.py", "venv/lib/x.py", ".y.py"} {
+		copyExample(t, "copy_reg.py", filepath.Join(k, skipped))
+	}
+	writeFile(t, filepath.Join(k, "venv", "pyvenv.cfg"), "home = /usr/bin\n")
+	test := filepath.Join(dir, "tests", "test_x.py")
+	copyExample(t, "ewise_sqrt.py", test)
+	stdin, err := os.ReadFile(examples + "ewise_cast.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := runIn(bytes.NewReader(stdin), "--lower", k, test, "-", k+"/b.py", "--emit", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var got []string
+	for _, f := range files(t, out) {
+		got = append(got, strings.TrimPrefix(filepath.ToSlash(f.File), filepath.ToSlash(dir)+"/"))
+	}
+	want := []string{"kernels/a.py", "kernels/b.py", "kernels/layouts.py", "kernels/sub/a.py", "tests/test_x.py", "<stdin>"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("files %q, want %q", got, want)
+	}
+	// Diagnostics name each file, standard input as <stdin>.
+	if !strings.Contains(stderr, "kernels/sub/a.py:19:5: warning[dispatch/fallback-only]") || !strings.Contains(stderr, "kernels/layouts.py:1:1: information[lower/no-kernel]") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	code, _, stderr = runIn(strings.NewReader(factory), "--lower", "-", "--emit", "tirx")
+	if code != 0 || !strings.Contains(stderr, "<stdin>:8:9: warning[lower/unresolved-kernel]") {
+		t.Errorf("standard input: exit %d\n%s", code, stderr)
+	}
+
+	// One stream: each file's text under a header line; files without
+	// a kernel are left out.
+	code, out, _ = runIn(bytes.NewReader(stdin), "--lower", k, "-", "-o", "-")
+	if code != 0 || strings.Count(out, "// tilels --lower ") != 4 || !strings.Contains(out, "// tilels --lower <stdin>\n") || strings.Contains(out, "layouts.py") {
+		t.Errorf("several files on stdout: exit %d, headers %d", code, strings.Count(out, "// tilels --lower "))
+	}
+	// A single file prints exactly as before: no header.
+	if _, out, _ := runCLI("--lower", example, "-o", "-"); strings.Contains(out, "// tilels --lower") || !strings.Contains(out, "__global__") {
+		t.Errorf("one file on stdout:\n%s", out)
+	}
+
+	// -o DIR: one output per input, named after its stem.
+	for _, emit := range []string{"cuda", "tirx", "json"} {
+		outDir := filepath.Join(dir, "out-"+emit)
+		out := outDir
+		if emit == "json" {
+			out += "/" // a new directory; without the slash, one JSON file
+		}
+		code, _, stderr := runIn(bytes.NewReader(stdin), "--lower", k, test, "-", "--emit", emit, "-o", out)
+		if code != 0 {
+			t.Fatalf("-o DIR --emit %s: exit %d\n%s", emit, code, stderr)
+		}
+		ext := map[string]string{"cuda": ".cu", "tirx": ".tirx", "json": ".json"}[emit]
+		want := []string{"a", "a_2", "b", "stdin", "test_x"}
+		if emit == "json" {
+			want = []string{"a", "a_2", "b", "layouts", "stdin", "test_x"}
+		}
+		entries, _ := os.ReadDir(outDir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		var wantNames []string
+		for _, w := range want {
+			wantNames = append(wantNames, w+ext)
+		}
+		if strings.Join(names, " ") != strings.Join(wantNames, " ") {
+			t.Errorf("-o DIR --emit %s: %q, want %q", emit, names, wantNames)
+		}
+		// a.py (kernels/a.py) is copy_reg, a_2 (kernels/sub/a.py) copy_fallback.
+		if emit == "cuda" {
+			a, _ := os.ReadFile(filepath.Join(outDir, "a.cu"))
+			a2, _ := os.ReadFile(filepath.Join(outDir, "a_2.cu"))
+			if !strings.Contains(string(a), "-> reg") || !strings.Contains(string(a2), "-> fallback") {
+				t.Errorf("a.cu and a_2.cu are not kernels/a.py and kernels/sub/a.py")
+			}
+		}
+		if emit == "json" {
+			data, _ := os.ReadFile(filepath.Join(outDir, "b.json"))
+			if fs := files(t, string(data)); len(fs) != 1 || !strings.HasSuffix(fs[0].File, "b.py") {
+				t.Errorf("b.json: %+v", fs)
+			}
+		}
+	}
+	// A single input into an existing directory.
+	if code, _, stderr := runCLI("--lower", example, "-o", dir); code != 0 {
+		t.Errorf("-o DIR with one input: exit %d %s", code, stderr)
+	} else if _, err := os.Stat(filepath.Join(dir, "copy_gmem_smem.cu")); err != nil {
+		t.Errorf("-o DIR with one input: %v", err)
+	}
+	// Several inputs into a regular file: refused for .cu, one document for JSON.
+	file := filepath.Join(dir, "all.out")
+	writeFile(t, file, "old")
+	if code, _, stderr := runCLI("--lower", k, "-o", file); code != 2 || !strings.Contains(stderr, "name a directory") {
+		t.Errorf("several .cu files into one file: exit %d %q", code, stderr)
+	}
+	if code, _, _ := runCLI("--lower", k, test, "--emit", "json", "-o", file); code != 0 {
+		t.Errorf("several inputs, --emit json -o FILE: exit %d", code)
+	} else if data, _ := os.ReadFile(file); len(files(t, string(data))) != 5 {
+		t.Errorf("the JSON file holds %d records, want 5", len(files(t, string(data))))
+	}
+	// --kernel picks the files that have it.
+	code, out, stderr = runCLI("--lower", k, test, "--kernel", "roundtrip", "--emit", "tirx")
+	if code != 0 || strings.Count(out, "# tilels --lower ") != 1 || !strings.Contains(out, "kernels/b.py") {
+		t.Errorf("--kernel over several files: exit %d %s\n%s", code, stderr, out)
+	}
+	if code, _, stderr := runCLI("--lower", k, test, "--kernel", "nope"); code != 2 || !strings.Contains(stderr, `no kernel named "nope" in any of`) {
+		t.Errorf("--kernel nope: exit %d %q", code, stderr)
+	}
+}
+
+// TestArchDiagnostic: a variant the target arch cannot run is an error at
+// its call, in every --emit mode, and the CUDA printer's positionless
+// error is not repeated.
+func TestArchDiagnostic(t *testing.T) {
+	tma := examples + "copy_tma.py"
+	for _, emit := range []string{"cuda", "tirx", "json"} {
+		code, out, stderr := runCLI("--lower", tma, "--arch", "sm_80", "--emit", emit)
+		if code != 1 {
+			t.Errorf("--emit %s: exit %d, want 1", emit, code)
+		}
+		if !strings.Contains(stderr, "copy_tma.py:33:9: error[lower/arch]: copy_async lowers through tma, whose ptx.cp_async.bulk.tensor.g2c needs sm_90 or later; target is sm_80") {
+			t.Errorf("--emit %s: no lower/arch error at the call:\n%s", emit, stderr)
+		}
+		if strings.Contains(stderr, "codegen/cuda") || strings.Contains(stderr, "tilels:") {
+			t.Errorf("--emit %s: a positionless error:\n%s", emit, stderr)
+		}
+		if emit == "json" {
+			fs := files(t, out)
+			n := 0
+			for _, d := range fs[0].Diagnostics {
+				if d.Code == "lower/arch" && d.Severity == "error" {
+					n++
+				}
+			}
+			if n == 0 {
+				t.Errorf("--emit json: no lower/arch diagnostic in %+v", fs[0].Diagnostics)
+			}
+		}
+		if emit == "cuda" && out != "" {
+			t.Errorf("--emit cuda printed %d bytes for a file that cannot be printed", len(out))
+		}
+	}
+	// cp.async (ldgsts) needs sm_80; an intrinsic the kernel calls is
+	// reported at its own call.
+	_, _, stderr := runCLI("--lower", examples+"copy_ldgsts.py", "--arch", "sm_75", "--emit", "json")
+	if !strings.Contains(stderr, "error[lower/arch]: copy_async lowers through ldgsts, whose ptx.cp_async needs sm_80 or later; target is sm_75") {
+		t.Errorf("ldgsts at sm_75:\n%s", stderr)
+	}
+	_, _, stderr = runCLI("--lower", tma, "--arch", "sm_75", "--emit", "tirx")
+	if !strings.Contains(stderr, "copy_tma.py:29:9: error[lower/arch]: ptx.mbarrier.init needs sm_80 or later; target is sm_75") {
+		t.Errorf("mbarrier.init at sm_75:\n%s", stderr)
+	}
+	if code, _, stderr := runCLI("--lower", tma, "--arch", "sm_90a", "-o", os.DevNull); code != 0 || stderr != "" {
+		t.Errorf("sm_90a: exit %d %q", code, stderr)
+	}
+}
+
+// TestInputLimit: /dev/zero is refused after MaxInputBytes, quickly, as an
+// error of that file; the other inputs are analysed.
+func TestInputLimit(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	start := time.Now()
+	code, out, stderr := runCLI("--lower", "/dev/zero", example, "--emit", "json")
+	if code != 1 || !strings.Contains(stderr, "/dev/zero:1:1: error[lower/too-large]") {
+		t.Errorf("exit %d, want 1 and lower/too-large:\n%s", code, stderr)
+	}
+	if fs := files(t, out); len(fs) != 2 || len(fs[0].Kernels) != 0 || len(fs[1].Kernels) != 1 {
+		t.Errorf("records %+v", fs)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("reading /dev/zero took %v", d)
+	}
+	// Standard input is bounded the same way.
+	big := io.LimitReader(zeros{}, headless.MaxInputBytes+100)
+	if code, _, stderr := runIn(big, "--lower", "-"); code != 1 || !strings.Contains(stderr, "<stdin>:1:1: error[lower/too-large]") {
+		t.Errorf("large stdin: exit %d %q", code, stderr)
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
