@@ -39,7 +39,7 @@ func TestGolden(t *testing.T) {
 				opts = goldenOptions(t, string(o))
 			}
 			res := Analyze(f, opts)
-			cu, err := CUDA(res.Kernels, Options{})
+			cu, err := CUDA(res.Kernels, opts)
 			if err != nil {
 				cu = "error: " + err.Error() + "\n"
 			}
@@ -86,7 +86,7 @@ func diagText(f *source.File, ds []diag.Diagnostic) string {
 }
 
 // goldenOptions parses an archive's optional "options" section: one option
-// per line, "max_cases N" or "bind NAME TEXT" (Options.Bind[NAME] = TEXT).
+// per line, "max_cases N", "arch sm_80" or "bind NAME TEXT" (Options.Bind[NAME] = TEXT).
 func goldenOptions(t *testing.T, text string) Options {
 	var o Options
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
@@ -98,6 +98,8 @@ func goldenOptions(t *testing.T, text string) Options {
 				t.Fatalf("options: %v", err)
 			}
 			o.MaxCases = n
+		case "arch":
+			o.Arch = rest
 		case "bind":
 			name, text, _ := strings.Cut(rest, " ")
 			if o.Bind == nil {
