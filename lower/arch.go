@@ -26,8 +26,9 @@ func ValidArch(arch string) error { return cuda.ValidArch(arch) }
 // dispatcher, like TVM's, chooses variants without looking at the arch
 // (a TMA copy is chosen for sm_80 too); this check, made on the code
 // the CUDA printer would write, moves the printer's error to the call.
+// Kernels that cuda.ArchSafe clears (most, at sm_90a) are not printed.
 func archDiags(out *dispatch.Output, arch string) (ds []diag.Diagnostic) {
-	if out == nil || out.Func == nil {
+	if out == nil || out.Func == nil || cuda.ArchSafe(out.Func, arch) {
 		return nil
 	}
 	defer func() {

@@ -626,6 +626,22 @@ func TestArchDiagnostic(t *testing.T) {
 	if code, _, stderr := runCLI("--lower", tma, "--arch", "sm_90a", "-o", os.DevNull); code != 0 || stderr != "" {
 		t.Errorf("sm_90a: exit %d %q", code, stderr)
 	}
+	// .cta_group::2 needs an arch-specific sm_100-family target.
+	src, err := os.ReadFile(tma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := filepath.Join(t.TempDir(), "grouped.py")
+	writeFile(t, grouped, strings.Replace(string(src), `dispatch="tma", mbar=bar.ptr_to([0]))`, `dispatch="tma", mbar=bar.ptr_to([0]), cta_group=2)`, 1))
+	code, _, stderr := runCLI("--lower", grouped, "--emit", "json")
+	if code != 1 || !strings.Contains(stderr, "grouped.py:33:9: error[lower/arch]: copy_async lowers through tma, whose ptx.cp_async.bulk.tensor.g2c with .cta_group::2 needs an arch-specific sm_100-family target") {
+		t.Errorf("cta_group=2 at sm_90a: exit %d\n%s", code, stderr)
+	}
+	for _, arch := range []string{"sm_100a", "sm_100f", "sm_103a"} {
+		if code, _, stderr := runCLI("--lower", grouped, "--arch", arch, "-o", os.DevNull); code != 0 {
+			t.Errorf("cta_group=2 at %s: exit %d\n%s", arch, code, stderr)
+		}
+	}
 }
 
 // TestInputLimit: /dev/zero is refused after MaxInputBytes, quickly, as an
