@@ -190,12 +190,12 @@ var opNeeds = map[string]opNeed{
 	ir.OpCopyBytes: {}, ir.OpPointerOffset: {}, ir.OpCTASync: {}, ir.OpWarpSync: {}, ir.OpWarpgroupSync: {},
 	ir.OpCastVec2: {}, ir.OpSqrt: {}, ir.OpExp: {}, ir.OpExp2: {}, ir.OpLog2: {},
 	ir.OpMbarrierInit: {sm: 80}, ir.OpMbarrierArrive: {sm: 80}, ir.OpCpAsyncCommit: {sm: 80}, ir.OpCpAsyncWait: {sm: 80}, ir.OpCpAsync: {sm: 80},
-	ir.OpLdmatrix: {sm: 75},
+	ir.OpLdmatrix:             {sm: 75},
 	ir.OpMbarrierArriveExpect: {sm: 90}, ir.OpMbarrierTryWait: {sm: 90}, ir.OpFenceProxyAsync: {sm: 90}, ir.OpElectSync: {sm: 90},
 	ir.OpFenceMbarrierInit: {sm: 90}, ir.OpCpAsyncBulkCommit: {sm: 90}, ir.OpCpAsyncBulkWait: {sm: 90}, ir.OpPrefetchTensormap: {sm: 90},
 	ir.OpCpAsyncBulkTensorS2G: {sm: 90}, ir.OpCpAsyncBulkTensorS2GReduce: {sm: 90}, ir.OpStmatrix: {sm: 90},
 	ir.OpCpAsyncBulkTensorG2C: {sm: 90, family: true},
-	ir.OpPackedF32x2: {sm: 100},
+	ir.OpPackedF32x2:          {sm: 100},
 }
 
 // ArchSafe reports whether nothing in fn can need more than arch has, by
