@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -660,6 +661,38 @@ func TestInputLimit(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("reading /dev/zero took %v", d)
+	}
+	// A pipe whose writer never stops is cut off the same way; one whose
+	// writer closes is a program like any other.
+	dir := t.TempDir()
+	for _, endless := range []bool{true, false} {
+		fifo := filepath.Join(dir, fmt.Sprintf("in-%v.py", endless))
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("no named pipes here: %v", err)
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			defer w.Close()
+			if endless {
+				io.Copy(w, zeros{}) // ends with EPIPE when tilels closes its end
+				return
+			}
+			src, _ := os.ReadFile(example)
+			w.Write(src)
+		}()
+		code, out, stderr := runCLI("--lower", fifo, "--emit", "json")
+		<-done
+		if endless && (code != 1 || !strings.Contains(stderr, "error[lower/too-large]")) {
+			t.Errorf("endless pipe: exit %d %q", code, stderr)
+		}
+		if !endless && (code != 0 || len(files(t, out)[0].Kernels) != 1) {
+			t.Errorf("pipe: exit %d %q", code, stderr)
+		}
 	}
 	// Standard input is bounded the same way.
 	big := io.LimitReader(zeros{}, headless.MaxInputBytes+100)
