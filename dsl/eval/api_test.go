@@ -128,7 +128,8 @@ func TestTruncations(t *testing.T) {
 }
 
 // FuzzEvaluate checks that Evaluate never panics. The seeds are the
-// testdata programs.
+// testdata programs and the hostile programs of budget_test.go (under a
+// small value budget, so they stop quickly).
 func FuzzEvaluate(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.txtar")
 	for _, path := range files {
@@ -140,8 +141,11 @@ func FuzzEvaluate(f *testing.F) {
 		}
 	}
 	f.Add(callMatrix())
+	for _, h := range hostilePrograms {
+		f.Add([]byte(h.src))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, _ := evalSource("fuzz.py", src, Options{MaxSteps: 20000})
+		p, _ := evalSource("fuzz.py", src, Options{MaxSteps: 20000, MaxBytes: 4 << 20})
 		_ = Dump(p)
 	})
 }

@@ -38,6 +38,12 @@ import (
 // parametrize grid and per CONFIGS list (Options.MaxCases).
 const DefaultMaxCases = 64
 
+// MaxCasesLimit is the most bound cases Options.MaxCases can ask for: every
+// case is one evaluation, one dispatch and one printed kernel, so a cap of
+// millions would enumerate a large grid (a product of parametrize lists)
+// for minutes and hold every case in memory.
+const MaxCasesLimit = 4096
+
 // driveBudget is how many times Options.MaxSteps all bound cases of a file
 // may take together; the cases after that are not evaluated.
 const driveBudget = 8

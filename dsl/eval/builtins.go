@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -70,6 +71,9 @@ func init() {
 		if bad != nil {
 			return bad
 		}
+		if !ev.charge(c.span, "list", seqCost(int64(len(elts)), false)) {
+			return poison(c.span)
+		}
 		out := make([]Value, len(elts))
 		for i, e := range elts {
 			out[len(elts)-1-i] = e
@@ -103,7 +107,11 @@ func init() {
 		if v == nil || isErr(v) {
 			return orPoison(v, c.span)
 		}
-		return &StrV{base{c.span}, Repr(v)}
+		s, ok := ev.strOf(c.span, v, true)
+		if !ok {
+			return poison(c.span)
+		}
+		return &StrV{base{c.span}, s}
 	})
 	add("slice", func(ev *evaluator, c *call) Value {
 		none := &NoneV{base{c.span}}
@@ -126,7 +134,7 @@ func init() {
 	})
 	add("ord", func(ev *evaluator, c *call) Value {
 		s, ok := ev.strArg(c.arg(0, "c"), c.argSpan(0, "c"), "ord() argument")
-		if !ok || len([]rune(s)) != 1 {
+		if !ok || utf8.RuneCountInString(s) != 1 {
 			return ev.pyErrorf(c.span, "ord() expected a character")
 		}
 		return &IntV{base{c.span}, int64([]rune(s)[0])}
@@ -197,7 +205,7 @@ func biLen(ev *evaluator, c *call) Value {
 	case *DictV:
 		return &IntV{base{c.span}, int64(len(v.Keys))}
 	case *StrV:
-		return &IntV{base{c.span}, int64(len([]rune(v.V)))}
+		return &IntV{base{c.span}, int64(utf8.RuneCountInString(v.V))}
 	case *RangeV:
 		return &IntV{base{c.span}, rangeLen(v)}
 	case *BufferV:
@@ -332,6 +340,14 @@ func biSeq(ev *evaluator, c *call, kind string) Value {
 	if bad != nil {
 		return bad
 	}
+	if t, ok := c.args[0].(*TupleV); ok && kind == "tuple" {
+		return &TupleV{base{c.span}, t.Elts} // immutable: shared
+	}
+	// The elements may be another container's (iterate): copied.
+	if !ev.charge(c.span, kind, seqCost(int64(len(elts)), false)) {
+		return poison(c.span)
+	}
+	elts = append([]Value(nil), elts...)
 	switch kind {
 	case "tuple":
 		return &TupleV{base{c.span}, elts}
@@ -347,7 +363,7 @@ func biDict(ev *evaluator, c *call) Value {
 		switch src := c.args[0].(type) {
 		case *DictV:
 			for i := range src.Keys {
-				d.set(src.Keys[i], src.Vals[i])
+				ev.setEntry(d, src.Keys[i], src.Vals[i], c.span)
 			}
 		default:
 			if isErr(src) {
@@ -359,15 +375,24 @@ func biDict(ev *evaluator, c *call) Value {
 			}
 			for _, e := range elts {
 				kv := seqElts(e)
+				if s, ok := e.(*StrV); ok && utf8.RuneCountInString(s.V) == 2 {
+					r, n := utf8.DecodeRuneInString(s.V)
+					kv = []Value{&StrV{base{s.span}, string(r)}, &StrV{base{s.span}, s.V[n:]}}
+				}
 				if len(kv) != 2 {
 					return ev.pyErrorf(c.argSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
 				}
-				d.set(kv[0], kv[1])
+				if !ev.setEntry(d, kv[0], kv[1], c.span) {
+					return ev.pyErrorf(c.argSpans[0], "unhashable type: '%s'", kv[0].TypeName())
+				}
 			}
 		}
 	}
 	for _, k := range c.kwargs {
-		d.set(&StrV{base{k.span}, k.name}, k.v)
+		ev.setEntry(d, &StrV{base{k.span}, k.name}, k.v, k.span)
+	}
+	if ev.halted {
+		return poison(c.span)
 	}
 	return d
 }
@@ -454,7 +479,11 @@ func biStr(ev *evaluator, c *call) Value {
 	if isErr(v) {
 		return v
 	}
-	return &StrV{base{c.span}, pyStr(v)}
+	s, ok := ev.strOf(c.span, v, false)
+	if !ok {
+		return poison(c.span)
+	}
+	return &StrV{base{c.span}, s}
 }
 
 func biAbs(ev *evaluator, c *call) Value {
@@ -539,6 +568,10 @@ func biEnumerate(ev *evaluator, c *call) Value {
 		}
 		start = n
 	}
+	// A list of fresh (i, e) pairs.
+	if !ev.charge(c.span, "list", addCost(seqCost(int64(len(elts)), true), mulCost(int64(len(elts)), seqCost(2, true)))) {
+		return poison(c.span)
+	}
 	out := make([]Value, len(elts))
 	for i, e := range elts {
 		out[i] = &TupleV{base{c.span}, []Value{&IntV{base{c.span}, start + int64(i)}, e}}
@@ -562,6 +595,9 @@ func biZip(ev *evaluator, c *call) Value {
 	if n < 0 {
 		n = 0
 	}
+	if !ev.charge(c.span, "list", addCost(seqCost(int64(n), true), mulCost(int64(n), seqCost(int64(len(lists)), false)))) {
+		return poison(c.span)
+	}
 	out := make([]Value, n)
 	for i := 0; i < n; i++ {
 		t := make([]Value, len(lists))
@@ -577,6 +613,10 @@ func biSorted(ev *evaluator, c *call) Value {
 	elts, bad := iterArg(ev, c, 0, "sorted")
 	if bad != nil {
 		return bad
+	}
+	// The copy, the keys, the order and the result.
+	if !ev.charge(c.span, "list", mulCost(seqCost(int64(len(elts)), false), 4)) {
+		return poison(c.span)
 	}
 	out := append([]Value(nil), elts...)
 	keys := out
@@ -629,6 +669,9 @@ func biMap(ev *evaluator, c *call) Value {
 	if !ok {
 		return z
 	}
+	if !ev.charge(c.span, "list", seqCost(int64(len(l.Elts)), false)) {
+		return poison(c.span)
+	}
 	out := make([]Value, len(l.Elts))
 	for i, t := range l.Elts {
 		args := t.(*TupleV).Elts
@@ -655,7 +698,7 @@ func biFilter(ev *evaluator, c *call) Value {
 			out = append(out, e)
 		}
 	}
-	return &ListV{base{c.span}, out}
+	return ev.mkList(c.span, out, false)
 }
 
 func biAnyAll(ev *evaluator, c *call, all bool) Value {
@@ -748,7 +791,6 @@ func method(name string, fn func(ev *evaluator, c *call) Value) *BuiltinV {
 }
 
 func (ev *evaluator) strMethod(s *StrV, name string) Value {
-	str := func(v string, sp source.Span) Value { return &StrV{base{sp}, v} }
 	switch name {
 	case "join":
 		return method("str.join", func(ev *evaluator, c *call) Value {
@@ -757,6 +799,7 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 				return bad
 			}
 			parts := make([]string, len(elts))
+			n := mulCost(int64(len(s.V)), int64(max(len(elts)-1, 0)))
 			for i, e := range elts {
 				x, ok := e.(*StrV)
 				if !ok {
@@ -766,8 +809,12 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 					return ev.pyErrorf(c.span, "sequence item %d: expected str instance, %s found", i, e.TypeName())
 				}
 				parts[i] = x.V
+				n = addCost(n, int64(len(x.V)))
 			}
-			return str(strings.Join(parts, s.V), c.span)
+			if !ev.charge(c.span, "str", strCost(n)) {
+				return poison(c.span)
+			}
+			return &StrV{base{c.span}, strings.Join(parts, s.V)}
 		})
 	case "format":
 		return method("str.format", func(ev *evaluator, c *call) Value { return ev.strFormat(s.V, c) })
@@ -780,23 +827,29 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 				}
 			}
 			switch name {
-			case "upper":
-				return str(strings.ToUpper(s.V), c.span)
-			case "lower":
-				return str(strings.ToLower(s.V), c.span)
 			case "strip":
-				return str(strings.Trim(s.V, cut), c.span)
+				return &StrV{base{c.span}, strings.Trim(s.V, cut)} // a substring: nothing new
 			case "lstrip":
-				return str(strings.TrimLeft(s.V, cut), c.span)
+				return &StrV{base{c.span}, strings.TrimLeft(s.V, cut)}
 			case "rstrip":
-				return str(strings.TrimRight(s.V, cut), c.span)
+				return &StrV{base{c.span}, strings.TrimRight(s.V, cut)}
+			}
+			// Case mapping makes a string about as long as s: charged first.
+			if !ev.charge(c.span, "str", strCost(int64(len(s.V)))) {
+				return poison(c.span)
+			}
+			switch name {
+			case "upper":
+				return &StrV{base{c.span}, strings.ToUpper(s.V)}
+			case "lower":
+				return &StrV{base{c.span}, strings.ToLower(s.V)}
 			case "capitalize":
 				if s.V == "" {
 					return s
 				}
-				return str(strings.ToUpper(s.V[:1])+strings.ToLower(s.V[1:]), c.span)
+				return &StrV{base{c.span}, strings.ToUpper(s.V[:1]) + strings.ToLower(s.V[1:])}
 			}
-			return str(strings.ToTitle(s.V), c.span)
+			return &StrV{base{c.span}, strings.ToTitle(s.V)}
 		})
 	case "startswith", "endswith":
 		return method("str."+name, func(ev *evaluator, c *call) Value {
@@ -823,7 +876,16 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			if !ok1 || !ok2 {
 				return ev.pyErrorf(c.span, "replace() arguments must be str")
 			}
-			return str(strings.ReplaceAll(s.V, a.V, b.V), c.span)
+			// The result's length is known before it is built.
+			n := int64(len(s.V))
+			if len(b.V) > len(a.V) {
+				k := int64(strings.Count(s.V, a.V))
+				n = addCost(n, mulCost(k, int64(len(b.V)-len(a.V))))
+			}
+			if !ev.charge(c.span, "str", strCost(n)) {
+				return poison(c.span)
+			}
+			return &StrV{base{c.span}, strings.ReplaceAll(s.V, a.V, b.V)}
 		})
 	case "split":
 		return method("str.split", func(ev *evaluator, c *call) Value {
@@ -833,9 +895,12 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			} else {
 				parts = strings.Fields(s.V)
 			}
+			if !ev.charge(c.span, "list", seqCost(int64(len(parts)), true)) {
+				return poison(c.span)
+			}
 			out := make([]Value, len(parts))
 			for i, p := range parts {
-				out[i] = str(p, c.span)
+				out[i] = &StrV{base{c.span}, p} // substrings of s
 			}
 			return &ListV{base{c.span}, out}
 		})
@@ -880,18 +945,62 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 			if !ok {
 				return poison(c.span)
 			}
-			v := s.V
-			for int64(len(v)) < n {
-				v = "0" + v
+			pad := n - int64(len(s.V))
+			if pad <= 0 {
+				return s
 			}
-			return str(v, c.span)
+			if !ev.charge(c.span, "str", strCost(n)) {
+				return poison(c.span)
+			}
+			sign, digits := "", s.V
+			if digits != "" && (digits[0] == '+' || digits[0] == '-') {
+				sign, digits = digits[:1], digits[1:]
+			}
+			return &StrV{base{c.span}, sign + strings.Repeat("0", int(pad)) + digits}
+		})
+	case "ljust", "rjust", "center":
+		return method("str."+name, func(ev *evaluator, c *call) Value {
+			n, ok := ev.intArg(c.arg(0, "width"), c.argSpan(0, "width"), name+" width")
+			if !ok {
+				return poison(c.span)
+			}
+			fill := " "
+			if a := c.arg(1, "fillchar"); a != nil {
+				f, ok := a.(*StrV)
+				if !ok || utf8.RuneCountInString(f.V) != 1 {
+					return ev.pyErrorf(c.argSpan(1, "fillchar"), "The fill character must be exactly one character long")
+				}
+				fill = f.V
+			}
+			pad := n - int64(utf8.RuneCountInString(s.V))
+			if pad <= 0 {
+				return s
+			}
+			if !ev.charge(c.span, "str", strCost(addCost(int64(len(s.V)), mulCost(pad, int64(len(fill)))))) {
+				return poison(c.span)
+			}
+			left := int64(0)
+			switch name {
+			case "rjust":
+				left = pad
+			case "center":
+				// CPython's rule: the extra fill goes left when pad and
+				// the width are both odd.
+				left = pad/2 + (pad & n & 1)
+			}
+			return &StrV{base{c.span}, strings.Repeat(fill, int(left)) + s.V + strings.Repeat(fill, int(pad-left))}
 		})
 	}
 	return nil
 }
 
-// strFormat implements str.format with {} / {0} / {name} fields and format specs.
+// strFormat implements str.format with {} / {0} / {name} fields and
+// format specs. Like percentFormat it charges the format's length, then
+// each converted field before it is appended.
 func (ev *evaluator) strFormat(f string, c *call) Value {
+	if !ev.charge(c.span, "str", strCost(int64(len(f)))) {
+		return poison(c.span)
+	}
 	var b strings.Builder
 	auto := 0
 	for i := 0; i < len(f); i++ {
@@ -940,12 +1049,22 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 		if isErr(v) {
 			return v
 		}
-		if conv == 'r' {
-			v = &StrV{base{c.span}, Repr(v)}
+		if conv == 'r' || conv == 's' {
+			s, ok := ev.strOf(c.span, v, conv == 'r')
+			if !ok {
+				return poison(c.span)
+			}
+			v = &StrV{base{c.span}, s}
 		}
-		s, ok := formatValue(v, spec)
+		s, ok := ev.formatValue(v, spec, c.span)
+		if ev.halted {
+			return poison(c.span)
+		}
 		if !ok {
 			return ev.pyErrorf(c.span, "unsupported format spec %q for %s", spec, v.TypeName())
+		}
+		if !ev.charge(c.span, "str", int64(len(s))) {
+			return poison(c.span)
 		}
 		b.WriteString(s)
 	}
@@ -959,16 +1078,26 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 			if !ev.checkArgs(c, "append", 1, "object") {
 				return poison(c.span)
 			}
+			if !ev.charge(c.span, "list", costSlot) {
+				return poison(c.span)
+			}
 			l.Elts = append(l.Elts, c.args[0])
 			return &NoneV{base{c.span}}
 		})
 	case "extend":
 		return method("list.extend", func(ev *evaluator, c *call) Value {
-			elts, bad := iterArg(ev, c, 0, "extend")
-			if bad != nil {
-				return bad
+			if len(c.args) == 0 {
+				return ev.pyErrorf(c.span, "extend() expected an iterable argument")
 			}
-			l.Elts = append(l.Elts, elts...)
+			if isErr(c.args[0]) {
+				return c.args[0]
+			}
+			if !ev.extend(l, c.args[0], c.argSpans[0]) {
+				if ev.halted {
+					return poison(c.span)
+				}
+				return ev.pyErrorf(c.argSpans[0], "'%s' object is not iterable", c.args[0].TypeName())
+			}
 			return &NoneV{base{c.span}}
 		})
 	case "insert":
@@ -985,6 +1114,9 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 				i = max(i+n, 0)
 			}
 			i = min(i, n)
+			if !ev.charge(c.span, "list", costSlot) {
+				return poison(c.span)
+			}
 			l.Elts = append(l.Elts[:i:i], append([]Value{c.args[1]}, l.Elts[i:]...)...)
 			return &NoneV{base{c.span}}
 		})
@@ -1029,6 +1161,9 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 		})
 	case "copy":
 		return method("list.copy", func(ev *evaluator, c *call) Value {
+			if !ev.charge(c.span, "list", seqCost(int64(len(l.Elts)), false)) {
+				return poison(c.span)
+			}
 			return &ListV{base{c.span}, append([]Value(nil), l.Elts...)}
 		})
 	case "clear":
@@ -1104,6 +1239,13 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 		})
 	case "items", "keys", "values":
 		return method("dict."+name, func(ev *evaluator, c *call) Value {
+			cost := seqCost(int64(len(d.Keys)), false)
+			if name == "items" {
+				cost = addCost(cost, mulCost(int64(len(d.Keys)), seqCost(2, false)))
+			}
+			if !ev.charge(c.span, "list", cost) {
+				return poison(c.span)
+			}
 			out := make([]Value, len(d.Keys))
 			for i := range d.Keys {
 				switch name {
@@ -1122,8 +1264,11 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 			src := biDict(ev, c)
 			if s, ok := src.(*DictV); ok {
 				for i := range s.Keys {
-					d.set(s.Keys[i], s.Vals[i])
+					ev.setEntry(d, s.Keys[i], s.Vals[i], c.span)
 				}
+			}
+			if ev.halted {
+				return poison(c.span)
 			}
 			return &NoneV{base{c.span}}
 		})
@@ -1131,7 +1276,10 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 		return method("dict.copy", func(ev *evaluator, c *call) Value {
 			n := newDict(c.span)
 			for i := range d.Keys {
-				n.set(d.Keys[i], d.Vals[i])
+				ev.setEntry(n, d.Keys[i], d.Vals[i], c.span)
+			}
+			if ev.halted {
+				return poison(c.span)
 			}
 			return n
 		})
@@ -1141,11 +1289,19 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 			if v, found, _ := d.get(k); found {
 				return v
 			}
+			if k == nil {
+				return ev.pyErrorf(c.span, "setdefault expected at least 1 argument, got 0")
+			}
+			if x := errIn(k); x != nil {
+				return x
+			}
 			def := c.arg(1, "default")
 			if def == nil {
 				def = &NoneV{base{c.span}}
 			}
-			d.set(k, def)
+			if !ev.setEntry(d, k, def, c.span) {
+				return ev.pyErrorf(c.span, "unhashable type: '%s'", k.TypeName())
+			}
 			return def
 		})
 	case "pop":

@@ -112,6 +112,9 @@ func (ev *evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 			if !ok {
 				return ev.errorf(st.Loc, CodeType, "argument after * must be an iterable, not %s", v.TypeName())
 			}
+			if !ev.charge(st.Loc, "argument list", seqCost(int64(len(elts)), false)) {
+				return poison(e.Loc)
+			}
 			for _, x := range elts {
 				c.args = append(c.args, x)
 				c.argSpans = append(c.argSpans, st.Loc)
@@ -137,6 +140,9 @@ func (ev *evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 		if !ok {
 			ev.errorf(k.Value.Span(), CodeType, "argument after ** must be a mapping, not %s", v.TypeName())
 			continue
+		}
+		if !ev.charge(k.Loc, "argument list", mulCost(int64(len(d.Keys)), costEntry)) {
+			return poison(e.Loc)
 		}
 		for i, key := range d.Keys {
 			s, ok := key.(*StrV)
@@ -292,7 +298,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 				ev.pyErrorf(k.span, "%s() got an unexpected keyword argument '%s'", name, k.name)
 				return false
 			}
-			kwd.set(&StrV{base{k.span}, k.name}, k.v)
+			ev.setEntry(kwd, &StrV{base{k.span}, k.name}, k.v, k.span)
 			continue
 		}
 		if bound[k.name] {

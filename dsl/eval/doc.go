@@ -32,10 +32,23 @@
 //     Program.Partial with its tile calls in Kernel.Unresolved, and each
 //     parameter it needed gets one eval/unbound information diagnostic, at
 //     its declaration; a def with a complete case reports nothing unbound.
-//   - Work is bounded: each evaluation unit (module body, one factory
-//     call, one kernel) has a step budget (Options.MaxSteps), all bound
-//     cases of a file together 8 times that, and calls nest at most 150
-//     deep; running out reports eval/budget (eval/case-cap for the cases).
+//   - Work is bounded: each evaluation unit (one module-level statement,
+//     one factory call, one kernel) has a step budget (Options.MaxSteps),
+//     all bound cases of a file together 8 times that, and calls nest at
+//     most 150 deep; running out reports eval/budget (eval/case-cap for
+//     the cases). Options.MaxCases is at most MaxCasesLimit (4096).
+//   - Memory is bounded: every str, list, tuple and dict a unit builds is
+//     charged, by its estimated size in bytes, against a value budget
+//     (Options.MaxBytes, 64 MiB by default) and the file's (4 times that),
+//     before it is allocated where its size follows from the operands
+//     (concatenation, repetition, join, replace, format widths and
+//     precisions, padding), while it is written otherwise (repr, format).
+//     Running out stops the unit with one eval/too-large error at the
+//     expression that would have built the value (budget.go). Padding
+//     (zfill, ljust, rjust, center, format widths) is linear in the width;
+//     repr text for messages and case labels is cut at 64 KiB, and tuple
+//     dict keys longer than 1 MiB or nested deeper than 100 count as
+//     unhashable, so containers that share elements cannot blow up.
 //
 // Kernel bodies follow TVMScript (tvm/tirx/script/parser/parser.py at
 // PRE): `range(n)`, T.serial/T.unroll/T.vectorized/T.grid are device

@@ -21,6 +21,7 @@ const (
 	CodeUnbound       = "eval/unbound"        // a kernel needs a factory parameter that has no value (information)
 	CodeOutOfBounds   = "eval/out-of-bounds"  // a constant index or region outside the buffer
 	CodeBudget        = "eval/budget"         // the evaluation step or depth budget ran out
+	CodeTooLarge      = "eval/too-large"      // a value would exceed the value budget (budget.go)
 	CodeInternal      = "eval/internal"       // a bug in tilels (a recovered panic)
 )
 
@@ -41,8 +42,13 @@ type Options struct {
 	// DefaultMaxSteps. All bound cases of a file together may take 8 times
 	// that.
 	MaxSteps int
+	// MaxBytes bounds the size of the values (str, list, tuple, dict)
+	// each evaluation unit builds, in bytes; 0 means DefaultMaxBytes. All
+	// units of a file together may build 4 times that (budget.go).
+	MaxBytes int64
 	// MaxCases caps the bound cases evaluated per kernel def, per
-	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases.
+	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases, and
+	// more than MaxCasesLimit means MaxCasesLimit.
 	MaxCases int
 	// Bind holds bindings from a server setting, in the syntax of the
 	// `# tilels: bind` directive ("M=4096, dtype='float16'"), keyed by
@@ -146,9 +152,13 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
 	if opts.MaxCases <= 0 {
 		opts.MaxCases = DefaultMaxCases
 	}
+	opts.MaxCases = min(opts.MaxCases, MaxCasesLimit)
 	ev := &evaluator{
 		file:       f.Src,
 		opts:       opts,
@@ -189,7 +199,8 @@ type evaluator struct {
 
 	sink   *[]diag.Diagnostic // where diagnostics go now
 	steps  int
-	halted bool // the current unit's budget ran out
+	bytes  int64 // the value bytes the current unit has built (budget.go)
+	halted bool  // the current unit's step or value budget ran out
 	depth  int
 
 	// oobRegions is set while the arguments of a copy_async call are
@@ -234,6 +245,8 @@ type evaluator struct {
 	// cases past driveBudget*MaxSteps.
 	totalSteps     int
 	budgetReported bool
+	// totalBytes counts the value bytes built by every unit of the file.
+	totalBytes int64
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -245,14 +258,15 @@ type nameHint struct {
 	spans []source.Span
 }
 
-// unit runs fn as one evaluation unit: fresh step budget, recovered panics.
+// unit runs fn as one evaluation unit: fresh step and value budgets,
+// recovered panics.
 func (ev *evaluator) unit(fn func()) {
-	savedSteps, savedHalted, savedLoop := ev.steps, ev.halted, ev.curLoop
+	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	savedCollecting, savedNeeds := ev.collecting, len(ev.needs)
-	ev.steps, ev.halted, ev.curLoop = 0, false, source.NoSpan
+	ev.steps, ev.halted, ev.curLoop, ev.bytes = 0, false, source.NoSpan, 0
 	defer func() {
-		ev.steps, ev.halted, ev.curLoop = savedSteps, savedHalted, savedLoop
+		ev.steps, ev.halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
 		ev.depth, ev.tryDepth, ev.hint = savedDepth, savedTry, savedHint
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
@@ -50,11 +51,11 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.Slice:
 		return ev.sliceValue(fr, e)
 	case *syntax.Tuple:
-		return &TupleV{base{sp}, ev.exprList(fr, e.Elts)}
+		return ev.mkTuple(sp, ev.exprList(fr, e.Elts), false)
 	case *syntax.List:
-		return &ListV{base{sp}, ev.exprList(fr, e.Elts)}
+		return ev.mkList(sp, ev.exprList(fr, e.Elts), false)
 	case *syntax.Set:
-		return &ListV{base{sp}, dedup(ev.exprList(fr, e.Elts))}
+		return ev.mkList(sp, dedup(ev.exprList(fr, e.Elts)), false)
 	case *syntax.Dict:
 		return ev.dictDisplay(fr, e)
 	case *syntax.ListComp:
@@ -103,6 +104,12 @@ func (ev *evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
 			elts, ok := ev.iterate(v, st.Loc)
 			if !ok {
 				out = append(out, ev.pyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
+				continue
+			}
+			// The display is charged for its elements when it is made;
+			// an unpacked iterable can be large, so it is charged first.
+			if !ev.charge(st.Loc, "list", mulCost(int64(len(elts)), costSlot)) {
+				out = append(out, poison(st.Loc))
 				continue
 			}
 			out = append(out, elts...)
@@ -184,7 +191,8 @@ func (ev *evaluator) constant(e *syntax.Constant) Value {
 }
 
 func (ev *evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
-	var b strings.Builder
+	parts := make([]string, 0, len(e.Parts))
+	n := int64(0)
 	for _, p := range e.Parts {
 		v := ev.expr(fr, p)
 		if isErr(v) {
@@ -194,9 +202,16 @@ func (ev *evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
 		if !ok {
 			return ev.pyErrorf(p.Span(), "f-string part is %s", v.TypeName())
 		}
-		b.WriteString(s.V)
+		parts = append(parts, s.V)
+		n += int64(len(s.V))
 	}
-	return &StrV{base{e.Loc}, b.String()}
+	if len(parts) == 1 {
+		return &StrV{base{e.Loc}, parts[0]}
+	}
+	if !ev.charge(e.Loc, "str", strCost(n)) {
+		return poison(e.Loc)
+	}
+	return &StrV{base{e.Loc}, strings.Join(parts, "")}
 }
 
 func (ev *evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
@@ -213,24 +228,58 @@ func (ev *evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 		}
 		spec = s.V
 	}
-	switch e.Conversion {
-	case 'r', 'a':
-		v = &StrV{base{v.Span()}, Repr(v)}
-	case 's':
-		v = &StrV{base{v.Span()}, pyStr(v)}
+	if e.Conversion == 'r' || e.Conversion == 'a' || e.Conversion == 's' {
+		s, ok := ev.strOf(e.Loc, v, e.Conversion != 's')
+		if !ok {
+			return poison(e.Loc)
+		}
+		v = &StrV{base{v.Span()}, s}
 	}
-	s, ok := formatValue(v, spec)
+	s, ok := ev.formatValue(v, spec, e.Loc)
+	if ev.halted {
+		return poison(e.Loc)
+	}
 	if !ok {
 		return ev.pyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
 	}
 	return &StrV{base{e.Loc}, s}
 }
 
+// strOf is str(v) (repr false) or repr(v) as the text of a value being
+// built: charged, and bounded by the value budget while it is written (a
+// container that shares its elements can have a repr exponentially
+// longer than the memory it takes). False when the budget ran out.
+func (ev *evaluator) strOf(span source.Span, v Value, repr bool) (string, bool) {
+	if !repr {
+		switch x := v.(type) {
+		case *StrV:
+			return x.V, true // the text exists already
+		case *DTypeV:
+			return x.DT.String(), true
+		}
+	}
+	room := ev.room()
+	s, whole := reprN(v, room)
+	if !whole {
+		ev.refuse(span, "str")
+		return "", false
+	}
+	return s, ev.charge(span, "str", strCost(int64(len(s))))
+}
+
+// maxFormatNumber saturates the width and precision of a format spec, so
+// the digits of a hostile one cannot overflow (a width of 10**30).
+const maxFormatNumber = 1 << 58
+
 // formatValue implements the common part of Python's format mini-language:
-// [[fill]align][sign][0][width][,][.precision][type].
-func formatValue(v Value, spec string) (string, bool) {
+// [[fill]align][sign][0][width][,][.precision][type]. ok is false when
+// the spec does not apply to v. The text it builds is charged: padding to
+// the width and the digits of a float's precision before they are
+// allocated, so f"{0:1000000000}" stops at the value budget (ev.halted is
+// then set and the caller returns poison).
+func (ev *evaluator) formatValue(v Value, spec string, span source.Span) (string, bool) {
 	if spec == "" {
-		return pyStr(v), true
+		return ev.strOf(span, v, false)
 	}
 	fill, align := " ", byte(0)
 	i := 0
@@ -250,7 +299,7 @@ func formatValue(v Value, spec string) (string, bool) {
 	}
 	w := 0
 	for i < len(spec) && spec[i] >= '0' && spec[i] <= '9' {
-		w = w*10 + int(spec[i]-'0')
+		w = min(w*10+int(spec[i]-'0'), maxFormatNumber)
 		i++
 	}
 	comma := false
@@ -263,7 +312,7 @@ func formatValue(v Value, spec string) (string, bool) {
 		i++
 		prec = 0
 		for i < len(spec) && spec[i] >= '0' && spec[i] <= '9' {
-			prec = prec*10 + int(spec[i]-'0')
+			prec = min(prec*10+int(spec[i]-'0'), maxFormatNumber)
 			i++
 		}
 	}
@@ -281,23 +330,24 @@ func formatValue(v Value, spec string) (string, bool) {
 	case *IntV, *BoolV:
 		n, _ := toInt(x)
 		if typ == 'f' || typ == 'e' || typ == 'g' || typ == '%' {
-			return formatValue(&FloatV{V: float64(n)}, spec)
+			return ev.formatValue(&FloatV{V: float64(n)}, spec, span)
 		}
 		neg = n < 0
+		u := uint64(n)
 		if neg {
-			n = -n
+			u = -u
 		}
 		switch typ {
 		case 0, 'd':
-			body = strconv.FormatInt(n, 10)
+			body = strconv.FormatUint(u, 10)
 		case 'x':
-			body = strconv.FormatInt(n, 16)
+			body = strconv.FormatUint(u, 16)
 		case 'X':
-			body = strings.ToUpper(strconv.FormatInt(n, 16))
+			body = strings.ToUpper(strconv.FormatUint(u, 16))
 		case 'b':
-			body = strconv.FormatInt(n, 2)
+			body = strconv.FormatUint(u, 2)
 		case 'o':
-			body = strconv.FormatInt(n, 8)
+			body = strconv.FormatUint(u, 8)
 		default:
 			return "", false
 		}
@@ -309,6 +359,10 @@ func formatValue(v Value, spec string) (string, bool) {
 		neg = f < 0
 		if neg {
 			f = -f
+		}
+		// strconv allocates the precision's digits up front.
+		if prec > 0 && !ev.charge(span, "str", strCost(int64(prec))) {
+			return "", false
 		}
 		p := prec
 		switch typ {
@@ -353,7 +407,11 @@ func formatValue(v Value, spec string) (string, bool) {
 		if typ != 0 {
 			return "", false
 		}
-		body = pyStr(v)
+		s, ok := ev.strOf(span, v, false)
+		if !ok {
+			return "", false
+		}
+		body = s
 		if align == 0 {
 			align = '<'
 		}
@@ -372,6 +430,9 @@ func formatValue(v Value, spec string) (string, bool) {
 	pad := w - len(signStr) - len(body)
 	if pad <= 0 {
 		return signStr + body, true
+	}
+	if !ev.charge(span, "str", strCost(int64(w))) {
+		return "", false
 	}
 	p := strings.Repeat(fill, pad)
 	switch align {
@@ -411,7 +472,7 @@ func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 				continue
 			}
 			for j := range src.Keys {
-				d.set(src.Keys[j], src.Vals[j])
+				ev.setEntry(d, src.Keys[j], src.Vals[j], e.Values[i].Span())
 			}
 			continue
 		}
@@ -420,9 +481,12 @@ func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 		if errIn(kv) != nil {
 			continue // an unknown key: lookups with it are unknown too
 		}
-		if !d.set(kv, vv) {
+		if !ev.setEntry(d, kv, vv, k.Span()) {
 			ev.pyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
 		}
+	}
+	if ev.halted {
+		return poison(e.Loc)
 	}
 	return d
 }
@@ -492,13 +556,16 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 	if isDict {
 		d := newDict(span)
 		for i := 0; i+1 < len(acc); i += 2 {
-			if !d.set(acc[i], acc[i+1]) && !isErr(acc[i]) {
+			if !ev.setEntry(d, acc[i], acc[i+1], span) && !isErr(acc[i]) {
 				return ev.pyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
 			}
 		}
+		if ev.halted {
+			return poison(span)
+		}
 		return d
 	}
-	return &ListV{base{span}, acc}
+	return ev.mkList(span, acc, false)
 }
 
 func (ev *evaluator) ifExp(fr *frame, e *syntax.IfExp) Value {
@@ -622,15 +689,25 @@ func (ev *evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 }
 
 // iterate materializes a Python iterable (ranges up to the step budget).
+// The elements of a tuple or list and the keys of a dict are returned as
+// they are: shared, so the caller must not modify the slice or keep it in
+// a new container without copying it (the containers themselves never
+// modify an element array in place except to set an element or append
+// past its length, so the caller's view stays valid). A str's characters
+// and a range's numbers are made here, charged to the value budget. It
+// returns false when v is not iterable or the budget ran out (ev.halted).
 func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 	switch v := v.(type) {
 	case *TupleV:
 		return v.Elts, true
 	case *ListV:
-		return append([]Value(nil), v.Elts...), true
+		return v.Elts, true
 	case *DictV:
-		return append([]Value(nil), v.Keys...), true
+		return v.Keys, true
 	case *StrV:
+		if !ev.charge(span, "list", seqCost(int64(utf8.RuneCountInString(v.V)), true)) {
+			return nil, false
+		}
 		var out []Value
 		for _, r := range v.V {
 			out = append(out, &StrV{base{v.span}, string(r)})
@@ -642,6 +719,9 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 			ev.step(span)
 			ev.steps = ev.opts.MaxSteps
 			ev.step(span)
+			return nil, false
+		}
+		if !ev.charge(span, "list", seqCost(n, true)) {
 			return nil, false
 		}
 		out := make([]Value, 0, n)
@@ -715,11 +795,25 @@ func normIndex(i int64, n int) (int, bool) {
 
 // sliceIndices resolves a Python slice against a sequence of length n.
 func (ev *evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
-	step := int64(1)
+	lo, step, count, ok := ev.sliceRange(s, n)
+	if !ok {
+		return nil, false
+	}
+	out := make([]int, count)
+	for k := range out {
+		out[k] = int(lo + int64(k)*step)
+	}
+	return out, true
+}
+
+// sliceRange resolves a Python slice against a sequence of length n: its
+// first index, its step and how many indices it has.
+func (ev *evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok bool) {
+	step = 1
 	if _, ok := s.Step.(*NoneV); !ok {
 		st, ok := toInt(s.Step)
 		if !ok || st == 0 {
-			return nil, false
+			return 0, 0, 0, false
 		}
 		step = st
 	}
@@ -753,7 +847,7 @@ func (ev *evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
 		}
 		return x, true
 	}
-	var lo, hi int64
+	var hi int64
 	var ok1, ok2 bool
 	if step > 0 {
 		lo, ok1 = get(s.Lo, 0)
@@ -766,13 +860,17 @@ func (ev *evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
 		}
 	}
 	if !ok1 || !ok2 {
-		return nil, false
+		return 0, 0, 0, false
 	}
-	var out []int
-	for i := lo; (step > 0 && i < hi) || (step < 0 && i > hi); i += step {
-		out = append(out, int(i))
+	switch {
+	case step > 0 && hi > lo:
+		count = int((hi-lo-1)/step + 1)
+	case step == math.MinInt64 && lo > hi:
+		count = 1
+	case step < 0 && lo > hi:
+		count = int((lo-hi-1)/-step + 1)
 	}
-	return out, true
+	return lo, step, count, true
 }
 
 func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e *syntax.Subscript) Value {
@@ -847,18 +945,15 @@ func spansOf(vs []Value) []source.Span {
 	return out
 }
 
+// seqElts returns the elements of a tuple or list (nil for anything
+// else: a str's characters are made only where they are needed, see
+// strIndex and iterate).
 func seqElts(obj Value) []Value {
 	switch o := obj.(type) {
 	case *TupleV:
 		return o.Elts
 	case *ListV:
 		return o.Elts
-	case *StrV:
-		var out []Value
-		for _, r := range o.V {
-			out = append(out, &StrV{base{o.span}, string(r)})
-		}
-		return out
 	}
 	return nil
 }
@@ -867,8 +962,9 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	if isErr(idx) {
 		return idx
 	}
-	if r, ok := obj.(*RangeV); ok {
-		n := rangeLen(r)
+	switch o := obj.(type) {
+	case *RangeV:
+		n := rangeLen(o)
 		i, ok := toInt(idx)
 		if !ok {
 			return ev.pyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
@@ -879,27 +975,25 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 		if i < 0 || i >= n {
 			return ev.pyErrorf(idxSpan, "range object index out of range")
 		}
-		return &IntV{base{sp}, r.Start + i*r.Step}
+		return &IntV{base{sp}, o.Start + i*o.Step}
+	case *StrV:
+		return ev.strIndex(o, idx, idxSpan, sp)
 	}
 	elts := seqElts(obj)
 	if s, ok := idx.(*SliceV); ok {
-		is, ok := ev.sliceIndices(s, len(elts))
+		lo, step, count, ok := ev.sliceRange(s, len(elts))
 		if !ok {
 			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
 		}
-		out := make([]Value, len(is))
-		for k, i := range is {
-			out[k] = elts[i]
+		if !ev.charge(sp, obj.TypeName(), seqCost(int64(count), false)) {
+			return poison(sp)
 		}
-		switch obj.(type) {
-		case *TupleV:
+		out := make([]Value, count)
+		for k := range out {
+			out[k] = elts[lo+int64(k)*step]
+		}
+		if _, ok := obj.(*TupleV); ok {
 			return &TupleV{base{sp}, out}
-		case *StrV:
-			var b strings.Builder
-			for _, x := range out {
-				b.WriteString(x.(*StrV).V)
-			}
-			return &StrV{base{sp}, b.String()}
 		}
 		return &ListV{base{sp}, out}
 	}
@@ -914,6 +1008,63 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	return elts[j]
 }
 
+// strIndex is s[idx] and s[slice], by characters. An ASCII string (the
+// common case) is indexed by bytes, without decoding; another is decoded
+// once into runes, charged.
+func (ev *evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value {
+	var runes []rune
+	n := len(s.V)
+	if !isASCII(s.V) {
+		n = utf8.RuneCountInString(s.V)
+		if !ev.charge(sp, "str", mulCost(int64(n), 4)) {
+			return poison(sp)
+		}
+		runes = []rune(s.V)
+	}
+	if sl, ok := idx.(*SliceV); ok {
+		lo, step, count, ok := ev.sliceRange(sl, n)
+		if !ok {
+			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
+		}
+		if runes == nil && step == 1 {
+			return &StrV{base{sp}, s.V[lo : lo+int64(count)]} // a substring: nothing new
+		}
+		if !ev.charge(sp, "str", strCost(mulCost(int64(count), utf8.UTFMax))) {
+			return poison(sp)
+		}
+		var b strings.Builder
+		for k := int64(0); k < int64(count); k++ {
+			if i := lo + k*step; runes == nil {
+				b.WriteByte(s.V[i])
+			} else {
+				b.WriteRune(runes[i])
+			}
+		}
+		return &StrV{base{sp}, b.String()}
+	}
+	i, ok := toInt(idx)
+	if !ok {
+		return ev.pyErrorf(idxSpan, "string indices must be integers, not '%s'", idx.TypeName())
+	}
+	j, ok := normIndex(i, n)
+	if !ok {
+		return ev.pyErrorf(idxSpan, "string index out of range")
+	}
+	if runes == nil {
+		return &StrV{base{sp}, s.V[j : j+1]}
+	}
+	return &StrV{base{sp}, string(runes[j])}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v Value, vspan source.Span, e *syntax.Subscript) {
 	if isErr(obj) {
 		return
@@ -923,7 +1074,7 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 		ev.bufferStore(fr, o, idx, v, vspan, e)
 	case *DictV:
 		k := keyOf(idx, isTuple, e.Loc)
-		if !o.set(k, v) && !isErr(k) {
+		if !ev.setEntry(o, k, v, e.Loc) && !isErr(k) {
 			ev.pyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
 		}
 	case *ListV:
@@ -938,6 +1089,11 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				ev.pyErrorf(e.Loc, "unsupported slice assignment")
 				return
 			}
+			// src may be o's own elements (l[::-1] = l): copied, as CPython does.
+			if !ev.charge(e.Loc, "list", seqCost(int64(len(o.Elts)+len(src)), false)) {
+				return
+			}
+			src = append([]Value(nil), src...)
 			if _, none := s.Step.(*NoneV); none {
 				lo, hi := len(o.Elts), len(o.Elts)
 				if len(is) > 0 {

@@ -416,16 +416,19 @@ func itertoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			if r, ok := c.kw("repeat"); ok {
 				n, _ := toInt(r)
 				base := lists
+				if !ev.charge(c.span, "list", mulCost(max(n, 0), mulCost(int64(len(base)), 24))) {
+					return poison(c.span)
+				}
 				for i := int64(1); i < n; i++ {
 					lists = append(lists, base...)
 				}
 			}
 			out := []Value{&TupleV{base{c.span}, nil}}
-			for _, l := range lists {
+			for k, l := range lists {
 				var next []Value
 				for _, t := range out {
 					for _, e := range l {
-						if !ev.step(c.span) {
+						if !ev.step(c.span) || !ev.charge(c.span, "tuple", seqCost(int64(k+1), false)+costSlot) {
 							return poison(c.span)
 						}
 						next = append(next, &TupleV{base{c.span}, append(append([]Value(nil), t.(*TupleV).Elts...), e)})
@@ -433,7 +436,7 @@ func itertoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 				}
 				out = next
 			}
-			return &ListV{base{c.span}, out}
+			return ev.mkList(c.span, out, false)
 		}), true
 	case "chain":
 		return builtin("itertools.chain", func(ev *evaluator, c *call) Value {
@@ -443,9 +446,12 @@ func itertoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 				if bad != nil {
 					return bad
 				}
+				if !ev.charge(c.span, "list", mulCost(int64(len(elts)), costSlot)) {
+					return poison(c.span)
+				}
 				out = append(out, elts...)
 			}
-			return &ListV{base{c.span}, out}
+			return ev.mkList(c.span, out, false)
 		}), true
 	}
 	return nil, false

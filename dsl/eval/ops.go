@@ -60,21 +60,31 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 		switch a := x.(type) {
 		case *StrV:
 			if b, ok := y.(*StrV); ok {
+				if !ev.charge(span, "str", strCost(int64(len(a.V))+int64(len(b.V)))) {
+					return poison(span)
+				}
 				return &StrV{base{span}, a.V + b.V}
 			}
 		case *TupleV:
 			if b, ok := y.(*TupleV); ok {
+				if !ev.charge(span, "tuple", seqCost(int64(len(a.Elts))+int64(len(b.Elts)), false)) {
+					return poison(span)
+				}
 				return &TupleV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
 			}
 		case *ListV:
 			if inplace {
-				elts, ok := ev.iterate(y, span)
-				if ok {
-					a.Elts = append(a.Elts, elts...)
+				if ev.extend(a, y, span) {
 					return a
+				}
+				if ev.halted {
+					return poison(span)
 				}
 			}
 			if b, ok := y.(*ListV); ok {
+				if !ev.charge(span, "list", seqCost(int64(len(a.Elts))+int64(len(b.Elts)), false)) {
+					return poison(span)
+				}
 				return &ListV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
 			}
 		}
@@ -86,10 +96,7 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 		if k, ok := toInt(n); ok && isIntLike(n) {
 			switch seq.(type) {
 			case *StrV, *TupleV, *ListV:
-				if v := repeat(seq, k, span); v != nil {
-					return v
-				}
-				return ev.errorf(span, CodeBudget, "%s repeated %d times is too large to evaluate statically", seq.TypeName(), k)
+				return ev.repeat(seq, k, span)
 			}
 		}
 	case "%":
@@ -103,11 +110,14 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 				if !inplace {
 					d = newDict(span)
 					for i := range a.Keys {
-						d.set(a.Keys[i], a.Vals[i])
+						ev.setEntry(d, a.Keys[i], a.Vals[i], span)
 					}
 				}
 				for i := range b.Keys {
-					d.set(b.Keys[i], b.Vals[i])
+					ev.setEntry(d, b.Keys[i], b.Vals[i], span)
+				}
+				if ev.halted {
+					return poison(span)
 				}
 				return d
 			}
@@ -124,45 +134,54 @@ func isIntLike(v Value) bool {
 	return false
 }
 
-func repeat(v Value, n int64, span source.Span) Value {
-	if n < 0 {
-		n = 0
-	}
-	if n > 1<<16 {
-		return nil
-	}
+// repeat is seq * n, charged before it is built.
+func (ev *evaluator) repeat(v Value, n int64, span source.Span) Value {
+	n = max(n, 0)
+	var elts []Value
 	switch a := v.(type) {
 	case *StrV:
-		if int64(len(a.V))*n > 1<<20 {
-			return nil
+		if !ev.charge(span, "str", strCost(mulCost(int64(len(a.V)), n))) {
+			return poison(span)
 		}
 		return &StrV{base{span}, strings.Repeat(a.V, int(n))}
 	case *TupleV:
-		if int64(len(a.Elts))*n > 1<<20 {
-			return nil
-		}
-		var out []Value
-		for i := int64(0); i < n; i++ {
-			out = append(out, a.Elts...)
-		}
-		return &TupleV{base{span}, out}
+		elts = a.Elts
 	case *ListV:
-		if int64(len(a.Elts))*n > 1<<20 {
-			return nil
-		}
-		var out []Value
-		for i := int64(0); i < n; i++ {
-			out = append(out, a.Elts...)
-		}
-		return &ListV{base{span}, out}
+		elts = a.Elts
 	}
-	return nil
+	if !ev.charge(span, v.TypeName(), seqCost(mulCost(int64(len(elts)), n), false)) {
+		return poison(span)
+	}
+	out := make([]Value, 0, int64(len(elts))*n)
+	for i := int64(0); i < n && len(elts) > 0; i++ {
+		out = append(out, elts...)
+	}
+	if _, ok := v.(*TupleV); ok {
+		return &TupleV{base{span}, out}
+	}
+	return &ListV{base{span}, out}
+}
+
+// extend appends the elements of iterable y to l (list += y, l.extend(y)),
+// charged; false when y is not iterable or the budget ran out.
+func (ev *evaluator) extend(l *ListV, y Value, span source.Span) bool {
+	elts, ok := ev.iterate(y, span)
+	if !ok || !ev.charge(span, "list", mulCost(int64(len(elts)), costSlot)) {
+		return false
+	}
+	l.Elts = append(l.Elts, elts...)
+	return true
 }
 
 func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 	args := []Value{y}
 	if t, ok := y.(*TupleV); ok {
 		args = t.Elts
+	}
+	// The literal text is at most the format's length; each converted
+	// argument is charged before it is appended.
+	if !ev.charge(span, "str", strCost(int64(len(s.V)))) {
+		return poison(span)
 	}
 	var b strings.Builder
 	k := 0
@@ -192,11 +211,12 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 		a := args[k]
 		k++
 		switch conv {
-		case 's':
-			a = &StrV{base{span}, pyStr(a)}
-			conv = 0
-		case 'r':
-			a = &StrV{base{span}, Repr(a)}
+		case 's', 'r':
+			str, ok := ev.strOf(span, a, conv == 'r')
+			if !ok {
+				return poison(span)
+			}
+			a = &StrV{base{span}, str}
 			conv = 0
 		case 'i', 'u':
 			conv = 'd'
@@ -208,9 +228,15 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 		if conv != 0 {
 			full += string(conv)
 		}
-		out, ok := formatValue(a, full)
+		out, ok := ev.formatValue(a, full, span)
+		if ev.halted {
+			return poison(span)
+		}
 		if !ok {
 			return ev.pyErrorf(span, "unsupported format %%%s", full)
+		}
+		if !ev.charge(span, "str", int64(len(out))) {
+			return poison(span)
 		}
 		b.WriteString(out)
 	}
@@ -834,8 +860,24 @@ func samePtr(x, y Value) bool {
 	return false
 }
 
+// maxCompareNodes bounds the work of one comparison of containers: a list
+// that contains itself, or tuples that share their elements (t = (t, t)
+// forty times), would otherwise recurse without end or for 2**40 steps.
+// Past it the containers compare unequal and unordered, where Python
+// would raise RecursionError or take as long. Elements that are the same
+// object are equal without a look inside, as in Python.
+const maxCompareNodes = 1 << 16
+
 // pyEqual is Python ==.
 func pyEqual(x, y Value) bool {
+	n := 0
+	return pyEq(x, y, &n)
+}
+
+func pyEq(x, y Value, n *int) bool {
+	if *n++; *n > maxCompareNodes {
+		return false
+	}
 	if isPyNum(x) && isPyNum(y) {
 		a, _ := toFloat(x)
 		b, _ := toFloat(y)
@@ -868,10 +910,10 @@ func pyEqual(x, y Value) bool {
 		return ok
 	case *TupleV:
 		b, ok := y.(*TupleV)
-		return ok && eltsEqual(a.Elts, b.Elts)
+		return ok && eltsEqual(a.Elts, b.Elts, n)
 	case *ListV:
 		b, ok := y.(*ListV)
-		return ok && eltsEqual(a.Elts, b.Elts)
+		return ok && eltsEqual(a.Elts, b.Elts, n)
 	case *DictV:
 		b, ok := y.(*DictV)
 		if !ok || len(a.Keys) != len(b.Keys) {
@@ -879,7 +921,7 @@ func pyEqual(x, y Value) bool {
 		}
 		for i, k := range a.Keys {
 			v, found, _ := b.get(k)
-			if !found || !pyEqual(a.Vals[i], v) {
+			if !found || !pyEq(a.Vals[i], v, n) {
 				return false
 			}
 		}
@@ -895,7 +937,7 @@ func pyEqual(x, y Value) bool {
 		return ok && layout.Equal(a.L, b.L)
 	case *SliceV:
 		b, ok := y.(*SliceV)
-		return ok && pyEqual(a.Lo, b.Lo) && pyEqual(a.Hi, b.Hi) && pyEqual(a.Step, b.Step)
+		return ok && pyEq(a.Lo, b.Lo, n) && pyEq(a.Hi, b.Hi, n) && pyEq(a.Step, b.Step, n)
 	case *ExprV:
 		b, ok := y.(*ExprV)
 		return ok && a.E == b.E
@@ -908,20 +950,45 @@ func pyEqual(x, y Value) bool {
 	return samePtr(x, y)
 }
 
-func eltsEqual(a, b []Value) bool {
+func eltsEqual(a, b []Value, n *int) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if !pyEqual(a[i], b[i]) {
+		if !sameObject(a[i], b[i]) && !pyEq(a[i], b[i], n) {
 			return false
 		}
 	}
 	return true
 }
 
+// sameObject reports whether x and y are the same container (Python's
+// identity shortcut for the elements of containers).
+func sameObject(x, y Value) bool {
+	switch a := x.(type) {
+	case *TupleV:
+		b, ok := y.(*TupleV)
+		return ok && a == b
+	case *ListV:
+		b, ok := y.(*ListV)
+		return ok && a == b
+	case *DictV:
+		b, ok := y.(*DictV)
+		return ok && a == b
+	}
+	return false
+}
+
 // pyCompare orders numbers, strings and sequences like Python.
 func pyCompare(x, y Value) (int, bool) {
+	n := 0
+	return pyCmp(x, y, &n)
+}
+
+func pyCmp(x, y Value, n *int) (int, bool) {
+	if *n++; *n > maxCompareNodes {
+		return 0, false
+	}
 	if isPyNum(x) && isPyNum(y) {
 		if isIntLike(x) && isIntLike(y) {
 			a, _ := toInt(x)
@@ -939,11 +1006,11 @@ func pyCompare(x, y Value) (int, bool) {
 		}
 	case *TupleV:
 		if b, ok := y.(*TupleV); ok {
-			return seqCompare(a.Elts, b.Elts)
+			return seqCompare(a.Elts, b.Elts, n)
 		}
 	case *ListV:
 		if b, ok := y.(*ListV); ok {
-			return seqCompare(a.Elts, b.Elts)
+			return seqCompare(a.Elts, b.Elts, n)
 		}
 	}
 	return 0, false
@@ -959,12 +1026,12 @@ func cmp3(lt, gt bool) int {
 	return 0
 }
 
-func seqCompare(a, b []Value) (int, bool) {
+func seqCompare(a, b []Value, n *int) (int, bool) {
 	for i := 0; i < len(a) && i < len(b); i++ {
-		if pyEqual(a[i], b[i]) {
+		if sameObject(a[i], b[i]) || pyEq(a[i], b[i], n) {
 			continue
 		}
-		return pyCompare(a[i], b[i])
+		return pyCmp(a[i], b[i], n)
 	}
 	return cmp3(len(a) < len(b), len(a) > len(b)), true
 }

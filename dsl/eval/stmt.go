@@ -352,8 +352,8 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	for i := 0; i < star; i++ {
 		ev.assign(fr, targets[i], elts[i], span, false)
 	}
-	mid := append([]Value(nil), elts[star:len(elts)-after]...)
-	ev.assign(fr, targets[star].(*syntax.Starred).X, &ListV{base{span}, mid}, span, false)
+	mid := ev.mkList(span, append([]Value(nil), elts[star:len(elts)-after]...), false)
+	ev.assign(fr, targets[star].(*syntax.Starred).X, mid, span, false)
 	for i := 0; i < after; i++ {
 		ev.assign(fr, targets[star+1+i], elts[len(elts)-after+i], span, false)
 	}

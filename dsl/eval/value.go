@@ -346,29 +346,41 @@ func Tuple(elts ...Value) Value { return &TupleV{base{source.NoSpan}, elts} }
 func List(elts ...Value) Value { return &ListV{base{source.NoSpan}, elts} }
 
 // errIn returns the first poison, unbound or opaque value in v or, for a
-// tuple, in its elements (recursively); nil when there is none.
+// tuple, list or slice, in its elements (recursively); nil when there is
+// none. A container met again below the first levels (a list that
+// contains itself, tuples that share their elements) is looked at once.
 func errIn(v Value) Value {
+	var seen map[Value]bool
+	return errInSeen(v, 0, &seen)
+}
+
+func errInSeen(v Value, depth int, seen *map[Value]bool) Value {
 	if isErr(v) {
 		return v
 	}
+	var elts []Value
 	switch t := v.(type) {
 	case *TupleV:
-		for _, e := range t.Elts {
-			if x := errIn(e); x != nil {
-				return x
-			}
-		}
+		elts = t.Elts
 	case *ListV:
-		for _, e := range t.Elts {
-			if x := errIn(e); x != nil {
-				return x
-			}
-		}
+		elts = t.Elts
 	case *SliceV:
-		for _, e := range []Value{t.Lo, t.Hi, t.Step} {
-			if x := errIn(e); x != nil {
-				return x
-			}
+		elts = []Value{t.Lo, t.Hi, t.Step}
+	default:
+		return nil
+	}
+	if depth >= 4 {
+		if *seen == nil {
+			*seen = map[Value]bool{}
+		}
+		if (*seen)[v] {
+			return nil
+		}
+		(*seen)[v] = true
+	}
+	for _, e := range elts {
+		if x := errInSeen(e, depth+1, seen); x != nil {
+			return x
 		}
 	}
 	return nil
@@ -384,14 +396,69 @@ func isErr(v Value) bool {
 	return false
 }
 
-// Repr returns Python's repr of v (approximately, for non-Python values).
+// maxReprBytes bounds the text Repr returns (for messages and case
+// labels): containers that share elements can have a repr exponentially
+// longer than the memory they take.
+const maxReprBytes = 64 << 10
+
+// Repr returns Python's repr of v (approximately, for non-Python values),
+// cut after about 64 KiB with "...".
 func Repr(v Value) string {
-	var b strings.Builder
-	writeRepr(&b, v, 0)
-	return b.String()
+	s, whole := reprN(v, maxReprBytes)
+	if !whole {
+		s += "..."
+	}
+	return s
 }
 
-func writeRepr(b *strings.Builder, v Value, depth int) {
+// reprN returns the repr of v and true, or, when it is longer than limit
+// bytes, a prefix of at most limit bytes and false. Its work is bounded
+// by limit too.
+func reprN(v Value, limit int64) (string, bool) {
+	b := reprBuilder{limit: limit}
+	writeRepr(&b, v, 0)
+	if b.over {
+		return b.String()[:min(int64(b.Len()), limit)], false
+	}
+	return b.String(), true
+}
+
+// reprBuilder is a strings.Builder that stops growing (and says so)
+// once it holds more than limit bytes.
+type reprBuilder struct {
+	strings.Builder
+	limit int64
+	over  bool
+}
+
+func (b *reprBuilder) full() bool {
+	if !b.over && int64(b.Len()) > b.limit {
+		b.over = true
+	}
+	return b.over
+}
+
+func (b *reprBuilder) WriteString(s string) {
+	if b.full() {
+		return
+	}
+	if int64(b.Len()+len(s)) > b.limit {
+		s = s[:b.limit-int64(b.Len())+1]
+	}
+	b.Builder.WriteString(s)
+}
+
+func (b *reprBuilder) WriteByte(c byte) error {
+	if !b.full() {
+		b.Builder.WriteByte(c)
+	}
+	return nil
+}
+
+func writeRepr(b *reprBuilder, v Value, depth int) {
+	if b.full() {
+		return
+	}
 	if depth > 8 {
 		b.WriteString("...")
 		return
@@ -410,7 +477,11 @@ func writeRepr(b *strings.Builder, v Value, depth int) {
 	case *NoneV:
 		b.WriteString("None")
 	case *StrV:
-		b.WriteString(pyQuote(v.V))
+		s := v.V
+		if rest := b.limit - int64(b.Len()); int64(len(s)) > rest {
+			s = s[:rest+1] // the repr is cut anyway: quote no more than fits
+		}
+		b.WriteString(pyQuote(s))
 	case *TupleV:
 		b.WriteByte('(')
 		for i, e := range v.Elts {
@@ -595,60 +666,92 @@ func pyQuote(s string) string {
 	return b.String()
 }
 
+// Tuple keys are bounded: a tuple that shares its elements can have a key
+// exponentially longer than the memory it takes ((t, t) nested 40 deep),
+// so a tuple nested deeper than maxKeyDepth or whose key would pass
+// maxKeyBytes counts as unhashable.
+const (
+	maxKeyBytes = 1 << 20
+	maxKeyDepth = 100
+)
+
 // hashKey returns a key identifying a hashable Python value, with Python's
 // equalities (1 == 1.0 == True).
 func hashKey(v Value) (string, bool) {
+	k, st := hashKeyN(v, maxKeyBytes, 0)
+	return k, st == keyOK
+}
+
+// keyStatus says whether a value has a hash key.
+type keyStatus uint8
+
+const (
+	keyOK keyStatus = iota
+	keyUnhashable
+	keyTooLarge // a tuple past maxKeyBytes or maxKeyDepth
+)
+
+func hashKeyN(v Value, limit, depth int) (string, keyStatus) {
 	switch v := v.(type) {
 	case *IntV:
-		return "n" + strconv.FormatInt(v.V, 10), true
+		return "n" + strconv.FormatInt(v.V, 10), keyOK
 	case *BoolV:
 		if v.V {
-			return "n1", true
+			return "n1", keyOK
 		}
-		return "n0", true
+		return "n0", keyOK
 	case *FloatV:
 		if v.V == math.Trunc(v.V) && math.Abs(v.V) < 1e18 {
-			return "n" + strconv.FormatInt(int64(v.V), 10), true
+			return "n" + strconv.FormatInt(int64(v.V), 10), keyOK
 		}
-		return "f" + strconv.FormatFloat(v.V, 'g', -1, 64), true
+		return "f" + strconv.FormatFloat(v.V, 'g', -1, 64), keyOK
 	case *StrV:
-		return "s" + v.V, true
+		if depth > 0 && len(v.V) >= limit {
+			return "", keyTooLarge // an element of a tuple key too long
+		}
+		return "s" + v.V, keyOK
 	case *NoneV:
-		return "N", true
+		return "N", keyOK
 	case *TupleV:
+		if depth >= maxKeyDepth {
+			return "", keyTooLarge
+		}
 		var b strings.Builder
 		b.WriteString("t(")
 		for _, e := range v.Elts {
-			k, ok := hashKey(e)
-			if !ok {
-				return "", false
+			k, st := hashKeyN(e, limit-b.Len(), depth+1)
+			if st != keyOK {
+				return "", st
+			}
+			if b.Len()+len(k) > limit {
+				return "", keyTooLarge
 			}
 			b.WriteString(strconv.Itoa(len(k)))
 			b.WriteByte(':')
 			b.WriteString(k)
 		}
 		b.WriteByte(')')
-		return b.String(), true
+		return b.String(), keyOK
 	case *EnumV:
-		return "e" + v.Type + "." + v.Name, true
+		return "e" + v.Type + "." + v.Name, keyOK
 	case *DTypeV:
-		return "d" + v.DT.String(), true
+		return "d" + v.DT.String(), keyOK
 	case *AxisV:
-		return "a" + v.A.Name, true
+		return "a" + v.A.Name, keyOK
 	case *BufferV:
-		return fmt.Sprintf("b%p", v.B), true
+		return fmt.Sprintf("b%p", v.B), keyOK
 	case *FuncV:
-		return fmt.Sprintf("F%p", v), true
+		return fmt.Sprintf("F%p", v), keyOK
 	case *BuiltinV:
-		return "B" + v.Name, true
+		return "B" + v.Name, keyOK
 	case *TxOpV:
-		return "x" + v.Scope + "." + v.Op, true
+		return "x" + v.Scope + "." + v.Op, keyOK
 	case *ExprV:
 		if vr, ok := v.E.(*ir.Var); ok {
-			return fmt.Sprintf("v%p", vr), true
+			return fmt.Sprintf("v%p", vr), keyOK
 		}
 	}
-	return "", false
+	return "", keyUnhashable
 }
 
 func newDict(span source.Span) *DictV { return &DictV{base: base{span}, index: map[string]int{}} }
@@ -664,22 +767,29 @@ func (d *DictV) get(k Value) (Value, bool, bool) {
 	return nil, false, true
 }
 
+// set stores k: v without charging the value budget (for entries of
+// bounded size; the evaluator's own paths use evaluator.setEntry).
 func (d *DictV) set(k, v Value) bool {
 	key, ok := hashKey(k)
 	if !ok {
 		return false
 	}
+	d.setKey(key, k, v)
+	return true
+}
+
+// setKey stores k: v under k's hash key.
+func (d *DictV) setKey(key string, k, v Value) {
 	if d.index == nil {
 		d.index = map[string]int{}
 	}
 	if i, ok := d.index[key]; ok {
 		d.Vals[i] = v
-		return true
+		return
 	}
 	d.index[key] = len(d.Keys)
 	d.Keys = append(d.Keys, k)
 	d.Vals = append(d.Vals, v)
-	return true
 }
 
 func (d *DictV) del(k Value) bool {

@@ -1,0 +1,203 @@
+package eval
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// hostilePrograms are a few lines of Python each that, without the value
+// budget, build gigabytes (or take minutes). Every one must stop with an
+// eval/too-large error at the given line (the expression that would have
+// built the value); the statement after it must still be evaluated.
+var hostilePrograms = []struct {
+	name, src string
+	line      int // the line of the eval/too-large error; 0: none expected
+}{
+	{"str doubling", "s = 'x' * 65536\nfor i in range(20):\n    s = s + s\n", 3},
+	{"str augmented doubling", "s = 'x' * 65536\nfor i in range(20):\n    s += s\n", 3},
+	{"list doubling", "l = [0] * 65536\nfor i in range(20):\n    l += l\n", 3},
+	{"list extend", "l = [0] * 65536\nfor i in range(20):\n    l.extend(l)\n", 3},
+	{"tuple doubling", "t = (0,) * 65536\nfor i in range(20):\n    t = t + t\n", 3},
+	{"join", "s = 'x' * 65536\nfor i in range(20):\n    s = ''.join([s, s])\n", 3},
+	{"percent", "s = 'x' * 65536\nfor i in range(20):\n    s = '%s%s' % (s, s)\n", 3},
+	{"format", "s = 'x' * 65536\nfor i in range(20):\n    s = '{}{}'.format(s, s)\n", 3},
+	{"f-string", "s = 'x' * 65536\nfor i in range(20):\n    s = f'{s}{s}'\n", 3},
+	{"replace", "s = 'x' * 65536\nfor i in range(20):\n    s = s.replace('x', 'xx')\n", 3},
+	{"repetition", "s = 'x' * (1 << 40)\n", 1},
+	{"list repetition", "l = [0, 1] * (1 << 40)\n", 1},
+	{"f-string width", "s = f'{0:1000000000}'\n", 1},
+	{"f-string width 10**15", "s = f'{0:1000000000000000}'\n", 1},
+	{"f-string precision", "s = f'{1.5:.1000000000f}'\n", 1},
+	{"percent width", "s = '%1000000000d' % 0\n", 1},
+	{"percent precision", "s = '%.1000000000f' % 1.0\n", 1},
+	{"format width", "s = '{:>1000000000}'.format('a')\n", 1},
+	{"zfill", "s = '1'.zfill(10000000000)\n", 1},
+	{"ljust", "s = 'a'.ljust(10000000000)\n", 1},
+	{"center", "s = 'a'.center(10000000000, '*')\n", 1},
+	{"sum of tuples", "t = sum([(i,) * 1000 for i in range(10000)], ())\n", 1},
+	{"sum of lists", "l = sum([[i] * 1000 for i in range(10000)], [])\n", 1},
+	{"repr of shared lists", "l = [0]\nfor i in range(40):\n    l = [l, l, l, l, l, l, l, l]\ns = str(l) + repr(l) + f'{l!r}' + '%s' % (l,)\n", 4},
+	{"dict of shared tuple keys", "t = ()\nfor i in range(64):\n    t = (t, t)\nd = {t: 1}\n", 4},
+	{"str index of a large str", "s = 'x' * (1 << 25)\nfor i in range(8):\n    s = s + s[1:] + s[0]\n", 3},
+	{"iterating a large str", "s = 'é' * (1 << 22)\nl = list(s)\n", 2},
+	{"itertools.product repeat", "import itertools\np = itertools.product([1], repeat=1 << 40)\n", 2},
+	{"dict growth", "d = {}\nfor i in range(1000000):\n    d[str(i) * 100] = i\n", 3},
+}
+
+// TestHostilePrograms checks that each hostile program stops at the value
+// budget with an eval/too-large error, allocating a bounded amount of
+// memory (the default budget is 64 MiB per unit; a generous 600 MB of
+// allocation in all, not wall time, is asserted so a busy machine cannot
+// make it flaky), and that evaluation goes on after the unit that halted.
+func TestHostilePrograms(t *testing.T) {
+	for _, tc := range hostilePrograms {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src + "after = 1\nassert after == 2, 'evaluation went on'\n"
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			p, syn := evalSource("hostile.py", []byte(src), Options{})
+			runtime.ReadMemStats(&after)
+			if len(syn) > 0 {
+				t.Fatalf("syntax errors: %v", syn)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 600<<20 {
+				t.Errorf("allocated %d MB", alloc>>20)
+			}
+			var got []string
+			tooLarge, wentOn := 0, false
+			for _, d := range p.Diags {
+				line, _ := p.File.Position(d.Span.Start)
+				switch {
+				case d.Code == CodeTooLarge:
+					tooLarge++
+					if line != tc.line {
+						t.Errorf("eval/too-large at line %d, want %d: %s", line, tc.line, d.Message)
+					}
+					if !strings.Contains(d.Message, " bytes") {
+						t.Errorf("message without sizes: %s", d.Message)
+					}
+				case strings.Contains(d.Message, "evaluation went on"):
+					wentOn = true
+				default:
+					got = append(got, d.Code+": "+d.Message)
+				}
+			}
+			if tooLarge != 1 {
+				t.Errorf("%d eval/too-large errors, want 1; other diagnostics: %v", tooLarge, got)
+			}
+			if !wentOn {
+				t.Errorf("the statements after the halted one were not evaluated")
+			}
+			if len(got) > 0 {
+				t.Errorf("unexpected diagnostics: %v", got)
+			}
+		})
+	}
+}
+
+// TestFileBudget checks the file's budget: units that each stay under
+// their own budget stop once the file's total passes 4 times it.
+func TestFileBudget(t *testing.T) {
+	src := "keep = []\n" + strings.Repeat("keep.append('x' * (3 << 20))\n", 8)
+	p, _ := evalSource("file.py", []byte(src), Options{MaxBytes: 4 << 20})
+	var lines []int
+	for _, d := range p.Diags {
+		if d.Code == CodeTooLarge {
+			line, _ := p.File.Position(d.Span.Start)
+			lines = append(lines, line)
+			if !strings.Contains(d.Message, "the file's value budget of 16777216 bytes") {
+				t.Errorf("not the file's budget: %s", d.Message)
+			}
+		}
+	}
+	// 3 MiB each (lines 2 to 9): the sixth str passes 16 MiB.
+	if len(lines) != 3 || lines[0] != 7 {
+		t.Errorf("eval/too-large at lines %v, want 7, 8, 9\n%s", lines, Dump(p))
+	}
+}
+
+// TestPaddingSemantics checks the padding methods against CPython, on
+// sizes the budget allows.
+func TestPaddingSemantics(t *testing.T) {
+	src := `
+assert '42'.zfill(5) == '00042'
+assert '-42'.zfill(5) == '-0042'
+assert '+7'.zfill(4) == '+007'
+assert 'abc'.zfill(2) == 'abc'
+assert 'ab'.ljust(4) == 'ab  '
+assert 'ab'.rjust(4, '*') == '**ab'
+assert 'ab'.center(5, '*') == '**ab*'
+assert 'abc'.center(6, '*') == '*abc**'
+assert 'abc'.center(2) == 'abc'
+assert len('1'.zfill(300000)) == 300000
+assert f'{-5:05}' == '-0005'
+assert f'{"ab":^6}' == '  ab  '
+assert '%-4s|' % 'ab' == 'ab  |'
+assert '{:*>5}'.format(3) == '****3'
+assert f'{-9223372036854775807 - 1}' == '-9223372036854775808'
+t = (1, 1, 2)
+s = set(t)
+assert t == (1, 1, 2)
+l = list(t)
+l[0] = 5
+assert t == (1, 1, 2)
+x = 'héllo'
+assert x[1] == 'é' and x[1:3] == 'él' and x[::-1] == 'olléh' and len(x) == 5
+y = 'hello'
+assert y[1:3] == 'el' and y[::2] == 'hlo' and y[-1] == 'o' and y[5:] == ''
+assert dict(['ab', 'cd']) == {'a': 'b', 'c': 'd'}
+`
+	p, _ := evalSource("pad.py", []byte(src), Options{})
+	if len(p.Diags) > 0 {
+		t.Fatalf("diagnostics:\n%s", Dump(p))
+	}
+}
+
+func TestMaxCasesLimit(t *testing.T) {
+	src := `import pytest
+from tvm.script import tirx as T
+
+V = list(range(1000))
+
+@pytest.mark.parametrize("a", V)
+@pytest.mark.parametrize("b", V)
+def test_k(a, b):
+    @T.prim_func
+    def k(A: T.Buffer((128,), "float32")):
+        T.evaluate(a + b)
+`
+	p, _ := evalSource("grid.py", []byte(src), Options{MaxCases: 99999999})
+	if n := len(p.Kernels); n != MaxCasesLimit {
+		t.Errorf("%d cases, want the limit %d", n, MaxCasesLimit)
+	}
+}
+
+// TestSelfReference checks that containers that contain themselves, or
+// share their elements exponentially, are compared, printed, hashed and
+// searched in bounded time and stack (no recursion without end).
+func TestSelfReference(t *testing.T) {
+	src := `
+l = []
+l.append(l)
+assert l == l
+assert l in [l]
+s = repr(l) + str([l, l])
+t = ()
+u = ()
+for i in range(40):
+    t = (t, t)
+    u = (u, u)
+e = t == u
+d = {}
+d[0] = l
+assert d[0] is l
+k = {(1, (2, 3)): 4}
+assert k[(1, (2, 3))] == 4
+`
+	p, _ := evalSource("cycle.py", []byte(src), Options{})
+	if len(p.Diags) > 0 {
+		t.Fatalf("diagnostics:\n%s", Dump(p))
+	}
+}
