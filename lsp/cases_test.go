@@ -186,8 +186,8 @@ func TestSelectCase(t *testing.T) {
 func TestWriteSelectedCase(t *testing.T) {
 	yes := true
 	caps := protocol.ClientCapabilities{Workspace: &protocol.WorkspaceClientCapabilities{ApplyEdit: &yes}}
-	c := newClient(t, caps, "")
 	dir := t.TempDir()
+	c := newClientIn(t, caps, "", dir)
 	u := uri.File(filepath.Join(dir, "k.py"))
 	c.open(u, 1, gridSrc)
 	if _, err := c.command(cmdSelectCase, string(u), "copy", 2); err != nil {

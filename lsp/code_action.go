@@ -62,20 +62,27 @@ func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 			cmd.Arguments = append(cmd.Arguments, mustJSON(kernel))
 		}
 		if !caps.codeActionLiterals {
-			if !snap.low.HasErrors() {
+			if _, err := s.cuTarget(d, kernel); err == nil && !snap.low.HasErrors() {
 				out = append(out, &cmd)
 			}
 			continue
 		}
 		a := &protocol.CodeAction{Title: title, Kind: &kind}
-		if snap.low.HasErrors() {
+		_, refused := s.cuTarget(d, kernel)
+		switch {
+		case snap.low.HasErrors():
 			if !caps.disabledActions {
 				continue
 			}
 			a.Disabled = protocol.CodeActionDisabled{Reason: "the file has errors"}
+		case refused != nil:
+			if !caps.disabledActions {
+				continue
+			}
+			a.Disabled = protocol.CodeActionDisabled{Reason: refused.Error()}
 		}
-		if caps.createFiles {
-			_, edit, err := cudaEdit(d, snap, kernel)
+		if caps.createFiles && refused == nil {
+			_, edit, err := s.cudaEdit(d, snap, kernel)
 			if err != nil {
 				continue
 			}

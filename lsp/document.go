@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/lower"
 )
@@ -227,11 +228,22 @@ func (d *document) analyze(ctx context.Context, sess *lower.Session, epoch int64
 	if d.srv.hookAnalyze != nil {
 		d.srv.hookAnalyze()
 	}
+	if len(t.src) > maxDocumentBytes {
+		return newSnapshot(t, refusedSnapshot(source.NewFile(d.name(), t.src)), sess.Options(), epoch)
+	}
 	low, err := sess.Analyze(ctx, source.NewFile(d.name(), t.src))
 	if err != nil {
 		return nil
 	}
 	return newSnapshot(t, low, sess.Options(), epoch)
+}
+
+// refusedSnapshot stands for the analysis of a document larger than
+// maxDocumentBytes: nothing is analysed, and one lower/too-large error at
+// its start says why.
+func refusedSnapshot(f *source.File) *lower.Snapshot {
+	d := diag.Errorf(source.Span{}, lower.CodeTooLarge, "document of %d bytes is larger than %d bytes (%d MiB); tilels does not analyse it", len(f.Src), maxDocumentBytes, maxDocumentBytes>>20)
+	return &lower.Snapshot{File: f, Full: true, Diags: []diag.Diagnostic{d}}
 }
 
 // errClosed is returned to requests waiting on a document that was closed.

@@ -205,9 +205,10 @@ func findDef(d *document, snap *snapshot, arg json.RawMessage) (*kdef, error) {
 
 // writeCUDA writes the lowered CUDA beside the source: as a workspace edit
 // the editor applies (and can undo) when the client supports creating
-// files, else directly on disk.
+// files, else directly on disk. Both only inside a workspace folder
+// (workspace.go); a refusal is an error response saying why.
 func (s *Server) writeCUDA(ctx context.Context, d *document, snap *snapshot, kernel string) (protocol.LSPAny, error) {
-	target, edit, err := cudaEdit(d, snap, kernel)
+	target, edit, err := s.cudaEdit(d, snap, kernel)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(requestFailed, "%v", err)
 	}
@@ -250,16 +251,18 @@ func (s *Server) showLowered(ctx context.Context, d *document, snap *snapshot, k
 }
 
 // cudaEdit is the workspace edit that creates <name>.cu beside the source
-// with the lowered CUDA: CreateFile (overwriting) and one insertion.
-func cudaEdit(d *document, snap *snapshot, kernel string) (uri.URI, *protocol.WorkspaceEdit, error) {
-	if d.path == "" {
-		return "", nil, fmt.Errorf("%s is not a file", d.uri)
+// with the lowered CUDA: CreateFile (overwriting) and one insertion. The
+// target is checked by cuTarget (inside a workspace folder).
+func (s *Server) cudaEdit(d *document, snap *snapshot, kernel string) (uri.URI, *protocol.WorkspaceEdit, error) {
+	path, err := s.cuTarget(d, kernel)
+	if err != nil {
+		return "", nil, err
 	}
 	cuda, _, err := snap.lowered(d.selected(), kernel)
 	if err != nil {
 		return "", nil, err
 	}
-	target := uri.File(filepath.Join(filepath.Dir(d.path), cuName(filepath.Base(d.path), kernel)))
+	target := uri.File(path)
 	yes := true
 	edit := &protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{
 		&protocol.CreateFile{Kind: "create", URI: target, Options: &protocol.CreateFileOptions{Overwrite: &yes}},

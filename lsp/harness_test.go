@@ -121,9 +121,23 @@ func newClient(t testing.TB, caps protocol.ClientCapabilities, initOptions strin
 	return initClient(t, startServer(t), caps, initOptions)
 }
 
-func initClient(t testing.TB, c *testClient, caps protocol.ClientCapabilities, initOptions string) *testClient {
+// newClientIn is newClient with workspace folders (directories): the only
+// places the server reads sources from and writes .cu files to.
+func newClientIn(t testing.TB, caps protocol.ClientCapabilities, initOptions string, folders ...string) *testClient {
+	t.Helper()
+	return initClient(t, startServer(t), caps, initOptions, folders...)
+}
+
+func initClient(t testing.TB, c *testClient, caps protocol.ClientCapabilities, initOptions string, folders ...string) *testClient {
 	t.Helper()
 	p := &protocol.InitializeParams{Capabilities: caps}
+	if len(folders) > 0 {
+		var ws []protocol.WorkspaceFolder
+		for _, f := range folders {
+			ws = append(ws, protocol.WorkspaceFolder{URI: uri.File(f), Name: f})
+		}
+		p.WorkspaceFolders = protocol.NewNullable(ws)
+	}
 	if initOptions != "" {
 		p.InitializationOptions = protocol.LSPAny(initOptions)
 	}

@@ -71,6 +71,7 @@ const (
 // settings passed as initializationOptions.
 func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (*protocol.InitializeResult, error) {
 	s.caps.Store(readCaps(p.Capabilities))
+	s.initFolders(p)
 	if len(p.InitializationOptions) > 0 {
 		if next, err := mergeSettings(defaultSettings(), p.InitializationOptions); err != nil {
 			s.log.Warn("ignored initializationOptions", "err", err)
@@ -102,6 +103,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		InlayHintProvider:      protocol.Boolean(true),
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary}},
 		Workspace: &protocol.WorkspaceOptions{
+			WorkspaceFolders:    &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
 			TextDocumentContent: &protocol.TextDocumentContentOptions{Schemes: []string{loweredScheme}},
 		},
 	}

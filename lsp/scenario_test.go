@@ -146,7 +146,7 @@ func runScenario(t *testing.T, path string) {
 	if name == "" {
 		t.Fatal("no .py file")
 	}
-	c := newClient(t, fullCaps(), strings.TrimSpace(settings))
+	c := newClientIn(t, fullCaps(), strings.TrimSpace(settings), "/tilels-test")
 	if settings != "" {
 		c.mu.Lock()
 		c.settings = json.RawMessage(strings.TrimSpace(settings))

@@ -74,6 +74,9 @@ type Server struct {
 
 	mu   sync.Mutex
 	docs map[uri.URI]*document
+	// folders are the workspace folders, resolved (workspace.go): the
+	// only places the server reads sources from or writes files to.
+	folders []string
 	// views are the tilels-lowered documents served, by the source URI
 	// they show (refreshed when the source changes).
 	views map[uri.URI]map[uri.URI]bool

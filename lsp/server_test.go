@@ -356,7 +356,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // TestLoweredViewRefresh: a served tilels-lowered view is refreshed when
 // its source changes, and then shows the new version.
 func TestLoweredViewRefresh(t *testing.T) {
-	c := newClient(t, fullCaps(), "")
+	dir := t.TempDir()
+	c := newClientIn(t, fullCaps(), "", dir)
 	u := uri.File("/w/k.py")
 	c.open(u, 1, roundtripSrc)
 	view := loweredURI(u, "cu", "roundtrip")
@@ -383,7 +384,6 @@ func TestLoweredViewRefresh(t *testing.T) {
 		t.Errorf("bad view URI: %v", err)
 	}
 	// A view of a file that is not open shows the file as saved.
-	dir := t.TempDir()
 	saved := filepath.Join(dir, "saved.py")
 	if err := os.WriteFile(saved, []byte(roundtripSrc), 0o644); err != nil {
 		t.Fatal(err)
@@ -408,8 +408,8 @@ func TestOldClient(t *testing.T) {
 			CodeAction: &protocol.CodeActionClientCapabilities{CodeActionLiteralSupport: protocol.ClientCodeActionLiteralOptions{CodeActionKind: protocol.ClientCodeActionKindOptions{ValueSet: []protocol.CodeActionKind{"source"}}}},
 		},
 	}
-	c := newClient(t, caps, "")
 	dir := t.TempDir()
+	c := newClientIn(t, caps, "", dir)
 	path := filepath.Join(dir, "k.py")
 	u := uri.File(path)
 	c.open(u, 1, roundtripSrc)

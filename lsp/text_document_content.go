@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
@@ -42,12 +41,13 @@ func (s *Server) TextDocumentContent(ctx context.Context, p *protocol.TextDocume
 }
 
 // contentFromDisk serves a view whose source is not open (an editor
-// restoring its tabs, or the source closed): the file as saved.
+// restoring its tabs, or the source closed): the file as saved, when it
+// is a regular file inside a workspace folder (workspace.go).
 func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentResult, error) {
 	if !ref.source.IsFile() {
 		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open", ref.source)
 	}
-	src, err := os.ReadFile(ref.source.FsPath())
+	src, err := s.readSource(ref.source.FsPath())
 	if err != nil {
 		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open and cannot be read: %v", ref.source, err)
 	}
