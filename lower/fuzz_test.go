@@ -11,8 +11,9 @@ import (
 
 // FuzzAnalyze runs the whole pipeline — parse, evaluate, dispatch, print
 // CUDA and TIRx — on arbitrary input and checks that nothing panics and that
-// every diagnostic span lies inside the file. Seeds are the bundled examples
-// and the kernels of the pipeline goldens; they run in plain go test.
+// every diagnostic span lies inside the file. Seeds are the bundled examples,
+// the kernels of the pipeline goldens and a few hostile programs; they run
+// in plain go test.
 func FuzzAnalyze(f *testing.F) {
 	paths, _ := filepath.Glob("../testdata/examples/*.py")
 	for _, p := range paths {
@@ -26,6 +27,13 @@ func FuzzAnalyze(f *testing.F) {
 			if src, ok := ar.Get("kernel.py"); ok {
 				f.Add(src)
 			}
+		}
+	}
+	// Hostile Python before a kernel (hostile_test.go): the value budget
+	// stops each.
+	if kernel, err := os.ReadFile("../testdata/examples/copy_gmem_smem.py"); err == nil {
+		for _, snip := range hostileSnippets[:4] {
+			f.Add(append([]byte(snip), kernel...))
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {

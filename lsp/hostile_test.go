@@ -1,7 +1,10 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -285,5 +288,76 @@ func TestWriteCUDAPaths(t *testing.T) {
 	waitFor(t, "the folders to change", func() bool { return write(outside) == nil })
 	if err := write(inside); err == nil || !strings.Contains(err.Error(), "outside the workspace folders") {
 		t.Errorf("write in a removed folder: %v", err)
+	}
+}
+
+// TestTranscriptHostile runs the hostile cases against both transports,
+// the built binary included: a document whose Python would build
+// gigabytes, a view of /dev/zero and a document over 16 MiB each get
+// their diagnostic or error, the server keeps answering hovers, and the
+// binary's peak resident memory stays bounded (Linux: VmHWM).
+func TestTranscriptHostile(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			w := tr.start(t)
+			ws := t.TempDir()
+			w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":%q,"capabilities":{}}}`, string(uri.File(ws))))
+			w.response(1)
+			w.send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+			diagsOf := func(u string, version float64) []any {
+				m := w.await("diagnostics of "+u, func(m map[string]any) bool {
+					p, _ := m["params"].(map[string]any)
+					return m["method"] == "textDocument/publishDiagnostics" && p["uri"] == u && p["version"] == version
+				})
+				ds, _ := m["params"].(map[string]any)["diagnostics"].([]any)
+				return ds
+			}
+			codes := func(ds []any) string {
+				var out []string
+				for _, d := range ds {
+					c, _ := d.(map[string]any)["code"].(string)
+					out = append(out, c)
+				}
+				return strings.Join(out, ",")
+			}
+			good := string(uri.File(filepath.Join(ws, "good.py")))
+			w.send(didOpen(good, 1, roundtripSrc))
+			diagsOf(good, 1)
+
+			bad := string(uri.File(filepath.Join(ws, "bad.py")))
+			w.send(didOpen(bad, 1, hostileSrc+roundtripSrc))
+			if got := codes(diagsOf(bad, 1)); got != eval.CodeTooLarge {
+				t.Errorf("diagnostics of the hostile document: %s", got)
+			}
+			big := string(uri.File(filepath.Join(ws, "big.py")))
+			w.send(didOpen(big, 1, "#"+strings.Repeat("x", maxDocumentBytes)+"\n"))
+			if got := codes(diagsOf(big, 1)); got != lower.CodeTooLarge {
+				t.Errorf("diagnostics of the large document: %s", got)
+			}
+			w.send(`{"jsonrpc":"2.0","id":2,"method":"workspace/textDocumentContent","params":{"uri":"tilels-lowered:///dev/zero.cu"}}`)
+			if r := w.response(2); errCode(r) != float64(requestFailed) {
+				t.Errorf("view of /dev/zero: %v", r)
+			}
+			w.send(hoverReq(3, good, 14, 13))
+			if b, _ := json.Marshal(w.response(3)["result"]); !bytes.Contains(b, []byte("gmem_smem")) {
+				t.Errorf("hover after the hostile inputs: %s", b)
+			}
+			if w.pid != 0 {
+				if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", w.pid)); err == nil {
+					for _, l := range strings.Split(string(status), "\n") {
+						var kb int
+						if _, err := fmt.Sscanf(l, "VmHWM: %d kB", &kb); err == nil && kb > 1<<20 {
+							t.Errorf("the server's peak resident memory is %d MB", kb>>10)
+						}
+					}
+				}
+			}
+			w.send(`{"jsonrpc":"2.0","id":4,"method":"shutdown"}`)
+			w.response(4)
+			w.send(`{"jsonrpc":"2.0","method":"exit"}`)
+			if code := w.exit(); code != 0 {
+				t.Errorf("exit code %d, want 0", code)
+			}
+		})
 	}
 }

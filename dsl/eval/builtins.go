@@ -1092,7 +1092,7 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 			if isErr(c.args[0]) {
 				return c.args[0]
 			}
-			if !ev.extend(l, c.args[0], c.argSpans[0]) {
+			if !ev.extend(l, c.args[0], c.span) {
 				if ev.halted {
 					return poison(c.span)
 				}
