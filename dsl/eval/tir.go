@@ -81,8 +81,14 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 			ks.consts[b.Name] = b.Value
 		}
 	}
+	// A kernel whose evaluation specializes itself again (a @T.jit body
+	// calling its own .specialize) nests like a call: bounded the same way.
+	if ev.depth >= maxCallDepth {
+		return ev.errorf(def.Name.Loc, CodeBudget, "call depth exceeds %d", maxCallDepth)
+	}
 	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
 	ev.kern, ev.emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
+	ev.depth++
 	ev.unit(func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
