@@ -20,12 +20,17 @@ type Namer struct {
 	reserved map[string]bool // shared, read-only
 	used     map[string]bool
 	names    map[any]string
+	// next is, per wanted name, the first suffix Fresh has not tried:
+	// want_1 ... want_{next-1} are all used, so the scan starts there
+	// (from 1 every time, 30,000 unrolled copies of one call took 69 s to
+	// print; names are the same either way).
+	next map[string]int
 }
 
 // newNamer returns a Namer that never hands out a name of reserved (a set
 // built by reservedSet, shared and never modified; nil for none).
 func New(reserved map[string]bool) *Namer {
-	return &Namer{reserved: reserved, used: map[string]bool{}, names: map[any]string{}}
+	return &Namer{reserved: reserved, used: map[string]bool{}, names: map[any]string{}, next: map[string]int{}}
 }
 
 // reservedSet builds the set of names a Namer must not hand out. Build it
@@ -54,8 +59,12 @@ func (n *Namer) Name(key any, want string) string {
 func (n *Namer) Fresh(want string) string {
 	base := Sanitize(want)
 	s := base
-	for i := 1; n.used[s] || n.reserved[s]; i++ {
-		s = base + "_" + strconv.Itoa(i)
+	if n.used[s] || n.reserved[s] {
+		i := max(n.next[base], 1)
+		for s = base + "_" + strconv.Itoa(i); n.used[s] || n.reserved[s]; i++ {
+			s = base + "_" + strconv.Itoa(i+1)
+		}
+		n.next[base] = i + 1
 	}
 	n.used[s] = true
 	return s
