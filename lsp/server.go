@@ -156,7 +156,7 @@ func Serve(ctx context.Context, stream jsonrpc2.Stream, opts Options) int {
 // ServeStream runs a server over a byte stream with LSP header framing
 // (Content-Length), e.g. standard input and output.
 func ServeStream(ctx context.Context, r io.Reader, w io.Writer, opts Options) int {
-	return Serve(ctx, jsonrpc2.NewHeaderStream(rw{r, w}), opts)
+	return Serve(ctx, jsonrpc2.NewHeaderStream(rw{newFrameLimiter(r, maxFrameBytes), w}), opts)
 }
 
 type rw struct {
@@ -195,6 +195,10 @@ func (s *Server) handler() jsonrpc2.Handler {
 	inner := func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.IsCall() {
 			jsonrpc2.Async(ctx)
+		}
+		if req.Method() == droppedMethod {
+			s.dropped(ctx, req.Params())
+			return nil, nil
 		}
 		if err := s.admit(req); err != nil {
 			return nil, err
