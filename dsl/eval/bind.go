@@ -436,7 +436,7 @@ func (ev *evaluator) evalBindKeywords(kws []*syntax.Keyword, params map[string]b
 			return nil, false
 		}
 		var v Value
-		ev.unit(func() { v = ev.expr(fr, k.Value) })
+		ev.unit(ev.siteOf(siteDirective, "", k.Value.Span()), func() { v = ev.expr(fr, k.Value) })
 		if isErr(v) {
 			if _, ok := v.(*PoisonV); !ok {
 				fail(k.Value.Span(), "the value of `%s` does not evaluate", k.Name.Id)

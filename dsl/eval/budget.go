@@ -1,10 +1,15 @@
 package eval
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 // The value budget. The step budget bounds how many operations a unit
@@ -81,6 +86,299 @@ func mulCost(a, b int64) int64 {
 	return a * b
 }
 
+// The file's budgets. The budgets above are per evaluation unit, so one
+// runaway statement or kernel stops alone; but a file of many units that
+// each stay under theirs (64 kernels each looping over a list of 150,000
+// numbers took 3.8 s; one kernel unrolling a Python loop of 200,000 tile
+// calls held 704 MiB) needs a bound of its own. So every unit's work is
+// also charged against the file's: fileStepsFactor times MaxSteps steps,
+// fileBytesFactor times MaxBytes value bytes, and MaxIR IR statements
+// (every statement a kernel body builds: tile calls, loops, lets, ...;
+// what dispatch, printing and the language server's views then hold and
+// walk). The first file budget to run out stops the evaluation of the
+// whole file with one diagnostic, at the statement where it ran out,
+// naming the three places (a module-level statement, a kernel def with
+// all its cases, a function run as a binding source) that took the most
+// of it; the rest of the file is not evaluated, and no kernel is made
+// after that (the one being evaluated keeps what it built, like a unit
+// that ran out of its own budget).
+//
+// Work is charged as steps: one per statement, expression and loop
+// iteration, and for an operation whose work grows with its operands
+// (summing, searching, comparing, iterating a container; scanning a str)
+// one per elemsPerStep elements or bytesPerStep bytes (work), so no
+// single step does unbounded work.
+
+// fileStepsFactor is how many times Options.MaxSteps all units of a file
+// may take together: 16 million steps by default, 1.3 to 2 s on the
+// 2-core dev machine (64 kernels each summing a 150,000-element list in a
+// Python loop, 3.8 s before, now stop at it). Measured: the largest file
+// of the corpus (every program under testdata/ and in the goldens of
+// dsl/eval, lower and lsp) takes 1,563 steps, a 30,000-line file of the
+// bundled examples 229,531; TestCorpusBudget keeps the corpus under a
+// budget 64 times smaller and the 30,000-line file under one 3 times
+// smaller.
+const fileStepsFactor = 16
+
+// DefaultMaxIR and DefaultMaxTileCalls are the default IR budgets of a
+// file (Options.MaxIR, Options.MaxTileCalls): the statements all its
+// kernels build, and the tile calls among them. A tile call is what
+// costs: dispatched, its lowering and decision take about 12 KB (a kernel
+// unrolling 45,000 copies took 530 MB), where another statement takes
+// about 300 bytes (131,072 of them, 44 MB). Measured: the largest file of
+// the corpus builds 52 statements and 8 tile calls, the 30,000-line file
+// 17,160 statements and 4,162 tile calls; TestCorpusBudget keeps the
+// corpus under budgets 64 times smaller.
+const (
+	DefaultMaxIR        = 1 << 18
+	DefaultMaxTileCalls = 1 << 14
+)
+
+// Work per step of the operations charged by work: an element of a
+// container (iterated, searched, compared: summing one costs about as
+// much as a step) or 1 KiB of a str (scanned, hashed, compared).
+const (
+	elemsPerStep = 1
+	bytesPerStep = 1024
+)
+
+// siteKind says what a site is.
+type siteKind uint8
+
+const (
+	siteLine      siteKind = iota // a module-level statement
+	siteKernel                    // a kernel def, all its cases
+	siteFunc                      // a function run as a binding source
+	siteMain                      // an `if __name__ == "__main__":` block
+	siteDirective                 // the value of a `# tilels: bind` directive
+)
+
+type siteKey struct {
+	kind siteKind
+	at   source.Pos
+}
+
+// site is a place the file's work is charged to: the steps, value bytes
+// and IR statements of the units run for it, each unit's own (a kernel
+// evaluated inside a factory call is charged to the kernel).
+type site struct {
+	kind  siteKind
+	name  string
+	span  source.Span
+	units int
+	steps int
+	bytes int64
+	ir    int // IR statements
+	calls int // tile calls
+}
+
+// siteOf returns the site of kind at span (name: the kernel or function),
+// counting one more unit run for it.
+func (ev *evaluator) siteOf(kind siteKind, name string, span source.Span) *site {
+	k := siteKey{kind, span.Start}
+	st := ev.sites[k]
+	if st == nil {
+		st = &site{kind: kind, name: name, span: span}
+		ev.sites[k] = st
+	}
+	st.units++
+	return st
+}
+
+// label names the site for a message: "kernel k3 (line 40)", "kernel k
+// (line 9, 64 cases)", "the statement at line 3".
+func (ev *evaluator) label(st *site) string {
+	line, _ := ev.file.Position(st.span.Start)
+	more := ""
+	if st.units > 1 && st.kind != siteLine {
+		more = fmt.Sprintf(", %d cases", st.units)
+	}
+	switch st.kind {
+	case siteKernel:
+		return fmt.Sprintf("kernel %s (line %d%s)", st.name, line, more)
+	case siteFunc:
+		return fmt.Sprintf("function %s (line %d%s)", st.name, line, more)
+	case siteMain:
+		return fmt.Sprintf("the __main__ block (line %d)", line)
+	case siteDirective:
+		return fmt.Sprintf("the bind directive at line %d", line)
+	}
+	return fmt.Sprintf("the statement at line %d", line)
+}
+
+// spentOn names the (at most) three sites that took the most of a file
+// budget, by.
+func (ev *evaluator) spentOn(by func(*site) int64, unit func(int64) string) string {
+	var all []*site
+	for _, st := range ev.sites {
+		if by(st) > 0 {
+			all = append(all, st)
+		}
+	}
+	slices.SortFunc(all, func(a, b *site) int {
+		if c := cmp.Compare(by(b), by(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.span.Start, b.span.Start)
+	})
+	var parts []string
+	for _, st := range all[:min(3, len(all))] {
+		parts = append(parts, ev.label(st)+" "+unit(by(st)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// count formats n as 950, 12k, 1.5M.
+func count(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+// stopFile records that a file budget ran out: every unit from now on
+// halts at its first step, silently.
+func (ev *evaluator) stopFile() {
+	ev.fileOut = true
+	ev.fileSteps = 0
+	ev.halted = true
+}
+
+const restNotEvaluated = "; the rest of the file is not evaluated"
+
+// step counts one unit of work; it returns false once the budget is spent.
+func (ev *evaluator) step(span source.Span) bool {
+	if ev.halted {
+		return false
+	}
+	ev.steps++
+	ev.totalSteps++
+	ev.site.steps++
+	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+		return ev.outOfSteps(span)
+	}
+	return true
+}
+
+// work charges an operation over n elements (or n bytes, with per
+// bytesPerStep) as n/per steps; it returns false once the budget is
+// spent.
+func (ev *evaluator) work(span source.Span, n, per int) bool {
+	if ev.halted {
+		return false
+	}
+	k := n / per
+	if k == 0 {
+		return true
+	}
+	ev.steps += k
+	ev.totalSteps += k
+	ev.site.steps += k
+	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+		return ev.outOfSteps(span)
+	}
+	return true
+}
+
+// charged wraps the method m (a *BuiltinV, or nil) so that each call of
+// it is first charged n() units of work, per per step.
+func charged(m Value, n func() int, per int) Value {
+	b, ok := m.(*BuiltinV)
+	if !ok {
+		return m
+	}
+	fn := b.Fn
+	return method(b.Name, func(ev *evaluator, c *call) Value {
+		if !ev.work(c.span, n(), per) {
+			return poison(c.span)
+		}
+		return fn(ev, c)
+	})
+}
+
+// hashWork charges the hashing of vs as dict keys or set elements: the
+// bytes of their hash keys (a str key is hashed whole at each lookup).
+func (ev *evaluator) hashWork(span source.Span, vs ...Value) bool {
+	n := 0
+	for _, v := range vs {
+		n += keySize(v, maxKeyBytes, 0)
+	}
+	return ev.work(span, n, bytesPerStep)
+}
+
+// keySize estimates the length of v's hash key (hashKeyN) without
+// building it, up to about limit.
+func keySize(v Value, limit, depth int) int {
+	switch v := v.(type) {
+	case *StrV:
+		return len(v.V) + 1
+	case *TupleV:
+		n := 2
+		for _, e := range v.Elts {
+			if n >= limit || depth >= maxKeyDepth {
+				break
+			}
+			n += 4 + keySize(e, limit-n, depth+1)
+		}
+		return n
+	}
+	return 8
+}
+
+// outOfSteps halts the unit, reporting the unit's or the file's step
+// budget at span (the Python loop being run, if any).
+func (ev *evaluator) outOfSteps(span source.Span) bool {
+	ev.halted = true
+	if ev.fileOut {
+		return false // reported when it ran out
+	}
+	if ev.curLoop.IsValid() {
+		span = ev.curLoop
+	}
+	if max := fileStepsFactor * ev.opts.MaxSteps; ev.totalSteps > max {
+		ev.stopFile()
+		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
+			max, ev.spentOn(func(s *site) int64 { return int64(s.steps) }, func(n int64) string { return count(n) + " steps" }), restNotEvaluated))
+		return false
+	}
+	ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.opts.MaxSteps))
+	return false
+}
+
+// countIR charges the IR statement s to the file's IR budgets; it
+// returns false, and stops the file's evaluation, once one is spent.
+func (ev *evaluator) countIR(s ir.Stmt) bool {
+	if ev.fileOut {
+		return false
+	}
+	ev.irStmts++
+	ev.site.ir++
+	_, call := s.(*ir.TileCall)
+	if call {
+		ev.tileCalls++
+		ev.site.calls++
+	}
+	if ev.irStmts <= ev.opts.MaxIR && ev.tileCalls <= ev.opts.MaxTileCalls {
+		return true
+	}
+	span := s.Pos()
+	if ev.curLoop.IsValid() {
+		span = ev.curLoop
+	}
+	ev.stopFile()
+	if call && ev.tileCalls > ev.opts.MaxTileCalls {
+		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
+			ev.opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
+		return false
+	}
+	ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
+		ev.opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
+	return false
+}
+
 // charge accounts n bytes of a value (a what: "str", "list", ...) being
 // built by the current unit. It returns false, and stops the unit with an
 // eval/too-large error at span, when the unit's or the file's budget
@@ -95,15 +393,22 @@ func (ev *evaluator) charge(span source.Span, what string, n int64) bool {
 	if n <= unitLeft && n <= fileLeft {
 		ev.bytes += n
 		ev.totalBytes += n
+		ev.site.bytes += n
 		return true
 	}
 	ev.halted = true
 	if n > unitLeft {
 		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.opts.MaxBytes, ev.bytes))
 	} else {
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used)", what, n, fileMax, ev.totalBytes))
+		ev.stopFile()
+		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 	}
 	return false
+}
+
+// bytesSpent names the three sites that built the most value bytes.
+func (ev *evaluator) bytesSpent() string {
+	return ev.spentOn(func(s *site) int64 { return s.bytes }, func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) })
 }
 
 // refuse stops the unit for a value known only to be longer than the
@@ -116,7 +421,8 @@ func (ev *evaluator) refuse(span source.Span, what string) {
 	unitLeft := ev.opts.MaxBytes - ev.bytes
 	fileMax := fileBytesFactor * ev.opts.MaxBytes
 	if fileLeft := fileMax - ev.totalBytes; fileLeft < unitLeft {
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used)", what, fileLeft, fileMax, ev.totalBytes))
+		ev.stopFile()
+		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 		return
 	}
 	ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.opts.MaxBytes, ev.bytes))
@@ -158,6 +464,9 @@ func (ev *evaluator) setEntry(d *DictV, k, v Value, span source.Span) (ok bool) 
 	case keyTooLarge:
 		ev.errorf(span, CodeTooLarge, "a tuple nested more than %d deep or with a hash key of more than %d bytes cannot be a dict key here", maxKeyDepth, maxKeyBytes)
 		return true
+	}
+	if !ev.work(span, len(key), bytesPerStep) {
+		return true // halted
 	}
 	if _, found := d.index[key]; !found && !ev.charge(span, "dict", addCost(costEntry, int64(len(key)))) {
 		return true // halted: the error is reported

@@ -98,24 +98,121 @@ func TestHostilePrograms(t *testing.T) {
 	}
 }
 
-// TestFileBudget checks the file's budget: units that each stay under
-// their own budget stop once the file's total passes 4 times it.
+// TestFileBudget checks the file's value budget: units that each stay
+// under their own budget stop once the file's total passes 4 times it,
+// with one error naming where the bytes went, and nothing after it is
+// evaluated.
 func TestFileBudget(t *testing.T) {
-	src := "keep = []\n" + strings.Repeat("keep.append('x' * (3 << 20))\n", 8)
+	src := "keep = []\n" + strings.Repeat("keep.append('x' * (3 << 20))\n", 8) + "assert False, 'evaluated'\n"
 	p, _ := evalSource("file.py", []byte(src), Options{MaxBytes: 4 << 20})
 	var lines []int
 	for _, d := range p.Diags {
-		if d.Code == CodeTooLarge {
-			line, _ := p.File.Position(d.Span.Start)
-			lines = append(lines, line)
-			if !strings.Contains(d.Message, "the file's value budget of 16777216 bytes") {
-				t.Errorf("not the file's budget: %s", d.Message)
-			}
+		line, _ := p.File.Position(d.Span.Start)
+		lines = append(lines, line)
+		if want := "the file's value budget of 16777216 bytes (15728912 used; most by the statement at line 2 3.0 MiB, the statement at line 3 3.0 MiB, the statement at line 4 3.0 MiB); the rest of the file is not evaluated"; d.Code != CodeTooLarge || !strings.Contains(d.Message, want) {
+			t.Errorf("%s: %s, want the file's budget: ...%s", d.Code, d.Message, want)
 		}
 	}
 	// 3 MiB each (lines 2 to 9): the sixth str passes 16 MiB.
-	if len(lines) != 3 || lines[0] != 7 {
-		t.Errorf("eval/too-large at lines %v, want 7, 8, 9\n%s", lines, Dump(p))
+	if len(lines) != 1 || lines[0] != 7 {
+		t.Errorf("diagnostics at lines %v, want 7 only\n%s", lines, Dump(p))
+	}
+}
+
+// TestFileStepBudget: kernels that each stay under the unit's step
+// budget stop once the file's total passes fileStepsFactor times it,
+// with one eval/budget error at the loop where it ran out, naming the
+// three kernels that took the most; no kernel is made after it.
+func TestFileStepBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("from tvm.script import tirx as T\n\nL = list(range(2000))\n")
+	for i := range 40 {
+		n := 1500
+		if i == 1 {
+			n = 1000 // fewer steps: not among the three named
+		}
+		fmt.Fprintf(&b, "\n@T.prim_func\ndef k%d(A: T.Buffer((4,), \"float32\")):\n    t = 0\n    for x in L[:%d]:\n        t = t + x\n    T.evaluate(t)\n", i, n)
+	}
+	p, _ := evalSource("steps.py", []byte(b.String()), Options{MaxSteps: 10_000})
+	var errs []string
+	for _, d := range p.Diags {
+		line, col := p.File.Position(d.Span.Start)
+		errs = append(errs, fmt.Sprintf("%d:%d %s %s", line, col, d.Code, d.Message))
+	}
+	// Each kernel takes 7,518 steps (5 a loop iteration, and the slice):
+	// the file's 160,000 run out in the 22nd kernel, k21, at its loop.
+	want := "155:5 eval/budget evaluation of the file stopped after 160000 steps in all (the file's step budget); most went to kernel k0 (line 6) 7518 steps, kernel k2 (line 20) 7518 steps, kernel k3 (line 27) 7518 steps; the rest of the file is not evaluated"
+	if len(errs) != 1 || errs[0] != want {
+		t.Fatalf("diagnostics:\n%s\nwant: %s", strings.Join(errs, "\n"), want)
+	}
+	if n := len(p.Kernels); n != 22 || p.Kernels[n-1].Def.Name.Id != "k21" {
+		t.Errorf("%d kernels, want k0 to k21 (the last one cut short)", n)
+	}
+}
+
+// TestFileIRBudget: kernels that unroll Python loops of tile calls stop
+// at the file's tile-call budget, naming the kernels that made them.
+func TestFileIRBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n\nL = list(range(100))\n")
+	for i := range 4 {
+		fmt.Fprintf(&b, "\n@T.prim_func\ndef k%d(A: T.Buffer((32,), \"float32\"), B: T.Buffer((32,), \"float32\")):\n    for x in L:\n        Tx.copy(A[0:32], B[0:32])\n", i)
+	}
+	p, _ := evalSource("ir.py", []byte(b.String()), Options{MaxTileCalls: 250})
+	var errs []string
+	for _, d := range p.Diags {
+		line, col := p.File.Position(d.Span.Start)
+		errs = append(errs, fmt.Sprintf("%d:%d %s %s", line, col, d.Code, d.Message))
+	}
+	want := "18:5 eval/budget evaluation of the file stopped: its kernels would make more than 250 tile calls (the file's IR budget); most are in kernel k0 (line 7) 100, kernel k1 (line 12) 100, kernel k2 (line 17) 51; the rest of the file is not evaluated"
+	if len(errs) != 1 || errs[0] != want {
+		t.Fatalf("diagnostics:\n%s\nwant: %s", strings.Join(errs, "\n"), want)
+	}
+	if len(p.Kernels) != 3 {
+		t.Errorf("%d kernels, want 3 (the last one cut short)", len(p.Kernels))
+	}
+}
+
+// hostileWork are loops of operations whose work grows with their
+// operands, each one step: without charging that work (budget.go, work)
+// the first took 23 s, the dict lookups of a 32 MiB key 11 ms each. Each
+// must stop at the unit's step budget.
+var hostileWork = []string{
+	"L = list(range(150000))\nfor i in range(1000):\n    s = sum(L)\n",
+	"L = list(range(150000))\nfor i in range(1000):\n    s = max(L) + min(L)\n",
+	"L = list(range(150000))\nfor i in range(10000):\n    s = any(x > 200000 for x in L) or all(L)\n",
+	"L = list(range(150000))\nfor i in range(10000):\n    s = -1 in L\n",
+	"L = list(range(150000))\nfor i in range(10000):\n    s = L.count(-1) + L.index(149999)\n",
+	"L = list(range(150000))\nM = list(range(150000))\nfor i in range(10000):\n    s = L == M\n",
+	"L = list(range(150000))\nfor i in range(10000):\n    L.insert(0, L.pop())\n",
+	"t = tuple(range(150000))\nfor i in range(10000):\n    s = t.count(-1)\n",
+	"s = 'x' * (32 << 20)\nd = {s: 1}\nfor i in range(1000):\n    v = d[s]\n",
+	"s = 'x' * (32 << 20)\nfor i in range(100000):\n    v = s.find('y') + s.count('y') + len(s)\n",
+	"s = 'x' * (32 << 20)\nfor i in range(100000):\n    v = 'y' in s or s.isdigit() or s.startswith(s) or s.strip() == s\n",
+	"s = 'x' * (16 << 20)\nt = 'x' * (16 << 20)\nfor i in range(100000):\n    v = s == t or [s] == [t] or s < t\n",
+	"s = 'x' * (16 << 20)\nfor i in range(100000):\n    v = {s, s} or set([s])\n",
+	"d = {i: i for i in range(100000)}\nfor i in range(100000):\n    d[-1] = 0\n    del d[-1]\n",
+	"L = list(range(100000))\nfor i in range(10000):\n    L = L + [0]\n    del L[0]\n",
+	"L = list(range(150000))\nfor i in range(10000):\n    s = sorted(L, reverse=True)[0]\n",
+}
+
+// TestHostileWork checks that each hostile loop stops with eval/budget at
+// its loop (asserted on diagnostics, not on time).
+func TestHostileWork(t *testing.T) {
+	for _, src := range hostileWork {
+		p, _ := evalSource("work.py", []byte(src), Options{})
+		var got []string
+		budget := 0
+		for _, d := range p.Diags {
+			if d.Code == CodeBudget {
+				budget++
+				continue
+			}
+			got = append(got, d.Code+": "+d.Message)
+		}
+		if budget != 1 || len(got) > 0 {
+			t.Errorf("%q: %d eval/budget errors, want 1; others: %v", src, budget, got)
+		}
 	}
 }
 

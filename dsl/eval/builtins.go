@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -189,6 +190,17 @@ func iterArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
 	return elts, nil
 }
 
+// scanArg is iterArg for a function that goes over the elements without
+// building a container of them (sum, min, any): the elements are charged
+// as work (budget.go; what builds a container is charged by its size).
+func scanArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
+	elts, bad := iterArg(ev, c, i, fname)
+	if bad == nil && !ev.work(c.span, len(elts), elemsPerStep) {
+		return nil, poison(c.span)
+	}
+	return elts, bad
+}
+
 func biLen(ev *evaluator, c *call) Value {
 	if !ev.checkArgs(c, "len", 1, "obj") {
 		return poison(c.span)
@@ -205,6 +217,9 @@ func biLen(ev *evaluator, c *call) Value {
 	case *DictV:
 		return &IntV{base{c.span}, int64(len(v.Keys))}
 	case *StrV:
+		if !ev.work(c.span, len(v.V), bytesPerStep) {
+			return poison(c.span)
+		}
 		return &IntV{base{c.span}, int64(utf8.RuneCountInString(v.V))}
 	case *RangeV:
 		return &IntV{base{c.span}, rangeLen(v)}
@@ -218,7 +233,7 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 	var elts []Value
 	if len(c.args) == 1 {
 		var bad Value
-		elts, bad = iterArg(ev, c, 0, which)
+		elts, bad = scanArg(ev, c, 0, which)
 		if bad != nil {
 			return bad
 		}
@@ -352,6 +367,9 @@ func biSeq(ev *evaluator, c *call, kind string) Value {
 	case "tuple":
 		return &TupleV{base{c.span}, elts}
 	case "set":
+		if !ev.hashWork(c.span, elts...) {
+			return poison(c.span)
+		}
 		return &ListV{base{c.span}, dedup(elts)}
 	}
 	return &ListV{base{c.span}, elts}
@@ -512,7 +530,7 @@ func biAbs(ev *evaluator, c *call) Value {
 }
 
 func biSum(ev *evaluator, c *call) Value {
-	elts, bad := iterArg(ev, c, 0, "sum")
+	elts, bad := scanArg(ev, c, 0, "sum")
 	if bad != nil {
 		return bad
 	}
@@ -614,8 +632,10 @@ func biSorted(ev *evaluator, c *call) Value {
 	if bad != nil {
 		return bad
 	}
-	// The copy, the keys, the order and the result.
-	if !ev.charge(c.span, "list", mulCost(seqCost(int64(len(elts)), false), 4)) {
+	// The copy, the keys, the order and the result; the comparisons
+	// (n log n) as work.
+	if !ev.charge(c.span, "list", mulCost(seqCost(int64(len(elts)), false), 4)) ||
+		!ev.work(c.span, len(elts)*bits.Len(uint(len(elts))), elemsPerStep) {
 		return poison(c.span)
 	}
 	out := append([]Value(nil), elts...)
@@ -702,7 +722,7 @@ func biFilter(ev *evaluator, c *call) Value {
 }
 
 func biAnyAll(ev *evaluator, c *call, all bool) Value {
-	elts, bad := iterArg(ev, c, 0, "any")
+	elts, bad := scanArg(ev, c, 0, "any")
 	if bad != nil {
 		return bad
 	}
@@ -791,6 +811,16 @@ func method(name string, fn func(ev *evaluator, c *call) Value) *BuiltinV {
 }
 
 func (ev *evaluator) strMethod(s *StrV, name string) Value {
+	switch name {
+	case "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "count", "find", "index", "isdigit", "isalpha", "isupper", "islower":
+		// Methods that scan s: charged by its length (the others build a
+		// str about as long, charged to the value budget).
+		return charged(ev.strMethodScan(s, name), func() int { return len(s.V) }, bytesPerStep)
+	}
+	return ev.strMethodScan(s, name)
+}
+
+func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 	switch name {
 	case "join":
 		return method("str.join", func(ev *evaluator, c *call) Value {
@@ -1073,6 +1103,16 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 
 func (ev *evaluator) listMethod(l *ListV, name string) Value {
 	switch name {
+	case "insert", "pop", "index", "count", "remove", "reverse":
+		// Methods that search or move the elements: charged by their
+		// number.
+		return charged(ev.listMethodN(l, name), func() int { return len(l.Elts) }, elemsPerStep)
+	}
+	return ev.listMethodN(l, name)
+}
+
+func (ev *evaluator) listMethodN(l *ListV, name string) Value {
+	switch name {
 	case "append":
 		return method("list.append", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "append", 1, "object") {
@@ -1197,7 +1237,7 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 func (ev *evaluator) tupleMethod(t *TupleV, name string) Value {
 	switch name {
 	case "index", "count":
-		return method("tuple."+name, func(ev *evaluator, c *call) Value {
+		return charged(method("tuple."+name, func(ev *evaluator, c *call) Value {
 			x := c.arg(0, "value")
 			n := 0
 			for i, e := range t.Elts {
@@ -1212,7 +1252,7 @@ func (ev *evaluator) tupleMethod(t *TupleV, name string) Value {
 				return &IntV{base{c.span}, int64(n)}
 			}
 			return ev.pyErrorf(c.span, "tuple.index(x): x not in tuple")
-		})
+		}), func() int { return len(t.Elts) }, elemsPerStep)
 	}
 	return nil
 }
@@ -1227,6 +1267,9 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 			}
 			if isErr(k) {
 				return k
+			}
+			if !ev.hashWork(c.span, k) {
+				return poison(c.span)
 			}
 			v, found, _ := d.get(k)
 			if found {
@@ -1286,6 +1329,9 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 	case "setdefault":
 		return method("dict.setdefault", func(ev *evaluator, c *call) Value {
 			k := c.arg(0, "key")
+			if k != nil && !ev.hashWork(c.span, k) {
+				return poison(c.span)
+			}
 			if v, found, _ := d.get(k); found {
 				return v
 			}
@@ -1307,6 +1353,9 @@ func (ev *evaluator) dictMethod(d *DictV, name string) Value {
 	case "pop":
 		return method("dict.pop", func(ev *evaluator, c *call) Value {
 			k := c.arg(0, "key")
+			if k != nil && !ev.work(c.span, len(d.Keys), elemsPerStep) || !ev.hashWork(c.span, k) {
+				return poison(c.span)
+			}
 			if v, found, _ := d.get(k); found {
 				d.del(k)
 				return v

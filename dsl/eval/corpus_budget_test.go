@@ -4,9 +4,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/internal/txtar"
 )
 
@@ -51,16 +54,41 @@ func corpusPrograms(t *testing.T) map[string][]byte {
 	return out
 }
 
-// TestCorpusBudget evaluates every corpus program under a value budget 64
-// times smaller than the default (1 MiB per unit, 4 MiB per file): no
-// legitimate kernel file comes near eval/too-large.
+// TestCorpusBudget evaluates every corpus program under budgets 64 times
+// smaller than the defaults: values (1 MiB per unit, 4 MiB per file),
+// steps (15,625 per unit, 250,000 per file), IR (4,096 statements, 256
+// tile calls per file). No legitimate kernel file comes near
+// eval/too-large or eval/budget. A program that runs out of the default
+// budgets on purpose (a budget test) is left out. The 30,000-line
+// benchmark file (internal/benchcorpus), larger than any kernel file
+// written by hand, must stay under budgets 3 times smaller than the
+// defaults.
 func TestCorpusBudget(t *testing.T) {
-	for name, src := range corpusPrograms(t) {
-		p, _ := evalSource(filepath.Base(name), src, Options{MaxBytes: DefaultMaxBytes / 64})
+	small := Options{MaxBytes: DefaultMaxBytes / 64, MaxSteps: DefaultMaxSteps / 64, MaxIR: DefaultMaxIR / 64, MaxTileCalls: DefaultMaxTileCalls / 64}
+	check := func(name string, src []byte, opts Options) {
+		p, _ := evalSource(filepath.Base(name), src, opts)
 		for _, d := range p.Diags {
-			if d.Code == CodeTooLarge {
+			if d.Code == CodeTooLarge || d.Code == CodeBudget {
 				t.Errorf("%s: %s", name, d.Message)
 			}
 		}
 	}
+	n := 0
+	for name, src := range corpusPrograms(t) {
+		if p, _ := evalSource(filepath.Base(name), src, Options{}); slices.ContainsFunc(p.Diags, func(d diag.Diagnostic) bool {
+			return d.Code == CodeTooLarge || d.Code == CodeBudget
+		}) {
+			continue
+		}
+		n++
+		check(name, src, small)
+	}
+	if n < 100 {
+		t.Errorf("only %d corpus programs checked", n)
+	}
+	big, err := benchcorpus.Build("../../testdata/examples", 30000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("30,000 lines", []byte(big), Options{MaxSteps: DefaultMaxSteps / 3, MaxIR: DefaultMaxIR / 3, MaxTileCalls: DefaultMaxTileCalls / 3})
 }

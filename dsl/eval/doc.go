@@ -36,7 +36,19 @@
 //     one factory call, one kernel) has a step budget (Options.MaxSteps),
 //     all bound cases of a file together 8 times that, and calls nest at
 //     most 150 deep; running out reports eval/budget (eval/case-cap for
-//     the cases). Options.MaxCases is at most MaxCasesLimit (4096).
+//     the cases). An operation whose work grows with its operands (sum,
+//     min, in, ==, sorted, list.insert, str.find, a dict lookup of a long
+//     key, ...) is charged one step per element or KiB. Options.MaxCases
+//     is at most MaxCasesLimit (4096).
+//   - The file is bounded as a whole (budget.go): all its units together
+//     may take 16 times Options.MaxSteps steps and 4 times
+//     Options.MaxBytes value bytes, and its kernels may build
+//     Options.MaxIR IR statements, Options.MaxTileCalls of them tile
+//     calls. The first of these to run out stops the evaluation of the
+//     file with one eval/budget (eval/too-large for bytes) error at the
+//     statement where it ran out, naming the three sites (module-level
+//     statements, kernel defs, functions run as binding sources) that
+//     took the most of it; no kernel is made after it.
 //   - Memory is bounded: every str, list, tuple and dict a unit builds is
 //     charged, by its estimated size in bytes, against a value budget
 //     (Options.MaxBytes, 64 MiB by default) and the file's (4 times that),

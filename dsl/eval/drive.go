@@ -170,6 +170,9 @@ func requiredParams(ps *syntax.Params) int {
 // overBudget reports whether the file's bound cases have used up their
 // work budget; the first time it says so at span.
 func (ev *evaluator) overBudget(span source.Span) bool {
+	if ev.fileOut {
+		return true // the file's budget ran out (reported then)
+	}
 	if ev.totalSteps <= driveBudget*ev.opts.MaxSteps {
 		return false
 	}
@@ -227,7 +230,7 @@ func (ev *evaluator) runCase(fn *FuncV, given, extra []Binding, source, id strin
 	var sink []diag.Diagnostic
 	savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID
 	ev.sink, ev.caseSource, ev.caseID = &sink, source, id
-	ev.unit(func() {
+	ev.unit(ev.siteOf(siteFunc, fn.Name, fn.Def.Name.Loc), func() {
 		saved := ev.speculating
 		ev.speculating = true
 		defer func() { ev.speculating = saved }()
@@ -265,7 +268,7 @@ func (ev *evaluator) driveMain(s *syntax.If) {
 	var sink []diag.Diagnostic
 	savedSink := ev.sink
 	ev.sink = &sink
-	ev.unit(func() {
+	ev.unit(ev.siteOf(siteMain, "", s.Loc), func() {
 		saved := ev.speculating
 		ev.speculating = true
 		defer func() { ev.speculating = saved }()
@@ -326,7 +329,7 @@ func (ev *evaluator) driveConfigs() {
 		var sink []diag.Diagnostic
 		savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID
 		ev.sink, ev.caseSource, ev.caseID = &sink, "configs", id
-		ev.unit(func() {
+		ev.unit(ev.siteOf(siteFunc, gk.Name, gk.Def.Name.Loc), func() {
 			saved := ev.speculating
 			ev.speculating = true
 			defer func() { ev.speculating = saved }()
@@ -396,7 +399,9 @@ func (ev *evaluator) runFactories() {
 				}
 				savedSrc, savedID := ev.caseSource, ev.caseID
 				ev.caseSource, ev.caseID = src, ""
-				ev.unit(func() { ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, ev.jitConsts(j, nil, extra)) })
+				ev.unit(ev.siteOf(siteKernel, j.Name, j.Def.Name.Loc), func() {
+					ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, ev.jitConsts(j, nil, extra))
+				})
 				ev.caseSource, ev.caseID = savedSrc, savedID
 			}
 		}

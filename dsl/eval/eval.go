@@ -40,12 +40,17 @@ type Options struct {
 	Bindings map[string]map[string]Value
 	// MaxSteps bounds the work of each evaluation unit; 0 means
 	// DefaultMaxSteps. All bound cases of a file together may take 8 times
-	// that.
+	// that, and all units of the file fileStepsFactor times that
+	// (budget.go).
 	MaxSteps int
 	// MaxBytes bounds the size of the values (str, list, tuple, dict)
 	// each evaluation unit builds, in bytes; 0 means DefaultMaxBytes. All
 	// units of a file together may build 4 times that (budget.go).
 	MaxBytes int64
+	// MaxIR bounds the IR statements (tile calls, loops, lets, ...) all
+	// kernels of the file together build, MaxTileCalls the tile calls
+	// among them; 0 means DefaultMaxIR, DefaultMaxTileCalls (budget.go).
+	MaxIR, MaxTileCalls int
 	// MaxCases caps the bound cases evaluated per kernel def, per
 	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases, and
 	// more than MaxCasesLimit means MaxCasesLimit.
@@ -148,7 +153,11 @@ const maxLayoutSites = 256
 // Evaluate evaluates f statically. It never panics on any input and never
 // fails: errors become diagnostics and evaluation goes on with the next
 // statement; one kernel's failure does not affect another.
-func Evaluate(f *syntax.File, opts Options) *Program {
+func Evaluate(f *syntax.File, opts Options) *Program { return evaluate(f, opts).prog }
+
+// evaluate is Evaluate, returning the evaluator (its budgets' totals are
+// checked by tests).
+func evaluate(f *syntax.File, opts Options) *evaluator {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
@@ -159,6 +168,12 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 		opts.MaxCases = DefaultMaxCases
 	}
 	opts.MaxCases = min(opts.MaxCases, MaxCasesLimit)
+	if opts.MaxIR <= 0 {
+		opts.MaxIR = DefaultMaxIR
+	}
+	if opts.MaxTileCalls <= 0 {
+		opts.MaxTileCalls = DefaultMaxTileCalls
+	}
 	ev := &evaluator{
 		file:       f.Src,
 		opts:       opts,
@@ -168,7 +183,10 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 		entered:    map[*syntax.FunctionDef]bool{},
 		origins:    map[*syntax.Param]*unboundOrigin{},
 		caseSource: "module",
+		fileSteps:  fileStepsFactor * opts.MaxSteps,
+		sites:      map[siteKey]*site{},
 	}
+	ev.site = ev.siteOf(siteLine, "", source.Span{})
 	ev.sink = &ev.prog.Diags
 	ev.analyzeKernelNesting(f.Body)
 	ev.findDirectives(f)
@@ -179,7 +197,10 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 	top := &frame{env: mod}
 	for _, s := range f.Body {
 		stop := false
-		ev.unit(func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		if ev.fileOut {
+			break // the file's budget ran out (reported once, budget.go)
+		}
+		ev.unit(ev.siteOf(siteLine, "", s.Span()), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
 		if stop {
 			break
 		}
@@ -187,7 +208,7 @@ func Evaluate(f *syntax.File, opts Options) *Program {
 	ev.drive(f)
 	ev.runFactories()
 	ev.finish()
-	return ev.prog
+	return ev
 }
 
 // evaluator holds the state of one Evaluate call.
@@ -247,6 +268,17 @@ type evaluator struct {
 	budgetReported bool
 	// totalBytes counts the value bytes built by every unit of the file.
 	totalBytes int64
+	// The file's budgets (budget.go): fileSteps is the most steps all
+	// units may take together (0 once any file budget ran out); irStmts
+	// counts the IR statements built. site is where the current unit's
+	// work is charged, sites every site so far; fileOut is set when a
+	// file budget ran out.
+	fileSteps int
+	irStmts   int
+	tileCalls int
+	site      *site
+	sites     map[siteKey]*site
+	fileOut   bool
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -259,15 +291,16 @@ type nameHint struct {
 }
 
 // unit runs fn as one evaluation unit: fresh step and value budgets,
-// recovered panics.
-func (ev *evaluator) unit(fn func()) {
+// recovered panics. Its work is charged to st (budget.go), and to the
+// file's budgets.
+func (ev *evaluator) unit(st *site, fn func()) {
 	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
-	savedCollecting, savedNeeds := ev.collecting, len(ev.needs)
-	ev.steps, ev.halted, ev.curLoop, ev.bytes = 0, false, source.NoSpan, 0
+	savedCollecting, savedNeeds, savedSite := ev.collecting, len(ev.needs), ev.site
+	ev.steps, ev.halted, ev.curLoop, ev.bytes, ev.site = 0, false, source.NoSpan, 0, st
 	defer func() {
 		ev.steps, ev.halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
-		ev.depth, ev.tryDepth, ev.hint = savedDepth, savedTry, savedHint
+		ev.depth, ev.tryDepth, ev.hint, ev.site = savedDepth, savedTry, savedHint, savedSite
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {
 			if panicInTests {
@@ -282,24 +315,6 @@ func (ev *evaluator) unit(fn func()) {
 
 // panicInTests makes recovered panics re-panic (set by tests).
 var panicInTests = false
-
-// step counts one unit of work; it returns false once the budget is spent.
-func (ev *evaluator) step(span source.Span) bool {
-	if ev.halted {
-		return false
-	}
-	ev.steps++
-	ev.totalSteps++
-	if ev.steps > ev.opts.MaxSteps {
-		ev.halted = true
-		if ev.curLoop.IsValid() {
-			span = ev.curLoop
-		}
-		ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.opts.MaxSteps))
-		return false
-	}
-	return true
-}
 
 func (ev *evaluator) report(d diag.Diagnostic) {
 	*ev.sink = append(*ev.sink, d)

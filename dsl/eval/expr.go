@@ -55,7 +55,11 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.List:
 		return ev.mkList(sp, ev.exprList(fr, e.Elts), false)
 	case *syntax.Set:
-		return ev.mkList(sp, dedup(ev.exprList(fr, e.Elts)), false)
+		elts := ev.exprList(fr, e.Elts)
+		if !ev.hashWork(sp, elts...) {
+			return poison(sp)
+		}
+		return ev.mkList(sp, dedup(elts), false)
 	case *syntax.Dict:
 		return ev.dictDisplay(fr, e)
 	case *syntax.ListComp:
@@ -63,6 +67,9 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.SetComp:
 		v := ev.comprehension(fr, e.Generators, sp, func(f *frame, acc *[]Value) { *acc = append(*acc, ev.expr(f, e.Elt)) }, false)
 		if l, ok := v.(*ListV); ok {
+			if !ev.hashWork(sp, l.Elts...) {
+				return poison(sp)
+			}
 			l.Elts = dedup(l.Elts)
 		}
 		return v
@@ -716,19 +723,16 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 	case *RangeV:
 		n := rangeLen(v)
 		if n > int64(ev.opts.MaxSteps) {
-			ev.step(span)
-			ev.steps = ev.opts.MaxSteps
-			ev.step(span)
+			ev.work(span, ev.opts.MaxSteps+1, 1) // halts, reporting the budget
 			return nil, false
 		}
-		if !ev.charge(span, "list", seqCost(n, true)) {
+		if !ev.work(span, int(n), 4) || !ev.charge(span, "list", seqCost(n, true)) {
 			return nil, false
 		}
 		out := make([]Value, 0, n)
 		for i := int64(0); i < n; i++ {
 			out = append(out, &IntV{base{span}, v.Start + i*v.Step})
 		}
-		ev.steps += int(n) / 4
 		return out, true
 	}
 	return nil, false
@@ -914,6 +918,9 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		k := keyOf(idx, isTuple, sp)
 		if x := errIn(k); x != nil {
 			return x
+		}
+		if !ev.hashWork(sp, k) {
+			return poison(sp)
 		}
 		v, found, hashable := o.get(k)
 		if !hashable {

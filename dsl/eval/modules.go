@@ -313,7 +313,7 @@ func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		}), true
 	case "prod":
 		return builtin("math.prod", func(ev *evaluator, c *call) Value {
-			elts, bad := iterArg(ev, c, 0, "prod")
+			elts, bad := scanArg(ev, c, 0, "prod")
 			if bad != nil {
 				return bad
 			}

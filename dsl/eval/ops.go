@@ -749,7 +749,10 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 		if p := propagate(span, x, y); p != nil {
 			return p
 		}
-		r, ok := ev.contains(y, x)
+		r, ok := ev.contains(y, x, span)
+		if ev.halted {
+			return poison(span)
+		}
 		if !ok {
 			return ev.pyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
 		}
@@ -772,13 +775,19 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 		}
 		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
+	n := 0
 	switch op {
-	case "==":
-		return &BoolV{base{span}, pyEqual(x, y)}
-	case "!=":
-		return &BoolV{base{span}, !pyEqual(x, y)}
+	case "==", "!=":
+		r := pyEq(x, y, &n)
+		if !ev.compareWork(span, x, y, n) {
+			return poison(span)
+		}
+		return &BoolV{base{span}, r == (op == "==")}
 	}
-	c, ok := pyCompare(x, y)
+	c, ok := pyCmp(x, y, &n)
+	if !ev.compareWork(span, x, y, n) {
+		return poison(span)
+	}
 	if !ok {
 		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
@@ -892,6 +901,7 @@ func pyEq(x, y Value, n *int) bool {
 	case *StrV:
 		switch b := y.(type) {
 		case *StrV:
+			*n += min(len(a.V), len(b.V)) / bytesPerStep // work (compareWork)
 			return a.V == b.V
 		case *DTypeV:
 			return a.V == b.DT.String()
@@ -920,6 +930,7 @@ func pyEq(x, y Value, n *int) bool {
 			return false
 		}
 		for i, k := range a.Keys {
+			*n += keySize(k, maxKeyBytes, 0) / bytesPerStep // hashed: work
 			v, found, _ := b.get(k)
 			if !found || !pyEq(a.Vals[i], v, n) {
 				return false
@@ -1002,6 +1013,7 @@ func pyCmp(x, y Value, n *int) (int, bool) {
 	switch a := x.(type) {
 	case *StrV:
 		if b, ok := y.(*StrV); ok {
+			*n += min(len(a.V), len(b.V)) / bytesPerStep // work (compareWork)
 			return strings.Compare(a.V, b.V), true
 		}
 	case *TupleV:
@@ -1036,15 +1048,34 @@ func seqCompare(a, b []Value, n *int) (int, bool) {
 	return cmp3(len(a) < len(b), len(a) > len(b)), true
 }
 
-func (ev *evaluator) contains(container, x Value) (bool, bool) {
+// compareWork charges a comparison that visited n values (containers
+// and their elements), or two strs.
+func (ev *evaluator) compareWork(span source.Span, x, y Value, n int) bool {
+	if a, ok := x.(*StrV); ok {
+		if b, ok := y.(*StrV); ok {
+			return ev.work(span, min(len(a.V), len(b.V)), bytesPerStep)
+		}
+	}
+	return n <= 1 || ev.work(span, n, elemsPerStep)
+}
+
+// contains is Python's `x in container`, charged as work at span; the
+// caller checks ev.halted.
+func (ev *evaluator) contains(container, x Value, span source.Span) (bool, bool) {
 	switch c := container.(type) {
 	case *StrV:
 		s, ok := x.(*StrV)
 		if !ok {
 			return false, false
 		}
+		if !ev.work(span, len(c.V), bytesPerStep) {
+			return false, true
+		}
 		return strings.Contains(c.V, s.V), true
 	case *DictV:
+		if !ev.hashWork(span, x) {
+			return false, true
+		}
 		_, found, _ := c.get(x)
 		return found, true
 	case *RangeV:
@@ -1057,11 +1088,23 @@ func (ev *evaluator) contains(container, x Value) (bool, bool) {
 		}
 		return n <= c.Start && n > c.Stop && (c.Start-n)%(-c.Step) == 0, true
 	case *TupleV, *ListV:
+		// Charged as it goes, by the values compared: the elements may be
+		// large containers themselves.
+		n := 0
 		for _, e := range seqElts(c) {
-			if pyEqual(e, x) {
+			k := 0
+			eq := pyEq(e, x, &k)
+			if n += k; n >= 1024 {
+				if !ev.work(span, n, elemsPerStep) {
+					return false, true
+				}
+				n = 0
+			}
+			if eq {
 				return true, true
 			}
 		}
+		ev.work(span, n, elemsPerStep)
 		return false, true
 	}
 	return false, false

@@ -36,7 +36,7 @@ func (ev *evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
 func (ev *evaluator) inKernelTIR(fr *frame) bool { return fr.tir && ev.emit != nil }
 
 func (ev *evaluator) emitStmt(s ir.Stmt) {
-	if ev.emit != nil {
+	if ev.emit != nil && ev.countIR(s) {
 		*ev.emit = append(*ev.emit, s)
 	}
 }
@@ -368,8 +368,15 @@ func (ev *evaluator) execDelete(fr *frame, t syntax.Expr) {
 		idx, isTuple := ev.indexValues(fr, t.Index)
 		switch o := obj.(type) {
 		case *DictV:
-			o.del(keyOf(idx, isTuple, t.Loc))
+			// Deleting rebuilds the dict's index.
+			k := keyOf(idx, isTuple, t.Loc)
+			if ev.work(t.Loc, len(o.Keys), elemsPerStep) && ev.hashWork(t.Loc, k) {
+				o.del(k)
+			}
 		case *ListV:
+			if !ev.work(t.Loc, len(o.Elts), elemsPerStep) {
+				return
+			}
 			if len(idx) == 1 {
 				if n, ok := idx[0].(*IntV); ok {
 					if i, ok := normIndex(n.V, len(o.Elts)); ok {

@@ -63,6 +63,11 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	if dc.partial != nil && slices.Contains(dc.partialKeys, key) {
 		return &KernelV{base{def.Name.Loc}, dc.partial}
 	}
+	if ev.fileOut {
+		// The file's budget ran out (reported once): no kernel is made
+		// from here on.
+		return &OpaqueV{base{def.Name.Loc}, name + " (not analysed: the file's evaluation budget ran out)"}
+	}
 	if len(dc.cases) >= ev.opts.MaxCases {
 		if !slices.Contains(dc.capped, key) {
 			dc.capped = append(dc.capped, key)
@@ -89,7 +94,7 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.kern, ev.emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
 	ev.kern, ev.emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
 	ev.depth++
-	ev.unit(func() {
+	ev.unit(ev.siteOf(siteKernel, def.Name.Id, def.Name.Loc), func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
 		ev.execBlock(kfr, def.Body)
