@@ -13,8 +13,6 @@
 package report
 
 import (
-	"encoding/json"
-
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -212,16 +210,6 @@ func diags(f *source.File, ds []diag.Diagnostic) []Diagnostic {
 		out = append(out, Diagnostic{Line: l, Column: c, EndLine: el, EndCol: ec, Severity: severity(d.Severity), Code: d.Code, Message: d.Message})
 	}
 	return out
-}
-
-// JSON renders the document, indented, with a trailing newline.
-func JSON(doc *Document) []byte {
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		// Document holds only plain values; a marshal error is a bug.
-		panic("report: " + err.Error())
-	}
-	return append(b, '\n')
 }
 
 // severity maps to the three values the schema allows (a hint is
