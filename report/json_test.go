@@ -148,4 +148,3 @@ func BenchmarkMarshalIndent3000(b *testing.B) {
 		}
 	}
 }
-
