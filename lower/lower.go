@@ -110,24 +110,40 @@ func Analyze(f *source.File, opts Options) *Result {
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
 
-	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind})
-	res.Program = prog
-	res.Diags = append(res.Diags, prog.Diags...)
-
 	target := opts.Target()
 	reg := registry()
-	// Kernels are independent: dispatch them concurrently, then assemble
-	// the results in source order so output stays deterministic. On the
-	// 2-core dev machine BenchmarkAnalyze3000 went from 16.8 to 15.0 ms/op
-	// and BenchmarkLowerCUDA3000 (with concurrent printing) from 21.1 to
-	// 16.8 (medians of 5, against the same code on one worker); the GC
-	// already uses the second core, which caps the gain.
-	outs := make([]*dispatch.Output, len(prog.Kernels))
-	parallel(len(prog.Kernels), func(i int) {
-		out := reg.Lower(prog.Kernels[i].Func, target)
+	// Kernels are independent: each is dispatched as soon as its
+	// evaluation ends (eval.Options.OnKernel: its IR is final then), on
+	// other goroutines while the evaluator goes on with the rest of the
+	// file, and the results are assembled in Program.Kernels' order, so
+	// the output is that of a sequential run (TestParallelDeterministic).
+	// On the 2-core dev machine, BenchmarkAnalyze3000: dispatching after
+	// evaluation, concurrently, 16.8 -> 15.0 ms/op (medians of 5, against
+	// one worker); overlapping it with evaluation, see the commit.
+	var mu sync.Mutex
+	done := map[*eval.Kernel]*dispatch.Output{}
+	dispatchOne := func(k *eval.Kernel) {
+		out := reg.Lower(k.Func, target)
 		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
-		outs[i] = out
-	})
+		mu.Lock()
+		done[k] = out
+		mu.Unlock()
+	}
+	p := newPipe(dispatchOne)
+	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add})
+	panics := p.wait()
+	res.Program = prog
+	res.Diags = append(res.Diags, prog.Diags...)
+	outs := make([]*dispatch.Output, len(prog.Kernels))
+	for i, k := range prog.Kernels {
+		if r, ok := panics[k]; ok {
+			panic(r) // the first a sequential run would have met
+		}
+		if outs[i] = done[k]; outs[i] == nil {
+			dispatchOne(k) // not handed over: a bug, but keep the result whole
+			outs[i] = done[k]
+		}
+	}
 	// own[i] holds the unmerged diagnostics of a record of a def with
 	// several cases (nil when there is none).
 	var own [][]diag.Diagnostic

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -61,4 +62,33 @@ func TestParallelPanics(t *testing.T) {
 			panic(fmt.Sprintf("boom %d", i))
 		}
 	})
+}
+
+// TestPipe checks that every value handed to a pipe is run once, with
+// one P and with several, and that panics come back by value.
+func TestPipe(t *testing.T) {
+	for _, procs := range []int{1, 2, 4} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			var ran [100]atomic.Int32
+			p := newPipe(func(i int) {
+				ran[i].Add(1)
+				if i%40 == 7 {
+					panic(fmt.Sprint("boom ", i))
+				}
+			})
+			for i := range ran {
+				p.add(i)
+			}
+			panics := p.wait()
+			for i := range ran {
+				if n := ran[i].Load(); n != 1 {
+					t.Errorf("GOMAXPROCS=%d: f(%d) ran %d times", procs, i, n)
+				}
+			}
+			if len(panics) != 3 || panics[7] != "boom 7" || panics[47] != "boom 47" || panics[87] != "boom 87" {
+				t.Errorf("GOMAXPROCS=%d: panics %v", procs, panics)
+			}
+		}()
+	}
 }

@@ -37,8 +37,14 @@ import (
 
 func main() {
 	lower.TuneRuntime()
+	oneShot = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// oneShot is set in the tilels process (not in tests, which call run):
+// --lower then applies the runtime settings of a short-lived process
+// (lower.TuneOneShot).
+var oneShot bool
 
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
@@ -116,6 +122,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "tilels: %v\n", err)
 		return 2
+	}
+	if oneShot {
+		lower.TuneOneShot()
 	}
 	opts := lower.Options{Arch: v.arch, MaxCases: v.maxCases}
 	if len(v.bind) > 0 {

@@ -61,6 +61,16 @@ type Options struct {
 	// acts as one more directive line of that function: it fills what the
 	// directive lines leave out, or makes a case of its own.
 	Bind map[string]string
+	// OnKernel, when set, is called with each complete kernel (one that
+	// will be in Program.Kernels) as soon as its evaluation ends, on
+	// Evaluate's goroutine, in evaluation order (not Program.Kernels'
+	// order). Its Func is final then: the evaluator never changes a
+	// kernel's IR after its evaluation (a T.SMEMPool is used only by the
+	// kernel that made it), so another goroutine may read it, e.g. to
+	// dispatch it while the rest of the file is evaluated (lower.Analyze).
+	// Kernel fields other than Func may still change until Evaluate
+	// returns.
+	OnKernel func(*Kernel)
 }
 
 // Program is the result of evaluating one file.

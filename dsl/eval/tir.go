@@ -123,6 +123,9 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	if len(k.Unbound) == 0 {
 		dc.cases = append(dc.cases, k)
 		dc.keys = append(dc.keys, key)
+		if ev.opts.OnKernel != nil {
+			ev.opts.OnKernel(k)
+		}
 	} else {
 		if dc.partial == nil {
 			dc.partial = k
@@ -1644,15 +1647,21 @@ func (ev *evaluator) tSMEMPool(c *call) Value {
 			}
 			return ev.errorf(c.argSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", describe(p))
 		}
+		if !slices.ContainsFunc(ev.kern.k.Buffers, func(b BufferSite) bool { return b.Buf == bd.Buf }) {
+			return ev.errorf(c.argSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be the .data of a buffer of this kernel; `%s` is not", bd.Buf.Name)
+		}
 		arena = bd.Buf
 	} else {
 		arena.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.span}
 		ev.emitStmt(&ir.Alloc{Buf: arena, Span: c.span})
 	}
-	return &PoolV{base: base{c.span}, Arena: arena}
+	return &PoolV{base: base{c.span}, Arena: arena, owner: ev.kern}
 }
 
 func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
+	if p.owner != ev.kern {
+		return ev.errorf(span, CodeType, "a T.SMEMPool is used only in the kernel that makes it (`%s`)", p.owner.k.Func.Name)
+	}
 	switch name {
 	case "alloc":
 		return method("SMEMPool.alloc", func(ev *evaluator, c *call) Value { return ev.poolAlloc(p, c) })

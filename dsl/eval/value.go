@@ -251,6 +251,10 @@ type (
 		base
 		Arena          *ir.Buffer
 		Offset, MaxOff int64
+		// owner is the kernel that made the pool: only its body may
+		// allocate from it (the arena's shape grows), so a kernel's IR
+		// never changes once its evaluation ends (Options.OnKernel).
+		owner *kernelState
 	}
 	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
 	// T.grid, or range() over a device value.
