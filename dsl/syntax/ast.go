@@ -31,6 +31,12 @@ type File struct {
 	Src      *source.File
 	Body     []Stmt
 	Comments []Comment // every comment, in source order
+	// Seams are where an incremental reparse may start and stop
+	// (ParseRegion): the start of the file, then every top-level statement
+	// that starts a line at column 0. Nil when the parser collected so many
+	// errors that it dropped some (which are reported then depends on the
+	// whole file).
+	Seams []Seam
 }
 
 // Span covers the whole source file.

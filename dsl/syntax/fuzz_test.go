@@ -3,6 +3,7 @@ package syntax
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -127,5 +128,42 @@ func FuzzParse(f *testing.F) {
 		if Dump(file) != Dump(again) {
 			t.Errorf("reparse differs")
 		}
+		checkSeams(t, file, diags)
 	})
+}
+
+// checkSeams checks that parsing from a seam to the end of the file (the
+// incremental parser, ParseRegion) gives the statements and errors of the
+// whole-file parse from there on.
+func checkSeams(t *testing.T, file *File, diags []diag.Diagnostic) {
+	t.Helper()
+	for i, s := range file.Seams {
+		if i > 3 && i != len(file.Seams)-1 || s.ErrAtPos || i > 0 && file.Seams[i-1].UnclosedToNext {
+			continue // the first few and the last, where a region may start
+		}
+		r, ok := ParseRegion(file.Src, s.Pos, 0, nil)
+		if !ok {
+			continue
+		}
+		var want []Stmt
+		for _, st := range file.Body {
+			if st.Span().Start >= s.Pos {
+				want = append(want, st)
+			}
+		}
+		if got, w := dumpAll(r.Body), dumpAll(want); !slices.Equal(got, w) || !slices.Equal(nodeSpans(r.Body, 0), nodeSpans(want, 0)) {
+			t.Fatalf("parse from seam %d: %q, want %q", s.Pos, got, w)
+		}
+		if len(diags) < maxErrors {
+			var w []diag.Diagnostic
+			for _, d := range diags {
+				if d.Span.Start >= s.Pos {
+					w = append(w, d)
+				}
+			}
+			if got, w := diagStrings(r.Diags, 0), diagStrings(w, 0); !slices.Equal(got, w) {
+				t.Fatalf("parse from seam %d: errors %q, want %q", s.Pos, got, w)
+			}
+		}
+	}
 }

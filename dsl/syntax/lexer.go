@@ -27,6 +27,18 @@ type lexer struct {
 
 	atLineStart bool // the next token starts a logical line (compute indentation)
 	comments    []Comment
+
+	// Region lexing (ParseRegion). A region lexer has no text and keeps
+	// no comments. stop, when set, is asked about every column-0 line
+	// start outside brackets at or after stopMin; a yes records the index
+	// of its first token in cands, and the lexer pauses (run returns) at
+	// the end of that logical line. done is set at the end of the file.
+	region  bool
+	stop    func(source.Pos) bool
+	stopMin int
+	cands   []int
+	pause   bool
+	done    bool
 }
 
 type indent struct{ col, alt int } // column with tab size 8 and with tab size 1
@@ -70,6 +82,10 @@ func (lx *lexer) run() {
 	src := lx.src
 	n := len(src)
 	for {
+		if lx.pause && lx.atLineStart {
+			lx.pause = false
+			return
+		}
 		if len(lx.fs) > 0 {
 			if fr := &lx.fs[len(lx.fs)-1]; !fr.field || fr.spec {
 				lx.lexFStringText()
@@ -186,6 +202,7 @@ func (lx *lexer) finish() {
 		lx.emit(tDedent, n, n)
 	}
 	lx.emit(tEOF, n, n)
+	lx.done = true
 }
 
 // comment records the comment starting at i and returns the offset of the
@@ -196,10 +213,12 @@ func (lx *lexer) comment(i int) int {
 	for j < len(src) && src[j] != '\n' && src[j] != '\r' {
 		j++
 	}
-	lx.comments = append(lx.comments, Comment{
-		Span: source.Span{Start: source.Pos(i), End: source.Pos(j)},
-		Text: lx.text[i:j],
-	})
+	if !lx.region {
+		lx.comments = append(lx.comments, Comment{
+			Span: source.Span{Start: source.Pos(i), End: source.Pos(j)},
+			Text: lx.text[i:j],
+		})
+	}
 	return j
 }
 
@@ -252,6 +271,10 @@ func (lx *lexer) lexIndent() bool {
 		lx.i = i
 		lx.atLineStart = false
 		lx.indentTo(ls, i, col, alt)
+		if lx.stop != nil && i == ls && i >= lx.stopMin && lx.stop(source.Pos(i)) {
+			lx.cands = append(lx.cands, len(lx.toks))
+			lx.pause = true
+		}
 		return true
 	}
 }
@@ -383,7 +406,7 @@ func (lx *lexer) lexNameOrString() {
 		}
 	}
 	lx.i = i
-	lx.emit(keyword(lx.text[start:i]), start, i)
+	lx.emit(keyword(src[start:i]), start, i)
 }
 
 // stringPrefix parses a string prefix (any case): r, u, b, f, br, rb, fr, rf.

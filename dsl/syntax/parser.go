@@ -18,19 +18,29 @@ func Parse(f *source.File) (*File, []diag.Diagnostic) {
 		*bufp = make([]token, 0, want)
 	}
 	lx := newLexer(p.src, p.text, &p.errs, *bufp)
-	if len(p.src) >= 3 && p.text[:3] == "\ufeff" {
-		lx.i = 3 // skip a UTF-8 byte order mark
-	}
+	lx.i = bomLen(p.src)
 	lx.run()
 	p.toks = lx.toks
 	p.tok = p.toks[0]
 	body := p.parseFile()
 	file := &File{Src: f, Body: body, Comments: lx.comments}
+	if len(p.errs.list) < maxCollectedErrors {
+		file.Seams = seamInfo(0, p.seams, source.Pos(len(p.src)), p.errs.list, p.errs.unclosed)
+	}
 	*bufp = lx.toks[:0]
 	if cap(*bufp) <= maxPooledTokens {
 		tokenPool.Put(bufp)
 	}
 	return file, p.errs.finish(f)
+}
+
+// bomLen is the length of a UTF-8 byte order mark at the start of src (the
+// lexer skips it).
+func bomLen(src []byte) int {
+	if len(src) >= 3 && string(src[:3]) == "\ufeff" {
+		return 3
+	}
+	return 0
 }
 
 // The token slice is only needed during one parse; reuse it.
@@ -50,7 +60,8 @@ const maxPooledTokens = 1 << 20
 type parser struct {
 	file *source.File
 	src  []byte
-	text string
+	text string     // the source from base on (all of it but in ParseRegion)
+	base source.Pos // see text
 	toks []token
 	i    int   // index of tok in toks
 	tok  token // current token
@@ -64,7 +75,20 @@ type parser struct {
 	stmts []Stmt     // scratch stack for building statement lists
 	kws   []*Keyword // scratch stack for building keyword lists
 	nodes alloc
+
+	// Seams and regions (incremental.go): level counts the blockStmts
+	// calls in progress (1 in the file's own statement loop); seams are
+	// the seam positions met there; a region parse stops there at the
+	// first token whose index is in cands (stopped).
+	level   int
+	seams   []source.Pos
+	cands   []int
+	candAt  int
+	stopped bool
 }
+
+// str returns the source text [a, b).
+func (p *parser) str(a, b source.Pos) string { return p.text[a-p.base : b-p.base] }
 
 // maxDepth bounds expression and block nesting so that hostile input cannot
 // overflow the stack; CPython's own limit is lower.
@@ -173,10 +197,10 @@ func (p *parser) errorUnexpected(context string) {
 func (p *parser) describe(t token) string {
 	switch t.kind {
 	case tName:
-		return "name '" + p.text[t.pos:t.end] + "'"
+		return "name '" + p.str(t.pos, t.end) + "'"
 	case tInt, tFloat, tImag:
 		if t.end-t.pos <= 20 {
-			return "number " + p.text[t.pos:t.end]
+			return "number " + p.str(t.pos, t.end)
 		}
 		return "number"
 	case tString, tFStart:
@@ -227,7 +251,7 @@ func (p *parser) leave() { p.depth-- }
 func (p *parser) name() *Name {
 	n := p.nodes.name()
 	n.Loc = source.Span{Start: p.tok.pos, End: p.tok.end}
-	n.Id = p.text[p.tok.pos:p.tok.end]
+	n.Id = p.str(p.tok.pos, p.tok.end)
 	p.next()
 	return n
 }
@@ -247,7 +271,7 @@ func (p *parser) expectName(context string) *Name {
 
 // isSoft reports whether the current token is the soft keyword kw.
 func (p *parser) isSoft(kw string) bool {
-	return p.tok.kind == tName && p.tok.end-p.tok.pos == source.Pos(len(kw)) && p.text[p.tok.pos:p.tok.end] == kw
+	return p.tok.kind == tName && p.tok.end-p.tok.pos == source.Pos(len(kw)) && p.str(p.tok.pos, p.tok.end) == kw
 }
 
 func (p *parser) pushExpr(x Expr) { p.exprs = append(p.exprs, x) }

@@ -500,13 +500,13 @@ func (p *parser) atom() Expr {
 		c := p.nodes.consts.new()
 		c.Loc = source.Span{Start: t.pos, End: t.end}
 		c.Kind = Int + ConstKind(t.kind-tInt)
-		c.Value = p.text[t.pos:t.end]
+		c.Value = p.str(t.pos, t.end)
 		p.next()
 		return c
 	case kNone, kTrue, kFalse, tEllipsis:
 		c := p.nodes.consts.new()
 		c.Loc = source.Span{Start: t.pos, End: t.end}
-		c.Value = p.text[t.pos:t.end]
+		c.Value = p.str(t.pos, t.end)
 		switch t.kind {
 		case kNone:
 			c.Kind = None

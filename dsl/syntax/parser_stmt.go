@@ -9,9 +9,9 @@ import (
 // parseFile parses the whole token stream.
 func (p *parser) parseFile() []Stmt {
 	mark := len(p.stmts)
-	for p.tok.kind != tEOF {
+	for p.tok.kind != tEOF && !p.stopped {
 		p.blockStmts()
-		if p.tok.kind == tDedent {
+		if p.tok.kind == tDedent && !p.stopped {
 			p.next() // unbalanced; cannot happen with lexer-made dedents
 		}
 	}
@@ -20,6 +20,7 @@ func (p *parser) parseFile() []Stmt {
 
 // blockStmts parses statements up to a DEDENT or EOF, pushing them on p.stmts.
 func (p *parser) blockStmts() {
+	p.level++
 	for p.tok.kind != tDedent && p.tok.kind != tEOF {
 		p.stmtErr = false
 		switch p.tok.kind {
@@ -40,8 +41,16 @@ func (p *parser) blockStmts() {
 			p.next()
 			continue
 		}
+		if p.level == 1 && p.atSeam() {
+			if p.atStop() {
+				p.stopped = true
+				break
+			}
+			p.seams = append(p.seams, p.tok.pos)
+		}
 		p.statement()
 	}
+	p.level--
 }
 
 func (p *parser) pushStmt(s Stmt) { p.stmts = append(p.stmts, s) }
@@ -751,7 +760,7 @@ func (p *parser) dottedName(context string) (string, bool) {
 		return "", false
 	}
 	if compact {
-		return p.text[first.pos:p.prevEnd], true
+		return p.str(first.pos, p.prevEnd), true
 	}
 	var b strings.Builder
 	for k := first.pos; k < p.prevEnd; k++ {

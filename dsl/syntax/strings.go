@@ -23,7 +23,7 @@ func (p *parser) strings() Expr {
 		if isBytes {
 			c.Kind = Bytes
 		}
-		c.Value = p.text[t.pos:t.end]
+		c.Value = p.str(t.pos, t.end)
 		c.Str = s
 		return c
 	}
@@ -72,7 +72,7 @@ func (p *parser) strings() Expr {
 		if sawBytes && !sawStr {
 			c.Kind = Bytes
 		}
-		c.Value = p.text[span.Start:span.End]
+		c.Value = p.str(span.Start, span.End)
 		c.Str = acc.text()
 		return c
 	}
@@ -118,7 +118,7 @@ func (p *parser) flushLit(a *litAcc) {
 		c := p.nodes.consts.new()
 		c.Loc = source.Span{Start: a.start, End: a.end}
 		c.Kind = String
-		c.Value = p.text[a.start:a.end]
+		c.Value = p.str(a.start, a.end)
 		c.Str = s
 		p.pushExpr(c)
 	}
@@ -138,7 +138,7 @@ func (p *parser) fstringBody(acc *litAcc, mark int, raw bool) {
 		case tLBrace:
 			fv, debug := p.fstringField(raw)
 			if debug.End > debug.Start {
-				acc.add(debug, p.text[debug.Start:debug.End])
+				acc.add(debug, p.str(debug.Start, debug.End))
 			}
 			p.flushLit(acc)
 			p.pushExpr(fv)
@@ -260,7 +260,7 @@ func (p *parser) decodeStringToken(t token) (s string, isBytes bool) {
 // unless raw, and for f-string text doubled braces collapsed. Text needing no
 // change is returned as a substring of the source, without copying.
 func (p *parser) decode(a, b source.Pos, raw, isBytes, fstr bool) string {
-	s := p.text[a:b]
+	s := p.str(a, b)
 	k := 0
 	for ; k < len(s); k++ {
 		c := s[k]

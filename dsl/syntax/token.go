@@ -155,12 +155,13 @@ func (k tokKind) String() string { return tokStr[k] }
 
 func (k tokKind) isKeyword() bool { return k >= kFalse && k <= kYield }
 
-// keyword returns the keyword kind of an identifier, or tName.
-func keyword(s string) tokKind {
+// keyword returns the keyword kind of an identifier, or tName. (A switch
+// on string(s) does not allocate.)
+func keyword(s []byte) tokKind {
 	if len(s) < 2 || len(s) > 8 || s[0] < 'F' || s[0] > 'y' {
 		return tName
 	}
-	switch s {
+	switch string(s) {
 	case "False":
 		return kFalse
 	case "None":
