@@ -57,9 +57,10 @@ type kernel struct {
 	// params names the kernel's parameter variables, maps its tensor-map
 	// parameters; align is the alignment TMA boxes need in shared
 	// allocations (tmaAlignments).
-	params map[*ir.Var]string
-	maps   map[*ir.TensorMap]string
-	align  map[*ir.Buffer]int64
+	params  map[*ir.Var]string
+	maps    map[*ir.TensorMap]string
+	align   map[*ir.Buffer]int64
+	aligned bool // align is computed (alignOf)
 
 	// helpers and used are the helpers this kernel needs (by name; in
 	// first-use order); errAt is len(used) when err was set.
@@ -74,6 +75,12 @@ type kernel struct {
 	atCall source.Span
 	atStmt source.Span
 	arch   []*ArchError
+
+	// only is set by PrintCall: the one tile call to print (the others
+	// are left out); callText is its text once printed.
+	only     *ir.Lowered
+	callText string
+	printed  bool
 }
 
 // kernel prints one kernel under its C name, and its host launcher under
@@ -84,55 +91,14 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 	if fn == nil {
 		return kernelOut{err: fmt.Errorf("codegen/cuda: nil function")}
 	}
-	body := bodyBufs.Get().(*bytes.Buffer)
-	body.Reset()
-	defer bodyBufs.Put(body)
-	k := &kernel{f: f, fn: fn, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
-		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
-	k.align = tmaAlignments(fn.Body)
+	k := newKernel(f, kn)
+	defer bodyBufs.Put(k.b)
 	fail := func(err error) kernelOut {
 		return kernelOut{name: fn.Name, used: k.used, err: err, errAt: k.errAt, arch: k.arch}
 	}
-
-	var params, hostParams []string
-	for _, prm := range fn.Params {
-		if prm == nil || prm.Var == nil {
-			return fail(fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name))
-		}
-		n := k.names.Name(prm.Var, prm.Var.Name)
-		k.params[prm.Var] = n
-		var t string
-		switch {
-		case prm.Buf != nil:
-			k.ptr[prm.Buf] = n
-			t = prm.Buf.Dtype.CType() + "*"
-			params = append(params, t+" __restrict__ "+n)
-		case prm.Var.Type.Code == ir.Handle:
-			t = "void*"
-			params = append(params, "void* __restrict__ "+n)
-		default:
-			t = scalarCType(prm.Var.Type)
-			params = append(params, t+" "+n)
-		}
-		hostParams = append(hostParams, t+" "+n)
-	}
-	// Tensor maps follow the data pointers (spec §5.2), passed by value.
-	specs := make([]tmSpec, len(fn.TensorMaps))
-	for i, m := range fn.TensorMaps {
-		if m == nil {
-			return fail(fmt.Errorf("codegen/cuda: kernel %s: nil tensor map", fn.Name))
-		}
-		if _, dup := k.maps[m]; dup {
-			return fail(fmt.Errorf("codegen/cuda: kernel %s: tensor map %s listed twice", fn.Name, m.Name))
-		}
-		n := k.names.Name(m, m.Name)
-		k.maps[m] = n
-		params = append(params, "const __grid_constant__ CUtensorMap "+n)
-		s, err := newTMSpec(m, n)
-		if err != nil {
-			return fail(fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err))
-		}
-		specs[i] = s
+	params, hostParams, specs, err := k.signature()
+	if err != nil {
+		return fail(err)
 	}
 
 	k.indent = 1
@@ -172,6 +138,79 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 	out.Write(k.b.Bytes())
 	out.WriteString("}\n")
 	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch}
+}
+
+// newKernel starts printing kn (a non-nil function) into a body buffer
+// from bodyBufs, which the caller puts back.
+func newKernel(f *file, kn Kernel) *kernel {
+	body := bodyBufs.Get().(*bytes.Buffer)
+	body.Reset()
+	k := &kernel{f: f, fn: kn.Func, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
+		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
+	return k
+}
+
+// alignOf is the alignment b needs for the TMA boxes that read or write
+// it (tmaAlignments, computed on first use: a walk of the whole kernel).
+// PrintCall does not show a static shared array declared outside the
+// call it prints, and nothing else depends on its alignment: it gets
+// none, and a hover on one call of a kernel of 4,000 does not walk them
+// all (tmaAlignments was 40% of BenchmarkHover4000Calls CPU).
+func (k *kernel) alignOf(b *ir.Buffer) int64 {
+	if !k.aligned {
+		if k.only != nil && b.Scope == "shared" {
+			return 0
+		}
+		k.align, k.aligned = tmaAlignments(k.fn.Body), true
+	}
+	return k.align[b]
+}
+
+// signature names the kernel's parameters and tensor maps, in order, and
+// returns the kernel's parameter list, the launcher's, and the checked
+// tensor maps.
+func (k *kernel) signature() (params, hostParams []string, specs []tmSpec, err error) {
+	fn := k.fn
+	for _, prm := range fn.Params {
+		if prm == nil || prm.Var == nil {
+			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: malformed parameter", fn.Name)
+		}
+		n := k.names.Name(prm.Var, prm.Var.Name)
+		k.params[prm.Var] = n
+		var t string
+		switch {
+		case prm.Buf != nil:
+			k.ptr[prm.Buf] = n
+			t = prm.Buf.Dtype.CType() + "*"
+			params = append(params, t+" __restrict__ "+n)
+		case prm.Var.Type.Code == ir.Handle:
+			t = "void*"
+			params = append(params, "void* __restrict__ "+n)
+		default:
+			t = scalarCType(prm.Var.Type)
+			params = append(params, t+" "+n)
+		}
+		hostParams = append(hostParams, t+" "+n)
+	}
+	// Tensor maps follow the data pointers (spec §5.2), passed by value.
+	specs = make([]tmSpec, len(fn.TensorMaps))
+	for i, m := range fn.TensorMaps {
+		if m == nil {
+			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: nil tensor map", fn.Name)
+		}
+		if _, dup := k.maps[m]; dup {
+			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: tensor map %s listed twice", fn.Name, m.Name)
+		}
+		n := k.names.Name(m, m.Name)
+		k.maps[m] = n
+		params = append(params, "const __grid_constant__ CUtensorMap "+n)
+		s, err := newTMSpec(m, n)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err)
+		}
+		specs[i] = s
+	}
+	return params, hostParams, specs, nil
 }
 
 func (k *kernel) fail(format string, args ...any) {
@@ -272,7 +311,7 @@ func scalarCType(t ir.DataType) string {
 
 func (k *kernel) stmts(ss []ir.Stmt) {
 	for _, s := range ss {
-		if k.err != nil {
+		if k.err != nil || k.printed {
 			return
 		}
 		k.stmt(s)
@@ -357,6 +396,10 @@ func (k *kernel) stmt(s ir.Stmt) {
 	case *ir.TileCall:
 		k.fail("unlowered tile call %s (dispatch must replace every TileCall)", callComment(s))
 	case *ir.Lowered:
+		if k.only != nil && k.inCall == nil {
+			k.onlyCall(s)
+			return
+		}
 		call := "<nil call>"
 		if s.Call != nil {
 			call = callComment(s.Call)
@@ -381,6 +424,21 @@ func (k *kernel) stmt(s ir.Stmt) {
 	default:
 		k.fail("unsupported statement %T", s)
 	}
+}
+
+// onlyCall prints, for PrintCall, the tile call s when it is the one
+// asked for (alone, at indentation zero), and nothing for another.
+func (k *kernel) onlyCall(s *ir.Lowered) {
+	if s != k.only {
+		return
+	}
+	k.only = nil
+	k.b.Reset()
+	indent := k.indent
+	k.indent = 0
+	k.stmt(s)
+	k.indent = indent
+	k.callText, k.printed = k.b.String(), true
 }
 
 // comment prints text as // lines. A trailing backslash would splice the
@@ -410,7 +468,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 	case "shared":
 		n := k.bufName(b)
 		k.ptr[b] = n
-		k.line("__shared__ alignas(%d) %s %s[%d];", max(64, k.align[b]), t, n, count)
+		k.line("__shared__ alignas(%d) %s %s[%d];", max(64, k.alignOf(b)), t, n, count)
 	case "local":
 		n := k.bufName(b)
 		k.ptr[b] = n
@@ -429,7 +487,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 // copy reads or writes is aligned as its box needs (up to 1024 bytes), and
 // so is the arena.
 func (k *kernel) dynAlloc(b *ir.Buffer, t string, count int64) {
-	align := max(64, k.align[b])
+	align := max(64, k.alignOf(b))
 	off := (k.arenaOff + align - 1) / align * align
 	size := count * int64(b.Dtype.Bytes())
 	k.arenaOff = off + size
