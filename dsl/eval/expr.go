@@ -162,6 +162,9 @@ func (ev *evaluator) constant(e *syntax.Constant) Value {
 	sp := e.Loc
 	switch e.Kind {
 	case syntax.Int:
+		if n, ok := smallDecimal(e.Value); ok {
+			return &IntV{base{sp}, n}
+		}
 		s := strings.ReplaceAll(e.Value, "_", "")
 		n, ok := new(big.Int).SetString(s, 0)
 		if !ok {
@@ -195,6 +198,24 @@ func (ev *evaluator) constant(e *syntax.Constant) Value {
 		return &MarkerV{base: base{sp}, Name: "Ellipsis"}
 	}
 	return &OpaqueV{base{sp}, e.Value}
+}
+
+// smallDecimal parses a decimal literal of at most 18 digits without a
+// leading zero (what nearly every literal is) without math/big, which
+// took 6 % of evaluating the 3,000-line benchmark file.
+func smallDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 func (ev *evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {

@@ -84,6 +84,14 @@ func proveEqual(a, b ir.Expr) bool {
 // simplifySub returns hi − lo, folded to a constant when the difference of
 // the linear forms is constant (A[i*8 : i*8 + 8] has extent 8).
 func simplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
+	// Constant bounds (A[0:32]), the common case, without the printer
+	// and maps below (5 % of evaluating the 3,000-line benchmark file);
+	// the same result.
+	if h, ok := hi.(*ir.IntImm); ok {
+		if l, ok := lo.(*ir.IntImm); ok {
+			return &ir.IntImm{Value: h.Value - l.Value, Type: ir.Int32, Span: span}
+		}
+	}
 	p := newPrinter(true)
 	th, ch := linear(hi, p)
 	tl, cl := linear(lo, p)

@@ -45,7 +45,7 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	if !ev.step(s.Span()) {
 		return ctrlRaise
 	}
-	if hasSyntaxError(s) {
+	if ev.badSyntax && hasSyntaxError(s) {
 		return ctrlNone // the parser reported it; evaluating it would only add noise
 	}
 	switch s := s.(type) {
