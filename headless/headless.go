@@ -133,6 +133,17 @@ type result struct {
 type runner struct {
 	c      Config
 	failed bool // exit 1
+	// stderr collects the lines of one input (its diagnostics), written
+	// out in one piece when the input is done, not one write each.
+	stderr bytes.Buffer
+}
+
+// flushStderr writes out what stderr collected.
+func (r *runner) flushStderr() {
+	if r.stderr.Len() > 0 {
+		r.c.Stderr.Write(r.stderr.Bytes())
+		r.stderr.Reset()
+	}
 }
 
 func (r *runner) run() (int, error) {
@@ -161,6 +172,7 @@ func (r *runner) run() (int, error) {
 	selected := false
 	for _, in := range ins {
 		res, any := r.analyse(in)
+		r.flushStderr()
 		selected = selected || any
 		results = append(results, res)
 	}
@@ -219,7 +231,8 @@ func (r *runner) fail() { r.failed = true }
 
 // report prints d and records whether it fails the run.
 func (r *runner) report(f *source.File, d diag.Diagnostic) {
-	fmt.Fprintln(r.c.Stderr, diag.Format(f, d))
+	r.stderr.WriteString(diag.Format(f, d))
+	r.stderr.WriteByte('\n')
 	if r.fails(d) {
 		r.fail()
 	}
@@ -386,7 +399,7 @@ func (r *runner) cuda(f *source.File, res *lower.Result, ks []*lower.Kernel) []b
 			checked = append(checked, k)
 		}
 		if len(checked) == 0 {
-			fmt.Fprintf(c.Stderr, "tilels: --harness: no kernel of %s can be checked\n", f.Name)
+			fmt.Fprintf(&r.stderr, "tilels: --harness: no kernel of %s can be checked\n", f.Name)
 			r.fail()
 			return nil
 		}
@@ -413,7 +426,7 @@ func (r *runner) cuda(f *source.File, res *lower.Result, ks []*lower.Kernel) []b
 		}
 		r.report(f, diag.Errorf(a.Span, lower.CodeArch, "%v", a))
 	default:
-		fmt.Fprintf(c.Stderr, "tilels: %s: %v\n", f.Name, err)
+		fmt.Fprintf(&r.stderr, "tilels: %s: %v\n", f.Name, err)
 	}
 	return nil
 }
@@ -451,7 +464,11 @@ func (r *runner) write(m outMode, results []result) error {
 		for _, res := range results {
 			doc.Files = append(doc.Files, res.doc)
 		}
-		return r.emit(m, report.JSON(doc))
+		// Streamed: the document is not built whole (report.WriteJSON).
+		if m.kind == outStream {
+			return report.WriteJSON(r.c.Stdout, doc)
+		}
+		return writeAtomicFunc(m.path, func(w io.Writer) error { return report.WriteJSON(w, doc) })
 	}
 	if m.kind == outDir {
 		if err := os.MkdirAll(m.path, 0o755); err != nil {
@@ -461,7 +478,11 @@ func (r *runner) write(m outMode, results []result) error {
 			var data []byte
 			switch {
 			case c.Emit == "json":
-				data = report.JSON(report.New(res.doc))
+				doc := report.New(res.doc)
+				if err := writeAtomicFunc(res.in.out, func(w io.Writer) error { return report.WriteJSON(w, doc) }); err != nil {
+					return err
+				}
+				continue
 			case res.text != nil && !res.empty:
 				data = res.text
 			default:

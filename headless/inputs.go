@@ -234,6 +234,14 @@ func sameFile(a, b string) bool {
 // writeAtomic writes data to a temporary file in the target's directory and
 // renames it into place, so readers never see a partial file.
 func writeAtomic(path string, data []byte) error {
+	return writeAtomicFunc(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeAtomicFunc is writeAtomic of what write writes.
+func writeAtomicFunc(path string, write func(io.Writer) error) error {
 	// A device, pipe or socket (-o /dev/null, -o /dev/stdout) is written in
 	// place: renaming a file over it would replace the device node.
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
@@ -244,7 +252,7 @@ func writeAtomic(path string, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		_, werr := f.Write(data)
+		werr := write(f)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}
@@ -259,7 +267,7 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	name := tmp.Name()
-	_, werr := tmp.Write(data)
+	werr := write(tmp)
 	serr := tmp.Sync()
 	cerr := tmp.Close()
 	for _, e := range []error{werr, serr, cerr} {

@@ -25,16 +25,23 @@ func JSON(doc *Document) []byte {
 	return e.b
 }
 
-// WriteJSON writes JSON(doc) to w, one file record at a time.
+// WriteJSON writes JSON(doc) to w in pieces of about 64 KiB, without
+// building the whole text (546 KB for the 3,000-line benchmark file; its
+// growing buffer's copies and page faults were a third of JSON's time in
+// the one-shot process).
 func WriteJSON(w io.Writer, doc *Document) error {
-	e := encoder{b: make([]byte, 0, 64<<10), w: w}
+	e := encoder{b: make([]byte, 0, flushAt+4<<10), w: w}
 	e.document(doc)
 	e.b = append(e.b, '\n')
 	return e.flush()
 }
 
+// flushAt is the size of the pieces WriteJSON writes.
+const flushAt = 64 << 10
+
 // encoder appends indented JSON to b; with w set, flush writes b out
-// between file records.
+// when it passes flushAt (at the start of an array element) and at the
+// end.
 type encoder struct {
 	b     []byte
 	depth int
@@ -97,6 +104,9 @@ func (e *encoder) key(i int, k string) {
 
 // elem starts element i of an array.
 func (e *encoder) elem(i int) {
+	if e.w != nil && len(e.b) >= flushAt {
+		e.flush()
+	}
 	if i > 0 {
 		e.b = append(e.b, ',')
 	}
@@ -172,9 +182,6 @@ func (e *encoder) document(d *Document) {
 		for i, f := range d.Files {
 			e.elem(i)
 			e.file(f)
-			if e.flush() != nil {
-				return
-			}
 		}
 		e.close(']')
 	}
