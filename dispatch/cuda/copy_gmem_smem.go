@@ -248,8 +248,9 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 	var pat *swizzlePattern
 	if sw != nil && len(outerS) > 0 && al.sSym == nil {
 		offs := make([]int64, t)
+		apply := layout.ShapeApplier(sp, applyShape, layout.M)
 		for k := range offs {
-			offs[k] = layout.ApplyShape(sp, []int64{0, int64(k), 0}, applyShape)[layout.M]
+			offs[k] = apply([]int64{0, int64(k), 0})
 		}
 		exts, strides := make([]int64, len(outerS)), make([]int64, len(outerS))
 		for i, it := range outerS {

@@ -358,8 +358,9 @@ func (ch *ldstChoice) shape() []int64 {
 func fragmentHandlesAt(ch *ldstChoice, mm int64) []int64 {
 	shape := ch.shape()
 	hs := make([]int64, ch.num)
+	apply := layout.ShapeApplier(ch.r, shape, layout.M)
 	for i := range ch.num {
-		hs[i] = layout.ApplyShape(ch.r, []int64{0, 0, 0, mm, i, 0}, shape)[layout.M]
+		hs[i] = apply([]int64{0, 0, 0, mm, i, 0})
 	}
 	return hs
 }

@@ -220,10 +220,19 @@ func checkProperties(l Layout, s source) error {
 		}
 	}
 	var bad error
+	applyM := ShapeApplier(l, shape, M)
 	coords(shape, func(c []int64) bool {
 		got, want := nz(ApplyShape(l, c, shape)), nz(l.Apply(FlattenCoord(c, shape)))
 		if !maps.Equal(got, want) {
 			bad = fmt.Errorf("ApplyShape(%s, %v, %v) = %s, flatten gives %s", l, c, shape, showMap(got), showMap(want))
+		}
+		if m := applyM(c); bad == nil && m != ApplyShape(l, c, shape)[M] {
+			bad = fmt.Errorf("ShapeApplier(%s, %v, m)(%v) = %d, ApplyShape gives %s", l, shape, c, m, showMap(got))
+		}
+		for a := range got {
+			if n := ShapeApplier(l, shape, a)(c); bad == nil && n != got[a] {
+				bad = fmt.Errorf("ShapeApplier(%s, %v, %s)(%v) = %d, ApplyShape gives %s", l, shape, a, c, n, showMap(got))
+			}
 		}
 		return bad == nil
 	})
