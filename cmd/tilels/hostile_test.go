@@ -25,6 +25,11 @@ func TestHostileInputs(t *testing.T) {
 		{"percent.py", "s = '%1000000000d' % 0\n", "percent.py:1:5: error[eval/too-large]", 1},
 		{"sum.py", "t = sum([(i,) * 1000 for i in range(10000)], ())\n", "sum.py:1:10: error[eval/too-large]", 1},
 		{"zfill.py", "s = '1'.zfill(10000000000)\n", "zfill.py:1:5: error[eval/too-large]", 1},
+		// The file's IR budget: 16,384 tile calls, where each kernel stays
+		// under its own step budget.
+		{"unroll.py", "from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\nL = list(range(9000))\n" +
+			strings.Repeat("@T.prim_func\ndef k(A: T.Buffer((32,), \"float32\"), B: T.Buffer((32,), \"float32\")):\n    for x in L:\n        Tx.copy(A[0:32], B[0:32])\n", 3),
+			"unroll.py:10:5: error[eval/budget]: evaluation of the file stopped: its kernels would make more than 16384 tile calls (the file's IR budget); most are in kernel k (line 5) 9000, kernel k (line 9) 7385; the rest of the file is not evaluated", 1},
 	} {
 		path := filepath.Join(dir, tc.name)
 		writeFile(t, path, tc.src)
