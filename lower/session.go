@@ -14,32 +14,45 @@ import (
 )
 
 // Session analyses successive versions of one file, as an editor produces
-// them, and re-analyses only the kernel an edit touched. Every analysis is
-// a call of Analyze, the pipeline --lower runs: either on the whole file,
-// or on a reduced file that keeps the module-level code and the edited
-// kernel and replaces every other top-level kernel by a one-line stub.
+// them, and analyses again only what an edit can change. Every analysis
+// is a call of Analyze, the pipeline --lower runs: on the whole file, or
+// on a reduced file that keeps the module-level code and the kernels to
+// analyse and replaces every other top-level kernel by a one-line stub.
 //
-// The reduced path (one kernel) is taken when all of these hold, and the
-// whole file is analysed otherwise:
+// An edit first re-parses only its region (syntax.ParseRegion): the
+// top-level statements from a seam before it to the first seam after it
+// where the new parse meets the previous one again. Outside the region the
+// statements, seams and syntax errors are the previous ones, moved. Then:
 //
-//   - the text that changed since the previous version lies inside one
-//     top-level @T.prim_func (or @T.jit) segment: from its first decorator
-//     to the next top-level statement, not touching its first byte or its
-//     final newline;
-//   - the reduced parse has the same top-level statements at the same
-//     places as the full one, and the edited kernel still parses as one
-//     kernel def with the same name;
-//   - kernels are independent: no kernel's text names another top-level
-//     kernel, no module-level code before the edited kernel names any
-//     kernel, no module-level code names the edited kernel, and no two
-//     kernels share a name;
-//   - fewer than 50 syntax errors in all (the parser's global cap), and no
-//     `global`/`nonlocal` in the edited kernel;
-//   - the edited segment does not contain the word `tilels` (before or
-//     after the edit): a `# tilels: bind` directive at the end of one
-//     kernel's segment binds the def that follows it;
-//   - a kernel def with several cases reports no diagnostic outside its
-//     segment (such a def is treated as module-level code).
+//   - An edit that changes no token (text between two logical lines: a
+//     comment, blank lines, line breaks; not on a line that mentions
+//     `tilels`, which may be a `# tilels: bind` directive) analyses
+//     nothing: the previous results are moved by the edit's length. A
+//     kernel whose own spans lie on both sides of the edit (a comment typed
+//     in its body) is analysed again.
+//   - An edit inside one top-level @T.prim_func (or @T.jit) def, whose
+//     region is that def alone and still a kernel def of the same name,
+//     analyses that kernel in a reduced file.
+//   - An edit of module-level code only (no kernel def added, removed or
+//     renamed) analyses the module-level code again, with the kernels that
+//     may read a name it changed (session_deps.go: the names the old and
+//     new statements bind, closed over the module-level statements that
+//     read them), the kernels the module-level code names, and the kernels
+//     whose directive lines it may have changed. Its records and
+//     diagnostics replace the previous module-level ones.
+//
+// Anything else is analysed whole, and so is every edit when: kernels are
+// not independent (a kernel's text names another top-level kernel, or two
+// kernels share a name); the file has constructs that change state other
+// than by binding module-level names (see session_deps.go) and the edit is
+// module-level; the edited kernel is named by module-level code or comes
+// after module-level code that names a kernel, or has `global`,
+// `nonlocal` or `tilels` in its text; the parser collected errors past its
+// caps (50 reported, 200 collected); an evaluation budget ran out; a
+// reduced parse does not have the real one's statements and, in the
+// region, syntax errors; a kernel def with several cases reports a
+// diagnostic outside its segment (such a def is module-level code); or
+// more than 16 reduced analyses would be retained.
 //
 // A top-level kernel def is one segment whatever it yields: one record,
 // one record per bound case (a @T.jit kernel with several `# tilels: bind`
@@ -51,15 +64,14 @@ import (
 //
 // Invariant (checked by TestSessionMatchesAnalyze on random edits): a
 // Snapshot's diagnostics, kernels, dispatch decisions and printed CUDA
-// equal those of Analyze on the same text. Known assumption: kernels do
-// not communicate through mutable module-level state (a helper that
-// appends to a global list while one kernel is evaluated).
+// equal those of Analyze on the same text.
 //
 // A Session is not safe for concurrent use; Snapshots are immutable and
 // safe to share.
 type Session struct {
 	opts Options
 	last *Snapshot
+	gen  uint32 // numbers the reduced analyses (KernelView.gen)
 }
 
 // NewSession returns a session that analyses with opts.
@@ -86,13 +98,12 @@ type Snapshot struct {
 	Full       bool
 	Reanalysed int
 
-	segs     []segment
+	segs []segment
+	// seams are where a re-parse may start and stop (syntax.Seam); nil
+	// when the whole file must be parsed again.
+	seams    []syntax.Seam
 	ctxDiags []diag.Diagnostic // diagnostics owned by no kernel segment
 	idx      *sessionIndex
-	// reduced counts the kernels whose analysis came from a reduced file
-	// (each retains its own small Result); an update that would make it
-	// exceed maxReduced analyses the whole file again.
-	reduced int
 }
 
 // KernelView is one kernel of a Snapshot. Its Kernel, Buffers and Layouts
@@ -124,7 +135,42 @@ type KernelView struct {
 	// own segment and can be re-analysed alone).
 	TopLevel bool
 
-	reduced bool // analysed in a reduced file
+	// gen numbers the reduced analysis the view comes from (0: a
+	// whole-file analysis); ext covers the spans of the view that the
+	// language server maps (Kernel.Span, calls, buffers, layouts), in the
+	// analysis' coordinates, to tell on which side of an edit they lie.
+	gen uint32
+	ext source.Span
+}
+
+// newView returns the view of a record with its buffer and layout sites,
+// its ext computed.
+func newView(k *Kernel, bufs []eval.BufferSite, lays []eval.LayoutSite) *KernelView {
+	v := &KernelView{Kernel: k, Buffers: bufs, Layouts: lays, Seg: k.Span}
+	x := k.Span
+	add := func(s source.Span) {
+		if s.IsValid() {
+			x = source.Join(x, s)
+		}
+	}
+	for _, c := range k.Calls {
+		add(c.Call.Span)
+		add(c.Call.OpSpan)
+	}
+	for _, c := range k.Unresolved {
+		add(c.Span)
+		add(c.OpSpan)
+	}
+	for _, b := range bufs {
+		add(b.NameSpan)
+		add(b.DeclSpan)
+		add(b.LayoutSpan)
+	}
+	for _, l := range lays {
+		add(l.Span)
+	}
+	v.ext = x
+	return v
 }
 
 // ToFile maps a span of the kernel's analysis to the Snapshot's file.
@@ -189,6 +235,9 @@ type segment struct {
 	// directive is set on a kernel segment whose text contains the word
 	// `tilels`: it may end with a bind directive for the def below it.
 	directive bool
+	// uncertain is set on a segment that changes module-level state other
+	// than by binding names (session_deps.go).
+	uncertain bool
 }
 
 func (sg segment) kernel() bool { return sg.lo >= 0 }
@@ -212,16 +261,21 @@ type sessionIndex struct {
 	// minKernelRef is the first non-kernel segment naming any kernel
 	// (len(segs) when none).
 	minKernelRef int
-	// ok is false when some kernel names another kernel or two kernels
-	// share a name: every update then analyses the whole file.
+	// ok is false when some kernel names another kernel, two kernels
+	// share a name, or an evaluation budget ran out: every update then
+	// analyses the whole file.
 	ok bool
-	// ctxSyntax is the number of syntax diagnostics outside kernel segments.
-	ctxSyntax int
+	// uncertain is set when some segment is (segment.uncertain): a
+	// module-level edit then analyses the whole file.
+	uncertain bool
+	// effectful are the module-level names a kernel may not call to be
+	// analysed alone (effectfulNames).
+	effectful map[string]bool
 }
 
-// maxReduced bounds how many kernels may come from reduced analyses
-// before the whole file is analysed again (each retains its reduced
-// file's tree and text).
+// maxReduced bounds how many reduced analyses the views of a snapshot may
+// come from before the whole file is analysed again (each retains its
+// reduced file's text).
 const maxReduced = 16
 
 // maxSyntaxErrors is the parser's global cap (see dsl/syntax).
@@ -267,9 +321,11 @@ func snapshotOf(res *Result) *Snapshot {
 	byDef := map[*syntax.FunctionDef]recs{}
 	snap.Kernels = make([]*KernelView, len(res.Kernels))
 	for i, k := range res.Kernels {
-		v := &KernelView{Kernel: k, Seg: k.Span}
-		if ek := evals[i]; ek != nil {
-			v.Buffers, v.Layouts = ek.Buffers, ek.Layouts
+		var v *KernelView
+		if ek := evals[i]; ek == nil {
+			v = newView(k, nil, nil)
+		} else {
+			v = newView(k, ek.Buffers, ek.Layouts)
 			r, seen := byDef[ek.Def]
 			switch {
 			case !seen:
@@ -285,9 +341,8 @@ func snapshotOf(res *Result) *Snapshot {
 	}
 	snap.Partial = make([]*KernelView, len(res.Partial))
 	for i, k := range res.Partial {
-		v := &KernelView{Kernel: k, Seg: k.Span}
 		ek := res.Program.Partial[i]
-		v.Buffers, v.Layouts = ek.Buffers, ek.Layouts
+		v := newView(k, ek.Buffers, ek.Layouts)
 		if _, seen := byDef[ek.Def]; seen {
 			byDef[ek.Def] = recs{bad: true}
 		} else {
@@ -315,7 +370,7 @@ func snapshotOf(res *Result) *Snapshot {
 		if j+1 < len(stmts) {
 			end = stmts[j+1].Span().Start
 		}
-		seg := segment{span: source.Span{Start: start, End: end}, lo: -1, stmt: true}
+		seg := segment{span: source.Span{Start: start, End: end}, lo: -1, stmt: true, uncertain: factsOf(st).uncertain}
 		if fd, ok := st.(*syntax.FunctionDef); ok {
 			if r, ok := byDef[fd]; ok && !r.bad && lineStart(src, start) && (int(end) == len(src) || lineStart(src, end)) && end > start && src[end-1] == '\n' {
 				seg.lo, seg.hi, seg.partial = int32(r.lo), int32(r.hi), r.partial
@@ -389,7 +444,8 @@ func snapshotOf(res *Result) *Snapshot {
 		}
 	}
 	snap.Diags = res.Diags
-	snap.idx = buildIndex(snap, src)
+	snap.seams = res.Syntax.Seams
+	snap.idx = buildIndex(snap, src, res.Syntax.Body)
 	return snap
 }
 
@@ -408,8 +464,15 @@ func evalKernels(res *Result) []*eval.Kernel {
 }
 
 // buildIndex computes the independence facts of a whole-file snapshot.
-func buildIndex(snap *Snapshot, src []byte) *sessionIndex {
+func buildIndex(snap *Snapshot, src []byte, body []syntax.Stmt) *sessionIndex {
 	idx := &sessionIndex{names: map[string]int{}, ctxFirst: map[string]int{}, minKernelRef: len(snap.segs), ok: true}
+	var module []syntax.Stmt
+	for _, st := range body {
+		if k := segAt(snap.segs, st.Span().Start); k >= 0 && !snap.segs[k].kernel() {
+			module = append(module, st)
+		}
+	}
+	idx.effectful = effectfulNames(module)
 	for _, seg := range snap.segs {
 		if seg.kernel() {
 			idx.names[snap.views(seg)[0].Kernel.Name]++
@@ -440,317 +503,13 @@ func buildIndex(snap *Snapshot, src []byte) *sessionIndex {
 			}
 		})
 	}
-	for _, d := range snap.ctxDiags {
-		if strings.HasPrefix(d.Code, "syntax/") {
-			idx.ctxSyntax++
-		}
+	for _, seg := range snap.segs {
+		idx.uncertain = idx.uncertain || seg.uncertain
+	}
+	if diagsIn(snap.Diags, eval.CodeBudget, eval.CodeTooLarge) {
+		idx.ok = false
 	}
 	return idx
-}
-
-// incremental tries the reduced path; nil means "analyse the whole file".
-func (s *Session) incremental(f *source.File) *Snapshot {
-	prev := s.last
-	old, cur := prev.File.Src, f.Src
-	if bytes.Equal(old, cur) {
-		snap := *prev
-		snap.File, snap.Full, snap.Reanalysed = f, false, 0
-		return &snap
-	}
-	if !prev.idx.ok {
-		return nil
-	}
-	p, oldEnd, newEnd := diffRegion(old, cur)
-	j := segAt(prev.segs, source.Pos(p))
-	if j < 0 {
-		return nil
-	}
-	seg := prev.segs[j]
-	if !seg.kernel() || seg.directive || int(seg.span.Start) >= p || oldEnd > int(seg.span.End)-1 {
-		return nil
-	}
-	oldViews := prev.views(seg)
-	name := oldViews[0].Kernel.Name
-	reduced := prev.reduced
-	if !oldViews[0].reduced {
-		reduced++
-	}
-	if reduced > maxReduced {
-		return nil
-	}
-	if _, ok := prev.idx.ctxFirst[name]; ok || j > prev.idx.minKernelRef {
-		return nil
-	}
-	delta := source.Pos(newEnd - oldEnd)
-	newSeg := source.Span{Start: seg.span.Start, End: seg.span.End + delta}
-	text := cur[newSeg.Start:newSeg.End]
-	bad := false
-	eachIdent(text, func(id []byte) {
-		w := string(id) // no allocation: only compared and looked up
-		if w == "global" || w == "nonlocal" || w == "tilels" || (w != name && prev.idx.names[w] > 0) {
-			bad = true
-		}
-	})
-	if bad {
-		return nil
-	}
-
-	// The reduced file: every segment's text from the new version, except
-	// other top-level kernels, which become stubs (keeping a comment block
-	// at their end that may hold a directive for the def below).
-	shift := func(sp source.Span) source.Span {
-		if sp.Start >= seg.span.End {
-			return source.Span{Start: sp.Start + delta, End: sp.End + delta}
-		}
-		return sp
-	}
-	var buf []byte
-	var pieces []piece
-	stmtStarts := make([]source.Pos, 0, len(prev.segs))
-	realStarts := make([]source.Pos, 0, len(prev.segs))
-	kStmt, kPiece := -1, -1
-	// tailSyn is the comment block at the end of the segment before the
-	// edited one (kept after the stub of a kernel segment): its
-	// diagnostics (a directive's) are the edited def's.
-	tailSyn := source.Span{Start: -1, End: -1}
-	for i, sg := range prev.segs {
-		real := shift(sg.span)
-		if i == j {
-			real = newSeg
-		}
-		if sg.stmt {
-			if i == j {
-				kStmt = len(stmtStarts)
-			}
-			stmtStarts = append(stmtStarts, source.Pos(len(buf)))
-			realStarts = append(realStarts, real.Start)
-		}
-		if sg.kernel() && i != j {
-			pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: source.Pos(len(cutStub)), stub: true})
-			buf = append(buf, cutStub...)
-			if sg.directive {
-				t := commentTail(cur, real)
-				if i == j-1 {
-					if mentionsTilels(cur[real.Start:t]) {
-						// A directive comment may end a code line (it binds
-						// the def below when only comments follow it).
-						return nil
-					}
-					tailSyn = source.Span{Start: source.Pos(len(buf)), End: source.Pos(len(buf)) + real.End - t}
-				}
-				if t < real.End {
-					pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: t, n: real.End - t})
-					buf = append(buf, cur[t:real.End]...)
-				}
-			}
-			continue
-		}
-		if i == j {
-			kPiece = len(pieces)
-		}
-		if i == j-1 && mentionsTilels(cur[real.Start:real.End]) {
-			t := commentTail(cur, real)
-			tailSyn = source.Span{Start: source.Pos(len(buf)) + t - real.Start, End: source.Pos(len(buf)) + real.End - real.Start}
-			if mentionsTilels(cur[real.Start:t]) {
-				return nil // a directive comment ending a code line binds the def below too
-			}
-		}
-		pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: real.End - real.Start})
-		buf = append(buf, cur[real.Start:real.End]...)
-	}
-	res := Analyze(source.NewFile(f.Name, buf), s.opts)
-	// Error recovery depends on the text after the error, which the stubs
-	// change (random edits with 40 seeds found unclosed brackets whose
-	// messages differed): with a syntax error in the edited kernel, the
-	// reduced parse stands in only if the real file's parse reports the
-	// same syntax errors there.
-	if kPiece >= 0 && !sameStructure(res.Diags, pieces[kPiece], pieces, f, newSeg, realStarts) {
-		return nil
-	}
-
-	// The reduced parse must have the full parse's statement structure.
-	body := res.Syntax.Body
-	if len(body) != len(stmtStarts) {
-		return nil
-	}
-	for i, st := range body {
-		if st.Span().Start != stmtStarts[i] {
-			return nil
-		}
-	}
-	fd, ok := body[kStmt].(*syntax.FunctionDef)
-	if !ok || fd.Name == nil || fd.Name.Id != name {
-		return nil
-	}
-	// The edited def's records: adjacent kernels (one per case) or one
-	// partial record.
-	evals := evalKernels(res)
-	var newEvals []*eval.Kernel
-	var newRecs []*Kernel
-	lo := -1
-	for i, ek := range evals {
-		if ek == nil || ek.Def != fd {
-			continue
-		}
-		if lo >= 0 && lo+len(newRecs) != i {
-			return nil // not adjacent
-		}
-		if lo < 0 {
-			lo = i
-		}
-		newEvals, newRecs = append(newEvals, ek), append(newRecs, res.Kernels[i])
-	}
-	partial := false
-	for i, ek := range res.Program.Partial {
-		if ek.Def == fd {
-			if len(newRecs) > 0 {
-				return nil
-			}
-			newEvals, newRecs, partial = append(newEvals, ek), append(newRecs, res.Partial[i]), true
-		}
-	}
-	// Another def inside the edited one's text (a def nested by an
-	// unexpected indent) would be ordered differently from a whole-file
-	// analysis: analyse the file whole.
-	for i, ek := range evals {
-		if ek != nil && ek.Def != fd && kSynOf(pieces, kPiece).Contains(res.Kernels[i].Span.Start) {
-			return nil
-		}
-	}
-	for i, ek := range res.Program.Partial {
-		if ek.Def != fd && kSynOf(pieces, kPiece).Contains(res.Partial[i].Span.Start) {
-			return nil
-		}
-	}
-	ctxKernels, ctxPartial := 0, 0
-	for _, v := range prev.Kernels {
-		if !v.TopLevel {
-			ctxKernels++
-		}
-	}
-	for _, v := range prev.Partial {
-		if !v.TopLevel {
-			ctxPartial++
-		}
-	}
-	nk, np := len(newRecs), 0
-	if partial {
-		nk, np = 0, len(newRecs)
-	}
-	if len(newRecs) == 0 || len(res.Kernels) != ctxKernels+nk || len(res.Partial) != ctxPartial+np {
-		return nil
-	}
-	kp := pieces[kPiece]
-	kSyn := source.Span{Start: kp.syn, End: kp.syn + kp.n}
-	nvs := make([]*KernelView, len(newRecs))
-	for i, k := range newRecs {
-		ek := newEvals[i]
-		nvs[i] = &KernelView{Kernel: k, Buffers: ek.Buffers, Layouts: ek.Layouts, Shift: kp.real - kp.syn, Seg: newSeg, TopLevel: true, reduced: true}
-	}
-	nv := nvs[0]
-	syntaxN := 0
-	seen := map[diagKey]bool{}
-	for _, d := range res.Diags {
-		if kSyn.Contains(d.Span.Start) || tailSyn.Contains(d.Span.Start) {
-			nv.Diags = append(nv.Diags, mapDiag(d, pieces))
-			seen[keyOf(d)] = true
-			if strings.HasPrefix(d.Code, "syntax/") {
-				syntaxN++
-			}
-		}
-	}
-	for _, ek := range newEvals {
-		for _, d := range ek.Diags {
-			if !kSyn.Contains(d.Span.Start) && !tailSyn.Contains(d.Span.Start) && !seen[keyOf(d)] {
-				if len(newEvals) > 1 {
-					return nil // see snapshotOf: merged across the cases
-				}
-				nv.Diags = append(nv.Diags, mapDiag(d, pieces))
-				seen[keyOf(d)] = true
-			}
-		}
-	}
-	diag.Sort(nv.Diags)
-
-	// Every other kernel's syntax errors still count towards the cap.
-	total := prev.idx.ctxSyntax + syntaxN
-	for i, sg := range prev.segs {
-		if i != j {
-			total += int(sg.syntaxN)
-		}
-	}
-	if total >= maxSyntaxErrors {
-		return nil
-	}
-
-	// Assemble: the edited def's records replace the old ones (at the
-	// place of its def among the others), what follows the edit is
-	// shifted, the diagnostics remapped.
-	e := edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: delta}
-	snap := &Snapshot{File: f, Reanalysed: len(nvs), idx: prev.idx, reduced: reduced}
-	snap.segs = make([]segment, len(prev.segs))
-	for i, sg := range prev.segs {
-		sg.span = shift(sg.span)
-		sg.lo, sg.hi = -1, -1
-		if i == j {
-			sg.span, sg.syntaxN, sg.directive = newSeg, int32(syntaxN), false
-		}
-		snap.segs[i] = sg
-	}
-	splice := func(views []*KernelView, mine bool) []*KernelView {
-		out := make([]*KernelView, 0, len(views)+len(nvs))
-		placed := !mine
-		for _, v := range views {
-			if v.TopLevel && v.Seg == seg.span {
-				continue // the edited def's old records
-			}
-			if !placed && v.ToFile(v.Kernel.Span).Start >= seg.span.End {
-				out, placed = append(out, nvs...), true
-			}
-			if v.Seg.Start < seg.span.End {
-				out = append(out, v)
-				continue
-			}
-			sv := *v
-			sv.Shift += delta
-			sv.Seg = shift(v.Seg)
-			sv.Diags = e.diags(v.Diags)
-			out = append(out, &sv)
-		}
-		if !placed {
-			out = append(out, nvs...)
-		}
-		return out
-	}
-	snap.Kernels = splice(prev.Kernels, !partial)
-	snap.Partial = splice(prev.Partial, partial)
-	for _, l := range []struct {
-		views   []*KernelView
-		partial bool
-	}{{snap.Kernels, false}, {snap.Partial, true}} {
-		for i, v := range l.views {
-			if !v.TopLevel {
-				continue
-			}
-			k := segAt(snap.segs, v.Seg.Start)
-			sg := &snap.segs[k]
-			if sg.lo < 0 {
-				sg.lo, sg.partial = int32(i), l.partial
-			}
-			sg.hi = int32(i + 1)
-		}
-	}
-	snap.ctxDiags = e.diags(prev.ctxDiags)
-	all := append([]diag.Diagnostic(nil), snap.ctxDiags...)
-	for _, v := range snap.Kernels {
-		all = append(all, v.Diags...)
-	}
-	for _, v := range snap.Partial {
-		all = append(all, v.Diags...)
-	}
-	diag.Sort(all)
-	snap.Diags = dedup(all)
-	return snap
 }
 
 // mentionsTilels reports whether text has the word `tilels` (as in a
@@ -819,57 +578,6 @@ func mapSpan(pieces []piece, s source.Span) source.Span {
 	return source.Span{Start: mapPos(pieces, s.Start, false), End: mapPos(pieces, s.End, true)}
 }
 
-// sameStructure reports whether the reduced analysis' syntax errors in
-// the edited kernel (piece kp) are those a parse of the real file f reports
-// in its segment seg, and whether the real file's top-level statements
-// start at starts, so the reduced file has the real one's structure. It
-// parses f: about 2 ms for 3,000 lines, against 20 ms for a whole-file
-// analysis (random edits with 40 seeds found a tab-indented def that the
-// real file nests in the kernel above it, and unclosed brackets whose
-// recovery differed, both invisible in the reduced parse).
-func sameStructure(reduced []diag.Diagnostic, kp piece, pieces []piece, f *source.File, seg source.Span, starts []source.Pos) bool {
-	var got []diag.Diagnostic
-	for _, d := range reduced {
-		if strings.HasPrefix(d.Code, "syntax/") && d.Span.Start >= kp.syn && d.Span.Start <= kp.syn+kp.n {
-			got = append(got, mapDiag(d, pieces))
-		}
-	}
-	file, all := syntax.Parse(source.NewFile(f.Name, f.Src))
-	if len(file.Body) != len(starts) {
-		return false
-	}
-	for i, st := range file.Body {
-		// A statement whose recovery ran past the next one's start (an
-		// unclosed bracket) depends on text the reduced file replaces.
-		if st.Span().Start != starts[i] || (i+1 < len(starts) && st.Span().End > starts[i+1]) {
-			return false
-		}
-	}
-	var want []diag.Diagnostic
-	for _, d := range all {
-		if d.Span.Start < seg.Start || d.Span.Start > seg.End {
-			// Errors in two places interact through recovery in ways the
-			// stubs change (random edits that pile up errors found them).
-			return false
-		}
-		want = append(want, d)
-	}
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i].Span != want[i].Span || got[i].Code != want[i].Code || got[i].Message != want[i].Message {
-			return false
-		}
-	}
-	return true
-}
-
-// kSynOf is the span of piece k in the reduced file.
-func kSynOf(pieces []piece, k int) source.Span {
-	return source.Span{Start: pieces[k].syn, End: pieces[k].syn + pieces[k].n}
-}
-
 func mapDiag(d diag.Diagnostic, pieces []piece) diag.Diagnostic {
 	d.Span = mapSpan(pieces, d.Span)
 	if len(d.Related) > 0 {
@@ -898,11 +606,19 @@ func (e edit) pos(p source.Pos) source.Pos {
 	return e.at
 }
 
+// end maps the end of a span: one at the edit's start stays there.
+func (e edit) end(p source.Pos) source.Pos {
+	if p <= e.at {
+		return p
+	}
+	return e.pos(p)
+}
+
 func (e edit) span(s source.Span) source.Span {
 	if !s.IsValid() {
 		return s
 	}
-	return source.Span{Start: e.pos(s.Start), End: e.pos(s.End)}
+	return source.Span{Start: e.pos(s.Start), End: max(e.pos(s.Start), e.end(s.End))}
 }
 
 func (e edit) diags(ds []diag.Diagnostic) []diag.Diagnostic {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -180,6 +181,10 @@ func TestSessionMatchesAnalyze(t *testing.T) {
 // (go test ./lower -run SessionMatches -session.seeds 40).
 var sessionSeeds = flag.Int("session.seeds", 1, "random seeds for TestSessionMatchesAnalyze")
 
+// sessionDump names files to write the texts before and after a failing
+// edit to (PREFIX.old, PREFIX.new), to replay it.
+var sessionDump = flag.String("session.dump", "", "write the texts of a failing edit to `prefix`.old and .new")
+
 func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 	for _, tc := range []struct {
 		name  string
@@ -201,8 +206,9 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 			// fast counts the edits that took the one-kernel path, clean
 			// the versions without a syntax error (an edited kernel with
 			// one is always analysed whole: see Session.incremental).
-			fast, clean := 0, 0
+			fast, clean, moved := 0, 0, 0
 			for step := 0; step < tc.edits; step++ {
+				prevText := text
 				// Mostly small edits; every 50th edit restores the original
 				// so the file does not drift into garbage.
 				if step%50 == 49 {
@@ -217,41 +223,133 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 				}
 				if !snap.Full {
 					fast++
+					if snap.Reanalysed == 0 {
+						moved++
+					}
 				}
 				want := Analyze(source.NewFile("k.py", []byte(text)), Options{})
 				if !slices.ContainsFunc(want.Diags, func(d diag.Diagnostic) bool { return strings.HasPrefix(d.Code, "syntax/") }) {
 					clean++
 				}
 				if msg := compareSnapshot(snap, want); msg != "" {
-					t.Fatalf("step %d (full=%v): %s\ntext:\n%s", step, snap.Full, msg, text)
+					if *sessionDump != "" {
+						os.WriteFile(*sessionDump+".old", []byte(prevText), 0o644)
+						os.WriteFile(*sessionDump+".new", []byte(text), 0o644)
+					}
+					p, oldEnd, newEnd := diffRegion([]byte(prevText), []byte(text))
+					t.Fatalf("step %d (full=%v): %s\nedit at %d: %q -> %q\ntext:\n%s", step, snap.Full, msg, p, prevText[p:oldEnd], text[p:newEnd], text)
 				}
 			}
 			if float64(fast) < tc.minFast*float64(clean) {
-				t.Errorf("only %d of %d edits (%d without syntax errors) took the one-kernel path", fast, tc.edits, clean)
+				t.Errorf("only %d of %d edits (%d without syntax errors) took an incremental path", fast, tc.edits, clean)
 			}
-			t.Logf("%d of %d edits (%d without syntax errors) took the one-kernel path", fast, tc.edits, clean)
+			t.Logf("%d of %d edits (%d without syntax errors) took an incremental path, %d analysing nothing", fast, tc.edits, clean, moved)
 		})
 	}
 }
 
-// randomEdit inserts a snippet, deletes a short range, or changes a digit.
+// randomEdit makes one random edit: it inserts a snippet, deletes a
+// short range or changes a digit anywhere; types in a comment, adds a
+// comment line, or changes white space between lines (edits that change
+// no token); changes a digit of a module-level constant (which some
+// kernels read and others not), or adds a module-level assignment.
 func randomEdit(rng *rand.Rand, text string) string {
 	p := rng.IntN(len(text) + 1)
-	switch rng.IntN(4) {
-	case 0, 1:
+	switch rng.IntN(10) {
+	case 0, 1, 2:
 		return text[:p] + snippets[rng.IntN(len(snippets))] + text[p:]
-	case 2:
+	case 3:
 		n := min(rng.IntN(6)+1, len(text)-p)
 		return text[:p] + text[p+n:]
-	default:
+	case 4:
 		for i := p; i < len(text); i++ {
 			if text[i] >= '0' && text[i] <= '9' {
 				return text[:i] + string(rune('1'+rng.IntN(9))) + text[i+1:]
 			}
 		}
 		return text
+	case 5:
+		// Type in a comment: after its '#', or at its end.
+		if c := randomIndex(rng, text, "#"); c >= 0 {
+			end := c + strings.IndexAny(text[c:]+"\n", "\n")
+			at := c + 1 + rng.IntN(end-c)
+			return text[:at] + commentSnippets[rng.IntN(len(commentSnippets))] + text[at:]
+		}
+		return text
+	case 6:
+		// A comment line, at the start of a line (indented or not).
+		at := lineStartAt(text, p)
+		return text[:at] + []string{"# note\n", "    # note\n", "#\n", "# ROWS first\n"}[rng.IntN(4)] + text[at:]
+	case 7:
+		// White space between lines: a blank line, trailing spaces, or a
+		// line break removed from a blank line.
+		at := lineStartAt(text, p)
+		switch rng.IntN(3) {
+		case 0:
+			return text[:at] + "\n" + text[at:]
+		case 1:
+			if at > 0 {
+				return text[:at-1] + "  " + text[at-1:]
+			}
+			return text
+		default:
+			if i := strings.Index(text[at:], "\n\n"); i >= 0 {
+				return text[:at+i] + text[at+i+1:]
+			}
+			return text
+		}
+	case 8:
+		// A digit of a module-level constant.
+		var lines []int
+		for i := 0; i < len(text); i = strings.IndexByte(text[i:]+"\n", '\n') + i + 1 {
+			if i < len(text) && text[i] >= 'A' && text[i] <= 'Z' && strings.Contains(strings.SplitN(text[i:], "\n", 2)[0], "=") {
+				lines = append(lines, i)
+			}
+		}
+		if len(lines) == 0 {
+			return text
+		}
+		l := lines[rng.IntN(len(lines))]
+		end := l + strings.IndexByte(text[l:]+"\n", '\n')
+		for i := l; i < end; i++ {
+			if text[i] >= '0' && text[i] <= '9' {
+				return text[:i] + string(rune('1'+rng.IntN(9))) + text[i+1:]
+			}
+		}
+		return text
+	default:
+		// A module-level assignment before a top-level statement.
+		if d := randomIndex(rng, text, "\n@"); d >= 0 {
+			return text[:d+1] + []string{"ROWS = 8\n", "Q = ROWS + 1\n", "COLS = 7\n", "\nTILE = (4, 4)\n"}[rng.IntN(4)] + text[d+1:]
+		}
+		return text
 	}
 }
+
+// commentSnippets are typed into comments.
+var commentSnippets = []string{"x", " ", "first", "ROWS", "#", "'", "(", "tilels", " tilels: bind N=8"}
+
+// randomIndex returns the index of a random occurrence of sub in text (-1
+// when none).
+func randomIndex(rng *rand.Rand, text, sub string) int {
+	n := strings.Count(text, sub)
+	if n == 0 {
+		return -1
+	}
+	k := rng.IntN(n)
+	i := 0
+	for ; k >= 0; k-- {
+		j := strings.Index(text[i:], sub)
+		if k == 0 {
+			return i + j
+		}
+		i += j + len(sub)
+	}
+	return -1
+}
+
+// lineStartAt returns the start of the line containing p.
+func lineStartAt(text string, p int) int { return strings.LastIndexByte(text[:p], '\n') + 1 }
 
 func compareSnapshot(snap *Snapshot, want *Result) string {
 	if got, w := canonDiags(snap.Diags), canonDiags(want.Diags); !slices.Equal(got, w) {
@@ -360,8 +458,10 @@ func TestSessionPaths(t *testing.T) {
 		{"inside first", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    Tx.warp.copy( B"), false, 1},
 		{"shape in first", k, edit(k, "(ROWS, 32), \"float32\", scope", "(ROWS, 24), \"float32\", scope"), false, 1},
 		{"inside second (named by main)", k, edit(k, "(4, 6), \"float32\", scope", "(4, 8), \"float32\", scope"), true, 0},
-		{"module constant", k, edit(k, "ROWS = 32", "ROWS = 16"), true, 0},
-		{"inside the factory", k, edit(k, "(rows, 8), \"float32\")", "(rows, 16), \"float32\")"), true, 0},
+		// A module constant: the kernel that reads it, the one the main block
+		// names, and the module-level records (the factory's kernel).
+		{"module constant", k, edit(k, "ROWS = 32", "ROWS = 16"), false, 3},
+		{"inside the factory", k, edit(k, "(rows, 8), \"float32\")", "(rows, 16), \"float32\")"), false, 2},
 		{"first names second", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync()\n    second\n    Tx.warp.copy(B"), true, 0},
 		{"new kernel pasted into first", k, edit(k, "    Tx.warp.copy(B[:, :], A_smem[:, :])\n\n\ndef make", "    Tx.warp.copy(B[:, :], A_smem[:, :])\n@T.prim_func\ndef k2():\n    pass\n\n\ndef make"), true, 0},
 		{"unclosed bracket in first", k, edit(k, "T.cuda.cta_sync()\n    Tx.warp.copy(B", "T.cuda.cta_sync(\n    Tx.warp.copy(B"), false, 1},
@@ -374,7 +474,7 @@ func TestSessionPaths(t *testing.T) {
 		{"inside the last kernel", c, edit(c, "(4, 6), \"float16\", scope", "(4, 8), \"float16\", scope"), false, 1},
 		{"kernel ending with a directive", c, edit(c, "(ROWS, 8), \"float32\", scope", "(ROWS, 16), \"float32\", scope"), true, 0},
 		{"directive typed in a kernel", c, edit(c, "(4, 6), \"float16\", scope", "(4, 6), \"float16\", scope  # tilels: bind"), true, 0},
-		{"inside the grid's test", c, edit(c, "(rows, 32), dtype, scope", "(rows, 16), dtype, scope"), true, 0},
+		{"inside the grid's test", c, edit(c, "(rows, 32), dtype, scope", "(rows, 16), dtype, scope"), false, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sess := NewSession(Options{})
