@@ -327,6 +327,16 @@ func (k *kernel) block(b *ir.Block) {
 }
 
 func (k *kernel) stmt(s ir.Stmt) {
+	if k.only != nil {
+		// PrintCall, before its call: a statement that names nothing
+		// (every variable it reads was named where it was bound) is not
+		// printed. A kernel of 4,000 calls and 2,000 barriers spent 0.6
+		// ms printing the barriers before a call near its end.
+		switch s.(type) {
+		case *ir.Store, *ir.Evaluate, *ir.Assign, *ir.Comment, *ir.Break, *ir.Continue:
+			return
+		}
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		k.line("{")
