@@ -30,26 +30,36 @@ func newText(version int32, src []byte) *docText {
 }
 
 // snapshot is the complete analysis of one docText. It is never modified;
-// the kernel defs and the printed CUDA and TIRx of the whole file are
-// computed once, on first use.
+// the kernel defs are computed once, on first use.
 type snapshot struct {
 	text  *docText
 	low   *lower.Snapshot
 	opts  lower.Options
 	epoch int64 // the document's settings epoch it was analysed under
 	defs  func() []*kdef
-	cuda  func() (string, error)
-	tirx  func() string
+	// prints holds what hovers, views and summaries printed of the
+	// kernels, each kernel once: the snapshots of a document share it
+	// under the same settings (keepPrints), so a kernel an edit did not
+	// touch is not printed again.
+	prints *lower.Prints
 }
 
 func newSnapshot(t *docText, low *lower.Snapshot, opts lower.Options, epoch int64) *snapshot {
-	ks := low.KernelList()
 	return &snapshot{
 		text: t, low: low, opts: opts, epoch: epoch,
-		defs: sync.OnceValue(func() []*kdef { return buildDefs(low) }),
-		cuda: sync.OnceValues(func() (string, error) { return lower.CUDA(ks, opts) }),
-		tirx: sync.OnceValue(func() string { return lower.TIRx(ks) }),
+		defs:   sync.OnceValue(func() []*kdef { return buildDefs(low) }),
+		prints: lower.NewPrints(opts),
 	}
+}
+
+// keepPrints makes s share prev's printing cache, when prev was analysed
+// under the same settings, less the kernels s no longer has.
+func (s *snapshot) keepPrints(prev *snapshot) {
+	if prev == nil || prev.epoch != s.epoch || prev.prints.Len() == 0 {
+		return
+	}
+	s.prints = prev.prints
+	s.prints.Retain(s.low.KernelList())
 }
 
 // kernels returns the records to print for the named kernel (every def
@@ -72,16 +82,12 @@ func (s *snapshot) kernels(sel selection, name string) (ks []*lower.Kernel, case
 // lowered returns the CUDA and TIRx of the named kernel (all kernels when
 // name is empty), each def in its selected case.
 func (s *snapshot) lowered(sel selection, name string) (cuda, tirx string, err error) {
-	ks, cased := s.kernels(sel, name)
-	if name == "" && len(cased) == 0 {
-		cuda, err = s.cuda()
-		return cuda, s.tirx(), err
-	}
-	if len(ks) == 0 {
+	ks, _ := s.kernels(sel, name)
+	if len(ks) == 0 && name != "" {
 		return "", "", s.noKernel(name)
 	}
-	cuda, err = lower.CUDA(ks, s.opts)
-	return cuda, lower.TIRx(ks), err
+	cuda, err = s.prints.CUDA(ks)
+	return cuda, s.prints.TIRx(ks), err
 }
 
 // noKernel explains why name has nothing to print.
@@ -117,6 +123,18 @@ type document struct {
 	pubMu      sync.Mutex
 	published  bool
 	pubVersion int32
+
+	// Retention (retention.go): lastUse ranks the document by its last
+	// use; an asleep document (under mu) has dropped its analysis; shown
+	// is the version and settings epoch whose diagnostics the worker
+	// published last (worker only).
+	lastUse atomic.Int64
+	asleep  bool
+	shown   struct {
+		ok      bool
+		version int32
+		epoch   int64
+	}
 }
 
 func (s *Server) newDocument(u uri.URI, t *docText) *document {
@@ -139,13 +157,26 @@ func (d *document) name() string {
 
 // schedule makes t the next text to analyse and cancels the analysis in
 // flight; one worker goroutine per document analyses the newest text.
+// The document counts as used (retention.go).
 func (d *document) schedule(t *docText) {
+	d.srv.use(d)
+	d.enqueue(t)
+}
+
+// enqueue is schedule without the use: a settings change re-analyses
+// every document, used or not.
+func (d *document) enqueue(t *docText) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.enqueueLocked(t)
+}
+
+func (d *document) enqueueLocked(t *docText) {
 	if d.closed {
 		return
 	}
 	d.want = t
+	d.asleep = false
 	if d.cancel != nil {
 		d.cancel()
 	}
@@ -161,7 +192,7 @@ func (d *document) reconfigure(opts lower.Options) {
 	d.session = lower.NewSession(opts)
 	d.epoch++
 	d.mu.Unlock()
-	d.schedule(d.cur.Load())
+	d.enqueue(d.cur.Load())
 }
 
 func (d *document) work() {
@@ -172,6 +203,10 @@ func (d *document) work() {
 		if t == nil || d.closed {
 			d.running, d.cancel = false, nil
 			d.mu.Unlock()
+			d.srv.sweep() // an idle document outside the warm set falls asleep
+			if d.srv.hookIdle != nil {
+				d.srv.hookIdle()
+			}
 			return
 		}
 		ctx, cancel := context.WithCancel(d.srv.ctx)
@@ -188,12 +223,13 @@ func (d *document) work() {
 		d.mu.Lock()
 		current := d.session == sess && !d.closed
 		if current {
+			snap.keepPrints(d.snap.Load())
 			d.snap.Store(snap)
 			close(d.changed)
 			d.changed = make(chan struct{})
 		}
 		d.mu.Unlock()
-		if current && !cancelled {
+		if current && !cancelled && d.republish(snap) {
 			d.srv.published(d, snap)
 		}
 	}
@@ -253,6 +289,8 @@ var errClosed = errors.New("the document was closed")
 // settings, waiting for its analysis (requests that must not answer from
 // an older version: commands and lowered views).
 func (d *document) await(ctx context.Context) (*snapshot, error) {
+	d.srv.use(d)
+	d.wake()
 	for {
 		d.mu.Lock()
 		s, ch, closed, epoch, failed := d.snap.Load(), d.changed, d.closed, d.epoch, d.failed
@@ -281,6 +319,13 @@ func (d *document) close() {
 	if d.cancel != nil {
 		d.cancel()
 	}
+	// Nothing is read from a closed document: drop its analysis now
+	// (requests in flight keep what they hold).
+	d.snap.Store(nil)
+	d.session = nil
+	if d.srv != nil {
+		d.srv.keep.last.CompareAndSwap(d, nil)
+	}
 	close(d.changed)
 	d.changed = make(chan struct{})
 	d.mu.Unlock()
@@ -308,6 +353,7 @@ type view struct {
 // readView is view for a request: before the document's first analysis
 // completes it waits for it (there is nothing older to answer from).
 func (d *document) readView(ctx context.Context) (*view, error) {
+	d.srv.use(d)
 	if d.snap.Load() == nil {
 		if _, err := d.await(ctx); err != nil {
 			return nil, err

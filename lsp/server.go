@@ -30,9 +30,11 @@ type Options struct {
 	Version string
 
 	// Test seams: called (when set) before each request's handler and
-	// before each analysis.
+	// before each analysis, and when a document's worker stops (it has
+	// nothing left to analyse).
 	hookRequest func(method string)
 	hookAnalyze func()
+	hookIdle    func()
 }
 
 // lifecycle states (LSP "Server lifecycle").
@@ -92,6 +94,9 @@ type Server struct {
 
 	hookRequest func(method string) // see Options
 	hookAnalyze func()
+	hookIdle    func()
+
+	keep retention // which documents keep their analysis (retention.go)
 }
 
 func newServer(opts Options) *Server {
@@ -109,6 +114,7 @@ func newServer(opts Options) *Server {
 
 		hookRequest: opts.hookRequest,
 		hookAnalyze: opts.hookAnalyze,
+		hookIdle:    opts.hookIdle,
 	}
 	s.caps.Store(&clientCaps{})
 	s.conf.Store(defaultSettings())
