@@ -13,7 +13,6 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 )
 
@@ -225,17 +224,16 @@ func callHover(snap *snapshot, def *kdef, pick, at int, ds []*dispatch.Decision,
 		if r := d.Result; r != nil && r.TMA != nil && r.TMA.Map != nil {
 			b.WriteString("\n**Host init** (before the launch)\n```python\n" + tirx.TensorMapInit(r.TMA.Map) + "```\n")
 		}
-		low, idx := loweredOf(kv.Kernel, c)
-		if low != nil {
-			text := tirx.Print(&ir.Func{Name: kv.Kernel.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})
-			if ex := tirxExcerpt(text); ex != "" {
-				b.WriteString("\n**TIRx**\n```python\n" + clipLines(ex, maxExcerptLines) + "```\n")
+		// The call's own lowering, printed once per kernel and version
+		// (lower.Prints), never the whole kernel.
+		if low := snap.prints.Call(kv.Kernel, c); low.Found {
+			if low.TIRx != "" {
+				b.WriteString("\n**TIRx**\n```python\n" + clipLines(low.TIRx, maxExcerptLines) + "```\n")
 			}
-			cu, err := lower.CUDA([]*lower.Kernel{kv.Kernel}, snap.opts)
-			if err != nil {
-				fmt.Fprintf(&b, "\n_no CUDA: %s_\n", mdEscape(err.Error()))
-			} else if ex := cudaExcerpt(cu, idx, d.Variant); ex != "" {
-				b.WriteString("\n**CUDA**\n```cuda\n" + clipLines(ex, maxExcerptLines) + "```\n")
+			if low.CUDAErr != nil {
+				fmt.Fprintf(&b, "\n_no CUDA: %s_\n", mdEscape(low.CUDAErr.Error()))
+			} else if low.CUDA != "" {
+				b.WriteString("\n**CUDA**\n```cuda\n" + clipLines(low.CUDA, maxExcerptLines) + "```\n")
 			}
 		}
 	}
@@ -352,66 +350,6 @@ func canonical(l layout.Layout) (s string) {
 		}
 	}()
 	return layout.Canonicalize(l, true).String()
-}
-
-// tirxExcerpt keeps the lowered call of a one-statement TIRx function:
-// from its "# Tx." comment on, dedented.
-func tirxExcerpt(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "# Tx.") {
-			ind := len(l) - len(t)
-			var out strings.Builder
-			for _, m := range lines[i:] {
-				if strings.TrimSpace(m) == "" {
-					continue
-				}
-				if len(m) >= ind {
-					m = m[ind:]
-				}
-				out.WriteString(m + "\n")
-			}
-			return out.String()
-		}
-	}
-	return ""
-}
-
-// cudaExcerpt returns the idx-th lowered call of a kernel's CUDA: its
-// "// Tx... -> variant" comment and the braced block after it, dedented;
-// "" when the text does not have the expected shape.
-func cudaExcerpt(text string, idx int, variant string) string {
-	lines := strings.Split(text, "\n")
-	n := 0
-	for i := 0; i+1 < len(lines); i++ {
-		t := strings.TrimLeft(lines[i], " ")
-		if !strings.HasPrefix(t, "// Tx.") || strings.TrimSpace(lines[i+1]) != "{" {
-			continue
-		}
-		if n < idx {
-			n++
-			continue
-		}
-		if !strings.HasSuffix(t, " -> "+variant) {
-			return ""
-		}
-		ind := len(lines[i]) - len(t)
-		closing := lines[i][:ind] + "}"
-		var out strings.Builder
-		for j := i; j < len(lines); j++ {
-			m := lines[j]
-			if len(m) >= ind {
-				m = m[ind:]
-			}
-			out.WriteString(m + "\n")
-			if j > i+1 && lines[j] == closing {
-				return out.String()
-			}
-		}
-		return ""
-	}
-	return ""
 }
 
 // clipLines keeps the first max lines of text.

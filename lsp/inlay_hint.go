@@ -41,11 +41,15 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 	}
 	want := v.cur.m.Span(p.Range)
 	yes := true
-	add := func(sp source.Span, label, tip string) {
+	// in reports whether the hint of a call at sp falls in the range
+	// asked for: the hints of the other calls are not worked out (an
+	// editor asks for the visible lines of a kernel of thousands).
+	in := func(sp source.Span) bool {
 		end, ok := v.curOff(sp.End, true)
-		if !ok || source.Pos(end) < want.Start || source.Pos(end) > want.End {
-			return
-		}
+		return ok && source.Pos(end) >= want.Start && source.Pos(end) <= want.End
+	}
+	add := func(sp source.Span, label, tip string) {
+		end, _ := v.curOff(sp.End, true)
 		out = append(out, protocol.InlayHint{
 			Position:    v.cur.m.Position(end),
 			Label:       protocol.String(label),
@@ -58,6 +62,9 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 		if def.partial {
 			kv := def.recs[0]
 			for _, u := range kv.Kernel.Unresolved {
+				if !in(kv.ToFile(u.Span)) {
+					continue
+				}
 				needs := strings.Join(u.Needs, ", ")
 				add(kv.ToFile(u.Span), "→ unresolved: needs "+needs, fmt.Sprintf("kernel %s was not analysed: no binding source gives %s (bind it with `# tilels: bind` or the bind setting)", kv.Kernel.Name, needs))
 			}
@@ -68,13 +75,16 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 		byCall := map[source.Span][]*dispatch.Decision{}
 		for _, dec := range kv.Kernel.Calls {
 			sp := kv.ToFile(dec.Call.Span)
+			if !in(sp) {
+				continue
+			}
 			if byCall[sp] == nil {
 				order = append(order, sp)
 			}
 			byCall[sp] = append(byCall[sp], dec)
 		}
 		var counts map[source.Span]int
-		if def.cases() {
+		if def.cases() && len(order) > 0 {
 			counts = outcomes(def)
 		}
 		for _, sp := range order {

@@ -83,35 +83,7 @@ func summarize(def *kdef, sel selection, snap *snapshot) map[string]any {
 	}
 	kv := sel.chosen(def)
 	k := kv.Kernel
-	var ops []string
-	variants := map[string][]string{}
-	counts := map[[2]string]int{}
-	for _, dec := range k.Calls {
-		op, v := dec.Call.Op, dec.Variant
-		if v == "" || dec.Result == nil {
-			v = "no variant"
-		}
-		if _, ok := variants[op]; !ok {
-			ops = append(ops, op)
-			variants[op] = nil
-		}
-		if counts[[2]string{op, v}] == 0 {
-			variants[op] = append(variants[op], v)
-		}
-		counts[[2]string{op, v}]++
-	}
-	var groups []string
-	for _, op := range ops {
-		var parts []string
-		for _, v := range variants[op] {
-			parts = append(parts, fmt.Sprintf("%s ×%d", v, counts[[2]string{op, v}]))
-		}
-		groups = append(groups, op+": "+strings.Join(parts, " · "))
-	}
-	summary := strings.Join(groups, "; ")
-	if summary == "" {
-		summary = "no tile calls"
-	}
+	summary := snap.prints.Summary(k).String() // lower.Summarize, once per kernel
 	title := name
 	tip := "kernel " + name
 	if def.cases() {

@@ -4,7 +4,6 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 )
 
@@ -97,43 +96,6 @@ func layoutAt(v *lower.KernelView, off source.Pos) *eval.LayoutSite {
 		}
 	}
 	return best
-}
-
-// loweredOf returns the ir.Lowered that replaced call in the kernel's
-// lowered function, and its index among all Lowered nodes in walk order
-// (the order printers emit them).
-func loweredOf(k *lower.Kernel, call *ir.TileCall) (*ir.Lowered, int) {
-	var found *ir.Lowered
-	idx, n := -1, 0
-	var walk func(b *ir.Block)
-	walk = func(b *ir.Block) {
-		if b == nil {
-			return
-		}
-		for _, s := range b.Stmts {
-			switch s := s.(type) {
-			case *ir.Lowered:
-				if s.Call == call && found == nil {
-					found, idx = s, n
-				}
-				n++
-			case *ir.Block:
-				walk(s)
-			case *ir.For:
-				walk(s.Body)
-			case *ir.While:
-				walk(s.Body)
-			case *ir.If:
-				walk(s.Then)
-				walk(s.Else)
-			}
-		}
-	}
-	if k.Lowered != nil {
-		walk(k.Lowered.Host)
-		walk(k.Lowered.Body)
-	}
-	return found, idx
 }
 
 func source0(off int) source.Pos { return source.Pos(off) }
