@@ -18,12 +18,12 @@ import (
 // p99 over stdio with twenty other 3,000-line files open, resident set):
 //
 //	collector              with retention                     every document kept analysed
-//	                       keystroke  hover    RSS              keystroke  RSS
-//	GOGC 200, 120 MiB      14.4 ms    0.48 ms  87–90 MiB        58 ms      116 MiB
-//	GOGC 100 (this)        12.8 ms    0.73 ms  56–62 MiB        27 ms      129–188 MiB
+//	                       keystroke  hover    RSS (median)     keystroke  RSS
+//	GOGC 200, 120 MiB      14.4 ms    0.48 ms  77–120 MiB (89)  58 ms      120–126 MiB
+//	GOGC 100 (this)        12.8 ms    0.73 ms  53–70 MiB (59)   27 ms      131–203 MiB
 //	GOGC from the live heap, headroom ≥ 32 MiB
-//	                       13.0 ms    0.86 ms  66–73 MiB        25 ms      129–182 MiB
-//	same, headroom ≥ 16 MiB 13.2 ms   0.52 ms  60–64 MiB        —          —
+//	                       13.0 ms    0.86 ms  64–81 MiB (74)   25 ms      128–202 MiB
+//	same, headroom ≥ 16 MiB 13.2 ms   0.52 ms  58–72 MiB (64)   —          —
 //
 // With retention the latencies do not differ beyond the noise (±25–60%
 // between runs on a machine shared with other work), and GOGC 100 has the
