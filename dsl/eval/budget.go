@@ -122,16 +122,24 @@ const fileStepsFactor = 16
 
 // DefaultMaxIR and DefaultMaxTileCalls are the default IR budgets of a
 // file (Options.MaxIR, Options.MaxTileCalls): the statements all its
-// kernels build, and the tile calls among them. A tile call is what
+// kernels build, and the tile calls among them, plus one statement per
+// irBytes and one tile call per callBytes bytes of source (a file of
+// kernels written out builds IR in proportion to its size: the language
+// server's 5 MB test file makes 16,700 tile calls). A tile call is what
 // costs: dispatched, its lowering and decision take about 12 KB (a kernel
 // unrolling 45,000 copies took 530 MB), where another statement takes
 // about 300 bytes (131,072 of them, 44 MB). Measured: the largest file of
 // the corpus builds 52 statements and 8 tile calls, the 30,000-line file
-// 17,160 statements and 4,162 tile calls; TestCorpusBudget keeps the
-// corpus under budgets 64 times smaller.
+// of the bundled examples (1 MB) 17,160 statements and 4,162 tile calls,
+// one per 70 and 290 bytes of source; TestCorpusBudget keeps the corpus
+// under budgets 64 times smaller and the 30,000-line file under budgets 3
+// times smaller. A hostile file of a few lines stops at 16,384 tile calls
+// (190 MB for `tilels --lower`).
 const (
 	DefaultMaxIR        = 1 << 18
 	DefaultMaxTileCalls = 1 << 14
+	irBytes             = 32
+	callBytes           = 128
 )
 
 // Work per step of the operations charged by work: an element of a

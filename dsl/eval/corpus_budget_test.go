@@ -62,6 +62,7 @@ func corpusPrograms(t *testing.T) map[string][]byte {
 // budgets on purpose (a budget test) is left out. The 30,000-line
 // benchmark file (internal/benchcorpus), larger than any kernel file
 // written by hand, must stay under budgets 3 times smaller than the
+// defaults' fixed parts, and a 150,000-line one (5 MB) under the
 // defaults.
 func TestCorpusBudget(t *testing.T) {
 	small := Options{MaxBytes: DefaultMaxBytes / 64, MaxSteps: DefaultMaxSteps / 64, MaxIR: DefaultMaxIR / 64, MaxTileCalls: DefaultMaxTileCalls / 64}
@@ -91,4 +92,12 @@ func TestCorpusBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("30,000 lines", []byte(big), Options{MaxSteps: DefaultMaxSteps / 3, MaxIR: DefaultMaxIR / 3, MaxTileCalls: DefaultMaxTileCalls / 3})
+	// A file of kernels written out (not unrolled) of 5 MB, as the
+	// language server's large-file test opens, builds more IR than the
+	// budgets' fixed part: the part that grows with the file holds it.
+	huge, err := benchcorpus.Build("../../testdata/examples", 150_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("150,000 lines", []byte(huge), Options{})
 }

@@ -43,8 +43,8 @@
 //   - The file is bounded as a whole (budget.go): all its units together
 //     may take 16 times Options.MaxSteps steps and 4 times
 //     Options.MaxBytes value bytes, and its kernels may build
-//     Options.MaxIR IR statements, Options.MaxTileCalls of them tile
-//     calls. The first of these to run out stops the evaluation of the
+//     Options.MaxIR IR statements and Options.MaxTileCalls tile calls
+//     (by default a fixed part and a part that grows with the file). The first of these to run out stops the evaluation of the
 //     file with one eval/budget (eval/too-large for bytes) error at the
 //     statement where it ran out, naming the three sites (module-level
 //     statements, kernel defs, functions run as binding sources) that

@@ -49,7 +49,8 @@ type Options struct {
 	MaxBytes int64
 	// MaxIR bounds the IR statements (tile calls, loops, lets, ...) all
 	// kernels of the file together build, MaxTileCalls the tile calls
-	// among them; 0 means DefaultMaxIR, DefaultMaxTileCalls (budget.go).
+	// among them; 0 means DefaultMaxIR, DefaultMaxTileCalls plus one per
+	// 32 and 128 bytes of the file (budget.go).
 	MaxIR, MaxTileCalls int
 	// MaxCases caps the bound cases evaluated per kernel def, per
 	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases, and
@@ -179,10 +180,10 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 	}
 	opts.MaxCases = min(opts.MaxCases, MaxCasesLimit)
 	if opts.MaxIR <= 0 {
-		opts.MaxIR = DefaultMaxIR
+		opts.MaxIR = DefaultMaxIR + len(f.Src.Src)/irBytes
 	}
 	if opts.MaxTileCalls <= 0 {
-		opts.MaxTileCalls = DefaultMaxTileCalls
+		opts.MaxTileCalls = DefaultMaxTileCalls + len(f.Src.Src)/callBytes
 	}
 	ev := &evaluator{
 		file:       f.Src,
