@@ -394,15 +394,14 @@ func snapshotOf(res *Result) *Snapshot {
 		snap.segs = append(snap.segs, seg)
 	}
 	// A segment that mentions `tilels` may end with a directive for the
-	// def below it: when that def is a kernel segment, the diagnostics in
-	// the comment block at the end (the directive's) belong to it.
+	// def below it: the diagnostics in the comment block at its end (the
+	// directive's) belong to that def, a kernel segment or module-level
+	// code, never to the segment itself.
 	tails := map[int]source.Pos{}
 	for i, sg := range snap.segs {
 		if mentionsTilels(src[sg.span.Start:sg.span.End]) {
 			snap.segs[i].directive = sg.kernel()
-			if i+1 < len(snap.segs) && snap.segs[i+1].kernel() {
-				tails[i] = commentTail(src, sg.span)
-			}
+			tails[i] = commentTail(src, sg.span)
 		}
 	}
 	// Ownership: a diagnostic inside a kernel segment, or reported while
@@ -604,6 +603,18 @@ func (e edit) pos(p source.Pos) source.Pos {
 		return p + e.delta
 	}
 	return e.at
+}
+
+// movedSpan maps a span of text the edit does not touch (NoSpan for one
+// that touches it).
+func (e edit) movedSpan(s source.Span) source.Span {
+	switch {
+	case s.End < e.at:
+		return s
+	case s.Start > e.oldEnd:
+		return source.Span{Start: s.Start + e.delta, End: s.End + e.delta}
+	}
+	return source.NoSpan
 }
 
 // end maps the end of a span: one at the edit's start stays there.

@@ -117,19 +117,29 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 			return nil
 		}
 	}
-	var regionSyntax []diag.Diagnostic
+	// (Syntax errors in a stubbed kernel are not in the reduced file.)
+	stubbed := func(p source.Pos) bool {
+		k := segAt(segs, p)
+		return k >= 0 && segs[k].kernel() && !A[k]
+	}
+	var regionSyntax, want []diag.Diagnostic
 	for _, d := range res.Diags {
 		if strings.HasPrefix(d.Code, "syntax/") {
-			if m := mapDiag(d, pieces); m.Span.Start >= u.r.Start && m.Span.Start < u.r.End {
+			if m := mapDiag(d, pieces); m.Span.Start >= u.r.Start && m.Span.Start < u.r.End && !stubbed(m.Span.Start) {
 				regionSyntax = append(regionSyntax, m)
 			}
 		}
 	}
-	if len(regionSyntax) != len(u.r.Diags) {
+	for _, d := range u.r.Diags {
+		if !stubbed(d.Span.Start) {
+			want = append(want, d)
+		}
+	}
+	if len(regionSyntax) != len(want) {
 		return nil
 	}
 	for i, d := range regionSyntax {
-		w := u.r.Diags[i]
+		w := want[i]
 		if d.Span != w.Span || d.Code != w.Code || d.Message != w.Message {
 			return nil
 		}
@@ -246,7 +256,8 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 	syntaxN := map[int]int{}
 	for i, g := range got {
 		kp := pieces[pieceOf[i]]
-		kSyn := source.Span{Start: kp.syn, End: kp.syn + kp.n}
+		whole := source.Span{Start: kp.syn, End: kp.syn + kp.n}
+		kSyn := whole
 		tail, hasTail := tails[i]
 		if !hasTail {
 			tail = source.Span{Start: -1, End: -1}
@@ -259,6 +270,10 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 			nvs[k].Shift, nvs[k].Seg, nvs[k].TopLevel, nvs[k].gen = kp.real-kp.syn, segs[i].span, true, gen
 		}
 		nv := nvs[0]
+		// Its own directive block belongs to the def below it.
+		if real := segs[i].span; mentionsTilels(cur[real.Start:real.End]) {
+			kSyn.End = kp.syn + commentTail(cur, real) - real.Start
+		}
 		for _, d := range res.Diags {
 			if kSyn.Contains(d.Span.Start) || tail.Contains(d.Span.Start) {
 				nv.Diags = append(nv.Diags, mapDiag(d, pieces))
@@ -270,7 +285,7 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 		}
 		for _, ek := range g.evals {
 			for _, d := range ek.Diags {
-				if !kSyn.Contains(d.Span.Start) && !tail.Contains(d.Span.Start) && !owned[keyOf(d)] {
+				if !whole.Contains(d.Span.Start) && !tail.Contains(d.Span.Start) && !owned[keyOf(d)] {
 					if len(g.evals) > 1 {
 						return nil // see snapshotOf: merged across the cases
 					}

@@ -172,6 +172,10 @@ var snippets = []string{
 // kernels, decisions, buffers and printed CUDA must be equal. It also
 // checks that most edits inside one kernel take the one-kernel path.
 func TestSessionMatchesAnalyze(t *testing.T) {
+	if *sessionSeed > 0 {
+		testSessionMatchesAnalyze(t, uint64(*sessionSeed))
+		return
+	}
 	for seed := uint64(1); seed <= uint64(*sessionSeeds); seed++ {
 		testSessionMatchesAnalyze(t, seed)
 	}
@@ -180,6 +184,9 @@ func TestSessionMatchesAnalyze(t *testing.T) {
 // sessionSeeds runs TestSessionMatchesAnalyze with more random seeds
 // (go test ./lower -run SessionMatches -session.seeds 40).
 var sessionSeeds = flag.Int("session.seeds", 1, "random seeds for TestSessionMatchesAnalyze")
+
+// sessionSeed runs TestSessionMatchesAnalyze with one seed only.
+var sessionSeed = flag.Int("session.seed", 0, "the one random seed for TestSessionMatchesAnalyze")
 
 // sessionDump names files to write the texts before and after a failing
 // edit to (PREFIX.old, PREFIX.new), to replay it.
@@ -207,6 +214,7 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 			// the versions without a syntax error (an edited kernel with
 			// one is always analysed whole: see Session.incremental).
 			fast, clean, moved := 0, 0, 0
+			var history []string // the texts analysed, for -session.dump
 			for step := 0; step < tc.edits; step++ {
 				prevText := text
 				// Mostly small edits; every 50th edit restores the original
@@ -216,6 +224,7 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 				} else {
 					text = randomEdit(rng, text)
 				}
+				history = append(history, text)
 				f := source.NewFile("k.py", []byte(text))
 				snap, err := sess.Analyze(context.Background(), f)
 				if err != nil {
@@ -235,9 +244,18 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 					if *sessionDump != "" {
 						os.WriteFile(*sessionDump+".old", []byte(prevText), 0o644)
 						os.WriteFile(*sessionDump+".new", []byte(text), 0o644)
+						os.MkdirAll(*sessionDump+".seq", 0o755)
+						for i, h := range history {
+							os.WriteFile(fmt.Sprintf("%s.seq/%04d.py", *sessionDump, i), []byte(h), 0o644)
+						}
 					}
 					p, oldEnd, newEnd := diffRegion([]byte(prevText), []byte(text))
-					t.Fatalf("step %d (full=%v): %s\nedit at %d: %q -> %q\ntext:\n%s", step, snap.Full, msg, p, prevText[p:oldEnd], text[p:newEnd], text)
+					// Does the edit fail after a whole-file analysis too?
+					again := NewSession(Options{})
+					again.Analyze(context.Background(), source.NewFile("k.py", []byte(prevText)))
+					s2, _ := again.Analyze(context.Background(), f)
+					alone := compareSnapshot(s2, want) != ""
+					t.Fatalf("step %d (full=%v, fails from a whole-file snapshot too: %v): %s\nedit at %d: %q -> %q\ntext:\n%s", step, snap.Full, alone, msg, p, prevText[p:oldEnd], text[p:newEnd], text)
 				}
 			}
 			if float64(fast) < tc.minFast*float64(clean) {
@@ -475,6 +493,21 @@ func TestSessionPaths(t *testing.T) {
 		{"kernel ending with a directive", c, edit(c, "(ROWS, 8), \"float32\", scope", "(ROWS, 16), \"float32\", scope"), true, 0},
 		{"directive typed in a kernel", c, edit(c, "(4, 6), \"float16\", scope", "(4, 6), \"float16\", scope  # tilels: bind"), true, 0},
 		{"inside the grid's test", c, edit(c, "(rows, 32), dtype, scope", "(rows, 16), dtype, scope"), false, 5},
+		// Edits that change no token analyse nothing, unless a kernel's
+		// spans lie on both sides (a comment typed in its body).
+		{"comment on the first line", k, edit(k, "# Session corpus.", "# Session corpus, edited."), false, 0},
+		{"comment line between kernels", k, edit(k, "\n\n\ndef make", "\n\n# helpers\ndef make"), false, 0},
+		{"blank line in module code", k, edit(k, "ROWS = 32\n", "ROWS = 32\n\n"), false, 0},
+		{"trailing comment in module code", k, edit(k, "ROWS = 32\n", "ROWS = 32  # rows\n"), false, 0},
+		{"comment inside first", k, edit(k, "    T.cuda.cta_sync()\n    Tx.warp.copy(B", "    T.cuda.cta_sync()\n    # sync\n    Tx.warp.copy(B"), false, 1},
+		{"comment inside the factory", k, edit(k, "        T.device_entry()\n        T.cta_id([1])\n        T.thread_id([32])\n        A_s", "        T.device_entry()\n        # x\n        T.cta_id([1])\n        T.thread_id([32])\n        A_s"), false, 2},
+		{"tilels typed in a comment", c, edit(c, "# Session corpus with cases.", "# Session corpus with cases. tilels"), false, 5},
+		{"directive changed", c, edit(c, "# tilels: bind N=128,", "# tilels: bind N=256,"), true, 0},
+		{"white space inside a call", k, edit(k, "print(second)", "print( second)"), false, 2},
+		// A module constant read by one kernel of the cases corpus: that
+		// kernel and the module-level records (tiles, the grid's four).
+		{"constant read by plain", c, edit(c, "ROWS = 32", "ROWS = 64"), false, 6},
+		{"constant added", c, edit(c, "ROWS = 32\n", "ROWS = 32\nCOLS = 8\n"), false, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sess := NewSession(Options{})

@@ -195,11 +195,6 @@ func (u *incr) unchanged() (snap *Snapshot, done bool) {
 	if mentionsTilels(lineAround(old, e.at, e.oldEnd)) || mentionsTilels(lineAround(cur, e.at, u.newEnd)) {
 		return nil, false
 	}
-	// At an insertion right after a token, a span ending there (or an
-	// empty one) could be on either side of it.
-	if e.at == e.oldEnd && e.at > 0 && !isSpace(old[e.at-1]) {
-		return nil, false
-	}
 	ro := u.oldRegion()
 	if ro == nil || !ro.BetweenLines(e.at, e.oldEnd) || !syntax.SameTokens(ro, r) || len(ro.Seams) != len(r.Seams) || len(ro.Diags) != len(r.Diags) {
 		return nil, false
@@ -290,8 +285,6 @@ func lineAround(src []byte, from, to source.Pos) []byte {
 	}
 	return src[a : int(to)+b]
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
 // changed handles an edit that changes tokens: inside one top-level
 // kernel (that kernel is analysed again), or in module-level code (the
@@ -391,10 +384,31 @@ func (u *incr) moduleEdit() *Snapshot {
 	if !equalStrings(kernelNames(ro.Body), kernelNames(r.Body)) {
 		return nil
 	}
-	// changed: the names the old and new statements bind.
+	// changed: the names the old and new statements bind, but for those
+	// with the same span (moved by the edit) in both versions, which have
+	// the same text and, being top-level statements, the same meaning.
+	same := map[source.Span]bool{}
+	for _, st := range ro.Body {
+		if sp := u.e.movedSpan(st.Span()); sp.IsValid() {
+			same[sp] = true
+		}
+	}
+	kept := map[source.Span]bool{}
+	for _, st := range r.Body {
+		if same[st.Span()] {
+			kept[st.Span()] = true
+		}
+	}
 	changed := map[string]bool{}
-	for _, ss := range [][]syntax.Stmt{ro.Body, r.Body} {
+	for k, ss := range [][]syntax.Stmt{ro.Body, r.Body} {
 		for _, st := range ss {
+			sp := st.Span()
+			if k == 0 {
+				sp = u.e.movedSpan(sp)
+			}
+			if kept[sp] {
+				continue
+			}
 			fs := factsOf(st)
 			if fs.uncertain || fs.control {
 				return nil

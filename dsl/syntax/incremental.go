@@ -277,23 +277,27 @@ func SameTokens(a, b *Region) bool {
 // BetweenLines reports whether the text [from, to) of the region lies
 // between two logical lines: after the last token of one (in its trailing
 // comment, its line break, or the blank and comment lines after it) and
-// before the first token of the next. Such text is in no expression's
-// source text, and a simple statement's span does not cover it.
+// before the first token of the next, not after a bracket the lexer had
+// to close (the expression the parser ends at that NEWLINE spans the text
+// before it). Such text is in no expression's source text, and a simple
+// statement's span does not cover it.
 func (r *Region) BetweenLines(from, to source.Pos) bool {
-	nl := false // a NEWLINE since the last token before from
+	nl := r.Start == 0 // a NEWLINE since the last token before from (none at the start)
+	closed := false    // one the lexer made to close brackets
 	for _, t := range r.toks {
 		switch t.kind {
 		case tNewline:
 			nl = true
+			closed = closed || t.flags&tfErr != 0
 			continue
 		case tIndent, tDedent:
 			continue
 		}
 		switch {
 		case t.kind != tEOF && t.end <= from:
-			nl = false
+			nl, closed = false, false
 		case t.pos >= to:
-			return nl
+			return nl && !closed
 		default:
 			return false // the text touches this token
 		}
