@@ -63,24 +63,32 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 	stmtOf := map[int]int{}        // segment -> statement index (A segments)
 	pieceOf := map[int]int{}       // segment -> piece (A segments)
 	tails := map[int]source.Span{} // A segment -> its directive block (reduced coordinates)
+	// keepTail copies the comment block at the end of a left-out or
+	// stubbed kernel (a directive for the def below may be there); false
+	// when a directive comment ends a code line (it binds the def below
+	// when only comments follow it) and that def is analysed.
+	keepTail := func(i int, real source.Span) bool {
+		t := commentTail(cur, real)
+		if A[i+1] {
+			if mentionsTilels(cur[real.Start:t]) {
+				return false
+			}
+			tails[i+1] = source.Span{Start: source.Pos(len(buf)), End: source.Pos(len(buf)) + real.End - t}
+		}
+		if t < real.End {
+			pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: t, n: real.End - t})
+			buf = append(buf, cur[t:real.End]...)
+		}
+		return true
+	}
 	for i, sg := range segs {
 		real := sg.span
 		cut := sg.kernel() && !A[i]
 		if cut && !u.needStub(i) {
 			// Left out: 2,000 stubs cost 2-3 ms of parsing and evaluating
 			// per keystroke in a 30,000-line file (0.13 ms without).
-			if sg.directive {
-				t := commentTail(cur, real)
-				if A[i+1] {
-					if mentionsTilels(cur[real.Start:t]) {
-						return nil
-					}
-					tails[i+1] = source.Span{Start: source.Pos(len(buf)), End: source.Pos(len(buf)) + real.End - t}
-				}
-				if t < real.End {
-					pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: t, n: real.End - t})
-					buf = append(buf, cur[t:real.End]...)
-				}
+			if sg.directive && !keepTail(i, real) {
+				return nil
 			}
 			continue
 		}
@@ -93,20 +101,8 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 		if cut {
 			pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: source.Pos(len(cutStub)), stub: true})
 			buf = append(buf, cutStub...)
-			if sg.directive {
-				t := commentTail(cur, real)
-				if A[i+1] {
-					if mentionsTilels(cur[real.Start:t]) {
-						// A directive comment may end a code line (it binds
-						// the def below when only comments follow it).
-						return nil
-					}
-					tails[i+1] = source.Span{Start: source.Pos(len(buf)), End: source.Pos(len(buf)) + real.End - t}
-				}
-				if t < real.End {
-					pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: t, n: real.End - t})
-					buf = append(buf, cur[t:real.End]...)
-				}
+			if sg.directive && !keepTail(i, real) {
+				return nil
 			}
 			continue
 		}

@@ -1,0 +1,42 @@
+package lower
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/source"
+)
+
+// FuzzSession: one edit through a Session gives what Analyze gives for
+// the edited text (incremental == whole), whichever path it takes. Seeds
+// are the session corpora with the snippets of TestSessionMatchesAnalyze.
+func FuzzSession(f *testing.F) {
+	for i, src := range []string{sessionCorpus, casesCorpus} {
+		for k, s := range snippets {
+			f.Add(src, uint16(k*97+i*13), uint8(k%3), s)
+		}
+		for k, s := range commentSnippets {
+			f.Add(src, uint16(k*53+1), uint8(0), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src string, at uint16, del uint8, ins string) {
+		if len(src) > 1<<13 || len(ins) > 256 {
+			t.Skip()
+		}
+		p := int(at) % (len(src) + 1)
+		d := min(int(del), len(src)-p)
+		text := src[:p] + ins + src[p+d:]
+		sess := NewSession(Options{})
+		ctx := context.Background()
+		if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(src))); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg := compareSnapshot(snap, Analyze(source.NewFile("k.py", []byte(text)), Options{})); msg != "" {
+			t.Fatalf("edit %d+%d -> %q (full=%v): %s", p, d, ins, snap.Full, msg)
+		}
+	})
+}
