@@ -413,7 +413,7 @@ func snapshotOf(res *Result) *Snapshot {
 		if t, ok := tails[i]; ok && d.Span.Start >= t {
 			i++
 		}
-		if i >= 0 && snap.segs[i].kernel() {
+		if i >= 0 && i < len(snap.segs) && snap.segs[i].kernel() {
 			v := snap.views(snap.segs[i])[0]
 			v.Diags = append(v.Diags, d)
 			owned[keyOf(d)] = true
