@@ -196,6 +196,11 @@ func (u *incr) unchanged() (snap *Snapshot, done bool) {
 		return nil, false
 	}
 	ro := u.oldRegion()
+	// A line with a syntax error may end in an empty BadExpr at its NEWLINE:
+	// text inserted right before that NEWLINE is then inside a span.
+	if ro != nil && len(ro.Diags) > 0 && ro.NewlineAt(e.at) {
+		return nil, false
+	}
 	if ro == nil || !ro.BetweenLines(e.at, e.oldEnd) || !syntax.SameTokens(ro, r) || len(ro.Seams) != len(r.Seams) || len(ro.Diags) != len(r.Diags) {
 		return nil, false
 	}

@@ -304,3 +304,16 @@ func (r *Region) BetweenLines(from, to source.Pos) bool {
 	}
 	return false
 }
+
+// NewlineAt reports whether a NEWLINE token of the region is at p: the
+// parser anchors a missing expression there (an empty BadExpr at the end
+// of a broken line), so a span may end at p on either side of text
+// inserted at p.
+func (r *Region) NewlineAt(p source.Pos) bool {
+	for _, t := range r.toks {
+		if t.kind == tNewline && t.pos == p {
+			return true
+		}
+	}
+	return false
+}
