@@ -2,7 +2,9 @@ package lower
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tilels/tilels/dsl/source"
 )
@@ -26,6 +28,17 @@ func FuzzSession(f *testing.F) {
 		p := int(at) % (len(src) + 1)
 		d := min(int(del), len(src)-p)
 		text := src[:p] + ins + src[p+d:]
+		// An input the pipeline takes long on is a failure, not a hang of
+		// the fuzzer.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				panic(fmt.Sprintf("FuzzSession: no result in 20 s for %q edited at %d+%d -> %q", src, p, d, ins))
+			}
+		}()
 		sess := NewSession(Options{})
 		ctx := context.Background()
 		if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(src))); err != nil {
