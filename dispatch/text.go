@@ -65,6 +65,15 @@ func ExprText(e ir.Expr) string {
 		return e.Name
 	case *ir.ThreadIndex:
 		return e.Axis
+	case *ir.Tuple:
+		parts := make([]string, len(e.Elems))
+		for i, x := range e.Elems {
+			parts[i] = ExprText(x)
+		}
+		if len(parts) == 1 {
+			return "(" + parts[0] + ",)"
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
 	case *ir.Region:
 		var b strings.Builder
 		b.WriteString(e.Buf.Name + "[")

@@ -352,8 +352,19 @@ type ScopeID struct {
 	Span    source.Span
 }
 
-// Arg is a tile-call argument: a *Region or any scalar Expr.
+// Arg is a tile-call argument: a *Region, a *Tuple or any scalar Expr.
 type Arg = Expr
+
+// Tuple is a Python tuple or list operand of a tile call (a reduction's
+// axes=(0, 1)); its elements are Exprs. It appears only as a TileCall
+// argument, never inside lowered code.
+type Tuple struct {
+	Elems []Expr
+	Span  source.Span
+}
+
+func (e *Tuple) Pos() source.Span { return e.Span }
+func (*Tuple) exprNode()          {}
 
 // KV is one config entry of a tile call (**kwargs), in source order.
 type KV struct {

@@ -522,6 +522,15 @@ func (p *printer) exprPrec(e ir.Expr) (string, int) {
 		return p.name(e.Buf, e.Buf.Name) + ".data", precAtom
 	case *ir.Region:
 		return p.region(e), precAtom
+	case *ir.Tuple:
+		parts := make([]string, len(e.Elems))
+		for i, x := range e.Elems {
+			parts[i] = p.expr(x)
+		}
+		if len(parts) == 1 {
+			return "(" + parts[0] + ",)", precAtom
+		}
+		return "(" + strings.Join(parts, ", ") + ")", precAtom
 	case *ir.ThreadIndex:
 		return threadIndexText(e.Axis), precAtom
 	case *ir.TensorMapAddr:

@@ -92,6 +92,12 @@ var tileSigs = map[string]tileSig{
 	"max":            {[]string{"dst", "src", "axes", "accum"}, 1},
 	"min":            {[]string{"dst", "src", "axes", "accum"}, 1},
 	"permute_layout": {[]string{"dst", "src"}, 2},
+	// gemm: D = A*B*alpha + C*beta (tirx.py gemm).
+	"gemm": {[]string{"D", "A", "B", "C", "transpose_A", "transpose_B", "alpha", "beta"}, 4},
+	// gemm_async: Args keep all eight slots; SFA/SFB nil means a regular
+	// (non-block-scaled) MMA, whose reference op has six args
+	// (C, A, B, transA, transB, accum).
+	"gemm_async": {[]string{"C", "A", "B", "SFA", "SFB", "transA", "transB", "accum"}, 3},
 }
 
 // strictOps are the ops of spec §1.5, whose operands are checked strictly;
@@ -196,7 +202,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	// Builder-side validation (tile.py _validate_tile_call): dst, and src
 	// where the op needs it, must be a Buffer or BufferRegion.
-	if !ev.requireBuffer(f.Op, "dst", bound["dst"]) {
+	if d, has := bound["dst"]; has && !ev.requireBuffer(f.Op, "dst", d) {
 		return poison(c.span)
 	}
 	switch f.Op {
@@ -309,6 +315,10 @@ func (ev *evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
 		return x.R, true
 	case *StrV:
 		return &ir.StringImm{Value: x.V, Span: a.span}, true
+	case *TupleV:
+		return ev.tupleOperand(x.Elts, a)
+	case *ListV:
+		return ev.tupleOperand(x.Elts, a)
 	}
 	if isErr(a.v) {
 		ev.needConcrete(a.v, a.span, "a tile primitive operand")
@@ -318,6 +328,25 @@ func (ev *evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
 		return e, true
 	}
 	return nil, true
+}
+
+// tupleOperand converts a tuple or list operand of scalars (a reduction's
+// axes) into an *ir.Tuple; an element that is not a scalar makes the
+// whole operand unknown (nil), as for any other lenient operand.
+func (ev *evaluator) tupleOperand(elts []Value, a tileArg) (ir.Expr, bool) {
+	t := &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: a.span}
+	for _, v := range elts {
+		if isErr(v) {
+			ev.needConcrete(v, a.span, "a tile primitive operand")
+			return nil, false
+		}
+		e, ok := ev.toIR(v, ir.DataType{})
+		if !ok {
+			return nil, true
+		}
+		t.Elems = append(t.Elems, e)
+	}
+	return t, true
 }
 
 func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
