@@ -76,7 +76,7 @@ const (
 	// Args: StringImm op ("add","sub","mul","fma"), StringImm rounding ("rz"),
 	// dst ptr, then 2 (or 3 for fma) sources, each a ptr to 2 floats or, for
 	// a scalar operand, an f32 expression used for both lanes (TVM
-	// make_float2(s, s); emitted by dispatch/cuda/ewise_ops.go).
+	// make_float2(s, s); emitted by dispatch/cuda/elementwise/ops.go).
 	OpPackedF32x2 = "ptx.f32x2"
 
 	// Math (result type = Call.Type; printed sqrtf/hsqrt/... by type).

@@ -1,5 +1,7 @@
 package cuda
 
+import copyasync "github.com/tilels/tilels/dispatch/cuda/copy_async"
+import cudacopy "github.com/tilels/tilels/dispatch/cuda/copy"
 import (
 	"fmt"
 	"slices"
@@ -279,7 +281,7 @@ func checkTMACase(t testing.TB, c tmaCase) (errs []string) {
 		}
 		call := dispatch.NewCall(d.Call, dispatch.DefaultTarget(), 128)
 		var dec *dispatch.Decline
-		if r, dec = emitTMA(call); dec != nil {
+		if r, dec = copyasync.EmitTMA(call); dec != nil {
 			return append(errs, "direct emit declined: "+dec.Reason)
 		}
 		maps = r.TensorMaps
@@ -686,7 +688,7 @@ func TestTMASemantics(t *testing.T) {
 		r := d.Result
 		if c.direct {
 			var dec *dispatch.Decline
-			if r, dec = emitTMA(dispatch.NewCall(d.Call, dispatch.DefaultTarget(), 128)); dec != nil {
+			if r, dec = copyasync.EmitTMA(dispatch.NewCall(d.Call, dispatch.DefaultTarget(), 128)); dec != nil {
 				t.Errorf("%s: %s", c.name, dec.Reason)
 				continue
 			}
@@ -818,7 +820,7 @@ func simulateTMA(tc *ir.TileCall, r *dispatch.Result, bind map[*ir.Var]int64) ([
 	// Elements pair in row-major order of the non-unit dims (the same
 	// dims on both sides for a valid copy; fa4-q pairs 32x4x128 with
 	// 128x128, as test_tma.py does).
-	gIdx, sIdx := nonUnitDims(g), nonUnitDims(s)
+	gIdx, sIdx := cudacopy.NonUnitDims(g), cudacopy.NonUnitDims(s)
 	exts := func(r *ir.Region, idx []int) []int64 {
 		var out []int64
 		for _, i := range idx {
@@ -1061,7 +1063,7 @@ func TestTMAPrefetch(t *testing.T) {
 	ti, isTI := cond.A.(*ir.ThreadIndex)
 	call := found[0].Then.Stmts[0].(*ir.Evaluate).X.(*ir.Call)
 	addr, isAddr := call.Args[0].(*ir.TensorMapAddr)
-	if !ok || cond.Op != ir.EQ || !isTI || ti.Axis != "warpid" || !tmaIsZero(cond.B) || !isAddr || addr.Map != m {
+	if !ok || cond.Op != ir.EQ || !isTI || ti.Axis != "warpid" || !copyasync.TmaIsZero(cond.B) || !isAddr || addr.Map != m {
 		t.Errorf("prefetch statement: if %s: %s", dispatch.ExprText(found[0].Cond), dispatch.ExprText(call))
 	}
 
@@ -1078,7 +1080,7 @@ func TestTMAPrefetch(t *testing.T) {
 	tc := k.tmaCall(full(s), full(a), "tma", kv("mbar", ir.Const(0)), kv("prefetch_tensormap", ir.Const(1)))
 	c := dispatch.NewCall(tc, dispatch.DefaultTarget(), 128)
 	c.LaunchTags = map[string]bool{"blockIdx.x": true}
-	if res, d := emitTMA(c); res != nil || d == nil || d.Reason != "tma prefetch_tensormap requires warp_id_in_cta launch param" {
+	if res, d := copyasync.EmitTMA(c); res != nil || d == nil || d.Reason != "tma prefetch_tensormap requires warp_id_in_cta launch param" {
 		t.Errorf("no threadIdx.x: %v %v", res, d)
 	}
 	if _, ok := c.CacheGet(m.Key); ok {

@@ -1,5 +1,7 @@
 package cuda
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
+import cudacopy "github.com/tilels/tilels/dispatch/cuda/copy"
 import (
 	"fmt"
 	"strings"
@@ -420,7 +422,7 @@ func signedStrides(n int64) func(d *dispatch.Decision) error {
 type alignCase struct {
 	row          int
 	name         string
-	g, s         region
+	g, s         common.Region
 	bits         int
 	threads      int64
 	vec, outer   int64
@@ -428,14 +430,14 @@ type alignCase struct {
 	offG1, offS1 int64  // offsets at tid=1 (-1 = unchecked)
 }
 
-func mkRegion(t testing.TB, spec string, lay layout.Layout, shape []int64, bounds [][2]int64) region {
+func mkRegion(t testing.TB, spec string, lay layout.Layout, shape []int64, bounds [][2]int64) common.Region {
 	if lay == nil {
 		lay = layout.MustParse(spec)
 	}
 	b := &ir.Buffer{Name: "b", Shape: shape, Layout: lay}
-	g := region{buf: b, lay: lay, bounds: bounds, static: true}
+	g := common.Region{Buf: b, Lay: lay, Bounds: bounds, Static: true}
 	for _, bd := range bounds {
-		g.exts = append(g.exts, bd[1]-bd[0])
+		g.Exts = append(g.Exts, bd[1]-bd[0])
 	}
 	return g
 }
@@ -469,25 +471,25 @@ func TestAlignLayouts(t *testing.T) {
 	pass := 0
 	defer func() { t.Logf("align rows 19-22: %d/%d cases pass", pass, len(cases)) }()
 	for _, c := range cases {
-		al := alignLayoutsGS(c.g, c.s, c.bits, c.threads, nil)
-		n := layout.Size(al.s, nil)
-		outer := n / (c.threads * al.vec)
+		al := cudacopy.AlignLayoutsGS(c.g, c.s, c.bits, c.threads, nil)
+		n := layout.Size(al.S, nil)
+		outer := n / (c.threads * al.Vec)
 		var errs []string
-		if al.vec != c.vec || outer != c.outer {
-			errs = append(errs, fmt.Sprintf("vec/outer %d/%d, want %d/%d", al.vec, outer, c.vec, c.outer))
+		if al.Vec != c.vec || outer != c.outer {
+			errs = append(errs, fmt.Sprintf("vec/outer %d/%d, want %d/%d", al.Vec, outer, c.vec, c.outer))
 		}
-		if c.gp != "" && al.g.String() != c.gp {
-			errs = append(errs, fmt.Sprintf("g_p %s, want %s", al.g, c.gp))
+		if c.gp != "" && al.G.String() != c.gp {
+			errs = append(errs, fmt.Sprintf("g_p %s, want %s", al.G, c.gp))
 		}
-		if c.sp != "" && al.s.String() != c.sp {
-			errs = append(errs, fmt.Sprintf("s_p %s, want %s", al.s, c.sp))
+		if c.sp != "" && al.S.String() != c.sp {
+			errs = append(errs, fmt.Sprintf("s_p %s, want %s", al.S, c.sp))
 		}
-		shape := []int64{outer, c.threads, al.vec}
+		shape := []int64{outer, c.threads, al.Vec}
 		if c.offG1 >= 0 {
-			if g := layout.ApplyShape(al.g, []int64{0, 1, 0}, shape)[layout.M]; g != c.offG1 {
+			if g := layout.ApplyShape(al.G, []int64{0, 1, 0}, shape)[layout.M]; g != c.offG1 {
 				errs = append(errs, fmt.Sprintf("global offset at tid 1 = %d, want %d", g, c.offG1))
 			}
-			if s := layout.ApplyShape(al.s, []int64{0, 1, 0}, shape)[layout.M]; s != c.offS1 {
+			if s := layout.ApplyShape(al.S, []int64{0, 1, 0}, shape)[layout.M]; s != c.offS1 {
 				errs = append(errs, fmt.Sprintf("shared offset at tid 1 = %d, want %d", s, c.offS1))
 			}
 		}

@@ -1,5 +1,6 @@
 package cuda
 
+import cudacopy "github.com/tilels/tilels/dispatch/cuda/copy"
 import (
 	"fmt"
 	"sort"
@@ -130,7 +131,7 @@ func simulate(d *dispatch.Decision, threads int64, bind map[*ir.Var]int64) error
 	hasLocal := dst.Buf.Scope == "local" || src.Buf.Scope == "local"
 	// Expected pairs.
 	want := map[pair]bool{}
-	dIdx, sIdx := nonUnitDims(dst), nonUnitDims(src)
+	dIdx, sIdx := cudacopy.NonUnitDims(dst), cudacopy.NonUnitDims(src)
 	var exts []int64
 	for _, di := range dIdx {
 		e, _ := ir.ConstInt(dst.Extent[di])
@@ -367,9 +368,9 @@ func (in *interp) eval(e ir.Expr) int64 {
 		case ir.Mul:
 			return a * b
 		case ir.FloorDiv:
-			return floorDiv(a, b)
+			return cudacopy.FloorDiv(a, b)
 		case ir.FloorMod:
-			return floorMod(a, b)
+			return cudacopy.FloorMod(a, b)
 		case ir.BitAnd:
 			return a & b
 		case ir.BitOr:

@@ -1,5 +1,6 @@
 // Package cuda holds the CUDA variants of the TIRx tile-primitive
-// dispatcher: one file per variant (dispatch/cuda/<op>_<variant>.go), each
+// dispatcher: one folder per op family (dispatch/cuda/<family>/), one file
+// per variant
 // saying what it lowers, when it declines and which TVM file it mirrors,
 // and one explicit table, Variants (no init() registration).
 //
@@ -20,28 +21,34 @@
 // verbatim, except where a file documents a tilels-specific reason.
 package cuda
 
-import "github.com/tilels/tilels/dispatch"
+import (
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/cuda/copy"
+	copyasync "github.com/tilels/tilels/dispatch/cuda/copy_async"
+	"github.com/tilels/tilels/dispatch/cuda/elementwise"
+	"github.com/tilels/tilels/dispatch/cuda/gemm"
+	gemmasync "github.com/tilels/tilels/dispatch/cuda/gemm_async"
+	permutelayout "github.com/tilels/tilels/dispatch/cuda/permute_layout"
+	"github.com/tilels/tilels/dispatch/cuda/reduction"
+)
 
-// Variants returns every CUDA variant, in table order (the registry sorts
-// by (-priority, name) itself): the copy variants, then the elementwise
-// ones (ewise_variants.go).
+// Variants returns every CUDA variant, op family by op family, each family
+// in TVM's registration order (the registry sorts by (-priority, name)
+// itself). Each family lives in dispatch/cuda/<family>/ as the reference
+// lays them out under backend/cuda/operator/tile_primitive/; shared
+// predicates and helpers are in dispatch/cuda/common.
 func Variants() []dispatch.Variant {
-	return append([]dispatch.Variant{
-		// copy
-		gmemSmem,
-		ldstmatrix,
-		reg,
-		fallback,
-		vecForced("vec_256b", 32),
-		vecForced("vec_128b", 16),
-		vecForced("vec_64b", 8),
-		vecForced("vec_32b", 4),
-		vecForced("vec_16b", 2),
-		// copy_async
-		ldgsts,
-		dsmem,
-		smemTmem,
-		copyAsyncTMA,
-		tmemLocal,
-	}, EwiseVariants()...)
+	var out []dispatch.Variant
+	for _, fam := range [][]dispatch.Variant{
+		copy.Variants(),
+		copyasync.Variants(),
+		elementwise.Variants(),
+		gemm.Variants(),
+		gemmasync.Variants(),
+		reduction.Variants(),
+		permutelayout.Variants(),
+	} {
+		out = append(out, fam...)
+	}
+	return out
 }

@@ -60,7 +60,7 @@ RULES = [
      "A register tile with one element per lane (S[(32,1):(1@laneid,1)]) has no memory atoms; the reference's "
      "_split_atoms_for_vec raises \"tail too short for vec_len 1\" (PRE and SEED alike), reg fails with that "
      "exception and the fallback it lands on cannot lower a thread-axis buffer. tilels moves the one element "
-     "(reg, 1 iteration) and documents the deviation (dispatch/cuda/copy_reg.go, splitAtoms)."),
+     "(reg, 1 iteration) and documents the deviation (dispatch/cuda/copy/reg.go, splitAtoms)."),
     # --- documented deviations ------------------------------------------
     (dict(file="v_ewise_packed_"), DEV,
      "Deviation 2 (packed elementwise needs adjacent lanes): the reference pairs lanes of a transposed tile in a packed "
@@ -207,9 +207,9 @@ Disagreements that were tilels' own, fixed in this change with a regression test
 
 | what | programs | before | after | fix |
 |---|---|---|---|---|
-| ldstmatrix with a loop variable in the shared region start declined ("non-constant region") and fell back to reg | `v_ldstmatrix_loop_region` | reg 2/8 | ldstmatrix 8/2 (as the reference) | `dispatch/cuda/copy_ldstmatrix.go`: symbolic starts add their offset to the lane address / register pointer; `TestLdstmatrixSymbolicStart` |
-| a loop-variable start in a dimension laid out by several iters (a column chunk of a swizzled MMA tile) declined: copies fell back to the scalar copy, TMA had no variant | `v_loop_swizzled_chunks` | fallback 1/2048, 1/4096, TMA: no variant | gmem_smem 8/4, 8/8, reg, TMA 1 issue (as the reference) | `dispatch/cuda/common.go` `symGroupOffset` (a start that selects whole steps of the outer iters), `copy_async_tma.go`; `TestSymbolicStarts`, TMA case `symbolic-mma-column-chunk` |
-| elementwise ops on loop-variable slices of registers had no variant ("non-constant region ... tilels needs constant region bounds") | `v_loop_register_slices` | error | reg 1/8, packed f32x2 2/4 (as the reference) | `dispatch/cuda/ewise_reg.go`: symbolic starts address each operand through its layout plus the start's offset; four `TestEwiseTable` cases |
+| ldstmatrix with a loop variable in the shared region start declined ("non-constant region") and fell back to reg | `v_ldstmatrix_loop_region` | reg 2/8 | ldstmatrix 8/2 (as the reference) | `dispatch/cuda/copy/ld_stmatrix.go`: symbolic starts add their offset to the lane address / register pointer; `TestLdstmatrixSymbolicStart` |
+| a loop-variable start in a dimension laid out by several iters (a column chunk of a swizzled MMA tile) declined: copies fell back to the scalar copy, TMA had no variant | `v_loop_swizzled_chunks` | fallback 1/2048, 1/4096, TMA: no variant | gmem_smem 8/4, 8/8, reg, TMA 1 issue (as the reference) | `dispatch/cuda/common/common.go` `symGroupOffset` (a start that selects whole steps of the outer iters), `copy_async/tma.go`; `TestSymbolicStarts`, TMA case `symbolic-mma-column-chunk` |
+| elementwise ops on loop-variable slices of registers had no variant ("non-constant region ... tilels needs constant region bounds") | `v_loop_register_slices` | error | reg 1/8, packed f32x2 2/4 (as the reference) | `dispatch/cuda/elementwise/reg.go`: symbolic starts address each operand through its layout plus the start's offset; four `TestEwiseTable` cases |
 | packed f32x2 with a scalar operand (sm_100a) emitted CUDA nvcc rejects (a float passed as `void*`); found by the corpus's compile gate | `v_ewise_reg_packed_sm100` | nvcc error | compiles | `codegen/cuda/helpers.go`, `expr.go`: the helper takes a scalar operand as a float (name suffix p/s per source); golden `codegen/testdata/packed_f32x2_scalar.txtar` |
 
 ## Notes

@@ -1,4 +1,4 @@
-package cuda
+package elementwise
 
 // elementwise/smem: an elementwise op whose operands all live in shared
 // memory (spec §4.4 "smem predicate" and "smem algorithm"), variant `smem`,
@@ -39,6 +39,7 @@ package cuda
 // after simplification). A loop of extent 1 binds its variable to 0, and
 // vec = 1 has no vectorized loop.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"strings"
@@ -57,7 +58,7 @@ func ewiseSmemPred(spec *ewiseOpSpec) func(*dispatch.Call) *dispatch.Decline {
 		}
 		for _, o := range p.operands() {
 			span := c.ArgSpan(o.Arg)
-			if !matchScope(o.R.Buf.Scope, "shared*") {
+			if !common.MatchScope(o.R.Buf.Scope, "shared*") {
 				return c.Declinef(span, "operand scope %s != shared*", o.R.Buf.Scope)
 			}
 			if o.R.Buf.Layout == nil {
@@ -140,10 +141,10 @@ func emitEwiseSmem(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *d
 		}
 		t, ok := c.GetThreadCnt()
 		if !ok {
-			return nil, c.Declinef(opSpan(c), "unsupported scope %s for smem emit", c.Scope)
+			return nil, c.Declinef(common.OpSpan(c), "unsupported scope %s for smem emit", c.Scope)
 		}
 		if t <= 0 {
-			return nil, c.Declinef(opSpan(c), "non-positive thread_cnt %d", t)
+			return nil, c.Declinef(common.OpSpan(c), "non-positive thread_cnt %d", t)
 		}
 		if c.LaunchTags["threadIdx.y"] || c.LaunchTags["threadIdx.z"] {
 			dispatch.Raise("AssertionError", "smem emit currently assumes 1D threadIdx")
@@ -170,9 +171,9 @@ func emitEwiseSmem(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *d
 		e := &ewiseSmemEmitter{c: c, spec: spec, p: p, shapes: shapes, t: t, vec: vec, total: total}
 		var body []ir.Stmt
 		if impl != nil {
-			body = serialLoop("s", nOuter, c.Span(), e.packed(impl))
+			body = common.SerialLoop("s", nOuter, c.Span(), e.packed(impl))
 		} else {
-			body = serialLoop("s", nOuter, c.Span(), e.scalar)
+			body = common.SerialLoop("s", nOuter, c.Span(), e.scalar)
 		}
 		if s := ewiseScopeSync(c.Scope, c.Span()); s != nil {
 			body = append(body, s)
@@ -206,9 +207,9 @@ type ewiseSmemEmitter struct {
 // tid is 0 at thread scope, else the thread's index in the scope.
 func (e *ewiseSmemEmitter) tid() ir.Expr {
 	if e.c.Scope == "thread" {
-		return cst(0)
+		return common.Cst(0)
 	}
-	return e.c.AxisDecl(tidAxisForScope[e.c.Scope])
+	return e.c.AxisDecl(common.TidAxisForScope[e.c.Scope])
 }
 
 // guarded wraps stmt in `if cond` when the last round is partial.
@@ -241,20 +242,20 @@ func (e *ewiseSmemEmitter) srcValues(rel []ir.Expr) []ir.Expr {
 // scalar is the body of one round of the scalar path.
 func (e *ewiseSmemEmitter) scalar(s ir.Expr) []ir.Stmt {
 	sp := e.c.Span()
-	base := ir.AddE(ir.MulE(s, cst(e.vec*e.t)), ir.MulE(e.tid(), cst(e.vec)))
+	base := ir.AddE(ir.MulE(s, common.Cst(e.vec*e.t)), ir.MulE(e.tid(), common.Cst(e.vec)))
 	elem := func(v ir.Expr) ir.Stmt {
 		fused := ir.AddE(base, v)
-		rel := digitExprs(fused, e.shapes[0])
+		rel := common.DigitExprs(fused, e.shapes[0])
 		dt := e.p.Dst.Buf.Dtype
 		val := ewiseCast(e.spec.Compute(e.srcValues(rel), e.p.Extras, dt, sp), dt, sp)
 		st := &ir.Store{Buf: e.p.Dst.Buf, Indices: ewiseAddStarts(rel, e.p.Dst), Value: val, Span: sp}
-		return e.guarded(&ir.Binary{Op: ir.LT, A: fused, B: cst(e.total), Span: sp}, st)
+		return e.guarded(&ir.Binary{Op: ir.LT, A: fused, B: common.Cst(e.total), Span: sp}, st)
 	}
 	if e.vec == 1 {
-		return []ir.Stmt{elem(cst(0))}
+		return []ir.Stmt{elem(common.Cst(0))}
 	}
 	v := &ir.Var{Name: "v", Type: ir.Int32, Span: sp}
-	return []ir.Stmt{&ir.For{Var: v, Min: cst(0), Extent: cst(e.vec), Kind: ir.Vectorized,
+	return []ir.Stmt{&ir.For{Var: v, Min: common.Cst(0), Extent: common.Cst(e.vec), Kind: ir.Vectorized,
 		Body: &ir.Block{Stmts: []ir.Stmt{elem(v)}, Span: sp}, Span: sp}}
 }
 
@@ -263,11 +264,11 @@ func (e *ewiseSmemEmitter) scalar(s ir.Expr) []ir.Stmt {
 func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt {
 	return func(s ir.Expr) []ir.Stmt {
 		sp := e.c.Span()
-		fused0 := ir.AddE(ir.MulE(s, cst(e.vec*e.t)), ir.MulE(e.tid(), cst(e.vec)))
+		fused0 := ir.AddE(ir.MulE(s, common.Cst(e.vec*e.t)), ir.MulE(e.tid(), common.Cst(e.vec)))
 		rels := make([][]ir.Expr, e.vec)
 		dstLanes := make([][]ir.Expr, e.vec)
 		for k := range e.vec {
-			rels[k] = digitExprs(ir.AddE(fused0, cst(k)), e.shapes[0])
+			rels[k] = common.DigitExprs(ir.AddE(fused0, common.Cst(k)), e.shapes[0])
 			dstLanes[k] = ewiseAddStarts(rels[k], e.p.Dst)
 		}
 		args := make([]ewiseLaneArg, len(e.p.Srcs))
@@ -285,7 +286,7 @@ func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt 
 			args[i] = ewiseLaneArg{Buf: src.Region.Buf, Lanes: lanes}
 		}
 		call := &ir.Evaluate{X: impl.Emit(e.p.Dst.Buf, dstLanes, args, e.p.Extras, sp), Span: sp}
-		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, cst(e.vec)), B: cst(e.total), Span: sp}
+		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, common.Cst(e.vec)), B: common.Cst(e.total), Span: sp}
 		return []ir.Stmt{e.guarded(cond, call)}
 	}
 }

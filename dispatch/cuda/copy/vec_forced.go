@@ -1,4 +1,4 @@
-package cuda
+package copy
 
 // copy/vec_16b .. vec_256b: one fixed-width vector transfer, only when
 // `dispatch=` names the width (spec §3.5, SEED).
@@ -19,6 +19,7 @@ package cuda
 // cache="nc" and the L1/L2 hints are recorded as notes: the seed copy
 // helper has no cache-qualified form.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 
@@ -27,11 +28,11 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-func vecForced(name string, numBytes int64) dispatch.Variant {
+func VecForced(name string, numBytes int64) dispatch.Variant {
 	// Every copy without dispatch= is rejected here five times (once per
 	// width): the message is built once, not per call (fmt.Sprintf and
 	// pyRepr for it were 5% of BenchmarkDispatch3000 allocations).
-	notForced := fmt.Sprintf("requires explicit dispatch=%s", pyRepr(name))
+	notForced := fmt.Sprintf("requires explicit dispatch=%s", common.PyRepr(name))
 	return dispatch.Variant{
 		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true,
 		When: []dispatch.Pred{{Name: name + "_applicable", Check: func(c *dispatch.Call) *dispatch.Decline {
@@ -46,7 +47,7 @@ func vecForced(name string, numBytes int64) dispatch.Variant {
 
 var ldCacheHintKeys = []string{"l1_evict", "l2_evict", "prefetch_size"}
 
-var defaultScopes = scopeAllowed(defaultPairs)
+var defaultScopes = common.ScopeAllowed(common.DefaultPairs)
 
 // configString is str(op_call.config.get(key)); ok is false when absent.
 func configString(c *dispatch.Call, key string) (string, bool) {
@@ -61,16 +62,16 @@ func configString(c *dispatch.Call, key string) (string, bool) {
 }
 
 func regionElements(r *ir.Region) (int64, bool) {
-	n, _, ok := prodExprs(r.Extent)
+	n, _, ok := common.ProdExprs(r.Extent)
 	return n, ok
 }
 
 func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch.Decline {
 	if c.Tile.Dispatch != variant {
-		return c.Declinef(c.Span(), "requires explicit dispatch=%s", pyRepr(variant))
+		return c.Declinef(c.Span(), "requires explicit dispatch=%s", common.PyRepr(variant))
 	}
 	if c.Scope != "thread" {
-		return c.Declinef(opSpan(c), "expected thread exec_scope, got %s", c.Scope)
+		return c.Declinef(common.OpSpan(c), "expected thread exec_scope, got %s", c.Scope)
 	}
 	if d := defaultScopes(c); d != nil {
 		return d
@@ -99,10 +100,10 @@ func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch
 		}
 	}
 	if hasCache && cache != "nc" {
-		return c.Declinef(c.ConfigSpan("cache"), "unsupported cache config %s; expected None or 'nc'", pyRepr(cache))
+		return c.Declinef(c.ConfigSpan("cache"), "unsupported cache config %s; expected None or 'nc'", common.PyRepr(cache))
 	}
 	if (hasCache || hints) && src.Buf.Scope != "global" {
-		return c.Declinef(c.ArgSpan(1), "cache/L1/L2 hint config applies to global loads; requires src scope 'global', got %s", pyRepr(src.Buf.Scope))
+		return c.Declinef(c.ArgSpan(1), "cache/L1/L2 hint config applies to global loads; requires src scope 'global', got %s", common.PyRepr(src.Buf.Scope))
 	}
 	return nil
 }
@@ -118,14 +119,14 @@ func startOffset(r *ir.Region) ir.Expr {
 	}
 	mins := make([]ir.Expr, len(r.Buf.Shape))
 	for d := range mins {
-		mins[d] = cst(0)
+		mins[d] = common.Cst(0)
 		if d < len(r.Min) && r.Min[d] != nil {
 			mins[d] = r.Min[d]
 		}
 	}
-	off := applyExpr(tile, mins, r.Buf.Shape)
+	off := common.ApplyExpr(tile, mins, r.Buf.Shape)
 	if sw := layout.BareSwizzle(l); sw != nil {
-		off = swizzleExpr(sw, off)
+		off = common.SwizzleExpr(sw, off)
 	}
 	return off
 }
@@ -135,17 +136,17 @@ func emitForcedVec(c *dispatch.Call, numBytes int64) (*dispatch.Result, *dispatc
 	span := c.Span()
 	elemBits := int64(src.Buf.Dtype.Bits)
 	res := &dispatch.Result{
-		Body: &ir.Block{Stmts: []ir.Stmt{copyBytes(ptrOff(dst.Buf, startOffset(dst), span),
-			ptrOff(src.Buf, startOffset(src), span), numBytes, span)}, Span: span},
+		Body: &ir.Block{Stmts: []ir.Stmt{common.CopyBytes(common.PtrOff(dst.Buf, startOffset(dst), span),
+			common.PtrOff(src.Buf, startOffset(src), span), numBytes, span)}, Span: span},
 		Vec: numBytes * 8 / elemBits, VecBits: numBytes * 8, Outer: 1, Threads: 1,
 		Partition: fmt.Sprintf("one %d-byte transfer", numBytes),
 	}
 	if cache, ok := configString(c, "cache"); ok {
-		res.Notes = append(res.Notes, "cache="+pyRepr(cache)+" (ld.global.nc)")
+		res.Notes = append(res.Notes, "cache="+common.PyRepr(cache)+" (ld.global.nc)")
 	}
 	for _, k := range ldCacheHintKeys {
 		if v, ok := configString(c, k); ok && v != "" {
-			res.Notes = append(res.Notes, k+"="+pyRepr(v))
+			res.Notes = append(res.Notes, k+"="+common.PyRepr(v))
 		}
 	}
 	return res, nil

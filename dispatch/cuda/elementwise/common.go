@@ -1,12 +1,13 @@
-package cuda
+package elementwise
 
-// Helpers shared by the elementwise variants ewise_smem.go and ewise_reg.go
+// Helpers shared by the elementwise variants elementwise/smem.go and elementwise/reg.go
 // (spec §4.4): the common predicate head, NumPy-style broadcasting, region
 // index arithmetic and the trailing scope sync.
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/elementwise/
 // _common.py and common.py (get_indices, get_thread_cnt) at PRE abe2526b3e.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"strings"
@@ -21,15 +22,15 @@ import (
 // cuda target, a scope in {thread, warp, warpgroup, cta}, every thread of
 // the scope active, and a successful parse.
 func ewiseHead(c *dispatch.Call, spec *ewiseOpSpec) (*ewisePlan, *dispatch.Decline) {
-	if d := cudaTarget(c); d != nil {
+	if d := common.CudaTarget(c); d != nil {
 		return nil, d
 	}
 	switch c.Scope {
 	case "thread", "warp", "warpgroup", "cta":
 	default:
-		return nil, c.Declinef(opSpan(c), "unsupported scope %s", c.Scope)
+		return nil, c.Declinef(common.OpSpan(c), "unsupported scope %s", c.Scope)
 	}
-	if d := allThreadsActive(c); d != nil {
+	if d := common.AllThreadsActive(c); d != nil {
 		return nil, d
 	}
 	return spec.Parse(c)
@@ -56,7 +57,7 @@ func ewiseMins(r *ir.Region) []ir.Expr {
 		if i < len(r.Min) && r.Min[i] != nil {
 			out[i] = r.Min[i]
 		} else {
-			out[i] = cst(0)
+			out[i] = common.Cst(0)
 		}
 	}
 	return out
@@ -199,7 +200,7 @@ func ewiseScopeSync(scope string, sp source.Span) ir.Stmt {
 	case "cta":
 		call = &ir.Call{Op: ir.OpCTASync, Span: sp}
 	case "warpgroup":
-		call = &ir.Call{Op: ir.OpWarpgroupSync, Args: []ir.Expr{cst(8)}, Span: sp}
+		call = &ir.Call{Op: ir.OpWarpgroupSync, Args: []ir.Expr{common.Cst(8)}, Span: sp}
 	case "warp":
 		call = &ir.Call{Op: ir.OpWarpSync, Span: sp}
 	default:

@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // copy_async/smem->tmem: shared memory -> Blackwell tensor memory with
 // tcgen05.cp.32x128b.warpx4, priority 10.
@@ -15,6 +15,7 @@ package cuda
 // emitter declines with "tilels does not lower smem->tmem copies yet
 // (tcgen05.cp.32x128b.warpx4)", so the call is reported instead of lowered.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"strconv"
 	"strings"
@@ -23,11 +24,11 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 )
 
-var smemTmem = dispatch.Variant{
+var SmemTmem = dispatch.Variant{
 	Op: "copy_async", Name: "smem->tmem", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{
 		{Name: "validate_smem_tmem_copy", Check: validSmemTmemCopy},
-		{Name: "exec_scope", Check: singleThreadExec},
+		{Name: "exec_scope", Check: common.SingleThreadExec},
 	},
 	Emit: func(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return nil, c.Decline(c.Span(), "tilels does not lower smem->tmem copies yet (tcgen05.cp.32x128b.warpx4)")
@@ -37,7 +38,7 @@ var smemTmem = dispatch.Variant{
 // validSmemTmemCopy is TVM _is_valid_smem_tmem_copy.
 func validSmemTmemCopy(c *dispatch.Call) *dispatch.Decline {
 	src, dst := c.Src().Buf, c.Dst().Buf
-	if !matchScope(src.Scope, "shared*") || dst.Scope != "tmem" {
+	if !common.MatchScope(src.Scope, "shared*") || dst.Scope != "tmem" {
 		return c.Declinef(c.Span(), "expected shared->tmem, got %s->%s", src.Scope, dst.Scope)
 	}
 	if src.Layout == nil || dst.Layout == nil {

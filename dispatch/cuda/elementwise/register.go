@@ -1,9 +1,9 @@
-package cuda
+package elementwise
 
 // The elementwise variant table (spec §3.5 "elementwise ops"): for every
 // op of ewiseOps (TVM ALL_OPS) two cases, both priority 10, tried in the
 // order reg, smem (the name order): `reg` with predicate "{op}_reg"
-// (ewise_reg.go) and `smem` with predicate "{op}_smem" (ewise_smem.go).
+// (elementwise/reg.go) and `smem` with predicate "{op}_smem" (elementwise/smem.go).
 // The operands' storage scope (local vs shared*) makes them mutually
 // exclusive.
 //
@@ -12,8 +12,8 @@ package cuda
 
 import "github.com/tilels/tilels/dispatch"
 
-// EwiseVariants returns the elementwise variants, two per op (reg, smem).
-func EwiseVariants() []dispatch.Variant {
+// Variants returns the elementwise variants, two per op (reg, smem).
+func Variants() []dispatch.Variant {
 	out := make([]dispatch.Variant, 0, 2*len(ewiseOps))
 	for _, spec := range ewiseOps {
 		out = append(out,

@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // The TMA planner of copy_async/tma (spec §4.5.1–§4.5.3): pure functions
 // from the two layouts, the buffer shapes and the copy region to one
@@ -23,6 +23,7 @@ package cuda
 // Failures are *tmaFailure values: TVM fail() (a DispatchFail, the variant
 // declines) or a Python exception the variant raises.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"slices"
@@ -260,7 +261,7 @@ func tmaSplitGroup(group []layout.Iter, start ir.Expr, ext int64) ([]tmaGmemIter
 	for _, it := range raw[1:] {
 		u *= it.Extent
 	}
-	if !divisible(start, u) {
+	if !common.Divisible(start, u) {
 		return nil, tmaFail("TMA multi-iter gmem group requires copy_start %% %d == 0; got copy_start=%s", u, tmaExprText(start))
 	}
 	if ext%u != 0 {
@@ -268,7 +269,7 @@ func tmaSplitGroup(group []layout.Iter, start ir.Expr, ext int64) ([]tmaGmemIter
 	}
 	out := []tmaGmemIter{{shape: raw[0].Extent, stride: raw[0].Stride, start: tmaDivExact(start, u), ext: ext / u}}
 	for _, it := range raw[1:] {
-		out = append(out, tmaGmemIter{shape: it.Extent, stride: it.Stride, start: zero, ext: it.Extent})
+		out = append(out, tmaGmemIter{shape: it.Extent, stride: it.Stride, start: common.Zero, ext: it.Extent})
 	}
 	return out, nil
 }
@@ -336,7 +337,7 @@ func tmaAligned(it tmaGmemIter, sel []int, shards []tmaShard) bool {
 		return true
 	}
 	u := tmaInner(shards, sel[0])
-	return it.shape%u == 0 && divisible(it.start, u)
+	return it.shape%u == 0 && common.Divisible(it.start, u)
 }
 
 // tmaContrib is an unselected shard's issue axis before dims are placed.
@@ -384,11 +385,11 @@ func tmaSegments(it tmaGmemIter, sel []int, shards []tmaShard) []tmaSegment {
 		selected: true, box: shards[p0].extent, contribs: contribs(0, p0)}}
 	for i := 1; i < len(sel); i++ {
 		lo, hi := sel[i-1]+1, sel[i]
-		segs = append(segs, tmaSegment{shape: prodRange(lo, hi), stride: it.stride * tmaInner(shards, hi), start: zero,
+		segs = append(segs, tmaSegment{shape: prodRange(lo, hi), stride: it.stride * tmaInner(shards, hi), start: common.Zero,
 			selected: true, box: shards[hi].extent, contribs: contribs(lo, hi)})
 	}
 	if last := sel[len(sel)-1]; last < q-1 {
-		segs = append(segs, tmaSegment{shape: prodRange(last+1, q-1), stride: it.stride, start: zero, box: 1,
+		segs = append(segs, tmaSegment{shape: prodRange(last+1, q-1), stride: it.stride, start: common.Zero, box: 1,
 			contribs: contribs(last+1, q-1)})
 	}
 	return segs
@@ -489,7 +490,7 @@ func tmaMerge(p *tmaPlan) *tmaPlan {
 		merged, blocked := false, false
 		for i := len(dims) - 2; i >= 0; i-- {
 			o, in := dims[i], dims[i+1]
-			if touched(i) || touched(i+1) || !tmaIsZero(o.coord) || !tmaIsZero(in.coord) ||
+			if touched(i) || touched(i+1) || !TmaIsZero(o.coord) || !TmaIsZero(in.coord) ||
 				o.box != o.shape || in.box != in.shape || o.stride != in.shape*in.stride {
 				continue
 			}
@@ -498,7 +499,7 @@ func tmaMerge(p *tmaPlan) *tmaPlan {
 				blocked = true
 				continue
 			}
-			dims = slices.Replace(dims, i, i+2, tmaDim{shape: o.shape * in.shape, stride: in.stride, box: box, coord: zero})
+			dims = slices.Replace(dims, i, i+2, tmaDim{shape: o.shape * in.shape, stride: in.stride, box: box, coord: common.Zero})
 			for k := range axes {
 				if axes[k].dim > i {
 					axes[k].dim--
@@ -601,7 +602,7 @@ func planTMA(in tmaInput) (*tmaPlan, *tmaFailure) {
 
 // ---- symbolic starts ----
 
-func tmaIsZero(e ir.Expr) bool {
+func TmaIsZero(e ir.Expr) bool {
 	v, ok := ir.ConstInt(e)
 	return ok && v == 0
 }
@@ -613,12 +614,12 @@ func tmaDivExact(e ir.Expr, u int64) ir.Expr {
 		return e
 	}
 	if v, ok := ir.ConstInt(e); ok {
-		return cst(tmaFloorDivInt(v, u))
+		return common.Cst(tmaFloorDivInt(v, u))
 	}
 	if b, ok := e.(*ir.Binary); ok {
 		switch b.Op {
 		case ir.Add, ir.Sub:
-			if divisible(b.A, u) && divisible(b.B, u) {
+			if common.Divisible(b.A, u) && common.Divisible(b.B, u) {
 				x, y := tmaDivExact(b.A, u), tmaDivExact(b.B, u)
 				if b.Op == ir.Add {
 					return ir.AddE(x, y)
@@ -627,25 +628,25 @@ func tmaDivExact(e ir.Expr, u int64) ir.Expr {
 			}
 		case ir.Mul:
 			if c, ok := ir.ConstInt(b.B); ok && c%u == 0 {
-				return ir.MulE(b.A, cst(c/u))
+				return ir.MulE(b.A, common.Cst(c/u))
 			}
 			if c, ok := ir.ConstInt(b.A); ok && c%u == 0 {
-				return ir.MulE(cst(c/u), b.B)
+				return ir.MulE(common.Cst(c/u), b.B)
 			}
 		}
 	}
-	return ir.DivE(e, cst(u))
+	return ir.DivE(e, common.Cst(u))
 }
 
 // tmaFloorDiv is floordiv(e, u): exact when provable, else a floordiv.
 func tmaFloorDiv(e ir.Expr, u int64) ir.Expr {
 	if v, ok := ir.ConstInt(e); ok {
-		return cst(tmaFloorDivInt(v, u))
+		return common.Cst(tmaFloorDivInt(v, u))
 	}
-	if divisible(e, u) {
+	if common.Divisible(e, u) {
 		return tmaDivExact(e, u)
 	}
-	return ir.DivE(e, cst(u))
+	return ir.DivE(e, common.Cst(u))
 }
 
 func tmaFloorDivInt(a, b int64) int64 {

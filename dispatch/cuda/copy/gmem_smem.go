@@ -1,4 +1,4 @@
-package cuda
+package copy
 
 // copy/gmem_smem: vectorized copy between global and shared memory, with no
 // register side (spec §4.1).
@@ -24,8 +24,9 @@ package cuda
 // T.cuda.copy_bytes(ptr_offset(&dst[0], off), ptr_offset(&src[0], off), N);
 // a swizzled shared layout gets the full XOR formula per iteration, or the
 // §4.1.1 signed-stride fast path when it applies. The partition and the
-// emitter (emitGS) are shared with copy_async/ldgsts (copy_async_ldgsts.go).
+// emitter (emitGS) are shared with copy_async/ldgsts (copy_async/ldgsts.go).
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
@@ -33,50 +34,50 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-var gmemSmem = dispatch.Variant{
+var GmemSmem = dispatch.Variant{
 	Op: "copy", Name: "gmem_smem", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{{Name: "gmem_smem_applicable", Check: isGmemSmem}},
 	Emit: emitGmemSmem,
 }
 
-func isGmemSmem(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, gmemSmemChecks...) }
+func isGmemSmem(c *dispatch.Call) *dispatch.Decline { return common.FirstFailure(c, gmemSmemChecks...) }
 
 // gmemSmemChecks is built once: building the check closures (and the
 // variadic slice) on every call, here and in reg and ldstmatrix, was 5% of
 // BenchmarkDispatch3000 allocations (80.5k → 76.3k allocs/op).
-var gmemSmemChecks = []check{
-	cudaTarget,
-	execScopeIn("", "thread", "warp", "warpgroup", "cta"),
-	allThreadsActive,
-	isValidCopy,
-	scopeAllowed(gmemSmemPairs),
-	dividesThreadCnt,
-	sliceableRegions,
+var gmemSmemChecks = []common.Check{
+	common.CudaTarget,
+	common.ExecScopeIn("", "thread", "warp", "warpgroup", "cta"),
+	common.AllThreadsActive,
+	common.IsValidCopy,
+	common.ScopeAllowed(common.GmemSmemPairs),
+	common.DividesThreadCnt,
+	common.SliceableRegions,
 }
 
 // gsAlignment is the result of align_layouts_gs.
 type gsAlignment struct {
-	g, s *layout.TileLayout
-	vec  int64
+	G, S *layout.TileLayout
+	Vec  int64
 	// gSym, sSym are the symbolic start offsets (nil when static).
 	gSym, sSym ir.Expr
 }
 
 // alignLayoutsGS is TVM align_layouts_gs (spec §4.1 step 1). allowedBits
 // restricts the vector widths (cp.async); nil means {128..8} plus scalar.
-func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAlignment {
-	gs, ok1 := sliceLayout(g)
-	ss, ok2 := sliceLayout(s)
+func AlignLayoutsGS(g, s common.Region, elemBits int, t int64, allowedBits []int) gsAlignment {
+	gs, ok1 := common.SliceLayout(g)
+	ss, ok2 := common.SliceLayout(s)
 	if !ok1 || !ok2 {
 		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'shard'")
 	}
 	chunk := int64(0)
-	if cl, ok := s.lay.(*layout.ComposeLayout); ok {
+	if cl, ok := s.Lay.(*layout.ComposeLayout); ok {
 		chunk = int64(1) << cl.PerElement
 	}
-	gSym, sSym := memSym(g), memSym(s)
-	gt := layout.StripSwizzleToTile(gs, g.exts)
-	st := layout.StripSwizzleToTile(ss, s.exts)
+	gSym, sSym := common.MemSym(g), common.MemSym(s)
+	gt := layout.StripSwizzleToTile(gs, g.Exts)
+	st := layout.StripSwizzleToTile(ss, s.Exts)
 
 	// Scratch slices live on the stack (NewTile and TryGroup copy what they
 	// keep; layout.PermuteByGroups no longer leaks perm): 3% of
@@ -93,10 +94,10 @@ func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAli
 	sortStable(gPerm, func(a, b int) bool { return gt.Shard[a].Stride > gt.Shard[b].Stride })
 	sGrp, seps, ok := layout.TryGroup(st, gPre)
 	if !ok {
-		return gsAlignment{canon(sortByStrideDesc(gt)), st, 1, gSym, sSym}
+		return gsAlignment{common.Canon(common.SortByStrideDesc(gt)), st, 1, gSym, sSym}
 	}
-	sAligned := canon(layout.PermuteByGroups(sGrp, seps, gPerm))
-	gc := canon(sortByStrideDesc(gt))
+	sAligned := common.Canon(layout.PermuteByGroups(sGrp, seps, gPerm))
+	gc := common.Canon(common.SortByStrideDesc(gt))
 
 	var dummy *layout.Axis
 	if len(gc.Shard) > 0 {
@@ -105,7 +106,7 @@ func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAli
 	var candBuf [8]int64
 	var afterBuf, finalBuf [16]layout.Iter
 	var shapeBuf [16]int64
-	for _, v := range appendVecCandidates(candBuf[:0], elemBits, allowedBits) {
+	for _, v := range common.AppendVecCandidates(candBuf[:0], elemBits, allowedBits) {
 		var after []layout.Iter
 		if v == 1 {
 			after = append(append(afterBuf[:0], gc.Shard...), layout.It(1, 1, dummy))
@@ -113,13 +114,13 @@ func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAli
 			if chunk != 0 && v > chunk {
 				continue
 			}
-			if after, ok = carveTail(gc.Shard, v); !ok {
+			if after, ok = common.CarveTail(gc.Shard, v); !ok {
 				continue
 			}
 		}
 		outer := after[:len(after)-1]
 		if t > 1 {
-			if outer, ok = carveTail(outer, t); !ok {
+			if outer, ok = common.CarveTail(outer, t); !ok {
 				continue
 			}
 		}
@@ -133,10 +134,10 @@ func alignLayoutsGS(g, s region, elemBits int, t int64, allowedBits []int) gsAli
 			continue
 		}
 		gp := layout.NewTile(final, gc.Replica, gc.Offset)
-		if !verifyTail(sp, v) {
+		if !common.VerifyTail(sp, v) {
 			continue
 		}
-		if !aligned(v, sp, gp) || !divisible(gSym, v) || !divisible(sSym, v) {
+		if !aligned(v, sp, gp) || !common.Divisible(gSym, v) || !common.Divisible(sSym, v) {
 			continue
 		}
 		return gsAlignment{gp, sp, v, gSym, sSym}
@@ -174,42 +175,42 @@ func sortStable(xs []int, less func(a, b int) bool) {
 }
 
 func emitGmemSmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
-	return emitGS(c, gsEmit{loop: ir.Serial, xfer: copyBytes})
+	return EmitGS(c, GsEmit{Loop: ir.Serial, Xfer: common.CopyBytes})
 }
 
 // gsEmit is what a variant built on align_layouts_gs chooses: gmem_smem
 // (every width, a serial loop of copy_bytes) or ldgsts (cp.async widths, an
 // unrolled loop of cp.async).
-type gsEmit struct {
+type GsEmit struct {
 	// allowedBits restricts the vector widths (nil: {128..8} plus scalar).
-	allowedBits []int
+	AllowedBits []int
 	// loop is the kind of the loop over total_outer.
-	loop ir.ForKind
+	Loop ir.ForKind
 	// vecOK, when set, vets the chosen transfer size in bytes; a decline
 	// stops the emission.
-	vecOK func(c *dispatch.Call, numBytes int64, elemBits int) *dispatch.Decline
+	VecOK func(c *dispatch.Call, numBytes int64, elemBits int) *dispatch.Decline
 	// xfer moves numBytes from src to dst (both pointer expressions).
-	xfer func(dst, src ir.Expr, numBytes int64, span source.Span) ir.Stmt
+	Xfer func(dst, src ir.Expr, numBytes int64, span source.Span) ir.Stmt
 	// note, when set, is appended to the result's notes.
-	note string
+	Note string
 }
 
 // emitGS is the emitter shared by gmem_smem and ldgsts (spec §4.1 steps
 // 2–5): partition, thread index, swizzle handling, one transfer per round.
-func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) {
-	src, _ := constRegion(c, 1)
-	dst, _ := constRegion(c, 0)
+func EmitGS(c *dispatch.Call, cfg GsEmit) (*dispatch.Result, *dispatch.Decline) {
+	src, _ := common.ConstRegion(c, 1)
+	dst, _ := common.ConstRegion(c, 0)
 	g, s, gIsSrc := src, dst, true
-	if src.buf.Scope != "global" {
+	if src.Buf.Scope != "global" {
 		g, s, gIsSrc = dst, src, false
 	}
-	elemBits := src.buf.Dtype.Bits
+	elemBits := src.Buf.Dtype.Bits
 	t := c.ThreadCnt()
-	al := alignLayoutsGS(g, s, elemBits, t, cfg.allowedBits)
-	gp, sp, v := al.g, al.s, al.vec
+	al := AlignLayoutsGS(g, s, elemBits, t, cfg.AllowedBits)
+	gp, sp, v := al.G, al.S, al.Vec
 	numBytes := v * int64(elemBits) / 8
-	if cfg.vecOK != nil {
-		if d := cfg.vecOK(c, numBytes, elemBits); d != nil {
+	if cfg.VecOK != nil {
+		if d := cfg.VecOK(c, numBytes, elemBits); d != nil {
 			return nil, d
 		}
 	}
@@ -221,9 +222,9 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 	applyShape := []int64{totalOuter, t, v}
 	span := c.Span()
 
-	var tid ir.Expr = cst(0)
+	var tid ir.Expr = common.Cst(0)
 	if t > 1 {
-		tid = c.AxisDecl(tidAxisForScope[c.Scope])
+		tid = c.AxisDecl(common.TidAxisForScope[c.Scope])
 	}
 
 	// Outer iters of the shared side (spec §4.1 step 4).
@@ -244,7 +245,7 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 	} else if len(sp.Shard) > 0 {
 		outerS = sp.Shard[:len(sp.Shard)-1]
 	}
-	sw := layout.BareSwizzle(s.lay)
+	sw := layout.BareSwizzle(s.Lay)
 	var pat *swizzlePattern
 	if sw != nil && len(outerS) > 0 && al.sSym == nil {
 		offs := make([]int64, t)
@@ -262,13 +263,13 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 	var stmts []ir.Stmt
 	var st swizzleState
 	if pat != nil {
-		init, s0 := emitInit(pat, applyExpr(sp, []ir.Expr{cst(0), tid, cst(0)}, applyShape), span)
+		init, s0 := emitInit(pat, common.ApplyExpr(sp, []ir.Expr{common.Cst(0), tid, common.Cst(0)}, applyShape), span)
 		stmts = append(stmts, init...)
 		st = s0
 	}
-	stmts = append(stmts, loopOf(cfg.loop, "f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
-		sLin := addSym(applyExpr(sp, []ir.Expr{f, tid, cst(0)}, applyShape), al.sSym)
-		gLin := addSym(applyExpr(gp, []ir.Expr{f, tid, cst(0)}, applyShape), al.gSym)
+	stmts = append(stmts, loopOf(cfg.Loop, "f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
+		sLin := addSym(common.ApplyExpr(sp, []ir.Expr{f, tid, common.Cst(0)}, applyShape), al.sSym)
+		gLin := addSym(common.ApplyExpr(gp, []ir.Expr{f, tid, common.Cst(0)}, applyShape), al.gSym)
 		var body []ir.Stmt
 		sOff := sLin
 		switch {
@@ -280,14 +281,14 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 				body = append(body, &ir.Let{Var: lin, Value: sLin, Span: span})
 				sLin = lin
 			}
-			sOff = swizzleExpr(sw, sLin)
+			sOff = common.SwizzleExpr(sw, sLin)
 		}
-		sPtr := ptrOff(s.buf, sOff, span)
-		gPtr := ptrOff(g.buf, gLin, span)
+		sPtr := common.PtrOff(s.Buf, sOff, span)
+		gPtr := common.PtrOff(g.Buf, gLin, span)
 		if gIsSrc {
-			return append(body, cfg.xfer(sPtr, gPtr, numBytes, span))
+			return append(body, cfg.Xfer(sPtr, gPtr, numBytes, span))
 		}
-		return append(body, cfg.xfer(gPtr, sPtr, numBytes, span))
+		return append(body, cfg.Xfer(gPtr, sPtr, numBytes, span))
 	})...)
 
 	res := &dispatch.Result{
@@ -296,7 +297,7 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 		VecBits:   v * int64(elemBits),
 		Outer:     totalOuter,
 		Threads:   t,
-		Partition: partitionString(gp),
+		Partition: common.PartitionString(gp),
 	}
 	res.Notes = append(res.Notes, "shared partition "+sp.String())
 	if sw != nil {
@@ -306,8 +307,8 @@ func emitGS(c *dispatch.Call, cfg gsEmit) (*dispatch.Result, *dispatch.Decline) 
 			res.Notes = append(res.Notes, "swizzle: full formula per iteration")
 		}
 	}
-	if cfg.note != "" {
-		res.Notes = append(res.Notes, cfg.note)
+	if cfg.Note != "" {
+		res.Notes = append(res.Notes, cfg.Note)
 	}
 	return res, nil
 }
@@ -322,7 +323,7 @@ func addSym(e, sym ir.Expr) ir.Expr {
 // loopOf is serialLoop with a loop kind: ldgsts unrolls its rounds, as
 // TVM's T.unroll does, where gmem_smem keeps a serial loop.
 func loopOf(kind ir.ForKind, name string, n int64, span source.Span, body func(f ir.Expr) []ir.Stmt) []ir.Stmt {
-	stmts := serialLoop(name, n, span, body)
+	stmts := common.SerialLoop(name, n, span, body)
 	if n != 1 {
 		stmts[0].(*ir.For).Kind = kind
 	}

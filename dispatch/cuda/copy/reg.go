@@ -1,4 +1,4 @@
-package cuda
+package copy
 
 // copy/reg: register <-> shared/global copy, partitioned by the register
 // side's layout (spec §4.3).
@@ -26,6 +26,7 @@ package cuda
 // &R[0] + r_off + dr (R's flat per-thread storage); a swizzled S gets the
 // full XOR formula per iteration or the §4.1.1 fast path.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"strings"
@@ -35,23 +36,23 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-var reg = dispatch.Variant{
+var Reg = dispatch.Variant{
 	Op: "copy", Name: "reg", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{{Name: "reg_applicable", Check: isRegCopy}},
 	Emit: emitReg,
 }
 
-func isRegCopy(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, regChecks...) }
+func isRegCopy(c *dispatch.Call) *dispatch.Decline { return common.FirstFailure(c, regChecks...) }
 
 // regChecks is built once (see gmemSmemChecks).
-var regChecks = []check{
-	cudaTarget,
-	execScopeIn("", "thread", "warp", "warpgroup", "cta"),
-	allThreadsActive,
-	isValidCopy,
-	scopeAllowed(regPairs),
-	rSideLayoutValid,
-	sSideSliceOk,
+var regChecks = []common.Check{
+	common.CudaTarget,
+	common.ExecScopeIn("", "thread", "warp", "warpgroup", "cta"),
+	common.AllThreadsActive,
+	common.IsValidCopy,
+	common.ScopeAllowed(common.RegPairs),
+	common.RSideLayoutValid,
+	common.SSideSliceOk,
 }
 
 // atom is one (R position, S iter) pair: extent, S stride, R stride.
@@ -69,11 +70,11 @@ type regPlan struct {
 
 // alignReg is TVM _align_layouts + align_layouts_raw + _split_thread_loop
 // + _build_atoms.
-func alignReg(rg, sg region) regPlan {
-	rsl, _ := sliceLayout(rg)
-	ssl, _ := sliceLayout(sg)
-	r := canon(mustTile(rsl))
-	s := layout.StripSwizzleToTile(layout.Canonicalize(ssl, true), sg.exts)
+func alignReg(rg, sg common.Region) regPlan {
+	rsl, _ := common.SliceLayout(rg)
+	ssl, _ := common.SliceLayout(sg)
+	r := common.Canon(common.MustTile(rsl))
+	s := layout.StripSwizzleToTile(layout.Canonicalize(ssl, true), sg.Exts)
 	perm := make([]int, len(r.Shard))
 	for i := range perm {
 		perm[i] = i
@@ -91,7 +92,7 @@ func alignReg(rg, sg region) regPlan {
 	}
 	sp := layout.PermuteByGroups(sGrp, seps, perm)
 	rPerm := layout.PermuteDims(r, perm)
-	rp := canon(rPerm)
+	rp := common.Canon(rPerm)
 	sSeps := []int{0}
 	for _, p := range perm {
 		sSeps = append(sSeps, sSeps[len(sSeps)-1]+seps[p+1]-seps[p])
@@ -114,7 +115,7 @@ func alignReg(rg, sg region) regPlan {
 	for _, v := range rp.Offset {
 		plan.rOffset += v
 	}
-	plan.rSym, plan.sSym = memSym(rg), memSym(sg)
+	plan.rSym, plan.sSym = common.MemSym(rg), common.MemSym(sg)
 	return plan
 }
 
@@ -172,7 +173,7 @@ func chooseVec(elemBits int, plan regPlan, chunk int64) int64 {
 	for _, v := range plan.rp.Offset {
 		shared = append(shared, v)
 	}
-	for _, n := range vecCandidates(elemBits, nil) {
+	for _, n := range common.VecCandidates(elemBits, nil) {
 		if n == 1 {
 			return 1
 		}
@@ -189,7 +190,7 @@ func chooseVec(elemBits int, plan regPlan, chunk int64) int64 {
 		for _, v := range shared {
 			ok = ok && v%n == 0
 		}
-		ok = ok && divisible(plan.rSym, n) && divisible(plan.sSym, n)
+		ok = ok && common.Divisible(plan.rSym, n) && common.Divisible(plan.sSym, n)
 		if ok {
 			return n
 		}
@@ -223,18 +224,18 @@ func sThreadOffset(rp, sp *layout.TileLayout, coord func(axis string) ir.Expr) i
 	cs := make([]ir.Expr, len(rp.Shard))
 	shape := rp.Extents()
 	for k, it := range rp.Shard {
-		cs[k] = cst(0)
+		cs[k] = common.Cst(0)
 		if it.Axis.IsThread() {
 			cs[k] = coord(it.Axis.Name)
 		}
 	}
-	digits, g := digitsForShape(sp, cs, shape)
-	var off ir.Expr = cst(0)
+	digits, g := common.DigitsForShape(sp, cs, shape)
+	var off ir.Expr = common.Cst(0)
 	for i, it := range g.Shard {
-		off = ir.AddE(off, ir.MulE(digits[i], cst(it.Stride)))
+		off = ir.AddE(off, ir.MulE(digits[i], common.Cst(it.Stride)))
 	}
-	for _, a := range sortedAxes(sp.Offset) {
-		off = ir.AddE(off, cst(sp.Offset[a]))
+	for _, a := range common.SortedAxes(sp.Offset) {
+		off = ir.AddE(off, common.Cst(sp.Offset[a]))
 	}
 	return off
 }
@@ -265,7 +266,7 @@ func threadOffsets(c *dispatch.Call, plan regPlan) []int64 {
 			vals[axes[i]] = rem % ranges[i]
 			rem /= ranges[i]
 		}
-		e := sThreadOffset(plan.rp, plan.sp, func(a string) ir.Expr { return cst(vals[a]) })
+		e := sThreadOffset(plan.rp, plan.sp, func(a string) ir.Expr { return common.Cst(vals[a]) })
 		v, ok := ir.ConstInt(e)
 		if !ok {
 			return nil
@@ -285,15 +286,15 @@ func containsStr(xs []string, s string) bool {
 }
 
 func emitReg(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
-	ri := regSide(c)
-	rg, _ := constRegion(c, ri)
-	sg, _ := constRegion(c, 1-ri)
+	ri := common.RegSide(c)
+	rg, _ := common.ConstRegion(c, ri)
+	sg, _ := common.ConstRegion(c, 1-ri)
 	rIsSrc := ri == 1
 	span := c.Span()
-	elemBits := rg.buf.Dtype.Bits
+	elemBits := rg.Buf.Dtype.Bits
 
 	plan := alignReg(rg, sg)
-	sw := layout.BareSwizzle(sg.lay)
+	sw := layout.BareSwizzle(sg.Lay)
 	chunk := int64(0)
 	if sw != nil && sw.SwizzleLen > 0 {
 		chunk = int64(1) << sw.PerElement
@@ -331,28 +332,28 @@ func emitReg(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			st = s0
 		}
 	}
-	stmts = append(stmts, serialLoop("f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
-		coords := digitExprs(f, exts)
-		var ds, dr ir.Expr = cst(0), cst(0)
+	stmts = append(stmts, common.SerialLoop("f", totalOuter, span, func(f ir.Expr) []ir.Stmt {
+		coords := common.DigitExprs(f, exts)
+		var ds, dr ir.Expr = common.Cst(0), common.Cst(0)
 		for i, a := range outer {
-			ds = ir.AddE(ds, ir.MulE(coords[i], cst(a.s)))
-			dr = ir.AddE(dr, ir.MulE(coords[i], cst(a.r)))
+			ds = ir.AddE(ds, ir.MulE(coords[i], common.Cst(a.s)))
+			dr = ir.AddE(dr, ir.MulE(coords[i], common.Cst(a.r)))
 		}
 		var sIter ir.Expr
 		switch {
 		case pat != nil:
 			sIter = emitIterOffset(pat, st, f, span)
 		case sw != nil:
-			sIter = swizzleExpr(sw, ir.AddE(sOff, ds))
+			sIter = common.SwizzleExpr(sw, ir.AddE(sOff, ds))
 		default:
 			sIter = ir.AddE(sOff, ds)
 		}
-		sPtr := ptrOff(sg.buf, sIter, span)
-		rPtr := ptrOff(rg.buf, addSym(ir.AddE(cst(plan.rOffset), dr), plan.rSym), span)
+		sPtr := common.PtrOff(sg.Buf, sIter, span)
+		rPtr := common.PtrOff(rg.Buf, addSym(ir.AddE(common.Cst(plan.rOffset), dr), plan.rSym), span)
 		if rIsSrc {
-			return []ir.Stmt{copyBytes(sPtr, rPtr, numBytes, span)}
+			return []ir.Stmt{common.CopyBytes(sPtr, rPtr, numBytes, span)}
 		}
-		return []ir.Stmt{copyBytes(rPtr, sPtr, numBytes, span)}
+		return []ir.Stmt{common.CopyBytes(rPtr, sPtr, numBytes, span)}
 	})...)
 
 	var as []string

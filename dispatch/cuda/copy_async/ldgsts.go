@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // copy_async/ldgsts: asynchronous global -> shared copy with cp.async
 // (SASS LDGSTS), priority 20, so a plain Tx.copy_async(smem, gmem) takes it
@@ -6,7 +6,7 @@ package cuda
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy_async/
 // ldgsts.py at PRE abe2526b3e. The partition is gmem_smem's (spec §4.1,
-// alignLayoutsGS and emitGS in copy_gmem_smem.go): [outer, thread, vec]
+// alignLayoutsGS and emitGS in copy/gmem_smem.go): [outer, thread, vec]
 // carved from the global side, the shared side grouped to match, the
 // §4.1.1 swizzle fast path when it applies. Only the emission differs:
 //
@@ -26,46 +26,48 @@ package cuda
 // aligns and the element is not itself 4 or 8 bytes wide: "ldgsts: cannot
 // find a cp.async-compatible vec_len for elem_bits=16".
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
+import cudacopy "github.com/tilels/tilels/dispatch/cuda/copy"
 import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
 
-var ldgsts = dispatch.Variant{
+var Ldgsts = dispatch.Variant{
 	Op: "copy_async", Name: "ldgsts", Target: "cuda", Priority: 20,
 	When: []dispatch.Pred{{Name: "ldgsts_applicable", Check: isLdgsts}},
 	Emit: emitLdgsts,
 }
 
 // ldgstsPairs: cp.async only moves global -> shared.
-var ldgstsPairs = []scopePair{{"global", "shared*"}}
+var ldgstsPairs = []common.ScopePair{{Src: "global", Dst: "shared*"}}
 
 // ldgstsVecBits are the cp.async cp_size values, in bits.
 var ldgstsVecBits = []int{128, 64, 32}
 
-var ldgstsChecks = []check{
-	cudaTarget,
-	execScopeIn("", "thread", "warp", "warpgroup", "cta"),
-	allThreadsActive,
-	isValidCopy,
-	scopeAllowed(ldgstsPairs),
-	dividesThreadCnt,
-	sliceableRegions,
+var ldgstsChecks = []common.Check{
+	common.CudaTarget,
+	common.ExecScopeIn("", "thread", "warp", "warpgroup", "cta"),
+	common.AllThreadsActive,
+	common.IsValidCopy,
+	common.ScopeAllowed(ldgstsPairs),
+	common.DividesThreadCnt,
+	common.SliceableRegions,
 }
 
-func isLdgsts(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, ldgstsChecks...) }
+func isLdgsts(c *dispatch.Call) *dispatch.Decline { return common.FirstFailure(c, ldgstsChecks...) }
 
 func emitLdgsts(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	if d := regionInside(c, c.Src(), 1); d != nil {
 		return nil, d
 	}
-	return emitGS(c, gsEmit{
-		allowedBits: ldgstsVecBits,
-		loop:        ir.Unrolled,
-		vecOK:       ldgstsCpSize,
-		xfer:        cpAsync,
-		note:        "cp.async is asynchronous: commit_group, wait_group and a barrier are the caller's",
+	return cudacopy.EmitGS(c, cudacopy.GsEmit{
+		AllowedBits: ldgstsVecBits,
+		Loop:        ir.Unrolled,
+		VecOK:       ldgstsCpSize,
+		Xfer:        cpAsync,
+		Note:        "cp.async is asynchronous: commit_group, wait_group and a barrier are the caller's",
 	})
 }
 
@@ -82,7 +84,7 @@ func ldgstsCpSize(c *dispatch.Call, numBytes int64, elemBits int) *dispatch.Decl
 
 // cpAsync is T.ptx.cp_async(dst, src, cp_size).
 func cpAsync(dst, src ir.Expr, n int64, span source.Span) ir.Stmt {
-	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCpAsync, Args: []ir.Expr{dst, src, cst(n)}, Span: span}, Span: span}
+	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCpAsync, Args: []ir.Expr{dst, src, common.Cst(n)}, Span: span}, Span: span}
 }
 
 // regionInside declines a region that provably extends past its buffer

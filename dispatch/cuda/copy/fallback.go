@@ -1,4 +1,4 @@
-package cuda
+package copy
 
 // copy/fallback: scalar copy by one elected thread (spec §4.2).
 //
@@ -18,6 +18,7 @@ package cuda
 // single-thread) picked for ...") becomes a Result note; the dispatch pass
 // reports a dispatch/fallback-only warning.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 
@@ -26,9 +27,9 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-var fallback = dispatch.Variant{
+var Fallback = dispatch.Variant{
 	Op: "copy", Name: "fallback", Target: "cuda", Priority: 0,
-	When: []dispatch.Pred{{Name: "validate_copy_op", Check: isValidCopy}},
+	When: []dispatch.Pred{{Name: "validate_copy_op", Check: common.IsValidCopy}},
 	Emit: emitFallback,
 }
 
@@ -49,9 +50,9 @@ func emitFallback(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		res.Body = &ir.Block{Stmts: body, Span: span}
 		return res, nil
 	}
-	axis, ok := tidAxisForScope[c.Scope]
+	axis, ok := common.TidAxisForScope[c.Scope]
 	if !ok {
-		dispatch.Raise("KeyError", "%s", pyRepr(c.Scope))
+		dispatch.Raise("KeyError", "%s", common.PyRepr(c.Scope))
 	}
 	first := intraOffset(c, "laneid")
 	switch c.Scope {
@@ -60,7 +61,7 @@ func emitFallback(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	case "cta":
 		first += 32 * intraOffset(c, "warpid")
 	}
-	cond := &ir.Binary{Op: ir.EQ, A: c.AxisDecl(axis), B: cst(first), Span: span}
+	cond := &ir.Binary{Op: ir.EQ, A: c.AxisDecl(axis), B: common.Cst(first), Span: span}
 	res.Body = &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: &ir.Block{Stmts: body, Span: span}, Span: span}}, Span: span}
 	res.Partition = fmt.Sprintf("%s == %d", axis, first)
 	return res, nil
@@ -70,7 +71,7 @@ func emitFallback(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 func intraOffset(c *dispatch.Call, name string) int64 {
 	r, ok := c.Intra[name]
 	if !ok {
-		dispatch.Raise("KeyError", "%s", pyRepr(name))
+		dispatch.Raise("KeyError", "%s", common.PyRepr(name))
 	}
 	if !r.Static() {
 		dispatch.Raise("TypeError", "int() argument must be a string, a bytes-like object or a real number, not 'Call'")
@@ -80,7 +81,7 @@ func intraOffset(c *dispatch.Call, name string) int64 {
 
 // fallbackBody is TVM _copy_body: a scalar copy over T.grid(extents).
 func fallbackBody(dst, src *ir.Region, span source.Span) []ir.Stmt {
-	dIdx, sIdx := nonUnitDims(dst), nonUnitDims(src)
+	dIdx, sIdx := NonUnitDims(dst), NonUnitDims(src)
 	if len(dIdx) != len(sIdx) {
 		dispatch.Raise("AssertionError", "")
 	}
@@ -94,7 +95,7 @@ func fallbackBody(dst, src *ir.Region, span source.Span) []ir.Stmt {
 			if d < len(r.Min) && r.Min[d] != nil {
 				out[d] = r.Min[d]
 			} else {
-				out[d] = cst(0)
+				out[d] = common.Cst(0)
 			}
 		}
 		for k, d := range idx {
@@ -105,13 +106,13 @@ func fallbackBody(dst, src *ir.Region, span source.Span) []ir.Stmt {
 	var stmt ir.Stmt = &ir.Store{Buf: dst.Buf, Indices: coord(dst, dIdx),
 		Value: &ir.Load{Buf: src.Buf, Indices: coord(src, sIdx), Span: span}, Span: span}
 	for k := len(dIdx) - 1; k >= 0; k-- {
-		stmt = &ir.For{Var: vars[k], Min: cst(0), Extent: dst.Extent[dIdx[k]], Kind: ir.Serial,
+		stmt = &ir.For{Var: vars[k], Min: common.Cst(0), Extent: dst.Extent[dIdx[k]], Kind: ir.Serial,
 			Body: &ir.Block{Stmts: []ir.Stmt{stmt}, Span: span}, Span: span}
 	}
 	return []ir.Stmt{stmt}
 }
 
-func nonUnitDims(r *ir.Region) []int {
+func NonUnitDims(r *ir.Region) []int {
 	var out []int
 	for d, e := range r.Extent {
 		if v, ok := ir.ConstInt(e); ok && v == 1 {

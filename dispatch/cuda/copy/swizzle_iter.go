@@ -1,5 +1,6 @@
-package cuda
+package copy
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"math/bits"
 	"slices"
@@ -94,7 +95,7 @@ func tryRecognize(sw *layout.ComposeLayout, exts, strides []int64, offsets []int
 	for b := range seen { // (C1), exhaustively
 		div := C << b
 		for _, o := range offsets {
-			if floorMod(floorDiv(o, div), 2) != 0 {
+			if FloorMod(FloorDiv(o, div), 2) != 0 {
 				return nil
 			}
 		}
@@ -102,7 +103,7 @@ func tryRecognize(sw *layout.ComposeLayout, exts, strides []int64, offsets []int
 	return pat
 }
 
-func floorDiv(a, b int64) int64 {
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
 		q--
@@ -110,7 +111,7 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+func FloorMod(a, b int64) int64 { return a - FloorDiv(a, b)*b }
 
 // swizzleState is the per-thread setup emitted by emitInit.
 type swizzleState struct {
@@ -123,7 +124,7 @@ func emitInit(pat *swizzlePattern, sOff ir.Expr, span source.Span) ([]ir.Stmt, s
 	sw := pat.sw
 	p, s, at := int64(sw.PerElement), sw.SwizzleLen, sw.AtomLen
 	baseVar := &ir.Var{Name: "base_off", Type: ir.Int32, Span: span}
-	stmts := []ir.Stmt{&ir.Let{Var: baseVar, Value: swizzleExpr(sw, sOff), Span: span}}
+	stmts := []ir.Stmt{&ir.Let{Var: baseVar, Value: common.SwizzleExpr(sw, sOff), Span: span}}
 	st := swizzleState{base: baseVar}
 	n := len(pat.bitPos)
 	if n == 0 {
@@ -135,25 +136,25 @@ func emitInit(pat *swizzlePattern, sOff ir.Expr, span source.Span) ([]ir.Stmt, s
 	st.ss = buf
 	stmts = append(stmts, &ir.Alloc{Buf: buf, Span: span})
 	qVar := &ir.Var{Name: "q", Type: ir.Int32, Span: span}
-	stmts = append(stmts, &ir.Let{Var: qVar, Value: ir.DivE(sOff, cst(int64(1)<<p)), Span: span})
+	stmts = append(stmts, &ir.Let{Var: qVar, Value: ir.DivE(sOff, common.Cst(int64(1)<<p)), Span: span})
 	sigma := func(bit int) ir.Expr { // 1 - 2*((q >> bit) & 1)
-		b := ir.Bin(ir.BitAnd, shr(qVar, bit), cst(1))
-		return ir.Bin(ir.Sub, cst(1), ir.Bin(ir.Mul, b, cst(2)))
+		b := ir.Bin(ir.BitAnd, shr(qVar, bit), common.Cst(1))
+		return ir.Bin(ir.Sub, common.Cst(1), ir.Bin(ir.Mul, b, common.Cst(2)))
 	}
 	for j, bj := range pat.bitPos {
 		t := pat.slotStrides[j]
 		var v ir.Expr
 		switch {
 		case bj < s:
-			v = ir.Bin(ir.Mul, sigma(at+bj), cst(t))
+			v = ir.Bin(ir.Mul, sigma(at+bj), common.Cst(t))
 		case bj < at:
-			v = cst(t)
+			v = common.Cst(t)
 		case bj < at+s:
-			v = ir.Bin(ir.Add, cst(t), ir.Bin(ir.Mul, sigma(bj-at), cst(t>>at)))
+			v = ir.Bin(ir.Add, common.Cst(t), ir.Bin(ir.Mul, sigma(bj-at), common.Cst(t>>at)))
 		default:
-			v = cst(t)
+			v = common.Cst(t)
 		}
-		stmts = append(stmts, &ir.Store{Buf: buf, Indices: []ir.Expr{cst(int64(j))}, Value: v, Span: span})
+		stmts = append(stmts, &ir.Store{Buf: buf, Indices: []ir.Expr{common.Cst(int64(j))}, Value: v, Span: span})
 	}
 	return stmts, st
 }
@@ -166,15 +167,15 @@ func emitIterOffset(pat *swizzlePattern, st swizzleState, k ir.Expr, span source
 	its := slices.Clone(pat.iters)
 	slices.Reverse(its)
 	for _, it := range its { // innermost first
-		c := ir.ModE(rem, cst(it.ext))
-		rem = ir.DivE(rem, cst(it.ext))
+		c := ir.ModE(rem, common.Cst(it.ext))
+		rem = ir.DivE(rem, common.Cst(it.ext))
 		if it.linear {
-			off = ir.AddE(off, ir.MulE(c, cst(it.stride)))
+			off = ir.AddE(off, ir.MulE(c, common.Cst(it.stride)))
 			continue
 		}
 		for b := 0; b < it.nBits; b++ {
 			bitPos := it.nBits - 1 - b
-			slot := cst(int64(it.slotStart + b))
+			slot := common.Cst(int64(it.slotStart + b))
 			load := &ir.Load{Buf: st.ss, Indices: []ir.Expr{slot}, Span: span}
 			if cv, ok := ir.ConstInt(c); ok {
 				if (cv>>bitPos)&1 == 1 {
@@ -182,7 +183,7 @@ func emitIterOffset(pat *swizzlePattern, st swizzleState, k ir.Expr, span source
 				}
 				continue
 			}
-			bit := ir.Bin(ir.BitAnd, shr(c, bitPos), cst(1))
+			bit := ir.Bin(ir.BitAnd, shr(c, bitPos), common.Cst(1))
 			off = ir.AddE(off, ir.Bin(ir.Mul, bit, load))
 		}
 	}
@@ -194,5 +195,5 @@ func shr(x ir.Expr, n int) ir.Expr {
 	if n == 0 {
 		return x
 	}
-	return ir.Bin(ir.Shr, x, cst(int64(n)))
+	return ir.Bin(ir.Shr, x, common.Cst(int64(n)))
 }

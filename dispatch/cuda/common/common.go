@@ -1,4 +1,4 @@
-package cuda
+package common
 
 import (
 	"fmt"
@@ -16,23 +16,23 @@ import (
 
 // tidAxisForScope is TVM _TID_AXIS_FOR_SCOPE: the layout axis that indexes
 // a thread inside one instance of the scope.
-var tidAxisForScope = map[string]string{
+var TidAxisForScope = map[string]string{
 	"warp":      "laneid",
 	"warpgroup": "tid_in_wg",
 	"cta":       "tx",
 }
 
 // region is a tile-call region with constant bounds.
-type region struct {
-	r      *ir.Region
+type Region struct {
+	R      *ir.Region
 	arg    int           // argument index (for spans)
-	mins   []ir.Expr     // per dim
-	exts   []int64       // per dim
-	bounds [][2]int64    // [min, min+ext) when Static
-	static bool          // all mins constant
-	span   source.Span   // the argument's span
-	buf    *ir.Buffer    // r.Buf
-	lay    layout.Layout // r.Buf.Layout
+	Mins   []ir.Expr     // per dim
+	Exts   []int64       // per dim
+	Bounds [][2]int64    // [min, min+ext) when Static
+	Static bool          // all mins constant
+	Span   source.Span   // the argument's span
+	Buf    *ir.Buffer    // r.Buf
+	Lay    layout.Layout // r.Buf.Layout
 	memo   *operandMemo  // the call's memo of this operand (nil: none)
 }
 
@@ -51,7 +51,7 @@ type callMemo struct{ ops [2]operandMemo }
 
 // operandMemo caches the work on one region operand (argument 0 or 1).
 type operandMemo struct {
-	region            region
+	region            Region
 	regionOK, haveRgn bool
 	slice             layout.Layout
 	haveSlice         bool
@@ -69,62 +69,62 @@ func memoOf(c *dispatch.Call) *callMemo {
 }
 
 // zero is the shared constant 0 of region starts (IR nodes are immutable).
-var zero = cst(0)
+var Zero = Cst(0)
 
 // constRegion reads region arg i of c; ok is false when an extent is not a
 // constant (the mins may be symbolic). Memoized per call for args 0 and 1.
-func constRegion(c *dispatch.Call, i int) (region, bool) {
+func ConstRegion(c *dispatch.Call, i int) (Region, bool) {
 	if i != 0 && i != 1 {
-		return readRegion(c, i)
+		return ReadRegion(c, i)
 	}
 	m := &memoOf(c).ops[i]
 	if !m.haveRgn {
-		m.region, m.regionOK = readRegion(c, i)
+		m.region, m.regionOK = ReadRegion(c, i)
 		m.region.memo = m
 		m.haveRgn = true
 	}
 	return m.region, m.regionOK
 }
 
-func readRegion(c *dispatch.Call, i int) (region, bool) {
+func ReadRegion(c *dispatch.Call, i int) (Region, bool) {
 	r, ok := c.Region(i)
 	if !ok {
-		return region{}, false
+		return Region{}, false
 	}
-	g := region{r: r, arg: i, span: c.ArgSpan(i), buf: r.Buf, lay: r.Buf.Layout, static: true}
+	g := Region{R: r, arg: i, Span: c.ArgSpan(i), Buf: r.Buf, Lay: r.Buf.Layout, Static: true}
 	n := len(r.Extent)
-	g.mins, g.exts, g.bounds = make([]ir.Expr, 0, n), make([]int64, 0, n), make([][2]int64, 0, n)
+	g.Mins, g.Exts, g.Bounds = make([]ir.Expr, 0, n), make([]int64, 0, n), make([][2]int64, 0, n)
 	for d := range r.Extent {
 		e, ok := ir.ConstInt(r.Extent[d])
 		if !ok {
 			return g, false
 		}
-		var m ir.Expr = zero
+		var m ir.Expr = Zero
 		if d < len(r.Min) && r.Min[d] != nil {
 			m = r.Min[d]
 		}
-		g.mins = append(g.mins, m)
-		g.exts = append(g.exts, e)
+		g.Mins = append(g.Mins, m)
+		g.Exts = append(g.Exts, e)
 		if mv, ok := ir.ConstInt(m); ok {
-			g.bounds = append(g.bounds, [2]int64{mv, mv + e})
+			g.Bounds = append(g.Bounds, [2]int64{mv, mv + e})
 		} else {
-			g.static = false
-			g.bounds = append(g.bounds, [2]int64{0, e})
+			g.Static = false
+			g.Bounds = append(g.Bounds, [2]int64{0, e})
 		}
 	}
 	return g, true
 }
 
-func (g region) numElements() int64 {
+func (g Region) numElements() int64 {
 	n := int64(1)
-	for _, e := range g.exts {
+	for _, e := range g.Exts {
 		n *= e
 	}
 	return n
 }
 
 // extentsText prints region extents like a Python list.
-func prodExprs(es []ir.Expr) (int64, ir.Expr, bool) {
+func ProdExprs(es []ir.Expr) (int64, ir.Expr, bool) {
 	n := int64(1)
 	for _, e := range es {
 		v, ok := ir.ConstInt(e)
@@ -137,35 +137,35 @@ func prodExprs(es []ir.Expr) (int64, ir.Expr, bool) {
 }
 
 // matchScope is TVM match_scope: "shared*" is a prefix match.
-func matchScope(scope, pattern string) bool {
+func MatchScope(scope, pattern string) bool {
 	if p, ok := strings.CutSuffix(pattern, "*"); ok {
 		return strings.HasPrefix(scope, p)
 	}
 	return scope == pattern
 }
 
-type scopePair struct{ src, dst string }
+type ScopePair struct{ Src, Dst string }
 
 var (
-	defaultPairs = []scopePair{
+	DefaultPairs = []ScopePair{
 		{"global", "shared*"}, {"shared*", "global"}, {"global", "local"},
 		{"local", "global"}, {"shared*", "local"}, {"local", "shared*"},
 	}
-	gmemSmemPairs = []scopePair{{"global", "shared*"}, {"shared*", "global"}}
-	regPairs      = []scopePair{{"local", "shared*"}, {"shared*", "local"}, {"local", "global"}, {"global", "local"}}
-	regSmemPairs  = []scopePair{{"local", "shared*"}, {"shared*", "local"}}
+	GmemSmemPairs = []ScopePair{{"global", "shared*"}, {"shared*", "global"}}
+	RegPairs      = []ScopePair{{"local", "shared*"}, {"shared*", "local"}, {"local", "global"}, {"global", "local"}}
+	RegSmemPairs  = []ScopePair{{"local", "shared*"}, {"shared*", "local"}}
 )
 
 // vecCandidates is TVM _vec_len_candidates: element counts for
 // {128,64,32,16,8} bits, widest first, plus 1 when allowed is nil.
-func vecCandidates(elemBits int, allowed []int) []int64 {
-	return appendVecCandidates(nil, elemBits, allowed)
+func VecCandidates(elemBits int, allowed []int) []int64 {
+	return AppendVecCandidates(nil, elemBits, allowed)
 }
 
 var defaultVecBits = []int{128, 64, 32, 16, 8}
 
 // appendVecCandidates is vecCandidates appending to out.
-func appendVecCandidates(out []int64, elemBits int, allowed []int) []int64 {
+func AppendVecCandidates(out []int64, elemBits int, allowed []int) []int64 {
 	bitsList := allowed
 	if bitsList == nil {
 		bitsList = defaultVecBits
@@ -187,7 +187,7 @@ func appendVecCandidates(out []int64, elemBits int, allowed []int) []int64 {
 
 // carveTail is TVM _carve_tail: carve chunk elements off the tail of iters,
 // splitting at most one iter.
-func carveTail(iters []layout.Iter, chunk int64) ([]layout.Iter, bool) {
+func CarveTail(iters []layout.Iter, chunk int64) ([]layout.Iter, bool) {
 	if len(iters) == 0 || chunk <= 0 {
 		return nil, false
 	}
@@ -216,7 +216,7 @@ func carveTail(iters []layout.Iter, chunk int64) ([]layout.Iter, bool) {
 }
 
 // verifyTail is TVM _verify_s_tail_contig.
-func verifyTail(s *layout.TileLayout, vec int64) bool {
+func VerifyTail(s *layout.TileLayout, vec int64) bool {
 	its := s.Shard
 	if len(its) == 0 {
 		return vec == 1
@@ -245,16 +245,16 @@ func verifyTail(s *layout.TileLayout, vec int64) bool {
 }
 
 // sortByStrideDesc is TVM _sort_by_stride_desc (stable).
-func sortByStrideDesc(l *layout.TileLayout) *layout.TileLayout {
+func SortByStrideDesc(l *layout.TileLayout) *layout.TileLayout {
 	perm := make([]int, len(l.Shard))
 	for i := range perm {
 		perm[i] = i
 	}
-	slices.SortStableFunc(perm, func(a, b int) int { return cmpDesc(l.Shard[a].Stride, l.Shard[b].Stride) })
+	slices.SortStableFunc(perm, func(a, b int) int { return CmpDesc(l.Shard[a].Stride, l.Shard[b].Stride) })
 	return layout.PermuteDims(l, perm)
 }
 
-func cmpDesc(a, b int64) int {
+func CmpDesc(a, b int64) int {
 	switch {
 	case a > b:
 		return -1
@@ -264,9 +264,9 @@ func cmpDesc(a, b int64) int {
 	return 0
 }
 
-func canon(l *layout.TileLayout) *layout.TileLayout { return layout.CanonicalTile(l) }
+func Canon(l *layout.TileLayout) *layout.TileLayout { return layout.CanonicalTile(l) }
 
-func mustTile(l layout.Layout) *layout.TileLayout {
+func MustTile(l layout.Layout) *layout.TileLayout {
 	t, ok := l.(*layout.TileLayout)
 	if !ok {
 		dispatch.Raise("TypeError", "expected a TileLayout, got %s", l)
@@ -276,11 +276,11 @@ func mustTile(l layout.Layout) *layout.TileLayout {
 
 // sliceLayout slices buf's layout to the region; a Go error (a grouping
 // failure, which TVM raises) becomes a Raise.
-func sliceLayout(g region) (layout.Layout, bool) {
+func SliceLayout(g Region) (layout.Layout, bool) {
 	if g.memo != nil && g.memo.haveSlice {
 		return g.memo.slice, g.memo.slice != nil
 	}
-	l, err := layout.Slice(g.lay, g.buf.Shape, g.bounds)
+	l, err := layout.Slice(g.Lay, g.Buf.Shape, g.Bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
@@ -295,7 +295,7 @@ func sliceLayout(g region) (layout.Layout, bool) {
 // digitExprs splits coordinate c (with 0 <= c < prod(exts)) into
 // mixed-radix digits over exts, last fastest; the first digit is not
 // reduced (TVM SplitCoord).
-func digitExprs(c ir.Expr, exts []int64) []ir.Expr {
+func DigitExprs(c ir.Expr, exts []int64) []ir.Expr {
 	out := make([]ir.Expr, len(exts))
 	digitExprsInto(out, c, exts)
 	return out
@@ -305,9 +305,9 @@ func digitExprs(c ir.Expr, exts []int64) []ir.Expr {
 func digitExprsInto(out []ir.Expr, c ir.Expr, exts []int64) {
 	p := int64(1)
 	for k := len(exts) - 1; k >= 0; k-- {
-		q := ir.DivE(c, cst(p))
+		q := ir.DivE(c, Cst(p))
 		if k > 0 {
-			q = ir.ModE(q, cst(exts[k]))
+			q = ir.ModE(q, Cst(exts[k]))
 		}
 		out[k] = q
 		p *= exts[k]
@@ -316,16 +316,16 @@ func digitExprsInto(out []ir.Expr, c ir.Expr, exts []int64) {
 
 // applyExpr is TVM layout.apply(*coord, shape=shape)["m"] on symbolic
 // coordinates: group-first, else flatten and split.
-func applyExpr(l *layout.TileLayout, coord []ir.Expr, shape []int64) ir.Expr {
-	digits, g := digitsForShape(l, coord, shape)
-	var off ir.Expr = cst(0)
+func ApplyExpr(l *layout.TileLayout, coord []ir.Expr, shape []int64) ir.Expr {
+	digits, g := DigitsForShape(l, coord, shape)
+	var off ir.Expr = Cst(0)
 	for i, it := range g.Shard {
 		if it.Axis == layout.M {
-			off = ir.AddE(off, ir.MulE(digits[i], cst(it.Stride)))
+			off = ir.AddE(off, ir.MulE(digits[i], Cst(it.Stride)))
 		}
 	}
 	if v := l.Offset[layout.M]; v != 0 {
-		off = ir.AddE(off, cst(v))
+		off = ir.AddE(off, Cst(v))
 	}
 	return off
 }
@@ -334,7 +334,7 @@ func applyExpr(l *layout.TileLayout, coord []ir.Expr, shape []int64) ir.Expr {
 // layout it also returns. The digits go straight into one slice (the
 // extents on the stack): a slice per dimension plus the extents were 3% of
 // BenchmarkDispatch3000 allocations (66.0k → 63.9k allocs/op).
-func digitsForShape(l *layout.TileLayout, coord []ir.Expr, shape []int64) ([]ir.Expr, *layout.TileLayout) {
+func DigitsForShape(l *layout.TileLayout, coord []ir.Expr, shape []int64) ([]ir.Expr, *layout.TileLayout) {
 	if g, seps, ok := layout.TryGroup(l, shape); ok {
 		digits := make([]ir.Expr, len(g.Shard))
 		var extBuf [16]int64
@@ -347,80 +347,80 @@ func digitsForShape(l *layout.TileLayout, coord []ir.Expr, shape []int64) ([]ir.
 		}
 		return digits, g
 	}
-	var flat ir.Expr = cst(0)
+	var flat ir.Expr = Cst(0)
 	for d := range coord {
-		flat = ir.AddE(ir.MulE(flat, cst(shape[d])), coord[d])
+		flat = ir.AddE(ir.MulE(flat, Cst(shape[d])), coord[d])
 	}
-	return digitExprs(flat, l.Extents()), l
+	return DigitExprs(flat, l.Extents()), l
 }
 
 // swizzleExpr is the full swizzle formula of §2.9 over element offset m:
 // ((q ^ ((q & outer_mask) >> at)) << p) | (m & (2^p - 1)), q = m >> p
 // (swizzle_inner; the other direction XORs inner bits upwards). Constant
 // offsets fold.
-func swizzleExpr(c *layout.ComposeLayout, m ir.Expr) ir.Expr {
+func SwizzleExpr(c *layout.ComposeLayout, m ir.Expr) ir.Expr {
 	if v, ok := ir.ConstInt(m); ok {
-		return cst(c.SwizzleAddr(v))
+		return Cst(c.SwizzleAddr(v))
 	}
 	if c.SwizzleLen == 0 {
 		return m
 	}
 	p := int64(c.PerElement)
 	inner := int64(1)<<c.SwizzleLen - 1
-	q := ir.Bin(ir.Shr, m, cst(p))
+	q := ir.Bin(ir.Shr, m, Cst(p))
 	var x ir.Expr
 	if c.SwizzleInner {
-		x = ir.Bin(ir.Shr, ir.Bin(ir.BitAnd, q, cst(inner<<c.AtomLen)), cst(int64(c.AtomLen)))
+		x = ir.Bin(ir.Shr, ir.Bin(ir.BitAnd, q, Cst(inner<<c.AtomLen)), Cst(int64(c.AtomLen)))
 	} else {
-		x = ir.Bin(ir.Shl, ir.Bin(ir.BitAnd, q, cst(inner)), cst(int64(c.AtomLen)))
+		x = ir.Bin(ir.Shl, ir.Bin(ir.BitAnd, q, Cst(inner)), Cst(int64(c.AtomLen)))
 	}
-	hi := ir.Bin(ir.Shl, ir.Bin(ir.BitXor, q, x), cst(p))
+	hi := ir.Bin(ir.Shl, ir.Bin(ir.BitXor, q, x), Cst(p))
 	if p == 0 {
 		return hi
 	}
-	return ir.Bin(ir.BitOr, hi, ir.Bin(ir.BitAnd, m, cst(int64(1)<<p-1)))
+	return ir.Bin(ir.BitOr, hi, ir.Bin(ir.BitAnd, m, Cst(int64(1)<<p-1)))
 }
 
 // ---- emission helpers ----
 
 // elemPtr is `&buf[0]` as a flat element address.
 func elemPtr(b *ir.Buffer, span source.Span) *ir.AddressOf {
-	return &ir.AddressOf{Buf: b, Indices: []ir.Expr{cst(0)}, FlatIndex: true, Span: span}
+	return &ir.AddressOf{Buf: b, Indices: []ir.Expr{Cst(0)}, FlatIndex: true, Span: span}
 }
 
 // ptrOff is tvm_builtin_pointer_offset(&buf[0], off) (spec §5.3b).
-func ptrOff(b *ir.Buffer, off ir.Expr, span source.Span) ir.Expr {
+func PtrOff(b *ir.Buffer, off ir.Expr, span source.Span) ir.Expr {
 	return &ir.Call{Op: ir.OpPointerOffset, Args: []ir.Expr{elemPtr(b, span), off}, Type: ir.HandleT, Span: span}
 }
 
 // copyBytes is T.cuda.copy_bytes(dst, src, n) (spec §5.3a).
-func copyBytes(dst, src ir.Expr, n int64, span source.Span) ir.Stmt {
-	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCopyBytes, Args: []ir.Expr{dst, src, cst(n)}, Span: span}, Span: span}
+func CopyBytes(dst, src ir.Expr, n int64, span source.Span) ir.Stmt {
+	return &ir.Evaluate{X: &ir.Call{Op: ir.OpCopyBytes, Args: []ir.Expr{dst, src, Cst(n)}, Span: span}, Span: span}
 }
 
 // serialLoop wraps body in `for name in range(n)` (serial); n == 1 binds
 // the variable to 0 instead of looping.
-func serialLoop(name string, n int64, span source.Span, body func(f ir.Expr) []ir.Stmt) []ir.Stmt {
+func SerialLoop(name string, n int64, span source.Span, body func(f ir.Expr) []ir.Stmt) []ir.Stmt {
 	if n == 1 {
-		return body(cst(0))
+		return body(Cst(0))
 	}
 	v := &ir.Var{Name: name, Type: ir.Int32, Span: span}
-	return []ir.Stmt{&ir.For{Var: v, Min: cst(0), Extent: cst(n), Kind: ir.Serial,
+	return []ir.Stmt{&ir.For{Var: v, Min: Cst(0), Extent: Cst(n), Kind: ir.Serial,
 		Body: &ir.Block{Stmts: body(v), Span: span}, Span: span}}
 }
 
 // partitionString prints [outer..., thread..., vec] iters as a layout.
-func partitionString(l *layout.TileLayout) string { return l.String() }
+func PartitionString(l *layout.TileLayout) string { return l.String() }
 
-func pyRepr(s string) string { return "'" + s + "'" }
+func PyRepr(s string) string { return "'" + s + "'" }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // pyStrList prints a Python list of strings: ['laneid', 'warpid'].
-func pyStrList(xs []string) string {
+func PyStrList(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = pyRepr(x)
+		q[i] = PyRepr(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
@@ -449,8 +449,8 @@ func pyStrList(xs []string) string {
 // symOffsets returns the per-axis offsets contributed by the symbolic
 // starts of g (nil when g is static); ok is false when some symbolic
 // dimension's slice would depend on the start.
-func symOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
-	if g.static {
+func SymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
+	if g.Static {
 		return nil, true
 	}
 	if g.memo != nil && g.memo.haveSym {
@@ -463,12 +463,12 @@ func symOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
 	return sym, ok
 }
 
-func readSymOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
-	base := layout.ToTile(g.lay)
-	if cl, ok := g.lay.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) {
-		base = layout.Identity(g.buf.Shape)
+func readSymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
+	base := layout.ToTile(g.Lay)
+	if cl, ok := g.Lay.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) {
+		base = layout.Identity(g.Buf.Shape)
 	}
-	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.buf.Shape)
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.Buf.Shape)
 	if !ok {
 		return nil, false
 	}
@@ -476,20 +476,20 @@ func readSymOffsets(g region) (map[*layout.Axis]ir.Expr, bool) {
 	addTo := func(a *layout.Axis, e ir.Expr) {
 		prev, ok := out[a]
 		if !ok {
-			prev = cst(0)
+			prev = Cst(0)
 		}
 		out[a] = ir.AddE(prev, e)
 	}
-	for d, m := range g.mins {
+	for d, m := range g.Mins {
 		if _, isConst := ir.ConstInt(m); isConst {
 			continue
 		}
 		its := grp.Shard[seps[d]:seps[d+1]]
 		if len(its) == 1 {
-			addTo(its[0].Axis, ir.MulE(m, cst(its[0].Stride)))
+			addTo(its[0].Axis, ir.MulE(m, Cst(its[0].Stride)))
 			continue
 		}
-		terms, ok := symGroupOffset(its, m, g.exts[d])
+		terms, ok := SymGroupOffset(its, m, g.Exts[d])
 		if !ok {
 			return nil, false
 		}
@@ -507,7 +507,7 @@ type symTerm struct {
 
 // symGroupOffset is the offset of a symbolic start m of extent e into a
 // dimension laid out by several iters (see the section comment), or false.
-func symGroupOffset(its []layout.Iter, m ir.Expr, e int64) ([]symTerm, bool) {
+func SymGroupOffset(its []layout.Iter, m ir.Expr, e int64) ([]symTerm, bool) {
 	inner := make([]int64, len(its)) // inner[k] = B_k
 	b := int64(1)
 	for k := len(its) - 1; k >= 0; k-- {
@@ -518,21 +518,21 @@ func symGroupOffset(its []layout.Iter, m ir.Expr, e int64) ([]symTerm, bool) {
 	// A[:, j*64:j*64+64] is j*s_0, not (j*64 % 64)*s_1 + (j*64 / 64)*s_0).
 	for k := range its {
 		bk := inner[k]
-		if e%bk != 0 || !divisible(m, bk) {
+		if e%bk != 0 || !Divisible(m, bk) {
 			continue
 		}
-		if c := e / bk; k > 0 && (its[k].Extent%c != 0 || !divisible(m, e)) {
+		if c := e / bk; k > 0 && (its[k].Extent%c != 0 || !Divisible(m, e)) {
 			continue
 		}
 		q := divExact(m, bk)
 		var terms []symTerm
 		p := int64(1) // ∏ extents of iters i+1..k
 		for i := k; i >= 0; i-- {
-			digit := ir.DivE(q, cst(p))
+			digit := ir.DivE(q, Cst(p))
 			if i > 0 {
-				digit = ir.ModE(digit, cst(its[i].Extent))
+				digit = ir.ModE(digit, Cst(its[i].Extent))
 			}
-			terms = append(terms, symTerm{its[i].Axis, ir.MulE(digit, cst(its[i].Stride))})
+			terms = append(terms, symTerm{its[i].Axis, ir.MulE(digit, Cst(its[i].Stride))})
 			p *= its[i].Extent
 		}
 		return terms, true
@@ -548,33 +548,33 @@ func divExact(e ir.Expr, v int64) ir.Expr {
 	}
 	switch x := e.(type) {
 	case *ir.IntImm:
-		return cst(x.Value / v)
+		return Cst(x.Value / v)
 	case *ir.Binary:
 		switch x.Op {
 		case ir.Add:
-			if divisible(x.A, v) && divisible(x.B, v) {
+			if Divisible(x.A, v) && Divisible(x.B, v) {
 				return ir.AddE(divExact(x.A, v), divExact(x.B, v))
 			}
 		case ir.Mul:
 			if c, ok := ir.ConstInt(x.B); ok && c%v == 0 {
-				return ir.MulE(x.A, cst(c/v))
+				return ir.MulE(x.A, Cst(c/v))
 			}
 			if c, ok := ir.ConstInt(x.A); ok && c%v == 0 {
-				return ir.MulE(cst(c/v), x.B)
+				return ir.MulE(Cst(c/v), x.B)
 			}
 		}
 	}
-	return ir.DivE(e, cst(v))
+	return ir.DivE(e, Cst(v))
 }
 
 // memSym is the memory-axis part of symOffsets (nil when none).
-func memSym(g region) ir.Expr {
-	offs, _ := symOffsets(g)
+func MemSym(g Region) ir.Expr {
+	offs, _ := SymOffsets(g)
 	return offs[layout.M]
 }
 
 // divisible reports whether e is provably a multiple of v.
-func divisible(e ir.Expr, v int64) bool {
+func Divisible(e ir.Expr, v int64) bool {
 	if v <= 1 {
 		return true
 	}
@@ -586,15 +586,15 @@ func divisible(e ir.Expr, v int64) bool {
 	case *ir.Binary:
 		switch e.Op {
 		case ir.Add, ir.Sub:
-			return divisible(e.A, v) && divisible(e.B, v)
+			return Divisible(e.A, v) && Divisible(e.B, v)
 		case ir.Mul:
-			if c, ok := ir.ConstInt(e.B); ok && v%gcd(c, v) == 0 && divisible(e.A, v/gcd(c, v)) {
+			if c, ok := ir.ConstInt(e.B); ok && v%gcd(c, v) == 0 && Divisible(e.A, v/gcd(c, v)) {
 				return true
 			}
-			if c, ok := ir.ConstInt(e.A); ok && divisible(e.B, v/gcd(c, v)) {
+			if c, ok := ir.ConstInt(e.A); ok && Divisible(e.B, v/gcd(c, v)) {
 				return true
 			}
-			return divisible(e.A, v) || divisible(e.B, v)
+			return Divisible(e.A, v) || Divisible(e.B, v)
 		}
 	}
 	return false
@@ -612,14 +612,14 @@ func gcd(a, b int64) int64 {
 
 // sliceableRegions declines regions whose symbolic start cannot be sliced
 // (a tilels limitation, see symOffsets).
-func sliceableRegions(c *dispatch.Call) *dispatch.Decline {
+func SliceableRegions(c *dispatch.Call) *dispatch.Decline {
 	for i := range 2 {
-		g, ok := constRegion(c, i)
+		g, ok := ConstRegion(c, i)
 		if !ok {
 			continue // extents are checked by the TVM predicates
 		}
-		if _, ok := symOffsets(g); !ok {
-			return c.Declinef(c.ArgSpan(i), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.r))
+		if _, ok := SymOffsets(g); !ok {
+			return c.Declinef(c.ArgSpan(i), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.R))
 		}
 	}
 	return nil
@@ -637,7 +637,7 @@ var smallConsts = func() (cs [1024 + 64]*ir.IntImm) {
 // cst is ir.Const without the allocation for values in [-64, 1024):
 // ir.Const was 12.7% of BenchmarkDispatch3000 allocations, 80% of them
 // from this package.
-func cst(v int64) *ir.IntImm {
+func Cst(v int64) *ir.IntImm {
 	if v >= -64 && v < 1024 {
 		return smallConsts[v+64]
 	}

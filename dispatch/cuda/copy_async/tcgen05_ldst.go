@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // copy_async/tmem<->local: Blackwell tensor memory <-> registers with
 // tcgen05.ld / tcgen05.st at warpgroup scope, priority 10.
@@ -13,18 +13,19 @@ package cuda
 // emitter declines with "tilels does not lower tmem<->local copies yet
 // (tcgen05.ld / tcgen05.st)", so the call is reported instead of lowered.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import "github.com/tilels/tilels/dispatch"
 
-var tmemLocal = dispatch.Variant{
+var TmemLocal = dispatch.Variant{
 	Op: "copy_async", Name: "tmem<->local", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{
-		{Name: "validate_copy_op", Check: isValidCopy},
-		{Name: "exec_scope", Check: execScopeIn("", "warpgroup")},
-		{Name: "storage_scope", Check: scopeAllowed(tmemLocalPairs)},
+		{Name: "validate_copy_op", Check: common.IsValidCopy},
+		{Name: "exec_scope", Check: common.ExecScopeIn("", "warpgroup")},
+		{Name: "storage_scope", Check: common.ScopeAllowed(tmemLocalPairs)},
 	},
 	Emit: func(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return nil, c.Decline(c.Span(), "tilels does not lower tmem<->local copies yet (tcgen05.ld / tcgen05.st)")
 	},
 }
 
-var tmemLocalPairs = []scopePair{{"tmem", "local"}, {"local", "tmem"}}
+var tmemLocalPairs = []common.ScopePair{{Src: "tmem", Dst: "local"}, {Src: "local", Dst: "tmem"}}

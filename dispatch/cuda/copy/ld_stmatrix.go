@@ -1,4 +1,4 @@
-package cuda
+package copy
 
 // copy/ldstmatrix: register <-> shared copies through PTX ldmatrix (shared
 // to registers) and stmatrix (registers to shared), 8x8 b16 tiles.
@@ -30,6 +30,7 @@ package cuda
 // symbolic slice offset; a start tilels cannot slice (symOffsets) declines
 // like the other copy variants.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"slices"
@@ -41,21 +42,23 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-var ldstmatrix = dispatch.Variant{
+var Ldstmatrix = dispatch.Variant{
 	Op: "copy", Name: "ldstmatrix", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{{Name: "ldstmatrix_applicable", Check: isLdstmatrix}},
 	Emit: emitLdstmatrix,
 }
 
-func isLdstmatrix(c *dispatch.Call) *dispatch.Decline { return firstFailure(c, ldstmatrixChecks...) }
+func isLdstmatrix(c *dispatch.Call) *dispatch.Decline {
+	return common.FirstFailure(c, ldstmatrixChecks...)
+}
 
 // ldstmatrixChecks is built once (see gmemSmemChecks).
-var ldstmatrixChecks = []check{
-	cudaTarget,
-	execScopeIn(" (need warp, warpgroup, or cta)", "warp", "warpgroup", "cta"),
-	allThreadsActive,
-	isValidCopy,
-	scopeAllowed(regSmemPairs),
+var ldstmatrixChecks = []common.Check{
+	common.CudaTarget,
+	common.ExecScopeIn(" (need warp, warpgroup, or cta)", "warp", "warpgroup", "cta"),
+	common.AllThreadsActive,
+	common.IsValidCopy,
+	common.ScopeAllowed(common.RegSmemPairs),
 }
 
 var validRLaneAxes = []string{"laneid", "tid_in_wg", "tx"}
@@ -76,35 +79,35 @@ type ldstChoice struct {
 }
 
 func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
-	ri := regSide(c)
-	rg, ok1 := constRegion(c, ri)
-	sg, ok2 := constRegion(c, 1-ri)
+	ri := common.RegSide(c)
+	rg, ok1 := common.ConstRegion(c, ri)
+	sg, ok2 := common.ConstRegion(c, 1-ri)
 	if !ok1 || !ok2 {
 		return nil, c.Declinef(c.Span(), "non-constant region (tilels needs constant region bounds)")
 	}
-	for i, g := range [2]region{rg, sg} {
-		if _, ok := symOffsets(g); !ok {
+	for i, g := range [2]common.Region{rg, sg} {
+		if _, ok := common.SymOffsets(g); !ok {
 			arg := ri
 			if i == 1 {
 				arg = 1 - ri
 			}
-			return nil, c.Declinef(c.ArgSpan(arg), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.r))
+			return nil, c.Declinef(c.ArgSpan(arg), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(g.R))
 		}
 	}
-	rSym, sSym := memSym(rg), memSym(sg)
+	rSym, sSym := common.MemSym(rg), common.MemSym(sg)
 	ld := ri == 0 // smem -> reg
 	span := c.Span()
-	rsl, _ := sliceLayout(rg)
-	ssl, _ := sliceLayout(sg)
+	rsl, _ := common.SliceLayout(rg)
+	ssl, _ := common.SliceLayout(sg)
 	if rsl == nil || ssl == nil {
 		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'canonicalize'")
 	}
-	r := canon(mustTile(rsl))
-	sw := layout.BareSwizzle(sg.lay)
+	r := common.Canon(common.MustTile(rsl))
+	sw := layout.BareSwizzle(sg.Lay)
 	if sw != nil && sw.PerElement < 3 {
 		return nil, c.Declinef(c.ArgSpan(1-ri), "swizzle per_element=%d < 3 incompatible with .b16 ldmatrix/stmatrix (need 8-fp16 chunk integrity)", sw.PerElement)
 	}
-	s := layout.StripSwizzleToTile(layout.Canonicalize(ssl, true), sg.exts)
+	s := layout.StripSwizzleToTile(layout.Canonicalize(ssl, true), sg.Exts)
 	if len(r.Replica) != 0 {
 		return nil, c.Declinef(c.ArgSpan(ri), "R layout has replica %s; ldstmatrix requires no replica", itersText(r.Replica))
 	}
@@ -119,11 +122,11 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	sort.Strings(axes)
 	if len(axes) != 1 {
-		return nil, c.Declinef(c.ArgSpan(ri), "R must have exactly one thread axis name; got %s", pyStrList(axes))
+		return nil, c.Declinef(c.ArgSpan(ri), "R must have exactly one thread axis name; got %s", common.PyStrList(axes))
 	}
 	lane := axes[0]
 	if !slices.Contains(validRLaneAxes, lane) {
-		return nil, c.Declinef(c.ArgSpan(ri), "R thread axis %s not in %s", pyRepr(lane), pyStrList(validRLaneAxes))
+		return nil, c.Declinef(c.ArgSpan(ri), "R thread axis %s not in %s", common.PyRepr(lane), common.PyStrList(validRLaneAxes))
 	}
 	sGrp, sSeps, err := layout.Group(s, r.Extents())
 	if err != nil {
@@ -140,8 +143,8 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		}
 		return r.Shard[a].Stride > r.Shard[b].Stride
 	})
-	r = canon(layout.PermuteDims(r, perm))
-	s = canon(layout.PermuteByGroups(sGrp, sSeps, perm))
+	r = common.Canon(layout.PermuteDims(r, perm))
+	s = common.Canon(layout.PermuteByGroups(sGrp, sSeps, perm))
 
 	tTotal, mTotal := int64(1), int64(1)
 	for _, it := range r.Shard {
@@ -194,16 +197,16 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	shape := []int64{tTotal / 32, 8, 4, mTotal / (ch.num * 2), ch.num, 2}
 	mOuter := shape[3]
 	laneIdx := c.AxisDecl("laneid")
-	var warpIdx ir.Expr = cst(0)
+	var warpIdx ir.Expr = common.Cst(0)
 	switch lane {
 	case "tid_in_wg":
 		warpIdx = c.AxisDecl("wid_in_wg")
 	case "tx":
 		warpIdx = c.AxisDecl("warpid")
 	}
-	var seg4 ir.Expr = cst(0)
+	var seg4 ir.Expr = common.Cst(0)
 	if ch.num > 1 {
-		seg4 = ir.DivE(laneIdx, cst(8))
+		seg4 = ir.DivE(laneIdx, common.Cst(8))
 	}
 	op := ir.OpStmatrix
 	if ld {
@@ -215,21 +218,21 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	var stmts []ir.Stmt
 	for mm := range mOuter {
-		tileOff := applyExpr(ch.s, []ir.Expr{warpIdx, cst(0), cst(0), cst(mm), seg4, cst(0)}, shape)
+		tileOff := common.ApplyExpr(ch.s, []ir.Expr{warpIdx, common.Cst(0), common.Cst(0), common.Cst(mm), seg4, common.Cst(0)}, shape)
 		if sSym != nil {
 			tileOff = ir.AddE(tileOff, sSym)
 		}
-		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, cst(8)), cst(ch.p)))
+		logical := ir.AddE(tileOff, ir.MulE(ir.ModE(laneIdx, common.Cst(8)), common.Cst(ch.p)))
 		if sw != nil {
-			logical = swizzleExpr(sw, logical)
+			logical = common.SwizzleExpr(sw, logical)
 		}
 		handles := fragmentHandlesAt(ch, mm)
-		var reg ir.Expr = cst(handles[0])
+		var reg ir.Expr = common.Cst(handles[0])
 		if rSym != nil {
 			reg = ir.AddE(reg, rSym)
 		}
-		call := &ir.Call{Op: op, Args: []ir.Expr{cst(ch.num), cst(trans), ptrOff(sg.buf, logical, span),
-			ptrOff(rg.buf, reg, span)}, Span: span}
+		call := &ir.Call{Op: op, Args: []ir.Expr{common.Cst(ch.num), common.Cst(trans), common.PtrOff(sg.Buf, logical, span),
+			common.PtrOff(rg.Buf, reg, span)}, Span: span}
 		stmts = append(stmts, &ir.Evaluate{X: call, Span: span})
 	}
 	name := "stmatrix"

@@ -1,4 +1,4 @@
-package cuda
+package common
 
 import (
 	"strings"
@@ -14,11 +14,11 @@ import (
 // messages are TVM's, verbatim.
 
 // check is one step of a composite predicate.
-type check func(*dispatch.Call) *dispatch.Decline
+type Check func(*dispatch.Call) *dispatch.Decline
 
 // firstFailure runs checks in order and returns the first decline (TVM's
 // `for check in (...): if not ok: return False, msg`).
-func firstFailure(c *dispatch.Call, checks ...check) *dispatch.Decline {
+func FirstFailure(c *dispatch.Call, checks ...Check) *dispatch.Decline {
 	for _, ch := range checks {
 		if d := ch(c); d != nil {
 			return d
@@ -28,7 +28,7 @@ func firstFailure(c *dispatch.Call, checks ...check) *dispatch.Decline {
 }
 
 // cudaTarget: "non-cuda target".
-func cudaTarget(c *dispatch.Call) *dispatch.Decline {
+func CudaTarget(c *dispatch.Call) *dispatch.Decline {
 	if !c.Target.IsCUDA() {
 		return c.Declinef(c.Span(), "non-cuda target")
 	}
@@ -36,18 +36,18 @@ func cudaTarget(c *dispatch.Call) *dispatch.Decline {
 }
 
 // execScopeIn: "unsupported exec_scope {k}" (plus an optional suffix).
-func execScopeIn(suffix string, scopes ...string) check {
+func ExecScopeIn(suffix string, scopes ...string) Check {
 	return func(c *dispatch.Call) *dispatch.Decline {
 		for _, s := range scopes {
 			if c.Scope == s {
 				return nil
 			}
 		}
-		return c.Declinef(opSpan(c), "unsupported exec_scope %s%s", c.Scope, suffix)
+		return c.Declinef(OpSpan(c), "unsupported exec_scope %s%s", c.Scope, suffix)
 	}
 }
 
-func opSpan(c *dispatch.Call) source.Span {
+func OpSpan(c *dispatch.Call) source.Span {
 	if c.Tile.OpSpan.IsValid() {
 		return c.Tile.OpSpan
 	}
@@ -56,7 +56,7 @@ func opSpan(c *dispatch.Call) source.Span {
 
 // validateCopy is TVM validate_copy_op: both buffers have a layout, the
 // dtypes match, and the non-unit extents agree in order.
-func validateCopy(c *dispatch.Call) bool {
+func ValidateCopy(c *dispatch.Call) bool {
 	dst, ok1 := c.Region(0)
 	src, ok2 := c.Region(1)
 	if !ok1 || !ok2 {
@@ -104,24 +104,24 @@ func provablyEqual(a, b ir.Expr) bool {
 }
 
 // isValidCopy is TVM _is_valid_copy: "validate_copy_op failed".
-func isValidCopy(c *dispatch.Call) *dispatch.Decline {
-	if !validateCopy(c) {
+func IsValidCopy(c *dispatch.Call) *dispatch.Decline {
+	if !ValidateCopy(c) {
 		return c.Declinef(c.Span(), "validate_copy_op failed")
 	}
 	return nil
 }
 
 // scopeAllowed is TVM _scope_allowed over the given (src, dst) patterns.
-func scopeAllowed(pairs []scopePair) check {
+func ScopeAllowed(pairs []ScopePair) Check {
 	parts := make([]string, len(pairs))
 	for i, p := range pairs {
-		parts[i] = p.src + "->" + p.dst
+		parts[i] = p.Src + "->" + p.Dst
 	}
 	allowed := strings.Join(parts, ", ") // once, not per decline
 	return func(c *dispatch.Call) *dispatch.Decline {
 		src, dst := c.Src().Buf.Scope, c.Dst().Buf.Scope
 		for _, p := range pairs {
-			if matchScope(src, p.src) && matchScope(dst, p.dst) {
+			if MatchScope(src, p.Src) && MatchScope(dst, p.Dst) {
 				return nil
 			}
 		}
@@ -131,7 +131,7 @@ func scopeAllowed(pairs []scopePair) check {
 
 // allThreadsActive is TVM _all_threads_active: the scope runs with every
 // thread of its instance (no narrowing).
-func allThreadsActive(c *dispatch.Call) *dispatch.Decline {
+func AllThreadsActive(c *dispatch.Call) *dispatch.Decline {
 	if c.Scope == "thread" {
 		return nil
 	}
@@ -150,14 +150,14 @@ func allThreadsActive(c *dispatch.Call) *dispatch.Decline {
 	if c.Scope == "cta" {
 		tx, ok := c.ThreadIdxX()
 		if !ok {
-			return c.Declinef(opSpan(c), "cta scope missing threadIdx.x launch_params")
+			return c.Declinef(OpSpan(c), "cta scope missing threadIdx.x launch_params")
 		}
 		reqs = append(reqs, req{"warpid", tx / 32})
 	}
 	for _, r := range reqs {
 		ar, ok := c.Intra[r.name]
 		if !ok {
-			return c.Declinef(opSpan(c), "sctx.intra missing %s", pyRepr(r.name))
+			return c.Declinef(OpSpan(c), "sctx.intra missing %s", PyRepr(r.name))
 		}
 		if ar.Stride != 1 {
 			// TVM unpacks a 3-element [ext, off, stride] entry into two
@@ -165,10 +165,10 @@ func allThreadsActive(c *dispatch.Call) *dispatch.Decline {
 			dispatch.Raise("ValueError", "too many values to unpack (expected 2)")
 		}
 		if !ar.Static() {
-			return c.Declinef(opSpan(c), "non-static range for %s: (%d, %s)", r.name, ar.Extent, dispatch.ExprText(ar.Selector))
+			return c.Declinef(OpSpan(c), "non-static range for %s: (%d, %s)", r.name, ar.Extent, dispatch.ExprText(ar.Selector))
 		}
 		if ar.Extent != r.expected || ar.Offset != 0 {
-			return c.Declinef(opSpan(c), "%s narrowed to [%d, %d) vs full [0, %d)", r.name, ar.Offset, ar.Offset+ar.Extent, r.expected)
+			return c.Declinef(OpSpan(c), "%s narrowed to [%d, %d) vs full [0, %d)", r.name, ar.Offset, ar.Offset+ar.Extent, r.expected)
 		}
 	}
 	return nil
@@ -184,14 +184,14 @@ func globalSide(c *dispatch.Call) int {
 }
 
 // dividesThreadCnt is TVM _divides_thread_cnt.
-func dividesThreadCnt(c *dispatch.Call) *dispatch.Decline {
+func DividesThreadCnt(c *dispatch.Call) *dispatch.Decline {
 	t := c.ThreadCnt()
 	if t <= 0 {
-		return c.Declinef(opSpan(c), "degenerate thread_cnt=%d (scope has empty intra)", t)
+		return c.Declinef(OpSpan(c), "degenerate thread_cnt=%d (scope has empty intra)", t)
 	}
 	gi := globalSide(c)
 	g, _ := c.Region(gi)
-	n, bad, ok := prodExprs(g.Extent)
+	n, bad, ok := ProdExprs(g.Extent)
 	if !ok {
 		return c.Declinef(c.ArgSpan(gi), "non-constant region extent %s", dispatch.ExprText(bad))
 	}
@@ -202,15 +202,15 @@ func dividesThreadCnt(c *dispatch.Call) *dispatch.Decline {
 }
 
 // singleThreadExec is TVM _single_thread_exec.
-func singleThreadExec(c *dispatch.Call) *dispatch.Decline {
+func SingleThreadExec(c *dispatch.Call) *dispatch.Decline {
 	if c.Scope != "thread" {
-		return c.Declinef(opSpan(c), "expected thread exec_scope, got %s", c.Scope)
+		return c.Declinef(OpSpan(c), "expected thread exec_scope, got %s", c.Scope)
 	}
 	return nil
 }
 
 // regSide returns the index of the `local` operand (src if src is local).
-func regSide(c *dispatch.Call) int {
+func RegSide(c *dispatch.Call) int {
 	if c.Src().Buf.Scope == "local" {
 		return 1
 	}
@@ -220,8 +220,8 @@ func regSide(c *dispatch.Call) int {
 var scopeRank = map[string]int{"thread": 0, "warp": 1, "warpgroup": 2, "cta": 3}
 
 // rSideLayoutValid is TVM _r_side_layout_valid.
-func rSideLayoutValid(c *dispatch.Call) *dispatch.Decline {
-	ri := regSide(c)
+func RSideLayoutValid(c *dispatch.Call) *dispatch.Decline {
+	ri := RegSide(c)
 	r, _ := c.Region(ri)
 	span := c.ArgSpan(ri)
 	switch l := r.Buf.Layout.(type) {
@@ -241,39 +241,39 @@ func rSideLayoutValid(c *dispatch.Call) *dispatch.Decline {
 		}
 		outer, inner, ok := it.Axis.Scope()
 		if !ok || outer == layout.ScopeNone || inner == layout.ScopeNone {
-			return c.Declinef(span, "R thread axis %s missing scope/subscope", pyRepr(it.Axis.Name))
+			return c.Declinef(span, "R thread axis %s missing scope/subscope", PyRepr(it.Axis.Name))
 		}
 		switch inner {
 		case layout.Thread, layout.Warp, layout.Warpgroup:
 		default:
-			return c.Declinef(span, "R thread axis %s subscope=%s (not register-level)", pyRepr(it.Axis.Name), pyRepr(inner.String()))
+			return c.Declinef(span, "R thread axis %s subscope=%s (not register-level)", PyRepr(it.Axis.Name), PyRepr(inner.String()))
 		}
 		if sr, ok := scopeRank[outer.String()]; !ok || sr > rank {
-			return c.Declinef(span, "R thread axis %s scope=%s > exec %s", pyRepr(it.Axis.Name), pyRepr(outer.String()), pyRepr(c.Scope))
+			return c.Declinef(span, "R thread axis %s scope=%s > exec %s", PyRepr(it.Axis.Name), PyRepr(outer.String()), PyRepr(c.Scope))
 		}
 	}
-	g, ok := constRegion(c, ri)
+	g, ok := ConstRegion(c, ri)
 	if !ok {
 		return c.Declinef(span, "R layout slice failed")
 	}
-	sym, ok := symOffsets(g)
+	sym, ok := SymOffsets(g)
 	if !ok {
 		return c.Declinef(span, "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(r))
 	}
-	sl, ok := sliceLayout(g)
+	sl, ok := SliceLayout(g)
 	if !ok {
 		return c.Declinef(span, "R layout slice failed")
 	}
-	st := mustTile(sl)
-	for _, a := range sortedAxes(st.Offset) {
+	st := MustTile(sl)
+	for _, a := range SortedAxes(st.Offset) {
 		if a.IsThread() && st.Offset[a] != 0 {
-			return c.Declinef(span, "R sliced offset on thread axis %s = %d", pyRepr(a.Name), st.Offset[a])
+			return c.Declinef(span, "R sliced offset on thread axis %s = %d", PyRepr(a.Name), st.Offset[a])
 		}
 	}
 	for a, e := range sym {
 		if a.IsThread() {
 			if v, ok := ir.ConstInt(e); !ok || v != 0 {
-				return c.Declinef(span, "R sliced offset on thread axis %s = %s", pyRepr(a.Name), dispatch.ExprText(e))
+				return c.Declinef(span, "R sliced offset on thread axis %s = %s", PyRepr(a.Name), dispatch.ExprText(e))
 			}
 		}
 	}
@@ -281,27 +281,27 @@ func rSideLayoutValid(c *dispatch.Call) *dispatch.Decline {
 }
 
 // sSideSliceOk is TVM _s_side_slice_ok.
-func sSideSliceOk(c *dispatch.Call) *dispatch.Decline {
-	si := 1 - regSide(c)
+func SSideSliceOk(c *dispatch.Call) *dispatch.Decline {
+	si := 1 - RegSide(c)
 	s, _ := c.Region(si)
 	span := c.ArgSpan(si)
 	if s.Buf.Layout == nil {
 		return c.Declinef(span, "S has no layout")
 	}
-	g, ok := constRegion(c, si)
+	g, ok := ConstRegion(c, si)
 	if !ok {
 		return c.Declinef(span, "S layout slice failed")
 	}
-	if _, ok := symOffsets(g); !ok {
+	if _, ok := SymOffsets(g); !ok {
 		return c.Declinef(span, "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(s))
 	}
-	if _, ok := sliceLayout(g); !ok {
+	if _, ok := SliceLayout(g); !ok {
 		return c.Declinef(span, "S layout slice failed")
 	}
 	return nil
 }
 
-func sortedAxes(m map[*layout.Axis]int64) []*layout.Axis {
+func SortedAxes(m map[*layout.Axis]int64) []*layout.Axis {
 	out := make([]*layout.Axis, 0, len(m))
 	for a := range m {
 		out = append(out, a)

@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // copy_async/tma: global <-> shared copies with the Tensor Memory
 // Accelerator (cp.async.bulk.tensor), issued by one thread, priority 10
@@ -42,6 +42,7 @@ package cuda
 // descriptor, the kernel-start statement `if warpid == 0:
 // prefetch.tensormap`.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"strconv"
@@ -52,17 +53,17 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-var copyAsyncTMA = dispatch.Variant{
+var CopyAsyncTMA = dispatch.Variant{
 	Op: "copy_async", Name: "tma", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{
 		{Name: "validate_copy_op", Check: tmaValidCopyOp},
 		{Name: "single_thread", Check: tmaSingleThread},
 	},
-	Emit: emitTMA,
+	Emit: EmitTMA,
 }
 
 func tmaValidCopyOp(c *dispatch.Call) *dispatch.Decline {
-	if !validateCopy(c) {
+	if !common.ValidateCopy(c) {
 		return c.Decline(c.Span(), "not a valid copy op")
 	}
 	return nil
@@ -72,7 +73,7 @@ func tmaValidCopyOp(c *dispatch.Call) *dispatch.Decline {
 // sctx.exec_scope (an ExecScope object) in its TVMScript form.
 func tmaSingleThread(c *dispatch.Call) *dispatch.Decline {
 	if c.Scope != "thread" {
-		return c.Declinef(opSpan(c), `unsupported exec_scope T.ExecScope("%s"), expected single thread`, c.Scope)
+		return c.Declinef(common.OpSpan(c), `unsupported exec_scope T.ExecScope("%s"), expected single thread`, c.Scope)
 	}
 	return nil
 }
@@ -80,7 +81,7 @@ func tmaSingleThread(c *dispatch.Call) *dispatch.Decline {
 // tmaNaNTypes are the dtypes TVM accepts with oob="nan".
 var tmaNaNTypes = map[string]bool{"float16": true, "float32": true, "float64": true, "bfloat16": true}
 
-func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+func EmitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	span := c.Span()
 	src, dst := c.Src(), c.Dst()
 	ss, ds := src.Buf.Scope, dst.Buf.Scope
@@ -102,8 +103,8 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			}
 		}
 	}
-	g, _ := constRegion(c, gi)
-	s, _ := constRegion(c, si)
+	g, _ := common.ConstRegion(c, gi)
+	s, _ := common.ConstRegion(c, si)
 
 	// oob (TVM _normalize_oob_mode / _oob_fill_kind).
 	oobFill := 0
@@ -113,7 +114,7 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			return nil, c.Declinef(c.ConfigSpan("oob"), "Unsupported TMA oob mode: %s. Expected None, 'zero', or 'nan'.", tmaPyRepr(v))
 		}
 		if mode.Value == "nan" {
-			if !tmaNaNTypes[s.buf.Dtype.String()] {
+			if !tmaNaNTypes[s.Buf.Dtype.String()] {
 				return nil, c.Decline(c.ConfigSpan("oob"), "TMA oob='nan' requires a floating-point dtype")
 			}
 			oobFill = 1
@@ -124,9 +125,9 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return nil, d
 	}
 	plan, f := planTMA(tmaInput{
-		smem: s.lay, smemShape: s.buf.Shape, smemRegion: s.bounds,
-		gmem: g.lay, gmemShape: g.buf.Shape, gStart: g.mins, gExt: g.exts,
-		dtype: s.buf.Dtype,
+		smem: s.Lay, smemShape: s.Buf.Shape, smemRegion: s.Bounds,
+		gmem: g.Lay, gmemShape: g.Buf.Shape, gStart: g.Mins, gExt: g.Exts,
+		dtype: s.Buf.Dtype,
 	})
 	if f != nil {
 		if f.exc != "" {
@@ -149,12 +150,12 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	ctaGroup, ok := c.Config("cta_group")
 	if !ok {
-		ctaGroup = cst(-1)
+		ctaGroup = common.Cst(-1)
 		if c.Target.Arch == "sm_100a" {
-			ctaGroup = cst(1)
+			ctaGroup = common.Cst(1)
 		}
 	}
-	var ctaMask ir.Expr = cst(0)
+	var ctaMask ir.Expr = common.Cst(0)
 	if v, ok := c.Config("cta_mask"); ok {
 		if dir != "g2s" {
 			dispatch.Raise("AssertionError", "cta_mask is only supported for global to shared copy")
@@ -182,7 +183,7 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return nil, c.Decline(c.ConfigSpan("prefetch_tensormap"), "tma prefetch_tensormap requires warp_id_in_cta launch param")
 	}
 
-	m, key := tmaTensorMap(c, g.buf, plan, oobFill, force)
+	m, key := tmaTensorMap(c, g.Buf, plan, oobFill, force)
 	res := &dispatch.Result{Outer: plan.issues(), Threads: 1}
 	if cached, ok := c.CacheGet(key); ok {
 		m = cached.(*ir.TensorMap)
@@ -195,7 +196,7 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		if _, ok := c.CacheGet(pkey); !ok {
 			c.CacheSet(pkey, m)
 			res.Init = append(res.Init, &ir.If{
-				Cond: ir.Bin(ir.EQ, &ir.ThreadIndex{Axis: "warpid", Span: span}, cst(0)),
+				Cond: ir.Bin(ir.EQ, &ir.ThreadIndex{Axis: "warpid", Span: span}, common.Cst(0)),
 				Then: &ir.Block{Stmts: []ir.Stmt{&ir.Evaluate{X: &ir.Call{Op: ir.OpPrefetchTensormap,
 					Args: []ir.Expr{&ir.TensorMapAddr{Map: m, Span: span}}, Span: span}, Span: span}}, Span: span},
 				Span: span,
@@ -207,10 +208,10 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	flat := plan.issues()
 	it := &ir.Var{Name: "loop_vars", Type: ir.Int32, Span: span}
 	sOff, coords := tmaIssueExprs(plan, it, flat)
-	base := applyExpr(tmaSmemTile(s.lay, s.buf.Shape), s.mins, s.buf.Shape)
-	ptr := &ir.AddressOf{Buf: s.buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(sOff, base))}, FlatIndex: true, Span: span}
+	base := common.ApplyExpr(tmaSmemTile(s.Lay, s.Buf.Shape), s.Mins, s.Buf.Shape)
+	ptr := &ir.AddressOf{Buf: s.Buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(sOff, base))}, FlatIndex: true, Span: span}
 	addr := &ir.TensorMapAddr{Map: m, Span: span}
-	rank := cst(int64(plan.rank()))
+	rank := common.Cst(int64(plan.rank()))
 	var call *ir.Call
 	switch {
 	case dir == "g2s":
@@ -221,7 +222,7 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		call = &ir.Call{Op: ir.OpCpAsyncBulkTensorS2G, Args: append([]ir.Expr{rank, ptr, addr, hint}, coords...)}
 	}
 	call.Span = span
-	loop := &ir.For{Var: it, Min: cst(0), Extent: cst(flat), Kind: ir.Unrolled, Span: span,
+	loop := &ir.For{Var: it, Min: common.Cst(0), Extent: common.Cst(flat), Kind: ir.Unrolled, Span: span,
 		Body: &ir.Block{Stmts: []ir.Stmt{&ir.Evaluate{X: call, Span: span}}, Span: span}}
 	res.Body = &ir.Block{Stmts: []ir.Stmt{loop}, Span: span}
 
@@ -234,8 +235,8 @@ func emitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("tma descriptor: rank %d, %s, dims %s, strides %s B, box %s, swizzle %s",
 			m.Rank, m.DType, tmaIntList(m.GlobalDims), tmaIntList(m.GlobalStrides), tmaIntList(m.Box), tmaSwizzleName[m.Swizzle]))
-	if plan.dtype != s.buf.Dtype {
-		res.Notes = append(res.Notes, fmt.Sprintf("tma element promoted from %s to %s to merge contiguous dims", s.buf.Dtype, plan.dtype))
+	if plan.dtype != s.Buf.Dtype {
+		res.Notes = append(res.Notes, fmt.Sprintf("tma element promoted from %s to %s to merge contiguous dims", s.Buf.Dtype, plan.dtype))
 	}
 	if len(axes) == 0 {
 		res.Notes = append(res.Notes, "tma issue axes: none (one instruction)")
@@ -253,22 +254,22 @@ var tmaSwizzleName = [...]string{"none", "32B", "64B", "128B"}
 // or the start selects whole steps of the group's outer iters
 // (symGroupOffset); the pointer itself applies the layout to the symbolic
 // start.
-func tmaSymbolicSmemStart(c *dispatch.Call, s region) *dispatch.Decline {
-	if s.static {
+func tmaSymbolicSmemStart(c *dispatch.Call, s common.Region) *dispatch.Decline {
+	if s.Static {
 		return nil
 	}
-	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(tmaSmemTile(s.lay, s.buf.Shape)), s.buf.Shape)
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(tmaSmemTile(s.Lay, s.Buf.Shape)), s.Buf.Shape)
 	if !ok {
 		return nil // the planner raises the grouping error
 	}
-	for d, m := range s.mins {
-		if _, isConst := ir.ConstInt(m); isConst || s.exts[d] == 1 || seps[d+1]-seps[d] <= 1 {
+	for d, m := range s.Mins {
+		if _, isConst := ir.ConstInt(m); isConst || s.Exts[d] == 1 || seps[d+1]-seps[d] <= 1 {
 			continue
 		}
-		if _, ok := symGroupOffset(grp.Shard[seps[d]:seps[d+1]], m, s.exts[d]); ok {
+		if _, ok := common.SymGroupOffset(grp.Shard[seps[d]:seps[d+1]], m, s.Exts[d]); ok {
 			continue
 		}
-		return c.Declinef(s.span, "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(s.r))
+		return c.Declinef(s.Span, "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(s.R))
 	}
 	return nil
 }
@@ -337,7 +338,7 @@ func tmaPtrID(c *dispatch.Call, gb *ir.Buffer) string {
 func tmaPyTuple(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = pyRepr(x)
+		q[i] = common.PyRepr(x)
 	}
 	if len(q) == 1 {
 		return "(" + q[0] + ",)"
@@ -356,15 +357,15 @@ func tmaIssueExprs(p *tmaPlan, it ir.Expr, flat int64) (ir.Expr, []ir.Expr) {
 		cum[k] = acc
 		acc *= p.axes[k].extent
 	}
-	var off ir.Expr = cst(0)
+	var off ir.Expr = common.Cst(0)
 	coords := make([]ir.Expr, len(p.dims))
 	for d, dim := range p.dims {
 		coords[d] = dim.coord
 	}
 	for k, a := range p.axes {
 		v := tmaDigit(it, cum[k], a.extent, flat)
-		off = ir.AddE(off, ir.MulE(v, cst(a.smemStride)))
-		coords[a.dim] = ir.AddE(coords[a.dim], ir.MulE(v, cst(a.advance)))
+		off = ir.AddE(off, ir.MulE(v, common.Cst(a.smemStride)))
+		coords[a.dim] = ir.AddE(coords[a.dim], ir.MulE(v, common.Cst(a.advance)))
 	}
 	out := make([]ir.Expr, len(coords))
 	for d := range coords {
@@ -378,11 +379,11 @@ func tmaIssueExprs(p *tmaPlan, it ir.Expr, flat int64) (ir.Expr, []ir.Expr) {
 // the axis is the outermost one.
 func tmaDigit(it ir.Expr, cum, ext, flat int64) ir.Expr {
 	if flat == 1 {
-		return cst(0)
+		return common.Cst(0)
 	}
-	v := ir.DivE(it, cst(cum))
+	v := ir.DivE(it, common.Cst(cum))
 	if cum*ext < flat {
-		v = ir.ModE(v, cst(ext))
+		v = ir.ModE(v, common.Cst(ext))
 	}
 	return v
 }
@@ -403,7 +404,7 @@ func tmaTruthy(e ir.Expr) bool {
 // tmaPyRepr is Python repr() of a config value: 'bogus', 3.
 func tmaPyRepr(e ir.Expr) string {
 	if s, ok := e.(*ir.StringImm); ok {
-		return pyRepr(s.Value)
+		return common.PyRepr(s.Value)
 	}
 	return tmaExprText(e)
 }

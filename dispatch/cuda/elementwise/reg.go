@@ -1,4 +1,4 @@
-package cuda
+package elementwise
 
 // elementwise/reg: an elementwise op whose operands all live in registers
 // (scope "local"), variant `reg`, priority 10, predicate `{op}_reg` (spec
@@ -30,6 +30,7 @@ package cuda
 // ("thread part mismatch between anchor and operand after alignment").
 // tilels also needs constant region starts to slice layouts.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 	"slices"
@@ -112,14 +113,14 @@ func ewiseSlice(c *dispatch.Call, o ewiseOperand) (layout.Layout, *dispatch.Decl
 	if !ok {
 		// A symbolic start is sliced at 0; emitEwiseReg adds its offset
 		// (ewiseSymOffset) to the addresses, as for copies.
-		g, gok := readRegion(c, o.Arg)
+		g, gok := common.ReadRegion(c, o.Arg)
 		if !gok {
 			return nil, ewiseStaticDecline(c, o)
 		}
 		if _, d := ewiseSymOffset(c, o); d != nil {
 			return nil, d
 		}
-		bounds = g.bounds
+		bounds = g.Bounds
 	}
 	l, err := layout.Slice(o.R.Buf.Layout, o.R.Buf.Shape, bounds)
 	if err != nil {
@@ -132,17 +133,17 @@ func ewiseSlice(c *dispatch.Call, o ewiseOperand) (layout.Layout, *dispatch.Decl
 // (nil when the start is constant). Starts that tilels cannot slice
 // (symOffsets) or that move along a thread axis decline.
 func ewiseSymOffset(c *dispatch.Call, o ewiseOperand) (ir.Expr, *dispatch.Decline) {
-	g, ok := readRegion(c, o.Arg)
-	if !ok || g.static {
+	g, ok := common.ReadRegion(c, o.Arg)
+	if !ok || g.Static {
 		return nil, nil
 	}
-	sym, ok := symOffsets(g)
+	sym, ok := common.SymOffsets(g)
 	if !ok {
 		return nil, c.Declinef(c.ArgSpan(o.Arg), "non-constant region start %s: tilels cannot slice this layout at a symbolic offset", dispatch.ExprText(o.R))
 	}
 	for a, e := range sym {
 		if v, isConst := ir.ConstInt(e); a.IsThread() && (!isConst || v != 0) {
-			return nil, c.Declinef(c.ArgSpan(o.Arg), "non-constant region start %s moves along thread axis %s: tilels cannot slice it", dispatch.ExprText(o.R), pyRepr(a.Name))
+			return nil, c.Declinef(c.ArgSpan(o.Arg), "non-constant region start %s moves along thread axis %s: tilels cannot slice it", dispatch.ExprText(o.R), common.PyRepr(a.Name))
 		}
 	}
 	return sym[layout.M], nil
@@ -152,7 +153,7 @@ func ewiseSymOffset(c *dispatch.Call, o ewiseOperand) (ir.Expr, *dispatch.Declin
 func ewiseStrList(xs []string) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = pyRepr(x)
+		parts[i] = common.PyRepr(x)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -163,7 +164,7 @@ func ewiseStrList(xs []string) string {
 // stride, tile 1, e0, e0·e1, … up to the scope's thread count.
 func ewiseScopeLevelAnchor(c *dispatch.Call, o ewiseOperand) *dispatch.Decline {
 	scope := c.Scope
-	axis, ok := tidAxisForScope[scope]
+	axis, ok := common.TidAxisForScope[scope]
 	if scope == "thread" || !ok {
 		return nil
 	}
@@ -197,7 +198,7 @@ func ewiseScopeLevelAnchor(c *dispatch.Call, o ewiseOperand) *dispatch.Decline {
 	if len(bad) > 0 {
 		slices.Sort(bad)
 		return c.Declinef(span, "%s-scope op operand carries thread axes %s; after canonicalization a %s-level layout must use only %s",
-			scope, ewiseStrList(bad), scope, pyRepr(axis))
+			scope, ewiseStrList(bad), scope, common.PyRepr(axis))
 	}
 	slices.SortStableFunc(threads, func(a, b layout.Iter) int { return ewiseCmpAsc(a.Stride, b.Stride) })
 	running := int64(1)
@@ -214,7 +215,7 @@ func ewiseScopeLevelAnchor(c *dispatch.Call, o ewiseOperand) *dispatch.Decline {
 	return nil
 }
 
-func ewiseCmpAsc(a, b int64) int { return -cmpDesc(a, b) }
+func ewiseCmpAsc(a, b int64) int { return -common.CmpDesc(a, b) }
 
 // ewiseReplicasAgree is TVM _check_layout_operands_agree: every operand's
 // sliced canonical layout has the same replica iters.
@@ -271,7 +272,7 @@ func ewisePermR(l *layout.TileLayout) []int {
 		if ka, kb := key(a), key(b); ka != kb {
 			return ka - kb
 		}
-		return cmpDesc(l.Shard[a].Stride, l.Shard[b].Stride)
+		return common.CmpDesc(l.Shard[a].Stride, l.Shard[b].Stride)
 	})
 	return perm
 }
@@ -305,7 +306,7 @@ func ewiseAlign(c *dispatch.Call, ops []ewiseOperand) (*ewiseAligned, *dispatch.
 	if d != nil {
 		return nil, d
 	}
-	r := mustTile(rl)
+	r := common.MustTile(rl)
 	perm := ewisePermR(r)
 	al := &ewiseAligned{anchor: layout.PermuteDims(r, perm)}
 	al.ops = append(al.ops, al.anchor)
@@ -339,7 +340,7 @@ func ewiseAlign(c *dispatch.Call, ops []ewiseOperand) (*ewiseAligned, *dispatch.
 // canonical form of l.
 func ewiseThreadPart(l *layout.TileLayout) []layout.Iter {
 	var out []layout.Iter
-	for _, it := range canon(l).Shard {
+	for _, it := range common.Canon(l).Shard {
 		if it.Axis.IsThread() {
 			out = append(out, it)
 		}
@@ -366,18 +367,18 @@ func ewisePickVecAndCarve(spec *ewiseOpSpec, c *dispatch.Call, p *ewisePlan, mem
 	for i := range spec.VecImpls {
 		impls[i] = &spec.VecImpls[i]
 	}
-	slices.SortStableFunc(impls, func(a, b *ewiseVecImpl) int { return cmpDesc(a.VecLen, b.VecLen) })
+	slices.SortStableFunc(impls, func(a, b *ewiseVecImpl) int { return common.CmpDesc(a.VecLen, b.VecLen) })
 	for _, impl := range impls {
 		carved := make([]*layout.TileLayout, len(mem))
 		ok := true
 		for i, l := range mem {
-			its, cok := carveTail(l.Shard, impl.VecLen)
+			its, cok := common.CarveTail(l.Shard, impl.VecLen)
 			if !cok {
 				ok = false
 				break
 			}
 			carved[i] = layout.NewTile(its, l.Replica, l.Offset)
-			if !verifyTail(carved[i], impl.VecLen) {
+			if !common.VerifyTail(carved[i], impl.VecLen) {
 				ok = false
 				break
 			}
@@ -434,9 +435,9 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 				if vec == 1 {
 					return []ir.Expr{f}
 				}
-				return []ir.Expr{ir.AddE(ir.MulE(f, cst(vec)), cst(k))}
+				return []ir.Expr{ir.AddE(ir.MulE(f, common.Cst(vec)), common.Cst(k))}
 			}
-			off := applyExpr(carved[i], []ir.Expr{f, cst(k)}, []int64{outer, vec})
+			off := common.ApplyExpr(carved[i], []ir.Expr{f, common.Cst(k)}, []int64{outer, vec})
 			if syms[i] != nil {
 				off = ir.AddE(off, syms[i])
 			}
@@ -475,7 +476,7 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 			}
 		}
 		dst, dt := viewOf[0], p.Dst.Buf.Dtype
-		body = append(body, serialLoop("f", outer, sp, func(f ir.Expr) []ir.Stmt {
+		body = append(body, common.SerialLoop("f", outer, sp, func(f ir.Expr) []ir.Stmt {
 			if impl != nil {
 				lanesOf := func(op int) [][]ir.Expr {
 					lanes := make([][]ir.Expr, vec)

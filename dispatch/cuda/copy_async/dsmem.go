@@ -1,4 +1,4 @@
-package cuda
+package copyasync
 
 // copy_async/dsmem: shared::cta -> shared::cluster copy into another CTA of
 // the cluster (cp.async.bulk.shared::cluster.shared::cta, completing on the
@@ -21,12 +21,13 @@ package cuda
 // (cp.async.bulk shared::cluster); TVM would issue 8 bulk copies of 256
 // bytes", so the call is reported, with TVM's plan, instead of lowered.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 )
 
-var dsmem = dispatch.Variant{
+var Dsmem = dispatch.Variant{
 	Op: "copy_async", Name: "dsmem", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{
 		{Name: "validate_copy_op", Check: dsmemValidCopy},
@@ -37,7 +38,7 @@ var dsmem = dispatch.Variant{
 }
 
 func dsmemValidCopy(c *dispatch.Call) *dispatch.Decline {
-	if !validateCopy(c) {
+	if !common.ValidateCopy(c) {
 		return c.Decline(c.Span(), "not a valid copy op")
 	}
 	return nil
@@ -47,7 +48,7 @@ func dsmemValidCopy(c *dispatch.Call) *dispatch.Decline {
 // sctx.exec_scope (an ExecScope object) in its TVMScript form.
 func dsmemSingleThread(c *dispatch.Call) *dispatch.Decline {
 	if c.Scope != "thread" {
-		return c.Declinef(opSpan(c), "unsupported exec_scope %s, expected single thread", execScopeRepr(c.Scope))
+		return c.Declinef(common.OpSpan(c), "unsupported exec_scope %s, expected single thread", execScopeRepr(c.Scope))
 	}
 	return nil
 }
@@ -56,7 +57,7 @@ func dsmemSingleThread(c *dispatch.Call) *dispatch.Decline {
 func execScopeRepr(kind string) string { return `T.ExecScope("` + kind + `")` }
 
 func dsmemSharedToShared(c *dispatch.Call) *dispatch.Decline {
-	if !matchScope(c.Src().Buf.Scope, "shared*") || !matchScope(c.Dst().Buf.Scope, "shared*") {
+	if !common.MatchScope(c.Src().Buf.Scope, "shared*") || !common.MatchScope(c.Dst().Buf.Scope, "shared*") {
 		return c.Decline(c.Span(), "not a shared-to-shared copy")
 	}
 	return nil
@@ -94,21 +95,21 @@ type dsmemPlan struct{ copies, chunkBytes int64 }
 // innermost iter out, and loop over the rest. It returns nil, nil when a
 // region is symbolic (tilels slices constant regions only).
 func planDsmem(c *dispatch.Call) (*dsmemPlan, *dispatch.Decline) {
-	src, ok1 := constRegion(c, 1)
-	dst, ok2 := constRegion(c, 0)
-	if !ok1 || !ok2 || !src.static || !dst.static {
+	src, ok1 := common.ConstRegion(c, 1)
+	dst, ok2 := common.ConstRegion(c, 0)
+	if !ok1 || !ok2 || !src.Static || !dst.Static {
 		return nil, nil
 	}
 	ss := dsmemSlice(src)
 	if ss == nil {
-		return nil, c.Decline(src.span, "Cannot slice src layout for DSMEM copy")
+		return nil, c.Decline(src.Span, "Cannot slice src layout for DSMEM copy")
 	}
 	ds := dsmemSlice(dst)
 	if ds == nil {
-		return nil, c.Decline(dst.span, "Cannot slice dst layout for DSMEM copy")
+		return nil, c.Decline(dst.Span, "Cannot slice dst layout for DSMEM copy")
 	}
-	gs := mustGroup(canon(ss), src.exts)
-	gd := mustGroup(canon(ds), gs.Extents())
+	gs := mustGroup(common.Canon(ss), src.Exts)
+	gd := mustGroup(common.Canon(ds), gs.Extents())
 	sc, dc := contiguousChain(gs), contiguousChain(gd)
 	shared := map[int]bool{}
 	chunk := int64(1)
@@ -116,7 +117,7 @@ func planDsmem(c *dispatch.Call) (*dsmemPlan, *dispatch.Decline) {
 		shared[sc[i]] = true
 		chunk *= gs.Shard[sc[i]].Extent
 	}
-	chunkBytes := chunk * int64(src.buf.Dtype.Bits) / 8
+	chunkBytes := chunk * int64(src.Buf.Dtype.Bits) / 8
 	if chunkBytes < 16 || chunkBytes%16 != 0 {
 		return nil, c.Declinef(c.Span(), "Layouts not compatible for bulk DSMEM copy: chunk_bytes=%d (need >= 16 and multiple of 16)", chunkBytes)
 	}
@@ -132,12 +133,12 @@ func planDsmem(c *dispatch.Call) (*dsmemPlan, *dispatch.Decline) {
 // dsmemSlice is TVM to_tile_layout then slice: a ComposeLayout stands for
 // its tile (a bare swizzle for the row-major layout of the buffer). nil
 // when the region is not representable.
-func dsmemSlice(g region) *layout.TileLayout {
-	t := layout.ToTile(g.lay)
-	if layout.IsBareSwizzle(g.lay) {
-		t = layout.RowMajor(g.buf.Shape...)
+func dsmemSlice(g common.Region) *layout.TileLayout {
+	t := layout.ToTile(g.Lay)
+	if layout.IsBareSwizzle(g.Lay) {
+		t = layout.RowMajor(g.Buf.Shape...)
 	}
-	l, err := layout.SliceTile(t, g.buf.Shape, g.bounds)
+	l, err := layout.SliceTile(t, g.Buf.Shape, g.Bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}

@@ -1,4 +1,4 @@
-package cuda
+package elementwise
 
 // The elementwise op registry (spec §4.4 "Op registry"): one ewiseOpSpec
 // per op in TVM's ALL_OPS, in its order (zero, fill, reciprocal, sqrt, exp,
@@ -18,6 +18,7 @@ package cuda
 // "non-commutative op sub cannot have constant lhs", ...), spanned at the
 // argument to change.
 
+import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
 	"fmt"
 
@@ -286,11 +287,11 @@ func ewiseParseBinary(c *dispatch.Call) (*ewisePlan, *dispatch.Decline) {
 		a, b = b, a
 	default:
 		if bOK {
-			na, bad, ok := prodExprs(a.Region.Extent)
+			na, bad, ok := common.ProdExprs(a.Region.Extent)
 			if !ok {
 				return nil, ewiseNonConst(c, a.Arg, bad)
 			}
-			nb, bad, ok := prodExprs(b.Region.Extent)
+			nb, bad, ok := common.ProdExprs(b.Region.Extent)
 			if !ok {
 				return nil, ewiseNonConst(c, b.Arg, bad)
 			}
