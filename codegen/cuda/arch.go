@@ -324,6 +324,9 @@ func (w *archWalk) expr(e ir.Expr) {
 		}
 	case *ir.Call:
 		n, ok := opNeeds[e.Op]
+		if x, ext := extOps[e.Op]; !ok && ext {
+			n, ok = x.need, true
+		}
 		if !ok {
 			w.safe = false
 			return

@@ -497,6 +497,9 @@ func (k *kernel) call(c *ir.Call) string {
 	case ir.OpCpAsync, ir.OpPrefetchTensormap, ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 		return k.tmaCall(c)
 	}
+	if x, ok := extOps[c.Op]; ok {
+		return x.print(k, c)
+	}
 	k.fail("unknown intrinsic %q", c.Op)
 	return ""
 }

@@ -752,6 +752,12 @@ func (g *gen) tileCall(c *ir.TileCall) {
 	switch c.Op {
 	case "copy", "copy_async":
 		g.copyCall(c)
+	case "gemm":
+		g.gemmCall(c)
+	case "sum", "max", "min":
+		g.reduceCall(c)
+	case "permute_layout":
+		g.permuteCall(c)
 	default:
 		g.ewiseCall(c)
 	}

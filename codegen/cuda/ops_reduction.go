@@ -1,0 +1,4 @@
+package cuda
+
+// reductionOps prints the intrinsics of the reduction lowering (see ext.go).
+var reductionOps = map[string]extOp{}
