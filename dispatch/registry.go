@@ -57,6 +57,11 @@ type Result struct {
 	Partition string
 	// Notes are extra facts for hovers and -explain output.
 	Notes []string
+	// Plan is the variant's plan as named facts, in the order a reader
+	// wants them (an MMA's shape and count per warp, a reduction's shuffle
+	// steps, a descriptor and its decoded fields): the hover lists them and
+	// the JSON record carries them as "plan".
+	Plan []PlanItem
 	// TMA describes the descriptor and issue loop of a copy_async TMA
 	// variant (printed in the JSON report and hovers); nil otherwise.
 	TMA *TMA
@@ -69,6 +74,13 @@ type Result struct {
 	// (TVM sctx.add_init_stmt without host=True, e.g. prefetch.tensormap).
 	// Lower puts them after the kernel's leading scope-id declarations.
 	Init []ir.Stmt
+}
+
+// PlanItem is one named fact of a variant's plan. Fields are its decoded
+// parts (a descriptor's bit fields), shown indented under it.
+type PlanItem struct {
+	Key, Value string
+	Fields     []PlanItem
 }
 
 // TMA is the plan of one TMA copy: its descriptor and how many bulk-tensor

@@ -208,6 +208,10 @@ func callHover(snap *snapshot, def *kdef, pick, at int, ds []*dispatch.Decision,
 		if t := r.TMA; t != nil {
 			b.WriteString(tmaText(t))
 		}
+		if len(r.Plan) > 0 {
+			writePlan(&b, r.Plan, "")
+			b.WriteString("\n")
+		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(&b, "- %s\n", mdEscape(n))
 		}
@@ -457,4 +461,16 @@ func outcomeText(d *dispatch.Decision) string {
 		return fmt.Sprintf("`%s`%s ×%d", d.Variant, box, r.TMA.Issues)
 	}
 	return fmt.Sprintf("`%s` vec %d ×%d", d.Variant, r.Vec, r.Outer)
+}
+
+// writePlan lists a variant's plan, decoded fields indented under their item.
+func writePlan(b *strings.Builder, items []dispatch.PlanItem, indent string) {
+	for _, it := range items {
+		if it.Value == "" {
+			fmt.Fprintf(b, "%s- %s\n", indent, mdEscape(it.Key))
+		} else {
+			fmt.Fprintf(b, "%s- %s: `%s`\n", indent, mdEscape(it.Key), it.Value)
+		}
+		writePlan(b, it.Fields, indent+"  ")
+	}
 }

@@ -261,7 +261,7 @@ func (e *encoder) caseMap(m map[string]string) {
 }
 
 func (e *encoder) call(c *Call) {
-	e.open('{', 12)
+	e.open('{', 13)
 	e.key(0, "line")
 	e.int(int64(c.Line))
 	e.key(1, "column")
@@ -297,9 +297,33 @@ func (e *encoder) call(c *Call) {
 	}
 	e.key(10, "tma")
 	e.tma(c.TMA)
-	e.key(11, "needs")
+	e.key(11, "plan")
+	e.plan(c.Plan)
+	e.key(12, "needs")
 	e.strings(c.Needs)
 	e.close('}')
+}
+
+func (e *encoder) plan(p []PlanItem) {
+	if p == nil {
+		e.null()
+		return
+	}
+	if !e.open('[', len(p)) {
+		return
+	}
+	for i := range p {
+		e.elem(i)
+		e.open('{', 3)
+		e.key(0, "key")
+		e.str(p[i].Key)
+		e.key(1, "value")
+		e.str(p[i].Value)
+		e.key(2, "fields")
+		e.plan(p[i].Fields)
+		e.close('}')
+	}
+	e.close(']')
 }
 
 func (e *encoder) tma(t *TMA) {

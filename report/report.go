@@ -79,9 +79,30 @@ type Call struct {
 	Outer    *int64     `json:"outer"`
 	Declined []Declined `json:"declined"`
 	TMA      *TMA       `json:"tma"`
+	// Plan is the chosen variant's plan (dispatch.Result.Plan); null when
+	// the variant has none.
+	Plan []PlanItem `json:"plan"`
 	// Needs is set on an unresolved call: the parameters to bind before it
 	// can be dispatched (variant is null, declined empty, threads 0).
 	Needs []string `json:"needs"`
+}
+
+// PlanItem is one named fact of a variant's plan, with its decoded fields.
+type PlanItem struct {
+	Key    string     `json:"key"`
+	Value  string     `json:"value"`
+	Fields []PlanItem `json:"fields"`
+}
+
+func planRecord(p []dispatch.PlanItem) []PlanItem {
+	if len(p) == 0 {
+		return nil
+	}
+	out := make([]PlanItem, len(p))
+	for i, it := range p {
+		out[i] = PlanItem{Key: it.Key, Value: it.Value, Fields: planRecord(it.Fields)}
+	}
+	return out
 }
 
 // TMA is the descriptor of a TMA copy, in CUDA order (innermost dimension
@@ -185,6 +206,7 @@ func call(f *source.File, d *dispatch.Decision) Call {
 	if d.Result != nil {
 		vec, bits, outer := d.Result.Vec, d.Result.VecBits, d.Result.Outer
 		c.Vec, c.VecBits, c.Outer = &vec, &bits, &outer
+		c.Plan = planRecord(d.Result.Plan)
 		if d.Result.TMA != nil && d.Result.TMA.Map != nil {
 			c.TMA = tmaRecord(d.Result.TMA)
 		}
