@@ -11,6 +11,12 @@ import (
 
 // Output is the result of Lower.
 type Output struct {
+	// Foreign is set, and nothing else, when the kernel was written for
+	// another target than the one dispatched for (ForeignTarget): "trn".
+	// ForeignWhy and ForeignSpan say which buffer showed it.
+	Foreign, ForeignWhy string
+	ForeignSpan         source.Span
+
 	// Func is the lowered function: every TileCall replaced by an
 	// *ir.Lowered. Blocks on the path to a TileCall are fresh copies; all
 	// other nodes are shared with the input.
@@ -123,6 +129,9 @@ func Lower(fn *ir.Func, target Target, variants []Variant) *Output {
 // Lower is the package-level Lower with a prebuilt registry. It is safe to
 // call concurrently on different (or the same) functions.
 func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
+	if kind, why, span := ForeignTarget(fn); kind != "" && kind != target.Kind {
+		return &Output{Foreign: kind, ForeignWhy: why, ForeignSpan: span}
+	}
 	out := &Output{}
 	l := &lowerer{reg: r, target: target, vars: map[*ir.Var]scopeTarget{},
 		state: map[string]any{}, out: out}
@@ -597,8 +606,27 @@ func (l *lowerer) diagnose(d *Decision) {
 		dg := diag.Warningf(span, "dispatch/fallback-only", "%s", msg)
 		dg.Related = rel
 		l.out.Diags = append(l.out.Diags, dg)
+	case d.Variant == "fallback":
+		// Forced: the reference's fallback warns whenever it is picked
+		// (copy/fallback.py _emit_fallback, warnings.warn).
+		msg := fmt.Sprintf("copy/fallback (scalar single-thread) picked for %s at scope_kind=%s; all faster variants rejected.", fallbackScopes(tc), d.Scope)
+		l.out.Diags = append(l.out.Diags, diag.Warningf(opSpan(tc), "dispatch/fallback", "%s", msg))
 	case d.Variant != "":
 		return
+	case notModelled(d):
+		// Nothing applies, but because tilels lacks something (a decline
+		// of its own, or a bug caught as an exception), not because the
+		// reference would reject the program: say what is missing.
+		var parts []string
+		for _, at := range d.Declined {
+			if !at.ExplicitOnly && limitation(at.Reason) {
+				parts = append(parts, at.Variant+": "+at.Reason)
+			}
+		}
+		msg := fmt.Sprintf("tilels cannot decide this %s call (not modelled): %s", tc.Op, strings.Join(parts, "; "))
+		dg := diag.Warningf(opSpan(tc), "dispatch/not-modelled", "%s", msg)
+		dg.Related = relatedFor(d)
+		l.out.Diags = append(l.out.Diags, dg)
 	case tc.Dispatch != "":
 		span := tc.Span
 		for _, kv := range tc.Config {
@@ -638,4 +666,37 @@ func relatedFor(d *Decision) []diag.Related {
 		rel = append(rel, diag.Related{Span: at.Span, Message: at.Variant + ": " + strings.Join(at.Messages, "; ")})
 	}
 	return rel
+}
+
+// limitation reports whether a decline reason is tilels' own limitation
+// rather than the reference's verdict: a reason that names tilels ("tilels
+// needs constant region bounds"), or an exception that is a bug of tilels
+// (a Go runtime error or panic caught in a variant).
+func limitation(reason string) bool {
+	return strings.Contains(reason, "tilels ") || strings.Contains(reason, "RuntimeError: runtime error:") ||
+		strings.Contains(reason, "exception: panic:") || strings.HasPrefix(reason, "panic:")
+}
+
+// notModelled reports whether no variant applies to d's call because of a
+// limitation of tilels in at least one variant that was tried.
+func notModelled(d *Decision) bool {
+	for _, at := range d.Declined {
+		if !at.ExplicitOnly && limitation(at.Reason) {
+			return true
+		}
+	}
+	return false
+}
+
+// fallbackScopes prints "src -> dst" storage scopes of a copy's operands.
+func fallbackScopes(tc *ir.TileCall) string {
+	scope := func(i int) string {
+		if i < len(tc.Args) {
+			if r, ok := tc.Args[i].(*ir.Region); ok && r != nil && r.Buf != nil {
+				return r.Buf.Scope
+			}
+		}
+		return "?"
+	}
+	return scope(1) + " -> " + scope(0)
 }

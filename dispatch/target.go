@@ -1,8 +1,13 @@
 package dispatch
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 // Target names the code generator a call is dispatched for: Kind is TVM's
@@ -40,4 +45,51 @@ func (t Target) String() string {
 		return t.Kind
 	}
 	return t.Kind + " -arch=" + t.Arch
+}
+
+// ForeignTarget tells a kernel written for another target than CUDA: kind
+// is the target ("trn" for AWS Trainium: a buffer in a `trn.*` storage
+// scope, or a layout over Trainium's partition/free axes P and F), why
+// says which buffer showed it and span where. kind is "" for a CUDA
+// kernel. Such a kernel is never dispatched as CUDA: the reference lowers
+// it only under a Trainium target, with other variants.
+func ForeignTarget(fn *ir.Func) (kind, why string, span source.Span) {
+	check := func(b *ir.Buffer, at source.Span) bool {
+		if b == nil || kind != "" {
+			return kind != ""
+		}
+		if strings.HasPrefix(b.Scope, "trn.") {
+			kind, why, span = "trn", fmt.Sprintf("buffer %s has scope %s", b.Name, b.Scope), at
+			return true
+		}
+		if b.Layout != nil {
+			t := layout.ToTile(b.Layout)
+			for _, its := range [][]layout.Iter{t.Shard, t.Replica} {
+				for _, it := range its {
+					if it.Axis == layout.P || it.Axis == layout.F {
+						kind, why, span = "trn", fmt.Sprintf("buffer %s is laid out over the Trainium axis %s", b.Name, it.Axis.Name), at
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for _, p := range fn.Params {
+		if check(p.Buf, p.Span) {
+			return
+		}
+	}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		if kind != "" {
+			return
+		}
+		switch s := s.(type) {
+		case *ir.Alloc:
+			check(s.Buf, s.Span)
+		case *ir.Decl:
+			check(s.Buf, s.Span)
+		}
+	})
+	return
 }

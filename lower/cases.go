@@ -32,6 +32,31 @@ type UnresolvedCall struct {
 	Op, Scope string
 	// Needs names the parameters to bind, in the order they were needed.
 	Needs []string
+	// NotModelled, when set, is why the call is not dispatched although
+	// nothing needs binding: "not a CUDA kernel: target trn is not
+	// modelled".
+	NotModelled string
+}
+
+// foreignRecord is the record of a kernel written for another target
+// (dispatch.Output.Foreign): like a partial record, nothing is dispatched
+// or printed for it, and each of its tile calls says why.
+func foreignRecord(k *eval.Kernel, out *dispatch.Output) *Kernel {
+	kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, Foreign: out.Foreign}
+	caseRecord(kr, k)
+	why := NotCUDA(out.Foreign)
+	ir.WalkStmts(k.Func.Body, func(s ir.Stmt) {
+		if tc, ok := s.(*ir.TileCall); ok {
+			kr.Unresolved = append(kr.Unresolved, UnresolvedCall{Span: tc.Span, OpSpan: tc.OpSpan, Op: tc.Op, Scope: tc.Scope, NotModelled: why})
+		}
+	})
+	return kr
+}
+
+// NotCUDA is the reason given for each tile call of a kernel written for
+// target kind.
+func NotCUDA(kind string) string {
+	return "not a CUDA kernel: target " + kind + " is not modelled"
 }
 
 // caseRecord fills the case fields of kr from the evaluated kernel.

@@ -29,6 +29,10 @@ func Explain(r *Result) string {
 		b.WriteByte('\n')
 		for _, u := range k.Unresolved {
 			line, col := r.File.Position(u.Span.Start)
+			if u.NotModelled != "" {
+				fmt.Fprintf(&b, "  %d:%d %s\n    -> %s\n", line, col, r.File.Text(u.OpSpan), u.NotModelled)
+				continue
+			}
 			fmt.Fprintf(&b, "  %d:%d %s\n    -> unresolved: needs %s\n", line, col, r.File.Text(u.OpSpan), strings.Join(u.Needs, ", "))
 		}
 		for _, d := range k.Calls {

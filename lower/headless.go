@@ -14,7 +14,9 @@ import (
 const (
 	CodeNoKernel         = "lower/no-kernel"
 	CodeUnresolvedKernel = "lower/unresolved-kernel"
-	CodeTooLarge         = "lower/too-large"
+	// CodeNotCUDA is the note at a kernel written for another target.
+	CodeNotCUDA  = "lower/not-cuda"
+	CodeTooLarge = "lower/too-large"
 )
 
 // AddHeadlessDiags adds to r the findings of a headless run that the
@@ -36,6 +38,9 @@ func (r *Result) AddHeadlessDiags() {
 		add = append(add, diag.Infof(source.Span{}, CodeNoKernel, "no TIRx kernel in this file"))
 	}
 	for _, k := range r.Partial {
+		if k.Foreign != "" {
+			continue // its lower/not-cuda note is already there
+		}
 		at := k.Span
 		if k.Func != nil && k.Func.NameSpan.IsValid() {
 			at = k.Func.NameSpan

@@ -82,6 +82,10 @@ type Kernel struct {
 	// tile calls, in source order; none of them is dispatched.
 	Needs      []string
 	Unresolved []UnresolvedCall
+	// Foreign is set on the record of a kernel written for another target
+	// than CUDA ("trn"); it is kept in Result.Partial, its calls in
+	// Unresolved with NotModelled set.
+	Foreign string
 	// Diags holds the diagnostics whose span lies inside the kernel.
 	Diags []diag.Diagnostic
 }
@@ -152,6 +156,24 @@ func Analyze(f *source.File, opts Options) *Result {
 		hi := lo + 1
 		for hi < len(prog.Kernels) && prog.Kernels[hi].Def == prog.Kernels[lo].Def {
 			hi++
+		}
+		if out := outs[lo]; out.Foreign != "" {
+			// Another target's kernel: one record per case, the
+			// evaluator's diagnostics and one note at the def.
+			k := prog.Kernels[lo]
+			for i := lo; i < hi; i++ {
+				res.Partial = append(res.Partial, foreignRecord(prog.Kernels[i], outs[i]))
+				res.Diags = append(res.Diags, prog.Kernels[i].Diags...)
+			}
+			at := k.Func.Span
+			if k.Func.NameSpan.IsValid() {
+				at = k.Func.NameSpan
+			}
+			d := diag.Infof(at, CodeNotCUDA, "%s (%s); tilels models the CUDA dispatcher only, so its tile calls are not dispatched", NotCUDA(out.Foreign), out.ForeignWhy)
+			d.Related = []diag.Related{{Span: out.ForeignSpan, Message: out.ForeignWhy}}
+			res.Diags = append(res.Diags, d)
+			lo = hi
+			continue
 		}
 		for i := lo; i < hi; i++ {
 			k, out := prog.Kernels[i], outs[i]

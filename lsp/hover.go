@@ -136,6 +136,9 @@ func unresolvedHover(kv *lower.KernelView, off source.Pos) (string, source.Span)
 	if best.Op == "" {
 		name = "tile call"
 	}
+	if best.NotModelled != "" {
+		return fmt.Sprintf("**`%s`** → %s\n\nKernel `%s` is written for another target (see the note at its name): tilels runs the CUDA dispatcher only, so this call gets no variant and no lowering.\n", name, mdEscape(best.NotModelled), k.Name), span
+	}
 	needs := make([]string, len(best.Needs))
 	for i, n := range best.Needs {
 		needs[i] = mdCode(n)

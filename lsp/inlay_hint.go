@@ -65,6 +65,10 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 				if !in(kv.ToFile(u.Span)) {
 					continue
 				}
+				if u.NotModelled != "" {
+					add(kv.ToFile(u.Span), "→ not modelled", fmt.Sprintf("kernel %s: %s", kv.Kernel.Name, u.NotModelled))
+					continue
+				}
 				needs := strings.Join(u.Needs, ", ")
 				add(kv.ToFile(u.Span), "→ unresolved: needs "+needs, fmt.Sprintf("kernel %s was not analysed: no binding source gives %s (bind it with `# tilels: bind` or the bind setting)", kv.Kernel.Name, needs))
 			}

@@ -73,6 +73,14 @@ func summarize(def *kdef, sel selection, snap *snapshot) map[string]any {
 	name := def.key.String()
 	if def.partial {
 		k := def.recs[0].Kernel
+		if k.Foreign != "" {
+			why := "not a CUDA kernel: target " + k.Foreign + " is not modelled"
+			out["calls"] = len(k.Unresolved)
+			out["summary"] = why
+			out["text"] = name + " · " + why
+			out["tooltip"] = fmt.Sprintf("kernel %s is written for target %s: tilels runs the CUDA dispatcher only", name, k.Foreign)
+			return out
+		}
 		needs := strings.Join(k.Needs, ", ")
 		out["unresolved"] = k.Needs
 		out["calls"] = len(k.Unresolved)

@@ -261,7 +261,7 @@ func (e *encoder) caseMap(m map[string]string) {
 }
 
 func (e *encoder) call(c *Call) {
-	e.open('{', 13)
+	e.open('{', 14)
 	e.key(0, "line")
 	e.int(int64(c.Line))
 	e.key(1, "column")
@@ -301,6 +301,8 @@ func (e *encoder) call(c *Call) {
 	e.plan(c.Plan)
 	e.key(12, "needs")
 	e.strings(c.Needs)
+	e.key(13, "not_modelled")
+	e.strPtr(c.NotModelled)
 	e.close('}')
 }
 

@@ -85,6 +85,10 @@ type Call struct {
 	// Needs is set on an unresolved call: the parameters to bind before it
 	// can be dispatched (variant is null, declined empty, threads 0).
 	Needs []string `json:"needs"`
+	// NotModelled is set on a call tilels does not dispatch although
+	// nothing needs binding, and says why ("not a CUDA kernel: target trn
+	// is not modelled"); variant is null, declined empty.
+	NotModelled *string `json:"not_modelled"`
 }
 
 // PlanItem is one named fact of a variant's plan, with its decoded fields.
@@ -189,7 +193,12 @@ func Build(r *lower.Result, ks []*lower.Kernel) *File {
 		}
 		for _, u := range k.Unresolved {
 			l, c := r.File.Position(u.Span.Start)
-			kj.Calls = append(kj.Calls, Call{Line: l, Column: c, Op: u.Op, Scope: u.Scope, Declined: []Declined{}, Needs: u.Needs})
+			cj := Call{Line: l, Column: c, Op: u.Op, Scope: u.Scope, Declined: []Declined{}, Needs: u.Needs}
+			if u.NotModelled != "" {
+				nm := u.NotModelled
+				cj.NotModelled = &nm
+			}
+			kj.Calls = append(kj.Calls, cj)
 		}
 		doc.Kernels = append(doc.Kernels, kj)
 	}
