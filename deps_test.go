@@ -1,7 +1,7 @@
 package tilels_test
 
 // The import policy of docs/architecture.md, checked: imports flow one way
-// (cmd → {lsp, headless} → lower → {report, codegen, dispatch/cuda → dispatch} →
+// (cmd → {lsp, headless} → lower → {report, codegen, dispatch/cuda → dispatch/cuda/<family> → dispatch/cuda/common → dispatch} →
 // dsl/eval → dsl/syntax → dsl/diag → dsl/source; ir under dispatch, codegen
 // and eval; dispatch/layout and dsl/source are leaves). Change this table on
 // purpose, never to make the build pass.
