@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tilels/tilels/dispatch"
 )
 
 // Explain renders every call's dispatch decision as text, one block per
@@ -46,7 +48,9 @@ func Explain(r *Result) string {
 				b.WriteString("    -> no variant applies\n")
 			} else {
 				fmt.Fprintf(&b, "    -> %s", d.Variant)
-				if res := d.Result; res != nil {
+				res := d.Result
+				planned := res != nil && res.Vec == 0 && len(res.Plan) > 0
+				if res != nil && !planned {
 					fmt.Fprintf(&b, " vec=%d", res.Vec)
 					if res.VecBits > 0 {
 						fmt.Fprintf(&b, " (%d bits)", res.VecBits)
@@ -57,6 +61,10 @@ func Explain(r *Result) string {
 					}
 				}
 				b.WriteByte('\n')
+				if planned {
+					// A plan of named facts (gemm, reductions, ...).
+					explainPlan(&b, res.Plan, "       ")
+				}
 			}
 			for _, rj := range d.Declined {
 				if rj.ExplicitOnly && d.Call.Dispatch == "" {
@@ -78,4 +86,17 @@ func (r *Result) Records() []*Kernel {
 	out := append(append([]*Kernel(nil), r.Kernels...), r.Partial...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Span.Start < out[j].Span.Start })
 	return out
+}
+
+// explainPlan writes a variant's plan, one fact per line, decoded fields
+// indented under their item.
+func explainPlan(b *strings.Builder, items []dispatch.PlanItem, indent string) {
+	for _, it := range items {
+		if it.Value == "" {
+			fmt.Fprintf(b, "%s%s\n", indent, it.Key)
+		} else {
+			fmt.Fprintf(b, "%s%s: %s\n", indent, it.Key, it.Value)
+		}
+		explainPlan(b, it.Fields, indent+"  ")
+	}
 }

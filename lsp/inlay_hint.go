@@ -150,6 +150,14 @@ func hintLabel(d *dispatch.Decision) string {
 		return "no variant"
 	case r.TMA != nil:
 		return fmt.Sprintf("%s ×%d", d.Variant, r.TMA.Issues)
+	case r.Vec == 0 && len(r.Plan) > 0:
+		// A variant that plans no vector copy (gemm, reductions, ...):
+		// its plan's first fact.
+		v := r.Plan[0].Value
+		if n := []rune(v); len(n) > 28 {
+			v = string(n[:27]) + "…"
+		}
+		return d.Variant + " · " + v
 	}
 	return fmt.Sprintf("%s ×%d ·%d", d.Variant, r.Outer, r.Vec)
 }
@@ -167,7 +175,12 @@ func hintText(ds []*dispatch.Decision) (label, tooltip string) {
 	label = "→ " + strings.Join(labels, " | ")
 	d := ds[0]
 	tip := fmt.Sprintf("%s.%s: %d threads", d.Scope, d.Call.Op, d.Threads)
-	if r := d.Result; r != nil {
+	if r := d.Result; r != nil && r.Vec == 0 && len(r.Plan) > 0 {
+		tip += ", variant " + d.Variant
+		for _, it := range r.Plan {
+			tip += fmt.Sprintf(", %s %s", it.Key, it.Value)
+		}
+	} else if r != nil {
 		tip += fmt.Sprintf(", variant %s, vec %d", d.Variant, r.Vec)
 		if r.VecBits > 0 {
 			tip += fmt.Sprintf(" (%d bits)", r.VecBits)
