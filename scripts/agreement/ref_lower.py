@@ -300,6 +300,11 @@ def _wrap_case(case):
         elif variant == "ldstmatrix":
             rec["vec"] = 8
             rec["outer"] = _count_ops(res, ("ldmatrix", "stmatrix"))
+        elif variant == "warp_xor_swizzle":
+            # permute_layout: one element per access, P = V / 32 per lane.
+            oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
+            rec["vec"] = 1
+            rec["outer"] = _prod(int(r.extent) for r in oc.args[1].region) // 32
         return res
 
     case.impl = wrapped
