@@ -18,6 +18,8 @@ const (
 	Float8E5M2 // float8_e5m2
 	Handle
 	Bool
+	Float8E8M0 // float8_e8m0fnu: an exponent-only scale factor (block-scaled MMA)
+	Float4E2M1 // float4_e2m1fn: 4 bits, two per byte
 )
 
 // DataType is a scalar element type (lanes are not modelled).
@@ -45,6 +47,7 @@ var dtypeNames = map[string]DataType{
 	"bfloat16": {BFloat, 16}, "float8_e4m3fn": {Float8E4M3, 8}, "float8_e5m2": {Float8E5M2, 8},
 	"e4m3_float8": {Float8E4M3, 8}, "e5m2_float8": {Float8E5M2, 8},
 	"bool": {Bool, 1}, "handle": {Handle, 64},
+	"float8_e8m0fnu": {Float8E8M0, 8}, "float4_e2m1fn": {Float4E2M1, 4},
 	// short aliases used by T.float32 etc. are resolved by the evaluator
 }
 
@@ -59,7 +62,17 @@ func (d DataType) IsValid() bool { return d.Code != TypeInvalid }
 
 // IsFloat reports float16/32/64, bfloat16 and the float8 kinds.
 func (d DataType) IsFloat() bool {
-	return d.Code == Float || d.Code == BFloat || d.Code == Float8E4M3 || d.Code == Float8E5M2
+	return d.Code == Float || d.Code == BFloat || d.Code == Float8E4M3 || d.Code == Float8E5M2 ||
+		d.Code == Float8E8M0 || d.Code == Float4E2M1
+}
+
+// StorageBytes is the size in bytes of n elements of d: n*Bits/8 rounded
+// up (two float4 elements share a byte; bool takes a byte).
+func (d DataType) StorageBytes(n int64) int64 {
+	if d.Bits < 8 && d.Code != Float4E2M1 {
+		return n
+	}
+	return (n*int64(d.Bits) + 7) / 8
 }
 
 // Bytes is the size of one element in bytes (bool counts as 1).
@@ -85,6 +98,10 @@ func (d DataType) String() string {
 		return "float8_e4m3fn"
 	case Float8E5M2:
 		return "float8_e5m2"
+	case Float8E8M0:
+		return "float8_e8m0fnu"
+	case Float4E2M1:
+		return "float4_e2m1fn"
 	case Handle:
 		return "handle"
 	case Bool:
@@ -133,6 +150,10 @@ func (d DataType) CType() string {
 		return "__nv_fp8_e4m3"
 	case Float8E5M2:
 		return "__nv_fp8_e5m2"
+	case Float8E8M0:
+		return "__nv_fp8_e8m0"
+	case Float4E2M1:
+		return "__nv_fp4_e2m1" // cuda_fp4.h (codegen/cuda includes it when used)
 	case Bool:
 		return "bool"
 	case Handle:

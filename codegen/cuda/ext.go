@@ -16,7 +16,14 @@ type extOp struct {
 }
 
 // extOps is every family table, merged; an op name appears in one table.
-var extOps = mergeExtOps(gemmOps, gemmAsyncOps, reductionOps, permuteOps, tcgen05CopyOps)
+// It is set by init, not by its declaration: the printers in the tables
+// call back into the printer (k.top), which looks ops up here, and Go
+// rejects that cycle in a package-level initializer.
+var extOps map[string]extOp
+
+func init() {
+	extOps = mergeExtOps(gemmOps, gemmAsyncOps, reductionOps, permuteOps, tcgen05CopyOps)
+}
 
 func mergeExtOps(tables ...map[string]extOp) map[string]extOp {
 	out := map[string]extOp{}

@@ -21,7 +21,8 @@ type helper struct {
 
 // Helper families, in emission order.
 const (
-	rankPointer = iota
+	rankHeader = iota // an extra #include
+	rankPointer
 	rankCopy
 	rankSync
 	rankMbarrier

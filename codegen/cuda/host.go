@@ -305,7 +305,7 @@ func (k *kernel) mapAddress(m *ir.TensorMap, name string) (string, error) {
 	}
 	var off int64
 	for ; b != nil; b = b.Base {
-		off += b.ElemOffset * int64(b.Dtype.Bytes())
+		off += b.Dtype.StorageBytes(b.ElemOffset)
 		if b.Base != nil {
 			continue
 		}

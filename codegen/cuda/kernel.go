@@ -181,7 +181,7 @@ func (k *kernel) signature() (params, hostParams []string, specs []tmSpec, err e
 		switch {
 		case prm.Buf != nil:
 			k.ptr[prm.Buf] = n
-			t = prm.Buf.Dtype.CType() + "*"
+			t = k.ctype(prm.Buf.Dtype) + "*"
 			params = append(params, t+" __restrict__ "+n)
 		case prm.Var.Type.Code == ir.Handle:
 			t = "void*"
@@ -468,7 +468,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 		k.fail("nil buffer in alloc")
 		return
 	}
-	t := b.Dtype.CType()
+	t := k.ctype(b.Dtype)
 	count, err := storageCount(b)
 	if err != nil {
 		k.fail("buffer %s: %v", b.Name, err)
@@ -499,7 +499,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 func (k *kernel) dynAlloc(b *ir.Buffer, t string, count int64) {
 	align := max(64, k.alignOf(b))
 	off := (k.arenaOff + align - 1) / align * align
-	size := count * int64(b.Dtype.Bytes())
+	size := b.Dtype.StorageBytes(count)
 	k.arenaOff = off + size
 	k.arenaAlign = max(k.arenaAlign, align)
 	if k.arena == "" {
@@ -527,7 +527,7 @@ func (k *kernel) decl(b *ir.Buffer) {
 	if !ok {
 		return
 	}
-	t := b.Dtype.CType()
+	t := k.ctype(b.Dtype)
 	n := k.bufName(b)
 	expr := fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
 	if b.ElemOffset != 0 {
@@ -563,7 +563,7 @@ func (k *kernel) bufPtr(b *ir.Buffer) string {
 		if !ok {
 			return "nullptr"
 		}
-		t := b.Dtype.CType()
+		t := k.ctype(b.Dtype)
 		if b.ElemOffset != 0 {
 			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %d)", t, base, b.ElemOffset)
 		}
@@ -730,7 +730,7 @@ func (k *kernel) vectorBundle(s *ir.For) bool {
 	v := k.varName(s.Var)
 	k.line("{")
 	k.indent++
-	k.line("%s %s[%d];", st.Buf.Dtype.CType(), tmp, n)
+	k.line("%s %s[%d];", k.ctype(st.Buf.Dtype), tmp, n)
 	k.line("#pragma unroll")
 	k.line("for (%s %s = 0; %s < %d; ++%s) {", t, v, v, n, v)
 	k.indent++
@@ -747,3 +747,15 @@ func (k *kernel) vectorBundle(s *ir.For) bool {
 	k.line("}")
 	return true
 }
+
+// ctype is the C type of a buffer element of t; a float4 type also makes
+// the file include cuda_fp4.h.
+func (k *kernel) ctype(t ir.DataType) string {
+	if t.Code == ir.Float4E2M1 {
+		k.use(fp4Header)
+	}
+	return t.CType()
+}
+
+// fp4Header includes the float4 types, only in files that use them.
+var fp4Header = &helper{name: "cuda_fp4.h", rank: rankHeader, code: "#include <cuda_fp4.h>\n"}

@@ -33,7 +33,7 @@ func canonicalModule(path string) string {
 		return layoutPath
 	case "tvm.tirx.op_schedule.cuda.common":
 		return tmaPath
-	case "tvm", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
+	case "tvm", "tvm.runtime", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
 		return path
 	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
 		return pipelinePath
@@ -65,6 +65,9 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: tmaPath, Name: "tma_utils", attr: tmaModuleAttr, names: tmaNames()}
 	case "tvm":
 		return &ModuleV{base: base{span}, Path: "tvm", Name: "tvm", attr: tvmAttr}
+	case "tvm.runtime":
+		// tvm.runtime.DataType is tvm.DataType.
+		return &ModuleV{base: base{span}, Path: "tvm.runtime", Name: "runtime", attr: tvmAttr}
 	case "math":
 		return &ModuleV{base: base{span}, Path: "math", Name: "math", attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
@@ -147,6 +150,8 @@ func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 
 func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
+	case "runtime":
+		return ev.module("tvm.runtime", span), true
 	case "DataType":
 		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "DataType", 1, "dtype") {

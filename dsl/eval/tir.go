@@ -273,6 +273,7 @@ func (ev *evaluator) hintName(c *call, def string) (string, source.Span) {
 var dtypeCtorNames = []string{
 	"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
 	"float16", "float32", "float64", "bfloat16", "float8_e4m3fn", "float8_e5m2",
+	"float8_e8m0fnu", "float4_e2m1fn",
 	"f16", "f32", "f64", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
 }
 
@@ -1049,6 +1050,10 @@ func floatMax(dt ir.DataType) float64 {
 		return 448
 	case dt.Code == ir.Float8E5M2:
 		return 57344
+	case dt.Code == ir.Float8E8M0:
+		return 1.7014118346046923e38 // 2^127
+	case dt.Code == ir.Float4E2M1:
+		return 6
 	case dt.Bits == 64:
 		return math.MaxFloat64
 	}
