@@ -1,59 +1,95 @@
 // Package coverage measures how much of a directory of real TIRx programs
-// the pipeline can analyse: the share of Tx tile-call sites inside kernel
-// bodies that get a dispatch result in at least one kernel record (any bound
-// case). It is a test so that it needs no place in the import policy and
-// runs with the packages it measures:
+// the pipeline dispatches, with a strict metric: the share of Tx tile-call
+// sites inside kernel bodies for which, in at least one kernel record (any
+// bound case), the dispatcher chose a variant that tilels lowers, or every
+// variant tilels models declined for a real reason. A call that only got
+// "no registered variants for this op/target", or a decline saying tilels
+// "does not lower" it yet, is not dispatched (column "no variant
+// modelled"). It is a test so that it needs no place in the import policy
+// and runs with the packages it measures:
 //
-//	go test ./internal/coverage -run TestCoverage -dir /path/to/py/files -v
+//	go test ./internal/coverage -run TestCoverage -v -dir /path/to/corpus -details [-report FILE]
 //
-// Without -dir it measures the bundled examples (testdata/examples), which
-// must all be covered. docs/coverage.md explains the method and holds the
-// figures for the corpus's developer set.
+// -dir is walked recursively for .py files (scripts/coverage-corpus builds
+// the corpus of docs/coverage.md). Without -dir it measures the bundled
+// examples (testdata/examples), which must all be dispatched. The code
+// reads only what both the current tree and older revisions provide, so
+// the same file can be copied into an old worktree to measure it (see
+// docs/coverage.md).
 package coverage
 
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 )
 
 var (
-	dir     = flag.String("dir", "", "directory of .py files to measure (default: the bundled examples)")
-	details = flag.Bool("details", false, "list every site without a dispatch result, with its reason")
+	dir     = flag.String("dir", "", "directory of .py files to measure, walked recursively (default: the bundled examples)")
+	details = flag.Bool("details", false, "list every site that is not dispatched, with its reason, and the grouped reasons")
 	bind    = flag.String("bind", "", "bind settings, lower.Options.Bind in the form name:text[;name:text...]")
+	report  = flag.String("report", "", "also write the tables (and with -details the reasons) as Markdown to this file")
 )
 
 // Outcome is what the pipeline produced for one Tx call site.
 type Outcome int
 
 const (
-	// Variant: some kernel record's decision for the site chose a variant.
+	// Variant: some kernel record chose a variant that tilels lowers (no
+	// variant the reference would have preferred declined with "does not
+	// lower").
 	Variant Outcome = iota
-	// Declined: the dispatcher ran on the site in some case, and no case
-	// found a variant (an error diagnostic says why).
+	// Declined: the dispatcher ran on the site and every variant tilels
+	// models was rejected or declined for a real reason.
 	Declined
+	// NoVariant: the only outcomes were "no registered variants for this
+	// op/target", "no variant named 'X' is registered" (a dispatch= name
+	// tilels does not have) or a decline saying tilels does not lower the
+	// call yet.
+	NoVariant
+	// NotCUDA: the site is in a kernel written for another target
+	// (Trainium), which the CUDA dispatcher does not model.
+	NotCUDA
 	// Unresolved: the site needs a value that no binding source gave
 	// (the call shows "unresolved: needs X").
 	Unresolved
 	// Missing: no kernel record holds a decision for the site.
 	Missing
+	nOutcomes
 )
+
+var outcomeNames = [nOutcomes]string{"variant", "declined", "no variant modelled", "not CUDA", "unresolved", "missing"}
+
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// Dispatched reports whether o counts as dispatched.
+func (o Outcome) Dispatched() bool { return o == Variant || o == Declined }
 
 // Site is one syntactic Tx call inside a kernel body or a @T.inline helper.
 type Site struct {
 	Span    source.Span
+	Line    int
 	Text    string // the callee, e.g. "Tx.warp.copy"
+	Op      string // the tile primitive, e.g. "copy"
 	Outcome Outcome
-	Reason  string // for Missing and Unresolved: the first diagnostic about it
+	// Reason says why the site is not a variant: the decline, the missing
+	// variant, the parameters it needs, or the first diagnostic about it.
+	Reason string
 }
 
 // FileResult is the measurement of one file.
@@ -74,34 +110,164 @@ func (r *FileResult) Count(o Outcome) int {
 	return n
 }
 
-// Measure analyses one file and classifies its Tx call sites.
+const (
+	noVariants = "no registered variants for this op/target"
+	notLowered = "does not lower"
+)
+
+// classify is the strict outcome of one decision record.
+func classify(d *dispatch.Decision) (Outcome, string) {
+	for _, r := range d.Declined {
+		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, notLowered) {
+			// The reference would lower the call with this variant
+			// (its predicates passed): tilels does not.
+			return NoVariant, r.Variant + ": " + r.Reason
+		}
+	}
+	if d.Variant != "" {
+		return Variant, ""
+	}
+	if e := d.Explanation; e != nil && e.Error != "" {
+		if e.Error == noVariants {
+			return NoVariant, noVariants + " (" + e.Op + ")"
+		}
+		if strings.HasPrefix(e.Error, "no variant named") {
+			// dispatch= names a variant tilels does not have: one of
+			// the reference's, or one the file registers itself
+			// (@register_dispatch).
+			return NoVariant, e.Error
+		}
+		return Declined, e.Error
+	}
+	var parts []string
+	for _, r := range d.Declined {
+		parts = append(parts, r.Variant+": "+r.Reason)
+	}
+	if len(parts) == 0 {
+		return Declined, "no variant applied"
+	}
+	return Declined, strings.Join(parts, " | ")
+}
+
+// foreign reports whether k is the record of a kernel written for another
+// target than CUDA: the record says so (field Foreign, in trees that have
+// it), or a buffer of the kernel is in a trn.* scope or laid out over
+// Trainium's partition/free axes P and F.
+func foreign(k *lower.Kernel) bool {
+	if f := reflect.ValueOf(k).Elem().FieldByName("Foreign"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
+		return true
+	}
+	if k.Func == nil {
+		return false
+	}
+	found := false
+	check := func(b *ir.Buffer) {
+		if b == nil || found {
+			return
+		}
+		if strings.HasPrefix(b.Scope, "trn.") {
+			found = true
+			return
+		}
+		if b.Layout == nil {
+			return
+		}
+		if t := layout.ToTile(b.Layout); t != nil {
+			for _, its := range [][]layout.Iter{t.Shard, t.Replica} {
+				for _, it := range its {
+					if it.Axis == layout.P || it.Axis == layout.F {
+						found = true
+					}
+				}
+			}
+		}
+	}
+	for _, p := range k.Func.Params {
+		check(p.Buf)
+	}
+	for _, b := range []*ir.Block{k.Func.Host, k.Func.Body} {
+		if b == nil {
+			continue
+		}
+		ir.WalkStmts(b, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Alloc:
+				check(s.Buf)
+			case *ir.Decl:
+				check(s.Buf)
+			}
+		})
+	}
+	return found
+}
+
+// notModelled is UnresolvedCall.NotModelled in trees that have it.
+func notModelled(u *lower.UnresolvedCall) string {
+	if f := reflect.ValueOf(u).Elem().FieldByName("NotModelled"); f.IsValid() && f.Kind() == reflect.String {
+		return f.String()
+	}
+	return ""
+}
+
+// Measure analyses one file and classifies its Tx call sites. A site's
+// outcome is the best over the records that reach it (variant, then
+// declined, then no variant modelled); a site that only foreign kernels
+// reach is not CUDA.
 func Measure(name string, src []byte, opts lower.Options) *FileResult {
 	f := source.NewFile(name, src)
 	res := lower.Analyze(f, opts)
 	out := &FileResult{Name: name, Kernels: len(res.Kernels)}
-	decided := map[source.Pos]Outcome{}
+	type best struct {
+		o   Outcome
+		why string
+	}
+	decided := map[source.Pos]best{}
+	foreignAt := map[source.Pos]bool{}
+	var foreignSpans []source.Span
 	for _, k := range res.Kernels {
+		if foreign(k) {
+			foreignSpans = append(foreignSpans, k.Span)
+			for _, d := range k.Calls {
+				foreignAt[d.Call.Span.Start] = true
+			}
+			continue
+		}
 		for _, d := range k.Calls {
 			p := d.Call.Span.Start
-			if d.Variant != "" {
-				decided[p] = Variant
-			} else if _, ok := decided[p]; !ok {
-				decided[p] = Declined
+			o, why := classify(d)
+			if b, ok := decided[p]; !ok || o < b.o {
+				decided[p] = best{o, why}
 			}
 		}
 	}
 	unresolved := map[source.Pos]string{}
 	for _, k := range res.Partial {
-		for _, u := range k.Unresolved {
+		isForeign := reflect.ValueOf(k).Elem().FieldByName("Foreign")
+		if isForeign.IsValid() && isForeign.String() != "" {
+			foreignSpans = append(foreignSpans, k.Span)
+		}
+		for i := range k.Unresolved {
+			u := &k.Unresolved[i]
+			if strings.HasPrefix(notModelled(u), "not a CUDA kernel") {
+				foreignAt[u.Span.Start] = true
+				continue
+			}
 			if _, ok := unresolved[u.Span.Start]; !ok {
-				unresolved[u.Span.Start] = "needs " + strings.Join(u.Needs, ", ")
+				why := "needs " + strings.Join(u.Needs, ", ")
+				if nm := notModelled(u); nm != "" {
+					why = nm
+				}
+				unresolved[u.Span.Start] = why
 			}
 		}
 	}
 	for _, s := range txSites(res.Syntax) {
-		site := Site{Span: s.Loc, Text: f.Text(s.Func.Span())}
-		if o, ok := decided[s.Loc.Start]; ok {
-			site.Outcome = o
+		line, _ := f.Position(s.Loc.Start)
+		site := Site{Span: s.Loc, Line: line, Text: f.Text(s.Func.Span()), Op: s.Func.(*syntax.Attribute).Attr.Id}
+		if b, ok := decided[s.Loc.Start]; ok {
+			site.Outcome, site.Reason = b.o, b.why
+		} else if foreignAt[s.Loc.Start] || within(foreignSpans, s.Loc) {
+			site.Outcome, site.Reason = NotCUDA, "not a CUDA kernel (Trainium)"
 		} else if why, ok := unresolved[s.Loc.Start]; ok {
 			site.Outcome, site.Reason = Unresolved, why
 		} else {
@@ -112,15 +278,67 @@ func Measure(name string, src []byte, opts lower.Options) *FileResult {
 	return out
 }
 
-// reason names the first diagnostic inside the call, else the first one
-// of the enclosing kernel's lines, else a generic reason.
-func reason(f *source.File, res *lower.Result, call source.Span) string {
-	for _, d := range res.Diags {
-		if d.Severity != diag.Hint && d.Span.Start >= call.Start && d.Span.Start < call.End {
-			return d.Code + ": " + d.Message
+func within(spans []source.Span, s source.Span) bool {
+	for _, k := range spans {
+		if s.Start >= k.Start && s.End <= k.End {
+			return true
 		}
 	}
-	return "no kernel record holds a decision for it"
+	return false
+}
+
+// reason names the first diagnostic inside the call; else, from the
+// innermost def around the call outwards, the first error or warning
+// inside that def (then the first information); else an evaluation budget
+// the file ran out of; else the file's first error or warning; else a
+// generic reason.
+func reason(f *source.File, res *lower.Result, call source.Span) string {
+	// The file's diagnostics and the records' own (a def with several
+	// cases keeps some of its diagnostics on its records only).
+	all := append([]diag.Diagnostic(nil), res.Diags...)
+	for _, ks := range [][]*lower.Kernel{res.Kernels, res.Partial} {
+		for _, k := range ks {
+			all = append(all, k.Diags...)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start < all[j].Span.Start })
+	first := func(lo, hi source.Pos, keep func(diag.Severity) bool) string {
+		for _, d := range all {
+			if keep(d.Severity) && d.Span.Start >= lo && d.Span.Start < hi {
+				return d.Code + ": " + d.Message
+			}
+		}
+		return ""
+	}
+	notHint := func(s diag.Severity) bool { return s != diag.Hint }
+	errWarn := func(s diag.Severity) bool { return s == diag.Error || s == diag.Warning }
+	if r := first(call.Start, call.End, notHint); r != "" {
+		return r
+	}
+	var defs []source.Span
+	syntax.Inspect(res.Syntax, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FunctionDef); ok && fd.Loc.Start <= call.Start && call.End <= fd.Loc.End {
+			defs = append(defs, fd.Loc)
+		}
+		return true
+	})
+	sort.Slice(defs, func(i, j int) bool { return defs[i].End-defs[i].Start < defs[j].End-defs[j].Start })
+	for _, keep := range []func(diag.Severity) bool{errWarn, notHint} {
+		for _, d := range defs {
+			if r := first(d.Start, d.End, keep); r != "" {
+				return "in its def: " + r
+			}
+		}
+	}
+	for _, d := range all {
+		if (d.Code == "eval/case-cap" || d.Code == "eval/budget") && strings.Contains(d.Message, "stopped") {
+			return "in the file: " + d.Code + ": " + d.Message
+		}
+	}
+	if r := first(0, source.Pos(len(f.Src)), errWarn); r != "" {
+		return "in the file: " + r
+	}
+	return "no kernel record holds a decision for it (no diagnostic)"
 }
 
 // txSites returns the calls Tx.op(...), Tx.<scope>.op(...) and
@@ -182,6 +400,23 @@ func init() {
 	}
 }
 
+// opGroups are the rows of the per-op table, in order.
+var opGroups = []string{"copy", "copy_async", "elementwise", "gemm", "gemm_async", "sum/max/min", "permute_layout", "other"}
+
+// opGroup is the per-op table row of a tile primitive: the elementwise
+// ops are those with CUDA variants in the reference (reg and smem).
+func opGroup(op string) string {
+	switch op {
+	case "copy", "copy_async", "gemm", "gemm_async", "permute_layout":
+		return op
+	case "sum", "max", "min":
+		return "sum/max/min"
+	case "zero", "fill", "reciprocal", "sqrt", "exp", "exp2", "silu", "add", "sub", "mul", "fdiv", "cast", "fma":
+		return "elementwise"
+	}
+	return "other"
+}
+
 var txScopes = map[string]bool{"cluster": true, "cta": true, "wg": true, "warpgroup": true, "warp": true, "thread": true}
 
 func isTxCall(c *syntax.Call) bool {
@@ -206,16 +441,253 @@ func isTxCall(c *syntax.Call) bool {
 	return false
 }
 
+// developerSet lists the corpus's developer set (shared/reference/corpus.md
+// §4.1, D1–D11) by path suffix, as scripts/coverage-corpus lays it out.
+var developerSet = []string{
+	"operator/tile_primitive/cuda/copy/test_gmem_smem.py",        // D1
+	"operator/tile_primitive/cuda/copy/test_fallback.py",         // D2
+	"operator/tile_primitive/cuda/copy/test_reg.py",              // D3
+	"operator/tile_primitive/cuda/copy/test_vec_forced_cache.py", // D4
+	"operator/tile_primitive/cuda/elementwise/test_unary.py",     // D5
+	"operator/tile_primitive/cuda/elementwise/test_binary.py",    // D6
+	"operator/tile_primitive/cuda/elementwise/test_fma.py",       // D7
+	"operator/tile_primitive/cuda/copy_async/test_tma.py",        // D8
+	"operator/tile_primitive/cuda/copy_async/test_ldgsts.py",     // D9
+	"docs/tirx/tile_primitives/copy/gmem_smem.py",                // D10
+	"docs/tirx/tile_primitives/copy/fallback.py",
+	"docs/tirx/tile_primitives/copy/reg.py",
+	"docs/tirx/tile_primitives/elementwise/smem.py",
+	"docs/tirx/tile_primitives/elementwise/reg.py",
+	"tirx_kernels/normalization/rmsnorm.py", // D11
+}
+
+func inDeveloperSet(name string) bool {
+	name = filepath.ToSlash(name)
+	for _, s := range developerSet {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// tally counts sites per outcome.
+type tally struct {
+	n   [nOutcomes]int
+	all int
+}
+
+func (t *tally) add(s Site) { t.n[s.Outcome]++; t.all++ }
+
+func (t *tally) dispatched() int { return t.n[Variant] + t.n[Declined] }
+
+func (t *tally) merge(u tally) {
+	for i := range t.n {
+		t.n[i] += u.n[i]
+	}
+	t.all += u.all
+}
+
+func pct(n, d int) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(n)/float64(d))
+}
+
+// row renders "| sites | variant | ... | dispatched | % | % of CUDA sites |".
+func (t *tally) row() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d |", t.all)
+	for o := Variant; o < nOutcomes; o++ {
+		fmt.Fprintf(&b, " %d |", t.n[o])
+	}
+	fmt.Fprintf(&b, " %d | %s | %s |", t.dispatched(), pct(t.dispatched(), t.all), pct(t.dispatched(), t.all-t.n[NotCUDA]))
+	return b.String()
+}
+
+func header(first string, extra ...string) string {
+	cols := append([]string{first}, extra...)
+	cols = append(cols, "Tx sites")
+	for o := Variant; o < nOutcomes; o++ {
+		cols = append(cols, o.String())
+	}
+	cols = append(cols, "dispatched", "dispatched %", "% of CUDA sites")
+	return "| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat("---|", len(cols)) + "\n"
+}
+
+// group is the corpus part of a file: its first path element under -dir.
+func group(name string) string {
+	if i := strings.IndexByte(filepath.ToSlash(name), '/'); i > 0 {
+		return name[:i]
+	}
+	return "."
+}
+
+// Tables renders the per-file, per-group and per-op tables.
+func Tables(results []*FileResult) string {
+	var b strings.Builder
+	b.WriteString("### Per file\n\n")
+	b.WriteString(header("file", "kernel records"))
+	groups := map[string]*tally{}
+	var gnames []string
+	var total, dev, core tally
+	ops := map[string]*[3]tally{} // all, 128 files, developer set
+	for _, g := range opGroups {
+		ops[g] = &[3]tally{}
+	}
+	records := 0
+	for _, r := range results {
+		var t tally
+		g := group(r.Name)
+		if groups[g] == nil {
+			groups[g] = &tally{}
+			gnames = append(gnames, g)
+		}
+		isCore := g == "tvm" || g == "tk"
+		isDev := inDeveloperSet(r.Name)
+		for _, s := range r.Sites {
+			t.add(s)
+			og := ops[opGroup(s.Op)]
+			og[0].add(s)
+			if isCore {
+				og[1].add(s)
+			}
+			if isDev {
+				og[2].add(s)
+			}
+		}
+		records += r.Kernels
+		groups[g].merge(t)
+		total.merge(t)
+		if isCore {
+			core.merge(t)
+		}
+		if isDev {
+			dev.merge(t)
+		}
+		name := r.Name
+		if isDev {
+			name += " (dev)"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s\n", name, r.Kernels, t.row())
+	}
+	fmt.Fprintf(&b, "| **total** | %d | %s\n\n", records, total.row())
+
+	b.WriteString("### Totals\n\n")
+	b.WriteString(header("part"))
+	for _, g := range gnames {
+		fmt.Fprintf(&b, "| %s | %s\n", g, groups[g].row())
+	}
+	if groups["tvm"] != nil || groups["tk"] != nil {
+		fmt.Fprintf(&b, "| **the 128 files (tvm + tk)** | %s\n", core.row())
+	}
+	fmt.Fprintf(&b, "| **all files** | %s\n", total.row())
+	if dev.all > 0 {
+		fmt.Fprintf(&b, "| **developer set** | %s\n", dev.row())
+	}
+
+	b.WriteString("\n### Per op (all files)\n\n")
+	b.WriteString(header("op"))
+	for _, g := range opGroups {
+		fmt.Fprintf(&b, "| %s | %s\n", g, ops[g][0].row())
+	}
+	if core.all > 0 {
+		b.WriteString("\n### Per op (the 128 files)\n\n")
+		b.WriteString(header("op"))
+		for _, g := range opGroups {
+			fmt.Fprintf(&b, "| %s | %s\n", g, ops[g][1].row())
+		}
+	}
+	if dev.all > 0 {
+		b.WriteString("\n### Per op (developer set)\n\n")
+		b.WriteString(header("op"))
+		for _, g := range opGroups {
+			fmt.Fprintf(&b, "| %s | %s\n", g, ops[g][2].row())
+		}
+	}
+	return b.String()
+}
+
+var (
+	reQuoted = regexp.MustCompile(`'[^']*'|"[^"]*"|` + "`[^`]*`")
+	reNumber = regexp.MustCompile(`\b\d+\b`)
+)
+
+// reasonKey groups reasons that differ only in quoted names and numbers.
+func reasonKey(o Outcome, why string) string {
+	k := reQuoted.ReplaceAllString(why, "'…'")
+	k = reNumber.ReplaceAllString(k, "N")
+	if len(k) > 160 {
+		k = k[:160] + "…"
+	}
+	return o.String() + " — " + k
+}
+
+// Details lists every site that is not a variant and the grouped reasons
+// of the sites that are not dispatched, each with a count and an example.
+func Details(results []*FileResult) (list, grouped string) {
+	var lines []string
+	type agg struct {
+		n       int
+		example string
+	}
+	groups := map[string]*agg{}
+	for _, r := range results {
+		for _, s := range r.Sites {
+			if s.Outcome == Variant {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s:%d %s [%s]: %s", r.Name, s.Line, s.Text, s.Outcome, s.Reason))
+			if s.Outcome.Dispatched() {
+				continue
+			}
+			k := reasonKey(s.Outcome, s.Reason)
+			if groups[k] == nil {
+				groups[k] = &agg{example: fmt.Sprintf("%s:%d %s: %s", r.Name, s.Line, s.Text, s.Reason)}
+			}
+			groups[k].n++
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := groups[keys[i]], groups[keys[j]]
+		return a.n > b.n || a.n == b.n && keys[i] < keys[j]
+	})
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%5d  %s\n       e.g. %s\n", groups[k].n, k, groups[k].example)
+	}
+	return strings.Join(lines, "\n"), b.String()
+}
+
+func pyFiles(root string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".py") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	return paths, err
+}
+
 func TestCoverage(t *testing.T) {
 	root := *dir
 	if root == "" {
 		root = "../../testdata/examples"
 	}
-	paths, err := filepath.Glob(filepath.Join(root, "*.py"))
+	paths, err := pyFiles(root)
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no .py files in %s: %v", root, err)
 	}
-	sort.Strings(paths)
 	var opts lower.Options
 	if *bind != "" {
 		opts.Bind = map[string]string{}
@@ -233,74 +705,30 @@ func TestCoverage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		results = append(results, Measure(filepath.Base(p), src, opts))
+		rel, _ := filepath.Rel(root, p)
+		results = append(results, Measure(filepath.ToSlash(rel), src, opts))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "| file | Tx sites | variant | declined | unresolved | missing | kernel records | dispatched |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|\n")
-	var tot [4]int
-	sites, kernels := 0, 0
-	for _, r := range results {
-		n := len(r.Sites)
-		sites += n
-		kernels += r.Kernels
-		var c [4]int
-		for o := Variant; o <= Missing; o++ {
-			c[o] = r.Count(o)
-			tot[o] += c[o]
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %s |\n", r.Name, n, c[Variant], c[Declined], c[Unresolved], c[Missing], r.Kernels, pct(c[Variant]+c[Declined], n))
-	}
-	fmt.Fprintf(&b, "| **total** | %d | %d | %d | %d | %d | %d | **%s** |\n", sites, tot[Variant], tot[Declined], tot[Unresolved], tot[Missing], kernels, pct(tot[Variant]+tot[Declined], sites))
-	t.Log("\n" + b.String())
+	tables := Tables(results)
+	t.Log("\n" + tables)
+	doc := tables
 	if *details {
-		var lines []string
-		reasons := map[string]int{}
+		list, grouped := Details(results)
+		t.Log("\n" + list)
+		t.Log("reasons sites are not dispatched:\n" + grouped)
+		doc += "\n### Sites that are not variants\n\n```\n" + list + "\n```\n\n### Reasons sites are not dispatched\n\n```\n" + grouped + "```\n"
+	}
+	if *report != "" {
+		if err := os.WriteFile(*report, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if *dir == "" {
 		for _, r := range results {
 			for _, s := range r.Sites {
-				if s.Outcome == Variant {
-					continue
+				if !s.Outcome.Dispatched() {
+					t.Errorf("bundled example %s:%d %s is not dispatched: %s: %s", r.Name, s.Line, s.Text, s.Outcome, s.Reason)
 				}
-				why := s.Reason
-				if s.Outcome == Declined {
-					why = "declined by every variant"
-				}
-				lines = append(lines, fmt.Sprintf("%s@%d %s: %s", r.Name, s.Span.Start, s.Text, why))
-				reasons[shorten(why)]++
 			}
 		}
-		t.Log("\n" + strings.Join(lines, "\n"))
-		type kv struct {
-			k string
-			n int
-		}
-		var top []kv
-		for k, n := range reasons {
-			top = append(top, kv{k, n})
-		}
-		sort.Slice(top, func(i, j int) bool { return top[i].n > top[j].n || top[i].n == top[j].n && top[i].k < top[j].k })
-		var tb strings.Builder
-		for _, x := range top {
-			fmt.Fprintf(&tb, "%4d  %s\n", x.n, x.k)
-		}
-		t.Log("reasons:\n" + tb.String())
 	}
-	if *dir == "" && tot[Variant]+tot[Declined] != sites {
-		t.Errorf("the bundled examples must be fully dispatched: %d of %d sites", tot[Variant]+tot[Declined], sites)
-	}
-}
-
-func pct(n, d int) string {
-	if d == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f %%", 100*float64(n)/float64(d))
-}
-
-// shorten keeps the reason's code and first words, for the reason table.
-func shorten(s string) string {
-	if len(s) > 90 {
-		s = s[:90]
-	}
-	return s
 }
