@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -874,10 +875,58 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 			}
 			return &TupleV{base{c.span}, []Value{ev.newLayoutV(g, c.span), &ListV{base{c.span}, sv}}}
 		})
+	case "permute_dims", "permute_by_groups":
+		// TileLayout.permute_dims(perm): the shard iters reordered by perm
+		// (replica and offset kept); permute_by_groups(seps, perm): whole
+		// groups of iters (group()'s separators) reordered (layout.py).
+		return m(func(ev *evaluator, c *call) Value {
+			if t == nil || isCompose {
+				return orPoison(nil, c.span)
+			}
+			var order []int64
+			if name == "permute_dims" {
+				perm, ok := ev.intsArg(c.arg(0, "perm"), c.argSpan(0, "perm"), "perm")
+				if !ok {
+					return poison(c.span)
+				}
+				if len(perm) != len(t.Shard) {
+					return ev.errorf(c.span, CodeType, "perm must have the same length as the number of dimensions in the layout")
+				}
+				order = perm
+			} else {
+				seps, ok1 := ev.intsArg(c.arg(0, "seps"), c.argSpan(0, "seps"), "seps")
+				perm, ok2 := ev.intsArg(c.arg(1, "perm"), c.argSpan(1, "perm"), "perm")
+				if !ok1 || !ok2 {
+					return poison(c.span)
+				}
+				sorted := append([]int64(nil), perm...)
+				slices.Sort(sorted)
+				valid := len(seps) >= 1 && len(perm) == len(seps)-1
+				for i, g := range sorted {
+					valid = valid && g == int64(i)
+				}
+				if !valid {
+					return ev.errorf(c.span, CodeType, "invalid perm %s", Repr(c.arg(1, "perm")))
+				}
+				for _, g := range perm {
+					for k := seps[g]; k < seps[g+1]; k++ {
+						order = append(order, k)
+					}
+				}
+			}
+			shard := make([]layout.Iter, 0, len(order))
+			for _, i := range order {
+				if i < 0 || i >= int64(len(t.Shard)) {
+					return ev.errorf(c.span, CodeType, "list index out of range")
+				}
+				shard = append(shard, t.Shard[i])
+			}
+			return ev.newLayoutV(layout.NewTile(shard, t.Replica, t.Offset), c.span)
+		})
 	case "is_trainium", "verify_well_formed":
 		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
 	}
-	// unpack, pack, broadcast, direct_sum, to_psum, permute_dims, ... are
+	// unpack, pack, broadcast, direct_sum, to_psum, ... are
 	// not modelled.
 	return &OpaqueV{base{span}, o.TypeName() + "." + name}
 }
