@@ -612,6 +612,8 @@ func Tables(results []*FileResult) string {
 var (
 	reQuoted = regexp.MustCompile(`'[^']*'|"[^"]*"|` + "`[^`]*`")
 	reNumber = regexp.MustCompile(`\b\d+\b`)
+	// reBackquoted is the expression a "not modelled by tilels" names.
+	reBackquoted = regexp.MustCompile("`([^`]*)`")
 )
 
 // reasonKey groups reasons that differ only in quoted names and numbers.
@@ -622,6 +624,48 @@ func reasonKey(o Outcome, why string) string {
 		k = k[:160] + "…"
 	}
 	return o.String() + " — " + k
+}
+
+// category is the coarse reason a site is not dispatched, for the table
+// of top reasons (docs/coverage.md).
+func category(file string, s Site) string {
+	why := s.Reason
+	switch {
+	case s.Outcome == NotCUDA:
+		return "not a CUDA kernel (Trainium)"
+	case s.Outcome == NoVariant && strings.Contains(why, notLowered):
+		return "no variant modelled: a variant tilels does not lower yet (" + strings.SplitN(why, ":", 2)[0] + ")"
+	case s.Outcome == NoVariant && strings.HasPrefix(why, "no variant named"):
+		return "no variant modelled: dispatch= names a variant the test registers itself"
+	case s.Outcome == NoVariant:
+		return "no variant modelled: no " + opGroup(s.Op) + " variants (" + s.Op + ")"
+	case strings.HasPrefix(file, "assign/"):
+		return "old single-namespace dialect (assignments: Tx.cta_id(..., parent=...), Tx.kernel())"
+	case s.Outcome == Unresolved:
+		return "needs a parameter binding (unresolved: needs ...)"
+	case strings.Contains(why, "stopped after"):
+		return "evaluation budget: the file's bound cases stopped early"
+	case strings.Contains(why, "dynamic"):
+		return "dynamic shapes, strides or launch extents"
+	case strings.Contains(why, "dispatch/launch"):
+		return "kernel without thread launch parameters (dispatch/launch)"
+	case strings.Contains(why, "class ") && strings.Contains(why, "not modelled"):
+		return "evaluator: @dataclass configuration objects are not modelled"
+	case strings.Contains(why, "not modelled by tilels"):
+		if m := reBackquoted.FindStringSubmatch(why); m != nil {
+			e := m[1]
+			if i := strings.IndexByte(e, '('); i > 0 {
+				e = e[strings.LastIndexByte(e[:i], '.')+1:]
+			}
+			return "evaluator: `" + e + "` is not modelled"
+		}
+		return "evaluator: a value tilels does not model"
+	case strings.Contains(why, "cannot represent"):
+		return "evaluator: a list-valued option tilels cannot represent (gather4=, src_selector=)"
+	case strings.Contains(why, "not defined"):
+		return "name not defined (doc fragment)"
+	}
+	return "other"
 }
 
 // Details lists every site that is not a variant and the grouped reasons
@@ -660,6 +704,32 @@ func Details(results []*FileResult) (list, grouped string) {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%5d  %s\n       e.g. %s\n", groups[k].n, k, groups[k].example)
+	}
+	// The same sites by category.
+	cats := map[string]*agg{}
+	for _, r := range results {
+		for _, s := range r.Sites {
+			if s.Outcome.Dispatched() {
+				continue
+			}
+			c := category(r.Name, s)
+			if cats[c] == nil {
+				cats[c] = &agg{example: fmt.Sprintf("%s:%d %s: %s", r.Name, s.Line, s.Text, s.Reason)}
+			}
+			cats[c].n++
+		}
+	}
+	keys = keys[:0]
+	for k := range cats {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := cats[keys[i]], cats[keys[j]]
+		return a.n > b.n || a.n == b.n && keys[i] < keys[j]
+	})
+	b.WriteString("\nby category:\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%5d  %s\n       e.g. %s\n", cats[k].n, k, cats[k].example)
 	}
 	return strings.Join(lines, "\n"), b.String()
 }
