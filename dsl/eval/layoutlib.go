@@ -23,7 +23,7 @@ var axisNames = []string{"bx", "by", "bz", "cbx", "cby", "cbz", "tx", "warpid", 
 // slice is shared, callers must not modify it.
 func layoutNames() []string { return layoutNameList }
 
-var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout", "wg_local_layout", "tcgen05_atom_layout"}, axisNames...)
+var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout", "wg_local_layout", "tcgen05_atom_layout", "tmem_datapath_layout"}, axisNames...)
 
 // safeLayout runs f, turning a panic inside the layout algebra into an
 // error diagnostic (the algebra panics on contract violations).
@@ -79,6 +79,8 @@ func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool
 		return builtin("wg_local_layout", (*evaluator).wgLocalLayoutCall), true
 	case "tcgen05_atom_layout":
 		return builtin("tcgen05_atom_layout", (*evaluator).tcgen05AtomLayoutCall), true
+	case "tmem_datapath_layout":
+		return builtin("tmem_datapath_layout", (*evaluator).tmemDatapathLayoutCall), true
 	}
 	for _, a := range axisNames {
 		if a == name {
@@ -106,6 +108,61 @@ func (ev *evaluator) wgLocalLayoutCall(c *call) Value {
 		}
 	}
 	return ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(rows, 1, layout.TidInWG), layout.It(cols, 1, layout.M)}, nil, nil), c.span)
+}
+
+// tmemDatapathLayoutCall is tvm.tirx.layout.tmem_datapath_layout(datapath,
+// rows, cols): the TMEM layout an MMA datapath writes. "D" (M=128): row r
+// is lane r; "F" (M=64): row r is lane (r // 16) * 32 + r % 16.
+func (ev *evaluator) tmemDatapathLayoutCall(c *call) Value {
+	if !ev.checkArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols") {
+		return poison(c.span)
+	}
+	dp, ok1 := ev.strArg(c.args[0], c.argSpans[0], "datapath")
+	rows, ok2 := ev.intArg(c.args[1], c.argSpans[1], "rows")
+	cols, ok3 := ev.intArg(c.args[2], c.argSpans[2], "cols")
+	if !ok1 || !ok2 || !ok3 {
+		return poison(c.span)
+	}
+	want, known := map[string]int64{"D": 128, "F": 64}[dp]
+	if !known {
+		return ev.errorf(c.argSpans[0], CodeType, "tmem_datapath_layout: unknown datapath %s; supported: ['D', 'F']", pyQuote(dp))
+	}
+	if rows != want {
+		return ev.errorf(c.argSpans[1], CodeType, "tmem_datapath_layout: datapath=%s expects rows=%d, got %d", pyQuote(dp), want, rows)
+	}
+	it := layout.It
+	if dp == "D" {
+		return ev.newLayoutV(layout.NewTile([]layout.Iter{it(rows, 1, layout.TLane), it(cols, 1, layout.TCol)}, nil, nil), c.span)
+	}
+	return ev.newLayoutV(layout.NewTile([]layout.Iter{it(4, 32, layout.TLane), it(16, 1, layout.TLane), it(cols, 1, layout.TCol)}, nil, nil), c.span)
+}
+
+// tAllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(instr_shape, tensor_shape,
+// dtype): a local register fragment of shape tensor_shape laid out by
+// tcgen05_atom_layout. The reference allocates the per-thread elements
+// flat and returns a view with that layout; a local buffer of the view's
+// shape and layout has the same storage, so tilels allocates that.
+func (ev *evaluator) tAllocTcgen05Frag(c *call) Value {
+	if !ev.requireKernel(c, "T.alloc_tcgen05_ldst_frag") || !ev.checkArgs(c, "alloc_tcgen05_ldst_frag", 3, "instr_shape", "tensor_shape", "dtype") {
+		return poison(c.span)
+	}
+	ts, ok := ev.intsArg(c.args[1], c.argSpans[1], "tensor_shape")
+	dt, ok2 := ev.dtypeOf(c.args[2], c.argSpans[2])
+	if !ok || !ok2 {
+		return poison(c.span)
+	}
+	if len(ts) == 2 && (ts[0]*ts[1]*int64(dt.Bits)/128)%int64(dt.Bits) != 0 {
+		return ev.errorf(c.span, CodeType, "alloc_tcgen05_ldst_frag tensor_shape=%s dtype=%s does not evenly divide across 128 threads", Repr(c.args[1]), pyQuote(dt.String()))
+	}
+	lay := ev.tcgen05AtomLayoutCall(&call{span: c.span, fnSpan: c.fnSpan, args: c.args, argSpans: c.argSpans, fr: c.fr})
+	if isErr(lay) {
+		return lay
+	}
+	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+		args:     []Value{c.args[1], &StrV{base{c.argSpans[2]}, dt.String()}},
+		argSpans: []source.Span{c.argSpans[1], c.argSpans[2]},
+		kwargs:   []kwarg{{name: "scope", v: &StrV{base{c.span}, "local"}, span: c.span, vspan: c.span}, {name: "layout", v: lay, span: c.span, vspan: c.span}}}
+	return ev.tAlloc(alloc, "T.alloc_tcgen05_ldst_frag", "local")
 }
 
 // tcgen05 ld/st atoms (PTX ISA table "tcgen05-num-shapes-ld"): the .num
