@@ -1,0 +1,223 @@
+package gemm
+
+// Helpers of the gemm variants: TVM's spellings of values inside decline
+// texts (a layout's repr, a Python float, a tuple of ints) and
+// validate_gemm_op (TVM backend/cuda/operator/tile_primitive/gemm_utils.py).
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+// pyFloat is Python's repr of a float: "2.0", "0.5", "1e-05", "1e+16".
+func pyFloat(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case math.IsNaN(v):
+		return "nan"
+	}
+	a := math.Abs(v)
+	if v == 0 || (a >= 1e-4 && a < 1e16) {
+		s := strconv.FormatFloat(v, 'f', -1, 64)
+		if !strings.ContainsAny(s, ".") {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(v, 'e', -1, 64) // 1e-05, 1.5e+16
+	return s
+}
+
+// exprRepr is TVM's repr of a scalar argument: T.float32(2.0) for a float
+// constant, 2 for an int32 constant, the expression text otherwise.
+func exprRepr(e ir.Expr) string {
+	switch e := e.(type) {
+	case *ir.FloatImm:
+		return "T." + e.Type.String() + "(" + pyFloat(e.Value) + ")"
+	case *ir.IntImm:
+		if e.Type.Code == ir.Bool {
+			if e.Value != 0 {
+				return "T.bool(True)"
+			}
+			return "T.bool(False)"
+		}
+		if e.Type.IsValid() && e.Type != ir.Int32 {
+			return "T." + e.Type.String() + "(" + strconv.FormatInt(e.Value, 10) + ")"
+		}
+		return strconv.FormatInt(e.Value, 10)
+	}
+	return dispatch.ExprText(e)
+}
+
+// constScalar is the reference's _const_scalar: the value of a constant
+// scalar, ok false for anything else.
+func constScalar(e ir.Expr) (float64, bool) {
+	switch e := e.(type) {
+	case *ir.FloatImm:
+		return e.Value, true
+	case *ir.IntImm:
+		return float64(e.Value), true
+	}
+	return 0, false
+}
+
+// pyTuple prints ints as a Python tuple: "(16, 8)", "(256,)".
+func pyTuple(xs []int64) string {
+	if len(xs) == 1 {
+		return "(" + strconv.FormatInt(xs[0], 10) + ",)"
+	}
+	return "(" + joinInts(xs) + ")"
+}
+
+// pyList prints ints as a Python list: "[2, 8]".
+func pyList(xs []int64) string { return "[" + joinInts(xs) + "]" }
+
+func joinInts(xs []int64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// layoutRepr is TVM's repr of a TileLayout:
+// T.TileLayout(T.S[(2, 8):(2, 4 @ Axis.laneid)]).
+func layoutRepr(l *layout.TileLayout) string {
+	var b strings.Builder
+	b.WriteString("T.TileLayout(T.S[")
+	writeIters(&b, l.Shard)
+	b.WriteString("]")
+	if len(l.Replica) > 0 {
+		b.WriteString(" + T.R[")
+		writeIters(&b, l.Replica)
+		b.WriteString("]")
+	}
+	var terms []string
+	var mem int64
+	hasMem := false
+	for _, a := range sortedAxes(l.Offset) {
+		if a == layout.M {
+			mem, hasMem = l.Offset[a], true
+			continue
+		}
+		terms = append(terms, strconv.FormatInt(l.Offset[a], 10)+" @ Axis."+a.Name)
+	}
+	if len(terms) > 0 || hasMem {
+		terms = append(terms, strconv.FormatInt(mem, 10))
+		b.WriteString(" + (" + strings.Join(terms, " + ") + ")")
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+func writeIters(b *strings.Builder, its []layout.Iter) {
+	ext := make([]int64, len(its))
+	strides := make([]string, len(its))
+	for i, it := range its {
+		ext[i] = it.Extent
+		strides[i] = strconv.FormatInt(it.Stride, 10)
+		if it.Axis != nil && it.Axis != layout.M {
+			strides[i] += " @ Axis." + it.Axis.Name
+		}
+	}
+	if len(its) == 1 {
+		b.WriteString(pyTuple(ext) + ":(" + strides[0] + ",)")
+		return
+	}
+	b.WriteString(pyTuple(ext) + ":(" + strings.Join(strides, ", ") + ")")
+}
+
+func sortedAxes(m map[*layout.Axis]int64) []*layout.Axis {
+	var out []*layout.Axis
+	for a := range m {
+		out = append(out, a)
+	}
+	// Thread axes by name first, then memory axes (m last).
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && axisBefore(out[j], out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func axisBefore(a, b *layout.Axis) bool {
+	if a.IsThread() != b.IsThread() {
+		return a.IsThread()
+	}
+	return a.Name < b.Name
+}
+
+// groupError is the text of TVM's ICHECK when TileLayout.group fails.
+func groupError(l *layout.TileLayout, shape []int64) string {
+	return "Check failed: (shape_idx == shape.size()) is false: layout " + layoutRepr(l) +
+		" can not be grouped by shape " + pyTuple(shape)
+}
+
+// ValidateGemmOp is TVM validate_gemm_op (gemm_utils.py): C, A and B have
+// layouts, A and B one dtype, and the non-unit extents of C (M×N), A (M×K,
+// K×M when transposed) and B (N×K, K×N when transposed) agree. Args are
+// [C, A, B, transA, transB, ...]. It raises the reference's AssertionError
+// when an operand is not 2-D.
+func ValidateGemmOp(c *dispatch.Call) bool {
+	var rs [3]*ir.Region
+	for i := range rs {
+		r, ok := c.Region(i)
+		if !ok {
+			return false
+		}
+		rs[i] = r
+	}
+	C, A, B := rs[0].Buf, rs[1].Buf, rs[2].Buf
+	if C.Layout == nil || A.Layout == nil || B.Layout == nil || A.Dtype != B.Dtype {
+		return false
+	}
+	nonUnit := func(r *ir.Region) []ir.Expr {
+		var out []ir.Expr
+		for _, e := range r.Extent {
+			if v, ok := ir.ConstInt(e); ok && v == 1 {
+				continue
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	ce, ae, be := nonUnit(rs[0]), nonUnit(rs[1]), nonUnit(rs[2])
+	if len(ce) != 2 || len(ae) != 2 || len(be) != 2 {
+		dispatch.Raise("AssertionError", "Only 2D C, A, B are supported for gemm")
+	}
+	if flag(c.Tile.Args, 3) {
+		ae[0], ae[1] = ae[1], ae[0]
+	}
+	if flag(c.Tile.Args, 4) {
+		be[0], be[1] = be[1], be[0]
+	}
+	return provablyEqual(ce[0], ae[0]) && provablyEqual(ce[1], be[0]) && provablyEqual(ae[1], be[1])
+}
+
+// flag reads a bool argument (nil: False).
+func flag(args []ir.Arg, i int) bool {
+	if i >= len(args) || args[i] == nil {
+		return false
+	}
+	v, ok := ir.ConstInt(ir.SimplifyIndex(args[i]))
+	return ok && v != 0
+}
+
+func provablyEqual(a, b ir.Expr) bool {
+	a, b = ir.SimplifyIndex(a), ir.SimplifyIndex(b)
+	av, aok := ir.ConstInt(a)
+	bv, bok := ir.ConstInt(b)
+	if aok && bok {
+		return av == bv
+	}
+	return ir.Equal(a, b)
+}
