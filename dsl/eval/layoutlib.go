@@ -932,6 +932,33 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 			}
 			return &TupleV{base{c.span}, []Value{ev.newLayoutV(g, c.span), &ListV{base{c.span}, sv}}}
 		})
+	case "direct_sum":
+		// right.direct_sum(left, left_shape, right_shape) (layout.py).
+		return m(func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "direct_sum", 3, "left", "left_shape", "right_shape") || t == nil || isCompose {
+				return orPoison(nil, c.span)
+			}
+			lv, ok := c.args[0].(*LayoutV)
+			if !ok {
+				if isErr(c.args[0]) {
+					return ev.needConcrete(c.args[0], c.argSpans[0], "direct_sum's left layout")
+				}
+				return ev.errorf(c.argSpans[0], CodeType, "direct_sum expects a TileLayout, got %s", describe(c.args[0]))
+			}
+			ls, ok1 := ev.intsArg(c.args[1], c.argSpans[1], "left_shape")
+			rs, ok2 := ev.intsArg(c.args[2], c.argSpans[2], "right_shape")
+			lt := tileOfLayout(lv.L)
+			if !ok1 || !ok2 || lt == nil {
+				return poison(c.span)
+			}
+			var res *layout.TileLayout
+			var err error
+			ev.safeLayout(c.span, "direct_sum", func() Value { res, err = layout.DirectSum(t, lt, ls, rs); return nil })
+			if err != nil || res == nil {
+				return ev.errorf(c.span, CodeType, "direct_sum failed: %v", err)
+			}
+			return ev.newLayoutV(res, c.span)
+		})
 	case "permute_dims", "permute_by_groups":
 		// TileLayout.permute_dims(perm): the shard iters reordered by perm
 		// (replica and offset kept); permute_by_groups(seps, perm): whole
@@ -983,7 +1010,7 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 	case "is_trainium", "verify_well_formed":
 		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
 	}
-	// unpack, pack, broadcast, direct_sum, to_psum, ... are
+	// unpack, pack, broadcast, to_psum, ... are
 	// not modelled.
 	return &OpaqueV{base{span}, o.TypeName() + "." + name}
 }
@@ -1143,4 +1170,89 @@ func (ev *evaluator) dtypeAndMode(c *call) (int, int, bool) {
 		mode = n
 	}
 	return dt.Bits, int(mode), true
+}
+
+// ---- gemm_async ----
+
+func gemmAsyncAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	if name == "sf_tmem_layout" {
+		return builtin("sf_tmem_layout", (*evaluator).sfTmemLayoutCall), true
+	}
+	return nil, false
+}
+
+// sfTmemLayoutCall is the gemm_async module's sf_tmem_layout(rows, SF_K,
+// sf_per_mma, sf_reuse=1, pipe_depth=None): the TMEM layout of a
+// block-scaled MMA's scale factors, an atom of one 32-row chunk and one
+// MMA's scale factors (replicated over the 4 lane quarters) direct-summed
+// with the outer M and K iterations, packing consecutive K groups into
+// one 32-bit column when they fit (gemm_async/tcgen05.py).
+func (ev *evaluator) sfTmemLayoutCall(c *call) Value {
+	if !ev.checkArgs(c, "sf_tmem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
+		return poison(c.span)
+	}
+	rows, ok1 := ev.intArg(c.args[0], c.argSpans[0], "rows")
+	sfK, ok2 := ev.intArg(c.arg(1, "SF_K"), c.argSpan(1, "SF_K"), "SF_K")
+	per, ok3 := ev.intArg(c.arg(2, "sf_per_mma"), c.argSpan(2, "sf_per_mma"), "sf_per_mma")
+	if !ok1 || !ok2 || !ok3 {
+		return poison(c.span)
+	}
+	reuse, depth := int64(1), int64(0)
+	if v := c.arg(3, "sf_reuse"); v != nil {
+		var ok bool
+		if reuse, ok = ev.intArg(v, c.argSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+			return poison(c.span)
+		}
+	}
+	if v := c.arg(4, "pipe_depth"); v != nil && !isNoneV(v) {
+		var ok bool
+		if depth, ok = ev.intArg(v, c.argSpan(4, "pipe_depth"), "pipe_depth"); !ok {
+			return poison(c.span)
+		}
+	}
+	if per <= 0 || sfK%per != 0 {
+		return ev.errorf(c.span, CodeType, "SF_K=%d must be a multiple of sf_per_mma=%d", sfK, per)
+	}
+	k := sfK / per
+	m := rows / 32
+	const epc = 4 // 8-bit scale factors per 32-bit TMEM column
+	it := layout.It
+	atom := layout.NewTile([]layout.Iter{it(32, 1, layout.TLane), it(per, 1, layout.TCol)}, []layout.Iter{it(4, 32, layout.TLane)}, nil)
+	var outer *layout.TileLayout
+	switch pack := epc / per; {
+	case k == 1:
+		outer = layout.NewTile([]layout.Iter{it(m, epc, layout.TCol)}, nil, nil)
+	default:
+		for pack > 1 && k%pack != 0 {
+			pack /= 2
+		}
+		switch {
+		case pack > 1 && k/pack == 1:
+			outer = layout.NewTile([]layout.Iter{it(m, epc, layout.TCol), it(pack, per, layout.TCol)}, nil, nil)
+		case pack > 1:
+			outer = layout.NewTile([]layout.Iter{it(m, epc, layout.TCol), it(k/pack, m*epc, layout.TCol), it(pack, per, layout.TCol)}, nil, nil)
+		default:
+			outer = layout.NewTile([]layout.Iter{it(m, epc, layout.TCol), it(k, m*epc, layout.TCol)}, nil, nil)
+		}
+	}
+	var base *layout.TileLayout
+	var err error
+	ev.safeLayout(c.span, "sf_tmem_layout", func() Value {
+		base, err = layout.DirectSum(atom, outer, []int64{m, k}, []int64{32, per})
+		return nil
+	})
+	if err != nil || base == nil {
+		return ev.errorf(c.span, CodeType, "sf_tmem_layout failed: %v", err)
+	}
+	if reuse == 1 && depth == 0 {
+		return ev.newLayoutV(base, c.span)
+	}
+	shard := append([]layout.Iter(nil), base.Shard...)
+	if reuse > 1 {
+		shard = append(shard, it(reuse, 0, shard[0].Axis))
+	}
+	if depth > 0 {
+		shard = append([]layout.Iter{it(depth, m*epc, shard[0].Axis)}, shard...)
+	}
+	return ev.newLayoutV(layout.NewTile(shard, base.Replica, base.Offset), c.span)
 }

@@ -19,6 +19,9 @@ const (
 	txPath     = "tvm.script.tirx.tile"
 	layoutPath = "tvm.tirx.layout"
 	tmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
+	// gemmAsyncPath is the gemm_async variant module, whose layout helper
+	// sf_tmem_layout kernels import.
+	gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
 )
 
 // canonicalModule maps a dotted module path to the canonical path of a
@@ -40,6 +43,9 @@ func canonicalModule(path string) string {
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
+	}
+	if strings.HasPrefix(path, "tvm.") && (strings.HasSuffix(path, "tile_primitive.gemm_async") || strings.HasSuffix(path, "tile_primitive.gemm_async.tcgen05")) {
+		return gemmAsyncPath
 	}
 	return ""
 }
@@ -78,6 +84,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "operator", Name: "operator", attr: operatorAttr}
 	case "pytest":
 		return &ModuleV{base: base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
+	case gemmAsyncPath:
+		return &ModuleV{base: base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_tmem_layout"}}
 	case pipelinePath:
 		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
 	case "pytest.mark":
