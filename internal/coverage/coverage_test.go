@@ -332,11 +332,11 @@ func reason(f *source.File, res *lower.Result, call source.Span) string {
 	}
 	for _, d := range all {
 		if (d.Code == "eval/case-cap" || d.Code == "eval/budget") && strings.Contains(d.Message, "stopped") {
-			return "in the file: " + d.Code + ": " + d.Message
+			return "no record reaches it; the file ran out of budget: " + d.Code + ": " + d.Message
 		}
 	}
 	if r := first(0, source.Pos(len(f.Src)), errWarn); r != "" {
-		return "in the file: " + r
+		return "no record reaches it (dead branch, or a def no case evaluates); the file's first error: " + r
 	}
 	return "no kernel record holds a decision for it (no diagnostic)"
 }
