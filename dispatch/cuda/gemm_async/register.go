@@ -4,5 +4,5 @@ import "github.com/tilels/tilels/dispatch"
 
 // Variants returns the gemm_async variants in TVM's registration order.
 func Variants() []dispatch.Variant {
-	return nil
+	return []dispatch.Variant{Tcgen05}
 }

@@ -1,0 +1,309 @@
+package gemmasync
+
+// Lowering and plan of gemm_async/tcgen05 (see tcgen05.go).
+
+import (
+	"fmt"
+
+	"github.com/tilels/tilels/dispatch"
+	common "github.com/tilels/tilels/dispatch/cuda/common"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+var (
+	u32 = ir.DataType{Code: ir.UInt, Bits: 32}
+	u64 = ir.DataType{Code: ir.UInt, Bits: 64}
+)
+
+// localCell is `alignas(64) <t> name[1];`.
+func localCell(name string, t ir.DataType, span source.Span) *ir.Buffer {
+	b := &ir.Buffer{Name: name, Shape: []int64{1}, Dtype: t, Scope: "local",
+		Layout: layout.RowMajor(1), Kind: ir.AllocBuffer, Span: span}
+	b.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: span}
+	return b
+}
+
+func cellAddr(b *ir.Buffer, span source.Span) *ir.AddressOf {
+	return &ir.AddressOf{Buf: b, Indices: []ir.Expr{common.Cst(0)}, Span: span}
+}
+
+func cellLoad(b *ir.Buffer, span source.Span) ir.Expr {
+	return &ir.Load{Buf: b, Indices: []ir.Expr{common.Cst(0)}, Span: span}
+}
+
+func call(op string, t ir.DataType, span source.Span, args ...ir.Expr) *ir.Call {
+	return &ir.Call{Op: op, Args: args, Type: t, Span: span}
+}
+
+func eval(e ir.Expr, span source.Span) ir.Stmt { return &ir.Evaluate{X: e, Span: span} }
+
+// encodeDesc allocates a descriptor cell for buf and encodes it at the
+// buffer's origin (TVM _make_desc, without the warp shuffle).
+func encodeDesc(name string, buf *ir.Buffer, p smemParams, span source.Span) (*ir.Buffer, []ir.Stmt) {
+	cell := localCell(name, u64, span)
+	idx := make([]ir.Expr, len(buf.Shape))
+	for i := range idx {
+		idx[i] = common.Cst(0)
+	}
+	origin := &ir.AddressOf{Buf: buf, Indices: idx, Span: span}
+	enc := call(ir.OpTcgen05EncodeMatrixDesc, ir.DataType{}, span, cellAddr(cell, span), origin,
+		common.Cst(p.ldo), common.Cst(p.sdo), common.Cst(p.swizzle))
+	return cell, []ir.Stmt{&ir.Alloc{Buf: cell, Span: span}, eval(enc, span)}
+}
+
+// descOffset is floordiv(slice_tile.apply(linear)["m"] (+ symbolic start),
+// elements per 16 B).
+func descOffset(tile *layout.TileLayout, linear int64, sym ir.Expr, per16 int64) ir.Expr {
+	m := tile.Apply(linear)[layout.M]
+	if sym == nil {
+		return common.Cst(floorDiv(m, per16))
+	}
+	if q, ok := divExact(sym, per16); ok && m%per16 == 0 {
+		return ir.AddE(q, common.Cst(m/per16))
+	}
+	return ir.DivE(ir.AddE(sym, common.Cst(m)), common.Cst(per16))
+}
+
+// divExact divides e by v when every term is a visible multiple of v.
+func divExact(e ir.Expr, v int64) (ir.Expr, bool) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		if e.Value%v == 0 {
+			return common.Cst(e.Value / v), true
+		}
+	case *ir.Binary:
+		switch e.Op {
+		case ir.Add:
+			a, ok1 := divExact(e.A, v)
+			b, ok2 := divExact(e.B, v)
+			if ok1 && ok2 {
+				return ir.AddE(a, b), true
+			}
+		case ir.Mul:
+			if c, ok := ir.ConstInt(e.B); ok && c%v == 0 {
+				return ir.MulE(e.A, common.Cst(c/v)), true
+			}
+			if c, ok := ir.ConstInt(e.A); ok && c%v == 0 {
+				return ir.MulE(common.Cst(c/v), e.B), true
+			}
+		}
+	}
+	return nil, false
+}
+
+func (g *gemm) emit() *dispatch.Result {
+	span := g.c.Span()
+	var body []ir.Stmt
+	var descA, descB *ir.Buffer
+	if !g.aTmem {
+		var st []ir.Stmt
+		descA, st = encodeDesc("descA", g.A.Buf, g.aP, span)
+		body = append(body, st...)
+	}
+	var st []ir.Stmt
+	descB, st = encodeDesc("descB", g.B.Buf, g.bP, span)
+	body = append(body, st...)
+
+	// The instruction descriptor.
+	var idesc ir.Expr
+	var idescVal uint32
+	var descICell *ir.Buffer
+	aFmt, bFmt, sFmt := uint32(0), uint32(0), uint32(0)
+	switch {
+	case g.descI != nil:
+		idesc = g.descI
+	case g.blockScaled:
+		aFmt, bFmt, sFmt = blockScaledFormats(g.kind, dtypeName(g.aType), dtypeName(g.bType), g.sfaType)
+		descICell = localCell("descI_local", u32, span)
+		body = append(body, &ir.Alloc{Buf: descICell, Span: span},
+			eval(call(ir.OpTcgen05EncodeInstrDescBlockScaled, ir.DataType{}, span, cellAddr(descICell, span),
+				&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.ctaGroup),
+				common.Cst(g.mM*g.ctaGroup), common.Cst(g.mN), common.Cst(g.mmaK), common.Cst(int64(aFmt)), common.Cst(int64(bFmt)),
+				common.Cst(int64(sFmt)), common.Cst(b2i(g.aMN)), common.Cst(b2i(g.bMN))), span))
+		idesc = cellLoad(descICell, span)
+		idescVal = blockScaledInstrDesc(g.mM*g.ctaGroup, g.mN, aFmt, bFmt, sFmt, g.aMN, g.bMN, 0)
+	default:
+		idescVal = denseInstrDesc(g.mM*g.ctaGroup, g.mN, "float32", dtypeName(g.aType), dtypeName(g.bType), g.aMN, g.bMN)
+		idesc = &ir.IntImm{Value: int64(idescVal), Type: u32, Span: span}
+	}
+
+	// Scale-factor bookkeeping.
+	var sfaPerKi, sfbPerKi int64
+	needsSFID := false
+	if g.blockScaled && g.kIters > 0 {
+		sfaPerKi, sfbPerKi = g.sfaK/g.kIters, g.sfbK/g.kIters
+		needsSFID = g.sfMMAK < g.sfaEPC && sfaPerKi > 0 && g.descI == nil
+	}
+
+	nPhys := g.mN
+	if g.is2x2 {
+		nPhys = g.mN / 2
+	}
+	aPer16 := int64(0)
+	if !g.aTmem {
+		aPer16 = int64(128 / g.aType.Bits)
+	}
+	bPer16 := int64(128 / g.bType.Bits)
+	aLast := g.A.Exts[len(g.A.Exts)-1]
+	bLast := g.B.Exts[len(g.B.Exts)-1]
+	cAddr := g.C.Buf.AllocatedAddr
+
+	var sfIDs []string
+	for mi := range g.mTiles {
+		for ni := range g.nTiles {
+			for ki := range g.kIters {
+				var aVal ir.Expr
+				if g.aTmem {
+					aVal = call(ir.OpGetTmemAddr, u32, span, g.A.Buf.AllocatedAddr, common.Cst(mi*g.mM),
+						common.Cst(g.aTmemOff32+ki*(g.mmaK/g.aElemPer32)))
+				} else {
+					lin := mi*g.mM*aLast + ki*g.mmaK
+					if g.transA {
+						lin = ki*g.mmaK*aLast + mi*g.mM
+					}
+					aVal = call(ir.OpSmemDescAdd16B, u64, span, cellLoad(descA, span), descOffset(g.aTile, lin, g.aSym, aPer16))
+				}
+				lin := ni*g.nPerCTA*bLast + ki*g.mmaK
+				if g.transB {
+					lin = ki*g.mmaK*bLast + ni*g.nPerCTA
+				}
+				bVal := call(ir.OpSmemDescAdd16B, u64, span, cellLoad(descB, span), descOffset(g.bTile, lin, g.bSym, bPer16))
+				var enable ir.Expr = &ir.IntImm{Value: 1, Type: ir.BoolT, Span: span}
+				if ki == 0 {
+					enable = g.accum
+				}
+				col := g.tmemOff32 + ni*nPhys
+				dAddr := call(ir.OpGetTmemAddr, u32, span, cAddr, common.Cst(mi*g.mM), common.Cst(col))
+				var mma ir.Stmt
+				var pre []ir.Stmt
+				if g.blockScaled {
+					sfaLin := mi*g.mM*g.sfaK + ki*sfaPerKi
+					sfbLin := ni*g.nPerCTA*g.sfbK + ki*sfbPerKi
+					sfaCol := g.sfaSlice.Apply(sfaLin)[layout.TCol]
+					sfbCol := g.sfbSlice.Apply(sfbLin)[layout.TCol]
+					sfaAddr := ir.AddE(g.SFA.Buf.AllocatedAddr, common.Cst(floorDiv(sfaCol, g.sfaEPC)))
+					sfbAddr := ir.AddE(g.SFB.Buf.AllocatedAddr, common.Cst(floorDiv(sfbCol, g.sfbEPC)))
+					if needsSFID {
+						id := floorMod(sfaCol, g.sfaEPC)
+						sfIDs = append(sfIDs, fmt.Sprint(id))
+						pre = append(pre, eval(call(ir.OpRuntimeInstrDesc, ir.DataType{}, span, cellAddr(descICell, span),
+							&ir.IntImm{Value: id, Type: u32, Span: span}), span))
+					}
+					mma = eval(call(ir.OpTcgen05MMABlockScale, ir.DataType{}, span,
+						&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.scaleVec), common.Cst(g.ctaGroup), common.Cst(b2i(g.aTmem)),
+						dAddr, aVal, bVal, idesc, enable, sfaAddr, sfbAddr), span)
+				} else {
+					mma = eval(call(ir.OpTcgen05MMA, ir.DataType{}, span,
+						&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.ctaGroup), common.Cst(b2i(g.aTmem)),
+						dAddr, aVal, bVal, idesc, enable), span)
+				}
+				body = append(body, pre...)
+				if g.warp {
+					body = append(body, &ir.If{Cond: call(ir.OpElectSync, ir.Int32, span), Then: &ir.Block{Stmts: []ir.Stmt{mma}, Span: span}, Span: span})
+				} else {
+					body = append(body, mma)
+				}
+			}
+		}
+	}
+
+	res := &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Threads: 1}
+	if g.warp {
+		res.Threads = 32
+	}
+	res.Plan = g.plan(idescVal, aFmt, bFmt, sFmt, sfIDs, needsSFID)
+	res.Notes = []string{"tcgen05.mma is asynchronous: commit it to an mbarrier (tcgen05.commit) and wait before reading C from tensor memory"}
+	return res
+}
+
+// plan lists the MMA shape and count, the instruction descriptor and the
+// two shared-memory descriptors with their decoded fields.
+func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needsSFID bool) []dispatch.PlanItem {
+	shape := fmt.Sprintf("M=%d N=%d K=%d per instruction (cta_group::%d", g.mM*g.ctaGroup, g.mN, g.mmaK, g.ctaGroup)
+	if g.ctaGroup == 2 {
+		shape += fmt.Sprintf(": M=%d rows and N=%d columns of B per CTA", g.mM, g.nPerCTA)
+	}
+	shape += ")"
+	kind := "tcgen05.mma.cta_group::" + fmt.Sprint(g.ctaGroup) + ".kind::" + g.kind
+	if g.blockScaled {
+		kind += fmt.Sprintf(".block_scale.scale_vec::%dX", g.scaleVec)
+	}
+	operands := "A smem descriptor, B smem descriptor (SS)"
+	if g.aTmem {
+		operands = "A in tensor memory, B smem descriptor (TS)"
+	}
+	issue := "one thread"
+	if g.warp {
+		issue = "one elected lane of the warp (elect.sync)"
+	}
+	items := []dispatch.PlanItem{
+		{Key: "instruction", Value: kind},
+		{Key: "mma shape", Value: shape},
+		{Key: "gemm", Value: fmt.Sprintf("C[%d, %d] fp32 (tmem) %s= A[%d, %d] @ B (K=%d, %s)", g.M, g.N, map[bool]string{true: "+", false: ""}[isTrue(g.accum)], g.M, g.K, g.K, operands)},
+		{Key: "instructions", Value: fmt.Sprintf("%d = %d (M) x %d (N) x %d (K), issued by %s", g.mTiles*g.nTiles*g.kIters, g.mTiles, g.nTiles, g.kIters, issue)},
+		{Key: "cta_group", Value: fmt.Sprint(g.ctaGroup)},
+	}
+	if g.descI != nil {
+		items = append(items, dispatch.PlanItem{Key: "instruction descriptor", Value: "descI from the config: " + exprText(g.descI)})
+	} else if g.blockScaled {
+		var f []dispatch.PlanItem
+		for _, x := range decodeBlockScaledInstrDesc(idesc, g.kind) {
+			f = append(f, dispatch.PlanItem{Key: x.key, Value: x.value})
+		}
+		v := hex32(idesc) + " (encoded at run time, scale-factor ids 0)"
+		if needsSFID {
+			v += "; per MMA the ids are patched to sf_id = " + joinComma(sfIDs)
+		}
+		items = append(items, dispatch.PlanItem{Key: "instruction descriptor (block-scaled)", Value: v, Fields: f})
+	} else {
+		var f []dispatch.PlanItem
+		for _, x := range decodeDenseInstrDesc(idesc, g.kind) {
+			f = append(f, dispatch.PlanItem{Key: x.key, Value: x.value})
+		}
+		items = append(items, dispatch.PlanItem{Key: "instruction descriptor", Value: hex32(idesc), Fields: f})
+	}
+	add := func(name string, buf *ir.Buffer, p smemParams, bits int) {
+		d := smemDesc(0, p.ldo, p.sdo, p.swizzle)
+		var f []dispatch.PlanItem
+		for _, x := range decodeSmemDesc(d) {
+			if x.key == "start_address [0,14)" {
+				x.value = "&" + buf.Name + "[0] >> 4 (shown for shared offset 0)"
+			}
+			f = append(f, dispatch.PlanItem{Key: x.key, Value: x.value})
+		}
+		maj := "K-major"
+		if p.mnMajor {
+			maj = "MN-major"
+		}
+		f = append(f, dispatch.PlanItem{Key: "swizzle atom", Value: fmt.Sprintf("%s, %s, dtype %d-bit", swizzleModeName[p.swizzle], maj, bits)},
+			dispatch.PlanItem{Key: "atom grid", Value: p.tiler})
+		items = append(items, dispatch.PlanItem{Key: name, Value: hex64(d), Fields: f})
+	}
+	if !g.aTmem {
+		add("A smem descriptor", g.A.Buf, g.aP, g.aType.Bits)
+	}
+	add("B smem descriptor", g.B.Buf, g.bP, g.bType.Bits)
+	if g.blockScaled {
+		items = append(items, dispatch.PlanItem{Key: "scale factors", Value: fmt.Sprintf("SFA %s [%d x %d], SFB %s [%d x %d] in tmem, %d per MMA k-step (sf_mma_k)",
+			g.sfaType, g.SFA.Exts[len(g.SFA.Exts)-2], g.sfaK, g.sfbType, g.SFB.Exts[len(g.SFB.Exts)-2], g.sfbK, g.sfMMAK)})
+	}
+	return items
+}
+
+func isTrue(e ir.Expr) bool {
+	v, ok := ir.ConstInt(e)
+	return !ok || v != 0
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

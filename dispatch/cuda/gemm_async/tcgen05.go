@@ -1,0 +1,659 @@
+package gemmasync
+
+// gemm_async/tcgen05: an asynchronous GEMM C (+)= A @ B on Blackwell tensor
+// cores with tcgen05.mma (sm_100a), priority 10, the family's only variant.
+//
+// Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/gemm_async/
+// tcgen05.py (apache-tvm 0.25.0.post1), with its helpers common.py
+// (get_st_extent, smem_desc_add_16B_offset), exec_scope_utils.py
+// (single_thread) and tma_utils.py (swizzle atoms):
+//
+//   - predicate single_thread_or_warp: thread or warp scope, else
+//     "unsupported exec_scope T.ExecScope(\"<k>\"), expected single thread
+//     or warp scope";
+//   - the emitter checks what the reference's impl asserts, in its order,
+//     and raises the same exceptions (ValueError for scopes and descriptor
+//     matching, AssertionError for dtypes, shapes and layouts);
+//   - C lives in tensor memory (fp32), A in shared memory (an SS MMA) or in
+//     tensor memory (TS), B in shared memory; a regular MMA takes f16/bf16,
+//     a block-scaled one (SFA/SFB given, in tensor memory) fp8 e4m3 or fp4
+//     e2m1 with e8m0 / e4m3 scale factors;
+//   - the per-instruction tile is (M_mma, N_mma, MMA_K): M_mma*cta_group is
+//     the largest of 128/64 (cta_group 1) or 256/128 (cta_group 2) dividing
+//     M*cta_group, N_mma = N when N <= 256 (else the largest multiple of
+//     8/16 <= 256 dividing N), MMA_K 16 (f16/bf16), 32 (fp8), 64 (fp4);
+//   - lowering: the A/B matrix descriptors are encoded from the buffers'
+//     origins, then one MMA per (mi, ni, ki), fully unrolled, each with its
+//     16-byte descriptor offsets (from the sliced pre-swizzle layouts), its
+//     tmem D address, enable_input_d = ki != 0 || accum, and at warp scope
+//     an elect.sync guard. The dense instruction descriptor is a constant;
+//     the block-scaled one is encoded at run time (and its scale-factor ids
+//     patched per MMA when several k-steps share a tmem column). No
+//     tcgen05.commit is emitted: the caller commits to an mbarrier.
+//
+// Deviation in placement: TVM encodes the descriptors once, right after the
+// shared buffers' declarations (sctx.add_post_buffer_def_stmt, with a warp
+// shuffle of the low word); tilels encodes them at the start of the call's
+// own block (no shuffle: the value is the same in every thread, and the call
+// may run in a single thread). The config keys mma_m, mma_n,
+// weight_stationary and smem_desc of later TVM releases are ignored, as the
+// reference ignores them.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	common "github.com/tilels/tilels/dispatch/cuda/common"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+var Tcgen05 = dispatch.Variant{
+	Op: "gemm_async", Name: "tcgen05", Target: "cuda", Priority: 10,
+	When: []dispatch.Pred{{Name: "single_thread_or_warp", Check: singleThreadOrWarp}},
+	Emit: emitTcgen05,
+}
+
+func singleThreadOrWarp(c *dispatch.Call) *dispatch.Decline {
+	if c.Scope == "thread" || c.Scope == "warp" {
+		return nil
+	}
+	return c.Declinef(common.OpSpan(c), `unsupported exec_scope T.ExecScope("%s"), expected single thread or warp scope`, c.Scope)
+}
+
+// gemm is the analysed call.
+type gemm struct {
+	c                 *dispatch.Call
+	warp, blockScaled bool
+	C, A, B, SFA, SFB common.Region
+	aTmem             bool
+	cType, aType      ir.DataType
+	bType             ir.DataType
+	sfaType, sfbType  string
+	transA, transB    bool
+	accum             ir.Expr
+	ctaGroup          int64
+	descI             ir.Expr // config descI, nil when absent
+
+	M, N, K                    int64
+	is2x2                      bool
+	aDim2, aDim1               int64
+	bDim2, bDim1               int64
+	aP, bP                     smemParams
+	aMN, bMN                   bool
+	mmaK, mM, mN               int64
+	mTiles, nTiles, kIters     int64
+	nPerCTA                    int64
+	aSlice, bSlice, cSlice     layout.Layout
+	aTile, bTile               *layout.TileLayout
+	sfaSlice, sfbSlice         *layout.TileLayout
+	sfMMAK                     int64
+	sfaK, sfbK                 int64
+	sfaEPC, sfbEPC             int64
+	tmemOff32                  int64
+	aTmemOff32, aElemPer32     int64
+	kind                       string
+	scaleVec                   int64
+	aSym, bSym, sfaSym, sfbSym ir.Expr
+}
+
+func emitTcgen05(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+	g := &gemm{c: c, warp: c.Scope == "warp"}
+	g.analyse()
+	return g.emit(), nil
+}
+
+// dtypeName is TVM's dtype string (the ir names plus the narrow float kinds
+// the ir may not know).
+func dtypeName(t ir.DataType) string { return t.String() }
+
+func (g *gemm) region(i int) common.Region {
+	r, ok := common.ReadRegion(g.c, i)
+	if !ok {
+		if _, isR := g.c.Region(i); !isR {
+			dispatch.Raise("TypeError", "argument %d of gemm_async is not a buffer region", i)
+		}
+		dispatch.Raise("TVMError", "gemm_async: non-constant region extent in argument %d", i)
+	}
+	return r
+}
+
+func boolArg(c *dispatch.Call, i int) (bool, ir.Expr) {
+	if i >= len(c.Tile.Args) || c.Tile.Args[i] == nil {
+		return false, nil
+	}
+	e := c.Tile.Args[i]
+	if v, ok := ir.ConstInt(e); ok {
+		return v != 0, nil
+	}
+	return false, e
+}
+
+func (g *gemm) analyse() {
+	c := g.c
+	g.blockScaled = len(c.Tile.Args) > 4 && c.Tile.Args[3] != nil && c.Tile.Args[4] != nil
+	g.C, g.A, g.B = g.region(0), g.region(1), g.region(2)
+	cs, as, bs := g.C.Buf.Scope, g.A.Buf.Scope, g.B.Buf.Scope
+	g.aTmem = as == "tmem"
+	if g.aTmem {
+		if !(cs == "tmem" && strings.HasPrefix(bs, "shared")) {
+			dispatch.Raise("ValueError", "tcgen05 schedule expected C_scope=tmem, B_scope=shared when A is tmem, got C_scope=%s, B_scope=%s", cs, bs)
+		}
+	} else if !(cs == "tmem" && strings.HasPrefix(as, "shared") && strings.HasPrefix(bs, "shared")) {
+		dispatch.Raise("ValueError", "tcgen05 schedule expected C_scope=tmem, A_scope=shared, B_scope=shared, got C_scope=%s, A_scope=%s, B_scope=%s", cs, as, bs)
+	}
+	g.cType, g.aType, g.bType = g.C.Buf.Dtype, g.A.Buf.Dtype, g.B.Buf.Dtype
+	ct, at, bt := dtypeName(g.cType), dtypeName(g.aType), dtypeName(g.bType)
+	if ct != "float32" {
+		dispatch.Raise("AssertionError", "tcgen05 schedule expected C_type=float32, got %s", ct)
+	}
+	blockScaledDtypes := []string{"float4_e2m1fn", "float8_e4m3fn"}
+	sfDtypes := []string{"float8_e8m0fnu", "float8_e4m3fn"}
+	if g.blockScaled {
+		if !contains(blockScaledDtypes, at) {
+			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected A_type in %s, got %s", pyList(blockScaledDtypes), at)
+		}
+		if !contains(blockScaledDtypes, bt) {
+			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected B_type in %s, got %s", pyList(blockScaledDtypes), bt)
+		}
+	} else {
+		if at != "float16" && at != "bfloat16" {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expected A_type=float16 or bfloat16, got %s", at)
+		}
+		if bt != "float16" && bt != "bfloat16" {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expected B_type=float16 or bfloat16, got %s", bt)
+		}
+	}
+	if at != bt {
+		dispatch.Raise("AssertionError", "tcgen05 schedule expect A_type and B_type to be the same, got A_type=%s, B_type=%s", at, bt)
+	}
+	if g.blockScaled {
+		g.SFA, g.SFB = g.region(3), g.region(4)
+		sa, sb := g.SFA.Buf.Scope, g.SFB.Buf.Scope
+		if !(sa == "tmem" && sb == "tmem") {
+			dispatch.Raise("ValueError", "tcgen05 block-scaled schedule expected SFA_scope=tmem, SFB_scope=tmem, got SFA_scope=%s, SFB_scope=%s", sa, sb)
+		}
+		g.transA, _ = boolArg(c, 5)
+		g.transB, _ = boolArg(c, 6)
+		g.sfaType, g.sfbType = dtypeName(g.SFA.Buf.Dtype), dtypeName(g.SFB.Buf.Dtype)
+		g.sfaSlice = g.tmemSlice(g.SFA)
+		g.sfbSlice = g.tmemSlice(g.SFB)
+		g.sfaEPC, g.sfbEPC = int64(32/g.SFA.Buf.Dtype.Bits), int64(32/g.SFB.Buf.Dtype.Bits)
+		if !contains(sfDtypes, g.sfaType) {
+			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected SFA_type in %s, got %s", pyList(sfDtypes), g.sfaType)
+		}
+		if !contains(sfDtypes, g.sfbType) {
+			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected SFB_type in %s, got %s", pyList(sfDtypes), g.sfbType)
+		}
+		ka := sfMMAK(at, g.sfaType)
+		kb := sfMMAK(bt, g.sfbType)
+		if ka != kb {
+			dispatch.Raise("AssertionError", "SFA and SFB must have same sf_mma_k, got sfa=%d, sfb=%d", ka, kb)
+		}
+		g.sfMMAK = ka
+		g.sfaK = g.SFA.Exts[len(g.SFA.Exts)-1]
+		g.sfbK = g.SFB.Exts[len(g.SFB.Exts)-1]
+		validateSFLayout(g.sfaSlice, g.SFA.Exts[len(g.SFA.Exts)-2], g.sfaK, ka, "SFA")
+		validateSFLayout(g.sfbSlice, g.SFB.Exts[len(g.SFB.Exts)-2], g.sfbK, kb, "SFB")
+	} else {
+		g.transA, _ = boolArg(c, 5)
+		g.transB, _ = boolArg(c, 6)
+	}
+	accumConst, accumExpr := boolArg(c, 7)
+	if accumExpr != nil {
+		g.accum = accumExpr
+	} else {
+		g.accum = &ir.IntImm{Value: b2i(accumConst), Type: ir.BoolT}
+	}
+	g.ctaGroup = 1
+	if v, ok := c.Config("cta_group"); ok {
+		n, isC := ir.ConstInt(v)
+		if !isC || (n != 1 && n != 2) {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expected cta_group=1 or 2, got %s", exprText(v))
+		}
+		g.ctaGroup = n
+	}
+	if v, ok := c.Config("descI"); ok {
+		if _, none := v.(*ir.StringImm); !none || true {
+			g.descI = v
+		}
+	}
+
+	g.cSlice = g.slice(g.C)
+	g.aSlice = g.slice(g.A)
+	g.bSlice = g.slice(g.B)
+	if !g.aTmem {
+		g.aTile = layout.ToTile(g.aSlice)
+	}
+	g.bTile = layout.ToTile(g.bSlice)
+	if len(g.C.Exts) != 2 || len(g.A.Exts) < 2 || len(g.B.Exts) < 2 {
+		dispatch.Raise("AssertionError", "Only 2D C, A, B are supported for gemm")
+	}
+	g.M, g.N = g.C.Exts[0], g.C.Exts[1]
+	g.is2x2 = g.M == 64 && g.ctaGroup == 2
+	g.aDim2, g.aDim1 = matDims(g.A.Exts, "A")
+	g.bDim2, g.bDim1 = matDims(g.B.Exts, "B")
+
+	if g.aTmem {
+		if g.transA {
+			dispatch.Raise("AssertionError", "tcgen05 schedule: transA must be False when A is in tmem")
+		}
+	} else {
+		g.aP = canonicalParams(g.A, g.aType.Bits, g.transA)
+		g.aMN = g.aP.mnMajor
+	}
+	g.bP = canonicalParams(g.B, g.bType.Bits, g.transB)
+	g.bMN = g.bP.mnMajor
+
+	if g.transA {
+		g.K = g.aDim2
+	} else {
+		g.K = g.aDim1
+	}
+	switch at {
+	case "float4_e2m1fn":
+		g.mmaK = 64
+	case "float8_e4m3fn", "float8_e5m2":
+		g.mmaK = 32
+	default:
+		g.mmaK = 16
+	}
+	nMin := int64(8)
+	if g.ctaGroup == 2 {
+		nMin = 16
+	}
+	g.mM, g.mN = chooseMMATile(g.M, g.N, g.ctaGroup, nMin)
+	g.mTiles, g.nTiles, g.kIters = g.M/g.mM, g.N/g.mN, g.K/g.mmaK
+	g.nPerCTA = g.mN / g.ctaGroup
+	if g.K%g.mmaK != 0 {
+		dispatch.Raise("AssertionError", "tcgen05 schedule expected K %% %d == 0, got %d", g.mmaK, g.K)
+	}
+	aM := g.aDim2
+	if g.transA {
+		aM = g.aDim1
+	}
+	if aM != g.M {
+		dispatch.Raise("AssertionError", "tcgen05: A_M=%d doesn't match M=%d from C region", aM, g.M)
+	}
+	bK, bN := g.bDim1, g.bDim2
+	if g.transB {
+		bK, bN = g.bDim2, g.bDim1
+	}
+	if g.K != bK {
+		dispatch.Raise("AssertionError", "tcgen05: A_K=%d doesn't match B_K=%d", g.K, bK)
+	}
+	if bN*g.ctaGroup != g.N {
+		dispatch.Raise("AssertionError", "tcgen05: B_N=%d * cta_group=%d=%d doesn't match N=%d", bN, g.ctaGroup, bN*g.ctaGroup, g.N)
+	}
+	if g.blockScaled {
+		sfaRows := g.SFA.Exts[len(g.SFA.Exts)-2]
+		sfbRows := g.SFB.Exts[len(g.SFB.Exts)-2]
+		if sfaRows != g.M {
+			dispatch.Raise("AssertionError", "tcgen05: SFA rows=%d must equal M=%d", sfaRows, g.M)
+		}
+		if sfbRows < g.N {
+			dispatch.Raise("AssertionError", "tcgen05: SFB rows=%d must be >= N=%d", sfbRows, g.N)
+		}
+		va := []int64{g.sfMMAK, g.sfMMAK * g.kIters, g.sfMMAK * g.kIters * g.sfaEPC}
+		vb := []int64{g.sfMMAK, g.sfMMAK * g.kIters, g.sfMMAK * g.kIters * g.sfbEPC}
+		if !containsI(va, g.sfaK) {
+			dispatch.Raise("AssertionError", "tcgen05: SFA K extent=%d must be in %s", g.sfaK, pySetRepr(va))
+		}
+		if !containsI(vb, g.sfbK) {
+			dispatch.Raise("AssertionError", "tcgen05: SFB K extent=%d must be in %s", g.sfbK, pySetRepr(vb))
+		}
+	}
+
+	// C's tensor-memory layout.
+	cs2 := g.tmemSlice(g.C)
+	var base *layout.TileLayout
+	switch {
+	case g.is2x2:
+		base = layout.NewTile([]layout.Iter{layout.It(g.M, 1, layout.TLane), layout.It(2, 64, layout.TLane), layout.It(g.N/2, 1, layout.TCol)}, nil, nil)
+	case g.M == 64 && g.C.Buf.Shape[0] == 64 && g.C.Buf.Layout != nil && matchesDatapathF(g.C.Buf):
+		base = datapathF(g.N)
+	default:
+		base = layout.NewTile([]layout.Iter{layout.It(g.M, 1, layout.TLane), layout.It(g.N, 1, layout.TCol)}, nil, nil)
+	}
+	structEqual(cs2, layout.NewTile(base.Shard, base.Replica, cs2.Offset))
+	if g.C.Buf.AllocatedAddr == nil {
+		dispatch.Raise("AssertionError", "")
+	}
+	g.tmemOff32 = cs2.Offset[layout.TCol]
+	if g.aTmem {
+		as2 := g.tmemSlice(g.A)
+		ab := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, nil, nil)
+		structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset))
+		if g.A.Buf.AllocatedAddr == nil {
+			dispatch.Raise("AssertionError", "TMEM A buffer must have allocated_addr")
+		}
+		g.aElemPer32 = int64(32 / g.aType.Bits)
+		g.aTmemOff32 = floorDiv(as2.Offset[layout.TCol], g.aElemPer32)
+	}
+	g.aSym = symM(g.A, g.aTmem)
+	g.bSym = symM(g.B, false)
+
+	// The MMA kind (TVM's _TCGEN05_MMA_RULES for the dtypes at hand).
+	if g.blockScaled {
+		g.kind, g.scaleVec = blockScaledKind(at, g.sfaType)
+	} else {
+		g.kind = "f16"
+	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// slice is buf.layout.slice(shape, region) (the region's symbolic starts at 0).
+func (g *gemm) slice(r common.Region) layout.Layout {
+	if r.Buf.Layout == nil {
+		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'slice'")
+	}
+	l, err := layout.Slice(r.Buf.Layout, r.Buf.Shape, r.Bounds)
+	if err != nil {
+		dispatch.Raise("TVMError", "%v", err)
+	}
+	if l == nil {
+		dispatch.Raise("TVMError", "gemm_async: the layout of %s cannot be sliced to the region", r.Buf.Name)
+	}
+	return l
+}
+
+func (g *gemm) tmemSlice(r common.Region) *layout.TileLayout {
+	t, ok := g.slice(r).(*layout.TileLayout)
+	if !ok {
+		dispatch.Raise("AssertionError", "tensor-memory layout of %s must be a TileLayout", r.Buf.Name)
+	}
+	return t
+}
+
+// symM is the "m" offset contributed by the symbolic starts of a shared
+// region (nil when none).
+func symM(r common.Region, tmem bool) ir.Expr {
+	if tmem || r.Static {
+		return nil
+	}
+	off, ok := common.SymOffsets(r)
+	if !ok {
+		dispatch.Raise("TVMError", "gemm_async: tilels cannot slice %s at a symbolic start here", r.Buf.Name)
+	}
+	return off[layout.M]
+}
+
+func matDims(ext []int64, name string) (int64, int64) {
+	var vals []int64
+	for _, e := range ext {
+		if e != 1 {
+			vals = append(vals, e)
+		}
+	}
+	if len(vals) != 2 {
+		dispatch.Raise("AssertionError", "Expected exactly 2 non-unit dims in %s_extent %s", name, intList(ext))
+	}
+	return vals[0], vals[1]
+}
+
+// chooseMMATile is _choose_mma_tile.
+func chooseMMATile(m, n, ctaGroup, nMin int64) (int64, int64) {
+	total := m * ctaGroup
+	valid := []int64{128, 64}
+	if ctaGroup == 2 {
+		valid = []int64{256, 128}
+	}
+	mDesc := int64(0)
+	for _, v := range valid {
+		if total%v == 0 {
+			mDesc = v
+			break
+		}
+	}
+	if mDesc == 0 {
+		dispatch.Raise("AssertionError", "tcgen05: M_total=%d (M=%d, cta_group=%d) not divisible by any valid descriptor M (valid: %s)", total, m, ctaGroup, intList(valid))
+	}
+	nm := int64(0)
+	if n <= 256 && n%nMin == 0 {
+		nm = n
+	} else {
+		for v := int64(256); v > nMin-1; v -= nMin {
+			if n%v == 0 {
+				nm = v
+				break
+			}
+		}
+		if nm == 0 {
+			dispatch.Raise("AssertionError", "tcgen05: No valid N_mma <= 256 that divides N=%d (MMA_N_MIN=%d)", n, nMin)
+		}
+	}
+	return mDesc / ctaGroup, nm
+}
+
+// sfMMAK is _compute_sf_mma_k.
+func sfMMAK(data, sf string) int64 {
+	switch data {
+	case "float8_e4m3fn", "float8_e5m2":
+		return 1
+	case "float4_e2m1fn":
+		switch sf {
+		case "float8_e8m0fnu":
+			return 2
+		case "float8_e4m3fn":
+			return 4
+		}
+	}
+	dispatch.Raise("ValueError", "Unsupported data_dtype=%s, sf_dtype=%s for sf_mma_k", data, sf)
+	return 0
+}
+
+// blockScaledKind is _get_tcgen05_mma_kind with scale factors, and the
+// scale vector size (0 when the codegen would reject the pair).
+func blockScaledKind(a, sf string) (string, int64) {
+	switch {
+	case a == "float4_e2m1fn" && sf == "float8_e8m0fnu":
+		return "mxf4", 2
+	case a == "float4_e2m1fn" && sf == "float8_e4m3fn":
+		return "mxf4nvf4", 4
+	case a == "float8_e4m3fn" && sf == "float8_e8m0fnu":
+		return "mxf8f6f4", 1
+	}
+	return "", 0
+}
+
+// validateSFLayout is _validate_sf_tmem_layout: the sliced scale-factor
+// layout must be the atom S[(32, sf_mma_k):(1@TLane, 1@TCol)] +
+// R[4:32@TLane] direct-summed with an outer layout over [rows/32,
+// K_total/sf_mma_k]. tilels checks it by evaluation: the replica, then at
+// every (row, k) layout(row, k) = outer(row/32, k/sf) + (row%32)@TLane +
+// (k%sf)@TCol with outer read at the atom origins.
+func validateSFLayout(l *layout.TileLayout, rows, kTotal, sfK int64, name string) {
+	if kTotal%sfK != 0 {
+		dispatch.Raise("AssertionError", "%s: sf_K_total=%d must be divisible by sf_mma_k=%d", name, kTotal, sfK)
+	}
+	fail := func() {
+		dispatch.Raise("AssertionError", "%s: layout does not match atom direct_sum outer pattern", name)
+	}
+	rep := layout.CanonicalTile(l).Replica
+	if len(rep) != 1 || rep[0].Extent != 4 || rep[0].Stride != 32 || rep[0].Axis != layout.TLane || rows%32 != 0 {
+		fail()
+	}
+	ev := func(r, k int64) (int64, int64) {
+		m := l.Apply(r*kTotal + k)
+		for a, v := range m {
+			if a != layout.TLane && a != layout.TCol && v != 0 {
+				fail()
+			}
+		}
+		return m[layout.TLane], m[layout.TCol]
+	}
+	for r := range rows {
+		for k := range kTotal {
+			ol, oc := ev(r/32*32, k/sfK*sfK)
+			tl, tc := ev(r, k)
+			if tl != ol+r%32 || tc != oc+k%sfK {
+				fail()
+			}
+		}
+	}
+}
+
+// datapathF is tmem_datapath_layout("F", 64, n).
+func datapathF(n int64) *layout.TileLayout {
+	return layout.NewTile([]layout.Iter{layout.It(4, 32, layout.TLane), layout.It(16, 1, layout.TLane), layout.It(n, 1, layout.TCol)}, nil, nil)
+}
+
+func matchesDatapathF(b *ir.Buffer) bool {
+	t, ok := b.Layout.(*layout.TileLayout)
+	if !ok || len(b.Shape) != 2 {
+		return false
+	}
+	return layout.Equal(layout.CanonicalTile(t), layout.CanonicalTile(datapathF(b.Shape[1])))
+}
+
+// structEqual is tvm.ir.assert_structural_equal(a.canonicalize(),
+// b.canonicalize()); the message names the first differing part as TVM does
+// for the common cases.
+func structEqual(a, b *layout.TileLayout) {
+	ca, cb := layout.CanonicalTile(a), layout.CanonicalTile(b)
+	if layout.Equal(ca, cb) {
+		return
+	}
+	path := "<root>"
+	switch {
+	case len(ca.Shard) != len(cb.Shard):
+		path = "<root>.shard"
+	default:
+		for i := range ca.Shard {
+			x, y := ca.Shard[i], cb.Shard[i]
+			if x.Extent != y.Extent {
+				path = fmt.Sprintf("<root>.shard[%d].extent.value", i)
+				break
+			}
+			if x.Stride != y.Stride {
+				path = fmt.Sprintf("<root>.shard[%d].stride.value", i)
+				break
+			}
+			if x.Axis != y.Axis {
+				path = fmt.Sprintf("<root>.shard[%d].axis", i)
+				break
+			}
+		}
+		if path == "<root>" {
+			path = "<root>.replica"
+		}
+	}
+	ta, tb := tvmTileRepr(ca), tvmTileRepr(cb)
+	dispatch.Raise("ValueError", "StructuralEqual check failed, caused by lhs at %s:\n%s\n%s\nand rhs at %s:\n%s\n%s",
+		path, ta, strings.Repeat("^", len(ta)), path, tb, strings.Repeat("^", len(tb)))
+}
+
+// tvmTileRepr prints a TileLayout as TVM's script printer does:
+// T.TileLayout(T.S[(4, 16, 64):(32 @ Axis.TLane, 1 @ Axis.TLane, 1 @ Axis.TCol)]).
+func tvmTileRepr(l *layout.TileLayout) string {
+	iters := func(its []layout.Iter) string {
+		var e, s []string
+		for _, it := range its {
+			e = append(e, fmt.Sprint(it.Extent))
+			if it.Axis == layout.M {
+				s = append(s, fmt.Sprint(it.Stride))
+			} else {
+				s = append(s, fmt.Sprintf("%d @ Axis.%s", it.Stride, it.Axis.Name))
+			}
+		}
+		if len(its) == 1 {
+			return e[0] + ":" + s[0]
+		}
+		return "(" + strings.Join(e, ", ") + "):(" + strings.Join(s, ", ") + ")"
+	}
+	out := "T.S[" + iters(l.Shard) + "]"
+	if len(l.Replica) > 0 {
+		out += " + T.R[" + iters(l.Replica) + "]"
+	}
+	return "T.TileLayout(" + out + ")"
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func containsI(xs []int64, v int64) bool {
+	for _, x := range xs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func pyList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = "'" + x + "'"
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func intList(xs []int64) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// pySetRepr prints a Python set of small non-negative ints in CPython's
+// iteration order (the hash-table slot order of set_add_entry: table of 8
+// slots, slot i = hash & 7, then i = (5*i + 1 + perturb) & 7 with perturb
+// >>= 5 before each retry).
+func pySetRepr(xs []int64) string {
+	var table [8]int64
+	var used [8]bool
+	n := 0
+	for _, x := range xs {
+		dup := false
+		for i := range used {
+			if used[i] && table[i] == x {
+				dup = true
+			}
+		}
+		if dup {
+			continue
+		}
+		i := uint64(x) & 7
+		perturb := uint64(x)
+		for used[i] {
+			perturb >>= 5
+			i = (i*5 + 1 + perturb) & 7
+		}
+		table[i], used[i] = x, true
+		n++
+	}
+	var q []string
+	for i := range table {
+		if used[i] {
+			q = append(q, fmt.Sprint(table[i]))
+		}
+	}
+	return "{" + strings.Join(q, ", ") + "}"
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+var noSpan = source.NoSpan
