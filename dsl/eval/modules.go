@@ -36,7 +36,7 @@ func canonicalModule(path string) string {
 		return layoutPath
 	case "tvm.tirx.op_schedule.cuda.common":
 		return tmaPath
-	case "tvm", "tvm.runtime", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
+	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
 		return path
 	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
 		return pipelinePath
@@ -78,6 +78,11 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "math", Name: "math", attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
 		return &ModuleV{base: base{span}, Path: "functools", Name: "functools", attr: functoolsAttr}
+	case "numpy":
+		// Only what kernels compute shapes with on static values.
+		return &ModuleV{base: base{span}, Path: "numpy", Name: "numpy", attr: numpyAttr}
+	case "copy":
+		return &ModuleV{base: base{span}, Path: "copy", Name: "copy", attr: copyAttr, names: []string{"copy", "deepcopy"}}
 	case "itertools":
 		return &ModuleV{base: base{span}, Path: "itertools", Name: "itertools", attr: itertoolsAttr}
 	case "operator":
@@ -481,4 +486,60 @@ func operatorAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		}), true
 	}
 	return nil, false
+}
+
+// numpyAttr models numpy.prod on static values (as math.prod).
+func numpyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	if name == "prod" {
+		return mathAttr(ev, name, span)
+	}
+	return nil, false
+}
+
+// copyAttr models copy.copy and copy.deepcopy: lists and dicts are copied
+// (deepcopy recursively, tuples too); every other value is immutable here.
+func copyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "copy", "deepcopy":
+		deep := name == "deepcopy"
+		return builtin("copy."+name, func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, name, 1, "x") {
+				return poison(c.span)
+			}
+			return copyValue(c.args[0], deep, c.span)
+		}), true
+	}
+	return nil, false
+}
+
+func copyValue(v Value, deep bool, span source.Span) Value {
+	each := func(xs []Value) []Value {
+		out := make([]Value, len(xs))
+		for i, x := range xs {
+			if deep {
+				x = copyValue(x, true, span)
+			}
+			out[i] = x
+		}
+		return out
+	}
+	switch x := v.(type) {
+	case *ListV:
+		return &ListV{base{span}, each(x.Elts)}
+	case *TupleV:
+		if deep {
+			return &TupleV{base{span}, each(x.Elts)}
+		}
+	case *DictV:
+		d := newDict(span)
+		for i, k := range x.Keys {
+			val := x.Vals[i]
+			if deep {
+				val = copyValue(val, true, span)
+			}
+			d.set(k, val)
+		}
+		return d
+	}
+	return v
 }

@@ -21,6 +21,8 @@ type BarrierV struct {
 	Class string
 	Buf   *ir.Buffer
 	Depth int64
+	// PhaseOffset is XORed into the phase of every wait (phase_offset=).
+	PhaseOffset int64
 }
 
 func (v *BarrierV) TypeName() string { return v.Class }
@@ -57,7 +59,13 @@ func (ev *evaluator) newBarrier(class string, c *call) Value {
 	if !ok {
 		return poison(c.span)
 	}
-	return &BarrierV{base: base{c.span}, Class: class, Buf: b.B, Depth: depth}
+	bv := &BarrierV{base: base{c.span}, Class: class, Buf: b.B, Depth: depth}
+	if v := c.arg(2, "phase_offset"); v != nil {
+		if bv.PhaseOffset, ok = ev.intArg(v, c.argSpan(2, "phase_offset"), class+" phase_offset"); !ok {
+			return poison(c.span)
+		}
+	}
+	return bv
 }
 
 func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Value {
@@ -68,6 +76,85 @@ func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Val
 		return &BufferV{base{span}, b.Buf}
 	case "depth":
 		return &IntV{base{span}, b.Depth}
+	case "init", "wait", "arrive":
+		return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.barrierCall(b, name, c) })
 	}
 	return &OpaqueV{base{span}, b.Class + "." + name}
+}
+
+// barrierCall emits MBarrier.init(count), .wait(stage, phase) and
+// .arrive(stage) as tvm.tirx.lang.pipeline defines them (T.inline
+// methods): init has the leader thread (thread rank 0; tilels' leader is
+// threadIdx.x == 0, the same thread in the 1-D blocks it models) set up
+// every stage, wait spins on the stage's phase, arrive arrives on the
+// local CTA's barrier. A remote arrive (cta_id=) is not modelled.
+func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
+	if !ev.requireKernel(c, b.Class+"."+name) {
+		return poison(c.span)
+	}
+	ptr := func(stage ir.Expr) ir.Expr {
+		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}
+	}
+	stmt := func(op string, args ...ir.Expr) ir.Stmt {
+		return &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.span}, Span: c.span}
+	}
+	arg := func(i int, pname string) (ir.Expr, bool) {
+		v := c.arg(i, pname)
+		if v == nil {
+			ev.errorf(c.span, CodeType, "%s.%s() missing required argument '%s'", b.Class, name, pname)
+			return nil, false
+		}
+		if isErr(v) {
+			ev.needConcrete(v, c.argSpan(i, pname), b.Class+"."+name+"'s "+pname)
+			return nil, false
+		}
+		e, ok := ev.toIR(v, ir.Int32)
+		if !ok {
+			ev.errorf(c.argSpan(i, pname), CodeType, "%s.%s %s must be an integer, got %s", b.Class, name, pname, describe(v))
+		}
+		return e, ok
+	}
+	switch name {
+	case "init":
+		if !ev.checkArgs(c, b.Class+".init", 1, "count") {
+			return poison(c.span)
+		}
+		count, ok := arg(0, "count")
+		if !ok {
+			return poison(c.span)
+		}
+		then := &ir.Block{Span: c.span}
+		for i := int64(0); i < b.Depth; i++ {
+			then.Stmts = append(then.Stmts, stmt(ir.OpMbarrierInit, ptr(ir.Const(i)), count))
+		}
+		leader := &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.span}, B: ir.Const(0), Span: c.span}
+		ev.emitStmt(&ir.If{Cond: leader, Then: then, Span: c.span})
+	case "wait":
+		if !ev.checkArgs(c, b.Class+".wait", 2, "stage", "phase") {
+			return poison(c.span)
+		}
+		stage, ok1 := arg(0, "stage")
+		phase, ok2 := arg(1, "phase")
+		if !ok1 || !ok2 {
+			return poison(c.span)
+		}
+		if b.PhaseOffset != 0 {
+			phase = ir.Bin(ir.BitXor, phase, ir.Const(b.PhaseOffset))
+		}
+		ev.emitStmt(stmt(ir.OpMbarrierTryWait, ptr(stage), phase))
+	case "arrive":
+		if !ev.checkArgs(c, b.Class+".arrive", 1, "stage", "cta_id", "pred", "count") {
+			return poison(c.span)
+		}
+		if v := c.arg(1, "cta_id"); v != nil && !isNoneV(v) {
+			ev.warnf(c.span, CodeUnresolved, "%s.arrive with cta_id= (a remote arrive) is not modelled by tilels; statement ignored", b.Class)
+			return &NoneV{base{c.span}}
+		}
+		stage, ok := arg(0, "stage")
+		if !ok {
+			return poison(c.span)
+		}
+		ev.emitStmt(stmt(ir.OpMbarrierArrive, ptr(stage)))
+	}
+	return &NoneV{base{c.span}}
 }

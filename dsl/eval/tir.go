@@ -1541,12 +1541,33 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 			}
 			return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: buf, Indices: idx, Span: c.span}}
 		})
+	case "access_ptr":
+		// buf.access_ptr(access_mask, ptr_type="handle", content_lanes=1,
+		// offset=0, extent=None): a pointer to the element at flat offset
+		// (TVM's tvm_access_ptr; the mask and extent only annotate it).
+		return method("Buffer.access_ptr", func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "access_ptr", 1, "access_mask", "ptr_type", "content_lanes", "offset", "extent") {
+				return poison(c.span)
+			}
+			var off ir.Expr = ir.Const(0)
+			if v := c.arg(3, "offset"); v != nil {
+				if isErr(v) {
+					return v
+				}
+				e, ok := ev.indexExpr(v)
+				if !ok {
+					return ev.errorf(c.argSpan(3, "offset"), CodeType, "access_ptr offset must be an integer, got %s", describe(v))
+				}
+				off = e
+			}
+			return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: buf, Indices: []ir.Expr{off}, FlatIndex: true, Span: c.span}}
+		})
 	case "local":
 		return method("Buffer.local", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
 		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
 	}
-	// Buffer has many more methods and fields (access_ptr, permute,
+	// Buffer has many more methods and fields (permute,
 	// rearrange, sub, ...); they are opaque here.
 	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
