@@ -485,6 +485,7 @@ func (k *kernel) alloc(b *ir.Buffer) {
 		k.line("alignas(64) %s %s[%d];", t, n, count)
 	case "shared.dyn":
 		k.dynAlloc(b, t, count)
+	case "tmem": // tensor memory comes from tcgen05.alloc; the buffer is read through its allocated_addr
 	default:
 		k.fail("buffer %s: cannot allocate scope %q in device code", b.Name, b.Scope)
 	}

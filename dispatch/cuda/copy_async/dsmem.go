@@ -5,7 +5,7 @@ package copyasync
 // remote CTA's mbarrier), priority 10.
 //
 // Mirrors the predicates and the planning of TVM python/tvm/backend/cuda/
-// operator/tile_primitive/copy_async/dsmem.py at PRE abe2526b3e.
+// operator/tile_primitive/copy_async/dsmem.py (apache-tvm 0.25.0.post1).
 //
 // Rejects (every predicate is evaluated, TVM's names and messages):
 // validate_copy_op ("not a valid copy op"), single_thread ("unsupported
@@ -13,18 +13,28 @@ package copyasync
 // sctx.exec_scope, an ExecScope object, whose str() is its script form) and
 // is_shared_to_shared ("not a shared-to-shared copy").
 //
-// tilels does not lower dsmem copies: once the predicates pass, the emitter
-// runs TVM's checks and plan, declining as TVM does when remote_cta_id or
-// mbar is missing from the config, when a layout cannot be sliced, or when
-// the two layouts share no contiguous run of a multiple of 16 bytes; then it
-// always declines with "tilels does not lower dsmem copies yet
-// (cp.async.bulk shared::cluster); TVM would issue 8 bulk copies of 256
-// bytes", so the call is reported, with TVM's plan, instead of lowered.
+// Lowering (copy_dsmem_impl): remote_cta_id and mbar must be set in the
+// config; both layouts (a swizzle stands for its tile, a bare swizzle for
+// the row-major layout) are sliced to the regions, the source is grouped
+// by the region extents and the destination by the source's iters, the
+// contiguous chains of both are intersected from the innermost iter out
+// (a chunk of at least 16 bytes, a multiple of 16), and the remaining
+// iters are looped over (T.grid, outermost first), each iteration issuing
+//
+//	cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+//	    [mapa(dst chunk, remote_cta_id)], [src chunk], chunk_bytes,
+//	    [mapa(mbar, remote_cta_id)]
+//
+// Needs sm_90 (mapa and cp.async.bulk shared::cluster).
 
 import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
+	"fmt"
+	"strings"
+
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
 )
 
 var Dsmem = dispatch.Variant{
@@ -64,41 +74,47 @@ func dsmemSharedToShared(c *dispatch.Call) *dispatch.Decline {
 }
 
 func emitDsmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
-	if _, ok := c.Config("remote_cta_id"); !ok {
+	remote, ok := c.Config("remote_cta_id")
+	if !ok || isNone(remote) {
 		return nil, c.Decline(c.Span(), "remote_cta_id not set in config")
 	}
-	if _, ok := c.Config("mbar"); !ok {
+	mbar, ok := c.Config("mbar")
+	if !ok || isNone(mbar) {
 		return nil, c.Decline(c.Span(), "mbar not set in config")
 	}
-	const why = "tilels does not lower dsmem copies yet (cp.async.bulk shared::cluster)"
 	p, d := planDsmem(c)
-	switch {
-	case d != nil:
+	if d != nil {
 		return nil, d
-	case p == nil:
-		return nil, c.Decline(c.Span(), why)
 	}
-	copies := "copies"
-	if p.copies == 1 {
-		copies = "copy"
-	}
-	return nil, c.Declinef(c.Span(), "%s; TVM would issue %d bulk %s of %d bytes", why, p.copies, copies, p.chunkBytes)
+	return buildDsmem(c, p, remote, mbar), nil
 }
 
-// dsmemPlan is what TVM's copy_dsmem_impl would issue: copies
-// cp.async.bulk instructions of chunkBytes bytes each.
-type dsmemPlan struct{ copies, chunkBytes int64 }
+// isNone reports whether a config value is Python None.
+func isNone(e ir.Expr) bool { return e == nil }
+
+// dsmemPlan is what TVM's copy_dsmem_impl issues: copies cp.async.bulk
+// instructions of chunkBytes bytes each, looping over outer (extent,
+// source stride, destination stride), outermost first.
+type dsmemPlan struct {
+	copies, chunkBytes int64
+	outer              []dsmemLoop
+	src, dst           common.Region
+	srcTile, dstTile   *layout.TileLayout
+}
+
+type dsmemLoop struct{ extent, srcStride, dstStride int64 }
 
 // planDsmem runs TVM's dsmem planning: slice both layouts to their regions,
 // group the source by the region extents and the destination by the
 // source's iters, intersect the contiguous chains of both from the
-// innermost iter out, and loop over the rest. It returns nil, nil when a
-// region is symbolic (tilels slices constant regions only).
+// innermost iter out, and loop over the rest. A symbolic region start is
+// planned at the region's extents from 0 (its offset moves the pointers,
+// not the chunking).
 func planDsmem(c *dispatch.Call) (*dsmemPlan, *dispatch.Decline) {
 	src, ok1 := common.ConstRegion(c, 1)
 	dst, ok2 := common.ConstRegion(c, 0)
-	if !ok1 || !ok2 || !src.Static || !dst.Static {
-		return nil, nil
+	if !ok1 || !ok2 {
+		dispatch.Raise("TypeError", "int() argument must be a string, a bytes-like object or a real number, not 'PrimExpr'")
 	}
 	ss := dsmemSlice(src)
 	if ss == nil {
@@ -121,23 +137,85 @@ func planDsmem(c *dispatch.Call) (*dsmemPlan, *dispatch.Decline) {
 	if chunkBytes < 16 || chunkBytes%16 != 0 {
 		return nil, c.Declinef(c.Span(), "Layouts not compatible for bulk DSMEM copy: chunk_bytes=%d (need >= 16 and multiple of 16)", chunkBytes)
 	}
-	copies := int64(1)
+	p := &dsmemPlan{copies: 1, chunkBytes: chunkBytes, src: src, dst: dst,
+		srcTile: dsmemTile(src), dstTile: dsmemTile(dst)}
 	for i, it := range gs.Shard {
 		if !shared[i] {
-			copies *= it.Extent
+			p.copies *= it.Extent
+			p.outer = append(p.outer, dsmemLoop{it.Extent, it.Stride, gd.Shard[i].Stride})
 		}
 	}
-	return &dsmemPlan{copies, chunkBytes}, nil
+	return p, nil
+}
+
+// buildDsmem emits the bulk copies of p.
+func buildDsmem(c *dispatch.Call, p *dsmemPlan, remote, mbar ir.Expr) *dispatch.Result {
+	span := c.Span()
+	u64 := ir.DataType{Code: ir.UInt, Bits: 64}
+	mapa := func(ptr ir.Expr) ir.Expr {
+		return &ir.Call{Op: ir.OpMapSharedRank, Args: []ir.Expr{ptr, remote}, Type: u64, Span: span}
+	}
+	srcBase := common.ApplyExpr(p.srcTile, p.src.Mins, p.src.Buf.Shape)
+	dstBase := common.ApplyExpr(p.dstTile, p.dst.Mins, p.dst.Buf.Shape)
+	issue := func(srcOff, dstOff ir.Expr) ir.Stmt {
+		sp := &ir.AddressOf{Buf: p.src.Buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(srcBase, srcOff))}, FlatIndex: true, Span: span}
+		dp := &ir.AddressOf{Buf: p.dst.Buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(dstBase, dstOff))}, FlatIndex: true, Span: span}
+		call := &ir.Call{Op: ir.OpCpAsyncBulkS2C, Args: []ir.Expr{mapa(dp), sp, common.Cst(p.chunkBytes), mapa(mbar)}, Span: span}
+		return &ir.Evaluate{X: call, Span: span}
+	}
+	var nest func(d int, so, do ir.Expr) []ir.Stmt
+	nest = func(d int, so, do ir.Expr) []ir.Stmt {
+		if d == len(p.outer) {
+			return []ir.Stmt{issue(so, do)}
+		}
+		l := p.outer[d]
+		name := "loop_vars"
+		if len(p.outer) > 1 {
+			name = fmt.Sprintf("loop_vars_%d", d)
+		}
+		return common.SerialLoop(name, l.extent, span, func(v ir.Expr) []ir.Stmt {
+			return nest(d+1, ir.AddE(so, ir.MulE(v, common.Cst(l.srcStride))), ir.AddE(do, ir.MulE(v, common.Cst(l.dstStride))))
+		})
+	}
+	body := nest(0, common.Zero, common.Zero)
+	loops := []string{}
+	for _, l := range p.outer {
+		loops = append(loops, fmt.Sprintf("%d (src +%d, dst +%d elements)", l.extent, l.srcStride, l.dstStride))
+	}
+	loopText := "none (one contiguous chunk)"
+	if len(loops) > 0 {
+		loopText = strings.Join(loops, " x ")
+	}
+	copies := "copies"
+	if p.copies == 1 {
+		copies = "copy"
+	}
+	plan := []dispatch.PlanItem{
+		{Key: "instruction", Value: "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"},
+		{Key: "instructions", Value: fmt.Sprintf("%d", p.copies)},
+		{Key: "chunk", Value: fmt.Sprintf("%d bytes", p.chunkBytes)},
+		{Key: "loops", Value: loopText},
+		{Key: "bytes moved", Value: fmt.Sprintf("%d", p.copies*p.chunkBytes)},
+		{Key: "remote", Value: "destination and mbarrier mapped to CTA " + dispatch.ExprText(remote) + " of the cluster (mapa.u64); complete_tx on its mbarrier"},
+	}
+	return &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Outer: p.copies, Threads: 1, Plan: plan,
+		Notes: []string{fmt.Sprintf("%d bulk %s of %d bytes to the remote CTA", p.copies, copies, p.chunkBytes)}}
+}
+
+// dsmemTile is TVM to_tile_layout: a swizzle's tile, the row-major layout
+// for a bare swizzle.
+func dsmemTile(g common.Region) *layout.TileLayout {
+	if layout.IsBareSwizzle(g.Lay) {
+		return layout.RowMajor(g.Buf.Shape...)
+	}
+	return layout.ToTile(g.Lay)
 }
 
 // dsmemSlice is TVM to_tile_layout then slice: a ComposeLayout stands for
 // its tile (a bare swizzle for the row-major layout of the buffer). nil
 // when the region is not representable.
 func dsmemSlice(g common.Region) *layout.TileLayout {
-	t := layout.ToTile(g.Lay)
-	if layout.IsBareSwizzle(g.Lay) {
-		t = layout.RowMajor(g.Buf.Shape...)
-	}
+	t := dsmemTile(g)
 	l, err := layout.SliceTile(t, g.Buf.Shape, g.Bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
