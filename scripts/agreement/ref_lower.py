@@ -22,6 +22,7 @@ Output: one JSON document (``--out``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -316,6 +317,10 @@ def _wrap_case(case):
     case.impl = wrapped
 
     preds = []
+    # Cases may share Predicate objects (sm100_packed registers one list for
+    # sum, max and min): wrap a copy per case, so each records only its own
+    # variant, once.
+    case.preds = [dataclasses.replace(p) for p in case.preds]
     for p in case.preds:
         orig = p.evaluate
 

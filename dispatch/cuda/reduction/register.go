@@ -2,7 +2,12 @@ package reduction
 
 import "github.com/tilels/tilels/dispatch"
 
-// Variants returns the reduction variants in TVM's registration order.
+// Variants returns the reduction variants in TVM's registration order
+// (reduction/__init__.py imports local, shared, sm100_packed; each
+// registers sum, max, min).
 func Variants() []dispatch.Variant {
-	return nil
+	var out []dispatch.Variant
+	out = append(out, localVariants()...)
+	out = append(out, sharedVariants()...)
+	return append(out, packedVariants()...)
 }
