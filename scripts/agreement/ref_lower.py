@@ -305,8 +305,8 @@ def _wrap_case(case):
             # copy_async tcgen05.cp / tcgen05.ld,st / dsmem bulk copies:
             # vec 0, outer = the instructions issued.
             rec["vec"] = 0
-            rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st", "cp_async_bulk_s2s",
-                                            "cp_async_bulk_s2c"))
+            rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st",
+                                            "cp_async_bulk_shared_to_cluster"))
         elif variant == "warp_xor_swizzle":
             # permute_layout: one element per access, P = V / 32 per lane.
             oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
