@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"github.com/tilels/tilels/dsl/diag"
 	"runtime"
 	"strings"
 	"testing"
@@ -328,5 +329,46 @@ func TestManyDirectives(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no error for the bad directive")
+	}
+}
+
+// TestBudgetAfterKernels: a function (a pytest case) that made its kernel
+// and then runs out of steps in host code (a numpy-style reference loop)
+// gets an information diagnostic and keeps its kernel; one that runs out
+// before making any kernel gets the error.
+func TestBudgetAfterKernels(t *testing.T) {
+	const kernel = `
+    @T.prim_func
+    def k(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (32,), "float32")
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+`
+	const loop = "    acc = 0\n    for i in range(3000):\n        for j in range(300):\n            acc += i * j\n"
+	head := "from tvm.script import tirx as T\n\ndef test_case():\n"
+	for _, c := range []struct {
+		name, src string
+		sev       diag.Severity
+		kernels   int
+	}{
+		{"after", head + kernel + loop + "    return k\n\ntest_case()\n", diag.Information, 1},
+		{"before", head + loop + kernel + "    return k\n\ntest_case()\n", diag.Error, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := evalSource("file.py", []byte(c.src), Options{MaxSteps: 100000})
+			var got []diag.Diagnostic
+			for _, d := range p.Diags {
+				if d.Code == CodeBudget {
+					got = append(got, d)
+				}
+			}
+			if len(got) != 1 || got[0].Severity != c.sev {
+				t.Fatalf("budget diagnostics %v, want one of severity %v\n%s", got, c.sev, Dump(p))
+			}
+			if len(p.Kernels) != c.kernels {
+				t.Errorf("%d kernels, want %d", len(p.Kernels), c.kernels)
+			}
+		})
 	}
 }

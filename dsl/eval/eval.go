@@ -303,6 +303,10 @@ type evaluator struct {
 	site      *site
 	sites     map[siteKey]*site
 	fileOut   bool
+	// made counts the kernels made so far; madeAtUnit is made when the
+	// current unit started (a unit that runs out of steps after it made a
+	// kernel has lost only host code after it: budget.go outOfSteps).
+	made, madeAtUnit int
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -321,8 +325,10 @@ func (ev *evaluator) unit(st *site, fn func()) {
 	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	savedCollecting, savedNeeds, savedSite := ev.collecting, len(ev.needs), ev.site
-	ev.steps, ev.halted, ev.curLoop, ev.bytes, ev.site = 0, false, source.NoSpan, 0, st
+	savedMade := ev.madeAtUnit
+	ev.steps, ev.halted, ev.curLoop, ev.bytes, ev.site, ev.madeAtUnit = 0, false, source.NoSpan, 0, st, ev.made
 	defer func() {
+		ev.madeAtUnit = savedMade
 		ev.steps, ev.halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
 		ev.depth, ev.tryDepth, ev.hint, ev.site = savedDepth, savedTry, savedHint, savedSite
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]

@@ -58,6 +58,7 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	key := CaseString(cs)
 	dc := ev.casesOf(def)
 	if k, ok := dc.lookup(key); ok {
+		ev.made++ // the same kernel again: made all the same
 		return &KernelV{base{def.Name.Loc}, k}
 	}
 	if dc.partial != nil && slices.Contains(dc.partialKeys, key) {
@@ -121,6 +122,7 @@ func (ev *evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	k.Func.Host = &ir.Block{Stmts: host, Span: def.Loc}
 	k.Func.Body = &ir.Block{Stmts: body, Span: def.Loc}
 	if len(k.Unbound) == 0 {
+		ev.made++
 		dc.cases = append(dc.cases, k)
 		dc.keys = append(dc.keys, key)
 		if ev.opts.OnKernel != nil {
