@@ -15,7 +15,8 @@ import (
 // kernels of TVM test_ldgsts.py plus scopes, widths, swizzles, odd sizes
 // and declines of our own), every lowered ldgsts copy run through the
 // simulator, the try order against tma, and the exact decline messages of
-// dsmem, smem->tmem and tmem<->local (the plans of TVM test_dsmem.py).
+// dsmem, smem->tmem and tmem<->local and the plans of the calls they
+// lower (TVM test_dsmem.py's bulk copy counts).
 
 // copyAsyncCall appends Tx.<scope>.copy_async(dst, src[, dispatch=...]).
 func (k *kb) copyAsyncCall(scope string, dst, src *ir.Region, dispatch string, cfg ...ir.KV) *ir.TileCall {
@@ -329,7 +330,7 @@ func TestCopyAsyncOrder(t *testing.T) {
 	}
 }
 
-// ---- dsmem, smem->tmem, tmem<->local: exact decline messages ----
+// ---- dsmem, smem->tmem, tmem<->local: exact decline messages, plans ----
 
 type asyncDecline struct {
 	name    string
@@ -339,11 +340,9 @@ type asyncDecline struct {
 	ref     bool   // the reason (or the plan in it) is asserted by a TVM test
 }
 
-const (
-	dsmemNoLower   = "tilels does not lower dsmem copies yet (cp.async.bulk shared::cluster); TVM would issue "
-	smemTmemNoLow  = "tilels does not lower smem->tmem copies yet (tcgen05.cp.32x128b.warpx4)"
-	tmemLocalNoLow = "tilels does not lower tmem<->local copies yet (tcgen05.ld / tcgen05.st)"
-)
+// lowered is the reason of a case whose variant is selected: the case
+// checks the variant's note (the number of instructions) instead.
+const lowered = "(lowered) "
 
 // dsmemKernel: a single-thread CTA copying shared src to shared dst with
 // the given layouts, at scope, with the config entries named in cfg.
@@ -399,6 +398,7 @@ func asyncDeclineCases() []asyncDecline {
 				k.ctaKernel(128)
 			}
 			tm := k.buf("tmem", "tmem", "float32", "S[(128,16):(1@TLane,1@TCol)]", 128, 16)
+			tm.AllocatedAddr = &ir.Var{Name: "tmem_addr", Type: ir.UInt32}
 			lay := "S[(128,16):(1@tid_in_wg,1)]"
 			if localScope != "local" {
 				lay = ""
@@ -414,10 +414,10 @@ func asyncDeclineCases() []asyncDecline {
 	return []asyncDecline{
 		// test_dsmem.py DSMEM_CONFIGS: the number of cp.async.bulk per copy,
 		// or the incompatible-layout failure.
-		{"dsmem/contiguous-2d", dsmemKernel("thread", []int64{128, 64}, f16, "S[128,64]", "S[128,64]", both...), "dsmem", dsmemNoLower + "1 bulk copy of 16384 bytes", true},
-		{"dsmem/contiguous-1d", dsmemKernel("thread", []int64{256}, f16, "S[256]", "S[256]", both...), "dsmem", dsmemNoLower + "1 bulk copy of 512 bytes", true},
-		{"dsmem/stride-gap", dsmemKernel("thread", []int64{8, 128}, f16, "S[(8,128):(256,1)]", "S[(8,128):(256,1)]", both...), "dsmem", dsmemNoLower + "8 bulk copies of 256 bytes", true},
-		{"dsmem/partial-contiguity-diff-stride", dsmemKernel("thread", []int64{8, 128}, f16, "S[(8,128):(256,1)]", "S[(8,128):(512,1)]", both...), "dsmem", dsmemNoLower + "8 bulk copies of 256 bytes", true},
+		{"dsmem/contiguous-2d", dsmemKernel("thread", []int64{128, 64}, f16, "S[128,64]", "S[128,64]", both...), "dsmem", lowered + "1 bulk copy of 16384 bytes to the remote CTA", true},
+		{"dsmem/contiguous-1d", dsmemKernel("thread", []int64{256}, f16, "S[256]", "S[256]", both...), "dsmem", lowered + "1 bulk copy of 512 bytes to the remote CTA", true},
+		{"dsmem/stride-gap", dsmemKernel("thread", []int64{8, 128}, f16, "S[(8,128):(256,1)]", "S[(8,128):(256,1)]", both...), "dsmem", lowered + "8 bulk copies of 256 bytes to the remote CTA", true},
+		{"dsmem/partial-contiguity-diff-stride", dsmemKernel("thread", []int64{8, 128}, f16, "S[(8,128):(256,1)]", "S[(8,128):(512,1)]", both...), "dsmem", lowered + "8 bulk copies of 256 bytes to the remote CTA", true},
 		{"dsmem/incompatible-row-vs-col", dsmemKernel("thread", []int64{4, 64}, f16, "S[4,64]", "S[(4,64):(1,4)]", both...), "dsmem",
 			"Layouts not compatible for bulk DSMEM copy: chunk_bytes=2 (need >= 16 and multiple of 16)", true},
 		// test_dsmem_dispatch_missing_config.
@@ -441,7 +441,7 @@ func asyncDeclineCases() []asyncDecline {
 		}, "dsmem", "not a shared-to-shared copy", false},
 
 		// smem->tmem: a passing call, then each check of each predicate.
-		{"smem->tmem/passes", smemTmemKernel("thread", "shared", "S[(32,16):(16,1)]", tmemLay), "smem->tmem", smemTmemNoLow, false},
+		{"smem->tmem/passes", smemTmemKernel("thread", "shared", "S[(32,16):(16,1)]", tmemLay), "smem->tmem", lowered + "1 x tcgen05.cp.cta_group::1.32x128b.warpx4 from one shared memory descriptor", false},
 		{"smem->tmem/scopes", smemTmemKernel("thread", "global", "", tmemLay), "smem->tmem", "expected shared->tmem, got global->tmem", false},
 		{"smem->tmem/layouts", smemTmemKernel("thread", "shared.dyn", "none", tmemLay), "smem->tmem", "both buffers must have layouts", false},
 		{"smem->tmem/allocated_addr", func(k *kb) {
@@ -456,8 +456,8 @@ func asyncDeclineCases() []asyncDecline {
 		{"smem->tmem/exec_scope", smemTmemKernel("cta", "shared", "", tmemLay), "smem->tmem", "expected thread exec_scope, got cta", false},
 
 		// tmem<->local: both directions pass, then each predicate.
-		{"tmem<->local/tmem-to-local", tmemLocalKernel("warpgroup", true, "local", "float32"), "tmem<->local", tmemLocalNoLow, false},
-		{"tmem<->local/local-to-tmem", tmemLocalKernel("warpgroup", false, "local", "float32"), "tmem<->local", tmemLocalNoLow, false},
+		{"tmem<->local/tmem-to-local", tmemLocalKernel("warpgroup", true, "local", "float32"), "tmem<->local", lowered + "tcgen05.ld.sync.aligned.32x32b.x16.b32 per warp of the warpgroup; no tcgen05.wait is issued", false},
+		{"tmem<->local/local-to-tmem", tmemLocalKernel("warpgroup", false, "local", "float32"), "tmem<->local", lowered + "tcgen05.st.sync.aligned.32x32b.x16.b32 per warp of the warpgroup; no tcgen05.wait is issued", false},
 		{"tmem<->local/validate_copy_op", tmemLocalKernel("warpgroup", true, "local", "float16"), "tmem<->local", "validate_copy_op failed", false},
 		{"tmem<->local/exec_scope", tmemLocalKernel("cta", true, "local", "float32"), "tmem<->local", "unsupported exec_scope cta", false},
 		{"tmem<->local/storage_scope", tmemLocalKernel("warpgroup", true, "shared", "float32"), "tmem<->local",
@@ -476,6 +476,25 @@ func TestCopyAsyncDeclines(t *testing.T) {
 			t.Fatalf("%s: %d decisions", c.name, len(out.Decisions))
 		}
 		d := out.Decisions[0]
+		if note, ok := strings.CutPrefix(c.reason, lowered); ok {
+			// The variant lowers the call; its note gives the plan.
+			switch {
+			case d.Variant != c.variant:
+				t.Errorf("%s: selected %q, want %s:\n%s", c.name, d.Variant, c.variant, d.Explanation.TableCompact())
+			case d.Result == nil || d.Result.Body == nil || len(d.Result.Body.Stmts) == 0:
+				t.Errorf("%s: %s lowered to nothing", c.name, c.variant)
+			case !slices.Contains(d.Result.Notes, note):
+				t.Errorf("%s: %s notes %q, want %q", c.name, c.variant, d.Result.Notes, note)
+			case c.ref:
+				ref++
+			}
+			for _, dg := range out.Diags {
+				if dg.Severity == diag.Error {
+					t.Errorf("%s: error diagnostic %s", c.name, dg.Message)
+				}
+			}
+			continue
+		}
 		if d.Variant != "" {
 			t.Errorf("%s: selected %s, want no variant", c.name, d.Variant)
 			continue
