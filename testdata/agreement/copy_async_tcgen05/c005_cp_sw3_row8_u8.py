@@ -1,4 +1,4 @@
-"""smem->tmem (tcgen05.cp.32x128b.warpx4): uint8 (64, 128) 128B-swizzled tile, rows 8..40: the row offset is one whole 1024-byte swizzle atom, so the cp starts 64 16-byte units past the descriptor.
+"""smem->tmem (tcgen05.cp.32x128b.warpx4): uint8 (64, 128) 128B-swizzled tile, rows 8..40: the row offset is one whole 1024-byte swizzle atom, so the cp starts 64 16-byte units past the descriptor."""
 # agreement: arch=sm_100a
 # tilels-test: arch=sm_100a
 from tvm.script import tirx as T

@@ -1,0 +1,23 @@
+"""smem->tmem: a whole (32, 64) bfloat16 128B-swizzled tile: its slice
+canonicalizes to a bare swizzle, which TVM's tcgen05.cp planner rejects
+(ValueError: s slice produced bare SwizzleLayout)."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+
+
+@T.prim_func
+def cp_bf16(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 64), "bfloat16")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    A_smem = T.alloc_buffer((32, 64), "bfloat16", scope="shared", layout=mma_shared_layout("bfloat16", 3, (32, 64)))
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((32, 64), "bfloat16", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(32, 64) : (1 @ TLane, 1 @ TCol)] + R[4 : 32 @ TLane]))
+    if tid == 0:
+        Tx.copy_async(tmem[:, :], A_smem[:, :], cta_group=1)
