@@ -1,0 +1,24 @@
+"""cta_group 2 with M = 64 per CTA (the 2x2 datapath, TVM's Layout B): C is (64, 2, N/2) on
+lanes 0-63 / 64-127; instructions are M = 128 N = 128 K = 16, each writing N/2 = 64 columns."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+
+
+@T.prim_func
+def gemm_pair_m64(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([2])
+    warp_id = T.warp_id([4])
+    tid = T.thread_id([128])
+    A_smem = T.alloc_buffer((64, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (64, 64)))
+    B_smem = T.alloc_buffer((64, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (64, 64)))
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((64, 128), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(64, 2, 64) : (1 @ TLane, 64 @ TLane, 1 @ TCol)]))
+    if tid == 0:
+        Tx.gemm_async(tmem[:, :], A_smem[:, :], B_smem[:, :], cta_group=2)

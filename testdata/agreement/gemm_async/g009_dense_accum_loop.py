@@ -1,0 +1,25 @@
+"""A K loop of 4 stages: accum is the expression k > 0 (the first k-step of stage 0 overwrites C),
+the stage index is a symbolic region start (descriptor offsets k * 512 16-byte units + constants)."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+
+
+@T.prim_func
+def gemm_kloop(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    warp_id = T.warp_id([4])
+    tid = T.thread_id([128])
+    A_smem = T.alloc_buffer((4, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (4, 128, 64)))
+    B_smem = T.alloc_buffer((4, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (4, 128, 64)))
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((128, 128), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(128, 128) : (1 @ TLane, 1 @ TCol)]))
+    for k in range(4):
+        if tid == 0:
+            Tx.gemm_async(tmem[:, :], A_smem[k, :, :], B_smem[k, :, :], accum=k > 0)

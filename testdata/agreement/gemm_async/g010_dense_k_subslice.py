@@ -1,0 +1,25 @@
+"""A K-major sub-atom K slice (TVM's fine split-K, test_gemm_tcgen05_contiguous_kslice_partial_k):
+A_smem[:, 16:48] of a 128B-swizzled 128 x 64 buffer; the descriptor describes the whole atom from
+the buffer origin, the 16-byte offsets start at k = 16 (offset 2)."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+
+
+@T.prim_func
+def gemm_kslice(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    warp_id = T.warp_id([4])
+    tid = T.thread_id([128])
+    A_smem = T.alloc_buffer((128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (128, 64)))
+    B_smem = T.alloc_buffer((64, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (64, 64)))
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((128, 64), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(128, 64) : (1 @ TLane, 1 @ TCol)]))
+    if tid == 0:
+        Tx.gemm_async(tmem[:, :], A_smem[:, 16:48], B_smem[:, 16:48], accum=True)
