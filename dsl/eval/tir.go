@@ -1543,6 +1543,12 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 			}
 			return &ExprV{base: base{c.span}, E: &ir.AddressOf{Buf: buf, Indices: idx, Span: c.span}}
 		})
+	case "allocated_addr":
+		// A list of the tensor-memory address expression (allocated_addr=).
+		if buf.AllocatedAddr == nil {
+			return &NoneV{base{span}}
+		}
+		return &ListV{base{span}, []Value{&ExprV{base: base{span}, E: buf.AllocatedAddr}}}
 	case "access_ptr":
 		// buf.access_ptr(access_mask, ptr_type="handle", content_lanes=1,
 		// offset=0, extent=None): a pointer to the element at flat offset
@@ -1592,8 +1598,8 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 	for i, a := range c.args {
 		n, ok := toInt(a)
 		if !ok {
-			if _, isStr := a.(*StrV); isStr && !local {
-				return &OpaqueV{base{c.span}, "Buffer.view(dtype)"}
+			if s, isStr := a.(*StrV); isStr && !local && len(c.args) == 1 && len(c.kwargs) == 0 {
+				return ev.bufferViewDtype(buf, c, s)
 			}
 			return ev.errorf(c.argSpans[i], CodeType, "%s shape must be integers, got %s", what, describe(a))
 		}
@@ -1650,6 +1656,47 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
 		ev.kern.badLayout[nb] = true
 	}
+	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	return &BufferV{base{c.span}, nb}
+}
+
+// bufferViewDtype is buf.view(dtype): the same bytes as another element
+// type, the last dimension scaled by the ratio of the element sizes and
+// the element offset with it (tirx/buffer.py). A buffer laid out other
+// than row-major needs the layout's pack/unpack, which tilels does not
+// model: that view stays unknown.
+func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
+	dt, ok := ev.dtypeOf(s, c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	if len(buf.Shape) == 0 || buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
+		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer laid out other than row-major"}
+	}
+	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
+	shape := append([]int64(nil), buf.Shape...)
+	last := len(shape) - 1
+	off := buf.ElemOffset
+	switch {
+	case to > cur:
+		r := to / cur
+		if to%cur != 0 || shape[last]%r != 0 {
+			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the last dimension %d is not a multiple of %d", pyQuote(dt.String()), buf.Dtype, shape[last], r)
+		}
+		shape[last] /= r
+		off /= r
+	default:
+		r := cur / to
+		if cur%to != 0 {
+			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+		}
+		shape[last] *= r
+		off *= r
+	}
+	name, nameSpan := ev.hintName(c, buf.Name+"_view")
+	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
+		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
 	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
 	return &BufferV{base{c.span}, nb}
