@@ -35,6 +35,7 @@ package permutelayout
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
@@ -390,6 +391,7 @@ func (pl *plan) items() []dispatch.PlanItem {
 				{Key: "src strides", Value: pyList(pl.srcStr) + " (" + tvmLayoutString(pl.srcLay) + ")"},
 				{Key: "dst strides", Value: pyList(pl.dstStr) + " (" + tvmLayoutString(pl.dstLay) + ")"},
 			}},
+		{Key: "buffer index", Value: pl.projection()},
 		{Key: "per lane", Value: fmt.Sprintf("%d × %s in registers (regs[%d]), 1 element per access", pl.p, pl.dtype, pl.p)},
 		{Key: "xor pattern", Value: pattern, Fields: []dispatch.PlanItem{
 			{Key: "k", Value: fmt.Sprintf("%d (shift %d, mask %d)", pl.k, shift, mask)},
@@ -401,4 +403,17 @@ func (pl *plan) items() []dispatch.PlanItem {
 		{Key: "placement", Value: place},
 		{Key: "syncs", Value: "2 × __syncwarp: after the read phase and after the write phase"},
 	}
+}
+
+// projection describes how the iteration digits fold onto the buffers'
+// dims: "dim 1 ← [2, 4], dim 2 ← [32]" (TVM _project).
+func (pl *plan) projection() string {
+	var parts []string
+	for g := 0; g+1 < len(pl.seps); g++ {
+		parts = append(parts, fmt.Sprintf("dim %d ← %s", pl.iterDims[g], pyList(pl.extent[pl.seps[g]:pl.seps[g+1]])))
+	}
+	if len(parts) == 0 {
+		return "no iterated dim"
+	}
+	return strings.Join(parts, ", ") + " (mixed radix, plus the region's starts)"
 }

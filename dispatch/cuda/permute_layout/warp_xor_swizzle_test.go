@@ -296,6 +296,9 @@ func TestInPlaceViews(t *testing.T) {
 	if got := planValue(t, l.res.Plan, "iteration"); got != "[2, 4, 32] = 256 elements, element i = lane + 32*j" {
 		t.Errorf("iteration %q", got)
 	}
+	if got := planValue(t, l.res.Plan, "buffer index"); got != "dim 1 ← [2, 4], dim 2 ← [32] (mixed radix, plus the region's starts)" {
+		t.Errorf("buffer index %q", got)
+	}
 	checkBody(t, "in place", l, 2)
 }
 
