@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tilels/tilels/codegen/harness"
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/cudacheck"
 	"github.com/tilels/tilels/internal/txtar"
@@ -132,12 +133,12 @@ func generateForCompile(name string, src []byte, arch string) (u *cudacheck.Unit
 	res := Analyze(source.NewFile(name+".py", src), Options{Arch: arch})
 	var ks []*Kernel
 	for _, k := range res.Kernels {
-		if len(k.Calls) > 0 && allLowered(k) {
-			ks = append(ks, k)
+		if len(k.Calls) > 0 && allLowered(k) && !slices.ContainsFunc(k.Diags, func(d diag.Diagnostic) bool { return d.Code == "lower/arch" }) {
+			ks = append(ks, k) // a kernel that needs a newer arch (tcgen05 on sm_90a) is compiled for the arches it names
 		}
 	}
 	if len(ks) == 0 {
-		return nil, "no kernel lowers completely", nil
+		return nil, "no kernel lowers completely for " + arch, nil
 	}
 	cu, err := Harness(res.File, ks, Options{Arch: arch})
 	var un *harness.Unsupported
