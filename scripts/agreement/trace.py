@@ -322,6 +322,11 @@ def to_python(lines, names):
             if m.group(1) in ("int", "uint", "unsigned int", "int32_t"):
                 out.append(pad() + f"{m.group(2)} = [0] * {m.group(3)}")
                 continue
+            if m.group(2) == "regs_ptr":
+                # permute_layout's staging registers (both tools name them regs):
+                # each slot holds the element it was loaded from.
+                out.append(pad() + f"{m.group(2)} = [0] * {m.group(3)}")
+                continue
             raise Unsupported("register array declared inside a call")
         m = re.match(r"^(" + TYPE_RE + r") (\w+)\[(\d+)\];$", l)
         if m:

@@ -7,18 +7,17 @@ from tvm.tirx.layout import S, TileLayout, ComposeLayout
 
 
 @T.prim_func
-def attn_inplace(S_ptr: T.handle, O_ptr: T.handle):
-    Sg = T.match_buffer(S_ptr, (4, 16, 32), "float32")
-    Og = T.match_buffer(O_ptr, (4, 16, 32), "float32")
+def attn_inplace(Sg_ptr: T.handle, Og_ptr: T.handle):
+    Sg = T.match_buffer(Sg_ptr, (4, 16, 32), "float32")
+    Og = T.match_buffer(Og_ptr, (4, 16, 32), "float32")
     T.device_entry()
     T.cta_id([1])
     wid = T.warp_id([4])
     T.lane_id([32])
     T.thread_id([128])
-    pool = T.alloc_buffer((2048,), "float32", scope="shared")
-    S_row = T.decl_buffer((4, 16, 32), "float32", pool.data, scope="shared",
-                          layout=TileLayout(S[(4, 16, 32):(512, 32, 1)]))
-    S_col = T.decl_buffer((4, 16, 32), "float32", pool.data, scope="shared",
+    S_row = T.alloc_buffer((4, 16, 32), "float32", scope="shared",
+                           layout=TileLayout(S[(4, 16, 32):(512, 32, 1)]))
+    S_col = T.decl_buffer((4, 16, 32), "float32", S_row.data, scope="shared",
                           layout=TileLayout(S[(4, 16, 32):(512, 1, 16)]))
     Tx.warp.copy(S_row[wid, :, :], Sg[wid, :, :])
     T.cuda.warp_sync()
