@@ -120,16 +120,16 @@ func noReplica(c *dispatch.Call) *dispatch.Decline {
 			return c.Decline(c.ArgSpan(i), "predicate exception: AttributeError: 'NoneType' object has no attribute 'replica'")
 		case *layout.TileLayout:
 			if len(l.Replica) > 0 {
-				var b strings.Builder
-				b.WriteString("[")
+				// TVM prints the replica array as a tuple of T.Iter.
+				parts := make([]string, len(l.Replica))
 				for j, it := range l.Replica {
-					if j > 0 {
-						b.WriteString(", ")
-					}
-					b.WriteString(it.String())
+					parts[j] = fmt.Sprintf("T.Iter(%d, %d, \"%s\")", it.Extent, it.Stride, it.Axis.Name)
 				}
-				b.WriteString("]")
-				return c.Declinef(c.ArgSpan(i), "%s layout has replica %s", name, b.String())
+				rep := "(" + strings.Join(parts, ", ") + ")"
+				if len(parts) == 1 {
+					rep = "(" + parts[0] + ",)"
+				}
+				return c.Declinef(c.ArgSpan(i), "%s layout has replica %s", name, rep)
 			}
 		}
 	}
