@@ -458,6 +458,12 @@ func smemDescriptor(startAddr, ldo, sdo, swizzle int64) uint64 {
 	return uint64(startAddr>>4)&0x3FFF | uint64(ldo)&0x3FFF<<16 | uint64(sdo)&0x3FFF<<32 | 1<<46 | lt<<61
 }
 
+// smemDescAdd16B is TVM's tvm_builtin_smem_desc_add_16B_offset: offset
+// added to the descriptor's low 32 bits (wrapping there).
+func smemDescAdd16B(desc uint64, offset int64) uint64 {
+	return desc&^0xFFFFFFFF | uint64(uint32(desc)+uint32(offset))
+}
+
 var swizzleNames = []string{"none", "32B", "64B", "128B", "128B_base32B"}
 
 func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
@@ -495,7 +501,8 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			taddr, d, &ir.StringImm{Value: "32x128b", Span: span}, common.Cst(p.ctaGroup),
 			&ir.StringImm{Value: "warpx4", Span: span}}, Span: span}, Span: span})
 		if flat < 8 {
-			steps = append(steps, fmt.Sprintf("cp %d: tmem column +%d, descriptor +%d x 16 B", flat, p.tCol0+tOff, p.initOff16B+sOff))
+			steps = append(steps, fmt.Sprintf("cp %d: tmem column +%d, descriptor +%d x 16 B (0x%016x)", flat, p.tCol0+tOff,
+				p.initOff16B+sOff, smemDescAdd16B(smemDescriptor(0, cpLDOField, p.sdoField, p.swizzle), p.initOff16B+sOff)))
 		}
 	}
 	if p.total > 8 {
@@ -514,6 +521,7 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	plan := []dispatch.PlanItem{
 		{Key: "instruction", Value: instr},
 		{Key: "shape", Value: "32x128b (32 lanes x 16 bytes), multicast warpx4 (replicated to the 4 warp lane slabs)"},
+		{Key: "repetitions", Value: "none (one 32-lane x 128-bit block per cp)"},
 		{Key: "instructions", Value: strconv.FormatInt(p.total, 10)},
 		{Key: "middle iters", Value: midText},
 		{Key: "smem descriptor", Value: fmt.Sprintf("0x%016x (start address 0; the start is &%s[0] >> 4 at run time)", descHex, p.sBuf.Name),
