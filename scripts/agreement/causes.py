@@ -107,6 +107,11 @@ TEXT_CAUSES = {
     "fallback": "loop variable names and index spelling; same scalar accesses",
     "smem": "deviation 6: TVM's vectorizer prints uint4/float4 vector registers, tilels register bundles with unrolled "
             "loops (for which nvcc emits one ld.v4/st.v4, checked on the sqrt example); same elements read and written",
+    "tcgen05": "gemm_async: tilels encodes the A/B matrix descriptors at the start of the call's block, the reference "
+               "right after the shared buffers' declarations (add_post_buffer_def_stmt, outside the call's markers); "
+               "block-scaled scale-factor addresses and sf_ids are folded to constants where the reference computes "
+               "them in let-bound temporaries; the MMA arguments (descriptor offsets, tmem addresses, instruction "
+               "descriptor) are the same",
 }
 TEXT_DEFAULT = "operand views spelled differently (TVM's r_local views and decimal/hex float literals); same accesses"
 
