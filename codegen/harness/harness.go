@@ -174,11 +174,11 @@ func kernelTraits(fn *ir.Func) traits {
 		case *ir.Assign:
 			exprs(s.Value)
 		case *ir.TileCall:
-			if inexactOps[s.Op] {
+			if inexactOps[s.Op] || s.Op == "sum" { // a reduction's sum adds in the GPU's order
 				tr.inexact = true
 			}
 			switch s.Op {
-			case "sqrt", "log2":
+			case "sqrt", "log2", "sum": // sums of positive values: no cancellation below the tolerance
 				tr.positive = true
 			}
 			switch s.Op {
