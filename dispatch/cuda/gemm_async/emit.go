@@ -66,6 +66,34 @@ func descOffset(tile *layout.TileLayout, linear int64, sym ir.Expr, per16 int64)
 	return ir.DivE(ir.AddE(sym, common.Cst(m)), common.Cst(per16))
 }
 
+// addSym is sym + c (c alone when sym is nil).
+func addSym(sym ir.Expr, c int64) ir.Expr {
+	if sym == nil {
+		return common.Cst(c)
+	}
+	return ir.AddE(sym, common.Cst(c))
+}
+
+// colDiv is floordiv(sym + c, per): a tensor-memory column of 8-bit
+// elements in 32-bit columns.
+func colDiv(sym ir.Expr, c, per int64) ir.Expr {
+	if sym == nil {
+		return common.Cst(floorDiv(c, per))
+	}
+	if q, ok := divExact(sym, per); ok && c%per == 0 {
+		return ir.AddE(q, common.Cst(c/per))
+	}
+	return ir.DivE(ir.AddE(sym, common.Cst(c)), common.Cst(per))
+}
+
+// aTmemCol is the 32-bit column of a tensor-memory A's region start.
+func (g *gemm) aTmemCol() ir.Expr {
+	if g.aTmemSym == nil {
+		return common.Cst(g.aTmemOff32)
+	}
+	return colDiv(g.aTmemSym, g.aTmemRawOff, g.aElemPer32)
+}
+
 // divExact divides e by v when every term is a visible multiple of v.
 func divExact(e ir.Expr, v int64) (ir.Expr, bool) {
 	switch e := e.(type) {
@@ -157,7 +185,7 @@ func (g *gemm) emit() *dispatch.Result {
 				var aVal ir.Expr
 				if g.aTmem {
 					aVal = call(ir.OpGetTmemAddr, u32, span, g.A.Buf.AllocatedAddr, common.Cst(mi*g.mM),
-						common.Cst(g.aTmemOff32+ki*(g.mmaK/g.aElemPer32)))
+						ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))))
 				} else {
 					lin := mi*g.mM*aLast + ki*g.mmaK
 					if g.transA {
@@ -174,8 +202,8 @@ func (g *gemm) emit() *dispatch.Result {
 				if ki == 0 {
 					enable = g.accum
 				}
-				col := g.tmemOff32 + ni*nPhys
-				dAddr := call(ir.OpGetTmemAddr, u32, span, cAddr, common.Cst(mi*g.mM), common.Cst(col))
+				col := ir.AddE(addSym(g.cSym, g.tmemOff32), common.Cst(ni*nPhys))
+				dAddr := call(ir.OpGetTmemAddr, u32, span, cAddr, common.Cst(mi*g.mM), col)
 				var mma ir.Stmt
 				var pre []ir.Stmt
 				if g.blockScaled {
@@ -183,13 +211,19 @@ func (g *gemm) emit() *dispatch.Result {
 					sfbLin := ni*g.nPerCTA*g.sfbK + ki*sfbPerKi
 					sfaCol := g.sfaSlice.Apply(sfaLin)[layout.TCol]
 					sfbCol := g.sfbSlice.Apply(sfbLin)[layout.TCol]
-					sfaAddr := ir.AddE(g.SFA.Buf.AllocatedAddr, common.Cst(floorDiv(sfaCol, g.sfaEPC)))
-					sfbAddr := ir.AddE(g.SFB.Buf.AllocatedAddr, common.Cst(floorDiv(sfbCol, g.sfbEPC)))
+					sfaAddr := ir.AddE(g.SFA.Buf.AllocatedAddr, colDiv(g.sfaSym, sfaCol, g.sfaEPC))
+					sfbAddr := ir.AddE(g.SFB.Buf.AllocatedAddr, colDiv(g.sfbSym, sfbCol, g.sfbEPC))
 					if needsSFID {
-						id := floorMod(sfaCol, g.sfaEPC)
-						sfIDs = append(sfIDs, fmt.Sprint(id))
-						pre = append(pre, eval(call(ir.OpRuntimeInstrDesc, ir.DataType{}, span, cellAddr(descICell, span),
-							&ir.IntImm{Value: id, Type: u32, Span: span}), span))
+						var id ir.Expr
+						if g.sfaSym == nil {
+							v := floorMod(sfaCol, g.sfaEPC)
+							sfIDs = append(sfIDs, fmt.Sprint(v))
+							id = &ir.IntImm{Value: v, Type: u32, Span: span}
+						} else {
+							id = &ir.Cast{To: u32, X: ir.ModE(ir.AddE(g.sfaSym, common.Cst(sfaCol)), common.Cst(g.sfaEPC)), Span: span}
+							sfIDs = append(sfIDs, "("+exprText(g.sfaSym)+fmt.Sprintf(" + %d) %% %d", sfaCol, g.sfaEPC))
+						}
+						pre = append(pre, eval(call(ir.OpRuntimeInstrDesc, ir.DataType{}, span, cellAddr(descICell, span), id), span))
 					}
 					mma = eval(call(ir.OpTcgen05MMABlockScale, ir.DataType{}, span,
 						&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.scaleVec), common.Cst(g.ctaGroup), common.Cst(b2i(g.aTmem)),

@@ -113,3 +113,31 @@ func TestLoweredTextTS(t *testing.T) {
 		t.Errorf("a TS MMA encodes no A descriptor")
 	}
 }
+
+// Symbolic region starts: the reference's arguments (its CUDA, modulo
+// parentheses) for a loop-selected accumulator and stage, and for a
+// loop-selected scale-factor column (address k / 4, sf_id k % 4).
+func TestSymbolicStarts(t *testing.T) {
+	for prog, wants := range map[string][]string{
+		"g013_dense_tmem_stage_columns.py": {
+			"ptx_tcgen05_mma_cta_1_kind_f16_SS(tvm_builtin_cuda_get_tmem_addr(tmem_addr_ptr[0], 0, s * 64), tvm_builtin_smem_desc_add_16B_offset(descA_ptr[0], s * 1024), tvm_builtin_smem_desc_add_16B_offset(descB_ptr[0], s * 512), (uint)135266320, (bool)0, 0, 0, 0, 0);",
+			"tvm_builtin_smem_desc_add_16B_offset(descA_ptr[0], (s * 1024) + 6), tvm_builtin_smem_desc_add_16B_offset(descB_ptr[0], (s * 512) + 6)",
+			"if (tvm_builtin_elect_one_sync()) {",
+		},
+		"g024_blockscaled_fp8_sf_loop.py": {
+			"tvm_builtin_cuda_runtime_instr_desc((&(descI_local_ptr[0])), ((unsigned int)(k % 4)));",
+			"tvm_builtin_smem_desc_add_16B_offset(descA_ptr[0], k * 2), tvm_builtin_smem_desc_add_16B_offset(descB_ptr[0], k * 2), descI_local_ptr[0], k > 0, 64 + (k / 4), 68 + (k / 4));",
+		},
+	} {
+		res := analyze(t, filepath.Join(progDir, prog), "sm_100a")
+		cu, err := lowerCUDA(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(cu, w) {
+				t.Errorf("%s: CUDA lacks %q", prog, w)
+			}
+		}
+	}
+}

@@ -94,9 +94,13 @@ type gemm struct {
 	sfaEPC, sfbEPC             int64
 	tmemOff32                  int64
 	aTmemOff32, aElemPer32     int64
+	aTmemRawOff                int64 // A's TCol offset in elements
 	kind                       string
 	scaleVec                   int64
 	aSym, bSym, sfaSym, sfbSym ir.Expr
+	// cSym, aTmemSym: the TCol offsets of symbolic region starts (nil when
+	// none) of C and of a tensor-memory A.
+	cSym, aTmemSym ir.Expr
 }
 
 func emitTcgen05(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
@@ -216,9 +220,7 @@ func (g *gemm) analyse() {
 		g.ctaGroup = n
 	}
 	if v, ok := c.Config("descI"); ok {
-		if _, none := v.(*ir.StringImm); !none || true {
-			g.descI = v
-		}
+		g.descI = v
 	}
 
 	g.cSlice = g.slice(g.C)
@@ -330,10 +332,19 @@ func (g *gemm) analyse() {
 			dispatch.Raise("AssertionError", "TMEM A buffer must have allocated_addr")
 		}
 		g.aElemPer32 = int64(32 / g.aType.Bits)
-		g.aTmemOff32 = floorDiv(as2.Offset[layout.TCol], g.aElemPer32)
+		g.aTmemRawOff = as2.Offset[layout.TCol]
+		g.aTmemOff32 = floorDiv(g.aTmemRawOff, g.aElemPer32)
 	}
 	g.aSym = symM(g.A, g.aTmem)
 	g.bSym = symM(g.B, false)
+	g.cSym = symAxis(g.C, layout.TCol)
+	if g.aTmem {
+		g.aTmemSym = symAxis(g.A, layout.TCol)
+	}
+	if g.blockScaled {
+		g.sfaSym = symAxis(g.SFA, layout.TCol)
+		g.sfbSym = symAxis(g.SFB, layout.TCol)
+	}
 
 	// The MMA kind (TVM's _TCGEN05_MMA_RULES for the dtypes at hand).
 	if g.blockScaled {
@@ -384,6 +395,19 @@ func symM(r common.Region, tmem bool) ir.Expr {
 		dispatch.Raise("TVMError", "gemm_async: tilels cannot slice %s at a symbolic start here", r.Buf.Name)
 	}
 	return off[layout.M]
+}
+
+// symAxis is the offset along axis contributed by the symbolic starts of a
+// region (nil when none).
+func symAxis(r common.Region, axis *layout.Axis) ir.Expr {
+	if r.Static {
+		return nil
+	}
+	off, ok := common.SymOffsets(r)
+	if !ok {
+		dispatch.Raise("TVMError", "gemm_async: tilels cannot slice %s at a symbolic start here", r.Buf.Name)
+	}
+	return off[axis]
 }
 
 func matDims(ext []int64, name string) (int64, int64) {
