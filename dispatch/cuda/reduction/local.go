@@ -291,7 +291,10 @@ func emitLocalView(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDi
 				k++
 				continue
 			}
-			if d >= len(dstMap) || dstMap[d] < 0 {
+			if d >= len(dstMap) {
+				dispatch.Raise("KeyError", "%d", d) // TVM's dst_dim_map[d]
+			}
+			if dstMap[d] < 0 {
 				dispatch.Raise("TypeError", "list indices must be integers or slices, not NoneType")
 			}
 			out = append(out, dstIdx[dstMap[d]])

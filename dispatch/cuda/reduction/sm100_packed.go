@@ -91,7 +91,7 @@ func packedOf(r *redCall) packedShape {
 
 // at is src[base + i].
 func (p packedShape) at(src *ir.Buffer, i ir.Expr, sp source.Span) ir.Expr {
-	return load(src, []ir.Expr{ir.AddE(p.base, i)}, sp)
+	return load(src, []ir.Expr{add(i, p.base)}, sp)
 }
 
 // emitPackedAddSum is TVM _emit_reduction_local_thread_packed_add_sum.
@@ -122,16 +122,16 @@ func emitPackedAddSum(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	body = append(body, loop("outer", p.chunks-1, ir.Serial, sp, func(outer ir.Expr) []ir.Stmt {
 		var out []ir.Stmt
-		base := ir.MulE(cst(8), ir.AddE(outer, cst(1)))
+		base := ir.AddE(ir.MulE(outer, cst(8)), cst(8)) // 8 * (outer + 1)
 		for j := range int64(4) {
 			out = append(out, add2(addr(2*j), f2(lsAt(2*j), lsAt(2*j+1)),
-				f2(p.at(src, ir.AddE(base, cst(2*j)), sp), p.at(src, ir.AddE(base, cst(2*j+1)), sp))))
+				f2(p.at(src, add(base, cst(2*j)), sp), p.at(src, add(base, cst(2*j+1)), sp))))
 		}
 		return out
 	})...)
 	body = append(body, loop("i", p.rem, ir.Serial, sp, func(i ir.Expr) []ir.Stmt {
 		return []ir.Stmt{store(ls, []ir.Expr{cst(0)}, &ir.Binary{Op: ir.Add, A: lsAt(0),
-			B: p.at(src, ir.AddE(cst(p.chunks*8), i), sp), Span: sp}, sp)}
+			B: p.at(src, add(i, cst(p.chunks*8)), sp), Span: sp}, sp)}
 	})...)
 	body = append(body,
 		add2(addr(0), f2(lsAt(0), lsAt(1)), f2(lsAt(2), lsAt(3))),
@@ -189,15 +189,15 @@ func emit3InputMaxMin(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	body = append(body, loop("outer", p.chunks-1, ir.Serial, sp, func(outer ir.Expr) []ir.Stmt {
 		var out []ir.Stmt
-		base := ir.MulE(cst(8), ir.AddE(outer, cst(1)))
+		base := ir.AddE(ir.MulE(outer, cst(8)), cst(8)) // 8 * (outer + 1)
 		for i := range int64(4) {
 			out = append(out, store(tmp, []ir.Expr{cst(i)}, r3(tAt(i),
-				p.at(src, ir.AddE(base, cst(2*i)), sp), p.at(src, ir.AddE(base, cst(2*i+1)), sp)), sp))
+				p.at(src, add(base, cst(2*i)), sp), p.at(src, add(base, cst(2*i+1)), sp)), sp))
 		}
 		return out
 	})...)
 	body = append(body, loop("i", p.rem, ir.Serial, sp, func(i ir.Expr) []ir.Stmt {
-		return []ir.Stmt{store(tmp, []ir.Expr{cst(0)}, op.combine(tAt(0), p.at(src, ir.AddE(cst(p.chunks*8), i), sp), sp), sp)}
+		return []ir.Stmt{store(tmp, []ir.Expr{cst(0)}, op.combine(tAt(0), p.at(src, add(i, cst(p.chunks*8)), sp), sp), sp)}
 	})...)
 	body = append(body,
 		store(dst, dstAt, op.combine(tAt(0), tAt(1), sp), sp),

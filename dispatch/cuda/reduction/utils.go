@@ -456,11 +456,11 @@ func validateLayouts(src, dst *layout.TileLayout, srcExt, dstExt []int64, reduce
 // left unreduced (TVM's `% e` of it is a no-op the simplifier drops).
 func indices(nth ir.Expr, st []ir.Expr, ext []int64) []ir.Expr {
 	if len(st) == 1 {
-		return []ir.Expr{ir.AddE(st[0], nth)}
+		return []ir.Expr{ir.AddE(nth, st[0])}
 	}
 	ds := common.DigitExprs(nth, ext)
 	for i := range ds {
-		ds[i] = ir.AddE(ds[i], st[i])
+		ds[i] = ir.AddE(ds[i], st[i]) // TVM's simplifier puts the start last
 	}
 	return ds
 }
@@ -485,6 +485,24 @@ func srcIndices(spa, red ir.Expr, spatial, reduce []int, ext []int64, st []ir.Ex
 }
 
 // ---- small IR helpers ----
+
+// add is a + b with constants folded into a trailing constant term
+// ((x + 8) + 2 is x + 10), as TVM's simplifier prints sums.
+func add(a, b ir.Expr) ir.Expr {
+	if ca, ok := ir.ConstInt(a); ok {
+		a, b = b, common.Cst(ca)
+	}
+	cb, ok := ir.ConstInt(b)
+	if !ok {
+		return ir.AddE(a, b)
+	}
+	if x, isAdd := a.(*ir.Binary); isAdd && x.Op == ir.Add {
+		if cx, ok := ir.ConstInt(x.B); ok {
+			return ir.AddE(x.A, common.Cst(cx+cb))
+		}
+	}
+	return ir.AddE(a, b)
+}
 
 func load(b *ir.Buffer, idx []ir.Expr, span source.Span) ir.Expr {
 	return &ir.Load{Buf: b, Indices: idx, Span: span}
