@@ -275,7 +275,7 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 	items := []dispatch.PlanItem{
 		{Key: "instruction", Value: kind},
 		{Key: "mma shape", Value: shape},
-		{Key: "gemm", Value: fmt.Sprintf("C[%d, %d] fp32 (tmem) %s= A[%d, %d] @ B (K=%d, %s)", g.M, g.N, map[bool]string{true: "+", false: ""}[isTrue(g.accum)], g.M, g.K, g.K, operands)},
+		{Key: "gemm", Value: fmt.Sprintf("C[%d, %d] fp32 (tmem) %s A @ B, M=%d N=%d K=%d, %s", g.M, g.N, accumText(g.accum), g.M, g.N, g.K, operands)},
 		{Key: "instructions", Value: fmt.Sprintf("%d = %d (M) x %d (N) x %d (K), issued by %s", g.mTiles*g.nTiles*g.kIters, g.mTiles, g.nTiles, g.kIters, issue)},
 		{Key: "cta_group", Value: fmt.Sprint(g.ctaGroup)},
 	}
@@ -326,9 +326,15 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 	return items
 }
 
-func isTrue(e ir.Expr) bool {
-	v, ok := ir.ConstInt(e)
-	return !ok || v != 0
+// accumText is "=", "+=" or "+= (when <accum>, else =)".
+func accumText(e ir.Expr) string {
+	if v, ok := ir.ConstInt(e); ok {
+		if v != 0 {
+			return "+="
+		}
+		return "="
+	}
+	return "+= (when " + exprText(e) + ", else =)"
 }
 
 func joinComma(xs []string) string {
