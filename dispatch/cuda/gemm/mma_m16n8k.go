@@ -306,6 +306,7 @@ type mmaPlan struct {
 	dReg, cReg, aReg, bReg         *layout.TileLayout
 	dShape, cShape, aShape, bShape []int64
 	useC                           bool
+	syms                           [4]ir.Expr // D, A, B, C symbolic register offsets (nil: none)
 }
 
 func declinef(c *dispatch.Call, format string, args ...any) *dispatch.Decline {
@@ -407,11 +408,23 @@ func planMma(c *dispatch.Call) (*mmaPlan, *dispatch.Decline) {
 	}
 	M, N, K := dims[0], dims[1], dims[2]
 
+	// syms[i] is the memory offset that operand i's symbolic region starts
+	// add to its registers (nil when its region is static): a K loop's
+	// A[:, k*16:k*16+16] is sliced as at 0, plus k times the step's
+	// register stride (TVM slices with the symbolic begin).
+	var syms [4]ir.Expr
 	sliceGroup := func(i int, shape2d []int64) (*layout.TileLayout, []int, *dispatch.Decline) {
 		o := ops[i]
 		g, ok := common.ReadRegion(c, i)
-		if !ok || !g.Static {
+		if !ok {
 			return nil, nil, c.Declinef(c.ArgSpan(i), "gemm mma: cannot slice %s layout to its region", o.name)
+		}
+		if !g.Static {
+			offs, ok := common.SymOffsets(g)
+			if !ok {
+				return nil, nil, c.Declinef(c.ArgSpan(i), "gemm mma: cannot slice %s layout to its region", o.name)
+			}
+			syms[i] = offs[layout.M]
 		}
 		tl, ok := o.buf.Layout.(*layout.TileLayout)
 		if !ok {
@@ -559,7 +572,7 @@ func planMma(c *dispatch.Call) (*mmaPlan, *dispatch.Decline) {
 	if chosen == nil {
 		return nil, declinef(c, "no mma instruction fits M=%d, N=%d, K=%d, dtypes=('%s', '%s', '%s', '%s')", M, N, K, sig[0], sig[1], sig[2], sig[3])
 	}
-	p := &mmaPlan{inst: *chosen, M: M, N: N, K: K, useC: bv == 1}
+	p := &mmaPlan{inst: *chosen, M: M, N: N, K: K, useC: bv == 1, syms: syms}
 	g := func(x grouped, i int) []layout.Iter { return grp(x.g, x.seps, i) }
 	p.dReg, p.dShape = regLayout([][]layout.Iter{g(gDM, 2), g(gDN, 2), g(gDM, 3), g(gDN, 3)}, dOff)
 	p.cReg, p.cShape = regLayout([][]layout.Iter{g(gCM, 2), g(gCN, 2), g(gCM, 3), g(gCN, 3)}, cOff)
@@ -610,31 +623,52 @@ func (p *mmaPlan) instruction() string {
 func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 	span := c.Span()
 	inst := p.inst
-	view := func(i int, name string, shape []int64, l *layout.TileLayout) *ir.Buffer {
+	// Each operand is read and written through a .local() view of its
+	// registers: shaped as the reference's (tile, tile, register...) view
+	// when its region is static, flat (its whole per-thread storage) when a
+	// symbolic region start adds a run-time offset.
+	type opView struct {
+		buf   *ir.Buffer
+		reg   *layout.TileLayout
+		shape []int64
+		sym   ir.Expr
+	}
+	view := func(i int, name string, shape []int64, l *layout.TileLayout) opView {
 		r, _ := c.Region(i)
 		b := r.Buf
-		return &ir.Buffer{Name: name, Data: b.Data, Shape: shape, Dtype: b.Dtype, Scope: "local",
-			Layout: l, Base: b, Kind: ir.DeclBuffer, Span: span}
+		v := opView{reg: l, shape: shape, sym: p.syms[i]}
+		vs, vl := shape, l
+		if v.sym != nil {
+			n := layout.SpanOf(b.Layout, layout.M)
+			vs, vl = []int64{n}, layout.RowMajor(n)
+		}
+		v.buf = &ir.Buffer{Name: name, Data: b.Data, Shape: vs, Dtype: b.Dtype, Scope: "local",
+			Layout: vl, Base: b, Kind: ir.DeclBuffer, Span: span}
+		return v
 	}
 	dL := view(0, "d_local", p.dShape, p.dReg)
 	cL := view(3, "c_local", p.cShape, p.cReg)
 	aL := view(1, "a_local", p.aShape, p.aReg)
 	bL := view(2, "b_local", p.bShape, p.bReg)
 	// C's view is declared only when it is read (beta = 1).
-	stmts := []ir.Stmt{&ir.Decl{Buf: dL, Span: span}}
+	stmts := []ir.Stmt{&ir.Decl{Buf: dL.buf, Span: span}}
 	if p.useC {
-		stmts = append(stmts, &ir.Decl{Buf: cL, Span: span})
+		stmts = append(stmts, &ir.Decl{Buf: cL.buf, Span: span})
 	}
-	stmts = append(stmts, &ir.Decl{Buf: aL, Span: span}, &ir.Decl{Buf: bL, Span: span})
-	idx := func(xs ...int64) []ir.Expr {
+	stmts = append(stmts, &ir.Decl{Buf: aL.buf, Span: span}, &ir.Decl{Buf: bL.buf, Span: span})
+	idx := func(v opView, xs ...int64) []ir.Expr {
+		if v.sym != nil {
+			off := layout.ApplyShape(v.reg, xs, v.shape)[layout.M]
+			return []ir.Expr{ir.SimplifyIndex(ir.AddE(v.sym, common.Cst(off)))}
+		}
 		out := make([]ir.Expr, len(xs))
 		for i, x := range xs {
 			out[i] = common.Cst(x)
 		}
 		return out
 	}
-	addr := func(b *ir.Buffer, xs ...int64) ir.Expr {
-		return &ir.AddressOf{Buf: b, Indices: idx(xs...), Span: span}
+	addr := func(v opView, xs ...int64) ir.Expr {
+		return &ir.AddressOf{Buf: v.buf, Indices: idx(v, xs...), Span: span}
 	}
 	str := func(s string) ir.Expr { return &ir.StringImm{Value: s, Span: span} }
 	tuple := func(es []ir.Expr) ir.Expr { return &ir.Tuple{Elems: es, Span: span} }
@@ -647,9 +681,9 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 				for rN := range nRN {
 					var v ir.Expr = &ir.FloatImm{Value: 0, Type: ir.Float32, Span: span}
 					if p.useC {
-						v = &ir.Load{Buf: cL, Indices: idx(m, n, rM, rN), Span: span}
+						v = &ir.Load{Buf: cL.buf, Indices: idx(cL, m, n, rM, rN), Span: span}
 					}
-					stmts = append(stmts, &ir.Store{Buf: dL, Indices: idx(m, n, rM, rN), Value: v, Span: span})
+					stmts = append(stmts, &ir.Store{Buf: dL.buf, Indices: idx(dL, m, n, rM, rN), Value: v, Span: span})
 				}
 			}
 			for k := range kTiles {
