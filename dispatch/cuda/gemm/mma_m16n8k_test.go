@@ -223,3 +223,32 @@ func TestScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbolicRegion: a K loop's A[:, kt*16:kt*16+16] and B[kt*16:kt*16+16, :]
+// are sliced as at 0 plus the loop's register offset (kt times 8 A and 4 B
+// elements), as the reference's symbolic slice gives.
+func TestSymbolicRegion(t *testing.T) {
+	src := "\n\n@T.prim_func\ndef kloop():\n    T.device_entry()\n    T.cta_id([1])\n" + warp +
+		"    A = T.alloc_buffer((16, 32), \"float16\", scope=\"local\", layout=A_FRAG.tile_to([16, 32], [16, 16]))\n" +
+		"    B = T.alloc_buffer((32, 8), \"float16\", scope=\"local\", layout=B_FRAG.tile_to([32, 8], [16, 8]))\n" +
+		"    D = T.alloc_buffer((16, 8), \"float32\", scope=\"local\", layout=D_FRAG)\n" +
+		"    for kt in range(2):\n        Tx.warp.gemm(D, A[:, kt * 16:kt * 16 + 16], B[kt * 16:kt * 16 + 16, :], D, beta=1.0)\n"
+	res := analyze(t, src)
+	d := onlyCall(t, res)
+	if d.Variant != "mma.m16n8k*" {
+		t.Fatalf("variant %q, declined %v", d.Variant, d.Declined)
+	}
+	cu, err := lower.CUDA(res.Kernels, lower.Options{Arch: "sm_90a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"(&(a_local_ptr[(kt * 2) * 4])), (&(a_local_ptr[((kt * 2) * 4) + 2])), (&(a_local_ptr[((kt * 2) * 4) + 4])), (&(a_local_ptr[((kt * 2) * 4) + 6]))",
+		"(&(b_local_ptr[(kt * 2) * 2])), (&(b_local_ptr[((kt * 2) * 2) + 2]))",
+		"d_local_ptr[0] = c_local_ptr[0];",
+	} {
+		if !strings.Contains(cu, want) {
+			t.Errorf("CUDA lacks %q", want)
+		}
+	}
+}
