@@ -286,21 +286,24 @@ func TestTmemLocal(t *testing.T) {
 }
 
 // TestDsmemLowering checks the bulk copies of dsmem (test_dsmem.py
-// DSMEM_CONFIGS plus offsets): count, bytes, loop and the mapa'd pointers.
+// DSMEM_CONFIGS plus offsets): count, bytes, loop and the mapa'd pointers
+// (to the CTA's own rank: the programs run on one H100 with a cluster of
+// two, each CTA a round trip through its own shared memory).
 func TestDsmemLowering(t *testing.T) {
 	cases := []struct {
 		prog, line string
 		copies     int64
 		loop       string
 	}{
-		{"c020", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[0])), 1), (&(X_s_ptr[0])), 16384, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), 1));", 1, ""},
-		{"c021", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[loop_vars * 512])), 1), (&(X_s_ptr[loop_vars * 256])), 256, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), 1));", 8, "for (int loop_vars = 0; loop_vars < 8; ++loop_vars) {"},
-		{"c022", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[64])), 1), (&(X_s_ptr[64])), 512, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), 1));", 1, ""},
-		{"c023", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[32 + (loop_vars * 128)])), 1), (&(X_s_ptr[32 + (loop_vars * 128)])), 64, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), 1));", 16, "for (int loop_vars = 0; loop_vars < 16; ++loop_vars) {"},
+		{"c020", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[0])), rank), (&(X_s_ptr[0])), 16384, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), rank));", 1, ""},
+		{"c021", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[loop_vars * 512])), rank), (&(X_s_ptr[loop_vars * 256])), 256, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), rank));", 8, "for (int loop_vars = 0; loop_vars < 8; ++loop_vars) {"},
+		{"c025", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[loop_vars * 128])), rank), (&(X_s_ptr[loop_vars * 256])), 256, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), rank));", 8, "for (int loop_vars = 0; loop_vars < 8; ++loop_vars) {"},
+		{"c022", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[64])), rank), (&(X_s_ptr[64])), 512, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), rank));", 1, ""},
+		{"c023", "tvm_builtin_ptx_cp_async_bulk_s2s_cluster(tvm_builtin_ptx_mapa_u64((&(Y_s_ptr[32 + (loop_vars * 128)])), rank), (&(X_s_ptr[32 + (loop_vars * 128)])), 64, tvm_builtin_ptx_mapa_u64((&(bar_ptr[0])), rank));", 16, "for (int loop_vars = 0; loop_vars < 16; ++loop_vars) {"},
 	}
 	for _, c := range cases {
 		l := lowerProgram(t, c.prog)
-		d := l.calls[0]
+		d := l.calls[1] // after the global -> shared copy of the source
 		if d.Variant != "dsmem" || d.Result.Outer != c.copies {
 			t.Errorf("%s: variant %q, want dsmem with %d copies", c.prog, d.Variant, c.copies)
 			continue

@@ -1,6 +1,10 @@
-"""dsmem: a (128, 64) float16 shared tile copied whole into another CTA of the
-cluster: one cp.async.bulk.shared::cluster of 16384 bytes completing on the
-remote mbarrier."""
+"""dsmem: a (128, 64) float16 shared tile copied whole: one
+cp.async.bulk.shared::cluster of 16384 bytes completing on the mbarrier.
+
+Runs on sm_90: a cluster of two CTAs, each copying its tile of A into a
+shared tile of its own rank (remote_cta_id = cta_id_in_cluster; cp.async.bulk
+shared::cluster needs a cluster launch), completing on its mbarrier, then
+writing the destination tile to B."""
 # agreement: arch=sm_100a
 # tilels-test: arch=sm_100a
 from tvm.script import tirx as T
@@ -9,13 +13,23 @@ from tvm.tirx.layout import S, TileLayout
 
 
 @T.prim_func
-def dsmem_2d(A_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (128, 64), "float16")
+def dsmem_2d(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (2, 128, 64), "float16")
+    B = T.match_buffer(B_ptr, (2, 128, 64), "float16")
     T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([32])
-    X_s = T.alloc_buffer((128, 64), "float16", scope="shared", layout=TileLayout(S[128, 64]))
-    Y_s = T.alloc_buffer((128, 64), "float16", scope="shared", layout=TileLayout(S[128, 64]))
+    bx = T.cta_id([2])
+    rank = T.cta_id_in_cluster([2])
+    tid = T.thread_id([128])
+    X_s = T.alloc_buffer((128, 64,), "float16", scope="shared", layout=TileLayout(S[128, 64]))
+    Y_s = T.alloc_buffer((128, 64,), "float16", scope="shared", layout=TileLayout(S[128, 64]))
     bar = T.alloc_buffer((1,), "uint64", scope="shared")
     if tid == 0:
-        Tx.copy_async(Y_s[:, :], X_s[:, :], remote_cta_id=1, mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    Tx.cta.copy(X_s[:, :], A[bx, :, :])
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(Y_s[:, :], X_s[:, :], remote_cta_id=rank, mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 16384)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+    Tx.cta.copy(B[bx, :, :], Y_s[:, :])

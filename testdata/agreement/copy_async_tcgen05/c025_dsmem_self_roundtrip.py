@@ -1,0 +1,33 @@
+"""dsmem round trip (runs on sm_90): a cluster of two CTAs; each stages its
+(8, 128) float16 tile of A in shared memory with a 256-element row stride and
+copies it with copy_async dsmem to a row-major shared tile of its own rank in
+the cluster (remote_cta_id = cta_id_in_cluster): eight
+cp.async.bulk.shared::cluster copies of 256 bytes completing on the
+mbarrier, then writes it back to global memory: B == A. (cp.async.bulk
+shared::cluster needs a cluster launch: a plain launch traps.)"""
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout
+
+
+@T.prim_func
+def dsmem_roundtrip(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (2, 8, 128), "float16")
+    B = T.match_buffer(B_ptr, (2, 8, 128), "float16")
+    T.device_entry()
+    bx = T.cta_id([2])
+    rank = T.cta_id_in_cluster([2])
+    tid = T.thread_id([128])
+    X_s = T.alloc_buffer((8, 128), "float16", scope="shared", layout=TileLayout(S[(8, 128) : (256, 1)]))
+    Y_s = T.alloc_buffer((8, 128), "float16", scope="shared", layout=TileLayout(S[8, 128]))
+    bar = T.alloc_buffer((1,), "uint64", scope="shared")
+    if tid == 0:
+        T.ptx.mbarrier.init(bar.ptr_to([0]), 1)
+    Tx.cta.copy(X_s[:, :], A[bx, :, :])
+    T.ptx.fence.proxy_async("shared::cta")
+    T.cuda.cta_sync()
+    if tid == 0:
+        Tx.copy_async(Y_s[:, :], X_s[:, :], remote_cta_id=rank, mbar=bar.ptr_to([0]))
+        T.ptx.mbarrier.arrive.expect_tx(bar.ptr_to([0]), 2048)
+    T.ptx.mbarrier.try_wait(bar.ptr_to([0]), 0)
+    Tx.cta.copy(B[bx, :, :], Y_s[:, :])
