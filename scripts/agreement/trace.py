@@ -405,6 +405,11 @@ def _call(fn, *args):
         direction = "s2g" if ("s2g" in fn or "shared_to_global" in fn) else "g2s"
         _EMIT(("tma", direction, rank, smem.key(), coords))
         return
+    m = re.match(r"^ptx_mma_(m\d+n\d+k\d+)_row_col_", fn)
+    if m:
+        # warp-level mma.sync (gemm): the registers this thread hands to one mma, D, A, B, C in order.
+        _EMIT(("mma", m.group(1), tuple(_addr(a).key() for a in args)))
+        return
     raise Unsupported(f"call {fn}")
 
 

@@ -650,9 +650,38 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 	cL := view(3, "c_local", p.cShape, p.cReg)
 	aL := view(1, "a_local", p.aShape, p.aReg)
 	bL := view(2, "b_local", p.bShape, p.bReg)
-	// C's view is declared only when it is read (beta = 1).
-	stmts := []ir.Stmt{&ir.Decl{Buf: dL.buf, Span: span}}
+	// storage is the element an operand view's coordinate addresses: a
+	// constant plus the symbolic region offset.
+	storage := func(v opView, xs ...int64) (int64, ir.Expr) {
+		return layout.ApplyShape(v.reg, xs, v.shape)[layout.M], v.sym
+	}
+	nRM, nRN, nKHi := inst.m/8, inst.n/4, inst.k/(4*inst.kPack)
+	mTiles, nTiles, kTiles := p.dShape[0], p.dShape[1], p.aShape[1]
+	// readC: beta = 1 copies C's accumulators into D's, except when C is D
+	// itself, register for register (Tx.gemm(D, A, B, D, beta=1)): the
+	// copies are no-ops, which the reference's simplifier drops.
+	dB, _ := c.Region(0)
+	cB, _ := c.Region(3)
+	noop := func(m, n, rM, rN int64) bool {
+		do, ds := storage(dL, m, n, rM, rN)
+		co, cs := storage(cL, m, n, rM, rN)
+		return dB.Buf == cB.Buf && do == co && (ds == nil) == (cs == nil) && (ds == nil || ir.Equal(ds, cs))
+	}
+	readC := false
 	if p.useC {
+		for m := range mTiles {
+			for n := range nTiles {
+				for rM := range nRM {
+					for rN := range nRN {
+						readC = readC || !noop(m, n, rM, rN)
+					}
+				}
+			}
+		}
+	}
+	// C's view is declared only when it is read.
+	stmts := []ir.Stmt{&ir.Decl{Buf: dL.buf, Span: span}}
+	if readC {
 		stmts = append(stmts, &ir.Decl{Buf: cL.buf, Span: span})
 	}
 	stmts = append(stmts, &ir.Decl{Buf: aL.buf, Span: span}, &ir.Decl{Buf: bL.buf, Span: span})
@@ -672,8 +701,6 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 	}
 	str := func(s string) ir.Expr { return &ir.StringImm{Value: s, Span: span} }
 	tuple := func(es []ir.Expr) ir.Expr { return &ir.Tuple{Elems: es, Span: span} }
-	nRM, nRN, nKHi := inst.m/8, inst.n/4, inst.k/(4*inst.kPack)
-	mTiles, nTiles, kTiles := p.dShape[0], p.dShape[1], p.aShape[1]
 	shape := fmt.Sprintf("m%dn%dk%d", inst.m, inst.n, inst.k)
 	for m := range mTiles {
 		for n := range nTiles {
@@ -681,6 +708,9 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 				for rN := range nRN {
 					var v ir.Expr = &ir.FloatImm{Value: 0, Type: ir.Float32, Span: span}
 					if p.useC {
+						if noop(m, n, rM, rN) {
+							continue
+						}
 						v = &ir.Load{Buf: cL.buf, Indices: idx(cL, m, n, rM, rN), Span: span}
 					}
 					stmts = append(stmts, &ir.Store{Buf: dL.buf, Indices: idx(dL, m, n, rM, rN), Value: v, Span: span})
@@ -711,7 +741,10 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 
 	count := mTiles * nTiles * kTiles
 	init := "D = 0 (beta = 0), then D += A·B per K tile"
-	if p.useC {
+	switch {
+	case p.useC && !readC:
+		init = "D accumulates in place (C is D, beta = 1): D += A·B per K tile"
+	case p.useC:
 		init = "D = C (beta = 1), then D += A·B per K tile"
 	}
 	aRegs, bRegs := nRM*nKHi, nKHi
