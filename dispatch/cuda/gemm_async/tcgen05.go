@@ -546,29 +546,24 @@ func structEqual(a, b *layout.TileLayout) {
 	if layout.Equal(ca, cb) {
 		return
 	}
-	path := "<root>"
-	switch {
-	case len(ca.Shard) != len(cb.Shard):
+	path := ""
+	n := min(len(ca.Shard), len(cb.Shard))
+	for i := 0; i < n && path == ""; i++ {
+		x, y := ca.Shard[i], cb.Shard[i]
+		switch {
+		case x.Extent != y.Extent:
+			path = fmt.Sprintf("<root>.shard[%d].extent.value", i)
+		case x.Stride != y.Stride:
+			path = fmt.Sprintf("<root>.shard[%d].stride.value", i)
+		case x.Axis != y.Axis:
+			path = fmt.Sprintf("<root>.shard[%d].axis.name", i)
+		}
+	}
+	if path == "" && len(ca.Shard) != len(cb.Shard) {
 		path = "<root>.shard"
-	default:
-		for i := range ca.Shard {
-			x, y := ca.Shard[i], cb.Shard[i]
-			if x.Extent != y.Extent {
-				path = fmt.Sprintf("<root>.shard[%d].extent.value", i)
-				break
-			}
-			if x.Stride != y.Stride {
-				path = fmt.Sprintf("<root>.shard[%d].stride.value", i)
-				break
-			}
-			if x.Axis != y.Axis {
-				path = fmt.Sprintf("<root>.shard[%d].axis", i)
-				break
-			}
-		}
-		if path == "<root>" {
-			path = "<root>.replica"
-		}
+	}
+	if path == "" {
+		path = "<root>.replica"
 	}
 	ta, tb := tvmTileRepr(ca), tvmTileRepr(cb)
 	dispatch.Raise("ValueError", "StructuralEqual check failed, caused by lhs at %s:\n%s\n%s\nand rhs at %s:\n%s\n%s",
@@ -596,6 +591,23 @@ func tvmTileRepr(l *layout.TileLayout) string {
 	out := "T.S[" + iters(l.Shard) + "]"
 	if len(l.Replica) > 0 {
 		out += " + T.R[" + iters(l.Replica) + "]"
+	}
+	var offs []string
+	for _, a := range []*layout.Axis{layout.TCol, layout.TLane, layout.M} {
+		if v, ok := l.Offset[a]; ok && v != 0 {
+			if a == layout.M {
+				offs = append(offs, fmt.Sprint(v))
+			} else {
+				offs = append(offs, fmt.Sprintf("%d @ Axis.%s", v, a.Name))
+			}
+		}
+	}
+	switch len(offs) {
+	case 0:
+	case 1:
+		out += " + " + offs[0]
+	default:
+		out += " + (" + strings.Join(offs, " + ") + ")"
 	}
 	return "T.TileLayout(" + out + ")"
 }
