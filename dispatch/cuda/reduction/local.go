@@ -221,7 +221,10 @@ func emitWarpShuffle(c *dispatch.Call, r *redCall, op redOp, width, n int64) *di
 	sv := localView("src_local", src, []int64{n}, sp)
 	dv := localView("dst_local", dst, []int64{n}, sp)
 	same := src == dst
-	body := []ir.Stmt{&ir.Decl{Buf: sv, Span: sp}, &ir.Decl{Buf: dv, Span: sp}}
+	body := []ir.Stmt{&ir.Decl{Buf: dv, Span: sp}}
+	if !same {
+		body = []ir.Stmt{&ir.Decl{Buf: sv, Span: sp}, &ir.Decl{Buf: dv, Span: sp}}
+	}
 	body = append(body, loop("k", n, ir.Serial, sp, func(k ir.Expr) []ir.Stmt {
 		idx := []ir.Expr{k}
 		var out []ir.Stmt
@@ -306,7 +309,12 @@ func emitLocalView(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDi
 	inPlace := src == dst
 	saveAccum := r.accum && r.threadReduce
 	init := op.identity(src.Dtype, sp)
-	body := []ir.Stmt{&ir.Decl{Buf: sv, Span: sp}, &ir.Decl{Buf: dv, Span: sp}}
+	// In place, src's view is never read (TVM declares it anyway; nvcc
+	// warns about an unused pointer).
+	body := []ir.Stmt{&ir.Decl{Buf: dv, Span: sp}}
+	if !inPlace {
+		body = []ir.Stmt{&ir.Decl{Buf: sv, Span: sp}, &ir.Decl{Buf: dv, Span: sp}}
+	}
 	var old *ir.Buffer
 	if saveAccum {
 		old = localBuf("old_val", []int64{1}, src.Dtype, sp)
