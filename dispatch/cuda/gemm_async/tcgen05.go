@@ -498,6 +498,11 @@ func validateSFLayout(l *layout.TileLayout, rows, kTotal, sfK int64, name string
 	if kTotal%sfK != 0 {
 		dispatch.Raise("AssertionError", "%s: sf_K_total=%d must be divisible by sf_mma_k=%d", name, kTotal, sfK)
 	}
+	if rows/32 == 0 {
+		// The interleaved domain [rows/32, 32, K, sf_mma_k] has an empty
+		// dimension: TVM's is_direct_sum_right divides by it.
+		dispatch.Raise("InternalError", "Check failed: pb->value != 0 (0 vs. 0) : Divide by zero")
+	}
 	fail := func() {
 		dispatch.Raise("AssertionError", "%s: layout does not match atom direct_sum outer pattern", name)
 	}
