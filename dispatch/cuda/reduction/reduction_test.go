@@ -144,8 +144,8 @@ def k(A_ptr: T.handle):
 		tirx:     []string{"B[spa] = B[spa] + A[red // 5, spa, red % 5]"},
 	},
 	{
-		name: "local warp view, thread_reduce over an MMA fragment",
-		src: head + fmt.Sprintf(wgmmaFrag, "Tx.warp.sum(red_view, acc_view, thread_reduce=True)"),
+		name:    "local warp view, thread_reduce over an MMA fragment",
+		src:     head + fmt.Sprintf(wgmmaFrag, "Tx.warp.sum(red_view, acc_view, thread_reduce=True)"),
 		variant: "local",
 		plan: map[string]string{"outputs per thread": "2", "serial per output": "32",
 			"shuffle-xor masks": "1, 2 (activemask, width 32)"},
@@ -366,5 +366,45 @@ func TestRegistration(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("variants:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestHarnessReference checks the host reference of the GPU harness
+// (codegen/harness/ref_reduction.go): generated for calls whose result is
+// the logical reduction, refused with a reason for the others.
+func TestHarnessReference(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      []string // snippets of the harness, or of the refusal
+		refused   bool
+	}{
+		{"shared sum with accum", sharedKernel(32, "(4, 8)", "(4,)", "float32",
+			"Tx.cta.sum(B_smem[:], A_smem[:, :], accum=True)"),
+			[]string{"acc = tl_round(TL_F32, acc + v);", "double acc = tl_load(", "for (long long r = 0; r < 8; r++) {"}, false},
+		{"max over the first axis", sharedKernel(32, "(4, 8)", "(8,)", "float16",
+			"Tx.cta.max(B_smem[:], A_smem[:, :], axes=0)"),
+			[]string{"acc = tl_round(TL_F16, std::fmax(acc, v));", "double acc = -INFINITY;"}, false},
+		{"in place", head + fmt.Sprintf(wgmmaFrag, "Tx.warp.min(red_view, red_view, thread_reduce=True)"),
+			[]string{"src == dst (an in-place shuffle of partial results) is not modelled"}, true},
+		{"partial per thread", head + fmt.Sprintf(wgmmaFrag, "Tx.warp.sum(red_view, acc_view)"),
+			[]string{"without thread_reduce leaves per-thread partial results"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(c.src, "def k(A_ptr: T.handle):", "def k(A_ptr: T.handle):\n    A = T.match_buffer(A_ptr, (4,), \"float32\")", 1)
+			res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+			out, err := lower.Harness(res.File, res.Kernels, lower.Options{})
+			text := out
+			if err != nil {
+				text = err.Error()
+			}
+			if (err != nil) != c.refused {
+				t.Fatalf("refused = %v, want %v: %s", err != nil, c.refused, text)
+			}
+			for _, s := range c.want {
+				if !strings.Contains(text, s) {
+					t.Errorf("lacks %q:\n%s", s, text)
+				}
+			}
+		})
 	}
 }
