@@ -146,6 +146,17 @@ func printEncodeInstrDescBS(k *kernel, c *ir.Call) string {
 		k.fail("Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d", kind, cg, m, n, kk)
 		return ""
 	}
+	if kind == "mxf4" || kind == "mxf4nvf4" {
+		// Only fp8 operands may be MN-major in a block-scaled MMA.
+		if vals[7] != 0 {
+			k.fail("Invalid a_dtype for transpose: float4_e2m1fn")
+			return ""
+		}
+		if vals[8] != 0 {
+			k.fail("Invalid b_dtype for transpose: float4_e2m1fn")
+			return ""
+		}
+	}
 	k.use(encodeInstrDescBSHelper)
 	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)0, (bool)0, (bool)0)",
 		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, vals[4], vals[5], vals[6], vals[7], vals[8])
