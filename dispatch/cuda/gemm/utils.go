@@ -1,8 +1,10 @@
 package gemm
 
 // Helpers of the gemm variants: TVM's spellings of values inside decline
-// texts (a layout's repr, a Python float, a tuple of ints) and
-// validate_gemm_op (TVM backend/cuda/operator/tile_primitive/gemm_utils.py).
+// texts (a layout's repr, a Python float, a tuple of ints) and argument
+// readers. TVM's gemm_utils.py (validate_gemm_op) has no caller in the
+// reference (its args[3:5] predate the current [D, A, B, C, transpose_A,
+// ...] order), so it is not ported.
 
 import (
 	"math"
@@ -160,47 +162,6 @@ func axisBefore(a, b *layout.Axis) bool {
 func groupError(l *layout.TileLayout, shape []int64) string {
 	return "Check failed: (shape_idx == shape.size()) is false: layout " + layoutRepr(l) +
 		" can not be grouped by shape " + pyTuple(shape)
-}
-
-// ValidateGemmOp is TVM validate_gemm_op (gemm_utils.py): C, A and B have
-// layouts, A and B one dtype, and the non-unit extents of C (M×N), A (M×K,
-// K×M when transposed) and B (N×K, K×N when transposed) agree. Args are
-// [C, A, B, transA, transB, ...]. It raises the reference's AssertionError
-// when an operand is not 2-D.
-func ValidateGemmOp(c *dispatch.Call) bool {
-	var rs [3]*ir.Region
-	for i := range rs {
-		r, ok := c.Region(i)
-		if !ok {
-			return false
-		}
-		rs[i] = r
-	}
-	C, A, B := rs[0].Buf, rs[1].Buf, rs[2].Buf
-	if C.Layout == nil || A.Layout == nil || B.Layout == nil || A.Dtype != B.Dtype {
-		return false
-	}
-	nonUnit := func(r *ir.Region) []ir.Expr {
-		var out []ir.Expr
-		for _, e := range r.Extent {
-			if v, ok := ir.ConstInt(e); ok && v == 1 {
-				continue
-			}
-			out = append(out, e)
-		}
-		return out
-	}
-	ce, ae, be := nonUnit(rs[0]), nonUnit(rs[1]), nonUnit(rs[2])
-	if len(ce) != 2 || len(ae) != 2 || len(be) != 2 {
-		dispatch.Raise("AssertionError", "Only 2D C, A, B are supported for gemm")
-	}
-	if flag(c.Tile.Args, 3) {
-		ae[0], ae[1] = ae[1], ae[0]
-	}
-	if flag(c.Tile.Args, 4) {
-		be[0], be[1] = be[1], be[0]
-	}
-	return provablyEqual(ce[0], ae[0]) && provablyEqual(ce[1], be[0]) && provablyEqual(ae[1], be[1])
 }
 
 // flag reads a bool argument (nil: False).
