@@ -199,6 +199,7 @@ func emitLocalThread(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatial
 		Body: &ir.Block{Stmts: body, Span: sp}, Threads: 1,
 		Plan: []dispatch.PlanItem{
 			plan("path", "thread-wise serial reduction"),
+			plan("result", "the calling thread's registers"),
 			plan("outputs", fmt.Sprint(spaLen)),
 			plan("serial per output", fmt.Sprint(redLen)),
 			plan("reduce dims", fmt.Sprint(reduceDims)),
@@ -360,11 +361,14 @@ func emitLocalView(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDi
 		plan("outputs per thread", fmt.Sprint(dstTotal)),
 		plan("serial per output", fmt.Sprint(redTotal)),
 	}
+	onThreads := len(shuffleMasks(analyzeLayoutDims(sl, src.Shape), reduceDims)) > 0
 	switch {
-	case !r.threadReduce:
-		pl = append(pl, plan("shuffle", "none (thread-local partial results)"))
-	case len(masks) == 0:
-		pl = append(pl, plan("shuffle", "none (no lane iter in the reduce dims)"))
+	case !r.threadReduce && onThreads:
+		pl = append(pl, plan("shuffle", "none (thread_reduce=False)"),
+			plan("result", "per-thread partial results: the reduce dims also lie on threads"))
+	case !r.threadReduce || len(masks) == 0:
+		pl = append(pl, plan("shuffle", "none (the reduce dims lie in each thread's registers)"),
+			plan("result", "complete in every thread"))
 	default:
 		pl = append(pl, plan("shuffle-xor masks", intList(masks)+" (activemask, width 32)"),
 			plan("result", "every lane of a reduce group"))

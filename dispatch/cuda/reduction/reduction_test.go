@@ -163,6 +163,13 @@ def k(A_ptr: T.handle):
 		cuda:    []string{"old_val_ptr[0] = dst_local_ptr[spa];", "dst_local_ptr[spa] = max(dst_local_ptr[spa], old_val_ptr[0]);"},
 	},
 	{
+		name:    "local warp view without thread_reduce keeps partials",
+		src:     head + fmt.Sprintf(wgmmaFrag, "Tx.warp.sum(red_view, acc_view)"),
+		variant: "local",
+		plan: map[string]string{"shuffle": "none (thread_reduce=False)",
+			"result": "per-thread partial results: the reduce dims also lie on threads"},
+	},
+	{
 		name:    "local warp view, in place shuffle only",
 		src:     head + fmt.Sprintf(wgmmaFrag, "Tx.warp.min(red_view, red_view, thread_reduce=True)"),
 		variant: "local",
