@@ -80,7 +80,7 @@ var cases = []redCase{
 			"local":          "storage scope mismatch: dst shared, src shared; expected ['local']; expected local scope and CUDA target",
 		},
 		plan: map[string]string{"lanes per output (group)": "8", "shuffle-xor masks": "1, 2, 4 (activemask, width 8)",
-			"outputs per step": "4 (1 steps)", "barrier": "__syncthreads()"},
+			"outputs per step": "4 (1 step)", "barrier": "__syncthreads()"},
 		cuda: []string{
 			"thread_data_ptr[0] = thread_data_ptr[0] + __shfl_xor_sync(__activemask(), thread_data_ptr[0], 4, 8);",
 			"if ((((int)threadIdx.x) % 8) == 0) {",

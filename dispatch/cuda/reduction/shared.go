@@ -195,7 +195,7 @@ func emitSharedGroups(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatia
 			plan("threads", fmt.Sprint(threads)),
 			plan("spatial × reduction", fmt.Sprintf("%d × %d", spaLen, redLen)),
 			plan("lanes per output (group)", fmt.Sprint(g)),
-			plan("outputs per step", fmt.Sprintf("%d (%d steps)", par, steps)),
+			plan("outputs per step", fmt.Sprintf("%d (%d %s)", par, steps, map[bool]string{true: "step", false: "steps"}[steps == 1])),
 			plan("serial per lane", fmt.Sprintf("%d (elements t·%d + lane)", tsteps, g)),
 			plan("shuffle-xor masks", shuffle),
 			plan("result", accum),
