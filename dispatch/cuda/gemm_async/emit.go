@@ -56,6 +56,12 @@ func encodeDesc(name string, buf *ir.Buffer, p smemParams, span source.Span) (*i
 // descOffset is floordiv(slice_tile.apply(linear)["m"] (+ symbolic start),
 // elements per 16 B).
 func descOffset(tile *layout.TileLayout, linear int64, sym ir.Expr, per16 int64) ir.Expr {
+	if tile == nil {
+		// TVM sliced the operand's region to None and fails here, inside
+		// the parse of its lowering (the rest of its message is a source
+		// excerpt of tcgen05.py).
+		dispatch.Raise("DiagnosticError", "error: 'NoneType' object has no attribute 'apply'")
+	}
 	m := tile.Apply(linear)[layout.M]
 	if sym == nil {
 		return common.Cst(floorDiv(m, per16))

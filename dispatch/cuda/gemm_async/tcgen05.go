@@ -182,8 +182,6 @@ func (g *gemm) analyse() {
 		g.transA, _ = boolArg(c, 5)
 		g.transB, _ = boolArg(c, 6)
 		g.sfaType, g.sfbType = dtypeName(g.SFA.Buf.Dtype), dtypeName(g.SFB.Buf.Dtype)
-		g.sfaSlice = g.tmemSlice(g.SFA)
-		g.sfbSlice = g.tmemSlice(g.SFB)
 		g.sfaEPC, g.sfbEPC = int64(32/g.SFA.Buf.Dtype.Bits), int64(32/g.SFB.Buf.Dtype.Bits)
 		if !contains(sfDtypes, g.sfaType) {
 			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected SFA_type in %s, got %s", pyList(sfDtypes), g.sfaType)
@@ -199,7 +197,9 @@ func (g *gemm) analyse() {
 		g.sfMMAK = ka
 		g.sfaK = g.SFA.Exts[len(g.SFA.Exts)-1]
 		g.sfbK = g.SFB.Exts[len(g.SFB.Exts)-1]
+		g.sfaSlice = g.sfSlice(g.SFA, "SFA")
 		validateSFLayout(g.sfaSlice, g.SFA.Exts[len(g.SFA.Exts)-2], g.sfaK, ka, "SFA")
+		g.sfbSlice = g.sfSlice(g.SFB, "SFB")
 		validateSFLayout(g.sfbSlice, g.SFB.Exts[len(g.SFB.Exts)-2], g.sfbK, kb, "SFB")
 	} else {
 		g.transA, _ = boolArg(c, 5)
@@ -226,10 +226,12 @@ func (g *gemm) analyse() {
 	g.cSlice = g.slice(g.C)
 	g.aSlice = g.slice(g.A)
 	g.bSlice = g.slice(g.B)
-	if !g.aTmem {
+	if !g.aTmem && g.aSlice != nil {
 		g.aTile = layout.ToTile(g.aSlice)
 	}
-	g.bTile = layout.ToTile(g.bSlice)
+	if g.bSlice != nil {
+		g.bTile = layout.ToTile(g.bSlice)
+	}
 	if len(g.C.Exts) != 2 || len(g.A.Exts) < 2 || len(g.B.Exts) < 2 {
 		dispatch.Raise("AssertionError", "Only 2D C, A, B are supported for gemm")
 	}
@@ -370,18 +372,36 @@ func (g *gemm) slice(r common.Region) layout.Layout {
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
-	if l == nil {
-		dispatch.Raise("TVMError", "gemm_async: the layout of %s cannot be sliced to the region", r.Buf.Name)
-	}
-	return l
+	return l // nil when the region is not representable (TVM: None)
 }
 
+// tmemSlice is the sliced tensor-memory layout of r; TVM reads its offset
+// first, so an unrepresentable slice (None) fails there.
 func (g *gemm) tmemSlice(r common.Region) *layout.TileLayout {
-	t, ok := g.slice(r).(*layout.TileLayout)
+	l := g.slice(r)
+	if l == nil {
+		dispatch.Raise("AttributeError", "'NoneType' object has no attribute 'offset'")
+	}
+	t, ok := l.(*layout.TileLayout)
 	if !ok {
 		dispatch.Raise("AssertionError", "tensor-memory layout of %s must be a TileLayout", r.Buf.Name)
 	}
 	return t
+}
+
+// sfSlice is the sliced scale-factor layout (nil or a ComposeLayout fail
+// in validateSFLayout, as TVM's isinstance assertion).
+func (g *gemm) sfSlice(r common.Region, name string) *layout.TileLayout {
+	l := g.slice(r)
+	switch l := l.(type) {
+	case *layout.TileLayout:
+		return l
+	case nil:
+		dispatch.Raise("AssertionError", "%s: sliced layout must be TileLayout, got <class 'NoneType'>", name)
+	default:
+		dispatch.Raise("AssertionError", "%s: sliced layout must be TileLayout, got <class 'tvm.tirx.layout.ComposeLayout'>", name)
+	}
+	return nil
 }
 
 // symM is the "m" offset contributed by the symbolic starts of a shared
