@@ -485,6 +485,8 @@ func TestCopyAsyncDeclines(t *testing.T) {
 				t.Errorf("%s: %s lowered to nothing", c.name, c.variant)
 			case !slices.Contains(d.Result.Notes, note):
 				t.Errorf("%s: %s notes %q, want %q", c.name, c.variant, d.Result.Notes, note)
+			case c.variant == "dsmem" && !slices.ContainsFunc(d.Result.Notes, func(n string) bool { return strings.Contains(n, "traps outside a cluster launch") }):
+				t.Errorf("%s: a dsmem copy in a kernel without a cluster has no warning: %q", c.name, d.Result.Notes)
 			case c.ref:
 				ref++
 			}

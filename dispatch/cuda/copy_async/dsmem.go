@@ -198,8 +198,15 @@ func buildDsmem(c *dispatch.Call, p *dsmemPlan, remote, mbar ir.Expr) *dispatch.
 		{Key: "bytes moved", Value: fmt.Sprintf("%d", p.copies*p.chunkBytes)},
 		{Key: "remote", Value: "destination and mbarrier mapped to CTA " + dispatch.ExprText(remote) + " of the cluster (mapa.u64); complete_tx on its mbarrier"},
 	}
-	return &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Outer: p.copies, Threads: 1, Plan: plan,
-		Notes: []string{fmt.Sprintf("%d bulk %s of %d bytes to the remote CTA", p.copies, copies, p.chunkBytes)}}
+	notes := []string{fmt.Sprintf("%d bulk %s of %d bytes to the remote CTA", p.copies, copies, p.chunkBytes)}
+	if cl := c.Launch.Cluster; cl[0]*cl[1]*cl[2] <= 1 {
+		// Seen on an H100: mapa and cp.async.bulk.shared::cluster trap
+		// (illegal instruction) in a kernel launched without a cluster.
+		const why = "the kernel declares no cluster (T.cta_id_in_cluster): cp.async.bulk.shared::cluster traps outside a cluster launch"
+		notes = append(notes, why)
+		plan = append(plan, dispatch.PlanItem{Key: "launch", Value: why})
+	}
+	return &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Outer: p.copies, Threads: 1, Plan: plan, Notes: notes}
 }
 
 // dsmemTile is TVM to_tile_layout: a swizzle's tile, the row-major layout

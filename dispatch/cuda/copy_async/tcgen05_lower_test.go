@@ -317,6 +317,9 @@ func TestDsmemLowering(t *testing.T) {
 		if it, _ := planValue(d, "instructions"); it.Value != itoa(int(c.copies)) {
 			t.Errorf("%s: plan instructions %q", c.prog, it.Value)
 		}
+		if it, ok := planValue(d, "launch"); ok {
+			t.Errorf("%s: a cluster launch warned about: %q", c.prog, it.Value)
+		}
 	}
 }
 
