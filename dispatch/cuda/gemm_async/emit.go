@@ -4,6 +4,7 @@ package gemmasync
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
@@ -184,7 +185,7 @@ func (g *gemm) emit() *dispatch.Result {
 	bLast := g.B.Exts[len(g.B.Exts)-1]
 	cAddr := g.C.Buf.AllocatedAddr
 
-	var sfIDs []string
+	var sfIDs, steps []string
 	for mi := range g.mTiles {
 		for ni := range g.nTiles {
 			for ki := range g.kIters {
@@ -210,6 +211,8 @@ func (g *gemm) emit() *dispatch.Result {
 				}
 				col := ir.AddE(addSym(g.cSym, g.tmemOff32), common.Cst(ni*nPhys))
 				dAddr := call(ir.OpGetTmemAddr, u32, span, cAddr, common.Cst(mi*g.mM), col)
+				steps = append(steps, fmt.Sprintf("(m%d,n%d,k%d): A %s, B +%s, D lane %d col %s",
+					mi, ni, ki, operandText(aVal.(*ir.Call)), exprText(bVal.Args[1]), mi*g.mM, exprText(col)))
 				var mma ir.Stmt
 				var pre []ir.Stmt
 				if g.blockScaled {
@@ -254,6 +257,7 @@ func (g *gemm) emit() *dispatch.Result {
 		res.Threads = 32
 	}
 	res.Plan = g.plan(idescVal, aFmt, bFmt, sFmt, sfIDs, needsSFID)
+	res.Plan = append(res.Plan, stepsItem(steps))
 	res.Notes = []string{"tcgen05.mma is asynchronous: commit it to an mbarrier (tcgen05.commit) and wait before reading C from tensor memory"}
 	return res
 }
@@ -330,6 +334,30 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 			g.sfaType, g.SFA.Exts[len(g.SFA.Exts)-2], g.sfaK, g.sfbType, g.SFB.Exts[len(g.SFB.Exts)-2], g.sfbK, g.sfMMAK)})
 	}
 	return items
+}
+
+// operandText is the A operand of one MMA for the plan: "+<16-byte offset>"
+// of the A descriptor, or "tmem col <c>" of a tensor-memory A.
+func operandText(a *ir.Call) string {
+	if a.Op == ir.OpGetTmemAddr {
+		return "tmem col " + exprText(a.Args[2])
+	}
+	return "+" + exprText(a.Args[1])
+}
+
+// stepsItem lists each MMA's descriptor offsets (16-byte units) and D
+// address; long lists keep their first 16 entries.
+func stepsItem(steps []string) dispatch.PlanItem {
+	it := dispatch.PlanItem{Key: "per instruction", Value: fmt.Sprintf("%d MMAs (descriptor offsets in 16-byte units)", len(steps))}
+	for i, st := range steps {
+		if i == 16 {
+			it.Fields = append(it.Fields, dispatch.PlanItem{Key: "...", Value: fmt.Sprintf("%d more", len(steps)-16)})
+			break
+		}
+		k, v, _ := strings.Cut(st, ": ")
+		it.Fields = append(it.Fields, dispatch.PlanItem{Key: k, Value: v})
+	}
+	return it
 }
 
 // accumText is "=", "+=" or "+= (when <accum>, else =)".

@@ -141,3 +141,18 @@ func TestSymbolicStarts(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanPerInstruction(t *testing.T) {
+	// Stage 1 of A (8192 elements = 1024 x 16 B), stage 2 of B, C at column 256.
+	p := planOf(t, "g002_dense_bf16_stage_offset.py")
+	wantLines(t, p,
+		"per instruction = 4 MMAs (descriptor offsets in 16-byte units)",
+		"  (m0,n0,k0) = A +1024, B +2048, D lane 0 col 256",
+		"  (m0,n0,k3) = A +1030, B +2054, D lane 0 col 256",
+	)
+	p = planOf(t, "g008_dense_ts_tmem_a.py")
+	wantLines(t, p, "  (m0,n0,k1) = A tmem col 40, B +2, D lane 0 col 0")
+	// N = 512: two N = 256 instructions per k-step, the second at column 256.
+	p = planOf(t, "g011_dense_n512_k128.py")
+	wantLines(t, p, "per instruction = 16 MMAs (descriptor offsets in 16-byte units)", "  (m0,n1,k0) = A +0, B +2048, D lane 0 col 256")
+}
