@@ -38,6 +38,16 @@ package gemmasync
 // may run in a single thread). The config keys mma_m, mma_n,
 // weight_stationary and smem_desc of later TVM releases are ignored, as the
 // reference ignores them.
+//
+// As the reference: only C's TCol offset moves the D address (a region
+// starting at lane 64 still writes from lane mi*M_mma); the scale-factor
+// id comes from SFA's column alone. Where the reference computes a
+// block-scaled MMA's scale-factor addresses and ids in let-bound
+// temporaries, tilels folds them (constants, or the symbolic start's
+// offset). Symbolic region starts are taken through common.SymOffsets
+// (a start that selects whole steps of a dimension's iters); others raise.
+// The shared-memory descriptor matching (smem_params.go) evaluates the
+// atom tiling instead of TVM's structural is_tile_inner.
 
 import (
 	"fmt"
