@@ -158,10 +158,32 @@ func axisBefore(a, b *layout.Axis) bool {
 	return a.Name < b.Name
 }
 
-// groupError is the text of TVM's ICHECK when TileLayout.group fails.
+// groupError is the text of TVM's ICHECK when TileLayout.group(shape)
+// fails: the grouping walk (layout.TryGroup's) is replayed to find which of
+// its three checks fails first.
 func groupError(l *layout.TileLayout, shape []int64) string {
-	return "Check failed: (shape_idx == shape.size()) is false: layout " + layoutRepr(l) +
+	return "Check failed: (" + groupCheck(l, shape) + ") is false: layout " + layoutRepr(l) +
 		" can not be grouped by shape " + pyTuple(shape)
+}
+
+func groupCheck(l *layout.TileLayout, shape []int64) string {
+	idx, p := 0, int64(1)
+	for _, it := range l.Shard {
+		e := it.Extent
+		p *= e
+		for idx < len(shape) && shape[idx] > 0 && p%shape[idx] == 0 {
+			c := p / shape[idx]
+			if c == 0 || e%c != 0 {
+				return "analyzer->CanProveEqual(floormod(extent_i, c), 0)"
+			}
+			e, p = c, c
+			idx++
+		}
+		if e != 1 && idx >= len(shape) {
+			return "shape_idx < shape.size()"
+		}
+	}
+	return "shape_idx == shape.size()"
 }
 
 // flag reads a bool argument (nil: False).
