@@ -485,7 +485,12 @@ func (k *kernel) alloc(b *ir.Buffer) {
 		k.line("alignas(64) %s %s[%d];", t, n, count)
 	case "shared.dyn":
 		k.dynAlloc(b, t, count)
-	case "tmem": // tensor memory comes from tcgen05.alloc; the buffer is read through its allocated_addr
+	case "tmem":
+		// Tensor memory comes from tcgen05.alloc: a buffer that names its
+		// allocated_addr is read through it and allocates nothing here.
+		if b.AllocatedAddr == nil {
+			k.fail("buffer %s: cannot allocate scope %q in device code (give it an allocated_addr)", b.Name, b.Scope)
+		}
 	default:
 		k.fail("buffer %s: cannot allocate scope %q in device code", b.Name, b.Scope)
 	}
