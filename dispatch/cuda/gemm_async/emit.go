@@ -269,6 +269,9 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 	if g.ctaGroup == 2 {
 		shape += fmt.Sprintf(": M=%d rows and N=%d columns of B per CTA", g.mM, g.nPerCTA)
 	}
+	if g.is2x2 {
+		shape += fmt.Sprintf("; 2x2 datapath: D lanes 0-63 and 64-127, %d tmem columns per instruction", g.mN/2)
+	}
 	shape += ")"
 	kind := "tcgen05.mma.cta_group::" + fmt.Sprint(g.ctaGroup) + ".kind::" + g.kind
 	if g.blockScaled {

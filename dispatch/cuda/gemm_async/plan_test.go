@@ -156,3 +156,11 @@ func TestPlanPerInstruction(t *testing.T) {
 	p = planOf(t, "g011_dense_n512_k128.py")
 	wantLines(t, p, "per instruction = 16 MMAs (descriptor offsets in 16-byte units)", "  (m0,n1,k0) = A +0, B +2048, D lane 0 col 256")
 }
+
+func TestPlanTwoByTwo(t *testing.T) {
+	p := planOf(t, "g006_dense_cta_group2_m64.py")
+	wantLines(t, p,
+		"mma shape = M=128 N=128 K=16 per instruction (cta_group::2: M=64 rows and N=64 columns of B per CTA; 2x2 datapath: D lanes 0-63 and 64-127, 64 tmem columns per instruction)",
+		"  m_dim = M>>4 [24,29) = 8 (M=128)",
+	)
+}
