@@ -20,4 +20,5 @@
   };
 TILELS_STUB_FP8(__nv_fp8_e4m3)
 TILELS_STUB_FP8(__nv_fp8_e5m2)
+TILELS_STUB_FP8(__nv_fp8_e8m0)
 #undef TILELS_STUB_FP8
