@@ -107,19 +107,15 @@ type cpMiddle struct{ n, sStep, tStep int64 }
 
 // cpPlan is TVM _build_plan's result.
 type cpPlan struct {
-	bits         int
-	swizzle      int64
-	sdoField     int64
-	atomKByte    int64
-	middle       []cpMiddle
-	initOff16B   int64
-	tCol0        int64
-	total        int64
-	sBuf, tBuf   *ir.Buffer
-	ctaGroup     int64
-	sdoByte      int64
-	elemPer128b  int64
-	swizzleNames []string
+	swizzle    int64 // descriptor swizzle mode (0 none, 1 32B, 2 64B, 3 128B)
+	sdoField   int64 // SBO in 16-byte units
+	atomKByte  int64 // swizzle atom width in bytes
+	middle     []cpMiddle
+	initOff16B int64 // first cp's descriptor offset, 16-byte units
+	tCol0      int64 // first cp's TMEM column, 32-bit units
+	total      int64 // cps issued
+	sBuf, tBuf *ir.Buffer
+	ctaGroup   int64
 }
 
 func valueErr(format string, args ...any) { dispatch.Raise("ValueError", format, args...) }
@@ -399,8 +395,7 @@ func buildCpPlan(c *dispatch.Call) *cpPlan {
 	if len(tMid) != len(sMid) {
 		valueErr("t_middle iter count %d != s_middle %d (simple-mode requires 1-1)", len(tMid), len(sMid))
 	}
-	p := &cpPlan{bits: bits, swizzle: sw, atomKByte: atomK, sdoByte: sdoByte, sBuf: sBuf, tBuf: tBuf,
-		elemPer128b: epb128, total: 1}
+	p := &cpPlan{swizzle: sw, atomKByte: atomK, sBuf: sBuf, tBuf: tBuf, total: 1}
 	for i := range tMid {
 		ti, si := tMid[i], sMid[i]
 		if ti.Extent != si.Extent {
