@@ -751,7 +751,7 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 	perThread := func(shape []int64) int64 { return extProd(itersOf(shape)) }
 	plan := []dispatch.PlanItem{
 		{Key: "instruction", Value: p.instruction()},
-		{Key: "shape", Value: fmt.Sprintf("%s (%s), M×N×K = %d×%d×%d", shape, inst.name, p.M, p.N, p.K)},
+		{Key: "shape", Value: fmt.Sprintf("%s, %s × %s → %s; gemm M×N×K = %d×%d×%d", shape, inst.dtype[0], inst.dtype[1], inst.dtype[3], p.M, p.N, p.K)},
 		{Key: "mma per warp", Value: fmt.Sprintf("%d = %d×%d output tiles × %d K steps", count, mTiles, nTiles, kTiles)},
 		{Key: "A fragment", Value: fmt.Sprintf("%d b32 registers per mma (%d %s per thread in all)", aRegs, perThread(p.aShape), inst.dtype[0]),
 			Fields: []dispatch.PlanItem{{Key: "register layout", Value: p.aReg.String()}, {Key: "view", Value: "[M tile, K tile, rM, kHi, k_pack] " + pyList(p.aShape)}}},
