@@ -36,6 +36,7 @@ package reduction
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
@@ -290,7 +291,7 @@ func emitLocalView(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDi
 			if srcMap[d] < 0 {
 				continue
 			}
-			if containsInt(reduceDims, d) {
+			if slices.Contains(reduceDims, d) {
 				out = append(out, ri[k])
 				k++
 				continue
@@ -382,15 +383,6 @@ func emitLocalView(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDi
 		pl = append(pl, plan("init", initText(r.accum, op, src.Dtype)))
 	}
 	return &dispatch.Result{Body: &ir.Block{Stmts: body, Span: sp}, Threads: threads, Plan: pl}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // localVariants registers `local` for sum, max and min.

@@ -279,14 +279,7 @@ func shuffleMasks(info []dimInfo, reduceDims []int) []int64 {
 	var masks []int64
 	for _, d := range reduceDims {
 		for _, it := range info[d].threadIters {
-			n := 0
-			for e := it.Extent; e > 1; e >>= 1 {
-				n++
-			}
-			if it.Extent > 0 && it.Extent&(it.Extent-1) != 0 {
-				n = int(math.Log2(float64(it.Extent)))
-			}
-			for i := range n {
+			for i := range log2(it.Extent) { // int(math.log2(extent))
 				masks = append(masks, it.Stride*(int64(1)<<i))
 			}
 		}
