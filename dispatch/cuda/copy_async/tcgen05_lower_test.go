@@ -187,7 +187,16 @@ func TestCpMultiCp(t *testing.T) {
 			t.Errorf("%s: plan instructions %q", c.prog, it.Value)
 		}
 	}
-	l := lowerProgram(t, "c009")
+	// A tmem column offset (c032: columns 16..32 of uint8 = column 4) and
+	// cta_group 2 (c034).
+	l := lowerProgram(t, "c032")
+	if got := strings.Join(cpSteps(l.cuda), " "); got != "4/0" {
+		t.Errorf("c032: cp steps %s, want 4/0", got)
+	}
+	l = lowerProgram(t, "c034")
+	wantContains(t, "c034 CUDA", l.cuda, `"tcgen05.cp.cta_group::2.32x128b.warpx4 [%0], %1;"`,
+		"ptx_tcgen05_cp_cta_group_2_shape_32x128b_multicast_warpx4_decompress_(tmem_addr_ptr[0], 0, 0, ")
+	l = lowerProgram(t, "c009")
 	it, _ := planValue(l.calls[0], "middle iters")
 	if want := "4 (tmem +8 columns, smem +32 x 16 B) x 2 (tmem +4 columns, smem +128 x 16 B) (first fastest)"; it.Value != want {
 		t.Errorf("c009 middle iters %q, want %q", it.Value, want)
@@ -250,6 +259,8 @@ func TestTmemLocal(t *testing.T) {
 		{"c012", []string{"ld 16x64b x16 0..15 0 0"}},
 		{"c013", []string{"ld 16x128b x4 0..7 0 0", "ld 16x128b x4 8..15 16 0", "st 16x128b x4 0..7 0 0", "st 16x128b x4 8..15 16 0"}},
 		{"c014", []string{"ld 16x256b x2 0..14 0 0", "ld 16x256b x2 16..30 16 0"}},
+		{"c017", []string{"ld 16x64b x16 0..15 0 0"}},
+		{"c018", []string{"ld 16x256b x1 4..7 0 8", "ld 16x256b x1 20..23 16 8"}},
 	}
 	for _, c := range cases {
 		l := lowerProgram(t, c.prog)
@@ -331,6 +342,9 @@ func TestTcgen05CopyDeclines(t *testing.T) {
 			"See PTX ISA §9.7.16.10.5 for datapath/atom pairings; the buffer was allocated via tmem_pool.alloc(..., datapath='F')."},
 		{"c024", "dsmem", "Layouts not compatible for bulk DSMEM copy: chunk_bytes=2 (need >= 16 and multiple of 16)"},
 		{"c030", "smem->tmem", "ValueError: s slice produced bare SwizzleLayout (unexpected)"},
+		{"c019", "tmem<->local", "ValueError: tcgen05 dispatch: TMEM buffer with datapath='F' is incompatible with atom='16x*b' (frag_rows=128). " +
+			"See PTX ISA §9.7.16.10.5 for datapath/atom pairings; the buffer was allocated via tmem_pool.alloc(..., datapath='F')."},
+		{"c033", "smem->tmem", "ValueError: swizzle mode mismatch: s_layout swizzle_len=0 but atom_K_byte=32 implies sw=1"},
 	}
 	for _, c := range cases {
 		l := lowerProgram(t, c.prog)
