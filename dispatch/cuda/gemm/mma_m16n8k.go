@@ -763,6 +763,12 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 		{Key: "fragment map", Value: "lane = 4g + t; C/D: M = g + 8rM, N = 2t + rN; A: K = 2t + p + 8kHi; B: N = g"},
 		{Key: "accumulation", Value: init},
 	}
+	for i, name := range operandNames {
+		if p.syms[i] != nil {
+			plan = append(plan, dispatch.PlanItem{Key: name + " register offset",
+				Value: dispatch.ExprText(ir.SimplifyIndex(p.syms[i])) + " (the region's start is symbolic)"})
+		}
+	}
 	return &dispatch.Result{
 		Body:      &ir.Block{Stmts: stmts, Span: span},
 		Threads:   c.ThreadCnt(),

@@ -251,6 +251,15 @@ func TestSymbolicRegion(t *testing.T) {
 			t.Errorf("CUDA lacks %q", want)
 		}
 	}
+	var offs []string
+	for _, it := range d.Result.Plan {
+		if strings.HasSuffix(it.Key, "register offset") {
+			offs = append(offs, it.Key+": "+it.Value)
+		}
+	}
+	if got := strings.Join(offs, "; "); got != "A register offset: ((kt * 2) * 4) (the region's start is symbolic); B register offset: ((kt * 2) * 2) (the region's start is symbolic)" {
+		t.Errorf("plan offsets: %s", got)
+	}
 	// C is D (beta = 1): D accumulates in place, with no copy of C into D.
 	if strings.Contains(cu, "c_local") || strings.Contains(cu, "d_local_ptr[0] =") {
 		t.Errorf("C is D: want no C view and no D init:\n%s", cu)
