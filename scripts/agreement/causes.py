@@ -87,9 +87,6 @@ RULES = [
      "Deviation 5: tilels accepts SEED's dispatch=\"vec_auto\" as an alias of gmem_smem/reg; the release has no such "
      "variant."),
     # --- documented limitations -----------------------------------------
-    (dict(file="v_dsmem_not_lowered_reject"), LIM,
-     "tilels registers dsmem with TVM's predicates but does not lower it yet (\"tilels does not lower dsmem copies yet\", "
-     "stop 9 notes); the reference lowers it to cp.async.bulk shared::cluster."),
 ]
 
 # Causes of text differences (calls that agree on every plan field), by
