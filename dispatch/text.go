@@ -19,7 +19,8 @@ func CallText(tc *ir.TileCall) string {
 		b.WriteString(tc.Scope + ".")
 	}
 	b.WriteString(tc.Op + "(")
-	for i, a := range tc.Args {
+	args := tc.WrittenArgs()
+	for i, a := range args {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -29,7 +30,7 @@ func CallText(tc *ir.TileCall) string {
 		}
 		b.WriteString(ExprText(a))
 	}
-	first := len(tc.Args) == 0
+	first := len(args) == 0
 	for _, kv := range tc.Config {
 		if kv.Key == "dispatch" {
 			continue

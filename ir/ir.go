@@ -467,3 +467,13 @@ type Func struct {
 	// also a trailing kernel parameter).
 	TensorMaps []*TensorMap
 }
+
+// WrittenArgs returns the call's arguments without the trailing ones left
+// at their defaults (nil): what a user would write, for printing.
+func (c *TileCall) WrittenArgs() []Arg {
+	n := len(c.Args)
+	for n > 0 && c.Args[n-1] == nil {
+		n--
+	}
+	return c.Args[:n]
+}

@@ -152,17 +152,21 @@ func Analyze(f *source.File, opts Options) *Result {
 	// own[i] holds the unmerged diagnostics of a record of a def with
 	// several cases (nil when there is none).
 	var own [][]diag.Diagnostic
+	var foreign []*eval.Kernel // kernels for another target (dispatch.Output.Foreign)
 	for lo := 0; lo < len(prog.Kernels); {
 		hi := lo + 1
 		for hi < len(prog.Kernels) && prog.Kernels[hi].Def == prog.Kernels[lo].Def {
 			hi++
 		}
 		if out := outs[lo]; out.Foreign != "" {
-			// Another target's kernel: one record per case, the
-			// evaluator's diagnostics and one note at the def.
+			// Another target's kernel: one record (its cases would
+			// dispatch nothing either), kept with the partial records
+			// and aligned with Program.Partial as they are; every
+			// case's evaluator diagnostics and one note at the def.
 			k := prog.Kernels[lo]
+			res.Partial = append(res.Partial, foreignRecord(k, out))
+			foreign = append(foreign, k)
 			for i := lo; i < hi; i++ {
-				res.Partial = append(res.Partial, foreignRecord(prog.Kernels[i], outs[i]))
 				res.Diags = append(res.Diags, prog.Kernels[i].Diags...)
 			}
 			at := k.Func.Span
@@ -197,7 +201,12 @@ func Analyze(f *source.File, opts Options) *Result {
 		lo = hi
 	}
 	numberCases(res.Kernels)
-	for _, k := range prog.Partial {
+	if len(foreign) > 0 {
+		// Program.Partial[i] is the evaluated kernel of Result.Partial[i]
+		// (the session relies on it): the foreign kernels come first.
+		prog.Partial = append(foreign, prog.Partial...)
+	}
+	for _, k := range prog.Partial[len(foreign):] {
 		res.Partial = append(res.Partial, partialRecord(k))
 	}
 	diag.Sort(res.Diags)

@@ -38,6 +38,8 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 		}
 		detail := fmt.Sprintf("grid %v block %v", k.Launch.Grid, k.Launch.Block)
 		switch {
+		case def.partial && k.Foreign != "":
+			detail = "not a CUDA kernel: target " + k.Foreign + " is not modelled"
 		case def.partial:
 			detail = "unresolved: needs " + strings.Join(k.Needs, ", ")
 		case def.cases():

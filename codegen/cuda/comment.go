@@ -31,7 +31,7 @@ func callComment(c *ir.TileCall) string {
 		}
 		n++
 	}
-	for _, a := range c.Args {
+	for _, a := range c.WrittenArgs() {
 		sep()
 		writePy(&b, a, true)
 	}

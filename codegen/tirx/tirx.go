@@ -397,7 +397,7 @@ func (p *printer) stmt(s ir.Stmt) {
 
 func (p *printer) tileCall(c *ir.TileCall) string {
 	var args []string
-	for _, a := range c.Args {
+	for _, a := range c.WrittenArgs() {
 		args = append(args, p.expr(a))
 	}
 	for _, kv := range c.Config {

@@ -107,7 +107,7 @@ def k():
         A[i] = T.float32(0.0)
     for i_1 in range(4):
         A[i_1] = T.float32(0.0)
-    Tx.cta.sqrt(A[0:4], None, scale=T.float32(0.5), dispatch="smem")
+    Tx.cta.sqrt(A[0:4], scale=T.float32(0.5), dispatch="smem")
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
