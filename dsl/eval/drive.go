@@ -40,6 +40,11 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 			if !consts[k.name] {
 				return ev.pyErrorf(k.span, "specialize() got an unexpected keyword argument '%s'", k.name)
 			}
+			if _, ok := k.v.(*PoisonV); ok {
+				// The value failed (a KeyError on a config dict, ...):
+				// Python never gets to this call, so it makes no case.
+				return poison(c.span)
+			}
 			given = append(given, Binding{k.name, k.v})
 		}
 		var extra []Binding
@@ -100,7 +105,7 @@ func (ev *evaluator) drive(f *syntax.File) {
 			}
 			// An entry point (no required parameter) that names a factory
 			// or a @T.jit kernel: its calls of them are a binding source.
-			if ev.entered[s] || requiredParams(s.Params) > 0 || ev.hasKernel[s] {
+			if ev.entered[s] || requiredParams(s.Params) > 0 || ev.hasKernel[s] || ev.isConfigsRoot(fn) {
 				continue
 			}
 			if !factoriesDone {
@@ -278,6 +283,27 @@ func (ev *evaluator) driveMain(s *syntax.If) {
 	ev.prog.Diags = append(ev.prog.Diags, sink...)
 }
 
+// isConfigsRoot reports whether fn is the get_kernel that driveConfigs
+// calls once per CONFIGS entry: the runner never calls it without an
+// entry, so it is no entry point of its own.
+func (ev *evaluator) isConfigsRoot(fn *FuncV) bool {
+	if fn.Name != "get_kernel" {
+		return false
+	}
+	return ev.modScope.vars["get_kernel"] == Value(fn) && len(ev.configEntries()) > 0
+}
+
+// configEntries returns the dicts of the module's CONFIGS list.
+func (ev *evaluator) configEntries() []*DictV {
+	var cfgs []*DictV
+	for _, e := range seqElts(ev.modScope.vars["CONFIGS"]) {
+		if d, ok := e.(*DictV); ok {
+			cfgs = append(cfgs, d)
+		}
+	}
+	return cfgs
+}
+
 // driveConfigs calls get_kernel(**cfg) for each entry of the module's
 // CONFIGS list (the TIRx-kernels module protocol).
 func (ev *evaluator) driveConfigs() {
@@ -289,12 +315,7 @@ func (ev *evaluator) driveConfigs() {
 	if !ok {
 		return
 	}
-	var cfgs []*DictV
-	for _, e := range seqElts(cv) {
-		if d, ok := e.(*DictV); ok {
-			cfgs = append(cfgs, d)
-		}
-	}
+	cfgs := ev.configEntries()
 	if len(cfgs) == 0 {
 		return
 	}
@@ -302,6 +323,11 @@ func (ev *evaluator) driveConfigs() {
 	if len(cfgs) > ev.opts.MaxCases {
 		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
 	}
+	// The runner passes an entry without its "label" (runner.py's
+	// `{k: v for k, v in config.items() if k != "label"}`); a get_kernel
+	// that names label, or takes **kwargs, is given it as the protocol
+	// text says.
+	keepLabel := gk.Params != nil && (gk.Params.Kwarg != nil || paramNames(gk.Params, false)["label"])
 	var groups [][]diag.Diagnostic
 	var labels []string
 	for _, i := range idx {
@@ -316,12 +342,15 @@ func (ev *evaluator) driveConfigs() {
 			if !ok {
 				continue
 			}
-			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
 			if s.V == "label" {
 				if l, ok := d.Vals[j].(*StrV); ok {
 					id = l.V
 				}
+				if !keepLabel {
+					continue
+				}
 			}
+			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
 		}
 		if id == "" {
 			id = "CONFIGS[" + strconv.Itoa(i) + "]"
