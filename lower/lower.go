@@ -202,8 +202,16 @@ func Analyze(f *source.File, opts Options) *Result {
 	}
 	numberCases(res.Kernels)
 	if len(foreign) > 0 {
-		// Program.Partial[i] is the evaluated kernel of Result.Partial[i]
-		// (the session relies on it): the foreign kernels come first.
+		// Result.Kernels stays aligned with Program.Kernels and
+		// Result.Partial with Program.Partial (the session relies on
+		// both): the foreign kernels move to the front of Partial.
+		kept := prog.Kernels[:0:0]
+		for i, k := range prog.Kernels {
+			if outs[i].Foreign == "" {
+				kept = append(kept, k)
+			}
+		}
+		prog.Kernels = kept
 		prog.Partial = append(foreign, prog.Partial...)
 	}
 	for _, k := range prog.Partial[len(foreign):] {

@@ -81,6 +81,68 @@ if __name__ == "__main__":
 // top-level @T.jit bound by two directive lines (which sit at the end of
 // the kernel segment above it), a @T.jit never specialized and a factory
 // nobody calls (partial), and a parametrize grid of four cases.
+// familiesCorpus mixes the op families beyond copy (an mma gemm, a warp
+// sum), a Trainium kernel (a foreign record among the partial ones) and a
+// kernel that needs a binding (a partial record after it).
+const familiesCorpus = `# Session corpus with families and foreign kernels.
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import F, P, S, TileLayout, laneid
+
+A_FRAG = TileLayout(S[(2, 8, 2, 4, 2):(2, 4 @ laneid, 4, 1 @ laneid, 1)])
+B_FRAG = TileLayout(S[(2, 4, 2, 8):(2, 1 @ laneid, 1, 4 @ laneid)])
+D_FRAG = TileLayout(S[(2, 8, 4, 2):(2, 4 @ laneid, 1 @ laneid, 1)])
+
+
+@T.prim_func
+def trn_copy(A_ptr: T.handle) -> None:
+    A = T.match_buffer(A_ptr, (128, 512), "float32")
+    T.device_entry()
+    A_sbuf = T.alloc_buffer((128, 512), "float32", scope="trn.sbuf", layout=TileLayout(S[(128, 512) : (1 @ P, 1 @ F)]))
+    Tx.copy(A_sbuf, A)
+
+
+@T.prim_func
+def mma(D_ptr: T.handle):
+    D_g = T.match_buffer(D_ptr, (16, 8), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([1])
+    lane = T.lane_id([32])
+    A = T.alloc_buffer((16, 16), "float16", scope="local", layout=A_FRAG)
+    B = T.alloc_buffer((16, 8), "float16", scope="local", layout=B_FRAG)
+    D = T.alloc_buffer((16, 8), "float32", scope="local", layout=D_FRAG)
+    Tx.warp.gemm(D, A, B, D)
+
+
+def tiles(M):
+    @T.prim_func
+    def tile_copy(A_ptr: T.handle):
+        A = T.match_buffer(A_ptr, (M, 32), "float32")
+        T.device_entry()
+        T.cta_id([1])
+        T.thread_id([32])
+        A_s = T.alloc_buffer((M, 32), "float32", scope="shared", layout=TileLayout(S[M, 32]))
+        Tx.warp.copy(A_s[:, :], A[:, :])
+    return tile_copy
+
+
+@T.prim_func
+def rows(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 8), "float32")
+    B = T.match_buffer(B_ptr, (32, 1), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 8), "float32", scope="shared", layout=TileLayout(S[32, 8]))
+    B_s = T.alloc_buffer((32, 1), "float32", scope="shared", layout=TileLayout(S[32, 1]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+    T.cuda.warp_sync()
+    Tx.warp.sum(B_s[:, :], A_s[:, :], axes=1)
+    T.cuda.warp_sync()
+    Tx.warp.copy(B[:, :], B_s[:, :])
+`
+
 const casesCorpus = `# Session corpus with cases.
 import pytest
 from tvm.script import tirx as T
@@ -204,6 +266,7 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 	}{
 		{"corpus", sessionCorpus, 400, 0.125},
 		{"cases", casesCorpus, 500, 0.1},
+		{"families", familiesCorpus, 300, 0.1},
 		{"big", string(bigFile(t, 400)), 250, 0.33},
 	} {
 		t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {
