@@ -86,11 +86,15 @@ func (ev *evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 }
 
 // drive runs the binding sources that call into the file after the module
-// body: test functions (one call per parametrize case), main blocks, and
-// the CONFIGS list.
+// body: test functions (one call per parametrize case), entry points, main
+// blocks, and the CONFIGS list. Each source is a job of one or more cases;
+// the first case of every job runs before the other cases of any, so a
+// file whose large grids use up the cases' budget still has every test
+// analysed once.
 func (ev *evaluator) drive(f *syntax.File) {
 	var factories map[string]bool
 	factoriesDone := false
+	var jobs []*driveJob
 	for _, st := range f.Body {
 		switch s := st.(type) {
 		case *syntax.FunctionDef:
@@ -100,27 +104,73 @@ func (ev *evaluator) drive(f *syntax.File) {
 			}
 			axes := ev.grids[s]
 			if len(axes) > 0 || strings.HasPrefix(s.Name.Id, "test") {
-				ev.driveTest(fn, axes)
+				if j := ev.testJob(fn, axes); j != nil {
+					jobs = append(jobs, j)
+				}
 				continue
 			}
 			// An entry point (no required parameter) that names a factory
 			// or a @T.jit kernel: its calls of them are a binding source.
-			if ev.entered[s] || requiredParams(s.Params) > 0 || ev.hasKernel[s] || ev.isConfigsRoot(fn) {
+			if requiredParams(s.Params) > 0 || ev.hasKernel[s] || ev.isConfigsRoot(fn) {
 				continue
 			}
 			if !factoriesDone {
 				factories, factoriesDone = ev.factoryNames(), true
 			}
-			if len(factories) > 0 && namesAny(s.Body, factories) && !ev.overBudget(s.Name.Loc) {
-				ev.prog.Diags = append(ev.prog.Diags, ev.runCase(fn, nil, nil, "call", "")...)
+			if len(factories) == 0 || !namesAny(s.Body, factories) {
+				continue
 			}
+			jobs = append(jobs, &driveJob{n: 1, at: s.Name.Loc, run: func(int) ([]diag.Diagnostic, string) {
+				if ev.entered[s] {
+					return nil, "" // a source before it called it
+				}
+				return ev.runCase(fn, nil, nil, "call", ""), ""
+			}})
 		case *syntax.If:
 			if isMainGuard(s.Test) {
-				ev.driveMain(s)
+				jobs = append(jobs, &driveJob{n: 1, at: s.Loc, run: func(int) ([]diag.Diagnostic, string) {
+					return ev.driveMain(s), ""
+				}})
 			}
 		}
 	}
-	ev.driveConfigs()
+	if j := ev.configsJob(); j != nil {
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs {
+		j.step(ev, 0)
+	}
+	for _, j := range jobs {
+		for i := 1; i < j.n; i++ {
+			if !j.step(ev, i) {
+				break
+			}
+		}
+	}
+	for _, j := range jobs {
+		ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(j.groups, j.labels)...)
+	}
+}
+
+// driveJob is one binding source of drive: n cases, run(i) evaluates the
+// ith and returns the diagnostics reported outside kernels and its label.
+type driveJob struct {
+	n      int
+	at     source.Span // where a budget note goes
+	run    func(i int) ([]diag.Diagnostic, string)
+	groups [][]diag.Diagnostic
+	labels []string
+}
+
+// step runs case i unless the file's case budget is used up (false then).
+func (j *driveJob) step(ev *evaluator, i int) bool {
+	if i >= j.n || ev.overBudget(j.at) {
+		return false
+	}
+	d, label := j.run(i)
+	j.groups = append(j.groups, d)
+	j.labels = append(j.labels, label)
+	return true
 }
 
 // factoryNames returns the module-level names bound to functions that
@@ -188,9 +238,10 @@ func (ev *evaluator) overBudget(span source.Span) bool {
 	return true
 }
 
-// driveTest calls a test function once per case of its parametrize grid
-// (once when it has none), times its directive lines.
-func (ev *evaluator) driveTest(fn *FuncV, axes []*ParametrizeV) {
+// testJob calls a test function once per case of its parametrize grid
+// (once when it has none), times its directive lines; nil when the grid
+// is empty.
+func (ev *evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 	source := "test"
 	var cases []gridCase
 	if len(axes) > 0 {
@@ -198,7 +249,7 @@ func (ev *evaluator) driveTest(fn *FuncV, axes []*ParametrizeV) {
 		var total int
 		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.opts.MaxCases) })
 		if total == 0 {
-			return
+			return nil
 		}
 		if total > ev.opts.MaxCases {
 			ev.report(diag.Infof(axes[0].span, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
@@ -210,21 +261,22 @@ func (ev *evaluator) driveTest(fn *FuncV, axes []*ParametrizeV) {
 	if len(lines) == 0 {
 		lines = [][]Binding{nil}
 	}
-	var groups [][]diag.Diagnostic
-	var labels []string
-	n := 0
+	type one struct {
+		gc    gridCase
+		extra []Binding
+	}
+	var all []one
 	for _, gc := range cases {
 		for _, extra := range lines {
-			if n >= ev.opts.MaxCases || ev.overBudget(fn.Def.Name.Loc) {
-				break
+			if len(all) < ev.opts.MaxCases {
+				all = append(all, one{gc, extra})
 			}
-			n++
-			d := ev.runCase(fn, gc.kwargs, extra, source, gc.id)
-			groups = append(groups, d)
-			labels = append(labels, caseLabel(gc.id, gc.kwargs))
 		}
 	}
-	ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
+	return &driveJob{n: len(all), at: fn.Def.Name.Loc, run: func(i int) ([]diag.Diagnostic, string) {
+		c := all[i]
+		return ev.runCase(fn, c.gc.kwargs, c.extra, source, c.gc.id), caseLabel(c.gc.id, c.gc.kwargs)
+	}}
 }
 
 // runCase calls fn as a binding-source root: given values first, then
@@ -263,11 +315,9 @@ func isMainGuard(e syntax.Expr) bool {
 	return ok && ok2 && n.Id == "__name__" && s.Kind == syntax.String && s.Str == "__main__"
 }
 
-// driveMain runs the body of a module-level `if __name__ == "__main__":`.
-func (ev *evaluator) driveMain(s *syntax.If) {
-	if ev.overBudget(s.Loc) {
-		return
-	}
+// driveMain runs the body of a module-level `if __name__ == "__main__":`
+// and returns the diagnostics reported outside kernels.
+func (ev *evaluator) driveMain(s *syntax.If) []diag.Diagnostic {
 	savedSrc, savedID := ev.caseSource, ev.caseID
 	ev.caseSource, ev.caseID = "main", ""
 	var sink []diag.Diagnostic
@@ -280,7 +330,7 @@ func (ev *evaluator) driveMain(s *syntax.If) {
 		ev.execBlock(&frame{env: newScope(ev.modScope)}, s.Body)
 	})
 	ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
-	ev.prog.Diags = append(ev.prog.Diags, sink...)
+	return sink
 }
 
 // isConfigsRoot reports whether fn is the get_kernel that driveConfigs
@@ -304,20 +354,20 @@ func (ev *evaluator) configEntries() []*DictV {
 	return cfgs
 }
 
-// driveConfigs calls get_kernel(**cfg) for each entry of the module's
-// CONFIGS list (the TIRx-kernels module protocol).
-func (ev *evaluator) driveConfigs() {
+// configsJob calls get_kernel(**cfg) for each entry of the module's
+// CONFIGS list (the TIRx-kernels module protocol); nil without one.
+func (ev *evaluator) configsJob() *driveJob {
 	cv, ok := ev.modScope.vars["CONFIGS"]
 	if !ok {
-		return
+		return nil
 	}
 	gk, ok := ev.modScope.vars["get_kernel"].(*FuncV)
-	if !ok {
-		return
+	if !ok || gk.Def == nil {
+		return nil
 	}
 	cfgs := ev.configEntries()
 	if len(cfgs) == 0 {
-		return
+		return nil
 	}
 	idx := spread(len(cfgs), ev.opts.MaxCases)
 	if len(cfgs) > ev.opts.MaxCases {
@@ -328,12 +378,8 @@ func (ev *evaluator) driveConfigs() {
 	// that names label, or takes **kwargs, is given it as the protocol
 	// text says.
 	keepLabel := gk.Params != nil && (gk.Params.Kwarg != nil || paramNames(gk.Params, false)["label"])
-	var groups [][]diag.Diagnostic
-	var labels []string
-	for _, i := range idx {
-		if ev.overBudget(gk.Def.Name.Loc) {
-			break
-		}
+	return &driveJob{n: len(idx), at: gk.Def.Name.Loc, run: func(n int) ([]diag.Diagnostic, string) {
+		i := idx[n]
 		d := cfgs[i]
 		c := &call{span: gk.Def.Name.Loc, fnSpan: gk.Def.Name.Loc}
 		id := ""
@@ -365,10 +411,8 @@ func (ev *evaluator) driveConfigs() {
 			ev.callFunc(gk, c)
 		})
 		ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
-		groups = append(groups, sink)
-		labels = append(labels, id)
-	}
-	ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
+		return sink, id
+	}}
 }
 
 // runFactories calls every function that contains kernels but was not
