@@ -29,6 +29,11 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *OpaqueV:
 		return ev.resolvePath(o.Path+"."+name, span)
 	case *ModuleV:
+		if o.Path == tPath {
+			if x, ok := ev.oldDialectAttr(name, span); ok {
+				return x
+			}
+		}
 		if o.attr != nil {
 			if x, ok := o.attr(ev, name, span); ok {
 				return x
@@ -164,6 +169,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.jitAttr(o, name, span)
 	case *BarrierV:
 		v = ev.barrierAttr(o, name, span)
+	case *ClassV, *InstanceV, *descV:
+		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:
 		v = &OpaqueV{base{span}, o.Name + "." + name}
 	}

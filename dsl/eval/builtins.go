@@ -750,6 +750,15 @@ func biIsinstance(ev *evaluator, c *call) Value {
 		types = tv.Elts
 	}
 	for _, ty := range types {
+		if cls, ok := ty.(*ClassV); ok { // class.go
+			if inst, ok := v.(*InstanceV); ok && inst.Class.isSubclassOf(cls) {
+				return &BoolV{base{c.span}, true}
+			}
+			if e, ok := v.(*EnumV); ok && e.Type == cls.Name {
+				return &BoolV{base{c.span}, true}
+			}
+			continue
+		}
 		b, ok := ty.(*BuiltinV)
 		if !ok {
 			return &OpaqueV{base{c.span}, "isinstance(...)"}

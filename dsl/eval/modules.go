@@ -36,10 +36,12 @@ func canonicalModule(path string) string {
 		return layoutPath
 	case "tvm.tirx.op_schedule.cuda.common":
 		return tmaPath
-	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark":
+	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
 	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
 		return pipelinePath
+	case "os": // bind_environ.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -95,6 +97,12 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
 	case "pytest.mark":
 		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
+	case "os": // bind_environ.go
+		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
+	case "dataclasses": // lib_dataclasses.go
+		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
+	case "enum": // class.go
+		return &ModuleV{base: base{span}, Path: "enum", Name: "enum", attr: enumAttr}
 	}
 	return nil
 }

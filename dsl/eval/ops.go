@@ -865,6 +865,12 @@ func samePtr(x, y Value) bool {
 	case *AxisV:
 		b, ok := y.(*AxisV)
 		return ok && a.A == b.A
+	case *InstanceV:
+		b, ok := y.(*InstanceV)
+		return ok && a == b
+	case *ClassV:
+		b, ok := y.(*ClassV)
+		return ok && a == b
 	}
 	return false
 }
@@ -940,6 +946,8 @@ func pyEq(x, y Value, n *int) bool {
 	case *EnumV:
 		b, ok := y.(*EnumV)
 		return ok && a.Type == b.Type && a.Name == b.Name
+	case *InstanceV:
+		return instanceEq(a, y, n) // class.go
 	case *RangeV:
 		b, ok := y.(*RangeV)
 		return ok && *a == *b

@@ -60,10 +60,7 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	case *syntax.FunctionDef:
 		ev.execFunctionDef(fr, s)
 	case *syntax.ClassDef:
-		for _, d := range s.Decorators {
-			ev.expr(fr, d)
-		}
-		fr.env.set(s.Name.Id, &OpaqueV{base{s.Name.Loc}, "class " + s.Name.Id})
+		ev.execClassDef(fr, s) // class.go
 	case *syntax.Return:
 		if s.Value != nil {
 			fr.ret = ev.expr(fr, s.Value)
@@ -82,11 +79,18 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	case *syntax.While:
 		return ev.execWhile(fr, s)
 	case *syntax.With:
+		var oldScopes []*oldScopeV // the older dialect's scope blocks (dialect_old.go)
 		for _, it := range s.Items {
 			v := ev.expr(fr, it.Context)
+			if sc, ok := v.(*oldScopeV); ok {
+				oldScopes = append(oldScopes, sc)
+			}
 			if it.Vars != nil {
 				ev.assign(fr, it.Vars, &OpaqueV{base{it.Context.Span()}, "with " + Repr(v)}, it.Context.Span(), false)
 			}
+		}
+		if len(oldScopes) > 0 {
+			return ev.execOldScope(fr, oldScopes, s.Body, s.Loc)
 		}
 		return ev.execBlock(fr, s.Body)
 	case *syntax.Try:
@@ -236,7 +240,8 @@ func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 		idx, isTuple := ev.indexValues(fr, t.Index)
 		ev.setItem(fr, obj, idx, isTuple, v, vspan, t)
 	case *syntax.Attribute:
-		ev.expr(fr, t.X) // attribute stores on opaque objects are ignored
+		// stores on user objects are modelled (class.go); on others, ignored
+		ev.setAttr(ev.expr(fr, t.X), t.Attr.Id, v, t.Loc)
 	case *syntax.Starred:
 		ev.errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
 	case *syntax.BadExpr:
@@ -407,8 +412,13 @@ func (ev *evaluator) execAugAssign(fr *frame, s *syntax.AugAssign) {
 		nv := ev.binop(s.Op, old, rhs, s.Loc, true)
 		ev.setItem(fr, obj, idx, isTuple, nv, s.Loc, t)
 	case *syntax.Attribute:
-		ev.expr(fr, t.X)
-		ev.expr(fr, s.Value)
+		obj := ev.expr(fr, t.X)
+		rhs := ev.expr(fr, s.Value)
+		switch obj.(type) {
+		case *InstanceV, *ClassV:
+			old := ev.getAttr(obj, t.Attr.Id, t.Attr.Loc, t.Loc)
+			ev.setAttr(obj, t.Attr.Id, ev.binop(s.Op, old, rhs, s.Loc, true), t.Loc)
+		}
 	default:
 		ev.errorf(s.Target.Span(), CodeType, "illegal expression for augmented assignment")
 	}

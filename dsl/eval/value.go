@@ -601,6 +601,8 @@ func writeRepr(b *reprBuilder, v Value, depth int) {
 		b.WriteString(v.What + "(...)")
 	case *AnnotV:
 		b.WriteString(v.DT.String() + "[...]")
+	case *ClassV, *InstanceV, *descV:
+		writeClassRepr(b, v, depth) // class.go
 	default:
 		fmt.Fprintf(b, "%T", v)
 	}
@@ -746,6 +748,10 @@ func hashKeyN(v Value, limit, depth int) (string, keyStatus) {
 		return fmt.Sprintf("b%p", v.B), keyOK
 	case *FuncV:
 		return fmt.Sprintf("F%p", v), keyOK
+	case *ClassV:
+		return fmt.Sprintf("C%p", v), keyOK
+	case *InstanceV:
+		return instanceKey(v, limit, depth) // class.go
 	case *BuiltinV:
 		return "B" + v.Name, keyOK
 	case *TxOpV:
