@@ -146,11 +146,15 @@ func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 		}
 		if sid, ok := s.(*ir.ScopeID); ok {
 			if b, ok := kindBinding[sid.Kind]; ok {
+				if sid.Dynamic != nil {
+					defs = append(defs, symbolicDef(b, sid.Dynamic, sid.Span))
+					return
+				}
 				var ext []int64
 				if sid.Extents != nil {
 					ext = append([]int64{}, sid.Extents...)
 				}
-				defs = append(defs, scopeDef{b: b, extents: ext, span: sid.Span})
+				defs = append(defs, scopeDef{b: b, extents: ext, span: sid.Span, unres: sid.Unresolved})
 			}
 		}
 	})
@@ -261,6 +265,9 @@ func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
 			l.laneVars = append(l.laneVars, s.Vars[0])
 		}
 	case *ir.TileCall:
+		if l.li.unknown {
+			return s, false // the launch is not known (buildLaunch says why)
+		}
 		return l.dispatch(s, a), true
 	case *ir.Block:
 		if nb, ok := l.block(s, a); ok {

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -94,6 +95,15 @@ type scopeDef struct {
 	derived bool
 	ext     int64
 	span    source.Span
+	// sym is set on a definition whose fused extent is a runtime value
+	// (T.cta_id([n]), or derived from one): the expression's text. TVM
+	// keeps such extents as PrimExprs; fused() is 0 then, and extents (of
+	// a declared one) hold 0 at each runtime dimension.
+	sym string
+	// unres marks a declaration whose extents the evaluator could not
+	// compute (ir.ScopeID.Unresolved): deferred here, and the reason a
+	// launch it would pin down is unknown to tilels, not missing.
+	unres bool
 }
 
 func derivedDef(b binding, ext int64, span source.Span) scopeDef {
@@ -101,6 +111,35 @@ func derivedDef(b binding, ext int64, span source.Span) scopeDef {
 }
 
 func (d scopeDef) known() bool { return d.extents != nil || d.derived }
+
+// text is the fused extent as the messages print it.
+func (d scopeDef) text() string {
+	if d.sym != "" {
+		return d.sym
+	}
+	return strconv.FormatInt(d.fused(), 10)
+}
+
+// symbolicDef is the definition of a declaration with runtime extents:
+// per dimension the constant, or 0 where it is a runtime value.
+func symbolicDef(b binding, dyn []ir.Expr, span source.Span) scopeDef {
+	exts := make([]int64, len(dyn))
+	text := ""
+	for i, e := range dyn {
+		t := ExprText(e)
+		if c, ok := e.(*ir.IntImm); ok {
+			exts[i], t = c.Value, strconv.FormatInt(c.Value, 10)
+		}
+		if i > 0 {
+			text += " * "
+		}
+		text += t
+	}
+	if len(dyn) > 1 {
+		text = "(" + text + ")"
+	}
+	return scopeDef{b: b, extents: exts, sym: text, span: span}
+}
 
 func (d scopeDef) fused() int64 {
 	if d.derived {
@@ -157,15 +196,18 @@ func verifyScopes(defs []scopeDef) (*scopeSet, *scopeError) {
 		switch {
 		case !ex.known() && d.known():
 			up := derivedDef(ex.b, d.fused(), ex.span)
+			up.sym = d.sym
 			set.defs[d.b] = up
 			queue = append(queue, up)
-		case ex.known() && d.known() && ex.fused() != d.fused() && errOut == nil:
+		case ex.known() && d.known() && ex.text() != d.text() && errOut == nil:
+			// TVM: CanProveEqual; tilels compares runtime extents by
+			// their text.
 			span := d.span
 			if !span.IsValid() {
 				span = ex.span
 			}
-			errOut = &scopeError{span, fmt.Sprintf("Inconsistent extents for scope binding %d (%s): %d vs %d",
-				int(d.b), d.b, ex.fused(), d.fused())}
+			errOut = &scopeError{span, fmt.Sprintf("Inconsistent extents for scope binding %d (%s): %s vs %s",
+				int(d.b), d.b, ex.text(), d.text())}
 		}
 	}
 	for _, d := range defs {
@@ -197,7 +239,32 @@ func verifyScopes(defs []scopeDef) (*scopeSet, *scopeError) {
 			}
 		}
 	}
+	if errOut == nil {
+		errOut = strictDeferred(defs, set)
+	}
 	return set, errOut
+}
+
+// strictDeferred is Verify's strict mode (the dispatch pass verifies
+// strictly): a deferred declaration the closure did not pin down is an
+// error. Not when a declaration's extents were unresolved: the values
+// tilels lacks may well pin it down (the launch says what stays unknown).
+func strictDeferred(defs []scopeDef, set *scopeSet) *scopeError {
+	for _, d := range defs {
+		if d.unres {
+			return nil
+		}
+	}
+	for _, d := range defs {
+		if d.known() {
+			continue
+		}
+		if r, ok := set.get(d.b); !ok || !r.known() {
+			return &scopeError{d.span, fmt.Sprintf("cannot infer extent of deferred ScopeIdDef for binding %d (%s); "+
+				"declare it explicitly or add sibling ScopeIdDefs that pin it down via Compose/Compliment closure", int(d.b), d.b)}
+		}
+	}
+	return nil
 }
 
 func compose(l, r scopeDef) (scopeDef, bool) {
@@ -209,16 +276,31 @@ func compose(l, r scopeDef) (scopeDef, bool) {
 	if !ok {
 		return scopeDef{}, false
 	}
+	if l.sym != "" || r.sym != "" {
+		d := derivedDef(b, 0, source.NoSpan)
+		d.sym = l.text() + " * " + r.text()
+		return d, true
+	}
 	return derivedDef(b, l.fused()*r.fused(), source.NoSpan), true
 }
 
 func compliment(l, r scopeDef) (scopeDef, bool, *scopeError) {
 	re := r.fused()
-	if re == 0 {
+	if re == 0 && r.sym == "" {
 		return scopeDef{}, false, nil
 	}
 	lp, rp := bindingParts[l.b], bindingParts[r.b]
 	try := func(b binding) (scopeDef, bool, *scopeError) {
+		if l.sym != "" || r.sym != "" {
+			// TVM cannot prove a runtime extent indivisible: the
+			// quotient stays symbolic (n // n is 1).
+			if l.text() == r.text() {
+				return derivedDef(b, 1, source.NoSpan), true, nil
+			}
+			d := derivedDef(b, 0, source.NoSpan)
+			d.sym = l.text() + " // " + r.text()
+			return d, true, nil
+		}
 		le := l.fused()
 		if le%re == 0 {
 			return derivedDef(b, le/re, source.NoSpan), true, nil
@@ -251,6 +333,10 @@ type launchInfo struct {
 	// clusterAxes is non-empty when a cluster of size ≠ 1 is declared.
 	clusterAxes []axisExtent
 	ctaAxes     []axisExtent
+	// unknown is set when the thread extent is not known because a
+	// scope id's extents were unresolved (ir.ScopeID.Unresolved): the
+	// pass then decides no tile call.
+	unknown bool
 }
 
 // buildLaunch is ExtractKernelLaunchParams. It appends launch diagnostics.
@@ -270,10 +356,14 @@ func buildLaunch(set *scopeSet, fnSpan source.Span, diags *[]diag.Diagnostic) la
 		}
 		for i, e := range exts {
 			li.tags[prefix+string(rune('x'+i))] = true
-			dst[i] = e
+			dst[i] = e // 0: a runtime extent
 			if axes != nil {
 				*axes = append(*axes, axisExtent{axisNames[i], e})
 			}
+		}
+		if axes != nil && d.sym != "" {
+			// PushKernelEntryCtx: runtime CTA extents give no axes.
+			*axes = nil
 		}
 	}
 	if cc, ok := set.get(bClusterCta); !ok || !cc.known() || cc.fused() == 1 {
@@ -284,8 +374,33 @@ func buildLaunch(set *scopeSet, fnSpan source.Span, diags *[]diag.Diagnostic) la
 	}
 	add(bCtaThread, "threadIdx.", &li.launch.Block, nil, [3]string{})
 	if set.n > 0 && !li.tags["threadIdx.x"] {
+		if d, ok := set.firstUnresolved(); ok {
+			// Not the program's fault: tilels lacks a value.
+			li.unknown = true
+			dg := diag.Infof(fnSpan, "dispatch/launch",
+				"not modelled: the launch configuration: the extents of a scope id (%s) could not be evaluated, "+
+					"so the thread extent is not known and this kernel's tile calls are not dispatched", d.b)
+			dg.Related = []diag.Related{{Span: d.span, Message: "extents not evaluated"}}
+			*diags = append(*diags, dg)
+			return li
+		}
 		*diags = append(*diags, diag.Errorf(fnSpan, "dispatch/launch",
 			"kernel has no thread launch parameters. At minimum, declare cta->thread extent (e.g., Tx.thread_id([128]))"))
 	}
 	return li
+}
+
+// firstUnresolved returns the first declaration, in binding order, whose
+// extents were unresolved and that the closure did not pin down.
+func (s *scopeSet) firstUnresolved() (scopeDef, bool) {
+	for b := range numBindings {
+		// Only ids below the CTA can pin a thread extent down.
+		if p := bindingParts[b][0]; p == "kernel" || p == "cluster" {
+			continue
+		}
+		if s.has[b] && s.defs[b].unres && !s.defs[b].known() {
+			return s.defs[b], true
+		}
+	}
+	return scopeDef{}, false
 }

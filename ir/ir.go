@@ -350,6 +350,14 @@ type ScopeID struct {
 	Vars    []*Var
 	Extents []int64
 	Span    source.Span
+	// Dynamic holds the extents when they are runtime values (a kernel
+	// parameter: T.cta_id([n])); Extents is nil then. TVM keeps them as
+	// symbolic launch extents.
+	Dynamic []Expr
+	// Unresolved is set when the evaluator could not compute the extents
+	// (a value tilels does not model; it reported why at the extents):
+	// Extents and Dynamic are nil, and the kernel's launch may be unknown.
+	Unresolved bool
 }
 
 // Arg is a tile-call argument: a *Region, a *Tuple or any scalar Expr.

@@ -362,6 +362,12 @@ func (p *printer) stmt(s ir.Stmt) {
 				es[i] = strconv.FormatInt(e, 10)
 			}
 			ext = "[" + strings.Join(es, ", ") + "]"
+		} else if s.Dynamic != nil {
+			es := make([]string, len(s.Dynamic))
+			for i, e := range s.Dynamic {
+				es[i] = p.expr(e)
+			}
+			ext = "[" + strings.Join(es, ", ") + "]"
 		}
 		call := fmt.Sprintf("T.%s(%s)", s.Kind, ext)
 		if len(vs) == 0 {

@@ -376,6 +376,14 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 			ext := "deferred"
 			if x.Extents != nil {
 				ext = shapeList(x.Extents)
+			} else if x.Dynamic != nil {
+				es := make([]string, len(x.Dynamic))
+				for i, e := range x.Dynamic {
+					es[i] = p.expr(e)
+				}
+				ext = "[" + strings.Join(es, ", ") + "]"
+			} else if x.Unresolved {
+				ext = "unresolved"
 			}
 			fmt.Fprintf(b, "%s%s = %s %s\n", ind, strings.Join(names, ", "), x.Kind, ext)
 		case *ir.Alloc:

@@ -695,41 +695,37 @@ func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 		return poison(c.span)
 	}
 	var extents []int64
+	var dynamic []ir.Expr // runtime extents (scopeid_dynamic.go)
+	unresolved := false
 	n := 1
 	if ext := c.arg(0, "extents"); ext != nil {
 		if _, none := ext.(*NoneV); !none {
-			if elts := seqElts(ext); isSeq(ext) && firstErr(elts...) == nil {
-				dynamic := false
-				for _, e := range elts {
-					if x, ok := e.(*ExprV); ok {
-						if _, isConst := toInt(x); !isConst {
-							dynamic = true
-						}
-					}
-				}
-				if dynamic {
-					// Extents over runtime values (a kernel parameter):
-					// declared as deferred, with one var per dimension.
-					ev.warnf(c.argSpan(0, "extents"), CodeUnresolved, "%s extents %s are dynamic; tilels treats them as deferred", fname, clip(ev.text(c.argSpan(0, "extents")), 40))
-					n = len(elts)
-					ext = &NoneV{base{c.span}}
-				}
+			if d, ok := ev.dynamicExtents(ext); ok {
+				dynamic, n = d, len(d)
+				ext = &NoneV{base{c.span}}
 			}
 		}
 		if _, none := ext.(*NoneV); !none {
 			es, ok := ev.intsArg(ext, c.argSpan(0, "extents"), fname+" extents")
 			if !ok {
-				return poison(c.span)
-			}
-			if len(es) == 0 || len(es) > 3 {
-				return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s takes 1 to 3 extents, got %d", fname, len(es))
-			}
-			for _, e := range es {
-				if e <= 0 {
-					return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s extent must be positive, got %d", fname, e)
+				// A value tilels does not model (reported): the ids
+				// still exist, their extents are unknown (the dispatch
+				// pass says what that leaves undecided).
+				k, unres := unresolvedExtents(ext)
+				if !unres {
+					return poison(c.span)
 				}
+				unresolved, n = true, k
+			} else if len(es) == 0 || len(es) > 3 {
+				return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s takes 1 to 3 extents, got %d", fname, len(es))
+			} else {
+				for _, e := range es {
+					if e <= 0 {
+						return ev.errorf(c.argSpan(0, "extents"), CodeType, "%s extent must be positive, got %d", fname, e)
+					}
+				}
+				extents, n = es, len(es)
 			}
-			extents, n = es, len(es)
 		}
 	}
 	names, spans := ev.hintNames(c)
@@ -746,7 +742,7 @@ func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 		}
 		vars[i] = &ir.Var{Name: name, Type: ir.Int32, Span: sp}
 	}
-	ev.emitStmt(&ir.ScopeID{Kind: kind, Vars: vars, Extents: extents, Span: c.span})
+	ev.emitStmt(&ir.ScopeID{Kind: kind, Vars: vars, Extents: extents, Span: c.span, Dynamic: dynamic, Unresolved: unresolved})
 	if n == 1 {
 		return &ExprV{base: base{c.span}, E: vars[0], fresh: true}
 	}
