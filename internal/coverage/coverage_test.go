@@ -645,7 +645,7 @@ func category(file string, s Site) string {
 		return "needs a parameter binding (unresolved: needs ...)"
 	case strings.Contains(why, "stopped after"):
 		return "evaluation budget: the file's bound cases stopped early"
-	case strings.Contains(why, "dynamic"):
+	case strings.Contains(why, "dynamic") || strings.Contains(why, "layout stride must be an integer"):
 		return "dynamic shapes, strides or launch extents"
 	case strings.Contains(why, "dispatch/launch"):
 		return "kernel without thread launch parameters (dispatch/launch)"
@@ -664,6 +664,12 @@ func category(file string, s Site) string {
 		return "evaluator: a list-valued option tilels cannot represent (gather4=, src_selector=)"
 	case strings.Contains(why, "not defined"):
 		return "name not defined (doc fragment)"
+	case strings.Contains(why, "eval/type") || strings.Contains(why, "eval/dtype"):
+		return "evaluator: tilels' model of a library call rejects its arguments (eval/type)"
+	case strings.Contains(why, "eval/out-of-bounds"):
+		return "evaluator: a region out of bounds of its buffer (eval/out-of-bounds)"
+	case strings.HasPrefix(why, "no record reaches it (dead branch"):
+		return "no record reaches it (a branch no case takes)"
 	}
 	return "other"
 }
