@@ -28,7 +28,9 @@ import (
 
 // Options configure an analysis.
 type Options struct {
-	// Arch is the CUDA target architecture ("sm_90a" when empty).
+	// Arch is the CUDA target architecture. Empty means automatic, per
+	// kernel (AutoArch): sm_100a for a kernel that uses Blackwell-only
+	// features (tensor memory, gemm_async, tcgen05 intrinsics), else sm_90a.
 	Arch string
 	// MaxCases caps the bound cases analysed per kernel def, parametrize
 	// grid and CONFIGS list (eval.DefaultMaxCases, 64, when 0).
@@ -88,15 +90,89 @@ type Kernel struct {
 	Foreign string
 	// Diags holds the diagnostics whose span lies inside the kernel.
 	Diags []diag.Diagnostic
+	// Arch is the CUDA arch the kernel was analysed for (Options.Arch, or
+	// AutoArch when that is empty).
+	Arch string
 }
 
-// Target returns the dispatch target for o.
+// Target returns the dispatch target for o: its Arch, or sm_90a when
+// automatic (KernelTarget chooses per kernel then).
 func (o Options) Target() dispatch.Target {
 	arch := o.Arch
 	if arch == "" {
 		arch = "sm_90a"
 	}
 	return dispatch.Target{Kind: "cuda", Arch: arch}
+}
+
+// KernelTarget is the dispatch target of one kernel: o's Arch when set,
+// else AutoArch(fn).
+func (o Options) KernelTarget(fn *ir.Func) dispatch.Target {
+	if o.Arch != "" {
+		return dispatch.Target{Kind: "cuda", Arch: o.Arch}
+	}
+	return dispatch.Target{Kind: "cuda", Arch: AutoArch(fn)}
+}
+
+// AutoArch is the arch a kernel is analysed for when the user sets none:
+// sm_100a when it uses what only Blackwell has (a tensor-memory buffer, a
+// gemm_async call, a tcgen05 intrinsic), else sm_90a (H100/H200). The
+// dispatcher, like TVM's, picks variants without regard to the arch, so a
+// Blackwell kernel analysed as sm_90a would report every tcgen05 lowering
+// as above the target.
+func AutoArch(fn *ir.Func) string {
+	if fn == nil {
+		return "sm_90a"
+	}
+	blackwell := false
+	check := func(b *ir.Buffer) {
+		if b != nil && b.Scope == "tmem" {
+			blackwell = true
+		}
+	}
+	for _, p := range fn.Params {
+		check(p.Buf)
+	}
+	for _, blk := range []*ir.Block{fn.Host, fn.Body} {
+		if blk == nil {
+			continue
+		}
+		ir.WalkStmts(blk, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Alloc:
+				check(s.Buf)
+			case *ir.Decl:
+				check(s.Buf)
+			case *ir.TileCall:
+				if s.Op == "gemm_async" {
+					blackwell = true
+				}
+			case *ir.Evaluate:
+				if c, ok := s.X.(*ir.Call); ok && strings.Contains(c.Op, "tcgen05") {
+					blackwell = true
+				}
+			}
+		})
+		if blackwell {
+			return "sm_100a"
+		}
+	}
+	return "sm_90a"
+}
+
+// PrintArch is the arch a .cu file of ks is printed for: o's Arch when
+// set, else the newest arch among the kernels' (sm_100a when one needs it).
+func PrintArch(ks []*Kernel, o Options) string {
+	if o.Arch != "" {
+		return o.Arch
+	}
+	arch := "sm_90a"
+	for _, k := range ks {
+		if k.Arch == "sm_100a" {
+			arch = k.Arch
+		}
+	}
+	return arch
 }
 
 // Variants is the CUDA variant table the pipeline dispatches with.
@@ -114,7 +190,6 @@ func Analyze(f *source.File, opts Options) *Result {
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
 
-	target := opts.Target()
 	reg := registry()
 	// Kernels are independent: each is dispatched as soon as its
 	// evaluation ends (eval.Options.OnKernel: its IR is final then), on
@@ -128,6 +203,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
 	dispatchOne := func(k *eval.Kernel) {
+		target := opts.KernelTarget(k.Func)
 		out := reg.Lower(k.Func, target)
 		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
 		mu.Lock()
@@ -184,6 +260,7 @@ func Analyze(f *source.File, opts Options) *Result {
 			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
+			kr.Arch = opts.KernelTarget(k.Func).Arch
 			kr.Launch = out.Launch
 			kr.Calls = out.Decisions
 			res.Kernels = append(res.Kernels, kr)
@@ -321,7 +398,7 @@ func CUDA(ks []*Kernel, opts Options) (string, error) {
 	for _, k := range ks {
 		in = append(in, cuda.Kernel{Func: caseFunc(k), Launch: k.Launch})
 	}
-	return cuda.Print(in, cuda.Options{Arch: opts.Target().Arch})
+	return cuda.Print(in, cuda.Options{Arch: PrintArch(ks, opts)})
 }
 
 // TIRx prints the lowered TIRx IR of the given kernels.

@@ -37,7 +37,7 @@ func CallLowering(k *Kernel, call *ir.TileCall, opts Options) CallText {
 	out := CallText{Found: true}
 	text := tirx.Print(&ir.Func{Name: k.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})
 	out.TIRx = tirxExcerpt(text)
-	out.CUDA, out.CUDAErr = cuda.PrintCall(cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}, low, cuda.Options{Arch: opts.Target().Arch})
+	out.CUDA, out.CUDAErr = cuda.PrintCall(cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}, low, cuda.Options{Arch: PrintArch([]*Kernel{k}, opts)})
 	return out
 }
 

@@ -38,7 +38,7 @@ func NewPrints(opts Options) *Prints {
 type kernelPrints struct {
 	mu    sync.Mutex
 	calls map[*ir.TileCall]*callPrint
-	parts map[[2]string]*cuda.Part // by C kernel and launcher name
+	parts map[[3]string]*cuda.Part // by C kernel name, launcher name and arch
 
 	tirx    func() string
 	summary func() *Summary
@@ -54,7 +54,7 @@ func (p *Prints) kernel(k *Kernel) *kernelPrints {
 	defer p.mu.Unlock()
 	kp := p.ks[k]
 	if kp == nil {
-		kp = &kernelPrints{calls: map[*ir.TileCall]*callPrint{}, parts: map[[2]string]*cuda.Part{}}
+		kp = &kernelPrints{calls: map[*ir.TileCall]*callPrint{}, parts: map[[3]string]*cuda.Part{}}
 		kp.tirx = sync.OnceValue(func() string { return tirx.Print(caseFunc(k), k.Launch) })
 		kp.summary = sync.OnceValue(func() *Summary { return Summarize(k) })
 		p.ks[k] = kp
@@ -92,18 +92,19 @@ func (p *Prints) CUDA(ks []*Kernel) (string, error) {
 		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
 	}
 	names, launchers := cuda.Symbols(in)
+	arch := PrintArch(ks, p.opts)
 	parts := make([]*cuda.Part, len(ks))
 	var errs []error
 	var errMu sync.Mutex
 	parallel(len(ks), func(i int) {
 		kp := p.kernel(ks[i])
-		key := [2]string{names[i], launchers[i]}
+		key := [3]string{names[i], launchers[i], arch}
 		kp.mu.Lock()
 		part := kp.parts[key]
 		kp.mu.Unlock()
 		if part == nil {
 			var err error
-			if part, err = cuda.PrintPart(in[i], names[i], launchers[i], cuda.Options{Arch: p.opts.Target().Arch}); err != nil {
+			if part, err = cuda.PrintPart(in[i], names[i], launchers[i], cuda.Options{Arch: arch}); err != nil {
 				errMu.Lock()
 				errs = append(errs, err)
 				errMu.Unlock()
@@ -118,7 +119,7 @@ func (p *Prints) CUDA(ks []*Kernel) (string, error) {
 	if len(errs) > 0 {
 		return "", errs[0] // a malformed arch: the same for every kernel
 	}
-	return cuda.Assemble(parts, cuda.Options{Arch: p.opts.Target().Arch})
+	return cuda.Assemble(parts, cuda.Options{Arch: arch})
 }
 
 // TIRx is TIRx(ks), each kernel printed once.

@@ -20,7 +20,9 @@ import (
 //	{"arch": "sm_90a", "inlayHints": true, "maxCases": 64,
 //	 "bind": {"make_gemm": "M=4096, dtype='float16'"}}
 type Settings struct {
-	// Arch is the CUDA target architecture (default sm_90a).
+	// Arch is the CUDA target architecture; empty (the default, or
+	// "auto") chooses per kernel: sm_100a for a kernel that uses tensor
+	// memory, gemm_async or tcgen05, else sm_90a (lower.AutoArch).
 	Arch string `json:"arch"`
 	// InlayHints turns the dispatch hints after tile calls on or off
 	// (default on).
@@ -38,7 +40,7 @@ type Settings struct {
 // of the kernel, kept in memory while the document is open.
 const maxCasesLimit = 4096
 
-func defaultSettings() *Settings { return &Settings{Arch: "sm_90a", InlayHints: true} }
+func defaultSettings() *Settings { return &Settings{InlayHints: true} }
 
 func (s *Settings) options() lower.Options {
 	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind}
@@ -73,7 +75,10 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 		if err := json.Unmarshal(a, &out.Arch); err != nil {
 			return base, fmt.Errorf("settings: arch: %w", err)
 		}
-		if !archRE.MatchString(out.Arch) {
+		if out.Arch == "auto" {
+			out.Arch = ""
+		}
+		if out.Arch != "" && !archRE.MatchString(out.Arch) {
 			return base, fmt.Errorf("settings: unknown CUDA architecture %q (want e.g. sm_90a, sm_80)", out.Arch)
 		}
 	}

@@ -76,9 +76,9 @@ func loweredText(d *document, snap *snapshot, ref loweredRef) string {
 	if snap.text.version < 0 {
 		version = "as saved" // not open: read from disk
 	}
-	stamp := fmt.Sprintf("%s tilels: lowered from %s, %s, %s, %s\n", comment, d.name(), version, snap.opts.Target().Arch, what)
 	sel := d.selected()
-	_, cased := snap.kernels(sel, ref.kernel)
+	printed, cased := snap.kernels(sel, ref.kernel)
+	stamp := fmt.Sprintf("%s tilels: lowered from %s, %s, %s, %s\n", comment, d.name(), version, lower.PrintArch(printed, snap.opts), what)
 	for _, k := range cased {
 		stamp += fmt.Sprintf("%s tilels: %s case %d/%d: %s\n", comment, k.Name, k.CaseIndex, k.CaseCount, k.CaseLabel)
 	}

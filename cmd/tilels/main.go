@@ -174,7 +174,7 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx or json")
 	fs.StringVar(&v.failOn, "fail-on", "error", "exit 1 when a diagnostic of at least this `SEVERITY` (warning or error) is reported")
 	fs.StringVar(&v.kernel, "kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
-	fs.StringVar(&v.arch, "arch", "sm_90a", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...)")
+	fs.StringVar(&v.arch, "arch", "", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...); default: per kernel, sm_100a for a kernel that uses tensor memory, gemm_async or tcgen05, else sm_90a")
 	fs.StringVar(&v.out, "o", "", "write the output to `OUT` (atomically; a directory for one file per input; - for stdout)")
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&v.harness, "harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
