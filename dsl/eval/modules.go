@@ -40,6 +40,8 @@ func canonicalModule(path string) string {
 		return path
 	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
 		return pipelinePath
+	case "os": // bind_environ.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -95,6 +97,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
 	case "pytest.mark":
 		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
+	case "os": // bind_environ.go
+		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
 	case "dataclasses": // lib_dataclasses.go
 		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
 	case "enum": // class.go
