@@ -240,39 +240,7 @@ func (ev *evaluator) tcgen05AtomLayoutCall(c *call) Value {
 	if shape == "32x32b" {
 		return mk([]layout.Iter{it(rows, 1, layout.TidInWG), it(cols, 1, layout.M)})
 	}
-	// Per-warp fragment in 32-bit units, M=64: row and column iters.
-	var rowIt, colIt []layout.Iter
-	var used int64 // registers per lane of the M=64 atom
-	switch shape {
-	case "16x64b": // row = t2 + 8*t0 + 16*w, col = t1 + 2*r
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.Laneid), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 1, layout.M), it(2, 2, layout.Laneid)}
-		used = n
-	case "16x128b": // row = t1 + 8*ra + 16*w, col = t0 + 4*rb
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.M), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 2, layout.M), it(4, 1, layout.Laneid)}
-		used = 2 * n
-	default: // 16x256b: row = t1 + 8*va + 16*w, col = v0 + 2*t0 + 8*vb
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 2, layout.M), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 4, layout.M), it(4, 1, layout.Laneid), it(2, 1, layout.M)}
-		used = 4 * n
-	}
-	if rows == 128 {
-		// The second 16-row slab of each warp: one more register bit right
-		// below the warp's row bits.
-		rowIt = append([]layout.Iter{rowIt[0], it(2, used, layout.M)}, rowIt[1:]...)
-	}
-	var iters []layout.Iter
-	for _, x := range append(rowIt, colIt...) {
-		if x.Axis == layout.M {
-			x.Stride *= pack
-		}
-		iters = append(iters, x)
-	}
-	if pack > 1 {
-		iters = append(iters, it(pack, 1, layout.M))
-	}
-	return mk(iters)
+	return ev.newLayoutV(layout.Tcgen05Atom16(shape, rows, n, pack), c.span)
 }
 
 func tileLayoutClassAttr(ev *evaluator, name string, span source.Span) (Value, bool) {

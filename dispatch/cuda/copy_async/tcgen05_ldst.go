@@ -333,35 +333,5 @@ func tcgen05AtomLayout(shape string, rows, cols int64, bits int) (*layout.TileLa
 	if n < 1 || n > tcgen05Reps[shape] || n&(n-1) != 0 {
 		return nil, false
 	}
-	it := layout.It
-	var rowIt, colIt []layout.Iter
-	var used int64
-	switch shape {
-	case "16x64b":
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.Laneid), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 1, layout.M), it(2, 2, layout.Laneid)}
-		used = n
-	case "16x128b":
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 1, layout.M), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 2, layout.M), it(4, 1, layout.Laneid)}
-		used = 2 * n
-	default:
-		rowIt = []layout.Iter{it(4, 1, layout.WidInWG), it(2, 2, layout.M), it(8, 4, layout.Laneid)}
-		colIt = []layout.Iter{it(n, 4, layout.M), it(4, 1, layout.Laneid), it(2, 1, layout.M)}
-		used = 4 * n
-	}
-	if rows == 128 {
-		rowIt = append([]layout.Iter{rowIt[0], it(2, used, layout.M)}, rowIt[1:]...)
-	}
-	var iters []layout.Iter
-	for _, x := range append(rowIt, colIt...) {
-		if x.Axis == layout.M {
-			x.Stride *= pack
-		}
-		iters = append(iters, x)
-	}
-	if pack > 1 {
-		iters = append(iters, it(pack, 1, layout.M))
-	}
-	return layout.NewTile(iters, nil, nil), true
+	return layout.Tcgen05Atom16(shape, rows, n, pack), true
 }
