@@ -181,21 +181,8 @@ func emitLocal(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 // emitLocalThread is TVM _emit_reduction_local_thread_wise.
 func emitLocalThread(c *dispatch.Call, r *redCall, op redOp, reduceDims, spatialDims []int) *dispatch.Result {
 	sp := c.Span()
-	dst, src := r.dst.Buf, r.src.Buf
-	spaLen := prod(pick(r.src.Exts, spatialDims))
-	redLen := prod(pick(r.src.Exts, reduceDims))
-	init := op.identity(src.Dtype, sp)
-	body := loop("spa", spaLen, ir.Serial, sp, func(spa ir.Expr) []ir.Stmt {
-		di := indices(spa, r.dst.Mins, r.dst.Exts)
-		var out []ir.Stmt
-		if !r.accum {
-			out = append(out, store(dst, di, init, sp))
-		}
-		return append(out, loop("red", redLen, ir.Serial, sp, func(red ir.Expr) []ir.Stmt {
-			si := srcIndices(spa, red, spatialDims, reduceDims, r.src.Exts, r.src.Mins)
-			return []ir.Stmt{store(dst, di, op.combine(load(dst, di, sp), load(src, si, sp), sp), sp)}
-		})...)
-	})
+	src := r.src.Buf
+	body, spaLen, redLen := serialReduce(r, op, reduceDims, spatialDims, "spa", "red", sp)
 	return &dispatch.Result{
 		Body: &ir.Block{Stmts: body, Span: sp}, Threads: 1,
 		Plan: []dispatch.PlanItem{

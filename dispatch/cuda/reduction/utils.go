@@ -549,3 +549,27 @@ func intList(xs []int64) string {
 }
 
 func plan(k, v string) dispatch.PlanItem { return dispatch.PlanItem{Key: k, Value: v} }
+
+// serialReduce is the one-thread lowering both the local and the shared
+// variants use (TVM _emit_reduction_local_thread_wise and
+// _emit_reduction_shared_thread, which differ only in their loop names):
+// for each spatial position, dst = identity unless accum, then a serial
+// loop folds every reduced element of src into dst.
+func serialReduce(r *redCall, op redOp, reduceDims, spatialDims []int, spaName, redName string, sp source.Span) (body []ir.Stmt, spaLen, redLen int64) {
+	dst, src := r.dst.Buf, r.src.Buf
+	spaLen = prod(pick(r.src.Exts, spatialDims))
+	redLen = prod(pick(r.src.Exts, reduceDims))
+	init := op.identity(src.Dtype, sp)
+	body = loop(spaName, spaLen, ir.Serial, sp, func(spa ir.Expr) []ir.Stmt {
+		di := indices(spa, r.dst.Mins, r.dst.Exts)
+		var out []ir.Stmt
+		if !r.accum {
+			out = append(out, store(dst, di, init, sp))
+		}
+		return append(out, loop(redName, redLen, ir.Serial, sp, func(red ir.Expr) []ir.Stmt {
+			si := srcIndices(spa, red, spatialDims, reduceDims, r.src.Exts, r.src.Mins)
+			return []ir.Stmt{store(dst, di, op.combine(load(dst, di, sp), load(src, si, sp), sp), sp)}
+		})...)
+	})
+	return body, spaLen, redLen
+}
