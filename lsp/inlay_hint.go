@@ -153,9 +153,13 @@ func hintLabel(d *dispatch.Decision) string {
 	case r.Vec == 0 && len(r.Plan) > 0:
 		// A variant that plans no vector copy (gemm, reductions, ...):
 		// its plan's first fact.
-		v := r.Plan[0].Value
-		if n := []rune(v); len(n) > 28 {
-			v = string(n[:27]) + "…"
+		it := r.Plan[0]
+		v := it.Value
+		if len(v) <= 10 {
+			v = it.Key + " " + v // a number says little without its name
+		}
+		if n := []rune(v); len(n) > 32 {
+			v = string(n[:31]) + "…"
 		}
 		return d.Variant + " · " + v
 	}
