@@ -451,6 +451,12 @@ func (ev *evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 			ev.pyErrorf(span, "cannot reassign member '%s'", name)
 			return
 		}
+		// A frozen dataclass's __setattr__ refuses every assignment, to
+		// fields and properties alike.
+		if dc := o.Class.dcOf(); dc != nil && dc.frozen {
+			ev.pyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
+			return
+		}
 		if d, _ := o.Class.lookup(name); d != nil {
 			if p, ok := d.(*descV); ok && p.kind == "property" {
 				if p.setter == nil {
@@ -460,10 +466,6 @@ func (ev *evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 				ev.callWithSelf(p.setter, o, span, v)
 				return
 			}
-		}
-		if dc := o.Class.dcOf(); dc != nil && dc.frozen {
-			ev.pyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
-			return
 		}
 		ev.storeAttr(o, name, v, span)
 	case *ClassV:

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -198,8 +199,7 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 					delete(cls.attrs, n.Id)
 				}
 			} else if v != nil {
-				if l, ok := v.(*ListV); ok {
-					_ = l
+				if _, ok := v.(*ListV); ok {
 					return ev.pyErrorf(a.Value.Span(), "mutable default <class 'list'> for field %s is not allowed: use default_factory", n.Id)
 				}
 				if _, ok := v.(*DictV); ok {
@@ -242,7 +242,17 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 	}
 	name := inst.Class.Name
 	if len(c.args) > len(positional) {
-		return ev.pyErrorf(c.span, "%s.__init__() takes %d positional arguments but %d were given", name, len(positional)+1, len(c.args)+1)
+		required := 0
+		for _, f := range positional {
+			if f.def == nil && f.factory == nil {
+				required++
+			}
+		}
+		takes := fmt.Sprintf("from %d to %d", required+1, len(positional)+1)
+		if required == len(positional) {
+			takes = fmt.Sprint(required + 1)
+		}
+		return ev.pyErrorf(c.span, "%s.__init__() takes %s positional arguments but %d were given", name, takes, len(c.args)+1)
 	}
 	given := map[string]Value{}
 	for i, a := range c.args {
