@@ -80,10 +80,20 @@ func CaseString(bs []Binding) string {
 }
 
 // Literal renders v as a Python literal: a dtype as its name in quotes
-// (the spelling that binds it), other values as repr.
+// and an enum member as Class.NAME (the spellings that bind them), other
+// values as repr.
 func Literal(v Value) string {
-	if d, ok := v.(*DTypeV); ok {
-		return pyQuote(d.DT.String())
+	switch x := v.(type) {
+	case *DTypeV:
+		return pyQuote(x.DT.String())
+	case *EnumV:
+		return x.Type + "." + x.Name
+	case *InstanceV:
+		if x.Class.enum != enumNone {
+			if n := enumName(x); n != "" {
+				return x.Class.Name + "." + n
+			}
+		}
 	}
 	return Repr(v)
 }

@@ -32,10 +32,22 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 			return ev.errorf(c.span, CodeType, "specialize() takes keyword arguments only")
 		}
 		consts := paramNames(j.Def.Params, true)
-		var given []Binding
+		optional := optionalParams(j.Def.Params)
+		var given, absent []Binding
 		for _, k := range c.kwargs {
 			if k.name == "**" {
 				return &OpaqueV{base{c.span}, j.Def.Name.Id + ".specialize(...)"}
+			}
+			if optional[k.name] {
+				// bind_optional.go: None removes the parameter.
+				if isErr(k.v) {
+					return poison(c.span)
+				}
+				if _, ok := k.v.(*NoneV); !ok {
+					return ev.pyErrorf(k.span, "%s.specialize(): T.Optional parameters only accept None; pass actual tensors when calling the compiled kernel (got: {'%s': %s})", j.Def.Name.Id, k.name, Repr(k.v))
+				}
+				absent = append(absent, Binding{k.name, k.v})
+				continue
 			}
 			if !consts[k.name] {
 				return ev.pyErrorf(k.span, "specialize() got an unexpected keyword argument '%s'", k.name)
@@ -45,13 +57,19 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 				// Python never gets to this call, so it makes no case.
 				return poison(c.span)
 			}
+			if _, ok := k.v.(*OpaqueV); ok {
+				// A value tilels cannot compute (a device property): as
+				// if not given, so a directive line fills it, else the
+				// kernel needs it.
+				continue
+			}
 			given = append(given, Binding{k.name, k.v})
 		}
 		var extra []Binding
 		if bs := ev.bindValues(j.Def, j.Name, consts); len(bs) > 0 {
 			extra = bs[0]
 		}
-		return ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, ev.jitConsts(j, given, extra))
+		return ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, append(ev.jitConsts(j, given, extra), absent...))
 	})
 }
 
@@ -418,7 +436,7 @@ func (ev *evaluator) configsJob() *driveJob {
 // runFactories calls every function that contains kernels but was not
 // entered by the module or a driver, once per directive line (or setting),
 // else once with its defaults and unbound values; then evaluates every
-// @T.jit kernel that got no complete case the same way. Newly created
+// @T.jit kernel that no .specialize evaluated the same way. Newly created
 // nested factories are called in later rounds.
 func (ev *evaluator) runFactories() {
 	jitDone := map[*syntax.FunctionDef]bool{}
@@ -432,7 +450,10 @@ func (ev *evaluator) runFactories() {
 		var jits []*JitV
 		for _, j := range ev.jits {
 			if !jitDone[j.Def] {
-				if dc := ev.byDef[j.Def]; dc == nil || len(dc.cases) == 0 {
+				// A kernel specialized only with values it could not
+				// complete keeps that record: its needs are those of the
+				// calls, not of its defaults.
+				if dc := ev.byDef[j.Def]; dc == nil || len(dc.cases) == 0 && dc.partial == nil {
 					jits = append(jits, j)
 				}
 				jitDone[j.Def] = true

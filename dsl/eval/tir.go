@@ -170,7 +170,15 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 	for i, p := range all {
 		pname := p.Name.Id
 		var ann Value = &MarkerV{base: base{p.Loc}, Name: "T.handle"}
-		if anns[i] != nil {
+		if inner, ok := optionalAnnotation(p.Annotation); ok {
+			// T.Optional (bind_optional.go): given None to .specialize,
+			// the parameter is absent and its name None.
+			if v, absent := ks.consts[pname]; absent {
+				kfr.env.set(pname, v)
+				continue
+			}
+			ann = ev.expr(kfr, inner)
+		} else if anns[i] != nil {
 			ann = anns[i]
 		} else if p.Annotation != nil {
 			ann = ev.expr(kfr, p.Annotation)
