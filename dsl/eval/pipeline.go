@@ -143,12 +143,33 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		}
 		ev.emitStmt(stmt(ir.OpMbarrierTryWait, ptr(stage), phase))
 	case "arrive":
-		if !ev.checkArgs(c, b.Class+".arrive", 1, "stage", "cta_id", "pred", "count") {
+		// Each class has its own arrive parameters (pipeline.py; `remote`
+		// is newer TVM's spelling of cta_id). The forms other than a local
+		// arrive (expect_tx, tcgen05.commit, remote) are not modelled.
+		params := []string{"stage", "cta_id", "pred", "count", "remote"}
+		switch b.Class {
+		case "TMABar":
+			params = []string{"stage", "tx_count", "cta_id", "pred", "remote"}
+		case "TCGen05Bar":
+			params = []string{"stage", "cta_group", "cta_mask", "pred"}
+		}
+		if !ev.checkArgs(c, b.Class+".arrive", 1, params...) {
 			return poison(c.span)
 		}
-		if v := c.arg(1, "cta_id"); v != nil && !isNoneV(v) {
-			ev.warnf(c.span, CodeUnresolved, "%s.arrive with cta_id= (a remote arrive) is not modelled by tilels; statement ignored", b.Class)
+		if b.Class == "TCGen05Bar" {
+			ev.warnf(c.span, CodeUnresolved, "%s.arrive (tcgen05.commit) is not modelled by tilels; statement ignored", b.Class)
 			return &NoneV{base{c.span}}
+		}
+		for i, p := range params[1:] {
+			if v := c.arg(i+1, p); v != nil && !isNoneV(v) && p != "pred" && p != "count" {
+				what := "a remote arrive"
+				switch p {
+				case "tx_count":
+					what = "mbarrier.arrive.expect_tx"
+				}
+				ev.warnf(c.span, CodeUnresolved, "%s.arrive with %s= (%s) is not modelled by tilels; statement ignored", b.Class, p, what)
+				return &NoneV{base{c.span}}
+			}
 		}
 		stage, ok := arg(0, "stage")
 		if !ok {
