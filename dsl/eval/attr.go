@@ -29,6 +29,11 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *OpaqueV:
 		return ev.resolvePath(o.Path+"."+name, span)
 	case *ModuleV:
+		if o.Path == tPath {
+			if x, ok := ev.oldDialectAttr(name, span); ok {
+				return x
+			}
+		}
 		if o.attr != nil {
 			if x, ok := o.attr(ev, name, span); ok {
 				return x

@@ -70,8 +70,8 @@ func (ev *evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	switch f := fn.(type) {
 	case *TxOpV:
 		ev.noteSite(e, f.Op, f.Scope, needs)
-	case *PoisonV, *UnboundV, *OpaqueV:
-		if op, scope, ok := tileCallSyntax(fr, e); ok {
+	case *PoisonV, *UnboundV, *OpaqueV, *BuiltinV:
+		if op, scope, ok := tileCallSyntax(fr, e, ev.inOldDialect()); ok {
 			ev.noteSite(e, op, scope, needs)
 		}
 	}

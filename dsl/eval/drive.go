@@ -543,8 +543,9 @@ func containsStr(ss []string, s string) bool {
 }
 
 // tileCallSyntax recognizes Tx.op(...), Tx.<scope>.op(...) and
-// getattr(Tx, ...).op(...) without evaluating them.
-func tileCallSyntax(fr *frame, c *syntax.Call) (op, scope string, ok bool) {
+// getattr(Tx, ...).op(...) without evaluating them; with old (a kernel
+// of the older dialect), also op(...) on tvm.script.tirx itself.
+func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok bool) {
 	a, isAttr := c.Func.(*syntax.Attribute)
 	if !isAttr || !isTileOp(a.Attr.Id) {
 		return "", "", false
@@ -563,13 +564,16 @@ func tileCallSyntax(fr *frame, c *syntax.Call) (op, scope string, ok bool) {
 		if isTx(x) {
 			return a.Attr.Id, "thread", true
 		}
+		if old && isTirxModule(fr, x) {
+			return a.Attr.Id, "", true // the scope of the enclosing block (dialect_old.go)
+		}
 		if n, ok := fr.env.lookup(x.Id); ok {
 			if ns, ok := n.(*TxNSV); ok {
 				return a.Attr.Id, ns.Scope, true
 			}
 		}
 	case *syntax.Attribute:
-		if sc, ok := txScopes[x.Attr.Id]; ok && isTx(x.X) {
+		if sc, ok := txScopes[x.Attr.Id]; ok && (isTx(x.X) || isTirxModule(fr, x.X)) {
 			return a.Attr.Id, sc, true
 		}
 	case *syntax.Call:
@@ -593,7 +597,7 @@ func (ev *evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 	}
 	syntax.Inspect(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Call); ok {
-			if op, scope, ok := tileCallSyntax(fr, c); ok {
+			if op, scope, ok := tileCallSyntax(fr, c, ev.inOldDialect()); ok {
 				ev.noteSite(c, op, scope, needs)
 			}
 		}

@@ -254,6 +254,8 @@ type evaluator struct {
 
 	kern *kernelState // the kernel being evaluated, nil at Python level
 	emit *[]ir.Stmt   // the block being built, nil outside kernels
+	// old holds the older dialect's scope blocks (dialect_old.go).
+	old oldDialectState
 
 	hint     *nameHint   // target names of the assignment being evaluated
 	lastCtrl source.Span // the last break/continue executed

@@ -915,6 +915,8 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		return ev.bufferIndex(o, idx, e)
 	case *SpecBuilderV:
 		return ev.specSubscript(o, e, idx, isTuple)
+	case *oldScopeV:
+		return ev.oldScopeIndex(o, idx, isTuple, sp)
 	case *DTypeV:
 		if !o.Ctor {
 			break

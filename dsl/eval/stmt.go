@@ -79,11 +79,18 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	case *syntax.While:
 		return ev.execWhile(fr, s)
 	case *syntax.With:
+		var oldScopes []*oldScopeV // the older dialect's scope blocks (dialect_old.go)
 		for _, it := range s.Items {
 			v := ev.expr(fr, it.Context)
+			if sc, ok := v.(*oldScopeV); ok {
+				oldScopes = append(oldScopes, sc)
+			}
 			if it.Vars != nil {
 				ev.assign(fr, it.Vars, &OpaqueV{base{it.Context.Span()}, "with " + Repr(v)}, it.Context.Span(), false)
 			}
+		}
+		if len(oldScopes) > 0 {
+			return ev.execOldScope(fr, oldScopes, s.Body, s.Loc)
 		}
 		return ev.execBlock(fr, s.Body)
 	case *syntax.Try:
