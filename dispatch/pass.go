@@ -265,8 +265,11 @@ func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
 			l.laneVars = append(l.laneVars, s.Vars[0])
 		}
 	case *ir.TileCall:
-		if l.li.unknown {
-			return s, false // the launch is not known (buildLaunch says why)
+		if l.li.unknown != "" {
+			// The launch is not known (buildLaunch says why): an empty
+			// body, as for a call no variant took.
+			l.out.Diags = append(l.out.Diags, l.li.notDispatched(s))
+			return &ir.Lowered{Call: s, Body: &ir.Block{Span: s.Span}, Span: s.Span}, true
 		}
 		return l.dispatch(s, a), true
 	case *ir.Block:

@@ -100,6 +100,9 @@ type scopeDef struct {
 	// keeps such extents as PrimExprs; fused() is 0 then, and extents (of
 	// a declared one) hold 0 at each runtime dimension.
 	sym string
+	// dyn is the per-dimension extents of a declaration with runtime
+	// extents (for the launcher).
+	dyn []ir.Expr
 	// unres marks a declaration whose extents the evaluator could not
 	// compute (ir.ScopeID.Unresolved): deferred here, and the reason a
 	// launch it would pin down is unknown to tilels, not missing.
@@ -138,7 +141,7 @@ func symbolicDef(b binding, dyn []ir.Expr, span source.Span) scopeDef {
 	if len(dyn) > 1 {
 		text = "(" + text + ")"
 	}
-	return scopeDef{b: b, extents: exts, sym: text, span: span}
+	return scopeDef{b: b, extents: exts, sym: text, dyn: dyn, span: span}
 }
 
 func (d scopeDef) fused() int64 {
@@ -333,10 +336,27 @@ type launchInfo struct {
 	// clusterAxes is non-empty when a cluster of size ≠ 1 is declared.
 	clusterAxes []axisExtent
 	ctaAxes     []axisExtent
-	// unknown is set when the thread extent is not known because a
-	// scope id's extents were unresolved (ir.ScopeID.Unresolved): the
-	// pass then decides no tile call.
-	unknown bool
+	// unknown names the declaration (T.warp_id) whose unresolved extents
+	// (ir.ScopeID.Unresolved) leave the thread extent unknown: the pass
+	// then decides no tile call ("" when the launch is known).
+	unknown string
+}
+
+// notDispatched is the information a tile call gets when the launch is
+// unknown (launchInfo.unknown).
+func (li *launchInfo) notDispatched(tc *ir.TileCall) diag.Diagnostic {
+	return diag.Infof(tc.Span, "dispatch/launch",
+		"not modelled: this kernel's thread extent (the extents of %s could not be evaluated); the call is not dispatched", li.unknown)
+}
+
+// declName is the DSL declaration of a binding (T.warp_id for cta->warp).
+func declName(b binding) string {
+	for k, kb := range kindBinding {
+		if kb == b {
+			return "T." + string(k)
+		}
+	}
+	return b.String()
 }
 
 // buildLaunch is ExtractKernelLaunchParams. It appends launch diagnostics.
@@ -366,6 +386,13 @@ func buildLaunch(set *scopeSet, fnSpan source.Span, diags *[]diag.Diagnostic) la
 			*axes = nil
 		}
 	}
+	if d, ok := set.get(bKernelCta); ok && d.dyn != nil && len(d.dyn) <= 3 {
+		for i, e := range d.dyn {
+			if d.extents[i] == 0 {
+				li.launch.GridExpr[i] = e
+			}
+		}
+	}
 	if cc, ok := set.get(bClusterCta); !ok || !cc.known() || cc.fused() == 1 {
 		add(bKernelCta, "blockIdx.", &li.launch.Grid, &li.ctaAxes, [3]string{"bx", "by", "bz"})
 	} else {
@@ -376,10 +403,11 @@ func buildLaunch(set *scopeSet, fnSpan source.Span, diags *[]diag.Diagnostic) la
 	if set.n > 0 && !li.tags["threadIdx.x"] {
 		if d, ok := set.firstUnresolved(); ok {
 			// Not the program's fault: tilels lacks a value.
-			li.unknown = true
+			li.unknown = declName(d.b)
+			li.launch.Block[0] = 0 // unknown: the launcher says so
 			dg := diag.Infof(fnSpan, "dispatch/launch",
-				"not modelled: the launch configuration: the extents of a scope id (%s) could not be evaluated, "+
-					"so the thread extent is not known and this kernel's tile calls are not dispatched", d.b)
+				"not modelled: the launch configuration: the extents of %s could not be evaluated, "+
+					"so the thread extent is not known and this kernel's tile calls are not dispatched", li.unknown)
 			dg.Related = []diag.Related{{Span: d.span, Message: "extents not evaluated"}}
 			*diags = append(*diags, dg)
 			return li

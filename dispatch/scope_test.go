@@ -86,12 +86,16 @@ func TestLaunchUnresolvedExtents(t *testing.T) {
 	warps.Unresolved = true
 	out := Lower(scopeFunc(sid(ir.CTAID, 8), warps, sid(ir.LaneID, 32)), DefaultTarget(), copyVariants)
 	got := codes(out.Diags)
-	want := "information dispatch/launch: not modelled: the launch configuration: the extents of a scope id (cta->warp) could not be evaluated, " +
-		"so the thread extent is not known and this kernel's tile calls are not dispatched"
+	want := "information dispatch/launch: not modelled: the launch configuration: the extents of T.warp_id could not be evaluated, " +
+		"so the thread extent is not known and this kernel's tile calls are not dispatched\n" +
+		"information dispatch/launch: not modelled: this kernel's thread extent (the extents of T.warp_id could not be evaluated); the call is not dispatched"
 	if got != want {
 		t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
 	}
-	if len(out.Diags) == 1 && (len(out.Diags[0].Related) != 1 || out.Diags[0].Related[0].Span != warps.Span) {
+	if len(out.Diags) == 2 && out.Diags[1].Span != (source.Span{Start: 100, End: 140}) {
+		t.Errorf("the call's information is at %v, want the call", out.Diags[1].Span)
+	}
+	if len(out.Diags) == 2 && (len(out.Diags[0].Related) != 1 || out.Diags[0].Related[0].Span != warps.Span) {
 		t.Errorf("related %+v, want the unresolved declaration at %v", out.Diags[0].Related, warps.Span)
 	}
 	if len(out.Decisions) != 0 {

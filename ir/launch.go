@@ -17,9 +17,13 @@ func (*ThreadIndex) exprNode()          {}
 // Launch is a kernel's launch configuration, derived from its scope-id
 // declarations (spec §1.3) by the dispatch pass.
 type Launch struct {
-	Grid    [3]int64 // blockIdx extents (1 when absent)
+	Grid    [3]int64 // blockIdx extents (1 when absent, 0 when a runtime value)
 	Block   [3]int64 // threadIdx extents (1 when absent)
 	Cluster [3]int64 // cluster dims (1 when absent)
+	// GridExpr holds the runtime grid extents (T.cta_id([n]) over a
+	// kernel parameter): GridExpr[i] is set where Grid[i] is 0 and the
+	// declaration gave the expression.
+	GridExpr [3]Expr
 	// DynamicSmem is the dynamic shared memory size in bytes.
 	DynamicSmem int64
 }

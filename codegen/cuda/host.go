@@ -215,15 +215,25 @@ func (k *kernel) launcher(kernelName, launchName string, hostParams []string, sp
 		num(d[2])
 		put(");\n")
 	}
+	// A runtime grid extent (T.cta_id([n])) is computed from the
+	// launcher's parameters (host_expr.go).
+	var gridRuntime [3]string
+	l := k.launch
+	for i, e := range l.GridExpr {
+		if l.Grid[i] == 0 && e != nil {
+			if s, ok := k.hostExpr(e); ok {
+				gridRuntime[i] = s
+			}
+		}
+	}
 	put(`extern "C" int `, launchName, "(")
 	for _, p := range hostParams {
 		put(p, ", ")
 	}
 	put("cudaStream_t stream) {\n")
-	l := k.launch
 	known := true
 	for i := range 3 {
-		known = known && l.Grid[i] > 0 && l.Block[i] > 0
+		known = known && (l.Grid[i] > 0 || gridRuntime[i] != "") && l.Block[i] > 0
 	}
 	if !known {
 		put("  (void)stream;\n  return tilels_fail(-4, \"", kernelName, ": launch configuration unknown\");\n}\n")
@@ -264,7 +274,22 @@ func (k *kernel) launcher(kernelName, launchName string, hostParams []string, sp
 		put(")\");\n")
 	}
 	put("  cudaLaunchConfig_t tilels_config = {};\n  tilels_config.gridDim = ")
-	dims(l.Grid)
+	if gridRuntime != [3]string{} {
+		put("dim3(")
+		for i := range 3 {
+			if i > 0 {
+				put(", ")
+			}
+			if gridRuntime[i] != "" {
+				put("(unsigned)", gridRuntime[i])
+			} else {
+				num(l.Grid[i])
+			}
+		}
+		put(");\n")
+	} else {
+		dims(l.Grid)
+	}
 	put("  tilels_config.blockDim = ")
 	dims(l.Block)
 	put("  tilels_config.dynamicSmemBytes = ")

@@ -109,7 +109,19 @@ func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
 	p.line("def %s(%s):", names.Sanitize(fn.Name), strings.Join(params, ", "))
 	p.indent++
 	if launch != (ir.Launch{}) {
-		p.line("# launch: %s", launchString(launch))
+		ls := launchString(launch)
+		if launch.GridExpr != [3]ir.Expr{} {
+			// A runtime grid (T.cta_id([n])): its extents, not 0.
+			g := make([]string, 3)
+			for i, e := range launch.GridExpr {
+				g[i] = strconv.FormatInt(launch.Grid[i], 10)
+				if e != nil {
+					g[i] = p.expr(e)
+				}
+			}
+			ls = strings.Replace(ls, dims(launch.Grid), "("+strings.Join(g, ", ")+")", 1)
+		}
+		p.line("# launch: %s", ls)
 	}
 	for _, prm := range fn.Params {
 		if prm == nil || prm.Buf == nil {
