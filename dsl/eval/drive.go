@@ -57,10 +57,11 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 				// Python never gets to this call, so it makes no case.
 				return poison(c.span)
 			}
-			if _, ok := k.v.(*OpaqueV); ok {
+			if o, ok := k.v.(*OpaqueV); ok {
 				// A value tilels cannot compute (a device property): as
 				// if not given, so a directive line fills it, else the
-				// kernel needs it.
+				// kernel needs it (and the note names the value).
+				ev.noteGiven(j, k.name, o)
 				continue
 			}
 			given = append(given, Binding{k.name, k.v})
@@ -71,6 +72,24 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 		}
 		return ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, append(ev.jitConsts(j, given, extra), absent...))
 	})
+}
+
+// noteGiven records on the origin of j's parameter name the unmodelled
+// value a .specialize call gave it (the first such value).
+func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) {
+	ps := j.Def.Params
+	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
+		for _, p := range list {
+			if p.Name.Id != name {
+				continue
+			}
+			fn := &FuncV{base: base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: ps}
+			if o := ev.originFor(fn, p); o.Given == "" {
+				o.Given = v.Path
+			}
+			return
+		}
+	}
 }
 
 // jitConsts binds every T.constexpr parameter of j: given values, then

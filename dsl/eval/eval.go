@@ -421,6 +421,11 @@ func (ev *evaluator) reportUnbound(o *unboundOrigin) {
 		return
 	}
 	o.reported = true
+	if o.Given != "" {
+		ev.prog.Diags = append(ev.prog.Diags, diag.Infof(o.Span, CodeUnbound,
+			"parameter `%s` of `%s` has no value: it is given `%s`, which tilels does not model; bind it with `# tilels: bind %s=...` above the def to evaluate the kernels that use it", o.Param, o.Func, o.Given, o.Param))
+		return
+	}
 	ev.prog.Diags = append(ev.prog.Diags, diag.Infof(o.Span, CodeUnbound,
 		"parameter `%s` of `%s` has no value; bind it with `# tilels: bind %s=...` above the def to evaluate the kernels that use it", o.Param, o.Func, o.Param))
 }

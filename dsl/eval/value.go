@@ -146,7 +146,10 @@ type (
 type unboundOrigin struct {
 	Func, Param string
 	Span        source.Span
-	reported    bool
+	// Given is the value, not modelled by tilels, that a call passed
+	// for the parameter ("" when none did): reportUnbound names it.
+	Given    string
+	reported bool
 }
 
 // DSL values.
