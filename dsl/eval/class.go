@@ -86,6 +86,129 @@ func init() {
 			return &descV{base{c.span}, kind, c.args[0], nil}
 		})
 	}
+	builtinNames["super"] = builtin("super", biSuper)
+}
+
+// biSuper is super() in a method (or super(Cls, obj)): an object whose
+// attributes are those of the classes after the method's class in the
+// instance's MRO, methods bound to the instance.
+func biSuper(ev *evaluator, c *call) Value {
+	opaque := &OpaqueV{base{c.span}, "super()"}
+	var self Value
+	var owner *ClassV
+	switch {
+	case len(c.args) == 2:
+		owner, _ = c.args[0].(*ClassV)
+		self = c.args[1]
+	case len(c.args) == 0 && c.fr != nil && c.fr.fn != nil && c.fr.fn.Def != nil:
+		ps := c.fr.fn.Params
+		first := append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...)
+		if len(first) == 0 {
+			return opaque
+		}
+		self = c.fr.env.vars[first[0].Name.Id]
+	default:
+		return opaque
+	}
+	var cls *ClassV
+	switch x := self.(type) {
+	case *InstanceV:
+		cls = x.Class
+	case *ClassV:
+		cls = x
+	default:
+		return opaque
+	}
+	mro := cls.mro()
+	start := -1
+	for i, k := range mro {
+		if owner != nil {
+			if k == owner {
+				start = i + 1
+			}
+		} else if definesDef(k, c.fr.fn.Def) {
+			start = i + 1
+		}
+		if start >= 0 {
+			break
+		}
+	}
+	if start < 0 {
+		return opaque
+	}
+	proxy := &InstanceV{base: base{c.span}, Class: &ClassV{Name: "super", attrs: map[string]Value{}}, attrs: map[string]Value{}}
+	for _, k := range mro[start:] {
+		for _, name := range k.order {
+			if _, done := proxy.attrs[name]; done {
+				continue
+			}
+			if !ev.charge(c.span, "super object", costEntry) {
+				return poison(c.span)
+			}
+			var v Value
+			switch f := k.attrs[name].(type) {
+			case *FuncV, *BuiltinV:
+				v = ev.bindMethod(f, self, c.span)
+			case *descV:
+				switch f.kind {
+				case "staticmethod":
+					v = f.fn
+				case "classmethod":
+					v = ev.bindMethod(f.fn, cls, c.span)
+				default:
+					continue // a property through super(): not modelled
+				}
+			case nil:
+				continue
+			default:
+				v = f
+			}
+			proxy.attrs[name] = v
+			proxy.order = append(proxy.order, name)
+		}
+	}
+	if cls.excBase || cls.hasOpaqueMember() {
+		proxy.Class.attrs["__getattr__"] = opaque // answer the rest opaquely
+	}
+	// An __init__ not written in a class after the method's: a dataclass's
+	// generated one, or object.__init__ (which does nothing).
+	initDone := false
+	for _, k := range mro[start:] {
+		if _, ok := k.attrs["__init__"]; ok {
+			initDone = true
+			break
+		}
+		if k.DC != nil && k.DC.init {
+			dcClass, inst := k, self
+			proxy.attrs["__init__"] = builtin(k.Name+".__init__", func(ev *evaluator, c *call) Value {
+				if in, ok := inst.(*InstanceV); ok {
+					if r := ev.dataclassInit(dcClass, in, c); isErr(r) {
+						return r
+					}
+				}
+				return &NoneV{base{c.span}}
+			})
+			initDone = true
+			break
+		}
+	}
+	if !initDone && !cls.excBase {
+		proxy.attrs["__init__"] = builtin("object.__init__", func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} })
+	}
+	return proxy
+}
+
+// definesDef reports whether class k's namespace holds the function of def d.
+func definesDef(k *ClassV, d *syntax.FunctionDef) bool {
+	for _, v := range k.attrs {
+		if dv, ok := v.(*descV); ok {
+			v = dv.fn
+		}
+		if f, ok := v.(*FuncV); ok && f.Def == d {
+			return true
+		}
+	}
+	return false
 }
 
 // execClassDef evaluates a class statement.
@@ -192,6 +315,15 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 			cls.order = append(cls.order, name)
 		}
 	}
+	// Special methods tilels does not honour (__eq__, __call__,
+	// __getitem__, __repr__, ...) would make its answers wrong: such a
+	// class stays opaque.
+	for name := range cls.attrs {
+		if strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") && !modelledDunder[name] {
+			opaque()
+			return
+		}
+	}
 	if !ev.charge(s.Name.Loc, "class", mulCost(int64(len(cls.attrs)), costEntry)) {
 		fr.env.set(s.Name.Id, poison(s.Name.Loc))
 		return
@@ -208,6 +340,10 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	}
 	fr.env.set(s.Name.Id, v)
 }
+
+// modelledDunder are the special names a modelled class may define.
+var modelledDunder = map[string]bool{"__init__": true, "__post_init__": true, "__slots__": true,
+	"__annotations__": true, "__match_args__": true, "__module__": true, "__qualname__": true}
 
 // rehome makes a method defined in the class scope cs close over outer.
 func rehome(v Value, cs, outer *scope) {
