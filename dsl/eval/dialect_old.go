@@ -35,8 +35,16 @@ import (
 // reported once per kernel as "not modelled: <construct> (older TIRx
 // dialect of ...)", a warning; the tile calls it governs are not emitted.
 
-// oldDialectRev names the revision in the not-modelled warnings.
-const oldDialectRev = "mlc-ai-tirx 0.0.1b2"
+// oldDialectRev names the revision in the not-modelled warnings: the
+// mlc-ai wheel for tirx=True kernels, else apache/tvm's first TIRx
+// revision, whose kernels open `with Tx.kernel():` without tirx=True and
+// whose scope blocks take a positional guard (`with Tx.warp(w == 0):`)
+// instead of parent= and a selection; 57c638fc7c (2026-06-02) replaced
+// that dialect with the current one.
+const (
+	oldDialectRev     = "mlc-ai-tirx 0.0.1b2"
+	bringupDialectRev = "apache/tvm 859498dc01"
+)
 
 // oldDialectState is the evaluator's state for kernels of the older
 // dialect: the enclosing scope blocks, innermost last, and the kernel
@@ -62,8 +70,37 @@ func (*oldScopeV) TypeName() string { return "ExecScopeFrame" }
 // oldScopeNames are the scope builders of the older dialect.
 var oldScopeNames = map[string]bool{"kernel": true, "cluster": true, "cta": true, "warpgroup": true, "warp": true, "thread": true}
 
-// isOldDialectDef reports whether def is decorated `@<mod>.prim_func(tirx=True)`.
+// isOldDialectDef reports whether def is a kernel of the older dialect:
+// decorated `@<mod>.prim_func(tirx=True)` or with a top-level
+// `with <mod>.kernel():` statement.
 func isOldDialectDef(def *syntax.FunctionDef) bool {
+	return hasTirxTrue(def) || opensKernelScope(def)
+}
+
+// opensKernelScope reports whether a top-level statement of def is
+// `with <mod>.kernel(...):`.
+func opensKernelScope(def *syntax.FunctionDef) bool {
+	if def == nil {
+		return false
+	}
+	for _, st := range def.Body {
+		w, ok := st.(*syntax.With)
+		if !ok {
+			continue
+		}
+		for _, it := range w.Items {
+			if c, ok := it.Context.(*syntax.Call); ok {
+				if a, ok := c.Func.(*syntax.Attribute); ok && a.Attr.Id == "kernel" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// hasTirxTrue reports whether def is decorated `@<mod>.prim_func(tirx=True)`.
+func hasTirxTrue(def *syntax.FunctionDef) bool {
 	if def == nil {
 		return false
 	}
@@ -100,7 +137,11 @@ func (ev *evaluator) oldNotModelled(span source.Span, construct string) {
 		return
 	}
 	ev.old.warned = ev.kern
-	ev.warnf(span, CodeUnresolved, "not modelled: %s (older TIRx dialect of %s)", construct, oldDialectRev)
+	rev := oldDialectRev
+	if !hasTirxTrue(ev.kern.k.Def) {
+		rev = bringupDialectRev
+	}
+	ev.warnf(span, CodeUnresolved, "not modelled: %s (older TIRx dialect of %s)", construct, rev)
 }
 
 // oldScopeIDKinds maps (builder, parent) of the older dialect to the
@@ -191,12 +232,19 @@ func (ev *evaluator) oldTileOp(name string, span source.Span) Value {
 	return &TxOpV{base: base{span}, Op: name, Scope: scope, NameSpan: span}
 }
 
-// oldScopeCall is Tx.<scope>(parent=None) of the older dialect.
+// oldScopeCall is Tx.<scope>(parent=None) of the older dialect, or
+// Tx.<scope>(guard) of apache/tvm's first TIRx revision (one predicate:
+// the block runs where it holds).
 func (ev *evaluator) oldScopeCall(scope string, c *call) Value {
 	if !ev.checkArgs(c, scope, 0, "parent") {
 		return poison(c.span)
 	}
 	sc := &oldScopeV{base: base{c.span}, Scope: scope}
+	if len(c.args) == 1 {
+		if _, isStr := c.args[0].(*StrV); !isStr {
+			return ev.oldScopeIndex(sc, c.args, false, c.span)
+		}
+	}
 	if p := c.arg(0, "parent"); p != nil && !isNoneV(p) {
 		s, ok := p.(*StrV)
 		if !ok {
@@ -240,7 +288,7 @@ func (ev *evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, spa
 	case *PoisonV, *UnboundV:
 		return x
 	}
-	out.Unmodelled = "selecting `Tx." + sc.Scope + "()[" + ev.text(idx[0].Span()) + "]` by its ids"
+	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + clip(ev.text(idx[0].Span()), 40)
 	return &out
 }
 
