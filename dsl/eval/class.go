@@ -741,8 +741,8 @@ func enumAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 }
 
 // makeEnumMembers turns the class's public non-method attributes into
-// members: EnumV for int values (with int semantics where the class is an
-// IntEnum), else an instance with name and value.
+// members: EnumV for an IntEnum (ints in arithmetic, see intEnumOperand),
+// else an instance with name and value.
 func (ev *evaluator) makeEnumMembers(cls *ClassV) {
 	for _, name := range cls.order {
 		if strings.HasPrefix(name, "_") {
@@ -753,7 +753,7 @@ func (ev *evaluator) makeEnumMembers(cls *ClassV) {
 		case *FuncV, *descV, *BuiltinV, *ClassV:
 			continue
 		}
-		if n, ok := v.(*IntV); ok && cls.enum != enumStr {
+		if n, ok := v.(*IntV); ok && cls.enum == enumInt {
 			cls.attrs[name] = &EnumV{base{v.Span()}, cls.Name, name, n.V}
 			continue
 		}
@@ -819,6 +819,36 @@ func (ev *evaluator) enumLookup(cls *ClassV, c *call) Value {
 		}
 	}
 	return ev.pyErrorf(c.argSpans[0], "%s is not a valid %s", Repr(x), cls.Name)
+}
+
+// copyInstance is copy.copy / copy.deepcopy of an instance: a new
+// instance of the same class with the attributes copied (deep: each
+// copied too). Enum members are singletons.
+func copyInstance(x *InstanceV, deep bool, span source.Span) Value {
+	if x.Class.enum != enumNone || x.Class == fieldClass {
+		return x
+	}
+	n := &InstanceV{base: base{span}, Class: x.Class, attrs: make(map[string]Value, len(x.attrs)), order: append([]string(nil), x.order...)}
+	for k, v := range x.attrs {
+		if deep {
+			v = copyValue(v, true, span)
+		}
+		n.attrs[k] = v
+	}
+	return n
+}
+
+// libPlainEnums are the library's Enum (not IntEnum) types modelled as
+// EnumV; every other EnumV is a user IntEnum member.
+var libPlainEnums = map[string]bool{"SwizzleMode": true}
+
+// intEnumOperand is v as an int when it is an IntEnum member (IntEnum
+// members are ints in arithmetic), else v.
+func intEnumOperand(v Value) Value {
+	if e, ok := v.(*EnumV); ok && !libPlainEnums[e.Type] {
+		return &IntV{e.base, e.V}
+	}
+	return v
 }
 
 // ---- equality, hashing, repr ----

@@ -755,6 +755,10 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 			out = append(out, &IntV{base{span}, v.Start + i*v.Step})
 		}
 		return out, true
+	case *ClassV:
+		if v.enum != enumNone && !v.root { // an Enum class iterates its members (class.go)
+			return enumMembers(v), true
+		}
 	}
 	return nil, false
 }

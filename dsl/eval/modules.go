@@ -42,6 +42,8 @@ func canonicalModule(path string) string {
 		return pipelinePath
 	case "os": // bind_environ.go
 		return path
+	case "random": // bind_random.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -99,6 +101,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
 	case "os": // bind_environ.go
 		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
+	case "random": // bind_random.go
+		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
 	case "dataclasses": // lib_dataclasses.go
 		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
 	case "enum": // class.go
@@ -548,6 +552,8 @@ func copyValue(v Value, deep bool, span source.Span) Value {
 			d.set(k, val)
 		}
 		return d
+	case *InstanceV:
+		return copyInstance(x, deep, span) // class.go
 	}
 	return v
 }

@@ -43,6 +43,7 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 	if p := propagate(span, x, y); p != nil {
 		return p
 	}
+	x, y = intEnumOperand(x), intEnumOperand(y) // IntEnum members (class.go)
 	// Layout mini-language first: `4 @ laneid`, spec + spec + offset.
 	if v, ok := ev.layoutBinop(op, x, y, span); ok {
 		return v
