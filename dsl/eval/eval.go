@@ -392,7 +392,9 @@ func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
-		if ev.kern != nil || !ev.speculating {
+		if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
+			ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
+		} else if ev.kern != nil || !ev.speculating {
 			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
 		}
 	}

@@ -204,7 +204,7 @@ func (ev *evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
 			buf := ev.newBuffer(a, pname, vr, ir.ParamBuffer, p.Loc)
 			if buf == nil {
-				kfr.env.set(pname, poison(p.Loc))
+				kfr.env.set(pname, unbuiltBuffer(a.Shape, pname, p.Loc))
 				continue
 			}
 			prm := &ir.Param{Var: vr, Buf: buf, Span: p.Loc}
@@ -439,7 +439,7 @@ func (ev *evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.warnf(span, CodeUnresolved, "dimension %d of this buffer shape is the dynamic value `%s`; tilels needs static shapes", i, ExprString(ex.E))
+				ev.warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels needs static shapes, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
 				return nil, false
 			}
 			ev.errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", describe(v))
@@ -553,7 +553,11 @@ func (ev *evaluator) tMatchBuffer(c *call) Value {
 	}
 	buf := ev.declBuffer(c, ir.ParamBuffer, "global", prm.Var.Name)
 	if buf == nil {
-		return poison(c.span)
+		name := prm.Var.Name
+		if names, _ := ev.hintNames(c); len(names) == 1 {
+			name = names[0]
+		}
+		return unbuiltBuffer(c.arg(1, "shape"), name, c.span)
 	}
 	buf.Data = prm.Var
 	prm.Buf = buf
