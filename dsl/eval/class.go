@@ -824,14 +824,15 @@ func (ev *evaluator) enumLookup(cls *ClassV, c *call) Value {
 // copyInstance is copy.copy / copy.deepcopy of an instance: a new
 // instance of the same class with the attributes copied (deep: each
 // copied too). Enum members are singletons.
-func copyInstance(x *InstanceV, deep bool, span source.Span) Value {
+func copyInstance(x *InstanceV, deep bool, span source.Span, memo map[Value]Value) Value {
 	if x.Class.enum != enumNone || x.Class == fieldClass {
 		return x
 	}
 	n := &InstanceV{base: base{span}, Class: x.Class, attrs: make(map[string]Value, len(x.attrs)), order: append([]string(nil), x.order...)}
+	memo[x] = n
 	for k, v := range x.attrs {
 		if deep {
-			v = copyValue(v, true, span)
+			v = copyMemo(v, true, span, memo)
 		}
 		n.attrs[k] = v
 	}

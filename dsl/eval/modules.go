@@ -525,11 +525,21 @@ func copyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 }
 
 func copyValue(v Value, deep bool, span source.Span) Value {
+	return copyMemo(v, deep, span, map[Value]Value{})
+}
+
+// copyMemo copies v; memo maps each container already copied to its copy,
+// as Python's deepcopy memo does, so shared and self-containing values
+// are copied once (the work stays linear in the value's size).
+func copyMemo(v Value, deep bool, span source.Span, memo map[Value]Value) Value {
+	if c, ok := memo[v]; ok {
+		return c
+	}
 	each := func(xs []Value) []Value {
 		out := make([]Value, len(xs))
 		for i, x := range xs {
 			if deep {
-				x = copyValue(x, true, span)
+				x = copyMemo(x, true, span, memo)
 			}
 			out[i] = x
 		}
@@ -537,23 +547,29 @@ func copyValue(v Value, deep bool, span source.Span) Value {
 	}
 	switch x := v.(type) {
 	case *ListV:
-		return &ListV{base{span}, each(x.Elts)}
+		out := &ListV{base: base{span}}
+		memo[v] = out
+		out.Elts = each(x.Elts)
+		return out
 	case *TupleV:
 		if deep {
-			return &TupleV{base{span}, each(x.Elts)}
+			out := &TupleV{base{span}, each(x.Elts)}
+			memo[v] = out
+			return out
 		}
 	case *DictV:
 		d := newDict(span)
+		memo[v] = d
 		for i, k := range x.Keys {
 			val := x.Vals[i]
 			if deep {
-				val = copyValue(val, true, span)
+				val = copyMemo(val, true, span, memo)
 			}
 			d.set(k, val)
 		}
 		return d
 	case *InstanceV:
-		return copyInstance(x, deep, span) // class.go
+		return copyInstance(x, deep, span, memo) // class.go
 	}
 	return v
 }
