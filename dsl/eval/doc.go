@@ -16,9 +16,16 @@
 //   - Imports are resolved by what they name: tvm.script.tirx (T),
 //     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
 //     any of its tvm.*.tile_primitive spellings, tvm, math, functools,
-//     itertools. Anything else is opaque: it flows through attributes,
-//     calls and arithmetic silently, and a use that needs a concrete value
-//     inside a kernel reports eval/unresolved (a warning).
+//     itertools, dataclasses, enum. Anything else is opaque: it flows
+//     through attributes, calls and arithmetic silently, and a use that
+//     needs a concrete value inside a kernel reports eval/unresolved (a
+//     warning).
+//   - Class statements outside kernel bodies make classes (class.go):
+//     instances with __init__ or a @dataclass's generated one (defaults,
+//     default_factory, __post_init__, frozen), methods, properties,
+//     staticmethod/classmethod, super(), Enum and IntEnum members. A class
+//     with a decorator, base or special method tilels does not model
+//     (T.meta_class, a torch module, __eq__) stays opaque.
 //   - Kernels inside functions are evaluated under bound cases (bind.go,
 //     docs/binding.md): module-level calls, pytest parametrize grids and
 //     test functions, `if __name__ == "__main__":` blocks, entry points
