@@ -904,6 +904,11 @@ func pyEq(x, y Value, n *int) bool {
 		}
 		return a == b
 	}
+	if _, ok := y.(*InstanceV); ok { // a str enum member == its value, either side (class.go)
+		if _, ok := x.(*InstanceV); !ok {
+			x, y = y, x
+		}
+	}
 	switch a := x.(type) {
 	case *StrV:
 		switch b := y.(type) {
