@@ -27,8 +27,11 @@ type dcField struct {
 	name                        string
 	def, factory                Value // nil when absent
 	init, repr, compare, kwOnly bool
-	span                        source.Span
-	typ                         string // the annotation's text
+	// initVar marks an InitVar pseudo-field: an __init__ parameter passed
+	// on to __post_init__, not stored and not in fields().
+	initVar bool
+	span    source.Span
+	typ     string // the annotation's text
 }
 
 // classDecorator reports whether a class decorator of this builtin name is
@@ -175,7 +178,11 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 			kwOnly = true
 			continue
 		}
-		f := &dcField{name: n.Id, init: true, repr: true, compare: true, kwOnly: kwOnly, span: n.Loc, typ: typ}
+		f := &dcField{name: n.Id, init: true, repr: true, compare: true, kwOnly: kwOnly, span: n.Loc, typ: typ,
+			initVar: strings.HasPrefix(typ, "InitVar") || strings.Contains(typ, ".InitVar")}
+		if f.initVar {
+			f.repr, f.compare = false, false
+		}
 		if a.Value != nil {
 			v := cls.attrs[n.Id]
 			if spec, ok := v.(*InstanceV); ok && spec.Class == fieldClass {
@@ -277,6 +284,7 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 		given[kw.name] = kw.v
 	}
 	var missing []string
+	var initVars []Value
 	for _, f := range dc.fields {
 		v, ok := given[f.name]
 		if !ok || !f.init {
@@ -292,6 +300,10 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 				continue // init=False without a default: set by __post_init__
 			}
 		}
+		if f.initVar {
+			initVars = append(initVars, v)
+			continue
+		}
 		if !ev.storeAttr(inst, f.name, v, c.span) {
 			return poison(c.span)
 		}
@@ -300,7 +312,7 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 		return ev.pyErrorf(c.span, "%s.__init__() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, " and "))
 	}
 	if post, _ := inst.Class.lookup("__post_init__"); post != nil {
-		r := ev.callWithSelf(post, inst, c.span)
+		r := ev.callWithSelf(post, inst, c.span, initVars...)
 		if _, bad := r.(*PoisonV); bad {
 			return r
 		}
@@ -355,6 +367,9 @@ func biFields(ev *evaluator, c *call) Value {
 	}
 	var out []Value
 	for _, f := range cls.dcOf().fields {
+		if f.initVar {
+			continue
+		}
 		sp := c.span
 		def, fac := Value(missingV), Value(missingV)
 		if f.def != nil {
@@ -407,7 +422,9 @@ func (ev *evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 		if tuple {
 			var out []Value
 			for _, f := range dc.fields {
-				out = append(out, ev.asData(x.attrs[f.name], span, tuple, depth+1))
+				if val, ok := x.attrs[f.name]; ok {
+					out = append(out, ev.asData(val, span, tuple, depth+1))
+				}
 			}
 			return ev.mkTuple(span, out, false)
 		}
@@ -476,6 +493,9 @@ func biReplace(ev *evaluator, c *call) Value {
 			continue
 		}
 		v, ok := inst.attrs[f.name]
+		if f.initVar {
+			return ev.pyErrorf(c.span, "InitVar '%s' must be specified with replace()", f.name)
+		}
 		if !ok {
 			return ev.pyErrorf(c.span, "replace(): field '%s' of %s is not set", f.name, inst.Class.Name)
 		}
