@@ -33,7 +33,7 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 		}
 		consts := paramNames(j.Def.Params, true)
 		optional := optionalParams(j.Def.Params)
-		var given, absent []Binding
+		var given, absent, unknown []Binding
 		for _, k := range c.kwargs {
 			if k.name == "**" {
 				return &OpaqueV{base{c.span}, j.Def.Name.Id + ".specialize(...)"}
@@ -58,10 +58,13 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 				return poison(c.span)
 			}
 			if o, ok := k.v.(*OpaqueV); ok {
-				// A value tilels cannot compute (a device property): as
-				// if not given, so a directive line fills it, else the
-				// kernel needs it (and the note names the value).
-				ev.noteGiven(j, k.name, o)
+				// A value tilels cannot compute (a device property): a
+				// directive line or setting fills it, else the kernel
+				// needs it (never the default: the call gave another
+				// value), and the note names the value.
+				if u := ev.noteGiven(j, k.name, o); u != nil {
+					unknown = append(unknown, Binding{k.name, u})
+				}
 				continue
 			}
 			given = append(given, Binding{k.name, k.v})
@@ -70,13 +73,23 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 		if bs := ev.bindValues(j.Def, j.Name, consts); len(bs) > 0 {
 			extra = bs[0]
 		}
+		for _, u := range unknown {
+			if _, ok := lookupBinding(extra, u.Name); ok {
+				continue
+			}
+			if _, ok := ev.opts.Bindings[j.Name][u.Name]; ok {
+				continue
+			}
+			given = append(given, u)
+		}
 		return ev.evalKernelCase(j.outer, j.Def, j.Name, j.deco, append(ev.jitConsts(j, given, extra), absent...))
 	})
 }
 
 // noteGiven records on the origin of j's parameter name the unmodelled
-// value a .specialize call gave it (the first such value).
-func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) {
+// value a .specialize call gave it (the first such value), and returns the
+// parameter's unbound value.
+func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) *UnboundV {
 	ps := j.Def.Params
 	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
 		for _, p := range list {
@@ -84,12 +97,14 @@ func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) {
 				continue
 			}
 			fn := &FuncV{base: base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: ps}
-			if o := ev.originFor(fn, p); o.Given == "" {
+			o := ev.originFor(fn, p)
+			if o.Given == "" {
 				o.Given = v.Path
 			}
-			return
+			return &UnboundV{base{p.Name.Loc}, o}
 		}
 	}
+	return nil
 }
 
 // jitConsts binds every T.constexpr parameter of j: given values, then
