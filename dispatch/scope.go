@@ -123,6 +123,15 @@ func (d scopeDef) text() string {
 	return strconv.FormatInt(d.fused(), 10)
 }
 
+// sameExtent compares fused extents; runtime ones by their text (no
+// allocation for constant ones: verifyScopes is on the hot path).
+func sameExtent(a, b scopeDef) bool {
+	if a.sym == "" && b.sym == "" {
+		return a.fused() == b.fused()
+	}
+	return a.text() == b.text()
+}
+
 // symbolicDef is the definition of a declaration with runtime extents:
 // per dimension the constant, or 0 where it is a runtime value.
 func symbolicDef(b binding, dyn []ir.Expr, span source.Span) scopeDef {
@@ -202,7 +211,7 @@ func verifyScopes(defs []scopeDef) (*scopeSet, *scopeError) {
 			up.sym = d.sym
 			set.defs[d.b] = up
 			queue = append(queue, up)
-		case ex.known() && d.known() && ex.text() != d.text() && errOut == nil:
+		case ex.known() && d.known() && !sameExtent(ex, d) && errOut == nil:
 			// TVM: CanProveEqual; tilels compares runtime extents by
 			// their text.
 			span := d.span
