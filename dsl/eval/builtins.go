@@ -751,6 +751,9 @@ func biIsinstance(ev *evaluator, c *call) Value {
 	}
 	for _, ty := range types {
 		if cls, ok := ty.(*ClassV); ok { // class.go
+			if cls == objectClass {
+				return &BoolV{base{c.span}, true}
+			}
 			if inst, ok := v.(*InstanceV); ok && inst.Class.isSubclassOf(cls) {
 				return &BoolV{base{c.span}, true}
 			}

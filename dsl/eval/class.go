@@ -87,6 +87,56 @@ func init() {
 		})
 	}
 	builtinNames["super"] = builtin("super", biSuper)
+	builtinNames["object"] = objectClass
+}
+
+// objectClass is Python's object: object() makes a sentinel instance,
+// object.__setattr__ stores past a frozen dataclass's refusal (the idiom
+// of frozen __post_init__), object.__new__(cls) makes a bare instance.
+// It is shared by every evaluation, so it is immutable.
+var objectClass = &ClassV{Name: "object", attrs: map[string]Value{}, root: true}
+
+func (ev *evaluator) objectAttr(name string, span source.Span) Value {
+	switch name {
+	case "__setattr__":
+		return builtin("object.__setattr__", func(ev *evaluator, c *call) Value {
+			if len(c.args) != 3 {
+				return ev.pyErrorf(c.span, "object.__setattr__() takes 3 arguments")
+			}
+			attr, ok := ev.strArg(c.args[1], c.argSpans[1], "attribute name")
+			if !ok {
+				return poison(c.span)
+			}
+			switch o := c.args[0].(type) {
+			case *InstanceV:
+				if o.Class.enum != enumNone || o.Class == fieldClass {
+					return ev.pyErrorf(c.span, "cannot set attributes of %s", o.Class.Name)
+				}
+				ev.storeAttr(o, attr, c.args[2], c.span)
+			case *PoisonV, *UnboundV, *OpaqueV:
+			default:
+				return ev.pyErrorf(c.argSpans[0], "cannot set '%s' attribute of %s", attr, c.args[0].TypeName())
+			}
+			return &NoneV{base{c.span}}
+		})
+	case "__init__":
+		return builtin("object.__init__", func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} })
+	case "__new__":
+		return builtin("object.__new__", func(ev *evaluator, c *call) Value {
+			if len(c.args) < 1 {
+				return ev.pyErrorf(c.span, "object.__new__(): not enough arguments")
+			}
+			cls, ok := c.args[0].(*ClassV)
+			if !ok || cls.root {
+				if isErr(c.args[0]) {
+					return c.args[0]
+				}
+				return &OpaqueV{base{c.span}, "object.__new__(...)"}
+			}
+			return &InstanceV{base: base{c.span}, Class: cls, attrs: map[string]Value{}}
+		})
+	}
+	return nil
 }
 
 // biSuper is super() in a method (or super(Cls, obj)): an object whose
@@ -421,7 +471,7 @@ func (c *ClassV) isSubclassOf(sup *ClassV) bool {
 }
 
 func (c *ClassV) subDepth(sup *ClassV, depth int) bool {
-	if c == sup {
+	if c == sup || sup == objectClass {
 		return true
 	}
 	if depth > 64 {
@@ -536,6 +586,11 @@ func (c *ClassV) hasOpaqueMember() bool {
 }
 
 func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
+	if o == objectClass {
+		if v := ev.objectAttr(name, span); v != nil {
+			return v
+		}
+	}
 	switch name {
 	case "__name__", "__qualname__":
 		return &StrV{base{span}, o.Name}
@@ -587,6 +642,10 @@ func (ev *evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 			ev.pyErrorf(span, "cannot reassign member '%s'", name)
 			return
 		}
+		if o.Class == objectClass || o.Class == fieldClass {
+			ev.pyErrorf(span, "'%s' object has no attribute '%s'", o.Class.Name, name)
+			return
+		}
 		// A frozen dataclass's __setattr__ refuses every assignment, to
 		// fields and properties alike.
 		if dc := o.Class.dcOf(); dc != nil && dc.frozen {
@@ -605,6 +664,10 @@ func (ev *evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 		}
 		ev.storeAttr(o, name, v, span)
 	case *ClassV:
+		if o.root {
+			ev.pyErrorf(span, "cannot set '%s' attribute of immutable type '%s'", name, o.Name)
+			return
+		}
 		if _, ok := o.attrs[name]; !ok {
 			if len(o.attrs) >= maxClassAttrs || !ev.charge(span, "class attribute", costEntry) {
 				return
@@ -635,6 +698,12 @@ func (ev *evaluator) storeAttr(o *InstanceV, name string, v Value, span source.S
 // callClass is Cls(...): an enum lookup, a dataclass's generated
 // __init__, or a plain class's __init__.
 func (ev *evaluator) callClass(cls *ClassV, c *call) Value {
+	if cls == objectClass {
+		if len(c.args) > 0 || len(c.kwargs) > 0 {
+			return ev.pyErrorf(c.span, "object() takes no arguments")
+		}
+		return &InstanceV{base: base{c.span}, Class: objectClass, attrs: map[string]Value{}}
+	}
 	if cls.root {
 		return &OpaqueV{base{c.span}, cls.Name + "(...)"}
 	}
