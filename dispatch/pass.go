@@ -167,6 +167,9 @@ func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 	}
 	l.li = buildLaunch(set, fnSpan(fn), &out.Diags)
 	out.Launch = l.li.launch
+	if d, ok := launcherGap(fn, out.Launch); ok {
+		out.Diags = append(out.Diags, d)
+	}
 
 	// 2. Kernel-entry active set.
 	threadExt := int64(1)

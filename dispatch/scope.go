@@ -441,3 +441,56 @@ func (s *scopeSet) firstUnresolved() (scopeDef, bool) {
 	}
 	return scopeDef{}, false
 }
+
+// launcherGap returns an information when the kernel's grid has a runtime
+// extent its host launcher cannot compute: one over values that are not
+// scalar kernel parameters (batch_size = T.int32(), bound by TVM from a
+// buffer's shape at run time) or over operations the launcher does not
+// print (codegen/cuda/host_expr.go handles integer constants and
+// parameters, + - * // % min max and integer casts). The kernel is
+// analysed and printed; its launcher reports the launch as unknown.
+func launcherGap(fn *ir.Func, l ir.Launch) (diag.Diagnostic, bool) {
+	params := map[*ir.Var]bool{}
+	for _, p := range fn.Params {
+		if p != nil && p.Buf == nil && p.Var != nil {
+			params[p.Var] = true
+		}
+	}
+	var bad func(e ir.Expr) string
+	bad = func(e ir.Expr) string {
+		switch x := e.(type) {
+		case *ir.IntImm:
+			return ""
+		case *ir.Var:
+			if params[x] && (x.Type.Code == ir.Int || x.Type.Code == ir.UInt) {
+				return ""
+			}
+			return "`" + x.Name + "` is not a scalar parameter of the kernel"
+		case *ir.Cast:
+			if x.To.Code == ir.Int || x.To.Code == ir.UInt {
+				return bad(x.X)
+			}
+		case *ir.Binary:
+			switch x.Op {
+			case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod, ir.Min, ir.Max:
+				if r := bad(x.A); r != "" {
+					return r
+				}
+				return bad(x.B)
+			}
+		}
+		return "`" + ExprText(e) + "` is not an expression the launcher prints"
+	}
+	for i, e := range l.GridExpr {
+		if e == nil {
+			continue
+		}
+		if why := bad(e); why != "" {
+			return diag.Infof(fnSpan(fn), "dispatch/launch",
+				"not modelled: the launcher of a runtime grid: blockIdx.%c extent `%s` cannot be computed by the host launcher (%s); the kernel is analysed and printed, its launcher reports the launch as unknown",
+				'x'+i, ExprText(e), why), true
+		}
+	}
+	return diag.Diagnostic{}, false
+}
+

@@ -37,6 +37,14 @@ func sid(kind ir.ScopeIDKind, ext ...int64) *ir.ScopeID {
 	return &ir.ScopeID{Kind: kind, Vars: vars, Extents: ext}
 }
 
+// withParams adds scalar parameters to fn (runtime extents are over them).
+func withParams(fn *ir.Func, vs ...*ir.Var) *ir.Func {
+	for _, v := range vs {
+		fn.Params = append(fn.Params, &ir.Param{Var: v})
+	}
+	return fn
+}
+
 var copyVariants = []Variant{{Op: "copy", Name: "any", Priority: 1, Emit: ok}}
 
 // TestLaunchFromWarpsAndLanes: T.warp_id([4]) and T.lane_id([32]) with no
@@ -127,7 +135,7 @@ func TestLaunchDynamicGrid(t *testing.T) {
 	n := &ir.Var{Name: "n", Type: ir.Int32}
 	grid := sid(ir.CTAID)
 	grid.Dynamic = []ir.Expr{n}
-	out := Lower(scopeFunc(grid, sid(ir.ThreadID, 128)), DefaultTarget(), copyVariants)
+	out := Lower(withParams(scopeFunc(grid, sid(ir.ThreadID, 128)), n), DefaultTarget(), copyVariants)
 	if len(out.Diags) != 0 {
 		t.Fatalf("diagnostics:\n%s", codes(out.Diags))
 	}
@@ -142,7 +150,7 @@ func TestLaunchDynamicGrid(t *testing.T) {
 	grid2 := sid(ir.CTAID)
 	grid2.Dynamic = []ir.Expr{ir.Const(4), n}
 	grid2.Vars = append(grid2.Vars, &ir.Var{Name: "by", Type: ir.Int32})
-	out = Lower(scopeFunc(grid2, sid(ir.ThreadID, 128)), DefaultTarget(), copyVariants)
+	out = Lower(withParams(scopeFunc(grid2, sid(ir.ThreadID, 128)), n), DefaultTarget(), copyVariants)
 	if len(out.Diags) != 0 || out.Launch.Grid != [3]int64{4, 0, 1} {
 		t.Errorf("diagnostics:\n%s\nlaunch %+v, want grid (4, 0: runtime, 1)", codes(out.Diags), out.Launch)
 	}
@@ -153,7 +161,7 @@ func TestLaunchDynamicGrid(t *testing.T) {
 	ccta := sid(ir.CTAIDInCluster, 2)
 	grid3 := sid(ir.CTAID)
 	grid3.Dynamic = []ir.Expr{n}
-	out = Lower(scopeFunc(cl, ccta, grid3, sid(ir.ThreadID, 128)), DefaultTarget(), copyVariants)
+	out = Lower(withParams(scopeFunc(cl, ccta, grid3, sid(ir.ThreadID, 128)), n), DefaultTarget(), copyVariants)
 	want := "error dispatch/launch: Inconsistent extents for scope binding 1 (kernel->cta): n vs 4"
 	if got := codes(out.Diags); got != want {
 		t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
@@ -194,5 +202,37 @@ func TestLaunchDeferredStrict(t *testing.T) {
 		if got := codes(out.Diags); got != want {
 			t.Errorf("diagnostics:\n%s\nwant\n%s", got, want)
 		}
+	}
+}
+
+// TestLaunchRuntimeGridLauncher: a runtime grid over a scalar parameter is
+// computed by the launcher (no diagnostic); one over a value that is not a
+// parameter (batch_size = T.int32(), which TVM binds from a buffer shape)
+// gets one information, and the dispatch is unchanged.
+func TestLaunchRuntimeGridLauncher(t *testing.T) {
+	n := &ir.Var{Name: "n", Type: ir.Int32}
+	batch := &ir.Var{Name: "batch_size", Type: ir.Int32}
+	for _, tc := range []struct {
+		name string
+		ext  ir.Expr
+		want string
+	}{
+		{"parameter", &ir.Binary{Op: ir.Min, A: &ir.Binary{Op: ir.Mul, A: n, B: ir.Const(2)}, B: ir.Const(132)}, ""},
+		{"not a parameter", batch, "information dispatch/launch: not modelled: the launcher of a runtime grid: blockIdx.x extent `batch_size` cannot be computed " +
+			"by the host launcher (`batch_size` is not a scalar parameter of the kernel); the kernel is analysed and printed, its launcher reports the launch as unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			grid := sid(ir.CTAID)
+			grid.Dynamic = []ir.Expr{tc.ext}
+			fn := scopeFunc(grid, sid(ir.ThreadID, 128))
+			fn.Params = append(fn.Params, &ir.Param{Var: n})
+			out := Lower(fn, DefaultTarget(), copyVariants)
+			if got := codes(out.Diags); got != tc.want {
+				t.Errorf("diagnostics:\n%s\nwant\n%s", got, tc.want)
+			}
+			if out.Launch.GridExpr[0] != tc.ext || len(out.Decisions) != 1 || out.Decisions[0].Variant != "any" {
+				t.Errorf("launch %+v, decisions %+v", out.Launch, out.Decisions)
+			}
+		})
 	}
 }
