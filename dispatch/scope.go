@@ -493,4 +493,3 @@ func launcherGap(fn *ir.Func, l ir.Launch) (diag.Diagnostic, bool) {
 	}
 	return diag.Diagnostic{}, false
 }
-
