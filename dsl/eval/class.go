@@ -88,6 +88,29 @@ func init() {
 	}
 	builtinNames["super"] = builtin("super", biSuper)
 	builtinNames["object"] = objectClass
+	builtinNames["type"] = builtin("type", biType)
+}
+
+// biType is type(obj): an instance's class, a Python scalar's or
+// container's builtin type; anything else (and the three-argument form)
+// is opaque.
+func biType(ev *evaluator, c *call) Value {
+	if len(c.args) != 1 || len(c.kwargs) > 0 {
+		return &OpaqueV{base{c.span}, "type(...)"}
+	}
+	switch x := c.args[0].(type) {
+	case *InstanceV:
+		return x.Class
+	case *ClassV:
+		return &OpaqueV{base{c.span}, "type"}
+	case *IntV, *FloatV, *BoolV, *StrV, *TupleV, *ListV, *DictV:
+		if b, ok := builtinNames[x.TypeName()].(*BuiltinV); ok {
+			return b
+		}
+	case *PoisonV, *UnboundV:
+		return x
+	}
+	return &OpaqueV{base{c.span}, "type(" + c.args[0].TypeName() + ")"}
 }
 
 // objectClass is Python's object: object() makes a sentinel instance,

@@ -872,6 +872,9 @@ func samePtr(x, y Value) bool {
 	case *ClassV:
 		b, ok := y.(*ClassV)
 		return ok && a == b
+	case *BuiltinV: // type(3) is int
+		b, ok := y.(*BuiltinV)
+		return ok && a == b
 	}
 	return false
 }
