@@ -404,6 +404,17 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	for _, v := range cls.attrs {
 		rehome(v, cs, fr.env)
 	}
+	if cls.enum == enumInt {
+		// IntEnum members are EnumV (ints in arithmetic), which have no
+		// methods: an IntEnum that defines some stays opaque.
+		for _, v := range cls.attrs {
+			switch v.(type) {
+			case *FuncV, *descV:
+				opaque()
+				return
+			}
+		}
+	}
 	if cls.enum != enumNone {
 		ev.makeEnumMembers(cls)
 	}
