@@ -226,22 +226,56 @@ func (j *driveJob) step(ev *evaluator, i int) bool {
 }
 
 // factoryNames returns the module-level names bound to functions that
-// contain kernels and to @T.jit kernels.
+// contain kernels, to @T.jit kernels, and to module-level functions that
+// name one of those, directly or through each other (a wrapper such as
+// `def tir_kernel(M, N, K): return _kernel.specialize(...)`), so that
+// `def bench(): return tir_kernel(4096, 4096, 4096)` is an entry point.
 func (ev *evaluator) factoryNames() map[string]bool {
-	var out map[string]bool
+	out := map[string]bool{}
+	var wrappers []string
 	for name, v := range ev.modScope.vars {
-		ok := false
 		switch x := v.(type) {
 		case *FuncV:
-			ok = x.Def != nil && ev.hasKernel[x.Def]
-		case *JitV:
-			ok = true
-		}
-		if ok {
-			if out == nil {
-				out = map[string]bool{}
+			switch {
+			case x.Def != nil && ev.hasKernel[x.Def]:
+				out[name] = true
+			case x.Def != nil && x.Env == ev.modScope:
+				wrappers = append(wrappers, name)
 			}
+		case *JitV:
 			out[name] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	// callers[n]: the wrappers whose bodies name n; one walk per body,
+	// then a worklist from the factories.
+	callers := map[string][]string{}
+	for _, w := range wrappers {
+		seen := map[string]bool{}
+		for _, s := range ev.modScope.vars[w].(*FuncV).Def.Body {
+			syntax.Inspect(s, func(n syntax.Node) bool {
+				if x, ok := n.(*syntax.Name); ok && !seen[x.Id] {
+					seen[x.Id] = true
+					callers[x.Id] = append(callers[x.Id], w)
+				}
+				return true
+			})
+		}
+	}
+	var work []string
+	for name := range out {
+		work = append(work, name)
+	}
+	for len(work) > 0 {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, w := range callers[n] {
+			if !out[w] {
+				out[w] = true
+				work = append(work, w)
+			}
 		}
 	}
 	return out
