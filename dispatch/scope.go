@@ -446,9 +446,10 @@ func (s *scopeSet) firstUnresolved() (scopeDef, bool) {
 // extent its host launcher cannot compute: one over values that are not
 // scalar kernel parameters (batch_size = T.int32(), bound by TVM from a
 // buffer's shape at run time) or over operations the launcher does not
-// print (codegen/cuda/host_expr.go handles integer constants and
-// parameters, + - * // % min max and integer casts). The kernel is
-// analysed and printed; its launcher reports the launch as unknown.
+// print (codegen/cuda/host_expr.go handles integer constants,
+// parameters and host-side lets over them, + - * // % min max and integer
+// casts; 4096 nodes at most, lets inlined). The kernel is analysed and
+// printed; its launcher reports the launch as unknown.
 func launcherGap(fn *ir.Func, l ir.Launch) (diag.Diagnostic, bool) {
 	params := map[*ir.Var]bool{}
 	for _, p := range fn.Params {
@@ -456,12 +457,20 @@ func launcherGap(fn *ir.Func, l ir.Launch) (diag.Diagnostic, bool) {
 			params[p.Var] = true
 		}
 	}
+	lets := ir.HostLets(fn)
+	depth := 0
 	var bad func(e ir.Expr) string
 	bad = func(e ir.Expr) string {
+		if depth++; depth > 4096 {
+			return "the expression is too large for the launcher"
+		}
 		switch x := e.(type) {
 		case *ir.IntImm:
 			return ""
 		case *ir.Var:
+			if v, ok := lets[x]; ok {
+				return bad(v) // a host-side let: the launcher inlines it
+			}
 			if params[x] && (x.Type.Code == ir.Int || x.Type.Code == ir.UInt) {
 				return ""
 			}

@@ -30,3 +30,22 @@ type Launch struct {
 
 // Threads is the number of threads per CTA.
 func (l Launch) Threads() int64 { return l.Block[0] * l.Block[1] * l.Block[2] }
+
+// HostLets maps the variables fn's host code binds with an immutable let
+// (cta_count: T.let = T.min(148, n) before T.device_entry()) to their
+// values: what a launcher computing a runtime grid extent may inline.
+func HostLets(fn *Func) map[*Var]Expr {
+	if fn == nil || fn.Host == nil {
+		return nil
+	}
+	var lets map[*Var]Expr
+	for _, s := range fn.Host.Stmts {
+		if l, ok := s.(*Let); ok && !l.Mutable && l.Var != nil && l.Value != nil {
+			if lets == nil {
+				lets = map[*Var]Expr{}
+			}
+			lets[l.Var] = l.Value
+		}
+	}
+	return lets
+}
