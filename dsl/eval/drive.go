@@ -226,56 +226,22 @@ func (j *driveJob) step(ev *evaluator, i int) bool {
 }
 
 // factoryNames returns the module-level names bound to functions that
-// contain kernels, to @T.jit kernels, and to module-level functions that
-// name one of those, directly or through each other (a wrapper such as
-// `def tir_kernel(M, N, K): return _kernel.specialize(...)`), so that
-// `def bench(): return tir_kernel(4096, 4096, 4096)` is an entry point.
+// contain kernels and to @T.jit kernels.
 func (ev *evaluator) factoryNames() map[string]bool {
-	out := map[string]bool{}
-	var wrappers []string
+	var out map[string]bool
 	for name, v := range ev.modScope.vars {
+		ok := false
 		switch x := v.(type) {
 		case *FuncV:
-			switch {
-			case x.Def != nil && ev.hasKernel[x.Def]:
-				out[name] = true
-			case x.Def != nil && x.Env == ev.modScope:
-				wrappers = append(wrappers, name)
-			}
+			ok = x.Def != nil && ev.hasKernel[x.Def]
 		case *JitV:
-			out[name] = true
+			ok = true
 		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	// callers[n]: the wrappers whose bodies name n; one walk per body,
-	// then a worklist from the factories.
-	callers := map[string][]string{}
-	for _, w := range wrappers {
-		seen := map[string]bool{}
-		for _, s := range ev.modScope.vars[w].(*FuncV).Def.Body {
-			syntax.Inspect(s, func(n syntax.Node) bool {
-				if x, ok := n.(*syntax.Name); ok && !seen[x.Id] {
-					seen[x.Id] = true
-					callers[x.Id] = append(callers[x.Id], w)
-				}
-				return true
-			})
-		}
-	}
-	var work []string
-	for name := range out {
-		work = append(work, name)
-	}
-	for len(work) > 0 {
-		n := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, w := range callers[n] {
-			if !out[w] {
-				out[w] = true
-				work = append(work, w)
+		if ok {
+			if out == nil {
+				out = map[string]bool{}
 			}
+			out[name] = true
 		}
 	}
 	return out
