@@ -165,7 +165,13 @@ func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 	if serr != nil {
 		out.Diags = append(out.Diags, diag.Errorf(serr.span, "dispatch/launch", "%s", serr.msg))
 	}
-	l.li = buildLaunch(set, fnSpan(fn), &out.Diags)
+	launchDiags := &out.Diags
+	if serr != nil {
+		// The reference's verifier raised: ExtractKernelLaunchParams
+		// never runs, so its rejections would be a second error.
+		launchDiags = new([]diag.Diagnostic)
+	}
+	l.li = buildLaunch(set, fnSpan(fn), launchDiags)
 	out.Launch = l.li.launch
 	if d, ok := launcherGap(fn, out.Launch); ok {
 		out.Diags = append(out.Diags, d)

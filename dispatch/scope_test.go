@@ -195,6 +195,9 @@ func TestLaunchDeferredStrict(t *testing.T) {
 		{[]*ir.ScopeID{sid(ir.CTAID), sid(ir.ThreadID, 128)}, "1 (kernel->cta)"},
 		// cta->thread alone does not give cta->warp: warp->thread is needed.
 		{[]*ir.ScopeID{sid(ir.WarpID), sid(ir.ThreadID, 128)}, "4 (cta->warp)"},
+		// All deferred (test_verifier.py all_deferred): the verifier's
+		// error is the only one, the launch is never extracted.
+		{[]*ir.ScopeID{sid(ir.CTAID), sid(ir.WarpgroupID), sid(ir.WarpIDInWG), sid(ir.LaneID)}, "1 (kernel->cta)"},
 	} {
 		out = Lower(scopeFunc(tc.ids...), DefaultTarget(), copyVariants)
 		want := "error dispatch/launch: cannot infer extent of deferred ScopeIdDef for binding " + tc.want + "; " +
