@@ -500,6 +500,9 @@ func (k *kernel) call(c *ir.Call) string {
 	if x, ok := extOps[c.Op]; ok {
 		return x.print(k, c)
 	}
+	if s, ok := k.printTcgen05User(c); ok {
+		return s
+	}
 	k.fail("unknown intrinsic %q", c.Op)
 	return ""
 }
