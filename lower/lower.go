@@ -318,6 +318,7 @@ func Analyze(f *source.File, opts Options) *Result {
 			}
 		}
 	}
+	res.addSiteDiags() // sites.go
 	return res
 }
 

@@ -1,0 +1,529 @@
+package lower
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+)
+
+// Every tile call written in a file ends in exactly one outcome (issue
+// "never drop a call silently"): a variant in some case, the reference's
+// own rejection, "needs X" (a parameter no binding source gives), "not
+// modelled: <construct>" (what tilels lacks), or, for a call inside a
+// kernel that was evaluated whole, "not reached" (a branch, loop or helper
+// no analysed case runs). Result.Sites computes it from the records and
+// diagnostics Analyze already made; Analyze reports the last two kinds,
+// which nothing else shows at the call, as diagnostics (CodeNotAnalysed,
+// CodeNotReached).
+
+// Codes of the diagnostics at tile calls that no kernel record holds.
+const (
+	// CodeNotAnalysed (information): the evaluation of the call's kernel
+	// stopped at, or skipped, a construct tilels does not model, so the
+	// call was never built.
+	CodeNotAnalysed = "lower/not-analysed"
+	// CodeNotReached (hint): the call's kernel was evaluated without an
+	// error, but no analysed case runs the call.
+	CodeNotReached = "lower/not-reached"
+)
+
+// SiteKind is the outcome of one syntactic tile-call site.
+type SiteKind int
+
+const (
+	// SiteVariant: some kernel record chose a variant tilels lowers.
+	SiteVariant SiteKind = iota
+	// SiteRejected: the reference's own rejection (every variant declined
+	// for a reason of the reference, or no variant is registered for the
+	// op or for the dispatch= name).
+	SiteRejected
+	// SiteNeeds: the call needs a parameter no binding source gives.
+	SiteNeeds
+	// SiteNotModelled: tilels lacks what the call needs (a library model,
+	// a variant it does not lower yet, another target).
+	SiteNotModelled
+	// SiteBlocked: an error in the program (a syntax error, an undefined
+	// name, a bad argument: what the reference would reject too) stopped
+	// the evaluation of the call's kernel before the call was built.
+	SiteBlocked
+	// SiteNotReached: the call's kernel was evaluated, but no analysed
+	// case runs the call.
+	SiteNotReached
+)
+
+var siteKindNames = [...]string{"variant", "rejected", "needs", "not modelled", "blocked", "not reached"}
+
+func (k SiteKind) String() string { return siteKindNames[k] }
+
+// Site is one syntactic tile call of a file (Tx.op(...),
+// Tx.<scope>.op(...), getattr(Tx, s).op(...), under any name the file binds
+// the tile module to) inside a function decorated prim_func, jit, inline or
+// macro, and its outcome.
+type Site struct {
+	Span   source.Span // the whole call
+	OpSpan source.Span // its callee
+	Op     string      // the tile primitive, e.g. "copy"
+	Kind   SiteKind
+	// Message says why, for every kind but SiteVariant: the rejection,
+	// "needs M, N", "not modelled: ...", "not analysed: ...", "not
+	// reached: ...".
+	Message string
+	// Cause is, for a call no record holds, the diagnostic that explains
+	// it (zero when none does).
+	Cause diag.Diagnostic
+	// Variant is the variant of a SiteVariant (the first record's).
+	Variant string
+}
+
+// tileOps are the tile primitives of tvm.script.tirx.tile.
+var tileOps = map[string]bool{}
+
+func init() {
+	for _, op := range strings.Fields(`add binary_chain binary_reduce cast copy copy_async exp exp2 log2
+		fdiv fill fma gemm gemm_async max maximum memset min minimum mul permute_layout reciprocal
+		reduce_negate select silu sqrt sub sum unary_reduce zero`) {
+		tileOps[op] = true
+	}
+}
+
+var siteScopes = map[string]bool{"cluster": true, "cta": true, "wg": true, "warpgroup": true, "warp": true, "thread": true}
+
+// tileAliases are the names f binds the tile module to: Tx, and the names
+// of imports of tvm.script.tirx.tile (or tvm.tirx.script.tile).
+func tileAliases(f *syntax.File) map[string]bool {
+	names := map[string]bool{"Tx": true}
+	isTile := func(path string) bool {
+		return path == "tvm.script.tirx.tile" || path == "tvm.tirx.script.tile"
+	}
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		switch s := n.(type) {
+		case *syntax.Import:
+			for _, a := range s.Names {
+				if a.AsName != nil && isTile(a.Name) {
+					names[a.AsName.Id] = true
+				}
+			}
+		case *syntax.ImportFrom:
+			for _, a := range s.Names {
+				if isTile(s.Module + "." + a.Name) {
+					if a.AsName != nil {
+						names[a.AsName.Id] = true
+					} else {
+						names[a.Name] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return names
+}
+
+// tileSites returns the syntactic tile calls of f in source order.
+func tileSites(f *syntax.File) []*syntax.Call {
+	alias := tileAliases(f)
+	isTx := func(x syntax.Expr) bool {
+		n, ok := x.(*syntax.Name)
+		return ok && alias[n.Id]
+	}
+	isSite := func(c *syntax.Call) bool {
+		a, ok := c.Func.(*syntax.Attribute)
+		if !ok || !tileOps[a.Attr.Id] {
+			return false
+		}
+		switch x := a.X.(type) {
+		case *syntax.Name:
+			return alias[x.Id]
+		case *syntax.Attribute:
+			return isTx(x.X) && siteScopes[x.Attr.Id]
+		case *syntax.Call:
+			n, ok := x.Func.(*syntax.Name)
+			return ok && n.Id == "getattr" && len(x.Args) > 0 && isTx(x.Args[0])
+		}
+		return false
+	}
+	var out []*syntax.Call
+	seen := map[*syntax.Call]bool{}
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		fd, ok := n.(*syntax.FunctionDef)
+		if !ok || !kernelLike(fd) {
+			return true
+		}
+		for _, s := range fd.Body {
+			syntax.Inspect(s, func(n syntax.Node) bool {
+				if c, ok := n.(*syntax.Call); ok && isSite(c) && !seen[c] {
+					seen[c] = true
+					out = append(out, c)
+				}
+				return true
+			})
+		}
+		return false
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Loc.Start < out[j].Loc.Start })
+	return out
+}
+
+// kernelLike reports whether fd is decorated prim_func, jit, inline or
+// macro (under any module name).
+func kernelLike(fd *syntax.FunctionDef) bool {
+	for _, d := range fd.Decorators {
+		if c, ok := d.(*syntax.Call); ok {
+			d = c.Func
+		}
+		name := ""
+		switch x := d.(type) {
+		case *syntax.Attribute:
+			name = x.Attr.Id
+		case *syntax.Name:
+			name = x.Id
+		}
+		switch name {
+		case "prim_func", "jit", "inline", "macro":
+			return true
+		}
+	}
+	return false
+}
+
+// siteOutcome classifies one decision record: its kind and message.
+func siteOutcome(d *dispatch.Decision) (SiteKind, string) {
+	for _, r := range d.Declined {
+		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, "does not lower") {
+			return SiteNotModelled, "not modelled: " + r.Variant + ": " + r.Reason
+		}
+	}
+	if d.Variant != "" {
+		return SiteVariant, ""
+	}
+	if e := d.Explanation; e != nil && e.Error != "" {
+		return SiteRejected, e.Error
+	}
+	var parts []string
+	for _, r := range d.Declined {
+		parts = append(parts, r.Variant+": "+r.Reason)
+	}
+	if len(parts) == 0 {
+		return SiteRejected, "no variant applied"
+	}
+	return SiteRejected, strings.Join(parts, " | ")
+}
+
+// Sites returns every tile-call site of the file with its outcome, in
+// source order. A site's outcome is the best over the records that reach
+// it (variant, then rejection, then not modelled).
+func (r *Result) Sites() []Site {
+	if r.Syntax == nil {
+		return nil
+	}
+	type best struct {
+		kind    SiteKind
+		msg     string
+		variant string
+	}
+	decided := map[source.Pos]best{}
+	for _, k := range r.Kernels {
+		for _, d := range k.Calls {
+			p := d.Call.Span.Start
+			kind, msg := siteOutcome(d)
+			if b, ok := decided[p]; !ok || kind < b.kind {
+				decided[p] = best{kind, msg, d.Variant}
+			}
+		}
+	}
+	pending := map[source.Pos]best{}
+	for _, k := range r.Partial {
+		for _, u := range k.Unresolved {
+			if _, ok := pending[u.Span.Start]; ok {
+				continue
+			}
+			if u.NotModelled != "" {
+				pending[u.Span.Start] = best{kind: SiteNotModelled, msg: notModelledText(u.NotModelled)}
+			} else {
+				pending[u.Span.Start] = best{kind: SiteNeeds, msg: "needs " + strings.Join(u.Needs, ", ")}
+			}
+		}
+	}
+	var out []Site
+	for _, c := range tileSites(r.Syntax) {
+		s := Site{Span: c.Loc, OpSpan: c.Func.Span(), Op: c.Func.(*syntax.Attribute).Attr.Id}
+		if b, ok := decided[c.Loc.Start]; ok {
+			s.Kind, s.Message, s.Variant = b.kind, b.msg, b.variant
+		} else if b, ok := pending[c.Loc.Start]; ok {
+			s.Kind, s.Message = b.kind, b.msg
+		} else if k := r.foreignAround(c.Loc); k != nil {
+			// A call of another target's kernel that its record does
+			// not list (a second def of the same name, a call the
+			// evaluator folded away).
+			s.Kind, s.Message = SiteNotModelled, notModelledText(NotCUDA(k.Foreign))
+		} else {
+			s.Kind, s.Message, s.Cause = r.unbuilt(c.Loc)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func notModelledText(s string) string {
+	if strings.HasPrefix(s, "not modelled") {
+		return s
+	}
+	return "not modelled: " + s
+}
+
+// unbuilt explains a call no record holds. A diagnostic inside the call
+// (an argument tilels could not evaluate) says it; else the first error
+// or warning of the innermost enclosing def that has one (the evaluation
+// stopped at, or skipped, what it names); else the call is in a kernel
+// evaluated without an error but in a branch, loop or helper no case
+// runs.
+func (r *Result) unbuilt(call source.Span) (SiteKind, string, diag.Diagnostic) {
+	all := r.allDiags()
+	inRange := func(lo, hi source.Pos, keep func(diag.Diagnostic) bool) *diag.Diagnostic {
+		for i := range all {
+			d := &all[i]
+			if d.Span.Start >= lo && d.Span.Start < hi && keep(*d) {
+				return d
+			}
+		}
+		return nil
+	}
+	mine := func(d diag.Diagnostic) bool {
+		return d.Code != CodeNotAnalysed && d.Code != CodeNotReached && d.Severity != diag.Hint
+	}
+	if d := inRange(call.Start, call.End, mine); d != nil {
+		if limitation(*d) {
+			return SiteNotModelled, notModelledText(d.Message), *d
+		}
+		return SiteBlocked, "not analysed: " + d.Message, *d
+	}
+	defs := enclosingDefs(r.Syntax, call)
+	// Only the evaluator's and the parser's findings stop or skip
+	// statements (a dispatch error at another call does not).
+	serious := func(d diag.Diagnostic) bool {
+		return mine(d) && (d.Severity == diag.Error || d.Severity == diag.Warning) &&
+			(strings.HasPrefix(d.Code, "eval/") || strings.HasPrefix(d.Code, "syntax/"))
+	}
+	// The cause in a def: a finding whose span holds the call (a
+	// statement ignored around it), else the nearest one before it, else
+	// the first after it (a loop's later statement).
+	cause := func(lo, hi source.Pos) *diag.Diagnostic {
+		var before, after *diag.Diagnostic
+		for i := range all {
+			d := &all[i]
+			if d.Span.Start < lo || d.Span.Start >= hi || !serious(*d) {
+				continue
+			}
+			switch {
+			case d.Span.Start <= call.Start && call.End <= d.Span.End:
+				return d
+			case d.Span.Start < call.Start:
+				before = d
+			case after == nil:
+				after = d
+			}
+		}
+		if before != nil {
+			return before
+		}
+		return after
+	}
+	for _, fd := range defs {
+		if d := cause(fd.Loc.Start, fd.Loc.End); d != nil {
+			if limitation(*d) {
+				return SiteNotModelled, "not modelled: the evaluation of this kernel did not build this call: " + d.Message, *d
+			}
+			return SiteBlocked, "not analysed: the evaluation of this kernel stopped before this call: " + d.Message, *d
+		}
+	}
+	if len(defs) > 0 {
+		outer := defs[len(defs)-1]
+		for _, ks := range [][]*Kernel{r.Kernels, r.Partial} {
+			for _, k := range ks {
+				if k.Span.Start <= outer.Loc.Start && outer.Loc.End <= k.Span.End {
+					return SiteNotReached, "not reached: no analysed case of " + k.Name + " runs this call (" + cases(caseCount(r, k.Name)) + "); it is in a branch or loop they do not take", diag.Diagnostic{}
+				}
+			}
+		}
+		return SiteNotReached, "not reached: no analysed kernel runs " + defs[0].Name.Id + " (nothing analysed calls it, or only code no case runs does)", diag.Diagnostic{}
+	}
+	return SiteNotReached, "not reached", diag.Diagnostic{}
+}
+
+func cases(n int) string {
+	if n == 1 {
+		return "1 case"
+	}
+	return itoa(n) + " cases"
+}
+
+// limitation reports whether d is about something tilels does not model
+// (rather than an error in the program).
+func limitation(d diag.Diagnostic) bool {
+	return strings.Contains(d.Message, "not modelled") || strings.Contains(d.Message, "tilels ")
+}
+
+func caseCount(r *Result, name string) int {
+	n := 0
+	for _, k := range r.Kernels {
+		if k.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+// allDiags is the file's diagnostics with the records' own (a def with
+// several cases keeps some of its diagnostics on its records only), in
+// position order.
+func (r *Result) allDiags() []diag.Diagnostic {
+	all := append([]diag.Diagnostic(nil), r.Diags...)
+	for _, ks := range [][]*Kernel{r.Kernels, r.Partial} {
+		for _, k := range ks {
+			all = append(all, k.Diags...)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Span.Start < all[j].Span.Start })
+	return all
+}
+
+// enclosingDefs returns the defs around span, innermost first.
+func enclosingDefs(f *syntax.File, span source.Span) []*syntax.FunctionDef {
+	var defs []*syntax.FunctionDef
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FunctionDef); ok && fd.Loc.Start <= span.Start && span.End <= fd.Loc.End {
+			defs = append(defs, fd)
+		}
+		return true
+	})
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Loc.End-defs[i].Loc.Start < defs[j].Loc.End-defs[j].Loc.Start })
+	return defs
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// siteDiags are the diagnostics of the sites no record holds and no
+// diagnostic inside the call explains: lower/not-analysed (information)
+// and lower/not-reached (hint), at the callee.
+func (r *Result) siteDiags() []diag.Diagnostic {
+	var out []diag.Diagnostic
+	all := r.allDiags()
+	for _, s := range r.Sites() {
+		if s.Kind != SiteNotModelled && s.Kind != SiteBlocked && s.Kind != SiteNotReached {
+			continue
+		}
+		covered := false
+		for _, d := range all {
+			if d.Span.Start >= s.Span.Start && d.Span.Start < s.Span.End {
+				covered = true
+				break
+			}
+		}
+		if covered || r.holds(s.Span) {
+			continue
+		}
+		d := diag.Infof(s.OpSpan, CodeNotAnalysed, "%s", s.Message)
+		if s.Kind == SiteNotReached {
+			d = diag.Diagnostic{Span: s.OpSpan, Severity: diag.Hint, Code: CodeNotReached, Message: s.Message}
+		}
+		if s.Cause.Code != "" {
+			d.Related = []diag.Related{{Span: s.Cause.Span, Message: s.Cause.Code + ": " + s.Cause.Message}}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// holds reports whether a record (a decision or an unresolved call) is at
+// span: its outcome is shown there already.
+func (r *Result) holds(span source.Span) bool {
+	for _, k := range r.Kernels {
+		for _, d := range k.Calls {
+			if d.Call.Span.Start == span.Start {
+				return true
+			}
+		}
+	}
+	for _, k := range r.Partial {
+		for _, u := range k.Unresolved {
+			if u.Span.Start == span.Start {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addSiteDiags adds siteDiags to r.Diags and to the records whose span
+// holds them, keeping both sorted.
+func (r *Result) addSiteDiags() {
+	add := r.siteDiags()
+	if len(add) == 0 {
+		return
+	}
+	r.Diags = append(r.Diags, add...)
+	diag.Sort(r.Diags)
+	for _, ks := range [][]*Kernel{r.Kernels, r.Partial} {
+		for _, k := range ks {
+			n := len(k.Diags)
+			for _, d := range add {
+				if d.Span.Start >= k.Span.Start && d.Span.Start < k.Span.End {
+					k.Diags = append(k.Diags, d)
+				}
+			}
+			if len(k.Diags) > n {
+				diag.Sort(k.Diags)
+			}
+		}
+	}
+}
+
+// Shown reports whether s's outcome is shown at the call: a record holds
+// it (a decision, or an unresolved call shown in place), or a diagnostic
+// lies inside the call.
+func (r *Result) Shown(s Site) bool {
+	if r.holds(s.Span) {
+		return true
+	}
+	for _, d := range r.Diags {
+		if d.Span.Start >= s.Span.Start && d.Span.Start < s.Span.End {
+			return true
+		}
+	}
+	return false
+}
+
+// foreignAround returns the record of another target's kernel whose span
+// holds span, or nil.
+func (r *Result) foreignAround(span source.Span) *Kernel {
+	for _, k := range r.Partial {
+		if k.Foreign != "" && k.Span.Start <= span.Start && span.End <= k.Span.End {
+			return k
+		}
+	}
+	return nil
+}
