@@ -77,6 +77,8 @@ type Site struct {
 	Cause diag.Diagnostic
 	// Variant is the variant of a SiteVariant (the first record's).
 	Variant string
+	// held: a record holds the call (a decision or an unresolved call).
+	held bool
 }
 
 // tileOps are the tile primitives of tvm.script.tirx.tile.
@@ -252,9 +254,9 @@ func (r *Result) Sites() []Site {
 	for _, c := range tileSites(r.Syntax) {
 		s := Site{Span: c.Loc, OpSpan: c.Func.Span(), Op: c.Func.(*syntax.Attribute).Attr.Id}
 		if b, ok := decided[c.Loc.Start]; ok {
-			s.Kind, s.Message, s.Variant = b.kind, b.msg, b.variant
+			s.Kind, s.Message, s.Variant, s.held = b.kind, b.msg, b.variant, true
 		} else if b, ok := pending[c.Loc.Start]; ok {
-			s.Kind, s.Message = b.kind, b.msg
+			s.Kind, s.Message, s.held = b.kind, b.msg, true
 		} else if k := r.foreignAround(c.Loc); k != nil {
 			// A call of another target's kernel that its record does
 			// not list (a second def of the same name, a call the
@@ -431,19 +433,8 @@ func itoa(n int) string {
 // and lower/not-reached (hint), at the callee.
 func (r *Result) siteDiags() []diag.Diagnostic {
 	var out []diag.Diagnostic
-	all := r.allDiags()
 	for _, s := range r.Sites() {
-		if s.Kind != SiteNotModelled && s.Kind != SiteBlocked && s.Kind != SiteNotReached {
-			continue
-		}
-		covered := false
-		for _, d := range all {
-			if d.Span.Start >= s.Span.Start && d.Span.Start < s.Span.End {
-				covered = true
-				break
-			}
-		}
-		if covered || r.holds(s.Span) {
+		if s.held || s.Kind == SiteVariant || s.Kind == SiteRejected || s.Kind == SiteNeeds || r.Shown(s) {
 			continue
 		}
 		d := diag.Infof(s.OpSpan, CodeNotAnalysed, "%s", s.Message)
@@ -506,7 +497,7 @@ func (r *Result) addSiteDiags() {
 // it (a decision, or an unresolved call shown in place), or a diagnostic
 // lies inside the call.
 func (r *Result) Shown(s Site) bool {
-	if r.holds(s.Span) {
+	if s.held || r.holds(s.Span) {
 		return true
 	}
 	for _, d := range r.Diags {

@@ -1,0 +1,76 @@
+package lsp
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/internal/benchcorpus"
+	"github.com/tilels/tilels/lower"
+)
+
+// BenchmarkKeystrokeProduction: a space typed (and deleted) inside the
+// kernel of a production-sized file, to the publishDiagnostics of that
+// version, through the whole JSON-RPC path (issue 15's target: p99 <= 25
+// ms inside a kernel of the largest production file).
+//
+//	bigkernel: benchcorpus.BuildKernel(2600), one warp-specialised kernel
+//	           of 2,600 lines with 535 tile calls (every keystroke analyses
+//	           all of it again; the largest TIRx-kernels file has 47);
+//	file:      the file named by $TILELS_BENCH_FILE (e.g. the largest
+//	           TIRx-kernels file of the corpus of docs/coverage.md), edited
+//	           after the "(" of its middle Tx call.
+//	           Only run when the variable is set.
+func BenchmarkKeystrokeProduction(b *testing.B) {
+	b.Run("bigkernel", func(b *testing.B) {
+		benchKeystrokeIn(b, benchcorpus.BuildKernel(2600))
+	})
+	if path := os.Getenv("TILELS_BENCH_FILE"); path != "" {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("file", func(b *testing.B) { benchKeystrokeIn(b, string(src)) })
+	}
+}
+
+func benchKeystrokeIn(b *testing.B, src string) {
+	lower.TuneRuntime()
+	c := newClient(b, fullCaps(), "")
+	u := uri.File("/w/prod.py")
+	ls := strings.Split(src, "\n")
+	// The middle Tx line of the file: inside a kernel body.
+	var rows []int
+	for i, l := range ls {
+		if strings.HasPrefix(strings.TrimSpace(l), "Tx.") {
+			rows = append(rows, i)
+		}
+	}
+	if len(rows) == 0 {
+		b.Fatal("no Tx call in the file")
+	}
+	// A space after the call's "(" keeps the program valid.
+	row := rows[len(rows)/2]
+	col := uint32(strings.Index(ls[row], "(") + 1)
+	edits := [2]protocol.TextDocumentContentChangeEvent{
+		partial(uint32(row), col, uint32(row), col, " "),
+		partial(uint32(row), col, uint32(row), col+1, ""),
+	}
+	c.open(u, 1, src)
+	c.waitDiags(u, 1)
+	version := int32(1)
+	var lat []time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		version++
+		start := time.Now()
+		c.change(u, version, edits[version%2])
+		c.waitDiags(u, version)
+		lat = append(lat, time.Since(start))
+	}
+	percentiles(b, lat)
+}
