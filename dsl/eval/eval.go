@@ -72,6 +72,16 @@ type Options struct {
 	// Kernel fields other than Func may still change until Evaluate
 	// returns.
 	OnKernel func(*Kernel)
+	// Path is the analysed file's path on disk ("" when unknown): relative
+	// imports resolve from its directory. ImportRoots are the directories
+	// absolute imports of workspace modules resolve under (the package
+	// root of Path, the workspace folders, extra paths; imports.go), and
+	// ReadFile reads a module's source (nil: os.ReadFile), so an editor
+	// can serve unsaved buffers. With neither Path nor ImportRoots, no
+	// workspace module is loaded.
+	Path        string
+	ImportRoots []string
+	ReadFile    func(path string) ([]byte, error)
 }
 
 // Program is the result of evaluating one file.
@@ -91,6 +101,9 @@ type Program struct {
 	// Diags holds every evaluation diagnostic of the file, sorted: module
 	// level, factory bodies and every kernel's (also in Kernel.Diags).
 	Diags []diag.Diagnostic
+	// Imports lists the files of the workspace modules the evaluation
+	// read (imports.go), in the order they were first read.
+	Imports []string
 }
 
 // Kernel is one evaluated @T.prim_func. A statement whose evaluation
@@ -309,6 +322,8 @@ type evaluator struct {
 	// current unit started (a unit that runs out of steps after it made a
 	// kernel has lost only host code after it: budget.go outOfSteps).
 	made, madeAtUnit int
+	// imp is the state of workspace imports (imports.go), nil until used.
+	imp *importState
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -392,7 +407,11 @@ func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
-		if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
+		if why := ev.opaqueWhy(v.Path); why != "" {
+			if ev.kern != nil || !ev.speculating {
+				ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
+			}
+		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
 			ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
 		} else if ev.kern != nil || !ev.speculating {
 			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)

@@ -798,7 +798,9 @@ func TestCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(root, p)
-		results = append(results, Measure(filepath.ToSlash(rel), src, opts))
+		fopts := opts
+		fopts.Path = p // its imports resolve under its package root (lower.PackageRoot)
+		results = append(results, Measure(filepath.ToSlash(rel), src, fopts))
 	}
 	tables := Tables(results)
 	t.Log("\n" + tables)
