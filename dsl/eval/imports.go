@@ -33,7 +33,9 @@ import (
 //   - Kernel defs (@T.prim_func, @T.jit) of an imported module are not
 //     evaluated: a kernel is analysed in its own file, and a name bound
 //     to one is opaque here.
-//   - An import cycle, a module missing from the workspace (under a
+//   - In an import cycle a module still loading has what its body bound
+//     so far, as in Python; a name not bound yet is not modelled. A cycle,
+//     a module missing from the workspace (under a
 //     top-level package that is there, or a relative import), a file
 //     that does not read, and a module past the import budget give an
 //     opaque value whose use reports "not modelled: <why>".
@@ -246,9 +248,9 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		key = dir + string(filepath.Separator)
 	}
 	if m := im.mods[key]; m != nil {
-		if m.loading {
-			return ev.notModelled(name, fmt.Sprintf("import cycle through module `%s`", m.name), span)
-		}
+		// A module still loading is part of an import cycle: as in Python,
+		// what its body has bound so far is there, the rest is not
+		// (moduleAttr says so).
 		return m.mod
 	}
 	if len(im.mods) >= maxImportModules {
@@ -340,7 +342,7 @@ func (ev *evaluator) moduleAttr(m *wsModule, name string, span source.Span) Valu
 		}
 	}
 	if m.loading {
-		return ev.notModelled(m.name+"."+name, fmt.Sprintf("import cycle: `%s` is not yet defined in module `%s`", name, m.name), span)
+		return ev.notModelled(m.name+"."+name, fmt.Sprintf("import cycle: `%s` is not yet defined in module `%s` when it is imported", name, m.name), span)
 	}
 	return ev.notModelled(m.name+"."+name, fmt.Sprintf("`%s` is not defined in module `%s`", name, m.name), span)
 }
