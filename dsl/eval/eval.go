@@ -364,6 +364,9 @@ func (ev *evaluator) unit(st *site, fn func()) {
 var panicInTests = false
 
 func (ev *evaluator) report(d diag.Diagnostic) {
+	if ev.imp != nil && ev.imp.call != nil {
+		d = ev.imp.call.relocate(d) // imports.go
+	}
 	*ev.sink = append(*ev.sink, d)
 }
 

@@ -28,8 +28,8 @@ import (
 //     everything else does.
 //   - Diagnostics of an imported module's own module-level statements
 //     are dropped (they belong to that file's own analysis); those of its
-//     functions called from the analysed file are reported at the anchor,
-//     with the module named.
+//     functions called from the analysed file are reported at the call,
+//     prefixed with the function's module and name.
 //   - Kernel defs (@T.prim_func, @T.jit) of an imported module are not
 //     evaluated: a kernel is analysed in its own file, and a name bound
 //     to one is opaque here.
@@ -70,6 +70,43 @@ type importState struct {
 	anchor source.Span
 	// loading > 0 while an imported module's body runs.
 	loading int
+	// call is the outermost call of an imported module's function from
+	// the analysed file's code, while it runs.
+	call *importedCall
+}
+
+// importedCall is a call of an imported module's function from the
+// analysed file: the diagnostics its body reports go to the call.
+type importedCall struct {
+	at   source.Span
+	name string
+}
+
+// relocate moves d, reported inside the call, to the call.
+func (c *importedCall) relocate(d diag.Diagnostic) diag.Diagnostic {
+	d.Span = c.at
+	d.Message = "in `" + c.name + "`: " + d.Message
+	d.Related = nil
+	return d
+}
+
+// enterCall notes that fn is called at span: the outermost call of an
+// imported module's function from the analysed file's code starts an
+// importedCall, and a call of the analysed file's function from imported
+// code suspends it. The returned func restores the state.
+func (ev *evaluator) enterCall(fn *FuncV, at source.Span) func() {
+	if ev.imp == nil || fn.Env == nil {
+		return func() {}
+	}
+	saved := ev.imp.call
+	m := ev.imp.scopes[fn.Env.root()]
+	switch {
+	case m != nil && saved == nil:
+		ev.imp.call = &importedCall{at: at, name: m.name + "." + fn.Name}
+	case m == nil && saved != nil:
+		ev.imp.call = nil
+	}
+	return func() { ev.imp.call = saved }
 }
 
 // wsModule is one workspace module.
@@ -302,12 +339,12 @@ func (ev *evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 	im := ev.imp
 	savedAnchor := im.anchor
 	savedKern, savedEmit, savedSink, savedHint := ev.kern, ev.emit, ev.sink, ev.hint
-	savedLoops, savedTry, savedSpec := ev.loopKinds, ev.tryDepth, ev.speculating
+	savedLoops, savedTry, savedSpec, savedCall := ev.loopKinds, ev.tryDepth, ev.speculating, im.call
 	var dropped []diag.Diagnostic
-	im.anchor, im.loading = anchor, im.loading+1
+	im.anchor, im.loading, im.call = anchor, im.loading+1, nil
 	ev.kern, ev.emit, ev.sink, ev.hint, ev.loopKinds, ev.tryDepth, ev.speculating = nil, nil, &dropped, nil, nil, 0, false
 	defer func() {
-		im.anchor, im.loading = savedAnchor, im.loading-1
+		im.anchor, im.loading, im.call = savedAnchor, im.loading-1, savedCall
 		ev.kern, ev.emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
 		ev.loopKinds, ev.tryDepth, ev.speculating = savedLoops, savedTry, savedSpec
 	}()
