@@ -32,9 +32,6 @@ func (s *Server) docOptions(set *Settings, path string) lower.Options {
 // that hold s.mu).
 func (s *Server) docOptionsIn(set *Settings, path string, folders []string) lower.Options {
 	opts := set.options()
-	if path == "" {
-		return opts
-	}
 	opts.Path = path
 	var roots []string
 	for _, p := range set.ExtraPaths {
@@ -47,7 +44,10 @@ func (s *Server) docOptionsIn(set *Settings, path string, folders []string) lowe
 	}
 	roots = append(roots, folders...)
 	opts.ImportRoots = roots
-	allowed := append([]string{lower.PackageRoot(path)}, roots...)
+	allowed := roots
+	if path != "" {
+		allowed = append([]string{lower.PackageRoot(path)}, roots...)
+	}
 	opts.ReadFile = func(p string) ([]byte, error) { return s.readModule(p, allowed) }
 	return opts
 }

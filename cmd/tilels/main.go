@@ -3,7 +3,7 @@
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--harness] [-o OUT]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
 //	tilels --version | version
 //	tilels --help | -h | help
 //
@@ -49,7 +49,7 @@ var oneShot bool
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--harness] [-o OUT]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
        tilels --version | version
        tilels --help | help
 
