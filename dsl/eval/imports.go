@@ -52,7 +52,8 @@ import (
 // (`import a.b` runs a's __init__ only when a is used); a package
 // directory without __init__.py is a namespace package.
 
-const (
+// The import budget of one evaluation (variables for tests).
+var (
 	maxImportModules = 256
 	maxImportBytes   = 16 << 20
 )
@@ -314,7 +315,7 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 	}
 	if im.bytes+len(src) > maxImportBytes {
 		delete(im.mods, key)
-		return ev.notModelled(name, fmt.Sprintf("module `%s`: imported modules exceed %d MiB of source", name, maxImportBytes>>20), span)
+		return ev.notModelled(name, fmt.Sprintf("module `%s`: imported modules exceed %s of source", name, sizeText(maxImportBytes)), span)
 	}
 	im.bytes += len(src)
 	f, _ := syntax.Parse(source.NewFile(file, src))
@@ -347,6 +348,14 @@ func (ev *evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 		im.anchor, im.loading, im.call = savedAnchor, im.loading-1, savedCall
 		ev.kern, ev.emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
 		ev.loopKinds, ev.tryDepth, ev.speculating = savedLoops, savedTry, savedSpec
+		// A budget that ran out in the module is the importer's business:
+		// its names are missing, or the file's evaluation stopped.
+		for _, d := range dropped {
+			if d.Code == CodeBudget || d.Code == CodeTooLarge {
+				d.Message = "in imported module `" + m.name + "`: " + d.Message
+				ev.report(d)
+			}
+		}
 	}()
 	top := &frame{env: m.scope}
 	for _, s := range body {
@@ -527,4 +536,12 @@ func (ev *evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 		fr.env.set(name, x)
 	}
 	return true
+}
+
+// sizeText writes n bytes as "16 MiB", or "100 bytes".
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

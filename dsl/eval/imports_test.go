@@ -79,3 +79,51 @@ func TestImports(t *testing.T) {
 		}
 	}
 }
+
+// TestImportBudget: past the module count or the source bytes of one
+// evaluation, a module is not loaded and its use says why.
+func TestImportBudget(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a.py":   "from b import B\nA = B + 1\n",
+		"b.py":   "from c import C\nB = C + 1\n",
+		"c.py":   "C = 1\n",
+		"big.py": "BIG = 1\n" + strings.Repeat("# padding\n", 20),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := `from tvm.script import tirx as T
+from a import A
+from big import BIG
+
+
+@T.prim_func
+def k(X: T.Buffer((A, BIG), "float32")):
+    T.device_entry()
+`
+	check := func(mods, bytes int, want ...string) {
+		t.Helper()
+		savedM, savedB := maxImportModules, maxImportBytes
+		maxImportModules, maxImportBytes = mods, bytes
+		defer func() { maxImportModules, maxImportBytes = savedM, savedB }()
+		p, _ := evalSource("main.py", []byte(src), Options{Path: filepath.Join(dir, "main.py"), ImportRoots: []string{dir}})
+		var got []string
+		for _, d := range p.Diags {
+			got = append(got, d.Message)
+		}
+		all := strings.Join(got, "\n")
+		for _, w := range want {
+			if !strings.Contains(all, w) {
+				t.Errorf("modules %d, bytes %d: no diagnostic with %q in\n%s", mods, bytes, w, all)
+			}
+		}
+		if len(want) == 0 && all != "" {
+			t.Errorf("modules %d, bytes %d: unexpected diagnostics\n%s", mods, bytes, all)
+		}
+	}
+	check(256, 1<<20)
+	check(2, 1<<20, "not modelled: module `c`: more than 2 imported modules")
+	check(256, 100, "not modelled: module `big`: imported modules exceed 100 bytes of source")
+}
