@@ -105,3 +105,47 @@ func (c *testClient) waitDiagsWhere(u uri.URI, what string, ok func(*protocol.Pu
 		}
 	}
 }
+
+// TestExtraPathsSetting: a module outside the document's package root and
+// the workspace folders resolves under the extraPaths setting, and only
+// then.
+func TestExtraPathsSetting(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"lib/shapes.py": "ROWS = 64\n",
+		"app/k.py":      "",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := `from tvm.script import tirx as T
+from shapes import ROWS
+
+
+@T.prim_func
+def k(A: T.Buffer((ROWS,), "float32")):
+    T.device_entry()
+`
+	u := uri.File(filepath.Join(dir, "app", "k.py"))
+	unresolved := func(d *protocol.PublishDiagnosticsParams) bool { return hasCode(d, "eval/unresolved") }
+
+	c := newClientIn(t, fullCaps(), "", filepath.Join(dir, "app"))
+	c.open(u, 1, src)
+	if d := c.waitDiags(u, 1); !unresolved(d) {
+		t.Errorf("without extraPaths: want shapes.ROWS unresolved, got %+v", d.Diagnostics)
+	}
+
+	c = newClientIn(t, fullCaps(), `{"extraPaths": ["../lib"]}`, filepath.Join(dir, "app"))
+	c.open(u, 1, src)
+	if d := c.waitDiags(u, 1); unresolved(d) {
+		t.Errorf("with extraPaths ../lib (from the folder): unexpected %+v", d.Diagnostics)
+	}
+	if _, err := mergeSettings(defaultSettings(), []byte(`{"extraPaths": "lib"}`)); err == nil || !strings.Contains(err.Error(), "extraPaths must be a list") {
+		t.Errorf("extraPaths a string: err %v", err)
+	}
+}
