@@ -102,7 +102,8 @@ type Program struct {
 	// level, factory bodies and every kernel's (also in Kernel.Diags).
 	Diags []diag.Diagnostic
 	// Imports lists the files of the workspace modules the evaluation
-	// read (imports.go), in the order they were first read.
+	// read (imports.go), in the order they were first read, and the .py
+	// files a missing module was looked for as.
 	Imports []string
 }
 

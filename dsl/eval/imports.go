@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,19 +35,21 @@ import (
 //     evaluated: a kernel is analysed in its own file, and a name bound
 //     to one is opaque here.
 //   - In an import cycle a module still loading has what its body bound
-//     so far, as in Python; a name not bound yet is not modelled. A cycle,
-//     a module missing from the workspace (under a
-//     top-level package that is there, or a relative import), a file
-//     that does not read, and a module past the import budget give an
-//     opaque value whose use reports "not modelled: <why>".
+//     so far, as in Python. A name not bound yet (in a cycle or at all),
+//     a module missing from the workspace (under a top-level package that
+//     is there, or a relative import), a file that does not read, and a
+//     module past the import budget give an opaque value whose use
+//     reports "not modelled: <why>" (eval/unresolved).
 //   - A module of a top-level package that is not in the workspace
 //     (torch, flashinfer) stays opaque as before; tvm is never loaded
 //     from the workspace: it is modelled.
 //   - Work is bounded: at most maxImportModules modules and
 //     maxImportBytes source bytes per evaluation; module-level
 //     statements run as units charged to the file's budgets.
-//   - Program.Imports lists the files loaded (read, even when they failed
-//     to parse), so a client can analyse the file again when one changes.
+//   - Program.Imports lists the module files read (also those that failed
+//     to parse or whose read failed) and the files a missing module was
+//     looked for as, so a client can analyse the file again when one
+//     changes or appears. See docs/imports.md.
 //
 // Deviations from Python: `from a.b import c` does not run a/__init__.py
 // (`import a.b` runs a's __init__ only when a is used); a package
@@ -64,7 +67,9 @@ type importState struct {
 	mods   map[string]*wsModule // by file path
 	scopes map[*scope]*wsModule // module scope -> module
 	// why maps opaque paths to the reason they are not modelled.
-	why   map[string]string
+	why map[string]string
+	// read caches the files read (and failed reads) by path.
+	read  map[string]readResult
 	bytes int
 	// anchor is the span imported syntax trees are rewritten to while a
 	// module of the analysed file's import statement is loaded.
@@ -128,6 +133,7 @@ func (ev *evaluator) imports() *importState {
 			mods:   map[string]*wsModule{},
 			scopes: map[*scope]*wsModule{},
 			why:    map[string]string{},
+			read:   map[string]readResult{},
 		}
 	}
 	return ev.imp
@@ -138,16 +144,32 @@ func (ev *evaluator) importsEnabled() bool {
 	return len(ev.opts.ImportRoots) > 0 || ev.opts.Path != ""
 }
 
+// readFile reads a module's source, once per evaluation.
 func (ev *evaluator) readFile(path string) ([]byte, error) {
-	if ev.opts.ReadFile != nil {
-		return ev.opts.ReadFile(path)
+	im := ev.imports()
+	if r, ok := im.read[path]; ok {
+		return r.src, r.err
 	}
-	return os.ReadFile(path)
+	var r readResult
+	if ev.opts.ReadFile != nil {
+		r.src, r.err = ev.opts.ReadFile(path)
+	} else {
+		r.src, r.err = os.ReadFile(path)
+	}
+	im.read[path] = r
+	return r.src, r.err
 }
 
+type readResult struct {
+	src []byte
+	err error
+}
+
+// isFile reports whether a module file exists (through readFile when
+// Options.ReadFile is set: an open buffer counts).
 func (ev *evaluator) isFile(path string) bool {
 	if ev.opts.ReadFile != nil {
-		_, err := ev.opts.ReadFile(path)
+		_, err := ev.readFile(path)
 		return err == nil
 	}
 	st, err := os.Stat(path)
@@ -250,6 +272,9 @@ func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 				return ev.loadModule(display, file, dir, pkg, span)
 			}
 		}
+		for _, r := range ev.opts.ImportRoots {
+			ev.noteImport(filepath.Join(append([]string{r}, parts...)...) + ".py") // made later, it changes this analysis
+		}
 		return ev.notModelled(display, fmt.Sprintf("module `%s` not found in the workspace", display), span)
 	}
 	base := ""
@@ -274,7 +299,15 @@ func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 	if file, dir, pkg := ev.findModule(base, parts); dir != "" {
 		return ev.loadModule(display, file, dir, pkg, span)
 	}
+	ev.noteImport(filepath.Join(append([]string{base}, parts...)...) + ".py")
 	return ev.notModelled(display, fmt.Sprintf("module `%s` not found in the workspace", display), span)
+}
+
+// noteImport adds path to Program.Imports, once.
+func (ev *evaluator) noteImport(path string) {
+	if !slices.Contains(ev.prog.Imports, path) {
+		ev.prog.Imports = append(ev.prog.Imports, path)
+	}
 }
 
 // loadModule returns the module of file (or of the namespace package dir
@@ -304,7 +337,7 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		return m.mod
 	}
 	src, err := ev.readFile(file)
-	ev.prog.Imports = append(ev.prog.Imports, file)
+	ev.noteImport(file)
 	if err != nil {
 		why := fmt.Sprintf("module `%s` does not read: %v", name, err)
 		if errors.Is(err, fs.ErrNotExist) {
