@@ -13,8 +13,9 @@ import (
 
 // TestImportedModuleEdit: a kernel takes a buffer size from a workspace
 // module; editing that module's open buffer (unsaved) re-analyses the
-// importing document, whose diagnostics and hover change; a change on
-// disk reported by didChangeWatchedFiles does the same.
+// importing document, whose diagnostics and hover change; closing the
+// buffer unsaved, and a change on disk reported by didChangeWatchedFiles,
+// do the same.
 func TestImportedModuleEdit(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -64,17 +65,23 @@ def k(A: T.Buffer((64,), "float32")):
 		t.Errorf("hover of S with BLOCK = 32: %q", h)
 	}
 
-	// The module closed, then changed on disk.
+	// The module closed unsaved: the file on disk counts again.
 	if err := c.server.DidClose(t.Context(), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: constsURI}}); err != nil {
 		t.Fatal(err)
 	}
-	write("pkg/consts.py", "BLOCK = 128\n")
+	c.waitDiagsWhere(mainURI, "closed, BLOCK = 64 on disk", func(d *protocol.PublishDiagnosticsParams) bool { return !hasCode(d, "eval/out-of-bounds") })
+	if h := hoverS(); !strings.Contains(h, "shape `(64,)`") {
+		t.Errorf("hover of S with BLOCK = 64 on disk: %q", h)
+	}
+
+	// Changed on disk.
+	write("pkg/consts.py", "BLOCK = 16\n")
 	if err := c.server.DidChangeWatchedFiles(t.Context(), &protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: constsURI, Type: protocol.FileChangeTypeChanged}}}); err != nil {
 		t.Fatal(err)
 	}
-	c.waitDiagsWhere(mainURI, "BLOCK = 128", func(d *protocol.PublishDiagnosticsParams) bool { return !hasCode(d, "eval/out-of-bounds") })
-	if h := hoverS(); !strings.Contains(h, "shape `(128,)`") {
-		t.Errorf("hover of S with BLOCK = 128: %q", h)
+	c.waitDiagsWhere(mainURI, "BLOCK = 16 on disk", func(d *protocol.PublishDiagnosticsParams) bool { return hasCode(d, "eval/out-of-bounds") })
+	if h := hoverS(); !strings.Contains(h, "shape `(16,)`") {
+		t.Errorf("hover of S with BLOCK = 16: %q", h)
 	}
 }
 
