@@ -569,4 +569,9 @@ func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 }
 
 // text returns the source text of span.
-func (ev *evaluator) text(span source.Span) string { return ev.file.Text(span) }
+func (ev *evaluator) text(span source.Span) string {
+	if ev.imp != nil && ev.imp.anchors[span] {
+		return "(imported code)" // its spans are the import statement's (imports.go)
+	}
+	return ev.file.Text(span)
+}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/diag"
@@ -26,7 +27,9 @@ import (
 //     it is loaded, to the span of the import statement of the analysed
 //     file that first needed it (the anchor): values, IR and diagnostics
 //     made by imported code carry a span into the analysed file, as
-//     everything else does.
+//     everything else does. Where a message quotes source text, imported
+//     code is "(imported code)"; a dataclass field's annotation is
+//     written from its syntax tree (exprText).
 //   - Diagnostics of an imported module's own module-level statements
 //     are dropped (they belong to that file's own analysis); those of its
 //     functions called from the analysed file are reported at the call,
@@ -79,6 +82,8 @@ type importState struct {
 	// call is the outermost call of an imported module's function from
 	// the analysed file's code, while it runs.
 	call *importedCall
+	// anchors are the spans imported syntax trees were rewritten to.
+	anchors map[source.Span]bool
 }
 
 // importedCall is a call of an imported module's function from the
@@ -357,6 +362,10 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		anchor = im.anchor // nested imports share the outermost anchor
 	}
 	respanTree(f.Body, anchor)
+	if im.anchors == nil {
+		im.anchors = map[source.Span]bool{}
+	}
+	im.anchors[anchor] = true
 	m.scope = newScope(nil)
 	m.scope.vars["__name__"] = &StrV{base{anchor}, strings.TrimLeft(name, ".")}
 	im.scopes[m.scope] = m
@@ -577,4 +586,39 @@ func sizeText(n int) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// exprText is the source text of e: for an expression of an imported
+// module (whose span is the import statement's), as written from its
+// syntax tree (names, attributes, subscripts, literals, tuples and |).
+func (ev *evaluator) exprText(e syntax.Expr) string {
+	if ev.imp == nil || !ev.imp.anchors[e.Span()] {
+		return ev.file.Text(e.Span())
+	}
+	return unparse(e)
+}
+
+func unparse(e syntax.Expr) string {
+	switch x := e.(type) {
+	case *syntax.Name:
+		return x.Id
+	case *syntax.Attribute:
+		return unparse(x.X) + "." + x.Attr.Id
+	case *syntax.Subscript:
+		return unparse(x.X) + "[" + unparse(x.Index) + "]"
+	case *syntax.Constant:
+		if x.Kind == syntax.String {
+			return strconv.Quote(x.Str)
+		}
+		return x.Value
+	case *syntax.Tuple:
+		parts := make([]string, len(x.Elts))
+		for i, el := range x.Elts {
+			parts[i] = unparse(el)
+		}
+		return strings.Join(parts, ", ")
+	case *syntax.BinOp:
+		return unparse(x.X) + " " + x.Op + " " + unparse(x.Y)
+	}
+	return "..."
 }
