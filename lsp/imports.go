@@ -18,7 +18,7 @@ import (
 // there is one (unsaved edits included), else from disk: only a regular
 // file under one of those roots, at most maxDocumentBytes. Each snapshot
 // records the files its analysis read (lower.Snapshot.Imports); when one
-// of them changes (didChange or didClose of its open document, or
+// of them changes (didOpen, didChange or didClose of its document, or
 // workspace/didChangeWatchedFiles), every open document that read it is
 // analysed again as a whole and republished.
 
