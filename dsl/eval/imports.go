@@ -107,7 +107,7 @@ func (c *importedCall) relocate(d diag.Diagnostic) diag.Diagnostic {
 // code suspends it. The returned func restores the state.
 func (ev *evaluator) enterCall(fn *FuncV, at source.Span) func() {
 	if ev.imp == nil || fn.Env == nil {
-		return func() {}
+		return noop
 	}
 	saved := ev.imp.call
 	m := ev.imp.scopes[fn.Env.root()]
@@ -116,9 +116,13 @@ func (ev *evaluator) enterCall(fn *FuncV, at source.Span) func() {
 		ev.imp.call = &importedCall{at: at, name: m.name + "." + fn.Name}
 	case m == nil && saved != nil:
 		ev.imp.call = nil
+	default:
+		return noop
 	}
 	return func() { ev.imp.call = saved }
 }
+
+func noop() {}
 
 // wsModule is one workspace module.
 type wsModule struct {
