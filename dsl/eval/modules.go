@@ -113,7 +113,7 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 
 func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 	for _, a := range s.Names {
-		if canonicalModule(a.Name) == "" {
+		if canonicalModule(a.Name) == "" && ev.importsEnabled() {
 			if v, ok := ev.wsImportName(fr, a); ok { // imports.go
 				name, _, _ := strings.Cut(a.Name, ".")
 				if a.AsName != nil {
@@ -136,7 +136,7 @@ func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 }
 
 func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
-	if (s.Level > 0 || ev.module(s.Module, s.Loc) == nil) && ev.wsImportFrom(fr, s) { // imports.go
+	if (s.Level > 0 || canonicalModule(s.Module) == "") && ev.wsImportFrom(fr, s) { // imports.go
 		return
 	}
 	if s.Level > 0 {
