@@ -66,7 +66,6 @@ var (
 
 // importState is the state of workspace imports for one evaluation.
 type importState struct {
-	roots  []string
 	mods   map[string]*wsModule // by file path
 	scopes map[*scope]*wsModule // module scope -> module
 	// why maps opaque paths to the reason they are not modelled.
@@ -138,7 +137,6 @@ type wsModule struct {
 func (ev *evaluator) imports() *importState {
 	if ev.imp == nil {
 		ev.imp = &importState{
-			roots:  ev.opts.ImportRoots,
 			mods:   map[string]*wsModule{},
 			scopes: map[*scope]*wsModule{},
 			why:    map[string]string{},
