@@ -341,7 +341,11 @@ func (r *runner) analyse(in *input) (result, bool) {
 		return result{in: in, doc: report.Unread(f, []diag.Diagnostic{d})}, false
 	}
 	f := source.NewFile(in.name, in.src)
-	res := lower.Analyze(f, c.Options)
+	opts := c.Options
+	if in.path != "" {
+		opts.Path = in.path // its imports resolve under its package root
+	}
+	res := lower.Analyze(f, opts)
 	res.AddHeadlessDiags()
 	for _, d := range res.Diags {
 		r.report(f, d)

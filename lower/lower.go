@@ -11,6 +11,9 @@ package lower
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,6 +42,58 @@ type Options struct {
 	// `# tilels: bind` directive, keyed by function name: {"make_gemm":
 	// "M=4096, dtype='float16'"} (see docs/binding.md).
 	Bind map[string]string
+	// Path is the analysed file's path on disk ("" when it has none):
+	// relative imports resolve from its directory, and its package root
+	// (the first ancestor directory without __init__.py) is the first
+	// import root. ImportRoots are more directories absolute imports of
+	// workspace modules resolve under (workspace folders, extra paths),
+	// in order. ReadFile reads an imported module (nil: os.ReadFile), so
+	// the language server can serve unsaved buffers. See
+	// dsl/eval/imports.go and docs/imports.md.
+	Path        string
+	ImportRoots []string
+	ReadFile    func(path string) ([]byte, error)
+}
+
+// importRoots returns the import roots of opts: the package root of
+// opts.Path, then opts.ImportRoots, without repeats.
+func (opts Options) importRoots() []string {
+	var out []string
+	add := func(d string) {
+		if d == "" {
+			return
+		}
+		d = filepath.Clean(d)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if opts.Path != "" {
+		add(PackageRoot(opts.Path))
+	}
+	for _, r := range opts.ImportRoots {
+		add(r)
+	}
+	return out
+}
+
+// PackageRoot returns Python's package root of the file at path: the
+// first ancestor directory that has no __init__.py.
+func PackageRoot(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	dir := filepath.Dir(path)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err != nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return dir
+		}
+		dir = up
+	}
 }
 
 // Result is everything known about one file.
@@ -55,6 +110,10 @@ type Result struct {
 	Partial []*Kernel
 	// Diags holds every diagnostic of the file, sorted by position.
 	Diags []diag.Diagnostic
+	// Imports lists the files of the workspace modules the analysis read
+	// (eval.Program.Imports): the file must be analysed again when one
+	// of them changes.
+	Imports []string
 }
 
 // Kernel is one analysed @T.prim_func.
@@ -211,9 +270,11 @@ func Analyze(f *source.File, opts Options) *Result {
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
-	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add})
+	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add,
+		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
 	panics := p.wait()
 	res.Program = prog
+	res.Imports = prog.Imports
 	res.Diags = append(res.Diags, prog.Diags...)
 	outs := make([]*dispatch.Output, len(prog.Kernels))
 	for i, k := range prog.Kernels {

@@ -97,6 +97,11 @@ type Snapshot struct {
 	// Reanalysed is the number of kernels evaluated and dispatched for it.
 	Full       bool
 	Reanalysed int
+	// Imports lists the files of the workspace modules the analyses of
+	// this version read (Result.Imports; for a version analysed in part,
+	// also those of the version before): the version must be analysed
+	// again, as a whole, when one of them changes.
+	Imports []string
 
 	segs []segment
 	// seams are where a re-parse may start and stop (syntax.Seam); nil
@@ -310,7 +315,7 @@ func (s *Session) Last() *Snapshot { return s.last }
 // snapshotOf builds a snapshot from a whole-file analysis.
 func snapshotOf(res *Result) *Snapshot {
 	src := res.File.Src
-	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial)}
+	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports}
 	evals := evalKernels(res)
 	// byDef maps a def to its records: Kernels[lo:hi] (adjacent) or
 	// Partial[lo:hi]; bad when they are not adjacent or both kinds.

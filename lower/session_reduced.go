@@ -263,7 +263,7 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 
 	u.s.gen++
 	gen := u.s.gen
-	snap := &Snapshot{File: u.f, seams: u.seams}
+	snap := &Snapshot{File: u.f, seams: u.seams, Imports: unionImports(u.prev.Imports, res.Imports)}
 	if module {
 		snap.Reanalysed = len(ctxK) + len(ctxP)
 	}
@@ -519,4 +519,15 @@ func (u *incr) moveView(v *KernelView, seg source.Span) *KernelView {
 	mv.Seg = seg
 	mv.Diags = u.e.diags(v.Diags)
 	return &mv
+}
+
+// unionImports returns a's paths, then b's not in a.
+func unionImports(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, p := range b {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -29,5 +29,8 @@ func (s *Server) DidChange(_ context.Context, p *protocol.DidChangeTextDocumentP
 	t := newText(p.TextDocument.Version, src)
 	d.cur.Store(t)
 	d.schedule(t)
+	if d.path != "" {
+		s.modulesChanged(d.path) // imports.go
+	}
 	return nil
 }

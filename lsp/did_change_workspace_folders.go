@@ -26,5 +26,6 @@ func (s *Server) DidChangeWorkspaceFolders(_ context.Context, p *protocol.DidCha
 	}
 	s.setFolders(paths)
 	s.log.Info("workspace folders changed", "folders", s.workspaceFolders())
+	s.reconfigureAll() // the import roots changed (imports.go)
 	return nil
 }

@@ -6,7 +6,8 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// DidClose stops tracking a document and clears its diagnostics.
+// DidClose stops tracking a document and clears its diagnostics; the
+// documents that import it are analysed again (imports.go).
 func (s *Server) DidClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) error {
 	s.mu.Lock()
 	d := s.docs[p.TextDocument.URI]
@@ -17,6 +18,10 @@ func (s *Server) DidClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 		return nil
 	}
 	d.close()
+	if d.path != "" {
+		// Importers read its unsaved text; from now on, the file's.
+		s.modulesChanged(d.path) // imports.go
+	}
 	d.pubMu.Lock()
 	defer d.pubMu.Unlock()
 	s.notify("publishDiagnostics", s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{URI: d.uri, Diagnostics: []protocol.Diagnostic{}}))

@@ -6,7 +6,8 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// DidOpen starts tracking a document and analyses it.
+// DidOpen starts tracking a document and analyses it; the documents that
+// import it are analysed again (imports.go).
 func (s *Server) DidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	item := p.TextDocument
 	t := newText(item.Version, []byte(item.Text))
@@ -20,5 +21,8 @@ func (s *Server) DidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 		old.close()
 	}
 	d.schedule(t)
+	if d.path != "" {
+		s.modulesChanged(d.path) // its text, not the file's, is what importers read now (imports.go)
+	}
 	return nil
 }

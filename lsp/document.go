@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -142,7 +143,7 @@ func (s *Server) newDocument(u uri.URI, t *docText) *document {
 	if u.IsFile() {
 		path = u.FsPath()
 	}
-	d := &document{uri: u, path: path, srv: s, changed: make(chan struct{}), session: lower.NewSession(s.settings().options())}
+	d := &document{uri: u, path: path, srv: s, changed: make(chan struct{}), session: lower.NewSession(s.docOptionsIn(s.settings(), path, slices.Clone(s.folders)))} // s.mu is held
 	d.cur.Store(t)
 	return d
 }

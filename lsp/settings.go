@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -34,6 +35,11 @@ type Settings struct {
 	// in the syntax of the `# tilels: bind` directive: one more directive
 	// line of that function (docs/binding.md).
 	Bind map[string]string `json:"bind"`
+	// ExtraPaths are more directories imports of workspace modules
+	// resolve under (after the document's package root, before the
+	// workspace folders; relative ones from the first workspace folder),
+	// as Pylance's python.analysis.extraPaths (imports.go).
+	ExtraPaths []string `json:"extraPaths"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -49,7 +55,7 @@ func (s *Settings) options() lower.Options {
 // analysisChanged reports whether documents analysed under a must be
 // analysed again under b.
 func (a *Settings) analysisChanged(b *Settings) bool {
-	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind)
+	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind) || !slices.Equal(a.ExtraPaths, b.ExtraPaths)
 }
 
 func (s *Server) settings() *Settings { return s.conf.Load() }
@@ -107,6 +113,16 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 		}
 		out.Bind = bind
 	}
+	if e, ok := obj["extraPaths"]; ok && string(e) != "null" {
+		var paths []string
+		if err := json.Unmarshal(e, &paths); err != nil {
+			return base, fmt.Errorf("settings: extraPaths must be a list of directories: %w", err)
+		}
+		if len(paths) == 0 {
+			paths = nil
+		}
+		out.ExtraPaths = paths
+	}
 	return &out, nil
 }
 
@@ -125,7 +141,7 @@ func (s *Server) applySettings(next *Settings) {
 		}
 		s.mu.Unlock()
 		for _, d := range docs {
-			d.reconfigure(next.options())
+			d.reconfigure(s.docOptions(next, d.path))
 		}
 	}
 	if prev.InlayHints != next.InlayHints || changed {

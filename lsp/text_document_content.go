@@ -51,7 +51,7 @@ func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentR
 	if err != nil {
 		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open and cannot be read: %v", ref.source, err)
 	}
-	opts := s.settings().options()
+	opts := s.docOptions(s.settings(), ref.source.FsPath()) // imports.go
 	low, err := lower.NewSession(opts).Analyze(s.ctx, source.NewFile(filepath.Base(ref.source.FsPath()), src))
 	if err != nil {
 		return nil, err

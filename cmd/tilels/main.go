@@ -3,7 +3,7 @@
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--harness] [-o OUT]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
 //	tilels --version | version
 //	tilels --help | -h | help
 //
@@ -49,7 +49,7 @@ var oneShot bool
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--harness] [-o OUT]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
        tilels --version | version
        tilels --help | help
 
@@ -130,6 +130,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(v.bind) > 0 {
 		opts.Bind = v.bind
 	}
+	opts.ImportRoots = v.extraPaths
 	return headless.Run(headless.Config{
 		Inputs:  append(v.inputs, inputs...),
 		Emit:    v.emit,
@@ -154,6 +155,7 @@ type values struct {
 	showVersion, harness            bool
 	caseN, maxCases                 int
 	bind                            map[string]string
+	extraPaths                      []string
 }
 
 // flags defines the command line; the flag package's own messages go to
@@ -190,6 +192,10 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 			return fmt.Errorf("%s bound twice: a setting is one case per function (write several `# tilels: bind` lines for more)", name)
 		}
 		v.bind[name] = text
+		return nil
+	})
+	fs.Func("extra-path", "also resolve imports of workspace modules under `DIR` (after the input's package root; repeatable)", func(s string) error {
+		v.extraPaths = append(v.extraPaths, s)
 		return nil
 	})
 	fs.StringVar(&v.logFile, "log", "", "language server: append the log to `FILE` instead of stderr")

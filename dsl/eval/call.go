@@ -206,6 +206,7 @@ func (ev *evaluator) callFunc(fn *FuncV, c *call) Value {
 	if !ev.bindParams(fn, c, env) {
 		return poison(c.span)
 	}
+	defer ev.enterCall(fn, c.span)() // imports.go
 	if fn.Def != nil {
 		ev.entered[fn.Def] = true
 		if ev.hasKernel[fn.Def] {

@@ -16,7 +16,9 @@
 //   - Imports are resolved by what they name: tvm.script.tirx (T),
 //     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
 //     any of its tvm.*.tile_primitive spellings, tvm, math, functools,
-//     itertools, dataclasses, enum. Anything else is opaque: it flows
+//     itertools, dataclasses, enum. A module found as a .py file under
+//     Options.ImportRoots (or relative to Options.Path) is evaluated from
+//     its source (imports.go, docs/imports.md). Anything else is opaque: it flows
 //     through attributes, calls and arithmetic silently, and a use that
 //     needs a concrete value inside a kernel reports eval/unresolved (a
 //     warning).

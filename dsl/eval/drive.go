@@ -166,6 +166,10 @@ func (ev *evaluator) drive(f *syntax.File) {
 			if requiredParams(s.Params) > 0 || ev.hasKernel[s] || ev.isConfigsRoot(fn) {
 				continue
 			}
+			if j := ev.importedConfigsJob(fn); j != nil { // bind_imported_configs.go
+				jobs = append(jobs, j)
+				continue
+			}
 			if !factoriesDone {
 				factories, factoriesDone = ev.factoryNames(), true
 			}
@@ -421,6 +425,12 @@ func (ev *evaluator) configsJob() *driveJob {
 	if len(cfgs) == 0 {
 		return nil
 	}
+	return ev.configsCases(gk, cv, cfgs)
+}
+
+// configsCases calls gk(**cfg) for each of cfgs, the entries of the
+// CONFIGS list cv.
+func (ev *evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
 	idx := spread(len(cfgs), ev.opts.MaxCases)
 	if len(cfgs) > ev.opts.MaxCases {
 		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))

@@ -72,6 +72,16 @@ type Options struct {
 	// Kernel fields other than Func may still change until Evaluate
 	// returns.
 	OnKernel func(*Kernel)
+	// Path is the analysed file's path on disk ("" when unknown): relative
+	// imports resolve from its directory. ImportRoots are the directories
+	// absolute imports of workspace modules resolve under (the package
+	// root of Path, the workspace folders, extra paths; imports.go), and
+	// ReadFile reads a module's source (nil: os.ReadFile), so an editor
+	// can serve unsaved buffers. With neither Path nor ImportRoots, no
+	// workspace module is loaded.
+	Path        string
+	ImportRoots []string
+	ReadFile    func(path string) ([]byte, error)
 }
 
 // Program is the result of evaluating one file.
@@ -91,6 +101,10 @@ type Program struct {
 	// Diags holds every evaluation diagnostic of the file, sorted: module
 	// level, factory bodies and every kernel's (also in Kernel.Diags).
 	Diags []diag.Diagnostic
+	// Imports lists the files of the workspace modules the evaluation
+	// read (imports.go), in the order they were first read, and the .py
+	// files a missing module was looked for as.
+	Imports []string
 }
 
 // Kernel is one evaluated @T.prim_func. A statement whose evaluation
@@ -309,6 +323,8 @@ type evaluator struct {
 	// current unit started (a unit that runs out of steps after it made a
 	// kernel has lost only host code after it: budget.go outOfSteps).
 	made, madeAtUnit int
+	// imp is the state of workspace imports (imports.go), nil until used.
+	imp *importState
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that
@@ -349,6 +365,9 @@ func (ev *evaluator) unit(st *site, fn func()) {
 var panicInTests = false
 
 func (ev *evaluator) report(d diag.Diagnostic) {
+	if ev.imp != nil && ev.imp.call != nil {
+		d = ev.imp.call.relocate(d) // imports.go
+	}
 	*ev.sink = append(*ev.sink, d)
 }
 
@@ -392,7 +411,11 @@ func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
-		if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
+		if why := ev.opaqueWhy(v.Path); why != "" {
+			if ev.kern != nil || !ev.speculating {
+				ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
+			}
+		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
 			ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
 		} else if ev.kern != nil || !ev.speculating {
 			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
@@ -546,4 +569,9 @@ func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 }
 
 // text returns the source text of span.
-func (ev *evaluator) text(span source.Span) string { return ev.file.Text(span) }
+func (ev *evaluator) text(span source.Span) string {
+	if ev.imp != nil && ev.imp.anchors[span] {
+		return "(imported code)" // its spans are the import statement's (imports.go)
+	}
+	return ev.file.Text(span)
+}

@@ -170,7 +170,7 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 		if !ok {
 			continue
 		}
-		typ := ev.text(a.Annotation.Span())
+		typ := ev.exprText(a.Annotation) // imports.go: an imported class's text
 		if strings.Contains(typ, "ClassVar") {
 			continue
 		}

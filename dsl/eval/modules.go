@@ -113,6 +113,16 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 
 func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 	for _, a := range s.Names {
+		if canonicalModule(a.Name) == "" && ev.importsEnabled() {
+			if v, ok := ev.wsImportName(fr, a); ok { // imports.go
+				name, _, _ := strings.Cut(a.Name, ".")
+				if a.AsName != nil {
+					name = a.AsName.Id
+				}
+				fr.env.set(name, v)
+				continue
+			}
+		}
 		if a.AsName != nil {
 			fr.env.set(a.AsName.Id, ev.resolvePath(a.Name, a.Loc))
 			continue
@@ -126,6 +136,9 @@ func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 }
 
 func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
+	if (s.Level > 0 || canonicalModule(s.Module) == "") && ev.wsImportFrom(fr, s) { // imports.go
+		return
+	}
 	if s.Level > 0 {
 		for _, a := range s.Names {
 			name := a.Name

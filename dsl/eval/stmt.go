@@ -836,6 +836,12 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 			}
 		}
 	}
+	if kernel && ev.inImported(fr) {
+		// A kernel of an imported module is analysed in its own file (imports.go).
+		fr.env.set(s.Name.Id, &OpaqueV{base{s.Name.Loc}, ev.curModule(fr).name + "." + name})
+		ev.imports().why[ev.curModule(fr).name+"."+name] = fmt.Sprintf("`%s` is a kernel of the imported module `%s` (it is analysed in its own file)", name, ev.curModule(fr).name)
+		return
+	}
 	if kernel {
 		v := ev.evalKernel(fr, s, name, kernelDeco)
 		fr.env.set(s.Name.Id, v)

@@ -645,6 +645,8 @@ func category(file string, s Site) string {
 		return "needs a parameter binding (unresolved: needs ...)"
 	case strings.HasPrefix(file, "assign/"):
 		return "old single-namespace dialect (assignments)"
+	case strings.Contains(why, "in the workspace") || strings.Contains(why, "import cycle") || strings.Contains(why, "imported module") || strings.Contains(why, "defined in module"):
+		return "workspace imports: a module, name or kernel an import does not give (docs/imports.md)"
 	case strings.Contains(why, "stopped after"):
 		return "evaluation budget: the file's bound cases stopped early"
 	case strings.Contains(why, "dynamic") || strings.Contains(why, "layout stride must be an integer"):
@@ -798,7 +800,9 @@ func TestCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 		rel, _ := filepath.Rel(root, p)
-		results = append(results, Measure(filepath.ToSlash(rel), src, opts))
+		fopts := opts
+		fopts.Path = p // its imports resolve under its package root (lower.PackageRoot)
+		results = append(results, Measure(filepath.ToSlash(rel), src, fopts))
 	}
 	tables := Tables(results)
 	t.Log("\n" + tables)

@@ -221,10 +221,27 @@ class Extension {
     });
   }
 
+  private watcher: vscode.FileSystemWatcher | undefined;
+
+  /** One watcher of the workspace's Python files, for every client. */
+  private pythonWatcher(): vscode.FileSystemWatcher {
+    if (!this.watcher) {
+      this.watcher = vscode.workspace.createFileSystemWatcher('**/*.py');
+      this.ctx.subscriptions.push(this.watcher);
+    }
+    return this.watcher;
+  }
+
   /** The tilels section of the settings, as the server reads it. */
   private settings(): Record<string, unknown> {
     const c = vscode.workspace.getConfiguration('tilels');
-    return { arch: c.get('arch'), inlayHints: c.get('inlayHints'), maxCases: c.get('maxCases'), bind: c.get('bind') };
+    return {
+      arch: c.get('arch'),
+      inlayHints: c.get('inlayHints'),
+      maxCases: c.get('maxCases'),
+      bind: c.get('bind'),
+      extraPaths: c.get('extraPaths'),
+    };
   }
 
   private clientOptions(): LanguageClientOptions {
@@ -233,7 +250,9 @@ class Extension {
         { scheme: 'file', language: 'python' },
         { scheme: 'untitled', language: 'python' },
       ],
-      synchronize: { configurationSection: 'tilels' },
+      // Python files changed on disk: documents importing them are
+      // analysed again (the server's workspace imports).
+      synchronize: { configurationSection: 'tilels', fileEvents: this.pythonWatcher() },
       initializationOptions: this.settings(),
       outputChannelName: 'TIRx (tilels)',
       middleware: this.middleware(),

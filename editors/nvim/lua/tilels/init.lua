@@ -3,7 +3,7 @@
 --
 --   require('tilels').setup({
 --     cmd = { 'tilels' },                  -- the server (tilels >= 0.1.0)
---     settings = { arch = 'sm_90a' },      -- section "tilels": arch, inlayHints, bind, maxCases
+--     settings = { arch = 'sm_90a' },      -- section "tilels": arch, inlayHints, bind, maxCases, extraPaths
 --     on_attach = function(client, bufnr) end,
 --   })
 --
