@@ -36,7 +36,9 @@ func TestEverySiteShown(t *testing.T) {
 		}
 		files++
 		name, _ := filepath.Rel(root, path)
-		res := lower.Analyze(source.NewFile(name, src), opts)
+		fopts := opts
+		fopts.Path = path // imports resolve under its package root
+		res := lower.Analyze(source.NewFile(name, src), fopts)
 		sites := res.Sites()
 		if n := len(txSites(res.Syntax)); len(sites) < n {
 			t.Errorf("%s: %d sites, this package counts %d", name, len(sites), n)
