@@ -25,7 +25,8 @@
 //     default_factory, __post_init__, frozen), methods, properties,
 //     staticmethod/classmethod, super(), Enum and IntEnum members. A class
 //     with a decorator, base or special method tilels does not model
-//     (T.meta_class, a torch module, __eq__) stays opaque.
+//     (a torch module, __eq__) stays opaque; T.meta_class classes are
+//     modelled (their T.inline methods emit TIR on self's state).
 //   - Kernels inside functions are evaluated under bound cases (bind.go,
 //     docs/binding.md): module-level calls, pytest parametrize grids and
 //     test functions, `if __name__ == "__main__":` blocks, entry points
