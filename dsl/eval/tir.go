@@ -710,7 +710,9 @@ func scalarOf(v Value, span source.Span) Value {
 	if !ok {
 		return v
 	}
-	return &ExprV{base: base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}}, Span: span}}
+	// fresh: `x = T.local_scalar(...)` names the buffer and binds x to its
+	// element (parser.py bind_assign_value, scalar_wrapper), no copy.
+	return &ExprV{base: base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}}, Span: span}, fresh: true}
 }
 
 // scalarBuffer returns the buffer a name or attribute holding v stores
