@@ -693,6 +693,16 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 		if !truthy(cond) {
 			return ev.execBlock(fr, s.Else)
 		}
+		if _, lit := s.Test.(*syntax.Constant); lit && iter == 0 && ev.inKernelTIR(fr) && len(s.Else) == 0 {
+			// `while True:` / `while 1:` in TIR code is a device loop left
+			// by a device break (parser.py visit_while: T.While(cond)), as
+			// in a spin-wait; a loop on a Python variable is still unrolled.
+			if e, ok := ev.toIR(cond, ir.DataType{}); ok {
+				body := withLoop(ev, true, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
+				ev.emitStmt(&ir.While{Cond: e, Body: body, Span: s.Loc})
+				return ctrlNone
+			}
+		}
 		if !ev.step(s.Loc) {
 			return ctrlRaise
 		}
