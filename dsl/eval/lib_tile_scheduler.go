@@ -19,20 +19,21 @@ import (
 // The classes are ClassV values whose methods are Go builtins, so user
 // code reads and subclasses them like its own classes. Modelled:
 // BaseTileScheduler, ClusterPersistentScheduler2D (group-major and
-// serpentine orders, static or runtime M), IndexedTripleTileScheduler,
+// serpentine orders, static or runtime M), GroupMajor3D,
+// RankAwareGroupMajorTileScheduler, IndexedTripleTileScheduler,
 // FlashAttentionLinearScheduler, FlashAttentionLPTScheduler and
 // ClusterLaunchControlScheduler with its worker() handles. The CLC
 // try_cancel handshake (run_scheduler, consume, consume_wg) is not
 // modelled: those calls report eval/unresolved and emit nothing. Other
-// names of the module (GroupMajor3D, RankAwareGroupMajorTileScheduler)
-// stay opaque.
+// names of the module stay opaque.
 
 const tileSchedulerPath = "tvm.backend.cuda.lang.tile_scheduler"
 
 func tileSchedulerAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
-	case "BaseTileScheduler", "ClusterPersistentScheduler2D", "IndexedTripleTileScheduler",
-		"FlashAttentionLinearScheduler", "FlashAttentionLPTScheduler", "ClusterLaunchControlScheduler":
+	case "BaseTileScheduler", "ClusterPersistentScheduler2D", "GroupMajor3D", "RankAwareGroupMajorTileScheduler",
+		"IndexedTripleTileScheduler", "FlashAttentionLinearScheduler", "FlashAttentionLPTScheduler",
+		"ClusterLaunchControlScheduler":
 		return schedClass(name, span), true
 	}
 	return nil, false
@@ -115,6 +116,59 @@ func schedClass(name string, span source.Span) *ClassV {
 		})
 		add("valid", nil, 0, func(s *sched, c *call) Value {
 			return s.cmp("<", s.get("linear_idx"), s.get("_TOTAL_TILES"))
+		})
+	case "GroupMajor3D":
+		inherit("BaseTileScheduler")
+		add("__init__", []string{"prefix", "m_tiles", "n_tiles", "k_tiles", "group_rows", "step"}, 5, func(s *sched, c *call) Value {
+			s.gm3DInit(c)
+			return none(c)
+		})
+		add("update_current_m_n_idx", []string{"linear_idx"}, 1, func(s *sched, c *call) Value {
+			s.gm3DUpdate(c.args[1])
+			return none(c)
+		})
+		add("init", []string{"linear_init"}, 1, func(s *sched, c *call) Value {
+			s.set("linear_idx", c.args[1])
+			s.set("tile_idx", s.int(0))
+			s.update(c.args[1])
+			return none(c)
+		})
+		advance := func(s *sched, stride Value) {
+			s.set("linear_idx", s.op("+", s.get("linear_idx"), stride))
+			s.set("tile_idx", s.op("+", s.get("tile_idx"), s.int(1)))
+			s.update(s.get("linear_idx"))
+		}
+		add("next_tile", nil, 0, func(s *sched, c *call) Value {
+			advance(s, s.get("_step"))
+			return none(c)
+		})
+		add("next_tile_stride", []string{"stride"}, 1, func(s *sched, c *call) Value {
+			advance(s, c.args[1])
+			return none(c)
+		})
+		add("valid", nil, 0, func(s *sched, c *call) Value {
+			return s.cmp("<", s.get("linear_idx"), s.get("_TOTAL"))
+		})
+	case "RankAwareGroupMajorTileScheduler":
+		inherit("BaseTileScheduler")
+		add("__init__", []string{"prefix", "m_clusters", "n_clusters", "group_size", "world_size"}, 5, func(s *sched, c *call) Value {
+			s.baseInit(c, c.arg(1, "prefix"))
+			for i, f := range []string{"_m_clusters", "_n_clusters", "_group_size", "_world_size"} {
+				s.setPy(f, c.args[2+i])
+			}
+			return none(c)
+		})
+		add("update_current_m_n_idx", []string{"linear_idx"}, 1, func(s *sched, c *call) Value {
+			s.rankAwareUpdate(c, c.args[1])
+			return none(c)
+		})
+		add("next_tile", []string{"stride"}, 1, func(s *sched, c *call) Value {
+			s.set("linear_idx", s.op("+", s.get("linear_idx"), c.args[1]))
+			s.update(s.get("linear_idx"))
+			return none(c)
+		})
+		add("valid", nil, 0, func(s *sched, c *call) Value {
+			return s.cmp("<", s.get("linear_idx"), s.op("*", s.get("_m_clusters"), s.get("_n_clusters")))
 		})
 	case "IndexedTripleTileScheduler":
 		inherit("BaseTileScheduler")
@@ -727,4 +781,113 @@ func (s *sched) pipelineState(c *call, depth, phase int64) Value {
 	ps := s.ev.resolvePath(pipelinePath+".PipelineState", c.span)
 	return s.ev.callValue(ps, &call{span: c.span, fnSpan: c.span, fr: c.fr,
 		args: []Value{s.int(depth), s.int(phase)}, argSpans: []source.Span{c.span, c.span}})
+}
+
+// gm3DInit is GroupMajor3D.__init__: groups of group_rows M tiles, each
+// group walking N then K, with a tail of M rows.
+func (s *sched) gm3DInit(c *call) {
+	s.baseInit(c, c.arg(1, "prefix"))
+	m, n, k, g := c.arg(2, "m_tiles"), c.arg(3, "n_tiles"), c.arg(4, "k_tiles"), c.arg(5, "group_rows")
+	step := c.arg(6, "step")
+	if step == nil {
+		step = s.int(1)
+	}
+	s.setPy("_step", step)
+	s.scalar("tile_idx", ir.Int32)
+	s.scalar("k_idx", ir.Int32)
+	s.setPy("_G", g)
+	s.setPy("_N", n)
+	s.setPy("_K", k)
+	var groups, final, safe Value
+	if _, static := m.(*IntV); static {
+		groups = s.op("//", m, g)
+		final = s.op("-", m, s.op("*", groups, g))
+		safe = final
+		if isIntValue(final, 0) {
+			safe = s.int(1)
+		}
+	} else {
+		groups = s.truncdiv(m, g)
+		final = s.op("-", m, s.op("*", groups, g))
+		safe = s.max(final, s.int(1))
+	}
+	s.setPy("_GROUPS", groups)
+	s.setPy("_FINAL_ROWS", final)
+	s.setPy("_SAFE_FINAL_ROWS", safe)
+	s.setPy("_GROUP_SIZE", s.op("*", s.op("*", g, n), k))
+	s.setPy("_TOTAL", s.op("*", s.op("*", m, n), k))
+	s.setPy("_FULL_BOUND", s.op("*", groups, s.get("_GROUP_SIZE")))
+	s.setPy("_HAS_FULL", s.cmp(">", groups, s.int(0)))
+	s.setPy("_HAS_TAIL", s.cmp(">", final, s.int(0)))
+}
+
+// gm3DUpdate is GroupMajor3D.update_current_m_n_idx.
+func (s *sched) gm3DUpdate(lin Value) {
+	g, n, gs := s.get("_G"), s.get("_N"), s.get("_GROUP_SIZE")
+	groups, safe, bound := s.get("_GROUPS"), s.get("_SAFE_FINAL_ROWS"), s.get("_FULL_BOUND")
+	fullM := s.let("full_m", s.op("+", s.op("*", s.op("//", lin, gs), g), s.op("%", lin, g)))
+	fullN := s.let("full_n", s.op("%", s.op("//", lin, g), n))
+	fullK := s.let("full_k", s.op("//", s.op("%", lin, gs), s.op("*", g, n)))
+	rem := s.let("rem", s.op("-", lin, bound))
+	tailM := s.let("tail_m", s.op("+", s.op("*", groups, g), s.op("%", rem, safe)))
+	tailN := s.let("tail_n", s.op("%", s.op("//", rem, safe), n))
+	tailK := s.let("tail_k", s.op("//", rem, s.op("*", safe, n)))
+	setAll := func(m, n, k Value) func() {
+		return func() {
+			s.set("m_idx", m)
+			s.set("n_idx", n)
+			s.set("k_idx", k)
+		}
+	}
+	s.when(s.op("&", s.get("_HAS_FULL"), s.cmp("<", lin, bound)), setAll(fullM, fullN, fullK), func() {
+		s.when(s.get("_HAS_TAIL"), setAll(tailM, tailN, tailK), setAll(s.int(0), s.int(0), s.int(0)))
+	})
+}
+
+// rankAwareUpdate is RankAwareGroupMajorTileScheduler.update_current_m_n_idx:
+// group-major over the remote rows first, starting after this PE's own.
+func (s *sched) rankAwareUpdate(c *call, lin Value) {
+	m, n, gs, ws := s.get("_m_clusters"), s.get("_n_clusters"), s.get("_group_size"), s.get("_world_size")
+	myPE := s.ev.intrinsicCall(&IntrinsicV{base{c.span}, "nvshmem.my_pe"}, &call{span: c.span, fnSpan: c.span})
+	myRank := s.let("my_rank", myPE)
+	remote := s.let("remote_m_clusters", s.op("-", m, s.op("//", m, ws)))
+	groupRows := s.let("group_rows", s.op("*", s.op("//", remote, gs), gs))
+	finalRows := s.let("final_rows", s.op("-", remote, groupRows))
+	repeat := s.let("group_repeat", s.op("*", gs, n))
+	shift := s.op("//", s.op("*", s.op("+", myRank, s.int(1)), m), ws)
+	local := s.op("//", m, ws)
+	inGroups := s.and(s.cmp("<", lin, s.op("*", groupRows, n)), s.cmp(">", groupRows, s.int(0)))
+	s.when(inGroups, func() {
+		s.set("m_idx", s.op("%", s.op("+", s.op("+", s.op("*", s.op("//", lin, repeat), gs), s.op("%", lin, gs)), shift), m))
+		s.set("n_idx", s.op("//", s.op("%", lin, repeat), gs))
+	}, func() {
+		s.when(s.cmp("<", lin, s.op("*", remote, n)), func() {
+			r := s.let("remainder_idx", s.op("-", lin, s.op("*", groupRows, n)))
+			s.set("m_idx", s.op("%", s.op("+", s.op("+", groupRows, s.op("%", r, finalRows)), shift), m))
+			s.set("n_idx", s.op("//", r, finalRows))
+		}, func() {
+			r := s.let("remainder_idx", s.op("-", lin, s.op("*", remote, n)))
+			s.set("m_idx", s.op("%", s.op("+", s.op("+", remote, s.op("%", r, local)), shift), m))
+			s.set("n_idx", s.op("//", r, local))
+		})
+	})
+}
+
+// and is Python `a and b` on conditions in TIR code: a logical and of
+// device values (T.And), else Python's short-circuit.
+func (s *sched) and(a, b Value) Value {
+	ae, aDev := a.(*ExprV)
+	be, bDev := b.(*ExprV)
+	switch {
+	case aDev && bDev:
+		return &ExprV{base: base{s.span}, E: mkBin(ir.And, ae.E, be.E, s.span)}
+	case !aDev && !truthy(a):
+		return a
+	case !aDev:
+		return b
+	}
+	if !truthy(b) {
+		return b
+	}
+	return a
 }
