@@ -15,8 +15,9 @@
 //     every IR node built here carries a span into the same file.
 //   - Imports are resolved by what they name: tvm.script.tirx (T),
 //     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
-//     any of its tvm.*.tile_primitive spellings, tvm, math, functools,
-//     itertools, dataclasses, enum. Anything else is opaque: it flows
+//     any of its tvm.*.tile_primitive spellings, the tile schedulers of
+//     tvm.backend.cuda.lang.tile_scheduler (lib_tile_scheduler.go), tvm,
+//     math, functools, itertools, dataclasses, enum. Anything else is opaque: it flows
 //     through attributes, calls and arithmetic silently, and a use that
 //     needs a concrete value inside a kernel reports eval/unresolved (a
 //     warning).

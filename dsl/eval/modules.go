@@ -181,6 +181,8 @@ func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "runtime":
 		return ev.module("tvm.runtime", span), true
+	case "tirx", "tir": // lib_tirx_op.go
+		return &ModuleV{base: base{span}, Path: "tvm." + name, Name: name, attr: tvmTirxAttr}, true
 	case "DataType":
 		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "DataType", 1, "dtype") {

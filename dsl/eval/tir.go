@@ -1168,15 +1168,29 @@ func (ev *evaluator) tReinterpret(c *call) Value {
 	if !ev.checkArgs(c, "reinterpret", 2, "dtype", "value") {
 		return poison(c.span)
 	}
-	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
-	if !ok {
-		return poison(c.span)
+	var dt ir.DataType
+	if isPointerType(c.args[0]) {
+		// T.reinterpret(PointerType(PrimType(t)), addr): a pointer, which
+		// tilels types as a handle (a buffer's data).
+		dt = ir.HandleT
+	} else {
+		var ok bool
+		if dt, ok = ev.dtypeOf(c.args[0], c.argSpans[0]); !ok {
+			return poison(c.span)
+		}
 	}
 	e, ok := ev.toIR(c.args[1], ir.DataType{})
 	if !ok {
 		return orPoison(firstErr(c.args[1]), c.span)
 	}
 	return &ExprV{base: base{c.span}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.span}}
+}
+
+// isPointerType reports whether v is tvm.ir.PointerType(...) (tvm.ir.type
+// is not modelled, so it is an opaque value with that path).
+func isPointerType(v Value) bool {
+	o, ok := v.(*OpaqueV)
+	return ok && (o.Path == "tvm.ir.type.PointerType(...)" || o.Path == "tvm.ir.PointerType(...)")
 }
 
 func (ev *evaluator) tStaticAssert(c *call) Value {
