@@ -283,7 +283,13 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		// TVMScript (parser.py bind_assign_value): `x = <PrimExpr>` in a
 		// kernel body declares a mutable local scalar; later `x = ...`
 		// assigns it. Fresh variables and T.meta_var values are only named.
-		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
+		// A pointer (T.reinterpret to a PointerType) is bound immutably
+		// (T.Bind), so it can be a decl_buffer's data.
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && isPointerExpr(ex.E) {
+			vr := &ir.Var{Name: t.Id, Type: ir.HandleT, Span: t.Loc}
+			ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
+			v = &ExprV{base: base{t.Loc}, E: vr}
+		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
 			if typ := exprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
 				ev.kern.mutable[vr] = true
@@ -304,6 +310,16 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 func (ev *evaluator) storeScalar(old, v Value, target, vspan source.Span) bool {
 	b := scalarBuffer(old)
 	if b == nil {
+		// A mutable scalar (`x: T.float16`, a one-element local buffer in
+		// TVM) held by an attribute is assigned.
+		if ov, ok := old.(*ExprV); ok && ev.kern != nil {
+			if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
+				if e, ok := ev.toIR(v, vr.Type); ok {
+					ev.emitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
+					return true
+				}
+			}
+		}
 		return false
 	}
 	e, ok := ev.toIR(v, b.Dtype)
@@ -315,6 +331,12 @@ func (ev *evaluator) storeScalar(old, v Value, target, vspan source.Span) bool {
 	}
 	ev.emitStmt(&ir.Store{Buf: b, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: target}}, Value: e, Span: source.Join(target, vspan)})
 	return true
+}
+
+// isPointerExpr reports whether e is T.reinterpret(PointerType(...), x).
+func isPointerExpr(e ir.Expr) bool {
+	c, ok := e.(*ir.Call)
+	return ok && c.Op == "reinterpret" && c.Type == ir.HandleT
 }
 
 // needsLet reports whether binding e to a name in a kernel body introduces

@@ -1324,6 +1324,10 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 			e = &ir.BufferData{Buf: x.B, Span: x.span}
 		case *DTypeV:
 			e = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+		case *IntrinsicV:
+			// an operand marker such as T.ptx.SINK
+			ev.warnf(x.span, CodeUnresolved, "not modelled: `T.%s` as an operand of T.%s; statement ignored", x.Path, f.Path)
+			return poison(c.span)
 		default:
 			var ok bool
 			if e, ok = ev.toIR(a, ir.DataType{}); !ok {
