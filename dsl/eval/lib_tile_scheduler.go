@@ -50,7 +50,7 @@ func schedClass(name string, span source.Span) *ClassV {
 	add := func(m string, params []string, minPos int, fn schedFn) {
 		full := name + "." + m
 		cls.attrs[m] = builtin(full, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, m, minPos+1, append([]string{"self"}, params...)...) {
+			if !ev.checkArgs(c, full, minPos+1, append([]string{"self"}, params...)...) {
 				return poison(c.span)
 			}
 			self, ok := c.args[0].(*InstanceV)
@@ -62,6 +62,25 @@ func schedClass(name string, span source.Span) *ClassV {
 			}
 			if m != "valid" && m != "worker" && !ev.requireKernel(c, full+"()") {
 				return poison(c.span)
+			}
+			if m != "__init__" && m != "worker" {
+				// the other methods take tile indices and strides: scalars
+				for i, a := range c.args[1:] {
+					if isErr(a) {
+						return a
+					}
+					if _, ok := ev.toIR(a, ir.Int32); !ok {
+						return ev.errorf(c.argSpans[i+1], CodeType, "%s() argument %d must be an integer scalar, got %s", full, i+1, describe(a))
+					}
+				}
+				for _, k := range c.kwargs {
+					if isErr(k.v) {
+						return k.v
+					}
+					if _, ok := ev.toIR(k.v, ir.Int32); !ok {
+						return ev.errorf(k.vspan, CodeType, "%s() argument '%s' must be an integer scalar, got %s", full, k.name, describe(k.v))
+					}
+				}
 			}
 			return fn(&sched{ev: ev, self: self, span: c.span}, c)
 		})
