@@ -18,8 +18,9 @@ import (
 // the classes depth-first left to right (enough for the single
 // inheritance the kernels use); properties, staticmethod and classmethod
 // are descriptors evaluated with self or the class. A class with a base
-// or decorator tilels does not model (T.meta_class, a torch module, a
-// ctypes structure) stays opaque, as every class was before.
+// or decorator tilels does not model (a torch module, a ctypes
+// structure) stays opaque, as every class was before. T.meta_class
+// classes are modelled: their T.inline methods emit TIR on self's state.
 
 type (
 	// ClassV is a user class.
@@ -340,11 +341,11 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 		opaque() // metaclass= and __init_subclass__ arguments: not modelled
 		return
 	}
-	// Decorators other than dataclass and enum.unique (T.meta_class, a
+	// Decorators other than dataclass, enum.unique and T.meta_class (a
 	// user's registry) keep the class opaque: their meaning is not
 	// modelled.
 	for _, d := range decos {
-		if b, ok := d.(*BuiltinV); !ok || !classDecorator(b.Name) {
+		if b, ok := d.(*BuiltinV); !ok || !classDecorator(b.Name) && b.Name != "T.meta_class" {
 			opaque()
 			return
 		}
@@ -664,6 +665,24 @@ func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 		}
 	}
 	return v
+}
+
+// heldAttr is the value an instance or class attribute holds now, without
+// calling a property or binding a method; nil when there is none.
+func (ev *evaluator) heldAttr(obj Value, name string, span source.Span) Value {
+	switch o := obj.(type) {
+	case *InstanceV:
+		if v, ok := o.attrs[name]; ok {
+			return v
+		}
+	case *ClassV:
+		if v, _ := o.lookup(name); v != nil {
+			if _, ok := v.(*descV); !ok {
+				return v
+			}
+		}
+	}
+	return nil
 }
 
 // setAttr stores obj.name = v: instance and class attributes; stores on

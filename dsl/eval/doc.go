@@ -15,10 +15,12 @@
 //     every IR node built here carries a span into the same file.
 //   - Imports are resolved by what they name: tvm.script.tirx (T),
 //     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
-//     any of its tvm.*.tile_primitive spellings, tvm, math, functools,
-//     itertools, dataclasses, enum. A module found as a .py file under
-//     Options.ImportRoots (or relative to Options.Path) is evaluated from
-//     its source (imports.go, docs/imports.md). Anything else is opaque: it flows
+//     any of its tvm.*.tile_primitive spellings, the tile schedulers of
+//     tvm.backend.cuda.lang.tile_scheduler (lib_tile_scheduler.go), tvm,
+//     math, functools, itertools, dataclasses, enum. A module found as a
+//     .py file under Options.ImportRoots (or relative to Options.Path) is
+//     evaluated from its source (imports.go, docs/imports.md). Anything
+//     else is opaque: it flows
 //     through attributes, calls and arithmetic silently, and a use that
 //     needs a concrete value inside a kernel reports eval/unresolved (a
 //     warning).
@@ -27,7 +29,8 @@
 //     default_factory, __post_init__, frozen), methods, properties,
 //     staticmethod/classmethod, super(), Enum and IntEnum members. A class
 //     with a decorator, base or special method tilels does not model
-//     (T.meta_class, a torch module, __eq__) stays opaque.
+//     (a torch module, __eq__) stays opaque; T.meta_class classes are
+//     modelled (their T.inline methods emit TIR on self's state).
 //   - Kernels inside functions are evaluated under bound cases (bind.go,
 //     docs/binding.md): module-level calls, pytest parametrize grids and
 //     test functions, `if __name__ == "__main__":` blocks, entry points

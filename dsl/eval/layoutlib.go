@@ -461,6 +461,10 @@ func (ev *evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 		ev.needConcrete(v, sp, "a layout stride")
 		return layout.Stride{}, false
 	}
+	if ex, ok := v.(*ExprV); ok {
+		ev.warnf(sp, CodeUnresolved, "not modelled: a layout stride computed on the device (`%s`); tilels needs constant strides", clip(ExprString(ex.E), 60))
+		return layout.Stride{}, false
+	}
 	ev.errorf(sp, CodeType, "layout stride must be an integer, value@axis or an axis name, got %s", describe(v))
 	return layout.Stride{}, false
 }

@@ -40,6 +40,8 @@ func canonicalModule(path string) string {
 		return path
 	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
 		return pipelinePath
+	case "tvm.tirx.lang.tile_scheduler", "tvm.backend.cuda.lang.tile_scheduler": // lib_tile_scheduler.go
+		return tileSchedulerPath
 	case "os": // bind_environ.go
 		return path
 	case "random": // bind_random.go
@@ -97,6 +99,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_tmem_layout"}}
 	case pipelinePath:
 		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
+	case tileSchedulerPath: // lib_tile_scheduler.go
+		return &ModuleV{base: base{span}, Path: tileSchedulerPath, Name: "tile_scheduler", attr: tileSchedulerAttr}
 	case "pytest.mark":
 		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
 	case "os": // bind_environ.go
@@ -190,6 +194,8 @@ func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "runtime":
 		return ev.module("tvm.runtime", span), true
+	case "tirx", "tir": // lib_tirx_op.go
+		return &ModuleV{base: base{span}, Path: "tvm." + name, Name: name, attr: tvmTirxAttr}, true
 	case "DataType":
 		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "DataType", 1, "dtype") {

@@ -190,6 +190,9 @@ func (ev *evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint
 	switch t := targets[0].(type) {
 	case *syntax.Name:
 		h.names, h.spans = []string{t.Id}, []source.Span{t.Loc}
+	case *syntax.Attribute:
+		// `self.idx = T.local_scalar(...)`: the field names the buffer
+		h.names, h.spans = []string{t.Attr.Id}, []source.Span{t.Attr.Loc}
 	case *syntax.Tuple:
 		for _, e := range t.Elts {
 			if n, ok := e.(*syntax.Name); ok {
@@ -241,7 +244,11 @@ func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 		ev.setItem(fr, obj, idx, isTuple, v, vspan, t)
 	case *syntax.Attribute:
 		// stores on user objects are modelled (class.go); on others, ignored
-		ev.setAttr(ev.expr(fr, t.X), t.Attr.Id, v, t.Loc)
+		obj := ev.expr(fr, t.X)
+		if ev.inKernelTIR(fr) && ev.storeScalar(ev.heldAttr(obj, t.Attr.Id, t.Loc), v, t.Loc, vspan) {
+			return // `self.idx = x` on a T.local_scalar field (parser.py visit_assign)
+		}
+		ev.setAttr(obj, t.Attr.Id, v, t.Loc)
 	case *syntax.Starred:
 		ev.errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
 	case *syntax.BadExpr:
@@ -253,16 +260,11 @@ func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
 	if ev.inKernelTIR(fr) {
 		if old, ok := fr.env.lookup(t.Id); ok {
-			// `buf = x` on a one-element 1-D buffer stores buf[0] = x
-			// (parser.py visit_assign).
-			if bv, ok := old.(*BufferV); ok && len(bv.B.Shape) == 1 && bv.B.Shape[0] == 1 {
-				if e, ok := ev.toIR(v, bv.B.Dtype); ok {
-					if typ := exprType(e); typ.IsValid() && typ != bv.B.Dtype {
-						e = &ir.Cast{To: bv.B.Dtype, X: e, Span: vspan}
-					}
-					ev.emitStmt(&ir.Store{Buf: bv.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: t.Loc}}, Value: e, Span: source.Join(t.Loc, vspan)})
-					return
-				}
+			// `buf = x` on a one-element 1-D buffer, or on a name holding
+			// its element (a T.local_scalar), stores buf[0] = x (parser.py
+			// visit_assign).
+			if ev.storeScalar(old, v, t.Loc, vspan) {
+				return
 			}
 			if ov, ok := old.(*ExprV); ok {
 				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
@@ -281,7 +283,13 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		// TVMScript (parser.py bind_assign_value): `x = <PrimExpr>` in a
 		// kernel body declares a mutable local scalar; later `x = ...`
 		// assigns it. Fresh variables and T.meta_var values are only named.
-		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
+		// A pointer (T.reinterpret to a PointerType) is bound immutably
+		// (T.Bind), so it can be a decl_buffer's data.
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && isPointerExpr(ex.E) {
+			vr := &ir.Var{Name: t.Id, Type: ir.HandleT, Span: t.Loc}
+			ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
+			v = &ExprV{base: base{t.Loc}, E: vr}
+		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
 			if typ := exprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
 				ev.kern.mutable[vr] = true
@@ -293,6 +301,42 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		}
 	}
 	fr.env.set(t.Id, v)
+}
+
+// storeScalar emits buf[0] = v when old, the value an assignment target
+// holds, is a one-element buffer or its element (scalarBuffer), as
+// TVMScript does for names and attributes; false when it is not one or v
+// is not a scalar.
+func (ev *evaluator) storeScalar(old, v Value, target, vspan source.Span) bool {
+	b := scalarBuffer(old)
+	if b == nil {
+		// A mutable scalar (`x: T.float16`, a one-element local buffer in
+		// TVM) held by an attribute is assigned.
+		if ov, ok := old.(*ExprV); ok && ev.kern != nil {
+			if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
+				if e, ok := ev.toIR(v, vr.Type); ok {
+					ev.emitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
+					return true
+				}
+			}
+		}
+		return false
+	}
+	e, ok := ev.toIR(v, b.Dtype)
+	if !ok {
+		return false
+	}
+	if typ := exprType(e); typ.IsValid() && typ != b.Dtype {
+		e = &ir.Cast{To: b.Dtype, X: e, Span: vspan}
+	}
+	ev.emitStmt(&ir.Store{Buf: b, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: target}}, Value: e, Span: source.Join(target, vspan)})
+	return true
+}
+
+// isPointerExpr reports whether e is T.reinterpret(PointerType(...), x).
+func isPointerExpr(e ir.Expr) bool {
+	c, ok := e.(*ir.Call)
+	return ok && c.Op == "reinterpret" && c.Type == ir.HandleT
 }
 
 // needsLet reports whether binding e to a name in a kernel body introduces
@@ -417,7 +461,11 @@ func (ev *evaluator) execAugAssign(fr *frame, s *syntax.AugAssign) {
 		switch obj.(type) {
 		case *InstanceV, *ClassV:
 			old := ev.getAttr(obj, t.Attr.Id, t.Attr.Loc, t.Loc)
-			ev.setAttr(obj, t.Attr.Id, ev.binop(s.Op, old, rhs, s.Loc, true), t.Loc)
+			nv := ev.binop(s.Op, old, rhs, s.Loc, true)
+			if ev.inKernelTIR(fr) && ev.storeScalar(old, nv, t.Loc, s.Loc) {
+				return
+			}
+			ev.setAttr(obj, t.Attr.Id, nv, t.Loc)
 		}
 	default:
 		ev.errorf(s.Target.Span(), CodeType, "illegal expression for augmented assignment")
@@ -666,6 +714,16 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 		}
 		if !truthy(cond) {
 			return ev.execBlock(fr, s.Else)
+		}
+		if _, lit := s.Test.(*syntax.Constant); lit && iter == 0 && ev.inKernelTIR(fr) && len(s.Else) == 0 {
+			// `while True:` / `while 1:` in TIR code is a device loop left
+			// by a device break (parser.py visit_while: T.While(cond)), as
+			// in a spin-wait; a loop on a Python variable is still unrolled.
+			if e, ok := ev.toIR(cond, ir.DataType{}); ok {
+				body := withLoop(ev, true, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
+				ev.emitStmt(&ir.While{Cond: e, Body: body, Span: s.Loc})
+				return ctrlNone
+			}
 		}
 		if !ev.step(s.Loc) {
 			return ctrlRaise

@@ -339,6 +339,11 @@ func init() {
 		"tmem":                    func(ev *evaluator, c *call) Value { return ev.tAlloc(c, "T.tmem", "tmem") },
 		"alloc_tcgen05_ldst_frag": (*evaluator).tAllocTcgen05Frag,
 		"decl_buffer":             (*evaluator).tDeclBuffer,
+		"local_scalar":            func(ev *evaluator, c *call) Value { return ev.tScalar(c, "T.local_scalar", "local") },
+		"shared_scalar":           func(ev *evaluator, c *call) Value { return ev.tScalar(c, "T.shared_scalar", "shared") },
+		"alloc_scalar":            func(ev *evaluator, c *call) Value { return ev.tScalar(c, "T.alloc_scalar", "") },
+		"decl_scalar":             (*evaluator).tDeclScalar,
+		"meta_class":              tMetaClass,
 		"meta_var":                tMetaVar,
 		"address_of":              (*evaluator).tAddressOf,
 		"cast":                    (*evaluator).tCast,
@@ -649,6 +654,94 @@ func (ev *evaluator) tAlloc(c *call, fname, fixedScope string) Value {
 	buf.Data = &ir.Var{Name: buf.Name, Type: ir.HandleT, Span: buf.Span}
 	ev.emitStmt(&ir.Alloc{Buf: buf, Span: c.span})
 	return &BufferV{base{c.span}, buf}
+}
+
+// tScalar is T.local_scalar(dtype="float32") (T.shared_scalar,
+// T.alloc_scalar(dtype, scope="global")): a one-element buffer whose value
+// is its element buf[0] (builder/ir.py alloc_scalar). Assigning to a name
+// or attribute holding it stores into the buffer (stmt.go storeScalar).
+func (ev *evaluator) tScalar(c *call, fname, fixedScope string) Value {
+	params := []string{"dtype"}
+	if fixedScope == "" {
+		params = append(params, "scope")
+	}
+	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, fname, 0, params...) {
+		return poison(c.span)
+	}
+	dtype := c.arg(0, "dtype")
+	if dtype == nil {
+		dtype = &StrV{base{c.span}, "float32"}
+	}
+	scope := Value(&StrV{base{c.span}, fixedScope})
+	if fixedScope == "" {
+		scope = &StrV{base{c.span}, "global"}
+		if s := c.arg(1, "scope"); s != nil {
+			scope = s
+		}
+	}
+	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+		args:     []Value{&TupleV{base{c.span}, []Value{&IntV{base{c.span}, 1}}}, dtype},
+		argSpans: []source.Span{c.span, c.argSpan(0, "dtype")},
+		kwargs:   []kwarg{{"scope", scope, c.span, c.span}}}
+	return scalarOf(ev.tAlloc(alloc, fname, ""), c.span)
+}
+
+// tDeclScalar is T.decl_scalar(dtype, data, scope, elem_offset=None,
+// byte_offset=None): a one-element view of data, valued as its element.
+func (ev *evaluator) tDeclScalar(c *call) Value {
+	if !ev.requireKernel(c, "T.decl_scalar") || !ev.checkArgs(c, "decl_scalar", 3, "dtype", "data", "scope", "elem_offset", "byte_offset") {
+		return poison(c.span)
+	}
+	decl := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+		args:     []Value{&TupleV{base{c.span}, []Value{&IntV{base{c.span}, 1}}}, c.arg(0, "dtype"), c.arg(1, "data")},
+		argSpans: []source.Span{c.span, c.argSpan(0, "dtype"), c.argSpan(1, "data")},
+		kwargs:   []kwarg{{"scope", c.arg(2, "scope"), c.argSpan(2, "scope"), c.argSpan(2, "scope")}}}
+	for i, k := range []string{"elem_offset", "byte_offset"} {
+		if v := c.arg(3+i, k); v != nil {
+			decl.kwargs = append(decl.kwargs, kwarg{k, v, c.argSpan(3+i, k), c.argSpan(3+i, k)})
+		}
+	}
+	return scalarOf(ev.tDeclBuffer(decl), c.span)
+}
+
+// scalarOf is the element buf[0] of a one-element buffer value.
+func scalarOf(v Value, span source.Span) Value {
+	b, ok := v.(*BufferV)
+	if !ok {
+		return v
+	}
+	// fresh: `x = T.local_scalar(...)` names the buffer and binds x to its
+	// element (parser.py bind_assign_value, scalar_wrapper), no copy.
+	return &ExprV{base: base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}}, Span: span}, fresh: true}
+}
+
+// scalarBuffer returns the buffer a name or attribute holding v stores
+// into when assigned in TIR code (parser.py visit_assign): a one-element
+// 1-D buffer, or an element load of one (a T.local_scalar).
+func scalarBuffer(v Value) *ir.Buffer {
+	var b *ir.Buffer
+	switch x := v.(type) {
+	case *BufferV:
+		b = x.B
+	case *ExprV:
+		if ld, ok := x.E.(*ir.Load); ok {
+			b = ld.Buf
+		}
+	}
+	if b != nil && len(b.Shape) == 1 && b.Shape[0] == 1 {
+		return b
+	}
+	return nil
+}
+
+// tMetaClass is the T.meta_class class decorator: instances are meta
+// values inside kernels, which is how tilels treats every instance, so the
+// class is returned as is (class.go accepts it as a modelled decorator).
+func tMetaClass(ev *evaluator, c *call) Value {
+	if len(c.args) != 1 {
+		return ev.errorf(c.span, CodeType, "T.meta_class takes 1 argument (%d given)", len(c.args))
+	}
+	return c.args[0]
 }
 
 func (ev *evaluator) tDeclBuffer(c *call) Value {
@@ -1075,15 +1168,29 @@ func (ev *evaluator) tReinterpret(c *call) Value {
 	if !ev.checkArgs(c, "reinterpret", 2, "dtype", "value") {
 		return poison(c.span)
 	}
-	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
-	if !ok {
-		return poison(c.span)
+	var dt ir.DataType
+	if isPointerType(c.args[0]) {
+		// T.reinterpret(PointerType(PrimType(t)), addr): a pointer, which
+		// tilels types as a handle (a buffer's data).
+		dt = ir.HandleT
+	} else {
+		var ok bool
+		if dt, ok = ev.dtypeOf(c.args[0], c.argSpans[0]); !ok {
+			return poison(c.span)
+		}
 	}
 	e, ok := ev.toIR(c.args[1], ir.DataType{})
 	if !ok {
 		return orPoison(firstErr(c.args[1]), c.span)
 	}
 	return &ExprV{base: base{c.span}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.span}}
+}
+
+// isPointerType reports whether v is tvm.ir.PointerType(...) (tvm.ir.type
+// is not modelled, so it is an opaque value with that path).
+func isPointerType(v Value) bool {
+	o, ok := v.(*OpaqueV)
+	return ok && (o.Path == "tvm.ir.type.PointerType(...)" || o.Path == "tvm.ir.PointerType(...)")
 }
 
 func (ev *evaluator) tStaticAssert(c *call) Value {
@@ -1217,6 +1324,10 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 			e = &ir.BufferData{Buf: x.B, Span: x.span}
 		case *DTypeV:
 			e = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+		case *IntrinsicV:
+			// an operand marker such as T.ptx.SINK
+			ev.warnf(x.span, CodeUnresolved, "not modelled: `T.%s` as an operand of T.%s; statement ignored", x.Path, f.Path)
+			return poison(c.span)
 		default:
 			var ok bool
 			if e, ok = ev.toIR(a, ir.DataType{}); !ok {
