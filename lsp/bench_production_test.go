@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,26 +23,32 @@ import (
 //	           of 2,600 lines with 535 tile calls (every keystroke analyses
 //	           all of it again; the largest TIRx-kernels file has 47);
 //	file:      the file named by $TILELS_BENCH_FILE (e.g. the largest
-//	           TIRx-kernels file of the corpus of docs/coverage.md), edited
+//	           TIRx-kernels file of the corpus of docs/coverage.md), opened
+//	           at its own path so that its workspace imports resolve, edited
 //	           after the "(" of its middle Tx call.
 //	           Only run when the variable is set.
 func BenchmarkKeystrokeProduction(b *testing.B) {
 	b.Run("bigkernel", func(b *testing.B) {
-		benchKeystrokeIn(b, benchcorpus.BuildKernel(2600))
+		benchKeystrokeIn(b, "/w/prod.py", benchcorpus.BuildKernel(2600))
 	})
 	if path := os.Getenv("TILELS_BENCH_FILE"); path != "" {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run("file", func(b *testing.B) { benchKeystrokeIn(b, string(src)) })
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// At its own path, so that its workspace imports resolve.
+		b.Run("file", func(b *testing.B) { benchKeystrokeIn(b, abs, string(src)) })
 	}
 }
 
-func benchKeystrokeIn(b *testing.B, src string) {
+func benchKeystrokeIn(b *testing.B, path, src string) {
 	lower.TuneRuntime()
 	c := newClient(b, fullCaps(), "")
-	u := uri.File("/w/prod.py")
+	u := uri.File(path)
 	ls := strings.Split(src, "\n")
 	// The middle Tx line of the file: inside a kernel body.
 	var rows []int

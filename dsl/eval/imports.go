@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -358,12 +360,11 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		return ev.notModelled(name, fmt.Sprintf("module `%s`: imported modules exceed %s of source", name, sizeText(maxImportBytes)), span)
 	}
 	im.bytes += len(src)
-	f, _ := syntax.Parse(source.NewFile(file, src))
 	anchor := span
 	if im.loading > 0 {
 		anchor = im.anchor // nested imports share the outermost anchor
 	}
-	respanTree(f.Body, anchor)
+	body := parsedModule(file, src, anchor)
 	if im.anchors == nil {
 		im.anchors = map[source.Span]bool{}
 	}
@@ -372,7 +373,7 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 	m.scope.vars["__name__"] = &StrV{base{anchor}, strings.TrimLeft(name, ".")}
 	im.scopes[m.scope] = m
 	m.loading = true
-	ev.runModule(m, f.Body, anchor)
+	ev.runModule(m, body, anchor)
 	m.loading = false
 	m.mod.names = publicNames(m.scope)
 	return m.mod
@@ -623,4 +624,43 @@ func unparse(e syntax.Expr) string {
 		return unparse(x.X) + " " + x.Op + " " + unparse(x.Y)
 	}
 	return "..."
+}
+
+// Parsed imported modules, shared by the evaluations of every file: a
+// keystroke in a kernel analyses its file again, and the modules it
+// imports would be parsed again each time. An entry is the module's
+// syntax tree respanned to an anchor (respanTree), keyed by path, text and
+// anchor; the evaluator only reads trees, so entries are shared across
+// goroutines. At most parsedCap entries; when full, the cache starts
+// over (an editing session touches few modules).
+const parsedCap = 64
+
+type parsedKey struct {
+	file   string
+	sum    [sha256.Size]byte
+	anchor source.Span
+}
+
+var parsed struct {
+	sync.Mutex
+	m map[parsedKey][]syntax.Stmt
+}
+
+func parsedModule(file string, src []byte, anchor source.Span) []syntax.Stmt {
+	k := parsedKey{file: file, sum: sha256.Sum256(src), anchor: anchor}
+	parsed.Lock()
+	body, ok := parsed.m[k]
+	parsed.Unlock()
+	if ok {
+		return body
+	}
+	f, _ := syntax.Parse(source.NewFile(file, src))
+	respanTree(f.Body, anchor)
+	parsed.Lock()
+	if parsed.m == nil || len(parsed.m) >= parsedCap {
+		parsed.m = map[parsedKey][]syntax.Stmt{}
+	}
+	parsed.m[k] = f.Body
+	parsed.Unlock()
+	return f.Body
 }

@@ -127,3 +127,62 @@ def k(X: T.Buffer((A, BIG), "float32")):
 	check(2, 1<<20, "not modelled: module `c`: more than 2 imported modules")
 	check(256, 100, "not modelled: module `big`: imported modules exceed 100 bytes of source")
 }
+
+// TestImportsShared: evaluations on several goroutines share the parsed
+// trees of the modules they import (parsedModule); each must give the
+// result of a lone evaluation (run with -race to check the sharing).
+func TestImportsShared(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/imports/workspace.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var mains []txtar.File
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".out") {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(f.Name, "main") && strings.HasSuffix(f.Name, ".py") {
+			mains = append(mains, f)
+		}
+	}
+	if len(mains) == 0 {
+		t.Fatal("no main*.py in the workspace golden")
+	}
+	run := func(f txtar.File) string {
+		p, syn := evalSource(f.Name, f.Data, Options{Path: filepath.Join(dir, f.Name), ImportRoots: []string{dir}})
+		return render(p.File, p, syn)
+	}
+	want := make([]string, len(mains))
+	for i, f := range mains {
+		want[i] = run(f)
+	}
+	const workers = 4
+	got := make([][]string, workers)
+	done := make(chan int)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for _, f := range mains {
+				got[w] = append(got[w], run(f))
+			}
+			done <- w
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		<-done
+	}
+	for w := range got {
+		for i := range mains {
+			if got[w][i] != want[i] {
+				t.Errorf("worker %d, %s: differs from a lone evaluation", w, mains[i].Name)
+			}
+		}
+	}
+}
