@@ -48,6 +48,33 @@ func linear(e ir.Expr, p *printer) (map[string]linTerm, int64) {
 					walk(x.B, k*n)
 					return
 				}
+			case ir.FloorDiv:
+				// (Σ c·a + c0) // d = Σ (c/d)·a + c0 // d when d divides
+				// every coefficient (Σ (c/d)·a is an integer), as TVM's
+				// canonical simplifier folds ((i + 1) * 128) // 4.
+				if d, ok := ir.ConstInt(x.B); ok && d > 0 {
+					in, c0 := linear(x.A, p)
+					exact := true
+					for _, t := range in {
+						if t.coef%d != 0 {
+							exact = false
+						}
+					}
+					if exact {
+						for key, t := range in {
+							u := terms[key]
+							u.coef += k * (t.coef / d)
+							u.atom = t.atom
+							terms[key] = u
+						}
+						q := c0 / d
+						if c0%d != 0 && c0 < 0 {
+							q-- // floor
+						}
+						c += k * q
+						return
+					}
+				}
 			}
 		}
 		key := p.expr(e)
