@@ -1146,6 +1146,9 @@ func gemmAsyncAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	if name == "sf_tmem_layout" {
 		return builtin("sf_tmem_layout", (*evaluator).sfTmemLayoutCall), true
 	}
+	if name == "sf_smem_layout" {
+		return builtin("sf_smem_layout", (*evaluator).sfSmemLayoutCall), true // lib_gemm_async.go
+	}
 	return nil, false
 }
 

@@ -308,6 +308,12 @@ func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		// Metadata and scheduling annotations: no effect on tile lowering.
 		return builtin("T."+name, func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} }), true
 	}
+	if name == "call_packed" {
+		// A host-side runtime call (T.call_packed("runtime.cuTensorMapEncodeTiled",
+		// map, ...)): an opaque extern call that changes no buffer, layout or
+		// tile call; tilels' launcher does not print it.
+		return builtin("T."+name, func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} }), true
+	}
 	if fn, ok := tBuiltins[name]; ok {
 		return &BuiltinV{base{span}, "T." + name, fn}, true
 	}
