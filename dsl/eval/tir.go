@@ -1588,9 +1588,13 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 		return method("Buffer.local", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
 		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
+	case "sub": // lib_buffer_view.go
+		return &subIndexerV{base{span}, buf}
+	case "permute": // lib_buffer_view.go
+		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermute(buf, c) })
 	}
-	// Buffer has many more methods and fields (permute,
-	// rearrange, sub, ...); they are opaque here.
+	// Buffer has many more methods and fields (rearrange, tile,
+	// chunk, ...); they are opaque here.
 	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
 
