@@ -715,14 +715,14 @@ func (p *printer) mapBase(b *ir.Buffer) string {
 	if b == nil {
 		return "<nil buffer>.data"
 	}
-	var off int64
+	// ElemOffset counts from the start of the data (TVM's elem_offset,
+	// which a view of a view carries through): the view's own offset is
+	// the whole offset from the root's .data, the raw handle. A parameter
+	// at an elem_offset (its match_buffer's) is its own root.
+	off := b.ElemOffset * int64(b.Dtype.Bytes())
 	for b.Base != nil {
-		off += b.ElemOffset * int64(b.Dtype.Bytes())
 		b = b.Base
 	}
-	// A parameter's elem_offset is part of its match_buffer; its .data is
-	// the raw handle.
-	off += b.ElemOffset * int64(b.Dtype.Bytes())
 	data := p.name(b, b.Name) + ".data"
 	if off == 0 {
 		return data
