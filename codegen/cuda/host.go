@@ -331,6 +331,9 @@ func (k *kernel) mapAddress(m *ir.TensorMap, name string) (string, error) {
 	// ElemOffset counts from the start of the data (TVM's elem_offset,
 	// which a view of a view carries through): the first buffer's offset
 	// is the whole offset from the parameter's pointer.
+	if b.ElemOffsetExpr != nil {
+		return "", fmt.Errorf("not modelled: tensor map %s over the view %s at the runtime element offset %s (the host encodes it before the launch)", name, b.Name, k.top(b.ElemOffsetExpr))
+	}
 	off := b.Dtype.StorageBytes(b.ElemOffset)
 	for ; b != nil; b = b.Base {
 		if b.Base != nil {

@@ -18,10 +18,13 @@ import (
 // index moves the view's element offset by index x stride (into the
 // layout's "m" offset instead when it does not commute with a swizzle).
 //
-// tilels' buffers have a static element offset, so an index or slice
-// bound that is a runtime value (the sub of a kernel's block index) is
-// "not modelled", naming the index; so is a tensor-memory view (its offset
-// moves allocated_addr instead).
+// An index that is a runtime value (the row of a kernel's block index)
+// gives the view a runtime element offset (ir.Buffer.ElemOffsetExpr), as
+// TVM's symbolic elem_offset; the copy variants decide on the view's
+// layout, not its offset. A runtime slice bound, a runtime index into a
+// dimension of several layout iters or under a swizzle it may not commute
+// with, and a tensor-memory view (its offset moves allocated_addr) are
+// "not modelled", naming the construct.
 
 // subIndexerV is buf.sub, the indexer; only subscripting it does anything.
 type subIndexerV struct {
@@ -53,11 +56,13 @@ func rewrap(t *layout.TileLayout, sw *layout.ComposeLayout) layout.Layout {
 	return &layout.ComposeLayout{PerElement: sw.PerElement, SwizzleLen: sw.SwizzleLen, AtomLen: sw.AtomLen, SwizzleInner: sw.SwizzleInner, Tile: t}
 }
 
-// viewStep is one derived view: shape, layout, element offset.
+// viewStep is one derived view: shape, layout, element offset (static
+// and runtime parts).
 type viewStep struct {
 	shape []int64
 	lay   layout.Layout
 	off   int64
+	dyn   ir.Expr
 }
 
 // subscriptSub is buf.sub[items].
@@ -78,7 +83,7 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 	if len(idx) > len(buf.Shape) {
 		return ev.errorf(sp, CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
 	}
-	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset}
+	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}
 	static := func(v Value, what string) (int64, Value) {
 		if n, ok := toInt(v); ok {
 			return n, nil
@@ -92,6 +97,16 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 	var err string
 	for _, item := range idx {
 		s, isSlice := item.(*SliceV)
+		if x, ok := item.(*ExprV); ok && !isSlice {
+			var why string
+			if cur, why, err = viewDropRuntime(cur, buf, dim, x.E); why != "" {
+				return &OpaqueV{base{sp}, why}
+			}
+			if err != "" {
+				return ev.errorf(item.Span(), CodeType, "%s", err)
+			}
+			continue
+		}
 		if !isSlice {
 			i, bad := static(item, "index")
 			if bad != nil {
@@ -176,7 +191,7 @@ func (ev *evaluator) declView(buf *ir.Buffer, name string, cur viewStep, sp sour
 		return ev.errorf(sp, CodeType, "a buffer view is only allowed inside a prim_func body")
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: cur.shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: cur.lay, ElemOffset: cur.off, Base: buf, Kind: ir.DeclBuffer, Span: sp}
+		Layout: cur.lay, ElemOffset: cur.off, ElemOffsetExpr: cur.dyn, Base: buf, Kind: ir.DeclBuffer, Span: sp}
 	if ev.kern.badLayout[buf] {
 		ev.kern.badLayout[nb] = true
 	}
@@ -229,6 +244,51 @@ func viewDrop(cur viewStep, buf *ir.Buffer, dim int, index int64) (viewStep, str
 	shape := append(append([]int64(nil), cur.shape[:dim]...), cur.shape[dim+1:]...)
 	shard := append(append([]layout.Iter(nil), g.Shard[:lo]...), g.Shard[hi:]...)
 	return rebuildView(cur, g, sw, shape, shard, off, len(group) > 0), ""
+}
+
+// viewDropRuntime is viewDrop at a runtime index: the offset index x
+// stride joins the view's runtime offset. It returns a "not modelled"
+// path (why) where TVM's offset would need more than that: a dimension
+// of several layout iters (floordiv/floormod digits), or a swizzle the
+// offset is not provably a multiple of the period of.
+func viewDropRuntime(cur viewStep, buf *ir.Buffer, dim int, index ir.Expr) (viewStep, string, string) {
+	if dim >= len(cur.shape) {
+		return cur, "", fmt.Sprintf("index: dim %d out of range for buffer of rank %d", dim, len(cur.shape))
+	}
+	g, seps, sw, why := groupView(cur, buf)
+	if why != "" {
+		return cur, "", why
+	}
+	lo, hi := seps[dim], seps[dim+1]
+	group := g.Shard[lo:hi]
+	idx := clip(ExprString(index), 40)
+	if len(group) > 1 {
+		return cur, fmt.Sprintf("Buffer.sub at the runtime index %s of a dimension of %d layout iters", idx, len(group)), ""
+	}
+	stride := int64(0)
+	if len(group) == 1 {
+		stride = group[0].Stride
+		if group[0].Axis != layout.M {
+			return cur, fmt.Sprintf("Buffer.sub at the runtime index %s of a dimension on axis %s", idx, group[0].Axis), ""
+		}
+	}
+	if sw != nil && sw.SwizzleLen != 0 {
+		if period := int64(1) << (sw.PerElement + sw.AtomLen + sw.SwizzleLen); stride%period != 0 {
+			return cur, fmt.Sprintf("Buffer.sub at the runtime index %s under a swizzle (stride %d is not a multiple of its period %d)", idx, stride, period), ""
+		}
+	}
+	shape := append(append([]int64(nil), cur.shape[:dim]...), cur.shape[dim+1:]...)
+	shard := append(append([]layout.Iter(nil), g.Shard[:lo]...), g.Shard[hi:]...)
+	next := rebuildView(cur, g, sw, shape, shard, 0, false)
+	if stride != 0 {
+		term := ir.MulE(index, ir.Const(stride))
+		if next.dyn == nil {
+			next.dyn = term
+		} else {
+			next.dyn = ir.AddE(next.dyn, term)
+		}
+	}
+	return next, "", ""
 }
 
 // viewNarrow keeps [start, start+length) of dimension dim (_view_narrow).
@@ -289,7 +349,7 @@ func rebuildView(cur viewStep, g *layout.TileLayout, sw *layout.ComposeLayout, s
 		}
 	}
 	t := layout.NewTile(shard, g.Replica, offset)
-	return viewStep{shape: shape, lay: rewrap(t, sw), off: cur.off + off}
+	return viewStep{shape: shape, lay: rewrap(t, sw), off: cur.off + off, dyn: cur.dyn}
 }
 
 // bufferPermute is buf.permute(*dims) (_buffer_view.permute): the
@@ -339,7 +399,7 @@ func (ev *evaluator) bufferPermute(buf *ir.Buffer, c *call) Value {
 	}
 	nl := rewrap(layout.PermuteByGroups(g, seps, dims), sw)
 	name, _ := ev.hintName(c, buf.Name+"_permute")
-	return ev.declView(buf, name, viewStep{shape: shape, lay: nl, off: buf.ElemOffset}, c.span)
+	return ev.declView(buf, name, viewStep{shape: shape, lay: nl, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}, c.span)
 }
 
 func joinArgs(vs []Value) string {

@@ -1524,6 +1524,9 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 	case "ndim":
 		return &IntV{base{span}, int64(len(buf.Shape))}
 	case "elem_offset":
+		if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+			return &ExprV{base: base{span}, E: ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset))}
+		}
 		return &IntV{base{span}, buf.ElemOffset}
 	case "layout":
 		if buf.Layout == nil {
@@ -1670,7 +1673,7 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		name = buf.Name + "_local"
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: l, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
 		ev.kern.badLayout[nb] = true
 	}
@@ -1688,6 +1691,9 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	dt, ok := ev.dtypeOf(s, c.argSpans[0])
 	if !ok {
 		return poison(c.span)
+	}
+	if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a view at a runtime element offset"}
 	}
 	if len(buf.Shape) == 0 || buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
 		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer laid out other than row-major"}
