@@ -388,6 +388,10 @@ func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 			if s, isSlice := x.(*SliceV); isSlice {
 				return ev.errorf(s.span, CodeType, "%s[...] takes one extents:strides pair", what)
 			}
+			if r, isExpr := x.(*ExprV); isExpr { // a runtime extent is legal TIRx (dynamic_shape.go)
+				ev.warnf(orSpan(x.Span(), e.Index.Span()), CodeUnresolved, "not modelled: runtime layout extent `%s`; tilels' layouts take static extents", clip(ExprString(r.E), 60))
+				return poison(e.Loc)
+			}
 			return ev.errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be an integer, got %s", what, describe(x))
 		}
 		if n <= 0 {
@@ -459,6 +463,10 @@ func (ev *evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 	}
 	if isErr(v) {
 		ev.needConcrete(v, sp, "a layout stride")
+		return layout.Stride{}, false
+	}
+	if r, isExpr := v.(*ExprV); isExpr { // a runtime stride (a kernel's stride parameter) is legal TIRx
+		ev.warnf(sp, CodeUnresolved, "not modelled: runtime layout stride `%s`; tilels' layouts take static strides", clip(ExprString(r.E), 60))
 		return layout.Stride{}, false
 	}
 	ev.errorf(sp, CodeType, "layout stride must be an integer, value@axis or an axis name, got %s", describe(v))
