@@ -213,6 +213,10 @@ type Buffer struct {
 	Layout layout.Layout
 	// ElemOffset is the element offset of a decl_buffer view into Base.
 	ElemOffset int64
+	// ElemOffsetExpr is the runtime part of the element offset (a view at
+	// a runtime index, buf.sub[i]): the offset is ElemOffset +
+	// ElemOffsetExpr. Nil when the offset is static.
+	ElemOffsetExpr Expr
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
 	// AllocatedAddr is the allocated_addr= of a tensor-memory buffer (the

@@ -292,6 +292,29 @@ def narrow(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
 				equal(t, "C row", row(run.out["C"], w), row(run.in["A"], w*16+3))
 			}
 		}},
+		{"a view of a view at element offsets (Buffer.sub)", []byte(refHeader + `
+@T.prim_func
+def subsub(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 16, 32), "float32")
+    B = T.match_buffer(B_ptr, (16, 8), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    rows = A.sub[2]
+    tile = rows.sub[:, 8:16]
+    Tx.cta.copy(B[:, :], tile[:, :])
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["subsub"]
+			a, b := f32s(run.in["A"]), f32s(run.out["B"])
+			for i := 0; i < 16; i++ {
+				for j := 0; j < 8; j++ {
+					// tile's elem_offset is 2*512 + 8 from A's data, once.
+					if want := a[2*512+i*32+8+j]; b[i*8+j] != want {
+						t.Fatalf("B[%d, %d] = %v, want A[2, %d, %d] = %v", i, j, b[i*8+j], i, 8+j, want)
+					}
+				}
+			}
+		}},
 		{"swizzled shared tile seen through a flat view", []byte(refHeader + `
 @T.prim_func
 def swz(A_ptr: T.handle, B_ptr: T.handle):

@@ -328,9 +328,14 @@ func (k *kernel) mapAddress(m *ir.TensorMap, name string) (string, error) {
 	if b.Scope != "global" {
 		return "", fmt.Errorf("tensor map %s: buffer %s is in scope %q, want global", name, b.Name, b.Scope)
 	}
-	var off int64
+	// ElemOffset counts from the start of the data (TVM's elem_offset,
+	// which a view of a view carries through): the first buffer's offset
+	// is the whole offset from the parameter's pointer.
+	if b.ElemOffsetExpr != nil {
+		return "", fmt.Errorf("not modelled: tensor map %s over the view %s at the runtime element offset %s (the host encodes it before the launch)", name, b.Name, k.top(b.ElemOffsetExpr))
+	}
+	off := b.Dtype.StorageBytes(b.ElemOffset)
 	for ; b != nil; b = b.Base {
-		off += b.Dtype.StorageBytes(b.ElemOffset)
 		if b.Base != nil {
 			continue
 		}

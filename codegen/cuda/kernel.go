@@ -536,11 +536,70 @@ func (k *kernel) decl(b *ir.Buffer) {
 	t := k.ctype(b.Dtype)
 	n := k.bufName(b)
 	expr := fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
-	if b.ElemOffset != 0 {
-		expr += " + " + strconv.FormatInt(b.ElemOffset, 10)
+	if off := k.viewOffset(b); off != "" {
+		expr += " + " + off
 	}
 	k.line("%s* %s = %s;", t, n, expr)
 	k.ptr[b] = n
+}
+
+// viewOffset is b's element offset (of b's dtype) past its base's
+// pointer. ElemOffset is TVM's: counted from the start of the data, so a
+// view of a view (buf.view(...).sub[...], a decl_buffer over view.data)
+// subtracts the offset its base's pointer already includes.
+// A runtime part (ElemOffsetExpr) is added the same way; a base's
+// runtime part the view carries through cancels. It returns "" for none.
+func (k *kernel) viewOffset(b *ir.Buffer) string {
+	static := k.staticViewOffset(b)
+	dyn := b.ElemOffsetExpr
+	if p := b.Base; p != nil && p.Kind == ir.DeclBuffer && p.ElemOffsetExpr != nil {
+		switch {
+		case dyn != nil && ir.Equal(dyn, p.ElemOffsetExpr) && p.Dtype == b.Dtype:
+			dyn = nil
+		case p.Dtype == b.Dtype:
+			dyn = ir.SubE(orZero(dyn), p.ElemOffsetExpr)
+		default:
+			k.fail("view %s of %s: a runtime element offset across element types", b.Name, p.Name)
+			return ""
+		}
+	}
+	if dyn == nil {
+		if static == 0 {
+			return ""
+		}
+		return strconv.FormatInt(static, 10)
+	}
+	return "(" + k.top(ir.SimplifyIndex(ir.AddE(dyn, ir.Const(static)))) + ")"
+}
+
+func orZero(e ir.Expr) ir.Expr {
+	if e == nil {
+		return ir.Const(0)
+	}
+	return e
+}
+
+// staticViewOffset is viewOffset's static part.
+func (k *kernel) staticViewOffset(b *ir.Buffer) int64 {
+	p := b.Base
+	if p == nil || p.Kind != ir.DeclBuffer || p.ElemOffset == 0 {
+		return b.ElemOffset
+	}
+	if p.Dtype == b.Dtype {
+		return b.ElemOffset - p.ElemOffset
+	}
+	bits := func(d ir.DataType) int64 {
+		if d.Bits < 8 && d.Code != ir.Float4E2M1 {
+			return 8 // bool and the other sub-byte kinds take a byte
+		}
+		return int64(d.Bits)
+	}
+	rel := b.ElemOffset*bits(b.Dtype) - p.ElemOffset*bits(p.Dtype)
+	if rel%bits(b.Dtype) != 0 {
+		k.fail("view %s starts inside an element of %s (its base %s is at element offset %d)", b.Name, b.Dtype, p.Name, p.ElemOffset)
+		return b.ElemOffset
+	}
+	return rel / bits(b.Dtype)
 }
 
 func (k *kernel) viewBase(b *ir.Buffer) (string, bool) {
@@ -570,8 +629,8 @@ func (k *kernel) bufPtr(b *ir.Buffer) string {
 			return "nullptr"
 		}
 		t := k.ctype(b.Dtype)
-		if b.ElemOffset != 0 {
-			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %d)", t, base, b.ElemOffset)
+		if off := k.viewOffset(b); off != "" {
+			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %s)", t, base, off)
 		}
 		return fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
 	}

@@ -197,13 +197,18 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 				g.fail(s.Span, "decl_buffer %s views %s before its declaration", b.Name, base.Name)
 				return
 			}
-			off := fmt.Sprintf("%s.eoff * %s.esize", bn, bn)
+			if b.ElemOffsetExpr != nil {
+				g.fail(s.Span, "decl_buffer %s at a runtime element offset is not modelled by the reference", b.Name)
+				return
+			}
+			// The view's elem_offset counts from the start of the data
+			// (TVM's, carried through a view of a view), so it shares its
+			// base's data; a base's own offset is not added again.
 			shadow := ""
 			if strings.HasPrefix(base.Scope, "shared") {
-				shadow = fmt.Sprintf("%s.ep + %s, %s.who + %s, %s.site + %s", bn, off, bn, off, bn, off)
+				shadow = fmt.Sprintf("%s.ep, %s.who, %s.site", bn, bn, bn)
 			}
-			g.declBuf(b, fmt.Sprintf("%s.data + %s", bn, off), bn+".tstride", -1, fmt.Sprintf("%s.bytes - %s", bn, off),
-				fmt.Sprintf("%s.def + %s", bn, off), shadow)
+			g.declBuf(b, bn+".data", bn+".tstride", -1, bn+".bytes", bn+".def", shadow)
 		}
 	})
 	if g.err != nil {

@@ -357,7 +357,10 @@ func (p *printer) stmt(s ir.Stmt) {
 			data = p.name(b.Data, b.Data.Name)
 		}
 		args := []string{shapeString(b.Shape), strconv.Quote(b.Dtype.String()), "data=" + data}
-		if b.ElemOffset != 0 {
+		switch {
+		case b.ElemOffsetExpr != nil:
+			args = append(args, "elem_offset="+p.expr(ir.SimplifyIndex(ir.AddE(b.ElemOffsetExpr, ir.Const(b.ElemOffset)))))
+		case b.ElemOffset != 0:
 			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
 		}
 		args = append(args, "scope="+strconv.Quote(b.Scope), "layout="+LayoutString(b.Layout))
@@ -715,14 +718,21 @@ func (p *printer) mapBase(b *ir.Buffer) string {
 	if b == nil {
 		return "<nil buffer>.data"
 	}
-	var off int64
+	// ElemOffset counts from the start of the data (TVM's elem_offset,
+	// which a view of a view carries through): the view's own offset is
+	// the whole offset from the root's .data, the raw handle. A parameter
+	// at an elem_offset (its match_buffer's) is its own root.
+	off := b.ElemOffset * int64(b.Dtype.Bytes())
+	var dyn ir.Expr
+	if b.ElemOffsetExpr != nil {
+		dyn = ir.MulE(b.ElemOffsetExpr, ir.Const(int64(b.Dtype.Bytes())))
+	}
 	for b.Base != nil {
-		off += b.ElemOffset * int64(b.Dtype.Bytes())
 		b = b.Base
 	}
-	// A parameter's elem_offset is part of its match_buffer; its .data is
-	// the raw handle.
-	off += b.ElemOffset * int64(b.Dtype.Bytes())
+	if dyn != nil {
+		return fmt.Sprintf("T.handle_add_byte_offset(%s, %s)", p.name(b, b.Name)+".data", p.expr(ir.SimplifyIndex(ir.AddE(dyn, ir.Const(off)))))
+	}
 	data := p.name(b, b.Name) + ".data"
 	if off == 0 {
 		return data

@@ -917,6 +917,8 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		}
 	case *BufferV:
 		return ev.bufferIndex(o, idx, e)
+	case *subIndexerV: // lib_buffer_view.go
+		return ev.subscriptSub(o, idx, e)
 	case *SpecBuilderV:
 		return ev.specSubscript(o, e, idx, isTuple)
 	case *oldScopeV:

@@ -377,7 +377,10 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	if buf.Base != nil {
 		s += " view of " + p.bufName(buf.Base)
 	}
-	if buf.ElemOffset != 0 {
+	switch {
+	case buf.ElemOffsetExpr != nil:
+		s += " elem_offset=" + p.expr(ir.SimplifyIndex(ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset))))
+	case buf.ElemOffset != 0:
 		s += fmt.Sprintf(" elem_offset=%d", buf.ElemOffset)
 	}
 	return s

@@ -388,6 +388,10 @@ func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 			if s, isSlice := x.(*SliceV); isSlice {
 				return ev.errorf(s.span, CodeType, "%s[...] takes one extents:strides pair", what)
 			}
+			if r, isExpr := x.(*ExprV); isExpr { // a runtime extent is legal TIRx (dynamic_shape.go)
+				ev.warnf(orSpan(x.Span(), e.Index.Span()), CodeUnresolved, "not modelled: runtime layout extent `%s`; tilels' layouts take static extents", clip(ExprString(r.E), 60))
+				return poison(e.Loc)
+			}
 			return ev.errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be an integer, got %s", what, describe(x))
 		}
 		if n <= 0 {
@@ -461,8 +465,8 @@ func (ev *evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 		ev.needConcrete(v, sp, "a layout stride")
 		return layout.Stride{}, false
 	}
-	if ex, ok := v.(*ExprV); ok {
-		ev.warnf(sp, CodeUnresolved, "not modelled: a layout stride computed on the device (`%s`); tilels needs constant strides", clip(ExprString(ex.E), 60))
+	if r, isExpr := v.(*ExprV); isExpr { // a runtime stride (a kernel's stride parameter) is legal TIRx
+		ev.warnf(sp, CodeUnresolved, "not modelled: runtime layout stride `%s`; tilels' layouts take static strides", clip(ExprString(r.E), 60))
 		return layout.Stride{}, false
 	}
 	ev.errorf(sp, CodeType, "layout stride must be an integer, value@axis or an axis name, got %s", describe(v))
@@ -1149,6 +1153,9 @@ func (ev *evaluator) dtypeAndMode(c *call) (int, int, bool) {
 func gemmAsyncAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	if name == "sf_tmem_layout" {
 		return builtin("sf_tmem_layout", (*evaluator).sfTmemLayoutCall), true
+	}
+	if name == "sf_smem_layout" {
+		return builtin("sf_smem_layout", (*evaluator).sfSmemLayoutCall), true // lib_gemm_async.go
 	}
 	return nil, false
 }

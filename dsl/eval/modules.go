@@ -96,7 +96,7 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 	case "pytest":
 		return &ModuleV{base: base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
 	case gemmAsyncPath:
-		return &ModuleV{base: base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_tmem_layout"}}
+		return &ModuleV{base: base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_smem_layout", "sf_tmem_layout"}}
 	case pipelinePath:
 		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
 	case tileSchedulerPath: // lib_tile_scheduler.go

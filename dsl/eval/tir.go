@@ -308,6 +308,12 @@ func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		// Metadata and scheduling annotations: no effect on tile lowering.
 		return builtin("T."+name, func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} }), true
 	}
+	if name == "call_packed" {
+		// A host-side runtime call (T.call_packed("runtime.cuTensorMapEncodeTiled",
+		// map, ...)): an opaque extern call that changes no buffer, layout or
+		// tile call; tilels' launcher does not print it.
+		return builtin("T."+name, func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} }), true
+	}
 	if fn, ok := tBuiltins[name]; ok {
 		return &BuiltinV{base{span}, "T." + name, fn}, true
 	}
@@ -1629,6 +1635,9 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 	case "ndim":
 		return &IntV{base{span}, int64(len(buf.Shape))}
 	case "elem_offset":
+		if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+			return &ExprV{base: base{span}, E: ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset))}
+		}
 		return &IntV{base{span}, buf.ElemOffset}
 	case "layout":
 		if buf.Layout == nil {
@@ -1693,9 +1702,13 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 		return method("Buffer.local", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
 		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
+	case "sub": // lib_buffer_view.go
+		return &subIndexerV{base{span}, buf}
+	case "permute": // lib_buffer_view.go
+		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermute(buf, c) })
 	}
-	// Buffer has many more methods and fields (permute,
-	// rearrange, sub, ...); they are opaque here.
+	// Buffer has many more methods and fields (rearrange, tile,
+	// chunk, ...); they are opaque here.
 	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
 
@@ -1771,7 +1784,7 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		name = buf.Name + "_local"
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: l, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
 		ev.kern.badLayout[nb] = true
 	}
@@ -1789,6 +1802,9 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	dt, ok := ev.dtypeOf(s, c.argSpans[0])
 	if !ok {
 		return poison(c.span)
+	}
+	if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a view at a runtime element offset"}
 	}
 	if len(buf.Shape) == 0 || buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
 		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer laid out other than row-major"}
