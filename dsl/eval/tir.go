@@ -317,7 +317,7 @@ func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	if op, ok := mathOps[name]; ok {
 		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.mathCall(name, op, c) }), true
 	}
-	return nil, false
+	return builderIRAttr(ev, name, span) // lib_builder_ir.go
 }
 
 var scopeIDKinds = map[string]ir.ScopeIDKind{
@@ -1344,10 +1344,14 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 		args = append(args, &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.span}) // TVM's default n=0
 	}
 	var t ir.DataType
+	op := f.Path
 	if strings.HasSuffix(f.Path, "elect_sync") {
 		t = ir.Int32
+		if f.Path == "cuda.elect_sync" {
+			op = ir.OpElectSync // T.cuda.elect_sync is ptx_elect_sync in 0.25 (backend/cuda/script.py)
+		}
 	}
-	return &ExprV{base: base{c.span}, E: &ir.Call{Op: f.Path, Args: args, Type: t, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: op, Args: args, Type: t, Span: c.span}}
 }
 
 func (ev *evaluator) markerCall(m *MarkerV, c *call) Value {
