@@ -63,6 +63,11 @@ func (ev *evaluator) tirxAnyAll(name string, op ir.BinOp, c *call) Value {
 func tirxOpScriptAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "filter":
+		if ev.inOldDialect() {
+			// the older dialects' filter(var, lo, hi) selection stays
+			// opaque (dialect_old.go reports it as not modelled)
+			return nil, false
+		}
 		return builtin("T.filter", (*evaluator).tirxFilter), true
 	case "tvm_stack_alloca":
 		return builtin("T.tvm_stack_alloca", func(ev *evaluator, c *call) Value {
