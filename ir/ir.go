@@ -213,6 +213,10 @@ type Buffer struct {
 	Layout layout.Layout
 	// ElemOffset is the element offset of a decl_buffer view into Base.
 	ElemOffset int64
+	// ElemOffsetExpr is a view's element offset when it is a device
+	// expression (decl_buffer(..., byte_offset=i * 16) in a device loop);
+	// ElemOffset is then 0.
+	ElemOffsetExpr Expr
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
 	// AllocatedAddr is the allocated_addr= of a tensor-memory buffer (the

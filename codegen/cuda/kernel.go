@@ -539,6 +539,9 @@ func (k *kernel) decl(b *ir.Buffer) {
 	if b.ElemOffset != 0 {
 		expr += " + " + strconv.FormatInt(b.ElemOffset, 10)
 	}
+	if b.ElemOffsetExpr != nil {
+		expr += " + (" + k.expr(b.ElemOffsetExpr) + ")"
+	}
 	k.line("%s* %s = %s;", t, n, expr)
 	k.ptr[b] = n
 }
@@ -570,6 +573,9 @@ func (k *kernel) bufPtr(b *ir.Buffer) string {
 			return "nullptr"
 		}
 		t := k.ctype(b.Dtype)
+		if b.ElemOffsetExpr != nil {
+			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %d + (%s))", t, base, b.ElemOffset, k.expr(b.ElemOffsetExpr))
+		}
 		if b.ElemOffset != 0 {
 			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %d)", t, base, b.ElemOffset)
 		}

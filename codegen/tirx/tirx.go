@@ -360,6 +360,9 @@ func (p *printer) stmt(s ir.Stmt) {
 		if b.ElemOffset != 0 {
 			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
 		}
+		if b.ElemOffsetExpr != nil {
+			args = append(args, "elem_offset="+p.expr(b.ElemOffsetExpr))
+		}
 		args = append(args, "scope="+strconv.Quote(b.Scope), "layout="+LayoutString(b.Layout))
 		p.line("%s = T.decl_buffer(%s)", p.name(b, b.Name), strings.Join(args, ", "))
 	case *ir.ScopeID:

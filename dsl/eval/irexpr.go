@@ -355,6 +355,9 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	if buf.Base != nil {
 		s += " view of " + p.bufName(buf.Base)
 	}
+	if buf.ElemOffsetExpr != nil {
+		s += " elem_offset=" + p.expr(buf.ElemOffsetExpr)
+	}
 	if buf.ElemOffset != 0 {
 		s += fmt.Sprintf(" elem_offset=%d", buf.ElemOffset)
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 // Register-fragment allocators of tvm/tirx/script/builder/ir.py reached as
@@ -93,4 +94,36 @@ func (ev *evaluator) tAllocCastFrag(c *call) Value {
 		kwargs: []kwarg{{name: "layout", v: lay, span: c.span, vspan: sspan},
 			{name: "scope", v: &StrV{base{c.span}, "local"}, span: c.span, vspan: c.span}}}
 	return ev.tAlloc(alloc, "T.alloc_cast_frag", "local")
+}
+
+// dynamicOffset is the device expression of a decl_buffer view's
+// elem_offset= or byte_offset= (a loop variable's multiple), nil when the
+// value is static or not an expression.
+func dynamicOffset(v Value) ir.Expr {
+	x, ok := v.(*ExprV)
+	if !ok {
+		return nil
+	}
+	if _, static := x.E.(*ir.IntImm); static {
+		return nil
+	}
+	return x.E
+}
+
+// byteToElemOffset is the reference's _get_elem_offset for a symbolic
+// byte_offset: byte_offset * 8 // bits, written x * (c * 8 / bits) when the
+// offset is x * c with c * 8 a multiple of the element size.
+func byteToElemOffset(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr {
+	bits := int64(dt.Bits)
+	if b, ok := e.(*ir.Binary); ok && b.Op == ir.Mul {
+		x, c := b.A, b.B
+		if _, ok := x.(*ir.IntImm); ok {
+			x, c = c, x
+		}
+		if ci, ok := c.(*ir.IntImm); ok && ci.Value*8%bits == 0 {
+			return mkBin(ir.Mul, x, &ir.IntImm{Value: ci.Value * 8 / bits, Type: ci.Type, Span: span}, span)
+		}
+	}
+	eight := &ir.IntImm{Value: 8, Type: exprType(e), Span: span}
+	return mkBin(ir.FloorDiv, mkBin(ir.Mul, e, eight, span), &ir.IntImm{Value: bits, Type: exprType(e), Span: span}, span)
 }

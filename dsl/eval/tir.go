@@ -604,7 +604,9 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 	}
 	buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
 	if eo := c.arg(-1, "elem_offset"); eo != nil {
-		if _, none := eo.(*NoneV); !none {
+		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = x // lib_builder_ir.go
+		} else if _, none := eo.(*NoneV); !none {
 			n, ok := ev.intArg(eo, c.argSpan(-1, "elem_offset"), "elem_offset")
 			if !ok {
 				return nil
@@ -613,7 +615,9 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 		}
 	}
 	if bo := c.arg(-1, "byte_offset"); bo != nil {
-		if _, none := bo.(*NoneV); !none {
+		if x := dynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = byteToElemOffset(x, dt, c.span) // lib_builder_ir.go
+		} else if _, none := bo.(*NoneV); !none {
 			n, ok := ev.intArg(bo, c.argSpan(-1, "byte_offset"), "byte_offset")
 			if !ok {
 				return nil
