@@ -368,8 +368,9 @@ type ScopeID struct {
 type Arg = Expr
 
 // Tuple is a Python tuple or list operand of a tile call (a reduction's
-// axes=(0, 1)); its elements are Exprs. It appears only as a TileCall
-// argument, never inside lowered code.
+// axes=(0, 1)) or config value (gather4=[...]); its elements are Exprs. It
+// appears only in a TileCall's arguments and config, never inside lowered
+// code.
 type Tuple struct {
 	Elems []Expr
 	Span  source.Span
