@@ -968,6 +968,11 @@ func (ev *evaluator) tAddressOf(c *call) Value {
 			// A mutable scalar is a one-element local buffer in TVM.
 			return &ExprV{base: base{c.span}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.span}}
 		}
+		if vr, ok := x.E.(*ir.Var); ok && vr.Type == ir.HandleT {
+			// a tensor-map handle (T.tvm_stack_alloca("tensormap", 1)):
+			// call_intrin("uint64", "tirx.address_of", var) in tvm/tirx/op.py
+			return &ExprV{base: base{c.span}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.DataType{Code: ir.UInt, Bits: 64}, Span: c.span}}
+		}
 	}
 	if isErr(c.args[0]) {
 		return c.args[0]
