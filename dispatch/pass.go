@@ -483,6 +483,11 @@ func (l *lowerer) narrow(a activeSet, cond ir.Expr) activeSet {
 				return na
 			}
 		}
+		if f, ok := cond.(*ir.Call); ok && f.Op == ir.OpFilter && len(f.Args) == 2 && !containsElectSync(cond) {
+			// TVM PushFilterPredicateCtx without elect_sync: the
+			// predicate narrows as an if condition of its own
+			return l.narrow(a, f.Args[1])
+		}
 		return a
 	}
 	type group struct {
