@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/diag"
@@ -300,13 +301,53 @@ func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
 	case *ir.If:
 		then, ok1 := l.block(s.Then, l.narrow(a, s.Cond))
 		els, ok2 := l.block(s.Else, a)
-		if ok1 || ok2 {
+		cond := rewriteFilterCalls(s.Cond)
+		if ok1 || ok2 || cond != s.Cond {
 			n := *s
-			n.Then, n.Else = then, els
+			n.Cond, n.Then, n.Else = cond, then, els
 			return &n, true
 		}
 	}
 	return s, false
+}
+
+// rewriteFilterCalls replaces each T.filter(var, pred) call in an if
+// condition by pred, once narrowing has read it (TVM RewriteFilterCalls:
+// through And and call arguments).
+func rewriteFilterCalls(e ir.Expr) ir.Expr {
+	switch x := e.(type) {
+	case *ir.Binary:
+		if x.Op != ir.And {
+			return e
+		}
+		a, b := rewriteFilterCalls(x.A), rewriteFilterCalls(x.B)
+		if a == x.A && b == x.B {
+			return e
+		}
+		n := *x
+		n.A, n.B = a, b
+		return &n
+	case *ir.Call:
+		if x.Op == ir.OpFilter && len(x.Args) == 2 {
+			return rewriteFilterCalls(x.Args[1])
+		}
+		var args []ir.Expr
+		for i, arg := range x.Args {
+			if na := rewriteFilterCalls(arg); na != arg {
+				if args == nil {
+					args = slices.Clone(x.Args)
+				}
+				args[i] = na
+			}
+		}
+		if args == nil {
+			return e
+		}
+		n := *x
+		n.Args = args
+		return &n
+	}
+	return e
 }
 
 // ---- narrowing (spec §1.6; TVM TryPushCanonicalCtx) ----
@@ -441,6 +482,11 @@ func (l *lowerer) narrow(a activeSet, cond ir.Expr) activeSet {
 			if na, ok := l.pushSelector(a, cond); ok {
 				return na
 			}
+		}
+		if f, ok := cond.(*ir.Call); ok && f.Op == ir.OpFilter && len(f.Args) == 2 && !containsElectSync(cond) {
+			// TVM PushFilterPredicateCtx without elect_sync: the
+			// predicate narrows as an if condition of its own
+			return l.narrow(a, f.Args[1])
 		}
 		return a
 	}

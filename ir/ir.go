@@ -214,8 +214,9 @@ type Buffer struct {
 	// ElemOffset is the element offset of a decl_buffer view into Base.
 	ElemOffset int64
 	// ElemOffsetExpr is the runtime part of the element offset (a view at
-	// a runtime index, buf.sub[i]): the offset is ElemOffset +
-	// ElemOffsetExpr. Nil when the offset is static.
+	// a runtime index, buf.sub[i]; decl_buffer(..., byte_offset=i * 16) in
+	// a device loop): the offset is ElemOffset + ElemOffsetExpr. Nil when
+	// the offset is static.
 	ElemOffsetExpr Expr
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
@@ -368,8 +369,9 @@ type ScopeID struct {
 type Arg = Expr
 
 // Tuple is a Python tuple or list operand of a tile call (a reduction's
-// axes=(0, 1)); its elements are Exprs. It appears only as a TileCall
-// argument, never inside lowered code.
+// axes=(0, 1)) or config value (gather4=[...]); its elements are Exprs. It
+// appears only in a TileCall's arguments and config, never inside lowered
+// code.
 type Tuple struct {
 	Elems []Expr
 	Span  source.Span

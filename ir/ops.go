@@ -28,6 +28,10 @@ const (
 	OpFenceProxyAsync      = "ptx.fence.proxy_async"         // Args: StringImm space ("shared::cta")
 	OpFenceMbarrierInit    = "ptx.fence.mbarrier_init"       // no args; fence.mbarrier_init.release.cluster
 	OpElectSync            = "ptx.elect_sync"                // no args; returns int32 (1 in the elected lane)
+	// OpFilter is T.filter(var, pred) (tirx.filter), a bool thread-set
+	// filter in an if condition; the dispatch pass narrows by it and
+	// rewrites it to pred.
+	OpFilter = "filter"
 	// The bulk and cp.async group ops keep the DSL's spelling
 	// (T.ptx.cp_async.bulk.commit_group()); wait_group() without an
 	// argument waits for all groups (n = 0, filled in by the evaluator).

@@ -332,7 +332,9 @@ func bufferHover(site *eval.BufferSite, caseLine string) string {
 	} else {
 		fmt.Fprintf(&b, "layout: `%s`\n", canonical(buf.Layout))
 	}
-	if buf.Base != nil {
+	if buf.Base != nil && buf.ElemOffsetExpr != nil {
+		fmt.Fprintf(&b, "\nview of `%s` at element offset `%s`\n", buf.Base.Name, dispatch.ExprText(buf.ElemOffsetExpr))
+	} else if buf.Base != nil {
 		fmt.Fprintf(&b, "\nview of `%s` at element offset %d\n", buf.Base.Name, buf.ElemOffset)
 	}
 	return b.String()

@@ -285,6 +285,11 @@ func (p *printer) prec(e ir.Expr, outer int) string {
 		return p.bufName(x.Buf) + ".data"
 	case *ir.Region:
 		return p.region(x)
+	case *ir.Tuple:
+		if len(x.Elems) == 1 {
+			return "(" + p.expr(x.Elems[0]) + ",)"
+		}
+		return "(" + p.list(x.Elems) + ")"
 	}
 	return fmt.Sprintf("<%T>", e)
 }

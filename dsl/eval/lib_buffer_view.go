@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
-	"github.com/tilels/tilels/dsl/source"
 )
 
 // Derived buffer views of tvm.tirx._buffer_view: buf.sub[...] (numpy basic

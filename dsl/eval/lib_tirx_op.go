@@ -52,3 +52,91 @@ func (ev *evaluator) tirxAnyAll(name string, op ir.BinOp, c *call) Value {
 	}
 	return &ExprV{base: base{c.span}, E: acc}
 }
+
+// The tvm/tirx/op.py wrappers tvm.script.tirx re-exports as T.<name>:
+// filter(var, pred), the thread-set filter escape hatch, a bool call
+// tirx.filter the dispatcher narrows by (an elect_sync inside pred makes
+// it a lane selector, as TVM's TryPushCanonicalCtx fallback does); and
+// the host-side packed-call helpers tvm_stack_alloca(dtype_str, num) (a
+// handle) and call_packed(*args) (an int32 call), opaque calls that touch
+// no tile call: as statements they stay in the body as Evaluate.
+func tirxOpScriptAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	switch name {
+	case "filter":
+		if ev.inOldDialect() {
+			// the older dialects' filter(var, lo, hi) selection stays
+			// opaque (dialect_old.go reports it as not modelled)
+			return nil, false
+		}
+		return builtin("T.filter", (*evaluator).tirxFilter), true
+	case "tvm_stack_alloca":
+		return builtin("T.tvm_stack_alloca", func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, "tvm_stack_alloca", 2, "dtype_str", "num") {
+				return poison(c.span)
+			}
+			return ev.opaqueIntrin(c, "T.tvm_stack_alloca", "tvm_stack_alloca", ir.HandleT)
+		}), true
+	case "call_packed", "tvm_call_packed":
+		return builtin("T."+name, func(ev *evaluator, c *call) Value {
+			for _, k := range c.kwargs {
+				if k.name != "span" {
+					return ev.errorf(k.span, CodeType, "%s() got an unexpected keyword argument '%s'", name, k.name)
+				}
+			}
+			return ev.opaqueIntrin(c, "T."+name, "tvm_call_packed", ir.Int32)
+		}), true
+	}
+	return nil, false
+}
+
+// tirxFilter is T.filter(var, pred): call_intrin("bool", "tirx.filter",
+// var, pred). The legacy three-argument form was removed upstream.
+func (ev *evaluator) tirxFilter(c *call) Value {
+	if len(c.args) > 2 {
+		// span is keyword-only; filter(var, lo, hi) was removed upstream
+		return ev.errorf(c.span, CodeType, "filter() takes 2 positional arguments but %d were given", len(c.args))
+	}
+	if !ev.checkArgs(c, "filter", 2, "var", "pred", "span") {
+		return poison(c.span)
+	}
+	var args []ir.Expr
+	for i, n := range []string{"var", "pred"} {
+		v, sp := c.arg(i, n), c.argSpan(i, n)
+		if isErr(v) {
+			return ev.needConcrete(v, sp, "T.filter's "+n)
+		}
+		e, ok := ev.toIR(v, ir.DataType{})
+		if !ok {
+			return ev.errorf(sp, CodeType, "T.filter's %s must be a scalar expression, got %s", n, describe(v))
+		}
+		args = append(args, e)
+	}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: ir.OpFilter, Args: args, Type: ir.BoolT, Span: c.span}}
+}
+
+// opaqueIntrin is the call op(args...) of type t over the evaluated
+// arguments (strings as StringImm, buffers as their data pointer).
+func (ev *evaluator) opaqueIntrin(c *call, fname, op string, t ir.DataType) Value {
+	var args []ir.Expr
+	for i, a := range c.args {
+		sp := c.argSpans[i]
+		if isErr(a) {
+			return ev.needConcrete(a, sp, fname+"'s arguments")
+		}
+		switch x := a.(type) {
+		case *StrV:
+			args = append(args, &ir.StringImm{Value: x.V, Span: sp})
+		case *BufferV:
+			args = append(args, &ir.BufferData{Buf: x.B, Span: sp})
+		case *DTypeV:
+			args = append(args, &ir.StringImm{Value: x.DT.String(), Span: sp})
+		default:
+			e, ok := ev.toIR(a, ir.DataType{})
+			if !ok {
+				return ev.errorf(sp, CodeType, "%s argument %d must be a scalar, got %s", fname, i, describe(a))
+			}
+			args = append(args, e)
+		}
+	}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: op, Args: args, Type: t, Span: c.span}}
+}

@@ -377,6 +377,17 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 	case *DTypeV:
 		kv.Value = &ir.StringImm{Value: x.DT.String(), Span: x.span}
 		return kv, true
+	case *ListV, *TupleV:
+		// a sequence (gather4=[...], src_selector=[(pred, buf)]) is stored
+		// as a tuple: variants that do not read the key ignore it, as the
+		// reference ignores config keys it does not know
+		if t, bad := ev.configSeq(k.v); bad == nil {
+			kv.Value = t
+			return kv, true
+		} else if isErr(bad) {
+			ev.needConcrete(bad, k.span, label+"'s "+k.name)
+			return ir.KV{}, false
+		}
 	}
 	if isErr(k.v) {
 		ev.needConcrete(k.v, k.span, label+"'s "+k.name)
@@ -392,6 +403,44 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 	}
 	// Without the option the call would mean something else: drop it.
 	return ir.KV{}, false
+}
+
+// configSeq converts a list or tuple config value into an *ir.Tuple of
+// scalars, strings, buffer data pointers, regions and nested tuples; bad
+// is the first element it cannot represent.
+func (ev *evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
+	var elts []Value
+	switch x := v.(type) {
+	case *ListV:
+		elts = x.Elts
+	case *TupleV:
+		elts = x.Elts
+	}
+	t = &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: v.Span()}
+	for _, e := range elts {
+		var x ir.Expr
+		switch y := e.(type) {
+		case *ListV, *TupleV:
+			sub, b := ev.configSeq(e)
+			if b != nil {
+				return nil, b
+			}
+			x = sub
+		case *StrV:
+			x = &ir.StringImm{Value: y.V, Span: y.span}
+		case *BufferV:
+			x = &ir.BufferData{Buf: y.B, Span: y.span}
+		case *RegionV:
+			x = y.R
+		default:
+			var ok bool
+			if x, ok = ev.toIR(e, ir.DataType{}); !ok {
+				return nil, e
+			}
+		}
+		t.Elems = append(t.Elems, x)
+	}
+	return t, nil
 }
 
 // checkCopy runs the builder-side copy checks: region shapes (SEED

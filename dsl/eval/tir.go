@@ -323,7 +323,7 @@ func tAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	if op, ok := mathOps[name]; ok {
 		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.mathCall(name, op, c) }), true
 	}
-	return nil, false
+	return builderIRAttr(ev, name, span) // lib_builder_ir.go
 }
 
 var scopeIDKinds = map[string]ir.ScopeIDKind{
@@ -610,7 +610,9 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 	}
 	buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
 	if eo := c.arg(-1, "elem_offset"); eo != nil {
-		if _, none := eo.(*NoneV); !none {
+		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = x // lib_builder_ir.go
+		} else if _, none := eo.(*NoneV); !none {
 			n, ok := ev.intArg(eo, c.argSpan(-1, "elem_offset"), "elem_offset")
 			if !ok {
 				return nil
@@ -619,7 +621,9 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 		}
 	}
 	if bo := c.arg(-1, "byte_offset"); bo != nil {
-		if _, none := bo.(*NoneV); !none {
+		if x := dynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = byteToElemOffset(x, dt, c.span) // lib_builder_ir.go
+		} else if _, none := bo.(*NoneV); !none {
 			n, ok := ev.intArg(bo, c.argSpan(-1, "byte_offset"), "byte_offset")
 			if !ok {
 				return nil
@@ -969,6 +973,11 @@ func (ev *evaluator) tAddressOf(c *call) Value {
 		if vr, ok := x.E.(*ir.Var); ok && ev.kern != nil && ev.kern.mutable[vr] {
 			// A mutable scalar is a one-element local buffer in TVM.
 			return &ExprV{base: base{c.span}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.span}}
+		}
+		if vr, ok := x.E.(*ir.Var); ok && vr.Type == ir.HandleT {
+			// a tensor-map handle (T.tvm_stack_alloca("tensormap", 1)):
+			// call_intrin("uint64", "tirx.address_of", var) in tvm/tirx/op.py
+			return &ExprV{base: base{c.span}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.DataType{Code: ir.UInt, Bits: 64}, Span: c.span}}
 		}
 	}
 	if isErr(c.args[0]) {
@@ -1350,10 +1359,14 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 		args = append(args, &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.span}) // TVM's default n=0
 	}
 	var t ir.DataType
+	op := f.Path
 	if strings.HasSuffix(f.Path, "elect_sync") {
 		t = ir.Int32
+		if f.Path == "cuda.elect_sync" {
+			op = ir.OpElectSync // T.cuda.elect_sync is ptx_elect_sync in 0.25 (backend/cuda/script.py)
+		}
 	}
-	return &ExprV{base: base{c.span}, E: &ir.Call{Op: f.Path, Args: args, Type: t, Span: c.span}}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: op, Args: args, Type: t, Span: c.span}}
 }
 
 func (ev *evaluator) markerCall(m *MarkerV, c *call) Value {

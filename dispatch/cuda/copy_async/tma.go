@@ -103,6 +103,12 @@ func EmitTMA(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			}
 		}
 	}
+	gr, _ := c.Region(gi)
+	for b := gr.Buf; b != nil; b = b.Base {
+		if b.ElemOffsetExpr != nil {
+			return nil, c.Declinef(c.ArgSpan(gi), "global view %s at the device-dependent element offset %s: tilels builds tensor maps at static offsets", b.Name, tmaExprText(b.ElemOffsetExpr))
+		}
+	}
 	g, _ := common.ConstRegion(c, gi)
 	s, _ := common.ConstRegion(c, si)
 
@@ -330,6 +336,9 @@ func tmaPtrID(c *dispatch.Call, gb *ir.Buffer) string {
 	s := fmt.Sprintf("%s#%d", name, id)
 	if gb.ElemOffset != 0 {
 		s += fmt.Sprintf("+%d", gb.ElemOffset)
+	}
+	if gb.ElemOffsetExpr != nil {
+		s += "+" + dispatch.ExprText(gb.ElemOffsetExpr)
 	}
 	return s
 }
