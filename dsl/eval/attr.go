@@ -161,6 +161,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.layoutAttr(obj, name, span)
 	case *PoolV:
 		v = ev.poolAttr(o, name, span)
+	case *TMEMPoolV:
+		v = ev.tmemPoolAttr(o, name, span) // lib_alloc_pool.go
 	case *IntrinsicV:
 		v = &IntrinsicV{base{span}, o.Path + "." + name}
 	case *KernelV:

@@ -359,6 +359,7 @@ func init() {
 		"static_assert":           (*evaluator).tStaticAssert,
 		"ceildiv":                 (*evaluator).tCeilDiv,
 		"SMEMPool":                (*evaluator).tSMEMPool,
+		"TMEMPool":                (*evaluator).tTMEMPool, // lib_alloc_pool.go
 		"FloatImm":                (*evaluator).tImm,
 		"IntImm":                  (*evaluator).tImm,
 		"tvm_storage_sync": func(ev *evaluator, c *call) Value {
@@ -1749,9 +1750,9 @@ func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
 	switch name {
 	case "alloc":
 		return method("SMEMPool.alloc", func(ev *evaluator, c *call) Value { return ev.poolAlloc(p, c) })
-	case "alloc_mma":
-		return method("SMEMPool.alloc_mma", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "alloc_mma", 1, "shape", "dtype", "swizzle_mode", "align") {
+	case "alloc_mma", "alloc_tcgen05_mma_AB": // the reference's older and newer names
+		return method("SMEMPool."+name, func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
 				return poison(c.span)
 			}
 			shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
