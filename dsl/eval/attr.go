@@ -171,6 +171,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.jitAttr(o, name, span)
 	case *BarrierV:
 		v = ev.barrierAttr(o, name, span)
+	case *PipelineV:
+		v = ev.pipelineObjAttr(o, name, span)
 	case *ClassV, *InstanceV, *descV:
 		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:

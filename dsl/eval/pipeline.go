@@ -10,8 +10,10 @@ import (
 // allocate `depth` uint64 barriers from an SMEMPool (align 8) and
 // `.ptr_to([i])` is the address of barrier i, what copy_async's mbar=
 // takes. Their init/arrive/wait methods emit PTX the dispatcher does not
-// read; they stay opaque. PipelineState, Pipeline and the schedulers are
-// opaque too.
+// read; they stay opaque. Pipeline(pool, stages, *, full, empty,
+// init_full=1, init_empty=1, empty_phase_offset=0, leader=None) is the
+// pair of barriers it makes and initialises (full, then empty);
+// PipelineState and the schedulers are opaque.
 
 const pipelinePath = "tvm.backend.cuda.lang.pipeline"
 
@@ -23,6 +25,9 @@ type BarrierV struct {
 	Depth int64
 	// PhaseOffset is XORed into the phase of every wait (phase_offset=).
 	PhaseOffset int64
+	// Leader is the leader= predicate of the thread that runs init; nil
+	// is the default, thread rank 0.
+	Leader ir.Expr
 }
 
 func (v *BarrierV) TypeName() string { return v.Class }
@@ -31,6 +36,8 @@ func pipelineAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "MBarrier", "TMABar", "TCGen05Bar":
 		return builtin(name, func(ev *evaluator, c *call) Value { return ev.newBarrier(name, c) }), true
+	case "Pipeline":
+		return builtin(name, (*evaluator).newPipeline), true
 	}
 	return nil, false
 }
@@ -64,6 +71,16 @@ func (ev *evaluator) newBarrier(class string, c *call) Value {
 		if bv.PhaseOffset, ok = ev.intArg(v, c.argSpan(2, "phase_offset"), class+" phase_offset"); !ok {
 			return poison(c.span)
 		}
+	}
+	if v := c.arg(3, "leader"); v != nil && !isNoneV(v) {
+		if isErr(v) {
+			return ev.needConcrete(v, c.argSpan(3, "leader"), class+"'s leader")
+		}
+		e, ok := ev.toIR(v, ir.BoolT)
+		if !ok {
+			return ev.errorf(c.argSpan(3, "leader"), CodeType, "%s leader must be a condition, got %s", class, describe(v))
+		}
+		bv.Leader = e
 	}
 	return bv
 }
@@ -127,7 +144,10 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		for i := int64(0); i < b.Depth; i++ {
 			then.Stmts = append(then.Stmts, stmt(ir.OpMbarrierInit, ptr(ir.Const(i)), count))
 		}
-		leader := &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.span}, B: ir.Const(0), Span: c.span}
+		leader := b.Leader
+		if leader == nil {
+			leader = &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.span}, B: ir.Const(0), Span: c.span}
+		}
 		ev.emitStmt(&ir.If{Cond: leader, Then: then, Span: c.span})
 	case "wait":
 		if !ev.checkArgs(c, b.Class+".wait", 2, "stage", "phase") {
@@ -178,4 +198,91 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		ev.emitStmt(stmt(ir.OpMbarrierArrive, ptr(stage)))
 	}
 	return &NoneV{base{c.span}}
+}
+
+// PipelineV is a Pipeline: its full and empty barriers.
+type PipelineV struct {
+	base
+	Stages      int64
+	Full, Empty *BarrierV
+}
+
+func (*PipelineV) TypeName() string { return "Pipeline" }
+
+// barKinds are Pipeline's barrier-type tags (_BAR_KINDS).
+var barKinds = map[string]string{"tma": "TMABar", "tcgen05": "TCGen05Bar", "mbar": "MBarrier"}
+
+// newPipeline is Pipeline(pool, stages, *, full, empty, init_full=1,
+// init_empty=1, empty_phase_offset=0, leader=None): full =
+// _BAR_KINDS[full](pool, stages), full.init(init_full), then the empty
+// barrier with phase_offset=empty_phase_offset, empty.init(init_empty).
+func (ev *evaluator) newPipeline(c *call) Value {
+	if len(c.args) > 2 {
+		return ev.pyErrorf(c.span, "Pipeline.__init__() takes 3 positional arguments but %d were given", len(c.args)+1)
+	}
+	if !ev.checkArgs(c, "Pipeline", 2, "pool", "stages", "full", "empty", "init_full", "init_empty", "empty_phase_offset", "leader") {
+		return poison(c.span)
+	}
+	if _, ok := c.args[0].(*PoolV); !ok {
+		if isErr(c.args[0]) {
+			return c.args[0]
+		}
+		return &OpaqueV{base{c.span}, "Pipeline(...)"}
+	}
+	stages, ok := ev.intArg(c.args[1], c.argSpans[1], "Pipeline stages")
+	if !ok {
+		return poison(c.span)
+	}
+	p := &PipelineV{base: base{c.span}, Stages: stages}
+	for i, side := range []string{"full", "empty"} {
+		v := c.arg(2+i, side)
+		if v == nil {
+			return ev.pyErrorf(c.span, "Pipeline.__init__() missing 1 required keyword-only argument: '%s'", side)
+		}
+		tag, ok := ev.strArg(v, c.argSpan(2+i, side), side)
+		if !ok {
+			return poison(c.span)
+		}
+		class, known := barKinds[tag]
+		if !known {
+			return ev.pyErrorf(c.argSpan(2+i, side), "KeyError: %s", pyQuote(tag))
+		}
+		args := []Value{c.args[0], c.args[1]}
+		spans := []source.Span{c.argSpans[0], c.argSpans[1]}
+		off := c.arg(6, "empty_phase_offset")
+		if off == nil || side == "full" {
+			off = &IntV{base{c.span}, 0}
+		}
+		args, spans = append(args, off), append(spans, c.argSpan(6, "empty_phase_offset"))
+		if l := c.arg(7, "leader"); l != nil {
+			args, spans = append(args, l), append(spans, c.argSpan(7, "leader"))
+		}
+		b, ok := ev.newBarrier(class, &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, args: args, argSpans: spans}).(*BarrierV)
+		if !ok {
+			return poison(c.span)
+		}
+		var count Value = &IntV{base{c.span}, 1}
+		if n := c.arg(4+i, "init_"+side); n != nil {
+			count = n
+		}
+		ev.barrierCall(b, "init", &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, args: []Value{count}, argSpans: []source.Span{c.argSpan(4+i, "init_"+side)}})
+		if side == "full" {
+			p.Full = b
+		} else {
+			p.Empty = b
+		}
+	}
+	return p
+}
+
+func (ev *evaluator) pipelineObjAttr(p *PipelineV, name string, span source.Span) Value {
+	switch name {
+	case "full":
+		return p.Full
+	case "empty":
+		return p.Empty
+	case "stages":
+		return &IntV{base{span}, p.Stages}
+	}
+	return &OpaqueV{base{span}, "Pipeline." + name}
 }

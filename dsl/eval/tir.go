@@ -1584,8 +1584,11 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 	case "view":
 		return method("Buffer.view", func(ev *evaluator, c *call) Value { return ev.bufferView(buf, c, false) })
 	}
-	// Buffer has many more methods and fields (permute,
-	// rearrange, sub, ...); they are opaque here.
+	if v := ev.bufferViewAttr(buf, name); v != nil { // lib_buffer_view_rearrange.go
+		return v
+	}
+	// Buffer has many more methods and fields (sub, tile, ...); they
+	// are opaque here.
 	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
 
@@ -1661,7 +1664,7 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		name = buf.Name + "_local"
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: l, ElemOffset: buf.ElemOffset, AllocatedAddr: buf.AllocatedAddr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
 		ev.kern.badLayout[nb] = true
 	}
