@@ -353,6 +353,9 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	if buf.ElemOffset != 0 {
 		s += fmt.Sprintf(" elem_offset=%d", buf.ElemOffset)
 	}
+	if buf.AllocatedAddr != nil {
+		s += " allocated_addr=" + ExprString(buf.AllocatedAddr)
+	}
 	return s
 }
 
