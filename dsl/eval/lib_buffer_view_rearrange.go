@@ -50,10 +50,24 @@ func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
 func (ev *evaluator) declView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
 	name, nameSpan := ev.hintName(c, def)
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, AllocatedAddr: buf.AllocatedAddr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	ev.emitView(nb)
 	return &BufferV{base{c.span}, nb}
+}
+
+// emitView declares the view nb of nb.Base. A view of tensor memory at an
+// allocated_addr is, as the reference's _redecl makes it, a buffer of its
+// own (no data pointer) at the same column; any other view shares the
+// base's data.
+func (ev *evaluator) emitView(nb *ir.Buffer) {
+	if b := nb.Base; b != nil && b.Scope == "tmem" && b.AllocatedAddr != nil {
+		nb.AllocatedAddr, nb.Base, nb.Kind, nb.ElemOffset = b.AllocatedAddr, nil, ir.AllocBuffer, 0
+		nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: nb.Span}
+		ev.emitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
+		return
+	}
+	ev.emitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
 }
 
 // permuteLayout is _buffer_view.permute's layout surgery.

@@ -1664,12 +1664,12 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		name = buf.Name + "_local"
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, AllocatedAddr: buf.AllocatedAddr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
 		ev.kern.badLayout[nb] = true
 	}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	ev.emitView(nb) // lib_buffer_view_rearrange.go
 	return &BufferV{base{c.span}, nb}
 }
 
