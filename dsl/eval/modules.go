@@ -44,6 +44,8 @@ func canonicalModule(path string) string {
 		return path
 	case "random": // bind_random.go
 		return path
+	case irTypePath: // lib_ir_type.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -103,6 +105,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
 	case "random": // bind_random.go
 		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
+	case irTypePath: // lib_ir_type.go
+		return &ModuleV{base: base{span}, Path: irTypePath, Name: "type", attr: irTypeAttr}
 	case "dataclasses": // lib_dataclasses.go
 		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
 	case "enum": // class.go

@@ -264,6 +264,9 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 					return
 				}
 			}
+			if ov, ok := old.(*ExprV); ok && ov.scalar && ev.storeScalar(ov, v, vspan, t.Loc) { // tir_scalar.go
+				return
+			}
 			if ov, ok := old.(*ExprV); ok {
 				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
 					e, ok := ev.toIR(v, vr.Type)
@@ -281,7 +284,7 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		// TVMScript (parser.py bind_assign_value): `x = <PrimExpr>` in a
 		// kernel body declares a mutable local scalar; later `x = ...`
 		// assigns it. Fresh variables and T.meta_var values are only named.
-		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && !ex.scalar && needsLet(ex.E) {
 			if typ := exprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
 				ev.kern.mutable[vr] = true
