@@ -158,7 +158,7 @@ func (ev *evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 			return ev.tmemAlloc(t, c, def, l, len(params)-1)
 		})
 	case "alloc_sf":
-		return &OpaqueV{base{span}, "TMEMPool.alloc_sf"}
+		return method("TMEMPool.alloc_sf", func(ev *evaluator, c *call) Value { return ev.tmemAllocSF(t, c) })
 	case "move_base_to":
 		return method("TMEMPool.move_base_to", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "move_base_to", 1, "col") {
@@ -341,4 +341,52 @@ func (ev *evaluator) tmemAlloc(t *TMEMPoolV, c *call, defDtype ir.DataType, lay 
 	ev.addBufferSite(buf, nameSpan, c.span, layoutSpan)
 	ev.emitStmt(&ir.Alloc{Buf: buf, Span: c.span})
 	return &BufferV{base{c.span}, buf}
+}
+
+// tmemAllocSF is TMEMPool.alloc_sf(shape, dtype, *, sf_per_mma,
+// sf_reuse=1): a block-scaled MMA's scale factors with sf_tmem_layout
+// (rows, SF_K = last // sf_reuse, ...); a 3-D shape's first dimension is
+// the pipeline depth.
+func (ev *evaluator) tmemAllocSF(t *TMEMPoolV, c *call) Value {
+	if len(c.args) > 2 {
+		return ev.pyErrorf(c.span, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.args)+1)
+	}
+	if !ev.checkArgs(c, "alloc_sf", 2, "shape", "dtype", "sf_per_mma", "sf_reuse") {
+		return poison(c.span)
+	}
+	shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+	if !ok {
+		return poison(c.span)
+	}
+	if c.arg(2, "sf_per_mma") == nil {
+		return ev.pyErrorf(c.span, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
+	}
+	reuse := int64(1)
+	if v := c.arg(3, "sf_reuse"); v != nil {
+		if reuse, ok = ev.intArg(v, c.argSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+			return poison(c.span)
+		}
+	}
+	var depth Value = &NoneV{base{c.span}}
+	var rows, last int64
+	switch len(shape) {
+	case 2:
+		rows, last = shape[0], shape[1]
+	case 3:
+		depth, rows, last = &IntV{base{c.span}, shape[0]}, shape[1], shape[2]
+	default:
+		return ev.errorf(c.span, CodeType, "alloc_sf expects 2D (rows, SF_K*sf_reuse) or 3D (pipe_depth, rows, SF_K*sf_reuse); got shape=%s", Repr(c.args[0]))
+	}
+	if reuse <= 0 || last%reuse != 0 {
+		return ev.errorf(c.span, CodeType, "alloc_sf: shape last dim %d must be divisible by sf_reuse=%d", last, reuse)
+	}
+	sp := c.span
+	lc := &call{span: sp, fnSpan: c.fnSpan, fr: c.fr,
+		args: []Value{&IntV{base{sp}, rows}, &IntV{base{sp}, last / reuse}, c.arg(2, "sf_per_mma"), &IntV{base{sp}, reuse}, depth},
+		argSpans: []source.Span{sp, sp, c.argSpan(2, "sf_per_mma"), sp, sp}}
+	lv, ok := ev.sfTmemLayoutCall(lc).(*LayoutV)
+	if !ok {
+		return poison(c.span)
+	}
+	return ev.tmemAlloc(t, c, ir.Float32, lv.L, -1)
 }
