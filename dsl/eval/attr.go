@@ -173,6 +173,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.barrierAttr(o, name, span)
 	case *PipelineV:
 		v = ev.pipelineObjAttr(o, name, span)
+	case *PipelineStateV:
+		v = ev.pipelineStateAttr(o, name, span)
 	case *ClassV, *InstanceV, *descV:
 		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:

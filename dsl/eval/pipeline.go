@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
@@ -13,7 +14,8 @@ import (
 // read; they stay opaque. Pipeline(pool, stages, *, full, empty,
 // init_full=1, init_empty=1, empty_phase_offset=0, leader=None) is the
 // pair of barriers it makes and initialises (full, then empty);
-// PipelineState and the schedulers are opaque.
+// PipelineState(depth, phase=None) is its stage and phase local scalars
+// with init(phase) and advance(); the schedulers are opaque.
 
 const pipelinePath = "tvm.backend.cuda.lang.pipeline"
 
@@ -38,6 +40,8 @@ func pipelineAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		return builtin(name, func(ev *evaluator, c *call) Value { return ev.newBarrier(name, c) }), true
 	case "Pipeline":
 		return builtin(name, (*evaluator).newPipeline), true
+	case "PipelineState":
+		return builtin(name, (*evaluator).newPipelineState), true
 	}
 	return nil, false
 }
@@ -285,4 +289,106 @@ func (ev *evaluator) pipelineObjAttr(p *PipelineV, name string, span source.Span
 		return &IntV{base{span}, p.Stages}
 	}
 	return &OpaqueV{base{span}, "Pipeline." + name}
+}
+
+// PipelineStateV is a PipelineState: the ring's depth and the local int32
+// scalars holding its stage and phase.
+type PipelineStateV struct {
+	base
+	Depth        int64
+	Stage, Phase *ir.Buffer
+}
+
+func (*PipelineStateV) TypeName() string { return "PipelineState" }
+
+// newPipelineState is PipelineState(depth, phase=None): two
+// T.local_scalar("int32") (stage, phase), initialised when phase is given.
+func (ev *evaluator) newPipelineState(c *call) Value {
+	if !ev.requireKernel(c, "PipelineState") || !ev.checkArgs(c, "PipelineState", 1, "depth", "phase") {
+		return poison(c.span)
+	}
+	depth, ok := ev.intArg(c.args[0], c.argSpans[0], "PipelineState depth")
+	if !ok {
+		return poison(c.span)
+	}
+	name, _ := ev.hintName(c, "pipe")
+	scalar := func(field string) *ir.Buffer {
+		b := &ir.Buffer{Name: name + "_" + field, Shape: []int64{1}, Dtype: ir.Int32, Scope: "local", Kind: ir.AllocBuffer, Span: c.span,
+			Layout: layout.NewTile([]layout.Iter{layout.It(1, 1, layout.M)}, nil, nil)}
+		b.Data = &ir.Var{Name: b.Name, Type: ir.HandleT, Span: c.span}
+		ev.addBufferSite(b, source.NoSpan, c.span, source.NoSpan)
+		ev.emitStmt(&ir.Alloc{Buf: b, Span: c.span})
+		return b
+	}
+	ps := &PipelineStateV{base: base{c.span}, Depth: depth, Stage: scalar("stage"), Phase: scalar("phase")}
+	if v := c.arg(1, "phase"); v != nil && !isNoneV(v) {
+		if !ev.pipelineStateInit(ps, v, c.argSpan(1, "phase"), c.span) {
+			return poison(c.span)
+		}
+	}
+	return ps
+}
+
+func loadScalar(b *ir.Buffer, span source.Span) ir.Expr {
+	return &ir.Load{Buf: b, Indices: []ir.Expr{ir.Const(0)}, Span: span}
+}
+
+func storeScalar(b *ir.Buffer, v ir.Expr, span source.Span) ir.Stmt {
+	return &ir.Store{Buf: b, Indices: []ir.Expr{ir.Const(0)}, Value: v, Span: span}
+}
+
+// pipelineStateInit is PipelineState.init(phase): stage = 0, phase = phase.
+func (ev *evaluator) pipelineStateInit(ps *PipelineStateV, phase Value, pspan, span source.Span) bool {
+	if isErr(phase) {
+		ev.needConcrete(phase, pspan, "PipelineState's phase")
+		return false
+	}
+	e, ok := ev.toIR(phase, ir.Int32)
+	if !ok {
+		ev.errorf(pspan, CodeType, "PipelineState phase must be an integer, got %s", describe(phase))
+		return false
+	}
+	ev.emitStmt(storeScalar(ps.Stage, ir.Const(0), span))
+	ev.emitStmt(storeScalar(ps.Phase, e, span))
+	return true
+}
+
+func (ev *evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span source.Span) Value {
+	switch name {
+	case "stage":
+		return &ExprV{base: base{span}, E: loadScalar(ps.Stage, span), scalar: true}
+	case "phase":
+		return &ExprV{base: base{span}, E: loadScalar(ps.Phase, span), scalar: true}
+	case "depth":
+		return &IntV{base{span}, ps.Depth}
+	case "init":
+		return method("PipelineState.init", func(ev *evaluator, c *call) Value {
+			if !ev.requireKernel(c, "PipelineState.init") || !ev.checkArgs(c, "init", 1, "phase") {
+				return poison(c.span)
+			}
+			if !ev.pipelineStateInit(ps, c.args[0], c.argSpans[0], c.span) {
+				return poison(c.span)
+			}
+			return &NoneV{base{c.span}}
+		})
+	case "advance":
+		// advance(): stage += 1, wrapping to 0 with the phase flipped; a
+		// ring of depth 1 only flips the phase.
+		return method("PipelineState.advance", func(ev *evaluator, c *call) Value {
+			if !ev.requireKernel(c, "PipelineState.advance") || !ev.checkArgs(c, "advance", 0) {
+				return poison(c.span)
+			}
+			sp := c.span
+			flip := storeScalar(ps.Phase, &ir.Binary{Op: ir.BitXor, A: loadScalar(ps.Phase, sp), B: ir.Const(1), Span: sp}, sp)
+			if ps.Depth <= 1 {
+				ev.emitStmt(flip)
+				return &NoneV{base{sp}}
+			}
+			ev.emitStmt(storeScalar(ps.Stage, &ir.Binary{Op: ir.Add, A: loadScalar(ps.Stage, sp), B: ir.Const(1), Span: sp}, sp))
+			wrap := &ir.Binary{Op: ir.EQ, A: loadScalar(ps.Stage, sp), B: ir.Const(ps.Depth), Span: sp}
+			ev.emitStmt(&ir.If{Cond: wrap, Then: &ir.Block{Stmts: []ir.Stmt{storeScalar(ps.Stage, ir.Const(0), sp), flip}, Span: sp}, Span: sp})
+			return &NoneV{base{sp}}
+		})
+	}
+	return &OpaqueV{base{span}, "PipelineState." + name}
 }
