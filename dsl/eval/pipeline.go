@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"fmt"
+	"math/bits"
+
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -181,8 +184,22 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 			return poison(c.span)
 		}
 		if b.Class == "TCGen05Bar" {
-			ev.warnf(c.span, CodeUnresolved, "%s.arrive (tcgen05.commit) is not modelled by tilels; statement ignored", b.Class)
-			return &NoneV{base{c.span}}
+			return ev.tcgen05BarArrive(b, c)
+		}
+		if b.Class == "TMABar" {
+			if tx := c.arg(1, "tx_count"); tx != nil && !isNoneV(tx) {
+				if r := c.arg(4, "remote"); r == nil || isNoneV(r) {
+					// _arrive_tma_local: mbarrier.arrive.expect_tx on the
+					// local barrier (pred= applies to remote arrives only).
+					stage, ok1 := arg(0, "stage")
+					n, ok2 := arg(1, "tx_count")
+					if !ok1 || !ok2 {
+						return poison(c.span)
+					}
+					ev.emitStmt(stmt(ir.OpMbarrierArriveExpect, ptr(stage), n))
+					return &NoneV{base{c.span}}
+				}
+			}
 		}
 		for i, p := range params[1:] {
 			if v := c.arg(i+1, p); v != nil && !isNoneV(v) && p != "pred" && p != "count" {
@@ -391,4 +408,49 @@ func (ev *evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span sou
 		})
 	}
 	return &OpaqueV{base{span}, "PipelineState." + name}
+}
+
+// tcgen05BarArrive is TCGen05Bar.arrive(stage, cta_group=1, cta_mask=None,
+// pred=None): the unicast tcgen05.commit to the stage's barrier when the
+// mask is absent or a constant naming at most one CTA
+// (_tcgen05_commit_is_unicast), under `if pred:` when pred= is given (the
+// reference predicates the instruction, the same effect). The multicast
+// form is not modelled.
+func (ev *evaluator) tcgen05BarArrive(b *BarrierV, c *call) Value {
+	if m := c.arg(2, "cta_mask"); m != nil && !isNoneV(m) {
+		n, ok := toInt(m)
+		if !ok || bits.OnesCount64(uint64(n)) > 1 {
+			ev.warnf(c.span, CodeUnresolved, "%s.arrive with a multicast cta_mask (tcgen05.commit multicast) is not modelled by tilels; statement ignored", b.Class)
+			return &NoneV{base{c.span}}
+		}
+	}
+	group := int64(1)
+	if g := c.arg(1, "cta_group"); g != nil {
+		var ok bool
+		if group, ok = ev.intArg(g, c.argSpan(1, "cta_group"), "cta_group"); !ok {
+			return poison(c.span)
+		}
+	}
+	sv := c.arg(0, "stage")
+	if isErr(sv) {
+		return ev.needConcrete(sv, c.argSpan(0, "stage"), b.Class+".arrive's stage")
+	}
+	stage, ok := ev.toIR(sv, ir.Int32)
+	if !ok {
+		return ev.errorf(c.argSpan(0, "stage"), CodeType, "%s.arrive stage must be an integer, got %s", b.Class, describe(sv))
+	}
+	op := fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64", group)
+	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}}, Span: c.span}, Span: c.span}
+	if pv := c.arg(3, "pred"); pv != nil && !isNoneV(pv) {
+		if isErr(pv) {
+			return ev.needConcrete(pv, c.argSpan(3, "pred"), b.Class+".arrive's pred")
+		}
+		cond, ok := ev.toIR(pv, ir.BoolT)
+		if !ok {
+			return ev.errorf(c.argSpan(3, "pred"), CodeType, "%s.arrive pred must be a condition, got %s", b.Class, describe(pv))
+		}
+		st = &ir.If{Cond: cond, Then: &ir.Block{Stmts: []ir.Stmt{st}, Span: c.span}, Span: c.span}
+	}
+	ev.emitStmt(st)
+	return &NoneV{base{c.span}}
 }
