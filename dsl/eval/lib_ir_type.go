@@ -5,12 +5,21 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// tvm.ir.type: PrimType(dtype) is that scalar type and PointerType(elem,
+// tvm.ir.type (also reached as tvm.ir): PrimType(dtype) is that scalar type and PointerType(elem,
 // storage_scope="") a pointer, which tilels types as a handle (what
 // T.reinterpret's dtype and T.Var's ty= need); the element type and the
 // storage scope are not kept.
 
 const irTypePath = "tvm.ir.type"
+
+// irAttr is the tvm.ir module: its type submodule and the two types it
+// re-exports.
+func irAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+	if name == "type" {
+		return ev.module(irTypePath, span), true
+	}
+	return irTypeAttr(ev, name, span)
+}
 
 func irTypeAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {

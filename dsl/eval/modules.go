@@ -44,7 +44,7 @@ func canonicalModule(path string) string {
 		return path
 	case "random": // bind_random.go
 		return path
-	case irTypePath: // lib_ir_type.go
+	case irTypePath, "tvm.ir": // lib_ir_type.go
 		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
@@ -107,6 +107,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
 	case irTypePath: // lib_ir_type.go
 		return &ModuleV{base: base{span}, Path: irTypePath, Name: "type", attr: irTypeAttr}
+	case "tvm.ir": // lib_ir_type.go
+		return &ModuleV{base: base{span}, Path: "tvm.ir", Name: "ir", attr: irAttr}
 	case "dataclasses": // lib_dataclasses.go
 		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
 	case "enum": // class.go
@@ -181,6 +183,8 @@ func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "runtime":
 		return ev.module("tvm.runtime", span), true
+	case "ir":
+		return ev.module("tvm.ir", span), true
 	case "DataType":
 		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "DataType", 1, "dtype") {
