@@ -958,8 +958,10 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 	case "is_trainium", "verify_well_formed":
 		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
 	}
-	// unpack, pack, broadcast, to_psum, ... are
-	// not modelled.
+	if v := ev.layoutPackMethod(o, name); v != nil { // layoutlib_pack.go
+		return v
+	}
+	// to_psum, ... are not modelled.
 	return &OpaqueV{base{span}, o.TypeName() + "." + name}
 }
 

@@ -1687,8 +1687,11 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	if !ok {
 		return poison(c.span)
 	}
-	if len(buf.Shape) == 0 || buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
-		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer laid out other than row-major"}
+	if len(buf.Shape) == 0 {
+		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer without dimensions"}
+	}
+	if buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
+		return ev.bufferViewDtypeLaidOut(buf, c, dt) // layoutlib_pack.go
 	}
 	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
 	shape := append([]int64(nil), buf.Shape...)
