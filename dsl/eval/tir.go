@@ -364,6 +364,7 @@ func init() {
 		"alloc_scalar":            func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.alloc_scalar", "") },
 		"local_scalar":            func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.local_scalar", "local") },
 		"shared_scalar":           func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.shared_scalar", "shared") },
+		"wg_reg_tile":             (*evaluator).tWgRegTile, // tir_scalar.go
 		"FloatImm":                (*evaluator).tImm,
 		"IntImm":                  (*evaluator).tImm,
 		"tvm_storage_sync": func(ev *evaluator, c *call) Value {

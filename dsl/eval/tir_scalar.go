@@ -90,3 +90,30 @@ func (ev *evaluator) storeScalar(old *ExprV, v Value, vspan, nameSpan source.Spa
 	ev.emitStmt(&ir.Store{Buf: ld.Buf, Indices: ld.Indices, Value: e, Span: source.Join(nameSpan, vspan)})
 	return true
 }
+
+// tWgRegTile is T.wg_reg_tile(elem_per_thread, dtype="float32"): the
+// warpgroup register tile T.alloc_buffer((128, elem_per_thread), dtype,
+// layout=wg_local_layout(elem_per_thread), scope="local").
+func (ev *evaluator) tWgRegTile(c *call) Value {
+	if !ev.requireKernel(c, "T.wg_reg_tile") || !ev.checkArgs(c, "wg_reg_tile", 1, "elem_per_thread", "dtype") {
+		return poison(c.span)
+	}
+	n, ok := ev.intArg(c.args[0], c.argSpans[0], "elem_per_thread")
+	if !ok {
+		return poison(c.span)
+	}
+	var dt Value = &StrV{base{c.span}, "float32"}
+	dtSpan := c.span
+	if v := c.arg(1, "dtype"); v != nil {
+		dt, dtSpan = v, c.argSpan(1, "dtype")
+	}
+	lay := ev.wgLocalLayoutCall(&call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, args: []Value{&IntV{base{c.argSpans[0]}, n}}, argSpans: []source.Span{c.argSpans[0]}})
+	if isErr(lay) {
+		return lay
+	}
+	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+		args:     []Value{&TupleV{base{c.span}, []Value{&IntV{base{c.span}, 128}, &IntV{base{c.span}, n}}}, dt},
+		argSpans: []source.Span{c.span, dtSpan},
+		kwargs:   []kwarg{{"scope", &StrV{base{c.span}, "local"}, c.span, c.span}, {"layout", lay, c.span, c.span}}}
+	return ev.tAlloc(alloc, "T.wg_reg_tile", "")
+}
