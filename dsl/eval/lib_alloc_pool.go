@@ -382,7 +382,7 @@ func (ev *evaluator) tmemAllocSF(t *TMEMPoolV, c *call) Value {
 	}
 	sp := c.span
 	lc := &call{span: sp, fnSpan: c.fnSpan, fr: c.fr,
-		args: []Value{&IntV{base{sp}, rows}, &IntV{base{sp}, last / reuse}, c.arg(2, "sf_per_mma"), &IntV{base{sp}, reuse}, depth},
+		args:     []Value{&IntV{base{sp}, rows}, &IntV{base{sp}, last / reuse}, c.arg(2, "sf_per_mma"), &IntV{base{sp}, reuse}, depth},
 		argSpans: []source.Span{sp, sp, c.argSpan(2, "sf_per_mma"), sp, sp}}
 	lv, ok := ev.sfTmemLayoutCall(lc).(*LayoutV)
 	if !ok {

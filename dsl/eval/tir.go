@@ -359,12 +359,13 @@ func init() {
 		"static_assert":           (*evaluator).tStaticAssert,
 		"ceildiv":                 (*evaluator).tCeilDiv,
 		"SMEMPool":                (*evaluator).tSMEMPool,
-		"TMEMPool":                (*evaluator).tTMEMPool, // lib_alloc_pool.go
+		"TMEMPool":                (*evaluator).tTMEMPool,   // lib_alloc_pool.go
 		"decl_scalar":             (*evaluator).tDeclScalar, // tir_scalar.go
 		"alloc_scalar":            func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.alloc_scalar", "") },
 		"local_scalar":            func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.local_scalar", "local") },
 		"shared_scalar":           func(ev *evaluator, c *call) Value { return ev.tAllocScalar(c, "T.shared_scalar", "shared") },
 		"wg_reg_tile":             (*evaluator).tWgRegTile, // tir_scalar.go
+		"alloc_cast_frag":         (*evaluator).tAllocCastFrag,
 		"FloatImm":                (*evaluator).tImm,
 		"IntImm":                  (*evaluator).tImm,
 		"tvm_storage_sync": func(ev *evaluator, c *call) Value {

@@ -117,3 +117,34 @@ func (ev *evaluator) tWgRegTile(c *call) Value {
 		kwargs:   []kwarg{{"scope", &StrV{base{c.span}, "local"}, c.span, c.span}, {"layout", lay, c.span, c.span}}}
 	return ev.tAlloc(alloc, "T.wg_reg_tile", "")
 }
+
+// tAllocCastFrag is T.alloc_cast_frag(src, dtype): a fresh local register
+// frag with src's 2-D shape and layout and another element type. The
+// reference allocates the (rows*cols // 128) per-thread elements flat and
+// views them with src's layout; as for T.alloc_tcgen05_ldst_frag, a local
+// buffer of the view's shape and layout has the same storage.
+func (ev *evaluator) tAllocCastFrag(c *call) Value {
+	if !ev.requireKernel(c, "T.alloc_cast_frag") || !ev.checkArgs(c, "alloc_cast_frag", 2, "src", "dtype") {
+		return poison(c.span)
+	}
+	src, ok := c.args[0].(*BufferV)
+	if !ok {
+		if isErr(c.args[0]) {
+			return ev.needConcrete(c.args[0], c.argSpans[0], "T.alloc_cast_frag's src")
+		}
+		return ev.errorf(c.argSpans[0], CodeType, "T.alloc_cast_frag src must be a buffer, got %s", describe(c.args[0]))
+	}
+	if len(src.B.Shape) != 2 {
+		return ev.errorf(c.argSpans[0], CodeType, "T.alloc_cast_frag src must be 2-D (rows, cols), got shape %s", shapeList(src.B.Shape))
+	}
+	if src.B.Layout == nil {
+		return ev.errorf(c.argSpans[0], CodeMissingLayout, "buffer `%s` has no layout; T.alloc_cast_frag needs one", src.B.Name)
+	}
+	shape := &TupleV{base{c.span}, []Value{&IntV{base{c.span}, src.B.Shape[0]}, &IntV{base{c.span}, src.B.Shape[1]}}}
+	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
+		args:     []Value{shape, c.args[1]},
+		argSpans: []source.Span{c.argSpans[0], c.argSpans[1]},
+		kwargs: []kwarg{{"scope", &StrV{base{c.span}, "local"}, c.span, c.span},
+			{"layout", &LayoutV{base: base{c.span}, L: src.B.Layout}, c.span, c.span}}}
+	return ev.tAlloc(alloc, "T.alloc_cast_frag", "")
+}
