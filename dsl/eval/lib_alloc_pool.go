@@ -390,3 +390,61 @@ func (ev *evaluator) tmemAllocSF(t *TMEMPoolV, c *call) Value {
 	}
 	return ev.tmemAlloc(t, c, ir.Float32, lv.L, -1)
 }
+
+// swizzleAtoms are the SwizzleMode values 1..3 (tma_utils): the atom row
+// width in bytes and the member name.
+var swizzleAtoms = map[int64]struct {
+	bytes int64
+	name  string
+}{1: {32, "SWIZZLE_32B_ATOM"}, 2: {64, "SWIZZLE_64B_ATOM"}, 3: {128, "SWIZZLE_128B_ATOM"}}
+
+// suggestSwizzle is _suggest_swizzle_for_row_bytes: the largest atom that
+// divides a row.
+func suggestSwizzle(rowBytes int64) string {
+	for _, m := range []int64{3, 2, 1} {
+		a := swizzleAtoms[m]
+		if rowBytes >= a.bytes && rowBytes%a.bytes == 0 {
+			return a.name
+		}
+	}
+	return "SWIZZLE_NONE"
+}
+
+// validateMMAAllocShape is _validate_mma_alloc_shape: the ValueError the
+// reference raises before building a swizzled MMA layout whose atom does
+// not tile the last two dimensions (fname is the method's name, which the
+// message carries).
+func validateMMAAllocShape(fname string, shape []int64, dt ir.DataType, mode int64) error {
+	atom, swizzled := swizzleAtoms[mode]
+	if !swizzled {
+		return nil
+	}
+	shp := tupleStr(shape)
+	if len(shape) < 2 {
+		return fmt.Errorf("%s shape=%s has fewer than 2 dimensions; swizzled MMA layouts tile over the last two dims (rows, cols). Use swizzle_mode='none' for 1-D allocations.", fname, shp)
+	}
+	rows, cols := shape[len(shape)-2], shape[len(shape)-1]
+	bits := int64(dt.Bits)
+	if bytes := bits / 8; bytes == 0 {
+		colBits, atomBits := cols*bits, atom.bytes*8
+		if colBits < atomBits || colBits%atomBits != 0 {
+			rowBytes := fmt.Sprint(colBits / 8)
+			if colBits%8 != 0 {
+				rowBytes = fmt.Sprint(float64(colBits) / 8)
+			}
+			sugg := int64(0)
+			if colBits >= 8 {
+				sugg = colBits / 8
+			}
+			return fmt.Errorf("%s shape=%s with dtype=%s produces %sB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements.",
+				fname, shp, pyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(sugg), (atomBits+bits-1)/bits)
+		}
+	} else if rowBytes := cols * bytes; rowBytes < atom.bytes || rowBytes%atom.bytes != 0 {
+		return fmt.Errorf("%s shape=%s with dtype=%s produces %dB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements (>= %dB at %s).",
+			fname, shp, pyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(rowBytes), atom.bytes/bytes, atom.bytes, dt)
+	}
+	if rows < 8 || rows%8 != 0 {
+		return fmt.Errorf("%s shape=%s has shape[-2]=%d, but the %s atom requires shape[-2] to be a positive multiple of 8. Use swizzle_mode='none', or widen shape[-2] to a multiple of 8.", fname, shp, rows, atom.name)
+	}
+	return nil
+}

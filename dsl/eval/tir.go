@@ -1795,6 +1795,9 @@ func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
 				}
 				mode = n
 			}
+			if err := validateMMAAllocShape(name, shape, dt, mode); err != nil { // lib_alloc_pool.go
+				return ev.errorf(c.span, CodeType, "%v", err)
+			}
 			lv := ev.safeLayout(c.span, "mma_shared_layout", func() Value {
 				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, false)
 				if err != nil {
