@@ -1719,7 +1719,7 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
 		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	ev.emitView(nb)
 	return &BufferV{base{c.span}, nb}
 }
 
