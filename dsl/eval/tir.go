@@ -686,7 +686,15 @@ func (ev *evaluator) tDeclBuffer(c *call) Value {
 				buf.Base = prm.Buf
 			}
 		default:
-			return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+			if exprType(d.E) != ir.HandleT {
+				return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+			}
+			// A pointer expression (T.reinterpret(PointerType(...), x)):
+			// bound to a handle variable the buffer sits on, as TVMScript
+			// binds a pointer-typed value.
+			vr := &ir.Var{Name: buf.Name + "_ptr", Type: ir.HandleT, Span: d.span}
+			ev.emitStmt(&ir.Let{Var: vr, Value: d.E, Span: d.span})
+			buf.Data = vr
 		}
 	case *BufferV:
 		buf.Base, buf.Data = d.B, d.B.Data
@@ -1224,6 +1232,9 @@ func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
 			e = &ir.BufferData{Buf: x.B, Span: x.span}
 		case *DTypeV:
 			e = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+		case *IntrinsicV:
+			// An intrinsic constant operand (T.ptx.SINK) is not modelled.
+			return &OpaqueV{base{c.span}, "T." + f.Path + "(..., T." + x.Path + ", ...)"}
 		default:
 			var ok bool
 			if e, ok = ev.toIR(a, ir.DataType{}); !ok {
