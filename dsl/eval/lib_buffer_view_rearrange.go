@@ -174,15 +174,34 @@ func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
 	if !ev.viewPrecheck(buf, c, "Buffer.rearrange") {
 		return poison(c.span)
 	}
-	if len(c.args) != 1 {
-		return ev.pyErrorf(c.span, "rearrange() takes 1 positional argument (the pattern), %d given", len(c.args))
+	// rearrange(pattern=_UNSET, /, **sizes): a pattern= keyword is taken
+	// when no positional pattern is given.
+	var pv Value
+	var pspan source.Span
+	kwargs := c.kwargs
+	switch {
+	case len(c.args) > 1:
+		return ev.pyErrorf(c.span, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.args)+1)
+	case len(c.args) == 1:
+		pv, pspan = c.args[0], c.argSpans[0]
+	default:
+		for i, k := range c.kwargs {
+			if k.name == "pattern" {
+				pv, pspan = k.v, k.vspan
+				kwargs = append(append([]kwarg(nil), c.kwargs[:i]...), c.kwargs[i+1:]...)
+				break
+			}
+		}
+		if pv == nil {
+			return ev.pyErrorf(c.span, "Buffer.rearrange() missing required argument: 'pattern'")
+		}
 	}
-	pattern, ok := ev.strArg(c.args[0], c.argSpans[0], "pattern")
+	pattern, ok := ev.strArg(pv, pspan, "pattern")
 	if !ok {
 		return poison(c.span)
 	}
 	sizes := map[string]int64{}
-	for _, k := range c.kwargs {
+	for _, k := range kwargs {
 		n, ok := ev.intArg(k.v, k.vspan, "rearrange size "+k.name)
 		if !ok {
 			return poison(c.span)

@@ -28,6 +28,10 @@ func irTypeAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			if !ev.checkArgs(c, "PrimType", 1, "dtype", "span") {
 				return poison(c.span)
 			}
+			if s, ok := c.args[0].(*StrV); ok && s.V == "void" {
+				// void: only a pointer's element type; typed as a handle.
+				return &DTypeV{base: base{c.span}, DT: ir.HandleT}
+			}
 			dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
 			if !ok {
 				return poison(c.span)
