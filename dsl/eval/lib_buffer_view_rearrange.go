@@ -46,8 +46,8 @@ func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
 	return nil
 }
 
-// declView declares the view of buf with shape and layout l.
-func (ev *evaluator) declView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
+// declDerivedView declares the view of buf with shape and layout l.
+func (ev *evaluator) declDerivedView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
 	name, nameSpan := ev.hintName(c, def)
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
@@ -141,7 +141,7 @@ func (ev *evaluator) bufferPermuteCall(buf *ir.Buffer, c *call) Value {
 	for i, d := range perm {
 		shape[i] = buf.Shape[d]
 	}
-	return ev.declView(buf, c, shape, l, buf.Name+"_view")
+	return ev.declDerivedView(buf, c, shape, l, buf.Name+"_view")
 }
 
 func isPerm(p []int) bool {
@@ -270,7 +270,7 @@ func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
 			merged[i] *= axisSize[a]
 		}
 	}
-	return ev.declView(buf, c, merged, l, buf.Name+"_view")
+	return ev.declDerivedView(buf, c, merged, l, buf.Name+"_view")
 }
 
 func pyNameList(xs []string) string {

@@ -264,7 +264,7 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 					return
 				}
 			}
-			if ov, ok := old.(*ExprV); ok && ov.scalar && ev.storeScalar(ov, v, vspan, t.Loc) { // tir_scalar.go
+			if ov, ok := old.(*ExprV); ok && ov.scalar && ev.storeScalarWrapper(ov, v, vspan, t.Loc) { // tir_scalar.go
 				return
 			}
 			if ov, ok := old.(*ExprV); ok {

@@ -69,10 +69,10 @@ func (ev *evaluator) tAllocScalar(c *call, fname, fixedScope string) Value {
 	return &ExprV{base: base{c.span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: c.span}, scalar: true}
 }
 
-// storeScalar is `x = v` on a name bound to a scalar_wrapper: the store of
+// storeScalarWrapper is `x = v` on a name bound to a scalar_wrapper: the store of
 // v into its buffer's element 0. It reports false when old is not such a
 // load (the assignment then rebinds the name).
-func (ev *evaluator) storeScalar(old *ExprV, v Value, vspan, nameSpan source.Span) bool {
+func (ev *evaluator) storeScalarWrapper(old *ExprV, v Value, vspan, nameSpan source.Span) bool {
 	ld, ok := old.E.(*ir.Load)
 	if !ok {
 		return false
