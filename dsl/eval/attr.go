@@ -161,6 +161,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.layoutAttr(obj, name, span)
 	case *PoolV:
 		v = ev.poolAttr(o, name, span)
+	case *TMEMPoolV:
+		v = ev.tmemPoolAttr(o, name, span) // lib_alloc_pool.go
 	case *IntrinsicV:
 		v = &IntrinsicV{base{span}, o.Path + "." + name}
 	case *KernelV:
@@ -169,6 +171,10 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.jitAttr(o, name, span)
 	case *BarrierV:
 		v = ev.barrierAttr(o, name, span)
+	case *PipelineV:
+		v = ev.pipelineObjAttr(o, name, span)
+	case *PipelineStateV:
+		v = ev.pipelineStateAttr(o, name, span)
 	case *ClassV, *InstanceV, *descV:
 		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:

@@ -90,7 +90,11 @@
 // dimensions are regions (spec §1.4); Tx calls become ir.TileCall with
 // arguments in spec §1.5 order (ArgSpans aligned with Args, NoSpan for
 // defaulted ones) and every other keyword in Config. T.SMEMPool's alloc
-// and alloc_mma declare shared.dyn views of one arena.
+// and alloc_mma / alloc_tcgen05_mma_AB declare shared.dyn views of one
+// arena; T.TMEMPool's alloc* declare tmem buffers at constant column
+// offsets (allocated_addr) with the MMA datapath layouts
+// (lib_alloc_pool.go); Pipeline, PipelineState and the barriers allocate
+// from an SMEMPool (pipeline.go).
 //
 // Example:
 //

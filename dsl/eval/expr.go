@@ -919,6 +919,8 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		return ev.bufferIndex(o, idx, e)
 	case *subIndexerV: // lib_buffer_view.go
 		return ev.subscriptSub(o, idx, e)
+	case *ChunkV:
+		return ev.chunkIndex(o, idx, e) // lib_buffer_view_rearrange.go
 	case *SpecBuilderV:
 		return ev.specSubscript(o, e, idx, isTuple)
 	case *oldScopeV:

@@ -388,6 +388,9 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	case buf.ElemOffset != 0:
 		s += fmt.Sprintf(" elem_offset=%d", buf.ElemOffset)
 	}
+	if buf.AllocatedAddr != nil {
+		s += " allocated_addr=" + ExprString(buf.AllocatedAddr)
+	}
 	return s
 }
 

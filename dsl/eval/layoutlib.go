@@ -23,7 +23,7 @@ var axisNames = []string{"bx", "by", "bz", "cbx", "cby", "cbz", "tx", "warpid", 
 // slice is shared, callers must not modify it.
 func layoutNames() []string { return layoutNameList }
 
-var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout", "wg_local_layout", "tcgen05_atom_layout", "tmem_datapath_layout"}, axisNames...)
+var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "Layout", "wg_local_layout", "tcgen05_atom_layout", "tmem_datapath_layout", "tmem_mma_operand_layout"}, axisNames...)
 
 // safeLayout runs f, turning a panic inside the layout algebra into an
 // error diagnostic (the algebra panics on contract violations).
@@ -81,6 +81,8 @@ func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool
 		return builtin("tcgen05_atom_layout", (*evaluator).tcgen05AtomLayoutCall), true
 	case "tmem_datapath_layout":
 		return builtin("tmem_datapath_layout", (*evaluator).tmemDatapathLayoutCall), true
+	case "tmem_mma_operand_layout":
+		return builtin("tmem_mma_operand_layout", (*evaluator).tmemMMAOperandLayoutCall), true
 	}
 	for _, a := range axisNames {
 		if a == name {
@@ -111,31 +113,9 @@ func (ev *evaluator) wgLocalLayoutCall(c *call) Value {
 }
 
 // tmemDatapathLayoutCall is tvm.tirx.layout.tmem_datapath_layout(datapath,
-// rows, cols): the TMEM layout an MMA datapath writes. "D" (M=128): row r
-// is lane r; "F" (M=64): row r is lane (r // 16) * 32 + r % 16.
-func (ev *evaluator) tmemDatapathLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols") {
-		return poison(c.span)
-	}
-	dp, ok1 := ev.strArg(c.args[0], c.argSpans[0], "datapath")
-	rows, ok2 := ev.intArg(c.args[1], c.argSpans[1], "rows")
-	cols, ok3 := ev.intArg(c.args[2], c.argSpans[2], "cols")
-	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
-	}
-	want, known := map[string]int64{"D": 128, "F": 64}[dp]
-	if !known {
-		return ev.errorf(c.argSpans[0], CodeType, "tmem_datapath_layout: unknown datapath %s; supported: ['D', 'F']", pyQuote(dp))
-	}
-	if rows != want {
-		return ev.errorf(c.argSpans[1], CodeType, "tmem_datapath_layout: datapath=%s expects rows=%d, got %d", pyQuote(dp), want, rows)
-	}
-	it := layout.It
-	if dp == "D" {
-		return ev.newLayoutV(layout.NewTile([]layout.Iter{it(rows, 1, layout.TLane), it(cols, 1, layout.TCol)}, nil, nil), c.span)
-	}
-	return ev.newLayoutV(layout.NewTile([]layout.Iter{it(4, 32, layout.TLane), it(16, 1, layout.TLane), it(cols, 1, layout.TCol)}, nil, nil), c.span)
-}
+// rows, cols, sub_slab=0): the TMEM layout an MMA datapath writes
+// (layoutlib_tmem.go).
+func (ev *evaluator) tmemDatapathLayoutCall(c *call) Value { return ev.tmemDatapathLayoutValue(c) }
 
 // tAllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(instr_shape, tensor_shape,
 // dtype): a local register fragment of shape tensor_shape laid out by
@@ -986,8 +966,10 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 	case "is_trainium", "verify_well_formed":
 		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
 	}
-	// unpack, pack, broadcast, to_psum, ... are
-	// not modelled.
+	if v := ev.layoutPackMethod(o, name); v != nil { // layoutlib_pack.go
+		return v
+	}
+	// to_psum, ... are not modelled.
 	return &OpaqueV{base{span}, o.TypeName() + "." + name}
 }
 

@@ -46,6 +46,8 @@ func canonicalModule(path string) string {
 		return path
 	case "random": // bind_random.go
 		return path
+	case irTypePath, "tvm.ir": // lib_ir_type.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -107,6 +109,10 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
 	case "random": // bind_random.go
 		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
+	case irTypePath: // lib_ir_type.go
+		return &ModuleV{base: base{span}, Path: irTypePath, Name: "type", attr: irTypeAttr}
+	case "tvm.ir": // lib_ir_type.go
+		return &ModuleV{base: base{span}, Path: "tvm.ir", Name: "ir", attr: irAttr}
 	case "dataclasses": // lib_dataclasses.go
 		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
 	case "enum": // class.go
@@ -196,6 +202,8 @@ func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 		return ev.module("tvm.runtime", span), true
 	case "tirx", "tir": // lib_tirx_op.go
 		return &ModuleV{base: base{span}, Path: "tvm." + name, Name: name, attr: tvmTirxAttr}, true
+	case "ir":
+		return ev.module("tvm.ir", span), true
 	case "DataType":
 		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
 			if !ev.checkArgs(c, "DataType", 1, "dtype") {

@@ -370,6 +370,7 @@ func init() {
 		"static_assert":           (*evaluator).tStaticAssert,
 		"ceildiv":                 (*evaluator).tCeilDiv,
 		"SMEMPool":                (*evaluator).tSMEMPool,
+		"TMEMPool":                (*evaluator).tTMEMPool, // lib_alloc_pool.go
 		"FloatImm":                (*evaluator).tImm,
 		"IntImm":                  (*evaluator).tImm,
 		"tvm_storage_sync": func(ev *evaluator, c *call) Value {
@@ -782,7 +783,15 @@ func (ev *evaluator) tDeclBuffer(c *call) Value {
 				buf.Base = prm.Buf
 			}
 		default:
-			return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+			if exprType(d.E) != ir.HandleT {
+				return ev.errorf(c.argSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+			}
+			// A pointer expression (T.reinterpret(PointerType(...), x)):
+			// bound to a handle variable the buffer sits on, as TVMScript
+			// binds a pointer-typed value.
+			vr := &ir.Var{Name: buf.Name + "_ptr", Type: ir.HandleT, Span: d.span}
+			ev.emitStmt(&ir.Let{Var: vr, Value: d.E, Span: d.span})
+			buf.Data = vr
 		}
 	case *BufferV:
 		buf.Base, buf.Data = d.B, d.B.Data
@@ -1720,8 +1729,11 @@ func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 	case "permute": // lib_buffer_view.go
 		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermute(buf, c) })
 	}
-	// Buffer has many more methods and fields (rearrange, tile,
-	// chunk, ...); they are opaque here.
+	if v := ev.bufferViewAttr(buf, name); v != nil { // lib_buffer_view_rearrange.go
+		return v
+	}
+	// Buffer has many more methods and fields (sub, tile, ...); they
+	// are opaque here.
 	return &OpaqueV{base{span}, buf.Name + "." + name}
 }
 
@@ -1802,7 +1814,7 @@ func (ev *evaluator) bufferView(buf *ir.Buffer, c *call, local bool) Value {
 		ev.kern.badLayout[nb] = true
 	}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	ev.emitView(nb) // lib_buffer_view_rearrange.go
 	return &BufferV{base{c.span}, nb}
 }
 
@@ -1819,8 +1831,11 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
 		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a view at a runtime element offset"}
 	}
-	if len(buf.Shape) == 0 || buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
-		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer laid out other than row-major"}
+	if len(buf.Shape) == 0 {
+		return &OpaqueV{base{c.span}, "Buffer.view(dtype) of a buffer without dimensions"}
+	}
+	if buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
+		return ev.bufferViewDtypeLaidOut(buf, c, dt) // layoutlib_pack.go
 	}
 	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
 	shape := append([]int64(nil), buf.Shape...)
@@ -1846,7 +1861,7 @@ func (ev *evaluator) bufferViewDtype(buf *ir.Buffer, c *call, s *StrV) Value {
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
 		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
 	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: c.span})
+	ev.emitView(nb)
 	return &BufferV{base{c.span}, nb}
 }
 
@@ -1889,9 +1904,9 @@ func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
 	switch name {
 	case "alloc":
 		return method("SMEMPool.alloc", func(ev *evaluator, c *call) Value { return ev.poolAlloc(p, c) })
-	case "alloc_mma":
-		return method("SMEMPool.alloc_mma", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "alloc_mma", 1, "shape", "dtype", "swizzle_mode", "align") {
+	case "alloc_mma", "alloc_tcgen05_mma_AB": // the reference's older and newer names
+		return method("SMEMPool."+name, func(ev *evaluator, c *call) Value {
+			if !ev.checkArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
 				return poison(c.span)
 			}
 			shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
@@ -1921,6 +1936,9 @@ func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
 					return ev.errorf(c.argSpan(2, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", describe(m))
 				}
 				mode = n
+			}
+			if err := validateMMAAllocShape(name, shape, dt, mode); err != nil { // lib_alloc_pool.go
+				return ev.errorf(c.span, CodeType, "%v", err)
 			}
 			lv := ev.safeLayout(c.span, "mma_shared_layout", func() Value {
 				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, false)

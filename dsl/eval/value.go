@@ -225,6 +225,10 @@ type (
 		// variable (a scope id, T.Bind's var): assigning either to a name
 		// in a kernel body names it instead of declaring a scalar.
 		inline, fresh bool
+		// scalar marks the element 0 load of a T.alloc_scalar /
+		// T.decl_scalar buffer (TVM's scalar_wrapper, tir_scalar.go):
+		// a name bound to it is that element, and `x = v` stores v there.
+		scalar bool
 	}
 	// TxNSV is the Tx namespace (Scope "") or one of its scope namespaces
 	// (Tx.warp: Scope "warp", Label "warp").

@@ -1,0 +1,349 @@
+package eval
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Derived buffer views of tvm/tirx/_buffer_view.py: Buffer.permute(*dims),
+// Buffer.rearrange(pattern, **sizes) and Buffer.chunk(spec)[picks].
+//
+// permute reorders the buffer's dimensions: the layout is grouped by the
+// shape and its groups permuted (a swizzle is kept around the permuted
+// tile). rearrange is view(*axis sizes) . permute(order) . view(*merged
+// sizes), as the reference composes it; tilels declares only the final
+// buffer (the intermediate ones are not observable). chunk(spec)[picks]
+// is the region buf[translated], a chunk index i of a dimension cut in n
+// becoming the slice [i*size, (i+1)*size). Views keep the storage of the
+// buffer: its data, element offset and, for tensor memory, its
+// allocated_addr column (_redecl).
+
+// ChunkV is the ChunkIndexer Buffer.chunk(spec) returns.
+type ChunkV struct {
+	base
+	Buf  *ir.Buffer
+	Spec []int64 // chunk count per dimension, 0 for None
+}
+
+func (*ChunkV) TypeName() string { return "ChunkIndexer" }
+
+// bufferViewAttr returns the view methods of this file, nil for others.
+func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
+	switch name {
+	case "permute":
+		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermuteCall(buf, c) })
+	case "rearrange":
+		return method("Buffer.rearrange", func(ev *evaluator, c *call) Value { return ev.bufferRearrange(buf, c) })
+	case "chunk":
+		return method("Buffer.chunk", func(ev *evaluator, c *call) Value { return ev.bufferChunk(buf, c) })
+	}
+	return nil
+}
+
+// declDerivedView declares the view of buf with shape and layout l.
+func (ev *evaluator) declDerivedView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
+	name, nameSpan := ev.hintName(c, def)
+	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+	ev.emitView(nb)
+	return &BufferV{base{c.span}, nb}
+}
+
+// emitView declares the view nb of nb.Base. A view of tensor memory at an
+// allocated_addr is, as the reference's _redecl makes it, a buffer of its
+// own (no data pointer) at the same column; any other view shares the
+// base's data.
+func (ev *evaluator) emitView(nb *ir.Buffer) {
+	if b := nb.Base; b != nil && b.Scope == "tmem" && b.AllocatedAddr != nil {
+		nb.AllocatedAddr, nb.Base, nb.Kind, nb.ElemOffset = b.AllocatedAddr, nil, ir.AllocBuffer, 0
+		nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: nb.Span}
+		ev.emitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
+		return
+	}
+	ev.emitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
+}
+
+// permuteLayout is _buffer_view.permute's layout surgery.
+func permuteLayout(l layout.Layout, shape []int64, perm []int) (layout.Layout, error) {
+	tile, comp := l, (*layout.ComposeLayout)(nil)
+	if c, ok := l.(*layout.ComposeLayout); ok {
+		tile, comp = c.Tile, c
+	}
+	t, ok := tile.(*layout.TileLayout)
+	if !ok {
+		return nil, errString("layout " + layoutString(l) + " can not be permuted")
+	}
+	g, seps, err := layout.Group(t, shape)
+	if err != nil {
+		return nil, err
+	}
+	out := layout.PermuteByGroups(g, seps, perm)
+	if comp == nil {
+		return out, nil
+	}
+	return layout.NewCompose(comp.PerElement, comp.SwizzleLen, comp.AtomLen, comp.SwizzleInner, out)
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+func layoutString(l layout.Layout) string {
+	if s, ok := l.(interface{ String() string }); ok {
+		return s.String()
+	}
+	return "?"
+}
+
+func (ev *evaluator) viewPrecheck(buf *ir.Buffer, c *call, what string) bool {
+	if !ev.requireKernel(c, what) {
+		return false
+	}
+	if buf.Layout == nil {
+		if !ev.kern.badLayout[buf] {
+			ev.errorf(c.span, CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
+		}
+		return false
+	}
+	return true
+}
+
+func (ev *evaluator) bufferPermuteCall(buf *ir.Buffer, c *call) Value {
+	if !ev.viewPrecheck(buf, c, "Buffer.permute") {
+		return poison(c.span)
+	}
+	if e := firstErr(c.args...); e != nil {
+		return ev.needConcrete(e, e.Span(), "Buffer.permute dims")
+	}
+	var perm []int
+	for i, a := range c.args {
+		n, ok := ev.intArg(a, c.argSpans[i], "dim")
+		if !ok {
+			return poison(c.span)
+		}
+		perm = append(perm, int(n))
+	}
+	if len(perm) != len(buf.Shape) || !isPerm(perm) {
+		return ev.errorf(c.span, CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
+	}
+	l, err := permuteLayout(buf.Layout, buf.Shape, perm)
+	if err != nil {
+		return ev.errorf(c.span, CodeType, "%v", err)
+	}
+	shape := make([]int64, len(perm))
+	for i, d := range perm {
+		shape[i] = buf.Shape[d]
+	}
+	return ev.declDerivedView(buf, c, shape, l, buf.Name+"_view")
+}
+
+func isPerm(p []int) bool {
+	seen := make([]bool, len(p))
+	for _, d := range p {
+		if d < 0 || d >= len(p) || seen[d] {
+			return false
+		}
+		seen[d] = true
+	}
+	return true
+}
+
+var rearrangeGroup = regexp.MustCompile(`\(([^)]*)\)|(\S+)`)
+
+func rearrangeGroups(side string) [][]string {
+	var out [][]string
+	for _, m := range rearrangeGroup.FindAllStringSubmatch(strings.TrimSpace(side), -1) {
+		if m[0][0] == '(' {
+			out = append(out, strings.Fields(m[1]))
+		} else {
+			out = append(out, []string{m[2]})
+		}
+	}
+	return out
+}
+
+// bufferRearrange is Buffer.rearrange(pattern, /, **sizes).
+func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
+	if !ev.viewPrecheck(buf, c, "Buffer.rearrange") {
+		return poison(c.span)
+	}
+	// rearrange(pattern=_UNSET, /, **sizes): a pattern= keyword is taken
+	// when no positional pattern is given.
+	var pv Value
+	var pspan source.Span
+	kwargs := c.kwargs
+	switch {
+	case len(c.args) > 1:
+		return ev.pyErrorf(c.span, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.args)+1)
+	case len(c.args) == 1:
+		pv, pspan = c.args[0], c.argSpans[0]
+	default:
+		for i, k := range c.kwargs {
+			if k.name == "pattern" {
+				pv, pspan = k.v, k.vspan
+				kwargs = append(append([]kwarg(nil), c.kwargs[:i]...), c.kwargs[i+1:]...)
+				break
+			}
+		}
+		if pv == nil {
+			return ev.pyErrorf(c.span, "Buffer.rearrange() missing required argument: 'pattern'")
+		}
+	}
+	pattern, ok := ev.strArg(pv, pspan, "pattern")
+	if !ok {
+		return poison(c.span)
+	}
+	sizes := map[string]int64{}
+	for _, k := range kwargs {
+		n, ok := ev.intArg(k.v, k.vspan, "rearrange size "+k.name)
+		if !ok {
+			return poison(c.span)
+		}
+		sizes[k.name] = n
+	}
+	fail := func(format string, args ...any) Value { return ev.errorf(c.span, CodeType, format, args...) }
+	lhsS, rhsS, found := strings.Cut(pattern, "->")
+	if !found || strings.Contains(rhsS, "->") {
+		return fail("rearrange: pattern must contain '->', got %s", pyQuote(pattern))
+	}
+	lhs, rhs := rearrangeGroups(lhsS), rearrangeGroups(rhsS)
+	if len(lhs) != len(buf.Shape) {
+		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), pyQuote(pattern), shapeList(buf.Shape))
+	}
+	axisSize := map[string]int64{}
+	for i, group := range lhs {
+		dim := buf.Shape[i]
+		product := int64(1)
+		var unknown []string
+		for _, a := range group {
+			if n, has := sizes[a]; has {
+				product *= n
+				axisSize[a] = n
+			} else {
+				unknown = append(unknown, a)
+			}
+		}
+		switch len(unknown) {
+		case 0:
+			if product != dim {
+				return fail("rearrange: group %s product %d != dim %d", pyNameList(group), product, dim)
+			}
+		case 1:
+			if product == 0 || dim%product != 0 {
+				return fail("rearrange: dim %d not divisible by known product %d in group %s", dim, product, pyNameList(group))
+			}
+			axisSize[unknown[0]] = dim / product
+		default:
+			return fail("rearrange: group %s has >1 unknown axis; give sizes= for all but one", pyNameList(group))
+		}
+	}
+	flatL, flatR := slices.Concat(lhs...), slices.Concat(rhs...)
+	if sl, sr := slices.Sorted(slices.Values(flatL)), slices.Sorted(slices.Values(flatR)); !slices.Equal(sl, sr) {
+		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), pyQuote(pattern))
+	}
+	split := make([]int64, len(flatL))
+	for i, a := range flatL {
+		split[i] = axisSize[a]
+	}
+	perm := make([]int, len(flatR))
+	for i, a := range flatR {
+		perm[i] = slices.Index(flatL, a)
+	}
+	if !isPerm(perm) {
+		return fail("rearrange: an axis is repeated in pattern %s", pyQuote(pattern))
+	}
+	l, err := permuteLayout(buf.Layout, split, perm)
+	if err != nil {
+		return fail("%v", err)
+	}
+	merged := make([]int64, len(rhs))
+	for i, group := range rhs {
+		merged[i] = 1
+		for _, a := range group {
+			merged[i] *= axisSize[a]
+		}
+	}
+	return ev.declDerivedView(buf, c, merged, l, buf.Name+"_view")
+}
+
+func pyNameList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = pyQuote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// bufferChunk is Buffer.chunk(spec): spec is a per-dimension tuple of
+// None or a positive chunk count.
+func (ev *evaluator) bufferChunk(buf *ir.Buffer, c *call) Value {
+	if !ev.checkArgs(c, "chunk", 1, "spec") {
+		return poison(c.span)
+	}
+	if !isSeq(c.args[0]) {
+		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec must be a per-dim tuple, got %s", Repr(c.args[0]))
+	}
+	elts := seqElts(c.args[0])
+	if len(elts) != len(buf.Shape) {
+		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
+	}
+	spec := make([]int64, len(elts))
+	for d, e := range elts {
+		if isNoneV(e) {
+			continue
+		}
+		if isErr(e) {
+			return ev.needConcrete(e, c.argSpans[0], "chunk spec")
+		}
+		n, ok := toInt(e)
+		if _, isBool := e.(*BoolV); !ok || isBool || n < 1 {
+			return ev.errorf(c.argSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
+		}
+		spec[d] = n
+	}
+	return &ChunkV{base{c.span}, buf, spec}
+}
+
+// chunkIndex is ChunkIndexer.__getitem__(picks).
+func (ev *evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Value {
+	if len(idx) == 1 && isSeq(idx[0]) {
+		idx = seqElts(idx[0])
+	}
+	if len(idx) > len(ch.Spec) {
+		return ev.errorf(e.Index.Span(), CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
+	}
+	out := make([]Value, len(idx))
+	for d, pick := range idx {
+		count := ch.Spec[d]
+		if count == 0 {
+			out[d] = pick
+			continue
+		}
+		if _, isSlice := pick.(*SliceV); isSlice {
+			return ev.errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
+		}
+		if isErr(pick) {
+			return ev.needConcrete(pick, e.Index.Span(), "a chunk index")
+		}
+		size := ch.Buf.Shape[d] / count
+		sp := pick.Span()
+		if n, ok := toInt(pick); ok {
+			out[d] = &SliceV{base{sp}, &IntV{base{sp}, n * size}, &IntV{base{sp}, (n + 1) * size}, &NoneV{base{sp}}}
+			continue
+		}
+		x, ok := ev.indexExpr(pick)
+		if !ok {
+			return ev.errorf(e.Index.Span(), CodeType, "chunk index must be an integer, got %s", describe(pick))
+		}
+		lo := ir.MulE(x, ir.Const(size))
+		out[d] = &SliceV{base{sp}, &ExprV{base: base{sp}, E: lo}, &ExprV{base: base{sp}, E: ir.AddE(lo, ir.Const(size))}, &NoneV{base{sp}}}
+	}
+	return ev.bufferIndex(&BufferV{base{ch.span}, ch.Buf}, out, e)
+}
