@@ -195,7 +195,7 @@ func kernelLike(fd *syntax.FunctionDef) bool {
 // siteOutcome classifies one decision record: its kind and message.
 func siteOutcome(d *dispatch.Decision) (SiteKind, string) {
 	for _, r := range d.Declined {
-		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, "does not lower") {
+		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, "does not lower") || strings.Contains(r.Reason, "tilels ") {
 			return SiteNotModelled, "not modelled: " + r.Variant + ": " + r.Reason
 		}
 	}

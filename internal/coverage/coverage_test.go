@@ -113,12 +113,17 @@ func (r *FileResult) Count(o Outcome) int {
 const (
 	noVariants = "no registered variants for this op/target"
 	notLowered = "does not lower"
+	// tilelsLimit marks a decline that is tilels' own limitation (a
+	// predicate tilels cannot evaluate, "tilels slices layouts at constant
+	// offsets only"), not the reference's: the reference might take the
+	// variant, so the call is not decided.
+	tilelsLimit = "tilels "
 )
 
 // classify is the strict outcome of one decision record.
 func classify(d *dispatch.Decision) (Outcome, string) {
 	for _, r := range d.Declined {
-		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, notLowered) {
+		if r.Outcome == dispatch.Declined && strings.Contains(r.Reason, notLowered) || strings.Contains(r.Reason, tilelsLimit) {
 			// The reference would lower the call with this variant
 			// (its predicates passed): tilels does not.
 			return NoVariant, r.Variant + ": " + r.Reason
