@@ -343,10 +343,11 @@ func (r *Result) unbuilt(call source.Span) (SiteKind, string, diag.Diagnostic) {
 		}
 	}
 	if len(defs) > 0 {
-		outer := defs[len(defs)-1]
+		// The records of the kernel around the call (a kernel def, or
+		// one holding the helper def the call is in).
 		for _, ks := range [][]*Kernel{r.Kernels, r.Partial} {
 			for _, k := range ks {
-				if k.Span.Start <= outer.Loc.Start && outer.Loc.End <= k.Span.End {
+				if k.Span.Start <= call.Start && call.End <= k.Span.End {
 					return SiteNotReached, "not reached: no analysed case of " + k.Name + " runs this call (" + cases(caseCount(r, k.Name)) + "); it is in a branch or loop they do not take", diag.Diagnostic{}
 				}
 			}

@@ -49,6 +49,8 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 			break
 		}
 		return ev.resolvePath(o.Path+"."+name, span)
+	case *torchTensorV: // lib_torch.go
+		return ev.torchTensorAttr(o, name, span)
 	case *TxNSV:
 		v = ev.txAttr(o, name, nameSpan, span, quiet)
 		if v == nil && !quiet {

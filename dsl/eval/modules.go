@@ -48,6 +48,8 @@ func canonicalModule(path string) string {
 		return path
 	case irTypePath, "tvm.ir": // lib_ir_type.go
 		return path
+	case torchPath: // lib_torch.go
+		return path
 	}
 	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
 		return tmaPath
@@ -109,6 +111,8 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
 	case "random": // bind_random.go
 		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
+	case torchPath: // lib_torch.go
+		return &ModuleV{base: base{span}, Path: torchPath, Name: "torch", attr: torchAttr}
 	case irTypePath: // lib_ir_type.go
 		return &ModuleV{base: base{span}, Path: irTypePath, Name: "type", attr: irTypeAttr}
 	case "tvm.ir": // lib_ir_type.go

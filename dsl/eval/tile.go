@@ -471,7 +471,12 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
 			name, pyStrList(de), pyStrList(se))
 		return false
 	}
-	if dst.Buf.Dtype != src.Buf.Dtype {
+	// The reference's builder checks shapes only (tirx.py
+	// _check_copy_regions); its variants move bits, so a copy between
+	// element types of one width (uint8 storage of float8 scale factors,
+	// TMA's byte-oriented copies) is a plain copy. tilels keeps refusing
+	// a copy between widths, which no variant could lower.
+	if dst.Buf.Dtype != src.Buf.Dtype && dst.Buf.Dtype.Bits != src.Buf.Dtype.Bits {
 		ev.errorf(tc.Span, CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
 		return false
 	}
