@@ -112,7 +112,13 @@ type cpPlan struct {
 	atomKByte  int64 // swizzle atom width in bytes
 	middle     []cpMiddle
 	initOff16B int64 // first cp's descriptor offset, 16-byte units
-	tCol0      int64 // first cp's TMEM column, 32-bit units
+	// symOff16B is the runtime part of that offset (a shared region at a
+	// runtime start, SFA_smem[stage, ...]), 16-byte units; nil when static.
+	symOff16B ir.Expr
+	tCol0     int64 // first cp's TMEM column, 32-bit units
+	// symCol is the runtime part of that column (a tensor memory region
+	// at a runtime start), 32-bit columns; nil when static.
+	symCol     ir.Expr
 	total      int64 // cps issued
 	sBuf, tBuf *ir.Buffer
 	ctaGroup   int64
@@ -258,10 +264,21 @@ func buildCpPlan(c *dispatch.Call) *cpPlan {
 	}
 	epb128, epb32 := int64(128/bits), int64(32/bits)
 
-	// A: slice + canonicalize; peel a swizzle.
+	// A: slice + canonicalize; peel a swizzle. A shared region at a
+	// runtime start (a pipeline stage) is sliced at 0 for its structure,
+	// its start adding a runtime element offset (common.SymOffsets), as
+	// TVM's slice at a symbolic begin does.
 	var swFromLayout int64
 	var s *layout.TileLayout
-	switch l := sliceAt(src).(type) {
+	srcAt, symM := src, ir.Expr(nil)
+	if !src.Static {
+		srcAt, symM = atZero(src, layout.M)
+	}
+	dstAt, symCol := dst, ir.Expr(nil)
+	if !dst.Static {
+		dstAt, symCol = atZero(dst, layout.TCol)
+	}
+	switch l := sliceAt(srcAt).(type) {
 	case *layout.ComposeLayout:
 		// TVM's canonicalize turns a swizzle over a trivial tile (the
 		// slice covers a whole contiguous run from 0) into a bare
@@ -273,7 +290,7 @@ func buildCpPlan(c *dispatch.Call) *cpPlan {
 	case *layout.TileLayout:
 		s = l
 	}
-	tl, ok := sliceAt(dst).(*layout.TileLayout)
+	tl, ok := sliceAt(dstAt).(*layout.TileLayout)
 	if !ok {
 		valueErr("tmem slice is not a TileLayout")
 	}
@@ -390,6 +407,12 @@ func buildCpPlan(c *dispatch.Call) *cpPlan {
 	if pyMod(sOff, alignElem) != 0 {
 		valueErr("s offset %d not provably aligned to %s (%d %s elements)", sOff, label, alignElem, sBuf.Dtype)
 	}
+	if symCol != nil && !provablyMultiple(symCol, epb32) {
+		valueErr("t TCol offset %s not provably 32b-aligned", bare(dispatch.ExprText(ir.AddE(symCol, common.Cst(tColOff)))))
+	}
+	if symM != nil && !provablyMultiple(symM, alignElem) {
+		valueErr("s offset %s not provably aligned to %s (%d %s elements)", bare(dispatch.ExprText(ir.AddE(symM, common.Cst(sOff)))), label, alignElem, sBuf.Dtype)
+	}
 
 	// H: middle 1-1.
 	if len(tMid) != len(sMid) {
@@ -416,7 +439,22 @@ func buildCpPlan(c *dispatch.Call) *cpPlan {
 	}
 	p.sdoField = pyFloorDiv(sdoByte, 16)
 	p.initOff16B = pyFloorDiv(pyFloorDiv(sOff*int64(bits), 8), 16)
+	if symM != nil {
+		// Aligned to at least 16 bytes (checked above): exact.
+		if e, ok := scaleExact(symM, int64(bits), 128); ok {
+			p.symOff16B = e
+		} else {
+			p.symOff16B = ir.DivE(ir.MulE(symM, common.Cst(int64(bits))), common.Cst(128))
+		}
+	}
 	p.tCol0 = pyFloorDiv(tColOff, epb32)
+	if symCol != nil {
+		if e, ok := scaleExact(symCol, 1, epb32); ok {
+			p.symCol = e
+		} else {
+			p.symCol = ir.DivE(symCol, common.Cst(epb32))
+		}
+	}
 	p.ctaGroup = 1
 	if v, ok := c.Config("cta_group"); ok && v != nil {
 		g, isConst := ir.ConstInt(v)
@@ -491,7 +529,14 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			sOff += idx * m.sStep
 		}
 		taddr := ir.AddE(p.tBuf.AllocatedAddr, common.Cst(p.tCol0+tOff))
-		d := &ir.Call{Op: ir.OpSmemDescAdd16B, Args: []ir.Expr{descVal, common.Cst(p.initOff16B + sOff)}, Type: u64, Span: span}
+		if p.symCol != nil {
+			taddr = ir.AddE(ir.AddE(p.tBuf.AllocatedAddr, p.symCol), common.Cst(p.tCol0+tOff))
+		}
+		var off ir.Expr = common.Cst(p.initOff16B + sOff)
+		if p.symOff16B != nil {
+			off = ir.AddE(p.symOff16B, off)
+		}
+		d := &ir.Call{Op: ir.OpSmemDescAdd16B, Args: []ir.Expr{descVal, off}, Type: u64, Span: span}
 		stmts = append(stmts, &ir.Evaluate{X: &ir.Call{Op: ir.OpTcgen05Cp, Args: []ir.Expr{
 			taddr, d, &ir.StringImm{Value: "32x128b", Span: span}, common.Cst(p.ctaGroup),
 			&ir.StringImm{Value: "warpx4", Span: span}}, Span: span}, Span: span})
@@ -529,12 +574,133 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 				{Key: "LBO mode [52]", Value: "0"},
 				{Key: "layout type [61,64)", Value: fmt.Sprintf("%d (swizzle %s, atom %d B)", descHex>>61, swizzleNames[p.swizzle], p.atomKByte)},
 			}},
-		{Key: "first descriptor offset", Value: fmt.Sprintf("%d x 16 B", p.initOff16B)},
-		{Key: "first tmem column", Value: fmt.Sprintf("%d (32-bit units)", p.tCol0)},
+		{Key: "first descriptor offset", Value: firstOffText(p)},
+		{Key: "first tmem column", Value: firstColText(p)},
 		{Key: "steps", Value: strings.Join(steps, "; ")},
 		{Key: "bytes moved", Value: fmt.Sprintf("%d from shared memory (%d per cp), x4 into tmem", p.total*512, 512)},
 		{Key: "completion", Value: "async: tcgen05.commit to an mbarrier (not issued)"},
 	}
 	return &dispatch.Result{Body: &ir.Block{Stmts: stmts, Span: span}, Outer: p.total, Threads: 1, Plan: plan,
 		Notes: []string{fmt.Sprintf("%d x %s from one shared memory descriptor", p.total, instr)}}, nil
+}
+
+// firstOffText is the plan's first descriptor offset: static, or with the
+// runtime part of a shared region at a runtime start.
+func firstOffText(p *cpPlan) string {
+	if p.symOff16B == nil {
+		return fmt.Sprintf("%d x 16 B", p.initOff16B)
+	}
+	return fmt.Sprintf("%s x 16 B", bare(dispatch.ExprText(ir.AddE(p.symOff16B, common.Cst(p.initOff16B)))))
+}
+
+// atZero returns g with its runtime starts at 0 (the slice's structure)
+// and their offset on axis (the shared memory's M, tensor memory's TCol);
+// it raises as sliceAt when a runtime start would change the slice or
+// lands on another axis.
+func atZero(g common.Region, axis *layout.Axis) (common.Region, ir.Expr) {
+	sym, ok := common.SymOffsets(g)
+	if !ok {
+		valueErr("region start of %s is not a constant: tilels slices layouts at constant offsets only", g.Buf.Name)
+	}
+	var m ir.Expr
+	for a, e := range sym {
+		if a != axis {
+			valueErr("region start of %s is not a constant: tilels slices layouts at constant offsets only", g.Buf.Name)
+		}
+		m = e
+	}
+	z := g
+	z.Bounds = make([][2]int64, len(g.Mins))
+	for d, e := range g.Mins {
+		lo, isConst := ir.ConstInt(e)
+		if !isConst {
+			lo = 0
+		}
+		z.Bounds[d] = [2]int64{lo, lo + g.Exts[d]}
+	}
+	z.Static = true
+	return z, m
+}
+
+// provablyMultiple reports whether e is a multiple of k for every value
+// of its variables: a sum of terms, each a constant multiple of k or a
+// product with such a constant.
+func provablyMultiple(e ir.Expr, k int64) bool {
+	if k <= 1 {
+		return true
+	}
+	if c, ok := ir.ConstInt(e); ok {
+		return c%k == 0
+	}
+	b, ok := e.(*ir.Binary)
+	if !ok {
+		return false
+	}
+	switch b.Op {
+	case ir.Add, ir.Sub:
+		return provablyMultiple(b.A, k) && provablyMultiple(b.B, k)
+	case ir.Mul:
+		return provablyMultiple(b.A, k) || provablyMultiple(b.B, k)
+	}
+	return false
+}
+
+// scaleExact returns e * num / den term by term when every term's constant
+// factor times num is a multiple of den (stage * 2048 elements of 8 bits
+// is stage * 128 16-byte units).
+func scaleExact(e ir.Expr, num, den int64) (ir.Expr, bool) {
+	if c, ok := ir.ConstInt(e); ok {
+		if c*num%den != 0 {
+			return nil, false
+		}
+		return common.Cst(c * num / den), true
+	}
+	b, ok := e.(*ir.Binary)
+	if !ok {
+		return nil, false
+	}
+	switch b.Op {
+	case ir.Add:
+		x, ok1 := scaleExact(b.A, num, den)
+		y, ok2 := scaleExact(b.B, num, den)
+		if ok1 && ok2 {
+			return ir.AddE(x, y), true
+		}
+	case ir.Mul:
+		for _, pr := range [2][2]ir.Expr{{b.A, b.B}, {b.B, b.A}} {
+			if c, ok := ir.ConstInt(pr[1]); ok && c*num%den == 0 {
+				return ir.MulE(pr[0], common.Cst(c*num/den)), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// firstColText is the plan's first TMEM column, with its runtime part.
+func firstColText(p *cpPlan) string {
+	if p.symCol == nil {
+		return fmt.Sprintf("%d (32-bit units)", p.tCol0)
+	}
+	return fmt.Sprintf("%s (32-bit units)", bare(dispatch.ExprText(ir.AddE(p.symCol, common.Cst(p.tCol0)))))
+}
+
+// bare drops the parentheses around a whole expression text, as TVM
+// prints a PrimExpr in a message ("k * 520", not "(k * 520)").
+func bare(s string) string {
+	if len(s) < 2 || s[0] != '(' || s[len(s)-1] != ')' {
+		return s
+	}
+	depth := 0
+	for i, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i != len(s)-1 {
+				return s // "(a) + (b)": not one pair
+			}
+		}
+	}
+	return s[1 : len(s)-1]
 }
