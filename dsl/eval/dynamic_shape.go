@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -95,8 +96,8 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 		return shape, nil, ok
 	}
 	elts := seqElts(v)
-	vr, isVar := runtimeOuterDim(elts)
-	if !isVar {
+	ext, isRuntime := ev.runtimeOuterDim(elts)
+	if !isRuntime {
 		shape, ok = ev.shapeArg(v, span)
 		return shape, nil, ok
 	}
@@ -109,14 +110,19 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 	}
 	shape[0] = 0
 	shapeExpr = make([]ir.Expr, len(shape))
-	shapeExpr[0] = vr
-	ev.implicitParam(vr)
+	shapeExpr[0] = ext
+	if vr, ok := ext.(*ir.Var); ok {
+		ev.implicitParam(vr)
+	}
 	return shape, shapeExpr, true
 }
 
-// runtimeOuterDim reports whether the first element of a shape is a
-// runtime integer variable (and no other element is a runtime value).
-func runtimeOuterDim(elts []Value) (*ir.Var, bool) {
+// runtimeOuterDim returns the first element of a shape when it is a
+// runtime integer value (and no other element is one) that the kernel can
+// compute at launch: a variable (a scalar parameter, or n = T.int32(),
+// which becomes one) or an expression over scalar parameters
+// ((b + 1,) , ((b - 1) * stride_b + topk,)).
+func (ev *evaluator) runtimeOuterDim(elts []Value) (ir.Expr, bool) {
 	if len(elts) == 0 {
 		return nil, false
 	}
@@ -124,16 +130,42 @@ func runtimeOuterDim(elts []Value) (*ir.Var, bool) {
 	if !ok {
 		return nil, false
 	}
-	vr, ok := x.E.(*ir.Var)
-	if !ok || (vr.Type.Code != ir.Int && vr.Type.Code != ir.UInt) {
-		return nil, false
-	}
 	for _, e := range elts[1:] {
 		if _, ok := toInt(e); !ok {
 			return nil, false
 		}
 	}
-	return vr, true
+	if vr, ok := x.E.(*ir.Var); ok {
+		return vr, isIntType(vr.Type)
+	}
+	return x.E, ev.overParams(x.E)
+}
+
+func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UInt }
+
+// overParams reports whether e is an integer expression whose variables
+// are all scalar parameters of the kernel.
+func (ev *evaluator) overParams(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.IntImm:
+		return true
+	case *ir.Var:
+		if !isIntType(x.Type) {
+			return false
+		}
+		for _, p := range ev.kern.k.Func.Params {
+			if p.Var == x && p.Buf == nil {
+				return true
+			}
+		}
+		return false
+	case *ir.Binary:
+		switch x.Op {
+		case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod:
+			return ev.overParams(x.A) && ev.overParams(x.B)
+		}
+	}
+	return false
 }
 
 // implicitParam makes vr a scalar launch argument of the kernel unless it
@@ -199,7 +231,11 @@ var runtimeShapeOps = map[string]bool{"copy": true}
 func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
 	d := r.Buf.RuntimeDim()
 	if runtimeShapeOps[tc.Op] {
-		return true
+		if runtimeExtentModelled(r.Buf) {
+			return true
+		}
+		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+		return false
 	}
 	what := "Tx." + tc.Op
 	if tc.Op == "copy_async" {
@@ -230,4 +266,86 @@ func runtimeShapeAttr(buf *ir.Buffer, name string, span source.Span) Value {
 		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
 	}
 	return nil
+}
+
+// implicitNote marks an implicit scalar parameter in the kernel dump.
+func implicitNote(p *ir.Param) string {
+	if p.Implicit {
+		return " (implicit)"
+	}
+	return ""
+}
+
+// runtimeShapeList prints a shape with its runtime extents.
+func runtimeShapeList(p *printer, buf *ir.Buffer) string {
+	parts := make([]string, len(buf.Shape))
+	for i, x := range buf.Shape {
+		parts[i] = strconv.FormatInt(x, 10)
+		if runtimeDim(buf, i) {
+			parts[i] = p.expr(buf.ShapeExpr[i])
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// runtimeExtentModelled reports whether tilels knows what the reference's
+// layout slicing does with the runtime extent of buf (measured on the
+// 0.25 release, see dispatch/cuda/common/runtime_shape.go): an int32
+// extent of a rank-1 buffer, an int32 variable or product of variables
+// and constants, or a uint32 one (which the reference cannot group). A
+// sum, difference or quotient of a multi-dimensional buffer groups or not
+// depending on the analyzer's rewriting (n+1 does, n+64 does not), and an
+// int64 extent gives int64 offsets: not modelled.
+func runtimeExtentModelled(buf *ir.Buffer) bool {
+	d := buf.RuntimeDim()
+	if d < 0 {
+		return true
+	}
+	e := buf.ShapeExpr[d]
+	if unsignedExpr(e) {
+		return true
+	}
+	if !int32Expr(e) {
+		return false
+	}
+	return len(buf.Shape) == 1 || productExpr(e)
+}
+
+func unsignedExpr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return x.Type.Code == ir.UInt
+	case *ir.IntImm:
+		return x.Type.Code == ir.UInt
+	case *ir.Binary:
+		return unsignedExpr(x.A) || unsignedExpr(x.B)
+	}
+	return false
+}
+
+// int32Expr reports whether every leaf of e is an int32.
+func int32Expr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return x.Type == ir.Int32
+	case *ir.IntImm:
+		return x.Type == ir.Int32 || !x.Type.IsValid()
+	case *ir.Binary:
+		return int32Expr(x.A) && int32Expr(x.B)
+	}
+	return false
+}
+
+// productExpr reports whether e is a product of variables and positive
+// constants.
+func productExpr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return true
+	case *ir.IntImm:
+		return x.Value > 0
+	case *ir.Binary:
+		return x.Op == ir.Mul && productExpr(x.A) && productExpr(x.B)
+	}
+	return false
 }

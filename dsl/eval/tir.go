@@ -453,7 +453,7 @@ func (ev *evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels needs static shapes, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
+				ev.warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
 				return nil, false
 			}
 			ev.errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", describe(v))

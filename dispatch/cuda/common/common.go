@@ -286,7 +286,10 @@ func SliceLayout(g Region) (layout.Layout, bool) {
 	if g.memo != nil && g.memo.haveSlice {
 		return g.memo.slice, g.memo.slice != nil
 	}
-	l, err := layout.Slice(g.Lay, g.Shape, g.Bounds)
+	if msg := runtimeGroupFails(g.Buf); msg != "" { // runtime_shape.go
+		dispatch.Raise("TVMError", "%s", msg)
+	}
+	l, err := layout.Slice(g.Lay, g.shape(), g.Bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
@@ -472,9 +475,9 @@ func SymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
 func readSymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
 	base := layout.ToTile(g.Lay)
 	if cl, ok := g.Lay.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) {
-		base = layout.Identity(g.Shape)
+		base = layout.Identity(g.shape())
 	}
-	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.Shape)
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.shape())
 	if !ok {
 		return nil, false
 	}
