@@ -349,3 +349,16 @@ func productExpr(e ir.Expr) bool {
 	}
 	return false
 }
+
+// ShapeDims returns the extents of buf as text, a runtime extent as its
+// expression ("batch_size"), for hovers and outlines.
+func ShapeDims(buf *ir.Buffer) []string {
+	dims := make([]string, len(buf.Shape))
+	for i, n := range buf.Shape {
+		dims[i] = strconv.FormatInt(n, 10)
+		if runtimeDim(buf, i) {
+			dims[i] = ExprString(buf.ShapeExpr[i])
+		}
+	}
+	return dims
+}
