@@ -206,7 +206,14 @@ type Buffer struct {
 	Name  string // Python name, e.g. "A_smem"
 	Data  *Var   // data pointer; for parameters the handle name ("A_ptr")
 	Shape []int64
-	Dtype DataType
+	// ShapeExpr is nil for a static shape. A buffer over a runtime size
+	// (T.match_buffer(h, (n, 256)) with n a kernel scalar or n = T.int32())
+	// has ShapeExpr[d] set where dimension d is a runtime value; Shape[d]
+	// is then 0 and means nothing: code that needs the extent of a buffer
+	// dimension checks RuntimeDim first and declines ("not modelled: ...").
+	// Its Layout is nil (see dispatch/cuda/common ReadRegion).
+	ShapeExpr []Expr
+	Dtype     DataType
 	// Scope is "global", "shared", "shared.dyn", "local" or "tmem".
 	Scope string
 	// Layout is nil for layout=None; "default" becomes RowMajor(Shape).
@@ -227,7 +234,18 @@ type Buffer struct {
 	Span          source.Span // the declaration (match_buffer / alloc / decl call)
 }
 
-// NumElements is the product of Shape.
+// RuntimeDim returns the first dimension whose extent is a runtime value
+// (ShapeExpr), -1 when the shape is static.
+func (b *Buffer) RuntimeDim() int {
+	for d, e := range b.ShapeExpr {
+		if e != nil {
+			return d
+		}
+	}
+	return -1
+}
+
+// NumElements is the product of Shape (meaningless when RuntimeDim >= 0).
 func (b *Buffer) NumElements() int64 {
 	n := int64(1)
 	for _, e := range b.Shape {
@@ -460,9 +478,13 @@ func (*Continue) stmtNode() {}
 // Param is one kernel parameter: a handle bound by match_buffer (Buf set) or
 // a scalar (Var only).
 type Param struct {
-	Var  *Var
-	Buf  *Buffer
-	Span source.Span
+	Var *Var
+	Buf *Buffer
+	// Implicit marks a scalar the kernel declares in its body (n =
+	// T.int32()) and binds through a buffer shape: a launch argument that
+	// is not in the Python signature (TVM makes it one too).
+	Implicit bool
+	Span     source.Span
 }
 
 // Func is one @T.prim_func kernel.

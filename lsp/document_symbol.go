@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 )
 
@@ -56,10 +57,7 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 			if !ok1 || !ok2 {
 				continue
 			}
-			dims := make([]string, len(b.Buf.Shape))
-			for j, n := range b.Buf.Shape {
-				dims[j] = fmt.Sprint(n)
-			}
+			dims := eval.ShapeDims(b.Buf)
 			shape := strings.Join(dims, ", ")
 			if len(dims) == 1 {
 				shape += ","

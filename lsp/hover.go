@@ -317,17 +317,16 @@ func bufferHover(site *eval.BufferSite, caseLine string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**buffer `%s`**\n\n", buf.Name)
 	b.WriteString(caseLine)
-	dims := make([]string, len(buf.Shape))
-	for i, n := range buf.Shape {
-		dims[i] = fmt.Sprint(n)
-	}
+	dims := eval.ShapeDims(buf)
 	shape := "(" + strings.Join(dims, ", ")
 	if len(dims) == 1 {
 		shape += ","
 	}
 	shape += ")"
 	fmt.Fprintf(&b, "shape `%s` · `%s` · scope `%s`\n\n", shape, buf.Dtype, buf.Scope)
-	if buf.Layout == nil {
+	if buf.RuntimeDim() >= 0 {
+		b.WriteString("layout: default (row-major over a runtime extent)\n")
+	} else if buf.Layout == nil {
 		b.WriteString("layout: `None`\n")
 	} else {
 		fmt.Fprintf(&b, "layout: `%s`\n", canonical(buf.Layout))

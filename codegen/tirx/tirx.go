@@ -103,7 +103,9 @@ func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
 	}
 	var params []string
 	for _, prm := range fn.Params {
-		params = append(params, p.param(prm))
+		if !prm.Implicit {
+			params = append(params, p.param(prm))
+		}
 	}
 	p.line("@T.prim_func")
 	p.line("def %s(%s):", names.Sanitize(fn.Name), strings.Join(params, ", "))
@@ -124,12 +126,21 @@ func (p *printer) fn(fn *ir.Func, launch ir.Launch) {
 		p.line("# launch: %s", ls)
 	}
 	for _, prm := range fn.Params {
+		if prm != nil && prm.Implicit { // n = T.int32(), bound by a buffer shape
+			p.line("%s = T.%s()", p.name(prm.Var, varName(prm.Var)), prm.Var.Type)
+		}
+	}
+	for _, prm := range fn.Params {
 		if prm == nil || prm.Buf == nil {
 			continue
 		}
 		b := prm.Buf
 		args := []string{p.name(prm.Var, varName(prm.Var)), shapeString(b.Shape), strconv.Quote(b.Dtype.String())}
-		args = append(args, "layout="+LayoutString(b.Layout))
+		if b.RuntimeDim() >= 0 {
+			args[1] = p.runtimeShape(b)
+		} else {
+			args = append(args, "layout="+LayoutString(b.Layout))
+		}
 		if b.ElemOffset != 0 {
 			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
 		}
@@ -178,6 +189,22 @@ func launchString(l ir.Launch) string {
 }
 
 func dims(d [3]int64) string { return fmt.Sprintf("(%d, %d, %d)", d[0], d[1], d[2]) }
+
+// runtimeShape prints the shape of a buffer with a runtime dimension
+// (its layout is the default one over that shape, not printed).
+func (p *printer) runtimeShape(b *ir.Buffer) string {
+	parts := make([]string, len(b.Shape))
+	for i, e := range b.Shape {
+		parts[i] = strconv.FormatInt(e, 10)
+		if i < len(b.ShapeExpr) && b.ShapeExpr[i] != nil {
+			parts[i] = p.expr(b.ShapeExpr[i])
+		}
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
 
 func shapeString(shape []int64) string {
 	parts := make([]string, len(shape))

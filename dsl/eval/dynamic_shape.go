@@ -2,9 +2,11 @@ package eval
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 // Buffers whose shape has a runtime dimension (T.match_buffer(h,
@@ -69,4 +71,294 @@ func dynamicShapeWhy(path string) string {
 		return ""
 	}
 	return path[:len(dynShapePrefix)+i+len("` of `")+j+1]
+}
+
+// ---- buffers over a runtime outer dimension ----
+//
+// T.match_buffer(h, (n, 256)) (and a `q: T.Buffer((n, 256), ...)`
+// parameter) where n is a kernel scalar parameter or a `n = T.int32()`
+// declared in the body is a global buffer whose outermost extent is known
+// only at launch. TVM keeps the extent symbolic and makes n a kernel
+// argument; so does tilels: the buffer gets ir.Buffer.ShapeExpr, n becomes
+// an (implicit) scalar parameter, and since the strides of a row-major
+// buffer do not depend on its outermost extent, tile calls whose region
+// has static extents dispatch on the region (dispatch/cuda/common
+// ReadRegion). What needs more (an inner runtime dimension, whose
+// strides depend on it; a runtime extent that is an expression rather
+// than a variable; an explicit layout=) stays "not modelled".
+
+// paramShapeArg is shapeArg for the shape of a buffer declaration; a
+// kernel parameter buffer (param) may have a runtime outermost dimension,
+// returned in shapeExpr (nil when the shape is static).
+func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+	if !param || ev.kern == nil || !isSeq(v) {
+		shape, ok = ev.shapeArg(v, span)
+		return shape, nil, ok
+	}
+	elts := seqElts(v)
+	ext, isRuntime := ev.runtimeOuterDim(elts)
+	if !isRuntime {
+		shape, ok = ev.shapeArg(v, span)
+		return shape, nil, ok
+	}
+	// Convert the static rest with the runtime dimension replaced by 1
+	// (checked, never stored: Shape[0] stays 0).
+	rest := append([]Value{&IntV{base{span}, 1}}, elts[1:]...)
+	shape, ok = ev.shapeArg(&TupleV{base{span}, rest}, span)
+	if !ok {
+		return nil, nil, false
+	}
+	shape[0] = 0
+	shapeExpr = make([]ir.Expr, len(shape))
+	shapeExpr[0] = ext
+	if vr, ok := ext.(*ir.Var); ok {
+		ev.implicitParam(vr)
+	}
+	return shape, shapeExpr, true
+}
+
+// runtimeOuterDim returns the first element of a shape when it is a
+// runtime integer value (and no other element is one) that the kernel can
+// compute at launch: a variable (a scalar parameter, or n = T.int32(),
+// which becomes one) or an expression over scalar parameters
+// ((b + 1,) , ((b - 1) * stride_b + topk,)).
+func (ev *evaluator) runtimeOuterDim(elts []Value) (ir.Expr, bool) {
+	if len(elts) == 0 {
+		return nil, false
+	}
+	x, ok := elts[0].(*ExprV)
+	if !ok {
+		return nil, false
+	}
+	for _, e := range elts[1:] {
+		if _, ok := toInt(e); !ok {
+			return nil, false
+		}
+	}
+	if vr, ok := x.E.(*ir.Var); ok {
+		return vr, isIntType(vr.Type)
+	}
+	return x.E, ev.overParams(x.E)
+}
+
+func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UInt }
+
+// overParams reports whether e is an integer expression whose variables
+// are all scalar parameters of the kernel.
+func (ev *evaluator) overParams(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.IntImm:
+		return true
+	case *ir.Var:
+		if !isIntType(x.Type) {
+			return false
+		}
+		for _, p := range ev.kern.k.Func.Params {
+			if p.Var == x && p.Buf == nil {
+				return true
+			}
+		}
+		return false
+	case *ir.Binary:
+		switch x.Op {
+		case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod:
+			return ev.overParams(x.A) && ev.overParams(x.B)
+		}
+	}
+	return false
+}
+
+// implicitParam makes vr a scalar launch argument of the kernel unless it
+// is one already (a `n: T.int32` parameter).
+func (ev *evaluator) implicitParam(vr *ir.Var) {
+	fn := ev.kern.k.Func
+	for _, p := range fn.Params {
+		if p.Var == vr {
+			return
+		}
+	}
+	fn.Params = append(fn.Params, &ir.Param{Var: vr, Implicit: true, Span: vr.Span})
+}
+
+// runtimeShapeBuffer finishes a buffer with a runtime outer dimension: it
+// takes no layout= (its Layout stays nil: the default row-major layout
+// over a runtime extent is what dispatch reads from the region).
+func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
+	if lv != nil {
+		if s, ok := lv.(*StrV); !ok || s.V != "default" {
+			ev.warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[0]))
+			return nil
+		}
+	}
+	return buf
+}
+
+// runtimeShapePlain declines the match_buffer arguments a buffer with a
+// runtime dimension does not model (strides=, elem_offset=).
+func (ev *evaluator) runtimeShapePlain(c *call, buf *ir.Buffer) bool {
+	for _, kw := range []string{"strides", "elem_offset"} {
+		if v := c.arg(-1, kw); v != nil {
+			if _, none := v.(*NoneV); !none {
+				ev.warnf(c.argSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[0]))
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// runtimeDim reports whether dimension d of buf has a runtime extent.
+func runtimeDim(buf *ir.Buffer, d int) bool {
+	return d < len(buf.ShapeExpr) && buf.ShapeExpr[d] != nil
+}
+
+// dimExtent is the extent of dimension d of buf as an expression.
+func dimExtent(buf *ir.Buffer, d int, span source.Span) ir.Expr {
+	if runtimeDim(buf, d) {
+		return buf.ShapeExpr[d]
+	}
+	return &ir.IntImm{Value: buf.Shape[d], Type: ir.Int32, Span: span}
+}
+
+// runtimeShapeOps are the tile primitives whose variants dispatch on an
+// operand over a buffer with a runtime outer dimension: the synchronous
+// copy (gmem_smem, reg, fallback and the forced vector copies read only
+// the region's extents and the buffer's inner strides).
+var runtimeShapeOps = map[string]bool{"copy": true}
+
+// runtimeShapeOperand reports (and returns false for) a region operand on
+// a buffer with a runtime dimension that tc's variants do not model.
+func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
+	d := r.Buf.RuntimeDim()
+	if runtimeShapeOps[tc.Op] {
+		if runtimeExtentModelled(r.Buf) {
+			return true
+		}
+		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+		return false
+	}
+	what := "Tx." + tc.Op
+	if tc.Op == "copy_async" {
+		what = "Tx.copy_async (TMA, cp.async)"
+	}
+	ev.warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+	return false
+}
+
+// runtimeShapeAttr is the attribute name of a buffer with a runtime
+// dimension where it differs from a static buffer's: its shape holds the
+// runtime extent, and its layout and views (which need static extents)
+// are opaque values that report "not modelled" where used. nil: as for
+// a static buffer.
+func runtimeShapeAttr(buf *ir.Buffer, name string, span source.Span) Value {
+	switch name {
+	case "shape":
+		out := make([]Value, len(buf.Shape))
+		for i, s := range buf.Shape {
+			out[i] = &IntV{base{span}, s}
+			if runtimeDim(buf, i) {
+				out[i] = &ExprV{base: base{span}, E: buf.ShapeExpr[i]}
+			}
+		}
+		return &TupleV{base{span}, out}
+	case "layout", "local", "view", "sub", "permute":
+		d := buf.RuntimeDim()
+		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
+	}
+	return nil
+}
+
+// implicitNote marks an implicit scalar parameter in the kernel dump.
+func implicitNote(p *ir.Param) string {
+	if p.Implicit {
+		return " (implicit)"
+	}
+	return ""
+}
+
+// runtimeShapeList prints a shape with its runtime extents.
+func runtimeShapeList(p *printer, buf *ir.Buffer) string {
+	parts := make([]string, len(buf.Shape))
+	for i, x := range buf.Shape {
+		parts[i] = strconv.FormatInt(x, 10)
+		if runtimeDim(buf, i) {
+			parts[i] = p.expr(buf.ShapeExpr[i])
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// runtimeExtentModelled reports whether tilels knows what the reference's
+// layout slicing does with the runtime extent of buf (measured on the
+// 0.25 release, see dispatch/cuda/common/runtime_shape.go): an int32
+// extent of a rank-1 buffer, an int32 variable or product of variables
+// and constants, or a uint32 one (which the reference cannot group). A
+// sum, difference or quotient of a multi-dimensional buffer groups or not
+// depending on the analyzer's rewriting (n+1 does, n+64 does not), and an
+// int64 extent gives int64 offsets: not modelled.
+func runtimeExtentModelled(buf *ir.Buffer) bool {
+	d := buf.RuntimeDim()
+	if d < 0 {
+		return true
+	}
+	e := buf.ShapeExpr[d]
+	if unsignedExpr(e) {
+		return true
+	}
+	if !int32Expr(e) {
+		return false
+	}
+	return len(buf.Shape) == 1 || productExpr(e)
+}
+
+func unsignedExpr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return x.Type.Code == ir.UInt
+	case *ir.IntImm:
+		return x.Type.Code == ir.UInt
+	case *ir.Binary:
+		return unsignedExpr(x.A) || unsignedExpr(x.B)
+	}
+	return false
+}
+
+// int32Expr reports whether every leaf of e is an int32.
+func int32Expr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return x.Type == ir.Int32
+	case *ir.IntImm:
+		return x.Type == ir.Int32 || !x.Type.IsValid()
+	case *ir.Binary:
+		return int32Expr(x.A) && int32Expr(x.B)
+	}
+	return false
+}
+
+// productExpr reports whether e is a product of variables and positive
+// constants.
+func productExpr(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Var:
+		return true
+	case *ir.IntImm:
+		return x.Value > 0
+	case *ir.Binary:
+		return x.Op == ir.Mul && productExpr(x.A) && productExpr(x.B)
+	}
+	return false
+}
+
+// ShapeDims returns the extents of buf as text, a runtime extent as its
+// expression ("batch_size"), for hovers and outlines.
+func ShapeDims(buf *ir.Buffer) []string {
+	dims := make([]string, len(buf.Shape))
+	for i, n := range buf.Shape {
+		dims[i] = strconv.FormatInt(n, 10)
+		if runtimeDim(buf, i) {
+			dims[i] = ExprString(buf.ShapeExpr[i])
+		}
+	}
+	return dims
 }

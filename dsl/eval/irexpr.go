@@ -349,7 +349,7 @@ func dumpKernel(b *strings.Builder, k *Kernel) {
 	f := k.Func
 	var params []string
 	for _, prm := range f.Params {
-		params = append(params, p.varName(prm.Var)+": "+prm.Var.Type.String())
+		params = append(params, p.varName(prm.Var)+": "+prm.Var.Type.String()+implicitNote(prm))
 	}
 	fmt.Fprintf(b, "kernel %s(%s)\n", f.Name, strings.Join(params, ", "))
 	if k.Case != nil || k.CaseID != "" {
@@ -374,7 +374,9 @@ func dumpKernel(b *strings.Builder, k *Kernel) {
 
 func bufDecl(p *printer, buf *ir.Buffer) string {
 	s := fmt.Sprintf("%s: %s %s%s", p.bufName(buf), buf.Scope, buf.Dtype, shapeList(buf.Shape))
-	if buf.Layout == nil {
+	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
+		s = fmt.Sprintf("%s: %s %s%s layout=default", p.bufName(buf), buf.Scope, buf.Dtype, runtimeShapeList(p, buf))
+	} else if buf.Layout == nil {
 		s += " layout=None"
 	} else {
 		s += " layout=" + buf.Layout.String()

@@ -351,9 +351,9 @@ func (ev *evaluator) tupleOperand(elts []Value, a tileArg) (ir.Expr, bool) {
 
 func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
 	r := &ir.Region{Buf: b, Min: make([]ir.Expr, len(b.Shape)), Extent: make([]ir.Expr, len(b.Shape)), Span: span}
-	for i, s := range b.Shape {
+	for i := range b.Shape {
 		r.Min[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: span}
-		r.Extent[i] = &ir.IntImm{Value: s, Type: ir.Int32, Span: span}
+		r.Extent[i] = dimExtent(b, i, span)
 	}
 	return r
 }
@@ -534,6 +534,12 @@ func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
 		sp := r.Span
 		if i < len(tc.ArgSpans) && tc.ArgSpans[i].IsValid() {
 			sp = tc.ArgSpans[i]
+		}
+		if r.Buf.RuntimeDim() >= 0 { // dynamic_shape.go
+			if !ev.runtimeShapeOperand(tc, r, sp) {
+				ok = false
+			}
+			continue
 		}
 		ev.errorf(sp, CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
 		ok = false

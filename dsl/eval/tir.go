@@ -234,7 +234,7 @@ func isConstexprAnnotation(e syntax.Expr) bool {
 }
 
 func (ev *evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.BufferKind, span source.Span) *ir.Buffer {
-	shape, ok := ev.shapeArg(a.Shape, a.Shape.Span())
+	shape, shapeExpr, ok := ev.paramShapeArg(a.Shape, a.Shape.Span(), kind == ir.ParamBuffer)
 	if !ok {
 		return nil
 	}
@@ -242,7 +242,10 @@ func (ev *evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.Buf
 	if scope == "" {
 		scope = "global"
 	}
-	buf := &ir.Buffer{Name: name, Data: data, Shape: shape, Dtype: a.DT, Scope: scope, Kind: kind, Span: span}
+	buf := &ir.Buffer{Name: name, Data: data, Shape: shape, ShapeExpr: shapeExpr, Dtype: a.DT, Scope: scope, Kind: kind, Span: span}
+	if shapeExpr != nil {
+		return ev.runtimeShapeBuffer(buf, a.Layout, span)
+	}
 	buf.Layout = ev.layoutArg(a.Layout, span, buf)
 	return buf
 }
@@ -451,7 +454,7 @@ func (ev *evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels needs static shapes, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
+				ev.warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
 				return nil, false
 			}
 			ev.errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", describe(v))
@@ -583,7 +586,7 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 	if kind == ir.ParamBuffer {
 		shapeIdx = 1
 	}
-	shape, ok := ev.shapeArg(c.arg(shapeIdx, "shape"), c.argSpan(shapeIdx, "shape"))
+	shape, shapeExpr, ok := ev.paramShapeArg(c.arg(shapeIdx, "shape"), c.argSpan(shapeIdx, "shape"), kind == ir.ParamBuffer)
 	if !ok {
 		return nil
 	}
@@ -602,14 +605,20 @@ func (ev *evaluator) declBuffer(c *call, kind ir.BufferKind, defScope, defName s
 		scope = str
 	}
 	name, nameSpan := ev.hintName(c, defName)
-	buf := &ir.Buffer{Name: name, Shape: shape, Dtype: dt, Scope: scope, Kind: kind, Span: c.span}
+	buf := &ir.Buffer{Name: name, Shape: shape, ShapeExpr: shapeExpr, Dtype: dt, Scope: scope, Kind: kind, Span: c.span}
 	lv := c.arg(9, "layout")
 	layoutSpan := source.NoSpan
 	if lv != nil {
 		layoutSpan = c.argSpan(9, "layout")
 		ev.noteLayout(lv)
 	}
-	buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
+	if shapeExpr != nil {
+		if ev.runtimeShapeBuffer(buf, lv, layoutSpan) == nil || !ev.runtimeShapePlain(c, buf) {
+			return nil
+		}
+	} else {
+		buf.Layout = ev.layoutArg(lv, layoutSpan, buf)
+	}
 	if eo := c.arg(-1, "elem_offset"); eo != nil {
 		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
 			buf.ElemOffsetExpr = x // lib_builder_ir.go
@@ -1536,7 +1545,7 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		sp := e.Index.Span()
 		if d >= len(idx) {
 			mins[d] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: e.Loc}
-			exts[d] = &ir.IntImm{Value: buf.Shape[d], Type: ir.Int32, Span: e.Loc}
+			exts[d] = dimExtent(buf, d, e.Loc)
 			continue
 		}
 		x := idx[d]
@@ -1557,7 +1566,7 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 				return ev.errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", describe(s.Lo))
 			}
 			if _, none := s.Hi.(*NoneV); none {
-				hi = &ir.IntImm{Value: buf.Shape[d], Type: ir.Int32, Span: sp}
+				hi = dimExtent(buf, d, sp)
 			} else if hi, ok = ev.indexExpr(s.Hi); !ok {
 				return ev.errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", describe(s.Hi))
 			}
@@ -1565,6 +1574,9 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 			l, lok := ir.ConstInt(lo)
 			h, hok := ir.ConstInt(hi)
 			outside := (lok && (l < 0 || l > buf.Shape[d])) || (hok && (h < 0 || h > buf.Shape[d]))
+			if runtimeDim(buf, d) {
+				outside = lok && l < 0 || hok && h < 0 // the extent is a runtime value
+			}
 			if ev.oobRegions && buf.Scope == "global" {
 				outside = false // TMA boxes may leave the tensor
 			}
@@ -1578,7 +1590,7 @@ func (ev *evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		if !ok {
 			return ev.errorf(sp, CodeType, "buffer index must be an integer or a slice, got %s", describe(x))
 		}
-		if n, ok := ir.ConstInt(ix); ok && (n < 0 || n >= buf.Shape[d]) {
+		if n, ok := ir.ConstInt(ix); ok && (n < 0 || n >= buf.Shape[d] && !runtimeDim(buf, d)) {
 			return ev.errorf(sp, CodeOutOfBounds, "index %d is out of bounds for dimension %d of `%s` with extent %d", n, d, buf.Name, buf.Shape[d])
 		}
 		mins[d], exts[d] = ix, &ir.IntImm{Value: 1, Type: ir.Int32, Span: sp}
@@ -1641,6 +1653,11 @@ func (ev *evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 
 func (ev *evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Value {
 	buf := bv.B
+	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
+		if v := runtimeShapeAttr(buf, name, span); v != nil {
+			return v
+		}
+	}
 	switch name {
 	case "data":
 		return &ExprV{base: base{span}, E: &ir.BufferData{Buf: buf, Span: span}}

@@ -32,7 +32,8 @@ type Region struct {
 	Static bool          // all mins constant
 	Span   source.Span   // the argument's span
 	Buf    *ir.Buffer    // r.Buf
-	Lay    layout.Layout // r.Buf.Layout
+	Lay    layout.Layout // r.Buf.Layout (RegionLayout's over a runtime dimension)
+	Shape  []int64       // r.Buf.Shape (RegionLayout's over a runtime dimension)
 	memo   *operandMemo  // the call's memo of this operand (nil: none)
 }
 
@@ -91,7 +92,12 @@ func ReadRegion(c *dispatch.Call, i int) (Region, bool) {
 	if !ok {
 		return Region{}, false
 	}
-	g := Region{R: r, arg: i, Span: c.ArgSpan(i), Buf: r.Buf, Lay: r.Buf.Layout, Static: true}
+	g := Region{R: r, arg: i, Span: c.ArgSpan(i), Buf: r.Buf, Lay: r.Buf.Layout, Shape: r.Buf.Shape, Static: true}
+	if r.Buf.RuntimeDim() >= 0 { // runtime_shape.go
+		if g.Lay, g.Shape, ok = RegionLayout(r); !ok {
+			return g, false
+		}
+	}
 	n := len(r.Extent)
 	g.Mins, g.Exts, g.Bounds = make([]ir.Expr, 0, n), make([]int64, 0, n), make([][2]int64, 0, n)
 	for d := range r.Extent {
@@ -105,7 +111,7 @@ func ReadRegion(c *dispatch.Call, i int) (Region, bool) {
 		}
 		g.Mins = append(g.Mins, m)
 		g.Exts = append(g.Exts, e)
-		if mv, ok := ir.ConstInt(m); ok {
+		if mv, ok := ir.ConstInt(m); ok && (mv == 0 || d >= len(r.Buf.ShapeExpr) || r.Buf.ShapeExpr[d] == nil) {
 			g.Bounds = append(g.Bounds, [2]int64{mv, mv + e})
 		} else {
 			g.Static = false
@@ -280,7 +286,10 @@ func SliceLayout(g Region) (layout.Layout, bool) {
 	if g.memo != nil && g.memo.haveSlice {
 		return g.memo.slice, g.memo.slice != nil
 	}
-	l, err := layout.Slice(g.Lay, g.Buf.Shape, g.Bounds)
+	if msg := runtimeGroupFails(g.Buf); msg != "" { // runtime_shape.go
+		dispatch.Raise("TVMError", "%s", msg)
+	}
+	l, err := layout.Slice(g.Lay, g.shape(), g.Bounds)
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
@@ -466,9 +475,9 @@ func SymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
 func readSymOffsets(g Region) (map[*layout.Axis]ir.Expr, bool) {
 	base := layout.ToTile(g.Lay)
 	if cl, ok := g.Lay.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) {
-		base = layout.Identity(g.Buf.Shape)
+		base = layout.Identity(g.shape())
 	}
-	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.Buf.Shape)
+	grp, seps, ok := layout.TryGroup(layout.CanonicalTile(base), g.shape())
 	if !ok {
 		return nil, false
 	}

@@ -62,7 +62,7 @@ func ValidateCopy(c *dispatch.Call) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	if src.Buf.Layout == nil || dst.Buf.Layout == nil || src.Buf.Dtype != dst.Buf.Dtype {
+	if !HasLayout(src.Buf) || !HasLayout(dst.Buf) || src.Buf.Dtype != dst.Buf.Dtype {
 		return false
 	}
 	// The non-unit extents of both sides, pairwise, without building the
@@ -285,7 +285,7 @@ func SSideSliceOk(c *dispatch.Call) *dispatch.Decline {
 	si := 1 - RegSide(c)
 	s, _ := c.Region(si)
 	span := c.ArgSpan(si)
-	if s.Buf.Layout == nil {
+	if !HasLayout(s.Buf) {
 		return c.Declinef(span, "S has no layout")
 	}
 	g, ok := ConstRegion(c, si)

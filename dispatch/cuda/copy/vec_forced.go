@@ -112,19 +112,19 @@ func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch
 // buffer's storage: buf.ptr_to(region.min) through the layout (memory axis
 // only), swizzled for a ComposeLayout.
 func startOffset(r *ir.Region) ir.Expr {
-	l := r.Buf.Layout
+	l, shape, _ := common.RegionLayout(r) // the region's extents are static here
 	tile := layout.ToTile(l)
 	if cl, ok := l.(*layout.ComposeLayout); ok && layout.IsTrivial(cl.Tile) && layout.Size(cl.Tile, nil) != r.Buf.NumElements() {
 		tile = layout.RowMajor(r.Buf.Shape...)
 	}
-	mins := make([]ir.Expr, len(r.Buf.Shape))
+	mins := make([]ir.Expr, len(shape))
 	for d := range mins {
 		mins[d] = common.Cst(0)
 		if d < len(r.Min) && r.Min[d] != nil {
 			mins[d] = r.Min[d]
 		}
 	}
-	off := common.ApplyExpr(tile, mins, r.Buf.Shape)
+	off := common.ApplyExpr(tile, mins, shape)
 	if sw := layout.BareSwizzle(l); sw != nil {
 		off = common.SwizzleExpr(sw, off)
 	}

@@ -1,0 +1,24 @@
+package harness
+
+import "github.com/tilels/tilels/ir"
+
+// runtimeShapeUnsupported declines a kernel with a buffer parameter over
+// a runtime dimension (ir.Buffer.ShapeExpr): the harness allocates and
+// fills every buffer by its static size and has no value to give the
+// runtime one, and it never guesses one.
+func runtimeShapeUnsupported(k Kernel) *Unsupported {
+	for _, p := range k.Func.Params {
+		if p.Buf == nil {
+			continue
+		}
+		if d := p.Buf.RuntimeDim(); d >= 0 {
+			what := "a runtime value"
+			if v, ok := p.Buf.ShapeExpr[d].(*ir.Var); ok {
+				what = "`" + v.Name + "`"
+			}
+			return &Unsupported{Kernel: k.Name, Span: p.Buf.Span,
+				Msg: "not modelled: buffer " + p.Buf.Name + " with runtime dimension " + what + " (the host reference needs its size)"}
+		}
+	}
+	return nil
+}
