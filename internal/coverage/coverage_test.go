@@ -806,7 +806,11 @@ func TestCoverage(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, p)
 		fopts := opts
-		fopts.Path = p // its imports resolve under its package root (lower.PackageRoot)
+		// Its imports resolve under its package root (lower.PackageRoot).
+		// Set by reflection: older trees have no Options.Path.
+		if f := reflect.ValueOf(&fopts).Elem().FieldByName("Path"); f.IsValid() && f.Kind() == reflect.String {
+			f.SetString(p)
+		}
 		results = append(results, Measure(filepath.ToSlash(rel), src, fopts))
 	}
 	tables := Tables(results)
