@@ -95,39 +95,80 @@ func init() {
 var siteScopes = map[string]bool{"cluster": true, "cta": true, "wg": true, "warpgroup": true, "warp": true, "thread": true}
 
 // tileAliases are the names f binds the tile module to: Tx, and the names
-// of imports of tvm.script.tirx.tile (or tvm.tirx.script.tile).
-func tileAliases(f *syntax.File) map[string]bool {
-	names := map[string]bool{"Tx": true}
+// of imports of tvm.script.tirx.tile (or tvm.tirx.script.tile). scoped are
+// the names bound to tvm.script.tirx itself in a file of the current
+// dialect: through it only the scoped forms (`T.wg.copy_async(...)`) are
+// tile calls, `T.cast(x, "uint32")` is the scalar cast. In the older
+// dialect (`@T.prim_func(tirx=True)`) the tile primitives are attributes of
+// tvm.script.tirx, so there it is a tile alias.
+func tileAliases(f *syntax.File) (names, scoped map[string]bool) {
+	names = map[string]bool{"Tx": true}
+	scoped = map[string]bool{}
 	isTile := func(path string) bool {
 		return path == "tvm.script.tirx.tile" || path == "tvm.tirx.script.tile"
+	}
+	isT := func(path string) bool {
+		return path == "tvm.script.tirx" || path == "tvm.tirx.script"
+	}
+	old := oldDialect(f)
+	bind := func(name, path string) {
+		switch {
+		case isTile(path):
+			names[name] = true
+			delete(scoped, name)
+		case isT(path) && !old:
+			delete(names, name)
+			scoped[name] = true
+		}
 	}
 	syntax.Inspect(f, func(n syntax.Node) bool {
 		switch s := n.(type) {
 		case *syntax.Import:
 			for _, a := range s.Names {
-				if a.AsName != nil && isTile(a.Name) {
-					names[a.AsName.Id] = true
+				if a.AsName != nil {
+					bind(a.AsName.Id, a.Name)
 				}
 			}
 		case *syntax.ImportFrom:
 			for _, a := range s.Names {
-				if isTile(s.Module + "." + a.Name) {
-					if a.AsName != nil {
-						names[a.AsName.Id] = true
-					} else {
-						names[a.Name] = true
+				name := a.Name
+				if a.AsName != nil {
+					name = a.AsName.Id
+				}
+				bind(name, s.Module+"."+a.Name)
+			}
+		}
+		return true
+	})
+	return names, scoped
+}
+
+// oldDialect reports whether a def of f is decorated `...(tirx=True)`,
+// the older single-namespace dialect (dsl/eval/dialect_old.go).
+func oldDialect(f *syntax.File) bool {
+	found := false
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		fd, ok := n.(*syntax.FunctionDef)
+		if !ok || found {
+			return !found
+		}
+		for _, d := range fd.Decorators {
+			if c, ok := d.(*syntax.Call); ok {
+				for _, k := range c.Keywords {
+					if v, ok := k.Value.(*syntax.Constant); ok && k.Name != nil && k.Name.Id == "tirx" && v.Value == "True" {
+						found = true
 					}
 				}
 			}
 		}
 		return true
 	})
-	return names
+	return found
 }
 
 // tileSites returns the syntactic tile calls of f in source order.
 func tileSites(f *syntax.File) []*syntax.Call {
-	alias := tileAliases(f)
+	alias, scoped := tileAliases(f)
 	isTx := func(x syntax.Expr) bool {
 		n, ok := x.(*syntax.Name)
 		return ok && alias[n.Id]
@@ -141,7 +182,8 @@ func tileSites(f *syntax.File) []*syntax.Call {
 		case *syntax.Name:
 			return alias[x.Id]
 		case *syntax.Attribute:
-			return isTx(x.X) && siteScopes[x.Attr.Id]
+			n, ok := x.X.(*syntax.Name)
+			return ok && (alias[n.Id] || scoped[n.Id]) && siteScopes[x.Attr.Id]
 		case *syntax.Call:
 			n, ok := x.Func.(*syntax.Name)
 			return ok && n.Id == "getattr" && len(x.Args) > 0 && isTx(x.Args[0])
@@ -311,10 +353,13 @@ func (r *Result) unbuilt(call source.Span) (SiteKind, string, diag.Diagnostic) {
 			(strings.HasPrefix(d.Code, "eval/") || strings.HasPrefix(d.Code, "syntax/"))
 	}
 	// The cause in a def: a finding whose span holds the call (a
-	// statement ignored around it), else the nearest one before it, else
-	// the first after it (a loop's later statement).
+	// statement ignored around it), else the nearest one before it,
+	// unless the evaluation went on past the call (a later call of the
+	// same def was built: then the call is in a branch no case took, and
+	// the finding before it did not stop anything).
+	past := len(defs) > 0 && r.builtAfter(call, defs[0].Loc)
 	cause := func(lo, hi source.Pos) *diag.Diagnostic {
-		var before, after *diag.Diagnostic
+		var before *diag.Diagnostic
 		for i := range all {
 			d := &all[i]
 			if d.Span.Start < lo || d.Span.Start >= hi || !serious(*d) {
@@ -323,16 +368,11 @@ func (r *Result) unbuilt(call source.Span) (SiteKind, string, diag.Diagnostic) {
 			switch {
 			case d.Span.Start <= call.Start && call.End <= d.Span.End:
 				return d
-			case d.Span.Start < call.Start:
+			case d.Span.Start < call.Start && !past:
 				before = d
-			case after == nil:
-				after = d
 			}
 		}
-		if before != nil {
-			return before
-		}
-		return after
+		return before
 	}
 	for _, fd := range defs {
 		if d := cause(fd.Loc.Start, fd.Loc.End); d != nil {
@@ -518,4 +558,25 @@ func (r *Result) foreignAround(span source.Span) *Kernel {
 		}
 	}
 	return nil
+}
+
+// builtAfter reports whether a record holds a call of def that starts
+// after call: the evaluation of def went on past call.
+func (r *Result) builtAfter(call, def source.Span) bool {
+	in := func(p source.Pos) bool { return p >= call.End && p < def.End }
+	for _, k := range r.Kernels {
+		for _, d := range k.Calls {
+			if in(d.Call.Span.Start) {
+				return true
+			}
+		}
+	}
+	for _, k := range r.Partial {
+		for _, u := range k.Unresolved {
+			if in(u.Span.Start) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -349,12 +349,20 @@ func reason(f *source.File, res *lower.Result, call source.Span) string {
 // txSites returns the calls Tx.op(...), Tx.<scope>.op(...) and
 // getattr(Tx, ...).op(...) inside the bodies of functions decorated
 // prim_func, jit, inline or macro (nested defs included), in source order.
+// Tx is any name the file binds the tile module to. A name bound to
+// tvm.script.tirx itself (`from tvm.script import tirx as Tx`) counts only
+// in its scoped form (`Tx.wg.copy_async`): there `Tx.cast(x, "uint32")` is
+// the scalar cast, not a tile call; except in the older dialect
+// (`@T.prim_func(tirx=True)`), whose tile primitives are attributes of
+// tvm.script.tirx. (Before 2026-11-25 the scalar casts of
+// gemm_reduce_scatter.py counted as 4 sites.)
 func txSites(file *syntax.File) []*syntax.Call {
+	alias, scoped := aliases(file)
 	var out []*syntax.Call
 	seen := map[*syntax.Call]bool{}
 	var inKernel func(n syntax.Node) bool
 	inKernel = func(n syntax.Node) bool {
-		if c, ok := n.(*syntax.Call); ok && isTxCall(c) && !seen[c] {
+		if c, ok := n.(*syntax.Call); ok && isTxCall(c, alias, scoped) && !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}
@@ -372,6 +380,60 @@ func txSites(file *syntax.File) []*syntax.Call {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Loc.Start < out[j].Loc.Start })
 	return out
+}
+
+// aliases returns the names bound to the tile module (Tx by default) and
+// those bound to tvm.script.tirx in a file of the current dialect.
+func aliases(file *syntax.File) (names, scoped map[string]bool) {
+	names = map[string]bool{"Tx": true}
+	scoped = map[string]bool{}
+	old := false
+	syntax.Inspect(file, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FunctionDef); ok {
+			for _, d := range fd.Decorators {
+				if c, ok := d.(*syntax.Call); ok {
+					for _, k := range c.Keywords {
+						if v, ok := k.Value.(*syntax.Constant); ok && k.Name != nil && k.Name.Id == "tirx" && v.Value == "True" {
+							old = true
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	bind := func(name, path string) {
+		switch path {
+		case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
+			names[name] = true
+			delete(scoped, name)
+		case "tvm.script.tirx", "tvm.tirx.script":
+			if !old {
+				delete(names, name)
+				scoped[name] = true
+			}
+		}
+	}
+	syntax.Inspect(file, func(n syntax.Node) bool {
+		switch s := n.(type) {
+		case *syntax.Import:
+			for _, a := range s.Names {
+				if a.AsName != nil {
+					bind(a.AsName.Id, a.Name)
+				}
+			}
+		case *syntax.ImportFrom:
+			for _, a := range s.Names {
+				name := a.Name
+				if a.AsName != nil {
+					name = a.AsName.Id
+				}
+				bind(name, s.Module+"."+a.Name)
+			}
+		}
+		return true
+	})
+	return names, scoped
 }
 
 func kernelLike(fd *syntax.FunctionDef) bool {
@@ -424,24 +486,24 @@ func opGroup(op string) string {
 
 var txScopes = map[string]bool{"cluster": true, "cta": true, "wg": true, "warpgroup": true, "warp": true, "thread": true}
 
-func isTxCall(c *syntax.Call) bool {
+func isTxCall(c *syntax.Call, alias, scoped map[string]bool) bool {
 	a, ok := c.Func.(*syntax.Attribute)
 	if !ok || !tileOps[a.Attr.Id] {
 		return false
 	}
 	switch x := a.X.(type) {
 	case *syntax.Name:
-		return x.Id == "Tx"
+		return alias[x.Id]
 	case *syntax.Attribute:
 		n, ok := x.X.(*syntax.Name)
-		return ok && n.Id == "Tx" && txScopes[x.Attr.Id]
+		return ok && (alias[n.Id] || scoped[n.Id]) && txScopes[x.Attr.Id]
 	case *syntax.Call:
 		n, ok := x.Func.(*syntax.Name)
 		if !ok || n.Id != "getattr" || len(x.Args) == 0 {
 			return false
 		}
 		t, ok := x.Args[0].(*syntax.Name)
-		return ok && t.Id == "Tx"
+		return ok && alias[t.Id]
 	}
 	return false
 }
