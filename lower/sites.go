@@ -94,120 +94,114 @@ func init() {
 
 var siteScopes = map[string]bool{"cluster": true, "cta": true, "wg": true, "warpgroup": true, "warp": true, "thread": true}
 
-// tileAliases are the names f binds the tile module to: Tx, and the names
-// of imports of tvm.script.tirx.tile (or tvm.tirx.script.tile). scoped are
-// the names bound to tvm.script.tirx itself in a file of the current
-// dialect: through it only the scoped forms (`T.wg.copy_async(...)`) are
-// tile calls, `T.cast(x, "uint32")` is the scalar cast. In the older
-// dialect (`@T.prim_func(tirx=True)`) the tile primitives are attributes of
-// tvm.script.tirx, so there it is a tile alias.
-func tileAliases(f *syntax.File) (names, scoped map[string]bool) {
-	names = map[string]bool{"Tx": true}
-	scoped = map[string]bool{}
-	isTile := func(path string) bool {
-		return path == "tvm.script.tirx.tile" || path == "tvm.tirx.script.tile"
-	}
-	isT := func(path string) bool {
-		return path == "tvm.script.tirx" || path == "tvm.tirx.script"
-	}
-	old := oldDialect(f)
-	bind := func(name, path string) {
-		switch {
-		case isTile(path):
-			names[name] = true
-			delete(scoped, name)
-		case isT(path) && !old:
-			delete(names, name)
-			scoped[name] = true
+// tileSites returns the syntactic tile calls of f in source order: calls
+// X.op(...), X.<scope>.op(...) and getattr(X, s).op(...) of a tile
+// primitive op inside a def decorated prim_func, jit, inline or macro,
+// where X is a name bound to the tile module (Tx by default, or an import
+// of tvm.script.tirx.tile). A name bound to tvm.script.tirx itself in a
+// file of the current dialect counts only in its scoped form
+// (`T.wg.copy_async(...)`): `T.cast(x, "uint32")` is the scalar cast. In
+// the older dialect (a def decorated `...(tirx=True)`) the tile
+// primitives are attributes of tvm.script.tirx, so it counts whole. One
+// walk of the tree: it runs on every analysis.
+func tileSites(f *syntax.File) []*syntax.Call {
+	var cands []*syntax.Call
+	type binding struct{ name, path string }
+	var binds []binding
+	old := false
+	var visit func(n syntax.Node, inKernel bool) bool
+	visit = func(n syntax.Node, inKernel bool) bool {
+		if _, isExpr := n.(syntax.Expr); isExpr {
+			// Tile primitives return nothing: their calls are
+			// statements (TestEverySiteShown checks, over the corpus,
+			// that this finds every call the coverage metric counts
+			// anywhere in an expression). Not descending into
+			// expressions keeps the walk cheap on every analysis.
+			return false
 		}
-	}
-	syntax.Inspect(f, func(n syntax.Node) bool {
-		switch s := n.(type) {
+		switch x := n.(type) {
+		case *syntax.ExprStmt:
+			if c, ok := x.X.(*syntax.Call); ok && inKernel {
+				if a, ok := c.Func.(*syntax.Attribute); ok && tileOps[a.Attr.Id] {
+					cands = append(cands, c)
+				}
+			}
+			return false
 		case *syntax.Import:
-			for _, a := range s.Names {
+			for _, a := range x.Names {
 				if a.AsName != nil {
-					bind(a.AsName.Id, a.Name)
+					binds = append(binds, binding{a.AsName.Id, a.Name})
 				}
 			}
 		case *syntax.ImportFrom:
-			for _, a := range s.Names {
+			for _, a := range x.Names {
 				name := a.Name
 				if a.AsName != nil {
 					name = a.AsName.Id
 				}
-				bind(name, s.Module+"."+a.Name)
+				binds = append(binds, binding{name, x.Module + "." + a.Name})
 			}
-		}
-		return true
-	})
-	return names, scoped
-}
-
-// oldDialect reports whether a def of f is decorated `...(tirx=True)`,
-// the older single-namespace dialect (dsl/eval/dialect_old.go).
-func oldDialect(f *syntax.File) bool {
-	found := false
-	syntax.Inspect(f, func(n syntax.Node) bool {
-		fd, ok := n.(*syntax.FunctionDef)
-		if !ok || found {
-			return !found
-		}
-		for _, d := range fd.Decorators {
-			if c, ok := d.(*syntax.Call); ok {
-				for _, k := range c.Keywords {
-					if v, ok := k.Value.(*syntax.Constant); ok && k.Name != nil && k.Name.Id == "tirx" && v.Value == "True" {
-						found = true
+		case *syntax.FunctionDef:
+			for _, d := range x.Decorators {
+				if c, ok := d.(*syntax.Call); ok {
+					for _, k := range c.Keywords {
+						if v, ok := k.Value.(*syntax.Constant); ok && k.Name != nil && k.Name.Id == "tirx" && v.Value == "True" {
+							old = true
+						}
 					}
 				}
 			}
+			if !inKernel && kernelLike(x) {
+				for _, st := range x.Body {
+					syntax.Inspect(st, func(n syntax.Node) bool { return visit(n, true) })
+				}
+				return false
+			}
 		}
 		return true
-	})
-	return found
-}
-
-// tileSites returns the syntactic tile calls of f in source order.
-func tileSites(f *syntax.File) []*syntax.Call {
-	alias, scoped := tileAliases(f)
+	}
+	syntax.Inspect(f, func(n syntax.Node) bool { return visit(n, false) })
+	if len(cands) == 0 {
+		return nil
+	}
+	alias := map[string]bool{"Tx": true}
+	scoped := map[string]bool{}
+	for _, b := range binds {
+		switch b.path {
+		case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
+			alias[b.name] = true
+			delete(scoped, b.name)
+		case "tvm.script.tirx", "tvm.tirx.script":
+			if !old {
+				delete(alias, b.name)
+				scoped[b.name] = true
+			}
+		}
+	}
 	isTx := func(x syntax.Expr) bool {
 		n, ok := x.(*syntax.Name)
 		return ok && alias[n.Id]
 	}
-	isSite := func(c *syntax.Call) bool {
-		a, ok := c.Func.(*syntax.Attribute)
-		if !ok || !tileOps[a.Attr.Id] {
-			return false
-		}
-		switch x := a.X.(type) {
-		case *syntax.Name:
-			return alias[x.Id]
-		case *syntax.Attribute:
-			n, ok := x.X.(*syntax.Name)
-			return ok && (alias[n.Id] || scoped[n.Id]) && siteScopes[x.Attr.Id]
-		case *syntax.Call:
-			n, ok := x.Func.(*syntax.Name)
-			return ok && n.Id == "getattr" && len(x.Args) > 0 && isTx(x.Args[0])
-		}
-		return false
-	}
 	var out []*syntax.Call
 	seen := map[*syntax.Call]bool{}
-	syntax.Inspect(f, func(n syntax.Node) bool {
-		fd, ok := n.(*syntax.FunctionDef)
-		if !ok || !kernelLike(fd) {
-			return true
+	for _, c := range cands {
+		a := c.Func.(*syntax.Attribute)
+		ok := false
+		switch x := a.X.(type) {
+		case *syntax.Name:
+			ok = alias[x.Id]
+		case *syntax.Attribute:
+			n, isName := x.X.(*syntax.Name)
+			ok = isName && (alias[n.Id] || scoped[n.Id]) && siteScopes[x.Attr.Id]
+		case *syntax.Call:
+			n, isName := x.Func.(*syntax.Name)
+			ok = isName && n.Id == "getattr" && len(x.Args) > 0 && isTx(x.Args[0])
 		}
-		for _, s := range fd.Body {
-			syntax.Inspect(s, func(n syntax.Node) bool {
-				if c, ok := n.(*syntax.Call); ok && isSite(c) && !seen[c] {
-					seen[c] = true
-					out = append(out, c)
-				}
-				return true
-			})
+		if ok && !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
-		return false
-	})
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Loc.Start < out[j].Loc.Start })
 	return out
 }
