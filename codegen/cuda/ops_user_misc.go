@@ -1,0 +1,257 @@
+package cuda
+
+import (
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// The rest of what a kernel writes itself:
+//
+//	T.ptx.cp.async_.commit_group()  T.ptx.cp.async_.wait_group(N)  T.ptx.cp.async_.wait_all()
+//	T.ptx.cp.async_.bulk.commit_group()  T.ptx.cp.async_.bulk.wait_group(.read)(N)
+//	T.cuda.func_call("name", args..., source_code=SRC)   SRC defines name; the call is name(args...)
+//	T.reinterpret(dtype, x)                     a bit pun; a pointer for a PointerType target
+//	T.cuda.tcgen05.encode_matrix_descriptor(...)  as T.ptx.tcgen05.encode_matrix_descriptor
+//
+// NVSHMEM's device calls (T.nvshmem.*) need the NVSHMEM headers and
+// library the generated file does not include: "not modelled".
+func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
+	switch op {
+	case "cuda.func_call":
+		return printFuncCall
+	case "reinterpret":
+		return printReinterpret
+	case "cuda.tcgen05.encode_matrix_descriptor":
+		return extOps[ir.OpTcgen05EncodeMatrixDesc].print
+	case "cuda.cvta_generic_to_shared":
+		return fixedHelper(1, cvtaToSharedHelper)
+	case "cuda.trap_when_assert_failed":
+		return fixedHelper(1, trapWhenAssertFailedHelper)
+	case "cuda.thread_fence":
+		return fixedHelper(0, threadFenceHelper)
+	case "cuda.nano_sleep":
+		return fixedHelper(1, nanoSleepHelper)
+	case "cuda.__activemask", "cuda._activemask":
+		return func(k *kernel, c *ir.Call) string {
+			if !k.wantArgs(c, 0) {
+				return ""
+			}
+			return "__activemask()"
+		}
+	case "rsqrt":
+		return printRsqrt
+	case "cuda.uint_as_float":
+		return fixedHelper(1, uintAsFloatHelper)
+	case "cuda.float_as_uint":
+		return fixedHelper(1, floatAsUintHelper)
+	case "cuda.ballot_sync":
+		return fixedHelper(2, ballotSyncHelper)
+	case "cuda.atomic_add":
+		return fixedHelper(2, atomicAddHelper)
+	case "cuda.atomic_cas":
+		return fixedHelper(3, atomicCasHelper)
+	}
+	if strings.HasPrefix(op, "nvshmem.") {
+		return notModelled("NVSHMEM device calls need the NVSHMEM headers and library")
+	}
+	toks, ok := ptxTokens(op)
+	if !ok {
+		return nil
+	}
+	text := strings.Join(toks, ".")
+	if p := arithForm(toks, text); p != nil {
+		return p
+	}
+	switch text {
+	case "cp.async.commit_group", "cp.async.wait_all":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 80})
+	case "cp.async.wait_group":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 80, operands: []ptxOperand{{kind: 'i'}}})
+	case "cp.async.bulk.commit_group":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90})
+	case "cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, operands: []ptxOperand{{kind: 'i'}}})
+	case "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
+		"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
+		"cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes":
+		// [dst], [src], size, [mbar]: dst and mbar are shared-window
+		// addresses, src too when it is shared.
+		src := byte('g')
+		if toks[3] == "shared::cta" {
+			src = 's'
+		}
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, operands: []ptxOperand{
+			{kind: 'a', space: 's'}, {kind: 'a', space: src}, {kind: 'r', typ: "u32"}, {kind: 'a', space: 's'}}})
+	}
+	return nil
+}
+
+// printFuncCall prints T.cuda.func_call(name, args..., source_code): the
+// source defines the function (emitted once, before the kernels) and the
+// call is name(args...). The evaluator records keyword arguments after the
+// positional ones, so the source is the last argument, or the one before
+// a trailing return_type dtype string.
+func printFuncCall(k *kernel, c *ir.Call) string {
+	if len(c.Args) < 2 {
+		k.fail("%s takes a function name and source_code, got %d arguments", c.Op, len(c.Args))
+		return ""
+	}
+	name, ok := k.stringArg(c, 0)
+	if !ok {
+		return ""
+	}
+	last := len(c.Args) - 1
+	if s, ok := c.Args[last].(*ir.StringImm); ok && last > 1 {
+		if _, isType := ir.ParseDType(s.Value); isType || s.Value == "void" {
+			if src, ok := c.Args[last-1].(*ir.StringImm); ok && strings.Contains(src.Value, name) {
+				last--
+			}
+		}
+	}
+	src, ok := c.Args[last].(*ir.StringImm)
+	if !ok || !strings.Contains(src.Value, name) {
+		k.fail("%s: source_code must be a string constant defining %s", c.Op, name)
+		return ""
+	}
+	code := strings.TrimLeft(src.Value, "\n")
+	if !strings.HasSuffix(code, "\n") {
+		code += "\n"
+	}
+	h := &helper{name: name, rank: rankUser, what: c.Op, code: code}
+	return k.callHelper(h, c.Args[1:last])
+}
+
+// printReinterpret prints T.reinterpret(dtype, x), recorded with the
+// target as the call's type: a bit pun between types of one width (TVM's
+// reinterpret), or, for a PointerType target (a handle), the value as a
+// pointer.
+func printReinterpret(k *kernel, c *ir.Call) string {
+	if !k.wantArgs(c, 1) {
+		return ""
+	}
+	from := typeOf(c.Args[0])
+	switch {
+	case c.Type.Code == ir.Handle && from.Code == ir.Handle:
+		return "((void*)" + k.expr(c.Args[0]) + ")"
+	case c.Type.Code == ir.Handle && (from.Code == ir.Int || from.Code == ir.UInt) && from.Bits == 64:
+		return "((void*)(uintptr_t)" + k.expr(c.Args[0]) + ")"
+	case c.Type.Code == ir.Handle:
+		k.fail("%s of %s to a pointer (want a pointer or a 64-bit integer)", c.Op, from)
+		return ""
+	case !c.Type.IsValid() || !from.IsValid() || from.Code == ir.Handle:
+		k.fail("%s of %s to %s", c.Op, from, c.Type)
+		return ""
+	case c.Type.Bits != from.Bits:
+		k.fail("%s from %s to %s changes the width", c.Op, from, c.Type)
+		return ""
+	}
+	k.use(reinterpretHelper)
+	return "tvm_builtin_reinterpret<" + scalarCType(c.Type) + ">(" + k.top(c.Args[0]) + ")"
+}
+
+var reinterpretHelper = &helper{
+	name: "tvm_builtin_reinterpret",
+	rank: rankCast,
+	code: `template <typename To, typename From>
+__forceinline__ __device__ To tvm_builtin_reinterpret(From x) {
+  static_assert(sizeof(To) == sizeof(From), "reinterpret between types of different widths");
+  To y;
+  memcpy(&y, &x, sizeof(To));
+  return y;
+}
+`,
+}
+
+// fixedHelper prints a call of h with n arguments.
+func fixedHelper(n int, h *helper) func(k *kernel, c *ir.Call) string {
+	return func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, n) {
+			return ""
+		}
+		return k.callHelper(h, c.Args)
+	}
+}
+
+// The reference's device_intrinsic helpers (backend/cuda/cpp/builtins.py,
+// instrument.py) of the same names and bodies.
+var (
+	cvtaToSharedHelper = &helper{name: "tvm_builtin_cuda_cvta_generic_to_shared", rank: rankUser,
+		code: "__forceinline__ __device__ unsigned int tvm_builtin_cuda_cvta_generic_to_shared(void* p) {\n  return __cvta_generic_to_shared(p);\n}\n"}
+	trapWhenAssertFailedHelper = &helper{name: "tvm_builtin_cuda_trap_when_assert_failed", rank: rankUser,
+		code: "__forceinline__ __device__ void tvm_builtin_cuda_trap_when_assert_failed(bool cond) {\n  do {\n    if (not (cond))\n      asm(\"trap;\");\n  } while (0);\n}\n"}
+	threadFenceHelper = &helper{name: "tvm_builtin_cuda_thread_fence", rank: rankUser,
+		code: "__forceinline__ __device__ void tvm_builtin_cuda_thread_fence() {\n  __threadfence();\n}\n"}
+	uintAsFloatHelper = &helper{name: "tvm_builtin_uint_as_float", rank: rankUser,
+		code: "__forceinline__ __device__ float tvm_builtin_uint_as_float(unsigned int bits) {\n  return __uint_as_float(bits);\n}\n"}
+	floatAsUintHelper = &helper{name: "tvm_builtin_float_as_uint", rank: rankUser,
+		code: "__forceinline__ __device__ unsigned int tvm_builtin_float_as_uint(float x) {\n  return __float_as_uint(x);\n}\n"}
+	ballotSyncHelper = &helper{name: "tvm_builtin_ballot_sync", rank: rankUser,
+		code: "__forceinline__ __device__ unsigned int tvm_builtin_ballot_sync(unsigned int mask, int pred) {\n  return __ballot_sync(mask, pred);\n}\n"}
+	atomicAddHelper = &helper{name: "tvm_builtin_cuda_atomic_add", rank: rankUser,
+		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_add(T* addr, T value) {\n  return atomicAdd(addr, value);\n}\n"}
+	atomicCasHelper = &helper{name: "tvm_builtin_cuda_atomic_cas", rank: rankUser,
+		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_cas(T* address, T compare, T val) {\n  return atomicCAS(address, compare, val);\n}\n"}
+	nanoSleepHelper = &helper{name: "tvm_builtin_cuda_nano_sleep", rank: rankUser, minSM: 70, what: "cuda.nano_sleep",
+		code: "__forceinline__ __device__ void tvm_builtin_cuda_nano_sleep(uint64_t time) {\n  __nanosleep(time);\n}\n"}
+)
+
+// printRsqrt prints rsqrt by its type, as math (expr.go) prints sqrt.
+func printRsqrt(k *kernel, c *ir.Call) string {
+	if !k.wantArgs(c, 1) {
+		return ""
+	}
+	t := c.Type
+	if !t.IsValid() {
+		t = typeOf(c.Args[0])
+	}
+	x := k.top(c.Args[0])
+	switch {
+	case t.Code == ir.Float && t.Bits == 32:
+		return "rsqrtf(" + x + ")"
+	case t.Code == ir.Float && t.Bits == 64:
+		return "rsqrt(" + x + ")"
+	case t.Code == ir.BFloat, t.Code == ir.Float && t.Bits == 16:
+		return "hrsqrt(" + x + ")"
+	}
+	k.fail("%s of %s values", c.Op, t)
+	return ""
+}
+
+// arithForm is one scalar arithmetic instruction of the T.ptx table,
+// destination first: ex2.approx.ftz.f32(d, a), add.s32(d, a, b),
+// fma.rn.f32(d, a, b, c), ... Every operand has the instruction's one type
+// (the last token), but a shift amount, which is u32. Mixed-type forms
+// (add.rn.f32.f16, mul.wide.s32) and packed types stay unknown.
+func arithForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+	arity := map[string]int{
+		"ex2": 1, "rcp": 1, "sqrt": 1, "rsqrt": 1, "lg2": 1, "sin": 1, "cos": 1, "tanh": 1,
+		"neg": 1, "abs": 1, "not": 1, "cnot": 1, "brev": 1,
+		"add": 2, "sub": 2, "mul": 2, "div": 2, "min": 2, "max": 2, "rem": 2,
+		"and": 2, "or": 2, "xor": 2, "shl": 2, "shr": 2, "copysign": 2,
+		"fma": 3, "mad": 3,
+	}[toks[0]]
+	if arity == 0 || len(toks) < 2 {
+		return nil
+	}
+	typ := toks[len(toks)-1]
+	if _, _, _, ok := ptxRegType(typ); !ok {
+		return nil
+	}
+	for _, t := range toks[1 : len(toks)-1] {
+		switch t {
+		case "rn", "rz", "rm", "rp", "approx", "full", "ftz", "sat", "lo", "hi":
+		default:
+			return nil
+		}
+	}
+	ops := []ptxOperand{{kind: 'w', typ: typ}}
+	for i := range arity {
+		o := ptxOperand{kind: 'r', typ: typ}
+		if i == 1 && (toks[0] == "shl" || toks[0] == "shr") {
+			o.typ = "u32"
+		}
+		ops = append(ops, o)
+	}
+	return formPrinter(&ptxForm{text: text, volatile: true, operands: ops})
+}
