@@ -242,8 +242,8 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 					k.fail("%s: no register binding for .%s", c.Op, o.typ)
 					return ""
 				}
-				if suffix != "" {
-					nameParts = append(nameParts, suffix)
+				if suffix != "" && lane == 0 {
+					nameParts = append(nameParts, suffix) // one per operand, as the reference names them
 				}
 				if o.kind == 'w' {
 					if !lvalue(a) {
@@ -275,7 +275,6 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 					nameParts = append(nameParts, cIdent(strings.ReplaceAll(ct, " ", "_")))
 				}
 			}
-			_ = lane
 			idx++
 		}
 		if n > 1 || o.vector {
