@@ -68,7 +68,10 @@ type ptxOperand struct {
 	// written destination register, 'r' an input register, 'P' a predicate
 	// destination (set through a .pred register and selp, as the
 	// reference's bridge does), 'i' an immediate baked into the text, 'L'
-	// literal text (typ) that takes no argument (mbarrier.arrive's "_").
+	// literal text (typ) that takes no argument (mbarrier.arrive's "_"),
+	// 'Q' a .pred input (a uint32 argument tested != 0 into a .pred
+	// register, the reference's bridge), 'T' a tensor map and its coordinates ([%tmap, {%x, %y, ...}]: lanes
+	// counts the map and the coordinates).
 	kind byte
 	// typ is a register operand's PTX type ("u32", "b64", "f32", ...).
 	typ string
@@ -131,6 +134,9 @@ func ptxRegType(typ string) (ctype, constraint string, bits int, ok bool) {
 		return "float", "f", 32, true
 	case "f64":
 		return "double", "d", 64, true
+	case "f32x2":
+		// two packed floats in a .b64 register (T.cuda.make_float2's uint64)
+		return "uint64_t", "l", 64, true
 	}
 	return "", "", 0, false
 }
@@ -198,6 +204,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 	var params, outs, ins, regs, pre, post []string
 	var callArgs []string
 	var nameParts []string
+	var predIn []string // setp of each 'Q' operand
 	idx := 0
 	ai := 0
 	for _, o := range ops {
@@ -221,6 +228,17 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 				group = append(group, strconv.FormatInt(v, 10))
 				nameParts = append(nameParts, strings.ReplaceAll(strconv.FormatInt(v, 10), "-", "m"))
 				continue
+			case 'T':
+				if lane == 0 {
+					params = append(params, "const void* "+pname)
+					ins = append(ins, `"l"(`+pname+`)`)
+					callArgs = append(callArgs, k.ptxAddr(c, a, false))
+				} else {
+					params = append(params, "int32_t "+pname)
+					ins = append(ins, `"r"(`+pname+`)`)
+					callArgs = append(callArgs, k.top(a))
+				}
+				group = append(group, "%"+strconv.Itoa(idx))
 			case 'a', 'p':
 				shared := o.kind == 'a' && form.sharedAddr(o)
 				if shared {
@@ -258,6 +276,15 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 				}
 				callArgs = append(callArgs, k.top(a))
 				group = append(group, "%"+strconv.Itoa(idx))
+			case 'Q':
+				if p, ok := a.(*ir.Call); ok && p.Op == "ptx.pred" && len(p.Args) == 1 {
+					a = p.Args[0] // T.ptx.pred(x): x as a predicate
+				}
+				params = append(params, "uint32_t "+pname)
+				ins = append(ins, `"r"(`+pname+`)`)
+				callArgs = append(callArgs, "(uint32_t)("+k.top(a)+")")
+				predIn = append(predIn, "setp.ne.b32 ps"+strconv.Itoa(len(predIn))+", %"+strconv.Itoa(idx)+", 0;")
+				group = append(group, "ps"+strconv.Itoa(len(predIn)-1))
 			case 'P':
 				if !lvalue(a) {
 					k.fail("%s: argument %d must be a variable or buffer element (the instruction writes it)", c.Op, ai)
@@ -277,7 +304,9 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 			}
 			idx++
 		}
-		if n > 1 || o.vector {
+		if o.kind == 'T' {
+			regs = append(regs, "["+group[0]+", {"+strings.Join(group[1:], ", ")+"}]")
+		} else if n > 1 || o.vector {
 			regs = append(regs, "{"+strings.Join(group, ", ")+"}")
 		} else {
 			regs = append(regs, group...)
@@ -300,6 +329,13 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 		asmText += " " + strings.Join(operandText, ", ")
 	}
 	asmText += ";"
+	if len(predIn) > 0 {
+		var decl []string
+		for i := range predIn {
+			decl = append(decl, "ps"+strconv.Itoa(i))
+		}
+		asmText = "{\\n.reg .pred " + strings.Join(decl, ", ") + ";\\n" + strings.Join(predIn, "\\n") + "\\n" + asmText + "\\n}"
+	}
 	if pred {
 		p := len(outs) + len(ins)
 		params = append(params, "uint32_t __pred")

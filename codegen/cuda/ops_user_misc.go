@@ -51,6 +51,49 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 		return fixedHelper(2, atomicAddHelper)
 	case "cuda.atomic_cas":
 		return fixedHelper(3, atomicCasHelper)
+	case "cuda.any_sync":
+		return fixedHelper(2, anySyncHelper)
+	case "cuda.float22bfloat162_rn":
+		return fixedHelper(2, float22Bfloat162RnHelper)
+	case "cuda.float2_x":
+		return fixedHelper(1, float2Helper("x"))
+	case "cuda.float2_y":
+		return fixedHelper(1, float2Helper("y"))
+	case "cuda.half2float":
+		return fixedHelper(1, simpleHelper("tvm_builtin_cuda_half2float", "float", "(half src)", "__half2float(src)"))
+	case "cuda.bfloat162float":
+		return fixedHelper(1, simpleHelper("tvm_builtin_cuda_bfloat162float", "float", "(nv_bfloat16 src)", "__bfloat162float(src)"))
+	case "cuda.reduce_add_sync_u32":
+		return fixedHelper(2, simpleHelper("tvm_builtin_reduce_add_sync_u32", "unsigned int", "(unsigned int mask, unsigned int value)", "__reduce_add_sync(mask, value)"))
+	case "cuda.reduce_min_sync_u32":
+		return fixedHelper(2, simpleHelper("tvm_builtin_reduce_min_sync_u32", "unsigned int", "(unsigned int mask, unsigned int value)", "__reduce_min_sync(mask, value)"))
+	case "cuda.ffs_u32":
+		return fixedHelper(1, simpleHelper("tvm_builtin_ffs_u32", "int", "(unsigned int value)", "__ffs(value)"))
+	case "cuda.wgmma.noop_barrier", "cuda.wgmma_noop_barrier":
+		return printWgmmaNoopBarrier
+	case "log":
+		return printLog
+	case "cuda.fdividef":
+		return fixedHelper(2, simpleHelper("tvm_builtin_cuda_fdividef", "float", "(float x, float y)", "__fdividef(x, y)"))
+	case "popcount":
+		return func(k *kernel, c *ir.Call) string {
+			if !k.wantArgs(c, 1) {
+				return ""
+			}
+			if typeOf(c.Args[0]).Bits == 64 {
+				return "__popcll(" + k.top(c.Args[0]) + ")"
+			}
+			return "__popc(" + k.top(c.Args[0]) + ")"
+		}
+	case "cuda.printf":
+		return printPrintf
+	case "bitwise_not":
+		return func(k *kernel, c *ir.Call) string {
+			if !k.wantArgs(c, 1) {
+				return ""
+			}
+			return "(~" + k.expr(c.Args[0]) + ")"
+		}
 	}
 	if strings.HasPrefix(op, "nvshmem.") {
 		return notModelled("NVSHMEM device calls need the NVSHMEM headers and library")
@@ -63,7 +106,19 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 	if p := arithForm(toks, text); p != nil {
 		return p
 	}
+	if p := tensorCopyForm(toks, text); p != nil {
+		return p
+	}
+	if p := cpAsyncForm(toks, text); p != nil {
+		return p
+	}
 	switch text {
+	case "st_bulk", "st_bulk.weak", "st_bulk.shared::cta", "st_bulk.weak.shared::cta":
+		// st.bulk{.weak}{.shared::cta} [a], size, 0 (initval must be 0).
+		return formPrinter(&ptxForm{text: strings.Replace(text, "st_bulk", "st.bulk", 1), volatile: true, minSM: 100, shared: true,
+			operands: []ptxOperand{{kind: 'a'}, {kind: 'r', typ: "u64"}, {kind: 'L', typ: "0"}}})
+	case "cvta.to.shared.u64", "cvta.to.global.u64", "cvta.shared.u64", "cvta.global.u64":
+		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{{kind: 'w', typ: "u64"}, {kind: 'p'}}})
 	case "cp.async.commit_group", "cp.async.wait_all":
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 80})
 	case "cp.async.wait_group":
@@ -78,7 +133,7 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 		// [dst], [src], size, [mbar]: dst and mbar are shared-window
 		// addresses, src too when it is shared.
 		src := byte('g')
-		if toks[3] == "shared::cta" {
+		if toks[4] == "shared::cta" {
 			src = 's'
 		}
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, operands: []ptxOperand{
@@ -139,6 +194,8 @@ func printReinterpret(k *kernel, c *ir.Call) string {
 	case c.Type.Code == ir.Handle:
 		k.fail("%s of %s to a pointer (want a pointer or a 64-bit integer)", c.Op, from)
 		return ""
+	case from.Code == ir.Handle && (c.Type.Code == ir.Int || c.Type.Code == ir.UInt) && c.Type.Bits == 64:
+		return "((" + scalarCType(c.Type) + ")(uintptr_t)" + k.expr(c.Args[0]) + ")"
 	case !c.Type.IsValid() || !from.IsValid() || from.Code == ir.Handle:
 		k.fail("%s of %s to %s", c.Op, from, c.Type)
 		return ""
@@ -192,6 +249,11 @@ var (
 		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_add(T* addr, T value) {\n  return atomicAdd(addr, value);\n}\n"}
 	atomicCasHelper = &helper{name: "tvm_builtin_cuda_atomic_cas", rank: rankUser,
 		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_cas(T* address, T compare, T val) {\n  return atomicCAS(address, compare, val);\n}\n"}
+	anySyncHelper = &helper{name: "tvm_builtin_cuda_any_sync", rank: rankUser,
+		code: "__forceinline__ __device__ int tvm_builtin_cuda_any_sync(unsigned mask, int pred) {\n  return __any_sync(mask, pred);\n}\n"}
+	float22Bfloat162RnHelper = &helper{name: "tvm_builtin_float22bfloat162_rn", rank: rankUser,
+		code: "__forceinline__ __device__ unsigned int tvm_builtin_float22bfloat162_rn(float x, float y) {\n" +
+			"  __nv_bfloat162 value = __float22bfloat162_rn(make_float2(x, y));\n  return *reinterpret_cast<unsigned int*>(&value);\n}\n"}
 	nanoSleepHelper = &helper{name: "tvm_builtin_cuda_nano_sleep", rank: rankUser, minSM: 70, what: "cuda.nano_sleep",
 		code: "__forceinline__ __device__ void tvm_builtin_cuda_nano_sleep(uint64_t time) {\n  __nanosleep(time);\n}\n"}
 )
@@ -253,5 +315,170 @@ func arithForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
 		}
 		ops = append(ops, o)
 	}
-	return formPrinter(&ptxForm{text: text, volatile: true, operands: ops})
+	form := &ptxForm{text: text, volatile: true, operands: ops}
+	if typ == "f32x2" {
+		form.minSM = 100
+	}
+	return formPrinter(form)
+}
+
+// printPrintf prints T.cuda.printf(format, args...) as CUDA's printf.
+func printPrintf(k *kernel, c *ir.Call) string {
+	if len(c.Args) < 1 {
+		k.fail("%s needs a format string", c.Op)
+		return ""
+	}
+	if _, ok := k.stringArg(c, 0); !ok {
+		return ""
+	}
+	return "printf(" + k.args(c.Args) + ")"
+}
+
+// float2Helper is T.cuda.float2_x / float2_y: one float of a packed pair.
+func float2Helper(lane string) *helper {
+	name := "tvm_builtin_float2_" + lane
+	return &helper{name: name, rank: rankUser, code: "__forceinline__ __device__ float " + name + "(unsigned long long packed) {\n" +
+		"  float2 value = *reinterpret_cast<float2*>(&packed);\n  return value." + lane + ";\n}\n"}
+}
+
+// simpleHelper is a one-statement device function returning expr.
+func simpleHelper(name, ret, params, expr string) *helper {
+	return &helper{name: name, rank: rankUser, code: "__forceinline__ __device__ " + ret + " " + name + params + " {\n  return " + expr + ";\n}\n"}
+}
+
+// printWgmmaNoopBarrier prints T.cuda.wgmma.noop_barrier(reg): an empty asm
+// with the register as an in-out operand (the reference's
+// ptx_wgmma_fence_uint32_t / ptx_wgmma_fence_float), for uint32 and
+// float32 registers.
+func printWgmmaNoopBarrier(k *kernel, c *ir.Call) string {
+	if !k.wantArgs(c, 1) {
+		return ""
+	}
+	var ct, cons string
+	switch typeOf(c.Args[0]) {
+	case ir.UInt32:
+		ct, cons = "uint32_t", "r"
+	case ir.Float32:
+		ct, cons = "float", "f"
+	default:
+		k.fail("Only support uint32/float32 for wgmma_fence, but got %s.", typeOf(c.Args[0]))
+		return ""
+	}
+	name := "ptx_wgmma_fence_" + ct
+	return k.callHelper(&helper{name: name, rank: rankUser, code: "__forceinline__ __device__ void " + name + "(" + ct + " reg) {\n" +
+		"  asm volatile(\"\" : \"+" + cons + "\"(reg) :: \"memory\");\n}\n"}, c.Args)
+}
+
+// printLog prints log by its type, as math (expr.go) prints log2.
+func printLog(k *kernel, c *ir.Call) string {
+	if !k.wantArgs(c, 1) {
+		return ""
+	}
+	t := c.Type
+	if !t.IsValid() {
+		t = typeOf(c.Args[0])
+	}
+	x := k.top(c.Args[0])
+	switch {
+	case t.Code == ir.Float && t.Bits == 32:
+		return "logf(" + x + ")"
+	case t.Code == ir.Float && t.Bits == 64:
+		return "log(" + x + ")"
+	case t.Code == ir.BFloat, t.Code == ir.Float && t.Bits == 16:
+		return "hlog(" + x + ")"
+	}
+	k.fail("%s of %s values", c.Op, t)
+	return ""
+}
+
+// tensorCopyForm is a bulk tensor copy in its plain tile forms:
+//
+//	cp.async.bulk.tensor.<n>d.<shared::cluster|shared::cta>.global{.tile}.mbarrier::complete_tx::bytes{.cta_group::<g>}
+//	    [dst], [tensorMap, {c0, ...}], [mbar]
+//	cp.async.bulk.tensor.<n>d.global.shared::cta{.tile}.bulk_group
+//	    [tensorMap, {c0, ...}], [src]
+//
+// with the tensor map a generic pointer and the coordinates int32; the
+// multicast, cache-hint and im2col forms stay unknown.
+func tensorCopyForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+	if len(toks) < 8 || strings.Join(toks[:4], ".") != "cp.async.bulk.tensor" {
+		return nil
+	}
+	d := toks[4]
+	if len(d) != 2 || d[1] != 'd' || d[0] < '1' || d[0] > '5' {
+		return nil
+	}
+	dims := int(d[0] - '0')
+	rest := toks[5:]
+	tmap := ptxOperand{kind: 'T', lanes: dims + 1}
+	if rest[0] == "global" {
+		// shared -> global
+		rest = rest[1:]
+		if rest[0] != "shared::cta" {
+			return nil
+		}
+		rest = rest[1:]
+		if len(rest) > 0 && rest[0] == "tile" {
+			rest = rest[1:]
+		}
+		if len(rest) != 1 || rest[0] != "bulk_group" {
+			return nil
+		}
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: []ptxOperand{tmap, {kind: 'a'}}})
+	}
+	form := &ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: []ptxOperand{{kind: 'a'}, tmap, {kind: 'a'}}}
+	switch rest[0] {
+	case "shared::cluster":
+	case "shared::cta":
+		form.minSM = 100 // a .shared::cta destination is PTX ISA 8.6
+	default:
+		return nil
+	}
+	rest = rest[1:]
+	if len(rest) == 0 || rest[0] != "global" {
+		return nil
+	}
+	rest = rest[1:]
+	if len(rest) > 0 && rest[0] == "tile" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || rest[0] != "mbarrier::complete_tx::bytes" {
+		return nil
+	}
+	rest = rest[1:]
+	if len(rest) == 1 && (rest[0] == "cta_group::1" || rest[0] == "cta_group::2") {
+		form.minSM, form.family = 100, true
+		rest = rest[1:]
+	}
+	if len(rest) != 0 {
+		return nil
+	}
+	return formPrinter(form)
+}
+
+// cpAsyncForm is cp.async.{ca,cg}.shared{::cta}.global{.L2::<n>B}
+// [dst], [src], cp-size {, src-size | , ignore-src}: the cp-size an
+// immediate, src-size a u32 that zero-fills the tail, ignore-src (written
+// T.ptx.pred(x)) a .pred that zero-fills all of it.
+func cpAsyncForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+	if len(toks) < 5 || toks[0] != "cp" || toks[1] != "async" || toks[2] != "ca" && toks[2] != "cg" ||
+		toks[3] != "shared" && toks[3] != "shared::cta" || toks[4] != "global" {
+		return nil
+	}
+	switch strings.Join(toks[5:], ".") {
+	case "", "L2::64B", "L2::128B", "L2::256B":
+	default:
+		return nil
+	}
+	return func(k *kernel, c *ir.Call) string {
+		ops := []ptxOperand{{kind: 'a', space: 's'}, {kind: 'a', space: 'g'}, {kind: 'i'}}
+		if len(c.Args) == 4 {
+			if p, ok := c.Args[3].(*ir.Call); ok && p.Op == "ptx.pred" {
+				ops = append(ops, ptxOperand{kind: 'Q'})
+			} else {
+				ops = append(ops, ptxOperand{kind: 'r', typ: "u32"})
+			}
+		}
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops})
+	}
 }

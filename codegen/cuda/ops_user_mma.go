@@ -12,6 +12,7 @@ import (
 //	T.ptx["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"](d0..d3, a0..a3, b0, b1, c0..c3)
 //	T.ptx.wgmma.fence.sync.aligned()   T.ptx.wgmma.commit_group.sync.aligned()
 //	T.ptx.wgmma.wait_group.sync.aligned(N)
+//	T.ptx["tcgen05.mma.cta_group::1.kind::f16"](d_tmem, a, b_desc, idesc, m0, m1, m2, m3, enable_input_d)
 //
 // mma.sync takes one argument per 32-bit register, in the PTX operand
 // order (d, a, b, c): m16n8k16 has 4 a and 2 b registers, m16n8k8 2 and 1;
@@ -23,6 +24,9 @@ func userMmaOp(op string) func(k *kernel, c *ir.Call) string {
 		return nil
 	}
 	text := strings.Join(toks, ".")
+	if len(toks) == 4 && toks[0] == "tcgen05" && toks[1] == "mma" {
+		return tcgen05MmaForm(toks, text)
+	}
 	switch text {
 	case "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned":
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, archSpecific: true})
@@ -65,4 +69,39 @@ func userMmaOp(op string) func(k *kernel, c *ir.Call) string {
 		{kind: 'r', typ: "b32", lanes: bRegs, vector: true},
 		cc,
 	}})
+}
+
+// tcgen05MmaForm is tcgen05.mma.cta_group::<g>.kind::<k> [d_tmem], a,
+// b_desc, idesc, {disable_output_lane: 4 words per CTA of the group},
+// enable_input_d: a 64-bit a is a shared-memory descriptor (the ss form),
+// a 32-bit one a tensor-memory address (ts, [a_tmem]); enable_input_d is a
+// .pred. sm_100-family only.
+func tcgen05MmaForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+	masks := map[string]int{"cta_group::1": 4, "cta_group::2": 8}[toks[2]]
+	switch toks[3] {
+	case "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8":
+	default:
+		return nil
+	}
+	if masks == 0 {
+		return nil
+	}
+	return func(k *kernel, c *ir.Call) string {
+		if len(c.Args) < 2 {
+			k.fail("%s takes %d arguments, got %d", c.Op, 5+masks, len(c.Args))
+			return ""
+		}
+		a := ptxOperand{kind: 'r', typ: "u64"}
+		switch t := typeOf(c.Args[1]); {
+		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
+			a = ptxOperand{kind: 'a', space: 's'} // [a_tmem]
+		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
+		default:
+			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+			return ""
+		}
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, operands: []ptxOperand{
+			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
+			{kind: 'r', typ: "u32", lanes: masks, vector: true}, {kind: 'Q'}}})
+	}
 }
