@@ -26,7 +26,7 @@ import (
 // userFamilies are the families' recognisers, tried in order: each returns
 // the printer for op, or nil when op is not one of its instructions.
 // It is set by init for the reason extOps is (ext.go).
-var userFamilies []func(op string) func(k *kernel, c *ir.Call) string
+var userFamilies []func(op string) *extOp
 
 func init() {
 	userFamilies = append(userFamilies, userFenceOp, userMbarrierOp, userSyncOp, userLdStOp, userMmaOp, userMiscOp)
@@ -36,7 +36,7 @@ func init() {
 func (k *kernel) printUserOp(c *ir.Call) (string, bool) {
 	for _, fam := range userFamilies {
 		if p := fam(c.Op); p != nil {
-			return p(k, c), true
+			return p.print(k, c), true
 		}
 	}
 	return "", false
@@ -109,6 +109,9 @@ type ptxForm struct {
 	// portable compute_90 PTX, where ptxas rejects it, so the body is kept
 	// under the arch-specific macros and traps elsewhere.
 	archSpecific bool
+	// nameSuffix tells apart helpers of one PTX text whose operand
+	// classes differ (tcgen05.mma's ss and ts forms).
+	nameSuffix string
 	// optional counts trailing operands that may be left out (PTX
 	// "{, hint}" forms: fewer arguments print the shorter form).
 	optional int
@@ -323,31 +326,43 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 		}
 		operandText = append(operandText, r)
 	}
-	// Outputs are numbered before inputs in inline asm: renumber.
+	// The instruction, then the .pred registers the bridges need, all in
+	// one scope block: predicate inputs set before it (setp), the guard
+	// (@p), a predicate destination materialised after it (selp). The
+	// operand references are in argument order; renumber makes them
+	// inline asm's (outputs first).
 	asmText := form.text
 	if len(operandText) > 0 {
 		asmText += " " + strings.Join(operandText, ", ")
 	}
 	asmText += ";"
-	if len(predIn) > 0 {
-		var decl []string
-		for i := range predIn {
-			decl = append(decl, "ps"+strconv.Itoa(i))
-		}
-		asmText = "{\\n.reg .pred " + strings.Join(decl, ", ") + ";\\n" + strings.Join(predIn, "\\n") + "\\n" + asmText + "\\n}"
+	var decl, before, after []string
+	for i, p := range predIn {
+		decl = append(decl, "ps"+strconv.Itoa(i))
+		before = append(before, p)
 	}
 	if pred {
 		p := len(outs) + len(ins)
 		params = append(params, "uint32_t __pred")
 		ins = append(ins, `"r"(__pred)`)
 		callArgs = append(callArgs, k.top(c.Args[want]))
-		asmText = "{\\n.reg .pred p;\\nsetp.ne.b32 p, %" + strconv.Itoa(p) + "__, 0;\\n@p " + asmText + "\\n}"
+		decl = append(decl, "p")
+		before = append(before, "setp.ne.b32 p, %"+strconv.Itoa(p)+"__, 0;")
+		asmText = "@p " + asmText
 		nameParts = append(nameParts, "pred")
 	}
 	if len(selp) > 0 {
-		asmText = "{\\n.reg .pred pd0;\\n" + asmText + "\\nselp.b32 " + selp[0] + ", 1, 0, pd0;\\n}"
+		decl = append(decl, "pd0")
+		after = append(after, "selp.b32 "+selp[0]+", 1, 0, pd0;")
+	}
+	if len(decl) > 0 {
+		lines := append(append(append([]string{"{", ".reg .pred " + strings.Join(decl, ", ") + ";"}, before...), asmText), after...)
+		asmText = strings.Join(append(lines, "}"), "\\n")
 	}
 	name := "tvm_builtin_ptx_" + cIdent(form.text)
+	if form.nameSuffix != "" {
+		name += "_" + form.nameSuffix
+	}
 	if len(nameParts) > 0 {
 		name += "_" + strings.Join(nameParts, "_")
 	}
@@ -521,18 +536,34 @@ func sharedSpace(toks []string) bool {
 	return false
 }
 
-// formPrinter wraps a fixed form as a printer.
-func formPrinter(f *ptxForm) func(k *kernel, c *ir.Call) string {
-	return func(k *kernel, c *ir.Call) string { return k.printPTXForm(c, f) }
+// formPrinter wraps a fixed form as an op: its need is the form's.
+func formPrinter(f *ptxForm) *extOp {
+	return user(opNeed{sm: f.minSM, family: f.family}, func(k *kernel, c *ir.Call) string { return k.printPTXForm(c, f) })
+}
+
+// user is an op of a user family: what it needs of the target (ArchSafe
+// and the arch choice read it, as they read extOps) and its printer.
+func user(need opNeed, print func(k *kernel, c *ir.Call) string) *extOp {
+	return &extOp{need: need, print: print}
+}
+
+// userOp finds the user family op printing op (nil when none does).
+func userOp(op string) *extOp {
+	for _, fam := range userFamilies {
+		if p := fam(op); p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // notModelled is the printer of an intrinsic tilels knows but does not
 // print: the error names it and says why.
-func notModelled(why string) func(k *kernel, c *ir.Call) string {
-	return func(k *kernel, c *ir.Call) string {
+func notModelled(why string) *extOp {
+	return user(opNeed{}, func(k *kernel, c *ir.Call) string {
 		k.fail("not modelled: %s (%s)", c.Op, why)
 		return ""
-	}
+	})
 }
 
 func hasKind(ops []ptxOperand, kind byte) bool {

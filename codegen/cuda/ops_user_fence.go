@@ -1,10 +1,6 @@
 package cuda
 
-import (
-	"strings"
-
-	"github.com/tilels/tilels/ir"
-)
+import "strings"
 
 // Fences a kernel writes itself, in the dotted spelling of the
 // reference's T.ptx dialect (backend/cuda/ptx/table.py, the fence
@@ -14,7 +10,7 @@ import (
 // Each is one operand-less instruction, printed as the PTX it names. The
 // forms with operands (fence.proxy.tensormap::generic.acquire) are not
 // printed ("unknown intrinsic").
-func userFenceOp(op string) func(k *kernel, c *ir.Call) string {
+func userFenceOp(op string) *extOp {
 	toks, ok := ptxTokens(op)
 	if !ok || toks[0] != "fence" || len(toks) < 2 {
 		return nil

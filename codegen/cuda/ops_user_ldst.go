@@ -26,9 +26,9 @@ import (
 // address is a 32-bit shared-window address when a shared state space is
 // named, a generic pointer otherwise. An .L2::cache_hint form takes the
 // 64-bit cache policy after the operands.
-func userLdStOp(op string) func(k *kernel, c *ir.Call) string {
+func userLdStOp(op string) *extOp {
 	if op == "cuda.ldg" {
-		return printLdg
+		return user(opNeed{}, printLdg)
 	}
 	toks, ok := ptxTokens(op)
 	if !ok {
@@ -66,7 +66,7 @@ func userLdStOp(op string) func(k *kernel, c *ir.Call) string {
 
 // ldStForm is the form of an ld or st with the given tokens, or nil when
 // a token is outside what the reference's ld/st entries take.
-func ldStForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func ldStForm(toks []string, text string) *extOp {
 	typ := toks[len(toks)-1]
 	if _, _, _, ok := ptxRegType(typ); !ok {
 		return nil
@@ -132,7 +132,7 @@ func printLdg(k *kernel, c *ir.Call) string {
 
 // matrixForm is ldmatrix/stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}
 // .shared{::cta}.b16: one b32 register per 8x8 matrix.
-func matrixForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func matrixForm(toks []string, text string) *extOp {
 	if len(toks) < 7 || toks[1] != "sync" || toks[2] != "aligned" || toks[3] != "m8n8" || toks[len(toks)-1] != "b16" {
 		return nil
 	}
@@ -164,7 +164,7 @@ func matrixForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
 // | .unpack::16b}.b32: num x (shape width / 32 bits) registers (at most
 // 128) and a tensor-memory address; the .16x32bx2 shape takes the second
 // half's immediate offset after the address.
-func tcgen05LdStForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func tcgen05LdStForm(toks []string, text string) *extOp {
 	if len(toks) < 7 || toks[1] != "ld" && toks[1] != "st" || toks[2] != "sync" || toks[3] != "aligned" || toks[len(toks)-1] != "b32" {
 		return nil
 	}

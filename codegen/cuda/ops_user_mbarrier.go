@@ -19,10 +19,10 @@ import (
 // names a shared state space, a generic pointer otherwise. try_wait and
 // test_wait write their .pred result into ok (1 or 0) through a .pred
 // register, as the reference's bridge does.
-func userMbarrierOp(op string) func(k *kernel, c *ir.Call) string {
+func userMbarrierOp(op string) *extOp {
 	switch op {
 	case "cuda.mbarrier_wait":
-		return printMbarrierWait
+		return user(opNeed{sm: 90}, printMbarrierWait)
 	case "cuda.mbarrier_wait_acquire_cluster":
 		return fixedHelper(2, mbarrierWaitClusterHelper)
 	}

@@ -16,14 +16,15 @@ import (
 //
 // NVSHMEM's device calls (T.nvshmem.*) need the NVSHMEM headers and
 // library the generated file does not include: "not modelled".
-func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
+func userMiscOp(op string) *extOp {
 	switch op {
 	case "cuda.func_call":
-		return printFuncCall
+		return user(opNeed{}, printFuncCall)
 	case "reinterpret":
-		return printReinterpret
+		return user(opNeed{}, printReinterpret)
 	case "cuda.tcgen05.encode_matrix_descriptor":
-		return extOps[ir.OpTcgen05EncodeMatrixDesc].print
+		x := extOps[ir.OpTcgen05EncodeMatrixDesc]
+		return &x
 	case "cuda.cvta_generic_to_shared":
 		return fixedHelper(1, cvtaToSharedHelper)
 	case "cuda.trap_when_assert_failed":
@@ -33,14 +34,14 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 	case "cuda.nano_sleep":
 		return fixedHelper(1, nanoSleepHelper)
 	case "cuda.__activemask", "cuda._activemask":
-		return func(k *kernel, c *ir.Call) string {
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
 			if !k.wantArgs(c, 0) {
 				return ""
 			}
 			return "__activemask()"
-		}
+		})
 	case "rsqrt":
-		return printRsqrt
+		return user(opNeed{}, printRsqrt)
 	case "cuda.uint_as_float":
 		return fixedHelper(1, uintAsFloatHelper)
 	case "cuda.float_as_uint":
@@ -70,13 +71,13 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 	case "cuda.ffs_u32":
 		return fixedHelper(1, simpleHelper("tvm_builtin_ffs_u32", "int", "(unsigned int value)", "__ffs(value)"))
 	case "cuda.wgmma.noop_barrier", "cuda.wgmma_noop_barrier":
-		return printWgmmaNoopBarrier
+		return user(opNeed{}, printWgmmaNoopBarrier)
 	case "log":
-		return printLog
+		return user(opNeed{}, printLog)
 	case "cuda.fdividef":
 		return fixedHelper(2, simpleHelper("tvm_builtin_cuda_fdividef", "float", "(float x, float y)", "__fdividef(x, y)"))
 	case "popcount":
-		return func(k *kernel, c *ir.Call) string {
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
 			if !k.wantArgs(c, 1) {
 				return ""
 			}
@@ -84,16 +85,16 @@ func userMiscOp(op string) func(k *kernel, c *ir.Call) string {
 				return "__popcll(" + k.top(c.Args[0]) + ")"
 			}
 			return "__popc(" + k.top(c.Args[0]) + ")"
-		}
+		})
 	case "cuda.printf":
-		return printPrintf
+		return user(opNeed{}, printPrintf)
 	case "bitwise_not":
-		return func(k *kernel, c *ir.Call) string {
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
 			if !k.wantArgs(c, 1) {
 				return ""
 			}
 			return "(~" + k.expr(c.Args[0]) + ")"
-		}
+		})
 	}
 	if strings.HasPrefix(op, "nvshmem.") {
 		return notModelled("NVSHMEM device calls need the NVSHMEM headers and library")
@@ -221,13 +222,13 @@ __forceinline__ __device__ To tvm_builtin_reinterpret(From x) {
 }
 
 // fixedHelper prints a call of h with n arguments.
-func fixedHelper(n int, h *helper) func(k *kernel, c *ir.Call) string {
-	return func(k *kernel, c *ir.Call) string {
+func fixedHelper(n int, h *helper) *extOp {
+	return user(opNeed{sm: h.minSM, family: h.sm100Family}, func(k *kernel, c *ir.Call) string {
 		if !k.wantArgs(c, n) {
 			return ""
 		}
 		return k.callHelper(h, c.Args)
-	}
+	})
 }
 
 // The reference's device_intrinsic helpers (backend/cuda/cpp/builtins.py,
@@ -285,7 +286,7 @@ func printRsqrt(k *kernel, c *ir.Call) string {
 // fma.rn.f32(d, a, b, c), ... Every operand has the instruction's one type
 // (the last token), but a shift amount, which is u32. Mixed-type forms
 // (add.rn.f32.f16, mul.wide.s32) and packed types stay unknown.
-func arithForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func arithForm(toks []string, text string) *extOp {
 	arity := map[string]int{
 		"ex2": 1, "rcp": 1, "sqrt": 1, "rsqrt": 1, "lg2": 1, "sin": 1, "cos": 1, "tanh": 1,
 		"neg": 1, "abs": 1, "not": 1, "cnot": 1, "brev": 1,
@@ -400,7 +401,7 @@ func printLog(k *kernel, c *ir.Call) string {
 //
 // with the tensor map a generic pointer and the coordinates int32; the
 // multicast, cache-hint and im2col forms stay unknown.
-func tensorCopyForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func tensorCopyForm(toks []string, text string) *extOp {
 	if len(toks) < 8 || strings.Join(toks[:4], ".") != "cp.async.bulk.tensor" {
 		return nil
 	}
@@ -460,7 +461,7 @@ func tensorCopyForm(toks []string, text string) func(k *kernel, c *ir.Call) stri
 // [dst], [src], cp-size {, src-size | , ignore-src}: the cp-size an
 // immediate, src-size a u32 that zero-fills the tail, ignore-src (written
 // T.ptx.pred(x)) a .pred that zero-fills all of it.
-func cpAsyncForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func cpAsyncForm(toks []string, text string) *extOp {
 	if len(toks) < 5 || toks[0] != "cp" || toks[1] != "async" || toks[2] != "ca" && toks[2] != "cg" ||
 		toks[3] != "shared" && toks[3] != "shared::cta" || toks[4] != "global" {
 		return nil
@@ -470,7 +471,7 @@ func cpAsyncForm(toks []string, text string) func(k *kernel, c *ir.Call) string 
 	default:
 		return nil
 	}
-	return func(k *kernel, c *ir.Call) string {
+	return user(opNeed{sm: 80}, func(k *kernel, c *ir.Call) string {
 		ops := []ptxOperand{{kind: 'a', space: 's'}, {kind: 'a', space: 'g'}, {kind: 'i'}}
 		if len(c.Args) == 4 {
 			if p, ok := c.Args[3].(*ir.Call); ok && p.Op == "ptx.pred" {
@@ -480,5 +481,5 @@ func cpAsyncForm(toks []string, text string) func(k *kernel, c *ir.Call) string 
 			}
 		}
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops})
-	}
+	})
 }

@@ -18,7 +18,7 @@ import (
 // order (d, a, b, c): m16n8k16 has 4 a and 2 b registers, m16n8k8 2 and 1;
 // an f32 accumulator is 4 f32 registers, an f16 one 2 b32 registers of
 // packed halves. Other shapes and types stay "unknown intrinsic".
-func userMmaOp(op string) func(k *kernel, c *ir.Call) string {
+func userMmaOp(op string) *extOp {
 	toks, ok := ptxTokens(op)
 	if !ok {
 		return nil
@@ -76,7 +76,7 @@ func userMmaOp(op string) func(k *kernel, c *ir.Call) string {
 // enable_input_d: a 64-bit a is a shared-memory descriptor (the ss form),
 // a 32-bit one a tensor-memory address (ts, [a_tmem]); enable_input_d is a
 // .pred. sm_100-family only.
-func tcgen05MmaForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func tcgen05MmaForm(toks []string, text string) *extOp {
 	masks := map[string]int{"cta_group::1": 4, "cta_group::2": 8}[toks[2]]
 	switch toks[3] {
 	case "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8":
@@ -86,22 +86,22 @@ func tcgen05MmaForm(toks []string, text string) func(k *kernel, c *ir.Call) stri
 	if masks == 0 {
 		return nil
 	}
-	return func(k *kernel, c *ir.Call) string {
+	return user(opNeed{sm: 100, family: true}, func(k *kernel, c *ir.Call) string {
 		if len(c.Args) < 2 {
 			k.fail("%s takes %d arguments, got %d", c.Op, 5+masks, len(c.Args))
 			return ""
 		}
-		a := ptxOperand{kind: 'r', typ: "u64"}
+		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
 		switch t := typeOf(c.Args[1]); {
 		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
-			a = ptxOperand{kind: 'a', space: 's'} // [a_tmem]
+			a, form = ptxOperand{kind: 'a', space: 's'}, "ts" // [a_tmem]
 		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
 		default:
 			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
 			return ""
 		}
-		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, operands: []ptxOperand{
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
 			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
 			{kind: 'r', typ: "u32", lanes: masks, vector: true}, {kind: 'Q'}}})
-	}
+	})
 }

@@ -20,29 +20,29 @@ import (
 // as the reference prints them (backend/cuda/ptx/table.py bar/barrier and
 // setmaxnreg entries; cpp/asm.py cuda_mov_sreg; script.py _shfl_sync;
 // cpp/builtins.py codegen_cuda_warp_reduce and codegen_cuda_cta_reduce).
-func userSyncOp(op string) func(k *kernel, c *ir.Call) string {
+func userSyncOp(op string) *extOp {
 	switch op {
 	case "cuda.elect_sync":
-		return func(k *kernel, c *ir.Call) string {
+		return user(opNeed{sm: 90}, func(k *kernel, c *ir.Call) string {
 			if !k.wantArgs(c, 0) {
 				return ""
 			}
 			return k.callHelper(electSyncHelper, nil)
-		}
+		})
 	case "cuda.mov_sreg":
-		return printMovSreg
+		return user(opNeed{}, printMovSreg)
 	case "cuda.__shfl_sync", "cuda._shfl_sync", "cuda.__shfl_up_sync", "cuda._shfl_up_sync",
 		"cuda.__shfl_down_sync", "cuda._shfl_down_sync", "cuda.__shfl_xor_sync", "cuda._shfl_xor_sync":
-		return func(k *kernel, c *ir.Call) string {
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
 			if !k.wantArgs(c, 4) {
 				return ""
 			}
 			return "__" + strings.TrimLeft(strings.TrimPrefix(c.Op, "cuda."), "_") + "(" + k.args(c.Args) + ")"
-		}
+		})
 	case "cuda.warp_sum", "cuda.warp_max", "cuda.warp_min":
-		return printWarpReduceOf(strings.TrimPrefix(op, "cuda.warp_"))
+		return user(opNeed{}, printWarpReduceOf(strings.TrimPrefix(op, "cuda.warp_")))
 	case "cuda.cta_sum", "cuda.cta_max", "cuda.cta_min":
-		return printCtaReduceOf(strings.TrimPrefix(op, "cuda.cta_"))
+		return user(opNeed{}, printCtaReduceOf(strings.TrimPrefix(op, "cuda.cta_")))
 	case "cuda.cluster_sync":
 		return fixedHelper(0, clusterSyncHelper)
 	}
@@ -201,7 +201,7 @@ func printCtaReduceOf(op string) func(k *kernel, c *ir.Call) string {
 
 // clusterBarrierForm is barrier.cluster.arrive{.release|.relaxed}{.aligned}
 // or barrier.cluster.wait{.acquire}{.aligned}: no operands, sm_90.
-func clusterBarrierForm(toks []string, text string) func(k *kernel, c *ir.Call) string {
+func clusterBarrierForm(toks []string, text string) *extOp {
 	if toks[0] != "barrier" || len(toks) < 3 {
 		return nil
 	}
