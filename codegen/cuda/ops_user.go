@@ -220,7 +220,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 		for lane := range n {
 			a := args[ai]
 			ai++
-			pname := "__" + string(rune('a'+len(params)))
+			pname := "__" + strconv.Itoa(len(params))
 			switch o.kind {
 			case 'i':
 				v, ok := ir.ConstInt(a)

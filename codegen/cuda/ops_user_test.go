@@ -29,7 +29,7 @@ func TestUserOps(t *testing.T) {
 		{"predicated bar.sync", "", []ir.Stmt{evalCall("ptx.bar.sync", u32(1), u32(128), u32(1))},
 			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p bar.sync %0, %1;\n}"`, false},
 		{"escaped keyword", "", []ir.Stmt{let, evalCall("ptx.and_.b32", dst, dst, u32(3))},
-			`asm volatile("and.b32 %0, %1, %2;" : "=r"(__a) : "r"(__b), "r"(__c) : "memory");`, false},
+			`asm volatile("and.b32 %0, %1, %2;" : "=r"(__0) : "r"(__1), "r"(__2) : "memory");`, false},
 		{"addr offset", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, &ir.Call{Op: "ptx.addr", Args: []ir.Expr{addr, ir.Const(8)}})},
 			`tvm_builtin_ptx_ld_shared_u32(d, (((uint32_t)__cvta_generic_to_shared((&(B_ptr[0])))) + 8));`, false},
 		{"integer shared address", "", []ir.Stmt{let, evalCall("ptx.mbarrier.init.shared.b64", dst, u32(1))},
