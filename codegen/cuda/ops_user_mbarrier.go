@@ -14,6 +14,7 @@ import (
 //	T.ptx.mbarrier.arrive.shared__cta.b64(bar [, count])           mbarrier.arrive.shared::cta.b64 _, [bar]{, count};
 //	T.ptx.mbarrier.arrive.expect_tx.shared__cta.b64(bar, tx)       mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], tx;
 //	T.ptx.mbarrier.try_wait.parity.shared__cta.b64(ok, bar, parity [, hint])
+//	T.ptx.mbarrier.complete_tx.relaxed.cluster.shared__cluster.b64(bar, tx)   (and expect_tx, inval)
 //
 // The address is a 32-bit shared-window address when the instruction
 // names a shared state space, a generic pointer otherwise. try_wait and
@@ -46,6 +47,12 @@ func userMbarrierOp(op string) *extOp {
 			break
 		}
 		form.optional = 1 // the count ("{, count}", 1 when left out)
+	case "complete_tx", "expect_tx":
+		// mbarrier.complete_tx/expect_tx{.sem.scope}{.space}.b64 [addr], txCount
+		form.minSM = 90
+		form.operands = []ptxOperand{addr, u32}
+	case "inval":
+		form.operands = []ptxOperand{addr}
 	case "try_wait", "test_wait":
 		if toks[1] == "try_wait" {
 			form.minSM = 90

@@ -86,6 +86,8 @@ func userMiscOp(op string) *extOp {
 			}
 			return "__popc(" + k.top(c.Args[0]) + ")"
 		})
+	case "cuda.float22half2":
+		return fixedHelper(2, float22Half2Helper)
 	case "cuda.printf":
 		return user(opNeed{}, printPrintf)
 	case "bitwise_not":
@@ -118,6 +120,27 @@ func userMiscOp(op string) *extOp {
 		// st.bulk{.weak}{.shared::cta} [a], size, 0 (initval must be 0).
 		return formPrinter(&ptxForm{text: strings.Replace(text, "st_bulk", "st.bulk", 1), volatile: true, minSM: 100, shared: true,
 			operands: []ptxOperand{{kind: 'a'}, {kind: 'r', typ: "u64"}, {kind: 'L', typ: "0"}}})
+	case "cp.async.mbarrier.arrive.b64", "cp.async.mbarrier.arrive.shared.b64", "cp.async.mbarrier.arrive.shared::cta.b64",
+		"cp.async.mbarrier.arrive.noinc.b64", "cp.async.mbarrier.arrive.noinc.shared.b64", "cp.async.mbarrier.arrive.noinc.shared::cta.b64":
+		// [addr]: the mbarrier tracks this thread's prior cp.async copies
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 80, shared: sharedSpace(toks), operands: []ptxOperand{{kind: 'a'}}})
+	case "fns.b32":
+		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{
+			{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b32"}, {kind: 'r', typ: "b32"}, {kind: 'r', typ: "s32"}}})
+	case "cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2", "cvt.rn.relu.f16x2.e4m3x2", "cvt.rn.relu.f16x2.e5m2x2":
+		// two packed fp8 (a .b16) to two packed halves (a .b32)
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 89, operands: []ptxOperand{{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b16"}}})
+	case "cvt.rn.bf16x2.e4m3x2", "cvt.rn.bf16x2.e5m2x2", "cvt.rn.relu.bf16x2.e4m3x2", "cvt.rn.relu.bf16x2.e5m2x2":
+		// ptxas: "Feature 'cvt.bf16x2.e4m3x2' not supported on .target 'sm_100'": arch-specific only
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 100, family: true, operands: []ptxOperand{{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b16"}}})
+	case "clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.b128",
+		"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
+		"clusterlaunchcontrol.try_cancel.async.mbarrier::complete_tx::bytes.multicast::cluster::all.b128",
+		"clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128":
+		// [addr], [mbar]: shared-window addresses when .shared::cta is
+		// named, generic otherwise; the multicast form is sm_100a-only.
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 100, shared: sharedSpace(toks),
+			family: strings.Contains(text, "multicast"), operands: []ptxOperand{{kind: 'a'}, {kind: 'a'}}})
 	case "cvta.to.shared.u64", "cvta.to.global.u64", "cvta.shared.u64", "cvta.global.u64":
 		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{{kind: 'w', typ: "u64"}, {kind: 'p'}}})
 	case "cp.async.commit_group", "cp.async.wait_all":
@@ -250,6 +273,9 @@ var (
 		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_add(T* addr, T value) {\n  return atomicAdd(addr, value);\n}\n"}
 	atomicCasHelper = &helper{name: "tvm_builtin_cuda_atomic_cas", rank: rankUser,
 		code: "template <typename T>\n__forceinline__ __device__ T tvm_builtin_cuda_atomic_cas(T* address, T compare, T val) {\n  return atomicCAS(address, compare, val);\n}\n"}
+	float22Half2Helper = &helper{name: "tvm_builtin_cuda_float22half2", rank: rankUser,
+		code: "__forceinline__ __device__ void tvm_builtin_cuda_float22half2(void* dst, void* src) {\n" +
+			"  half2* dst_p = (half2*) dst;\n  float2* src_p = (float2*) src;\n  *dst_p = __float22half2_rn(*src_p);\n}\n"}
 	anySyncHelper = &helper{name: "tvm_builtin_cuda_any_sync", rank: rankUser,
 		code: "__forceinline__ __device__ int tvm_builtin_cuda_any_sync(unsigned mask, int pred) {\n  return __any_sync(mask, pred);\n}\n"}
 	float22Bfloat162RnHelper = &helper{name: "tvm_builtin_float22bfloat162_rn", rank: rankUser,
