@@ -492,16 +492,16 @@ func (k *kernel) ptxAddr(c *ir.Call, a ir.Expr, shared bool) string {
 			k.fail("%s: T.ptx.addr takes a base and a byte offset", c.Op)
 			return "0"
 		}
-		off, ok := ir.ConstInt(in.Args[1])
-		if !ok {
-			k.fail("%s: T.ptx.addr byte offset must be a compile-time constant", c.Op)
-			return "0"
-		}
+		// The reference bakes a constant offset into the operand
+		// ([%n+off]) after unrolling; the printer keeps T.unroll loops
+		// as loops, so the offset is added to the address instead (the
+		// same address either way).
+		off := k.expr(in.Args[1])
 		base := k.ptxAddr(c, in.Args[0], shared)
 		if shared {
-			return "(" + base + " + " + strconv.FormatInt(off, 10) + ")"
+			return "(" + base + " + " + off + ")"
 		}
-		return "((const char*)" + base + " + " + strconv.FormatInt(off, 10) + ")"
+		return "((const char*)" + base + " + " + off + ")"
 	}
 	t := typeOf(a)
 	isInt := t.IsValid() && (t.Code == ir.Int || t.Code == ir.UInt)

@@ -18,6 +18,7 @@ import (
 //	T.ptx.prefetch.global_.L2(addr)
 //	T.ptx.mapa.shared__cluster.u64(dst, ptr, rank)
 //	T.cuda.ldg(ptr, "float32")                   __ldg((const float*)ptr)
+//	T.ptx.red.relaxed.gpu.global_.add.u32(addr, v)   T.ptx.atom.global_.add.u32(old, addr, v)   (atom.cas: old, addr, cmp, v)
 //	T.ptx.ldmatrix.sync.aligned.m8n8.x4.shared.b16(d0, d1, d2, d3, addr)   (and .trans, x1, x2)
 //	T.ptx.stmatrix.sync.aligned.m8n8.x4.shared.b16(addr, r0, r1, r2, r3)
 //	T.ptx["tcgen05.ld.sync.aligned.32x32b.x4.b32"](r0, r1, r2, r3, taddr)   (and st: taddr, r...)
@@ -38,6 +39,8 @@ func userLdStOp(op string) *extOp {
 	switch toks[0] {
 	case "ld", "st":
 		return ldStForm(toks, text)
+	case "red", "atom":
+		return redAtomForm(toks, text)
 	case "ldmatrix", "stmatrix":
 		return matrixForm(toks, text)
 	case "tcgen05":
@@ -195,6 +198,46 @@ func tcgen05LdStForm(toks []string, text string) *extOp {
 	} else {
 		regs.kind = 'r'
 		form.operands = append(append([]ptxOperand{taddr}, imm...), regs)
+	}
+	return formPrinter(form)
+}
+
+// redAtomForm is red{.sem}{.scope}{.space}.op.type [a], b and
+// atom{.sem}{.scope}{.space}.op.type d, [a], b (cas: d, [a], b, c), for
+// scalar types; vector and packed-half forms stay unknown.
+func redAtomForm(toks []string, text string) *extOp {
+	typ := toks[len(toks)-1]
+	if _, _, _, ok := ptxRegType(typ); !ok || len(toks) < 3 {
+		return nil
+	}
+	op := ""
+	shared := false
+	for _, t := range toks[1 : len(toks)-1] {
+		switch t {
+		case "relaxed", "acquire", "release", "acq_rel", "cta", "cluster", "gpu", "sys", "global":
+		case "shared", "shared::cta", "shared::cluster":
+			shared = true
+		case "add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas":
+			if op != "" {
+				return nil
+			}
+			op = t
+		default:
+			return nil
+		}
+	}
+	if op == "" || op == "cas" && toks[0] == "red" || op == "exch" && toks[0] == "red" {
+		return nil
+	}
+	val := ptxOperand{kind: 'r', typ: typ}
+	form := &ptxForm{text: text, volatile: true, minSM: 70, shared: shared}
+	if toks[0] == "red" {
+		form.operands = []ptxOperand{{kind: 'a'}, val}
+	} else {
+		form.operands = []ptxOperand{{kind: 'w', typ: typ}, {kind: 'a'}, val}
+		if op == "cas" {
+			form.operands = append(form.operands, val)
+		}
 	}
 	return formPrinter(form)
 }
