@@ -57,8 +57,8 @@ type kernel struct {
 	// params names the kernel's parameter variables, maps its tensor-map
 	// parameters; align is the alignment TMA boxes need in shared
 	// allocations (tmaAlignments).
-	params  map[*ir.Var]string
-	maps    map[*ir.TensorMap]string
+	params map[*ir.Var]string
+	maps   map[*ir.TensorMap]string
 
 	// letVars are the variables a Let declared; visible counts the
 	// enclosing blocks that declare each, scopes the variables each open
