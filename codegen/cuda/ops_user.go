@@ -208,6 +208,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 	var callArgs []string
 	var nameParts []string
 	var predIn []string // setp of each 'Q' operand
+	var selp []string   // the register a 'P' operand's selp writes
 	idx := 0
 	ai := 0
 	for _, o := range ops {
@@ -299,7 +300,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 				outs = append(outs, `"=r"(`+pname+`_reg)`)
 				post = append(post, "  "+pname+" = "+pname+"_reg;\n")
 				callArgs = append(callArgs, k.top(a))
-				regs = append(regs, "%"+strconv.Itoa(idx))
+				selp = append(selp, "%"+strconv.Itoa(idx))
 				group = append(group, "pd0")
 				if t := typeOf(a); t != ir.UInt32 {
 					nameParts = append(nameParts, cIdent(strings.ReplaceAll(ct, " ", "_")))
@@ -315,17 +316,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 			regs = append(regs, group...)
 		}
 	}
-	// The 'P' entries above appended their selp register first; keep the
-	// operand list and the selp target apart.
-	var selp []string
-	var operandText []string
-	for _, r := range regs {
-		if strings.HasPrefix(r, "%") && !strings.Contains(r, " ") && isSelpTarget(ops, r) {
-			selp = append(selp, r)
-			continue
-		}
-		operandText = append(operandText, r)
-	}
+	operandText := regs
 	// The instruction, then the .pred registers the bridges need, all in
 	// one scope block: predicate inputs set before it (setp), the guard
 	// (@p), a predicate destination materialised after it (selp). The
@@ -397,27 +388,6 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 	h := &helper{name: name, rank: rankUser, minSM: form.minSM, sm100Family: form.family, what: c.Op, code: code}
 	k.use(h)
 	return name + "(" + strings.Join(callArgs, ", ") + ")"
-}
-
-// isSelpTarget reports whether r ("%n") is the register of a 'P' operand.
-func isSelpTarget(ops []ptxOperand, r string) bool {
-	n, err := strconv.Atoi(strings.TrimPrefix(r, "%"))
-	if err != nil {
-		return false
-	}
-	i := 0
-	for _, o := range ops {
-		if o.kind == 'i' || o.kind == 'L' {
-			continue
-		}
-		for range max(1, o.lanes) {
-			if i == n {
-				return o.kind == 'P'
-			}
-			i++
-		}
-	}
-	return false
 }
 
 // renumber rewrites the operand references of text, numbered in argument
