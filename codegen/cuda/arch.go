@@ -326,6 +326,8 @@ func (w *archWalk) expr(e ir.Expr) {
 		n, ok := opNeeds[e.Op]
 		if x, ext := extOps[e.Op]; !ok && ext {
 			n, ok = x.need, true
+		} else if x := userOp(e.Op); !ok && x != nil {
+			n, ok = x.need, true // an intrinsic the kernel writes itself (ops_user.go)
 		}
 		if !ok {
 			w.safe = false

@@ -503,6 +503,9 @@ func (k *kernel) call(c *ir.Call) string {
 	if s, ok := k.printTcgen05User(c); ok {
 		return s
 	}
+	if s, ok := k.printUserOp(c); ok {
+		return s
+	}
 	k.fail("unknown intrinsic %q", c.Op)
 	return ""
 }

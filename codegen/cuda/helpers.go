@@ -33,6 +33,7 @@ const (
 	rankTMA
 	rankCast
 	rankPacked
+	rankUser // the intrinsics a kernel writes itself (ops_user*.go)
 )
 
 var pointerOffsetHelper = &helper{

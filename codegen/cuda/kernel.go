@@ -57,8 +57,17 @@ type kernel struct {
 	// params names the kernel's parameter variables, maps its tensor-map
 	// parameters; align is the alignment TMA boxes need in shared
 	// allocations (tmaAlignments).
-	params  map[*ir.Var]string
-	maps    map[*ir.TensorMap]string
+	params map[*ir.Var]string
+	maps   map[*ir.TensorMap]string
+
+	// letVars are the variables a Let declared; visible counts the
+	// enclosing blocks that declare each, scopes the variables each open
+	// block declared. An Assign to a Let variable whose declaration is in
+	// a closed sibling block (a Python name assigned in two loops, the
+	// first assignment a Let) declares it again (scopedAssign).
+	letVars map[*ir.Var]bool
+	visible map[*ir.Var]int
+	scopes  [][]*ir.Var
 	align   map[*ir.Buffer]int64
 	aligned bool // align is computed (alignOf)
 
@@ -320,10 +329,35 @@ func (k *kernel) stmts(ss []ir.Stmt) {
 
 func (k *kernel) block(b *ir.Block) {
 	k.indent++
+	k.scopes = append(k.scopes, nil)
 	if b != nil {
 		k.stmts(b.Stmts)
 	}
+	for _, v := range k.scopes[len(k.scopes)-1] {
+		k.visible[v]--
+	}
+	k.scopes = k.scopes[:len(k.scopes)-1]
 	k.indent--
+}
+
+// declare records that a Let declared v in the innermost open block.
+func (k *kernel) declare(v *ir.Var) {
+	if k.letVars == nil {
+		k.letVars, k.visible = map[*ir.Var]bool{}, map[*ir.Var]int{}
+	}
+	k.letVars[v] = true
+	k.visible[v]++
+	if n := len(k.scopes); n > 0 {
+		k.scopes[n-1] = append(k.scopes[n-1], v)
+	}
+}
+
+// letType is the C type a Let of v declares.
+func letType(v *ir.Var) string {
+	if v != nil && v.Type.IsValid() && v.Type.Code != ir.Handle {
+		return v.Type.CType()
+	}
+	return "auto"
 }
 
 func (k *kernel) stmt(s ir.Stmt) {
@@ -385,14 +419,18 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.line("%s;", k.top(s.X))
 	case *ir.Let:
 		k.atStmt = s.Span
-		t := "auto"
-		if s.Var != nil && s.Var.Type.IsValid() && s.Var.Type.Code != ir.Handle {
-			t = s.Var.Type.CType()
-		}
 		value := k.top(s.Value) // print the value before naming the variable it binds
-		k.line("%s %s = %s;", t, k.varName(s.Var), value)
+		k.line("%s %s = %s;", letType(s.Var), k.varName(s.Var), value)
+		k.declare(s.Var)
 	case *ir.Assign:
 		k.atStmt = s.Span
+		if k.letVars[s.Var] && k.visible[s.Var] == 0 {
+			// Its Let is in a block closed before this one: declare it here.
+			value := k.top(s.Value)
+			k.line("%s %s = %s;", letType(s.Var), k.varName(s.Var), value)
+			k.declare(s.Var)
+			return
+		}
 		k.line("%s = %s;", k.varName(s.Var), k.top(s.Value))
 	case *ir.Alloc:
 		k.alloc(s.Buf)

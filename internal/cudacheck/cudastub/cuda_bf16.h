@@ -37,3 +37,4 @@ __nv_bfloat16 __hmax(__nv_bfloat16 a, __nv_bfloat16 b);
 __nv_bfloat16 __hmin(__nv_bfloat16 a, __nv_bfloat16 b);
 __nv_bfloat162 __float22bfloat162_rn(float2 f);
 float2 __bfloat1622float2(__nv_bfloat162 h);
+float __bfloat162float(__nv_bfloat16 x);

@@ -36,3 +36,6 @@ __half __hmax(__half a, __half b);
 __half __hmin(__half a, __half b);
 __half2 __float22half2_rn(float2 f);
 float2 __half22float2(__half2 h);
+__half hlog(__half x);
+__half hrsqrt(__half x);
+float __half2float(__half x);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <math.h>
+#include <string.h>
 
 #define __global__
 #define __device__
@@ -50,6 +51,23 @@ size_t __cvta_generic_to_shared(const void* ptr);
 float __int_as_float(int x);
 double __longlong_as_double(long long x);
 void __trap();
+
+// ---- device builtins the kernels' own intrinsics call (codegen/cuda/ops_user_*.go) ----
+template <typename T> T __ldg(const T* ptr);
+float __uint_as_float(unsigned int x);
+unsigned int __float_as_uint(float x);
+float rsqrtf(float x);
+float __fdividef(float x, float y);
+template <typename T> T atomicAdd(T* address, T val);
+template <typename T> T atomicCAS(T* address, T compare, T val);
+int __any_sync(unsigned int mask, int predicate);
+unsigned int __reduce_add_sync(unsigned int mask, unsigned int value);
+unsigned int __reduce_min_sync(unsigned int mask, unsigned int value);
+int __popc(unsigned int x);
+int __popcll(unsigned long long x);
+int __ffs(int x);
+void __nanosleep(unsigned int ns);
+void __threadfence();
 
 int min(int a, int b);
 unsigned int min(unsigned int a, unsigned int b);

@@ -1,0 +1,107 @@
+package cuda
+
+import (
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// Warp-level MMA and the wgmma bookkeeping a kernel writes itself (the
+// reference's T.ptx table entries "mma" and "wgmma_*"):
+//
+//	T.ptx["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"](d0..d3, a0..a3, b0, b1, c0..c3)
+//	T.ptx.wgmma.fence.sync.aligned()   T.ptx.wgmma.commit_group.sync.aligned()
+//	T.ptx.wgmma.wait_group.sync.aligned(N)
+//	T.ptx["tcgen05.mma.cta_group::1.kind::f16"](d_tmem, a, b_desc, idesc, m0, m1, m2, m3, enable_input_d)
+//
+// mma.sync takes one argument per 32-bit register, in the PTX operand
+// order (d, a, b, c): m16n8k16 has 4 a and 2 b registers, m16n8k8 2 and 1;
+// an f32 accumulator is 4 f32 registers, an f16 one 2 b32 registers of
+// packed halves. Other shapes and types stay "unknown intrinsic".
+func userMmaOp(op string) *extOp {
+	toks, ok := ptxTokens(op)
+	if !ok {
+		return nil
+	}
+	text := strings.Join(toks, ".")
+	if len(toks) == 4 && toks[0] == "tcgen05" && toks[1] == "mma" {
+		return tcgen05MmaForm(toks, text)
+	}
+	switch text {
+	case "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, archSpecific: true})
+	case "wgmma.wait_group.sync.aligned":
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, archSpecific: true, operands: []ptxOperand{{kind: 'i'}}})
+	}
+	if len(toks) != 10 || toks[0] != "mma" || toks[1] != "sync" || toks[2] != "aligned" || toks[4] != "row" || toks[5] != "col" {
+		return nil
+	}
+	var aRegs, bRegs int
+	switch toks[3] {
+	case "m16n8k16":
+		aRegs, bRegs = 4, 2
+	case "m16n8k8":
+		aRegs, bRegs = 2, 1
+	default:
+		return nil
+	}
+	dt, at, bt, ct := toks[6], toks[7], toks[8], toks[9]
+	if at != bt || at != "f16" && at != "bf16" || dt != ct {
+		return nil
+	}
+	acc := ptxOperand{typ: "f32", lanes: 4}
+	switch {
+	case dt == "f32":
+	case dt == "f16" && at == "f16":
+		acc = ptxOperand{typ: "b32", lanes: 2}
+	default:
+		return nil
+	}
+	minSM := 80
+	if toks[3] == "m16n8k8" && at == "f16" {
+		minSM = 75
+	}
+	d, cc := acc, acc
+	d.kind, cc.kind = 'w', 'r'
+	return formPrinter(&ptxForm{text: text, volatile: true, minSM: minSM, operands: []ptxOperand{
+		d,
+		{kind: 'r', typ: "b32", lanes: aRegs, vector: true},
+		{kind: 'r', typ: "b32", lanes: bRegs, vector: true},
+		cc,
+	}})
+}
+
+// tcgen05MmaForm is tcgen05.mma.cta_group::<g>.kind::<k> [d_tmem], a,
+// b_desc, idesc, {disable_output_lane: 4 words per CTA of the group},
+// enable_input_d: a 64-bit a is a shared-memory descriptor (the ss form),
+// a 32-bit one a tensor-memory address (ts, [a_tmem]); enable_input_d is a
+// .pred. sm_100-family only.
+func tcgen05MmaForm(toks []string, text string) *extOp {
+	masks := map[string]int{"cta_group::1": 4, "cta_group::2": 8}[toks[2]]
+	switch toks[3] {
+	case "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8":
+	default:
+		return nil
+	}
+	if masks == 0 {
+		return nil
+	}
+	return user(opNeed{sm: 100, family: true}, func(k *kernel, c *ir.Call) string {
+		if len(c.Args) < 2 {
+			k.fail("%s takes %d arguments, got %d", c.Op, 5+masks, len(c.Args))
+			return ""
+		}
+		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
+		switch t := typeOf(c.Args[1]); {
+		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
+			a, form = ptxOperand{kind: 'a', space: 's'}, "ts" // [a_tmem]
+		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
+		default:
+			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+			return ""
+		}
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
+			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
+			{kind: 'r', typ: "u32", lanes: masks, vector: true}, {kind: 'Q'}}})
+	})
+}

@@ -1,0 +1,74 @@
+package cuda_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/codegen/cuda"
+	"github.com/tilels/tilels/ir"
+)
+
+// TestUserOps: what the user-intrinsic families (ops_user_*.go) print for
+// forms the goldens (lower/testdata/user_*.txtar) do not show, and what
+// they refuse: the error names the intrinsic and the reason, and forms no
+// family knows stay "unknown intrinsic".
+func TestUserOps(t *testing.T) {
+	bar := smem("B", 2)
+	bar.Dtype = ir.DataType{Code: ir.UInt, Bits: 64}
+	addr := &ir.AddressOf{Buf: bar, Indices: []ir.Expr{ir.Const(0)}}
+	u32 := func(v int64) ir.Expr { return &ir.IntImm{Value: v, Type: ir.UInt32} }
+	dst := &ir.Var{Name: "d", Type: ir.UInt32}
+	let := &ir.Let{Var: dst, Value: u32(0)}
+	for _, tc := range []struct {
+		name string
+		arch string
+		body []ir.Stmt
+		want string // substring of the output, or of the error when err
+		err  bool
+	}{
+		{"predicated bar.sync", "", []ir.Stmt{evalCall("ptx.bar.sync", u32(1), u32(128), u32(1))},
+			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p bar.sync %0, %1;\n}"`, false},
+		{"escaped keyword", "", []ir.Stmt{let, evalCall("ptx.and_.b32", dst, dst, u32(3))},
+			`asm volatile("and.b32 %0, %1, %2;" : "=r"(__0) : "r"(__1), "r"(__2) : "memory");`, false},
+		{"addr offset", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, &ir.Call{Op: "ptx.addr", Args: []ir.Expr{addr, ir.Const(8)}})},
+			`tvm_builtin_ptx_ld_shared_u32(d, (((uint32_t)__cvta_generic_to_shared((&(B_ptr[0])))) + 8));`, false},
+		{"integer shared address", "", []ir.Stmt{let, evalCall("ptx.mbarrier.init.shared.b64", dst, u32(1))},
+			`tvm_builtin_ptx_mbarrier_init_shared_b64(((uint32_t)d), ((unsigned int)1u));`, false},
+		{"nvshmem", "", []ir.Stmt{evalCall("nvshmem.my_pe")},
+			"not modelled: nvshmem.my_pe (NVSHMEM device calls need the NVSHMEM headers and library)", true},
+		{"tensormap fence", "", []ir.Stmt{evalCall("ptx.fence.proxy.tensormap__generic.acquire.gpu", addr, ir.Const(128))},
+			`unknown intrinsic "ptx.fence.proxy.tensormap__generic.acquire.gpu"`, true},
+		{"integer mma", "", []ir.Stmt{evalCall("ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")},
+			`unknown intrinsic "ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"`, true},
+		{"mixed-type arithmetic", "", []ir.Stmt{evalCall("ptx.add.rn.f32.f16")}, `unknown intrinsic "ptx.add.rn.f32.f16"`, true},
+		{"bad ld token", "", []ir.Stmt{evalCall("ptx.ld.global_.bogus.b32")}, `unknown intrinsic "ptx.ld.global_.bogus.b32"`, true},
+		{"arity", "", []ir.Stmt{evalCall("ptx.mbarrier.init.shared.b64", addr)},
+			"ptx.mbarrier.init.shared.b64 takes 2 arguments, got 1", true},
+		{"destination", "", []ir.Stmt{&ir.Alloc{Buf: bar}, evalCall("ptx.ld.shared.u32", u32(0), addr)},
+			"ptx.ld.shared.u32: argument 1 must be a variable or buffer element (the instruction writes it)", true},
+		{"immediate", "", []ir.Stmt{let, evalCall("ptx.setmaxnreg.inc.sync.aligned.u32", dst)},
+			"ptx.setmaxnreg.inc.sync.aligned.u32: argument 1 must be an integer constant", true},
+		{"arch", "sm_80", []ir.Stmt{evalCall("ptx.setmaxnreg.inc.sync.aligned.u32", ir.Const(232))},
+			"ptx.setmaxnreg.inc.sync.aligned.u32 needs sm_90 or later, target is sm_80", true},
+		{"addr offset in a loop", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, &ir.Call{Op: "ptx.addr", Args: []ir.Expr{addr, dst}})},
+			"tvm_builtin_ptx_ld_shared_u32(d, (((uint32_t)__cvta_generic_to_shared((&(B_ptr[0])))) + d));", false},
+		{"mov_sreg width", "", []ir.Stmt{evalCall("cuda.mov_sreg", ir.Const(16), str("laneid"))},
+			"Only support 32/64 bits for cuda_mov_sreg, but got 16.", true},
+		{"func_call source", "", []ir.Stmt{evalCall("cuda.func_call", str("f"), ir.Const(1), str("int g() { return 0; }"))},
+			"cuda.func_call: source_code must be a string constant defining f", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := cuda.Print(kernel(tc.body...), cuda.Options{Arch: tc.arch})
+			switch {
+			case tc.err && err == nil:
+				t.Fatalf("no error; printed:\n%s", src)
+			case tc.err && !strings.Contains(err.Error(), tc.want):
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			case !tc.err && err != nil:
+				t.Fatal(err)
+			case !tc.err && !strings.Contains(src, tc.want):
+				t.Errorf("output does not contain %s:\n%s", tc.want, src)
+			}
+		})
+	}
+}
