@@ -10,6 +10,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Decline is why a predicate rejected a call or an emitter declined it.
@@ -40,7 +41,12 @@ type Variant struct {
 	// like every other variant, but never count as "faster variants" in
 	// the fallback-only warning.
 	ExplicitOnly bool
-	When         []Pred
+	// Releases are the reference releases that register this variant (the
+	// zero Set: every release). Each release's registry holds exactly what
+	// its wheel registers: `dispatch="vec_64b"` under 0.25 is the wheel's
+	// "no variant named 'vec_64b' is registered".
+	Releases release.Set
+	When     []Pred
 	// Emit lowers the call. It returns (result, nil) or (nil, decline).
 	Emit func(*Call) (*Result, *Decline)
 }
@@ -323,7 +329,10 @@ type Registry struct {
 	cases map[opTarget]*caseList
 }
 
-type opTarget struct{ op, target string }
+type opTarget struct {
+	op, target string
+	rel        release.Release
+}
 
 // caseList is the try order of one (op, target kind) plus message caches.
 // Every copy is rejected by the five forced-width predicates with the same
@@ -364,14 +373,6 @@ func (cl *caseList) rejected(i, j int, pred, reason string) string {
 	return msg
 }
 
-// Aliases maps SEED/HEAD variant names to the seed names they stand for
-// (STYLE.md: later reference names are aliases of the same behaviour).
-var Aliases = map[string][]string{
-	"vec_auto":     {"gmem_smem", "reg"},
-	"tma_auto":     {"tma"},
-	"tma_explicit": {"tma"},
-}
-
 // NewRegistry builds a registry from variants (in any order).
 func NewRegistry(variants []Variant) *Registry {
 	r := &Registry{byOp: map[string][]Variant{}, cases: map[opTarget]*caseList{}}
@@ -390,12 +391,12 @@ func NewRegistry(variants []Variant) *Registry {
 	return r
 }
 
-// filter returns the variants of op registered for targetKind or for every
-// target, in try order (nil when none).
-func (r *Registry) filter(op, targetKind string) []Variant {
+// filter returns the variants of op registered for targetKind (or for
+// every target) in release rel, in try order (nil when none).
+func (r *Registry) filter(op, targetKind string, rel release.Release) []Variant {
 	var out []Variant
 	for _, v := range r.byOp[op] {
-		if v.Target == "" || v.Target == targetKind {
+		if (v.Target == "" || v.Target == targetKind) && v.Releases.Has(rel) {
 			out = append(out, v)
 		}
 	}
@@ -404,21 +405,28 @@ func (r *Registry) filter(op, targetKind string) []Variant {
 
 // lookup is Variants without the copy, memoized: callers must not modify
 // the result.
-func (r *Registry) lookup(op, targetKind string) *caseList {
-	k := opTarget{op, targetKind}
+func (r *Registry) lookup(op, targetKind string, rel release.Release) *caseList {
+	k := opTarget{op, targetKind, rel}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cl, ok := r.cases[k]
 	if !ok {
-		cl = newCaseList(r.filter(op, targetKind))
+		cl = newCaseList(r.filter(op, targetKind, rel))
 		r.cases[k] = cl
 	}
 	return cl
 }
 
-// Variants returns the variants of op for a target kind, in try order.
+// Variants returns the variants of op for a target kind in the seeds'
+// release, in try order.
 func (r *Registry) Variants(op, targetKind string) []Variant {
-	return slices.Clone(r.lookup(op, targetKind).vs)
+	return slices.Clone(r.lookup(op, targetKind, release.R025).vs)
+}
+
+// VariantsIn returns the variants of op for a target in its release, in
+// try order.
+func (r *Registry) VariantsIn(op string, t Target) []Variant {
+	return slices.Clone(r.lookup(op, t.Kind, t.Release).vs)
 }
 
 // Select runs TVM's run_dispatch for c: it returns the selected variant's
@@ -426,22 +434,17 @@ func (r *Registry) Variants(op, targetKind string) []Variant {
 // records every attempt either way.
 func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 	e := &Explanation{Op: c.Tile.Op, Target: c.Target.Kind, Forced: c.Tile.Dispatch, call: c.Tile}
-	cl := r.lookup(c.Tile.Op, c.Target.Kind)
+	cl := r.lookup(c.Tile.Op, c.Target.Kind, c.Target.Release)
 	cases := cl.vs
 	if len(cases) == 0 {
 		e.Error = "no registered variants for this op/target"
 		return nil, "", e
 	}
-	// forced lists the names `dispatch=` selects (nil when absent): the
-	// name itself when a case has it, else its aliases.
+	// forced lists the name `dispatch=` selects (nil when absent).
 	var forced []string
 	if f := c.Tile.Dispatch; f != "" {
-		if slices.ContainsFunc(cases, func(v Variant) bool { return v.Name == f }) {
-			forced = []string{f}
-		} else {
-			forced = Aliases[f]
-		}
-		if !slices.ContainsFunc(cases, func(v Variant) bool { return slices.Contains(forced, v.Name) }) {
+		forced = []string{f}
+		if !slices.ContainsFunc(cases, func(v Variant) bool { return v.Name == f }) {
 			e.Error = fmt.Sprintf("no variant named '%s' is registered", f)
 			return nil, "", e
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Registry behaviour with fake variants (the dispatcher contract of spec
@@ -83,10 +84,10 @@ func TestRegistry(t *testing.T) {
 +----------------+-----------------------+`,
 		},
 		{
-			name:     "forced alias",
-			variants: []Variant{v("reg", 10, []Pred{{"r", reject("no")}}, ok), v("gmem_smem", 10, nil, ok), v("fallback", 0, nil, ok)},
+			name:     "forced name of another release",
+			variants: []Variant{v("gmem_smem", 10, nil, ok), {Op: "copy", Name: "vec_auto", Priority: 10, Releases: release.From(release.R026), Emit: ok}},
 			forced:   "vec_auto",
-			selected: "gmem_smem",
+			table:    "TIRx schedule dispatch failed: op=tirx.tile.copy target=cuda\nno variant named 'vec_auto' is registered",
 		},
 		{
 			name:     "forced unknown",

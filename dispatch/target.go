@@ -8,12 +8,16 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Target names the code generator a call is dispatched for: Kind is TVM's
 // target kind name ("cuda"), Arch its arch string ("sm_90a").
 type Target struct {
 	Kind, Arch string
+	// Release is the reference release whose registry and algorithms
+	// dispatch the call (the zero value is the seeds' 0.25.0.post1).
+	Release release.Release
 }
 
 // DefaultTarget is cuda / sm_90a (H100/H200).

@@ -338,7 +338,7 @@ func (r *runner) analyse(in *input) (result, bool) {
 		f := source.NewFile(in.name, nil)
 		d := lower.TooLarge(MaxInputBytes)
 		r.report(f, d)
-		return result{in: in, doc: report.Unread(f, []diag.Diagnostic{d})}, false
+		return result{in: in, doc: report.Unread(f, r.c.Options.ChooseReference(nil), []diag.Diagnostic{d})}, false
 	}
 	f := source.NewFile(in.name, in.src)
 	opts := c.Options
@@ -464,10 +464,11 @@ func (r *runner) header(name string) []byte {
 func (r *runner) write(m outMode, results []result) error {
 	c := r.c
 	if c.Emit == "json" && m.kind != outDir {
-		doc := report.New()
+		var files []*report.File
 		for _, res := range results {
-			doc.Files = append(doc.Files, res.doc)
+			files = append(files, res.doc)
 		}
+		doc := report.New(files...)
 		// Streamed: the document is not built whole (report.WriteJSON).
 		if m.kind == outStream {
 			return report.WriteJSON(r.c.Stdout, doc)

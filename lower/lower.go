@@ -27,6 +27,7 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Options configure an analysis.
@@ -53,6 +54,17 @@ type Options struct {
 	Path        string
 	ImportRoots []string
 	ReadFile    func(path string) ([]byte, error)
+	// Reference is the reference release to model: "0.25", "0.26",
+	// "0.27" (or a full version), or ""/"auto" to choose (ChooseReference:
+	// Installed, else what the file shows, else the newest). Installed is
+	// the apache-tvm of the workspace's Python environment (FindInstalled),
+	// found once by the caller; the zero value when there is none.
+	Reference string
+	Installed Installed
+
+	// chosen, when set, is the reference to use as it is (a session's
+	// reduced analysis uses the whole file's).
+	chosen *Reference
 }
 
 // importRoots returns the import roots of opts: the package root of
@@ -114,6 +126,8 @@ type Result struct {
 	// (eval.Program.Imports): the file must be analysed again when one
 	// of them changes.
 	Imports []string
+	// Reference is the reference release the file was analysed under.
+	Reference Reference
 }
 
 // Kernel is one analysed @T.prim_func.
@@ -167,10 +181,14 @@ func (o Options) Target() dispatch.Target {
 // KernelTarget is the dispatch target of one kernel: o's Arch when set,
 // else AutoArch(fn).
 func (o Options) KernelTarget(fn *ir.Func) dispatch.Target {
+	return o.kernelTarget(fn, release.R025)
+}
+
+func (o Options) kernelTarget(fn *ir.Func, rel release.Release) dispatch.Target {
 	if o.Arch != "" {
-		return dispatch.Target{Kind: "cuda", Arch: o.Arch}
+		return dispatch.Target{Kind: "cuda", Arch: o.Arch, Release: rel}
 	}
-	return dispatch.Target{Kind: "cuda", Arch: AutoArch(fn)}
+	return dispatch.Target{Kind: "cuda", Arch: AutoArch(fn), Release: rel}
 }
 
 // AutoArch is the arch a kernel is analysed for when the user sets none:
@@ -248,6 +266,9 @@ func Analyze(f *source.File, opts Options) *Result {
 	syn, diags := syntax.Parse(f)
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
+	res.Reference = opts.ChooseReference(syn)
+	res.Diags = append(res.Diags, referenceDirectiveDiags(syn)...)
+	rel := res.Reference.Release
 
 	reg := registry()
 	// Kernels are independent: each is dispatched as soon as its
@@ -262,7 +283,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
 	dispatchOne := func(k *eval.Kernel) {
-		target := opts.KernelTarget(k.Func)
+		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
 		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
 		mu.Lock()
@@ -270,7 +291,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
-	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add,
+	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
 		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
 	panics := p.wait()
 	res.Program = prog

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/release"
 )
 
 var update = flag.Bool("update", false, "rewrite the out/* sections of testdata/*.txtar")
@@ -38,6 +40,7 @@ func TestGolden(t *testing.T) {
 			if o, ok := ar.Get("options"); ok {
 				opts = goldenOptions(t, string(o))
 			}
+			testReference(t, src) // the program pins its release itself
 			res := Analyze(f, opts)
 			cu, err := CUDA(res.Kernels, opts)
 			if err != nil {
@@ -74,6 +77,24 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+var testReferenceLine = regexp.MustCompile(`(?m)^# tilels: reference=(\S+)\s*$`)
+
+// testReference is the release a test program states it was written for
+// ("# tilels: reference=0.25", the directive tilels itself reads, so
+// that the CLI, the server and scripts/gpu-check analyse the program as
+// the golden does); every golden program states one.
+func testReference(t testing.TB, src []byte) string {
+	t.Helper()
+	m := testReferenceLine.FindSubmatch(src)
+	if m == nil {
+		t.Fatal(`the program states no reference release: add "# tilels: reference=0.25" (or 0.26, 0.27)`)
+	}
+	if _, auto, ok := ParseReference(string(m[1])); !ok || auto {
+		t.Fatalf("tilels: reference=%s is not a modelled release (%s)", m[1], release.Names())
+	}
+	return string(m[1])
 }
 
 func diagText(f *source.File, ds []diag.Diagnostic) string {

@@ -102,8 +102,12 @@ type Snapshot struct {
 	// also those of the version before): the version must be analysed
 	// again, as a whole, when one of them changes.
 	Imports []string
+	// Reference is the reference release the version was analysed under.
+	Reference Reference
 
-	segs []segment
+	// refPrint is referencePrint of the text (see incremental).
+	refPrint string
+	segs     []segment
 	// seams are where a re-parse may start and stop (syntax.Seam); nil
 	// when the whole file must be parsed again.
 	seams    []syntax.Seam
@@ -315,7 +319,11 @@ func (s *Session) Last() *Snapshot { return s.last }
 // snapshotOf builds a snapshot from a whole-file analysis.
 func snapshotOf(res *Result) *Snapshot {
 	src := res.File.Src
-	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports}
+	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports,
+		Reference: res.Reference}
+	if res.Reference.Source != RefSetting {
+		snap.refPrint = referencePrint(src)
+	}
 	evals := evalKernels(res)
 	// byDef maps a def to its records: Kernels[lo:hi] (adjacent) or
 	// Partial[lo:hi]; bad when they are not adjacent or both kinds.

@@ -119,7 +119,11 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 		pieces = append(pieces, piece{syn: source.Pos(len(buf)), real: real.Start, n: real.End - real.Start})
 		buf = append(buf, cur[real.Start:real.End]...)
 	}
-	res := Analyze(source.NewFile(u.f.Name, buf), u.s.opts)
+	// The reduced file is analysed under the whole file's release (what
+	// the file shows may lie in a stubbed kernel).
+	opts := u.s.opts
+	opts.chosen = &u.prev.Reference
+	res := Analyze(source.NewFile(u.f.Name, buf), opts)
 
 	// The reduced parse must have the real one's statements (each segment
 	// starts at a seam, or follows one in the same text) and, in the
@@ -263,7 +267,8 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 
 	u.s.gen++
 	gen := u.s.gen
-	snap := &Snapshot{File: u.f, seams: u.seams, Imports: unionImports(u.prev.Imports, res.Imports)}
+	snap := &Snapshot{File: u.f, seams: u.seams, Imports: unionImports(u.prev.Imports, res.Imports),
+		Reference: u.prev.Reference, refPrint: u.refPrint}
 	if module {
 		snap.Reanalysed = len(ctxK) + len(ctxP)
 	}

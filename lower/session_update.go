@@ -33,6 +33,8 @@ type incr struct {
 	// newEffectful are the effectful names of the new module-level code
 	// (effectfulNames), once parsed.
 	newEffectful map[string]bool
+	// refPrint is referencePrint of the new text.
+	refPrint string
 }
 
 // incremental tries the incremental paths; nil means "analyse the whole
@@ -48,8 +50,17 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	if !prev.idx.ok || prev.seams == nil {
 		return nil
 	}
+	// An edit that may change which release the file shows (a dispatch=
+	// name or an import only some releases have) analyses the whole file
+	// under the release chosen again.
+	print := prev.refPrint
+	if prev.Reference.Source != RefSetting {
+		if print = referencePrint(cur); print != prev.refPrint {
+			return nil
+		}
+	}
 	p, oldEnd, newEnd := diffRegion(old, cur)
-	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd),
+	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd), refPrint: print,
 		e: edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}}
 	if !u.region() {
 		return nil
@@ -246,7 +257,8 @@ func (u *incr) unchanged() (snap *Snapshot, done bool) {
 		return u.reanalyse(again, module, nil), true
 	}
 	prev := u.prev
-	snap = &Snapshot{File: u.f, segs: u.segs, seams: u.seams, idx: prev.idx, Imports: prev.Imports}
+	snap = &Snapshot{File: u.f, segs: u.segs, seams: u.seams, idx: prev.idx, Imports: prev.Imports,
+		Reference: prev.Reference, refPrint: u.refPrint}
 	snap.Kernels = u.moveViews(prev.Kernels)
 	snap.Partial = u.moveViews(prev.Partial)
 	snap.ctxDiags = e.diags(prev.ctxDiags)

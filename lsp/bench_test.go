@@ -196,7 +196,7 @@ func TestBenchCorpus(t *testing.T) {
 	if n := strings.Count(src, "\n"); n < 3000 {
 		t.Fatalf("%d lines", n)
 	}
-	sess := lower.NewSession(lower.Options{})
+	sess := lower.NewSession(lower.Options{Reference: "0.25"})
 	ctx := context.Background()
 	first, err := sess.Analyze(ctx, sourceFile(src))
 	if err != nil || len(first.Kernels) < 100 {

@@ -106,7 +106,7 @@ func TestSelectCase(t *testing.T) {
 		}
 		return r.Text
 	}
-	if got := content(); !strings.Contains(got, "// tilels: copy case 1/4: shape=(32, 32), dtype='float16'\n") || !strings.HasSuffix(got, caseCUDA(t, gridSrc, 1, lower.Options{})) {
+	if got := content(); !strings.Contains(got, "// tilels: copy case 1/4: shape=(32, 32), dtype='float16'\n") || !strings.HasSuffix(got, caseCUDA(t, gridSrc, 1, lower.Options{Reference: "0.25"})) {
 		t.Fatalf("view before a selection:\n%s", got)
 	}
 	// The lens's command, as the editor runs it: the next case.
@@ -127,7 +127,7 @@ func TestSelectCase(t *testing.T) {
 		}
 		return false
 	})
-	if got := content(); !strings.Contains(got, "copy case 2/4: shape=(4, 6), dtype='float16'") || !strings.HasSuffix(got, caseCUDA(t, gridSrc, 2, lower.Options{})) {
+	if got := content(); !strings.Contains(got, "copy case 2/4: shape=(4, 6), dtype='float16'") || !strings.HasSuffix(got, caseCUDA(t, gridSrc, 2, lower.Options{Reference: "0.25"})) {
 		t.Errorf("view of case 2:\n%s", got)
 	}
 	if l := c.lenses(u); l[1] != "case 2/4: shape=(4, 6), dtype='float16' ▸" {
@@ -197,7 +197,7 @@ func TestWriteSelectedCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "k.cu"))
-	if err != nil || string(data) != caseCUDA(t, gridSrc, 2, lower.Options{}) {
+	if err != nil || string(data) != caseCUDA(t, gridSrc, 2, lower.Options{Reference: "0.25"}) {
 		t.Errorf("k.cu is not case 2: %v\n%s", err, data)
 	}
 	r, err := c.command(cmdShowLowered, string(u), "copy")

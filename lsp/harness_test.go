@@ -93,6 +93,15 @@ func startServerWith(t testing.TB, opts Options) *testClient {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &testClient{t: t, logs: &syncBuffer{}, done: make(chan int, 1), cancel: cancel,
 		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, versions: map[uri.URI][]int32{}, diagCh: make(chan *protocol.PublishDiagnosticsParams, 1024)}
+	// The harness's documents are written for the seeds' release: a test
+	// of the automatic choice passes Reference "auto". The environment is
+	// empty, whatever the developer's shell has activated.
+	if opts.Reference == "" {
+		opts.Reference = "0.25"
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = func(string) string { return "" }
+	}
 	go func() {
 		opts.Log, opts.LogLevel, opts.Version = c.logs, slog.LevelDebug, "test"
 		c.done <- Serve(ctx, left, opts)

@@ -339,7 +339,7 @@ func TestTranscriptHostile(t *testing.T) {
 				t.Errorf("view of /dev/zero: %v", r)
 			}
 			w.send(hoverReq(3, good, 14, 13))
-			if b, _ := json.Marshal(w.response(3)["result"]); !bytes.Contains(b, []byte("gmem_smem")) {
+			if b, _ := json.Marshal(w.response(3)["result"]); !bytes.Contains(b, []byte("vec_auto")) {
 				t.Errorf("hover after the hostile inputs: %s", b)
 			}
 			if w.pid != 0 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"go.lsp.dev/uri"
 
@@ -31,8 +32,12 @@ func (s *Server) docOptions(set *Settings, path string) lower.Options {
 // docOptionsIn is docOptions with the workspace folders given (for callers
 // that hold s.mu).
 func (s *Server) docOptionsIn(set *Settings, path string, folders []string) lower.Options {
+	set = s.withDefaults(set)
 	opts := set.options()
 	opts.Path = path
+	if _, auto, _ := lower.ParseReference(set.Reference); auto {
+		opts.Installed = s.installed(lower.PythonEnvironments(set.Python, s.getenv("VIRTUAL_ENV"), folders))
+	}
 	var roots []string
 	for _, p := range set.ExtraPaths {
 		if !filepath.IsAbs(p) {
@@ -128,4 +133,32 @@ func (s *Server) reconfigureAll() {
 	for _, d := range docs {
 		d.reconfigure(s.docOptions(set, d.path))
 	}
+}
+
+// installed returns the apache-tvm of the first of envs that has one,
+// remembered per list of environments (the zero Installed when none has):
+// finding it globs each environment's site-packages, once.
+func (s *Server) installed(envs []string) lower.Installed {
+	key := strings.Join(envs, "\x00")
+	s.instMu.Lock()
+	defer s.instMu.Unlock()
+	if in, ok := s.inst[key]; ok {
+		return in
+	}
+	in, _ := lower.FindInstalled(envs)
+	if s.inst == nil {
+		s.inst = map[string]lower.Installed{}
+	}
+	s.inst[key] = in
+	if in.Version != "" {
+		s.log.Info("reference release from the environment", "apache-tvm", in.Version, "env", in.Where)
+	}
+	return in
+}
+
+func (s *Server) getenv(k string) string {
+	if s.opts.Getenv != nil {
+		return s.opts.Getenv(k)
+	}
+	return os.Getenv(k)
 }

@@ -342,13 +342,16 @@ func renderHints(t *testing.T, c *testClient, u uri.URI, end protocol.Position) 
 // kernels, or one with --kernel) by a placeholder: the server must produce
 // the CLI's output, and the goldens stay independent of the printers.
 func cliOutputs(t *testing.T, name, src, settings string) func(string) string {
-	opts := lower.Options{}
+	opts := lower.Options{Reference: "0.25"}
 	if settings != "" {
 		st, err := mergeSettings(defaultSettings(), []byte(settings))
 		if err != nil {
 			t.Fatal(err)
 		}
 		opts = st.options()
+	}
+	if opts.Reference == "" {
+		opts.Reference = "0.25" // as the harness's server (startServerWith)
 	}
 	res := lower.Analyze(source.NewFile(name, []byte(src)), opts)
 	type repl struct{ text, with string }

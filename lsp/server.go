@@ -17,6 +17,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/lower"
 )
 
 // Options configure a server.
@@ -28,6 +30,12 @@ type Options struct {
 	LogLevel slog.Level
 	// Version is reported in serverInfo.
 	Version string
+	// Reference is the reference release used while the client's
+	// tilels.reference setting is auto (tilels --lsp --reference 0.25);
+	// empty: automatic.
+	Reference string
+	// Getenv reads the environment ($VIRTUAL_ENV); nil: os.Getenv.
+	Getenv func(string) string
 
 	// Test seams: called (when set) before each request's handler and
 	// before each analysis, and when a document's worker stops (it has
@@ -97,6 +105,14 @@ type Server struct {
 	hookIdle    func()
 
 	keep retention // which documents keep their analysis (retention.go)
+
+	// opts keeps the server options that shape analyses (Reference,
+	// Getenv).
+	opts Options
+	// inst remembers the apache-tvm found per list of Python
+	// environments (imports.go installed).
+	instMu sync.Mutex
+	inst   map[string]lower.Installed
 }
 
 func newServer(opts Options) *Server {
@@ -115,6 +131,7 @@ func newServer(opts Options) *Server {
 		hookRequest: opts.hookRequest,
 		hookAnalyze: opts.hookAnalyze,
 		hookIdle:    opts.hookIdle,
+		opts:        opts,
 	}
 	s.caps.Store(&clientCaps{})
 	s.conf.Store(defaultSettings())

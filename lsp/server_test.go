@@ -68,9 +68,13 @@ func (c *testClient) lowerCmd(u uri.URI, kernel string) (string, error) {
 	return out.CUDA, nil
 }
 
-func cliCUDA(t testing.TB, src string) string {
-	res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
-	cu, err := lower.CUDA(res.Kernels, lower.Options{})
+func cliCUDA(t testing.TB, src string) string { return cliCUDAIn(t, src, "0.25") }
+
+// cliCUDAIn is the CUDA tilels --lower --reference ref prints for src
+// ("auto" with no Python environment: the file's release, else the newest).
+func cliCUDAIn(t testing.TB, src, ref string) string {
+	res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{Reference: ref})
+	cu, err := lower.CUDA(res.Kernels, lower.Options{Reference: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,12 +465,12 @@ func TestLargeFile(t *testing.T) {
 func TestStaleView(t *testing.T) {
 	s := newServer(Options{Log: &syncBuffer{}})
 	old := newText(1, []byte(roundtripSrc))
-	low, err := lower.NewSession(lower.Options{}).Analyze(context.Background(), source.NewFile("k.py", old.src))
+	low, err := lower.NewSession(lower.Options{Reference: "0.25"}).Analyze(context.Background(), source.NewFile("k.py", old.src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := s.newDocument(uri.File("/w/k.py"), old)
-	d.snap.Store(newSnapshot(old, low, lower.Options{}, 0))
+	d.snap.Store(newSnapshot(old, low, lower.Options{Reference: "0.25"}, 0))
 	cur := newText(2, []byte("# a new first line\n"+roundtripSrc))
 	d.cur.Store(cur)
 	v := d.view()
@@ -547,7 +551,7 @@ func TestHoverExamples(t *testing.T) {
 		u := uri.File("/w/" + filepath.Base(p))
 		c.open(u, 1, string(data))
 		c.waitDiags(u, 1)
-		res := lower.Analyze(source.NewFile(filepath.Base(p), data), lower.Options{})
+		res := lower.Analyze(source.NewFile(filepath.Base(p), data), lower.Options{Reference: "0.25"})
 		m := NewMapper(data)
 		for _, k := range res.Kernels {
 			for _, d := range k.Calls {

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/release"
 )
 
 // Settings are the server settings, section "tilels" of the client's
@@ -40,6 +41,15 @@ type Settings struct {
 	// workspace folders; relative ones from the first workspace folder),
 	// as Pylance's python.analysis.extraPaths (imports.go).
 	ExtraPaths []string `json:"extraPaths"`
+	// Reference is the reference release to model: "auto" (the default,
+	// also "") reads the apache-tvm installed in the workspace's Python
+	// environment, else infers it from the file, else takes the newest;
+	// "0.25", "0.26" or "0.27" choose one (lower.ChooseReference).
+	Reference string `json:"reference"`
+	// Python is the interpreter (or environment directory) whose
+	// apache-tvm "auto" reads, as python.defaultInterpreterPath; empty:
+	// $VIRTUAL_ENV, then .venv and venv in each workspace folder.
+	Python string `json:"python"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -48,14 +58,26 @@ const maxCasesLimit = 4096
 
 func defaultSettings() *Settings { return &Settings{InlayHints: true} }
 
+// withDefaults returns set with the server's own defaults (Options.Reference)
+// filled in where the client set nothing.
+func (s *Server) withDefaults(set *Settings) *Settings {
+	if set.Reference == "" && s.opts.Reference != "" {
+		c := *set
+		c.Reference = s.opts.Reference
+		return &c
+	}
+	return set
+}
+
 func (s *Settings) options() lower.Options {
-	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind}
+	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
 }
 
 // analysisChanged reports whether documents analysed under a must be
 // analysed again under b.
 func (a *Settings) analysisChanged(b *Settings) bool {
-	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind) || !slices.Equal(a.ExtraPaths, b.ExtraPaths)
+	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind) || !slices.Equal(a.ExtraPaths, b.ExtraPaths) ||
+		a.Reference != b.Reference || a.Python != b.Python
 }
 
 func (s *Server) settings() *Settings { return s.conf.Load() }
@@ -122,6 +144,21 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			paths = nil
 		}
 		out.ExtraPaths = paths
+	}
+	if r, ok := obj["reference"]; ok && string(r) != "null" {
+		if err := json.Unmarshal(r, &out.Reference); err != nil {
+			return base, fmt.Errorf("settings: reference: %w", err)
+		}
+		if _, auto, ok := lower.ParseReference(out.Reference); !ok {
+			return base, fmt.Errorf("settings: reference: unknown release %q (want auto, %s)", out.Reference, release.Names())
+		} else if auto {
+			out.Reference = ""
+		}
+	}
+	if p, ok := obj["python"]; ok && string(p) != "null" {
+		if err := json.Unmarshal(p, &out.Python); err != nil {
+			return base, fmt.Errorf("settings: python: %w", err)
+		}
 	}
 	return &out, nil
 }

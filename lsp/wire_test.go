@@ -73,7 +73,9 @@ func startInProcess(t testing.TB) *wire {
 	logs := &syncBuffer{}
 	done := make(chan int, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { done <- Serve(ctx, left, Options{Log: logs, LogLevel: slog.LevelDebug}) }()
+	go func() {
+		done <- Serve(ctx, left, Options{Log: logs, LogLevel: slog.LevelDebug, Getenv: func(string) string { return "" }})
+	}()
 	w := newWire(t, right.(frameStream))
 	w.logs = logs.String
 	var once sync.Once
@@ -143,6 +145,7 @@ func (p pipes) Close() error { return p.closer.Close() }
 
 func startBinary(t testing.TB) *wire {
 	cmd := exec.Command(tilelsBinary(t)) // no arguments: the language server
+	cmd.Env = withoutVirtualEnv()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -284,12 +287,14 @@ func TestTranscriptLifecycle(t *testing.T) {
 			}
 			w.send(`{"jsonrpc":"2.0","id":9,"method":"workspace/executeCommand","params":{"command":"tilels.lower","arguments":["file:///w/k.py"]}}`)
 			low, _ := w.response(9)["result"].(map[string]any)
-			if cu, _ := low["cuda"].(string); cu != cliCUDA(t, roundtripSrc) {
+			// No Python environment and nothing in the file names a
+			// release: the newest profile, as a new user gets it.
+			if cu, _ := low["cuda"].(string); cu != cliCUDAIn(t, roundtripSrc, "auto") {
 				t.Errorf("tilels.lower: %v", low)
 			}
 			w.send(hoverReq(2, "file:///w/k.py", 14, 13))
 			h := w.response(2)
-			if b, _ := json.Marshal(h["result"]); !bytes.Contains(b, []byte("gmem_smem")) {
+			if b, _ := json.Marshal(h["result"]); !bytes.Contains(b, []byte("vec_auto")) {
 				t.Errorf("hover: %s", b)
 			}
 			w.send(`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`)
@@ -395,7 +400,7 @@ func TestTranscriptBadInput(t *testing.T) {
 			}
 			w.send(didOpen("file:///w/k.py", 1, roundtripSrc))
 			w.send(hoverReq(6, "file:///w/k.py", 14, 13))
-			if b, _ := json.Marshal(w.response(6)["result"]); !bytes.Contains(b, []byte("gmem_smem")) {
+			if b, _ := json.Marshal(w.response(6)["result"]); !bytes.Contains(b, []byte("vec_auto")) {
 				t.Errorf("hover after bad input: %s", b)
 			}
 			w.send(`{"jsonrpc":"2.0","method":"exit"}`)
@@ -425,3 +430,15 @@ func TestBinaryEOF(t *testing.T) {
 }
 
 func frame(js string) []byte { return []byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(js), js)) }
+
+// withoutVirtualEnv is the test's environment without VIRTUAL_ENV: the
+// server must not read the developer's activated environment.
+func withoutVirtualEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "VIRTUAL_ENV=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}

@@ -193,10 +193,19 @@ func (e *encoder) file(f *File) {
 		e.null()
 		return
 	}
-	e.open('{', 3)
+	e.open('{', 4)
 	e.key(0, "file")
 	e.str(f.File)
-	e.key(1, "kernels")
+	e.key(1, "reference")
+	e.open('{', 3)
+	e.key(0, "release")
+	e.str(f.Reference.Release)
+	e.key(1, "source")
+	e.str(f.Reference.Source)
+	e.key(2, "why")
+	e.str(f.Reference.Why)
+	e.close('}')
+	e.key(2, "kernels")
 	if f.Kernels == nil {
 		e.null()
 	} else if e.open('[', len(f.Kernels)) {
@@ -206,7 +215,7 @@ func (e *encoder) file(f *File) {
 		}
 		e.close(']')
 	}
-	e.key(2, "diagnostics")
+	e.key(3, "diagnostics")
 	e.diagnostics(f.Diagnostics)
 	e.close('}')
 }

@@ -68,7 +68,7 @@ func TestJSONMatchesMarshal(t *testing.T) {
 			}
 			src = s
 		}
-		res := lower.Analyze(source.NewFile(p, src), lower.Options{})
+		res := lower.Analyze(source.NewFile(p, src), lower.Options{Reference: testReference(src)})
 		f := Build(res, nil)
 		checkSame(t, p, New(f))
 		all.Files = append(all.Files, f)

@@ -13,6 +13,9 @@
 package report
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -38,14 +41,34 @@ func New(files ...*File) *Document {
 	if files == nil {
 		files = []*File{}
 	}
-	return &Document{Schema: Schema, Tilels: version.Release, Reference: version.Reference, Files: files}
+	var refs []string
+	for _, f := range files {
+		if f != nil && !slices.Contains(refs, f.Reference.Release) {
+			refs = append(refs, f.Reference.Release)
+		}
+	}
+	return &Document{Schema: Schema, Tilels: version.Release, Reference: strings.Join(refs, ", "), Files: files}
 }
 
-// File is one input file's record: its kernels and its diagnostics.
+// File is one input file's record: the reference release it was analysed
+// under, its kernels and its diagnostics.
 type File struct {
 	File        string       `json:"file"`
+	Reference   Reference    `json:"reference"`
 	Kernels     []Kernel     `json:"kernels"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// Reference is lower.Reference: the release's version, how it was chosen
+// (setting, environment, file or default) and one line saying why.
+type Reference struct {
+	Release string `json:"release"`
+	Source  string `json:"source"`
+	Why     string `json:"why"`
+}
+
+func referenceOf(r lower.Reference) Reference {
+	return Reference{Release: r.Release.String(), Source: string(r.Source), Why: r.Why}
 }
 
 // Kernel is one kernel record.
@@ -167,7 +190,7 @@ func Build(r *lower.Result, ks []*lower.Kernel) *File {
 	if ks == nil {
 		ks = r.Records()
 	}
-	doc := &File{File: r.File.Name, Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
+	doc := &File{File: r.File.Name, Reference: referenceOf(r.Reference), Kernels: []Kernel{}, Diagnostics: diags(r.File, r.Diags)}
 	var printed []*lower.Kernel
 	for _, k := range ks {
 		if k.Lowered != nil {
@@ -228,9 +251,10 @@ func call(f *source.File, d *dispatch.Decision) Call {
 
 // Unread is the record of a file that was not analysed (it could not be
 // read whole): no kernels, and the diagnostics ds, positioned in f (the
-// part that was read, or an empty file).
-func Unread(f *source.File, ds []diag.Diagnostic) *File {
-	return &File{File: f.Name, Kernels: []Kernel{}, Diagnostics: diags(f, ds)}
+// part that was read, or an empty file); ref is the release the options
+// choose without a file (lower.Options.ChooseReference(nil)).
+func Unread(f *source.File, ref lower.Reference, ds []diag.Diagnostic) *File {
+	return &File{File: f.Name, Reference: referenceOf(ref), Kernels: []Kernel{}, Diagnostics: diags(f, ds)}
 }
 
 func diags(f *source.File, ds []diag.Diagnostic) []Diagnostic {

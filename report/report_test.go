@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,12 +41,12 @@ func TestSchema(t *testing.T) {
 	calls, tmaCalls, cases, partial, unresolved := 0, 0, 0, 0, 0
 	for name, src := range srcs {
 		f := source.NewFile("kernel.py", src)
-		res := lower.Analyze(f, lower.Options{})
+		res := lower.Analyze(f, lower.Options{Reference: testReference(src)})
 		var top map[string]any
 		if err := json.Unmarshal(JSON(New(Build(res, nil))), &top); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if top["schema"] != float64(Schema) || top["tilels"] == "" || top["reference"] != "0.25.0.post1" {
+		if top["schema"] != float64(Schema) || top["tilels"] == "" || top["reference"] != res.Reference.Release.String() {
 			t.Errorf("%s: document header %v %v %v", name, top["schema"], top["tilels"], top["reference"])
 		}
 		files, _ := top["files"].([]any)
@@ -156,7 +157,7 @@ func TestSchema(t *testing.T) {
 				if (cm["variant"] == nil) != (cm["vec"] == nil) || (cm["vec"] == nil) != (cm["outer"] == nil) {
 					t.Errorf("%s: variant/vec/outer must be null together: %v", name, cm)
 				}
-				isTMA := cm["variant"] == "tma"
+				isTMA := cm["variant"] == "tma" || cm["variant"] == "tma_auto" || cm["variant"] == "tma_explicit"
 				if (cm["tma"] != nil) != isTMA {
 					t.Errorf("%s: tma must be set exactly for the tma variant: %v", name, cm)
 				}
@@ -352,4 +353,14 @@ def test_copy(n):
 	if len(doc.Kernels[1].Diagnostics) != 0 {
 		t.Errorf("case n=32 diagnostics %+v", doc.Kernels[1].Diagnostics)
 	}
+}
+
+// testReference is the release a test program states ("# tilels-test:
+// reference=0.25"; every golden program does); "auto" for a program that
+// states none (the bundled examples: what a new user gets).
+func testReference(src []byte) string {
+	if m := regexp.MustCompile(`(?m)^# tilels: reference=(\S+)\s*$`).FindSubmatch(src); m != nil {
+		return string(m[1])
+	}
+	return "auto"
 }

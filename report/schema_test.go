@@ -264,7 +264,7 @@ func TestJSONSchema(t *testing.T) {
 		if !ok {
 			continue
 		}
-		res := lower.Analyze(source.NewFile(filepath.Base(p), src), lower.Options{})
+		res := lower.Analyze(source.NewFile(filepath.Base(p), src), lower.Options{Reference: goldenReference(src)})
 		res.AddHeadlessDiags()
 		f := report.Build(res, nil)
 		files = append(files, f)
@@ -274,7 +274,7 @@ func TestJSONSchema(t *testing.T) {
 		t.Fatalf("only %d golden programs", len(files))
 	}
 	// All of them in one document, with a file that was not read.
-	unread := report.Unread(source.NewFile("big.py", nil), []diag.Diagnostic{lower.TooLarge(headless.MaxInputBytes)})
+	unread := report.Unread(source.NewFile("big.py", nil), lower.Options{}.ChooseReference(nil), []diag.Diagnostic{lower.TooLarge(headless.MaxInputBytes)})
 	vd.check(t, "all goldens", report.JSON(report.New(append(files, unread)...)))
 	vd.check(t, "no files", report.JSON(report.New()))
 
@@ -352,4 +352,13 @@ func TestSchemaValidator(t *testing.T) {
 	if err := vd.validate(map[string]any{"maxLength": 3.0}, "abcd", "$"); err == nil || !strings.Contains(err.Error(), "not supported") {
 		t.Errorf("an unsupported keyword: %v", err)
 	}
+}
+
+// goldenReference is the release a test program states (see the package's
+// testReference); "auto" when it states none.
+func goldenReference(src []byte) string {
+	if m := regexp.MustCompile(`(?m)^# tilels: reference=(\S+)\s*$`).FindSubmatch(src); m != nil {
+		return string(m[1])
+	}
+	return "auto"
 }

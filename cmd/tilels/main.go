@@ -33,6 +33,7 @@ import (
 	"github.com/tilels/tilels/internal/version"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/lsp"
+	"github.com/tilels/tilels/release"
 )
 
 func main() {
@@ -74,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "tilels version: unexpected argument %q\n", args[1])
 				return 2
 			}
-			fmt.Fprint(stdout, version.Text(version.Read()))
+			fmt.Fprint(stdout, version.Text(version.Read(), referenceInUse("auto", "")))
 			return 0
 		case "help":
 			fs, _ := flags(io.Discard)
@@ -108,7 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		args = rest[1:]
 	}
 	if v.showVersion {
-		fmt.Fprint(stdout, version.Text(version.Read()))
+		fmt.Fprint(stdout, version.Text(version.Read(), referenceInUse(v.reference, v.python)))
 		return 0
 	}
 	if !v.lowered {
@@ -116,7 +117,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tilels: unexpected argument %q (lower files with --lower FILE...)\n", inputs[0])
 			return 2
 		}
-		return serveLSP(v.logFile, v.logLevel, stdin, stdout, stderr)
+		if _, _, ok := lower.ParseReference(v.reference); !ok {
+			fmt.Fprintf(stderr, "tilels: unknown --reference %q (want auto, %s)\n", v.reference, release.Names())
+			return 2
+		}
+		return serveLSP(v.logFile, v.logLevel, v.reference, stdin, stdout, stderr)
 	}
 	failOn, err := headless.ParseFailOn(v.failOn)
 	if err != nil {
@@ -126,7 +131,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if oneShot {
 		lower.TuneOneShot()
 	}
-	opts := lower.Options{Arch: v.arch, MaxCases: v.maxCases}
+	if _, _, ok := lower.ParseReference(v.reference); !ok {
+		fmt.Fprintf(stderr, "tilels: unknown --reference %q (want auto, %s)\n", v.reference, release.Names())
+		return 2
+	}
+	opts := referenceOptions(v.reference, v.python)
+	opts.Arch, opts.MaxCases = v.arch, v.maxCases
 	if len(v.bind) > 0 {
 		opts.Bind = v.bind
 	}
@@ -146,12 +156,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	})
 }
 
+// referenceOptions are the options of --reference and --python: with
+// auto, the apache-tvm installed in --python, $VIRTUAL_ENV, ./.venv or
+// ./venv (lower.FindInstalled).
+func referenceOptions(reference, python string) lower.Options {
+	opts := lower.Options{Reference: reference}
+	if _, auto, _ := lower.ParseReference(reference); auto {
+		cwd, _ := os.Getwd()
+		opts.Installed, _ = lower.FindInstalled(lower.PythonEnvironments(python, os.Getenv("VIRTUAL_ENV"), []string{cwd}))
+	}
+	return opts
+}
+
+// referenceInUse is --version's line: the profile a file without other
+// evidence is analysed under here, and why.
+func referenceInUse(reference, python string) string {
+	if _, _, ok := lower.ParseReference(reference); !ok {
+		return fmt.Sprintf("unknown --reference %q (want auto, %s)", reference, release.Names())
+	}
+	r := referenceOptions(reference, python).ChooseReference(nil)
+	return fmt.Sprintf("apache-tvm %s (%s)", r.Release, r.Why)
+}
+
 // values are the parsed flags.
 type values struct {
 	lowered                         bool
 	inputs                          []string
 	emit, kernel, arch, out, failOn string
 	logFile, logLevel               string
+	reference, python               string
 	showVersion, harness            bool
 	caseN, maxCases                 int
 	bind                            map[string]string
@@ -198,6 +231,8 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 		v.extraPaths = append(v.extraPaths, s)
 		return nil
 	})
+	fs.StringVar(&v.reference, "reference", "auto", "the reference `RELEASE` of apache-tvm to model: 0.25, 0.26, 0.27, or auto (the apache-tvm installed in --python, $VIRTUAL_ENV, ./.venv or ./venv; else what the file shows; else the newest)")
+	fs.StringVar(&v.python, "python", "", "with --reference auto: the Python `INTERPRETER` (or environment directory) whose apache-tvm is read")
 	fs.StringVar(&v.logFile, "log", "", "language server: append the log to `FILE` instead of stderr")
 	fs.StringVar(&v.logLevel, "log-level", "info", "language server: least severe `LEVEL` logged (debug, info, warn, error)")
 	return fs, v
@@ -230,11 +265,13 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tilels serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	return serveLSP(*logFile, *logLevel, stdin, stdout, stderr)
+	return serveLSP(*logFile, *logLevel, "", stdin, stdout, stderr)
 }
 
 // serveLSP runs the language server on stdin and stdout.
-func serveLSP(logFile, logLevel string, stdin io.Reader, stdout, stderr io.Writer) int {
+// reference is --reference: the release while the client's setting is
+// auto ("" or "auto": automatic).
+func serveLSP(logFile, logLevel, reference string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		fmt.Fprintf(stderr, "tilels: bad --log-level %q (want debug, info, warn or error)\n", logLevel)
@@ -251,5 +288,5 @@ func serveLSP(logFile, logLevel string, stdin io.Reader, stdout, stderr io.Write
 		logw = f
 	}
 	lsp.TuneRuntime()
-	return lsp.ServeStream(context.Background(), stdin, stdout, lsp.Options{Log: logw, LogLevel: level, Version: version.Release})
+	return lsp.ServeStream(context.Background(), stdin, stdout, lsp.Options{Log: logw, LogLevel: level, Version: version.Release, Reference: reference})
 }

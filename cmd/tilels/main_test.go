@@ -395,7 +395,7 @@ func TestHelpAndVersion(t *testing.T) {
 	first := regexp.MustCompile(`^tilels \d+\.\d+\.\d+\n`)
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		code, out, stderr := runCLI(args...)
-		if code != 0 || !first.MatchString(out) || !strings.Contains(out, "\nreference: apache-tvm 0.25.0.post1\n") || stderr != "" {
+		if code != 0 || !first.MatchString(out) || !strings.Contains(out, "\nprofiles: apache-tvm 0.25.0.post1, 0.26.0, 0.27.0.post1\n") || !strings.Contains(out, "\nreference: apache-tvm 0.27.0.post1 (") || stderr != "" {
 			t.Errorf("tilels %q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, out)
 		}
 	}

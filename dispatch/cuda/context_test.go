@@ -7,6 +7,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Golden text of TVM's failure table for a forced variant that cannot
@@ -17,7 +18,9 @@ func TestForcedVariantTable(t *testing.T) {
 	l := k.buf("L", "local", "float32", "", 4)
 	s := k.buf("S", "shared", "float32", "", 4)
 	k.copyCall("thread", full(l), full(s), "vec_64b")
-	out := dispatch.Lower(k.fn, dispatch.DefaultTarget(), Variants())
+	target := dispatch.DefaultTarget()
+	target.Release = release.R027 // 0.25 registers no forced widths
+	out := dispatch.Lower(k.fn, target, Variants())
 	got := out.Decisions[0].Explanation.Table()
 	want := `TIRx schedule dispatch failed: op=tirx.tile.copy target=cuda
 +-------------------+-------------------------------------------------------------------------------+
@@ -146,12 +149,12 @@ func TestExecContext(t *testing.T) {
 			s := k.buf("S", "shared", "float32", "", 32)
 			k.copyCall("cta", full(s), full(a), "nope")
 		}, "", 32, "", "dispatch/forced-variant: dispatch=\"nope\" does not apply\nTIRx schedule dispatch failed: op=tirx.tile.copy target=cuda\nno variant named 'nope' is registered"},
-		{"vec_auto alias forces gmem_smem or reg", func(k *kb) {
+		{"vec_auto is not registered under 0.25", func(k *kb) {
 			k.ctaKernel(32)
 			a := k.buf("A", "global", "float32", "", 32)
 			s := k.buf("S", "shared", "float32", "", 32)
 			k.copyCall("cta", full(s), full(a), "vec_auto")
-		}, "gmem_smem", 32, "", ""},
+		}, "", 32, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkCtx(t, c) })

@@ -13,6 +13,7 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Tests of copy_async/tma: the PRE goldens of spec §6.5 (rows 81–100, from
@@ -940,21 +941,33 @@ func TestTMAPredicates(t *testing.T) {
 		{"dtype mismatch", "thread", "float32", "not a valid copy op", []string{"rejected: validate_copy_op — not a valid copy op"}, "tma"},
 		{"both", "warp", "float32", "not a valid copy op; " + scopeMsg,
 			[]string{"rejected: validate_copy_op — not a valid copy op", "rejected: single_thread — " + scopeMsg}, "tma"},
-		{"tma_auto alias", "warp", "float16", scopeMsg, []string{"rejected: single_thread — " + scopeMsg}, "tma_auto"},
-		{"tma_explicit alias", "warp", "float16", scopeMsg, []string{"rejected: single_thread — " + scopeMsg}, "tma_explicit"},
+		// 0.26 and later: tma_auto and tma_explicit, with
+		// validate_tma_copy_op in place of validate_copy_op.
+		{"tma_auto", "warp", "float16", scopeMsg, []string{"rejected: single_thread — " + scopeMsg}, "tma_auto"},
+		{"tma_explicit", "warp", "float32", scopeMsg, []string{"rejected: single_thread — " + scopeMsg}, "tma_explicit"},
+		{"tma_auto local", "thread", "local", "not a global<->shared TMA copy",
+			[]string{"rejected: validate_tma_copy_op — not a global<->shared TMA copy"}, "tma_auto"},
 	}
 	for _, c := range cases {
 		k := newKernel(t)
 		k.ctaKernel(32)
 		a := k.buf("A", "global", "float16", "", 8, 64)
-		s := k.buf("A_smem", "shared", c.dtype, "", 8, 64)
+		scope, dtype := "shared", c.dtype
+		if dtype == "local" {
+			scope, dtype = "local", "float16"
+		}
+		s := k.buf("A_smem", scope, dtype, "", 8, 64)
 		tc := k.tmaCall(full(s), full(a), c.forceName)
 		tc.Scope = c.scope
-		out := dispatch.Lower(k.fn, dispatch.DefaultTarget(), Variants())
+		target := dispatch.DefaultTarget()
+		if c.forceName != "tma" {
+			target.Release = release.R027
+		}
+		out := dispatch.Lower(k.fn, target, Variants())
 		d := out.Decisions[0]
 		var row *dispatch.Rejection
 		for i := range d.Declined {
-			if d.Declined[i].Variant == "tma" {
+			if d.Declined[i].Variant == c.forceName {
 				row = &d.Declined[i]
 			}
 		}
@@ -971,6 +984,14 @@ func TestTMAPredicates(t *testing.T) {
 	}
 	if i := slices.Index(names, "tma/10"); i < 0 || !slices.Contains(names[:i], "ldgsts/20") {
 		t.Errorf("copy_async order %v: want ldgsts/20 before tma/10", names)
+	}
+	// 0.27: no tma; tma_auto and tma_explicit after ldgsts.
+	names = nil
+	for _, v := range dispatch.NewRegistry(Variants()).VariantsIn("copy_async", dispatch.Target{Kind: "cuda", Release: release.R027}) {
+		names = append(names, fmt.Sprintf("%s/%d", v.Name, v.Priority))
+	}
+	if slices.Contains(names, "tma/10") || slices.Index(names, "tma_auto/10") < slices.Index(names, "ldgsts/20") {
+		t.Errorf("0.27 copy_async order %v: want ldgsts/20 before tma_auto/10, no tma", names)
 	}
 }
 

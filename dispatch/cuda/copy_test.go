@@ -56,7 +56,7 @@ func runCase(t *testing.T, c copyCase) (errs []string) {
 	}()
 	k := newKernel(t)
 	c.build(k)
-	out := dispatch.Lower(k.fn, dispatch.DefaultTarget(), Variants())
+	out := dispatch.Lower(k.fn, targetOf(k.fn), Variants())
 	return checkCopy(out, c.want)
 }
 

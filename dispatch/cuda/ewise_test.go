@@ -57,7 +57,9 @@ func runEwise(t *testing.T, c ewiseCase) (errs []string) {
 	}()
 	k := newKernel(t)
 	c.build(k)
-	out := dispatch.Lower(k.fn, ewiseTarget(c.arch), Variants())
+	target := ewiseTarget(c.arch)
+	target.Release = releaseOf(k.fn)
+	out := dispatch.Lower(k.fn, target, Variants())
 	return checkEwise(out, c)
 }
 

@@ -39,13 +39,8 @@ func variantsDoc(vs []dispatch.Variant) string {
 	b.WriteString("Generated from `dispatch/cuda/variants.go` by `go test ./dispatch/cuda -run TestGenerated -update`; do not edit.\n\n")
 	b.WriteString("For each op, the variants in dispatch order: priority descending, then name (TVM's `(-priority, variant)` sort). ")
 	b.WriteString("Every predicate of every variant is evaluated; the first variant whose predicates all pass and whose emitter does not decline is chosen. ")
-	b.WriteString("`dispatch=\"name\"` restricts the candidates to that variant; aliases: ")
-	var aliases []string
-	for a, to := range dispatch.Aliases {
-		aliases = append(aliases, fmt.Sprintf("`%s` → %s", a, strings.Join(to, ", ")))
-	}
-	sort.Strings(aliases)
-	b.WriteString(strings.Join(aliases, "; ") + ".\n\n")
+	b.WriteString("`dispatch=\"name\"` restricts the candidates to that variant; a name the release does not register is the reference's \"no variant named 'X' is registered\". ")
+	b.WriteString("The column *releases* says which reference wheels register the variant (`--reference`).\n\n")
 	byOp := map[string][]dispatch.Variant{}
 	var ops []string
 	for _, v := range vs {
@@ -63,7 +58,7 @@ func variantsDoc(vs []dispatch.Variant) string {
 			}
 			return list[i].Name < list[j].Name
 		})
-		fmt.Fprintf(&b, "## %s\n\n| variant | priority | predicates | only when forced |\n|---|---|---|---|\n", op)
+		fmt.Fprintf(&b, "## %s\n\n| variant | priority | predicates | only when forced | releases |\n|---|---|---|---|---|\n", op)
 		for _, v := range list {
 			var preds []string
 			for _, p := range v.When {
@@ -73,7 +68,7 @@ func variantsDoc(vs []dispatch.Variant) string {
 			if v.ExplicitOnly {
 				forced = "yes"
 			}
-			fmt.Fprintf(&b, "| `%s` | %d | %s | %s |\n", v.Name, v.Priority, strings.Join(preds, ", "), forced)
+			fmt.Fprintf(&b, "| `%s` | %d | %s | %s | %s |\n", v.Name, v.Priority, strings.Join(preds, ", "), forced, v.Releases)
 		}
 		b.WriteString("\n")
 	}

@@ -3,6 +3,10 @@ package cuda
 import (
 	"strings"
 	"testing"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // tableRow is one case of a spec-§6 table test: its row number and name.
@@ -55,4 +59,31 @@ func checkTable(t *testing.T, label string, cases []tableRow, run func(i int) []
 		}
 	}
 	t.Logf("%s: %d/%d rows, %d/%d cases pass", label, n, len(rowOK), pass, len(cases))
+}
+
+// releaseOf is the release a table row's kernel was written for: the
+// newest when it names what only 0.26 and later register (a forced vector
+// width, vec_auto, tma_auto/tma_explicit, the ops log2 and maximum), else
+// the seeds' 0.25.
+func releaseOf(fn *ir.Func) release.Release {
+	rel := release.R025
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		tc, ok := s.(*ir.TileCall)
+		if !ok {
+			return
+		}
+		switch {
+		case strings.HasPrefix(tc.Dispatch, "vec_"), strings.HasPrefix(tc.Dispatch, "tma_"),
+			tc.Op == "log2", tc.Op == "maximum":
+			rel = release.Newest
+		}
+	})
+	return rel
+}
+
+// targetOf is DefaultTarget in releaseOf(fn).
+func targetOf(fn *ir.Func) dispatch.Target {
+	t := dispatch.DefaultTarget()
+	t.Release = releaseOf(fn)
+	return t
 }

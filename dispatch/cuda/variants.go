@@ -4,14 +4,16 @@
 // saying what it lowers, when it declines and which TVM file it mirrors,
 // and one explicit table, Variants (no init() registration).
 //
-// Contract: every variant is a dispatch.Variant with Target "cuda"; names,
-// priorities and predicate names match TVM PRE abe2526b3e (copy:
-// gmem_smem 10, ldstmatrix 10, reg 10, fallback 0; copy_async: ldgsts 20,
-// dsmem, smem->tmem, tma and tmem<->local 10, of which dsmem, smem->tmem
-// and tmem<->local only report: their emitters always decline), plus
-// SEED's forced widths vec_16b..vec_256b (20, explicit only). The SEED
-// names vec_auto, tma_auto and tma_explicit are accepted by `dispatch=` as
-// aliases (see dispatch.Aliases). Emitters produce the seed CUDA form of
+// Contract: every variant is a dispatch.Variant with Target "cuda" and the
+// set of reference releases that register it (Variant.Releases); names,
+// priorities and predicate names match each wheel's registry (copy under
+// 0.25: gmem_smem 10, ldstmatrix 10, reg 10, fallback 0; under 0.26 and
+// 0.27: vec_auto 10, ldstmatrix 10, fallback 0 and the forced widths
+// vec_16b..vec_256b 20, explicit only; copy_async: ldgsts 20, dsmem,
+// smem->tmem, tmem<->local 10, and tma 10 under 0.25, tma_auto and
+// tma_explicit 10 from 0.26; elementwise log2 and maximum from 0.26).
+// TestRegistryMatchesWheels checks the table against the wheels' own
+// registries (testdata/registry-<release>.json). Emitters produce the seed CUDA form of
 // spec §5.3: ir.OpPointerOffset over flat &buf[0] addresses and
 // ir.OpCopyBytes (ldgsts: ir.OpCpAsync), or scalar Store/Load loops;
 // thread indices are *ir.ThreadIndex.

@@ -8,6 +8,7 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Diagnostic codes reported by Evaluate (documented in docs/diagnostics.md).
@@ -56,6 +57,9 @@ type Options struct {
 	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases, and
 	// more than MaxCasesLimit means MaxCasesLimit.
 	MaxCases int
+	// Release is the reference release whose library surface the
+	// evaluator accepts (builder checks, names that arrived or left).
+	Release release.Release
 	// Bind holds bindings from a server setting, in the syntax of the
 	// `# tilels: bind` directive ("M=4096, dtype='float16'"), keyed by
 	// function name (qualified "outer.inner", or the bare name). A setting

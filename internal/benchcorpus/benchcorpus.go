@@ -43,9 +43,16 @@ func Build(dir string, lines int) (string, error) {
 				header = append(header, l)
 			}
 		}
-		bodies = append(bodies, text[i:])
+		// The examples pin their release at the end ("# tilels:
+		// reference=0.25"); the corpus pins it once, at the top.
+		body := text[i:]
+		if j := strings.Index(body, "\n# tilels: reference="); j >= 0 {
+			body = strings.TrimRight(body[:j], "\n") + "\n"
+		}
+		bodies = append(bodies, body)
 	}
 	var b strings.Builder
+	b.WriteString("# tilels: reference=0.25\n")
 	b.WriteString(strings.Join(header, "\n") + "\n\n")
 	n := strings.Count(b.String(), "\n")
 	for k := 0; n < lines; k++ {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/tilels/tilels/release"
 )
 
 // Release is the tilels release. editors/vscode reads it from the first
@@ -15,10 +17,16 @@ import (
 // MIN_VERSION.
 const Release = "0.2.0"
 
-// Reference is the apache-tvm release (on PyPI) whose TIRx dispatcher
-// tilels models: the one scripts/agreement compares against
+// Profiles are the apache-tvm releases (on PyPI) whose TIRx dispatchers
+// tilels models, oldest first: the ones scripts/agreement compares against
 // (docs/reference-agreement.md).
-const Reference = "0.25.0.post1"
+var Profiles = func() string {
+	var out []string
+	for _, r := range release.All {
+		out = append(out, r.String())
+	}
+	return strings.Join(out, ", ")
+}()
 
 // Build describes the binary from its build information.
 type Build struct {
@@ -65,7 +73,9 @@ func fromInfo(bi *debug.BuildInfo) Build {
 // Text is the --version output: "tilels <Release>" alone on the first
 // line, then one "key: value" line each for the module version, the
 // revision (when known), the reference and the Go version.
-func Text(b Build) string {
+// Text is the --version text; inUse (when not "") is the line saying which
+// profile an analysis started here would use and why.
+func Text(b Build, inUse string) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "tilels %s\n", Release)
 	if b.Module != "" {
@@ -78,7 +88,10 @@ func Text(b Build) string {
 		}
 		fmt.Fprintf(&s, "revision: %s\n", rev)
 	}
-	fmt.Fprintf(&s, "reference: apache-tvm %s\n", Reference)
+	if inUse != "" {
+		fmt.Fprintf(&s, "reference: %s\n", inUse)
+	}
+	fmt.Fprintf(&s, "profiles: apache-tvm %s\n", Profiles)
 	if b.Go != "" {
 		fmt.Fprintf(&s, "go: %s\n", b.Go)
 	}

@@ -17,3 +17,5 @@ def roundtrip(A_ptr: T.handle, B_ptr: T.handle):
     Tx.warp.copy(A_smem[0:32, 0:32], A[0:32, 0:32])
     T.cuda.cta_sync()
     Tx.warp.copy(B[:, :], A_smem[:, :])
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

@@ -19,3 +19,5 @@ def async_load(A_ptr: T.handle, B_ptr: T.handle):
     T.ptx.cp_async.wait_group(0)
     T.cuda.cta_sync()
     Tx.cta.copy(B[:, :], A_smem[:, :])
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

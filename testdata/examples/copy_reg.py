@@ -22,3 +22,5 @@ def registers(A_ptr: T.handle, B_ptr: T.handle):
     Tx.warp.copy(A_smem[:, :], R[:, :])
     T.cuda.cta_sync()
     Tx.warp.copy(B[:, :], A_smem[:, :])
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

@@ -89,3 +89,5 @@ def tma_store(A_ptr: T.handle, B_ptr: T.handle):
             T.ptx.cp_async.bulk.commit_group()
             T.ptx.cp_async.bulk.wait_group()
         T.cuda.cta_sync()
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

@@ -23,3 +23,5 @@ def cast_tiles(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
     Tx.cta.cast(C_s[:, :], A_s[:, :])
     Tx.cta.copy(B[:, :], B_s[:, :])
     Tx.cta.copy(C[:, :], C_s[:, :])
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

@@ -17,3 +17,5 @@ def sqrt_tile(A_ptr: T.handle, B_ptr: T.handle):
     T.cuda.cta_sync()
     Tx.cta.sqrt(A_smem[:, :], A_smem[:, :])
     Tx.cta.copy(B[:, :], A_smem[:, :])
+
+# tilels: reference=0.25  (a seeds example, written for apache-tvm 0.25.0.post1)

@@ -32,10 +32,11 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var GmemSmem = dispatch.Variant{
-	Op: "copy", Name: "gmem_smem", Target: "cuda", Priority: 10,
+	Op: "copy", Name: "gmem_smem", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
 	When: []dispatch.Pred{{Name: "gmem_smem_applicable", Check: isGmemSmem}},
 	Emit: emitGmemSmem,
 }

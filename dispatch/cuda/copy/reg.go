@@ -34,10 +34,11 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var Reg = dispatch.Variant{
-	Op: "copy", Name: "reg", Target: "cuda", Priority: 10,
+	Op: "copy", Name: "reg", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
 	When: []dispatch.Pred{{Name: "reg_applicable", Check: isRegCopy}},
 	Emit: emitReg,
 }

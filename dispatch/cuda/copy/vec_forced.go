@@ -26,6 +26,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 func VecForced(name string, numBytes int64) dispatch.Variant {
@@ -34,7 +35,7 @@ func VecForced(name string, numBytes int64) dispatch.Variant {
 	// pyRepr for it were 5% of BenchmarkDispatch3000 allocations).
 	notForced := fmt.Sprintf("requires explicit dispatch=%s", common.PyRepr(name))
 	return dispatch.Variant{
-		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true,
+		Op: "copy", Name: name, Target: "cuda", Priority: 20, ExplicitOnly: true, Releases: release.From(release.R026),
 		When: []dispatch.Pred{{Name: name + "_applicable", Check: func(c *dispatch.Call) *dispatch.Decline {
 			if c.Tile.Dispatch != name {
 				return c.Decline(c.Span(), notForced)

@@ -32,6 +32,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var Ldgsts = dispatch.Variant{
@@ -98,8 +99,12 @@ func regionInside(c *dispatch.Call, r *ir.Region, arg int) *dispatch.Decline {
 		lo, lok := ir.ConstInt(r.Min[d])
 		ext, eok := ir.ConstInt(r.Extent[d])
 		if (lok && lo < 0) || (lok && eok && lo+ext > r.Buf.Shape[d]) {
-			return c.Declinef(c.ArgSpan(arg), "region %s extends past dimension %d of %s (extent %d); cp.async has no out-of-bounds fill (TMA has: dispatch=\"tma\")",
-				dispatch.ExprText(r), d, r.Buf.Name, r.Buf.Shape[d])
+			tma := "tma"
+			if c.Target.Release >= release.R026 {
+				tma = "tma_auto"
+			}
+			return c.Declinef(c.ArgSpan(arg), "region %s extends past dimension %d of %s (extent %d); cp.async has no out-of-bounds fill (TMA has: dispatch=\"%s\")",
+				dispatch.ExprText(r), d, r.Buf.Name, r.Buf.Shape[d], tma)
 		}
 	}
 	return nil

@@ -51,10 +51,11 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var CopyAsyncTMA = dispatch.Variant{
-	Op: "copy_async", Name: "tma", Target: "cuda", Priority: 10,
+	Op: "copy_async", Name: "tma", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
 	When: []dispatch.Pred{
 		{Name: "validate_copy_op", Check: tmaValidCopyOp},
 		{Name: "single_thread", Check: tmaSingleThread},

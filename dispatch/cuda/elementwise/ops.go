@@ -25,6 +25,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // ewiseSrc is one source operand: a buffer region or a scalar expression
@@ -100,6 +101,9 @@ type ewiseOpSpec struct {
 	// widest dtype of the operands.
 	CheckExtras func(ex ewiseExtras, compute ir.DataType) string
 	VecImpls    []ewiseVecImpl // widest first
+	// Releases are the wheels that register the op (log2 and maximum
+	// arrived in 0.26); the zero Set is every release.
+	Releases release.Set
 }
 
 // ewiseOps is TVM ALL_OPS, in registration order.
@@ -115,18 +119,24 @@ var ewiseOps = []*ewiseOpSpec{
 	ewiseUnary("sqrt", ewiseWithBiasScale(ir.OpSqrt)),
 	ewiseUnary("exp", ewiseWithBiasScale(ir.OpExp)),
 	ewiseUnary("exp2", ewiseWithBiasScale(ir.OpExp2)),
-	ewiseUnary("log2", ewiseWithBiasScale(ir.OpLog2)),
+	since026(ewiseUnary("log2", ewiseWithBiasScale(ir.OpLog2))),
 	ewiseUnary("silu", ewiseSilu),
 	ewiseBinary("add", ir.Add, ewiseF32x2Impl("add")),
 	ewiseBinary("sub", ir.Sub, ewiseF32x2Impl("sub")),
 	ewiseBinary("mul", ir.Mul, ewiseF32x2Impl("mul")),
 	ewiseBinary("fdiv", ir.Div),
-	ewiseBinary("maximum", ir.Max),
+	since026(ewiseBinary("maximum", ir.Max)),
 	{Name: "cast", Parse: ewiseParseCast, Compute: func(v []ir.Expr, _ ewiseExtras, _ ir.DataType, _ source.Span) ir.Expr { return v[0] },
 		VecImpls: []ewiseVecImpl{ewiseCastVec2Impl}},
 	{Name: "fma", Parse: ewiseParseFma, Compute: func(v []ir.Expr, _ ewiseExtras, _ ir.DataType, sp source.Span) ir.Expr {
 		return ewiseBin(ir.Add, ewiseBin(ir.Mul, v[0], v[1], sp), v[2], sp)
 	}, VecImpls: []ewiseVecImpl{ewiseFmaF32x2Impl}},
+}
+
+// since026 marks an op the 0.25 wheel does not register.
+func since026(s *ewiseOpSpec) *ewiseOpSpec {
+	s.Releases = release.From(release.R026)
+	return s
 }
 
 // ---- parse ----

@@ -18,12 +18,12 @@ func Variants() []dispatch.Variant {
 	for _, spec := range ewiseOps {
 		out = append(out,
 			dispatch.Variant{
-				Op: spec.Name, Name: "reg", Target: "cuda", Priority: 10,
+				Op: spec.Name, Name: "reg", Target: "cuda", Priority: 10, Releases: spec.Releases,
 				When: []dispatch.Pred{{Name: spec.Name + "_reg", Check: ewiseRegPred(spec)}},
 				Emit: emitEwiseReg(spec),
 			},
 			dispatch.Variant{
-				Op: spec.Name, Name: "smem", Target: "cuda", Priority: 10,
+				Op: spec.Name, Name: "smem", Target: "cuda", Priority: 10, Releases: spec.Releases,
 				When: []dispatch.Pred{{Name: spec.Name + "_smem", Check: ewiseSmemPred(spec)}},
 				Emit: emitEwiseSmem(spec),
 			},

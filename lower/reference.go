@@ -1,0 +1,367 @@
+package lower
+
+// Choosing the reference release an analysis models (issue 16): the user's
+// setting wins; else the apache-tvm installed in the Python environment the
+// workspace uses (read from its *.dist-info/METADATA, never by running
+// Python); else what the file itself shows (import paths and dispatch names
+// only some releases have); else the newest modelled release.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/release"
+)
+
+// ReferenceSource says how the release was chosen.
+type ReferenceSource string
+
+const (
+	// RefSetting: --reference or the tilels.reference setting.
+	RefSetting ReferenceSource = "setting"
+	// RefDirective: the file's own "# tilels: reference=0.25" line.
+	RefDirective ReferenceSource = "directive"
+	// RefEnvironment: the apache-tvm installed in the workspace's Python
+	// environment.
+	RefEnvironment ReferenceSource = "environment"
+	// RefFile: a construct of the file that only some releases have.
+	RefFile ReferenceSource = "file"
+	// RefDefault: nothing said which; the newest modelled release.
+	RefDefault ReferenceSource = "default"
+)
+
+// Reference is the release an analysis models, and why.
+type Reference struct {
+	Release release.Release
+	Source  ReferenceSource
+	// Why is one line for hovers, the status bar and --emit json:
+	// "apache-tvm 0.27.0.post1 installed in /ws/.venv".
+	Why string
+	// Span is the construct that showed the release (RefFile only).
+	Span source.Span
+}
+
+// Installed is an apache-tvm found in a Python environment.
+type Installed struct {
+	// Version is the METADATA's Version ("0.27.0.post1"); Where the
+	// environment's directory.
+	Version, Where string
+}
+
+// ParseReference reads a --reference / tilels.reference value: "" and
+// "auto" mean automatic (ok, auto), a modelled release its Release.
+func ParseReference(s string) (r release.Release, auto, ok bool) {
+	switch strings.TrimSpace(s) {
+	case "", "auto":
+		return 0, true, true
+	}
+	r, ok = release.Parse(s)
+	return r, false, ok
+}
+
+// PythonEnvironments lists, in the order they are tried, the environments
+// the workspace may use: the configured interpreter's (a path to python
+// inside an environment, or the environment's directory), $VIRTUAL_ENV,
+// then .venv and venv in each workspace folder.
+func PythonEnvironments(interpreter, virtualEnv string, folders []string) []string {
+	var out []string
+	add := func(d string) {
+		if d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if interpreter != "" {
+		if fi, err := os.Stat(interpreter); err == nil && !fi.IsDir() {
+			// <env>/bin/python or <env>\Scripts\python.exe
+			add(filepath.Dir(filepath.Dir(interpreter)))
+		} else {
+			add(interpreter)
+		}
+	}
+	add(virtualEnv)
+	for _, f := range folders {
+		if f == "" {
+			continue
+		}
+		add(filepath.Join(f, ".venv"))
+		add(filepath.Join(f, "venv"))
+	}
+	return out
+}
+
+// FindInstalled returns the apache-tvm of the first environment that has
+// one: <env>/lib/python*/site-packages/apache_tvm-*.dist-info/METADATA
+// (Lib/site-packages on Windows). ok is false when none has.
+func FindInstalled(envs []string) (Installed, bool) {
+	for _, env := range envs {
+		var metas []string
+		for _, pat := range []string{
+			filepath.Join(env, "lib", "python*", "site-packages", "apache_tvm-*.dist-info", "METADATA"),
+			filepath.Join(env, "Lib", "site-packages", "apache_tvm-*.dist-info", "METADATA"),
+		} {
+			m, _ := filepath.Glob(pat)
+			metas = append(metas, m...)
+		}
+		slices.Sort(metas)
+		for _, m := range metas {
+			if v := metadataVersion(m); v != "" {
+				return Installed{Version: v, Where: env}, true
+			}
+		}
+	}
+	return Installed{}, false
+}
+
+// metadataVersion reads the Version: header of a METADATA file ("" when
+// unreadable or absent).
+func metadataVersion(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			break // end of the headers
+		}
+		if v, ok := strings.CutPrefix(line, "Version:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// releaseOfInstalled maps an installed version onto a modelled release:
+// itself when modelled, else the nearest (a newer unmodelled version gets
+// the newest profile, an older one the oldest), with a note.
+func releaseOfInstalled(v string) (release.Release, string) {
+	if r, ok := release.Parse(v); ok {
+		return r, ""
+	}
+	var maj, min int
+	if _, err := fmt.Sscanf(v, "%d.%d", &maj, &min); err == nil && (maj == 0 && min < 25) {
+		return release.All[0], fmt.Sprintf(" (not modelled; the oldest profile, %s, is used)", release.All[0].Short())
+	}
+	return release.Newest, fmt.Sprintf(" (not modelled; the newest profile, %s, is used)", release.Newest.Short())
+}
+
+// evidence is one construct of a file that only some releases accept.
+type evidence struct {
+	in   release.Set
+	what string
+}
+
+// moduleEvidence: import paths only some releases have (checked as module
+// prefixes).
+var moduleEvidence = []struct {
+	prefix string
+	ev     evidence
+}{
+	{"tvm.backend.cuda.operator", evidence{release.Only(release.R025), "import path `tvm.backend.cuda.operator` (0.25 only)"}},
+	{"tvm.tirx.cuda.operator", evidence{release.Only(release.R025), "import path `tvm.tirx.cuda.operator` (0.25 only)"}},
+	{"tvm.backend.cuda.tile_primitive", evidence{release.From(release.R026), "import path `tvm.backend.cuda.tile_primitive` (0.26 and later)"}},
+}
+
+// nameEvidence: names imported from the library that only some releases
+// define.
+var nameEvidence = map[string]evidence{
+	"SwizzleLayout": {release.Only(release.R025), "`SwizzleLayout` (0.25 only; later releases fold it into ComposeLayout)"},
+}
+
+// dispatchEvidence: `dispatch=` names only some releases register (for
+// any op: "reg" is ambiguous, elementwise has it everywhere).
+var dispatchEvidence = map[string]evidence{
+	"gmem_smem":    {release.Only(release.R025), `dispatch="gmem_smem" (0.25 only; vec_auto from 0.26)`},
+	"tma":          {release.Only(release.R025), `dispatch="tma" (0.25 only; tma_auto/tma_explicit from 0.26)`},
+	"vec_auto":     {release.From(release.R026), `dispatch="vec_auto" (0.26 and later)`},
+	"tma_auto":     {release.From(release.R026), `dispatch="tma_auto" (0.26 and later)`},
+	"tma_explicit": {release.From(release.R026), `dispatch="tma_explicit" (0.26 and later)`},
+	"vec_16b":      {release.From(release.R026), `dispatch="vec_16b" (0.26 and later)`},
+	"vec_32b":      {release.From(release.R026), `dispatch="vec_32b" (0.26 and later)`},
+	"vec_64b":      {release.From(release.R026), `dispatch="vec_64b" (0.26 and later)`},
+	"vec_128b":     {release.From(release.R026), `dispatch="vec_128b" (0.26 and later)`},
+	"vec_256b":     {release.From(release.R026), `dispatch="vec_256b" (0.26 and later)`},
+}
+
+// directiveReference reads a "# tilels: reference=0.25" comment (a file
+// pinned to a release); an unknown release is ignored here (the
+// evaluator's directive check reports it).
+func directiveReference(f *syntax.File) (Reference, bool) {
+	for _, c := range f.Comments {
+		text := strings.TrimSpace(strings.TrimPrefix(c.Text, "#"))
+		rest, ok := strings.CutPrefix(text, "tilels:")
+		if !ok {
+			continue
+		}
+		v, ok := strings.CutPrefix(strings.TrimSpace(rest), "reference=")
+		if !ok {
+			continue
+		}
+		if r, ok := release.Parse(firstField(v)); ok {
+			return Reference{Release: r, Source: RefDirective, Span: c.Span,
+				Why: "pinned by the file: # tilels: reference=" + r.Short()}, true
+		}
+	}
+	return Reference{}, false
+}
+
+// firstField is the first space-separated word of s ("" when none).
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// CodeReference reports a "# tilels: reference=" line naming no modelled
+// release.
+const CodeReference = "lower/reference"
+
+// referenceDirectiveDiags reports the reference directives of f that name
+// no modelled release.
+func referenceDirectiveDiags(f *syntax.File) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, c := range f.Comments {
+		text := strings.TrimSpace(strings.TrimPrefix(c.Text, "#"))
+		rest, ok := strings.CutPrefix(text, "tilels:")
+		if !ok {
+			continue
+		}
+		v, ok := strings.CutPrefix(strings.TrimSpace(rest), "reference=")
+		if !ok {
+			continue
+		}
+		if _, ok := release.Parse(firstField(v)); !ok {
+			out = append(out, diag.Warningf(c.Span, CodeReference,
+				"unknown reference release %q in the directive (want %s); the release is chosen without it", firstField(v), release.Names()))
+		}
+	}
+	return out
+}
+
+// InferReference returns the release a file's own constructs point to: the
+// newest release every piece of evidence admits (when they disagree, the
+// first piece wins). ok is false when the file shows nothing.
+func InferReference(f *syntax.File) (Reference, bool) {
+	type seen struct {
+		ev   evidence
+		span source.Span
+	}
+	var found []seen
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ImportFrom:
+			for _, m := range moduleEvidence {
+				if n.Module == m.prefix || strings.HasPrefix(n.Module, m.prefix+".") {
+					found = append(found, seen{m.ev, n.Loc})
+				}
+			}
+			for _, a := range n.Names {
+				if ev, ok := nameEvidence[a.Name]; ok && strings.HasPrefix(n.Module, "tvm") {
+					found = append(found, seen{ev, a.Loc})
+				}
+			}
+		case *syntax.Import:
+			for _, a := range n.Names {
+				for _, m := range moduleEvidence {
+					if a.Name == m.prefix || strings.HasPrefix(a.Name, m.prefix+".") {
+						found = append(found, seen{m.ev, a.Loc})
+					}
+				}
+			}
+		case *syntax.Keyword:
+			if n.Name != nil && n.Name.Id == "dispatch" {
+				if c, ok := n.Value.(*syntax.Constant); ok && c.Kind == syntax.String {
+					if ev, ok := dispatchEvidence[c.Str]; ok {
+						found = append(found, seen{ev, c.Loc})
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(found) == 0 {
+		return Reference{}, false
+	}
+	set := found[0].ev.in
+	for _, s := range found[1:] {
+		if both := set & s.ev.in; both != 0 {
+			set = both
+		}
+	}
+	rel := release.Newest
+	for i := len(release.All) - 1; i >= 0; i-- {
+		if set.Has(release.All[i]) {
+			rel = release.All[i]
+			break
+		}
+	}
+	return Reference{Release: rel, Source: RefFile, Span: found[0].span,
+		Why: "inferred from the file: " + found[0].ev.what}, true
+}
+
+// ChooseReference resolves o's reference for the parsed file f.
+func (o Options) ChooseReference(f *syntax.File) Reference {
+	if o.chosen != nil {
+		return *o.chosen
+	}
+	if r, auto, ok := ParseReference(o.Reference); ok && !auto {
+		return Reference{Release: r, Source: RefSetting, Why: "set: reference " + r.Short()}
+	}
+	if f != nil {
+		if r, ok := directiveReference(f); ok {
+			return r
+		}
+	}
+	if o.Installed.Version != "" {
+		r, note := releaseOfInstalled(o.Installed.Version)
+		return Reference{Release: r, Source: RefEnvironment,
+			Why: fmt.Sprintf("apache-tvm %s installed in %s%s", o.Installed.Version, o.Installed.Where, note)}
+	}
+	if f != nil {
+		if r, ok := InferReference(f); ok {
+			return r
+		}
+	}
+	why := "no Python environment with apache-tvm and nothing in the file names a release: the newest profile"
+	if f == nil {
+		why = "no Python environment with apache-tvm: the newest profile, unless a file shows another"
+	}
+	return Reference{Release: release.Newest, Source: RefDefault, Why: why}
+}
+
+// referenceNeedles are the texts whose presence InferReference depends on:
+// when their counts in a file do not change, neither does the release the
+// file shows (a session re-analyses the whole file when they do).
+var referenceNeedles = func() [][]byte {
+	out := [][]byte{[]byte("reference=")}
+	for _, m := range moduleEvidence {
+		out = append(out, []byte(m.prefix))
+	}
+	for n := range nameEvidence {
+		out = append(out, []byte(n))
+	}
+	for n := range dispatchEvidence {
+		out = append(out, []byte(`"`+n+`"`), []byte(`'`+n+`'`))
+	}
+	slices.SortFunc(out, bytes.Compare)
+	return out
+}()
+
+// referencePrint is the counts of referenceNeedles in src.
+func referencePrint(src []byte) string {
+	var b strings.Builder
+	for _, n := range referenceNeedles {
+		fmt.Fprintf(&b, "%d,", bytes.Count(src, n))
+	}
+	return b.String()
+}
