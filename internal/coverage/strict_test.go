@@ -25,7 +25,8 @@ func TestClassify(t *testing.T) {
 		{"declined", &dispatch.Decision{Declined: []dispatch.Rejection{rej}}, Declined, "ldgsts: unsupported memory scopes"},
 		{"does not lower", &dispatch.Decision{Declined: []dispatch.Rejection{rej, notLow}}, NoVariant, "dsmem: tilels does not lower dsmem copies yet (cp.async.bulk shared::cluster)"},
 		{"no registered variants", &dispatch.Decision{Explanation: &dispatch.Explanation{Op: "gemm", Error: "no registered variants for this op/target"}}, NoVariant, "no registered variants for this op/target (gemm)"},
-		{"unknown dispatch name", &dispatch.Decision{Explanation: &dispatch.Explanation{Op: "copy", Error: "no variant named '__probe__' is registered"}}, NoVariant, "no variant named '__probe__' is registered"},
+		{"unknown dispatch name", &dispatch.Decision{Explanation: &dispatch.Explanation{Op: "copy", Forced: "__probe__", Error: "no variant named '__probe__' is registered"}}, NoVariant, "no variant named '__probe__' is registered"},
+		{"another release's name", &dispatch.Decision{Explanation: &dispatch.Explanation{Op: "copy", Forced: "reg", Error: "no variant named 'reg' is registered"}}, Declined, "no variant named 'reg' is registered"},
 	} {
 		o, why := classify(c.d)
 		if o != c.o || why != c.why {
