@@ -365,3 +365,23 @@ func referencePrint(src []byte) string {
 	}
 	return b.String()
 }
+
+// referenceNeedleMax is the length of the longest needle.
+var referenceNeedleMax = func() int {
+	n := 0
+	for _, x := range referenceNeedles {
+		n = max(n, len(x))
+	}
+	return n
+}()
+
+// referenceEditChanges reports whether replacing old[p:oldEnd] by
+// cur[p:newEnd] changes referencePrint. Outside the edit the texts are
+// the same, so an occurrence that does not overlap the edit is counted in
+// both or in neither; those that do lie within the edit widened by the
+// longest needle on each side.
+func referenceEditChanges(old, cur []byte, p, oldEnd, newEnd int) bool {
+	lo := max(0, p-referenceNeedleMax)
+	return referencePrint(old[lo:min(len(old), oldEnd+referenceNeedleMax)]) !=
+		referencePrint(cur[lo:min(len(cur), newEnd+referenceNeedleMax)])
+}

@@ -105,9 +105,7 @@ type Snapshot struct {
 	// Reference is the reference release the version was analysed under.
 	Reference Reference
 
-	// refPrint is referencePrint of the text (see incremental).
-	refPrint string
-	segs     []segment
+	segs []segment
 	// seams are where a re-parse may start and stop (syntax.Seam); nil
 	// when the whole file must be parsed again.
 	seams    []syntax.Seam
@@ -321,9 +319,6 @@ func snapshotOf(res *Result) *Snapshot {
 	src := res.File.Src
 	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports,
 		Reference: res.Reference}
-	if res.Reference.Source != RefSetting {
-		snap.refPrint = referencePrint(src)
-	}
 	evals := evalKernels(res)
 	// byDef maps a def to its records: Kernels[lo:hi] (adjacent) or
 	// Partial[lo:hi]; bad when they are not adjacent or both kinds.

@@ -33,8 +33,6 @@ type incr struct {
 	// newEffectful are the effectful names of the new module-level code
 	// (effectfulNames), once parsed.
 	newEffectful map[string]bool
-	// refPrint is referencePrint of the new text.
-	refPrint string
 }
 
 // incremental tries the incremental paths; nil means "analyse the whole
@@ -50,17 +48,17 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	if !prev.idx.ok || prev.seams == nil {
 		return nil
 	}
+	p, oldEnd, newEnd := diffRegion(old, cur)
 	// An edit that may change which release the file shows (a dispatch=
-	// name or an import only some releases have) analyses the whole file
-	// under the release chosen again.
-	print := prev.refPrint
+	// name, an import only some releases have, a pin) analyses the whole
+	// file under the release chosen again. Only the edited region, widened
+	// by the longest needle, can change the needles' counts.
 	if prev.Reference.Source != RefSetting {
-		if print = referencePrint(cur); print != prev.refPrint {
+		if referenceEditChanges(old, cur, p, oldEnd, newEnd) {
 			return nil
 		}
 	}
-	p, oldEnd, newEnd := diffRegion(old, cur)
-	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd), refPrint: print,
+	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd),
 		e: edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}}
 	if !u.region() {
 		return nil
@@ -258,7 +256,7 @@ func (u *incr) unchanged() (snap *Snapshot, done bool) {
 	}
 	prev := u.prev
 	snap = &Snapshot{File: u.f, segs: u.segs, seams: u.seams, idx: prev.idx, Imports: prev.Imports,
-		Reference: prev.Reference, refPrint: u.refPrint}
+		Reference: prev.Reference}
 	snap.Kernels = u.moveViews(prev.Kernels)
 	snap.Partial = u.moveViews(prev.Partial)
 	snap.ctxDiags = e.diags(prev.ctxDiags)
