@@ -694,10 +694,10 @@ func (l *lowerer) diagnose(d *Decision) {
 		l.out.Diags = append(l.out.Diags, dg)
 	case tc.Dispatch != "":
 		span := tc.Span
-		for _, kv := range tc.Config {
-			if kv.Key == "dispatch" && kv.Span.IsValid() {
-				span = kv.Span
-			}
+		if e != nil && e.Error != "" && tc.DispatchSpan.IsValid() {
+			// A name the release does not register: the name is what to
+			// edit (the rename quick fix replaces it).
+			span = tc.DispatchSpan
 		}
 		msg := fmt.Sprintf("dispatch=%q does not apply\n%s", tc.Dispatch, e.TableCompact())
 		dg := diag.Errorf(span, "dispatch/forced-variant", "%s", msg)

@@ -46,7 +46,12 @@ type Variant struct {
 	// its wheel registers: `dispatch="vec_64b"` under 0.25 is the wheel's
 	// "no variant named 'vec_64b' is registered".
 	Releases release.Set
-	When     []Pred
+	// Renamed are the names other releases register this variant's
+	// behaviour under (vec_auto: gmem_smem and reg; gmem_smem: vec_auto):
+	// a forced `dispatch=` of one of them that the call's release does not
+	// register is offered this variant instead (Explanation.Renames).
+	Renamed []string
+	When    []Pred
 	// Emit lowers the call. It returns (result, nil) or (nil, decline).
 	Emit func(*Call) (*Result, *Decline)
 }
@@ -211,8 +216,21 @@ type Explanation struct {
 	// leaves it empty: rendering every call eagerly cost 4% of
 	// BenchmarkDispatch3000 allocations for tables that are rarely printed.
 	CallText string
+	// Renames, when the forced name is not registered in the call's
+	// release, are the variants of that release that Renamed it, in
+	// dispatch order, with whether their predicates hold for the call
+	// (the migration quick fix; lower.DispatchFixes).
+	Renames []Rename
 
 	call *ir.TileCall
+}
+
+// Rename is a registered variant a forced name that is not registered
+// may become.
+type Rename struct {
+	Variant string
+	// Holds: every predicate of the variant passes for the call.
+	Holds bool
 }
 
 // OpCall returns the call text of the "opcall:" lines: CallText, or the
@@ -446,6 +464,7 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 		forced = []string{f}
 		if !slices.ContainsFunc(cases, func(v Variant) bool { return v.Name == f }) {
 			e.Error = fmt.Sprintf("no variant named '%s' is registered", f)
+			e.Renames = renames(c, cases, f)
 			return nil, "", e
 		}
 	}
@@ -491,6 +510,26 @@ func (r *Registry) Select(c *Call) (*Result, string, *Explanation) {
 		e.Attempts = append(e.Attempts, a)
 	}
 	return res, selected, e
+}
+
+// renames lists the variants of cases (in dispatch order) that Renamed
+// name, with whether their predicates hold for c.
+func renames(c *Call, cases []Variant, name string) []Rename {
+	var out []Rename
+	for _, v := range cases {
+		if !slices.Contains(v.Renamed, name) {
+			continue
+		}
+		holds := true
+		for _, p := range v.When {
+			if d, _ := evalPred(c, p); d != nil {
+				holds = false
+				break
+			}
+		}
+		out = append(out, Rename{Variant: v.Name, Holds: holds})
+	}
+	return out
 }
 
 // tryVariant evaluates every predicate of v, then its emitter; it fills a

@@ -412,6 +412,9 @@ type TileCall struct {
 	Args     []Arg  // in op_call.args order (see spec §1.5)
 	Config   []KV
 	Dispatch string // forced variant, "" when absent
+	// DispatchSpan is the expression that gave Dispatch (the string
+	// literal of `dispatch="tma"`); NoSpan when absent.
+	DispatchSpan source.Span
 	// Span is the whole call; OpSpan the `Tx.warp.copy` callee.
 	Span, OpSpan source.Span
 	// ArgSpans are the spans of the written arguments (for diagnostics).

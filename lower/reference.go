@@ -47,6 +47,56 @@ type Reference struct {
 	Why string
 	// Span is the construct that showed the release (RefFile only).
 	Span source.Span
+	// Env is the apache-tvm found in the environment (RefEnvironment only).
+	Env Installed
+}
+
+// Line is the one line hovers and tooltips name the profile with:
+// "reference: apache-tvm 0.27.0.post1 (auto: installed in /ws/.venv)".
+func (r Reference) Line() string {
+	return "reference: apache-tvm " + r.Release.String() + " (" + r.how() + ")"
+}
+
+// how says in a few words how the release was chosen.
+func (r Reference) how() string {
+	switch r.Source {
+	case RefSetting:
+		return "set"
+	case RefDirective:
+		return "pinned by the file"
+	case RefEnvironment:
+		if r.Env.Version == r.Release.String() {
+			return "auto: installed in " + r.Env.Where
+		}
+		return "auto: " + r.Why
+	case RefFile:
+		return "auto: " + r.Why
+	}
+	return "auto: no apache-tvm found, the newest profile"
+}
+
+// Label is the status bar's short form: "TIRx 0.27 ✓ auto". The mark is
+// ✓ when the release is known (set, pinned, or the installed version is
+// a modelled one) and ≈ when it is a guess (inferred from the file, the
+// newest by default, or the nearest profile to an unmodelled version);
+// the last word says who chose it (set, pinned, auto).
+func (r Reference) Label() string {
+	mark, who := "✓", "auto"
+	switch r.Source {
+	case RefSetting:
+		who = "set"
+	case RefDirective:
+		who = "pinned"
+	case RefEnvironment:
+		if r.Env.Version != r.Release.String() {
+			if _, ok := release.Parse(r.Env.Version); !ok {
+				mark = "≈"
+			}
+		}
+	default:
+		mark = "≈"
+	}
+	return "TIRx " + r.Release.Short() + " " + mark + " " + who
 }
 
 // Installed is an apache-tvm found in a Python environment.
@@ -324,7 +374,7 @@ func (o Options) ChooseReference(f *syntax.File) Reference {
 	}
 	if o.Installed.Version != "" {
 		r, note := releaseOfInstalled(o.Installed.Version)
-		return Reference{Release: r, Source: RefEnvironment,
+		return Reference{Release: r, Source: RefEnvironment, Env: o.Installed,
 			Why: fmt.Sprintf("apache-tvm %s installed in %s%s", o.Installed.Version, o.Installed.Where, note)}
 	}
 	if f != nil {

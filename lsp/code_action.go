@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/lower"
 )
 
 // CodeAction offers "Write lowered CUDA to <name>.cu" (the whole file)
@@ -16,18 +20,39 @@ import (
 // command instead; one without code action literals gets bare commands.
 // With error diagnostics in the file the action is disabled (or left out
 // where the client cannot show disabled actions).
+//
+// Before them come the quick fixes lower computes
+// (lower.Snapshot.DispatchFixes): a `dispatch=` name the release does not
+// register renamed to the name it registers ("gmem_smem" -> "vec_auto"
+// under 0.27), where the range touches the name; after them, for a file
+// whose release was chosen automatically, "Pin this file to apache-tvm
+// 0.27" (lower.Snapshot.PinFix), which appends `# tilels: reference=0.27`.
 func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CommandOrCodeAction, error) {
 	out := []protocol.CommandOrCodeAction{}
-	if !kindWanted(p.Context.Only) {
+	quick, src := kindsWanted(p.Context.Only)
+	if !quick && !src {
 		return out, nil
 	}
 	d := s.doc(p.TextDocument.URI)
-	if d == nil || d.path == "" {
+	if d == nil {
 		return out, nil
 	}
 	snap, err := d.await(ctx)
 	if err != nil {
 		return nil, err
+	}
+	out = append(out, s.fixActions(d, snap, p.Range, quick, false)...)
+	if !src {
+		return out, nil
+	}
+	out = s.writeActions(out, d, snap, p.Range)
+	return append(out, s.fixActions(d, snap, p.Range, false, true)...), nil
+}
+
+// writeActions appends the "Write lowered CUDA" actions to out.
+func (s *Server) writeActions(out []protocol.CommandOrCodeAction, d *document, snap *snapshot, rng protocol.Range) []protocol.CommandOrCodeAction {
+	if d.path == "" {
+		return out
 	}
 	defs := 0
 	for _, k := range snap.defs() {
@@ -36,10 +61,10 @@ func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		}
 	}
 	if defs == 0 {
-		return out, nil
+		return out
 	}
 	targets := []string{""}
-	off := source0(snap.text.m.Offset(p.Range.Start))
+	off := source0(snap.text.m.Offset(rng.Start))
 	if k := defAt(snap.defs(), off); k != nil && !k.partial && defs > 1 {
 		targets = append(targets, k.name())
 	}
@@ -92,18 +117,80 @@ func (s *Server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		}
 		out = append(out, a)
 	}
-	return out, nil
+	return out
 }
 
-// kindWanted reports whether a "source" action passes the only filter.
-func kindWanted(only []protocol.CodeActionKind) bool {
+// kindsWanted reports whether "quickfix" and "source" actions pass the
+// only filter.
+func kindsWanted(only []protocol.CodeActionKind) (quick, source bool) {
 	if len(only) == 0 {
-		return true
+		return true, true
 	}
 	for _, k := range only {
-		if k == "" || k == protocol.CodeActionKindSource {
-			return true
+		switch k {
+		case "":
+			return true, true
+		case protocol.CodeActionKindQuickFix:
+			quick = true
+		case protocol.CodeActionKindSource:
+			source = true
 		}
 	}
-	return false
+	return quick, source
+}
+
+// fixActions converts lower's fixes of snap to code actions: the renames
+// whose span touches rng (quick), and the pin (a source action). Clients without
+// code action literals get none (a fix is an edit, not a command).
+func (s *Server) fixActions(d *document, snap *snapshot, rng protocol.Range, quick, pin bool) []protocol.CommandOrCodeAction {
+	caps := s.caps.Load()
+	if !caps.codeActionLiterals {
+		return nil
+	}
+	m := snap.text.m
+	lo, hi := source0(m.Offset(rng.Start)), source0(m.Offset(rng.End))
+	var fixes []lower.Fix
+	if quick {
+		for _, f := range snap.low.DispatchFixes() {
+			if f.Span.Start <= hi && lo <= f.Span.End {
+				fixes = append(fixes, f)
+			}
+		}
+	}
+	if pin {
+		if f, ok := snap.low.PinFix(); ok {
+			fixes = append(fixes, f)
+		}
+	}
+	var out []protocol.CommandOrCodeAction
+	for _, f := range fixes {
+		kind := protocol.CodeActionKindQuickFix
+		if f.Kind == lower.SourceFix {
+			kind = protocol.CodeActionKindSource
+		}
+		te := protocol.TextEdit{Range: m.Range(f.Span), NewText: f.NewText}
+		edit := &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: {te}}}
+		if caps.documentChanges {
+			v := snap.text.version
+			edit = &protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: d.uri}, Version: &v},
+				Edits:        []protocol.TextDocumentEditElement{&te},
+			}}}
+		}
+		a := &protocol.CodeAction{Title: f.Title, Kind: &kind, Edit: edit}
+		if f.Preferred {
+			yes := true
+			a.IsPreferred = &yes
+		}
+		if f.Diag != "" {
+			for _, dg := range snap.low.Diags {
+				if dg.Code == f.Diag && dg.Span == f.Span {
+					a.Diagnostics = s.toProtocol(d.uri, m, []diag.Diagnostic{dg})
+					break
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -44,6 +44,8 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return s.caseCommand(ctx, p)
 	case cmdKernelSummary:
 		return s.kernelSummary(ctx, p)
+	case cmdReference:
+		return s.reference(ctx, p)
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}

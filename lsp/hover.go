@@ -163,7 +163,8 @@ const maxExcerptLines = 40
 // callHover renders a tile call's dispatch decisions ds in case at of
 // def (pick is the selected case), and returns the range to highlight
 // (its callee with op, else the call): the op, scope and threads, the
-// case, the chosen variant with vec, outer, partition or TMA plan, every
+// case, the reference release (lower.Reference.Line), the chosen variant
+// with vec, outer, partition or TMA plan, every
 // variant tried with its reason, for a def with several cases the
 // outcome in each, and the lowered TIRx and CUDA of the call.
 func callHover(snap *snapshot, def *kdef, pick, at int, ds []*dispatch.Decision, op bool) (string, source.Span) {
@@ -204,6 +205,8 @@ func callHover(snap *snapshot, def *kdef, pick, at int, ds []*dispatch.Decision,
 		facts = append(facts, vec, fmt.Sprintf("outer %d", r.Outer))
 	}
 	b.WriteString(strings.Join(facts, " · ") + "\n\n")
+	// The profile the decision was made under (lower.Reference.Line).
+	b.WriteString(mdEscape(snap.low.Reference.Line()) + "\n\n")
 	if r := d.Result; r != nil {
 		if r.Partition != "" {
 			fmt.Fprintf(&b, "partition: `%s`\n\n", r.Partition)

@@ -15,6 +15,7 @@ type clientCaps struct {
 	configuration       bool // workspace/configuration
 	applyEdit           bool // workspace/applyEdit
 	createFiles         bool // CreateFile in documentChanges
+	documentChanges     bool // versioned TextDocumentEdits in workspace edits
 	inlayHintRefresh    bool
 	codeLensRefresh     bool
 	codeActionLiterals  bool // CodeAction values (else Commands)
@@ -34,6 +35,7 @@ func readCaps(c protocol.ClientCapabilities) *clientCaps {
 		cc.configuration = w.Configuration != nil && *w.Configuration
 		cc.applyEdit = w.ApplyEdit != nil && *w.ApplyEdit
 		if e := w.WorkspaceEdit; e != nil {
+			cc.documentChanges = e.DocumentChanges != nil && *e.DocumentChanges
 			cc.createFiles = e.DocumentChanges != nil && *e.DocumentChanges &&
 				slices.Contains(e.ResourceOperations, protocol.ResourceOperationKindCreate)
 		}
@@ -101,7 +103,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),
-		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary}},
+		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary, cmdReference}},
 		Workspace: &protocol.WorkspaceOptions{
 			WorkspaceFolders:    &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
 			TextDocumentContent: &protocol.TextDocumentContentOptions{Schemes: []string{loweredScheme}},

@@ -459,6 +459,13 @@ func renderAction(a *protocol.CodeAction) string {
 	if a.Kind != nil {
 		fmt.Fprintf(&b, "kind: %s\n", *a.Kind)
 	}
+	if a.IsPreferred != nil && *a.IsPreferred {
+		b.WriteString("preferred\n")
+	}
+	for _, d := range a.Diagnostics {
+		code, _ := d.Code.(protocol.String)
+		fmt.Fprintf(&b, "fixes %s %s\n", code, rangeString(&d.Range))
+	}
 	if a.Disabled.Reason != "" {
 		fmt.Fprintf(&b, "disabled: %s\n", a.Disabled.Reason)
 	}
@@ -482,11 +489,15 @@ func renderEdit(e *protocol.WorkspaceEdit) string {
 			for _, e := range ch.Edits {
 				te, _ := e.(*protocol.TextEdit)
 				fmt.Fprintf(&b, "edit %s %s:\n%s", uri.Basename(ch.TextDocument.URI), rangeString(&te.Range), te.NewText)
+				if !strings.HasSuffix(te.NewText, "\n") {
+					b.WriteString("\n") // a rename: the golden section ends in one
+				}
 			}
 		default:
 			fmt.Fprintf(&b, "change %T\n", ch)
 		}
 	}
+
 	return b.String()
 }
 

@@ -47,11 +47,12 @@ func main() {
 // (lower.TuneOneShot).
 var oneShot bool
 
-const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL]
+const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
                     [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
-       tilels --version | version
+                    [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
+       tilels --version [--reference RELEASE] [--python INTERPRETER] | version
        tilels --help | help
 
 With no arguments (or serve) tilels is a language server on stdin/stdout.
@@ -244,16 +245,17 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 	fs.PrintDefaults()
 }
 
-// serve is "tilels serve [--log FILE] [--log-level LEVEL]".
+// serve is "tilels serve [--log FILE] [--log-level LEVEL] [--reference RELEASE]".
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tilels serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	logFile := fs.String("log", "", "append the log to `FILE` instead of stderr")
 	logLevel := fs.String("log-level", "info", "least severe `LEVEL` logged (debug, info, warn, error)")
+	reference := fs.String("reference", "auto", "the reference `RELEASE` of apache-tvm while the client's tilels.reference setting is auto: 0.25, 0.26, 0.27 or auto")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: tilels serve [--log FILE] [--log-level LEVEL]\n\nThe language server, on stdin/stdout (docs/lsp.md).\n\nFlags:\n")
+			fmt.Fprintf(stdout, "usage: tilels serve [--log FILE] [--log-level LEVEL] [--reference RELEASE]\n\nThe language server, on stdin/stdout (docs/lsp.md).\n\nFlags:\n")
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return 0
@@ -265,7 +267,11 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tilels serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	return serveLSP(*logFile, *logLevel, "", stdin, stdout, stderr)
+	if _, _, ok := lower.ParseReference(*reference); !ok {
+		fmt.Fprintf(stderr, "tilels serve: unknown --reference %q (want auto, %s)\n", *reference, release.Names())
+		return 2
+	}
+	return serveLSP(*logFile, *logLevel, *reference, stdin, stdout, stderr)
 }
 
 // serveLSP runs the language server on stdin and stdout.

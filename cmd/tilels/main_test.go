@@ -748,3 +748,83 @@ def k(A: T.Buffer((ROWS, COLS), "float16")):
 		t.Errorf("with --extra-path: exit %d, stderr %q, output %q", code, stderr, out)
 	}
 }
+
+// TestReferenceFlags: --reference chooses the release (the JSON names it,
+// with how it was chosen, and the variant names follow it); an unknown
+// release is a usage error; with auto, --python names the environment
+// whose apache-tvm METADATA gives the release (an interpreter inside it
+// or its directory); the file's own pin beats the environment.
+func TestReferenceFlags(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The example without its "# tilels: reference=0.25" pin.
+	unpinned := regexp.MustCompile(`(?m)^# tilels: reference=.*\n`).ReplaceAllString(string(src), "")
+	k := filepath.Join(dir, "k.py")
+	writeFile(t, k, unpinned)
+	env := filepath.Join(dir, "env")
+	writeFile(t, filepath.Join(env, "lib", "python3.11", "site-packages", "apache_tvm-0.26.0.dist-info", "METADATA"),
+		"Metadata-Version: 2.1\nName: apache-tvm\nVersion: 0.26.0\n\n")
+	writeFile(t, filepath.Join(env, "bin", "python"), "")
+
+	type ref struct{ Release, Source, Why string }
+	emit := func(args ...string) (string, ref, string) {
+		t.Helper()
+		code, out, stderr := runCLI(append([]string{"--lower", k, "--emit", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d\n%s", args, code, stderr)
+		}
+		var top struct {
+			Reference string
+			Files     []struct {
+				Reference ref
+				Kernels   []struct{ Calls []struct{ Variant string } }
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &top); err != nil || len(top.Files) != 1 || len(top.Files[0].Kernels) != 1 {
+			t.Fatalf("%q: %v\n%s", args, err, out)
+		}
+		f := top.Files[0]
+		return top.Reference, f.Reference, f.Kernels[0].Calls[0].Variant
+	}
+	for _, tc := range []struct {
+		args    []string
+		top     string
+		ref     ref
+		variant string
+	}{
+		{[]string{"--reference", "0.25"}, "0.25.0.post1", ref{"0.25.0.post1", "setting", "set: reference 0.25"}, "gmem_smem"},
+		{[]string{"--reference", "0.27.0.post1"}, "0.27.0.post1", ref{"0.27.0.post1", "setting", "set: reference 0.27"}, "vec_auto"},
+		{[]string{"--python", filepath.Join(env, "bin", "python")}, "0.26.0", ref{"0.26.0", "environment", "apache-tvm 0.26.0 installed in " + env}, "vec_auto"},
+		{[]string{"--reference", "auto", "--python", env}, "0.26.0", ref{"0.26.0", "environment", "apache-tvm 0.26.0 installed in " + env}, "vec_auto"},
+	} {
+		top, r, v := emit(tc.args...)
+		if top != tc.top || r != tc.ref || v != tc.variant {
+			t.Errorf("%q: document %q, file %+v, variant %q; want %q, %+v, %q", tc.args, top, r, v, tc.top, tc.ref, tc.variant)
+		}
+	}
+	// The file's pin beats the environment.
+	writeFile(t, k, unpinned+"# tilels: reference=0.25\n")
+	if _, r, v := emit("--python", env); r.Source != "directive" || r.Release != "0.25.0.post1" || v != "gmem_smem" {
+		t.Errorf("pinned file with --python: %+v %q", r, v)
+	}
+
+	for _, args := range [][]string{
+		{"--lower", k, "--reference", "0.24"},
+		{"--reference", "latest"},
+		{"serve", "--reference", "1.0"},
+	} {
+		code, out, stderr := runCLI(args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "unknown --reference") || !strings.Contains(stderr, "(want auto, 0.25, 0.26, 0.27)") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
+	if code, out, _ := runCLI("--version", "--reference", "0.26"); code != 0 || !strings.Contains(out, "\nreference: apache-tvm 0.26.0 (set: reference 0.26)\n") {
+		t.Errorf("--version --reference 0.26: exit %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI("--version", "--python", env); code != 0 || !strings.Contains(out, "\nreference: apache-tvm 0.26.0 (apache-tvm 0.26.0 installed in "+env+")\n") {
+		t.Errorf("--version --python: exit %d\n%s", code, out)
+	}
+}

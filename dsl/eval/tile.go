@@ -127,6 +127,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.span, OpSpan: c.fnSpan}
 	bound := map[string]tileArg{}
 	var generic []tileArg
+	dispatchSpan := source.NoSpan // the dispatch= value expression
 	for i, a := range c.args {
 		switch {
 		case known && i < len(sig.params):
@@ -134,6 +135,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 		case known && i == len(sig.params): // workspace
 		case known && i == len(sig.params)+1:
 			bound["dispatch"] = tileArg{a, c.argSpans[i]}
+			dispatchSpan = c.argSpans[i]
 		case known:
 			return ev.errorf(c.argSpans[i], CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.args))
 		default:
@@ -155,6 +157,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 			bound[k.name] = tileArg{k.v, k.span}
 		case k.name == "dispatch":
 			bound["dispatch"] = tileArg{k.v, k.span}
+			dispatchSpan = k.vspan
 		case k.name == "workspace" || k.name == "scope":
 		default:
 			if cv, good := ev.configValue(k, label); good {
@@ -167,7 +170,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	if d, has := bound["dispatch"]; has {
 		switch x := d.v.(type) {
 		case *StrV:
-			tc.Dispatch = x.V
+			tc.Dispatch, tc.DispatchSpan = x.V, dispatchSpan
 		case *NoneV:
 		default:
 			if isErr(x) {

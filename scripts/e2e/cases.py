@@ -17,3 +17,4 @@ def make_stage(rows, cols):
         Tx.warp.copy(A_s[:, :], A[:, :])
 
     return stage
+# tilels: reference=0.25  (written for apache-tvm 0.25.0.post1: gmem_smem, not vec_auto)

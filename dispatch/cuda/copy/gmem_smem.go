@@ -37,8 +37,9 @@ import (
 
 var GmemSmem = dispatch.Variant{
 	Op: "copy", Name: "gmem_smem", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
-	When: []dispatch.Pred{{Name: "gmem_smem_applicable", Check: isGmemSmem}},
-	Emit: emitGmemSmem,
+	Renamed: []string{"vec_auto"}, // 0.26's name for gmem_smem and reg
+	When:    []dispatch.Pred{{Name: "gmem_smem_applicable", Check: isGmemSmem}},
+	Emit:    emitGmemSmem,
 }
 
 func isGmemSmem(c *dispatch.Call) *dispatch.Decline { return common.FirstFailure(c, gmemSmemChecks...) }

@@ -39,8 +39,9 @@ import (
 
 var Reg = dispatch.Variant{
 	Op: "copy", Name: "reg", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
-	When: []dispatch.Pred{{Name: "reg_applicable", Check: isRegCopy}},
-	Emit: emitReg,
+	Renamed: []string{"vec_auto"}, // 0.26's name for gmem_smem and reg
+	When:    []dispatch.Pred{{Name: "reg_applicable", Check: isRegCopy}},
+	Emit:    emitReg,
 }
 
 func isRegCopy(c *dispatch.Call) *dispatch.Decline { return common.FirstFailure(c, regChecks...) }

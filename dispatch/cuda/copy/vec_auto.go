@@ -17,8 +17,9 @@ import (
 
 var VecAuto = dispatch.Variant{
 	Op: "copy", Name: "vec_auto", Target: "cuda", Priority: 10, Releases: release.From(release.R026),
-	When: []dispatch.Pred{{Name: "vec_auto_applicable", Check: isVecAuto}},
-	Emit: emitVecAuto,
+	Renamed: []string{"gmem_smem", "reg"}, // 0.25's names
+	When:    []dispatch.Pred{{Name: "vec_auto_applicable", Check: isVecAuto}},
+	Emit:    emitVecAuto,
 }
 
 func isVecAuto(c *dispatch.Call) *dispatch.Decline {

@@ -56,6 +56,7 @@ import (
 
 var CopyAsyncTMA = dispatch.Variant{
 	Op: "copy_async", Name: "tma", Target: "cuda", Priority: 10, Releases: release.Only(release.R025),
+	Renamed: []string{"tma_auto", "tma_explicit"}, // 0.26's names
 	When: []dispatch.Pred{
 		{Name: "validate_copy_op", Check: tmaValidCopyOp},
 		{Name: "single_thread", Check: tmaSingleThread},

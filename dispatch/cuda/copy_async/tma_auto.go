@@ -22,14 +22,16 @@ var tmaCommonPreds = []dispatch.Pred{
 
 var TMAAuto = dispatch.Variant{
 	Op: "copy_async", Name: "tma_auto", Target: "cuda", Priority: 10, Releases: release.From(release.R026),
-	When: tmaCommonPreds,
-	Emit: EmitTMA,
+	Renamed: []string{"tma"}, // 0.25's name
+	When:    tmaCommonPreds,
+	Emit:    EmitTMA,
 }
 
 var TMAExplicit = dispatch.Variant{
 	Op: "copy_async", Name: "tma_explicit", Target: "cuda", Priority: 10, Releases: release.From(release.R026),
-	When: tmaCommonPreds,
-	Emit: EmitTMA,
+	Renamed: []string{"tma"}, // 0.25's name
+	When:    tmaCommonPreds,
+	Emit:    EmitTMA,
 }
 
 // tmaValidTMACopyOp is _validate_tma_copy_op: both buffers have layouts and

@@ -39,7 +39,8 @@ for (const d of [path.join(userData, 'User'), extensions, workspace, home]) {
 }
 const exampleName = path.basename(opts.example);
 copyFileSync(opts.example, path.join(workspace, exampleName));
-// A kernel def with two parameter cases (a pytest grid over a factory).
+// A kernel def with two parameter cases (a pytest grid over a factory),
+// written for apache-tvm 0.25 (gmem_smem; 0.26 and later say vec_auto).
 const casesSrc = `import pytest
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -61,6 +62,7 @@ def make_copy(shape, dtype):
 @pytest.mark.parametrize("shape", [(32, 32), (4, 6)], ids=["square", "odd"])
 def test_copy(shape):
     make_copy(shape, "float16")
+# tilels: reference=0.25
 `;
 writeFileSync(path.join(workspace, 'cases.py'), casesSrc);
 writeFileSync(
@@ -299,6 +301,13 @@ async function main() {
     return item ? item.textContent.trim() : null;
   });
   check(status === 'small_tile · copy: fallback ×2', `status bar "${status}"`);
+  // Beside it, the reference release the file is analysed under
+  // (tilels.reference): the example pins 0.25 with its last line.
+  const ref = await until(page, 'the reference status bar item', () => {
+    const item = [...document.querySelectorAll('.statusbar-item')].find((e) => e.textContent.includes('TIRx 0.'));
+    return item ? item.textContent.trim() : null;
+  });
+  check(ref === 'TIRx 0.25 ✓ pinned', `reference status bar "${ref}"`);
 
   // The hover on the call, opened at the cursor ("Show or Focus Hover",
   // Ctrl+K Ctrl+I): the warning and the server's hover naming the

@@ -20,7 +20,17 @@ import {
 } from 'vscode-languageclient/node';
 
 import { probe, problemMessage, resolveServerPath } from './server';
-import { Attachments, KernelSummary, PickCaseResult, SummaryCache, caseItems, statusText } from './state';
+import {
+  Attachments,
+  KernelSummary,
+  PickCaseResult,
+  ReferenceInfo,
+  SummaryCache,
+  caseItems,
+  referenceStatus,
+  serverSection,
+  statusText,
+} from './state';
 import { importsTirx } from './tirx';
 
 /** The scheme of the server's lowered views (LSP 3.18 textDocumentContent). */
@@ -63,17 +73,27 @@ class Extension {
   private statusSeq = 0;
   /** The server has no tilels.kernelSummary (an older build). */
   private noSummary = false;
+  /** The reference release of the active document (tilels.reference). */
+  private readonly refStatus: vscode.StatusBarItem;
+  private refCache: { uri: string; version: number; info: ReferenceInfo | null } | undefined;
+  /** The server has no tilels.reference (an older build). */
+  private noReference = false;
 
   constructor(private readonly ctx: vscode.ExtensionContext) {
     this.status = vscode.window.createStatusBarItem('tilels.kernel', vscode.StatusBarAlignment.Left, 10);
     this.status.name = 'TIRx kernel';
+    this.refStatus = vscode.window.createStatusBarItem('tilels.reference', vscode.StatusBarAlignment.Left, 9);
+    this.refStatus.name = 'TIRx reference release';
+    this.refStatus.command = 'tirx.chooseReference';
   }
 
   register(): void {
     const subs = this.ctx.subscriptions;
     subs.push(
       this.status,
+      this.refStatus,
       vscode.commands.registerCommand('tirx.showLoweredCuda', () => this.showLowered()),
+      vscode.commands.registerCommand('tirx.chooseReference', () => this.chooseReference()),
       vscode.commands.registerCommand('tirx.writeCudaFile', () => this.writeCuda()),
       vscode.commands.registerCommand('tirx.selectCase', () => this.selectCase()),
       vscode.commands.registerCommand('tirx.restartServer', () => this.restart()),
@@ -90,6 +110,7 @@ class Extension {
         const ed = vscode.window.activeTextEditor;
         if (ed && e.uris.some((u) => u.toString() === key(ed.document))) {
           this.cache.invalidate();
+          this.refCache = undefined; // a new analysis, maybe under another release
           this.scheduleStatus(50);
         }
       }),
@@ -122,6 +143,7 @@ class Extension {
     if (e.affectsConfiguration('tilels')) {
       // The server pulls the new settings itself (workspace/configuration).
       this.cache.invalidate();
+      this.refCache = undefined;
       this.scheduleStatus(300);
     }
   }
@@ -201,7 +223,9 @@ class Extension {
     this.client = undefined;
     this.attachments.clear();
     this.cache.invalidate();
+    this.refCache = undefined;
     this.status.hide();
+    this.refStatus.hide();
     if (!client || client.state !== State.Running) {
       return Promise.resolve();
     }
@@ -235,13 +259,21 @@ class Extension {
   /** The tilels section of the settings, as the server reads it. */
   private settings(): Record<string, unknown> {
     const c = vscode.workspace.getConfiguration('tilels');
-    return {
+    return this.forServer({
       arch: c.get('arch'),
       inlayHints: c.get('inlayHints'),
       maxCases: c.get('maxCases'),
       bind: c.get('bind'),
       extraPaths: c.get('extraPaths'),
-    };
+      reference: c.get('reference'),
+      python: c.get('python'),
+    });
+  }
+
+  /** section with tilels.python expanded as tilels.serverPath is. */
+  private forServer(section: Record<string, unknown>): Record<string, unknown> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    return serverSection(section, (p) => resolveServerPath(p, folder));
   }
 
   private clientOptions(): LanguageClientOptions {
@@ -290,6 +322,18 @@ class Extension {
       provideDefinition: (doc, pos, token, next) => (attached(doc) ? next(doc, pos, token) : undefined),
       window: {
         showDocument: (params, token, next) => this.showDocument(params, token, next),
+      },
+      workspace: {
+        // The server pulls section tilels: expand tilels.python in it.
+        configuration: async (params, token, next) => {
+          const res = await next(params, token);
+          if (!Array.isArray(res)) {
+            return res;
+          }
+          return res.map((v, i) =>
+            params.items[i]?.section === 'tilels' && v !== null && typeof v === 'object' ? this.forServer(v as Record<string, unknown>) : v,
+          );
+        },
       },
       executeCommand: async (command, args, next) => {
         const res = await next(command, args);
@@ -447,9 +491,63 @@ class Extension {
     }, delayMs);
   }
 
+  /** Picks tilels.reference (user settings) from a list naming each release. */
+  private async chooseReference(): Promise<void> {
+    const c = vscode.workspace.getConfiguration('tilels');
+    const now = c.get<string>('reference', 'auto');
+    const items = [
+      { label: 'auto', description: "the file's pin, else the installed apache-tvm, else what the file shows, else 0.27" },
+      { label: '0.25', description: 'apache-tvm 0.25.0.post1 (gmem_smem, reg, tma)' },
+      { label: '0.26', description: 'apache-tvm 0.26.0 (vec_auto, tma_auto, tma_explicit)' },
+      { label: '0.27', description: 'apache-tvm 0.27.0.post1 (pip install apache-tvm)' },
+    ].map((i) => ({ ...i, picked: i.label === now }));
+    const picked = await vscode.window.showQuickPick(items, { title: 'TIRx: reference release (tilels.reference)', placeHolder: `now: ${now}` });
+    if (picked && picked.label !== now) {
+      await c.update('reference', picked.label, vscode.ConfigurationTarget.Global);
+    }
+  }
+
+  /** Shows the release the active document is analysed under (tilels.reference). */
+  private async updateReference(seq: number): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    const client = this.client;
+    if (!ed || !client || client.state !== State.Running || this.noReference || !this.attachments.has(key(ed.document))) {
+      this.refStatus.hide();
+      return;
+    }
+    const uri = key(ed.document);
+    const version = ed.document.version;
+    let info: ReferenceInfo | null;
+    if (this.refCache && this.refCache.uri === uri && this.refCache.version === version) {
+      info = this.refCache.info;
+    } else {
+      try {
+        info = await this.command<ReferenceInfo>(client, 'tilels.reference', [uri]);
+      } catch (err) {
+        if (/unknown command/.test(errorText(err))) {
+          this.noReference = true;
+        }
+        info = null;
+      }
+      if (seq !== this.statusSeq) {
+        return; // a newer update is under way
+      }
+      this.refCache = { uri, version, info };
+    }
+    if (!info) {
+      this.refStatus.hide();
+      return;
+    }
+    const s = referenceStatus(info);
+    this.refStatus.text = s.text;
+    this.refStatus.tooltip = s.tooltip;
+    this.refStatus.show();
+  }
+
   /** Shows the server's summary of the kernel def at the cursor. */
   private async updateStatus(): Promise<void> {
     const seq = ++this.statusSeq;
+    void this.updateReference(seq);
     const ed = vscode.window.activeTextEditor;
     const client = this.client;
     if (!ed || !client || client.state !== State.Running || this.noSummary || !this.attachments.has(key(ed.document))) {

@@ -146,3 +146,41 @@ export function caseItems(r: PickCaseResult): CaseItem[] {
     };
   });
 }
+
+/** The result of tilels.reference (docs/lsp.md): the release a document is analysed under. */
+export interface ReferenceInfo {
+  release: string;
+  short: string;
+  source: string;
+  why: string;
+  text: string;
+  tooltip: string;
+}
+
+/**
+ * The reference status bar item: the server's text ("TIRx 0.27 ✓ auto")
+ * and a tooltip with the hover's line, why, and what a click does.
+ */
+export function referenceStatus(r: ReferenceInfo): { text: string; tooltip: string } {
+  const how =
+    r.source === 'setting'
+      ? 'Click to change the tilels.reference setting.'
+      : r.source === 'directive'
+        ? 'The file pins it (# tilels: reference=…); click to see the tilels.reference setting.'
+        : 'Chosen automatically; click to set tilels.reference or tilels.python.';
+  return { text: `$(versions) ${r.text}`, tooltip: `${r.tooltip}\n\n${r.why}\n\n${how}` };
+}
+
+/**
+ * The tilels section as the server reads it, with `python` expanded like
+ * tilels.serverPath (`~`, `${workspaceFolder}`, a relative path with a
+ * separator from the first workspace folder); expand does that for one
+ * path. Other settings pass unchanged.
+ */
+export function serverSection(section: Record<string, unknown>, expand: (p: string) => string): Record<string, unknown> {
+  const out = { ...section };
+  if (typeof out.python === 'string' && out.python.trim() !== '') {
+    out.python = expand(out.python);
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Attachments, KernelSummary, SummaryCache, caseItems, inRange, statusText } from '../src/state';
+import { Attachments, KernelSummary, SummaryCache, caseItems, inRange, referenceStatus, serverSection, statusText } from '../src/state';
 
 const tirx = 'from tvm.script import tirx as T\n';
 
@@ -77,4 +77,33 @@ test('caseItems: one item per case, the selected one marked', () => {
     { label: "2/3: shape=(4, 6), dtype='float16'", description: 'selected · from pytest float16-odd', index: 2, picked: true },
     { label: '3/3: (no parameters)', description: 'from directive', index: 3, picked: false },
   ]);
+});
+
+test('referenceStatus: the server\'s text, the hover line and why in the tooltip', () => {
+  const s = referenceStatus({
+    release: '0.27.0.post1',
+    short: '0.27',
+    source: 'environment',
+    why: 'apache-tvm 0.27.0.post1 installed in /ws/.venv',
+    text: 'TIRx 0.27 ✓ auto',
+    tooltip: 'reference: apache-tvm 0.27.0.post1 (auto: installed in /ws/.venv)',
+  });
+  assert.equal(s.text, '$(versions) TIRx 0.27 ✓ auto');
+  assert.equal(
+    s.tooltip,
+    'reference: apache-tvm 0.27.0.post1 (auto: installed in /ws/.venv)\n\napache-tvm 0.27.0.post1 installed in /ws/.venv\n\nChosen automatically; click to set tilels.reference or tilels.python.',
+  );
+  const set = referenceStatus({ release: '0.25.0.post1', short: '0.25', source: 'setting', why: 'set: reference 0.25', text: 'TIRx 0.25 ✓ set', tooltip: 't' });
+  assert.match(set.tooltip, /Click to change the tilels.reference setting/);
+});
+
+test('serverSection: python expanded, the rest unchanged, empty left alone', () => {
+  const expand = (p: string) => p.replace('${workspaceFolder}', '/ws');
+  assert.deepEqual(serverSection({ arch: 'sm_80', reference: '0.26', python: '${workspaceFolder}/.venv/bin/python' }, expand), {
+    arch: 'sm_80',
+    reference: '0.26',
+    python: '/ws/.venv/bin/python',
+  });
+  assert.deepEqual(serverSection({ python: '' }, () => assert.fail('empty is not expanded')), { python: '' });
+  assert.deepEqual(serverSection({ reference: 'auto' }, expand), { reference: 'auto' });
 });
