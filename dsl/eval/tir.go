@@ -1337,6 +1337,7 @@ func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
 // intrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
+	ev.checkSurfaceName("T.", f.Path, c.fnSpan, "") // release_surface.go
 	var args []ir.Expr
 	all := append([]Value(nil), c.args...)
 	for _, k := range c.kwargs {
