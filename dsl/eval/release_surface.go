@@ -193,28 +193,37 @@ func SurfaceNameOf(name string) (Construct, bool) {
 }
 
 // ptxChainOf: a T.ptx path 0.25 and 0.26 do not define whose family 0.27's
-// table has is 0.27's spelling; the legacy name it corresponds to (the
-// longest listed name whose 0.27 spelling starts the chain) is what 0.25
-// and 0.26 write.
+// table has is 0.27's spelling. What 0.25 and 0.26 write instead is the
+// T.ptx function the chain starts with (T.ptx.mbarrier.init for
+// T.ptx.mbarrier.init.shared__cta.b64), or whose 0.27 spelling starts it.
 func ptxChainOf(name, rest string) (Construct, bool) {
 	fam, _, _ := strings.Cut(rest, ".")
 	if !ptxFamily27[fam] || ptxEvery[rest] {
 		return Construct{}, false
 	}
-	instead := ""
-	best := 0
-	for _, c := range intrinsicNames {
-		if c.In.Has(release.R027) || !strings.HasPrefix(c.Instead, "T.ptx.") {
-			continue
-		}
-		chain, _, _ := strings.Cut(c.Instead, "(")
-		chain = strings.TrimSpace(chain)
-		if (name == chain || strings.HasPrefix(name, chain+".")) && len(chain) > best {
-			instead, best = c.Name+"(...)", len(chain)
+	n := normPTX(name)
+	instead, best := "", 0
+	try := func(key, legacy string) {
+		key = normPTX(key)
+		if (n == key || strings.HasPrefix(n, key+".")) && len(key) > best {
+			instead, best = legacy+"(...)", len(key)
 		}
 	}
+	for _, c := range intrinsicNames {
+		if c.In.Has(release.R027) || !strings.HasPrefix(c.Name, "T.ptx.") {
+			continue
+		}
+		try(c.Name, c.Name)
+		if strings.HasPrefix(c.Instead, "T.ptx.") {
+			chain, _, _ := strings.Cut(c.Instead, "(")
+			try(strings.TrimSpace(chain), c.Name)
+		}
+	}
+	for e := range ptxEvery {
+		try("T.ptx."+e, "T.ptx."+e)
+	}
 	if instead == "" {
-		instead = "the T.ptx function of that instruction (e.g. T.ptx.mbarrier.init(bar, count))"
+		instead = "the T.ptx function of that instruction, if it has one (as T.ptx.mbarrier.init(bar, count) for T.ptx.mbarrier.init.shared.b64)"
 	}
 	return Construct{SurfaceName, name, release.Only(release.R027), instead}, true
 }
@@ -458,4 +467,16 @@ func (ev *evaluator) checkSurfaceAttr(path, name string, span source.Span) {
 		return
 	}
 	ev.checkSurfaceName(surfaceModuleAlias(path), name, span, "")
+}
+
+// normPTX spells a T.ptx chain one way: "::" and "__" as "." and without the
+// trailing "_" of a token that is a Python keyword or builtin ("async_",
+// "global_"), as 0.27's engine reads both.
+func normPTX(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "::", "."), "__", ".")
+	parts := strings.Split(s, ".")
+	for i, p := range parts {
+		parts[i] = strings.TrimSuffix(p, "_")
+	}
+	return strings.Join(parts, ".")
 }
