@@ -6,6 +6,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/internal/txtar"
 	"github.com/tilels/tilels/release"
 )
 
@@ -70,5 +71,39 @@ func TestReferencePrintChains(t *testing.T) {
 		if referencePrint([]byte(c[0])) == referencePrint([]byte(c[1])) {
 			t.Errorf("%q and %q print the same", c[0], c[1])
 		}
+	}
+}
+
+// TestComposeSpellingsLowerAlike: 0.25's ComposeLayout(SwizzleLayout(3, 3,
+// 3), tile) under 0.25 and 0.26's ComposeLayout(3, 3, 3, tile) under 0.27
+// lower to the same CUDA (TestGolden keeps each golden's out/cuda current;
+// only the comment naming the variant, gmem_smem or vec_auto, differs).
+func TestComposeSpellingsLowerAlike(t *testing.T) {
+	cuda := func(name string) string {
+		ar, err := txtar.ParseFile("testdata/" + name + ".txtar")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "out/cuda" {
+				var keep []string
+				for _, line := range strings.Split(string(f.Data), "\n") {
+					if i := strings.LastIndex(line, ") -> "); i >= 0 && strings.HasPrefix(strings.TrimSpace(line), "// Tx.") {
+						line = line[:i+1] // the variant's name
+					}
+					keep = append(keep, line)
+				}
+				return strings.Join(keep, "\n")
+			}
+		}
+		t.Fatalf("%s: no out/cuda", name)
+		return ""
+	}
+	a, b := cuda("surface_compose_025"), cuda("surface_compose_027")
+	if a != b {
+		t.Errorf("the two spellings lower differently:\n--- 0.25 SwizzleLayout\n%s\n--- 0.27 ComposeLayout(p, b, s, tile)\n%s", a, b)
+	}
+	if !strings.Contains(a, "__global__") {
+		t.Errorf("no kernel in the CUDA:\n%s", a)
 	}
 }
