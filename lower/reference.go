@@ -228,7 +228,7 @@ func libraryEvidence(name string) (evidence, bool) {
 	if !ok {
 		return evidence{}, false
 	}
-	return evidence{c.In, fmt.Sprintf("`%s` (%s)", name, releasesPhrase(c.In))}, true
+	return evidence{c.In, fmt.Sprintf("`%s` (%s)", c.Display(), releasesPhrase(c.In))}, true
 }
 
 // dispatchEvidence: `dispatch=` names only some releases register (for
@@ -342,8 +342,10 @@ func InferReference(f *syntax.File) (Reference, bool) {
 						found = append(found, seen{m.ev, a.Loc})
 					}
 				}
-				if ev, ok := nameEvidence[a.Name]; ok && strings.HasPrefix(n.Module, "tvm") {
-					found = append(found, seen{ev, a.Loc})
+				if pre := libraryPrefix(n.Module); pre != "" {
+					if ev, ok := libraryEvidence(pre + a.Name); ok {
+						found = append(found, seen{ev, a.Loc})
+					}
 				}
 			}
 		case *syntax.Import:
@@ -385,16 +387,27 @@ func InferReference(f *syntax.File) (Reference, bool) {
 		Why: "inferred from the file: " + found[0].ev.what}, true
 }
 
+// libraryPrefix is how the surface list writes the names of a library
+// module: "T.", "Tx.", "layout." ("" for other modules).
+func libraryPrefix(module string) string {
+	switch module {
+	case "tvm.script.tirx", "tvm.tirx.script":
+		return "T."
+	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
+		return "Tx."
+	case "tvm.tirx.layout":
+		return "layout."
+	}
+	return ""
+}
+
 // libraryAliases maps the names a file binds to T (tvm.script.tirx) and Tx
 // (its tile module) to "T." and "Tx."; T and Tx themselves by default.
 func libraryAliases(f *syntax.File) map[string]string {
 	m := map[string]string{"T": "T.", "Tx": "Tx."}
 	prefix := func(module string) string {
-		switch module {
-		case "tvm.script.tirx", "tvm.tirx.script":
-			return "T."
-		case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
-			return "Tx."
+		if p := libraryPrefix(module); p != "layout." {
+			return p
 		}
 		return ""
 	}
