@@ -112,6 +112,14 @@ var surfaceNames = append([]Construct{
 	{SurfaceName, "T.cuda.tcgen05.encode_matrix_descriptor", release.Only(release.R027), "T.ptx.tcgen05.encode_matrix_descriptor(...)"},
 	{SurfaceName, "T.cuda.wgmma.encode_matrix_descriptor", release.Only(release.R027), "T.ptx.wgmma.encode_matrix_descriptor(...)"},
 	{SurfaceName, "T.cuda.wgmma.noop_barrier", release.Only(release.R027), "T.ptx.wgmma.noop_barrier(...)"},
+	{SurfaceName, "T.masked_load", release.Only(release.R027), ""},
+	{SurfaceName, "T.masked_store", release.Only(release.R027), ""},
+	{SurfaceName, "T.call_ffi_kernel", release.Only(release.R027), ""},
+	{SurfaceName, "T.tensormap_encode_tiled", release.Only(release.R027), "T.call_packed(\"runtime.cuTensorMapEncodeTiled\", ...)"},
+	{SurfaceName, "T.ptx_legacy", release.Only(release.R027), "T.ptx.ldmatrix / T.ptx.mma.legacy"},
+	{SurfaceName, "T.s_tir", release.Only(release.R027), "T.ptx.ldg32 / T.ptx.cp_async.legacy"},
+	{SurfaceName, "T.StringImm", release.Until(release.R026), ""},
+	{SurfaceName, "T.ProducerLoad", release.Until(release.R026), ""},
 	{SurfaceName, "T.ptx.SINK", release.Only(release.R027), ""},
 	{SurfaceName, "T.ptx.addr", release.Only(release.R027), ""},
 	{SurfaceName, "T.ptx.pred", release.Only(release.R027), ""},
@@ -449,24 +457,35 @@ func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 		ev.checkSurfaceModule(s.Module, span)
 		return
 	}
-	alias := surfaceModuleAlias(canonicalModule(s.Module))
+	m := ev.module(s.Module, s.Loc)
 	for _, a := range s.Names {
 		if _, ok := SurfaceModuleOf(s.Module + "." + a.Name); ok {
 			ev.checkSurfaceModule(s.Module+"."+a.Name, a.Loc)
-		} else if a.Name != "*" {
-			ev.checkSurfaceName(alias, a.Name, a.Loc, "")
+		} else if a.Name != "*" && m != nil {
+			ev.checkSurfaceAttr(m, a.Name, a.Loc)
 		}
 	}
 }
 
 // checkSurfaceAttr reports M.name of a modelled module M (T.SwizzleLayout,
-// Tx.compose_op) the chosen release does not have. Tile primitives are
+// Tx.compose_op; also "from M import name") the chosen release does not
+// have, "not modelled" when M's model has no such name. Tile primitives are
 // checked where they are called (Tx.cta.log2 as Tx.log2).
-func (ev *evaluator) checkSurfaceAttr(path, name string, span source.Span) {
-	if path == txPath && isTileOp(name) {
+func (ev *evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
+	alias := surfaceModuleAlias(m.Path)
+	if alias == "" || (m.Path == txPath && isTileOp(name)) {
 		return
 	}
-	ev.checkSurfaceName(surfaceModuleAlias(path), name, span, "")
+	if _, listed := SurfaceNameOf(alias + name); !listed {
+		return
+	}
+	how := "not modelled"
+	if m.attr != nil {
+		if _, ok := m.attr(ev, name, span); ok {
+			how = ""
+		}
+	}
+	ev.checkSurfaceName(alias, name, span, how)
 }
 
 // normPTX spells a T.ptx chain one way: "::" and "__" as "." and without the
