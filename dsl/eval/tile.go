@@ -247,8 +247,12 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
 		// A gather4 copy_async reads four source rows the region does not
-		// show: its payloads differ by design.
-		if _, gather := c.kw("gather4"); !gather && !ev.checkCopy(tc, f.Op) {
+		// show (lib_builder_tirx.go).
+		g4, _ := c.kw("gather4")
+		if isNoneV(g4) {
+			g4 = nil
+		}
+		if !ev.checkCopy(tc, f.Op, g4) {
 			return poison(c.span)
 		}
 	}
@@ -448,7 +452,7 @@ func (ev *evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
 // checkCopy runs the builder-side copy checks: region shapes (SEED
 // _check_copy_regions_match, exact text), payload bytes for TMA variants,
 // and dtypes (what every dispatch variant's validate_copy_op requires).
-func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
+func (ev *evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool {
 	dst, ok1 := tc.Args[0].(*ir.Region)
 	src, ok2 := tc.Args[1].(*ir.Region)
 	if !ok1 || !ok2 {
@@ -464,6 +468,12 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
 	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
+		if gather4 != nil {
+			if !ev.checkGather4(tc, src, gather4) { // lib_builder_tirx.go
+				return false
+			}
+			sb *= 4
+		}
 		if dok && sok && db != sb {
 			ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
 			return false
