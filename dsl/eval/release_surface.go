@@ -19,6 +19,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/release"
 )
 
@@ -129,6 +130,31 @@ var surfaceNames = append([]Construct{
 var surfaceForms = []Construct{
 	{SurfaceForm, "ComposeLayout(swizzle, tile)", release.Only(release.R025), "ComposeLayout(per_element, swizzle_len, atom_len, tile)"},
 	{SurfaceForm, "ComposeLayout(per_element, swizzle_len, atom_len, tile)", release.From(release.R026), "ComposeLayout(SwizzleLayout(per_element, swizzle_len, atom_len), tile)"},
+	{SurfaceForm, "T.thread_id(extents, dtype=...)", release.Only(release.R027), "T.thread_id(extents) (every scope id is int32)"},
+}
+
+// scopeIDDtype is the 0.27 dtype= parameter of the scope ids (T.cta_id,
+// T.thread_id, ...; builder/ir.py): under an earlier release it is reported
+// and accepted. 0.27 takes int32 and uint32 only; tilels' ids stay int32
+// (the CUDA it prints declares them int).
+func (ev *evaluator) scopeIDDtype(c *call, fname string) bool {
+	v, ok := c.kw("dtype")
+	if !ok {
+		return true
+	}
+	k := surfaceForms[2]
+	k.Name = strings.Replace(k.Name, "T.thread_id", fname, 1)
+	ev.otherRelease(c.fnSpan, k, "modelled as 0.27 does, the id as int32")
+	dt, ok := ev.dtypeOf(v, c.argSpan(-1, "dtype"))
+	if !ok {
+		return false
+	}
+	if (dt.Code != ir.Int && dt.Code != ir.UInt) || dt.Bits != 32 {
+		// 0.27.0.post1's check, verbatim (its text prints the dtype as T.<dtype>)
+		ev.errorf(c.span, CodeDtype, "dtype of a loop/scope-id var must be \"int32\" or \"uint32\", got T.%s", dt)
+		return false
+	}
+	return true
 }
 
 // ptxFamilies27 are the instruction families of 0.27's PTX table (dir(T.ptx)

@@ -824,7 +824,7 @@ func (ev *evaluator) tDeclBuffer(c *call) Value {
 
 func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 	fname := "T." + string(kind)
-	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, string(kind), 0, "extents", "preferred") {
+	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, string(kind), 0, "extents", "preferred", "dtype") || !ev.scopeIDDtype(c, fname) {
 		return poison(c.span)
 	}
 	var extents []int64
