@@ -327,6 +327,9 @@ func (ev *evaluator) checkSurfaceName(alias, name string, span source.Span, how 
 	if alias == "" {
 		return
 	}
+	if _, listed := surfaceByName[alias+name]; !listed && ev.opts.Release == release.R027 && alias == "T." && strings.HasPrefix(name, "ptx.") {
+		return // a 0.27 chain under 0.27, or no T.ptx name of any release: nothing to say (and no search for its 0.25 name)
+	}
 	if c, ok := SurfaceNameOf(alias + name); ok {
 		if how == "" {
 			how = modelledAs(c)
