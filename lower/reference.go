@@ -223,12 +223,18 @@ func releasesPhrase(s release.Set) string {
 // libraryEvidence is the evidence of a library name used through the T or
 // Tx alias ("T.cuda.elect_sync", "T.ptx.mbarrier.init.shared.b64",
 // "T.SwizzleLayout"), or of a ComposeLayout call form.
+// Its text is left empty for libraryText: only the first piece's is shown.
 func libraryEvidence(name string) (evidence, bool) {
-	c, ok := eval.SurfaceNameOf(name)
+	in, ok := eval.SurfaceSetOf(name)
 	if !ok {
 		return evidence{}, false
 	}
-	return evidence{c.In, fmt.Sprintf("`%s` (%s)", c.Display(), releasesPhrase(c.In))}, true
+	return evidence{in, ""}, true
+}
+
+// libraryText is the text of libraryEvidence(name).
+func libraryText(name string, in release.Set) string {
+	return fmt.Sprintf("`%s` (%s)", strings.TrimPrefix(name, "layout."), releasesPhrase(in))
 }
 
 // dispatchEvidence: `dispatch=` names only some releases register (for
@@ -309,42 +315,44 @@ func InferReference(f *syntax.File) (Reference, bool) {
 	type seen struct {
 		ev   evidence
 		span source.Span
+		lib  string // the library name of a libraryEvidence piece
 	}
 	var found []seen
 	aliases := libraryAliases(f)
 	syntax.Inspect(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Attribute:
-			if root, path, ok := dottedPath(n); ok {
+			if root, ok := chainRoot(n); ok {
 				if pre, ok := aliases[root]; ok {
+					_, path, _ := dottedPath(n)
 					if scope, op, ok := strings.Cut(path, "."); ok && pre == "Tx." && txScopes[scope] {
 						path = op // Tx.cta.log2 is Tx.log2
 					}
 					if ev, ok := libraryEvidence(pre + path); ok {
-						found = append(found, seen{ev, n.Loc})
+						found = append(found, seen{ev, n.Loc, pre + path})
 					}
 				}
 				return false // the chain's inner attributes are this one's prefixes
 			}
 		case *syntax.Call:
 			if ev, ok := composeFormEvidence(n); ok {
-				found = append(found, seen{ev, n.Loc})
+				found = append(found, seen{ev, n.Loc, ""})
 			}
 		case *syntax.ImportFrom:
 			for _, m := range moduleEvidence {
 				if n.Module == m.prefix || strings.HasPrefix(n.Module, m.prefix+".") {
-					found = append(found, seen{m.ev, n.Loc})
+					found = append(found, seen{m.ev, n.Loc, ""})
 				}
 			}
 			for _, a := range n.Names {
 				for _, m := range moduleEvidence {
 					if full := n.Module + "." + a.Name; !strings.HasPrefix(n.Module, m.prefix) && (full == m.prefix || strings.HasPrefix(full, m.prefix+".")) {
-						found = append(found, seen{m.ev, a.Loc})
+						found = append(found, seen{m.ev, a.Loc, ""})
 					}
 				}
 				if pre := libraryPrefix(n.Module); pre != "" {
 					if ev, ok := libraryEvidence(pre + a.Name); ok {
-						found = append(found, seen{ev, a.Loc})
+						found = append(found, seen{ev, a.Loc, pre + a.Name})
 					}
 				}
 			}
@@ -352,7 +360,7 @@ func InferReference(f *syntax.File) (Reference, bool) {
 			for _, a := range n.Names {
 				for _, m := range moduleEvidence {
 					if a.Name == m.prefix || strings.HasPrefix(a.Name, m.prefix+".") {
-						found = append(found, seen{m.ev, a.Loc})
+						found = append(found, seen{m.ev, a.Loc, ""})
 					}
 				}
 			}
@@ -360,7 +368,7 @@ func InferReference(f *syntax.File) (Reference, bool) {
 			if n.Name != nil && n.Name.Id == "dispatch" {
 				if c, ok := n.Value.(*syntax.Constant); ok && c.Kind == syntax.String {
 					if ev, ok := dispatchEvidence[c.Str]; ok {
-						found = append(found, seen{ev, c.Loc})
+						found = append(found, seen{ev, c.Loc, ""})
 					}
 				}
 			}
@@ -383,8 +391,12 @@ func InferReference(f *syntax.File) (Reference, bool) {
 			break
 		}
 	}
+	what := found[0].ev.what
+	if found[0].lib != "" {
+		what = libraryText(found[0].lib, found[0].ev.in)
+	}
 	return Reference{Release: rel, Source: RefFile, Span: found[0].span,
-		Why: "inferred from the file: " + found[0].ev.what}, true
+		Why: "inferred from the file: " + what}, true
 }
 
 // libraryPrefix is how the surface list writes the names of a library
@@ -437,6 +449,22 @@ func libraryAliases(f *syntax.File) map[string]string {
 
 // txScopes are the scope namespaces of Tx (Tx.cta.copy).
 var txScopes = map[string]bool{"thread": true, "warp": true, "warpgroup": true, "wg": true, "cta": true, "cluster": true}
+
+// chainRoot is the name a.b.c starts at (ok false when it starts at no
+// name), without building the path.
+func chainRoot(e *syntax.Attribute) (string, bool) {
+	x := e.X
+	for {
+		switch v := x.(type) {
+		case *syntax.Attribute:
+			x = v.X
+			continue
+		case *syntax.Name:
+			return v.Id, true
+		}
+		return "", false
+	}
+}
 
 // dottedPath splits a.b.c into its root name and "b.c"; ok is false when
 // the chain does not start at a name.

@@ -175,6 +175,22 @@ var ptxEvery = map[string]bool{
 	"elect_sync": true, "griddepcontrol.launch_dependents": true, "griddepcontrol.wait": true, "st_bulk": true,
 }
 
+// surfaceByAlias is surfaceNames by alias ("T.", "Tx.", "layout.") and the
+// rest of the name: looked up on every attribute of a library module
+// without building the full name.
+var surfaceByAlias = func() map[string]map[string]Construct {
+	m := map[string]map[string]Construct{}
+	for _, c := range surfaceNames {
+		i := strings.IndexByte(c.Name, '.')
+		alias, rest := c.Name[:i+1], c.Name[i+1:]
+		if m[alias] == nil {
+			m[alias] = map[string]Construct{}
+		}
+		m[alias][rest] = c
+	}
+	return m
+}()
+
 var (
 	surfaceByName = func() map[string]Construct {
 		m := map[string]Construct{}
@@ -224,6 +240,22 @@ func SurfaceNameOf(name string) (Construct, bool) {
 		return ptxChainOf(name, rest)
 	}
 	return Construct{}, false
+}
+
+// SurfaceSetOf is the releases that have a library name SurfaceNameOf
+// lists (ok false when it lists none), without working out what the other
+// releases write.
+func SurfaceSetOf(name string) (release.Set, bool) {
+	if c, ok := surfaceByName[name]; ok {
+		return c.In, true
+	}
+	if rest, ok := strings.CutPrefix(name, "T.ptx."); ok {
+		fam, _, _ := strings.Cut(rest, ".")
+		if ptxFamily27[fam] && !ptxEvery[rest] {
+			return release.Only(release.R027), true
+		}
+	}
+	return 0, false
 }
 
 // ptxChainOf: a T.ptx path 0.25 and 0.26 do not define whose family 0.27's
@@ -327,8 +359,12 @@ func (ev *evaluator) checkSurfaceName(alias, name string, span source.Span, how 
 	if alias == "" {
 		return
 	}
-	if _, listed := surfaceByName[alias+name]; !listed && ev.opts.Release == release.R027 && alias == "T." && strings.HasPrefix(name, "ptx.") {
-		return // a 0.27 chain under 0.27, or no T.ptx name of any release: nothing to say (and no search for its 0.25 name)
+	c, listed := surfaceByAlias[alias][name]
+	if listed && c.In.Has(ev.opts.Release) {
+		return
+	}
+	if !listed && (alias != "T." || !strings.HasPrefix(name, "ptx.") || ev.opts.Release == release.R027) {
+		return // not listed, or a 0.27 chain under 0.27: nothing to say (and no search for its 0.25 name)
 	}
 	if c, ok := SurfaceNameOf(alias + name); ok {
 		if how == "" {
@@ -505,8 +541,8 @@ func (ev *evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span)
 	if alias == "" || (m.Path == txPath && isTileOp(name)) {
 		return
 	}
-	if _, listed := SurfaceNameOf(alias + name); !listed {
-		return
+	if _, listed := surfaceByAlias[alias][name]; !listed {
+		return // (a chain of T.ptx is checked where it is called)
 	}
 	how := "not modelled"
 	if m.attr != nil {
