@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/release"
@@ -211,20 +212,79 @@ type evidence struct {
 }
 
 // moduleEvidence: import paths only some releases have (checked as module
-// prefixes).
-var moduleEvidence = []struct {
+// prefixes): the surface list of dsl/eval (release_surface.go).
+var moduleEvidence = func() (out []struct {
 	prefix string
 	ev     evidence
-}{
-	{"tvm.backend.cuda.operator", evidence{release.Only(release.R025), "import path `tvm.backend.cuda.operator` (0.25 only)"}},
-	{"tvm.tirx.cuda.operator", evidence{release.Only(release.R025), "import path `tvm.tirx.cuda.operator` (0.25 only)"}},
-	{"tvm.backend.cuda.tile_primitive", evidence{release.From(release.R026), "import path `tvm.backend.cuda.tile_primitive` (0.26 and later)"}},
-}
+}) {
+	for _, c := range eval.Surface() {
+		if c.Kind == eval.SurfaceModule {
+			out = append(out, struct {
+				prefix string
+				ev     evidence
+			}{c.Name, evidence{c.In, fmt.Sprintf("import path `%s` (%s)", c.Name, releasesPhrase(c.In))}})
+		}
+	}
+	return out
+}()
 
 // nameEvidence: names imported from the library that only some releases
-// define.
-var nameEvidence = map[string]evidence{
-	"SwizzleLayout": {release.Only(release.R025), "`SwizzleLayout` (0.25 only; later releases fold it into ComposeLayout)"},
+// define (bare names of tvm.tirx.layout, T and Tx in the surface list).
+var nameEvidence = func() map[string]evidence {
+	m := map[string]evidence{}
+	for _, c := range eval.Surface() {
+		if c.Kind != eval.SurfaceName || strings.HasPrefix(c.Name, "T.cuda.") || strings.HasPrefix(c.Name, "T.ptx.") {
+			continue
+		}
+		_, bare, _ := strings.Cut(c.Name, ".")
+		what := fmt.Sprintf("`%s` (%s)", bare, releasesPhrase(c.In))
+		if c.Instead != "" {
+			what = fmt.Sprintf("`%s` (%s; elsewhere %s)", bare, releasesPhrase(c.In), c.Instead)
+		}
+		if _, dup := m[bare]; !dup {
+			m[bare] = evidence{c.In, what}
+		}
+	}
+	return m
+}()
+
+// releasesPhrase says which releases a set holds: "0.25 only", "0.26 and
+// later", "0.25 and 0.26".
+func releasesPhrase(s release.Set) string {
+	var in []release.Release
+	for _, r := range release.All {
+		if s.Has(r) {
+			in = append(in, r)
+		}
+	}
+	switch {
+	case len(in) == 1:
+		return in[0].Short() + " only"
+	case len(in) > 1 && in[len(in)-1] == release.Newest && s == release.From(in[0]):
+		return in[0].Short() + " and later"
+	}
+	parts := make([]string, len(in))
+	for i, r := range in {
+		parts[i] = r.Short()
+	}
+	return strings.Join(parts, " and ")
+}
+
+// libraryEvidence is the evidence of a library name used through the T or
+// Tx alias ("T.cuda.elect_sync", "T.ptx.mbarrier.init.shared.b64",
+// "T.SwizzleLayout"), or of a ComposeLayout call form.
+// Its text is left empty for libraryText: only the first piece's is shown.
+func libraryEvidence(name string) (evidence, bool) {
+	in, ok := eval.SurfaceSetOf(name)
+	if !ok {
+		return evidence{}, false
+	}
+	return evidence{in, ""}, true
+}
+
+// libraryText is the text of libraryEvidence(name).
+func libraryText(name string, in release.Set) string {
+	return fmt.Sprintf("`%s` (%s)", strings.TrimPrefix(name, "layout."), releasesPhrase(in))
 }
 
 // dispatchEvidence: `dispatch=` names only some releases register (for
@@ -305,26 +365,52 @@ func InferReference(f *syntax.File) (Reference, bool) {
 	type seen struct {
 		ev   evidence
 		span source.Span
+		lib  string // the library name of a libraryEvidence piece
 	}
 	var found []seen
+	aliases := libraryAliases(f)
 	syntax.Inspect(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Attribute:
+			if root, ok := chainRoot(n); ok {
+				if pre, ok := aliases[root]; ok {
+					_, path, _ := dottedPath(n)
+					if scope, op, ok := strings.Cut(path, "."); ok && pre == "Tx." && txScopes[scope] {
+						path = op // Tx.cta.log2 is Tx.log2
+					}
+					if ev, ok := libraryEvidence(pre + path); ok {
+						found = append(found, seen{ev, n.Loc, pre + path})
+					}
+				}
+				return false // the chain's inner attributes are this one's prefixes
+			}
+		case *syntax.Call:
+			if ev, ok := composeFormEvidence(n); ok {
+				found = append(found, seen{ev, n.Loc, ""})
+			}
 		case *syntax.ImportFrom:
 			for _, m := range moduleEvidence {
 				if n.Module == m.prefix || strings.HasPrefix(n.Module, m.prefix+".") {
-					found = append(found, seen{m.ev, n.Loc})
+					found = append(found, seen{m.ev, n.Loc, ""})
 				}
 			}
 			for _, a := range n.Names {
-				if ev, ok := nameEvidence[a.Name]; ok && strings.HasPrefix(n.Module, "tvm") {
-					found = append(found, seen{ev, a.Loc})
+				for _, m := range moduleEvidence {
+					if full := n.Module + "." + a.Name; !strings.HasPrefix(n.Module, m.prefix) && (full == m.prefix || strings.HasPrefix(full, m.prefix+".")) {
+						found = append(found, seen{m.ev, a.Loc, ""})
+					}
+				}
+				if pre := libraryPrefix(n.Module); pre != "" {
+					if ev, ok := libraryEvidence(pre + a.Name); ok {
+						found = append(found, seen{ev, a.Loc, pre + a.Name})
+					}
 				}
 			}
 		case *syntax.Import:
 			for _, a := range n.Names {
 				for _, m := range moduleEvidence {
 					if a.Name == m.prefix || strings.HasPrefix(a.Name, m.prefix+".") {
-						found = append(found, seen{m.ev, a.Loc})
+						found = append(found, seen{m.ev, a.Loc, ""})
 					}
 				}
 			}
@@ -332,7 +418,7 @@ func InferReference(f *syntax.File) (Reference, bool) {
 			if n.Name != nil && n.Name.Id == "dispatch" {
 				if c, ok := n.Value.(*syntax.Constant); ok && c.Kind == syntax.String {
 					if ev, ok := dispatchEvidence[c.Str]; ok {
-						found = append(found, seen{ev, c.Loc})
+						found = append(found, seen{ev, c.Loc, ""})
 					}
 				}
 			}
@@ -355,8 +441,122 @@ func InferReference(f *syntax.File) (Reference, bool) {
 			break
 		}
 	}
+	what := found[0].ev.what
+	if found[0].lib != "" {
+		what = libraryText(found[0].lib, found[0].ev.in)
+	}
 	return Reference{Release: rel, Source: RefFile, Span: found[0].span,
-		Why: "inferred from the file: " + found[0].ev.what}, true
+		Why: "inferred from the file: " + what}, true
+}
+
+// libraryPrefix is how the surface list writes the names of a library
+// module: "T.", "Tx.", "layout." ("" for other modules).
+func libraryPrefix(module string) string {
+	switch module {
+	case "tvm.script.tirx", "tvm.tirx.script":
+		return "T."
+	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
+		return "Tx."
+	case "tvm.tirx.layout":
+		return "layout."
+	}
+	return ""
+}
+
+// libraryAliases maps the names a file binds to T (tvm.script.tirx) and Tx
+// (its tile module) to "T." and "Tx."; T and Tx themselves by default.
+func libraryAliases(f *syntax.File) map[string]string {
+	m := map[string]string{"T": "T.", "Tx": "Tx."}
+	prefix := func(module string) string {
+		if p := libraryPrefix(module); p != "layout." {
+			return p
+		}
+		return ""
+	}
+	syntax.Inspect(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ImportFrom:
+			for _, a := range n.Names {
+				if p := prefix(n.Module + "." + a.Name); p != "" {
+					name := a.Name
+					if a.AsName != nil {
+						name = a.AsName.Id
+					}
+					m[name] = p
+				}
+			}
+		case *syntax.Import:
+			for _, a := range n.Names {
+				if p := prefix(a.Name); p != "" && a.AsName != nil {
+					m[a.AsName.Id] = p
+				}
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// txScopes are the scope namespaces of Tx (Tx.cta.copy).
+var txScopes = map[string]bool{"thread": true, "warp": true, "warpgroup": true, "wg": true, "cta": true, "cluster": true}
+
+// chainRoot is the name a.b.c starts at (ok false when it starts at no
+// name), without building the path.
+func chainRoot(e *syntax.Attribute) (string, bool) {
+	x := e.X
+	for {
+		switch v := x.(type) {
+		case *syntax.Attribute:
+			x = v.X
+			continue
+		case *syntax.Name:
+			return v.Id, true
+		}
+		return "", false
+	}
+}
+
+// dottedPath splits a.b.c into its root name and "b.c"; ok is false when
+// the chain does not start at a name.
+func dottedPath(e *syntax.Attribute) (root, path string, ok bool) {
+	parts := []string{e.Attr.Id}
+	x := e.X
+	for {
+		switch v := x.(type) {
+		case *syntax.Attribute:
+			parts = append(parts, v.Attr.Id)
+			x = v.X
+			continue
+		case *syntax.Name:
+			slices.Reverse(parts)
+			return v.Id, strings.Join(parts, "."), true
+		}
+		return "", "", false
+	}
+}
+
+// composeFormEvidence: ComposeLayout(swizzle, tile) is 0.25's form,
+// ComposeLayout(per_element, swizzle_len, atom_len, tile) 0.26's and later.
+func composeFormEvidence(c *syntax.Call) (evidence, bool) {
+	name := ""
+	switch fn := c.Func.(type) {
+	case *syntax.Name:
+		name = fn.Id
+	case *syntax.Attribute:
+		name = fn.Attr.Id
+	}
+	if name != "ComposeLayout" {
+		return evidence{}, false
+	}
+	for _, f := range eval.Surface() {
+		if f.Kind != eval.SurfaceForm {
+			continue
+		}
+		if n := len(c.Args); (n == 2 && strings.Contains(f.Name, "(swizzle, tile)")) || (n >= 4 && strings.Contains(f.Name, "atom_len")) {
+			return evidence{f.In, fmt.Sprintf("`%s` (%s)", f.Name, releasesPhrase(f.In))}, true
+		}
+	}
+	return evidence{}, false
 }
 
 // ChooseReference resolves o's reference for the parsed file f.
@@ -407,11 +607,44 @@ var referenceNeedles = func() [][]byte {
 	return out
 }()
 
-// referencePrint is the counts of referenceNeedles in src.
+// referencePrint is the counts of referenceNeedles in src, then the
+// library chains InferReference reads (the dotted name after each "ptx." and
+// "cuda.", the arguments of each ComposeLayout call, up to 400 bytes).
 func referencePrint(src []byte) string {
 	var b strings.Builder
 	for _, n := range referenceNeedles {
 		fmt.Fprintf(&b, "%d,", bytes.Count(src, n))
+	}
+	for _, n := range [][]byte{[]byte("ptx."), []byte("cuda."), []byte("ComposeLayout(")} {
+		rest := src
+		for {
+			i := bytes.Index(rest, n)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(n):]
+			end := 0
+			if n[len(n)-1] == '(' {
+				depth := 1
+				for end < len(rest) && end < 400 && depth > 0 {
+					switch rest[end] {
+					case '(':
+						depth++
+					case ')':
+						depth--
+					}
+					end++
+				}
+			} else {
+				for end < len(rest) && (rest[end] == '.' || rest[end] == '_' || rest[end] == ':' ||
+					'a' <= rest[end]|0x20 && rest[end]|0x20 <= 'z' || '0' <= rest[end] && rest[end] <= '9') {
+					end++
+				}
+			}
+			b.WriteByte('|')
+			b.Write(n)
+			b.Write(rest[:end])
+		}
 	}
 	return b.String()
 }

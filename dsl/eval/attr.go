@@ -29,6 +29,7 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *OpaqueV:
 		return ev.resolvePath(o.Path+"."+name, span)
 	case *ModuleV:
+		ev.checkSurfaceAttr(o, name, nameSpan) // release_surface.go
 		if o.Path == tPath {
 			if x, ok := ev.oldDialectAttr(name, span); ok {
 				return x

@@ -12,6 +12,7 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/release"
 )
 
 var update = flag.Bool("update", false, "rewrite golden outputs in testdata")
@@ -58,7 +59,7 @@ func TestGolden(t *testing.T) {
 			}
 			name := strings.TrimSuffix(f.Name, ".py")
 			t.Run(filepath.Base(path)+"/"+name, func(t *testing.T) {
-				p, syn := evalSource(f.Name, f.Data, Options{})
+				p, syn := evalSource(f.Name, f.Data, Options{Release: pinnedRelease(f.Data)})
 				got := render(p.File, p, syn)
 				outIdx := -1
 				for j := range ar.Files {
@@ -91,4 +92,17 @@ func TestGolden(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pinnedRelease is the release a test program pins with a
+// "# tilels: reference=X" line (lower reads the same directive), else 0.25.
+func pinnedRelease(src []byte) release.Release {
+	for _, line := range strings.Split(string(src), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "# tilels: reference="); ok {
+			if r, ok := release.Parse(v); ok {
+				return r
+			}
+		}
+	}
+	return release.R025
 }

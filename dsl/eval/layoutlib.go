@@ -594,6 +594,7 @@ func (ev *evaluator) composeLayoutCall(c *call) Value {
 		return ev.needConcrete(e, e.Span(), "ComposeLayout's arguments")
 	}
 	if sw, ok := c.arg(0, "layout_A").(*LayoutV); ok {
+		ev.otherRelease(c.fnSpan, surfaceForms[0], modelledAs(surfaceForms[0])) // release_surface.go
 		if !ev.checkArgs(c, "ComposeLayout", 2, "layout_A", "layout_B") {
 			return poison(c.span)
 		}
@@ -618,6 +619,7 @@ func (ev *evaluator) composeLayoutCall(c *call) Value {
 		}
 		return ev.newLayoutV(l, c.span)
 	}
+	ev.otherRelease(c.fnSpan, surfaceForms[1], modelledAs(surfaceForms[1])) // release_surface.go
 	if !ev.checkArgs(c, "ComposeLayout", 4, "per_element", "swizzle_len", "atom_len", "tile_layout", "swizzle_inner") {
 		return poison(c.span)
 	}

@@ -127,6 +127,7 @@ func (ev *evaluator) module(path string, span source.Span) *ModuleV {
 
 func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 	for _, a := range s.Names {
+		ev.checkSurfaceModule(a.Name, a.Loc) // release_surface.go
 		if canonicalModule(a.Name) == "" && ev.importsEnabled() {
 			if v, ok := ev.wsImportName(fr, a); ok { // imports.go
 				name, _, _ := strings.Cut(a.Name, ".")
@@ -150,6 +151,9 @@ func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 }
 
 func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
+	if s.Level == 0 {
+		ev.checkSurfaceImportFrom(s) // release_surface.go
+	}
 	if (s.Level > 0 || canonicalModule(s.Module) == "") && ev.wsImportFrom(fr, s) { // imports.go
 		return
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // tileOps are the Tx tile primitives (tvm/tirx/script/tile.py
@@ -123,6 +124,7 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	if !ev.requireKernel(c, label) {
 		return poison(c.span)
 	}
+	ev.checkSurfaceName("Tx.", f.Op, c.fnSpan, "") // release_surface.go
 	sig, known := tileSigs[f.Op]
 	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.span, OpSpan: c.fnSpan}
 	bound := map[string]tileArg{}
@@ -248,8 +250,12 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
 		// A gather4 copy_async reads four source rows the region does not
-		// show: its payloads differ by design.
-		if _, gather := c.kw("gather4"); !gather && !ev.checkCopy(tc, f.Op) {
+		// show (lib_builder_tirx.go).
+		g4, _ := c.kw("gather4")
+		if isNoneV(g4) {
+			g4 = nil
+		}
+		if !ev.checkCopy(tc, f.Op, g4) {
 			return poison(c.span)
 		}
 	}
@@ -449,15 +455,28 @@ func (ev *evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
 // checkCopy runs the builder-side copy checks: region shapes (SEED
 // _check_copy_regions_match, exact text), payload bytes for TMA variants,
 // and dtypes (what every dispatch variant's validate_copy_op requires).
-func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
+func (ev *evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool {
 	dst, ok1 := tc.Args[0].(*ir.Region)
 	src, ok2 := tc.Args[1].(*ir.Region)
 	if !ok1 || !ok2 {
 		return true
 	}
+	if ev.opts.Release == release.R025 {
+		// 0.25's builder (tirx.py copy/copy_async) checks nothing: a copy
+		// between regions of different shapes reaches the dispatcher,
+		// whose validate_copy_op declines every variant. From 0.26 the
+		// builder's _check_copy_regions_match raises the errors below.
+		return ev.checkCopyDtype(tc, dst, src, name)
+	}
 	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
+		if gather4 != nil {
+			if !ev.checkGather4(tc, src, gather4) { // lib_builder_tirx.go
+				return false
+			}
+			sb *= 4
+		}
 		if dok && sok && db != sb {
 			ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
 			return false
@@ -474,11 +493,15 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
 			name, pyStrList(de), pyStrList(se))
 		return false
 	}
-	// The reference's builder checks shapes only (tirx.py
-	// _check_copy_regions); its variants move bits, so a copy between
-	// element types of one width (uint8 storage of float8 scale factors,
-	// TMA's byte-oriented copies) is a plain copy. tilels keeps refusing
-	// a copy between widths, which no variant could lower.
+	return ev.checkCopyDtype(tc, dst, src, name)
+}
+
+// checkCopyDtype: the reference's builder checks shapes only (tirx.py
+// _check_copy_regions); its variants move bits, so a copy between element
+// types of one width (uint8 storage of float8 scale factors, TMA's
+// byte-oriented copies) is a plain copy. tilels keeps refusing a copy
+// between widths, which no variant could lower.
+func (ev *evaluator) checkCopyDtype(tc *ir.TileCall, dst, src *ir.Region, name string) bool {
 	if dst.Buf.Dtype != src.Buf.Dtype && dst.Buf.Dtype.Bits != src.Buf.Dtype.Bits {
 		ev.errorf(tc.Span, CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
 		return false

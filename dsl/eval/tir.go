@@ -824,7 +824,7 @@ func (ev *evaluator) tDeclBuffer(c *call) Value {
 
 func (ev *evaluator) scopeID(kind ir.ScopeIDKind, c *call) Value {
 	fname := "T." + string(kind)
-	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, string(kind), 0, "extents", "preferred") {
+	if !ev.requireKernel(c, fname) || !ev.checkArgs(c, string(kind), 0, "extents", "preferred", "dtype") || !ev.scopeIDDtype(c, fname) {
 		return poison(c.span)
 	}
 	var extents []int64
@@ -1337,6 +1337,7 @@ func (ev *evaluator) mathCall(name string, op ir.BinOp, c *call) Value {
 // intrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *evaluator) intrinsicCall(f *IntrinsicV, c *call) Value {
+	ev.checkSurfaceName("T.", f.Path, c.fnSpan, "") // release_surface.go
 	var args []ir.Expr
 	all := append([]Value(nil), c.args...)
 	for _, k := range c.kwargs {
