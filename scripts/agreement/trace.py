@@ -254,9 +254,54 @@ VEC_RE = "|".join(sorted(VEC, key=len, reverse=True))
 LANE = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
+# 0.26+ synchronous copies: ld/st of a {vec.}type chain through registers,
+# TVM's tvm_builtin_ptx_{ld,st}_vec_<space>[_<hints>]_<tail> and tilels'
+# tvm_builtin_ptx_{ld,st}_<space>[_<hints>]_<tail>.
+PTX_LDST = re.compile(r"^tvm_builtin_ptx_(ld|st)_(?:vec_)?(?:global|shared|local)\w*?_(?:v(\d)_)?[ubs](\d+)\((.*)\);$")
+
+
+def _ptx_ldst(l):
+    m = PTX_LDST.match(l)
+    if not m:
+        return None
+    kind, lanes, bits, args = m.group(1), int(m.group(2) or 1), int(m.group(3)), split_args(m.group(4))
+    if kind == "ld":
+        regs, addr = args[:lanes], args[lanes]
+        return f"@py {', '.join(c_expr(r, {}) for r in regs)}, = _ptxld({c_expr(addr, {})}, {lanes}, {bits // 8})"
+    addr, regs = args[0], args[1:1 + lanes]
+    return f"@py _ptxst({c_expr(addr, {})}, {bits // 8}, [{', '.join(c_expr(r, {}) for r in regs)}])"
+
+
+def split_args(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch in "([" 
+        depth -= ch in ")]"
+        cur += ch
+    return out + [cur.strip()]
+
+
+def _ptxld(addr, lanes, nbytes):
+    p = _addr(addr)
+    return [Val([(p.buf, p.off + i * nbytes)]) for i in range(lanes)]
+
+
+def _ptxst(addr, nbytes, regs):
+    p = _addr(addr)
+    for i, v in enumerate(regs):
+        _store(Ref(p.buf, p.off + i * nbytes, nbytes), v)
+
+
 def _vector_forms(l):
     """Rewrite TVM's vectorized-access spellings into the subset to_python
     knows: lanes of vector registers become list elements."""
+    f = _ptx_ldst(l)
+    if f is not None:
+        return f
     # ((half2*)(&(v.x)))->y : half lane 2*word + half
     l = re.sub(r"\(\((?:half2|nv_bfloat162|__nv_bfloat162|int2)\*\)\(&\((\w+)\.([xyzw])\)\)\)->([xy])",
                lambda m: f"{m.group(1)}[{2 * LANE[m.group(2)] + LANE[m.group(3)]}]", l)
@@ -476,7 +521,8 @@ def run(lines, bufs, threads, prelude=(), max_ops=400000):
     for cname, (b, elem) in bufs.items():
         env[cname] = Ptr(b, 0, elem)
     code = to_python(list(prelude) + list(lines), names)
-    env.update({"_vload": _vload, "_vstore": _vstore, "_VTemp": _VTemp, "_lanes": _lanes, "_store": _store})
+    env.update({"_vload": _vload, "_vstore": _vstore, "_VTemp": _VTemp, "_lanes": _lanes, "_store": _store,
+                "_ptxld": _ptxld, "_ptxst": _ptxst})
     for fname in set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", code)):
         if fname in env or fname in ("range", "int", "float", "_call", "_addr", "_cast"):
             continue

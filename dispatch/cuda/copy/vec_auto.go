@@ -36,11 +36,11 @@ func isVecAuto(c *dispatch.Call) *dispatch.Decline {
 func emitVecAuto(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	g := isGmemSmem(c)
 	if g == nil {
-		return emitGmemSmem(c)
+		return emitGmemSmem27(c)
 	}
 	r := isRegCopy(c)
 	if r == nil {
-		return emitReg(c)
+		return emitReg27(c)
 	}
 	return nil, c.Decline(c.Span(), "gmem_smem: "+g.Reason+"; reg: "+r.Reason)
 }
