@@ -364,7 +364,8 @@ def to_python(lines, names):
             continue
         m = re.match(r"^alignas\(64\) (" + TYPE_RE + r") (\w+)\[(\d+)\];$", l)
         if m:
-            if m.group(1) in ("int", "uint", "unsigned int", "int32_t"):
+            if m.group(1) in ("int", "uint", "unsigned int", "int32_t", "uint32_t", "ushort", "unsigned short",
+                              "uint16_t", "uchar", "unsigned char", "uint8_t"):
                 out.append(pad() + f"{m.group(2)} = [0] * {m.group(3)}")
                 continue
             if m.group(2) == "regs_ptr":
@@ -409,7 +410,9 @@ def _call(fn, *args):
     if m:
         _EMIT(("copy", int(m.group(1)) // 8, _addr(args[0]).key(), _addr(args[1]).key()))
         return
-    m = re.search(r"cp_async_c[ag]_(\d+)$", fn)
+    # 0.25: cp_async_c{a,g}_N; 0.26+ chains: ..._cp_async_c{a,g}_..._N[_pred] (the
+    # predicate or src-size operand is not traced).
+    m = re.search(r"cp_async_c[ag]_(\d+)$", fn) or re.search(r"cp_async_c[ag]_\w*?_(\d+)(?:_pred)?$", fn)
     if m:
         _EMIT(("cp.async", int(m.group(1)), _addr(args[0]).key(), _addr(args[1]).key()))
         return

@@ -72,13 +72,18 @@ func emitReg27(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		wordsPerElem = int64(elemBits) / containerBits
 	}
 
-	// R viewed as words of the container type.
-	words := &ir.Buffer{Name: rg.Buf.Name + "_words", Dtype: form.reg, Scope: "local", Kind: ir.DeclBuffer,
-		Base: rg.Buf, Span: span}
-	words.Shape = []int64{max(1, rg.Buf.NumElements()*int64(elemBits)/containerBits)}
-	words.Layout = layout.RowMajor(words.Shape...)
-	words.Data = rg.Buf.Data
-	stmts := []ir.Stmt{&ir.Decl{Buf: words, Span: span}}
+	// R viewed as words of the container type (R itself when its dtype is
+	// the container's).
+	words := rg.Buf
+	var stmts []ir.Stmt
+	if rg.Buf.Dtype != form.reg || !plainFlat(rg.Buf) {
+		words = &ir.Buffer{Name: rg.Buf.Name + "_words", Dtype: form.reg, Scope: "local", Kind: ir.DeclBuffer,
+			Base: rg.Buf, Span: span}
+		words.Shape = []int64{max(1, rg.Buf.NumElements()*int64(elemBits)/containerBits)}
+		words.Layout = layout.RowMajor(words.Shape...)
+		words.Data = rg.Buf.Data
+		stmts = append(stmts, &ir.Decl{Buf: words, Span: span})
+	}
 
 	sBase := addSym(sThreadOffset(plan.rp, plan.sp, c.AxisDecl), plan.sSym)
 	if _, ok := ir.ConstInt(sBase); !ok && sw == nil {

@@ -110,6 +110,9 @@ func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch
 	return nil
 }
 
+// StartOffset is startOffset, for copy_async/ldgsts's direct=True.
+func StartOffset(r *ir.Region) ir.Expr { return startOffset(r) }
+
 // startOffset is the element offset of the region's first element in the
 // buffer's storage: buf.ptr_to(region.min) through the layout (memory axis
 // only), swizzled for a ComposeLayout.
@@ -149,10 +152,10 @@ func emitForcedVec(c *dispatch.Call, numBytes int64) (*dispatch.Result, *dispatc
 	switch {
 	case src.Buf.Scope == "local":
 		view, regs := wordsOf(src, form, elemBits, containerBits, span)
-		stmts = append(stmts, &ir.Decl{Buf: view, Span: span}, ptxSt(stChain, dstPtr(), regs, span))
+		stmts = append(declOf(view, span), ptxSt(stChain, dstPtr(), regs, span))
 	case dst.Buf.Scope == "local":
 		view, regs := wordsOf(dst, form, elemBits, containerBits, span)
-		stmts = append(stmts, &ir.Decl{Buf: view, Span: span}, ptxLd(ldChain, regs, srcPtr(), span))
+		stmts = append(declOf(view, span), ptxLd(ldChain, regs, srcPtr(), span))
 	default:
 		tmp, regs := localTmp("tmp", form, span)
 		stmts = append(stmts, &ir.Alloc{Buf: tmp, Span: span}, ptxLd(ldChain, regs, srcPtr(), span), ptxSt(stChain, dstPtr(), regs, span))
@@ -187,9 +190,26 @@ func wordsOf(r *ir.Region, form ptxForm, elemBits, containerBits int64, span sou
 	} else if containerBits != elemBits {
 		start = ir.DivE(start, common.Cst(containerBits/elemBits))
 	}
+	if r.Buf.Dtype == form.reg && plainFlat(r.Buf) {
+		return nil, elems(r.Buf, ir.SimplifyIndex(start), form.lanes, span) // the view is the buffer itself
+	}
 	view := &ir.Buffer{Name: r.Buf.Name + "_words", Dtype: form.reg, Scope: "local", Kind: ir.DeclBuffer, Base: r.Buf, Span: span}
 	view.Shape = []int64{max(1, r.Buf.NumElements()*elemBits/containerBits)}
 	view.Layout = layout.RowMajor(view.Shape...)
 	view.Data = r.Buf.Data
 	return view, elems(view, ir.SimplifyIndex(start), form.lanes, span)
+}
+
+// declOf declares a word view; none when the registers are the buffer's own.
+func declOf(view *ir.Buffer, span source.Span) []ir.Stmt {
+	if view == nil {
+		return nil
+	}
+	return []ir.Stmt{&ir.Decl{Buf: view, Span: span}}
+}
+
+// plainFlat reports whether buf[i] is element i of its storage: a 1-D
+// buffer with the default layout.
+func plainFlat(b *ir.Buffer) bool {
+	return len(b.Shape) == 1 && (b.Layout == nil || b.Layout.String() == layout.RowMajor(b.Shape...).String())
 }
