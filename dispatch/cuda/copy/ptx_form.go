@@ -67,7 +67,35 @@ func ldChain(space, tail string, h ldHints) string {
 	if h.prefetch != "" {
 		toks = append(toks, h.prefetch)
 	}
+	if h.l2Evict != "" && space == "global" && tail != "v8.u32" {
+		l2EvictNot256(tail, h)
+	}
 	return strings.Join(append(toks, tail), ".")
+}
+
+// l2EvictNot256 raises what 0.27's T.ptx chain table answers for an
+// .L2::evict_* load that is not one of its 256-bit lines: .v4.u32 is the
+// ld_vec256 family's own error; .v2.u32 is not a modifier of any ld line
+// left once the eviction priority is spelled (the message lists the slots
+// still open, those the chain has not filled).
+func l2EvictNot256(tail string, h ldHints) {
+	if tail == "v4.u32" {
+		dispatch.Raise("DiagnosticError", "error: ld_vec256: the 256-bit lines are .v8 with a 32-bit type or .v4 with a 64-bit type")
+	}
+	slots := []string{"sem∈{weak,acquire,relaxed,volatile}", "scope∈{cta,cluster,gpu,sys}", "cop∈{ca,cg,cs,lu,cv}"}
+	if !h.nc {
+		slots = append(slots, "nc∈{nc}")
+	}
+	if h.l1Evict == "" {
+		slots = append(slots, "l1ev∈{L1::evict_normal,L1::evict_unchanged,L1::evict_first,L1::evict_last,L1::no_allocate}")
+	}
+	slots = append(slots, "cache∈{L2::cache_hint}")
+	if h.prefetch == "" {
+		slots = append(slots, "prefetch∈{L2::64B,L2::128B,L2::256B}")
+	}
+	slots = append(slots, "vec∈{v4,v8}", "type∈{b32,u32,s32,f32,b64,u64,s64,f64}")
+	v, _, _ := strings.Cut(tail, ".")
+	dispatch.Raise("DiagnosticError", "error: KeyError: \"'%s' is not a valid modifier for 'ld'; open slots: %s\"", v, strings.Join(slots, "; "))
 }
 
 // ptxSpace is _ptx_space: shared* -> shared, else the scope.
