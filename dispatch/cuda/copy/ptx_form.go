@@ -15,6 +15,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // ptxForm is copy_ptx_form: the chain tail, the operand count and the
@@ -46,6 +47,10 @@ func copyPtxForm(numBytes int64) ptxForm {
 type ldHints struct {
 	nc                         bool
 	l1Evict, l2Evict, prefetch string
+	// table: 0.27's T.ptx chain table and copy_ptx_ld_chain check an
+	// .L2::evict_* load (256-bit lines only); 0.26's T.ptx.ld keywords
+	// print any width.
+	table bool
 }
 
 // ldChain is copy_ptx_ld_chain: ld.<space>[.nc][.L1][.L2 evict][.L2 size].<tail>.
@@ -58,7 +63,7 @@ func ldChain(space, tail string, h ldHints) string {
 		toks = append(toks, h.l1Evict)
 	}
 	if h.l2Evict != "" {
-		if !strings.HasPrefix(tail, "v") {
+		if h.table && !strings.HasPrefix(tail, "v") {
 			// The ISA spells .level2::eviction_priority only on the vector lines.
 			dispatch.Raise("ValueError", "L2 eviction priorities are vector-only")
 		}
@@ -67,7 +72,7 @@ func ldChain(space, tail string, h ldHints) string {
 	if h.prefetch != "" {
 		toks = append(toks, h.prefetch)
 	}
-	if h.l2Evict != "" && space == "global" && tail != "v8.u32" {
+	if h.table && h.l2Evict != "" && space == "global" && tail != "v8.u32" {
 		l2EvictNot256(tail, h)
 	}
 	return strings.Join(append(toks, tail), ".")
@@ -108,6 +113,7 @@ func ptxSpace(scope string) string {
 
 // ldCacheConfig is _ld_cache_config: cache ("" when None) and the hints.
 func ldCacheConfig(c *dispatch.Call) (cache string, hasCache bool, h ldHints) {
+	h.table = c.Target.Release >= release.R027
 	cache, hasCache = configString(c, "cache")
 	h.l1Evict, _ = configString(c, "l1_evict")
 	h.l2Evict, _ = configString(c, "l2_evict")
