@@ -385,7 +385,10 @@ def to_python(lines, names):
         m = re.match(r"^(\w+)\((.*)\);$", l)
         if m:
             fn = m.group(1)
-            if any(x in fn for x in IGNORE_CALLS) or fn.startswith("__sync"):
+            # "async" (cp.async) and ".sync.aligned" (ldmatrix) are not barriers
+            # nor is 0.26's cp.async ..._prefetch_N (an L2 prefetch qualifier)
+            bare = re.sub(r"_prefetch_\d+", "", fn.replace("async", "").replace("sync_aligned", ""))
+            if any(x in bare for x in IGNORE_CALLS) or fn.startswith("__sync"):
                 continue
             out.append(pad() + f"_call({fn!r}, {c_expr(m.group(2), names)})")
             continue
@@ -412,7 +415,10 @@ def _call(fn, *args):
         return
     # 0.25: cp_async_c{a,g}_N; 0.26+ chains: ..._cp_async_c{a,g}_..._N[_pred] (the
     # predicate or src-size operand is not traced).
-    m = re.search(r"cp_async_c[ag]_(\d+)$", fn) or re.search(r"cp_async_c[ag]_\w*?_(\d+)(?:_pred)?$", fn)
+    # 0.26: cp_async_c{a,g}_N_prefetch_P[_with_src_size], cp_async_N_predicate.
+    m = (re.search(r"cp_async_c[ag]_(\d+)$", fn)
+         or re.search(r"cp_async_(?:c[ag]_)?(\d+)_(?:prefetch_\d+|with_src_size|predicate)", fn)
+         or re.search(r"cp_async_c[ag]_\w*?_(\d+)(?:_pred)?$", fn))
     if m:
         _EMIT(("cp.async", int(m.group(1)), _addr(args[0]).key(), _addr(args[1]).key()))
         return
@@ -437,6 +443,15 @@ def _call(fn, *args):
             num, trans = int(mt.group(1)), bool(mt.group(2))
             regs = _addr(args[1])
             handles = [(regs.buf, regs.off + 4 * k) for k in range(num)]
+        elif re.search(r"m8n8_x\d(?:_trans)?_shared_b16$", fn):
+            # 0.26+ chains (both tools): ldmatrix(r0, ..., smem) / stmatrix(smem, r0, ...),
+            # the registers words of the fragment's uint32 view
+            mc = re.search(r"m8n8_x(\d)(_trans)?_shared_b16$", fn)
+            num, trans = int(mc.group(1)), bool(mc.group(2))
+            regs = args[:num] if kind == "ldmatrix" else args[1:1 + num]
+            smem = args[num] if kind == "ldmatrix" else args[0]
+            _EMIT(("mat", kind, _SEQ[0], num, trans, _addr(smem).key(), tuple(_addr(h).key() for h in regs)))
+            return
         else:  # reference: ptx_{ld,st}matrix_{num}_b16_{trans}(smem, h0, ...)
             mr = re.search(r"_(\d)_b16_(\d)$", fn) or re.search(r"m8n8_(\d)_(\d)_shared_b16$", fn)
             if not mr:
