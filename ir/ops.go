@@ -45,6 +45,12 @@ const (
 	// PTX: cp.async.{ca|cg}.shared.global [dst], [src], cp_size; (cg for 16).
 	OpCpAsync = "ptx.cp_async"
 
+	// OpPredGuard wraps the trailing argument of a T.ptx[...] chain call
+	// that the reference passes as pred= (the instruction guarded by @p),
+	// where the chain also has an optional operand the argument would
+	// otherwise fill (cp.async's src-size). Args: the predicate (uint32).
+	OpPredGuard = "ptx.pred_guard"
+
 	// TMA bulk tensor copies (spec §4.5.4, §5.5). Coordinates are int32
 	// expressions in CUDA order (innermost first), one per descriptor dim.
 	//

@@ -483,6 +483,14 @@ func tensorCopyForm(toks []string, text string) *extOp {
 	return formPrinter(form)
 }
 
+// lastArg is c's last argument, nil when it has none.
+func lastArg(c *ir.Call) ir.Expr {
+	if len(c.Args) == 0 {
+		return nil
+	}
+	return c.Args[len(c.Args)-1]
+}
+
 // cpAsyncForm is cp.async.{ca,cg}.shared{::cta}.global{.L2::<n>B}
 // [dst], [src], cp-size {, src-size | , ignore-src}: the cp-size an
 // immediate, src-size a u32 that zero-fills the tail, ignore-src (written
@@ -499,13 +507,22 @@ func cpAsyncForm(toks []string, text string) *extOp {
 	}
 	return user(opNeed{sm: 80}, func(k *kernel, c *ir.Call) string {
 		ops := []ptxOperand{{kind: 'a', space: 's'}, {kind: 'a', space: 'g'}, {kind: 'i'}}
+		if g, ok := lastArg(c).(*ir.Call); ok && g.Op == ir.OpPredGuard && len(g.Args) == 1 && len(c.Args) == 4 {
+			// pred= (ir.OpPredGuard): the @p-guarded twin, not a src-size.
+			guarded := *c
+			guarded.Args = append(append([]ir.Expr{}, c.Args[:3]...), g.Args[0])
+			return k.printPTXForm(&guarded, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops})
+		}
+		suffix := ""
 		if len(c.Args) == 4 {
 			if p, ok := c.Args[3].(*ir.Call); ok && p.Op == "ptx.pred" {
 				ops = append(ops, ptxOperand{kind: 'Q'})
+				suffix = "ignore_src"
 			} else {
 				ops = append(ops, ptxOperand{kind: 'r', typ: "u32"})
+				suffix = "src_size" // not the 3-operand helper's name
 			}
 		}
-		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops})
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops, nameSuffix: suffix})
 	})
 }

@@ -584,7 +584,13 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		g.fail(s.Span, "an expression statement is not modelled")
 		return
 	}
-	switch c.Op {
+	op := c.Op
+	switch op {
+	case "ptx.cp.async_.commit_group", "ptx.cp.async_.wait_group":
+		// 0.26+'s spelling of the cp.async group ops (T.ptx.cp.async_.commit_group()).
+		op = strings.Replace(op, "ptx.cp.async_.", "ptx.cp_async.", 1)
+	}
+	switch op {
 	case ir.OpCTASync, ir.OpWarpSync, ir.OpWarpgroupSync, ir.OpMbarrierTryWait:
 		// A barrier (or the wait that completes a TMA load): what was
 		// written before it is visible after it. Warp and warpgroup
@@ -838,6 +844,11 @@ func (g *gen) copyCall(c *ir.TileCall) {
 			g.fail(kv.Span, "multicast TMA (cta_mask) writes other CTAs' shared memory; the reference runs one CTA at a time")
 		case "gather4":
 			g.fail(kv.Span, "gather4 copies are not modelled")
+		case "predicate":
+			// ldgsts (0.26+): each thread's cp.async is guarded (or zero-filled)
+			// by its own value of the predicate, over the elements the
+			// variant's partition gives it, which the reference does not know.
+			g.fail(kv.Span, "predicate= guards each thread's cp.async over its own elements; the reference does not model per-thread predicates")
 		}
 	}
 	d, s := g.region(dst), g.region(src)

@@ -226,7 +226,10 @@ func forcedCase(row int, name, dtype string, n int64, bytes int64) copyCase {
 		s := k.buf("S", "shared", dtype, "", 64)
 		k.copyCall("thread", full(l), sub(s, [2]int64{8, 8 + n}), name)
 		k.copyCall("thread", sub(s, [2]int64{8, 8 + n}), full(l), name)
-	}, want{variant: name, vec: n, outer: 1, bytes: bytes, body: "cuda.copy_bytes("}}
+	}, want{variant: name, vec: n, outer: 1, bytes: bytes,
+		// 0.27 vec_forced.py: ld/st of copy_ptx_form's chain straight into
+		// the local registers (no scratch), T.ptx["ld.shared.v2.u32"](...).
+		body: ".shared." + map[int64]string{2: "u16", 4: "u32", 8: "v2.u32", 16: "v4.u32"}[bytes] + "("}}
 }
 
 func copyCases(t *testing.T) []copyCase {

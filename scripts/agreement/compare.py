@@ -91,6 +91,9 @@ def inline_temps(body):
         m = re.match(r"^alignas\(64\)\s+[\w*\s]+?\s(\w+)\[1\];$", l)
         if m:
             arrays.add(m.group(1))
+            # kept (below) when no single `name[0] = e;` replaces it: a
+            # one-lane register an instruction writes (0.26+ ld chains)
+            out.append((m.group(1), l))
             continue
         m = re.match(r"^(\w+)\[0\]\s*=\s*(.*);$", l)
         if m and m.group(1) in arrays and assigns.get(m.group(1), 0) == 1:
@@ -104,7 +107,8 @@ def inline_temps(body):
                 and not re.match(r"^[A-Za-z_][\w\s*]*\s\w+(\[\d+\])?;$", l)):
             continue
         out.append(sub(l))
-    return out
+    return [x[1] if isinstance(x, tuple) else x for x in out
+            if not (isinstance(x, tuple) and x[0] + "[0]" in subst)]
 
 
 def normalize(lines):

@@ -254,9 +254,54 @@ VEC_RE = "|".join(sorted(VEC, key=len, reverse=True))
 LANE = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
+# 0.26+ synchronous copies: ld/st of a {vec.}type chain through registers,
+# TVM's tvm_builtin_ptx_{ld,st}_vec_<space>[_<hints>]_<tail> and tilels'
+# tvm_builtin_ptx_{ld,st}_<space>[_<hints>]_<tail>.
+PTX_LDST = re.compile(r"^tvm_builtin_ptx_(ld|st)_(?:vec_)?(?:global|shared|local)\w*?_(?:v(\d)_)?[ubs](\d+)\((.*)\);$")
+
+
+def _ptx_ldst(l):
+    m = PTX_LDST.match(l)
+    if not m:
+        return None
+    kind, lanes, bits, args = m.group(1), int(m.group(2) or 1), int(m.group(3)), split_args(m.group(4))
+    if kind == "ld":
+        regs, addr = args[:lanes], args[lanes]
+        return f"@py {', '.join(c_expr(r, {}) for r in regs)}, = _ptxld({c_expr(addr, {})}, {lanes}, {bits // 8})"
+    addr, regs = args[0], args[1:1 + lanes]
+    return f"@py _ptxst({c_expr(addr, {})}, {bits // 8}, [{', '.join(c_expr(r, {}) for r in regs)}])"
+
+
+def split_args(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch in "([" 
+        depth -= ch in ")]"
+        cur += ch
+    return out + [cur.strip()]
+
+
+def _ptxld(addr, lanes, nbytes):
+    p = _addr(addr)
+    return [Val([(p.buf, p.off + i * nbytes)]) for i in range(lanes)]
+
+
+def _ptxst(addr, nbytes, regs):
+    p = _addr(addr)
+    for i, v in enumerate(regs):
+        _store(Ref(p.buf, p.off + i * nbytes, nbytes), v)
+
+
 def _vector_forms(l):
     """Rewrite TVM's vectorized-access spellings into the subset to_python
     knows: lanes of vector registers become list elements."""
+    f = _ptx_ldst(l)
+    if f is not None:
+        return f
     # ((half2*)(&(v.x)))->y : half lane 2*word + half
     l = re.sub(r"\(\((?:half2|nv_bfloat162|__nv_bfloat162|int2)\*\)\(&\((\w+)\.([xyzw])\)\)\)->([xy])",
                lambda m: f"{m.group(1)}[{2 * LANE[m.group(2)] + LANE[m.group(3)]}]", l)
@@ -319,7 +364,8 @@ def to_python(lines, names):
             continue
         m = re.match(r"^alignas\(64\) (" + TYPE_RE + r") (\w+)\[(\d+)\];$", l)
         if m:
-            if m.group(1) in ("int", "uint", "unsigned int", "int32_t"):
+            if m.group(1) in ("int", "uint", "unsigned int", "int32_t", "uint32_t", "ushort", "unsigned short",
+                              "uint16_t", "uchar", "unsigned char", "uint8_t"):
                 out.append(pad() + f"{m.group(2)} = [0] * {m.group(3)}")
                 continue
             if m.group(2) == "regs_ptr":
@@ -339,7 +385,10 @@ def to_python(lines, names):
         m = re.match(r"^(\w+)\((.*)\);$", l)
         if m:
             fn = m.group(1)
-            if any(x in fn for x in IGNORE_CALLS) or fn.startswith("__sync"):
+            # "async" (cp.async) and ".sync.aligned" (ldmatrix) are not barriers
+            # nor is 0.26's cp.async ..._prefetch_N (an L2 prefetch qualifier)
+            bare = re.sub(r"_prefetch_\d+", "", fn.replace("async", "").replace("sync_aligned", ""))
+            if any(x in bare for x in IGNORE_CALLS) or fn.startswith("__sync"):
                 continue
             out.append(pad() + f"_call({fn!r}, {c_expr(m.group(2), names)})")
             continue
@@ -364,7 +413,12 @@ def _call(fn, *args):
     if m:
         _EMIT(("copy", int(m.group(1)) // 8, _addr(args[0]).key(), _addr(args[1]).key()))
         return
-    m = re.search(r"cp_async_c[ag]_(\d+)$", fn)
+    # 0.25: cp_async_c{a,g}_N; 0.26+ chains: ..._cp_async_c{a,g}_..._N[_pred] (the
+    # predicate or src-size operand is not traced).
+    # 0.26: cp_async_c{a,g}_N_prefetch_P[_with_src_size], cp_async_N_predicate.
+    m = (re.search(r"cp_async_c[ag]_(\d+)$", fn)
+         or re.search(r"cp_async_(?:c[ag]_)?(\d+)_(?:prefetch_\d+|with_src_size|predicate)", fn)
+         or re.search(r"cp_async_c[ag]_\w*?_(\d+)(?:_pred)?$", fn))
     if m:
         _EMIT(("cp.async", int(m.group(1)), _addr(args[0]).key(), _addr(args[1]).key()))
         return
@@ -389,6 +443,15 @@ def _call(fn, *args):
             num, trans = int(mt.group(1)), bool(mt.group(2))
             regs = _addr(args[1])
             handles = [(regs.buf, regs.off + 4 * k) for k in range(num)]
+        elif re.search(r"m8n8_x\d(?:_trans)?_shared_b16$", fn):
+            # 0.26+ chains (both tools): ldmatrix(r0, ..., smem) / stmatrix(smem, r0, ...),
+            # the registers words of the fragment's uint32 view
+            mc = re.search(r"m8n8_x(\d)(_trans)?_shared_b16$", fn)
+            num, trans = int(mc.group(1)), bool(mc.group(2))
+            regs = args[:num] if kind == "ldmatrix" else args[1:1 + num]
+            smem = args[num] if kind == "ldmatrix" else args[0]
+            _EMIT(("mat", kind, _SEQ[0], num, trans, _addr(smem).key(), tuple(_addr(h).key() for h in regs)))
+            return
         else:  # reference: ptx_{ld,st}matrix_{num}_b16_{trans}(smem, h0, ...)
             mr = re.search(r"_(\d)_b16_(\d)$", fn) or re.search(r"m8n8_(\d)_(\d)_shared_b16$", fn)
             if not mr:
@@ -476,7 +539,8 @@ def run(lines, bufs, threads, prelude=(), max_ops=400000):
     for cname, (b, elem) in bufs.items():
         env[cname] = Ptr(b, 0, elem)
     code = to_python(list(prelude) + list(lines), names)
-    env.update({"_vload": _vload, "_vstore": _vstore, "_VTemp": _VTemp, "_lanes": _lanes, "_store": _store})
+    env.update({"_vload": _vload, "_vstore": _vstore, "_VTemp": _VTemp, "_lanes": _lanes, "_store": _store,
+                "_ptxld": _ptxld, "_ptxst": _ptxst})
     for fname in set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", code)):
         if fname in env or fname in ("range", "int", "float", "_call", "_addr", "_cast"):
             continue

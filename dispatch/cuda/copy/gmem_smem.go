@@ -195,6 +195,9 @@ type GsEmit struct {
 	Xfer func(dst, src ir.Expr, numBytes int64, span source.Span) ir.Stmt
 	// note, when set, is appended to the result's notes.
 	Note string
+	// FullSwizzle drops the signed-stride fast path: the shared address is
+	// the whole swizzle formula on every round (0.27's recompose_swizzle).
+	FullSwizzle bool
 }
 
 // emitGS is the emitter shared by gmem_smem and ldgsts (spec §4.1 steps
@@ -249,7 +252,7 @@ func EmitGS(c *dispatch.Call, cfg GsEmit) (*dispatch.Result, *dispatch.Decline) 
 	}
 	sw := layout.BareSwizzle(s.Lay)
 	var pat *swizzlePattern
-	if sw != nil && len(outerS) > 0 && al.sSym == nil {
+	if sw != nil && len(outerS) > 0 && al.sSym == nil && !cfg.FullSwizzle {
 		offs := make([]int64, t)
 		apply := layout.ShapeApplier(sp, applyShape, layout.M)
 		for k := range offs {
@@ -277,6 +280,8 @@ func EmitGS(c *dispatch.Call, cfg GsEmit) (*dispatch.Result, *dispatch.Decline) 
 		switch {
 		case pat != nil:
 			sOff = emitIterOffset(pat, st, f, span)
+		case sw != nil && cfg.FullSwizzle:
+			sOff = common.SwizzleExpr(sw, sLin)
 		case sw != nil:
 			if _, isConst := ir.ConstInt(sLin); !isConst {
 				lin := &ir.Var{Name: "s_lin", Type: ir.Int32, Span: span}

@@ -39,7 +39,9 @@ import (
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var Ldstmatrix = dispatch.Variant{
@@ -167,6 +169,11 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		if cand == nil {
 			return false
 		}
+		if c.Target.Release >= release.R026 {
+			// 0.26+ hand the instruction num separate registers.
+			ch = cand
+			return true
+		}
 		if hs := gappedHandles(cand); hs != nil {
 			if gapped == nil {
 				gapped = hs
@@ -194,6 +201,9 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return nil, c.Declinef(c.Span(), "ldstmatrix layout doesn't fit any num ∈ {4,2,1}")
 	}
 
+	if c.Target.Release >= release.R027 {
+		ch = ch.numByRStride()
+	}
 	shape := []int64{tTotal / 32, 8, 4, mTotal / (ch.num * 2), ch.num, 2}
 	mOuter := shape[3]
 	laneIdx := c.AxisDecl("laneid")
@@ -217,6 +227,15 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		trans = 1
 	}
 	var stmts []ir.Stmt
+	var words *ir.Buffer // 0.26+: the fragment's uint32 view
+	if c.Target.Release >= release.R026 {
+		words = &ir.Buffer{Name: rg.Buf.Name + "_words", Dtype: ir.UInt32, Scope: "local", Kind: ir.DeclBuffer,
+			Base: rg.Buf, Span: span}
+		words.Shape = []int64{max(1, rg.Buf.NumElements()/2)}
+		words.Layout = layout.RowMajor(words.Shape...)
+		words.Data = rg.Buf.Data
+		stmts = append(stmts, &ir.Decl{Buf: words, Span: span})
+	}
 	for mm := range mOuter {
 		tileOff := common.ApplyExpr(ch.s, []ir.Expr{warpIdx, common.Cst(0), common.Cst(0), common.Cst(mm), seg4, common.Cst(0)}, shape)
 		if sSym != nil {
@@ -227,6 +246,10 @@ func emitLdstmatrix(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 			logical = common.SwizzleExpr(sw, logical)
 		}
 		handles := fragmentHandlesAt(ch, mm)
+		if words != nil {
+			stmts = append(stmts, matrixChain(ld, ch, words, handles, rSym, common.PtrOff(sg.Buf, logical, span), span))
+			continue
+		}
 		var reg ir.Expr = common.Cst(handles[0])
 		if rSym != nil {
 			reg = ir.AddE(reg, rSym)
@@ -380,4 +403,61 @@ func gappedHandles(ch *ldstChoice) []int64 {
 		}
 	}
 	return nil
+}
+
+// numByRStride is 0.27's reordering of the num segment (seg 4) by
+// descending R stride, R and S in lockstep: the fragment words of one
+// instruction then come in R's word order (no register shuffles), the R↔S
+// pairing unchanged.
+func (ch *ldstChoice) numByRStride() *ldstChoice {
+	rNum := ch.r.Shard[ch.rSep[4]:ch.rSep[5]]
+	sNum := ch.s.Shard[ch.sSep[4]:ch.sSep[5]]
+	if len(rNum) < 2 || len(sNum) != len(rNum) {
+		return ch
+	}
+	order := make([]int, len(rNum))
+	for i := range order {
+		order[i] = i
+	}
+	sortStable(order, func(a, b int) bool { return rNum[a].Stride > rNum[b].Stride })
+	if slices.IsSorted(order) {
+		return ch
+	}
+	re := func(l *layout.TileLayout, seps []int, seg []layout.Iter) *layout.TileLayout {
+		its := append([]layout.Iter{}, l.Shard...)
+		for k, i := range order {
+			its[seps[4]+k] = seg[i]
+		}
+		return layout.NewTile(its, l.Replica, l.Offset)
+	}
+	out := *ch
+	out.r, out.s = re(ch.r, ch.rSep, rNum), re(ch.s, ch.sSep, sNum)
+	return &out
+}
+
+// matrixChain is 0.26+'s T.ptx["ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16"]
+// (words..., smem) or the stmatrix twin (smem, words...): the fragment's
+// b16 registers through its uint32 view, two elements a word.
+func matrixChain(ld bool, ch *ldstChoice, words *ir.Buffer, handles []int64, rSym ir.Expr, smem ir.Expr, span source.Span) ir.Stmt {
+	kind := "stmatrix"
+	if ld {
+		kind = "ldmatrix"
+	}
+	trans := ""
+	if ch.trans {
+		trans = ".trans"
+	}
+	op := fmt.Sprintf("ptx.%s.sync.aligned.m8n8.x%d%s.shared.b16", kind, ch.num, trans)
+	regs := make([]ir.Expr, len(handles))
+	for i, h := range handles {
+		var e ir.Expr = common.Cst(h)
+		if rSym != nil {
+			e = ir.AddE(e, rSym)
+		}
+		regs[i] = &ir.Load{Buf: words, Indices: []ir.Expr{ir.SimplifyIndex(ir.DivE(e, common.Cst(2)))}, Span: span}
+	}
+	if ld {
+		return ptxLd(op[len("ptx."):], regs, smem, span)
+	}
+	return ptxSt(op[len("ptx."):], smem, regs, span)
 }

@@ -3,7 +3,10 @@ package copy
 // copy/vec_auto: the synchronous vectorizing copy of 0.26 and later, which
 // merged gmem_smem and reg into one variant (priority 10, predicate
 // vec_auto_applicable): the gmem_smem half when its predicate holds, else
-// the reg half, else the reason "gmem_smem: <why>; reg: <why>".
+// the reg half, else the reason "gmem_smem: <why>; reg: <why>". The
+// predicates and plans are 0.25's gmem_smem and reg; the emitters are
+// 0.26/0.27's (vec_auto_gmem_smem.go, vec_auto_reg.go: ld/st PTX chains
+// through container registers, recompose_swizzle addressing, cache hints).
 //
 // Mirrors TVM python/tvm/backend/cuda/tile_primitive/copy/vec_auto.py at
 // 0.26.0 and 0.27.0.post1. 0.25 registers gmem_smem and reg instead (see
@@ -37,11 +40,11 @@ func isVecAuto(c *dispatch.Call) *dispatch.Decline {
 func emitVecAuto(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	g := isGmemSmem(c)
 	if g == nil {
-		return emitGmemSmem(c)
+		return emitGmemSmem27(c)
 	}
 	r := isRegCopy(c)
 	if r == nil {
-		return emitReg(c)
+		return emitReg27(c)
 	}
 	return nil, c.Decline(c.Span(), "gmem_smem: "+g.Reason+"; reg: "+r.Reason)
 }

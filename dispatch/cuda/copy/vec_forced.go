@@ -25,6 +25,7 @@ import (
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/release"
 )
@@ -109,6 +110,9 @@ func isForcedVecCopy(c *dispatch.Call, variant string, numBytes int64) *dispatch
 	return nil
 }
 
+// StartOffset is startOffset, for copy_async/ldgsts's direct=True.
+func StartOffset(r *ir.Region) ir.Expr { return startOffset(r) }
+
 // startOffset is the element offset of the region's first element in the
 // buffer's storage: buf.ptr_to(region.min) through the layout (memory axis
 // only), swizzled for a ComposeLayout.
@@ -136,19 +140,76 @@ func emitForcedVec(c *dispatch.Call, numBytes int64) (*dispatch.Result, *dispatc
 	src, dst := c.Src(), c.Dst()
 	span := c.Span()
 	elemBits := int64(src.Buf.Dtype.Bits)
+	form := copyPtxForm(numBytes)
+	containerBits := numBytes * 8 / int64(form.lanes)
+	cache, _, hints := ldCacheConfig(c)
+	hints.nc = cache == "nc"
+	stChain := "st." + ptxSpace(dst.Buf.Scope) + "." + form.tail
+	ldChain := ldChain(ptxSpace(src.Buf.Scope), form.tail, hints)
+	srcPtr := func() ir.Expr { return common.PtrOff(src.Buf, startOffset(src), span) }
+	dstPtr := func() ir.Expr { return common.PtrOff(dst.Buf, startOffset(dst), span) }
+	var stmts []ir.Stmt
+	switch {
+	case src.Buf.Scope == "local":
+		view, regs := wordsOf(src, form, elemBits, containerBits, span)
+		stmts = append(declOf(view, span), ptxSt(stChain, dstPtr(), regs, span))
+	case dst.Buf.Scope == "local":
+		view, regs := wordsOf(dst, form, elemBits, containerBits, span)
+		stmts = append(declOf(view, span), ptxLd(ldChain, regs, srcPtr(), span))
+	default:
+		tmp, regs := localTmp("tmp", form, span)
+		stmts = append(stmts, &ir.Alloc{Buf: tmp, Span: span}, ptxLd(ldChain, regs, srcPtr(), span), ptxSt(stChain, dstPtr(), regs, span))
+	}
 	res := &dispatch.Result{
-		Body: &ir.Block{Stmts: []ir.Stmt{common.CopyBytes(common.PtrOff(dst.Buf, startOffset(dst), span),
-			common.PtrOff(src.Buf, startOffset(src), span), numBytes, span)}, Span: span},
-		Vec: numBytes * 8 / elemBits, VecBits: numBytes * 8, Outer: 1, Threads: 1,
+		Body: &ir.Block{Stmts: stmts, Span: span},
+		Vec:  numBytes * 8 / elemBits, VecBits: numBytes * 8, Outer: 1, Threads: 1,
 		Partition: fmt.Sprintf("one %d-byte transfer", numBytes),
 	}
-	if cache, ok := configString(c, "cache"); ok {
-		res.Notes = append(res.Notes, "cache="+common.PyRepr(cache)+" (ld.global.nc)")
-	}
-	for _, k := range ldCacheHintKeys {
-		if v, ok := configString(c, k); ok && v != "" {
-			res.Notes = append(res.Notes, k+"="+common.PyRepr(v))
-		}
+	if hints.nc {
+		res.Notes = append(res.Notes, "cache='nc' (ld.global.nc)")
 	}
 	return res, nil
+}
+
+// wordsOf is vec_forced's _words: the container registers a local
+// region's elements land in. The region start is the row-major index over
+// the buffer's shape, scaled to a container index.
+func wordsOf(r *ir.Region, form ptxForm, elemBits, containerBits int64, span source.Span) (*ir.Buffer, []ir.Expr) {
+	var start ir.Expr = common.Cst(0)
+	stride := int64(1)
+	for d := len(r.Buf.Shape) - 1; d >= 0; d-- {
+		var m ir.Expr = common.Cst(0)
+		if d < len(r.Min) && r.Min[d] != nil {
+			m = r.Min[d]
+		}
+		start = ir.AddE(start, ir.MulE(m, common.Cst(stride)))
+		stride *= r.Buf.Shape[d]
+	}
+	if elemBits > containerBits {
+		start = ir.MulE(start, common.Cst(elemBits/containerBits))
+	} else if containerBits != elemBits {
+		start = ir.DivE(start, common.Cst(containerBits/elemBits))
+	}
+	if r.Buf.Dtype == form.reg && plainFlat(r.Buf) {
+		return nil, elems(r.Buf, ir.SimplifyIndex(start), form.lanes, span) // the view is the buffer itself
+	}
+	view := &ir.Buffer{Name: r.Buf.Name + "_words", Dtype: form.reg, Scope: "local", Kind: ir.DeclBuffer, Base: r.Buf, Span: span}
+	view.Shape = []int64{max(1, r.Buf.NumElements()*elemBits/containerBits)}
+	view.Layout = layout.RowMajor(view.Shape...)
+	view.Data = r.Buf.Data
+	return view, elems(view, ir.SimplifyIndex(start), form.lanes, span)
+}
+
+// declOf declares a word view; none when the registers are the buffer's own.
+func declOf(view *ir.Buffer, span source.Span) []ir.Stmt {
+	if view == nil {
+		return nil
+	}
+	return []ir.Stmt{&ir.Decl{Buf: view, Span: span}}
+}
+
+// plainFlat reports whether buf[i] is element i of its storage: a 1-D
+// buffer with the default layout.
+func plainFlat(b *ir.Buffer) bool {
+	return len(b.Shape) == 1 && (b.Layout == nil || b.Layout.String() == layout.RowMajor(b.Shape...).String())
 }

@@ -63,6 +63,9 @@ func emitLdgsts(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	if d := regionInside(c, c.Src(), 1); d != nil {
 		return nil, d
 	}
+	if c.Target.Release >= release.R026 {
+		return emitLdgsts26(c)
+	}
 	return cudacopy.EmitGS(c, cudacopy.GsEmit{
 		AllowedBits: ldgstsVecBits,
 		Loop:        ir.Unrolled,
