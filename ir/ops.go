@@ -51,7 +51,7 @@ const (
 	// OpCpAsyncBulkTensorG2C: global -> shared::cluster, completing on an
 	// mbarrier. Args: IntImm rank, dst smem ptr, mbar ptr, *TensorMapAddr,
 	// cta_mask Expr (multicast iff not a constant with <= 1 bit set),
-	// IntImm cta_group (-1 = omit `.cta_group::N`), StringImm cache_hint
+	// IntImm cta_group (-1 = omit `.cta_group::N`), StringImm cache_hint (or, 0.26+, the uint64 policy expression)
 	// ("" = none), then rank coords.
 	OpCpAsyncBulkTensorG2C = "ptx.cp_async.bulk.tensor.g2c"
 	// OpCpAsyncBulkTensorS2G: shared::cta -> global, bulk_group completion.

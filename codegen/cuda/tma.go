@@ -230,8 +230,15 @@ func (k *kernel) bulkRank(c *ir.Call, fixed int, mapArg int) (int64, bool) {
 }
 
 // cachePolicy returns the policy operand of a cache_hint argument ("" when
-// the hint is empty).
+// the hint is empty): a built-in policy's constant for a string, the
+// expression itself otherwise.
 func (k *kernel) cachePolicy(c *ir.Call, i int) (string, bool) {
+	if i < len(c.Args) {
+		if _, isStr := c.Args[i].(*ir.StringImm); !isStr {
+			// 0.26+: a cache_hint expression is the 64-bit policy itself.
+			return "(unsigned long long)(" + k.top(c.Args[i]) + ")", true
+		}
+	}
 	hint, ok := k.stringArg(c, i)
 	if !ok || hint == "" {
 		return "", ok

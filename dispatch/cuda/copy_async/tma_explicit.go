@@ -144,7 +144,7 @@ func tmaExplicitSmemLayout(s common.Region, swizzle int) (ir.Expr, *tmaStageErro
 	sliced := sl.(*layout.TileLayout)
 	canon := layout.CanonicalTile(layout.NewTile(sliced.Shard, sliced.Replica, nil))
 	if !layout.IsTrivial(canon) {
-		return nil, tmaPlainFail("tma_explicit stage=shared-layout: sliced shared layout must canonicalize to trivial after extracting its pointer offset; got %s", canon)
+		return nil, tmaPlainFail("tma_explicit stage=shared-layout: sliced shared layout must canonicalize to trivial after extracting its pointer offset; got %s", tmaLayoutRepr(canon))
 	}
 	base := common.ApplyExpr(tile, s.Mins, s.Buf.Shape)
 	start := tmaSmemElemOffset(s.Buf, base)
@@ -251,7 +251,7 @@ func tmaValidateGather4Dst(s common.Region, spec *tmaSpec) *tmaStageError {
 	sliced := sl.(*layout.TileLayout)
 	canon := layout.CanonicalTile(layout.NewTile(sliced.Shard, sliced.Replica, nil))
 	if !layout.IsTrivial(canon) {
-		return tmaPlainFail("tma_explicit gather4 destination is not four-row box-linear: %s", canon)
+		return tmaPlainFail("tma_explicit gather4 destination is not four-row box-linear: %s", tmaLayoutRepr(canon))
 	}
 	rowBits := spec.transactionBits
 	if len(spec.gather4) > 0 {
@@ -351,4 +351,18 @@ func (sel *tmaSrcSelector) emit(c *dispatch.Call, res *dispatch.Result, main *ir
 	}
 	res.Notes = append(res.Notes, "tma src_selector: "+strings.Join(names, ", ")+", else "+main.Name)
 	return v, []ir.Stmt{&ir.Let{Var: v, Value: expr, Span: span}}
+}
+
+// tmaLayoutRepr is TVM's repr of an offset-free memory TileLayout:
+// T.TileLayout(T.S[(64, 2, 64):(64, 4096, 1)]), T.TileLayout(T.S[8192:1]).
+func tmaLayoutRepr(l *layout.TileLayout) string {
+	ext := make([]int64, len(l.Shard))
+	str := make([]int64, len(l.Shard))
+	for i, it := range l.Shard {
+		ext[i], str[i] = it.Extent, it.Stride
+	}
+	if len(ext) == 1 {
+		return fmt.Sprintf("T.TileLayout(T.S[%d:%d])", ext[0], str[0])
+	}
+	return fmt.Sprintf("T.TileLayout(T.S[%s:%s])", tmaPyIntTuple(ext), tmaPyIntTuple(str))
 }
