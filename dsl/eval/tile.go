@@ -245,8 +245,10 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
 		// A gather4 copy_async reads four source rows the region does not
-		// show: its payloads differ by design.
-		if _, gather := c.kw("gather4"); !gather && !ev.checkCopy(tc, f.Op) {
+		// show: its payloads differ by design (checkCopy models the 0.26+
+		// builder's gather4 rules for tma_auto/tma_explicit).
+		_, gather := c.kw("gather4")
+		if (!gather || tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") && !ev.checkCopy(tc, f.Op) {
 			return poison(c.span)
 		}
 	}
@@ -455,6 +457,30 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string) bool {
 	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
+		// A gather4 source describes one row; the instruction moves the
+		// four rows gather4 names (0.27 tirx.py _check_copy_regions).
+		for _, kv := range tc.Config {
+			if kv.Key != "gather4" {
+				continue
+			}
+			if tc.Dispatch != "tma_explicit" {
+				ev.errorf(kv.Span, CodeType, "copy_async: gather4 is only supported by dispatch='tma_explicit'")
+				return false
+			}
+			if t, ok := kv.Value.(*ir.Tuple); !ok || len(t.Elems) != 4 {
+				ev.errorf(kv.Span, CodeType, "copy_async: gather4 must contain exactly four row coordinates")
+				return false
+			}
+			if len(src.Extent) != 2 {
+				ev.errorf(tc.Span, CodeShapeMismatch, "copy_async: gather4 requires a rank-2 global source")
+				return false
+			}
+			if !proveEqual(src.Extent[0], ir.Const(1)) {
+				ev.errorf(tc.Span, CodeShapeMismatch, "copy_async: gather4 global axis 0 must describe exactly one row")
+				return false
+			}
+			sb *= 4
+		}
 		if dok && sok && db != sb {
 			ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
 			return false
