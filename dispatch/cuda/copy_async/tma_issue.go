@@ -288,6 +288,8 @@ func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcS
 		rank := common.Cst(int64(spec.rank()))
 		var call *ir.Call
 		switch {
+		case spec.direction == "g2s" && spec.loadMode == "tile_gather4":
+			call = &ir.Call{Op: ir.OpCpAsyncBulkTensorG2CGather4, Args: append([]ir.Expr{rank, ptr, spec.mbar, addr, spec.ctaMask, common.Cst(ctaGroup), hint}, coords...)}
 		case spec.direction == "g2s":
 			call = &ir.Call{Op: ir.OpCpAsyncBulkTensorG2C, Args: append([]ir.Expr{rank, ptr, spec.mbar, addr, spec.ctaMask, common.Cst(ctaGroup), hint}, coords...)}
 		case spec.reduce != "":
