@@ -198,7 +198,7 @@ func tmaBuildAutoPlan(in tmaAutoInput) (*tmaSpecPlan, *tmaStageError) {
 	}
 	// The layout offset of the slice (its physical base plus the region's
 	// start) is the shared pointer's element offset.
-	smemBase := common.ApplyExpr(tile, s.Mins, s.Buf.Shape)
+	smemBase := tmaSimplify(common.ApplyExpr(tile, s.Mins, s.Buf.Shape))
 	canon := layout.CanonicalTile(layout.NewTile(sliced.Shard, sliced.Replica, nil))
 	if f := tmaPlainMemory(canon, "canonical sliced shared"); f != nil {
 		return nil, f
@@ -325,6 +325,13 @@ func tmaSliceGlobal(g common.Region) (*layout.TileLayout, *tmaStageError) {
 	var shard []layout.Iter
 	for d := range g.Shape {
 		grp := grouped.Shard[seps[d]:seps[d+1]]
+		if len(grp) == 1 {
+			// One iter: the slice is the region's extent at the iter's
+			// stride, also past the tensor's end (TMA fills out-of-bounds
+			// elements), as TVM slices it.
+			shard = append(shard, layout.Iter{Extent: g.Exts[d], Stride: grp[0].Stride, Axis: grp[0].Axis})
+			continue
+		}
 		start, isConst := ir.ConstInt(g.Mins[d])
 		if !isConst {
 			// A symbolic start only moves the offset when the group is one
@@ -409,7 +416,7 @@ func tmaBuildAutoGt(g common.Region, sliced *layout.TileLayout) ([]tmaGt, *tmaSt
 			r := &tmaGt{extent: it.Extent, stride: it.Stride, smemIdx: smemIdx, copyDim: cd, globalDim: it.Extent, coord: common.Cst(0)}
 			if li == 0 {
 				r.globalDim = tmaFloorDivInt(g.Shape[cd], inner)
-				r.coord = tmaFloorDiv(g.Mins[cd], inner)
+				r.coord = tmaSimplify(tmaFloorDiv(g.Mins[cd], inner))
 			}
 			recs[k] = r
 		}
@@ -576,7 +583,7 @@ func tmaValidateAutoSharedMapping(p *tmaSpecPlan, sliced *layout.TileLayout, swi
 		if bits%8 != 0 && !common.Divisible(start, 8/bits) {
 			return tmaAutoFail("shared-pointer", fmt.Sprintf("shared slice pointer=%s elements at %d bits is not provably byte aligned", tmaExprText(start), bits))
 		}
-		startBytes = ir.SimplifyIndex(ir.MulE(start, common.Cst(bits/8)))
+		startBytes = tmaSimplify(ir.MulE(start, common.Cst(bits/8)))
 	}
 	atom := map[int]int64{0: 16, 1: 32, 2: 64, 3: 128}[swizzle]
 	if e := tmaRequire(tmaProofDivisible(startBytes, atom), "shared-pointer", fmt.Sprintf("shared slice offset=%sB must preserve %dB alignment", tmaExprText(startBytes), atom)); e != nil {

@@ -146,7 +146,7 @@ func tmaExplicitSmemLayout(s common.Region, swizzle int) (ir.Expr, *tmaStageErro
 	if !layout.IsTrivial(canon) {
 		return nil, tmaPlainFail("tma_explicit stage=shared-layout: sliced shared layout must canonicalize to trivial after extracting its pointer offset; got %s", tmaLayoutRepr(canon))
 	}
-	base := common.ApplyExpr(tile, s.Mins, s.Buf.Shape)
+	base := tmaSimplify(common.ApplyExpr(tile, s.Mins, s.Buf.Shape))
 	start := tmaSmemElemOffset(s.Buf, base)
 	bits := int64(s.Buf.Dtype.Bits)
 	atom := map[int]int64{0: 16, 1: 32, 2: 64, 3: 128}[swizzle]

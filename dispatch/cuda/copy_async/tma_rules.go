@@ -64,6 +64,7 @@ func tmaProofAll(ps ...tmaProof) tmaProof {
 // PROVEN when the structure shows it (common.Divisible), else UNKNOWN
 // (TVM's analyzer proves neither side of floormod(s*64, 128) == 0).
 func tmaProofDivisible(e ir.Expr, m int64) tmaProof {
+	e = tmaSimplify(e)
 	if v, ok := ir.ConstInt(e); ok {
 		return tmaProofBool(tmaFloorModInt(v, m) == 0)
 	}
@@ -393,4 +394,31 @@ func tmaElementsToBytes(elements, bits int64, auto bool, stage, label string) (i
 		return 0, tmaPlainFail("tma_explicit stage=%s: %s", stage, msg)
 	}
 	return tmaFloorDivInt(total, 8), nil
+}
+
+// tmaSimplify folds the quotient and remainder terms a layout applied to a
+// scaled symbolic start produces, as TVM's analyzer does before it judges
+// a rule: floordiv(x*k, c) → x*(k/c) and floormod(x*k, c) → 0 for c | k,
+// and a floordiv or floormod of a provable multiple (common.Divisible).
+func tmaSimplify(e ir.Expr) ir.Expr {
+	b, ok := e.(*ir.Binary)
+	if !ok {
+		return e
+	}
+	x, y := tmaSimplify(b.A), tmaSimplify(b.B)
+	c, isConst := ir.ConstInt(y)
+	switch {
+	case b.Op == ir.FloorDiv && isConst && c > 0 && common.Divisible(x, c):
+		return ir.SimplifyIndex(tmaDivExact(x, c))
+	case b.Op == ir.FloorMod && isConst && c > 0 && common.Divisible(x, c):
+		return common.Cst(0)
+	case b.Op == ir.Add:
+		return ir.SimplifyIndex(ir.AddE(x, y))
+	case b.Op == ir.Mul:
+		return ir.MulE(x, y)
+	}
+	if x == b.A && y == b.B {
+		return e
+	}
+	return &ir.Binary{Op: b.Op, A: x, B: y, Span: b.Span}
 }
