@@ -84,6 +84,9 @@ type tmaIssueAxis struct {
 type tmaSpecPlan struct {
 	spec *tmaSpec
 	axes []tmaIssueAxis
+	// prefix of chain shared iterators the box holds (tma_auto; 0 for
+	// tma_explicit).
+	prefix, chain int
 }
 
 func (p *tmaSpecPlan) issueExtent() int64 {
@@ -243,6 +246,7 @@ func tmaBuildAutoPlan(in tmaAutoInput) (*tmaSpecPlan, *tmaStageError) {
 			continue
 		}
 		best = repaired
+		best.prefix, best.chain = prefix, len(order)
 	}
 	if best == nil {
 		if len(lastFailures) > 0 {
@@ -797,7 +801,7 @@ func tmaPromoteAutoOnce(p *tmaSpecPlan) *tmaSpecPlan {
 	if ns.payloadBits != s.payloadBits {
 		return nil
 	}
-	return &tmaSpecPlan{spec: ns, axes: p.axes}
+	return &tmaSpecPlan{spec: ns, axes: p.axes, prefix: p.prefix, chain: p.chain}
 }
 
 // tmaRepairAutoCandidate is TVM _repair_auto_candidate: canonicalize,

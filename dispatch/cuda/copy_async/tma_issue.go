@@ -329,6 +329,7 @@ func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcS
 	if spec.forceDType == 11 {
 		res.Notes = append(res.Notes, "tma descriptor dtype forced to TFLOAT32")
 	}
+	res.Plan = tmaPlanItems(p, m, axes, ctaGroup != -1)
 	if len(axes) == 0 {
 		res.Notes = append(res.Notes, "tma issue axes: none (one instruction)")
 	} else {
@@ -363,4 +364,74 @@ func tmaOffsetsAndCoords(p *tmaSpecPlan, it ir.Expr, flat int64) (ir.Expr, []ir.
 		coords[i] = ir.SimplifyIndex(coords[i])
 	}
 	return ir.SimplifyIndex(off), coords
+}
+
+// tmaPTXChain is the instruction 0.27 emits (_emit_plan's chain).
+func tmaPTXChain(s *tmaSpec, ctaTok bool) string {
+	cache := ""
+	if s.cachePolicy != nil || s.cacheHint != "" {
+		cache = ".L2::cache_hint"
+	}
+	if s.direction == "g2s" {
+		gather, multicast, cta := "", "", ""
+		if s.loadMode == "tile_gather4" {
+			gather = ".tile::gather4"
+		}
+		if v, ok := ir.ConstInt(s.ctaMask); !ok || v&(v-1) != 0 {
+			multicast = ".multicast::cluster"
+		}
+		if ctaTok {
+			cta = fmt.Sprintf(".cta_group::%d", s.ctaGroup)
+		}
+		return fmt.Sprintf("cp.async.bulk.tensor.%dd.shared::cluster.global%s.mbarrier::complete_tx::bytes%s%s%s", s.rank(), gather, multicast, cta, cache)
+	}
+	if s.reduce != "" {
+		return fmt.Sprintf("cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group%s", s.rank(), s.reduce, cache)
+	}
+	return fmt.Sprintf("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group%s", s.rank(), cache)
+}
+
+// tmaPlanItems are the hover's and the JSON "plan" facts of a 0.26+ TMA
+// copy: how the box was chosen, the descriptor, the coordinates, the
+// instruction and the tensor-map rules' verdicts.
+func tmaPlanItems(p *tmaSpecPlan, m *ir.TensorMap, axes []string, ctaTok bool) []dispatch.PlanItem {
+	s := p.spec
+	var items []dispatch.PlanItem
+	if p.chain > 0 {
+		items = append(items, dispatch.PlanItem{Key: "box", Value: fmt.Sprintf("the first %d of %d shared iterators of the stride chain (the largest legal prefix)", p.prefix, p.chain)})
+	} else {
+		items = append(items, dispatch.PlanItem{Key: "box", Value: "the global region, dimension by dimension"})
+	}
+	dtype := fmt.Sprintf("%s (%d bits)", s.dtype, s.bits)
+	if s.forceDType == 11 {
+		dtype += ", forced to TFLOAT32"
+	}
+	items = append(items, dispatch.PlanItem{Key: "descriptor", Value: m.Name, Fields: []dispatch.PlanItem{
+		{Key: "dtype", Value: dtype},
+		{Key: "global dims", Value: tmaIntList(s.globalDims)},
+		{Key: "global strides", Value: tmaIntList(s.globalStrides) + " B"},
+		{Key: "box", Value: tmaIntList(s.box)},
+		{Key: "element strides", Value: tmaIntList(s.elemStrides)},
+		{Key: "swizzle", Value: tmaSwizzleName[s.swizzle]},
+		{Key: "l2 promotion", Value: [...]string{"none", "64B", "128B", "256B"}[s.l2Promotion]},
+		{Key: "oob fill", Value: [...]string{"zero", "nan"}[s.oobFill]},
+	}})
+	items = append(items, dispatch.PlanItem{Key: "coordinates", Value: tmaExprList(s.coords) + " (CUDA order)"})
+	items = append(items, dispatch.PlanItem{Key: "instruction", Value: tmaPTXChain(s, ctaTok)})
+	issues := "1"
+	if len(axes) > 0 {
+		issues = fmt.Sprintf("%d: %s", p.issueExtent(), strings.Join(axes, "; "))
+	}
+	items = append(items, dispatch.PlanItem{Key: "issues", Value: issues})
+	counts := map[tmaProof]int{}
+	fs := tmaValidateSpec(s)
+	for _, f := range fs {
+		counts[f.status]++
+	}
+	rules := fmt.Sprintf("%d checked, all proven", len(fs))
+	if counts[tmaUnknown] > 0 {
+		rules = fmt.Sprintf("%d checked: %d proven, %d unknown (left to the run-time check)", len(fs), counts[tmaProven], counts[tmaUnknown])
+	}
+	items = append(items, dispatch.PlanItem{Key: "tensor-map rules", Value: rules})
+	return items
 }
