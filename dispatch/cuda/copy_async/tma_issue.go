@@ -314,9 +314,13 @@ func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcS
 	for _, a := range p.axes {
 		var cs []string
 		for _, co := range a.coords {
-			cs = append(cs, fmt.Sprintf("coord dim %d += issue digit / %d %% %d", co.dim, co.divisor, co.modulus))
+			if co.divisor == 1 && co.modulus == a.extent {
+				cs = append(cs, fmt.Sprintf("coordinate %d + i", co.dim))
+			} else {
+				cs = append(cs, fmt.Sprintf("coordinate %d + i // %d %% %d", co.dim, co.divisor, co.modulus))
+			}
 		}
-		axes = append(axes, fmt.Sprintf("extent %d: smem +%d, %s", a.extent, a.smemStride, strings.Join(cs, ", ")))
+		axes = append(axes, fmt.Sprintf("i < %d: shared + %d*i, %s", a.extent, a.smemStride, strings.Join(cs, ", ")))
 	}
 	res.TMA = &dispatch.TMA{Map: m, Direction: spec.direction, Issues: flat, IssueAxes: axes}
 	res.Partition = fmt.Sprintf("tma %s %dd box %s, %d issue(s)", spec.direction, m.Rank, tmaIntList(m.Box), flat)
