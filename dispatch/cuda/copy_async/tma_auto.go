@@ -172,6 +172,11 @@ func tmaReadOperands(c *dispatch.Call) (tmaAutoInput, *dispatch.Decline) {
 			return in, c.Declinef(c.ArgSpan(gi), "global view %s at the device-dependent element offset %s: tilels builds tensor maps at static offsets", b.Name, tmaExprText(b.ElemOffsetExpr))
 		}
 	}
+	if t := tmaSmemTile(gr.Buf.Layout, gr.Buf.Shape); t != nil && t.Offset[layout.M] != 0 {
+		// TVM adds the layout's memory offset to the descriptor's base;
+		// tilels' descriptors start at the view's element offset.
+		return in, c.Declinef(c.ArgSpan(gi), "global layout with memory offset %d: tilels encodes tensor maps at the view's element offset only", t.Offset[layout.M])
+	}
 	in.g, _ = common.ConstRegion(c, gi)
 	in.s, _ = common.ConstRegion(c, si)
 	if d := tmaSymbolicSmemStart(c, in.s); d != nil {
