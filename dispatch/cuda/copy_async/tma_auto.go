@@ -179,6 +179,7 @@ func tmaReadOperands(c *dispatch.Call) (tmaAutoInput, *dispatch.Decline) {
 	}
 	in.g, _ = common.ConstRegion(c, gi)
 	in.s, _ = common.ConstRegion(c, si)
+	in.g, in.s = tmaRegionLets(in.g, c.Lets), tmaRegionLets(in.s, c.Lets)
 	if d := tmaSymbolicSmemStart(c, in.s); d != nil {
 		return in, d
 	}

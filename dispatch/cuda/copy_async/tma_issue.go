@@ -439,3 +439,57 @@ func tmaPlanItems(p *tmaSpecPlan, m *ir.TensorMap, axes []string, ctaTok bool) [
 	items = append(items, dispatch.PlanItem{Key: "tensor-map rules", Value: rules})
 	return items
 }
+
+// tmaSubstLets replaces the let-bound variables of e by their values (TVM
+// plans a region whose start is `d_n: T.let = bx * 128` as bx * 128). Only
+// arithmetic is rewritten; depth bounds a chain of lets.
+func tmaSubstLets(e ir.Expr, lets map[*ir.Var]ir.Expr, depth int) ir.Expr {
+	if len(lets) == 0 || depth > 8 {
+		return e
+	}
+	switch x := e.(type) {
+	case *ir.Var:
+		if v, ok := lets[x]; ok {
+			return tmaSubstLets(v, lets, depth+1)
+		}
+	case *ir.Binary:
+		a, b := tmaSubstLets(x.A, lets, depth), tmaSubstLets(x.B, lets, depth)
+		if a != x.A || b != x.B {
+			return &ir.Binary{Op: x.Op, A: a, B: b, Span: x.Span}
+		}
+	case *ir.Cast:
+		if y := tmaSubstLets(x.X, lets, depth); y != x.X {
+			return &ir.Cast{To: x.To, X: y, Span: x.Span}
+		}
+	}
+	return e
+}
+
+// tmaRegionLets is r with its starts' lets substituted.
+func tmaRegionLets(r common.Region, lets map[*ir.Var]ir.Expr) common.Region {
+	if len(lets) == 0 {
+		return r
+	}
+	mins := make([]ir.Expr, len(r.Mins))
+	bounds := append([][2]int64(nil), r.Bounds...)
+	changed := false
+	for i, m := range r.Mins {
+		mins[i] = tmaSubstLets(m, lets, 0)
+		if v, ok := ir.ConstInt(mins[i]); ok && mins[i] != m {
+			bounds[i] = [2]int64{v, v + r.Exts[i]} // a let of a constant
+			changed = true
+		}
+	}
+	r.Mins, r.Bounds = mins, bounds
+	r.Static = r.Static || changed && tmaAllConst(mins)
+	return r
+}
+
+func tmaAllConst(es []ir.Expr) bool {
+	for _, e := range es {
+		if _, ok := ir.ConstInt(e); !ok {
+			return false
+		}
+	}
+	return true
+}
