@@ -195,7 +195,7 @@ func tmaBuildAutoPlan(in tmaAutoInput) (*tmaSpecPlan, *tmaStageError) {
 	}
 	tile := tmaSmemTile(s.Lay, s.Buf.Shape)
 	if f := tmaPlainMemory(tile, "shared"); f != nil {
-		return nil, f
+		return nil, tmaAutoFail("shared-slice", f.msg) // _slice_layout's ValueError, caught
 	}
 	sl, err := layout.Slice(tile, s.Buf.Shape, s.Bounds)
 	if err != nil || sl == nil {
@@ -203,14 +203,14 @@ func tmaBuildAutoPlan(in tmaAutoInput) (*tmaSpecPlan, *tmaStageError) {
 	}
 	sliced := sl.(*layout.TileLayout)
 	if f := tmaPlainMemory(sliced, "sliced shared"); f != nil {
-		return nil, f
+		return nil, tmaAutoFail("shared-slice", f.msg)
 	}
 	// The layout offset of the slice (its physical base plus the region's
 	// start) is the shared pointer's element offset.
 	smemBase := tmaSimplify(common.ApplyExpr(tile, s.Mins, s.Buf.Shape))
 	canon := layout.CanonicalTile(layout.NewTile(sliced.Shard, sliced.Replica, nil))
 	if f := tmaPlainMemory(canon, "canonical sliced shared"); f != nil {
-		return nil, f
+		dispatch.Raise("ValueError", "%s", f.msg)
 	}
 	canonShape := make([]int64, len(canon.Shard))
 	for i, it := range canon.Shard {
@@ -263,10 +263,9 @@ func tmaBuildAutoPlan(in tmaAutoInput) (*tmaSpecPlan, *tmaStageError) {
 	return best, nil
 }
 
-// tmaPlainMemory is TVM _assert_plain_memory_layout, whose ValueError the
-// auto planner reports as a stage failure where TVM catches it and a
-// raised exception elsewhere; tilels' layouts of shared and global buffers
-// only reach here with memory iterators, so a failure is rare.
+// tmaPlainMemory is TVM _assert_plain_memory_layout's check; its callers
+// turn the failure into TVM's ValueError, or a stage failure where TVM
+// catches it (shared-slice).
 func tmaPlainMemory(l *layout.TileLayout, label string) *tmaStageError {
 	if len(l.Replica) > 0 {
 		return tmaPlainFail("%s layout contains replica iterators", label)
@@ -326,7 +325,7 @@ func tmaSmemIterOrder(sliced *layout.TileLayout) ([]int, *tmaStageError) {
 func tmaSliceGlobal(g common.Region) (*layout.TileLayout, *tmaStageError) {
 	tile := tmaSmemTile(g.Lay, g.Shape)
 	if f := tmaPlainMemory(tile, "global"); f != nil {
-		return nil, f
+		dispatch.Raise("ValueError", "%s", f.msg)
 	}
 	grouped, seps, err := layout.Group(tile, g.Shape)
 	if err != nil {
@@ -564,7 +563,7 @@ func tmaBufferBase(b *ir.Buffer, auto bool, stage string) (int64, *tmaStageError
 	return tmaElementsToBytes(off, int64(b.Dtype.Bits), auto, stage, "view base offset")
 }
 
-// tmaSmemByteOffset is the shared slice's element offset from the shared
+// tmaSmemElemOffset is the shared slice's element offset from the shared
 // buffer's data pointer, TVM spec.smem_base_offset = elem_offset + layout
 // offset.
 func tmaSmemElemOffset(b *ir.Buffer, base ir.Expr) ir.Expr {
