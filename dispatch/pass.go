@@ -77,7 +77,7 @@ type lowerer struct {
 	li       launchInfo
 	tracked  bool
 	vars     map[*ir.Var]scopeTarget
-	laneVars []*ir.Var // single-dim lane_id vars, in declaration order
+	laneVars []*ir.Var           // single-dim lane_id vars, in declaration order
 	lets     map[*ir.Var]ir.Expr // immutable device lets seen so far (Call.Lets)
 	state    map[string]any
 	out      *Output
