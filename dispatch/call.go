@@ -54,6 +54,10 @@ type Call struct {
 	// LaunchTags lists the declared launch parameters ("blockIdx.x",
 	// "threadIdx.x", "clusterCtaIdx.x", ...).
 	LaunchTags map[string]bool
+	// Lets maps the immutable device lets (x: T.let = e) bound before the
+	// call to their values (read-only; nil when none): TVM's analyzer sees
+	// through them where a variant proves facts about a region start.
+	Lets map[*ir.Var]ir.Expr
 
 	state   map[string]any
 	scratch any

@@ -77,7 +77,8 @@ type lowerer struct {
 	li       launchInfo
 	tracked  bool
 	vars     map[*ir.Var]scopeTarget
-	laneVars []*ir.Var // single-dim lane_id vars, in declaration order
+	laneVars []*ir.Var           // single-dim lane_id vars, in declaration order
+	lets     map[*ir.Var]ir.Expr // immutable device lets seen so far (Call.Lets)
 	state    map[string]any
 	out      *Output
 	// switches memoizes scopeSwitch per (active set, scope): the calls of
@@ -273,6 +274,13 @@ func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
 		}
 		if s.Kind == ir.LaneID && len(s.Vars) == 1 {
 			l.laneVars = append(l.laneVars, s.Vars[0])
+		}
+	case *ir.Let:
+		if !s.Mutable {
+			if l.lets == nil {
+				l.lets = map[*ir.Var]ir.Expr{}
+			}
+			l.lets[s.Var] = s.Value
 		}
 	case *ir.TileCall:
 		if l.li.unknown != "" {
@@ -577,7 +585,7 @@ func (l *lowerer) pushSelector(a activeSet, cond ir.Expr) (activeSet, bool) {
 
 func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 	c := &Call{Tile: tc, Target: l.target, Scope: tc.Scope, Launch: l.li.launch,
-		LaunchTags: l.li.tags, state: l.state}
+		LaunchTags: l.li.tags, Lets: l.lets, state: l.state}
 	if c.Scope == "" {
 		c.Scope = "thread"
 	}

@@ -57,9 +57,13 @@ const (
 	// OpCpAsyncBulkTensorG2C: global -> shared::cluster, completing on an
 	// mbarrier. Args: IntImm rank, dst smem ptr, mbar ptr, *TensorMapAddr,
 	// cta_mask Expr (multicast iff not a constant with <= 1 bit set),
-	// IntImm cta_group (-1 = omit `.cta_group::N`), StringImm cache_hint
+	// IntImm cta_group (-1 = omit `.cta_group::N`), StringImm cache_hint (or, 0.26+, the uint64 policy expression)
 	// ("" = none), then rank coords.
 	OpCpAsyncBulkTensorG2C = "ptx.cp_async.bulk.tensor.g2c"
+	// OpCpAsyncBulkTensorG2CGather4 is G2C's .tile::gather4 form (sm_100a,
+	// rank 2, 0.26+ tma_explicit gather4=): the G2C arguments with rank 2
+	// and five coordinates, the column then the four rows.
+	OpCpAsyncBulkTensorG2CGather4 = "ptx.cp_async.bulk.tensor.g2c_gather4"
 	// OpCpAsyncBulkTensorS2G: shared::cta -> global, bulk_group completion.
 	// Args: IntImm rank, src smem ptr, *TensorMapAddr, StringImm cache_hint,
 	// then rank coords.

@@ -194,8 +194,9 @@ var opNeeds = map[string]opNeed{
 	ir.OpMbarrierArriveExpect: {sm: 90}, ir.OpMbarrierTryWait: {sm: 90}, ir.OpFenceProxyAsync: {sm: 90}, ir.OpElectSync: {sm: 90},
 	ir.OpFenceMbarrierInit: {sm: 90}, ir.OpCpAsyncBulkCommit: {sm: 90}, ir.OpCpAsyncBulkWait: {sm: 90}, ir.OpPrefetchTensormap: {sm: 90},
 	ir.OpCpAsyncBulkTensorS2G: {sm: 90}, ir.OpCpAsyncBulkTensorS2GReduce: {sm: 90}, ir.OpStmatrix: {sm: 90},
-	ir.OpCpAsyncBulkTensorG2C: {sm: 90, family: true},
-	ir.OpPackedF32x2:          {sm: 100},
+	ir.OpCpAsyncBulkTensorG2C:        {sm: 90, family: true},
+	ir.OpCpAsyncBulkTensorG2CGather4: {sm: 100, family: true},
+	ir.OpPackedF32x2:                 {sm: 100},
 }
 
 // ArchSafe reports whether nothing in fn can need more than arch has, by

@@ -186,6 +186,18 @@ func writePy(b *strings.Builder, e ir.Expr, top bool) {
 			b.WriteString(e.Map.Name)
 		}
 		b.WriteByte(')')
+	case *ir.Tuple: // a config list (gather4=[...], src_selector=[...])
+		b.WriteByte('(')
+		for i, a := range e.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePy(b, a, true)
+		}
+		if len(e.Elems) == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
 	default:
 		fmt.Fprintf(b, "<%T>", e)
 	}

@@ -494,7 +494,7 @@ func (k *kernel) call(c *ir.Call) string {
 			return ""
 		}
 		return k.math(c)
-	case ir.OpCpAsync, ir.OpPrefetchTensormap, ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
+	case ir.OpCpAsync, ir.OpPrefetchTensormap, ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 		return k.tmaCall(c)
 	}
 	if x, ok := extOps[c.Op]; ok {

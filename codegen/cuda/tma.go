@@ -97,9 +97,15 @@ func asmHelper(name, what string, params []string, prologue, instr string, opera
 // .cta_group::<ctaGroup> (0: none) and .L2::cache_hint modifiers. Operands:
 // %0 dst, %1 tensor map, %2 mbarrier, then the CTA mask, the cache policy
 // and the coordinates (innermost first).
-func g2cHelper(r int64, multicast bool, ctaGroup int64, cacheHint bool) *helper {
+func g2cHelper(r int64, multicast bool, ctaGroup int64, cacheHint bool, gather4 bool) *helper {
 	name := fmt.Sprintf("tvm_builtin_ptx_cp_async_bulk_tensor_g2c_%dd", r)
 	instr := fmt.Sprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.mbarrier::complete_tx::bytes", r)
+	coords := r
+	if gather4 {
+		name += "_gather4"
+		instr = fmt.Sprintf("cp.async.bulk.tensor.%dd.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes", r)
+		coords = 5 // the column, then four rows
+	}
 	params := []string{"void* dst", "void* bar", "unsigned long long tensormap_addr"}
 	operands := []string{`"r"(dst_addr)`, `"l"(tensormap_addr)`, `"r"(bar_addr)`}
 	var tail []string
@@ -121,19 +127,22 @@ func g2cHelper(r int64, multicast bool, ctaGroup int64, cacheHint bool) *helper 
 		tail = append(tail, "%"+strconv.Itoa(len(operands)))
 		operands = append(operands, `"l"(cache_policy)`)
 	}
-	tpl, cp, cons := coordOperands(r, len(operands))
+	tpl, cp, cons := coordOperands(coords, len(operands))
 	instr += " [%0], [%1, " + tpl + "], [%2]"
 	for _, t := range tail {
 		instr += ", " + t
 	}
 	what := "ptx.cp_async.bulk.tensor.g2c"
+	if gather4 {
+		what += " with .tile::gather4"
+	}
 	if ctaGroup != 0 {
 		what = fmt.Sprintf("ptx.cp_async.bulk.tensor.g2c with .cta_group::%d", ctaGroup)
 	}
 	return asmHelper(name, what, append(params, cp...),
 		"  unsigned int dst_addr = static_cast<unsigned int>(__cvta_generic_to_shared(dst));\n"+
 			"  unsigned int bar_addr = static_cast<unsigned int>(__cvta_generic_to_shared(bar));\n",
-		instr+";", append(operands, cons...), ctaGroup != 0)
+		instr+";", append(operands, cons...), ctaGroup != 0 || gather4)
 }
 
 // s2gHelper is cp.async.bulk.tensor.<r>d shared::cta -> global with
@@ -195,7 +204,7 @@ func (k *kernel) tmaCall(c *ir.Call) string {
 			return ""
 		}
 		return k.callHelper(prefetchTensormapHelper, c.Args)
-	case ir.OpCpAsyncBulkTensorG2C:
+	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4:
 		return k.g2c(c)
 	case ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 		return k.s2g(c)
@@ -230,8 +239,15 @@ func (k *kernel) bulkRank(c *ir.Call, fixed int, mapArg int) (int64, bool) {
 }
 
 // cachePolicy returns the policy operand of a cache_hint argument ("" when
-// the hint is empty).
+// the hint is empty): a built-in policy's constant for a string, the
+// expression itself otherwise.
 func (k *kernel) cachePolicy(c *ir.Call, i int) (string, bool) {
+	if i < len(c.Args) {
+		if _, isStr := c.Args[i].(*ir.StringImm); !isStr {
+			// 0.26+: a cache_hint expression is the 64-bit policy itself.
+			return "(unsigned long long)(" + k.top(c.Args[i]) + ")", true
+		}
+	}
 	hint, ok := k.stringArg(c, i)
 	if !ok || hint == "" {
 		return "", ok
@@ -246,8 +262,17 @@ func (k *kernel) cachePolicy(c *ir.Call, i int) (string, bool) {
 // g2c prints OpCpAsyncBulkTensorG2C. Args: rank, dst, mbar, tensor map,
 // cta_mask, cta_group, cache_hint, coords.
 func (k *kernel) g2c(c *ir.Call) string {
-	r, ok := k.bulkRank(c, 7, 3)
+	gather4 := c.Op == ir.OpCpAsyncBulkTensorG2CGather4
+	fixed := 7
+	if gather4 {
+		fixed = 10 // rank 2 with five coordinates: bulkRank counts rank of them
+	}
+	r, ok := k.bulkRank(c, fixed, 3)
 	if !ok {
+		return ""
+	}
+	if gather4 && r != 2 {
+		k.fail("%s: rank %d, gather4 needs 2", c.Op, r)
 		return ""
 	}
 	group, ok := k.constArg(c, 5)
@@ -280,7 +305,7 @@ func (k *kernel) g2c(c *ir.Call) string {
 			return ""
 		}
 	}
-	h := g2cHelper(r, multicast, group, policy != "")
+	h := g2cHelper(r, multicast, group, policy != "", gather4)
 	args := []string{k.top(c.Args[1]), k.top(c.Args[2]), k.top(c.Args[3])}
 	if multicast {
 		args = append(args, k.top(c.Args[4]))
@@ -360,7 +385,7 @@ func tmaAlignments(b *ir.Block) map[*ir.Buffer]int64 {
 		case *ir.Call:
 			ptr, mp := -1, -1
 			switch e.Op {
-			case ir.OpCpAsyncBulkTensorG2C:
+			case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4:
 				ptr, mp = 1, 3
 			case ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 				ptr, mp = 1, 2

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tilels/tilels/release"
 	"slices"
 	"sort"
 
@@ -1030,7 +1031,7 @@ func tmaModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 				return poison(c.span)
 			}
 			return ev.safeLayout(c.span, name, func() Value {
-				l, err := layout.MMASharedLayout(bits, mode, shape, false)
+				l, err := layout.MMASharedLayout(bits, mode, shape, ev.opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
 				if err != nil {
 					return ev.errorf(c.span, CodeType, "%v", err)
 				}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"github.com/tilels/tilels/release"
 	"math"
 	"slices"
 	"strings"
@@ -1959,7 +1960,7 @@ func (ev *evaluator) poolAttr(p *PoolV, name string, span source.Span) Value {
 				return ev.errorf(c.span, CodeType, "%v", err)
 			}
 			lv := ev.safeLayout(c.span, "mma_shared_layout", func() Value {
-				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, false)
+				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, ev.opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
 				if err != nil {
 					return ev.errorf(c.span, CodeType, "%v", err)
 				}

@@ -6,9 +6,9 @@ package copyasync
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy_async/
 // tma.py (copy_tma_impl, the L1/L2/L3 planner) and tma_utils.py at PRE
-// abe2526b3e; `dispatch="tma_auto"` and `"tma_explicit"` (the SEED names)
-// are aliases of this variant and behave as PRE's planner. The planner
-// itself is tma_plan.go.
+// abe2526b3e (= apache-tvm 0.25.0.post1); registered for 0.25 only. The
+// planner itself is tma_plan.go. 0.26+ replaced it with tma_auto and
+// tma_explicit (tma_auto.go, tma_explicit.go).
 //
 // Rejects (every predicate is evaluated, TVM's names and messages):
 // validate_copy_op ("not a valid copy op") and single_thread ("unsupported
