@@ -5,7 +5,9 @@ package permutelayout
 // in registers, optionally in place (dst and src alias the same storage).
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/
-// permute_layout/warp_xor_swizzle.py (apache-tvm 0.25.0.post1). Priority
+// permute_layout/warp_xor_swizzle.py (apache-tvm 0.25.0.post1). 0.27.0.post1
+// fails on every call that passes the checks (a reference bug; see
+// common.RaiseNotWellFormedFrom). Priority
 // 20, no predicates: every check is in the implementation and declines
 // through fail(reason), so each reason reads "declined — <reason>".
 //
@@ -41,6 +43,7 @@ import (
 	common "github.com/tilels/tilels/dispatch/cuda/common"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // WarpXorSwizzle is the permute_layout/warp_xor_swizzle variant.
@@ -256,6 +259,10 @@ func emitWarpXorSwizzle(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) 
 	if reason != "" {
 		return nil, c.Decline(c.Span(), reason)
 	}
+	// 0.27.0.post1: both implementations read the lane from the caller's
+	// thread variable; the wheel fails building them on every call
+	// (a reference bug, docs/variants-releases.md).
+	common.RaiseNotWellFormedFrom(c, release.From(release.R027))
 	span := c.Span()
 	regs := &ir.Buffer{Name: "regs", Shape: []int64{pl.p}, Dtype: pl.dtype, Scope: "local",
 		Layout: layout.RowMajor(pl.p), Kind: ir.AllocBuffer, Span: span}
