@@ -104,7 +104,7 @@ type gemm struct {
 	sfaK, sfbK                 int64
 	sfaEPC, sfbEPC             int64
 	tmemOff32                  int64
-	tmemLane, aTmemLane        int64 // C's / A's TLane offset (folded into the address from 0.26)
+	tmemLane, aTmemLane        int64  // C's / A's TLane offset (folded into the address from 0.26)
 	aSem, bSem                 string // the MMA's A/B dtypes (tf32 for is_AB_tf32 storage, 0.26)
 	aTmemOff32, aElemPer32     int64
 	aTmemRawOff                int64 // A's TCol offset in elements
