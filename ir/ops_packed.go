@@ -1,0 +1,22 @@
+package ir
+
+// Intrinsics of apache-tvm 0.27.0.post1's packed float32 pairs: 0.27
+// writes each .f32x2 instruction with explicit register-pair moves around
+// it (reduction/sm100_packed.py, elementwise/vec_emit), and the three-input
+// max/min as a statement writing its destination. The .f32x2 arithmetic
+// itself is the T.ptx string op ("ptx.add.rn.ftz.f32x2",
+// "ptx.fma.rz.ftz.f32x2", ...; codegen/cuda/ops_user_misc.go).
+const (
+	// OpPtxMovB64 is T.ptx.mov.b64: with a 64-bit last argument
+	// (d0, d1, a) it unpacks a into two 32-bit registers
+	// (mov.b64 {d0, d1}, a); otherwise (d, a0, a1) it packs a0, a1 into
+	// the 64-bit d (mov.b64 d, {a0, a1}). Destinations are register loads
+	// (written through a reference). No value.
+	OpPtxMovB64 = "ptx.mov.b64"
+
+	// OpPtxMax3F32 and OpPtxMin3F32 are 0.27's T.ptx["max.f32"](d, a, b, c)
+	// / "min.f32" with three sources (sm_100): d = max(a, b, c). d is a
+	// register load written through a reference. No value.
+	OpPtxMax3F32 = "ptx.max3.f32"
+	OpPtxMin3F32 = "ptx.min3.f32"
+)
