@@ -20,3 +20,15 @@ const (
 	OpPtxMax3F32 = "ptx.max3.f32"
 	OpPtxMin3F32 = "ptx.min3.f32"
 )
+
+// Shared-memory loads and stores of 0.26.0's warp_xor_swizzle "direct"
+// path (T.ptx.ld(ptr, "uint32", "b32", space="shared") and
+// T.ptx.st(ptr, v, space="shared", ptx_type="b32")).
+const (
+	// OpPtxLdSharedPlain is ld.shared.b<bits> of the address Args[0]; Type
+	// uint32 or uint64 gives the width.
+	OpPtxLdSharedPlain = "ptx.ld.plain.shared"
+	// OpPtxStSharedPlain is st.shared.b<bits> [Args[0]], Args[1] (uint32 or
+	// uint64). No value.
+	OpPtxStSharedPlain = "ptx.st.plain.shared"
+)

@@ -9,6 +9,30 @@ import (
 // packedOps prints ir/ops_packed.go's intrinsics as the 0.27.0.post1
 // reference's CUDA codegen does (helper names, parameters and asm text).
 var packedOps = map[string]extOp{
+	ir.OpPtxLdSharedPlain: {print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 1) {
+			return ""
+		}
+		h, ok := ldSharedPlainHelpers[c.Type.Bits]
+		if !ok || c.Type.Code != ir.UInt {
+			k.fail("%s: type %s (want uint32 or uint64)", c.Op, c.Type)
+			return ""
+		}
+		k.use(h)
+		return h.name + "(" + k.top(c.Args[0]) + ", (uint64_t)0)"
+	}},
+	ir.OpPtxStSharedPlain: {print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 2) {
+			return ""
+		}
+		h, ok := stSharedPlainHelpers[typeOf(c.Args[1]).Bits]
+		if !ok {
+			k.fail("%s: value of type %s (want 32 or 64 bits)", c.Op, typeOf(c.Args[1]))
+			return ""
+		}
+		k.use(h)
+		return h.name + "(" + k.top(c.Args[0]) + ", " + k.top(c.Args[1]) + ", (uint64_t)0)"
+	}},
 	ir.OpPtxMovB64: {print: func(k *kernel, c *ir.Call) string {
 		if !k.wantArgs(c, 3) {
 			return ""
@@ -65,4 +89,36 @@ func newMinMax3Helper(op string) *helper {
 }
 `, name, op)}
 	return h
+}
+
+// ldSharedPlainHelpers are the reference's tvm_builtin_ptx_ld_plain_None_
+// shared_b<N>_uint<N> (the b32 text as 0.26.0 emits it; b64 by analogy).
+var ldSharedPlainHelpers = map[int]*helper{32: ldSharedPlain(32, "unsigned int", "r"), 64: ldSharedPlain(64, "unsigned long long", "l")}
+
+func ldSharedPlain(bits int, ctype, cons string) *helper {
+	name := fmt.Sprintf("tvm_builtin_ptx_ld_plain_None_shared_b%d_uint%d", bits, bits)
+	return &helper{name: name, rank: rankPacked, code: fmt.Sprintf(`__forceinline__ __device__ %s %s(void* address, unsigned long long cache_policy) {
+    %s ret;
+    unsigned int addr = (unsigned int)__cvta_generic_to_shared(address);
+    asm volatile("ld.shared.b%d %%0, [%%1];"
+                 : "=%s"(ret)
+                 : "r"(addr));
+    return ret;
+}
+`, ctype, name, ctype, bits, cons)}
+}
+
+// stSharedPlainHelpers are tvm_builtin_ptx_st_plain_shared_b<N>_values.
+var stSharedPlainHelpers = map[int]*helper{32: stSharedPlain(32, "unsigned int", "r"), 64: stSharedPlain(64, "unsigned long long", "l")}
+
+func stSharedPlain(bits int, ctype, cons string) *helper {
+	name := fmt.Sprintf("tvm_builtin_ptx_st_plain_shared_b%d_values", bits)
+	return &helper{name: name, rank: rankPacked, code: fmt.Sprintf(`__forceinline__ __device__ void %s(void* address, %s value0, unsigned long long cache_policy) {
+    unsigned int addr = (unsigned int)__cvta_generic_to_shared(address);
+    asm volatile("st.shared.b%d [%%0], %%1;"
+                 :
+                 : "r"(addr), "%s"(value0)
+                 : "memory");
+}
+`, name, ctype, bits, cons)}
 }
