@@ -32,3 +32,17 @@ const (
 	// uint64). No value.
 	OpPtxStSharedPlain = "ptx.st.plain.shared"
 )
+
+// 0.27.0.post1's dsmem copy (copy_async/dsmem.py): the remote addresses are
+// written by mapa.u64 into a local scratch, then the bulk copy is the T.ptx
+// string op with uint32 operands.
+const (
+	// OpPtxMapaU64 is T.ptx.mapa.u64(d, a, rank): d = the address a in CTA
+	// rank's shared window (cluster space). d is a uint64 register load.
+	OpPtxMapaU64 = "ptx.mapa.u64"
+	// OpCpAsyncBulkS2CStr is T.ptx["cp.async.bulk.shared::cluster.shared::cta.
+	// mbarrier::complete_tx::bytes"](dst, src, size, mbar): dst and mbar
+	// uint32 cluster addresses, src a generic shared pointer (converted),
+	// size in bytes.
+	OpCpAsyncBulkS2CStr = "ptx.cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+)

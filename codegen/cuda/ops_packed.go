@@ -9,6 +9,21 @@ import (
 // packedOps prints ir/ops_packed.go's intrinsics as the 0.27.0.post1
 // reference's CUDA codegen does (helper names, parameters and asm text).
 var packedOps = map[string]extOp{
+	ir.OpPtxMapaU64: {need: opNeed{sm: 90}, print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 3) {
+			return ""
+		}
+		return k.callHelper(mapaU64Helper, c.Args)
+	}},
+	ir.OpCpAsyncBulkS2CStr: {need: opNeed{sm: 90}, print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 4) {
+			return ""
+		}
+		k.use(bulkS2CStrHelper)
+		k.use(cvtaSharedHelper027)
+		return bulkS2CStrHelper.name + "(" + k.top(c.Args[0]) + ", " + cvtaSharedHelper027.name + "(" + k.top(c.Args[1]) + "), " +
+			k.top(c.Args[2]) + ", " + k.top(c.Args[3]) + ")"
+	}},
 	ir.OpPtxLdSharedPlain: {print: func(k *kernel, c *ir.Call) string {
 		if !k.wantArgs(c, 1) {
 			return ""
@@ -122,3 +137,27 @@ func stSharedPlain(bits int, ctype, cons string) *helper {
 }
 `, name, ctype, bits, cons)}
 }
+
+// mapaU64Helper is the reference's tvm_builtin_ptx_mapa_u64.
+var mapaU64Helper = &helper{
+	name: "tvm_builtin_ptx_mapa_u64",
+	rank: rankPacked,
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_mapa_u64(uint64_t& __d, const void* __a, uint32_t __b) {
+  asm("mapa.u64 %0, %1, %2;" : "=l"(__d) : "l"(__a), "r"(__b));
+}
+`,
+}
+
+// bulkS2CStrHelper is the reference's helper of the string op (its name
+// verbatim).
+var bulkS2CStrHelper = &helper{
+	name: "tvm_builtin_ptx_cp_async_bulk_s2c_async_bulk_shared__cluster_shared__cta_mbarrier__complete_tx__bytes",
+	rank: rankPacked,
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_cp_async_bulk_s2c_async_bulk_shared__cluster_shared__cta_mbarrier__complete_tx__bytes(uint32_t __dst_mem, uint32_t __src_mem, uint32_t __size, uint32_t __mbar) {
+  asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" :  : "r"(__dst_mem), "r"(__src_mem), "r"(__size), "r"(__mbar) : "memory");
+}
+`,
+}
+
+// cvtaSharedHelper027 is tvm_builtin_cuda_cvta_generic_to_shared.
+var cvtaSharedHelper027 = cvtaToSharedHelper
