@@ -160,6 +160,9 @@ func (g *gemm) emit() *dispatch.Result {
 		idesc = cellLoad(descICell, span)
 		idescVal = blockScaledInstrDesc(g.mM*g.ctaGroup, g.mN, aFmt, bFmt, sFmt, g.aMN, g.bMN, 0)
 	default:
+		if g.newer() {
+			checkDenseShape026(g.kind, g.ctaGroup, g.mM*g.ctaGroup, g.mN, g.mmaK)
+		}
 		idescVal = denseInstrDesc(g.mM*g.ctaGroup, g.mN, "float32", g.aSem, g.bSem, g.aMN, g.bMN)
 		idesc = &ir.IntImm{Value: int64(idescVal), Type: u32, Span: span}
 	}
@@ -407,4 +410,17 @@ func joinComma(xs []string) string {
 		out += x
 	}
 	return out
+}
+
+// checkDenseShape026 is 0.26's _check_tcgen05_mma_matrix_shape as the
+// compile-time dense descriptor encoder calls it (not sparse): M and N
+// steps per kind and cta_group, K per kind.
+func checkDenseShape026(kind string, ctaGroup, m, n, k int64) {
+	steps := map[int64]map[int64]int64{1: {64: 8, 128: 16}, 2: {128: 32, 256: 32}}[ctaGroup]
+	wantK := map[string]int64{"f16": 16, "tf32": 8, "f8f6f4": 32}[kind]
+	step, okM := steps[m]
+	if !okM || n < step || n > 256 || n%step != 0 || k != wantK {
+		dispatch.Raise("ValueError", "Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d",
+			kind, ctaGroup, m, n, k)
+	}
 }
