@@ -82,7 +82,7 @@ func canonicalParams(g common.Region, bits int, isTransposed, newer bool) smemPa
 		return noSwizzleParams026(sl, shape2, bits, buf.Dtype.String(), isTransposed)
 	}
 	if sl != nil {
-		if p, ok := matchAtoms(sl, shape2, bits, isTransposed); ok {
+		if p, ok := matchAtoms(sl, shape2, bits, isTransposed, newer); ok {
 			return p
 		}
 	}
@@ -98,7 +98,7 @@ func canonicalParams(g common.Region, bits int, isTransposed, newer bool) smemPa
 
 // matchAtoms is _match: modes 128B, 64B, 32B; per mode the K-major then the
 // MN-major candidate (in the operand's orientation).
-func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (smemParams, bool) {
+func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed, newer bool) (smemParams, bool) {
 	cl, ok := sl.(*layout.ComposeLayout)
 	if !ok {
 		return smemParams{}, false // every atom is swizzled
@@ -124,7 +124,7 @@ func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (
 			mc = cand{true, base, rowMajor}
 		}
 		for _, c := range []cand{kc, mc} {
-			ldo, sdo, desc, ok := tryAtom(cl.Tile, shape2, c.shape, c.inner, bits)
+			ldo, sdo, desc, ok := tryAtom(cl.Tile, shape2, c.shape, c.inner, bits, newer)
 			if !ok {
 				continue
 			}
@@ -139,7 +139,9 @@ func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (
 
 // tryAtom is _try_atom: the tile of the slice must be the atom tiled by an
 // additive grid layout; it returns (ldo, sdo) before the majorness swap.
-func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j int64) int64, bits int) (int64, int64, string, bool) {
+// From 0.26 (newer) each grid dim must group into exactly one iter, and a
+// grid dim of extent 1 gives an unused offset 0.
+func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j int64) int64, bits int, newer bool) (int64, int64, string, bool) {
 	if shape2[0]%atomShape[0] != 0 || shape2[1]%atomShape[1] != 0 {
 		return 0, 0, "", false
 	}
@@ -178,15 +180,22 @@ func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j
 	}
 	tiler := layout.NewTile(append(its0, its1...), nil, nil)
 	canon := layout.CanonicalTile(tiler)
-	grouped, _, err := layout.Group(canon, grid)
+	grouped, seps, err := layout.Group(canon, grid)
 	if err != nil || len(grouped.Shard) < 2 {
+		return 0, 0, "", false
+	}
+	if newer && !(len(seps) == 3 && seps[0] == 0 && seps[1] == 1 && seps[2] == 2) {
 		return 0, 0, "", false
 	}
 	per128 := int64(128 / bits)
 	n := len(grouped.Shard)
-	ldo := grouped.Shard[n-1].Stride * atomSize / per128
-	sdo := grouped.Shard[n-2].Stride * atomSize / per128
-	return ldo, sdo, grouped.String(), true
+	atomOff := func(it layout.Iter) int64 {
+		if newer && it.Extent == 1 {
+			return 0
+		}
+		return it.Stride * atomSize / per128
+	}
+	return atomOff(grouped.Shard[n-1]), atomOff(grouped.Shard[n-2]), grouped.String(), true
 }
 
 // radixIters decomposes the offsets f (multiples of unit) of one grid dim
