@@ -189,12 +189,18 @@ type Attempt struct {
 func (a *Attempt) Label() string { return fmt.Sprintf("%s (prio=%d)", a.Variant, a.Priority) }
 
 // bareReason joins the reasons without the "rejected: pred —" prefixes.
+// A predicate that fails without a reason (a bare False in the reference)
+// is named instead, as its table row names it.
 func (a *Attempt) bareReason() string {
-	if len(a.Declines) == 1 {
+	if len(a.Declines) == 1 && a.Declines[0].Reason != "" {
 		return a.Declines[0].Reason // the usual case: no join, no allocation
 	}
 	var parts []string
 	for _, d := range a.Declines {
+		if d.Reason == "" {
+			parts = append(parts, d.Pred)
+			continue
+		}
 		parts = append(parts, d.Reason)
 	}
 	return strings.Join(parts, "; ")

@@ -22,7 +22,7 @@ type extOp struct {
 var extOps map[string]extOp
 
 func init() {
-	extOps = mergeExtOps(gemmOps, gemmAsyncOps, reductionOps, permuteOps, tcgen05CopyOps)
+	extOps = mergeExtOps(gemmOps, gemmAsyncOps, reductionOps, permuteOps, tcgen05CopyOps, packedOps)
 }
 
 func mergeExtOps(tables ...map[string]extOp) map[string]extOp {

@@ -70,7 +70,7 @@ func familyOnly(body string) string {
 
 // tcgen05CpHelper is one tcgen05.cp of a shape, cta_group and multicast.
 func tcgen05CpHelper(shape string, ctaGroup int64, multicast string) *helper {
-	name := fmt.Sprintf("ptx_tcgen05_cp_cta_group_%d_shape_%s_multicast_%s_decompress_", ctaGroup, shape, strings.ReplaceAll(multicast, ":", "_"))
+	name := fmt.Sprintf("ptx_tcgen05_cp_cta_group_%d_shape_%s_multicast_%s_decompress_", ctaGroup, shape, strings.ReplaceAll(multicast, "::", "_"))
 	mc := ""
 	if multicast != "" {
 		mc = "." + multicast

@@ -34,7 +34,9 @@ import (
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var Dsmem = dispatch.Variant{
@@ -157,9 +159,26 @@ func buildDsmem(c *dispatch.Call, p *dsmemPlan, remote, mbar ir.Expr) *dispatch.
 	}
 	srcBase := common.ApplyExpr(p.srcTile, p.src.Mins, p.src.Buf.Shape)
 	dstBase := common.ApplyExpr(p.dstTile, p.dst.Mins, p.dst.Buf.Shape)
+	v027 := c.Target.Release >= release.R027
+	var mapped *ir.Buffer
+	var pre []ir.Stmt
+	if v027 {
+		// 0.27: mapa.u64 into a 2-element local scratch (the remote mbarrier
+		// first), then the string op with uint32 operands.
+		mapped = &ir.Buffer{Name: "mapped", Shape: []int64{2}, Dtype: u64, Scope: "local", Layout: layout.RowMajor(2), Kind: ir.AllocBuffer, Span: span}
+		pre = append(pre, &ir.Alloc{Buf: mapped, Span: span}, mapa027(mapped, 0, mbar, remote, span))
+	}
 	issue := func(srcOff, dstOff ir.Expr) ir.Stmt {
 		sp := &ir.AddressOf{Buf: p.src.Buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(srcBase, srcOff))}, FlatIndex: true, Span: span}
 		dp := &ir.AddressOf{Buf: p.dst.Buf, Indices: []ir.Expr{ir.SimplifyIndex(ir.AddE(dstBase, dstOff))}, FlatIndex: true, Span: span}
+		if v027 {
+			u32 := ir.DataType{Code: ir.UInt, Bits: 32}
+			at := func(i int64) ir.Expr {
+				return &ir.Cast{To: u32, X: &ir.Load{Buf: mapped, Indices: []ir.Expr{common.Cst(i)}, Span: span}, Span: span}
+			}
+			cp := &ir.Call{Op: ir.OpCpAsyncBulkS2CStr, Args: []ir.Expr{at(1), sp, &ir.IntImm{Value: p.chunkBytes, Type: u32, Span: span}, at(0)}, Span: span}
+			return &ir.Block{Stmts: []ir.Stmt{mapa027(mapped, 1, dp, remote, span), &ir.Evaluate{X: cp, Span: span}}, Span: span}
+		}
 		call := &ir.Call{Op: ir.OpCpAsyncBulkS2C, Args: []ir.Expr{mapa(dp), sp, common.Cst(p.chunkBytes), mapa(mbar)}, Span: span}
 		return &ir.Evaluate{X: call, Span: span}
 	}
@@ -177,7 +196,7 @@ func buildDsmem(c *dispatch.Call, p *dsmemPlan, remote, mbar ir.Expr) *dispatch.
 			return nest(d+1, ir.AddE(so, ir.MulE(v, common.Cst(l.srcStride))), ir.AddE(do, ir.MulE(v, common.Cst(l.dstStride))))
 		})
 	}
-	body := nest(0, common.Zero, common.Zero)
+	body := append(pre, nest(0, common.Zero, common.Zero)...)
 	loops := []string{}
 	for _, l := range p.outer {
 		loops = append(loops, fmt.Sprintf("%d (src +%d, dst +%d elements)", l.extent, l.srcStride, l.dstStride))
@@ -261,4 +280,11 @@ func contiguousChain(l *layout.TileLayout) []int {
 		chain = append(chain, next)
 		want *= l.Shard[next].Extent
 	}
+}
+
+// mapa027 is 0.27's T.ptx.mapa.u64(mapped[i], ptr, T.uint32(rank)).
+func mapa027(mapped *ir.Buffer, i int64, ptr, rank ir.Expr, span source.Span) ir.Stmt {
+	u32 := ir.DataType{Code: ir.UInt, Bits: 32}
+	return &ir.Evaluate{X: &ir.Call{Op: ir.OpPtxMapaU64, Args: []ir.Expr{
+		&ir.Load{Buf: mapped, Indices: []ir.Expr{common.Cst(i)}, Span: span}, ptr, &ir.Cast{To: u32, X: rank, Span: span}}, Span: span}, Span: span}
 }

@@ -4,7 +4,8 @@ package copyasync
 // tcgen05.cp.32x128b.warpx4, priority 10.
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy_async/
-// tcgen05_cp.py (apache-tvm 0.25.0.post1).
+// tcgen05_cp.py (apache-tvm 0.25.0.post1); 0.26.0's planner for every
+// tcgen05.cp shape is tcgen05_cp_026.go.
 //
 // Predicates: validate_smem_tmem_copy (TVM copy/utils.py
 // _is_valid_smem_tmem_copy: "expected shared->tmem, got {src}->{dst}",
@@ -46,12 +47,18 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var SmemTmem = dispatch.Variant{
 	Op: "copy_async", Name: "smem->tmem", Target: "cuda", Priority: 10,
 	When: []dispatch.Pred{
-		{Name: "validate_smem_tmem_copy", Check: validSmemTmemCopy},
+		{Name: "validate_smem_tmem_copy", Check: func(c *dispatch.Call) *dispatch.Decline {
+			if c.Target.Release >= release.R026 {
+				return validSmemTmemCopy026(c)
+			}
+			return validSmemTmemCopy(c)
+		}},
 		{Name: "exec_scope", Check: common.SingleThreadExec},
 	},
 	Emit: emitSmemTmem,
@@ -118,10 +125,16 @@ type cpPlan struct {
 	tCol0     int64 // first cp's TMEM column, 32-bit units
 	// symCol is the runtime part of that column (a tensor memory region
 	// at a runtime start), 32-bit columns; nil when static.
-	symCol     ir.Expr
-	total      int64 // cps issued
-	sBuf, tBuf *ir.Buffer
-	ctaGroup   int64
+	symCol ir.Expr
+	total  int64 // cps issued
+	// From 0.26 (v026): the PTX shape and multicast, and the descriptor's
+	// LBO field (0 for 128-bit atoms; tCol0 then also carries a TLane
+	// offset in its lane half, << 16).
+	shape, multicast string
+	ldoField         int64
+	v026             bool
+	sBuf, tBuf       *ir.Buffer
+	ctaGroup         int64
 }
 
 func valueErr(format string, args ...any) { dispatch.Raise("ValueError", format, args...) }
@@ -500,7 +513,18 @@ func smemDescAdd16B(desc uint64, offset int64) uint64 {
 var swizzleNames = []string{"none", "32B", "64B", "128B", "128B_base32B"}
 
 func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
-	p := buildCpPlan(c)
+	var p *cpPlan
+	if c.Target.Release >= release.R026 {
+		if v, ok := c.Config("decompress"); ok && v != nil {
+			if n, isC := ir.ConstInt(v); !isC || n != 0 {
+				valueErr("tcgen05.cp planner does not support decompress")
+			}
+		}
+		p = buildCpPlan026(c)
+	} else {
+		p = buildCpPlan(c)
+		p.shape, p.multicast, p.ldoField = "32x128b", "warpx4", cpLDOField
+	}
 	if p.ctaGroup != 1 && p.ctaGroup != 2 {
 		valueErr("cta_group must be 1 or 2, got %d", p.ctaGroup)
 	}
@@ -512,11 +536,16 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	for i := range zeros {
 		zeros[i] = common.Zero
 	}
+	var descAt ir.Expr = &ir.AddressOf{Buf: p.sBuf, Indices: zeros, Span: span}
+	if p.v026 {
+		// 0.26: the template is encoded at shared address 0.
+		descAt = &ir.Call{Op: "reinterpret", Args: []ir.Expr{&ir.IntImm{Value: 0, Type: u64, Span: span}}, Type: ir.HandleT, Span: span}
+	}
 	stmts := []ir.Stmt{
 		&ir.Alloc{Buf: desc, Span: span},
 		&ir.Evaluate{X: &ir.Call{Op: ir.OpTcgen05EncodeMatrixDesc, Args: []ir.Expr{
-			&ir.BufferData{Buf: desc, Span: span}, &ir.AddressOf{Buf: p.sBuf, Indices: zeros, Span: span},
-			common.Cst(cpLDOField), common.Cst(p.sdoField), common.Cst(p.swizzle)}, Span: span}, Span: span},
+			&ir.BufferData{Buf: desc, Span: span}, descAt,
+			common.Cst(p.ldoField), common.Cst(p.sdoField), common.Cst(p.swizzle)}, Span: span}, Span: span},
 	}
 	descVal := &ir.Load{Buf: desc, Indices: []ir.Expr{common.Zero}, Span: span}
 	var steps []string
@@ -536,20 +565,39 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		if p.symOff16B != nil {
 			off = ir.AddE(p.symOff16B, off)
 		}
-		d := &ir.Call{Op: ir.OpSmemDescAdd16B, Args: []ir.Expr{descVal, off}, Type: u64, Span: span}
+		var d ir.Expr = &ir.Call{Op: ir.OpSmemDescAdd16B, Args: []ir.Expr{descVal, off}, Type: u64, Span: span}
+		if p.v026 {
+			d = cpDescAt026(descVal, p.sBuf, off, span)
+		}
 		stmts = append(stmts, &ir.Evaluate{X: &ir.Call{Op: ir.OpTcgen05Cp, Args: []ir.Expr{
-			taddr, d, &ir.StringImm{Value: "32x128b", Span: span}, common.Cst(p.ctaGroup),
-			&ir.StringImm{Value: "warpx4", Span: span}}, Span: span}, Span: span})
+			taddr, d, &ir.StringImm{Value: p.shape, Span: span}, common.Cst(p.ctaGroup),
+			&ir.StringImm{Value: p.multicast, Span: span}}, Span: span}, Span: span})
 		if flat < 8 {
 			steps = append(steps, fmt.Sprintf("cp %d: tmem column +%d, descriptor +%d x 16 B (0x%016x)", flat, p.tCol0+tOff,
-				p.initOff16B+sOff, smemDescAdd16B(smemDescriptor(0, cpLDOField, p.sdoField, p.swizzle), p.initOff16B+sOff)))
+				p.initOff16B+sOff, smemDescAdd16B(smemDescriptor(0, p.ldoField, p.sdoField, p.swizzle), p.initOff16B+sOff)))
 		}
 	}
 	if p.total > 8 {
 		steps = append(steps, fmt.Sprintf("... %d more", p.total-8))
 	}
-	instr := fmt.Sprintf("tcgen05.cp.cta_group::%d.32x128b.warpx4", p.ctaGroup)
-	descHex := smemDescriptor(0, cpLDOField, p.sdoField, p.swizzle)
+	instr := fmt.Sprintf("tcgen05.cp.cta_group::%d.%s", p.ctaGroup, shapeLabel(p.shape, p.multicast))
+	descHex := smemDescriptor(0, p.ldoField, p.sdoField, p.swizzle)
+	rows, rowBits := cpShapeDims(p.shape)
+	shapeText := fmt.Sprintf("%s (%d lanes x %d bytes)", p.shape, rows, rowBits/8)
+	if p.multicast != "" {
+		shapeText += ", multicast " + p.multicast
+	}
+	if p.shape == "32x128b" && p.multicast == "warpx4" {
+		shapeText = "32x128b (32 lanes x 16 bytes), multicast warpx4 (replicated to the 4 warp lane slabs)"
+	}
+	ldoText := fmt.Sprintf("%d (%d B; ignored by 32x128b)", p.ldoField, p.ldoField*16)
+	if p.v026 {
+		ldoText = fmt.Sprintf("%d (%d B between a row's two 16-byte units; 0 for 128-bit atoms)", p.ldoField, p.ldoField*16)
+	}
+	startText := "&" + p.sBuf.Name + "[0] >> 4 (runtime), + offset per cp"
+	if p.v026 {
+		startText = "0 in the template; each cp sets it to cvta(&" + p.sBuf.Name + "[0] + offset x 16 B) >> 4"
+	}
 	var mids []string
 	for _, m := range p.middle {
 		mids = append(mids, fmt.Sprintf("%d (tmem +%d columns, smem +%d x 16 B)", m.n, m.tStep, m.sStep))
@@ -560,14 +608,14 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	plan := []dispatch.PlanItem{
 		{Key: "instruction", Value: instr},
-		{Key: "shape", Value: "32x128b (32 lanes x 16 bytes), multicast warpx4 (replicated to the 4 warp lane slabs)"},
+		{Key: "shape", Value: shapeText},
 		{Key: "repetitions", Value: "none (one 32-lane x 128-bit block per cp)"},
 		{Key: "instructions", Value: strconv.FormatInt(p.total, 10)},
 		{Key: "middle iters", Value: midText},
 		{Key: "smem descriptor", Value: fmt.Sprintf("0x%016x (start address 0; the start is &%s[0] >> 4 at run time)", descHex, p.sBuf.Name),
 			Fields: []dispatch.PlanItem{
-				{Key: "start address [0,14)", Value: "&" + p.sBuf.Name + "[0] >> 4 (runtime), + offset per cp"},
-				{Key: "LBO [16,30)", Value: fmt.Sprintf("%d (%d B; ignored by 32x128b)", cpLDOField, cpLDOField*16)},
+				{Key: "start address [0,14)", Value: startText},
+				{Key: "LBO [16,30)", Value: ldoText},
 				{Key: "SBO [32,46)", Value: fmt.Sprintf("%d (%d B between 8-row groups)", p.sdoField, p.sdoField*16)},
 				{Key: "version [46,48)", Value: "1"},
 				{Key: "base offset [49,52)", Value: "0"},
@@ -577,11 +625,25 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		{Key: "first descriptor offset", Value: firstOffText(p)},
 		{Key: "first tmem column", Value: firstColText(p)},
 		{Key: "steps", Value: strings.Join(steps, "; ")},
-		{Key: "bytes moved", Value: fmt.Sprintf("%d from shared memory (%d per cp), x4 into tmem", p.total*512, 512)},
+		{Key: "bytes moved", Value: bytesMovedText(p, rows, rowBits)},
 		{Key: "completion", Value: "async: tcgen05.commit to an mbarrier (not issued)"},
 	}
 	return &dispatch.Result{Body: &ir.Block{Stmts: stmts, Span: span}, Outer: p.total, Threads: 1, Plan: plan,
 		Notes: []string{fmt.Sprintf("%d x %s from one shared memory descriptor", p.total, instr)}}, nil
+}
+
+// bytesMovedText is the shared bytes the cps read and how tensor memory
+// receives them (replicated by the multicast).
+func bytesMovedText(p *cpPlan, rows, rowBits int64) string {
+	per := rows * rowBits / 8
+	into := "into tmem"
+	switch p.multicast {
+	case "warpx4":
+		into = "x4 into tmem"
+	case "warpx2::02_13", "warpx2::01_23":
+		into = "x2 into tmem"
+	}
+	return fmt.Sprintf("%d from shared memory (%d per cp), %s", p.total*per, per, into)
 }
 
 // firstOffText is the plan's first descriptor offset: static, or with the

@@ -4,7 +4,8 @@ package copyasync
 // tcgen05.ld / tcgen05.st at warpgroup scope, priority 10.
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/copy_async/
-// tcgen05_ldst.py (apache-tvm 0.25.0.post1).
+// tcgen05_ldst.py (apache-tvm 0.25.0.post1); 0.26.0's TMEM window
+// resolution is tcgen05_ldst_026.go.
 //
 // Predicates (TVM's names and messages): validate_copy_op
 // ("validate_copy_op failed"), exec_scope (warpgroup only: "unsupported
@@ -30,6 +31,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var TmemLocal = dispatch.Variant{
@@ -71,6 +73,7 @@ type ldstPlan struct {
 	col        ir.Expr // TMEM column of the first instruction, 32-bit units
 	regBase    ir.Expr // first register (32-bit units) of the local storage
 	regStride  int64   // registers between two slabs
+	rowBase    int64   // TMEM row of the first slab (16: a Layout F upper half, 0.26)
 	elemBits   int
 	bytesMoved int64
 }
@@ -94,6 +97,26 @@ func emitTmemLocal(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		dispatch.Raise("ZeroDivisionError", "integer division or modulo by zero")
 	}
 	epb := int64(32 / bits)
+	if c.Target.Release >= release.R026 {
+		// 0.26: tcgen05_ldst_026.go.
+		assertTVM(len(lb.Shape) == 2)
+		if classifyDatapathB026(tb) {
+			return nil, c.Decline(c.Span(), "tilels does not model the TMEM datapath B (M=64 cta_group::2) reshape of tcgen05.ld/st")
+		}
+		argIdx := 0
+		if load {
+			argIdx = 1
+		}
+		lmin, lext := regionStartsExtents(c, localR)
+		var p *ldstPlan
+		if shape, num, rows, ok := matchAtomLayout(lb); ok {
+			p = plan16xNb026(c, argIdx, tmemR, lb, shape, num, rows, epb, lmin, lext)
+		} else {
+			p = plan32x32b026(c, argIdx, tmemR, lb, epb, lmin, lext)
+		}
+		p.load, p.elemBits = load, bits
+		return buildLdSt(c, p, tb, lb), nil
+	}
 	assertTVM(len(lb.Shape) == 2 && len(tb.Shape) == 2)
 	tmin, text := regionStartsExtents(c, tmemR)
 	lmin, lext := regionStartsExtents(c, localR)
@@ -197,7 +220,7 @@ func buildLdSt(c *dispatch.Call, p *ldstPlan, tb, lb *ir.Buffer) *dispatch.Resul
 	var stmts []ir.Stmt
 	for s := range p.slabs {
 		args := []ir.Expr{&ir.StringImm{Value: p.shape, Span: span}, common.Cst(p.num), tb.AllocatedAddr,
-			common.Cst(16 * s), p.col}
+			common.Cst(p.rowBase + 16*s), p.col}
 		for i := range p.regs {
 			reg := ir.AddE(p.regBase, common.Cst(s*p.regStride+i))
 			args = append(args, &ir.AddressOf{Buf: lb, Indices: []ir.Expr{ir.SimplifyIndex(ir.MulE(reg, common.Cst(epb)))},

@@ -39,7 +39,7 @@ func lowerProgram(t *testing.T, prefix string) lowered {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := lower.Options{Arch: "sm_100a"}
+	opts := lower.Options{Arch: "sm_100a", Reference: "0.25"}
 	res := lower.Analyze(source.NewFile(filepath.Base(ms[0]), src), opts)
 	if len(res.Kernels) != 1 {
 		t.Fatalf("%s: %d kernels", prefix, len(res.Kernels))

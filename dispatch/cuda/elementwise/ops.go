@@ -23,6 +23,7 @@ import (
 	"fmt"
 
 	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/release"
@@ -88,6 +89,18 @@ type ewiseVecImpl struct {
 	Applies func(c *dispatch.Call, p *ewisePlan) string
 	// Emit returns the call expression for one chunk.
 	Emit func(dst *ir.Buffer, dstLanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, span source.Span) ir.Expr
+	// Emit027, when set, is the chunk as 0.27.0.post1 writes it: statements
+	// (vec_emit returns None and emits them itself).
+	Emit027 func(dst *ir.Buffer, dstLanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, span source.Span) []ir.Stmt
+}
+
+// ewiseEmit is vec_emit._emit_vec: one chunk of impl as the call's release
+// writes it.
+func ewiseEmit(c *dispatch.Call, impl *ewiseVecImpl, dst *ir.Buffer, dstLanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, sp source.Span) ir.Stmt {
+	if impl.Emit027 != nil && c.Target.Release >= release.R027 {
+		return &ir.Block{Stmts: impl.Emit027(dst, dstLanes, srcs, ex, sp), Span: sp}
+	}
+	return &ir.Evaluate{X: impl.Emit(dst, dstLanes, srcs, ex, sp), Span: sp}
 }
 
 // ewiseOpSpec describes one elementwise op (TVM OpSpec).
@@ -460,6 +473,9 @@ func ewiseCast(e ir.Expr, dt ir.DataType, sp source.Span) ir.Expr {
 func ewiseF32x2Impl(op string) ewiseVecImpl {
 	return ewiseVecImpl{
 		Name: op + "_f32x2", VecLen: 2,
+		Emit027: func(dst *ir.Buffer, lanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, sp source.Span) []ir.Stmt {
+			return ewisePackedF32x2Stmts(op, dst, lanes, srcs, ex, sp)
+		},
 		Applies: func(c *dispatch.Call, p *ewisePlan) string {
 			if p.Dst.Buf.Dtype != ir.Float32 {
 				return "dst dtype not f32"
@@ -489,6 +505,9 @@ func ewiseF32x2Impl(op string) ewiseVecImpl {
 // ewiseFmaF32x2Impl is TVM FMA_F32X2_IMPL: fma.<rm>.ftz.f32x2 on sm_100+.
 var ewiseFmaF32x2Impl = ewiseVecImpl{
 	Name: "fma_f32x2", VecLen: 2,
+	Emit027: func(dst *ir.Buffer, lanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, sp source.Span) []ir.Stmt {
+		return ewisePackedF32x2Stmts("fma", dst, lanes, srcs, ex, sp)
+	},
 	Applies: func(c *dispatch.Call, p *ewisePlan) string {
 		if p.Dst.Buf.Dtype != ir.Float32 {
 			return "dst dtype not f32"
@@ -541,6 +560,42 @@ func ewisePackedF32x2(op string, dst *ir.Buffer, lanes [][]ir.Expr, srcs []ewise
 		args = append(args, &ir.AddressOf{Buf: s.Buf, Indices: s.Lanes[0], Span: sp})
 	}
 	return &ir.Call{Op: ir.OpPackedF32x2, Args: args, Span: sp}
+}
+
+// ewisePackedF32x2Stmts is 0.27.0.post1's vec_emit binary_f32x2 /
+// fma_f32x2: .f32x2 operands are .b64 register pairs, so each source pair
+// is packed by mov.b64 into an unnamed uint64 local scalar, the
+// instruction T.ptx["<op>.<rm>.ftz.f32x2"](r0, r0, r1[, r2]) runs in place
+// on the first, and mov.b64 unpacks it into the two dst lanes.
+func ewisePackedF32x2Stmts(op string, dst *ir.Buffer, lanes [][]ir.Expr, srcs []ewiseLaneArg, ex ewiseExtras, sp source.Span) []ir.Stmt {
+	rm := ex.Rounding
+	if rm == "" {
+		rm = "rz"
+	}
+	u64 := ir.DataType{Code: ir.UInt, Bits: 64}
+	zero := []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: sp}}
+	var out []ir.Stmt
+	regs := make([]ir.Expr, len(srcs))
+	for i := range srcs {
+		b := &ir.Buffer{Name: "", Shape: []int64{1}, Dtype: u64, Scope: "local", Layout: layout.RowMajor(1), Kind: ir.AllocBuffer, Span: sp}
+		out = append(out, &ir.Alloc{Buf: b, Span: sp})
+		regs[i] = &ir.Load{Buf: b, Indices: zero, Span: sp}
+	}
+	lane := func(s ewiseLaneArg, k int) ir.Expr {
+		if s.Buf == nil {
+			return s.Scalar
+		}
+		return &ir.Load{Buf: s.Buf, Indices: s.Lanes[k], Span: sp}
+	}
+	ev := func(name string, args ...ir.Expr) ir.Stmt {
+		return &ir.Evaluate{X: &ir.Call{Op: name, Args: args, Span: sp}, Span: sp}
+	}
+	for i, s := range srcs {
+		out = append(out, ev(ir.OpPtxMovB64, regs[i], lane(s, 0), lane(s, 1)))
+	}
+	out = append(out, ev("ptx."+op+"."+rm+".ftz.f32x2", append([]ir.Expr{regs[0]}, regs...)...))
+	out = append(out, ev(ir.OpPtxMovB64, &ir.Load{Buf: dst, Indices: lanes[0], Span: sp}, &ir.Load{Buf: dst, Indices: lanes[1], Span: sp}, regs[0]))
+	return out
 }
 
 // ewiseCastVec2Pairs are the (src, dst) pairs with a CUDA pair intrinsic.

@@ -493,7 +493,7 @@ func emitEwiseReg(spec *ewiseOpSpec) func(*dispatch.Call) (*dispatch.Result, *di
 						args[i] = ewiseLaneArg{Buf: srcView[i], Lanes: lanesOf(srcOp[i])}
 					}
 				}
-				return []ir.Stmt{&ir.Evaluate{X: impl.Emit(dst, lanesOf(0), args, p.Extras, sp), Span: sp}}
+				return []ir.Stmt{ewiseEmit(c, impl, dst, lanesOf(0), args, p.Extras, sp)}
 			}
 			vals := make([]ir.Expr, len(p.Srcs))
 			for i, s := range p.Srcs {

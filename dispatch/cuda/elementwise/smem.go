@@ -285,7 +285,7 @@ func (e *ewiseSmemEmitter) packed(impl *ewiseVecImpl) func(s ir.Expr) []ir.Stmt 
 			j++
 			args[i] = ewiseLaneArg{Buf: src.Region.Buf, Lanes: lanes}
 		}
-		call := &ir.Evaluate{X: impl.Emit(e.p.Dst.Buf, dstLanes, args, e.p.Extras, sp), Span: sp}
+		call := ewiseEmit(e.c, impl, e.p.Dst.Buf, dstLanes, args, e.p.Extras, sp)
 		cond := &ir.Binary{Op: ir.LE, A: ir.AddE(fused0, common.Cst(e.vec)), B: common.Cst(e.total), Span: sp}
 		return []ir.Stmt{e.guarded(cond, call)}
 	}

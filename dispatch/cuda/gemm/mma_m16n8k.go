@@ -35,7 +35,9 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // MmaM16n8k is the "mma.m16n8k*" variant.
@@ -699,6 +701,21 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 	addr := func(v opView, xs ...int64) ir.Expr {
 		return &ir.AddressOf{Buf: v.buf, Indices: idx(v, xs...), Span: span}
 	}
+	// wordAt is 0.27's a_local.view("uint32")[coord]: the fragment's b32
+	// word (its element offset / 2). Where the fragment is not at the
+	// view's start (a region offset, a second K tile) the 0.27.0.post1
+	// wheel indexes the word view with element strides of the outer tiles
+	// (word kt*8 for the K tile at element kt*8), i.e. past the fragment;
+	// tilels reads the fragment's own registers (docs/variants-releases.md).
+	wordAt := func(v opView, xs ...int64) ir.Expr {
+		per := int64(32 / v.buf.Dtype.Bits)
+		o := layout.ApplyShape(v.reg, xs, v.shape)[layout.M]
+		var e ir.Expr = common.Cst(o / per)
+		if v.sym != nil {
+			e = ir.SimplifyIndex(ir.AddE(divExact(v.sym, per), e))
+		}
+		return &ir.Load{Buf: wordView(v.buf), Indices: []ir.Expr{e}, Span: span}
+	}
 	str := func(s string) ir.Expr { return &ir.StringImm{Value: s, Span: span} }
 	tuple := func(es []ir.Expr) ir.Expr { return &ir.Tuple{Elems: es, Span: span} }
 	shape := fmt.Sprintf("m%dn%dk%d", inst.m, inst.n, inst.k)
@@ -723,17 +740,23 @@ func lowerMma(c *dispatch.Call, p *mmaPlan) *dispatch.Result {
 						dP = append(dP, addr(dL, m, n, rM, rN))
 					}
 				}
+				var aW, bW []ir.Expr
 				for kHi := range nKHi {
 					for rM := range nRM {
 						aP = append(aP, addr(aL, m, k, rM, kHi, 0))
+						aW = append(aW, wordAt(aL, m, k, rM, kHi, 0))
 					}
 				}
 				for kHi := range nKHi {
 					bP = append(bP, addr(bL, k, n, kHi, 0))
+					bW = append(bW, wordAt(bL, k, n, kHi, 0))
 				}
 				call := &ir.Call{Op: ir.OpPTXMma, Args: []ir.Expr{str(shape), str("row"), str("col"),
 					str(inst.dtype[3]), str(inst.dtype[0]), str(inst.dtype[1]), str(inst.dtype[2]),
 					tuple(dP), tuple(aP), tuple(bP), tuple(slices.Clone(dP))}, Span: span}
+				if c.Target.Release >= release.R027 {
+					call = mmaChain027(shape, inst.dtype, dP, aW, bW, span)
+				}
 				stmts = append(stmts, &ir.Evaluate{X: call, Span: span})
 			}
 		}
@@ -784,4 +807,66 @@ func itersOf(shape []int64) []layout.Iter {
 		its[i] = layout.Iter{Extent: s, Stride: 1, Axis: layout.M}
 	}
 	return its
+}
+
+// mmaChain027 is the instruction as 0.27.0.post1 writes it:
+// T.ptx["mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>"](d regs, a words,
+// b words, d regs) over register values, the A/B fragments read as b32
+// words through a uint32 view of their registers (a_local.view("uint32")),
+// where 0.25 passed pointers (T.ptx.mma).
+func mmaChain027(shape string, dt [4]string, dP, aP, bP []ir.Expr, span source.Span) *ir.Call {
+	elem := map[string]string{"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+	op := fmt.Sprintf("ptx.mma.sync.aligned.%s.row.col.%s.%s.%s.%s", shape, elem[dt[3]], elem[dt[0]], elem[dt[1]], elem[dt[2]])
+	reg := func(e ir.Expr) ir.Expr {
+		a := e.(*ir.AddressOf)
+		return &ir.Load{Buf: a.Buf, Indices: a.Indices, Span: span}
+	}
+	var args []ir.Expr
+	for _, x := range dP {
+		args = append(args, reg(x))
+	}
+	args = append(args, aP...)
+	args = append(args, bP...)
+	for _, x := range dP {
+		args = append(args, reg(x))
+	}
+	return &ir.Call{Op: op, Args: args, Span: span}
+}
+
+// wordView is b.view("uint32"): b's registers as 32-bit words.
+func wordView(b *ir.Buffer) *ir.Buffer {
+	n := int64(1)
+	for _, x := range b.Shape {
+		n *= x
+	}
+	n = n * int64(b.Dtype.Bits) / 32
+	return &ir.Buffer{Name: b.Name + "_words", Data: b.Data, Shape: []int64{n}, Dtype: ir.DataType{Code: ir.UInt, Bits: 32},
+		Scope: b.Scope, Layout: layout.RowMajor(n), Base: b, Kind: ir.DeclBuffer, Span: b.Span}
+}
+
+// divExact is e / k for an e whose every term is a multiple of k (a
+// symbolic region start in elements, k elements a word).
+func divExact(e ir.Expr, k int64) ir.Expr {
+	if c, ok := ir.ConstInt(e); ok && c%k == 0 {
+		return common.Cst(c / k)
+	}
+	if b, ok := e.(*ir.Binary); ok {
+		switch b.Op {
+		case ir.Add:
+			return ir.AddE(divExact(b.A, k), divExact(b.B, k))
+		case ir.Mul:
+			if c, ok := ir.ConstInt(b.B); ok && c%k == 0 {
+				return ir.MulE(b.A, common.Cst(c/k))
+			}
+			if c, ok := ir.ConstInt(b.A); ok && c%k == 0 {
+				return ir.MulE(b.B, common.Cst(c/k))
+			}
+			if c, ok := ir.ConstInt(b.B); ok {
+				if inner, ok := b.A.(*ir.Binary); ok && inner.Op == ir.Mul {
+					return ir.MulE(divExact(inner, k), common.Cst(c))
+				}
+			}
+		}
+	}
+	return ir.DivE(e, common.Cst(k))
 }

@@ -41,7 +41,7 @@ const warp = "    T.warp_id([1])\n    lane = T.lane_id([32])\n"
 
 func analyze(t *testing.T, src string) *lower.Result {
 	t.Helper()
-	res := lower.Analyze(source.NewFile("gemm_test.py", []byte(header+src)), lower.Options{Arch: "sm_90a"})
+	res := lower.Analyze(source.NewFile("gemm_test.py", []byte(header+src)), lower.Options{Arch: "sm_90a", Reference: "0.25"})
 	if len(res.Kernels) == 0 {
 		t.Fatalf("no kernel: %v", res.Diags)
 	}

@@ -115,7 +115,7 @@ func hostRun(t *testing.T, cxx, file string) map[string]map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := lower.Analyze(source.NewFile(file+".py", src), lower.Options{})
+	res := lower.Analyze(source.NewFile(file+".py", src), lower.Options{Reference: "0.25"})
 	var ks []harness.Kernel
 	for _, k := range res.Kernels {
 		ks = append(ks, harness.Kernel{Name: k.Name, Func: k.Func, Launch: k.Launch, Launcher: k.Name + "_launch",

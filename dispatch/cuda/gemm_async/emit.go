@@ -160,7 +160,10 @@ func (g *gemm) emit() *dispatch.Result {
 		idesc = cellLoad(descICell, span)
 		idescVal = blockScaledInstrDesc(g.mM*g.ctaGroup, g.mN, aFmt, bFmt, sFmt, g.aMN, g.bMN, 0)
 	default:
-		idescVal = denseInstrDesc(g.mM*g.ctaGroup, g.mN, "float32", dtypeName(g.aType), dtypeName(g.bType), g.aMN, g.bMN)
+		if g.newer() {
+			checkDenseShape026(g.kind, g.ctaGroup, g.mM*g.ctaGroup, g.mN, g.mmaK)
+		}
+		idescVal = denseInstrDesc(g.mM*g.ctaGroup, g.mN, "float32", g.aSem, g.bSem, g.aMN, g.bMN)
 		idesc = &ir.IntImm{Value: int64(idescVal), Type: u32, Span: span}
 	}
 
@@ -191,8 +194,8 @@ func (g *gemm) emit() *dispatch.Result {
 			for ki := range g.kIters {
 				var aVal ir.Expr
 				if g.aTmem {
-					aVal = call(ir.OpGetTmemAddr, u32, span, g.A.Buf.AllocatedAddr, common.Cst(mi*g.mM),
-						ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))))
+					aVal = g.tmemAddr(g.A.Buf.AllocatedAddr, g.aTmemLane, mi,
+						ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))), span)
 				} else {
 					lin := mi*g.mM*aLast + ki*g.mmaK
 					if g.transA {
@@ -210,9 +213,9 @@ func (g *gemm) emit() *dispatch.Result {
 					enable = g.accum
 				}
 				col := ir.AddE(addSym(g.cSym, g.tmemOff32), common.Cst(ni*nPhys))
-				dAddr := call(ir.OpGetTmemAddr, u32, span, cAddr, common.Cst(mi*g.mM), col)
+				dAddr := g.tmemAddr(cAddr, g.tmemLane, mi, col, span)
 				steps = append(steps, fmt.Sprintf("(m%d,n%d,k%d): A %s, B +%s, D lane %d col %s",
-					mi, ni, ki, operandText(aVal.(*ir.Call)), exprText(bVal.Args[1]), mi*g.mM, exprText(col)))
+					mi, ni, ki, g.operandText(aVal, mi, ki), exprText(bVal.Args[1]), mi*g.mM, exprText(col)))
 				var mma ir.Stmt
 				var pre []ir.Stmt
 				if g.blockScaled {
@@ -341,11 +344,35 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 
 // operandText is the A operand of one MMA for the plan: "+<16-byte offset>"
 // of the A descriptor, or "tmem col <c>" of a tensor-memory A.
-func operandText(a *ir.Call) string {
-	if a.Op == ir.OpGetTmemAddr {
-		return "tmem col " + exprText(a.Args[2])
+func (g *gemm) operandText(a ir.Expr, mi, ki int64) string {
+	if g.aTmem {
+		return "tmem col " + exprText(ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))))
 	}
-	return "+" + exprText(a.Args[1])
+	return "+" + exprText(a.(*ir.Call).Args[1])
+}
+
+// tmemAddr is T.cuda.get_tmem_addr(base, row, col) of MMA row tile mi. From
+// 0.26 the row adds the region's TLane offset and a zero row folds away
+// (tcgen05.py _get_tmem_addr_fast): base itself, or base + col.
+func (g *gemm) tmemAddr(base ir.Expr, lane, mi int64, col ir.Expr, span source.Span) ir.Expr {
+	u32 := ir.DataType{Code: ir.UInt, Bits: 32}
+	if !g.newer() {
+		return call(ir.OpGetTmemAddr, u32, span, base, common.Cst(mi*g.mM), col)
+	}
+	row := lane
+	if g.mTiles != 1 {
+		row += mi * g.mM
+	}
+	if row != 0 {
+		return call(ir.OpGetTmemAddr, u32, span, base, common.Cst(row), col)
+	}
+	if v, ok := ir.ConstInt(col); ok {
+		if v == 0 {
+			return base
+		}
+		return &ir.Binary{Op: ir.Add, A: base, B: &ir.IntImm{Value: v, Type: u32, Span: span}, Span: span}
+	}
+	return &ir.Binary{Op: ir.Add, A: base, B: &ir.Cast{To: u32, X: col, Span: span}, Span: span}
 }
 
 // stepsItem lists each MMA's descriptor offsets (16-byte units) and D
@@ -383,4 +410,17 @@ func joinComma(xs []string) string {
 		out += x
 	}
 	return out
+}
+
+// checkDenseShape026 is 0.26's _check_tcgen05_mma_matrix_shape as the
+// compile-time dense descriptor encoder calls it (not sparse): M and N
+// steps per kind and cta_group, K per kind.
+func checkDenseShape026(kind string, ctaGroup, m, n, k int64) {
+	steps := map[int64]map[int64]int64{1: {64: 8, 128: 16}, 2: {128: 32, 256: 32}}[ctaGroup]
+	wantK := map[string]int64{"f16": 16, "tf32": 8, "f8f6f4": 32}[kind]
+	step, okM := steps[m]
+	if !okM || n < step || n > 256 || n%step != 0 || k != wantK {
+		dispatch.Raise("ValueError", "Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d",
+			kind, ctaGroup, m, n, k)
+	}
 }

@@ -40,7 +40,10 @@ var swizzleModeName = map[int64]string{0: "SWIZZLE_NONE", 1: "SWIZZLE_32B_ATOM",
 
 // canonicalParams is compute_canonical_params(buf, region, dtype,
 // isTransposed); it raises TVM's exceptions.
-func canonicalParams(g common.Region, bits int, isTransposed bool) smemParams {
+//
+// From 0.26 (newer) an unswizzled buffer takes the no-swizzle branch
+// (noSwizzleParams026) instead of the atom matching.
+func canonicalParams(g common.Region, bits int, isTransposed, newer bool) smemParams {
 	buf := g.Buf
 	cax := len(g.Exts) - 1
 	elemPer16B := int64(128 / bits)
@@ -75,8 +78,11 @@ func canonicalParams(g common.Region, bits int, isTransposed bool) smemParams {
 	if err != nil {
 		dispatch.Raise("TVMError", "%v", err)
 	}
+	if newer && hasPhys && physMode == 0 {
+		return noSwizzleParams026(sl, shape2, bits, buf.Dtype.String(), isTransposed)
+	}
 	if sl != nil {
-		if p, ok := matchAtoms(sl, shape2, bits, isTransposed); ok {
+		if p, ok := matchAtoms(sl, shape2, bits, isTransposed, newer); ok {
 			return p
 		}
 	}
@@ -92,7 +98,7 @@ func canonicalParams(g common.Region, bits int, isTransposed bool) smemParams {
 
 // matchAtoms is _match: modes 128B, 64B, 32B; per mode the K-major then the
 // MN-major candidate (in the operand's orientation).
-func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (smemParams, bool) {
+func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed, newer bool) (smemParams, bool) {
 	cl, ok := sl.(*layout.ComposeLayout)
 	if !ok {
 		return smemParams{}, false // every atom is swizzled
@@ -118,7 +124,7 @@ func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (
 			mc = cand{true, base, rowMajor}
 		}
 		for _, c := range []cand{kc, mc} {
-			ldo, sdo, desc, ok := tryAtom(cl.Tile, shape2, c.shape, c.inner, bits)
+			ldo, sdo, desc, ok := tryAtom(cl.Tile, shape2, c.shape, c.inner, bits, newer)
 			if !ok {
 				continue
 			}
@@ -133,7 +139,9 @@ func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed bool) (
 
 // tryAtom is _try_atom: the tile of the slice must be the atom tiled by an
 // additive grid layout; it returns (ldo, sdo) before the majorness swap.
-func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j int64) int64, bits int) (int64, int64, string, bool) {
+// From 0.26 (newer) each grid dim must group into exactly one iter, and a
+// grid dim of extent 1 gives an unused offset 0.
+func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j int64) int64, bits int, newer bool) (int64, int64, string, bool) {
 	if shape2[0]%atomShape[0] != 0 || shape2[1]%atomShape[1] != 0 {
 		return 0, 0, "", false
 	}
@@ -172,15 +180,22 @@ func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j
 	}
 	tiler := layout.NewTile(append(its0, its1...), nil, nil)
 	canon := layout.CanonicalTile(tiler)
-	grouped, _, err := layout.Group(canon, grid)
+	grouped, seps, err := layout.Group(canon, grid)
 	if err != nil || len(grouped.Shard) < 2 {
+		return 0, 0, "", false
+	}
+	if newer && !(len(seps) == 3 && seps[0] == 0 && seps[1] == 1 && seps[2] == 2) {
 		return 0, 0, "", false
 	}
 	per128 := int64(128 / bits)
 	n := len(grouped.Shard)
-	ldo := grouped.Shard[n-1].Stride * atomSize / per128
-	sdo := grouped.Shard[n-2].Stride * atomSize / per128
-	return ldo, sdo, grouped.String(), true
+	atomOff := func(it layout.Iter) int64 {
+		if newer && it.Extent == 1 {
+			return 0
+		}
+		return it.Stride * atomSize / per128
+	}
+	return atomOff(grouped.Shard[n-1]), atomOff(grouped.Shard[n-2]), grouped.String(), true
 }
 
 // radixIters decomposes the offsets f (multiples of unit) of one grid dim
@@ -232,3 +247,44 @@ func radixIters(f []int64, unit int64) ([]layout.Iter, bool) {
 
 // exprText prints an ir expression for messages.
 func exprText(e ir.Expr) string { return dispatch.ExprText(e) }
+
+// noSwizzleParams026 is 0.26's SWIZZLE_NONE branch of
+// compute_canonical_params: a packed-16B layout (16-bit dtypes only; LBO =
+// the first dim's extent, SBO 8) or a column-major view whose contiguous
+// dim spans exactly 128 bytes (LBO = the K-column stride, SBO 8); anything
+// else raises the reference's ValueError.
+func noSwizzleParams026(sl layout.Layout, shape2 []int64, bits int, dtype string, isTransposed bool) smemParams {
+	t, ok := sl.(*layout.TileLayout)
+	if !ok || t == nil {
+		dispatch.Raise("ValueError", "gemm_async: no-swizzle SMEM descriptors require a plain TileLayout")
+	}
+	grouped, _, err := layout.Group(layout.CanonicalTile(t), shape2)
+	if err != nil {
+		dispatch.Raise("ValueError", "%v", err)
+	}
+	shard := grouped.Shard
+	elemPer16B := int64(128 / bits)
+	name := func(ldo, sdo int64) string {
+		return fmt.Sprintf("no swizzle, LBO %d, SBO %d (16-byte units)", ldo, sdo)
+	}
+	if n := len(shard); n >= 3 {
+		d0, d1, d2 := shard[n-3], shard[n-2], shard[n-1]
+		if d0.Extent == shape2[0] && d0.Stride == elemPer16B && d1.Extent*d2.Extent == shape2[1] &&
+			d1.Stride == shape2[0]*elemPer16B && d2.Extent == elemPer16B && d2.Stride == 1 {
+			if elemPer16B != 8 {
+				dispatch.Raise("ValueError", "gemm_async: no-swizzle packed-16B SMEM descriptors are only supported for 16-bit dtypes "+
+					"(8 elements per 16B line); got dtype %s with %d elements per 16B line", dtype, elemPer16B)
+			}
+			return smemParams{swizzle: 0, ldo: shape2[0], sdo: 8, mnMajor: isTransposed, tiler: name(shape2[0], 8)}
+		}
+	}
+	n := len(shard)
+	if n < 2 || !(shard[n-2].Stride == 1 && shard[n-1].Stride == shape2[0]) {
+		dispatch.Raise("ValueError", "gemm_async: no-swizzle SMEM descriptors currently require the penultimate matrix dimension to be contiguous or 16B-packed")
+	}
+	if shape2[0] != 8*elemPer16B {
+		dispatch.Raise("ValueError", "gemm_async: no-swizzle column-major-view SMEM descriptors require the contiguous matrix dimension to span "+
+			"exactly 128B (= %d elements for %s); got %d. Use a swizzled or packed-16B layout for larger tiles.", 8*elemPer16B, dtype, shape2[0])
+	}
+	return smemParams{swizzle: 0, ldo: shard[n-1].Stride, sdo: 8, mnMajor: isTransposed, tiler: name(shard[n-1].Stride, 8)}
+}

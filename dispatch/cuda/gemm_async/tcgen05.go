@@ -58,6 +58,7 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 var Tcgen05 = dispatch.Variant{
@@ -103,6 +104,8 @@ type gemm struct {
 	sfaK, sfbK                 int64
 	sfaEPC, sfbEPC             int64
 	tmemOff32                  int64
+	tmemLane, aTmemLane        int64  // C's / A's TLane offset (folded into the address from 0.26)
+	aSem, bSem                 string // the MMA's A/B dtypes (tf32 for is_AB_tf32 storage, 0.26)
 	aTmemOff32, aElemPer32     int64
 	aTmemRawOff                int64 // A's TCol offset in elements
 	kind                       string
@@ -160,6 +163,16 @@ func (g *gemm) analyse() {
 	}
 	g.cType, g.aType, g.bType = g.C.Buf.Dtype, g.A.Buf.Dtype, g.B.Buf.Dtype
 	ct, at, bt := dtypeName(g.cType), dtypeName(g.aType), dtypeName(g.bType)
+	// The MMA's dtypes: from 0.26, fp32/bf16 storage may multiply as tf32
+	// (config is_AB_tf32).
+	g.aSem, g.bSem = at, bt
+	if g.newer() {
+		if v, ok := c.Config("is_AB_tf32"); ok {
+			if n, isC := ir.ConstInt(v); isC && n != 0 {
+				g.aSem, g.bSem = "tf32", "tf32"
+			}
+		}
+	}
 	if ct != "float32" {
 		dispatch.Raise("AssertionError", "tcgen05 schedule expected C_type=float32, got %s", ct)
 	}
@@ -172,6 +185,14 @@ func (g *gemm) analyse() {
 		if !contains(blockScaledDtypes, bt) {
 			dispatch.Raise("AssertionError", "tcgen05 block-scaled schedule expected B_type in %s, got %s", pyList(blockScaledDtypes), bt)
 		}
+	} else if g.newer() {
+		// 0.26: dense fp8 and tf32, checked on the MMA's dtype (A_sem).
+		if !contains(denseDtypes026, g.aSem) {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expected A dtype in %s, got %s", pyList(denseDtypes026), g.aSem)
+		}
+		if !contains(denseDtypes026, g.bSem) {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expected B dtype in %s, got %s", pyList(denseDtypes026), g.bSem)
+		}
 	} else {
 		if at != "float16" && at != "bfloat16" {
 			dispatch.Raise("AssertionError", "tcgen05 schedule expected A_type=float16 or bfloat16, got %s", at)
@@ -180,7 +201,11 @@ func (g *gemm) analyse() {
 			dispatch.Raise("AssertionError", "tcgen05 schedule expected B_type=float16 or bfloat16, got %s", bt)
 		}
 	}
-	if at != bt {
+	if g.newer() {
+		if g.aSem != g.bSem {
+			dispatch.Raise("AssertionError", "tcgen05 schedule expect A and B MMA dtype to be the same, got A=%s, B=%s", g.aSem, g.bSem)
+		}
+	} else if at != bt {
 		dispatch.Raise("AssertionError", "tcgen05 schedule expect A_type and B_type to be the same, got A_type=%s, B_type=%s", at, bt)
 	}
 	if g.blockScaled {
@@ -230,6 +255,9 @@ func (g *gemm) analyse() {
 		g.ctaGroup = n
 	}
 	if v, ok := c.Config("descI"); ok {
+		if g.newer() && !g.blockScaled {
+			dispatch.Raise("ValueError", "descI was removed: the dispatcher encodes the instruction descriptor itself")
+		}
 		g.descI = v
 	}
 
@@ -255,22 +283,36 @@ func (g *gemm) analyse() {
 			dispatch.Raise("AssertionError", "tcgen05 schedule: transA must be False when A is in tmem")
 		}
 	} else {
-		g.aP = canonicalParams(g.A, g.aType.Bits, g.transA)
+		g.aP = canonicalParams(g.A, g.aType.Bits, g.transA, g.newer())
 		g.aMN = g.aP.mnMajor
 	}
-	g.bP = canonicalParams(g.B, g.bType.Bits, g.transB)
+	g.bP = canonicalParams(g.B, g.bType.Bits, g.transB, g.newer())
 	g.bMN = g.bP.mnMajor
+	if g.newer() {
+		// 0.26: tf32 is PTX-legal MN-major only with a swizzle the matcher
+		// never produces.
+		if isTF32(g.aSem) && !g.aTmem && g.aMN {
+			dispatch.Raise("ValueError", "gemm_async: tf32 A operand matched an MN-major SMEM layout, which is "+
+				"PTX-illegal without 128B-32B-atomicity swizzle support; lay A out K-major (K contiguous) instead")
+		}
+		if isTF32(g.bSem) && g.bMN {
+			dispatch.Raise("ValueError", "gemm_async: tf32 B operand matched an MN-major SMEM layout, which is "+
+				"PTX-illegal without 128B-32B-atomicity swizzle support; lay B out K-major (K contiguous) instead")
+		}
+	}
 
 	if g.transA {
 		g.K = g.aDim2
 	} else {
 		g.K = g.aDim1
 	}
-	switch at {
-	case "float4_e2m1fn":
+	switch {
+	case g.aSem == "float4_e2m1fn":
 		g.mmaK = 64
-	case "float8_e4m3fn", "float8_e5m2":
+	case g.aSem == "float8_e4m3fn" || g.aSem == "float8_e5m2":
 		g.mmaK = 32
+	case g.newer() && isTF32(g.aSem):
+		g.mmaK = 8
 	default:
 		g.mmaK = 16
 	}
@@ -331,20 +373,22 @@ func (g *gemm) analyse() {
 	default:
 		base = layout.NewTile([]layout.Iter{layout.It(g.M, 1, layout.TLane), layout.It(g.N, 1, layout.TCol)}, nil, nil)
 	}
-	structEqual(cs2, layout.NewTile(base.Shard, base.Replica, cs2.Offset))
+	structEqual(cs2, layout.NewTile(base.Shard, base.Replica, cs2.Offset), g.newer())
 	if g.C.Buf.AllocatedAddr == nil {
 		dispatch.Raise("AssertionError", "")
 	}
 	g.tmemOff32 = cs2.Offset[layout.TCol]
+	g.tmemLane = cs2.Offset[layout.TLane]
 	if g.aTmem {
 		as2 := g.tmemSlice(g.A)
 		ab := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, nil, nil)
-		structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset))
+		structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset), g.newer())
 		if g.A.Buf.AllocatedAddr == nil {
 			dispatch.Raise("AssertionError", "TMEM A buffer must have allocated_addr")
 		}
 		g.aElemPer32 = int64(32 / g.aType.Bits)
 		g.aTmemRawOff = as2.Offset[layout.TCol]
+		g.aTmemLane = as2.Offset[layout.TLane]
 		g.aTmemOff32 = floorDiv(g.aTmemRawOff, g.aElemPer32)
 	}
 	g.aSym = symM(g.A, g.aTmem)
@@ -362,8 +406,29 @@ func (g *gemm) analyse() {
 	if g.blockScaled {
 		g.kind, g.scaleVec = blockScaledKind(at, g.sfaType)
 	} else {
-		g.kind = "f16"
+		g.kind = denseKind(g.aSem)
 	}
+}
+
+// newer is whether the call models 0.26.0 or later (tcgen05.py's dense fp8
+// / tf32, the folded tmem addresses and their texts).
+func (g *gemm) newer() bool { return g.c.Target.Release >= release.R026 }
+
+// denseDtypes026 is 0.26's _DENSE_DTYPES.
+var denseDtypes026 = []string{"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "tensor_float32", "tf32"}
+
+func isTF32(dt string) bool { return dt == "tf32" || dt == "tensor_float32" }
+
+// denseKind is _get_tcgen05_mma_kind("float32", a, b) for the dense dtypes
+// (a == b): f16 for f16/bf16, tf32, f8f6f4 for fp8.
+func denseKind(a string) string {
+	switch {
+	case isTF32(a):
+		return "tf32"
+	case a == "float8_e4m3fn" || a == "float8_e5m2":
+		return "f8f6f4"
+	}
+	return "f16"
 }
 
 func b2i(b bool) int64 {
@@ -575,8 +640,10 @@ func matchesDatapathF(b *ir.Buffer) bool {
 
 // structEqual is tvm.ir.assert_structural_equal(a.canonicalize(),
 // b.canonicalize()); the message names the first differing part as TVM does
-// for the common cases.
-func structEqual(a, b *layout.TileLayout) {
+// for the common cases. From 0.26 TVM's message names the access path again
+// under each side, with a note that the underlined object (the whole
+// layout) is the path's nearest visible parent.
+func structEqual(a, b *layout.TileLayout, newer bool) {
 	ca, cb := layout.CanonicalTile(a), layout.CanonicalTile(b)
 	if layout.Equal(ca, cb) {
 		return
@@ -601,6 +668,13 @@ func structEqual(a, b *layout.TileLayout) {
 		path = "<root>.replica"
 	}
 	ta, tb := tvmTileRepr(ca), tvmTileRepr(cb)
+	if newer {
+		note := func(p string) string {
+			return "Access path: " + p + "\nNote: The underlined object is the nearest visible parent of this path.\n\n"
+		}
+		dispatch.Raise("ValueError", "StructuralEqual check failed, caused by lhs at %s:\n%s%s\n%s\nand rhs at %s:\n%s%s\n%s",
+			path, note(path), ta, strings.Repeat("^", len(ta)), path, note(path), tb, strings.Repeat("^", len(tb)))
+	}
 	dispatch.Raise("ValueError", "StructuralEqual check failed, caused by lhs at %s:\n%s\n%s\nand rhs at %s:\n%s\n%s",
 		path, ta, strings.Repeat("^", len(ta)), path, tb, strings.Repeat("^", len(tb)))
 }

@@ -114,7 +114,7 @@ var referenceMMAs = map[string][]string{
 func TestVariationsAgainstReference(t *testing.T) {
 	for _, v := range variations {
 		t.Run(v.name, func(t *testing.T) {
-			res := lower.Analyze(source.NewFile(v.name+".py", []byte(v.source())), lower.Options{Arch: "sm_100a"})
+			res := lower.Analyze(source.NewFile(v.name+".py", []byte(v.source())), lower.Options{Arch: "sm_100a", Reference: "0.25"})
 			if len(res.Kernels) != 1 || len(res.Kernels[0].Calls) != 1 {
 				t.Fatalf("want one kernel with one call; diags %v", res.Diags)
 			}

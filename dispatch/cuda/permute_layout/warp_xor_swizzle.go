@@ -5,7 +5,9 @@ package permutelayout
 // in registers, optionally in place (dst and src alias the same storage).
 //
 // Mirrors TVM python/tvm/backend/cuda/operator/tile_primitive/
-// permute_layout/warp_xor_swizzle.py (apache-tvm 0.25.0.post1). Priority
+// permute_layout/warp_xor_swizzle.py (apache-tvm 0.25.0.post1). 0.27.0.post1
+// fails on every call that passes the checks (a reference bug; see
+// common.RaiseNotWellFormedFrom). Priority
 // 20, no predicates: every check is in the implementation and declines
 // through fail(reason), so each reason reads "declined — <reason>".
 //
@@ -41,6 +43,7 @@ import (
 	common "github.com/tilels/tilels/dispatch/cuda/common"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // WarpXorSwizzle is the permute_layout/warp_xor_swizzle variant.
@@ -256,8 +259,20 @@ func emitWarpXorSwizzle(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) 
 	if reason != "" {
 		return nil, c.Decline(c.Span(), reason)
 	}
+	// 0.27.0.post1: both implementations read the lane from the caller's
+	// thread variable; the wheel fails building them on every call
+	// (a reference bug, docs/variants-releases.md).
+	common.RaiseNotWellFormedFrom(c, release.From(release.R027))
 	span := c.Span()
-	regs := &ir.Buffer{Name: "regs", Shape: []int64{pl.p}, Dtype: pl.dtype, Scope: "local",
+	// 0.26.0: shared->shared tiles of 4- or 8-byte elements take the
+	// "direct" path (warp_xor_swizzle_026.go).
+	direct := c.Target.Release >= release.R026 && (pl.dtypeBytes == 4 || pl.dtypeBytes == 8) &&
+		strings.Contains(pl.src.Buf.Scope, "shared") && strings.Contains(pl.dst.Buf.Scope, "shared")
+	regT := pl.dtype
+	if direct {
+		regT = ir.DataType{Code: ir.UInt, Bits: int(pl.dtypeBytes * 8)}
+	}
+	regs := &ir.Buffer{Name: "regs", Shape: []int64{pl.p}, Dtype: regT, Scope: "local",
 		Layout: layout.RowMajor(pl.p), Kind: ir.AllocBuffer, Span: span}
 	regs.Data = &ir.Var{Name: "regs_ptr", Type: ir.HandleT, Span: span}
 	lane := &ir.ThreadIndex{Axis: "laneid", Span: span}
@@ -266,12 +281,22 @@ func emitWarpXorSwizzle(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) 
 		return &ir.Evaluate{X: &ir.Call{Op: ir.OpWarpSync, Span: span}, Span: span}
 	}
 	for r := int64(0); r < pl.p; r++ {
+		if direct {
+			stmts = append(stmts, &ir.Store{Buf: regs, Indices: []ir.Expr{common.Cst(r)},
+				Value: &ir.Call{Op: ir.OpPtxLdSharedPlain, Args: []ir.Expr{pl.directPtr(pl.src, pl.srcStr, lane, r)}, Type: regT, Span: span}, Span: span})
+			continue
+		}
 		idx := pl.bufIndex(pl.src, pl.digits(lane, r))
 		stmts = append(stmts, &ir.Store{Buf: regs, Indices: []ir.Expr{common.Cst(r)},
 			Value: &ir.Load{Buf: pl.src.Buf, Indices: idx, Span: span}, Span: span})
 	}
 	stmts = append(stmts, sync())
 	for r := int64(0); r < pl.p; r++ {
+		if direct {
+			stmts = append(stmts, &ir.Evaluate{X: &ir.Call{Op: ir.OpPtxStSharedPlain, Args: []ir.Expr{pl.directPtr(pl.dst, pl.dstStr, lane, r),
+				&ir.Load{Buf: regs, Indices: []ir.Expr{common.Cst(r)}, Span: span}}, Span: span}, Span: span})
+			continue
+		}
 		idx := pl.bufIndex(pl.dst, pl.digits(lane, r))
 		stmts = append(stmts, &ir.Store{Buf: pl.dst.Buf, Indices: idx,
 			Value: &ir.Load{Buf: regs, Indices: []ir.Expr{common.Cst(r)}, Span: span}, Span: span})

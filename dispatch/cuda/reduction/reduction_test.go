@@ -291,7 +291,7 @@ func TestReductionVariants(t *testing.T) {
 			if arch == "" {
 				arch = "sm_90a"
 			}
-			res := lower.Analyze(source.NewFile("k.py", []byte(c.src)), lower.Options{Arch: arch})
+			res := lower.Analyze(source.NewFile("k.py", []byte(c.src)), lower.Options{Arch: arch, Reference: "0.25"})
 			if len(res.Kernels) != 1 {
 				t.Fatalf("%d kernels", len(res.Kernels))
 			}
@@ -398,7 +398,7 @@ func TestHarnessReference(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			src := strings.Replace(c.src, "def k(A_ptr: T.handle):", "def k(A_ptr: T.handle):\n    A = T.match_buffer(A_ptr, (4,), \"float32\")", 1)
-			res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+			res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{Reference: "0.25"})
 			out, err := lower.Harness(res.File, res.Kernels, lower.Options{})
 			text := out
 			if err != nil {

@@ -3,7 +3,9 @@ package reduction
 // reduction/shared: Tx.<scope>.sum / max / min on shared-memory buffers,
 // variant `shared`, priority 10, predicates `storage_scope` (dst and src
 // shared*) and `shared_valid`. Mirrors TVM backend/cuda/operator/
-// tile_primitive/reduction/shared.py (0.25.0.post1).
+// tile_primitive/reduction/shared.py (0.25.0.post1; 0.26.0 is the same;
+// 0.27.0.post1 fails on every call that passes the predicates, a
+// reference bug: see RaiseNotWellFormedFrom).
 //
 // CTA, warpgroup and warp scope: the scope's threads (threadIdx.x, 128,
 // 32) form groups of g = min(next_pow2(reduction_len), 32, threads) lanes;
@@ -26,6 +28,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // sharedValid is TVM validate_reduction_shared.
@@ -85,6 +88,12 @@ func emitShared(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	r := args(c)
 	op := opOf(c)
 	reduceDims, spatialDims := mustAxes(len(r.src.Exts), r.axes)
+	if c.Scope == "cta" || c.Scope == "warpgroup" || c.Scope == "warp" || c.Scope == "thread" {
+		// 0.27.0.post1: the implementation reads the caller's thread
+		// variables (and, at thread scope, its shared buffers); the wheel
+		// fails building it on every call (docs/variants-releases.md).
+		common.RaiseNotWellFormedFrom(c, release.From(release.R027))
+	}
 	switch c.Scope {
 	case "cta", "warpgroup", "warp":
 		return emitSharedGroups(c, r, op, reduceDims, spatialDims), nil

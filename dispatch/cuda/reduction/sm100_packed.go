@@ -5,7 +5,13 @@ package reduction
 // 20: `packed_add_sum` for sum (add.rn.ftz.f32x2 pairs) and `3input_maxmin`
 // for max and min (the three-input max.f32 / min.f32). Mirrors TVM
 // backend/cuda/operator/tile_primitive/reduction/sm100_packed.py
-// (0.25.0.post1).
+// (0.25.0.post1; 0.26.0 the same).
+//
+// 0.27.0.post1 writes the same arithmetic as explicit register moves
+// (sm100_packed_027.go): each packed add is mov.b64 pack of both pairs
+// into two uint64 scratch registers (acc, rhs), add.rn.ftz.f32x2 acc, acc,
+// rhs, and mov.b64 unpack back into the pair; the three-input op is a
+// statement writing its destination.
 //
 // packed_add_sum: 8 partial sums (local_sum) start as src[0:8] (the first
 // plus dst when accum); each further full chunk of 8 is added pairwise
@@ -28,6 +34,7 @@ import (
 	common "github.com/tilels/tilels/dispatch/cuda/common"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // packedPreds is TVM _optimized_local_reduction_predicates.
@@ -113,6 +120,20 @@ func emitPackedAddSum(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	dstAt := r.dst.Mins
 	body := []ir.Stmt{&ir.Alloc{Buf: ls, Span: sp}}
+	var pk *pairRegs
+	if c.Target.Release >= release.R027 {
+		pk = newPairRegs(sp)
+		body = append(body, pk.allocs()...)
+	}
+	// add4 is one packed add of pairs (d0, d1) += (b0, b1), written back to
+	// local_sum[2j], local_sum[2j+1]: ptx.add_f32x2 of make_float2s, or from
+	// 0.27 the mov.b64 / add.rn.ftz.f32x2 / mov.b64 sequence.
+	add4 := func(j int64, a0, a1, b0, b1 ir.Expr) []ir.Stmt {
+		if pk != nil {
+			return pk.add(load(ls, []ir.Expr{cst(2 * j)}, sp), load(ls, []ir.Expr{cst(2*j + 1)}, sp), a0, a1, b0, b1)
+		}
+		return []ir.Stmt{add2(addr(2*j), f2(a0, a1), f2(b0, b1))}
+	}
 	for i := range int64(8) {
 		v := p.at(src, cst(i), sp)
 		if r.accum && i == 0 {
@@ -124,8 +145,8 @@ func emitPackedAddSum(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		var out []ir.Stmt
 		base := ir.AddE(ir.MulE(outer, cst(8)), cst(8)) // 8 * (outer + 1)
 		for j := range int64(4) {
-			out = append(out, add2(addr(2*j), f2(lsAt(2*j), lsAt(2*j+1)),
-				f2(p.at(src, add(base, cst(2*j)), sp), p.at(src, add(base, cst(2*j+1)), sp))))
+			out = append(out, add4(j, lsAt(2*j), lsAt(2*j+1),
+				p.at(src, add(base, cst(2*j)), sp), p.at(src, add(base, cst(2*j+1)), sp))...)
 		}
 		return out
 	})...)
@@ -133,11 +154,10 @@ func emitPackedAddSum(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		return []ir.Stmt{store(ls, []ir.Expr{cst(0)}, &ir.Binary{Op: ir.Add, A: lsAt(0),
 			B: p.at(src, add(i, cst(p.chunks*8)), sp), Span: sp}, sp)}
 	})...)
-	body = append(body,
-		add2(addr(0), f2(lsAt(0), lsAt(1)), f2(lsAt(2), lsAt(3))),
-		add2(addr(4), f2(lsAt(4), lsAt(5)), f2(lsAt(6), lsAt(7))),
-		add2(addr(0), f2(lsAt(0), lsAt(1)), f2(lsAt(4), lsAt(5))),
-		store(dst, dstAt, &ir.Binary{Op: ir.Add, A: lsAt(0), B: lsAt(1), Span: sp}, sp))
+	body = append(body, add4(0, lsAt(0), lsAt(1), lsAt(2), lsAt(3))...)
+	body = append(body, add4(2, lsAt(4), lsAt(5), lsAt(6), lsAt(7))...)
+	body = append(body, add4(0, lsAt(0), lsAt(1), lsAt(4), lsAt(5))...)
+	body = append(body, store(dst, dstAt, &ir.Binary{Op: ir.Add, A: lsAt(0), B: lsAt(1), Span: sp}, sp))
 	return &dispatch.Result{
 		Body: &ir.Block{Stmts: body, Span: sp}, Threads: 1,
 		Plan: []dispatch.PlanItem{
@@ -175,24 +195,34 @@ func emit3InputMaxMin(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	r3 := func(a, b, d ir.Expr) ir.Expr {
 		return &ir.Call{Op: name, Args: []ir.Expr{a, b, d}, Type: ir.Float32, Span: sp}
 	}
+	// set3 is buf[idx] = op3(a, b, d): a store of the expression, or from
+	// 0.27 the statement T.ptx["max.f32"](buf[idx], a, b, d).
+	stmt3 := ir.OpPtxMax3F32
+	if op == opMin {
+		stmt3 = ir.OpPtxMin3F32
+	}
+	set3 := func(buf *ir.Buffer, idx []ir.Expr, a, b, d ir.Expr) ir.Stmt {
+		if c.Target.Release >= release.R027 {
+			return &ir.Evaluate{X: &ir.Call{Op: stmt3, Args: []ir.Expr{load(buf, idx, sp), a, b, d}, Span: sp}, Span: sp}
+		}
+		return store(buf, idx, r3(a, b, d), sp)
+	}
 	dstAt := r.dst.Mins
 	body := []ir.Stmt{&ir.Alloc{Buf: tmp, Span: sp}}
 	for i := range int64(4) {
 		a, b := p.at(src, cst(2*i), sp), p.at(src, cst(2*i+1), sp)
-		var v ir.Expr
 		if r.accum && i == 0 {
-			v = r3(a, b, load(dst, dstAt, sp))
+			body = append(body, set3(tmp, []ir.Expr{cst(i)}, a, b, load(dst, dstAt, sp)))
 		} else {
-			v = op.combine(a, b, sp)
+			body = append(body, store(tmp, []ir.Expr{cst(i)}, op.combine(a, b, sp), sp))
 		}
-		body = append(body, store(tmp, []ir.Expr{cst(i)}, v, sp))
 	}
 	body = append(body, loop("outer", p.chunks-1, ir.Serial, sp, func(outer ir.Expr) []ir.Stmt {
 		var out []ir.Stmt
 		base := ir.AddE(ir.MulE(outer, cst(8)), cst(8)) // 8 * (outer + 1)
 		for i := range int64(4) {
-			out = append(out, store(tmp, []ir.Expr{cst(i)}, r3(tAt(i),
-				p.at(src, add(base, cst(2*i)), sp), p.at(src, add(base, cst(2*i+1)), sp)), sp))
+			out = append(out, set3(tmp, []ir.Expr{cst(i)}, tAt(i),
+				p.at(src, add(base, cst(2*i)), sp), p.at(src, add(base, cst(2*i+1)), sp)))
 		}
 		return out
 	})...)
@@ -201,7 +231,7 @@ func emit3InputMaxMin(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	})...)
 	body = append(body,
 		store(dst, dstAt, op.combine(tAt(0), tAt(1), sp), sp),
-		store(dst, dstAt, r3(load(dst, dstAt, sp), tAt(2), tAt(3)), sp))
+		set3(dst, dstAt, load(dst, dstAt, sp), tAt(2), tAt(3)))
 	return &dispatch.Result{
 		Body: &ir.Block{Stmts: body, Span: sp}, Threads: 1,
 		Plan: []dispatch.PlanItem{
