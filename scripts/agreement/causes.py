@@ -42,6 +42,9 @@ RULES = [
     (dict(op="maximum"), OLDER,
      "0.25.0.post1 registers no elementwise variant for maximum (\"no registered variants for this op/target\"); "
      "PRE does (ops/binary.py, added by apache/tvm 4224d51090)."),
+    (dict(file="elementwise/log2_maximum"), OLDER,
+     "0.25.0.post1 has no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"): the program "
+     "(written for 0.26's log2 and maximum) fails to parse in the release, so no call is compared."),
     (dict(file="v_ewise_log2"), OLDER,
      "0.25.0.post1 (and PRE) have no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"), so the "
      "whole program fails to parse and no call is compared; tilels takes log2 from SEED."),
@@ -125,33 +128,58 @@ def _match(m, row):
             return False
         if k == "ref" and str((row.get("ref") or {}).get("variant")) != v:
             return False
-        if k == "til" and row["tilels"].get("variant") != v:
+        if k == "til" and str(row["tilels"].get("variant")) != v:
+            return False
+        if k == "field" and row.get("fields", {}).get(v, True):
+            return False
+        if k == "rerr" and v not in _ref_text(row):
+            return False
+        if k == "terr" and v not in _til_text(row):
+            return False
+        if k == "norecord" and (row.get("ref") is None) != v:
             return False
     return True
 
 
-def classify(row):
+def _ref_text(row):
+    parts = [row.get("ref_error") or "", row.get("ref_missing") or ""]
+    parts += [d.get("reason") or "" for d in row.get("ref_declined") or []]
+    return "\n".join(parts)
+
+
+def _til_text(row):
+    return "\n".join(d.get("reason") or "" for d in row.get("tilels_declined") or [])
+
+
+def classify(row, release="0.25.0.post1"):
     if not row["agree"]:
-        for m, cls, text in RULES:
+        for m, cls, text in RULES_BY_RELEASE[release]:
             if _match(m, row):
                 return {"class": cls, "text": text}
         return {"class": "unclassified", "text": "no rule in scripts/agreement/causes.py"}
     v = row["tilels"].get("variant")
     if row.get("fields", {}).get("access") is False:
         return {"class": "unclassified", "text": "text and accesses differ"}
+    if "access" not in row.get("fields", {}):
+        why = (row.get("access_error") or "no trace").split(":")[0]
+        return {"class": "text", "text": f"{v}: texts differ; accesses not compared (trace.py: {why})"}
     return {"class": "text", "text": TEXT_CAUSES.get(v, TEXT_DEFAULT)}
 
 
 METHOD = """
 ## Method
 
-**Reference.** `apache-tvm==0.25.0.post1` from the public package registry, pinned with hashes in
-`scripts/agreement/requirements.txt` and installed by `scripts/agreement/run` into
-`.cache/agreement/venv-tvm-0.25.0.post1` (CPython 3.11, `apache-tvm-ffi==0.1.12`). It runs on the CPU:
-the dispatch pass and CUDA source generation need no GPU (the CUDA compile callback is replaced by one
-that keeps the source and builds nothing), so no GPU machine was used.
+**References.** Three releases of `apache-tvm` from the public package registry, each pinned with hashes
+(`--require-hashes`, exact versions, `--no-deps`) in `scripts/agreement/requirements-<version>.txt` and
+installed by `scripts/agreement/run` into `.cache/agreement/venv-tvm-<version>` (CPython 3.11):
+`0.25.0.post1` (with `apache-tvm-ffi==0.1.12`), `0.26.0` and `0.27.0.post1` (both with
+`apache-tvm-ffi==0.1.15.post2`; they require `>=0.1.13.post2` and `>=0.1.14.post0`). `--venv-dir DIR` (or
+`AGREEMENT_VENV_DIR`) uses venvs made elsewhere when their installed versions equal the pins. They run on
+the CPU: the dispatch pass and CUDA source generation need no GPU (the CUDA compile callback is replaced by
+one that keeps the source and builds nothing), so no GPU machine was used. `--release 0.25|0.26|0.27|all`
+picks the releases; each gets its own section below and tilels runs with `--reference <version>`.
 
-**Why this release.** Candidates (wheels downloaded and unpacked; their Python sources compared file by
+**Why these releases.** Candidates (wheels downloaded and unpacked; their Python sources compared file by
 file with apache/tvm, paths normalised for the later move of `operator/tile_primitive` to `tile_primitive`):
 
 | distribution | what it is | dispatcher files identical to PRE (`abe2526b3e`) / SEED (`981cdce66b`) |
@@ -161,33 +189,43 @@ file with apache/tvm, paths normalised for the later move of `operator/tile_prim
 | apache-tvm 0.27.0, 0.27.0.post1 | not in the mirrored history of apache/tvm (its newest tag is `v0.27.dev0`); nearest to HEAD `5d4dc87213` (55/127 identical) | PRE 19/83, SEED 26/83 |
 | apache-tvm-tirx 0.1.0a3, 0.1.0a4 | the split-out `tvm_tirx` package | no variant dispatcher at all: tile calls name one PTX instruction (`T.cuda.tile.apply(T.ptx[...])`), `run_dispatch` lowers that instruction; no `gmem_smem`/`vec_auto`/`tma` variants, so nothing to compare |
 
-0.25.0.post1 is the closest to the seed-era revision PRE, the one tilels reimplements: the same variant
-registry (`gmem_smem`, `ldstmatrix`, `reg`, `fallback`; `ldgsts`, `dsmem`, `smem->tmem`, `tma`,
-`tmem<->local`; elementwise `reg`/`smem`), PRE's L1/L2/L3 TMA planner, and the seed CUDA spelling
-(`tvm_builtin_copy_<N>b`, which tilels emits). Its differences from PRE are listed as causes below where a
-program hits them. 0.26.0 is SEED (`vec_auto`, `tma_auto`): its TMA goldens differ from PRE's by design.
+0.25.0.post1 is the closest to the seed-era revision PRE (the same variant registry: `gmem_smem`,
+`ldstmatrix`, `reg`, `fallback`; `ldgsts`, `dsmem`, `smem->tmem`, `tma`, `tmem<->local`; elementwise
+`reg`/`smem`; PRE's L1/L2/L3 TMA planner). 0.26.0 is SEED (`vec_auto`, the forced `vec_16b`..`vec_256b`,
+`tma_auto`/`tma_explicit`, `log2`, `maximum`); 0.27.0.post1 is close to HEAD (the same registry as 0.26,
+other algorithms and the table-driven `T.ptx` namespace).
 
-**Surface.** The programs are written in the surface both tools accept (PRE layout spelling:
-`SwizzleLayout` + `ComposeLayout(swizzle, tile)`, the `tvm.tirx.cuda.operator.tile_primitive` path).
-`ref_lower.py` has one translation rule (the SEED path `tvm.tirx.cuda.tile_primitive.` becomes the PRE
-path); no program needed it. One run-time shim: the release's TMA emitter defaults `cta_group` to -1
-("omit") on every arch but sm_100a and its PTX renderer handles -1, but the intrinsic's argument check only
-admits 1 and 2, so every TMA load on sm_90a raises "invalid cta_group=-1" (PRE has the same check). The shim
-lets -1 through; the kernels that needed it are marked in the per-call table's source JSON
-(`.cache/agreement/ref.json`, `shims`). Programs default to sm_90a; those marked `# agreement: arch=sm_100a`
-run both tools on sm_100a.
+**Programs and translation.** The programs are written for 0.25 (PRE surface: `SwizzleLayout` +
+`ComposeLayout(swizzle, tile)`, the `tvm.tirx.cuda.operator.tile_primitive` path, `T.ptx.mbarrier.init`...;
+PRE's variant names). `scripts/agreement/translate.py` holds, per release, *surface* rules (spellings that
+changed without changing what a call asks for: the module path, `ComposeLayout(p, s, a, tile)`, 0.27's
+`T.ptx.mbarrier.init.shared.b64`, `T.ptx.cp.async_.*`...) and *dispatch* rules (copy `gmem_smem`/`reg` →
+`vec_auto`, copy_async `tma` → `tma_auto`). Every program runs **as written** under every release (surface
+rules only: a 0.25 variant name under 0.26+ must be refused alike by both tools, "no variant named 'tma' is
+registered"); for 0.26 and 0.27 every program the dispatch rules change also runs **translated**, so the
+release's own algorithms run on it. Both tools get the same translated text (written under
+`$AGREEMENT_WORK/<version>/<mode>/src/`); the rules applied are listed per release and mode below. One
+run-time shim (0.25 only needs it): the release's TMA emitter defaults `cta_group` to -1 ("omit") on every
+arch but sm_100a and its PTX renderer handles -1, but the intrinsic's argument check only admits 1 and 2, so
+every TMA load on sm_90a raises "invalid cta_group=-1" (PRE has the same check). The shim lets -1 through;
+the kernels that needed it are marked in the reference's JSON (`shims`). Programs default to sm_90a; those
+marked `# agreement: arch=sm_100a` run both tools on sm_100a.
 
-**What is recorded.** `ref_lower.py` wraps the installed dispatcher at run time: `run_dispatch` (one
-record per tile call, in the pass's order), every variant's predicates and implementation (the chosen
-variant, every rejection and decline reason), and the planner functions whose results are the plan
-numbers: `align_layouts_gs` (gmem_smem, ldgsts: vec, and outer = elements / (threads·vec)),
-`_split_atoms_for_vec` (reg), `_emit_packed`/`_emit_scalar` (elementwise smem: vec and
-n_outer), `_emit_induced_*` (elementwise reg), `_build_plan_with_shrink` and `_oob_fill_kind` (TMA: the
-`cuTensorMapEncodeTiled` arguments in CUDA order and the issue count); fallback's outer is its element
-count and ldstmatrix's the number of ld/stmatrix issues, as tilels reports them. A call that fails is
-recorded and replaced by an empty body so the rest of the kernel is still dispatched. For kernels without a
-failing call the reference's CUDA source is generated with a marker call before and after every tile call.
-tilels gives `--emit json` and `--emit cuda`; calls pair by order within a kernel (their ops are checked).
+**What is recorded.** `ref_lower.py` (one script; the module paths and planner names per release are data
+in its `RELEASES` table) wraps the installed dispatcher at run time: `run_dispatch` (one record per tile
+call, in the pass's order), every variant's predicates and implementation (the chosen variant, every
+rejection and decline reason), and the planner functions whose results are the plan numbers:
+`align_layouts_gs` (0.25 `gmem_smem`, 0.26+ `vec_auto_gmem_smem`, and `ldgsts`: vec, and outer = elements /
+(threads·vec)), `_split_atoms_for_vec` (0.25 `reg`, 0.26+ `vec_auto_reg`), `_emit_packed`/`_emit_scalar`
+(elementwise smem: vec and n_outer), `_emit_induced_*` (elementwise reg), the TMA planner (0.25
+`_build_plan_with_shrink` and `_oob_fill_kind`; 0.26+ `_build_auto_plan` for `tma_auto` and
+`_build_explicit_plan` for `tma_explicit`, whose `TensorMapSpec` holds the `cuTensorMapEncodeTiled`
+arguments in CUDA order; the issue count is the plan's issue extent) and 0.26+ `_emit_forced_vec_copy`
+(vec = the elements of the one access, outer 1); fallback's outer is its element count and ldstmatrix's the
+number of ld/stmatrix issues, as tilels reports them. A call that fails is recorded and replaced by an empty
+body so the rest of the kernel is still dispatched. For kernels without a failing call the reference's CUDA
+source is generated with a marker call before and after every tile call. tilels gives `--emit json` and
+`--emit cuda`; calls pair by order within a kernel (their ops are checked).
 
 **Fields.** variant (both rejecting counts as agreement), vec and outer (when both chose a variant), the
 TMA encode (rank, element type, global dims, byte strides, box, element strides, interleave, swizzle, L2
@@ -198,10 +236,17 @@ temporaries substituted, identifiers renamed in order of appearance, helper name
 texts differ, the call's memory accesses: `trace.py` runs the call's CUDA statements (the subset both
 emitters produce for these calls) for every thread, with loop variables outside the call at 0, 1 and 2,
 and records every copy, store (with the elements it was computed from), cp.async, ld/stmatrix (per lane
-and register byte, with m8n8 warp semantics) and TMA issue (shared address and coordinates).
+and register byte, with m8n8 warp semantics) and TMA issue (shared address and coordinates). Where the
+trace cannot run a call's CUDA, the text difference says so ("accesses not compared").
+
+**Classes of disagreement** (`scripts/agreement/causes.py`, rules per release; an unclassified one makes the
+run exit 1): *reference: older release* (0.25.0.post1 predates PRE, which fixed it), *reference bug*
+(wrong or failing behaviour of the reference; the release's own text quoted), *deviation* (documented,
+deliberate), *limitation* (documented), and for 0.26/0.27 *tilels: not yet modelled* (the release's
+algorithm is not implemented in tilels yet — issue 16's work in progress; the rule names what differs).
 """
 
-NOTES = """
+NOTES_025 = """
 ## Found and fixed in tilels
 
 Disagreements that were tilels' own, fixed in this change with a regression test each (run with
@@ -231,3 +276,10 @@ Disagreements that were tilels' own, fixed in this change with a regression test
 - Not compared: GPU execution (the reference runs on the CPU here), host code (TMA encode is compared as
   the planner's arguments), and the spellings of failure tables beyond the per-variant reasons.
 """
+
+# Rules for the releases after 0.25 (matched in order; keys as RULES, plus
+# field (a plan field that differs), rerr / terr (substring of the
+# reference's / tilels' failure text)).
+RULES_026 = []
+RULES_027 = []
+RULES_BY_RELEASE = {"0.25.0.post1": RULES, "0.26.0": RULES_026, "0.27.0.post1": RULES_027}
