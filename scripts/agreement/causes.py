@@ -10,6 +10,8 @@ otherwise). Classes:
                              that PRE shares; evidence in the rule's text
   deviation                  a documented, deliberate tilels deviation
   limitation                 a documented tilels limitation
+  tilels: not yet modelled   (0.26/0.27) the release's algorithm is not in
+                             tilels yet (issue 16, in progress)
 """
 
 import re
@@ -78,17 +80,6 @@ RULES = [
      "Deviation 1 (Layout Slice wrap-around uses < where TVM uses <=): [15,17) of S[(3,2,4):(40,100,1)] straddles "
      "the last value of the middle digit; the reference slices it as two steps of stride 97 and reads element 16 at "
      "240 instead of 80; tilels declines the slice and falls back."),
-    (dict(file="r046_forced_vec_16b", til="vec_16b"), DEV,
-     "Deviation 5: tilels registers SEED's forced vec_*b variants; the PRE-era release has none (\"no variant named "
-     "'vec_16b' is registered\")."),
-    (dict(file="r047_forced_vec_32b", til="vec_32b"), DEV, "Deviation 5: SEED's forced vec_32b (absent from the release)."),
-    (dict(file="r048_forced_vec_64b", til="vec_64b"), DEV, "Deviation 5: SEED's forced vec_64b (absent from the release)."),
-    (dict(file="r049_forced_vec_128b", til="vec_128b"), DEV, "Deviation 5: SEED's forced vec_128b (absent from the release)."),
-    (dict(file="r053_forced_vec_swizzled_dynamic", til="vec_128b"), DEV,
-     "Deviation 5: SEED's forced vec_128b (absent from the release)."),
-    (dict(file="v_forced_variants", index=3), DEV,
-     "Deviation 5: tilels accepts SEED's dispatch=\"vec_auto\" as an alias of gmem_smem/reg; the release has no such "
-     "variant."),
     # --- documented limitations -----------------------------------------
 ]
 
@@ -278,8 +269,89 @@ Disagreements that were tilels' own, fixed in this change with a regression test
 """
 
 # Rules for the releases after 0.25 (matched in order; keys as RULES, plus
-# field (a plan field that differs), rerr / terr (substring of the
-# reference's / tilels' failure text)).
-RULES_026 = []
-RULES_027 = []
+# field (a plan field that differs), rerr / terr (a substring of the
+# reference's / tilels' failure and decline text), norecord (True: the
+# reference has no record of the call)).
+TODO = "tilels: not yet modelled"
+
+# Where 0.26 and 0.27 behave as 0.25 did: the same documented deviations
+# and reference bugs.
+_SAME_AS_025 = [
+    (dict(file="v_gs_narrowed", kernel="half_cta"), BUG,
+     "As in 0.25.0.post1: `if tid < 64:` with a flat thread id does not narrow the reference's active set (the "
+     "one-sided range overflows in NarrowFlatProductRange and the narrowing is silently dropped), so vec_auto's "
+     "gmem_smem path plans 128 threads with 64 active and half the tile is never copied; tilels narrows (fallback)."),
+    (dict(file="v_reg_fragment_ops", kernel="row_stat", index=1), DEV,
+     "As in 0.25.0.post1: one element per lane (S[(32,1):(1@laneid,1)]) has no memory atoms; the release's "
+     "vec_auto_reg raises \"tail too short for vec_len 1\" and the reference falls back to the scalar copy "
+     "(32 iterations); tilels moves the one element (vec_auto, 1 iteration: dispatch/cuda/copy/reg.go, splitAtoms)."),
+    (dict(file="v_slice_wraparound"), DEV,
+     "Deviation 1, as in 0.25.0.post1 (Layout Slice wrap-around: TVM uses <= where < is right): the reference slices "
+     "[15,17) of S[(3,2,4):(40,100,1)] as two steps of stride 97; tilels declines the slice and falls back."),
+    (dict(file="v_ewise_packed_"), DEV,
+     "Deviation 2, as in 0.25.0.post1 (packed elementwise needs adjacent lanes): the reference pairs lanes of a "
+     "transposed tile 32 elements apart in one packed call (vec 2), the access traces show the wrong elements; "
+     "tilels keeps the scalar loop (vec 4)."),
+]
+
+_TMA_TODO = "tilels' tma_auto delegates to 0.25's PRE planner (dispatch/cuda/copy_async/tma_auto.go → EmitTMA)"
+
+_NEW_IN_026 = [
+    # --- TMA: the release's planners -------------------------------------
+    (dict(op="copy_async", ref="None", til="tma_auto", rerr="tma_auto does not support non-default oob"), TODO,
+     _TMA_TODO + '; the release\'s tma_auto refuses oob="nan" ("tma_auto does not support non-default oob; use '
+     'dispatch="tma_explicit""), tilels encodes it.'),
+    (dict(op="copy_async", ref="None", til="tma_auto", rerr="descriptor rank must be in [1, 5]"), TODO,
+     _TMA_TODO + "; the release's prefix search (_build_auto_plan) needs a rank-6 TensorMap and refuses "
+     "(\"tma_auto stage=prefix-search: rank: descriptor rank must be in [1, 5], got 6\"); PRE's planner merged "
+     "dimensions and issued a loop."),
+    (dict(op="copy_async", ref="None", til="tma_auto", rerr="stage=shared-chain"), TODO,
+     _TMA_TODO + "; the release's tma_auto refuses a shared layout whose iters do not chain "
+     "(\"tma_auto stage=shared-chain: shared iter 0 at sorted position 2 has stride=..., expected ...\"), where "
+     "PRE's planner issued one box per gap."),
+    (dict(op="copy_async", ref="None", til="tma_auto", rerr="global_stride_alignment"), TODO,
+     _TMA_TODO + "; the release's validation refuses a transposed (non-unit inner stride) global operand "
+     "(\"global_stride_alignment: globalStrides[0]=2 must be a multiple of 16B ... inner_stride: innermost global "
+     "element stride must be 1\"), where PRE's planner fell to a 1x1 box per element (which tilels' code generator "
+     "then rejects)."),
+    (dict(op="copy_async", ref="tma_auto", til="tma_auto", field="tma"), TODO,
+     _TMA_TODO + "; the release builds its TensorMap from the canonical shared layout's iters (prefix search, "
+     "validate, repair: SEED §4.5.7), so rank, dims, strides or box differ from PRE's L1/L2/L3 plan."),
+    # --- copy -------------------------------------------------------------
+    (dict(file="c030_cp_bare_swizzle_reject"), TODO,
+     "0.26+ lowers this smem->tmem copy (a bare swizzle is a ComposeLayout over an identity tile and slices; 8 "
+     "tcgen05.cp); tilels keeps 0.25's refusal (\"s slice produced bare SwizzleLayout\")."),
+    (dict(file="gemm_async/reject/x001_dense_fp8_rejected"), TODO,
+     "0.26+ tcgen05 accepts a dense float8_e4m3fn MMA; tilels keeps 0.25's assertion (\"tcgen05 schedule expected "
+     "A_type=float16 or bfloat16, got float8_e4m3fn\")."),
+]
+
+_REF_BUGS_027 = [
+    (dict(op="permute_layout", ref="None", rerr="Program is not well-formed"), BUG,
+     "0.27.0.post1's warp_xor_swizzle builds an implementation that fails its own well-formedness check: "
+     "\"DiagnosticError: error: Program is not well-formed. ... ValueError: Invalid use of undefined variable ...\" "
+     "(the variant raises, so the call has no variant); 0.25 and 0.26 lower these programs, tilels does as they do."),
+    (dict(ref="None", til="shared", rerr="Program is not well-formed"), BUG,
+     "0.27.0.post1's shared reduction builds an implementation that fails its own well-formedness check: "
+     "\"Program is not well-formed ... ValueError: Invalid use of undefined variable tid_in_scope\" "
+     "(reduction/shared.py's impl); 0.25 and 0.26 lower these calls, tilels does as they do."),
+]
+
+RULES_026 = _SAME_AS_025 + [
+    (dict(file="v_reg_swizzle_chunk_cap"), DEV,
+     "Deviation 3 (register vector cap at the swizzle chunk, as 0.27/HEAD does): 0.26's vec_auto_reg moves 4 "
+     "floats per access across a 2-element swizzle chunk, so the second half lands where the swizzle does not put "
+     "it; tilels caps at 2 (0.27 agrees with tilels)."),
+] + _NEW_IN_026
+_NEW_IN_027 = [
+    (dict(op="copy", ref="None", rerr="L2 eviction priorities are vector-only"), TODO,
+     "0.27's forced-width load (copy_ptx_ld_chain) refuses an L2 eviction hint on a scalar access (\"ValueError: L2 "
+     "eviction priorities are vector-only\"), so the call has no variant; tilels emits the load with the hint."),
+    (dict(op="copy", ref="None", rerr="the 256-bit lines are .v8 with a 32-bit type"), TODO,
+     "0.27's table-driven T.ptx.ld spells the L2 eviction priority only on 256-bit lines, so vec_128b with "
+     "l2_evict fails to build (\"ld_vec256: the 256-bit lines are .v8 with a 32-bit type or .v4 with a 64-bit "
+     "type\"); tilels emits the 128-bit load with the hint (0.26 accepts it too)."),
+]
+
+RULES_027 = _SAME_AS_025 + _REF_BUGS_027 + _NEW_IN_026 + _NEW_IN_027
 RULES_BY_RELEASE = {"0.25.0.post1": RULES, "0.26.0": RULES_026, "0.27.0.post1": RULES_027}

@@ -301,6 +301,8 @@ def compare_all(progs, ref, til, release="0.25.0.post1"):
                     row.update(cmp)
                     row["ref"] = {k: rc.get(k) for k in ("variant", "vec", "outer", "tma")}
                     row["ref_error"] = rc.get("error")
+                    if rc.get("harness_error"):
+                        row["harness_error"] = rc["harness_error"]
                     row["ref_declined"] = rc.get("declined", [])
                     if "pairing_error" in row:
                         row["agree"] = False
@@ -316,6 +318,7 @@ def compare_all(progs, ref, til, release="0.25.0.post1"):
         totals[f] = (sum(r["fields"][f] for r in cmpd), len(cmpd))
     totals["agree"] = sum(1 for r in rows if r["agree"] and r.get("ref") is not None)
     totals["unclassified"] = sum(1 for r in rows if not r["agree"] and r["cause"]["class"] == "unclassified")
+    totals["harness_errors"] = sum(1 for r in rows if r.get("harness_error"))
     totals["text_unclassified"] = sum(1 for r in rows if r["agree"] and r.get("fields", {}).get("text") is False
                                       and r["cause"]["class"] == "unclassified")
     return {"totals": totals, "programs": programs, "rows": rows}
@@ -366,6 +369,9 @@ def _totals_lines(result):
         w(f"- {label}: {a} / {n}")
     w("- disagreements by class: " + (", ".join(
         f"{k}: {v}" for k, v in sorted(_count_classes(result).items())) or "none"))
+    if t.get("harness_errors"):
+        w(f"- **calls whose plan numbers the harness could not read: {t['harness_errors']}** "
+          "(`ref_lower.py` recording failed; see `harness_error` in the per-call JSON)")
     if t["unclassified"]:
         w(f"- **unclassified disagreements: {t['unclassified']}** (no rule in `scripts/agreement/causes.py`)")
     return out
@@ -539,7 +545,7 @@ def render_release(version, modes, results, old):
         old_before = _block(old, key) or (_legacy_before(old) if key == "before-0.25.0.post1-as-written" else None)
         out += render_mode(result, "####", before, old_before, per_call=(version == "0.25.0.post1"))
     if version == "0.25.0.post1":
-        w(textwrap.dedent(causes.NOTES_025).strip() + "\n")
+        w(re.sub(r"^## ", "### ", textwrap.dedent(causes.NOTES_025).strip(), flags=re.M) + "\n")
     w(f"<!-- agreement: end {version} -->")
     w("")
     return "\n".join(out)

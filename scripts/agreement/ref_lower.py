@@ -329,16 +329,20 @@ def _count_ops(func, names):
     each call counts the product of the extents of the loops around it."""
     total = [0]
 
+    def op_names(e, depth=0):
+        op = getattr(e, "op", None)
+        out = [str(getattr(op, "name", ""))]
+        if depth < 2:
+            for a in getattr(e, "args", None) or []:
+                out += op_names(a, depth + 1)
+        return out
+
     def has_call(stmt):
-        found = [False]
-
-        def visit(node):
-            if isinstance(node, tirx.Call) and hasattr(node.op, "name"):
-                if any(n in node.op.name for n in names):
-                    found[0] = True
-
-        tirx.stmt_functor.post_order_visit(stmt, visit)
-        return found[0]
+        # By op name (the printed form hides it in 0.27's table-driven
+        # T.ptx); "." and "_" count as one; 0.27 has no Python stmt_functor,
+        # so nested calls are looked at two levels deep.
+        found = [n.replace(".", "_") for n in op_names(stmt.value)]
+        return any(n in f for f in found for n in names)
 
     def walk(s, mult):
         if isinstance(s, tirx.For):
@@ -381,34 +385,45 @@ def _wrap_case(case):
         rec["variant"] = variant
         for k, v in att.items():
             rec[k] = v
-        if variant == "fallback":
-            oc = _downcast(op_call)
-            ext = [int(r.extent) for r in oc.dst.region]
-            rec["vec"] = 1
-            rec["outer"] = _prod(e for e in ext if e != 1)
-        if rec.get("tma") is not None:
-            oc = _downcast(op_call)
-            rec["tma"]["direction"] = "g2s" if _buf(oc.src).scope() == "global" else "s2g"
-        if variant == "fallback":
-            pass
-        elif variant == "ldstmatrix":
-            rec["vec"] = 8
-            rec["outer"] = _count_ops(res, ("ldmatrix", "stmatrix"))
-        elif variant in ("smem->tmem", "tmem<->local", "dsmem"):
-            # copy_async tcgen05.cp / tcgen05.ld,st / dsmem bulk copies:
-            # vec 0, outer = the instructions issued.
-            rec["vec"] = 0
-            rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st",
-                                            "cp_async_bulk_shared_to_cluster"))
-        elif variant == "warp_xor_swizzle":
-            # permute_layout: one element per access, P = V / 32 per lane.
-            oc = _downcast(op_call)
-            rec["vec"] = 1
-            rec["outer"] = _prod(int(r.extent) for r in oc.args[1].region) // 32
+        try:
+            _post_record(rec, variant, op_call, res)
+        except Exception as e:  # noqa: BLE001  (never let recording change the dispatch)
+            rec["harness_error"] = f"{type(e).__name__}: {e}"
         return res
 
     case.impl = wrapped
+    _wrap_preds(case)
 
+
+def _post_record(rec, variant, op_call, res):
+    if variant == "fallback":
+        oc = _downcast(op_call)
+        ext = [int(r.extent) for r in oc.dst.region]
+        rec["vec"] = 1
+        rec["outer"] = _prod(e for e in ext if e != 1)
+    if rec.get("tma") is not None:
+        oc = _downcast(op_call)
+        rec["tma"]["direction"] = "g2s" if _buf(oc.src).scope() == "global" else "s2g"
+    if variant == "fallback":
+        pass
+    elif variant == "ldstmatrix":
+        rec["vec"] = 8
+        rec["outer"] = _count_ops(res, ("ldmatrix", "stmatrix"))
+    elif variant in ("smem->tmem", "tmem<->local", "dsmem"):
+        # copy_async tcgen05.cp / tcgen05.ld,st / dsmem bulk copies:
+        # vec 0, outer = the instructions issued.
+        rec["vec"] = 0
+        rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st",
+                                        "cp_async_bulk_shared_to_cluster", "cp_async_bulk_s2c"))
+    elif variant == "warp_xor_swizzle":
+        # permute_layout: one element per access, P = V / 32 per lane.
+        oc = _downcast(op_call)
+        rec["vec"] = 1
+        rec["outer"] = _prod(int(r.extent) for r in oc.args[1].region) // 32
+
+
+def _wrap_preds(case):
+    variant = case.variant
     preds = []
     # Cases may share Predicate objects (sm100_packed registers one list for
     # sum, max and min): wrap a copy per case, so each records only its own
