@@ -235,6 +235,15 @@ run exit 1): *reference: older release* (0.25.0.post1 predates PRE, which fixed 
 (wrong or failing behaviour of the reference; the release's own text quoted), *deviation* (documented,
 deliberate), *limitation* (documented), and for 0.26/0.27 *tilels: not yet modelled* (the release's
 algorithm is not implemented in tilels yet — issue 16's work in progress; the rule names what differs).
+
+### Choosing the release
+
+tilels models one release per file (`lower.Options.Reference`, `lower/reference.go`): the `--reference`
+flag or the LSP setting `tilels.reference` (0.25, 0.26, 0.27; `auto` is the default), else a
+`# tilels: reference=X` line in the file, else the apache-tvm installed in the Python environment
+(`--python`, `$VIRTUAL_ENV`, `./.venv`, `./venv`), else what the file shows (import paths, dispatch names
+only one release has), else the newest. `--emit json` reports the choice and why. The agreement run passes
+`--reference <version>` for each release.
 """
 
 NOTES_025 = """
