@@ -3,8 +3,8 @@
 Runs inside the pinned virtual environment that ``scripts/agreement/run``
 creates; never imported by the project. For every program it
 
-1. reads the source and applies the surface translation of ``translate()``
-   (recorded per program),
+1. reads the source (``scripts/agreement/run`` has already applied the
+   release's translation, ``translate.py``, and gives both tools that text),
 2. executes it and collects every ``@T.prim_func`` in definition order,
 3. runs the reference's ``TilePrimitiveDispatch`` pass on each kernel with
    recording wrappers around the installed dispatcher: per tile call the op,
@@ -35,38 +35,68 @@ import tvm_ffi
 from tvm import tirx
 from tvm.script import tirx as T  # noqa: F401
 
-import tvm.backend.cuda.operator.tile_primitive  # noqa: F401  (registers every CUDA variant)
+import importlib
+
 from tvm.backend.cuda import op as cuda_op
-from tvm.backend.cuda.operator.tile_primitive.copy import gmem_smem as m_gmem_smem
-from tvm.backend.cuda.operator.tile_primitive.copy import reg as m_reg
-from tvm.backend.cuda.operator.tile_primitive.copy_async import ldgsts as m_ldgsts
-from tvm.backend.cuda.operator.tile_primitive.copy_async import tma as m_tma
-from tvm.backend.cuda.operator.tile_primitive.elementwise import reg as m_ereg
-from tvm.backend.cuda.operator.tile_primitive.elementwise import smem as m_esmem
 from tvm.tirx.operator.tile_primitive import dispatcher as m_dispatcher
 
 # ---------------------------------------------------------------------------
-# Surface translation (what a program needs to parse under this release).
+# Per-release data: where the CUDA variants live and which planner functions
+# the recording wrappers hook (module relative to the package, function).
+# One table per release; the wrappers below are shared.
 # ---------------------------------------------------------------------------
 
-# (pattern, replacement, why). Applied to the program text before it runs.
-TRANSLATIONS = [
-    (
-        r"tvm\.tirx\.cuda\.tile_primitive\.",
-        "tvm.tirx.cuda.operator.tile_primitive.",
-        "SEED-era module path tvm.tirx.cuda.tile_primitive -> PRE path tvm.tirx.cuda.operator.tile_primitive",
-    ),
-]
+RELEASE = ".".join(tvm.__version__.split(".")[:2])  # "0.25", "0.26", "0.27"
+
+RELEASES = {
+    "0.25": {
+        "package": "tvm.backend.cuda.operator.tile_primitive",
+        # align_layouts_gs: gmem_smem and ldgsts (vec, outer)
+        "align_gs": ["copy.gmem_smem", "copy_async.ldgsts"],
+        # _split_atoms_for_vec: the register copy (vec, outer)
+        "split_atoms": ["copy.reg"],
+        "ewise_smem": "elementwise.smem",
+        "ewise_reg": "elementwise.reg",
+        # the TMA planner: PRE's L1/L2/L3 plan (_build_plan_with_shrink)
+        "tma": ("copy_async.tma", "pre"),
+        "forced_vec": None,
+    },
+    "0.26": {
+        "package": "tvm.backend.cuda.tile_primitive",
+        "align_gs": ["copy.vec_auto_gmem_smem", "copy_async.ldgsts"],
+        "split_atoms": ["copy.vec_auto_reg"],
+        "ewise_smem": "elementwise.smem",
+        "ewise_reg": "elementwise.reg",
+        # tma_auto (_build_auto_plan) and tma_explicit (_build_explicit_plan):
+        # both return a TMAPlan whose TensorMapSpec is in CUDA API order
+        "tma": ("copy_async.tma", "spec"),
+        "forced_vec": "copy.vec_forced",
+    },
+}
+RELEASES["0.27"] = dict(RELEASES["0.26"])
+if RELEASE not in RELEASES:
+    raise SystemExit(f"ref_lower.py: no data for apache-tvm {tvm.__version__}")
+DATA = RELEASES[RELEASE]
 
 
-def translate(src: str):
-    applied = []
-    for pat, rep, why in TRANSLATIONS:
-        new, n = re.subn(pat, rep, src)
-        if n:
-            applied.append(why)
-            src = new
-    return src, applied
+def _mod(rel):
+    return importlib.import_module(DATA["package"] + "." + rel)
+
+
+importlib.import_module(DATA["package"])  # registers every CUDA variant
+
+
+def _buf(region):
+    """The buffer of a region (0.25/0.26 BufferRegion.buffer, 0.27 TensorRegion.source)."""
+    b = getattr(region, "buffer", None)
+    return b if b is not None else region.source
+
+
+def _downcast(op_call):
+    cls = getattr(tirx.stmt, "TilePrimitiveCall", None)
+    if cls is None:
+        from tvm.tirx.tile_primitive import TilePrimitiveCall as cls  # noqa: N813
+    return cls.downcast(op_call)
 
 
 # ---------------------------------------------------------------------------
@@ -133,23 +163,29 @@ def _wrap_align_gs(orig):
     return wrapped
 
 
-m_gmem_smem.align_layouts_gs = _wrap_align_gs(m_gmem_smem.align_layouts_gs)
-m_ldgsts.align_layouts_gs = _wrap_align_gs(m_ldgsts.align_layouts_gs)
-
-_orig_split_atoms = m_reg._split_atoms_for_vec
-
-
-def _split_atoms_rec(atoms, vec_len):
-    outer = _orig_split_atoms(atoms, vec_len)
-    total = 1
-    for a in outer:
-        total *= int(a[0])
-    _rec_plan(vec=int(vec_len), outer=total)
-    return outer
+for _m in DATA["align_gs"]:
+    _mm = _mod(_m)
+    _mm.align_layouts_gs = _wrap_align_gs(_mm.align_layouts_gs)
 
 
-m_reg._split_atoms_for_vec = _split_atoms_rec
+def _wrap_split_atoms(orig):
+    def wrapped(atoms, vec_len):
+        outer = orig(atoms, vec_len)
+        total = 1
+        for a in outer:
+            total *= int(a[0])
+        _rec_plan(vec=int(vec_len), outer=total)
+        return outer
 
+    return wrapped
+
+
+for _m in DATA["split_atoms"]:
+    _mm = _mod(_m)
+    _mm._split_atoms_for_vec = _wrap_split_atoms(_mm._split_atoms_for_vec)
+
+m_esmem = _mod(DATA["ewise_smem"])
+m_ereg = _mod(DATA["ewise_reg"])
 _orig_emit_packed = m_esmem._emit_packed
 _orig_emit_scalar = m_esmem._emit_scalar
 
@@ -186,49 +222,106 @@ def _ereg_scalar(plan, spec, outer_total, *rest):
 m_ereg._emit_induced_packed = _ereg_packed
 m_ereg._emit_induced_scalar = _ereg_scalar
 
-_orig_build_plan = m_tma._build_plan_with_shrink
-_orig_oob_kind = m_tma._oob_fill_kind
+m_tma = _mod(DATA["tma"][0])
 
+if DATA["tma"][1] == "pre":
+    # 0.25: PRE's planner; the plan's dims are outer-first, reversed here to
+    # CUDA order; the OOB fill comes from _oob_fill_kind.
+    _orig_build_plan = m_tma._build_plan_with_shrink
+    _orig_oob_kind = m_tma._oob_fill_kind
 
-def _tma_plan_rec(l1, g_buf, s_buf):
-    plan = _orig_build_plan(l1, g_buf, s_buf)
-    eb = int(plan.elem_bytes)
-    pre = STATE["attempt"] or {}
-    strides = [_int(d.stride) for d in plan.dims]
-    byte_strides = [s * eb if isinstance(s, int) else f"{s}*{eb}" for s in strides][:-1]
-    rank = len(plan.dims)
-    _rec_plan(
-        vec=0,
-        tma=dict(
-            rank=rank,
-            dtype=str(plan.elem_dtype),
-            global_dims=[_int(d.shape) for d in reversed(plan.dims)],
-            global_strides=list(reversed(byte_strides)),
-            box=[_int(d.box) for d in reversed(plan.dims)],
-            element_strides=[1] * rank,
-            interleave=0,
-            swizzle=int(plan.swizzle_mode.value),
-            l2_promotion=2,
-            issues=_int(plan.flatten_total_extent()),
-            coords=[_int(d.coord_base) for d in reversed(plan.dims)],
-            oob_fill=pre.pop("oob_fill", None),
-        ),
-    )
-    STATE["attempt"]["outer"] = _int(plan.flatten_total_extent())
-    return plan
+    def _tma_plan_rec(l1, g_buf, s_buf):
+        plan = _orig_build_plan(l1, g_buf, s_buf)
+        eb = int(plan.elem_bytes)
+        pre = STATE["attempt"] or {}
+        strides = [_int(d.stride) for d in plan.dims]
+        byte_strides = [s * eb if isinstance(s, int) else f"{s}*{eb}" for s in strides][:-1]
+        rank = len(plan.dims)
+        _rec_plan(
+            vec=0,
+            tma=dict(
+                rank=rank,
+                dtype=str(plan.elem_dtype),
+                global_dims=[_int(d.shape) for d in reversed(plan.dims)],
+                global_strides=list(reversed(byte_strides)),
+                box=[_int(d.box) for d in reversed(plan.dims)],
+                element_strides=[1] * rank,
+                interleave=0,
+                swizzle=int(plan.swizzle_mode.value),
+                l2_promotion=2,
+                issues=_int(plan.flatten_total_extent()),
+                coords=[_int(d.coord_base) for d in reversed(plan.dims)],
+                oob_fill=pre.pop("oob_fill", None),
+            ),
+        )
+        STATE["attempt"]["outer"] = _int(plan.flatten_total_extent())
+        return plan
 
+    def _oob_kind_rec(mode):
+        k = _orig_oob_kind(mode)
+        if STATE["attempt"] is not None and "tma" in STATE["attempt"]:
+            STATE["attempt"]["tma"]["oob_fill"] = int(k)
+        else:
+            _rec_plan(oob_fill=int(k))
+        return k
 
-def _oob_kind_rec(mode):
-    k = _orig_oob_kind(mode)
-    if STATE["attempt"] is not None and "tma" in STATE["attempt"]:
-        STATE["attempt"]["tma"]["oob_fill"] = int(k)
-    else:
-        _rec_plan(oob_fill=int(k))
-    return k
+    m_tma._build_plan_with_shrink = _tma_plan_rec
+    m_tma._oob_fill_kind = _oob_kind_rec
+else:
+    # 0.26/0.27: tma_auto's _build_auto_plan and tma_explicit's
+    # _build_explicit_plan return a TMAPlan whose TensorMapSpec holds the
+    # cuTensorMapEncodeTiled arguments in CUDA API order.
+    def _spec_rec(plan):
+        spec = plan.spec
+        issues = _int(plan.issue_extent())
+        _rec_plan(
+            vec=0,
+            outer=issues,
+            tma=dict(
+                rank=int(spec.rank),
+                dtype=str(spec.descriptor_dtype),
+                global_dims=[_int(x) for x in spec.global_dims],
+                global_strides=[_int(x) for x in spec.global_strides],
+                box=[_int(x) for x in spec.box_dims],
+                element_strides=[_int(x) for x in spec.element_strides],
+                interleave=_int(spec.interleave),
+                swizzle=_int(spec.swizzle),
+                l2_promotion=_int(spec.l2_promotion),
+                oob_fill=_int(spec.oob_fill),
+                issues=issues,
+                coords=[_int(x) for x in spec.coordinates],
+                load_mode=str(spec.load_mode),
+            ),
+        )
 
+    _orig_auto_plan = m_tma._build_auto_plan
+    _orig_explicit_plan = m_tma._build_explicit_plan
 
-m_tma._build_plan_with_shrink = _tma_plan_rec
-m_tma._oob_fill_kind = _oob_kind_rec
+    def _auto_plan_rec(op_call, sctx):
+        plan = _orig_auto_plan(op_call, sctx)
+        _spec_rec(plan)
+        return plan
+
+    def _explicit_plan_rec(op_call, sctx):
+        plan, candidates = _orig_explicit_plan(op_call, sctx)
+        _spec_rec(plan)
+        return plan, candidates
+
+    m_tma._build_auto_plan = _auto_plan_rec
+    m_tma._build_explicit_plan = _explicit_plan_rec
+
+if DATA["forced_vec"]:
+    # vec_16b..vec_256b: one access of num_bytes; vec = elements moved.
+    m_forced = _mod(DATA["forced_vec"])
+    _orig_forced = m_forced._emit_forced_vec_copy
+
+    def _forced_rec(op_call, sctx, num_bytes):
+        oc = _downcast(op_call)
+        bits = tvm.runtime.DataType(_buf(oc.src).dtype).bits
+        _rec_plan(vec=int(num_bytes) * 8 // bits, outer=1)
+        return _orig_forced(op_call, sctx, num_bytes)
+
+    m_forced._emit_forced_vec_copy = _forced_rec
 
 
 def _count_ops(func, names):
@@ -236,16 +329,20 @@ def _count_ops(func, names):
     each call counts the product of the extents of the loops around it."""
     total = [0]
 
+    def op_names(e, depth=0):
+        op = getattr(e, "op", None)
+        out = [str(getattr(op, "name", ""))]
+        if depth < 2:
+            for a in getattr(e, "args", None) or []:
+                out += op_names(a, depth + 1)
+        return out
+
     def has_call(stmt):
-        found = [False]
-
-        def visit(node):
-            if isinstance(node, tirx.Call) and hasattr(node.op, "name"):
-                if any(n in node.op.name for n in names):
-                    found[0] = True
-
-        tirx.stmt_functor.post_order_visit(stmt, visit)
-        return found[0]
+        # By op name (the printed form hides it in 0.27's table-driven
+        # T.ptx); "." and "_" count as one; 0.27 has no Python stmt_functor,
+        # so nested calls are looked at two levels deep.
+        found = [n.replace(".", "_") for n in op_names(stmt.value)]
+        return any(n in f for f in found for n in names)
 
     def walk(s, mult):
         if isinstance(s, tirx.For):
@@ -288,34 +385,45 @@ def _wrap_case(case):
         rec["variant"] = variant
         for k, v in att.items():
             rec[k] = v
-        if variant == "fallback":
-            oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
-            ext = [int(r.extent) for r in oc.dst.region]
-            rec["vec"] = 1
-            rec["outer"] = _prod(e for e in ext if e != 1)
-        if rec.get("tma") is not None:
-            oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
-            rec["tma"]["direction"] = "g2s" if oc.src.buffer.scope() == "global" else "s2g"
-        if variant == "fallback":
-            pass
-        elif variant == "ldstmatrix":
-            rec["vec"] = 8
-            rec["outer"] = _count_ops(res, ("ldmatrix", "stmatrix"))
-        elif variant in ("smem->tmem", "tmem<->local", "dsmem"):
-            # copy_async tcgen05.cp / tcgen05.ld,st / dsmem bulk copies:
-            # vec 0, outer = the instructions issued.
-            rec["vec"] = 0
-            rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st",
-                                            "cp_async_bulk_shared_to_cluster"))
-        elif variant == "warp_xor_swizzle":
-            # permute_layout: one element per access, P = V / 32 per lane.
-            oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
-            rec["vec"] = 1
-            rec["outer"] = _prod(int(r.extent) for r in oc.args[1].region) // 32
+        try:
+            _post_record(rec, variant, op_call, res)
+        except Exception as e:  # noqa: BLE001  (never let recording change the dispatch)
+            rec["harness_error"] = f"{type(e).__name__}: {e}"
         return res
 
     case.impl = wrapped
+    _wrap_preds(case)
 
+
+def _post_record(rec, variant, op_call, res):
+    if variant == "fallback":
+        oc = _downcast(op_call)
+        ext = [int(r.extent) for r in oc.dst.region]
+        rec["vec"] = 1
+        rec["outer"] = _prod(e for e in ext if e != 1)
+    if rec.get("tma") is not None:
+        oc = _downcast(op_call)
+        rec["tma"]["direction"] = "g2s" if _buf(oc.src).scope() == "global" else "s2g"
+    if variant == "fallback":
+        pass
+    elif variant == "ldstmatrix":
+        rec["vec"] = 8
+        rec["outer"] = _count_ops(res, ("ldmatrix", "stmatrix"))
+    elif variant in ("smem->tmem", "tmem<->local", "dsmem"):
+        # copy_async tcgen05.cp / tcgen05.ld,st / dsmem bulk copies:
+        # vec 0, outer = the instructions issued.
+        rec["vec"] = 0
+        rec["outer"] = _count_ops(res, ("tcgen05_cp", "tcgen05_ld", "tcgen05_st",
+                                        "cp_async_bulk_shared_to_cluster", "cp_async_bulk_s2c"))
+    elif variant == "warp_xor_swizzle":
+        # permute_layout: one element per access, P = V / 32 per lane.
+        oc = _downcast(op_call)
+        rec["vec"] = 1
+        rec["outer"] = _prod(int(r.extent) for r in oc.args[1].region) // 32
+
+
+def _wrap_preds(case):
+    variant = case.variant
     preds = []
     # Cases may share Predicate objects (sm100_packed registers one list for
     # sum, max and min): wrap a copy per case, so each records only its own
@@ -346,7 +454,7 @@ def _marker(name):
 
 
 def _run_dispatch_rec(op_call, sctx):
-    oc = tirx.stmt.TilePrimitiveCall.downcast(op_call)
+    oc = _downcast(op_call)
     rec = {
         "op": op_call.op.name.split(".")[-1],
         "scope": str(sctx.scope_kind),
@@ -427,8 +535,7 @@ def _target(arch):
 
 def lower_program(path, arch):
     src = open(path).read()
-    src, applied = translate(src)
-    out = {"file": path, "arch": arch, "translations": applied, "kernels": [], "error": None}
+    out = {"file": path, "arch": arch, "kernels": [], "error": None}
     ns = {"__name__": "agreement_program", "__file__": path}
     try:
         with warnings.catch_warnings():
@@ -484,7 +591,7 @@ def main():
         "tvm_version": tvm.__version__,
         "tvm_file": os.path.dirname(tvm.__file__),
         "python": sys.version.split()[0],
-        "translations": [why for _, _, why in TRANSLATIONS],
+        "release": RELEASE,
         "programs": results,
     }
     with open(args.out, "w") as f:
