@@ -186,6 +186,9 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		if b.Class == "TCGen05Bar" {
 			return ev.tcgen05BarArrive(b, c)
 		}
+		if r := remoteArriveArg(b, c); r != nil {
+			return ev.barrierArriveRemote(b, c, r) // lib_pipeline_remote.go
+		}
 		if b.Class == "TMABar" {
 			if tx := c.arg(1, "tx_count"); tx != nil && !isNoneV(tx) {
 				if r := c.arg(4, "remote"); r == nil || isNoneV(r) {
