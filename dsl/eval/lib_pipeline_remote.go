@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -36,7 +37,34 @@ func remoteArriveArg(b *BarrierV, c *call) Value {
 
 // barrierArriveRemote emits the remote arrive on b at CTA rank remote.
 func (ev *evaluator) barrierArriveRemote(b *BarrierV, c *call, remote Value) Value {
+	if isErr(remote) {
+		return ev.needConcrete(remote, remote.Span(), b.Class+".arrive's remote")
+	}
+	rank, ok := ev.toIR(remote, ir.UInt32)
+	if !ok {
+		return ev.errorf(remote.Span(), CodeType, "%s.arrive remote must be an integer, got %s", b.Class, describe(remote))
+	}
+	if exprType(rank) != ir.UInt32 {
+		rank = &ir.Cast{To: ir.UInt32, X: rank, Span: remote.Span()}
+	}
+	return ev.barrierArriveAt(b, c, func(stage ir.Expr) ir.Expr {
+		sp := c.span
+		mapped := &ir.Buffer{Name: "remote_mbar_addr", Shape: []int64{1}, Dtype: ir.UInt32, Scope: "local", Kind: ir.AllocBuffer, Span: sp}
+		mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
+		ev.emitStmt(&ir.Alloc{Buf: mapped, Span: sp})
+		slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
+		local := &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: sp}
+		toShared := &ir.Call{Op: "cuda.cvta_generic_to_shared", Args: []ir.Expr{local}, Type: ir.UInt32, Span: sp}
+		ev.emitStmt(ptxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
+		return slot()
+	})
+}
+
+// barrierArriveAt emits the cluster arrive of b.arrive(c) on the address
+// addr(stage) (which emits what computes it).
+func (ev *evaluator) barrierArriveAt(b *BarrierV, c *call, addr func(stage ir.Expr) ir.Expr) Value {
 	what := b.Class + ".arrive"
+	sp := c.span
 	expr := func(v Value, name string, t ir.DataType) (ir.Expr, bool) {
 		if isErr(v) {
 			ev.needConcrete(v, v.Span(), what+"'s "+name)
@@ -47,59 +75,51 @@ func (ev *evaluator) barrierArriveRemote(b *BarrierV, c *call, remote Value) Val
 			ev.errorf(v.Span(), CodeType, "%s %s must be an integer, got %s", what, name, describe(v))
 			return nil, false
 		}
-		if t.IsValid() && t != ir.BoolT && exprType(e) != t {
+		if t != ir.BoolT && exprType(e) != t {
 			e = &ir.Cast{To: t, X: e, Span: v.Span()}
 		}
 		return e, true
 	}
 	sv := c.arg(0, "stage")
 	if sv == nil {
-		return ev.errorf(c.span, CodeType, "%s() missing required argument 'stage'", what)
+		return ev.errorf(sp, CodeType, "%s() missing required argument 'stage'", what)
 	}
 	stage, ok := expr(sv, "stage", ir.Int32)
 	if !ok {
-		return poison(c.span)
+		return poison(sp)
 	}
-	rank, ok := expr(remote, "remote", ir.UInt32)
-	if !ok {
-		return poison(c.span)
-	}
-	sp := c.span
-	mapped := &ir.Buffer{Name: "remote_mbar_addr", Shape: []int64{1}, Dtype: ir.UInt32, Scope: "local", Kind: ir.AllocBuffer, Span: sp}
-	mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
-	ev.emitStmt(&ir.Alloc{Buf: mapped, Span: sp})
-	slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
-	local := &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: sp}
-	toShared := &ir.Call{Op: "cuda.cvta_generic_to_shared", Args: []ir.Expr{local}, Type: ir.UInt32, Span: sp}
-	ev.emitStmt(ptxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
-
-	op, args := "ptx.mbarrier.arrive.shared::cluster.b64", []ir.Expr{slot()}
+	var count, tx, cond ir.Expr
 	predPos, countPos := 2, 3 // MBarrier.arrive(stage, remote, pred, count)
 	if b.Class == "TMABar" {
 		predPos, countPos = 3, -1
-		if tx := c.arg(1, "tx_count"); tx != nil && !isNoneV(tx) {
-			n, ok := expr(tx, "tx_count", ir.UInt32)
-			if !ok {
+		if v := c.arg(1, "tx_count"); v != nil && !isNoneV(v) {
+			if tx, ok = expr(v, "tx_count", ir.UInt32); !ok {
 				return poison(sp)
 			}
-			op, args = "ptx.mbarrier.arrive.expect_tx.shared::cluster.b64", append(args, n)
 		}
 	}
 	if countPos >= 0 {
-		if cv := c.arg(countPos, "count"); cv != nil && !isNoneV(cv) {
-			n, ok := expr(cv, "count", ir.UInt32)
-			if !ok {
+		if v := c.arg(countPos, "count"); v != nil && !isNoneV(v) {
+			if count, ok = expr(v, "count", ir.UInt32); !ok {
 				return poison(sp)
 			}
-			args = append(args, n)
 		}
 	}
-	var st ir.Stmt = ptxStmt(op, sp, args...)
-	if pv := c.arg(predPos, "pred"); pv != nil && !isNoneV(pv) {
-		cond, ok := expr(pv, "pred", ir.BoolT)
-		if !ok {
+	if v := c.arg(predPos, "pred"); v != nil && !isNoneV(v) {
+		if cond, ok = expr(v, "pred", ir.BoolT); !ok {
 			return poison(sp)
 		}
+	}
+	a := addr(stage)
+	op, args := "ptx.mbarrier.arrive.shared::cluster.b64", []ir.Expr{a}
+	switch {
+	case tx != nil:
+		op, args = "ptx.mbarrier.arrive.expect_tx.shared::cluster.b64", append(args, tx)
+	case count != nil:
+		args = append(args, count)
+	}
+	var st ir.Stmt = ptxStmt(op, sp, args...)
+	if cond != nil {
 		if n, isConst := ir.ConstInt(cond); isConst {
 			if n == 0 {
 				return &NoneV{base{sp}}
@@ -110,4 +130,66 @@ func (ev *evaluator) barrierArriveRemote(b *BarrierV, c *call, remote Value) Val
 	}
 	ev.emitStmt(st)
 	return &NoneV{base{sp}}
+}
+
+// MBarrier.remote_view(rank) (pipeline.py 0.26+): the barrier as CTA rank
+// of the cluster sees it. As _map_buffer_into_cta does, the address of
+// stage 0 is mapped with mapa.u64 into a uint64 scratch register, bound
+// as a shared pointer (remote_mbar_ptr, T.Bind of a T.reinterpret) and a
+// [depth] uint64 shared buffer declared on it. The view's ptr_to(stage)
+// is a remote barrier address a TMA copy's mbar= can complete on (the
+// cta_group=2 loads of a CTA pair signal the leader CTA's barrier); its
+// arrive is the cluster arrive without a second mapa; init and wait are
+// the reference's ValueErrors.
+
+// barrierRemoteView is b.remote_view(rank).
+func (ev *evaluator) barrierRemoteView(b *BarrierV, c *call) Value {
+	if !ev.requireKernel(c, b.Class+".remote_view") || !ev.checkArgs(c, "remote_view", 1, "rank") {
+		return poison(c.span)
+	}
+	if b.RemoteOf != nil {
+		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be applied to a remote view")
+	}
+	sp := c.span
+	rv := c.args[0]
+	if isErr(rv) {
+		return ev.needConcrete(rv, c.argSpans[0], b.Class+".remote_view's rank")
+	}
+	rank, ok := ev.toIR(rv, ir.UInt32)
+	if !ok {
+		return ev.errorf(c.argSpans[0], CodeType, "%s.remote_view rank must be an integer, got %s", b.Class, describe(rv))
+	}
+	if exprType(rank) != ir.UInt32 {
+		rank = &ir.Cast{To: ir.UInt32, X: rank, Span: c.argSpans[0]}
+	}
+	mapped := &ir.Buffer{Name: "remote_mbar_u64", Shape: []int64{1}, Dtype: ir.DataType{Code: ir.UInt, Bits: 64}, Scope: "local", Kind: ir.AllocBuffer, Span: sp}
+	mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
+	ev.emitStmt(&ir.Alloc{Buf: mapped, Span: sp})
+	slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
+	ev.emitStmt(ptxStmt("ptx.mapa.u64", sp, slot(), &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{ir.Const(0)}, Span: sp}, rank))
+	ptr := &ir.Var{Name: "remote_mbar_ptr", Type: ir.HandleT, Span: sp}
+	ev.emitStmt(&ir.Let{Var: ptr, Value: &ir.Call{Op: "reinterpret", Args: []ir.Expr{slot()}, Type: ir.HandleT, Span: sp}, Span: sp})
+	nb := &ir.Buffer{Name: "remote_mbar", Data: ptr, Shape: []int64{b.Depth}, Dtype: ir.DataType{Code: ir.UInt, Bits: 64}, Scope: "shared",
+		Layout: layout.RowMajor(b.Depth), Kind: ir.DeclBuffer, Span: sp}
+	ev.emitStmt(&ir.Decl{Buf: nb, Span: sp})
+	out := *b
+	out.base = base{sp}
+	out.Buf, out.RemoteOf = nb, b
+	return &out
+}
+
+// remoteViewCall is init/wait/arrive on a remote view.
+func (ev *evaluator) remoteViewCall(b *BarrierV, name string, c *call) Value {
+	switch name {
+	case "init":
+		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be initialized")
+	case "wait":
+		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be waited on")
+	}
+	if remoteArriveArg(b, c) != nil {
+		return ev.errorf(c.span, CodeType, "%s.remote_view().arrive() cannot also specify remote", b.Class)
+	}
+	return ev.barrierArriveAt(b, c, func(stage ir.Expr) ir.Expr {
+		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}
+	})
 }

@@ -33,6 +33,9 @@ type BarrierV struct {
 	// Leader is the leader= predicate of the thread that runs init; nil
 	// is the default, thread rank 0.
 	Leader ir.Expr
+	// RemoteOf is the local barrier of a remote_view (Buf is then the
+	// mapped view); nil for a local barrier. lib_pipeline_remote.go.
+	RemoteOf *BarrierV
 }
 
 func (v *BarrierV) TypeName() string { return v.Class }
@@ -101,7 +104,12 @@ func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Val
 	case "depth":
 		return &IntV{base{span}, b.Depth}
 	case "init", "wait", "arrive":
+		if b.RemoteOf != nil {
+			return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.remoteViewCall(b, name, c) })
+		}
 		return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.barrierCall(b, name, c) })
+	case "remote_view": // lib_pipeline_remote.go
+		return method(b.Class+".remote_view", func(ev *evaluator, c *call) Value { return ev.barrierRemoteView(b, c) })
 	}
 	return &OpaqueV{base{span}, b.Class + "." + name}
 }
