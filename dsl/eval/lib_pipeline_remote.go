@@ -193,3 +193,25 @@ func (ev *evaluator) remoteViewCall(b *BarrierV, name string, c *call) Value {
 		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}
 	})
 }
+
+// tcgen05CommitMask is the mask operand of TCGen05Bar.arrive(stage,
+// cta_group, cta_mask) when the commit multicasts (pipeline.py
+// _tcgen05_commit_is_unicast: a constant mask of two or more CTAs, or any
+// runtime mask): T.Cast("uint16", cta_mask). nil when the mask is not an
+// integer (reported).
+func (ev *evaluator) tcgen05CommitMask(b *BarrierV, c *call, m Value) ir.Expr {
+	if isErr(m) {
+		ev.needConcrete(m, c.argSpan(2, "cta_mask"), b.Class+".arrive's cta_mask")
+		return nil
+	}
+	e, ok := ev.toIR(m, ir.Int32)
+	if !ok {
+		ev.errorf(c.argSpan(2, "cta_mask"), CodeType, "%s.arrive cta_mask must be an integer, got %s", b.Class, describe(m))
+		return nil
+	}
+	u16 := ir.DataType{Code: ir.UInt, Bits: 16}
+	if n, isConst := ir.ConstInt(e); isConst {
+		return &ir.IntImm{Value: n & 0xffff, Type: u16, Span: m.Span()}
+	}
+	return &ir.Cast{To: u16, X: e, Span: m.Span()}
+}
