@@ -67,4 +67,3 @@ func foldStagedTmem(c *dispatch.Call, tb *ir.Buffer, r *ir.Region) (*ir.Buffer, 
 	mins[1] = ir.AddE(mins[1], off)
 	return nb, &ir.Region{Buf: nb, Min: mins, Extent: r.Extent[n-2:], Span: r.Span}
 }
-
