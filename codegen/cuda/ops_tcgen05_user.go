@@ -21,8 +21,8 @@ import (
 //
 // The helpers print the PTX the reference's intrinsics do
 // (backend/cuda/operator/intrinsics/tcgen05.py); each needs an sm_100-family
-// target. Other spellings (multicast commits, shift) stay "unknown
-// intrinsic".
+// target. The multicast commit's spelling carries the CTA mask as a second
+// operand (uint16). Other spellings (shift) stay "unknown intrinsic".
 
 // tcgen05UserOp recognises one of the spellings above: the instruction
 // (alloc, dealloc, relinquish_alloc_permit, commit, wait::ld, wait::st,
@@ -55,10 +55,14 @@ func tcgen05UserOp(op string) (instr string, ctaGroup int64, ok bool) {
 	switch head {
 	case "alloc", "dealloc", "relinquish_alloc_permit":
 	case "commit":
-		// Only the unicast mbarrier commit (the multicast form takes a
-		// CTA mask, which no spelling here carries).
+		// The multicast mbarrier commit takes a 16-bit CTA mask after the
+		// barrier (TCGen05Bar.arrive(cta_mask=) with a mask of several
+		// CTAs, or a runtime one).
 		if strings.Contains(name, "multicast") {
-			return "", 0, false
+			if !strings.Contains(name, ".shared::cluster.multicast::cluster.b64") || ctaGroup == 0 {
+				return "", 0, false
+			}
+			head = "commit.multicast"
 		}
 	case "wait::ld", "wait::st", "fence::after_thread_sync", "fence::before_thread_sync":
 	default:
@@ -74,7 +78,7 @@ func (k *kernel) printTcgen05User(c *ir.Call) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	operands, grouped := map[string]int{"alloc": 2, "dealloc": 2, "commit": 1, "relinquish_alloc_permit": 0}[instr]
+	operands, grouped := map[string]int{"alloc": 2, "dealloc": 2, "commit": 1, "commit.multicast": 2, "relinquish_alloc_permit": 0}[instr]
 	if grouped && group == 0 {
 		// The attribute spelling: cta_group is the argument after the
 		// operands (1 when absent).
@@ -125,6 +129,10 @@ func (k *kernel) printTcgen05User(c *ir.Call) (string, bool) {
 		h = tcgen05Helper("tvm_builtin_ptx_tcgen05_commit_cta_group_"+g, "(void* bar)",
 			"  unsigned int bar_addr = __cvta_generic_to_shared(bar);\n"+
 				"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.b64 [%0];\" : : \"r\"(bar_addr) : \"memory\");\n")
+	case "commit.multicast":
+		h = tcgen05Helper("tvm_builtin_ptx_tcgen05_commit_multicast_cta_group_"+g, "(void* bar, uint16_t cta_mask)",
+			"  unsigned int bar_addr = __cvta_generic_to_shared(bar);\n"+
+				"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\" : : \"r\"(bar_addr), \"h\"(cta_mask) : \"memory\");\n")
 	}
 	return k.callHelper(h, c.Args[:operands]), true
 }

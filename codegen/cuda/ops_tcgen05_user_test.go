@@ -16,7 +16,8 @@ func TestTcgen05UserOp(t *testing.T) {
 		{"ptx.tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned", "relinquish_alloc_permit", 1, true},
 		{"ptx.tcgen05.commit", "commit", 0, true},
 		{"ptx.tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64", "commit", 1, true},
-		{"ptx.tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64", "", 0, false},
+		{"ptx.tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64", "commit.multicast", 2, true},
+		{"ptx.tcgen05.commit.multicast", "", 0, false}, // no cta_group, no cluster spelling
 		{"ptx.tcgen05.wait__ld", "wait::ld", 0, true},
 		{"ptx.tcgen05.wait.st", "wait::st", 0, true},
 		{"ptx.tcgen05.wait::ld.sync.aligned", "wait::ld", 0, true},

@@ -921,6 +921,8 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		return ev.subscriptSub(o, idx, e)
 	case *ChunkV:
 		return ev.chunkIndex(o, idx, e) // lib_buffer_view_rearrange.go
+	case *TileIndexerV:
+		return ev.tileIndex(o, idx, e) // lib_buffer_view_tile.go
 	case *SpecBuilderV:
 		return ev.specSubscript(o, e, idx, isTuple)
 	case *oldScopeV:

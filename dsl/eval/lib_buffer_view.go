@@ -78,6 +78,9 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 		return poison(sp) // the layout's failure is reported
 	}
 	if buf.Scope == "tmem" {
+		if buf.AllocatedAddr != nil {
+			return ev.subscriptSubTmem(buf, idx, e) // lib_buffer_view_tmem.go
+		}
 		return &OpaqueV{base{sp}, "Buffer.sub of a tensor-memory buffer"}
 	}
 	if len(idx) > len(buf.Shape) {

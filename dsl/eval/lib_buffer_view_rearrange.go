@@ -42,6 +42,10 @@ func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
 		return method("Buffer.rearrange", func(ev *evaluator, c *call) Value { return ev.bufferRearrange(buf, c) })
 	case "chunk":
 		return method("Buffer.chunk", func(ev *evaluator, c *call) Value { return ev.bufferChunk(buf, c) })
+	case "with_dtype": // lib_buffer.go
+		return method("Buffer.with_dtype", func(ev *evaluator, c *call) Value { return ev.bufferWithDtype(buf, c) })
+	case "tile": // lib_buffer_view_tile.go
+		return method("Buffer.tile", func(ev *evaluator, c *call) Value { return ev.bufferTile(buf, c) })
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ type BarrierV struct {
 	// Leader is the leader= predicate of the thread that runs init; nil
 	// is the default, thread rank 0.
 	Leader ir.Expr
+	// RemoteOf is the local barrier of a remote_view (Buf is then the
+	// mapped view); nil for a local barrier. lib_pipeline_remote.go.
+	RemoteOf *BarrierV
 }
 
 func (v *BarrierV) TypeName() string { return v.Class }
@@ -101,7 +104,12 @@ func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Val
 	case "depth":
 		return &IntV{base{span}, b.Depth}
 	case "init", "wait", "arrive":
+		if b.RemoteOf != nil {
+			return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.remoteViewCall(b, name, c) })
+		}
 		return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.barrierCall(b, name, c) })
+	case "remote_view": // lib_pipeline_remote.go
+		return method(b.Class+".remote_view", func(ev *evaluator, c *call) Value { return ev.barrierRemoteView(b, c) })
 	}
 	return &OpaqueV{base{span}, b.Class + "." + name}
 }
@@ -185,6 +193,9 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		}
 		if b.Class == "TCGen05Bar" {
 			return ev.tcgen05BarArrive(b, c)
+		}
+		if r := remoteArriveArg(b, c); r != nil {
+			return ev.barrierArriveRemote(b, c, r) // lib_pipeline_remote.go
 		}
 		if b.Class == "TMABar" {
 			if tx := c.arg(1, "tx_count"); tx != nil && !isNoneV(tx) {
@@ -417,11 +428,13 @@ func (ev *evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span sou
 // reference predicates the instruction, the same effect). The multicast
 // form is not modelled.
 func (ev *evaluator) tcgen05BarArrive(b *BarrierV, c *call) Value {
+	var mask ir.Expr // the CTA mask of a multicast commit (lib_pipeline_remote.go)
 	if m := c.arg(2, "cta_mask"); m != nil && !isNoneV(m) {
 		n, ok := toInt(m)
 		if !ok || bits.OnesCount64(uint64(n)) > 1 {
-			ev.warnf(c.span, CodeUnresolved, "%s.arrive with a multicast cta_mask (tcgen05.commit multicast) is not modelled by tilels; statement ignored", b.Class)
-			return &NoneV{base{c.span}}
+			if mask = ev.tcgen05CommitMask(b, c, m); mask == nil {
+				return poison(c.span)
+			}
 		}
 	}
 	group := int64(1)
@@ -440,7 +453,12 @@ func (ev *evaluator) tcgen05BarArrive(b *BarrierV, c *call) Value {
 		return ev.errorf(c.argSpan(0, "stage"), CodeType, "%s.arrive stage must be an integer, got %s", b.Class, describe(sv))
 	}
 	op := fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64", group)
-	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}}, Span: c.span}, Span: c.span}
+	args := []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}}
+	if mask != nil {
+		op = fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64", group)
+		args = append(args, mask)
+	}
+	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.span}, Span: c.span}
 	if pv := c.arg(3, "pred"); pv != nil && !isNoneV(pv) {
 		if isErr(pv) {
 			return ev.needConcrete(pv, c.argSpan(3, "pred"), b.Class+".arrive's pred")

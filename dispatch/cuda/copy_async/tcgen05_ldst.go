@@ -90,6 +90,7 @@ func emitTmemLocal(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	default:
 		dispatch.Raise("ValueError", "Unsupported src scope %s and dst scope %s", src.Buf.Scope, dst.Buf.Scope)
 	}
+	_, tmemR = foldStagedTmem(c, tmemR.Buf, tmemR) // tcgen05_ldst_window.go (0.26+)
 	tb, lb := tmemR.Buf, localR.Buf
 	assertTVM(tb.Layout != nil && lb.Layout != nil && tb.Dtype == lb.Dtype && tb.AllocatedAddr != nil)
 	bits := lb.Dtype.Bits

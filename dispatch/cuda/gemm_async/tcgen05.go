@@ -270,10 +270,8 @@ func (g *gemm) analyse() {
 	if g.bSlice != nil {
 		g.bTile = layout.ToTile(g.bSlice)
 	}
-	if len(g.C.Exts) != 2 || len(g.A.Exts) < 2 || len(g.B.Exts) < 2 {
-		dispatch.Raise("AssertionError", "Only 2D C, A, B are supported for gemm")
-	}
-	g.M, g.N = g.C.Exts[0], g.C.Exts[1]
+	cExts := cMatrixExts(c, g.C.Exts, len(g.A.Exts), len(g.B.Exts)) // tcgen05_c_extent.go
+	g.M, g.N = cExts[0], cExts[1]
 	g.is2x2 = g.M == 64 && g.ctaGroup == 2
 	g.aDim2, g.aDim1 = matDims(g.A.Exts, "A")
 	g.bDim2, g.bDim1 = matDims(g.B.Exts, "B")

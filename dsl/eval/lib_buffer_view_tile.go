@@ -1,0 +1,207 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
+
+// Buffer.tile(dim, factors) / Buffer.tile((dim, factors), ...) and its
+// TileIndexer (tvm/tirx/_buffer_view.py, 0.26+): tile(0, (-1, 4, 4))[:, w, :]
+// splits dimension 0 into the factors (one may be -1, inferred), drops
+// every factor picked by an index (int or runtime value) and merges the
+// kept ones back into one dimension when two or more are kept, so a warp
+// picks its rows of a tile with the rank preserved. The reference composes
+// view(split) . _view_drop(index) ... . view(merge); tilels does the same
+// layout surgery (viewDrop / viewDropRuntime of lib_buffer_view.go) and
+// declares only the final view. Specs apply from the highest dimension
+// down, as the reference sorts them.
+
+// TileIndexerV is the TileIndexer Buffer.tile(...) returns.
+type TileIndexerV struct {
+	base
+	Buf   *ir.Buffer
+	Specs []tileSpec
+}
+
+type tileSpec struct {
+	dim     int
+	factors []int64
+}
+
+func (*TileIndexerV) TypeName() string { return "TileIndexer" }
+
+// bufferTile is Buffer.tile(*specs).
+func (ev *evaluator) bufferTile(buf *ir.Buffer, c *call) Value {
+	if len(c.kwargs) > 0 {
+		return ev.errorf(c.span, CodeType, "Buffer.tile takes no keyword arguments")
+	}
+	if e := firstErr(c.args...); e != nil {
+		return ev.needConcrete(e, e.Span(), "Buffer.tile's specs")
+	}
+	if buf.RuntimeDim() >= 0 {
+		return &OpaqueV{base{c.span}, fmt.Sprintf("%s%s` of `%s`.tile", dynShapePrefix, clip(ExprString(buf.ShapeExpr[buf.RuntimeDim()]), 60), buf.Name)}
+	}
+	specs := c.args
+	if len(specs) > 0 {
+		if _, ok := toInt(specs[0]); ok && !isSeq(specs[0]) {
+			if len(specs) != 2 {
+				return ev.errorf(c.span, CodeType, "tile(dim, factors) takes a dim and a factors tuple")
+			}
+			specs = []Value{&TupleV{base{c.span}, specs}}
+		}
+	}
+	var out []tileSpec
+	for _, s := range specs {
+		if !isSeq(s) || len(seqElts(s)) != 2 {
+			return ev.errorf(s.Span(), CodeType, "tile: each spec must be (dim, factors), got %s", Repr(s))
+		}
+		pair := seqElts(s)
+		d, ok := toInt(pair[0])
+		if !ok {
+			return ev.errorf(pair[0].Span(), CodeType, "tile: dim must be an integer, got %s", describe(pair[0]))
+		}
+		nd := int64(len(buf.Shape))
+		if d < 0 {
+			d += nd
+		}
+		if d < 0 || d >= nd {
+			return ev.errorf(pair[0].Span(), CodeType, "tile: dim %d out of range for buffer of rank %d", d, nd)
+		}
+		for _, o := range out {
+			if o.dim == int(d) {
+				return ev.errorf(s.Span(), CodeType, "tile: dim %d tiled more than once", d)
+			}
+		}
+		if !isSeq(pair[1]) || len(seqElts(pair[1])) < 1 {
+			return ev.errorf(pair[1].Span(), CodeType, "tile: factors for dim %d must be a non-empty tuple", d)
+		}
+		var fs []int64
+		for _, f := range seqElts(pair[1]) {
+			if isErr(f) {
+				return ev.needConcrete(f, f.Span(), "a Buffer.tile factor")
+			}
+			n, ok := toInt(f)
+			if !ok {
+				return &OpaqueV{base{c.span}, "Buffer.tile with a runtime factor"}
+			}
+			fs = append(fs, n)
+		}
+		out = append(out, tileSpec{int(d), fs})
+	}
+	return &TileIndexerV{base{c.span}, buf, out}
+}
+
+// tileIndex is TileIndexer.__getitem__(picks).
+func (ev *evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript) Value {
+	sp := e.Loc
+	for _, x := range idx {
+		if isErr(x) {
+			return x
+		}
+	}
+	buf := t.Buf
+	if buf.Scope == "tmem" {
+		return &OpaqueV{base{sp}, "Buffer.tile of a tensor-memory buffer"}
+	}
+	if buf.Layout == nil && ev.kern != nil && ev.kern.badLayout[buf] {
+		return poison(sp) // the layout's failure is reported
+	}
+	n := 0
+	for _, s := range t.Specs {
+		n += len(s.factors)
+	}
+	if len(idx) != n {
+		return ev.errorf(sp, CodeType, "tile: split into %d factor(s) but %d index(es) given (int/Expr picks, ':' keeps)", n, len(idx))
+	}
+	type group struct {
+		spec  tileSpec
+		picks []Value
+	}
+	var groups []group
+	pos := 0
+	for _, s := range t.Specs {
+		groups = append(groups, group{s, idx[pos : pos+len(s.factors)]})
+		pos += len(s.factors)
+	}
+	slices.SortStableFunc(groups, func(a, b group) int { return b.spec.dim - a.spec.dim })
+	isKeep := func(v Value) bool {
+		s, ok := v.(*SliceV)
+		return ok && isNoneV(s.Lo) && isNoneV(s.Hi) && isNoneV(s.Step)
+	}
+	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}
+	for _, g := range groups {
+		dim, picks := g.spec.dim, g.picks
+		keep := 0
+		for _, p := range picks {
+			if _, isSlice := p.(*SliceV); isSlice && !isKeep(p) {
+				return ev.errorf(p.Span(), CodeType, "tile: a factor slice must be ':' (keep whole); got a sub-slice")
+			}
+			if isKeep(p) {
+				keep++
+			}
+		}
+		if keep == len(picks) {
+			return ev.errorf(sp, CodeType, "tile: dim %d picks no factor (all ':'); a chunk must pick at least one factor. Use .view / .chunk for a pure reshape.", dim)
+		}
+		split := append(append(append([]int64(nil), cur.shape[:dim]...), g.spec.factors...), cur.shape[dim+1:]...)
+		shape, err := inferViewShape(cur.shape, split)
+		if err != "" {
+			return ev.errorf(sp, CodeShapeMismatch, "%s", err)
+		}
+		cur.shape = shape
+		for i := len(picks) - 1; i >= 0; i-- {
+			p := picks[i]
+			if isKeep(p) {
+				continue
+			}
+			if x, ok := p.(*ExprV); ok {
+				var why string
+				if cur, why, err = viewDropRuntime(cur, buf, dim+i, x.E); why != "" {
+					return &OpaqueV{base{sp}, why}
+				}
+			} else if k, ok := toInt(p); ok {
+				cur, err = viewDrop(cur, buf, dim+i, k)
+			} else {
+				return ev.errorf(p.Span(), CodeType, "tile: a pick must be an integer, an expression or ':', got %s", describe(p))
+			}
+			if err != "" {
+				return ev.errorf(p.Span(), CodeType, "%s", err)
+			}
+		}
+		if keep >= 2 {
+			merged := append(append(append([]int64(nil), cur.shape[:dim]...), -1), cur.shape[dim+keep:]...)
+			if cur.shape, err = inferViewShape(cur.shape, merged); err != "" {
+				return ev.errorf(sp, CodeShapeMismatch, "%s", err)
+			}
+		}
+	}
+	return ev.declView(buf, buf.Name+"_tile", cur, sp)
+}
+
+// inferViewShape is Buffer.view's shape inference: one -1 takes the rest
+// of the element count; otherwise the counts must agree.
+func inferViewShape(old, shape []int64) ([]int64, string) {
+	shape = append([]int64(nil), shape...)
+	total, known, neg := int64(1), int64(1), -1
+	for _, s := range old {
+		total *= s
+	}
+	for i, s := range shape {
+		if s == -1 && neg < 0 {
+			neg = i
+			continue
+		}
+		known *= s
+	}
+	if neg >= 0 && known != 0 {
+		shape[neg] = total / known
+		return shape, ""
+	}
+	if known != total {
+		return nil, fmt.Sprintf("The shape of the buffer %s and the new shape %s are not compatible", shapeStr(old), shapeStr(shape))
+	}
+	return shape, ""
+}
