@@ -30,12 +30,17 @@ func bigFile(tb testing.TB, lines int) []byte {
 
 // BenchmarkAnalyze3000 is the whole-file lower of a 3,000-line file of
 // kernels: parse, evaluate, dispatch every call (target ≤ 20 ms).
+//
+// TILELS_BENCH_REFERENCE chooses the profile (0.25, 0.26, 0.27; unset: the
+// corpus's own pin, 0.25), so that benchstat compares whole-file lowering
+// time per profile against an older tree's run of the same benchmark.
 func BenchmarkAnalyze3000(b *testing.B) {
 	src := bigFile(b, 3000)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
+	opts := Options{Reference: os.Getenv("TILELS_BENCH_REFERENCE")}
 	for b.Loop() {
-		res := Analyze(source.NewFile("big.py", src), Options{})
+		res := Analyze(source.NewFile("big.py", src), opts)
 		if len(res.Kernels) == 0 {
 			b.Fatal("no kernels")
 		}
