@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
@@ -237,10 +239,37 @@ func SurfaceNameOf(name string) (Construct, bool) {
 		return c, true
 	}
 	if rest, ok := strings.CutPrefix(name, "T.ptx."); ok {
-		return ptxChainOf(name, rest)
+		// ptxChainOf searches every legacy name (normPTX allocates): a
+		// 0.27 chain under 0.25 in a kernel's loop was 42 % of a
+		// production file's analysis. The answer depends on the name
+		// only, so it is remembered.
+		if c, ok := ptxChainMemo.Load(name); ok {
+			r := c.(ptxChainResult)
+			return r.c, r.ok
+		}
+		c, ok := ptxChainOf(name, rest)
+		if ptxChainMemoN.Add(1) <= ptxChainMemoMax {
+			ptxChainMemo.Store(name, ptxChainResult{c, ok})
+		}
+		return c, ok
 	}
 	return Construct{}, false
 }
+
+type ptxChainResult struct {
+	c  Construct
+	ok bool
+}
+
+// ptxChainMemo maps a T.ptx chain to ptxChainOf's answer, for the first
+// ptxChainMemoMax chains met (a long-lived server must not grow without
+// bound on whatever names are typed).
+var (
+	ptxChainMemo  sync.Map
+	ptxChainMemoN atomic.Int64
+)
+
+const ptxChainMemoMax = 4096
 
 // SurfaceSetOf is the releases that have a library name SurfaceNameOf
 // lists (ok false when it lists none), without working out what the other
