@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Buffers whose shape has a runtime dimension (T.match_buffer(h,
@@ -236,6 +237,11 @@ func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 		}
 		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
+	}
+	if tc.Op == "copy_async" && ev.opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+		// 0.26+ TMA plans descriptors over a runtime outer extent
+		// (dispatch/cuda/copy_async/tma_runtime_dim.go).
+		return true
 	}
 	what := "Tx." + tc.Op
 	if tc.Op == "copy_async" {
