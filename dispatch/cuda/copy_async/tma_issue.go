@@ -235,6 +235,9 @@ func tmaGetOrEncode(c *dispatch.Call, gb *ir.Buffer, s *tmaSpec) (*ir.TensorMap,
 func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcSelector) (*dispatch.Result, *dispatch.Decline) {
 	span := c.Span()
 	spec := p.spec
+	if why := tmaGlobalStrideRuntime(spec); why != "" {
+		return nil, c.Decline(span, why)
+	}
 	flat := p.issueExtent()
 	res := &dispatch.Result{Outer: flat, Threads: 1}
 	m, key, fresh := tmaGetOrEncode(c, in.g.Buf, spec)

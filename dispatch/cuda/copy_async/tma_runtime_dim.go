@@ -46,7 +46,7 @@ func tmaRuntimeRegion(g common.Region) (common.Region, ir.Expr, string) {
 		if e == nil {
 			continue
 		}
-		if ext != nil || d != 0 {
+		if ext != nil || !tmaUnitBefore(b.Shape, d) {
 			return g, nil, fmt.Sprintf("TMA over buffer `%s` with more than one runtime dimension, or a runtime inner dimension (its strides are runtime values): tilels encodes tensor maps with static strides", b.Name)
 		}
 		ext = e
@@ -55,6 +55,33 @@ func tmaRuntimeRegion(g common.Region) (common.Region, ir.Expr, string) {
 	g.Shape = shape
 	g.Lay = layout.RowMajor(shape...)
 	return g, ext, ""
+}
+
+// tmaUnitBefore reports whether every dimension before d has extent 1
+// ((1, seq_len_kv)): their strides are runtime values, but a descriptor
+// dimension of extent 1 read at coordinate 0 is dropped by the planner
+// (tmaGlobalStrideRuntime declines one that stays).
+func tmaUnitBefore(shape []int64, d int) bool {
+	for _, n := range shape[:d] {
+		if n != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// tmaGlobalStrideRuntime is the reason tilels does not encode s when one
+// of its byte strides depends on the runtime extent, "" otherwise.
+func tmaGlobalStrideRuntime(s *tmaSpec) string {
+	if s.runtimeExt == nil {
+		return ""
+	}
+	for i, st := range s.globalStrides {
+		if st != 0 && st%tmaRuntimeUnit == 0 {
+			return fmt.Sprintf("not modelled: TMA descriptor stride %d depends on the runtime extent `%s`: tilels encodes tensor maps with static strides", i+1, tmaExprText(s.runtimeExt))
+		}
+	}
+	return ""
 }
 
 // tmaIsRuntimeDim reports whether a planned extent stands for k * the
