@@ -137,7 +137,11 @@ func tmaStaticDims(s *tmaSpec) []int64 {
 // expression where it stands for one).
 func tmaDimText(s *tmaSpec, v int64) string {
 	if x := tmaRuntimeDimExpr(v, s.runtimeExt); x != nil {
-		return dispatch.ExprText(x)
+		t := dispatch.ExprText(x)
+		if _, bin := x.(*ir.Binary); bin && strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")") {
+			t = t[1 : len(t)-1] // a tuple element prints unparenthesized, as TVM's
+		}
+		return t
 	}
 	return fmt.Sprint(v)
 }
