@@ -27,8 +27,13 @@ type TensorMap struct {
 
 	GlobalDims    []int64
 	GlobalStrides []int64
-	Box           []int64
-	ElemStrides   []int64
+	// GlobalDimExprs, when not nil, has Rank entries: a non-nil entry is a
+	// global dimension known only at launch (a runtime extent of Buf,
+	// ir.Buffer.ShapeExpr, over the kernel's scalar parameters), which the
+	// host launcher computes; GlobalDims holds 0 there.
+	GlobalDimExprs []Expr
+	Box            []int64
+	ElemStrides    []int64
 
 	// Interleave, Swizzle, L2Promotion and OOBFill are the CUtensorMap enum
 	// values (0 = NONE; swizzle 1/2/3 = 32B/64B/128B; L2 2 = 128B;

@@ -297,7 +297,14 @@ func tmaText(t *dispatch.TMA) string {
 		if swz == "" {
 			swz = fmt.Sprint(m.Swizzle)
 		}
-		fmt.Fprintf(&b, ": descriptor `%s`, rank %d, %s, global dims %v, box %v, swizzle %s", m.Name, m.Rank, m.DType, m.GlobalDims, m.Box, swz)
+		dims := make([]string, len(m.GlobalDims))
+		for i, d := range m.GlobalDims {
+			dims[i] = fmt.Sprint(d)
+			if i < len(m.GlobalDimExprs) && m.GlobalDimExprs[i] != nil {
+				dims[i] = mdEscape(eval.ExprString(m.GlobalDimExprs[i])) // a runtime extent
+			}
+		}
+		fmt.Fprintf(&b, ": descriptor `%s`, rank %d, %s, global dims [%s], box %v, swizzle %s", m.Name, m.Rank, m.DType, strings.Join(dims, " "), m.Box, swz)
 	}
 	if len(t.IssueAxes) > 0 {
 		b.WriteString("; issue axes " + mdEscape(strings.Join(t.IssueAxes, "; ")))

@@ -342,7 +342,7 @@ func (e *encoder) tma(t *TMA) {
 		e.null()
 		return
 	}
-	e.open('{', 12)
+	e.open('{', 13)
 	e.key(0, "rank")
 	e.int(int64(t.Rank))
 	e.key(1, "dtype")
@@ -367,6 +367,15 @@ func (e *encoder) tma(t *TMA) {
 	e.int(int64(t.OOBFill))
 	e.key(11, "issues")
 	e.int(t.Issues)
+	if t.RuntimeGlobalDims != nil {
+		e.key(12, "runtime_global_dims")
+		e.open('[', len(t.RuntimeGlobalDims))
+		for i, s := range t.RuntimeGlobalDims {
+			e.elem(i)
+			e.str(s)
+		}
+		e.close(']')
+	}
 	e.close('}')
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/version"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 )
 
@@ -150,6 +151,11 @@ type TMA struct {
 	L2Promotion    int     `json:"l2_promotion"`
 	OOBFill        int     `json:"oob_fill"`
 	Issues         int64   `json:"issues"`
+	// RuntimeGlobalDims (only when a global dimension is a runtime value,
+	// ir.TensorMap.GlobalDimExprs) has rank entries: the expression the
+	// host launcher computes ("seq_len * 64") where GlobalDims holds 0,
+	// "" elsewhere.
+	RuntimeGlobalDims []string `json:"runtime_global_dims,omitempty"`
 }
 
 func tmaRecord(t *dispatch.TMA) *TMA {
@@ -160,10 +166,22 @@ func tmaRecord(t *dispatch.TMA) *TMA {
 		}
 		return v
 	}
+	var rt []string
+	for i, e := range m.GlobalDimExprs {
+		if e != nil {
+			if rt == nil {
+				rt = make([]string, len(m.GlobalDimExprs))
+			}
+			rt[i] = dispatch.ExprText(e)
+			if _, bin := e.(*ir.Binary); bin {
+				rt[i] = strings.TrimSuffix(strings.TrimPrefix(rt[i], "("), ")") // unparenthesized, as TVM's tuples
+			}
+		}
+	}
 	return &TMA{Rank: m.Rank, DType: m.DType.String(), Direction: t.Direction,
 		GlobalDims: nz(m.GlobalDims), GlobalStrides: nz(m.GlobalStrides), Box: nz(m.Box),
 		ElementStrides: nz(m.ElemStrides), Interleave: m.Interleave, Swizzle: m.Swizzle,
-		L2Promotion: m.L2Promotion, OOBFill: m.OOBFill, Issues: t.Issues}
+		L2Promotion: m.L2Promotion, OOBFill: m.OOBFill, Issues: t.Issues, RuntimeGlobalDims: rt}
 }
 
 // Declined is a variant that was tried before the chosen one (or instead of

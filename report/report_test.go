@@ -294,6 +294,21 @@ func checkTMA(t *testing.T, name string, cm map[string]any) {
 	if rank < 1 || rank > 5 || len(dims) != rank || len(box) != rank || len(es) != rank || len(strides) != rank-1 {
 		t.Errorf("%s: tma arrays do not fit rank %d: %v", name, rank, m)
 	}
+	// A 0 global dimension is a runtime one, named in runtime_global_dims
+	// (present only then, rank entries, "" at the static ones).
+	rt, _ := m["runtime_global_dims"].([]any)
+	if _, has := m["runtime_global_dims"]; has && len(rt) != rank {
+		t.Errorf("%s: runtime_global_dims %v does not fit rank %d", name, m["runtime_global_dims"], rank)
+	}
+	for i, d := range dims {
+		var e string
+		if i < len(rt) {
+			e, _ = rt[i].(string)
+		}
+		if (d == 0) != (e != "") {
+			t.Errorf("%s: global_dims[%d]=%d with runtime_global_dims %v", name, i, d, rt)
+		}
+	}
 	for i := range box {
 		if box[i] < 1 || box[i] > 256 {
 			t.Errorf("%s: box[%d]=%d outside [1, 256]", name, i, box[i])

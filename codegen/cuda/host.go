@@ -250,7 +250,28 @@ func (k *kernel) launcher(kernelName, launchName string, hostParams []string, sp
 			return "", err
 		}
 		put("  CUtensorMap ", s.name, ";\n  {\n")
-		put("    static const tilels_tensor_map tilels_spec = ", s.literal(), ";\n")
+		if s.dimExprs == nil {
+			put("    static const tilels_tensor_map tilels_spec = ", s.literal(), ";\n")
+		} else {
+			// A runtime global dimension (a runtime extent of the buffer)
+			// is computed from the launcher's parameters; the encoder
+			// checks it (TVM leaves the global_dim rule to
+			// cuTensorMapEncodeTiled at launch).
+			put("    tilels_tensor_map tilels_spec = ", s.literal(), ";\n")
+			for i, e := range s.dimExprs {
+				if e == nil {
+					continue
+				}
+				v, ok := k.hostExpr(e)
+				if !ok {
+					put("    (void)tilels_spec;\n    return tilels_fail(-4, \"", kernelName, ": tensor map ", s.name, ": runtime global dimension unknown on the host\");\n  }\n")
+					return b.String() + "}\n", nil
+				}
+				put("    tilels_spec.dims[")
+				num(int64(i))
+				put("] = (cuuint64_t)(", v, ");\n")
+			}
+		}
 		put("    int tilels_rc = tilels_encode_tiled(&", s.name, ", tilels_spec, ", addr, ");\n")
 		put("    if (tilels_rc != 0) return tilels_rc;\n  }\n")
 		args = append(args, s.name)

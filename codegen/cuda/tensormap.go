@@ -79,7 +79,8 @@ type tmSpec struct {
 	isFloat   bool // the CUtensorMapDataType is a floating-point type
 	rank      int
 	dims      []int64
-	strides   []int64 // bytes, rank-1 entries
+	dimExprs  []ir.Expr // nil, or rank entries: a runtime dimension (dims holds 0)
+	strides   []int64   // bytes, rank-1 entries
 	box       []int64
 	elemStr   []int64
 	// CUtensorMap enum values.
@@ -133,7 +134,7 @@ func cuDataType(t ir.DataType) (int, bool) {
 // newTMSpec converts m (whose kernel parameter is called name) and checks
 // every rule that its constants decide.
 func newTMSpec(m *ir.TensorMap, name string) (tmSpec, error) {
-	s := tmSpec{name: name, dtype: m.DType.String(), rank: m.Rank, dims: m.GlobalDims, strides: m.GlobalStrides,
+	s := tmSpec{name: name, dtype: m.DType.String(), rank: m.Rank, dims: m.GlobalDims, dimExprs: m.GlobalDimExprs, strides: m.GlobalStrides,
 		box: m.Box, elemStr: m.ElemStrides, interleave: m.Interleave, swizzle: m.Swizzle, l2: m.L2Promotion, oob: m.OOBFill}
 	fail := func(format string, args ...any) (tmSpec, error) {
 		return tmSpec{}, fmt.Errorf("tensor map %s: "+format, append([]any{name}, args...)...)
@@ -177,6 +178,9 @@ func newTMSpec(m *ir.TensorMap, name string) (tmSpec, error) {
 // encodeHelper); the error is the rule's message without the map name.
 func (s *tmSpec) check() error {
 	for i, d := range s.dims {
+		if i < len(s.dimExprs) && s.dimExprs[i] != nil {
+			continue // computed and checked by the launcher (tilels_encode_tiled)
+		}
 		if d < 1 || d > maxGlobalDim {
 			return fmt.Errorf(msgGlobalDim, i, d)
 		}

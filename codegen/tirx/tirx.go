@@ -725,8 +725,12 @@ func (p *printer) tensorMapInit(m *ir.TensorMap) {
 	n := p.name(m, m.Name)
 	p.line("%s: T.handle(\"tensormap\") = T.tvm_stack_alloca(\"tensormap\", 1)", n)
 	args := []string{`"runtime.cuTensorMapEncodeTiled"`, n, strconv.Quote(m.DType.String()), strconv.Itoa(m.Rank), p.mapBase(m.Buf)}
-	for _, v := range [][]int64{m.GlobalDims, m.GlobalStrides, m.Box, m.ElemStrides} {
-		for _, x := range v {
+	for i, v := range [][]int64{m.GlobalDims, m.GlobalStrides, m.Box, m.ElemStrides} {
+		for j, x := range v {
+			if i == 0 && j < len(m.GlobalDimExprs) && m.GlobalDimExprs[j] != nil {
+				args = append(args, p.expr(m.GlobalDimExprs[j])) // a runtime extent
+				continue
+			}
 			args = append(args, strconv.FormatInt(x, 10))
 		}
 	}

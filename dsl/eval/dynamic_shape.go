@@ -7,6 +7,7 @@ import (
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/release"
 )
 
 // Buffers whose shape has a runtime dimension (T.match_buffer(h,
@@ -96,49 +97,60 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 		return shape, nil, ok
 	}
 	elts := seqElts(v)
-	ext, isRuntime := ev.runtimeOuterDim(elts)
+	d, ext, isRuntime := ev.runtimeOuterDim(elts)
 	if !isRuntime {
 		shape, ok = ev.shapeArg(v, span)
 		return shape, nil, ok
 	}
 	// Convert the static rest with the runtime dimension replaced by 1
-	// (checked, never stored: Shape[0] stays 0).
-	rest := append([]Value{&IntV{base{span}, 1}}, elts[1:]...)
+	// (checked, never stored: Shape[d] stays 0).
+	rest := append([]Value(nil), elts...)
+	rest[d] = &IntV{base{span}, 1}
 	shape, ok = ev.shapeArg(&TupleV{base{span}, rest}, span)
 	if !ok {
 		return nil, nil, false
 	}
-	shape[0] = 0
+	shape[d] = 0
 	shapeExpr = make([]ir.Expr, len(shape))
-	shapeExpr[0] = ext
+	shapeExpr[d] = ext
 	if vr, ok := ext.(*ir.Var); ok {
 		ev.implicitParam(vr)
 	}
 	return shape, shapeExpr, true
 }
 
-// runtimeOuterDim returns the first element of a shape when it is a
-// runtime integer value (and no other element is one) that the kernel can
-// compute at launch: a variable (a scalar parameter, or n = T.int32(),
-// which becomes one) or an expression over scalar parameters
-// ((b + 1,) , ((b - 1) * stride_b + topk,)).
-func (ev *evaluator) runtimeOuterDim(elts []Value) (ir.Expr, bool) {
-	if len(elts) == 0 {
-		return nil, false
+// runtimeOuterDim returns the index and value of the first element of a
+// shape when it is a runtime integer value (and no other element is one)
+// that the kernel can compute at launch: a variable (a scalar parameter,
+// or n = T.int32(), which becomes one) or an expression over scalar
+// parameters ((b + 1,) , ((b - 1) * stride_b + topk,)). Static extents 1
+// may precede it ((1, seq_len_kv), DeepGEMM's scale-factor rows): their
+// strides, which depend on it, multiply index 0 only, so the buffer
+// addresses like one with a runtime outermost dimension.
+func (ev *evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
+	d := 0
+	for d < len(elts) {
+		if n, ok := toInt(elts[d]); !ok || n != 1 {
+			break
+		}
+		d++
 	}
-	x, ok := elts[0].(*ExprV)
+	if d >= len(elts) {
+		return 0, nil, false
+	}
+	x, ok := elts[d].(*ExprV)
 	if !ok {
-		return nil, false
+		return 0, nil, false
 	}
-	for _, e := range elts[1:] {
+	for _, e := range elts[d+1:] {
 		if _, ok := toInt(e); !ok {
-			return nil, false
+			return 0, nil, false
 		}
 	}
 	if vr, ok := x.E.(*ir.Var); ok {
-		return vr, isIntType(vr.Type)
+		return d, vr, isIntType(vr.Type)
 	}
-	return x.E, ev.overParams(x.E)
+	return d, x.E, ev.overParams(x.E)
 }
 
 func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UInt }
@@ -186,7 +198,7 @@ func (ev *evaluator) implicitParam(vr *ir.Var) {
 func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
 	if lv != nil {
 		if s, ok := lv.(*StrV); !ok || s.V != "default" {
-			ev.warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[0]))
+			ev.warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 			return nil
 		}
 	}
@@ -199,7 +211,7 @@ func (ev *evaluator) runtimeShapePlain(c *call, buf *ir.Buffer) bool {
 	for _, kw := range []string{"strides", "elem_offset"} {
 		if v := c.arg(-1, kw); v != nil {
 			if _, none := v.(*NoneV); !none {
-				ev.warnf(c.argSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[0]))
+				ev.warnf(c.argSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 				return false
 			}
 		}
@@ -231,11 +243,16 @@ var runtimeShapeOps = map[string]bool{"copy": true}
 func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
 	d := r.Buf.RuntimeDim()
 	if runtimeShapeOps[tc.Op] {
-		if runtimeExtentModelled(r.Buf) {
+		if d == 0 && runtimeExtentModelled(r.Buf) {
 			return true
 		}
 		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
+	}
+	if tc.Op == "copy_async" && ev.opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+		// 0.26+ TMA plans descriptors over a runtime outer extent
+		// (dispatch/cuda/copy_async/tma_runtime_dim.go).
+		return true
 	}
 	what := "Tx." + tc.Op
 	if tc.Op == "copy_async" {

@@ -56,7 +56,7 @@ var TMAAuto = dispatch.Variant{
 // the copy is global -> shared* or shared* -> global.
 func tmaValidTMACopyOp(c *dispatch.Call) *dispatch.Decline {
 	src, dst := c.Src(), c.Dst()
-	if src == nil || dst == nil || src.Buf.Layout == nil || dst.Buf.Layout == nil {
+	if src == nil || dst == nil || !common.HasLayout(src.Buf) || !common.HasLayout(dst.Buf) {
 		return c.Decline(c.Span(), "not a global<->shared TMA copy")
 	}
 	ss, ds := src.Buf.Scope, dst.Buf.Scope
@@ -114,6 +114,9 @@ type tmaAutoInput struct {
 	s, g common.Region
 	rt   *tmaRuntime
 	arch string
+	// rtExt is the runtime extent of g's buffer, which g.Shape carries as
+	// tmaRuntimeUnit (tma_runtime_dim.go); nil when static.
+	rtExt ir.Expr
 }
 
 func emitTMAAuto(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
@@ -173,7 +176,9 @@ func tmaReadOperands(c *dispatch.Call) (tmaAutoInput, *dispatch.Decline) {
 			return in, c.Declinef(c.ArgSpan(gi), "global view %s at the device-dependent element offset %s: tilels builds tensor maps at static offsets", b.Name, tmaExprText(b.ElemOffsetExpr))
 		}
 	}
-	if t := tmaSmemTile(gr.Buf.Layout, gr.Buf.Shape); t != nil && t.Offset[layout.M] != 0 {
+	if gr.Buf.Layout == nil {
+		// a runtime dimension (tma_runtime_dim.go): the default layout
+	} else if t := tmaSmemTile(gr.Buf.Layout, gr.Buf.Shape); t != nil && t.Offset[layout.M] != 0 {
 		// TVM adds the layout's memory offset to the descriptor's base;
 		// tilels' descriptors start at the view's element offset.
 		return in, c.Declinef(c.ArgSpan(gi), "global layout with memory offset %d: tilels encodes tensor maps at the view's element offset only", t.Offset[layout.M])
@@ -181,6 +186,12 @@ func tmaReadOperands(c *dispatch.Call) (tmaAutoInput, *dispatch.Decline) {
 	in.g, _ = common.ConstRegion(c, gi)
 	in.s, _ = common.ConstRegion(c, si)
 	in.g, in.s = tmaRegionLets(in.g, c.Lets), tmaRegionLets(in.s, c.Lets)
+	if gr.Buf.RuntimeDim() >= 0 {
+		var why string
+		if in.g, in.rtExt, why = tmaRuntimeRegion(in.g); why != "" {
+			return in, c.Declinef(c.ArgSpan(gi), "not modelled: %s", why)
+		}
+	}
 	if d := tmaSymbolicSmemStart(c, in.s); d != nil {
 		return in, d
 	}
@@ -407,6 +418,9 @@ func tmaBuildAutoGt(g common.Region, sliced *layout.TileLayout) ([]tmaGt, *tmaSt
 		if e := tmaRequire(tmaProofDivisible(g.Mins[cd], inner), "coordinate", fmt.Sprintf("group=%d start=%s is not divisible by inner_product=%d", cd, tmaExprText(g.Mins[cd]), inner)); e != nil {
 			return nil, e
 		}
+		if tmaIsRuntimeDim(g.Shape[cd]) && inner != 1 {
+			return nil, tmaRuntimeSplit(g, g.Buf.ShapeExpr[cd], inner)
+		}
 		if e := tmaRequire(tmaProofBool(tmaFloorModInt(g.Shape[cd], inner) == 0), "global-shape", fmt.Sprintf("group=%d tensor extent=%d is not divisible by inner_product=%d", cd, g.Shape[cd], inner)); e != nil {
 			return nil, e
 		}
@@ -486,7 +500,7 @@ func tmaAutoSpecForPrefix(in tmaAutoInput, sliced *layout.TileLayout, order []in
 		globalDims: make([]int64, n), box: make([]int64, n), coords: make([]ir.Expr, n), elemStrides: make([]int64, n),
 		swizzle: swizzle, l2Promotion: in.rt.l2Promotion, oobFill: in.rt.oobFill, direction: in.dir, loadMode: "tile",
 		arch: in.arch, mbar: in.rt.mbar, mbarShared: in.rt.mbarShared, ctaGroup: in.rt.ctaGroup, ctaMask: in.rt.ctaMask,
-		cacheHint: in.rt.cacheHint, cachePolicy: in.rt.cachePolicy, reduce: in.rt.reduce,
+		cacheHint: in.rt.cacheHint, cachePolicy: in.rt.cachePolicy, reduce: in.rt.reduce, runtimeExt: in.rtExt,
 	}
 	full := make([]int64, n)
 	for d, gi := range cudaIdx {
@@ -558,7 +572,9 @@ func tmaAutoSpecForPrefix(in tmaAutoInput, sliced *layout.TileLayout, order []in
 // offset (tilels: static) plus its layout's memory offset, in bytes.
 func tmaBufferBase(b *ir.Buffer, auto bool, stage string) (int64, *tmaStageError) {
 	off := b.ElemOffset
-	if t := tmaSmemTile(b.Layout, b.Shape); t != nil {
+	if b.Layout == nil {
+		// a runtime dimension's default layout: no offset
+	} else if t := tmaSmemTile(b.Layout, b.Shape); t != nil {
 		off += t.Offset[layout.M]
 	}
 	return tmaElementsToBytes(off, int64(b.Dtype.Bits), auto, stage, "view base offset")

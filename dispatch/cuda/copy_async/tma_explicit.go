@@ -100,7 +100,7 @@ func tmaBuildExplicitPlan(c *dispatch.Call, in tmaAutoInput) (*tmaSpecPlan, *tma
 	if e != nil {
 		return nil, nil, e
 	}
-	main, e := tmaExplicitSpec(in, g.Buf, g.Buf.Layout, g.Buf.Shape, swizzle, gather4, smemBase)
+	main, e := tmaExplicitSpec(in, g.Buf, g.Lay, g.Shape, swizzle, gather4, smemBase)
 	if e != nil {
 		return nil, nil, e
 	}
@@ -114,6 +114,9 @@ func tmaBuildExplicitPlan(c *dispatch.Call, in tmaAutoInput) (*tmaSpecPlan, *tma
 	}
 	if sel != nil {
 		for i, b := range sel.bufs {
+			if b.RuntimeDim() >= 0 {
+				return nil, nil, tmaPlainFail("not modelled: src_selector buffer `%s` with a runtime dimension", b.Name)
+			}
 			cand, e := tmaExplicitSpec(in, b, b.Layout, b.Shape, swizzle, gather4, smemBase)
 			if e != nil {
 				return nil, nil, e
@@ -204,6 +207,9 @@ func tmaExplicitSpec(in tmaAutoInput, gb *ir.Buffer, lay layout.Layout, shape []
 		direction: "s2g", loadMode: "tile", arch: in.arch, gather4: gather4, smemBase: smemBase,
 		mbar: in.rt.mbar, mbarShared: in.rt.mbarShared, ctaGroup: in.rt.ctaGroup, ctaMask: in.rt.ctaMask,
 		cacheHint: in.rt.cacheHint, cachePolicy: in.rt.cachePolicy, reduce: in.rt.reduce,
+	}
+	if gb == in.g.Buf {
+		spec.runtimeExt = in.rtExt
 	}
 	if in.rt.mbar != nil {
 		spec.direction = "g2s"

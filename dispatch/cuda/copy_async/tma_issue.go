@@ -210,7 +210,7 @@ func tmaNormalizeL2(c *dispatch.Call) (int, *tmaStageError) {
 // named by tmaPtrID (TVM hashes the Var).
 func tmaDescriptorKey(c *dispatch.Call, gb *ir.Buffer, s *tmaSpec) string {
 	return fmt.Sprintf("tensormap:%s:%d:%s:%d:%d:%s:%s:%s:%s:%d:%d:%d:%d", tmaPtrID(c, gb), s.baseByteOffset, s.dtype, s.bits, s.forceDType,
-		tmaPyIntTuple(s.globalDims), tmaPyIntTuple(s.globalStrides), tmaPyIntTuple(s.box), tmaPyIntTuple(s.elemStrides),
+		tmaDimsTuple(s), tmaPyIntTuple(s.globalStrides), tmaPyIntTuple(s.box), tmaPyIntTuple(s.elemStrides),
 		s.interleave, s.swizzle, s.l2Promotion, s.oobFill)
 }
 
@@ -223,7 +223,7 @@ func tmaGetOrEncode(c *dispatch.Call, gb *ir.Buffer, s *tmaSpec) (*ir.TensorMap,
 		return m.(*ir.TensorMap), key, false
 	}
 	m := &ir.TensorMap{Name: gb.Name + "_tensormap", Buf: gb, DType: s.dtype, Rank: s.rank(),
-		GlobalDims: slices.Clone(s.globalDims), GlobalStrides: slices.Clone(s.globalStrides), Box: slices.Clone(s.box),
+		GlobalDims: tmaStaticDims(s), GlobalDimExprs: tmaGlobalDimExprs(s), GlobalStrides: slices.Clone(s.globalStrides), Box: slices.Clone(s.box),
 		ElemStrides: slices.Clone(s.elemStrides), Interleave: s.interleave, Swizzle: s.swizzle,
 		L2Promotion: s.l2Promotion, OOBFill: s.oobFill, ForceDType: s.forceDType, Key: key, Span: c.Span()}
 	c.CacheSet(key, m)
@@ -235,6 +235,9 @@ func tmaGetOrEncode(c *dispatch.Call, gb *ir.Buffer, s *tmaSpec) (*ir.TensorMap,
 func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcSelector) (*dispatch.Result, *dispatch.Decline) {
 	span := c.Span()
 	spec := p.spec
+	if why := tmaGlobalStrideRuntime(spec); why != "" {
+		return nil, c.Decline(span, why)
+	}
 	flat := p.issueExtent()
 	res := &dispatch.Result{Outer: flat, Threads: 1}
 	m, key, fresh := tmaGetOrEncode(c, in.g.Buf, spec)
@@ -326,7 +329,7 @@ func tmaEmitPlan(c *dispatch.Call, in tmaAutoInput, p *tmaSpecPlan, sel *tmaSrcS
 	res.Partition = fmt.Sprintf("tma %s %dd box %s, %d issue(s)", spec.direction, m.Rank, tmaIntList(m.Box), flat)
 	res.Notes = append(res.Notes,
 		fmt.Sprintf("tma descriptor: rank %d, %s, dims %s, strides %s B, box %s, swizzle %s, l2 promotion %d, oob %s",
-			m.Rank, m.DType, tmaIntList(m.GlobalDims), tmaIntList(m.GlobalStrides), tmaIntList(m.Box), tmaSwizzleName[m.Swizzle], m.L2Promotion, [...]string{"zero", "nan"}[m.OOBFill]))
+			m.Rank, m.DType, tmaDimsList(spec), tmaIntList(m.GlobalStrides), tmaIntList(m.Box), tmaSwizzleName[m.Swizzle], m.L2Promotion, [...]string{"zero", "nan"}[m.OOBFill]))
 	if spec.dtype != in.s.Buf.Dtype {
 		res.Notes = append(res.Notes, fmt.Sprintf("tma descriptor unit promoted from %s to %s", in.s.Buf.Dtype, spec.dtype))
 	}
@@ -412,7 +415,7 @@ func tmaPlanItems(p *tmaSpecPlan, m *ir.TensorMap, axes []string, ctaTok bool) [
 	}
 	items = append(items, dispatch.PlanItem{Key: "descriptor", Value: m.Name, Fields: []dispatch.PlanItem{
 		{Key: "dtype", Value: dtype},
-		{Key: "global dims", Value: tmaIntList(s.globalDims)},
+		{Key: "global dims", Value: tmaDimsList(s)},
 		{Key: "global strides", Value: tmaIntList(s.globalStrides) + " B"},
 		{Key: "box", Value: tmaIntList(s.box)},
 		{Key: "element strides", Value: tmaIntList(s.elemStrides)},

@@ -151,6 +151,10 @@ type tmaSpec struct {
 	reduce      string // "" = None
 
 	payloadBits, transactionBits int64
+
+	// runtimeExt is the runtime extent that globalDims entries
+	// k * tmaRuntimeUnit stand for (tma_runtime_dim.go); nil: all static.
+	runtimeExt ir.Expr
 }
 
 func (s *tmaSpec) rank() int { return len(s.globalDims) }
@@ -214,6 +218,11 @@ func tmaValidateSpec(s *tmaSpec) []tmaFinding {
 	add("global_base_alignment", tmaProofBool(tmaFloorModInt(s.baseByteOffset, align) == 0),
 		fmt.Sprintf("view base byte offset %d must preserve %dB global alignment", s.baseByteOffset, align), false)
 	for i, d := range s.globalDims {
+		if x := tmaRuntimeDimExpr(d, s.runtimeExt); x != nil {
+			// TVM: _proof_all(dim > 0, dim <= 2^32) over a symbol.
+			add("global_dim", tmaUnknown, fmt.Sprintf("globalDim[%d]=%s must be in (0, 2^32]", i, tmaExprText(x)), false)
+			continue
+		}
 		add("global_dim", tmaProofBool(d > 0 && d <= 1<<32), fmt.Sprintf("globalDim[%d]=%d must be in (0, 2^32]", i, d), false)
 	}
 	for i, st := range s.globalStrides {
@@ -249,7 +258,11 @@ func tmaValidateSpec(s *tmaSpec) []tmaFinding {
 		}
 	}
 	if s.packed == "16u4_align16" && rank > 0 && len(s.box) > 0 {
-		add("packed_shape", tmaProofBool(s.globalDims[0]%128 == 0), "packed 16U4 align16 requires globalDim[0] to be a multiple of 128", false)
+		packedOK := tmaProofBool(s.globalDims[0]%128 == 0)
+		if tmaRuntimeDimExpr(s.globalDims[0], s.runtimeExt) != nil {
+			packedOK = tmaUnknown // TVM proves floormod(dim, 128) == 0 over a symbol
+		}
+		add("packed_shape", packedOK, "packed 16U4 align16 requires globalDim[0] to be a multiple of 128", false)
 		add("packed_box", tmaProofBool(s.box[0] == 128), "packed 16U4 align16 requires boxDim[0] == 128", false)
 		add("packed_swizzle", tmaProofBool(s.swizzle == 0 || s.swizzle == 3), "packed 16U4 align16 supports only NONE or 128B swizzle in this layout model", false)
 		add("packed_direction", tmaProofBool(s.direction == "g2s"), "packed 16U4 align16 TensorMaps are load-only", false)
