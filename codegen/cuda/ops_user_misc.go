@@ -31,6 +31,11 @@ func userMiscOp(op string) *extOp {
 		return fixedHelper(1, trapWhenAssertFailedHelper)
 	case "cuda.thread_fence":
 		return fixedHelper(0, threadFenceHelper)
+	case "cuda.thread_rank":
+		// cooperative_groups::this_thread_block().thread_rank(): the
+		// linear thread index within the block (0.27 cpp/builtins.py).
+		return fixedHelper(0, simpleHelper("tvm_builtin_cuda_thread_rank", "int", "()",
+			"(int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z))"))
 	case "cuda.nano_sleep":
 		return fixedHelper(1, nanoSleepHelper)
 	case "cuda.__activemask", "cuda._activemask":
@@ -42,6 +47,17 @@ func userMiscOp(op string) *extOp {
 		})
 	case "rsqrt":
 		return user(opNeed{}, printRsqrt)
+	case "tvm_warp_shuffle", "tvm_warp_shuffle_up", "tvm_warp_shuffle_down":
+		// TVM's CUDA codegen: __shfl_sync / __shfl_up_sync /
+		// __shfl_down_sync(mask, value, lane, width); warp_size is 32.
+		fn := map[string]string{"tvm_warp_shuffle": "__shfl_sync", "tvm_warp_shuffle_up": "__shfl_up_sync",
+			"tvm_warp_shuffle_down": "__shfl_down_sync"}[op]
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
+			if !k.wantArgs(c, 5) {
+				return ""
+			}
+			return fn + "(" + k.top(c.Args[0]) + ", " + k.top(c.Args[1]) + ", " + k.top(c.Args[2]) + ", " + k.top(c.Args[3]) + ")"
+		})
 	case "cuda.uint_as_float":
 		return fixedHelper(1, uintAsFloatHelper)
 	case "cuda.float_as_uint":

@@ -371,6 +371,9 @@ func init() {
 		"min_value":               func(ev *evaluator, c *call) Value { return ev.tLimit(c, "min_value") },
 		"reinterpret":             (*evaluator).tReinterpret,
 		"likely":                  func(ev *evaluator, c *call) Value { return orPoison(c.arg(0, "cond"), c.span) },
+		"tvm_warp_shuffle":        func(ev *evaluator, c *call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle") },
+		"tvm_warp_shuffle_up":     func(ev *evaluator, c *call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_up") },
+		"tvm_warp_shuffle_down":   func(ev *evaluator, c *call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_down") },
 		"static_assert":           (*evaluator).tStaticAssert,
 		"ceildiv":                 (*evaluator).tCeilDiv,
 		"SMEMPool":                (*evaluator).tSMEMPool,
@@ -1196,6 +1199,31 @@ func floatMax(dt ir.DataType) float64 {
 		return math.MaxFloat64
 	}
 	return math.MaxFloat32
+}
+
+// tWarpShuffle is T.tvm_warp_shuffle[_up|_down](mask, value, lane, width,
+// warp_size): TVM's builtin, __shfl_sync (_up/_down) on CUDA. Its value is
+// a runtime expression of value's type (a branch on it is a runtime
+// branch, as a kernel's warp-role dispatch on a shuffled warp id is).
+func (ev *evaluator) tWarpShuffle(c *call, op string) Value {
+	if !ev.checkArgs(c, op, 5, "mask", "value", "lane", "width", "warp_size") {
+		return poison(c.span)
+	}
+	args := make([]ir.Expr, 5)
+	for i, a := range c.args {
+		want := ir.DataType{}
+		if i == 0 {
+			want = ir.UInt32
+		} else if i >= 2 {
+			want = ir.Int32
+		}
+		e, ok := ev.toIR(a, want)
+		if !ok {
+			return orPoison(firstErr(a), c.argSpans[i])
+		}
+		args[i] = e
+	}
+	return &ExprV{base: base{c.span}, E: &ir.Call{Op: op, Args: args, Type: exprType(args[1]), Span: c.span}}
 }
 
 func (ev *evaluator) tReinterpret(c *call) Value {

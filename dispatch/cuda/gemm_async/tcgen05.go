@@ -116,11 +116,25 @@ type gemm struct {
 	cSym, aTmemSym ir.Expr
 }
 
-func emitTcgen05(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
+func emitTcgen05(c *dispatch.Call) (res *dispatch.Result, d *dispatch.Decline) {
+	defer func() {
+		if r := recover(); r != nil {
+			nm, ok := r.(notModelled)
+			if !ok {
+				panic(r) // the reference's exception (dispatch.Raise), or a bug
+			}
+			res, d = nil, c.Decline(c.Span(), nm.reason)
+		}
+	}()
 	g := &gemm{c: c, warp: c.Scope == "warp"}
 	g.analyse()
 	return g.emit(), nil
 }
+
+// notModelled stops the planner where the reference accepts a form tilels
+// does not model: a decline whose reason names tilels, never the
+// reference's exception.
+type notModelled struct{ reason string }
 
 // dtypeName is TVM's dtype string (the ir names plus the narrow float kinds
 // the ir may not know).
