@@ -1,0 +1,383 @@
+package picture
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+// Call is a lowered tile call as the pictures need it.
+type Call struct {
+	// Title names the kernel, the call and the variant.
+	Title string
+	Tile  *ir.TileCall
+	// Body is the variant's lowered body (nil when no variant applies).
+	Body *ir.Block
+	// Threads is the number of threads of the call (its scope's size).
+	Threads int
+}
+
+// Pictures are a call's pictures. Partition or Bank is nil when the call
+// has none; Why then says why, for each missing one.
+type Pictures struct {
+	Partition *Partition
+	Bank      *BankMap
+	// NoPartition and NoBank say why a picture is missing.
+	NoPartition, NoBank string
+}
+
+// maxThreads bounds the threads a picture evaluates.
+const maxThreads = 1024
+
+// Draw computes the pictures of c.
+func Draw(c Call) *Pictures {
+	p := &Pictures{}
+	threads := c.Threads
+	if threads <= 0 {
+		threads = 1
+	}
+	var regions []*ir.Region
+	if c.Tile != nil {
+		for _, a := range c.Tile.Args {
+			if r, ok := a.(*ir.Region); ok && r.Buf != nil && r.Buf.RuntimeDim() < 0 {
+				regions = append(regions, r)
+			}
+		}
+	}
+	if threads > maxThreads {
+		p.NoPartition = fmt.Sprintf("%d threads (pictures stop at %d)", threads, maxThreads)
+		p.NoBank = p.NoPartition
+		return p
+	}
+	var acc [][]access
+	var notes []string
+	if c.Body != nil {
+		acc, notes = run(c.Body, threads)
+	}
+	p.Partition, p.NoPartition = partition(c, regions, acc, notes, threads)
+	p.Bank, p.NoBank = worstBank(c, acc, notes)
+	return p
+}
+
+// registerTile reports whether b is a register tile whose layout places
+// elements on threads.
+func registerTile(b *ir.Buffer) (*layout.TileLayout, bool) {
+	if b.Scope != "local" {
+		return nil, false
+	}
+	t, ok := b.Layout.(*layout.TileLayout)
+	return t, ok && !t.IsMemoryOnly()
+}
+
+// view is the 2-D view of a region: its non-unit dimensions, the last
+// one as columns and the others flattened into rows.
+type view struct {
+	r          *ir.Region
+	min, ext   []int64
+	dims       []int // the non-unit dims
+	rows, cols int64
+}
+
+func viewOf(r *ir.Region, e *evaluator) (*view, bool) {
+	v := &view{r: r, rows: 1, cols: 1}
+	for i := range r.Min {
+		lo := e.eval(r.Min[i])
+		n, ok := ir.ConstInt(r.Extent[i])
+		if !ok {
+			return nil, false
+		}
+		v.min, v.ext = append(v.min, lo), append(v.ext, n)
+		if n != 1 {
+			v.dims = append(v.dims, i)
+		}
+	}
+	if k := len(v.dims); k > 0 {
+		v.cols = v.ext[v.dims[k-1]]
+		for _, d := range v.dims[:k-1] {
+			v.rows *= v.ext[d]
+		}
+	}
+	return v, true
+}
+
+// coord is the buffer coordinate of cell (row, col) of the view.
+func (v *view) coord(row, col int64) []int64 {
+	c := append([]int64(nil), v.min...)
+	if len(v.dims) == 0 {
+		return c
+	}
+	c[v.dims[len(v.dims)-1]] += col
+	for k := len(v.dims) - 2; k >= 0; k-- {
+		d := v.dims[k]
+		c[d] += row % v.ext[d]
+		row /= v.ext[d]
+	}
+	return c
+}
+
+func regionText(r *ir.Region, v *view) string {
+	parts := make([]string, len(v.min))
+	for i := range v.min {
+		parts[i] = fmt.Sprintf("%d:%d", v.min[i], v.min[i]+v.ext[i])
+	}
+	return r.Buf.Name + "[" + strings.Join(parts, ", ") + "]"
+}
+
+// partition draws the region of c that shows the partition best: a
+// register tile from its layout, else a shared, global or other region
+// from the lowered code's accesses.
+func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, threads int) (*Partition, string) {
+	if len(regions) == 0 {
+		return nil, "the call has no static region"
+	}
+	e := &evaluator{vars: map[*ir.Var]int64{}, unbound: map[string]bool{}}
+	for _, r := range regions {
+		if t, ok := registerTile(r.Buf); ok {
+			if v, ok := viewOf(r, e); ok {
+				return fromLayout(c, v, t, threads), ""
+			}
+		}
+	}
+	if c.Body == nil {
+		return nil, "no variant lowers the call"
+	}
+	owner := map[key]Cell{}
+	for t, as := range acc {
+		seen := map[*ir.Buffer]int{}
+		for _, a := range as {
+			slot := seen[a.root]
+			seen[a.root]++
+			for l := range a.elems() {
+				k := key{a.root, a.off + l}
+				if o, ok := owner[k]; ok {
+					if o.Thread != t {
+						o.Owners++
+						owner[k] = o
+					}
+					continue
+				}
+				owner[k] = Cell{Thread: t, Owners: 1, Slot: slot, Lane: int(l)}
+			}
+		}
+	}
+	order := []string{"shared", "global"}
+	var best *Partition
+	bestOwned := -1
+	for pass := 0; pass < 3; pass++ {
+		for _, r := range regions {
+			scope := r.Buf.Scope
+			if pass < 2 && !strings.HasPrefix(scope, order[pass]) || pass == 2 && (strings.HasPrefix(scope, "shared") || scope == "global") {
+				continue
+			}
+			v, ok := viewOf(r, e)
+			if !ok {
+				continue
+			}
+			p, owned := fromAccesses(c, v, owner, threads)
+			if owned > bestOwned {
+				best, bestOwned = p, owned
+			}
+		}
+		if bestOwned > 0 {
+			break
+		}
+	}
+	if best == nil || bestOwned == 0 {
+		return nil, "the lowered code moves no element of the call's regions"
+	}
+	best.Notes = append(best.Notes, notes...)
+	return best, ""
+}
+
+type key struct {
+	root *ir.Buffer
+	off  int64
+}
+
+func newPartition(c Call, v *view, threads int) *Partition {
+	p := &Partition{Title: c.Title, Region: regionText(v.r, v), TotalRows: v.rows, TotalCols: v.cols, Threads: threads,
+		Rows: int(min(v.rows, MaxCells)), Cols: int(min(v.cols, MaxCells)), Vec: 1}
+	if len(v.dims) > 2 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d dimensions flattened into rows", len(v.dims)-1))
+	}
+	if v.rows > MaxCells || v.cols > MaxCells {
+		p.Notes = append(p.Notes, fmt.Sprintf("cropped: %d x %d of %d x %d elements drawn", p.Rows, p.Cols, v.rows, v.cols))
+	}
+	p.Cells = make([]Cell, p.Rows*p.Cols)
+	return p
+}
+
+// fromAccesses reads the owners of v's elements from the lowered code.
+func fromAccesses(c Call, v *view, owner map[key]Cell, threads int) (*Partition, int) {
+	p := newPartition(c, v, threads)
+	p.From = "lowered code"
+	owned, none, vec := 0, 0, 0
+	for r := range p.Rows {
+		for col := range p.Cols {
+			off, _ := physical(v.r.Buf, v.coord(int64(r), int64(col)))
+			root, off := rootOf(v.r.Buf, off, nil)
+			cell, ok := owner[key{root, off}]
+			if !ok {
+				cell = Cell{Thread: -1}
+				none++
+			} else {
+				owned++
+				vec = max(vec, cell.Lane+1)
+			}
+			p.Cells[r*p.Cols+col] = cell
+		}
+	}
+	p.Vec = max(vec, 1)
+	if none > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d drawn elements are moved by no thread of the call", none))
+	}
+	return p, owned
+}
+
+// fromLayout reads the owners of v's elements from a register tile's
+// layout: the threads whose axes match the layout's thread outputs (each
+// replica too); the slot is the register index.
+func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
+	p := newPartition(c, v, threads)
+	p.From = "layout " + t.String()
+	b := v.r.Buf
+	// The thread axes the layout names, and every thread's key on them.
+	var axes []*layout.Axis
+	add := func(a *layout.Axis) {
+		if a.IsThread() && !containsAxis(axes, a) {
+			axes = append(axes, a)
+		}
+	}
+	for _, it := range t.Shard {
+		add(it.Axis)
+	}
+	for _, it := range t.Replica {
+		add(it.Axis)
+	}
+	for a := range t.Offset {
+		add(a)
+	}
+	n := max(threads, 1)
+	byKey := map[string][]int{}
+	for th := range n {
+		ax := threadAxes(int64(th))
+		k := make([]int64, len(axes))
+		for i, a := range axes {
+			k[i] = ax[a.Name]
+		}
+		s := fmt.Sprint(k)
+		byKey[s] = append(byKey[s], th)
+	}
+	reps := int64(1)
+	for _, it := range t.Replica {
+		reps *= it.Extent
+	}
+	reps = min(reps, 1024)
+	none := 0
+	for r := range p.Rows {
+		for col := range p.Cols {
+			_, m := physical(b, v.coord(int64(r), int64(col)))
+			cell := Cell{Thread: -1}
+			for rep := range reps {
+				k := make([]int64, len(axes))
+				for i, a := range axes {
+					k[i] = m[a]
+				}
+				digits := layout.SplitCoord(rep, iterExtents(t.Replica))
+				for d, it := range t.Replica {
+					for i, a := range axes {
+						if a == it.Axis {
+							k[i] += digits[d] * it.Stride
+						}
+					}
+				}
+				for _, th := range byKey[fmt.Sprint(k)] {
+					if cell.Thread < 0 || th < cell.Thread {
+						cell.Thread = th
+					}
+					cell.Owners++
+				}
+			}
+			if cell.Thread < 0 {
+				none++
+			}
+			cell.Slot = int(m[layout.M])
+			p.Cells[r*p.Cols+col] = cell
+		}
+	}
+	if none > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("%d drawn elements belong to threads outside the call's %d", none, n))
+	}
+	return p
+}
+
+func containsAxis(as []*layout.Axis, a *layout.Axis) bool {
+	for _, x := range as {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+func iterExtents(its []layout.Iter) []int64 {
+	out := make([]int64, len(its))
+	for i, it := range its {
+		out[i] = it.Extent
+	}
+	return out
+}
+
+// worstBank finds the warp-level shared instruction with the most excess
+// wavefronts: the k-th shared access of every thread of one warp is one
+// instruction (the threads of a warp run the same code).
+func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
+	if c.Body == nil {
+		return nil, "no variant lowers the call"
+	}
+	var best *BankMap
+	instrs := 0
+	for w := 0; w*32 < len(acc); w++ {
+		shared := make([][]access, 0, 32)
+		n := 0
+		for t := w * 32; t < min(len(acc), w*32+32); t++ {
+			var s []access
+			for _, a := range acc[t] {
+				if a.shared() {
+					s = append(s, a)
+				}
+			}
+			shared = append(shared, s)
+			n = max(n, len(s))
+		}
+		for k := range n {
+			var ba []BankAccess
+			kind, name := "", ""
+			for lane, s := range shared {
+				if k < len(s) {
+					a := s[k]
+					ba = append(ba, BankAccess{Thread: w*32 + lane, Addr: a.off * int64(max(a.root.Dtype.Bits, 8)) / 8, Bytes: a.bytes})
+					kind, name = a.kind, a.root.Name
+				}
+			}
+			if len(ba) == 0 {
+				continue
+			}
+			instrs++
+			m := BuildBanks(c.Title, "", ba)
+			if best == nil || m.Conflicts > best.Conflicts {
+				m.Instr = fmt.Sprintf("%s %s, %d B per thread: shared instruction %d of warp %d", kind, name, m.Bytes, k+1, w)
+				best = m
+			}
+		}
+	}
+	if best == nil {
+		return nil, "the call has no per-thread shared-memory access (TMA and register-only calls have none)"
+	}
+	best.Notes = append(best.Notes, fmt.Sprintf("the worst of %d warp-level shared instructions", instrs),
+		"shared buffers at byte address 0 (each its own storage), from the lowered code, vectorized lanes merged")
+	best.Notes = append(best.Notes, notes...)
+	return best, ""
+}

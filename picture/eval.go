@@ -1,0 +1,453 @@
+package picture
+
+// A minimal per-thread evaluator of a lowered call's body: it runs the
+// body once for each thread of the call and records every memory access
+// (buffer, physical element offset, bytes). It knows the ops the copy and
+// elementwise variants emit (cuda.copy_bytes, cp.async, ldmatrix and
+// stmatrix, the ptx.ld/ptx.st chains, plain loads and stores); other
+// calls are evaluated for the loads in their arguments only. It is
+// deliberately small and self-contained so that a fuller simulator can
+// replace it (BankAccess is the seam).
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+// maxSteps bounds the statements and expressions one picture evaluates
+// (all threads together); a larger call is drawn from what was evaluated.
+const maxSteps = 4 << 20
+
+// access is one memory access of one thread.
+type access struct {
+	root  *ir.Buffer // the storage (a view's base)
+	off   int64      // physical element offset in root
+	bytes int
+	kind  string // "ld", "st", "ldmatrix", ...
+	// site and vec identify the IR node and the vectorized-loop instance
+	// that made it (vec 0: not in a vectorized loop), for merging lanes.
+	site ir.Node
+	vec  int
+}
+
+func (a access) elems() int64 { return max(int64(a.bytes)*8/int64(max(a.root.Dtype.Bits, 1)), 1) }
+
+func (a access) shared() bool { return strings.HasPrefix(a.root.Scope, "shared") }
+
+type evaluator struct {
+	axes    map[string]int64
+	vars    map[*ir.Var]int64
+	acc     []access
+	steps   int
+	vecInst int // the vectorized-loop instance now running (0: none)
+	nextVec int
+	// out of budget, or a construct the evaluator does not run
+	stop    string
+	unbound map[string]bool
+}
+
+// threadAxes are the layout thread axes of thread t of the call.
+func threadAxes(t int64) map[string]int64 {
+	return map[string]int64{"tx": t, "laneid": t % 32, "warpid": t / 32, "tid_in_wg": t % 128,
+		"wid_in_wg": (t / 32) % 4, "wgid": t / 128}
+}
+
+// run evaluates body for threads 0..threads-1 and returns each thread's
+// accesses (lanes of a vectorized loop merged), the notes, and whether
+// the whole body was evaluated.
+func run(body *ir.Block, threads int) ([][]access, []string) {
+	out := make([][]access, threads)
+	unbound := map[string]bool{}
+	steps := 0
+	stop := ""
+	nextVec := 0
+	for t := range threads {
+		e := &evaluator{axes: threadAxes(int64(t)), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec}
+		e.block(body)
+		steps, nextVec = e.steps, e.nextVec
+		out[t] = merge(e.acc)
+		if e.stop != "" {
+			stop = e.stop
+			break
+		}
+	}
+	var notes []string
+	if len(unbound) > 0 {
+		names := make([]string, 0, len(unbound))
+		for n := range unbound {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		notes = append(notes, "taken as 0 (set outside the call): "+strings.Join(names, ", "))
+	}
+	if stop != "" {
+		notes = append(notes, "evaluation stopped: "+stop)
+	}
+	return out, notes
+}
+
+func (e *evaluator) step() bool {
+	e.steps++
+	if e.steps > maxSteps && e.stop == "" {
+		e.stop = fmt.Sprintf("more than %d steps", maxSteps)
+	}
+	return e.stop == ""
+}
+
+func (e *evaluator) block(b *ir.Block) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		if !e.step() {
+			return
+		}
+		e.stmt(s)
+	}
+}
+
+func (e *evaluator) stmt(s ir.Stmt) {
+	switch s := s.(type) {
+	case *ir.Block:
+		e.block(s)
+	case *ir.For:
+		lo := int64(0)
+		if s.Min != nil {
+			lo = e.eval(s.Min)
+		}
+		n := e.eval(s.Extent)
+		outer := e.vecInst
+		if s.Kind == ir.Vectorized {
+			e.nextVec++
+			e.vecInst = e.nextVec
+		}
+		for i := lo; i < lo+n && e.stop == ""; i++ {
+			e.vars[s.Var] = i
+			e.block(s.Body)
+		}
+		e.vecInst = outer
+	case *ir.Let:
+		e.vars[s.Var] = e.eval(s.Value)
+	case *ir.Assign:
+		e.vars[s.Var] = e.eval(s.Value)
+	case *ir.If:
+		if e.eval(s.Cond) != 0 {
+			e.block(s.Then)
+		} else {
+			e.block(s.Else)
+		}
+	case *ir.Store:
+		e.eval(s.Value)
+		e.record(s.Buf, e.index(s.Buf, s.Indices), bytesOf(s.Buf.Dtype), "st", s)
+	case *ir.Evaluate:
+		e.eval(s.X)
+	case *ir.Lowered:
+		e.block(s.Body)
+	case *ir.While, *ir.Break, *ir.Continue:
+		e.stop = "a device while loop, break or continue"
+	}
+}
+
+func bytesOf(t ir.DataType) int { return max(t.Bits/8, 1) }
+
+// record adds an access to root storage; accesses to per-thread local
+// memory are not recorded.
+func (e *evaluator) record(b *ir.Buffer, off int64, bytes int, kind string, site ir.Node) {
+	root, off := rootOf(b, off, e)
+	if root.Scope == "local" || root.Scope == "" {
+		return
+	}
+	e.acc = append(e.acc, access{root: root, off: off, bytes: bytes, kind: kind, site: site, vec: e.vecInst})
+}
+
+// rootOf follows decl_buffer views to their storage.
+func rootOf(b *ir.Buffer, off int64, e *evaluator) (*ir.Buffer, int64) {
+	for b.Base != nil {
+		off += b.ElemOffset
+		if b.ElemOffsetExpr != nil && e != nil {
+			off += e.eval(b.ElemOffsetExpr)
+		}
+		b = b.Base
+	}
+	return b, off
+}
+
+// index is the physical element offset of a Load/Store/AddressOf: one
+// index is already flat; one per dimension goes through the layout.
+func (e *evaluator) index(b *ir.Buffer, idx []ir.Expr) int64 {
+	if len(idx) == 1 {
+		return e.eval(idx[0])
+	}
+	coord := make([]int64, len(idx))
+	for i, x := range idx {
+		coord[i] = e.eval(x)
+	}
+	off, _ := physical(b, coord)
+	return off
+}
+
+// physical maps a logical coordinate of b to its physical element offset
+// and, for a register tile, the layout's output (thread axes included).
+func physical(b *ir.Buffer, coord []int64) (int64, map[*layout.Axis]int64) {
+	if b.Layout == nil || len(coord) != len(b.Shape) {
+		return layout.FlattenCoord(coord, b.Shape), nil
+	}
+	var m map[*layout.Axis]int64
+	switch l := b.Layout.(type) {
+	case *layout.ComposeLayout:
+		tile := l.Tile
+		if layout.IsTrivial(tile) && layout.Size(tile, nil) != b.NumElements() {
+			tile = layout.RowMajor(b.Shape...)
+		}
+		m = layout.ApplyShape(tile, coord, b.Shape)
+		m[layout.M] = layout.BareSwizzle(l).SwizzleAddr(m[layout.M])
+	default:
+		m = layout.ApplyShape(l, coord, b.Shape)
+	}
+	return m[layout.M], m
+}
+
+// ptr evaluates a pointer operand: address_of(buf[i]), optionally
+// through tvm_builtin_pointer_offset, or buf.data.
+func (e *evaluator) ptr(x ir.Expr) (*ir.Buffer, int64, bool) {
+	switch x := x.(type) {
+	case *ir.Call:
+		if x.Op == ir.OpPointerOffset && len(x.Args) == 2 {
+			b, off, ok := e.ptr(x.Args[0])
+			return b, off + e.eval(x.Args[1]), ok
+		}
+	case *ir.AddressOf:
+		return x.Buf, e.index(x.Buf, x.Indices), true
+	case *ir.BufferData:
+		return x.Buf, 0, true
+	}
+	return nil, 0, false
+}
+
+// chainBytes is the width of a ptx.ld/ptx.st chain from its tail
+// ("...v4.u32": 16 bytes).
+func chainBytes(op string) int {
+	toks := strings.Split(op, ".")
+	n, bits := 1, 0
+	for _, t := range toks {
+		if len(t) > 1 && t[0] == 'v' {
+			if v, err := strconv.Atoi(t[1:]); err == nil {
+				n = v
+			}
+		}
+	}
+	last := toks[len(toks)-1]
+	if len(last) > 1 && strings.ContainsRune("ubsf", rune(last[0])) {
+		if v, err := strconv.Atoi(last[1:]); err == nil {
+			bits = v
+		}
+	}
+	return max(n*bits/8, 1)
+}
+
+func (e *evaluator) call(c *ir.Call) {
+	switch {
+	case c.Op == ir.OpCopyBytes || c.Op == ir.OpCpAsync:
+		if len(c.Args) < 3 {
+			return
+		}
+		n := int(e.eval(c.Args[2]))
+		if b, off, ok := e.ptr(c.Args[1]); ok {
+			e.record(b, off, n, "ld", c)
+		}
+		if b, off, ok := e.ptr(c.Args[0]); ok {
+			e.record(b, off, n, "st", c)
+		}
+		return
+	case c.Op == ir.OpLdmatrix || c.Op == ir.OpStmatrix:
+		// Lane l gives the address of row l%8 of matrix l/8 (16 bytes).
+		if len(c.Args) < 4 {
+			return
+		}
+		num := e.eval(c.Args[0])
+		if e.axes["laneid"] < 8*num {
+			if b, off, ok := e.ptr(c.Args[2]); ok {
+				e.record(b, off, 16, strings.TrimPrefix(c.Op, "ptx."), c)
+			}
+		}
+		return
+	case c.Op == ir.OpPtxLdSharedPlain:
+		if b, off, ok := e.ptr(c.Args[0]); ok {
+			e.record(b, off, bytesOf(c.Type), "ld", c)
+		}
+		return
+	case strings.HasPrefix(c.Op, "ptx.ld.") || strings.HasPrefix(c.Op, "ptx.st."):
+		kind := c.Op[4:6]
+		for _, a := range c.Args {
+			if b, off, ok := e.ptr(a); ok {
+				e.record(b, off, chainBytes(c.Op), kind, c)
+			} else {
+				e.eval(a)
+			}
+		}
+		return
+	}
+	for _, a := range c.Args {
+		e.eval(a)
+	}
+}
+
+func (e *evaluator) eval(x ir.Expr) int64 {
+	if x == nil || !e.step() {
+		return 0
+	}
+	switch x := x.(type) {
+	case *ir.IntImm:
+		return x.Value
+	case *ir.Var:
+		v, ok := e.vars[x]
+		if !ok {
+			e.unbound[x.Name] = true
+		}
+		return v
+	case *ir.ThreadIndex:
+		return e.axes[x.Axis]
+	case *ir.Cast:
+		return e.eval(x.X)
+	case *ir.Not:
+		if e.eval(x.X) == 0 {
+			return 1
+		}
+		return 0
+	case *ir.Neg:
+		return -e.eval(x.X)
+	case *ir.Select:
+		if e.eval(x.Cond) != 0 {
+			return e.eval(x.A)
+		}
+		return e.eval(x.B)
+	case *ir.Load:
+		e.record(x.Buf, e.index(x.Buf, x.Indices), bytesOf(x.Buf.Dtype), "ld", x)
+		return 0
+	case *ir.Call:
+		e.call(x)
+		return 0
+	case *ir.Binary:
+		return binary(x.Op, e.eval(x.A), e.eval(x.B))
+	}
+	return 0
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func floorDiv(a, b int64) int64 {
+	if b == 0 {
+		return 0
+	}
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func binary(op ir.BinOp, a, b int64) int64 {
+	switch op {
+	case ir.Add:
+		return a + b
+	case ir.Sub:
+		return a - b
+	case ir.Mul:
+		return a * b
+	case ir.FloorDiv, ir.Div:
+		return floorDiv(a, b)
+	case ir.FloorMod:
+		return a - floorDiv(a, b)*b
+	case ir.Min:
+		return min(a, b)
+	case ir.Max:
+		return max(a, b)
+	case ir.EQ:
+		return b2i(a == b)
+	case ir.NE:
+		return b2i(a != b)
+	case ir.LT:
+		return b2i(a < b)
+	case ir.LE:
+		return b2i(a <= b)
+	case ir.GT:
+		return b2i(a > b)
+	case ir.GE:
+		return b2i(a >= b)
+	case ir.And:
+		return b2i(a != 0 && b != 0)
+	case ir.Or:
+		return b2i(a != 0 || b != 0)
+	case ir.BitAnd:
+		return a & b
+	case ir.BitOr:
+		return a | b
+	case ir.BitXor:
+		return a ^ b
+	case ir.Shl:
+		return a << (b & 63)
+	case ir.Shr:
+		return a >> (b & 63)
+	}
+	return 0
+}
+
+// merge joins the accesses one IR node made in one vectorized loop
+// instance into one access when they are contiguous and the run is
+// naturally aligned and at most 16 bytes, as nvcc does; the merged
+// access takes the place of the node's first one.
+func merge(acc []access) []access {
+	var out []access
+	for i := 0; i < len(acc); {
+		if acc[i].vec == 0 {
+			out = append(out, acc[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(acc) && acc[j].vec == acc[i].vec {
+			j++
+		}
+		var order []ir.Node
+		groups := map[ir.Node][]access{}
+		for _, a := range acc[i:j] {
+			if groups[a.site] == nil {
+				order = append(order, a.site)
+			}
+			groups[a.site] = append(groups[a.site], a)
+		}
+		for _, site := range order {
+			out = append(out, mergeRun(groups[site])...)
+		}
+		i = j
+	}
+	return out
+}
+
+// mergeRun returns run as one access when it can be one.
+func mergeRun(run []access) []access {
+	a := run[0]
+	total := 0
+	for k, b := range run {
+		if b.root != a.root || b.bytes != a.bytes || b.off != a.off+int64(k)*a.elems() {
+			return run
+		}
+		total += b.bytes
+	}
+	addr := a.off * int64(max(a.root.Dtype.Bits, 8)) / 8
+	if len(run) == 1 || total > 16 || total&(total-1) != 0 || addr%int64(total) != 0 {
+		return run
+	}
+	a.bytes = total
+	return []access{a}
+}
