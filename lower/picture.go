@@ -54,3 +54,20 @@ func CallAtLine(f *source.File, ks []*Kernel, line int) (*Kernel, *dispatch.Deci
 	}
 	return nil, nil, fmt.Sprintf("no analysed tile call at line %d", line)
 }
+
+// ValidPicture reports whether which names pictures: "partition", "bank",
+// "both" or "" (both).
+func ValidPicture(which string) bool {
+	_, ok := picture.ParseWhich(which)
+	return ok
+}
+
+// RenderPictures renders p as "svg" or "text" (the Unicode grids of
+// terminal hovers); which is as ValidPicture takes it.
+func RenderPictures(p *picture.Pictures, format, which string) string {
+	w, _ := picture.ParseWhich(which)
+	if format == "text" {
+		return p.Text(w)
+	}
+	return p.SVG(w)
+}

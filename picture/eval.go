@@ -165,6 +165,13 @@ func (e *evaluator) record(b *ir.Buffer, off int64, bytes int, kind string, site
 	e.acc = append(e.acc, access{root: root, off: off, bytes: bytes, kind: kind, site: site, vec: e.vecInst})
 }
 
+func rootScope(b *ir.Buffer) string {
+	for b.Base != nil {
+		b = b.Base
+	}
+	return b.Scope
+}
+
 // rootOf follows decl_buffer views to their storage.
 func rootOf(b *ir.Buffer, off int64, e *evaluator) (*ir.Buffer, int64) {
 	for b.Base != nil {
@@ -273,6 +280,22 @@ func (e *evaluator) call(c *ir.Call) {
 		if e.axes["laneid"] < 8*num {
 			if b, off, ok := e.ptr(c.Args[2]); ok {
 				e.record(b, off, 16, strings.TrimPrefix(c.Op, "ptx."), c)
+			}
+		}
+		return
+	case strings.HasPrefix(c.Op, "ptx.ldmatrix.") || strings.HasPrefix(c.Op, "ptx.stmatrix."):
+		// The chain spelling (0.27): ptx.ldmatrix.sync.aligned.m8n8.x4...
+		num := int64(1)
+		for _, t := range strings.Split(c.Op, ".") {
+			if len(t) == 2 && t[0] == 'x' && t[1] >= '1' && t[1] <= '4' {
+				num = int64(t[1] - '0')
+			}
+		}
+		for _, a := range c.Args {
+			if b, off, ok := e.ptr(a); ok && strings.HasPrefix(rootScope(b), "shared") {
+				if e.axes["laneid"] < 8*num {
+					e.record(b, off, 16, c.Op[4:12], c)
+				}
 			}
 		}
 		return

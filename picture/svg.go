@@ -68,7 +68,7 @@ func (p *Pictures) SVG(which Which) string {
 	}
 	if which != PartitionOnly {
 		if p.Bank != nil {
-			p.Bank.draw(s)
+			p.Bank.draw(s, which == BankOnly || p.Partition == nil)
 		} else {
 			s.missing("bank map", p.NoBank)
 		}
@@ -196,10 +196,15 @@ func (s *svgWriter) notes(notes []string) {
 	s.y += 6
 }
 
-func (m *BankMap) draw(s *svgWriter) {
-	const left, cw, ch = 96, 22, 20
-	s.y += 20
-	s.text(8, s.y, 14, "", "bold", "", m.Title)
+// draw draws the bank map, under its title when title is set (alone,
+// not under the partition of the same call).
+func (m *BankMap) draw(s *svgWriter, title bool) {
+	const left, cw, ch = 112, 22, 20
+	s.y += 10
+	if title {
+		s.y += 10
+		s.text(8, s.y, 14, "", "bold", "", m.Title)
+	}
 	s.y += 18
 	s.text(8, s.y, 12, "", "", "#333333", "bank map: "+m.Instr)
 	s.y += 16
