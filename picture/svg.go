@@ -2,6 +2,7 @@ package picture
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -34,6 +35,46 @@ const font = `font-family="ui-monospace,Menlo,Consolas,monospace"`
 type svgWriter struct {
 	b    strings.Builder
 	y, w int
+	// labels are the cell labels of the picture being drawn, by size and
+	// colour, written in one group each after its cells (flushLabels).
+	labels map[[2]string][]string
+	// notips leaves the cells' tooltips out (a picture shown as an image).
+	notips bool
+}
+
+// tip is a cell's tooltip element, or nothing without tooltips.
+func (s *svgWriter) tip(str string) string {
+	if s.notips {
+		return ""
+	}
+	return "<title>" + esc(str) + "</title>"
+}
+
+// label queues a centred cell label.
+func (s *svgWriter) label(x, y, size int, fill, str string) {
+	if s.labels == nil {
+		s.labels = map[[2]string][]string{}
+	}
+	k := [2]string{fmt.Sprint(size), fill}
+	s.labels[k] = append(s.labels[k], fmt.Sprintf(`<text x="%d" y="%d">%s</text>`, x, y, esc(str)))
+}
+
+// flushLabels writes the queued labels, in a stable order.
+func (s *svgWriter) flushLabels() {
+	keys := make([][2]string, 0, len(s.labels))
+	for k := range s.labels {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	for _, k := range keys {
+		fmt.Fprintf(&s.b, `<g font-size="%s" text-anchor="middle" fill="%s">`+"\n", k[0], k[1])
+		for _, l := range s.labels[k] {
+			s.b.WriteString(l)
+			s.b.WriteByte('\n')
+		}
+		s.b.WriteString("</g>\n")
+	}
+	s.labels = nil
 }
 
 func esc(s string) string {
@@ -56,8 +97,14 @@ func (s *svgWriter) text(x, y, size int, anchor, weight, fill, str string) {
 
 // SVG draws the chosen pictures of p in one SVG document (stacked, the
 // partition first); a missing picture is one line saying why.
-func (p *Pictures) SVG(which Which) string {
-	s := &svgWriter{y: 0, w: 360}
+func (p *Pictures) SVG(which Which) string { return p.svg(which, false) }
+
+// Image is SVG without the cells' tooltips: smaller, for a picture shown
+// as an image (a hover), where tooltips do not show.
+func (p *Pictures) Image(which Which) string { return p.svg(which, true) }
+
+func (p *Pictures) svg(which Which, notips bool) string {
+	s := &svgWriter{y: 0, w: 360, notips: notips}
 	var body strings.Builder
 	if which != BankOnly {
 		if p.Partition != nil {
@@ -113,35 +160,29 @@ func (p *Partition) draw(s *svgWriter) {
 	for r := 0; r < p.Rows; r += step {
 		s.text(left-4, y0+r*cs+cs/2+4, min(10, max(cs-2, 7)), "end", "", "#666666", fmt.Sprint(r))
 	}
-	label := cs >= 16
-	fs := cs * 9 / 20
+	// One rect per run of cells of one access (lowered code) or one
+	// thread (a layout), with one label and one tooltip.
+	byLayout := strings.HasPrefix(p.From, "layout")
+	s.b.WriteString(`<g stroke="#ffffff" stroke-width="0.5">` + "\n")
+	fs := min(cs*9/20, 12)
 	for r := range p.Rows {
-		for c := range p.Cols {
+		for c := 0; c < p.Cols; {
 			cell := p.At(r, c)
+			n := 1
+			for c+n < p.Cols && sameRun(p.At(r, c+n-1), p.At(r, c+n), byLayout) {
+				n++
+			}
 			x, y := left+c*cs, y0+r*cs
-			fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"><title>(%d, %d) %s</title></rect>`+"\n",
-				x, y, cs, cs, Colour(cell.Thread), r, c, esc(cell.describe(p)))
-			if label && cell.Thread >= 0 {
-				s.text(x+cs/2, y+cs/2+fs/3+1, fs, "middle", "", TextColour(cell.Thread), fmt.Sprint(cell.Thread))
+			fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s">%s</rect>`+"\n",
+				x, y, n*cs, cs, Colour(cell.Thread), s.tip(p.describe(r, c, n)))
+			if cs >= 12 && cell.Thread >= 0 && (n*cs >= 16 || cs >= 16) {
+				s.label(x+n*cs/2, y+cs/2+fs/3+1, fs, TextColour(cell.Thread), fmt.Sprint(cell.Thread))
 			}
+			c += n
 		}
 	}
-	// Thin lines between cells of different accesses (thread, slot).
-	var lines strings.Builder
-	for r := range p.Rows {
-		for c := range p.Cols {
-			a := p.At(r, c)
-			if c+1 < p.Cols && !sameAccess(a, p.At(r, c+1)) {
-				fmt.Fprintf(&lines, "M%d %dv%d", left+(c+1)*cs, y0+r*cs, cs)
-			}
-			if r+1 < p.Rows && !sameAccess(a, p.At(r+1, c)) {
-				fmt.Fprintf(&lines, "M%d %dh%d", left+c*cs, y0+(r+1)*cs, cs)
-			}
-		}
-	}
-	if lines.Len() > 0 {
-		fmt.Fprintf(&s.b, `<path d="%s" stroke="#ffffff" stroke-width="1" fill="none"/>`+"\n", lines.String())
-	}
+	s.b.WriteString("</g>\n")
+	s.flushLabels()
 	fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#333333"/>`+"\n", left, y0, p.Cols*cs, p.Rows*cs)
 	s.w = max(s.w, left+p.Cols*cs+16)
 	s.y = y0 + p.Rows*cs
@@ -149,24 +190,41 @@ func (p *Partition) draw(s *svgWriter) {
 	s.notes(p.Notes)
 }
 
-// describe is a cell's tooltip.
-func (c Cell) describe(p *Partition) string {
-	if c.Thread < 0 {
-		return "no thread"
+// describe is the tooltip of the n cells from (r, c).
+func (p *Partition) describe(r, c, n int) string {
+	cell := p.At(r, c)
+	where := fmt.Sprintf("(%d, %d)", r, c)
+	if n > 1 {
+		where = fmt.Sprintf("(%d, %d..%d)", r, c, c+n-1)
 	}
-	s := fmt.Sprintf("thread %d (warp %d, lane %d)", c.Thread, c.Thread/32, c.Thread%32)
+	if cell.Thread < 0 {
+		return where + " no thread"
+	}
+	s := fmt.Sprintf("%s thread %d (warp %d, lane %d)", where, cell.Thread, cell.Thread/32, cell.Thread%32)
 	if strings.HasPrefix(p.From, "layout") {
-		s += fmt.Sprintf(", register %d", c.Slot)
+		last := p.At(r, c+n-1).Slot
+		if n > 1 && last != cell.Slot {
+			s += fmt.Sprintf(", registers %d..%d", cell.Slot, last)
+		} else {
+			s += fmt.Sprintf(", register %d", cell.Slot)
+		}
 	} else {
-		s += fmt.Sprintf(", access %d, lane %d", c.Slot, c.Lane)
+		s += fmt.Sprintf(", access %d", cell.Slot)
+		if n < p.Vec || cell.Lane > 0 {
+			s += fmt.Sprintf(", lanes %d..%d", cell.Lane, p.At(r, c+n-1).Lane)
+		}
 	}
-	if c.Owners > 1 {
-		s += fmt.Sprintf(", shared by %d threads", c.Owners)
+	if cell.Owners > 1 {
+		s += fmt.Sprintf(", shared by %d threads", cell.Owners)
 	}
 	return s
 }
 
-func sameAccess(a, b Cell) bool { return a.Thread == b.Thread && a.Slot == b.Slot }
+// sameRun reports whether b continues a's run: the same thread, and for
+// the lowered code's partition the same access.
+func sameRun(a, b Cell, byLayout bool) bool {
+	return a.Thread == b.Thread && a.Owners == b.Owners && (byLayout || a.Slot == b.Slot && b.Lane == a.Lane+1 || a.Thread < 0)
+}
 
 // legend draws one swatch row per warp (at most 8 warps), lanes 0..31.
 func (s *svgWriter) legend(threads int) {
@@ -214,32 +272,50 @@ func (m *BankMap) draw(s *svgWriter, title bool) {
 		s.text(left+b*cw+cw/2, s.y-3, 9, "middle", "", "#666666", fmt.Sprint(b))
 	}
 	y0 := s.y
+	// Idle banks: one patterned rect under the grid.
+	fmt.Fprintf(&s.b, `<defs><pattern id="idle" width="%d" height="%d" patternUnits="userSpaceOnUse" x="%d" y="%d"><rect x="1" y="1" width="%d" height="%d" fill="%s"/></pattern></defs>`+"\n",
+		cw, ch, left, y0, cw-2, ch-2, Colour(-1))
+	fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="url(#idle)"/>`+"\n", left, y0, Banks*cw, len(m.Wavefronts)*ch)
 	for i, wf := range m.Wavefronts {
 		y := y0 + i*ch
 		s.text(left-6, y+ch/2+4, 10, "end", "", "#333333", fmt.Sprintf("wf %d · phase %d", i, wf.Phase))
-		for b, c := range wf.Banks {
+		// One rect per run of banks holding consecutive words of one thread.
+		for b := 0; b < Banks; {
+			c := wf.Banks[b]
+			if c.Thread < 0 {
+				b++
+				continue
+			}
+			n := 1
+			for b+n < Banks {
+				d := wf.Banks[b+n]
+				if d.Thread != c.Thread || d.Word != c.Word+int64(n) || d.Conflict != c.Conflict || d.Threads != c.Threads {
+					break
+				}
+				n++
+			}
 			x := left + b*cw
-			stroke := `stroke="#ffffff" stroke-width="1"`
+			stroke := ""
 			if c.Conflict {
-				stroke = `stroke="#d00000" stroke-width="2"`
+				stroke = ` stroke="#d00000" stroke-width="2"`
 			}
-			tip := "idle"
-			if c.Thread >= 0 {
-				tip = fmt.Sprintf("bank %d: word %d (byte %d) of thread %d", b, c.Word, c.Word*4, c.Thread)
-				if c.Threads > 1 {
-					tip += fmt.Sprintf(", shared by %d threads", c.Threads)
-				}
-				if c.Conflict {
-					tip += ", conflict"
-				}
+			tip := fmt.Sprintf("thread %d: bank %d, word %d (byte %d)", c.Thread, b, c.Word, c.Word*4)
+			if n > 1 {
+				tip = fmt.Sprintf("thread %d: banks %d..%d, words %d..%d (bytes %d..%d)", c.Thread, b, b+n-1, c.Word, c.Word+int64(n-1), c.Word*4, c.Word*4+int64(4*n-1))
 			}
-			fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" %s><title>%s</title></rect>`+"\n",
-				x+1, y+1, cw-2, ch-2, Colour(c.Thread), stroke, esc(tip))
-			if c.Thread >= 0 {
-				s.text(x+cw/2, y+ch/2+4, 10, "middle", "", TextColour(c.Thread), fmt.Sprint(c.Thread))
+			if c.Threads > 1 {
+				tip += fmt.Sprintf(", shared by %d threads", c.Threads)
 			}
+			if c.Conflict {
+				tip += ", conflict"
+			}
+			fmt.Fprintf(&s.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"%s>%s</rect>`+"\n",
+				x+1, y+1, n*cw-2, ch-2, Colour(c.Thread), stroke, s.tip(tip))
+			s.label(x+n*cw/2, y+ch/2+4, 10, TextColour(c.Thread), fmt.Sprint(c.Thread))
+			b += n
 		}
 	}
+	s.flushLabels()
 	s.y = y0 + len(m.Wavefronts)*ch
 	s.w = max(s.w, left+Banks*cw+16)
 	s.y += 4
