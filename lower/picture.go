@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
@@ -14,6 +15,20 @@ import (
 // CLI's --emit svg, the editor's tilels.picture command and the hover's
 // grid all show.
 func Pictures(k *Kernel, d *dispatch.Decision, line int) *picture.Pictures {
+	return pictures(k, d, line, 0)
+}
+
+// hoverSteps bounds the evaluation behind a hover's pictures (about 2 ms
+// on the 2-core development machine); a larger call's hover is drawn
+// from what was evaluated and says so, and tilels.picture draws it whole.
+const hoverSteps = 1 << 17
+
+// HoverPictures is Pictures under the hover's bound on evaluation.
+func HoverPictures(k *Kernel, d *dispatch.Decision, line int) *picture.Pictures {
+	return pictures(k, d, line, hoverSteps)
+}
+
+func pictures(k *Kernel, d *dispatch.Decision, line, steps int) *picture.Pictures {
 	name := "Tx."
 	if d.Call.Scope != "" {
 		name += d.Call.Scope + "."
@@ -23,7 +38,7 @@ func Pictures(k *Kernel, d *dispatch.Decision, line int) *picture.Pictures {
 	if k.CaseLabel != "" {
 		title = fmt.Sprintf("%s (%s) · line %d · %s", k.Name, k.CaseLabel, line, name)
 	}
-	c := picture.Call{Title: title, Tile: d.Call, Threads: int(d.Threads)}
+	c := picture.Call{Title: title, Tile: d.Call, Threads: int(d.Threads), MaxSteps: steps}
 	if d.Variant == "" {
 		c.Title += " → no variant"
 	} else {
@@ -70,4 +85,32 @@ func RenderPictures(p *picture.Pictures, format, which string) string {
 		return p.Text(w)
 	}
 	return p.SVG(w)
+}
+
+// maxHoverImage bounds the SVG a hover embeds; a larger picture is shown
+// as text.
+const maxHoverImage = 256 << 10
+
+// HoverPicture is what a call's hover shows of its pictures. With image,
+// the SVG of both pictures without tooltips (isSVG), unless it is larger
+// than 256 KiB; else the Unicode grids: the partition, and the bank map
+// when its worst instruction has a bank conflict (else its summary line).
+func HoverPicture(p *picture.Pictures, image bool) (s string, isSVG bool) {
+	if image {
+		if svg := p.Image(picture.Both); len(svg) <= maxHoverImage {
+			return svg, true
+		}
+	}
+	var parts []string
+	if p.Partition != nil {
+		parts = append(parts, p.Partition.Text())
+	}
+	switch b := p.Bank; {
+	case b == nil:
+	case b.Conflicts > 0:
+		parts = append(parts, b.Text())
+	default:
+		parts = append(parts, "bank map: "+b.Instr+"\n"+b.Summary()+"\n")
+	}
+	return strings.Join(parts, "\n"), false
 }

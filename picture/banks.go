@@ -87,11 +87,62 @@ func BuildBanks(title, instr string, acc []BankAccess) *BankMap {
 
 // Summary is the bank map in one line: wavefronts against the ideal.
 func (m *BankMap) Summary() string {
-	s := fmt.Sprintf("%d wavefronts (ideal %d)", len(m.Wavefronts), m.Ideal)
+	s := fmt.Sprintf("%d wavefront", len(m.Wavefronts))
+	if len(m.Wavefronts) != 1 {
+		s += "s"
+	}
+	s += fmt.Sprintf(" (ideal %d)", m.Ideal)
 	if m.Ways > 1 {
 		s += fmt.Sprintf(", %d-way bank conflict", m.Ways)
 	} else {
 		s += ", no bank conflict"
 	}
 	return s
+}
+
+// countWavefronts is BuildBanks' wavefront count and ideal without the
+// layout, for ranking a call's instructions: one small array, no maps.
+func countWavefronts(acc []BankAccess) (total, ideal int) {
+	bytes := 0
+	for _, a := range acc {
+		bytes = max(bytes, a.Bytes)
+	}
+	phases := 1
+	switch {
+	case bytes > 8:
+		phases = 4
+	case bytes > 4:
+		phases = 2
+	}
+	per := 32 / phases
+	var words [Banks][]int64
+	for ph := range phases {
+		for b := range words {
+			words[b] = words[b][:0]
+		}
+		any := false
+		for _, a := range acc {
+			if (a.Thread%32)/per != ph {
+				continue
+			}
+			any = true
+			n := max(int64(a.Bytes), 1)
+			for w := a.Addr / 4; w <= (a.Addr+n-1)/4; w++ {
+				b := w % Banks
+				if !slices.Contains(words[b], w) {
+					words[b] = append(words[b], w)
+				}
+			}
+		}
+		if !any {
+			continue
+		}
+		ideal++
+		depth := 1
+		for b := range words {
+			depth = max(depth, len(words[b]))
+		}
+		total += depth
+	}
+	return total, ideal
 }

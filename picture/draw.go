@@ -17,6 +17,10 @@ type Call struct {
 	Body *ir.Block
 	// Threads is the number of threads of the call (its scope's size).
 	Threads int
+	// MaxSteps bounds the evaluation of the lowered code (statements and
+	// expressions of all threads); 0 means 4M. A call that needs more is
+	// drawn from what was evaluated, and a note says so.
+	MaxSteps int
 }
 
 // Pictures are a call's pictures. Partition or Bank is nil when the call
@@ -53,10 +57,15 @@ func Draw(c Call) *Pictures {
 	}
 	var acc [][]access
 	var notes []string
-	if c.Body != nil {
-		acc, notes = run(c.Body, threads)
+	offs := offsets{}
+	budget := c.MaxSteps
+	if budget <= 0 {
+		budget = maxSteps
 	}
-	p.Partition, p.NoPartition = partition(c, regions, acc, notes, threads)
+	if c.Body != nil {
+		acc, notes = run(c.Body, threads, offs, budget)
+	}
+	p.Partition, p.NoPartition = partition(c, regions, acc, notes, threads, offs)
 	p.Bank, p.NoBank = worstBank(c, acc, notes)
 	return p
 }
@@ -128,11 +137,11 @@ func regionText(r *ir.Region, v *view) string {
 // partition draws the region of c that shows the partition best: a
 // register tile from its layout, else a shared, global or other region
 // from the lowered code's accesses.
-func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, threads int) (*Partition, string) {
+func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, threads int, offs offsets) (*Partition, string) {
 	if len(regions) == 0 {
 		return nil, "the call has no static region"
 	}
-	e := &evaluator{vars: map[*ir.Var]int64{}, unbound: map[string]bool{}}
+	e := &evaluator{vars: map[*ir.Var]int64{}, unbound: map[string]bool{}, budget: maxSteps, offs: offs}
 	for _, r := range regions {
 		if t, ok := registerTile(r.Buf); ok {
 			if v, ok := viewOf(r, e); ok {
@@ -143,44 +152,30 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 	if c.Body == nil {
 		return nil, "no variant lowers the call"
 	}
-	owner := map[key]Cell{}
-	for t, as := range acc {
-		seen := map[*ir.Buffer]int{}
-		for _, a := range as {
-			slot := seen[a.root]
-			seen[a.root]++
-			for l := range a.elems() {
-				k := key{a.root, a.off + l}
-				if o, ok := owner[k]; ok {
-					if o.Thread != t {
-						o.Owners++
-						owner[k] = o
-					}
-					continue
-				}
-				owner[k] = Cell{Thread: t, Owners: 1, Slot: slot, Lane: int(l)}
+	// Regions in order of preference: shared, global, others; the first
+	// whose elements the code moves is drawn.
+	var cands []*ir.Region
+	for _, pref := range []func(string) bool{
+		func(sc string) bool { return strings.HasPrefix(sc, "shared") },
+		func(sc string) bool { return sc == "global" },
+		func(sc string) bool { return !strings.HasPrefix(sc, "shared") && sc != "global" },
+	} {
+		for _, r := range regions {
+			if pref(rootScope(r.Buf)) {
+				cands = append(cands, r)
 			}
 		}
 	}
-	order := []string{"shared", "global"}
 	var best *Partition
-	bestOwned := -1
-	for pass := 0; pass < 3; pass++ {
-		for _, r := range regions {
-			scope := r.Buf.Scope
-			if pass < 2 && !strings.HasPrefix(scope, order[pass]) || pass == 2 && (strings.HasPrefix(scope, "shared") || scope == "global") {
-				continue
-			}
-			v, ok := viewOf(r, e)
-			if !ok {
-				continue
-			}
-			p, owned := fromAccesses(c, v, owner, threads)
-			if owned > bestOwned {
-				best, bestOwned = p, owned
-			}
+	bestOwned := 0
+	for _, r := range cands {
+		v, ok := viewOf(r, e)
+		if !ok {
+			continue
 		}
-		if bestOwned > 0 {
+		root, _ := rootOf(r.Buf, 0, nil)
+		if p, owned := fromAccesses(c, v, ownersOf(acc, root), threads, offs); owned > 0 {
+			best, bestOwned = p, owned
 			break
 		}
 	}
@@ -189,11 +184,6 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 	}
 	best.Notes = append(best.Notes, notes...)
 	return best, ""
-}
-
-type key struct {
-	root *ir.Buffer
-	off  int64
 }
 
 func newPartition(c Call, v *view, threads int) *Partition {
@@ -210,15 +200,14 @@ func newPartition(c Call, v *view, threads int) *Partition {
 }
 
 // fromAccesses reads the owners of v's elements from the lowered code.
-func fromAccesses(c Call, v *view, owner map[key]Cell, threads int) (*Partition, int) {
+func fromAccesses(c Call, v *view, owner *owners, threads int, offs offsets) (*Partition, int) {
 	p := newPartition(c, v, threads)
 	p.From = "lowered code"
 	owned, none, vec := 0, 0, 0
 	for r := range p.Rows {
 		for col := range p.Cols {
-			off, _ := physical(v.r.Buf, v.coord(int64(r), int64(col)))
-			root, off := rootOf(v.r.Buf, off, nil)
-			cell, ok := owner[key{root, off}]
+			root, off := rootOf(v.r.Buf, offs.of(v.r.Buf, v.coord(int64(r), int64(col))), nil)
+			cell, ok := owner.at(root, off)
 			if !ok {
 				cell = Cell{Thread: -1}
 				none++
@@ -366,8 +355,8 @@ func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
 				continue
 			}
 			instrs++
-			m := BuildBanks(c.Title, "", ba)
-			if best == nil || m.Conflicts > best.Conflicts {
+			if total, ideal := countWavefronts(ba); best == nil || total-ideal > best.Conflicts {
+				m := BuildBanks(c.Title, "", ba)
 				m.Instr = fmt.Sprintf("%s %s, %d B per thread: shared instruction %d of warp %d", kind, name, m.Bytes, k+1, w)
 				best = m
 			}
@@ -380,4 +369,75 @@ func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
 		"shared buffers at byte address 0 (each its own storage), from the lowered code, vectorized lanes merged")
 	best.Notes = append(best.Notes, notes...)
 	return best, ""
+}
+
+// owners maps the elements of one storage to the thread that moves them
+// first: a slice for storage of at most 1M elements (shared memory), a map
+// else.
+type owners struct {
+	root  *ir.Buffer
+	small []Cell // Owners 0: nobody
+	big   map[int64]Cell
+}
+
+func (o *owners) at(root *ir.Buffer, off int64) (Cell, bool) {
+	if root != o.root {
+		return Cell{}, false
+	}
+	if o.small != nil {
+		if off < 0 || off >= int64(len(o.small)) || o.small[off].Owners == 0 {
+			return Cell{}, false
+		}
+		return o.small[off], true
+	}
+	c, ok := o.big[off]
+	return c, ok
+}
+
+func (o *owners) set(off int64, t, slot, lane int) {
+	if o.small != nil {
+		if off < 0 || off >= int64(len(o.small)) {
+			return
+		}
+		c := &o.small[off]
+		switch {
+		case c.Owners == 0:
+			*c = Cell{Thread: t, Owners: 1, Slot: slot, Lane: lane}
+		case c.Thread != t:
+			c.Owners++
+		}
+		return
+	}
+	c, ok := o.big[off]
+	switch {
+	case !ok:
+		o.big[off] = Cell{Thread: t, Owners: 1, Slot: slot, Lane: lane}
+	case c.Thread != t:
+		c.Owners++
+		o.big[off] = c
+	}
+}
+
+// ownersOf collects, from every thread's accesses, who moves each
+// element of root; the slot is the ordinal of the thread's access to root.
+func ownersOf(acc [][]access, root *ir.Buffer) *owners {
+	o := &owners{root: root}
+	if n := root.NumElements(); root.RuntimeDim() < 0 && n <= 1<<20 {
+		o.small = make([]Cell, n)
+	} else {
+		o.big = map[int64]Cell{}
+	}
+	for t, as := range acc {
+		slot := 0
+		for _, a := range as {
+			if a.root != root {
+				continue
+			}
+			for l := range a.elems() {
+				o.set(a.off+l, t, slot, int(l))
+			}
+			slot++
+		}
+	}
+	return o
 }

@@ -49,6 +49,8 @@ type evaluator struct {
 	// out of budget, or a construct the evaluator does not run
 	stop    string
 	unbound map[string]bool
+	offs    offsets
+	budget  int // maxSteps, or a caller's smaller one
 }
 
 // threadAxes are the layout thread axes of thread t of the call.
@@ -60,14 +62,15 @@ func threadAxes(t int64) map[string]int64 {
 // run evaluates body for threads 0..threads-1 and returns each thread's
 // accesses (lanes of a vectorized loop merged), the notes, and whether
 // the whole body was evaluated.
-func run(body *ir.Block, threads int) ([][]access, []string) {
+func run(body *ir.Block, threads int, offs offsets, budget int) ([][]access, []string) {
 	out := make([][]access, threads)
 	unbound := map[string]bool{}
 	steps := 0
 	stop := ""
 	nextVec := 0
 	for t := range threads {
-		e := &evaluator{axes: threadAxes(int64(t)), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec}
+		e := &evaluator{axes: threadAxes(int64(t)), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec,
+			offs: offs, budget: budget}
 		e.block(body)
 		steps, nextVec = e.steps, e.nextVec
 		out[t] = merge(e.acc)
@@ -93,8 +96,8 @@ func run(body *ir.Block, threads int) ([][]access, []string) {
 
 func (e *evaluator) step() bool {
 	e.steps++
-	if e.steps > maxSteps && e.stop == "" {
-		e.stop = fmt.Sprintf("more than %d steps", maxSteps)
+	if e.steps > e.budget && e.stop == "" {
+		e.stop = fmt.Sprintf("more than %d steps", e.budget)
 	}
 	return e.stop == ""
 }
@@ -194,8 +197,7 @@ func (e *evaluator) index(b *ir.Buffer, idx []ir.Expr) int64 {
 	for i, x := range idx {
 		coord[i] = e.eval(x)
 	}
-	off, _ := physical(b, coord)
-	return off
+	return e.offs.of(b, coord)
 }
 
 // physical maps a logical coordinate of b to its physical element offset
@@ -207,16 +209,46 @@ func physical(b *ir.Buffer, coord []int64) (int64, map[*layout.Axis]int64) {
 	var m map[*layout.Axis]int64
 	switch l := b.Layout.(type) {
 	case *layout.ComposeLayout:
-		tile := l.Tile
-		if layout.IsTrivial(tile) && layout.Size(tile, nil) != b.NumElements() {
-			tile = layout.RowMajor(b.Shape...)
-		}
-		m = layout.ApplyShape(tile, coord, b.Shape)
+		m = layout.ApplyShape(composeTile(b, l), coord, b.Shape)
 		m[layout.M] = layout.BareSwizzle(l).SwizzleAddr(m[layout.M])
 	default:
 		m = layout.ApplyShape(l, coord, b.Shape)
 	}
 	return m[layout.M], m
+}
+
+// composeTile is the tile a swizzled buffer's coordinates go through (a
+// bare swizzle over a trivial tile is row-major over the buffer).
+func composeTile(b *ir.Buffer, l *layout.ComposeLayout) *layout.TileLayout {
+	if layout.IsTrivial(l.Tile) && layout.Size(l.Tile, nil) != b.NumElements() {
+		return layout.RowMajor(b.Shape...)
+	}
+	return l.Tile
+}
+
+// offsets caches, per buffer, the function from a logical coordinate to
+// the physical element offset (physical's M output), grouped once
+// (layout.ShapeApplier): one picture applies a layout to every cell and
+// every access. Not safe for concurrent use.
+type offsets map[*ir.Buffer]func([]int64) int64
+
+func (o offsets) of(b *ir.Buffer, coord []int64) int64 {
+	if b.Layout == nil || len(coord) != len(b.Shape) {
+		return layout.FlattenCoord(coord, b.Shape)
+	}
+	f := o[b]
+	if f == nil {
+		switch l := b.Layout.(type) {
+		case *layout.ComposeLayout:
+			tile := layout.ShapeApplier(composeTile(b, l), b.Shape, layout.M)
+			sw := layout.BareSwizzle(l)
+			f = func(c []int64) int64 { return sw.SwizzleAddr(tile(c)) }
+		default:
+			f = layout.ShapeApplier(l, b.Shape, layout.M)
+		}
+		o[b] = f
+	}
+	return f(coord)
 }
 
 // ptr evaluates a pointer operand: address_of(buf[i]), optionally
