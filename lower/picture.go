@@ -114,3 +114,29 @@ func HoverPicture(p *picture.Pictures, image bool) (s string, isSVG bool) {
 	}
 	return strings.Join(parts, "\n"), false
 }
+
+type hoverKey struct {
+	d     *dispatch.Decision
+	line  int
+	image bool
+}
+
+type hoverPic struct {
+	s     string
+	isSVG bool
+}
+
+// HoverPicture is HoverPicture(HoverPictures(k, d, line), image), drawn
+// once per call, line and form and kept with the kernel's prints (a
+// kernel an edit did not touch keeps its pictures).
+func (p *Prints) HoverPicture(k *Kernel, d *dispatch.Decision, line int, image bool) (string, bool) {
+	kp := p.kernel(k)
+	key := hoverKey{d, line, image}
+	if v, ok := kp.pics.Load(key); ok {
+		h := v.(hoverPic)
+		return h.s, h.isSVG
+	}
+	s, isSVG := HoverPicture(HoverPictures(k, d, line), image)
+	kp.pics.Store(key, hoverPic{s, isSVG})
+	return s, isSVG
+}
