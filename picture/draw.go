@@ -251,10 +251,10 @@ func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
 	n := max(threads, 1)
 	byKey := map[string][]int{}
 	for th := range n {
-		ax := threadAxes(int64(th))
+		thread := threadIndex(th)
 		k := make([]int64, len(axes))
 		for i, a := range axes {
-			k[i] = ax[a.Name]
+			k[i] = thread.get(a.Name)
 		}
 		s := fmt.Sprint(k)
 		byKey[s] = append(byKey[s], th)

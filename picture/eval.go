@@ -40,7 +40,7 @@ func (a access) elems() int64 { return max(int64(a.bytes)*8/int64(max(a.root.Dty
 func (a access) shared() bool { return strings.HasPrefix(a.root.Scope, "shared") }
 
 type evaluator struct {
-	axes    map[string]int64
+	axes    threadIndex
 	vars    map[*ir.Var]int64
 	acc     []access
 	steps   int
@@ -53,10 +53,27 @@ type evaluator struct {
 	budget  int // maxSteps, or a caller's smaller one
 }
 
-// threadAxes are the layout thread axes of thread t of the call.
-func threadAxes(t int64) map[string]int64 {
-	return map[string]int64{"tx": t, "laneid": t % 32, "warpid": t / 32, "tid_in_wg": t % 128,
-		"wid_in_wg": (t / 32) % 4, "wgid": t / 128}
+// threadIndex is the calling thread's index: the layout thread axes derive
+// from it (tx = t, laneid = t % 32, warpid = t / 32, tid_in_wg = t % 128,
+// wid_in_wg = (t / 32) % 4, wgid = t / 128); other axes are 0.
+type threadIndex int64
+
+func (t threadIndex) get(name string) int64 {
+	switch name {
+	case "tx":
+		return int64(t)
+	case "laneid":
+		return int64(t) % 32
+	case "warpid":
+		return int64(t) / 32
+	case "tid_in_wg":
+		return int64(t) % 128
+	case "wid_in_wg":
+		return int64(t) / 32 % 4
+	case "wgid":
+		return int64(t) / 128
+	}
+	return 0
 }
 
 // run evaluates body for threads 0..threads-1 and returns each thread's
@@ -69,7 +86,7 @@ func run(body *ir.Block, threads int, offs offsets, budget int) ([][]access, []s
 	stop := ""
 	nextVec := 0
 	for t := range threads {
-		e := &evaluator{axes: threadAxes(int64(t)), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec,
+		e := &evaluator{axes: threadIndex(t), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec,
 			offs: offs, budget: budget}
 		e.block(body)
 		steps, nextVec = e.steps, e.nextVec
@@ -309,7 +326,7 @@ func (e *evaluator) call(c *ir.Call) {
 			return
 		}
 		num := e.eval(c.Args[0])
-		if e.axes["laneid"] < 8*num {
+		if e.axes.get("laneid") < 8*num {
 			if b, off, ok := e.ptr(c.Args[2]); ok {
 				e.record(b, off, 16, strings.TrimPrefix(c.Op, "ptx."), c)
 			}
@@ -325,7 +342,7 @@ func (e *evaluator) call(c *ir.Call) {
 		}
 		for _, a := range c.Args {
 			if b, off, ok := e.ptr(a); ok && strings.HasPrefix(rootScope(b), "shared") {
-				if e.axes["laneid"] < 8*num {
+				if e.axes.get("laneid") < 8*num {
 					e.record(b, off, 16, c.Op[4:12], c)
 				}
 			}
@@ -366,7 +383,7 @@ func (e *evaluator) eval(x ir.Expr) int64 {
 		}
 		return v
 	case *ir.ThreadIndex:
-		return e.axes[x.Axis]
+		return e.axes.get(x.Axis)
 	case *ir.Cast:
 		return e.eval(x.X)
 	case *ir.Not:
@@ -462,6 +479,9 @@ func binary(op ir.BinOp, a, b int64) int64 {
 // naturally aligned and at most 16 bytes, as nvcc does; the merged
 // access takes the place of the node's first one.
 func merge(acc []access) []access {
+	if !slices.ContainsFunc(acc, func(a access) bool { return a.vec != 0 }) {
+		return acc
+	}
 	var out []access
 	for i := 0; i < len(acc); {
 		if acc[i].vec == 0 {
@@ -473,16 +493,19 @@ func merge(acc []access) []access {
 		for j < len(acc) && acc[j].vec == acc[i].vec {
 			j++
 		}
-		var order []ir.Node
-		groups := map[ir.Node][]access{}
+		// Group by site, in order of first appearance (a few sites).
+		var sites []ir.Node
+		var groups [][]access
 		for _, a := range acc[i:j] {
-			if groups[a.site] == nil {
-				order = append(order, a.site)
+			k := slices.Index(sites, a.site)
+			if k < 0 {
+				k = len(sites)
+				sites, groups = append(sites, a.site), append(groups, nil)
 			}
-			groups[a.site] = append(groups[a.site], a)
+			groups[k] = append(groups[k], a)
 		}
-		for _, site := range order {
-			out = append(out, mergeRun(groups[site])...)
+		for _, g := range groups {
+			out = append(out, mergeRun(g)...)
 		}
 		i = j
 	}
