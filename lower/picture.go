@@ -6,6 +6,7 @@ import (
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/picture"
 )
 
@@ -38,7 +39,7 @@ func pictures(k *Kernel, d *dispatch.Decision, line, steps int) *picture.Picture
 	if k.CaseLabel != "" {
 		title = fmt.Sprintf("%s (%s) · line %d · %s", k.Name, k.CaseLabel, line, name)
 	}
-	c := picture.Call{Title: title, Tile: d.Call, Threads: int(d.Threads), MaxSteps: steps}
+	c := picture.Call{Title: title, Tile: d.Call, Threads: int(d.Threads), MaxSteps: steps, Scope: threadVars(k)}
 	if d.Variant == "" {
 		c.Title += " → no variant"
 	} else {
@@ -139,4 +140,25 @@ func (p *Prints) HoverPicture(k *Kernel, d *dispatch.Decision, line int, image b
 	s, isSVG := HoverPicture(HoverPictures(k, d, line), image)
 	kp.pics.Store(key, hoverPic{s, isSVG})
 	return s, isSVG
+}
+
+// scopeAxes is the layout thread axis of each one-dimensional thread
+// scope id.
+var scopeAxes = map[ir.ScopeIDKind]string{ir.ThreadID: "tx", ir.LaneID: "laneid", ir.WarpID: "warpid",
+	ir.ThreadIDInWG: "tid_in_wg", ir.WarpIDInWG: "wid_in_wg", ir.WarpgroupID: "wgid"}
+
+// threadVars maps k's thread scope-id variables to their axes.
+func threadVars(k *Kernel) map[*ir.Var]string {
+	if k.Func == nil || k.Func.Body == nil {
+		return nil
+	}
+	out := map[*ir.Var]string{}
+	ir.WalkStmts(k.Func.Body, func(s ir.Stmt) {
+		if sc, ok := s.(*ir.ScopeID); ok && len(sc.Vars) == 1 {
+			if axis, ok := scopeAxes[sc.Kind]; ok {
+				out[sc.Vars[0]] = axis
+			}
+		}
+	})
+	return out
 }

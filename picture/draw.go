@@ -1,7 +1,9 @@
 package picture
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -17,6 +19,10 @@ type Call struct {
 	Body *ir.Block
 	// Threads is the number of threads of the call (its scope's size).
 	Threads int
+	// Scope maps the kernel's scope-id variables (tid = T.thread_id([128]))
+	// to the thread axis each one is ("tx", "laneid", "warpid",
+	// "tid_in_wg", "wid_in_wg", "wgid"): the lowered code may read them.
+	Scope map[*ir.Var]string
 	// MaxSteps bounds the evaluation of the lowered code (statements and
 	// expressions of all threads); 0 means 4M. A call that needs more is
 	// drawn from what was evaluated, and a note says so.
@@ -63,7 +69,7 @@ func Draw(c Call) *Pictures {
 		budget = maxSteps
 	}
 	if c.Body != nil {
-		acc, notes = run(c.Body, threads, offs, budget)
+		acc, notes = run(c.Body, threads, offs, budget, c.Scope)
 	}
 	p.Partition, p.NoPartition = partition(c, regions, acc, notes, threads, offs)
 	p.Bank, p.NoBank = worstBank(c, acc, notes)
@@ -152,19 +158,23 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 	if c.Body == nil {
 		return nil, "no variant lowers the call"
 	}
-	// Regions in order of preference: shared, global, others; the first
-	// whose elements the code moves is drawn.
+	// Regions in order of preference: shared, global, others, the larger
+	// first within each (a reduction's input before its output); the
+	// first whose elements the code moves is drawn.
 	var cands []*ir.Region
 	for _, pref := range []func(string) bool{
 		func(sc string) bool { return strings.HasPrefix(sc, "shared") },
 		func(sc string) bool { return sc == "global" },
 		func(sc string) bool { return !strings.HasPrefix(sc, "shared") && sc != "global" },
 	} {
+		var class []*ir.Region
 		for _, r := range regions {
 			if pref(rootScope(r.Buf)) {
-				cands = append(cands, r)
+				class = append(class, r)
 			}
 		}
+		slices.SortStableFunc(class, func(a, b *ir.Region) int { return cmp.Compare(regionSize(b), regionSize(a)) })
+		cands = append(cands, class...)
 	}
 	var best *Partition
 	bestOwned := 0
@@ -180,7 +190,12 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 		}
 	}
 	if best == nil || bestOwned == 0 {
-		return nil, "the lowered code moves no element of the call's regions"
+		for _, as := range acc {
+			if len(as) > 0 {
+				return nil, "the lowered code moves no element of the call's regions"
+			}
+		}
+		return nil, "the lowered code has no per-thread memory access (TMA, tensor-memory and register-only lowerings have none)"
 	}
 	best.Notes = append(best.Notes, notes...)
 	return best, ""
@@ -440,4 +455,18 @@ func ownersOf(acc [][]access, root *ir.Buffer) *owners {
 		}
 	}
 	return o
+}
+
+// regionSize is the number of elements of r (0 when an extent is not a
+// constant).
+func regionSize(r *ir.Region) int64 {
+	n := int64(1)
+	for _, e := range r.Extent {
+		v, ok := ir.ConstInt(e)
+		if !ok {
+			return 0
+		}
+		n *= v
+	}
+	return n
 }

@@ -79,7 +79,7 @@ func (t threadIndex) get(name string) int64 {
 // run evaluates body for threads 0..threads-1 and returns each thread's
 // accesses (lanes of a vectorized loop merged), the notes, and whether
 // the whole body was evaluated.
-func run(body *ir.Block, threads int, offs offsets, budget int) ([][]access, []string) {
+func run(body *ir.Block, threads int, offs offsets, budget int, scope map[*ir.Var]string) ([][]access, []string) {
 	out := make([][]access, threads)
 	unbound := map[string]bool{}
 	steps := 0
@@ -88,6 +88,9 @@ func run(body *ir.Block, threads int, offs offsets, budget int) ([][]access, []s
 	for t := range threads {
 		e := &evaluator{axes: threadIndex(t), vars: map[*ir.Var]int64{}, unbound: unbound, steps: steps, nextVec: nextVec,
 			offs: offs, budget: budget}
+		for v, axis := range scope {
+			e.vars[v] = e.axes.get(axis)
+		}
 		e.block(body)
 		steps, nextVec = e.steps, e.nextVec
 		out[t] = merge(e.acc)
@@ -183,6 +186,13 @@ func (e *evaluator) record(b *ir.Buffer, off int64, bytes int, kind string, site
 		return
 	}
 	e.acc = append(e.acc, access{root: root, off: off, bytes: bytes, kind: kind, site: site, vec: e.vecInst})
+}
+
+func rootDtype(b *ir.Buffer) ir.DataType {
+	for b.Base != nil {
+		b = b.Base
+	}
+	return b.Dtype
 }
 
 func rootScope(b *ir.Buffer) string {
@@ -308,8 +318,14 @@ func chainBytes(op string) int {
 
 func (e *evaluator) call(c *ir.Call) {
 	switch {
-	case c.Op == ir.OpCopyBytes || c.Op == ir.OpCpAsync:
+	case c.Op == ir.OpCopyBytes || c.Op == ir.OpCpAsync ||
+		strings.HasPrefix(c.Op, "ptx.cp.async.") && !strings.Contains(c.Op, ".bulk"):
+		// cp.async in the chain spelling (0.27): dst, src, cp-size, then
+		// an optional src-size or predicate (ptx.pred_guard).
 		if len(c.Args) < 3 {
+			return
+		}
+		if g, ok := c.Args[len(c.Args)-1].(*ir.Call); ok && g.Op == ir.OpPredGuard && len(g.Args) == 1 && e.eval(g.Args[0]) == 0 {
 			return
 		}
 		n := int(e.eval(c.Args[2]))
@@ -346,6 +362,18 @@ func (e *evaluator) call(c *ir.Call) {
 					e.record(b, off, 16, c.Op[4:12], c)
 				}
 			}
+		}
+		return
+	case c.Op == ir.OpCastVec2:
+		// Two packed elements: dst ptr, src ptr, src dtype, dst dtype.
+		if len(c.Args) < 2 {
+			return
+		}
+		if b, off, ok := e.ptr(c.Args[1]); ok {
+			e.record(b, off, 2*bytesOf(rootDtype(b)), "ld", c)
+		}
+		if b, off, ok := e.ptr(c.Args[0]); ok {
+			e.record(b, off, 2*bytesOf(rootDtype(b)), "st", c)
 		}
 		return
 	case c.Op == ir.OpPtxLdSharedPlain:

@@ -401,6 +401,45 @@ async function main() {
   });
   check(status2 === 'small_tile · copy: gmem_smem ×2', `status bar after the edit "${status2}"`);
 
+  // "TIRx: Show Picture" on the first copy: a webview beside the source
+  // with the SVG the server drew (tilels.picture), equal to the golden
+  // e2e/picture.svg and to tilels --lower --emit svg of the edited text.
+  await runCommand(page, 'TIRx: Show Picture');
+  const received = await (async () => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      for (const f of page.frames()) {
+        const t = await f.evaluate(() => document.getElementById('tilels-svg')?.textContent ?? null).catch(() => null);
+        if (t) {
+          return t;
+        }
+      }
+      if (Date.now() > deadline) {
+        throw new Error('timed out waiting for the picture webview');
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  const golden = path.join(path.dirname(new URL(import.meta.url).pathname), 'picture.svg');
+  if (opts['update-golden']) {
+    writeFileSync(golden, received);
+    log(`wrote ${golden}`);
+  }
+  check(received === readFileSync(golden, 'utf8'), 'the picture webview received the SVG of e2e/picture.svg');
+  const editedForPicture = path.join(tmp, `picture-${exampleName}`);
+  writeFileSync(editedForPicture, readFileSync(opts.example, 'utf8').replace('ROWS, COLS = 4, 6', 'ROWS, COLS = 4, 8'));
+  const svgCLI = spawnSync(opts.tilels, ['--lower', editedForPicture, '--emit', 'svg', '--call', '19'], { encoding: 'utf8' });
+  check(svgCLI.status === 0 && svgCLI.stdout === received, 'it is tilels --lower --emit svg --call 19 of the edited text');
+  check(/partition of A_smem\[0:4, 0:8\]/.test(received) && /bank map: /.test(received), 'it draws the partition and the bank map');
+  if (opts.screenshots) {
+    await page.screenshot({ path: path.join(opts.screenshots, 'vscode-picture.png') });
+    log('wrote vscode-picture.png');
+  }
+  await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).click();
+  await runCommand(page, 'View: Close Editor');
+  await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).waitFor({ state: 'detached', timeout: 10000 });
+  log('ok the picture tab closes');
+
   // The code lens above the def opens that kernel's view, beside too.
   await page.locator('.editor-group-container').first().locator('.codelens-decoration a', { hasText: 'show lowered CUDA' }).first().click();
   const kernelView = await until(page, "the kernel's view from the code lens", () => {
