@@ -159,6 +159,8 @@ func checkFacts(t *testing.T, p *picture.Pictures, facts string) {
 			got = fmt.Sprint(pa.Threads)
 		case name == "partition.size":
 			got = fmt.Sprintf("%dx%d", pa.TotalRows, pa.TotalCols)
+		case name == "partition.drawn":
+			got = fmt.Sprintf("%dx%d", pa.Rows, pa.Cols)
 		case name == "partition.vec":
 			got = fmt.Sprint(pa.Vec)
 		case strings.HasPrefix(name, "partition.owner("):
