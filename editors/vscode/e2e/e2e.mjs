@@ -331,6 +331,14 @@ async function main() {
   check(/Tx\.warp\.copy\s*→\s*fallback/.test(hover), 'the hover names the chosen variant (Tx.warp.copy → fallback)');
   check(/gmem_smem/.test(hover) && /region size 24 not divisible by thread_cnt=32/.test(hover), 'the hover lists the declined gmem_smem and why');
   check(/copy lowers only through fallback/.test(hover), 'the hover shows the warning');
+  // On the callee the hover ends with the call's pictures, an SVG data:
+  // image (tilels.hoverPicture "image"), loaded.
+  const img = await until(page, 'the picture in the hover', () => {
+    const h = [...document.querySelectorAll('.monaco-hover .monaco-hover-content')].find((e) => e.offsetParent !== null);
+    const im = h && [...h.querySelectorAll('img')].find((i) => i.src.startsWith('data:image/svg+xml'));
+    return im && im.complete && im.naturalWidth > 0 ? { w: im.naturalWidth, h: im.naturalHeight } : null;
+  });
+  check(img.w > 300 && img.h > 100, `the hover shows the call's pictures as an image (${img.w}x${img.h})`);
   await closeHover();
 
   // On the call's arguments (no diagnostic there) the hover is the

@@ -36,7 +36,7 @@ export function pictureHtml(p: PictureResult): string {
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline';">
 <title>${escapeHtml(pictureTitle(p))}</title>
-<style>body { background: #ffffff; margin: 8px; } #picture svg { display: block; }</style>
+<style>body { background: #ffffff; margin: 8px; } #picture svg { display: block; max-width: 100%; height: auto; }</style>
 </head>
 <body>
 <div id="picture">${p.svg}</div>
