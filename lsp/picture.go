@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"runtime/debug"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -88,7 +90,15 @@ func validHoverPicture(s string) bool { return s == "" || s == "text" || s == "i
 // hoverPicture is the pictures section of a hover on a tile call's
 // callee (Tx.warp.copy), as the hoverPicture setting asks: a fenced
 // Unicode grid, an SVG image (a data: URI), or nothing.
-func (s *Server) hoverPicture(snap *snapshot, def *kdef, sel selection, off source.Pos) string {
+// A panic while drawing is logged (an error: scenario tests fail on it)
+// and costs the hover its pictures only.
+func (s *Server) hoverPicture(snap *snapshot, def *kdef, sel selection, off source.Pos) (md string) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic while drawing a hover picture", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			md = ""
+		}
+	}()
 	mode := s.settings().HoverPicture
 	if mode == "off" || def.partial {
 		return ""

@@ -72,6 +72,8 @@ func TestHoverPicture(t *testing.T) {
 		{"", "**Picture**\n```text\npartition of A_smem[0:32, 0:32]", "data:image"},
 		{`{"hoverPicture": "image"}`, "![partition and bank map](data:image/svg+xml;base64,", "**Picture**"},
 		{`{"hoverPicture": "off"}`, "", "**Picture**"},
+		// An unknown value is refused: the default stays.
+		{`{"hoverPicture": "svg"}`, "**Picture**\n```text\n", "data:image"},
 	} {
 		c := newClient(t, fullCaps(), tc.opts)
 		u := uri.File("/w/k.py")

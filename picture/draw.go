@@ -247,7 +247,8 @@ func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
 	p := newPartition(c, v, threads)
 	p.From = "layout " + t.String()
 	b := v.r.Buf
-	// The thread axes the layout names, and every thread's key on them.
+	// The thread axes the layout names (at most maxAxes), and every
+	// thread's key on them.
 	var axes []*layout.Axis
 	add := func(a *layout.Axis) {
 		if a.IsThread() && !containsAxis(axes, a) {
@@ -263,41 +264,54 @@ func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
 	for a := range t.Offset {
 		add(a)
 	}
+	if len(axes) > maxAxes {
+		p.Notes = append(p.Notes, fmt.Sprintf("a layout over %d thread axes (pictures read %d)", len(axes), maxAxes))
+		axes = axes[:maxAxes]
+	}
 	n := max(threads, 1)
-	byKey := map[string][]int{}
+	byKey := map[axisKey][]int{}
 	for th := range n {
 		thread := threadIndex(th)
-		k := make([]int64, len(axes))
+		var k axisKey
 		for i, a := range axes {
 			k[i] = thread.get(a.Name)
 		}
-		s := fmt.Sprint(k)
-		byKey[s] = append(byKey[s], th)
+		byKey[k] = append(byKey[k], th)
 	}
 	reps := int64(1)
 	for _, it := range t.Replica {
 		reps *= it.Extent
 	}
 	reps = min(reps, 1024)
+	repExt := iterExtents(t.Replica)
+	// One applier per output axis, grouped once.
+	apply := make([]func([]int64) int64, len(axes))
+	for i, a := range axes {
+		apply[i] = layout.ShapeApplier(t, b.Shape, a)
+	}
+	applyM := layout.ShapeApplier(t, b.Shape, layout.M)
 	none := 0
 	for r := range p.Rows {
 		for col := range p.Cols {
-			_, m := physical(b, v.coord(int64(r), int64(col)))
+			coord := v.coord(int64(r), int64(col))
+			var base axisKey
+			for i := range axes {
+				base[i] = apply[i](coord)
+			}
 			cell := Cell{Thread: -1}
 			for rep := range reps {
-				k := make([]int64, len(axes))
-				for i, a := range axes {
-					k[i] = m[a]
-				}
-				digits := layout.SplitCoord(rep, iterExtents(t.Replica))
-				for d, it := range t.Replica {
-					for i, a := range axes {
-						if a == it.Axis {
-							k[i] += digits[d] * it.Stride
+				k := base
+				if len(t.Replica) > 0 {
+					digits := layout.SplitCoord(rep, repExt)
+					for d, it := range t.Replica {
+						for i, a := range axes {
+							if a == it.Axis {
+								k[i] += digits[d] * it.Stride
+							}
 						}
 					}
 				}
-				for _, th := range byKey[fmt.Sprint(k)] {
+				for _, th := range byKey[k] {
 					if cell.Thread < 0 || th < cell.Thread {
 						cell.Thread = th
 					}
@@ -307,7 +321,7 @@ func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
 			if cell.Thread < 0 {
 				none++
 			}
-			cell.Slot = int(m[layout.M])
+			cell.Slot = int(applyM(coord))
 			p.Cells[r*p.Cols+col] = cell
 		}
 	}
@@ -316,6 +330,12 @@ func fromLayout(c Call, v *view, t *layout.TileLayout, threads int) *Partition {
 	}
 	return p
 }
+
+// maxAxes bounds the thread axes of a register tile's layout a picture
+// reads (there are six: tx, laneid, warpid, tid_in_wg, wid_in_wg, wgid).
+const maxAxes = 6
+
+type axisKey [maxAxes]int64
 
 func containsAxis(as []*layout.Axis, a *layout.Axis) bool {
 	for _, x := range as {

@@ -13,6 +13,22 @@ func Colour(t int) string {
 	if t < 0 {
 		return "#e8e8e8"
 	}
+	if t < len(colours) {
+		return colours[t]
+	}
+	return colour(t)
+}
+
+// colours are the first 1024 threads' colours, computed once.
+var colours = func() []string {
+	out := make([]string, 1024)
+	for t := range out {
+		out[t] = colour(t)
+	}
+	return out
+}()
+
+func colour(t int) string {
 	warp, lane := t/32, t%32
 	hue := math.Mod(float64(warp)*137.508+200, 360) + float64(lane/4)*5 - 17
 	light := 0.38 + float64(lane%4)*0.12

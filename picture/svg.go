@@ -77,9 +77,10 @@ func (s *svgWriter) flushLabels() {
 	s.labels = nil
 }
 
-func esc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
-}
+var xmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+
+// esc escapes s for XML text and attribute values.
+func esc(s string) string { return xmlEscaper.Replace(s) }
 
 func (s *svgWriter) text(x, y, size int, anchor, weight, fill, str string) {
 	fmt.Fprintf(&s.b, `<text x="%d" y="%d" font-size="%d"`, x, y, size)
