@@ -22,7 +22,7 @@ func Pictures(k *Kernel, d *dispatch.Decision, line int) *picture.Pictures {
 // hoverSteps bounds the evaluation behind a hover's pictures (about 2 ms
 // on the 2-core development machine); a larger call's hover is drawn
 // from what was evaluated and says so, and tilels.picture draws it whole.
-const hoverSteps = 1 << 17
+const hoverSteps = 1 << 15
 
 // HoverPictures is Pictures under the hover's bound on evaluation.
 func HoverPictures(k *Kernel, d *dispatch.Decision, line int) *picture.Pictures {

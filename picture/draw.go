@@ -3,6 +3,7 @@ package picture
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -158,6 +159,13 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 	if c.Body == nil {
 		return nil, "no variant lowers the call"
 	}
+	accessed := false
+	for _, as := range acc {
+		accessed = accessed || len(as) > 0
+	}
+	if !accessed {
+		return nil, "the lowered code has no per-thread memory access (TMA, tensor-memory and register-only lowerings have none)"
+	}
 	// Regions in order of preference: shared, global, others, the larger
 	// first within each (a reduction's input before its output); the
 	// first whose elements the code moves is drawn.
@@ -176,29 +184,17 @@ func partition(c Call, regions []*ir.Region, acc [][]access, notes []string, thr
 		slices.SortStableFunc(class, func(a, b *ir.Region) int { return cmp.Compare(regionSize(b), regionSize(a)) })
 		cands = append(cands, class...)
 	}
-	var best *Partition
-	bestOwned := 0
 	for _, r := range cands {
 		v, ok := viewOf(r, e)
 		if !ok {
 			continue
 		}
-		root, _ := rootOf(r.Buf, 0, nil)
-		if p, owned := fromAccesses(c, v, ownersOf(acc, root), threads, offs); owned > 0 {
-			best, bestOwned = p, owned
-			break
+		if p, owned := fromAccesses(c, v, acc, threads, offs); owned > 0 {
+			p.Notes = append(p.Notes, notes...)
+			return p, ""
 		}
 	}
-	if best == nil || bestOwned == 0 {
-		for _, as := range acc {
-			if len(as) > 0 {
-				return nil, "the lowered code moves no element of the call's regions"
-			}
-		}
-		return nil, "the lowered code has no per-thread memory access (TMA, tensor-memory and register-only lowerings have none)"
-	}
-	best.Notes = append(best.Notes, notes...)
-	return best, ""
+	return nil, "the lowered code moves no element of the call's regions"
 }
 
 func newPartition(c Call, v *view, threads int) *Partition {
@@ -215,23 +211,34 @@ func newPartition(c Call, v *view, threads int) *Partition {
 }
 
 // fromAccesses reads the owners of v's elements from the lowered code.
-func fromAccesses(c Call, v *view, owner *owners, threads int, offs offsets) (*Partition, int) {
+func fromAccesses(c Call, v *view, acc [][]access, threads int, offs offsets) (*Partition, int) {
 	p := newPartition(c, v, threads)
 	p.From = "lowered code"
-	owned, none, vec := 0, 0, 0
+	// The drawn cells' offsets in the storage, then the owners of that
+	// range only.
+	at := make([]int64, len(p.Cells))
+	var root *ir.Buffer
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for r := range p.Rows {
 		for col := range p.Cols {
-			root, off := rootOf(v.r.Buf, offs.of(v.r.Buf, v.coord(int64(r), int64(col))), nil)
-			cell, ok := owner.at(root, off)
-			if !ok {
-				cell = Cell{Thread: -1}
-				none++
-			} else {
-				owned++
-				vec = max(vec, cell.Lane+1)
-			}
-			p.Cells[r*p.Cols+col] = cell
+			var off int64
+			root, off = rootOf(v.r.Buf, offs.of(v.r.Buf, v.coord(int64(r), int64(col))), nil)
+			at[r*p.Cols+col] = off
+			lo, hi = min(lo, off), max(hi, off)
 		}
+	}
+	owner := ownersOf(acc, root, lo, hi)
+	owned, none, vec := 0, 0, 0
+	for i, off := range at {
+		cell, ok := owner.at(off)
+		if !ok {
+			cell = Cell{Thread: -1}
+			none++
+		} else {
+			owned++
+			vec = max(vec, cell.Lane+1)
+		}
+		p.Cells[i] = cell
 	}
 	p.Vec = max(vec, 1)
 	if none > 0 {
@@ -406,59 +413,62 @@ func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
 	return best, ""
 }
 
-// owners maps the elements of one storage to the thread that moves them
-// first: a slice for storage of at most 1M elements (shared memory), a map
+// owners maps the elements [lo, hi] of one storage to the thread that
+// moves them first: a slice for a range of at most 64Ki elements, a map
 // else.
 type owners struct {
-	root  *ir.Buffer
-	small []Cell // Owners 0: nobody
-	big   map[int64]Cell
+	lo, hi int64
+	small  []Cell // Owners 0: nobody
+	big    map[int64]Cell
 }
 
-func (o *owners) at(root *ir.Buffer, off int64) (Cell, bool) {
-	if root != o.root {
+func (o *owners) at(off int64) (Cell, bool) {
+	if off < o.lo || off > o.hi {
 		return Cell{}, false
 	}
 	if o.small != nil {
-		if off < 0 || off >= int64(len(o.small)) || o.small[off].Owners == 0 {
-			return Cell{}, false
-		}
-		return o.small[off], true
+		c := o.small[off-o.lo]
+		return c, c.Owners > 0
 	}
 	c, ok := o.big[off]
 	return c, ok
 }
 
 func (o *owners) set(off int64, t, slot, lane int) {
-	if o.small != nil {
-		if off < 0 || off >= int64(len(o.small)) {
-			return
-		}
-		c := &o.small[off]
-		switch {
-		case c.Owners == 0:
-			*c = Cell{Thread: t, Owners: 1, Slot: slot, Lane: lane}
-		case c.Thread != t:
-			c.Owners++
-		}
+	if off < o.lo || off > o.hi {
 		return
 	}
-	c, ok := o.big[off]
+	var c Cell
+	if o.small != nil {
+		c = o.small[off-o.lo]
+	} else {
+		c = o.big[off]
+	}
 	switch {
-	case !ok:
-		o.big[off] = Cell{Thread: t, Owners: 1, Slot: slot, Lane: lane}
+	case c.Owners == 0:
+		c = Cell{Thread: t, Owners: 1, Slot: slot, Lane: lane}
 	case c.Thread != t:
 		c.Owners++
+	default:
+		return
+	}
+	if o.small != nil {
+		o.small[off-o.lo] = c
+	} else {
 		o.big[off] = c
 	}
 }
 
 // ownersOf collects, from every thread's accesses, who moves each
-// element of root; the slot is the ordinal of the thread's access to root.
-func ownersOf(acc [][]access, root *ir.Buffer) *owners {
-	o := &owners{root: root}
-	if n := root.NumElements(); root.RuntimeDim() < 0 && n <= 1<<20 {
-		o.small = make([]Cell, n)
+// element [lo, hi] of root; the slot is the ordinal of the thread's
+// access to root.
+func ownersOf(acc [][]access, root *ir.Buffer, lo, hi int64) *owners {
+	o := &owners{lo: lo, hi: hi}
+	if hi < lo {
+		return o
+	}
+	if hi-lo < 1<<16 {
+		o.small = make([]Cell, hi-lo+1)
 	} else {
 		o.big = map[int64]Cell{}
 	}
