@@ -31,7 +31,7 @@ type Call struct {
 }
 
 // Pictures are a call's pictures. Partition or Bank is nil when the call
-// has none; Why then says why, for each missing one.
+// has none; NoPartition or NoBank then says why.
 type Pictures struct {
 	Partition *Partition
 	Bank      *BankMap
@@ -42,7 +42,8 @@ type Pictures struct {
 // maxThreads bounds the threads a picture evaluates.
 const maxThreads = 1024
 
-// Draw computes the pictures of c.
+// Draw computes the pictures of c. It never fails: a picture it cannot
+// draw is nil with the reason.
 func Draw(c Call) *Pictures {
 	p := &Pictures{}
 	threads := c.Threads
@@ -408,7 +409,7 @@ func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
 		return nil, "the call has no per-thread shared-memory access (TMA and register-only calls have none)"
 	}
 	best.Notes = append(best.Notes, fmt.Sprintf("the worst of %d warp-level shared instructions", instrs),
-		"shared buffers at byte address 0 (each its own storage), from the lowered code, vectorized lanes merged")
+		"from the lowered code, vector lanes merged; shared buffers at address 0")
 	best.Notes = append(best.Notes, notes...)
 	return best, ""
 }
