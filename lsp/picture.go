@@ -118,3 +118,17 @@ func (s *Server) hoverPicture(snap *snapshot, def *kdef, sel selection, off sour
 	}
 	return "\n**Picture**\n```text\n" + pic + "```\n"
 }
+
+// withPicture places a call hover's pictures before its lowered code
+// excerpts (the TIRx and CUDA blocks, which can be long), else at the end.
+func withPicture(md, pic string) string {
+	if pic == "" {
+		return md
+	}
+	for _, mark := range []string{"\n**Host init**", "\n**TIRx**", "\n**CUDA**", "\n_no CUDA:"} {
+		if i := strings.Index(md, mark); i >= 0 {
+			return md[:i] + pic + md[i:]
+		}
+	}
+	return md + pic
+}

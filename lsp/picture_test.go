@@ -63,8 +63,8 @@ func TestPictureCommand(t *testing.T) {
 	}
 }
 
-// TestHoverPicture: a hover on a call's callee ends with its pictures as
-// the hoverPicture setting asks: a Unicode grid by default, an SVG data:
+// TestHoverPicture: a hover on a call's callee shows its pictures, before
+// the lowered code, as the hoverPicture setting asks: a Unicode grid by default, an SVG data:
 // image with "image", nothing with "off"; elsewhere in the call there is
 // none.
 func TestHoverPicture(t *testing.T) {
@@ -82,6 +82,9 @@ func TestHoverPicture(t *testing.T) {
 		md := hoverMarkdown(t, c, u, 14, 8) // Tx.warp.copy of line 15
 		if !strings.Contains(md, tc.want) || strings.Contains(md, tc.not) {
 			t.Errorf("settings %s: hover\n%s", tc.opts, md)
+		}
+		if i := strings.Index(md, "**TIRx**"); tc.want != "" && (i < 0 || strings.Index(md, tc.want) > i) {
+			t.Errorf("settings %s: the picture is not before the lowered code", tc.opts)
 		}
 		if tc.opts == `{"hoverPicture": "image"}` {
 			i := strings.Index(md, "base64,") + len("base64,")
