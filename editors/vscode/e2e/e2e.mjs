@@ -339,10 +339,6 @@ async function main() {
     return im && im.complete && im.naturalWidth > 0 ? { w: im.naturalWidth, h: im.naturalHeight } : null;
   });
   check(img.w > 300 && img.h > 100, `the hover shows the call's pictures as an image (${img.w}x${img.h})`);
-  if (opts.screenshots) {
-    await page.screenshot({ path: path.join(opts.screenshots, 'vscode-hover-picture.png') });
-    log('wrote vscode-hover-picture.png');
-  }
   await closeHover();
 
   // On the call's arguments (no diagnostic there) the hover is the
