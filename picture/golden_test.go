@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			if changed {
-				if err := writeFile(path, txtar.Format(ar)); err != nil {
+				if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
