@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"codegen/cuda":                 {"ir", "dispatch/layout", "dsl/source", "release"},
 	"codegen/tirx":                 {"ir", "dispatch/layout", "dsl/source", "release"},
 	"codegen/harness":              {"ir", "dispatch/layout", "dsl/source", "release"},
+	"picture":                      {"ir", "dispatch/layout", "dsl/source", "release"},
 	"lower":                        {"*"},
 	"report":                       {"lower", "dispatch", "dsl/diag", "dsl/source", "release", "ir"},
 	"lsp":                          {"*"},

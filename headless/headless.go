@@ -58,8 +58,11 @@ type Config struct {
 	// Inputs are files, directories (walked for the .py files that import
 	// the TIRx DSL) and "-" (standard input), in the order given.
 	Inputs []string
-	// Emit is "cuda", "tirx" or "json".
-	Emit string
+	// Emit is "cuda", "tirx", "json" or "svg" (the pictures of the tile
+	// call at line Call, Picture "partition", "bank" or "both").
+	Emit    string
+	Call    int
+	Picture string
 	// Kernel keeps only the kernels of that name; Case only the Nth case
 	// (1-based) of each kernel; 0 keeps all.
 	Kernel string
@@ -193,8 +196,15 @@ func (r *runner) check() error {
 	c := r.c
 	switch c.Emit {
 	case "cuda", "tirx", "json":
+		if c.Call != 0 || c.Picture != "" {
+			return usagef("--call and --picture need --emit svg")
+		}
+	case "svg":
+		if err := checkSVG(c); err != nil {
+			return err
+		}
 	default:
-		return usagef("unknown --emit %q (want cuda, tirx or json)", c.Emit)
+		return usagef("unknown --emit %q (want cuda, tirx, json or svg)", c.Emit)
 	}
 	if c.Harness && c.Emit != "cuda" {
 		return usagef("--harness needs --emit cuda")
@@ -380,6 +390,11 @@ func (r *runner) analyse(in *input) (result, bool) {
 			ks = res.Kernels
 		}
 		out.text = r.cuda(f, res, ks)
+	case "svg":
+		if ks == nil {
+			ks = res.Kernels
+		}
+		out.text = r.svg(f, ks)
 	}
 	return out, true
 }

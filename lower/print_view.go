@@ -42,6 +42,7 @@ type kernelPrints struct {
 
 	tirx    func() string
 	summary func() *Summary
+	pics    sync.Map // hoverKey -> hoverPic (picture.go)
 }
 
 type callPrint struct {

@@ -46,6 +46,8 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 		return s.kernelSummary(ctx, p)
 	case cmdReference:
 		return s.reference(ctx, p)
+	case cmdPicture:
+		return s.picture(ctx, p)
 	default:
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "unknown command %q", p.Command)
 	}

@@ -50,6 +50,10 @@ type Settings struct {
 	// apache-tvm "auto" reads, as python.defaultInterpreterPath; empty:
 	// $VIRTUAL_ENV, then .venv and venv in each workspace folder.
 	Python string `json:"python"`
+	// HoverPicture is what a hover on a tile call's callee shows of the
+	// call's pictures (picture.go): "text" (the default: Unicode grids),
+	// "image" (an SVG image, for VS Code) or "off".
+	HoverPicture string `json:"hoverPicture"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -153,6 +157,11 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			return base, fmt.Errorf("settings: reference: unknown release %q (want auto, %s)", out.Reference, release.Names())
 		} else if auto {
 			out.Reference = ""
+		}
+	}
+	if h, ok := obj["hoverPicture"]; ok && string(h) != "null" {
+		if err := json.Unmarshal(h, &out.HoverPicture); err != nil || !validHoverPicture(out.HoverPicture) {
+			return base, fmt.Errorf("settings: hoverPicture must be text, image or off, got %s", h)
 		}
 	}
 	if p, ok := obj["python"]; ok && string(p) != "null" {

@@ -1,9 +1,10 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
-//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
 //	             [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+//	             [--call LINE] [--picture partition|bank|both]
 //	tilels --version | version
 //	tilels --help | -h | help
 //
@@ -48,9 +49,10 @@ func main() {
 var oneShot bool
 
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
-       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
                     [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+                    [--call LINE] [--picture partition|bank|both]
                     [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
        tilels --version [--reference RELEASE] [--python INTERPRETER] | version
        tilels --help | help
@@ -145,6 +147,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return headless.Run(headless.Config{
 		Inputs:  append(v.inputs, inputs...),
 		Emit:    v.emit,
+		Call:    v.call,
+		Picture: v.picture,
 		Kernel:  v.kernel,
 		Case:    v.caseN,
 		Harness: v.harness,
@@ -187,7 +191,8 @@ type values struct {
 	logFile, logLevel               string
 	reference, python               string
 	showVersion, harness            bool
-	caseN, maxCases                 int
+	caseN, maxCases, call           int
+	picture                         string
 	bind                            map[string]string
 	extraPaths                      []string
 }
@@ -207,7 +212,9 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 		v.inputs = append(v.inputs, s)
 		return nil
 	})
-	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx or json")
+	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx, json or svg (the pictures of the call at --call)")
+	fs.IntVar(&v.call, "call", 0, "with --emit svg: draw the tile call at `LINE` (1-based)")
+	fs.StringVar(&v.picture, "picture", "", "with --emit svg: `WHICH` picture: partition, bank, or both stacked (the default)")
 	fs.StringVar(&v.failOn, "fail-on", "error", "exit 1 when a diagnostic of at least this `SEVERITY` (warning or error) is reported")
 	fs.StringVar(&v.kernel, "kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
 	fs.StringVar(&v.arch, "arch", "", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...); default: per kernel, sm_100a for a kernel that uses tensor memory, gemm_async or tcgen05, else sm_90a")

@@ -108,7 +108,8 @@
               (eglot-hover-eldoc-function (lambda (info &rest _) (setq doc (or info ""))))
               (e2e-check (e2e-wait 15 (lambda () doc)) "eglot's hover answers")
               (e2e-check (string-match-p "fallback" doc) "the hover names the fallback variant")
-              (e2e-check (string-match-p "gmem_smem" doc) "and the declined gmem_smem"))
+              (e2e-check (string-match-p "gmem_smem" doc) "and the declined gmem_smem")
+              (e2e-check (string-match-p "  0│00 00 00 00 00 00" doc) "and the partition grid (lane 0 moves every element)"))
 
             ;; 5. The lowered CUDA in a buffer; the settings reached the server.
             (let* ((cli (expand-file-name "cli.cu" work))

@@ -63,6 +63,10 @@ local ok, err = pcall(function()
   check(hover and hover.contents and hover.contents.value:find("fallback", 1, true),
     "hover names the fallback variant")
   check(hover.contents.value:find("gmem_smem", 1, true), "hover lists the declined gmem_smem")
+  -- The call's picture, as a Unicode grid (hoverPicture "text"): lane 0
+  -- moves every element of the 4x6 tile.
+  check(hover.contents.value:find("partition of A_smem[0:4, 0:6]", 1, true)
+    and hover.contents.value:find("  0│00 00 00 00 00 00", 1, true), "hover draws the partition grid")
 
   -- 3. tilels.lower returns the CUDA and TIRx of the file.
   r = vim.lsp.buf_request_sync(bufnr, "workspace/executeCommand",

@@ -331,6 +331,14 @@ async function main() {
   check(/Tx\.warp\.copy\s*→\s*fallback/.test(hover), 'the hover names the chosen variant (Tx.warp.copy → fallback)');
   check(/gmem_smem/.test(hover) && /region size 24 not divisible by thread_cnt=32/.test(hover), 'the hover lists the declined gmem_smem and why');
   check(/copy lowers only through fallback/.test(hover), 'the hover shows the warning');
+  // On the callee the hover ends with the call's pictures, an SVG data:
+  // image (tilels.hoverPicture "image"), loaded.
+  const img = await until(page, 'the picture in the hover', () => {
+    const h = [...document.querySelectorAll('.monaco-hover .monaco-hover-content')].find((e) => e.offsetParent !== null);
+    const im = h && [...h.querySelectorAll('img')].find((i) => i.src.startsWith('data:image/svg+xml'));
+    return im && im.complete && im.naturalWidth > 0 ? { w: im.naturalWidth, h: im.naturalHeight } : null;
+  });
+  check(img.w > 300 && img.h > 100, `the hover shows the call's pictures as an image (${img.w}x${img.h})`);
   await closeHover();
 
   // On the call's arguments (no diagnostic there) the hover is the
@@ -400,6 +408,45 @@ async function main() {
     return item && item.textContent.includes('gmem_smem') ? item.textContent.trim() : null;
   });
   check(status2 === 'small_tile · copy: gmem_smem ×2', `status bar after the edit "${status2}"`);
+
+  // "TIRx: Show Picture" on the first copy: a webview beside the source
+  // with the SVG the server drew (tilels.picture), equal to the golden
+  // e2e/picture.svg and to tilels --lower --emit svg of the edited text.
+  await runCommand(page, 'TIRx: Show Picture');
+  const received = await (async () => {
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      for (const f of page.frames()) {
+        const t = await f.evaluate(() => document.getElementById('tilels-svg')?.textContent ?? null).catch(() => null);
+        if (t) {
+          return t;
+        }
+      }
+      if (Date.now() > deadline) {
+        throw new Error('timed out waiting for the picture webview');
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  const golden = path.join(path.dirname(new URL(import.meta.url).pathname), 'picture.svg');
+  if (opts['update-golden']) {
+    writeFileSync(golden, received);
+    log(`wrote ${golden}`);
+  }
+  check(received === readFileSync(golden, 'utf8'), 'the picture webview received the SVG of e2e/picture.svg');
+  const editedForPicture = path.join(tmp, `picture-${exampleName}`);
+  writeFileSync(editedForPicture, readFileSync(opts.example, 'utf8').replace('ROWS, COLS = 4, 6', 'ROWS, COLS = 4, 8'));
+  const svgCLI = spawnSync(opts.tilels, ['--lower', editedForPicture, '--emit', 'svg', '--call', '19'], { encoding: 'utf8' });
+  check(svgCLI.status === 0 && svgCLI.stdout === received, 'it is tilels --lower --emit svg --call 19 of the edited text');
+  check(/partition of A_smem\[0:4, 0:8\]/.test(received) && /bank map: /.test(received), 'it draws the partition and the bank map');
+  if (opts.screenshots) {
+    await page.screenshot({ path: path.join(opts.screenshots, 'vscode-picture.png') });
+    log('wrote vscode-picture.png');
+  }
+  await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).click();
+  await runCommand(page, 'View: Close Editor');
+  await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).waitFor({ state: 'detached', timeout: 10000 });
+  log('ok the picture tab closes');
 
   // The code lens above the def opens that kernel's view, beside too.
   await page.locator('.editor-group-container').first().locator('.codelens-decoration a', { hasText: 'show lowered CUDA' }).first().click();

@@ -31,6 +31,7 @@ import {
   serverSection,
   statusText,
 } from './state';
+import { PictureResult, pictureHtml, pictureTitle } from './picture';
 import { importsTirx } from './tirx';
 
 /** The scheme of the server's lowered views (LSP 3.18 textDocumentContent). */
@@ -96,6 +97,7 @@ class Extension {
       vscode.commands.registerCommand('tirx.chooseReference', () => this.chooseReference()),
       vscode.commands.registerCommand('tirx.writeCudaFile', () => this.writeCuda()),
       vscode.commands.registerCommand('tirx.selectCase', () => this.selectCase()),
+      vscode.commands.registerCommand('tirx.showPicture', () => this.showPicture()),
       vscode.commands.registerCommand('tirx.restartServer', () => this.restart()),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocument(doc)),
       vscode.workspace.onDidChangeTextDocument((e) => this.onDocument(e.document)),
@@ -267,6 +269,7 @@ class Extension {
       extraPaths: c.get('extraPaths'),
       reference: c.get('reference'),
       python: c.get('python'),
+      hoverPicture: c.get('hoverPicture'),
     });
   }
 
@@ -442,6 +445,37 @@ class Extension {
       if (choice === 'Open') {
         await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
       }
+    });
+  }
+
+  /** The picture webview, reused by later pictures. */
+  private picturePanel: vscode.WebviewPanel | undefined;
+
+  /** Draws the tile call under the cursor (tilels.picture) in a webview beside the source. */
+  private showPicture(): Promise<void> {
+    return this.withActive('show picture', async (client, ed) => {
+      const pos = ed.selection.active;
+      const res = await this.command<PictureResult | null>(client, 'tilels.picture', [
+        key(ed.document),
+        { line: pos.line, character: pos.character },
+      ]);
+      if (!res) {
+        void vscode.window.showInformationMessage('TIRx: put the cursor on a tile call (Tx.warp.copy(...)) to draw it.');
+        return;
+      }
+      if (!this.picturePanel) {
+        this.picturePanel = vscode.window.createWebviewPanel(
+          'tirx.picture',
+          pictureTitle(res),
+          { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+          { enableScripts: false, localResourceRoots: [] },
+        );
+        this.picturePanel.onDidDispose(() => (this.picturePanel = undefined));
+        this.ctx.subscriptions.push(this.picturePanel);
+      }
+      this.picturePanel.title = pictureTitle(res);
+      this.picturePanel.webview.html = pictureHtml(res);
+      this.picturePanel.reveal(vscode.ViewColumn.Beside, true);
     });
   }
 
