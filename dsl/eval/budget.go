@@ -182,7 +182,7 @@ type site struct {
 
 // siteOf returns the site of kind at span (name: the kernel or function),
 // counting one more unit run for it.
-func (ev *evaluator) siteOf(kind siteKind, name string, span source.Span) *site {
+func (ev *Evaluator) siteOf(kind siteKind, name string, span source.Span) *site {
 	k := siteKey{kind, span.Start}
 	st := ev.sites[k]
 	if st == nil {
@@ -195,7 +195,7 @@ func (ev *evaluator) siteOf(kind siteKind, name string, span source.Span) *site 
 
 // label names the site for a message: "kernel k3 (line 40)", "kernel k
 // (line 9, 64 cases)", "the statement at line 3".
-func (ev *evaluator) label(st *site) string {
+func (ev *Evaluator) label(st *site) string {
 	line, _ := ev.file.Position(st.span.Start)
 	more := ""
 	if st.units > 1 && st.kind != siteLine {
@@ -216,7 +216,7 @@ func (ev *evaluator) label(st *site) string {
 
 // spentOn names the (at most) three sites that took the most of a file
 // budget, by.
-func (ev *evaluator) spentOn(by func(*site) int64, unit func(int64) string) string {
+func (ev *Evaluator) spentOn(by func(*site) int64, unit func(int64) string) string {
 	var all []*site
 	for _, st := range ev.sites {
 		if by(st) > 0 {
@@ -249,7 +249,7 @@ func count(n int64) string {
 
 // stopFile records that a file budget ran out: every unit from now on
 // halts at its first step, silently.
-func (ev *evaluator) stopFile() {
+func (ev *Evaluator) stopFile() {
 	ev.fileOut = true
 	ev.fileSteps = 0
 	ev.halted = true
@@ -258,7 +258,7 @@ func (ev *evaluator) stopFile() {
 const restNotEvaluated = "; the rest of the file is not evaluated"
 
 // step counts one unit of work; it returns false once the budget is spent.
-func (ev *evaluator) step(span source.Span) bool {
+func (ev *Evaluator) step(span source.Span) bool {
 	if ev.halted {
 		return false
 	}
@@ -274,7 +274,7 @@ func (ev *evaluator) step(span source.Span) bool {
 // work charges an operation over n elements (or n bytes, with per
 // bytesPerStep) as n/per steps; it returns false once the budget is
 // spent.
-func (ev *evaluator) work(span source.Span, n, per int) bool {
+func (ev *Evaluator) work(span source.Span, n, per int) bool {
 	if ev.halted {
 		return false
 	}
@@ -299,9 +299,9 @@ func charged(m Value, n func() int, per int) Value {
 		return m
 	}
 	fn := b.Fn
-	return method(b.Name, func(ev *evaluator, c *call) Value {
-		if !ev.work(c.span, n(), per) {
-			return poison(c.span)
+	return method(b.Name, func(ev *Evaluator, c *Call) Value {
+		if !ev.work(c.At, n(), per) {
+			return Poison(c.At)
 		}
 		return fn(ev, c)
 	})
@@ -309,7 +309,7 @@ func charged(m Value, n func() int, per int) Value {
 
 // hashWork charges the hashing of vs as dict keys or set elements: the
 // bytes of their hash keys (a str key is hashed whole at each lookup).
-func (ev *evaluator) hashWork(span source.Span, vs ...Value) bool {
+func (ev *Evaluator) hashWork(span source.Span, vs ...Value) bool {
 	n := 0
 	for _, v := range vs {
 		n += keySize(v, maxKeyBytes, 0)
@@ -338,7 +338,7 @@ func keySize(v Value, limit, depth int) int {
 
 // outOfSteps halts the unit, reporting the unit's or the file's step
 // budget at span (the Python loop being run, if any).
-func (ev *evaluator) outOfSteps(span source.Span) bool {
+func (ev *Evaluator) outOfSteps(span source.Span) bool {
 	ev.halted = true
 	if ev.fileOut {
 		return false // reported when it ran out
@@ -365,7 +365,7 @@ func (ev *evaluator) outOfSteps(span source.Span) bool {
 
 // countIR charges the IR statement s to the file's IR budgets; it
 // returns false, and stops the file's evaluation, once one is spent.
-func (ev *evaluator) countIR(s ir.Stmt) bool {
+func (ev *Evaluator) countIR(s ir.Stmt) bool {
 	if ev.fileOut {
 		return false
 	}
@@ -398,7 +398,7 @@ func (ev *evaluator) countIR(s ir.Stmt) bool {
 // built by the current unit. It returns false, and stops the unit with an
 // eval/too-large error at span, when the unit's or the file's budget
 // would be exceeded; nothing should then be allocated.
-func (ev *evaluator) charge(span source.Span, what string, n int64) bool {
+func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
 	if ev.halted {
 		return false
 	}
@@ -422,13 +422,13 @@ func (ev *evaluator) charge(span source.Span, what string, n int64) bool {
 }
 
 // bytesSpent names the three sites that built the most value bytes.
-func (ev *evaluator) bytesSpent() string {
+func (ev *Evaluator) bytesSpent() string {
 	return ev.spentOn(func(s *site) int64 { return s.bytes }, func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) })
 }
 
 // refuse stops the unit for a value known only to be longer than the
 // room left (a repr cut at the budget).
-func (ev *evaluator) refuse(span source.Span, what string) {
+func (ev *Evaluator) refuse(span source.Span, what string) {
 	if ev.halted {
 		return
 	}
@@ -444,7 +444,7 @@ func (ev *evaluator) refuse(span source.Span, what string) {
 }
 
 // room is how many more bytes the current unit may charge.
-func (ev *evaluator) room() int64 {
+func (ev *Evaluator) room() int64 {
 	if ev.halted {
 		return 0
 	}
@@ -453,31 +453,31 @@ func (ev *evaluator) room() int64 {
 
 // mkList and mkTuple return a list or tuple of elts, charged; fresh says
 // the elements were made for it.
-func (ev *evaluator) mkList(span source.Span, elts []Value, fresh bool) Value {
+func (ev *Evaluator) mkList(span source.Span, elts []Value, fresh bool) Value {
 	if !ev.charge(span, "list", seqCost(int64(len(elts)), fresh)) {
-		return poison(span)
+		return Poison(span)
 	}
-	return &ListV{base{span}, elts}
+	return &ListV{Base{span}, elts}
 }
 
-func (ev *evaluator) mkTuple(span source.Span, elts []Value, fresh bool) Value {
+func (ev *Evaluator) mkTuple(span source.Span, elts []Value, fresh bool) Value {
 	if !ev.charge(span, "tuple", seqCost(int64(len(elts)), fresh)) {
-		return poison(span)
+		return Poison(span)
 	}
-	return &TupleV{base{span}, elts}
+	return &TupleV{Base{span}, elts}
 }
 
 // setEntry stores k: v in d, charging the entry when it is new. ok is
 // false when k is unhashable (the caller reports it); a tuple key too
 // large to hash is reported here, as eval/too-large. When the budget runs
 // out ok is true and the unit is halted.
-func (ev *evaluator) setEntry(d *DictV, k, v Value, span source.Span) (ok bool) {
+func (ev *Evaluator) setEntry(d *DictV, k, v Value, span source.Span) (ok bool) {
 	key, st := hashKeyN(k, maxKeyBytes, 0)
 	switch st {
 	case keyUnhashable:
 		return false
 	case keyTooLarge:
-		ev.errorf(span, CodeTooLarge, "a tuple nested more than %d deep or with a hash key of more than %d bytes cannot be a dict key here", maxKeyDepth, maxKeyBytes)
+		ev.Errorf(span, CodeTooLarge, "a tuple nested more than %d deep or with a hash key of more than %d bytes cannot be a dict key here", maxKeyDepth, maxKeyBytes)
 		return true
 	}
 	if !ev.work(span, len(key), bytesPerStep) {

@@ -27,9 +27,9 @@ const dynShapePrefix = "dynamic buffer dimension `"
 // runtime dimension when that was the reason, else poison.
 func unbuiltBuffer(shape Value, name string, span source.Span) Value {
 	if dim := dynamicDim(shape); dim != "" {
-		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`", dynShapePrefix, dim, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`", dynShapePrefix, dim, name)}
 	}
-	return poison(span)
+	return Poison(span)
 }
 
 // dynamicDim returns the text of the first runtime dimension of a buffer
@@ -91,7 +91,7 @@ func dynamicShapeWhy(path string) string {
 // paramShapeArg is shapeArg for the shape of a buffer declaration; a
 // kernel parameter buffer (param) may have a runtime outermost dimension,
 // returned in shapeExpr (nil when the shape is static).
-func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+func (ev *Evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
 	if !param || ev.kern == nil || !isSeq(v) {
 		shape, ok = ev.shapeArg(v, span)
 		return shape, nil, ok
@@ -105,8 +105,8 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 	// Convert the static rest with the runtime dimension replaced by 1
 	// (checked, never stored: Shape[d] stays 0).
 	rest := append([]Value(nil), elts...)
-	rest[d] = &IntV{base{span}, 1}
-	shape, ok = ev.shapeArg(&TupleV{base{span}, rest}, span)
+	rest[d] = &IntV{Base{span}, 1}
+	shape, ok = ev.shapeArg(&TupleV{Base{span}, rest}, span)
 	if !ok {
 		return nil, nil, false
 	}
@@ -127,7 +127,7 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 // may precede it ((1, seq_len_kv), DeepGEMM's scale-factor rows): their
 // strides, which depend on it, multiply index 0 only, so the buffer
 // addresses like one with a runtime outermost dimension.
-func (ev *evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
+func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 	d := 0
 	for d < len(elts) {
 		if n, ok := toInt(elts[d]); !ok || n != 1 {
@@ -157,7 +157,7 @@ func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UIn
 
 // overParams reports whether e is an integer expression whose variables
 // are all scalar parameters of the kernel.
-func (ev *evaluator) overParams(e ir.Expr) bool {
+func (ev *Evaluator) overParams(e ir.Expr) bool {
 	switch x := e.(type) {
 	case *ir.IntImm:
 		return true
@@ -182,7 +182,7 @@ func (ev *evaluator) overParams(e ir.Expr) bool {
 
 // implicitParam makes vr a scalar launch argument of the kernel unless it
 // is one already (a `n: T.int32` parameter).
-func (ev *evaluator) implicitParam(vr *ir.Var) {
+func (ev *Evaluator) implicitParam(vr *ir.Var) {
 	fn := ev.kern.k.Func
 	for _, p := range fn.Params {
 		if p.Var == vr {
@@ -195,10 +195,10 @@ func (ev *evaluator) implicitParam(vr *ir.Var) {
 // runtimeShapeBuffer finishes a buffer with a runtime outer dimension: it
 // takes no layout= (its Layout stays nil: the default row-major layout
 // over a runtime extent is what dispatch reads from the region).
-func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
+func (ev *Evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
 	if lv != nil {
 		if s, ok := lv.(*StrV); !ok || s.V != "default" {
-			ev.warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
+			ev.Warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 			return nil
 		}
 	}
@@ -207,11 +207,11 @@ func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Sp
 
 // runtimeShapePlain declines the match_buffer arguments a buffer with a
 // runtime dimension does not model (strides=, elem_offset=).
-func (ev *evaluator) runtimeShapePlain(c *call, buf *ir.Buffer) bool {
+func (ev *Evaluator) runtimeShapePlain(c *Call, buf *ir.Buffer) bool {
 	for _, kw := range []string{"strides", "elem_offset"} {
-		if v := c.arg(-1, kw); v != nil {
+		if v := c.Arg(-1, kw); v != nil {
 			if _, none := v.(*NoneV); !none {
-				ev.warnf(c.argSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
+				ev.Warnf(c.ArgSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 				return false
 			}
 		}
@@ -240,13 +240,13 @@ var runtimeShapeOps = map[string]bool{"copy": true}
 
 // runtimeShapeOperand reports (and returns false for) a region operand on
 // a buffer with a runtime dimension that tc's variants do not model.
-func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
+func (ev *Evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
 	d := r.Buf.RuntimeDim()
 	if runtimeShapeOps[tc.Op] {
 		if d == 0 && runtimeExtentModelled(r.Buf) {
 			return true
 		}
-		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+		ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
 	}
 	if tc.Op == "copy_async" && ev.opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
@@ -258,7 +258,7 @@ func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 	if tc.Op == "copy_async" {
 		what = "Tx.copy_async (TMA, cp.async)"
 	}
-	ev.warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+	ev.Warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 	return false
 }
 
@@ -272,15 +272,15 @@ func runtimeShapeAttr(buf *ir.Buffer, name string, span source.Span) Value {
 	case "shape":
 		out := make([]Value, len(buf.Shape))
 		for i, s := range buf.Shape {
-			out[i] = &IntV{base{span}, s}
+			out[i] = &IntV{Base{span}, s}
 			if runtimeDim(buf, i) {
-				out[i] = &ExprV{base: base{span}, E: buf.ShapeExpr[i]}
+				out[i] = &ExprV{Base: Base{span}, E: buf.ShapeExpr[i]}
 			}
 		}
-		return &TupleV{base{span}, out}
+		return &TupleV{Base{span}, out}
 	case "layout", "local", "view", "sub", "permute":
 		d := buf.RuntimeDim()
-		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ const maxCallDepth = 150
 
 // Options configures Evaluate. The zero value is ready to use.
 type Options struct {
+	// Library supplies the modules that are not Python's own (the TIRx
+	// library models of dsl/tirxlib); nil leaves them opaque (library.go).
+	Library *Library
 	// Bindings gives values to parameters of factory functions (and of
 	// @T.jit kernels), keyed by the function's qualified name ("factory",
 	// or "outer.inner" for a nested def) and then by parameter name. A
@@ -186,7 +189,7 @@ func Evaluate(f *syntax.File, opts Options) *Program { return evaluate(f, opts).
 
 // evaluate is Evaluate, returning the evaluator (its budgets' totals are
 // checked by tests).
-func evaluate(f *syntax.File, opts Options) *evaluator {
+func evaluate(f *syntax.File, opts Options) *Evaluator {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
@@ -203,7 +206,7 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 	if opts.MaxTileCalls <= 0 {
 		opts.MaxTileCalls = DefaultMaxTileCalls + len(f.Src.Src)/callBytes
 	}
-	ev := &evaluator{
+	ev := &Evaluator{
 		file:       f.Src,
 		opts:       opts,
 		prog:       &Program{File: f.Src},
@@ -251,7 +254,7 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 }
 
 // evaluator holds the state of one Evaluate call.
-type evaluator struct {
+type Evaluator struct {
 	file     *source.File
 	opts     Options
 	prog     *Program
@@ -271,7 +274,7 @@ type evaluator struct {
 	oobRegions bool
 
 	kern *kernelState // the kernel being evaluated, nil at Python level
-	emit *[]ir.Stmt   // the block being built, nil outside kernels
+	Emit *[]ir.Stmt   // the block being built, nil outside kernels
 	// old holds the older dialect's scope blocks (dialect_old.go).
 	old oldDialectState
 
@@ -343,7 +346,7 @@ type nameHint struct {
 // unit runs fn as one evaluation unit: fresh step and value budgets,
 // recovered panics. Its work is charged to st (budget.go), and to the
 // file's budgets.
-func (ev *evaluator) unit(st *site, fn func()) {
+func (ev *Evaluator) unit(st *site, fn func()) {
 	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	savedCollecting, savedNeeds, savedSite := ev.collecting, len(ev.needs), ev.site
@@ -355,7 +358,7 @@ func (ev *evaluator) unit(st *site, fn func()) {
 		ev.depth, ev.tryDepth, ev.hint, ev.site = savedDepth, savedTry, savedHint, savedSite
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {
-			if panicInTests {
+			if PanicInTests {
 				panic(r)
 			}
 			ev.report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
@@ -366,9 +369,9 @@ func (ev *evaluator) unit(st *site, fn func()) {
 }
 
 // panicInTests makes recovered panics re-panic (set by tests).
-var panicInTests = false
+var PanicInTests = false
 
-func (ev *evaluator) report(d diag.Diagnostic) {
+func (ev *Evaluator) report(d diag.Diagnostic) {
 	if ev.imp != nil && ev.imp.call != nil {
 		d = ev.imp.call.relocate(d) // imports.go
 	}
@@ -376,11 +379,11 @@ func (ev *evaluator) report(d diag.Diagnostic) {
 }
 
 // errorf reports an error and returns a poison value at span.
-func (ev *evaluator) errorf(span source.Span, code, format string, args ...any) Value {
+func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) Value {
 	if !ev.halted {
 		ev.report(diag.Errorf(span, code, format, args...))
 	}
-	return &PoisonV{base{span}}
+	return &PoisonV{Base{span}}
 }
 
 // pyErrorf reports a Python runtime error (NameError, KeyError, a failed
@@ -388,26 +391,26 @@ func (ev *evaluator) errorf(span source.Span, code, format string, args ...any) 
 // call it reports nothing: that code runs on partly unknown inputs, and
 // opaque calls may have mutated its containers, so its failures are not
 // evidence of a bug.
-func (ev *evaluator) pyErrorf(span source.Span, format string, args ...any) Value {
+func (ev *Evaluator) pyErrorf(span source.Span, format string, args ...any) Value {
 	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
-		return &PoisonV{base{span}}
+		return &PoisonV{Base{span}}
 	}
-	return ev.errorf(span, CodeType, format, args...)
+	return ev.Errorf(span, CodeType, format, args...)
 }
 
-func (ev *evaluator) warnf(span source.Span, code, format string, args ...any) {
+func (ev *Evaluator) Warnf(span source.Span, code, format string, args ...any) {
 	if !ev.halted {
 		ev.report(diag.Warningf(span, code, format, args...))
 	}
 }
 
-func poison(span source.Span) Value { return &PoisonV{base{span}} }
+func Poison(span source.Span) Value { return &PoisonV{Base{span}} }
 
 // needConcrete is called where a concrete value is required but v is
 // poison, unbound or opaque. It reports what is appropriate and returns a
 // poison value, or v itself for an unbound value outside kernels (it is
 // reported only if a kernel ends up needing it).
-func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
+func (ev *Evaluator) needConcrete(v Value, use source.Span, what string) Value {
 	switch v := v.(type) {
 	case *UnboundV:
 		if ev.kern == nil {
@@ -417,20 +420,20 @@ func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
 	case *OpaqueV:
 		if why := ev.opaqueWhy(v.Path); why != "" {
 			if ev.kern != nil || !ev.speculating {
-				ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
+				ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
 			}
 		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
-			ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
+			ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
 		} else if ev.kern != nil || !ev.speculating {
-			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
+			ev.Warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
 		}
 	}
-	return poison(use)
+	return Poison(use)
 }
 
 // useUnbound records that the current evaluation needed origin's value.
 // It is reported at the end unless the kernel def gets a complete case.
-func (ev *evaluator) useUnbound(o *unboundOrigin) {
+func (ev *Evaluator) useUnbound(o *unboundOrigin) {
 	if ev.collecting > 0 {
 		ev.needs = append(ev.needs, o.Param)
 	}
@@ -445,7 +448,7 @@ func (ev *evaluator) useUnbound(o *unboundOrigin) {
 	}
 }
 
-func (ev *evaluator) reportUnbound(o *unboundOrigin) {
+func (ev *Evaluator) reportUnbound(o *unboundOrigin) {
 	if o.reported {
 		return
 	}
@@ -521,7 +524,7 @@ type frame struct {
 
 // analyzeKernelNesting marks every function whose body lexically contains
 // a kernel def (a def decorated with *.prim_func or *.prim_func(...)).
-func (ev *evaluator) analyzeKernelNesting(body []syntax.Stmt) {
+func (ev *Evaluator) analyzeKernelNesting(body []syntax.Stmt) {
 	ev.hasKernel = map[*syntax.FunctionDef]bool{}
 	var visit func(ss []syntax.Stmt) bool
 	visit = func(ss []syntax.Stmt) bool {
@@ -563,7 +566,7 @@ func isKernelDecorated(fd *syntax.FunctionDef) bool {
 	return false
 }
 
-func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
+func (ev *Evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 	if o, ok := ev.origins[p]; ok {
 		return o
 	}
@@ -573,7 +576,7 @@ func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 }
 
 // text returns the source text of span.
-func (ev *evaluator) text(span source.Span) string {
+func (ev *Evaluator) text(span source.Span) string {
 	if ev.imp != nil && ev.imp.anchors[span] {
 		return "(imported code)" // its spans are the import statement's (imports.go)
 	}

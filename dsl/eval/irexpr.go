@@ -110,7 +110,7 @@ func proveEqual(a, b ir.Expr) bool {
 
 // simplifySub returns hi − lo, folded to a constant when the difference of
 // the linear forms is constant (A[i*8 : i*8 + 8] has extent 8).
-func simplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
+func SimplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
 	// Constant bounds (A[0:32]), the common case, without the printer
 	// and maps below (5 % of evaluating the 3,000-line benchmark file);
 	// the same result.
@@ -131,7 +131,7 @@ func simplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
 	if same {
 		return &ir.IntImm{Value: ch - cl, Type: ir.Int32, Span: span}
 	}
-	return mkBin(ir.Sub, hi, lo, span)
+	return MkBin(ir.Sub, hi, lo, span)
 }
 
 // ---- printing ----
@@ -306,7 +306,7 @@ func (p *printer) region(r *ir.Region) string {
 	parts := make([]string, len(r.Min))
 	for i := range r.Min {
 		lo := r.Min[i]
-		hi := mkBin(ir.Add, lo, r.Extent[i], source.NoSpan)
+		hi := MkBin(ir.Add, lo, r.Extent[i], source.NoSpan)
 		if n, ok := ir.ConstInt(r.Extent[i]); ok && n == 1 {
 			if _, isConst := ir.ConstInt(lo); !isConst {
 				parts[i] = p.expr(lo)
@@ -328,7 +328,7 @@ func (p *printer) region(r *ir.Region) string {
 func Dump(p *Program) string {
 	var b strings.Builder
 	for _, k := range p.Kernels {
-		dumpKernel(&b, k)
+		DumpKernel(&b, k)
 	}
 	for _, k := range p.Partial {
 		fmt.Fprintf(&b, "partial kernel %s needs %s\n", k.Func.Name, strings.Join(k.Unbound, ", "))
@@ -344,7 +344,7 @@ func Dump(p *Program) string {
 	return b.String()
 }
 
-func dumpKernel(b *strings.Builder, k *Kernel) {
+func DumpKernel(b *strings.Builder, k *Kernel) {
 	p := newPrinter(true)
 	f := k.Func
 	var params []string

@@ -28,66 +28,66 @@ var layoutNameList = append([]string{"S", "R", "TileLayout", "ComposeLayout", "S
 
 // safeLayout runs f, turning a panic inside the layout algebra into an
 // error diagnostic (the algebra panics on contract violations).
-func (ev *evaluator) safeLayout(span source.Span, what string, f func() Value) (v Value) {
+func (ev *Evaluator) safeLayout(span source.Span, what string, f func() Value) (v Value) {
 	defer func() {
 		if r := recover(); r != nil {
-			if panicInTests {
+			if PanicInTests {
 				panic(r)
 			}
-			v = ev.errorf(span, CodeType, "%s failed: %v", what, r)
+			v = ev.Errorf(span, CodeType, "%s failed: %v", what, r)
 		}
 	}()
 	return f()
 }
 
-func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func layoutModuleAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "S":
-		return &SpecBuilderV{base{span}, false}, true
+		return &SpecBuilderV{Base{span}, false}, true
 	case "R":
-		return &SpecBuilderV{base{span}, true}, true
+		return &SpecBuilderV{Base{span}, true}, true
 	case "TileLayout":
-		return &ModuleV{base: base{span}, Path: layoutPath + ".TileLayout", Name: "TileLayout",
-			call: (*evaluator).tileLayoutCall, attr: tileLayoutClassAttr}, true
+		return &ModuleV{Base: Base{span}, Path: layoutPath + ".TileLayout", Name: "TileLayout",
+			call: (*Evaluator).tileLayoutCall, attr: tileLayoutClassAttr}, true
 	case "ComposeLayout":
-		return builtin("ComposeLayout", (*evaluator).composeLayoutCall), true
+		return Builtin("ComposeLayout", (*Evaluator).composeLayoutCall), true
 	case "SwizzleLayout":
-		return builtin("SwizzleLayout", (*evaluator).swizzleLayoutCall), true
+		return Builtin("SwizzleLayout", (*Evaluator).swizzleLayoutCall), true
 	case "Iter":
-		return builtin("Iter", (*evaluator).iterCall), true
+		return Builtin("Iter", (*Evaluator).iterCall), true
 	case "Axis":
-		return &ModuleV{base: base{span}, Path: layoutPath + ".Axis", Name: "Axis", closed: true,
-			attr: func(ev *evaluator, name string, span source.Span) (Value, bool) {
+		return &ModuleV{Base: Base{span}, Path: layoutPath + ".Axis", Name: "Axis", closed: true,
+			attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				if name == "get" {
-					return builtin("Axis.get", func(ev *evaluator, c *call) Value {
-						s, ok := ev.strArg(c.arg(0, "name"), c.argSpan(0, "name"), "axis name")
+					return Builtin("Axis.get", func(ev *Evaluator, c *Call) Value {
+						s, ok := ev.strArg(c.Arg(0, "name"), c.ArgSpan(0, "name"), "axis name")
 						if !ok {
-							return poison(c.span)
+							return Poison(c.At)
 						}
-						return &AxisV{base{c.span}, layout.AxisByName(s)}
+						return &AxisV{Base{c.At}, layout.AxisByName(s)}
 					}), true
 				}
 				for _, a := range axisNames {
 					if a == name {
-						return &AxisV{base{span}, layout.AxisByName(name)}, true
+						return &AxisV{Base{span}, layout.AxisByName(name)}, true
 					}
 				}
 				return nil, false
 			}}, true
 	case "Layout":
-		return &MarkerV{base: base{span}, Name: "Layout"}, true
+		return &MarkerV{Base: Base{span}, Name: "Layout"}, true
 	case "wg_local_layout":
-		return builtin("wg_local_layout", (*evaluator).wgLocalLayoutCall), true
+		return Builtin("wg_local_layout", (*Evaluator).wgLocalLayoutCall), true
 	case "tcgen05_atom_layout":
-		return builtin("tcgen05_atom_layout", (*evaluator).tcgen05AtomLayoutCall), true
+		return Builtin("tcgen05_atom_layout", (*Evaluator).tcgen05AtomLayoutCall), true
 	case "tmem_datapath_layout":
-		return builtin("tmem_datapath_layout", (*evaluator).tmemDatapathLayoutCall), true
+		return Builtin("tmem_datapath_layout", (*Evaluator).tmemDatapathLayoutCall), true
 	case "tmem_mma_operand_layout":
-		return builtin("tmem_mma_operand_layout", (*evaluator).tmemMMAOperandLayoutCall), true
+		return Builtin("tmem_mma_operand_layout", (*Evaluator).tmemMMAOperandLayoutCall), true
 	}
 	for _, a := range axisNames {
 		if a == name {
-			return &AxisV{base{span}, layout.AxisByName(name)}, true
+			return &AxisV{Base{span}, layout.AxisByName(name)}, true
 		}
 	}
 	return nil, false
@@ -96,53 +96,53 @@ func layoutModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool
 // wgLocalLayoutCall is wg_local_layout(cols, rows=128) (tvm/tirx/layout.py):
 // TileLayout(S[(rows, cols) : (1 @ tid_in_wg, 1)]), one row per thread of
 // the warpgroup.
-func (ev *evaluator) wgLocalLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "wg_local_layout", 1, "cols", "rows") {
-		return poison(c.span)
+func (ev *Evaluator) wgLocalLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "wg_local_layout", 1, "cols", "rows") {
+		return Poison(c.At)
 	}
-	cols, ok := ev.intArg(c.args[0], c.argSpans[0], "cols")
+	cols, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "cols")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	rows := int64(128)
-	if r := c.arg(1, "rows"); r != nil {
-		if rows, ok = ev.intArg(r, c.argSpan(1, "rows"), "rows"); !ok {
-			return poison(c.span)
+	if r := c.Arg(1, "rows"); r != nil {
+		if rows, ok = ev.intArg(r, c.ArgSpan(1, "rows"), "rows"); !ok {
+			return Poison(c.At)
 		}
 	}
-	return ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(rows, 1, layout.TidInWG), layout.It(cols, 1, layout.M)}, nil, nil), c.span)
+	return ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(rows, 1, layout.TidInWG), layout.It(cols, 1, layout.M)}, nil, nil), c.At)
 }
 
 // tmemDatapathLayoutCall is tvm.tirx.layout.tmem_datapath_layout(datapath,
 // rows, cols, sub_slab=0): the TMEM layout an MMA datapath writes
 // (layoutlib_tmem.go).
-func (ev *evaluator) tmemDatapathLayoutCall(c *call) Value { return ev.tmemDatapathLayoutValue(c) }
+func (ev *Evaluator) tmemDatapathLayoutCall(c *Call) Value { return ev.tmemDatapathLayoutValue(c) }
 
 // tAllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(instr_shape, tensor_shape,
 // dtype): a local register fragment of shape tensor_shape laid out by
 // tcgen05_atom_layout. The reference allocates the per-thread elements
 // flat and returns a view with that layout; a local buffer of the view's
 // shape and layout has the same storage, so tilels allocates that.
-func (ev *evaluator) tAllocTcgen05Frag(c *call) Value {
-	if !ev.requireKernel(c, "T.alloc_tcgen05_ldst_frag") || !ev.checkArgs(c, "alloc_tcgen05_ldst_frag", 3, "instr_shape", "tensor_shape", "dtype") {
-		return poison(c.span)
+func (ev *Evaluator) tAllocTcgen05Frag(c *Call) Value {
+	if !ev.RequireKernel(c, "T.alloc_tcgen05_ldst_frag") || !ev.CheckArgs(c, "alloc_tcgen05_ldst_frag", 3, "instr_shape", "tensor_shape", "dtype") {
+		return Poison(c.At)
 	}
-	ts, ok := ev.intsArg(c.args[1], c.argSpans[1], "tensor_shape")
-	dt, ok2 := ev.dtypeOf(c.args[2], c.argSpans[2])
+	ts, ok := ev.intsArg(c.Args[1], c.ArgSpans[1], "tensor_shape")
+	dt, ok2 := ev.DtypeOf(c.Args[2], c.ArgSpans[2])
 	if !ok || !ok2 {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	if len(ts) == 2 && (ts[0]*ts[1]*int64(dt.Bits)/128)%int64(dt.Bits) != 0 {
-		return ev.errorf(c.span, CodeType, "alloc_tcgen05_ldst_frag tensor_shape=%s dtype=%s does not evenly divide across 128 threads", Repr(c.args[1]), pyQuote(dt.String()))
+		return ev.Errorf(c.At, CodeType, "alloc_tcgen05_ldst_frag tensor_shape=%s dtype=%s does not evenly divide across 128 threads", Repr(c.Args[1]), pyQuote(dt.String()))
 	}
-	lay := ev.tcgen05AtomLayoutCall(&call{span: c.span, fnSpan: c.fnSpan, args: c.args, argSpans: c.argSpans, fr: c.fr})
-	if isErr(lay) {
+	lay := ev.tcgen05AtomLayoutCall(&Call{At: c.At, FnSpan: c.FnSpan, Args: c.Args, ArgSpans: c.ArgSpans, Fr: c.Fr})
+	if IsErr(lay) {
 		return lay
 	}
-	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
-		args:     []Value{c.args[1], &StrV{base{c.argSpans[2]}, dt.String()}},
-		argSpans: []source.Span{c.argSpans[1], c.argSpans[2]},
-		kwargs:   []kwarg{{name: "scope", v: &StrV{base{c.span}, "local"}, span: c.span, vspan: c.span}, {name: "layout", v: lay, span: c.span, vspan: c.span}}}
+	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []Value{c.Args[1], &StrV{Base{c.ArgSpans[2]}, dt.String()}},
+		ArgSpans: []source.Span{c.ArgSpans[1], c.ArgSpans[2]},
+		Kwargs:   []Kwarg{{Name: "scope", V: &StrV{Base{c.At}, "local"}, At: c.At, Vspan: c.At}, {Name: "layout", V: lay, At: c.At, Vspan: c.At}}}
 	return ev.tAlloc(alloc, "T.alloc_tcgen05_ldst_frag", "local")
 }
 
@@ -165,35 +165,35 @@ var tcgen05ColFactor = map[string]int64{"32x32b": 1, "16x64b": 2, "16x128b": 4, 
 // 128 issuing the atom twice); 16-bit elements pack two per register.
 // Iters are listed high to low, rows then columns, each lane bit and
 // register bit at the position the PTX fragment puts it.
-func (ev *evaluator) tcgen05AtomLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "tcgen05_atom_layout", 3, "instr_shape", "tensor_shape", "dtype") {
-		return poison(c.span)
+func (ev *Evaluator) tcgen05AtomLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "tcgen05_atom_layout", 3, "instr_shape", "tensor_shape", "dtype") {
+		return Poison(c.At)
 	}
-	shape, ok := ev.strArg(c.args[0], c.argSpans[0], "instr_shape")
+	shape, ok := ev.strArg(c.Args[0], c.ArgSpans[0], "instr_shape")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	reps, known := tcgen05Reps[shape]
 	if !known {
-		return ev.errorf(c.argSpans[0], CodeType, "tcgen05_atom_layout instr_shape must be one of ['32x32b', '16x64b', '16x128b', '16x256b'], got %s", pyQuote(shape))
+		return ev.Errorf(c.ArgSpans[0], CodeType, "tcgen05_atom_layout instr_shape must be one of ['32x32b', '16x64b', '16x128b', '16x256b'], got %s", pyQuote(shape))
 	}
-	ts, ok := ev.intsArg(c.args[1], c.argSpans[1], "tensor_shape")
+	ts, ok := ev.intsArg(c.Args[1], c.ArgSpans[1], "tensor_shape")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	dt, ok := ev.dtypeOf(c.args[2], c.argSpans[2])
+	dt, ok := ev.DtypeOf(c.Args[2], c.ArgSpans[2])
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	if dt.Bits != 16 && dt.Bits != 32 {
-		return ev.errorf(c.argSpans[2], CodeType, "tcgen05_atom_layout dtype must be a 32-bit or 16-bit type, got %s (%d bits)", dt, dt.Bits)
+		return ev.Errorf(c.ArgSpans[2], CodeType, "tcgen05_atom_layout dtype must be a 32-bit or 16-bit type, got %s (%d bits)", dt, dt.Bits)
 	}
 	if len(ts) != 2 {
-		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout tensor_shape must be 2-D (rows, cols), got %s", describe(c.args[1]))
+		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout tensor_shape must be 2-D (rows, cols), got %s", Describe(c.Args[1]))
 	}
 	rows, cols := ts[0], ts[1]
 	if rows != 64 && rows != 128 {
-		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout %s expects rows ∈ (64, 128), got %d", pyQuote(shape), rows)
+		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout %s expects rows ∈ (64, 128), got %d", pyQuote(shape), rows)
 	}
 	has := func(n int64) bool {
 		for _, r := range reps {
@@ -204,49 +204,49 @@ func (ev *evaluator) tcgen05AtomLayoutCall(c *call) Value {
 		return false
 	}
 	it := layout.It
-	mk := func(iters []layout.Iter) Value { return ev.newLayoutV(layout.NewTile(iters, nil, nil), c.span) }
+	mk := func(iters []layout.Iter) Value { return ev.newLayoutV(layout.NewTile(iters, nil, nil), c.At) }
 	if shape == "32x32b" && rows == 64 {
 		// Datapath B readback: the (128, N/2) fp32 register file relabelled (64, N).
 		if dt.Bits != 32 || cols%2 != 0 || !has(cols/2) {
-			return ev.errorf(c.span, CodeType, "tcgen05_atom_layout: 32x32b (64, N) datapath B image needs fp32 and N/2 in %v, got N=%d %s", reps, cols, dt)
+			return ev.Errorf(c.At, CodeType, "tcgen05_atom_layout: 32x32b (64, N) datapath B image needs fp32 and N/2 in %v, got N=%d %s", reps, cols, dt)
 		}
 		return mk([]layout.Iter{it(64, 1, layout.TidInWG), it(2, 64, layout.TidInWG), it(cols/2, 1, layout.M)})
 	}
 	pack := 32 / int64(dt.Bits)
 	factor := tcgen05ColFactor[shape] * pack
 	if cols%factor != 0 || !has(cols/factor) {
-		return ev.errorf(c.argSpans[1], CodeType, "tcgen05_atom_layout cols=%d does not give a rep in %v for instr_shape=%s dtype=%s (cols must be k * %d)", cols, reps, pyQuote(shape), dt, factor)
+		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout cols=%d does not give a rep in %v for instr_shape=%s dtype=%s (cols must be k * %d)", cols, reps, pyQuote(shape), dt, factor)
 	}
 	n := cols / factor
 	if shape == "32x32b" {
 		return mk([]layout.Iter{it(rows, 1, layout.TidInWG), it(cols, 1, layout.M)})
 	}
-	return ev.newLayoutV(layout.Tcgen05Atom16(shape, rows, n, pack), c.span)
+	return ev.newLayoutV(layout.Tcgen05Atom16(shape, rows, n, pack), c.At)
 }
 
-func tileLayoutClassAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func tileLayoutClassAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name != "from_iters" {
 		return nil, false
 	}
-	return builtin("TileLayout.from_iters", func(ev *evaluator, c *call) Value {
-		if !ev.checkArgs(c, "from_iters", 0, "shard", "replica", "offset") {
-			return poison(c.span)
+	return Builtin("TileLayout.from_iters", func(ev *Evaluator, c *Call) Value {
+		if !ev.CheckArgs(c, "from_iters", 0, "shard", "replica", "offset") {
+			return Poison(c.At)
 		}
 		iters := func(i int, name string) ([]layout.Iter, bool) {
-			v := c.arg(i, name)
+			v := c.Arg(i, name)
 			if v == nil {
 				return nil, true
 			}
-			elts, ok := ev.iterate(v, c.argSpan(i, name))
+			elts, ok := ev.iterate(v, c.ArgSpan(i, name))
 			if !ok {
-				ev.errorf(c.argSpan(i, name), CodeType, "%s must be a sequence of Iter, got %s", name, describe(v))
+				ev.Errorf(c.ArgSpan(i, name), CodeType, "%s must be a sequence of Iter, got %s", name, Describe(v))
 				return nil, false
 			}
 			out := make([]layout.Iter, len(elts))
 			for j, e := range elts {
 				it, ok := e.(*IterV)
 				if !ok {
-					ev.errorf(c.argSpan(i, name), CodeType, "%s must be a sequence of Iter, got %s", name, describe(e))
+					ev.Errorf(c.ArgSpan(i, name), CodeType, "%s must be a sequence of Iter, got %s", name, Describe(e))
 					return nil, false
 				}
 				out[j] = it.It
@@ -256,34 +256,34 @@ func tileLayoutClassAttr(ev *evaluator, name string, span source.Span) (Value, b
 		shard, ok1 := iters(0, "shard")
 		replica, ok2 := iters(1, "replica")
 		if !ok1 || !ok2 {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		off := map[*layout.Axis]int64{}
-		if ov := c.arg(2, "offset"); ov != nil {
+		if ov := c.Arg(2, "offset"); ov != nil {
 			if d, ok := ov.(*DictV); ok {
 				for i, k := range d.Keys {
-					ax, ok := ev.axisOf(k, c.argSpan(2, "offset"))
-					n, ok2 := ev.intArg(d.Vals[i], c.argSpan(2, "offset"), "offset value")
+					ax, ok := ev.axisOf(k, c.ArgSpan(2, "offset"))
+					n, ok2 := ev.intArg(d.Vals[i], c.ArgSpan(2, "offset"), "offset value")
 					if !ok || !ok2 {
-						return poison(c.span)
+						return Poison(c.At)
 					}
 					off[ax] += n
 				}
-			} else if !isNoneV(ov) {
-				return ev.errorf(c.argSpan(2, "offset"), CodeType, "offset must be a dict, got %s", describe(ov))
+			} else if !IsNoneV(ov) {
+				return ev.Errorf(c.ArgSpan(2, "offset"), CodeType, "offset must be a dict, got %s", Describe(ov))
 			}
 		}
-		return ev.newLayoutV(layout.NewTile(shard, replica, off), c.span)
+		return ev.newLayoutV(layout.NewTile(shard, replica, off), c.At)
 	}), true
 }
 
-func (ev *evaluator) newLayoutV(l layout.Layout, span source.Span) Value {
+func (ev *Evaluator) newLayoutV(l layout.Layout, span source.Span) Value {
 	if t := tileOfLayout(l); t != nil {
 		if err := t.Validate(); err != nil {
-			return ev.errorf(span, CodeType, "%v", err)
+			return ev.Errorf(span, CodeType, "%v", err)
 		}
 	}
-	v := &LayoutV{base: base{span}, L: l}
+	v := &LayoutV{Base: Base{span}, L: l}
 	ev.noteLayout(v)
 	return v
 }
@@ -316,9 +316,9 @@ func tileOfLayout(l layout.Layout) *layout.TileLayout {
 	return nil
 }
 
-func (ev *evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
+func (ev *Evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
 	if v == nil {
-		ev.errorf(span, CodeType, "missing layout axis")
+		ev.Errorf(span, CodeType, "missing layout axis")
 		return nil, false
 	}
 	switch x := v.(type) {
@@ -327,16 +327,16 @@ func (ev *evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
 	case *StrV:
 		return layout.AxisByName(x.V), true
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		ev.needConcrete(v, span, "a layout axis")
 		return nil, false
 	}
-	ev.errorf(span, CodeType, "expected a layout axis, got %s", describe(v))
+	ev.Errorf(span, CodeType, "expected a layout axis, got %s", Describe(v))
 	return nil, false
 }
 
 // specSubscript evaluates S[...] / R[...] (tvm/tirx/layout.py _SpecBuilder).
-func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value {
+func (ev *Evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value {
 	if x := firstErr(idx...); x != nil {
 		return ev.needConcrete(x, x.Span(), "a layout spec")
 	}
@@ -352,8 +352,8 @@ func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 	case len(idx) == 1:
 		switch k := idx[0].(type) {
 		case *SliceV:
-			if !isNoneV(k.Step) {
-				return ev.errorf(k.Step.Span(), CodeType, "%s[...] takes extents:strides, not a step", what)
+			if !IsNoneV(k.Step) {
+				return ev.Errorf(k.Step.Span(), CodeType, "%s[...] takes extents:strides, not a step", what)
 			}
 			extV, strV, hasStrides = toTupleElts(k.Lo), toTupleElts(k.Hi), true
 		case *TupleV, *ListV:
@@ -367,28 +367,28 @@ func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 		n, ok := toInt(x)
 		if !ok {
 			if s, isSlice := x.(*SliceV); isSlice {
-				return ev.errorf(s.span, CodeType, "%s[...] takes one extents:strides pair", what)
+				return ev.Errorf(s.At, CodeType, "%s[...] takes one extents:strides pair", what)
 			}
 			if r, isExpr := x.(*ExprV); isExpr { // a runtime extent is legal TIRx (dynamic_shape.go)
-				ev.warnf(orSpan(x.Span(), e.Index.Span()), CodeUnresolved, "not modelled: runtime layout extent `%s`; tilels' layouts take static extents", clip(ExprString(r.E), 60))
-				return poison(e.Loc)
+				ev.Warnf(orSpan(x.Span(), e.Index.Span()), CodeUnresolved, "not modelled: runtime layout extent `%s`; tilels' layouts take static extents", clip(ExprString(r.E), 60))
+				return Poison(e.Loc)
 			}
-			return ev.errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be an integer, got %s", what, describe(x))
+			return ev.Errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be an integer, got %s", what, Describe(x))
 		}
 		if n <= 0 {
-			return ev.errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be positive, got %d", what, n)
+			return ev.Errorf(orSpan(x.Span(), e.Index.Span()), CodeType, "%s[...] extent must be positive, got %d", what, n)
 		}
 		extents[i] = n
 	}
 	var strides []layout.Stride
 	if hasStrides {
 		if len(strV) != len(extV) {
-			return ev.errorf(e.Index.Span(), CodeType, "%s[...] has %d extents but %d strides", what, len(extV), len(strV))
+			return ev.Errorf(e.Index.Span(), CodeType, "%s[...] has %d extents but %d strides", what, len(extV), len(strV))
 		}
 		for _, x := range strV {
 			st, ok := ev.strideOf(x, e.Index.Span())
 			if !ok {
-				return poison(e.Loc)
+				return Poison(e.Loc)
 			}
 			strides = append(strides, st)
 		}
@@ -401,9 +401,9 @@ func (ev *evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 		sp, err = layout.ShardSpec(extents, strides)
 	}
 	if err != nil {
-		return ev.errorf(e.Loc, CodeType, "%v", err)
+		return ev.Errorf(e.Loc, CodeType, "%v", err)
 	}
-	return &SpecV{base{e.Loc}, sp}
+	return &SpecV{Base{e.Loc}, sp}
 }
 
 func orSpan(a, b source.Span) source.Span {
@@ -423,7 +423,7 @@ func toTupleElts(v Value) []Value {
 
 // strideOf converts one stride entry: int (on m), value@axis, an axis name
 // string (1 on that axis), or a (value, axis) pair.
-func (ev *evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
+func (ev *Evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 	sp := orSpan(v.Span(), span)
 	switch x := v.(type) {
 	case *OnAxisV:
@@ -442,15 +442,15 @@ func (ev *evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 	if n, ok := toInt(v); ok {
 		return layout.Stride{Value: n, Axis: layout.M}, true
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		ev.needConcrete(v, sp, "a layout stride")
 		return layout.Stride{}, false
 	}
 	if r, isExpr := v.(*ExprV); isExpr { // a runtime stride (a kernel's stride parameter) is legal TIRx
-		ev.warnf(sp, CodeUnresolved, "not modelled: runtime layout stride `%s`; tilels' layouts take static strides", clip(ExprString(r.E), 60))
+		ev.Warnf(sp, CodeUnresolved, "not modelled: runtime layout stride `%s`; tilels' layouts take static strides", clip(ExprString(r.E), 60))
 		return layout.Stride{}, false
 	}
-	ev.errorf(sp, CodeType, "layout stride must be an integer, value@axis or an axis name, got %s", describe(v))
+	ev.Errorf(sp, CodeType, "layout stride must be an integer, value@axis or an axis name, got %s", Describe(v))
 	return layout.Stride{}, false
 }
 
@@ -490,7 +490,7 @@ func addOffsets(a, b map[*layout.Axis]int64) map[*layout.Axis]int64 {
 
 // layoutBinop handles the layout mini-language operators; ok is false when
 // neither operand is a layout-language value.
-func (ev *evaluator) layoutBinop(op string, x, y Value, span source.Span) (Value, bool) {
+func (ev *Evaluator) layoutBinop(op string, x, y Value, span source.Span) (Value, bool) {
 	switch op {
 	case "@":
 		ax, isAxis := y.(*AxisV)
@@ -499,27 +499,27 @@ func (ev *evaluator) layoutBinop(op string, x, y Value, span source.Span) (Value
 		}
 		n, ok := toInt(x)
 		if !ok {
-			return ev.errorf(span, CodeType, "stride@axis needs an integer stride, got %s", describe(x)), true
+			return ev.Errorf(span, CodeType, "stride@axis needs an integer stride, got %s", Describe(x)), true
 		}
-		return &OnAxisV{base{span}, n, ax.A}, true
+		return &OnAxisV{Base{span}, n, ax.A}, true
 	case "+":
 		xs, xSpec := x.(*SpecV)
 		ys, ySpec := y.(*SpecV)
 		switch {
 		case xSpec && ySpec:
-			return &SpecV{base{span}, xs.S.Plus(ys.S)}, true
+			return &SpecV{Base{span}, xs.S.Plus(ys.S)}, true
 		case xSpec:
 			off, ok := offsetOf(y)
 			if !ok {
-				return ev.errorf(span, CodeType, "cannot add %s to a layout spec", describe(y)), true
+				return ev.Errorf(span, CodeType, "cannot add %s to a layout spec", Describe(y)), true
 			}
-			return &SpecV{base{span}, xs.S.Plus(layout.Spec{Offset: off})}, true
+			return &SpecV{Base{span}, xs.S.Plus(layout.Spec{Offset: off})}, true
 		case ySpec:
 			off, ok := offsetOf(x)
 			if !ok {
-				return ev.errorf(span, CodeType, "cannot add %s to a layout spec", describe(x)), true
+				return ev.Errorf(span, CodeType, "cannot add %s to a layout spec", Describe(x)), true
 			}
-			return &SpecV{base{span}, layout.Spec{Offset: off}.Plus(ys.S)}, true
+			return &SpecV{Base{span}, layout.Spec{Offset: off}.Plus(ys.S)}, true
 		}
 		_, xo := x.(*OnAxisV)
 		_, xo2 := x.(*OffsetV)
@@ -531,57 +531,57 @@ func (ev *evaluator) layoutBinop(op string, x, y Value, span source.Span) (Value
 		a, ok1 := offsetOf(x)
 		b, ok2 := offsetOf(y)
 		if !ok1 || !ok2 {
-			return ev.errorf(span, CodeType, "unsupported operand type(s) for +: '%s' and '%s'", x.TypeName(), y.TypeName()), true
+			return ev.Errorf(span, CodeType, "unsupported operand type(s) for +: '%s' and '%s'", x.TypeName(), y.TypeName()), true
 		}
-		return &OffsetV{base{span}, addOffsets(a, b)}, true
+		return &OffsetV{Base{span}, addOffsets(a, b)}, true
 	}
 	switch x.(type) {
 	case *SpecV, *OnAxisV, *OffsetV, *LayoutV, *AxisV:
-		return ev.errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName()), true
+		return ev.Errorf(span, CodeType, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName()), true
 	}
 	return nil, false
 }
 
-func (ev *evaluator) tileLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "TileLayout", 1, "spec") {
-		return poison(c.span)
+func (ev *Evaluator) tileLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "TileLayout", 1, "spec") {
+		return Poison(c.At)
 	}
-	switch s := c.args[0].(type) {
+	switch s := c.Args[0].(type) {
 	case *SpecV:
-		return ev.newLayoutV(s.S.Layout(), c.span)
+		return ev.newLayoutV(s.S.Layout(), c.At)
 	case *LayoutV:
 		return s
 	}
-	if isErr(c.args[0]) {
-		return ev.needConcrete(c.args[0], c.argSpans[0], "TileLayout's spec")
+	if IsErr(c.Args[0]) {
+		return ev.needConcrete(c.Args[0], c.ArgSpans[0], "TileLayout's spec")
 	}
-	if off, ok := offsetOf(c.args[0]); ok {
-		return ev.newLayoutV(layout.Spec{Offset: off}.Layout(), c.span)
+	if off, ok := offsetOf(c.Args[0]); ok {
+		return ev.newLayoutV(layout.Spec{Offset: off}.Layout(), c.At)
 	}
-	return ev.errorf(c.argSpans[0], CodeType, "TileLayout expects S[...] (+ R[...] + offsets), got %s", describe(c.args[0]))
+	return ev.Errorf(c.ArgSpans[0], CodeType, "TileLayout expects S[...] (+ R[...] + offsets), got %s", Describe(c.Args[0]))
 }
 
-func (ev *evaluator) swizzleLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "SwizzleLayout", 3, "per_element", "swizzle_len", "atom_len", "swizzle_inner") {
-		return poison(c.span)
+func (ev *Evaluator) swizzleLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "SwizzleLayout", 3, "per_element", "swizzle_len", "atom_len", "swizzle_inner") {
+		return Poison(c.At)
 	}
 	var ps [3]int
 	for i, n := range []string{"per_element", "swizzle_len", "atom_len"} {
-		x, ok := ev.intArg(c.arg(i, n), c.argSpan(i, n), n)
+		x, ok := ev.intArg(c.Arg(i, n), c.ArgSpan(i, n), n)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		ps[i] = int(x)
 	}
 	inner := true
-	if v := c.arg(3, "swizzle_inner"); v != nil {
-		inner = truthy(v)
+	if v := c.Arg(3, "swizzle_inner"); v != nil {
+		inner = Truthy(v)
 	}
 	l, err := layout.NewCompose(ps[0], ps[1], ps[2], inner, nil)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
-	v := ev.newLayoutV(l, c.span)
+	v := ev.newLayoutV(l, c.At)
 	if lv, ok := v.(*LayoutV); ok {
 		lv.Bare = true
 	}
@@ -590,104 +590,104 @@ func (ev *evaluator) swizzleLayoutCall(c *call) Value {
 
 // composeLayoutCall accepts the PRE form ComposeLayout(swizzle, tile) and
 // the SEED form ComposeLayout(p, sw, at, tile, swizzle_inner=True).
-func (ev *evaluator) composeLayoutCall(c *call) Value {
-	if e := firstErr(c.args...); e != nil {
+func (ev *Evaluator) composeLayoutCall(c *Call) Value {
+	if e := firstErr(c.Args...); e != nil {
 		return ev.needConcrete(e, e.Span(), "ComposeLayout's arguments")
 	}
-	if sw, ok := c.arg(0, "layout_A").(*LayoutV); ok {
-		ev.otherRelease(c.fnSpan, surfaceForms[0], modelledAs(surfaceForms[0])) // release_surface.go
-		if !ev.checkArgs(c, "ComposeLayout", 2, "layout_A", "layout_B") {
-			return poison(c.span)
+	if sw, ok := c.Arg(0, "layout_A").(*LayoutV); ok {
+		ev.otherRelease(c.FnSpan, surfaceForms[0], modelledAs(surfaceForms[0])) // release_surface.go
+		if !ev.CheckArgs(c, "ComposeLayout", 2, "layout_A", "layout_B") {
+			return Poison(c.At)
 		}
 		cl, ok := sw.L.(*layout.ComposeLayout)
 		if !ok {
-			return ev.errorf(c.argSpan(0, "layout_A"), CodeType, "ComposeLayout expects a SwizzleLayout first, got %s", sw.TypeName())
+			return ev.Errorf(c.ArgSpan(0, "layout_A"), CodeType, "ComposeLayout expects a SwizzleLayout first, got %s", sw.TypeName())
 		}
-		tile, ok := c.arg(1, "layout_B").(*LayoutV)
+		tile, ok := c.Arg(1, "layout_B").(*LayoutV)
 		var t *layout.TileLayout
 		if ok {
 			t, ok = tile.L.(*layout.TileLayout)
 		}
 		if !ok {
-			return ev.errorf(c.argSpan(1, "layout_B"), CodeType, "ComposeLayout expects a TileLayout second, got %s", describe(c.arg(1, "layout_B")))
+			return ev.Errorf(c.ArgSpan(1, "layout_B"), CodeType, "ComposeLayout expects a TileLayout second, got %s", Describe(c.Arg(1, "layout_B")))
 		}
 		if !onlyM(t) {
-			return ev.errorf(c.argSpan(1, "layout_B"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
+			return ev.Errorf(c.ArgSpan(1, "layout_B"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
 		}
 		l, err := layout.NewCompose(cl.PerElement, cl.SwizzleLen, cl.AtomLen, cl.SwizzleInner, t)
 		if err != nil {
-			return ev.errorf(c.span, CodeType, "%v", err)
+			return ev.Errorf(c.At, CodeType, "%v", err)
 		}
-		return ev.newLayoutV(l, c.span)
+		return ev.newLayoutV(l, c.At)
 	}
-	ev.otherRelease(c.fnSpan, surfaceForms[1], modelledAs(surfaceForms[1])) // release_surface.go
-	if !ev.checkArgs(c, "ComposeLayout", 4, "per_element", "swizzle_len", "atom_len", "tile_layout", "swizzle_inner") {
-		return poison(c.span)
+	ev.otherRelease(c.FnSpan, surfaceForms[1], modelledAs(surfaceForms[1])) // release_surface.go
+	if !ev.CheckArgs(c, "ComposeLayout", 4, "per_element", "swizzle_len", "atom_len", "tile_layout", "swizzle_inner") {
+		return Poison(c.At)
 	}
 	var ps [3]int
 	for i, n := range []string{"per_element", "swizzle_len", "atom_len"} {
-		x, ok := ev.intArg(c.arg(i, n), c.argSpan(i, n), n)
+		x, ok := ev.intArg(c.Arg(i, n), c.ArgSpan(i, n), n)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		ps[i] = int(x)
 	}
-	tv, ok := c.arg(3, "tile_layout").(*LayoutV)
+	tv, ok := c.Arg(3, "tile_layout").(*LayoutV)
 	var t *layout.TileLayout
 	if ok {
 		t, ok = tv.L.(*layout.TileLayout)
 	}
 	if !ok {
-		return ev.errorf(c.argSpan(3, "tile_layout"), CodeType, "ComposeLayout tile_layout must be a TileLayout, got %s", describe(c.arg(3, "tile_layout")))
+		return ev.Errorf(c.ArgSpan(3, "tile_layout"), CodeType, "ComposeLayout tile_layout must be a TileLayout, got %s", Describe(c.Arg(3, "tile_layout")))
 	}
 	if !onlyM(t) {
-		return ev.errorf(c.argSpan(3, "tile_layout"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
+		return ev.Errorf(c.ArgSpan(3, "tile_layout"), CodeType, "ComposeLayout tile must map only to memory axis m, got %s", t)
 	}
 	inner := true
-	if v := c.arg(4, "swizzle_inner"); v != nil {
-		inner = truthy(v)
+	if v := c.Arg(4, "swizzle_inner"); v != nil {
+		inner = Truthy(v)
 	}
 	l, err := layout.NewCompose(ps[0], ps[1], ps[2], inner, t)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
-	return ev.newLayoutV(l, c.span)
+	return ev.newLayoutV(l, c.At)
 }
 
-func (ev *evaluator) iterCall(c *call) Value {
-	if !ev.checkArgs(c, "Iter", 3, "extent", "stride", "axis") {
-		return poison(c.span)
+func (ev *Evaluator) iterCall(c *Call) Value {
+	if !ev.CheckArgs(c, "Iter", 3, "extent", "stride", "axis") {
+		return Poison(c.At)
 	}
-	e, ok1 := ev.intArg(c.args[0], c.argSpans[0], "Iter extent")
-	s, ok2 := ev.intArg(c.arg(1, "stride"), c.argSpan(1, "stride"), "Iter stride")
-	ax, ok3 := ev.axisOf(c.arg(2, "axis"), c.argSpan(2, "axis"))
+	e, ok1 := ev.intArg(c.Args[0], c.ArgSpans[0], "Iter extent")
+	s, ok2 := ev.intArg(c.Arg(1, "stride"), c.ArgSpan(1, "stride"), "Iter stride")
+	ax, ok3 := ev.axisOf(c.Arg(2, "axis"), c.ArgSpan(2, "axis"))
 	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	return &IterV{base{c.span}, layout.Iter{Extent: e, Stride: s, Axis: ax}}
+	return &IterV{Base{c.At}, layout.Iter{Extent: e, Stride: s, Axis: ax}}
 }
 
 // layoutAttr implements attributes and methods of layout values, axes,
 // iters and specs.
-func (ev *evaluator) layoutAttr(obj Value, name string, span source.Span) Value {
+func (ev *Evaluator) layoutAttr(obj Value, name string, span source.Span) Value {
 	switch o := obj.(type) {
 	case *AxisV:
 		switch name {
 		case "name":
-			return &StrV{base{span}, o.A.Name}
+			return &StrV{Base{span}, o.A.Name}
 		case "is_thread", "is_memory":
-			return method("Axis."+name, func(ev *evaluator, c *call) Value {
-				return &BoolV{base{c.span}, o.A.IsThread() == (name == "is_thread")}
+			return method("Axis."+name, func(ev *Evaluator, c *Call) Value {
+				return &BoolV{Base{c.At}, o.A.IsThread() == (name == "is_thread")}
 			})
 		}
 	case *IterV:
 		switch name {
 		case "extent":
-			return &IntV{base{span}, o.It.Extent}
+			return &IntV{Base{span}, o.It.Extent}
 		case "stride":
-			return &IntV{base{span}, o.It.Stride}
+			return &IntV{Base{span}, o.It.Stride}
 		case "axis":
-			return &AxisV{base{span}, o.It.Axis}
+			return &AxisV{Base{span}, o.It.Axis}
 		}
 	case *LayoutV:
 		return ev.layoutMethod(o, name, span)
@@ -698,12 +698,12 @@ func (ev *evaluator) layoutAttr(obj Value, name string, span source.Span) Value 
 func iterList(its []layout.Iter, span source.Span) Value {
 	out := make([]Value, len(its))
 	for i, it := range its {
-		out[i] = &IterV{base{span}, it}
+		out[i] = &IterV{Base{span}, it}
 	}
-	return &ListV{base{span}, out}
+	return &ListV{Base{span}, out}
 }
 
-func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Value {
+func (ev *Evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Value {
 	l := o.L
 	t := tileOfLayout(l)
 	cl, isCompose := l.(*layout.ComposeLayout)
@@ -720,7 +720,7 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		}
 		sort.Slice(axes, func(i, j int) bool { return axes[i].Name < axes[j].Name })
 		for _, a := range axes {
-			d.set(&AxisV{base{span}, a}, &IntV{base{span}, t.Offset[a]})
+			d.set(&AxisV{Base{span}, a}, &IntV{Base{span}, t.Offset[a]})
 		}
 		return d
 	case "per_element", "swizzle_len", "atom_len", "swizzle_inner", "tile_layout", "swizzle":
@@ -729,218 +729,218 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		}
 		switch name {
 		case "per_element":
-			return &IntV{base{span}, int64(cl.PerElement)}
+			return &IntV{Base{span}, int64(cl.PerElement)}
 		case "swizzle_len":
-			return &IntV{base{span}, int64(cl.SwizzleLen)}
+			return &IntV{Base{span}, int64(cl.SwizzleLen)}
 		case "atom_len":
-			return &IntV{base{span}, int64(cl.AtomLen)}
+			return &IntV{Base{span}, int64(cl.AtomLen)}
 		case "swizzle_inner":
-			return &BoolV{base{span}, cl.SwizzleInner}
+			return &BoolV{Base{span}, cl.SwizzleInner}
 		case "tile_layout":
-			return &LayoutV{base: base{span}, L: cl.Tile}
+			return &LayoutV{Base: Base{span}, L: cl.Tile}
 		}
-		return &LayoutV{base: base{span}, L: layout.BareSwizzle(cl), Bare: true}
+		return &LayoutV{Base: Base{span}, L: layout.BareSwizzle(cl), Bare: true}
 	}
-	m := func(fn func(ev *evaluator, c *call) Value) Value {
-		return method(o.TypeName()+"."+name, func(ev *evaluator, c *call) Value {
-			return ev.safeLayout(c.span, o.TypeName()+"."+name, func() Value { return fn(ev, c) })
+	m := func(fn func(ev *Evaluator, c *Call) Value) Value {
+		return method(o.TypeName()+"."+name, func(ev *Evaluator, c *Call) Value {
+			return ev.safeLayout(c.At, o.TypeName()+"."+name, func() Value { return fn(ev, c) })
 		})
 	}
 	switch name {
 	case "canonicalize":
-		return m(func(ev *evaluator, c *call) Value { return ev.newLayoutV(layout.Canonicalize(l, false), c.span) })
+		return m(func(ev *Evaluator, c *Call) Value { return ev.newLayoutV(layout.Canonicalize(l, false), c.At) })
 	case "storage":
-		return m(func(ev *evaluator, c *call) Value { return ev.newLayoutV(layout.Storage(l), c.span) })
+		return m(func(ev *Evaluator, c *Call) Value { return ev.newLayoutV(layout.Storage(l), c.At) })
 	case "is_swizzle":
-		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, o.Bare} })
+		return m(func(ev *Evaluator, c *Call) Value { return &BoolV{Base{c.At}, o.Bare} })
 	case "is_trivial":
-		return m(func(ev *evaluator, c *call) Value {
-			return &BoolV{base{c.span}, !isCompose && layout.IsTrivial(l)}
+		return m(func(ev *Evaluator, c *Call) Value {
+			return &BoolV{Base{c.At}, !isCompose && layout.IsTrivial(l)}
 		})
 	case "size", "span":
-		return m(func(ev *evaluator, c *call) Value {
+		return m(func(ev *Evaluator, c *Call) Value {
 			var ax *layout.Axis
-			if v := c.arg(0, "axis_name"); v != nil && !isNoneV(v) {
-				a, ok := ev.axisOf(v, c.argSpan(0, "axis_name"))
+			if v := c.Arg(0, "axis_name"); v != nil && !IsNoneV(v) {
+				a, ok := ev.axisOf(v, c.ArgSpan(0, "axis_name"))
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				ax = a
 			}
 			if name == "size" {
-				return &IntV{base{c.span}, layout.Size(l, ax)}
+				return &IntV{Base{c.At}, layout.Size(l, ax)}
 			}
-			return &IntV{base{c.span}, layout.SpanOf(l, ax)}
+			return &IntV{Base{c.At}, layout.SpanOf(l, ax)}
 		})
 	case "tile":
-		return m(func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "tile", 3, "outer", "outer_shape", "inner_shape") {
-				return poison(c.span)
+		return m(func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "tile", 3, "outer", "outer_shape", "inner_shape") {
+				return Poison(c.At)
 			}
-			outer, ok := c.args[0].(*LayoutV)
+			outer, ok := c.Args[0].(*LayoutV)
 			if !ok {
-				return ev.errorf(c.argSpan(0, "outer"), CodeType, "tile expects a TileLayout outer layout, got %s", describe(c.args[0]))
+				return ev.Errorf(c.ArgSpan(0, "outer"), CodeType, "tile expects a TileLayout outer layout, got %s", Describe(c.Args[0]))
 			}
-			os, ok1 := ev.intsArg(c.arg(1, "outer_shape"), c.argSpan(1, "outer_shape"), "outer_shape")
-			is, ok2 := ev.intsArg(c.arg(2, "inner_shape"), c.argSpan(2, "inner_shape"), "inner_shape")
+			os, ok1 := ev.intsArg(c.Arg(1, "outer_shape"), c.ArgSpan(1, "outer_shape"), "outer_shape")
+			is, ok2 := ev.intsArg(c.Arg(2, "inner_shape"), c.ArgSpan(2, "inner_shape"), "inner_shape")
 			if !ok1 || !ok2 {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			r, err := layout.Tile(l, outer.L, os, is)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
-			return ev.newLayoutV(r, c.span)
+			return ev.newLayoutV(r, c.At)
 		})
 	case "tile_to":
-		return m(func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "tile_to", 2, "to_shape", "current_shape") {
-				return poison(c.span)
+		return m(func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "tile_to", 2, "to_shape", "current_shape") {
+				return Poison(c.At)
 			}
-			to, ok1 := ev.intsArg(c.args[0], c.argSpans[0], "to_shape")
-			cur, ok2 := ev.intsArg(c.arg(1, "current_shape"), c.argSpan(1, "current_shape"), "current_shape")
+			to, ok1 := ev.intsArg(c.Args[0], c.ArgSpans[0], "to_shape")
+			cur, ok2 := ev.intsArg(c.Arg(1, "current_shape"), c.ArgSpan(1, "current_shape"), "current_shape")
 			if !ok1 || !ok2 {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			r, err := layout.TileTo(l, to, cur)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
-			return ev.newLayoutV(r, c.span)
+			return ev.newLayoutV(r, c.At)
 		})
 	case "slice":
-		return m(func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "slice", 2, "shape", "region") {
-				return poison(c.span)
+		return m(func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "slice", 2, "shape", "region") {
+				return Poison(c.At)
 			}
-			shape, ok := ev.intsArg(c.args[0], c.argSpans[0], "shape")
+			shape, ok := ev.intsArg(c.Args[0], c.ArgSpans[0], "shape")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			regs, ok := ev.iterate(c.args[1], c.argSpans[1])
+			regs, ok := ev.iterate(c.Args[1], c.ArgSpans[1])
 			if !ok || len(regs) != len(shape) {
-				return ev.errorf(c.argSpans[1], CodeType, "slice region must have one (begin, end) pair per dimension")
+				return ev.Errorf(c.ArgSpans[1], CodeType, "slice region must have one (begin, end) pair per dimension")
 			}
 			region := make([][2]int64, len(regs))
 			for i, r := range regs {
-				p, ok := ev.intsArg(r, c.argSpans[1], "region bound")
+				p, ok := ev.intsArg(r, c.ArgSpans[1], "region bound")
 				if !ok || len(p) != 2 {
-					return ev.errorf(c.argSpans[1], CodeType, "slice region entries must be (begin, end) pairs")
+					return ev.Errorf(c.ArgSpans[1], CodeType, "slice region entries must be (begin, end) pairs")
 				}
 				region[i] = [2]int64{p[0], p[1]}
 			}
 			r, err := layout.Slice(l, shape, region)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
 			if r == nil {
-				return &NoneV{base{c.span}}
+				return &NoneV{Base{c.At}}
 			}
-			return ev.newLayoutV(r, c.span)
+			return ev.newLayoutV(r, c.At)
 		})
 	case "apply":
-		return m(func(ev *evaluator, c *call) Value {
-			coord := make([]int64, len(c.args))
-			for i, a := range c.args {
-				n, ok := ev.intArg(a, c.argSpans[i], "a layout coordinate")
+		return m(func(ev *Evaluator, c *Call) Value {
+			coord := make([]int64, len(c.Args))
+			for i, a := range c.Args {
+				n, ok := ev.intArg(a, c.ArgSpans[i], "a layout coordinate")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				coord[i] = n
 			}
 			var res map[*layout.Axis]int64
-			if sv, ok := c.kw("shape"); ok && !isNoneV(sv) {
+			if sv, ok := c.Kw("shape"); ok && !IsNoneV(sv) {
 				shape, ok := ev.intsArg(sv, sv.Span(), "shape")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				if len(shape) != len(coord) {
-					return ev.errorf(c.span, CodeType, "apply got %d coordinates for a shape of rank %d", len(coord), len(shape))
+					return ev.Errorf(c.At, CodeType, "apply got %d coordinates for a shape of rank %d", len(coord), len(shape))
 				}
 				res = layout.ApplyShape(l, coord, shape)
 			} else {
 				if len(coord) != 1 && len(coord) != len(t.Shard) {
-					return ev.errorf(c.span, CodeType, "apply got %d coordinates for %d shard iters", len(coord), len(t.Shard))
+					return ev.Errorf(c.At, CodeType, "apply got %d coordinates for %d shard iters", len(coord), len(t.Shard))
 				}
 				res = l.Apply(coord...)
 			}
-			d := newDict(c.span)
+			d := newDict(c.At)
 			axes := make([]*layout.Axis, 0, len(res))
 			for a := range res {
 				axes = append(axes, a)
 			}
 			sort.Slice(axes, func(i, j int) bool { return axes[i].Name < axes[j].Name })
 			for _, a := range axes {
-				d.set(&StrV{base{c.span}, a.Name}, &IntV{base{c.span}, res[a]})
+				d.set(&StrV{Base{c.At}, a.Name}, &IntV{Base{c.At}, res[a]})
 			}
 			return d
 		})
 	case "group":
-		return m(func(ev *evaluator, c *call) Value {
-			shape, ok := ev.intsArg(c.arg(0, "shape"), c.argSpan(0, "shape"), "shape")
+		return m(func(ev *Evaluator, c *Call) Value {
+			shape, ok := ev.intsArg(c.Arg(0, "shape"), c.ArgSpan(0, "shape"), "shape")
 			if !ok || t == nil || isCompose {
-				return orPoison(nil, c.span)
+				return orPoison(nil, c.At)
 			}
 			g, seps, err := layout.Group(t, shape)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
 			sv := make([]Value, len(seps))
 			for i, s := range seps {
-				sv[i] = &IntV{base{c.span}, int64(s)}
+				sv[i] = &IntV{Base{c.At}, int64(s)}
 			}
-			return &TupleV{base{c.span}, []Value{ev.newLayoutV(g, c.span), &ListV{base{c.span}, sv}}}
+			return &TupleV{Base{c.At}, []Value{ev.newLayoutV(g, c.At), &ListV{Base{c.At}, sv}}}
 		})
 	case "direct_sum":
 		// right.direct_sum(left, left_shape, right_shape) (layout.py).
-		return m(func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "direct_sum", 3, "left", "left_shape", "right_shape") || t == nil || isCompose {
-				return orPoison(nil, c.span)
+		return m(func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "direct_sum", 3, "left", "left_shape", "right_shape") || t == nil || isCompose {
+				return orPoison(nil, c.At)
 			}
-			lv, ok := c.args[0].(*LayoutV)
+			lv, ok := c.Args[0].(*LayoutV)
 			if !ok {
-				if isErr(c.args[0]) {
-					return ev.needConcrete(c.args[0], c.argSpans[0], "direct_sum's left layout")
+				if IsErr(c.Args[0]) {
+					return ev.needConcrete(c.Args[0], c.ArgSpans[0], "direct_sum's left layout")
 				}
-				return ev.errorf(c.argSpans[0], CodeType, "direct_sum expects a TileLayout, got %s", describe(c.args[0]))
+				return ev.Errorf(c.ArgSpans[0], CodeType, "direct_sum expects a TileLayout, got %s", Describe(c.Args[0]))
 			}
-			ls, ok1 := ev.intsArg(c.args[1], c.argSpans[1], "left_shape")
-			rs, ok2 := ev.intsArg(c.args[2], c.argSpans[2], "right_shape")
+			ls, ok1 := ev.intsArg(c.Args[1], c.ArgSpans[1], "left_shape")
+			rs, ok2 := ev.intsArg(c.Args[2], c.ArgSpans[2], "right_shape")
 			lt := tileOfLayout(lv.L)
 			if !ok1 || !ok2 || lt == nil {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			var res *layout.TileLayout
 			var err error
-			ev.safeLayout(c.span, "direct_sum", func() Value { res, err = layout.DirectSum(t, lt, ls, rs); return nil })
+			ev.safeLayout(c.At, "direct_sum", func() Value { res, err = layout.DirectSum(t, lt, ls, rs); return nil })
 			if err != nil || res == nil {
-				return ev.errorf(c.span, CodeType, "direct_sum failed: %v", err)
+				return ev.Errorf(c.At, CodeType, "direct_sum failed: %v", err)
 			}
-			return ev.newLayoutV(res, c.span)
+			return ev.newLayoutV(res, c.At)
 		})
 	case "permute_dims", "permute_by_groups":
 		// TileLayout.permute_dims(perm): the shard iters reordered by perm
 		// (replica and offset kept); permute_by_groups(seps, perm): whole
 		// groups of iters (group()'s separators) reordered (layout.py).
-		return m(func(ev *evaluator, c *call) Value {
+		return m(func(ev *Evaluator, c *Call) Value {
 			if t == nil || isCompose {
-				return orPoison(nil, c.span)
+				return orPoison(nil, c.At)
 			}
 			var order []int64
 			if name == "permute_dims" {
-				perm, ok := ev.intsArg(c.arg(0, "perm"), c.argSpan(0, "perm"), "perm")
+				perm, ok := ev.intsArg(c.Arg(0, "perm"), c.ArgSpan(0, "perm"), "perm")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				if len(perm) != len(t.Shard) {
-					return ev.errorf(c.span, CodeType, "perm must have the same length as the number of dimensions in the layout")
+					return ev.Errorf(c.At, CodeType, "perm must have the same length as the number of dimensions in the layout")
 				}
 				order = perm
 			} else {
-				seps, ok1 := ev.intsArg(c.arg(0, "seps"), c.argSpan(0, "seps"), "seps")
-				perm, ok2 := ev.intsArg(c.arg(1, "perm"), c.argSpan(1, "perm"), "perm")
+				seps, ok1 := ev.intsArg(c.Arg(0, "seps"), c.ArgSpan(0, "seps"), "seps")
+				perm, ok2 := ev.intsArg(c.Arg(1, "perm"), c.ArgSpan(1, "perm"), "perm")
 				if !ok1 || !ok2 {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				sorted := append([]int64(nil), perm...)
 				slices.Sort(sorted)
@@ -949,7 +949,7 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 					valid = valid && g == int64(i)
 				}
 				if !valid {
-					return ev.errorf(c.span, CodeType, "invalid perm %s", Repr(c.arg(1, "perm")))
+					return ev.Errorf(c.At, CodeType, "invalid perm %s", Repr(c.Arg(1, "perm")))
 				}
 				for _, g := range perm {
 					for k := seps[g]; k < seps[g+1]; k++ {
@@ -960,20 +960,20 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 			shard := make([]layout.Iter, 0, len(order))
 			for _, i := range order {
 				if i < 0 || i >= int64(len(t.Shard)) {
-					return ev.errorf(c.span, CodeType, "list index out of range")
+					return ev.Errorf(c.At, CodeType, "list index out of range")
 				}
 				shard = append(shard, t.Shard[i])
 			}
-			return ev.newLayoutV(layout.NewTile(shard, t.Replica, t.Offset), c.span)
+			return ev.newLayoutV(layout.NewTile(shard, t.Replica, t.Offset), c.At)
 		})
 	case "is_trainium", "verify_well_formed":
-		return m(func(ev *evaluator, c *call) Value { return &BoolV{base{c.span}, name == "verify_well_formed"} })
+		return m(func(ev *Evaluator, c *Call) Value { return &BoolV{Base{c.At}, name == "verify_well_formed"} })
 	}
 	if v := ev.layoutPackMethod(o, name); v != nil { // layoutlib_pack.go
 		return v
 	}
 	// to_psum, ... are not modelled.
-	return &OpaqueV{base{span}, o.TypeName() + "." + name}
+	return &OpaqueV{Base{span}, o.TypeName() + "." + name}
 }
 
 // ---- tma_utils ----
@@ -986,14 +986,14 @@ func tmaNames() []string {
 }
 
 func swizzleMode(n int64, span source.Span) *EnumV {
-	return &EnumV{base{span}, "SwizzleMode", swizzleModes[n], n}
+	return &EnumV{Base{span}, "SwizzleMode", swizzleModes[n], n}
 }
 
-func tmaModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func tmaModuleAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "SwizzleMode":
-		return &ModuleV{base: base{span}, Path: tmaPath + ".SwizzleMode", Name: "SwizzleMode", closed: true,
-			attr: func(ev *evaluator, name string, span source.Span) (Value, bool) {
+		return &ModuleV{Base: Base{span}, Path: tmaPath + ".SwizzleMode", Name: "SwizzleMode", closed: true,
+			attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				for i, m := range swizzleModes {
 					if m == name {
 						return swizzleMode(int64(i), span), true
@@ -1001,74 +1001,74 @@ func tmaModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 				}
 				return nil, false
 			},
-			call: func(ev *evaluator, c *call) Value {
-				if !ev.checkArgs(c, "SwizzleMode", 1, "value") {
-					return poison(c.span)
+			call: func(ev *Evaluator, c *Call) Value {
+				if !ev.CheckArgs(c, "SwizzleMode", 1, "value") {
+					return Poison(c.At)
 				}
-				if e, ok := c.args[0].(*EnumV); ok && e.Type == "SwizzleMode" {
+				if e, ok := c.Args[0].(*EnumV); ok && e.Type == "SwizzleMode" {
 					return e
 				}
-				n, ok := ev.intArg(c.args[0], c.argSpans[0], "SwizzleMode value")
+				n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "SwizzleMode value")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				if n < 0 || n > 3 {
-					return ev.errorf(c.argSpans[0], CodeType, "%d is not a valid SwizzleMode", n)
+					return ev.Errorf(c.ArgSpans[0], CodeType, "%d is not a valid SwizzleMode", n)
 				}
-				return swizzleMode(n, c.span)
+				return swizzleMode(n, c.At)
 			}}, true
 	case "mma_shared_layout", "tma_shared_layout":
-		return builtin(name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 3, "dtype", "swizzle_mode", "shape") {
-				return poison(c.span)
+		return Builtin(name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 3, "dtype", "swizzle_mode", "shape") {
+				return Poison(c.At)
 			}
 			bits, mode, ok := ev.dtypeAndMode(c)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			shape, ok := ev.intsArg(c.arg(2, "shape"), c.argSpan(2, "shape"), "shape")
+			shape, ok := ev.intsArg(c.Arg(2, "shape"), c.ArgSpan(2, "shape"), "shape")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			return ev.safeLayout(c.span, name, func() Value {
+			return ev.safeLayout(c.At, name, func() Value {
 				l, err := layout.MMASharedLayout(bits, mode, shape, ev.opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
 				if err != nil {
-					return ev.errorf(c.span, CodeType, "%v", err)
+					return ev.Errorf(c.At, CodeType, "%v", err)
 				}
-				return ev.newLayoutV(l, c.span)
+				return ev.newLayoutV(l, c.At)
 			})
 		}), true
 	case "mma_atom_layout", "tma_atom_layout":
-		return builtin(name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 2, "dtype", "swizzle_mode") {
-				return poison(c.span)
+		return Builtin(name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 2, "dtype", "swizzle_mode") {
+				return Poison(c.At)
 			}
 			bits, mode, ok := ev.dtypeAndMode(c)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			v := ev.newLayoutV(layout.MMAAtomLayout(bits, mode), c.span)
+			v := ev.newLayoutV(layout.MMAAtomLayout(bits, mode), c.At)
 			if lv, ok := v.(*LayoutV); ok {
 				lv.Bare = true
 			}
 			return v
 		}), true
 	case "mma_atom_shape", "tma_atom_shape":
-		return builtin(name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 2, "dtype", "swizzle_mode", "shape") {
-				return poison(c.span)
+		return Builtin(name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 2, "dtype", "swizzle_mode", "shape") {
+				return Poison(c.At)
 			}
 			bits, mode, ok := ev.dtypeAndMode(c)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			if mode == 0 {
-				return ev.errorf(c.argSpan(1, "swizzle_mode"), CodeType, "KeyError: <SwizzleMode.SWIZZLE_NONE: 0>")
+				return ev.Errorf(c.ArgSpan(1, "swizzle_mode"), CodeType, "KeyError: <SwizzleMode.SWIZZLE_NONE: 0>")
 			}
 			var shape []int64
-			if sv := c.arg(2, "shape"); sv != nil && !isNoneV(sv) {
-				if shape, ok = ev.intsArg(sv, c.argSpan(2, "shape"), "shape"); !ok {
-					return poison(c.span)
+			if sv := c.Arg(2, "shape"); sv != nil && !IsNoneV(sv) {
+				if shape, ok = ev.intsArg(sv, c.ArgSpan(2, "shape"), "shape"); !ok {
+					return Poison(c.At)
 				}
 			}
 			var out []int64
@@ -1079,21 +1079,21 @@ func tmaModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			}
 			vs := make([]Value, len(out))
 			for i, n := range out {
-				vs[i] = &IntV{base{c.span}, n}
+				vs[i] = &IntV{Base{c.At}, n}
 			}
-			return &ListV{base{c.span}, vs}
+			return &ListV{Base{c.At}, vs}
 		}), true
 	case "get_swizzle_mode_from_layout":
-		return builtin(name, func(ev *evaluator, c *call) Value {
-			lv, ok := c.arg(0, "layout").(*LayoutV)
+		return Builtin(name, func(ev *Evaluator, c *Call) Value {
+			lv, ok := c.Arg(0, "layout").(*LayoutV)
 			if !ok {
-				return &NoneV{base{c.span}}
+				return &NoneV{Base{c.At}}
 			}
 			n, err := layout.SwizzleModeOf(lv.L)
 			if err != nil || n < 0 || n > 3 {
-				return &NoneV{base{c.span}}
+				return &NoneV{Base{c.At}}
 			}
-			return swizzleMode(int64(n), c.span)
+			return swizzleMode(int64(n), c.At)
 		}), true
 	}
 	return nil, false
@@ -1101,31 +1101,31 @@ func tmaModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 
 // dtypeAndMode reads the (dtype, swizzle_mode) arguments of the
 // tma_utils helpers.
-func (ev *evaluator) dtypeAndMode(c *call) (int, int, bool) {
-	dt, ok := ev.dtypeOf(c.arg(0, "dtype"), c.argSpan(0, "dtype"))
+func (ev *Evaluator) dtypeAndMode(c *Call) (int, int, bool) {
+	dt, ok := ev.DtypeOf(c.Arg(0, "dtype"), c.ArgSpan(0, "dtype"))
 	if !ok {
 		return 0, 0, false
 	}
 	if dt.Bits <= 0 || dt.Bits > 128 || 128%dt.Bits != 0 {
-		ev.errorf(c.argSpan(0, "dtype"), CodeDtype, "dtype %s has no MMA shared layout", dt)
+		ev.Errorf(c.ArgSpan(0, "dtype"), CodeDtype, "dtype %s has no MMA shared layout", dt)
 		return 0, 0, false
 	}
-	mv := c.arg(1, "swizzle_mode")
+	mv := c.Arg(1, "swizzle_mode")
 	var mode int64
 	switch m := mv.(type) {
 	case *EnumV:
 		if m.Type != "SwizzleMode" {
-			ev.errorf(c.argSpan(1, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", describe(mv))
+			ev.Errorf(c.ArgSpan(1, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", Describe(mv))
 			return 0, 0, false
 		}
 		mode = m.V
 	default:
-		n, ok := ev.intArg(mv, c.argSpan(1, "swizzle_mode"), "swizzle_mode")
+		n, ok := ev.intArg(mv, c.ArgSpan(1, "swizzle_mode"), "swizzle_mode")
 		if !ok {
 			return 0, 0, false
 		}
 		if n < 0 || n > 3 {
-			ev.errorf(c.argSpan(1, "swizzle_mode"), CodeType, "%d is not a valid SwizzleMode", n)
+			ev.Errorf(c.ArgSpan(1, "swizzle_mode"), CodeType, "%d is not a valid SwizzleMode", n)
 			return 0, 0, false
 		}
 		mode = n
@@ -1135,12 +1135,12 @@ func (ev *evaluator) dtypeAndMode(c *call) (int, int, bool) {
 
 // ---- gemm_async ----
 
-func gemmAsyncAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func gemmAsyncAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name == "sf_tmem_layout" {
-		return builtin("sf_tmem_layout", (*evaluator).sfTmemLayoutCall), true
+		return Builtin("sf_tmem_layout", (*Evaluator).sfTmemLayoutCall), true
 	}
 	if name == "sf_smem_layout" {
-		return builtin("sf_smem_layout", (*evaluator).sfSmemLayoutCall), true // lib_gemm_async.go
+		return Builtin("sf_smem_layout", (*Evaluator).sfSmemLayoutCall), true // lib_gemm_async.go
 	}
 	return nil, false
 }
@@ -1151,31 +1151,31 @@ func gemmAsyncAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 // MMA's scale factors (replicated over the 4 lane quarters) direct-summed
 // with the outer M and K iterations, packing consecutive K groups into
 // one 32-bit column when they fit (gemm_async/tcgen05.py).
-func (ev *evaluator) sfTmemLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "sf_tmem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
-		return poison(c.span)
+func (ev *Evaluator) sfTmemLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "sf_tmem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
+		return Poison(c.At)
 	}
-	rows, ok1 := ev.intArg(c.args[0], c.argSpans[0], "rows")
-	sfK, ok2 := ev.intArg(c.arg(1, "SF_K"), c.argSpan(1, "SF_K"), "SF_K")
-	per, ok3 := ev.intArg(c.arg(2, "sf_per_mma"), c.argSpan(2, "sf_per_mma"), "sf_per_mma")
+	rows, ok1 := ev.intArg(c.Args[0], c.ArgSpans[0], "rows")
+	sfK, ok2 := ev.intArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
+	per, ok3 := ev.intArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
 	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	reuse, depth := int64(1), int64(0)
-	if v := c.arg(3, "sf_reuse"); v != nil {
+	if v := c.Arg(3, "sf_reuse"); v != nil {
 		var ok bool
-		if reuse, ok = ev.intArg(v, c.argSpan(3, "sf_reuse"), "sf_reuse"); !ok {
-			return poison(c.span)
+		if reuse, ok = ev.intArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+			return Poison(c.At)
 		}
 	}
-	if v := c.arg(4, "pipe_depth"); v != nil && !isNoneV(v) {
+	if v := c.Arg(4, "pipe_depth"); v != nil && !IsNoneV(v) {
 		var ok bool
-		if depth, ok = ev.intArg(v, c.argSpan(4, "pipe_depth"), "pipe_depth"); !ok {
-			return poison(c.span)
+		if depth, ok = ev.intArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
+			return Poison(c.At)
 		}
 	}
 	if per <= 0 || sfK%per != 0 {
-		return ev.errorf(c.span, CodeType, "SF_K=%d must be a multiple of sf_per_mma=%d", sfK, per)
+		return ev.Errorf(c.At, CodeType, "SF_K=%d must be a multiple of sf_per_mma=%d", sfK, per)
 	}
 	k := sfK / per
 	m := rows / 32
@@ -1201,15 +1201,15 @@ func (ev *evaluator) sfTmemLayoutCall(c *call) Value {
 	}
 	var base *layout.TileLayout
 	var err error
-	ev.safeLayout(c.span, "sf_tmem_layout", func() Value {
+	ev.safeLayout(c.At, "sf_tmem_layout", func() Value {
 		base, err = layout.DirectSum(atom, outer, []int64{m, k}, []int64{32, per})
 		return nil
 	})
 	if err != nil || base == nil {
-		return ev.errorf(c.span, CodeType, "sf_tmem_layout failed: %v", err)
+		return ev.Errorf(c.At, CodeType, "sf_tmem_layout failed: %v", err)
 	}
 	if reuse == 1 && depth == 0 {
-		return ev.newLayoutV(base, c.span)
+		return ev.newLayoutV(base, c.At)
 	}
 	shard := append([]layout.Iter(nil), base.Shard...)
 	if reuse > 1 {
@@ -1218,5 +1218,5 @@ func (ev *evaluator) sfTmemLayoutCall(c *call) Value {
 	if depth > 0 {
 		shard = append([]layout.Iter{it(depth, m*epc, shard[0].Axis)}, shard...)
 	}
-	return ev.newLayoutV(layout.NewTile(shard, base.Replica, base.Offset), c.span)
+	return ev.newLayoutV(layout.NewTile(shard, base.Replica, base.Offset), c.At)
 }

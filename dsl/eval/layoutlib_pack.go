@@ -101,16 +101,16 @@ func broadcastLayout(l layout.Layout, num int64, position int, axis *layout.Axis
 
 // layoutPackMethod returns Layout.pack / unpack / broadcast, nil for other
 // names.
-func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
+func (ev *Evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 	switch name {
 	case "pack", "unpack":
-		return method("Layout."+name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 1, "num") {
-				return poison(c.span)
+		return method("Layout."+name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 1, "num") {
+				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.args[0], c.argSpans[0], "num")
+			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			f := packLayout
 			if name == "unpack" {
@@ -118,36 +118,36 @@ func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 			}
 			l, err := f(o.L, n)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
-			return ev.newLayoutV(l, c.span)
+			return ev.newLayoutV(l, c.At)
 		})
 	case "broadcast":
-		return method("Layout.broadcast", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "broadcast", 1, "num", "position", "axis") {
-				return poison(c.span)
+		return method("Layout.broadcast", func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "broadcast", 1, "num", "position", "axis") {
+				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.args[0], c.argSpans[0], "num")
+			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			pos := int64(-1)
-			if v := c.arg(1, "position"); v != nil {
-				if pos, ok = ev.intArg(v, c.argSpan(1, "position"), "position"); !ok {
-					return poison(c.span)
+			if v := c.Arg(1, "position"); v != nil {
+				if pos, ok = ev.intArg(v, c.ArgSpan(1, "position"), "position"); !ok {
+					return Poison(c.At)
 				}
 			}
 			ax := layout.M
-			if v := c.arg(2, "axis"); v != nil {
-				if ax, ok = ev.axisOf(v, c.argSpan(2, "axis")); !ok {
-					return poison(c.span)
+			if v := c.Arg(2, "axis"); v != nil {
+				if ax, ok = ev.axisOf(v, c.ArgSpan(2, "axis")); !ok {
+					return Poison(c.At)
 				}
 			}
 			l, err := broadcastLayout(o.L, n, int(pos), ax)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
-			return ev.newLayoutV(l, c.span)
+			return ev.newLayoutV(l, c.At)
 		})
 	}
 	return nil
@@ -157,7 +157,7 @@ func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 // not row-major (_buffer_view.view): a wider dtype packs the layout by the
 // ratio of the sizes and divides the last dimension and the element
 // offset by it, a narrower one unpacks and multiplies.
-func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataType) Value {
+func (ev *Evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.DataType) Value {
 	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
 	shape := append([]int64(nil), buf.Shape...)
 	last := len(shape) - 1
@@ -166,7 +166,7 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 	var err error
 	if to > cur {
 		if to%cur != 0 {
-			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
 		}
 		r := to / cur
 		l, err = packLayout(buf.Layout, r)
@@ -174,7 +174,7 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 		off /= r
 	} else {
 		if cur%to != 0 {
-			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
 		}
 		r := cur / to
 		l, err = unpackLayout(buf.Layout, r)
@@ -182,12 +182,12 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 		off *= r
 	}
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
-	name, nameSpan := ev.hintName(c, buf.Name+"_view")
+	name, nameSpan := ev.HintName(c, buf.Name+"_view")
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
-		Layout: l, ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
-	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+		Layout: l, ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
+	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
 	ev.emitView(nb)
-	return &BufferV{base{c.span}, nb}
+	return &BufferV{Base{c.At}, nb}
 }

@@ -233,41 +233,41 @@ func tupleStr(xs []int64) string {
 }
 
 // tmemMMAOperandLayoutCall is tvm.tirx.layout.tmem_mma_operand_layout.
-func (ev *evaluator) tmemMMAOperandLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "tmem_mma_operand_layout", 3, "operand", "shape", "dtype", "M", "cta_group", "ws", "sparse", "group") {
-		return poison(c.span)
+func (ev *Evaluator) tmemMMAOperandLayoutCall(c *Call) Value {
+	if !ev.CheckArgs(c, "tmem_mma_operand_layout", 3, "operand", "shape", "dtype", "M", "cta_group", "ws", "sparse", "group") {
+		return Poison(c.At)
 	}
-	op, ok := ev.strArg(c.args[0], c.argSpans[0], "operand")
+	op, ok := ev.strArg(c.Args[0], c.ArgSpans[0], "operand")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	shape, ok := ev.intsArg(c.args[1], c.argSpans[1], "shape")
+	shape, ok := ev.intsArg(c.Args[1], c.ArgSpans[1], "shape")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	p, ok := ev.tmemOperandArgs(c, "tmem_mma_operand_layout", 3)
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	l, err := tmemMMAOperandLayout(op, shape, p)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
-	return ev.newLayoutV(l, c.span)
+	return ev.newLayoutV(l, c.At)
 }
 
 // tmemOperandArgs reads the keyword-only M=, cta_group=, ws=, sparse= and
 // group= of tmem_mma_operand_layout and the pool's alloc_tcgen05_mma_*,
 // parameters at indices at, at+1, ... after checkArgs.
-func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand, bool) {
+func (ev *Evaluator) tmemOperandArgs(c *Call, fname string, at int) (tmemOperand, bool) {
 	var p tmemOperand
 	for i, req := range []string{"M", "cta_group"} {
-		v := c.arg(at+i, req)
+		v := c.Arg(at+i, req)
 		if v == nil {
-			ev.pyErrorf(c.span, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
+			ev.pyErrorf(c.At, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
 			return p, false
 		}
-		n, ok := ev.intArg(v, c.argSpan(at+i, req), req)
+		n, ok := ev.intArg(v, c.ArgSpan(at+i, req), req)
 		if !ok {
 			return p, false
 		}
@@ -278,17 +278,17 @@ func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand
 		}
 	}
 	if p.CtaGroup == 0 {
-		ev.errorf(c.argSpan(at+1, "cta_group"), CodeType, "cta_group must be 1 or 2, got 0")
+		ev.Errorf(c.ArgSpan(at+1, "cta_group"), CodeType, "cta_group must be 1 or 2, got 0")
 		return p, false
 	}
-	if v := c.arg(at+2, "ws"); v != nil {
-		p.WS = truthy(v)
+	if v := c.Arg(at+2, "ws"); v != nil {
+		p.WS = Truthy(v)
 	}
-	if v := c.arg(at+3, "sparse"); v != nil {
-		p.Sparse = truthy(v)
+	if v := c.Arg(at+3, "sparse"); v != nil {
+		p.Sparse = Truthy(v)
 	}
-	if v := c.arg(at+4, "group"); v != nil && !isNoneV(v) && fname != "alloc_tcgen05_mma_A" {
-		g, ok := ev.intsArg(v, c.argSpan(at+4, "group"), "group")
+	if v := c.Arg(at+4, "group"); v != nil && !IsNoneV(v) && fname != "alloc_tcgen05_mma_A" {
+		g, ok := ev.intsArg(v, c.ArgSpan(at+4, "group"), "group")
 		if !ok {
 			return p, false
 		}
@@ -298,26 +298,26 @@ func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand
 }
 
 // tmemDatapathLayoutValue is tmem_datapath_layout(...) as a layout value.
-func (ev *evaluator) tmemDatapathLayoutValue(c *call) Value {
-	if !ev.checkArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols", "sub_slab") {
-		return poison(c.span)
+func (ev *Evaluator) tmemDatapathLayoutValue(c *Call) Value {
+	if !ev.CheckArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols", "sub_slab") {
+		return Poison(c.At)
 	}
-	dp, ok1 := ev.strArg(c.args[0], c.argSpans[0], "datapath")
-	rows, ok2 := ev.intArg(c.args[1], c.argSpans[1], "rows")
-	cols, ok3 := ev.intArg(c.args[2], c.argSpans[2], "cols")
+	dp, ok1 := ev.strArg(c.Args[0], c.ArgSpans[0], "datapath")
+	rows, ok2 := ev.intArg(c.Args[1], c.ArgSpans[1], "rows")
+	cols, ok3 := ev.intArg(c.Args[2], c.ArgSpans[2], "cols")
 	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	sub := int64(0)
-	if v := c.arg(3, "sub_slab"); v != nil {
+	if v := c.Arg(3, "sub_slab"); v != nil {
 		var ok bool
-		if sub, ok = ev.intArg(v, c.argSpan(3, "sub_slab"), "sub_slab"); !ok {
-			return poison(c.span)
+		if sub, ok = ev.intArg(v, c.ArgSpan(3, "sub_slab"), "sub_slab"); !ok {
+			return Poison(c.At)
 		}
 	}
 	l, err := tmemDatapathLayout(dp, rows, cols, sub)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
-	return ev.newLayoutV(l, c.span)
+	return ev.newLayoutV(l, c.At)
 }

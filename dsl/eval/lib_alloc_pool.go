@@ -27,7 +27,7 @@ import (
 
 // TMEMPoolV is a TMEMPool object.
 type TMEMPoolV struct {
-	base
+	Base
 	TotalCols, CtaGroup   int64
 	AllocWarp, DeallocWar int64
 	SyncAfterAlloc        bool
@@ -42,60 +42,60 @@ type TMEMPoolV struct {
 func (*TMEMPoolV) TypeName() string { return "TMEMPool" }
 
 // tTMEMPool is T.TMEMPool(pool, total_cols=512, *, cta_group=1, ...).
-func (ev *evaluator) tTMEMPool(c *call) Value {
-	if len(c.args) > 2 {
-		return ev.pyErrorf(c.span, "TMEMPool.__init__() takes from 2 to 3 positional arguments but %d were given", len(c.args)+1)
+func (ev *Evaluator) tTMEMPool(c *Call) Value {
+	if len(c.Args) > 2 {
+		return ev.pyErrorf(c.At, "TMEMPool.__init__() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 	}
-	if !ev.requireKernel(c, "T.TMEMPool") ||
-		!ev.checkArgs(c, "TMEMPool", 1, "pool", "total_cols", "cta_group", "alloc_warp", "dealloc_warp", "tmem_addr", "sync_after_alloc") {
-		return poison(c.span)
+	if !ev.RequireKernel(c, "T.TMEMPool") ||
+		!ev.CheckArgs(c, "TMEMPool", 1, "pool", "total_cols", "cta_group", "alloc_warp", "dealloc_warp", "tmem_addr", "sync_after_alloc") {
+		return Poison(c.At)
 	}
-	t := &TMEMPoolV{base: base{c.span}, TotalCols: 512, CtaGroup: 1, SyncAfterAlloc: true, owner: ev.kern}
+	t := &TMEMPoolV{Base: Base{c.At}, TotalCols: 512, CtaGroup: 1, SyncAfterAlloc: true, owner: ev.kern}
 	ints := []struct {
 		i    int
 		name string
 		dst  *int64
 	}{{1, "total_cols", &t.TotalCols}, {2, "cta_group", &t.CtaGroup}, {3, "alloc_warp", &t.AllocWarp}}
 	for _, a := range ints {
-		if v := c.arg(a.i, a.name); v != nil {
-			n, ok := ev.intArg(v, c.argSpan(a.i, a.name), "TMEMPool "+a.name)
+		if v := c.Arg(a.i, a.name); v != nil {
+			n, ok := ev.intArg(v, c.ArgSpan(a.i, a.name), "TMEMPool "+a.name)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			*a.dst = n
 		}
 	}
 	t.DeallocWar = t.AllocWarp
-	if v := c.arg(4, "dealloc_warp"); v != nil && !isNoneV(v) {
-		n, ok := ev.intArg(v, c.argSpan(4, "dealloc_warp"), "TMEMPool dealloc_warp")
+	if v := c.Arg(4, "dealloc_warp"); v != nil && !IsNoneV(v) {
+		n, ok := ev.intArg(v, c.ArgSpan(4, "dealloc_warp"), "TMEMPool dealloc_warp")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		t.DeallocWar = n
 	}
-	if v := c.arg(6, "sync_after_alloc"); v != nil {
-		t.SyncAfterAlloc = truthy(v)
+	if v := c.Arg(6, "sync_after_alloc"); v != nil {
+		t.SyncAfterAlloc = Truthy(v)
 	}
-	if v := c.arg(5, "tmem_addr"); v != nil && !isNoneV(v) {
-		if isErr(v) {
-			return ev.needConcrete(v, c.argSpan(5, "tmem_addr"), "TMEMPool's tmem_addr")
+	if v := c.Arg(5, "tmem_addr"); v != nil && !IsNoneV(v) {
+		if IsErr(v) {
+			return ev.needConcrete(v, c.ArgSpan(5, "tmem_addr"), "TMEMPool's tmem_addr")
 		}
 		t.addrBuf = v
 		return t
 	}
-	pool, ok := c.args[0].(*PoolV)
+	pool, ok := c.Args[0].(*PoolV)
 	if !ok {
-		if isErr(c.args[0]) {
-			return ev.needConcrete(c.args[0], c.argSpans[0], "TMEMPool's pool")
+		if IsErr(c.Args[0]) {
+			return ev.needConcrete(c.Args[0], c.ArgSpans[0], "TMEMPool's pool")
 		}
-		return ev.errorf(c.argSpans[0], CodeType, "TMEMPool pool must be a T.SMEMPool, got %s", describe(c.args[0]))
+		return ev.Errorf(c.ArgSpans[0], CodeType, "TMEMPool pool must be a T.SMEMPool, got %s", Describe(c.Args[0]))
 	}
-	alloc := &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr,
-		args:     []Value{&ListV{base{c.span}, []Value{&IntV{base{c.span}, 1}}}, &StrV{base{c.span}, "uint32"}},
-		argSpans: []source.Span{c.span, c.span},
-		kwargs:   []kwarg{{"align", &IntV{base{c.span}, 4}, c.span, c.span}}}
+	alloc := &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []Value{&ListV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, &StrV{Base{c.At}, "uint32"}},
+		ArgSpans: []source.Span{c.At, c.At},
+		Kwargs:   []Kwarg{{"align", &IntV{Base{c.At}, 4}, c.At, c.At}}}
 	b := ev.poolAlloc(pool, alloc)
-	if isErr(b) {
+	if IsErr(b) {
 		return b
 	}
 	t.addrBuf = b
@@ -103,25 +103,25 @@ func (ev *evaluator) tTMEMPool(c *call) Value {
 }
 
 // addrExpr is the pool's `addr`: the address slot's value (_addr_slot).
-func (ev *evaluator) tmemAddr(t *TMEMPoolV, span source.Span) Value {
+func (ev *Evaluator) tmemAddr(t *TMEMPoolV, span source.Span) Value {
 	if b, ok := t.addrBuf.(*BufferV); ok {
-		return &ExprV{base: base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: span}}
+		return &ExprV{Base: Base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: span}}
 	}
 	return t.addrBuf
 }
 
-func (ev *evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) Value {
+func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) Value {
 	if t.owner != ev.kern {
-		return ev.errorf(span, CodeType, "a T.TMEMPool is used only in the kernel that makes it (`%s`)", t.owner.k.Func.Name)
+		return ev.Errorf(span, CodeType, "a T.TMEMPool is used only in the kernel that makes it (`%s`)", t.owner.k.Func.Name)
 	}
 	switch name {
 	case "alloc":
-		return method("TMEMPool.alloc", func(ev *evaluator, c *call) Value {
-			if len(c.args) > 2 {
-				return ev.pyErrorf(c.span, "TMEMPool.alloc() takes from 2 to 3 positional arguments but %d were given", len(c.args)+1)
+		return method("TMEMPool.alloc", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) > 2 {
+				return ev.pyErrorf(c.At, "TMEMPool.alloc() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 			}
-			if !ev.checkArgs(c, "alloc", 1, "shape", "dtype", "layout", "cols") {
-				return poison(c.span)
+			if !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "layout", "cols") {
+				return Poison(c.At)
 			}
 			return ev.tmemAlloc(t, c, ir.Float32, nil, 3)
 		})
@@ -130,122 +130,122 @@ func (ev *evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 		if operand == "C" {
 			operand = "D"
 		}
-		return method("TMEMPool."+name, func(ev *evaluator, c *call) Value {
+		return method("TMEMPool."+name, func(ev *Evaluator, c *Call) Value {
 			params := []string{"shape", "dtype", "M", "cta_group", "ws", "sparse", "cols"}
 			def := ir.BF16
 			if operand == "D" {
 				params = []string{"shape", "dtype", "M", "cta_group", "ws", "sparse", "group", "cols"}
 				def = ir.Float32
 			}
-			if len(c.args) > 2 {
-				return ev.pyErrorf(c.span, "TMEMPool.%s() takes from 2 to 3 positional arguments but %d were given", name, len(c.args)+1)
+			if len(c.Args) > 2 {
+				return ev.pyErrorf(c.At, "TMEMPool.%s() takes from 2 to 3 positional arguments but %d were given", name, len(c.Args)+1)
 			}
-			if !ev.checkArgs(c, name, 1, params...) {
-				return poison(c.span)
+			if !ev.CheckArgs(c, name, 1, params...) {
+				return Poison(c.At)
 			}
-			shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+			shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			p, ok := ev.tmemOperandArgs(c, name, 2)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			l, err := tmemMMAOperandLayout(operand, shape, p)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
 			return ev.tmemAlloc(t, c, def, l, len(params)-1)
 		})
 	case "alloc_sf":
-		return method("TMEMPool.alloc_sf", func(ev *evaluator, c *call) Value { return ev.tmemAllocSF(t, c) })
+		return method("TMEMPool.alloc_sf", func(ev *Evaluator, c *Call) Value { return ev.tmemAllocSF(t, c) })
 	case "move_base_to":
-		return method("TMEMPool.move_base_to", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "move_base_to", 1, "col") {
-				return poison(c.span)
+		return method("TMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "move_base_to", 1, "col") {
+				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.args[0], c.argSpans[0], "col")
+			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "col")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			t.Offset = n
 			t.MaxOff = max(t.MaxOff, n)
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "commit":
-		return method("TMEMPool.commit", func(ev *evaluator, c *call) Value {
-			if !ev.requireKernel(c, "TMEMPool.commit") || !ev.checkArgs(c, "commit", 0) {
-				return poison(c.span)
+		return method("TMEMPool.commit", func(ev *Evaluator, c *Call) Value {
+			if !ev.RequireKernel(c, "TMEMPool.commit") || !ev.CheckArgs(c, "commit", 0) {
+				return Poison(c.At)
 			}
 			if t.committed {
-				return ev.errorf(c.span, CodeType, "TMEMPool.commit() can only be called once")
+				return ev.Errorf(c.At, CodeType, "TMEMPool.commit() can only be called once")
 			}
-			ptr, ok := ev.tmemAddrPtr(t, c.span)
+			ptr, ok := ev.tmemAddrPtr(t, c.At)
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			stmts := []ir.Stmt{ptxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.span, ptr, u32(t.TotalCols, c.span))}
+			stmts := []ir.Stmt{ptxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.At, ptr, u32(t.TotalCols, c.At))}
 			if t.SyncAfterAlloc {
-				stmts = append(stmts, ptxStmt(ir.OpWarpSync, c.span))
+				stmts = append(stmts, ptxStmt(ir.OpWarpSync, c.At))
 			}
-			ev.emitStmt(warpGuard(t.AllocWarp, stmts, c.span))
+			ev.EmitStmt(warpGuard(t.AllocWarp, stmts, c.At))
 			t.committed = true
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "dealloc":
-		return method("TMEMPool.dealloc", func(ev *evaluator, c *call) Value {
-			if !ev.requireKernel(c, "TMEMPool.dealloc") || !ev.checkArgs(c, "dealloc", 0) {
-				return poison(c.span)
+		return method("TMEMPool.dealloc", func(ev *Evaluator, c *Call) Value {
+			if !ev.RequireKernel(c, "TMEMPool.dealloc") || !ev.CheckArgs(c, "dealloc", 0) {
+				return Poison(c.At)
 			}
 			switch {
 			case !t.committed:
-				return ev.errorf(c.span, CodeType, "TMEMPool.dealloc() called before commit()")
+				return ev.Errorf(c.At, CodeType, "TMEMPool.dealloc() called before commit()")
 			case t.dealloced:
-				return ev.errorf(c.span, CodeType, "TMEMPool.dealloc() can only be called once")
+				return ev.Errorf(c.At, CodeType, "TMEMPool.dealloc() can only be called once")
 			}
 			t.dealloced = true
-			addr := ev.tmemAddr(t, c.span)
-			a, ok := ev.toIR(addr, ir.UInt32)
+			addr := ev.tmemAddr(t, c.At)
+			a, ok := ev.ToIR(addr, ir.UInt32)
 			if !ok {
-				if isErr(addr) {
-					return ev.needConcrete(addr, c.span, "TMEMPool's address")
+				if IsErr(addr) {
+					return ev.needConcrete(addr, c.At, "TMEMPool's address")
 				}
-				return ev.errorf(c.span, CodeType, "TMEMPool address must be a scalar, got %s", describe(addr))
+				return ev.Errorf(c.At, CodeType, "TMEMPool address must be a scalar, got %s", Describe(addr))
 			}
 			g := t.CtaGroup
-			ev.emitStmt(warpGuard(t.DeallocWar, []ir.Stmt{
-				ptxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.span),
-				ptxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.span, a, u32(t.TotalCols, c.span)),
-			}, c.span))
-			return &NoneV{base{c.span}}
+			ev.EmitStmt(warpGuard(t.DeallocWar, []ir.Stmt{
+				ptxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.At),
+				ptxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.At, a, u32(t.TotalCols, c.At)),
+			}, c.At))
+			return &NoneV{Base{c.At}}
 		})
 	case "addr":
 		return ev.tmemAddr(t, span)
 	case "offset":
-		return &IntV{base{span}, t.Offset}
+		return &IntV{Base{span}, t.Offset}
 	case "max_offset":
-		return &IntV{base{span}, t.MaxOff}
+		return &IntV{Base{span}, t.MaxOff}
 	case "total_cols":
-		return &IntV{base{span}, t.TotalCols}
+		return &IntV{Base{span}, t.TotalCols}
 	case "cta_group":
-		return &IntV{base{span}, t.CtaGroup}
+		return &IntV{Base{span}, t.CtaGroup}
 	}
-	return &OpaqueV{base{span}, "TMEMPool." + name}
+	return &OpaqueV{Base{span}, "TMEMPool." + name}
 }
 
 // tmemAddrPtr is T.address_of(self.addr).
-func (ev *evaluator) tmemAddrPtr(t *TMEMPoolV, span source.Span) (ir.Expr, bool) {
+func (ev *Evaluator) tmemAddrPtr(t *TMEMPoolV, span source.Span) (ir.Expr, bool) {
 	addr := ev.tmemAddr(t, span)
 	if ex, ok := addr.(*ExprV); ok {
 		if ld, ok := ex.E.(*ir.Load); ok {
 			return &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: span}, true
 		}
 	}
-	if isErr(addr) {
+	if IsErr(addr) {
 		ev.needConcrete(addr, span, "TMEMPool's address slot")
 		return nil, false
 	}
-	ev.warnf(span, CodeUnresolved, "not modelled: the address of TMEMPool's tmem_addr %s; statement ignored", describe(addr))
+	ev.Warnf(span, CodeUnresolved, "not modelled: the address of TMEMPool's tmem_addr %s; statement ignored", Describe(addr))
 	return nil, false
 }
 
@@ -270,62 +270,62 @@ func warpGuard(w int64, stmts []ir.Stmt, span source.Span) ir.Stmt {
 // default gives.
 // colsIdx is the parameter index of cols=; layout= is parameter 2 of
 // alloc (the mma helpers pass their layout as lay).
-func (ev *evaluator) tmemAlloc(t *TMEMPoolV, c *call, defDtype ir.DataType, lay layout.Layout, colsIdx int) Value {
-	if !ev.requireKernel(c, "TMEMPool.alloc") {
-		return poison(c.span)
+func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay layout.Layout, colsIdx int) Value {
+	if !ev.RequireKernel(c, "TMEMPool.alloc") {
+		return Poison(c.At)
 	}
-	shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+	shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	dt := defDtype
-	if d := c.arg(1, "dtype"); d != nil {
-		if dt, ok = ev.dtypeOf(d, c.argSpan(1, "dtype")); !ok {
-			return poison(c.span)
+	if d := c.Arg(1, "dtype"); d != nil {
+		if dt, ok = ev.DtypeOf(d, c.ArgSpan(1, "dtype")); !ok {
+			return Poison(c.At)
 		}
 	}
-	name, nameSpan := ev.hintName(c, "buf")
-	buf := &ir.Buffer{Name: name, Shape: shape, Dtype: dt, Scope: "tmem", Kind: ir.AllocBuffer, Span: c.span}
+	name, nameSpan := ev.HintName(c, "buf")
+	buf := &ir.Buffer{Name: name, Shape: shape, Dtype: dt, Scope: "tmem", Kind: ir.AllocBuffer, Span: c.At}
 	layoutSpan := source.NoSpan
 	if lay == nil {
-		if lv := c.arg(2, "layout"); lv != nil && !isNoneV(lv) {
-			layoutSpan = c.argSpan(2, "layout")
+		if lv := c.Arg(2, "layout"); lv != nil && !IsNoneV(lv) {
+			layoutSpan = c.ArgSpan(2, "layout")
 			ev.noteLayout(lv)
-			if lay = ev.layoutArg(lv, layoutSpan, buf); lay == nil {
-				return poison(c.span)
+			if lay = ev.LayoutArg(lv, layoutSpan, buf); lay == nil {
+				return Poison(c.At)
 			}
 		}
 	}
 	// _resolve_cols: cols=, else the layout's TCol span, else the 2-D
 	// shape's bits over 32-bit rows.
 	var cols int64
-	if v := c.arg(colsIdx, "cols"); v != nil && !isNoneV(v) {
-		if cols, ok = ev.intArg(v, c.argSpan(colsIdx, "cols"), "cols"); !ok {
-			return poison(c.span)
+	if v := c.Arg(colsIdx, "cols"); v != nil && !IsNoneV(v) {
+		if cols, ok = ev.intArg(v, c.ArgSpan(colsIdx, "cols"), "cols"); !ok {
+			return Poison(c.At)
 		}
 	} else if lay != nil {
 		bits := layout.SpanOf(lay, layout.TCol) * int64(dt.Bits)
 		if bits%32 != 0 {
-			return ev.errorf(c.span, CodeType, "layout TCol span=%d elems x %db is not 32-bit aligned", layout.SpanOf(lay, layout.TCol), dt.Bits)
+			return ev.Errorf(c.At, CodeType, "layout TCol span=%d elems x %db is not 32-bit aligned", layout.SpanOf(lay, layout.TCol), dt.Bits)
 		}
 		cols = bits / 32
 	} else {
 		if len(shape) != 2 {
-			return ev.errorf(c.span, CodeType, "TMEMPool.alloc() requires cols= for non-2D TMEM buffers")
+			return ev.Errorf(c.At, CodeType, "TMEMPool.alloc() requires cols= for non-2D TMEM buffers")
 		}
 		total := shape[0] * shape[1] * int64(dt.Bits)
 		if shape[0] == 0 || total%(32*shape[0]) != 0 {
-			return ev.errorf(c.span, CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", Repr(c.args[0]), pyQuote(dt.String()))
+			return ev.Errorf(c.At, CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", Repr(c.Args[0]), pyQuote(dt.String()))
 		}
 		cols = total / (32 * shape[0])
 	}
 	start, end := t.Offset, t.Offset+cols
 	if end > t.TotalCols {
-		return ev.errorf(c.span, CodeType, "TMEM overflow: %d > %d", end, t.TotalCols)
+		return ev.Errorf(c.At, CodeType, "TMEM overflow: %d > %d", end, t.TotalCols)
 	}
 	if lay == nil {
 		if len(shape) != 2 {
-			return ev.errorf(c.span, CodeType, "TMEMPool.alloc() requires layout= for non-2D TMEM buffers")
+			return ev.Errorf(c.At, CodeType, "TMEMPool.alloc() requires layout= for non-2D TMEM buffers")
 		}
 		if shape[0] == 128 {
 			lay, _ = tmemDatapathLayout("D", 128, shape[1], 0)
@@ -334,59 +334,59 @@ func (ev *evaluator) tmemAlloc(t *TMEMPoolV, c *call, defDtype ir.DataType, lay 
 		}
 	}
 	buf.Layout = lay
-	buf.AllocatedAddr = &ir.IntImm{Value: start, Type: ir.Int32, Span: c.span}
-	buf.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.span}
+	buf.AllocatedAddr = &ir.IntImm{Value: start, Type: ir.Int32, Span: c.At}
+	buf.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.At}
 	t.Offset = end
 	t.MaxOff = max(t.MaxOff, end)
-	ev.addBufferSite(buf, nameSpan, c.span, layoutSpan)
-	ev.emitStmt(&ir.Alloc{Buf: buf, Span: c.span})
-	return &BufferV{base{c.span}, buf}
+	ev.AddBufferSite(buf, nameSpan, c.At, layoutSpan)
+	ev.EmitStmt(&ir.Alloc{Buf: buf, Span: c.At})
+	return &BufferV{Base{c.At}, buf}
 }
 
 // tmemAllocSF is TMEMPool.alloc_sf(shape, dtype, *, sf_per_mma,
 // sf_reuse=1): a block-scaled MMA's scale factors with sf_tmem_layout
 // (rows, SF_K = last // sf_reuse, ...); a 3-D shape's first dimension is
 // the pipeline depth.
-func (ev *evaluator) tmemAllocSF(t *TMEMPoolV, c *call) Value {
-	if len(c.args) > 2 {
-		return ev.pyErrorf(c.span, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.args)+1)
+func (ev *Evaluator) tmemAllocSF(t *TMEMPoolV, c *Call) Value {
+	if len(c.Args) > 2 {
+		return ev.pyErrorf(c.At, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.Args)+1)
 	}
-	if !ev.checkArgs(c, "alloc_sf", 2, "shape", "dtype", "sf_per_mma", "sf_reuse") {
-		return poison(c.span)
+	if !ev.CheckArgs(c, "alloc_sf", 2, "shape", "dtype", "sf_per_mma", "sf_reuse") {
+		return Poison(c.At)
 	}
-	shape, ok := ev.shapeArg(c.args[0], c.argSpans[0])
+	shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	if c.arg(2, "sf_per_mma") == nil {
-		return ev.pyErrorf(c.span, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
+	if c.Arg(2, "sf_per_mma") == nil {
+		return ev.pyErrorf(c.At, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
 	}
 	reuse := int64(1)
-	if v := c.arg(3, "sf_reuse"); v != nil {
-		if reuse, ok = ev.intArg(v, c.argSpan(3, "sf_reuse"), "sf_reuse"); !ok {
-			return poison(c.span)
+	if v := c.Arg(3, "sf_reuse"); v != nil {
+		if reuse, ok = ev.intArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+			return Poison(c.At)
 		}
 	}
-	var depth Value = &NoneV{base{c.span}}
+	var depth Value = &NoneV{Base{c.At}}
 	var rows, last int64
 	switch len(shape) {
 	case 2:
 		rows, last = shape[0], shape[1]
 	case 3:
-		depth, rows, last = &IntV{base{c.span}, shape[0]}, shape[1], shape[2]
+		depth, rows, last = &IntV{Base{c.At}, shape[0]}, shape[1], shape[2]
 	default:
-		return ev.errorf(c.span, CodeType, "alloc_sf expects 2D (rows, SF_K*sf_reuse) or 3D (pipe_depth, rows, SF_K*sf_reuse); got shape=%s", Repr(c.args[0]))
+		return ev.Errorf(c.At, CodeType, "alloc_sf expects 2D (rows, SF_K*sf_reuse) or 3D (pipe_depth, rows, SF_K*sf_reuse); got shape=%s", Repr(c.Args[0]))
 	}
 	if reuse <= 0 || last%reuse != 0 {
-		return ev.errorf(c.span, CodeType, "alloc_sf: shape last dim %d must be divisible by sf_reuse=%d", last, reuse)
+		return ev.Errorf(c.At, CodeType, "alloc_sf: shape last dim %d must be divisible by sf_reuse=%d", last, reuse)
 	}
-	sp := c.span
-	lc := &call{span: sp, fnSpan: c.fnSpan, fr: c.fr,
-		args:     []Value{&IntV{base{sp}, rows}, &IntV{base{sp}, last / reuse}, c.arg(2, "sf_per_mma"), &IntV{base{sp}, reuse}, depth},
-		argSpans: []source.Span{sp, sp, c.argSpan(2, "sf_per_mma"), sp, sp}}
+	sp := c.At
+	lc := &Call{At: sp, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []Value{&IntV{Base{sp}, rows}, &IntV{Base{sp}, last / reuse}, c.Arg(2, "sf_per_mma"), &IntV{Base{sp}, reuse}, depth},
+		ArgSpans: []source.Span{sp, sp, c.ArgSpan(2, "sf_per_mma"), sp, sp}}
 	lv, ok := ev.sfTmemLayoutCall(lc).(*LayoutV)
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	return ev.tmemAlloc(t, c, ir.Float32, lv.L, -1)
 }

@@ -13,27 +13,27 @@ import (
 // uint32 registers this way: tmem_p.rearrange(...).with_dtype("uint32").
 
 // bufferWithDtype is buf.with_dtype(dtype).
-func (ev *evaluator) bufferWithDtype(buf *ir.Buffer, c *call) Value {
-	if !ev.checkArgs(c, "with_dtype", 1, "dtype") {
-		return poison(c.span)
+func (ev *Evaluator) bufferWithDtype(buf *ir.Buffer, c *Call) Value {
+	if !ev.CheckArgs(c, "with_dtype", 1, "dtype") {
+		return Poison(c.At)
 	}
-	if !ev.requireKernel(c, "Buffer.with_dtype") {
-		return poison(c.span)
+	if !ev.RequireKernel(c, "Buffer.with_dtype") {
+		return Poison(c.At)
 	}
-	if isErr(c.args[0]) {
-		return ev.needConcrete(c.args[0], c.argSpans[0], "Buffer.with_dtype's dtype")
+	if IsErr(c.Args[0]) {
+		return ev.needConcrete(c.Args[0], c.ArgSpans[0], "Buffer.with_dtype's dtype")
 	}
-	dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+	dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	name, nameSpan := ev.hintName(c, buf.Name+"_"+dt.String())
+	name, nameSpan := ev.HintName(c, buf.Name+"_"+dt.String())
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: buf.Shape, ShapeExpr: buf.ShapeExpr, Dtype: dt, Scope: buf.Scope,
-		Layout: buf.Layout, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
+		Layout: buf.Layout, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
 	if ev.kern.badLayout[buf] {
 		ev.kern.badLayout[nb] = true
 	}
-	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
 	ev.emitView(nb) // lib_buffer_view_rearrange.go: tensor memory keeps its allocated_addr
-	return &BufferV{base{c.span}, nb}
+	return &BufferV{Base{c.At}, nb}
 }

@@ -26,7 +26,7 @@ import (
 
 // ChunkV is the ChunkIndexer Buffer.chunk(spec) returns.
 type ChunkV struct {
-	base
+	Base
 	Buf  *ir.Buffer
 	Spec []int64 // chunk count per dimension, 0 for None
 }
@@ -34,44 +34,44 @@ type ChunkV struct {
 func (*ChunkV) TypeName() string { return "ChunkIndexer" }
 
 // bufferViewAttr returns the view methods of this file, nil for others.
-func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
+func (ev *Evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
 	switch name {
 	case "permute":
-		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermuteCall(buf, c) })
+		return method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermuteCall(buf, c) })
 	case "rearrange":
-		return method("Buffer.rearrange", func(ev *evaluator, c *call) Value { return ev.bufferRearrange(buf, c) })
+		return method("Buffer.rearrange", func(ev *Evaluator, c *Call) Value { return ev.bufferRearrange(buf, c) })
 	case "chunk":
-		return method("Buffer.chunk", func(ev *evaluator, c *call) Value { return ev.bufferChunk(buf, c) })
+		return method("Buffer.chunk", func(ev *Evaluator, c *Call) Value { return ev.bufferChunk(buf, c) })
 	case "with_dtype": // lib_buffer.go
-		return method("Buffer.with_dtype", func(ev *evaluator, c *call) Value { return ev.bufferWithDtype(buf, c) })
+		return method("Buffer.with_dtype", func(ev *Evaluator, c *Call) Value { return ev.bufferWithDtype(buf, c) })
 	case "tile": // lib_buffer_view_tile.go
-		return method("Buffer.tile", func(ev *evaluator, c *call) Value { return ev.bufferTile(buf, c) })
+		return method("Buffer.tile", func(ev *Evaluator, c *Call) Value { return ev.bufferTile(buf, c) })
 	}
 	return nil
 }
 
 // declDerivedView declares the view of buf with shape and layout l.
-func (ev *evaluator) declDerivedView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
-	name, nameSpan := ev.hintName(c, def)
+func (ev *Evaluator) declDerivedView(buf *ir.Buffer, c *Call, shape []int64, l layout.Layout, def string) Value {
+	name, nameSpan := ev.HintName(c, def)
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
-	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
+	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
 	ev.emitView(nb)
-	return &BufferV{base{c.span}, nb}
+	return &BufferV{Base{c.At}, nb}
 }
 
 // emitView declares the view nb of nb.Base. A view of tensor memory at an
 // allocated_addr is, as the reference's _redecl makes it, a buffer of its
 // own (no data pointer) at the same column; any other view shares the
 // base's data.
-func (ev *evaluator) emitView(nb *ir.Buffer) {
+func (ev *Evaluator) emitView(nb *ir.Buffer) {
 	if b := nb.Base; b != nil && b.Scope == "tmem" && b.AllocatedAddr != nil {
 		nb.AllocatedAddr, nb.Base, nb.Kind, nb.ElemOffset = b.AllocatedAddr, nil, ir.AllocBuffer, 0
 		nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: nb.Span}
-		ev.emitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
+		ev.EmitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
 		return
 	}
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
+	ev.EmitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
 }
 
 // permuteLayout is _buffer_view.permute's layout surgery.
@@ -106,40 +106,40 @@ func layoutString(l layout.Layout) string {
 	return "?"
 }
 
-func (ev *evaluator) viewPrecheck(buf *ir.Buffer, c *call, what string) bool {
-	if !ev.requireKernel(c, what) {
+func (ev *Evaluator) viewPrecheck(buf *ir.Buffer, c *Call, what string) bool {
+	if !ev.RequireKernel(c, what) {
 		return false
 	}
 	if buf.Layout == nil {
 		if !ev.kern.badLayout[buf] {
-			ev.errorf(c.span, CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
+			ev.Errorf(c.At, CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
 		}
 		return false
 	}
 	return true
 }
 
-func (ev *evaluator) bufferPermuteCall(buf *ir.Buffer, c *call) Value {
+func (ev *Evaluator) bufferPermuteCall(buf *ir.Buffer, c *Call) Value {
 	if !ev.viewPrecheck(buf, c, "Buffer.permute") {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	if e := firstErr(c.args...); e != nil {
+	if e := firstErr(c.Args...); e != nil {
 		return ev.needConcrete(e, e.Span(), "Buffer.permute dims")
 	}
 	var perm []int
-	for i, a := range c.args {
-		n, ok := ev.intArg(a, c.argSpans[i], "dim")
+	for i, a := range c.Args {
+		n, ok := ev.intArg(a, c.ArgSpans[i], "dim")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		perm = append(perm, int(n))
 	}
 	if len(perm) != len(buf.Shape) || !isPerm(perm) {
-		return ev.errorf(c.span, CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
+		return ev.Errorf(c.At, CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
 	}
 	l, err := permuteLayout(buf.Layout, buf.Shape, perm)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, CodeType, "%v", err)
 	}
 	shape := make([]int64, len(perm))
 	for i, d := range perm {
@@ -174,45 +174,45 @@ func rearrangeGroups(side string) [][]string {
 }
 
 // bufferRearrange is Buffer.rearrange(pattern, /, **sizes).
-func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
+func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	if !ev.viewPrecheck(buf, c, "Buffer.rearrange") {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	// rearrange(pattern=_UNSET, /, **sizes): a pattern= keyword is taken
 	// when no positional pattern is given.
 	var pv Value
 	var pspan source.Span
-	kwargs := c.kwargs
+	kwargs := c.Kwargs
 	switch {
-	case len(c.args) > 1:
-		return ev.pyErrorf(c.span, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.args)+1)
-	case len(c.args) == 1:
-		pv, pspan = c.args[0], c.argSpans[0]
+	case len(c.Args) > 1:
+		return ev.pyErrorf(c.At, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.Args)+1)
+	case len(c.Args) == 1:
+		pv, pspan = c.Args[0], c.ArgSpans[0]
 	default:
-		for i, k := range c.kwargs {
-			if k.name == "pattern" {
-				pv, pspan = k.v, k.vspan
-				kwargs = append(append([]kwarg(nil), c.kwargs[:i]...), c.kwargs[i+1:]...)
+		for i, k := range c.Kwargs {
+			if k.Name == "pattern" {
+				pv, pspan = k.V, k.Vspan
+				kwargs = append(append([]Kwarg(nil), c.Kwargs[:i]...), c.Kwargs[i+1:]...)
 				break
 			}
 		}
 		if pv == nil {
-			return ev.pyErrorf(c.span, "Buffer.rearrange() missing required argument: 'pattern'")
+			return ev.pyErrorf(c.At, "Buffer.rearrange() missing required argument: 'pattern'")
 		}
 	}
 	pattern, ok := ev.strArg(pv, pspan, "pattern")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	sizes := map[string]int64{}
 	for _, k := range kwargs {
-		n, ok := ev.intArg(k.v, k.vspan, "rearrange size "+k.name)
+		n, ok := ev.intArg(k.V, k.Vspan, "rearrange size "+k.Name)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		sizes[k.name] = n
+		sizes[k.Name] = n
 	}
-	fail := func(format string, args ...any) Value { return ev.errorf(c.span, CodeType, format, args...) }
+	fail := func(format string, args ...any) Value { return ev.Errorf(c.At, CodeType, format, args...) }
 	lhsS, rhsS, found := strings.Cut(pattern, "->")
 	if !found || strings.Contains(rhsS, "->") {
 		return fail("rearrange: pattern must contain '->', got %s", pyQuote(pattern))
@@ -287,41 +287,41 @@ func pyNameList(xs []string) string {
 
 // bufferChunk is Buffer.chunk(spec): spec is a per-dimension tuple of
 // None or a positive chunk count.
-func (ev *evaluator) bufferChunk(buf *ir.Buffer, c *call) Value {
-	if !ev.checkArgs(c, "chunk", 1, "spec") {
-		return poison(c.span)
+func (ev *Evaluator) bufferChunk(buf *ir.Buffer, c *Call) Value {
+	if !ev.CheckArgs(c, "chunk", 1, "spec") {
+		return Poison(c.At)
 	}
-	if !isSeq(c.args[0]) {
-		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec must be a per-dim tuple, got %s", Repr(c.args[0]))
+	if !isSeq(c.Args[0]) {
+		return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec must be a per-dim tuple, got %s", Repr(c.Args[0]))
 	}
-	elts := seqElts(c.args[0])
+	elts := seqElts(c.Args[0])
 	if len(elts) != len(buf.Shape) {
-		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
+		return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
 	}
 	spec := make([]int64, len(elts))
 	for d, e := range elts {
-		if isNoneV(e) {
+		if IsNoneV(e) {
 			continue
 		}
-		if isErr(e) {
-			return ev.needConcrete(e, c.argSpans[0], "chunk spec")
+		if IsErr(e) {
+			return ev.needConcrete(e, c.ArgSpans[0], "chunk spec")
 		}
 		n, ok := toInt(e)
 		if _, isBool := e.(*BoolV); !ok || isBool || n < 1 {
-			return ev.errorf(c.argSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
+			return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
 		}
 		spec[d] = n
 	}
-	return &ChunkV{base{c.span}, buf, spec}
+	return &ChunkV{Base{c.At}, buf, spec}
 }
 
 // chunkIndex is ChunkIndexer.__getitem__(picks).
-func (ev *evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Value {
+func (ev *Evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Value {
 	if len(idx) == 1 && isSeq(idx[0]) {
 		idx = seqElts(idx[0])
 	}
 	if len(idx) > len(ch.Spec) {
-		return ev.errorf(e.Index.Span(), CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
+		return ev.Errorf(e.Index.Span(), CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
 	}
 	out := make([]Value, len(idx))
 	for d, pick := range idx {
@@ -331,23 +331,23 @@ func (ev *evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Va
 			continue
 		}
 		if _, isSlice := pick.(*SliceV); isSlice {
-			return ev.errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
+			return ev.Errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
 		}
-		if isErr(pick) {
+		if IsErr(pick) {
 			return ev.needConcrete(pick, e.Index.Span(), "a chunk index")
 		}
 		size := ch.Buf.Shape[d] / count
 		sp := pick.Span()
 		if n, ok := toInt(pick); ok {
-			out[d] = &SliceV{base{sp}, &IntV{base{sp}, n * size}, &IntV{base{sp}, (n + 1) * size}, &NoneV{base{sp}}}
+			out[d] = &SliceV{Base{sp}, &IntV{Base{sp}, n * size}, &IntV{Base{sp}, (n + 1) * size}, &NoneV{Base{sp}}}
 			continue
 		}
 		x, ok := ev.indexExpr(pick)
 		if !ok {
-			return ev.errorf(e.Index.Span(), CodeType, "chunk index must be an integer, got %s", describe(pick))
+			return ev.Errorf(e.Index.Span(), CodeType, "chunk index must be an integer, got %s", Describe(pick))
 		}
 		lo := ir.MulE(x, ir.Const(size))
-		out[d] = &SliceV{base{sp}, &ExprV{base: base{sp}, E: lo}, &ExprV{base: base{sp}, E: ir.AddE(lo, ir.Const(size))}, &NoneV{base{sp}}}
+		out[d] = &SliceV{Base{sp}, &ExprV{Base: Base{sp}, E: lo}, &ExprV{Base: Base{sp}, E: ir.AddE(lo, ir.Const(size))}, &NoneV{Base{sp}}}
 	}
-	return ev.bufferIndex(&BufferV{base{ch.span}, ch.Buf}, out, e)
+	return ev.bufferIndex(&BufferV{Base{ch.At}, ch.Buf}, out, e)
 }

@@ -21,7 +21,7 @@ import (
 
 // TileIndexerV is the TileIndexer Buffer.tile(...) returns.
 type TileIndexerV struct {
-	base
+	Base
 	Buf   *ir.Buffer
 	Specs []tileSpec
 }
@@ -34,87 +34,87 @@ type tileSpec struct {
 func (*TileIndexerV) TypeName() string { return "TileIndexer" }
 
 // bufferTile is Buffer.tile(*specs).
-func (ev *evaluator) bufferTile(buf *ir.Buffer, c *call) Value {
-	if len(c.kwargs) > 0 {
-		return ev.errorf(c.span, CodeType, "Buffer.tile takes no keyword arguments")
+func (ev *Evaluator) bufferTile(buf *ir.Buffer, c *Call) Value {
+	if len(c.Kwargs) > 0 {
+		return ev.Errorf(c.At, CodeType, "Buffer.tile takes no keyword arguments")
 	}
-	if e := firstErr(c.args...); e != nil {
+	if e := firstErr(c.Args...); e != nil {
 		return ev.needConcrete(e, e.Span(), "Buffer.tile's specs")
 	}
 	if buf.RuntimeDim() >= 0 {
-		return &OpaqueV{base{c.span}, fmt.Sprintf("%s%s` of `%s`.tile", dynShapePrefix, clip(ExprString(buf.ShapeExpr[buf.RuntimeDim()]), 60), buf.Name)}
+		return &OpaqueV{Base{c.At}, fmt.Sprintf("%s%s` of `%s`.tile", dynShapePrefix, clip(ExprString(buf.ShapeExpr[buf.RuntimeDim()]), 60), buf.Name)}
 	}
-	specs := c.args
+	specs := c.Args
 	if len(specs) > 0 {
 		if _, ok := toInt(specs[0]); ok && !isSeq(specs[0]) {
 			if len(specs) != 2 {
-				return ev.errorf(c.span, CodeType, "tile(dim, factors) takes a dim and a factors tuple")
+				return ev.Errorf(c.At, CodeType, "tile(dim, factors) takes a dim and a factors tuple")
 			}
-			specs = []Value{&TupleV{base{c.span}, specs}}
+			specs = []Value{&TupleV{Base{c.At}, specs}}
 		}
 	}
 	var out []tileSpec
 	for _, s := range specs {
 		if !isSeq(s) || len(seqElts(s)) != 2 {
-			return ev.errorf(s.Span(), CodeType, "tile: each spec must be (dim, factors), got %s", Repr(s))
+			return ev.Errorf(s.Span(), CodeType, "tile: each spec must be (dim, factors), got %s", Repr(s))
 		}
 		pair := seqElts(s)
 		d, ok := toInt(pair[0])
 		if !ok {
-			return ev.errorf(pair[0].Span(), CodeType, "tile: dim must be an integer, got %s", describe(pair[0]))
+			return ev.Errorf(pair[0].Span(), CodeType, "tile: dim must be an integer, got %s", Describe(pair[0]))
 		}
 		nd := int64(len(buf.Shape))
 		if d < 0 {
 			d += nd
 		}
 		if d < 0 || d >= nd {
-			return ev.errorf(pair[0].Span(), CodeType, "tile: dim %d out of range for buffer of rank %d", d, nd)
+			return ev.Errorf(pair[0].Span(), CodeType, "tile: dim %d out of range for buffer of rank %d", d, nd)
 		}
 		for _, o := range out {
 			if o.dim == int(d) {
-				return ev.errorf(s.Span(), CodeType, "tile: dim %d tiled more than once", d)
+				return ev.Errorf(s.Span(), CodeType, "tile: dim %d tiled more than once", d)
 			}
 		}
 		if !isSeq(pair[1]) || len(seqElts(pair[1])) < 1 {
-			return ev.errorf(pair[1].Span(), CodeType, "tile: factors for dim %d must be a non-empty tuple", d)
+			return ev.Errorf(pair[1].Span(), CodeType, "tile: factors for dim %d must be a non-empty tuple", d)
 		}
 		var fs []int64
 		for _, f := range seqElts(pair[1]) {
-			if isErr(f) {
+			if IsErr(f) {
 				return ev.needConcrete(f, f.Span(), "a Buffer.tile factor")
 			}
 			n, ok := toInt(f)
 			if !ok {
-				return &OpaqueV{base{c.span}, "Buffer.tile with a runtime factor"}
+				return &OpaqueV{Base{c.At}, "Buffer.tile with a runtime factor"}
 			}
 			fs = append(fs, n)
 		}
 		out = append(out, tileSpec{int(d), fs})
 	}
-	return &TileIndexerV{base{c.span}, buf, out}
+	return &TileIndexerV{Base{c.At}, buf, out}
 }
 
 // tileIndex is TileIndexer.__getitem__(picks).
-func (ev *evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript) Value {
+func (ev *Evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript) Value {
 	sp := e.Loc
 	for _, x := range idx {
-		if isErr(x) {
+		if IsErr(x) {
 			return x
 		}
 	}
 	buf := t.Buf
 	if buf.Scope == "tmem" {
-		return &OpaqueV{base{sp}, "Buffer.tile of a tensor-memory buffer"}
+		return &OpaqueV{Base{sp}, "Buffer.tile of a tensor-memory buffer"}
 	}
 	if buf.Layout == nil && ev.kern != nil && ev.kern.badLayout[buf] {
-		return poison(sp) // the layout's failure is reported
+		return Poison(sp) // the layout's failure is reported
 	}
 	n := 0
 	for _, s := range t.Specs {
 		n += len(s.factors)
 	}
 	if len(idx) != n {
-		return ev.errorf(sp, CodeType, "tile: split into %d factor(s) but %d index(es) given (int/Expr picks, ':' keeps)", n, len(idx))
+		return ev.Errorf(sp, CodeType, "tile: split into %d factor(s) but %d index(es) given (int/Expr picks, ':' keeps)", n, len(idx))
 	}
 	type group struct {
 		spec  tileSpec
@@ -129,7 +129,7 @@ func (ev *evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript
 	slices.SortStableFunc(groups, func(a, b group) int { return b.spec.dim - a.spec.dim })
 	isKeep := func(v Value) bool {
 		s, ok := v.(*SliceV)
-		return ok && isNoneV(s.Lo) && isNoneV(s.Hi) && isNoneV(s.Step)
+		return ok && IsNoneV(s.Lo) && IsNoneV(s.Hi) && IsNoneV(s.Step)
 	}
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}
 	for _, g := range groups {
@@ -137,19 +137,19 @@ func (ev *evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript
 		keep := 0
 		for _, p := range picks {
 			if _, isSlice := p.(*SliceV); isSlice && !isKeep(p) {
-				return ev.errorf(p.Span(), CodeType, "tile: a factor slice must be ':' (keep whole); got a sub-slice")
+				return ev.Errorf(p.Span(), CodeType, "tile: a factor slice must be ':' (keep whole); got a sub-slice")
 			}
 			if isKeep(p) {
 				keep++
 			}
 		}
 		if keep == len(picks) {
-			return ev.errorf(sp, CodeType, "tile: dim %d picks no factor (all ':'); a chunk must pick at least one factor. Use .view / .chunk for a pure reshape.", dim)
+			return ev.Errorf(sp, CodeType, "tile: dim %d picks no factor (all ':'); a chunk must pick at least one factor. Use .view / .chunk for a pure reshape.", dim)
 		}
 		split := append(append(append([]int64(nil), cur.shape[:dim]...), g.spec.factors...), cur.shape[dim+1:]...)
 		shape, err := inferViewShape(cur.shape, split)
 		if err != "" {
-			return ev.errorf(sp, CodeShapeMismatch, "%s", err)
+			return ev.Errorf(sp, CodeShapeMismatch, "%s", err)
 		}
 		cur.shape = shape
 		for i := len(picks) - 1; i >= 0; i-- {
@@ -160,21 +160,21 @@ func (ev *evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript
 			if x, ok := p.(*ExprV); ok {
 				var why string
 				if cur, why, err = viewDropRuntime(cur, buf, dim+i, x.E); why != "" {
-					return &OpaqueV{base{sp}, why}
+					return &OpaqueV{Base{sp}, why}
 				}
 			} else if k, ok := toInt(p); ok {
 				cur, err = viewDrop(cur, buf, dim+i, k)
 			} else {
-				return ev.errorf(p.Span(), CodeType, "tile: a pick must be an integer, an expression or ':', got %s", describe(p))
+				return ev.Errorf(p.Span(), CodeType, "tile: a pick must be an integer, an expression or ':', got %s", Describe(p))
 			}
 			if err != "" {
-				return ev.errorf(p.Span(), CodeType, "%s", err)
+				return ev.Errorf(p.Span(), CodeType, "%s", err)
 			}
 		}
 		if keep >= 2 {
 			merged := append(append(append([]int64(nil), cur.shape[:dim]...), -1), cur.shape[dim+keep:]...)
 			if cur.shape, err = inferViewShape(cur.shape, merged); err != "" {
-				return ev.errorf(sp, CodeShapeMismatch, "%s", err)
+				return ev.Errorf(sp, CodeShapeMismatch, "%s", err)
 			}
 		}
 	}

@@ -24,10 +24,10 @@ import (
 
 // subscriptSubTmem is buf.sub[idx] for a tensor-memory buf with an
 // allocated_addr.
-func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Subscript) Value {
+func (ev *Evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Subscript) Value {
 	sp := e.Loc
 	if len(idx) > len(buf.Shape) {
-		return ev.errorf(sp, CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
+		return ev.Errorf(sp, CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
 	}
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout}
 	var col ir.Expr = buf.AllocatedAddr
@@ -36,9 +36,9 @@ func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 			return n, nil
 		}
 		if x, ok := v.(*ExprV); ok {
-			return 0, &OpaqueV{base{sp}, fmt.Sprintf("Buffer.sub of a tensor-memory buffer with the runtime %s %s (a symbolic column offset)", what, clip(ExprString(x.E), 40))}
+			return 0, &OpaqueV{Base{sp}, fmt.Sprintf("Buffer.sub of a tensor-memory buffer with the runtime %s %s (a symbolic column offset)", what, clip(ExprString(x.E), 40))}
 		}
-		return 0, ev.errorf(v.Span(), CodeType, "sub: %s must be an integer or a slice, got %s", what, describe(v))
+		return 0, ev.Errorf(v.Span(), CodeType, "sub: %s must be an integer or a slice, got %s", what, Describe(v))
 	}
 	dim := 0
 	for _, item := range idx {
@@ -57,25 +57,25 @@ func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 				}
 			}
 			next, err = viewDrop(cur, buf, dim, i)
-		case !isNoneV(s.Step):
+		case !IsNoneV(s.Step):
 			if n, ok := toInt(s.Step); !ok || n != 1 {
-				return &OpaqueV{base{sp}, "Buffer.sub of a tensor-memory buffer with a stepped slice"}
+				return &OpaqueV{Base{sp}, "Buffer.sub of a tensor-memory buffer with a stepped slice"}
 			}
 			fallthrough
 		default:
-			if isNoneV(s.Lo) && isNoneV(s.Hi) {
+			if IsNoneV(s.Lo) && IsNoneV(s.Hi) {
 				dim++
 				continue
 			}
 			start, stop := int64(0), cur.shape[dim]
-			if !isNoneV(s.Lo) {
+			if !IsNoneV(s.Lo) {
 				n, bad := static(s.Lo, "slice start")
 				if bad != nil {
 					return bad
 				}
 				start = n
 			}
-			if !isNoneV(s.Hi) {
+			if !IsNoneV(s.Hi) {
 				n, bad := static(s.Hi, "slice stop")
 				if bad != nil {
 					return bad
@@ -89,29 +89,29 @@ func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 			dim++
 		}
 		if err != "" {
-			return ev.errorf(item.Span(), CodeType, "%s", err)
+			return ev.Errorf(item.Span(), CodeType, "%s", err)
 		}
 		// _tmem_element_offset_to_column_offset: the step's element
 		// offset in 32-bit columns.
 		if delta := next.off - cur.off; delta != 0 {
 			bits := delta * int64(buf.Dtype.Bits)
 			if bits%32 != 0 {
-				return ev.errorf(item.Span(), CodeType, "sub: tmem TCol offset must be aligned to a physical 32-bit column; got %d elements of %s", delta, buf.Dtype)
+				return ev.Errorf(item.Span(), CodeType, "sub: tmem TCol offset must be aligned to a physical 32-bit column; got %d elements of %s", delta, buf.Dtype)
 			}
 			col = ir.AddE(col, ir.Const(bits/32))
 		}
 		next.off = 0
 		cur = next
 	}
-	if ev.kern == nil || ev.emit == nil {
-		return ev.errorf(sp, CodeType, "a buffer view is only allowed inside a prim_func body")
+	if ev.kern == nil || ev.Emit == nil {
+		return ev.Errorf(sp, CodeType, "a buffer view is only allowed inside a prim_func body")
 	}
 	nb := &ir.Buffer{Name: buf.Name + "_sub", Shape: cur.shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: cur.lay, AllocatedAddr: col, Kind: ir.AllocBuffer, Span: sp}
 	nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: sp}
-	ev.addBufferSite(nb, source.NoSpan, sp, source.NoSpan)
-	ev.emitStmt(&ir.Alloc{Buf: nb, Span: sp})
-	return &BufferV{base{sp}, nb}
+	ev.AddBufferSite(nb, source.NoSpan, sp, source.NoSpan)
+	ev.EmitStmt(&ir.Alloc{Buf: nb, Span: sp})
+	return &BufferV{Base{sp}, nb}
 }
 
 // tmemAxisCheck is _tmem_offset_axis_check over the iters of dimension

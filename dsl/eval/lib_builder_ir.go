@@ -13,12 +13,12 @@ import (
 // tvm.tirx.op wrappers (filter, tvm_stack_alloca, call_packed) in
 // lib_tirx_op.go.
 
-func builderIRAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func builderIRAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "wg_reg_tile":
-		return builtin("T.wg_reg_tile", (*evaluator).tWgRegTile), true
+		return Builtin("T.wg_reg_tile", (*Evaluator).tWgRegTile), true
 	case "alloc_cast_frag":
-		return builtin("T.alloc_cast_frag", (*evaluator).tAllocCastFrag), true
+		return Builtin("T.alloc_cast_frag", (*Evaluator).tAllocCastFrag), true
 	}
 	if v, ok := tirxExprAttr(ev, name, span); ok {
 		return v, true
@@ -30,30 +30,30 @@ func builderIRAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 // reference's alloc_buffer((128, elem_per_thread), dtype,
 // layout=wg_local_layout(elem_per_thread), scope="local"), one row of
 // elem_per_thread contiguous elements per warpgroup thread.
-func (ev *evaluator) tWgRegTile(c *call) Value {
-	if !ev.requireKernel(c, "T.wg_reg_tile") || !ev.checkArgs(c, "wg_reg_tile", 1, "elem_per_thread", "dtype") {
-		return poison(c.span)
+func (ev *Evaluator) tWgRegTile(c *Call) Value {
+	if !ev.RequireKernel(c, "T.wg_reg_tile") || !ev.CheckArgs(c, "wg_reg_tile", 1, "elem_per_thread", "dtype") {
+		return Poison(c.At)
 	}
-	nspan := c.argSpan(0, "elem_per_thread")
-	n, ok := ev.intArg(c.arg(0, "elem_per_thread"), nspan, "elem_per_thread")
+	nspan := c.ArgSpan(0, "elem_per_thread")
+	n, ok := ev.intArg(c.Arg(0, "elem_per_thread"), nspan, "elem_per_thread")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	dtype := c.arg(1, "dtype")
-	dspan := c.argSpan(1, "dtype")
+	dtype := c.Arg(1, "dtype")
+	dspan := c.ArgSpan(1, "dtype")
 	if dtype == nil {
-		dtype, dspan = &StrV{base{c.span}, "float32"}, c.span
+		dtype, dspan = &StrV{Base{c.At}, "float32"}, c.At
 	}
-	lay := ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(128, 1, layout.TidInWG), layout.It(n, 1, layout.M)}, nil, nil), c.span)
-	if isErr(lay) {
+	lay := ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(128, 1, layout.TidInWG), layout.It(n, 1, layout.M)}, nil, nil), c.At)
+	if IsErr(lay) {
 		return lay
 	}
-	shape := &TupleV{base{nspan}, []Value{&IntV{base{nspan}, 128}, &IntV{base{nspan}, n}}}
-	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
-		args:     []Value{shape, dtype},
-		argSpans: []source.Span{nspan, dspan},
-		kwargs: []kwarg{{name: "layout", v: lay, span: c.span, vspan: c.span},
-			{name: "scope", v: &StrV{base{c.span}, "local"}, span: c.span, vspan: c.span}}}
+	shape := &TupleV{Base{nspan}, []Value{&IntV{Base{nspan}, 128}, &IntV{Base{nspan}, n}}}
+	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []Value{shape, dtype},
+		ArgSpans: []source.Span{nspan, dspan},
+		Kwargs: []Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: c.At},
+			{Name: "scope", V: &StrV{Base{c.At}, "local"}, At: c.At, Vspan: c.At}}}
 	return ev.tAlloc(alloc, "T.wg_reg_tile", "local")
 }
 
@@ -62,37 +62,37 @@ func (ev *evaluator) tWgRegTile(c *call) Value {
 // Tx.cast(dst, src) is a per-thread cast. The reference allocates
 // rows*cols//128 elements flat and views them with src's layout; as for
 // alloc_tcgen05_ldst_frag, tilels allocates the view's shape directly.
-func (ev *evaluator) tAllocCastFrag(c *call) Value {
-	if !ev.requireKernel(c, "T.alloc_cast_frag") || !ev.checkArgs(c, "alloc_cast_frag", 2, "src", "dtype") {
-		return poison(c.span)
+func (ev *Evaluator) tAllocCastFrag(c *Call) Value {
+	if !ev.RequireKernel(c, "T.alloc_cast_frag") || !ev.CheckArgs(c, "alloc_cast_frag", 2, "src", "dtype") {
+		return Poison(c.At)
 	}
-	src, sspan := c.arg(0, "src"), c.argSpan(0, "src")
+	src, sspan := c.Arg(0, "src"), c.ArgSpan(0, "src")
 	b, ok := src.(*BufferV)
 	if !ok {
-		if isErr(src) {
+		if IsErr(src) {
 			return ev.needConcrete(src, sspan, "T.alloc_cast_frag's src")
 		}
-		return ev.errorf(sspan, CodeType, "T.alloc_cast_frag expects a register fragment buffer, got %s", describe(src))
+		return ev.Errorf(sspan, CodeType, "T.alloc_cast_frag expects a register fragment buffer, got %s", Describe(src))
 	}
 	if len(b.B.Shape) != 2 {
 		// the reference unpacks rows, cols = src.ty.shape
-		return ev.errorf(sspan, CodeType, "T.alloc_cast_frag expects a 2-D fragment, got a %d-D buffer", len(b.B.Shape))
+		return ev.Errorf(sspan, CodeType, "T.alloc_cast_frag expects a 2-D fragment, got a %d-D buffer", len(b.B.Shape))
 	}
-	dt, ok := ev.dtypeOf(c.arg(1, "dtype"), c.argSpan(1, "dtype"))
+	dt, ok := ev.DtypeOf(c.Arg(1, "dtype"), c.ArgSpan(1, "dtype"))
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	rows, cols := b.B.Shape[0], b.B.Shape[1]
-	shape := &TupleV{base{sspan}, []Value{&IntV{base{sspan}, rows}, &IntV{base{sspan}, cols}}}
-	var lay Value = &NoneV{base{sspan}}
+	shape := &TupleV{Base{sspan}, []Value{&IntV{Base{sspan}, rows}, &IntV{Base{sspan}, cols}}}
+	var lay Value = &NoneV{Base{sspan}}
 	if b.B.Layout != nil {
-		lay = &LayoutV{base: base{sspan}, L: b.B.Layout}
+		lay = &LayoutV{Base: Base{sspan}, L: b.B.Layout}
 	}
-	alloc := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr,
-		args:     []Value{shape, &StrV{base{c.argSpan(1, "dtype")}, dt.String()}},
-		argSpans: []source.Span{sspan, c.argSpan(1, "dtype")},
-		kwargs: []kwarg{{name: "layout", v: lay, span: c.span, vspan: sspan},
-			{name: "scope", v: &StrV{base{c.span}, "local"}, span: c.span, vspan: c.span}}}
+	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []Value{shape, &StrV{Base{c.ArgSpan(1, "dtype")}, dt.String()}},
+		ArgSpans: []source.Span{sspan, c.ArgSpan(1, "dtype")},
+		Kwargs: []Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: sspan},
+			{Name: "scope", V: &StrV{Base{c.At}, "local"}, At: c.At, Vspan: c.At}}}
 	return ev.tAlloc(alloc, "T.alloc_cast_frag", "local")
 }
 
@@ -121,9 +121,9 @@ func byteToElemOffset(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr {
 			x, c = c, x
 		}
 		if ci, ok := c.(*ir.IntImm); ok && ci.Value*8%bits == 0 {
-			return mkBin(ir.Mul, x, &ir.IntImm{Value: ci.Value * 8 / bits, Type: ci.Type, Span: span}, span)
+			return MkBin(ir.Mul, x, &ir.IntImm{Value: ci.Value * 8 / bits, Type: ci.Type, Span: span}, span)
 		}
 	}
-	eight := &ir.IntImm{Value: 8, Type: exprType(e), Span: span}
-	return mkBin(ir.FloorDiv, mkBin(ir.Mul, e, eight, span), &ir.IntImm{Value: bits, Type: exprType(e), Span: span}, span)
+	eight := &ir.IntImm{Value: 8, Type: ExprType(e), Span: span}
+	return MkBin(ir.FloorDiv, MkBin(ir.Mul, e, eight, span), &ir.IntImm{Value: bits, Type: ExprType(e), Span: span}, span)
 }

@@ -12,9 +12,9 @@ import (
 
 // checkGather4 reports what the builder raises for a gather4= copy_async
 // under dispatch="tma_auto"/"tma_explicit", in its order and words.
-func (ev *evaluator) checkGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
+func (ev *Evaluator) checkGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
 	if tc.Dispatch != "tma_explicit" {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 is only supported by dispatch='tma_explicit'")
+		ev.Errorf(tc.Span, CodeType, "copy_async: gather4 is only supported by dispatch='tma_explicit'")
 		return false
 	}
 	n := -1
@@ -25,15 +25,15 @@ func (ev *evaluator) checkGather4(tc *ir.TileCall, src *ir.Region, gather4 Value
 		n = len(g.Elts)
 	}
 	if n != 4 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 must contain exactly four row coordinates")
+		ev.Errorf(tc.Span, CodeType, "copy_async: gather4 must contain exactly four row coordinates")
 		return false
 	}
 	if len(src.Extent) != 2 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 requires a rank-2 global source")
+		ev.Errorf(tc.Span, CodeType, "copy_async: gather4 requires a rank-2 global source")
 		return false
 	}
 	if rows, ok := ir.ConstInt(src.Extent[0]); !ok || rows != 1 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 global axis 0 must describe exactly one row")
+		ev.Errorf(tc.Span, CodeType, "copy_async: gather4 global axis 0 must describe exactly one row")
 		return false
 	}
 	return true

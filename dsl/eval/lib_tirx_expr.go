@@ -21,82 +21,82 @@ var tirxExprBinOps = map[string]ir.BinOp{
 	"And": ir.And, "Or": ir.Or,
 }
 
-func tirxExprAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func tirxExprAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if op, ok := tirxExprBinOps[name]; ok {
-		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.tirxExprBinary(name, op, c) }), true
+		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.tirxExprBinary(name, op, c) }), true
 	}
 	switch name {
 	case "Not":
-		return builtin("T.Not", (*evaluator).tirxExprNot), true
+		return Builtin("T.Not", (*Evaluator).tirxExprNot), true
 	case "Cast":
-		return builtin("T.Cast", (*evaluator).tirxExprCast), true
+		return Builtin("T.Cast", (*Evaluator).tirxExprCast), true
 	}
 	return nil, false
 }
 
 // tirxExprBinary is T.<Op>(a, b, span=None).
-func (ev *evaluator) tirxExprBinary(name string, op ir.BinOp, c *call) Value {
-	if !ev.checkArgs(c, name, 2, "a", "b", "span") {
-		return poison(c.span)
+func (ev *Evaluator) tirxExprBinary(name string, op ir.BinOp, c *Call) Value {
+	if !ev.CheckArgs(c, name, 2, "a", "b", "span") {
+		return Poison(c.At)
 	}
-	a, b := c.arg(0, "a"), c.arg(1, "b")
-	if isErr(a) {
-		return ev.needConcrete(a, c.argSpan(0, "a"), "T."+name+"'s a")
+	a, b := c.Arg(0, "a"), c.Arg(1, "b")
+	if IsErr(a) {
+		return ev.needConcrete(a, c.ArgSpan(0, "a"), "T."+name+"'s a")
 	}
-	if isErr(b) {
-		return ev.needConcrete(b, c.argSpan(1, "b"), "T."+name+"'s b")
+	if IsErr(b) {
+		return ev.needConcrete(b, c.ArgSpan(1, "b"), "T."+name+"'s b")
 	}
 	var ae, be ir.Expr
 	var ok1, ok2 bool
 	if x, ok := a.(*ExprV); ok {
 		ae, ok1 = x.E, true
-		be, ok2 = ev.toIR(b, exprType(ae))
+		be, ok2 = ev.ToIR(b, ExprType(ae))
 	} else {
-		be, ok2 = ev.toIR(b, ir.DataType{})
-		ae, ok1 = ev.toIR(a, exprType(be))
+		be, ok2 = ev.ToIR(b, ir.DataType{})
+		ae, ok1 = ev.ToIR(a, ExprType(be))
 	}
 	if !ok1 {
-		return ev.errorf(c.argSpan(0, "a"), CodeType, "T.%s expects a scalar expression, got %s", name, describe(a))
+		return ev.Errorf(c.ArgSpan(0, "a"), CodeType, "T.%s expects a scalar expression, got %s", name, Describe(a))
 	}
 	if !ok2 {
-		return ev.errorf(c.argSpan(1, "b"), CodeType, "T.%s expects a scalar expression, got %s", name, describe(b))
+		return ev.Errorf(c.ArgSpan(1, "b"), CodeType, "T.%s expects a scalar expression, got %s", name, Describe(b))
 	}
 	if op == ir.And || op == ir.Or {
 		// the node itself: mkBin would fold constant integer operands
-		return &ExprV{base: base{c.span}, E: &ir.Binary{Op: op, A: ae, B: be, Span: c.span}}
+		return &ExprV{Base: Base{c.At}, E: &ir.Binary{Op: op, A: ae, B: be, Span: c.At}}
 	}
-	return &ExprV{base: base{c.span}, E: mkBin(op, ae, be, c.span)}
+	return &ExprV{Base: Base{c.At}, E: MkBin(op, ae, be, c.At)}
 }
 
 // tirxExprNot is T.Not(a, span=None).
-func (ev *evaluator) tirxExprNot(c *call) Value {
-	if !ev.checkArgs(c, "Not", 1, "a", "span") {
-		return poison(c.span)
+func (ev *Evaluator) tirxExprNot(c *Call) Value {
+	if !ev.CheckArgs(c, "Not", 1, "a", "span") {
+		return Poison(c.At)
 	}
-	a := c.arg(0, "a")
-	if isErr(a) {
-		return ev.needConcrete(a, c.argSpan(0, "a"), "T.Not's a")
+	a := c.Arg(0, "a")
+	if IsErr(a) {
+		return ev.needConcrete(a, c.ArgSpan(0, "a"), "T.Not's a")
 	}
-	e, ok := ev.toIR(a, ir.DataType{})
+	e, ok := ev.ToIR(a, ir.DataType{})
 	if !ok {
-		return ev.errorf(c.argSpan(0, "a"), CodeType, "T.Not expects a scalar expression, got %s", describe(a))
+		return ev.Errorf(c.ArgSpan(0, "a"), CodeType, "T.Not expects a scalar expression, got %s", Describe(a))
 	}
-	return &ExprV{base: base{c.span}, E: &ir.Not{X: e, Span: c.span}}
+	return &ExprV{Base: Base{c.At}, E: &ir.Not{X: e, Span: c.At}}
 }
 
 // tirxExprCast is T.Cast(dtype, value, span=None), the node constructor
 // (dtype first, unlike T.cast(value, dtype)).
-func (ev *evaluator) tirxExprCast(c *call) Value {
-	if !ev.checkArgs(c, "Cast", 2, "dtype", "value", "span") {
-		return poison(c.span)
+func (ev *Evaluator) tirxExprCast(c *Call) Value {
+	if !ev.CheckArgs(c, "Cast", 2, "dtype", "value", "span") {
+		return Poison(c.At)
 	}
-	dt, ok := ev.dtypeOf(c.arg(0, "dtype"), c.argSpan(0, "dtype"))
+	dt, ok := ev.DtypeOf(c.Arg(0, "dtype"), c.ArgSpan(0, "dtype"))
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	v := c.arg(1, "value")
-	if isErr(v) {
-		return ev.needConcrete(v, c.argSpan(1, "value"), "T.Cast's value")
+	v := c.Arg(1, "value")
+	if IsErr(v) {
+		return ev.needConcrete(v, c.ArgSpan(1, "value"), "T.Cast's value")
 	}
-	return ev.castTo(v, dt, c.argSpan(1, "value"), c.span)
+	return ev.castTo(v, dt, c.ArgSpan(1, "value"), c.At)
 }

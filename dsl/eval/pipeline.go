@@ -20,11 +20,11 @@ import (
 // PipelineState(depth, phase=None) is its stage and phase local scalars
 // with init(phase) and advance(); the schedulers are opaque.
 
-const pipelinePath = "tvm.backend.cuda.lang.pipeline"
+const PipelinePath = "tvm.backend.cuda.lang.pipeline"
 
 // BarrierV is an MBarrier, TMABar or TCGen05Bar object.
 type BarrierV struct {
-	base
+	Base
 	Class string
 	Buf   *ir.Buffer
 	Depth int64
@@ -40,78 +40,78 @@ type BarrierV struct {
 
 func (v *BarrierV) TypeName() string { return v.Class }
 
-func pipelineAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func pipelineAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "MBarrier", "TMABar", "TCGen05Bar":
-		return builtin(name, func(ev *evaluator, c *call) Value { return ev.newBarrier(name, c) }), true
+		return Builtin(name, func(ev *Evaluator, c *Call) Value { return ev.newBarrier(name, c) }), true
 	case "Pipeline":
-		return builtin(name, (*evaluator).newPipeline), true
+		return Builtin(name, (*Evaluator).newPipeline), true
 	case "PipelineState":
-		return builtin(name, (*evaluator).newPipelineState), true
+		return Builtin(name, (*Evaluator).newPipelineState), true
 	}
 	return nil, false
 }
 
 // newBarrier is MBarrier(pool, depth, phase_offset=0, leader=None).
-func (ev *evaluator) newBarrier(class string, c *call) Value {
-	if len(c.args) < 2 {
-		return &OpaqueV{base{c.span}, class + "(...)"}
+func (ev *Evaluator) newBarrier(class string, c *Call) Value {
+	if len(c.Args) < 2 {
+		return &OpaqueV{Base{c.At}, class + "(...)"}
 	}
-	pool, ok := c.args[0].(*PoolV)
+	pool, ok := c.Args[0].(*PoolV)
 	if !ok {
-		if isErr(c.args[0]) {
-			return c.args[0]
+		if IsErr(c.Args[0]) {
+			return c.Args[0]
 		}
-		return &OpaqueV{base{c.span}, class + "(...)"}
+		return &OpaqueV{Base{c.At}, class + "(...)"}
 	}
-	depth, ok := ev.intArg(c.args[1], c.argSpans[1], class+" depth")
+	depth, ok := ev.intArg(c.Args[1], c.ArgSpans[1], class+" depth")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	alloc := &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, node: c.node,
-		args:     []Value{&TupleV{base{c.argSpans[1]}, []Value{&IntV{base{c.argSpans[1]}, depth}}}, &StrV{base{c.span}, "uint64"}},
-		argSpans: []source.Span{c.argSpans[1], c.span},
-		kwargs:   []kwarg{{"align", &IntV{base{c.span}, 8}, c.span, c.span}}}
+	alloc := &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Node: c.Node,
+		Args:     []Value{&TupleV{Base{c.ArgSpans[1]}, []Value{&IntV{Base{c.ArgSpans[1]}, depth}}}, &StrV{Base{c.At}, "uint64"}},
+		ArgSpans: []source.Span{c.ArgSpans[1], c.At},
+		Kwargs:   []Kwarg{{"align", &IntV{Base{c.At}, 8}, c.At, c.At}}}
 	b, ok := ev.poolAlloc(pool, alloc).(*BufferV)
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	bv := &BarrierV{base: base{c.span}, Class: class, Buf: b.B, Depth: depth}
-	if v := c.arg(2, "phase_offset"); v != nil {
-		if bv.PhaseOffset, ok = ev.intArg(v, c.argSpan(2, "phase_offset"), class+" phase_offset"); !ok {
-			return poison(c.span)
+	bv := &BarrierV{Base: Base{c.At}, Class: class, Buf: b.B, Depth: depth}
+	if v := c.Arg(2, "phase_offset"); v != nil {
+		if bv.PhaseOffset, ok = ev.intArg(v, c.ArgSpan(2, "phase_offset"), class+" phase_offset"); !ok {
+			return Poison(c.At)
 		}
 	}
-	if v := c.arg(3, "leader"); v != nil && !isNoneV(v) {
-		if isErr(v) {
-			return ev.needConcrete(v, c.argSpan(3, "leader"), class+"'s leader")
+	if v := c.Arg(3, "leader"); v != nil && !IsNoneV(v) {
+		if IsErr(v) {
+			return ev.needConcrete(v, c.ArgSpan(3, "leader"), class+"'s leader")
 		}
-		e, ok := ev.toIR(v, ir.BoolT)
+		e, ok := ev.ToIR(v, ir.BoolT)
 		if !ok {
-			return ev.errorf(c.argSpan(3, "leader"), CodeType, "%s leader must be a condition, got %s", class, describe(v))
+			return ev.Errorf(c.ArgSpan(3, "leader"), CodeType, "%s leader must be a condition, got %s", class, Describe(v))
 		}
 		bv.Leader = e
 	}
 	return bv
 }
 
-func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Value {
+func (ev *Evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Value {
 	switch name {
 	case "ptr_to":
-		return ev.bufferAttr(&BufferV{base{span}, b.Buf}, "ptr_to", span)
+		return ev.bufferAttr(&BufferV{Base{span}, b.Buf}, "ptr_to", span)
 	case "buf":
-		return &BufferV{base{span}, b.Buf}
+		return &BufferV{Base{span}, b.Buf}
 	case "depth":
-		return &IntV{base{span}, b.Depth}
+		return &IntV{Base{span}, b.Depth}
 	case "init", "wait", "arrive":
 		if b.RemoteOf != nil {
-			return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.remoteViewCall(b, name, c) })
+			return method(b.Class+"."+name, func(ev *Evaluator, c *Call) Value { return ev.remoteViewCall(b, name, c) })
 		}
-		return method(b.Class+"."+name, func(ev *evaluator, c *call) Value { return ev.barrierCall(b, name, c) })
+		return method(b.Class+"."+name, func(ev *Evaluator, c *Call) Value { return ev.barrierCall(b, name, c) })
 	case "remote_view": // lib_pipeline_remote.go
-		return method(b.Class+".remote_view", func(ev *evaluator, c *call) Value { return ev.barrierRemoteView(b, c) })
+		return method(b.Class+".remote_view", func(ev *Evaluator, c *Call) Value { return ev.barrierRemoteView(b, c) })
 	}
-	return &OpaqueV{base{span}, b.Class + "." + name}
+	return &OpaqueV{Base{span}, b.Class + "." + name}
 }
 
 // barrierCall emits MBarrier.init(count), .wait(stage, phase) and
@@ -120,63 +120,63 @@ func (ev *evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Val
 // threadIdx.x == 0, the same thread in the 1-D blocks it models) set up
 // every stage, wait spins on the stage's phase, arrive arrives on the
 // local CTA's barrier. A remote arrive (cta_id=) is not modelled.
-func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
-	if !ev.requireKernel(c, b.Class+"."+name) {
-		return poison(c.span)
+func (ev *Evaluator) barrierCall(b *BarrierV, name string, c *Call) Value {
+	if !ev.RequireKernel(c, b.Class+"."+name) {
+		return Poison(c.At)
 	}
 	ptr := func(stage ir.Expr) ir.Expr {
-		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}
+		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.At}
 	}
 	stmt := func(op string, args ...ir.Expr) ir.Stmt {
-		return &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.span}, Span: c.span}
+		return &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.At}, Span: c.At}
 	}
 	arg := func(i int, pname string) (ir.Expr, bool) {
-		v := c.arg(i, pname)
+		v := c.Arg(i, pname)
 		if v == nil {
-			ev.errorf(c.span, CodeType, "%s.%s() missing required argument '%s'", b.Class, name, pname)
+			ev.Errorf(c.At, CodeType, "%s.%s() missing required argument '%s'", b.Class, name, pname)
 			return nil, false
 		}
-		if isErr(v) {
-			ev.needConcrete(v, c.argSpan(i, pname), b.Class+"."+name+"'s "+pname)
+		if IsErr(v) {
+			ev.needConcrete(v, c.ArgSpan(i, pname), b.Class+"."+name+"'s "+pname)
 			return nil, false
 		}
-		e, ok := ev.toIR(v, ir.Int32)
+		e, ok := ev.ToIR(v, ir.Int32)
 		if !ok {
-			ev.errorf(c.argSpan(i, pname), CodeType, "%s.%s %s must be an integer, got %s", b.Class, name, pname, describe(v))
+			ev.Errorf(c.ArgSpan(i, pname), CodeType, "%s.%s %s must be an integer, got %s", b.Class, name, pname, Describe(v))
 		}
 		return e, ok
 	}
 	switch name {
 	case "init":
-		if !ev.checkArgs(c, b.Class+".init", 1, "count") {
-			return poison(c.span)
+		if !ev.CheckArgs(c, b.Class+".init", 1, "count") {
+			return Poison(c.At)
 		}
 		count, ok := arg(0, "count")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		then := &ir.Block{Span: c.span}
+		then := &ir.Block{Span: c.At}
 		for i := int64(0); i < b.Depth; i++ {
 			then.Stmts = append(then.Stmts, stmt(ir.OpMbarrierInit, ptr(ir.Const(i)), count))
 		}
 		leader := b.Leader
 		if leader == nil {
-			leader = &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.span}, B: ir.Const(0), Span: c.span}
+			leader = &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.At}, B: ir.Const(0), Span: c.At}
 		}
-		ev.emitStmt(&ir.If{Cond: leader, Then: then, Span: c.span})
+		ev.EmitStmt(&ir.If{Cond: leader, Then: then, Span: c.At})
 	case "wait":
-		if !ev.checkArgs(c, b.Class+".wait", 2, "stage", "phase") {
-			return poison(c.span)
+		if !ev.CheckArgs(c, b.Class+".wait", 2, "stage", "phase") {
+			return Poison(c.At)
 		}
 		stage, ok1 := arg(0, "stage")
 		phase, ok2 := arg(1, "phase")
 		if !ok1 || !ok2 {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		if b.PhaseOffset != 0 {
 			phase = ir.Bin(ir.BitXor, phase, ir.Const(b.PhaseOffset))
 		}
-		ev.emitStmt(stmt(ir.OpMbarrierTryWait, ptr(stage), phase))
+		ev.EmitStmt(stmt(ir.OpMbarrierTryWait, ptr(stage), phase))
 	case "arrive":
 		// Each class has its own arrive parameters (pipeline.py; `remote`
 		// is newer TVM's spelling of cta_id). The forms other than a local
@@ -188,8 +188,8 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 		case "TCGen05Bar":
 			params = []string{"stage", "cta_group", "cta_mask", "pred"}
 		}
-		if !ev.checkArgs(c, b.Class+".arrive", 1, params...) {
-			return poison(c.span)
+		if !ev.CheckArgs(c, b.Class+".arrive", 1, params...) {
+			return Poison(c.At)
 		}
 		if b.Class == "TCGen05Bar" {
 			return ev.tcgen05BarArrive(b, c)
@@ -198,43 +198,43 @@ func (ev *evaluator) barrierCall(b *BarrierV, name string, c *call) Value {
 			return ev.barrierArriveRemote(b, c, r) // lib_pipeline_remote.go
 		}
 		if b.Class == "TMABar" {
-			if tx := c.arg(1, "tx_count"); tx != nil && !isNoneV(tx) {
-				if r := c.arg(4, "remote"); r == nil || isNoneV(r) {
+			if tx := c.Arg(1, "tx_count"); tx != nil && !IsNoneV(tx) {
+				if r := c.Arg(4, "remote"); r == nil || IsNoneV(r) {
 					// _arrive_tma_local: mbarrier.arrive.expect_tx on the
 					// local barrier (pred= applies to remote arrives only).
 					stage, ok1 := arg(0, "stage")
 					n, ok2 := arg(1, "tx_count")
 					if !ok1 || !ok2 {
-						return poison(c.span)
+						return Poison(c.At)
 					}
-					ev.emitStmt(stmt(ir.OpMbarrierArriveExpect, ptr(stage), n))
-					return &NoneV{base{c.span}}
+					ev.EmitStmt(stmt(ir.OpMbarrierArriveExpect, ptr(stage), n))
+					return &NoneV{Base{c.At}}
 				}
 			}
 		}
 		for i, p := range params[1:] {
-			if v := c.arg(i+1, p); v != nil && !isNoneV(v) && p != "pred" && p != "count" {
+			if v := c.Arg(i+1, p); v != nil && !IsNoneV(v) && p != "pred" && p != "count" {
 				what := "a remote arrive"
 				switch p {
 				case "tx_count":
 					what = "mbarrier.arrive.expect_tx"
 				}
-				ev.warnf(c.span, CodeUnresolved, "%s.arrive with %s= (%s) is not modelled by tilels; statement ignored", b.Class, p, what)
-				return &NoneV{base{c.span}}
+				ev.Warnf(c.At, CodeUnresolved, "%s.arrive with %s= (%s) is not modelled by tilels; statement ignored", b.Class, p, what)
+				return &NoneV{Base{c.At}}
 			}
 		}
 		stage, ok := arg(0, "stage")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		ev.emitStmt(stmt(ir.OpMbarrierArrive, ptr(stage)))
+		ev.EmitStmt(stmt(ir.OpMbarrierArrive, ptr(stage)))
 	}
-	return &NoneV{base{c.span}}
+	return &NoneV{Base{c.At}}
 }
 
 // PipelineV is a Pipeline: its full and empty barriers.
 type PipelineV struct {
-	base
+	Base
 	Stages      int64
 	Full, Empty *BarrierV
 }
@@ -248,56 +248,56 @@ var barKinds = map[string]string{"tma": "TMABar", "tcgen05": "TCGen05Bar", "mbar
 // init_empty=1, empty_phase_offset=0, leader=None): full =
 // _BAR_KINDS[full](pool, stages), full.init(init_full), then the empty
 // barrier with phase_offset=empty_phase_offset, empty.init(init_empty).
-func (ev *evaluator) newPipeline(c *call) Value {
-	if len(c.args) > 2 {
-		return ev.pyErrorf(c.span, "Pipeline.__init__() takes 3 positional arguments but %d were given", len(c.args)+1)
+func (ev *Evaluator) newPipeline(c *Call) Value {
+	if len(c.Args) > 2 {
+		return ev.pyErrorf(c.At, "Pipeline.__init__() takes 3 positional arguments but %d were given", len(c.Args)+1)
 	}
-	if !ev.checkArgs(c, "Pipeline", 2, "pool", "stages", "full", "empty", "init_full", "init_empty", "empty_phase_offset", "leader") {
-		return poison(c.span)
+	if !ev.CheckArgs(c, "Pipeline", 2, "pool", "stages", "full", "empty", "init_full", "init_empty", "empty_phase_offset", "leader") {
+		return Poison(c.At)
 	}
-	if _, ok := c.args[0].(*PoolV); !ok {
-		if isErr(c.args[0]) {
-			return c.args[0]
+	if _, ok := c.Args[0].(*PoolV); !ok {
+		if IsErr(c.Args[0]) {
+			return c.Args[0]
 		}
-		return &OpaqueV{base{c.span}, "Pipeline(...)"}
+		return &OpaqueV{Base{c.At}, "Pipeline(...)"}
 	}
-	stages, ok := ev.intArg(c.args[1], c.argSpans[1], "Pipeline stages")
+	stages, ok := ev.intArg(c.Args[1], c.ArgSpans[1], "Pipeline stages")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	p := &PipelineV{base: base{c.span}, Stages: stages}
+	p := &PipelineV{Base: Base{c.At}, Stages: stages}
 	for i, side := range []string{"full", "empty"} {
-		v := c.arg(2+i, side)
+		v := c.Arg(2+i, side)
 		if v == nil {
-			return ev.pyErrorf(c.span, "Pipeline.__init__() missing 1 required keyword-only argument: '%s'", side)
+			return ev.pyErrorf(c.At, "Pipeline.__init__() missing 1 required keyword-only argument: '%s'", side)
 		}
-		tag, ok := ev.strArg(v, c.argSpan(2+i, side), side)
+		tag, ok := ev.strArg(v, c.ArgSpan(2+i, side), side)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		class, known := barKinds[tag]
 		if !known {
-			return ev.pyErrorf(c.argSpan(2+i, side), "KeyError: %s", pyQuote(tag))
+			return ev.pyErrorf(c.ArgSpan(2+i, side), "KeyError: %s", pyQuote(tag))
 		}
-		args := []Value{c.args[0], c.args[1]}
-		spans := []source.Span{c.argSpans[0], c.argSpans[1]}
-		off := c.arg(6, "empty_phase_offset")
+		args := []Value{c.Args[0], c.Args[1]}
+		spans := []source.Span{c.ArgSpans[0], c.ArgSpans[1]}
+		off := c.Arg(6, "empty_phase_offset")
 		if off == nil || side == "full" {
-			off = &IntV{base{c.span}, 0}
+			off = &IntV{Base{c.At}, 0}
 		}
-		args, spans = append(args, off), append(spans, c.argSpan(6, "empty_phase_offset"))
-		if l := c.arg(7, "leader"); l != nil {
-			args, spans = append(args, l), append(spans, c.argSpan(7, "leader"))
+		args, spans = append(args, off), append(spans, c.ArgSpan(6, "empty_phase_offset"))
+		if l := c.Arg(7, "leader"); l != nil {
+			args, spans = append(args, l), append(spans, c.ArgSpan(7, "leader"))
 		}
-		b, ok := ev.newBarrier(class, &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, args: args, argSpans: spans}).(*BarrierV)
+		b, ok := ev.newBarrier(class, &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: args, ArgSpans: spans}).(*BarrierV)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		var count Value = &IntV{base{c.span}, 1}
-		if n := c.arg(4+i, "init_"+side); n != nil {
+		var count Value = &IntV{Base{c.At}, 1}
+		if n := c.Arg(4+i, "init_"+side); n != nil {
 			count = n
 		}
-		ev.barrierCall(b, "init", &call{span: c.span, fnSpan: c.fnSpan, fr: c.fr, args: []Value{count}, argSpans: []source.Span{c.argSpan(4+i, "init_"+side)}})
+		ev.barrierCall(b, "init", &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: []Value{count}, ArgSpans: []source.Span{c.ArgSpan(4+i, "init_"+side)}})
 		if side == "full" {
 			p.Full = b
 		} else {
@@ -307,22 +307,22 @@ func (ev *evaluator) newPipeline(c *call) Value {
 	return p
 }
 
-func (ev *evaluator) pipelineObjAttr(p *PipelineV, name string, span source.Span) Value {
+func (ev *Evaluator) pipelineObjAttr(p *PipelineV, name string, span source.Span) Value {
 	switch name {
 	case "full":
 		return p.Full
 	case "empty":
 		return p.Empty
 	case "stages":
-		return &IntV{base{span}, p.Stages}
+		return &IntV{Base{span}, p.Stages}
 	}
-	return &OpaqueV{base{span}, "Pipeline." + name}
+	return &OpaqueV{Base{span}, "Pipeline." + name}
 }
 
 // PipelineStateV is a PipelineState: the ring's depth and the local int32
 // scalars holding its stage and phase.
 type PipelineStateV struct {
-	base
+	Base
 	Depth        int64
 	Stage, Phase *ir.Buffer
 }
@@ -331,27 +331,27 @@ func (*PipelineStateV) TypeName() string { return "PipelineState" }
 
 // newPipelineState is PipelineState(depth, phase=None): two
 // T.local_scalar("int32") (stage, phase), initialised when phase is given.
-func (ev *evaluator) newPipelineState(c *call) Value {
-	if !ev.requireKernel(c, "PipelineState") || !ev.checkArgs(c, "PipelineState", 1, "depth", "phase") {
-		return poison(c.span)
+func (ev *Evaluator) newPipelineState(c *Call) Value {
+	if !ev.RequireKernel(c, "PipelineState") || !ev.CheckArgs(c, "PipelineState", 1, "depth", "phase") {
+		return Poison(c.At)
 	}
-	depth, ok := ev.intArg(c.args[0], c.argSpans[0], "PipelineState depth")
+	depth, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "PipelineState depth")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	name, _ := ev.hintName(c, "pipe")
+	name, _ := ev.HintName(c, "pipe")
 	scalar := func(field string) *ir.Buffer {
-		b := &ir.Buffer{Name: name + "_" + field, Shape: []int64{1}, Dtype: ir.Int32, Scope: "local", Kind: ir.AllocBuffer, Span: c.span,
+		b := &ir.Buffer{Name: name + "_" + field, Shape: []int64{1}, Dtype: ir.Int32, Scope: "local", Kind: ir.AllocBuffer, Span: c.At,
 			Layout: layout.NewTile([]layout.Iter{layout.It(1, 1, layout.M)}, nil, nil)}
-		b.Data = &ir.Var{Name: b.Name, Type: ir.HandleT, Span: c.span}
-		ev.addBufferSite(b, source.NoSpan, c.span, source.NoSpan)
-		ev.emitStmt(&ir.Alloc{Buf: b, Span: c.span})
+		b.Data = &ir.Var{Name: b.Name, Type: ir.HandleT, Span: c.At}
+		ev.AddBufferSite(b, source.NoSpan, c.At, source.NoSpan)
+		ev.EmitStmt(&ir.Alloc{Buf: b, Span: c.At})
 		return b
 	}
-	ps := &PipelineStateV{base: base{c.span}, Depth: depth, Stage: scalar("stage"), Phase: scalar("phase")}
-	if v := c.arg(1, "phase"); v != nil && !isNoneV(v) {
-		if !ev.pipelineStateInit(ps, v, c.argSpan(1, "phase"), c.span) {
-			return poison(c.span)
+	ps := &PipelineStateV{Base: Base{c.At}, Depth: depth, Stage: scalar("stage"), Phase: scalar("phase")}
+	if v := c.Arg(1, "phase"); v != nil && !IsNoneV(v) {
+		if !ev.pipelineStateInit(ps, v, c.ArgSpan(1, "phase"), c.At) {
+			return Poison(c.At)
 		}
 	}
 	return ps
@@ -366,59 +366,59 @@ func storeScalar(b *ir.Buffer, v ir.Expr, span source.Span) ir.Stmt {
 }
 
 // pipelineStateInit is PipelineState.init(phase): stage = 0, phase = phase.
-func (ev *evaluator) pipelineStateInit(ps *PipelineStateV, phase Value, pspan, span source.Span) bool {
-	if isErr(phase) {
+func (ev *Evaluator) pipelineStateInit(ps *PipelineStateV, phase Value, pspan, span source.Span) bool {
+	if IsErr(phase) {
 		ev.needConcrete(phase, pspan, "PipelineState's phase")
 		return false
 	}
-	e, ok := ev.toIR(phase, ir.Int32)
+	e, ok := ev.ToIR(phase, ir.Int32)
 	if !ok {
-		ev.errorf(pspan, CodeType, "PipelineState phase must be an integer, got %s", describe(phase))
+		ev.Errorf(pspan, CodeType, "PipelineState phase must be an integer, got %s", Describe(phase))
 		return false
 	}
-	ev.emitStmt(storeScalar(ps.Stage, ir.Const(0), span))
-	ev.emitStmt(storeScalar(ps.Phase, e, span))
+	ev.EmitStmt(storeScalar(ps.Stage, ir.Const(0), span))
+	ev.EmitStmt(storeScalar(ps.Phase, e, span))
 	return true
 }
 
-func (ev *evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span source.Span) Value {
+func (ev *Evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span source.Span) Value {
 	switch name {
 	case "stage":
-		return &ExprV{base: base{span}, E: loadScalar(ps.Stage, span), scalar: true}
+		return &ExprV{Base: Base{span}, E: loadScalar(ps.Stage, span), scalar: true}
 	case "phase":
-		return &ExprV{base: base{span}, E: loadScalar(ps.Phase, span), scalar: true}
+		return &ExprV{Base: Base{span}, E: loadScalar(ps.Phase, span), scalar: true}
 	case "depth":
-		return &IntV{base{span}, ps.Depth}
+		return &IntV{Base{span}, ps.Depth}
 	case "init":
-		return method("PipelineState.init", func(ev *evaluator, c *call) Value {
-			if !ev.requireKernel(c, "PipelineState.init") || !ev.checkArgs(c, "init", 1, "phase") {
-				return poison(c.span)
+		return method("PipelineState.init", func(ev *Evaluator, c *Call) Value {
+			if !ev.RequireKernel(c, "PipelineState.init") || !ev.CheckArgs(c, "init", 1, "phase") {
+				return Poison(c.At)
 			}
-			if !ev.pipelineStateInit(ps, c.args[0], c.argSpans[0], c.span) {
-				return poison(c.span)
+			if !ev.pipelineStateInit(ps, c.Args[0], c.ArgSpans[0], c.At) {
+				return Poison(c.At)
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "advance":
 		// advance(): stage += 1, wrapping to 0 with the phase flipped; a
 		// ring of depth 1 only flips the phase.
-		return method("PipelineState.advance", func(ev *evaluator, c *call) Value {
-			if !ev.requireKernel(c, "PipelineState.advance") || !ev.checkArgs(c, "advance", 0) {
-				return poison(c.span)
+		return method("PipelineState.advance", func(ev *Evaluator, c *Call) Value {
+			if !ev.RequireKernel(c, "PipelineState.advance") || !ev.CheckArgs(c, "advance", 0) {
+				return Poison(c.At)
 			}
-			sp := c.span
+			sp := c.At
 			flip := storeScalar(ps.Phase, &ir.Binary{Op: ir.BitXor, A: loadScalar(ps.Phase, sp), B: ir.Const(1), Span: sp}, sp)
 			if ps.Depth <= 1 {
-				ev.emitStmt(flip)
-				return &NoneV{base{sp}}
+				ev.EmitStmt(flip)
+				return &NoneV{Base{sp}}
 			}
-			ev.emitStmt(storeScalar(ps.Stage, &ir.Binary{Op: ir.Add, A: loadScalar(ps.Stage, sp), B: ir.Const(1), Span: sp}, sp))
+			ev.EmitStmt(storeScalar(ps.Stage, &ir.Binary{Op: ir.Add, A: loadScalar(ps.Stage, sp), B: ir.Const(1), Span: sp}, sp))
 			wrap := &ir.Binary{Op: ir.EQ, A: loadScalar(ps.Stage, sp), B: ir.Const(ps.Depth), Span: sp}
-			ev.emitStmt(&ir.If{Cond: wrap, Then: &ir.Block{Stmts: []ir.Stmt{storeScalar(ps.Stage, ir.Const(0), sp), flip}, Span: sp}, Span: sp})
-			return &NoneV{base{sp}}
+			ev.EmitStmt(&ir.If{Cond: wrap, Then: &ir.Block{Stmts: []ir.Stmt{storeScalar(ps.Stage, ir.Const(0), sp), flip}, Span: sp}, Span: sp})
+			return &NoneV{Base{sp}}
 		})
 	}
-	return &OpaqueV{base{span}, "PipelineState." + name}
+	return &OpaqueV{Base{span}, "PipelineState." + name}
 }
 
 // tcgen05BarArrive is TCGen05Bar.arrive(stage, cta_group=1, cta_mask=None,
@@ -427,48 +427,48 @@ func (ev *evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span sou
 // (_tcgen05_commit_is_unicast), under `if pred:` when pred= is given (the
 // reference predicates the instruction, the same effect). The multicast
 // form is not modelled.
-func (ev *evaluator) tcgen05BarArrive(b *BarrierV, c *call) Value {
+func (ev *Evaluator) tcgen05BarArrive(b *BarrierV, c *Call) Value {
 	var mask ir.Expr // the CTA mask of a multicast commit (lib_pipeline_remote.go)
-	if m := c.arg(2, "cta_mask"); m != nil && !isNoneV(m) {
+	if m := c.Arg(2, "cta_mask"); m != nil && !IsNoneV(m) {
 		n, ok := toInt(m)
 		if !ok || bits.OnesCount64(uint64(n)) > 1 {
 			if mask = ev.tcgen05CommitMask(b, c, m); mask == nil {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 		}
 	}
 	group := int64(1)
-	if g := c.arg(1, "cta_group"); g != nil {
+	if g := c.Arg(1, "cta_group"); g != nil {
 		var ok bool
-		if group, ok = ev.intArg(g, c.argSpan(1, "cta_group"), "cta_group"); !ok {
-			return poison(c.span)
+		if group, ok = ev.intArg(g, c.ArgSpan(1, "cta_group"), "cta_group"); !ok {
+			return Poison(c.At)
 		}
 	}
-	sv := c.arg(0, "stage")
-	if isErr(sv) {
-		return ev.needConcrete(sv, c.argSpan(0, "stage"), b.Class+".arrive's stage")
+	sv := c.Arg(0, "stage")
+	if IsErr(sv) {
+		return ev.needConcrete(sv, c.ArgSpan(0, "stage"), b.Class+".arrive's stage")
 	}
-	stage, ok := ev.toIR(sv, ir.Int32)
+	stage, ok := ev.ToIR(sv, ir.Int32)
 	if !ok {
-		return ev.errorf(c.argSpan(0, "stage"), CodeType, "%s.arrive stage must be an integer, got %s", b.Class, describe(sv))
+		return ev.Errorf(c.ArgSpan(0, "stage"), CodeType, "%s.arrive stage must be an integer, got %s", b.Class, Describe(sv))
 	}
 	op := fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64", group)
-	args := []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}}
+	args := []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.At}}
 	if mask != nil {
 		op = fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64", group)
 		args = append(args, mask)
 	}
-	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.span}, Span: c.span}
-	if pv := c.arg(3, "pred"); pv != nil && !isNoneV(pv) {
-		if isErr(pv) {
-			return ev.needConcrete(pv, c.argSpan(3, "pred"), b.Class+".arrive's pred")
+	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.At}, Span: c.At}
+	if pv := c.Arg(3, "pred"); pv != nil && !IsNoneV(pv) {
+		if IsErr(pv) {
+			return ev.needConcrete(pv, c.ArgSpan(3, "pred"), b.Class+".arrive's pred")
 		}
-		cond, ok := ev.toIR(pv, ir.BoolT)
+		cond, ok := ev.ToIR(pv, ir.BoolT)
 		if !ok {
-			return ev.errorf(c.argSpan(3, "pred"), CodeType, "%s.arrive pred must be a condition, got %s", b.Class, describe(pv))
+			return ev.Errorf(c.ArgSpan(3, "pred"), CodeType, "%s.arrive pred must be a condition, got %s", b.Class, Describe(pv))
 		}
-		st = &ir.If{Cond: cond, Then: &ir.Block{Stmts: []ir.Stmt{st}, Span: c.span}, Span: c.span}
+		st = &ir.If{Cond: cond, Then: &ir.Block{Stmts: []ir.Stmt{st}, Span: c.At}, Span: c.At}
 	}
-	ev.emitStmt(st)
-	return &NoneV{base{c.span}}
+	ev.EmitStmt(st)
+	return &NoneV{Base{c.At}}
 }

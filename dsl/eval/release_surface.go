@@ -139,21 +139,21 @@ var surfaceForms = []Construct{
 // T.thread_id, ...; builder/ir.py): under an earlier release it is reported
 // and accepted. 0.27 takes int32 and uint32 only; tilels' ids stay int32
 // (the CUDA it prints declares them int).
-func (ev *evaluator) scopeIDDtype(c *call, fname string) bool {
-	v, ok := c.kw("dtype")
+func (ev *Evaluator) scopeIDDtype(c *Call, fname string) bool {
+	v, ok := c.Kw("dtype")
 	if !ok {
 		return true
 	}
 	k := surfaceForms[2]
 	k.Name = strings.Replace(k.Name, "T.thread_id", fname, 1)
-	ev.otherRelease(c.fnSpan, k, "modelled as 0.27 does, the id as int32")
-	dt, ok := ev.dtypeOf(v, c.argSpan(-1, "dtype"))
+	ev.otherRelease(c.FnSpan, k, "modelled as 0.27 does, the id as int32")
+	dt, ok := ev.DtypeOf(v, c.ArgSpan(-1, "dtype"))
 	if !ok {
 		return false
 	}
 	if (dt.Code != ir.Int && dt.Code != ir.UInt) || dt.Bits != 32 {
 		// 0.27.0.post1's check, verbatim (its text prints the dtype as T.<dtype>)
-		ev.errorf(c.span, CodeDtype, "dtype of a loop/scope-id var must be \"int32\" or \"uint32\", got T.%s", dt)
+		ev.Errorf(c.At, CodeDtype, "dtype of a loop/scope-id var must be \"int32\" or \"uint32\", got T.%s", dt)
 		return false
 	}
 	return true
@@ -327,7 +327,7 @@ func ptxChainOf(name, rest string) (Construct, bool) {
 // (once per span: the diagnostics of a file are deduplicated), and says
 // whether it is. how says what the evaluator does then: "modelled as 0.25
 // does", "not modelled".
-func (ev *evaluator) otherRelease(span source.Span, c Construct, how string) bool {
+func (ev *Evaluator) otherRelease(span source.Span, c Construct, how string) bool {
 	r := ev.opts.Release
 	if c.In.Has(r) {
 		return false
@@ -341,7 +341,7 @@ func (ev *evaluator) otherRelease(span source.Span, c Construct, how string) boo
 	if how != "" {
 		msg += "; " + how
 	}
-	ev.warnf(span, CodeOtherRelease, "%s", msg)
+	ev.Warnf(span, CodeOtherRelease, "%s", msg)
 	return true
 }
 
@@ -358,10 +358,10 @@ func modelledAs(c Construct) string {
 
 // checkSurfaceModule reports an import of a module path the chosen release
 // does not have.
-func (ev *evaluator) checkSurfaceModule(path string, span source.Span) {
+func (ev *Evaluator) checkSurfaceModule(path string, span source.Span) {
 	if c, ok := SurfaceModuleOf(path); ok {
 		how := "not modelled"
-		if canonicalModule(path) != "" || ev.module(path, span) != nil {
+		if ev.canonicalModule(path) != "" || ev.Module(path, span) != nil {
 			how = modelledAs(c)
 		}
 		ev.otherRelease(span, c, how)
@@ -384,7 +384,7 @@ func surfaceModuleAlias(path string) string {
 
 // checkSurfaceName reports a name of a modelled module (or a T.cuda/T.ptx
 // intrinsic path, alias "T.") the chosen release does not have.
-func (ev *evaluator) checkSurfaceName(alias, name string, span source.Span, how string) {
+func (ev *Evaluator) checkSurfaceName(alias, name string, span source.Span, how string) {
 	if alias == "" {
 		return
 	}
@@ -542,7 +542,7 @@ var intrinsicNames = []Construct{
 // checkSurfaceImportFrom reports "from M import a, b" where M (or M.a, a
 // submodule) is a path, or a or b a name of a modelled module, the chosen
 // release does not have.
-func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
+func (ev *Evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 	if _, ok := SurfaceModuleOf(s.Module); ok {
 		span := s.Loc
 		if i := strings.Index(ev.text(s.Loc), s.Module); i >= 0 {
@@ -551,7 +551,7 @@ func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 		ev.checkSurfaceModule(s.Module, span)
 		return
 	}
-	m := ev.module(s.Module, s.Loc)
+	m := ev.Module(s.Module, s.Loc)
 	for _, a := range s.Names {
 		if _, ok := SurfaceModuleOf(s.Module + "." + a.Name); ok {
 			ev.checkSurfaceModule(s.Module+"."+a.Name, a.Loc)
@@ -565,7 +565,7 @@ func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 // Tx.compose_op; also "from M import name") the chosen release does not
 // have, "not modelled" when M's model has no such name. Tile primitives are
 // checked where they are called (Tx.cta.log2 as Tx.log2).
-func (ev *evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
+func (ev *Evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
 	alias := surfaceModuleAlias(m.Path)
 	if alias == "" || (m.Path == txPath && isTileOp(name)) {
 		return

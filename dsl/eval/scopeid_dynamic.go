@@ -21,7 +21,7 @@ import "github.com/tilels/tilels/ir"
 // dynamicExtents returns the extents of ext as IR expressions when ext is a
 // sequence of one to three integers or integer expressions of which at
 // least one is not a constant.
-func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
+func (ev *Evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 	if !isSeq(ext) {
 		return nil, false
 	}
@@ -33,7 +33,7 @@ func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 	out := make([]ir.Expr, len(elts))
 	for i, e := range elts {
 		if _, isConst := toInt(e); isConst {
-			x, ok := ev.toIR(e, ir.Int32)
+			x, ok := ev.ToIR(e, ir.Int32)
 			if !ok {
 				return nil, false
 			}
@@ -44,7 +44,7 @@ func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 		if !ok {
 			return nil, false
 		}
-		if t := exprType(x.E); t.Code != ir.Int && t.Code != ir.UInt {
+		if t := ExprType(x.E); t.Code != ir.Int && t.Code != ir.UInt {
 			return nil, false
 		}
 		out[i] = x.E
@@ -58,7 +58,7 @@ func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 // how many ids the declaration makes then: one per element of a sequence
 // of one to three elements, else one.
 func unresolvedExtents(ext Value) (int, bool) {
-	if isErr(ext) {
+	if IsErr(ext) {
 		return 1, true
 	}
 	if !isSeq(ext) {

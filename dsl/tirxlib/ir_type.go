@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
@@ -14,42 +16,42 @@ const irTypePath = "tvm.ir.type"
 
 // irAttr is the tvm.ir module: its type submodule and the two types it
 // re-exports.
-func irAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func irAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	if name == "type" {
-		return ev.module(irTypePath, span), true
+		return ev.Module(irTypePath, span), true
 	}
 	return irTypeAttr(ev, name, span)
 }
 
-func irTypeAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func irTypeAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	switch name {
 	case "PrimType":
-		return builtin("PrimType", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "PrimType", 1, "dtype", "span") {
-				return poison(c.span)
+		return eval.Builtin("PrimType", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if !ev.CheckArgs(c, "PrimType", 1, "dtype", "span") {
+				return eval.Poison(c.At)
 			}
-			if s, ok := c.args[0].(*StrV); ok && s.V == "void" {
+			if s, ok := c.Args[0].(*eval.StrV); ok && s.V == "void" {
 				// void: only a pointer's element type; typed as a handle.
-				return &DTypeV{base: base{c.span}, DT: ir.HandleT}
+				return &eval.DTypeV{Base: eval.Base{At: c.At}, DT: ir.HandleT}
 			}
-			dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
+			dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 			if !ok {
-				return poison(c.span)
+				return eval.Poison(c.At)
 			}
-			return &DTypeV{base: base{c.span}, DT: dt}
+			return &eval.DTypeV{Base: eval.Base{At: c.At}, DT: dt}
 		}), true
 	case "PointerType":
-		return builtin("PointerType", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "PointerType", 1, "element_type", "storage_scope") {
-				return poison(c.span)
+		return eval.Builtin("PointerType", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if !ev.CheckArgs(c, "PointerType", 1, "element_type", "storage_scope") {
+				return eval.Poison(c.At)
 			}
-			if isErr(c.args[0]) {
-				return c.args[0]
+			if eval.IsErr(c.Args[0]) {
+				return c.Args[0]
 			}
-			if _, ok := ev.dtypeOf(c.args[0], c.argSpans[0]); !ok {
-				return poison(c.span)
+			if _, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0]); !ok {
+				return eval.Poison(c.At)
 			}
-			return &DTypeV{base: base{c.span}, DT: ir.HandleT}
+			return &eval.DTypeV{Base: eval.Base{At: c.At}, DT: ir.HandleT}
 		}), true
 	}
 	return nil, false
