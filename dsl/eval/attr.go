@@ -51,7 +51,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		}
 		return ev.ResolvePath(o.Path+"."+name, span)
 	case AttrValue: // a library value (library.go)
-		return o.LibAttr(ev, name, nameSpan, span, quiet)
+		v = o.LibAttr(ev, name, span)
 	case *TxNSV:
 		v = ev.txAttr(o, name, nameSpan, span, quiet)
 		if v == nil && !quiet {
@@ -73,7 +73,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *IntV:
 		if name == "bit_length" {
 			n := o.V
-			v = method("int.bit_length", func(ev *Evaluator, c *Call) Value {
+			v = Method("int.bit_length", func(ev *Evaluator, c *Call) Value {
 				if n < 0 {
 					n = -n
 				}
@@ -83,7 +83,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *FloatV:
 		if name == "is_integer" {
 			f := o.V
-			v = method("float.is_integer", func(ev *Evaluator, c *Call) Value {
+			v = Method("float.is_integer", func(ev *Evaluator, c *Call) Value {
 				return &BoolV{Base{c.At}, f == float64(int64(f))}
 			})
 		}
@@ -99,7 +99,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 			v = &IntV{Base{span}, int64(o.DT.Code)}
 		case "is_float", "is_float16", "is_bfloat16":
 			dt := o.DT
-			v = method("DataType."+name, func(ev *Evaluator, c *Call) Value {
+			v = Method("DataType."+name, func(ev *Evaluator, c *Call) Value {
 				r := dt.IsFloat()
 				if name == "is_float16" {
 					r = dt == ir.Float16
@@ -134,7 +134,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		case "dtype":
 			v = &StrV{Base{span}, ExprType(o.E).String()}
 		case "value":
-			if n, ok := toInt(o); ok {
+			if n, ok := ToInt(o); ok {
 				v = &IntV{Base{span}, n}
 			} else if f, ok := o.E.(*ir.FloatImm); ok {
 				v = &FloatV{Base{span}, f.Value}
@@ -148,7 +148,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 			v = &OpaqueV{Base{span}, ExprString(o.E) + "." + name}
 		}
 	case *BufferV:
-		v = ev.bufferAttr(o, name, span)
+		v = ev.BufferAttr(o, name, span)
 	case *RegionV:
 		switch name {
 		case "buffer":
@@ -172,12 +172,6 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = &OpaqueV{Base{span}, o.K.Func.Name + "." + name}
 	case *JitV:
 		v = ev.jitAttr(o, name, span)
-	case *BarrierV:
-		v = ev.barrierAttr(o, name, span)
-	case *PipelineV:
-		v = ev.pipelineObjAttr(o, name, span)
-	case *PipelineStateV:
-		v = ev.pipelineStateAttr(o, name, span)
 	case *ClassV, *InstanceV, *descV:
 		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:
@@ -186,5 +180,5 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	if v != nil || quiet {
 		return v
 	}
-	return ev.pyErrorf(nameSpan, "'%s' object has no attribute '%s'", obj.TypeName(), name)
+	return ev.PyErrorf(nameSpan, "'%s' object has no attribute '%s'", obj.TypeName(), name)
 }

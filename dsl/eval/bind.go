@@ -85,7 +85,7 @@ func CaseString(bs []Binding) string {
 func Literal(v Value) string {
 	switch x := v.(type) {
 	case *DTypeV:
-		return pyQuote(x.DT.String())
+		return PyQuote(x.DT.String())
 	case *EnumV:
 		return x.Type + "." + x.Name
 	case *InstanceV:

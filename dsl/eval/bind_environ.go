@@ -27,7 +27,7 @@ func osAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 // environAttr models os.environ.get.
 func environAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name == "get" {
-		return method("get", envGet("get")), true
+		return Method("get", envGet("get")), true
 	}
 	return nil, false
 }
@@ -44,7 +44,7 @@ func envGet(fname string) func(ev *Evaluator, c *Call) Value {
 			key = c.Args[0]
 		default:
 			if len(c.Args) > 2 {
-				return ev.pyErrorf(c.At, "%s() takes at most 2 arguments (%d given)", fname, len(c.Args))
+				return ev.PyErrorf(c.At, "%s() takes at most 2 arguments (%d given)", fname, len(c.Args))
 			}
 		}
 		for _, k := range c.Kwargs {
@@ -54,11 +54,11 @@ func envGet(fname string) func(ev *Evaluator, c *Call) Value {
 			case k.Name == "default" && def == nil:
 				def = k.V
 			default:
-				return ev.pyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
+				return ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
 			}
 		}
 		if key == nil {
-			return ev.pyErrorf(c.At, "%s() missing required argument 'key'", fname)
+			return ev.PyErrorf(c.At, "%s() missing required argument 'key'", fname)
 		}
 		if IsErr(key) {
 			return key

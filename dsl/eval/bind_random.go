@@ -76,14 +76,14 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 	return &ModuleV{Base: Base{span}, Path: "random.Random(...)", Name: "Random", attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		switch name {
 		case "random":
-			return method("random", func(ev *Evaluator, c *Call) Value {
+			return Method("random", func(ev *Evaluator, c *Call) Value {
 				if len(c.Args) > 0 || len(c.Kwargs) > 0 {
-					return ev.pyErrorf(c.At, "random() takes no arguments")
+					return ev.PyErrorf(c.At, "random() takes no arguments")
 				}
 				return &FloatV{Base{c.At}, m.random()}
 			}), true
 		case "uniform":
-			return method("uniform", func(ev *Evaluator, c *Call) Value {
+			return Method("uniform", func(ev *Evaluator, c *Call) Value {
 				a, b, bad := floatPair(ev, c, "uniform")
 				if bad != nil {
 					return bad
@@ -91,16 +91,16 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 				return &FloatV{Base{c.At}, a + (b-a)*m.random()}
 			}), true
 		case "getrandbits":
-			return method("getrandbits", func(ev *Evaluator, c *Call) Value {
+			return Method("getrandbits", func(ev *Evaluator, c *Call) Value {
 				if len(c.Args) != 1 || len(c.Kwargs) > 0 {
-					return ev.pyErrorf(c.At, "getrandbits() takes exactly one argument")
+					return ev.PyErrorf(c.At, "getrandbits() takes exactly one argument")
 				}
 				k, ok := c.Args[0].(*IntV)
 				if !ok {
 					return opaqueOrErr(ev, c.Args[0], c.At, "getrandbits")
 				}
 				if k.V < 0 {
-					return ev.pyErrorf(c.At, "ValueError: number of bits must be non-negative")
+					return ev.PyErrorf(c.At, "ValueError: number of bits must be non-negative")
 				}
 				if k.V > 63 {
 					return &OpaqueV{Base{c.At}, "random.Random(...).getrandbits(...)"}
@@ -108,13 +108,13 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 				return &IntV{Base{c.At}, int64(m.getrandbits(uint(k.V)))}
 			}), true
 		case "randrange", "randint":
-			return method(name, func(ev *Evaluator, c *Call) Value {
+			return Method(name, func(ev *Evaluator, c *Call) Value {
 				return m.randrange(ev, c, name)
 			}), true
 		case "choice":
-			return method("choice", func(ev *Evaluator, c *Call) Value {
+			return Method("choice", func(ev *Evaluator, c *Call) Value {
 				if len(c.Args) != 1 || len(c.Kwargs) > 0 {
-					return ev.pyErrorf(c.At, "choice() takes exactly one argument")
+					return ev.PyErrorf(c.At, "choice() takes exactly one argument")
 				}
 				elts, ok := ev.iterate(c.Args[0], c.At)
 				if !ok || IsErr(c.Args[0]) {
@@ -126,7 +126,7 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 					return &OpaqueV{Base{c.At}, "random.Random(...).choice(...)"}
 				}
 				if len(elts) == 0 {
-					return ev.pyErrorf(c.At, "IndexError: Cannot choose from an empty sequence")
+					return ev.PyErrorf(c.At, "IndexError: Cannot choose from an empty sequence")
 				}
 				return elts[m.randbelow(uint64(len(elts)))]
 			}), true
@@ -152,11 +152,11 @@ func floatPair(ev *Evaluator, c *Call, fname string) (float64, float64, Value) {
 		case k.Name == "a" && len(args) == 0, k.Name == "b" && len(args) == 1:
 			args = append(args, k.V)
 		default:
-			return 0, 0, ev.pyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
+			return 0, 0, ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
 		}
 	}
 	if len(args) != 2 {
-		return 0, 0, ev.pyErrorf(c.At, "%s() takes 2 arguments (%d given)", fname, len(args))
+		return 0, 0, ev.PyErrorf(c.At, "%s() takes 2 arguments (%d given)", fname, len(args))
 	}
 	var out [2]float64
 	for i, a := range args {
@@ -199,7 +199,7 @@ func (m *mt19937) randrange(ev *Evaluator, c *Call, fname string) Value {
 	}
 	if fname == "randint" {
 		if len(ns) != 2 {
-			return ev.pyErrorf(c.At, "randint() takes 2 arguments (%d given)", len(ns))
+			return ev.PyErrorf(c.At, "randint() takes 2 arguments (%d given)", len(ns))
 		}
 		ns[1]++
 	}
@@ -212,7 +212,7 @@ func (m *mt19937) randrange(ev *Evaluator, c *Call, fname string) Value {
 	case 3:
 		start, stop, step = ns[0], ns[1], ns[2]
 	default:
-		return ev.pyErrorf(c.At, "%s() takes from 1 to 3 arguments (%d given)", fname, len(ns))
+		return ev.PyErrorf(c.At, "%s() takes from 1 to 3 arguments (%d given)", fname, len(ns))
 	}
 	var n int64
 	switch {
@@ -221,10 +221,10 @@ func (m *mt19937) randrange(ev *Evaluator, c *Call, fname string) Value {
 	case step < 0:
 		n = (stop - start + step + 1) / step
 	default:
-		return ev.pyErrorf(c.At, "ValueError: zero step for randrange()")
+		return ev.PyErrorf(c.At, "ValueError: zero step for randrange()")
 	}
 	if n <= 0 {
-		return ev.pyErrorf(c.At, "ValueError: empty range for %s()", fname)
+		return ev.PyErrorf(c.At, "ValueError: empty range for %s()", fname)
 	}
 	if len(ns) <= 2 || step == 1 {
 		return &IntV{Base{c.At}, start + int64(m.randbelow(uint64(n)))}

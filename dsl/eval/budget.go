@@ -299,7 +299,7 @@ func charged(m Value, n func() int, per int) Value {
 		return m
 	}
 	fn := b.Fn
-	return method(b.Name, func(ev *Evaluator, c *Call) Value {
+	return Method(b.Name, func(ev *Evaluator, c *Call) Value {
 		if !ev.work(c.At, n(), per) {
 			return Poison(c.At)
 		}

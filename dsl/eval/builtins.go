@@ -92,7 +92,7 @@ func init() {
 		if !ev.CheckArgs(c, "hasattr", 2, "obj", "name") {
 			return Poison(c.At)
 		}
-		name, ok := ev.strArg(c.Args[1], c.ArgSpans[1], "attribute name")
+		name, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -124,24 +124,24 @@ func init() {
 		case 3:
 			return &SliceV{Base{c.At}, c.Args[0], c.Args[1], c.Args[2]}
 		}
-		return ev.pyErrorf(c.At, "slice expected 1 to 3 arguments, got %d", len(c.Args))
+		return ev.PyErrorf(c.At, "slice expected 1 to 3 arguments, got %d", len(c.Args))
 	})
 	add("chr", func(ev *Evaluator, c *Call) Value {
-		n, ok := ev.intArg(c.Arg(0, "i"), c.ArgSpan(0, "i"), "chr() argument")
+		n, ok := ev.IntArg(c.Arg(0, "i"), c.ArgSpan(0, "i"), "chr() argument")
 		if !ok {
 			return Poison(c.At)
 		}
 		return &StrV{Base{c.At}, string(rune(n))}
 	})
 	add("ord", func(ev *Evaluator, c *Call) Value {
-		s, ok := ev.strArg(c.Arg(0, "c"), c.ArgSpan(0, "c"), "ord() argument")
+		s, ok := ev.StrArg(c.Arg(0, "c"), c.ArgSpan(0, "c"), "ord() argument")
 		if !ok || utf8.RuneCountInString(s) != 1 {
-			return ev.pyErrorf(c.At, "ord() expected a character")
+			return ev.PyErrorf(c.At, "ord() expected a character")
 		}
 		return &IntV{Base{c.At}, int64([]rune(s)[0])}
 	})
 	add("hex", func(ev *Evaluator, c *Call) Value {
-		n, ok := ev.intArg(c.Arg(0, "x"), c.ArgSpan(0, "x"), "hex() argument")
+		n, ok := ev.IntArg(c.Arg(0, "x"), c.ArgSpan(0, "x"), "hex() argument")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -177,7 +177,7 @@ func orPoison(v Value, span source.Span) Value {
 // iterArg materializes iterable argument i.
 func iterArg(ev *Evaluator, c *Call, i int, fname string) ([]Value, Value) {
 	if i >= len(c.Args) {
-		return nil, ev.pyErrorf(c.At, "%s() expected an iterable argument", fname)
+		return nil, ev.PyErrorf(c.At, "%s() expected an iterable argument", fname)
 	}
 	v := c.Args[i]
 	if IsErr(v) {
@@ -185,7 +185,7 @@ func iterArg(ev *Evaluator, c *Call, i int, fname string) ([]Value, Value) {
 	}
 	elts, ok := ev.iterate(v, c.ArgSpans[i])
 	if !ok {
-		return nil, ev.pyErrorf(c.ArgSpans[i], "'%s' object is not iterable", v.TypeName())
+		return nil, ev.PyErrorf(c.ArgSpans[i], "'%s' object is not iterable", v.TypeName())
 	}
 	return elts, nil
 }
@@ -226,7 +226,7 @@ func biLen(ev *Evaluator, c *Call) Value {
 	case *BufferV:
 		return &IntV{Base{c.At}, int64(len(v.B.Shape))}
 	}
-	return ev.pyErrorf(c.ArgSpans[0], "object of type '%s' has no len()", v.TypeName())
+	return ev.PyErrorf(c.ArgSpans[0], "object of type '%s' has no len()", v.TypeName())
 }
 
 func biMinMax(ev *Evaluator, c *Call, which string) Value {
@@ -247,7 +247,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 		if d, ok := c.Kw("default"); ok {
 			return d
 		}
-		return ev.pyErrorf(c.At, "%s() arg is an empty sequence", which)
+		return ev.PyErrorf(c.At, "%s() arg is an empty sequence", which)
 	}
 	key, _ := c.Kw("key")
 	best := elts[0]
@@ -267,7 +267,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 		_, bd := bestKey.(*ExprV)
 		if kd || bd {
 			if key != nil {
-				return ev.pyErrorf(c.At, "%s() with key= over device values", which)
+				return ev.PyErrorf(c.At, "%s() with key= over device values", which)
 			}
 			op := ir.Min
 			if which == "max" {
@@ -276,7 +276,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 			a, ok1 := ev.ToIR(bestKey, ir.DataType{})
 			b, ok2 := ev.ToIR(k, ExprType(a))
 			if !ok1 || !ok2 {
-				return ev.pyErrorf(c.At, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
+				return ev.PyErrorf(c.At, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
 			}
 			best = &ExprV{Base: Base{c.At}, E: MkBin(op, a, b, c.At)}
 			bestKey = best
@@ -284,7 +284,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 		}
 		r, ok := pyCompare(k, bestKey)
 		if !ok {
-			return ev.pyErrorf(c.At, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
+			return ev.PyErrorf(c.At, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
 		}
 		if (which == "min" && r < 0) || (which == "max" && r > 0) {
 			best, bestKey = e, k
@@ -295,7 +295,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 
 func biRange(ev *Evaluator, c *Call) Value {
 	if len(c.Args) < 1 || len(c.Args) > 3 || len(c.Kwargs) > 0 {
-		return ev.pyErrorf(c.At, "range expected 1 to 3 integer arguments, got %d", len(c.Args))
+		return ev.PyErrorf(c.At, "range expected 1 to 3 integer arguments, got %d", len(c.Args))
 	}
 	if e := firstErr(c.Args...); e != nil {
 		return e
@@ -303,7 +303,7 @@ func biRange(ev *Evaluator, c *Call) Value {
 	device := false
 	for _, a := range c.Args {
 		if _, ok := a.(*ExprV); ok {
-			if _, ok := toInt(a); !ok {
+			if _, ok := ToInt(a); !ok {
 				device = true
 			}
 		}
@@ -313,9 +313,9 @@ func biRange(ev *Evaluator, c *Call) Value {
 	}
 	var ns [3]int64
 	for i, a := range c.Args {
-		n, ok := toInt(a)
+		n, ok := ToInt(a)
 		if !ok {
-			return ev.pyErrorf(c.ArgSpans[i], "'%s' object cannot be interpreted as an integer", a.TypeName())
+			return ev.PyErrorf(c.ArgSpans[i], "'%s' object cannot be interpreted as an integer", a.TypeName())
 		}
 		ns[i] = n
 	}
@@ -328,7 +328,7 @@ func biRange(ev *Evaluator, c *Call) Value {
 	case 3:
 		r.Start, r.Stop, r.Step = ns[0], ns[1], ns[2]
 		if r.Step == 0 {
-			return ev.pyErrorf(c.ArgSpans[2], "range() arg 3 must not be zero")
+			return ev.PyErrorf(c.ArgSpans[2], "range() arg 3 must not be zero")
 		}
 	}
 	return r
@@ -398,10 +398,10 @@ func biDict(ev *Evaluator, c *Call) Value {
 					kv = []Value{&StrV{Base{s.At}, string(r)}, &StrV{Base{s.At}, s.V[n:]}}
 				}
 				if len(kv) != 2 {
-					return ev.pyErrorf(c.ArgSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
+					return ev.PyErrorf(c.ArgSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
 				}
 				if !ev.setEntry(d, kv[0], kv[1], c.At) {
-					return ev.pyErrorf(c.ArgSpans[0], "unhashable type: '%s'", kv[0].TypeName())
+					return ev.PyErrorf(c.ArgSpans[0], "unhashable type: '%s'", kv[0].TypeName())
 				}
 			}
 		}
@@ -427,36 +427,36 @@ func biInt(ev *Evaluator, c *Call) Value {
 	case *IntV:
 		return x
 	case *BoolV:
-		n, _ := toInt(x)
+		n, _ := ToInt(x)
 		return &IntV{Base{c.At}, n}
 	case *FloatV:
 		if math.IsNaN(x.V) || math.IsInf(x.V, 0) || math.Abs(x.V) > 9e18 {
-			return ev.pyErrorf(c.At, "cannot convert float %s to integer", pyFloat(x.V))
+			return ev.PyErrorf(c.At, "cannot convert float %s to integer", pyFloat(x.V))
 		}
 		return &IntV{Base{c.At}, int64(x.V)}
 	case *StrV:
 		b := 10
 		if bv := c.Arg(1, "base"); bv != nil {
-			n, ok := toInt(bv)
+			n, ok := ToInt(bv)
 			if !ok {
-				return ev.pyErrorf(c.At, "int() base must be an integer")
+				return ev.PyErrorf(c.At, "int() base must be an integer")
 			}
 			b = int(n)
 		}
 		n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(x.V), "_", ""), b, 64)
 		if err != nil {
-			return ev.pyErrorf(c.At, "invalid literal for int() with base %d: %s", b, Repr(x))
+			return ev.PyErrorf(c.At, "invalid literal for int() with base %d: %s", b, Repr(x))
 		}
 		return &IntV{Base{c.At}, n}
 	case *ExprV:
-		if n, ok := toInt(x); ok {
+		if n, ok := ToInt(x); ok {
 			return &IntV{Base{c.At}, n}
 		}
-		return ev.pyErrorf(c.ArgSpans[0], "cannot convert device value `%s` to a Python int", ExprString(x.E))
+		return ev.PyErrorf(c.ArgSpans[0], "cannot convert device value `%s` to a Python int", ExprString(x.E))
 	case *EnumV:
 		return &IntV{Base{c.At}, x.V}
 	}
-	return ev.pyErrorf(c.At, "int() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "int() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
 func biFloat(ev *Evaluator, c *Call) Value {
@@ -479,14 +479,14 @@ func biFloat(ev *Evaluator, c *Call) Value {
 		}
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
-			return ev.pyErrorf(c.At, "could not convert string to float: %s", Repr(s))
+			return ev.PyErrorf(c.At, "could not convert string to float: %s", Repr(s))
 		}
 		return &FloatV{Base{c.At}, f}
 	}
 	if f, ok := toFloat(v); ok {
 		return &FloatV{Base{c.At}, f}
 	}
-	return ev.pyErrorf(c.At, "float() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "float() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
 func biStr(ev *Evaluator, c *Call) Value {
@@ -516,7 +516,7 @@ func biAbs(ev *Evaluator, c *Call) Value {
 		}
 		return x
 	case *BoolV:
-		n, _ := toInt(x)
+		n, _ := ToInt(x)
 		return &IntV{Base{c.At}, n}
 	case *FloatV:
 		return &FloatV{Base{c.At}, math.Abs(x.V)}
@@ -526,7 +526,7 @@ func biAbs(ev *Evaluator, c *Call) Value {
 	if IsErr(v) {
 		return v
 	}
-	return ev.pyErrorf(c.At, "bad operand type for abs(): '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "bad operand type for abs(): '%s'", v.TypeName())
 }
 
 func biSum(ev *Evaluator, c *Call) Value {
@@ -554,20 +554,20 @@ func biRound(ev *Evaluator, c *Call) Value {
 	}
 	f, ok := toFloat(v)
 	if !ok {
-		return ev.pyErrorf(c.At, "type %s doesn't define __round__ method", v.TypeName())
+		return ev.PyErrorf(c.At, "type %s doesn't define __round__ method", v.TypeName())
 	}
 	if nd := c.Arg(1, "ndigits"); nd != nil {
 		if _, none := nd.(*NoneV); !none {
-			n, ok := toInt(nd)
+			n, ok := ToInt(nd)
 			if !ok {
-				return ev.pyErrorf(c.At, "ndigits must be an integer")
+				return ev.PyErrorf(c.At, "ndigits must be an integer")
 			}
 			p := math.Pow(10, float64(n))
 			return &FloatV{Base{c.At}, math.RoundToEven(f*p) / p}
 		}
 	}
 	if isIntLike(v) {
-		n, _ := toInt(v)
+		n, _ := ToInt(v)
 		return &IntV{Base{c.At}, n}
 	}
 	return &IntV{Base{c.At}, int64(math.RoundToEven(f))}
@@ -580,7 +580,7 @@ func biEnumerate(ev *Evaluator, c *Call) Value {
 	}
 	start := int64(0)
 	if s := c.Arg(1, "start"); s != nil {
-		n, ok := ev.intArg(s, c.ArgSpan(1, "start"), "enumerate start")
+		n, ok := ev.IntArg(s, c.ArgSpan(1, "start"), "enumerate start")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -671,7 +671,7 @@ func biSorted(ev *Evaluator, c *Call) Value {
 		return r < 0
 	})
 	if !okAll {
-		return ev.pyErrorf(c.At, "sorted() of values that cannot be compared")
+		return ev.PyErrorf(c.At, "sorted() of values that cannot be compared")
 	}
 	res := make([]Value, len(out))
 	for i, j := range idx {
@@ -682,7 +682,7 @@ func biSorted(ev *Evaluator, c *Call) Value {
 
 func biMap(ev *Evaluator, c *Call) Value {
 	if len(c.Args) < 2 {
-		return ev.pyErrorf(c.At, "map() must have at least two arguments")
+		return ev.PyErrorf(c.At, "map() must have at least two arguments")
 	}
 	z := biZip(ev, &Call{At: c.At, Args: c.Args[1:], ArgSpans: c.ArgSpans[1:]})
 	l, ok := z.(*ListV)
@@ -798,9 +798,9 @@ func biIsinstance(ev *Evaluator, c *Call) Value {
 
 func biGetattr(ev *Evaluator, c *Call) Value {
 	if len(c.Args) < 2 || len(c.Args) > 3 {
-		return ev.pyErrorf(c.At, "getattr expected 2 or 3 arguments, got %d", len(c.Args))
+		return ev.PyErrorf(c.At, "getattr expected 2 or 3 arguments, got %d", len(c.Args))
 	}
-	name, ok := ev.strArg(c.Args[1], c.ArgSpans[1], "attribute name")
+	name, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 	if !ok {
 		return Poison(c.At)
 	}
@@ -818,7 +818,7 @@ func biGetattr(ev *Evaluator, c *Call) Value {
 
 // ---- methods of Python values ----
 
-func method(name string, fn func(ev *Evaluator, c *Call) Value) *BuiltinV {
+func Method(name string, fn func(ev *Evaluator, c *Call) Value) *BuiltinV {
 	return Builtin(name, fn)
 }
 
@@ -835,7 +835,7 @@ func (ev *Evaluator) strMethod(s *StrV, name string) Value {
 func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 	switch name {
 	case "join":
-		return method("str.join", func(ev *Evaluator, c *Call) Value {
+		return Method("str.join", func(ev *Evaluator, c *Call) Value {
 			elts, bad := iterArg(ev, c, 0, "join")
 			if bad != nil {
 				return bad
@@ -848,7 +848,7 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 					if IsErr(e) {
 						return e
 					}
-					return ev.pyErrorf(c.At, "sequence item %d: expected str instance, %s found", i, e.TypeName())
+					return ev.PyErrorf(c.At, "sequence item %d: expected str instance, %s found", i, e.TypeName())
 				}
 				parts[i] = x.V
 				n = addCost(n, int64(len(x.V)))
@@ -859,9 +859,9 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &StrV{Base{c.At}, strings.Join(parts, s.V)}
 		})
 	case "format":
-		return method("str.format", func(ev *Evaluator, c *Call) Value { return ev.strFormat(s.V, c) })
+		return Method("str.format", func(ev *Evaluator, c *Call) Value { return ev.strFormat(s.V, c) })
 	case "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize":
-		return method("str."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			cut := " \t\n\r\v\f"
 			if a := c.Arg(0, "chars"); a != nil {
 				if cs, ok := a.(*StrV); ok {
@@ -894,7 +894,7 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &StrV{Base{c.At}, strings.ToTitle(s.V)}
 		})
 	case "startswith", "endswith":
-		return method("str."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			a := c.Arg(0, "prefix")
 			cands := []Value{a}
 			if t, ok := a.(*TupleV); ok {
@@ -903,7 +903,7 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			for _, x := range cands {
 				p, ok := x.(*StrV)
 				if !ok {
-					return ev.pyErrorf(c.At, "%s arg must be str or a tuple of str", name)
+					return ev.PyErrorf(c.At, "%s arg must be str or a tuple of str", name)
 				}
 				if (name == "startswith" && strings.HasPrefix(s.V, p.V)) || (name == "endswith" && strings.HasSuffix(s.V, p.V)) {
 					return &BoolV{Base{c.At}, true}
@@ -912,11 +912,11 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &BoolV{Base{c.At}, false}
 		})
 	case "replace":
-		return method("str.replace", func(ev *Evaluator, c *Call) Value {
+		return Method("str.replace", func(ev *Evaluator, c *Call) Value {
 			a, ok1 := c.Arg(0, "old").(*StrV)
 			b, ok2 := c.Arg(1, "new").(*StrV)
 			if !ok1 || !ok2 {
-				return ev.pyErrorf(c.At, "replace() arguments must be str")
+				return ev.PyErrorf(c.At, "replace() arguments must be str")
 			}
 			// The result's length is known before it is built.
 			n := int64(len(s.V))
@@ -930,7 +930,7 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &StrV{Base{c.At}, strings.ReplaceAll(s.V, a.V, b.V)}
 		})
 	case "split":
-		return method("str.split", func(ev *Evaluator, c *Call) Value {
+		return Method("str.split", func(ev *Evaluator, c *Call) Value {
 			var parts []string
 			if sep, ok := c.Arg(0, "sep").(*StrV); ok {
 				parts = strings.Split(s.V, sep.V)
@@ -947,10 +947,10 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &ListV{Base{c.At}, out}
 		})
 	case "count", "find", "index":
-		return method("str."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			sub, ok := c.Arg(0, "sub").(*StrV)
 			if !ok {
-				return ev.pyErrorf(c.At, "%s() argument must be str", name)
+				return ev.PyErrorf(c.At, "%s() argument must be str", name)
 			}
 			switch name {
 			case "count":
@@ -960,12 +960,12 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			}
 			i := strings.Index(s.V, sub.V)
 			if i < 0 {
-				return ev.pyErrorf(c.At, "substring not found")
+				return ev.PyErrorf(c.At, "substring not found")
 			}
 			return &IntV{Base{c.At}, int64(i)}
 		})
 	case "isdigit", "isalpha", "isupper", "islower":
-		return method("str."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			ok := s.V != ""
 			for _, r := range s.V {
 				switch name {
@@ -982,8 +982,8 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &BoolV{Base{c.At}, ok}
 		})
 	case "zfill":
-		return method("str.zfill", func(ev *Evaluator, c *Call) Value {
-			n, ok := ev.intArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), "zfill width")
+		return Method("str.zfill", func(ev *Evaluator, c *Call) Value {
+			n, ok := ev.IntArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), "zfill width")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -1001,8 +1001,8 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			return &StrV{Base{c.At}, sign + strings.Repeat("0", int(pad)) + digits}
 		})
 	case "ljust", "rjust", "center":
-		return method("str."+name, func(ev *Evaluator, c *Call) Value {
-			n, ok := ev.intArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), name+" width")
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
+			n, ok := ev.IntArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), name+" width")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -1010,7 +1010,7 @@ func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 			if a := c.Arg(1, "fillchar"); a != nil {
 				f, ok := a.(*StrV)
 				if !ok || utf8.RuneCountInString(f.V) != 1 {
-					return ev.pyErrorf(c.ArgSpan(1, "fillchar"), "The fill character must be exactly one character long")
+					return ev.PyErrorf(c.ArgSpan(1, "fillchar"), "The fill character must be exactly one character long")
 				}
 				fill = f.V
 			}
@@ -1063,7 +1063,7 @@ func (ev *Evaluator) strFormat(f string, c *Call) Value {
 		}
 		j := strings.IndexByte(f[i:], '}')
 		if j < 0 {
-			return ev.pyErrorf(c.At, "single '{' encountered in format string")
+			return ev.PyErrorf(c.At, "single '{' encountered in format string")
 		}
 		field := f[i+1 : i+j]
 		i += j
@@ -1086,7 +1086,7 @@ func (ev *Evaluator) strFormat(f string, c *Call) Value {
 			v, _ = c.Kw(field)
 		}
 		if v == nil {
-			return ev.pyErrorf(c.At, "format field {%s} has no argument", field)
+			return ev.PyErrorf(c.At, "format field {%s} has no argument", field)
 		}
 		if IsErr(v) {
 			return v
@@ -1103,7 +1103,7 @@ func (ev *Evaluator) strFormat(f string, c *Call) Value {
 			return Poison(c.At)
 		}
 		if !ok {
-			return ev.pyErrorf(c.At, "unsupported format spec %q for %s", spec, v.TypeName())
+			return ev.PyErrorf(c.At, "unsupported format spec %q for %s", spec, v.TypeName())
 		}
 		if !ev.charge(c.At, "str", int64(len(s))) {
 			return Poison(c.At)
@@ -1126,7 +1126,7 @@ func (ev *Evaluator) listMethod(l *ListV, name string) Value {
 func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 	switch name {
 	case "append":
-		return method("list.append", func(ev *Evaluator, c *Call) Value {
+		return Method("list.append", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "append", 1, "object") {
 				return Poison(c.At)
 			}
@@ -1137,9 +1137,9 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 			return &NoneV{Base{c.At}}
 		})
 	case "extend":
-		return method("list.extend", func(ev *Evaluator, c *Call) Value {
+		return Method("list.extend", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) == 0 {
-				return ev.pyErrorf(c.At, "extend() expected an iterable argument")
+				return ev.PyErrorf(c.At, "extend() expected an iterable argument")
 			}
 			if IsErr(c.Args[0]) {
 				return c.Args[0]
@@ -1148,16 +1148,16 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 				if ev.halted {
 					return Poison(c.At)
 				}
-				return ev.pyErrorf(c.ArgSpans[0], "'%s' object is not iterable", c.Args[0].TypeName())
+				return ev.PyErrorf(c.ArgSpans[0], "'%s' object is not iterable", c.Args[0].TypeName())
 			}
 			return &NoneV{Base{c.At}}
 		})
 	case "insert":
-		return method("list.insert", func(ev *Evaluator, c *Call) Value {
+		return Method("list.insert", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "insert", 2, "index", "object") {
 				return Poison(c.At)
 			}
-			i, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "insert index")
+			i, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "insert index")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -1173,10 +1173,10 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 			return &NoneV{Base{c.At}}
 		})
 	case "pop":
-		return method("list.pop", func(ev *Evaluator, c *Call) Value {
+		return Method("list.pop", func(ev *Evaluator, c *Call) Value {
 			i := int64(-1)
 			if a := c.Arg(0, "index"); a != nil {
-				n, ok := ev.intArg(a, c.ArgSpan(0, "index"), "pop index")
+				n, ok := ev.IntArg(a, c.ArgSpan(0, "index"), "pop index")
 				if !ok {
 					return Poison(c.At)
 				}
@@ -1184,14 +1184,14 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 			}
 			j, ok := normIndex(i, len(l.Elts))
 			if !ok {
-				return ev.pyErrorf(c.At, "pop index out of range")
+				return ev.PyErrorf(c.At, "pop index out of range")
 			}
 			v := l.Elts[j]
 			l.Elts = append(l.Elts[:j:j], l.Elts[j+1:]...)
 			return v
 		})
 	case "index", "count", "remove":
-		return method("list."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("list."+name, func(ev *Evaluator, c *Call) Value {
 			x := c.Arg(0, "value")
 			n := 0
 			for i, e := range l.Elts {
@@ -1209,29 +1209,29 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 			if name == "count" {
 				return &IntV{Base{c.At}, int64(n)}
 			}
-			return ev.pyErrorf(c.At, "%s is not in list", Repr(x))
+			return ev.PyErrorf(c.At, "%s is not in list", Repr(x))
 		})
 	case "copy":
-		return method("list.copy", func(ev *Evaluator, c *Call) Value {
+		return Method("list.copy", func(ev *Evaluator, c *Call) Value {
 			if !ev.charge(c.At, "list", seqCost(int64(len(l.Elts)), false)) {
 				return Poison(c.At)
 			}
 			return &ListV{Base{c.At}, append([]Value(nil), l.Elts...)}
 		})
 	case "clear":
-		return method("list.clear", func(ev *Evaluator, c *Call) Value {
+		return Method("list.clear", func(ev *Evaluator, c *Call) Value {
 			l.Elts = nil
 			return &NoneV{Base{c.At}}
 		})
 	case "reverse":
-		return method("list.reverse", func(ev *Evaluator, c *Call) Value {
+		return Method("list.reverse", func(ev *Evaluator, c *Call) Value {
 			for i, j := 0, len(l.Elts)-1; i < j; i, j = i+1, j-1 {
 				l.Elts[i], l.Elts[j] = l.Elts[j], l.Elts[i]
 			}
 			return &NoneV{Base{c.At}}
 		})
 	case "sort":
-		return method("list.sort", func(ev *Evaluator, c *Call) Value {
+		return Method("list.sort", func(ev *Evaluator, c *Call) Value {
 			c2 := *c
 			c2.Args = []Value{l}
 			c2.ArgSpans = []source.Span{c.At}
@@ -1249,7 +1249,7 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 func (ev *Evaluator) tupleMethod(t *TupleV, name string) Value {
 	switch name {
 	case "index", "count":
-		return charged(method("tuple."+name, func(ev *Evaluator, c *Call) Value {
+		return charged(Method("tuple."+name, func(ev *Evaluator, c *Call) Value {
 			x := c.Arg(0, "value")
 			n := 0
 			for i, e := range t.Elts {
@@ -1263,7 +1263,7 @@ func (ev *Evaluator) tupleMethod(t *TupleV, name string) Value {
 			if name == "count" {
 				return &IntV{Base{c.At}, int64(n)}
 			}
-			return ev.pyErrorf(c.At, "tuple.index(x): x not in tuple")
+			return ev.PyErrorf(c.At, "tuple.index(x): x not in tuple")
 		}), func() int { return len(t.Elts) }, elemsPerStep)
 	}
 	return nil
@@ -1272,10 +1272,10 @@ func (ev *Evaluator) tupleMethod(t *TupleV, name string) Value {
 func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 	switch name {
 	case "get":
-		return method("dict.get", func(ev *Evaluator, c *Call) Value {
+		return Method("dict.get", func(ev *Evaluator, c *Call) Value {
 			k := c.Arg(0, "key")
 			if k == nil {
-				return ev.pyErrorf(c.At, "get expected at least 1 argument, got 0")
+				return ev.PyErrorf(c.At, "get expected at least 1 argument, got 0")
 			}
 			if IsErr(k) {
 				return k
@@ -1293,7 +1293,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			return &NoneV{Base{c.At}}
 		})
 	case "items", "keys", "values":
-		return method("dict."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("dict."+name, func(ev *Evaluator, c *Call) Value {
 			cost := seqCost(int64(len(d.Keys)), false)
 			if name == "items" {
 				cost = addCost(cost, mulCost(int64(len(d.Keys)), seqCost(2, false)))
@@ -1315,7 +1315,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			return &ListV{Base{c.At}, out}
 		})
 	case "update":
-		return method("dict.update", func(ev *Evaluator, c *Call) Value {
+		return Method("dict.update", func(ev *Evaluator, c *Call) Value {
 			src := biDict(ev, c)
 			if s, ok := src.(*DictV); ok {
 				for i := range s.Keys {
@@ -1328,7 +1328,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			return &NoneV{Base{c.At}}
 		})
 	case "copy":
-		return method("dict.copy", func(ev *Evaluator, c *Call) Value {
+		return Method("dict.copy", func(ev *Evaluator, c *Call) Value {
 			n := newDict(c.At)
 			for i := range d.Keys {
 				ev.setEntry(n, d.Keys[i], d.Vals[i], c.At)
@@ -1339,7 +1339,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			return n
 		})
 	case "setdefault":
-		return method("dict.setdefault", func(ev *Evaluator, c *Call) Value {
+		return Method("dict.setdefault", func(ev *Evaluator, c *Call) Value {
 			k := c.Arg(0, "key")
 			if k != nil && !ev.hashWork(c.At, k) {
 				return Poison(c.At)
@@ -1348,7 +1348,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 				return v
 			}
 			if k == nil {
-				return ev.pyErrorf(c.At, "setdefault expected at least 1 argument, got 0")
+				return ev.PyErrorf(c.At, "setdefault expected at least 1 argument, got 0")
 			}
 			if x := errIn(k); x != nil {
 				return x
@@ -1358,12 +1358,12 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 				def = &NoneV{Base{c.At}}
 			}
 			if !ev.setEntry(d, k, def, c.At) {
-				return ev.pyErrorf(c.At, "unhashable type: '%s'", k.TypeName())
+				return ev.PyErrorf(c.At, "unhashable type: '%s'", k.TypeName())
 			}
 			return def
 		})
 	case "pop":
-		return method("dict.pop", func(ev *Evaluator, c *Call) Value {
+		return Method("dict.pop", func(ev *Evaluator, c *Call) Value {
 			k := c.Arg(0, "key")
 			if k != nil && !ev.work(c.At, len(d.Keys), elemsPerStep) || !ev.hashWork(c.At, k) {
 				return Poison(c.At)
@@ -1375,7 +1375,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			if def := c.Arg(1, "default"); def != nil {
 				return def
 			}
-			return ev.pyErrorf(c.At, "KeyError: %s", Repr(k))
+			return ev.PyErrorf(c.At, "KeyError: %s", Repr(k))
 		})
 	}
 	return nil

@@ -192,7 +192,7 @@ func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 			return f.call(ev, c)
 		}
 	}
-	return ev.pyErrorf(c.FnSpan, "'%s' object is not callable", fn.TypeName())
+	return ev.PyErrorf(c.FnSpan, "'%s' object is not callable", fn.TypeName())
 }
 
 // callFunc calls a user function (def or lambda).
@@ -274,7 +274,7 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 	}
 	if len(extra) > 0 {
 		if ps.Vararg == nil {
-			ev.pyErrorf(c.At, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.Args))
+			ev.PyErrorf(c.At, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.Args))
 			return false
 		}
 	}
@@ -298,14 +298,14 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 		}
 		if target == nil {
 			if kwd == nil {
-				ev.pyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", name, k.Name)
+				ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", name, k.Name)
 				return false
 			}
 			ev.setEntry(kwd, &StrV{Base{k.At}, k.Name}, k.V, k.At)
 			continue
 		}
 		if bound[k.Name] {
-			ev.pyErrorf(k.At, "%s() got multiple values for argument '%s'", name, k.Name)
+			ev.PyErrorf(k.At, "%s() got multiple values for argument '%s'", name, k.Name)
 			return false
 		}
 		env.set(k.Name, k.V)
@@ -323,7 +323,7 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 		missing = append(missing, "'"+p.Name.Id+"'")
 	}
 	if len(missing) > 0 {
-		ev.pyErrorf(c.At, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
+		ev.PyErrorf(c.At, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
 		return false
 	}
 	if fn.Def != nil && ev.hasKernel[fn.Def] {
@@ -475,16 +475,16 @@ func firstErr(vs ...Value) Value {
 }
 
 // intArg converts v (at span) to an int, reporting a type error.
-func (ev *Evaluator) intArg(v Value, span source.Span, what string) (int64, bool) {
+func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing %s", what)
 		return 0, false
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return n, true
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, what)
+		ev.NeedConcrete(v, span, what)
 		return 0, false
 	}
 	if x, ok := v.(*ExprV); ok && !ExprType(x.E).IsFloat() {
@@ -502,10 +502,10 @@ func (ev *Evaluator) intsArg(v Value, span source.Span, what string) ([]int64, b
 		return nil, false
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, what)
+		ev.NeedConcrete(v, span, what)
 		return nil, false
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return []int64{n}, true
 	}
 	elts := seqElts(v)
@@ -515,10 +515,10 @@ func (ev *Evaluator) intsArg(v Value, span source.Span, what string) ([]int64, b
 	}
 	out := make([]int64, len(elts))
 	for i, e := range elts {
-		n, ok := toInt(e)
+		n, ok := ToInt(e)
 		if !ok {
 			if IsErr(e) {
-				ev.needConcrete(e, span, what)
+				ev.NeedConcrete(e, span, what)
 				return nil, false
 			}
 			ev.Errorf(span, CodeType, "%s must be a tuple of integers, got %s", what, Describe(v))
@@ -554,7 +554,7 @@ func Describe(v Value) string {
 	return v.TypeName()
 }
 
-func (ev *Evaluator) strArg(v Value, span source.Span, what string) (string, bool) {
+func (ev *Evaluator) StrArg(v Value, span source.Span, what string) (string, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing %s", what)
 		return "", false
@@ -563,7 +563,7 @@ func (ev *Evaluator) strArg(v Value, span source.Span, what string) (string, boo
 		return s.V, true
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, what)
+		ev.NeedConcrete(v, span, what)
 		return "", false
 	}
 	ev.Errorf(span, CodeType, "%s must be a string, got %s", what, Describe(v))

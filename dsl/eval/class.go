@@ -82,7 +82,7 @@ func init() {
 		kind := k
 		builtinNames[kind] = Builtin(kind, func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) < 1 {
-				return ev.pyErrorf(c.At, "%s() takes 1 argument (0 given)", kind)
+				return ev.PyErrorf(c.At, "%s() takes 1 argument (0 given)", kind)
 			}
 			return &descV{Base{c.At}, kind, c.Args[0], nil}
 		})
@@ -125,21 +125,21 @@ func (ev *Evaluator) objectAttr(name string, span source.Span) Value {
 	case "__setattr__":
 		return Builtin("object.__setattr__", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) != 3 {
-				return ev.pyErrorf(c.At, "object.__setattr__() takes 3 arguments")
+				return ev.PyErrorf(c.At, "object.__setattr__() takes 3 arguments")
 			}
-			attr, ok := ev.strArg(c.Args[1], c.ArgSpans[1], "attribute name")
+			attr, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 			if !ok {
 				return Poison(c.At)
 			}
 			switch o := c.Args[0].(type) {
 			case *InstanceV:
 				if o.Class.enum != enumNone || o.Class == fieldClass {
-					return ev.pyErrorf(c.At, "cannot set attributes of %s", o.Class.Name)
+					return ev.PyErrorf(c.At, "cannot set attributes of %s", o.Class.Name)
 				}
 				ev.StoreAttr(o, attr, c.Args[2], c.At)
 			case *PoisonV, *UnboundV, *OpaqueV:
 			default:
-				return ev.pyErrorf(c.ArgSpans[0], "cannot set '%s' attribute of %s", attr, c.Args[0].TypeName())
+				return ev.PyErrorf(c.ArgSpans[0], "cannot set '%s' attribute of %s", attr, c.Args[0].TypeName())
 			}
 			return &NoneV{Base{c.At}}
 		})
@@ -148,7 +148,7 @@ func (ev *Evaluator) objectAttr(name string, span source.Span) Value {
 	case "__new__":
 		return Builtin("object.__new__", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) < 1 {
-				return ev.pyErrorf(c.At, "object.__new__(): not enough arguments")
+				return ev.PyErrorf(c.At, "object.__new__(): not enough arguments")
 			}
 			cls, ok := c.Args[0].(*ClassV)
 			if !ok || cls.root {
@@ -557,7 +557,7 @@ func (ev *Evaluator) classObjAttr(obj Value, name string, span source.Span) Valu
 			d := o
 			return Builtin("property."+name, func(ev *Evaluator, c *Call) Value {
 				if len(c.Args) != 1 {
-					return ev.pyErrorf(c.At, "%s() takes 1 argument", name)
+					return ev.PyErrorf(c.At, "%s() takes 1 argument", name)
 				}
 				if name == "setter" {
 					return &descV{Base{c.At}, "property", d.fn, c.Args[0]}
@@ -692,23 +692,23 @@ func (ev *Evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 	switch o := obj.(type) {
 	case *InstanceV:
 		if o.Class.enum != enumNone {
-			ev.pyErrorf(span, "cannot reassign member '%s'", name)
+			ev.PyErrorf(span, "cannot reassign member '%s'", name)
 			return
 		}
 		if o.Class == objectClass || o.Class == fieldClass {
-			ev.pyErrorf(span, "'%s' object has no attribute '%s'", o.Class.Name, name)
+			ev.PyErrorf(span, "'%s' object has no attribute '%s'", o.Class.Name, name)
 			return
 		}
 		// A frozen dataclass's __setattr__ refuses every assignment, to
 		// fields and properties alike.
 		if dc := o.Class.dcOf(); dc != nil && dc.frozen {
-			ev.pyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
+			ev.PyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
 			return
 		}
 		if d, _ := o.Class.lookup(name); d != nil {
 			if p, ok := d.(*descV); ok && p.kind == "property" {
 				if p.setter == nil {
-					ev.pyErrorf(span, "property '%s' of '%s' object has no setter", name, o.Class.Name)
+					ev.PyErrorf(span, "property '%s' of '%s' object has no setter", name, o.Class.Name)
 					return
 				}
 				ev.callWithSelf(p.setter, o, span, v)
@@ -718,7 +718,7 @@ func (ev *Evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 		ev.StoreAttr(o, name, v, span)
 	case *ClassV:
 		if o.root {
-			ev.pyErrorf(span, "cannot set '%s' attribute of immutable type '%s'", name, o.Name)
+			ev.PyErrorf(span, "cannot set '%s' attribute of immutable type '%s'", name, o.Name)
 			return
 		}
 		if _, ok := o.Attrs[name]; !ok {
@@ -753,7 +753,7 @@ func (ev *Evaluator) StoreAttr(o *InstanceV, name string, v Value, span source.S
 func (ev *Evaluator) CallClass(cls *ClassV, c *Call) Value {
 	if cls == objectClass {
 		if len(c.Args) > 0 || len(c.Kwargs) > 0 {
-			return ev.pyErrorf(c.At, "object() takes no arguments")
+			return ev.PyErrorf(c.At, "object() takes no arguments")
 		}
 		return &InstanceV{Base: Base{c.At}, Class: objectClass, Attrs: map[string]Value{}}
 	}
@@ -790,7 +790,7 @@ func (ev *Evaluator) CallClass(cls *ClassV, c *Call) Value {
 		if cls.excBase {
 			return inst
 		}
-		return ev.pyErrorf(c.At, "%s() takes no arguments", cls.Name)
+		return ev.PyErrorf(c.At, "%s() takes no arguments", cls.Name)
 	}
 	return inst
 }
@@ -854,7 +854,7 @@ func enumAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	case "unique":
 		return Builtin("enum.unique", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) != 1 {
-				return ev.pyErrorf(c.At, "unique() takes 1 argument")
+				return ev.PyErrorf(c.At, "unique() takes 1 argument")
 			}
 			return c.Args[0]
 		}), true
@@ -940,7 +940,7 @@ func (ev *Evaluator) enumLookup(cls *ClassV, c *Call) Value {
 			return m
 		}
 	}
-	return ev.pyErrorf(c.ArgSpans[0], "%s is not a valid %s", Repr(x), cls.Name)
+	return ev.PyErrorf(c.ArgSpans[0], "%s is not a valid %s", Repr(x), cls.Name)
 }
 
 // copyInstance is copy.copy / copy.deepcopy of an instance: a new

@@ -27,7 +27,7 @@ func (ev *Evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 	if name != "specialize" {
 		return &OpaqueV{Base{span}, j.Def.Name.Id + "." + name}
 	}
-	return method("specialize", func(ev *Evaluator, c *Call) Value {
+	return Method("specialize", func(ev *Evaluator, c *Call) Value {
 		if len(c.Args) > 0 {
 			return ev.Errorf(c.At, CodeType, "specialize() takes keyword arguments only")
 		}
@@ -44,13 +44,13 @@ func (ev *Evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 					return Poison(c.At)
 				}
 				if _, ok := k.V.(*NoneV); !ok {
-					return ev.pyErrorf(k.At, "%s.specialize(): T.Optional parameters only accept None; pass actual tensors when calling the compiled kernel (got: {'%s': %s})", j.Def.Name.Id, k.Name, Repr(k.V))
+					return ev.PyErrorf(k.At, "%s.specialize(): T.Optional parameters only accept None; pass actual tensors when calling the compiled kernel (got: {'%s': %s})", j.Def.Name.Id, k.Name, Repr(k.V))
 				}
 				absent = append(absent, Binding{k.Name, k.V})
 				continue
 			}
 			if !consts[k.Name] {
-				return ev.pyErrorf(k.At, "specialize() got an unexpected keyword argument '%s'", k.Name)
+				return ev.PyErrorf(k.At, "specialize() got an unexpected keyword argument '%s'", k.Name)
 			}
 			if _, ok := k.V.(*PoisonV); ok {
 				// The value failed (a KeyError on a config dict, ...):

@@ -36,7 +36,7 @@ func unbuiltBuffer(shape Value, name string, span source.Span) Value {
 // shape, "" when it has none.
 func dynamicDim(shape Value) string {
 	var elts []Value
-	if _, ok := toInt(shape); ok {
+	if _, ok := ToInt(shape); ok {
 		return ""
 	}
 	if isSeq(shape) {
@@ -45,7 +45,7 @@ func dynamicDim(shape Value) string {
 		elts = []Value{shape}
 	}
 	for _, e := range elts {
-		if _, ok := toInt(e); ok {
+		if _, ok := ToInt(e); ok {
 			continue
 		}
 		if x, ok := e.(*ExprV); ok {
@@ -130,7 +130,7 @@ func (ev *Evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 	d := 0
 	for d < len(elts) {
-		if n, ok := toInt(elts[d]); !ok || n != 1 {
+		if n, ok := ToInt(elts[d]); !ok || n != 1 {
 			break
 		}
 		d++
@@ -143,7 +143,7 @@ func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 		return 0, nil, false
 	}
 	for _, e := range elts[d+1:] {
-		if _, ok := toInt(e); !ok {
+		if _, ok := ToInt(e); !ok {
 			return 0, nil, false
 		}
 	}

@@ -391,7 +391,7 @@ func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) 
 // call it reports nothing: that code runs on partly unknown inputs, and
 // opaque calls may have mutated its containers, so its failures are not
 // evidence of a bug.
-func (ev *Evaluator) pyErrorf(span source.Span, format string, args ...any) Value {
+func (ev *Evaluator) PyErrorf(span source.Span, format string, args ...any) Value {
 	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
 		return &PoisonV{Base{span}}
 	}
@@ -410,7 +410,7 @@ func Poison(span source.Span) Value { return &PoisonV{Base{span}} }
 // poison, unbound or opaque. It reports what is appropriate and returns a
 // poison value, or v itself for an unbound value outside kernels (it is
 // reported only if a kernel ends up needing it).
-func (ev *Evaluator) needConcrete(v Value, use source.Span, what string) Value {
+func (ev *Evaluator) NeedConcrete(v Value, use source.Span, what string) Value {
 	switch v := v.(type) {
 	case *UnboundV:
 		if ev.kern == nil {

@@ -86,7 +86,7 @@ func (ev *Evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.IfExp:
 		return ev.ifExp(fr, e)
 	case *syntax.Starred:
-		return ev.pyErrorf(sp, "can't use starred expression here")
+		return ev.PyErrorf(sp, "can't use starred expression here")
 	case *syntax.NamedExpr:
 		v := ev.expr(fr, e.Value)
 		fr.env.set(e.Target.Id, v)
@@ -110,7 +110,7 @@ func (ev *Evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
 			}
 			elts, ok := ev.iterate(v, st.Loc)
 			if !ok {
-				out = append(out, ev.pyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
+				out = append(out, ev.PyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
 				continue
 			}
 			// The display is charged for its elements when it is made;
@@ -174,16 +174,16 @@ func (ev *Evaluator) constant(e *syntax.Constant) Value {
 			if ok && strings.Trim(s, "0") == "" {
 				return &IntV{Base{sp}, 0}
 			}
-			return ev.pyErrorf(sp, "invalid integer literal %s", e.Value)
+			return ev.PyErrorf(sp, "invalid integer literal %s", e.Value)
 		}
 		if !n.IsInt64() {
-			return ev.pyErrorf(sp, "integer %s does not fit in 64 bits", e.Value)
+			return ev.PyErrorf(sp, "integer %s does not fit in 64 bits", e.Value)
 		}
 		return &IntV{Base{sp}, n.Int64()}
 	case syntax.Float:
 		f, err := strconv.ParseFloat(strings.ReplaceAll(e.Value, "_", ""), 64)
 		if err != nil && !math.IsInf(f, 0) {
-			return ev.pyErrorf(sp, "invalid float literal %s", e.Value)
+			return ev.PyErrorf(sp, "invalid float literal %s", e.Value)
 		}
 		return &FloatV{Base{sp}, f}
 	case syntax.String, syntax.Bytes:
@@ -228,7 +228,7 @@ func (ev *Evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
 		}
 		s, ok := v.(*StrV)
 		if !ok {
-			return ev.pyErrorf(p.Span(), "f-string part is %s", v.TypeName())
+			return ev.PyErrorf(p.Span(), "f-string part is %s", v.TypeName())
 		}
 		parts = append(parts, s.V)
 		n += int64(len(s.V))
@@ -268,7 +268,7 @@ func (ev *Evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 		return Poison(e.Loc)
 	}
 	if !ok {
-		return ev.pyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
+		return ev.PyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
 	}
 	return &StrV{Base{e.Loc}, s}
 }
@@ -356,7 +356,7 @@ func (ev *Evaluator) formatValue(v Value, spec string, span source.Span) (string
 	neg := false
 	switch x := v.(type) {
 	case *IntV, *BoolV:
-		n, _ := toInt(x)
+		n, _ := ToInt(x)
 		if typ == 'f' || typ == 'e' || typ == 'g' || typ == '%' {
 			return ev.formatValue(&FloatV{V: float64(n)}, spec, span)
 		}
@@ -496,7 +496,7 @@ func (ev *Evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 			}
 			src, ok := v.(*DictV)
 			if !ok {
-				ev.pyErrorf(e.Values[i].Span(), "'%s' object is not a mapping", v.TypeName())
+				ev.PyErrorf(e.Values[i].Span(), "'%s' object is not a mapping", v.TypeName())
 				continue
 			}
 			for j := range src.Keys {
@@ -510,7 +510,7 @@ func (ev *Evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 			continue // an unknown key: lookups with it are unknown too
 		}
 		if !ev.setEntry(d, kv, vv, k.Span()) {
-			ev.pyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
+			ev.PyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
 		}
 	}
 	if ev.halted {
@@ -544,7 +544,7 @@ func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		}
 		next, ok := ev.iterator(it, g.Iter.Span())
 		if !ok {
-			bad = ev.pyErrorf(g.Iter.Span(), "'%s' object is not iterable", it.TypeName())
+			bad = ev.PyErrorf(g.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 			return false
 		}
 		for {
@@ -565,7 +565,7 @@ func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 					return false
 				}
 				if _, ok := c.(*ExprV); ok {
-					bad = ev.pyErrorf(cond.Span(), "comprehension condition is a device value")
+					bad = ev.PyErrorf(cond.Span(), "comprehension condition is a device value")
 					return false
 				}
 				if !Truthy(c) {
@@ -585,7 +585,7 @@ func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		d := newDict(span)
 		for i := 0; i+1 < len(acc); i += 2 {
 			if !ev.setEntry(d, acc[i], acc[i+1], span) && !IsErr(acc[i]) {
-				return ev.pyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
+				return ev.PyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
 			}
 		}
 		if ev.halted {
@@ -613,7 +613,7 @@ func (ev *Evaluator) ifExp(fr *frame, e *syntax.IfExp) Value {
 		ae, aok := ev.ToIR(a, ir.DataType{})
 		be, bok := ev.ToIR(b, ExprType(ae))
 		if !aok || !bok {
-			return ev.pyErrorf(e.Loc, "a device conditional expression needs scalar branches")
+			return ev.PyErrorf(e.Loc, "a device conditional expression needs scalar branches")
 		}
 		return &ExprV{Base: Base{e.Loc}, E: &ir.Select{Cond: ce.E, A: ae, B: be, Span: e.Loc}}
 	}
@@ -767,7 +767,7 @@ func (ev *Evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 
 // toInt returns v as an int when it is a Python int/bool or a constant
 // integer device expression.
-func toInt(v Value) (int64, bool) {
+func ToInt(v Value) (int64, bool) {
 	switch v := v.(type) {
 	case *IntV:
 		return v.V, true
@@ -795,7 +795,7 @@ func toFloat(v Value) (float64, bool) {
 			return c.Value, true
 		}
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return float64(n), true
 	}
 	return 0, false
@@ -840,7 +840,7 @@ func (ev *Evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
 func (ev *Evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok bool) {
 	step = 1
 	if _, ok := s.Step.(*NoneV); !ok {
-		st, ok := toInt(s.Step)
+		st, ok := ToInt(s.Step)
 		if !ok || st == 0 {
 			return 0, 0, 0, false
 		}
@@ -850,7 +850,7 @@ func (ev *Evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok
 		if _, ok := v.(*NoneV); ok {
 			return def, true
 		}
-		x, ok := toInt(v)
+		x, ok := ToInt(v)
 		if !ok {
 			return 0, false
 		}
@@ -961,15 +961,15 @@ func (ev *Evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		}
 		v, found, hashable := o.get(k)
 		if !hashable {
-			return ev.pyErrorf(sp, "unhashable type: '%s'", k.TypeName())
+			return ev.PyErrorf(sp, "unhashable type: '%s'", k.TypeName())
 		}
 		if !found {
-			return ev.pyErrorf(e.Index.Span(), "KeyError: %s", Repr(k))
+			return ev.PyErrorf(e.Index.Span(), "KeyError: %s", Repr(k))
 		}
 		return v
 	case *TupleV, *ListV, *StrV, *RangeV:
 		if isTuple {
-			return ev.pyErrorf(e.Index.Span(), "%s indices must be integers or slices, not tuple", obj.TypeName())
+			return ev.PyErrorf(e.Index.Span(), "%s indices must be integers or slices, not tuple", obj.TypeName())
 		}
 		return ev.seqIndex(obj, idx[0], e.Index.Span(), sp)
 	}
@@ -978,7 +978,7 @@ func (ev *Evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 			return x
 		}
 	}
-	return ev.pyErrorf(sp, "'%s' object is not subscriptable", obj.TypeName())
+	return ev.PyErrorf(sp, "'%s' object is not subscriptable", obj.TypeName())
 }
 
 func spansOf(vs []Value) []source.Span {
@@ -1009,15 +1009,15 @@ func (ev *Evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	switch o := obj.(type) {
 	case *RangeV:
 		n := rangeLen(o)
-		i, ok := toInt(idx)
+		i, ok := ToInt(idx)
 		if !ok {
-			return ev.pyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
+			return ev.PyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
 		}
 		if i < 0 {
 			i += n
 		}
 		if i < 0 || i >= n {
-			return ev.pyErrorf(idxSpan, "range object index out of range")
+			return ev.PyErrorf(idxSpan, "range object index out of range")
 		}
 		return &IntV{Base{sp}, o.Start + i*o.Step}
 	case *StrV:
@@ -1027,7 +1027,7 @@ func (ev *Evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	if s, ok := idx.(*SliceV); ok {
 		lo, step, count, ok := ev.sliceRange(s, len(elts))
 		if !ok {
-			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
+			return ev.PyErrorf(idxSpan, "slice indices must be integers or None")
 		}
 		if !ev.charge(sp, obj.TypeName(), seqCost(int64(count), false)) {
 			return Poison(sp)
@@ -1041,13 +1041,13 @@ func (ev *Evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 		}
 		return &ListV{Base{sp}, out}
 	}
-	i, ok := toInt(idx)
+	i, ok := ToInt(idx)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
+		return ev.PyErrorf(idxSpan, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
 	}
 	j, ok := normIndex(i, len(elts))
 	if !ok {
-		return ev.pyErrorf(idxSpan, "%s index out of range", obj.TypeName())
+		return ev.PyErrorf(idxSpan, "%s index out of range", obj.TypeName())
 	}
 	return elts[j]
 }
@@ -1068,7 +1068,7 @@ func (ev *Evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value
 	if sl, ok := idx.(*SliceV); ok {
 		lo, step, count, ok := ev.sliceRange(sl, n)
 		if !ok {
-			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
+			return ev.PyErrorf(idxSpan, "slice indices must be integers or None")
 		}
 		if runes == nil && step == 1 {
 			return &StrV{Base{sp}, s.V[lo : lo+int64(count)]} // a substring: nothing new
@@ -1086,13 +1086,13 @@ func (ev *Evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value
 		}
 		return &StrV{Base{sp}, b.String()}
 	}
-	i, ok := toInt(idx)
+	i, ok := ToInt(idx)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "string indices must be integers, not '%s'", idx.TypeName())
+		return ev.PyErrorf(idxSpan, "string indices must be integers, not '%s'", idx.TypeName())
 	}
 	j, ok := normIndex(i, n)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "string index out of range")
+		return ev.PyErrorf(idxSpan, "string index out of range")
 	}
 	if runes == nil {
 		return &StrV{Base{sp}, s.V[j : j+1]}
@@ -1119,18 +1119,18 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 	case *DictV:
 		k := keyOf(idx, isTuple, e.Loc)
 		if !ev.setEntry(o, k, v, e.Loc) && !IsErr(k) {
-			ev.pyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
+			ev.PyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
 		}
 	case *ListV:
 		if isTuple || len(idx) != 1 {
-			ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not tuple")
+			ev.PyErrorf(e.Index.Span(), "list indices must be integers or slices, not tuple")
 			return
 		}
 		if s, ok := idx[0].(*SliceV); ok {
 			is, ok := ev.sliceIndices(s, len(o.Elts))
 			src, ok2 := ev.iterate(v, e.Loc)
 			if !ok || !ok2 {
-				ev.pyErrorf(e.Loc, "unsupported slice assignment")
+				ev.PyErrorf(e.Loc, "unsupported slice assignment")
 				return
 			}
 			// src may be o's own elements (l[::-1] = l): copied, as CPython does.
@@ -1142,7 +1142,7 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				lo, hi := len(o.Elts), len(o.Elts)
 				if len(is) > 0 {
 					lo, hi = is[0], is[len(is)-1]+1
-				} else if l, ok := toInt(s.Lo); ok {
+				} else if l, ok := ToInt(s.Lo); ok {
 					if j, ok := normIndex(l, len(o.Elts)); ok {
 						lo, hi = j, j
 					}
@@ -1152,7 +1152,7 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				return
 			}
 			if len(is) != len(src) {
-				ev.pyErrorf(e.Loc, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
+				ev.PyErrorf(e.Loc, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
 				return
 			}
 			for k, i := range is {
@@ -1160,20 +1160,20 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 			}
 			return
 		}
-		i, ok := toInt(idx[0])
+		i, ok := ToInt(idx[0])
 		if !ok {
 			if !IsErr(idx[0]) {
-				ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not %s", idx[0].TypeName())
+				ev.PyErrorf(e.Index.Span(), "list indices must be integers or slices, not %s", idx[0].TypeName())
 			}
 			return
 		}
 		j, ok := normIndex(i, len(o.Elts))
 		if !ok {
-			ev.pyErrorf(e.Index.Span(), "list assignment index out of range")
+			ev.PyErrorf(e.Index.Span(), "list assignment index out of range")
 			return
 		}
 		o.Elts[j] = v
 	default:
-		ev.pyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
+		ev.PyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
 	}
 }

@@ -241,7 +241,7 @@ func (p *printer) prec(e ir.Expr, outer int) string {
 	case *ir.FloatImm:
 		return fmt.Sprintf("T.%s(%s)", x.Type, pyFloat(x.Value))
 	case *ir.StringImm:
-		return pyQuote(x.Value)
+		return PyQuote(x.Value)
 	case *ir.Var:
 		return p.varName(x)
 	case *ir.ThreadIndex:

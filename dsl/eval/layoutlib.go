@@ -60,7 +60,7 @@ func layoutModuleAttr(ev *Evaluator, name string, span source.Span) (Value, bool
 			attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				if name == "get" {
 					return Builtin("Axis.get", func(ev *Evaluator, c *Call) Value {
-						s, ok := ev.strArg(c.Arg(0, "name"), c.ArgSpan(0, "name"), "axis name")
+						s, ok := ev.StrArg(c.Arg(0, "name"), c.ArgSpan(0, "name"), "axis name")
 						if !ok {
 							return Poison(c.At)
 						}
@@ -100,13 +100,13 @@ func (ev *Evaluator) wgLocalLayoutCall(c *Call) Value {
 	if !ev.CheckArgs(c, "wg_local_layout", 1, "cols", "rows") {
 		return Poison(c.At)
 	}
-	cols, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "cols")
+	cols, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "cols")
 	if !ok {
 		return Poison(c.At)
 	}
 	rows := int64(128)
 	if r := c.Arg(1, "rows"); r != nil {
-		if rows, ok = ev.intArg(r, c.ArgSpan(1, "rows"), "rows"); !ok {
+		if rows, ok = ev.IntArg(r, c.ArgSpan(1, "rows"), "rows"); !ok {
 			return Poison(c.At)
 		}
 	}
@@ -133,7 +133,7 @@ func (ev *Evaluator) tAllocTcgen05Frag(c *Call) Value {
 		return Poison(c.At)
 	}
 	if len(ts) == 2 && (ts[0]*ts[1]*int64(dt.Bits)/128)%int64(dt.Bits) != 0 {
-		return ev.Errorf(c.At, CodeType, "alloc_tcgen05_ldst_frag tensor_shape=%s dtype=%s does not evenly divide across 128 threads", Repr(c.Args[1]), pyQuote(dt.String()))
+		return ev.Errorf(c.At, CodeType, "alloc_tcgen05_ldst_frag tensor_shape=%s dtype=%s does not evenly divide across 128 threads", Repr(c.Args[1]), PyQuote(dt.String()))
 	}
 	lay := ev.tcgen05AtomLayoutCall(&Call{At: c.At, FnSpan: c.FnSpan, Args: c.Args, ArgSpans: c.ArgSpans, Fr: c.Fr})
 	if IsErr(lay) {
@@ -169,13 +169,13 @@ func (ev *Evaluator) tcgen05AtomLayoutCall(c *Call) Value {
 	if !ev.CheckArgs(c, "tcgen05_atom_layout", 3, "instr_shape", "tensor_shape", "dtype") {
 		return Poison(c.At)
 	}
-	shape, ok := ev.strArg(c.Args[0], c.ArgSpans[0], "instr_shape")
+	shape, ok := ev.StrArg(c.Args[0], c.ArgSpans[0], "instr_shape")
 	if !ok {
 		return Poison(c.At)
 	}
 	reps, known := tcgen05Reps[shape]
 	if !known {
-		return ev.Errorf(c.ArgSpans[0], CodeType, "tcgen05_atom_layout instr_shape must be one of ['32x32b', '16x64b', '16x128b', '16x256b'], got %s", pyQuote(shape))
+		return ev.Errorf(c.ArgSpans[0], CodeType, "tcgen05_atom_layout instr_shape must be one of ['32x32b', '16x64b', '16x128b', '16x256b'], got %s", PyQuote(shape))
 	}
 	ts, ok := ev.intsArg(c.Args[1], c.ArgSpans[1], "tensor_shape")
 	if !ok {
@@ -193,7 +193,7 @@ func (ev *Evaluator) tcgen05AtomLayoutCall(c *Call) Value {
 	}
 	rows, cols := ts[0], ts[1]
 	if rows != 64 && rows != 128 {
-		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout %s expects rows ∈ (64, 128), got %d", pyQuote(shape), rows)
+		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout %s expects rows ∈ (64, 128), got %d", PyQuote(shape), rows)
 	}
 	has := func(n int64) bool {
 		for _, r := range reps {
@@ -215,7 +215,7 @@ func (ev *Evaluator) tcgen05AtomLayoutCall(c *Call) Value {
 	pack := 32 / int64(dt.Bits)
 	factor := tcgen05ColFactor[shape] * pack
 	if cols%factor != 0 || !has(cols/factor) {
-		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout cols=%d does not give a rep in %v for instr_shape=%s dtype=%s (cols must be k * %d)", cols, reps, pyQuote(shape), dt, factor)
+		return ev.Errorf(c.ArgSpans[1], CodeType, "tcgen05_atom_layout cols=%d does not give a rep in %v for instr_shape=%s dtype=%s (cols must be k * %d)", cols, reps, PyQuote(shape), dt, factor)
 	}
 	n := cols / factor
 	if shape == "32x32b" {
@@ -263,7 +263,7 @@ func tileLayoutClassAttr(ev *Evaluator, name string, span source.Span) (Value, b
 			if d, ok := ov.(*DictV); ok {
 				for i, k := range d.Keys {
 					ax, ok := ev.axisOf(k, c.ArgSpan(2, "offset"))
-					n, ok2 := ev.intArg(d.Vals[i], c.ArgSpan(2, "offset"), "offset value")
+					n, ok2 := ev.IntArg(d.Vals[i], c.ArgSpan(2, "offset"), "offset value")
 					if !ok || !ok2 {
 						return Poison(c.At)
 					}
@@ -328,7 +328,7 @@ func (ev *Evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
 		return layout.AxisByName(x.V), true
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, "a layout axis")
+		ev.NeedConcrete(v, span, "a layout axis")
 		return nil, false
 	}
 	ev.Errorf(span, CodeType, "expected a layout axis, got %s", Describe(v))
@@ -338,7 +338,7 @@ func (ev *Evaluator) axisOf(v Value, span source.Span) (*layout.Axis, bool) {
 // specSubscript evaluates S[...] / R[...] (tvm/tirx/layout.py _SpecBuilder).
 func (ev *Evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value {
 	if x := firstErr(idx...); x != nil {
-		return ev.needConcrete(x, x.Span(), "a layout spec")
+		return ev.NeedConcrete(x, x.Span(), "a layout spec")
 	}
 	what := "S"
 	if b.Replica {
@@ -364,7 +364,7 @@ func (ev *Evaluator) specSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []V
 	}
 	extents := make([]int64, len(extV))
 	for i, x := range extV {
-		n, ok := toInt(x)
+		n, ok := ToInt(x)
 		if !ok {
 			if s, isSlice := x.(*SliceV); isSlice {
 				return ev.Errorf(s.At, CodeType, "%s[...] takes one extents:strides pair", what)
@@ -432,18 +432,18 @@ func (ev *Evaluator) strideOf(v Value, span source.Span) (layout.Stride, bool) {
 		return layout.Stride{Value: 1, Axis: layout.AxisByName(x.V)}, true
 	case *TupleV:
 		if len(x.Elts) == 2 {
-			n, ok := toInt(x.Elts[0])
+			n, ok := ToInt(x.Elts[0])
 			if ax, ok2 := ev.axisOf(x.Elts[1], sp); ok && ok2 {
 				return layout.Stride{Value: n, Axis: ax}, true
 			}
 			return layout.Stride{}, false
 		}
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return layout.Stride{Value: n, Axis: layout.M}, true
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, sp, "a layout stride")
+		ev.NeedConcrete(v, sp, "a layout stride")
 		return layout.Stride{}, false
 	}
 	if r, isExpr := v.(*ExprV); isExpr { // a runtime stride (a kernel's stride parameter) is legal TIRx
@@ -462,7 +462,7 @@ func offsetOf(v Value) (map[*layout.Axis]int64, bool) {
 	case *OffsetV:
 		return x.M, true
 	}
-	if n, ok := toInt(v); ok && (isIntLike(v) || isExprInt(v)) {
+	if n, ok := ToInt(v); ok && (isIntLike(v) || isExprInt(v)) {
 		return map[*layout.Axis]int64{layout.M: n}, true
 	}
 	return nil, false
@@ -497,7 +497,7 @@ func (ev *Evaluator) layoutBinop(op string, x, y Value, span source.Span) (Value
 		if !isAxis {
 			return nil, false
 		}
-		n, ok := toInt(x)
+		n, ok := ToInt(x)
 		if !ok {
 			return ev.Errorf(span, CodeType, "stride@axis needs an integer stride, got %s", Describe(x)), true
 		}
@@ -553,7 +553,7 @@ func (ev *Evaluator) tileLayoutCall(c *Call) Value {
 		return s
 	}
 	if IsErr(c.Args[0]) {
-		return ev.needConcrete(c.Args[0], c.ArgSpans[0], "TileLayout's spec")
+		return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "TileLayout's spec")
 	}
 	if off, ok := offsetOf(c.Args[0]); ok {
 		return ev.newLayoutV(layout.Spec{Offset: off}.Layout(), c.At)
@@ -567,7 +567,7 @@ func (ev *Evaluator) swizzleLayoutCall(c *Call) Value {
 	}
 	var ps [3]int
 	for i, n := range []string{"per_element", "swizzle_len", "atom_len"} {
-		x, ok := ev.intArg(c.Arg(i, n), c.ArgSpan(i, n), n)
+		x, ok := ev.IntArg(c.Arg(i, n), c.ArgSpan(i, n), n)
 		if !ok {
 			return Poison(c.At)
 		}
@@ -592,7 +592,7 @@ func (ev *Evaluator) swizzleLayoutCall(c *Call) Value {
 // the SEED form ComposeLayout(p, sw, at, tile, swizzle_inner=True).
 func (ev *Evaluator) composeLayoutCall(c *Call) Value {
 	if e := firstErr(c.Args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "ComposeLayout's arguments")
+		return ev.NeedConcrete(e, e.Span(), "ComposeLayout's arguments")
 	}
 	if sw, ok := c.Arg(0, "layout_A").(*LayoutV); ok {
 		ev.otherRelease(c.FnSpan, surfaceForms[0], modelledAs(surfaceForms[0])) // release_surface.go
@@ -626,7 +626,7 @@ func (ev *Evaluator) composeLayoutCall(c *Call) Value {
 	}
 	var ps [3]int
 	for i, n := range []string{"per_element", "swizzle_len", "atom_len"} {
-		x, ok := ev.intArg(c.Arg(i, n), c.ArgSpan(i, n), n)
+		x, ok := ev.IntArg(c.Arg(i, n), c.ArgSpan(i, n), n)
 		if !ok {
 			return Poison(c.At)
 		}
@@ -658,8 +658,8 @@ func (ev *Evaluator) iterCall(c *Call) Value {
 	if !ev.CheckArgs(c, "Iter", 3, "extent", "stride", "axis") {
 		return Poison(c.At)
 	}
-	e, ok1 := ev.intArg(c.Args[0], c.ArgSpans[0], "Iter extent")
-	s, ok2 := ev.intArg(c.Arg(1, "stride"), c.ArgSpan(1, "stride"), "Iter stride")
+	e, ok1 := ev.IntArg(c.Args[0], c.ArgSpans[0], "Iter extent")
+	s, ok2 := ev.IntArg(c.Arg(1, "stride"), c.ArgSpan(1, "stride"), "Iter stride")
 	ax, ok3 := ev.axisOf(c.Arg(2, "axis"), c.ArgSpan(2, "axis"))
 	if !ok1 || !ok2 || !ok3 {
 		return Poison(c.At)
@@ -676,7 +676,7 @@ func (ev *Evaluator) layoutAttr(obj Value, name string, span source.Span) Value 
 		case "name":
 			return &StrV{Base{span}, o.A.Name}
 		case "is_thread", "is_memory":
-			return method("Axis."+name, func(ev *Evaluator, c *Call) Value {
+			return Method("Axis."+name, func(ev *Evaluator, c *Call) Value {
 				return &BoolV{Base{c.At}, o.A.IsThread() == (name == "is_thread")}
 			})
 		}
@@ -742,7 +742,7 @@ func (ev *Evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		return &LayoutV{Base: Base{span}, L: layout.BareSwizzle(cl), Bare: true}
 	}
 	m := func(fn func(ev *Evaluator, c *Call) Value) Value {
-		return method(o.TypeName()+"."+name, func(ev *Evaluator, c *Call) Value {
+		return Method(o.TypeName()+"."+name, func(ev *Evaluator, c *Call) Value {
 			return ev.safeLayout(c.At, o.TypeName()+"."+name, func() Value { return fn(ev, c) })
 		})
 	}
@@ -842,7 +842,7 @@ func (ev *Evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		return m(func(ev *Evaluator, c *Call) Value {
 			coord := make([]int64, len(c.Args))
 			for i, a := range c.Args {
-				n, ok := ev.intArg(a, c.ArgSpans[i], "a layout coordinate")
+				n, ok := ev.IntArg(a, c.ArgSpans[i], "a layout coordinate")
 				if !ok {
 					return Poison(c.At)
 				}
@@ -900,7 +900,7 @@ func (ev *Evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 			lv, ok := c.Args[0].(*LayoutV)
 			if !ok {
 				if IsErr(c.Args[0]) {
-					return ev.needConcrete(c.Args[0], c.ArgSpans[0], "direct_sum's left layout")
+					return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "direct_sum's left layout")
 				}
 				return ev.Errorf(c.ArgSpans[0], CodeType, "direct_sum expects a TileLayout, got %s", Describe(c.Args[0]))
 			}
@@ -1008,7 +1008,7 @@ func tmaModuleAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				if e, ok := c.Args[0].(*EnumV); ok && e.Type == "SwizzleMode" {
 					return e
 				}
-				n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "SwizzleMode value")
+				n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "SwizzleMode value")
 				if !ok {
 					return Poison(c.At)
 				}
@@ -1120,7 +1120,7 @@ func (ev *Evaluator) dtypeAndMode(c *Call) (int, int, bool) {
 		}
 		mode = m.V
 	default:
-		n, ok := ev.intArg(mv, c.ArgSpan(1, "swizzle_mode"), "swizzle_mode")
+		n, ok := ev.IntArg(mv, c.ArgSpan(1, "swizzle_mode"), "swizzle_mode")
 		if !ok {
 			return 0, 0, false
 		}
@@ -1155,22 +1155,22 @@ func (ev *Evaluator) sfTmemLayoutCall(c *Call) Value {
 	if !ev.CheckArgs(c, "sf_tmem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
 		return Poison(c.At)
 	}
-	rows, ok1 := ev.intArg(c.Args[0], c.ArgSpans[0], "rows")
-	sfK, ok2 := ev.intArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
-	per, ok3 := ev.intArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
+	rows, ok1 := ev.IntArg(c.Args[0], c.ArgSpans[0], "rows")
+	sfK, ok2 := ev.IntArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
+	per, ok3 := ev.IntArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
 	if !ok1 || !ok2 || !ok3 {
 		return Poison(c.At)
 	}
 	reuse, depth := int64(1), int64(0)
 	if v := c.Arg(3, "sf_reuse"); v != nil {
 		var ok bool
-		if reuse, ok = ev.intArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+		if reuse, ok = ev.IntArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
 			return Poison(c.At)
 		}
 	}
 	if v := c.Arg(4, "pipe_depth"); v != nil && !IsNoneV(v) {
 		var ok bool
-		if depth, ok = ev.intArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
+		if depth, ok = ev.IntArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
 			return Poison(c.At)
 		}
 	}

@@ -104,11 +104,11 @@ func broadcastLayout(l layout.Layout, num int64, position int, axis *layout.Axis
 func (ev *Evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 	switch name {
 	case "pack", "unpack":
-		return method("Layout."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("Layout."+name, func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, name, 1, "num") {
 				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "num")
+			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -123,17 +123,17 @@ func (ev *Evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 			return ev.newLayoutV(l, c.At)
 		})
 	case "broadcast":
-		return method("Layout.broadcast", func(ev *Evaluator, c *Call) Value {
+		return Method("Layout.broadcast", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "broadcast", 1, "num", "position", "axis") {
 				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "num")
+			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
 				return Poison(c.At)
 			}
 			pos := int64(-1)
 			if v := c.Arg(1, "position"); v != nil {
-				if pos, ok = ev.intArg(v, c.ArgSpan(1, "position"), "position"); !ok {
+				if pos, ok = ev.IntArg(v, c.ArgSpan(1, "position"), "position"); !ok {
 					return Poison(c.At)
 				}
 			}
@@ -166,7 +166,7 @@ func (ev *Evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.DataT
 	var err error
 	if to > cur {
 		if to%cur != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", PyQuote(dt.String()), buf.Dtype)
 		}
 		r := to / cur
 		l, err = packLayout(buf.Layout, r)
@@ -174,7 +174,7 @@ func (ev *Evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.DataT
 		off /= r
 	} else {
 		if cur%to != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", PyQuote(dt.String()), buf.Dtype)
 		}
 		r := cur / to
 		l, err = unpackLayout(buf.Layout, r)

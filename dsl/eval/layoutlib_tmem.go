@@ -22,10 +22,10 @@ var tmemDatapathRows = map[string]int64{"A": 128, "B": 64, "C": 64, "D": 128, "E
 func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayout, error) {
 	want, known := tmemDatapathRows[dp]
 	if !known {
-		return nil, fmt.Errorf("tmem_datapath_layout: unknown datapath %s; supported: ['A', 'B', 'C', 'D', 'E', 'F', 'G']", pyQuote(dp))
+		return nil, fmt.Errorf("tmem_datapath_layout: unknown datapath %s; supported: ['A', 'B', 'C', 'D', 'E', 'F', 'G']", PyQuote(dp))
 	}
 	if rows != want {
-		return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects rows=%d, got %d", pyQuote(dp), want, rows)
+		return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects rows=%d, got %d", PyQuote(dp), want, rows)
 	}
 	if subSlab != 0 && subSlab != 1 {
 		return nil, fmt.Errorf("tmem_datapath_layout: sub_slab must be 0 or 1, got %d", subSlab)
@@ -34,7 +34,7 @@ func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayou
 	switch dp {
 	case "A", "D":
 		if subSlab != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s (M=128) already spans both sub-slabs; sub_slab must be 0", pyQuote(dp))
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s (M=128) already spans both sub-slabs; sub_slab must be 0", PyQuote(dp))
 		}
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(cols, 1, col)}, nil, nil), nil
 	case "G":
@@ -47,10 +47,10 @@ func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayou
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(4, 32, lane), it(cols/4, 1, col)}, nil, nil), nil
 	case "B", "E":
 		if subSlab != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s folds column halves across full 64-lane halves; sub_slab must be 0", pyQuote(dp))
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s folds column halves across full 64-lane halves; sub_slab must be 0", PyQuote(dp))
 		}
 		if cols%2 != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects even cols, got %d", pyQuote(dp), cols)
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects even cols, got %d", PyQuote(dp), cols)
 		}
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(2, 64, lane), it(cols/2, 1, col)}, nil, nil), nil
 	}
@@ -218,7 +218,7 @@ func tmemMMAOperandLayout(operand string, shape []int64, p tmemOperand) (layout.
 			l = tile(it(shape[0], 1, lane), it(shape[1], 1, col))
 		}
 	default:
-		return nil, fmt.Errorf("tmem_mma_operand_layout: operand must be 'A' or 'D', got %s", pyQuote(operand))
+		return nil, fmt.Errorf("tmem_mma_operand_layout: operand must be 'A' or 'D', got %s", PyQuote(operand))
 	}
 	return layout.Canonicalize(l, false), nil
 }
@@ -237,7 +237,7 @@ func (ev *Evaluator) tmemMMAOperandLayoutCall(c *Call) Value {
 	if !ev.CheckArgs(c, "tmem_mma_operand_layout", 3, "operand", "shape", "dtype", "M", "cta_group", "ws", "sparse", "group") {
 		return Poison(c.At)
 	}
-	op, ok := ev.strArg(c.Args[0], c.ArgSpans[0], "operand")
+	op, ok := ev.StrArg(c.Args[0], c.ArgSpans[0], "operand")
 	if !ok {
 		return Poison(c.At)
 	}
@@ -264,10 +264,10 @@ func (ev *Evaluator) tmemOperandArgs(c *Call, fname string, at int) (tmemOperand
 	for i, req := range []string{"M", "cta_group"} {
 		v := c.Arg(at+i, req)
 		if v == nil {
-			ev.pyErrorf(c.At, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
+			ev.PyErrorf(c.At, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
 			return p, false
 		}
-		n, ok := ev.intArg(v, c.ArgSpan(at+i, req), req)
+		n, ok := ev.IntArg(v, c.ArgSpan(at+i, req), req)
 		if !ok {
 			return p, false
 		}
@@ -302,16 +302,16 @@ func (ev *Evaluator) tmemDatapathLayoutValue(c *Call) Value {
 	if !ev.CheckArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols", "sub_slab") {
 		return Poison(c.At)
 	}
-	dp, ok1 := ev.strArg(c.Args[0], c.ArgSpans[0], "datapath")
-	rows, ok2 := ev.intArg(c.Args[1], c.ArgSpans[1], "rows")
-	cols, ok3 := ev.intArg(c.Args[2], c.ArgSpans[2], "cols")
+	dp, ok1 := ev.StrArg(c.Args[0], c.ArgSpans[0], "datapath")
+	rows, ok2 := ev.IntArg(c.Args[1], c.ArgSpans[1], "rows")
+	cols, ok3 := ev.IntArg(c.Args[2], c.ArgSpans[2], "cols")
 	if !ok1 || !ok2 || !ok3 {
 		return Poison(c.At)
 	}
 	sub := int64(0)
 	if v := c.Arg(3, "sub_slab"); v != nil {
 		var ok bool
-		if sub, ok = ev.intArg(v, c.ArgSpan(3, "sub_slab"), "sub_slab"); !ok {
+		if sub, ok = ev.IntArg(v, c.ArgSpan(3, "sub_slab"), "sub_slab"); !ok {
 			return Poison(c.At)
 		}
 	}

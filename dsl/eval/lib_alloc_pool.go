@@ -44,7 +44,7 @@ func (*TMEMPoolV) TypeName() string { return "TMEMPool" }
 // tTMEMPool is T.TMEMPool(pool, total_cols=512, *, cta_group=1, ...).
 func (ev *Evaluator) tTMEMPool(c *Call) Value {
 	if len(c.Args) > 2 {
-		return ev.pyErrorf(c.At, "TMEMPool.__init__() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
+		return ev.PyErrorf(c.At, "TMEMPool.__init__() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 	}
 	if !ev.RequireKernel(c, "T.TMEMPool") ||
 		!ev.CheckArgs(c, "TMEMPool", 1, "pool", "total_cols", "cta_group", "alloc_warp", "dealloc_warp", "tmem_addr", "sync_after_alloc") {
@@ -58,7 +58,7 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 	}{{1, "total_cols", &t.TotalCols}, {2, "cta_group", &t.CtaGroup}, {3, "alloc_warp", &t.AllocWarp}}
 	for _, a := range ints {
 		if v := c.Arg(a.i, a.name); v != nil {
-			n, ok := ev.intArg(v, c.ArgSpan(a.i, a.name), "TMEMPool "+a.name)
+			n, ok := ev.IntArg(v, c.ArgSpan(a.i, a.name), "TMEMPool "+a.name)
 			if !ok {
 				return Poison(c.At)
 			}
@@ -67,7 +67,7 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 	}
 	t.DeallocWar = t.AllocWarp
 	if v := c.Arg(4, "dealloc_warp"); v != nil && !IsNoneV(v) {
-		n, ok := ev.intArg(v, c.ArgSpan(4, "dealloc_warp"), "TMEMPool dealloc_warp")
+		n, ok := ev.IntArg(v, c.ArgSpan(4, "dealloc_warp"), "TMEMPool dealloc_warp")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -78,7 +78,7 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 	}
 	if v := c.Arg(5, "tmem_addr"); v != nil && !IsNoneV(v) {
 		if IsErr(v) {
-			return ev.needConcrete(v, c.ArgSpan(5, "tmem_addr"), "TMEMPool's tmem_addr")
+			return ev.NeedConcrete(v, c.ArgSpan(5, "tmem_addr"), "TMEMPool's tmem_addr")
 		}
 		t.addrBuf = v
 		return t
@@ -86,7 +86,7 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 	pool, ok := c.Args[0].(*PoolV)
 	if !ok {
 		if IsErr(c.Args[0]) {
-			return ev.needConcrete(c.Args[0], c.ArgSpans[0], "TMEMPool's pool")
+			return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "TMEMPool's pool")
 		}
 		return ev.Errorf(c.ArgSpans[0], CodeType, "TMEMPool pool must be a T.SMEMPool, got %s", Describe(c.Args[0]))
 	}
@@ -94,7 +94,7 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 		Args:     []Value{&ListV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, &StrV{Base{c.At}, "uint32"}},
 		ArgSpans: []source.Span{c.At, c.At},
 		Kwargs:   []Kwarg{{"align", &IntV{Base{c.At}, 4}, c.At, c.At}}}
-	b := ev.poolAlloc(pool, alloc)
+	b := ev.PoolAlloc(pool, alloc)
 	if IsErr(b) {
 		return b
 	}
@@ -116,9 +116,9 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 	}
 	switch name {
 	case "alloc":
-		return method("TMEMPool.alloc", func(ev *Evaluator, c *Call) Value {
+		return Method("TMEMPool.alloc", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) > 2 {
-				return ev.pyErrorf(c.At, "TMEMPool.alloc() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
+				return ev.PyErrorf(c.At, "TMEMPool.alloc() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 			}
 			if !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "layout", "cols") {
 				return Poison(c.At)
@@ -130,7 +130,7 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 		if operand == "C" {
 			operand = "D"
 		}
-		return method("TMEMPool."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("TMEMPool."+name, func(ev *Evaluator, c *Call) Value {
 			params := []string{"shape", "dtype", "M", "cta_group", "ws", "sparse", "cols"}
 			def := ir.BF16
 			if operand == "D" {
@@ -138,7 +138,7 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 				def = ir.Float32
 			}
 			if len(c.Args) > 2 {
-				return ev.pyErrorf(c.At, "TMEMPool.%s() takes from 2 to 3 positional arguments but %d were given", name, len(c.Args)+1)
+				return ev.PyErrorf(c.At, "TMEMPool.%s() takes from 2 to 3 positional arguments but %d were given", name, len(c.Args)+1)
 			}
 			if !ev.CheckArgs(c, name, 1, params...) {
 				return Poison(c.At)
@@ -158,13 +158,13 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 			return ev.tmemAlloc(t, c, def, l, len(params)-1)
 		})
 	case "alloc_sf":
-		return method("TMEMPool.alloc_sf", func(ev *Evaluator, c *Call) Value { return ev.tmemAllocSF(t, c) })
+		return Method("TMEMPool.alloc_sf", func(ev *Evaluator, c *Call) Value { return ev.tmemAllocSF(t, c) })
 	case "move_base_to":
-		return method("TMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
+		return Method("TMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "move_base_to", 1, "col") {
 				return Poison(c.At)
 			}
-			n, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "col")
+			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "col")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -173,7 +173,7 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 			return &NoneV{Base{c.At}}
 		})
 	case "commit":
-		return method("TMEMPool.commit", func(ev *Evaluator, c *Call) Value {
+		return Method("TMEMPool.commit", func(ev *Evaluator, c *Call) Value {
 			if !ev.RequireKernel(c, "TMEMPool.commit") || !ev.CheckArgs(c, "commit", 0) {
 				return Poison(c.At)
 			}
@@ -184,16 +184,16 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 			if !ok {
 				return Poison(c.At)
 			}
-			stmts := []ir.Stmt{ptxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.At, ptr, u32(t.TotalCols, c.At))}
+			stmts := []ir.Stmt{PtxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.At, ptr, u32(t.TotalCols, c.At))}
 			if t.SyncAfterAlloc {
-				stmts = append(stmts, ptxStmt(ir.OpWarpSync, c.At))
+				stmts = append(stmts, PtxStmt(ir.OpWarpSync, c.At))
 			}
 			ev.EmitStmt(warpGuard(t.AllocWarp, stmts, c.At))
 			t.committed = true
 			return &NoneV{Base{c.At}}
 		})
 	case "dealloc":
-		return method("TMEMPool.dealloc", func(ev *Evaluator, c *Call) Value {
+		return Method("TMEMPool.dealloc", func(ev *Evaluator, c *Call) Value {
 			if !ev.RequireKernel(c, "TMEMPool.dealloc") || !ev.CheckArgs(c, "dealloc", 0) {
 				return Poison(c.At)
 			}
@@ -208,14 +208,14 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 			a, ok := ev.ToIR(addr, ir.UInt32)
 			if !ok {
 				if IsErr(addr) {
-					return ev.needConcrete(addr, c.At, "TMEMPool's address")
+					return ev.NeedConcrete(addr, c.At, "TMEMPool's address")
 				}
 				return ev.Errorf(c.At, CodeType, "TMEMPool address must be a scalar, got %s", Describe(addr))
 			}
 			g := t.CtaGroup
 			ev.EmitStmt(warpGuard(t.DeallocWar, []ir.Stmt{
-				ptxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.At),
-				ptxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.At, a, u32(t.TotalCols, c.At)),
+				PtxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.At),
+				PtxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.At, a, u32(t.TotalCols, c.At)),
 			}, c.At))
 			return &NoneV{Base{c.At}}
 		})
@@ -242,7 +242,7 @@ func (ev *Evaluator) tmemAddrPtr(t *TMEMPoolV, span source.Span) (ir.Expr, bool)
 		}
 	}
 	if IsErr(addr) {
-		ev.needConcrete(addr, span, "TMEMPool's address slot")
+		ev.NeedConcrete(addr, span, "TMEMPool's address slot")
 		return nil, false
 	}
 	ev.Warnf(span, CodeUnresolved, "not modelled: the address of TMEMPool's tmem_addr %s; statement ignored", Describe(addr))
@@ -253,7 +253,7 @@ func u32(n int64, span source.Span) ir.Expr {
 	return &ir.IntImm{Value: n, Type: ir.UInt32, Span: span}
 }
 
-func ptxStmt(op string, span source.Span, args ...ir.Expr) ir.Stmt {
+func PtxStmt(op string, span source.Span, args ...ir.Expr) ir.Stmt {
 	return &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: span}, Span: span}
 }
 
@@ -300,7 +300,7 @@ func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay 
 	// shape's bits over 32-bit rows.
 	var cols int64
 	if v := c.Arg(colsIdx, "cols"); v != nil && !IsNoneV(v) {
-		if cols, ok = ev.intArg(v, c.ArgSpan(colsIdx, "cols"), "cols"); !ok {
+		if cols, ok = ev.IntArg(v, c.ArgSpan(colsIdx, "cols"), "cols"); !ok {
 			return Poison(c.At)
 		}
 	} else if lay != nil {
@@ -315,7 +315,7 @@ func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay 
 		}
 		total := shape[0] * shape[1] * int64(dt.Bits)
 		if shape[0] == 0 || total%(32*shape[0]) != 0 {
-			return ev.Errorf(c.At, CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", Repr(c.Args[0]), pyQuote(dt.String()))
+			return ev.Errorf(c.At, CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", Repr(c.Args[0]), PyQuote(dt.String()))
 		}
 		cols = total / (32 * shape[0])
 	}
@@ -349,7 +349,7 @@ func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay 
 // the pipeline depth.
 func (ev *Evaluator) tmemAllocSF(t *TMEMPoolV, c *Call) Value {
 	if len(c.Args) > 2 {
-		return ev.pyErrorf(c.At, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.Args)+1)
+		return ev.PyErrorf(c.At, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.Args)+1)
 	}
 	if !ev.CheckArgs(c, "alloc_sf", 2, "shape", "dtype", "sf_per_mma", "sf_reuse") {
 		return Poison(c.At)
@@ -359,11 +359,11 @@ func (ev *Evaluator) tmemAllocSF(t *TMEMPoolV, c *Call) Value {
 		return Poison(c.At)
 	}
 	if c.Arg(2, "sf_per_mma") == nil {
-		return ev.pyErrorf(c.At, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
+		return ev.PyErrorf(c.At, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
 	}
 	reuse := int64(1)
 	if v := c.Arg(3, "sf_reuse"); v != nil {
-		if reuse, ok = ev.intArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+		if reuse, ok = ev.IntArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
 			return Poison(c.At)
 		}
 	}
@@ -437,11 +437,11 @@ func validateMMAAllocShape(fname string, shape []int64, dt ir.DataType, mode int
 				sugg = colBits / 8
 			}
 			return fmt.Errorf("%s shape=%s with dtype=%s produces %sB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements.",
-				fname, shp, pyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(sugg), (atomBits+bits-1)/bits)
+				fname, shp, PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(sugg), (atomBits+bits-1)/bits)
 		}
 	} else if rowBytes := cols * bytes; rowBytes < atom.bytes || rowBytes%atom.bytes != 0 {
 		return fmt.Errorf("%s shape=%s with dtype=%s produces %dB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements (>= %dB at %s).",
-			fname, shp, pyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(rowBytes), atom.bytes/bytes, atom.bytes, dt)
+			fname, shp, PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(rowBytes), atom.bytes/bytes, atom.bytes, dt)
 	}
 	if rows < 8 || rows%8 != 0 {
 		return fmt.Errorf("%s shape=%s has shape[-2]=%d, but the %s atom requires shape[-2] to be a positive multiple of 8. Use swizzle_mode='none', or widen shape[-2] to a multiple of 8.", fname, shp, rows, atom.name)

@@ -21,7 +21,7 @@ func (ev *Evaluator) bufferWithDtype(buf *ir.Buffer, c *Call) Value {
 		return Poison(c.At)
 	}
 	if IsErr(c.Args[0]) {
-		return ev.needConcrete(c.Args[0], c.ArgSpans[0], "Buffer.with_dtype's dtype")
+		return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "Buffer.with_dtype's dtype")
 	}
 	dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 	if !ok {

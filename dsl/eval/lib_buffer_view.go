@@ -88,7 +88,7 @@ func (ev *Evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 	}
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}
 	static := func(v Value, what string) (int64, Value) {
-		if n, ok := toInt(v); ok {
+		if n, ok := ToInt(v); ok {
 			return n, nil
 		}
 		if x, ok := v.(*ExprV); ok {
@@ -362,13 +362,13 @@ func (ev *Evaluator) bufferPermute(buf *ir.Buffer, c *Call) Value {
 		return ev.Errorf(c.At, CodeType, "Buffer.permute takes no keyword arguments")
 	}
 	if e := firstErr(c.Args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "Buffer.permute's dims")
+		return ev.NeedConcrete(e, e.Span(), "Buffer.permute's dims")
 	}
 	dims := make([]int, len(c.Args))
 	seen := make([]bool, len(buf.Shape))
 	var bad []string
 	for i, a := range c.Args {
-		n, ok := toInt(a)
+		n, ok := ToInt(a)
 		if !ok {
 			return ev.Errorf(c.ArgSpans[i], CodeType, "Buffer.permute dims must be integers, got %s", Describe(a))
 		}

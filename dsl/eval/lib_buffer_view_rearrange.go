@@ -37,15 +37,15 @@ func (*ChunkV) TypeName() string { return "ChunkIndexer" }
 func (ev *Evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
 	switch name {
 	case "permute":
-		return method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermuteCall(buf, c) })
+		return Method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermuteCall(buf, c) })
 	case "rearrange":
-		return method("Buffer.rearrange", func(ev *Evaluator, c *Call) Value { return ev.bufferRearrange(buf, c) })
+		return Method("Buffer.rearrange", func(ev *Evaluator, c *Call) Value { return ev.bufferRearrange(buf, c) })
 	case "chunk":
-		return method("Buffer.chunk", func(ev *Evaluator, c *Call) Value { return ev.bufferChunk(buf, c) })
+		return Method("Buffer.chunk", func(ev *Evaluator, c *Call) Value { return ev.bufferChunk(buf, c) })
 	case "with_dtype": // lib_buffer.go
-		return method("Buffer.with_dtype", func(ev *Evaluator, c *Call) Value { return ev.bufferWithDtype(buf, c) })
+		return Method("Buffer.with_dtype", func(ev *Evaluator, c *Call) Value { return ev.bufferWithDtype(buf, c) })
 	case "tile": // lib_buffer_view_tile.go
-		return method("Buffer.tile", func(ev *Evaluator, c *Call) Value { return ev.bufferTile(buf, c) })
+		return Method("Buffer.tile", func(ev *Evaluator, c *Call) Value { return ev.bufferTile(buf, c) })
 	}
 	return nil
 }
@@ -124,11 +124,11 @@ func (ev *Evaluator) bufferPermuteCall(buf *ir.Buffer, c *Call) Value {
 		return Poison(c.At)
 	}
 	if e := firstErr(c.Args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "Buffer.permute dims")
+		return ev.NeedConcrete(e, e.Span(), "Buffer.permute dims")
 	}
 	var perm []int
 	for i, a := range c.Args {
-		n, ok := ev.intArg(a, c.ArgSpans[i], "dim")
+		n, ok := ev.IntArg(a, c.ArgSpans[i], "dim")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -185,7 +185,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	kwargs := c.Kwargs
 	switch {
 	case len(c.Args) > 1:
-		return ev.pyErrorf(c.At, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.Args)+1)
+		return ev.PyErrorf(c.At, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.Args)+1)
 	case len(c.Args) == 1:
 		pv, pspan = c.Args[0], c.ArgSpans[0]
 	default:
@@ -197,16 +197,16 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 			}
 		}
 		if pv == nil {
-			return ev.pyErrorf(c.At, "Buffer.rearrange() missing required argument: 'pattern'")
+			return ev.PyErrorf(c.At, "Buffer.rearrange() missing required argument: 'pattern'")
 		}
 	}
-	pattern, ok := ev.strArg(pv, pspan, "pattern")
+	pattern, ok := ev.StrArg(pv, pspan, "pattern")
 	if !ok {
 		return Poison(c.At)
 	}
 	sizes := map[string]int64{}
 	for _, k := range kwargs {
-		n, ok := ev.intArg(k.V, k.Vspan, "rearrange size "+k.Name)
+		n, ok := ev.IntArg(k.V, k.Vspan, "rearrange size "+k.Name)
 		if !ok {
 			return Poison(c.At)
 		}
@@ -215,11 +215,11 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	fail := func(format string, args ...any) Value { return ev.Errorf(c.At, CodeType, format, args...) }
 	lhsS, rhsS, found := strings.Cut(pattern, "->")
 	if !found || strings.Contains(rhsS, "->") {
-		return fail("rearrange: pattern must contain '->', got %s", pyQuote(pattern))
+		return fail("rearrange: pattern must contain '->', got %s", PyQuote(pattern))
 	}
 	lhs, rhs := rearrangeGroups(lhsS), rearrangeGroups(rhsS)
 	if len(lhs) != len(buf.Shape) {
-		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), pyQuote(pattern), shapeList(buf.Shape))
+		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), PyQuote(pattern), shapeList(buf.Shape))
 	}
 	axisSize := map[string]int64{}
 	for i, group := range lhs {
@@ -250,7 +250,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	}
 	flatL, flatR := slices.Concat(lhs...), slices.Concat(rhs...)
 	if sl, sr := slices.Sorted(slices.Values(flatL)), slices.Sorted(slices.Values(flatR)); !slices.Equal(sl, sr) {
-		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), pyQuote(pattern))
+		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), PyQuote(pattern))
 	}
 	split := make([]int64, len(flatL))
 	for i, a := range flatL {
@@ -261,7 +261,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 		perm[i] = slices.Index(flatL, a)
 	}
 	if !isPerm(perm) {
-		return fail("rearrange: an axis is repeated in pattern %s", pyQuote(pattern))
+		return fail("rearrange: an axis is repeated in pattern %s", PyQuote(pattern))
 	}
 	l, err := permuteLayout(buf.Layout, split, perm)
 	if err != nil {
@@ -280,7 +280,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 func pyNameList(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = pyQuote(x)
+		q[i] = PyQuote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
@@ -304,9 +304,9 @@ func (ev *Evaluator) bufferChunk(buf *ir.Buffer, c *Call) Value {
 			continue
 		}
 		if IsErr(e) {
-			return ev.needConcrete(e, c.ArgSpans[0], "chunk spec")
+			return ev.NeedConcrete(e, c.ArgSpans[0], "chunk spec")
 		}
-		n, ok := toInt(e)
+		n, ok := ToInt(e)
 		if _, isBool := e.(*BoolV); !ok || isBool || n < 1 {
 			return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
 		}
@@ -334,11 +334,11 @@ func (ev *Evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Va
 			return ev.Errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
 		}
 		if IsErr(pick) {
-			return ev.needConcrete(pick, e.Index.Span(), "a chunk index")
+			return ev.NeedConcrete(pick, e.Index.Span(), "a chunk index")
 		}
 		size := ch.Buf.Shape[d] / count
 		sp := pick.Span()
-		if n, ok := toInt(pick); ok {
+		if n, ok := ToInt(pick); ok {
 			out[d] = &SliceV{Base{sp}, &IntV{Base{sp}, n * size}, &IntV{Base{sp}, (n + 1) * size}, &NoneV{Base{sp}}}
 			continue
 		}

@@ -39,14 +39,14 @@ func (ev *Evaluator) bufferTile(buf *ir.Buffer, c *Call) Value {
 		return ev.Errorf(c.At, CodeType, "Buffer.tile takes no keyword arguments")
 	}
 	if e := firstErr(c.Args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "Buffer.tile's specs")
+		return ev.NeedConcrete(e, e.Span(), "Buffer.tile's specs")
 	}
 	if buf.RuntimeDim() >= 0 {
 		return &OpaqueV{Base{c.At}, fmt.Sprintf("%s%s` of `%s`.tile", dynShapePrefix, clip(ExprString(buf.ShapeExpr[buf.RuntimeDim()]), 60), buf.Name)}
 	}
 	specs := c.Args
 	if len(specs) > 0 {
-		if _, ok := toInt(specs[0]); ok && !isSeq(specs[0]) {
+		if _, ok := ToInt(specs[0]); ok && !isSeq(specs[0]) {
 			if len(specs) != 2 {
 				return ev.Errorf(c.At, CodeType, "tile(dim, factors) takes a dim and a factors tuple")
 			}
@@ -59,7 +59,7 @@ func (ev *Evaluator) bufferTile(buf *ir.Buffer, c *Call) Value {
 			return ev.Errorf(s.Span(), CodeType, "tile: each spec must be (dim, factors), got %s", Repr(s))
 		}
 		pair := seqElts(s)
-		d, ok := toInt(pair[0])
+		d, ok := ToInt(pair[0])
 		if !ok {
 			return ev.Errorf(pair[0].Span(), CodeType, "tile: dim must be an integer, got %s", Describe(pair[0]))
 		}
@@ -81,9 +81,9 @@ func (ev *Evaluator) bufferTile(buf *ir.Buffer, c *Call) Value {
 		var fs []int64
 		for _, f := range seqElts(pair[1]) {
 			if IsErr(f) {
-				return ev.needConcrete(f, f.Span(), "a Buffer.tile factor")
+				return ev.NeedConcrete(f, f.Span(), "a Buffer.tile factor")
 			}
-			n, ok := toInt(f)
+			n, ok := ToInt(f)
 			if !ok {
 				return &OpaqueV{Base{c.At}, "Buffer.tile with a runtime factor"}
 			}
@@ -162,7 +162,7 @@ func (ev *Evaluator) tileIndex(t *TileIndexerV, idx []Value, e *syntax.Subscript
 				if cur, why, err = viewDropRuntime(cur, buf, dim+i, x.E); why != "" {
 					return &OpaqueV{Base{sp}, why}
 				}
-			} else if k, ok := toInt(p); ok {
+			} else if k, ok := ToInt(p); ok {
 				cur, err = viewDrop(cur, buf, dim+i, k)
 			} else {
 				return ev.Errorf(p.Span(), CodeType, "tile: a pick must be an integer, an expression or ':', got %s", Describe(p))

@@ -32,7 +32,7 @@ func (ev *Evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout}
 	var col ir.Expr = buf.AllocatedAddr
 	static := func(v Value, what string) (int64, Value) {
-		if n, ok := toInt(v); ok {
+		if n, ok := ToInt(v); ok {
 			return n, nil
 		}
 		if x, ok := v.(*ExprV); ok {
@@ -58,7 +58,7 @@ func (ev *Evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 			}
 			next, err = viewDrop(cur, buf, dim, i)
 		case !IsNoneV(s.Step):
-			if n, ok := toInt(s.Step); !ok || n != 1 {
+			if n, ok := ToInt(s.Step); !ok || n != 1 {
 				return &OpaqueV{Base{sp}, "Buffer.sub of a tensor-memory buffer with a stepped slice"}
 			}
 			fallthrough

@@ -35,7 +35,7 @@ func (ev *Evaluator) tWgRegTile(c *Call) Value {
 		return Poison(c.At)
 	}
 	nspan := c.ArgSpan(0, "elem_per_thread")
-	n, ok := ev.intArg(c.Arg(0, "elem_per_thread"), nspan, "elem_per_thread")
+	n, ok := ev.IntArg(c.Arg(0, "elem_per_thread"), nspan, "elem_per_thread")
 	if !ok {
 		return Poison(c.At)
 	}
@@ -70,7 +70,7 @@ func (ev *Evaluator) tAllocCastFrag(c *Call) Value {
 	b, ok := src.(*BufferV)
 	if !ok {
 		if IsErr(src) {
-			return ev.needConcrete(src, sspan, "T.alloc_cast_frag's src")
+			return ev.NeedConcrete(src, sspan, "T.alloc_cast_frag's src")
 		}
 		return ev.Errorf(sspan, CodeType, "T.alloc_cast_frag expects a register fragment buffer, got %s", Describe(src))
 	}

@@ -70,7 +70,7 @@ func dataclassesAttr(ev *Evaluator, name string, span source.Span) (Value, bool)
 	case "is_dataclass":
 		return Builtin("dataclasses.is_dataclass", func(ev *Evaluator, c *Call) Value {
 			if len(c.Args) != 1 {
-				return ev.pyErrorf(c.At, "is_dataclass() takes 1 argument")
+				return ev.PyErrorf(c.At, "is_dataclass() takes 1 argument")
 			}
 			switch x := c.Args[0].(type) {
 			case *InstanceV:
@@ -114,12 +114,12 @@ func (ev *Evaluator) dataclassDecorator(c *Call) Value {
 			o.kwOnly = b.V
 		case "order", "slots", "match_args", "weakref_slot":
 		default:
-			return ev.pyErrorf(k.At, "dataclass() got an unexpected keyword argument '%s'", k.Name)
+			return ev.PyErrorf(k.At, "dataclass() got an unexpected keyword argument '%s'", k.Name)
 		}
 	}
 	apply := func(ev *Evaluator, c *Call) Value {
 		if len(c.Args) != 1 {
-			return ev.pyErrorf(c.At, "dataclass() takes 1 positional argument")
+			return ev.PyErrorf(c.At, "dataclass() takes 1 positional argument")
 		}
 		cls, ok := c.Args[0].(*ClassV)
 		if !ok || cls.def == nil || cls.enum != enumNone {
@@ -132,7 +132,7 @@ func (ev *Evaluator) dataclassDecorator(c *Call) Value {
 	}
 	if len(c.Args) > 0 {
 		if len(c.Kwargs) > 0 {
-			return ev.pyErrorf(c.At, "dataclass() takes a class or keyword arguments")
+			return ev.PyErrorf(c.At, "dataclass() takes a class or keyword arguments")
 		}
 		return apply(ev, c)
 	}
@@ -207,10 +207,10 @@ func (ev *Evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 				}
 			} else if v != nil {
 				if _, ok := v.(*ListV); ok {
-					return ev.pyErrorf(a.Value.Span(), "mutable default <class 'list'> for field %s is not allowed: use default_factory", n.Id)
+					return ev.PyErrorf(a.Value.Span(), "mutable default <class 'list'> for field %s is not allowed: use default_factory", n.Id)
 				}
 				if _, ok := v.(*DictV); ok {
-					return ev.pyErrorf(a.Value.Span(), "mutable default <class 'dict'> for field %s is not allowed: use default_factory", n.Id)
+					return ev.PyErrorf(a.Value.Span(), "mutable default <class 'dict'> for field %s is not allowed: use default_factory", n.Id)
 				}
 				f.def = v
 			}
@@ -227,7 +227,7 @@ func (ev *Evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 		if f.def != nil || f.factory != nil {
 			seenDefault = true
 		} else if seenDefault {
-			return ev.pyErrorf(f.span, "non-default argument '%s' follows default argument", f.name)
+			return ev.PyErrorf(f.span, "non-default argument '%s' follows default argument", f.name)
 		}
 	}
 	if _, own := cls.Attrs["__init__"]; own {
@@ -259,7 +259,7 @@ func (ev *Evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *Call) Value {
 		if required == len(positional) {
 			takes = fmt.Sprint(required + 1)
 		}
-		return ev.pyErrorf(c.At, "%s.__init__() takes %s positional arguments but %d were given", name, takes, len(c.Args)+1)
+		return ev.PyErrorf(c.At, "%s.__init__() takes %s positional arguments but %d were given", name, takes, len(c.Args)+1)
 	}
 	given := map[string]Value{}
 	for i, a := range c.Args {
@@ -276,10 +276,10 @@ func (ev *Evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *Call) Value {
 			}
 		}
 		if f == nil {
-			return ev.pyErrorf(kw.At, "%s.__init__() got an unexpected keyword argument '%s'", name, kw.Name)
+			return ev.PyErrorf(kw.At, "%s.__init__() got an unexpected keyword argument '%s'", name, kw.Name)
 		}
 		if _, dup := given[kw.Name]; dup {
-			return ev.pyErrorf(kw.At, "%s.__init__() got multiple values for argument '%s'", name, kw.Name)
+			return ev.PyErrorf(kw.At, "%s.__init__() got multiple values for argument '%s'", name, kw.Name)
 		}
 		given[kw.Name] = kw.V
 	}
@@ -309,7 +309,7 @@ func (ev *Evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *Call) Value {
 		}
 	}
 	if len(missing) > 0 {
-		return ev.pyErrorf(c.At, "%s.__init__() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, " and "))
+		return ev.PyErrorf(c.At, "%s.__init__() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, " and "))
 	}
 	if post, _ := inst.Class.lookup("__post_init__"); post != nil {
 		r := ev.callWithSelf(post, inst, c.At, initVars...)
@@ -323,7 +323,7 @@ func (ev *Evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *Call) Value {
 // biField is dataclasses.field(...).
 func biField(ev *Evaluator, c *Call) Value {
 	if len(c.Args) > 0 {
-		return ev.pyErrorf(c.At, "field() takes 0 positional arguments but %d were given", len(c.Args))
+		return ev.PyErrorf(c.At, "field() takes 0 positional arguments but %d were given", len(c.Args))
 	}
 	spec := &InstanceV{Base: Base{c.At}, Class: fieldClass, Attrs: map[string]Value{
 		"name": &NoneV{Base{c.At}}, "default": missingV, "default_factory": missingV,
@@ -336,11 +336,11 @@ func biField(ev *Evaluator, c *Call) Value {
 			spec.Attrs[k.Name] = k.V
 		case "hash", "metadata":
 		default:
-			return ev.pyErrorf(k.At, "field() got an unexpected keyword argument '%s'", k.Name)
+			return ev.PyErrorf(k.At, "field() got an unexpected keyword argument '%s'", k.Name)
 		}
 	}
 	if spec.Attrs["default"] != missingV && spec.Attrs["default_factory"] != missingV {
-		return ev.pyErrorf(c.At, "cannot specify both default and default_factory")
+		return ev.PyErrorf(c.At, "cannot specify both default and default_factory")
 	}
 	return spec
 }
@@ -349,7 +349,7 @@ func biField(ev *Evaluator, c *Call) Value {
 // name, type, default, default_factory, init, repr, compare.
 func biFields(ev *Evaluator, c *Call) Value {
 	if len(c.Args) != 1 {
-		return ev.pyErrorf(c.At, "fields() takes 1 argument")
+		return ev.PyErrorf(c.At, "fields() takes 1 argument")
 	}
 	var cls *ClassV
 	switch x := c.Args[0].(type) {
@@ -363,7 +363,7 @@ func biFields(ev *Evaluator, c *Call) Value {
 		}
 	}
 	if cls == nil || cls.dcOf() == nil {
-		return ev.pyErrorf(c.ArgSpans[0], "must be called with a dataclass type or instance")
+		return ev.PyErrorf(c.ArgSpans[0], "must be called with a dataclass type or instance")
 	}
 	var out []Value
 	for _, f := range cls.dcOf().fields {
@@ -390,7 +390,7 @@ func biFields(ev *Evaluator, c *Call) Value {
 // dataclassArg is the single dataclass instance argument of fn.
 func dataclassArg(ev *Evaluator, c *Call, fn string) (*InstanceV, Value) {
 	if len(c.Args) < 1 {
-		return nil, ev.pyErrorf(c.At, "%s() missing 1 required positional argument: 'obj'", fn)
+		return nil, ev.PyErrorf(c.At, "%s() missing 1 required positional argument: 'obj'", fn)
 	}
 	x := c.Args[0]
 	if IsErr(x) {
@@ -398,7 +398,7 @@ func dataclassArg(ev *Evaluator, c *Call, fn string) (*InstanceV, Value) {
 	}
 	inst, ok := x.(*InstanceV)
 	if !ok || inst.Class.dcOf() == nil {
-		return nil, ev.pyErrorf(c.ArgSpans[0], "%s() should be called on dataclass instances", fn)
+		return nil, ev.PyErrorf(c.ArgSpans[0], "%s() should be called on dataclass instances", fn)
 	}
 	return inst, nil
 }
@@ -471,7 +471,7 @@ func biReplace(ev *Evaluator, c *Call) Value {
 		return bad
 	}
 	if len(c.Args) > 1 {
-		return ev.pyErrorf(c.At, "replace() takes 1 positional argument but %d were given", len(c.Args))
+		return ev.PyErrorf(c.At, "replace() takes 1 positional argument but %d were given", len(c.Args))
 	}
 	dc := inst.Class.dcOf()
 	n := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr}
@@ -482,7 +482,7 @@ func biReplace(ev *Evaluator, c *Call) Value {
 		}
 		for _, f := range dc.fields {
 			if f.name == k.Name && !f.init {
-				return ev.pyErrorf(k.At, "field %s is declared with init=False, it cannot be specified with replace()", k.Name)
+				return ev.PyErrorf(k.At, "field %s is declared with init=False, it cannot be specified with replace()", k.Name)
 			}
 		}
 		changed[k.Name] = true
@@ -494,10 +494,10 @@ func biReplace(ev *Evaluator, c *Call) Value {
 		}
 		v, ok := inst.Attrs[f.name]
 		if f.initVar {
-			return ev.pyErrorf(c.At, "InitVar '%s' must be specified with replace()", f.name)
+			return ev.PyErrorf(c.At, "InitVar '%s' must be specified with replace()", f.name)
 		}
 		if !ok {
-			return ev.pyErrorf(c.At, "replace(): field '%s' of %s is not set", f.name, inst.Class.Name)
+			return ev.PyErrorf(c.At, "replace(): field '%s' of %s is not set", f.name, inst.Class.Name)
 		}
 		n.Kwargs = append(n.Kwargs, Kwarg{f.name, v, c.At, c.At})
 	}

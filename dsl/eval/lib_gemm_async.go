@@ -16,23 +16,23 @@ func (ev *Evaluator) sfSmemLayoutCall(c *Call) Value {
 	if !ev.CheckArgs(c, "sf_smem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
 		return Poison(c.At)
 	}
-	rows, ok1 := ev.intArg(c.Args[0], c.ArgSpans[0], "rows")
-	sfK, ok2 := ev.intArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
-	per, ok3 := ev.intArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
+	rows, ok1 := ev.IntArg(c.Args[0], c.ArgSpans[0], "rows")
+	sfK, ok2 := ev.IntArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
+	per, ok3 := ev.IntArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
 	if !ok1 || !ok2 || !ok3 {
 		return Poison(c.At)
 	}
 	reuse, depth := int64(1), int64(0)
 	if v := c.Arg(3, "sf_reuse"); v != nil {
 		var ok bool
-		if reuse, ok = ev.intArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+		if reuse, ok = ev.IntArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
 			return Poison(c.At)
 		}
 	}
 	hasDepth := false
 	if v := c.Arg(4, "pipe_depth"); v != nil && !IsNoneV(v) {
 		var ok bool
-		if depth, ok = ev.intArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
+		if depth, ok = ev.IntArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
 			return Poison(c.At)
 		}
 		hasDepth = true

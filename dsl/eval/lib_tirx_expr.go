@@ -41,10 +41,10 @@ func (ev *Evaluator) tirxExprBinary(name string, op ir.BinOp, c *Call) Value {
 	}
 	a, b := c.Arg(0, "a"), c.Arg(1, "b")
 	if IsErr(a) {
-		return ev.needConcrete(a, c.ArgSpan(0, "a"), "T."+name+"'s a")
+		return ev.NeedConcrete(a, c.ArgSpan(0, "a"), "T."+name+"'s a")
 	}
 	if IsErr(b) {
-		return ev.needConcrete(b, c.ArgSpan(1, "b"), "T."+name+"'s b")
+		return ev.NeedConcrete(b, c.ArgSpan(1, "b"), "T."+name+"'s b")
 	}
 	var ae, be ir.Expr
 	var ok1, ok2 bool
@@ -75,7 +75,7 @@ func (ev *Evaluator) tirxExprNot(c *Call) Value {
 	}
 	a := c.Arg(0, "a")
 	if IsErr(a) {
-		return ev.needConcrete(a, c.ArgSpan(0, "a"), "T.Not's a")
+		return ev.NeedConcrete(a, c.ArgSpan(0, "a"), "T.Not's a")
 	}
 	e, ok := ev.ToIR(a, ir.DataType{})
 	if !ok {
@@ -96,7 +96,7 @@ func (ev *Evaluator) tirxExprCast(c *Call) Value {
 	}
 	v := c.Arg(1, "value")
 	if IsErr(v) {
-		return ev.needConcrete(v, c.ArgSpan(1, "value"), "T.Cast's value")
+		return ev.NeedConcrete(v, c.ArgSpan(1, "value"), "T.Cast's value")
 	}
 	return ev.castTo(v, dt, c.ArgSpan(1, "value"), c.At)
 }

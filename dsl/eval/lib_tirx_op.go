@@ -103,7 +103,7 @@ func (ev *Evaluator) tirxFilter(c *Call) Value {
 	for i, n := range []string{"var", "pred"} {
 		v, sp := c.Arg(i, n), c.ArgSpan(i, n)
 		if IsErr(v) {
-			return ev.needConcrete(v, sp, "T.filter's "+n)
+			return ev.NeedConcrete(v, sp, "T.filter's "+n)
 		}
 		e, ok := ev.ToIR(v, ir.DataType{})
 		if !ok {
@@ -121,7 +121,7 @@ func (ev *Evaluator) opaqueIntrin(c *Call, fname, op string, t ir.DataType) Valu
 	for i, a := range c.Args {
 		sp := c.ArgSpans[i]
 		if IsErr(a) {
-			return ev.needConcrete(a, sp, fname+"'s arguments")
+			return ev.NeedConcrete(a, sp, fname+"'s arguments")
 		}
 		switch x := a.(type) {
 		case *StrV:

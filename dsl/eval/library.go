@@ -57,12 +57,13 @@ type LibModule struct {
 }
 
 // An AttrValue is a library value whose attributes the library models:
-// obj.name on it evaluates v.LibAttr(ev, name, nameSpan, span, quiet).
-// quiet (hasattr, getattr with a default) asks for nil instead of a
-// reported error when the attribute is missing.
+// obj.name on it evaluates v.LibAttr(ev, name, span), span being the
+// whole attribute expression's. A nil result is a missing attribute: the
+// interpreter reports "'<TypeName>' object has no attribute '<name>'"
+// (nothing under hasattr or getattr with a default).
 type AttrValue interface {
 	Value
-	LibAttr(ev *Evaluator, name string, nameSpan, span source.Span, quiet bool) Value
+	LibAttr(ev *Evaluator, name string, span source.Span) Value
 }
 
 // libModule returns the library module path names (canonical or alias),

@@ -38,8 +38,6 @@ func (ev *Evaluator) canonicalModule(path string) string {
 		return tmaPath
 	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
-	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
-		return PipelinePath
 	case "os": // bind_environ.go
 		return path
 	case "random": // bind_random.go
@@ -98,8 +96,6 @@ func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 		return &ModuleV{Base: Base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
 	case gemmAsyncPath:
 		return &ModuleV{Base: Base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_smem_layout", "sf_tmem_layout"}}
-	case PipelinePath:
-		return &ModuleV{Base: Base{span}, Path: PipelinePath, Name: "pipeline", attr: pipelineAttr}
 	case "pytest.mark":
 		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
 	case "os": // bind_environ.go
@@ -240,7 +236,7 @@ func (ev *Evaluator) DtypeOf(v Value, span source.Span) (ir.DataType, bool) {
 		return x.DT, true
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, "a dtype")
+		ev.NeedConcrete(v, span, "a dtype")
 		return ir.DataType{}, false
 	}
 	ev.Errorf(span, CodeDtype, "expected a dtype, got %s", Describe(v))
@@ -292,7 +288,7 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				acc = 1
 			}
 			for i, a := range c.Args {
-				n, ok := ev.intArg(a, c.ArgSpans[i], "math."+name+" argument")
+				n, ok := ev.IntArg(a, c.ArgSpans[i], "math."+name+" argument")
 				if !ok {
 					return Poison(c.At)
 				}
@@ -315,7 +311,7 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 			if v == nil || IsErr(v) {
 				return orPoison(v, c.At)
 			}
-			if n, ok := toInt(v); ok && isIntLike(v) {
+			if n, ok := ToInt(v); ok && isIntLike(v) {
 				return &IntV{Base{c.At}, n}
 			}
 			f, ok := toFloat(v)
@@ -471,7 +467,7 @@ func itertoolsAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				lists = append(lists, elts)
 			}
 			if r, ok := c.Kw("repeat"); ok {
-				n, _ := toInt(r)
+				n, _ := ToInt(r)
 				base := lists
 				if !ev.charge(c.At, "list", mulCost(max(n, 0), mulCost(int64(len(base)), 24))) {
 					return Poison(c.At)

@@ -94,7 +94,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 		if isIntLike(x) {
 			seq, n = y, x
 		}
-		if k, ok := toInt(n); ok && isIntLike(n) {
+		if k, ok := ToInt(n); ok && isIntLike(n) {
 			switch seq.(type) {
 			case *StrV, *TupleV, *ListV:
 				return ev.repeat(seq, k, span)
@@ -124,7 +124,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 			}
 		}
 	}
-	return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 }
 
 func isIntLike(v Value) bool {
@@ -197,7 +197,7 @@ func (ev *Evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			j++
 		}
 		if j >= len(f) {
-			return ev.pyErrorf(span, "incomplete format")
+			return ev.PyErrorf(span, "incomplete format")
 		}
 		conv := f[j]
 		spec := f[i+1 : j]
@@ -207,7 +207,7 @@ func (ev *Evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			continue
 		}
 		if k >= len(args) {
-			return ev.pyErrorf(span, "not enough arguments for format string")
+			return ev.PyErrorf(span, "not enough arguments for format string")
 		}
 		a := args[k]
 		k++
@@ -234,7 +234,7 @@ func (ev *Evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			return Poison(span)
 		}
 		if !ok {
-			return ev.pyErrorf(span, "unsupported format %%%s", full)
+			return ev.PyErrorf(span, "unsupported format %%%s", full)
 		}
 		if !ev.charge(span, "str", int64(len(out))) {
 			return Poison(span)
@@ -248,8 +248,8 @@ func (ev *Evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 	_, xf := x.(*FloatV)
 	_, yf := y.(*FloatV)
 	if !xf && !yf && op != "/" {
-		a, _ := toInt(x)
-		b, _ := toInt(y)
+		a, _ := ToInt(x)
+		b, _ := ToInt(y)
 		_, xb := x.(*BoolV)
 		_, yb := y.(*BoolV)
 		if xb && yb && (op == "&" || op == "|" || op == "^") {
@@ -271,7 +271,7 @@ func (ev *Evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 		case "float":
 			return ev.numBinop(op, &FloatV{Base{x.Span()}, float64(a)}, y, span)
 		}
-		return ev.pyErrorf(span, "%s", err)
+		return ev.PyErrorf(span, "%s", err)
 	}
 	a, _ := toFloat(x)
 	b, _ := toFloat(y)
@@ -285,17 +285,17 @@ func (ev *Evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 		r = a * b
 	case "/":
 		if b == 0 {
-			return ev.pyErrorf(span, "division by zero")
+			return ev.PyErrorf(span, "division by zero")
 		}
 		r = a / b
 	case "//":
 		if b == 0 {
-			return ev.pyErrorf(span, "float floor division by zero")
+			return ev.PyErrorf(span, "float floor division by zero")
 		}
 		r = math.Floor(a / b)
 	case "%":
 		if b == 0 {
-			return ev.pyErrorf(span, "float modulo")
+			return ev.PyErrorf(span, "float modulo")
 		}
 		r = math.Mod(a, b)
 		if r != 0 && (r < 0) != (b < 0) {
@@ -304,7 +304,7 @@ func (ev *Evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 	case "**":
 		r = math.Pow(a, b)
 	default:
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	return &FloatV{Base{span}, r}
 }
@@ -403,14 +403,14 @@ func (ev *Evaluator) deviceBinop(op string, x, y Value, span source.Span) Value 
 		xe, ok1 = ev.ToIR(x, ExprType(ye))
 	}
 	if !ok1 || !ok2 {
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	if op == "**" {
 		return &ExprV{Base: Base{span}, E: &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: ExprType(xe), Span: span}}
 	}
 	bop, ok := irBinOps[op]
 	if !ok {
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	return &ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
 }
@@ -621,11 +621,11 @@ func (ev *Evaluator) unary(op string, x Value, span source.Span) Value {
 		switch v := x.(type) {
 		case *IntV:
 			if v.V == math.MinInt64 {
-				return ev.pyErrorf(span, "integer overflow (result does not fit in 64 bits)")
+				return ev.PyErrorf(span, "integer overflow (result does not fit in 64 bits)")
 			}
 			return &IntV{Base{span}, -v.V}
 		case *BoolV:
-			n, _ := toInt(v)
+			n, _ := ToInt(v)
 			return &IntV{Base{span}, -n}
 		case *FloatV:
 			return &FloatV{Base{span}, -v.V}
@@ -643,19 +643,19 @@ func (ev *Evaluator) unary(op string, x Value, span source.Span) Value {
 		case *IntV, *FloatV, *ExprV:
 			return v
 		case *BoolV:
-			n, _ := toInt(v)
+			n, _ := ToInt(v)
 			return &IntV{Base{span}, n}
 		}
 	case "~":
 		switch v := x.(type) {
 		case *IntV, *BoolV:
-			n, _ := toInt(v)
+			n, _ := ToInt(v)
 			return &IntV{Base{span}, ^n}
 		case *ExprV:
 			return &ExprV{Base: Base{span}, E: &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: ExprType(v.E), Span: span}}
 		}
 	}
-	return ev.pyErrorf(span, "bad operand type for unary %s: '%s'", op, x.TypeName())
+	return ev.PyErrorf(span, "bad operand type for unary %s: '%s'", op, x.TypeName())
 }
 
 func (ev *Evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
@@ -755,7 +755,7 @@ func (ev *Evaluator) Compare(op string, x, y Value, span source.Span) Value {
 			return Poison(span)
 		}
 		if !ok {
-			return ev.pyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
+			return ev.PyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
 		}
 		if op == "not in" {
 			r = !r
@@ -774,7 +774,7 @@ func (ev *Evaluator) Compare(op string, x, y Value, span source.Span) Value {
 		if op == "==" || op == "!=" {
 			return &BoolV{Base{span}, (op == "==") == pyEqual(x, y)}
 		}
-		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	n := 0
 	switch op {
@@ -790,7 +790,7 @@ func (ev *Evaluator) Compare(op string, x, y Value, span source.Span) Value {
 		return Poison(span)
 	}
 	if !ok {
-		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	var r bool
 	switch op {
@@ -901,8 +901,8 @@ func pyEq(x, y Value, n *int) bool {
 		a, _ := toFloat(x)
 		b, _ := toFloat(y)
 		if isIntLike(x) && isIntLike(y) {
-			ai, _ := toInt(x)
-			bi, _ := toInt(y)
+			ai, _ := ToInt(x)
+			bi, _ := ToInt(y)
 			return ai == bi
 		}
 		return a == b
@@ -1019,8 +1019,8 @@ func pyCmp(x, y Value, n *int) (int, bool) {
 	}
 	if IsPyNum(x) && IsPyNum(y) {
 		if isIntLike(x) && isIntLike(y) {
-			a, _ := toInt(x)
-			b, _ := toInt(y)
+			a, _ := ToInt(x)
+			b, _ := ToInt(y)
 			return cmp3(a < b, a > b), true
 		}
 		a, _ := toFloat(x)
@@ -1096,7 +1096,7 @@ func (ev *Evaluator) contains(container, x Value, span source.Span) (bool, bool)
 		_, found, _ := c.get(x)
 		return found, true
 	case *RangeV:
-		n, ok := toInt(x)
+		n, ok := ToInt(x)
 		if !ok {
 			return false, true
 		}

@@ -32,7 +32,7 @@ func (ev *Evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 	dynamic := false
 	out := make([]ir.Expr, len(elts))
 	for i, e := range elts {
-		if _, isConst := toInt(e); isConst {
+		if _, isConst := ToInt(e); isConst {
 			x, ok := ev.ToIR(e, ir.Int32)
 			if !ok {
 				return nil, false

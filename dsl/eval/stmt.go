@@ -361,7 +361,7 @@ func (ev *Evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	}
 	elts, ok := ev.iterate(v, span)
 	if !ok {
-		ev.pyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
+		ev.PyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
 		for _, t := range targets {
 			if st, ok := t.(*syntax.Starred); ok {
 				t = st.X
@@ -379,9 +379,9 @@ func (ev *Evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	if star < 0 {
 		if len(elts) != len(targets) {
 			if len(elts) > len(targets) {
-				ev.pyErrorf(span, "too many values to unpack (expected %d)", len(targets))
+				ev.PyErrorf(span, "too many values to unpack (expected %d)", len(targets))
 			} else {
-				ev.pyErrorf(span, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
+				ev.PyErrorf(span, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
 			}
 			for _, t := range targets {
 				ev.assign(fr, t, Poison(span), span, false)
@@ -395,7 +395,7 @@ func (ev *Evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	}
 	after := len(targets) - star - 1
 	if len(elts) < star+after {
-		ev.pyErrorf(span, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
+		ev.PyErrorf(span, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
 		return
 	}
 	for i := 0; i < star; i++ {
@@ -487,7 +487,7 @@ func (ev *Evaluator) execAssert(fr *frame, s *syntax.Assert) {
 				msg = "assertion failed: " + pyStr(m)
 			}
 		}
-		ev.pyErrorf(s.Test.Span(), "%s", msg)
+		ev.PyErrorf(s.Test.Span(), "%s", msg)
 	}
 }
 
@@ -535,7 +535,7 @@ func (ev *Evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.
 		if u, ok := v.(*UnboundV); ok {
 			ev.skippedTileCalls(fr, s, u.Origin.Param)
 		}
-		ev.havoc(fr, ev.needConcrete(v, span, what), s)
+		ev.havoc(fr, ev.NeedConcrete(v, span, what), s)
 		return
 	}
 	if u, ok := v.(*UnboundV); ok {
@@ -766,7 +766,7 @@ func (ev *Evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	defer func() { ev.curLoop = saved }()
 	next, ok := ev.iterator(it, s.Iter.Span())
 	if !ok {
-		ev.pyErrorf(s.Iter.Span(), "'%s' object is not iterable", it.TypeName())
+		ev.PyErrorf(s.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 		return ctrlNone
 	}
 	for {

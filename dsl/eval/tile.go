@@ -148,7 +148,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 	for _, k := range c.Kwargs {
 		switch {
 		case k.Name == "**":
-			ev.needConcrete(k.V, k.At, label+"'s keyword arguments")
+			ev.NeedConcrete(k.V, k.At, label+"'s keyword arguments")
 			ok = false
 		case known && slices.Contains(sig.params, k.Name):
 			if _, dup := bound[k.Name]; dup {
@@ -176,7 +176,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 		case *NoneV:
 		default:
 			if IsErr(x) {
-				ev.needConcrete(x, d.span, label+"'s dispatch")
+				ev.NeedConcrete(x, d.span, label+"'s dispatch")
 			} else {
 				ev.Errorf(d.span, CodeType, "dispatch must be a variant name string, got %s", Describe(x))
 			}
@@ -276,7 +276,7 @@ func (ev *Evaluator) requireBuffer(op, arg string, a tileArg) bool {
 		return true
 	}
 	if IsErr(a.v) {
-		ev.needConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
+		ev.NeedConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
 		return false
 	}
 	ev.Errorf(a.span, CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
@@ -293,7 +293,7 @@ func (ev *Evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 		return x.R, true
 	}
 	if IsErr(a.v) {
-		ev.needConcrete(a.v, a.span, label+" operands")
+		ev.NeedConcrete(a.v, a.span, label+" operands")
 		return nil, false
 	}
 	if scalarOK {
@@ -330,7 +330,7 @@ func (ev *Evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
 		return ev.tupleOperand(x.Elts, a)
 	}
 	if IsErr(a.v) {
-		ev.needConcrete(a.v, a.span, "a tile primitive operand")
+		ev.NeedConcrete(a.v, a.span, "a tile primitive operand")
 		return nil, false
 	}
 	if e, ok := ev.ToIR(a.v, ir.DataType{}); ok {
@@ -346,7 +346,7 @@ func (ev *Evaluator) tupleOperand(elts []Value, a tileArg) (ir.Expr, bool) {
 	t := &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: a.span}
 	for _, v := range elts {
 		if IsErr(v) {
-			ev.needConcrete(v, a.span, "a tile primitive operand")
+			ev.NeedConcrete(v, a.span, "a tile primitive operand")
 			return nil, false
 		}
 		e, ok := ev.ToIR(v, ir.DataType{})
@@ -394,12 +394,12 @@ func (ev *Evaluator) configValue(k Kwarg, label string) (ir.KV, bool) {
 			kv.Value = t
 			return kv, true
 		} else if IsErr(bad) {
-			ev.needConcrete(bad, k.At, label+"'s "+k.Name)
+			ev.NeedConcrete(bad, k.At, label+"'s "+k.Name)
 			return ir.KV{}, false
 		}
 	}
 	if IsErr(k.V) {
-		ev.needConcrete(k.V, k.At, label+"'s "+k.Name)
+		ev.NeedConcrete(k.V, k.At, label+"'s "+k.Name)
 		return ir.KV{}, false
 	}
 	if e, ok := ev.ToIR(k.V, ir.DataType{}); ok {

@@ -217,7 +217,7 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			if !IsErr(ann) {
 				ev.Errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", Describe(ann))
 			} else {
-				ev.needConcrete(ann, p.Annotation.Span(), "a parameter annotation")
+				ev.NeedConcrete(ann, p.Annotation.Span(), "a parameter annotation")
 			}
 			kfr.env.set(pname, Poison(p.Loc))
 		}
@@ -437,11 +437,11 @@ func (ev *Evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 		return nil, false
 	}
 	if IsErr(v) {
-		ev.needConcrete(v, span, "a buffer shape")
+		ev.NeedConcrete(v, span, "a buffer shape")
 		return nil, false
 	}
 	var elts []Value
-	if _, ok := toInt(v); ok {
+	if _, ok := ToInt(v); ok {
 		elts = []Value{v}
 	} else if isSeq(v) {
 		elts = seqElts(v)
@@ -451,10 +451,10 @@ func (ev *Evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 	}
 	out := make([]int64, len(elts))
 	for i, e := range elts {
-		n, ok := toInt(e)
+		n, ok := ToInt(e)
 		if !ok {
 			if IsErr(e) {
-				ev.needConcrete(e, span, "a buffer shape")
+				ev.NeedConcrete(e, span, "a buffer shape")
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
@@ -504,7 +504,7 @@ func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 		ev.Errorf(span, CodeType, "layout must be a TileLayout, got a layout spec; wrap it in TileLayout(...)")
 	default:
 		if IsErr(v) {
-			ev.needConcrete(v, span, "a layout")
+			ev.NeedConcrete(v, span, "a layout")
 		} else {
 			ev.Errorf(span, CodeType, "layout must be a Layout, \"default\" or None, got %s", Describe(v))
 		}
@@ -563,7 +563,7 @@ func (ev *Evaluator) tMatchBuffer(c *Call) Value {
 	}
 	if prm == nil {
 		if IsErr(p) {
-			return ev.needConcrete(p, c.ArgSpan(0, "param"), "T.match_buffer's parameter")
+			return ev.NeedConcrete(p, c.ArgSpan(0, "param"), "T.match_buffer's parameter")
 		}
 		return ev.Errorf(c.ArgSpan(0, "param"), CodeType, "T.match_buffer expects a T.handle parameter of the kernel, got %s", Describe(p))
 	}
@@ -602,7 +602,7 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 	}
 	scope := defScope
 	if sv := c.Arg(6, "scope"); sv != nil {
-		str, ok := ev.strArg(sv, c.ArgSpan(6, "scope"), "scope")
+		str, ok := ev.StrArg(sv, c.ArgSpan(6, "scope"), "scope")
 		if !ok {
 			return nil
 		}
@@ -627,7 +627,7 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
 			buf.ElemOffsetExpr = x // lib_builder_ir.go
 		} else if _, none := eo.(*NoneV); !none {
-			n, ok := ev.intArg(eo, c.ArgSpan(-1, "elem_offset"), "elem_offset")
+			n, ok := ev.IntArg(eo, c.ArgSpan(-1, "elem_offset"), "elem_offset")
 			if !ok {
 				return nil
 			}
@@ -638,7 +638,7 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		if x := dynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
 			buf.ElemOffsetExpr = byteToElemOffset(x, dt, c.At) // lib_builder_ir.go
 		} else if _, none := bo.(*NoneV); !none {
-			n, ok := ev.intArg(bo, c.ArgSpan(-1, "byte_offset"), "byte_offset")
+			n, ok := ev.IntArg(bo, c.ArgSpan(-1, "byte_offset"), "byte_offset")
 			if !ok {
 				return nil
 			}
@@ -810,7 +810,7 @@ func (ev *Evaluator) tDeclBuffer(c *Call) Value {
 		buf.Base, buf.Data = d.B, d.B.Data
 	default:
 		if IsErr(data) {
-			return ev.needConcrete(data, c.ArgSpan(2, "data"), "decl_buffer's data")
+			return ev.NeedConcrete(data, c.ArgSpan(2, "data"), "decl_buffer's data")
 		}
 		return ev.Errorf(c.ArgSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data, got %s", Describe(data))
 	}
@@ -902,7 +902,7 @@ func (ev *Evaluator) loopCall(what string, kind ir.ForKind, c *Call) Value {
 		}
 	}
 	if step, ok := c.Kw("step"); ok {
-		if n, ok := toInt(step); !ok || n != 1 {
+		if n, ok := ToInt(step); !ok || n != 1 {
 			if _, none := step.(*NoneV); !none {
 				return ev.Errorf(step.Span(), CodeType, "%s step must be 1", what)
 			}
@@ -918,12 +918,12 @@ func (ev *Evaluator) loopCall(what string, kind ir.ForKind, c *Call) Value {
 func (ev *Evaluator) loopValue(what string, kind ir.ForKind, c *Call, args []Value) Value {
 	if e := firstErr(args...); e != nil {
 		if ev.kern != nil {
-			return ev.needConcrete(e, e.Span(), what+" bounds")
+			return ev.NeedConcrete(e, e.Span(), what+" bounds")
 		}
 		return e
 	}
 	if len(args) == 3 {
-		if n, ok := toInt(args[2]); !ok || n != 1 {
+		if n, ok := ToInt(args[2]); !ok || n != 1 {
 			return ev.Errorf(args[2].Span(), CodeType, "%s over device values needs step 1", what)
 		}
 		args = args[:2]
@@ -954,7 +954,7 @@ func (ev *Evaluator) tGrid(c *Call) Value {
 	}
 	for i, a := range c.Args {
 		if IsErr(a) {
-			return ev.needConcrete(a, c.ArgSpans[i], "T.grid extents")
+			return ev.NeedConcrete(a, c.ArgSpans[i], "T.grid extents")
 		}
 		var mn, ext Value = &IntV{Base{c.ArgSpans[i]}, 0}, a
 		if t, ok := a.(*TupleV); ok && len(t.Elts) == 2 {
@@ -1098,7 +1098,7 @@ func (ev *Evaluator) tBind(c *Call) Value {
 	e, ok := ev.ToIR(v, ir.DataType{})
 	if !ok {
 		if IsErr(v) {
-			return ev.needConcrete(v, c.ArgSpans[0], "T.Bind's value")
+			return ev.NeedConcrete(v, c.ArgSpans[0], "T.Bind's value")
 		}
 		return ev.Errorf(c.ArgSpans[0], CodeType, "T.Bind expects a scalar expression, got %s", Describe(v))
 	}
@@ -1375,7 +1375,7 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	for i, a := range all {
 		if IsErr(a) {
 			if ev.kern != nil {
-				return ev.needConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
+				return ev.NeedConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
 			}
 			return a
 		}
@@ -1560,7 +1560,7 @@ func (ev *Evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	}
 	if e := firstErr(idx...); e != nil {
 		if ev.kern != nil {
-			return ev.needConcrete(e, e.Span(), "a buffer index")
+			return ev.NeedConcrete(e, e.Span(), "a buffer index")
 		}
 		return e
 	}
@@ -1585,7 +1585,7 @@ func (ev *Evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		if s, ok := x.(*SliceV); ok {
 			region = true
 			if _, none := s.Step.(*NoneV); !none {
-				if n, ok := toInt(s.Step); !ok || n != 1 {
+				if n, ok := ToInt(s.Step); !ok || n != 1 {
 					return ev.Errorf(s.Step.Span(), CodeType, "buffer region slice step must be 1, got %s", Describe(s.Step))
 				}
 			}
@@ -1660,7 +1660,7 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 	r := ev.bufferIndex(bv, idx, e)
 	if IsErr(r) || IsErr(v) {
 		if IsErr(v) && ev.kern != nil {
-			ev.needConcrete(v, vspan, "the stored value")
+			ev.NeedConcrete(v, vspan, "the stored value")
 		}
 		return
 	}
@@ -1681,7 +1681,7 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 	ev.EmitStmt(&ir.Store{Buf: bv.B, Indices: load.Indices, Value: val, Span: source.Join(e.Loc, vspan)})
 }
 
-func (ev *Evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Value {
+func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Value {
 	buf := bv.B
 	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
 		if v := runtimeShapeAttr(buf, name, span); v != nil {
@@ -1714,9 +1714,9 @@ func (ev *Evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 		}
 		return &LayoutV{Base: Base{span}, L: buf.Layout}
 	case "scope":
-		return method("Buffer.scope", func(ev *Evaluator, c *Call) Value { return &StrV{Base{c.At}, buf.Scope} })
+		return Method("Buffer.scope", func(ev *Evaluator, c *Call) Value { return &StrV{Base{c.At}, buf.Scope} })
 	case "ptr_to":
-		return method("Buffer.ptr_to", func(ev *Evaluator, c *Call) Value {
+		return Method("Buffer.ptr_to", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "ptr_to", 1, "indices") {
 				return Poison(c.At)
 			}
@@ -1750,7 +1750,7 @@ func (ev *Evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 		// buf.access_ptr(access_mask, ptr_type="handle", content_lanes=1,
 		// offset=0, extent=None): a pointer to the element at flat offset
 		// (TVM's tvm_access_ptr; the mask and extent only annotate it).
-		return method("Buffer.access_ptr", func(ev *Evaluator, c *Call) Value {
+		return Method("Buffer.access_ptr", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "access_ptr", 1, "access_mask", "ptr_type", "content_lanes", "offset", "extent") {
 				return Poison(c.At)
 			}
@@ -1768,13 +1768,13 @@ func (ev *Evaluator) bufferAttr(bv *BufferV, name string, span source.Span) Valu
 			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: buf, Indices: []ir.Expr{off}, FlatIndex: true, Span: c.At}}
 		})
 	case "local":
-		return method("Buffer.local", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, true) })
+		return Method("Buffer.local", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
-		return method("Buffer.view", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, false) })
+		return Method("Buffer.view", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, false) })
 	case "sub": // lib_buffer_view.go
 		return &subIndexerV{Base{span}, buf}
 	case "permute": // lib_buffer_view.go
-		return method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermute(buf, c) })
+		return Method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermute(buf, c) })
 	}
 	if v := ev.bufferViewAttr(buf, name); v != nil { // lib_buffer_view_rearrange.go
 		return v
@@ -1795,12 +1795,12 @@ func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
 		return Poison(c.At)
 	}
 	if e := firstErr(c.Args...); e != nil {
-		return ev.needConcrete(e, e.Span(), what+" shape")
+		return ev.NeedConcrete(e, e.Span(), what+" shape")
 	}
 	lv, hasLayout := c.Kw("layout")
 	var shape []int64
 	for i, a := range c.Args {
-		n, ok := toInt(a)
+		n, ok := ToInt(a)
 		if !ok {
 			if s, isStr := a.(*StrV); isStr && !local && len(c.Args) == 1 && len(c.Kwargs) == 0 {
 				return ev.bufferViewDtype(buf, c, s)
@@ -1892,14 +1892,14 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 	case to > cur:
 		r := to / cur
 		if to%cur != 0 || shape[last]%r != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the last dimension %d is not a multiple of %d", pyQuote(dt.String()), buf.Dtype, shape[last], r)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the last dimension %d is not a multiple of %d", PyQuote(dt.String()), buf.Dtype, shape[last], r)
 		}
 		shape[last] /= r
 		off /= r
 	default:
 		r := cur / to
 		if cur%to != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", PyQuote(dt.String()), buf.Dtype)
 		}
 		shape[last] *= r
 		off *= r
@@ -1929,7 +1929,7 @@ func (ev *Evaluator) tSMEMPool(c *Call) Value {
 		}
 		if bd == nil {
 			if IsErr(p) {
-				return ev.needConcrete(p, c.ArgSpan(0, "ptr"), "T.SMEMPool's ptr")
+				return ev.NeedConcrete(p, c.ArgSpan(0, "ptr"), "T.SMEMPool's ptr")
 			}
 			return ev.Errorf(c.ArgSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", Describe(p))
 		}
@@ -1950,9 +1950,9 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 	}
 	switch name {
 	case "alloc":
-		return method("SMEMPool.alloc", func(ev *Evaluator, c *Call) Value { return ev.poolAlloc(p, c) })
+		return Method("SMEMPool.alloc", func(ev *Evaluator, c *Call) Value { return ev.PoolAlloc(p, c) })
 	case "alloc_mma", "alloc_tcgen05_mma_AB": // the reference's older and newer names
-		return method("SMEMPool."+name, func(ev *Evaluator, c *Call) Value {
+		return Method("SMEMPool."+name, func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
 				return Poison(c.At)
 			}
@@ -1978,7 +1978,7 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), CodeType, "Unsupported swizzle_mode=%s; expected 'auto', 'none', or SwizzleMode", Repr(m))
 				}
 			default:
-				n, ok := toInt(m)
+				n, ok := ToInt(m)
 				if !ok || n < 0 || n > 3 {
 					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", Describe(m))
 				}
@@ -2004,11 +2004,11 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 			n := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
 				Args: []Value{c.Args[0], &StrV{Base{c.At}, dt.String()}}, ArgSpans: []source.Span{c.ArgSpans[0], c.At},
 				Kwargs: []Kwarg{{"align", align, c.At, c.At}, {"layout", lv, c.At, c.At}}}
-			return ev.poolAlloc(p, n)
+			return ev.PoolAlloc(p, n)
 		})
 	case "move_base_to":
-		return method("SMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
-			n, ok := ev.intArg(c.Arg(0, "offset"), c.ArgSpan(0, "offset"), "offset")
+		return Method("SMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
+			n, ok := ev.IntArg(c.Arg(0, "offset"), c.ArgSpan(0, "offset"), "offset")
 			if !ok {
 				return Poison(c.At)
 			}
@@ -2017,9 +2017,9 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 			return &NoneV{Base{c.At}}
 		})
 	case "commit":
-		return method("SMEMPool.commit", func(ev *Evaluator, c *Call) Value {
+		return Method("SMEMPool.commit", func(ev *Evaluator, c *Call) Value {
 			if s := c.Arg(0, "size"); s != nil && !IsNoneV(s) {
-				if n, ok := toInt(s); ok && n > p.MaxOff {
+				if n, ok := ToInt(s); ok && n > p.MaxOff {
 					p.MaxOff = n
 					p.Arena.Shape = []int64{n}
 				}
@@ -2038,13 +2038,13 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 
 // poolAlloc is SMEMPool.alloc(shape, dtype="float32", strides=None,
 // scope="shared.dyn", align=0, layout="default").
-func (ev *Evaluator) poolAlloc(p *PoolV, c *Call) Value {
+func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	if !ev.RequireKernel(c, "SMEMPool.alloc") || !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "strides", "scope", "align", "layout") {
 		return Poison(c.At)
 	}
 	align := int64(0)
 	if a := c.Arg(4, "align"); a != nil {
-		n, ok := ev.intArg(a, c.ArgSpan(4, "align"), "align")
+		n, ok := ev.IntArg(a, c.ArgSpan(4, "align"), "align")
 		if !ok {
 			return Poison(c.At)
 		}
@@ -2065,7 +2065,7 @@ func (ev *Evaluator) poolAlloc(p *PoolV, c *Call) Value {
 	}
 	scope := "shared.dyn"
 	if s := c.Arg(3, "scope"); s != nil {
-		if scope, ok = ev.strArg(s, c.ArgSpan(3, "scope"), "scope"); !ok {
+		if scope, ok = ev.StrArg(s, c.ArgSpan(3, "scope"), "scope"); !ok {
 			return Poison(c.At)
 		}
 	}

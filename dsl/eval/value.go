@@ -228,7 +228,7 @@ type (
 		// scalar marks the element 0 load of a T.alloc_scalar /
 		// T.decl_scalar buffer (TVM's scalar_wrapper, tir_scalar.go):
 		// a name bound to it is that element, and `x = v` stores v there.
-		scalar bool
+		Scalar bool
 	}
 	// TxNSV is the Tx namespace (Scope "") or one of its scope namespaces
 	// (Tx.warp: Scope "warp", Label "warp").
@@ -492,7 +492,7 @@ func writeRepr(b *reprBuilder, v Value, depth int) {
 		if rest := b.limit - int64(b.Len()); int64(len(s)) > rest {
 			s = s[:rest+1] // the repr is cut anyway: quote no more than fits
 		}
-		b.WriteString(pyQuote(s))
+		b.WriteString(PyQuote(s))
 	case *TupleV:
 		b.WriteByte('(')
 		for i, e := range v.Elts {
@@ -649,7 +649,7 @@ func pyFloat(f float64) string {
 	return s
 }
 
-func pyQuote(s string) string {
+func PyQuote(s string) string {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
 		q = '"'

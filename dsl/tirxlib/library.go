@@ -17,6 +17,12 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Name:    "tile_scheduler",
 		Attr:    tileSchedulerAttr,
 	},
+	{ // pipeline.go, pipeline_remote.go
+		Path:    pipelinePath,
+		Aliases: []string{"tvm.tirx.lang.pipeline"},
+		Name:    "pipeline",
+		Attr:    pipelineAttr,
+	},
 	{Path: torchPath, Name: "torch", Attr: torchAttr},  // torch.go
 	{Path: irTypePath, Name: "type", Attr: irTypeAttr}, // ir_type.go
 	{Path: "tvm.ir", Name: "ir", Attr: irAttr},         // ir_type.go

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"math/bits"
 
@@ -20,11 +22,11 @@ import (
 // PipelineState(depth, phase=None) is its stage and phase local scalars
 // with init(phase) and advance(); the schedulers are opaque.
 
-const PipelinePath = "tvm.backend.cuda.lang.pipeline"
+const pipelinePath = "tvm.backend.cuda.lang.pipeline"
 
 // BarrierV is an MBarrier, TMABar or TCGen05Bar object.
 type BarrierV struct {
-	Base
+	eval.Base
 	Class string
 	Buf   *ir.Buffer
 	Depth int64
@@ -40,78 +42,78 @@ type BarrierV struct {
 
 func (v *BarrierV) TypeName() string { return v.Class }
 
-func pipelineAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
+func pipelineAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	switch name {
 	case "MBarrier", "TMABar", "TCGen05Bar":
-		return Builtin(name, func(ev *Evaluator, c *Call) Value { return ev.newBarrier(name, c) }), true
+		return eval.Builtin(name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return newBarrier(ev, name, c) }), true
 	case "Pipeline":
-		return Builtin(name, (*Evaluator).newPipeline), true
+		return eval.Builtin(name, newPipeline), true
 	case "PipelineState":
-		return Builtin(name, (*Evaluator).newPipelineState), true
+		return eval.Builtin(name, newPipelineState), true
 	}
 	return nil, false
 }
 
 // newBarrier is MBarrier(pool, depth, phase_offset=0, leader=None).
-func (ev *Evaluator) newBarrier(class string, c *Call) Value {
+func newBarrier(ev *eval.Evaluator, class string, c *eval.Call) eval.Value {
 	if len(c.Args) < 2 {
-		return &OpaqueV{Base{c.At}, class + "(...)"}
+		return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: class + "(...)"}
 	}
-	pool, ok := c.Args[0].(*PoolV)
+	pool, ok := c.Args[0].(*eval.PoolV)
 	if !ok {
-		if IsErr(c.Args[0]) {
+		if eval.IsErr(c.Args[0]) {
 			return c.Args[0]
 		}
-		return &OpaqueV{Base{c.At}, class + "(...)"}
+		return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: class + "(...)"}
 	}
-	depth, ok := ev.intArg(c.Args[1], c.ArgSpans[1], class+" depth")
+	depth, ok := ev.IntArg(c.Args[1], c.ArgSpans[1], class+" depth")
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	alloc := &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Node: c.Node,
-		Args:     []Value{&TupleV{Base{c.ArgSpans[1]}, []Value{&IntV{Base{c.ArgSpans[1]}, depth}}}, &StrV{Base{c.At}, "uint64"}},
+	alloc := &eval.Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Node: c.Node,
+		Args:     []eval.Value{&eval.TupleV{Base: eval.Base{At: c.ArgSpans[1]}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.ArgSpans[1]}, V: depth}}}, &eval.StrV{Base: eval.Base{At: c.At}, V: "uint64"}},
 		ArgSpans: []source.Span{c.ArgSpans[1], c.At},
-		Kwargs:   []Kwarg{{"align", &IntV{Base{c.At}, 8}, c.At, c.At}}}
-	b, ok := ev.poolAlloc(pool, alloc).(*BufferV)
+		Kwargs:   []eval.Kwarg{{Name: "align", V: &eval.IntV{Base: eval.Base{At: c.At}, V: 8}, At: c.At, Vspan: c.At}}}
+	b, ok := ev.PoolAlloc(pool, alloc).(*eval.BufferV)
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	bv := &BarrierV{Base: Base{c.At}, Class: class, Buf: b.B, Depth: depth}
+	bv := &BarrierV{Base: eval.Base{At: c.At}, Class: class, Buf: b.B, Depth: depth}
 	if v := c.Arg(2, "phase_offset"); v != nil {
-		if bv.PhaseOffset, ok = ev.intArg(v, c.ArgSpan(2, "phase_offset"), class+" phase_offset"); !ok {
-			return Poison(c.At)
+		if bv.PhaseOffset, ok = ev.IntArg(v, c.ArgSpan(2, "phase_offset"), class+" phase_offset"); !ok {
+			return eval.Poison(c.At)
 		}
 	}
-	if v := c.Arg(3, "leader"); v != nil && !IsNoneV(v) {
-		if IsErr(v) {
-			return ev.needConcrete(v, c.ArgSpan(3, "leader"), class+"'s leader")
+	if v := c.Arg(3, "leader"); v != nil && !eval.IsNoneV(v) {
+		if eval.IsErr(v) {
+			return ev.NeedConcrete(v, c.ArgSpan(3, "leader"), class+"'s leader")
 		}
 		e, ok := ev.ToIR(v, ir.BoolT)
 		if !ok {
-			return ev.Errorf(c.ArgSpan(3, "leader"), CodeType, "%s leader must be a condition, got %s", class, Describe(v))
+			return ev.Errorf(c.ArgSpan(3, "leader"), eval.CodeType, "%s leader must be a condition, got %s", class, eval.Describe(v))
 		}
 		bv.Leader = e
 	}
 	return bv
 }
 
-func (ev *Evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Value {
+func barrierAttr(ev *eval.Evaluator, b *BarrierV, name string, span source.Span) eval.Value {
 	switch name {
 	case "ptr_to":
-		return ev.bufferAttr(&BufferV{Base{span}, b.Buf}, "ptr_to", span)
+		return ev.BufferAttr(&eval.BufferV{Base: eval.Base{At: span}, B: b.Buf}, "ptr_to", span)
 	case "buf":
-		return &BufferV{Base{span}, b.Buf}
+		return &eval.BufferV{Base: eval.Base{At: span}, B: b.Buf}
 	case "depth":
-		return &IntV{Base{span}, b.Depth}
+		return &eval.IntV{Base: eval.Base{At: span}, V: b.Depth}
 	case "init", "wait", "arrive":
 		if b.RemoteOf != nil {
-			return method(b.Class+"."+name, func(ev *Evaluator, c *Call) Value { return ev.remoteViewCall(b, name, c) })
+			return eval.Method(b.Class+"."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return remoteViewCall(ev, b, name, c) })
 		}
-		return method(b.Class+"."+name, func(ev *Evaluator, c *Call) Value { return ev.barrierCall(b, name, c) })
+		return eval.Method(b.Class+"."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return barrierCall(ev, b, name, c) })
 	case "remote_view": // lib_pipeline_remote.go
-		return method(b.Class+".remote_view", func(ev *Evaluator, c *Call) Value { return ev.barrierRemoteView(b, c) })
+		return eval.Method(b.Class+".remote_view", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return barrierRemoteView(ev, b, c) })
 	}
-	return &OpaqueV{Base{span}, b.Class + "." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: b.Class + "." + name}
 }
 
 // barrierCall emits MBarrier.init(count), .wait(stage, phase) and
@@ -120,9 +122,9 @@ func (ev *Evaluator) barrierAttr(b *BarrierV, name string, span source.Span) Val
 // threadIdx.x == 0, the same thread in the 1-D blocks it models) set up
 // every stage, wait spins on the stage's phase, arrive arrives on the
 // local CTA's barrier. A remote arrive (cta_id=) is not modelled.
-func (ev *Evaluator) barrierCall(b *BarrierV, name string, c *Call) Value {
+func barrierCall(ev *eval.Evaluator, b *BarrierV, name string, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, b.Class+"."+name) {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	ptr := func(stage ir.Expr) ir.Expr {
 		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.At}
@@ -133,27 +135,27 @@ func (ev *Evaluator) barrierCall(b *BarrierV, name string, c *Call) Value {
 	arg := func(i int, pname string) (ir.Expr, bool) {
 		v := c.Arg(i, pname)
 		if v == nil {
-			ev.Errorf(c.At, CodeType, "%s.%s() missing required argument '%s'", b.Class, name, pname)
+			ev.Errorf(c.At, eval.CodeType, "%s.%s() missing required argument '%s'", b.Class, name, pname)
 			return nil, false
 		}
-		if IsErr(v) {
-			ev.needConcrete(v, c.ArgSpan(i, pname), b.Class+"."+name+"'s "+pname)
+		if eval.IsErr(v) {
+			ev.NeedConcrete(v, c.ArgSpan(i, pname), b.Class+"."+name+"'s "+pname)
 			return nil, false
 		}
 		e, ok := ev.ToIR(v, ir.Int32)
 		if !ok {
-			ev.Errorf(c.ArgSpan(i, pname), CodeType, "%s.%s %s must be an integer, got %s", b.Class, name, pname, Describe(v))
+			ev.Errorf(c.ArgSpan(i, pname), eval.CodeType, "%s.%s %s must be an integer, got %s", b.Class, name, pname, eval.Describe(v))
 		}
 		return e, ok
 	}
 	switch name {
 	case "init":
 		if !ev.CheckArgs(c, b.Class+".init", 1, "count") {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		count, ok := arg(0, "count")
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		then := &ir.Block{Span: c.At}
 		for i := int64(0); i < b.Depth; i++ {
@@ -166,12 +168,12 @@ func (ev *Evaluator) barrierCall(b *BarrierV, name string, c *Call) Value {
 		ev.EmitStmt(&ir.If{Cond: leader, Then: then, Span: c.At})
 	case "wait":
 		if !ev.CheckArgs(c, b.Class+".wait", 2, "stage", "phase") {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		stage, ok1 := arg(0, "stage")
 		phase, ok2 := arg(1, "phase")
 		if !ok1 || !ok2 {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		if b.PhaseOffset != 0 {
 			phase = ir.Bin(ir.BitXor, phase, ir.Const(b.PhaseOffset))
@@ -189,52 +191,52 @@ func (ev *Evaluator) barrierCall(b *BarrierV, name string, c *Call) Value {
 			params = []string{"stage", "cta_group", "cta_mask", "pred"}
 		}
 		if !ev.CheckArgs(c, b.Class+".arrive", 1, params...) {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		if b.Class == "TCGen05Bar" {
-			return ev.tcgen05BarArrive(b, c)
+			return tcgen05BarArrive(ev, b, c)
 		}
 		if r := remoteArriveArg(b, c); r != nil {
-			return ev.barrierArriveRemote(b, c, r) // lib_pipeline_remote.go
+			return barrierArriveRemote(ev, b, c, r) // lib_pipeline_remote.go
 		}
 		if b.Class == "TMABar" {
-			if tx := c.Arg(1, "tx_count"); tx != nil && !IsNoneV(tx) {
-				if r := c.Arg(4, "remote"); r == nil || IsNoneV(r) {
+			if tx := c.Arg(1, "tx_count"); tx != nil && !eval.IsNoneV(tx) {
+				if r := c.Arg(4, "remote"); r == nil || eval.IsNoneV(r) {
 					// _arrive_tma_local: mbarrier.arrive.expect_tx on the
 					// local barrier (pred= applies to remote arrives only).
 					stage, ok1 := arg(0, "stage")
 					n, ok2 := arg(1, "tx_count")
 					if !ok1 || !ok2 {
-						return Poison(c.At)
+						return eval.Poison(c.At)
 					}
 					ev.EmitStmt(stmt(ir.OpMbarrierArriveExpect, ptr(stage), n))
-					return &NoneV{Base{c.At}}
+					return &eval.NoneV{Base: eval.Base{At: c.At}}
 				}
 			}
 		}
 		for i, p := range params[1:] {
-			if v := c.Arg(i+1, p); v != nil && !IsNoneV(v) && p != "pred" && p != "count" {
+			if v := c.Arg(i+1, p); v != nil && !eval.IsNoneV(v) && p != "pred" && p != "count" {
 				what := "a remote arrive"
 				switch p {
 				case "tx_count":
 					what = "mbarrier.arrive.expect_tx"
 				}
-				ev.Warnf(c.At, CodeUnresolved, "%s.arrive with %s= (%s) is not modelled by tilels; statement ignored", b.Class, p, what)
-				return &NoneV{Base{c.At}}
+				ev.Warnf(c.At, eval.CodeUnresolved, "%s.arrive with %s= (%s) is not modelled by tilels; statement ignored", b.Class, p, what)
+				return &eval.NoneV{Base: eval.Base{At: c.At}}
 			}
 		}
 		stage, ok := arg(0, "stage")
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		ev.EmitStmt(stmt(ir.OpMbarrierArrive, ptr(stage)))
 	}
-	return &NoneV{Base{c.At}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
 // PipelineV is a Pipeline: its full and empty barriers.
 type PipelineV struct {
-	Base
+	eval.Base
 	Stages      int64
 	Full, Empty *BarrierV
 }
@@ -248,56 +250,56 @@ var barKinds = map[string]string{"tma": "TMABar", "tcgen05": "TCGen05Bar", "mbar
 // init_empty=1, empty_phase_offset=0, leader=None): full =
 // _BAR_KINDS[full](pool, stages), full.init(init_full), then the empty
 // barrier with phase_offset=empty_phase_offset, empty.init(init_empty).
-func (ev *Evaluator) newPipeline(c *Call) Value {
+func newPipeline(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if len(c.Args) > 2 {
-		return ev.pyErrorf(c.At, "Pipeline.__init__() takes 3 positional arguments but %d were given", len(c.Args)+1)
+		return ev.PyErrorf(c.At, "Pipeline.__init__() takes 3 positional arguments but %d were given", len(c.Args)+1)
 	}
 	if !ev.CheckArgs(c, "Pipeline", 2, "pool", "stages", "full", "empty", "init_full", "init_empty", "empty_phase_offset", "leader") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	if _, ok := c.Args[0].(*PoolV); !ok {
-		if IsErr(c.Args[0]) {
+	if _, ok := c.Args[0].(*eval.PoolV); !ok {
+		if eval.IsErr(c.Args[0]) {
 			return c.Args[0]
 		}
-		return &OpaqueV{Base{c.At}, "Pipeline(...)"}
+		return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "Pipeline(...)"}
 	}
-	stages, ok := ev.intArg(c.Args[1], c.ArgSpans[1], "Pipeline stages")
+	stages, ok := ev.IntArg(c.Args[1], c.ArgSpans[1], "Pipeline stages")
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	p := &PipelineV{Base: Base{c.At}, Stages: stages}
+	p := &PipelineV{Base: eval.Base{At: c.At}, Stages: stages}
 	for i, side := range []string{"full", "empty"} {
 		v := c.Arg(2+i, side)
 		if v == nil {
-			return ev.pyErrorf(c.At, "Pipeline.__init__() missing 1 required keyword-only argument: '%s'", side)
+			return ev.PyErrorf(c.At, "Pipeline.__init__() missing 1 required keyword-only argument: '%s'", side)
 		}
-		tag, ok := ev.strArg(v, c.ArgSpan(2+i, side), side)
+		tag, ok := ev.StrArg(v, c.ArgSpan(2+i, side), side)
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		class, known := barKinds[tag]
 		if !known {
-			return ev.pyErrorf(c.ArgSpan(2+i, side), "KeyError: %s", pyQuote(tag))
+			return ev.PyErrorf(c.ArgSpan(2+i, side), "KeyError: %s", eval.PyQuote(tag))
 		}
-		args := []Value{c.Args[0], c.Args[1]}
+		args := []eval.Value{c.Args[0], c.Args[1]}
 		spans := []source.Span{c.ArgSpans[0], c.ArgSpans[1]}
 		off := c.Arg(6, "empty_phase_offset")
 		if off == nil || side == "full" {
-			off = &IntV{Base{c.At}, 0}
+			off = &eval.IntV{Base: eval.Base{At: c.At}, V: 0}
 		}
 		args, spans = append(args, off), append(spans, c.ArgSpan(6, "empty_phase_offset"))
 		if l := c.Arg(7, "leader"); l != nil {
 			args, spans = append(args, l), append(spans, c.ArgSpan(7, "leader"))
 		}
-		b, ok := ev.newBarrier(class, &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: args, ArgSpans: spans}).(*BarrierV)
+		b, ok := newBarrier(ev, class, &eval.Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: args, ArgSpans: spans}).(*BarrierV)
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
-		var count Value = &IntV{Base{c.At}, 1}
+		var count eval.Value = &eval.IntV{Base: eval.Base{At: c.At}, V: 1}
 		if n := c.Arg(4+i, "init_"+side); n != nil {
 			count = n
 		}
-		ev.barrierCall(b, "init", &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: []Value{count}, ArgSpans: []source.Span{c.ArgSpan(4+i, "init_"+side)}})
+		barrierCall(ev, b, "init", &eval.Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr, Args: []eval.Value{count}, ArgSpans: []source.Span{c.ArgSpan(4+i, "init_"+side)}})
 		if side == "full" {
 			p.Full = b
 		} else {
@@ -307,22 +309,22 @@ func (ev *Evaluator) newPipeline(c *Call) Value {
 	return p
 }
 
-func (ev *Evaluator) pipelineObjAttr(p *PipelineV, name string, span source.Span) Value {
+func pipelineObjAttr(ev *eval.Evaluator, p *PipelineV, name string, span source.Span) eval.Value {
 	switch name {
 	case "full":
 		return p.Full
 	case "empty":
 		return p.Empty
 	case "stages":
-		return &IntV{Base{span}, p.Stages}
+		return &eval.IntV{Base: eval.Base{At: span}, V: p.Stages}
 	}
-	return &OpaqueV{Base{span}, "Pipeline." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "Pipeline." + name}
 }
 
 // PipelineStateV is a PipelineState: the ring's depth and the local int32
 // scalars holding its stage and phase.
 type PipelineStateV struct {
-	Base
+	eval.Base
 	Depth        int64
 	Stage, Phase *ir.Buffer
 }
@@ -331,13 +333,13 @@ func (*PipelineStateV) TypeName() string { return "PipelineState" }
 
 // newPipelineState is PipelineState(depth, phase=None): two
 // T.local_scalar("int32") (stage, phase), initialised when phase is given.
-func (ev *Evaluator) newPipelineState(c *Call) Value {
+func newPipelineState(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "PipelineState") || !ev.CheckArgs(c, "PipelineState", 1, "depth", "phase") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	depth, ok := ev.intArg(c.Args[0], c.ArgSpans[0], "PipelineState depth")
+	depth, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "PipelineState depth")
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	name, _ := ev.HintName(c, "pipe")
 	scalar := func(field string) *ir.Buffer {
@@ -348,10 +350,10 @@ func (ev *Evaluator) newPipelineState(c *Call) Value {
 		ev.EmitStmt(&ir.Alloc{Buf: b, Span: c.At})
 		return b
 	}
-	ps := &PipelineStateV{Base: Base{c.At}, Depth: depth, Stage: scalar("stage"), Phase: scalar("phase")}
-	if v := c.Arg(1, "phase"); v != nil && !IsNoneV(v) {
-		if !ev.pipelineStateInit(ps, v, c.ArgSpan(1, "phase"), c.At) {
-			return Poison(c.At)
+	ps := &PipelineStateV{Base: eval.Base{At: c.At}, Depth: depth, Stage: scalar("stage"), Phase: scalar("phase")}
+	if v := c.Arg(1, "phase"); v != nil && !eval.IsNoneV(v) {
+		if !pipelineStateInit(ev, ps, v, c.ArgSpan(1, "phase"), c.At) {
+			return eval.Poison(c.At)
 		}
 	}
 	return ps
@@ -366,14 +368,14 @@ func storeScalar(b *ir.Buffer, v ir.Expr, span source.Span) ir.Stmt {
 }
 
 // pipelineStateInit is PipelineState.init(phase): stage = 0, phase = phase.
-func (ev *Evaluator) pipelineStateInit(ps *PipelineStateV, phase Value, pspan, span source.Span) bool {
-	if IsErr(phase) {
-		ev.needConcrete(phase, pspan, "PipelineState's phase")
+func pipelineStateInit(ev *eval.Evaluator, ps *PipelineStateV, phase eval.Value, pspan, span source.Span) bool {
+	if eval.IsErr(phase) {
+		ev.NeedConcrete(phase, pspan, "PipelineState's phase")
 		return false
 	}
 	e, ok := ev.ToIR(phase, ir.Int32)
 	if !ok {
-		ev.Errorf(pspan, CodeType, "PipelineState phase must be an integer, got %s", Describe(phase))
+		ev.Errorf(pspan, eval.CodeType, "PipelineState phase must be an integer, got %s", eval.Describe(phase))
 		return false
 	}
 	ev.EmitStmt(storeScalar(ps.Stage, ir.Const(0), span))
@@ -381,44 +383,44 @@ func (ev *Evaluator) pipelineStateInit(ps *PipelineStateV, phase Value, pspan, s
 	return true
 }
 
-func (ev *Evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span source.Span) Value {
+func pipelineStateAttr(ev *eval.Evaluator, ps *PipelineStateV, name string, span source.Span) eval.Value {
 	switch name {
 	case "stage":
-		return &ExprV{Base: Base{span}, E: loadScalar(ps.Stage, span), scalar: true}
+		return &eval.ExprV{Base: eval.Base{At: span}, E: loadScalar(ps.Stage, span), Scalar: true}
 	case "phase":
-		return &ExprV{Base: Base{span}, E: loadScalar(ps.Phase, span), scalar: true}
+		return &eval.ExprV{Base: eval.Base{At: span}, E: loadScalar(ps.Phase, span), Scalar: true}
 	case "depth":
-		return &IntV{Base{span}, ps.Depth}
+		return &eval.IntV{Base: eval.Base{At: span}, V: ps.Depth}
 	case "init":
-		return method("PipelineState.init", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("PipelineState.init", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.RequireKernel(c, "PipelineState.init") || !ev.CheckArgs(c, "init", 1, "phase") {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
-			if !ev.pipelineStateInit(ps, c.Args[0], c.ArgSpans[0], c.At) {
-				return Poison(c.At)
+			if !pipelineStateInit(ev, ps, c.Args[0], c.ArgSpans[0], c.At) {
+				return eval.Poison(c.At)
 			}
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "advance":
 		// advance(): stage += 1, wrapping to 0 with the phase flipped; a
 		// ring of depth 1 only flips the phase.
-		return method("PipelineState.advance", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("PipelineState.advance", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.RequireKernel(c, "PipelineState.advance") || !ev.CheckArgs(c, "advance", 0) {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			sp := c.At
 			flip := storeScalar(ps.Phase, &ir.Binary{Op: ir.BitXor, A: loadScalar(ps.Phase, sp), B: ir.Const(1), Span: sp}, sp)
 			if ps.Depth <= 1 {
 				ev.EmitStmt(flip)
-				return &NoneV{Base{sp}}
+				return &eval.NoneV{Base: eval.Base{At: sp}}
 			}
 			ev.EmitStmt(storeScalar(ps.Stage, &ir.Binary{Op: ir.Add, A: loadScalar(ps.Stage, sp), B: ir.Const(1), Span: sp}, sp))
 			wrap := &ir.Binary{Op: ir.EQ, A: loadScalar(ps.Stage, sp), B: ir.Const(ps.Depth), Span: sp}
 			ev.EmitStmt(&ir.If{Cond: wrap, Then: &ir.Block{Stmts: []ir.Stmt{storeScalar(ps.Stage, ir.Const(0), sp), flip}, Span: sp}, Span: sp})
-			return &NoneV{Base{sp}}
+			return &eval.NoneV{Base: eval.Base{At: sp}}
 		})
 	}
-	return &OpaqueV{Base{span}, "PipelineState." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "PipelineState." + name}
 }
 
 // tcgen05BarArrive is TCGen05Bar.arrive(stage, cta_group=1, cta_mask=None,
@@ -427,30 +429,30 @@ func (ev *Evaluator) pipelineStateAttr(ps *PipelineStateV, name string, span sou
 // (_tcgen05_commit_is_unicast), under `if pred:` when pred= is given (the
 // reference predicates the instruction, the same effect). The multicast
 // form is not modelled.
-func (ev *Evaluator) tcgen05BarArrive(b *BarrierV, c *Call) Value {
+func tcgen05BarArrive(ev *eval.Evaluator, b *BarrierV, c *eval.Call) eval.Value {
 	var mask ir.Expr // the CTA mask of a multicast commit (lib_pipeline_remote.go)
-	if m := c.Arg(2, "cta_mask"); m != nil && !IsNoneV(m) {
-		n, ok := toInt(m)
+	if m := c.Arg(2, "cta_mask"); m != nil && !eval.IsNoneV(m) {
+		n, ok := eval.ToInt(m)
 		if !ok || bits.OnesCount64(uint64(n)) > 1 {
-			if mask = ev.tcgen05CommitMask(b, c, m); mask == nil {
-				return Poison(c.At)
+			if mask = tcgen05CommitMask(ev, b, c, m); mask == nil {
+				return eval.Poison(c.At)
 			}
 		}
 	}
 	group := int64(1)
 	if g := c.Arg(1, "cta_group"); g != nil {
 		var ok bool
-		if group, ok = ev.intArg(g, c.ArgSpan(1, "cta_group"), "cta_group"); !ok {
-			return Poison(c.At)
+		if group, ok = ev.IntArg(g, c.ArgSpan(1, "cta_group"), "cta_group"); !ok {
+			return eval.Poison(c.At)
 		}
 	}
 	sv := c.Arg(0, "stage")
-	if IsErr(sv) {
-		return ev.needConcrete(sv, c.ArgSpan(0, "stage"), b.Class+".arrive's stage")
+	if eval.IsErr(sv) {
+		return ev.NeedConcrete(sv, c.ArgSpan(0, "stage"), b.Class+".arrive's stage")
 	}
 	stage, ok := ev.ToIR(sv, ir.Int32)
 	if !ok {
-		return ev.Errorf(c.ArgSpan(0, "stage"), CodeType, "%s.arrive stage must be an integer, got %s", b.Class, Describe(sv))
+		return ev.Errorf(c.ArgSpan(0, "stage"), eval.CodeType, "%s.arrive stage must be an integer, got %s", b.Class, eval.Describe(sv))
 	}
 	op := fmt.Sprintf("ptx.tcgen05.commit.cta_group::%d.mbarrier::arrive::one.shared::cluster.b64", group)
 	args := []ir.Expr{&ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.At}}
@@ -459,16 +461,31 @@ func (ev *Evaluator) tcgen05BarArrive(b *BarrierV, c *Call) Value {
 		args = append(args, mask)
 	}
 	var st ir.Stmt = &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: c.At}, Span: c.At}
-	if pv := c.Arg(3, "pred"); pv != nil && !IsNoneV(pv) {
-		if IsErr(pv) {
-			return ev.needConcrete(pv, c.ArgSpan(3, "pred"), b.Class+".arrive's pred")
+	if pv := c.Arg(3, "pred"); pv != nil && !eval.IsNoneV(pv) {
+		if eval.IsErr(pv) {
+			return ev.NeedConcrete(pv, c.ArgSpan(3, "pred"), b.Class+".arrive's pred")
 		}
 		cond, ok := ev.ToIR(pv, ir.BoolT)
 		if !ok {
-			return ev.Errorf(c.ArgSpan(3, "pred"), CodeType, "%s.arrive pred must be a condition, got %s", b.Class, Describe(pv))
+			return ev.Errorf(c.ArgSpan(3, "pred"), eval.CodeType, "%s.arrive pred must be a condition, got %s", b.Class, eval.Describe(pv))
 		}
 		st = &ir.If{Cond: cond, Then: &ir.Block{Stmts: []ir.Stmt{st}, Span: c.At}, Span: c.At}
 	}
 	ev.EmitStmt(st)
-	return &NoneV{Base{c.At}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
+}
+
+// LibAttr implements eval.AttrValue.
+func (b *BarrierV) LibAttr(ev *eval.Evaluator, name string, span source.Span) eval.Value {
+	return barrierAttr(ev, b, name, span)
+}
+
+// LibAttr implements eval.AttrValue.
+func (p *PipelineV) LibAttr(ev *eval.Evaluator, name string, span source.Span) eval.Value {
+	return pipelineObjAttr(ev, p, name, span)
+}
+
+// LibAttr implements eval.AttrValue.
+func (ps *PipelineStateV) LibAttr(ev *eval.Evaluator, name string, span source.Span) eval.Value {
+	return pipelineStateAttr(ev, ps, name, span)
 }

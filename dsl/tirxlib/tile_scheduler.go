@@ -775,7 +775,7 @@ func (s *sched) clcInit(c *eval.Call) {
 	prefix, _ := s.ev.HintName(c, "clc_sched")
 	s.setPy("_tirx_prefix", &eval.StrV{Base: eval.Base{At: c.At}, V: prefix})
 	pool := c.Arg(1, "pool")
-	pipeline := s.ev.ResolvePath(eval.PipelinePath+".Pipeline", c.At)
+	pipeline := s.ev.ResolvePath(pipelinePath+".Pipeline", c.At)
 	mk := func(full string, initEmpty eval.Value) eval.Value {
 		return s.ev.CallValue(pipeline, &eval.Call{At: c.At, FnSpan: c.At, Fr: c.Fr,
 			Args: []eval.Value{pool, s.int(1)}, ArgSpans: []source.Span{c.ArgSpan(1, "pool"), c.At},
@@ -799,7 +799,7 @@ func (s *sched) clcInit(c *eval.Call) {
 // pipelineState is PipelineState(depth, phase) of the pipeline module, as
 // that module's model makes it.
 func (s *sched) pipelineState(c *eval.Call, depth, phase int64) eval.Value {
-	ps := s.ev.ResolvePath(eval.PipelinePath+".PipelineState", c.At)
+	ps := s.ev.ResolvePath(pipelinePath+".PipelineState", c.At)
 	return s.ev.CallValue(ps, &eval.Call{At: c.At, FnSpan: c.At, Fr: c.Fr,
 		Args: []eval.Value{s.int(depth), s.int(phase)}, ArgSpans: []source.Span{c.At, c.At}})
 }

@@ -67,6 +67,6 @@ func torchTensorAttr(ev *eval.Evaluator, t *torchTensorV, name string, span sour
 }
 
 // LibAttr implements eval.AttrValue.
-func (t *torchTensorV) LibAttr(ev *eval.Evaluator, name string, nameSpan, span source.Span, quiet bool) eval.Value {
+func (t *torchTensorV) LibAttr(ev *eval.Evaluator, name string, span source.Span) eval.Value {
 	return torchTensorAttr(ev, t, name, span)
 }
