@@ -35,8 +35,8 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 				return x
 			}
 		}
-		if o.attr != nil {
-			if x, ok := o.attr(ev, name, span); ok {
+		if o.Attr != nil {
+			if x, ok := o.Attr(ev, name, span); ok {
 				return x
 			}
 		}
@@ -46,7 +46,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 			}
 			return ev.Errorf(nameSpan, CodeUnknownOp, "unknown tile primitive `Tx.%s`", name)
 		}
-		if o.closed {
+		if o.Closed {
 			break
 		}
 		return ev.ResolvePath(o.Path+"."+name, span)
@@ -161,11 +161,9 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 			v = &ListV{Base{span}, out}
 		}
 	case *LayoutV, *AxisV, *IterV, *SpecV:
-		v = ev.layoutAttr(obj, name, span)
+		v = ev.libLayoutAttr(obj, name, span) // library.go
 	case *PoolV:
 		v = ev.PoolAttr(o, name, span)
-	case *TMEMPoolV:
-		v = ev.tmemPoolAttr(o, name, span) // lib_alloc_pool.go
 	case *IntrinsicV:
 		v = &IntrinsicV{Base{span}, o.Path + "." + name}
 	case *KernelV:

@@ -371,14 +371,14 @@ func lookupBinding(bs []Binding, name string) (Value, bool) {
 // settingFor returns the Options.Bind text for a function: by qualified
 // name, else by its last component.
 func (ev *Evaluator) settingFor(name string) (string, bool) {
-	if len(ev.opts.Bind) == 0 {
+	if len(ev.Opts.Bind) == 0 {
 		return "", false
 	}
-	if t, ok := ev.opts.Bind[name]; ok {
+	if t, ok := ev.Opts.Bind[name]; ok {
 		return t, true
 	}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		if t, ok := ev.opts.Bind[name[i+1:]]; ok {
+		if t, ok := ev.Opts.Bind[name[i+1:]]; ok {
 			return t, true
 		}
 	}

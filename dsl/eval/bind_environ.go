@@ -17,7 +17,7 @@ import "github.com/tilels/tilels/dsl/source"
 func osAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "environ":
-		return &ModuleV{Base: Base{span}, Path: "os.environ", Name: "environ", attr: environAttr}, true
+		return &ModuleV{Base: Base{span}, Path: "os.environ", Name: "environ", Attr: environAttr}, true
 	case "getenv":
 		return Builtin("os.getenv", envGet("getenv")), true
 	}

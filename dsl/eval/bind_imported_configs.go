@@ -44,7 +44,7 @@ func (ev *Evaluator) importedConfigsJob(fn *FuncV) *driveJob {
 				return true
 			}
 			var ds []*DictV
-			for _, e := range seqElts(m.scope.vars["CONFIGS"]) {
+			for _, e := range SeqElts(m.scope.vars["CONFIGS"]) {
 				if d, ok := e.(*DictV); ok {
 					ds = append(ds, d)
 				}

@@ -73,7 +73,7 @@ func seededMT(seed Value) (*mt19937, bool) {
 // randomInstance is a random.Random object: a namespace whose methods
 // share m.
 func randomInstance(m *mt19937, span source.Span) *ModuleV {
-	return &ModuleV{Base: Base{span}, Path: "random.Random(...)", Name: "Random", attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
+	return &ModuleV{Base: Base{span}, Path: "random.Random(...)", Name: "Random", Attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		switch name {
 		case "random":
 			return Method("random", func(ev *Evaluator, c *Call) Value {
@@ -116,7 +116,7 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 				if len(c.Args) != 1 || len(c.Kwargs) > 0 {
 					return ev.PyErrorf(c.At, "choice() takes exactly one argument")
 				}
-				elts, ok := ev.iterate(c.Args[0], c.At)
+				elts, ok := ev.Iterate(c.Args[0], c.At)
 				if !ok || IsErr(c.Args[0]) {
 					return opaqueOrErr(ev, c.Args[0], c.At, "choice")
 				}

@@ -265,7 +265,7 @@ func (ev *Evaluator) step(span source.Span) bool {
 	ev.steps++
 	ev.totalSteps++
 	ev.site.steps++
-	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+	if ev.steps > ev.Opts.MaxSteps || ev.totalSteps > ev.fileSteps {
 		return ev.outOfSteps(span)
 	}
 	return true
@@ -285,7 +285,7 @@ func (ev *Evaluator) work(span source.Span, n, per int) bool {
 	ev.steps += k
 	ev.totalSteps += k
 	ev.site.steps += k
-	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+	if ev.steps > ev.Opts.MaxSteps || ev.totalSteps > ev.fileSteps {
 		return ev.outOfSteps(span)
 	}
 	return true
@@ -346,7 +346,7 @@ func (ev *Evaluator) outOfSteps(span source.Span) bool {
 	if ev.curLoop.IsValid() {
 		span = ev.curLoop
 	}
-	if max := fileStepsFactor * ev.opts.MaxSteps; ev.totalSteps > max {
+	if max := fileStepsFactor * ev.Opts.MaxSteps; ev.totalSteps > max {
 		ev.stopFile()
 		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
 			max, ev.spentOn(func(s *site) int64 { return int64(s.steps) }, func(n int64) string { return count(n) + " steps" }), restNotEvaluated))
@@ -356,10 +356,10 @@ func (ev *Evaluator) outOfSteps(span source.Span) bool {
 		// The unit made its kernels before it ran out: what is lost is
 		// host code after them (a test's numpy reference loops), not a
 		// kernel. Say so without calling the file wrong.
-		ev.report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.opts.MaxSteps))
+		ev.report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.Opts.MaxSteps))
 		return false
 	}
-	ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.opts.MaxSteps))
+	ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.Opts.MaxSteps))
 	return false
 }
 
@@ -376,7 +376,7 @@ func (ev *Evaluator) countIR(s ir.Stmt) bool {
 		ev.tileCalls++
 		ev.site.calls++
 	}
-	if ev.irStmts <= ev.opts.MaxIR && ev.tileCalls <= ev.opts.MaxTileCalls {
+	if ev.irStmts <= ev.Opts.MaxIR && ev.tileCalls <= ev.Opts.MaxTileCalls {
 		return true
 	}
 	span := s.Pos()
@@ -384,13 +384,13 @@ func (ev *Evaluator) countIR(s ir.Stmt) bool {
 		span = ev.curLoop
 	}
 	ev.stopFile()
-	if call && ev.tileCalls > ev.opts.MaxTileCalls {
+	if call && ev.tileCalls > ev.Opts.MaxTileCalls {
 		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
-			ev.opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
+			ev.Opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
 		return false
 	}
 	ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
-		ev.opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
+		ev.Opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
 	return false
 }
 
@@ -402,8 +402,8 @@ func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
 	if ev.halted {
 		return false
 	}
-	unitLeft := ev.opts.MaxBytes - ev.bytes
-	fileMax := fileBytesFactor * ev.opts.MaxBytes
+	unitLeft := ev.Opts.MaxBytes - ev.bytes
+	fileMax := fileBytesFactor * ev.Opts.MaxBytes
 	fileLeft := fileMax - ev.totalBytes
 	if n <= unitLeft && n <= fileLeft {
 		ev.bytes += n
@@ -413,7 +413,7 @@ func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
 	}
 	ev.halted = true
 	if n > unitLeft {
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.opts.MaxBytes, ev.bytes))
+		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.Opts.MaxBytes, ev.bytes))
 	} else {
 		ev.stopFile()
 		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
@@ -433,14 +433,14 @@ func (ev *Evaluator) refuse(span source.Span, what string) {
 		return
 	}
 	ev.halted = true
-	unitLeft := ev.opts.MaxBytes - ev.bytes
-	fileMax := fileBytesFactor * ev.opts.MaxBytes
+	unitLeft := ev.Opts.MaxBytes - ev.bytes
+	fileMax := fileBytesFactor * ev.Opts.MaxBytes
 	if fileLeft := fileMax - ev.totalBytes; fileLeft < unitLeft {
 		ev.stopFile()
 		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 		return
 	}
-	ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.opts.MaxBytes, ev.bytes))
+	ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.Opts.MaxBytes, ev.bytes))
 }
 
 // room is how many more bytes the current unit may charge.
@@ -448,7 +448,7 @@ func (ev *Evaluator) room() int64 {
 	if ev.halted {
 		return 0
 	}
-	return max(0, min(ev.opts.MaxBytes-ev.bytes, fileBytesFactor*ev.opts.MaxBytes-ev.totalBytes))
+	return max(0, min(ev.Opts.MaxBytes-ev.bytes, fileBytesFactor*ev.Opts.MaxBytes-ev.totalBytes))
 }
 
 // mkList and mkTuple return a list or tuple of elts, charged; fresh says

@@ -106,7 +106,7 @@ func init() {
 	add("repr", func(ev *Evaluator, c *Call) Value {
 		v := c.Arg(0, "obj")
 		if v == nil || IsErr(v) {
-			return orPoison(v, c.At)
+			return OrPoison(v, c.At)
 		}
 		s, ok := ev.strOf(c.At, v, true)
 		if !ok {
@@ -167,7 +167,7 @@ func init() {
 	builtinNames["__file__"] = &OpaqueV{Base{source.NoSpan}, "__file__"}
 }
 
-func orPoison(v Value, span source.Span) Value {
+func OrPoison(v Value, span source.Span) Value {
 	if v != nil {
 		return v
 	}
@@ -183,7 +183,7 @@ func iterArg(ev *Evaluator, c *Call, i int, fname string) ([]Value, Value) {
 	if IsErr(v) {
 		return nil, v
 	}
-	elts, ok := ev.iterate(v, c.ArgSpans[i])
+	elts, ok := ev.Iterate(v, c.ArgSpans[i])
 	if !ok {
 		return nil, ev.PyErrorf(c.ArgSpans[i], "'%s' object is not iterable", v.TypeName())
 	}
@@ -240,7 +240,7 @@ func biMinMax(ev *Evaluator, c *Call, which string) Value {
 	} else {
 		elts = c.Args
 	}
-	if e := firstErr(elts...); e != nil {
+	if e := FirstErr(elts...); e != nil {
 		return e
 	}
 	if len(elts) == 0 {
@@ -297,7 +297,7 @@ func biRange(ev *Evaluator, c *Call) Value {
 	if len(c.Args) < 1 || len(c.Args) > 3 || len(c.Kwargs) > 0 {
 		return ev.PyErrorf(c.At, "range expected 1 to 3 integer arguments, got %d", len(c.Args))
 	}
-	if e := firstErr(c.Args...); e != nil {
+	if e := FirstErr(c.Args...); e != nil {
 		return e
 	}
 	device := false
@@ -376,7 +376,7 @@ func biSeq(ev *Evaluator, c *Call, kind string) Value {
 }
 
 func biDict(ev *Evaluator, c *Call) Value {
-	d := newDict(c.At)
+	d := NewDict(c.At)
 	if len(c.Args) > 0 {
 		switch src := c.Args[0].(type) {
 		case *DictV:
@@ -392,7 +392,7 @@ func biDict(ev *Evaluator, c *Call) Value {
 				return bad
 			}
 			for _, e := range elts {
-				kv := seqElts(e)
+				kv := SeqElts(e)
 				if s, ok := e.(*StrV); ok && utf8.RuneCountInString(s.V) == 2 {
 					r, n := utf8.DecodeRuneInString(s.V)
 					kv = []Value{&StrV{Base{s.At}, string(r)}, &StrV{Base{s.At}, s.V[n:]}}
@@ -550,7 +550,7 @@ func biSum(ev *Evaluator, c *Call) Value {
 func biRound(ev *Evaluator, c *Call) Value {
 	v := c.Arg(0, "number")
 	if v == nil || IsErr(v) {
-		return orPoison(v, c.At)
+		return OrPoison(v, c.At)
 	}
 	f, ok := toFloat(v)
 	if !ok {
@@ -566,7 +566,7 @@ func biRound(ev *Evaluator, c *Call) Value {
 			return &FloatV{Base{c.At}, math.RoundToEven(f*p) / p}
 		}
 	}
-	if isIntLike(v) {
+	if IsIntLike(v) {
 		n, _ := ToInt(v)
 		return &IntV{Base{c.At}, n}
 	}
@@ -648,7 +648,7 @@ func biSorted(ev *Evaluator, c *Call) Value {
 			}
 		}
 	}
-	if e := firstErr(keys...); e != nil {
+	if e := FirstErr(keys...); e != nil {
 		return e
 	}
 	rev := false
@@ -769,7 +769,7 @@ func biIsinstance(ev *Evaluator, c *Call) Value {
 		var match bool
 		switch b.Name {
 		case "int":
-			match = isIntLike(v)
+			match = IsIntLike(v)
 		case "float":
 			_, match = v.(*FloatV)
 		case "bool":
@@ -1329,7 +1329,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 		})
 	case "copy":
 		return Method("dict.copy", func(ev *Evaluator, c *Call) Value {
-			n := newDict(c.At)
+			n := NewDict(c.At)
 			for i := range d.Keys {
 				ev.setEntry(n, d.Keys[i], d.Vals[i], c.At)
 			}

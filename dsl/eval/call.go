@@ -36,7 +36,7 @@ type Kwarg struct {
 }
 
 func (ev *Evaluator) evalCall(fr *frame, e *syntax.Call) Value {
-	if ev.kern != nil && maybeTileCall(e) {
+	if ev.Kern != nil && maybeTileCall(e) {
 		return ev.evalTileSite(fr, e)
 	}
 	return ev.evalCallNoSite(fr, e)
@@ -71,7 +71,7 @@ func (ev *Evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	case *TxOpV:
 		ev.noteSite(e, f.Op, f.Scope, needs)
 	case *PoisonV, *UnboundV, *OpaqueV, *BuiltinV:
-		if op, scope, ok := tileCallSyntax(fr, e, ev.inOldDialect()); ok {
+		if op, scope, ok := tileCallSyntax(fr, e, ev.InOldDialect()); ok {
 			ev.noteSite(e, op, scope, needs)
 		}
 	}
@@ -108,7 +108,7 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 				c.ArgSpans = append(c.ArgSpans, st.Loc)
 				continue
 			}
-			elts, ok := ev.iterate(v, st.Loc)
+			elts, ok := ev.Iterate(v, st.Loc)
 			if !ok {
 				return ev.Errorf(st.Loc, CodeType, "argument after * must be an iterable, not %s", v.TypeName())
 			}
@@ -188,8 +188,8 @@ func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 	case *EnumV:
 		return ev.Errorf(c.FnSpan, CodeType, "'%s' object is not callable", f.Type)
 	case *ModuleV:
-		if f.call != nil {
-			return f.call(ev, c)
+		if f.Call != nil {
+			return f.Call(ev, c)
 		}
 	}
 	return ev.PyErrorf(c.FnSpan, "'%s' object is not callable", fn.TypeName())
@@ -239,7 +239,7 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 		name = name[i+1:]
 	}
 	if c.spec != nil {
-		binds := ev.opts.Bindings[fn.Name]
+		binds := ev.Opts.Bindings[fn.Name]
 		all := append(append([]*syntax.Param(nil), positional...), ps.Kwonly...)
 		for _, p := range all {
 			id := p.Name.Id
@@ -259,7 +259,7 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 			env.set(ps.Vararg.Name.Id, &TupleV{Base{ps.Vararg.Loc}, nil})
 		}
 		if ps.Kwarg != nil {
-			env.set(ps.Kwarg.Name.Id, newDict(ps.Kwarg.Loc))
+			env.set(ps.Kwarg.Name.Id, NewDict(ps.Kwarg.Loc))
 		}
 		return true
 	}
@@ -283,7 +283,7 @@ func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 	}
 	var kwd *DictV
 	if ps.Kwarg != nil {
-		kwd = newDict(c.At)
+		kwd = NewDict(c.At)
 		env.set(ps.Kwarg.Name.Id, kwd)
 	}
 	for _, k := range c.Kwargs {
@@ -462,7 +462,7 @@ func (ev *Evaluator) CheckArgs(c *Call, fname string, minPos int, params ...stri
 
 // firstErr returns the first poison/unbound/opaque value among vs,
 // looking inside tuples, lists and slices.
-func firstErr(vs ...Value) Value {
+func FirstErr(vs ...Value) Value {
 	for _, v := range vs {
 		if v == nil {
 			continue
@@ -488,7 +488,7 @@ func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool
 		return 0, false
 	}
 	if x, ok := v.(*ExprV); ok && !ExprType(x.E).IsFloat() {
-		ev.Warnf(span, CodeUnresolved, "%s is the dynamic value `%s`; tilels needs a static integer", what, clip(ExprString(x.E), 40))
+		ev.Warnf(span, CodeUnresolved, "%s is the dynamic value `%s`; tilels needs a static integer", what, Clip(ExprString(x.E), 40))
 		return 0, false
 	}
 	ev.Errorf(span, CodeType, "%s must be an integer, got %s", what, Describe(v))
@@ -496,7 +496,7 @@ func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool
 }
 
 // intsArg converts an int or a sequence of ints.
-func (ev *Evaluator) intsArg(v Value, span source.Span, what string) ([]int64, bool) {
+func (ev *Evaluator) IntsArg(v Value, span source.Span, what string) ([]int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing %s", what)
 		return nil, false
@@ -508,8 +508,8 @@ func (ev *Evaluator) intsArg(v Value, span source.Span, what string) ([]int64, b
 	if n, ok := ToInt(v); ok {
 		return []int64{n}, true
 	}
-	elts := seqElts(v)
-	if _, ok := v.(*StrV); ok || (elts == nil && !isSeq(v)) {
+	elts := SeqElts(v)
+	if _, ok := v.(*StrV); ok || (elts == nil && !IsSeq(v)) {
 		ev.Errorf(span, CodeType, "%s must be an integer or a tuple of integers, got %s", what, Describe(v))
 		return nil, false
 	}
@@ -529,7 +529,7 @@ func (ev *Evaluator) intsArg(v Value, span source.Span, what string) ([]int64, b
 	return out, true
 }
 
-func isSeq(v Value) bool {
+func IsSeq(v Value) bool {
 	switch v.(type) {
 	case *TupleV, *ListV:
 		return true
@@ -545,7 +545,7 @@ func Describe(v Value) string {
 	}
 	switch v.(type) {
 	case *IntV, *FloatV, *BoolV, *NoneV, *StrV, *ExprV, *DTypeV, *EnumV:
-		return clip(Repr(v), 40)
+		return Clip(Repr(v), 40)
 	case *TupleV, *ListV:
 		if r := Repr(v); len(r) <= 40 {
 			return r

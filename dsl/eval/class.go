@@ -583,7 +583,7 @@ func (ev *Evaluator) instanceAttr(o *InstanceV, name string, span source.Span) V
 		if o.Class.enum != enumNone {
 			break
 		}
-		d := newDict(span)
+		d := NewDict(span)
 		for _, k := range o.order {
 			if !ev.setEntry(d, &StrV{Base{span}, k}, o.Attrs[k], span) {
 				return Poison(span)
@@ -640,7 +640,7 @@ func (ev *Evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 		return &TupleV{Base{span}, out}
 	case "__members__":
 		if o.enum != enumNone {
-			d := newDict(span)
+			d := NewDict(span)
 			for _, m := range enumMembers(o) {
 				if !ev.setEntry(d, &StrV{Base{span}, enumName(m)}, m, span) {
 					return Poison(span)

@@ -51,7 +51,7 @@ const (
 // already warned about a construct not modelled.
 type oldDialectState struct {
 	scopes []string
-	warned *kernelState
+	warned *KernelState
 }
 
 // oldScopeV is the value of `Tx.<scope>(parent=...)` and of its
@@ -126,19 +126,19 @@ func hasTirxTrue(def *syntax.FunctionDef) bool {
 
 // inOldDialect reports whether the kernel being evaluated is written in
 // the older dialect.
-func (ev *Evaluator) inOldDialect() bool {
-	return ev.kern != nil && isOldDialectDef(ev.kern.k.Def)
+func (ev *Evaluator) InOldDialect() bool {
+	return ev.Kern != nil && isOldDialectDef(ev.Kern.K.Def)
 }
 
 // oldNotModelled warns, once per kernel, that construct of the older
 // dialect has no faithful meaning in tilels.
 func (ev *Evaluator) oldNotModelled(span source.Span, construct string) {
-	if ev.kern == nil || ev.old.warned == ev.kern {
+	if ev.Kern == nil || ev.old.warned == ev.Kern {
 		return
 	}
-	ev.old.warned = ev.kern
+	ev.old.warned = ev.Kern
 	rev := OldDialectRev
-	if !hasTirxTrue(ev.kern.k.Def) {
+	if !hasTirxTrue(ev.Kern.K.Def) {
 		rev = bringupDialectRev
 	}
 	ev.Warnf(span, CodeUnresolved, "not modelled: %s (older TIRx dialect of %s)", construct, rev)
@@ -169,7 +169,7 @@ var oldScopeIDKinds = map[[2]string]ir.ScopeIDKind{
 // (`T.thread.cast(...)` is `Tx.thread.cast(...)`). ok is false where
 // tAttr's meaning applies.
 func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool) {
-	if !ev.inOldDialect() {
+	if !ev.InOldDialect() {
 		if sc, ok := txScopes[name]; ok {
 			return &TxNSV{Base{span}, sc, name}, true
 		}
@@ -288,7 +288,7 @@ func (ev *Evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, spa
 	case *PoisonV, *UnboundV:
 		return x
 	}
-	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + clip(ev.text(idx[0].Span()), 40)
+	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + Clip(ev.text(idx[0].Span()), 40)
 	return &out
 }
 
@@ -303,11 +303,11 @@ func (ev *Evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.
 		ev.oldNotModelled(sc.At, sc.Unmodelled)
 		return ctrlNone
 	}
-	if sc.Scope == "kernel" && ev.kern != nil && !ev.kern.deviceEntry && ev.Emit == &ev.kern.host && len(ev.kern.host) > 0 {
+	if sc.Scope == "kernel" && ev.Kern != nil && !ev.Kern.deviceEntry && ev.Emit == &ev.Kern.host && len(ev.Kern.host) > 0 {
 		// What came before `with Tx.kernel():` is host code, as before
 		// T.device_entry().
-		ev.kern.deviceEntry = true
-		ev.Emit = &ev.kern.body
+		ev.Kern.deviceEntry = true
+		ev.Emit = &ev.Kern.body
 	}
 	ev.old.scopes = append(ev.old.scopes, sc.Scope)
 	defer func() { ev.old.scopes = ev.old.scopes[:len(ev.old.scopes)-1] }()

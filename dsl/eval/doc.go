@@ -16,7 +16,7 @@
 //   - Imports are resolved by what they name: tvm.script.tirx (T),
 //     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
 //     any of its tvm.*.tile_primitive spellings, the tile schedulers of
-//     tvm.backend.cuda.lang.tile_scheduler (lib_tile_scheduler.go), tvm,
+//     tvm.backend.cuda.lang.tile_scheduler (tirxlib/tile_scheduler.go), tvm,
 //     math, functools, itertools, dataclasses, enum. A module found as a
 //     .py file under Options.ImportRoots (or relative to Options.Path) is
 //     evaluated from its source (imports.go, docs/imports.md). Anything
@@ -93,8 +93,8 @@
 // and alloc_mma / alloc_tcgen05_mma_AB declare shared.dyn views of one
 // arena; T.TMEMPool's alloc* declare tmem buffers at constant column
 // offsets (allocated_addr) with the MMA datapath layouts
-// (lib_alloc_pool.go); Pipeline, PipelineState and the barriers allocate
-// from an SMEMPool (pipeline.go).
+// (tirxlib/alloc_pool.go); Pipeline, PipelineState and the barriers allocate
+// from an SMEMPool (tirxlib/pipeline.go).
 //
 // Example:
 //

@@ -77,7 +77,7 @@ func (ev *Evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 			if _, ok := lookupBinding(extra, u.Name); ok {
 				continue
 			}
-			if _, ok := ev.opts.Bindings[j.Name][u.Name]; ok {
+			if _, ok := ev.Opts.Bindings[j.Name][u.Name]; ok {
 				continue
 			}
 			given = append(given, u)
@@ -124,7 +124,7 @@ func (ev *Evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 				v = x
 			} else if x, ok := lookupBinding(extra, name); ok {
 				v = x
-			} else if x, ok := ev.opts.Bindings[j.Name][name]; ok {
+			} else if x, ok := ev.Opts.Bindings[j.Name][name]; ok {
 				v = x
 			} else if p.Default != nil {
 				v = ev.expr(j.outer, p.Default)
@@ -284,12 +284,12 @@ func (ev *Evaluator) overBudget(span source.Span) bool {
 	if ev.fileOut {
 		return true // the file's budget ran out (reported then)
 	}
-	if ev.totalSteps <= driveBudget*ev.opts.MaxSteps {
+	if ev.totalSteps <= driveBudget*ev.Opts.MaxSteps {
 		return false
 	}
 	if !ev.budgetReported {
 		ev.budgetReported = true
-		ev.report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.opts.MaxSteps))
+		ev.report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.Opts.MaxSteps))
 	}
 	return true
 }
@@ -303,11 +303,11 @@ func (ev *Evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 	if len(axes) > 0 {
 		source = "pytest"
 		var total int
-		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.opts.MaxCases) })
+		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.Opts.MaxCases) })
 		if total == 0 {
 			return nil
 		}
-		if total > ev.opts.MaxCases {
+		if total > ev.Opts.MaxCases {
 			ev.report(diag.Infof(axes[0].At, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
 		}
 	} else {
@@ -324,7 +324,7 @@ func (ev *Evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 	var all []one
 	for _, gc := range cases {
 		for _, extra := range lines {
-			if len(all) < ev.opts.MaxCases {
+			if len(all) < ev.Opts.MaxCases {
 				all = append(all, one{gc, extra})
 			}
 		}
@@ -402,7 +402,7 @@ func (ev *Evaluator) isConfigsRoot(fn *FuncV) bool {
 // configEntries returns the dicts of the module's CONFIGS list.
 func (ev *Evaluator) configEntries() []*DictV {
 	var cfgs []*DictV
-	for _, e := range seqElts(ev.modScope.vars["CONFIGS"]) {
+	for _, e := range SeqElts(ev.modScope.vars["CONFIGS"]) {
 		if d, ok := e.(*DictV); ok {
 			cfgs = append(cfgs, d)
 		}
@@ -431,8 +431,8 @@ func (ev *Evaluator) configsJob() *driveJob {
 // configsCases calls gk(**cfg) for each of cfgs, the entries of the
 // CONFIGS list cv.
 func (ev *Evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
-	idx := spread(len(cfgs), ev.opts.MaxCases)
-	if len(cfgs) > ev.opts.MaxCases {
+	idx := spread(len(cfgs), ev.Opts.MaxCases)
+	if len(cfgs) > ev.Opts.MaxCases {
 		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
 	}
 	// The runner passes an entry without its "label" (runner.py's
@@ -559,8 +559,8 @@ func (ev *Evaluator) lineSource(def *syntax.FunctionDef) string {
 // noteSite records a tile call met while evaluating a kernel (a call met
 // several times is merged when the kernel turns out partial).
 func (ev *Evaluator) noteSite(c *syntax.Call, op, scope string, needs []string) {
-	ks := ev.kern
-	if ks == nil || len(needs) == 0 && len(ks.k.Unbound) == 0 {
+	ks := ev.Kern
+	if ks == nil || len(needs) == 0 && len(ks.K.Unbound) == 0 {
 		// Nothing unbound so far: only a partial kernel needs its sites,
 		// and evalKernelCase adds the calls of its body then.
 		return
@@ -632,7 +632,7 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 // skipped because its condition or iterable needs param ("" when it is
 // poison: if the kernel turns out partial, that stems from what it needed).
 func (ev *Evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
-	if ev.kern == nil || param == "" && len(ev.kern.k.Unbound) == 0 {
+	if ev.Kern == nil || param == "" && len(ev.Kern.K.Unbound) == 0 {
 		return // not partial (yet): evalKernelCase scans the body if it becomes so
 	}
 	var needs []string
@@ -641,7 +641,7 @@ func (ev *Evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 	}
 	syntax.Inspect(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Call); ok {
-			if op, scope, ok := tileCallSyntax(fr, c, ev.inOldDialect()); ok {
+			if op, scope, ok := tileCallSyntax(fr, c, ev.InOldDialect()); ok {
 				ev.noteSite(c, op, scope, needs)
 			}
 		}
@@ -651,9 +651,9 @@ func (ev *Evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 
 // unresolved returns the partial kernel's tile calls in source order; a
 // call that needed nothing itself needs what the kernel needed.
-func (ks *kernelState) unresolved() []UnresolvedCall {
+func (ks *KernelState) unresolved() []UnresolvedCall {
 	var all []string
-	for _, u := range ks.k.Unbound {
+	for _, u := range ks.K.Unbound {
 		p := u
 		if i := strings.LastIndexByte(u, '.'); i >= 0 {
 			p = u[i+1:]

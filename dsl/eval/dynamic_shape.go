@@ -20,14 +20,14 @@ import (
 // `seq_len` of `q`" at itself, once per call, instead of vanishing.
 
 // dynShapePrefix starts the path of such a value (see dynamicShapeWhy).
-const dynShapePrefix = "dynamic buffer dimension `"
+const DynShapePrefix = "dynamic buffer dimension `"
 
 // unbuiltBuffer is the value of a buffer declaration whose shape could not
 // be converted (the reason is reported): an opaque value naming the
 // runtime dimension when that was the reason, else poison.
 func unbuiltBuffer(shape Value, name string, span source.Span) Value {
 	if dim := dynamicDim(shape); dim != "" {
-		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`", dynShapePrefix, dim, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`", DynShapePrefix, dim, name)}
 	}
 	return Poison(span)
 }
@@ -39,8 +39,8 @@ func dynamicDim(shape Value) string {
 	if _, ok := ToInt(shape); ok {
 		return ""
 	}
-	if isSeq(shape) {
-		elts = seqElts(shape)
+	if IsSeq(shape) {
+		elts = SeqElts(shape)
 	} else {
 		elts = []Value{shape}
 	}
@@ -49,7 +49,7 @@ func dynamicDim(shape Value) string {
 			continue
 		}
 		if x, ok := e.(*ExprV); ok {
-			return clip(ExprString(x.E), 60)
+			return Clip(ExprString(x.E), 60)
 		}
 	}
 	return ""
@@ -58,11 +58,11 @@ func dynamicDim(shape Value) string {
 // dynamicShapeWhy returns "dynamic buffer dimension `d` of `b`" when path
 // is (or is derived from) an unbuilt buffer's path, else "".
 func dynamicShapeWhy(path string) string {
-	if !strings.HasPrefix(path, dynShapePrefix) {
+	if !strings.HasPrefix(path, DynShapePrefix) {
 		return ""
 	}
 	// prefix + dim + "` of `" + name + "`" + what was derived from it.
-	rest := path[len(dynShapePrefix):]
+	rest := path[len(DynShapePrefix):]
 	i := strings.Index(rest, "` of `")
 	if i < 0 {
 		return ""
@@ -71,7 +71,7 @@ func dynamicShapeWhy(path string) string {
 	if j < 0 {
 		return ""
 	}
-	return path[:len(dynShapePrefix)+i+len("` of `")+j+1]
+	return path[:len(DynShapePrefix)+i+len("` of `")+j+1]
 }
 
 // ---- buffers over a runtime outer dimension ----
@@ -92,21 +92,21 @@ func dynamicShapeWhy(path string) string {
 // kernel parameter buffer (param) may have a runtime outermost dimension,
 // returned in shapeExpr (nil when the shape is static).
 func (ev *Evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
-	if !param || ev.kern == nil || !isSeq(v) {
-		shape, ok = ev.shapeArg(v, span)
+	if !param || ev.Kern == nil || !IsSeq(v) {
+		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
 	}
-	elts := seqElts(v)
+	elts := SeqElts(v)
 	d, ext, isRuntime := ev.runtimeOuterDim(elts)
 	if !isRuntime {
-		shape, ok = ev.shapeArg(v, span)
+		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
 	}
 	// Convert the static rest with the runtime dimension replaced by 1
 	// (checked, never stored: Shape[d] stays 0).
 	rest := append([]Value(nil), elts...)
 	rest[d] = &IntV{Base{span}, 1}
-	shape, ok = ev.shapeArg(&TupleV{Base{span}, rest}, span)
+	shape, ok = ev.ShapeArg(&TupleV{Base{span}, rest}, span)
 	if !ok {
 		return nil, nil, false
 	}
@@ -165,7 +165,7 @@ func (ev *Evaluator) overParams(e ir.Expr) bool {
 		if !isIntType(x.Type) {
 			return false
 		}
-		for _, p := range ev.kern.k.Func.Params {
+		for _, p := range ev.Kern.K.Func.Params {
 			if p.Var == x && p.Buf == nil {
 				return true
 			}
@@ -183,7 +183,7 @@ func (ev *Evaluator) overParams(e ir.Expr) bool {
 // implicitParam makes vr a scalar launch argument of the kernel unless it
 // is one already (a `n: T.int32` parameter).
 func (ev *Evaluator) implicitParam(vr *ir.Var) {
-	fn := ev.kern.k.Func
+	fn := ev.Kern.K.Func
 	for _, p := range fn.Params {
 		if p.Var == vr {
 			return
@@ -246,10 +246,10 @@ func (ev *Evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 		if d == 0 && runtimeExtentModelled(r.Buf) {
 			return true
 		}
-		ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+		ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, Clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
 	}
-	if tc.Op == "copy_async" && ev.opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+	if tc.Op == "copy_async" && ev.Opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
 		// 0.26+ TMA plans descriptors over a runtime outer extent
 		// (dispatch/cuda/copy_async/tma_runtime_dim.go).
 		return true
@@ -258,7 +258,7 @@ func (ev *Evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 	if tc.Op == "copy_async" {
 		what = "Tx.copy_async (TMA, cp.async)"
 	}
-	ev.Warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+	ev.Warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, Clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 	return false
 }
 
@@ -280,7 +280,7 @@ func runtimeShapeAttr(buf *ir.Buffer, name string, span source.Span) Value {
 		return &TupleV{Base{span}, out}
 	case "layout", "local", "view", "sub", "permute":
 		d := buf.RuntimeDim()
-		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`.%s", DynShapePrefix, Clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
 	}
 	return nil
 }

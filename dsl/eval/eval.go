@@ -208,7 +208,7 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 	}
 	ev := &Evaluator{
 		file:       f.Src,
-		opts:       opts,
+		Opts:       opts,
 		prog:       &Program{File: f.Src},
 		byDef:      map[*syntax.FunctionDef]*defCases{},
 		funcByDef:  map[*syntax.FunctionDef]*FuncV{},
@@ -256,7 +256,7 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 // evaluator holds the state of one Evaluate call.
 type Evaluator struct {
 	file     *source.File
-	opts     Options
+	Opts     Options
 	prog     *Program
 	modScope *scope
 
@@ -273,7 +273,7 @@ type Evaluator struct {
 	// evaluated: global regions may then lie partly outside the buffer.
 	oobRegions bool
 
-	kern *kernelState // the kernel being evaluated, nil at Python level
+	Kern *KernelState // the kernel being evaluated, nil at Python level
 	Emit *[]ir.Stmt   // the block being built, nil outside kernels
 	// old holds the older dialect's scope blocks (dialect_old.go).
 	old oldDialectState
@@ -392,7 +392,7 @@ func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) 
 // opaque calls may have mutated its containers, so its failures are not
 // evidence of a bug.
 func (ev *Evaluator) PyErrorf(span source.Span, format string, args ...any) Value {
-	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
+	if (ev.speculating && ev.Kern == nil) || ev.tryDepth > 0 {
 		return &PoisonV{Base{span}}
 	}
 	return ev.Errorf(span, CodeType, format, args...)
@@ -413,18 +413,18 @@ func Poison(span source.Span) Value { return &PoisonV{Base{span}} }
 func (ev *Evaluator) NeedConcrete(v Value, use source.Span, what string) Value {
 	switch v := v.(type) {
 	case *UnboundV:
-		if ev.kern == nil {
+		if ev.Kern == nil {
 			return v
 		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
 		if why := ev.opaqueWhy(v.Path); why != "" {
-			if ev.kern != nil || !ev.speculating {
+			if ev.Kern != nil || !ev.speculating {
 				ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
 			}
-		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
+		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.Kern != nil {
 			ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
-		} else if ev.kern != nil || !ev.speculating {
+		} else if ev.Kern != nil || !ev.speculating {
 			ev.Warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
 		}
 	}
@@ -437,14 +437,14 @@ func (ev *Evaluator) useUnbound(o *unboundOrigin) {
 	if ev.collecting > 0 {
 		ev.needs = append(ev.needs, o.Param)
 	}
-	if ev.kern == nil {
+	if ev.Kern == nil {
 		ev.noteUnbound(o, nil)
 		return
 	}
-	ev.noteUnbound(o, ev.kern.k.Def)
+	ev.noteUnbound(o, ev.Kern.K.Def)
 	name := o.Func + "." + o.Param
-	if !slices.Contains(ev.kern.k.Unbound, name) {
-		ev.kern.k.Unbound = append(ev.kern.k.Unbound, name)
+	if !slices.Contains(ev.Kern.K.Unbound, name) {
+		ev.Kern.K.Unbound = append(ev.Kern.K.Unbound, name)
 	}
 }
 

@@ -108,7 +108,7 @@ func (ev *Evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
 				out = append(out, v)
 				continue
 			}
-			elts, ok := ev.iterate(v, st.Loc)
+			elts, ok := ev.Iterate(v, st.Loc)
 			if !ok {
 				out = append(out, ev.PyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
 				continue
@@ -152,7 +152,7 @@ func (ev *Evaluator) lookupName(fr *frame, e *syntax.Name) Value {
 	if v, ok := fr.env.root().vars["*opaque-star*"]; ok {
 		return &OpaqueV{Base{e.Loc}, v.(*OpaqueV).Path + "." + e.Id}
 	}
-	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
+	if (ev.speculating && ev.Kern == nil) || ev.tryDepth > 0 {
 		return Poison(e.Loc)
 	}
 	return ev.Errorf(e.Loc, CodeUnresolved, "name '%s' is not defined", e.Id)
@@ -487,7 +487,7 @@ func groupThousands(s string) string {
 }
 
 func (ev *Evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
-	d := newDict(e.Loc)
+	d := NewDict(e.Loc)
 	for i, k := range e.Keys {
 		if k == nil {
 			v := ev.expr(fr, e.Values[i])
@@ -582,7 +582,7 @@ func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		return bad
 	}
 	if isDict {
-		d := newDict(span)
+		d := NewDict(span)
 		for i := 0; i+1 < len(acc); i += 2 {
 			if !ev.setEntry(d, acc[i], acc[i+1], span) && !IsErr(acc[i]) {
 				return ev.PyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
@@ -702,7 +702,7 @@ func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 			return &IntV{Base{span}, x}, true
 		}, true
 	}
-	elts, ok := ev.iterate(v, span)
+	elts, ok := ev.Iterate(v, span)
 	if !ok {
 		return nil, false
 	}
@@ -724,7 +724,7 @@ func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 // past its length, so the caller's view stays valid). A str's characters
 // and a range's numbers are made here, charged to the value budget. It
 // returns false when v is not iterable or the budget ran out (ev.halted).
-func (ev *Evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
+func (ev *Evaluator) Iterate(v Value, span source.Span) ([]Value, bool) {
 	switch v := v.(type) {
 	case *TupleV:
 		return v.Elts, true
@@ -743,8 +743,8 @@ func (ev *Evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 		return out, true
 	case *RangeV:
 		n := rangeLen(v)
-		if n > int64(ev.opts.MaxSteps) {
-			ev.work(span, ev.opts.MaxSteps+1, 1) // halts, reporting the budget
+		if n > int64(ev.Opts.MaxSteps) {
+			ev.work(span, ev.Opts.MaxSteps+1, 1) // halts, reporting the budget
 			return nil, false
 		}
 		if !ev.work(span, int(n), 4) || !ev.charge(span, "list", seqCost(n, true)) {
@@ -916,15 +916,11 @@ func (ev *Evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 			return &OpaqueV{Base{sp}, "os.environ[...]"}
 		}
 	case *BufferV:
-		return ev.bufferIndex(o, idx, e)
-	case *subIndexerV: // lib_buffer_view.go
-		return ev.subscriptSub(o, idx, e)
-	case *ChunkV:
-		return ev.chunkIndex(o, idx, e) // lib_buffer_view_rearrange.go
-	case *TileIndexerV:
-		return ev.tileIndex(o, idx, e) // lib_buffer_view_tile.go
+		return ev.BufferIndex(o, idx, e)
+	case SubscriptValue: // a library value (library.go)
+		return o.LibIndex(ev, idx, e)
 	case *SpecBuilderV:
-		return ev.specSubscript(o, e, idx, isTuple)
+		return ev.libSpecSubscript(o, e, idx, isTuple) // library.go
 	case *oldScopeV:
 		return ev.oldScopeIndex(o, idx, isTuple, sp)
 	case *DTypeV:
@@ -992,7 +988,7 @@ func spansOf(vs []Value) []source.Span {
 // seqElts returns the elements of a tuple or list (nil for anything
 // else: a str's characters are made only where they are needed, see
 // strIndex and iterate).
-func seqElts(obj Value) []Value {
+func SeqElts(obj Value) []Value {
 	switch o := obj.(type) {
 	case *TupleV:
 		return o.Elts
@@ -1023,7 +1019,7 @@ func (ev *Evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 	case *StrV:
 		return ev.strIndex(o, idx, idxSpan, sp)
 	}
-	elts := seqElts(obj)
+	elts := SeqElts(obj)
 	if s, ok := idx.(*SliceV); ok {
 		lo, step, count, ok := ev.sliceRange(s, len(elts))
 		if !ok {
@@ -1128,7 +1124,7 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 		}
 		if s, ok := idx[0].(*SliceV); ok {
 			is, ok := ev.sliceIndices(s, len(o.Elts))
-			src, ok2 := ev.iterate(v, e.Loc)
+			src, ok2 := ev.Iterate(v, e.Loc)
 			if !ok || !ok2 {
 				ev.PyErrorf(e.Loc, "unsupported slice assignment")
 				return

@@ -150,7 +150,7 @@ func (ev *Evaluator) imports() *importState {
 
 // importsEnabled reports whether workspace imports may be resolved.
 func (ev *Evaluator) importsEnabled() bool {
-	return len(ev.opts.ImportRoots) > 0 || ev.opts.Path != ""
+	return len(ev.Opts.ImportRoots) > 0 || ev.Opts.Path != ""
 }
 
 // readFile reads a module's source, once per evaluation.
@@ -160,8 +160,8 @@ func (ev *Evaluator) readFile(path string) ([]byte, error) {
 		return r.src, r.err
 	}
 	var r readResult
-	if ev.opts.ReadFile != nil {
-		r.src, r.err = ev.opts.ReadFile(path)
+	if ev.Opts.ReadFile != nil {
+		r.src, r.err = ev.Opts.ReadFile(path)
 	} else {
 		r.src, r.err = os.ReadFile(path)
 	}
@@ -177,7 +177,7 @@ type readResult struct {
 // isFile reports whether a module file exists (through readFile when
 // Options.ReadFile is set: an open buffer counts).
 func (ev *Evaluator) isFile(path string) bool {
-	if ev.opts.ReadFile != nil {
+	if ev.Opts.ReadFile != nil {
 		_, err := ev.readFile(path)
 		return err == nil
 	}
@@ -235,7 +235,7 @@ func (ev *Evaluator) wsTop(dotted string) bool {
 	if top == "tvm" || top == "" {
 		return false
 	}
-	for _, r := range ev.opts.ImportRoots {
+	for _, r := range ev.Opts.ImportRoots {
 		if isDir(filepath.Join(r, top)) || ev.isFile(filepath.Join(r, top+".py")) {
 			return true
 		}
@@ -276,12 +276,12 @@ func (ev *Evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 		if !ev.wsTop(dotted) {
 			return nil
 		}
-		for _, r := range ev.opts.ImportRoots {
+		for _, r := range ev.Opts.ImportRoots {
 			if file, dir, pkg := ev.findModule(r, parts); dir != "" {
 				return ev.loadModule(display, file, dir, pkg, span)
 			}
 		}
-		for _, r := range ev.opts.ImportRoots {
+		for _, r := range ev.Opts.ImportRoots {
 			ev.noteImport(filepath.Join(append([]string{r}, parts...)...) + ".py") // made later, it changes this analysis
 		}
 		return ev.notModelled(display, fmt.Sprintf("module `%s` not found in the workspace", display), span)
@@ -289,8 +289,8 @@ func (ev *Evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 	base := ""
 	if m := ev.curModule(fr); m != nil {
 		base = m.dir
-	} else if ev.opts.Path != "" {
-		base = filepath.Dir(ev.opts.Path)
+	} else if ev.Opts.Path != "" {
+		base = filepath.Dir(ev.Opts.Path)
 	}
 	if base == "" {
 		return ev.notModelled(display, fmt.Sprintf("relative import `%s` (the analysed file's path is not known)", display), span)
@@ -338,7 +338,7 @@ func (ev *Evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 	}
 	m := &wsModule{name: name, file: file, dir: dir, isPkg: isPkg}
 	m.mod = &ModuleV{Base: Base{span}, Path: name, Name: name[strings.LastIndexByte(name, '.')+1:]}
-	m.mod.attr = func(ev *Evaluator, attr string, sp source.Span) (Value, bool) {
+	m.mod.Attr = func(ev *Evaluator, attr string, sp source.Span) (Value, bool) {
 		return ev.moduleAttr(m, attr, sp), true
 	}
 	im.mods[key] = m
@@ -384,14 +384,14 @@ func (ev *Evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 func (ev *Evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Span) {
 	im := ev.imp
 	savedAnchor := im.anchor
-	savedKern, savedEmit, savedSink, savedHint := ev.kern, ev.Emit, ev.sink, ev.hint
+	savedKern, savedEmit, savedSink, savedHint := ev.Kern, ev.Emit, ev.sink, ev.hint
 	savedLoops, savedTry, savedSpec, savedCall := ev.loopKinds, ev.tryDepth, ev.speculating, im.call
 	var dropped []diag.Diagnostic
 	im.anchor, im.loading, im.call = anchor, im.loading+1, nil
-	ev.kern, ev.Emit, ev.sink, ev.hint, ev.loopKinds, ev.tryDepth, ev.speculating = nil, nil, &dropped, nil, nil, 0, false
+	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.loopKinds, ev.tryDepth, ev.speculating = nil, nil, &dropped, nil, nil, 0, false
 	defer func() {
 		im.anchor, im.loading, im.call = savedAnchor, im.loading-1, savedCall
-		ev.kern, ev.Emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
+		ev.Kern, ev.Emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
 		ev.loopKinds, ev.tryDepth, ev.speculating = savedLoops, savedTry, savedSpec
 		// A budget that ran out in the module is the importer's business:
 		// its names are missing, or the file's evaluation stopped.
@@ -561,7 +561,7 @@ func (ev *Evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 		if a.Name == "*" {
 			if ok {
 				for _, n := range m.names {
-					if x, ok := m.attr(ev, n, a.Loc); ok {
+					if x, ok := m.Attr(ev, n, a.Loc); ok {
 						fr.env.set(n, x)
 					}
 				}
@@ -577,7 +577,7 @@ func (ev *Evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 			fr.env.set(name, &OpaqueV{Base{a.Loc}, o.Path + "." + a.Name})
 			continue
 		}
-		x, _ := m.attr(ev, a.Name, a.Loc)
+		x, _ := m.Attr(ev, a.Name, a.Loc)
 		fr.env.set(name, x)
 	}
 	return true

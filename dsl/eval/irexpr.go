@@ -373,7 +373,7 @@ func DumpKernel(b *strings.Builder, k *Kernel) {
 }
 
 func bufDecl(p *printer, buf *ir.Buffer) string {
-	s := fmt.Sprintf("%s: %s %s%s", p.bufName(buf), buf.Scope, buf.Dtype, shapeList(buf.Shape))
+	s := fmt.Sprintf("%s: %s %s%s", p.bufName(buf), buf.Scope, buf.Dtype, ShapeList(buf.Shape))
 	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
 		s = fmt.Sprintf("%s: %s %s%s layout=default", p.bufName(buf), buf.Scope, buf.Dtype, runtimeShapeList(p, buf))
 	} else if buf.Layout == nil {
@@ -396,7 +396,7 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	return s
 }
 
-func shapeList(s []int64) string {
+func ShapeList(s []int64) string {
 	parts := make([]string, len(s))
 	for i, x := range s {
 		parts[i] = strconv.FormatInt(x, 10)
@@ -415,7 +415,7 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 			}
 			ext := "deferred"
 			if x.Extents != nil {
-				ext = shapeList(x.Extents)
+				ext = ShapeList(x.Extents)
 			} else if x.Dynamic != nil {
 				es := make([]string, len(x.Dynamic))
 				for i, e := range x.Dynamic {

@@ -428,7 +428,7 @@ func (ev *Evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 			}
 			return ev.mkTuple(span, out, false)
 		}
-		d := newDict(span)
+		d := NewDict(span)
 		for _, f := range dc.fields {
 			val, ok := x.Attrs[f.name]
 			if !ok {
@@ -452,7 +452,7 @@ func (ev *Evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 		}
 		return ev.mkTuple(span, out, false)
 	case *DictV:
-		d := newDict(span)
+		d := NewDict(span)
 		for i, k := range x.Keys {
 			if !ev.setEntry(d, k, ev.asData(x.Vals[i], span, tuple, depth+1), span) {
 				return Poison(span)

@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/tilels/tilels/dsl/source"
+import (
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/ir"
+)
 
 // A Library models the modules that are not Python's: the TIRx/TVM library
 // (dsl/tirxlib) plugs in here. The interpreter never imports a library
@@ -13,6 +17,7 @@ import "github.com/tilels/tilels/dsl/source"
 type Library struct {
 	modules []LibModule
 	index   map[string]*LibModule // by path and alias
+	hooks   Hooks
 }
 
 // NewLibrary makes the Library of the modules listed. Paths and aliases
@@ -20,8 +25,8 @@ type Library struct {
 // from the modules the interpreter models itself (math, functools,
 // dataclasses, ...), which take precedence. A Library is immutable and
 // safe to share between evaluations.
-func NewLibrary(modules []LibModule) *Library {
-	l := &Library{modules: modules, index: map[string]*LibModule{}}
+func NewLibrary(modules []LibModule, hooks Hooks) *Library {
+	l := &Library{modules: modules, index: map[string]*LibModule{}, hooks: hooks}
 	for i := range l.modules {
 		m := &l.modules[i]
 		for _, p := range append([]string{m.Path}, m.Aliases...) {
@@ -54,7 +59,78 @@ type LibModule struct {
 	Attr func(ev *Evaluator, name string, span source.Span) (Value, bool)
 	// Names lists what `from Path import *` binds; nil binds nothing.
 	Names []string
+	// Match, if set, recognizes further spellings by pattern (e.g. any
+	// tvm.*.tile_primitive.tma_utils); it is asked after every exact
+	// path and alias of the table, in table order.
+	Match func(path string) bool
 }
+
+// Hooks are the library's entry points into the kernel semantics that
+// eval keeps (tir.go's T module and Buffer, tile.go's tile calls, the
+// layout values of value.go): where a T.* member, a Buffer attribute or a
+// layout operation is a model of the library, eval calls the hook. A nil
+// hook, or a nil Library, is "not modelled": the value is opaque (nil for
+// the attribute hooks, false for the ok results).
+type Hooks struct {
+	// TAttr resolves T.<name> for names the T module does not model
+	// itself (the IR builder's names, T.And, ...).
+	TAttr func(ev *Evaluator, name string, span source.Span) (Value, bool)
+	// TvmTirxAttr resolves tvm.tirx.<name> and tvm.tir.<name>.
+	TvmTirxAttr func(ev *Evaluator, name string, span source.Span) (Value, bool)
+	// AllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(...); TMEMPool is
+	// T.TMEMPool(...).
+	AllocTcgen05Frag func(ev *Evaluator, c *Call) Value
+	TMEMPool         func(ev *Evaluator, c *Call) Value
+	// ValidateMMAAllocShape checks the shape of an MMA operand buffer
+	// fname allocates (nil: valid).
+	ValidateMMAAllocShape func(fname string, shape []int64, dt ir.DataType, mode int64) error
+	// DynamicOffset is the runtime expression of an elem_offset= or
+	// byte_offset= argument, or nil when it is not one;
+	// ByteToElemOffset converts a byte offset to elements of dt.
+	DynamicOffset    func(v Value) ir.Expr
+	ByteToElemOffset func(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr
+	// BufferAttr resolves the Buffer attributes the library models
+	// (sub, permute and the rearranging views), nil for others.
+	BufferAttr func(ev *Evaluator, buf *ir.Buffer, name string, span source.Span) Value
+	// EmitView records a buffer view nb that a view call declared.
+	EmitView func(ev *Evaluator, nb *ir.Buffer)
+	// BufferViewDtypeLaidOut is buf.view(dtype) of a buffer with a
+	// non-trivial layout.
+	BufferViewDtypeLaidOut func(ev *Evaluator, buf *ir.Buffer, c *Call, dt ir.DataType) Value
+	// CheckGather4 checks a copy_async's gather4 operand (false: an error
+	// was reported).
+	CheckGather4 func(ev *Evaluator, tc *ir.TileCall, src *ir.Region, gather4 Value) bool
+	// SafeLayout runs f, a layout computation, turning a failure into an
+	// error diagnostic at span naming what.
+	SafeLayout func(ev *Evaluator, span source.Span, what string, f func() Value) Value
+	// LayoutAttr resolves the attributes of layout values (LayoutV, AxisV,
+	// IterV, SpecV), nil for a missing one.
+	LayoutAttr func(ev *Evaluator, obj Value, name string, span source.Span) Value
+	// LayoutBinop evaluates the layout mini-language's operators
+	// (`4 @ laneid`, spec + spec + offset); ok false when x op y is not
+	// one.
+	LayoutBinop func(ev *Evaluator, op string, x, y Value, span source.Span) (Value, bool)
+	// SpecSubscript is b[idx] of a layout spec builder.
+	SpecSubscript func(ev *Evaluator, b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value
+}
+
+// A SubscriptValue is a library value that can be subscripted:
+// v[idx] evaluates v.LibIndex(ev, idx, e), idx holding the evaluated
+// indices (one per element of a tuple subscript).
+type SubscriptValue interface {
+	Value
+	LibIndex(ev *Evaluator, idx []Value, e *syntax.Subscript) Value
+}
+
+// hooks returns the library's hooks (zero ones without a library).
+func (ev *Evaluator) hooks() *Hooks {
+	if ev.Opts.Library == nil {
+		return &noHooks
+	}
+	return &ev.Opts.Library.hooks
+}
+
+var noHooks Hooks
 
 // An AttrValue is a library value whose attributes the library models:
 // obj.name on it evaluates v.LibAttr(ev, name, span), span being the
@@ -69,8 +145,116 @@ type AttrValue interface {
 // libModule returns the library module path names (canonical or alias),
 // or nil.
 func (ev *Evaluator) libModule(path string) *LibModule {
-	if ev.opts.Library == nil {
+	if ev.Opts.Library == nil {
 		return nil
 	}
-	return ev.opts.Library.index[path]
+	l := ev.Opts.Library
+	if m := l.index[path]; m != nil {
+		return m
+	}
+	for i := range l.modules {
+		if m := &l.modules[i]; m.Match != nil && m.Match(path) {
+			return m
+		}
+	}
+	return nil
+}
+
+// The hooks as the kernel semantics call them: each is "not modelled"
+// without a library (see Hooks).
+
+func (ev *Evaluator) libTAttr(name string, span source.Span) (Value, bool) {
+	if h := ev.hooks().TAttr; h != nil {
+		return h(ev, name, span)
+	}
+	return nil, false
+}
+
+func (ev *Evaluator) libCall(h func(ev *Evaluator, c *Call) Value, what string, c *Call) Value {
+	if h != nil {
+		return h(ev, c)
+	}
+	return &OpaqueV{Base{c.At}, what}
+}
+
+func (ev *Evaluator) libValidateMMAAllocShape(fname string, shape []int64, dt ir.DataType, mode int64) error {
+	if h := ev.hooks().ValidateMMAAllocShape; h != nil {
+		return h(fname, shape, dt, mode)
+	}
+	return nil
+}
+
+func (ev *Evaluator) libDynamicOffset(v Value) ir.Expr {
+	if h := ev.hooks().DynamicOffset; h != nil {
+		return h(v)
+	}
+	return nil
+}
+
+func (ev *Evaluator) libByteToElemOffset(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr {
+	return ev.hooks().ByteToElemOffset(e, dt, span) // only after DynamicOffset found one
+}
+
+func (ev *Evaluator) libBufferAttr(buf *ir.Buffer, name string, span source.Span) Value {
+	if h := ev.hooks().BufferAttr; h != nil {
+		return h(ev, buf, name, span)
+	}
+	return nil
+}
+
+func (ev *Evaluator) libEmitView(nb *ir.Buffer) {
+	if h := ev.hooks().EmitView; h != nil {
+		h(ev, nb)
+	}
+}
+
+func (ev *Evaluator) libBufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.DataType) Value {
+	if h := ev.hooks().BufferViewDtypeLaidOut; h != nil {
+		return h(ev, buf, c, dt)
+	}
+	return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a laid-out buffer"}
+}
+
+func (ev *Evaluator) libCheckGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
+	if h := ev.hooks().CheckGather4; h != nil {
+		return h(ev, tc, src, gather4)
+	}
+	return true
+}
+
+func (ev *Evaluator) libSafeLayout(span source.Span, what string, f func() Value) Value {
+	if h := ev.hooks().SafeLayout; h != nil {
+		return h(ev, span, what, f)
+	}
+	return f()
+}
+
+func (ev *Evaluator) libLayoutAttr(obj Value, name string, span source.Span) Value {
+	if h := ev.hooks().LayoutAttr; h != nil {
+		return h(ev, obj, name, span)
+	}
+	return nil
+}
+
+func (ev *Evaluator) libLayoutBinop(op string, x, y Value, span source.Span) (Value, bool) {
+	if h := ev.hooks().LayoutBinop; h != nil {
+		return h(ev, op, x, y, span)
+	}
+	return nil, false
+}
+
+func (ev *Evaluator) libSpecSubscript(b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value {
+	if h := ev.hooks().SpecSubscript; h != nil {
+		return h(ev, b, e, idx, isTuple)
+	}
+	return &OpaqueV{Base{e.Span()}, "layout spec subscript"}
+}
+
+// libModuleAttr is the attribute name of the library module at path,
+// (nil, false) when the module or the attribute is not modelled.
+func (ev *Evaluator) libModuleAttr(path, name string, span source.Span) (Value, bool) {
+	if m := ev.libModule(path); m != nil && m.Attr != nil {
+		return m.Attr(ev, name, span)
+	}
+	return nil, false
 }

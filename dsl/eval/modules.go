@@ -17,8 +17,8 @@ import (
 const (
 	tPath      = "tvm.script.tirx"
 	txPath     = "tvm.script.tirx.tile"
-	layoutPath = "tvm.tirx.layout"
-	tmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
+	LayoutPath = "tvm.tirx.layout"
+	TmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
 	// gemmAsyncPath is the gemm_async variant module, whose layout helper
 	// sf_tmem_layout kernels import.
 	gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
@@ -32,10 +32,6 @@ func (ev *Evaluator) canonicalModule(path string) string {
 		return tPath
 	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
 		return txPath
-	case "tvm.tirx.layout", "tvm.tir.layout":
-		return layoutPath
-	case "tvm.tirx.op_schedule.cuda.common":
-		return tmaPath
 	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
 	case "os": // bind_environ.go
@@ -45,12 +41,6 @@ func (ev *Evaluator) canonicalModule(path string) string {
 	}
 	if m := ev.libModule(path); m != nil { // library.go
 		return m.Path
-	}
-	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
-		return tmaPath
-	}
-	if strings.HasPrefix(path, "tvm.") && (strings.HasSuffix(path, "tile_primitive.gemm_async") || strings.HasSuffix(path, "tile_primitive.gemm_async.tcgen05")) {
-		return gemmAsyncPath
 	}
 	return ""
 }
@@ -65,50 +55,45 @@ func (ev *Evaluator) ResolvePath(path string, span source.Span) Value {
 
 // module returns the modelled module at path, or nil.
 func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
-	switch ev.canonicalModule(path) {
+	canon := ev.canonicalModule(path)
+	switch canon {
 	case tPath:
-		return &ModuleV{Base: Base{span}, Path: tPath, Name: "T", attr: tAttr}
+		return &ModuleV{Base: Base{span}, Path: tPath, Name: "T", Attr: tAttr}
 	case txPath:
-		return &ModuleV{Base: Base{span}, Path: txPath, Name: "Tx", attr: txModuleAttr, names: txNames()}
-	case layoutPath:
-		return &ModuleV{Base: Base{span}, Path: layoutPath, Name: "layout", attr: layoutModuleAttr, names: layoutNames()}
-	case tmaPath:
-		return &ModuleV{Base: Base{span}, Path: tmaPath, Name: "tma_utils", attr: tmaModuleAttr, names: tmaNames()}
+		return &ModuleV{Base: Base{span}, Path: txPath, Name: "Tx", Attr: txModuleAttr, names: txNames()}
 	case "tvm":
-		return &ModuleV{Base: Base{span}, Path: "tvm", Name: "tvm", attr: tvmAttr}
+		return &ModuleV{Base: Base{span}, Path: "tvm", Name: "tvm", Attr: tvmAttr}
 	case "tvm.runtime":
 		// tvm.runtime.DataType is tvm.DataType.
-		return &ModuleV{Base: Base{span}, Path: "tvm.runtime", Name: "runtime", attr: tvmAttr}
+		return &ModuleV{Base: Base{span}, Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr}
 	case "math":
-		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
+		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
-		return &ModuleV{Base: Base{span}, Path: "functools", Name: "functools", attr: functoolsAttr}
+		return &ModuleV{Base: Base{span}, Path: "functools", Name: "functools", Attr: functoolsAttr}
 	case "numpy":
 		// Only what kernels compute shapes with on static values.
-		return &ModuleV{Base: Base{span}, Path: "numpy", Name: "numpy", attr: numpyAttr}
+		return &ModuleV{Base: Base{span}, Path: "numpy", Name: "numpy", Attr: numpyAttr}
 	case "copy":
-		return &ModuleV{Base: Base{span}, Path: "copy", Name: "copy", attr: copyAttr, names: []string{"copy", "deepcopy"}}
+		return &ModuleV{Base: Base{span}, Path: "copy", Name: "copy", Attr: copyAttr, names: []string{"copy", "deepcopy"}}
 	case "itertools":
-		return &ModuleV{Base: Base{span}, Path: "itertools", Name: "itertools", attr: itertoolsAttr}
+		return &ModuleV{Base: Base{span}, Path: "itertools", Name: "itertools", Attr: itertoolsAttr}
 	case "operator":
-		return &ModuleV{Base: Base{span}, Path: "operator", Name: "operator", attr: operatorAttr}
+		return &ModuleV{Base: Base{span}, Path: "operator", Name: "operator", Attr: operatorAttr}
 	case "pytest":
-		return &ModuleV{Base: Base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
-	case gemmAsyncPath:
-		return &ModuleV{Base: Base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_smem_layout", "sf_tmem_layout"}}
+		return &ModuleV{Base: Base{span}, Path: "pytest", Name: "pytest", Attr: pytestAttr}
 	case "pytest.mark":
-		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
+		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", Attr: pytestMarkAttr}
 	case "os": // bind_environ.go
-		return &ModuleV{Base: Base{span}, Path: "os", Name: "os", attr: osAttr}
+		return &ModuleV{Base: Base{span}, Path: "os", Name: "os", Attr: osAttr}
 	case "random": // bind_random.go
-		return &ModuleV{Base: Base{span}, Path: "random", Name: "random", attr: randomAttr}
+		return &ModuleV{Base: Base{span}, Path: "random", Name: "random", Attr: randomAttr}
 	case "dataclasses": // lib_dataclasses.go
-		return &ModuleV{Base: Base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
+		return &ModuleV{Base: Base{span}, Path: "dataclasses", Name: "dataclasses", Attr: dataclassesAttr}
 	case "enum": // class.go
-		return &ModuleV{Base: Base{span}, Path: "enum", Name: "enum", attr: enumAttr}
+		return &ModuleV{Base: Base{span}, Path: "enum", Name: "enum", Attr: enumAttr}
 	}
-	if m := ev.libModule(path); m != nil { // library.go
-		return &ModuleV{Base: Base{span}, Path: m.Path, Name: m.Name, attr: m.Attr, names: m.Names}
+	if m := ev.libModule(canon); m != nil { // library.go
+		return &ModuleV{Base: Base{span}, Path: m.Path, Name: m.Name, Attr: m.Attr, names: m.Names}
 	}
 	return nil
 }
@@ -161,7 +146,7 @@ func (ev *Evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 		if a.Name == "*" {
 			if m := ev.Module(s.Module, a.Loc); m != nil {
 				for _, n := range m.names {
-					if v, ok := m.attr(ev, n, a.Loc); ok {
+					if v, ok := m.Attr(ev, n, a.Loc); ok {
 						fr.env.set(n, v)
 					}
 				}
@@ -196,8 +181,8 @@ func tvmAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "runtime":
 		return ev.Module("tvm.runtime", span), true
-	case "tirx", "tir": // lib_tirx_op.go
-		return &ModuleV{Base: Base{span}, Path: "tvm." + name, Name: name, attr: tvmTirxAttr}, true
+	case "tirx", "tir": // tirxlib/tirx_op.go
+		return &ModuleV{Base: Base{span}, Path: "tvm." + name, Name: name, Attr: ev.hooks().TvmTirxAttr}, true
 	case "ir":
 		return ev.Module("tvm.ir", span), true
 	case "DataType":
@@ -280,7 +265,7 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		return &FloatV{Base{span}, math.NaN()}, true
 	case "gcd", "lcm":
 		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
-			if e := firstErr(c.Args...); e != nil {
+			if e := FirstErr(c.Args...); e != nil {
 				return e
 			}
 			var acc int64
@@ -309,9 +294,9 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
 			v := c.Arg(0, "x")
 			if v == nil || IsErr(v) {
-				return orPoison(v, c.At)
+				return OrPoison(v, c.At)
 			}
-			if n, ok := ToInt(v); ok && isIntLike(v) {
+			if n, ok := ToInt(v); ok && IsIntLike(v) {
 				return &IntV{Base{c.At}, n}
 			}
 			f, ok := toFloat(v)
@@ -332,7 +317,7 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
 			v := c.Arg(0, "x")
 			if v == nil || IsErr(v) {
-				return orPoison(v, c.At)
+				return OrPoison(v, c.At)
 			}
 			f, ok := toFloat(v)
 			if !ok {
@@ -581,14 +566,14 @@ func copyMemo(v Value, deep bool, span source.Span, memo map[Value]Value) Value 
 			return out
 		}
 	case *DictV:
-		d := newDict(span)
+		d := NewDict(span)
 		memo[v] = d
 		for i, k := range x.Keys {
 			val := x.Vals[i]
 			if deep {
 				val = copyMemo(val, true, span, memo)
 			}
-			d.set(k, val)
+			d.Set(k, val)
 		}
 		return d
 	case *InstanceV:

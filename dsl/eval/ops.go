@@ -45,7 +45,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 	}
 	x, y = intEnumOperand(x), intEnumOperand(y) // IntEnum members (class.go)
 	// Layout mini-language first: `4 @ laneid`, spec + spec + offset.
-	if v, ok := ev.layoutBinop(op, x, y, span); ok {
+	if v, ok := ev.libLayoutBinop(op, x, y, span); ok { // library.go
 		return v
 	}
 	if IsPyNum(x) && IsPyNum(y) {
@@ -91,10 +91,10 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 		}
 	case "*":
 		seq, n := x, y
-		if isIntLike(x) {
+		if IsIntLike(x) {
 			seq, n = y, x
 		}
-		if k, ok := ToInt(n); ok && isIntLike(n) {
+		if k, ok := ToInt(n); ok && IsIntLike(n) {
 			switch seq.(type) {
 			case *StrV, *TupleV, *ListV:
 				return ev.repeat(seq, k, span)
@@ -109,7 +109,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 			if b, ok := y.(*DictV); ok {
 				d := a
 				if !inplace {
-					d = newDict(span)
+					d = NewDict(span)
 					for i := range a.Keys {
 						ev.setEntry(d, a.Keys[i], a.Vals[i], span)
 					}
@@ -127,7 +127,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 	return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 }
 
-func isIntLike(v Value) bool {
+func IsIntLike(v Value) bool {
 	switch v.(type) {
 	case *IntV, *BoolV:
 		return true
@@ -166,7 +166,7 @@ func (ev *Evaluator) repeat(v Value, n int64, span source.Span) Value {
 // extend appends the elements of iterable y to l (list += y, l.extend(y)),
 // charged; false when y is not iterable or the budget ran out.
 func (ev *Evaluator) extend(l *ListV, y Value, span source.Span) bool {
-	elts, ok := ev.iterate(y, span)
+	elts, ok := ev.Iterate(y, span)
 	if !ok || !ev.charge(span, "list", mulCost(int64(len(elts)), costSlot)) {
 		return false
 	}
@@ -900,7 +900,7 @@ func pyEq(x, y Value, n *int) bool {
 	if IsPyNum(x) && IsPyNum(y) {
 		a, _ := toFloat(x)
 		b, _ := toFloat(y)
-		if isIntLike(x) && isIntLike(y) {
+		if IsIntLike(x) && IsIntLike(y) {
 			ai, _ := ToInt(x)
 			bi, _ := ToInt(y)
 			return ai == bi
@@ -1018,7 +1018,7 @@ func pyCmp(x, y Value, n *int) (int, bool) {
 		return 0, false
 	}
 	if IsPyNum(x) && IsPyNum(y) {
-		if isIntLike(x) && isIntLike(y) {
+		if IsIntLike(x) && IsIntLike(y) {
 			a, _ := ToInt(x)
 			b, _ := ToInt(y)
 			return cmp3(a < b, a > b), true
@@ -1108,7 +1108,7 @@ func (ev *Evaluator) contains(container, x Value, span source.Span) (bool, bool)
 		// Charged as it goes, by the values compared: the elements may be
 		// large containers themselves.
 		n := 0
-		for _, e := range seqElts(c) {
+		for _, e := range SeqElts(c) {
 			k := 0
 			eq := pyEq(e, x, &k)
 			if n += k; n >= 1024 {

@@ -36,7 +36,7 @@ func pytestAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	case "param":
 		return Builtin("pytest.param", pytestParam), true
 	case "mark":
-		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}, true
+		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", Attr: pytestMarkAttr}, true
 	}
 	return nil, false
 }
@@ -76,7 +76,7 @@ func pytestParametrize(ev *Evaluator, c *Call) Value {
 			}
 		}
 	case *TupleV, *ListV:
-		for _, e := range seqElts(n) {
+		for _, e := range SeqElts(n) {
 			s, ok := e.(*StrV)
 			if !ok {
 				return opaque
@@ -89,7 +89,7 @@ func pytestParametrize(ev *Evaluator, c *Call) Value {
 	if len(argnames) == 0 || IsErr(values) {
 		return opaque
 	}
-	elts, ok := ev.iterate(values, c.ArgSpan(1, "argvalues"))
+	elts, ok := ev.Iterate(values, c.ArgSpan(1, "argvalues"))
 	if !ok {
 		return opaque
 	}
@@ -106,7 +106,7 @@ func pytestParametrize(ev *Evaluator, c *Call) Value {
 		} else if len(argnames) == 1 {
 			row = []Value{e}
 		} else {
-			r, ok := ev.iterate(e, c.ArgSpan(1, "argvalues"))
+			r, ok := ev.Iterate(e, c.ArgSpan(1, "argvalues"))
 			if !ok {
 				return opaque
 			}
@@ -129,7 +129,7 @@ func pytestParametrize(ev *Evaluator, c *Call) Value {
 func (ev *Evaluator) pytestID(ids Value, i int, names []string, row []Value, c *Call) string {
 	switch x := ids.(type) {
 	case *ListV, *TupleV:
-		if es := seqElts(x); i < len(es) {
+		if es := SeqElts(x); i < len(es) {
 			if s, ok := es[i].(*StrV); ok {
 				return s.V
 			}

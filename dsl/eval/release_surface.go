@@ -129,7 +129,7 @@ var surfaceNames = append([]Construct{
 }, intrinsicNames...)
 
 // surfaceForms: call forms of one name that differ between releases.
-var surfaceForms = []Construct{
+var SurfaceForms = []Construct{
 	{SurfaceForm, "ComposeLayout(swizzle, tile)", release.Only(release.R025), "ComposeLayout(per_element, swizzle_len, atom_len, tile)"},
 	{SurfaceForm, "ComposeLayout(per_element, swizzle_len, atom_len, tile)", release.From(release.R026), "ComposeLayout(SwizzleLayout(per_element, swizzle_len, atom_len), tile)"},
 	{SurfaceForm, "T.thread_id(extents, dtype=...)", release.Only(release.R027), "T.thread_id(extents) (every scope id is int32)"},
@@ -144,9 +144,9 @@ func (ev *Evaluator) scopeIDDtype(c *Call, fname string) bool {
 	if !ok {
 		return true
 	}
-	k := surfaceForms[2]
+	k := SurfaceForms[2]
 	k.Name = strings.Replace(k.Name, "T.thread_id", fname, 1)
-	ev.otherRelease(c.FnSpan, k, "modelled as 0.27 does, the id as int32")
+	ev.OtherRelease(c.FnSpan, k, "modelled as 0.27 does, the id as int32")
 	dt, ok := ev.DtypeOf(v, c.ArgSpan(-1, "dtype"))
 	if !ok {
 		return false
@@ -217,7 +217,7 @@ func Surface() []Construct {
 	names := append([]Construct(nil), surfaceNames...)
 	sort.Slice(names, func(i, j int) bool { return names[i].Name < names[j].Name })
 	out := append(append([]Construct(nil), surfaceModules...), names...)
-	return append(out, surfaceForms...)
+	return append(out, SurfaceForms...)
 }
 
 // SurfaceModuleOf returns the import-path construct path lies under.
@@ -327,8 +327,8 @@ func ptxChainOf(name, rest string) (Construct, bool) {
 // (once per span: the diagnostics of a file are deduplicated), and says
 // whether it is. how says what the evaluator does then: "modelled as 0.25
 // does", "not modelled".
-func (ev *Evaluator) otherRelease(span source.Span, c Construct, how string) bool {
-	r := ev.opts.Release
+func (ev *Evaluator) OtherRelease(span source.Span, c Construct, how string) bool {
+	r := ev.Opts.Release
 	if c.In.Has(r) {
 		return false
 	}
@@ -347,7 +347,7 @@ func (ev *Evaluator) otherRelease(span source.Span, c Construct, how string) boo
 
 // modelledAs is the otherRelease tail for a construct the evaluator models
 // as its own releases do.
-func modelledAs(c Construct) string {
+func ModelledAs(c Construct) string {
 	for i := len(release.All) - 1; i >= 0; i-- {
 		if r := release.All[i]; c.In.Has(r) {
 			return "modelled as " + r.Short() + " does"
@@ -362,9 +362,9 @@ func (ev *Evaluator) checkSurfaceModule(path string, span source.Span) {
 	if c, ok := SurfaceModuleOf(path); ok {
 		how := "not modelled"
 		if ev.canonicalModule(path) != "" || ev.Module(path, span) != nil {
-			how = modelledAs(c)
+			how = ModelledAs(c)
 		}
-		ev.otherRelease(span, c, how)
+		ev.OtherRelease(span, c, how)
 	}
 }
 
@@ -376,7 +376,7 @@ func surfaceModuleAlias(path string) string {
 		return "T."
 	case txPath:
 		return "Tx."
-	case layoutPath:
+	case LayoutPath:
 		return "layout."
 	}
 	return ""
@@ -389,17 +389,17 @@ func (ev *Evaluator) checkSurfaceName(alias, name string, span source.Span, how 
 		return
 	}
 	c, listed := surfaceByAlias[alias][name]
-	if listed && c.In.Has(ev.opts.Release) {
+	if listed && c.In.Has(ev.Opts.Release) {
 		return
 	}
-	if !listed && (alias != "T." || !strings.HasPrefix(name, "ptx.") || ev.opts.Release == release.R027) {
+	if !listed && (alias != "T." || !strings.HasPrefix(name, "ptx.") || ev.Opts.Release == release.R027) {
 		return // not listed, or a 0.27 chain under 0.27: nothing to say (and no search for its 0.25 name)
 	}
 	if c, ok := SurfaceNameOf(alias + name); ok {
 		if how == "" {
-			how = modelledAs(c)
+			how = ModelledAs(c)
 		}
-		ev.otherRelease(span, c, how)
+		ev.OtherRelease(span, c, how)
 	}
 }
 
@@ -574,8 +574,8 @@ func (ev *Evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span)
 		return // (a chain of T.ptx is checked where it is called)
 	}
 	how := "not modelled"
-	if m.attr != nil {
-		if _, ok := m.attr(ev, name, span); ok {
+	if m.Attr != nil {
+		if _, ok := m.Attr(ev, name, span); ok {
 			how = ""
 		}
 	}

@@ -22,11 +22,11 @@ import "github.com/tilels/tilels/ir"
 // sequence of one to three integers or integer expressions of which at
 // least one is not a constant.
 func (ev *Evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
-	if !isSeq(ext) {
+	if !IsSeq(ext) {
 		return nil, false
 	}
-	elts := seqElts(ext)
-	if len(elts) == 0 || len(elts) > 3 || firstErr(elts...) != nil {
+	elts := SeqElts(ext)
+	if len(elts) == 0 || len(elts) > 3 || FirstErr(elts...) != nil {
 		return nil, false
 	}
 	dynamic := false
@@ -61,11 +61,11 @@ func unresolvedExtents(ext Value) (int, bool) {
 	if IsErr(ext) {
 		return 1, true
 	}
-	if !isSeq(ext) {
+	if !IsSeq(ext) {
 		return 0, false
 	}
-	elts := seqElts(ext)
-	if firstErr(elts...) == nil {
+	elts := SeqElts(ext)
+	if FirstErr(elts...) == nil {
 		return 0, false
 	}
 	if len(elts) >= 1 && len(elts) <= 3 {

@@ -165,15 +165,15 @@ func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
 			ev.EmitStmt(&ir.Evaluate{X: v.E, Span: s.Loc})
 		}
 	case *OpaqueV:
-		if ev.kern != nil {
-			ev.kern.ignored = append(ev.kern.ignored, s.X.Span())
+		if ev.Kern != nil {
+			ev.Kern.ignored = append(ev.Kern.ignored, s.X.Span())
 		}
 	case *UnboundV:
 		ev.useUnbound(v.Origin)
 	}
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
 	}
@@ -253,7 +253,7 @@ func (ev *Evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 		ev.Errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
 	case *syntax.BadExpr:
 	default:
-		ev.Errorf(target.Span(), CodeType, "cannot assign to %s", clip(ev.text(target.Span()), 40))
+		ev.Errorf(target.Span(), CodeType, "cannot assign to %s", Clip(ev.text(target.Span()), 40))
 	}
 }
 
@@ -267,7 +267,7 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 				return
 			}
 			if ov, ok := old.(*ExprV); ok {
-				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
+				if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.mutable[vr] {
 					e, ok := ev.ToIR(v, vr.Type)
 					if !ok {
 						if !IsErr(v) {
@@ -292,7 +292,7 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
 			if typ := ExprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
-				ev.kern.mutable[vr] = true
+				ev.Kern.mutable[vr] = true
 				ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Mutable: true, Span: source.Join(t.Loc, vspan)})
 				v = &ExprV{Base: Base{t.Loc}, E: vr}
 			}
@@ -312,8 +312,8 @@ func (ev *Evaluator) StoreScalar(old, v Value, target, vspan source.Span) bool {
 	if b == nil {
 		// A mutable scalar (`x: T.float16`, a one-element local buffer in
 		// TVM) held by an attribute is assigned.
-		if ov, ok := old.(*ExprV); ok && ev.kern != nil {
-			if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
+		if ov, ok := old.(*ExprV); ok && ev.Kern != nil {
+			if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.mutable[vr] {
 				if e, ok := ev.ToIR(v, vr.Type); ok {
 					ev.EmitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
 					return true
@@ -359,7 +359,7 @@ func (ev *Evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 		}
 		return
 	}
-	elts, ok := ev.iterate(v, span)
+	elts, ok := ev.Iterate(v, span)
 	if !ok {
 		ev.PyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
 		for _, t := range targets {
@@ -531,7 +531,7 @@ func hasSyntaxError(s syntax.Stmt) bool {
 // iterable is not concrete: it is skipped; a kernel inside it makes an
 // unbound parameter worth reporting.
 func (ev *Evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
-	if ev.kern != nil {
+	if ev.Kern != nil {
 		if u, ok := v.(*UnboundV); ok {
 			ev.skippedTileCalls(fr, s, u.Origin.Param)
 		}
@@ -906,7 +906,7 @@ func (ev *Evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 		return
 	}
 	fn := ev.makeFunc(fr, s, name)
-	fn.TIR = tirHelper || (fr.tir && ev.kern != nil && len(s.Decorators) == 0)
+	fn.TIR = tirHelper || (fr.tir && ev.Kern != nil && len(s.Decorators) == 0)
 	if axes := gridDecorators(decos); len(axes) > 0 {
 		if ev.grids == nil {
 			ev.grids = map[*syntax.FunctionDef][]*ParametrizeV{}

@@ -250,7 +250,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
 		// A gather4 copy_async reads four source rows the region does not
-		// show (lib_builder_tirx.go).
+		// show (tirxlib/builder_tirx.go).
 		g4, _ := c.Kw("gather4")
 		if IsNoneV(g4) {
 			g4 = nil
@@ -461,7 +461,7 @@ func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 	if !ok1 || !ok2 {
 		return true
 	}
-	if ev.opts.Release == release.R025 {
+	if ev.Opts.Release == release.R025 {
 		// 0.25's builder (tirx.py copy/copy_async) checks nothing: a copy
 		// between regions of different shapes reaches the dispatcher,
 		// whose validate_copy_op declines every variant. From 0.26 the
@@ -472,7 +472,7 @@ func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
 		if gather4 != nil {
-			if !ev.checkGather4(tc, src, gather4) { // lib_builder_tirx.go
+			if !ev.libCheckGather4(tc, src, gather4) { // library.go
 				return false
 			}
 			sb *= 4
@@ -548,7 +548,7 @@ func (ev *Evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
 	seen := map[*ir.Buffer]bool{}
 	for i, a := range tc.Args {
 		r, isRegion := a.(*ir.Region)
-		if isRegion && ev.kern.badLayout[r.Buf] {
+		if isRegion && ev.Kern.BadLayout[r.Buf] {
 			// The layout did not evaluate (reported there): a dispatch
 			// result for a buffer without its layout would be wrong.
 			return false

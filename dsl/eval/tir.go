@@ -14,15 +14,15 @@ import (
 )
 
 // kernelState is the state of the kernel being evaluated.
-type kernelState struct {
-	k           *Kernel
+type KernelState struct {
+	K           *Kernel
 	host, body  []ir.Stmt
 	deviceEntry bool
 	mutable     map[*ir.Var]bool
 	params      map[*ir.Var]*ir.Param
 	// badLayout marks buffers whose layout= argument failed to evaluate
 	// (so a nil Layout there is not layout=None).
-	badLayout map[*ir.Buffer]bool
+	BadLayout map[*ir.Buffer]bool
 	// layoutSeen dedups Kernel.Layouts by span.
 	layoutSeen map[source.Span]bool
 	// ignored are expression statements whose value is opaque (calls
@@ -70,7 +70,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		// from here on.
 		return &OpaqueV{Base{def.Name.Loc}, name + " (not analysed: the file's evaluation budget ran out)"}
 	}
-	if len(dc.cases) >= ev.opts.MaxCases {
+	if len(dc.cases) >= ev.Opts.MaxCases {
 		if !slices.Contains(dc.capped, key) {
 			dc.capped = append(dc.capped, key)
 		}
@@ -81,7 +81,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		k.Case = cs
 	}
 	k.CaseSource, k.CaseID = ev.caseSource, ev.caseID
-	ks := &kernelState{k: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, badLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
+	ks := &KernelState{K: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, BadLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
 	if len(consts) > 0 {
 		ks.consts = map[string]Value{}
 		for _, b := range consts {
@@ -93,8 +93,8 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	if ev.depth >= maxCallDepth {
 		return ev.Errorf(def.Name.Loc, CodeBudget, "call depth exceeds %d", maxCallDepth)
 	}
-	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
-	ev.kern, ev.Emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
+	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
+	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
 	ev.depth++
 	ev.unit(ev.siteOf(siteKernel, def.Name.Id, def.Name.Loc), func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
@@ -111,10 +111,10 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 			if n > 1 {
 				more = fmt.Sprintf(" (and %d more statement%s in this kernel)", n-1, plural(n-1))
 			}
-			ev.Warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", clip(ev.text(ks.ignored[0]), 60), more)
+			ev.Warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", Clip(ev.text(ks.ignored[0]), 60), more)
 		}
 	})
-	ev.kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
+	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
 
 	host, body := ks.host, ks.body
 	if !ks.deviceEntry {
@@ -126,8 +126,8 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		ev.made++
 		dc.cases = append(dc.cases, k)
 		dc.keys = append(dc.keys, key)
-		if ev.opts.OnKernel != nil {
-			ev.opts.OnKernel(k)
+		if ev.Opts.OnKernel != nil {
+			ev.Opts.OnKernel(k)
 		}
 	} else {
 		if dc.partial == nil {
@@ -142,7 +142,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 // kernelParams binds the kernel's parameters: handles and scalars become
 // ir.Params; T.Buffer annotations buffer parameters; T.constexpr
 // parameters (@T.jit) Python values from bindings or defaults.
-func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks *kernelState, name string, deco *MarkerV) {
+func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks *KernelState, name string, deco *MarkerV) {
 	ps := def.Params
 	all := append(append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...), ps.Kwonly...)
 	fn := &FuncV{Base: Base{def.Name.Loc}, Name: name, Def: def, Params: ps, Env: outer.env, Defaults: map[*syntax.Param]Value{}}
@@ -158,7 +158,7 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			var v Value
 			if c, ok := ks.consts[p.Name.Id]; ok {
 				v = c
-			} else if b, ok := ev.opts.Bindings[name][p.Name.Id]; ok {
+			} else if b, ok := ev.Opts.Bindings[name][p.Name.Id]; ok {
 				v = b
 			} else if p.Default != nil {
 				v = ev.expr(outer, p.Default)
@@ -194,12 +194,12 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			}
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
 			prm := &ir.Param{Var: vr, Span: p.Loc}
-			ks.k.Func.Params = append(ks.k.Func.Params, prm)
+			ks.K.Func.Params = append(ks.K.Func.Params, prm)
 			ks.params[vr] = prm
 			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
 		case *DTypeV:
 			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
-			ks.k.Func.Params = append(ks.k.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
+			ks.K.Func.Params = append(ks.K.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
 			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
 		case *AnnotV:
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
@@ -209,7 +209,7 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 				continue
 			}
 			prm := &ir.Param{Var: vr, Buf: buf, Span: p.Loc}
-			ks.k.Func.Params = append(ks.k.Func.Params, prm)
+			ks.K.Func.Params = append(ks.K.Func.Params, prm)
 			ks.params[vr] = prm
 			ev.AddBufferSite(buf, p.Name.Loc, p.Loc, source.NoSpan)
 			kfr.env.set(pname, &BufferV{Base{p.Name.Loc}, buf})
@@ -252,14 +252,14 @@ func (ev *Evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.Buf
 }
 
 func (ev *Evaluator) AddBufferSite(b *ir.Buffer, nameSpan, declSpan, layoutSpan source.Span) {
-	if ev.kern != nil {
-		ev.kern.k.Buffers = append(ev.kern.k.Buffers, BufferSite{Buf: b, NameSpan: nameSpan, DeclSpan: declSpan, LayoutSpan: layoutSpan})
+	if ev.Kern != nil {
+		ev.Kern.K.Buffers = append(ev.Kern.K.Buffers, BufferSite{Buf: b, NameSpan: nameSpan, DeclSpan: declSpan, LayoutSpan: layoutSpan})
 	}
 }
 
 // requireKernel reports a device-only construct used outside a kernel body.
 func (ev *Evaluator) RequireKernel(c *Call, what string) bool {
-	if ev.kern != nil && ev.Emit != nil {
+	if ev.Kern != nil && ev.Emit != nil {
 		return true
 	}
 	ev.Errorf(c.At, CodeType, "%s is only allowed inside a prim_func body", what)
@@ -297,7 +297,7 @@ func tAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	case "prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr":
 		return marker(name)
 	case "TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Iter", "Axis":
-		return layoutModuleAttr(ev, name, span)
+		return ev.libModuleAttr(LayoutPath, name, span) // T re-exports the layout module's classes
 	case "cuda", "ptx", "nvshmem", "nki":
 		return &IntrinsicV{Base{span}, name}, true
 	}
@@ -327,7 +327,7 @@ func tAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if op, ok := mathOps[name]; ok {
 		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.mathCall(name, op, c) }), true
 	}
-	return builderIRAttr(ev, name, span) // lib_builder_ir.go
+	return ev.libTAttr(name, span) // library.go
 }
 
 var scopeIDKinds = map[string]ir.ScopeIDKind{
@@ -340,46 +340,48 @@ var tBuiltins map[string]func(ev *Evaluator, c *Call) Value
 
 func init() {
 	tBuiltins = map[string]func(ev *Evaluator, c *Call) Value{
-		"device_entry":            (*Evaluator).tDeviceEntry,
-		"match_buffer":            (*Evaluator).tMatchBuffer,
-		"alloc_buffer":            func(ev *Evaluator, c *Call) Value { return ev.tAlloc(c, "T.alloc_buffer", "") },
-		"alloc_shared":            func(ev *Evaluator, c *Call) Value { return ev.tAlloc(c, "T.alloc_shared", "shared") },
-		"smem":                    func(ev *Evaluator, c *Call) Value { return ev.tAlloc(c, "T.smem", "shared") },
-		"alloc_local":             func(ev *Evaluator, c *Call) Value { return ev.tAlloc(c, "T.alloc_local", "local") },
-		"tmem":                    func(ev *Evaluator, c *Call) Value { return ev.tAlloc(c, "T.tmem", "tmem") },
-		"alloc_tcgen05_ldst_frag": (*Evaluator).tAllocTcgen05Frag,
-		"decl_buffer":             (*Evaluator).tDeclBuffer,
-		"local_scalar":            func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.local_scalar", "local") },
-		"shared_scalar":           func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.shared_scalar", "shared") },
-		"alloc_scalar":            func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.alloc_scalar", "") },
-		"decl_scalar":             (*Evaluator).tDeclScalar,
-		"meta_class":              tMetaClass,
-		"meta_var":                tMetaVar,
-		"address_of":              (*Evaluator).tAddressOf,
-		"cast":                    (*Evaluator).tCast,
-		"evaluate":                (*Evaluator).tEvaluate,
-		"Bind":                    (*Evaluator).tBind,
-		"bind":                    (*Evaluator).tBind,
-		"serial":                  func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.serial", ir.Serial, c) },
-		"unroll":                  func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.unroll", ir.Unrolled, c) },
-		"vectorized":              func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.vectorized", ir.Vectorized, c) },
-		"grid":                    (*Evaluator).tGrid,
-		"if_then_else":            (*Evaluator).tIfThenElse,
-		"Select":                  (*Evaluator).tIfThenElse,
-		"infinity":                func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "infinity") },
-		"max_value":               func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "max_value") },
-		"min_value":               func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "min_value") },
-		"reinterpret":             (*Evaluator).tReinterpret,
-		"likely":                  func(ev *Evaluator, c *Call) Value { return orPoison(c.Arg(0, "cond"), c.At) },
-		"tvm_warp_shuffle":        func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle") },
-		"tvm_warp_shuffle_up":     func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_up") },
-		"tvm_warp_shuffle_down":   func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_down") },
-		"static_assert":           (*Evaluator).tStaticAssert,
-		"ceildiv":                 (*Evaluator).tCeilDiv,
-		"SMEMPool":                (*Evaluator).tSMEMPool,
-		"TMEMPool":                (*Evaluator).tTMEMPool, // lib_alloc_pool.go
-		"FloatImm":                (*Evaluator).tImm,
-		"IntImm":                  (*Evaluator).tImm,
+		"device_entry": (*Evaluator).tDeviceEntry,
+		"match_buffer": (*Evaluator).tMatchBuffer,
+		"alloc_buffer": func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_buffer", "") },
+		"alloc_shared": func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_shared", "shared") },
+		"smem":         func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.smem", "shared") },
+		"alloc_local":  func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_local", "local") },
+		"tmem":         func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.tmem", "tmem") },
+		"alloc_tcgen05_ldst_frag": func(ev *Evaluator, c *Call) Value {
+			return ev.libCall(ev.hooks().AllocTcgen05Frag, "T.alloc_tcgen05_ldst_frag(...)", c)
+		},
+		"decl_buffer":           (*Evaluator).tDeclBuffer,
+		"local_scalar":          func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.local_scalar", "local") },
+		"shared_scalar":         func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.shared_scalar", "shared") },
+		"alloc_scalar":          func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.alloc_scalar", "") },
+		"decl_scalar":           (*Evaluator).tDeclScalar,
+		"meta_class":            tMetaClass,
+		"meta_var":              tMetaVar,
+		"address_of":            (*Evaluator).tAddressOf,
+		"cast":                  (*Evaluator).tCast,
+		"evaluate":              (*Evaluator).tEvaluate,
+		"Bind":                  (*Evaluator).tBind,
+		"bind":                  (*Evaluator).tBind,
+		"serial":                func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.serial", ir.Serial, c) },
+		"unroll":                func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.unroll", ir.Unrolled, c) },
+		"vectorized":            func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.vectorized", ir.Vectorized, c) },
+		"grid":                  (*Evaluator).tGrid,
+		"if_then_else":          (*Evaluator).tIfThenElse,
+		"Select":                (*Evaluator).tIfThenElse,
+		"infinity":              func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "infinity") },
+		"max_value":             func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "max_value") },
+		"min_value":             func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "min_value") },
+		"reinterpret":           (*Evaluator).tReinterpret,
+		"likely":                func(ev *Evaluator, c *Call) Value { return OrPoison(c.Arg(0, "cond"), c.At) },
+		"tvm_warp_shuffle":      func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle") },
+		"tvm_warp_shuffle_up":   func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_up") },
+		"tvm_warp_shuffle_down": func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_down") },
+		"static_assert":         (*Evaluator).tStaticAssert,
+		"ceildiv":               (*Evaluator).tCeilDiv,
+		"SMEMPool":              (*Evaluator).tSMEMPool,
+		"TMEMPool":              func(ev *Evaluator, c *Call) Value { return ev.libCall(ev.hooks().TMEMPool, "T.TMEMPool(...)", c) },
+		"FloatImm":              (*Evaluator).tImm,
+		"IntImm":                (*Evaluator).tImm,
 		"tvm_storage_sync": func(ev *Evaluator, c *Call) Value {
 			// T.tvm_storage_sync("shared") is __syncthreads().
 			if s, ok := c.Arg(0, "storage_scope").(*StrV); ok && s.V == "shared" {
@@ -400,7 +402,7 @@ func (ev *Evaluator) tImm(c *Call) Value {
 	if !ok {
 		return Poison(c.At)
 	}
-	return ev.castTo(c.Args[1], dt, c.ArgSpans[1], c.At)
+	return ev.CastTo(c.Args[1], dt, c.ArgSpans[1], c.At)
 }
 
 // tMetaVar is T.meta_var(x): x itself, inlined wherever it is used.
@@ -409,7 +411,7 @@ func tMetaVar(ev *Evaluator, c *Call) Value {
 	if ex, ok := v.(*ExprV); ok {
 		return &ExprV{Base: ex.Base, E: ex.E, inline: true}
 	}
-	return orPoison(v, c.At)
+	return OrPoison(v, c.At)
 }
 
 // tDeviceEntry switches statement emission from the host block to the
@@ -418,7 +420,7 @@ func (ev *Evaluator) tDeviceEntry(c *Call) Value {
 	if !ev.RequireKernel(c, "T.device_entry()") {
 		return Poison(c.At)
 	}
-	ks := ev.kern
+	ks := ev.Kern
 	switch {
 	case ks.deviceEntry:
 		return ev.Errorf(c.At, CodeType, "T.device_entry() may appear only once per kernel")
@@ -431,7 +433,7 @@ func (ev *Evaluator) tDeviceEntry(c *Call) Value {
 }
 
 // shapeArg converts a static shape: an int or a sequence of ints.
-func (ev *Evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
+func (ev *Evaluator) ShapeArg(v Value, span source.Span) ([]int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing buffer shape")
 		return nil, false
@@ -443,8 +445,8 @@ func (ev *Evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 	var elts []Value
 	if _, ok := ToInt(v); ok {
 		elts = []Value{v}
-	} else if isSeq(v) {
-		elts = seqElts(v)
+	} else if IsSeq(v) {
+		elts = SeqElts(v)
 	} else {
 		ev.Errorf(span, CodeType, "buffer shape must be an integer or a tuple of integers, got %s", Describe(v))
 		return nil, false
@@ -458,7 +460,7 @@ func (ev *Evaluator) shapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.Warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", clip(ExprString(ex.E), 60), i)
+				ev.Warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", Clip(ExprString(ex.E), 60), i)
 				return nil, false
 			}
 			ev.Errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", Describe(v))
@@ -509,8 +511,8 @@ func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 			ev.Errorf(span, CodeType, "layout must be a Layout, \"default\" or None, got %s", Describe(v))
 		}
 	}
-	if ev.kern != nil {
-		ev.kern.badLayout[buf] = true
+	if ev.Kern != nil {
+		ev.Kern.BadLayout[buf] = true
 	}
 	return nil
 }
@@ -523,11 +525,11 @@ func (ev *Evaluator) checkLayoutCovers(l layout.Layout, span source.Span, buf *i
 	n := buf.NumElements()
 	if size != n {
 		ev.Warnf(span, CodeShapeMismatch, "layout %s covers %d elements but buffer `%s` of shape %s has %d",
-			l.String(), size, buf.Name, shapeStr(buf.Shape), n)
+			l.String(), size, buf.Name, ShapeStr(buf.Shape), n)
 	}
 }
 
-func shapeStr(s []int64) string {
+func ShapeStr(s []int64) string {
 	parts := make([]string, len(s))
 	for i, x := range s {
 		parts[i] = fmt.Sprint(x)
@@ -538,13 +540,13 @@ func shapeStr(s []int64) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-func (ev *Evaluator) noteLayout(v Value) {
-	if ev.kern == nil {
+func (ev *Evaluator) NoteLayout(v Value) {
+	if ev.Kern == nil {
 		return
 	}
-	if l, ok := v.(*LayoutV); ok && len(ev.kern.k.Layouts) < maxLayoutSites && l.At.IsValid() && !ev.kern.layoutSeen[l.At] {
-		ev.kern.layoutSeen[l.At] = true
-		ev.kern.k.Layouts = append(ev.kern.k.Layouts, LayoutSite{Span: l.At, Layout: l.L})
+	if l, ok := v.(*LayoutV); ok && len(ev.Kern.K.Layouts) < maxLayoutSites && l.At.IsValid() && !ev.Kern.layoutSeen[l.At] {
+		ev.Kern.layoutSeen[l.At] = true
+		ev.Kern.K.Layouts = append(ev.Kern.K.Layouts, LayoutSite{Span: l.At, Layout: l.L})
 	}
 }
 
@@ -558,7 +560,7 @@ func (ev *Evaluator) tMatchBuffer(c *Call) Value {
 	var prm *ir.Param
 	if ok {
 		if vr, ok := pe.E.(*ir.Var); ok {
-			prm = ev.kern.params[vr]
+			prm = ev.Kern.params[vr]
 		}
 	}
 	if prm == nil {
@@ -614,7 +616,7 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 	layoutSpan := source.NoSpan
 	if lv != nil {
 		layoutSpan = c.ArgSpan(9, "layout")
-		ev.noteLayout(lv)
+		ev.NoteLayout(lv)
 	}
 	if shapeExpr != nil {
 		if ev.runtimeShapeBuffer(buf, lv, layoutSpan) == nil || !ev.runtimeShapePlain(c, buf) {
@@ -624,8 +626,8 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		buf.Layout = ev.LayoutArg(lv, layoutSpan, buf)
 	}
 	if eo := c.Arg(-1, "elem_offset"); eo != nil {
-		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
-			buf.ElemOffsetExpr = x // lib_builder_ir.go
+		if x := ev.libDynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = x // tirxlib/builder_ir.go
 		} else if _, none := eo.(*NoneV); !none {
 			n, ok := ev.IntArg(eo, c.ArgSpan(-1, "elem_offset"), "elem_offset")
 			if !ok {
@@ -635,8 +637,8 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		}
 	}
 	if bo := c.Arg(-1, "byte_offset"); bo != nil {
-		if x := dynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
-			buf.ElemOffsetExpr = byteToElemOffset(x, dt, c.At) // lib_builder_ir.go
+		if x := ev.libDynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = ev.libByteToElemOffset(x, dt, c.At) // library.go
 		} else if _, none := bo.(*NoneV); !none {
 			n, ok := ev.IntArg(bo, c.ArgSpan(-1, "byte_offset"), "byte_offset")
 			if !ok {
@@ -662,7 +664,7 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 	return buf
 }
 
-func (ev *Evaluator) tAlloc(c *Call, fname, fixedScope string) Value {
+func (ev *Evaluator) TAlloc(c *Call, fname, fixedScope string) Value {
 	if !ev.RequireKernel(c, fname) ||
 		!ev.CheckArgs(c, fname, 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr", "annotations") {
 		return Poison(c.At)
@@ -707,7 +709,7 @@ func (ev *Evaluator) tScalar(c *Call, fname, fixedScope string) Value {
 		Args:     []Value{&TupleV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, dtype},
 		ArgSpans: []source.Span{c.At, c.ArgSpan(0, "dtype")},
 		Kwargs:   []Kwarg{{"scope", scope, c.At, c.At}}}
-	return ScalarOf(ev.tAlloc(alloc, fname, ""), c.At)
+	return ScalarOf(ev.TAlloc(alloc, fname, ""), c.At)
 }
 
 // tDeclScalar is T.decl_scalar(dtype, data, scope, elem_offset=None,
@@ -775,10 +777,10 @@ func (ev *Evaluator) tDeclBuffer(c *Call) Value {
 	}
 	data := c.Arg(2, "data")
 	if data == nil {
-		return ev.tAlloc(c, "T.decl_buffer", "")
+		return ev.TAlloc(c, "T.decl_buffer", "")
 	}
 	if _, none := data.(*NoneV); none {
-		return ev.tAlloc(c, "T.decl_buffer", "")
+		return ev.TAlloc(c, "T.decl_buffer", "")
 	}
 	buf := ev.declBuffer(c, ir.DeclBuffer, "global", "buf")
 	if buf == nil {
@@ -792,7 +794,7 @@ func (ev *Evaluator) tDeclBuffer(c *Call) Value {
 			buf.Data = x.Buf.Data
 		case *ir.Var:
 			buf.Data = x
-			if prm := ev.kern.params[x]; prm != nil {
+			if prm := ev.Kern.params[x]; prm != nil {
 				buf.Base = prm.Buf
 			}
 		default:
@@ -843,7 +845,7 @@ func (ev *Evaluator) scopeID(kind ir.ScopeIDKind, c *Call) Value {
 			}
 		}
 		if _, none := ext.(*NoneV); !none {
-			es, ok := ev.intsArg(ext, c.ArgSpan(0, "extents"), fname+" extents")
+			es, ok := ev.IntsArg(ext, c.ArgSpan(0, "extents"), fname+" extents")
 			if !ok {
 				// A value tilels does not model (reported): the ids
 				// still exist, their extents are unknown (the dispatch
@@ -916,8 +918,8 @@ func (ev *Evaluator) loopCall(what string, kind ir.ForKind, c *Call) Value {
 
 // loopValue builds a LoopV from (extent) or (start, stop) arguments.
 func (ev *Evaluator) loopValue(what string, kind ir.ForKind, c *Call, args []Value) Value {
-	if e := firstErr(args...); e != nil {
-		if ev.kern != nil {
+	if e := FirstErr(args...); e != nil {
+		if ev.Kern != nil {
 			return ev.NeedConcrete(e, e.Span(), what+" bounds")
 		}
 		return e
@@ -992,7 +994,7 @@ func (ev *Evaluator) tAddressOf(c *Call) Value {
 		return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.At}}
 	}
 	if x, ok := c.Args[0].(*ExprV); ok {
-		if vr, ok := x.E.(*ir.Var); ok && ev.kern != nil && ev.kern.mutable[vr] {
+		if vr, ok := x.E.(*ir.Var); ok && ev.Kern != nil && ev.Kern.mutable[vr] {
 			// A mutable scalar is a one-element local buffer in TVM.
 			return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.At}}
 		}
@@ -1016,11 +1018,11 @@ func (ev *Evaluator) tCast(c *Call) Value {
 	if !ok {
 		return Poison(c.At)
 	}
-	return ev.castTo(c.Args[0], dt, c.ArgSpans[0], c.At)
+	return ev.CastTo(c.Args[0], dt, c.ArgSpans[0], c.At)
 }
 
 // castTo converts v to dt: Python numbers become typed constants.
-func (ev *Evaluator) castTo(v Value, dt ir.DataType, vspan, span source.Span) Value {
+func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Value {
 	if IsErr(v) {
 		return v
 	}
@@ -1075,7 +1077,7 @@ func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
 		}
 		return &ExprV{Base: Base{c.At}, E: &ir.Var{Name: name, Type: d.DT, Span: sp}, fresh: true}
 	}
-	return ev.castTo(v, d.DT, c.ArgSpan(0, "expr"), c.At)
+	return ev.CastTo(v, d.DT, c.ArgSpan(0, "expr"), c.At)
 }
 
 func (ev *Evaluator) tEvaluate(c *Call) Value {
@@ -1129,7 +1131,7 @@ func (ev *Evaluator) tIfThenElse(c *Call) Value {
 	if !ev.CheckArgs(c, "if_then_else", 3, "cond", "t", "f") {
 		return Poison(c.At)
 	}
-	if e := firstErr(c.Args...); e != nil {
+	if e := FirstErr(c.Args...); e != nil {
 		return e
 	}
 	cond := c.Args[0]
@@ -1219,7 +1221,7 @@ func (ev *Evaluator) tWarpShuffle(c *Call, op string) Value {
 		}
 		e, ok := ev.ToIR(a, want)
 		if !ok {
-			return orPoison(firstErr(a), c.ArgSpans[i])
+			return OrPoison(FirstErr(a), c.ArgSpans[i])
 		}
 		args[i] = e
 	}
@@ -1243,7 +1245,7 @@ func (ev *Evaluator) tReinterpret(c *Call) Value {
 	}
 	e, ok := ev.ToIR(c.Args[1], ir.DataType{})
 	if !ok {
-		return orPoison(firstErr(c.Args[1]), c.At)
+		return OrPoison(FirstErr(c.Args[1]), c.At)
 	}
 	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.At}}
 }
@@ -1297,7 +1299,7 @@ var mathOps = map[string]ir.BinOp{
 }
 
 func (ev *Evaluator) mathCall(name string, op ir.BinOp, c *Call) Value {
-	if e := firstErr(c.Args...); e != nil {
+	if e := FirstErr(c.Args...); e != nil {
 		return e
 	}
 	if op != 0 {
@@ -1374,7 +1376,7 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	}
 	for i, a := range all {
 		if IsErr(a) {
-			if ev.kern != nil {
+			if ev.Kern != nil {
 				return ev.NeedConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
 			}
 			return a
@@ -1422,7 +1424,7 @@ func (ev *Evaluator) markerCall(m *MarkerV, c *Call) Value {
 	case "T.prim_func", "T.jit", "T.inline", "T.macro":
 		return &MarkerV{Base: Base{c.At}, Name: m.Name}
 	case "T.Buffer":
-		if _, hasData := c.Kw("data"); hasData && ev.kern != nil && ev.Emit != nil {
+		if _, hasData := c.Kw("data"); hasData && ev.Kern != nil && ev.Emit != nil {
 			return ev.tDeclBuffer(c) // T.Buffer(..., data=...) in a body declares a view
 		}
 		return ev.bufferAnnot(c)
@@ -1506,7 +1508,7 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			vr := &ir.Var{Name: name.Id, Type: a.DT, Span: name.Loc}
 			var init ir.Expr
 			if value != nil {
-				cv := ev.castTo(value, a.DT, s.Value.Span(), s.Value.Span())
+				cv := ev.CastTo(value, a.DT, s.Value.Span(), s.Value.Span())
 				if ex, ok := cv.(*ExprV); ok {
 					init = ex.E
 				} else {
@@ -1518,7 +1520,7 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			} else {
 				init = &ir.IntImm{Value: 0, Type: a.DT, Span: s.Loc}
 			}
-			ev.kern.mutable[vr] = true
+			ev.Kern.mutable[vr] = true
 			ev.EmitStmt(&ir.Let{Var: vr, Value: init, Mutable: true, Span: s.Loc})
 			fr.env.set(name.Id, &ExprV{Base: Base{name.Loc}, E: vr})
 			return
@@ -1528,7 +1530,7 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			if value != nil {
 				ev.Errorf(s.Value.Span(), CodeType, "a register array declaration takes no value")
 			}
-			shape, ok := ev.shapeArg(a.Shape, s.Annotation.Span())
+			shape, ok := ev.ShapeArg(a.Shape, s.Annotation.Span())
 			if !ok {
 				fr.env.set(name.Id, Poison(s.Loc))
 				return
@@ -1553,13 +1555,13 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 
 // bufferIndex evaluates buf[idx]: a scalar load when every dimension has
 // a scalar index, else a region (spec §1.4).
-func (ev *Evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) Value {
+func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) Value {
 	buf := bv.B
-	if len(idx) == 1 && isSeq(idx[0]) {
-		idx = seqElts(idx[0])
+	if len(idx) == 1 && IsSeq(idx[0]) {
+		idx = SeqElts(idx[0])
 	}
-	if e := firstErr(idx...); e != nil {
-		if ev.kern != nil {
+	if e := FirstErr(idx...); e != nil {
+		if ev.Kern != nil {
 			return ev.NeedConcrete(e, e.Span(), "a buffer index")
 		}
 		return e
@@ -1592,12 +1594,12 @@ func (ev *Evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 			var lo, hi ir.Expr
 			if _, none := s.Lo.(*NoneV); none {
 				lo = &ir.IntImm{Value: 0, Type: ir.Int32, Span: sp}
-			} else if lo, ok = ev.indexExpr(s.Lo); !ok {
+			} else if lo, ok = ev.IndexExpr(s.Lo); !ok {
 				return ev.Errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Lo))
 			}
 			if _, none := s.Hi.(*NoneV); none {
 				hi = dimExtent(buf, d, sp)
-			} else if hi, ok = ev.indexExpr(s.Hi); !ok {
+			} else if hi, ok = ev.IndexExpr(s.Hi); !ok {
 				return ev.Errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Hi))
 			}
 			mins[d], exts[d] = lo, SimplifySub(hi, lo, sp)
@@ -1616,7 +1618,7 @@ func (ev *Evaluator) bufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 			}
 			continue
 		}
-		ix, ok := ev.indexExpr(x)
+		ix, ok := ev.IndexExpr(x)
 		if !ok {
 			return ev.Errorf(sp, CodeType, "buffer index must be an integer or a slice, got %s", Describe(x))
 		}
@@ -1644,7 +1646,7 @@ func (ev *Evaluator) checkDirectAccess(buf *ir.Buffer, span source.Span) bool {
 	return false
 }
 
-func (ev *Evaluator) indexExpr(v Value) (ir.Expr, bool) {
+func (ev *Evaluator) IndexExpr(v Value) (ir.Expr, bool) {
 	e, ok := ev.ToIR(v, ir.Int32)
 	if !ok || ExprType(e).IsFloat() {
 		return nil, false
@@ -1657,9 +1659,9 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 		ev.Errorf(e.Loc, CodeType, "buffer stores are only allowed inside a prim_func body")
 		return
 	}
-	r := ev.bufferIndex(bv, idx, e)
+	r := ev.BufferIndex(bv, idx, e)
 	if IsErr(r) || IsErr(v) {
-		if IsErr(v) && ev.kern != nil {
+		if IsErr(v) && ev.Kern != nil {
 			ev.NeedConcrete(v, vspan, "the stored value")
 		}
 		return
@@ -1704,7 +1706,7 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 	case "ndim":
 		return &IntV{Base{span}, int64(len(buf.Shape))}
 	case "elem_offset":
-		if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+		if buf.ElemOffsetExpr != nil { // tirxlib/buffer_view.go
 			return &ExprV{Base: Base{span}, E: ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset))}
 		}
 		return &IntV{Base{span}, buf.ElemOffset}
@@ -1720,19 +1722,19 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 			if !ev.CheckArgs(c, "ptr_to", 1, "indices") {
 				return Poison(c.At)
 			}
-			elts := seqElts(c.Args[0])
-			if !isSeq(c.Args[0]) {
+			elts := SeqElts(c.Args[0])
+			if !IsSeq(c.Args[0]) {
 				elts = []Value{c.Args[0]}
 			}
 			if len(elts) != len(buf.Shape) {
-				return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), shapeStr(buf.Shape))
+				return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
 			}
 			idx := make([]ir.Expr, len(elts))
 			for i, x := range elts {
 				if IsErr(x) {
 					return x
 				}
-				e, ok := ev.indexExpr(x)
+				e, ok := ev.IndexExpr(x)
 				if !ok {
 					return ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
 				}
@@ -1759,7 +1761,7 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 				if IsErr(v) {
 					return v
 				}
-				e, ok := ev.indexExpr(v)
+				e, ok := ev.IndexExpr(v)
 				if !ok {
 					return ev.Errorf(c.ArgSpan(3, "offset"), CodeType, "access_ptr offset must be an integer, got %s", Describe(v))
 				}
@@ -1771,12 +1773,8 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 		return Method("Buffer.local", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
 		return Method("Buffer.view", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, false) })
-	case "sub": // lib_buffer_view.go
-		return &subIndexerV{Base{span}, buf}
-	case "permute": // lib_buffer_view.go
-		return Method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermute(buf, c) })
 	}
-	if v := ev.bufferViewAttr(buf, name); v != nil { // lib_buffer_view_rearrange.go
+	if v := ev.libBufferAttr(buf, name, span); v != nil { // library.go: sub, permute, the rearranging views
 		return v
 	}
 	// Buffer has many more methods and fields (sub, tile, ...); they
@@ -1794,7 +1792,7 @@ func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
 	if !ev.RequireKernel(c, what) {
 		return Poison(c.At)
 	}
-	if e := firstErr(c.Args...); e != nil {
+	if e := FirstErr(c.Args...); e != nil {
 		return ev.NeedConcrete(e, e.Span(), what+" shape")
 	}
 	lv, hasLayout := c.Kw("layout")
@@ -1815,10 +1813,10 @@ func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
 	case hasLayout:
 		nb := &ir.Buffer{Name: buf.Name, Shape: shape}
 		l = ev.LayoutArg(lv, c.ArgSpan(-1, "layout"), nb)
-		badLayout = ev.kern.badLayout[nb]
+		badLayout = ev.Kern.BadLayout[nb]
 	case local:
 		if buf.Layout == nil {
-			if ev.kern.badLayout[buf] {
+			if ev.Kern.BadLayout[buf] {
 				return Poison(c.At)
 			}
 			return ev.Errorf(c.At, CodeMissingLayout, "buffer `%s` has no layout; .local() needs one", buf.Name)
@@ -1848,7 +1846,7 @@ func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
 		if neg >= 0 && known != 0 {
 			shape[neg] = total / known
 		} else if known != total {
-			return ev.Errorf(c.At, CodeShapeMismatch, "The shape of the buffer %s and the new shape %s are not compatible", shapeStr(buf.Shape), shapeStr(shape))
+			return ev.Errorf(c.At, CodeShapeMismatch, "The shape of the buffer %s and the new shape %s are not compatible", ShapeStr(buf.Shape), ShapeStr(shape))
 		}
 	}
 	name, nameSpan := ev.HintName(c, buf.Name+"_view")
@@ -1857,11 +1855,11 @@ func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: l, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
-	if badLayout || (!hasLayout && ev.kern.badLayout[buf]) {
-		ev.kern.badLayout[nb] = true
+	if badLayout || (!hasLayout && ev.Kern.BadLayout[buf]) {
+		ev.Kern.BadLayout[nb] = true
 	}
 	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.emitView(nb) // lib_buffer_view_rearrange.go
+	ev.libEmitView(nb) // library.go
 	return &BufferV{Base{c.At}, nb}
 }
 
@@ -1875,14 +1873,14 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 	if !ok {
 		return Poison(c.At)
 	}
-	if buf.ElemOffsetExpr != nil { // lib_buffer_view.go
+	if buf.ElemOffsetExpr != nil { // tirxlib/buffer_view.go
 		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a view at a runtime element offset"}
 	}
 	if len(buf.Shape) == 0 {
 		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a buffer without dimensions"}
 	}
 	if buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
-		return ev.bufferViewDtypeLaidOut(buf, c, dt) // layoutlib_pack.go
+		return ev.libBufferViewDtypeLaidOut(buf, c, dt) // library.go
 	}
 	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
 	shape := append([]int64(nil), buf.Shape...)
@@ -1908,7 +1906,7 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
 		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
 	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.emitView(nb)
+	ev.libEmitView(nb)
 	return &BufferV{Base{c.At}, nb}
 }
 
@@ -1933,7 +1931,7 @@ func (ev *Evaluator) tSMEMPool(c *Call) Value {
 			}
 			return ev.Errorf(c.ArgSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", Describe(p))
 		}
-		if !slices.ContainsFunc(ev.kern.k.Buffers, func(b BufferSite) bool { return b.Buf == bd.Buf }) {
+		if !slices.ContainsFunc(ev.Kern.K.Buffers, func(b BufferSite) bool { return b.Buf == bd.Buf }) {
 			return ev.Errorf(c.ArgSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be the .data of a buffer of this kernel; `%s` is not", bd.Buf.Name)
 		}
 		arena = bd.Buf
@@ -1941,12 +1939,12 @@ func (ev *Evaluator) tSMEMPool(c *Call) Value {
 		arena.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.At}
 		ev.EmitStmt(&ir.Alloc{Buf: arena, Span: c.At})
 	}
-	return &PoolV{Base: Base{c.At}, Arena: arena, owner: ev.kern}
+	return &PoolV{Base: Base{c.At}, Arena: arena, owner: ev.Kern}
 }
 
 func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
-	if p.owner != ev.kern {
-		return ev.Errorf(span, CodeType, "a T.SMEMPool is used only in the kernel that makes it (`%s`)", p.owner.k.Func.Name)
+	if p.owner != ev.Kern {
+		return ev.Errorf(span, CodeType, "a T.SMEMPool is used only in the kernel that makes it (`%s`)", p.owner.K.Func.Name)
 	}
 	switch name {
 	case "alloc":
@@ -1956,7 +1954,7 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 			if !ev.CheckArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
 				return Poison(c.At)
 			}
-			shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
+			shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 			if !ok {
 				return Poison(c.At)
 			}
@@ -1984,11 +1982,11 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 				}
 				mode = n
 			}
-			if err := validateMMAAllocShape(name, shape, dt, mode); err != nil { // lib_alloc_pool.go
+			if err := ev.libValidateMMAAllocShape(name, shape, dt, mode); err != nil { // library.go
 				return ev.Errorf(c.At, CodeType, "%v", err)
 			}
-			lv := ev.safeLayout(c.At, "mma_shared_layout", func() Value {
-				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, ev.opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
+			lv := ev.libSafeLayout(c.At, "mma_shared_layout", func() Value {
+				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, ev.Opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
 				if err != nil {
 					return ev.Errorf(c.At, CodeType, "%v", err)
 				}
@@ -2053,7 +2051,7 @@ func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	if align > 0 {
 		p.Offset = (p.Offset + align - 1) / align * align
 	}
-	shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
+	shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
 		return Poison(c.At)
 	}
@@ -2079,7 +2077,7 @@ func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	layoutSpan := source.NoSpan
 	if lv != nil {
 		layoutSpan = c.ArgSpan(5, "layout")
-		ev.noteLayout(lv)
+		ev.NoteLayout(lv)
 	}
 	buf.Layout = ev.LayoutArg(lv, layoutSpan, buf)
 	p.Offset += (buf.NumElements()*int64(dt.Bits) + 7) / 8

@@ -106,12 +106,12 @@ type (
 		Base
 		Path string // canonical path, e.g. "tvm.script.tirx"
 		Name string // display name, e.g. "T"
-		attr func(ev *Evaluator, name string, span source.Span) (Value, bool)
+		Attr func(ev *Evaluator, name string, span source.Span) (Value, bool)
 		// call makes the namespace callable (SwizzleMode(3)).
-		call func(ev *Evaluator, c *Call) Value
+		Call func(ev *Evaluator, c *Call) Value
 		// closed namespaces report unknown attributes as errors instead
 		// of yielding opaque values.
-		closed bool
+		Closed bool
 		// names lists the public names for `from m import *`.
 		names []string
 	}
@@ -261,7 +261,7 @@ type (
 		// owner is the kernel that made the pool: only its body may
 		// allocate from it (the arena's shape grows), so a kernel's IR
 		// never changes once its evaluation ends (Options.OnKernel).
-		owner *kernelState
+		owner *KernelState
 	}
 	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
 	// T.grid, or range() over a device value.
@@ -771,7 +771,7 @@ func hashKeyN(v Value, limit, depth int) (string, keyStatus) {
 	return "", keyUnhashable
 }
 
-func newDict(span source.Span) *DictV { return &DictV{Base: Base{span}, index: map[string]int{}} }
+func NewDict(span source.Span) *DictV { return &DictV{Base: Base{span}, index: map[string]int{}} }
 
 func (d *DictV) get(k Value) (Value, bool, bool) {
 	key, ok := hashKey(k)
@@ -786,7 +786,7 @@ func (d *DictV) get(k Value) (Value, bool, bool) {
 
 // set stores k: v without charging the value budget (for entries of
 // bounded size; the evaluator's own paths use evaluator.setEntry).
-func (d *DictV) set(k, v Value) bool {
+func (d *DictV) Set(k, v Value) bool {
 	key, ok := hashKey(k)
 	if !ok {
 		return false

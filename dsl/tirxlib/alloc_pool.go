@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -17,7 +19,7 @@ import (
 // whose allocated_addr is the constant column offset in the pool, with the
 // layout the reference gives them: layout= as passed, else Layout D for
 // 128 rows and S[(rows, cols) : (1@TLane, 1@TCol)] otherwise;
-// alloc_tcgen05_mma_A/D/C take tmem_mma_operand_layout (layoutlib_tmem.go).
+// alloc_tcgen05_mma_A/D/C take tmem_mma_operand_layout (layout_tmem.go).
 // move_base_to moves the cursor. commit() and dealloc() emit the
 // warp-guarded tcgen05.alloc / relinquish + dealloc the reference emits,
 // the guard written as the warp of the thread (tx // 32), what the
@@ -27,7 +29,7 @@ import (
 
 // TMEMPoolV is a TMEMPool object.
 type TMEMPoolV struct {
-	Base
+	eval.Base
 	TotalCols, CtaGroup   int64
 	AllocWarp, DeallocWar int64
 	SyncAfterAlloc        bool
@@ -35,22 +37,22 @@ type TMEMPoolV struct {
 	committed, dealloced  bool
 	// addrBuf is the uint32 slot tcgen05.alloc writes the base address
 	// to: pool.alloc([1], "uint32", align=4) or tmem_addr=.
-	addrBuf Value
-	owner   *kernelState
+	addrBuf eval.Value
+	owner   *eval.KernelState
 }
 
 func (*TMEMPoolV) TypeName() string { return "TMEMPool" }
 
 // tTMEMPool is T.TMEMPool(pool, total_cols=512, *, cta_group=1, ...).
-func (ev *Evaluator) tTMEMPool(c *Call) Value {
+func tTMEMPool(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if len(c.Args) > 2 {
 		return ev.PyErrorf(c.At, "TMEMPool.__init__() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 	}
 	if !ev.RequireKernel(c, "T.TMEMPool") ||
 		!ev.CheckArgs(c, "TMEMPool", 1, "pool", "total_cols", "cta_group", "alloc_warp", "dealloc_warp", "tmem_addr", "sync_after_alloc") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	t := &TMEMPoolV{Base: Base{c.At}, TotalCols: 512, CtaGroup: 1, SyncAfterAlloc: true, owner: ev.kern}
+	t := &TMEMPoolV{Base: eval.Base{At: c.At}, TotalCols: 512, CtaGroup: 1, SyncAfterAlloc: true, owner: ev.Kern}
 	ints := []struct {
 		i    int
 		name string
@@ -60,42 +62,42 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 		if v := c.Arg(a.i, a.name); v != nil {
 			n, ok := ev.IntArg(v, c.ArgSpan(a.i, a.name), "TMEMPool "+a.name)
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			*a.dst = n
 		}
 	}
 	t.DeallocWar = t.AllocWarp
-	if v := c.Arg(4, "dealloc_warp"); v != nil && !IsNoneV(v) {
+	if v := c.Arg(4, "dealloc_warp"); v != nil && !eval.IsNoneV(v) {
 		n, ok := ev.IntArg(v, c.ArgSpan(4, "dealloc_warp"), "TMEMPool dealloc_warp")
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		t.DeallocWar = n
 	}
 	if v := c.Arg(6, "sync_after_alloc"); v != nil {
-		t.SyncAfterAlloc = Truthy(v)
+		t.SyncAfterAlloc = eval.Truthy(v)
 	}
-	if v := c.Arg(5, "tmem_addr"); v != nil && !IsNoneV(v) {
-		if IsErr(v) {
+	if v := c.Arg(5, "tmem_addr"); v != nil && !eval.IsNoneV(v) {
+		if eval.IsErr(v) {
 			return ev.NeedConcrete(v, c.ArgSpan(5, "tmem_addr"), "TMEMPool's tmem_addr")
 		}
 		t.addrBuf = v
 		return t
 	}
-	pool, ok := c.Args[0].(*PoolV)
+	pool, ok := c.Args[0].(*eval.PoolV)
 	if !ok {
-		if IsErr(c.Args[0]) {
+		if eval.IsErr(c.Args[0]) {
 			return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "TMEMPool's pool")
 		}
-		return ev.Errorf(c.ArgSpans[0], CodeType, "TMEMPool pool must be a T.SMEMPool, got %s", Describe(c.Args[0]))
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "TMEMPool pool must be a T.SMEMPool, got %s", eval.Describe(c.Args[0]))
 	}
-	alloc := &Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{&ListV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, &StrV{Base{c.At}, "uint32"}},
+	alloc := &eval.Call{At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{&eval.ListV{Base: eval.Base{At: c.At}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.At}, V: 1}}}, &eval.StrV{Base: eval.Base{At: c.At}, V: "uint32"}},
 		ArgSpans: []source.Span{c.At, c.At},
-		Kwargs:   []Kwarg{{"align", &IntV{Base{c.At}, 4}, c.At, c.At}}}
+		Kwargs:   []eval.Kwarg{{Name: "align", V: &eval.IntV{Base: eval.Base{At: c.At}, V: 4}, At: c.At, Vspan: c.At}}}
 	b := ev.PoolAlloc(pool, alloc)
-	if IsErr(b) {
+	if eval.IsErr(b) {
 		return b
 	}
 	t.addrBuf = b
@@ -103,34 +105,34 @@ func (ev *Evaluator) tTMEMPool(c *Call) Value {
 }
 
 // addrExpr is the pool's `addr`: the address slot's value (_addr_slot).
-func (ev *Evaluator) tmemAddr(t *TMEMPoolV, span source.Span) Value {
-	if b, ok := t.addrBuf.(*BufferV); ok {
-		return &ExprV{Base: Base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: span}}
+func tmemAddr(ev *eval.Evaluator, t *TMEMPoolV, span source.Span) eval.Value {
+	if b, ok := t.addrBuf.(*eval.BufferV); ok {
+		return &eval.ExprV{Base: eval.Base{At: span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: span}}
 	}
 	return t.addrBuf
 }
 
-func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) Value {
-	if t.owner != ev.kern {
-		return ev.Errorf(span, CodeType, "a T.TMEMPool is used only in the kernel that makes it (`%s`)", t.owner.k.Func.Name)
+func tmemPoolAttr(ev *eval.Evaluator, t *TMEMPoolV, name string, span source.Span) eval.Value {
+	if t.owner != ev.Kern {
+		return ev.Errorf(span, eval.CodeType, "a T.TMEMPool is used only in the kernel that makes it (`%s`)", t.owner.K.Func.Name)
 	}
 	switch name {
 	case "alloc":
-		return Method("TMEMPool.alloc", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("TMEMPool.alloc", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if len(c.Args) > 2 {
 				return ev.PyErrorf(c.At, "TMEMPool.alloc() takes from 2 to 3 positional arguments but %d were given", len(c.Args)+1)
 			}
 			if !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "layout", "cols") {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
-			return ev.tmemAlloc(t, c, ir.Float32, nil, 3)
+			return tmemAlloc(ev, t, c, ir.Float32, nil, 3)
 		})
 	case "alloc_tcgen05_mma_A", "alloc_tcgen05_mma_D", "alloc_tcgen05_mma_C":
 		operand := name[len(name)-1:]
 		if operand == "C" {
 			operand = "D"
 		}
-		return Method("TMEMPool."+name, func(ev *Evaluator, c *Call) Value {
+		return eval.Method("TMEMPool."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			params := []string{"shape", "dtype", "M", "cta_group", "ws", "sparse", "cols"}
 			def := ir.BF16
 			if operand == "D" {
@@ -141,111 +143,111 @@ func (ev *Evaluator) tmemPoolAttr(t *TMEMPoolV, name string, span source.Span) V
 				return ev.PyErrorf(c.At, "TMEMPool.%s() takes from 2 to 3 positional arguments but %d were given", name, len(c.Args)+1)
 			}
 			if !ev.CheckArgs(c, name, 1, params...) {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
-			shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
+			shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
-			p, ok := ev.tmemOperandArgs(c, name, 2)
+			p, ok := tmemOperandArgs(ev, c, name, 2)
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			l, err := tmemMMAOperandLayout(operand, shape, p)
 			if err != nil {
-				return ev.Errorf(c.At, CodeType, "%v", err)
+				return ev.Errorf(c.At, eval.CodeType, "%v", err)
 			}
-			return ev.tmemAlloc(t, c, def, l, len(params)-1)
+			return tmemAlloc(ev, t, c, def, l, len(params)-1)
 		})
 	case "alloc_sf":
-		return Method("TMEMPool.alloc_sf", func(ev *Evaluator, c *Call) Value { return ev.tmemAllocSF(t, c) })
+		return eval.Method("TMEMPool.alloc_sf", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tmemAllocSF(ev, t, c) })
 	case "move_base_to":
-		return Method("TMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("TMEMPool.move_base_to", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.CheckArgs(c, "move_base_to", 1, "col") {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "col")
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			t.Offset = n
 			t.MaxOff = max(t.MaxOff, n)
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "commit":
-		return Method("TMEMPool.commit", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("TMEMPool.commit", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.RequireKernel(c, "TMEMPool.commit") || !ev.CheckArgs(c, "commit", 0) {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			if t.committed {
-				return ev.Errorf(c.At, CodeType, "TMEMPool.commit() can only be called once")
+				return ev.Errorf(c.At, eval.CodeType, "TMEMPool.commit() can only be called once")
 			}
-			ptr, ok := ev.tmemAddrPtr(t, c.At)
+			ptr, ok := tmemAddrPtr(ev, t, c.At)
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
-			stmts := []ir.Stmt{PtxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.At, ptr, u32(t.TotalCols, c.At))}
+			stmts := []ir.Stmt{ptxStmt(fmt.Sprintf("ptx.tcgen05.alloc.cta_group::%d.sync.aligned.shared::cta.b32", t.CtaGroup), c.At, ptr, u32(t.TotalCols, c.At))}
 			if t.SyncAfterAlloc {
-				stmts = append(stmts, PtxStmt(ir.OpWarpSync, c.At))
+				stmts = append(stmts, ptxStmt(ir.OpWarpSync, c.At))
 			}
 			ev.EmitStmt(warpGuard(t.AllocWarp, stmts, c.At))
 			t.committed = true
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "dealloc":
-		return Method("TMEMPool.dealloc", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("TMEMPool.dealloc", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.RequireKernel(c, "TMEMPool.dealloc") || !ev.CheckArgs(c, "dealloc", 0) {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			switch {
 			case !t.committed:
-				return ev.Errorf(c.At, CodeType, "TMEMPool.dealloc() called before commit()")
+				return ev.Errorf(c.At, eval.CodeType, "TMEMPool.dealloc() called before commit()")
 			case t.dealloced:
-				return ev.Errorf(c.At, CodeType, "TMEMPool.dealloc() can only be called once")
+				return ev.Errorf(c.At, eval.CodeType, "TMEMPool.dealloc() can only be called once")
 			}
 			t.dealloced = true
-			addr := ev.tmemAddr(t, c.At)
+			addr := tmemAddr(ev, t, c.At)
 			a, ok := ev.ToIR(addr, ir.UInt32)
 			if !ok {
-				if IsErr(addr) {
+				if eval.IsErr(addr) {
 					return ev.NeedConcrete(addr, c.At, "TMEMPool's address")
 				}
-				return ev.Errorf(c.At, CodeType, "TMEMPool address must be a scalar, got %s", Describe(addr))
+				return ev.Errorf(c.At, eval.CodeType, "TMEMPool address must be a scalar, got %s", eval.Describe(addr))
 			}
 			g := t.CtaGroup
 			ev.EmitStmt(warpGuard(t.DeallocWar, []ir.Stmt{
-				PtxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.At),
-				PtxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.At, a, u32(t.TotalCols, c.At)),
+				ptxStmt(fmt.Sprintf("ptx.tcgen05.relinquish_alloc_permit.cta_group::%d.sync.aligned", g), c.At),
+				ptxStmt(fmt.Sprintf("ptx.tcgen05.dealloc.cta_group::%d.sync.aligned.b32", g), c.At, a, u32(t.TotalCols, c.At)),
 			}, c.At))
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "addr":
-		return ev.tmemAddr(t, span)
+		return tmemAddr(ev, t, span)
 	case "offset":
-		return &IntV{Base{span}, t.Offset}
+		return &eval.IntV{Base: eval.Base{At: span}, V: t.Offset}
 	case "max_offset":
-		return &IntV{Base{span}, t.MaxOff}
+		return &eval.IntV{Base: eval.Base{At: span}, V: t.MaxOff}
 	case "total_cols":
-		return &IntV{Base{span}, t.TotalCols}
+		return &eval.IntV{Base: eval.Base{At: span}, V: t.TotalCols}
 	case "cta_group":
-		return &IntV{Base{span}, t.CtaGroup}
+		return &eval.IntV{Base: eval.Base{At: span}, V: t.CtaGroup}
 	}
-	return &OpaqueV{Base{span}, "TMEMPool." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "TMEMPool." + name}
 }
 
 // tmemAddrPtr is T.address_of(self.addr).
-func (ev *Evaluator) tmemAddrPtr(t *TMEMPoolV, span source.Span) (ir.Expr, bool) {
-	addr := ev.tmemAddr(t, span)
-	if ex, ok := addr.(*ExprV); ok {
+func tmemAddrPtr(ev *eval.Evaluator, t *TMEMPoolV, span source.Span) (ir.Expr, bool) {
+	addr := tmemAddr(ev, t, span)
+	if ex, ok := addr.(*eval.ExprV); ok {
 		if ld, ok := ex.E.(*ir.Load); ok {
 			return &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: span}, true
 		}
 	}
-	if IsErr(addr) {
+	if eval.IsErr(addr) {
 		ev.NeedConcrete(addr, span, "TMEMPool's address slot")
 		return nil, false
 	}
-	ev.Warnf(span, CodeUnresolved, "not modelled: the address of TMEMPool's tmem_addr %s; statement ignored", Describe(addr))
+	ev.Warnf(span, eval.CodeUnresolved, "not modelled: the address of TMEMPool's tmem_addr %s; statement ignored", eval.Describe(addr))
 	return nil, false
 }
 
@@ -253,7 +255,7 @@ func u32(n int64, span source.Span) ir.Expr {
 	return &ir.IntImm{Value: n, Type: ir.UInt32, Span: span}
 }
 
-func PtxStmt(op string, span source.Span, args ...ir.Expr) ir.Stmt {
+func ptxStmt(op string, span source.Span, args ...ir.Expr) ir.Stmt {
 	return &ir.Evaluate{X: &ir.Call{Op: op, Args: args, Span: span}, Span: span}
 }
 
@@ -270,62 +272,62 @@ func warpGuard(w int64, stmts []ir.Stmt, span source.Span) ir.Stmt {
 // default gives.
 // colsIdx is the parameter index of cols=; layout= is parameter 2 of
 // alloc (the mma helpers pass their layout as lay).
-func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay layout.Layout, colsIdx int) Value {
+func tmemAlloc(ev *eval.Evaluator, t *TMEMPoolV, c *eval.Call, defDtype ir.DataType, lay layout.Layout, colsIdx int) eval.Value {
 	if !ev.RequireKernel(c, "TMEMPool.alloc") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
+	shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt := defDtype
 	if d := c.Arg(1, "dtype"); d != nil {
 		if dt, ok = ev.DtypeOf(d, c.ArgSpan(1, "dtype")); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	}
 	name, nameSpan := ev.HintName(c, "buf")
 	buf := &ir.Buffer{Name: name, Shape: shape, Dtype: dt, Scope: "tmem", Kind: ir.AllocBuffer, Span: c.At}
 	layoutSpan := source.NoSpan
 	if lay == nil {
-		if lv := c.Arg(2, "layout"); lv != nil && !IsNoneV(lv) {
+		if lv := c.Arg(2, "layout"); lv != nil && !eval.IsNoneV(lv) {
 			layoutSpan = c.ArgSpan(2, "layout")
-			ev.noteLayout(lv)
+			ev.NoteLayout(lv)
 			if lay = ev.LayoutArg(lv, layoutSpan, buf); lay == nil {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 		}
 	}
 	// _resolve_cols: cols=, else the layout's TCol span, else the 2-D
 	// shape's bits over 32-bit rows.
 	var cols int64
-	if v := c.Arg(colsIdx, "cols"); v != nil && !IsNoneV(v) {
+	if v := c.Arg(colsIdx, "cols"); v != nil && !eval.IsNoneV(v) {
 		if cols, ok = ev.IntArg(v, c.ArgSpan(colsIdx, "cols"), "cols"); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	} else if lay != nil {
 		bits := layout.SpanOf(lay, layout.TCol) * int64(dt.Bits)
 		if bits%32 != 0 {
-			return ev.Errorf(c.At, CodeType, "layout TCol span=%d elems x %db is not 32-bit aligned", layout.SpanOf(lay, layout.TCol), dt.Bits)
+			return ev.Errorf(c.At, eval.CodeType, "layout TCol span=%d elems x %db is not 32-bit aligned", layout.SpanOf(lay, layout.TCol), dt.Bits)
 		}
 		cols = bits / 32
 	} else {
 		if len(shape) != 2 {
-			return ev.Errorf(c.At, CodeType, "TMEMPool.alloc() requires cols= for non-2D TMEM buffers")
+			return ev.Errorf(c.At, eval.CodeType, "TMEMPool.alloc() requires cols= for non-2D TMEM buffers")
 		}
 		total := shape[0] * shape[1] * int64(dt.Bits)
 		if shape[0] == 0 || total%(32*shape[0]) != 0 {
-			return ev.Errorf(c.At, CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", Repr(c.Args[0]), PyQuote(dt.String()))
+			return ev.Errorf(c.At, eval.CodeType, "Cannot infer TMEM columns from shape=%s, dtype=%s; please pass cols= explicitly", eval.Repr(c.Args[0]), eval.PyQuote(dt.String()))
 		}
 		cols = total / (32 * shape[0])
 	}
 	start, end := t.Offset, t.Offset+cols
 	if end > t.TotalCols {
-		return ev.Errorf(c.At, CodeType, "TMEM overflow: %d > %d", end, t.TotalCols)
+		return ev.Errorf(c.At, eval.CodeType, "TMEM overflow: %d > %d", end, t.TotalCols)
 	}
 	if lay == nil {
 		if len(shape) != 2 {
-			return ev.Errorf(c.At, CodeType, "TMEMPool.alloc() requires layout= for non-2D TMEM buffers")
+			return ev.Errorf(c.At, eval.CodeType, "TMEMPool.alloc() requires layout= for non-2D TMEM buffers")
 		}
 		if shape[0] == 128 {
 			lay, _ = tmemDatapathLayout("D", 128, shape[1], 0)
@@ -340,23 +342,23 @@ func (ev *Evaluator) tmemAlloc(t *TMEMPoolV, c *Call, defDtype ir.DataType, lay 
 	t.MaxOff = max(t.MaxOff, end)
 	ev.AddBufferSite(buf, nameSpan, c.At, layoutSpan)
 	ev.EmitStmt(&ir.Alloc{Buf: buf, Span: c.At})
-	return &BufferV{Base{c.At}, buf}
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
 }
 
 // tmemAllocSF is TMEMPool.alloc_sf(shape, dtype, *, sf_per_mma,
 // sf_reuse=1): a block-scaled MMA's scale factors with sf_tmem_layout
 // (rows, SF_K = last // sf_reuse, ...); a 3-D shape's first dimension is
 // the pipeline depth.
-func (ev *Evaluator) tmemAllocSF(t *TMEMPoolV, c *Call) Value {
+func tmemAllocSF(ev *eval.Evaluator, t *TMEMPoolV, c *eval.Call) eval.Value {
 	if len(c.Args) > 2 {
 		return ev.PyErrorf(c.At, "TMEMPool.alloc_sf() takes 3 positional arguments but %d were given", len(c.Args)+1)
 	}
 	if !ev.CheckArgs(c, "alloc_sf", 2, "shape", "dtype", "sf_per_mma", "sf_reuse") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	shape, ok := ev.shapeArg(c.Args[0], c.ArgSpans[0])
+	shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	if c.Arg(2, "sf_per_mma") == nil {
 		return ev.PyErrorf(c.At, "TMEMPool.alloc_sf() missing 1 required keyword-only argument: 'sf_per_mma'")
@@ -364,31 +366,31 @@ func (ev *Evaluator) tmemAllocSF(t *TMEMPoolV, c *Call) Value {
 	reuse := int64(1)
 	if v := c.Arg(3, "sf_reuse"); v != nil {
 		if reuse, ok = ev.IntArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	}
-	var depth Value = &NoneV{Base{c.At}}
+	var depth eval.Value = &eval.NoneV{Base: eval.Base{At: c.At}}
 	var rows, last int64
 	switch len(shape) {
 	case 2:
 		rows, last = shape[0], shape[1]
 	case 3:
-		depth, rows, last = &IntV{Base{c.At}, shape[0]}, shape[1], shape[2]
+		depth, rows, last = &eval.IntV{Base: eval.Base{At: c.At}, V: shape[0]}, shape[1], shape[2]
 	default:
-		return ev.Errorf(c.At, CodeType, "alloc_sf expects 2D (rows, SF_K*sf_reuse) or 3D (pipe_depth, rows, SF_K*sf_reuse); got shape=%s", Repr(c.Args[0]))
+		return ev.Errorf(c.At, eval.CodeType, "alloc_sf expects 2D (rows, SF_K*sf_reuse) or 3D (pipe_depth, rows, SF_K*sf_reuse); got shape=%s", eval.Repr(c.Args[0]))
 	}
 	if reuse <= 0 || last%reuse != 0 {
-		return ev.Errorf(c.At, CodeType, "alloc_sf: shape last dim %d must be divisible by sf_reuse=%d", last, reuse)
+		return ev.Errorf(c.At, eval.CodeType, "alloc_sf: shape last dim %d must be divisible by sf_reuse=%d", last, reuse)
 	}
 	sp := c.At
-	lc := &Call{At: sp, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{&IntV{Base{sp}, rows}, &IntV{Base{sp}, last / reuse}, c.Arg(2, "sf_per_mma"), &IntV{Base{sp}, reuse}, depth},
+	lc := &eval.Call{At: sp, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{&eval.IntV{Base: eval.Base{At: sp}, V: rows}, &eval.IntV{Base: eval.Base{At: sp}, V: last / reuse}, c.Arg(2, "sf_per_mma"), &eval.IntV{Base: eval.Base{At: sp}, V: reuse}, depth},
 		ArgSpans: []source.Span{sp, sp, c.ArgSpan(2, "sf_per_mma"), sp, sp}}
-	lv, ok := ev.sfTmemLayoutCall(lc).(*LayoutV)
+	lv, ok := sfTmemLayoutCall(ev, lc).(*eval.LayoutV)
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	return ev.tmemAlloc(t, c, ir.Float32, lv.L, -1)
+	return tmemAlloc(ev, t, c, ir.Float32, lv.L, -1)
 }
 
 // swizzleAtoms are the SwizzleMode values 1..3 (tma_utils): the atom row
@@ -437,11 +439,11 @@ func validateMMAAllocShape(fname string, shape []int64, dt ir.DataType, mode int
 				sugg = colBits / 8
 			}
 			return fmt.Errorf("%s shape=%s with dtype=%s produces %sB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements.",
-				fname, shp, PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(sugg), (atomBits+bits-1)/bits)
+				fname, shp, eval.PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(sugg), (atomBits+bits-1)/bits)
 		}
 	} else if rowBytes := cols * bytes; rowBytes < atom.bytes || rowBytes%atom.bytes != 0 {
 		return fmt.Errorf("%s shape=%s with dtype=%s produces %dB rows, which is incompatible with the %dB swizzle atom selected by %s. Use swizzle_mode=SwizzleMode.%s, or widen shape[-1] to a multiple of %d elements (>= %dB at %s).",
-			fname, shp, PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(rowBytes), atom.bytes/bytes, atom.bytes, dt)
+			fname, shp, eval.PyQuote(dt.String()), rowBytes, atom.bytes, atom.name, suggestSwizzle(rowBytes), atom.bytes/bytes, atom.bytes, dt)
 	}
 	if rows < 8 || rows%8 != 0 {
 		return fmt.Errorf("%s shape=%s has shape[-2]=%d, but the %s atom requires shape[-2] to be a positive multiple of 8. Use swizzle_mode='none', or widen shape[-2] to a multiple of 8.", fname, shp, rows, atom.name)

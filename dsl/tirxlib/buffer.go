@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
@@ -13,27 +15,27 @@ import (
 // uint32 registers this way: tmem_p.rearrange(...).with_dtype("uint32").
 
 // bufferWithDtype is buf.with_dtype(dtype).
-func (ev *Evaluator) bufferWithDtype(buf *ir.Buffer, c *Call) Value {
+func bufferWithDtype(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "with_dtype", 1, "dtype") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	if !ev.RequireKernel(c, "Buffer.with_dtype") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	if IsErr(c.Args[0]) {
+	if eval.IsErr(c.Args[0]) {
 		return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "Buffer.with_dtype's dtype")
 	}
 	dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	name, nameSpan := ev.HintName(c, buf.Name+"_"+dt.String())
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: buf.Shape, ShapeExpr: buf.ShapeExpr, Dtype: dt, Scope: buf.Scope,
 		Layout: buf.Layout, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
-	if ev.kern.badLayout[buf] {
-		ev.kern.badLayout[nb] = true
+	if ev.Kern.BadLayout[buf] {
+		ev.Kern.BadLayout[nb] = true
 	}
 	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.emitView(nb) // lib_buffer_view_rearrange.go: tensor memory keeps its allocated_addr
-	return &BufferV{Base{c.At}, nb}
+	emitView(ev, nb) // buffer_view_rearrange.go: tensor memory keeps its allocated_addr
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: nb}
 }

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"regexp"
 	"slices"
 	"strings"
@@ -26,7 +28,7 @@ import (
 
 // ChunkV is the ChunkIndexer Buffer.chunk(spec) returns.
 type ChunkV struct {
-	Base
+	eval.Base
 	Buf  *ir.Buffer
 	Spec []int64 // chunk count per dimension, 0 for None
 }
@@ -34,37 +36,37 @@ type ChunkV struct {
 func (*ChunkV) TypeName() string { return "ChunkIndexer" }
 
 // bufferViewAttr returns the view methods of this file, nil for others.
-func (ev *Evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
+func bufferViewAttr(ev *eval.Evaluator, buf *ir.Buffer, name string) eval.Value {
 	switch name {
 	case "permute":
-		return Method("Buffer.permute", func(ev *Evaluator, c *Call) Value { return ev.bufferPermuteCall(buf, c) })
+		return eval.Method("Buffer.permute", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferPermuteCall(ev, buf, c) })
 	case "rearrange":
-		return Method("Buffer.rearrange", func(ev *Evaluator, c *Call) Value { return ev.bufferRearrange(buf, c) })
+		return eval.Method("Buffer.rearrange", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferRearrange(ev, buf, c) })
 	case "chunk":
-		return Method("Buffer.chunk", func(ev *Evaluator, c *Call) Value { return ev.bufferChunk(buf, c) })
-	case "with_dtype": // lib_buffer.go
-		return Method("Buffer.with_dtype", func(ev *Evaluator, c *Call) Value { return ev.bufferWithDtype(buf, c) })
-	case "tile": // lib_buffer_view_tile.go
-		return Method("Buffer.tile", func(ev *Evaluator, c *Call) Value { return ev.bufferTile(buf, c) })
+		return eval.Method("Buffer.chunk", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferChunk(ev, buf, c) })
+	case "with_dtype": // buffer.go
+		return eval.Method("Buffer.with_dtype", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferWithDtype(ev, buf, c) })
+	case "tile": // buffer_view_tile.go
+		return eval.Method("Buffer.tile", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferTile(ev, buf, c) })
 	}
 	return nil
 }
 
 // declDerivedView declares the view of buf with shape and layout l.
-func (ev *Evaluator) declDerivedView(buf *ir.Buffer, c *Call, shape []int64, l layout.Layout, def string) Value {
+func declDerivedView(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call, shape []int64, l layout.Layout, def string) eval.Value {
 	name, nameSpan := ev.HintName(c, def)
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
 	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.emitView(nb)
-	return &BufferV{Base{c.At}, nb}
+	emitView(ev, nb)
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: nb}
 }
 
 // emitView declares the view nb of nb.Base. A view of tensor memory at an
 // allocated_addr is, as the reference's _redecl makes it, a buffer of its
 // own (no data pointer) at the same column; any other view shares the
 // base's data.
-func (ev *Evaluator) emitView(nb *ir.Buffer) {
+func emitView(ev *eval.Evaluator, nb *ir.Buffer) {
 	if b := nb.Base; b != nil && b.Scope == "tmem" && b.AllocatedAddr != nil {
 		nb.AllocatedAddr, nb.Base, nb.Kind, nb.ElemOffset = b.AllocatedAddr, nil, ir.AllocBuffer, 0
 		nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: nb.Span}
@@ -106,46 +108,46 @@ func layoutString(l layout.Layout) string {
 	return "?"
 }
 
-func (ev *Evaluator) viewPrecheck(buf *ir.Buffer, c *Call, what string) bool {
+func viewPrecheck(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call, what string) bool {
 	if !ev.RequireKernel(c, what) {
 		return false
 	}
 	if buf.Layout == nil {
-		if !ev.kern.badLayout[buf] {
-			ev.Errorf(c.At, CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
+		if !ev.Kern.BadLayout[buf] {
+			ev.Errorf(c.At, eval.CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
 		}
 		return false
 	}
 	return true
 }
 
-func (ev *Evaluator) bufferPermuteCall(buf *ir.Buffer, c *Call) Value {
-	if !ev.viewPrecheck(buf, c, "Buffer.permute") {
-		return Poison(c.At)
+func bufferPermuteCall(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if !viewPrecheck(ev, buf, c, "Buffer.permute") {
+		return eval.Poison(c.At)
 	}
-	if e := firstErr(c.Args...); e != nil {
+	if e := eval.FirstErr(c.Args...); e != nil {
 		return ev.NeedConcrete(e, e.Span(), "Buffer.permute dims")
 	}
 	var perm []int
 	for i, a := range c.Args {
 		n, ok := ev.IntArg(a, c.ArgSpans[i], "dim")
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		perm = append(perm, int(n))
 	}
 	if len(perm) != len(buf.Shape) || !isPerm(perm) {
-		return ev.Errorf(c.At, CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
+		return ev.Errorf(c.At, eval.CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
 	}
 	l, err := permuteLayout(buf.Layout, buf.Shape, perm)
 	if err != nil {
-		return ev.Errorf(c.At, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
 	shape := make([]int64, len(perm))
 	for i, d := range perm {
 		shape[i] = buf.Shape[d]
 	}
-	return ev.declDerivedView(buf, c, shape, l, buf.Name+"_view")
+	return declDerivedView(ev, buf, c, shape, l, buf.Name+"_view")
 }
 
 func isPerm(p []int) bool {
@@ -174,13 +176,13 @@ func rearrangeGroups(side string) [][]string {
 }
 
 // bufferRearrange is Buffer.rearrange(pattern, /, **sizes).
-func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
-	if !ev.viewPrecheck(buf, c, "Buffer.rearrange") {
-		return Poison(c.At)
+func bufferRearrange(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if !viewPrecheck(ev, buf, c, "Buffer.rearrange") {
+		return eval.Poison(c.At)
 	}
 	// rearrange(pattern=_UNSET, /, **sizes): a pattern= keyword is taken
 	// when no positional pattern is given.
-	var pv Value
+	var pv eval.Value
 	var pspan source.Span
 	kwargs := c.Kwargs
 	switch {
@@ -192,7 +194,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 		for i, k := range c.Kwargs {
 			if k.Name == "pattern" {
 				pv, pspan = k.V, k.Vspan
-				kwargs = append(append([]Kwarg(nil), c.Kwargs[:i]...), c.Kwargs[i+1:]...)
+				kwargs = append(append([]eval.Kwarg(nil), c.Kwargs[:i]...), c.Kwargs[i+1:]...)
 				break
 			}
 		}
@@ -202,24 +204,24 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	}
 	pattern, ok := ev.StrArg(pv, pspan, "pattern")
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	sizes := map[string]int64{}
 	for _, k := range kwargs {
 		n, ok := ev.IntArg(k.V, k.Vspan, "rearrange size "+k.Name)
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		sizes[k.Name] = n
 	}
-	fail := func(format string, args ...any) Value { return ev.Errorf(c.At, CodeType, format, args...) }
+	fail := func(format string, args ...any) eval.Value { return ev.Errorf(c.At, eval.CodeType, format, args...) }
 	lhsS, rhsS, found := strings.Cut(pattern, "->")
 	if !found || strings.Contains(rhsS, "->") {
-		return fail("rearrange: pattern must contain '->', got %s", PyQuote(pattern))
+		return fail("rearrange: pattern must contain '->', got %s", eval.PyQuote(pattern))
 	}
 	lhs, rhs := rearrangeGroups(lhsS), rearrangeGroups(rhsS)
 	if len(lhs) != len(buf.Shape) {
-		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), PyQuote(pattern), shapeList(buf.Shape))
+		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), eval.PyQuote(pattern), eval.ShapeList(buf.Shape))
 	}
 	axisSize := map[string]int64{}
 	for i, group := range lhs {
@@ -250,7 +252,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 	}
 	flatL, flatR := slices.Concat(lhs...), slices.Concat(rhs...)
 	if sl, sr := slices.Sorted(slices.Values(flatL)), slices.Sorted(slices.Values(flatR)); !slices.Equal(sl, sr) {
-		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), PyQuote(pattern))
+		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), eval.PyQuote(pattern))
 	}
 	split := make([]int64, len(flatL))
 	for i, a := range flatL {
@@ -261,7 +263,7 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 		perm[i] = slices.Index(flatL, a)
 	}
 	if !isPerm(perm) {
-		return fail("rearrange: an axis is repeated in pattern %s", PyQuote(pattern))
+		return fail("rearrange: an axis is repeated in pattern %s", eval.PyQuote(pattern))
 	}
 	l, err := permuteLayout(buf.Layout, split, perm)
 	if err != nil {
@@ -274,80 +276,80 @@ func (ev *Evaluator) bufferRearrange(buf *ir.Buffer, c *Call) Value {
 			merged[i] *= axisSize[a]
 		}
 	}
-	return ev.declDerivedView(buf, c, merged, l, buf.Name+"_view")
+	return declDerivedView(ev, buf, c, merged, l, buf.Name+"_view")
 }
 
 func pyNameList(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = PyQuote(x)
+		q[i] = eval.PyQuote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // bufferChunk is Buffer.chunk(spec): spec is a per-dimension tuple of
 // None or a positive chunk count.
-func (ev *Evaluator) bufferChunk(buf *ir.Buffer, c *Call) Value {
+func bufferChunk(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "chunk", 1, "spec") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	if !isSeq(c.Args[0]) {
-		return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec must be a per-dim tuple, got %s", Repr(c.Args[0]))
+	if !eval.IsSeq(c.Args[0]) {
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec must be a per-dim tuple, got %s", eval.Repr(c.Args[0]))
 	}
-	elts := seqElts(c.Args[0])
+	elts := eval.SeqElts(c.Args[0])
 	if len(elts) != len(buf.Shape) {
-		return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
 	}
 	spec := make([]int64, len(elts))
 	for d, e := range elts {
-		if IsNoneV(e) {
+		if eval.IsNoneV(e) {
 			continue
 		}
-		if IsErr(e) {
+		if eval.IsErr(e) {
 			return ev.NeedConcrete(e, c.ArgSpans[0], "chunk spec")
 		}
-		n, ok := ToInt(e)
-		if _, isBool := e.(*BoolV); !ok || isBool || n < 1 {
-			return ev.Errorf(c.ArgSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
+		n, ok := eval.ToInt(e)
+		if _, isBool := e.(*eval.BoolV); !ok || isBool || n < 1 {
+			return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, eval.Repr(e))
 		}
 		spec[d] = n
 	}
-	return &ChunkV{Base{c.At}, buf, spec}
+	return &ChunkV{eval.Base{At: c.At}, buf, spec}
 }
 
 // chunkIndex is ChunkIndexer.__getitem__(picks).
-func (ev *Evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Value {
-	if len(idx) == 1 && isSeq(idx[0]) {
-		idx = seqElts(idx[0])
+func chunkIndex(ev *eval.Evaluator, ch *ChunkV, idx []eval.Value, e *syntax.Subscript) eval.Value {
+	if len(idx) == 1 && eval.IsSeq(idx[0]) {
+		idx = eval.SeqElts(idx[0])
 	}
 	if len(idx) > len(ch.Spec) {
-		return ev.Errorf(e.Index.Span(), CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
+		return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
 	}
-	out := make([]Value, len(idx))
+	out := make([]eval.Value, len(idx))
 	for d, pick := range idx {
 		count := ch.Spec[d]
 		if count == 0 {
 			out[d] = pick
 			continue
 		}
-		if _, isSlice := pick.(*SliceV); isSlice {
-			return ev.Errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
+		if _, isSlice := pick.(*eval.SliceV); isSlice {
+			return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, eval.Repr(pick))
 		}
-		if IsErr(pick) {
+		if eval.IsErr(pick) {
 			return ev.NeedConcrete(pick, e.Index.Span(), "a chunk index")
 		}
 		size := ch.Buf.Shape[d] / count
 		sp := pick.Span()
-		if n, ok := ToInt(pick); ok {
-			out[d] = &SliceV{Base{sp}, &IntV{Base{sp}, n * size}, &IntV{Base{sp}, (n + 1) * size}, &NoneV{Base{sp}}}
+		if n, ok := eval.ToInt(pick); ok {
+			out[d] = &eval.SliceV{Base: eval.Base{At: sp}, Lo: &eval.IntV{Base: eval.Base{At: sp}, V: n * size}, Hi: &eval.IntV{Base: eval.Base{At: sp}, V: (n + 1) * size}, Step: &eval.NoneV{Base: eval.Base{At: sp}}}
 			continue
 		}
-		x, ok := ev.indexExpr(pick)
+		x, ok := ev.IndexExpr(pick)
 		if !ok {
-			return ev.Errorf(e.Index.Span(), CodeType, "chunk index must be an integer, got %s", Describe(pick))
+			return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk index must be an integer, got %s", eval.Describe(pick))
 		}
 		lo := ir.MulE(x, ir.Const(size))
-		out[d] = &SliceV{Base{sp}, &ExprV{Base: Base{sp}, E: lo}, &ExprV{Base: Base{sp}, E: ir.AddE(lo, ir.Const(size))}, &NoneV{Base{sp}}}
+		out[d] = &eval.SliceV{Base: eval.Base{At: sp}, Lo: &eval.ExprV{Base: eval.Base{At: sp}, E: lo}, Hi: &eval.ExprV{Base: eval.Base{At: sp}, E: ir.AddE(lo, ir.Const(size))}, Step: &eval.NoneV{Base: eval.Base{At: sp}}}
 	}
-	return ev.bufferIndex(&BufferV{Base{ch.At}, ch.Buf}, out, e)
+	return ev.BufferIndex(&eval.BufferV{Base: eval.Base{At: ch.At}, B: ch.Buf}, out, e)
 }

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -9,16 +11,16 @@ import (
 // Register-fragment allocators of tvm/tirx/script/builder/ir.py reached as
 // T.<name> (tvm.script.tirx): wg_reg_tile(elem_per_thread, dtype="float32")
 // and alloc_cast_frag(src, dtype). The expression constructors the same
-// module re-exports from tvm.tirx.expr are in lib_tirx_expr.go; the
+// module re-exports from tvm.tirx.expr are in tirx_expr.go; the
 // tvm.tirx.op wrappers (filter, tvm_stack_alloca, call_packed) in
-// lib_tirx_op.go.
+// tirx_op.go.
 
-func builderIRAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
+func builderIRAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	switch name {
 	case "wg_reg_tile":
-		return Builtin("T.wg_reg_tile", (*Evaluator).tWgRegTile), true
+		return eval.Builtin("T.wg_reg_tile", tWgRegTile), true
 	case "alloc_cast_frag":
-		return Builtin("T.alloc_cast_frag", (*Evaluator).tAllocCastFrag), true
+		return eval.Builtin("T.alloc_cast_frag", tAllocCastFrag), true
 	}
 	if v, ok := tirxExprAttr(ev, name, span); ok {
 		return v, true
@@ -30,31 +32,31 @@ func builderIRAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 // reference's alloc_buffer((128, elem_per_thread), dtype,
 // layout=wg_local_layout(elem_per_thread), scope="local"), one row of
 // elem_per_thread contiguous elements per warpgroup thread.
-func (ev *Evaluator) tWgRegTile(c *Call) Value {
+func tWgRegTile(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.wg_reg_tile") || !ev.CheckArgs(c, "wg_reg_tile", 1, "elem_per_thread", "dtype") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	nspan := c.ArgSpan(0, "elem_per_thread")
 	n, ok := ev.IntArg(c.Arg(0, "elem_per_thread"), nspan, "elem_per_thread")
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dtype := c.Arg(1, "dtype")
 	dspan := c.ArgSpan(1, "dtype")
 	if dtype == nil {
-		dtype, dspan = &StrV{Base{c.At}, "float32"}, c.At
+		dtype, dspan = &eval.StrV{Base: eval.Base{At: c.At}, V: "float32"}, c.At
 	}
-	lay := ev.newLayoutV(layout.NewTile([]layout.Iter{layout.It(128, 1, layout.TidInWG), layout.It(n, 1, layout.M)}, nil, nil), c.At)
-	if IsErr(lay) {
+	lay := newLayoutV(ev, layout.NewTile([]layout.Iter{layout.It(128, 1, layout.TidInWG), layout.It(n, 1, layout.M)}, nil, nil), c.At)
+	if eval.IsErr(lay) {
 		return lay
 	}
-	shape := &TupleV{Base{nspan}, []Value{&IntV{Base{nspan}, 128}, &IntV{Base{nspan}, n}}}
-	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{shape, dtype},
+	shape := &eval.TupleV{Base: eval.Base{At: nspan}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: nspan}, V: 128}, &eval.IntV{Base: eval.Base{At: nspan}, V: n}}}
+	alloc := &eval.Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{shape, dtype},
 		ArgSpans: []source.Span{nspan, dspan},
-		Kwargs: []Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: c.At},
-			{Name: "scope", V: &StrV{Base{c.At}, "local"}, At: c.At, Vspan: c.At}}}
-	return ev.tAlloc(alloc, "T.wg_reg_tile", "local")
+		Kwargs: []eval.Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: c.At},
+			{Name: "scope", V: &eval.StrV{Base: eval.Base{At: c.At}, V: "local"}, At: c.At, Vspan: c.At}}}
+	return ev.TAlloc(alloc, "T.wg_reg_tile", "local")
 }
 
 // tAllocCastFrag is T.alloc_cast_frag(src, dtype): a fresh local fragment
@@ -62,45 +64,45 @@ func (ev *Evaluator) tWgRegTile(c *Call) Value {
 // Tx.cast(dst, src) is a per-thread cast. The reference allocates
 // rows*cols//128 elements flat and views them with src's layout; as for
 // alloc_tcgen05_ldst_frag, tilels allocates the view's shape directly.
-func (ev *Evaluator) tAllocCastFrag(c *Call) Value {
+func tAllocCastFrag(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.alloc_cast_frag") || !ev.CheckArgs(c, "alloc_cast_frag", 2, "src", "dtype") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	src, sspan := c.Arg(0, "src"), c.ArgSpan(0, "src")
-	b, ok := src.(*BufferV)
+	b, ok := src.(*eval.BufferV)
 	if !ok {
-		if IsErr(src) {
+		if eval.IsErr(src) {
 			return ev.NeedConcrete(src, sspan, "T.alloc_cast_frag's src")
 		}
-		return ev.Errorf(sspan, CodeType, "T.alloc_cast_frag expects a register fragment buffer, got %s", Describe(src))
+		return ev.Errorf(sspan, eval.CodeType, "T.alloc_cast_frag expects a register fragment buffer, got %s", eval.Describe(src))
 	}
 	if len(b.B.Shape) != 2 {
 		// the reference unpacks rows, cols = src.ty.shape
-		return ev.Errorf(sspan, CodeType, "T.alloc_cast_frag expects a 2-D fragment, got a %d-D buffer", len(b.B.Shape))
+		return ev.Errorf(sspan, eval.CodeType, "T.alloc_cast_frag expects a 2-D fragment, got a %d-D buffer", len(b.B.Shape))
 	}
 	dt, ok := ev.DtypeOf(c.Arg(1, "dtype"), c.ArgSpan(1, "dtype"))
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	rows, cols := b.B.Shape[0], b.B.Shape[1]
-	shape := &TupleV{Base{sspan}, []Value{&IntV{Base{sspan}, rows}, &IntV{Base{sspan}, cols}}}
-	var lay Value = &NoneV{Base{sspan}}
+	shape := &eval.TupleV{Base: eval.Base{At: sspan}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: sspan}, V: rows}, &eval.IntV{Base: eval.Base{At: sspan}, V: cols}}}
+	var lay eval.Value = &eval.NoneV{Base: eval.Base{At: sspan}}
 	if b.B.Layout != nil {
-		lay = &LayoutV{Base: Base{sspan}, L: b.B.Layout}
+		lay = &eval.LayoutV{Base: eval.Base{At: sspan}, L: b.B.Layout}
 	}
-	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{shape, &StrV{Base{c.ArgSpan(1, "dtype")}, dt.String()}},
+	alloc := &eval.Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{shape, &eval.StrV{Base: eval.Base{At: c.ArgSpan(1, "dtype")}, V: dt.String()}},
 		ArgSpans: []source.Span{sspan, c.ArgSpan(1, "dtype")},
-		Kwargs: []Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: sspan},
-			{Name: "scope", V: &StrV{Base{c.At}, "local"}, At: c.At, Vspan: c.At}}}
-	return ev.tAlloc(alloc, "T.alloc_cast_frag", "local")
+		Kwargs: []eval.Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: sspan},
+			{Name: "scope", V: &eval.StrV{Base: eval.Base{At: c.At}, V: "local"}, At: c.At, Vspan: c.At}}}
+	return ev.TAlloc(alloc, "T.alloc_cast_frag", "local")
 }
 
 // dynamicOffset is the device expression of a decl_buffer view's
 // elem_offset= or byte_offset= (a loop variable's multiple), nil when the
 // value is static or not an expression.
-func dynamicOffset(v Value) ir.Expr {
-	x, ok := v.(*ExprV)
+func dynamicOffset(v eval.Value) ir.Expr {
+	x, ok := v.(*eval.ExprV)
 	if !ok {
 		return nil
 	}
@@ -121,9 +123,9 @@ func byteToElemOffset(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr {
 			x, c = c, x
 		}
 		if ci, ok := c.(*ir.IntImm); ok && ci.Value*8%bits == 0 {
-			return MkBin(ir.Mul, x, &ir.IntImm{Value: ci.Value * 8 / bits, Type: ci.Type, Span: span}, span)
+			return eval.MkBin(ir.Mul, x, &ir.IntImm{Value: ci.Value * 8 / bits, Type: ci.Type, Span: span}, span)
 		}
 	}
-	eight := &ir.IntImm{Value: 8, Type: ExprType(e), Span: span}
-	return MkBin(ir.FloorDiv, MkBin(ir.Mul, e, eight, span), &ir.IntImm{Value: bits, Type: ExprType(e), Span: span}, span)
+	eight := &ir.IntImm{Value: 8, Type: eval.ExprType(e), Span: span}
+	return eval.MkBin(ir.FloorDiv, eval.MkBin(ir.Mul, e, eight, span), &ir.IntImm{Value: bits, Type: eval.ExprType(e), Span: span}, span)
 }

@@ -36,7 +36,7 @@ type BarrierV struct {
 	// is the default, thread rank 0.
 	Leader ir.Expr
 	// RemoteOf is the local barrier of a remote_view (Buf is then the
-	// mapped view); nil for a local barrier. lib_pipeline_remote.go.
+	// mapped view); nil for a local barrier. pipeline_remote.go.
 	RemoteOf *BarrierV
 }
 
@@ -110,7 +110,7 @@ func barrierAttr(ev *eval.Evaluator, b *BarrierV, name string, span source.Span)
 			return eval.Method(b.Class+"."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return remoteViewCall(ev, b, name, c) })
 		}
 		return eval.Method(b.Class+"."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return barrierCall(ev, b, name, c) })
-	case "remote_view": // lib_pipeline_remote.go
+	case "remote_view": // pipeline_remote.go
 		return eval.Method(b.Class+".remote_view", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return barrierRemoteView(ev, b, c) })
 	}
 	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: b.Class + "." + name}
@@ -197,7 +197,7 @@ func barrierCall(ev *eval.Evaluator, b *BarrierV, name string, c *eval.Call) eva
 			return tcgen05BarArrive(ev, b, c)
 		}
 		if r := remoteArriveArg(b, c); r != nil {
-			return barrierArriveRemote(ev, b, c, r) // lib_pipeline_remote.go
+			return barrierArriveRemote(ev, b, c, r) // pipeline_remote.go
 		}
 		if b.Class == "TMABar" {
 			if tx := c.Arg(1, "tx_count"); tx != nil && !eval.IsNoneV(tx) {
@@ -430,7 +430,7 @@ func pipelineStateAttr(ev *eval.Evaluator, ps *PipelineStateV, name string, span
 // reference predicates the instruction, the same effect). The multicast
 // form is not modelled.
 func tcgen05BarArrive(ev *eval.Evaluator, b *BarrierV, c *eval.Call) eval.Value {
-	var mask ir.Expr // the CTA mask of a multicast commit (lib_pipeline_remote.go)
+	var mask ir.Expr // the CTA mask of a multicast commit (pipeline_remote.go)
 	if m := c.Arg(2, "cta_mask"); m != nil && !eval.IsNoneV(m) {
 		n, ok := eval.ToInt(m)
 		if !ok || bits.OnesCount64(uint64(n)) > 1 {

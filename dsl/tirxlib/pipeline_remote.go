@@ -57,7 +57,7 @@ func barrierArriveRemote(ev *eval.Evaluator, b *BarrierV, c *eval.Call, remote e
 		slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
 		local := &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: sp}
 		toShared := &ir.Call{Op: "cuda.cvta_generic_to_shared", Args: []ir.Expr{local}, Type: ir.UInt32, Span: sp}
-		ev.EmitStmt(eval.PtxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
+		ev.EmitStmt(ptxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
 		return slot()
 	})
 }
@@ -120,7 +120,7 @@ func barrierArriveAt(ev *eval.Evaluator, b *BarrierV, c *eval.Call, addr func(st
 	case count != nil:
 		args = append(args, count)
 	}
-	var st ir.Stmt = eval.PtxStmt(op, sp, args...)
+	var st ir.Stmt = ptxStmt(op, sp, args...)
 	if cond != nil {
 		if n, isConst := ir.ConstInt(cond); isConst {
 			if n == 0 {
@@ -168,7 +168,7 @@ func barrierRemoteView(ev *eval.Evaluator, b *BarrierV, c *eval.Call) eval.Value
 	mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
 	ev.EmitStmt(&ir.Alloc{Buf: mapped, Span: sp})
 	slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
-	ev.EmitStmt(eval.PtxStmt("ptx.mapa.u64", sp, slot(), &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{ir.Const(0)}, Span: sp}, rank))
+	ev.EmitStmt(ptxStmt("ptx.mapa.u64", sp, slot(), &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{ir.Const(0)}, Span: sp}, rank))
 	ptr := &ir.Var{Name: "remote_mbar_ptr", Type: ir.HandleT, Span: sp}
 	ev.EmitStmt(&ir.Let{Var: ptr, Value: &ir.Call{Op: "reinterpret", Args: []ir.Expr{slot()}, Type: ir.HandleT, Span: sp}, Span: sp})
 	nb := &ir.Buffer{Name: "remote_mbar", Data: ptr, Shape: []int64{b.Depth}, Dtype: ir.DataType{Code: ir.UInt, Bits: 64}, Scope: "shared",

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
@@ -21,82 +23,82 @@ var tirxExprBinOps = map[string]ir.BinOp{
 	"And": ir.And, "Or": ir.Or,
 }
 
-func tirxExprAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
+func tirxExprAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	if op, ok := tirxExprBinOps[name]; ok {
-		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.tirxExprBinary(name, op, c) }), true
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tirxExprBinary(ev, name, op, c) }), true
 	}
 	switch name {
 	case "Not":
-		return Builtin("T.Not", (*Evaluator).tirxExprNot), true
+		return eval.Builtin("T.Not", tirxExprNot), true
 	case "Cast":
-		return Builtin("T.Cast", (*Evaluator).tirxExprCast), true
+		return eval.Builtin("T.Cast", tirxExprCast), true
 	}
 	return nil, false
 }
 
 // tirxExprBinary is T.<Op>(a, b, span=None).
-func (ev *Evaluator) tirxExprBinary(name string, op ir.BinOp, c *Call) Value {
+func tirxExprBinary(ev *eval.Evaluator, name string, op ir.BinOp, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, name, 2, "a", "b", "span") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	a, b := c.Arg(0, "a"), c.Arg(1, "b")
-	if IsErr(a) {
+	if eval.IsErr(a) {
 		return ev.NeedConcrete(a, c.ArgSpan(0, "a"), "T."+name+"'s a")
 	}
-	if IsErr(b) {
+	if eval.IsErr(b) {
 		return ev.NeedConcrete(b, c.ArgSpan(1, "b"), "T."+name+"'s b")
 	}
 	var ae, be ir.Expr
 	var ok1, ok2 bool
-	if x, ok := a.(*ExprV); ok {
+	if x, ok := a.(*eval.ExprV); ok {
 		ae, ok1 = x.E, true
-		be, ok2 = ev.ToIR(b, ExprType(ae))
+		be, ok2 = ev.ToIR(b, eval.ExprType(ae))
 	} else {
 		be, ok2 = ev.ToIR(b, ir.DataType{})
-		ae, ok1 = ev.ToIR(a, ExprType(be))
+		ae, ok1 = ev.ToIR(a, eval.ExprType(be))
 	}
 	if !ok1 {
-		return ev.Errorf(c.ArgSpan(0, "a"), CodeType, "T.%s expects a scalar expression, got %s", name, Describe(a))
+		return ev.Errorf(c.ArgSpan(0, "a"), eval.CodeType, "T.%s expects a scalar expression, got %s", name, eval.Describe(a))
 	}
 	if !ok2 {
-		return ev.Errorf(c.ArgSpan(1, "b"), CodeType, "T.%s expects a scalar expression, got %s", name, Describe(b))
+		return ev.Errorf(c.ArgSpan(1, "b"), eval.CodeType, "T.%s expects a scalar expression, got %s", name, eval.Describe(b))
 	}
 	if op == ir.And || op == ir.Or {
 		// the node itself: mkBin would fold constant integer operands
-		return &ExprV{Base: Base{c.At}, E: &ir.Binary{Op: op, A: ae, B: be, Span: c.At}}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Binary{Op: op, A: ae, B: be, Span: c.At}}
 	}
-	return &ExprV{Base: Base{c.At}, E: MkBin(op, ae, be, c.At)}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: eval.MkBin(op, ae, be, c.At)}
 }
 
 // tirxExprNot is T.Not(a, span=None).
-func (ev *Evaluator) tirxExprNot(c *Call) Value {
+func tirxExprNot(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "Not", 1, "a", "span") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	a := c.Arg(0, "a")
-	if IsErr(a) {
+	if eval.IsErr(a) {
 		return ev.NeedConcrete(a, c.ArgSpan(0, "a"), "T.Not's a")
 	}
 	e, ok := ev.ToIR(a, ir.DataType{})
 	if !ok {
-		return ev.Errorf(c.ArgSpan(0, "a"), CodeType, "T.Not expects a scalar expression, got %s", Describe(a))
+		return ev.Errorf(c.ArgSpan(0, "a"), eval.CodeType, "T.Not expects a scalar expression, got %s", eval.Describe(a))
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Not{X: e, Span: c.At}}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Not{X: e, Span: c.At}}
 }
 
 // tirxExprCast is T.Cast(dtype, value, span=None), the node constructor
 // (dtype first, unlike T.cast(value, dtype)).
-func (ev *Evaluator) tirxExprCast(c *Call) Value {
+func tirxExprCast(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "Cast", 2, "dtype", "value", "span") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt, ok := ev.DtypeOf(c.Arg(0, "dtype"), c.ArgSpan(0, "dtype"))
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	v := c.Arg(1, "value")
-	if IsErr(v) {
+	if eval.IsErr(v) {
 		return ev.NeedConcrete(v, c.ArgSpan(1, "value"), "T.Cast's value")
 	}
-	return ev.castTo(v, dt, c.ArgSpan(1, "value"), c.At)
+	return ev.CastTo(v, dt, c.ArgSpan(1, "value"), c.At)
 }
