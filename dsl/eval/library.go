@@ -75,8 +75,6 @@ type Hooks struct {
 	// TAttr resolves T.<name> for names the T module does not model
 	// itself (the IR builder's names, T.And, ...).
 	TAttr func(ev *Evaluator, name string, span source.Span) (Value, bool)
-	// TvmTirxAttr resolves tvm.tirx.<name> and tvm.tir.<name>.
-	TvmTirxAttr func(ev *Evaluator, name string, span source.Span) (Value, bool)
 	// AllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(...); TMEMPool is
 	// T.TMEMPool(...).
 	AllocTcgen05Frag func(ev *Evaluator, c *Call) Value

@@ -32,7 +32,7 @@ func (ev *Evaluator) canonicalModule(path string) string {
 		return tPath
 	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
 		return txPath
-	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
+	case "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
 	case "os": // bind_environ.go
 		return path
@@ -61,11 +61,6 @@ func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 		return &ModuleV{Base: Base{span}, Path: tPath, Name: "T", Attr: tAttr}
 	case txPath:
 		return &ModuleV{Base: Base{span}, Path: txPath, Name: "Tx", Attr: txModuleAttr, names: txNames()}
-	case "tvm":
-		return &ModuleV{Base: Base{span}, Path: "tvm", Name: "tvm", Attr: tvmAttr}
-	case "tvm.runtime":
-		// tvm.runtime.DataType is tvm.DataType.
-		return &ModuleV{Base: Base{span}, Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr}
 	case "math":
 		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
@@ -173,31 +168,6 @@ func (ev *Evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 		}
 		fr.env.set(name, v)
 	}
-}
-
-// ---- tvm ----
-
-func tvmAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
-	switch name {
-	case "runtime":
-		return ev.Module("tvm.runtime", span), true
-	case "tirx", "tir": // tirxlib/tirx_op.go
-		return &ModuleV{Base: Base{span}, Path: "tvm." + name, Name: name, Attr: ev.hooks().TvmTirxAttr}, true
-	case "ir":
-		return ev.Module("tvm.ir", span), true
-	case "DataType":
-		return Builtin("tvm.DataType", func(ev *Evaluator, c *Call) Value {
-			if !ev.CheckArgs(c, "DataType", 1, "dtype") {
-				return Poison(c.At)
-			}
-			dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
-			if !ok {
-				return Poison(c.At)
-			}
-			return &DTypeV{Base: Base{c.At}, DT: dt}
-		}), true
-	}
-	return nil, false
 }
 
 // dtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).

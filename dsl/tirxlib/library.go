@@ -20,6 +20,8 @@ func Library() *eval.Library { return library }
 const gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
 
 var library = eval.NewLibrary([]eval.LibModule{
+	{Path: "tvm", Name: "tvm", Attr: tvmAttr},             // tvm.go
+	{Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr}, // tvm.go: tvm.runtime.DataType is tvm.DataType
 	{ // layout.go
 		Path:    eval.LayoutPath,
 		Aliases: []string{"tvm.tir.layout"},
@@ -63,7 +65,6 @@ var library = eval.NewLibrary([]eval.LibModule{
 	{Path: "tvm.ir", Name: "ir", Attr: irAttr},         // ir_type.go
 }, eval.Hooks{
 	TAttr:                  builderIRAttr,          // builder_ir.go
-	TvmTirxAttr:            tvmTirxAttr,            // tirx_op.go
 	AllocTcgen05Frag:       tAllocTcgen05Frag,      // layout.go
 	TMEMPool:               tTMEMPool,              // alloc_pool.go
 	ValidateMMAAllocShape:  validateMMAAllocShape,  // alloc_pool.go
