@@ -7,7 +7,7 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// getAttr evaluates obj.name; a missing attribute is an error.
+// GetAttr evaluates obj.name; a missing attribute is an error.
 func (ev *Evaluator) GetAttr(obj Value, name string, nameSpan, span source.Span) Value {
 	if v := ev.attr(obj, name, nameSpan, span, false); v != nil {
 		return v

@@ -7,7 +7,7 @@ import (
 	"github.com/tilels/tilels/dsl/syntax"
 )
 
-// call is one evaluated call: callee-independent argument values.
+// Call is one evaluated call: callee-independent argument values.
 type Call struct {
 	Node     *syntax.Call // nil for synthesized calls
 	At       source.Span  // the whole call
@@ -156,7 +156,7 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	return ev.CallValue(fn, c)
 }
 
-// callValue calls fn.
+// CallValue calls fn.
 func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 	switch f := fn.(type) {
 	case *FuncV:
@@ -364,7 +364,7 @@ func plural(n int) string {
 
 // ---- argument helpers for builtins ----
 
-// arg returns positional argument i or keyword name (nil when absent).
+// Arg returns positional argument i or keyword name (nil when absent).
 func (c *Call) Arg(i int, name string) Value {
 	if i >= 0 && i < len(c.Args) {
 		return c.Args[i]
@@ -377,7 +377,7 @@ func (c *Call) Arg(i int, name string) Value {
 	return nil
 }
 
-// argSpan is the span of positional argument i or of keyword name's value.
+// ArgSpan is the span of positional argument i or of keyword name's value.
 func (c *Call) ArgSpan(i int, name string) source.Span {
 	if i >= 0 && i < len(c.Args) {
 		return c.ArgSpans[i]
@@ -390,7 +390,7 @@ func (c *Call) ArgSpan(i int, name string) source.Span {
 	return c.At
 }
 
-// kw returns keyword argument name.
+// Kw returns keyword argument name.
 func (c *Call) Kw(name string) (Value, bool) {
 	for _, k := range c.Kwargs {
 		if k.Name == name {
@@ -400,7 +400,7 @@ func (c *Call) Kw(name string) (Value, bool) {
 	return nil, false
 }
 
-// checkArgs validates the argument count and keyword names of a builtin.
+// CheckArgs validates the argument count and keyword names of a builtin.
 // params lists parameter names in positional order; a trailing "*" entry
 // allows extra keywords.
 func (ev *Evaluator) CheckArgs(c *Call, fname string, minPos int, params ...string) bool {
@@ -460,7 +460,7 @@ func (ev *Evaluator) CheckArgs(c *Call, fname string, minPos int, params ...stri
 	return true
 }
 
-// firstErr returns the first poison/unbound/opaque value among vs,
+// FirstErr returns the first poison/unbound/opaque value among vs,
 // looking inside tuples, lists and slices.
 func FirstErr(vs ...Value) Value {
 	for _, v := range vs {
@@ -474,7 +474,7 @@ func FirstErr(vs ...Value) Value {
 	return nil
 }
 
-// intArg converts v (at span) to an int, reporting a type error.
+// IntArg converts v (at span) to an int, reporting a type error.
 func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing %s", what)
@@ -495,7 +495,7 @@ func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool
 	return 0, false
 }
 
-// intsArg converts an int or a sequence of ints.
+// IntsArg converts an int or a sequence of ints.
 func (ev *Evaluator) IntsArg(v Value, span source.Span, what string) ([]int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing %s", what)
@@ -537,7 +537,7 @@ func IsSeq(v Value) bool {
 	return false
 }
 
-// describe is a short description of v for messages: its repr for small
+// Describe is a short description of v for messages: its repr for small
 // Python values, else its type.
 func Describe(v Value) string {
 	if v == nil {

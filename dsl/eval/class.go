@@ -731,7 +731,7 @@ func (ev *Evaluator) setAttr(obj Value, name string, v Value, span source.Span) 
 	}
 }
 
-// storeAttr sets an attribute without the frozen check (generated
+// StoreAttr sets an attribute without the frozen check (generated
 // __init__, replace).
 func (ev *Evaluator) StoreAttr(o *InstanceV, name string, v Value, span source.Span) bool {
 	if _, ok := o.Attrs[name]; !ok {
@@ -748,7 +748,7 @@ func (ev *Evaluator) StoreAttr(o *InstanceV, name string, v Value, span source.S
 	return true
 }
 
-// callClass is Cls(...): an enum lookup, a dataclass's generated
+// CallClass is Cls(...): an enum lookup, a dataclass's generated
 // __init__, or a plain class's __init__.
 func (ev *Evaluator) CallClass(cls *ClassV, c *Call) Value {
 	if cls == objectClass {

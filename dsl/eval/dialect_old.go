@@ -124,7 +124,7 @@ func hasTirxTrue(def *syntax.FunctionDef) bool {
 	return false
 }
 
-// inOldDialect reports whether the kernel being evaluated is written in
+// InOldDialect reports whether the kernel being evaluated is written in
 // the older dialect.
 func (ev *Evaluator) InOldDialect() bool {
 	return ev.Kern != nil && isOldDialectDef(ev.Kern.K.Def)

@@ -19,7 +19,7 @@ import (
 // that needs it) then reports "not modelled: dynamic buffer dimension
 // `seq_len` of `q`" at itself, once per call, instead of vanishing.
 
-// dynShapePrefix starts the path of such a value (see dynamicShapeWhy).
+// DynShapePrefix starts the path of such a value (see dynamicShapeWhy).
 const DynShapePrefix = "dynamic buffer dimension `"
 
 // unbuiltBuffer is the value of a buffer declaration whose shape could not

@@ -253,7 +253,7 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 	return ev
 }
 
-// evaluator holds the state of one Evaluate call.
+// Evaluator holds the state of one Evaluate call.
 type Evaluator struct {
 	file     *source.File
 	Opts     Options
@@ -368,7 +368,7 @@ func (ev *Evaluator) unit(st *site, fn func()) {
 	fn()
 }
 
-// panicInTests makes recovered panics re-panic (set by tests).
+// PanicInTests makes recovered panics re-panic (set by tests).
 var PanicInTests = false
 
 func (ev *Evaluator) report(d diag.Diagnostic) {
@@ -378,7 +378,7 @@ func (ev *Evaluator) report(d diag.Diagnostic) {
 	*ev.sink = append(*ev.sink, d)
 }
 
-// errorf reports an error and returns a poison value at span.
+// Errorf reports an error and returns a poison value at span.
 func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) Value {
 	if !ev.halted {
 		ev.report(diag.Errorf(span, code, format, args...))
@@ -386,7 +386,7 @@ func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) 
 	return &PoisonV{Base{span}}
 }
 
-// pyErrorf reports a Python runtime error (NameError, KeyError, a failed
+// PyErrorf reports a Python runtime error (NameError, KeyError, a failed
 // assert, ...) as eval/type. Outside kernels during a speculative factory
 // call it reports nothing: that code runs on partly unknown inputs, and
 // opaque calls may have mutated its containers, so its failures are not
@@ -406,7 +406,7 @@ func (ev *Evaluator) Warnf(span source.Span, code, format string, args ...any) {
 
 func Poison(span source.Span) Value { return &PoisonV{Base{span}} }
 
-// needConcrete is called where a concrete value is required but v is
+// NeedConcrete is called where a concrete value is required but v is
 // poison, unbound or opaque. It reports what is appropriate and returns a
 // poison value, or v itself for an unbound value outside kernels (it is
 // reported only if a kernel ends up needing it).

@@ -716,7 +716,7 @@ func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 	}, true
 }
 
-// iterate materializes a Python iterable (ranges up to the step budget).
+// Iterate materializes a Python iterable (ranges up to the step budget).
 // The elements of a tuple or list and the keys of a dict are returned as
 // they are: shared, so the caller must not modify the slice or keep it in
 // a new container without copying it (the containers themselves never
@@ -765,7 +765,7 @@ func (ev *Evaluator) Iterate(v Value, span source.Span) ([]Value, bool) {
 
 // ---- conversions ----
 
-// toInt returns v as an int when it is a Python int/bool or a constant
+// ToInt returns v as an int when it is a Python int/bool or a constant
 // integer device expression.
 func ToInt(v Value) (int64, bool) {
 	switch v := v.(type) {
@@ -801,7 +801,7 @@ func toFloat(v Value) (float64, bool) {
 	return 0, false
 }
 
-// isPyNum reports whether v is a Python int, bool or float.
+// IsPyNum reports whether v is a Python int, bool or float.
 func IsPyNum(v Value) bool {
 	switch v.(type) {
 	case *IntV, *BoolV, *FloatV:
@@ -985,7 +985,7 @@ func spansOf(vs []Value) []source.Span {
 	return out
 }
 
-// seqElts returns the elements of a tuple or list (nil for anything
+// SeqElts returns the elements of a tuple or list (nil for anything
 // else: a str's characters are made only where they are needed, see
 // strIndex and iterate).
 func SeqElts(obj Value) []Value {

@@ -108,7 +108,7 @@ func proveEqual(a, b ir.Expr) bool {
 	return true
 }
 
-// simplifySub returns hi − lo, folded to a constant when the difference of
+// SimplifySub returns hi − lo, folded to a constant when the difference of
 // the linear forms is constant (A[i*8 : i*8 + 8] has extent 8).
 func SimplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
 	// Constant bounds (A[0:32]), the common case, without the printer

@@ -45,7 +45,7 @@ func (ev *Evaluator) canonicalModule(path string) string {
 	return ""
 }
 
-// resolvePath returns the modelled module at path, or an opaque value.
+// ResolvePath returns the modelled module at path, or an opaque value.
 func (ev *Evaluator) ResolvePath(path string, span source.Span) Value {
 	if m := ev.Module(path, span); m != nil {
 		return m
@@ -53,7 +53,7 @@ func (ev *Evaluator) ResolvePath(path string, span source.Span) Value {
 	return &OpaqueV{Base{span}, path}
 }
 
-// module returns the modelled module at path, or nil.
+// Module returns the modelled module at path, or nil.
 func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 	canon := ev.canonicalModule(path)
 	switch canon {
@@ -170,7 +170,7 @@ func (ev *Evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 	}
 }
 
-// dtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
+// DtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
 func (ev *Evaluator) DtypeOf(v Value, span source.Span) (ir.DataType, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeDtype, "missing dtype")

@@ -37,7 +37,7 @@ var irBinOps = map[string]ir.BinOp{
 	"<<": ir.Shl, ">>": ir.Shr, "&": ir.BitAnd, "|": ir.BitOr, "^": ir.BitXor,
 }
 
-// binop evaluates x op y. inplace is set for augmented assignment (lists
+// Binop evaluates x op y. inplace is set for augmented assignment (lists
 // are extended in place).
 func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool) Value {
 	if p := propagate(span, x, y); p != nil {
@@ -415,7 +415,7 @@ func (ev *Evaluator) deviceBinop(op string, x, y Value, span source.Span) Value 
 	return &ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
 }
 
-// mkBin builds a op b with integer constant folding and the identities
+// MkBin builds a op b with integer constant folding and the identities
 // x+0, x-0, x*1, x*0, x//1, x%1.
 func MkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
 	ca, aok := a.(*ir.IntImm)
@@ -524,7 +524,7 @@ func foldCompare(op ir.BinOp, a, b int64) (int64, bool) {
 	return 0, true
 }
 
-// toIR converts a scalar value to an ir.Expr. Python numbers take the dtype
+// ToIR converts a scalar value to an ir.Expr. Python numbers take the dtype
 // hint when it fits (an int next to a float16 expression becomes a float16
 // constant); otherwise ints are int32 and floats float32, as in TVM.
 func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
@@ -564,7 +564,7 @@ func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 	return nil, false
 }
 
-// exprType is the result dtype of e (invalid when unknown or void).
+// ExprType is the result dtype of e (invalid when unknown or void).
 func ExprType(e ir.Expr) ir.DataType {
 	switch e := e.(type) {
 	case *ir.IntImm:

@@ -323,7 +323,7 @@ func ptxChainOf(name, rest string) (Construct, bool) {
 	return Construct{SurfaceName, name, release.Only(release.R027), instead}, true
 }
 
-// otherRelease reports c at span when the chosen release does not have it
+// OtherRelease reports c at span when the chosen release does not have it
 // (once per span: the diagnostics of a file are deduplicated), and says
 // whether it is. how says what the evaluator does then: "modelled as 0.25
 // does", "not modelled".
@@ -345,7 +345,7 @@ func (ev *Evaluator) OtherRelease(span source.Span, c Construct, how string) boo
 	return true
 }
 
-// modelledAs is the otherRelease tail for a construct the evaluator models
+// ModelledAs is the otherRelease tail for a construct the evaluator models
 // as its own releases do.
 func ModelledAs(c Construct) string {
 	for i := len(release.All) - 1; i >= 0; i-- {

@@ -303,7 +303,7 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 	fr.env.set(t.Id, v)
 }
 
-// storeScalar emits buf[0] = v when old, the value an assignment target
+// StoreScalar emits buf[0] = v when old, the value an assignment target
 // holds, is a one-element buffer or its element (scalarBuffer), as
 // TVMScript does for names and attributes; false when it is not one or v
 // is not a scalar.

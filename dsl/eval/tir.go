@@ -13,7 +13,7 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// kernelState is the state of the kernel being evaluated.
+// KernelState is the state of the kernel being evaluated.
 type KernelState struct {
 	K           *Kernel
 	host, body  []ir.Stmt
@@ -257,7 +257,7 @@ func (ev *Evaluator) AddBufferSite(b *ir.Buffer, nameSpan, declSpan, layoutSpan 
 	}
 }
 
-// requireKernel reports a device-only construct used outside a kernel body.
+// RequireKernel reports a device-only construct used outside a kernel body.
 func (ev *Evaluator) RequireKernel(c *Call, what string) bool {
 	if ev.Kern != nil && ev.Emit != nil {
 		return true
@@ -432,7 +432,7 @@ func (ev *Evaluator) tDeviceEntry(c *Call) Value {
 	return &NoneV{Base{c.At}}
 }
 
-// shapeArg converts a static shape: an int or a sequence of ints.
+// ShapeArg converts a static shape: an int or a sequence of ints.
 func (ev *Evaluator) ShapeArg(v Value, span source.Span) ([]int64, bool) {
 	if v == nil {
 		ev.Errorf(span, CodeType, "missing buffer shape")
@@ -475,7 +475,7 @@ func (ev *Evaluator) ShapeArg(v Value, span source.Span) ([]int64, bool) {
 	return out, true
 }
 
-// layoutArg converts a layout= argument for buf (nil means absent, i.e.
+// LayoutArg converts a layout= argument for buf (nil means absent, i.e.
 // "default"). It also checks that the layout covers the buffer's shape.
 func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout.Layout {
 	scopeHasNoDefault := strings.HasPrefix(buf.Scope, "trn.")
@@ -730,7 +730,7 @@ func (ev *Evaluator) tDeclScalar(c *Call) Value {
 	return ScalarOf(ev.tDeclBuffer(decl), c.At)
 }
 
-// scalarOf is the element buf[0] of a one-element buffer value.
+// ScalarOf is the element buf[0] of a one-element buffer value.
 func ScalarOf(v Value, span source.Span) Value {
 	b, ok := v.(*BufferV)
 	if !ok {
@@ -1021,7 +1021,7 @@ func (ev *Evaluator) tCast(c *Call) Value {
 	return ev.CastTo(c.Args[0], dt, c.ArgSpans[0], c.At)
 }
 
-// castTo converts v to dt: Python numbers become typed constants.
+// CastTo converts v to dt: Python numbers become typed constants.
 func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Value {
 	if IsErr(v) {
 		return v
@@ -1365,7 +1365,7 @@ func (ev *Evaluator) mathCall(name string, op ir.BinOp, c *Call) Value {
 	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: opName, Args: args, Type: t, Span: c.At}}
 }
 
-// intrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
+// IntrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	ev.checkSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
@@ -1553,7 +1553,7 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 
 // ---- buffers: indexing, stores, attributes ----
 
-// bufferIndex evaluates buf[idx]: a scalar load when every dimension has
+// BufferIndex evaluates buf[idx]: a scalar load when every dimension has
 // a scalar index, else a region (spec §1.4).
 func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) Value {
 	buf := bv.B
@@ -2034,7 +2034,7 @@ func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
 	return &OpaqueV{Base{span}, "SMEMPool." + name}
 }
 
-// poolAlloc is SMEMPool.alloc(shape, dtype="float32", strides=None,
+// PoolAlloc is SMEMPool.alloc(shape, dtype="float32", strides=None,
 // scope="shared.dyn", align=0, layout="default").
 func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	if !ev.RequireKernel(c, "SMEMPool.alloc") || !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "strides", "scope", "align", "layout") {

@@ -397,7 +397,7 @@ func errInSeen(v Value, depth int, seen *map[Value]bool) Value {
 	return nil
 }
 
-// isErr reports whether v is a value that silently absorbs operations
+// IsErr reports whether v is a value that silently absorbs operations
 // (poison, unbound, opaque).
 func IsErr(v Value) bool {
 	switch v.(type) {
@@ -784,7 +784,7 @@ func (d *DictV) get(k Value) (Value, bool, bool) {
 	return nil, false, true
 }
 
-// set stores k: v without charging the value budget (for entries of
+// Set stores k: v without charging the value budget (for entries of
 // bounded size; the evaluator's own paths use evaluator.setEntry).
 func (d *DictV) Set(k, v Value) bool {
 	key, ok := hashKey(k)

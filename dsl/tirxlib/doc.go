@@ -1,8 +1,24 @@
 // Package tirxlib models the TIRx/TVM library for the interpreter of
-// dsl/eval: the modules a kernel file imports from tvm (tile schedulers,
-// ...) and torch's static part. Each model lives in a file named after the
-// library module it mirrors (tile_scheduler.go for
-// tvm.backend.cuda.lang.tile_scheduler, torch.go for torch, ...).
+// dsl/eval: the modules a kernel file imports from tvm and torch's static
+// part. Each model lives in a file named after the library module it
+// mirrors:
+//
+//	tvm.go                     tvm, tvm.runtime (DataType)
+//	layout*.go                 tvm.tirx.layout (specs, TileLayout, swizzles,
+//	                           packing, TMEM layouts), tma_utils
+//	gemm_async.go              tile_primitive.gemm_async (sf_*_layout)
+//	alloc_pool.go              tvm.backend.cuda.lang.alloc_pool (TMEMPool)
+//	pipeline.go, pipeline_remote.go
+//	                           tvm.backend.cuda.lang.pipeline
+//	tile_scheduler.go          tvm.backend.cuda.lang.tile_scheduler
+//	buffer.go, buffer_view*.go tvm/tirx/buffer.py (with_dtype, sub, permute,
+//	                           the rearranging and tile views)
+//	builder_ir.go, builder_tirx.go
+//	                           tvm/tirx/script/builder (ir.py, tirx.py)
+//	tirx_expr.go, tirx_op.go   tvm/tirx/expr.py, tvm/tirx/op.py
+//	ir_type.go                 tvm.ir.type
+//	torch.go                   torch (dtypes, empty/zeros/ones)
+//	library.go                 the table: Library()
 //
 // Contract:
 //
