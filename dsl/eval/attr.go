@@ -40,7 +40,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 				return x
 			}
 		}
-		if o.Path == txPath {
+		if o.Path == TxPath {
 			if quiet {
 				return nil
 			}
@@ -53,7 +53,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case AttrValue: // a library value (library.go)
 		v = o.LibAttr(ev, name, span)
 	case *TxNSV:
-		v = ev.txAttr(o, name, nameSpan, span, quiet)
+		v = ev.libTxAttr(o, name, nameSpan, span, quiet) // library.go
 		if v == nil && !quiet {
 			return Poison(span)
 		}

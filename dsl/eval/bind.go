@@ -230,7 +230,7 @@ func (ev *Evaluator) findDirectives(f *syntax.File) {
 			ev.directives[fd] = append(ev.directives[fd], d)
 			continue
 		}
-		ev.report(diag.Errorf(d.comment, CodeDirective, "`# tilels: bind` must stand directly above a def"))
+		ev.Report(diag.Errorf(d.comment, CodeDirective, "`# tilels: bind` must stand directly above a def"))
 	}
 }
 
@@ -393,17 +393,17 @@ func (ev *Evaluator) evalDirective(def *syntax.FunctionDef, d directive, params 
 		if len(ds) > 0 {
 			msg = ds[0].Message
 		}
-		ev.report(diag.Errorf(d.comment, CodeDirective, "bad `# tilels: bind` directive: %s", msg))
+		ev.Report(diag.Errorf(d.comment, CodeDirective, "bad `# tilels: bind` directive: %s", msg))
 		return nil, false
 	}
 	return ev.evalBindKeywords(kws, params, def, func(sp source.Span, format string, args ...any) {
-		ev.report(diag.Errorf(sp, CodeDirective, format, args...))
+		ev.Report(diag.Errorf(sp, CodeDirective, format, args...))
 	})
 }
 
 func (ev *Evaluator) evalSetting(def *syntax.FunctionDef, name, text string, params map[string]bool) []Binding {
 	fail := func(format string, args ...any) {
-		ev.report(diag.Errorf(def.Name.Loc, CodeDirective, "bind setting for `%s`: %s", name, fmt.Sprintf(format, args...)))
+		ev.Report(diag.Errorf(def.Name.Loc, CodeDirective, "bind setting for `%s`: %s", name, fmt.Sprintf(format, args...)))
 	}
 	kws, ds := parseBindText("<bind setting>", []byte(text), 3)
 	if kws == nil {

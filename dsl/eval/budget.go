@@ -252,14 +252,14 @@ func count(n int64) string {
 func (ev *Evaluator) stopFile() {
 	ev.fileOut = true
 	ev.fileSteps = 0
-	ev.halted = true
+	ev.Halted = true
 }
 
 const restNotEvaluated = "; the rest of the file is not evaluated"
 
 // step counts one unit of work; it returns false once the budget is spent.
 func (ev *Evaluator) step(span source.Span) bool {
-	if ev.halted {
+	if ev.Halted {
 		return false
 	}
 	ev.steps++
@@ -275,7 +275,7 @@ func (ev *Evaluator) step(span source.Span) bool {
 // bytesPerStep) as n/per steps; it returns false once the budget is
 // spent.
 func (ev *Evaluator) work(span source.Span, n, per int) bool {
-	if ev.halted {
+	if ev.Halted {
 		return false
 	}
 	k := n / per
@@ -339,7 +339,7 @@ func keySize(v Value, limit, depth int) int {
 // outOfSteps halts the unit, reporting the unit's or the file's step
 // budget at span (the Python loop being run, if any).
 func (ev *Evaluator) outOfSteps(span source.Span) bool {
-	ev.halted = true
+	ev.Halted = true
 	if ev.fileOut {
 		return false // reported when it ran out
 	}
@@ -348,7 +348,7 @@ func (ev *Evaluator) outOfSteps(span source.Span) bool {
 	}
 	if max := fileStepsFactor * ev.Opts.MaxSteps; ev.totalSteps > max {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
+		ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
 			max, ev.spentOn(func(s *site) int64 { return int64(s.steps) }, func(n int64) string { return count(n) + " steps" }), restNotEvaluated))
 		return false
 	}
@@ -356,10 +356,10 @@ func (ev *Evaluator) outOfSteps(span source.Span) bool {
 		// The unit made its kernels before it ran out: what is lost is
 		// host code after them (a test's numpy reference loops), not a
 		// kernel. Say so without calling the file wrong.
-		ev.report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.Opts.MaxSteps))
+		ev.Report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.Opts.MaxSteps))
 		return false
 	}
-	ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.Opts.MaxSteps))
+	ev.Report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.Opts.MaxSteps))
 	return false
 }
 
@@ -385,11 +385,11 @@ func (ev *Evaluator) countIR(s ir.Stmt) bool {
 	}
 	ev.stopFile()
 	if call && ev.tileCalls > ev.Opts.MaxTileCalls {
-		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
+		ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
 			ev.Opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
 		return false
 	}
-	ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
+	ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
 		ev.Opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
 	return false
 }
@@ -399,7 +399,7 @@ func (ev *Evaluator) countIR(s ir.Stmt) bool {
 // eval/too-large error at span, when the unit's or the file's budget
 // would be exceeded; nothing should then be allocated.
 func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
-	if ev.halted {
+	if ev.Halted {
 		return false
 	}
 	unitLeft := ev.Opts.MaxBytes - ev.bytes
@@ -411,12 +411,12 @@ func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
 		ev.site.bytes += n
 		return true
 	}
-	ev.halted = true
+	ev.Halted = true
 	if n > unitLeft {
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.Opts.MaxBytes, ev.bytes))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.Opts.MaxBytes, ev.bytes))
 	} else {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 	}
 	return false
 }
@@ -429,23 +429,23 @@ func (ev *Evaluator) bytesSpent() string {
 // refuse stops the unit for a value known only to be longer than the
 // room left (a repr cut at the budget).
 func (ev *Evaluator) refuse(span source.Span, what string) {
-	if ev.halted {
+	if ev.Halted {
 		return
 	}
-	ev.halted = true
+	ev.Halted = true
 	unitLeft := ev.Opts.MaxBytes - ev.bytes
 	fileMax := fileBytesFactor * ev.Opts.MaxBytes
 	if fileLeft := fileMax - ev.totalBytes; fileLeft < unitLeft {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 		return
 	}
-	ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.Opts.MaxBytes, ev.bytes))
+	ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.Opts.MaxBytes, ev.bytes))
 }
 
 // room is how many more bytes the current unit may charge.
 func (ev *Evaluator) room() int64 {
-	if ev.halted {
+	if ev.Halted {
 		return 0
 	}
 	return max(0, min(ev.Opts.MaxBytes-ev.bytes, fileBytesFactor*ev.Opts.MaxBytes-ev.totalBytes))

@@ -409,7 +409,7 @@ func biDict(ev *Evaluator, c *Call) Value {
 	for _, k := range c.Kwargs {
 		ev.setEntry(d, &StrV{Base{k.At}, k.Name}, k.V, k.At)
 	}
-	if ev.halted {
+	if ev.Halted {
 		return Poison(c.At)
 	}
 	return d
@@ -1099,7 +1099,7 @@ func (ev *Evaluator) strFormat(f string, c *Call) Value {
 			v = &StrV{Base{c.At}, s}
 		}
 		s, ok := ev.formatValue(v, spec, c.At)
-		if ev.halted {
+		if ev.Halted {
 			return Poison(c.At)
 		}
 		if !ok {
@@ -1145,7 +1145,7 @@ func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 				return c.Args[0]
 			}
 			if !ev.extend(l, c.Args[0], c.At) {
-				if ev.halted {
+				if ev.Halted {
 					return Poison(c.At)
 				}
 				return ev.PyErrorf(c.ArgSpans[0], "'%s' object is not iterable", c.Args[0].TypeName())
@@ -1322,7 +1322,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 					ev.setEntry(d, s.Keys[i], s.Vals[i], c.At)
 				}
 			}
-			if ev.halted {
+			if ev.Halted {
 				return Poison(c.At)
 			}
 			return &NoneV{Base{c.At}}
@@ -1333,7 +1333,7 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 			for i := range d.Keys {
 				ev.setEntry(n, d.Keys[i], d.Vals[i], c.At)
 			}
-			if ev.halted {
+			if ev.Halted {
 				return Poison(c.At)
 			}
 			return n

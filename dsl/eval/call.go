@@ -36,7 +36,7 @@ type Kwarg struct {
 }
 
 func (ev *Evaluator) evalCall(fr *frame, e *syntax.Call) Value {
-	if ev.Kern != nil && maybeTileCall(e) {
+	if ev.Kern != nil && ev.maybeTileCall(e) {
 		return ev.evalTileSite(fr, e)
 	}
 	return ev.evalCallNoSite(fr, e)
@@ -44,12 +44,12 @@ func (ev *Evaluator) evalCall(fr *frame, e *syntax.Call) Value {
 
 // maybeTileCall reports whether e's callee could be a tile primitive: an
 // attribute named like one, or a plain name (a Tx op chosen from a dict).
-func maybeTileCall(e *syntax.Call) bool {
+func (ev *Evaluator) maybeTileCall(e *syntax.Call) bool {
 	switch f := e.Func.(type) {
 	case *syntax.Name:
 		return true
 	case *syntax.Attribute:
-		return isTileOp(f.Attr.Id)
+		return ev.libIsTileOp(f.Attr.Id)
 	}
 	return false
 }
@@ -71,7 +71,7 @@ func (ev *Evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	case *TxOpV:
 		ev.noteSite(e, f.Op, f.Scope, needs)
 	case *PoisonV, *UnboundV, *OpaqueV, *BuiltinV:
-		if op, scope, ok := tileCallSyntax(fr, e, ev.InOldDialect()); ok {
+		if op, scope, ok := ev.tileCallSyntax(fr, e, ev.InOldDialect()); ok {
 			ev.noteSite(e, op, scope, needs)
 		}
 	}
@@ -166,7 +166,7 @@ func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 	case *BuiltinV:
 		return f.Fn(ev, c)
 	case *TxOpV:
-		return ev.tileCall(f, c)
+		return ev.libTileCall(f, c) // library.go
 	case *IntrinsicV:
 		return ev.IntrinsicCall(f, c)
 	case *DTypeV:

@@ -355,7 +355,7 @@ func (ev *Evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	cs := newScope(fr.env)
 	body := &frame{env: cs, fn: fr.fn}
 	for _, st := range s.Body {
-		if ev.halted {
+		if ev.Halted {
 			return
 		}
 		// Annotations in a class body only declare fields: they are not

@@ -170,7 +170,7 @@ var oldScopeIDKinds = map[[2]string]ir.ScopeIDKind{
 // tAttr's meaning applies.
 func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool) {
 	if !ev.InOldDialect() {
-		if sc, ok := txScopes[name]; ok {
+		if sc, ok := ev.libTxScope(name); ok {
 			return &TxNSV{Base{span}, sc, name}, true
 		}
 		return nil, false
@@ -185,7 +185,7 @@ func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool)
 	if name == "PoolAllocator" {
 		return Builtin("T.PoolAllocator", (*Evaluator).tSMEMPool), true
 	}
-	if !isTileOp(name) {
+	if !ev.libIsTileOp(name) {
 		return nil, false
 	}
 	if name == "copy" {
@@ -206,7 +206,7 @@ func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool)
 				if f == nil {
 					return Poison(c.At)
 				}
-				return ev.tileCall(f.(*TxOpV), c)
+				return ev.libTileCall(f.(*TxOpV), c)
 			}
 		}
 		if isBuiltin {
@@ -288,7 +288,7 @@ func (ev *Evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, spa
 	case *PoisonV, *UnboundV:
 		return x
 	}
-	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + Clip(ev.text(idx[0].Span()), 40)
+	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + Clip(ev.Text(idx[0].Span()), 40)
 	return &out
 }
 
@@ -400,11 +400,11 @@ func (ev *Evaluator) oldCopy(c *Call) Value {
 		}
 	}
 	if wait == "" {
-		return ev.tileCall(f, c)
+		return ev.libTileCall(f, c)
 	}
 	async := *f
 	async.Op = "copy_async"
-	v := ev.tileCall(&async, c)
+	v := ev.libTileCall(&async, c)
 	if !IsErr(v) {
 		ev.EmitStmt(&ir.Evaluate{X: &ir.Call{Op: wait, Span: c.At}, Span: c.At})
 	}

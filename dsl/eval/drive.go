@@ -289,7 +289,7 @@ func (ev *Evaluator) overBudget(span source.Span) bool {
 	}
 	if !ev.budgetReported {
 		ev.budgetReported = true
-		ev.report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.Opts.MaxSteps))
+		ev.Report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.Opts.MaxSteps))
 	}
 	return true
 }
@@ -308,7 +308,7 @@ func (ev *Evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 			return nil
 		}
 		if total > ev.Opts.MaxCases {
-			ev.report(diag.Infof(axes[0].At, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
+			ev.Report(diag.Infof(axes[0].At, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
 		}
 	} else {
 		cases = []gridCase{{}}
@@ -433,7 +433,7 @@ func (ev *Evaluator) configsJob() *driveJob {
 func (ev *Evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
 	idx := spread(len(cfgs), ev.Opts.MaxCases)
 	if len(cfgs) > ev.Opts.MaxCases {
-		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
+		ev.Report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
 	}
 	// The runner passes an entry without its "label" (runner.py's
 	// `{k: v for k, v in config.items() if k != "label"}`); a get_kernel
@@ -589,9 +589,9 @@ func containsStr(ss []string, s string) bool {
 // tileCallSyntax recognizes Tx.op(...), Tx.<scope>.op(...) and
 // getattr(Tx, ...).op(...) without evaluating them; with old (a kernel
 // of the older dialect), also op(...) on tvm.script.tirx itself.
-func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok bool) {
+func (ev *Evaluator) tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok bool) {
 	a, isAttr := c.Func.(*syntax.Attribute)
-	if !isAttr || !isTileOp(a.Attr.Id) {
+	if !isAttr || !ev.libIsTileOp(a.Attr.Id) {
 		return "", "", false
 	}
 	isTx := func(e syntax.Expr) bool {
@@ -601,7 +601,7 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 		}
 		v, _ := fr.env.lookup(n.Id)
 		m, ok := v.(*ModuleV)
-		return ok && m.Path == txPath
+		return ok && m.Path == TxPath
 	}
 	switch x := a.X.(type) {
 	case *syntax.Name:
@@ -617,7 +617,7 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 			}
 		}
 	case *syntax.Attribute:
-		if sc, ok := txScopes[x.Attr.Id]; ok && (isTx(x.X) || isTirxModule(fr, x.X)) {
+		if sc, ok := ev.libTxScope(x.Attr.Id); ok && (isTx(x.X) || isTirxModule(fr, x.X)) {
 			return a.Attr.Id, sc, true
 		}
 	case *syntax.Call:
@@ -641,7 +641,7 @@ func (ev *Evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 	}
 	syntax.Inspect(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Call); ok {
-			if op, scope, ok := tileCallSyntax(fr, c, ev.InOldDialect()); ok {
+			if op, scope, ok := ev.tileCallSyntax(fr, c, ev.InOldDialect()); ok {
 				ev.noteSite(c, op, scope, needs)
 			}
 		}

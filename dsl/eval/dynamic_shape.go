@@ -225,7 +225,7 @@ func runtimeDim(buf *ir.Buffer, d int) bool {
 }
 
 // dimExtent is the extent of dimension d of buf as an expression.
-func dimExtent(buf *ir.Buffer, d int, span source.Span) ir.Expr {
+func DimExtent(buf *ir.Buffer, d int, span source.Span) ir.Expr {
 	if runtimeDim(buf, d) {
 		return buf.ShapeExpr[d]
 	}
@@ -240,7 +240,7 @@ var runtimeShapeOps = map[string]bool{"copy": true}
 
 // runtimeShapeOperand reports (and returns false for) a region operand on
 // a buffer with a runtime dimension that tc's variants do not model.
-func (ev *Evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
+func (ev *Evaluator) RuntimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
 	d := r.Buf.RuntimeDim()
 	if runtimeShapeOps[tc.Op] {
 		if d == 0 && runtimeExtentModelled(r.Buf) {

@@ -242,7 +242,7 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 		if ev.fileOut {
 			break // the file's budget ran out (reported once, budget.go)
 		}
-		ev.unit(ev.siteOf(siteLine, "", s.Span()), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		ev.unit(ev.siteOf(siteLine, "", s.Span()), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.Halted })
 		if stop {
 			break
 		}
@@ -266,7 +266,7 @@ type Evaluator struct {
 	badSyntax bool
 	steps     int
 	bytes     int64 // the value bytes the current unit has built (budget.go)
-	halted    bool  // the current unit's step or value budget ran out
+	Halted    bool  // the current unit's step or value budget ran out
 	depth     int
 
 	// oobRegions is set while the arguments of a copy_async call are
@@ -347,21 +347,21 @@ type nameHint struct {
 // recovered panics. Its work is charged to st (budget.go), and to the
 // file's budgets.
 func (ev *Evaluator) unit(st *site, fn func()) {
-	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
+	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.Halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	savedCollecting, savedNeeds, savedSite := ev.collecting, len(ev.needs), ev.site
 	savedMade := ev.madeAtUnit
-	ev.steps, ev.halted, ev.curLoop, ev.bytes, ev.site, ev.madeAtUnit = 0, false, source.NoSpan, 0, st, ev.made
+	ev.steps, ev.Halted, ev.curLoop, ev.bytes, ev.site, ev.madeAtUnit = 0, false, source.NoSpan, 0, st, ev.made
 	defer func() {
 		ev.madeAtUnit = savedMade
-		ev.steps, ev.halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
+		ev.steps, ev.Halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
 		ev.depth, ev.tryDepth, ev.hint, ev.site = savedDepth, savedTry, savedHint, savedSite
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {
 			if PanicInTests {
 				panic(r)
 			}
-			ev.report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
+			ev.Report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
 				"internal error in evaluator: %v", r))
 		}
 	}()
@@ -371,7 +371,7 @@ func (ev *Evaluator) unit(st *site, fn func()) {
 // PanicInTests makes recovered panics re-panic (set by tests).
 var PanicInTests = false
 
-func (ev *Evaluator) report(d diag.Diagnostic) {
+func (ev *Evaluator) Report(d diag.Diagnostic) {
 	if ev.imp != nil && ev.imp.call != nil {
 		d = ev.imp.call.relocate(d) // imports.go
 	}
@@ -380,8 +380,8 @@ func (ev *Evaluator) report(d diag.Diagnostic) {
 
 // Errorf reports an error and returns a poison value at span.
 func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) Value {
-	if !ev.halted {
-		ev.report(diag.Errorf(span, code, format, args...))
+	if !ev.Halted {
+		ev.Report(diag.Errorf(span, code, format, args...))
 	}
 	return &PoisonV{Base{span}}
 }
@@ -399,8 +399,8 @@ func (ev *Evaluator) PyErrorf(span source.Span, format string, args ...any) Valu
 }
 
 func (ev *Evaluator) Warnf(span source.Span, code, format string, args ...any) {
-	if !ev.halted {
-		ev.report(diag.Warningf(span, code, format, args...))
+	if !ev.Halted {
+		ev.Report(diag.Warningf(span, code, format, args...))
 	}
 }
 
@@ -576,7 +576,7 @@ func (ev *Evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 }
 
 // text returns the source text of span.
-func (ev *Evaluator) text(span source.Span) string {
+func (ev *Evaluator) Text(span source.Span) string {
 	if ev.imp != nil && ev.imp.anchors[span] {
 		return "(imported code)" // its spans are the import statement's (imports.go)
 	}

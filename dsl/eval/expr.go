@@ -92,7 +92,7 @@ func (ev *Evaluator) expr(fr *frame, e syntax.Expr) Value {
 		fr.env.set(e.Target.Id, v)
 		return v
 	case *syntax.Await, *syntax.Yield, *syntax.YieldFrom:
-		return &OpaqueV{Base{sp}, ev.text(sp)}
+		return &OpaqueV{Base{sp}, ev.Text(sp)}
 	case *syntax.BadExpr:
 		return Poison(sp)
 	}
@@ -264,7 +264,7 @@ func (ev *Evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 		v = &StrV{Base{v.Span()}, s}
 	}
 	s, ok := ev.formatValue(v, spec, e.Loc)
-	if ev.halted {
+	if ev.Halted {
 		return Poison(e.Loc)
 	}
 	if !ok {
@@ -513,7 +513,7 @@ func (ev *Evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 			ev.PyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
 		}
 	}
-	if ev.halted {
+	if ev.Halted {
 		return Poison(e.Loc)
 	}
 	return d
@@ -588,7 +588,7 @@ func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 				return ev.PyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
 			}
 		}
-		if ev.halted {
+		if ev.Halted {
 			return Poison(span)
 		}
 		return d

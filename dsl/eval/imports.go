@@ -398,7 +398,7 @@ func (ev *Evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 		for _, d := range dropped {
 			if d.Code == CodeBudget || d.Code == CodeTooLarge {
 				d.Message = "in imported module `" + m.name + "`: " + d.Message
-				ev.report(d)
+				ev.Report(d)
 			}
 		}
 	}()
@@ -408,7 +408,7 @@ func (ev *Evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 			return
 		}
 		stop := false
-		ev.unit(ev.siteOf(siteLine, "", anchor), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		ev.unit(ev.siteOf(siteLine, "", anchor), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.Halted })
 		if stop {
 			return
 		}

@@ -93,7 +93,7 @@ func linear(e ir.Expr, p *printer) (map[string]linTerm, int64) {
 }
 
 // proveEqual reports whether a and b are provably equal as linear forms.
-func proveEqual(a, b ir.Expr) bool {
+func ProveEqual(a, b ir.Expr) bool {
 	p := newPrinter(true)
 	ta, ca := linear(a, p)
 	tb, cb := linear(b, p)

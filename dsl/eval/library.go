@@ -108,6 +108,16 @@ type Hooks struct {
 	// (`4 @ laneid`, spec + spec + offset); ok false when x op y is not
 	// one.
 	LayoutBinop func(ev *Evaluator, op string, x, y Value, span source.Span) (Value, bool)
+	// IsTileOp reports whether name is a tile primitive of Tx (the module
+	// TxPath); TxScope is the execution scope a Tx.<name> namespace (Tx.cta,
+	// Tx.warp, ...) stands for.
+	IsTileOp func(name string) bool
+	TxScope  func(name string) (string, bool)
+	// TxAttr resolves an attribute of a Tx scope namespace (Tx.warp.copy).
+	TxAttr func(ev *Evaluator, ns *TxNSV, name string, nameSpan, span source.Span, quiet bool) Value
+	// TileCall evaluates a call of a tile primitive: an ir.TileCall in the
+	// kernel being built.
+	TileCall func(ev *Evaluator, f *TxOpV, c *Call) Value
 	// SpecSubscript is b[idx] of a layout spec builder.
 	SpecSubscript func(ev *Evaluator, b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value
 }
@@ -213,7 +223,7 @@ func (ev *Evaluator) libBufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.Da
 	return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a laid-out buffer"}
 }
 
-func (ev *Evaluator) libCheckGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
+func (ev *Evaluator) LibCheckGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
 	if h := ev.hooks().CheckGather4; h != nil {
 		return h(ev, tc, src, gather4)
 	}
@@ -255,4 +265,32 @@ func (ev *Evaluator) libModuleAttr(path, name string, span source.Span) (Value, 
 		return m.Attr(ev, name, span)
 	}
 	return nil, false
+}
+
+func (ev *Evaluator) libIsTileOp(name string) bool {
+	if h := ev.hooks().IsTileOp; h != nil {
+		return h(name)
+	}
+	return false
+}
+
+func (ev *Evaluator) libTxScope(name string) (string, bool) {
+	if h := ev.hooks().TxScope; h != nil {
+		return h(name)
+	}
+	return "", false
+}
+
+func (ev *Evaluator) libTxAttr(ns *TxNSV, name string, nameSpan, span source.Span, quiet bool) Value {
+	if h := ev.hooks().TxAttr; h != nil {
+		return h(ev, ns, name, nameSpan, span, quiet)
+	}
+	return nil
+}
+
+func (ev *Evaluator) libTileCall(f *TxOpV, c *Call) Value {
+	if h := ev.hooks().TileCall; h != nil {
+		return h(ev, f, c)
+	}
+	return &OpaqueV{Base{c.At}, "a tile primitive call"}
 }

@@ -16,7 +16,7 @@ import (
 // with or without the operator/ level) reach the same namespace.
 const (
 	tPath      = "tvm.script.tirx"
-	txPath     = "tvm.script.tirx.tile"
+	TxPath     = "tvm.script.tirx.tile"
 	LayoutPath = "tvm.tirx.layout"
 	TmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
 	// gemmAsyncPath is the gemm_async variant module, whose layout helper
@@ -30,8 +30,6 @@ func (ev *Evaluator) canonicalModule(path string) string {
 	switch path {
 	case "tvm.script.tirx", "tvm.tirx.script":
 		return tPath
-	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
-		return txPath
 	case "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
 	case "os": // bind_environ.go
@@ -59,8 +57,6 @@ func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 	switch canon {
 	case tPath:
 		return &ModuleV{Base: Base{span}, Path: tPath, Name: "T", Attr: tAttr}
-	case txPath:
-		return &ModuleV{Base: Base{span}, Path: txPath, Name: "Tx", Attr: txModuleAttr, names: txNames()}
 	case "math":
 		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":

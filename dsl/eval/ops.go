@@ -78,7 +78,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 				if ev.extend(a, y, span) {
 					return a
 				}
-				if ev.halted {
+				if ev.Halted {
 					return Poison(span)
 				}
 			}
@@ -117,7 +117,7 @@ func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool
 				for i := range b.Keys {
 					ev.setEntry(d, b.Keys[i], b.Vals[i], span)
 				}
-				if ev.halted {
+				if ev.Halted {
 					return Poison(span)
 				}
 				return d
@@ -230,7 +230,7 @@ func (ev *Evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			full += string(conv)
 		}
 		out, ok := ev.formatValue(a, full, span)
-		if ev.halted {
+		if ev.Halted {
 			return Poison(span)
 		}
 		if !ok {
@@ -751,7 +751,7 @@ func (ev *Evaluator) Compare(op string, x, y Value, span source.Span) Value {
 			return p
 		}
 		r, ok := ev.contains(y, x, span)
-		if ev.halted {
+		if ev.Halted {
 			return Poison(span)
 		}
 		if !ok {

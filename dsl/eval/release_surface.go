@@ -374,7 +374,7 @@ func surfaceModuleAlias(path string) string {
 	switch path {
 	case tPath:
 		return "T."
-	case txPath:
+	case TxPath:
 		return "Tx."
 	case LayoutPath:
 		return "layout."
@@ -384,7 +384,7 @@ func surfaceModuleAlias(path string) string {
 
 // checkSurfaceName reports a name of a modelled module (or a T.cuda/T.ptx
 // intrinsic path, alias "T.") the chosen release does not have.
-func (ev *Evaluator) checkSurfaceName(alias, name string, span source.Span, how string) {
+func (ev *Evaluator) CheckSurfaceName(alias, name string, span source.Span, how string) {
 	if alias == "" {
 		return
 	}
@@ -545,7 +545,7 @@ var intrinsicNames = []Construct{
 func (ev *Evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 	if _, ok := SurfaceModuleOf(s.Module); ok {
 		span := s.Loc
-		if i := strings.Index(ev.text(s.Loc), s.Module); i >= 0 {
+		if i := strings.Index(ev.Text(s.Loc), s.Module); i >= 0 {
 			span = source.Span{Start: s.Loc.Start + source.Pos(i), End: s.Loc.Start + source.Pos(i+len(s.Module))}
 		}
 		ev.checkSurfaceModule(s.Module, span)
@@ -567,7 +567,7 @@ func (ev *Evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 // checked where they are called (Tx.cta.log2 as Tx.log2).
 func (ev *Evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
 	alias := surfaceModuleAlias(m.Path)
-	if alias == "" || (m.Path == txPath && isTileOp(name)) {
+	if alias == "" || (m.Path == TxPath && ev.libIsTileOp(name)) {
 		return
 	}
 	if _, listed := surfaceByAlias[alias][name]; !listed {
@@ -579,7 +579,7 @@ func (ev *Evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span)
 			how = ""
 		}
 	}
-	ev.checkSurfaceName(alias, name, span, how)
+	ev.CheckSurfaceName(alias, name, span, how)
 }
 
 // normPTX spells a T.ptx chain one way: "::" and "__" as "." and without the

@@ -22,7 +22,7 @@ const (
 
 func (ev *Evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
 	for _, s := range ss {
-		if ev.halted {
+		if ev.Halted {
 			return ctrlRaise
 		}
 		if c := ev.execStmt(fr, s); c != ctrlNone {
@@ -101,7 +101,7 @@ func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 		if len(s.Handlers) > 0 {
 			ev.tryDepth--
 		}
-		if c == ctrlRaise && !ev.halted && len(s.Handlers) > 0 {
+		if c == ctrlRaise && !ev.Halted && len(s.Handlers) > 0 {
 			h := s.Handlers[0]
 			if h.Name != nil {
 				fr.env.set(h.Name.Id, &OpaqueV{Base{h.Name.Loc}, "exception"})
@@ -253,7 +253,7 @@ func (ev *Evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 		ev.Errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
 	case *syntax.BadExpr:
 	default:
-		ev.Errorf(target.Span(), CodeType, "cannot assign to %s", Clip(ev.text(target.Span()), 40))
+		ev.Errorf(target.Span(), CodeType, "cannot assign to %s", Clip(ev.Text(target.Span()), 40))
 	}
 }
 

@@ -111,7 +111,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 			if n > 1 {
 				more = fmt.Sprintf(" (and %d more statement%s in this kernel)", n-1, plural(n-1))
 			}
-			ev.Warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", Clip(ev.text(ks.ignored[0]), 60), more)
+			ev.Warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", Clip(ev.Text(ks.ignored[0]), 60), more)
 		}
 	})
 	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
@@ -1368,7 +1368,7 @@ func (ev *Evaluator) mathCall(name string, op ir.BinOp, c *Call) Value {
 // IntrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
-	ev.checkSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
+	ev.CheckSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
 	var args []ir.Expr
 	all := append([]Value(nil), c.Args...)
 	for _, k := range c.Kwargs {
@@ -1577,7 +1577,7 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		sp := e.Index.Span()
 		if d >= len(idx) {
 			mins[d] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: e.Loc}
-			exts[d] = dimExtent(buf, d, e.Loc)
+			exts[d] = DimExtent(buf, d, e.Loc)
 			continue
 		}
 		x := idx[d]
@@ -1598,7 +1598,7 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 				return ev.Errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Lo))
 			}
 			if _, none := s.Hi.(*NoneV); none {
-				hi = dimExtent(buf, d, sp)
+				hi = DimExtent(buf, d, sp)
 			} else if hi, ok = ev.IndexExpr(s.Hi); !ok {
 				return ev.Errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Hi))
 			}
@@ -1668,7 +1668,7 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 	}
 	ld, ok := r.(*ExprV)
 	if !ok {
-		ev.Errorf(e.Loc, CodeType, "cannot assign to buffer region %s; use Tx.copy or Tx.fill", ev.text(e.Loc))
+		ev.Errorf(e.Loc, CodeType, "cannot assign to buffer region %s; use Tx.copy or Tx.fill", ev.Text(e.Loc))
 		return
 	}
 	load := ld.E.(*ir.Load)

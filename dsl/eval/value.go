@@ -827,3 +827,9 @@ func (d *DictV) del(k Value) bool {
 	}
 	return true
 }
+
+// IsNoneV reports whether v is Python's None.
+func IsNoneV(v Value) bool {
+	_, ok := v.(*NoneV)
+	return ok
+}

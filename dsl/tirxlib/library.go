@@ -20,6 +20,13 @@ func Library() *eval.Library { return library }
 const gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
 
 var library = eval.NewLibrary([]eval.LibModule{
+	{ // tile.go: the tile primitives
+		Path:    eval.TxPath,
+		Aliases: []string{"tvm.tirx.script.tile"},
+		Name:    "Tx",
+		Attr:    txModuleAttr,
+		Names:   txNames(),
+	},
 	{Path: "tvm", Name: "tvm", Attr: tvmAttr},             // tvm.go
 	{Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr}, // tvm.go: tvm.runtime.DataType is tvm.DataType
 	{ // layout.go
@@ -78,6 +85,10 @@ var library = eval.NewLibrary([]eval.LibModule{
 	LayoutAttr:             layoutAttr,             // layout.go
 	LayoutBinop:            layoutBinop,            // layout.go
 	SpecSubscript:          specSubscript,          // layout.go
+	IsTileOp:               isTileOp,               // tile.go
+	TxScope:                txScope,                // tile.go
+	TxAttr:                 txAttr,                 // tile.go
+	TileCall:               tileCall,               // tile.go
 })
 
 // bufferAttr is the Buffer attributes modelled here: sub (a

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 
 	"github.com/tilels/tilels/dsl/diag"
@@ -38,27 +40,27 @@ func txNames() []string {
 	return names
 }
 
-func txModuleAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
+func txModuleAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	if sc, ok := txScopes[name]; ok {
-		return &TxNSV{Base{span}, sc, name}, true
+		return &eval.TxNSV{Base: eval.Base{At: span}, Scope: sc, Label: name}, true
 	}
 	if isTileOp(name) {
-		return &TxOpV{Base: Base{span}, Op: name, Scope: "thread", NameSpan: span}, true
+		return &eval.TxOpV{Base: eval.Base{At: span}, Op: name, Scope: "thread", NameSpan: span}, true
 	}
 	if name == "compose_op" {
-		return &OpaqueV{Base{span}, "Tx.compose_op"}, true
+		return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "Tx.compose_op"}, true
 	}
 	return nil, false
 }
 
-func (ev *Evaluator) txAttr(ns *TxNSV, name string, nameSpan, span source.Span, quiet bool) Value {
+func txAttr(ev *eval.Evaluator, ns *eval.TxNSV, name string, nameSpan, span source.Span, quiet bool) eval.Value {
 	if isTileOp(name) {
-		return &TxOpV{Base: Base{span}, Op: name, Scope: ns.Scope, NameSpan: nameSpan}
+		return &eval.TxOpV{Base: eval.Base{At: span}, Op: name, Scope: ns.Scope, NameSpan: nameSpan}
 	}
 	if quiet {
 		return nil
 	}
-	ev.Errorf(nameSpan, CodeUnknownOp, "'Tx.%s.%s' is not a tile primitive; the 'Tx.%s.' scope prefix applies only to tile primitives", ns.Label, name, ns.Label)
+	ev.Errorf(nameSpan, eval.CodeUnknownOp, "'Tx.%s.%s' is not a tile primitive; the 'Tx.%s.' scope prefix applies only to tile primitives", ns.Label, name, ns.Label)
 	return nil
 }
 
@@ -111,20 +113,20 @@ var strictOps = map[string]bool{
 
 // tileArg is one bound tile-primitive argument.
 type tileArg struct {
-	v    Value
+	v    eval.Value
 	span source.Span
 }
 
 // tileCall emits a TileCall for Tx.<scope>.<op>(...).
-func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
+func tileCall(ev *eval.Evaluator, f *eval.TxOpV, c *eval.Call) eval.Value {
 	label := "Tx." + f.Op
-	if f.Scope != "thread" || strings.Contains(ev.text(c.FnSpan), ".thread.") {
+	if f.Scope != "thread" || strings.Contains(ev.Text(c.FnSpan), ".thread.") {
 		label = "Tx." + f.Scope + "." + f.Op
 	}
 	if !ev.RequireKernel(c, label) {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	ev.checkSurfaceName("Tx.", f.Op, c.FnSpan, "") // release_surface.go
+	ev.CheckSurfaceName("Tx.", f.Op, c.FnSpan, "") // release_surface.go
 	sig, known := tileSigs[f.Op]
 	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.At, OpSpan: c.FnSpan}
 	bound := map[string]tileArg{}
@@ -139,7 +141,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 			bound["dispatch"] = tileArg{a, c.ArgSpans[i]}
 			dispatchSpan = c.ArgSpans[i]
 		case known:
-			return ev.Errorf(c.ArgSpans[i], CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.Args))
+			return ev.Errorf(c.ArgSpans[i], eval.CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.Args))
 		default:
 			generic = append(generic, tileArg{a, c.ArgSpans[i]})
 		}
@@ -152,7 +154,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 			ok = false
 		case known && slices.Contains(sig.params, k.Name):
 			if _, dup := bound[k.Name]; dup {
-				ev.Errorf(k.At, CodeType, "%s() got multiple values for argument '%s'", label, k.Name)
+				ev.Errorf(k.At, eval.CodeType, "%s() got multiple values for argument '%s'", label, k.Name)
 				ok = false
 				continue
 			}
@@ -162,7 +164,7 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 			dispatchSpan = k.Vspan
 		case k.Name == "workspace" || k.Name == "scope":
 		default:
-			if cv, good := ev.configValue(k, label); good {
+			if cv, good := configValue(ev, k, label); good {
 				tc.Config = append(tc.Config, cv)
 			} else if cv.Key == "" {
 				ok = false
@@ -171,60 +173,60 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 	}
 	if d, has := bound["dispatch"]; has {
 		switch x := d.v.(type) {
-		case *StrV:
+		case *eval.StrV:
 			tc.Dispatch, tc.DispatchSpan = x.V, dispatchSpan
-		case *NoneV:
+		case *eval.NoneV:
 		default:
-			if IsErr(x) {
+			if eval.IsErr(x) {
 				ev.NeedConcrete(x, d.span, label+"'s dispatch")
 			} else {
-				ev.Errorf(d.span, CodeType, "dispatch must be a variant name string, got %s", Describe(x))
+				ev.Errorf(d.span, eval.CodeType, "dispatch must be a variant name string, got %s", eval.Describe(x))
 			}
 			ok = false
 		}
 	}
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	if !known {
 		for _, a := range generic {
-			e, good := ev.lenientOperand(a)
+			e, good := lenientOperand(ev, a)
 			if !good {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			tc.Args = append(tc.Args, e)
 			tc.ArgSpans = append(tc.ArgSpans, a.span)
 		}
-		if ev.checkOperandLayouts(tc) {
+		if checkOperandLayouts(ev, tc) {
 			ev.EmitStmt(tc)
 		}
-		return &NoneV{Base{c.At}}
+		return &eval.NoneV{Base: eval.Base{At: c.At}}
 	}
 	for i := 0; i < sig.required; i++ {
 		if _, has := bound[sig.params[i]]; !has {
-			return ev.Errorf(c.At, CodeType, "%s() missing required argument '%s'", label, sig.params[i])
+			return ev.Errorf(c.At, eval.CodeType, "%s() missing required argument '%s'", label, sig.params[i])
 		}
 	}
 	// Builder-side validation (tile.py _validate_tile_call): dst, and src
 	// where the op needs it, must be a Buffer or BufferRegion.
-	if d, has := bound["dst"]; has && !ev.requireBuffer(f.Op, "dst", d) {
-		return Poison(c.At)
+	if d, has := bound["dst"]; has && !requireBuffer(ev, f.Op, "dst", d) {
+		return eval.Poison(c.At)
 	}
 	switch f.Op {
 	case "cast", "max", "min", "permute_layout", "silu", "copy", "copy_async":
-		if src, has := bound["src"]; has && !ev.requireBuffer(f.Op, "src", src) {
-			return Poison(c.At)
+		if src, has := bound["src"]; has && !requireBuffer(ev, f.Op, "src", src) {
+			return eval.Poison(c.At)
 		}
 	case "sqrt", "exp", "exp2", "log2", "reciprocal":
 		if src, has := bound["src"]; has {
-			if _, none := src.v.(*NoneV); !none && !ev.requireBuffer(f.Op, "src", src) {
-				return Poison(c.At)
+			if _, none := src.v.(*eval.NoneV); !none && !requireBuffer(ev, f.Op, "src", src) {
+				return eval.Poison(c.At)
 			}
 		}
 	}
 	for i, p := range sig.params {
 		a, has := bound[p]
-		if !has || IsNoneV(a.v) {
+		if !has || eval.IsNoneV(a.v) {
 			switch {
 			case p == "src" && i == 1 && f.Op != "sum" && f.Op != "permute_layout":
 				a, has = bound["dst"], true // src defaults to dst
@@ -238,12 +240,12 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 		good := true
 		if strictOps[f.Op] || p == "dst" || p == "src" {
 			regionOnly := p == "dst" || p == "src"
-			e, good = ev.tileOperand(a, label, p, !regionOnly)
+			e, good = tileOperand(ev, a, label, p, !regionOnly)
 		} else {
-			e, good = ev.lenientOperand(a)
+			e, good = lenientOperand(ev, a)
 		}
 		if !good {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		tc.Args = append(tc.Args, e)
 		tc.ArgSpans = append(tc.ArgSpans, a.span)
@@ -252,47 +254,42 @@ func (ev *Evaluator) tileCall(f *TxOpV, c *Call) Value {
 		// A gather4 copy_async reads four source rows the region does not
 		// show (tirxlib/builder_tirx.go).
 		g4, _ := c.Kw("gather4")
-		if IsNoneV(g4) {
+		if eval.IsNoneV(g4) {
 			g4 = nil
 		}
-		if !ev.checkCopy(tc, f.Op, g4) {
-			return Poison(c.At)
+		if !checkCopy(ev, tc, f.Op, g4) {
+			return eval.Poison(c.At)
 		}
 	}
-	if ev.checkOperandLayouts(tc) {
+	if checkOperandLayouts(ev, tc) {
 		ev.EmitStmt(tc)
 	}
-	return &NoneV{Base{c.At}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
-func IsNoneV(v Value) bool {
-	_, ok := v.(*NoneV)
-	return ok
-}
-
-func (ev *Evaluator) requireBuffer(op, arg string, a tileArg) bool {
+func requireBuffer(ev *eval.Evaluator, op, arg string, a tileArg) bool {
 	switch a.v.(type) {
-	case *BufferV, *RegionV:
+	case *eval.BufferV, *eval.RegionV:
 		return true
 	}
-	if IsErr(a.v) {
+	if eval.IsErr(a.v) {
 		ev.NeedConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
 		return false
 	}
-	ev.Errorf(a.span, CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
+	ev.Errorf(a.span, eval.CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
 	return false
 }
 
 // tileOperand converts a bound argument: buffers become full regions,
 // regions stay, scalars (when allowed) become expressions.
-func (ev *Evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) (ir.Expr, bool) {
+func tileOperand(ev *eval.Evaluator, a tileArg, label, param string, scalarOK bool) (ir.Expr, bool) {
 	switch x := a.v.(type) {
-	case *BufferV:
+	case *eval.BufferV:
 		return fullRegion(x.B, a.span), true
-	case *RegionV:
+	case *eval.RegionV:
 		return x.R, true
 	}
-	if IsErr(a.v) {
+	if eval.IsErr(a.v) {
 		ev.NeedConcrete(a.v, a.span, label+" operands")
 		return nil, false
 	}
@@ -306,9 +303,9 @@ func (ev *Evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 		what = "a buffer region or a scalar"
 	}
 	if param == "" {
-		ev.Errorf(a.span, CodeType, "%s operand must be %s, got %s", label, what, Describe(a.v))
+		ev.Errorf(a.span, eval.CodeType, "%s operand must be %s, got %s", label, what, eval.Describe(a.v))
 	} else {
-		ev.Errorf(a.span, CodeType, "%s `%s` must be %s, got %s", label, param, what, Describe(a.v))
+		ev.Errorf(a.span, eval.CodeType, "%s `%s` must be %s, got %s", label, param, what, eval.Describe(a.v))
 	}
 	return nil, false
 }
@@ -316,20 +313,20 @@ func (ev *Evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 // lenientOperand converts an operand of a tile primitive outside spec
 // §1.5: regions, scalars and strings convert; anything else (tuples of
 // axes, lambdas) becomes nil.
-func (ev *Evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
+func lenientOperand(ev *eval.Evaluator, a tileArg) (ir.Expr, bool) {
 	switch x := a.v.(type) {
-	case *BufferV:
+	case *eval.BufferV:
 		return fullRegion(x.B, a.span), true
-	case *RegionV:
+	case *eval.RegionV:
 		return x.R, true
-	case *StrV:
+	case *eval.StrV:
 		return &ir.StringImm{Value: x.V, Span: a.span}, true
-	case *TupleV:
-		return ev.tupleOperand(x.Elts, a)
-	case *ListV:
-		return ev.tupleOperand(x.Elts, a)
+	case *eval.TupleV:
+		return tupleOperand(ev, x.Elts, a)
+	case *eval.ListV:
+		return tupleOperand(ev, x.Elts, a)
 	}
-	if IsErr(a.v) {
+	if eval.IsErr(a.v) {
 		ev.NeedConcrete(a.v, a.span, "a tile primitive operand")
 		return nil, false
 	}
@@ -342,10 +339,10 @@ func (ev *Evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
 // tupleOperand converts a tuple or list operand of scalars (a reduction's
 // axes) into an *ir.Tuple; an element that is not a scalar makes the
 // whole operand unknown (nil), as for any other lenient operand.
-func (ev *Evaluator) tupleOperand(elts []Value, a tileArg) (ir.Expr, bool) {
+func tupleOperand(ev *eval.Evaluator, elts []eval.Value, a tileArg) (ir.Expr, bool) {
 	t := &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: a.span}
 	for _, v := range elts {
-		if IsErr(v) {
+		if eval.IsErr(v) {
 			ev.NeedConcrete(v, a.span, "a tile primitive operand")
 			return nil, false
 		}
@@ -362,43 +359,43 @@ func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
 	r := &ir.Region{Buf: b, Min: make([]ir.Expr, len(b.Shape)), Extent: make([]ir.Expr, len(b.Shape)), Span: span}
 	for i := range b.Shape {
 		r.Min[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: span}
-		r.Extent[i] = dimExtent(b, i, span)
+		r.Extent[i] = eval.DimExtent(b, i, span)
 	}
 	return r
 }
 
 // configValue converts one config keyword argument. ok is false when the
 // value cannot be represented; Key is empty when an error was reported.
-func (ev *Evaluator) configValue(k Kwarg, label string) (ir.KV, bool) {
+func configValue(ev *eval.Evaluator, k eval.Kwarg, label string) (ir.KV, bool) {
 	kv := ir.KV{Key: k.Name, Span: k.At}
 	switch x := k.V.(type) {
-	case *NoneV:
+	case *eval.NoneV:
 		return kv, false // an absent option
-	case *StrV:
+	case *eval.StrV:
 		kv.Value = &ir.StringImm{Value: x.V, Span: x.At}
 		return kv, true
-	case *BufferV:
+	case *eval.BufferV:
 		kv.Value = &ir.BufferData{Buf: x.B, Span: x.At}
 		return kv, true
-	case *RegionV:
+	case *eval.RegionV:
 		kv.Value = x.R
 		return kv, true
-	case *DTypeV:
+	case *eval.DTypeV:
 		kv.Value = &ir.StringImm{Value: x.DT.String(), Span: x.At}
 		return kv, true
-	case *ListV, *TupleV:
+	case *eval.ListV, *eval.TupleV:
 		// a sequence (gather4=[...], src_selector=[(pred, buf)]) is stored
 		// as a tuple: variants that do not read the key ignore it, as the
 		// reference ignores config keys it does not know
-		if t, bad := ev.configSeq(k.V); bad == nil {
+		if t, bad := configSeq(ev, k.V); bad == nil {
 			kv.Value = t
 			return kv, true
-		} else if IsErr(bad) {
+		} else if eval.IsErr(bad) {
 			ev.NeedConcrete(bad, k.At, label+"'s "+k.Name)
 			return ir.KV{}, false
 		}
 	}
-	if IsErr(k.V) {
+	if eval.IsErr(k.V) {
 		ev.NeedConcrete(k.V, k.At, label+"'s "+k.Name)
 		return ir.KV{}, false
 	}
@@ -406,8 +403,8 @@ func (ev *Evaluator) configValue(k Kwarg, label string) (ir.KV, bool) {
 		kv.Value = e
 		return kv, true
 	}
-	if !ev.halted {
-		ev.report(diag.Diagnostic{Span: k.At, Severity: diag.Information, Code: CodeType,
+	if !ev.Halted {
+		ev.Report(diag.Diagnostic{Span: k.At, Severity: diag.Information, Code: eval.CodeType,
 			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; the call is not dispatched", label, k.Name, k.V.TypeName())})
 	}
 	// Without the option the call would mean something else: drop it.
@@ -417,29 +414,29 @@ func (ev *Evaluator) configValue(k Kwarg, label string) (ir.KV, bool) {
 // configSeq converts a list or tuple config value into an *ir.Tuple of
 // scalars, strings, buffer data pointers, regions and nested tuples; bad
 // is the first element it cannot represent.
-func (ev *Evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
-	var elts []Value
+func configSeq(ev *eval.Evaluator, v eval.Value) (t *ir.Tuple, bad eval.Value) {
+	var elts []eval.Value
 	switch x := v.(type) {
-	case *ListV:
+	case *eval.ListV:
 		elts = x.Elts
-	case *TupleV:
+	case *eval.TupleV:
 		elts = x.Elts
 	}
 	t = &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: v.Span()}
 	for _, e := range elts {
 		var x ir.Expr
 		switch y := e.(type) {
-		case *ListV, *TupleV:
-			sub, b := ev.configSeq(e)
+		case *eval.ListV, *eval.TupleV:
+			sub, b := configSeq(ev, e)
 			if b != nil {
 				return nil, b
 			}
 			x = sub
-		case *StrV:
+		case *eval.StrV:
 			x = &ir.StringImm{Value: y.V, Span: y.At}
-		case *BufferV:
+		case *eval.BufferV:
 			x = &ir.BufferData{Buf: y.B, Span: y.At}
-		case *RegionV:
+		case *eval.RegionV:
 			x = y.R
 		default:
 			var ok bool
@@ -455,7 +452,7 @@ func (ev *Evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
 // checkCopy runs the builder-side copy checks: region shapes (SEED
 // _check_copy_regions_match, exact text), payload bytes for TMA variants,
 // and dtypes (what every dispatch variant's validate_copy_op requires).
-func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool {
+func checkCopy(ev *eval.Evaluator, tc *ir.TileCall, name string, gather4 eval.Value) bool {
 	dst, ok1 := tc.Args[0].(*ir.Region)
 	src, ok2 := tc.Args[1].(*ir.Region)
 	if !ok1 || !ok2 {
@@ -466,19 +463,19 @@ func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 		// between regions of different shapes reaches the dispatcher,
 		// whose validate_copy_op declines every variant. From 0.26 the
 		// builder's _check_copy_regions_match raises the errors below.
-		return ev.checkCopyDtype(tc, dst, src, name)
+		return checkCopyDtype(ev, tc, dst, src, name)
 	}
 	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
 		if gather4 != nil {
-			if !ev.libCheckGather4(tc, src, gather4) { // library.go
+			if !ev.LibCheckGather4(tc, src, gather4) { // library.go
 				return false
 			}
 			sb *= 4
 		}
 		if dok && sok && db != sb {
-			ev.Errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
+			ev.Errorf(tc.Span, eval.CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
 			return false
 		}
 		return true
@@ -486,14 +483,14 @@ func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 	de, se := squeeze(dst.Extent), squeeze(src.Extent)
 	same := len(de) == len(se)
 	for i := 0; same && i < len(de); i++ {
-		same = proveEqual(de[i], se[i])
+		same = eval.ProveEqual(de[i], se[i])
 	}
 	if !same {
-		ev.Errorf(tc.Span, CodeShapeMismatch, "%s: dst region shape %s != src region shape %s; copy operands must cover identical regions - reshape via buffer views (unflatten/select/narrow/...) instead",
+		ev.Errorf(tc.Span, eval.CodeShapeMismatch, "%s: dst region shape %s != src region shape %s; copy operands must cover identical regions - reshape via buffer views (unflatten/select/narrow/...) instead",
 			name, pyStrList(de), pyStrList(se))
 		return false
 	}
-	return ev.checkCopyDtype(tc, dst, src, name)
+	return checkCopyDtype(ev, tc, dst, src, name)
 }
 
 // checkCopyDtype: the reference's builder checks shapes only (tirx.py
@@ -501,9 +498,9 @@ func (ev *Evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 // types of one width (uint8 storage of float8 scale factors, TMA's
 // byte-oriented copies) is a plain copy. tilels keeps refusing a copy
 // between widths, which no variant could lower.
-func (ev *Evaluator) checkCopyDtype(tc *ir.TileCall, dst, src *ir.Region, name string) bool {
+func checkCopyDtype(ev *eval.Evaluator, tc *ir.TileCall, dst, src *ir.Region, name string) bool {
 	if dst.Buf.Dtype != src.Buf.Dtype && dst.Buf.Dtype.Bits != src.Buf.Dtype.Bits {
-		ev.Errorf(tc.Span, CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
+		ev.Errorf(tc.Span, eval.CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
 		return false
 	}
 	return true
@@ -523,7 +520,7 @@ func squeeze(exts []ir.Expr) []ir.Expr {
 func pyStrList(es []ir.Expr) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = "'" + ExprString(e) + "'"
+		parts[i] = "'" + eval.ExprString(e) + "'"
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -543,7 +540,7 @@ func payloadBits(r *ir.Region) (int64, bool) {
 // checkOperandLayouts reports region operands whose buffer was declared
 // with layout=None: every dispatch variant needs a layout. It returns
 // false when it reported one.
-func (ev *Evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
+func checkOperandLayouts(ev *eval.Evaluator, tc *ir.TileCall) bool {
 	ok := true
 	seen := map[*ir.Buffer]bool{}
 	for i, a := range tc.Args {
@@ -562,13 +559,19 @@ func (ev *Evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
 			sp = tc.ArgSpans[i]
 		}
 		if r.Buf.RuntimeDim() >= 0 { // dynamic_shape.go
-			if !ev.runtimeShapeOperand(tc, r, sp) {
+			if !ev.RuntimeShapeOperand(tc, r, sp) {
 				ok = false
 			}
 			continue
 		}
-		ev.Errorf(sp, CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
+		ev.Errorf(sp, eval.CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
 		ok = false
 	}
 	return ok
+}
+
+// txScope is the scope a Tx.<name> namespace stands for.
+func txScope(name string) (string, bool) {
+	sc, ok := txScopes[name]
+	return sc, ok
 }
