@@ -20,8 +20,8 @@
 //     (library.go: an explicit table of LibModules plus the Hooks that the
 //     T module, Buffer and layout values call; dsl/tirxlib provides it).
 //     Without one those modules are opaque.
-//   - Imports are resolved by what they name: tvm.script.tirx (T),
-//     tvm.script.tirx.tile (Tx), the Library's modules under their
+//   - Imports are resolved by what they name: tvm.script.tirx (T), the
+//     Library's modules (Tx, the layouts, ...) under their
 //     paths, aliases and patterns, math, functools, itertools, copy,
 //     numpy, operator, os, random, pytest, dataclasses, enum. A module found as a
 //     .py file under Options.ImportRoots (or relative to Options.Path) is
@@ -93,7 +93,7 @@
 // a Python number assigned in a kernel body stays a Python value (TVM
 // would make it a local scalar), so shapes and slices computed from it
 // stay static. Buffer subscripts with a slice or fewer indices than
-// dimensions are regions (spec §1.4); Tx calls become ir.TileCall with
+// dimensions are regions (spec §1.4); Tx calls become ir.TileCall (tirxlib/tile.go) with
 // arguments in spec §1.5 order (ArgSpans aligned with Args, NoSpan for
 // defaulted ones) and every other keyword in Config. T.SMEMPool's alloc
 // and alloc_mma / alloc_tcgen05_mma_AB declare shared.dyn views of one

@@ -3,6 +3,8 @@
 // part. Each model lives in a file named after the library module it
 // mirrors:
 //
+//	tile.go                    tvm.script.tirx.tile (Tx): the tile
+//	                           primitives as ir.TileCalls
 //	tvm.go                     tvm, tvm.runtime (DataType)
 //	layout*.go                 tvm.tirx.layout (specs, TileLayout, swizzles,
 //	                           packing, TMEM layouts), tma_utils
