@@ -30,7 +30,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		return ev.ResolvePath(o.Path+"."+name, span)
 	case *ModuleV:
 		ev.checkSurfaceAttr(o, name, nameSpan) // release_surface.go
-		if o.Path == tPath {
+		if o.Path == TPath {
 			if x, ok := ev.oldDialectAttr(name, span); ok {
 				return x
 			}
@@ -163,7 +163,7 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *LayoutV, *AxisV, *IterV, *SpecV:
 		v = ev.libLayoutAttr(obj, name, span) // library.go
 	case *PoolV:
-		v = ev.PoolAttr(o, name, span)
+		v = ev.libPoolAttr(o, name, span) // library.go
 	case *IntrinsicV:
 		v = &IntrinsicV{Base{span}, o.Path + "." + name}
 	case *KernelV:

@@ -309,7 +309,7 @@ func biRange(ev *Evaluator, c *Call) Value {
 		}
 	}
 	if device {
-		return ev.loopValue("range", ir.Serial, c, c.Args)
+		return ev.LoopValue("range", ir.Serial, c, c.Args)
 	}
 	var ns [3]int64
 	for i, a := range c.Args {

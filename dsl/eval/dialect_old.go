@@ -179,11 +179,12 @@ func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool)
 		scope := name
 		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.oldScopeCall(scope, c) }), true
 	}
-	if _, ok := scopeIDKinds[name]; ok {
+	if _, ok := ScopeIDKinds[name]; ok {
 		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.oldScopeID(name, c) }), true
 	}
 	if name == "PoolAllocator" {
-		return Builtin("T.PoolAllocator", (*Evaluator).tSMEMPool), true
+		fn, _ := ev.libTBuiltin("SMEMPool") // T.PoolAllocator is T.SMEMPool
+		return Builtin("T.PoolAllocator", fn), true
 	}
 	if !ev.libIsTileOp(name) {
 		return nil, false
@@ -191,8 +192,8 @@ func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool)
 	if name == "copy" {
 		return Builtin("Tx.copy", (*Evaluator).oldCopy), true
 	}
-	_, isBuiltin := tBuiltins[name]
-	op, isMath := mathOps[name]
+	builtin, isBuiltin := ev.libTBuiltin(name)
+	op, isMath := MathOps[name]
 	if !isBuiltin && !isMath {
 		return ev.oldTileOp(name, span), true
 	}
@@ -210,9 +211,9 @@ func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool)
 			}
 		}
 		if isBuiltin {
-			return tBuiltins[name](ev, c)
+			return builtin(ev, c)
 		}
-		return ev.mathCall(name, op, c)
+		return ev.libMathCall(name, op, c)
 	}), true
 }
 
@@ -303,11 +304,11 @@ func (ev *Evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.
 		ev.oldNotModelled(sc.At, sc.Unmodelled)
 		return ctrlNone
 	}
-	if sc.Scope == "kernel" && ev.Kern != nil && !ev.Kern.deviceEntry && ev.Emit == &ev.Kern.host && len(ev.Kern.host) > 0 {
+	if sc.Scope == "kernel" && ev.Kern != nil && !ev.Kern.DeviceEntry && ev.Emit == &ev.Kern.Host && len(ev.Kern.Host) > 0 {
 		// What came before `with Tx.kernel():` is host code, as before
 		// T.device_entry().
-		ev.Kern.deviceEntry = true
-		ev.Emit = &ev.Kern.body
+		ev.Kern.DeviceEntry = true
+		ev.Emit = &ev.Kern.Body
 	}
 	ev.old.scopes = append(ev.old.scopes, sc.Scope)
 	defer func() { ev.old.scopes = ev.old.scopes[:len(ev.old.scopes)-1] }()
@@ -335,7 +336,7 @@ func (ev *Evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.
 // scope id of the current dialect that names the same (parent, level)
 // pair. Without parent= it is the current builder.
 func (ev *Evaluator) oldScopeID(name string, c *Call) Value {
-	kind := scopeIDKinds[name]
+	kind := ScopeIDKinds[name]
 	var rest []Kwarg
 	parent := ""
 	for _, k := range c.Kwargs {
@@ -362,7 +363,7 @@ func (ev *Evaluator) oldScopeID(name string, c *Call) Value {
 	}
 	c2 := *c
 	c2.Kwargs = rest
-	return ev.scopeID(kind, &c2)
+	return ev.libScopeID(kind, &c2)
 }
 
 // isTirxModule reports whether x is a name bound to tvm.script.tirx,
@@ -375,7 +376,7 @@ func isTirxModule(fr *frame, x syntax.Expr) bool {
 	}
 	v, _ := fr.env.lookup(n.Id)
 	m, ok := v.(*ModuleV)
-	return ok && m.Path == tPath
+	return ok && m.Path == TPath
 }
 
 // oldCopy is Tx.copy(dst, src) of the older dialect. Between tensor

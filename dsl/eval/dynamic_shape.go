@@ -25,7 +25,7 @@ const DynShapePrefix = "dynamic buffer dimension `"
 // unbuiltBuffer is the value of a buffer declaration whose shape could not
 // be converted (the reason is reported): an opaque value naming the
 // runtime dimension when that was the reason, else poison.
-func unbuiltBuffer(shape Value, name string, span source.Span) Value {
+func UnbuiltBuffer(shape Value, name string, span source.Span) Value {
 	if dim := dynamicDim(shape); dim != "" {
 		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`", DynShapePrefix, dim, name)}
 	}
@@ -91,7 +91,7 @@ func dynamicShapeWhy(path string) string {
 // paramShapeArg is shapeArg for the shape of a buffer declaration; a
 // kernel parameter buffer (param) may have a runtime outermost dimension,
 // returned in shapeExpr (nil when the shape is static).
-func (ev *Evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+func (ev *Evaluator) ParamShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
 	if !param || ev.Kern == nil || !IsSeq(v) {
 		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
@@ -195,7 +195,7 @@ func (ev *Evaluator) implicitParam(vr *ir.Var) {
 // runtimeShapeBuffer finishes a buffer with a runtime outer dimension: it
 // takes no layout= (its Layout stays nil: the default row-major layout
 // over a runtime extent is what dispatch reads from the region).
-func (ev *Evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
+func (ev *Evaluator) RuntimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
 	if lv != nil {
 		if s, ok := lv.(*StrV); !ok || s.V != "default" {
 			ev.Warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
@@ -207,7 +207,7 @@ func (ev *Evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Sp
 
 // runtimeShapePlain declines the match_buffer arguments a buffer with a
 // runtime dimension does not model (strides=, elem_offset=).
-func (ev *Evaluator) runtimeShapePlain(c *Call, buf *ir.Buffer) bool {
+func (ev *Evaluator) RuntimeShapePlain(c *Call, buf *ir.Buffer) bool {
 	for _, kw := range []string{"strides", "elem_offset"} {
 		if v := c.Arg(-1, kw); v != nil {
 			if _, none := v.(*NoneV); !none {

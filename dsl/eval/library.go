@@ -72,21 +72,6 @@ type LibModule struct {
 // hook, or a nil Library, is "not modelled": the value is opaque (nil for
 // the attribute hooks, false for the ok results).
 type Hooks struct {
-	// TAttr resolves T.<name> for names the T module does not model
-	// itself (the IR builder's names, T.And, ...).
-	TAttr func(ev *Evaluator, name string, span source.Span) (Value, bool)
-	// AllocTcgen05Frag is T.alloc_tcgen05_ldst_frag(...); TMEMPool is
-	// T.TMEMPool(...).
-	AllocTcgen05Frag func(ev *Evaluator, c *Call) Value
-	TMEMPool         func(ev *Evaluator, c *Call) Value
-	// ValidateMMAAllocShape checks the shape of an MMA operand buffer
-	// fname allocates (nil: valid).
-	ValidateMMAAllocShape func(fname string, shape []int64, dt ir.DataType, mode int64) error
-	// DynamicOffset is the runtime expression of an elem_offset= or
-	// byte_offset= argument, or nil when it is not one;
-	// ByteToElemOffset converts a byte offset to elements of dt.
-	DynamicOffset    func(v Value) ir.Expr
-	ByteToElemOffset func(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr
 	// BufferAttr resolves the Buffer attributes the library models
 	// (sub, permute and the rearranging views), nil for others.
 	BufferAttr func(ev *Evaluator, buf *ir.Buffer, name string, span source.Span) Value
@@ -95,12 +80,6 @@ type Hooks struct {
 	// BufferViewDtypeLaidOut is buf.view(dtype) of a buffer with a
 	// non-trivial layout.
 	BufferViewDtypeLaidOut func(ev *Evaluator, buf *ir.Buffer, c *Call, dt ir.DataType) Value
-	// CheckGather4 checks a copy_async's gather4 operand (false: an error
-	// was reported).
-	CheckGather4 func(ev *Evaluator, tc *ir.TileCall, src *ir.Region, gather4 Value) bool
-	// SafeLayout runs f, a layout computation, turning a failure into an
-	// error diagnostic at span naming what.
-	SafeLayout func(ev *Evaluator, span source.Span, what string, f func() Value) Value
 	// LayoutAttr resolves the attributes of layout values (LayoutV, AxisV,
 	// IterV, SpecV), nil for a missing one.
 	LayoutAttr func(ev *Evaluator, obj Value, name string, span source.Span) Value
@@ -118,6 +97,17 @@ type Hooks struct {
 	// TileCall evaluates a call of a tile primitive: an ir.TileCall in the
 	// kernel being built.
 	TileCall func(ev *Evaluator, f *TxOpV, c *Call) Value
+	// PoolAttr resolves the attributes of a T.SMEMPool (alloc, ...).
+	PoolAttr func(ev *Evaluator, p *PoolV, name string, span source.Span) Value
+	// TBuiltin is the T.<name> function the T module models as a builtin
+	// (T.alloc_buffer, T.SMEMPool, ...), for the older dialect's names;
+	// MathCall is T.<name> of the scalar math functions (op from MathOps);
+	// ScopeID is T.<kind-name>(...) of a scope id; DeclBuffer is
+	// T.decl_buffer(...) (also T.Buffer(..., data=) in a body).
+	TBuiltin   func(name string) (func(ev *Evaluator, c *Call) Value, bool)
+	MathCall   func(ev *Evaluator, name string, op ir.BinOp, c *Call) Value
+	ScopeID    func(ev *Evaluator, kind ir.ScopeIDKind, c *Call) Value
+	DeclBuffer func(ev *Evaluator, c *Call) Value
 	// SpecSubscript is b[idx] of a layout spec builder.
 	SpecSubscript func(ev *Evaluator, b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value
 }
@@ -171,38 +161,6 @@ func (ev *Evaluator) libModule(path string) *LibModule {
 // The hooks as the kernel semantics call them: each is "not modelled"
 // without a library (see Hooks).
 
-func (ev *Evaluator) libTAttr(name string, span source.Span) (Value, bool) {
-	if h := ev.hooks().TAttr; h != nil {
-		return h(ev, name, span)
-	}
-	return nil, false
-}
-
-func (ev *Evaluator) libCall(h func(ev *Evaluator, c *Call) Value, what string, c *Call) Value {
-	if h != nil {
-		return h(ev, c)
-	}
-	return &OpaqueV{Base{c.At}, what}
-}
-
-func (ev *Evaluator) libValidateMMAAllocShape(fname string, shape []int64, dt ir.DataType, mode int64) error {
-	if h := ev.hooks().ValidateMMAAllocShape; h != nil {
-		return h(fname, shape, dt, mode)
-	}
-	return nil
-}
-
-func (ev *Evaluator) libDynamicOffset(v Value) ir.Expr {
-	if h := ev.hooks().DynamicOffset; h != nil {
-		return h(v)
-	}
-	return nil
-}
-
-func (ev *Evaluator) libByteToElemOffset(e ir.Expr, dt ir.DataType, span source.Span) ir.Expr {
-	return ev.hooks().ByteToElemOffset(e, dt, span) // only after DynamicOffset found one
-}
-
 func (ev *Evaluator) libBufferAttr(buf *ir.Buffer, name string, span source.Span) Value {
 	if h := ev.hooks().BufferAttr; h != nil {
 		return h(ev, buf, name, span)
@@ -221,20 +179,6 @@ func (ev *Evaluator) libBufferViewDtypeLaidOut(buf *ir.Buffer, c *Call, dt ir.Da
 		return h(ev, buf, c, dt)
 	}
 	return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a laid-out buffer"}
-}
-
-func (ev *Evaluator) LibCheckGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
-	if h := ev.hooks().CheckGather4; h != nil {
-		return h(ev, tc, src, gather4)
-	}
-	return true
-}
-
-func (ev *Evaluator) libSafeLayout(span source.Span, what string, f func() Value) Value {
-	if h := ev.hooks().SafeLayout; h != nil {
-		return h(ev, span, what, f)
-	}
-	return f()
 }
 
 func (ev *Evaluator) libLayoutAttr(obj Value, name string, span source.Span) Value {
@@ -256,15 +200,6 @@ func (ev *Evaluator) libSpecSubscript(b *SpecBuilderV, e *syntax.Subscript, idx 
 		return h(ev, b, e, idx, isTuple)
 	}
 	return &OpaqueV{Base{e.Span()}, "layout spec subscript"}
-}
-
-// libModuleAttr is the attribute name of the library module at path,
-// (nil, false) when the module or the attribute is not modelled.
-func (ev *Evaluator) libModuleAttr(path, name string, span source.Span) (Value, bool) {
-	if m := ev.libModule(path); m != nil && m.Attr != nil {
-		return m.Attr(ev, name, span)
-	}
-	return nil, false
 }
 
 func (ev *Evaluator) libIsTileOp(name string) bool {
@@ -293,4 +228,41 @@ func (ev *Evaluator) libTileCall(f *TxOpV, c *Call) Value {
 		return h(ev, f, c)
 	}
 	return &OpaqueV{Base{c.At}, "a tile primitive call"}
+}
+
+func (ev *Evaluator) libPoolAttr(p *PoolV, name string, span source.Span) Value {
+	if h := ev.hooks().PoolAttr; h != nil {
+		return h(ev, p, name, span)
+	}
+	return nil
+}
+
+// libTBuiltin is the T builtin name as a function, ok false when the T
+// module has none.
+func (ev *Evaluator) libTBuiltin(name string) (func(ev *Evaluator, c *Call) Value, bool) {
+	if h := ev.hooks().TBuiltin; h != nil {
+		return h(name)
+	}
+	return nil, false
+}
+
+func (ev *Evaluator) libMathCall(name string, op ir.BinOp, c *Call) Value {
+	if h := ev.hooks().MathCall; h != nil {
+		return h(ev, name, op, c)
+	}
+	return &OpaqueV{Base{c.At}, "T." + name + "(...)"}
+}
+
+func (ev *Evaluator) libScopeID(kind ir.ScopeIDKind, c *Call) Value {
+	if h := ev.hooks().ScopeID; h != nil {
+		return h(ev, kind, c)
+	}
+	return &OpaqueV{Base{c.At}, "a scope id"}
+}
+
+func (ev *Evaluator) libDeclBuffer(c *Call) Value {
+	if h := ev.hooks().DeclBuffer; h != nil {
+		return h(ev, c)
+	}
+	return &OpaqueV{Base{c.At}, "T.decl_buffer(...)"}
 }

@@ -15,7 +15,7 @@ import (
 // (tvm.script.tirx = tvm.tirx.script; tvm.tirx.cuda.* = tvm.backend.cuda.*,
 // with or without the operator/ level) reach the same namespace.
 const (
-	tPath      = "tvm.script.tirx"
+	TPath      = "tvm.script.tirx"
 	TxPath     = "tvm.script.tirx.tile"
 	LayoutPath = "tvm.tirx.layout"
 	TmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
@@ -28,8 +28,6 @@ const (
 // modelled module, or "".
 func (ev *Evaluator) canonicalModule(path string) string {
 	switch path {
-	case "tvm.script.tirx", "tvm.tirx.script":
-		return tPath
 	case "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
 	case "os": // bind_environ.go
@@ -55,8 +53,6 @@ func (ev *Evaluator) ResolvePath(path string, span source.Span) Value {
 func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 	canon := ev.canonicalModule(path)
 	switch canon {
-	case tPath:
-		return &ModuleV{Base: Base{span}, Path: tPath, Name: "T", Attr: tAttr}
 	case "math":
 		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
@@ -174,7 +170,7 @@ func (ev *Evaluator) DtypeOf(v Value, span source.Span) (ir.DataType, bool) {
 	}
 	switch x := v.(type) {
 	case *StrV:
-		if dt, ok := parseDType(x.V); ok {
+		if dt, ok := ParseDType(x.V); ok {
 			return dt, true
 		}
 		if dtypeLike.MatchString(x.V) {
@@ -207,7 +203,7 @@ var dtypeAliases = map[string]string{
 	"fp16": "float16", "fp32": "float32", "int": "int32", "float": "float32", "half": "float16",
 }
 
-func parseDType(s string) (ir.DataType, bool) {
+func ParseDType(s string) (ir.DataType, bool) {
 	if dt, ok := ir.ParseDType(s); ok {
 		return dt, true
 	}

@@ -139,7 +139,7 @@ var SurfaceForms = []Construct{
 // T.thread_id, ...; builder/ir.py): under an earlier release it is reported
 // and accepted. 0.27 takes int32 and uint32 only; tilels' ids stay int32
 // (the CUDA it prints declares them int).
-func (ev *Evaluator) scopeIDDtype(c *Call, fname string) bool {
+func (ev *Evaluator) ScopeIDDtype(c *Call, fname string) bool {
 	v, ok := c.Kw("dtype")
 	if !ok {
 		return true
@@ -372,7 +372,7 @@ func (ev *Evaluator) checkSurfaceModule(path string, span source.Span) {
 // with in the tables.
 func surfaceModuleAlias(path string) string {
 	switch path {
-	case tPath:
+	case TPath:
 		return "T."
 	case TxPath:
 		return "Tx."

@@ -21,7 +21,7 @@ import "github.com/tilels/tilels/ir"
 // dynamicExtents returns the extents of ext as IR expressions when ext is a
 // sequence of one to three integers or integer expressions of which at
 // least one is not a constant.
-func (ev *Evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
+func (ev *Evaluator) DynamicExtents(ext Value) ([]ir.Expr, bool) {
 	if !IsSeq(ext) {
 		return nil, false
 	}
@@ -57,7 +57,7 @@ func (ev *Evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 // holds a value the evaluator could not compute (not a type error), and
 // how many ids the declaration makes then: one per element of a sequence
 // of one to three elements, else one.
-func unresolvedExtents(ext Value) (int, bool) {
+func UnresolvedExtents(ext Value) (int, bool) {
 	if IsErr(ext) {
 		return 1, true
 	}

@@ -267,7 +267,7 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 				return
 			}
 			if ov, ok := old.(*ExprV); ok {
-				if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.mutable[vr] {
+				if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.Mutable[vr] {
 					e, ok := ev.ToIR(v, vr.Type)
 					if !ok {
 						if !IsErr(v) {
@@ -285,18 +285,18 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		// assigns it. Fresh variables and T.meta_var values are only named.
 		// A pointer (T.reinterpret to a PointerType) is bound immutably
 		// (T.Bind), so it can be a decl_buffer's data.
-		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && isPointerExpr(ex.E) {
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && isPointerExpr(ex.E) {
 			vr := &ir.Var{Name: t.Id, Type: ir.HandleT, Span: t.Loc}
 			ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
 			v = &ExprV{Base: Base{t.Loc}, E: vr}
-		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
+		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && !ex.Fresh && needsLet(ex.E) {
 			if typ := ExprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
-				ev.Kern.mutable[vr] = true
+				ev.Kern.Mutable[vr] = true
 				ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Mutable: true, Span: source.Join(t.Loc, vspan)})
 				v = &ExprV{Base: Base{t.Loc}, E: vr}
 			}
-		} else if ok && ex.fresh {
+		} else if ok && ex.Fresh {
 			v = &ExprV{Base: ex.Base, E: ex.E} // named now: a later alias copies it
 		}
 	}
@@ -313,7 +313,7 @@ func (ev *Evaluator) StoreScalar(old, v Value, target, vspan source.Span) bool {
 		// A mutable scalar (`x: T.float16`, a one-element local buffer in
 		// TVM) held by an attribute is assigned.
 		if ov, ok := old.(*ExprV); ok && ev.Kern != nil {
-			if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.mutable[vr] {
+			if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.Mutable[vr] {
 				if e, ok := ev.ToIR(v, vr.Type); ok {
 					ev.EmitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
 					return true

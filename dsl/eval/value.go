@@ -224,7 +224,7 @@ type (
 		// inline marks a T.meta_var(...) result and fresh marks a new
 		// variable (a scope id, T.Bind's var): assigning either to a name
 		// in a kernel body names it instead of declaring a scalar.
-		inline, fresh bool
+		Inline, Fresh bool
 		// scalar marks the element 0 load of a T.alloc_scalar /
 		// T.decl_scalar buffer (TVM's scalar_wrapper, tir_scalar.go):
 		// a name bound to it is that element, and `x = v` stores v there.
@@ -261,7 +261,7 @@ type (
 		// owner is the kernel that made the pool: only its body may
 		// allocate from it (the arena's shape grows), so a kernel's IR
 		// never changes once its evaluation ends (Options.OnKernel).
-		owner *KernelState
+		Owner *KernelState
 	}
 	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
 	// T.grid, or range() over a device value.

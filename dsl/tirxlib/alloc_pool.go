@@ -96,7 +96,7 @@ func tTMEMPool(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		Args:     []eval.Value{&eval.ListV{Base: eval.Base{At: c.At}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.At}, V: 1}}}, &eval.StrV{Base: eval.Base{At: c.At}, V: "uint32"}},
 		ArgSpans: []source.Span{c.At, c.At},
 		Kwargs:   []eval.Kwarg{{Name: "align", V: &eval.IntV{Base: eval.Base{At: c.At}, V: 4}, At: c.At, Vspan: c.At}}}
-	b := ev.PoolAlloc(pool, alloc)
+	b := PoolAlloc(ev, pool, alloc)
 	if eval.IsErr(b) {
 		return b
 	}

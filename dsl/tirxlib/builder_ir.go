@@ -56,7 +56,7 @@ func tWgRegTile(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		ArgSpans: []source.Span{nspan, dspan},
 		Kwargs: []eval.Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: c.At},
 			{Name: "scope", V: &eval.StrV{Base: eval.Base{At: c.At}, V: "local"}, At: c.At, Vspan: c.At}}}
-	return ev.TAlloc(alloc, "T.wg_reg_tile", "local")
+	return TAlloc(ev, alloc, "T.wg_reg_tile", "local")
 }
 
 // tAllocCastFrag is T.alloc_cast_frag(src, dtype): a fresh local fragment
@@ -95,7 +95,7 @@ func tAllocCastFrag(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		ArgSpans: []source.Span{sspan, c.ArgSpan(1, "dtype")},
 		Kwargs: []eval.Kwarg{{Name: "layout", V: lay, At: c.At, Vspan: sspan},
 			{Name: "scope", V: &eval.StrV{Base: eval.Base{At: c.At}, V: "local"}, At: c.At, Vspan: c.At}}}
-	return ev.TAlloc(alloc, "T.alloc_cast_frag", "local")
+	return TAlloc(ev, alloc, "T.alloc_cast_frag", "local")
 }
 
 // dynamicOffset is the device expression of a decl_buffer view's

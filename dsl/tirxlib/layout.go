@@ -147,7 +147,7 @@ func tAllocTcgen05Frag(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		Args:     []eval.Value{c.Args[1], &eval.StrV{Base: eval.Base{At: c.ArgSpans[2]}, V: dt.String()}},
 		ArgSpans: []source.Span{c.ArgSpans[1], c.ArgSpans[2]},
 		Kwargs:   []eval.Kwarg{{Name: "scope", V: &eval.StrV{Base: eval.Base{At: c.At}, V: "local"}, At: c.At, Vspan: c.At}, {Name: "layout", V: lay, At: c.At, Vspan: c.At}}}
-	return ev.TAlloc(alloc, "T.alloc_tcgen05_ldst_frag", "local")
+	return TAlloc(ev, alloc, "T.alloc_tcgen05_ldst_frag", "local")
 }
 
 // tcgen05 ld/st atoms (PTX ISA table "tcgen05-num-shapes-ld"): the .num

@@ -20,6 +20,12 @@ func Library() *eval.Library { return library }
 const gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
 
 var library = eval.NewLibrary([]eval.LibModule{
+	{ // tir.go: TVMScript's T namespace
+		Path:    eval.TPath,
+		Aliases: []string{"tvm.tirx.script"},
+		Name:    "T",
+		Attr:    tAttr,
+	},
 	{ // tile.go: the tile primitives
 		Path:    eval.TxPath,
 		Aliases: []string{"tvm.tirx.script.tile"},
@@ -71,17 +77,9 @@ var library = eval.NewLibrary([]eval.LibModule{
 	{Path: irTypePath, Name: "type", Attr: irTypeAttr}, // ir_type.go
 	{Path: "tvm.ir", Name: "ir", Attr: irAttr},         // ir_type.go
 }, eval.Hooks{
-	TAttr:                  builderIRAttr,          // builder_ir.go
-	AllocTcgen05Frag:       tAllocTcgen05Frag,      // layout.go
-	TMEMPool:               tTMEMPool,              // alloc_pool.go
-	ValidateMMAAllocShape:  validateMMAAllocShape,  // alloc_pool.go
-	DynamicOffset:          dynamicOffset,          // builder_ir.go
-	ByteToElemOffset:       byteToElemOffset,       // builder_ir.go
 	BufferAttr:             bufferAttr,             // buffer_view.go
 	EmitView:               emitView,               // buffer_view_rearrange.go
 	BufferViewDtypeLaidOut: bufferViewDtypeLaidOut, // layout_pack.go
-	CheckGather4:           checkGather4,           // builder_tirx.go
-	SafeLayout:             safeLayout,             // layout.go
 	LayoutAttr:             layoutAttr,             // layout.go
 	LayoutBinop:            layoutBinop,            // layout.go
 	SpecSubscript:          specSubscript,          // layout.go
@@ -89,6 +87,11 @@ var library = eval.NewLibrary([]eval.LibModule{
 	TxScope:                txScope,                // tile.go
 	TxAttr:                 txAttr,                 // tile.go
 	TileCall:               tileCall,               // tile.go
+	PoolAttr:               PoolAttr,               // tir.go (T.SMEMPool)
+	TBuiltin:               tBuiltin,               // tir.go
+	MathCall:               mathCall,               // tir.go
+	ScopeID:                scopeID,                // tir.go
+	DeclBuffer:             tDeclBuffer,            // tir.go
 })
 
 // bufferAttr is the Buffer attributes modelled here: sub (a

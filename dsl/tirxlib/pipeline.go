@@ -74,7 +74,7 @@ func newBarrier(ev *eval.Evaluator, class string, c *eval.Call) eval.Value {
 		Args:     []eval.Value{&eval.TupleV{Base: eval.Base{At: c.ArgSpans[1]}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.ArgSpans[1]}, V: depth}}}, &eval.StrV{Base: eval.Base{At: c.At}, V: "uint64"}},
 		ArgSpans: []source.Span{c.ArgSpans[1], c.At},
 		Kwargs:   []eval.Kwarg{{Name: "align", V: &eval.IntV{Base: eval.Base{At: c.At}, V: 8}, At: c.At, Vspan: c.At}}}
-	b, ok := ev.PoolAlloc(pool, alloc).(*eval.BufferV)
+	b, ok := PoolAlloc(ev, pool, alloc).(*eval.BufferV)
 	if !ok {
 		return eval.Poison(c.At)
 	}

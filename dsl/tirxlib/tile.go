@@ -469,7 +469,7 @@ func checkCopy(ev *eval.Evaluator, tc *ir.TileCall, name string, gather4 eval.Va
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
 		if gather4 != nil {
-			if !ev.LibCheckGather4(tc, src, gather4) { // library.go
+			if !checkGather4(ev, tc, src, gather4) { // library.go
 				return false
 			}
 			sb *= 4

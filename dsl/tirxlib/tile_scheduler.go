@@ -785,7 +785,7 @@ func (s *sched) clcInit(c *eval.Call) {
 	s.setPy("sched_arr", mk("tma", s.int(1)))
 	s.setPy("sched_fin", mk("mbar", c.Arg(6, "finish_arrivals")))
 	if p, ok := pool.(*eval.PoolV); ok {
-		alloc := s.ev.PoolAttr(p, "alloc", c.At)
+		alloc := PoolAttr(s.ev, p, "alloc", c.At)
 		s.setPy("clc_handle", s.ev.CallValue(alloc, &eval.Call{At: c.At, FnSpan: c.At, Fr: c.Fr,
 			Args: []eval.Value{&eval.TupleV{Base: eval.Base{At: c.At}, Elts: []eval.Value{s.int(4)}}, &eval.StrV{Base: eval.Base{At: c.At}, V: "uint32"}}, ArgSpans: []source.Span{c.At, c.At},
 			Kwargs: []eval.Kwarg{{Name: "align", V: s.int(16), At: c.At, Vspan: c.At}}}))

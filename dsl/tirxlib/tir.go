@@ -1,286 +1,17 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"github.com/tilels/tilels/release"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
 )
-
-// KernelState is the state of the kernel being evaluated.
-type KernelState struct {
-	K           *Kernel
-	host, body  []ir.Stmt
-	deviceEntry bool
-	mutable     map[*ir.Var]bool
-	params      map[*ir.Var]*ir.Param
-	// badLayout marks buffers whose layout= argument failed to evaluate
-	// (so a nil Layout there is not layout=None).
-	BadLayout map[*ir.Buffer]bool
-	// layoutSeen dedups Kernel.Layouts by span.
-	layoutSeen map[source.Span]bool
-	// ignored are expression statements whose value is opaque (calls
-	// tilels does not model); one warning summarizes them.
-	ignored []source.Span
-	// consts are the T.constexpr values of a specialized @T.jit kernel.
-	consts map[string]Value
-	// sites are the tile calls met (Kernel.Unresolved of a partial kernel).
-	sites []UnresolvedCall
-}
-
-// evalKernel evaluates a @T.prim_func def into a Kernel. A @T.jit def
-// with T.constexpr parameters becomes a JitV, evaluated when specialized.
-func (ev *Evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV) Value {
-	if deco.Name == "T.jit" && len(paramNames(def.Params, true)) > 0 {
-		j := &JitV{Base: Base{def.Name.Loc}, Def: def, Name: name, outer: fr, deco: deco}
-		ev.jits = append(ev.jits, j)
-		return j
-	}
-	return ev.evalKernelCase(fr, def, name, deco, nil)
-}
-
-// evalKernelCase evaluates a kernel def under the case its enclosing
-// function calls and consts (the T.constexpr values of a @T.jit kernel,
-// unbound ones included) give. A case already evaluated is not evaluated
-// again; past the cap a new case is not evaluated.
-func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name string, deco *MarkerV, consts []Binding) Value {
-	cs := caseOf(fr)
-	for _, b := range consts {
-		if _, ok := b.Value.(*UnboundV); !ok {
-			cs = append(cs, b)
-		}
-	}
-	key := CaseString(cs)
-	dc := ev.casesOf(def)
-	if k, ok := dc.lookup(key); ok {
-		ev.made++ // the same kernel again: made all the same
-		return &KernelV{Base{def.Name.Loc}, k}
-	}
-	if dc.partial != nil && slices.Contains(dc.partialKeys, key) {
-		return &KernelV{Base{def.Name.Loc}, dc.partial}
-	}
-	if ev.fileOut {
-		// The file's budget ran out (reported once): no kernel is made
-		// from here on.
-		return &OpaqueV{Base{def.Name.Loc}, name + " (not analysed: the file's evaluation budget ran out)"}
-	}
-	if len(dc.cases) >= ev.Opts.MaxCases {
-		if !slices.Contains(dc.capped, key) {
-			dc.capped = append(dc.capped, key)
-		}
-		return &OpaqueV{Base{def.Name.Loc}, name + " (case not analysed: case cap)"}
-	}
-	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
-	if len(cs) > 0 {
-		k.Case = cs
-	}
-	k.CaseSource, k.CaseID = ev.caseSource, ev.caseID
-	ks := &KernelState{K: k, mutable: map[*ir.Var]bool{}, params: map[*ir.Var]*ir.Param{}, BadLayout: map[*ir.Buffer]bool{}, layoutSeen: map[source.Span]bool{}}
-	if len(consts) > 0 {
-		ks.consts = map[string]Value{}
-		for _, b := range consts {
-			ks.consts[b.Name] = b.Value
-		}
-	}
-	// A kernel whose evaluation specializes itself again (a @T.jit body
-	// calling its own .specialize) nests like a call: bounded the same way.
-	if ev.depth >= maxCallDepth {
-		return ev.Errorf(def.Name.Loc, CodeBudget, "call depth exceeds %d", maxCallDepth)
-	}
-	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
-	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.host, &k.Diags, nil, 0
-	ev.depth++
-	ev.unit(ev.siteOf(siteKernel, def.Name.Id, def.Name.Loc), func() {
-		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
-		ev.kernelParams(fr, kfr, def, ks, name, deco)
-		ev.execBlock(kfr, def.Body)
-		if len(k.Unbound) > 0 {
-			// A partial kernel: every tile call of its body is unresolved.
-			for _, st := range def.Body {
-				ev.skippedTileCalls(kfr, st, "")
-			}
-		}
-		if n := len(ks.ignored); n > 0 {
-			more := ""
-			if n > 1 {
-				more = fmt.Sprintf(" (and %d more statement%s in this kernel)", n-1, plural(n-1))
-			}
-			ev.Warnf(ks.ignored[0], CodeUnresolved, "`%s` is not modelled by tilels; statement ignored%s", Clip(ev.Text(ks.ignored[0]), 60), more)
-		}
-	})
-	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
-
-	host, body := ks.host, ks.body
-	if !ks.deviceEntry {
-		host, body = nil, ks.host
-	}
-	k.Func.Host = &ir.Block{Stmts: host, Span: def.Loc}
-	k.Func.Body = &ir.Block{Stmts: body, Span: def.Loc}
-	if len(k.Unbound) == 0 {
-		ev.made++
-		dc.cases = append(dc.cases, k)
-		dc.keys = append(dc.keys, key)
-		if ev.Opts.OnKernel != nil {
-			ev.Opts.OnKernel(k)
-		}
-	} else {
-		if dc.partial == nil {
-			dc.partial = k
-			k.Unresolved = ks.unresolved()
-		}
-		dc.partialKeys = append(dc.partialKeys, key)
-	}
-	return &KernelV{Base{def.Name.Loc}, k}
-}
-
-// kernelParams binds the kernel's parameters: handles and scalars become
-// ir.Params; T.Buffer annotations buffer parameters; T.constexpr
-// parameters (@T.jit) Python values from bindings or defaults.
-func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks *KernelState, name string, deco *MarkerV) {
-	ps := def.Params
-	all := append(append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...), ps.Kwonly...)
-	fn := &FuncV{Base: Base{def.Name.Loc}, Name: name, Def: def, Params: ps, Env: outer.env, Defaults: map[*syntax.Param]Value{}}
-	// @T.jit: T.constexpr parameters are bound first, so the other
-	// parameters' annotations (T.Buffer((M, N), ...)) can use them.
-	anns := make([]Value, len(all))
-	for i, p := range all {
-		if !isConstexprAnnotation(p.Annotation) {
-			continue
-		}
-		if m, ok := ev.expr(outer, p.Annotation).(*MarkerV); ok && m.Name == "T.constexpr" {
-			anns[i] = m
-			var v Value
-			if c, ok := ks.consts[p.Name.Id]; ok {
-				v = c
-			} else if b, ok := ev.Opts.Bindings[name][p.Name.Id]; ok {
-				v = b
-			} else if p.Default != nil {
-				v = ev.expr(outer, p.Default)
-			} else {
-				v = &UnboundV{Base{p.Name.Loc}, ev.originFor(fn, p)}
-			}
-			kfr.env.set(p.Name.Id, v)
-		}
-	}
-	for i, p := range all {
-		pname := p.Name.Id
-		var ann Value = &MarkerV{Base: Base{p.Loc}, Name: "T.handle"}
-		if inner, ok := optionalAnnotation(p.Annotation); ok {
-			// T.Optional (bind_optional.go): given None to .specialize,
-			// the parameter is absent and its name None.
-			if v, absent := ks.consts[pname]; absent {
-				kfr.env.set(pname, v)
-				continue
-			}
-			ann = ev.expr(kfr, inner)
-		} else if anns[i] != nil {
-			ann = anns[i]
-		} else if p.Annotation != nil {
-			ann = ev.expr(kfr, p.Annotation)
-		}
-		switch a := ann.(type) {
-		case *MarkerV:
-			if a.Name == "T.constexpr" {
-				continue // bound above
-			}
-			if a.Name != "T.handle" {
-				ev.Errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", a.Name)
-			}
-			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
-			prm := &ir.Param{Var: vr, Span: p.Loc}
-			ks.K.Func.Params = append(ks.K.Func.Params, prm)
-			ks.params[vr] = prm
-			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
-		case *DTypeV:
-			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
-			ks.K.Func.Params = append(ks.K.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
-			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
-		case *AnnotV:
-			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
-			buf := ev.newBuffer(a, pname, vr, ir.ParamBuffer, p.Loc)
-			if buf == nil {
-				kfr.env.set(pname, unbuiltBuffer(a.Shape, pname, p.Loc))
-				continue
-			}
-			prm := &ir.Param{Var: vr, Buf: buf, Span: p.Loc}
-			ks.K.Func.Params = append(ks.K.Func.Params, prm)
-			ks.params[vr] = prm
-			ev.AddBufferSite(buf, p.Name.Loc, p.Loc, source.NoSpan)
-			kfr.env.set(pname, &BufferV{Base{p.Name.Loc}, buf})
-		default:
-			if !IsErr(ann) {
-				ev.Errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", Describe(ann))
-			} else {
-				ev.NeedConcrete(ann, p.Annotation.Span(), "a parameter annotation")
-			}
-			kfr.env.set(pname, Poison(p.Loc))
-		}
-	}
-}
-
-func isConstexprAnnotation(e syntax.Expr) bool {
-	switch x := e.(type) {
-	case *syntax.Attribute:
-		return x.Attr.Id == "constexpr"
-	case *syntax.Name:
-		return x.Id == "constexpr"
-	}
-	return false
-}
-
-func (ev *Evaluator) newBuffer(a *AnnotV, name string, data *ir.Var, kind ir.BufferKind, span source.Span) *ir.Buffer {
-	shape, shapeExpr, ok := ev.paramShapeArg(a.Shape, a.Shape.Span(), kind == ir.ParamBuffer)
-	if !ok {
-		return nil
-	}
-	scope := a.Scope
-	if scope == "" {
-		scope = "global"
-	}
-	buf := &ir.Buffer{Name: name, Data: data, Shape: shape, ShapeExpr: shapeExpr, Dtype: a.DT, Scope: scope, Kind: kind, Span: span}
-	if shapeExpr != nil {
-		return ev.runtimeShapeBuffer(buf, a.Layout, span)
-	}
-	buf.Layout = ev.LayoutArg(a.Layout, span, buf)
-	return buf
-}
-
-func (ev *Evaluator) AddBufferSite(b *ir.Buffer, nameSpan, declSpan, layoutSpan source.Span) {
-	if ev.Kern != nil {
-		ev.Kern.K.Buffers = append(ev.Kern.K.Buffers, BufferSite{Buf: b, NameSpan: nameSpan, DeclSpan: declSpan, LayoutSpan: layoutSpan})
-	}
-}
-
-// RequireKernel reports a device-only construct used outside a kernel body.
-func (ev *Evaluator) RequireKernel(c *Call, what string) bool {
-	if ev.Kern != nil && ev.Emit != nil {
-		return true
-	}
-	ev.Errorf(c.At, CodeType, "%s is only allowed inside a prim_func body", what)
-	return false
-}
-
-// hintNames returns the target names of the assignment whose value is c.
-func (ev *Evaluator) hintNames(c *Call) ([]string, []source.Span) {
-	if ev.hint != nil && c.Node != nil && ev.hint.call == c.Node {
-		return ev.hint.names, ev.hint.spans
-	}
-	return nil, nil
-}
-
-func (ev *Evaluator) HintName(c *Call, def string) (string, source.Span) {
-	names, spans := ev.hintNames(c)
-	if len(names) == 1 {
-		return names[0], spans[0]
-	}
-	return def, source.NoSpan
-}
 
 // ---- the T namespace ----
 
@@ -291,308 +22,190 @@ var dtypeCtorNames = []string{
 	"f16", "f32", "f64", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
 }
 
-func tAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
-	marker := func(n string) (Value, bool) { return &MarkerV{Base: Base{span}, Name: "T." + n}, true }
+func tAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
+	marker := func(n string) (eval.Value, bool) {
+		return &eval.MarkerV{Base: eval.Base{At: span}, Name: "T." + n}, true
+	}
 	switch name {
 	case "prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr":
 		return marker(name)
 	case "TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Iter", "Axis":
-		return ev.libModuleAttr(LayoutPath, name, span) // T re-exports the layout module's classes
+		return layoutModuleAttr(ev, name, span) // T re-exports the layout module's classes
 	case "cuda", "ptx", "nvshmem", "nki":
-		return &IntrinsicV{Base{span}, name}, true
+		return &eval.IntrinsicV{Base: eval.Base{At: span}, Path: name}, true
 	}
 	for _, d := range dtypeCtorNames {
 		if d == name {
-			dt, _ := parseDType(name)
-			return &DTypeV{Base: Base{span}, DT: dt, Ctor: true}, true
+			dt, _ := eval.ParseDType(name)
+			return &eval.DTypeV{Base: eval.Base{At: span}, DT: dt, Ctor: true}, true
 		}
 	}
 	switch name {
 	case "func_attr", "attr", "hint", "annotate", "block_attr", "sblock_attr", "reads", "writes", "where", "init":
 		// Metadata and scheduling annotations: no effect on tile lowering.
-		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return &NoneV{Base{c.At}} }), true
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return &eval.NoneV{Base: eval.Base{At: c.At}} }), true
 	}
 	if name == "call_packed" {
 		// A host-side runtime call (T.call_packed("runtime.cuTensorMapEncodeTiled",
 		// map, ...)): an opaque extern call that changes no buffer, layout or
 		// tile call; tilels' launcher does not print it.
-		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return &NoneV{Base{c.At}} }), true
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return &eval.NoneV{Base: eval.Base{At: c.At}} }), true
 	}
 	if fn, ok := tBuiltins[name]; ok {
-		return &BuiltinV{Base{span}, "T." + name, fn}, true
+		return &eval.BuiltinV{Base: eval.Base{At: span}, Name: "T." + name, Fn: fn}, true
 	}
-	if k, ok := scopeIDKinds[name]; ok {
-		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.scopeID(k, c) }), true
+	if k, ok := eval.ScopeIDKinds[name]; ok {
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return scopeID(ev, k, c) }), true
 	}
-	if op, ok := mathOps[name]; ok {
-		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.mathCall(name, op, c) }), true
+	if op, ok := eval.MathOps[name]; ok {
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return mathCall(ev, name, op, c) }), true
 	}
-	return ev.libTAttr(name, span) // library.go
+	return builderIRAttr(ev, name, span) // builder_ir.go
 }
 
-var scopeIDKinds = map[string]ir.ScopeIDKind{
-	"cta_id": ir.CTAID, "cluster_id": ir.ClusterID, "cta_id_in_cluster": ir.CTAIDInCluster,
-	"thread_id": ir.ThreadID, "warp_id": ir.WarpID, "warpgroup_id": ir.WarpgroupID,
-	"warp_id_in_wg": ir.WarpIDInWG, "lane_id": ir.LaneID, "thread_id_in_wg": ir.ThreadIDInWG,
-}
-
-var tBuiltins map[string]func(ev *Evaluator, c *Call) Value
+var tBuiltins map[string]func(ev *eval.Evaluator, c *eval.Call) eval.Value
 
 func init() {
-	tBuiltins = map[string]func(ev *Evaluator, c *Call) Value{
-		"device_entry": (*Evaluator).tDeviceEntry,
-		"match_buffer": (*Evaluator).tMatchBuffer,
-		"alloc_buffer": func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_buffer", "") },
-		"alloc_shared": func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_shared", "shared") },
-		"smem":         func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.smem", "shared") },
-		"alloc_local":  func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.alloc_local", "local") },
-		"tmem":         func(ev *Evaluator, c *Call) Value { return ev.TAlloc(c, "T.tmem", "tmem") },
-		"alloc_tcgen05_ldst_frag": func(ev *Evaluator, c *Call) Value {
-			return ev.libCall(ev.hooks().AllocTcgen05Frag, "T.alloc_tcgen05_ldst_frag(...)", c)
+	tBuiltins = map[string]func(ev *eval.Evaluator, c *eval.Call) eval.Value{
+		"device_entry": tDeviceEntry,
+		"match_buffer": tMatchBuffer,
+		"alloc_buffer": func(ev *eval.Evaluator, c *eval.Call) eval.Value { return TAlloc(ev, c, "T.alloc_buffer", "") },
+		"alloc_shared": func(ev *eval.Evaluator, c *eval.Call) eval.Value { return TAlloc(ev, c, "T.alloc_shared", "shared") },
+		"smem":         func(ev *eval.Evaluator, c *eval.Call) eval.Value { return TAlloc(ev, c, "T.smem", "shared") },
+		"alloc_local":  func(ev *eval.Evaluator, c *eval.Call) eval.Value { return TAlloc(ev, c, "T.alloc_local", "local") },
+		"tmem":         func(ev *eval.Evaluator, c *eval.Call) eval.Value { return TAlloc(ev, c, "T.tmem", "tmem") },
+		"alloc_tcgen05_ldst_frag": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			return tAllocTcgen05Frag(ev, c)
 		},
-		"decl_buffer":           (*Evaluator).tDeclBuffer,
-		"local_scalar":          func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.local_scalar", "local") },
-		"shared_scalar":         func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.shared_scalar", "shared") },
-		"alloc_scalar":          func(ev *Evaluator, c *Call) Value { return ev.tScalar(c, "T.alloc_scalar", "") },
-		"decl_scalar":           (*Evaluator).tDeclScalar,
-		"meta_class":            tMetaClass,
-		"meta_var":              tMetaVar,
-		"address_of":            (*Evaluator).tAddressOf,
-		"cast":                  (*Evaluator).tCast,
-		"evaluate":              (*Evaluator).tEvaluate,
-		"Bind":                  (*Evaluator).tBind,
-		"bind":                  (*Evaluator).tBind,
-		"serial":                func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.serial", ir.Serial, c) },
-		"unroll":                func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.unroll", ir.Unrolled, c) },
-		"vectorized":            func(ev *Evaluator, c *Call) Value { return ev.loopCall("T.vectorized", ir.Vectorized, c) },
-		"grid":                  (*Evaluator).tGrid,
-		"if_then_else":          (*Evaluator).tIfThenElse,
-		"Select":                (*Evaluator).tIfThenElse,
-		"infinity":              func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "infinity") },
-		"max_value":             func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "max_value") },
-		"min_value":             func(ev *Evaluator, c *Call) Value { return ev.tLimit(c, "min_value") },
-		"reinterpret":           (*Evaluator).tReinterpret,
-		"likely":                func(ev *Evaluator, c *Call) Value { return OrPoison(c.Arg(0, "cond"), c.At) },
-		"tvm_warp_shuffle":      func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle") },
-		"tvm_warp_shuffle_up":   func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_up") },
-		"tvm_warp_shuffle_down": func(ev *Evaluator, c *Call) Value { return ev.tWarpShuffle(c, "tvm_warp_shuffle_down") },
-		"static_assert":         (*Evaluator).tStaticAssert,
-		"ceildiv":               (*Evaluator).tCeilDiv,
-		"SMEMPool":              (*Evaluator).tSMEMPool,
-		"TMEMPool":              func(ev *Evaluator, c *Call) Value { return ev.libCall(ev.hooks().TMEMPool, "T.TMEMPool(...)", c) },
-		"FloatImm":              (*Evaluator).tImm,
-		"IntImm":                (*Evaluator).tImm,
-		"tvm_storage_sync": func(ev *Evaluator, c *Call) Value {
+		"decl_buffer":   tDeclBuffer,
+		"local_scalar":  func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tScalar(ev, c, "T.local_scalar", "local") },
+		"shared_scalar": func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tScalar(ev, c, "T.shared_scalar", "shared") },
+		"alloc_scalar":  func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tScalar(ev, c, "T.alloc_scalar", "") },
+		"decl_scalar":   tDeclScalar,
+		"meta_class":    tMetaClass,
+		"meta_var":      tMetaVar,
+		"address_of":    tAddressOf,
+		"cast":          tCast,
+		"evaluate":      tEvaluate,
+		"Bind":          tBind,
+		"bind":          tBind,
+		"serial":        func(ev *eval.Evaluator, c *eval.Call) eval.Value { return loopCall(ev, "T.serial", ir.Serial, c) },
+		"unroll":        func(ev *eval.Evaluator, c *eval.Call) eval.Value { return loopCall(ev, "T.unroll", ir.Unrolled, c) },
+		"vectorized": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			return loopCall(ev, "T.vectorized", ir.Vectorized, c)
+		},
+		"grid":                  tGrid,
+		"if_then_else":          tIfThenElse,
+		"Select":                tIfThenElse,
+		"infinity":              func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "infinity") },
+		"max_value":             func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "max_value") },
+		"min_value":             func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "min_value") },
+		"reinterpret":           tReinterpret,
+		"likely":                func(ev *eval.Evaluator, c *eval.Call) eval.Value { return eval.OrPoison(c.Arg(0, "cond"), c.At) },
+		"tvm_warp_shuffle":      func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle") },
+		"tvm_warp_shuffle_up":   func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle_up") },
+		"tvm_warp_shuffle_down": func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle_down") },
+		"static_assert":         tStaticAssert,
+		"ceildiv":               tCeilDiv,
+		"SMEMPool":              tSMEMPool,
+		"TMEMPool": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			return tTMEMPool(ev, c)
+		},
+		"FloatImm": tImm,
+		"IntImm":   tImm,
+		"tvm_storage_sync": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			// T.tvm_storage_sync("shared") is __syncthreads().
-			if s, ok := c.Arg(0, "storage_scope").(*StrV); ok && s.V == "shared" {
-				return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: ir.OpCTASync, Span: c.At}}
+			if s, ok := c.Arg(0, "storage_scope").(*eval.StrV); ok && s.V == "shared" {
+				return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: ir.OpCTASync, Span: c.At}}
 			}
-			return &OpaqueV{Base{c.At}, "T.tvm_storage_sync(...)"}
+			return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "T.tvm_storage_sync(...)"}
 		},
 	}
 }
 
 // tImm is T.FloatImm(dtype, value) / T.IntImm(dtype, value): the constant
 // value of that dtype, as T.<dtype>(value) builds it.
-func (ev *Evaluator) tImm(c *Call) Value {
+func tImm(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "Imm", 2, "dtype", "value", "span") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	return ev.CastTo(c.Args[1], dt, c.ArgSpans[1], c.At)
 }
 
 // tMetaVar is T.meta_var(x): x itself, inlined wherever it is used.
-func tMetaVar(ev *Evaluator, c *Call) Value {
+func tMetaVar(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	v := c.Arg(0, "value")
-	if ex, ok := v.(*ExprV); ok {
-		return &ExprV{Base: ex.Base, E: ex.E, inline: true}
+	if ex, ok := v.(*eval.ExprV); ok {
+		return &eval.ExprV{Base: ex.Base, E: ex.E, Inline: true}
 	}
-	return OrPoison(v, c.At)
+	return eval.OrPoison(v, c.At)
 }
 
 // tDeviceEntry switches statement emission from the host block to the
 // device body.
-func (ev *Evaluator) tDeviceEntry(c *Call) Value {
+func tDeviceEntry(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.device_entry()") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	ks := ev.Kern
 	switch {
-	case ks.deviceEntry:
-		return ev.Errorf(c.At, CodeType, "T.device_entry() may appear only once per kernel")
-	case ev.Emit != &ks.host:
-		return ev.Errorf(c.At, CodeType, "T.device_entry() must be a top-level statement of the kernel body")
+	case ks.DeviceEntry:
+		return ev.Errorf(c.At, eval.CodeType, "T.device_entry() may appear only once per kernel")
+	case ev.Emit != &ks.Host:
+		return ev.Errorf(c.At, eval.CodeType, "T.device_entry() must be a top-level statement of the kernel body")
 	}
-	ks.deviceEntry = true
-	ev.Emit = &ks.body
-	return &NoneV{Base{c.At}}
+	ks.DeviceEntry = true
+	ev.Emit = &ks.Body
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
-// ShapeArg converts a static shape: an int or a sequence of ints.
-func (ev *Evaluator) ShapeArg(v Value, span source.Span) ([]int64, bool) {
-	if v == nil {
-		ev.Errorf(span, CodeType, "missing buffer shape")
-		return nil, false
-	}
-	if IsErr(v) {
-		ev.NeedConcrete(v, span, "a buffer shape")
-		return nil, false
-	}
-	var elts []Value
-	if _, ok := ToInt(v); ok {
-		elts = []Value{v}
-	} else if IsSeq(v) {
-		elts = SeqElts(v)
-	} else {
-		ev.Errorf(span, CodeType, "buffer shape must be an integer or a tuple of integers, got %s", Describe(v))
-		return nil, false
-	}
-	out := make([]int64, len(elts))
-	for i, e := range elts {
-		n, ok := ToInt(e)
-		if !ok {
-			if IsErr(e) {
-				ev.NeedConcrete(e, span, "a buffer shape")
-				return nil, false
-			}
-			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.Warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", Clip(ExprString(ex.E), 60), i)
-				return nil, false
-			}
-			ev.Errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", Describe(v))
-			return nil, false
-		}
-		if n <= 0 {
-			ev.Errorf(span, CodeType, "buffer shape must be positive, got %d in dimension %d", n, i)
-			return nil, false
-		}
-		out[i] = n
-	}
-	return out, true
-}
-
-// LayoutArg converts a layout= argument for buf (nil means absent, i.e.
-// "default"). It also checks that the layout covers the buffer's shape.
-func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout.Layout {
-	scopeHasNoDefault := strings.HasPrefix(buf.Scope, "trn.")
-	if v == nil {
-		if scopeHasNoDefault {
-			return nil
-		}
-		return layout.RowMajor(buf.Shape...)
-	}
-	switch x := v.(type) {
-	case *NoneV:
-		return nil
-	case *StrV:
-		if x.V == "default" {
-			if scopeHasNoDefault {
-				return nil
-			}
-			return layout.RowMajor(buf.Shape...)
-		}
-		if scopeHasNoDefault {
-			break // Trainium layout annotations ("PF"): out of scope
-		}
-		ev.Errorf(span, CodeType, "unsupported layout string %s", Repr(x))
-	case *LayoutV:
-		ev.checkLayoutCovers(x.L, span, buf)
-		return x.L
-	case *SpecV:
-		ev.Errorf(span, CodeType, "layout must be a TileLayout, got a layout spec; wrap it in TileLayout(...)")
-	default:
-		if IsErr(v) {
-			ev.NeedConcrete(v, span, "a layout")
-		} else {
-			ev.Errorf(span, CodeType, "layout must be a Layout, \"default\" or None, got %s", Describe(v))
-		}
-	}
-	if ev.Kern != nil {
-		ev.Kern.BadLayout[buf] = true
-	}
-	return nil
-}
-
-func (ev *Evaluator) checkLayoutCovers(l layout.Layout, span source.Span, buf *ir.Buffer) {
-	if c, ok := l.(*layout.ComposeLayout); ok && layout.IsTrivial(c.Tile) {
-		return // a bare swizzle applies to any shape
-	}
-	size := layout.Size(l, nil)
-	n := buf.NumElements()
-	if size != n {
-		ev.Warnf(span, CodeShapeMismatch, "layout %s covers %d elements but buffer `%s` of shape %s has %d",
-			l.String(), size, buf.Name, ShapeStr(buf.Shape), n)
-	}
-}
-
-func ShapeStr(s []int64) string {
-	parts := make([]string, len(s))
-	for i, x := range s {
-		parts[i] = fmt.Sprint(x)
-	}
-	if len(s) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-func (ev *Evaluator) NoteLayout(v Value) {
-	if ev.Kern == nil {
-		return
-	}
-	if l, ok := v.(*LayoutV); ok && len(ev.Kern.K.Layouts) < maxLayoutSites && l.At.IsValid() && !ev.Kern.layoutSeen[l.At] {
-		ev.Kern.layoutSeen[l.At] = true
-		ev.Kern.K.Layouts = append(ev.Kern.K.Layouts, LayoutSite{Span: l.At, Layout: l.L})
-	}
-}
-
-func (ev *Evaluator) tMatchBuffer(c *Call) Value {
+func tMatchBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.match_buffer") ||
 		!ev.CheckArgs(c, "match_buffer", 2, "param", "shape", "dtype", "data", "strides", "elem_offset", "scope", "align", "offset_factor", "layout") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	p := c.Arg(0, "param")
-	pe, ok := p.(*ExprV)
+	pe, ok := p.(*eval.ExprV)
 	var prm *ir.Param
 	if ok {
 		if vr, ok := pe.E.(*ir.Var); ok {
-			prm = ev.Kern.params[vr]
+			prm = ev.Kern.Params[vr]
 		}
 	}
 	if prm == nil {
-		if IsErr(p) {
+		if eval.IsErr(p) {
 			return ev.NeedConcrete(p, c.ArgSpan(0, "param"), "T.match_buffer's parameter")
 		}
-		return ev.Errorf(c.ArgSpan(0, "param"), CodeType, "T.match_buffer expects a T.handle parameter of the kernel, got %s", Describe(p))
+		return ev.Errorf(c.ArgSpan(0, "param"), eval.CodeType, "T.match_buffer expects a T.handle parameter of the kernel, got %s", eval.Describe(p))
 	}
 	if prm.Buf != nil {
-		return ev.Errorf(c.ArgSpan(0, "param"), CodeType, "parameter `%s` is already bound to buffer `%s`", prm.Var.Name, prm.Buf.Name)
+		return ev.Errorf(c.ArgSpan(0, "param"), eval.CodeType, "parameter `%s` is already bound to buffer `%s`", prm.Var.Name, prm.Buf.Name)
 	}
-	buf := ev.declBuffer(c, ir.ParamBuffer, "global", prm.Var.Name)
+	buf := declBuffer(ev, c, ir.ParamBuffer, "global", prm.Var.Name)
 	if buf == nil {
 		name := prm.Var.Name
-		if names, _ := ev.hintNames(c); len(names) == 1 {
+		if names, _ := ev.HintNames(c); len(names) == 1 {
 			name = names[0]
 		}
-		return unbuiltBuffer(c.Arg(1, "shape"), name, c.At)
+		return eval.UnbuiltBuffer(c.Arg(1, "shape"), name, c.At)
 	}
 	buf.Data = prm.Var
 	prm.Buf = buf
-	return &BufferV{Base{c.At}, buf}
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
 }
 
 // declBuffer builds the buffer of a match_buffer / alloc_buffer /
 // decl_buffer call (shape, dtype, scope, layout, offsets).
-func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName string) *ir.Buffer {
+func declBuffer(ev *eval.Evaluator, c *eval.Call, kind ir.BufferKind, defScope, defName string) *ir.Buffer {
 	shapeIdx := 0
 	if kind == ir.ParamBuffer {
 		shapeIdx = 1
 	}
-	shape, shapeExpr, ok := ev.paramShapeArg(c.Arg(shapeIdx, "shape"), c.ArgSpan(shapeIdx, "shape"), kind == ir.ParamBuffer)
+	shape, shapeExpr, ok := ev.ParamShapeArg(c.Arg(shapeIdx, "shape"), c.ArgSpan(shapeIdx, "shape"), kind == ir.ParamBuffer)
 	if !ok {
 		return nil
 	}
@@ -619,16 +232,16 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		ev.NoteLayout(lv)
 	}
 	if shapeExpr != nil {
-		if ev.runtimeShapeBuffer(buf, lv, layoutSpan) == nil || !ev.runtimeShapePlain(c, buf) {
+		if ev.RuntimeShapeBuffer(buf, lv, layoutSpan) == nil || !ev.RuntimeShapePlain(c, buf) {
 			return nil
 		}
 	} else {
 		buf.Layout = ev.LayoutArg(lv, layoutSpan, buf)
 	}
 	if eo := c.Arg(-1, "elem_offset"); eo != nil {
-		if x := ev.libDynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
+		if x := dynamicOffset(eo); x != nil && kind == ir.DeclBuffer {
 			buf.ElemOffsetExpr = x // tirxlib/builder_ir.go
-		} else if _, none := eo.(*NoneV); !none {
+		} else if _, none := eo.(*eval.NoneV); !none {
 			n, ok := ev.IntArg(eo, c.ArgSpan(-1, "elem_offset"), "elem_offset")
 			if !ok {
 				return nil
@@ -637,22 +250,22 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 		}
 	}
 	if bo := c.Arg(-1, "byte_offset"); bo != nil {
-		if x := ev.libDynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
-			buf.ElemOffsetExpr = ev.libByteToElemOffset(x, dt, c.At) // library.go
-		} else if _, none := bo.(*NoneV); !none {
+		if x := dynamicOffset(bo); x != nil && kind == ir.DeclBuffer {
+			buf.ElemOffsetExpr = byteToElemOffset(x, dt, c.At) // builder_ir.go
+		} else if _, none := bo.(*eval.NoneV); !none {
 			n, ok := ev.IntArg(bo, c.ArgSpan(-1, "byte_offset"), "byte_offset")
 			if !ok {
 				return nil
 			}
 			if n*8%int64(dt.Bits) != 0 {
-				ev.Errorf(c.ArgSpan(-1, "byte_offset"), CodeType, "byte_offset %d is not a multiple of the %s element size", n, dt)
+				ev.Errorf(c.ArgSpan(-1, "byte_offset"), eval.CodeType, "byte_offset %d is not a multiple of the %s element size", n, dt)
 				return nil
 			}
 			buf.ElemOffset = n * 8 / int64(dt.Bits)
 		}
 	}
 	if aa := c.Arg(-1, "allocated_addr"); aa != nil {
-		if _, none := aa.(*NoneV); !none {
+		if _, none := aa.(*eval.NoneV); !none {
 			if e, ok := ev.ToIR(aa, ir.DataType{}); ok {
 				buf.AllocatedAddr = e
 			} else {
@@ -664,142 +277,112 @@ func (ev *Evaluator) declBuffer(c *Call, kind ir.BufferKind, defScope, defName s
 	return buf
 }
 
-func (ev *Evaluator) TAlloc(c *Call, fname, fixedScope string) Value {
+func TAlloc(ev *eval.Evaluator, c *eval.Call, fname, fixedScope string) eval.Value {
 	if !ev.RequireKernel(c, fname) ||
 		!ev.CheckArgs(c, fname, 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr", "annotations") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	scope := fixedScope
 	if scope == "" {
 		scope = "global"
 	}
-	buf := ev.declBuffer(c, ir.AllocBuffer, scope, "buf")
+	buf := declBuffer(ev, c, ir.AllocBuffer, scope, "buf")
 	if buf == nil {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	buf.Data = &ir.Var{Name: buf.Name, Type: ir.HandleT, Span: buf.Span}
 	ev.EmitStmt(&ir.Alloc{Buf: buf, Span: c.At})
-	return &BufferV{Base{c.At}, buf}
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
 }
 
 // tScalar is T.local_scalar(dtype="float32") (T.shared_scalar,
 // T.alloc_scalar(dtype, scope="global")): a one-element buffer whose value
 // is its element buf[0] (builder/ir.py alloc_scalar). Assigning to a name
 // or attribute holding it stores into the buffer (stmt.go storeScalar).
-func (ev *Evaluator) tScalar(c *Call, fname, fixedScope string) Value {
+func tScalar(ev *eval.Evaluator, c *eval.Call, fname, fixedScope string) eval.Value {
 	params := []string{"dtype"}
 	if fixedScope == "" {
 		params = append(params, "scope")
 	}
 	if !ev.RequireKernel(c, fname) || !ev.CheckArgs(c, fname, 0, params...) {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dtype := c.Arg(0, "dtype")
 	if dtype == nil {
-		dtype = &StrV{Base{c.At}, "float32"}
+		dtype = &eval.StrV{Base: eval.Base{At: c.At}, V: "float32"}
 	}
-	scope := Value(&StrV{Base{c.At}, fixedScope})
+	scope := eval.Value(&eval.StrV{Base: eval.Base{At: c.At}, V: fixedScope})
 	if fixedScope == "" {
-		scope = &StrV{Base{c.At}, "global"}
+		scope = &eval.StrV{Base: eval.Base{At: c.At}, V: "global"}
 		if s := c.Arg(1, "scope"); s != nil {
 			scope = s
 		}
 	}
-	alloc := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{&TupleV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, dtype},
+	alloc := &eval.Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{&eval.TupleV{Base: eval.Base{At: c.At}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.At}, V: 1}}}, dtype},
 		ArgSpans: []source.Span{c.At, c.ArgSpan(0, "dtype")},
-		Kwargs:   []Kwarg{{"scope", scope, c.At, c.At}}}
-	return ScalarOf(ev.TAlloc(alloc, fname, ""), c.At)
+		Kwargs:   []eval.Kwarg{{Name: "scope", V: scope, At: c.At, Vspan: c.At}}}
+	return eval.ScalarOf(TAlloc(ev, alloc, fname, ""), c.At)
 }
 
 // tDeclScalar is T.decl_scalar(dtype, data, scope, elem_offset=None,
 // byte_offset=None): a one-element view of data, valued as its element.
-func (ev *Evaluator) tDeclScalar(c *Call) Value {
+func tDeclScalar(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.decl_scalar") || !ev.CheckArgs(c, "decl_scalar", 3, "dtype", "data", "scope", "elem_offset", "byte_offset") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	decl := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-		Args:     []Value{&TupleV{Base{c.At}, []Value{&IntV{Base{c.At}, 1}}}, c.Arg(0, "dtype"), c.Arg(1, "data")},
+	decl := &eval.Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+		Args:     []eval.Value{&eval.TupleV{Base: eval.Base{At: c.At}, Elts: []eval.Value{&eval.IntV{Base: eval.Base{At: c.At}, V: 1}}}, c.Arg(0, "dtype"), c.Arg(1, "data")},
 		ArgSpans: []source.Span{c.At, c.ArgSpan(0, "dtype"), c.ArgSpan(1, "data")},
-		Kwargs:   []Kwarg{{"scope", c.Arg(2, "scope"), c.ArgSpan(2, "scope"), c.ArgSpan(2, "scope")}}}
+		Kwargs:   []eval.Kwarg{{Name: "scope", V: c.Arg(2, "scope"), At: c.ArgSpan(2, "scope"), Vspan: c.ArgSpan(2, "scope")}}}
 	for i, k := range []string{"elem_offset", "byte_offset"} {
 		if v := c.Arg(3+i, k); v != nil {
-			decl.Kwargs = append(decl.Kwargs, Kwarg{k, v, c.ArgSpan(3+i, k), c.ArgSpan(3+i, k)})
+			decl.Kwargs = append(decl.Kwargs, eval.Kwarg{Name: k, V: v, At: c.ArgSpan(3+i, k), Vspan: c.ArgSpan(3+i, k)})
 		}
 	}
-	return ScalarOf(ev.tDeclBuffer(decl), c.At)
-}
-
-// ScalarOf is the element buf[0] of a one-element buffer value.
-func ScalarOf(v Value, span source.Span) Value {
-	b, ok := v.(*BufferV)
-	if !ok {
-		return v
-	}
-	// fresh: `x = T.local_scalar(...)` names the buffer and binds x to its
-	// element (parser.py bind_assign_value, scalar_wrapper), no copy.
-	return &ExprV{Base: Base{span}, E: &ir.Load{Buf: b.B, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}}, Span: span}, fresh: true}
-}
-
-// scalarBuffer returns the buffer a name or attribute holding v stores
-// into when assigned in TIR code (parser.py visit_assign): a one-element
-// 1-D buffer, or an element load of one (a T.local_scalar).
-func scalarBuffer(v Value) *ir.Buffer {
-	var b *ir.Buffer
-	switch x := v.(type) {
-	case *BufferV:
-		b = x.B
-	case *ExprV:
-		if ld, ok := x.E.(*ir.Load); ok {
-			b = ld.Buf
-		}
-	}
-	if b != nil && len(b.Shape) == 1 && b.Shape[0] == 1 {
-		return b
-	}
-	return nil
+	return eval.ScalarOf(tDeclBuffer(ev, decl), c.At)
 }
 
 // tMetaClass is the T.meta_class class decorator: instances are meta
 // values inside kernels, which is how tilels treats every instance, so the
 // class is returned as is (class.go accepts it as a modelled decorator).
-func tMetaClass(ev *Evaluator, c *Call) Value {
+func tMetaClass(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if len(c.Args) != 1 {
-		return ev.Errorf(c.At, CodeType, "T.meta_class takes 1 argument (%d given)", len(c.Args))
+		return ev.Errorf(c.At, eval.CodeType, "T.meta_class takes 1 argument (%d given)", len(c.Args))
 	}
 	return c.Args[0]
 }
 
-func (ev *Evaluator) tDeclBuffer(c *Call) Value {
+func tDeclBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.decl_buffer") ||
 		!ev.CheckArgs(c, "decl_buffer", 1, "shape", "dtype", "data", "strides", "elem_offset", "byte_offset", "scope", "align", "offset_factor", "layout", "allocated_addr") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	data := c.Arg(2, "data")
 	if data == nil {
-		return ev.TAlloc(c, "T.decl_buffer", "")
+		return TAlloc(ev, c, "T.decl_buffer", "")
 	}
-	if _, none := data.(*NoneV); none {
-		return ev.TAlloc(c, "T.decl_buffer", "")
+	if _, none := data.(*eval.NoneV); none {
+		return TAlloc(ev, c, "T.decl_buffer", "")
 	}
-	buf := ev.declBuffer(c, ir.DeclBuffer, "global", "buf")
+	buf := declBuffer(ev, c, ir.DeclBuffer, "global", "buf")
 	if buf == nil {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	switch d := data.(type) {
-	case *ExprV:
+	case *eval.ExprV:
 		switch x := d.E.(type) {
 		case *ir.BufferData:
 			buf.Base = x.Buf
 			buf.Data = x.Buf.Data
 		case *ir.Var:
 			buf.Data = x
-			if prm := ev.Kern.params[x]; prm != nil {
+			if prm := ev.Kern.Params[x]; prm != nil {
 				buf.Base = prm.Buf
 			}
 		default:
-			if ExprType(d.E) != ir.HandleT {
-				return ev.Errorf(c.ArgSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", ExprString(d.E))
+			if eval.ExprType(d.E) != ir.HandleT {
+				return ev.Errorf(c.ArgSpan(2, "data"), eval.CodeType, "decl_buffer data must be a buffer's .data or a handle, got `%s`", eval.ExprString(d.E))
 			}
 			// A pointer expression (T.reinterpret(PointerType(...), x)):
 			// bound to a handle variable the buffer sits on, as TVMScript
@@ -808,13 +391,13 @@ func (ev *Evaluator) tDeclBuffer(c *Call) Value {
 			ev.EmitStmt(&ir.Let{Var: vr, Value: d.E, Span: d.At})
 			buf.Data = vr
 		}
-	case *BufferV:
+	case *eval.BufferV:
 		buf.Base, buf.Data = d.B, d.B.Data
 	default:
-		if IsErr(data) {
+		if eval.IsErr(data) {
 			return ev.NeedConcrete(data, c.ArgSpan(2, "data"), "decl_buffer's data")
 		}
-		return ev.Errorf(c.ArgSpan(2, "data"), CodeType, "decl_buffer data must be a buffer's .data, got %s", Describe(data))
+		return ev.Errorf(c.ArgSpan(2, "data"), eval.CodeType, "decl_buffer data must be a buffer's .data, got %s", eval.Describe(data))
 	}
 	// Without scope=, a view has the storage scope of its data pointer (TVM
 	// derives Buffer.scope() from the pointer type's storage scope), so a
@@ -823,51 +406,51 @@ func (ev *Evaluator) tDeclBuffer(c *Call) Value {
 		buf.Scope = buf.Base.Scope
 	}
 	ev.EmitStmt(&ir.Decl{Buf: buf, Span: c.At})
-	return &BufferV{Base{c.At}, buf}
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
 }
 
 // ---- scope ids ----
 
-func (ev *Evaluator) scopeID(kind ir.ScopeIDKind, c *Call) Value {
+func scopeID(ev *eval.Evaluator, kind ir.ScopeIDKind, c *eval.Call) eval.Value {
 	fname := "T." + string(kind)
-	if !ev.RequireKernel(c, fname) || !ev.CheckArgs(c, string(kind), 0, "extents", "preferred", "dtype") || !ev.scopeIDDtype(c, fname) {
-		return Poison(c.At)
+	if !ev.RequireKernel(c, fname) || !ev.CheckArgs(c, string(kind), 0, "extents", "preferred", "dtype") || !ev.ScopeIDDtype(c, fname) {
+		return eval.Poison(c.At)
 	}
 	var extents []int64
 	var dynamic []ir.Expr // runtime extents (scopeid_dynamic.go)
 	unresolved := false
 	n := 1
 	if ext := c.Arg(0, "extents"); ext != nil {
-		if _, none := ext.(*NoneV); !none {
-			if d, ok := ev.dynamicExtents(ext); ok {
+		if _, none := ext.(*eval.NoneV); !none {
+			if d, ok := ev.DynamicExtents(ext); ok {
 				dynamic, n = d, len(d)
-				ext = &NoneV{Base{c.At}}
+				ext = &eval.NoneV{Base: eval.Base{At: c.At}}
 			}
 		}
-		if _, none := ext.(*NoneV); !none {
+		if _, none := ext.(*eval.NoneV); !none {
 			es, ok := ev.IntsArg(ext, c.ArgSpan(0, "extents"), fname+" extents")
 			if !ok {
 				// A value tilels does not model (reported): the ids
 				// still exist, their extents are unknown (the dispatch
 				// pass says what that leaves undecided).
-				k, unres := unresolvedExtents(ext)
+				k, unres := eval.UnresolvedExtents(ext)
 				if !unres {
-					return Poison(c.At)
+					return eval.Poison(c.At)
 				}
 				unresolved, n = true, k
 			} else if len(es) == 0 || len(es) > 3 {
-				return ev.Errorf(c.ArgSpan(0, "extents"), CodeType, "%s takes 1 to 3 extents, got %d", fname, len(es))
+				return ev.Errorf(c.ArgSpan(0, "extents"), eval.CodeType, "%s takes 1 to 3 extents, got %d", fname, len(es))
 			} else {
 				for _, e := range es {
 					if e <= 0 {
-						return ev.Errorf(c.ArgSpan(0, "extents"), CodeType, "%s extent must be positive, got %d", fname, e)
+						return ev.Errorf(c.ArgSpan(0, "extents"), eval.CodeType, "%s extent must be positive, got %d", fname, e)
 					}
 				}
 				extents, n = es, len(es)
 			}
 		}
 	}
-	names, spans := ev.hintNames(c)
+	names, spans := ev.HintNames(c)
 	vars := make([]*ir.Var, n)
 	for i := range vars {
 		name, sp := string(kind), c.At
@@ -883,89 +466,56 @@ func (ev *Evaluator) scopeID(kind ir.ScopeIDKind, c *Call) Value {
 	}
 	ev.EmitStmt(&ir.ScopeID{Kind: kind, Vars: vars, Extents: extents, Span: c.At, Dynamic: dynamic, Unresolved: unresolved})
 	if n == 1 {
-		return &ExprV{Base: Base{c.At}, E: vars[0], fresh: true}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: vars[0], Fresh: true}
 	}
-	out := make([]Value, n)
+	out := make([]eval.Value, n)
 	for i, v := range vars {
-		out[i] = &ExprV{Base: Base{v.Span}, E: v, fresh: true}
+		out[i] = &eval.ExprV{Base: eval.Base{At: v.Span}, E: v, Fresh: true}
 	}
-	return &ListV{Base{c.At}, out}
+	return &eval.ListV{Base: eval.Base{At: c.At}, Elts: out}
 }
 
 // ---- loops ----
 
-func (ev *Evaluator) loopCall(what string, kind ir.ForKind, c *Call) Value {
-	var args []Value
+func loopCall(ev *eval.Evaluator, what string, kind ir.ForKind, c *eval.Call) eval.Value {
+	var args []eval.Value
 	for i, name := range []string{"start", "stop"} {
 		if v := c.Arg(i, name); v != nil {
-			if _, none := v.(*NoneV); !none {
+			if _, none := v.(*eval.NoneV); !none {
 				args = append(args, v)
 			}
 		}
 	}
 	if step, ok := c.Kw("step"); ok {
-		if n, ok := ToInt(step); !ok || n != 1 {
-			if _, none := step.(*NoneV); !none {
-				return ev.Errorf(step.Span(), CodeType, "%s step must be 1", what)
+		if n, ok := eval.ToInt(step); !ok || n != 1 {
+			if _, none := step.(*eval.NoneV); !none {
+				return ev.Errorf(step.Span(), eval.CodeType, "%s step must be 1", what)
 			}
 		}
 	}
 	if len(args) == 0 || len(c.Args) > 2 {
-		return ev.Errorf(c.At, CodeType, "%s takes 1 or 2 positional arguments", what)
+		return ev.Errorf(c.At, eval.CodeType, "%s takes 1 or 2 positional arguments", what)
 	}
-	return ev.loopValue(what, kind, c, args)
+	return ev.LoopValue(what, kind, c, args)
 }
 
-// loopValue builds a LoopV from (extent) or (start, stop) arguments.
-func (ev *Evaluator) loopValue(what string, kind ir.ForKind, c *Call, args []Value) Value {
-	if e := FirstErr(args...); e != nil {
-		if ev.Kern != nil {
-			return ev.NeedConcrete(e, e.Span(), what+" bounds")
-		}
-		return e
-	}
-	if len(args) == 3 {
-		if n, ok := ToInt(args[2]); !ok || n != 1 {
-			return ev.Errorf(args[2].Span(), CodeType, "%s over device values needs step 1", what)
-		}
-		args = args[:2]
-	}
-	exprs := make([]ir.Expr, len(args))
-	for i, a := range args {
-		e, ok := ev.ToIR(a, ir.Int32)
-		if !ok || ExprType(e).IsFloat() {
-			return ev.Errorf(a.Span(), CodeType, "%s bound must be an integer, got %s", what, Describe(a))
-		}
-		exprs[i] = e
-	}
-	lv := &LoopV{Base: Base{c.At}, What: what, Kind: kind}
-	if len(exprs) == 1 {
-		lv.Mins = []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: c.At}}
-		lv.Extents = exprs
-	} else {
-		lv.Mins = exprs[:1]
-		lv.Extents = []ir.Expr{SimplifySub(exprs[1], exprs[0], c.At)}
-	}
-	return lv
-}
-
-func (ev *Evaluator) tGrid(c *Call) Value {
-	lv := &LoopV{Base: Base{c.At}, What: "T.grid", Kind: ir.Serial}
+func tGrid(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	lv := &eval.LoopV{Base: eval.Base{At: c.At}, What: "T.grid", Kind: ir.Serial}
 	if len(c.Args) == 0 {
-		return ev.Errorf(c.At, CodeType, "T.grid needs at least one extent")
+		return ev.Errorf(c.At, eval.CodeType, "T.grid needs at least one extent")
 	}
 	for i, a := range c.Args {
-		if IsErr(a) {
+		if eval.IsErr(a) {
 			return ev.NeedConcrete(a, c.ArgSpans[i], "T.grid extents")
 		}
-		var mn, ext Value = &IntV{Base{c.ArgSpans[i]}, 0}, a
-		if t, ok := a.(*TupleV); ok && len(t.Elts) == 2 {
+		var mn, ext eval.Value = &eval.IntV{Base: eval.Base{At: c.ArgSpans[i]}, V: 0}, a
+		if t, ok := a.(*eval.TupleV); ok && len(t.Elts) == 2 {
 			mn, ext = t.Elts[0], t.Elts[1]
 		}
 		me, ok1 := ev.ToIR(mn, ir.Int32)
 		ee, ok2 := ev.ToIR(ext, ir.Int32)
 		if !ok1 || !ok2 {
-			return ev.Errorf(c.ArgSpans[i], CodeType, "T.grid extent must be an integer, got %s", Describe(a))
+			return ev.Errorf(c.ArgSpans[i], eval.CodeType, "T.grid extent must be an integer, got %s", eval.Describe(a))
 		}
 		lv.Mins = append(lv.Mins, me)
 		lv.Extents = append(lv.Extents, ee)
@@ -975,138 +525,79 @@ func (ev *Evaluator) tGrid(c *Call) Value {
 
 // ---- scalar builtins ----
 
-func (ev *Evaluator) tAddressOf(c *Call) Value {
+func tAddressOf(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "address_of", 1, "buffer_load") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	switch x := c.Args[0].(type) {
-	case *BufferV:
+	case *eval.BufferV:
 		idx := make([]ir.Expr, len(x.B.Shape))
 		for i := range idx {
 			idx[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.At}
 		}
-		return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: x.B, Indices: idx, Span: c.At}}
-	case *ExprV:
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.AddressOf{Buf: x.B, Indices: idx, Span: c.At}}
+	case *eval.ExprV:
 		if ld, ok := x.E.(*ir.Load); ok {
-			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: c.At}}
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.AddressOf{Buf: ld.Buf, Indices: ld.Indices, Span: c.At}}
 		}
-	case *RegionV:
-		return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.At}}
+	case *eval.RegionV:
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.AddressOf{Buf: x.R.Buf, Indices: x.R.Min, Span: c.At}}
 	}
-	if x, ok := c.Args[0].(*ExprV); ok {
-		if vr, ok := x.E.(*ir.Var); ok && ev.Kern != nil && ev.Kern.mutable[vr] {
+	if x, ok := c.Args[0].(*eval.ExprV); ok {
+		if vr, ok := x.E.(*ir.Var); ok && ev.Kern != nil && ev.Kern.Mutable[vr] {
 			// A mutable scalar is a one-element local buffer in TVM.
-			return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.At}}
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.HandleT, Span: c.At}}
 		}
 		if vr, ok := x.E.(*ir.Var); ok && vr.Type == ir.HandleT {
 			// a tensor-map handle (T.tvm_stack_alloca("tensormap", 1)):
 			// call_intrin("uint64", "tirx.address_of", var) in tvm/tirx/op.py
-			return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.DataType{Code: ir.UInt, Bits: 64}, Span: c.At}}
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "address_of", Args: []ir.Expr{vr}, Type: ir.DataType{Code: ir.UInt, Bits: 64}, Span: c.At}}
 		}
 	}
-	if IsErr(c.Args[0]) {
+	if eval.IsErr(c.Args[0]) {
 		return c.Args[0]
 	}
-	return ev.Errorf(c.ArgSpans[0], CodeType, "T.address_of expects a buffer element such as A[i], got %s", Describe(c.Args[0]))
+	return ev.Errorf(c.ArgSpans[0], eval.CodeType, "T.address_of expects a buffer element such as A[i], got %s", eval.Describe(c.Args[0]))
 }
 
-func (ev *Evaluator) tCast(c *Call) Value {
+func tCast(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "cast", 2, "value", "dtype", "span") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt, ok := ev.DtypeOf(c.Args[1], c.ArgSpan(1, "dtype"))
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	return ev.CastTo(c.Args[0], dt, c.ArgSpans[0], c.At)
 }
 
-// CastTo converts v to dt: Python numbers become typed constants.
-func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Value {
-	if IsErr(v) {
-		return v
-	}
-	if IsPyNum(v) {
-		e, _ := ev.ToIR(v, dt)
-		switch x := e.(type) {
-		case *ir.IntImm:
-			if dt.IsFloat() {
-				return &ExprV{Base: Base{span}, E: &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
-			}
-			x.Type, x.Span = dt, span
-			return &ExprV{Base: Base{span}, E: x}
-		case *ir.FloatImm:
-			if !dt.IsFloat() {
-				return &ExprV{Base: Base{span}, E: &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
-			}
-			x.Type, x.Span = dt, span
-			return &ExprV{Base: Base{span}, E: x}
-		}
-	}
-	ex, ok := v.(*ExprV)
-	if !ok {
-		if s, ok := v.(*StrV); ok && dt.IsFloat() {
-			switch s.V {
-			case "inf", "-inf", "nan":
-				f := math.Inf(1)
-				if s.V == "-inf" {
-					f = math.Inf(-1)
-				} else if s.V == "nan" {
-					f = math.NaN()
-				}
-				return &ExprV{Base: Base{span}, E: &ir.FloatImm{Value: f, Type: dt, Span: span}}
-			}
-		}
-		return ev.Errorf(vspan, CodeType, "cannot cast %s to %s", Describe(v), dt)
-	}
-	if ExprType(ex.E) == dt {
-		return ex
-	}
-	return &ExprV{Base: Base{span}, E: &ir.Cast{To: dt, X: ex.E, Span: span}}
-}
-
-func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
-	if !d.Ctor {
-		return ev.Errorf(c.FnSpan, CodeType, "'DataType' object is not callable")
-	}
-	v := c.Arg(0, "expr")
-	if v == nil {
-		name, sp := ev.HintName(c, "v")
-		if !sp.IsValid() {
-			sp = c.At
-		}
-		return &ExprV{Base: Base{c.At}, E: &ir.Var{Name: name, Type: d.DT, Span: sp}, fresh: true}
-	}
-	return ev.CastTo(v, d.DT, c.ArgSpan(0, "expr"), c.At)
-}
-
-func (ev *Evaluator) tEvaluate(c *Call) Value {
+func tEvaluate(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "evaluate", 1, "value") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	if e, ok := ev.ToIR(c.Args[0], ir.DataType{}); ok {
 		ev.EmitStmt(&ir.Evaluate{X: e, Span: c.At})
-	} else if !IsErr(c.Args[0]) {
-		return ev.Errorf(c.ArgSpans[0], CodeType, "T.evaluate expects a scalar expression, got %s", Describe(c.Args[0]))
+	} else if !eval.IsErr(c.Args[0]) {
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "T.evaluate expects a scalar expression, got %s", eval.Describe(c.Args[0]))
 	}
-	return &NoneV{Base{c.At}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
-func (ev *Evaluator) tBind(c *Call) Value {
+func tBind(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.Bind") || !ev.CheckArgs(c, "Bind", 1, "value", "type_annotation", "var") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	v := c.Args[0]
 	e, ok := ev.ToIR(v, ir.DataType{})
 	if !ok {
-		if IsErr(v) {
+		if eval.IsErr(v) {
 			return ev.NeedConcrete(v, c.ArgSpans[0], "T.Bind's value")
 		}
-		return ev.Errorf(c.ArgSpans[0], CodeType, "T.Bind expects a scalar expression, got %s", Describe(v))
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "T.Bind expects a scalar expression, got %s", eval.Describe(v))
 	}
 	var vr *ir.Var
 	if vv, ok := c.Kw("var"); ok {
-		if x, ok := vv.(*ExprV); ok {
+		if x, ok := vv.(*eval.ExprV); ok {
 			vr, _ = x.E.(*ir.Var)
 		}
 	}
@@ -1115,47 +606,47 @@ func (ev *Evaluator) tBind(c *Call) Value {
 		if !sp.IsValid() {
 			sp = c.At
 		}
-		t := ExprType(e)
+		t := eval.ExprType(e)
 		if ta := c.Arg(1, "type_annotation"); ta != nil {
-			if d, ok := ta.(*DTypeV); ok {
+			if d, ok := ta.(*eval.DTypeV); ok {
 				t = d.DT
 			}
 		}
 		vr = &ir.Var{Name: name, Type: t, Span: sp}
 	}
 	ev.EmitStmt(&ir.Let{Var: vr, Value: e, Span: c.At})
-	return &ExprV{Base: Base{c.At}, E: vr, fresh: true}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: vr, Fresh: true}
 }
 
-func (ev *Evaluator) tIfThenElse(c *Call) Value {
+func tIfThenElse(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "if_then_else", 3, "cond", "t", "f") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
-	if e := FirstErr(c.Args...); e != nil {
+	if e := eval.FirstErr(c.Args...); e != nil {
 		return e
 	}
 	cond := c.Args[0]
-	if _, ok := cond.(*ExprV); !ok {
-		if Truthy(cond) {
+	if _, ok := cond.(*eval.ExprV); !ok {
+		if eval.Truthy(cond) {
 			return c.Args[1]
 		}
 		return c.Args[2]
 	}
 	a, ok1 := ev.ToIR(c.Args[1], ir.DataType{})
-	b, ok2 := ev.ToIR(c.Args[2], ExprType(a))
+	b, ok2 := ev.ToIR(c.Args[2], eval.ExprType(a))
 	if !ok1 || !ok2 {
-		return ev.Errorf(c.At, CodeType, "T.if_then_else needs scalar branches")
+		return ev.Errorf(c.At, eval.CodeType, "T.if_then_else needs scalar branches")
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Select{Cond: cond.(*ExprV).E, A: a, B: b, Span: c.At}}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Select{Cond: cond.(*eval.ExprV).E, A: a, B: b, Span: c.At}}
 }
 
-func (ev *Evaluator) tLimit(c *Call, which string) Value {
+func tLimit(ev *eval.Evaluator, c *eval.Call, which string) eval.Value {
 	if !ev.CheckArgs(c, which, 1, "dtype") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	if dt.IsFloat() {
 		f := math.Inf(1)
@@ -1165,7 +656,7 @@ func (ev *Evaluator) tLimit(c *Call, which string) Value {
 		case "min_value":
 			f = -floatMax(dt)
 		}
-		return &ExprV{Base: Base{c.At}, E: &ir.FloatImm{Value: f, Type: dt, Span: c.At}}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.FloatImm{Value: f, Type: dt, Span: c.At}}
 	}
 	var n int64
 	switch {
@@ -1180,7 +671,7 @@ func (ev *Evaluator) tLimit(c *Call, which string) Value {
 	default:
 		n = 1<<dt.Bits - 1
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.IntImm{Value: n, Type: dt, Span: c.At}}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.IntImm{Value: n, Type: dt, Span: c.At}}
 }
 
 func floatMax(dt ir.DataType) float64 {
@@ -1207,9 +698,9 @@ func floatMax(dt ir.DataType) float64 {
 // warp_size): TVM's builtin, __shfl_sync (_up/_down) on CUDA. Its value is
 // a runtime expression of value's type (a branch on it is a runtime
 // branch, as a kernel's warp-role dispatch on a shuffled warp id is).
-func (ev *Evaluator) tWarpShuffle(c *Call, op string) Value {
+func tWarpShuffle(ev *eval.Evaluator, c *eval.Call, op string) eval.Value {
 	if !ev.CheckArgs(c, op, 5, "mask", "value", "lane", "width", "warp_size") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	args := make([]ir.Expr, 5)
 	for i, a := range c.Args {
@@ -1221,16 +712,16 @@ func (ev *Evaluator) tWarpShuffle(c *Call, op string) Value {
 		}
 		e, ok := ev.ToIR(a, want)
 		if !ok {
-			return OrPoison(FirstErr(a), c.ArgSpans[i])
+			return eval.OrPoison(eval.FirstErr(a), c.ArgSpans[i])
 		}
 		args[i] = e
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: op, Args: args, Type: ExprType(args[1]), Span: c.At}}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: op, Args: args, Type: eval.ExprType(args[1]), Span: c.At}}
 }
 
-func (ev *Evaluator) tReinterpret(c *Call) Value {
+func tReinterpret(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "reinterpret", 2, "dtype", "value") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	var dt ir.DataType
 	if isPointerType(c.Args[0]) {
@@ -1240,107 +731,95 @@ func (ev *Evaluator) tReinterpret(c *Call) Value {
 	} else {
 		var ok bool
 		if dt, ok = ev.DtypeOf(c.Args[0], c.ArgSpans[0]); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	}
 	e, ok := ev.ToIR(c.Args[1], ir.DataType{})
 	if !ok {
-		return OrPoison(FirstErr(c.Args[1]), c.At)
+		return eval.OrPoison(eval.FirstErr(c.Args[1]), c.At)
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.At}}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.At}}
 }
 
 // isPointerType reports whether v is tvm.ir.PointerType(...) (tvm.ir.type
 // is not modelled, so it is an opaque value with that path).
-func isPointerType(v Value) bool {
-	o, ok := v.(*OpaqueV)
+func isPointerType(v eval.Value) bool {
+	o, ok := v.(*eval.OpaqueV)
 	return ok && (o.Path == "tvm.ir.type.PointerType(...)" || o.Path == "tvm.ir.PointerType(...)")
 }
 
-func (ev *Evaluator) tStaticAssert(c *Call) Value {
+func tStaticAssert(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	v := c.Arg(0, "x")
-	if v == nil || IsErr(v) {
-		return &NoneV{Base{c.At}}
+	if v == nil || eval.IsErr(v) {
+		return &eval.NoneV{Base: eval.Base{At: c.At}}
 	}
-	if _, ok := v.(*ExprV); !ok && !Truthy(v) {
+	if _, ok := v.(*eval.ExprV); !ok && !eval.Truthy(v) {
 		msg := "static assertion failed"
-		if m, ok := c.Arg(1, "message").(*StrV); ok && m.V != "" {
+		if m, ok := c.Arg(1, "message").(*eval.StrV); ok && m.V != "" {
 			msg += ": " + m.V
 		}
-		ev.Errorf(c.ArgSpan(0, "x"), CodeType, "%s", msg)
+		ev.Errorf(c.ArgSpan(0, "x"), eval.CodeType, "%s", msg)
 	}
-	return &NoneV{Base{c.At}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
-func (ev *Evaluator) tCeilDiv(c *Call) Value {
+func tCeilDiv(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "ceildiv", 2, "lhs", "rhs") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	a, b := c.Args[0], c.Args[1]
-	if IsPyNum(a) && IsPyNum(b) {
+	if eval.IsPyNum(a) && eval.IsPyNum(b) {
 		s := ev.Binop("+", a, b, c.At, false)
-		s = ev.Binop("-", s, &IntV{Base{c.At}, 1}, c.At, false)
+		s = ev.Binop("-", s, &eval.IntV{Base: eval.Base{At: c.At}, V: 1}, c.At, false)
 		return ev.Binop("//", s, b, c.At, false)
 	}
-	s := ev.Binop("+", a, ev.Binop("-", b, &IntV{Base{c.At}, 1}, c.At, false), c.At, false)
+	s := ev.Binop("+", a, ev.Binop("-", b, &eval.IntV{Base: eval.Base{At: c.At}, V: 1}, c.At, false), c.At, false)
 	return ev.Binop("//", s, b, c.At, false)
 }
 
-// mathOps maps T.<name> scalar functions to an ir.BinOp (two operands) or
-// to 0 for an ir.Call of that name.
-var mathOps = map[string]ir.BinOp{
-	"max": ir.Max, "min": ir.Min, "floordiv": ir.FloorDiv, "floormod": ir.FloorMod,
-	"truncdiv": ir.Div, "truncmod": ir.FloorMod, "shift_left": ir.Shl, "shift_right": ir.Shr,
-	"bitwise_and": ir.BitAnd, "bitwise_or": ir.BitOr, "bitwise_xor": ir.BitXor,
-	"sqrt": 0, "exp": 0, "exp2": 0, "exp10": 0, "log": 0, "log2": 0, "log10": 0, "log1p": 0,
-	"tanh": 0, "sigmoid": 0, "sin": 0, "cos": 0, "tan": 0, "rsqrt": 0, "erf": 0, "abs": 0, "fabs": 0,
-	"floor": 0, "ceil": 0, "round": 0, "trunc": 0, "nearbyint": 0, "pow": 0, "fma": 0, "bitwise_not": 0,
-	"popcount": 0, "clz": 0, "isnan": 0, "isinf": 0, "isfinite": 0, "copysign": 0, "fmod": 0, "hypot": 0,
-}
-
-func (ev *Evaluator) mathCall(name string, op ir.BinOp, c *Call) Value {
-	if e := FirstErr(c.Args...); e != nil {
+func mathCall(ev *eval.Evaluator, name string, op ir.BinOp, c *eval.Call) eval.Value {
+	if e := eval.FirstErr(c.Args...); e != nil {
 		return e
 	}
 	if op != 0 {
 		if len(c.Args) != 2 {
-			return ev.Errorf(c.At, CodeType, "T.%s takes 2 arguments (%d given)", name, len(c.Args))
+			return ev.Errorf(c.At, eval.CodeType, "T.%s takes 2 arguments (%d given)", name, len(c.Args))
 		}
 		a, b := c.Args[0], c.Args[1]
-		if (op == ir.Max || op == ir.Min) && IsPyNum(a) && IsPyNum(b) {
+		if (op == ir.Max || op == ir.Min) && eval.IsPyNum(a) && eval.IsPyNum(b) {
 			// T.max over Python numbers is a constant expression.
 			ae, _ := ev.ToIR(a, ir.DataType{})
-			be, _ := ev.ToIR(b, ExprType(ae))
-			return &ExprV{Base: Base{c.At}, E: MkBin(op, ae, be, c.At)}
+			be, _ := ev.ToIR(b, eval.ExprType(ae))
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: eval.MkBin(op, ae, be, c.At)}
 		}
 		var ae, be ir.Expr
 		var ok1, ok2 bool
-		if x, ok := a.(*ExprV); ok {
+		if x, ok := a.(*eval.ExprV); ok {
 			ae, ok1 = x.E, true
-			be, ok2 = ev.ToIR(b, ExprType(ae))
+			be, ok2 = ev.ToIR(b, eval.ExprType(ae))
 		} else {
 			be, ok2 = ev.ToIR(b, ir.DataType{})
-			ae, ok1 = ev.ToIR(a, ExprType(be))
+			ae, ok1 = ev.ToIR(a, eval.ExprType(be))
 		}
 		if !ok1 || !ok2 {
-			return ev.Errorf(c.At, CodeType, "T.%s needs scalar arguments", name)
+			return ev.Errorf(c.At, eval.CodeType, "T.%s needs scalar arguments", name)
 		}
-		return &ExprV{Base: Base{c.At}, E: MkBin(op, ae, be, c.At)}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: eval.MkBin(op, ae, be, c.At)}
 	}
 	args := make([]ir.Expr, len(c.Args))
 	var t ir.DataType
 	for i, a := range c.Args {
 		e, ok := ev.ToIR(a, t)
 		if !ok {
-			return ev.Errorf(c.ArgSpans[i], CodeType, "T.%s needs scalar arguments, got %s", name, Describe(a))
+			return ev.Errorf(c.ArgSpans[i], eval.CodeType, "T.%s needs scalar arguments, got %s", name, eval.Describe(a))
 		}
 		if i == 0 {
-			t = ExprType(e)
+			t = eval.ExprType(e)
 		}
 		args[i] = e
 	}
 	if len(args) == 0 {
-		return ev.Errorf(c.At, CodeType, "T.%s needs an argument", name)
+		return ev.Errorf(c.At, eval.CodeType, "T.%s needs an argument", name)
 	}
 	if !t.IsValid() {
 		t = ir.Float32
@@ -1362,689 +841,144 @@ func (ev *Evaluator) mathCall(name string, op ir.BinOp, c *Call) Value {
 	case "fabs":
 		opName = "abs"
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: opName, Args: args, Type: t, Span: c.At}}
-}
-
-// IntrinsicCall calls a T.cuda.* / T.ptx.* intrinsic: an ir.Call whose Op
-// is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
-func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
-	ev.CheckSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
-	var args []ir.Expr
-	all := append([]Value(nil), c.Args...)
-	for _, k := range c.Kwargs {
-		all = append(all, k.V)
-	}
-	for i, a := range all {
-		if IsErr(a) {
-			if ev.Kern != nil {
-				return ev.NeedConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
-			}
-			return a
-		}
-		var e ir.Expr
-		switch x := a.(type) {
-		case *StrV:
-			e = &ir.StringImm{Value: x.V, Span: x.At}
-		case *BufferV:
-			e = &ir.BufferData{Buf: x.B, Span: x.At}
-		case *DTypeV:
-			e = &ir.StringImm{Value: x.DT.String(), Span: x.At}
-		case *IntrinsicV:
-			// an operand marker such as T.ptx.SINK
-			ev.Warnf(x.At, CodeUnresolved, "not modelled: `T.%s` as an operand of T.%s; statement ignored", x.Path, f.Path)
-			return Poison(c.At)
-		default:
-			var ok bool
-			if e, ok = ev.ToIR(a, ir.DataType{}); !ok {
-				sp := a.Span()
-				if i < len(c.ArgSpans) {
-					sp = c.ArgSpans[i]
-				}
-				return ev.Errorf(sp, CodeType, "T.%s argument %d must be a scalar, got %s", f.Path, i, Describe(a))
-			}
-		}
-		args = append(args, e)
-	}
-	if (f.Path == ir.OpCpAsyncWait || f.Path == ir.OpCpAsyncBulkWait) && len(args) == 0 {
-		args = append(args, &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.At}) // TVM's default n=0
-	}
-	var t ir.DataType
-	op := f.Path
-	if strings.HasSuffix(f.Path, "elect_sync") {
-		t = ir.Int32
-		if f.Path == "cuda.elect_sync" {
-			op = ir.OpElectSync // T.cuda.elect_sync is ptx_elect_sync in 0.25 (backend/cuda/script.py)
-		}
-	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: op, Args: args, Type: t, Span: c.At}}
-}
-
-func (ev *Evaluator) markerCall(m *MarkerV, c *Call) Value {
-	switch m.Name {
-	case "T.prim_func", "T.jit", "T.inline", "T.macro":
-		return &MarkerV{Base: Base{c.At}, Name: m.Name}
-	case "T.Buffer":
-		if _, hasData := c.Kw("data"); hasData && ev.Kern != nil && ev.Emit != nil {
-			return ev.tDeclBuffer(c) // T.Buffer(..., data=...) in a body declares a view
-		}
-		return ev.bufferAnnot(c)
-	case "T.handle":
-		return &MarkerV{Base: Base{c.At}, Name: "T.handle"}
-	}
-	return ev.Errorf(c.FnSpan, CodeType, "'%s' object is not callable", m.Name)
-}
-
-// bufferAnnot evaluates T.Buffer(shape, dtype, scope=..., layout=...).
-func (ev *Evaluator) bufferAnnot(c *Call) Value {
-	a := &AnnotV{Base: Base{c.At}, Kind: "buffer", DT: ir.Float32}
-	a.Shape = c.Arg(0, "shape")
-	if a.Shape == nil {
-		return ev.Errorf(c.At, CodeType, "T.Buffer needs a shape")
-	}
-	if d := c.Arg(1, "dtype"); d != nil {
-		dt, ok := ev.DtypeOf(d, c.ArgSpan(1, "dtype"))
-		if !ok {
-			return Poison(c.At)
-		}
-		a.DT = dt
-	}
-	if s, ok := c.Kw("scope"); ok {
-		if str, ok := s.(*StrV); ok {
-			a.Scope = str.V
-		}
-	}
-	if l, ok := c.Kw("layout"); ok {
-		a.Layout = l
-	}
-	return a
-}
-
-// execAnnAssign handles `x: T.int32 = e`, `x: T.let = e`, `v: T.f32[8]`.
-func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
-	ann := ev.expr(fr, s.Annotation)
-	name, isName := s.Target.(*syntax.Name)
-	if !ev.inKernelTIR(fr) || !isName {
-		if s.Value != nil {
-			ev.assign(fr, s.Target, ev.expr(fr, s.Value), s.Value.Span(), true)
-		}
-		return
-	}
-	var value Value
-	if s.Value != nil {
-		saved := ev.hint
-		ev.hint = ev.hintFor([]syntax.Expr{s.Target}, s.Value)
-		value = ev.expr(fr, s.Value)
-		ev.hint = saved
-	}
-	switch a := ann.(type) {
-	case *MarkerV:
-		if a.Name == "T.let" {
-			if value == nil {
-				ev.Errorf(s.Loc, CodeType, "T.let requires a value")
-				return
-			}
-			e, ok := ev.ToIR(value, ir.DataType{})
-			if !ok {
-				if IsErr(value) {
-					fr.env.set(name.Id, value)
-					return
-				}
-				ev.Errorf(s.Value.Span(), CodeType, "T.let expects a scalar expression, got %s", Describe(value))
-				return
-			}
-			t := ExprType(e)
-			if a.Arg != nil {
-				if d, ok := a.Arg.(*DTypeV); ok {
-					t = d.DT
-				}
-			}
-			vr := &ir.Var{Name: name.Id, Type: t, Span: name.Loc}
-			ev.EmitStmt(&ir.Let{Var: vr, Value: e, Span: s.Loc})
-			fr.env.set(name.Id, &ExprV{Base: Base{name.Loc}, E: vr})
-			return
-		}
-	case *DTypeV:
-		if a.Ctor {
-			vr := &ir.Var{Name: name.Id, Type: a.DT, Span: name.Loc}
-			var init ir.Expr
-			if value != nil {
-				cv := ev.CastTo(value, a.DT, s.Value.Span(), s.Value.Span())
-				if ex, ok := cv.(*ExprV); ok {
-					init = ex.E
-				} else {
-					fr.env.set(name.Id, cv)
-					return
-				}
-			} else if a.DT.IsFloat() {
-				init = &ir.FloatImm{Value: 0, Type: a.DT, Span: s.Loc}
-			} else {
-				init = &ir.IntImm{Value: 0, Type: a.DT, Span: s.Loc}
-			}
-			ev.Kern.mutable[vr] = true
-			ev.EmitStmt(&ir.Let{Var: vr, Value: init, Mutable: true, Span: s.Loc})
-			fr.env.set(name.Id, &ExprV{Base: Base{name.Loc}, E: vr})
-			return
-		}
-	case *AnnotV:
-		if a.Kind == "local" {
-			if value != nil {
-				ev.Errorf(s.Value.Span(), CodeType, "a register array declaration takes no value")
-			}
-			shape, ok := ev.ShapeArg(a.Shape, s.Annotation.Span())
-			if !ok {
-				fr.env.set(name.Id, Poison(s.Loc))
-				return
-			}
-			buf := &ir.Buffer{Name: name.Id, Shape: shape, Dtype: a.DT, Scope: "local", Kind: ir.AllocBuffer, Span: s.Loc}
-			buf.Layout = layout.RowMajor(shape...)
-			buf.Data = &ir.Var{Name: name.Id, Type: ir.HandleT, Span: name.Loc}
-			ev.AddBufferSite(buf, name.Loc, s.Loc, source.NoSpan)
-			ev.EmitStmt(&ir.Alloc{Buf: buf, Span: s.Loc})
-			fr.env.set(name.Id, &BufferV{Base{name.Loc}, buf})
-			return
-		}
-	}
-	if value != nil {
-		ev.assignName(fr, name, value, s.Value.Span(), true)
-	} else if !IsErr(ann) {
-		ev.Errorf(s.Annotation.Span(), CodeType, "unsupported annotation %s in a prim_func body", Describe(ann))
-	}
-}
-
-// ---- buffers: indexing, stores, attributes ----
-
-// BufferIndex evaluates buf[idx]: a scalar load when every dimension has
-// a scalar index, else a region (spec §1.4).
-func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) Value {
-	buf := bv.B
-	if len(idx) == 1 && IsSeq(idx[0]) {
-		idx = SeqElts(idx[0])
-	}
-	if e := FirstErr(idx...); e != nil {
-		if ev.Kern != nil {
-			return ev.NeedConcrete(e, e.Span(), "a buffer index")
-		}
-		return e
-	}
-	nd := len(buf.Shape)
-	if len(idx) > nd {
-		return ev.Errorf(e.Index.Span(), CodeType, "too many indices for buffer `%s` of rank %d: %d", buf.Name, nd, len(idx))
-	}
-	region := len(idx) < nd
-	mins := make([]ir.Expr, nd)
-	exts := make([]ir.Expr, nd)
-	for d := 0; d < nd; d++ {
-		sp := e.Index.Span()
-		if d >= len(idx) {
-			mins[d] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: e.Loc}
-			exts[d] = DimExtent(buf, d, e.Loc)
-			continue
-		}
-		x := idx[d]
-		if x.Span().IsValid() {
-			sp = x.Span()
-		}
-		if s, ok := x.(*SliceV); ok {
-			region = true
-			if _, none := s.Step.(*NoneV); !none {
-				if n, ok := ToInt(s.Step); !ok || n != 1 {
-					return ev.Errorf(s.Step.Span(), CodeType, "buffer region slice step must be 1, got %s", Describe(s.Step))
-				}
-			}
-			var lo, hi ir.Expr
-			if _, none := s.Lo.(*NoneV); none {
-				lo = &ir.IntImm{Value: 0, Type: ir.Int32, Span: sp}
-			} else if lo, ok = ev.IndexExpr(s.Lo); !ok {
-				return ev.Errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Lo))
-			}
-			if _, none := s.Hi.(*NoneV); none {
-				hi = DimExtent(buf, d, sp)
-			} else if hi, ok = ev.IndexExpr(s.Hi); !ok {
-				return ev.Errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Hi))
-			}
-			mins[d], exts[d] = lo, SimplifySub(hi, lo, sp)
-			l, lok := ir.ConstInt(lo)
-			h, hok := ir.ConstInt(hi)
-			outside := (lok && (l < 0 || l > buf.Shape[d])) || (hok && (h < 0 || h > buf.Shape[d]))
-			if runtimeDim(buf, d) {
-				outside = lok && l < 0 || hok && h < 0 // the extent is a runtime value
-			}
-			if ev.oobRegions && buf.Scope == "global" {
-				outside = false // TMA boxes may leave the tensor
-			}
-			if outside || (lok && hok && h < l) {
-				return ev.Errorf(sp, CodeOutOfBounds, "region %s:%s is out of bounds for dimension %d of `%s` with extent %d",
-					ExprString(lo), ExprString(hi), d, buf.Name, buf.Shape[d])
-			}
-			continue
-		}
-		ix, ok := ev.IndexExpr(x)
-		if !ok {
-			return ev.Errorf(sp, CodeType, "buffer index must be an integer or a slice, got %s", Describe(x))
-		}
-		if n, ok := ir.ConstInt(ix); ok && (n < 0 || n >= buf.Shape[d] && !runtimeDim(buf, d)) {
-			return ev.Errorf(sp, CodeOutOfBounds, "index %d is out of bounds for dimension %d of `%s` with extent %d", n, d, buf.Name, buf.Shape[d])
-		}
-		mins[d], exts[d] = ix, &ir.IntImm{Value: 1, Type: ir.Int32, Span: sp}
-	}
-	if region {
-		return &RegionV{Base{e.Loc}, &ir.Region{Buf: buf, Min: mins, Extent: exts, Span: e.Loc}}
-	}
-	if ev.checkDirectAccess(buf, e.Loc) {
-		return Poison(e.Loc)
-	}
-	return &ExprV{Base: Base{e.Loc}, E: &ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
-}
-
-// checkDirectAccess reports a scalar access to a buffer whose layout puts
-// elements on threads (TVM LowerTIRx).
-func (ev *Evaluator) checkDirectAccess(buf *ir.Buffer, span source.Span) bool {
-	if t, ok := buf.Layout.(*layout.TileLayout); ok && t.HasThreadAxis() {
-		ev.Errorf(span, CodeType, "Cannot lower direct BufferLoad/BufferStore on a buffer with thread-axis layout: unable to verify that the coordinate matches the current thread. Use .view() + .local() to decompose thread and memory axes.")
-		return true
-	}
-	return false
-}
-
-func (ev *Evaluator) IndexExpr(v Value) (ir.Expr, bool) {
-	e, ok := ev.ToIR(v, ir.Int32)
-	if !ok || ExprType(e).IsFloat() {
-		return nil, false
-	}
-	return e, true
-}
-
-func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, vspan source.Span, e *syntax.Subscript) {
-	if ev.Emit == nil {
-		ev.Errorf(e.Loc, CodeType, "buffer stores are only allowed inside a prim_func body")
-		return
-	}
-	r := ev.BufferIndex(bv, idx, e)
-	if IsErr(r) || IsErr(v) {
-		if IsErr(v) && ev.Kern != nil {
-			ev.NeedConcrete(v, vspan, "the stored value")
-		}
-		return
-	}
-	ld, ok := r.(*ExprV)
-	if !ok {
-		ev.Errorf(e.Loc, CodeType, "cannot assign to buffer region %s; use Tx.copy or Tx.fill", ev.Text(e.Loc))
-		return
-	}
-	load := ld.E.(*ir.Load)
-	val, ok := ev.ToIR(v, bv.B.Dtype)
-	if !ok {
-		ev.Errorf(vspan, CodeType, "cannot store %s into buffer `%s`", Describe(v), bv.B.Name)
-		return
-	}
-	if t := ExprType(val); t.IsValid() && t != bv.B.Dtype {
-		val = &ir.Cast{To: bv.B.Dtype, X: val, Span: val.Pos()}
-	}
-	ev.EmitStmt(&ir.Store{Buf: bv.B, Indices: load.Indices, Value: val, Span: source.Join(e.Loc, vspan)})
-}
-
-func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Value {
-	buf := bv.B
-	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
-		if v := runtimeShapeAttr(buf, name, span); v != nil {
-			return v
-		}
-	}
-	switch name {
-	case "data":
-		return &ExprV{Base: Base{span}, E: &ir.BufferData{Buf: buf, Span: span}}
-	case "shape":
-		out := make([]Value, len(buf.Shape))
-		for i, s := range buf.Shape {
-			out[i] = &IntV{Base{span}, s}
-		}
-		return &TupleV{Base{span}, out}
-	case "dtype":
-		return &StrV{Base{span}, buf.Dtype.String()}
-	case "name":
-		return &StrV{Base{span}, buf.Name}
-	case "ndim":
-		return &IntV{Base{span}, int64(len(buf.Shape))}
-	case "elem_offset":
-		if buf.ElemOffsetExpr != nil { // tirxlib/buffer_view.go
-			return &ExprV{Base: Base{span}, E: ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset))}
-		}
-		return &IntV{Base{span}, buf.ElemOffset}
-	case "layout":
-		if buf.Layout == nil {
-			return &NoneV{Base{span}}
-		}
-		return &LayoutV{Base: Base{span}, L: buf.Layout}
-	case "scope":
-		return Method("Buffer.scope", func(ev *Evaluator, c *Call) Value { return &StrV{Base{c.At}, buf.Scope} })
-	case "ptr_to":
-		return Method("Buffer.ptr_to", func(ev *Evaluator, c *Call) Value {
-			if !ev.CheckArgs(c, "ptr_to", 1, "indices") {
-				return Poison(c.At)
-			}
-			elts := SeqElts(c.Args[0])
-			if !IsSeq(c.Args[0]) {
-				elts = []Value{c.Args[0]}
-			}
-			if len(elts) != len(buf.Shape) {
-				return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
-			}
-			idx := make([]ir.Expr, len(elts))
-			for i, x := range elts {
-				if IsErr(x) {
-					return x
-				}
-				e, ok := ev.IndexExpr(x)
-				if !ok {
-					return ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
-				}
-				idx[i] = e
-			}
-			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: buf, Indices: idx, Span: c.At}}
-		})
-	case "allocated_addr":
-		// A list of the tensor-memory address expression (allocated_addr=).
-		if buf.AllocatedAddr == nil {
-			return &NoneV{Base{span}}
-		}
-		return &ListV{Base{span}, []Value{&ExprV{Base: Base{span}, E: buf.AllocatedAddr}}}
-	case "access_ptr":
-		// buf.access_ptr(access_mask, ptr_type="handle", content_lanes=1,
-		// offset=0, extent=None): a pointer to the element at flat offset
-		// (TVM's tvm_access_ptr; the mask and extent only annotate it).
-		return Method("Buffer.access_ptr", func(ev *Evaluator, c *Call) Value {
-			if !ev.CheckArgs(c, "access_ptr", 1, "access_mask", "ptr_type", "content_lanes", "offset", "extent") {
-				return Poison(c.At)
-			}
-			var off ir.Expr = ir.Const(0)
-			if v := c.Arg(3, "offset"); v != nil {
-				if IsErr(v) {
-					return v
-				}
-				e, ok := ev.IndexExpr(v)
-				if !ok {
-					return ev.Errorf(c.ArgSpan(3, "offset"), CodeType, "access_ptr offset must be an integer, got %s", Describe(v))
-				}
-				off = e
-			}
-			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: buf, Indices: []ir.Expr{off}, FlatIndex: true, Span: c.At}}
-		})
-	case "local":
-		return Method("Buffer.local", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, true) })
-	case "view":
-		return Method("Buffer.view", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, false) })
-	}
-	if v := ev.libBufferAttr(buf, name, span); v != nil { // library.go: sub, permute, the rearranging views
-		return v
-	}
-	// Buffer has many more methods and fields (sub, tile, ...); they
-	// are opaque here.
-	return &OpaqueV{Base{span}, buf.Name + "." + name}
-}
-
-// bufferView implements buf.local(*shape, layout=None) and
-// buf.view(*shape, layout=None): a decl_buffer over buf's storage.
-func (ev *Evaluator) bufferView(buf *ir.Buffer, c *Call, local bool) Value {
-	what := "Buffer.view"
-	if local {
-		what = "Buffer.local"
-	}
-	if !ev.RequireKernel(c, what) {
-		return Poison(c.At)
-	}
-	if e := FirstErr(c.Args...); e != nil {
-		return ev.NeedConcrete(e, e.Span(), what+" shape")
-	}
-	lv, hasLayout := c.Kw("layout")
-	var shape []int64
-	for i, a := range c.Args {
-		n, ok := ToInt(a)
-		if !ok {
-			if s, isStr := a.(*StrV); isStr && !local && len(c.Args) == 1 && len(c.Kwargs) == 0 {
-				return ev.bufferViewDtype(buf, c, s)
-			}
-			return ev.Errorf(c.ArgSpans[i], CodeType, "%s shape must be integers, got %s", what, Describe(a))
-		}
-		shape = append(shape, n)
-	}
-	var l layout.Layout
-	badLayout := false
-	switch {
-	case hasLayout:
-		nb := &ir.Buffer{Name: buf.Name, Shape: shape}
-		l = ev.LayoutArg(lv, c.ArgSpan(-1, "layout"), nb)
-		badLayout = ev.Kern.BadLayout[nb]
-	case local:
-		if buf.Layout == nil {
-			if ev.Kern.BadLayout[buf] {
-				return Poison(c.At)
-			}
-			return ev.Errorf(c.At, CodeMissingLayout, "buffer `%s` has no layout; .local() needs one", buf.Name)
-		}
-		l = layout.Storage(buf.Layout)
-	default:
-		l = buf.Layout
-	}
-	if len(shape) == 0 {
-		switch {
-		case local && l != nil:
-			shape = []int64{layout.Size(l, nil)}
-		case !local:
-			return ev.Errorf(c.At, CodeType, "Buffer.view needs a shape")
-		}
-	}
-	if !local && !hasLayout {
-		// -1 inference and element-count check, as TVM does.
-		total, known, neg := buf.NumElements(), int64(1), -1
-		for i, s := range shape {
-			if s == -1 && neg < 0 {
-				neg = i
-			} else {
-				known *= s
-			}
-		}
-		if neg >= 0 && known != 0 {
-			shape[neg] = total / known
-		} else if known != total {
-			return ev.Errorf(c.At, CodeShapeMismatch, "The shape of the buffer %s and the new shape %s are not compatible", ShapeStr(buf.Shape), ShapeStr(shape))
-		}
-	}
-	name, nameSpan := ev.HintName(c, buf.Name+"_view")
-	if local && !nameSpan.IsValid() {
-		name = buf.Name + "_local"
-	}
-	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, ElemOffsetExpr: buf.ElemOffsetExpr, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
-	if badLayout || (!hasLayout && ev.Kern.BadLayout[buf]) {
-		ev.Kern.BadLayout[nb] = true
-	}
-	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.libEmitView(nb) // library.go
-	return &BufferV{Base{c.At}, nb}
-}
-
-// bufferViewDtype is buf.view(dtype): the same bytes as another element
-// type, the last dimension scaled by the ratio of the element sizes and
-// the element offset with it (tirx/buffer.py). A buffer laid out other
-// than row-major needs the layout's pack/unpack, which tilels does not
-// model: that view stays unknown.
-func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
-	dt, ok := ev.DtypeOf(s, c.ArgSpans[0])
-	if !ok {
-		return Poison(c.At)
-	}
-	if buf.ElemOffsetExpr != nil { // tirxlib/buffer_view.go
-		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a view at a runtime element offset"}
-	}
-	if len(buf.Shape) == 0 {
-		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a buffer without dimensions"}
-	}
-	if buf.Layout != nil && !layout.IsTrivial(buf.Layout) {
-		return ev.libBufferViewDtypeLaidOut(buf, c, dt) // library.go
-	}
-	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
-	shape := append([]int64(nil), buf.Shape...)
-	last := len(shape) - 1
-	off := buf.ElemOffset
-	switch {
-	case to > cur:
-		r := to / cur
-		if to%cur != 0 || shape[last]%r != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the last dimension %d is not a multiple of %d", PyQuote(dt.String()), buf.Dtype, shape[last], r)
-		}
-		shape[last] /= r
-		off /= r
-	default:
-		r := cur / to
-		if cur%to != 0 {
-			return ev.Errorf(c.At, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", PyQuote(dt.String()), buf.Dtype)
-		}
-		shape[last] *= r
-		off *= r
-	}
-	name, nameSpan := ev.HintName(c, buf.Name+"_view")
-	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
-		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
-	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
-	ev.libEmitView(nb)
-	return &BufferV{Base{c.At}, nb}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: opName, Args: args, Type: t, Span: c.At}}
 }
 
 // ---- T.SMEMPool ----
 
 // tSMEMPool is T.SMEMPool(): a bump allocator whose alloc() declares
 // shared.dyn views at increasing byte offsets of one arena buffer.
-func (ev *Evaluator) tSMEMPool(c *Call) Value {
+func tSMEMPool(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "T.SMEMPool") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	name, _ := ev.HintName(c, "pool")
 	arena := &ir.Buffer{Name: name, Shape: []int64{0}, Dtype: ir.DataType{Code: ir.UInt, Bits: 8}, Scope: "shared.dyn", Kind: ir.AllocBuffer, Span: c.At}
-	if p := c.Arg(0, "ptr"); p != nil && !IsNoneV(p) {
+	if p := c.Arg(0, "ptr"); p != nil && !eval.IsNoneV(p) {
 		var bd *ir.BufferData
-		if ex, ok := p.(*ExprV); ok {
+		if ex, ok := p.(*eval.ExprV); ok {
 			bd, _ = ex.E.(*ir.BufferData)
 		}
 		if bd == nil {
-			if IsErr(p) {
+			if eval.IsErr(p) {
 				return ev.NeedConcrete(p, c.ArgSpan(0, "ptr"), "T.SMEMPool's ptr")
 			}
-			return ev.Errorf(c.ArgSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", Describe(p))
+			return ev.Errorf(c.ArgSpan(0, "ptr"), eval.CodeType, "T.SMEMPool ptr must be a buffer's .data, got %s", eval.Describe(p))
 		}
-		if !slices.ContainsFunc(ev.Kern.K.Buffers, func(b BufferSite) bool { return b.Buf == bd.Buf }) {
-			return ev.Errorf(c.ArgSpan(0, "ptr"), CodeType, "T.SMEMPool ptr must be the .data of a buffer of this kernel; `%s` is not", bd.Buf.Name)
+		if !slices.ContainsFunc(ev.Kern.K.Buffers, func(b eval.BufferSite) bool { return b.Buf == bd.Buf }) {
+			return ev.Errorf(c.ArgSpan(0, "ptr"), eval.CodeType, "T.SMEMPool ptr must be the .data of a buffer of this kernel; `%s` is not", bd.Buf.Name)
 		}
 		arena = bd.Buf
 	} else {
 		arena.Data = &ir.Var{Name: name, Type: ir.HandleT, Span: c.At}
 		ev.EmitStmt(&ir.Alloc{Buf: arena, Span: c.At})
 	}
-	return &PoolV{Base: Base{c.At}, Arena: arena, owner: ev.Kern}
+	return &eval.PoolV{Base: eval.Base{At: c.At}, Arena: arena, Owner: ev.Kern}
 }
 
-func (ev *Evaluator) PoolAttr(p *PoolV, name string, span source.Span) Value {
-	if p.owner != ev.Kern {
-		return ev.Errorf(span, CodeType, "a T.SMEMPool is used only in the kernel that makes it (`%s`)", p.owner.K.Func.Name)
+func PoolAttr(ev *eval.Evaluator, p *eval.PoolV, name string, span source.Span) eval.Value {
+	if p.Owner != ev.Kern {
+		return ev.Errorf(span, eval.CodeType, "a T.SMEMPool is used only in the kernel that makes it (`%s`)", p.Owner.K.Func.Name)
 	}
 	switch name {
 	case "alloc":
-		return Method("SMEMPool.alloc", func(ev *Evaluator, c *Call) Value { return ev.PoolAlloc(p, c) })
+		return eval.Method("SMEMPool.alloc", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return PoolAlloc(ev, p, c) })
 	case "alloc_mma", "alloc_tcgen05_mma_AB": // the reference's older and newer names
-		return Method("SMEMPool."+name, func(ev *Evaluator, c *Call) Value {
+		return eval.Method("SMEMPool."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			if !ev.CheckArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			dt := ir.Float16
 			if d := c.Arg(1, "dtype"); d != nil {
 				if dt, ok = ev.DtypeOf(d, c.ArgSpan(1, "dtype")); !ok {
-					return Poison(c.At)
+					return eval.Poison(c.At)
 				}
 			}
 			mode := int64(3) // "auto" is SWIZZLE_128B_ATOM
 			switch m := c.Arg(2, "swizzle_mode").(type) {
 			case nil:
-			case *StrV:
+			case *eval.StrV:
 				switch m.V {
 				case "auto":
 				case "none":
 					mode = 0
 				default:
-					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), CodeType, "Unsupported swizzle_mode=%s; expected 'auto', 'none', or SwizzleMode", Repr(m))
+					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), eval.CodeType, "Unsupported swizzle_mode=%s; expected 'auto', 'none', or SwizzleMode", eval.Repr(m))
 				}
 			default:
-				n, ok := ToInt(m)
+				n, ok := eval.ToInt(m)
 				if !ok || n < 0 || n > 3 {
-					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), CodeType, "swizzle_mode must be a SwizzleMode, got %s", Describe(m))
+					return ev.Errorf(c.ArgSpan(2, "swizzle_mode"), eval.CodeType, "swizzle_mode must be a SwizzleMode, got %s", eval.Describe(m))
 				}
 				mode = n
 			}
-			if err := ev.libValidateMMAAllocShape(name, shape, dt, mode); err != nil { // library.go
-				return ev.Errorf(c.At, CodeType, "%v", err)
+			if err := validateMMAAllocShape(name, shape, dt, mode); err != nil { // alloc_pool.go
+				return ev.Errorf(c.At, eval.CodeType, "%v", err)
 			}
-			lv := ev.libSafeLayout(c.At, "mma_shared_layout", func() Value {
+			lv := safeLayout(ev, c.At, "mma_shared_layout", func() eval.Value {
 				l, err := layout.MMASharedLayout(dt.Bits, int(mode), shape, ev.Opts.Release >= release.R026) // 0.26+: packed 16-byte atoms for mode 0
 				if err != nil {
-					return ev.Errorf(c.At, CodeType, "%v", err)
+					return ev.Errorf(c.At, eval.CodeType, "%v", err)
 				}
-				return &LayoutV{Base: Base{c.At}, L: l}
+				return &eval.LayoutV{Base: eval.Base{At: c.At}, L: l}
 			})
-			if IsErr(lv) {
+			if eval.IsErr(lv) {
 				return lv
 			}
-			align := Value(&IntV{Base{c.At}, 1024})
+			align := eval.Value(&eval.IntV{Base: eval.Base{At: c.At}, V: 1024})
 			if a := c.Arg(3, "align"); a != nil {
 				align = a
 			}
-			n := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
-				Args: []Value{c.Args[0], &StrV{Base{c.At}, dt.String()}}, ArgSpans: []source.Span{c.ArgSpans[0], c.At},
-				Kwargs: []Kwarg{{"align", align, c.At, c.At}, {"layout", lv, c.At, c.At}}}
-			return ev.PoolAlloc(p, n)
+			n := &eval.Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr,
+				Args: []eval.Value{c.Args[0], &eval.StrV{Base: eval.Base{At: c.At}, V: dt.String()}}, ArgSpans: []source.Span{c.ArgSpans[0], c.At},
+				Kwargs: []eval.Kwarg{{Name: "align", V: align, At: c.At, Vspan: c.At}, {Name: "layout", V: lv, At: c.At, Vspan: c.At}}}
+			return PoolAlloc(ev, p, n)
 		})
 	case "move_base_to":
-		return Method("SMEMPool.move_base_to", func(ev *Evaluator, c *Call) Value {
+		return eval.Method("SMEMPool.move_base_to", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			n, ok := ev.IntArg(c.Arg(0, "offset"), c.ArgSpan(0, "offset"), "offset")
 			if !ok {
-				return Poison(c.At)
+				return eval.Poison(c.At)
 			}
 			p.Offset = n
 			p.MaxOff = max(p.MaxOff, n)
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "commit":
-		return Method("SMEMPool.commit", func(ev *Evaluator, c *Call) Value {
-			if s := c.Arg(0, "size"); s != nil && !IsNoneV(s) {
-				if n, ok := ToInt(s); ok && n > p.MaxOff {
+		return eval.Method("SMEMPool.commit", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if s := c.Arg(0, "size"); s != nil && !eval.IsNoneV(s) {
+				if n, ok := eval.ToInt(s); ok && n > p.MaxOff {
 					p.MaxOff = n
 					p.Arena.Shape = []int64{n}
 				}
 			}
-			return &NoneV{Base{c.At}}
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
 		})
 	case "ptr":
-		return &ExprV{Base: Base{span}, E: &ir.BufferData{Buf: p.Arena, Span: span}}
+		return &eval.ExprV{Base: eval.Base{At: span}, E: &ir.BufferData{Buf: p.Arena, Span: span}}
 	case "buf":
-		return &BufferV{Base{span}, p.Arena}
+		return &eval.BufferV{Base: eval.Base{At: span}, B: p.Arena}
 	case "offset":
-		return &IntV{Base{span}, p.Offset}
+		return &eval.IntV{Base: eval.Base{At: span}, V: p.Offset}
 	}
-	return &OpaqueV{Base{span}, "SMEMPool." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "SMEMPool." + name}
 }
 
 // PoolAlloc is SMEMPool.alloc(shape, dtype="float32", strides=None,
 // scope="shared.dyn", align=0, layout="default").
-func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
+func PoolAlloc(ev *eval.Evaluator, p *eval.PoolV, c *eval.Call) eval.Value {
 	if !ev.RequireKernel(c, "SMEMPool.alloc") || !ev.CheckArgs(c, "alloc", 1, "shape", "dtype", "strides", "scope", "align", "layout") {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	align := int64(0)
 	if a := c.Arg(4, "align"); a != nil {
 		n, ok := ev.IntArg(a, c.ArgSpan(4, "align"), "align")
 		if !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 		align = n
 	}
@@ -2053,22 +987,22 @@ func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	}
 	shape, ok := ev.ShapeArg(c.Args[0], c.ArgSpans[0])
 	if !ok {
-		return Poison(c.At)
+		return eval.Poison(c.At)
 	}
 	dt := ir.Float32
 	if d := c.Arg(1, "dtype"); d != nil {
 		if dt, ok = ev.DtypeOf(d, c.ArgSpan(1, "dtype")); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	}
 	scope := "shared.dyn"
 	if s := c.Arg(3, "scope"); s != nil {
 		if scope, ok = ev.StrArg(s, c.ArgSpan(3, "scope"), "scope"); !ok {
-			return Poison(c.At)
+			return eval.Poison(c.At)
 		}
 	}
 	if p.Offset*8%int64(dt.Bits) != 0 {
-		return ev.Errorf(c.At, CodeType, "pool offset %d bytes is not a multiple of the %s element size; pass align=", p.Offset, dt)
+		return ev.Errorf(c.At, eval.CodeType, "pool offset %d bytes is not a multiple of the %s element size; pass align=", p.Offset, dt)
 	}
 	name, nameSpan := ev.HintName(c, "buf")
 	buf := &ir.Buffer{Name: name, Data: p.Arena.Data, Shape: shape, Dtype: dt, Scope: scope, Base: p.Arena,
@@ -2087,5 +1021,11 @@ func (ev *Evaluator) PoolAlloc(p *PoolV, c *Call) Value {
 	}
 	ev.AddBufferSite(buf, nameSpan, c.At, layoutSpan)
 	ev.EmitStmt(&ir.Decl{Buf: buf, Span: c.At})
-	return &BufferV{Base{c.At}, buf}
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
+}
+
+// tBuiltin is the T builtin name, ok false when T has none.
+func tBuiltin(name string) (func(ev *eval.Evaluator, c *eval.Call) eval.Value, bool) {
+	fn, ok := tBuiltins[name]
+	return fn, ok
 }
