@@ -13,15 +13,15 @@
 //     One kernel's errors never affect another kernel.
 //   - Every Value carries the span of the expression that produced it;
 //     every IR node built here carries a span into the same file.
-//   - eval models Python and TVMScript's kernel bodies; it never imports a
-//     library package. The TIRx/TVM library modules (tvm, tvm.tirx.layout,
-//     tma_utils, the pipelines, pools and tile schedulers, torch, ...) are
-//     modelled by the Library the caller passes in Options.Library
-//     (library.go: an explicit table of LibModules plus the Hooks that the
-//     T module, Buffer and layout values call; dsl/tirxlib provides it).
-//     Without one those modules are opaque.
-//   - Imports are resolved by what they name: tvm.script.tirx (T), the
-//     Library's modules (Tx, the layouts, ...) under their
+//   - eval models Python and TVMScript's kernel bodies (kernel.go); it
+//     never imports a library package. The TIRx/TVM library modules (T's
+//     builtins, Tx, tvm, tvm.tirx.layout, tma_utils, the pipelines, pools
+//     and tile schedulers, torch, ...) are modelled by the Library the
+//     caller passes in Options.Library (library.go: an explicit table of
+//     LibModules plus the Hooks the kernel semantics call; dsl/tirxlib
+//     provides it). Without one those modules are opaque.
+//   - Imports are resolved by what they name: the Library's modules (T,
+//     Tx, the layouts, ...) under their
 //     paths, aliases and patterns, math, functools, itertools, copy,
 //     numpy, operator, os, random, pytest, dataclasses, enum. A module found as a
 //     .py file under Options.ImportRoots (or relative to Options.Path) is

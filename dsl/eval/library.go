@@ -65,12 +65,13 @@ type LibModule struct {
 	Match func(path string) bool
 }
 
-// Hooks are the library's entry points into the kernel semantics that
-// eval keeps (tir.go's T module and Buffer, tile.go's tile calls, the
-// layout values of value.go): where a T.* member, a Buffer attribute or a
-// layout operation is a model of the library, eval calls the hook. A nil
-// hook, or a nil Library, is "not modelled": the value is opaque (nil for
-// the attribute hooks, false for the ok results).
+// Hooks are the library's entry points from the kernel semantics eval
+// keeps (kernel.go's buffers and views, the tile-call syntax of call.go
+// and drive.go, the older dialect's T names, the layout values of
+// value.go, T.SMEMPool's PoolV): where one of those meets a model of the
+// library, eval calls the hook. A nil hook, or a nil Library, is "not
+// modelled": the value is opaque (nil for the attribute hooks, false for
+// the ok results).
 type Hooks struct {
 	// BufferAttr resolves the Buffer attributes the library models
 	// (sub, permute and the rearranging views), nil for others.

@@ -3,7 +3,7 @@ package eval
 import "github.com/tilels/tilels/ir"
 
 // Scope-id extents that are not compile-time integers (T.cta_id and
-// friends, dsl/eval/tir.go scopeID).
+// friends, dsl/tirxlib/tir.go scopeID).
 //
 // TVM keeps a scope id's extents as PrimExprs: T.cta_id([cta_count]) over a
 // kernel parameter is a symbolic grid, which the dispatch pass turns into a

@@ -3,6 +3,9 @@
 // part. Each model lives in a file named after the library module it
 // mirrors:
 //
+//	tir.go                     tvm.script.tirx (T): its builtins (allocations,
+//	                           match/decl_buffer, scope ids, loops, scalar
+//	                           and math functions, T.SMEMPool)
 //	tile.go                    tvm.script.tirx.tile (Tx): the tile
 //	                           primitives as ir.TileCalls
 //	tvm.go                     tvm, tvm.runtime (DataType)
