@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"dsl/syntax":           {"dsl/diag", "dsl/source"},
 	"ir":                   {"dsl/source", "release", "dispatch/layout"},
 	"dsl/eval":             {"dsl/syntax", "dsl/diag", "dsl/source", "release", "dispatch/layout", "ir"},
+	"dsl/tirxlib":          {"dsl/eval", "dsl/syntax", "dsl/diag", "dsl/source", "release", "dispatch/layout", "ir"},
 	"dispatch":             {"ir", "dispatch/layout", "dsl/diag", "dsl/source", "release"},
 	"dispatch/cuda": {"dispatch", "ir", "dispatch/layout", "dsl/diag", "dsl/source", "release", "dispatch/cuda/common",
 		"dispatch/cuda/copy", "dispatch/cuda/copy_async", "dispatch/cuda/elementwise", "dispatch/cuda/gemm",

@@ -7,6 +7,7 @@ import (
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/dsl/tirxlib"
 	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/ir"
 )
@@ -126,7 +127,7 @@ func BenchmarkEvalDispatch3000(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		prog := eval.Evaluate(syn, eval.Options{})
+		prog := eval.Evaluate(syn, eval.Options{Library: tirxlib.Library()})
 		for _, k := range prog.Kernels {
 			reg.Lower(k.Func, target)
 		}

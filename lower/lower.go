@@ -26,6 +26,7 @@ import (
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/dsl/tirxlib"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/release"
 )
@@ -291,7 +292,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
-	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
+	prog := eval.Evaluate(syn, eval.Options{Library: tirxlib.Library(), MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
 		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
 	panics := p.wait()
 	res.Program = prog

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,31 +29,31 @@ func section(t testing.TB, file, name string) []byte {
 
 func TestBindings(t *testing.T) {
 	src := section(t, "factories.txtar", "unbound.py")
-	opts := Options{Bindings: map[string]map[string]Value{
-		"_build_kernel": {"scope": Str("warp"), "n_threads": Int(32), "shape": Tuple(Int(32), Int(8))},
-		"test_branches": {"scope": Str("warp")},
+	opts := eval.Options{Bindings: map[string]map[string]eval.Value{
+		"_build_kernel": {"scope": eval.Str("warp"), "n_threads": eval.Int(32), "shape": eval.Tuple(eval.Int(32), eval.Int(8))},
+		"test_branches": {"scope": eval.Str("warp")},
 	}}
 	p, _ := evalSource("unbound.py", src, opts)
 	if len(p.Partial) != 0 || len(p.Diags) != 0 {
-		t.Fatalf("bound factory still partial:\n%s", Dump(p))
+		t.Fatalf("bound factory still partial:\n%s", eval.Dump(p))
 	}
 	var names []string
 	for _, k := range p.Kernels {
 		names = append(names, k.Func.Name)
 	}
 	if got := strings.Join(names, ","); got != "kernel,k2" {
-		t.Fatalf("kernels = %s\n%s", got, Dump(p))
+		t.Fatalf("kernels = %s\n%s", got, eval.Dump(p))
 	}
 	tc := p.Kernels[0].Func.Body.Stmts[2].(*ir.TileCall)
 	if r := tc.Args[0].(*ir.Region); r.Buf.Name != "B" || len(r.Buf.Shape) != 2 || r.Buf.Shape[1] != 8 {
-		t.Fatalf("unexpected dst %s", RegionString(r))
+		t.Fatalf("unexpected dst %s", eval.RegionString(r))
 	}
 }
 
 // TestHoverSites checks the per-kernel buffer and layout sites.
 func TestHoverSites(t *testing.T) {
 	src := section(t, "seeds.txtar", "tma.py")
-	p, _ := evalSource("tma.py", src, Options{})
+	p, _ := evalSource("tma.py", src, eval.Options{})
 	k := p.Kernels[0]
 	var got []string
 	for _, b := range k.Buffers {
@@ -116,9 +118,9 @@ func TestTruncations(t *testing.T) {
 				step = 7
 			}
 			for n := 0; n <= len(f.Data); n += step {
-				p, _ := evalSource(f.Name, f.Data[:n], Options{MaxSteps: 20000})
+				p, _ := evalSource(f.Name, f.Data[:n], eval.Options{MaxSteps: 20000})
 				for _, d := range p.Diags {
-					if d.Code == CodeInternal {
+					if d.Code == eval.CodeInternal {
 						t.Fatalf("%s/%s[:%d]: %s", filepath.Base(path), f.Name, n, d.Message)
 					}
 				}
@@ -145,8 +147,8 @@ func FuzzEvaluate(f *testing.F) {
 		f.Add([]byte(h.src))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, _ := evalSource("fuzz.py", src, Options{MaxSteps: 20000, MaxBytes: 4 << 20})
-		_ = Dump(p)
+		p, _ := evalSource("fuzz.py", src, eval.Options{MaxSteps: 20000, MaxBytes: 4 << 20})
+		_ = eval.Dump(p)
 	})
 }
 
@@ -159,6 +161,6 @@ func BenchmarkEvaluate(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		evalSource("seeds.py", src, Options{})
+		evalSource("seeds.py", src, eval.Options{})
 	}
 }

@@ -7,55 +7,55 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// getAttr evaluates obj.name; a missing attribute is an error.
-func (ev *evaluator) getAttr(obj Value, name string, nameSpan, span source.Span) Value {
+// GetAttr evaluates obj.name; a missing attribute is an error.
+func (ev *Evaluator) GetAttr(obj Value, name string, nameSpan, span source.Span) Value {
 	if v := ev.attr(obj, name, nameSpan, span, false); v != nil {
 		return v
 	}
-	return poison(span)
+	return Poison(span)
 }
 
 // quietAttr is getAttr that returns nil for a missing attribute without
 // reporting (hasattr, getattr with a default).
-func (ev *evaluator) quietAttr(obj Value, name string, nameSpan, span source.Span) Value {
+func (ev *Evaluator) quietAttr(obj Value, name string, nameSpan, span source.Span) Value {
 	return ev.attr(obj, name, nameSpan, span, true)
 }
 
-func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, quiet bool) Value {
+func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, quiet bool) Value {
 	var v Value
 	switch o := obj.(type) {
 	case *PoisonV, *UnboundV:
 		return obj
 	case *OpaqueV:
-		return ev.resolvePath(o.Path+"."+name, span)
+		return ev.ResolvePath(o.Path+"."+name, span)
 	case *ModuleV:
 		ev.checkSurfaceAttr(o, name, nameSpan) // release_surface.go
-		if o.Path == tPath {
+		if o.Path == TPath {
 			if x, ok := ev.oldDialectAttr(name, span); ok {
 				return x
 			}
 		}
-		if o.attr != nil {
-			if x, ok := o.attr(ev, name, span); ok {
+		if o.Attr != nil {
+			if x, ok := o.Attr(ev, name, span); ok {
 				return x
 			}
 		}
-		if o.Path == txPath {
+		if o.Path == TxPath {
 			if quiet {
 				return nil
 			}
-			return ev.errorf(nameSpan, CodeUnknownOp, "unknown tile primitive `Tx.%s`", name)
+			return ev.Errorf(nameSpan, CodeUnknownOp, "unknown tile primitive `Tx.%s`", name)
 		}
-		if o.closed {
+		if o.Closed {
 			break
 		}
-		return ev.resolvePath(o.Path+"."+name, span)
-	case *torchTensorV: // lib_torch.go
-		return ev.torchTensorAttr(o, name, span)
+		return ev.ResolvePath(o.Path+"."+name, span)
+	case AttrValue: // a library value (library.go)
+		v = o.LibAttr(ev, name, span)
 	case *TxNSV:
-		v = ev.txAttr(o, name, nameSpan, span, quiet)
+		v = ev.libTxAttr(o, name, nameSpan, span, quiet) // library.go
 		if v == nil && !quiet {
-			return poison(span)
+			return Poison(span)
 		}
 		return v
 	case *StrV:
@@ -64,7 +64,7 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		v = ev.listMethod(o, name)
 		if v == nil {
 			// sets are modelled as lists; their methods are opaque
-			v = &OpaqueV{base{span}, "list." + name}
+			v = &OpaqueV{Base{span}, "list." + name}
 		}
 	case *TupleV:
 		v = ev.tupleMethod(o, name)
@@ -73,48 +73,48 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *IntV:
 		if name == "bit_length" {
 			n := o.V
-			v = method("int.bit_length", func(ev *evaluator, c *call) Value {
+			v = Method("int.bit_length", func(ev *Evaluator, c *Call) Value {
 				if n < 0 {
 					n = -n
 				}
-				return &IntV{base{c.span}, int64(bits.Len64(uint64(n)))}
+				return &IntV{Base{c.At}, int64(bits.Len64(uint64(n)))}
 			})
 		}
 	case *FloatV:
 		if name == "is_integer" {
 			f := o.V
-			v = method("float.is_integer", func(ev *evaluator, c *call) Value {
-				return &BoolV{base{c.span}, f == float64(int64(f))}
+			v = Method("float.is_integer", func(ev *Evaluator, c *Call) Value {
+				return &BoolV{Base{c.At}, f == float64(int64(f))}
 			})
 		}
 	case *DTypeV:
 		switch name {
 		case "bits":
-			v = &IntV{base{span}, int64(o.DT.Bits)}
+			v = &IntV{Base{span}, int64(o.DT.Bits)}
 		case "lanes":
-			v = &IntV{base{span}, 1}
+			v = &IntV{Base{span}, 1}
 		case "dtype":
-			v = &StrV{base{span}, o.DT.String()}
+			v = &StrV{Base{span}, o.DT.String()}
 		case "type_code":
-			v = &IntV{base{span}, int64(o.DT.Code)}
+			v = &IntV{Base{span}, int64(o.DT.Code)}
 		case "is_float", "is_float16", "is_bfloat16":
 			dt := o.DT
-			v = method("DataType."+name, func(ev *evaluator, c *call) Value {
+			v = Method("DataType."+name, func(ev *Evaluator, c *Call) Value {
 				r := dt.IsFloat()
 				if name == "is_float16" {
 					r = dt == ir.Float16
 				} else if name == "is_bfloat16" {
 					r = dt == ir.BF16
 				}
-				return &BoolV{base{c.span}, r}
+				return &BoolV{Base{c.At}, r}
 			})
 		}
 	case *EnumV:
 		switch name {
 		case "value":
-			v = &IntV{base{span}, o.V}
+			v = &IntV{Base{span}, o.V}
 		case "name":
-			v = &StrV{base{span}, o.Name}
+			v = &StrV{Base{span}, o.Name}
 		}
 	case *SliceV:
 		switch name {
@@ -127,64 +127,56 @@ func (ev *evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 		}
 	case *FuncV:
 		if name == "__name__" {
-			v = &StrV{base{span}, o.Name}
+			v = &StrV{Base{span}, o.Name}
 		}
 	case *ExprV:
 		switch name {
 		case "dtype":
-			v = &StrV{base{span}, exprType(o.E).String()}
+			v = &StrV{Base{span}, ExprType(o.E).String()}
 		case "value":
-			if n, ok := toInt(o); ok {
-				v = &IntV{base{span}, n}
+			if n, ok := ToInt(o); ok {
+				v = &IntV{Base{span}, n}
 			} else if f, ok := o.E.(*ir.FloatImm); ok {
-				v = &FloatV{base{span}, f.Value}
+				v = &FloatV{Base{span}, f.Value}
 			}
 		case "name":
 			if vr, ok := o.E.(*ir.Var); ok {
-				v = &StrV{base{span}, vr.Name}
+				v = &StrV{Base{span}, vr.Name}
 			}
 		}
 		if v == nil {
-			v = &OpaqueV{base{span}, ExprString(o.E) + "." + name}
+			v = &OpaqueV{Base{span}, ExprString(o.E) + "." + name}
 		}
 	case *BufferV:
-		v = ev.bufferAttr(o, name, span)
+		v = ev.BufferAttr(o, name, span)
 	case *RegionV:
 		switch name {
 		case "buffer":
-			v = &BufferV{base{span}, o.R.Buf}
+			v = &BufferV{Base{span}, o.R.Buf}
 		case "region":
 			out := make([]Value, len(o.R.Min))
 			for i := range o.R.Min {
-				out[i] = &TupleV{base{span}, []Value{&ExprV{base: base{span}, E: o.R.Min[i]}, &ExprV{base: base{span}, E: o.R.Extent[i]}}}
+				out[i] = &TupleV{Base{span}, []Value{&ExprV{Base: Base{span}, E: o.R.Min[i]}, &ExprV{Base: Base{span}, E: o.R.Extent[i]}}}
 			}
-			v = &ListV{base{span}, out}
+			v = &ListV{Base{span}, out}
 		}
 	case *LayoutV, *AxisV, *IterV, *SpecV:
-		v = ev.layoutAttr(obj, name, span)
+		v = ev.libLayoutAttr(obj, name, span) // library.go
 	case *PoolV:
-		v = ev.poolAttr(o, name, span)
-	case *TMEMPoolV:
-		v = ev.tmemPoolAttr(o, name, span) // lib_alloc_pool.go
+		v = ev.libPoolAttr(o, name, span) // library.go
 	case *IntrinsicV:
-		v = &IntrinsicV{base{span}, o.Path + "." + name}
+		v = &IntrinsicV{Base{span}, o.Path + "." + name}
 	case *KernelV:
-		v = &OpaqueV{base{span}, o.K.Func.Name + "." + name}
+		v = &OpaqueV{Base{span}, o.K.Func.Name + "." + name}
 	case *JitV:
 		v = ev.jitAttr(o, name, span)
-	case *BarrierV:
-		v = ev.barrierAttr(o, name, span)
-	case *PipelineV:
-		v = ev.pipelineObjAttr(o, name, span)
-	case *PipelineStateV:
-		v = ev.pipelineStateAttr(o, name, span)
 	case *ClassV, *InstanceV, *descV:
 		v = ev.classObjAttr(obj, name, span) // class.go
 	case *MarkerV:
-		v = &OpaqueV{base{span}, o.Name + "." + name}
+		v = &OpaqueV{Base{span}, o.Name + "." + name}
 	}
 	if v != nil || quiet {
 		return v
 	}
-	return ev.pyErrorf(nameSpan, "'%s' object has no attribute '%s'", obj.TypeName(), name)
+	return ev.PyErrorf(nameSpan, "'%s' object has no attribute '%s'", obj.TypeName(), name)
 }

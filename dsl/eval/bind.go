@@ -85,7 +85,7 @@ func CaseString(bs []Binding) string {
 func Literal(v Value) string {
 	switch x := v.(type) {
 	case *DTypeV:
-		return pyQuote(x.DT.String())
+		return PyQuote(x.DT.String())
 	case *EnumV:
 		return x.Type + "." + x.Name
 	case *InstanceV:
@@ -160,7 +160,7 @@ type defCases struct {
 	key1  [1]string
 }
 
-func (ev *evaluator) casesOf(def *syntax.FunctionDef) *defCases {
+func (ev *Evaluator) casesOf(def *syntax.FunctionDef) *defCases {
 	dc := ev.byDef[def]
 	if dc == nil {
 		dc = &defCases{def: def}
@@ -192,7 +192,7 @@ type directive struct {
 
 // findDirectives maps every def to the directive lines directly above it
 // (only blank lines and comments between them and the def's first line).
-func (ev *evaluator) findDirectives(f *syntax.File) {
+func (ev *Evaluator) findDirectives(f *syntax.File) {
 	var ds []directive
 	for _, c := range f.Comments {
 		if m := directiveRE.FindStringIndex(c.Text); m != nil {
@@ -230,7 +230,7 @@ func (ev *evaluator) findDirectives(f *syntax.File) {
 			ev.directives[fd] = append(ev.directives[fd], d)
 			continue
 		}
-		ev.report(diag.Errorf(d.comment, CodeDirective, "`# tilels: bind` must stand directly above a def"))
+		ev.Report(diag.Errorf(d.comment, CodeDirective, "`# tilels: bind` must stand directly above a def"))
 	}
 }
 
@@ -315,7 +315,7 @@ func shiftSpans(v reflect.Value, delta source.Pos, seen map[uintptr]bool) {
 
 // bindValues evaluates the bindings of fn's directive lines and setting:
 // one binding list per case (nil when there is none).
-func (ev *evaluator) bindValues(def *syntax.FunctionDef, name string, params map[string]bool) [][]Binding {
+func (ev *Evaluator) bindValues(def *syntax.FunctionDef, name string, params map[string]bool) [][]Binding {
 	if def == nil {
 		return nil
 	}
@@ -370,22 +370,22 @@ func lookupBinding(bs []Binding, name string) (Value, bool) {
 
 // settingFor returns the Options.Bind text for a function: by qualified
 // name, else by its last component.
-func (ev *evaluator) settingFor(name string) (string, bool) {
-	if len(ev.opts.Bind) == 0 {
+func (ev *Evaluator) settingFor(name string) (string, bool) {
+	if len(ev.Opts.Bind) == 0 {
 		return "", false
 	}
-	if t, ok := ev.opts.Bind[name]; ok {
+	if t, ok := ev.Opts.Bind[name]; ok {
 		return t, true
 	}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		if t, ok := ev.opts.Bind[name[i+1:]]; ok {
+		if t, ok := ev.Opts.Bind[name[i+1:]]; ok {
 			return t, true
 		}
 	}
 	return "", false
 }
 
-func (ev *evaluator) evalDirective(def *syntax.FunctionDef, d directive, params map[string]bool) ([]Binding, bool) {
+func (ev *Evaluator) evalDirective(def *syntax.FunctionDef, d directive, params map[string]bool) ([]Binding, bool) {
 	text := ev.file.Src[d.args.Start:d.args.End]
 	kws, ds := parseBindText(ev.file.Name, text, d.args.Start)
 	if kws == nil {
@@ -393,17 +393,17 @@ func (ev *evaluator) evalDirective(def *syntax.FunctionDef, d directive, params 
 		if len(ds) > 0 {
 			msg = ds[0].Message
 		}
-		ev.report(diag.Errorf(d.comment, CodeDirective, "bad `# tilels: bind` directive: %s", msg))
+		ev.Report(diag.Errorf(d.comment, CodeDirective, "bad `# tilels: bind` directive: %s", msg))
 		return nil, false
 	}
 	return ev.evalBindKeywords(kws, params, def, func(sp source.Span, format string, args ...any) {
-		ev.report(diag.Errorf(sp, CodeDirective, format, args...))
+		ev.Report(diag.Errorf(sp, CodeDirective, format, args...))
 	})
 }
 
-func (ev *evaluator) evalSetting(def *syntax.FunctionDef, name, text string, params map[string]bool) []Binding {
+func (ev *Evaluator) evalSetting(def *syntax.FunctionDef, name, text string, params map[string]bool) []Binding {
 	fail := func(format string, args ...any) {
-		ev.report(diag.Errorf(def.Name.Loc, CodeDirective, "bind setting for `%s`: %s", name, fmt.Sprintf(format, args...)))
+		ev.Report(diag.Errorf(def.Name.Loc, CodeDirective, "bind setting for `%s`: %s", name, fmt.Sprintf(format, args...)))
 	}
 	kws, ds := parseBindText("<bind setting>", []byte(text), 3)
 	if kws == nil {
@@ -433,7 +433,7 @@ func (ev *evaluator) evalSetting(def *syntax.FunctionDef, name, text string, par
 	return bs
 }
 
-func (ev *evaluator) evalBindKeywords(kws []*syntax.Keyword, params map[string]bool, def *syntax.FunctionDef, fail func(source.Span, string, ...any)) ([]Binding, bool) {
+func (ev *Evaluator) evalBindKeywords(kws []*syntax.Keyword, params map[string]bool, def *syntax.FunctionDef, fail func(source.Span, string, ...any)) ([]Binding, bool) {
 	fr := &frame{env: ev.modScope}
 	var out []Binding
 	for _, k := range kws {
@@ -447,7 +447,7 @@ func (ev *evaluator) evalBindKeywords(kws []*syntax.Keyword, params map[string]b
 		}
 		var v Value
 		ev.unit(ev.siteOf(siteDirective, "", k.Value.Span()), func() { v = ev.expr(fr, k.Value) })
-		if isErr(v) {
+		if IsErr(v) {
 			if _, ok := v.(*PoisonV); !ok {
 				fail(k.Value.Span(), "the value of `%s` does not evaluate", k.Name.Id)
 			}
@@ -461,7 +461,7 @@ func (ev *evaluator) evalBindKeywords(kws []*syntax.Keyword, params map[string]b
 // respan drops the spans of Python literal values (setting values come
 // from a text outside the file).
 func respan(v Value) Value {
-	b := base{source.NoSpan}
+	b := Base{source.NoSpan}
 	switch x := v.(type) {
 	case *IntV:
 		return &IntV{b, x.V}
@@ -512,7 +512,7 @@ func paramNames(ps *syntax.Params, constexprOnly bool) map[string]bool {
 
 // noteUnbound records that evaluating def needed o's value. Whether o is
 // reported is decided at the end: only when def got no complete case.
-func (ev *evaluator) noteUnbound(o *unboundOrigin, def *syntax.FunctionDef) {
+func (ev *Evaluator) noteUnbound(o *unboundOrigin, def *syntax.FunctionDef) {
 	if ev.pending == nil {
 		ev.pending = map[*unboundOrigin]map[*syntax.FunctionDef]bool{}
 	}
@@ -528,7 +528,7 @@ func (ev *evaluator) noteUnbound(o *unboundOrigin, def *syntax.FunctionDef) {
 
 // reportPending reports every unbound origin that some kernel def needed
 // and that def has no complete case.
-func (ev *evaluator) reportPending() {
+func (ev *Evaluator) reportPending() {
 	var os []*unboundOrigin
 	for o, defs := range ev.pending {
 		need := len(defs) == 0
@@ -548,7 +548,7 @@ func (ev *evaluator) reportPending() {
 }
 
 // kernelDefsIn returns the kernel defs lexically inside ss.
-func (ev *evaluator) kernelDefsIn(ss ...syntax.Stmt) []*syntax.FunctionDef {
+func (ev *Evaluator) kernelDefsIn(ss ...syntax.Stmt) []*syntax.FunctionDef {
 	var out []*syntax.FunctionDef
 	for _, s := range ss {
 		syntax.Inspect(s, func(n syntax.Node) bool {

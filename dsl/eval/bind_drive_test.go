@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"strings"
 	"testing"
 )
@@ -44,10 +46,10 @@ def get_kernel(n):
 // file's case budget leaves the later test and CONFIGS analysed, and the
 // budget note is reported.
 func TestDriveFirstCasesFirst(t *testing.T) {
-	p, _ := evalSource("t.py", []byte(driveOrderSrc), Options{MaxSteps: 20000})
+	p, _ := evalSource("t.py", []byte(driveOrderSrc), eval.Options{MaxSteps: 20000})
 	var got []string
 	for _, k := range p.Kernels {
-		got = append(got, CaseString(k.Case)+" ("+k.CaseSource+" "+k.CaseID+")")
+		got = append(got, eval.CaseString(k.Case)+" ("+k.CaseSource+" "+k.CaseID+")")
 	}
 	all := strings.Join(got, "; ")
 	for _, want := range []string{"n=1 (pytest 1)", "n=64 (test )", "n=128 (configs c128)"} {
@@ -65,9 +67,9 @@ func TestDriveFirstCasesFirst(t *testing.T) {
 	}
 	noted := false
 	for _, d := range p.Diags {
-		noted = noted || d.Code == CodeCaseCap && strings.Contains(d.Message, "bound cases stopped")
+		noted = noted || d.Code == eval.CodeCaseCap && strings.Contains(d.Message, "bound cases stopped")
 	}
 	if !noted {
-		t.Errorf("no budget note:\n%s", Dump(p))
+		t.Errorf("no budget note:\n%s", eval.Dump(p))
 	}
 }

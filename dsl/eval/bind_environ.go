@@ -14,57 +14,57 @@ import "github.com/tilels/tilels/dsl/source"
 // function — stays opaque.
 
 // osAttr models the os module: environ and getenv.
-func osAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func osAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "environ":
-		return &ModuleV{base: base{span}, Path: "os.environ", Name: "environ", attr: environAttr}, true
+		return &ModuleV{Base: Base{span}, Path: "os.environ", Name: "environ", Attr: environAttr}, true
 	case "getenv":
-		return builtin("os.getenv", envGet("getenv")), true
+		return Builtin("os.getenv", envGet("getenv")), true
 	}
 	return nil, false
 }
 
 // environAttr models os.environ.get.
-func environAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func environAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name == "get" {
-		return method("get", envGet("get")), true
+		return Method("get", envGet("get")), true
 	}
 	return nil, false
 }
 
 // envGet is os.environ.get(key, default=None) and os.getenv(key,
 // default=None) with the variable unset: the default.
-func envGet(fname string) func(ev *evaluator, c *call) Value {
-	return func(ev *evaluator, c *call) Value {
+func envGet(fname string) func(ev *Evaluator, c *Call) Value {
+	return func(ev *Evaluator, c *Call) Value {
 		var key, def Value
-		switch len(c.args) {
+		switch len(c.Args) {
 		case 2:
-			key, def = c.args[0], c.args[1]
+			key, def = c.Args[0], c.Args[1]
 		case 1:
-			key = c.args[0]
+			key = c.Args[0]
 		default:
-			if len(c.args) > 2 {
-				return ev.pyErrorf(c.span, "%s() takes at most 2 arguments (%d given)", fname, len(c.args))
+			if len(c.Args) > 2 {
+				return ev.PyErrorf(c.At, "%s() takes at most 2 arguments (%d given)", fname, len(c.Args))
 			}
 		}
-		for _, k := range c.kwargs {
+		for _, k := range c.Kwargs {
 			switch {
-			case k.name == "key" && key == nil:
-				key = k.v
-			case k.name == "default" && def == nil:
-				def = k.v
+			case k.Name == "key" && key == nil:
+				key = k.V
+			case k.Name == "default" && def == nil:
+				def = k.V
 			default:
-				return ev.pyErrorf(k.span, "%s() got an unexpected keyword argument '%s'", fname, k.name)
+				return ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
 			}
 		}
 		if key == nil {
-			return ev.pyErrorf(c.span, "%s() missing required argument 'key'", fname)
+			return ev.PyErrorf(c.At, "%s() missing required argument 'key'", fname)
 		}
-		if isErr(key) {
+		if IsErr(key) {
 			return key
 		}
 		if def == nil {
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		}
 		return def
 	}

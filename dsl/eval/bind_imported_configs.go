@@ -16,7 +16,7 @@ import (
 
 // importedConfigsJob returns the job calling fn once per entry of the
 // imported CONFIGS its **kwargs reach, or nil.
-func (ev *evaluator) importedConfigsJob(fn *FuncV) *driveJob {
+func (ev *Evaluator) importedConfigsJob(fn *FuncV) *driveJob {
 	ps := fn.Params
 	if ev.imp == nil || fn.Def == nil || ps == nil || ps.Kwarg == nil || ps.Vararg != nil ||
 		len(ps.Posonly)+len(ps.Args)+len(ps.Kwonly) > 0 || len(ev.configEntries()) > 0 {
@@ -44,7 +44,7 @@ func (ev *evaluator) importedConfigsJob(fn *FuncV) *driveJob {
 				return true
 			}
 			var ds []*DictV
-			for _, e := range seqElts(m.scope.vars["CONFIGS"]) {
+			for _, e := range SeqElts(m.scope.vars["CONFIGS"]) {
 				if d, ok := e.(*DictV); ok {
 					ds = append(ds, d)
 				}

@@ -22,23 +22,23 @@ import (
 // (seeded from the OS), other methods — stays opaque.
 
 // randomAttr models the random module: Random(seed).
-func randomAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func randomAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name != "Random" {
 		return nil, false
 	}
-	return builtin("random.Random", func(ev *evaluator, c *call) Value {
-		if len(c.args) > 1 || len(c.kwargs) > 0 {
-			return &OpaqueV{base{c.span}, "random.Random(...)"}
+	return Builtin("random.Random", func(ev *Evaluator, c *Call) Value {
+		if len(c.Args) > 1 || len(c.Kwargs) > 0 {
+			return &OpaqueV{Base{c.At}, "random.Random(...)"}
 		}
 		var seed Value = &NoneV{}
-		if len(c.args) == 1 {
-			seed = c.args[0]
+		if len(c.Args) == 1 {
+			seed = c.Args[0]
 		}
 		m, ok := seededMT(seed)
 		if !ok {
-			return &OpaqueV{base{c.span}, "random.Random(...)"}
+			return &OpaqueV{Base{c.At}, "random.Random(...)"}
 		}
-		return randomInstance(m, c.span)
+		return randomInstance(m, c.At)
 	}), true
 }
 
@@ -73,60 +73,60 @@ func seededMT(seed Value) (*mt19937, bool) {
 // randomInstance is a random.Random object: a namespace whose methods
 // share m.
 func randomInstance(m *mt19937, span source.Span) *ModuleV {
-	return &ModuleV{base: base{span}, Path: "random.Random(...)", Name: "Random", attr: func(ev *evaluator, name string, span source.Span) (Value, bool) {
+	return &ModuleV{Base: Base{span}, Path: "random.Random(...)", Name: "Random", Attr: func(ev *Evaluator, name string, span source.Span) (Value, bool) {
 		switch name {
 		case "random":
-			return method("random", func(ev *evaluator, c *call) Value {
-				if len(c.args) > 0 || len(c.kwargs) > 0 {
-					return ev.pyErrorf(c.span, "random() takes no arguments")
+			return Method("random", func(ev *Evaluator, c *Call) Value {
+				if len(c.Args) > 0 || len(c.Kwargs) > 0 {
+					return ev.PyErrorf(c.At, "random() takes no arguments")
 				}
-				return &FloatV{base{c.span}, m.random()}
+				return &FloatV{Base{c.At}, m.random()}
 			}), true
 		case "uniform":
-			return method("uniform", func(ev *evaluator, c *call) Value {
+			return Method("uniform", func(ev *Evaluator, c *Call) Value {
 				a, b, bad := floatPair(ev, c, "uniform")
 				if bad != nil {
 					return bad
 				}
-				return &FloatV{base{c.span}, a + (b-a)*m.random()}
+				return &FloatV{Base{c.At}, a + (b-a)*m.random()}
 			}), true
 		case "getrandbits":
-			return method("getrandbits", func(ev *evaluator, c *call) Value {
-				if len(c.args) != 1 || len(c.kwargs) > 0 {
-					return ev.pyErrorf(c.span, "getrandbits() takes exactly one argument")
+			return Method("getrandbits", func(ev *Evaluator, c *Call) Value {
+				if len(c.Args) != 1 || len(c.Kwargs) > 0 {
+					return ev.PyErrorf(c.At, "getrandbits() takes exactly one argument")
 				}
-				k, ok := c.args[0].(*IntV)
+				k, ok := c.Args[0].(*IntV)
 				if !ok {
-					return opaqueOrErr(ev, c.args[0], c.span, "getrandbits")
+					return opaqueOrErr(ev, c.Args[0], c.At, "getrandbits")
 				}
 				if k.V < 0 {
-					return ev.pyErrorf(c.span, "ValueError: number of bits must be non-negative")
+					return ev.PyErrorf(c.At, "ValueError: number of bits must be non-negative")
 				}
 				if k.V > 63 {
-					return &OpaqueV{base{c.span}, "random.Random(...).getrandbits(...)"}
+					return &OpaqueV{Base{c.At}, "random.Random(...).getrandbits(...)"}
 				}
-				return &IntV{base{c.span}, int64(m.getrandbits(uint(k.V)))}
+				return &IntV{Base{c.At}, int64(m.getrandbits(uint(k.V)))}
 			}), true
 		case "randrange", "randint":
-			return method(name, func(ev *evaluator, c *call) Value {
+			return Method(name, func(ev *Evaluator, c *Call) Value {
 				return m.randrange(ev, c, name)
 			}), true
 		case "choice":
-			return method("choice", func(ev *evaluator, c *call) Value {
-				if len(c.args) != 1 || len(c.kwargs) > 0 {
-					return ev.pyErrorf(c.span, "choice() takes exactly one argument")
+			return Method("choice", func(ev *Evaluator, c *Call) Value {
+				if len(c.Args) != 1 || len(c.Kwargs) > 0 {
+					return ev.PyErrorf(c.At, "choice() takes exactly one argument")
 				}
-				elts, ok := ev.iterate(c.args[0], c.span)
-				if !ok || isErr(c.args[0]) {
-					return opaqueOrErr(ev, c.args[0], c.span, "choice")
+				elts, ok := ev.Iterate(c.Args[0], c.At)
+				if !ok || IsErr(c.Args[0]) {
+					return opaqueOrErr(ev, c.Args[0], c.At, "choice")
 				}
-				switch c.args[0].(type) {
+				switch c.Args[0].(type) {
 				case *ListV, *TupleV, *StrV, *RangeV:
 				default:
-					return &OpaqueV{base{c.span}, "random.Random(...).choice(...)"}
+					return &OpaqueV{Base{c.At}, "random.Random(...).choice(...)"}
 				}
 				if len(elts) == 0 {
-					return ev.pyErrorf(c.span, "IndexError: Cannot choose from an empty sequence")
+					return ev.PyErrorf(c.At, "IndexError: Cannot choose from an empty sequence")
 				}
 				return elts[m.randbelow(uint64(len(elts)))]
 			}), true
@@ -137,26 +137,26 @@ func randomInstance(m *mt19937, span source.Span) *ModuleV {
 
 // opaqueOrErr is the result of a random method given a value it cannot
 // use: the value itself when it is already an error, else opaque.
-func opaqueOrErr(ev *evaluator, v Value, span source.Span, fname string) Value {
-	if isErr(v) {
+func opaqueOrErr(ev *Evaluator, v Value, span source.Span, fname string) Value {
+	if IsErr(v) {
 		return v
 	}
-	return &OpaqueV{base{span}, "random.Random(...)." + fname + "(...)"}
+	return &OpaqueV{Base{span}, "random.Random(...)." + fname + "(...)"}
 }
 
 // floatPair reads the two number arguments of uniform(a, b).
-func floatPair(ev *evaluator, c *call, fname string) (float64, float64, Value) {
-	args := append([]Value(nil), c.args...)
-	for _, k := range c.kwargs {
+func floatPair(ev *Evaluator, c *Call, fname string) (float64, float64, Value) {
+	args := append([]Value(nil), c.Args...)
+	for _, k := range c.Kwargs {
 		switch {
-		case k.name == "a" && len(args) == 0, k.name == "b" && len(args) == 1:
-			args = append(args, k.v)
+		case k.Name == "a" && len(args) == 0, k.Name == "b" && len(args) == 1:
+			args = append(args, k.V)
 		default:
-			return 0, 0, ev.pyErrorf(k.span, "%s() got an unexpected keyword argument '%s'", fname, k.name)
+			return 0, 0, ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
 		}
 	}
 	if len(args) != 2 {
-		return 0, 0, ev.pyErrorf(c.span, "%s() takes 2 arguments (%d given)", fname, len(args))
+		return 0, 0, ev.PyErrorf(c.At, "%s() takes 2 arguments (%d given)", fname, len(args))
 	}
 	var out [2]float64
 	for i, a := range args {
@@ -170,7 +170,7 @@ func floatPair(ev *evaluator, c *call, fname string) (float64, float64, Value) {
 				out[i] = 1
 			}
 		default:
-			return 0, 0, opaqueOrErr(ev, a, c.span, fname)
+			return 0, 0, opaqueOrErr(ev, a, c.At, fname)
 		}
 	}
 	return out[0], out[1], nil
@@ -178,12 +178,12 @@ func floatPair(ev *evaluator, c *call, fname string) (float64, float64, Value) {
 
 // randrange is randrange(start, stop=None, step=1) and randint(a, b) (=
 // randrange(a, b+1)) on ints, as random.py computes them.
-func (m *mt19937) randrange(ev *evaluator, c *call, fname string) Value {
-	if len(c.kwargs) > 0 {
-		return &OpaqueV{base{c.span}, "random.Random(...)." + fname + "(...)"}
+func (m *mt19937) randrange(ev *Evaluator, c *Call, fname string) Value {
+	if len(c.Kwargs) > 0 {
+		return &OpaqueV{Base{c.At}, "random.Random(...)." + fname + "(...)"}
 	}
 	var ns []int64
-	for _, a := range c.args {
+	for _, a := range c.Args {
 		switch x := a.(type) {
 		case *IntV:
 			ns = append(ns, x.V)
@@ -194,12 +194,12 @@ func (m *mt19937) randrange(ev *evaluator, c *call, fname string) Value {
 			}
 			ns = append(ns, n)
 		default:
-			return opaqueOrErr(ev, a, c.span, fname)
+			return opaqueOrErr(ev, a, c.At, fname)
 		}
 	}
 	if fname == "randint" {
 		if len(ns) != 2 {
-			return ev.pyErrorf(c.span, "randint() takes 2 arguments (%d given)", len(ns))
+			return ev.PyErrorf(c.At, "randint() takes 2 arguments (%d given)", len(ns))
 		}
 		ns[1]++
 	}
@@ -212,7 +212,7 @@ func (m *mt19937) randrange(ev *evaluator, c *call, fname string) Value {
 	case 3:
 		start, stop, step = ns[0], ns[1], ns[2]
 	default:
-		return ev.pyErrorf(c.span, "%s() takes from 1 to 3 arguments (%d given)", fname, len(ns))
+		return ev.PyErrorf(c.At, "%s() takes from 1 to 3 arguments (%d given)", fname, len(ns))
 	}
 	var n int64
 	switch {
@@ -221,15 +221,15 @@ func (m *mt19937) randrange(ev *evaluator, c *call, fname string) Value {
 	case step < 0:
 		n = (stop - start + step + 1) / step
 	default:
-		return ev.pyErrorf(c.span, "ValueError: zero step for randrange()")
+		return ev.PyErrorf(c.At, "ValueError: zero step for randrange()")
 	}
 	if n <= 0 {
-		return ev.pyErrorf(c.span, "ValueError: empty range for %s()", fname)
+		return ev.PyErrorf(c.At, "ValueError: empty range for %s()", fname)
 	}
 	if len(ns) <= 2 || step == 1 {
-		return &IntV{base{c.span}, start + int64(m.randbelow(uint64(n)))}
+		return &IntV{Base{c.At}, start + int64(m.randbelow(uint64(n)))}
 	}
-	return &IntV{base{c.span}, start + step*int64(m.randbelow(uint64(n)))}
+	return &IntV{Base{c.At}, start + step*int64(m.randbelow(uint64(n)))}
 }
 
 // mt19937 is CPython's Mersenne Twister (Modules/_randommodule.c).

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"strings"
 	"testing"
 
@@ -36,13 +38,13 @@ func TestBindSetting(t *testing.T) {
 		{map[string]string{"make": "n=UNDEFINED"}, "bind setting for `make`: name 'UNDEFINED' is not defined"},
 	}
 	for _, c := range cases {
-		p, _ := evalSource("k.py", []byte(bindSrc), Options{Bind: c.bind})
+		p, _ := evalSource("k.py", []byte(bindSrc), eval.Options{Bind: c.bind})
 		var got []string
 		for _, k := range p.Kernels {
-			got = append(got, CaseString(k.Case)+" ("+k.CaseSource+")")
+			got = append(got, eval.CaseString(k.Case)+" ("+k.CaseSource+")")
 			for _, b := range k.Case {
 				if b.Name == "n" && b.Value.Span().IsValid() {
-					t.Errorf("%v: setting value %s has a span", c.bind, Repr(b.Value))
+					t.Errorf("%v: setting value %s has a span", c.bind, eval.Repr(b.Value))
 				}
 			}
 		}
@@ -50,7 +52,7 @@ func TestBindSetting(t *testing.T) {
 			got = append(got, "partial")
 		}
 		for _, d := range p.Diags {
-			if d.Code == CodeDirective {
+			if d.Code == eval.CodeDirective {
 				got = append(got, d.Message)
 			}
 		}
@@ -64,7 +66,7 @@ func TestBindSetting(t *testing.T) {
 func TestMaxCases(t *testing.T) {
 	src := bindSrc + "\nKS = [make(n) for n in range(1, 11)]\n"
 	for _, max := range []int{0, 3, 10} {
-		p, _ := evalSource("k.py", []byte(src), Options{MaxCases: max})
+		p, _ := evalSource("k.py", []byte(src), eval.Options{MaxCases: max})
 		want := max
 		if max == 0 {
 			want = 10
@@ -74,10 +76,10 @@ func TestMaxCases(t *testing.T) {
 		}
 		capped := false
 		for _, d := range p.Diags {
-			capped = capped || d.Code == CodeCaseCap
+			capped = capped || d.Code == eval.CodeCaseCap
 		}
 		if capped != (want < 10) {
-			t.Errorf("MaxCases %d: cap reported %v\n%s", max, capped, Dump(p))
+			t.Errorf("MaxCases %d: cap reported %v\n%s", max, capped, eval.Dump(p))
 		}
 	}
 }
@@ -91,7 +93,7 @@ func TestMergeCaseDiags(t *testing.T) {
 		{at(1, "shared"), at(3, "a and b"), at(3, "a and b")},
 		{at(1, "shared")},
 	}
-	got := MergeCaseDiags(groups, []string{"n=1", "n=2", "n=3"})
+	got := eval.MergeCaseDiags(groups, []string{"n=1", "n=2", "n=3"})
 	var msgs []string
 	for _, d := range got {
 		msgs = append(msgs, d.Message)
@@ -100,7 +102,7 @@ func TestMergeCaseDiags(t *testing.T) {
 	if strings.Join(msgs, "|") != want {
 		t.Errorf("got %q, want %q", strings.Join(msgs, "|"), want)
 	}
-	if one := MergeCaseDiags(groups[:1], []string{"x"}); len(one) != 3 || one[1].Message != "only a" {
+	if one := eval.MergeCaseDiags(groups[:1], []string{"x"}); len(one) != 3 || one[1].Message != "only a" {
 		t.Errorf("one group must come back unchanged: %v", one)
 	}
 }

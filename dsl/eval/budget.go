@@ -182,7 +182,7 @@ type site struct {
 
 // siteOf returns the site of kind at span (name: the kernel or function),
 // counting one more unit run for it.
-func (ev *evaluator) siteOf(kind siteKind, name string, span source.Span) *site {
+func (ev *Evaluator) siteOf(kind siteKind, name string, span source.Span) *site {
 	k := siteKey{kind, span.Start}
 	st := ev.sites[k]
 	if st == nil {
@@ -195,7 +195,7 @@ func (ev *evaluator) siteOf(kind siteKind, name string, span source.Span) *site 
 
 // label names the site for a message: "kernel k3 (line 40)", "kernel k
 // (line 9, 64 cases)", "the statement at line 3".
-func (ev *evaluator) label(st *site) string {
+func (ev *Evaluator) label(st *site) string {
 	line, _ := ev.file.Position(st.span.Start)
 	more := ""
 	if st.units > 1 && st.kind != siteLine {
@@ -216,7 +216,7 @@ func (ev *evaluator) label(st *site) string {
 
 // spentOn names the (at most) three sites that took the most of a file
 // budget, by.
-func (ev *evaluator) spentOn(by func(*site) int64, unit func(int64) string) string {
+func (ev *Evaluator) spentOn(by func(*site) int64, unit func(int64) string) string {
 	var all []*site
 	for _, st := range ev.sites {
 		if by(st) > 0 {
@@ -249,23 +249,23 @@ func count(n int64) string {
 
 // stopFile records that a file budget ran out: every unit from now on
 // halts at its first step, silently.
-func (ev *evaluator) stopFile() {
+func (ev *Evaluator) stopFile() {
 	ev.fileOut = true
 	ev.fileSteps = 0
-	ev.halted = true
+	ev.Halted = true
 }
 
 const restNotEvaluated = "; the rest of the file is not evaluated"
 
 // step counts one unit of work; it returns false once the budget is spent.
-func (ev *evaluator) step(span source.Span) bool {
-	if ev.halted {
+func (ev *Evaluator) step(span source.Span) bool {
+	if ev.Halted {
 		return false
 	}
 	ev.steps++
 	ev.totalSteps++
 	ev.site.steps++
-	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+	if ev.steps > ev.Opts.MaxSteps || ev.totalSteps > ev.fileSteps {
 		return ev.outOfSteps(span)
 	}
 	return true
@@ -274,8 +274,8 @@ func (ev *evaluator) step(span source.Span) bool {
 // work charges an operation over n elements (or n bytes, with per
 // bytesPerStep) as n/per steps; it returns false once the budget is
 // spent.
-func (ev *evaluator) work(span source.Span, n, per int) bool {
-	if ev.halted {
+func (ev *Evaluator) work(span source.Span, n, per int) bool {
+	if ev.Halted {
 		return false
 	}
 	k := n / per
@@ -285,7 +285,7 @@ func (ev *evaluator) work(span source.Span, n, per int) bool {
 	ev.steps += k
 	ev.totalSteps += k
 	ev.site.steps += k
-	if ev.steps > ev.opts.MaxSteps || ev.totalSteps > ev.fileSteps {
+	if ev.steps > ev.Opts.MaxSteps || ev.totalSteps > ev.fileSteps {
 		return ev.outOfSteps(span)
 	}
 	return true
@@ -299,9 +299,9 @@ func charged(m Value, n func() int, per int) Value {
 		return m
 	}
 	fn := b.Fn
-	return method(b.Name, func(ev *evaluator, c *call) Value {
-		if !ev.work(c.span, n(), per) {
-			return poison(c.span)
+	return Method(b.Name, func(ev *Evaluator, c *Call) Value {
+		if !ev.work(c.At, n(), per) {
+			return Poison(c.At)
 		}
 		return fn(ev, c)
 	})
@@ -309,7 +309,7 @@ func charged(m Value, n func() int, per int) Value {
 
 // hashWork charges the hashing of vs as dict keys or set elements: the
 // bytes of their hash keys (a str key is hashed whole at each lookup).
-func (ev *evaluator) hashWork(span source.Span, vs ...Value) bool {
+func (ev *Evaluator) hashWork(span source.Span, vs ...Value) bool {
 	n := 0
 	for _, v := range vs {
 		n += keySize(v, maxKeyBytes, 0)
@@ -338,17 +338,17 @@ func keySize(v Value, limit, depth int) int {
 
 // outOfSteps halts the unit, reporting the unit's or the file's step
 // budget at span (the Python loop being run, if any).
-func (ev *evaluator) outOfSteps(span source.Span) bool {
-	ev.halted = true
+func (ev *Evaluator) outOfSteps(span source.Span) bool {
+	ev.Halted = true
 	if ev.fileOut {
 		return false // reported when it ran out
 	}
 	if ev.curLoop.IsValid() {
 		span = ev.curLoop
 	}
-	if max := fileStepsFactor * ev.opts.MaxSteps; ev.totalSteps > max {
+	if max := fileStepsFactor * ev.Opts.MaxSteps; ev.totalSteps > max {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
+		ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped after %d steps in all (the file's step budget); most went to %s%s",
 			max, ev.spentOn(func(s *site) int64 { return int64(s.steps) }, func(n int64) string { return count(n) + " steps" }), restNotEvaluated))
 		return false
 	}
@@ -356,16 +356,16 @@ func (ev *evaluator) outOfSteps(span source.Span) bool {
 		// The unit made its kernels before it ran out: what is lost is
 		// host code after them (a test's numpy reference loops), not a
 		// kernel. Say so without calling the file wrong.
-		ev.report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.opts.MaxSteps))
+		ev.Report(diag.Infof(span, CodeBudget, "evaluation of the rest of this function stopped after %d steps; the kernels it made before are analysed", ev.Opts.MaxSteps))
 		return false
 	}
-	ev.report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.opts.MaxSteps))
+	ev.Report(diag.Errorf(span, CodeBudget, "evaluation stopped after %d steps", ev.Opts.MaxSteps))
 	return false
 }
 
 // countIR charges the IR statement s to the file's IR budgets; it
 // returns false, and stops the file's evaluation, once one is spent.
-func (ev *evaluator) countIR(s ir.Stmt) bool {
+func (ev *Evaluator) countIR(s ir.Stmt) bool {
 	if ev.fileOut {
 		return false
 	}
@@ -376,7 +376,7 @@ func (ev *evaluator) countIR(s ir.Stmt) bool {
 		ev.tileCalls++
 		ev.site.calls++
 	}
-	if ev.irStmts <= ev.opts.MaxIR && ev.tileCalls <= ev.opts.MaxTileCalls {
+	if ev.irStmts <= ev.Opts.MaxIR && ev.tileCalls <= ev.Opts.MaxTileCalls {
 		return true
 	}
 	span := s.Pos()
@@ -384,13 +384,13 @@ func (ev *evaluator) countIR(s ir.Stmt) bool {
 		span = ev.curLoop
 	}
 	ev.stopFile()
-	if call && ev.tileCalls > ev.opts.MaxTileCalls {
-		ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
-			ev.opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
+	if call && ev.tileCalls > ev.Opts.MaxTileCalls {
+		ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would make more than %d tile calls (the file's IR budget); most are in %s%s",
+			ev.Opts.MaxTileCalls, ev.spentOn(func(s *site) int64 { return int64(s.calls) }, count), restNotEvaluated))
 		return false
 	}
-	ev.report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
-		ev.opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
+	ev.Report(diag.Errorf(span, CodeBudget, "evaluation of the file stopped: its kernels would hold more than %d IR statements (the file's IR budget); most are in %s%s",
+		ev.Opts.MaxIR, ev.spentOn(func(s *site) int64 { return int64(s.ir) }, count), restNotEvaluated))
 	return false
 }
 
@@ -398,12 +398,12 @@ func (ev *evaluator) countIR(s ir.Stmt) bool {
 // built by the current unit. It returns false, and stops the unit with an
 // eval/too-large error at span, when the unit's or the file's budget
 // would be exceeded; nothing should then be allocated.
-func (ev *evaluator) charge(span source.Span, what string, n int64) bool {
-	if ev.halted {
+func (ev *Evaluator) charge(span source.Span, what string, n int64) bool {
+	if ev.Halted {
 		return false
 	}
-	unitLeft := ev.opts.MaxBytes - ev.bytes
-	fileMax := fileBytesFactor * ev.opts.MaxBytes
+	unitLeft := ev.Opts.MaxBytes - ev.bytes
+	fileMax := fileBytesFactor * ev.Opts.MaxBytes
 	fileLeft := fileMax - ev.totalBytes
 	if n <= unitLeft && n <= fileLeft {
 		ev.bytes += n
@@ -411,73 +411,73 @@ func (ev *evaluator) charge(span source.Span, what string, n int64) bool {
 		ev.site.bytes += n
 		return true
 	}
-	ev.halted = true
+	ev.Halted = true
 	if n > unitLeft {
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.opts.MaxBytes, ev.bytes))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of %d bytes would exceed the value budget of %d bytes (%d used)", what, n, ev.Opts.MaxBytes, ev.bytes))
 	} else {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, n, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 	}
 	return false
 }
 
 // bytesSpent names the three sites that built the most value bytes.
-func (ev *evaluator) bytesSpent() string {
+func (ev *Evaluator) bytesSpent() string {
 	return ev.spentOn(func(s *site) int64 { return s.bytes }, func(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) })
 }
 
 // refuse stops the unit for a value known only to be longer than the
 // room left (a repr cut at the budget).
-func (ev *evaluator) refuse(span source.Span, what string) {
-	if ev.halted {
+func (ev *Evaluator) refuse(span source.Span, what string) {
+	if ev.Halted {
 		return
 	}
-	ev.halted = true
-	unitLeft := ev.opts.MaxBytes - ev.bytes
-	fileMax := fileBytesFactor * ev.opts.MaxBytes
+	ev.Halted = true
+	unitLeft := ev.Opts.MaxBytes - ev.bytes
+	fileMax := fileBytesFactor * ev.Opts.MaxBytes
 	if fileLeft := fileMax - ev.totalBytes; fileLeft < unitLeft {
 		ev.stopFile()
-		ev.report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
+		ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation of the file stopped: a %s of more than %d bytes would exceed the file's value budget of %d bytes (%d used; most by %s)%s", what, fileLeft, fileMax, ev.totalBytes, ev.bytesSpent(), restNotEvaluated))
 		return
 	}
-	ev.report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.opts.MaxBytes, ev.bytes))
+	ev.Report(diag.Errorf(span, CodeTooLarge, "evaluation stopped: a %s of more than %d bytes would exceed the value budget of %d bytes (%d used)", what, unitLeft, ev.Opts.MaxBytes, ev.bytes))
 }
 
 // room is how many more bytes the current unit may charge.
-func (ev *evaluator) room() int64 {
-	if ev.halted {
+func (ev *Evaluator) room() int64 {
+	if ev.Halted {
 		return 0
 	}
-	return max(0, min(ev.opts.MaxBytes-ev.bytes, fileBytesFactor*ev.opts.MaxBytes-ev.totalBytes))
+	return max(0, min(ev.Opts.MaxBytes-ev.bytes, fileBytesFactor*ev.Opts.MaxBytes-ev.totalBytes))
 }
 
 // mkList and mkTuple return a list or tuple of elts, charged; fresh says
 // the elements were made for it.
-func (ev *evaluator) mkList(span source.Span, elts []Value, fresh bool) Value {
+func (ev *Evaluator) mkList(span source.Span, elts []Value, fresh bool) Value {
 	if !ev.charge(span, "list", seqCost(int64(len(elts)), fresh)) {
-		return poison(span)
+		return Poison(span)
 	}
-	return &ListV{base{span}, elts}
+	return &ListV{Base{span}, elts}
 }
 
-func (ev *evaluator) mkTuple(span source.Span, elts []Value, fresh bool) Value {
+func (ev *Evaluator) mkTuple(span source.Span, elts []Value, fresh bool) Value {
 	if !ev.charge(span, "tuple", seqCost(int64(len(elts)), fresh)) {
-		return poison(span)
+		return Poison(span)
 	}
-	return &TupleV{base{span}, elts}
+	return &TupleV{Base{span}, elts}
 }
 
 // setEntry stores k: v in d, charging the entry when it is new. ok is
 // false when k is unhashable (the caller reports it); a tuple key too
 // large to hash is reported here, as eval/too-large. When the budget runs
 // out ok is true and the unit is halted.
-func (ev *evaluator) setEntry(d *DictV, k, v Value, span source.Span) (ok bool) {
+func (ev *Evaluator) setEntry(d *DictV, k, v Value, span source.Span) (ok bool) {
 	key, st := hashKeyN(k, maxKeyBytes, 0)
 	switch st {
 	case keyUnhashable:
 		return false
 	case keyTooLarge:
-		ev.errorf(span, CodeTooLarge, "a tuple nested more than %d deep or with a hash key of more than %d bytes cannot be a dict key here", maxKeyDepth, maxKeyBytes)
+		ev.Errorf(span, CodeTooLarge, "a tuple nested more than %d deep or with a hash key of more than %d bytes cannot be a dict key here", maxKeyDepth, maxKeyBytes)
 		return true
 	}
 	if !ev.work(span, len(key), bytesPerStep) {

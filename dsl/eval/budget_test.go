@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"github.com/tilels/tilels/dsl/diag"
 	"runtime"
@@ -59,7 +61,7 @@ func TestHostilePrograms(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			p, syn := evalSource("hostile.py", []byte(src), Options{})
+			p, syn := evalSource("hostile.py", []byte(src), eval.Options{})
 			runtime.ReadMemStats(&after)
 			if len(syn) > 0 {
 				t.Fatalf("syntax errors: %v", syn)
@@ -72,7 +74,7 @@ func TestHostilePrograms(t *testing.T) {
 			for _, d := range p.Diags {
 				line, _ := p.File.Position(d.Span.Start)
 				switch {
-				case d.Code == CodeTooLarge:
+				case d.Code == eval.CodeTooLarge:
 					tooLarge++
 					if line != tc.line {
 						t.Errorf("eval/too-large at line %d, want %d: %s", line, tc.line, d.Message)
@@ -105,18 +107,18 @@ func TestHostilePrograms(t *testing.T) {
 // evaluated.
 func TestFileBudget(t *testing.T) {
 	src := "keep = []\n" + strings.Repeat("keep.append('x' * (3 << 20))\n", 8) + "assert False, 'evaluated'\n"
-	p, _ := evalSource("file.py", []byte(src), Options{MaxBytes: 4 << 20})
+	p, _ := evalSource("file.py", []byte(src), eval.Options{MaxBytes: 4 << 20})
 	var lines []int
 	for _, d := range p.Diags {
 		line, _ := p.File.Position(d.Span.Start)
 		lines = append(lines, line)
-		if want := "the file's value budget of 16777216 bytes (15728912 used; most by the statement at line 2 3.0 MiB, the statement at line 3 3.0 MiB, the statement at line 4 3.0 MiB); the rest of the file is not evaluated"; d.Code != CodeTooLarge || !strings.Contains(d.Message, want) {
+		if want := "the file's value budget of 16777216 bytes (15728912 used; most by the statement at line 2 3.0 MiB, the statement at line 3 3.0 MiB, the statement at line 4 3.0 MiB); the rest of the file is not evaluated"; d.Code != eval.CodeTooLarge || !strings.Contains(d.Message, want) {
 			t.Errorf("%s: %s, want the file's budget: ...%s", d.Code, d.Message, want)
 		}
 	}
 	// 3 MiB each (lines 2 to 9): the sixth str passes 16 MiB.
 	if len(lines) != 1 || lines[0] != 7 {
-		t.Errorf("diagnostics at lines %v, want 7 only\n%s", lines, Dump(p))
+		t.Errorf("diagnostics at lines %v, want 7 only\n%s", lines, eval.Dump(p))
 	}
 }
 
@@ -134,7 +136,7 @@ func TestFileStepBudget(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "\n@T.prim_func\ndef k%d(A: T.Buffer((4,), \"float32\")):\n    t = 0\n    for x in L[:%d]:\n        t = t + x\n    T.evaluate(t)\n", i, n)
 	}
-	p, _ := evalSource("steps.py", []byte(b.String()), Options{MaxSteps: 10_000})
+	p, _ := evalSource("steps.py", []byte(b.String()), eval.Options{MaxSteps: 10_000})
 	var errs []string
 	for _, d := range p.Diags {
 		line, col := p.File.Position(d.Span.Start)
@@ -159,7 +161,7 @@ func TestFileIRBudget(t *testing.T) {
 	for i := range 4 {
 		fmt.Fprintf(&b, "\n@T.prim_func\ndef k%d(A: T.Buffer((32,), \"float32\"), B: T.Buffer((32,), \"float32\")):\n    for x in L:\n        Tx.copy(A[0:32], B[0:32])\n", i)
 	}
-	p, _ := evalSource("ir.py", []byte(b.String()), Options{MaxTileCalls: 250})
+	p, _ := evalSource("ir.py", []byte(b.String()), eval.Options{MaxTileCalls: 250})
 	var errs []string
 	for _, d := range p.Diags {
 		line, col := p.File.Position(d.Span.Start)
@@ -201,11 +203,11 @@ var hostileWork = []string{
 // its loop (asserted on diagnostics, not on time).
 func TestHostileWork(t *testing.T) {
 	for _, src := range hostileWork {
-		p, _ := evalSource("work.py", []byte(src), Options{})
+		p, _ := evalSource("work.py", []byte(src), eval.Options{})
 		var got []string
 		budget := 0
 		for _, d := range p.Diags {
-			if d.Code == CodeBudget {
+			if d.Code == eval.CodeBudget {
 				budget++
 				continue
 			}
@@ -248,9 +250,9 @@ y = 'hello'
 assert y[1:3] == 'el' and y[::2] == 'hlo' and y[-1] == 'o' and y[5:] == ''
 assert dict(['ab', 'cd']) == {'a': 'b', 'c': 'd'}
 `
-	p, _ := evalSource("pad.py", []byte(src), Options{})
+	p, _ := evalSource("pad.py", []byte(src), eval.Options{})
 	if len(p.Diags) > 0 {
-		t.Fatalf("diagnostics:\n%s", Dump(p))
+		t.Fatalf("diagnostics:\n%s", eval.Dump(p))
 	}
 }
 
@@ -267,9 +269,9 @@ def test_k(a, b):
     def k(A: T.Buffer((128,), "float32")):
         T.evaluate(a + b)
 `
-	p, _ := evalSource("grid.py", []byte(src), Options{MaxCases: 99999999})
-	if n := len(p.Kernels); n != MaxCasesLimit {
-		t.Errorf("%d cases, want the limit %d", n, MaxCasesLimit)
+	p, _ := evalSource("grid.py", []byte(src), eval.Options{MaxCases: 99999999})
+	if n := len(p.Kernels); n != eval.MaxCasesLimit {
+		t.Errorf("%d cases, want the limit %d", n, eval.MaxCasesLimit)
 	}
 }
 
@@ -295,9 +297,9 @@ assert d[0] is l
 k = {(1, (2, 3)): 4}
 assert k[(1, (2, 3))] == 4
 `
-	p, _ := evalSource("cycle.py", []byte(src), Options{})
+	p, _ := evalSource("cycle.py", []byte(src), eval.Options{})
 	if len(p.Diags) > 0 {
-		t.Fatalf("diagnostics:\n%s", Dump(p))
+		t.Fatalf("diagnostics:\n%s", eval.Dump(p))
 	}
 }
 
@@ -313,14 +315,14 @@ func TestManyDirectives(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	p, _ := evalSource("many.py", []byte(b.String()), Options{})
+	p, _ := evalSource("many.py", []byte(b.String()), eval.Options{})
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 600<<20 {
 		t.Errorf("allocated %d MB", alloc>>20)
 	}
 	found := false
 	for _, d := range p.Diags {
-		if d.Code == CodeUnresolved {
+		if d.Code == eval.CodeUnresolved {
 			found = true
 			if got := p.File.Text(d.Span); got != "undefined_name" {
 				t.Errorf("the directive's error is at %q", got)
@@ -356,15 +358,15 @@ func TestBudgetAfterKernels(t *testing.T) {
 		{"before", head + loop + kernel + "    return k\n\ntest_case()\n", diag.Error, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, _ := evalSource("file.py", []byte(c.src), Options{MaxSteps: 100000})
+			p, _ := evalSource("file.py", []byte(c.src), eval.Options{MaxSteps: 100000})
 			var got []diag.Diagnostic
 			for _, d := range p.Diags {
-				if d.Code == CodeBudget {
+				if d.Code == eval.CodeBudget {
 					got = append(got, d)
 				}
 			}
 			if len(got) != 1 || got[0].Severity != c.sev {
-				t.Fatalf("budget diagnostics %v, want one of severity %v\n%s", got, c.sev, Dump(p))
+				t.Fatalf("budget diagnostics %v, want one of severity %v\n%s", got, c.sev, eval.Dump(p))
 			}
 			if len(p.Kernels) != c.kernels {
 				t.Errorf("%d kernels, want %d", len(p.Kernels), c.kernels)

@@ -17,138 +17,138 @@ import (
 // not here (and not defined in the file) are NameErrors.
 var builtinNames map[string]Value
 
-func builtin(name string, fn func(ev *evaluator, c *call) Value) *BuiltinV {
-	return &BuiltinV{base{source.NoSpan}, name, fn}
+func Builtin(name string, fn func(ev *Evaluator, c *Call) Value) *BuiltinV {
+	return &BuiltinV{Base{source.NoSpan}, name, fn}
 }
 
 func init() {
 	builtinNames = map[string]Value{}
-	add := func(name string, fn func(ev *evaluator, c *call) Value) {
-		builtinNames[name] = builtin(name, fn)
+	add := func(name string, fn func(ev *Evaluator, c *Call) Value) {
+		builtinNames[name] = Builtin(name, fn)
 	}
 	add("len", biLen)
-	add("min", func(ev *evaluator, c *call) Value { return biMinMax(ev, c, "min") })
-	add("max", func(ev *evaluator, c *call) Value { return biMinMax(ev, c, "max") })
+	add("min", func(ev *Evaluator, c *Call) Value { return biMinMax(ev, c, "min") })
+	add("max", func(ev *Evaluator, c *Call) Value { return biMinMax(ev, c, "max") })
 	add("range", biRange)
-	add("tuple", func(ev *evaluator, c *call) Value { return biSeq(ev, c, "tuple") })
-	add("list", func(ev *evaluator, c *call) Value { return biSeq(ev, c, "list") })
-	add("set", func(ev *evaluator, c *call) Value { return biSeq(ev, c, "set") })
-	add("frozenset", func(ev *evaluator, c *call) Value { return biSeq(ev, c, "set") })
+	add("tuple", func(ev *Evaluator, c *Call) Value { return biSeq(ev, c, "tuple") })
+	add("list", func(ev *Evaluator, c *Call) Value { return biSeq(ev, c, "list") })
+	add("set", func(ev *Evaluator, c *Call) Value { return biSeq(ev, c, "set") })
+	add("frozenset", func(ev *Evaluator, c *Call) Value { return biSeq(ev, c, "set") })
 	add("dict", biDict)
 	add("int", biInt)
 	add("float", biFloat)
 	add("str", biStr)
-	add("bool", func(ev *evaluator, c *call) Value {
-		v := c.arg(0, "x")
+	add("bool", func(ev *Evaluator, c *Call) Value {
+		v := c.Arg(0, "x")
 		if v == nil {
-			return &BoolV{base{c.span}, false}
+			return &BoolV{Base{c.At}, false}
 		}
-		if isErr(v) {
+		if IsErr(v) {
 			return v
 		}
-		return &BoolV{base{c.span}, truthy(v)}
+		return &BoolV{Base{c.At}, Truthy(v)}
 	})
 	add("abs", biAbs)
 	add("sum", biSum)
 	add("round", biRound)
-	add("divmod", func(ev *evaluator, c *call) Value {
-		if !ev.checkArgs(c, "divmod", 2, "a", "b") {
-			return poison(c.span)
+	add("divmod", func(ev *Evaluator, c *Call) Value {
+		if !ev.CheckArgs(c, "divmod", 2, "a", "b") {
+			return Poison(c.At)
 		}
-		q := ev.binop("//", c.args[0], c.args[1], c.span, false)
-		r := ev.binop("%", c.args[0], c.args[1], c.span, false)
-		return &TupleV{base{c.span}, []Value{q, r}}
+		q := ev.Binop("//", c.Args[0], c.Args[1], c.At, false)
+		r := ev.Binop("%", c.Args[0], c.Args[1], c.At, false)
+		return &TupleV{Base{c.At}, []Value{q, r}}
 	})
-	add("pow", func(ev *evaluator, c *call) Value {
-		if !ev.checkArgs(c, "pow", 2, "base", "exp") {
-			return poison(c.span)
+	add("pow", func(ev *Evaluator, c *Call) Value {
+		if !ev.CheckArgs(c, "pow", 2, "base", "exp") {
+			return Poison(c.At)
 		}
-		return ev.binop("**", c.args[0], c.args[1], c.span, false)
+		return ev.Binop("**", c.Args[0], c.Args[1], c.At, false)
 	})
 	add("enumerate", biEnumerate)
 	add("zip", biZip)
-	add("reversed", func(ev *evaluator, c *call) Value {
+	add("reversed", func(ev *Evaluator, c *Call) Value {
 		elts, bad := iterArg(ev, c, 0, "reversed")
 		if bad != nil {
 			return bad
 		}
-		if !ev.charge(c.span, "list", seqCost(int64(len(elts)), false)) {
-			return poison(c.span)
+		if !ev.charge(c.At, "list", seqCost(int64(len(elts)), false)) {
+			return Poison(c.At)
 		}
 		out := make([]Value, len(elts))
 		for i, e := range elts {
 			out[len(elts)-1-i] = e
 		}
-		return &ListV{base{c.span}, out}
+		return &ListV{Base{c.At}, out}
 	})
 	add("sorted", biSorted)
 	add("map", biMap)
 	add("filter", biFilter)
-	add("any", func(ev *evaluator, c *call) Value { return biAnyAll(ev, c, false) })
-	add("all", func(ev *evaluator, c *call) Value { return biAnyAll(ev, c, true) })
+	add("any", func(ev *Evaluator, c *Call) Value { return biAnyAll(ev, c, false) })
+	add("all", func(ev *Evaluator, c *Call) Value { return biAnyAll(ev, c, true) })
 	add("isinstance", biIsinstance)
 	add("getattr", biGetattr)
-	add("hasattr", func(ev *evaluator, c *call) Value {
-		if !ev.checkArgs(c, "hasattr", 2, "obj", "name") {
-			return poison(c.span)
+	add("hasattr", func(ev *Evaluator, c *Call) Value {
+		if !ev.CheckArgs(c, "hasattr", 2, "obj", "name") {
+			return Poison(c.At)
 		}
-		name, ok := ev.strArg(c.args[1], c.argSpans[1], "attribute name")
+		name, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		if isErr(c.args[0]) {
-			return c.args[0]
+		if IsErr(c.Args[0]) {
+			return c.Args[0]
 		}
-		v := ev.quietAttr(c.args[0], name, c.argSpans[1], c.span)
-		return &BoolV{base{c.span}, v != nil}
+		v := ev.quietAttr(c.Args[0], name, c.ArgSpans[1], c.At)
+		return &BoolV{Base{c.At}, v != nil}
 	})
-	add("print", func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} })
-	add("repr", func(ev *evaluator, c *call) Value {
-		v := c.arg(0, "obj")
-		if v == nil || isErr(v) {
-			return orPoison(v, c.span)
+	add("print", func(ev *Evaluator, c *Call) Value { return &NoneV{Base{c.At}} })
+	add("repr", func(ev *Evaluator, c *Call) Value {
+		v := c.Arg(0, "obj")
+		if v == nil || IsErr(v) {
+			return OrPoison(v, c.At)
 		}
-		s, ok := ev.strOf(c.span, v, true)
+		s, ok := ev.strOf(c.At, v, true)
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		return &StrV{base{c.span}, s}
+		return &StrV{Base{c.At}, s}
 	})
-	add("slice", func(ev *evaluator, c *call) Value {
-		none := &NoneV{base{c.span}}
-		switch len(c.args) {
+	add("slice", func(ev *Evaluator, c *Call) Value {
+		none := &NoneV{Base{c.At}}
+		switch len(c.Args) {
 		case 1:
-			return &SliceV{base{c.span}, none, c.args[0], none}
+			return &SliceV{Base{c.At}, none, c.Args[0], none}
 		case 2:
-			return &SliceV{base{c.span}, c.args[0], c.args[1], none}
+			return &SliceV{Base{c.At}, c.Args[0], c.Args[1], none}
 		case 3:
-			return &SliceV{base{c.span}, c.args[0], c.args[1], c.args[2]}
+			return &SliceV{Base{c.At}, c.Args[0], c.Args[1], c.Args[2]}
 		}
-		return ev.pyErrorf(c.span, "slice expected 1 to 3 arguments, got %d", len(c.args))
+		return ev.PyErrorf(c.At, "slice expected 1 to 3 arguments, got %d", len(c.Args))
 	})
-	add("chr", func(ev *evaluator, c *call) Value {
-		n, ok := ev.intArg(c.arg(0, "i"), c.argSpan(0, "i"), "chr() argument")
+	add("chr", func(ev *Evaluator, c *Call) Value {
+		n, ok := ev.IntArg(c.Arg(0, "i"), c.ArgSpan(0, "i"), "chr() argument")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
-		return &StrV{base{c.span}, string(rune(n))}
+		return &StrV{Base{c.At}, string(rune(n))}
 	})
-	add("ord", func(ev *evaluator, c *call) Value {
-		s, ok := ev.strArg(c.arg(0, "c"), c.argSpan(0, "c"), "ord() argument")
+	add("ord", func(ev *Evaluator, c *Call) Value {
+		s, ok := ev.StrArg(c.Arg(0, "c"), c.ArgSpan(0, "c"), "ord() argument")
 		if !ok || utf8.RuneCountInString(s) != 1 {
-			return ev.pyErrorf(c.span, "ord() expected a character")
+			return ev.PyErrorf(c.At, "ord() expected a character")
 		}
-		return &IntV{base{c.span}, int64([]rune(s)[0])}
+		return &IntV{Base{c.At}, int64([]rune(s)[0])}
 	})
-	add("hex", func(ev *evaluator, c *call) Value {
-		n, ok := ev.intArg(c.arg(0, "x"), c.argSpan(0, "x"), "hex() argument")
+	add("hex", func(ev *Evaluator, c *Call) Value {
+		n, ok := ev.IntArg(c.Arg(0, "x"), c.ArgSpan(0, "x"), "hex() argument")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		if n < 0 {
-			return &StrV{base{c.span}, "-0x" + strconv.FormatInt(-n, 16)}
+			return &StrV{Base{c.At}, "-0x" + strconv.FormatInt(-n, 16)}
 		}
-		return &StrV{base{c.span}, "0x" + strconv.FormatInt(n, 16)}
+		return &StrV{Base{c.At}, "0x" + strconv.FormatInt(n, 16)}
 	})
 	for _, name := range []string{"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError",
 		"IndexError", "NotImplementedError", "AssertionError", "AttributeError", "ZeroDivisionError",
@@ -159,33 +159,33 @@ func init() {
 		"OverflowError", "BaseException", "SystemExit", "KeyboardInterrupt", "memoryview", "bytearray",
 		"issubclass", "hash", "dir", "delattr", "breakpoint", "compile", "eval", "exec", "help", "aiter", "anext"} {
 		n := name
-		builtinNames[n] = &OpaqueV{base{source.NoSpan}, n}
+		builtinNames[n] = &OpaqueV{Base{source.NoSpan}, n}
 	}
-	builtinNames["NotImplemented"] = &OpaqueV{base{source.NoSpan}, "NotImplemented"}
+	builtinNames["NotImplemented"] = &OpaqueV{Base{source.NoSpan}, "NotImplemented"}
 	// Not "__main__": `if __name__ == "__main__":` blocks run tests.
-	builtinNames["__name__"] = &StrV{base{source.NoSpan}, "tilels_module"}
-	builtinNames["__file__"] = &OpaqueV{base{source.NoSpan}, "__file__"}
+	builtinNames["__name__"] = &StrV{Base{source.NoSpan}, "tilels_module"}
+	builtinNames["__file__"] = &OpaqueV{Base{source.NoSpan}, "__file__"}
 }
 
-func orPoison(v Value, span source.Span) Value {
+func OrPoison(v Value, span source.Span) Value {
 	if v != nil {
 		return v
 	}
-	return poison(span)
+	return Poison(span)
 }
 
 // iterArg materializes iterable argument i.
-func iterArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
-	if i >= len(c.args) {
-		return nil, ev.pyErrorf(c.span, "%s() expected an iterable argument", fname)
+func iterArg(ev *Evaluator, c *Call, i int, fname string) ([]Value, Value) {
+	if i >= len(c.Args) {
+		return nil, ev.PyErrorf(c.At, "%s() expected an iterable argument", fname)
 	}
-	v := c.args[i]
-	if isErr(v) {
+	v := c.Args[i]
+	if IsErr(v) {
 		return nil, v
 	}
-	elts, ok := ev.iterate(v, c.argSpans[i])
+	elts, ok := ev.Iterate(v, c.ArgSpans[i])
 	if !ok {
-		return nil, ev.pyErrorf(c.argSpans[i], "'%s' object is not iterable", v.TypeName())
+		return nil, ev.PyErrorf(c.ArgSpans[i], "'%s' object is not iterable", v.TypeName())
 	}
 	return elts, nil
 }
@@ -193,98 +193,98 @@ func iterArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
 // scanArg is iterArg for a function that goes over the elements without
 // building a container of them (sum, min, any): the elements are charged
 // as work (budget.go; what builds a container is charged by its size).
-func scanArg(ev *evaluator, c *call, i int, fname string) ([]Value, Value) {
+func scanArg(ev *Evaluator, c *Call, i int, fname string) ([]Value, Value) {
 	elts, bad := iterArg(ev, c, i, fname)
-	if bad == nil && !ev.work(c.span, len(elts), elemsPerStep) {
-		return nil, poison(c.span)
+	if bad == nil && !ev.work(c.At, len(elts), elemsPerStep) {
+		return nil, Poison(c.At)
 	}
 	return elts, bad
 }
 
-func biLen(ev *evaluator, c *call) Value {
-	if !ev.checkArgs(c, "len", 1, "obj") {
-		return poison(c.span)
+func biLen(ev *Evaluator, c *Call) Value {
+	if !ev.CheckArgs(c, "len", 1, "obj") {
+		return Poison(c.At)
 	}
-	v := c.args[0]
-	if isErr(v) {
+	v := c.Args[0]
+	if IsErr(v) {
 		return v
 	}
 	switch v := v.(type) {
 	case *TupleV:
-		return &IntV{base{c.span}, int64(len(v.Elts))}
+		return &IntV{Base{c.At}, int64(len(v.Elts))}
 	case *ListV:
-		return &IntV{base{c.span}, int64(len(v.Elts))}
+		return &IntV{Base{c.At}, int64(len(v.Elts))}
 	case *DictV:
-		return &IntV{base{c.span}, int64(len(v.Keys))}
+		return &IntV{Base{c.At}, int64(len(v.Keys))}
 	case *StrV:
-		if !ev.work(c.span, len(v.V), bytesPerStep) {
-			return poison(c.span)
+		if !ev.work(c.At, len(v.V), bytesPerStep) {
+			return Poison(c.At)
 		}
-		return &IntV{base{c.span}, int64(utf8.RuneCountInString(v.V))}
+		return &IntV{Base{c.At}, int64(utf8.RuneCountInString(v.V))}
 	case *RangeV:
-		return &IntV{base{c.span}, rangeLen(v)}
+		return &IntV{Base{c.At}, rangeLen(v)}
 	case *BufferV:
-		return &IntV{base{c.span}, int64(len(v.B.Shape))}
+		return &IntV{Base{c.At}, int64(len(v.B.Shape))}
 	}
-	return ev.pyErrorf(c.argSpans[0], "object of type '%s' has no len()", v.TypeName())
+	return ev.PyErrorf(c.ArgSpans[0], "object of type '%s' has no len()", v.TypeName())
 }
 
-func biMinMax(ev *evaluator, c *call, which string) Value {
+func biMinMax(ev *Evaluator, c *Call, which string) Value {
 	var elts []Value
-	if len(c.args) == 1 {
+	if len(c.Args) == 1 {
 		var bad Value
 		elts, bad = scanArg(ev, c, 0, which)
 		if bad != nil {
 			return bad
 		}
 	} else {
-		elts = c.args
+		elts = c.Args
 	}
-	if e := firstErr(elts...); e != nil {
+	if e := FirstErr(elts...); e != nil {
 		return e
 	}
 	if len(elts) == 0 {
-		if d, ok := c.kw("default"); ok {
+		if d, ok := c.Kw("default"); ok {
 			return d
 		}
-		return ev.pyErrorf(c.span, "%s() arg is an empty sequence", which)
+		return ev.PyErrorf(c.At, "%s() arg is an empty sequence", which)
 	}
-	key, _ := c.kw("key")
+	key, _ := c.Kw("key")
 	best := elts[0]
 	bestKey := best
 	if key != nil {
-		bestKey = ev.callValue(key, &call{span: c.span, args: []Value{best}, argSpans: []source.Span{c.span}})
+		bestKey = ev.CallValue(key, &Call{At: c.At, Args: []Value{best}, ArgSpans: []source.Span{c.At}})
 	}
 	for _, e := range elts[1:] {
 		k := e
 		if key != nil {
-			k = ev.callValue(key, &call{span: c.span, args: []Value{e}, argSpans: []source.Span{c.span}})
+			k = ev.CallValue(key, &Call{At: c.At, Args: []Value{e}, ArgSpans: []source.Span{c.At}})
 		}
-		if p := propagate(c.span, k, bestKey); p != nil {
+		if p := propagate(c.At, k, bestKey); p != nil {
 			return p
 		}
 		_, kd := k.(*ExprV)
 		_, bd := bestKey.(*ExprV)
 		if kd || bd {
 			if key != nil {
-				return ev.pyErrorf(c.span, "%s() with key= over device values", which)
+				return ev.PyErrorf(c.At, "%s() with key= over device values", which)
 			}
 			op := ir.Min
 			if which == "max" {
 				op = ir.Max
 			}
-			a, ok1 := ev.toIR(bestKey, ir.DataType{})
-			b, ok2 := ev.toIR(k, exprType(a))
+			a, ok1 := ev.ToIR(bestKey, ir.DataType{})
+			b, ok2 := ev.ToIR(k, ExprType(a))
 			if !ok1 || !ok2 {
-				return ev.pyErrorf(c.span, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
+				return ev.PyErrorf(c.At, "%s() of %s and %s", which, bestKey.TypeName(), k.TypeName())
 			}
-			best = &ExprV{base: base{c.span}, E: mkBin(op, a, b, c.span)}
+			best = &ExprV{Base: Base{c.At}, E: MkBin(op, a, b, c.At)}
 			bestKey = best
 			continue
 		}
 		r, ok := pyCompare(k, bestKey)
 		if !ok {
-			return ev.pyErrorf(c.span, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
+			return ev.PyErrorf(c.At, "'<' not supported between instances of '%s' and '%s'", k.TypeName(), bestKey.TypeName())
 		}
 		if (which == "min" && r < 0) || (which == "max" && r > 0) {
 			best, bestKey = e, k
@@ -293,34 +293,34 @@ func biMinMax(ev *evaluator, c *call, which string) Value {
 	return best
 }
 
-func biRange(ev *evaluator, c *call) Value {
-	if len(c.args) < 1 || len(c.args) > 3 || len(c.kwargs) > 0 {
-		return ev.pyErrorf(c.span, "range expected 1 to 3 integer arguments, got %d", len(c.args))
+func biRange(ev *Evaluator, c *Call) Value {
+	if len(c.Args) < 1 || len(c.Args) > 3 || len(c.Kwargs) > 0 {
+		return ev.PyErrorf(c.At, "range expected 1 to 3 integer arguments, got %d", len(c.Args))
 	}
-	if e := firstErr(c.args...); e != nil {
+	if e := FirstErr(c.Args...); e != nil {
 		return e
 	}
 	device := false
-	for _, a := range c.args {
+	for _, a := range c.Args {
 		if _, ok := a.(*ExprV); ok {
-			if _, ok := toInt(a); !ok {
+			if _, ok := ToInt(a); !ok {
 				device = true
 			}
 		}
 	}
 	if device {
-		return ev.loopValue("range", ir.Serial, c, c.args)
+		return ev.LoopValue("range", ir.Serial, c, c.Args)
 	}
 	var ns [3]int64
-	for i, a := range c.args {
-		n, ok := toInt(a)
+	for i, a := range c.Args {
+		n, ok := ToInt(a)
 		if !ok {
-			return ev.pyErrorf(c.argSpans[i], "'%s' object cannot be interpreted as an integer", a.TypeName())
+			return ev.PyErrorf(c.ArgSpans[i], "'%s' object cannot be interpreted as an integer", a.TypeName())
 		}
 		ns[i] = n
 	}
-	r := &RangeV{base: base{c.span}, Step: 1}
-	switch len(c.args) {
+	r := &RangeV{Base: Base{c.At}, Step: 1}
+	switch len(c.Args) {
 	case 1:
 		r.Stop = ns[0]
 	case 2:
@@ -328,7 +328,7 @@ func biRange(ev *evaluator, c *call) Value {
 	case 3:
 		r.Start, r.Stop, r.Step = ns[0], ns[1], ns[2]
 		if r.Step == 0 {
-			return ev.pyErrorf(c.argSpans[2], "range() arg 3 must not be zero")
+			return ev.PyErrorf(c.ArgSpans[2], "range() arg 3 must not be zero")
 		}
 	}
 	return r
@@ -338,53 +338,53 @@ func biRange(ev *evaluator, c *call) Value {
 // other than 1 is kept in LoopV.Step; see deviceLoop).
 func rangeLoop(r *RangeV) *LoopV {
 	n := rangeLen(r)
-	return &LoopV{base: base{r.span}, What: "range", Kind: ir.Serial,
-		Mins:    []ir.Expr{&ir.IntImm{Value: r.Start, Type: ir.Int32, Span: r.span}},
-		Extents: []ir.Expr{&ir.IntImm{Value: n, Type: ir.Int32, Span: r.span}},
+	return &LoopV{Base: Base{r.At}, What: "range", Kind: ir.Serial,
+		Mins:    []ir.Expr{&ir.IntImm{Value: r.Start, Type: ir.Int32, Span: r.At}},
+		Extents: []ir.Expr{&ir.IntImm{Value: n, Type: ir.Int32, Span: r.At}},
 		Step:    r.Step}
 }
 
-func biSeq(ev *evaluator, c *call, kind string) Value {
-	if len(c.args) == 0 {
+func biSeq(ev *Evaluator, c *Call, kind string) Value {
+	if len(c.Args) == 0 {
 		if kind == "tuple" {
-			return &TupleV{base{c.span}, nil}
+			return &TupleV{Base{c.At}, nil}
 		}
-		return &ListV{base{c.span}, nil}
+		return &ListV{Base{c.At}, nil}
 	}
 	elts, bad := iterArg(ev, c, 0, kind)
 	if bad != nil {
 		return bad
 	}
-	if t, ok := c.args[0].(*TupleV); ok && kind == "tuple" {
-		return &TupleV{base{c.span}, t.Elts} // immutable: shared
+	if t, ok := c.Args[0].(*TupleV); ok && kind == "tuple" {
+		return &TupleV{Base{c.At}, t.Elts} // immutable: shared
 	}
 	// The elements may be another container's (iterate): copied.
-	if !ev.charge(c.span, kind, seqCost(int64(len(elts)), false)) {
-		return poison(c.span)
+	if !ev.charge(c.At, kind, seqCost(int64(len(elts)), false)) {
+		return Poison(c.At)
 	}
 	elts = append([]Value(nil), elts...)
 	switch kind {
 	case "tuple":
-		return &TupleV{base{c.span}, elts}
+		return &TupleV{Base{c.At}, elts}
 	case "set":
-		if !ev.hashWork(c.span, elts...) {
-			return poison(c.span)
+		if !ev.hashWork(c.At, elts...) {
+			return Poison(c.At)
 		}
-		return &ListV{base{c.span}, dedup(elts)}
+		return &ListV{Base{c.At}, dedup(elts)}
 	}
-	return &ListV{base{c.span}, elts}
+	return &ListV{Base{c.At}, elts}
 }
 
-func biDict(ev *evaluator, c *call) Value {
-	d := newDict(c.span)
-	if len(c.args) > 0 {
-		switch src := c.args[0].(type) {
+func biDict(ev *Evaluator, c *Call) Value {
+	d := NewDict(c.At)
+	if len(c.Args) > 0 {
+		switch src := c.Args[0].(type) {
 		case *DictV:
 			for i := range src.Keys {
-				ev.setEntry(d, src.Keys[i], src.Vals[i], c.span)
+				ev.setEntry(d, src.Keys[i], src.Vals[i], c.At)
 			}
 		default:
-			if isErr(src) {
+			if IsErr(src) {
 				return src
 			}
 			elts, bad := iterArg(ev, c, 0, "dict")
@@ -392,215 +392,215 @@ func biDict(ev *evaluator, c *call) Value {
 				return bad
 			}
 			for _, e := range elts {
-				kv := seqElts(e)
+				kv := SeqElts(e)
 				if s, ok := e.(*StrV); ok && utf8.RuneCountInString(s.V) == 2 {
 					r, n := utf8.DecodeRuneInString(s.V)
-					kv = []Value{&StrV{base{s.span}, string(r)}, &StrV{base{s.span}, s.V[n:]}}
+					kv = []Value{&StrV{Base{s.At}, string(r)}, &StrV{Base{s.At}, s.V[n:]}}
 				}
 				if len(kv) != 2 {
-					return ev.pyErrorf(c.argSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
+					return ev.PyErrorf(c.ArgSpans[0], "dictionary update sequence element has length %d; 2 is required", len(kv))
 				}
-				if !ev.setEntry(d, kv[0], kv[1], c.span) {
-					return ev.pyErrorf(c.argSpans[0], "unhashable type: '%s'", kv[0].TypeName())
+				if !ev.setEntry(d, kv[0], kv[1], c.At) {
+					return ev.PyErrorf(c.ArgSpans[0], "unhashable type: '%s'", kv[0].TypeName())
 				}
 			}
 		}
 	}
-	for _, k := range c.kwargs {
-		ev.setEntry(d, &StrV{base{k.span}, k.name}, k.v, k.span)
+	for _, k := range c.Kwargs {
+		ev.setEntry(d, &StrV{Base{k.At}, k.Name}, k.V, k.At)
 	}
-	if ev.halted {
-		return poison(c.span)
+	if ev.Halted {
+		return Poison(c.At)
 	}
 	return d
 }
 
-func biInt(ev *evaluator, c *call) Value {
-	v := c.arg(0, "x")
+func biInt(ev *Evaluator, c *Call) Value {
+	v := c.Arg(0, "x")
 	if v == nil {
-		return &IntV{base{c.span}, 0}
+		return &IntV{Base{c.At}, 0}
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
 	switch x := v.(type) {
 	case *IntV:
 		return x
 	case *BoolV:
-		n, _ := toInt(x)
-		return &IntV{base{c.span}, n}
+		n, _ := ToInt(x)
+		return &IntV{Base{c.At}, n}
 	case *FloatV:
 		if math.IsNaN(x.V) || math.IsInf(x.V, 0) || math.Abs(x.V) > 9e18 {
-			return ev.pyErrorf(c.span, "cannot convert float %s to integer", pyFloat(x.V))
+			return ev.PyErrorf(c.At, "cannot convert float %s to integer", pyFloat(x.V))
 		}
-		return &IntV{base{c.span}, int64(x.V)}
+		return &IntV{Base{c.At}, int64(x.V)}
 	case *StrV:
 		b := 10
-		if bv := c.arg(1, "base"); bv != nil {
-			n, ok := toInt(bv)
+		if bv := c.Arg(1, "base"); bv != nil {
+			n, ok := ToInt(bv)
 			if !ok {
-				return ev.pyErrorf(c.span, "int() base must be an integer")
+				return ev.PyErrorf(c.At, "int() base must be an integer")
 			}
 			b = int(n)
 		}
 		n, err := strconv.ParseInt(strings.ReplaceAll(strings.TrimSpace(x.V), "_", ""), b, 64)
 		if err != nil {
-			return ev.pyErrorf(c.span, "invalid literal for int() with base %d: %s", b, Repr(x))
+			return ev.PyErrorf(c.At, "invalid literal for int() with base %d: %s", b, Repr(x))
 		}
-		return &IntV{base{c.span}, n}
+		return &IntV{Base{c.At}, n}
 	case *ExprV:
-		if n, ok := toInt(x); ok {
-			return &IntV{base{c.span}, n}
+		if n, ok := ToInt(x); ok {
+			return &IntV{Base{c.At}, n}
 		}
-		return ev.pyErrorf(c.argSpans[0], "cannot convert device value `%s` to a Python int", ExprString(x.E))
+		return ev.PyErrorf(c.ArgSpans[0], "cannot convert device value `%s` to a Python int", ExprString(x.E))
 	case *EnumV:
-		return &IntV{base{c.span}, x.V}
+		return &IntV{Base{c.At}, x.V}
 	}
-	return ev.pyErrorf(c.span, "int() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "int() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
-func biFloat(ev *evaluator, c *call) Value {
-	v := c.arg(0, "x")
+func biFloat(ev *Evaluator, c *Call) Value {
+	v := c.Arg(0, "x")
 	if v == nil {
-		return &FloatV{base{c.span}, 0}
+		return &FloatV{Base{c.At}, 0}
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
 	if s, ok := v.(*StrV); ok {
 		t := strings.ToLower(strings.TrimSpace(s.V))
 		switch t {
 		case "inf", "+inf", "infinity":
-			return &FloatV{base{c.span}, math.Inf(1)}
+			return &FloatV{Base{c.At}, math.Inf(1)}
 		case "-inf", "-infinity":
-			return &FloatV{base{c.span}, math.Inf(-1)}
+			return &FloatV{Base{c.At}, math.Inf(-1)}
 		case "nan":
-			return &FloatV{base{c.span}, math.NaN()}
+			return &FloatV{Base{c.At}, math.NaN()}
 		}
 		f, err := strconv.ParseFloat(t, 64)
 		if err != nil {
-			return ev.pyErrorf(c.span, "could not convert string to float: %s", Repr(s))
+			return ev.PyErrorf(c.At, "could not convert string to float: %s", Repr(s))
 		}
-		return &FloatV{base{c.span}, f}
+		return &FloatV{Base{c.At}, f}
 	}
 	if f, ok := toFloat(v); ok {
-		return &FloatV{base{c.span}, f}
+		return &FloatV{Base{c.At}, f}
 	}
-	return ev.pyErrorf(c.span, "float() argument must be a string or a number, not '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "float() argument must be a string or a number, not '%s'", v.TypeName())
 }
 
-func biStr(ev *evaluator, c *call) Value {
-	v := c.arg(0, "object")
+func biStr(ev *Evaluator, c *Call) Value {
+	v := c.Arg(0, "object")
 	if v == nil {
-		return &StrV{base{c.span}, ""}
+		return &StrV{Base{c.At}, ""}
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
-	s, ok := ev.strOf(c.span, v, false)
+	s, ok := ev.strOf(c.At, v, false)
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	return &StrV{base{c.span}, s}
+	return &StrV{Base{c.At}, s}
 }
 
-func biAbs(ev *evaluator, c *call) Value {
-	if !ev.checkArgs(c, "abs", 1, "x") {
-		return poison(c.span)
+func biAbs(ev *Evaluator, c *Call) Value {
+	if !ev.CheckArgs(c, "abs", 1, "x") {
+		return Poison(c.At)
 	}
-	v := c.args[0]
+	v := c.Args[0]
 	switch x := v.(type) {
 	case *IntV:
 		if x.V < 0 {
-			return ev.unary("-", x, c.span)
+			return ev.unary("-", x, c.At)
 		}
 		return x
 	case *BoolV:
-		n, _ := toInt(x)
-		return &IntV{base{c.span}, n}
+		n, _ := ToInt(x)
+		return &IntV{Base{c.At}, n}
 	case *FloatV:
-		return &FloatV{base{c.span}, math.Abs(x.V)}
+		return &FloatV{Base{c.At}, math.Abs(x.V)}
 	case *ExprV:
-		return &ExprV{base: base{c.span}, E: &ir.Call{Op: "abs", Args: []ir.Expr{x.E}, Type: exprType(x.E), Span: c.span}}
+		return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: "abs", Args: []ir.Expr{x.E}, Type: ExprType(x.E), Span: c.At}}
 	}
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
-	return ev.pyErrorf(c.span, "bad operand type for abs(): '%s'", v.TypeName())
+	return ev.PyErrorf(c.At, "bad operand type for abs(): '%s'", v.TypeName())
 }
 
-func biSum(ev *evaluator, c *call) Value {
+func biSum(ev *Evaluator, c *Call) Value {
 	elts, bad := scanArg(ev, c, 0, "sum")
 	if bad != nil {
 		return bad
 	}
-	var acc Value = &IntV{base{c.span}, 0}
-	if s := c.arg(1, "start"); s != nil {
+	var acc Value = &IntV{Base{c.At}, 0}
+	if s := c.Arg(1, "start"); s != nil {
 		acc = s
 	}
 	for _, e := range elts {
-		acc = ev.binop("+", acc, e, c.span, false)
-		if isErr(acc) {
+		acc = ev.Binop("+", acc, e, c.At, false)
+		if IsErr(acc) {
 			return acc
 		}
 	}
 	return acc
 }
 
-func biRound(ev *evaluator, c *call) Value {
-	v := c.arg(0, "number")
-	if v == nil || isErr(v) {
-		return orPoison(v, c.span)
+func biRound(ev *Evaluator, c *Call) Value {
+	v := c.Arg(0, "number")
+	if v == nil || IsErr(v) {
+		return OrPoison(v, c.At)
 	}
 	f, ok := toFloat(v)
 	if !ok {
-		return ev.pyErrorf(c.span, "type %s doesn't define __round__ method", v.TypeName())
+		return ev.PyErrorf(c.At, "type %s doesn't define __round__ method", v.TypeName())
 	}
-	if nd := c.arg(1, "ndigits"); nd != nil {
+	if nd := c.Arg(1, "ndigits"); nd != nil {
 		if _, none := nd.(*NoneV); !none {
-			n, ok := toInt(nd)
+			n, ok := ToInt(nd)
 			if !ok {
-				return ev.pyErrorf(c.span, "ndigits must be an integer")
+				return ev.PyErrorf(c.At, "ndigits must be an integer")
 			}
 			p := math.Pow(10, float64(n))
-			return &FloatV{base{c.span}, math.RoundToEven(f*p) / p}
+			return &FloatV{Base{c.At}, math.RoundToEven(f*p) / p}
 		}
 	}
-	if isIntLike(v) {
-		n, _ := toInt(v)
-		return &IntV{base{c.span}, n}
+	if IsIntLike(v) {
+		n, _ := ToInt(v)
+		return &IntV{Base{c.At}, n}
 	}
-	return &IntV{base{c.span}, int64(math.RoundToEven(f))}
+	return &IntV{Base{c.At}, int64(math.RoundToEven(f))}
 }
 
-func biEnumerate(ev *evaluator, c *call) Value {
+func biEnumerate(ev *Evaluator, c *Call) Value {
 	elts, bad := iterArg(ev, c, 0, "enumerate")
 	if bad != nil {
 		return bad
 	}
 	start := int64(0)
-	if s := c.arg(1, "start"); s != nil {
-		n, ok := ev.intArg(s, c.argSpan(1, "start"), "enumerate start")
+	if s := c.Arg(1, "start"); s != nil {
+		n, ok := ev.IntArg(s, c.ArgSpan(1, "start"), "enumerate start")
 		if !ok {
-			return poison(c.span)
+			return Poison(c.At)
 		}
 		start = n
 	}
 	// A list of fresh (i, e) pairs.
-	if !ev.charge(c.span, "list", addCost(seqCost(int64(len(elts)), true), mulCost(int64(len(elts)), seqCost(2, true)))) {
-		return poison(c.span)
+	if !ev.charge(c.At, "list", addCost(seqCost(int64(len(elts)), true), mulCost(int64(len(elts)), seqCost(2, true)))) {
+		return Poison(c.At)
 	}
 	out := make([]Value, len(elts))
 	for i, e := range elts {
-		out[i] = &TupleV{base{c.span}, []Value{&IntV{base{c.span}, start + int64(i)}, e}}
+		out[i] = &TupleV{Base{c.At}, []Value{&IntV{Base{c.At}, start + int64(i)}, e}}
 	}
-	return &ListV{base{c.span}, out}
+	return &ListV{Base{c.At}, out}
 }
 
-func biZip(ev *evaluator, c *call) Value {
+func biZip(ev *Evaluator, c *Call) Value {
 	var lists [][]Value
 	n := -1
-	for i := range c.args {
+	for i := range c.Args {
 		elts, bad := iterArg(ev, c, i, "zip")
 		if bad != nil {
 			return bad
@@ -613,8 +613,8 @@ func biZip(ev *evaluator, c *call) Value {
 	if n < 0 {
 		n = 0
 	}
-	if !ev.charge(c.span, "list", addCost(seqCost(int64(n), true), mulCost(int64(n), seqCost(int64(len(lists)), false)))) {
-		return poison(c.span)
+	if !ev.charge(c.At, "list", addCost(seqCost(int64(n), true), mulCost(int64(n), seqCost(int64(len(lists)), false)))) {
+		return Poison(c.At)
 	}
 	out := make([]Value, n)
 	for i := 0; i < n; i++ {
@@ -622,38 +622,38 @@ func biZip(ev *evaluator, c *call) Value {
 		for j := range lists {
 			t[j] = lists[j][i]
 		}
-		out[i] = &TupleV{base{c.span}, t}
+		out[i] = &TupleV{Base{c.At}, t}
 	}
-	return &ListV{base{c.span}, out}
+	return &ListV{Base{c.At}, out}
 }
 
-func biSorted(ev *evaluator, c *call) Value {
+func biSorted(ev *Evaluator, c *Call) Value {
 	elts, bad := iterArg(ev, c, 0, "sorted")
 	if bad != nil {
 		return bad
 	}
 	// The copy, the keys, the order and the result; the comparisons
 	// (n log n) as work.
-	if !ev.charge(c.span, "list", mulCost(seqCost(int64(len(elts)), false), 4)) ||
-		!ev.work(c.span, len(elts)*bits.Len(uint(len(elts))), elemsPerStep) {
-		return poison(c.span)
+	if !ev.charge(c.At, "list", mulCost(seqCost(int64(len(elts)), false), 4)) ||
+		!ev.work(c.At, len(elts)*bits.Len(uint(len(elts))), elemsPerStep) {
+		return Poison(c.At)
 	}
 	out := append([]Value(nil), elts...)
 	keys := out
-	if key, ok := c.kw("key"); ok {
+	if key, ok := c.Kw("key"); ok {
 		if _, none := key.(*NoneV); !none {
 			keys = make([]Value, len(out))
 			for i, e := range out {
-				keys[i] = ev.callValue(key, &call{span: c.span, args: []Value{e}, argSpans: []source.Span{c.span}})
+				keys[i] = ev.CallValue(key, &Call{At: c.At, Args: []Value{e}, ArgSpans: []source.Span{c.At}})
 			}
 		}
 	}
-	if e := firstErr(keys...); e != nil {
+	if e := FirstErr(keys...); e != nil {
 		return e
 	}
 	rev := false
-	if r, ok := c.kw("reverse"); ok {
-		rev = truthy(r)
+	if r, ok := c.Kw("reverse"); ok {
+		rev = Truthy(r)
 	}
 	idx := make([]int, len(out))
 	for i := range idx {
@@ -671,36 +671,36 @@ func biSorted(ev *evaluator, c *call) Value {
 		return r < 0
 	})
 	if !okAll {
-		return ev.pyErrorf(c.span, "sorted() of values that cannot be compared")
+		return ev.PyErrorf(c.At, "sorted() of values that cannot be compared")
 	}
 	res := make([]Value, len(out))
 	for i, j := range idx {
 		res[i] = out[j]
 	}
-	return &ListV{base{c.span}, res}
+	return &ListV{Base{c.At}, res}
 }
 
-func biMap(ev *evaluator, c *call) Value {
-	if len(c.args) < 2 {
-		return ev.pyErrorf(c.span, "map() must have at least two arguments")
+func biMap(ev *Evaluator, c *Call) Value {
+	if len(c.Args) < 2 {
+		return ev.PyErrorf(c.At, "map() must have at least two arguments")
 	}
-	z := biZip(ev, &call{span: c.span, args: c.args[1:], argSpans: c.argSpans[1:]})
+	z := biZip(ev, &Call{At: c.At, Args: c.Args[1:], ArgSpans: c.ArgSpans[1:]})
 	l, ok := z.(*ListV)
 	if !ok {
 		return z
 	}
-	if !ev.charge(c.span, "list", seqCost(int64(len(l.Elts)), false)) {
-		return poison(c.span)
+	if !ev.charge(c.At, "list", seqCost(int64(len(l.Elts)), false)) {
+		return Poison(c.At)
 	}
 	out := make([]Value, len(l.Elts))
 	for i, t := range l.Elts {
 		args := t.(*TupleV).Elts
-		out[i] = ev.callValue(c.args[0], &call{span: c.span, args: args, argSpans: spansOf(args)})
+		out[i] = ev.CallValue(c.Args[0], &Call{At: c.At, Args: args, ArgSpans: spansOf(args)})
 	}
-	return &ListV{base{c.span}, out}
+	return &ListV{Base{c.At}, out}
 }
 
-func biFilter(ev *evaluator, c *call) Value {
+func biFilter(ev *Evaluator, c *Call) Value {
 	elts, bad := iterArg(ev, c, 1, "filter")
 	if bad != nil {
 		return bad
@@ -708,41 +708,41 @@ func biFilter(ev *evaluator, c *call) Value {
 	var out []Value
 	for _, e := range elts {
 		keep := e
-		if _, none := c.args[0].(*NoneV); !none {
-			keep = ev.callValue(c.args[0], &call{span: c.span, args: []Value{e}, argSpans: []source.Span{c.span}})
+		if _, none := c.Args[0].(*NoneV); !none {
+			keep = ev.CallValue(c.Args[0], &Call{At: c.At, Args: []Value{e}, ArgSpans: []source.Span{c.At}})
 		}
-		if isErr(keep) {
+		if IsErr(keep) {
 			return keep
 		}
-		if truthy(keep) {
+		if Truthy(keep) {
 			out = append(out, e)
 		}
 	}
-	return ev.mkList(c.span, out, false)
+	return ev.mkList(c.At, out, false)
 }
 
-func biAnyAll(ev *evaluator, c *call, all bool) Value {
+func biAnyAll(ev *Evaluator, c *Call, all bool) Value {
 	elts, bad := scanArg(ev, c, 0, "any")
 	if bad != nil {
 		return bad
 	}
 	for _, e := range elts {
-		if isErr(e) {
+		if IsErr(e) {
 			return e
 		}
-		if truthy(e) != all {
-			return &BoolV{base{c.span}, !all}
+		if Truthy(e) != all {
+			return &BoolV{Base{c.At}, !all}
 		}
 	}
-	return &BoolV{base{c.span}, all}
+	return &BoolV{Base{c.At}, all}
 }
 
-func biIsinstance(ev *evaluator, c *call) Value {
-	if !ev.checkArgs(c, "isinstance", 2, "obj", "class") {
-		return poison(c.span)
+func biIsinstance(ev *Evaluator, c *Call) Value {
+	if !ev.CheckArgs(c, "isinstance", 2, "obj", "class") {
+		return Poison(c.At)
 	}
-	v, t := c.args[0], c.args[1]
-	if isErr(v) {
+	v, t := c.Args[0], c.Args[1]
+	if IsErr(v) {
 		return v
 	}
 	types := []Value{t}
@@ -752,24 +752,24 @@ func biIsinstance(ev *evaluator, c *call) Value {
 	for _, ty := range types {
 		if cls, ok := ty.(*ClassV); ok { // class.go
 			if cls == objectClass {
-				return &BoolV{base{c.span}, true}
+				return &BoolV{Base{c.At}, true}
 			}
 			if inst, ok := v.(*InstanceV); ok && inst.Class.isSubclassOf(cls) {
-				return &BoolV{base{c.span}, true}
+				return &BoolV{Base{c.At}, true}
 			}
 			if e, ok := v.(*EnumV); ok && e.Type == cls.Name {
-				return &BoolV{base{c.span}, true}
+				return &BoolV{Base{c.At}, true}
 			}
 			continue
 		}
 		b, ok := ty.(*BuiltinV)
 		if !ok {
-			return &OpaqueV{base{c.span}, "isinstance(...)"}
+			return &OpaqueV{Base{c.At}, "isinstance(...)"}
 		}
 		var match bool
 		switch b.Name {
 		case "int":
-			match = isIntLike(v)
+			match = IsIntLike(v)
 		case "float":
 			_, match = v.(*FloatV)
 		case "bool":
@@ -787,42 +787,42 @@ func biIsinstance(ev *evaluator, c *call) Value {
 		case "slice":
 			_, match = v.(*SliceV)
 		default:
-			return &OpaqueV{base{c.span}, "isinstance(...)"}
+			return &OpaqueV{Base{c.At}, "isinstance(...)"}
 		}
 		if match {
-			return &BoolV{base{c.span}, true}
+			return &BoolV{Base{c.At}, true}
 		}
 	}
-	return &BoolV{base{c.span}, false}
+	return &BoolV{Base{c.At}, false}
 }
 
-func biGetattr(ev *evaluator, c *call) Value {
-	if len(c.args) < 2 || len(c.args) > 3 {
-		return ev.pyErrorf(c.span, "getattr expected 2 or 3 arguments, got %d", len(c.args))
+func biGetattr(ev *Evaluator, c *Call) Value {
+	if len(c.Args) < 2 || len(c.Args) > 3 {
+		return ev.PyErrorf(c.At, "getattr expected 2 or 3 arguments, got %d", len(c.Args))
 	}
-	name, ok := ev.strArg(c.args[1], c.argSpans[1], "attribute name")
+	name, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	if len(c.args) == 3 {
-		if isErr(c.args[0]) {
-			return c.args[0]
+	if len(c.Args) == 3 {
+		if IsErr(c.Args[0]) {
+			return c.Args[0]
 		}
-		if v := ev.quietAttr(c.args[0], name, c.argSpans[1], c.span); v != nil {
+		if v := ev.quietAttr(c.Args[0], name, c.ArgSpans[1], c.At); v != nil {
 			return v
 		}
-		return c.args[2]
+		return c.Args[2]
 	}
-	return ev.getAttr(c.args[0], name, c.argSpans[1], c.span)
+	return ev.GetAttr(c.Args[0], name, c.ArgSpans[1], c.At)
 }
 
 // ---- methods of Python values ----
 
-func method(name string, fn func(ev *evaluator, c *call) Value) *BuiltinV {
-	return builtin(name, fn)
+func Method(name string, fn func(ev *Evaluator, c *Call) Value) *BuiltinV {
+	return Builtin(name, fn)
 }
 
-func (ev *evaluator) strMethod(s *StrV, name string) Value {
+func (ev *Evaluator) strMethod(s *StrV, name string) Value {
 	switch name {
 	case "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "count", "find", "index", "isdigit", "isalpha", "isupper", "islower":
 		// Methods that scan s: charged by its length (the others build a
@@ -832,10 +832,10 @@ func (ev *evaluator) strMethod(s *StrV, name string) Value {
 	return ev.strMethodScan(s, name)
 }
 
-func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
+func (ev *Evaluator) strMethodScan(s *StrV, name string) Value {
 	switch name {
 	case "join":
-		return method("str.join", func(ev *evaluator, c *call) Value {
+		return Method("str.join", func(ev *Evaluator, c *Call) Value {
 			elts, bad := iterArg(ev, c, 0, "join")
 			if bad != nil {
 				return bad
@@ -845,57 +845,57 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 			for i, e := range elts {
 				x, ok := e.(*StrV)
 				if !ok {
-					if isErr(e) {
+					if IsErr(e) {
 						return e
 					}
-					return ev.pyErrorf(c.span, "sequence item %d: expected str instance, %s found", i, e.TypeName())
+					return ev.PyErrorf(c.At, "sequence item %d: expected str instance, %s found", i, e.TypeName())
 				}
 				parts[i] = x.V
 				n = addCost(n, int64(len(x.V)))
 			}
-			if !ev.charge(c.span, "str", strCost(n)) {
-				return poison(c.span)
+			if !ev.charge(c.At, "str", strCost(n)) {
+				return Poison(c.At)
 			}
-			return &StrV{base{c.span}, strings.Join(parts, s.V)}
+			return &StrV{Base{c.At}, strings.Join(parts, s.V)}
 		})
 	case "format":
-		return method("str.format", func(ev *evaluator, c *call) Value { return ev.strFormat(s.V, c) })
+		return Method("str.format", func(ev *Evaluator, c *Call) Value { return ev.strFormat(s.V, c) })
 	case "upper", "lower", "strip", "lstrip", "rstrip", "title", "capitalize":
-		return method("str."+name, func(ev *evaluator, c *call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			cut := " \t\n\r\v\f"
-			if a := c.arg(0, "chars"); a != nil {
+			if a := c.Arg(0, "chars"); a != nil {
 				if cs, ok := a.(*StrV); ok {
 					cut = cs.V
 				}
 			}
 			switch name {
 			case "strip":
-				return &StrV{base{c.span}, strings.Trim(s.V, cut)} // a substring: nothing new
+				return &StrV{Base{c.At}, strings.Trim(s.V, cut)} // a substring: nothing new
 			case "lstrip":
-				return &StrV{base{c.span}, strings.TrimLeft(s.V, cut)}
+				return &StrV{Base{c.At}, strings.TrimLeft(s.V, cut)}
 			case "rstrip":
-				return &StrV{base{c.span}, strings.TrimRight(s.V, cut)}
+				return &StrV{Base{c.At}, strings.TrimRight(s.V, cut)}
 			}
 			// Case mapping makes a string about as long as s: charged first.
-			if !ev.charge(c.span, "str", strCost(int64(len(s.V)))) {
-				return poison(c.span)
+			if !ev.charge(c.At, "str", strCost(int64(len(s.V)))) {
+				return Poison(c.At)
 			}
 			switch name {
 			case "upper":
-				return &StrV{base{c.span}, strings.ToUpper(s.V)}
+				return &StrV{Base{c.At}, strings.ToUpper(s.V)}
 			case "lower":
-				return &StrV{base{c.span}, strings.ToLower(s.V)}
+				return &StrV{Base{c.At}, strings.ToLower(s.V)}
 			case "capitalize":
 				if s.V == "" {
 					return s
 				}
-				return &StrV{base{c.span}, strings.ToUpper(s.V[:1]) + strings.ToLower(s.V[1:])}
+				return &StrV{Base{c.At}, strings.ToUpper(s.V[:1]) + strings.ToLower(s.V[1:])}
 			}
-			return &StrV{base{c.span}, strings.ToTitle(s.V)}
+			return &StrV{Base{c.At}, strings.ToTitle(s.V)}
 		})
 	case "startswith", "endswith":
-		return method("str."+name, func(ev *evaluator, c *call) Value {
-			a := c.arg(0, "prefix")
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
+			a := c.Arg(0, "prefix")
 			cands := []Value{a}
 			if t, ok := a.(*TupleV); ok {
 				cands = t.Elts
@@ -903,20 +903,20 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 			for _, x := range cands {
 				p, ok := x.(*StrV)
 				if !ok {
-					return ev.pyErrorf(c.span, "%s arg must be str or a tuple of str", name)
+					return ev.PyErrorf(c.At, "%s arg must be str or a tuple of str", name)
 				}
 				if (name == "startswith" && strings.HasPrefix(s.V, p.V)) || (name == "endswith" && strings.HasSuffix(s.V, p.V)) {
-					return &BoolV{base{c.span}, true}
+					return &BoolV{Base{c.At}, true}
 				}
 			}
-			return &BoolV{base{c.span}, false}
+			return &BoolV{Base{c.At}, false}
 		})
 	case "replace":
-		return method("str.replace", func(ev *evaluator, c *call) Value {
-			a, ok1 := c.arg(0, "old").(*StrV)
-			b, ok2 := c.arg(1, "new").(*StrV)
+		return Method("str.replace", func(ev *Evaluator, c *Call) Value {
+			a, ok1 := c.Arg(0, "old").(*StrV)
+			b, ok2 := c.Arg(1, "new").(*StrV)
 			if !ok1 || !ok2 {
-				return ev.pyErrorf(c.span, "replace() arguments must be str")
+				return ev.PyErrorf(c.At, "replace() arguments must be str")
 			}
 			// The result's length is known before it is built.
 			n := int64(len(s.V))
@@ -924,48 +924,48 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 				k := int64(strings.Count(s.V, a.V))
 				n = addCost(n, mulCost(k, int64(len(b.V)-len(a.V))))
 			}
-			if !ev.charge(c.span, "str", strCost(n)) {
-				return poison(c.span)
+			if !ev.charge(c.At, "str", strCost(n)) {
+				return Poison(c.At)
 			}
-			return &StrV{base{c.span}, strings.ReplaceAll(s.V, a.V, b.V)}
+			return &StrV{Base{c.At}, strings.ReplaceAll(s.V, a.V, b.V)}
 		})
 	case "split":
-		return method("str.split", func(ev *evaluator, c *call) Value {
+		return Method("str.split", func(ev *Evaluator, c *Call) Value {
 			var parts []string
-			if sep, ok := c.arg(0, "sep").(*StrV); ok {
+			if sep, ok := c.Arg(0, "sep").(*StrV); ok {
 				parts = strings.Split(s.V, sep.V)
 			} else {
 				parts = strings.Fields(s.V)
 			}
-			if !ev.charge(c.span, "list", seqCost(int64(len(parts)), true)) {
-				return poison(c.span)
+			if !ev.charge(c.At, "list", seqCost(int64(len(parts)), true)) {
+				return Poison(c.At)
 			}
 			out := make([]Value, len(parts))
 			for i, p := range parts {
-				out[i] = &StrV{base{c.span}, p} // substrings of s
+				out[i] = &StrV{Base{c.At}, p} // substrings of s
 			}
-			return &ListV{base{c.span}, out}
+			return &ListV{Base{c.At}, out}
 		})
 	case "count", "find", "index":
-		return method("str."+name, func(ev *evaluator, c *call) Value {
-			sub, ok := c.arg(0, "sub").(*StrV)
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
+			sub, ok := c.Arg(0, "sub").(*StrV)
 			if !ok {
-				return ev.pyErrorf(c.span, "%s() argument must be str", name)
+				return ev.PyErrorf(c.At, "%s() argument must be str", name)
 			}
 			switch name {
 			case "count":
-				return &IntV{base{c.span}, int64(strings.Count(s.V, sub.V))}
+				return &IntV{Base{c.At}, int64(strings.Count(s.V, sub.V))}
 			case "find":
-				return &IntV{base{c.span}, int64(strings.Index(s.V, sub.V))}
+				return &IntV{Base{c.At}, int64(strings.Index(s.V, sub.V))}
 			}
 			i := strings.Index(s.V, sub.V)
 			if i < 0 {
-				return ev.pyErrorf(c.span, "substring not found")
+				return ev.PyErrorf(c.At, "substring not found")
 			}
-			return &IntV{base{c.span}, int64(i)}
+			return &IntV{Base{c.At}, int64(i)}
 		})
 	case "isdigit", "isalpha", "isupper", "islower":
-		return method("str."+name, func(ev *evaluator, c *call) Value {
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
 			ok := s.V != ""
 			for _, r := range s.V {
 				switch name {
@@ -979,38 +979,38 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 					ok = ok && !unicode.IsUpper(r)
 				}
 			}
-			return &BoolV{base{c.span}, ok}
+			return &BoolV{Base{c.At}, ok}
 		})
 	case "zfill":
-		return method("str.zfill", func(ev *evaluator, c *call) Value {
-			n, ok := ev.intArg(c.arg(0, "width"), c.argSpan(0, "width"), "zfill width")
+		return Method("str.zfill", func(ev *Evaluator, c *Call) Value {
+			n, ok := ev.IntArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), "zfill width")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			pad := n - int64(len(s.V))
 			if pad <= 0 {
 				return s
 			}
-			if !ev.charge(c.span, "str", strCost(n)) {
-				return poison(c.span)
+			if !ev.charge(c.At, "str", strCost(n)) {
+				return Poison(c.At)
 			}
 			sign, digits := "", s.V
 			if digits != "" && (digits[0] == '+' || digits[0] == '-') {
 				sign, digits = digits[:1], digits[1:]
 			}
-			return &StrV{base{c.span}, sign + strings.Repeat("0", int(pad)) + digits}
+			return &StrV{Base{c.At}, sign + strings.Repeat("0", int(pad)) + digits}
 		})
 	case "ljust", "rjust", "center":
-		return method("str."+name, func(ev *evaluator, c *call) Value {
-			n, ok := ev.intArg(c.arg(0, "width"), c.argSpan(0, "width"), name+" width")
+		return Method("str."+name, func(ev *Evaluator, c *Call) Value {
+			n, ok := ev.IntArg(c.Arg(0, "width"), c.ArgSpan(0, "width"), name+" width")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			fill := " "
-			if a := c.arg(1, "fillchar"); a != nil {
+			if a := c.Arg(1, "fillchar"); a != nil {
 				f, ok := a.(*StrV)
 				if !ok || utf8.RuneCountInString(f.V) != 1 {
-					return ev.pyErrorf(c.argSpan(1, "fillchar"), "The fill character must be exactly one character long")
+					return ev.PyErrorf(c.ArgSpan(1, "fillchar"), "The fill character must be exactly one character long")
 				}
 				fill = f.V
 			}
@@ -1018,8 +1018,8 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 			if pad <= 0 {
 				return s
 			}
-			if !ev.charge(c.span, "str", strCost(addCost(int64(len(s.V)), mulCost(pad, int64(len(fill)))))) {
-				return poison(c.span)
+			if !ev.charge(c.At, "str", strCost(addCost(int64(len(s.V)), mulCost(pad, int64(len(fill)))))) {
+				return Poison(c.At)
 			}
 			left := int64(0)
 			switch name {
@@ -1030,7 +1030,7 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 				// the width are both odd.
 				left = pad/2 + (pad & n & 1)
 			}
-			return &StrV{base{c.span}, strings.Repeat(fill, int(left)) + s.V + strings.Repeat(fill, int(pad-left))}
+			return &StrV{Base{c.At}, strings.Repeat(fill, int(left)) + s.V + strings.Repeat(fill, int(pad-left))}
 		})
 	}
 	return nil
@@ -1039,9 +1039,9 @@ func (ev *evaluator) strMethodScan(s *StrV, name string) Value {
 // strFormat implements str.format with {} / {0} / {name} fields and
 // format specs. Like percentFormat it charges the format's length, then
 // each converted field before it is appended.
-func (ev *evaluator) strFormat(f string, c *call) Value {
-	if !ev.charge(c.span, "str", strCost(int64(len(f)))) {
-		return poison(c.span)
+func (ev *Evaluator) strFormat(f string, c *Call) Value {
+	if !ev.charge(c.At, "str", strCost(int64(len(f)))) {
+		return Poison(c.At)
 	}
 	var b strings.Builder
 	auto := 0
@@ -1063,7 +1063,7 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 		}
 		j := strings.IndexByte(f[i:], '}')
 		if j < 0 {
-			return ev.pyErrorf(c.span, "single '{' encountered in format string")
+			return ev.PyErrorf(c.At, "single '{' encountered in format string")
 		}
 		field := f[i+1 : i+j]
 		i += j
@@ -1078,42 +1078,42 @@ func (ev *evaluator) strFormat(f string, c *call) Value {
 		}
 		var v Value
 		if field == "" {
-			v = c.arg(auto, "")
+			v = c.Arg(auto, "")
 			auto++
 		} else if n, err := strconv.Atoi(field); err == nil {
-			v = c.arg(n, "")
+			v = c.Arg(n, "")
 		} else {
-			v, _ = c.kw(field)
+			v, _ = c.Kw(field)
 		}
 		if v == nil {
-			return ev.pyErrorf(c.span, "format field {%s} has no argument", field)
+			return ev.PyErrorf(c.At, "format field {%s} has no argument", field)
 		}
-		if isErr(v) {
+		if IsErr(v) {
 			return v
 		}
 		if conv == 'r' || conv == 's' {
-			s, ok := ev.strOf(c.span, v, conv == 'r')
+			s, ok := ev.strOf(c.At, v, conv == 'r')
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			v = &StrV{base{c.span}, s}
+			v = &StrV{Base{c.At}, s}
 		}
-		s, ok := ev.formatValue(v, spec, c.span)
-		if ev.halted {
-			return poison(c.span)
+		s, ok := ev.formatValue(v, spec, c.At)
+		if ev.Halted {
+			return Poison(c.At)
 		}
 		if !ok {
-			return ev.pyErrorf(c.span, "unsupported format spec %q for %s", spec, v.TypeName())
+			return ev.PyErrorf(c.At, "unsupported format spec %q for %s", spec, v.TypeName())
 		}
-		if !ev.charge(c.span, "str", int64(len(s))) {
-			return poison(c.span)
+		if !ev.charge(c.At, "str", int64(len(s))) {
+			return Poison(c.At)
 		}
 		b.WriteString(s)
 	}
-	return &StrV{base{c.span}, b.String()}
+	return &StrV{Base{c.At}, b.String()}
 }
 
-func (ev *evaluator) listMethod(l *ListV, name string) Value {
+func (ev *Evaluator) listMethod(l *ListV, name string) Value {
 	switch name {
 	case "insert", "pop", "index", "count", "remove", "reverse":
 		// Methods that search or move the elements: charged by their
@@ -1123,122 +1123,122 @@ func (ev *evaluator) listMethod(l *ListV, name string) Value {
 	return ev.listMethodN(l, name)
 }
 
-func (ev *evaluator) listMethodN(l *ListV, name string) Value {
+func (ev *Evaluator) listMethodN(l *ListV, name string) Value {
 	switch name {
 	case "append":
-		return method("list.append", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "append", 1, "object") {
-				return poison(c.span)
+		return Method("list.append", func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "append", 1, "object") {
+				return Poison(c.At)
 			}
-			if !ev.charge(c.span, "list", costSlot) {
-				return poison(c.span)
+			if !ev.charge(c.At, "list", costSlot) {
+				return Poison(c.At)
 			}
-			l.Elts = append(l.Elts, c.args[0])
-			return &NoneV{base{c.span}}
+			l.Elts = append(l.Elts, c.Args[0])
+			return &NoneV{Base{c.At}}
 		})
 	case "extend":
-		return method("list.extend", func(ev *evaluator, c *call) Value {
-			if len(c.args) == 0 {
-				return ev.pyErrorf(c.span, "extend() expected an iterable argument")
+		return Method("list.extend", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) == 0 {
+				return ev.PyErrorf(c.At, "extend() expected an iterable argument")
 			}
-			if isErr(c.args[0]) {
-				return c.args[0]
+			if IsErr(c.Args[0]) {
+				return c.Args[0]
 			}
-			if !ev.extend(l, c.args[0], c.span) {
-				if ev.halted {
-					return poison(c.span)
+			if !ev.extend(l, c.Args[0], c.At) {
+				if ev.Halted {
+					return Poison(c.At)
 				}
-				return ev.pyErrorf(c.argSpans[0], "'%s' object is not iterable", c.args[0].TypeName())
+				return ev.PyErrorf(c.ArgSpans[0], "'%s' object is not iterable", c.Args[0].TypeName())
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "insert":
-		return method("list.insert", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "insert", 2, "index", "object") {
-				return poison(c.span)
+		return Method("list.insert", func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, "insert", 2, "index", "object") {
+				return Poison(c.At)
 			}
-			i, ok := ev.intArg(c.args[0], c.argSpans[0], "insert index")
+			i, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "insert index")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
 			n := int64(len(l.Elts))
 			if i < 0 {
 				i = max(i+n, 0)
 			}
 			i = min(i, n)
-			if !ev.charge(c.span, "list", costSlot) {
-				return poison(c.span)
+			if !ev.charge(c.At, "list", costSlot) {
+				return Poison(c.At)
 			}
-			l.Elts = append(l.Elts[:i:i], append([]Value{c.args[1]}, l.Elts[i:]...)...)
-			return &NoneV{base{c.span}}
+			l.Elts = append(l.Elts[:i:i], append([]Value{c.Args[1]}, l.Elts[i:]...)...)
+			return &NoneV{Base{c.At}}
 		})
 	case "pop":
-		return method("list.pop", func(ev *evaluator, c *call) Value {
+		return Method("list.pop", func(ev *Evaluator, c *Call) Value {
 			i := int64(-1)
-			if a := c.arg(0, "index"); a != nil {
-				n, ok := ev.intArg(a, c.argSpan(0, "index"), "pop index")
+			if a := c.Arg(0, "index"); a != nil {
+				n, ok := ev.IntArg(a, c.ArgSpan(0, "index"), "pop index")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				i = n
 			}
 			j, ok := normIndex(i, len(l.Elts))
 			if !ok {
-				return ev.pyErrorf(c.span, "pop index out of range")
+				return ev.PyErrorf(c.At, "pop index out of range")
 			}
 			v := l.Elts[j]
 			l.Elts = append(l.Elts[:j:j], l.Elts[j+1:]...)
 			return v
 		})
 	case "index", "count", "remove":
-		return method("list."+name, func(ev *evaluator, c *call) Value {
-			x := c.arg(0, "value")
+		return Method("list."+name, func(ev *Evaluator, c *Call) Value {
+			x := c.Arg(0, "value")
 			n := 0
 			for i, e := range l.Elts {
 				if pyEqual(e, x) {
 					switch name {
 					case "index":
-						return &IntV{base{c.span}, int64(i)}
+						return &IntV{Base{c.At}, int64(i)}
 					case "remove":
 						l.Elts = append(l.Elts[:i:i], l.Elts[i+1:]...)
-						return &NoneV{base{c.span}}
+						return &NoneV{Base{c.At}}
 					}
 					n++
 				}
 			}
 			if name == "count" {
-				return &IntV{base{c.span}, int64(n)}
+				return &IntV{Base{c.At}, int64(n)}
 			}
-			return ev.pyErrorf(c.span, "%s is not in list", Repr(x))
+			return ev.PyErrorf(c.At, "%s is not in list", Repr(x))
 		})
 	case "copy":
-		return method("list.copy", func(ev *evaluator, c *call) Value {
-			if !ev.charge(c.span, "list", seqCost(int64(len(l.Elts)), false)) {
-				return poison(c.span)
+		return Method("list.copy", func(ev *Evaluator, c *Call) Value {
+			if !ev.charge(c.At, "list", seqCost(int64(len(l.Elts)), false)) {
+				return Poison(c.At)
 			}
-			return &ListV{base{c.span}, append([]Value(nil), l.Elts...)}
+			return &ListV{Base{c.At}, append([]Value(nil), l.Elts...)}
 		})
 	case "clear":
-		return method("list.clear", func(ev *evaluator, c *call) Value {
+		return Method("list.clear", func(ev *Evaluator, c *Call) Value {
 			l.Elts = nil
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "reverse":
-		return method("list.reverse", func(ev *evaluator, c *call) Value {
+		return Method("list.reverse", func(ev *Evaluator, c *Call) Value {
 			for i, j := 0, len(l.Elts)-1; i < j; i, j = i+1, j-1 {
 				l.Elts[i], l.Elts[j] = l.Elts[j], l.Elts[i]
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "sort":
-		return method("list.sort", func(ev *evaluator, c *call) Value {
+		return Method("list.sort", func(ev *Evaluator, c *Call) Value {
 			c2 := *c
-			c2.args = []Value{l}
-			c2.argSpans = []source.Span{c.span}
+			c2.Args = []Value{l}
+			c2.ArgSpans = []source.Span{c.At}
 			s := biSorted(ev, &c2)
 			if sl, ok := s.(*ListV); ok {
 				l.Elts = sl.Elts
-				return &NoneV{base{c.span}}
+				return &NoneV{Base{c.At}}
 			}
 			return s
 		})
@@ -1246,136 +1246,136 @@ func (ev *evaluator) listMethodN(l *ListV, name string) Value {
 	return nil
 }
 
-func (ev *evaluator) tupleMethod(t *TupleV, name string) Value {
+func (ev *Evaluator) tupleMethod(t *TupleV, name string) Value {
 	switch name {
 	case "index", "count":
-		return charged(method("tuple."+name, func(ev *evaluator, c *call) Value {
-			x := c.arg(0, "value")
+		return charged(Method("tuple."+name, func(ev *Evaluator, c *Call) Value {
+			x := c.Arg(0, "value")
 			n := 0
 			for i, e := range t.Elts {
 				if pyEqual(e, x) {
 					if name == "index" {
-						return &IntV{base{c.span}, int64(i)}
+						return &IntV{Base{c.At}, int64(i)}
 					}
 					n++
 				}
 			}
 			if name == "count" {
-				return &IntV{base{c.span}, int64(n)}
+				return &IntV{Base{c.At}, int64(n)}
 			}
-			return ev.pyErrorf(c.span, "tuple.index(x): x not in tuple")
+			return ev.PyErrorf(c.At, "tuple.index(x): x not in tuple")
 		}), func() int { return len(t.Elts) }, elemsPerStep)
 	}
 	return nil
 }
 
-func (ev *evaluator) dictMethod(d *DictV, name string) Value {
+func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 	switch name {
 	case "get":
-		return method("dict.get", func(ev *evaluator, c *call) Value {
-			k := c.arg(0, "key")
+		return Method("dict.get", func(ev *Evaluator, c *Call) Value {
+			k := c.Arg(0, "key")
 			if k == nil {
-				return ev.pyErrorf(c.span, "get expected at least 1 argument, got 0")
+				return ev.PyErrorf(c.At, "get expected at least 1 argument, got 0")
 			}
-			if isErr(k) {
+			if IsErr(k) {
 				return k
 			}
-			if !ev.hashWork(c.span, k) {
-				return poison(c.span)
+			if !ev.hashWork(c.At, k) {
+				return Poison(c.At)
 			}
 			v, found, _ := d.get(k)
 			if found {
 				return v
 			}
-			if def := c.arg(1, "default"); def != nil {
+			if def := c.Arg(1, "default"); def != nil {
 				return def
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "items", "keys", "values":
-		return method("dict."+name, func(ev *evaluator, c *call) Value {
+		return Method("dict."+name, func(ev *Evaluator, c *Call) Value {
 			cost := seqCost(int64(len(d.Keys)), false)
 			if name == "items" {
 				cost = addCost(cost, mulCost(int64(len(d.Keys)), seqCost(2, false)))
 			}
-			if !ev.charge(c.span, "list", cost) {
-				return poison(c.span)
+			if !ev.charge(c.At, "list", cost) {
+				return Poison(c.At)
 			}
 			out := make([]Value, len(d.Keys))
 			for i := range d.Keys {
 				switch name {
 				case "items":
-					out[i] = &TupleV{base{c.span}, []Value{d.Keys[i], d.Vals[i]}}
+					out[i] = &TupleV{Base{c.At}, []Value{d.Keys[i], d.Vals[i]}}
 				case "keys":
 					out[i] = d.Keys[i]
 				default:
 					out[i] = d.Vals[i]
 				}
 			}
-			return &ListV{base{c.span}, out}
+			return &ListV{Base{c.At}, out}
 		})
 	case "update":
-		return method("dict.update", func(ev *evaluator, c *call) Value {
+		return Method("dict.update", func(ev *Evaluator, c *Call) Value {
 			src := biDict(ev, c)
 			if s, ok := src.(*DictV); ok {
 				for i := range s.Keys {
-					ev.setEntry(d, s.Keys[i], s.Vals[i], c.span)
+					ev.setEntry(d, s.Keys[i], s.Vals[i], c.At)
 				}
 			}
-			if ev.halted {
-				return poison(c.span)
+			if ev.Halted {
+				return Poison(c.At)
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "copy":
-		return method("dict.copy", func(ev *evaluator, c *call) Value {
-			n := newDict(c.span)
+		return Method("dict.copy", func(ev *Evaluator, c *Call) Value {
+			n := NewDict(c.At)
 			for i := range d.Keys {
-				ev.setEntry(n, d.Keys[i], d.Vals[i], c.span)
+				ev.setEntry(n, d.Keys[i], d.Vals[i], c.At)
 			}
-			if ev.halted {
-				return poison(c.span)
+			if ev.Halted {
+				return Poison(c.At)
 			}
 			return n
 		})
 	case "setdefault":
-		return method("dict.setdefault", func(ev *evaluator, c *call) Value {
-			k := c.arg(0, "key")
-			if k != nil && !ev.hashWork(c.span, k) {
-				return poison(c.span)
+		return Method("dict.setdefault", func(ev *Evaluator, c *Call) Value {
+			k := c.Arg(0, "key")
+			if k != nil && !ev.hashWork(c.At, k) {
+				return Poison(c.At)
 			}
 			if v, found, _ := d.get(k); found {
 				return v
 			}
 			if k == nil {
-				return ev.pyErrorf(c.span, "setdefault expected at least 1 argument, got 0")
+				return ev.PyErrorf(c.At, "setdefault expected at least 1 argument, got 0")
 			}
 			if x := errIn(k); x != nil {
 				return x
 			}
-			def := c.arg(1, "default")
+			def := c.Arg(1, "default")
 			if def == nil {
-				def = &NoneV{base{c.span}}
+				def = &NoneV{Base{c.At}}
 			}
-			if !ev.setEntry(d, k, def, c.span) {
-				return ev.pyErrorf(c.span, "unhashable type: '%s'", k.TypeName())
+			if !ev.setEntry(d, k, def, c.At) {
+				return ev.PyErrorf(c.At, "unhashable type: '%s'", k.TypeName())
 			}
 			return def
 		})
 	case "pop":
-		return method("dict.pop", func(ev *evaluator, c *call) Value {
-			k := c.arg(0, "key")
-			if k != nil && !ev.work(c.span, len(d.Keys), elemsPerStep) || !ev.hashWork(c.span, k) {
-				return poison(c.span)
+		return Method("dict.pop", func(ev *Evaluator, c *Call) Value {
+			k := c.Arg(0, "key")
+			if k != nil && !ev.work(c.At, len(d.Keys), elemsPerStep) || !ev.hashWork(c.At, k) {
+				return Poison(c.At)
 			}
 			if v, found, _ := d.get(k); found {
 				d.del(k)
 				return v
 			}
-			if def := c.arg(1, "default"); def != nil {
+			if def := c.Arg(1, "default"); def != nil {
 				return def
 			}
-			return ev.pyErrorf(c.span, "KeyError: %s", Repr(k))
+			return ev.PyErrorf(c.At, "KeyError: %s", Repr(k))
 		})
 	}
 	return nil

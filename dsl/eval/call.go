@@ -7,20 +7,20 @@ import (
 	"github.com/tilels/tilels/dsl/syntax"
 )
 
-// call is one evaluated call: callee-independent argument values.
-type call struct {
-	node     *syntax.Call // nil for synthesized calls
-	span     source.Span  // the whole call
-	fnSpan   source.Span  // the callee expression
-	args     []Value
-	argSpans []source.Span
-	kwargs   []kwarg
+// Call is one evaluated call: callee-independent argument values.
+type Call struct {
+	Node     *syntax.Call // nil for synthesized calls
+	At       source.Span  // the whole call
+	FnSpan   source.Span  // the callee expression
+	Args     []Value
+	ArgSpans []source.Span
+	Kwargs   []Kwarg
 	// spec marks a call made by a binding source (drive.go): every
 	// parameter gets spec.given's value, else spec.extra's (a directive
 	// line), else Options.Bindings', else its default, else an unbound
 	// value. A pointer keeps call small (one is allocated per Python call).
 	spec *specArgs
-	fr   *frame // the calling frame
+	Fr   *frame // the calling frame
 }
 
 // specArgs are the values a binding source passes (see call.spec).
@@ -28,15 +28,15 @@ type specArgs struct {
 	given, extra []Binding
 }
 
-type kwarg struct {
-	name  string
-	v     Value
-	span  source.Span // the keyword argument (name=value), or the **expr
-	vspan source.Span // the value expression (the **expr for expanded dicts)
+type Kwarg struct {
+	Name  string
+	V     Value
+	At    source.Span // the keyword argument (name=value), or the **expr
+	Vspan source.Span // the value expression (the **expr for expanded dicts)
 }
 
-func (ev *evaluator) evalCall(fr *frame, e *syntax.Call) Value {
-	if ev.kern != nil && maybeTileCall(e) {
+func (ev *Evaluator) evalCall(fr *frame, e *syntax.Call) Value {
+	if ev.Kern != nil && ev.maybeTileCall(e) {
 		return ev.evalTileSite(fr, e)
 	}
 	return ev.evalCallNoSite(fr, e)
@@ -44,12 +44,12 @@ func (ev *evaluator) evalCall(fr *frame, e *syntax.Call) Value {
 
 // maybeTileCall reports whether e's callee could be a tile primitive: an
 // attribute named like one, or a plain name (a Tx op chosen from a dict).
-func maybeTileCall(e *syntax.Call) bool {
+func (ev *Evaluator) maybeTileCall(e *syntax.Call) bool {
 	switch f := e.Func.(type) {
 	case *syntax.Name:
 		return true
 	case *syntax.Attribute:
-		return isTileOp(f.Attr.Id)
+		return ev.libIsTileOp(f.Attr.Id)
 	}
 	return false
 }
@@ -57,7 +57,7 @@ func maybeTileCall(e *syntax.Call) bool {
 // evalTileSite evaluates a call inside a kernel that may be a tile call,
 // recording it (with the unbound parameters its evaluation needed) for
 // Kernel.Unresolved.
-func (ev *evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
+func (ev *Evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	// The parameters needed while evaluating the call are those useUnbound
 	// appends to ev.needs from here on (nested sites share the stack; the
 	// outermost one truncates it). No allocation when nothing is unbound.
@@ -71,7 +71,7 @@ func (ev *evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	case *TxOpV:
 		ev.noteSite(e, f.Op, f.Scope, needs)
 	case *PoisonV, *UnboundV, *OpaqueV, *BuiltinV:
-		if op, scope, ok := tileCallSyntax(fr, e, ev.inOldDialect()); ok {
+		if op, scope, ok := ev.tileCallSyntax(fr, e, ev.InOldDialect()); ok {
 			ev.noteSite(e, op, scope, needs)
 		}
 	}
@@ -81,18 +81,18 @@ func (ev *evaluator) evalTileSite(fr *frame, e *syntax.Call) Value {
 	return v
 }
 
-func (ev *evaluator) evalCallNoSite(fr *frame, e *syntax.Call) Value {
+func (ev *Evaluator) evalCallNoSite(fr *frame, e *syntax.Call) Value {
 	return ev.evalCallWith(fr, e, nil)
 }
 
 // evalCallWith evaluates e; the callee's value is stored in *fnOut when
 // fnOut is not nil.
-func (ev *evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value {
+func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value {
 	fn := ev.expr(fr, e.Func)
 	if fnOut != nil {
 		*fnOut = fn
 	}
-	c := &call{node: e, span: e.Loc, fnSpan: e.Func.Span(), fr: fr}
+	c := &Call{Node: e, At: e.Loc, FnSpan: e.Func.Span(), Fr: fr}
 	// TMA fills what lies outside a global tensor (oob=), so the regions
 	// written as copy_async arguments may extend past a global buffer; the
 	// variants that cannot (ldgsts) decline such regions themselves.
@@ -103,72 +103,72 @@ func (ev *evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	for _, a := range e.Args {
 		if st, ok := a.(*syntax.Starred); ok {
 			v := ev.expr(fr, st.X)
-			if isErr(v) {
-				c.args = append(c.args, v)
-				c.argSpans = append(c.argSpans, st.Loc)
+			if IsErr(v) {
+				c.Args = append(c.Args, v)
+				c.ArgSpans = append(c.ArgSpans, st.Loc)
 				continue
 			}
-			elts, ok := ev.iterate(v, st.Loc)
+			elts, ok := ev.Iterate(v, st.Loc)
 			if !ok {
-				return ev.errorf(st.Loc, CodeType, "argument after * must be an iterable, not %s", v.TypeName())
+				return ev.Errorf(st.Loc, CodeType, "argument after * must be an iterable, not %s", v.TypeName())
 			}
 			if !ev.charge(st.Loc, "argument list", seqCost(int64(len(elts)), false)) {
-				return poison(e.Loc)
+				return Poison(e.Loc)
 			}
 			for _, x := range elts {
-				c.args = append(c.args, x)
-				c.argSpans = append(c.argSpans, st.Loc)
+				c.Args = append(c.Args, x)
+				c.ArgSpans = append(c.ArgSpans, st.Loc)
 			}
 			continue
 		}
-		c.args = append(c.args, ev.expr(fr, a))
-		c.argSpans = append(c.argSpans, a.Span())
+		c.Args = append(c.Args, ev.expr(fr, a))
+		c.ArgSpans = append(c.ArgSpans, a.Span())
 	}
 	for _, k := range e.Keywords {
 		v := ev.expr(fr, k.Value)
 		if k.Name != nil {
-			c.kwargs = append(c.kwargs, kwarg{k.Name.Id, v, k.Loc, k.Value.Span()})
+			c.Kwargs = append(c.Kwargs, Kwarg{k.Name.Id, v, k.Loc, k.Value.Span()})
 			continue
 		}
-		if isErr(v) {
+		if IsErr(v) {
 			if _, ok := v.(*PoisonV); !ok {
-				c.kwargs = append(c.kwargs, kwarg{"**", v, k.Loc, k.Value.Span()})
+				c.Kwargs = append(c.Kwargs, Kwarg{"**", v, k.Loc, k.Value.Span()})
 			}
 			continue
 		}
 		d, ok := v.(*DictV)
 		if !ok {
-			ev.errorf(k.Value.Span(), CodeType, "argument after ** must be a mapping, not %s", v.TypeName())
+			ev.Errorf(k.Value.Span(), CodeType, "argument after ** must be a mapping, not %s", v.TypeName())
 			continue
 		}
 		if !ev.charge(k.Loc, "argument list", mulCost(int64(len(d.Keys)), costEntry)) {
-			return poison(e.Loc)
+			return Poison(e.Loc)
 		}
 		for i, key := range d.Keys {
 			s, ok := key.(*StrV)
 			if !ok {
-				ev.errorf(k.Value.Span(), CodeType, "keywords must be strings")
+				ev.Errorf(k.Value.Span(), CodeType, "keywords must be strings")
 				continue
 			}
-			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[i], k.Loc, k.Value.Span()})
+			c.Kwargs = append(c.Kwargs, Kwarg{s.V, d.Vals[i], k.Loc, k.Value.Span()})
 		}
 	}
-	return ev.callValue(fn, c)
+	return ev.CallValue(fn, c)
 }
 
-// callValue calls fn.
-func (ev *evaluator) callValue(fn Value, c *call) Value {
+// CallValue calls fn.
+func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 	switch f := fn.(type) {
 	case *FuncV:
 		return ev.callFunc(f, c)
 	case *ClassV:
-		return ev.callClass(f, c) // class.go
+		return ev.CallClass(f, c) // class.go
 	case *BuiltinV:
 		return f.Fn(ev, c)
 	case *TxOpV:
-		return ev.tileCall(f, c)
+		return ev.libTileCall(f, c) // library.go
 	case *IntrinsicV:
-		return ev.intrinsicCall(f, c)
+		return ev.IntrinsicCall(f, c)
 	case *DTypeV:
 		return ev.dtypeCall(f, c)
 	case *MarkerV:
@@ -178,35 +178,35 @@ func (ev *evaluator) callValue(fn Value, c *call) Value {
 		if !strings.HasSuffix(path, ")") {
 			path += "(...)"
 		}
-		return &OpaqueV{base{c.span}, path}
+		return &OpaqueV{Base{c.At}, path}
 	case *PoisonV, *UnboundV:
 		return fn
 	case *KernelV:
-		return &OpaqueV{base{c.span}, f.K.Func.Name + "(...)"}
+		return &OpaqueV{Base{c.At}, f.K.Func.Name + "(...)"}
 	case *JitV:
-		return &OpaqueV{base{c.span}, f.Def.Name.Id + "(...)"}
+		return &OpaqueV{Base{c.At}, f.Def.Name.Id + "(...)"}
 	case *EnumV:
-		return ev.errorf(c.fnSpan, CodeType, "'%s' object is not callable", f.Type)
+		return ev.Errorf(c.FnSpan, CodeType, "'%s' object is not callable", f.Type)
 	case *ModuleV:
-		if f.call != nil {
-			return f.call(ev, c)
+		if f.Call != nil {
+			return f.Call(ev, c)
 		}
 	}
-	return ev.pyErrorf(c.fnSpan, "'%s' object is not callable", fn.TypeName())
+	return ev.PyErrorf(c.FnSpan, "'%s' object is not callable", fn.TypeName())
 }
 
 // callFunc calls a user function (def or lambda).
-func (ev *evaluator) callFunc(fn *FuncV, c *call) Value {
+func (ev *Evaluator) callFunc(fn *FuncV, c *Call) Value {
 	if ev.depth >= maxCallDepth {
-		return ev.errorf(c.span, CodeBudget, "call depth exceeds %d", maxCallDepth)
+		return ev.Errorf(c.At, CodeBudget, "call depth exceeds %d", maxCallDepth)
 	}
 	ev.depth++
 	defer func() { ev.depth-- }()
 	env := newScope(fn.Env)
 	if !ev.bindParams(fn, c, env) {
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	defer ev.enterCall(fn, c.span)() // imports.go
+	defer ev.enterCall(fn, c.At)() // imports.go
 	if fn.Def != nil {
 		ev.entered[fn.Def] = true
 		if ev.hasKernel[fn.Def] {
@@ -220,17 +220,17 @@ func (ev *evaluator) callFunc(fn *FuncV, c *call) Value {
 	switch ev.execBlock(fr, fn.Def.Body) {
 	case ctrlReturn:
 		if fr.ret == nil {
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		}
 		return fr.ret
 	case ctrlRaise:
-		return poison(c.span)
+		return Poison(c.At)
 	}
-	return &NoneV{base{c.span}}
+	return &NoneV{Base{c.At}}
 }
 
 // bindParams binds c's arguments to fn's parameters in env, Python style.
-func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
+func (ev *Evaluator) bindParams(fn *FuncV, c *Call, env *scope) bool {
 	ps := fn.Params
 	positional := append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...)
 	bound := map[string]bool{}
@@ -239,7 +239,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 		name = name[i+1:]
 	}
 	if c.spec != nil {
-		binds := ev.opts.Bindings[fn.Name]
+		binds := ev.Opts.Bindings[fn.Name]
 		all := append(append([]*syntax.Param(nil), positional...), ps.Kwonly...)
 		for _, p := range all {
 			id := p.Name.Id
@@ -252,19 +252,19 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 			} else if d, ok := fn.Defaults[p]; ok {
 				env.set(id, d)
 			} else {
-				env.set(id, &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)})
+				env.set(id, &UnboundV{Base{p.Name.Loc}, ev.originFor(fn, p)})
 			}
 		}
 		if ps.Vararg != nil {
-			env.set(ps.Vararg.Name.Id, &TupleV{base{ps.Vararg.Loc}, nil})
+			env.set(ps.Vararg.Name.Id, &TupleV{Base{ps.Vararg.Loc}, nil})
 		}
 		if ps.Kwarg != nil {
-			env.set(ps.Kwarg.Name.Id, newDict(ps.Kwarg.Loc))
+			env.set(ps.Kwarg.Name.Id, NewDict(ps.Kwarg.Loc))
 		}
 		return true
 	}
 	var extra []Value
-	for i, a := range c.args {
+	for i, a := range c.Args {
 		if i < len(positional) {
 			env.set(positional[i].Name.Id, a)
 			bound[positional[i].Name.Id] = true
@@ -274,42 +274,42 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 	}
 	if len(extra) > 0 {
 		if ps.Vararg == nil {
-			ev.pyErrorf(c.span, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.args))
+			ev.PyErrorf(c.At, "%s() takes %d positional arguments but %d were given", name, len(positional), len(c.Args))
 			return false
 		}
 	}
 	if ps.Vararg != nil {
-		env.set(ps.Vararg.Name.Id, &TupleV{base{c.span}, extra})
+		env.set(ps.Vararg.Name.Id, &TupleV{Base{c.At}, extra})
 	}
 	var kwd *DictV
 	if ps.Kwarg != nil {
-		kwd = newDict(c.span)
+		kwd = NewDict(c.At)
 		env.set(ps.Kwarg.Name.Id, kwd)
 	}
-	for _, k := range c.kwargs {
-		if k.name == "**" { // an opaque or unbound **mapping
+	for _, k := range c.Kwargs {
+		if k.Name == "**" { // an opaque or unbound **mapping
 			continue
 		}
 		var target *syntax.Param
 		for _, p := range append(append([]*syntax.Param(nil), ps.Args...), ps.Kwonly...) {
-			if p.Name.Id == k.name {
+			if p.Name.Id == k.Name {
 				target = p
 			}
 		}
 		if target == nil {
 			if kwd == nil {
-				ev.pyErrorf(k.span, "%s() got an unexpected keyword argument '%s'", name, k.name)
+				ev.PyErrorf(k.At, "%s() got an unexpected keyword argument '%s'", name, k.Name)
 				return false
 			}
-			ev.setEntry(kwd, &StrV{base{k.span}, k.name}, k.v, k.span)
+			ev.setEntry(kwd, &StrV{Base{k.At}, k.Name}, k.V, k.At)
 			continue
 		}
-		if bound[k.name] {
-			ev.pyErrorf(k.span, "%s() got multiple values for argument '%s'", name, k.name)
+		if bound[k.Name] {
+			ev.PyErrorf(k.At, "%s() got multiple values for argument '%s'", name, k.Name)
 			return false
 		}
-		env.set(k.name, k.v)
-		bound[k.name] = true
+		env.set(k.Name, k.V)
+		bound[k.Name] = true
 	}
 	var missing []string
 	for _, p := range append(append([]*syntax.Param(nil), positional...), ps.Kwonly...) {
@@ -323,7 +323,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 		missing = append(missing, "'"+p.Name.Id+"'")
 	}
 	if len(missing) > 0 {
-		ev.pyErrorf(c.span, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
+		ev.PyErrorf(c.At, "%s() missing %d required argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, ", "))
 		return false
 	}
 	if fn.Def != nil && ev.hasKernel[fn.Def] {
@@ -335,7 +335,7 @@ func (ev *evaluator) bindParams(fn *FuncV, c *call, env *scope) bool {
 // fillUnbound gives the parameters of a kernel factory that were passed an
 // unbound value (a pytest fixture, say) the value of the first directive
 // line (or setting) of the factory, when it has one.
-func (ev *evaluator) fillUnbound(fn *FuncV, env *scope) {
+func (ev *Evaluator) fillUnbound(fn *FuncV, env *scope) {
 	var lines [][]Binding
 	for _, list := range [][]*syntax.Param{fn.Params.Posonly, fn.Params.Args, fn.Params.Kwonly} {
 		for _, p := range list {
@@ -364,61 +364,61 @@ func plural(n int) string {
 
 // ---- argument helpers for builtins ----
 
-// arg returns positional argument i or keyword name (nil when absent).
-func (c *call) arg(i int, name string) Value {
-	if i >= 0 && i < len(c.args) {
-		return c.args[i]
+// Arg returns positional argument i or keyword name (nil when absent).
+func (c *Call) Arg(i int, name string) Value {
+	if i >= 0 && i < len(c.Args) {
+		return c.Args[i]
 	}
-	for _, k := range c.kwargs {
-		if k.name == name {
-			return k.v
+	for _, k := range c.Kwargs {
+		if k.Name == name {
+			return k.V
 		}
 	}
 	return nil
 }
 
-// argSpan is the span of positional argument i or of keyword name's value.
-func (c *call) argSpan(i int, name string) source.Span {
-	if i >= 0 && i < len(c.args) {
-		return c.argSpans[i]
+// ArgSpan is the span of positional argument i or of keyword name's value.
+func (c *Call) ArgSpan(i int, name string) source.Span {
+	if i >= 0 && i < len(c.Args) {
+		return c.ArgSpans[i]
 	}
-	for _, k := range c.kwargs {
-		if k.name == name {
-			return k.vspan
+	for _, k := range c.Kwargs {
+		if k.Name == name {
+			return k.Vspan
 		}
 	}
-	return c.span
+	return c.At
 }
 
-// kw returns keyword argument name.
-func (c *call) kw(name string) (Value, bool) {
-	for _, k := range c.kwargs {
-		if k.name == name {
-			return k.v, true
+// Kw returns keyword argument name.
+func (c *Call) Kw(name string) (Value, bool) {
+	for _, k := range c.Kwargs {
+		if k.Name == name {
+			return k.V, true
 		}
 	}
 	return nil, false
 }
 
-// checkArgs validates the argument count and keyword names of a builtin.
+// CheckArgs validates the argument count and keyword names of a builtin.
 // params lists parameter names in positional order; a trailing "*" entry
 // allows extra keywords.
-func (ev *evaluator) checkArgs(c *call, fname string, minPos int, params ...string) bool {
+func (ev *Evaluator) CheckArgs(c *Call, fname string, minPos int, params ...string) bool {
 	open := len(params) > 0 && params[len(params)-1] == "*"
 	if open {
 		params = params[:len(params)-1]
 	}
-	if len(c.args) > len(params) {
-		ev.errorf(c.span, CodeType, "%s() takes at most %d positional arguments (%d given)", fname, len(params), len(c.args))
+	if len(c.Args) > len(params) {
+		ev.Errorf(c.At, CodeType, "%s() takes at most %d positional arguments (%d given)", fname, len(params), len(c.Args))
 		return false
 	}
-	for _, k := range c.kwargs {
-		if k.name == "**" {
+	for _, k := range c.Kwargs {
+		if k.Name == "**" {
 			continue
 		}
 		idx := -1
 		for i, p := range params {
-			if p == k.name {
+			if p == k.Name {
 				idx = i
 			}
 		}
@@ -426,29 +426,29 @@ func (ev *evaluator) checkArgs(c *call, fname string, minPos int, params ...stri
 			if open {
 				continue
 			}
-			ev.errorf(k.span, CodeType, "%s() got an unexpected keyword argument '%s'", fname, k.name)
+			ev.Errorf(k.At, CodeType, "%s() got an unexpected keyword argument '%s'", fname, k.Name)
 			return false
 		}
-		if idx < len(c.args) {
-			ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", fname, k.name)
+		if idx < len(c.Args) {
+			ev.Errorf(k.At, CodeType, "%s() got multiple values for argument '%s'", fname, k.Name)
 			return false
 		}
 	}
 	for i := 0; i < minPos; i++ {
-		if c.arg(i, params[i]) == nil {
-			ev.errorf(c.span, CodeType, "%s() missing required argument '%s'", fname, params[i])
+		if c.Arg(i, params[i]) == nil {
+			ev.Errorf(c.At, CodeType, "%s() missing required argument '%s'", fname, params[i])
 			return false
 		}
 	}
 	// Move keyword-given leading parameters into c.args, so that c.args[i]
 	// is valid for every i < minPos (and beyond, up to the first gap).
-	for i := len(c.args); i < len(params); i++ {
+	for i := len(c.Args); i < len(params); i++ {
 		found := false
-		for j, k := range c.kwargs {
-			if k.name == params[i] {
-				c.args = append(c.args, k.v)
-				c.argSpans = append(c.argSpans, k.vspan)
-				c.kwargs = append(c.kwargs[:j:j], c.kwargs[j+1:]...)
+		for j, k := range c.Kwargs {
+			if k.Name == params[i] {
+				c.Args = append(c.Args, k.V)
+				c.ArgSpans = append(c.ArgSpans, k.Vspan)
+				c.Kwargs = append(c.Kwargs[:j:j], c.Kwargs[j+1:]...)
 				found = true
 				break
 			}
@@ -460,9 +460,9 @@ func (ev *evaluator) checkArgs(c *call, fname string, minPos int, params ...stri
 	return true
 }
 
-// firstErr returns the first poison/unbound/opaque value among vs,
+// FirstErr returns the first poison/unbound/opaque value among vs,
 // looking inside tuples, lists and slices.
-func firstErr(vs ...Value) Value {
+func FirstErr(vs ...Value) Value {
 	for _, v := range vs {
 		if v == nil {
 			continue
@@ -474,54 +474,54 @@ func firstErr(vs ...Value) Value {
 	return nil
 }
 
-// intArg converts v (at span) to an int, reporting a type error.
-func (ev *evaluator) intArg(v Value, span source.Span, what string) (int64, bool) {
+// IntArg converts v (at span) to an int, reporting a type error.
+func (ev *Evaluator) IntArg(v Value, span source.Span, what string) (int64, bool) {
 	if v == nil {
-		ev.errorf(span, CodeType, "missing %s", what)
+		ev.Errorf(span, CodeType, "missing %s", what)
 		return 0, false
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return n, true
 	}
-	if isErr(v) {
-		ev.needConcrete(v, span, what)
+	if IsErr(v) {
+		ev.NeedConcrete(v, span, what)
 		return 0, false
 	}
-	if x, ok := v.(*ExprV); ok && !exprType(x.E).IsFloat() {
-		ev.warnf(span, CodeUnresolved, "%s is the dynamic value `%s`; tilels needs a static integer", what, clip(ExprString(x.E), 40))
+	if x, ok := v.(*ExprV); ok && !ExprType(x.E).IsFloat() {
+		ev.Warnf(span, CodeUnresolved, "%s is the dynamic value `%s`; tilels needs a static integer", what, Clip(ExprString(x.E), 40))
 		return 0, false
 	}
-	ev.errorf(span, CodeType, "%s must be an integer, got %s", what, describe(v))
+	ev.Errorf(span, CodeType, "%s must be an integer, got %s", what, Describe(v))
 	return 0, false
 }
 
-// intsArg converts an int or a sequence of ints.
-func (ev *evaluator) intsArg(v Value, span source.Span, what string) ([]int64, bool) {
+// IntsArg converts an int or a sequence of ints.
+func (ev *Evaluator) IntsArg(v Value, span source.Span, what string) ([]int64, bool) {
 	if v == nil {
-		ev.errorf(span, CodeType, "missing %s", what)
+		ev.Errorf(span, CodeType, "missing %s", what)
 		return nil, false
 	}
-	if isErr(v) {
-		ev.needConcrete(v, span, what)
+	if IsErr(v) {
+		ev.NeedConcrete(v, span, what)
 		return nil, false
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return []int64{n}, true
 	}
-	elts := seqElts(v)
-	if _, ok := v.(*StrV); ok || (elts == nil && !isSeq(v)) {
-		ev.errorf(span, CodeType, "%s must be an integer or a tuple of integers, got %s", what, describe(v))
+	elts := SeqElts(v)
+	if _, ok := v.(*StrV); ok || (elts == nil && !IsSeq(v)) {
+		ev.Errorf(span, CodeType, "%s must be an integer or a tuple of integers, got %s", what, Describe(v))
 		return nil, false
 	}
 	out := make([]int64, len(elts))
 	for i, e := range elts {
-		n, ok := toInt(e)
+		n, ok := ToInt(e)
 		if !ok {
-			if isErr(e) {
-				ev.needConcrete(e, span, what)
+			if IsErr(e) {
+				ev.NeedConcrete(e, span, what)
 				return nil, false
 			}
-			ev.errorf(span, CodeType, "%s must be a tuple of integers, got %s", what, describe(v))
+			ev.Errorf(span, CodeType, "%s must be a tuple of integers, got %s", what, Describe(v))
 			return nil, false
 		}
 		out[i] = n
@@ -529,7 +529,7 @@ func (ev *evaluator) intsArg(v Value, span source.Span, what string) ([]int64, b
 	return out, true
 }
 
-func isSeq(v Value) bool {
+func IsSeq(v Value) bool {
 	switch v.(type) {
 	case *TupleV, *ListV:
 		return true
@@ -537,15 +537,15 @@ func isSeq(v Value) bool {
 	return false
 }
 
-// describe is a short description of v for messages: its repr for small
+// Describe is a short description of v for messages: its repr for small
 // Python values, else its type.
-func describe(v Value) string {
+func Describe(v Value) string {
 	if v == nil {
 		return "nothing"
 	}
 	switch v.(type) {
 	case *IntV, *FloatV, *BoolV, *NoneV, *StrV, *ExprV, *DTypeV, *EnumV:
-		return clip(Repr(v), 40)
+		return Clip(Repr(v), 40)
 	case *TupleV, *ListV:
 		if r := Repr(v); len(r) <= 40 {
 			return r
@@ -554,18 +554,18 @@ func describe(v Value) string {
 	return v.TypeName()
 }
 
-func (ev *evaluator) strArg(v Value, span source.Span, what string) (string, bool) {
+func (ev *Evaluator) StrArg(v Value, span source.Span, what string) (string, bool) {
 	if v == nil {
-		ev.errorf(span, CodeType, "missing %s", what)
+		ev.Errorf(span, CodeType, "missing %s", what)
 		return "", false
 	}
 	if s, ok := v.(*StrV); ok {
 		return s.V, true
 	}
-	if isErr(v) {
-		ev.needConcrete(v, span, what)
+	if IsErr(v) {
+		ev.NeedConcrete(v, span, what)
 		return "", false
 	}
-	ev.errorf(span, CodeType, "%s must be a string, got %s", what, describe(v))
+	ev.Errorf(span, CodeType, "%s must be a string, got %s", what, Describe(v))
 	return "", false
 }

@@ -79,7 +79,7 @@ func MergeCaseDiags(groups [][]diag.Diagnostic, labels []string) []diag.Diagnost
 // finish assembles the Program: complete cases per def in source order of
 // the defs, partial kernels for defs without a complete case, the merged
 // diagnostics, the cap notes and the unbound parameters still needed.
-func (ev *evaluator) finish() {
+func (ev *Evaluator) finish() {
 	var defs []*syntax.FunctionDef
 	for def := range ev.byDef {
 		defs = append(defs, def)

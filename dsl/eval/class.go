@@ -25,11 +25,11 @@ import (
 type (
 	// ClassV is a user class.
 	ClassV struct {
-		base
+		Base
 		Name  string
 		Bases []*ClassV
-		attrs map[string]Value
-		order []string // names in the order the body binds them
+		Attrs map[string]Value
+		Order []string // names in the order the body binds them
 		// DC describes a @dataclass class (nil for a plain class).
 		DC *dcInfo
 		// enum is the kind of Enum class (enumNone for others); root marks
@@ -44,14 +44,14 @@ type (
 	// InstanceV is an instance of a user class (or an enum member whose
 	// value is not an int).
 	InstanceV struct {
-		base
+		Base
 		Class *ClassV
-		attrs map[string]Value
+		Attrs map[string]Value
 		order []string
 	}
 	// descV is a property, staticmethod or classmethod object.
 	descV struct {
-		base
+		Base
 		kind   string // "property", "staticmethod", "classmethod"
 		fn     Value
 		setter Value
@@ -80,30 +80,30 @@ func init() {
 	// init runs after builtins.go's: files initialise in name order).
 	for _, k := range []string{"property", "staticmethod", "classmethod"} {
 		kind := k
-		builtinNames[kind] = builtin(kind, func(ev *evaluator, c *call) Value {
-			if len(c.args) < 1 {
-				return ev.pyErrorf(c.span, "%s() takes 1 argument (0 given)", kind)
+		builtinNames[kind] = Builtin(kind, func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) < 1 {
+				return ev.PyErrorf(c.At, "%s() takes 1 argument (0 given)", kind)
 			}
-			return &descV{base{c.span}, kind, c.args[0], nil}
+			return &descV{Base{c.At}, kind, c.Args[0], nil}
 		})
 	}
-	builtinNames["super"] = builtin("super", biSuper)
+	builtinNames["super"] = Builtin("super", biSuper)
 	builtinNames["object"] = objectClass
-	builtinNames["type"] = builtin("type", biType)
+	builtinNames["type"] = Builtin("type", biType)
 }
 
 // biType is type(obj): an instance's class, a Python scalar's or
 // container's builtin type; anything else (and the three-argument form)
 // is opaque.
-func biType(ev *evaluator, c *call) Value {
-	if len(c.args) != 1 || len(c.kwargs) > 0 {
-		return &OpaqueV{base{c.span}, "type(...)"}
+func biType(ev *Evaluator, c *Call) Value {
+	if len(c.Args) != 1 || len(c.Kwargs) > 0 {
+		return &OpaqueV{Base{c.At}, "type(...)"}
 	}
-	switch x := c.args[0].(type) {
+	switch x := c.Args[0].(type) {
 	case *InstanceV:
 		return x.Class
 	case *ClassV:
-		return &OpaqueV{base{c.span}, "type"}
+		return &OpaqueV{Base{c.At}, "type"}
 	case *IntV, *FloatV, *BoolV, *StrV, *TupleV, *ListV, *DictV:
 		if b, ok := builtinNames[x.TypeName()].(*BuiltinV); ok {
 			return b
@@ -111,53 +111,53 @@ func biType(ev *evaluator, c *call) Value {
 	case *PoisonV, *UnboundV:
 		return x
 	}
-	return &OpaqueV{base{c.span}, "type(" + c.args[0].TypeName() + ")"}
+	return &OpaqueV{Base{c.At}, "type(" + c.Args[0].TypeName() + ")"}
 }
 
 // objectClass is Python's object: object() makes a sentinel instance,
 // object.__setattr__ stores past a frozen dataclass's refusal (the idiom
 // of frozen __post_init__), object.__new__(cls) makes a bare instance.
 // It is shared by every evaluation, so it is immutable.
-var objectClass = &ClassV{Name: "object", attrs: map[string]Value{}, root: true}
+var objectClass = &ClassV{Name: "object", Attrs: map[string]Value{}, root: true}
 
-func (ev *evaluator) objectAttr(name string, span source.Span) Value {
+func (ev *Evaluator) objectAttr(name string, span source.Span) Value {
 	switch name {
 	case "__setattr__":
-		return builtin("object.__setattr__", func(ev *evaluator, c *call) Value {
-			if len(c.args) != 3 {
-				return ev.pyErrorf(c.span, "object.__setattr__() takes 3 arguments")
+		return Builtin("object.__setattr__", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) != 3 {
+				return ev.PyErrorf(c.At, "object.__setattr__() takes 3 arguments")
 			}
-			attr, ok := ev.strArg(c.args[1], c.argSpans[1], "attribute name")
+			attr, ok := ev.StrArg(c.Args[1], c.ArgSpans[1], "attribute name")
 			if !ok {
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			switch o := c.args[0].(type) {
+			switch o := c.Args[0].(type) {
 			case *InstanceV:
 				if o.Class.enum != enumNone || o.Class == fieldClass {
-					return ev.pyErrorf(c.span, "cannot set attributes of %s", o.Class.Name)
+					return ev.PyErrorf(c.At, "cannot set attributes of %s", o.Class.Name)
 				}
-				ev.storeAttr(o, attr, c.args[2], c.span)
+				ev.StoreAttr(o, attr, c.Args[2], c.At)
 			case *PoisonV, *UnboundV, *OpaqueV:
 			default:
-				return ev.pyErrorf(c.argSpans[0], "cannot set '%s' attribute of %s", attr, c.args[0].TypeName())
+				return ev.PyErrorf(c.ArgSpans[0], "cannot set '%s' attribute of %s", attr, c.Args[0].TypeName())
 			}
-			return &NoneV{base{c.span}}
+			return &NoneV{Base{c.At}}
 		})
 	case "__init__":
-		return builtin("object.__init__", func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} })
+		return Builtin("object.__init__", func(ev *Evaluator, c *Call) Value { return &NoneV{Base{c.At}} })
 	case "__new__":
-		return builtin("object.__new__", func(ev *evaluator, c *call) Value {
-			if len(c.args) < 1 {
-				return ev.pyErrorf(c.span, "object.__new__(): not enough arguments")
+		return Builtin("object.__new__", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) < 1 {
+				return ev.PyErrorf(c.At, "object.__new__(): not enough arguments")
 			}
-			cls, ok := c.args[0].(*ClassV)
+			cls, ok := c.Args[0].(*ClassV)
 			if !ok || cls.root {
-				if isErr(c.args[0]) {
-					return c.args[0]
+				if IsErr(c.Args[0]) {
+					return c.Args[0]
 				}
-				return &OpaqueV{base{c.span}, "object.__new__(...)"}
+				return &OpaqueV{Base{c.At}, "object.__new__(...)"}
 			}
-			return &InstanceV{base: base{c.span}, Class: cls, attrs: map[string]Value{}}
+			return &InstanceV{Base: Base{c.At}, Class: cls, Attrs: map[string]Value{}}
 		})
 	}
 	return nil
@@ -166,21 +166,21 @@ func (ev *evaluator) objectAttr(name string, span source.Span) Value {
 // biSuper is super() in a method (or super(Cls, obj)): an object whose
 // attributes are those of the classes after the method's class in the
 // instance's MRO, methods bound to the instance.
-func biSuper(ev *evaluator, c *call) Value {
-	opaque := &OpaqueV{base{c.span}, "super()"}
+func biSuper(ev *Evaluator, c *Call) Value {
+	opaque := &OpaqueV{Base{c.At}, "super()"}
 	var self Value
 	var owner *ClassV
 	switch {
-	case len(c.args) == 2:
-		owner, _ = c.args[0].(*ClassV)
-		self = c.args[1]
-	case len(c.args) == 0 && c.fr != nil && c.fr.fn != nil && c.fr.fn.Def != nil:
-		ps := c.fr.fn.Params
+	case len(c.Args) == 2:
+		owner, _ = c.Args[0].(*ClassV)
+		self = c.Args[1]
+	case len(c.Args) == 0 && c.Fr != nil && c.Fr.fn != nil && c.Fr.fn.Def != nil:
+		ps := c.Fr.fn.Params
 		first := append(append([]*syntax.Param(nil), ps.Posonly...), ps.Args...)
 		if len(first) == 0 {
 			return opaque
 		}
-		self = c.fr.env.vars[first[0].Name.Id]
+		self = c.Fr.env.vars[first[0].Name.Id]
 	default:
 		return opaque
 	}
@@ -200,7 +200,7 @@ func biSuper(ev *evaluator, c *call) Value {
 			if k == owner {
 				start = i + 1
 			}
-		} else if definesDef(k, c.fr.fn.Def) {
+		} else if definesDef(k, c.Fr.fn.Def) {
 			start = i + 1
 		}
 		if start >= 0 {
@@ -210,25 +210,25 @@ func biSuper(ev *evaluator, c *call) Value {
 	if start < 0 {
 		return opaque
 	}
-	proxy := &InstanceV{base: base{c.span}, Class: &ClassV{Name: "super", attrs: map[string]Value{}}, attrs: map[string]Value{}}
+	proxy := &InstanceV{Base: Base{c.At}, Class: &ClassV{Name: "super", Attrs: map[string]Value{}}, Attrs: map[string]Value{}}
 	for _, k := range mro[start:] {
-		for _, name := range k.order {
-			if _, done := proxy.attrs[name]; done {
+		for _, name := range k.Order {
+			if _, done := proxy.Attrs[name]; done {
 				continue
 			}
-			if !ev.charge(c.span, "super object", costEntry) {
-				return poison(c.span)
+			if !ev.charge(c.At, "super object", costEntry) {
+				return Poison(c.At)
 			}
 			var v Value
-			switch f := k.attrs[name].(type) {
+			switch f := k.Attrs[name].(type) {
 			case *FuncV, *BuiltinV:
-				v = ev.bindMethod(f, self, c.span)
+				v = ev.bindMethod(f, self, c.At)
 			case *descV:
 				switch f.kind {
 				case "staticmethod":
 					v = f.fn
 				case "classmethod":
-					v = ev.bindMethod(f.fn, cls, c.span)
+					v = ev.bindMethod(f.fn, cls, c.At)
 				default:
 					continue // a property through super(): not modelled
 				}
@@ -237,44 +237,44 @@ func biSuper(ev *evaluator, c *call) Value {
 			default:
 				v = f
 			}
-			proxy.attrs[name] = v
+			proxy.Attrs[name] = v
 			proxy.order = append(proxy.order, name)
 		}
 	}
 	if cls.excBase || cls.hasOpaqueMember() {
-		proxy.Class.attrs["__getattr__"] = opaque // answer the rest opaquely
+		proxy.Class.Attrs["__getattr__"] = opaque // answer the rest opaquely
 	}
 	// An __init__ not written in a class after the method's: a dataclass's
 	// generated one, or object.__init__ (which does nothing).
 	initDone := false
 	for _, k := range mro[start:] {
-		if _, ok := k.attrs["__init__"]; ok {
+		if _, ok := k.Attrs["__init__"]; ok {
 			initDone = true
 			break
 		}
 		if k.DC != nil && k.DC.init {
 			dcClass, inst := k, self
-			proxy.attrs["__init__"] = builtin(k.Name+".__init__", func(ev *evaluator, c *call) Value {
+			proxy.Attrs["__init__"] = Builtin(k.Name+".__init__", func(ev *Evaluator, c *Call) Value {
 				if in, ok := inst.(*InstanceV); ok {
-					if r := ev.dataclassInit(dcClass, in, c); isErr(r) {
+					if r := ev.dataclassInit(dcClass, in, c); IsErr(r) {
 						return r
 					}
 				}
-				return &NoneV{base{c.span}}
+				return &NoneV{Base{c.At}}
 			})
 			initDone = true
 			break
 		}
 	}
 	if !initDone && !cls.excBase {
-		proxy.attrs["__init__"] = builtin("object.__init__", func(ev *evaluator, c *call) Value { return &NoneV{base{c.span}} })
+		proxy.Attrs["__init__"] = Builtin("object.__init__", func(ev *Evaluator, c *Call) Value { return &NoneV{Base{c.At}} })
 	}
 	return proxy
 }
 
 // definesDef reports whether class k's namespace holds the function of def d.
 func definesDef(k *ClassV, d *syntax.FunctionDef) bool {
-	for _, v := range k.attrs {
+	for _, v := range k.Attrs {
 		if dv, ok := v.(*descV); ok {
 			v = dv.fn
 		}
@@ -286,19 +286,19 @@ func definesDef(k *ClassV, d *syntax.FunctionDef) bool {
 }
 
 // execClassDef evaluates a class statement.
-func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
+func (ev *Evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	var decos []Value
 	for _, d := range s.Decorators {
 		decos = append(decos, ev.expr(fr, d))
 	}
 	opaque := func() {
-		fr.env.set(s.Name.Id, &OpaqueV{base{s.Name.Loc}, "class " + s.Name.Id})
+		fr.env.set(s.Name.Id, &OpaqueV{Base{s.Name.Loc}, "class " + s.Name.Id})
 	}
 	if ev.inKernelTIR(fr) || len(s.TypeParams) > 0 {
 		opaque()
 		return
 	}
-	cls := &ClassV{base: base{s.Name.Loc}, Name: s.Name.Id, attrs: map[string]Value{}, def: s}
+	cls := &ClassV{Base: Base{s.Name.Loc}, Name: s.Name.Id, Attrs: map[string]Value{}, def: s}
 	mixin := ""
 	for _, b := range s.Bases {
 		switch b := ev.expr(fr, b).(type) {
@@ -355,7 +355,7 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	cs := newScope(fr.env)
 	body := &frame{env: cs, fn: fr.fn}
 	for _, st := range s.Body {
-		if ev.halted {
+		if ev.Halted {
 			return
 		}
 		// Annotations in a class body only declare fields: they are not
@@ -367,7 +367,7 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 			continue
 		}
 		if ctl := ev.execStmt(body, st); ctl == ctrlRaise {
-			fr.env.set(s.Name.Id, poison(s.Name.Loc))
+			fr.env.set(s.Name.Id, Poison(s.Name.Loc))
 			return
 		} else if ctl != ctrlNone {
 			break
@@ -378,37 +378,37 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 		if !ok {
 			continue
 		}
-		if _, dup := cls.attrs[name]; !dup {
-			cls.order = append(cls.order, name)
+		if _, dup := cls.Attrs[name]; !dup {
+			cls.Order = append(cls.Order, name)
 		}
-		cls.attrs[name] = v
+		cls.Attrs[name] = v
 	}
 	for name, v := range cs.vars {
-		if _, ok := cls.attrs[name]; !ok {
-			cls.attrs[name] = v
-			cls.order = append(cls.order, name)
+		if _, ok := cls.Attrs[name]; !ok {
+			cls.Attrs[name] = v
+			cls.Order = append(cls.Order, name)
 		}
 	}
 	// Special methods tilels does not honour (__eq__, __call__,
 	// __getitem__, __repr__, ...) would make its answers wrong: such a
 	// class stays opaque.
-	for name := range cls.attrs {
+	for name := range cls.Attrs {
 		if strings.HasPrefix(name, "__") && strings.HasSuffix(name, "__") && !modelledDunder[name] {
 			opaque()
 			return
 		}
 	}
-	if !ev.charge(s.Name.Loc, "class", mulCost(int64(len(cls.attrs)), costEntry)) {
-		fr.env.set(s.Name.Id, poison(s.Name.Loc))
+	if !ev.charge(s.Name.Loc, "class", mulCost(int64(len(cls.Attrs)), costEntry)) {
+		fr.env.set(s.Name.Id, Poison(s.Name.Loc))
 		return
 	}
-	for _, v := range cls.attrs {
+	for _, v := range cls.Attrs {
 		rehome(v, cs, fr.env)
 	}
 	if cls.enum == enumInt {
 		// IntEnum members are EnumV (ints in arithmetic), which have no
 		// methods: an IntEnum that defines some stays opaque.
-		for _, v := range cls.attrs {
+		for _, v := range cls.Attrs {
 			switch v.(type) {
 			case *FuncV, *descV:
 				opaque()
@@ -421,7 +421,7 @@ func (ev *evaluator) execClassDef(fr *frame, s *syntax.ClassDef) {
 	}
 	var v Value = cls
 	for i := len(decos) - 1; i >= 0; i-- {
-		v = ev.callValue(decos[i], &call{span: s.Decorators[i].Span(), fnSpan: s.Decorators[i].Span(), args: []Value{v}, argSpans: []source.Span{s.Name.Loc}})
+		v = ev.CallValue(decos[i], &Call{At: s.Decorators[i].Span(), FnSpan: s.Decorators[i].Span(), Args: []Value{v}, ArgSpans: []source.Span{s.Name.Loc}})
 	}
 	fr.env.set(s.Name.Id, v)
 }
@@ -486,7 +486,7 @@ func (c *ClassV) lookup(name string) (Value, *ClassV) {
 }
 
 func (c *ClassV) lookupDepth(name string, depth int) (Value, *ClassV) {
-	if v, ok := c.attrs[name]; ok {
+	if v, ok := c.Attrs[name]; ok {
 		return v, c
 	}
 	if depth > 64 {
@@ -521,32 +521,32 @@ func (c *ClassV) subDepth(sup *ClassV, depth int) bool {
 }
 
 // bind returns a method bound to self.
-func (ev *evaluator) bindMethod(fn Value, self Value, selfSpan source.Span) Value {
+func (ev *Evaluator) bindMethod(fn Value, self Value, selfSpan source.Span) Value {
 	name := "method"
 	if f, ok := fn.(*FuncV); ok {
 		name = f.Name
 	}
-	return &BuiltinV{base{selfSpan}, name, func(ev *evaluator, c *call) Value {
+	return &BuiltinV{Base{selfSpan}, name, func(ev *Evaluator, c *Call) Value {
 		n := *c
-		n.args = append([]Value{self}, c.args...)
-		n.argSpans = append([]source.Span{selfSpan}, c.argSpans...)
-		return ev.callValue(fn, &n)
+		n.Args = append([]Value{self}, c.Args...)
+		n.ArgSpans = append([]source.Span{selfSpan}, c.ArgSpans...)
+		return ev.CallValue(fn, &n)
 	}}
 }
 
 // callWithSelf calls fn(self, args...) (a property getter, __post_init__).
-func (ev *evaluator) callWithSelf(fn, self Value, span source.Span, args ...Value) Value {
-	c := &call{span: span, fnSpan: span, args: append([]Value{self}, args...)}
-	c.argSpans = make([]source.Span, len(c.args))
-	for i := range c.argSpans {
-		c.argSpans[i] = span
+func (ev *Evaluator) callWithSelf(fn, self Value, span source.Span, args ...Value) Value {
+	c := &Call{At: span, FnSpan: span, Args: append([]Value{self}, args...)}
+	c.ArgSpans = make([]source.Span, len(c.Args))
+	for i := range c.ArgSpans {
+		c.ArgSpans[i] = span
 	}
-	return ev.callValue(fn, c)
+	return ev.CallValue(fn, c)
 }
 
 // classObjAttr is obj.name for classes, instances and descriptors; nil
 // when there is no such attribute (the caller reports it).
-func (ev *evaluator) classObjAttr(obj Value, name string, span source.Span) Value {
+func (ev *Evaluator) classObjAttr(obj Value, name string, span source.Span) Value {
 	switch o := obj.(type) {
 	case *InstanceV:
 		return ev.instanceAttr(o, name, span)
@@ -555,14 +555,14 @@ func (ev *evaluator) classObjAttr(obj Value, name string, span source.Span) Valu
 	case *descV:
 		if o.kind == "property" && (name == "setter" || name == "getter") {
 			d := o
-			return builtin("property."+name, func(ev *evaluator, c *call) Value {
-				if len(c.args) != 1 {
-					return ev.pyErrorf(c.span, "%s() takes 1 argument", name)
+			return Builtin("property."+name, func(ev *Evaluator, c *Call) Value {
+				if len(c.Args) != 1 {
+					return ev.PyErrorf(c.At, "%s() takes 1 argument", name)
 				}
 				if name == "setter" {
-					return &descV{base{c.span}, "property", d.fn, c.args[0]}
+					return &descV{Base{c.At}, "property", d.fn, c.Args[0]}
 				}
-				return &descV{base{c.span}, "property", c.args[0], d.setter}
+				return &descV{Base{c.At}, "property", c.Args[0], d.setter}
 			})
 		}
 		if name == "fget" && o.kind == "property" {
@@ -572,8 +572,8 @@ func (ev *evaluator) classObjAttr(obj Value, name string, span source.Span) Valu
 	return nil
 }
 
-func (ev *evaluator) instanceAttr(o *InstanceV, name string, span source.Span) Value {
-	if v, ok := o.attrs[name]; ok {
+func (ev *Evaluator) instanceAttr(o *InstanceV, name string, span source.Span) Value {
+	if v, ok := o.Attrs[name]; ok {
 		return v
 	}
 	switch name {
@@ -583,10 +583,10 @@ func (ev *evaluator) instanceAttr(o *InstanceV, name string, span source.Span) V
 		if o.Class.enum != enumNone {
 			break
 		}
-		d := newDict(span)
+		d := NewDict(span)
 		for _, k := range o.order {
-			if !ev.setEntry(d, &StrV{base{span}, k}, o.attrs[k], span) {
-				return poison(span)
+			if !ev.setEntry(d, &StrV{Base{span}, k}, o.Attrs[k], span) {
+				return Poison(span)
 			}
 		}
 		return d
@@ -595,7 +595,7 @@ func (ev *evaluator) instanceAttr(o *InstanceV, name string, span source.Span) V
 	switch f := v.(type) {
 	case nil:
 		if o.Class.excBase || o.Class.hasOpaqueMember() {
-			return &OpaqueV{base{span}, o.Class.Name + "(...)." + name}
+			return &OpaqueV{Base{span}, o.Class.Name + "(...)." + name}
 		}
 		return nil
 	case *FuncV, *BuiltinV:
@@ -620,7 +620,7 @@ func (c *ClassV) hasOpaqueMember() bool {
 	return v != nil
 }
 
-func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
+func (ev *Evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 	if o == objectClass {
 		if v := ev.objectAttr(name, span); v != nil {
 			return v
@@ -628,7 +628,7 @@ func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 	}
 	switch name {
 	case "__name__", "__qualname__":
-		return &StrV{base{span}, o.Name}
+		return &StrV{Base{span}, o.Name}
 	case "__mro__", "__bases__":
 		var out []Value
 		if name == "__mro__" {
@@ -637,13 +637,13 @@ func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 		for _, b := range o.Bases {
 			out = append(out, b)
 		}
-		return &TupleV{base{span}, out}
+		return &TupleV{Base{span}, out}
 	case "__members__":
 		if o.enum != enumNone {
-			d := newDict(span)
+			d := NewDict(span)
 			for _, m := range enumMembers(o) {
-				if !ev.setEntry(d, &StrV{base{span}, enumName(m)}, m, span) {
-					return poison(span)
+				if !ev.setEntry(d, &StrV{Base{span}, enumName(m)}, m, span) {
+					return Poison(span)
 				}
 			}
 			return d
@@ -653,7 +653,7 @@ func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 	switch f := v.(type) {
 	case nil:
 		if o.excBase || o.root {
-			return &OpaqueV{base{span}, o.Name + "." + name}
+			return &OpaqueV{Base{span}, o.Name + "." + name}
 		}
 		return nil
 	case *descV:
@@ -669,10 +669,10 @@ func (ev *evaluator) classAttr(o *ClassV, name string, span source.Span) Value {
 
 // heldAttr is the value an instance or class attribute holds now, without
 // calling a property or binding a method; nil when there is none.
-func (ev *evaluator) heldAttr(obj Value, name string, span source.Span) Value {
+func (ev *Evaluator) heldAttr(obj Value, name string, span source.Span) Value {
 	switch o := obj.(type) {
 	case *InstanceV:
-		if v, ok := o.attrs[name]; ok {
+		if v, ok := o.Attrs[name]; ok {
 			return v
 		}
 	case *ClassV:
@@ -688,55 +688,55 @@ func (ev *evaluator) heldAttr(obj Value, name string, span source.Span) Value {
 // setAttr stores obj.name = v: instance and class attributes; stores on
 // other objects are ignored as before. Frozen dataclass instances refuse
 // it as Python does (dataclasses.FrozenInstanceError).
-func (ev *evaluator) setAttr(obj Value, name string, v Value, span source.Span) {
+func (ev *Evaluator) setAttr(obj Value, name string, v Value, span source.Span) {
 	switch o := obj.(type) {
 	case *InstanceV:
 		if o.Class.enum != enumNone {
-			ev.pyErrorf(span, "cannot reassign member '%s'", name)
+			ev.PyErrorf(span, "cannot reassign member '%s'", name)
 			return
 		}
 		if o.Class == objectClass || o.Class == fieldClass {
-			ev.pyErrorf(span, "'%s' object has no attribute '%s'", o.Class.Name, name)
+			ev.PyErrorf(span, "'%s' object has no attribute '%s'", o.Class.Name, name)
 			return
 		}
 		// A frozen dataclass's __setattr__ refuses every assignment, to
 		// fields and properties alike.
 		if dc := o.Class.dcOf(); dc != nil && dc.frozen {
-			ev.pyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
+			ev.PyErrorf(span, "cannot assign to field '%s' (FrozenInstanceError: %s is a frozen dataclass)", name, o.Class.Name)
 			return
 		}
 		if d, _ := o.Class.lookup(name); d != nil {
 			if p, ok := d.(*descV); ok && p.kind == "property" {
 				if p.setter == nil {
-					ev.pyErrorf(span, "property '%s' of '%s' object has no setter", name, o.Class.Name)
+					ev.PyErrorf(span, "property '%s' of '%s' object has no setter", name, o.Class.Name)
 					return
 				}
 				ev.callWithSelf(p.setter, o, span, v)
 				return
 			}
 		}
-		ev.storeAttr(o, name, v, span)
+		ev.StoreAttr(o, name, v, span)
 	case *ClassV:
 		if o.root {
-			ev.pyErrorf(span, "cannot set '%s' attribute of immutable type '%s'", name, o.Name)
+			ev.PyErrorf(span, "cannot set '%s' attribute of immutable type '%s'", name, o.Name)
 			return
 		}
-		if _, ok := o.attrs[name]; !ok {
-			if len(o.attrs) >= maxClassAttrs || !ev.charge(span, "class attribute", costEntry) {
+		if _, ok := o.Attrs[name]; !ok {
+			if len(o.Attrs) >= maxClassAttrs || !ev.charge(span, "class attribute", costEntry) {
 				return
 			}
-			o.order = append(o.order, name)
+			o.Order = append(o.Order, name)
 		}
-		o.attrs[name] = v
+		o.Attrs[name] = v
 	}
 }
 
-// storeAttr sets an attribute without the frozen check (generated
+// StoreAttr sets an attribute without the frozen check (generated
 // __init__, replace).
-func (ev *evaluator) storeAttr(o *InstanceV, name string, v Value, span source.Span) bool {
-	if _, ok := o.attrs[name]; !ok {
-		if len(o.attrs) >= maxClassAttrs {
-			ev.errorf(span, CodeBudget, "object has more than %d attributes", maxClassAttrs)
+func (ev *Evaluator) StoreAttr(o *InstanceV, name string, v Value, span source.Span) bool {
+	if _, ok := o.Attrs[name]; !ok {
+		if len(o.Attrs) >= maxClassAttrs {
+			ev.Errorf(span, CodeBudget, "object has more than %d attributes", maxClassAttrs)
 			return false
 		}
 		if !ev.charge(span, "object attribute", costEntry) {
@@ -744,38 +744,38 @@ func (ev *evaluator) storeAttr(o *InstanceV, name string, v Value, span source.S
 		}
 		o.order = append(o.order, name)
 	}
-	o.attrs[name] = v
+	o.Attrs[name] = v
 	return true
 }
 
-// callClass is Cls(...): an enum lookup, a dataclass's generated
+// CallClass is Cls(...): an enum lookup, a dataclass's generated
 // __init__, or a plain class's __init__.
-func (ev *evaluator) callClass(cls *ClassV, c *call) Value {
+func (ev *Evaluator) CallClass(cls *ClassV, c *Call) Value {
 	if cls == objectClass {
-		if len(c.args) > 0 || len(c.kwargs) > 0 {
-			return ev.pyErrorf(c.span, "object() takes no arguments")
+		if len(c.Args) > 0 || len(c.Kwargs) > 0 {
+			return ev.PyErrorf(c.At, "object() takes no arguments")
 		}
-		return &InstanceV{base: base{c.span}, Class: objectClass, attrs: map[string]Value{}}
+		return &InstanceV{Base: Base{c.At}, Class: objectClass, Attrs: map[string]Value{}}
 	}
 	if cls.root {
-		return &OpaqueV{base{c.span}, cls.Name + "(...)"}
+		return &OpaqueV{Base{c.At}, cls.Name + "(...)"}
 	}
 	if cls.enum != enumNone {
 		return ev.enumLookup(cls, c)
 	}
-	for _, a := range c.args {
+	for _, a := range c.Args {
 		if _, ok := a.(*PoisonV); ok {
 			return a
 		}
 	}
-	if !ev.charge(c.span, "object", costBox) {
-		return poison(c.span)
+	if !ev.charge(c.At, "object", costBox) {
+		return Poison(c.At)
 	}
-	inst := &InstanceV{base: base{c.span}, Class: cls, attrs: map[string]Value{}}
+	inst := &InstanceV{Base: Base{c.At}, Class: cls, Attrs: map[string]Value{}}
 	// The first class in the MRO with an __init__ of its own, or a
 	// dataclass (whose __init__ is generated), initialises the instance.
 	for _, k := range cls.mro() {
-		if init, ok := k.attrs["__init__"]; ok {
+		if init, ok := k.Attrs["__init__"]; ok {
 			r := ev.callWithArgs(init, inst, c)
 			if _, bad := r.(*PoisonV); bad {
 				return r
@@ -786,11 +786,11 @@ func (ev *evaluator) callClass(cls *ClassV, c *call) Value {
 			return ev.dataclassInit(k, inst, c)
 		}
 	}
-	if len(c.args) > 0 || len(c.kwargs) > 0 {
+	if len(c.Args) > 0 || len(c.Kwargs) > 0 {
 		if cls.excBase {
 			return inst
 		}
-		return ev.pyErrorf(c.span, "%s() takes no arguments", cls.Name)
+		return ev.PyErrorf(c.At, "%s() takes no arguments", cls.Name)
 	}
 	return inst
 }
@@ -830,11 +830,11 @@ func (c *ClassV) dcOf() *dcInfo {
 }
 
 // callWithArgs calls fn(self, *c.args, **c.kwargs).
-func (ev *evaluator) callWithArgs(fn, self Value, c *call) Value {
+func (ev *Evaluator) callWithArgs(fn, self Value, c *Call) Value {
 	n := *c
-	n.args = append([]Value{self}, c.args...)
-	n.argSpans = append([]source.Span{c.fnSpan}, c.argSpans...)
-	return ev.callValue(fn, &n)
+	n.Args = append([]Value{self}, c.Args...)
+	n.ArgSpans = append([]source.Span{c.FnSpan}, c.ArgSpans...)
+	return ev.CallValue(fn, &n)
 }
 
 // ---- enums ----
@@ -843,20 +843,20 @@ func (ev *evaluator) callWithArgs(fn, self Value, c *call) Value {
 var enumRoots = map[string]enumKind{"Enum": enumPlain, "IntEnum": enumInt, "IntFlag": enumInt, "Flag": enumPlain, "StrEnum": enumStr}
 
 func enumRootClass(name string, span source.Span) *ClassV {
-	return &ClassV{base: base{span}, Name: name, attrs: map[string]Value{}, enum: enumRoots[name], root: true}
+	return &ClassV{Base: Base{span}, Name: name, Attrs: map[string]Value{}, enum: enumRoots[name], root: true}
 }
 
-func enumAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func enumAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if _, ok := enumRoots[name]; ok {
 		return enumRootClass(name, span), true
 	}
 	switch name {
 	case "unique":
-		return builtin("enum.unique", func(ev *evaluator, c *call) Value {
-			if len(c.args) != 1 {
-				return ev.pyErrorf(c.span, "unique() takes 1 argument")
+		return Builtin("enum.unique", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) != 1 {
+				return ev.PyErrorf(c.At, "unique() takes 1 argument")
 			}
-			return c.args[0]
+			return c.Args[0]
 		}), true
 	}
 	return nil, false
@@ -865,29 +865,29 @@ func enumAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 // makeEnumMembers turns the class's public non-method attributes into
 // members: EnumV for an IntEnum (ints in arithmetic, see intEnumOperand),
 // else an instance with name and value.
-func (ev *evaluator) makeEnumMembers(cls *ClassV) {
-	for _, name := range cls.order {
+func (ev *Evaluator) makeEnumMembers(cls *ClassV) {
+	for _, name := range cls.Order {
 		if strings.HasPrefix(name, "_") {
 			continue
 		}
-		v := cls.attrs[name]
+		v := cls.Attrs[name]
 		switch v.(type) {
 		case *FuncV, *descV, *BuiltinV, *ClassV:
 			continue
 		}
 		if n, ok := v.(*IntV); ok && cls.enum == enumInt {
-			cls.attrs[name] = &EnumV{base{v.Span()}, cls.Name, name, n.V}
+			cls.Attrs[name] = &EnumV{Base{v.Span()}, cls.Name, name, n.V}
 			continue
 		}
-		m := &InstanceV{base: base{v.Span()}, Class: cls, attrs: map[string]Value{"name": &StrV{base{v.Span()}, name}, "value": v, "_name_": &StrV{base{v.Span()}, name}, "_value_": v}, order: []string{"name", "value"}}
-		cls.attrs[name] = m
+		m := &InstanceV{Base: Base{v.Span()}, Class: cls, Attrs: map[string]Value{"name": &StrV{Base{v.Span()}, name}, "value": v, "_name_": &StrV{Base{v.Span()}, name}, "_value_": v}, order: []string{"name", "value"}}
+		cls.Attrs[name] = m
 	}
 }
 
 func enumMembers(cls *ClassV) []Value {
 	var out []Value
-	for _, name := range cls.order {
-		switch m := cls.attrs[name].(type) {
+	for _, name := range cls.Order {
+		switch m := cls.Attrs[name].(type) {
 		case *EnumV:
 			if m.Type == cls.Name {
 				out = append(out, m)
@@ -906,7 +906,7 @@ func enumName(m Value) string {
 	case *EnumV:
 		return m.Name
 	case *InstanceV:
-		if s, ok := m.attrs["name"].(*StrV); ok {
+		if s, ok := m.Attrs["name"].(*StrV); ok {
 			return s.V
 		}
 	}
@@ -916,31 +916,31 @@ func enumName(m Value) string {
 func enumValue(m Value) Value {
 	switch m := m.(type) {
 	case *EnumV:
-		return &IntV{m.base, m.V}
+		return &IntV{m.Base, m.V}
 	case *InstanceV:
-		return m.attrs["value"]
+		return m.Attrs["value"]
 	}
 	return nil
 }
 
 // enumLookup is EnumCls(value): the member with that value.
-func (ev *evaluator) enumLookup(cls *ClassV, c *call) Value {
-	if len(c.args) != 1 || len(c.kwargs) > 0 {
-		return &OpaqueV{base{c.span}, cls.Name + "(...)"} // the functional API
+func (ev *Evaluator) enumLookup(cls *ClassV, c *Call) Value {
+	if len(c.Args) != 1 || len(c.Kwargs) > 0 {
+		return &OpaqueV{Base{c.At}, cls.Name + "(...)"} // the functional API
 	}
-	x := c.args[0]
-	if isErr(x) {
+	x := c.Args[0]
+	if IsErr(x) {
 		return x
 	}
 	for _, m := range enumMembers(cls) {
 		if pyIs(m, x) || pyEqual(enumValue(m), x) {
 			if e, ok := m.(*EnumV); ok {
-				return &EnumV{base{c.span}, e.Type, e.Name, e.V}
+				return &EnumV{Base{c.At}, e.Type, e.Name, e.V}
 			}
 			return m
 		}
 	}
-	return ev.pyErrorf(c.argSpans[0], "%s is not a valid %s", Repr(x), cls.Name)
+	return ev.PyErrorf(c.ArgSpans[0], "%s is not a valid %s", Repr(x), cls.Name)
 }
 
 // copyInstance is copy.copy / copy.deepcopy of an instance: a new
@@ -950,13 +950,13 @@ func copyInstance(x *InstanceV, deep bool, span source.Span, memo map[Value]Valu
 	if x.Class.enum != enumNone || x.Class == fieldClass {
 		return x
 	}
-	n := &InstanceV{base: base{span}, Class: x.Class, attrs: make(map[string]Value, len(x.attrs)), order: append([]string(nil), x.order...)}
+	n := &InstanceV{Base: Base{span}, Class: x.Class, Attrs: make(map[string]Value, len(x.Attrs)), order: append([]string(nil), x.order...)}
 	memo[x] = n
-	for k, v := range x.attrs {
+	for k, v := range x.Attrs {
 		if deep {
 			v = copyMemo(v, true, span, memo)
 		}
-		n.attrs[k] = v
+		n.Attrs[k] = v
 	}
 	return n
 }
@@ -969,7 +969,7 @@ var libPlainEnums = map[string]bool{"SwizzleMode": true}
 // members are ints in arithmetic), else v.
 func intEnumOperand(v Value) Value {
 	if e, ok := v.(*EnumV); ok && !libPlainEnums[e.Type] {
-		return &IntV{e.base, e.V}
+		return &IntV{e.Base, e.V}
 	}
 	return v
 }
@@ -982,7 +982,7 @@ func intEnumOperand(v Value) Value {
 func instanceEq(a *InstanceV, y Value, n *int) bool {
 	if a.Class.enum == enumStr {
 		if s, ok := y.(*StrV); ok {
-			return pyEq(a.attrs["value"], s, n)
+			return pyEq(a.Attrs["value"], s, n)
 		}
 	}
 	b, ok := y.(*InstanceV)
@@ -1000,7 +1000,7 @@ func instanceEq(a *InstanceV, y Value, n *int) bool {
 		if !f.compare {
 			continue
 		}
-		if !pyEq(a.attrs[f.name], b.attrs[f.name], n) {
+		if !pyEq(a.Attrs[f.name], b.Attrs[f.name], n) {
 			return false
 		}
 	}
@@ -1013,7 +1013,7 @@ func instanceEq(a *InstanceV, y Value, n *int) bool {
 func instanceKey(v *InstanceV, limit, depth int) (string, keyStatus) {
 	dc := v.Class.dcOf()
 	if v.Class.enum == enumStr {
-		return hashKeyN(v.attrs["value"], limit, depth)
+		return hashKeyN(v.Attrs["value"], limit, depth)
 	}
 	if dc == nil || !dc.eq {
 		return fmt.Sprintf("I%p", v), keyOK
@@ -1030,7 +1030,7 @@ func instanceKey(v *InstanceV, limit, depth int) (string, keyStatus) {
 		if !f.compare {
 			continue
 		}
-		k, st := hashKeyN(v.attrs[f.name], limit-b.Len(), depth+1)
+		k, st := hashKeyN(v.Attrs[f.name], limit-b.Len(), depth+1)
 		if st != keyOK {
 			return "", st
 		}
@@ -1054,7 +1054,7 @@ func writeClassRepr(b *reprBuilder, v Value, depth int) {
 		switch {
 		case v.Class.enum != enumNone:
 			b.WriteString("<" + v.Class.Name + "." + enumName(v) + ": ")
-			writeRepr(b, v.attrs["value"], depth+1)
+			writeRepr(b, v.Attrs["value"], depth+1)
 			b.WriteString(">")
 		case v.Class.dcOf() != nil && v.Class.dcOf().repr:
 			b.WriteString(v.Class.Name + "(")
@@ -1068,7 +1068,7 @@ func writeClassRepr(b *reprBuilder, v Value, depth int) {
 				}
 				first = false
 				b.WriteString(f.name + "=")
-				if x, ok := v.attrs[f.name]; ok {
+				if x, ok := v.Attrs[f.name]; ok {
 					writeRepr(b, x, depth+1)
 				} else {
 					b.WriteString("<unset>")

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,19 +67,19 @@ func corpusPrograms(t *testing.T) map[string][]byte {
 // defaults' fixed parts, and a 150,000-line one (5 MB) under the
 // defaults.
 func TestCorpusBudget(t *testing.T) {
-	small := Options{MaxBytes: DefaultMaxBytes / 64, MaxSteps: DefaultMaxSteps / 64, MaxIR: DefaultMaxIR / 64, MaxTileCalls: DefaultMaxTileCalls / 64}
-	check := func(name string, src []byte, opts Options) {
+	small := eval.Options{MaxBytes: eval.DefaultMaxBytes / 64, MaxSteps: eval.DefaultMaxSteps / 64, MaxIR: eval.DefaultMaxIR / 64, MaxTileCalls: eval.DefaultMaxTileCalls / 64}
+	check := func(name string, src []byte, opts eval.Options) {
 		p, _ := evalSource(filepath.Base(name), src, opts)
 		for _, d := range p.Diags {
-			if d.Code == CodeTooLarge || d.Code == CodeBudget {
+			if d.Code == eval.CodeTooLarge || d.Code == eval.CodeBudget {
 				t.Errorf("%s: %s", name, d.Message)
 			}
 		}
 	}
 	n := 0
 	for name, src := range corpusPrograms(t) {
-		if p, _ := evalSource(filepath.Base(name), src, Options{}); slices.ContainsFunc(p.Diags, func(d diag.Diagnostic) bool {
-			return d.Code == CodeTooLarge || d.Code == CodeBudget
+		if p, _ := evalSource(filepath.Base(name), src, eval.Options{}); slices.ContainsFunc(p.Diags, func(d diag.Diagnostic) bool {
+			return d.Code == eval.CodeTooLarge || d.Code == eval.CodeBudget
 		}) {
 			continue
 		}
@@ -91,7 +93,7 @@ func TestCorpusBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("30,000 lines", []byte(big), Options{MaxSteps: DefaultMaxSteps / 3, MaxIR: DefaultMaxIR / 3, MaxTileCalls: DefaultMaxTileCalls / 3})
+	check("30,000 lines", []byte(big), eval.Options{MaxSteps: eval.DefaultMaxSteps / 3, MaxIR: eval.DefaultMaxIR / 3, MaxTileCalls: eval.DefaultMaxTileCalls / 3})
 	// A file of kernels written out (not unrolled) of 5 MB, as the
 	// language server's large-file test opens, builds more IR than the
 	// budgets' fixed part: the part that grows with the file holds it.
@@ -99,5 +101,5 @@ func TestCorpusBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("150,000 lines", []byte(huge), Options{})
+	check("150,000 lines", []byte(huge), eval.Options{})
 }

@@ -42,7 +42,7 @@ import (
 // instead of parent= and a selection; 57c638fc7c (2026-06-02) replaced
 // that dialect with the current one.
 const (
-	oldDialectRev     = "mlc-ai-tirx 0.0.1b2"
+	OldDialectRev     = "mlc-ai-tirx 0.0.1b2"
 	bringupDialectRev = "apache/tvm 859498dc01"
 )
 
@@ -51,13 +51,13 @@ const (
 // already warned about a construct not modelled.
 type oldDialectState struct {
 	scopes []string
-	warned *kernelState
+	warned *KernelState
 }
 
 // oldScopeV is the value of `Tx.<scope>(parent=...)` and of its
 // selection `[...]` in the older dialect: a `with` context.
 type oldScopeV struct {
-	base
+	Base
 	Scope  string // "kernel", "cluster", "cta", "warpgroup", "warp", "thread"
 	Parent string // parent= or ""
 	Guard  ir.Expr
@@ -124,24 +124,24 @@ func hasTirxTrue(def *syntax.FunctionDef) bool {
 	return false
 }
 
-// inOldDialect reports whether the kernel being evaluated is written in
+// InOldDialect reports whether the kernel being evaluated is written in
 // the older dialect.
-func (ev *evaluator) inOldDialect() bool {
-	return ev.kern != nil && isOldDialectDef(ev.kern.k.Def)
+func (ev *Evaluator) InOldDialect() bool {
+	return ev.Kern != nil && isOldDialectDef(ev.Kern.K.Def)
 }
 
 // oldNotModelled warns, once per kernel, that construct of the older
 // dialect has no faithful meaning in tilels.
-func (ev *evaluator) oldNotModelled(span source.Span, construct string) {
-	if ev.kern == nil || ev.old.warned == ev.kern {
+func (ev *Evaluator) oldNotModelled(span source.Span, construct string) {
+	if ev.Kern == nil || ev.old.warned == ev.Kern {
 		return
 	}
-	ev.old.warned = ev.kern
-	rev := oldDialectRev
-	if !hasTirxTrue(ev.kern.k.Def) {
+	ev.old.warned = ev.Kern
+	rev := OldDialectRev
+	if !hasTirxTrue(ev.Kern.K.Def) {
 		rev = bringupDialectRev
 	}
-	ev.warnf(span, CodeUnresolved, "not modelled: %s (older TIRx dialect of %s)", construct, rev)
+	ev.Warnf(span, CodeUnresolved, "not modelled: %s (older TIRx dialect of %s)", construct, rev)
 }
 
 // oldScopeIDKinds maps (builder, parent) of the older dialect to the
@@ -168,57 +168,58 @@ var oldScopeIDKinds = map[[2]string]ir.ScopeIDKind{
 // scope namespaces tvm.script.tirx re-exports from its tile module
 // (`T.thread.cast(...)` is `Tx.thread.cast(...)`). ok is false where
 // tAttr's meaning applies.
-func (ev *evaluator) oldDialectAttr(name string, span source.Span) (Value, bool) {
-	if !ev.inOldDialect() {
-		if sc, ok := txScopes[name]; ok {
-			return &TxNSV{base{span}, sc, name}, true
+func (ev *Evaluator) oldDialectAttr(name string, span source.Span) (Value, bool) {
+	if !ev.InOldDialect() {
+		if sc, ok := ev.libTxScope(name); ok {
+			return &TxNSV{Base{span}, sc, name}, true
 		}
 		return nil, false
 	}
 	if oldScopeNames[name] {
 		scope := name
-		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.oldScopeCall(scope, c) }), true
+		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.oldScopeCall(scope, c) }), true
 	}
-	if _, ok := scopeIDKinds[name]; ok {
-		return builtin("T."+name, func(ev *evaluator, c *call) Value { return ev.oldScopeID(name, c) }), true
+	if _, ok := ScopeIDKinds[name]; ok {
+		return Builtin("T."+name, func(ev *Evaluator, c *Call) Value { return ev.oldScopeID(name, c) }), true
 	}
 	if name == "PoolAllocator" {
-		return builtin("T.PoolAllocator", (*evaluator).tSMEMPool), true
+		fn, _ := ev.libTBuiltin("SMEMPool") // T.PoolAllocator is T.SMEMPool
+		return Builtin("T.PoolAllocator", fn), true
 	}
-	if !isTileOp(name) {
+	if !ev.libIsTileOp(name) {
 		return nil, false
 	}
 	if name == "copy" {
-		return builtin("Tx.copy", (*evaluator).oldCopy), true
+		return Builtin("Tx.copy", (*Evaluator).oldCopy), true
 	}
-	_, isBuiltin := tBuiltins[name]
-	op, isMath := mathOps[name]
+	builtin, isBuiltin := ev.libTBuiltin(name)
+	op, isMath := MathOps[name]
 	if !isBuiltin && !isMath {
 		return ev.oldTileOp(name, span), true
 	}
 	// Tx.cast / Tx.max / Tx.sqrt ...: the tile primitive on a buffer or
 	// region, the expression builder otherwise.
-	return builtin("Tx."+name, func(ev *evaluator, c *call) Value {
-		if len(c.args) > 0 {
-			switch c.args[0].(type) {
+	return Builtin("Tx."+name, func(ev *Evaluator, c *Call) Value {
+		if len(c.Args) > 0 {
+			switch c.Args[0].(type) {
 			case *BufferV, *RegionV:
-				f := ev.oldTileOp(name, c.fnSpan)
+				f := ev.oldTileOp(name, c.FnSpan)
 				if f == nil {
-					return poison(c.span)
+					return Poison(c.At)
 				}
-				return ev.tileCall(f.(*TxOpV), c)
+				return ev.libTileCall(f.(*TxOpV), c)
 			}
 		}
 		if isBuiltin {
-			return tBuiltins[name](ev, c)
+			return builtin(ev, c)
 		}
-		return ev.mathCall(name, op, c)
+		return ev.libMathCall(name, op, c)
 	}), true
 }
 
 // oldTileOp is Tx.<op> of the older dialect: the tile primitive at the
 // scope of the innermost enclosing scope block.
-func (ev *evaluator) oldTileOp(name string, span source.Span) Value {
+func (ev *Evaluator) oldTileOp(name string, span source.Span) Value {
 	scope := ""
 	for i := len(ev.old.scopes) - 1; i >= 0 && scope == ""; i-- {
 		if ev.old.scopes[i] != "kernel" {
@@ -227,31 +228,31 @@ func (ev *evaluator) oldTileOp(name string, span source.Span) Value {
 	}
 	if scope == "" {
 		ev.oldNotModelled(span, "a tile primitive outside a cta/warpgroup/warp/thread scope block")
-		return poison(span)
+		return Poison(span)
 	}
-	return &TxOpV{base: base{span}, Op: name, Scope: scope, NameSpan: span}
+	return &TxOpV{Base: Base{span}, Op: name, Scope: scope, NameSpan: span}
 }
 
 // oldScopeCall is Tx.<scope>(parent=None) of the older dialect, or
 // Tx.<scope>(guard) of apache/tvm's first TIRx revision (one predicate:
 // the block runs where it holds).
-func (ev *evaluator) oldScopeCall(scope string, c *call) Value {
-	if !ev.checkArgs(c, scope, 0, "parent") {
-		return poison(c.span)
+func (ev *Evaluator) oldScopeCall(scope string, c *Call) Value {
+	if !ev.CheckArgs(c, scope, 0, "parent") {
+		return Poison(c.At)
 	}
-	sc := &oldScopeV{base: base{c.span}, Scope: scope}
-	if len(c.args) == 1 {
-		if _, isStr := c.args[0].(*StrV); !isStr {
-			return ev.oldScopeIndex(sc, c.args, false, c.span)
+	sc := &oldScopeV{Base: Base{c.At}, Scope: scope}
+	if len(c.Args) == 1 {
+		if _, isStr := c.Args[0].(*StrV); !isStr {
+			return ev.oldScopeIndex(sc, c.Args, false, c.At)
 		}
 	}
-	if p := c.arg(0, "parent"); p != nil && !isNoneV(p) {
+	if p := c.Arg(0, "parent"); p != nil && !IsNoneV(p) {
 		s, ok := p.(*StrV)
 		if !ok {
-			if isErr(p) {
+			if IsErr(p) {
 				return p
 			}
-			return ev.errorf(c.argSpan(0, "parent"), CodeType, "parent must be a scope name string, got %s", describe(p))
+			return ev.Errorf(c.ArgSpan(0, "parent"), CodeType, "parent must be a scope name string, got %s", Describe(p))
 		}
 		sc.Parent = s.V
 	}
@@ -261,9 +262,9 @@ func (ev *evaluator) oldScopeCall(scope string, c *call) Value {
 // oldScopeIndex is `Tx.<scope>(...)[sel]`: the block runs only where sel
 // holds (a predicate). Other selections (slices of the scope's ids) are
 // not modelled.
-func (ev *evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, span source.Span) Value {
+func (ev *Evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, span source.Span) Value {
 	out := *sc
-	out.span = span
+	out.At = span
 	if isTuple || len(idx) != 1 {
 		out.Unmodelled = "a multi-dimensional selection of an execution scope"
 		return &out
@@ -283,31 +284,31 @@ func (ev *evaluator) oldScopeIndex(sc *oldScopeV, idx []Value, isTuple bool, spa
 		if x.V {
 			return &out
 		}
-		out.Guard = &ir.IntImm{Value: 0, Type: ir.BoolT, Span: x.span}
+		out.Guard = &ir.IntImm{Value: 0, Type: ir.BoolT, Span: x.At}
 		return &out
 	case *PoisonV, *UnboundV:
 		return x
 	}
-	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + clip(ev.text(idx[0].Span()), 40)
+	out.Unmodelled = "selecting `Tx." + sc.Scope + "()` by " + Clip(ev.Text(idx[0].Span()), 40)
 	return &out
 }
 
 // execOldScope runs body inside the scope blocks scopes (one `with`
 // statement's items, outermost first).
-func (ev *evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.Stmt, span source.Span) ctrl {
+func (ev *Evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.Stmt, span source.Span) ctrl {
 	if len(scopes) == 0 {
 		return ev.execBlock(fr, body)
 	}
 	sc := scopes[0]
 	if sc.Unmodelled != "" {
-		ev.oldNotModelled(sc.span, sc.Unmodelled)
+		ev.oldNotModelled(sc.At, sc.Unmodelled)
 		return ctrlNone
 	}
-	if sc.Scope == "kernel" && ev.kern != nil && !ev.kern.deviceEntry && ev.emit == &ev.kern.host && len(ev.kern.host) > 0 {
+	if sc.Scope == "kernel" && ev.Kern != nil && !ev.Kern.DeviceEntry && ev.Emit == &ev.Kern.Host && len(ev.Kern.Host) > 0 {
 		// What came before `with Tx.kernel():` is host code, as before
 		// T.device_entry().
-		ev.kern.deviceEntry = true
-		ev.emit = &ev.kern.body
+		ev.Kern.DeviceEntry = true
+		ev.Emit = &ev.Kern.Body
 	}
 	ev.old.scopes = append(ev.old.scopes, sc.Scope)
 	defer func() { ev.old.scopes = ev.old.scopes[:len(ev.old.scopes)-1] }()
@@ -315,54 +316,54 @@ func (ev *evaluator) execOldScope(fr *frame, scopes []*oldScopeV, body []syntax.
 		return ev.execOldScope(fr, scopes[1:], body, span)
 	}
 	if !ev.inKernelTIR(fr) {
-		ev.errorf(sc.span, CodeType, "a selected execution scope is only allowed inside a prim_func body")
+		ev.Errorf(sc.At, CodeType, "a selected execution scope is only allowed inside a prim_func body")
 		return ctrlNone
 	}
-	saved := ev.emit
+	saved := ev.Emit
 	var stmts []ir.Stmt
-	ev.emit = &stmts
+	ev.Emit = &stmts
 	c := ev.execOldScope(fr, scopes[1:], body, span)
-	ev.emit = saved
+	ev.Emit = saved
 	sp := span
 	if len(body) > 0 {
 		sp = source.Join(body[0].Span(), body[len(body)-1].Span())
 	}
-	ev.emitStmt(&ir.If{Cond: sc.Guard, Then: &ir.Block{Stmts: stmts, Span: sp}, Span: span})
+	ev.EmitStmt(&ir.If{Cond: sc.Guard, Then: &ir.Block{Stmts: stmts, Span: sp}, Span: span})
 	return c
 }
 
 // oldScopeID is Tx.<kind>(extents, parent=...) of the older dialect: the
 // scope id of the current dialect that names the same (parent, level)
 // pair. Without parent= it is the current builder.
-func (ev *evaluator) oldScopeID(name string, c *call) Value {
-	kind := scopeIDKinds[name]
-	var rest []kwarg
+func (ev *Evaluator) oldScopeID(name string, c *Call) Value {
+	kind := ScopeIDKinds[name]
+	var rest []Kwarg
 	parent := ""
-	for _, k := range c.kwargs {
-		if k.name != "parent" {
+	for _, k := range c.Kwargs {
+		if k.Name != "parent" {
 			rest = append(rest, k)
 			continue
 		}
-		s, ok := k.v.(*StrV)
+		s, ok := k.V.(*StrV)
 		if !ok {
-			if isErr(k.v) {
-				return k.v
+			if IsErr(k.V) {
+				return k.V
 			}
-			return ev.errorf(k.vspan, CodeType, "parent must be a scope name string, got %s", describe(k.v))
+			return ev.Errorf(k.Vspan, CodeType, "parent must be a scope name string, got %s", Describe(k.V))
 		}
 		parent = s.V
 	}
 	if parent != "" {
 		k, ok := oldScopeIDKinds[[2]string{name, parent}]
 		if !ok {
-			ev.oldNotModelled(c.span, "`Tx."+name+"(..., parent=\""+parent+"\")`")
-			return poison(c.span)
+			ev.oldNotModelled(c.At, "`Tx."+name+"(..., parent=\""+parent+"\")`")
+			return Poison(c.At)
 		}
 		kind = k
 	}
 	c2 := *c
-	c2.kwargs = rest
-	return ev.scopeID(kind, &c2)
+	c2.Kwargs = rest
+	return ev.libScopeID(kind, &c2)
 }
 
 // isTirxModule reports whether x is a name bound to tvm.script.tirx,
@@ -375,7 +376,7 @@ func isTirxModule(fr *frame, x syntax.Expr) bool {
 	}
 	v, _ := fr.env.lookup(n.Id)
 	m, ok := v.(*ModuleV)
-	return ok && m.Path == tPath
+	return ok && m.Path == TPath
 }
 
 // oldCopy is Tx.copy(dst, src) of the older dialect. Between tensor
@@ -385,14 +386,14 @@ func isTirxModule(fr *frame, x syntax.Expr) bool {
 // (tcgen05_ldst), whose caller issues the wait when it wants the
 // synchronous meaning. So it is the current copy_async followed by
 // T.ptx.tcgen05.wait.ld / wait.st; any other copy is the current copy.
-func (ev *evaluator) oldCopy(c *call) Value {
-	f, ok := ev.oldTileOp("copy", c.fnSpan).(*TxOpV)
+func (ev *Evaluator) oldCopy(c *Call) Value {
+	f, ok := ev.oldTileOp("copy", c.FnSpan).(*TxOpV)
 	if !ok {
-		return poison(c.span)
+		return Poison(c.At)
 	}
 	wait := ""
-	if len(c.args) >= 2 {
-		switch dst, src := oldOperandScope(c.args[0]), oldOperandScope(c.args[1]); {
+	if len(c.Args) >= 2 {
+		switch dst, src := oldOperandScope(c.Args[0]), oldOperandScope(c.Args[1]); {
 		case dst == "local" && src == "tmem":
 			wait = "ptx.tcgen05.wait.ld"
 		case dst == "tmem" && src == "local":
@@ -400,13 +401,13 @@ func (ev *evaluator) oldCopy(c *call) Value {
 		}
 	}
 	if wait == "" {
-		return ev.tileCall(f, c)
+		return ev.libTileCall(f, c)
 	}
 	async := *f
 	async.Op = "copy_async"
-	v := ev.tileCall(&async, c)
-	if !isErr(v) {
-		ev.emitStmt(&ir.Evaluate{X: &ir.Call{Op: wait, Span: c.span}, Span: c.span})
+	v := ev.libTileCall(&async, c)
+	if !IsErr(v) {
+		ev.EmitStmt(&ir.Evaluate{X: &ir.Call{Op: wait, Span: c.At}, Span: c.At})
 	}
 	return v
 }

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"strings"
 	"testing"
 
@@ -72,16 +74,16 @@ def k(A: T.Buffer((256, 64), "float16"), C: T.Buffer((256, 64), "float16")):
 // its current-dialect twin (scope ids, scope blocks, selected blocks,
 // PoolAllocator, the synchronous TMEM read), without any diagnostic.
 func TestOldDialectSameIR(t *testing.T) {
-	p, syn := evalSource("pair.py", []byte(oldNewPair), Options{})
+	p, syn := evalSource("pair.py", []byte(oldNewPair), eval.Options{})
 	if len(syn) > 0 || len(p.Diags) > 0 {
 		t.Fatalf("diagnostics: %v %v", syn, p.Diags)
 	}
 	if len(p.Kernels) != 2 {
 		t.Fatalf("got %d kernels, want 2", len(p.Kernels))
 	}
-	dump := func(k *Kernel) string {
+	dump := func(k *eval.Kernel) string {
 		var b strings.Builder
-		dumpKernel(&b, k)
+		eval.DumpKernel(&b, k)
 		return b.String()
 	}
 	old, cur := dump(p.Kernels[0]), dump(p.Kernels[1])
@@ -126,14 +128,14 @@ def b(A: Tx.Buffer((128,), "float32")):
         with Tx.cta():
             Tx.fill(A[0:128], Tx.float32(1))
 `
-	p, _ := evalSource("nm.py", []byte(src), Options{})
+	p, _ := evalSource("nm.py", []byte(src), eval.Options{})
 	var got []string
 	for _, d := range p.Diags {
 		if d.Severity == diag.Error {
 			t.Errorf("error diagnostic: %s", d.Message)
 		}
 		if strings.HasPrefix(d.Message, "not modelled: ") {
-			if !strings.HasSuffix(d.Message, "(older TIRx dialect of "+oldDialectRev+")") {
+			if !strings.HasSuffix(d.Message, "(older TIRx dialect of "+eval.OldDialectRev+")") {
 				t.Errorf("message does not name the revision: %s", d.Message)
 			}
 			line, _ := p.File.Position(d.Span.Start)

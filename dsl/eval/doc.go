@@ -13,11 +13,17 @@
 //     One kernel's errors never affect another kernel.
 //   - Every Value carries the span of the expression that produced it;
 //     every IR node built here carries a span into the same file.
-//   - Imports are resolved by what they name: tvm.script.tirx (T),
-//     tvm.script.tirx.tile (Tx), tvm.tirx.layout, the tma_utils module under
-//     any of its tvm.*.tile_primitive spellings, the tile schedulers of
-//     tvm.backend.cuda.lang.tile_scheduler (lib_tile_scheduler.go), tvm,
-//     math, functools, itertools, dataclasses, enum. A module found as a
+//   - eval models Python and TVMScript's kernel bodies (kernel.go); it
+//     never imports a library package. The TIRx/TVM library modules (T's
+//     builtins, Tx, tvm, tvm.tirx.layout, tma_utils, the pipelines, pools
+//     and tile schedulers, torch, ...) are modelled by the Library the
+//     caller passes in Options.Library (library.go: an explicit table of
+//     LibModules plus the Hooks the kernel semantics call; dsl/tirxlib
+//     provides it). Without one those modules are opaque.
+//   - Imports are resolved by what they name: the Library's modules (T,
+//     Tx, the layouts, ...) under their
+//     paths, aliases and patterns, math, functools, itertools, copy,
+//     numpy, operator, os, random, pytest, dataclasses, enum. A module found as a
 //     .py file under Options.ImportRoots (or relative to Options.Path) is
 //     evaluated from its source (imports.go, docs/imports.md). Anything
 //     else is opaque: it flows
@@ -87,14 +93,14 @@
 // a Python number assigned in a kernel body stays a Python value (TVM
 // would make it a local scalar), so shapes and slices computed from it
 // stay static. Buffer subscripts with a slice or fewer indices than
-// dimensions are regions (spec §1.4); Tx calls become ir.TileCall with
+// dimensions are regions (spec §1.4); Tx calls become ir.TileCall (tirxlib/tile.go) with
 // arguments in spec §1.5 order (ArgSpans aligned with Args, NoSpan for
 // defaulted ones) and every other keyword in Config. T.SMEMPool's alloc
 // and alloc_mma / alloc_tcgen05_mma_AB declare shared.dyn views of one
 // arena; T.TMEMPool's alloc* declare tmem buffers at constant column
 // offsets (allocated_addr) with the MMA datapath layouts
-// (lib_alloc_pool.go); Pipeline, PipelineState and the barriers allocate
-// from an SMEMPool (pipeline.go).
+// (tirxlib/alloc_pool.go); Pipeline, PipelineState and the barriers allocate
+// from an SMEMPool (tirxlib/pipeline.go).
 //
 // Example:
 //

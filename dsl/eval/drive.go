@@ -14,7 +14,7 @@ import (
 // specialized: kernel.specialize(M=..., ...) evaluates it with those
 // values.
 type JitV struct {
-	base
+	Base
 	Def   *syntax.FunctionDef
 	Name  string
 	outer *frame
@@ -23,51 +23,51 @@ type JitV struct {
 
 func (*JitV) TypeName() string { return "JITFunc" }
 
-func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
+func (ev *Evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 	if name != "specialize" {
-		return &OpaqueV{base{span}, j.Def.Name.Id + "." + name}
+		return &OpaqueV{Base{span}, j.Def.Name.Id + "." + name}
 	}
-	return method("specialize", func(ev *evaluator, c *call) Value {
-		if len(c.args) > 0 {
-			return ev.errorf(c.span, CodeType, "specialize() takes keyword arguments only")
+	return Method("specialize", func(ev *Evaluator, c *Call) Value {
+		if len(c.Args) > 0 {
+			return ev.Errorf(c.At, CodeType, "specialize() takes keyword arguments only")
 		}
 		consts := paramNames(j.Def.Params, true)
 		optional := optionalParams(j.Def.Params)
 		var given, absent, unknown []Binding
-		for _, k := range c.kwargs {
-			if k.name == "**" {
-				return &OpaqueV{base{c.span}, j.Def.Name.Id + ".specialize(...)"}
+		for _, k := range c.Kwargs {
+			if k.Name == "**" {
+				return &OpaqueV{Base{c.At}, j.Def.Name.Id + ".specialize(...)"}
 			}
-			if optional[k.name] {
+			if optional[k.Name] {
 				// bind_optional.go: None removes the parameter.
-				if isErr(k.v) {
-					return poison(c.span)
+				if IsErr(k.V) {
+					return Poison(c.At)
 				}
-				if _, ok := k.v.(*NoneV); !ok {
-					return ev.pyErrorf(k.span, "%s.specialize(): T.Optional parameters only accept None; pass actual tensors when calling the compiled kernel (got: {'%s': %s})", j.Def.Name.Id, k.name, Repr(k.v))
+				if _, ok := k.V.(*NoneV); !ok {
+					return ev.PyErrorf(k.At, "%s.specialize(): T.Optional parameters only accept None; pass actual tensors when calling the compiled kernel (got: {'%s': %s})", j.Def.Name.Id, k.Name, Repr(k.V))
 				}
-				absent = append(absent, Binding{k.name, k.v})
+				absent = append(absent, Binding{k.Name, k.V})
 				continue
 			}
-			if !consts[k.name] {
-				return ev.pyErrorf(k.span, "specialize() got an unexpected keyword argument '%s'", k.name)
+			if !consts[k.Name] {
+				return ev.PyErrorf(k.At, "specialize() got an unexpected keyword argument '%s'", k.Name)
 			}
-			if _, ok := k.v.(*PoisonV); ok {
+			if _, ok := k.V.(*PoisonV); ok {
 				// The value failed (a KeyError on a config dict, ...):
 				// Python never gets to this call, so it makes no case.
-				return poison(c.span)
+				return Poison(c.At)
 			}
-			if o, ok := k.v.(*OpaqueV); ok {
+			if o, ok := k.V.(*OpaqueV); ok {
 				// A value tilels cannot compute (a device property): a
 				// directive line or setting fills it, else the kernel
 				// needs it (never the default: the call gave another
 				// value), and the note names the value.
-				if u := ev.noteGiven(j, k.name, o); u != nil {
-					unknown = append(unknown, Binding{k.name, u})
+				if u := ev.noteGiven(j, k.Name, o); u != nil {
+					unknown = append(unknown, Binding{k.Name, u})
 				}
 				continue
 			}
-			given = append(given, Binding{k.name, k.v})
+			given = append(given, Binding{k.Name, k.V})
 		}
 		var extra []Binding
 		if bs := ev.bindValues(j.Def, j.Name, consts); len(bs) > 0 {
@@ -77,7 +77,7 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 			if _, ok := lookupBinding(extra, u.Name); ok {
 				continue
 			}
-			if _, ok := ev.opts.Bindings[j.Name][u.Name]; ok {
+			if _, ok := ev.Opts.Bindings[j.Name][u.Name]; ok {
 				continue
 			}
 			given = append(given, u)
@@ -89,19 +89,19 @@ func (ev *evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 // noteGiven records on the origin of j's parameter name the unmodelled
 // value a .specialize call gave it (the first such value), and returns the
 // parameter's unbound value.
-func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) *UnboundV {
+func (ev *Evaluator) noteGiven(j *JitV, name string, v *OpaqueV) *UnboundV {
 	ps := j.Def.Params
 	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
 		for _, p := range list {
 			if p.Name.Id != name {
 				continue
 			}
-			fn := &FuncV{base: base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: ps}
+			fn := &FuncV{Base: Base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: ps}
 			o := ev.originFor(fn, p)
 			if o.Given == "" {
 				o.Given = v.Path
 			}
-			return &UnboundV{base{p.Name.Loc}, o}
+			return &UnboundV{Base{p.Name.Loc}, o}
 		}
 	}
 	return nil
@@ -109,9 +109,9 @@ func (ev *evaluator) noteGiven(j *JitV, name string, v *OpaqueV) *UnboundV {
 
 // jitConsts binds every T.constexpr parameter of j: given values, then
 // extra (a directive line), Options.Bindings, the default, else unbound.
-func (ev *evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
+func (ev *Evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 	var out []Binding
-	fn := &FuncV{base: base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: j.Def.Params}
+	fn := &FuncV{Base: Base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: j.Def.Params}
 	ps := j.Def.Params
 	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
 		for _, p := range list {
@@ -124,12 +124,12 @@ func (ev *evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 				v = x
 			} else if x, ok := lookupBinding(extra, name); ok {
 				v = x
-			} else if x, ok := ev.opts.Bindings[j.Name][name]; ok {
+			} else if x, ok := ev.Opts.Bindings[j.Name][name]; ok {
 				v = x
 			} else if p.Default != nil {
 				v = ev.expr(j.outer, p.Default)
 			} else {
-				v = &UnboundV{base{p.Name.Loc}, ev.originFor(fn, p)}
+				v = &UnboundV{Base{p.Name.Loc}, ev.originFor(fn, p)}
 			}
 			out = append(out, Binding{name, v})
 		}
@@ -143,7 +143,7 @@ func (ev *evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 // the first case of every job runs before the other cases of any, so a
 // file whose large grids use up the cases' budget still has every test
 // analysed once.
-func (ev *evaluator) drive(f *syntax.File) {
+func (ev *Evaluator) drive(f *syntax.File) {
 	var factories map[string]bool
 	factoriesDone := false
 	var jobs []*driveJob
@@ -219,7 +219,7 @@ type driveJob struct {
 }
 
 // step runs case i unless the file's case budget is used up (false then).
-func (j *driveJob) step(ev *evaluator, i int) bool {
+func (j *driveJob) step(ev *Evaluator, i int) bool {
 	if i >= j.n || ev.overBudget(j.at) {
 		return false
 	}
@@ -231,7 +231,7 @@ func (j *driveJob) step(ev *evaluator, i int) bool {
 
 // factoryNames returns the module-level names bound to functions that
 // contain kernels and to @T.jit kernels.
-func (ev *evaluator) factoryNames() map[string]bool {
+func (ev *Evaluator) factoryNames() map[string]bool {
 	var out map[string]bool
 	for name, v := range ev.modScope.vars {
 		ok := false
@@ -280,16 +280,16 @@ func requiredParams(ps *syntax.Params) int {
 
 // overBudget reports whether the file's bound cases have used up their
 // work budget; the first time it says so at span.
-func (ev *evaluator) overBudget(span source.Span) bool {
+func (ev *Evaluator) overBudget(span source.Span) bool {
 	if ev.fileOut {
 		return true // the file's budget ran out (reported then)
 	}
-	if ev.totalSteps <= driveBudget*ev.opts.MaxSteps {
+	if ev.totalSteps <= driveBudget*ev.Opts.MaxSteps {
 		return false
 	}
 	if !ev.budgetReported {
 		ev.budgetReported = true
-		ev.report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.opts.MaxSteps))
+		ev.Report(diag.Infof(span, CodeCaseCap, "bound cases stopped after %d evaluation steps in all; the cases from here on are not analysed", driveBudget*ev.Opts.MaxSteps))
 	}
 	return true
 }
@@ -297,18 +297,18 @@ func (ev *evaluator) overBudget(span source.Span) bool {
 // testJob calls a test function once per case of its parametrize grid
 // (once when it has none), times its directive lines; nil when the grid
 // is empty.
-func (ev *evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
+func (ev *Evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 	source := "test"
 	var cases []gridCase
 	if len(axes) > 0 {
 		source = "pytest"
 		var total int
-		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.opts.MaxCases) })
+		cases, total = gridCases(axes, func(total int) []int { return spread(total, ev.Opts.MaxCases) })
 		if total == 0 {
 			return nil
 		}
-		if total > ev.opts.MaxCases {
-			ev.report(diag.Infof(axes[0].span, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
+		if total > ev.Opts.MaxCases {
+			ev.Report(diag.Infof(axes[0].At, CodeCaseCap, "the parametrize grid of `%s` has %d cases; %d of them, evenly spread, are analysed (the case cap)", fn.Def.Name.Id, total, len(cases)))
 		}
 	} else {
 		cases = []gridCase{{}}
@@ -324,7 +324,7 @@ func (ev *evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 	var all []one
 	for _, gc := range cases {
 		for _, extra := range lines {
-			if len(all) < ev.opts.MaxCases {
+			if len(all) < ev.Opts.MaxCases {
 				all = append(all, one{gc, extra})
 			}
 		}
@@ -338,7 +338,7 @@ func (ev *evaluator) testJob(fn *FuncV, axes []*ParametrizeV) *driveJob {
 // runCase calls fn as a binding-source root: given values first, then
 // extra (a directive line), Options.Bindings, defaults, else unbound.
 // It returns the diagnostics reported outside kernels.
-func (ev *evaluator) runCase(fn *FuncV, given, extra []Binding, source, id string) []diag.Diagnostic {
+func (ev *Evaluator) runCase(fn *FuncV, given, extra []Binding, source, id string) []diag.Diagnostic {
 	ev.entered[fn.Def] = true
 	var sink []diag.Diagnostic
 	savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID
@@ -347,7 +347,7 @@ func (ev *evaluator) runCase(fn *FuncV, given, extra []Binding, source, id strin
 		saved := ev.speculating
 		ev.speculating = true
 		defer func() { ev.speculating = saved }()
-		ev.callFunc(fn, &call{span: fn.Def.Name.Loc, spec: &specArgs{given, extra}})
+		ev.callFunc(fn, &Call{At: fn.Def.Name.Loc, spec: &specArgs{given, extra}})
 	})
 	ev.sink, ev.caseSource, ev.caseID = savedSink, savedSrc, savedID
 	return sink
@@ -373,7 +373,7 @@ func isMainGuard(e syntax.Expr) bool {
 
 // driveMain runs the body of a module-level `if __name__ == "__main__":`
 // and returns the diagnostics reported outside kernels.
-func (ev *evaluator) driveMain(s *syntax.If) []diag.Diagnostic {
+func (ev *Evaluator) driveMain(s *syntax.If) []diag.Diagnostic {
 	savedSrc, savedID := ev.caseSource, ev.caseID
 	ev.caseSource, ev.caseID = "main", ""
 	var sink []diag.Diagnostic
@@ -392,7 +392,7 @@ func (ev *evaluator) driveMain(s *syntax.If) []diag.Diagnostic {
 // isConfigsRoot reports whether fn is the get_kernel that driveConfigs
 // calls once per CONFIGS entry: the runner never calls it without an
 // entry, so it is no entry point of its own.
-func (ev *evaluator) isConfigsRoot(fn *FuncV) bool {
+func (ev *Evaluator) isConfigsRoot(fn *FuncV) bool {
 	if fn.Name != "get_kernel" {
 		return false
 	}
@@ -400,9 +400,9 @@ func (ev *evaluator) isConfigsRoot(fn *FuncV) bool {
 }
 
 // configEntries returns the dicts of the module's CONFIGS list.
-func (ev *evaluator) configEntries() []*DictV {
+func (ev *Evaluator) configEntries() []*DictV {
 	var cfgs []*DictV
-	for _, e := range seqElts(ev.modScope.vars["CONFIGS"]) {
+	for _, e := range SeqElts(ev.modScope.vars["CONFIGS"]) {
 		if d, ok := e.(*DictV); ok {
 			cfgs = append(cfgs, d)
 		}
@@ -412,7 +412,7 @@ func (ev *evaluator) configEntries() []*DictV {
 
 // configsJob calls get_kernel(**cfg) for each entry of the module's
 // CONFIGS list (the TIRx-kernels module protocol); nil without one.
-func (ev *evaluator) configsJob() *driveJob {
+func (ev *Evaluator) configsJob() *driveJob {
 	cv, ok := ev.modScope.vars["CONFIGS"]
 	if !ok {
 		return nil
@@ -430,10 +430,10 @@ func (ev *evaluator) configsJob() *driveJob {
 
 // configsCases calls gk(**cfg) for each of cfgs, the entries of the
 // CONFIGS list cv.
-func (ev *evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
-	idx := spread(len(cfgs), ev.opts.MaxCases)
-	if len(cfgs) > ev.opts.MaxCases {
-		ev.report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
+func (ev *Evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
+	idx := spread(len(cfgs), ev.Opts.MaxCases)
+	if len(cfgs) > ev.Opts.MaxCases {
+		ev.Report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
 	}
 	// The runner passes an entry without its "label" (runner.py's
 	// `{k: v for k, v in config.items() if k != "label"}`); a get_kernel
@@ -443,7 +443,7 @@ func (ev *evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob 
 	return &driveJob{n: len(idx), at: gk.Def.Name.Loc, run: func(n int) ([]diag.Diagnostic, string) {
 		i := idx[n]
 		d := cfgs[i]
-		c := &call{span: gk.Def.Name.Loc, fnSpan: gk.Def.Name.Loc}
+		c := &Call{At: gk.Def.Name.Loc, FnSpan: gk.Def.Name.Loc}
 		id := ""
 		for j, k := range d.Keys {
 			s, ok := k.(*StrV)
@@ -458,7 +458,7 @@ func (ev *evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob 
 					continue
 				}
 			}
-			c.kwargs = append(c.kwargs, kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
+			c.Kwargs = append(c.Kwargs, Kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
 		}
 		if id == "" {
 			id = "CONFIGS[" + strconv.Itoa(i) + "]"
@@ -482,7 +482,7 @@ func (ev *evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob 
 // else once with its defaults and unbound values; then evaluates every
 // @T.jit kernel that no .specialize evaluated the same way. Newly created
 // nested factories are called in later rounds.
-func (ev *evaluator) runFactories() {
+func (ev *Evaluator) runFactories() {
 	jitDone := map[*syntax.FunctionDef]bool{}
 	for round := 0; round < 8; round++ {
 		var todo []*FuncV
@@ -547,7 +547,7 @@ func (ev *evaluator) runFactories() {
 }
 
 // lineSource names the source of a def's binding lines.
-func (ev *evaluator) lineSource(def *syntax.FunctionDef) string {
+func (ev *Evaluator) lineSource(def *syntax.FunctionDef) string {
 	if len(ev.directives[def]) > 0 {
 		return "directive"
 	}
@@ -558,9 +558,9 @@ func (ev *evaluator) lineSource(def *syntax.FunctionDef) string {
 
 // noteSite records a tile call met while evaluating a kernel (a call met
 // several times is merged when the kernel turns out partial).
-func (ev *evaluator) noteSite(c *syntax.Call, op, scope string, needs []string) {
-	ks := ev.kern
-	if ks == nil || len(needs) == 0 && len(ks.k.Unbound) == 0 {
+func (ev *Evaluator) noteSite(c *syntax.Call, op, scope string, needs []string) {
+	ks := ev.Kern
+	if ks == nil || len(needs) == 0 && len(ks.K.Unbound) == 0 {
 		// Nothing unbound so far: only a partial kernel needs its sites,
 		// and evalKernelCase adds the calls of its body then.
 		return
@@ -589,9 +589,9 @@ func containsStr(ss []string, s string) bool {
 // tileCallSyntax recognizes Tx.op(...), Tx.<scope>.op(...) and
 // getattr(Tx, ...).op(...) without evaluating them; with old (a kernel
 // of the older dialect), also op(...) on tvm.script.tirx itself.
-func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok bool) {
+func (ev *Evaluator) tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok bool) {
 	a, isAttr := c.Func.(*syntax.Attribute)
-	if !isAttr || !isTileOp(a.Attr.Id) {
+	if !isAttr || !ev.libIsTileOp(a.Attr.Id) {
 		return "", "", false
 	}
 	isTx := func(e syntax.Expr) bool {
@@ -601,7 +601,7 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 		}
 		v, _ := fr.env.lookup(n.Id)
 		m, ok := v.(*ModuleV)
-		return ok && m.Path == txPath
+		return ok && m.Path == TxPath
 	}
 	switch x := a.X.(type) {
 	case *syntax.Name:
@@ -617,7 +617,7 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 			}
 		}
 	case *syntax.Attribute:
-		if sc, ok := txScopes[x.Attr.Id]; ok && (isTx(x.X) || isTirxModule(fr, x.X)) {
+		if sc, ok := ev.libTxScope(x.Attr.Id); ok && (isTx(x.X) || isTirxModule(fr, x.X)) {
 			return a.Attr.Id, sc, true
 		}
 	case *syntax.Call:
@@ -631,8 +631,8 @@ func tileCallSyntax(fr *frame, c *syntax.Call, old bool) (op, scope string, ok b
 // skippedTileCalls records the tile calls inside a statement of a kernel
 // skipped because its condition or iterable needs param ("" when it is
 // poison: if the kernel turns out partial, that stems from what it needed).
-func (ev *evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
-	if ev.kern == nil || param == "" && len(ev.kern.k.Unbound) == 0 {
+func (ev *Evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
+	if ev.Kern == nil || param == "" && len(ev.Kern.K.Unbound) == 0 {
 		return // not partial (yet): evalKernelCase scans the body if it becomes so
 	}
 	var needs []string
@@ -641,7 +641,7 @@ func (ev *evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 	}
 	syntax.Inspect(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.Call); ok {
-			if op, scope, ok := tileCallSyntax(fr, c, ev.inOldDialect()); ok {
+			if op, scope, ok := ev.tileCallSyntax(fr, c, ev.InOldDialect()); ok {
 				ev.noteSite(c, op, scope, needs)
 			}
 		}
@@ -651,9 +651,9 @@ func (ev *evaluator) skippedTileCalls(fr *frame, s syntax.Stmt, param string) {
 
 // unresolved returns the partial kernel's tile calls in source order; a
 // call that needed nothing itself needs what the kernel needed.
-func (ks *kernelState) unresolved() []UnresolvedCall {
+func (ks *KernelState) unresolved() []UnresolvedCall {
 	var all []string
-	for _, u := range ks.k.Unbound {
+	for _, u := range ks.K.Unbound {
 		p := u
 		if i := strings.LastIndexByte(u, '.'); i >= 0 {
 			p = u[i+1:]

@@ -19,37 +19,37 @@ import (
 // that needs it) then reports "not modelled: dynamic buffer dimension
 // `seq_len` of `q`" at itself, once per call, instead of vanishing.
 
-// dynShapePrefix starts the path of such a value (see dynamicShapeWhy).
-const dynShapePrefix = "dynamic buffer dimension `"
+// DynShapePrefix starts the path of such a value (see dynamicShapeWhy).
+const DynShapePrefix = "dynamic buffer dimension `"
 
 // unbuiltBuffer is the value of a buffer declaration whose shape could not
 // be converted (the reason is reported): an opaque value naming the
 // runtime dimension when that was the reason, else poison.
-func unbuiltBuffer(shape Value, name string, span source.Span) Value {
+func UnbuiltBuffer(shape Value, name string, span source.Span) Value {
 	if dim := dynamicDim(shape); dim != "" {
-		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`", dynShapePrefix, dim, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`", DynShapePrefix, dim, name)}
 	}
-	return poison(span)
+	return Poison(span)
 }
 
 // dynamicDim returns the text of the first runtime dimension of a buffer
 // shape, "" when it has none.
 func dynamicDim(shape Value) string {
 	var elts []Value
-	if _, ok := toInt(shape); ok {
+	if _, ok := ToInt(shape); ok {
 		return ""
 	}
-	if isSeq(shape) {
-		elts = seqElts(shape)
+	if IsSeq(shape) {
+		elts = SeqElts(shape)
 	} else {
 		elts = []Value{shape}
 	}
 	for _, e := range elts {
-		if _, ok := toInt(e); ok {
+		if _, ok := ToInt(e); ok {
 			continue
 		}
 		if x, ok := e.(*ExprV); ok {
-			return clip(ExprString(x.E), 60)
+			return Clip(ExprString(x.E), 60)
 		}
 	}
 	return ""
@@ -58,11 +58,11 @@ func dynamicDim(shape Value) string {
 // dynamicShapeWhy returns "dynamic buffer dimension `d` of `b`" when path
 // is (or is derived from) an unbuilt buffer's path, else "".
 func dynamicShapeWhy(path string) string {
-	if !strings.HasPrefix(path, dynShapePrefix) {
+	if !strings.HasPrefix(path, DynShapePrefix) {
 		return ""
 	}
 	// prefix + dim + "` of `" + name + "`" + what was derived from it.
-	rest := path[len(dynShapePrefix):]
+	rest := path[len(DynShapePrefix):]
 	i := strings.Index(rest, "` of `")
 	if i < 0 {
 		return ""
@@ -71,7 +71,7 @@ func dynamicShapeWhy(path string) string {
 	if j < 0 {
 		return ""
 	}
-	return path[:len(dynShapePrefix)+i+len("` of `")+j+1]
+	return path[:len(DynShapePrefix)+i+len("` of `")+j+1]
 }
 
 // ---- buffers over a runtime outer dimension ----
@@ -91,22 +91,22 @@ func dynamicShapeWhy(path string) string {
 // paramShapeArg is shapeArg for the shape of a buffer declaration; a
 // kernel parameter buffer (param) may have a runtime outermost dimension,
 // returned in shapeExpr (nil when the shape is static).
-func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
-	if !param || ev.kern == nil || !isSeq(v) {
-		shape, ok = ev.shapeArg(v, span)
+func (ev *Evaluator) ParamShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+	if !param || ev.Kern == nil || !IsSeq(v) {
+		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
 	}
-	elts := seqElts(v)
+	elts := SeqElts(v)
 	d, ext, isRuntime := ev.runtimeOuterDim(elts)
 	if !isRuntime {
-		shape, ok = ev.shapeArg(v, span)
+		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
 	}
 	// Convert the static rest with the runtime dimension replaced by 1
 	// (checked, never stored: Shape[d] stays 0).
 	rest := append([]Value(nil), elts...)
-	rest[d] = &IntV{base{span}, 1}
-	shape, ok = ev.shapeArg(&TupleV{base{span}, rest}, span)
+	rest[d] = &IntV{Base{span}, 1}
+	shape, ok = ev.ShapeArg(&TupleV{Base{span}, rest}, span)
 	if !ok {
 		return nil, nil, false
 	}
@@ -127,10 +127,10 @@ func (ev *evaluator) paramShapeArg(v Value, span source.Span, param bool) (shape
 // may precede it ((1, seq_len_kv), DeepGEMM's scale-factor rows): their
 // strides, which depend on it, multiply index 0 only, so the buffer
 // addresses like one with a runtime outermost dimension.
-func (ev *evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
+func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 	d := 0
 	for d < len(elts) {
-		if n, ok := toInt(elts[d]); !ok || n != 1 {
+		if n, ok := ToInt(elts[d]); !ok || n != 1 {
 			break
 		}
 		d++
@@ -143,7 +143,7 @@ func (ev *evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 		return 0, nil, false
 	}
 	for _, e := range elts[d+1:] {
-		if _, ok := toInt(e); !ok {
+		if _, ok := ToInt(e); !ok {
 			return 0, nil, false
 		}
 	}
@@ -157,7 +157,7 @@ func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UIn
 
 // overParams reports whether e is an integer expression whose variables
 // are all scalar parameters of the kernel.
-func (ev *evaluator) overParams(e ir.Expr) bool {
+func (ev *Evaluator) overParams(e ir.Expr) bool {
 	switch x := e.(type) {
 	case *ir.IntImm:
 		return true
@@ -165,7 +165,7 @@ func (ev *evaluator) overParams(e ir.Expr) bool {
 		if !isIntType(x.Type) {
 			return false
 		}
-		for _, p := range ev.kern.k.Func.Params {
+		for _, p := range ev.Kern.K.Func.Params {
 			if p.Var == x && p.Buf == nil {
 				return true
 			}
@@ -182,8 +182,8 @@ func (ev *evaluator) overParams(e ir.Expr) bool {
 
 // implicitParam makes vr a scalar launch argument of the kernel unless it
 // is one already (a `n: T.int32` parameter).
-func (ev *evaluator) implicitParam(vr *ir.Var) {
-	fn := ev.kern.k.Func
+func (ev *Evaluator) implicitParam(vr *ir.Var) {
+	fn := ev.Kern.K.Func
 	for _, p := range fn.Params {
 		if p.Var == vr {
 			return
@@ -195,10 +195,10 @@ func (ev *evaluator) implicitParam(vr *ir.Var) {
 // runtimeShapeBuffer finishes a buffer with a runtime outer dimension: it
 // takes no layout= (its Layout stays nil: the default row-major layout
 // over a runtime extent is what dispatch reads from the region).
-func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
+func (ev *Evaluator) RuntimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Span) *ir.Buffer {
 	if lv != nil {
 		if s, ok := lv.(*StrV); !ok || s.V != "default" {
-			ev.warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
+			ev.Warnf(span, CodeUnresolved, "not modelled: layout= on buffer `%s` with runtime dimension `%s`", buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 			return nil
 		}
 	}
@@ -207,11 +207,11 @@ func (ev *evaluator) runtimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Sp
 
 // runtimeShapePlain declines the match_buffer arguments a buffer with a
 // runtime dimension does not model (strides=, elem_offset=).
-func (ev *evaluator) runtimeShapePlain(c *call, buf *ir.Buffer) bool {
+func (ev *Evaluator) RuntimeShapePlain(c *Call, buf *ir.Buffer) bool {
 	for _, kw := range []string{"strides", "elem_offset"} {
-		if v := c.arg(-1, kw); v != nil {
+		if v := c.Arg(-1, kw); v != nil {
 			if _, none := v.(*NoneV); !none {
-				ev.warnf(c.argSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
+				ev.Warnf(c.ArgSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
 				return false
 			}
 		}
@@ -225,7 +225,7 @@ func runtimeDim(buf *ir.Buffer, d int) bool {
 }
 
 // dimExtent is the extent of dimension d of buf as an expression.
-func dimExtent(buf *ir.Buffer, d int, span source.Span) ir.Expr {
+func DimExtent(buf *ir.Buffer, d int, span source.Span) ir.Expr {
 	if runtimeDim(buf, d) {
 		return buf.ShapeExpr[d]
 	}
@@ -240,16 +240,16 @@ var runtimeShapeOps = map[string]bool{"copy": true}
 
 // runtimeShapeOperand reports (and returns false for) a region operand on
 // a buffer with a runtime dimension that tc's variants do not model.
-func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
+func (ev *Evaluator) RuntimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
 	d := r.Buf.RuntimeDim()
 	if runtimeShapeOps[tc.Op] {
 		if d == 0 && runtimeExtentModelled(r.Buf) {
 			return true
 		}
-		ev.warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+		ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, Clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
 	}
-	if tc.Op == "copy_async" && ev.opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+	if tc.Op == "copy_async" && ev.Opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
 		// 0.26+ TMA plans descriptors over a runtime outer extent
 		// (dispatch/cuda/copy_async/tma_runtime_dim.go).
 		return true
@@ -258,7 +258,7 @@ func (ev *evaluator) runtimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 	if tc.Op == "copy_async" {
 		what = "Tx.copy_async (TMA, cp.async)"
 	}
-	ev.warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, clip(ExprString(r.Buf.ShapeExpr[d]), 60))
+	ev.Warnf(sp, CodeUnresolved, "not modelled: %s over buffer `%s` with runtime dimension `%s`", what, r.Buf.Name, Clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 	return false
 }
 
@@ -272,15 +272,15 @@ func runtimeShapeAttr(buf *ir.Buffer, name string, span source.Span) Value {
 	case "shape":
 		out := make([]Value, len(buf.Shape))
 		for i, s := range buf.Shape {
-			out[i] = &IntV{base{span}, s}
+			out[i] = &IntV{Base{span}, s}
 			if runtimeDim(buf, i) {
-				out[i] = &ExprV{base: base{span}, E: buf.ShapeExpr[i]}
+				out[i] = &ExprV{Base: Base{span}, E: buf.ShapeExpr[i]}
 			}
 		}
-		return &TupleV{base{span}, out}
+		return &TupleV{Base{span}, out}
 	case "layout", "local", "view", "sub", "permute":
 		d := buf.RuntimeDim()
-		return &OpaqueV{base{span}, fmt.Sprintf("%s%s` of `%s`.%s", dynShapePrefix, clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
+		return &OpaqueV{Base{span}, fmt.Sprintf("%s%s` of `%s`.%s", DynShapePrefix, Clip(ExprString(buf.ShapeExpr[d]), 60), buf.Name, name)}
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ const maxCallDepth = 150
 
 // Options configures Evaluate. The zero value is ready to use.
 type Options struct {
+	// Library supplies the modules that are not Python's own (the TIRx
+	// library models of dsl/tirxlib); nil leaves them opaque (library.go).
+	Library *Library
 	// Bindings gives values to parameters of factory functions (and of
 	// @T.jit kernels), keyed by the function's qualified name ("factory",
 	// or "outer.inner" for a nested def) and then by parameter name. A
@@ -186,7 +189,7 @@ func Evaluate(f *syntax.File, opts Options) *Program { return evaluate(f, opts).
 
 // evaluate is Evaluate, returning the evaluator (its budgets' totals are
 // checked by tests).
-func evaluate(f *syntax.File, opts Options) *evaluator {
+func evaluate(f *syntax.File, opts Options) *Evaluator {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = DefaultMaxSteps
 	}
@@ -203,9 +206,9 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 	if opts.MaxTileCalls <= 0 {
 		opts.MaxTileCalls = DefaultMaxTileCalls + len(f.Src.Src)/callBytes
 	}
-	ev := &evaluator{
+	ev := &Evaluator{
 		file:       f.Src,
-		opts:       opts,
+		Opts:       opts,
 		prog:       &Program{File: f.Src},
 		byDef:      map[*syntax.FunctionDef]*defCases{},
 		funcByDef:  map[*syntax.FunctionDef]*FuncV{},
@@ -239,7 +242,7 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 		if ev.fileOut {
 			break // the file's budget ran out (reported once, budget.go)
 		}
-		ev.unit(ev.siteOf(siteLine, "", s.Span()), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		ev.unit(ev.siteOf(siteLine, "", s.Span()), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.Halted })
 		if stop {
 			break
 		}
@@ -250,10 +253,10 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 	return ev
 }
 
-// evaluator holds the state of one Evaluate call.
-type evaluator struct {
+// Evaluator holds the state of one Evaluate call.
+type Evaluator struct {
 	file     *source.File
-	opts     Options
+	Opts     Options
 	prog     *Program
 	modScope *scope
 
@@ -263,15 +266,15 @@ type evaluator struct {
 	badSyntax bool
 	steps     int
 	bytes     int64 // the value bytes the current unit has built (budget.go)
-	halted    bool  // the current unit's step or value budget ran out
+	Halted    bool  // the current unit's step or value budget ran out
 	depth     int
 
 	// oobRegions is set while the arguments of a copy_async call are
 	// evaluated: global regions may then lie partly outside the buffer.
 	oobRegions bool
 
-	kern *kernelState // the kernel being evaluated, nil at Python level
-	emit *[]ir.Stmt   // the block being built, nil outside kernels
+	Kern *KernelState // the kernel being evaluated, nil at Python level
+	Emit *[]ir.Stmt   // the block being built, nil outside kernels
 	// old holds the older dialect's scope blocks (dialect_old.go).
 	old oldDialectState
 
@@ -343,109 +346,109 @@ type nameHint struct {
 // unit runs fn as one evaluation unit: fresh step and value budgets,
 // recovered panics. Its work is charged to st (budget.go), and to the
 // file's budgets.
-func (ev *evaluator) unit(st *site, fn func()) {
-	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.halted, ev.curLoop, ev.bytes
+func (ev *Evaluator) unit(st *site, fn func()) {
+	savedSteps, savedHalted, savedLoop, savedBytes := ev.steps, ev.Halted, ev.curLoop, ev.bytes
 	savedDepth, savedTry, savedHint := ev.depth, ev.tryDepth, ev.hint
 	savedCollecting, savedNeeds, savedSite := ev.collecting, len(ev.needs), ev.site
 	savedMade := ev.madeAtUnit
-	ev.steps, ev.halted, ev.curLoop, ev.bytes, ev.site, ev.madeAtUnit = 0, false, source.NoSpan, 0, st, ev.made
+	ev.steps, ev.Halted, ev.curLoop, ev.bytes, ev.site, ev.madeAtUnit = 0, false, source.NoSpan, 0, st, ev.made
 	defer func() {
 		ev.madeAtUnit = savedMade
-		ev.steps, ev.halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
+		ev.steps, ev.Halted, ev.curLoop, ev.bytes = savedSteps, savedHalted, savedLoop, savedBytes
 		ev.depth, ev.tryDepth, ev.hint, ev.site = savedDepth, savedTry, savedHint, savedSite
 		ev.collecting, ev.needs = savedCollecting, ev.needs[:min(savedNeeds, len(ev.needs))]
 		if r := recover(); r != nil {
-			if panicInTests {
+			if PanicInTests {
 				panic(r)
 			}
-			ev.report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
+			ev.Report(diag.Errorf(source.Span{Start: 0, End: 0}, CodeInternal,
 				"internal error in evaluator: %v", r))
 		}
 	}()
 	fn()
 }
 
-// panicInTests makes recovered panics re-panic (set by tests).
-var panicInTests = false
+// PanicInTests makes recovered panics re-panic (set by tests).
+var PanicInTests = false
 
-func (ev *evaluator) report(d diag.Diagnostic) {
+func (ev *Evaluator) Report(d diag.Diagnostic) {
 	if ev.imp != nil && ev.imp.call != nil {
 		d = ev.imp.call.relocate(d) // imports.go
 	}
 	*ev.sink = append(*ev.sink, d)
 }
 
-// errorf reports an error and returns a poison value at span.
-func (ev *evaluator) errorf(span source.Span, code, format string, args ...any) Value {
-	if !ev.halted {
-		ev.report(diag.Errorf(span, code, format, args...))
+// Errorf reports an error and returns a poison value at span.
+func (ev *Evaluator) Errorf(span source.Span, code, format string, args ...any) Value {
+	if !ev.Halted {
+		ev.Report(diag.Errorf(span, code, format, args...))
 	}
-	return &PoisonV{base{span}}
+	return &PoisonV{Base{span}}
 }
 
-// pyErrorf reports a Python runtime error (NameError, KeyError, a failed
+// PyErrorf reports a Python runtime error (NameError, KeyError, a failed
 // assert, ...) as eval/type. Outside kernels during a speculative factory
 // call it reports nothing: that code runs on partly unknown inputs, and
 // opaque calls may have mutated its containers, so its failures are not
 // evidence of a bug.
-func (ev *evaluator) pyErrorf(span source.Span, format string, args ...any) Value {
-	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
-		return &PoisonV{base{span}}
+func (ev *Evaluator) PyErrorf(span source.Span, format string, args ...any) Value {
+	if (ev.speculating && ev.Kern == nil) || ev.tryDepth > 0 {
+		return &PoisonV{Base{span}}
 	}
-	return ev.errorf(span, CodeType, format, args...)
+	return ev.Errorf(span, CodeType, format, args...)
 }
 
-func (ev *evaluator) warnf(span source.Span, code, format string, args ...any) {
-	if !ev.halted {
-		ev.report(diag.Warningf(span, code, format, args...))
+func (ev *Evaluator) Warnf(span source.Span, code, format string, args ...any) {
+	if !ev.Halted {
+		ev.Report(diag.Warningf(span, code, format, args...))
 	}
 }
 
-func poison(span source.Span) Value { return &PoisonV{base{span}} }
+func Poison(span source.Span) Value { return &PoisonV{Base{span}} }
 
-// needConcrete is called where a concrete value is required but v is
+// NeedConcrete is called where a concrete value is required but v is
 // poison, unbound or opaque. It reports what is appropriate and returns a
 // poison value, or v itself for an unbound value outside kernels (it is
 // reported only if a kernel ends up needing it).
-func (ev *evaluator) needConcrete(v Value, use source.Span, what string) Value {
+func (ev *Evaluator) NeedConcrete(v Value, use source.Span, what string) Value {
 	switch v := v.(type) {
 	case *UnboundV:
-		if ev.kern == nil {
+		if ev.Kern == nil {
 			return v
 		}
 		ev.useUnbound(v.Origin)
 	case *OpaqueV:
 		if why := ev.opaqueWhy(v.Path); why != "" {
-			if ev.kern != nil || !ev.speculating {
-				ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
+			if ev.Kern != nil || !ev.speculating {
+				ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // imports.go
 			}
-		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.kern != nil {
-			ev.warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
-		} else if ev.kern != nil || !ev.speculating {
-			ev.warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
+		} else if why := dynamicShapeWhy(v.Path); why != "" && ev.Kern != nil {
+			ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
+		} else if ev.Kern != nil || !ev.speculating {
+			ev.Warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
 		}
 	}
-	return poison(use)
+	return Poison(use)
 }
 
 // useUnbound records that the current evaluation needed origin's value.
 // It is reported at the end unless the kernel def gets a complete case.
-func (ev *evaluator) useUnbound(o *unboundOrigin) {
+func (ev *Evaluator) useUnbound(o *unboundOrigin) {
 	if ev.collecting > 0 {
 		ev.needs = append(ev.needs, o.Param)
 	}
-	if ev.kern == nil {
+	if ev.Kern == nil {
 		ev.noteUnbound(o, nil)
 		return
 	}
-	ev.noteUnbound(o, ev.kern.k.Def)
+	ev.noteUnbound(o, ev.Kern.K.Def)
 	name := o.Func + "." + o.Param
-	if !slices.Contains(ev.kern.k.Unbound, name) {
-		ev.kern.k.Unbound = append(ev.kern.k.Unbound, name)
+	if !slices.Contains(ev.Kern.K.Unbound, name) {
+		ev.Kern.K.Unbound = append(ev.Kern.K.Unbound, name)
 	}
 }
 
-func (ev *evaluator) reportUnbound(o *unboundOrigin) {
+func (ev *Evaluator) reportUnbound(o *unboundOrigin) {
 	if o.reported {
 		return
 	}
@@ -521,7 +524,7 @@ type frame struct {
 
 // analyzeKernelNesting marks every function whose body lexically contains
 // a kernel def (a def decorated with *.prim_func or *.prim_func(...)).
-func (ev *evaluator) analyzeKernelNesting(body []syntax.Stmt) {
+func (ev *Evaluator) analyzeKernelNesting(body []syntax.Stmt) {
 	ev.hasKernel = map[*syntax.FunctionDef]bool{}
 	var visit func(ss []syntax.Stmt) bool
 	visit = func(ss []syntax.Stmt) bool {
@@ -563,7 +566,7 @@ func isKernelDecorated(fd *syntax.FunctionDef) bool {
 	return false
 }
 
-func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
+func (ev *Evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 	if o, ok := ev.origins[p]; ok {
 		return o
 	}
@@ -573,7 +576,7 @@ func (ev *evaluator) originFor(fn *FuncV, p *syntax.Param) *unboundOrigin {
 }
 
 // text returns the source text of span.
-func (ev *evaluator) text(span source.Span) string {
+func (ev *Evaluator) Text(span source.Span) string {
 	if ev.imp != nil && ev.imp.anchors[span] {
 		return "(imported code)" // its spans are the import statement's (imports.go)
 	}

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,29 +13,33 @@ import (
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/dsl/tirxlib"
 	"github.com/tilels/tilels/internal/txtar"
 	"github.com/tilels/tilels/release"
 )
 
 var update = flag.Bool("update", false, "rewrite golden outputs in testdata")
 
-func init() { panicInTests = true }
+func init() { eval.PanicInTests = true }
 
 // evalSource parses and evaluates src.
-func evalSource(name string, src []byte, opts Options) (*Program, []diag.Diagnostic) {
+func evalSource(name string, src []byte, opts eval.Options) (*eval.Program, []diag.Diagnostic) {
 	f, sd := syntax.Parse(source.NewFile(name, src))
-	return Evaluate(f, opts), sd
+	if opts.Library == nil {
+		opts.Library = tirxlib.Library()
+	}
+	return eval.Evaluate(f, opts), sd
 }
 
 // render is the golden text of one case: syntax diagnostics, then Dump.
-func render(file *source.File, p *Program, syn []diag.Diagnostic) string {
+func render(file *source.File, p *eval.Program, syn []diag.Diagnostic) string {
 	var b strings.Builder
 	for _, d := range syn {
 		line, col := file.Position(d.Span.Start)
 		b.WriteString(strings.Join([]string{itoa(line) + ":" + itoa(col), d.Severity.String() + "[" + d.Code + "]", d.Message}, " "))
 		b.WriteString("\n")
 	}
-	b.WriteString(Dump(p))
+	b.WriteString(eval.Dump(p))
 	return b.String()
 }
 
@@ -59,7 +65,7 @@ func TestGolden(t *testing.T) {
 			}
 			name := strings.TrimSuffix(f.Name, ".py")
 			t.Run(filepath.Base(path)+"/"+name, func(t *testing.T) {
-				p, syn := evalSource(f.Name, f.Data, Options{Release: pinnedRelease(f.Data)})
+				p, syn := evalSource(f.Name, f.Data, eval.Options{Release: pinnedRelease(f.Data)})
 				got := render(p.File, p, syn)
 				outIdx := -1
 				for j := range ar.Files {

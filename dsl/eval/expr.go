@@ -13,13 +13,13 @@ import (
 )
 
 // expr evaluates e in fr.
-func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
+func (ev *Evaluator) expr(fr *frame, e syntax.Expr) Value {
 	if e == nil {
-		return &NoneV{base{source.NoSpan}}
+		return &NoneV{Base{source.NoSpan}}
 	}
 	sp := e.Span()
 	if !ev.step(sp) {
-		return poison(sp)
+		return Poison(sp)
 	}
 	switch e := e.(type) {
 	case *syntax.Name:
@@ -33,7 +33,7 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.BinOp:
 		x := ev.expr(fr, e.X)
 		y := ev.expr(fr, e.Y)
-		return ev.binop(e.Op, x, y, sp, false)
+		return ev.Binop(e.Op, x, y, sp, false)
 	case *syntax.UnaryOp:
 		return ev.unary(e.Op, ev.expr(fr, e.X), sp)
 	case *syntax.BoolOp:
@@ -43,7 +43,7 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.Call:
 		return ev.evalCall(fr, e)
 	case *syntax.Attribute:
-		return ev.getAttr(ev.expr(fr, e.X), e.Attr.Id, e.Attr.Loc, sp)
+		return ev.GetAttr(ev.expr(fr, e.X), e.Attr.Id, e.Attr.Loc, sp)
 	case *syntax.Subscript:
 		obj := ev.expr(fr, e.X)
 		idx, isTuple := ev.indexValues(fr, e.Index)
@@ -57,7 +57,7 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 	case *syntax.Set:
 		elts := ev.exprList(fr, e.Elts)
 		if !ev.hashWork(sp, elts...) {
-			return poison(sp)
+			return Poison(sp)
 		}
 		return ev.mkList(sp, dedup(elts), false)
 	case *syntax.Dict:
@@ -68,7 +68,7 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 		v := ev.comprehension(fr, e.Generators, sp, func(f *frame, acc *[]Value) { *acc = append(*acc, ev.expr(f, e.Elt)) }, false)
 		if l, ok := v.(*ListV); ok {
 			if !ev.hashWork(sp, l.Elts...) {
-				return poison(sp)
+				return Poison(sp)
 			}
 			l.Elts = dedup(l.Elts)
 		}
@@ -80,43 +80,43 @@ func (ev *evaluator) expr(fr *frame, e syntax.Expr) Value {
 			*acc = append(*acc, ev.expr(f, e.Key), ev.expr(f, e.Value))
 		}, true)
 	case *syntax.Lambda:
-		fn := &FuncV{base: base{sp}, Name: "<lambda>", Lambda: e, Params: e.Params, Env: fr.env, Defaults: map[*syntax.Param]Value{}}
+		fn := &FuncV{Base: Base{sp}, Name: "<lambda>", Lambda: e, Params: e.Params, Env: fr.env, Defaults: map[*syntax.Param]Value{}}
 		ev.evalDefaults(fr, fn)
 		return fn
 	case *syntax.IfExp:
 		return ev.ifExp(fr, e)
 	case *syntax.Starred:
-		return ev.pyErrorf(sp, "can't use starred expression here")
+		return ev.PyErrorf(sp, "can't use starred expression here")
 	case *syntax.NamedExpr:
 		v := ev.expr(fr, e.Value)
 		fr.env.set(e.Target.Id, v)
 		return v
 	case *syntax.Await, *syntax.Yield, *syntax.YieldFrom:
-		return &OpaqueV{base{sp}, ev.text(sp)}
+		return &OpaqueV{Base{sp}, ev.Text(sp)}
 	case *syntax.BadExpr:
-		return poison(sp)
+		return Poison(sp)
 	}
-	return poison(sp)
+	return Poison(sp)
 }
 
-func (ev *evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
+func (ev *Evaluator) exprList(fr *frame, es []syntax.Expr) []Value {
 	out := make([]Value, 0, len(es))
 	for _, e := range es {
 		if st, ok := e.(*syntax.Starred); ok {
 			v := ev.expr(fr, st.X)
-			if isErr(v) {
+			if IsErr(v) {
 				out = append(out, v)
 				continue
 			}
-			elts, ok := ev.iterate(v, st.Loc)
+			elts, ok := ev.Iterate(v, st.Loc)
 			if !ok {
-				out = append(out, ev.pyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
+				out = append(out, ev.PyErrorf(st.Loc, "'%s' object is not iterable", v.TypeName()))
 				continue
 			}
 			// The display is charged for its elements when it is made;
 			// an unpacked iterable can be large, so it is charged first.
 			if !ev.charge(st.Loc, "list", mulCost(int64(len(elts)), costSlot)) {
-				out = append(out, poison(st.Loc))
+				out = append(out, Poison(st.Loc))
 				continue
 			}
 			out = append(out, elts...)
@@ -142,7 +142,7 @@ func dedup(vs []Value) []Value {
 	return out
 }
 
-func (ev *evaluator) lookupName(fr *frame, e *syntax.Name) Value {
+func (ev *Evaluator) lookupName(fr *frame, e *syntax.Name) Value {
 	if v, ok := fr.env.lookup(e.Id); ok {
 		return v
 	}
@@ -150,20 +150,20 @@ func (ev *evaluator) lookupName(fr *frame, e *syntax.Name) Value {
 		return v
 	}
 	if v, ok := fr.env.root().vars["*opaque-star*"]; ok {
-		return &OpaqueV{base{e.Loc}, v.(*OpaqueV).Path + "." + e.Id}
+		return &OpaqueV{Base{e.Loc}, v.(*OpaqueV).Path + "." + e.Id}
 	}
-	if (ev.speculating && ev.kern == nil) || ev.tryDepth > 0 {
-		return poison(e.Loc)
+	if (ev.speculating && ev.Kern == nil) || ev.tryDepth > 0 {
+		return Poison(e.Loc)
 	}
-	return ev.errorf(e.Loc, CodeUnresolved, "name '%s' is not defined", e.Id)
+	return ev.Errorf(e.Loc, CodeUnresolved, "name '%s' is not defined", e.Id)
 }
 
-func (ev *evaluator) constant(e *syntax.Constant) Value {
+func (ev *Evaluator) constant(e *syntax.Constant) Value {
 	sp := e.Loc
 	switch e.Kind {
 	case syntax.Int:
 		if n, ok := smallDecimal(e.Value); ok {
-			return &IntV{base{sp}, n}
+			return &IntV{Base{sp}, n}
 		}
 		s := strings.ReplaceAll(e.Value, "_", "")
 		n, ok := new(big.Int).SetString(s, 0)
@@ -172,32 +172,32 @@ func (ev *evaluator) constant(e *syntax.Constant) Value {
 			// rejects "00"; treat it as decimal.
 			n, ok = new(big.Int).SetString(strings.TrimLeft(s, "0")+"0", 10)
 			if ok && strings.Trim(s, "0") == "" {
-				return &IntV{base{sp}, 0}
+				return &IntV{Base{sp}, 0}
 			}
-			return ev.pyErrorf(sp, "invalid integer literal %s", e.Value)
+			return ev.PyErrorf(sp, "invalid integer literal %s", e.Value)
 		}
 		if !n.IsInt64() {
-			return ev.pyErrorf(sp, "integer %s does not fit in 64 bits", e.Value)
+			return ev.PyErrorf(sp, "integer %s does not fit in 64 bits", e.Value)
 		}
-		return &IntV{base{sp}, n.Int64()}
+		return &IntV{Base{sp}, n.Int64()}
 	case syntax.Float:
 		f, err := strconv.ParseFloat(strings.ReplaceAll(e.Value, "_", ""), 64)
 		if err != nil && !math.IsInf(f, 0) {
-			return ev.pyErrorf(sp, "invalid float literal %s", e.Value)
+			return ev.PyErrorf(sp, "invalid float literal %s", e.Value)
 		}
-		return &FloatV{base{sp}, f}
+		return &FloatV{Base{sp}, f}
 	case syntax.String, syntax.Bytes:
-		return &StrV{base{sp}, e.Str}
+		return &StrV{Base{sp}, e.Str}
 	case syntax.True:
-		return &BoolV{base{sp}, true}
+		return &BoolV{Base{sp}, true}
 	case syntax.False:
-		return &BoolV{base{sp}, false}
+		return &BoolV{Base{sp}, false}
 	case syntax.None:
-		return &NoneV{base{sp}}
+		return &NoneV{Base{sp}}
 	case syntax.Ellipsis:
-		return &MarkerV{base: base{sp}, Name: "Ellipsis"}
+		return &MarkerV{Base: Base{sp}, Name: "Ellipsis"}
 	}
-	return &OpaqueV{base{sp}, e.Value}
+	return &OpaqueV{Base{sp}, e.Value}
 }
 
 // smallDecimal parses a decimal literal of at most 18 digits without a
@@ -218,33 +218,33 @@ func smallDecimal(s string) (int64, bool) {
 	return n, true
 }
 
-func (ev *evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
+func (ev *Evaluator) joinedStr(fr *frame, e *syntax.JoinedStr) Value {
 	parts := make([]string, 0, len(e.Parts))
 	n := int64(0)
 	for _, p := range e.Parts {
 		v := ev.expr(fr, p)
-		if isErr(v) {
+		if IsErr(v) {
 			return v
 		}
 		s, ok := v.(*StrV)
 		if !ok {
-			return ev.pyErrorf(p.Span(), "f-string part is %s", v.TypeName())
+			return ev.PyErrorf(p.Span(), "f-string part is %s", v.TypeName())
 		}
 		parts = append(parts, s.V)
 		n += int64(len(s.V))
 	}
 	if len(parts) == 1 {
-		return &StrV{base{e.Loc}, parts[0]}
+		return &StrV{Base{e.Loc}, parts[0]}
 	}
 	if !ev.charge(e.Loc, "str", strCost(n)) {
-		return poison(e.Loc)
+		return Poison(e.Loc)
 	}
-	return &StrV{base{e.Loc}, strings.Join(parts, "")}
+	return &StrV{Base{e.Loc}, strings.Join(parts, "")}
 }
 
-func (ev *evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
+func (ev *Evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 	v := ev.expr(fr, e.Value)
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
 	spec := ""
@@ -259,25 +259,25 @@ func (ev *evaluator) formatted(fr *frame, e *syntax.FormattedValue) Value {
 	if e.Conversion == 'r' || e.Conversion == 'a' || e.Conversion == 's' {
 		s, ok := ev.strOf(e.Loc, v, e.Conversion != 's')
 		if !ok {
-			return poison(e.Loc)
+			return Poison(e.Loc)
 		}
-		v = &StrV{base{v.Span()}, s}
+		v = &StrV{Base{v.Span()}, s}
 	}
 	s, ok := ev.formatValue(v, spec, e.Loc)
-	if ev.halted {
-		return poison(e.Loc)
+	if ev.Halted {
+		return Poison(e.Loc)
 	}
 	if !ok {
-		return ev.pyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
+		return ev.PyErrorf(e.Loc, "unsupported format spec %q for %s", spec, v.TypeName())
 	}
-	return &StrV{base{e.Loc}, s}
+	return &StrV{Base{e.Loc}, s}
 }
 
 // strOf is str(v) (repr false) or repr(v) as the text of a value being
 // built: charged, and bounded by the value budget while it is written (a
 // container that shares its elements can have a repr exponentially
 // longer than the memory it takes). False when the budget ran out.
-func (ev *evaluator) strOf(span source.Span, v Value, repr bool) (string, bool) {
+func (ev *Evaluator) strOf(span source.Span, v Value, repr bool) (string, bool) {
 	if !repr {
 		switch x := v.(type) {
 		case *StrV:
@@ -305,7 +305,7 @@ const maxFormatNumber = 1 << 58
 // the width and the digits of a float's precision before they are
 // allocated, so f"{0:1000000000}" stops at the value budget (ev.halted is
 // then set and the caller returns poison).
-func (ev *evaluator) formatValue(v Value, spec string, span source.Span) (string, bool) {
+func (ev *Evaluator) formatValue(v Value, spec string, span source.Span) (string, bool) {
 	if spec == "" {
 		return ev.strOf(span, v, false)
 	}
@@ -356,7 +356,7 @@ func (ev *evaluator) formatValue(v Value, spec string, span source.Span) (string
 	neg := false
 	switch x := v.(type) {
 	case *IntV, *BoolV:
-		n, _ := toInt(x)
+		n, _ := ToInt(x)
 		if typ == 'f' || typ == 'e' || typ == 'g' || typ == '%' {
 			return ev.formatValue(&FloatV{V: float64(n)}, spec, span)
 		}
@@ -486,17 +486,17 @@ func groupThousands(s string) string {
 	return b.String()
 }
 
-func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
-	d := newDict(e.Loc)
+func (ev *Evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
+	d := NewDict(e.Loc)
 	for i, k := range e.Keys {
 		if k == nil {
 			v := ev.expr(fr, e.Values[i])
-			if isErr(v) {
+			if IsErr(v) {
 				continue
 			}
 			src, ok := v.(*DictV)
 			if !ok {
-				ev.pyErrorf(e.Values[i].Span(), "'%s' object is not a mapping", v.TypeName())
+				ev.PyErrorf(e.Values[i].Span(), "'%s' object is not a mapping", v.TypeName())
 				continue
 			}
 			for j := range src.Keys {
@@ -510,18 +510,18 @@ func (ev *evaluator) dictDisplay(fr *frame, e *syntax.Dict) Value {
 			continue // an unknown key: lookups with it are unknown too
 		}
 		if !ev.setEntry(d, kv, vv, k.Span()) {
-			ev.pyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
+			ev.PyErrorf(k.Span(), "unhashable type: '%s'", kv.TypeName())
 		}
 	}
-	if ev.halted {
-		return poison(e.Loc)
+	if ev.Halted {
+		return Poison(e.Loc)
 	}
 	return d
 }
 
 // comprehension evaluates generators in a child scope, calling body for
 // each innermost binding.
-func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span source.Span, body func(*frame, *[]Value), isDict bool) Value {
+func (ev *Evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span source.Span, body func(*frame, *[]Value), isDict bool) Value {
 	inner := &frame{env: newScope(fr.env), tir: false, fn: fr.fn}
 	var acc []Value
 	var bad Value
@@ -538,13 +538,13 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		} else {
 			it = ev.expr(inner, g.Iter)
 		}
-		if isErr(it) {
+		if IsErr(it) {
 			bad = it
 			return false
 		}
 		next, ok := ev.iterator(it, g.Iter.Span())
 		if !ok {
-			bad = ev.pyErrorf(g.Iter.Span(), "'%s' object is not iterable", it.TypeName())
+			bad = ev.PyErrorf(g.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 			return false
 		}
 		for {
@@ -553,22 +553,22 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 				return true
 			}
 			if !ev.step(g.Loc) {
-				bad = poison(span)
+				bad = Poison(span)
 				return false
 			}
 			ev.assign(inner, g.Target, x, g.Iter.Span(), false)
 			keep := true
 			for _, cond := range g.Ifs {
 				c := ev.expr(inner, cond)
-				if isErr(c) {
+				if IsErr(c) {
 					bad = c
 					return false
 				}
 				if _, ok := c.(*ExprV); ok {
-					bad = ev.pyErrorf(cond.Span(), "comprehension condition is a device value")
+					bad = ev.PyErrorf(cond.Span(), "comprehension condition is a device value")
 					return false
 				}
-				if !truthy(c) {
+				if !Truthy(c) {
 					keep = false
 					break
 				}
@@ -582,60 +582,60 @@ func (ev *evaluator) comprehension(fr *frame, gens []*syntax.Comprehension, span
 		return bad
 	}
 	if isDict {
-		d := newDict(span)
+		d := NewDict(span)
 		for i := 0; i+1 < len(acc); i += 2 {
-			if !ev.setEntry(d, acc[i], acc[i+1], span) && !isErr(acc[i]) {
-				return ev.pyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
+			if !ev.setEntry(d, acc[i], acc[i+1], span) && !IsErr(acc[i]) {
+				return ev.PyErrorf(acc[i].Span(), "unhashable type: '%s'", acc[i].TypeName())
 			}
 		}
-		if ev.halted {
-			return poison(span)
+		if ev.Halted {
+			return Poison(span)
 		}
 		return d
 	}
 	return ev.mkList(span, acc, false)
 }
 
-func (ev *evaluator) ifExp(fr *frame, e *syntax.IfExp) Value {
+func (ev *Evaluator) ifExp(fr *frame, e *syntax.IfExp) Value {
 	c := ev.expr(fr, e.Test)
-	if isErr(c) {
+	if IsErr(c) {
 		return c
 	}
 	if ce, ok := c.(*ExprV); ok {
 		a := ev.expr(fr, e.Body)
 		b := ev.expr(fr, e.OrElse)
-		if isErr(a) {
+		if IsErr(a) {
 			return a
 		}
-		if isErr(b) {
+		if IsErr(b) {
 			return b
 		}
-		ae, aok := ev.toIR(a, ir.DataType{})
-		be, bok := ev.toIR(b, exprType(ae))
+		ae, aok := ev.ToIR(a, ir.DataType{})
+		be, bok := ev.ToIR(b, ExprType(ae))
 		if !aok || !bok {
-			return ev.pyErrorf(e.Loc, "a device conditional expression needs scalar branches")
+			return ev.PyErrorf(e.Loc, "a device conditional expression needs scalar branches")
 		}
-		return &ExprV{base: base{e.Loc}, E: &ir.Select{Cond: ce.E, A: ae, B: be, Span: e.Loc}}
+		return &ExprV{Base: Base{e.Loc}, E: &ir.Select{Cond: ce.E, A: ae, B: be, Span: e.Loc}}
 	}
-	if truthy(c) {
+	if Truthy(c) {
 		return ev.expr(fr, e.Body)
 	}
 	return ev.expr(fr, e.OrElse)
 }
 
-func (ev *evaluator) sliceValue(fr *frame, e *syntax.Slice) Value {
+func (ev *Evaluator) sliceValue(fr *frame, e *syntax.Slice) Value {
 	part := func(x syntax.Expr) Value {
 		if x == nil {
-			return &NoneV{base{e.Loc}}
+			return &NoneV{Base{e.Loc}}
 		}
 		return ev.expr(fr, x)
 	}
-	return &SliceV{base{e.Loc}, part(e.Lower), part(e.Upper), part(e.Step)}
+	return &SliceV{Base{e.Loc}, part(e.Lower), part(e.Upper), part(e.Step)}
 }
 
 // indexValues evaluates a subscript index: the elements of an unparenthesized
 // tuple index (slices become *SliceV), or the single index.
-func (ev *evaluator) indexValues(fr *frame, idx syntax.Expr) ([]Value, bool) {
+func (ev *Evaluator) indexValues(fr *frame, idx syntax.Expr) ([]Value, bool) {
 	if t, ok := idx.(*syntax.Tuple); ok && !t.Parens {
 		return ev.exprList(fr, t.Elts), true
 	}
@@ -647,14 +647,14 @@ func (ev *evaluator) indexValues(fr *frame, idx syntax.Expr) ([]Value, bool) {
 
 func keyOf(idx []Value, isTuple bool, span source.Span) Value {
 	if isTuple {
-		return &TupleV{base{span}, idx}
+		return &TupleV{Base{span}, idx}
 	}
 	return idx[0]
 }
 
 // ---- truthiness and iteration ----
 
-func truthy(v Value) bool {
+func Truthy(v Value) bool {
 	switch v := v.(type) {
 	case *IntV:
 		return v.V != 0
@@ -689,7 +689,7 @@ func rangeLen(r *RangeV) int64 {
 }
 
 // iterator returns a lazy iterator over a Python iterable.
-func (ev *evaluator) iterator(v Value, span source.Span) (func() (Value, bool), bool) {
+func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), bool) {
 	switch v := v.(type) {
 	case *RangeV:
 		i, n := int64(0), rangeLen(v)
@@ -699,10 +699,10 @@ func (ev *evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 			}
 			x := v.Start + i*v.Step
 			i++
-			return &IntV{base{span}, x}, true
+			return &IntV{Base{span}, x}, true
 		}, true
 	}
-	elts, ok := ev.iterate(v, span)
+	elts, ok := ev.Iterate(v, span)
 	if !ok {
 		return nil, false
 	}
@@ -716,7 +716,7 @@ func (ev *evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 	}, true
 }
 
-// iterate materializes a Python iterable (ranges up to the step budget).
+// Iterate materializes a Python iterable (ranges up to the step budget).
 // The elements of a tuple or list and the keys of a dict are returned as
 // they are: shared, so the caller must not modify the slice or keep it in
 // a new container without copying it (the containers themselves never
@@ -724,7 +724,7 @@ func (ev *evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 // past its length, so the caller's view stays valid). A str's characters
 // and a range's numbers are made here, charged to the value budget. It
 // returns false when v is not iterable or the budget ran out (ev.halted).
-func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
+func (ev *Evaluator) Iterate(v Value, span source.Span) ([]Value, bool) {
 	switch v := v.(type) {
 	case *TupleV:
 		return v.Elts, true
@@ -738,13 +738,13 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 		}
 		var out []Value
 		for _, r := range v.V {
-			out = append(out, &StrV{base{v.span}, string(r)})
+			out = append(out, &StrV{Base{v.At}, string(r)})
 		}
 		return out, true
 	case *RangeV:
 		n := rangeLen(v)
-		if n > int64(ev.opts.MaxSteps) {
-			ev.work(span, ev.opts.MaxSteps+1, 1) // halts, reporting the budget
+		if n > int64(ev.Opts.MaxSteps) {
+			ev.work(span, ev.Opts.MaxSteps+1, 1) // halts, reporting the budget
 			return nil, false
 		}
 		if !ev.work(span, int(n), 4) || !ev.charge(span, "list", seqCost(n, true)) {
@@ -752,7 +752,7 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 		}
 		out := make([]Value, 0, n)
 		for i := int64(0); i < n; i++ {
-			out = append(out, &IntV{base{span}, v.Start + i*v.Step})
+			out = append(out, &IntV{Base{span}, v.Start + i*v.Step})
 		}
 		return out, true
 	case *ClassV:
@@ -765,9 +765,9 @@ func (ev *evaluator) iterate(v Value, span source.Span) ([]Value, bool) {
 
 // ---- conversions ----
 
-// toInt returns v as an int when it is a Python int/bool or a constant
+// ToInt returns v as an int when it is a Python int/bool or a constant
 // integer device expression.
-func toInt(v Value) (int64, bool) {
+func ToInt(v Value) (int64, bool) {
 	switch v := v.(type) {
 	case *IntV:
 		return v.V, true
@@ -795,14 +795,14 @@ func toFloat(v Value) (float64, bool) {
 			return c.Value, true
 		}
 	}
-	if n, ok := toInt(v); ok {
+	if n, ok := ToInt(v); ok {
 		return float64(n), true
 	}
 	return 0, false
 }
 
-// isPyNum reports whether v is a Python int, bool or float.
-func isPyNum(v Value) bool {
+// IsPyNum reports whether v is a Python int, bool or float.
+func IsPyNum(v Value) bool {
 	switch v.(type) {
 	case *IntV, *BoolV, *FloatV:
 		return true
@@ -823,7 +823,7 @@ func normIndex(i int64, n int) (int, bool) {
 }
 
 // sliceIndices resolves a Python slice against a sequence of length n.
-func (ev *evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
+func (ev *Evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
 	lo, step, count, ok := ev.sliceRange(s, n)
 	if !ok {
 		return nil, false
@@ -837,10 +837,10 @@ func (ev *evaluator) sliceIndices(s *SliceV, n int) ([]int, bool) {
 
 // sliceRange resolves a Python slice against a sequence of length n: its
 // first index, its step and how many indices it has.
-func (ev *evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok bool) {
+func (ev *Evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok bool) {
 	step = 1
 	if _, ok := s.Step.(*NoneV); !ok {
-		st, ok := toInt(s.Step)
+		st, ok := ToInt(s.Step)
 		if !ok || st == 0 {
 			return 0, 0, 0, false
 		}
@@ -850,7 +850,7 @@ func (ev *evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok
 		if _, ok := v.(*NoneV); ok {
 			return def, true
 		}
-		x, ok := toInt(v)
+		x, ok := ToInt(v)
 		if !ok {
 			return 0, false
 		}
@@ -902,53 +902,49 @@ func (ev *evaluator) sliceRange(s *SliceV, n int) (lo, step int64, count int, ok
 	return lo, step, count, true
 }
 
-func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e *syntax.Subscript) Value {
+func (ev *Evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e *syntax.Subscript) Value {
 	sp := e.Loc
-	if isErr(obj) {
+	if IsErr(obj) {
 		if o, ok := obj.(*OpaqueV); ok {
-			return &OpaqueV{base{sp}, o.Path + "[...]"}
+			return &OpaqueV{Base{sp}, o.Path + "[...]"}
 		}
 		return obj
 	}
 	switch o := obj.(type) {
 	case *ModuleV:
 		if o.Path == "os.environ" { // bind_environ.go: a set variable's value is unknown
-			return &OpaqueV{base{sp}, "os.environ[...]"}
+			return &OpaqueV{Base{sp}, "os.environ[...]"}
 		}
 	case *BufferV:
-		return ev.bufferIndex(o, idx, e)
-	case *subIndexerV: // lib_buffer_view.go
-		return ev.subscriptSub(o, idx, e)
-	case *ChunkV:
-		return ev.chunkIndex(o, idx, e) // lib_buffer_view_rearrange.go
-	case *TileIndexerV:
-		return ev.tileIndex(o, idx, e) // lib_buffer_view_tile.go
+		return ev.BufferIndex(o, idx, e)
+	case SubscriptValue: // a library value (library.go)
+		return o.LibIndex(ev, idx, e)
 	case *SpecBuilderV:
-		return ev.specSubscript(o, e, idx, isTuple)
+		return ev.libSpecSubscript(o, e, idx, isTuple) // library.go
 	case *oldScopeV:
 		return ev.oldScopeIndex(o, idx, isTuple, sp)
 	case *DTypeV:
 		if !o.Ctor {
 			break
 		}
-		return &AnnotV{base: base{sp}, Kind: "local", DT: o.DT, Shape: keyOf(idx, isTuple, sp)}
+		return &AnnotV{Base: Base{sp}, Kind: "local", DT: o.DT, Shape: keyOf(idx, isTuple, sp)}
 	case *MarkerV:
 		switch o.Name {
 		case "T.let":
-			return &MarkerV{base: base{sp}, Name: "T.let", Arg: keyOf(idx, isTuple, sp)}
+			return &MarkerV{Base: Base{sp}, Name: "T.let", Arg: keyOf(idx, isTuple, sp)}
 		case "T.Buffer":
 			args := idx
 			if !isTuple {
 				args = idx
 			}
-			return ev.bufferAnnot(&call{span: sp, args: args, argSpans: spansOf(args)})
+			return ev.bufferAnnot(&Call{At: sp, Args: args, ArgSpans: spansOf(args)})
 		}
 	case *BuiltinV:
-		return &OpaqueV{base{sp}, o.Name + "[...]"} // typing: tuple[int, ...]
+		return &OpaqueV{Base{sp}, o.Name + "[...]"} // typing: tuple[int, ...]
 	case *IntrinsicV:
 		if len(idx) == 1 {
 			if s, ok := idx[0].(*StrV); ok {
-				return &IntrinsicV{base{sp}, o.Path + "." + s.V}
+				return &IntrinsicV{Base{sp}, o.Path + "." + s.V}
 			}
 		}
 	case *DictV:
@@ -957,28 +953,28 @@ func (ev *evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 			return x
 		}
 		if !ev.hashWork(sp, k) {
-			return poison(sp)
+			return Poison(sp)
 		}
 		v, found, hashable := o.get(k)
 		if !hashable {
-			return ev.pyErrorf(sp, "unhashable type: '%s'", k.TypeName())
+			return ev.PyErrorf(sp, "unhashable type: '%s'", k.TypeName())
 		}
 		if !found {
-			return ev.pyErrorf(e.Index.Span(), "KeyError: %s", Repr(k))
+			return ev.PyErrorf(e.Index.Span(), "KeyError: %s", Repr(k))
 		}
 		return v
 	case *TupleV, *ListV, *StrV, *RangeV:
 		if isTuple {
-			return ev.pyErrorf(e.Index.Span(), "%s indices must be integers or slices, not tuple", obj.TypeName())
+			return ev.PyErrorf(e.Index.Span(), "%s indices must be integers or slices, not tuple", obj.TypeName())
 		}
 		return ev.seqIndex(obj, idx[0], e.Index.Span(), sp)
 	}
 	for _, x := range idx {
-		if isErr(x) {
+		if IsErr(x) {
 			return x
 		}
 	}
-	return ev.pyErrorf(sp, "'%s' object is not subscriptable", obj.TypeName())
+	return ev.PyErrorf(sp, "'%s' object is not subscriptable", obj.TypeName())
 }
 
 func spansOf(vs []Value) []source.Span {
@@ -989,10 +985,10 @@ func spansOf(vs []Value) []source.Span {
 	return out
 }
 
-// seqElts returns the elements of a tuple or list (nil for anything
+// SeqElts returns the elements of a tuple or list (nil for anything
 // else: a str's characters are made only where they are needed, see
 // strIndex and iterate).
-func seqElts(obj Value) []Value {
+func SeqElts(obj Value) []Value {
 	switch o := obj.(type) {
 	case *TupleV:
 		return o.Elts
@@ -1002,52 +998,52 @@ func seqElts(obj Value) []Value {
 	return nil
 }
 
-func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
-	if isErr(idx) {
+func (ev *Evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
+	if IsErr(idx) {
 		return idx
 	}
 	switch o := obj.(type) {
 	case *RangeV:
 		n := rangeLen(o)
-		i, ok := toInt(idx)
+		i, ok := ToInt(idx)
 		if !ok {
-			return ev.pyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
+			return ev.PyErrorf(idxSpan, "range indices must be integers, not %s", idx.TypeName())
 		}
 		if i < 0 {
 			i += n
 		}
 		if i < 0 || i >= n {
-			return ev.pyErrorf(idxSpan, "range object index out of range")
+			return ev.PyErrorf(idxSpan, "range object index out of range")
 		}
-		return &IntV{base{sp}, o.Start + i*o.Step}
+		return &IntV{Base{sp}, o.Start + i*o.Step}
 	case *StrV:
 		return ev.strIndex(o, idx, idxSpan, sp)
 	}
-	elts := seqElts(obj)
+	elts := SeqElts(obj)
 	if s, ok := idx.(*SliceV); ok {
 		lo, step, count, ok := ev.sliceRange(s, len(elts))
 		if !ok {
-			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
+			return ev.PyErrorf(idxSpan, "slice indices must be integers or None")
 		}
 		if !ev.charge(sp, obj.TypeName(), seqCost(int64(count), false)) {
-			return poison(sp)
+			return Poison(sp)
 		}
 		out := make([]Value, count)
 		for k := range out {
 			out[k] = elts[lo+int64(k)*step]
 		}
 		if _, ok := obj.(*TupleV); ok {
-			return &TupleV{base{sp}, out}
+			return &TupleV{Base{sp}, out}
 		}
-		return &ListV{base{sp}, out}
+		return &ListV{Base{sp}, out}
 	}
-	i, ok := toInt(idx)
+	i, ok := ToInt(idx)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
+		return ev.PyErrorf(idxSpan, "%s indices must be integers or slices, not %s", obj.TypeName(), idx.TypeName())
 	}
 	j, ok := normIndex(i, len(elts))
 	if !ok {
-		return ev.pyErrorf(idxSpan, "%s index out of range", obj.TypeName())
+		return ev.PyErrorf(idxSpan, "%s index out of range", obj.TypeName())
 	}
 	return elts[j]
 }
@@ -1055,26 +1051,26 @@ func (ev *evaluator) seqIndex(obj, idx Value, idxSpan, sp source.Span) Value {
 // strIndex is s[idx] and s[slice], by characters. An ASCII string (the
 // common case) is indexed by bytes, without decoding; another is decoded
 // once into runes, charged.
-func (ev *evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value {
+func (ev *Evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value {
 	var runes []rune
 	n := len(s.V)
 	if !isASCII(s.V) {
 		n = utf8.RuneCountInString(s.V)
 		if !ev.charge(sp, "str", mulCost(int64(n), 4)) {
-			return poison(sp)
+			return Poison(sp)
 		}
 		runes = []rune(s.V)
 	}
 	if sl, ok := idx.(*SliceV); ok {
 		lo, step, count, ok := ev.sliceRange(sl, n)
 		if !ok {
-			return ev.pyErrorf(idxSpan, "slice indices must be integers or None")
+			return ev.PyErrorf(idxSpan, "slice indices must be integers or None")
 		}
 		if runes == nil && step == 1 {
-			return &StrV{base{sp}, s.V[lo : lo+int64(count)]} // a substring: nothing new
+			return &StrV{Base{sp}, s.V[lo : lo+int64(count)]} // a substring: nothing new
 		}
 		if !ev.charge(sp, "str", strCost(mulCost(int64(count), utf8.UTFMax))) {
-			return poison(sp)
+			return Poison(sp)
 		}
 		var b strings.Builder
 		for k := int64(0); k < int64(count); k++ {
@@ -1084,20 +1080,20 @@ func (ev *evaluator) strIndex(s *StrV, idx Value, idxSpan, sp source.Span) Value
 				b.WriteRune(runes[i])
 			}
 		}
-		return &StrV{base{sp}, b.String()}
+		return &StrV{Base{sp}, b.String()}
 	}
-	i, ok := toInt(idx)
+	i, ok := ToInt(idx)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "string indices must be integers, not '%s'", idx.TypeName())
+		return ev.PyErrorf(idxSpan, "string indices must be integers, not '%s'", idx.TypeName())
 	}
 	j, ok := normIndex(i, n)
 	if !ok {
-		return ev.pyErrorf(idxSpan, "string index out of range")
+		return ev.PyErrorf(idxSpan, "string index out of range")
 	}
 	if runes == nil {
-		return &StrV{base{sp}, s.V[j : j+1]}
+		return &StrV{Base{sp}, s.V[j : j+1]}
 	}
-	return &StrV{base{sp}, string(runes[j])}
+	return &StrV{Base{sp}, string(runes[j])}
 }
 
 func isASCII(s string) bool {
@@ -1109,8 +1105,8 @@ func isASCII(s string) bool {
 	return true
 }
 
-func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v Value, vspan source.Span, e *syntax.Subscript) {
-	if isErr(obj) {
+func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v Value, vspan source.Span, e *syntax.Subscript) {
+	if IsErr(obj) {
 		return
 	}
 	switch o := obj.(type) {
@@ -1118,19 +1114,19 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 		ev.bufferStore(fr, o, idx, v, vspan, e)
 	case *DictV:
 		k := keyOf(idx, isTuple, e.Loc)
-		if !ev.setEntry(o, k, v, e.Loc) && !isErr(k) {
-			ev.pyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
+		if !ev.setEntry(o, k, v, e.Loc) && !IsErr(k) {
+			ev.PyErrorf(e.Index.Span(), "unhashable type: '%s'", k.TypeName())
 		}
 	case *ListV:
 		if isTuple || len(idx) != 1 {
-			ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not tuple")
+			ev.PyErrorf(e.Index.Span(), "list indices must be integers or slices, not tuple")
 			return
 		}
 		if s, ok := idx[0].(*SliceV); ok {
 			is, ok := ev.sliceIndices(s, len(o.Elts))
-			src, ok2 := ev.iterate(v, e.Loc)
+			src, ok2 := ev.Iterate(v, e.Loc)
 			if !ok || !ok2 {
-				ev.pyErrorf(e.Loc, "unsupported slice assignment")
+				ev.PyErrorf(e.Loc, "unsupported slice assignment")
 				return
 			}
 			// src may be o's own elements (l[::-1] = l): copied, as CPython does.
@@ -1142,7 +1138,7 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				lo, hi := len(o.Elts), len(o.Elts)
 				if len(is) > 0 {
 					lo, hi = is[0], is[len(is)-1]+1
-				} else if l, ok := toInt(s.Lo); ok {
+				} else if l, ok := ToInt(s.Lo); ok {
 					if j, ok := normIndex(l, len(o.Elts)); ok {
 						lo, hi = j, j
 					}
@@ -1152,7 +1148,7 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 				return
 			}
 			if len(is) != len(src) {
-				ev.pyErrorf(e.Loc, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
+				ev.PyErrorf(e.Loc, "attempt to assign sequence of size %d to extended slice of size %d", len(src), len(is))
 				return
 			}
 			for k, i := range is {
@@ -1160,20 +1156,20 @@ func (ev *evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 			}
 			return
 		}
-		i, ok := toInt(idx[0])
+		i, ok := ToInt(idx[0])
 		if !ok {
-			if !isErr(idx[0]) {
-				ev.pyErrorf(e.Index.Span(), "list indices must be integers or slices, not %s", idx[0].TypeName())
+			if !IsErr(idx[0]) {
+				ev.PyErrorf(e.Index.Span(), "list indices must be integers or slices, not %s", idx[0].TypeName())
 			}
 			return
 		}
 		j, ok := normIndex(i, len(o.Elts))
 		if !ok {
-			ev.pyErrorf(e.Index.Span(), "list assignment index out of range")
+			ev.PyErrorf(e.Index.Span(), "list assignment index out of range")
 			return
 		}
 		o.Elts[j] = v
 	default:
-		ev.pyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
+		ev.PyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
 	}
 }

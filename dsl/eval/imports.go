@@ -62,8 +62,8 @@ import (
 
 // The import budget of one evaluation (variables for tests).
 var (
-	maxImportModules = 256
-	maxImportBytes   = 16 << 20
+	MaxImportModules = 256
+	MaxImportBytes   = 16 << 20
 )
 
 // importState is the state of workspace imports for one evaluation.
@@ -106,7 +106,7 @@ func (c *importedCall) relocate(d diag.Diagnostic) diag.Diagnostic {
 // imported module's function from the analysed file's code starts an
 // importedCall, and a call of the analysed file's function from imported
 // code suspends it. The returned func restores the state.
-func (ev *evaluator) enterCall(fn *FuncV, at source.Span) func() {
+func (ev *Evaluator) enterCall(fn *FuncV, at source.Span) func() {
 	if ev.imp == nil || fn.Env == nil {
 		return noop
 	}
@@ -136,7 +136,7 @@ type wsModule struct {
 	loading bool
 }
 
-func (ev *evaluator) imports() *importState {
+func (ev *Evaluator) imports() *importState {
 	if ev.imp == nil {
 		ev.imp = &importState{
 			mods:   map[string]*wsModule{},
@@ -149,19 +149,19 @@ func (ev *evaluator) imports() *importState {
 }
 
 // importsEnabled reports whether workspace imports may be resolved.
-func (ev *evaluator) importsEnabled() bool {
-	return len(ev.opts.ImportRoots) > 0 || ev.opts.Path != ""
+func (ev *Evaluator) importsEnabled() bool {
+	return len(ev.Opts.ImportRoots) > 0 || ev.Opts.Path != ""
 }
 
 // readFile reads a module's source, once per evaluation.
-func (ev *evaluator) readFile(path string) ([]byte, error) {
+func (ev *Evaluator) readFile(path string) ([]byte, error) {
 	im := ev.imports()
 	if r, ok := im.read[path]; ok {
 		return r.src, r.err
 	}
 	var r readResult
-	if ev.opts.ReadFile != nil {
-		r.src, r.err = ev.opts.ReadFile(path)
+	if ev.Opts.ReadFile != nil {
+		r.src, r.err = ev.Opts.ReadFile(path)
 	} else {
 		r.src, r.err = os.ReadFile(path)
 	}
@@ -176,8 +176,8 @@ type readResult struct {
 
 // isFile reports whether a module file exists (through readFile when
 // Options.ReadFile is set: an open buffer counts).
-func (ev *evaluator) isFile(path string) bool {
-	if ev.opts.ReadFile != nil {
+func (ev *Evaluator) isFile(path string) bool {
+	if ev.Opts.ReadFile != nil {
 		_, err := ev.readFile(path)
 		return err == nil
 	}
@@ -192,7 +192,7 @@ func isDir(path string) bool {
 
 // opaqueWhy returns why an opaque path from a workspace import is not
 // modelled, or "".
-func (ev *evaluator) opaqueWhy(path string) string {
+func (ev *Evaluator) opaqueWhy(path string) string {
 	if ev.imp == nil || len(ev.imp.why) == 0 {
 		return ""
 	}
@@ -211,14 +211,14 @@ func (ev *evaluator) opaqueWhy(path string) string {
 
 // notModelled returns an opaque value for path that reports why where a
 // concrete value is needed.
-func (ev *evaluator) notModelled(path, why string, span source.Span) Value {
+func (ev *Evaluator) notModelled(path, why string, span source.Span) Value {
 	ev.imports().why[path] = why
-	return &OpaqueV{base{span}, path}
+	return &OpaqueV{Base{span}, path}
 }
 
 // curModule returns the workspace module whose code fr runs, or nil for
 // the analysed file.
-func (ev *evaluator) curModule(fr *frame) *wsModule {
+func (ev *Evaluator) curModule(fr *frame) *wsModule {
 	if ev.imp == nil || fr == nil || fr.env == nil {
 		return nil
 	}
@@ -226,16 +226,16 @@ func (ev *evaluator) curModule(fr *frame) *wsModule {
 }
 
 // inImported reports whether fr runs code of an imported module.
-func (ev *evaluator) inImported(fr *frame) bool { return ev.curModule(fr) != nil }
+func (ev *Evaluator) inImported(fr *frame) bool { return ev.curModule(fr) != nil }
 
 // wsTop reports whether the top-level package or module of a dotted name
 // is in the workspace (so a missing submodule is worth reporting).
-func (ev *evaluator) wsTop(dotted string) bool {
+func (ev *Evaluator) wsTop(dotted string) bool {
 	top, _, _ := strings.Cut(dotted, ".")
 	if top == "tvm" || top == "" {
 		return false
 	}
-	for _, r := range ev.opts.ImportRoots {
+	for _, r := range ev.Opts.ImportRoots {
 		if isDir(filepath.Join(r, top)) || ev.isFile(filepath.Join(r, top+".py")) {
 			return true
 		}
@@ -245,7 +245,7 @@ func (ev *evaluator) wsTop(dotted string) bool {
 
 // findModule returns the file (or namespace directory) of a module under
 // dir: dir/<parts>.py or dir/<parts>/__init__.py.
-func (ev *evaluator) findModule(dir string, parts []string) (file, pkgDir string, isPkg bool) {
+func (ev *Evaluator) findModule(dir string, parts []string) (file, pkgDir string, isPkg bool) {
 	p := filepath.Join(append([]string{dir}, parts...)...)
 	if init := filepath.Join(p, "__init__.py"); ev.isFile(init) {
 		return init, p, true
@@ -263,7 +263,7 @@ func (ev *evaluator) findModule(dir string, parts []string) (file, pkgDir string
 // relative to fr's module. It returns a *ModuleV, or an opaque value (nil
 // when the name is not a workspace module and should stay opaque as
 // before).
-func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.Span) Value {
+func (ev *Evaluator) wsImport(fr *frame, dotted string, level int, span source.Span) Value {
 	if !ev.importsEnabled() {
 		return nil
 	}
@@ -276,12 +276,12 @@ func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 		if !ev.wsTop(dotted) {
 			return nil
 		}
-		for _, r := range ev.opts.ImportRoots {
+		for _, r := range ev.Opts.ImportRoots {
 			if file, dir, pkg := ev.findModule(r, parts); dir != "" {
 				return ev.loadModule(display, file, dir, pkg, span)
 			}
 		}
-		for _, r := range ev.opts.ImportRoots {
+		for _, r := range ev.Opts.ImportRoots {
 			ev.noteImport(filepath.Join(append([]string{r}, parts...)...) + ".py") // made later, it changes this analysis
 		}
 		return ev.notModelled(display, fmt.Sprintf("module `%s` not found in the workspace", display), span)
@@ -289,8 +289,8 @@ func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 	base := ""
 	if m := ev.curModule(fr); m != nil {
 		base = m.dir
-	} else if ev.opts.Path != "" {
-		base = filepath.Dir(ev.opts.Path)
+	} else if ev.Opts.Path != "" {
+		base = filepath.Dir(ev.Opts.Path)
 	}
 	if base == "" {
 		return ev.notModelled(display, fmt.Sprintf("relative import `%s` (the analysed file's path is not known)", display), span)
@@ -313,7 +313,7 @@ func (ev *evaluator) wsImport(fr *frame, dotted string, level int, span source.S
 }
 
 // noteImport adds path to Program.Imports, once.
-func (ev *evaluator) noteImport(path string) {
+func (ev *Evaluator) noteImport(path string) {
 	if !slices.Contains(ev.prog.Imports, path) {
 		ev.prog.Imports = append(ev.prog.Imports, path)
 	}
@@ -321,7 +321,7 @@ func (ev *evaluator) noteImport(path string) {
 
 // loadModule returns the module of file (or of the namespace package dir
 // when file is ""), evaluating it on first use.
-func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.Span) Value {
+func (ev *Evaluator) loadModule(name, file, dir string, isPkg bool, span source.Span) Value {
 	im := ev.imports()
 	key := file
 	if key == "" {
@@ -333,12 +333,12 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		// (moduleAttr says so).
 		return m.mod
 	}
-	if len(im.mods) >= maxImportModules {
-		return ev.notModelled(name, fmt.Sprintf("module `%s`: more than %d imported modules", name, maxImportModules), span)
+	if len(im.mods) >= MaxImportModules {
+		return ev.notModelled(name, fmt.Sprintf("module `%s`: more than %d imported modules", name, MaxImportModules), span)
 	}
 	m := &wsModule{name: name, file: file, dir: dir, isPkg: isPkg}
-	m.mod = &ModuleV{base: base{span}, Path: name, Name: name[strings.LastIndexByte(name, '.')+1:]}
-	m.mod.attr = func(ev *evaluator, attr string, sp source.Span) (Value, bool) {
+	m.mod = &ModuleV{Base: Base{span}, Path: name, Name: name[strings.LastIndexByte(name, '.')+1:]}
+	m.mod.Attr = func(ev *Evaluator, attr string, sp source.Span) (Value, bool) {
 		return ev.moduleAttr(m, attr, sp), true
 	}
 	im.mods[key] = m
@@ -355,9 +355,9 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 		delete(im.mods, key)
 		return ev.notModelled(name, why, span)
 	}
-	if im.bytes+len(src) > maxImportBytes {
+	if im.bytes+len(src) > MaxImportBytes {
 		delete(im.mods, key)
-		return ev.notModelled(name, fmt.Sprintf("module `%s`: imported modules exceed %s of source", name, sizeText(maxImportBytes)), span)
+		return ev.notModelled(name, fmt.Sprintf("module `%s`: imported modules exceed %s of source", name, sizeText(MaxImportBytes)), span)
 	}
 	im.bytes += len(src)
 	anchor := span
@@ -370,7 +370,7 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 	}
 	im.anchors[anchor] = true
 	m.scope = newScope(nil)
-	m.scope.vars["__name__"] = &StrV{base{anchor}, strings.TrimLeft(name, ".")}
+	m.scope.vars["__name__"] = &StrV{Base{anchor}, strings.TrimLeft(name, ".")}
 	im.scopes[m.scope] = m
 	m.loading = true
 	ev.runModule(m, body, anchor)
@@ -381,24 +381,24 @@ func (ev *evaluator) loadModule(name, file, dir string, isPkg bool, span source.
 
 // runModule runs an imported module's statements at Python level, each as
 // a unit charged to the anchor's site; their diagnostics are dropped.
-func (ev *evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Span) {
+func (ev *Evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Span) {
 	im := ev.imp
 	savedAnchor := im.anchor
-	savedKern, savedEmit, savedSink, savedHint := ev.kern, ev.emit, ev.sink, ev.hint
+	savedKern, savedEmit, savedSink, savedHint := ev.Kern, ev.Emit, ev.sink, ev.hint
 	savedLoops, savedTry, savedSpec, savedCall := ev.loopKinds, ev.tryDepth, ev.speculating, im.call
 	var dropped []diag.Diagnostic
 	im.anchor, im.loading, im.call = anchor, im.loading+1, nil
-	ev.kern, ev.emit, ev.sink, ev.hint, ev.loopKinds, ev.tryDepth, ev.speculating = nil, nil, &dropped, nil, nil, 0, false
+	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.loopKinds, ev.tryDepth, ev.speculating = nil, nil, &dropped, nil, nil, 0, false
 	defer func() {
 		im.anchor, im.loading, im.call = savedAnchor, im.loading-1, savedCall
-		ev.kern, ev.emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
+		ev.Kern, ev.Emit, ev.sink, ev.hint = savedKern, savedEmit, savedSink, savedHint
 		ev.loopKinds, ev.tryDepth, ev.speculating = savedLoops, savedTry, savedSpec
 		// A budget that ran out in the module is the importer's business:
 		// its names are missing, or the file's evaluation stopped.
 		for _, d := range dropped {
 			if d.Code == CodeBudget || d.Code == CodeTooLarge {
 				d.Message = "in imported module `" + m.name + "`: " + d.Message
-				ev.report(d)
+				ev.Report(d)
 			}
 		}
 	}()
@@ -408,7 +408,7 @@ func (ev *evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 			return
 		}
 		stop := false
-		ev.unit(ev.siteOf(siteLine, "", anchor), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.halted })
+		ev.unit(ev.siteOf(siteLine, "", anchor), func() { stop = ev.execStmt(top, s) == ctrlRaise && !ev.Halted })
 		if stop {
 			return
 		}
@@ -417,7 +417,7 @@ func (ev *evaluator) runModule(m *wsModule, body []syntax.Stmt, anchor source.Sp
 
 // moduleAttr is an attribute of a workspace module: a name its body
 // bound, else a submodule.
-func (ev *evaluator) moduleAttr(m *wsModule, name string, span source.Span) Value {
+func (ev *Evaluator) moduleAttr(m *wsModule, name string, span source.Span) Value {
 	if m.scope != nil {
 		if v, ok := m.scope.vars[name]; ok {
 			return v
@@ -524,7 +524,7 @@ func respanTree(body []syntax.Stmt, anchor source.Span) {
 
 // wsImportName binds `import a.b.c` (no alias): a is the workspace
 // package; its attributes load submodules on use.
-func (ev *evaluator) wsImportName(fr *frame, a *syntax.Alias) (Value, bool) {
+func (ev *Evaluator) wsImportName(fr *frame, a *syntax.Alias) (Value, bool) {
 	if a.AsName != nil {
 		v := ev.wsImport(fr, a.Name, 0, a.Loc)
 		return v, v != nil
@@ -551,7 +551,7 @@ func (ev *evaluator) wsImportName(fr *frame, a *syntax.Alias) (Value, bool) {
 // wsImportFrom binds the names of `from <module> import ...` from a
 // workspace module; it reports false when the module is not one (the
 // caller keeps the opaque values).
-func (ev *evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
+func (ev *Evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 	v := ev.wsImport(fr, s.Module, s.Level, s.Loc)
 	if v == nil {
 		return false
@@ -561,7 +561,7 @@ func (ev *evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 		if a.Name == "*" {
 			if ok {
 				for _, n := range m.names {
-					if x, ok := m.attr(ev, n, a.Loc); ok {
+					if x, ok := m.Attr(ev, n, a.Loc); ok {
 						fr.env.set(n, x)
 					}
 				}
@@ -574,10 +574,10 @@ func (ev *evaluator) wsImportFrom(fr *frame, s *syntax.ImportFrom) bool {
 		}
 		if !ok {
 			o := v.(*OpaqueV)
-			fr.env.set(name, &OpaqueV{base{a.Loc}, o.Path + "." + a.Name})
+			fr.env.set(name, &OpaqueV{Base{a.Loc}, o.Path + "." + a.Name})
 			continue
 		}
-		x, _ := m.attr(ev, a.Name, a.Loc)
+		x, _ := m.Attr(ev, a.Name, a.Loc)
 		fr.env.set(name, x)
 	}
 	return true
@@ -594,7 +594,7 @@ func sizeText(n int) string {
 // exprText is the source text of e: for an expression of an imported
 // module (whose span is the import statement's), as written from its
 // syntax tree (names, attributes, subscripts, literals, tuples and |).
-func (ev *evaluator) exprText(e syntax.Expr) string {
+func (ev *Evaluator) exprText(e syntax.Expr) string {
 	if ev.imp == nil || !ev.imp.anchors[e.Span()] {
 		return ev.file.Text(e.Span())
 	}

@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +44,7 @@ func TestImports(t *testing.T) {
 				continue
 			}
 			name := strings.TrimSuffix(f.Name, ".py")
-			p, syn := evalSource(f.Name, f.Data, Options{Path: filepath.Join(dir, f.Name), ImportRoots: []string{dir}})
+			p, syn := evalSource(f.Name, f.Data, eval.Options{Path: filepath.Join(dir, f.Name), ImportRoots: []string{dir}})
 			got := render(p.File, p, syn) + "imports:\n"
 			for _, imp := range p.Imports {
 				rel, _ := filepath.Rel(dir, imp)
@@ -105,10 +107,10 @@ def k(X: T.Buffer((A, BIG), "float32")):
 `
 	check := func(mods, bytes int, want ...string) {
 		t.Helper()
-		savedM, savedB := maxImportModules, maxImportBytes
-		maxImportModules, maxImportBytes = mods, bytes
-		defer func() { maxImportModules, maxImportBytes = savedM, savedB }()
-		p, _ := evalSource("main.py", []byte(src), Options{Path: filepath.Join(dir, "main.py"), ImportRoots: []string{dir}})
+		savedM, savedB := eval.MaxImportModules, eval.MaxImportBytes
+		eval.MaxImportModules, eval.MaxImportBytes = mods, bytes
+		defer func() { eval.MaxImportModules, eval.MaxImportBytes = savedM, savedB }()
+		p, _ := evalSource("main.py", []byte(src), eval.Options{Path: filepath.Join(dir, "main.py"), ImportRoots: []string{dir}})
 		var got []string
 		for _, d := range p.Diags {
 			got = append(got, d.Message)
@@ -157,7 +159,7 @@ func TestImportsShared(t *testing.T) {
 		t.Fatal("no main*.py in the workspace golden")
 	}
 	run := func(f txtar.File) string {
-		p, syn := evalSource(f.Name, f.Data, Options{Path: filepath.Join(dir, f.Name), ImportRoots: []string{dir}})
+		p, syn := evalSource(f.Name, f.Data, eval.Options{Path: filepath.Join(dir, f.Name), ImportRoots: []string{dir}})
 		return render(p.File, p, syn)
 	}
 	want := make([]string, len(mains))

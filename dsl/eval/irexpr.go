@@ -93,7 +93,7 @@ func linear(e ir.Expr, p *printer) (map[string]linTerm, int64) {
 }
 
 // proveEqual reports whether a and b are provably equal as linear forms.
-func proveEqual(a, b ir.Expr) bool {
+func ProveEqual(a, b ir.Expr) bool {
 	p := newPrinter(true)
 	ta, ca := linear(a, p)
 	tb, cb := linear(b, p)
@@ -108,9 +108,9 @@ func proveEqual(a, b ir.Expr) bool {
 	return true
 }
 
-// simplifySub returns hi − lo, folded to a constant when the difference of
+// SimplifySub returns hi − lo, folded to a constant when the difference of
 // the linear forms is constant (A[i*8 : i*8 + 8] has extent 8).
-func simplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
+func SimplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
 	// Constant bounds (A[0:32]), the common case, without the printer
 	// and maps below (5 % of evaluating the 3,000-line benchmark file);
 	// the same result.
@@ -131,7 +131,7 @@ func simplifySub(hi, lo ir.Expr, span source.Span) ir.Expr {
 	if same {
 		return &ir.IntImm{Value: ch - cl, Type: ir.Int32, Span: span}
 	}
-	return mkBin(ir.Sub, hi, lo, span)
+	return MkBin(ir.Sub, hi, lo, span)
 }
 
 // ---- printing ----
@@ -241,7 +241,7 @@ func (p *printer) prec(e ir.Expr, outer int) string {
 	case *ir.FloatImm:
 		return fmt.Sprintf("T.%s(%s)", x.Type, pyFloat(x.Value))
 	case *ir.StringImm:
-		return pyQuote(x.Value)
+		return PyQuote(x.Value)
 	case *ir.Var:
 		return p.varName(x)
 	case *ir.ThreadIndex:
@@ -306,7 +306,7 @@ func (p *printer) region(r *ir.Region) string {
 	parts := make([]string, len(r.Min))
 	for i := range r.Min {
 		lo := r.Min[i]
-		hi := mkBin(ir.Add, lo, r.Extent[i], source.NoSpan)
+		hi := MkBin(ir.Add, lo, r.Extent[i], source.NoSpan)
 		if n, ok := ir.ConstInt(r.Extent[i]); ok && n == 1 {
 			if _, isConst := ir.ConstInt(lo); !isConst {
 				parts[i] = p.expr(lo)
@@ -328,7 +328,7 @@ func (p *printer) region(r *ir.Region) string {
 func Dump(p *Program) string {
 	var b strings.Builder
 	for _, k := range p.Kernels {
-		dumpKernel(&b, k)
+		DumpKernel(&b, k)
 	}
 	for _, k := range p.Partial {
 		fmt.Fprintf(&b, "partial kernel %s needs %s\n", k.Func.Name, strings.Join(k.Unbound, ", "))
@@ -344,7 +344,7 @@ func Dump(p *Program) string {
 	return b.String()
 }
 
-func dumpKernel(b *strings.Builder, k *Kernel) {
+func DumpKernel(b *strings.Builder, k *Kernel) {
 	p := newPrinter(true)
 	f := k.Func
 	var params []string
@@ -373,7 +373,7 @@ func dumpKernel(b *strings.Builder, k *Kernel) {
 }
 
 func bufDecl(p *printer, buf *ir.Buffer) string {
-	s := fmt.Sprintf("%s: %s %s%s", p.bufName(buf), buf.Scope, buf.Dtype, shapeList(buf.Shape))
+	s := fmt.Sprintf("%s: %s %s%s", p.bufName(buf), buf.Scope, buf.Dtype, ShapeList(buf.Shape))
 	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
 		s = fmt.Sprintf("%s: %s %s%s layout=default", p.bufName(buf), buf.Scope, buf.Dtype, runtimeShapeList(p, buf))
 	} else if buf.Layout == nil {
@@ -396,7 +396,7 @@ func bufDecl(p *printer, buf *ir.Buffer) string {
 	return s
 }
 
-func shapeList(s []int64) string {
+func ShapeList(s []int64) string {
 	parts := make([]string, len(s))
 	for i, x := range s {
 		parts[i] = strconv.FormatInt(x, 10)
@@ -415,7 +415,7 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 			}
 			ext := "deferred"
 			if x.Extents != nil {
-				ext = shapeList(x.Extents)
+				ext = ShapeList(x.Extents)
 			} else if x.Dynamic != nil {
 				es := make([]string, len(x.Dynamic))
 				for i, e := range x.Dynamic {

@@ -42,46 +42,46 @@ func classDecorator(name string) bool {
 
 // fieldClass is dataclasses.Field; field(...) and fields(...) return
 // instances of it.
-var fieldClass = &ClassV{Name: "Field", attrs: map[string]Value{}}
+var fieldClass = &ClassV{Name: "Field", Attrs: map[string]Value{}}
 
-var missingV = &OpaqueV{base{source.NoSpan}, "dataclasses.MISSING"}
+var missingV = &OpaqueV{Base{source.NoSpan}, "dataclasses.MISSING"}
 
-func dataclassesAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func dataclassesAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "dataclass":
-		return builtin("dataclasses.dataclass", func(ev *evaluator, c *call) Value {
+		return Builtin("dataclasses.dataclass", func(ev *Evaluator, c *Call) Value {
 			return ev.dataclassDecorator(c)
 		}), true
 	case "field":
-		return builtin("dataclasses.field", biField), true
+		return Builtin("dataclasses.field", biField), true
 	case "fields":
-		return builtin("dataclasses.fields", biFields), true
+		return Builtin("dataclasses.fields", biFields), true
 	case "asdict", "astuple":
 		tuple := name == "astuple"
-		return builtin("dataclasses."+name, func(ev *evaluator, c *call) Value {
+		return Builtin("dataclasses."+name, func(ev *Evaluator, c *Call) Value {
 			inst, bad := dataclassArg(ev, c, name)
 			if bad != nil {
 				return bad
 			}
-			return ev.asData(inst, c.span, tuple, 0)
+			return ev.asData(inst, c.At, tuple, 0)
 		}), true
 	case "replace":
-		return builtin("dataclasses.replace", biReplace), true
+		return Builtin("dataclasses.replace", biReplace), true
 	case "is_dataclass":
-		return builtin("dataclasses.is_dataclass", func(ev *evaluator, c *call) Value {
-			if len(c.args) != 1 {
-				return ev.pyErrorf(c.span, "is_dataclass() takes 1 argument")
+		return Builtin("dataclasses.is_dataclass", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) != 1 {
+				return ev.PyErrorf(c.At, "is_dataclass() takes 1 argument")
 			}
-			switch x := c.args[0].(type) {
+			switch x := c.Args[0].(type) {
 			case *InstanceV:
-				return &BoolV{base{c.span}, x.Class.dcOf() != nil}
+				return &BoolV{Base{c.At}, x.Class.dcOf() != nil}
 			case *ClassV:
-				return &BoolV{base{c.span}, x.dcOf() != nil}
+				return &BoolV{Base{c.At}, x.dcOf() != nil}
 			}
-			if isErr(c.args[0]) {
-				return c.args[0]
+			if IsErr(c.Args[0]) {
+				return c.Args[0]
 			}
-			return &BoolV{base{c.span}, false}
+			return &BoolV{Base{c.At}, false}
 		}), true
 	case "MISSING":
 		return missingV, true
@@ -92,14 +92,14 @@ func dataclassesAttr(ev *evaluator, name string, span source.Span) (Value, bool)
 }
 
 // dataclassDecorator is dataclass(cls) or dataclass(**options).
-func (ev *evaluator) dataclassDecorator(c *call) Value {
+func (ev *Evaluator) dataclassDecorator(c *Call) Value {
 	o := dcInfo{init: true, repr: true, eq: true}
-	for _, k := range c.kwargs {
-		b, ok := k.v.(*BoolV)
+	for _, k := range c.Kwargs {
+		b, ok := k.V.(*BoolV)
 		if !ok {
-			return ev.errorf(k.vspan, CodeType, "dataclass(%s=...) needs a bool, got %s", k.name, describe(k.v))
+			return ev.Errorf(k.Vspan, CodeType, "dataclass(%s=...) needs a bool, got %s", k.Name, Describe(k.V))
 		}
-		switch k.name {
+		switch k.Name {
 		case "init":
 			o.init = b.V
 		case "repr":
@@ -114,33 +114,33 @@ func (ev *evaluator) dataclassDecorator(c *call) Value {
 			o.kwOnly = b.V
 		case "order", "slots", "match_args", "weakref_slot":
 		default:
-			return ev.pyErrorf(k.span, "dataclass() got an unexpected keyword argument '%s'", k.name)
+			return ev.PyErrorf(k.At, "dataclass() got an unexpected keyword argument '%s'", k.Name)
 		}
 	}
-	apply := func(ev *evaluator, c *call) Value {
-		if len(c.args) != 1 {
-			return ev.pyErrorf(c.span, "dataclass() takes 1 positional argument")
+	apply := func(ev *Evaluator, c *Call) Value {
+		if len(c.Args) != 1 {
+			return ev.PyErrorf(c.At, "dataclass() takes 1 positional argument")
 		}
-		cls, ok := c.args[0].(*ClassV)
+		cls, ok := c.Args[0].(*ClassV)
 		if !ok || cls.def == nil || cls.enum != enumNone {
-			if isErr(c.args[0]) {
-				return c.args[0]
+			if IsErr(c.Args[0]) {
+				return c.Args[0]
 			}
-			return &OpaqueV{base{c.span}, "dataclass(...)"}
+			return &OpaqueV{Base{c.At}, "dataclass(...)"}
 		}
 		return ev.makeDataclass(cls, o)
 	}
-	if len(c.args) > 0 {
-		if len(c.kwargs) > 0 {
-			return ev.pyErrorf(c.span, "dataclass() takes a class or keyword arguments")
+	if len(c.Args) > 0 {
+		if len(c.Kwargs) > 0 {
+			return ev.PyErrorf(c.At, "dataclass() takes a class or keyword arguments")
 		}
 		return apply(ev, c)
 	}
-	return builtin("dataclasses.dataclass(...)", apply)
+	return Builtin("dataclasses.dataclass(...)", apply)
 }
 
 // makeDataclass makes cls a dataclass with options o.
-func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
+func (ev *Evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 	dc := &o
 	// Fields of dataclass bases come first, the most basic first.
 	mro := cls.mro()
@@ -184,33 +184,33 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 			f.repr, f.compare = false, false
 		}
 		if a.Value != nil {
-			v := cls.attrs[n.Id]
+			v := cls.Attrs[n.Id]
 			if spec, ok := v.(*InstanceV); ok && spec.Class == fieldClass {
-				f.def, f.factory = spec.attrs["default"], spec.attrs["default_factory"]
+				f.def, f.factory = spec.Attrs["default"], spec.Attrs["default_factory"]
 				if f.def == missingV {
 					f.def = nil
 				}
 				if f.factory == missingV {
 					f.factory = nil
 				}
-				f.init = truthy(spec.attrs["init"])
-				f.repr = truthy(spec.attrs["repr"])
-				f.compare = truthy(spec.attrs["compare"])
-				if k, ok := spec.attrs["kw_only"].(*BoolV); ok {
+				f.init = Truthy(spec.Attrs["init"])
+				f.repr = Truthy(spec.Attrs["repr"])
+				f.compare = Truthy(spec.Attrs["compare"])
+				if k, ok := spec.Attrs["kw_only"].(*BoolV); ok {
 					f.kwOnly = k.V
 				}
 				// The class attribute is the default, or absent.
 				if f.def != nil {
-					cls.attrs[n.Id] = f.def
+					cls.Attrs[n.Id] = f.def
 				} else {
-					delete(cls.attrs, n.Id)
+					delete(cls.Attrs, n.Id)
 				}
 			} else if v != nil {
 				if _, ok := v.(*ListV); ok {
-					return ev.pyErrorf(a.Value.Span(), "mutable default <class 'list'> for field %s is not allowed: use default_factory", n.Id)
+					return ev.PyErrorf(a.Value.Span(), "mutable default <class 'list'> for field %s is not allowed: use default_factory", n.Id)
 				}
 				if _, ok := v.(*DictV); ok {
-					return ev.pyErrorf(a.Value.Span(), "mutable default <class 'dict'> for field %s is not allowed: use default_factory", n.Id)
+					return ev.PyErrorf(a.Value.Span(), "mutable default <class 'dict'> for field %s is not allowed: use default_factory", n.Id)
 				}
 				f.def = v
 			}
@@ -227,10 +227,10 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 		if f.def != nil || f.factory != nil {
 			seenDefault = true
 		} else if seenDefault {
-			return ev.pyErrorf(f.span, "non-default argument '%s' follows default argument", f.name)
+			return ev.PyErrorf(f.span, "non-default argument '%s' follows default argument", f.name)
 		}
 	}
-	if _, own := cls.attrs["__init__"]; own {
+	if _, own := cls.Attrs["__init__"]; own {
 		dc.init = false
 	}
 	cls.DC = dc
@@ -239,7 +239,7 @@ func (ev *evaluator) makeDataclass(cls *ClassV, o dcInfo) Value {
 
 // dataclassInit is the generated __init__ of dataclass k (cls's instance
 // inst), then __post_init__.
-func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
+func (ev *Evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *Call) Value {
 	dc := k.DC
 	var positional []*dcField
 	for _, f := range dc.fields {
@@ -248,7 +248,7 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 		}
 	}
 	name := inst.Class.Name
-	if len(c.args) > len(positional) {
+	if len(c.Args) > len(positional) {
 		required := 0
 		for _, f := range positional {
 			if f.def == nil && f.factory == nil {
@@ -259,29 +259,29 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 		if required == len(positional) {
 			takes = fmt.Sprint(required + 1)
 		}
-		return ev.pyErrorf(c.span, "%s.__init__() takes %s positional arguments but %d were given", name, takes, len(c.args)+1)
+		return ev.PyErrorf(c.At, "%s.__init__() takes %s positional arguments but %d were given", name, takes, len(c.Args)+1)
 	}
 	given := map[string]Value{}
-	for i, a := range c.args {
+	for i, a := range c.Args {
 		given[positional[i].name] = a
 	}
-	for _, kw := range c.kwargs {
-		if kw.name == "**" { // an opaque **mapping: every field is unknown
-			return &OpaqueV{base{c.span}, name + "(...)"}
+	for _, kw := range c.Kwargs {
+		if kw.Name == "**" { // an opaque **mapping: every field is unknown
+			return &OpaqueV{Base{c.At}, name + "(...)"}
 		}
 		var f *dcField
 		for _, x := range dc.fields {
-			if x.name == kw.name && x.init {
+			if x.name == kw.Name && x.init {
 				f = x
 			}
 		}
 		if f == nil {
-			return ev.pyErrorf(kw.span, "%s.__init__() got an unexpected keyword argument '%s'", name, kw.name)
+			return ev.PyErrorf(kw.At, "%s.__init__() got an unexpected keyword argument '%s'", name, kw.Name)
 		}
-		if _, dup := given[kw.name]; dup {
-			return ev.pyErrorf(kw.span, "%s.__init__() got multiple values for argument '%s'", name, kw.name)
+		if _, dup := given[kw.Name]; dup {
+			return ev.PyErrorf(kw.At, "%s.__init__() got multiple values for argument '%s'", name, kw.Name)
 		}
-		given[kw.name] = kw.v
+		given[kw.Name] = kw.V
 	}
 	var missing []string
 	var initVars []Value
@@ -290,7 +290,7 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 		if !ok || !f.init {
 			switch {
 			case f.factory != nil:
-				v = ev.callValue(f.factory, &call{span: c.span, fnSpan: f.span})
+				v = ev.CallValue(f.factory, &Call{At: c.At, FnSpan: f.span})
 			case f.def != nil:
 				v = f.def
 			case f.init:
@@ -304,15 +304,15 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 			initVars = append(initVars, v)
 			continue
 		}
-		if !ev.storeAttr(inst, f.name, v, c.span) {
-			return poison(c.span)
+		if !ev.StoreAttr(inst, f.name, v, c.At) {
+			return Poison(c.At)
 		}
 	}
 	if len(missing) > 0 {
-		return ev.pyErrorf(c.span, "%s.__init__() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, " and "))
+		return ev.PyErrorf(c.At, "%s.__init__() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), strings.Join(missing, " and "))
 	}
 	if post, _ := inst.Class.lookup("__post_init__"); post != nil {
-		r := ev.callWithSelf(post, inst, c.span, initVars...)
+		r := ev.callWithSelf(post, inst, c.At, initVars...)
 		if _, bad := r.(*PoisonV); bad {
 			return r
 		}
@@ -321,56 +321,56 @@ func (ev *evaluator) dataclassInit(k *ClassV, inst *InstanceV, c *call) Value {
 }
 
 // biField is dataclasses.field(...).
-func biField(ev *evaluator, c *call) Value {
-	if len(c.args) > 0 {
-		return ev.pyErrorf(c.span, "field() takes 0 positional arguments but %d were given", len(c.args))
+func biField(ev *Evaluator, c *Call) Value {
+	if len(c.Args) > 0 {
+		return ev.PyErrorf(c.At, "field() takes 0 positional arguments but %d were given", len(c.Args))
 	}
-	spec := &InstanceV{base: base{c.span}, Class: fieldClass, attrs: map[string]Value{
-		"name": &NoneV{base{c.span}}, "default": missingV, "default_factory": missingV,
-		"init": &BoolV{base{c.span}, true}, "repr": &BoolV{base{c.span}, true},
-		"compare": &BoolV{base{c.span}, true}, "kw_only": missingV,
+	spec := &InstanceV{Base: Base{c.At}, Class: fieldClass, Attrs: map[string]Value{
+		"name": &NoneV{Base{c.At}}, "default": missingV, "default_factory": missingV,
+		"init": &BoolV{Base{c.At}, true}, "repr": &BoolV{Base{c.At}, true},
+		"compare": &BoolV{Base{c.At}, true}, "kw_only": missingV,
 	}, order: []string{"name", "default", "default_factory", "init", "repr", "compare", "kw_only"}}
-	for _, k := range c.kwargs {
-		switch k.name {
+	for _, k := range c.Kwargs {
+		switch k.Name {
 		case "default", "default_factory", "init", "repr", "compare", "kw_only":
-			spec.attrs[k.name] = k.v
+			spec.Attrs[k.Name] = k.V
 		case "hash", "metadata":
 		default:
-			return ev.pyErrorf(k.span, "field() got an unexpected keyword argument '%s'", k.name)
+			return ev.PyErrorf(k.At, "field() got an unexpected keyword argument '%s'", k.Name)
 		}
 	}
-	if spec.attrs["default"] != missingV && spec.attrs["default_factory"] != missingV {
-		return ev.pyErrorf(c.span, "cannot specify both default and default_factory")
+	if spec.Attrs["default"] != missingV && spec.Attrs["default_factory"] != missingV {
+		return ev.PyErrorf(c.At, "cannot specify both default and default_factory")
 	}
 	return spec
 }
 
 // biFields is dataclasses.fields(cls or instance): Field objects with
 // name, type, default, default_factory, init, repr, compare.
-func biFields(ev *evaluator, c *call) Value {
-	if len(c.args) != 1 {
-		return ev.pyErrorf(c.span, "fields() takes 1 argument")
+func biFields(ev *Evaluator, c *Call) Value {
+	if len(c.Args) != 1 {
+		return ev.PyErrorf(c.At, "fields() takes 1 argument")
 	}
 	var cls *ClassV
-	switch x := c.args[0].(type) {
+	switch x := c.Args[0].(type) {
 	case *InstanceV:
 		cls = x.Class
 	case *ClassV:
 		cls = x
 	default:
-		if isErr(x) {
+		if IsErr(x) {
 			return x
 		}
 	}
 	if cls == nil || cls.dcOf() == nil {
-		return ev.pyErrorf(c.argSpans[0], "must be called with a dataclass type or instance")
+		return ev.PyErrorf(c.ArgSpans[0], "must be called with a dataclass type or instance")
 	}
 	var out []Value
 	for _, f := range cls.dcOf().fields {
 		if f.initVar {
 			continue
 		}
-		sp := c.span
+		sp := c.At
 		def, fac := Value(missingV), Value(missingV)
 		if f.def != nil {
 			def = f.def
@@ -378,27 +378,27 @@ func biFields(ev *evaluator, c *call) Value {
 		if f.factory != nil {
 			fac = f.factory
 		}
-		out = append(out, &InstanceV{base: base{sp}, Class: fieldClass, attrs: map[string]Value{
-			"name": &StrV{base{sp}, f.name}, "type": &StrV{base{sp}, f.typ}, "default": def, "default_factory": fac,
-			"init": &BoolV{base{sp}, f.init}, "repr": &BoolV{base{sp}, f.repr}, "compare": &BoolV{base{sp}, f.compare},
-			"kw_only": &BoolV{base{sp}, f.kwOnly},
+		out = append(out, &InstanceV{Base: Base{sp}, Class: fieldClass, Attrs: map[string]Value{
+			"name": &StrV{Base{sp}, f.name}, "type": &StrV{Base{sp}, f.typ}, "default": def, "default_factory": fac,
+			"init": &BoolV{Base{sp}, f.init}, "repr": &BoolV{Base{sp}, f.repr}, "compare": &BoolV{Base{sp}, f.compare},
+			"kw_only": &BoolV{Base{sp}, f.kwOnly},
 		}, order: []string{"name", "type", "default", "default_factory", "init", "repr", "compare", "kw_only"}})
 	}
-	return ev.mkTuple(c.span, out, true)
+	return ev.mkTuple(c.At, out, true)
 }
 
 // dataclassArg is the single dataclass instance argument of fn.
-func dataclassArg(ev *evaluator, c *call, fn string) (*InstanceV, Value) {
-	if len(c.args) < 1 {
-		return nil, ev.pyErrorf(c.span, "%s() missing 1 required positional argument: 'obj'", fn)
+func dataclassArg(ev *Evaluator, c *Call, fn string) (*InstanceV, Value) {
+	if len(c.Args) < 1 {
+		return nil, ev.PyErrorf(c.At, "%s() missing 1 required positional argument: 'obj'", fn)
 	}
-	x := c.args[0]
-	if isErr(x) {
+	x := c.Args[0]
+	if IsErr(x) {
 		return nil, x
 	}
 	inst, ok := x.(*InstanceV)
 	if !ok || inst.Class.dcOf() == nil {
-		return nil, ev.pyErrorf(c.argSpans[0], "%s() should be called on dataclass instances", fn)
+		return nil, ev.PyErrorf(c.ArgSpans[0], "%s() should be called on dataclass instances", fn)
 	}
 	return inst, nil
 }
@@ -406,12 +406,12 @@ func dataclassArg(ev *evaluator, c *call, fn string) (*InstanceV, Value) {
 // asData is asdict/astuple: fields in order, recursing into dataclass
 // instances, lists, tuples and dicts (copied, as Python's deepcopy of
 // the rest is not modelled: other values are shared).
-func (ev *evaluator) asData(v Value, span source.Span, tuple bool, depth int) Value {
+func (ev *Evaluator) asData(v Value, span source.Span, tuple bool, depth int) Value {
 	if depth > 64 {
-		return ev.errorf(span, CodeBudget, "asdict() nests deeper than 64")
+		return ev.Errorf(span, CodeBudget, "asdict() nests deeper than 64")
 	}
 	if !ev.step(span) {
-		return poison(span)
+		return Poison(span)
 	}
 	switch x := v.(type) {
 	case *InstanceV:
@@ -422,20 +422,20 @@ func (ev *evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 		if tuple {
 			var out []Value
 			for _, f := range dc.fields {
-				if val, ok := x.attrs[f.name]; ok {
+				if val, ok := x.Attrs[f.name]; ok {
 					out = append(out, ev.asData(val, span, tuple, depth+1))
 				}
 			}
 			return ev.mkTuple(span, out, false)
 		}
-		d := newDict(span)
+		d := NewDict(span)
 		for _, f := range dc.fields {
-			val, ok := x.attrs[f.name]
+			val, ok := x.Attrs[f.name]
 			if !ok {
 				continue
 			}
-			if !ev.setEntry(d, &StrV{base{span}, f.name}, ev.asData(val, span, tuple, depth+1), span) {
-				return poison(span)
+			if !ev.setEntry(d, &StrV{Base{span}, f.name}, ev.asData(val, span, tuple, depth+1), span) {
+				return Poison(span)
 			}
 		}
 		return d
@@ -452,10 +452,10 @@ func (ev *evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 		}
 		return ev.mkTuple(span, out, false)
 	case *DictV:
-		d := newDict(span)
+		d := NewDict(span)
 		for i, k := range x.Keys {
 			if !ev.setEntry(d, k, ev.asData(x.Vals[i], span, tuple, depth+1), span) {
-				return poison(span)
+				return Poison(span)
 			}
 		}
 		return d
@@ -465,41 +465,41 @@ func (ev *evaluator) asData(v Value, span source.Span, tuple bool, depth int) Va
 
 // biReplace is dataclasses.replace(obj, **changes): a new instance made
 // by the class's __init__ from obj's init fields and the changes.
-func biReplace(ev *evaluator, c *call) Value {
+func biReplace(ev *Evaluator, c *Call) Value {
 	inst, bad := dataclassArg(ev, c, "replace")
 	if bad != nil {
 		return bad
 	}
-	if len(c.args) > 1 {
-		return ev.pyErrorf(c.span, "replace() takes 1 positional argument but %d were given", len(c.args))
+	if len(c.Args) > 1 {
+		return ev.PyErrorf(c.At, "replace() takes 1 positional argument but %d were given", len(c.Args))
 	}
 	dc := inst.Class.dcOf()
-	n := &call{node: c.node, span: c.span, fnSpan: c.fnSpan, fr: c.fr}
+	n := &Call{Node: c.Node, At: c.At, FnSpan: c.FnSpan, Fr: c.Fr}
 	changed := map[string]bool{}
-	for _, k := range c.kwargs {
-		if k.name == "**" {
-			return &OpaqueV{base{c.span}, "replace(...)"}
+	for _, k := range c.Kwargs {
+		if k.Name == "**" {
+			return &OpaqueV{Base{c.At}, "replace(...)"}
 		}
 		for _, f := range dc.fields {
-			if f.name == k.name && !f.init {
-				return ev.pyErrorf(k.span, "field %s is declared with init=False, it cannot be specified with replace()", k.name)
+			if f.name == k.Name && !f.init {
+				return ev.PyErrorf(k.At, "field %s is declared with init=False, it cannot be specified with replace()", k.Name)
 			}
 		}
-		changed[k.name] = true
-		n.kwargs = append(n.kwargs, k)
+		changed[k.Name] = true
+		n.Kwargs = append(n.Kwargs, k)
 	}
 	for _, f := range dc.fields {
 		if !f.init || changed[f.name] {
 			continue
 		}
-		v, ok := inst.attrs[f.name]
+		v, ok := inst.Attrs[f.name]
 		if f.initVar {
-			return ev.pyErrorf(c.span, "InitVar '%s' must be specified with replace()", f.name)
+			return ev.PyErrorf(c.At, "InitVar '%s' must be specified with replace()", f.name)
 		}
 		if !ok {
-			return ev.pyErrorf(c.span, "replace(): field '%s' of %s is not set", f.name, inst.Class.Name)
+			return ev.PyErrorf(c.At, "replace(): field '%s' of %s is not set", f.name, inst.Class.Name)
 		}
-		n.kwargs = append(n.kwargs, kwarg{f.name, v, c.span, c.span})
+		n.Kwargs = append(n.Kwargs, Kwarg{f.name, v, c.At, c.At})
 	}
-	return ev.callClass(inst.Class, n)
+	return ev.CallClass(inst.Class, n)
 }

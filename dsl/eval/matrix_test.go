@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"strings"
 	"testing"
@@ -10,17 +12,17 @@ import (
 // odd argument lists inside a kernel body and at module level: any
 // diagnostic is fine, a panic is not.
 func TestCallMatrix(t *testing.T) {
-	p, syn := evalSource("matrix.py", callMatrix(), Options{})
+	p, syn := evalSource("matrix.py", callMatrix(), eval.Options{})
 	if len(syn) > 0 {
 		t.Fatalf("matrix program has syntax errors: %v", syn[0])
 	}
 	for _, d := range p.Diags {
-		if d.Code == CodeInternal {
+		if d.Code == eval.CodeInternal {
 			t.Fatal(d.Message)
 		}
 	}
 	if len(p.Kernels) != 1 || len(p.Kernels[0].Func.Body.Stmts) < 100 {
-		t.Fatalf("matrix kernel not evaluated:\n%s", Dump(p))
+		t.Fatalf("matrix kernel not evaluated:\n%s", eval.Dump(p))
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 // (tvm.script.tirx = tvm.tirx.script; tvm.tirx.cuda.* = tvm.backend.cuda.*,
 // with or without the operator/ level) reach the same namespace.
 const (
-	tPath      = "tvm.script.tirx"
-	txPath     = "tvm.script.tirx.tile"
-	layoutPath = "tvm.tirx.layout"
-	tmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
+	TPath      = "tvm.script.tirx"
+	TxPath     = "tvm.script.tirx.tile"
+	LayoutPath = "tvm.tirx.layout"
+	TmaPath    = "tvm.backend.cuda.tile_primitive.tma_utils"
 	// gemmAsyncPath is the gemm_async variant module, whose layout helper
 	// sf_tmem_layout kernels import.
 	gemmAsyncPath = "tvm.backend.cuda.tile_primitive.gemm_async"
@@ -26,109 +26,69 @@ const (
 
 // canonicalModule maps a dotted module path to the canonical path of a
 // modelled module, or "".
-func canonicalModule(path string) string {
+func (ev *Evaluator) canonicalModule(path string) string {
 	switch path {
-	case "tvm.script.tirx", "tvm.tirx.script":
-		return tPath
-	case "tvm.script.tirx.tile", "tvm.tirx.script.tile":
-		return txPath
-	case "tvm.tirx.layout", "tvm.tir.layout":
-		return layoutPath
-	case "tvm.tirx.op_schedule.cuda.common":
-		return tmaPath
-	case "tvm", "tvm.runtime", "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
+	case "numpy", "copy", "math", "functools", "itertools", "operator", "pytest", "pytest.mark", "dataclasses", "enum":
 		return path
-	case "tvm.tirx.lang.pipeline", "tvm.backend.cuda.lang.pipeline":
-		return pipelinePath
-	case "tvm.tirx.lang.tile_scheduler", "tvm.backend.cuda.lang.tile_scheduler": // lib_tile_scheduler.go
-		return tileSchedulerPath
 	case "os": // bind_environ.go
 		return path
 	case "random": // bind_random.go
 		return path
-	case irTypePath, "tvm.ir": // lib_ir_type.go
-		return path
-	case torchPath: // lib_torch.go
-		return path
 	}
-	if strings.HasPrefix(path, "tvm.") && strings.HasSuffix(path, "tile_primitive.tma_utils") {
-		return tmaPath
-	}
-	if strings.HasPrefix(path, "tvm.") && (strings.HasSuffix(path, "tile_primitive.gemm_async") || strings.HasSuffix(path, "tile_primitive.gemm_async.tcgen05")) {
-		return gemmAsyncPath
+	if m := ev.libModule(path); m != nil { // library.go
+		return m.Path
 	}
 	return ""
 }
 
-// resolvePath returns the modelled module at path, or an opaque value.
-func (ev *evaluator) resolvePath(path string, span source.Span) Value {
-	if m := ev.module(path, span); m != nil {
+// ResolvePath returns the modelled module at path, or an opaque value.
+func (ev *Evaluator) ResolvePath(path string, span source.Span) Value {
+	if m := ev.Module(path, span); m != nil {
 		return m
 	}
-	return &OpaqueV{base{span}, path}
+	return &OpaqueV{Base{span}, path}
 }
 
-// module returns the modelled module at path, or nil.
-func (ev *evaluator) module(path string, span source.Span) *ModuleV {
-	switch canonicalModule(path) {
-	case tPath:
-		return &ModuleV{base: base{span}, Path: tPath, Name: "T", attr: tAttr}
-	case txPath:
-		return &ModuleV{base: base{span}, Path: txPath, Name: "Tx", attr: txModuleAttr, names: txNames()}
-	case layoutPath:
-		return &ModuleV{base: base{span}, Path: layoutPath, Name: "layout", attr: layoutModuleAttr, names: layoutNames()}
-	case tmaPath:
-		return &ModuleV{base: base{span}, Path: tmaPath, Name: "tma_utils", attr: tmaModuleAttr, names: tmaNames()}
-	case "tvm":
-		return &ModuleV{base: base{span}, Path: "tvm", Name: "tvm", attr: tvmAttr}
-	case "tvm.runtime":
-		// tvm.runtime.DataType is tvm.DataType.
-		return &ModuleV{base: base{span}, Path: "tvm.runtime", Name: "runtime", attr: tvmAttr}
+// Module returns the modelled module at path, or nil.
+func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
+	canon := ev.canonicalModule(path)
+	switch canon {
 	case "math":
-		return &ModuleV{base: base{span}, Path: "math", Name: "math", attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
+		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
 	case "functools":
-		return &ModuleV{base: base{span}, Path: "functools", Name: "functools", attr: functoolsAttr}
+		return &ModuleV{Base: Base{span}, Path: "functools", Name: "functools", Attr: functoolsAttr}
 	case "numpy":
 		// Only what kernels compute shapes with on static values.
-		return &ModuleV{base: base{span}, Path: "numpy", Name: "numpy", attr: numpyAttr}
+		return &ModuleV{Base: Base{span}, Path: "numpy", Name: "numpy", Attr: numpyAttr}
 	case "copy":
-		return &ModuleV{base: base{span}, Path: "copy", Name: "copy", attr: copyAttr, names: []string{"copy", "deepcopy"}}
+		return &ModuleV{Base: Base{span}, Path: "copy", Name: "copy", Attr: copyAttr, names: []string{"copy", "deepcopy"}}
 	case "itertools":
-		return &ModuleV{base: base{span}, Path: "itertools", Name: "itertools", attr: itertoolsAttr}
+		return &ModuleV{Base: Base{span}, Path: "itertools", Name: "itertools", Attr: itertoolsAttr}
 	case "operator":
-		return &ModuleV{base: base{span}, Path: "operator", Name: "operator", attr: operatorAttr}
+		return &ModuleV{Base: Base{span}, Path: "operator", Name: "operator", Attr: operatorAttr}
 	case "pytest":
-		return &ModuleV{base: base{span}, Path: "pytest", Name: "pytest", attr: pytestAttr}
-	case gemmAsyncPath:
-		return &ModuleV{base: base{span}, Path: gemmAsyncPath, Name: "gemm_async", attr: gemmAsyncAttr, names: []string{"sf_smem_layout", "sf_tmem_layout"}}
-	case pipelinePath:
-		return &ModuleV{base: base{span}, Path: pipelinePath, Name: "pipeline", attr: pipelineAttr}
-	case tileSchedulerPath: // lib_tile_scheduler.go
-		return &ModuleV{base: base{span}, Path: tileSchedulerPath, Name: "tile_scheduler", attr: tileSchedulerAttr}
+		return &ModuleV{Base: Base{span}, Path: "pytest", Name: "pytest", Attr: pytestAttr}
 	case "pytest.mark":
-		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}
+		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", Attr: pytestMarkAttr}
 	case "os": // bind_environ.go
-		return &ModuleV{base: base{span}, Path: "os", Name: "os", attr: osAttr}
+		return &ModuleV{Base: Base{span}, Path: "os", Name: "os", Attr: osAttr}
 	case "random": // bind_random.go
-		return &ModuleV{base: base{span}, Path: "random", Name: "random", attr: randomAttr}
-	case torchPath: // lib_torch.go
-		return &ModuleV{base: base{span}, Path: torchPath, Name: "torch", attr: torchAttr}
-	case irTypePath: // lib_ir_type.go
-		return &ModuleV{base: base{span}, Path: irTypePath, Name: "type", attr: irTypeAttr}
-	case "tvm.ir": // lib_ir_type.go
-		return &ModuleV{base: base{span}, Path: "tvm.ir", Name: "ir", attr: irAttr}
+		return &ModuleV{Base: Base{span}, Path: "random", Name: "random", Attr: randomAttr}
 	case "dataclasses": // lib_dataclasses.go
-		return &ModuleV{base: base{span}, Path: "dataclasses", Name: "dataclasses", attr: dataclassesAttr}
+		return &ModuleV{Base: Base{span}, Path: "dataclasses", Name: "dataclasses", Attr: dataclassesAttr}
 	case "enum": // class.go
-		return &ModuleV{base: base{span}, Path: "enum", Name: "enum", attr: enumAttr}
+		return &ModuleV{Base: Base{span}, Path: "enum", Name: "enum", Attr: enumAttr}
+	}
+	if m := ev.libModule(canon); m != nil { // library.go
+		return &ModuleV{Base: Base{span}, Path: m.Path, Name: m.Name, Attr: m.Attr, names: m.Names}
 	}
 	return nil
 }
 
-func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
+func (ev *Evaluator) execImport(fr *frame, s *syntax.Import) {
 	for _, a := range s.Names {
 		ev.checkSurfaceModule(a.Name, a.Loc) // release_surface.go
-		if canonicalModule(a.Name) == "" && ev.importsEnabled() {
+		if ev.canonicalModule(a.Name) == "" && ev.importsEnabled() {
 			if v, ok := ev.wsImportName(fr, a); ok { // imports.go
 				name, _, _ := strings.Cut(a.Name, ".")
 				if a.AsName != nil {
@@ -139,22 +99,22 @@ func (ev *evaluator) execImport(fr *frame, s *syntax.Import) {
 			}
 		}
 		if a.AsName != nil {
-			fr.env.set(a.AsName.Id, ev.resolvePath(a.Name, a.Loc))
+			fr.env.set(a.AsName.Id, ev.ResolvePath(a.Name, a.Loc))
 			continue
 		}
 		top := a.Name
 		if i := strings.IndexByte(top, '.'); i >= 0 {
 			top = top[:i]
 		}
-		fr.env.set(top, ev.resolvePath(top, a.Loc))
+		fr.env.set(top, ev.ResolvePath(top, a.Loc))
 	}
 }
 
-func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
+func (ev *Evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 	if s.Level == 0 {
 		ev.checkSurfaceImportFrom(s) // release_surface.go
 	}
-	if (s.Level > 0 || canonicalModule(s.Module) == "") && ev.wsImportFrom(fr, s) { // imports.go
+	if (s.Level > 0 || ev.canonicalModule(s.Module) == "") && ev.wsImportFrom(fr, s) { // imports.go
 		return
 	}
 	if s.Level > 0 {
@@ -164,22 +124,22 @@ func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 				name = a.AsName.Id
 			}
 			if name != "*" {
-				fr.env.set(name, &OpaqueV{base{a.Loc}, strings.Repeat(".", s.Level) + s.Module + "." + a.Name})
+				fr.env.set(name, &OpaqueV{Base{a.Loc}, strings.Repeat(".", s.Level) + s.Module + "." + a.Name})
 			}
 		}
 		return
 	}
 	for _, a := range s.Names {
 		if a.Name == "*" {
-			if m := ev.module(s.Module, a.Loc); m != nil {
+			if m := ev.Module(s.Module, a.Loc); m != nil {
 				for _, n := range m.names {
-					if v, ok := m.attr(ev, n, a.Loc); ok {
+					if v, ok := m.Attr(ev, n, a.Loc); ok {
 						fr.env.set(n, v)
 					}
 				}
 				continue
 			}
-			fr.env.root().vars["*opaque-star*"] = &OpaqueV{base{a.Loc}, s.Module}
+			fr.env.root().vars["*opaque-star*"] = &OpaqueV{Base{a.Loc}, s.Module}
 			continue
 		}
 		name := a.Name
@@ -188,70 +148,45 @@ func (ev *evaluator) execImportFrom(fr *frame, s *syntax.ImportFrom) {
 		}
 		full := s.Module + "." + a.Name
 		var v Value
-		if m := ev.module(full, a.Loc); m != nil {
+		if m := ev.Module(full, a.Loc); m != nil {
 			v = m
-		} else if m := ev.module(s.Module, a.Loc); m != nil {
+		} else if m := ev.Module(s.Module, a.Loc); m != nil {
 			v = ev.quietAttr(m, a.Name, a.Loc, a.Loc)
 			if v == nil {
-				v = &OpaqueV{base{a.Loc}, full}
+				v = &OpaqueV{Base{a.Loc}, full}
 			}
 		} else {
-			v = &OpaqueV{base{a.Loc}, full}
+			v = &OpaqueV{Base{a.Loc}, full}
 		}
 		fr.env.set(name, v)
 	}
 }
 
-// ---- tvm ----
-
-func tvmAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
-	switch name {
-	case "runtime":
-		return ev.module("tvm.runtime", span), true
-	case "tirx", "tir": // lib_tirx_op.go
-		return &ModuleV{base: base{span}, Path: "tvm." + name, Name: name, attr: tvmTirxAttr}, true
-	case "ir":
-		return ev.module("tvm.ir", span), true
-	case "DataType":
-		return builtin("tvm.DataType", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "DataType", 1, "dtype") {
-				return poison(c.span)
-			}
-			dt, ok := ev.dtypeOf(c.args[0], c.argSpans[0])
-			if !ok {
-				return poison(c.span)
-			}
-			return &DTypeV{base: base{c.span}, DT: dt}
-		}), true
-	}
-	return nil, false
-}
-
-// dtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
-func (ev *evaluator) dtypeOf(v Value, span source.Span) (ir.DataType, bool) {
+// DtypeOf converts a dtype-like value (a string, tvm.DataType, T.float32).
+func (ev *Evaluator) DtypeOf(v Value, span source.Span) (ir.DataType, bool) {
 	if v == nil {
-		ev.errorf(span, CodeDtype, "missing dtype")
+		ev.Errorf(span, CodeDtype, "missing dtype")
 		return ir.DataType{}, false
 	}
 	switch x := v.(type) {
 	case *StrV:
-		if dt, ok := parseDType(x.V); ok {
+		if dt, ok := ParseDType(x.V); ok {
 			return dt, true
 		}
 		if dtypeLike.MatchString(x.V) {
-			ev.warnf(span, CodeUnresolved, "dtype %s is not modelled by tilels", Repr(x))
+			ev.Warnf(span, CodeUnresolved, "dtype %s is not modelled by tilels", Repr(x))
 		} else {
-			ev.errorf(span, CodeDtype, "unknown dtype %s", Repr(x))
+			ev.Errorf(span, CodeDtype, "unknown dtype %s", Repr(x))
 		}
 		return ir.DataType{}, false
 	case *DTypeV:
 		return x.DT, true
 	}
-	if isErr(v) {
-		ev.needConcrete(v, span, "a dtype")
+	if IsErr(v) {
+		ev.NeedConcrete(v, span, "a dtype")
 		return ir.DataType{}, false
 	}
-	ev.errorf(span, CodeDtype, "expected a dtype, got %s", describe(v))
+	ev.Errorf(span, CodeDtype, "expected a dtype, got %s", Describe(v))
 	return ir.DataType{}, false
 }
 
@@ -268,7 +203,7 @@ var dtypeAliases = map[string]string{
 	"fp16": "float16", "fp32": "float32", "int": "int32", "float": "float32", "half": "float16",
 }
 
-func parseDType(s string) (ir.DataType, bool) {
+func ParseDType(s string) (ir.DataType, bool) {
 	if dt, ok := ir.ParseDType(s); ok {
 		return dt, true
 	}
@@ -280,29 +215,29 @@ func parseDType(s string) (ir.DataType, bool) {
 
 // ---- math, functools, itertools, operator ----
 
-func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "inf":
-		return &FloatV{base{span}, math.Inf(1)}, true
+		return &FloatV{Base{span}, math.Inf(1)}, true
 	case "pi":
-		return &FloatV{base{span}, math.Pi}, true
+		return &FloatV{Base{span}, math.Pi}, true
 	case "e":
-		return &FloatV{base{span}, math.E}, true
+		return &FloatV{Base{span}, math.E}, true
 	case "nan":
-		return &FloatV{base{span}, math.NaN()}, true
+		return &FloatV{Base{span}, math.NaN()}, true
 	case "gcd", "lcm":
-		return builtin("math."+name, func(ev *evaluator, c *call) Value {
-			if e := firstErr(c.args...); e != nil {
+		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
+			if e := FirstErr(c.Args...); e != nil {
 				return e
 			}
 			var acc int64
 			if name == "lcm" {
 				acc = 1
 			}
-			for i, a := range c.args {
-				n, ok := ev.intArg(a, c.argSpans[i], "math."+name+" argument")
+			for i, a := range c.Args {
+				n, ok := ev.IntArg(a, c.ArgSpans[i], "math."+name+" argument")
 				if !ok {
-					return poison(c.span)
+					return Poison(c.At)
 				}
 				if n < 0 {
 					n = -n
@@ -315,20 +250,20 @@ func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 					acc = acc / gcd(acc, n) * n
 				}
 			}
-			return &IntV{base{c.span}, acc}
+			return &IntV{Base{c.At}, acc}
 		}), true
 	case "ceil", "floor", "trunc":
-		return builtin("math."+name, func(ev *evaluator, c *call) Value {
-			v := c.arg(0, "x")
-			if v == nil || isErr(v) {
-				return orPoison(v, c.span)
+		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
+			v := c.Arg(0, "x")
+			if v == nil || IsErr(v) {
+				return OrPoison(v, c.At)
 			}
-			if n, ok := toInt(v); ok && isIntLike(v) {
-				return &IntV{base{c.span}, n}
+			if n, ok := ToInt(v); ok && IsIntLike(v) {
+				return &IntV{Base{c.At}, n}
 			}
 			f, ok := toFloat(v)
 			if !ok {
-				return ev.errorf(c.span, CodeType, "must be real number, not %s", v.TypeName())
+				return ev.Errorf(c.At, CodeType, "must be real number, not %s", v.TypeName())
 			}
 			switch name {
 			case "ceil":
@@ -338,17 +273,17 @@ func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			default:
 				f = math.Trunc(f)
 			}
-			return &IntV{base{c.span}, int64(f)}
+			return &IntV{Base{c.At}, int64(f)}
 		}), true
 	case "log2", "log", "sqrt", "exp", "log10", "isqrt", "fabs":
-		return builtin("math."+name, func(ev *evaluator, c *call) Value {
-			v := c.arg(0, "x")
-			if v == nil || isErr(v) {
-				return orPoison(v, c.span)
+		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
+			v := c.Arg(0, "x")
+			if v == nil || IsErr(v) {
+				return OrPoison(v, c.At)
 			}
 			f, ok := toFloat(v)
 			if !ok {
-				return ev.errorf(c.span, CodeType, "must be real number, not %s", v.TypeName())
+				return ev.Errorf(c.At, CodeType, "must be real number, not %s", v.TypeName())
 			}
 			var r float64
 			switch name {
@@ -356,7 +291,7 @@ func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 				r = math.Log2(f)
 			case "log":
 				r = math.Log(f)
-				if b := c.arg(1, "base"); b != nil {
+				if b := c.Arg(1, "base"); b != nil {
 					bf, _ := toFloat(b)
 					r /= math.Log(bf)
 				}
@@ -369,36 +304,36 @@ func mathAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 			case "fabs":
 				r = math.Abs(f)
 			case "isqrt":
-				return &IntV{base{c.span}, int64(math.Sqrt(f))}
+				return &IntV{Base{c.At}, int64(math.Sqrt(f))}
 			}
 			if math.IsNaN(r) && !math.IsNaN(f) {
-				return ev.errorf(c.span, CodeType, "math domain error")
+				return ev.Errorf(c.At, CodeType, "math domain error")
 			}
-			return &FloatV{base{c.span}, r}
+			return &FloatV{Base{c.At}, r}
 		}), true
 	case "prod":
-		return builtin("math.prod", func(ev *evaluator, c *call) Value {
+		return Builtin("math.prod", func(ev *Evaluator, c *Call) Value {
 			elts, bad := scanArg(ev, c, 0, "prod")
 			if bad != nil {
 				return bad
 			}
-			var acc Value = &IntV{base{c.span}, 1}
-			if s, ok := c.kw("start"); ok {
+			var acc Value = &IntV{Base{c.At}, 1}
+			if s, ok := c.Kw("start"); ok {
 				acc = s
 			}
 			for _, e := range elts {
-				acc = ev.binop("*", acc, e, c.span, false)
+				acc = ev.Binop("*", acc, e, c.At, false)
 			}
 			return acc
 		}), true
 	case "pow":
-		return builtin("math.pow", func(ev *evaluator, c *call) Value {
-			a, ok1 := toFloat(c.arg(0, "x"))
-			b, ok2 := toFloat(c.arg(1, "y"))
+		return Builtin("math.pow", func(ev *Evaluator, c *Call) Value {
+			a, ok1 := toFloat(c.Arg(0, "x"))
+			b, ok2 := toFloat(c.Arg(1, "y"))
 			if !ok1 || !ok2 {
-				return ev.errorf(c.span, CodeType, "math.pow() needs two numbers")
+				return ev.Errorf(c.At, CodeType, "math.pow() needs two numbers")
 			}
-			return &FloatV{base{c.span}, math.Pow(a, b)}
+			return &FloatV{Base{c.At}, math.Pow(a, b)}
 		}), true
 	}
 	return nil, false
@@ -411,54 +346,54 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-func functoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func functoolsAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "partial":
-		return builtin("functools.partial", func(ev *evaluator, c *call) Value {
-			if len(c.args) == 0 {
-				return ev.errorf(c.span, CodeType, "partial() takes at least 1 argument")
+		return Builtin("functools.partial", func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) == 0 {
+				return ev.Errorf(c.At, CodeType, "partial() takes at least 1 argument")
 			}
-			f, pre, preSpans, kws := c.args[0], c.args[1:], c.argSpans[1:], c.kwargs
-			return builtin("functools.partial(...)", func(ev *evaluator, c2 *call) Value {
-				n := &call{node: c2.node, span: c2.span, fnSpan: c2.fnSpan, fr: c2.fr,
-					args:     append(append([]Value(nil), pre...), c2.args...),
-					argSpans: append(append([]source.Span(nil), preSpans...), c2.argSpans...),
-					kwargs:   append(append([]kwarg(nil), kws...), c2.kwargs...)}
-				return ev.callValue(f, n)
+			f, pre, preSpans, kws := c.Args[0], c.Args[1:], c.ArgSpans[1:], c.Kwargs
+			return Builtin("functools.partial(...)", func(ev *Evaluator, c2 *Call) Value {
+				n := &Call{Node: c2.Node, At: c2.At, FnSpan: c2.FnSpan, Fr: c2.Fr,
+					Args:     append(append([]Value(nil), pre...), c2.Args...),
+					ArgSpans: append(append([]source.Span(nil), preSpans...), c2.ArgSpans...),
+					Kwargs:   append(append([]Kwarg(nil), kws...), c2.Kwargs...)}
+				return ev.CallValue(f, n)
 			})
 		}), true
 	case "reduce":
-		return builtin("functools.reduce", func(ev *evaluator, c *call) Value {
+		return Builtin("functools.reduce", func(ev *Evaluator, c *Call) Value {
 			elts, bad := iterArg(ev, c, 1, "reduce")
 			if bad != nil {
 				return bad
 			}
 			var acc Value
-			if len(c.args) > 2 {
-				acc = c.args[2]
+			if len(c.Args) > 2 {
+				acc = c.Args[2]
 			} else if len(elts) > 0 {
 				acc, elts = elts[0], elts[1:]
 			} else {
-				return ev.errorf(c.span, CodeType, "reduce() of empty iterable with no initial value")
+				return ev.Errorf(c.At, CodeType, "reduce() of empty iterable with no initial value")
 			}
 			for _, e := range elts {
-				acc = ev.callValue(c.args[0], &call{span: c.span, args: []Value{acc, e}, argSpans: []source.Span{c.span, c.span}})
+				acc = ev.CallValue(c.Args[0], &Call{At: c.At, Args: []Value{acc, e}, ArgSpans: []source.Span{c.At, c.At}})
 			}
 			return acc
 		}), true
 	case "cache", "lru_cache", "wraps":
-		b := builtin("functools."+name, nil)
-		b.Fn = func(ev *evaluator, c *call) Value {
-			if len(c.args) == 1 {
-				if _, ok := c.args[0].(*FuncV); ok {
-					return c.args[0]
+		b := Builtin("functools."+name, nil)
+		b.Fn = func(ev *Evaluator, c *Call) Value {
+			if len(c.Args) == 1 {
+				if _, ok := c.Args[0].(*FuncV); ok {
+					return c.Args[0]
 				}
 			}
-			return builtin("functools.cache", func(ev *evaluator, c *call) Value {
-				if len(c.args) == 1 {
-					return c.args[0]
+			return Builtin("functools.cache", func(ev *Evaluator, c *Call) Value {
+				if len(c.Args) == 1 {
+					return c.Args[0]
 				}
-				return poison(c.span)
+				return Poison(c.At)
 			})
 		}
 		return b, true
@@ -466,77 +401,77 @@ func functoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 	return nil, false
 }
 
-func itertoolsAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func itertoolsAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "product":
-		return builtin("itertools.product", func(ev *evaluator, c *call) Value {
+		return Builtin("itertools.product", func(ev *Evaluator, c *Call) Value {
 			var lists [][]Value
-			for i := range c.args {
+			for i := range c.Args {
 				elts, bad := iterArg(ev, c, i, "product")
 				if bad != nil {
 					return bad
 				}
 				lists = append(lists, elts)
 			}
-			if r, ok := c.kw("repeat"); ok {
-				n, _ := toInt(r)
+			if r, ok := c.Kw("repeat"); ok {
+				n, _ := ToInt(r)
 				base := lists
-				if !ev.charge(c.span, "list", mulCost(max(n, 0), mulCost(int64(len(base)), 24))) {
-					return poison(c.span)
+				if !ev.charge(c.At, "list", mulCost(max(n, 0), mulCost(int64(len(base)), 24))) {
+					return Poison(c.At)
 				}
 				for i := int64(1); i < n; i++ {
 					lists = append(lists, base...)
 				}
 			}
-			out := []Value{&TupleV{base{c.span}, nil}}
+			out := []Value{&TupleV{Base{c.At}, nil}}
 			for k, l := range lists {
 				var next []Value
 				for _, t := range out {
 					for _, e := range l {
-						if !ev.step(c.span) || !ev.charge(c.span, "tuple", seqCost(int64(k+1), false)+costSlot) {
-							return poison(c.span)
+						if !ev.step(c.At) || !ev.charge(c.At, "tuple", seqCost(int64(k+1), false)+costSlot) {
+							return Poison(c.At)
 						}
-						next = append(next, &TupleV{base{c.span}, append(append([]Value(nil), t.(*TupleV).Elts...), e)})
+						next = append(next, &TupleV{Base{c.At}, append(append([]Value(nil), t.(*TupleV).Elts...), e)})
 					}
 				}
 				out = next
 			}
-			return ev.mkList(c.span, out, false)
+			return ev.mkList(c.At, out, false)
 		}), true
 	case "chain":
-		return builtin("itertools.chain", func(ev *evaluator, c *call) Value {
+		return Builtin("itertools.chain", func(ev *Evaluator, c *Call) Value {
 			var out []Value
-			for i := range c.args {
+			for i := range c.Args {
 				elts, bad := iterArg(ev, c, i, "chain")
 				if bad != nil {
 					return bad
 				}
-				if !ev.charge(c.span, "list", mulCost(int64(len(elts)), costSlot)) {
-					return poison(c.span)
+				if !ev.charge(c.At, "list", mulCost(int64(len(elts)), costSlot)) {
+					return Poison(c.At)
 				}
 				out = append(out, elts...)
 			}
-			return ev.mkList(c.span, out, false)
+			return ev.mkList(c.At, out, false)
 		}), true
 	}
 	return nil, false
 }
 
-func operatorAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func operatorAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	ops := map[string]string{"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/"}
 	if op, ok := ops[name]; ok {
-		return builtin("operator."+name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 2, "a", "b") {
-				return poison(c.span)
+		return Builtin("operator."+name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 2, "a", "b") {
+				return Poison(c.At)
 			}
-			return ev.binop(op, c.args[0], c.args[1], c.span, false)
+			return ev.Binop(op, c.Args[0], c.Args[1], c.At, false)
 		}), true
 	}
 	return nil, false
 }
 
 // numpyAttr models numpy.prod on static values (as math.prod).
-func numpyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func numpyAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name == "prod" {
 		return mathAttr(ev, name, span)
 	}
@@ -545,15 +480,15 @@ func numpyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
 
 // copyAttr models copy.copy and copy.deepcopy: lists and dicts are copied
 // (deepcopy recursively, tuples too); every other value is immutable here.
-func copyAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func copyAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "copy", "deepcopy":
 		deep := name == "deepcopy"
-		return builtin("copy."+name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 1, "x") {
-				return poison(c.span)
+		return Builtin("copy."+name, func(ev *Evaluator, c *Call) Value {
+			if !ev.CheckArgs(c, name, 1, "x") {
+				return Poison(c.At)
 			}
-			return copyValue(c.args[0], deep, c.span)
+			return copyValue(c.Args[0], deep, c.At)
 		}), true
 	}
 	return nil, false
@@ -582,25 +517,25 @@ func copyMemo(v Value, deep bool, span source.Span, memo map[Value]Value) Value 
 	}
 	switch x := v.(type) {
 	case *ListV:
-		out := &ListV{base: base{span}}
+		out := &ListV{Base: Base{span}}
 		memo[v] = out
 		out.Elts = each(x.Elts)
 		return out
 	case *TupleV:
 		if deep {
-			out := &TupleV{base{span}, each(x.Elts)}
+			out := &TupleV{Base{span}, each(x.Elts)}
 			memo[v] = out
 			return out
 		}
 	case *DictV:
-		d := newDict(span)
+		d := NewDict(span)
 		memo[v] = d
 		for i, k := range x.Keys {
 			val := x.Vals[i]
 			if deep {
 				val = copyMemo(val, true, span, memo)
 			}
-			d.set(k, val)
+			d.Set(k, val)
 		}
 		return d
 	case *InstanceV:

@@ -26,7 +26,7 @@ func propagate(span source.Span, vs ...Value) Value {
 	}
 	for _, v := range vs {
 		if o, ok := v.(*OpaqueV); ok {
-			return &OpaqueV{base{span}, o.Path}
+			return &OpaqueV{Base{span}, o.Path}
 		}
 	}
 	return nil
@@ -37,18 +37,18 @@ var irBinOps = map[string]ir.BinOp{
 	"<<": ir.Shl, ">>": ir.Shr, "&": ir.BitAnd, "|": ir.BitOr, "^": ir.BitXor,
 }
 
-// binop evaluates x op y. inplace is set for augmented assignment (lists
+// Binop evaluates x op y. inplace is set for augmented assignment (lists
 // are extended in place).
-func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool) Value {
+func (ev *Evaluator) Binop(op string, x, y Value, span source.Span, inplace bool) Value {
 	if p := propagate(span, x, y); p != nil {
 		return p
 	}
 	x, y = intEnumOperand(x), intEnumOperand(y) // IntEnum members (class.go)
 	// Layout mini-language first: `4 @ laneid`, spec + spec + offset.
-	if v, ok := ev.layoutBinop(op, x, y, span); ok {
+	if v, ok := ev.libLayoutBinop(op, x, y, span); ok { // library.go
 		return v
 	}
-	if isPyNum(x) && isPyNum(y) {
+	if IsPyNum(x) && IsPyNum(y) {
 		return ev.numBinop(op, x, y, span)
 	}
 	_, xd := x.(*ExprV)
@@ -62,39 +62,39 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 		case *StrV:
 			if b, ok := y.(*StrV); ok {
 				if !ev.charge(span, "str", strCost(int64(len(a.V))+int64(len(b.V)))) {
-					return poison(span)
+					return Poison(span)
 				}
-				return &StrV{base{span}, a.V + b.V}
+				return &StrV{Base{span}, a.V + b.V}
 			}
 		case *TupleV:
 			if b, ok := y.(*TupleV); ok {
 				if !ev.charge(span, "tuple", seqCost(int64(len(a.Elts))+int64(len(b.Elts)), false)) {
-					return poison(span)
+					return Poison(span)
 				}
-				return &TupleV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
+				return &TupleV{Base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
 			}
 		case *ListV:
 			if inplace {
 				if ev.extend(a, y, span) {
 					return a
 				}
-				if ev.halted {
-					return poison(span)
+				if ev.Halted {
+					return Poison(span)
 				}
 			}
 			if b, ok := y.(*ListV); ok {
 				if !ev.charge(span, "list", seqCost(int64(len(a.Elts))+int64(len(b.Elts)), false)) {
-					return poison(span)
+					return Poison(span)
 				}
-				return &ListV{base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
+				return &ListV{Base{span}, append(append([]Value(nil), a.Elts...), b.Elts...)}
 			}
 		}
 	case "*":
 		seq, n := x, y
-		if isIntLike(x) {
+		if IsIntLike(x) {
 			seq, n = y, x
 		}
-		if k, ok := toInt(n); ok && isIntLike(n) {
+		if k, ok := ToInt(n); ok && IsIntLike(n) {
 			switch seq.(type) {
 			case *StrV, *TupleV, *ListV:
 				return ev.repeat(seq, k, span)
@@ -109,7 +109,7 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 			if b, ok := y.(*DictV); ok {
 				d := a
 				if !inplace {
-					d = newDict(span)
+					d = NewDict(span)
 					for i := range a.Keys {
 						ev.setEntry(d, a.Keys[i], a.Vals[i], span)
 					}
@@ -117,17 +117,17 @@ func (ev *evaluator) binop(op string, x, y Value, span source.Span, inplace bool
 				for i := range b.Keys {
 					ev.setEntry(d, b.Keys[i], b.Vals[i], span)
 				}
-				if ev.halted {
-					return poison(span)
+				if ev.Halted {
+					return Poison(span)
 				}
 				return d
 			}
 		}
 	}
-	return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+	return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 }
 
-func isIntLike(v Value) bool {
+func IsIntLike(v Value) bool {
 	switch v.(type) {
 	case *IntV, *BoolV:
 		return true
@@ -136,37 +136,37 @@ func isIntLike(v Value) bool {
 }
 
 // repeat is seq * n, charged before it is built.
-func (ev *evaluator) repeat(v Value, n int64, span source.Span) Value {
+func (ev *Evaluator) repeat(v Value, n int64, span source.Span) Value {
 	n = max(n, 0)
 	var elts []Value
 	switch a := v.(type) {
 	case *StrV:
 		if !ev.charge(span, "str", strCost(mulCost(int64(len(a.V)), n))) {
-			return poison(span)
+			return Poison(span)
 		}
-		return &StrV{base{span}, strings.Repeat(a.V, int(n))}
+		return &StrV{Base{span}, strings.Repeat(a.V, int(n))}
 	case *TupleV:
 		elts = a.Elts
 	case *ListV:
 		elts = a.Elts
 	}
 	if !ev.charge(span, v.TypeName(), seqCost(mulCost(int64(len(elts)), n), false)) {
-		return poison(span)
+		return Poison(span)
 	}
 	out := make([]Value, 0, int64(len(elts))*n)
 	for i := int64(0); i < n && len(elts) > 0; i++ {
 		out = append(out, elts...)
 	}
 	if _, ok := v.(*TupleV); ok {
-		return &TupleV{base{span}, out}
+		return &TupleV{Base{span}, out}
 	}
-	return &ListV{base{span}, out}
+	return &ListV{Base{span}, out}
 }
 
 // extend appends the elements of iterable y to l (list += y, l.extend(y)),
 // charged; false when y is not iterable or the budget ran out.
-func (ev *evaluator) extend(l *ListV, y Value, span source.Span) bool {
-	elts, ok := ev.iterate(y, span)
+func (ev *Evaluator) extend(l *ListV, y Value, span source.Span) bool {
+	elts, ok := ev.Iterate(y, span)
 	if !ok || !ev.charge(span, "list", mulCost(int64(len(elts)), costSlot)) {
 		return false
 	}
@@ -174,7 +174,7 @@ func (ev *evaluator) extend(l *ListV, y Value, span source.Span) bool {
 	return true
 }
 
-func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
+func (ev *Evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 	args := []Value{y}
 	if t, ok := y.(*TupleV); ok {
 		args = t.Elts
@@ -182,7 +182,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 	// The literal text is at most the format's length; each converted
 	// argument is charged before it is appended.
 	if !ev.charge(span, "str", strCost(int64(len(s.V)))) {
-		return poison(span)
+		return Poison(span)
 	}
 	var b strings.Builder
 	k := 0
@@ -197,7 +197,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			j++
 		}
 		if j >= len(f) {
-			return ev.pyErrorf(span, "incomplete format")
+			return ev.PyErrorf(span, "incomplete format")
 		}
 		conv := f[j]
 		spec := f[i+1 : j]
@@ -207,7 +207,7 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			continue
 		}
 		if k >= len(args) {
-			return ev.pyErrorf(span, "not enough arguments for format string")
+			return ev.PyErrorf(span, "not enough arguments for format string")
 		}
 		a := args[k]
 		k++
@@ -215,9 +215,9 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 		case 's', 'r':
 			str, ok := ev.strOf(span, a, conv == 'r')
 			if !ok {
-				return poison(span)
+				return Poison(span)
 			}
-			a = &StrV{base{span}, str}
+			a = &StrV{Base{span}, str}
 			conv = 0
 		case 'i', 'u':
 			conv = 'd'
@@ -230,26 +230,26 @@ func (ev *evaluator) percentFormat(s *StrV, y Value, span source.Span) Value {
 			full += string(conv)
 		}
 		out, ok := ev.formatValue(a, full, span)
-		if ev.halted {
-			return poison(span)
+		if ev.Halted {
+			return Poison(span)
 		}
 		if !ok {
-			return ev.pyErrorf(span, "unsupported format %%%s", full)
+			return ev.PyErrorf(span, "unsupported format %%%s", full)
 		}
 		if !ev.charge(span, "str", int64(len(out))) {
-			return poison(span)
+			return Poison(span)
 		}
 		b.WriteString(out)
 	}
-	return &StrV{base{span}, b.String()}
+	return &StrV{Base{span}, b.String()}
 }
 
-func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
+func (ev *Evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 	_, xf := x.(*FloatV)
 	_, yf := y.(*FloatV)
 	if !xf && !yf && op != "/" {
-		a, _ := toInt(x)
-		b, _ := toInt(y)
+		a, _ := ToInt(x)
+		b, _ := ToInt(y)
 		_, xb := x.(*BoolV)
 		_, yb := y.(*BoolV)
 		if xb && yb && (op == "&" || op == "|" || op == "^") {
@@ -262,16 +262,16 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 			default:
 				r = (a ^ b) != 0
 			}
-			return &BoolV{base{span}, r}
+			return &BoolV{Base{span}, r}
 		}
 		r, err := intOp(op, a, b)
 		switch err {
 		case "":
-			return &IntV{base{span}, r}
+			return &IntV{Base{span}, r}
 		case "float":
-			return ev.numBinop(op, &FloatV{base{x.Span()}, float64(a)}, y, span)
+			return ev.numBinop(op, &FloatV{Base{x.Span()}, float64(a)}, y, span)
 		}
-		return ev.pyErrorf(span, "%s", err)
+		return ev.PyErrorf(span, "%s", err)
 	}
 	a, _ := toFloat(x)
 	b, _ := toFloat(y)
@@ -285,17 +285,17 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 		r = a * b
 	case "/":
 		if b == 0 {
-			return ev.pyErrorf(span, "division by zero")
+			return ev.PyErrorf(span, "division by zero")
 		}
 		r = a / b
 	case "//":
 		if b == 0 {
-			return ev.pyErrorf(span, "float floor division by zero")
+			return ev.PyErrorf(span, "float floor division by zero")
 		}
 		r = math.Floor(a / b)
 	case "%":
 		if b == 0 {
-			return ev.pyErrorf(span, "float modulo")
+			return ev.PyErrorf(span, "float modulo")
 		}
 		r = math.Mod(a, b)
 		if r != 0 && (r < 0) != (b < 0) {
@@ -304,9 +304,9 @@ func (ev *evaluator) numBinop(op string, x, y Value, span source.Span) Value {
 	case "**":
 		r = math.Pow(a, b)
 	default:
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
-	return &FloatV{base{span}, r}
+	return &FloatV{Base{span}, r}
 }
 
 // intOp computes a op b on Python ints; the error is a Python message, or
@@ -392,32 +392,32 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-func (ev *evaluator) deviceBinop(op string, x, y Value, span source.Span) Value {
+func (ev *Evaluator) deviceBinop(op string, x, y Value, span source.Span) Value {
 	var xe, ye ir.Expr
 	var ok1, ok2 bool
 	if xv, ok := x.(*ExprV); ok {
 		xe, ok1 = xv.E, true
-		ye, ok2 = ev.toIR(y, exprType(xe))
+		ye, ok2 = ev.ToIR(y, ExprType(xe))
 	} else {
 		ye, ok2 = y.(*ExprV).E, true
-		xe, ok1 = ev.toIR(x, exprType(ye))
+		xe, ok1 = ev.ToIR(x, ExprType(ye))
 	}
 	if !ok1 || !ok2 {
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	if op == "**" {
-		return &ExprV{base: base{span}, E: &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: exprType(xe), Span: span}}
+		return &ExprV{Base: Base{span}, E: &ir.Call{Op: "pow", Args: []ir.Expr{xe, ye}, Type: ExprType(xe), Span: span}}
 	}
 	bop, ok := irBinOps[op]
 	if !ok {
-		return ev.pyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
-	return &ExprV{base: base{span}, E: mkBin(bop, xe, ye, span)}
+	return &ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
 }
 
-// mkBin builds a op b with integer constant folding and the identities
+// MkBin builds a op b with integer constant folding and the identities
 // x+0, x-0, x*1, x*0, x//1, x%1.
-func mkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
+func MkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
 	ca, aok := a.(*ir.IntImm)
 	cb, bok := b.(*ir.IntImm)
 	if aok && bok && ca.Type.Code != ir.Bool && cb.Type.Code != ir.Bool {
@@ -452,7 +452,7 @@ func mkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
 			return a
 		}
 		if (aok && ca.Value == 0) || (bok && cb.Value == 0) {
-			t := exprType(a)
+			t := ExprType(a)
 			if !t.IsValid() || t.IsFloat() {
 				t = ir.Int32
 			}
@@ -524,10 +524,10 @@ func foldCompare(op ir.BinOp, a, b int64) (int64, bool) {
 	return 0, true
 }
 
-// toIR converts a scalar value to an ir.Expr. Python numbers take the dtype
+// ToIR converts a scalar value to an ir.Expr. Python numbers take the dtype
 // hint when it fits (an int next to a float16 expression becomes a float16
 // constant); otherwise ints are int32 and floats float32, as in TVM.
-func (ev *evaluator) toIR(v Value, hint ir.DataType) (ir.Expr, bool) {
+func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 	switch v := v.(type) {
 	case *ExprV:
 		if _, ok := v.E.(*ir.Region); ok {
@@ -536,7 +536,7 @@ func (ev *evaluator) toIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 		return v.E, true
 	case *IntV:
 		if hint.IsFloat() {
-			return &ir.FloatImm{Value: float64(v.V), Type: hint, Span: v.span}, true
+			return &ir.FloatImm{Value: float64(v.V), Type: hint, Span: v.At}, true
 		}
 		t := ir.Int32
 		if hint.Code == ir.Int || hint.Code == ir.UInt {
@@ -545,27 +545,27 @@ func (ev *evaluator) toIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 		if t == ir.Int32 && (v.V > math.MaxInt32 || v.V < math.MinInt32) {
 			t = ir.Int64
 		}
-		return &ir.IntImm{Value: v.V, Type: t, Span: v.span}, true
+		return &ir.IntImm{Value: v.V, Type: t, Span: v.At}, true
 	case *BoolV:
 		n := int64(0)
 		if v.V {
 			n = 1
 		}
-		return &ir.IntImm{Value: n, Type: ir.BoolT, Span: v.span}, true
+		return &ir.IntImm{Value: n, Type: ir.BoolT, Span: v.At}, true
 	case *FloatV:
 		t := ir.Float32
 		if hint.IsFloat() {
 			t = hint
 		}
-		return &ir.FloatImm{Value: v.V, Type: t, Span: v.span}, true
+		return &ir.FloatImm{Value: v.V, Type: t, Span: v.At}, true
 	case *EnumV:
-		return &ir.IntImm{Value: v.V, Type: ir.Int32, Span: v.span}, true
+		return &ir.IntImm{Value: v.V, Type: ir.Int32, Span: v.At}, true
 	}
 	return nil, false
 }
 
-// exprType is the result dtype of e (invalid when unknown or void).
-func exprType(e ir.Expr) ir.DataType {
+// ExprType is the result dtype of e (invalid when unknown or void).
+func ExprType(e ir.Expr) ir.DataType {
 	switch e := e.(type) {
 	case *ir.IntImm:
 		return e.Type
@@ -584,19 +584,19 @@ func exprType(e ir.Expr) ir.DataType {
 		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or:
 			return ir.BoolT
 		}
-		if t := exprType(e.A); t.IsValid() {
-			if t2 := exprType(e.B); t2.IsFloat() && !t.IsFloat() {
+		if t := ExprType(e.A); t.IsValid() {
+			if t2 := ExprType(e.B); t2.IsFloat() && !t.IsFloat() {
 				return t2
 			}
 			return t
 		}
-		return exprType(e.B)
+		return ExprType(e.B)
 	case *ir.Not:
 		return ir.BoolT
 	case *ir.Neg:
-		return exprType(e.X)
+		return ExprType(e.X)
 	case *ir.Select:
-		return exprType(e.A)
+		return ExprType(e.A)
 	case *ir.AddressOf, *ir.BufferData:
 		return ir.HandleT
 	case *ir.ThreadIndex:
@@ -607,58 +607,58 @@ func exprType(e ir.Expr) ir.DataType {
 
 // ---- unary, boolean and comparison operators ----
 
-func (ev *evaluator) unary(op string, x Value, span source.Span) Value {
+func (ev *Evaluator) unary(op string, x Value, span source.Span) Value {
 	if p := propagate(span, x); p != nil {
 		return p
 	}
 	switch op {
 	case "not":
 		if e, ok := x.(*ExprV); ok {
-			return &ExprV{base: base{span}, E: &ir.Not{X: e.E, Span: span}}
+			return &ExprV{Base: Base{span}, E: &ir.Not{X: e.E, Span: span}}
 		}
-		return &BoolV{base{span}, !truthy(x)}
+		return &BoolV{Base{span}, !Truthy(x)}
 	case "-":
 		switch v := x.(type) {
 		case *IntV:
 			if v.V == math.MinInt64 {
-				return ev.pyErrorf(span, "integer overflow (result does not fit in 64 bits)")
+				return ev.PyErrorf(span, "integer overflow (result does not fit in 64 bits)")
 			}
-			return &IntV{base{span}, -v.V}
+			return &IntV{Base{span}, -v.V}
 		case *BoolV:
-			n, _ := toInt(v)
-			return &IntV{base{span}, -n}
+			n, _ := ToInt(v)
+			return &IntV{Base{span}, -n}
 		case *FloatV:
-			return &FloatV{base{span}, -v.V}
+			return &FloatV{Base{span}, -v.V}
 		case *ExprV:
 			switch c := v.E.(type) {
 			case *ir.IntImm:
-				return &ExprV{base: base{span}, E: &ir.IntImm{Value: -c.Value, Type: c.Type, Span: span}}
+				return &ExprV{Base: Base{span}, E: &ir.IntImm{Value: -c.Value, Type: c.Type, Span: span}}
 			case *ir.FloatImm:
-				return &ExprV{base: base{span}, E: &ir.FloatImm{Value: -c.Value, Type: c.Type, Span: span}}
+				return &ExprV{Base: Base{span}, E: &ir.FloatImm{Value: -c.Value, Type: c.Type, Span: span}}
 			}
-			return &ExprV{base: base{span}, E: &ir.Neg{X: v.E, Span: span}}
+			return &ExprV{Base: Base{span}, E: &ir.Neg{X: v.E, Span: span}}
 		}
 	case "+":
 		switch v := x.(type) {
 		case *IntV, *FloatV, *ExprV:
 			return v
 		case *BoolV:
-			n, _ := toInt(v)
-			return &IntV{base{span}, n}
+			n, _ := ToInt(v)
+			return &IntV{Base{span}, n}
 		}
 	case "~":
 		switch v := x.(type) {
 		case *IntV, *BoolV:
-			n, _ := toInt(v)
-			return &IntV{base{span}, ^n}
+			n, _ := ToInt(v)
+			return &IntV{Base{span}, ^n}
 		case *ExprV:
-			return &ExprV{base: base{span}, E: &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: exprType(v.E), Span: span}}
+			return &ExprV{Base: Base{span}, E: &ir.Call{Op: "bitwise_not", Args: []ir.Expr{v.E}, Type: ExprType(v.E), Span: span}}
 		}
 	}
-	return ev.pyErrorf(span, "bad operand type for unary %s: '%s'", op, x.TypeName())
+	return ev.PyErrorf(span, "bad operand type for unary %s: '%s'", op, x.TypeName())
 }
 
-func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
+func (ev *Evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
 	isAnd := e.Op == "and"
 	op := ir.Or
 	if isAnd {
@@ -667,7 +667,7 @@ func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
 	var acc ir.Expr // non-nil once a device operand was met
 	for i, x := range e.Values {
 		v := ev.expr(fr, x)
-		if isErr(v) {
+		if IsErr(v) {
 			return v
 		}
 		if ex, ok := v.(*ExprV); ok {
@@ -679,22 +679,22 @@ func (ev *evaluator) boolOp(fr *frame, e *syntax.BoolOp) Value {
 			continue
 		}
 		if acc == nil {
-			if i == len(e.Values)-1 || truthy(v) != isAnd {
+			if i == len(e.Values)-1 || Truthy(v) != isAnd {
 				return v // Python short-circuit semantics
 			}
 			continue
 		}
-		if truthy(v) != isAnd {
-			return &BoolV{base{e.Loc}, !isAnd} // dev and False, dev or True
+		if Truthy(v) != isAnd {
+			return &BoolV{Base{e.Loc}, !isAnd} // dev and False, dev or True
 		}
 	}
 	if b, ok := acc.(*ir.Binary); ok && (b.Op == ir.And || b.Op == ir.Or) {
 		b.Span = e.Loc
 	}
-	return &ExprV{base: base{e.Loc}, E: acc}
+	return &ExprV{Base: Base{e.Loc}, E: acc}
 }
 
-func (ev *evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
+func (ev *Evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
 	left := ev.expr(fr, e.Left)
 	var acc ir.Expr
 	var result Value
@@ -704,38 +704,38 @@ func (ev *evaluator) compareChain(fr *frame, e *syntax.Compare) Value {
 		if len(e.Ops) == 1 {
 			sp = e.Loc
 		}
-		r := ev.compare(op, left, right, sp)
-		if isErr(r) {
+		r := ev.Compare(op, left, right, sp)
+		if IsErr(r) {
 			return r
 		}
 		if ex, ok := r.(*ExprV); ok {
 			if acc == nil {
-				if result != nil && !truthy(result) {
+				if result != nil && !Truthy(result) {
 					return result
 				}
 				acc = ex.E
 			} else {
 				acc = &ir.Binary{Op: ir.And, A: acc, B: ex.E, Span: e.Loc}
 			}
-		} else if !truthy(r) {
+		} else if !Truthy(r) {
 			if acc == nil {
 				return r
 			}
-			return &BoolV{base{e.Loc}, false}
+			return &BoolV{Base{e.Loc}, false}
 		} else if result == nil {
 			result = r
 		}
 		left = right
 	}
 	if acc != nil {
-		return &ExprV{base: base{e.Loc}, E: acc}
+		return &ExprV{Base: Base{e.Loc}, E: acc}
 	}
-	return &BoolV{base{e.Loc}, true}
+	return &BoolV{Base{e.Loc}, true}
 }
 
 var irCmpOps = map[string]ir.BinOp{"==": ir.EQ, "!=": ir.NE, "<": ir.LT, "<=": ir.LE, ">": ir.GT, ">=": ir.GE}
 
-func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
+func (ev *Evaluator) Compare(op string, x, y Value, span source.Span) Value {
 	switch op {
 	case "is", "is not":
 		if p := propagate(span, x, y); p != nil {
@@ -745,22 +745,22 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 		if op == "is not" {
 			r = !r
 		}
-		return &BoolV{base{span}, r}
+		return &BoolV{Base{span}, r}
 	case "in", "not in":
 		if p := propagate(span, x, y); p != nil {
 			return p
 		}
 		r, ok := ev.contains(y, x, span)
-		if ev.halted {
-			return poison(span)
+		if ev.Halted {
+			return Poison(span)
 		}
 		if !ok {
-			return ev.pyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
+			return ev.PyErrorf(span, "argument of type '%s' is not iterable", y.TypeName())
 		}
 		if op == "not in" {
 			r = !r
 		}
-		return &BoolV{base{span}, r}
+		return &BoolV{Base{span}, r}
 	}
 	if p := propagate(span, x, y); p != nil {
 		return p
@@ -772,25 +772,25 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 			return v
 		}
 		if op == "==" || op == "!=" {
-			return &BoolV{base{span}, (op == "==") == pyEqual(x, y)}
+			return &BoolV{Base{span}, (op == "==") == pyEqual(x, y)}
 		}
-		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	n := 0
 	switch op {
 	case "==", "!=":
 		r := pyEq(x, y, &n)
 		if !ev.compareWork(span, x, y, n) {
-			return poison(span)
+			return Poison(span)
 		}
-		return &BoolV{base{span}, r == (op == "==")}
+		return &BoolV{Base{span}, r == (op == "==")}
 	}
 	c, ok := pyCmp(x, y, &n)
 	if !ev.compareWork(span, x, y, n) {
-		return poison(span)
+		return Poison(span)
 	}
 	if !ok {
-		return ev.pyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
+		return ev.PyErrorf(span, "'%s' not supported between instances of '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
 	var r bool
 	switch op {
@@ -803,23 +803,23 @@ func (ev *evaluator) compare(op string, x, y Value, span source.Span) Value {
 	case ">=":
 		r = c >= 0
 	}
-	return &BoolV{base{span}, r}
+	return &BoolV{Base{span}, r}
 }
 
-func (ev *evaluator) deviceCompare(op string, x, y Value, span source.Span) (Value, bool) {
+func (ev *Evaluator) deviceCompare(op string, x, y Value, span source.Span) (Value, bool) {
 	var xe, ye ir.Expr
 	var ok1, ok2 bool
 	if xv, ok := x.(*ExprV); ok {
 		xe, ok1 = xv.E, true
-		ye, ok2 = ev.toIR(y, exprType(xe))
+		ye, ok2 = ev.ToIR(y, ExprType(xe))
 	} else {
 		ye, ok2 = y.(*ExprV).E, true
-		xe, ok1 = ev.toIR(x, exprType(ye))
+		xe, ok1 = ev.ToIR(x, ExprType(ye))
 	}
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	return &ExprV{base: base{span}, E: mkBin(irCmpOps[op], xe, ye, span)}, true
+	return &ExprV{Base: Base{span}, E: MkBin(irCmpOps[op], xe, ye, span)}, true
 }
 
 func pyIs(x, y Value) bool {
@@ -897,12 +897,12 @@ func pyEq(x, y Value, n *int) bool {
 	if *n++; *n > maxCompareNodes {
 		return false
 	}
-	if isPyNum(x) && isPyNum(y) {
+	if IsPyNum(x) && IsPyNum(y) {
 		a, _ := toFloat(x)
 		b, _ := toFloat(y)
-		if isIntLike(x) && isIntLike(y) {
-			ai, _ := toInt(x)
-			bi, _ := toInt(y)
+		if IsIntLike(x) && IsIntLike(y) {
+			ai, _ := ToInt(x)
+			bi, _ := ToInt(y)
 			return ai == bi
 		}
 		return a == b
@@ -1017,10 +1017,10 @@ func pyCmp(x, y Value, n *int) (int, bool) {
 	if *n++; *n > maxCompareNodes {
 		return 0, false
 	}
-	if isPyNum(x) && isPyNum(y) {
-		if isIntLike(x) && isIntLike(y) {
-			a, _ := toInt(x)
-			b, _ := toInt(y)
+	if IsPyNum(x) && IsPyNum(y) {
+		if IsIntLike(x) && IsIntLike(y) {
+			a, _ := ToInt(x)
+			b, _ := ToInt(y)
 			return cmp3(a < b, a > b), true
 		}
 		a, _ := toFloat(x)
@@ -1067,7 +1067,7 @@ func seqCompare(a, b []Value, n *int) (int, bool) {
 
 // compareWork charges a comparison that visited n values (containers
 // and their elements), or two strs.
-func (ev *evaluator) compareWork(span source.Span, x, y Value, n int) bool {
+func (ev *Evaluator) compareWork(span source.Span, x, y Value, n int) bool {
 	if a, ok := x.(*StrV); ok {
 		if b, ok := y.(*StrV); ok {
 			return ev.work(span, min(len(a.V), len(b.V)), bytesPerStep)
@@ -1078,7 +1078,7 @@ func (ev *evaluator) compareWork(span source.Span, x, y Value, n int) bool {
 
 // contains is Python's `x in container`, charged as work at span; the
 // caller checks ev.halted.
-func (ev *evaluator) contains(container, x Value, span source.Span) (bool, bool) {
+func (ev *Evaluator) contains(container, x Value, span source.Span) (bool, bool) {
 	switch c := container.(type) {
 	case *StrV:
 		s, ok := x.(*StrV)
@@ -1096,7 +1096,7 @@ func (ev *evaluator) contains(container, x Value, span source.Span) (bool, bool)
 		_, found, _ := c.get(x)
 		return found, true
 	case *RangeV:
-		n, ok := toInt(x)
+		n, ok := ToInt(x)
 		if !ok {
 			return false, true
 		}
@@ -1108,7 +1108,7 @@ func (ev *evaluator) contains(container, x Value, span source.Span) (bool, bool)
 		// Charged as it goes, by the values compared: the elements may be
 		// large containers themselves.
 		n := 0
-		for _, e := range seqElts(c) {
+		for _, e := range SeqElts(c) {
 			k := 0
 			eq := pyEq(e, x, &k)
 			if n += k; n >= 1024 {

@@ -14,14 +14,14 @@ import (
 type (
 	// ParamSetV is pytest.param(*values, id=..., marks=...).
 	ParamSetV struct {
-		base
+		Base
 		Values []Value
 		ID     string // "" when not given
 	}
 	// ParametrizeV is the mark pytest.mark.parametrize(argnames, argvalues,
 	// ids=...) builds: one axis of a test's grid.
 	ParametrizeV struct {
-		base
+		Base
 		Names []string
 		Rows  [][]Value // one value per name
 		IDs   []string  // one id per row
@@ -31,26 +31,26 @@ type (
 func (*ParamSetV) TypeName() string    { return "ParameterSet" }
 func (*ParametrizeV) TypeName() string { return "MarkDecorator" }
 
-func pytestAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func pytestAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
 	case "param":
-		return builtin("pytest.param", pytestParam), true
+		return Builtin("pytest.param", pytestParam), true
 	case "mark":
-		return &ModuleV{base: base{span}, Path: "pytest.mark", Name: "mark", attr: pytestMarkAttr}, true
+		return &ModuleV{Base: Base{span}, Path: "pytest.mark", Name: "mark", Attr: pytestMarkAttr}, true
 	}
 	return nil, false
 }
 
-func pytestMarkAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func pytestMarkAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	if name == "parametrize" {
-		return builtin("pytest.mark.parametrize", pytestParametrize), true
+		return Builtin("pytest.mark.parametrize", pytestParametrize), true
 	}
 	return nil, false
 }
 
-func pytestParam(ev *evaluator, c *call) Value {
-	p := &ParamSetV{base: base{c.span}, Values: append([]Value(nil), c.args...)}
-	if v, ok := c.kw("id"); ok {
+func pytestParam(ev *Evaluator, c *Call) Value {
+	p := &ParamSetV{Base: Base{c.At}, Values: append([]Value(nil), c.Args...)}
+	if v, ok := c.Kw("id"); ok {
 		if s, ok := v.(*StrV); ok {
 			p.ID = s.V
 		}
@@ -60,10 +60,10 @@ func pytestParam(ev *evaluator, c *call) Value {
 
 // pytestParametrize builds one grid axis. Values it cannot enumerate make
 // an opaque mark (the test is then run once, its parameters unbound).
-func pytestParametrize(ev *evaluator, c *call) Value {
-	opaque := &OpaqueV{base{c.span}, "pytest.mark.parametrize(...)"}
-	names := c.arg(0, "argnames")
-	values := c.arg(1, "argvalues")
+func pytestParametrize(ev *Evaluator, c *Call) Value {
+	opaque := &OpaqueV{Base{c.At}, "pytest.mark.parametrize(...)"}
+	names := c.Arg(0, "argnames")
+	values := c.Arg(1, "argvalues")
 	if names == nil || values == nil {
 		return opaque
 	}
@@ -76,7 +76,7 @@ func pytestParametrize(ev *evaluator, c *call) Value {
 			}
 		}
 	case *TupleV, *ListV:
-		for _, e := range seqElts(n) {
+		for _, e := range SeqElts(n) {
 			s, ok := e.(*StrV)
 			if !ok {
 				return opaque
@@ -86,18 +86,18 @@ func pytestParametrize(ev *evaluator, c *call) Value {
 	default:
 		return opaque
 	}
-	if len(argnames) == 0 || isErr(values) {
+	if len(argnames) == 0 || IsErr(values) {
 		return opaque
 	}
-	elts, ok := ev.iterate(values, c.argSpan(1, "argvalues"))
+	elts, ok := ev.Iterate(values, c.ArgSpan(1, "argvalues"))
 	if !ok {
 		return opaque
 	}
-	idsArg, _ := c.kw("ids")
-	if idsArg == nil && len(c.args) > 3 {
-		idsArg = c.args[3]
+	idsArg, _ := c.Kw("ids")
+	if idsArg == nil && len(c.Args) > 3 {
+		idsArg = c.Args[3]
 	}
-	m := &ParametrizeV{base: base{c.span}, Names: argnames}
+	m := &ParametrizeV{Base: Base{c.At}, Names: argnames}
 	for i, e := range elts {
 		var row []Value
 		id := ""
@@ -106,7 +106,7 @@ func pytestParametrize(ev *evaluator, c *call) Value {
 		} else if len(argnames) == 1 {
 			row = []Value{e}
 		} else {
-			r, ok := ev.iterate(e, c.argSpan(1, "argvalues"))
+			r, ok := ev.Iterate(e, c.ArgSpan(1, "argvalues"))
 			if !ok {
 				return opaque
 			}
@@ -126,10 +126,10 @@ func pytestParametrize(ev *evaluator, c *call) Value {
 
 // pytestID is the id pytest gives row i: ids[i] from a list, ids(value)
 // joined by "-" from a callable, else each value's default id.
-func (ev *evaluator) pytestID(ids Value, i int, names []string, row []Value, c *call) string {
+func (ev *Evaluator) pytestID(ids Value, i int, names []string, row []Value, c *Call) string {
 	switch x := ids.(type) {
 	case *ListV, *TupleV:
-		if es := seqElts(x); i < len(es) {
+		if es := SeqElts(x); i < len(es) {
 			if s, ok := es[i].(*StrV); ok {
 				return s.V
 			}
@@ -137,7 +137,7 @@ func (ev *evaluator) pytestID(ids Value, i int, names []string, row []Value, c *
 	case *FuncV, *BuiltinV:
 		parts := make([]string, len(row))
 		for j, v := range row {
-			r := ev.callValue(x, &call{span: c.span, fnSpan: c.span, args: []Value{v}, argSpans: []source.Span{c.span}, fr: c.fr})
+			r := ev.CallValue(x, &Call{At: c.At, FnSpan: c.At, Args: []Value{v}, ArgSpans: []source.Span{c.At}, Fr: c.Fr})
 			if s, ok := r.(*StrV); ok {
 				parts[j] = s.V
 			} else {

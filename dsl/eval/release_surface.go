@@ -129,7 +129,7 @@ var surfaceNames = append([]Construct{
 }, intrinsicNames...)
 
 // surfaceForms: call forms of one name that differ between releases.
-var surfaceForms = []Construct{
+var SurfaceForms = []Construct{
 	{SurfaceForm, "ComposeLayout(swizzle, tile)", release.Only(release.R025), "ComposeLayout(per_element, swizzle_len, atom_len, tile)"},
 	{SurfaceForm, "ComposeLayout(per_element, swizzle_len, atom_len, tile)", release.From(release.R026), "ComposeLayout(SwizzleLayout(per_element, swizzle_len, atom_len), tile)"},
 	{SurfaceForm, "T.thread_id(extents, dtype=...)", release.Only(release.R027), "T.thread_id(extents) (every scope id is int32)"},
@@ -139,21 +139,21 @@ var surfaceForms = []Construct{
 // T.thread_id, ...; builder/ir.py): under an earlier release it is reported
 // and accepted. 0.27 takes int32 and uint32 only; tilels' ids stay int32
 // (the CUDA it prints declares them int).
-func (ev *evaluator) scopeIDDtype(c *call, fname string) bool {
-	v, ok := c.kw("dtype")
+func (ev *Evaluator) ScopeIDDtype(c *Call, fname string) bool {
+	v, ok := c.Kw("dtype")
 	if !ok {
 		return true
 	}
-	k := surfaceForms[2]
+	k := SurfaceForms[2]
 	k.Name = strings.Replace(k.Name, "T.thread_id", fname, 1)
-	ev.otherRelease(c.fnSpan, k, "modelled as 0.27 does, the id as int32")
-	dt, ok := ev.dtypeOf(v, c.argSpan(-1, "dtype"))
+	ev.OtherRelease(c.FnSpan, k, "modelled as 0.27 does, the id as int32")
+	dt, ok := ev.DtypeOf(v, c.ArgSpan(-1, "dtype"))
 	if !ok {
 		return false
 	}
 	if (dt.Code != ir.Int && dt.Code != ir.UInt) || dt.Bits != 32 {
 		// 0.27.0.post1's check, verbatim (its text prints the dtype as T.<dtype>)
-		ev.errorf(c.span, CodeDtype, "dtype of a loop/scope-id var must be \"int32\" or \"uint32\", got T.%s", dt)
+		ev.Errorf(c.At, CodeDtype, "dtype of a loop/scope-id var must be \"int32\" or \"uint32\", got T.%s", dt)
 		return false
 	}
 	return true
@@ -217,7 +217,7 @@ func Surface() []Construct {
 	names := append([]Construct(nil), surfaceNames...)
 	sort.Slice(names, func(i, j int) bool { return names[i].Name < names[j].Name })
 	out := append(append([]Construct(nil), surfaceModules...), names...)
-	return append(out, surfaceForms...)
+	return append(out, SurfaceForms...)
 }
 
 // SurfaceModuleOf returns the import-path construct path lies under.
@@ -323,12 +323,12 @@ func ptxChainOf(name, rest string) (Construct, bool) {
 	return Construct{SurfaceName, name, release.Only(release.R027), instead}, true
 }
 
-// otherRelease reports c at span when the chosen release does not have it
+// OtherRelease reports c at span when the chosen release does not have it
 // (once per span: the diagnostics of a file are deduplicated), and says
 // whether it is. how says what the evaluator does then: "modelled as 0.25
 // does", "not modelled".
-func (ev *evaluator) otherRelease(span source.Span, c Construct, how string) bool {
-	r := ev.opts.Release
+func (ev *Evaluator) OtherRelease(span source.Span, c Construct, how string) bool {
+	r := ev.Opts.Release
 	if c.In.Has(r) {
 		return false
 	}
@@ -341,13 +341,13 @@ func (ev *evaluator) otherRelease(span source.Span, c Construct, how string) boo
 	if how != "" {
 		msg += "; " + how
 	}
-	ev.warnf(span, CodeOtherRelease, "%s", msg)
+	ev.Warnf(span, CodeOtherRelease, "%s", msg)
 	return true
 }
 
-// modelledAs is the otherRelease tail for a construct the evaluator models
+// ModelledAs is the otherRelease tail for a construct the evaluator models
 // as its own releases do.
-func modelledAs(c Construct) string {
+func ModelledAs(c Construct) string {
 	for i := len(release.All) - 1; i >= 0; i-- {
 		if r := release.All[i]; c.In.Has(r) {
 			return "modelled as " + r.Short() + " does"
@@ -358,13 +358,13 @@ func modelledAs(c Construct) string {
 
 // checkSurfaceModule reports an import of a module path the chosen release
 // does not have.
-func (ev *evaluator) checkSurfaceModule(path string, span source.Span) {
+func (ev *Evaluator) checkSurfaceModule(path string, span source.Span) {
 	if c, ok := SurfaceModuleOf(path); ok {
 		how := "not modelled"
-		if canonicalModule(path) != "" || ev.module(path, span) != nil {
-			how = modelledAs(c)
+		if ev.canonicalModule(path) != "" || ev.Module(path, span) != nil {
+			how = ModelledAs(c)
 		}
-		ev.otherRelease(span, c, how)
+		ev.OtherRelease(span, c, how)
 	}
 }
 
@@ -372,11 +372,11 @@ func (ev *evaluator) checkSurfaceModule(path string, span source.Span) {
 // with in the tables.
 func surfaceModuleAlias(path string) string {
 	switch path {
-	case tPath:
+	case TPath:
 		return "T."
-	case txPath:
+	case TxPath:
 		return "Tx."
-	case layoutPath:
+	case LayoutPath:
 		return "layout."
 	}
 	return ""
@@ -384,22 +384,22 @@ func surfaceModuleAlias(path string) string {
 
 // checkSurfaceName reports a name of a modelled module (or a T.cuda/T.ptx
 // intrinsic path, alias "T.") the chosen release does not have.
-func (ev *evaluator) checkSurfaceName(alias, name string, span source.Span, how string) {
+func (ev *Evaluator) CheckSurfaceName(alias, name string, span source.Span, how string) {
 	if alias == "" {
 		return
 	}
 	c, listed := surfaceByAlias[alias][name]
-	if listed && c.In.Has(ev.opts.Release) {
+	if listed && c.In.Has(ev.Opts.Release) {
 		return
 	}
-	if !listed && (alias != "T." || !strings.HasPrefix(name, "ptx.") || ev.opts.Release == release.R027) {
+	if !listed && (alias != "T." || !strings.HasPrefix(name, "ptx.") || ev.Opts.Release == release.R027) {
 		return // not listed, or a 0.27 chain under 0.27: nothing to say (and no search for its 0.25 name)
 	}
 	if c, ok := SurfaceNameOf(alias + name); ok {
 		if how == "" {
-			how = modelledAs(c)
+			how = ModelledAs(c)
 		}
-		ev.otherRelease(span, c, how)
+		ev.OtherRelease(span, c, how)
 	}
 }
 
@@ -542,16 +542,16 @@ var intrinsicNames = []Construct{
 // checkSurfaceImportFrom reports "from M import a, b" where M (or M.a, a
 // submodule) is a path, or a or b a name of a modelled module, the chosen
 // release does not have.
-func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
+func (ev *Evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 	if _, ok := SurfaceModuleOf(s.Module); ok {
 		span := s.Loc
-		if i := strings.Index(ev.text(s.Loc), s.Module); i >= 0 {
+		if i := strings.Index(ev.Text(s.Loc), s.Module); i >= 0 {
 			span = source.Span{Start: s.Loc.Start + source.Pos(i), End: s.Loc.Start + source.Pos(i+len(s.Module))}
 		}
 		ev.checkSurfaceModule(s.Module, span)
 		return
 	}
-	m := ev.module(s.Module, s.Loc)
+	m := ev.Module(s.Module, s.Loc)
 	for _, a := range s.Names {
 		if _, ok := SurfaceModuleOf(s.Module + "." + a.Name); ok {
 			ev.checkSurfaceModule(s.Module+"."+a.Name, a.Loc)
@@ -565,21 +565,21 @@ func (ev *evaluator) checkSurfaceImportFrom(s *syntax.ImportFrom) {
 // Tx.compose_op; also "from M import name") the chosen release does not
 // have, "not modelled" when M's model has no such name. Tile primitives are
 // checked where they are called (Tx.cta.log2 as Tx.log2).
-func (ev *evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
+func (ev *Evaluator) checkSurfaceAttr(m *ModuleV, name string, span source.Span) {
 	alias := surfaceModuleAlias(m.Path)
-	if alias == "" || (m.Path == txPath && isTileOp(name)) {
+	if alias == "" || (m.Path == TxPath && ev.libIsTileOp(name)) {
 		return
 	}
 	if _, listed := surfaceByAlias[alias][name]; !listed {
 		return // (a chain of T.ptx is checked where it is called)
 	}
 	how := "not modelled"
-	if m.attr != nil {
-		if _, ok := m.attr(ev, name, span); ok {
+	if m.Attr != nil {
+		if _, ok := m.Attr(ev, name, span); ok {
 			how = ""
 		}
 	}
-	ev.checkSurfaceName(alias, name, span, how)
+	ev.CheckSurfaceName(alias, name, span, how)
 }
 
 // normPTX spells a T.ptx chain one way: "::" and "__" as "." and without the

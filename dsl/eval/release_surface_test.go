@@ -1,6 +1,8 @@
-package eval
+package eval_test
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"os"
 	"strings"
@@ -45,10 +47,10 @@ func TestSurfaceOf(t *testing.T) {
 	} {
 		var got release.Set
 		if strings.HasPrefix(c.name, "tvm.") {
-			if k, ok := SurfaceModuleOf(c.name); ok {
+			if k, ok := eval.SurfaceModuleOf(c.name); ok {
 				got = k.In
 			}
-		} else if k, ok := SurfaceNameOf(c.name); ok {
+		} else if k, ok := eval.SurfaceNameOf(c.name); ok {
 			got = k.In
 		}
 		if got != c.in {
@@ -85,11 +87,11 @@ func TestOtherRelease(t *testing.T) {
 		{"0.27 spelling", cur, [3]int{3, 2, 0}},
 	} {
 		for i, r := range release.All {
-			p, _ := evalSource("k.py", []byte(c.src), Options{Release: r})
+			p, _ := evalSource("k.py", []byte(c.src), eval.Options{Release: r})
 			n := 0
 			var msgs []string
 			for _, d := range p.Diags {
-				if d.Code == CodeOtherRelease {
+				if d.Code == eval.CodeOtherRelease {
 					n++
 				}
 				msgs = append(msgs, fmt.Sprintf("%s %s", d.Code, d.Message))
@@ -117,8 +119,8 @@ func TestReleasesDoc(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| construct | kind | releases | the other releases write |\n|---|---|---|---|\n")
-	kinds := map[SurfaceKind]string{SurfaceModule: "import path", SurfaceName: "name", SurfaceForm: "call form"}
-	for _, c := range Surface() {
+	kinds := map[eval.SurfaceKind]string{eval.SurfaceModule: "import path", eval.SurfaceName: "name", eval.SurfaceForm: "call form"}
+	for _, c := range eval.Surface() {
 		instead := c.Instead
 		if instead == "" {
 			instead = "(nothing like it)"

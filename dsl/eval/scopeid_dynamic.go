@@ -3,7 +3,7 @@ package eval
 import "github.com/tilels/tilels/ir"
 
 // Scope-id extents that are not compile-time integers (T.cta_id and
-// friends, dsl/eval/tir.go scopeID).
+// friends, dsl/tirxlib/tir.go scopeID).
 //
 // TVM keeps a scope id's extents as PrimExprs: T.cta_id([cta_count]) over a
 // kernel parameter is a symbolic grid, which the dispatch pass turns into a
@@ -21,19 +21,19 @@ import "github.com/tilels/tilels/ir"
 // dynamicExtents returns the extents of ext as IR expressions when ext is a
 // sequence of one to three integers or integer expressions of which at
 // least one is not a constant.
-func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
-	if !isSeq(ext) {
+func (ev *Evaluator) DynamicExtents(ext Value) ([]ir.Expr, bool) {
+	if !IsSeq(ext) {
 		return nil, false
 	}
-	elts := seqElts(ext)
-	if len(elts) == 0 || len(elts) > 3 || firstErr(elts...) != nil {
+	elts := SeqElts(ext)
+	if len(elts) == 0 || len(elts) > 3 || FirstErr(elts...) != nil {
 		return nil, false
 	}
 	dynamic := false
 	out := make([]ir.Expr, len(elts))
 	for i, e := range elts {
-		if _, isConst := toInt(e); isConst {
-			x, ok := ev.toIR(e, ir.Int32)
+		if _, isConst := ToInt(e); isConst {
+			x, ok := ev.ToIR(e, ir.Int32)
 			if !ok {
 				return nil, false
 			}
@@ -44,7 +44,7 @@ func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 		if !ok {
 			return nil, false
 		}
-		if t := exprType(x.E); t.Code != ir.Int && t.Code != ir.UInt {
+		if t := ExprType(x.E); t.Code != ir.Int && t.Code != ir.UInt {
 			return nil, false
 		}
 		out[i] = x.E
@@ -57,15 +57,15 @@ func (ev *evaluator) dynamicExtents(ext Value) ([]ir.Expr, bool) {
 // holds a value the evaluator could not compute (not a type error), and
 // how many ids the declaration makes then: one per element of a sequence
 // of one to three elements, else one.
-func unresolvedExtents(ext Value) (int, bool) {
-	if isErr(ext) {
+func UnresolvedExtents(ext Value) (int, bool) {
+	if IsErr(ext) {
 		return 1, true
 	}
-	if !isSeq(ext) {
+	if !IsSeq(ext) {
 		return 0, false
 	}
-	elts := seqElts(ext)
-	if firstErr(elts...) == nil {
+	elts := SeqElts(ext)
+	if FirstErr(elts...) == nil {
 		return 0, false
 	}
 	if len(elts) >= 1 && len(elts) <= 3 {

@@ -20,9 +20,9 @@ const (
 	ctrlRaise // a Python exception (raise, failed assert) or a halted budget
 )
 
-func (ev *evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
+func (ev *Evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
 	for _, s := range ss {
-		if ev.halted {
+		if ev.Halted {
 			return ctrlRaise
 		}
 		if c := ev.execStmt(fr, s); c != ctrlNone {
@@ -33,15 +33,15 @@ func (ev *evaluator) execBlock(fr *frame, ss []syntax.Stmt) ctrl {
 }
 
 // inKernelTIR reports whether fr's statements build kernel IR.
-func (ev *evaluator) inKernelTIR(fr *frame) bool { return fr.tir && ev.emit != nil }
+func (ev *Evaluator) inKernelTIR(fr *frame) bool { return fr.tir && ev.Emit != nil }
 
-func (ev *evaluator) emitStmt(s ir.Stmt) {
-	if ev.emit != nil && ev.countIR(s) {
-		*ev.emit = append(*ev.emit, s)
+func (ev *Evaluator) EmitStmt(s ir.Stmt) {
+	if ev.Emit != nil && ev.countIR(s) {
+		*ev.Emit = append(*ev.Emit, s)
 	}
 }
 
-func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
+func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	if !ev.step(s.Span()) {
 		return ctrlRaise
 	}
@@ -65,7 +65,7 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 		if s.Value != nil {
 			fr.ret = ev.expr(fr, s.Value)
 		} else {
-			fr.ret = &NoneV{base{s.Loc}}
+			fr.ret = &NoneV{Base{s.Loc}}
 		}
 		return ctrlReturn
 	case *syntax.Delete:
@@ -86,7 +86,7 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 				oldScopes = append(oldScopes, sc)
 			}
 			if it.Vars != nil {
-				ev.assign(fr, it.Vars, &OpaqueV{base{it.Context.Span()}, "with " + Repr(v)}, it.Context.Span(), false)
+				ev.assign(fr, it.Vars, &OpaqueV{Base{it.Context.Span()}, "with " + Repr(v)}, it.Context.Span(), false)
 			}
 		}
 		if len(oldScopes) > 0 {
@@ -101,10 +101,10 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 		if len(s.Handlers) > 0 {
 			ev.tryDepth--
 		}
-		if c == ctrlRaise && !ev.halted && len(s.Handlers) > 0 {
+		if c == ctrlRaise && !ev.Halted && len(s.Handlers) > 0 {
 			h := s.Handlers[0]
 			if h.Name != nil {
-				fr.env.set(h.Name.Id, &OpaqueV{base{h.Name.Loc}, "exception"})
+				fr.env.set(h.Name.Id, &OpaqueV{Base{h.Name.Loc}, "exception"})
 			}
 			c = ev.execBlock(fr, h.Body)
 		} else if c == ctrlNone {
@@ -154,26 +154,26 @@ func (ev *evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	return ctrlNone
 }
 
-func (ev *evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
+func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
 	v := ev.expr(fr, s.X)
-	if ev.emit == nil {
+	if ev.Emit == nil {
 		return
 	}
 	switch v := v.(type) {
 	case *ExprV:
 		if _, isCall := v.E.(*ir.Call); isCall {
-			ev.emitStmt(&ir.Evaluate{X: v.E, Span: s.Loc})
+			ev.EmitStmt(&ir.Evaluate{X: v.E, Span: s.Loc})
 		}
 	case *OpaqueV:
-		if ev.kern != nil {
-			ev.kern.ignored = append(ev.kern.ignored, s.X.Span())
+		if ev.Kern != nil {
+			ev.Kern.ignored = append(ev.Kern.ignored, s.X.Span())
 		}
 	case *UnboundV:
 		ev.useUnbound(v.Origin)
 	}
 }
 
-func clip(s string, n int) string {
+func Clip(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "..."
 	}
@@ -181,7 +181,7 @@ func clip(s string, n int) string {
 }
 
 // hintFor prepares the name hint for `targets = value`.
-func (ev *evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint {
+func (ev *Evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint {
 	c, ok := value.(*syntax.Call)
 	if !ok || len(targets) == 0 {
 		return nil
@@ -217,7 +217,7 @@ func (ev *evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint
 	return h
 }
 
-func (ev *evaluator) execAssign(fr *frame, s *syntax.Assign) {
+func (ev *Evaluator) execAssign(fr *frame, s *syntax.Assign) {
 	saved := ev.hint
 	ev.hint = ev.hintFor(s.Targets, s.Value)
 	v := ev.expr(fr, s.Value)
@@ -230,7 +230,7 @@ func (ev *evaluator) execAssign(fr *frame, s *syntax.Assign) {
 // assign binds v to target. letOK allows a device expression assigned to a
 // name inside a kernel body to become an ir.Let.
 // vspan is the span of the assigned value's expression (for errors).
-func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source.Span, letOK bool) {
+func (ev *Evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source.Span, letOK bool) {
 	switch t := target.(type) {
 	case *syntax.Name:
 		ev.assignName(fr, t, v, vspan, letOK)
@@ -245,37 +245,37 @@ func (ev *evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 	case *syntax.Attribute:
 		// stores on user objects are modelled (class.go); on others, ignored
 		obj := ev.expr(fr, t.X)
-		if ev.inKernelTIR(fr) && ev.storeScalar(ev.heldAttr(obj, t.Attr.Id, t.Loc), v, t.Loc, vspan) {
+		if ev.inKernelTIR(fr) && ev.StoreScalar(ev.heldAttr(obj, t.Attr.Id, t.Loc), v, t.Loc, vspan) {
 			return // `self.idx = x` on a T.local_scalar field (parser.py visit_assign)
 		}
 		ev.setAttr(obj, t.Attr.Id, v, t.Loc)
 	case *syntax.Starred:
-		ev.errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
+		ev.Errorf(t.Loc, CodeType, "starred assignment target must be in a list or tuple")
 	case *syntax.BadExpr:
 	default:
-		ev.errorf(target.Span(), CodeType, "cannot assign to %s", clip(ev.text(target.Span()), 40))
+		ev.Errorf(target.Span(), CodeType, "cannot assign to %s", Clip(ev.Text(target.Span()), 40))
 	}
 }
 
-func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
+func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
 	if ev.inKernelTIR(fr) {
 		if old, ok := fr.env.lookup(t.Id); ok {
 			// `buf = x` on a one-element 1-D buffer, or on a name holding
 			// its element (a T.local_scalar), stores buf[0] = x (parser.py
 			// visit_assign).
-			if ev.storeScalar(old, v, t.Loc, vspan) {
+			if ev.StoreScalar(old, v, t.Loc, vspan) {
 				return
 			}
 			if ov, ok := old.(*ExprV); ok {
-				if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
-					e, ok := ev.toIR(v, vr.Type)
+				if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.Mutable[vr] {
+					e, ok := ev.ToIR(v, vr.Type)
 					if !ok {
-						if !isErr(v) {
-							ev.errorf(vspan, CodeType, "cannot assign %s to mutable scalar `%s`", v.TypeName(), t.Id)
+						if !IsErr(v) {
+							ev.Errorf(vspan, CodeType, "cannot assign %s to mutable scalar `%s`", v.TypeName(), t.Id)
 						}
 						return
 					}
-					ev.emitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(t.Loc, vspan)})
+					ev.EmitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(t.Loc, vspan)})
 					return
 				}
 			}
@@ -285,51 +285,51 @@ func (ev *evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		// assigns it. Fresh variables and T.meta_var values are only named.
 		// A pointer (T.reinterpret to a PointerType) is bound immutably
 		// (T.Bind), so it can be a decl_buffer's data.
-		if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && isPointerExpr(ex.E) {
+		if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && isPointerExpr(ex.E) {
 			vr := &ir.Var{Name: t.Id, Type: ir.HandleT, Span: t.Loc}
-			ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
-			v = &ExprV{base: base{t.Loc}, E: vr}
-		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.inline && !ex.fresh && needsLet(ex.E) {
-			if typ := exprType(ex.E); typ.IsValid() && typ != ir.HandleT {
+			ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
+			v = &ExprV{Base: Base{t.Loc}, E: vr}
+		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && !ex.Fresh && needsLet(ex.E) {
+			if typ := ExprType(ex.E); typ.IsValid() && typ != ir.HandleT {
 				vr := &ir.Var{Name: t.Id, Type: typ, Span: t.Loc}
-				ev.kern.mutable[vr] = true
-				ev.emitStmt(&ir.Let{Var: vr, Value: ex.E, Mutable: true, Span: source.Join(t.Loc, vspan)})
-				v = &ExprV{base: base{t.Loc}, E: vr}
+				ev.Kern.Mutable[vr] = true
+				ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Mutable: true, Span: source.Join(t.Loc, vspan)})
+				v = &ExprV{Base: Base{t.Loc}, E: vr}
 			}
-		} else if ok && ex.fresh {
-			v = &ExprV{base: ex.base, E: ex.E} // named now: a later alias copies it
+		} else if ok && ex.Fresh {
+			v = &ExprV{Base: ex.Base, E: ex.E} // named now: a later alias copies it
 		}
 	}
 	fr.env.set(t.Id, v)
 }
 
-// storeScalar emits buf[0] = v when old, the value an assignment target
+// StoreScalar emits buf[0] = v when old, the value an assignment target
 // holds, is a one-element buffer or its element (scalarBuffer), as
 // TVMScript does for names and attributes; false when it is not one or v
 // is not a scalar.
-func (ev *evaluator) storeScalar(old, v Value, target, vspan source.Span) bool {
+func (ev *Evaluator) StoreScalar(old, v Value, target, vspan source.Span) bool {
 	b := scalarBuffer(old)
 	if b == nil {
 		// A mutable scalar (`x: T.float16`, a one-element local buffer in
 		// TVM) held by an attribute is assigned.
-		if ov, ok := old.(*ExprV); ok && ev.kern != nil {
-			if vr, ok := ov.E.(*ir.Var); ok && ev.kern.mutable[vr] {
-				if e, ok := ev.toIR(v, vr.Type); ok {
-					ev.emitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
+		if ov, ok := old.(*ExprV); ok && ev.Kern != nil {
+			if vr, ok := ov.E.(*ir.Var); ok && ev.Kern.Mutable[vr] {
+				if e, ok := ev.ToIR(v, vr.Type); ok {
+					ev.EmitStmt(&ir.Assign{Var: vr, Value: e, Span: source.Join(target, vspan)})
 					return true
 				}
 			}
 		}
 		return false
 	}
-	e, ok := ev.toIR(v, b.Dtype)
+	e, ok := ev.ToIR(v, b.Dtype)
 	if !ok {
 		return false
 	}
-	if typ := exprType(e); typ.IsValid() && typ != b.Dtype {
+	if typ := ExprType(e); typ.IsValid() && typ != b.Dtype {
 		e = &ir.Cast{To: b.Dtype, X: e, Span: vspan}
 	}
-	ev.emitStmt(&ir.Store{Buf: b, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: target}}, Value: e, Span: source.Join(target, vspan)})
+	ev.EmitStmt(&ir.Store{Buf: b, Indices: []ir.Expr{&ir.IntImm{Value: 0, Type: ir.Int32, Span: target}}, Value: e, Span: source.Join(target, vspan)})
 	return true
 }
 
@@ -349,8 +349,8 @@ func needsLet(e ir.Expr) bool {
 	return true
 }
 
-func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, span source.Span) {
-	if isErr(v) {
+func (ev *Evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, span source.Span) {
+	if IsErr(v) {
 		for _, t := range targets {
 			if st, ok := t.(*syntax.Starred); ok {
 				t = st.X
@@ -359,14 +359,14 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 		}
 		return
 	}
-	elts, ok := ev.iterate(v, span)
+	elts, ok := ev.Iterate(v, span)
 	if !ok {
-		ev.pyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
+		ev.PyErrorf(span, "cannot unpack non-iterable %s object", v.TypeName())
 		for _, t := range targets {
 			if st, ok := t.(*syntax.Starred); ok {
 				t = st.X
 			}
-			ev.assign(fr, t, poison(span), span, false)
+			ev.assign(fr, t, Poison(span), span, false)
 		}
 		return
 	}
@@ -379,12 +379,12 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	if star < 0 {
 		if len(elts) != len(targets) {
 			if len(elts) > len(targets) {
-				ev.pyErrorf(span, "too many values to unpack (expected %d)", len(targets))
+				ev.PyErrorf(span, "too many values to unpack (expected %d)", len(targets))
 			} else {
-				ev.pyErrorf(span, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
+				ev.PyErrorf(span, "not enough values to unpack (expected %d, got %d)", len(targets), len(elts))
 			}
 			for _, t := range targets {
-				ev.assign(fr, t, poison(span), span, false)
+				ev.assign(fr, t, Poison(span), span, false)
 			}
 			return
 		}
@@ -395,7 +395,7 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	}
 	after := len(targets) - star - 1
 	if len(elts) < star+after {
-		ev.pyErrorf(span, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
+		ev.PyErrorf(span, "not enough values to unpack (expected at least %d, got %d)", star+after, len(elts))
 		return
 	}
 	for i := 0; i < star; i++ {
@@ -408,7 +408,7 @@ func (ev *evaluator) assignUnpack(fr *frame, targets []syntax.Expr, v Value, spa
 	}
 }
 
-func (ev *evaluator) execDelete(fr *frame, t syntax.Expr) {
+func (ev *Evaluator) execDelete(fr *frame, t syntax.Expr) {
 	switch t := t.(type) {
 	case *syntax.Name:
 		delete(fr.env.vars, t.Id)
@@ -441,53 +441,53 @@ func (ev *evaluator) execDelete(fr *frame, t syntax.Expr) {
 	}
 }
 
-func (ev *evaluator) execAugAssign(fr *frame, s *syntax.AugAssign) {
+func (ev *Evaluator) execAugAssign(fr *frame, s *syntax.AugAssign) {
 	switch t := s.Target.(type) {
 	case *syntax.Name:
 		old := ev.expr(fr, t)
 		rhs := ev.expr(fr, s.Value)
-		nv := ev.binop(s.Op, old, rhs, s.Loc, true)
+		nv := ev.Binop(s.Op, old, rhs, s.Loc, true)
 		ev.assignName(fr, t, nv, s.Loc, true)
 	case *syntax.Subscript:
 		obj := ev.expr(fr, t.X)
 		idx, isTuple := ev.indexValues(fr, t.Index)
 		old := ev.getItem(fr, obj, idx, isTuple, t)
 		rhs := ev.expr(fr, s.Value)
-		nv := ev.binop(s.Op, old, rhs, s.Loc, true)
+		nv := ev.Binop(s.Op, old, rhs, s.Loc, true)
 		ev.setItem(fr, obj, idx, isTuple, nv, s.Loc, t)
 	case *syntax.Attribute:
 		obj := ev.expr(fr, t.X)
 		rhs := ev.expr(fr, s.Value)
 		switch obj.(type) {
 		case *InstanceV, *ClassV:
-			old := ev.getAttr(obj, t.Attr.Id, t.Attr.Loc, t.Loc)
-			nv := ev.binop(s.Op, old, rhs, s.Loc, true)
-			if ev.inKernelTIR(fr) && ev.storeScalar(old, nv, t.Loc, s.Loc) {
+			old := ev.GetAttr(obj, t.Attr.Id, t.Attr.Loc, t.Loc)
+			nv := ev.Binop(s.Op, old, rhs, s.Loc, true)
+			if ev.inKernelTIR(fr) && ev.StoreScalar(old, nv, t.Loc, s.Loc) {
 				return
 			}
 			ev.setAttr(obj, t.Attr.Id, nv, t.Loc)
 		}
 	default:
-		ev.errorf(s.Target.Span(), CodeType, "illegal expression for augmented assignment")
+		ev.Errorf(s.Target.Span(), CodeType, "illegal expression for augmented assignment")
 	}
 }
 
-func (ev *evaluator) execAssert(fr *frame, s *syntax.Assert) {
+func (ev *Evaluator) execAssert(fr *frame, s *syntax.Assert) {
 	v := ev.expr(fr, s.Test)
-	if isErr(v) {
+	if IsErr(v) {
 		return
 	}
 	if _, ok := v.(*ExprV); ok {
 		return // a device assertion; not modelled
 	}
-	if !truthy(v) {
+	if !Truthy(v) {
 		msg := "assertion failed"
 		if s.Msg != nil {
-			if m := ev.expr(fr, s.Msg); !isErr(m) {
+			if m := ev.expr(fr, s.Msg); !IsErr(m) {
 				msg = "assertion failed: " + pyStr(m)
 			}
 		}
-		ev.pyErrorf(s.Test.Span(), "%s", msg)
+		ev.PyErrorf(s.Test.Span(), "%s", msg)
 	}
 }
 
@@ -530,12 +530,12 @@ func hasSyntaxError(s syntax.Stmt) bool {
 // skipUnknown handles a Python-level branch or loop whose condition or
 // iterable is not concrete: it is skipped; a kernel inside it makes an
 // unbound parameter worth reporting.
-func (ev *evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
-	if ev.kern != nil {
+func (ev *Evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.Stmt, what string) {
+	if ev.Kern != nil {
 		if u, ok := v.(*UnboundV); ok {
 			ev.skippedTileCalls(fr, s, u.Origin.Param)
 		}
-		ev.havoc(fr, ev.needConcrete(v, span, what), s)
+		ev.havoc(fr, ev.NeedConcrete(v, span, what), s)
 		return
 	}
 	if u, ok := v.(*UnboundV); ok {
@@ -548,7 +548,7 @@ func (ev *evaluator) skipUnknown(fr *frame, v Value, span source.Span, s syntax.
 
 // havoc binds every name a skipped statement could assign to v (an
 // unknown value), so later uses see "unknown" rather than "undefined".
-func (ev *evaluator) havoc(fr *frame, v Value, s syntax.Stmt) {
+func (ev *Evaluator) havoc(fr *frame, v Value, s syntax.Stmt) {
 	var target func(e syntax.Expr)
 	target = func(e syntax.Expr) {
 		switch t := e.(type) {
@@ -630,7 +630,7 @@ func (ev *evaluator) havoc(fr *frame, v Value, s syntax.Stmt) {
 	stmts([]syntax.Stmt{s})
 }
 
-func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
+func (ev *Evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 	cond := ev.expr(fr, s.Test)
 	switch c := cond.(type) {
 	case *PoisonV:
@@ -641,7 +641,7 @@ func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 		return ctrlNone
 	case *ExprV:
 		if !ev.inKernelTIR(fr) {
-			ev.errorf(s.Test.Span(), CodeType, "cannot branch on device value `%s` in Python code", ExprString(c.E))
+			ev.Errorf(s.Test.Span(), CodeType, "cannot branch on device value `%s` in Python code", ExprString(c.E))
 			return ctrlNone
 		}
 		thenB := ev.subBlock(fr, s.Body, s.Loc)
@@ -649,10 +649,10 @@ func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 		if len(s.Else) > 0 {
 			elseB = ev.subBlock(fr, s.Else, s.Loc)
 		}
-		ev.emitStmt(&ir.If{Cond: c.E, Then: thenB, Else: elseB, Span: s.Loc})
+		ev.EmitStmt(&ir.If{Cond: c.E, Then: thenB, Else: elseB, Span: s.Loc})
 		return ctrlNone
 	}
-	if truthy(cond) {
+	if Truthy(cond) {
 		return ev.execBlock(fr, s.Body)
 	}
 	return ev.execBlock(fr, s.Else)
@@ -660,12 +660,12 @@ func (ev *evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 
 // subBlock evaluates ss into a fresh ir.Block. Break and continue inside a
 // device block are errors.
-func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir.Block {
-	saved := ev.emit
+func (ev *Evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir.Block {
+	saved := ev.Emit
 	var stmts []ir.Stmt
-	ev.emit = &stmts
+	ev.Emit = &stmts
 	c := ev.execBlock(fr, ss)
-	ev.emit = saved
+	ev.Emit = saved
 	if c == ctrlBreak || c == ctrlContinue {
 		if n := len(ev.loopKinds); n > 0 && ev.loopKinds[n-1] {
 			// The innermost loop is a device loop: the break happens at run
@@ -676,7 +676,7 @@ func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir
 				stmts = append(stmts, &ir.Continue{Span: ev.lastCtrl})
 			}
 		} else {
-			ev.warnf(ev.lastCtrl, CodeUnresolved, "break and continue of a Python loop inside device control flow cannot be evaluated statically; ignored")
+			ev.Warnf(ev.lastCtrl, CodeUnresolved, "break and continue of a Python loop inside device control flow cannot be evaluated statically; ignored")
 		}
 	}
 	sp := span
@@ -686,7 +686,7 @@ func (ev *evaluator) subBlock(fr *frame, ss []syntax.Stmt, span source.Span) *ir
 	return &ir.Block{Stmts: stmts, Span: sp}
 }
 
-func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
+func (ev *Evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 	saved := ev.curLoop
 	defer func() { ev.curLoop = saved }()
 	for iter := 0; ; iter++ {
@@ -705,23 +705,23 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 			return ctrlNone
 		case *ExprV:
 			if iter > 0 || !ev.inKernelTIR(fr) {
-				ev.errorf(s.Test.Span(), CodeType, "cannot loop on device value `%s` in Python code", ExprString(c.E))
+				ev.Errorf(s.Test.Span(), CodeType, "cannot loop on device value `%s` in Python code", ExprString(c.E))
 				return ctrlNone
 			}
 			body := withLoop(ev, true, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
-			ev.emitStmt(&ir.While{Cond: c.E, Body: body, Span: s.Loc})
+			ev.EmitStmt(&ir.While{Cond: c.E, Body: body, Span: s.Loc})
 			return ctrlNone
 		}
-		if !truthy(cond) {
+		if !Truthy(cond) {
 			return ev.execBlock(fr, s.Else)
 		}
 		if _, lit := s.Test.(*syntax.Constant); lit && iter == 0 && ev.inKernelTIR(fr) && len(s.Else) == 0 {
 			// `while True:` / `while 1:` in TIR code is a device loop left
 			// by a device break (parser.py visit_while: T.While(cond)), as
 			// in a spin-wait; a loop on a Python variable is still unrolled.
-			if e, ok := ev.toIR(cond, ir.DataType{}); ok {
+			if e, ok := ev.ToIR(cond, ir.DataType{}); ok {
 				body := withLoop(ev, true, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
-				ev.emitStmt(&ir.While{Cond: e, Body: body, Span: s.Loc})
+				ev.EmitStmt(&ir.While{Cond: e, Body: body, Span: s.Loc})
 				return ctrlNone
 			}
 		}
@@ -737,7 +737,7 @@ func (ev *evaluator) execWhile(fr *frame, s *syntax.While) ctrl {
 	}
 }
 
-func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
+func (ev *Evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	it := ev.expr(fr, s.Iter)
 	switch v := it.(type) {
 	case *PoisonV:
@@ -749,7 +749,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 		return ctrlNone
 	case *LoopV:
 		if !ev.inKernelTIR(fr) {
-			ev.errorf(s.Iter.Span(), CodeType, "%s loops are only allowed in a prim_func body", v.What)
+			ev.Errorf(s.Iter.Span(), CodeType, "%s loops are only allowed in a prim_func body", v.What)
 			return ctrlNone
 		}
 		ev.deviceLoop(fr, s, v)
@@ -766,7 +766,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	defer func() { ev.curLoop = saved }()
 	next, ok := ev.iterator(it, s.Iter.Span())
 	if !ok {
-		ev.pyErrorf(s.Iter.Span(), "'%s' object is not iterable", it.TypeName())
+		ev.PyErrorf(s.Iter.Span(), "'%s' object is not iterable", it.TypeName())
 		return ctrlNone
 	}
 	for {
@@ -789,7 +789,7 @@ func (ev *evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 }
 
 // deviceLoop emits one ir.For per loop dimension.
-func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
+func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	var names []string
 	var spans []source.Span
 	switch t := s.Target.(type) {
@@ -799,13 +799,13 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		for _, e := range t.Elts {
 			n, ok := e.(*syntax.Name)
 			if !ok {
-				ev.errorf(e.Span(), CodeType, "loop target must be a name")
+				ev.Errorf(e.Span(), CodeType, "loop target must be a name")
 				return
 			}
 			names, spans = append(names, n.Id), append(spans, n.Loc)
 		}
 	default:
-		ev.errorf(s.Target.Span(), CodeType, "loop target must be a name or a tuple of names")
+		ev.Errorf(s.Target.Span(), CodeType, "loop target must be a name or a tuple of names")
 		return
 	}
 	var vars []*ir.Var
@@ -816,12 +816,12 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		k := &ir.Var{Name: names[0], Type: ir.Int32, Span: spans[0]}
 		vars = append(vars, k)
 		val := ir.AddE(lv.Mins[0], ir.MulE(k, &ir.IntImm{Value: lv.Step, Type: ir.Int32, Span: spans[0]}))
-		fr.env.set(names[0], &ExprV{base: base{spans[0]}, E: val})
-		lv = &LoopV{base: lv.base, What: lv.What, Kind: lv.Kind, Mins: []ir.Expr{nil}, Extents: lv.Extents}
+		fr.env.set(names[0], &ExprV{Base: Base{spans[0]}, E: val})
+		lv = &LoopV{Base: lv.Base, What: lv.What, Kind: lv.Kind, Mins: []ir.Expr{nil}, Extents: lv.Extents}
 	case len(names) == len(lv.Extents):
 		for i, n := range names {
 			vars = append(vars, &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]})
-			fr.env.set(n, &ExprV{base: base{spans[i]}, E: vars[i]})
+			fr.env.set(n, &ExprV{Base: Base{spans[i]}, E: vars[i]})
 		}
 	case len(names) == 1:
 		// `for lvs in T.grid(a, b)`: lvs is the tuple of loop variables.
@@ -829,11 +829,11 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		for i := range lv.Extents {
 			v := &ir.Var{Name: fmt.Sprintf("%s_%d", names[0], i), Type: ir.Int32, Span: spans[0]}
 			vars = append(vars, v)
-			elts = append(elts, &ExprV{base: base{spans[0]}, E: v})
+			elts = append(elts, &ExprV{Base: Base{spans[0]}, E: v})
 		}
-		fr.env.set(names[0], &TupleV{base{spans[0]}, elts})
+		fr.env.set(names[0], &TupleV{Base{spans[0]}, elts})
 	default:
-		ev.errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
+		ev.Errorf(s.Target.Span(), CodeType, "%d loop variables for %d loop extents", len(names), len(lv.Extents))
 		return
 	}
 	// A break in a T.grid body would leave only the innermost of the
@@ -850,7 +850,7 @@ func (ev *evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 			body = &ir.Block{Stmts: []ir.Stmt{f}, Span: s.Loc}
 		}
 	}
-	ev.emitStmt(stmt)
+	ev.EmitStmt(stmt)
 }
 
 func isZero(e ir.Expr) bool {
@@ -858,7 +858,7 @@ func isZero(e ir.Expr) bool {
 	return e == nil || ok && c == 0
 }
 
-func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
+func (ev *Evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 	name := s.Name.Id
 	if fr.fn != nil {
 		name = fr.fn.Name + "." + name
@@ -883,11 +883,11 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 		// A prim_func decorator that did not resolve (e.g. an unresolved
 		// import of T): report once, at the decorator.
 		for i, d := range decos {
-			if !isErr(d) {
+			if !IsErr(d) {
 				continue
 			}
 			if o, ok := d.(*OpaqueV); ok {
-				ev.warnf(s.Decorators[i].Span(), CodeUnresolved, "kernel `%s` is not evaluated: `%s` is not modelled by tilels", s.Name.Id, o.Path)
+				ev.Warnf(s.Decorators[i].Span(), CodeUnresolved, "kernel `%s` is not evaluated: `%s` is not modelled by tilels", s.Name.Id, o.Path)
 			}
 			if u, ok := d.(*UnboundV); ok {
 				ev.noteUnbound(u.Origin, s)
@@ -896,7 +896,7 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 	}
 	if kernel && ev.inImported(fr) {
 		// A kernel of an imported module is analysed in its own file (imports.go).
-		fr.env.set(s.Name.Id, &OpaqueV{base{s.Name.Loc}, ev.curModule(fr).name + "." + name})
+		fr.env.set(s.Name.Id, &OpaqueV{Base{s.Name.Loc}, ev.curModule(fr).name + "." + name})
 		ev.imports().why[ev.curModule(fr).name+"."+name] = fmt.Sprintf("`%s` is a kernel of the imported module `%s` (it is analysed in its own file)", name, ev.curModule(fr).name)
 		return
 	}
@@ -906,7 +906,7 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 		return
 	}
 	fn := ev.makeFunc(fr, s, name)
-	fn.TIR = tirHelper || (fr.tir && ev.kern != nil && len(s.Decorators) == 0)
+	fn.TIR = tirHelper || (fr.tir && ev.Kern != nil && len(s.Decorators) == 0)
 	if axes := gridDecorators(decos); len(axes) > 0 {
 		if ev.grids == nil {
 			ev.grids = map[*syntax.FunctionDef][]*ParametrizeV{}
@@ -917,25 +917,25 @@ func (ev *evaluator) execFunctionDef(fr *frame, s *syntax.FunctionDef) {
 	for i := len(decos) - 1; i >= 0; i-- {
 		switch d := decos[i].(type) {
 		case *FuncV:
-			v = ev.callValue(d, &call{span: s.Decorators[i].Span(), args: []Value{v}, argSpans: []source.Span{s.Name.Loc}})
+			v = ev.CallValue(d, &Call{At: s.Decorators[i].Span(), Args: []Value{v}, ArgSpans: []source.Span{s.Name.Loc}})
 		case *BuiltinV:
 			if d.Name == "functools.cache" || d.Name == "functools.lru_cache" {
 				continue
 			}
-			v = ev.callValue(d, &call{span: s.Decorators[i].Span(), args: []Value{v}, argSpans: []source.Span{s.Name.Loc}})
+			v = ev.CallValue(d, &Call{At: s.Decorators[i].Span(), Args: []Value{v}, ArgSpans: []source.Span{s.Name.Loc}})
 		}
 	}
 	fr.env.set(s.Name.Id, v)
 }
 
-func (ev *evaluator) makeFunc(fr *frame, s *syntax.FunctionDef, name string) *FuncV {
-	fn := &FuncV{base: base{s.Name.Loc}, Name: name, Def: s, Params: s.Params, Env: fr.env, Defaults: map[*syntax.Param]Value{}}
+func (ev *Evaluator) makeFunc(fr *frame, s *syntax.FunctionDef, name string) *FuncV {
+	fn := &FuncV{Base: Base{s.Name.Loc}, Name: name, Def: s, Params: s.Params, Env: fr.env, Defaults: map[*syntax.Param]Value{}}
 	ev.evalDefaults(fr, fn)
 	ev.funcByDef[s] = fn
 	return fn
 }
 
-func (ev *evaluator) evalDefaults(fr *frame, fn *FuncV) {
+func (ev *Evaluator) evalDefaults(fr *frame, fn *FuncV) {
 	ps := fn.Params
 	if ps == nil {
 		return
@@ -951,7 +951,7 @@ func (ev *evaluator) evalDefaults(fr *frame, fn *FuncV) {
 
 // withLoop runs body inside a loop of the given kind (device or Python), so
 // that a break or continue evaluated in it knows which loop it leaves.
-func withLoop[T any](ev *evaluator, device bool, body func() T) T {
+func withLoop[T any](ev *Evaluator, device bool, body func() T) T {
 	ev.loopKinds = append(ev.loopKinds, device)
 	defer func() { ev.loopKinds = ev.loopKinds[:len(ev.loopKinds)-1] }()
 	return body()

@@ -22,58 +22,58 @@ type Value interface {
 	TypeName() string
 }
 
-type base struct{ span source.Span }
+type Base struct{ At source.Span }
 
-func (b base) Span() source.Span { return b.span }
+func (b Base) Span() source.Span { return b.At }
 
 // Python scalars and containers.
 type (
 	// IntV is a Python int (int64; overflow is an evaluation error).
 	IntV struct {
-		base
+		Base
 		V int64
 	}
 	// FloatV is a Python float.
 	FloatV struct {
-		base
+		Base
 		V float64
 	}
 	// BoolV is a Python bool.
 	BoolV struct {
-		base
+		Base
 		V bool
 	}
 	// NoneV is Python None.
-	NoneV struct{ base }
+	NoneV struct{ Base }
 	// StrV is a Python str.
 	StrV struct {
-		base
+		Base
 		V string
 	}
 	// TupleV is a Python tuple.
 	TupleV struct {
-		base
+		Base
 		Elts []Value
 	}
 	// ListV is a Python list (mutable, shared by reference).
 	ListV struct {
-		base
+		Base
 		Elts []Value
 	}
 	// DictV is a Python dict with insertion order (mutable, shared by reference).
 	DictV struct {
-		base
+		Base
 		Keys, Vals []Value
 		index      map[string]int
 	}
 	// SliceV is a slice object lo:hi:step; absent parts are *NoneV.
 	SliceV struct {
-		base
+		Base
 		Lo, Hi, Step Value
 	}
 	// RangeV is a Python range.
 	RangeV struct {
-		base
+		Base
 		Start, Stop, Step int64
 	}
 )
@@ -82,7 +82,7 @@ type (
 type (
 	// FuncV is a user function (def or lambda) with its closure.
 	FuncV struct {
-		base
+		Base
 		Name     string // qualified: "outer.inner" for nested defs
 		Def      *syntax.FunctionDef
 		Lambda   *syntax.Lambda
@@ -97,21 +97,21 @@ type (
 	// BuiltinV is a function implemented in Go (Python builtins, T.*, layout
 	// constructors, bound methods).
 	BuiltinV struct {
-		base
+		Base
 		Name string
-		Fn   func(ev *evaluator, c *call) Value
+		Fn   func(ev *Evaluator, c *Call) Value
 	}
 	// ModuleV is a resolved, modelled module or namespace (T, Tx, layout, ...).
 	ModuleV struct {
-		base
+		Base
 		Path string // canonical path, e.g. "tvm.script.tirx"
 		Name string // display name, e.g. "T"
-		attr func(ev *evaluator, name string, span source.Span) (Value, bool)
+		Attr func(ev *Evaluator, name string, span source.Span) (Value, bool)
 		// call makes the namespace callable (SwizzleMode(3)).
-		call func(ev *evaluator, c *call) Value
+		Call func(ev *Evaluator, c *Call) Value
 		// closed namespaces report unknown attributes as errors instead
 		// of yielding opaque values.
-		closed bool
+		Closed bool
 		// names lists the public names for `from m import *`.
 		names []string
 	}
@@ -120,23 +120,23 @@ type (
 	// It propagates through attributes, calls and arithmetic; a use that
 	// needs a concrete value reports eval/unresolved.
 	OpaqueV struct {
-		base
+		Base
 		Path string // what it is, e.g. "numpy.float16" or "torch.randn(...)"
 	}
 	// PoisonV stands for the result of an expression whose error has
 	// already been reported; it silently suppresses cascading errors.
-	PoisonV struct{ base }
+	PoisonV struct{ Base }
 	// UnboundV is the value of a factory parameter with neither default
 	// nor binding. Using it concretely inside a kernel makes the kernel
 	// partial and is reported once, at the parameter, as eval/unbound.
 	UnboundV struct {
-		base
+		Base
 		Origin *unboundOrigin
 	}
 	// MarkerV is a DSL object with no value semantics of its own
 	// (T.prim_func, T.handle, T.let, T.inline, ...).
 	MarkerV struct {
-		base
+		Base
 		Name string
 		Arg  Value // T.let[T.int32] / T.prim_func(...) argument, or nil
 	}
@@ -157,13 +157,13 @@ type (
 	// DTypeV is a dtype: a T.float32-style constructor (Ctor) or a
 	// tvm.DataType value.
 	DTypeV struct {
-		base
+		Base
 		DT   ir.DataType
 		Ctor bool
 	}
 	// LayoutV is a layout (TileLayout or ComposeLayout).
 	LayoutV struct {
-		base
+		Base
 		L layout.Layout
 		// Bare marks a PRE SwizzleLayout(...) value (a ComposeLayout over a
 		// trivial tile) so ComposeLayout(swizzle, tile) can re-wrap it.
@@ -171,102 +171,102 @@ type (
 	}
 	// SpecV is a S[...] / R[...] spec or a "+" combination of them.
 	SpecV struct {
-		base
+		Base
 		S layout.Spec
 	}
 	// SpecBuilderV is the S or R object itself.
 	SpecBuilderV struct {
-		base
+		Base
 		Replica bool
 	}
 	// AxisV is a layout axis (laneid, warpid, "m", ...).
 	AxisV struct {
-		base
+		Base
 		A *layout.Axis
 	}
 	// OnAxisV is value@axis.
 	OnAxisV struct {
-		base
+		Base
 		V int64
 		A *layout.Axis
 	}
 	// OffsetV is a sum of value@axis terms.
 	OffsetV struct {
-		base
+		Base
 		M map[*layout.Axis]int64
 	}
 	// IterV is a layout Iter(extent, stride, axis).
 	IterV struct {
-		base
+		Base
 		It layout.Iter
 	}
 	// EnumV is an enum member such as SwizzleMode.SWIZZLE_128B_ATOM.
 	EnumV struct {
-		base
+		Base
 		Type, Name string
 		V          int64
 	}
 	// BufferV is a buffer.
 	BufferV struct {
-		base
+		Base
 		B *ir.Buffer
 	}
 	// RegionV is a buffer region (BufferRegion).
 	RegionV struct {
-		base
+		Base
 		R *ir.Region
 	}
 	// ExprV is a device expression (PrimExpr): scope ids, loop variables,
 	// loads, intrinsic calls and arithmetic over them.
 	ExprV struct {
-		base
+		Base
 		E ir.Expr
 		// inline marks a T.meta_var(...) result and fresh marks a new
 		// variable (a scope id, T.Bind's var): assigning either to a name
 		// in a kernel body names it instead of declaring a scalar.
-		inline, fresh bool
+		Inline, Fresh bool
 		// scalar marks the element 0 load of a T.alloc_scalar /
 		// T.decl_scalar buffer (TVM's scalar_wrapper, tir_scalar.go):
 		// a name bound to it is that element, and `x = v` stores v there.
-		scalar bool
+		Scalar bool
 	}
 	// TxNSV is the Tx namespace (Scope "") or one of its scope namespaces
 	// (Tx.warp: Scope "warp", Label "warp").
 	TxNSV struct {
-		base
+		Base
 		Scope, Label string
 	}
 	// TxOpV is a tile primitive bound to a scope (Tx.warp.copy).
 	TxOpV struct {
-		base
+		Base
 		Op, Scope string
 		NameSpan  source.Span
 	}
 	// IntrinsicV is a T.ptx.* / T.cuda.* intrinsic path.
 	IntrinsicV struct {
-		base
+		Base
 		Path string // "ptx.mbarrier.init"
 	}
 	// KernelV is an evaluated @T.prim_func.
 	KernelV struct {
-		base
+		Base
 		K *Kernel
 	}
 	// PoolV is a T.SMEMPool() bump allocator over a shared.dyn arena
 	// (tvm/backend/cuda/lang/alloc_pool.py).
 	PoolV struct {
-		base
+		Base
 		Arena          *ir.Buffer
 		Offset, MaxOff int64
 		// owner is the kernel that made the pool: only its body may
 		// allocate from it (the arena's shape grows), so a kernel's IR
 		// never changes once its evaluation ends (Options.OnKernel).
-		owner *kernelState
+		Owner *KernelState
 	}
 	// LoopV is a device loop iterator: T.serial / T.unroll / T.vectorized /
 	// T.grid, or range() over a device value.
 	LoopV struct {
-		base
+		Base
 		What          string // "T.serial", "range", ...
 		Kind          ir.ForKind
 		Mins, Extents []ir.Expr
@@ -280,7 +280,7 @@ type (
 	// AnnotV is a type annotation value: T.float32[8] (Kind "local": a
 	// register array) or T.Buffer((32, 32), "float32") (Kind "buffer").
 	AnnotV struct {
-		base
+		Base
 		Kind   string
 		DT     ir.DataType
 		Shape  Value
@@ -336,25 +336,25 @@ func layoutTypeName(l layout.Layout) string {
 // Exported constructors, for Options.Bindings and tests.
 
 // Int returns a Python int value.
-func Int(v int64) Value { return &IntV{base{source.NoSpan}, v} }
+func Int(v int64) Value { return &IntV{Base{source.NoSpan}, v} }
 
 // Float returns a Python float value.
-func Float(v float64) Value { return &FloatV{base{source.NoSpan}, v} }
+func Float(v float64) Value { return &FloatV{Base{source.NoSpan}, v} }
 
 // Bool returns a Python bool value.
-func Bool(v bool) Value { return &BoolV{base{source.NoSpan}, v} }
+func Bool(v bool) Value { return &BoolV{Base{source.NoSpan}, v} }
 
 // Str returns a Python str value.
-func Str(v string) Value { return &StrV{base{source.NoSpan}, v} }
+func Str(v string) Value { return &StrV{Base{source.NoSpan}, v} }
 
 // None returns Python None.
-func None() Value { return &NoneV{base{source.NoSpan}} }
+func None() Value { return &NoneV{Base{source.NoSpan}} }
 
 // Tuple returns a Python tuple of elts.
-func Tuple(elts ...Value) Value { return &TupleV{base{source.NoSpan}, elts} }
+func Tuple(elts ...Value) Value { return &TupleV{Base{source.NoSpan}, elts} }
 
 // List returns a Python list of elts.
-func List(elts ...Value) Value { return &ListV{base{source.NoSpan}, elts} }
+func List(elts ...Value) Value { return &ListV{Base{source.NoSpan}, elts} }
 
 // errIn returns the first poison, unbound or opaque value in v or, for a
 // tuple, list or slice, in its elements (recursively); nil when there is
@@ -366,7 +366,7 @@ func errIn(v Value) Value {
 }
 
 func errInSeen(v Value, depth int, seen *map[Value]bool) Value {
-	if isErr(v) {
+	if IsErr(v) {
 		return v
 	}
 	var elts []Value
@@ -397,9 +397,9 @@ func errInSeen(v Value, depth int, seen *map[Value]bool) Value {
 	return nil
 }
 
-// isErr reports whether v is a value that silently absorbs operations
+// IsErr reports whether v is a value that silently absorbs operations
 // (poison, unbound, opaque).
-func isErr(v Value) bool {
+func IsErr(v Value) bool {
 	switch v.(type) {
 	case *PoisonV, *UnboundV, *OpaqueV:
 		return true
@@ -492,7 +492,7 @@ func writeRepr(b *reprBuilder, v Value, depth int) {
 		if rest := b.limit - int64(b.Len()); int64(len(s)) > rest {
 			s = s[:rest+1] // the repr is cut anyway: quote no more than fits
 		}
-		b.WriteString(pyQuote(s))
+		b.WriteString(PyQuote(s))
 	case *TupleV:
 		b.WriteByte('(')
 		for i, e := range v.Elts {
@@ -649,7 +649,7 @@ func pyFloat(f float64) string {
 	return s
 }
 
-func pyQuote(s string) string {
+func PyQuote(s string) string {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
 		q = '"'
@@ -771,7 +771,7 @@ func hashKeyN(v Value, limit, depth int) (string, keyStatus) {
 	return "", keyUnhashable
 }
 
-func newDict(span source.Span) *DictV { return &DictV{base: base{span}, index: map[string]int{}} }
+func NewDict(span source.Span) *DictV { return &DictV{Base: Base{span}, index: map[string]int{}} }
 
 func (d *DictV) get(k Value) (Value, bool, bool) {
 	key, ok := hashKey(k)
@@ -784,9 +784,9 @@ func (d *DictV) get(k Value) (Value, bool, bool) {
 	return nil, false, true
 }
 
-// set stores k: v without charging the value budget (for entries of
+// Set stores k: v without charging the value budget (for entries of
 // bounded size; the evaluator's own paths use evaluator.setEntry).
-func (d *DictV) set(k, v Value) bool {
+func (d *DictV) Set(k, v Value) bool {
 	key, ok := hashKey(k)
 	if !ok {
 		return false
@@ -826,4 +826,10 @@ func (d *DictV) del(k Value) bool {
 		d.index[kk] = j
 	}
 	return true
+}
+
+// IsNoneV reports whether v is Python's None.
+func IsNoneV(v Value) bool {
+	_, ok := v.(*NoneV)
+	return ok
 }

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 
 	"github.com/tilels/tilels/dsl/diag"
@@ -38,27 +40,27 @@ func txNames() []string {
 	return names
 }
 
-func txModuleAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func txModuleAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	if sc, ok := txScopes[name]; ok {
-		return &TxNSV{base{span}, sc, name}, true
+		return &eval.TxNSV{Base: eval.Base{At: span}, Scope: sc, Label: name}, true
 	}
 	if isTileOp(name) {
-		return &TxOpV{base: base{span}, Op: name, Scope: "thread", NameSpan: span}, true
+		return &eval.TxOpV{Base: eval.Base{At: span}, Op: name, Scope: "thread", NameSpan: span}, true
 	}
 	if name == "compose_op" {
-		return &OpaqueV{base{span}, "Tx.compose_op"}, true
+		return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "Tx.compose_op"}, true
 	}
 	return nil, false
 }
 
-func (ev *evaluator) txAttr(ns *TxNSV, name string, nameSpan, span source.Span, quiet bool) Value {
+func txAttr(ev *eval.Evaluator, ns *eval.TxNSV, name string, nameSpan, span source.Span, quiet bool) eval.Value {
 	if isTileOp(name) {
-		return &TxOpV{base: base{span}, Op: name, Scope: ns.Scope, NameSpan: nameSpan}
+		return &eval.TxOpV{Base: eval.Base{At: span}, Op: name, Scope: ns.Scope, NameSpan: nameSpan}
 	}
 	if quiet {
 		return nil
 	}
-	ev.errorf(nameSpan, CodeUnknownOp, "'Tx.%s.%s' is not a tile primitive; the 'Tx.%s.' scope prefix applies only to tile primitives", ns.Label, name, ns.Label)
+	ev.Errorf(nameSpan, eval.CodeUnknownOp, "'Tx.%s.%s' is not a tile primitive; the 'Tx.%s.' scope prefix applies only to tile primitives", ns.Label, name, ns.Label)
 	return nil
 }
 
@@ -111,58 +113,58 @@ var strictOps = map[string]bool{
 
 // tileArg is one bound tile-primitive argument.
 type tileArg struct {
-	v    Value
+	v    eval.Value
 	span source.Span
 }
 
 // tileCall emits a TileCall for Tx.<scope>.<op>(...).
-func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
+func tileCall(ev *eval.Evaluator, f *eval.TxOpV, c *eval.Call) eval.Value {
 	label := "Tx." + f.Op
-	if f.Scope != "thread" || strings.Contains(ev.text(c.fnSpan), ".thread.") {
+	if f.Scope != "thread" || strings.Contains(ev.Text(c.FnSpan), ".thread.") {
 		label = "Tx." + f.Scope + "." + f.Op
 	}
-	if !ev.requireKernel(c, label) {
-		return poison(c.span)
+	if !ev.RequireKernel(c, label) {
+		return eval.Poison(c.At)
 	}
-	ev.checkSurfaceName("Tx.", f.Op, c.fnSpan, "") // release_surface.go
+	ev.CheckSurfaceName("Tx.", f.Op, c.FnSpan, "") // release_surface.go
 	sig, known := tileSigs[f.Op]
-	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.span, OpSpan: c.fnSpan}
+	tc := &ir.TileCall{Op: f.Op, Scope: f.Scope, Span: c.At, OpSpan: c.FnSpan}
 	bound := map[string]tileArg{}
 	var generic []tileArg
 	dispatchSpan := source.NoSpan // the dispatch= value expression
-	for i, a := range c.args {
+	for i, a := range c.Args {
 		switch {
 		case known && i < len(sig.params):
-			bound[sig.params[i]] = tileArg{a, c.argSpans[i]}
+			bound[sig.params[i]] = tileArg{a, c.ArgSpans[i]}
 		case known && i == len(sig.params): // workspace
 		case known && i == len(sig.params)+1:
-			bound["dispatch"] = tileArg{a, c.argSpans[i]}
-			dispatchSpan = c.argSpans[i]
+			bound["dispatch"] = tileArg{a, c.ArgSpans[i]}
+			dispatchSpan = c.ArgSpans[i]
 		case known:
-			return ev.errorf(c.argSpans[i], CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.args))
+			return ev.Errorf(c.ArgSpans[i], eval.CodeType, "%s() takes %d positional arguments but %d were given", label, len(sig.params)+2, len(c.Args))
 		default:
-			generic = append(generic, tileArg{a, c.argSpans[i]})
+			generic = append(generic, tileArg{a, c.ArgSpans[i]})
 		}
 	}
 	ok := true
-	for _, k := range c.kwargs {
+	for _, k := range c.Kwargs {
 		switch {
-		case k.name == "**":
-			ev.needConcrete(k.v, k.span, label+"'s keyword arguments")
+		case k.Name == "**":
+			ev.NeedConcrete(k.V, k.At, label+"'s keyword arguments")
 			ok = false
-		case known && slices.Contains(sig.params, k.name):
-			if _, dup := bound[k.name]; dup {
-				ev.errorf(k.span, CodeType, "%s() got multiple values for argument '%s'", label, k.name)
+		case known && slices.Contains(sig.params, k.Name):
+			if _, dup := bound[k.Name]; dup {
+				ev.Errorf(k.At, eval.CodeType, "%s() got multiple values for argument '%s'", label, k.Name)
 				ok = false
 				continue
 			}
-			bound[k.name] = tileArg{k.v, k.span}
-		case k.name == "dispatch":
-			bound["dispatch"] = tileArg{k.v, k.span}
-			dispatchSpan = k.vspan
-		case k.name == "workspace" || k.name == "scope":
+			bound[k.Name] = tileArg{k.V, k.At}
+		case k.Name == "dispatch":
+			bound["dispatch"] = tileArg{k.V, k.At}
+			dispatchSpan = k.Vspan
+		case k.Name == "workspace" || k.Name == "scope":
 		default:
-			if cv, good := ev.configValue(k, label); good {
+			if cv, good := configValue(ev, k, label); good {
 				tc.Config = append(tc.Config, cv)
 			} else if cv.Key == "" {
 				ok = false
@@ -171,60 +173,60 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 	}
 	if d, has := bound["dispatch"]; has {
 		switch x := d.v.(type) {
-		case *StrV:
+		case *eval.StrV:
 			tc.Dispatch, tc.DispatchSpan = x.V, dispatchSpan
-		case *NoneV:
+		case *eval.NoneV:
 		default:
-			if isErr(x) {
-				ev.needConcrete(x, d.span, label+"'s dispatch")
+			if eval.IsErr(x) {
+				ev.NeedConcrete(x, d.span, label+"'s dispatch")
 			} else {
-				ev.errorf(d.span, CodeType, "dispatch must be a variant name string, got %s", describe(x))
+				ev.Errorf(d.span, eval.CodeType, "dispatch must be a variant name string, got %s", eval.Describe(x))
 			}
 			ok = false
 		}
 	}
 	if !ok {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
 	if !known {
 		for _, a := range generic {
-			e, good := ev.lenientOperand(a)
+			e, good := lenientOperand(ev, a)
 			if !good {
-				return poison(c.span)
+				return eval.Poison(c.At)
 			}
 			tc.Args = append(tc.Args, e)
 			tc.ArgSpans = append(tc.ArgSpans, a.span)
 		}
-		if ev.checkOperandLayouts(tc) {
-			ev.emitStmt(tc)
+		if checkOperandLayouts(ev, tc) {
+			ev.EmitStmt(tc)
 		}
-		return &NoneV{base{c.span}}
+		return &eval.NoneV{Base: eval.Base{At: c.At}}
 	}
 	for i := 0; i < sig.required; i++ {
 		if _, has := bound[sig.params[i]]; !has {
-			return ev.errorf(c.span, CodeType, "%s() missing required argument '%s'", label, sig.params[i])
+			return ev.Errorf(c.At, eval.CodeType, "%s() missing required argument '%s'", label, sig.params[i])
 		}
 	}
 	// Builder-side validation (tile.py _validate_tile_call): dst, and src
 	// where the op needs it, must be a Buffer or BufferRegion.
-	if d, has := bound["dst"]; has && !ev.requireBuffer(f.Op, "dst", d) {
-		return poison(c.span)
+	if d, has := bound["dst"]; has && !requireBuffer(ev, f.Op, "dst", d) {
+		return eval.Poison(c.At)
 	}
 	switch f.Op {
 	case "cast", "max", "min", "permute_layout", "silu", "copy", "copy_async":
-		if src, has := bound["src"]; has && !ev.requireBuffer(f.Op, "src", src) {
-			return poison(c.span)
+		if src, has := bound["src"]; has && !requireBuffer(ev, f.Op, "src", src) {
+			return eval.Poison(c.At)
 		}
 	case "sqrt", "exp", "exp2", "log2", "reciprocal":
 		if src, has := bound["src"]; has {
-			if _, none := src.v.(*NoneV); !none && !ev.requireBuffer(f.Op, "src", src) {
-				return poison(c.span)
+			if _, none := src.v.(*eval.NoneV); !none && !requireBuffer(ev, f.Op, "src", src) {
+				return eval.Poison(c.At)
 			}
 		}
 	}
 	for i, p := range sig.params {
 		a, has := bound[p]
-		if !has || isNoneV(a.v) {
+		if !has || eval.IsNoneV(a.v) {
 			switch {
 			case p == "src" && i == 1 && f.Op != "sum" && f.Op != "permute_layout":
 				a, has = bound["dst"], true // src defaults to dst
@@ -238,66 +240,61 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 		good := true
 		if strictOps[f.Op] || p == "dst" || p == "src" {
 			regionOnly := p == "dst" || p == "src"
-			e, good = ev.tileOperand(a, label, p, !regionOnly)
+			e, good = tileOperand(ev, a, label, p, !regionOnly)
 		} else {
-			e, good = ev.lenientOperand(a)
+			e, good = lenientOperand(ev, a)
 		}
 		if !good {
-			return poison(c.span)
+			return eval.Poison(c.At)
 		}
 		tc.Args = append(tc.Args, e)
 		tc.ArgSpans = append(tc.ArgSpans, a.span)
 	}
 	if f.Op == "copy" || f.Op == "copy_async" {
 		// A gather4 copy_async reads four source rows the region does not
-		// show (lib_builder_tirx.go).
-		g4, _ := c.kw("gather4")
-		if isNoneV(g4) {
+		// show (tirxlib/builder_tirx.go).
+		g4, _ := c.Kw("gather4")
+		if eval.IsNoneV(g4) {
 			g4 = nil
 		}
-		if !ev.checkCopy(tc, f.Op, g4) {
-			return poison(c.span)
+		if !checkCopy(ev, tc, f.Op, g4) {
+			return eval.Poison(c.At)
 		}
 	}
-	if ev.checkOperandLayouts(tc) {
-		ev.emitStmt(tc)
+	if checkOperandLayouts(ev, tc) {
+		ev.EmitStmt(tc)
 	}
-	return &NoneV{base{c.span}}
+	return &eval.NoneV{Base: eval.Base{At: c.At}}
 }
 
-func isNoneV(v Value) bool {
-	_, ok := v.(*NoneV)
-	return ok
-}
-
-func (ev *evaluator) requireBuffer(op, arg string, a tileArg) bool {
+func requireBuffer(ev *eval.Evaluator, op, arg string, a tileArg) bool {
 	switch a.v.(type) {
-	case *BufferV, *RegionV:
+	case *eval.BufferV, *eval.RegionV:
 		return true
 	}
-	if isErr(a.v) {
-		ev.needConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
+	if eval.IsErr(a.v) {
+		ev.NeedConcrete(a.v, a.span, "Tx."+op+"'s "+arg)
 		return false
 	}
-	ev.errorf(a.span, CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
+	ev.Errorf(a.span, eval.CodeType, "Tx.%s is tile-only and expects `%s` to be a Buffer or BufferRegion; use T.%s for expression/builtin calls", op, arg, op)
 	return false
 }
 
 // tileOperand converts a bound argument: buffers become full regions,
 // regions stay, scalars (when allowed) become expressions.
-func (ev *evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) (ir.Expr, bool) {
+func tileOperand(ev *eval.Evaluator, a tileArg, label, param string, scalarOK bool) (ir.Expr, bool) {
 	switch x := a.v.(type) {
-	case *BufferV:
+	case *eval.BufferV:
 		return fullRegion(x.B, a.span), true
-	case *RegionV:
+	case *eval.RegionV:
 		return x.R, true
 	}
-	if isErr(a.v) {
-		ev.needConcrete(a.v, a.span, label+" operands")
+	if eval.IsErr(a.v) {
+		ev.NeedConcrete(a.v, a.span, label+" operands")
 		return nil, false
 	}
 	if scalarOK {
-		if e, ok := ev.toIR(a.v, ir.DataType{}); ok {
+		if e, ok := ev.ToIR(a.v, ir.DataType{}); ok {
 			return e, true
 		}
 	}
@@ -306,9 +303,9 @@ func (ev *evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 		what = "a buffer region or a scalar"
 	}
 	if param == "" {
-		ev.errorf(a.span, CodeType, "%s operand must be %s, got %s", label, what, describe(a.v))
+		ev.Errorf(a.span, eval.CodeType, "%s operand must be %s, got %s", label, what, eval.Describe(a.v))
 	} else {
-		ev.errorf(a.span, CodeType, "%s `%s` must be %s, got %s", label, param, what, describe(a.v))
+		ev.Errorf(a.span, eval.CodeType, "%s `%s` must be %s, got %s", label, param, what, eval.Describe(a.v))
 	}
 	return nil, false
 }
@@ -316,24 +313,24 @@ func (ev *evaluator) tileOperand(a tileArg, label, param string, scalarOK bool) 
 // lenientOperand converts an operand of a tile primitive outside spec
 // §1.5: regions, scalars and strings convert; anything else (tuples of
 // axes, lambdas) becomes nil.
-func (ev *evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
+func lenientOperand(ev *eval.Evaluator, a tileArg) (ir.Expr, bool) {
 	switch x := a.v.(type) {
-	case *BufferV:
+	case *eval.BufferV:
 		return fullRegion(x.B, a.span), true
-	case *RegionV:
+	case *eval.RegionV:
 		return x.R, true
-	case *StrV:
+	case *eval.StrV:
 		return &ir.StringImm{Value: x.V, Span: a.span}, true
-	case *TupleV:
-		return ev.tupleOperand(x.Elts, a)
-	case *ListV:
-		return ev.tupleOperand(x.Elts, a)
+	case *eval.TupleV:
+		return tupleOperand(ev, x.Elts, a)
+	case *eval.ListV:
+		return tupleOperand(ev, x.Elts, a)
 	}
-	if isErr(a.v) {
-		ev.needConcrete(a.v, a.span, "a tile primitive operand")
+	if eval.IsErr(a.v) {
+		ev.NeedConcrete(a.v, a.span, "a tile primitive operand")
 		return nil, false
 	}
-	if e, ok := ev.toIR(a.v, ir.DataType{}); ok {
+	if e, ok := ev.ToIR(a.v, ir.DataType{}); ok {
 		return e, true
 	}
 	return nil, true
@@ -342,14 +339,14 @@ func (ev *evaluator) lenientOperand(a tileArg) (ir.Expr, bool) {
 // tupleOperand converts a tuple or list operand of scalars (a reduction's
 // axes) into an *ir.Tuple; an element that is not a scalar makes the
 // whole operand unknown (nil), as for any other lenient operand.
-func (ev *evaluator) tupleOperand(elts []Value, a tileArg) (ir.Expr, bool) {
+func tupleOperand(ev *eval.Evaluator, elts []eval.Value, a tileArg) (ir.Expr, bool) {
 	t := &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: a.span}
 	for _, v := range elts {
-		if isErr(v) {
-			ev.needConcrete(v, a.span, "a tile primitive operand")
+		if eval.IsErr(v) {
+			ev.NeedConcrete(v, a.span, "a tile primitive operand")
 			return nil, false
 		}
-		e, ok := ev.toIR(v, ir.DataType{})
+		e, ok := ev.ToIR(v, ir.DataType{})
 		if !ok {
 			return nil, true
 		}
@@ -362,53 +359,53 @@ func fullRegion(b *ir.Buffer, span source.Span) *ir.Region {
 	r := &ir.Region{Buf: b, Min: make([]ir.Expr, len(b.Shape)), Extent: make([]ir.Expr, len(b.Shape)), Span: span}
 	for i := range b.Shape {
 		r.Min[i] = &ir.IntImm{Value: 0, Type: ir.Int32, Span: span}
-		r.Extent[i] = dimExtent(b, i, span)
+		r.Extent[i] = eval.DimExtent(b, i, span)
 	}
 	return r
 }
 
 // configValue converts one config keyword argument. ok is false when the
 // value cannot be represented; Key is empty when an error was reported.
-func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
-	kv := ir.KV{Key: k.name, Span: k.span}
-	switch x := k.v.(type) {
-	case *NoneV:
+func configValue(ev *eval.Evaluator, k eval.Kwarg, label string) (ir.KV, bool) {
+	kv := ir.KV{Key: k.Name, Span: k.At}
+	switch x := k.V.(type) {
+	case *eval.NoneV:
 		return kv, false // an absent option
-	case *StrV:
-		kv.Value = &ir.StringImm{Value: x.V, Span: x.span}
+	case *eval.StrV:
+		kv.Value = &ir.StringImm{Value: x.V, Span: x.At}
 		return kv, true
-	case *BufferV:
-		kv.Value = &ir.BufferData{Buf: x.B, Span: x.span}
+	case *eval.BufferV:
+		kv.Value = &ir.BufferData{Buf: x.B, Span: x.At}
 		return kv, true
-	case *RegionV:
+	case *eval.RegionV:
 		kv.Value = x.R
 		return kv, true
-	case *DTypeV:
-		kv.Value = &ir.StringImm{Value: x.DT.String(), Span: x.span}
+	case *eval.DTypeV:
+		kv.Value = &ir.StringImm{Value: x.DT.String(), Span: x.At}
 		return kv, true
-	case *ListV, *TupleV:
+	case *eval.ListV, *eval.TupleV:
 		// a sequence (gather4=[...], src_selector=[(pred, buf)]) is stored
 		// as a tuple: variants that do not read the key ignore it, as the
 		// reference ignores config keys it does not know
-		if t, bad := ev.configSeq(k.v); bad == nil {
+		if t, bad := configSeq(ev, k.V); bad == nil {
 			kv.Value = t
 			return kv, true
-		} else if isErr(bad) {
-			ev.needConcrete(bad, k.span, label+"'s "+k.name)
+		} else if eval.IsErr(bad) {
+			ev.NeedConcrete(bad, k.At, label+"'s "+k.Name)
 			return ir.KV{}, false
 		}
 	}
-	if isErr(k.v) {
-		ev.needConcrete(k.v, k.span, label+"'s "+k.name)
+	if eval.IsErr(k.V) {
+		ev.NeedConcrete(k.V, k.At, label+"'s "+k.Name)
 		return ir.KV{}, false
 	}
-	if e, ok := ev.toIR(k.v, ir.DataType{}); ok {
+	if e, ok := ev.ToIR(k.V, ir.DataType{}); ok {
 		kv.Value = e
 		return kv, true
 	}
-	if !ev.halted {
-		ev.report(diag.Diagnostic{Span: k.span, Severity: diag.Information, Code: CodeType,
-			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; the call is not dispatched", label, k.name, k.v.TypeName())})
+	if !ev.Halted {
+		ev.Report(diag.Diagnostic{Span: k.At, Severity: diag.Information, Code: eval.CodeType,
+			Message: fmt.Sprintf("%s config `%s` has a value of type %s that tilels cannot represent; the call is not dispatched", label, k.Name, k.V.TypeName())})
 	}
 	// Without the option the call would mean something else: drop it.
 	return ir.KV{}, false
@@ -417,33 +414,33 @@ func (ev *evaluator) configValue(k kwarg, label string) (ir.KV, bool) {
 // configSeq converts a list or tuple config value into an *ir.Tuple of
 // scalars, strings, buffer data pointers, regions and nested tuples; bad
 // is the first element it cannot represent.
-func (ev *evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
-	var elts []Value
+func configSeq(ev *eval.Evaluator, v eval.Value) (t *ir.Tuple, bad eval.Value) {
+	var elts []eval.Value
 	switch x := v.(type) {
-	case *ListV:
+	case *eval.ListV:
 		elts = x.Elts
-	case *TupleV:
+	case *eval.TupleV:
 		elts = x.Elts
 	}
 	t = &ir.Tuple{Elems: make([]ir.Expr, 0, len(elts)), Span: v.Span()}
 	for _, e := range elts {
 		var x ir.Expr
 		switch y := e.(type) {
-		case *ListV, *TupleV:
-			sub, b := ev.configSeq(e)
+		case *eval.ListV, *eval.TupleV:
+			sub, b := configSeq(ev, e)
 			if b != nil {
 				return nil, b
 			}
 			x = sub
-		case *StrV:
-			x = &ir.StringImm{Value: y.V, Span: y.span}
-		case *BufferV:
-			x = &ir.BufferData{Buf: y.B, Span: y.span}
-		case *RegionV:
+		case *eval.StrV:
+			x = &ir.StringImm{Value: y.V, Span: y.At}
+		case *eval.BufferV:
+			x = &ir.BufferData{Buf: y.B, Span: y.At}
+		case *eval.RegionV:
 			x = y.R
 		default:
 			var ok bool
-			if x, ok = ev.toIR(e, ir.DataType{}); !ok {
+			if x, ok = ev.ToIR(e, ir.DataType{}); !ok {
 				return nil, e
 			}
 		}
@@ -455,30 +452,30 @@ func (ev *evaluator) configSeq(v Value) (t *ir.Tuple, bad Value) {
 // checkCopy runs the builder-side copy checks: region shapes (SEED
 // _check_copy_regions_match, exact text), payload bytes for TMA variants,
 // and dtypes (what every dispatch variant's validate_copy_op requires).
-func (ev *evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool {
+func checkCopy(ev *eval.Evaluator, tc *ir.TileCall, name string, gather4 eval.Value) bool {
 	dst, ok1 := tc.Args[0].(*ir.Region)
 	src, ok2 := tc.Args[1].(*ir.Region)
 	if !ok1 || !ok2 {
 		return true
 	}
-	if ev.opts.Release == release.R025 {
+	if ev.Opts.Release == release.R025 {
 		// 0.25's builder (tirx.py copy/copy_async) checks nothing: a copy
 		// between regions of different shapes reaches the dispatcher,
 		// whose validate_copy_op declines every variant. From 0.26 the
 		// builder's _check_copy_regions_match raises the errors below.
-		return ev.checkCopyDtype(tc, dst, src, name)
+		return checkCopyDtype(ev, tc, dst, src, name)
 	}
 	if tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit" {
 		db, dok := payloadBits(dst)
 		sb, sok := payloadBits(src)
 		if gather4 != nil {
-			if !ev.checkGather4(tc, src, gather4) { // lib_builder_tirx.go
+			if !checkGather4(ev, tc, src, gather4) { // library.go
 				return false
 			}
 			sb *= 4
 		}
 		if dok && sok && db != sb {
-			ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
+			ev.Errorf(tc.Span, eval.CodeShapeMismatch, "%s: dst payload %d bits != src payload %d bits; TMA operands must transfer the same total number of bytes", name, db, sb)
 			return false
 		}
 		return true
@@ -486,14 +483,14 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 	de, se := squeeze(dst.Extent), squeeze(src.Extent)
 	same := len(de) == len(se)
 	for i := 0; same && i < len(de); i++ {
-		same = proveEqual(de[i], se[i])
+		same = eval.ProveEqual(de[i], se[i])
 	}
 	if !same {
-		ev.errorf(tc.Span, CodeShapeMismatch, "%s: dst region shape %s != src region shape %s; copy operands must cover identical regions - reshape via buffer views (unflatten/select/narrow/...) instead",
+		ev.Errorf(tc.Span, eval.CodeShapeMismatch, "%s: dst region shape %s != src region shape %s; copy operands must cover identical regions - reshape via buffer views (unflatten/select/narrow/...) instead",
 			name, pyStrList(de), pyStrList(se))
 		return false
 	}
-	return ev.checkCopyDtype(tc, dst, src, name)
+	return checkCopyDtype(ev, tc, dst, src, name)
 }
 
 // checkCopyDtype: the reference's builder checks shapes only (tirx.py
@@ -501,9 +498,9 @@ func (ev *evaluator) checkCopy(tc *ir.TileCall, name string, gather4 Value) bool
 // types of one width (uint8 storage of float8 scale factors, TMA's
 // byte-oriented copies) is a plain copy. tilels keeps refusing a copy
 // between widths, which no variant could lower.
-func (ev *evaluator) checkCopyDtype(tc *ir.TileCall, dst, src *ir.Region, name string) bool {
+func checkCopyDtype(ev *eval.Evaluator, tc *ir.TileCall, dst, src *ir.Region, name string) bool {
 	if dst.Buf.Dtype != src.Buf.Dtype && dst.Buf.Dtype.Bits != src.Buf.Dtype.Bits {
-		ev.errorf(tc.Span, CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
+		ev.Errorf(tc.Span, eval.CodeDtype, "%s: dst dtype %s != src dtype %s; copy does not convert, use Tx.cast", name, dst.Buf.Dtype, src.Buf.Dtype)
 		return false
 	}
 	return true
@@ -523,7 +520,7 @@ func squeeze(exts []ir.Expr) []ir.Expr {
 func pyStrList(es []ir.Expr) string {
 	parts := make([]string, len(es))
 	for i, e := range es {
-		parts[i] = "'" + ExprString(e) + "'"
+		parts[i] = "'" + eval.ExprString(e) + "'"
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -543,12 +540,12 @@ func payloadBits(r *ir.Region) (int64, bool) {
 // checkOperandLayouts reports region operands whose buffer was declared
 // with layout=None: every dispatch variant needs a layout. It returns
 // false when it reported one.
-func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
+func checkOperandLayouts(ev *eval.Evaluator, tc *ir.TileCall) bool {
 	ok := true
 	seen := map[*ir.Buffer]bool{}
 	for i, a := range tc.Args {
 		r, isRegion := a.(*ir.Region)
-		if isRegion && ev.kern.badLayout[r.Buf] {
+		if isRegion && ev.Kern.BadLayout[r.Buf] {
 			// The layout did not evaluate (reported there): a dispatch
 			// result for a buffer without its layout would be wrong.
 			return false
@@ -562,13 +559,19 @@ func (ev *evaluator) checkOperandLayouts(tc *ir.TileCall) bool {
 			sp = tc.ArgSpans[i]
 		}
 		if r.Buf.RuntimeDim() >= 0 { // dynamic_shape.go
-			if !ev.runtimeShapeOperand(tc, r, sp) {
+			if !ev.RuntimeShapeOperand(tc, r, sp) {
 				ok = false
 			}
 			continue
 		}
-		ev.errorf(sp, CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
+		ev.Errorf(sp, eval.CodeMissingLayout, "buffer `%s` has no layout (declared with layout=None); Tx.%s needs one", r.Buf.Name, tc.Op)
 		ok = false
 	}
 	return ok
+}
+
+// txScope is the scope a Tx.<name> namespace stands for.
+func txScope(name string) (string, bool) {
+	sc, ok := txScopes[name]
+	return sc, ok
 }

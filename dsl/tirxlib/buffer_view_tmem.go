@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -24,27 +26,27 @@ import (
 
 // subscriptSubTmem is buf.sub[idx] for a tensor-memory buf with an
 // allocated_addr.
-func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Subscript) Value {
+func subscriptSubTmem(ev *eval.Evaluator, buf *ir.Buffer, idx []eval.Value, e *syntax.Subscript) eval.Value {
 	sp := e.Loc
 	if len(idx) > len(buf.Shape) {
-		return ev.errorf(sp, CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
+		return ev.Errorf(sp, eval.CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
 	}
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout}
 	var col ir.Expr = buf.AllocatedAddr
-	static := func(v Value, what string) (int64, Value) {
-		if n, ok := toInt(v); ok {
+	static := func(v eval.Value, what string) (int64, eval.Value) {
+		if n, ok := eval.ToInt(v); ok {
 			return n, nil
 		}
-		if x, ok := v.(*ExprV); ok {
-			return 0, &OpaqueV{base{sp}, fmt.Sprintf("Buffer.sub of a tensor-memory buffer with the runtime %s %s (a symbolic column offset)", what, clip(ExprString(x.E), 40))}
+		if x, ok := v.(*eval.ExprV); ok {
+			return 0, &eval.OpaqueV{Base: eval.Base{At: sp}, Path: fmt.Sprintf("Buffer.sub of a tensor-memory buffer with the runtime %s %s (a symbolic column offset)", what, eval.Clip(eval.ExprString(x.E), 40))}
 		}
-		return 0, ev.errorf(v.Span(), CodeType, "sub: %s must be an integer or a slice, got %s", what, describe(v))
+		return 0, ev.Errorf(v.Span(), eval.CodeType, "sub: %s must be an integer or a slice, got %s", what, eval.Describe(v))
 	}
 	dim := 0
 	for _, item := range idx {
 		var next viewStep
 		var err string
-		s, isSlice := item.(*SliceV)
+		s, isSlice := item.(*eval.SliceV)
 		switch {
 		case !isSlice:
 			i, bad := static(item, "index")
@@ -57,25 +59,25 @@ func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 				}
 			}
 			next, err = viewDrop(cur, buf, dim, i)
-		case !isNoneV(s.Step):
-			if n, ok := toInt(s.Step); !ok || n != 1 {
-				return &OpaqueV{base{sp}, "Buffer.sub of a tensor-memory buffer with a stepped slice"}
+		case !eval.IsNoneV(s.Step):
+			if n, ok := eval.ToInt(s.Step); !ok || n != 1 {
+				return &eval.OpaqueV{Base: eval.Base{At: sp}, Path: "Buffer.sub of a tensor-memory buffer with a stepped slice"}
 			}
 			fallthrough
 		default:
-			if isNoneV(s.Lo) && isNoneV(s.Hi) {
+			if eval.IsNoneV(s.Lo) && eval.IsNoneV(s.Hi) {
 				dim++
 				continue
 			}
 			start, stop := int64(0), cur.shape[dim]
-			if !isNoneV(s.Lo) {
+			if !eval.IsNoneV(s.Lo) {
 				n, bad := static(s.Lo, "slice start")
 				if bad != nil {
 					return bad
 				}
 				start = n
 			}
-			if !isNoneV(s.Hi) {
+			if !eval.IsNoneV(s.Hi) {
 				n, bad := static(s.Hi, "slice stop")
 				if bad != nil {
 					return bad
@@ -89,29 +91,29 @@ func (ev *evaluator) subscriptSubTmem(buf *ir.Buffer, idx []Value, e *syntax.Sub
 			dim++
 		}
 		if err != "" {
-			return ev.errorf(item.Span(), CodeType, "%s", err)
+			return ev.Errorf(item.Span(), eval.CodeType, "%s", err)
 		}
 		// _tmem_element_offset_to_column_offset: the step's element
 		// offset in 32-bit columns.
 		if delta := next.off - cur.off; delta != 0 {
 			bits := delta * int64(buf.Dtype.Bits)
 			if bits%32 != 0 {
-				return ev.errorf(item.Span(), CodeType, "sub: tmem TCol offset must be aligned to a physical 32-bit column; got %d elements of %s", delta, buf.Dtype)
+				return ev.Errorf(item.Span(), eval.CodeType, "sub: tmem TCol offset must be aligned to a physical 32-bit column; got %d elements of %s", delta, buf.Dtype)
 			}
 			col = ir.AddE(col, ir.Const(bits/32))
 		}
 		next.off = 0
 		cur = next
 	}
-	if ev.kern == nil || ev.emit == nil {
-		return ev.errorf(sp, CodeType, "a buffer view is only allowed inside a prim_func body")
+	if ev.Kern == nil || ev.Emit == nil {
+		return ev.Errorf(sp, eval.CodeType, "a buffer view is only allowed inside a prim_func body")
 	}
 	nb := &ir.Buffer{Name: buf.Name + "_sub", Shape: cur.shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: cur.lay, AllocatedAddr: col, Kind: ir.AllocBuffer, Span: sp}
 	nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: sp}
-	ev.addBufferSite(nb, source.NoSpan, sp, source.NoSpan)
-	ev.emitStmt(&ir.Alloc{Buf: nb, Span: sp})
-	return &BufferV{base{sp}, nb}
+	ev.AddBufferSite(nb, source.NoSpan, sp, source.NoSpan)
+	ev.EmitStmt(&ir.Alloc{Buf: nb, Span: sp})
+	return &eval.BufferV{Base: eval.Base{At: sp}, B: nb}
 }
 
 // tmemAxisCheck is _tmem_offset_axis_check over the iters of dimension

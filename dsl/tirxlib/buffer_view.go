@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"strings"
 
@@ -28,7 +30,7 @@ import (
 
 // subIndexerV is buf.sub, the indexer; only subscripting it does anything.
 type subIndexerV struct {
-	base
+	eval.Base
 	B *ir.Buffer
 }
 
@@ -66,47 +68,47 @@ type viewStep struct {
 }
 
 // subscriptSub is buf.sub[items].
-func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscript) Value {
+func subscriptSub(ev *eval.Evaluator, o *subIndexerV, idx []eval.Value, e *syntax.Subscript) eval.Value {
 	sp := e.Loc
 	for _, x := range idx {
-		if isErr(x) {
+		if eval.IsErr(x) {
 			return x
 		}
 	}
 	buf := o.B
-	if buf.Layout == nil && ev.kern != nil && ev.kern.badLayout[buf] {
-		return poison(sp) // the layout's failure is reported
+	if buf.Layout == nil && ev.Kern != nil && ev.Kern.BadLayout[buf] {
+		return eval.Poison(sp) // the layout's failure is reported
 	}
 	if buf.Scope == "tmem" {
 		if buf.AllocatedAddr != nil {
-			return ev.subscriptSubTmem(buf, idx, e) // lib_buffer_view_tmem.go
+			return subscriptSubTmem(ev, buf, idx, e) // buffer_view_tmem.go
 		}
-		return &OpaqueV{base{sp}, "Buffer.sub of a tensor-memory buffer"}
+		return &eval.OpaqueV{Base: eval.Base{At: sp}, Path: "Buffer.sub of a tensor-memory buffer"}
 	}
 	if len(idx) > len(buf.Shape) {
-		return ev.errorf(sp, CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
+		return ev.Errorf(sp, eval.CodeType, "sub: %d indices for buffer of rank %d", len(idx), len(buf.Shape))
 	}
 	cur := viewStep{shape: buf.Shape, lay: buf.Layout, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}
-	static := func(v Value, what string) (int64, Value) {
-		if n, ok := toInt(v); ok {
+	static := func(v eval.Value, what string) (int64, eval.Value) {
+		if n, ok := eval.ToInt(v); ok {
 			return n, nil
 		}
-		if x, ok := v.(*ExprV); ok {
-			return 0, &OpaqueV{base{sp}, fmt.Sprintf("Buffer.sub with the runtime %s %s (a symbolic element offset)", what, clip(ExprString(x.E), 40))}
+		if x, ok := v.(*eval.ExprV); ok {
+			return 0, &eval.OpaqueV{Base: eval.Base{At: sp}, Path: fmt.Sprintf("Buffer.sub with the runtime %s %s (a symbolic element offset)", what, eval.Clip(eval.ExprString(x.E), 40))}
 		}
-		return 0, ev.errorf(v.Span(), CodeType, "sub: %s must be an integer or a slice, got %s", what, describe(v))
+		return 0, ev.Errorf(v.Span(), eval.CodeType, "sub: %s must be an integer or a slice, got %s", what, eval.Describe(v))
 	}
 	dim := 0
 	var err string
 	for _, item := range idx {
-		s, isSlice := item.(*SliceV)
-		if x, ok := item.(*ExprV); ok && !isSlice {
+		s, isSlice := item.(*eval.SliceV)
+		if x, ok := item.(*eval.ExprV); ok && !isSlice {
 			var why string
 			if cur, why, err = viewDropRuntime(cur, buf, dim, x.E); why != "" {
-				return &OpaqueV{base{sp}, why}
+				return &eval.OpaqueV{Base: eval.Base{At: sp}, Path: why}
 			}
 			if err != "" {
-				return ev.errorf(item.Span(), CodeType, "%s", err)
+				return ev.Errorf(item.Span(), eval.CodeType, "%s", err)
 			}
 			continue
 		}
@@ -116,12 +118,12 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 				return bad
 			}
 			if cur, err = viewDrop(cur, buf, dim, i); err != "" {
-				return ev.errorf(item.Span(), CodeType, "%s", err)
+				return ev.Errorf(item.Span(), eval.CodeType, "%s", err)
 			}
 			continue
 		}
 		step := int64(1)
-		if !isNoneV(s.Step) {
+		if !eval.IsNoneV(s.Step) {
 			n, bad := static(s.Step, "slice step")
 			if bad != nil {
 				return bad
@@ -129,19 +131,19 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 			step = n
 		}
 		if step == 1 {
-			if isNoneV(s.Lo) && isNoneV(s.Hi) {
+			if eval.IsNoneV(s.Lo) && eval.IsNoneV(s.Hi) {
 				dim++
 				continue
 			}
 			start, stop := int64(0), cur.shape[dim]
-			if !isNoneV(s.Lo) {
+			if !eval.IsNoneV(s.Lo) {
 				n, bad := static(s.Lo, "slice start")
 				if bad != nil {
 					return bad
 				}
 				start = n
 			}
-			if !isNoneV(s.Hi) {
+			if !eval.IsNoneV(s.Hi) {
 				n, bad := static(s.Hi, "slice stop")
 				if bad != nil {
 					return bad
@@ -149,7 +151,7 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 				stop = n
 			}
 			if cur, err = viewNarrow(cur, buf, dim, start, stop-start); err != "" {
-				return ev.errorf(item.Span(), CodeType, "%s", err)
+				return ev.Errorf(item.Span(), eval.CodeType, "%s", err)
 			}
 			dim++
 			continue
@@ -157,17 +159,17 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 		// a::s: view the dimension as (extent/s, s), then drop the inner
 		// one at a.
 		if step <= 0 {
-			return ev.errorf(item.Span(), CodeType, "sub: step must be a positive int, got %d", step)
+			return ev.Errorf(item.Span(), eval.CodeType, "sub: step must be a positive int, got %d", step)
 		}
-		if !isNoneV(s.Hi) {
-			return ev.errorf(item.Span(), CodeType, "sub: a stop bound with a step is not supported")
+		if !eval.IsNoneV(s.Hi) {
+			return ev.Errorf(item.Span(), eval.CodeType, "sub: a stop bound with a step is not supported")
 		}
 		extent := cur.shape[dim]
 		if extent%step != 0 {
-			return ev.errorf(item.Span(), CodeType, "sub: dim extent %d is not divisible by step %d", extent, step)
+			return ev.Errorf(item.Span(), eval.CodeType, "sub: dim extent %d is not divisible by step %d", extent, step)
 		}
 		start := int64(0)
-		if !isNoneV(s.Lo) {
+		if !eval.IsNoneV(s.Lo) {
 			n, bad := static(s.Lo, "slice start")
 			if bad != nil {
 				return bad
@@ -175,32 +177,32 @@ func (ev *evaluator) subscriptSub(o *subIndexerV, idx []Value, e *syntax.Subscri
 			start = n
 		}
 		if start < 0 || start >= step {
-			return ev.errorf(item.Span(), CodeType, "sub: stepped-slice start %d must be in [0, %d)", start, step)
+			return ev.Errorf(item.Span(), eval.CodeType, "sub: stepped-slice start %d must be in [0, %d)", start, step)
 		}
 		split := append(append(append([]int64(nil), cur.shape[:dim]...), extent/step, step), cur.shape[dim+1:]...)
 		cur.shape = split
 		if cur, err = viewDrop(cur, buf, dim+1, start); err != "" {
-			return ev.errorf(item.Span(), CodeType, "%s", err)
+			return ev.Errorf(item.Span(), eval.CodeType, "%s", err)
 		}
 		dim++
 	}
-	return ev.declView(buf, buf.Name+"_sub", cur, sp)
+	return declView(ev, buf, buf.Name+"_sub", cur, sp)
 }
 
 // declView declares the derived view cur of buf (the same data, Base buf)
 // and returns it.
-func (ev *evaluator) declView(buf *ir.Buffer, name string, cur viewStep, sp source.Span) Value {
-	if ev.kern == nil || ev.emit == nil {
-		return ev.errorf(sp, CodeType, "a buffer view is only allowed inside a prim_func body")
+func declView(ev *eval.Evaluator, buf *ir.Buffer, name string, cur viewStep, sp source.Span) eval.Value {
+	if ev.Kern == nil || ev.Emit == nil {
+		return ev.Errorf(sp, eval.CodeType, "a buffer view is only allowed inside a prim_func body")
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: cur.shape, Dtype: buf.Dtype, Scope: buf.Scope,
 		Layout: cur.lay, ElemOffset: cur.off, ElemOffsetExpr: cur.dyn, Base: buf, Kind: ir.DeclBuffer, Span: sp}
-	if ev.kern.badLayout[buf] {
-		ev.kern.badLayout[nb] = true
+	if ev.Kern.BadLayout[buf] {
+		ev.Kern.BadLayout[nb] = true
 	}
-	ev.addBufferSite(nb, source.NoSpan, sp, source.NoSpan)
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: sp})
-	return &BufferV{base{sp}, nb}
+	ev.AddBufferSite(nb, source.NoSpan, sp, source.NoSpan)
+	ev.EmitStmt(&ir.Decl{Buf: nb, Span: sp})
+	return &eval.BufferV{Base: eval.Base{At: sp}, B: nb}
 }
 
 // groupView groups cur's layout by its shape.
@@ -264,7 +266,7 @@ func viewDropRuntime(cur viewStep, buf *ir.Buffer, dim int, index ir.Expr) (view
 	}
 	lo, hi := seps[dim], seps[dim+1]
 	group := g.Shard[lo:hi]
-	idx := clip(ExprString(index), 40)
+	idx := eval.Clip(eval.ExprString(index), 40)
 	if len(group) > 1 {
 		return cur, fmt.Sprintf("Buffer.sub at the runtime index %s of a dimension of %d layout iters", idx, len(group)), ""
 	}
@@ -357,20 +359,20 @@ func rebuildView(cur viewStep, g *layout.TileLayout, sw *layout.ComposeLayout, s
 
 // bufferPermute is buf.permute(*dims) (_buffer_view.permute): the
 // dimensions reordered, the layout's groups with them.
-func (ev *evaluator) bufferPermute(buf *ir.Buffer, c *call) Value {
-	if len(c.kwargs) > 0 {
-		return ev.errorf(c.span, CodeType, "Buffer.permute takes no keyword arguments")
+func bufferPermute(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if len(c.Kwargs) > 0 {
+		return ev.Errorf(c.At, eval.CodeType, "Buffer.permute takes no keyword arguments")
 	}
-	if e := firstErr(c.args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "Buffer.permute's dims")
+	if e := eval.FirstErr(c.Args...); e != nil {
+		return ev.NeedConcrete(e, e.Span(), "Buffer.permute's dims")
 	}
-	dims := make([]int, len(c.args))
+	dims := make([]int, len(c.Args))
 	seen := make([]bool, len(buf.Shape))
 	var bad []string
-	for i, a := range c.args {
-		n, ok := toInt(a)
+	for i, a := range c.Args {
+		n, ok := eval.ToInt(a)
 		if !ok {
-			return ev.errorf(c.argSpans[i], CodeType, "Buffer.permute dims must be integers, got %s", describe(a))
+			return ev.Errorf(c.ArgSpans[i], eval.CodeType, "Buffer.permute dims must be integers, got %s", eval.Describe(a))
 		}
 		if n < 0 || int(n) >= len(buf.Shape) || seen[n] {
 			bad = append(bad, fmt.Sprint(n))
@@ -380,35 +382,35 @@ func (ev *evaluator) bufferPermute(buf *ir.Buffer, c *call) Value {
 		dims[i] = int(n)
 	}
 	if len(bad) > 0 || len(dims) != len(buf.Shape) {
-		return ev.errorf(c.span, CodeType, "Buffer.permute(%s) is not a permutation of the %d dimensions of `%s`", joinArgs(c.args), len(buf.Shape), buf.Name)
+		return ev.Errorf(c.At, eval.CodeType, "Buffer.permute(%s) is not a permutation of the %d dimensions of `%s`", joinArgs(c.Args), len(buf.Shape), buf.Name)
 	}
 	if buf.Scope == "tmem" && buf.AllocatedAddr != nil {
-		return &OpaqueV{base{c.span}, "Buffer.permute of a tensor-memory buffer"}
+		return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "Buffer.permute of a tensor-memory buffer"}
 	}
 	t, sw, why := viewLayout(buf)
-	if buf.Layout == nil && ev.kern != nil && ev.kern.badLayout[buf] {
-		return poison(c.span) // the layout's failure is reported
+	if buf.Layout == nil && ev.Kern != nil && ev.Kern.BadLayout[buf] {
+		return eval.Poison(c.At) // the layout's failure is reported
 	}
 	if why != "" {
-		return ev.errorf(c.span, CodeType, "Buffer.permute: %s", why)
+		return ev.Errorf(c.At, eval.CodeType, "Buffer.permute: %s", why)
 	}
 	g, seps, err := layout.Group(t, buf.Shape)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
 	shape := make([]int64, len(dims))
 	for i, d := range dims {
 		shape[i] = buf.Shape[d]
 	}
 	nl := rewrap(layout.PermuteByGroups(g, seps, dims), sw)
-	name, _ := ev.hintName(c, buf.Name+"_permute")
-	return ev.declView(buf, name, viewStep{shape: shape, lay: nl, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}, c.span)
+	name, _ := ev.HintName(c, buf.Name+"_permute")
+	return declView(ev, buf, name, viewStep{shape: shape, lay: nl, off: buf.ElemOffset, dyn: buf.ElemOffsetExpr}, c.At)
 }
 
-func joinArgs(vs []Value) string {
+func joinArgs(vs []eval.Value) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = Repr(v)
+		parts[i] = eval.Repr(v)
 	}
 	return strings.Join(parts, ", ")
 }

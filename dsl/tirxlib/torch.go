@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
@@ -24,42 +26,47 @@ var torchDtypes = map[string]string{
 
 // torchTensorV is a tensor tilels knows only the dtype of.
 type torchTensorV struct {
-	base
+	eval.Base
 	DT ir.DataType
 }
 
 func (v *torchTensorV) TypeName() string { return "Tensor" }
 
-func torchAttr(ev *evaluator, name string, span source.Span) (Value, bool) {
+func torchAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool) {
 	if s, ok := torchDtypes[name]; ok {
 		if dt, ok := ir.ParseDType(s); ok {
-			return &DTypeV{base: base{span}, DT: dt}, true
+			return &eval.DTypeV{Base: eval.Base{At: span}, DT: dt}, true
 		}
 	}
 	switch name {
 	case "empty", "zeros", "ones":
-		return builtin("torch."+name, func(ev *evaluator, c *call) Value {
-			v, _ := c.kw("dtype")
-			dv, ok := v.(*DTypeV)
+		return eval.Builtin("torch."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			v, _ := c.Kw("dtype")
+			dv, ok := v.(*eval.DTypeV)
 			if !ok {
-				return &OpaqueV{base{c.span}, "torch." + name + "(...)"}
+				return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "torch." + name + "(...)"}
 			}
-			return &torchTensorV{base: base{c.span}, DT: dv.DT}
+			return &torchTensorV{Base: eval.Base{At: c.At}, DT: dv.DT}
 		}), true
 	}
 	return nil, false
 }
 
 // torchTensorAttr is a tensor's attribute: element_size(), else opaque.
-func (ev *evaluator) torchTensorAttr(t *torchTensorV, name string, span source.Span) Value {
+func torchTensorAttr(ev *eval.Evaluator, t *torchTensorV, name string, span source.Span) eval.Value {
 	if name == "element_size" {
 		bytes := int64(t.DT.Bytes())
-		return builtin("Tensor.element_size", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "element_size", 0) {
-				return poison(c.span)
+		return eval.Builtin("Tensor.element_size", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if !ev.CheckArgs(c, "element_size", 0) {
+				return eval.Poison(c.At)
 			}
-			return &IntV{base{c.span}, bytes}
+			return &eval.IntV{Base: eval.Base{At: c.At}, V: bytes}
 		})
 	}
-	return &OpaqueV{base{span}, "torch.Tensor." + name}
+	return &eval.OpaqueV{Base: eval.Base{At: span}, Path: "torch.Tensor." + name}
+}
+
+// LibAttr implements eval.AttrValue.
+func (t *torchTensorV) LibAttr(ev *eval.Evaluator, name string, span source.Span) eval.Value {
+	return torchTensorAttr(ev, t, name, span)
 }

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"math/bits"
 
@@ -101,16 +103,16 @@ func broadcastLayout(l layout.Layout, num int64, position int, axis *layout.Axis
 
 // layoutPackMethod returns Layout.pack / unpack / broadcast, nil for other
 // names.
-func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
+func layoutPackMethod(ev *eval.Evaluator, o *eval.LayoutV, name string) eval.Value {
 	switch name {
 	case "pack", "unpack":
-		return method("Layout."+name, func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, name, 1, "num") {
-				return poison(c.span)
+		return eval.Method("Layout."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if !ev.CheckArgs(c, name, 1, "num") {
+				return eval.Poison(c.At)
 			}
-			n, ok := ev.intArg(c.args[0], c.argSpans[0], "num")
+			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
-				return poison(c.span)
+				return eval.Poison(c.At)
 			}
 			f := packLayout
 			if name == "unpack" {
@@ -118,36 +120,36 @@ func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 			}
 			l, err := f(o.L, n)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, eval.CodeType, "%v", err)
 			}
-			return ev.newLayoutV(l, c.span)
+			return newLayoutV(ev, l, c.At)
 		})
 	case "broadcast":
-		return method("Layout.broadcast", func(ev *evaluator, c *call) Value {
-			if !ev.checkArgs(c, "broadcast", 1, "num", "position", "axis") {
-				return poison(c.span)
+		return eval.Method("Layout.broadcast", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if !ev.CheckArgs(c, "broadcast", 1, "num", "position", "axis") {
+				return eval.Poison(c.At)
 			}
-			n, ok := ev.intArg(c.args[0], c.argSpans[0], "num")
+			n, ok := ev.IntArg(c.Args[0], c.ArgSpans[0], "num")
 			if !ok {
-				return poison(c.span)
+				return eval.Poison(c.At)
 			}
 			pos := int64(-1)
-			if v := c.arg(1, "position"); v != nil {
-				if pos, ok = ev.intArg(v, c.argSpan(1, "position"), "position"); !ok {
-					return poison(c.span)
+			if v := c.Arg(1, "position"); v != nil {
+				if pos, ok = ev.IntArg(v, c.ArgSpan(1, "position"), "position"); !ok {
+					return eval.Poison(c.At)
 				}
 			}
 			ax := layout.M
-			if v := c.arg(2, "axis"); v != nil {
-				if ax, ok = ev.axisOf(v, c.argSpan(2, "axis")); !ok {
-					return poison(c.span)
+			if v := c.Arg(2, "axis"); v != nil {
+				if ax, ok = axisOf(ev, v, c.ArgSpan(2, "axis")); !ok {
+					return eval.Poison(c.At)
 				}
 			}
 			l, err := broadcastLayout(o.L, n, int(pos), ax)
 			if err != nil {
-				return ev.errorf(c.span, CodeType, "%v", err)
+				return ev.Errorf(c.At, eval.CodeType, "%v", err)
 			}
-			return ev.newLayoutV(l, c.span)
+			return newLayoutV(ev, l, c.At)
 		})
 	}
 	return nil
@@ -157,7 +159,7 @@ func (ev *evaluator) layoutPackMethod(o *LayoutV, name string) Value {
 // not row-major (_buffer_view.view): a wider dtype packs the layout by the
 // ratio of the sizes and divides the last dimension and the element
 // offset by it, a narrower one unpacks and multiplies.
-func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataType) Value {
+func bufferViewDtypeLaidOut(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call, dt ir.DataType) eval.Value {
 	cur, to := int64(buf.Dtype.Bits), int64(dt.Bits)
 	shape := append([]int64(nil), buf.Shape...)
 	last := len(shape) - 1
@@ -166,7 +168,7 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 	var err error
 	if to > cur {
 		if to%cur != 0 {
-			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, eval.CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", eval.PyQuote(dt.String()), buf.Dtype)
 		}
 		r := to / cur
 		l, err = packLayout(buf.Layout, r)
@@ -174,7 +176,7 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 		off /= r
 	} else {
 		if cur%to != 0 {
-			return ev.errorf(c.span, CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", pyQuote(dt.String()), buf.Dtype)
+			return ev.Errorf(c.At, eval.CodeType, "Buffer.view(%s) of %s elements: the sizes do not divide", eval.PyQuote(dt.String()), buf.Dtype)
 		}
 		r := cur / to
 		l, err = unpackLayout(buf.Layout, r)
@@ -182,12 +184,12 @@ func (ev *evaluator) bufferViewDtypeLaidOut(buf *ir.Buffer, c *call, dt ir.DataT
 		off *= r
 	}
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
-	name, nameSpan := ev.hintName(c, buf.Name+"_view")
+	name, nameSpan := ev.HintName(c, buf.Name+"_view")
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
-		Layout: l, ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
-	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitView(nb)
-	return &BufferV{base{c.span}, nb}
+		Layout: l, ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
+	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
+	emitView(ev, nb)
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: nb}
 }

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
@@ -22,13 +24,13 @@ import (
 
 // remoteArriveArg returns the remote= (or older cta_id=) argument of a
 // MBarrier/TMABar arrive, nil when it is a local arrive.
-func remoteArriveArg(b *BarrierV, c *call) Value {
+func remoteArriveArg(b *BarrierV, c *eval.Call) eval.Value {
 	pos := 1 // MBarrier.arrive(stage, cta_id/remote, ...)
 	if b.Class == "TMABar" {
 		pos = 2 // TMABar.arrive(stage, tx_count, cta_id/remote, ...)
 	}
-	for _, v := range []Value{c.arg(-1, "remote"), c.arg(pos, "cta_id")} {
-		if v != nil && !isNoneV(v) {
+	for _, v := range []eval.Value{c.Arg(-1, "remote"), c.Arg(pos, "cta_id")} {
+		if v != nil && !eval.IsNoneV(v) {
 			return v
 		}
 	}
@@ -36,78 +38,78 @@ func remoteArriveArg(b *BarrierV, c *call) Value {
 }
 
 // barrierArriveRemote emits the remote arrive on b at CTA rank remote.
-func (ev *evaluator) barrierArriveRemote(b *BarrierV, c *call, remote Value) Value {
-	if isErr(remote) {
-		return ev.needConcrete(remote, remote.Span(), b.Class+".arrive's remote")
+func barrierArriveRemote(ev *eval.Evaluator, b *BarrierV, c *eval.Call, remote eval.Value) eval.Value {
+	if eval.IsErr(remote) {
+		return ev.NeedConcrete(remote, remote.Span(), b.Class+".arrive's remote")
 	}
-	rank, ok := ev.toIR(remote, ir.UInt32)
+	rank, ok := ev.ToIR(remote, ir.UInt32)
 	if !ok {
-		return ev.errorf(remote.Span(), CodeType, "%s.arrive remote must be an integer, got %s", b.Class, describe(remote))
+		return ev.Errorf(remote.Span(), eval.CodeType, "%s.arrive remote must be an integer, got %s", b.Class, eval.Describe(remote))
 	}
-	if exprType(rank) != ir.UInt32 {
+	if eval.ExprType(rank) != ir.UInt32 {
 		rank = &ir.Cast{To: ir.UInt32, X: rank, Span: remote.Span()}
 	}
-	return ev.barrierArriveAt(b, c, func(stage ir.Expr) ir.Expr {
-		sp := c.span
+	return barrierArriveAt(ev, b, c, func(stage ir.Expr) ir.Expr {
+		sp := c.At
 		mapped := &ir.Buffer{Name: "remote_mbar_addr", Shape: []int64{1}, Dtype: ir.UInt32, Scope: "local", Kind: ir.AllocBuffer, Span: sp}
 		mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
-		ev.emitStmt(&ir.Alloc{Buf: mapped, Span: sp})
+		ev.EmitStmt(&ir.Alloc{Buf: mapped, Span: sp})
 		slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
 		local := &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: sp}
 		toShared := &ir.Call{Op: "cuda.cvta_generic_to_shared", Args: []ir.Expr{local}, Type: ir.UInt32, Span: sp}
-		ev.emitStmt(ptxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
+		ev.EmitStmt(ptxStmt("ptx.mapa.shared::cluster.u32", sp, slot(), toShared, rank))
 		return slot()
 	})
 }
 
 // barrierArriveAt emits the cluster arrive of b.arrive(c) on the address
 // addr(stage) (which emits what computes it).
-func (ev *evaluator) barrierArriveAt(b *BarrierV, c *call, addr func(stage ir.Expr) ir.Expr) Value {
+func barrierArriveAt(ev *eval.Evaluator, b *BarrierV, c *eval.Call, addr func(stage ir.Expr) ir.Expr) eval.Value {
 	what := b.Class + ".arrive"
-	sp := c.span
-	expr := func(v Value, name string, t ir.DataType) (ir.Expr, bool) {
-		if isErr(v) {
-			ev.needConcrete(v, v.Span(), what+"'s "+name)
+	sp := c.At
+	expr := func(v eval.Value, name string, t ir.DataType) (ir.Expr, bool) {
+		if eval.IsErr(v) {
+			ev.NeedConcrete(v, v.Span(), what+"'s "+name)
 			return nil, false
 		}
-		e, ok := ev.toIR(v, t)
+		e, ok := ev.ToIR(v, t)
 		if !ok {
-			ev.errorf(v.Span(), CodeType, "%s %s must be an integer, got %s", what, name, describe(v))
+			ev.Errorf(v.Span(), eval.CodeType, "%s %s must be an integer, got %s", what, name, eval.Describe(v))
 			return nil, false
 		}
-		if t != ir.BoolT && exprType(e) != t {
+		if t != ir.BoolT && eval.ExprType(e) != t {
 			e = &ir.Cast{To: t, X: e, Span: v.Span()}
 		}
 		return e, true
 	}
-	sv := c.arg(0, "stage")
+	sv := c.Arg(0, "stage")
 	if sv == nil {
-		return ev.errorf(sp, CodeType, "%s() missing required argument 'stage'", what)
+		return ev.Errorf(sp, eval.CodeType, "%s() missing required argument 'stage'", what)
 	}
 	stage, ok := expr(sv, "stage", ir.Int32)
 	if !ok {
-		return poison(sp)
+		return eval.Poison(sp)
 	}
 	var count, tx, cond ir.Expr
 	predPos, countPos := 2, 3 // MBarrier.arrive(stage, remote, pred, count)
 	if b.Class == "TMABar" {
 		predPos, countPos = 3, -1
-		if v := c.arg(1, "tx_count"); v != nil && !isNoneV(v) {
+		if v := c.Arg(1, "tx_count"); v != nil && !eval.IsNoneV(v) {
 			if tx, ok = expr(v, "tx_count", ir.UInt32); !ok {
-				return poison(sp)
+				return eval.Poison(sp)
 			}
 		}
 	}
 	if countPos >= 0 {
-		if v := c.arg(countPos, "count"); v != nil && !isNoneV(v) {
+		if v := c.Arg(countPos, "count"); v != nil && !eval.IsNoneV(v) {
 			if count, ok = expr(v, "count", ir.UInt32); !ok {
-				return poison(sp)
+				return eval.Poison(sp)
 			}
 		}
 	}
-	if v := c.arg(predPos, "pred"); v != nil && !isNoneV(v) {
+	if v := c.Arg(predPos, "pred"); v != nil && !eval.IsNoneV(v) {
 		if cond, ok = expr(v, "pred", ir.BoolT); !ok {
-			return poison(sp)
+			return eval.Poison(sp)
 		}
 	}
 	a := addr(stage)
@@ -122,14 +124,14 @@ func (ev *evaluator) barrierArriveAt(b *BarrierV, c *call, addr func(stage ir.Ex
 	if cond != nil {
 		if n, isConst := ir.ConstInt(cond); isConst {
 			if n == 0 {
-				return &NoneV{base{sp}}
+				return &eval.NoneV{Base: eval.Base{At: sp}}
 			}
 		} else {
 			st = &ir.If{Cond: cond, Then: &ir.Block{Stmts: []ir.Stmt{st}, Span: sp}, Span: sp}
 		}
 	}
-	ev.emitStmt(st)
-	return &NoneV{base{sp}}
+	ev.EmitStmt(st)
+	return &eval.NoneV{Base: eval.Base{At: sp}}
 }
 
 // MBarrier.remote_view(rank) (pipeline.py 0.26+): the barrier as CTA rank
@@ -143,54 +145,54 @@ func (ev *evaluator) barrierArriveAt(b *BarrierV, c *call, addr func(stage ir.Ex
 // the reference's ValueErrors.
 
 // barrierRemoteView is b.remote_view(rank).
-func (ev *evaluator) barrierRemoteView(b *BarrierV, c *call) Value {
-	if !ev.requireKernel(c, b.Class+".remote_view") || !ev.checkArgs(c, "remote_view", 1, "rank") {
-		return poison(c.span)
+func barrierRemoteView(ev *eval.Evaluator, b *BarrierV, c *eval.Call) eval.Value {
+	if !ev.RequireKernel(c, b.Class+".remote_view") || !ev.CheckArgs(c, "remote_view", 1, "rank") {
+		return eval.Poison(c.At)
 	}
 	if b.RemoteOf != nil {
-		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be applied to a remote view")
+		return ev.Errorf(c.At, eval.CodeType, "MBarrier.remote_view() cannot be applied to a remote view")
 	}
-	sp := c.span
-	rv := c.args[0]
-	if isErr(rv) {
-		return ev.needConcrete(rv, c.argSpans[0], b.Class+".remote_view's rank")
+	sp := c.At
+	rv := c.Args[0]
+	if eval.IsErr(rv) {
+		return ev.NeedConcrete(rv, c.ArgSpans[0], b.Class+".remote_view's rank")
 	}
-	rank, ok := ev.toIR(rv, ir.UInt32)
+	rank, ok := ev.ToIR(rv, ir.UInt32)
 	if !ok {
-		return ev.errorf(c.argSpans[0], CodeType, "%s.remote_view rank must be an integer, got %s", b.Class, describe(rv))
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "%s.remote_view rank must be an integer, got %s", b.Class, eval.Describe(rv))
 	}
-	if exprType(rank) != ir.UInt32 {
-		rank = &ir.Cast{To: ir.UInt32, X: rank, Span: c.argSpans[0]}
+	if eval.ExprType(rank) != ir.UInt32 {
+		rank = &ir.Cast{To: ir.UInt32, X: rank, Span: c.ArgSpans[0]}
 	}
 	mapped := &ir.Buffer{Name: "remote_mbar_u64", Shape: []int64{1}, Dtype: ir.DataType{Code: ir.UInt, Bits: 64}, Scope: "local", Kind: ir.AllocBuffer, Span: sp}
 	mapped.Data = &ir.Var{Name: mapped.Name, Type: ir.HandleT, Span: sp}
-	ev.emitStmt(&ir.Alloc{Buf: mapped, Span: sp})
+	ev.EmitStmt(&ir.Alloc{Buf: mapped, Span: sp})
 	slot := func() ir.Expr { return &ir.Load{Buf: mapped, Indices: []ir.Expr{ir.Const(0)}, Span: sp} }
-	ev.emitStmt(ptxStmt("ptx.mapa.u64", sp, slot(), &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{ir.Const(0)}, Span: sp}, rank))
+	ev.EmitStmt(ptxStmt("ptx.mapa.u64", sp, slot(), &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{ir.Const(0)}, Span: sp}, rank))
 	ptr := &ir.Var{Name: "remote_mbar_ptr", Type: ir.HandleT, Span: sp}
-	ev.emitStmt(&ir.Let{Var: ptr, Value: &ir.Call{Op: "reinterpret", Args: []ir.Expr{slot()}, Type: ir.HandleT, Span: sp}, Span: sp})
+	ev.EmitStmt(&ir.Let{Var: ptr, Value: &ir.Call{Op: "reinterpret", Args: []ir.Expr{slot()}, Type: ir.HandleT, Span: sp}, Span: sp})
 	nb := &ir.Buffer{Name: "remote_mbar", Data: ptr, Shape: []int64{b.Depth}, Dtype: ir.DataType{Code: ir.UInt, Bits: 64}, Scope: "shared",
 		Layout: layout.RowMajor(b.Depth), Kind: ir.DeclBuffer, Span: sp}
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: sp})
+	ev.EmitStmt(&ir.Decl{Buf: nb, Span: sp})
 	out := *b
-	out.base = base{sp}
+	out.Base = eval.Base{At: sp}
 	out.Buf, out.RemoteOf = nb, b
 	return &out
 }
 
 // remoteViewCall is init/wait/arrive on a remote view.
-func (ev *evaluator) remoteViewCall(b *BarrierV, name string, c *call) Value {
+func remoteViewCall(ev *eval.Evaluator, b *BarrierV, name string, c *eval.Call) eval.Value {
 	switch name {
 	case "init":
-		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be initialized")
+		return ev.Errorf(c.At, eval.CodeType, "MBarrier.remote_view() cannot be initialized")
 	case "wait":
-		return ev.errorf(c.span, CodeType, "MBarrier.remote_view() cannot be waited on")
+		return ev.Errorf(c.At, eval.CodeType, "MBarrier.remote_view() cannot be waited on")
 	}
 	if remoteArriveArg(b, c) != nil {
-		return ev.errorf(c.span, CodeType, "%s.remote_view().arrive() cannot also specify remote", b.Class)
+		return ev.Errorf(c.At, eval.CodeType, "%s.remote_view().arrive() cannot also specify remote", b.Class)
 	}
-	return ev.barrierArriveAt(b, c, func(stage ir.Expr) ir.Expr {
-		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.span}
+	return barrierArriveAt(ev, b, c, func(stage ir.Expr) ir.Expr {
+		return &ir.AddressOf{Buf: b.Buf, Indices: []ir.Expr{stage}, Span: c.At}
 	})
 }
 
@@ -199,14 +201,14 @@ func (ev *evaluator) remoteViewCall(b *BarrierV, name string, c *call) Value {
 // _tcgen05_commit_is_unicast: a constant mask of two or more CTAs, or any
 // runtime mask): T.Cast("uint16", cta_mask). nil when the mask is not an
 // integer (reported).
-func (ev *evaluator) tcgen05CommitMask(b *BarrierV, c *call, m Value) ir.Expr {
-	if isErr(m) {
-		ev.needConcrete(m, c.argSpan(2, "cta_mask"), b.Class+".arrive's cta_mask")
+func tcgen05CommitMask(ev *eval.Evaluator, b *BarrierV, c *eval.Call, m eval.Value) ir.Expr {
+	if eval.IsErr(m) {
+		ev.NeedConcrete(m, c.ArgSpan(2, "cta_mask"), b.Class+".arrive's cta_mask")
 		return nil
 	}
-	e, ok := ev.toIR(m, ir.Int32)
+	e, ok := ev.ToIR(m, ir.Int32)
 	if !ok {
-		ev.errorf(c.argSpan(2, "cta_mask"), CodeType, "%s.arrive cta_mask must be an integer, got %s", b.Class, describe(m))
+		ev.Errorf(c.ArgSpan(2, "cta_mask"), eval.CodeType, "%s.arrive cta_mask must be an integer, got %s", b.Class, eval.Describe(m))
 		return nil
 	}
 	u16 := ir.DataType{Code: ir.UInt, Bits: 16}

@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"regexp"
 	"slices"
 	"strings"
@@ -26,7 +28,7 @@ import (
 
 // ChunkV is the ChunkIndexer Buffer.chunk(spec) returns.
 type ChunkV struct {
-	base
+	eval.Base
 	Buf  *ir.Buffer
 	Spec []int64 // chunk count per dimension, 0 for None
 }
@@ -34,44 +36,44 @@ type ChunkV struct {
 func (*ChunkV) TypeName() string { return "ChunkIndexer" }
 
 // bufferViewAttr returns the view methods of this file, nil for others.
-func (ev *evaluator) bufferViewAttr(buf *ir.Buffer, name string) Value {
+func bufferViewAttr(ev *eval.Evaluator, buf *ir.Buffer, name string) eval.Value {
 	switch name {
 	case "permute":
-		return method("Buffer.permute", func(ev *evaluator, c *call) Value { return ev.bufferPermuteCall(buf, c) })
+		return eval.Method("Buffer.permute", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferPermuteCall(ev, buf, c) })
 	case "rearrange":
-		return method("Buffer.rearrange", func(ev *evaluator, c *call) Value { return ev.bufferRearrange(buf, c) })
+		return eval.Method("Buffer.rearrange", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferRearrange(ev, buf, c) })
 	case "chunk":
-		return method("Buffer.chunk", func(ev *evaluator, c *call) Value { return ev.bufferChunk(buf, c) })
-	case "with_dtype": // lib_buffer.go
-		return method("Buffer.with_dtype", func(ev *evaluator, c *call) Value { return ev.bufferWithDtype(buf, c) })
-	case "tile": // lib_buffer_view_tile.go
-		return method("Buffer.tile", func(ev *evaluator, c *call) Value { return ev.bufferTile(buf, c) })
+		return eval.Method("Buffer.chunk", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferChunk(ev, buf, c) })
+	case "with_dtype": // buffer.go
+		return eval.Method("Buffer.with_dtype", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferWithDtype(ev, buf, c) })
+	case "tile": // buffer_view_tile.go
+		return eval.Method("Buffer.tile", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferTile(ev, buf, c) })
 	}
 	return nil
 }
 
 // declDerivedView declares the view of buf with shape and layout l.
-func (ev *evaluator) declDerivedView(buf *ir.Buffer, c *call, shape []int64, l layout.Layout, def string) Value {
-	name, nameSpan := ev.hintName(c, def)
+func declDerivedView(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call, shape []int64, l layout.Layout, def string) eval.Value {
+	name, nameSpan := ev.HintName(c, def)
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.span}
-	ev.addBufferSite(nb, nameSpan, c.span, source.NoSpan)
-	ev.emitView(nb)
-	return &BufferV{base{c.span}, nb}
+		Layout: l, ElemOffset: buf.ElemOffset, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
+	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
+	emitView(ev, nb)
+	return &eval.BufferV{Base: eval.Base{At: c.At}, B: nb}
 }
 
 // emitView declares the view nb of nb.Base. A view of tensor memory at an
 // allocated_addr is, as the reference's _redecl makes it, a buffer of its
 // own (no data pointer) at the same column; any other view shares the
 // base's data.
-func (ev *evaluator) emitView(nb *ir.Buffer) {
+func emitView(ev *eval.Evaluator, nb *ir.Buffer) {
 	if b := nb.Base; b != nil && b.Scope == "tmem" && b.AllocatedAddr != nil {
 		nb.AllocatedAddr, nb.Base, nb.Kind, nb.ElemOffset = b.AllocatedAddr, nil, ir.AllocBuffer, 0
 		nb.Data = &ir.Var{Name: nb.Name, Type: ir.HandleT, Span: nb.Span}
-		ev.emitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
+		ev.EmitStmt(&ir.Alloc{Buf: nb, Span: nb.Span})
 		return
 	}
-	ev.emitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
+	ev.EmitStmt(&ir.Decl{Buf: nb, Span: nb.Span})
 }
 
 // permuteLayout is _buffer_view.permute's layout surgery.
@@ -106,46 +108,46 @@ func layoutString(l layout.Layout) string {
 	return "?"
 }
 
-func (ev *evaluator) viewPrecheck(buf *ir.Buffer, c *call, what string) bool {
-	if !ev.requireKernel(c, what) {
+func viewPrecheck(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call, what string) bool {
+	if !ev.RequireKernel(c, what) {
 		return false
 	}
 	if buf.Layout == nil {
-		if !ev.kern.badLayout[buf] {
-			ev.errorf(c.span, CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
+		if !ev.Kern.BadLayout[buf] {
+			ev.Errorf(c.At, eval.CodeMissingLayout, "buffer `%s` has no layout; %s needs one", buf.Name, what)
 		}
 		return false
 	}
 	return true
 }
 
-func (ev *evaluator) bufferPermuteCall(buf *ir.Buffer, c *call) Value {
-	if !ev.viewPrecheck(buf, c, "Buffer.permute") {
-		return poison(c.span)
+func bufferPermuteCall(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if !viewPrecheck(ev, buf, c, "Buffer.permute") {
+		return eval.Poison(c.At)
 	}
-	if e := firstErr(c.args...); e != nil {
-		return ev.needConcrete(e, e.Span(), "Buffer.permute dims")
+	if e := eval.FirstErr(c.Args...); e != nil {
+		return ev.NeedConcrete(e, e.Span(), "Buffer.permute dims")
 	}
 	var perm []int
-	for i, a := range c.args {
-		n, ok := ev.intArg(a, c.argSpans[i], "dim")
+	for i, a := range c.Args {
+		n, ok := ev.IntArg(a, c.ArgSpans[i], "dim")
 		if !ok {
-			return poison(c.span)
+			return eval.Poison(c.At)
 		}
 		perm = append(perm, int(n))
 	}
 	if len(perm) != len(buf.Shape) || !isPerm(perm) {
-		return ev.errorf(c.span, CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
+		return ev.Errorf(c.At, eval.CodeType, "Buffer.permute dims %v are not a permutation of the %d dimensions of `%s`", perm, len(buf.Shape), buf.Name)
 	}
 	l, err := permuteLayout(buf.Layout, buf.Shape, perm)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
 	shape := make([]int64, len(perm))
 	for i, d := range perm {
 		shape[i] = buf.Shape[d]
 	}
-	return ev.declDerivedView(buf, c, shape, l, buf.Name+"_view")
+	return declDerivedView(ev, buf, c, shape, l, buf.Name+"_view")
 }
 
 func isPerm(p []int) bool {
@@ -174,52 +176,52 @@ func rearrangeGroups(side string) [][]string {
 }
 
 // bufferRearrange is Buffer.rearrange(pattern, /, **sizes).
-func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
-	if !ev.viewPrecheck(buf, c, "Buffer.rearrange") {
-		return poison(c.span)
+func bufferRearrange(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if !viewPrecheck(ev, buf, c, "Buffer.rearrange") {
+		return eval.Poison(c.At)
 	}
 	// rearrange(pattern=_UNSET, /, **sizes): a pattern= keyword is taken
 	// when no positional pattern is given.
-	var pv Value
+	var pv eval.Value
 	var pspan source.Span
-	kwargs := c.kwargs
+	kwargs := c.Kwargs
 	switch {
-	case len(c.args) > 1:
-		return ev.pyErrorf(c.span, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.args)+1)
-	case len(c.args) == 1:
-		pv, pspan = c.args[0], c.argSpans[0]
+	case len(c.Args) > 1:
+		return ev.PyErrorf(c.At, "Buffer.rearrange() takes from 1 to 2 positional arguments but %d were given", len(c.Args)+1)
+	case len(c.Args) == 1:
+		pv, pspan = c.Args[0], c.ArgSpans[0]
 	default:
-		for i, k := range c.kwargs {
-			if k.name == "pattern" {
-				pv, pspan = k.v, k.vspan
-				kwargs = append(append([]kwarg(nil), c.kwargs[:i]...), c.kwargs[i+1:]...)
+		for i, k := range c.Kwargs {
+			if k.Name == "pattern" {
+				pv, pspan = k.V, k.Vspan
+				kwargs = append(append([]eval.Kwarg(nil), c.Kwargs[:i]...), c.Kwargs[i+1:]...)
 				break
 			}
 		}
 		if pv == nil {
-			return ev.pyErrorf(c.span, "Buffer.rearrange() missing required argument: 'pattern'")
+			return ev.PyErrorf(c.At, "Buffer.rearrange() missing required argument: 'pattern'")
 		}
 	}
-	pattern, ok := ev.strArg(pv, pspan, "pattern")
+	pattern, ok := ev.StrArg(pv, pspan, "pattern")
 	if !ok {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
 	sizes := map[string]int64{}
 	for _, k := range kwargs {
-		n, ok := ev.intArg(k.v, k.vspan, "rearrange size "+k.name)
+		n, ok := ev.IntArg(k.V, k.Vspan, "rearrange size "+k.Name)
 		if !ok {
-			return poison(c.span)
+			return eval.Poison(c.At)
 		}
-		sizes[k.name] = n
+		sizes[k.Name] = n
 	}
-	fail := func(format string, args ...any) Value { return ev.errorf(c.span, CodeType, format, args...) }
+	fail := func(format string, args ...any) eval.Value { return ev.Errorf(c.At, eval.CodeType, format, args...) }
 	lhsS, rhsS, found := strings.Cut(pattern, "->")
 	if !found || strings.Contains(rhsS, "->") {
-		return fail("rearrange: pattern must contain '->', got %s", pyQuote(pattern))
+		return fail("rearrange: pattern must contain '->', got %s", eval.PyQuote(pattern))
 	}
 	lhs, rhs := rearrangeGroups(lhsS), rearrangeGroups(rhsS)
 	if len(lhs) != len(buf.Shape) {
-		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), pyQuote(pattern), shapeList(buf.Shape))
+		return fail("rearrange: lhs has %d groups but buffer has %d dims (pattern %s, shape %s)", len(lhs), len(buf.Shape), eval.PyQuote(pattern), eval.ShapeList(buf.Shape))
 	}
 	axisSize := map[string]int64{}
 	for i, group := range lhs {
@@ -250,7 +252,7 @@ func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
 	}
 	flatL, flatR := slices.Concat(lhs...), slices.Concat(rhs...)
 	if sl, sr := slices.Sorted(slices.Values(flatL)), slices.Sorted(slices.Values(flatR)); !slices.Equal(sl, sr) {
-		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), pyQuote(pattern))
+		return fail("rearrange: lhs axes %s != rhs axes %s (pattern %s)", pyNameList(flatL), pyNameList(flatR), eval.PyQuote(pattern))
 	}
 	split := make([]int64, len(flatL))
 	for i, a := range flatL {
@@ -261,7 +263,7 @@ func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
 		perm[i] = slices.Index(flatL, a)
 	}
 	if !isPerm(perm) {
-		return fail("rearrange: an axis is repeated in pattern %s", pyQuote(pattern))
+		return fail("rearrange: an axis is repeated in pattern %s", eval.PyQuote(pattern))
 	}
 	l, err := permuteLayout(buf.Layout, split, perm)
 	if err != nil {
@@ -274,80 +276,80 @@ func (ev *evaluator) bufferRearrange(buf *ir.Buffer, c *call) Value {
 			merged[i] *= axisSize[a]
 		}
 	}
-	return ev.declDerivedView(buf, c, merged, l, buf.Name+"_view")
+	return declDerivedView(ev, buf, c, merged, l, buf.Name+"_view")
 }
 
 func pyNameList(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
-		q[i] = pyQuote(x)
+		q[i] = eval.PyQuote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
 // bufferChunk is Buffer.chunk(spec): spec is a per-dimension tuple of
 // None or a positive chunk count.
-func (ev *evaluator) bufferChunk(buf *ir.Buffer, c *call) Value {
-	if !ev.checkArgs(c, "chunk", 1, "spec") {
-		return poison(c.span)
+func bufferChunk(ev *eval.Evaluator, buf *ir.Buffer, c *eval.Call) eval.Value {
+	if !ev.CheckArgs(c, "chunk", 1, "spec") {
+		return eval.Poison(c.At)
 	}
-	if !isSeq(c.args[0]) {
-		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec must be a per-dim tuple, got %s", Repr(c.args[0]))
+	if !eval.IsSeq(c.Args[0]) {
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec must be a per-dim tuple, got %s", eval.Repr(c.Args[0]))
 	}
-	elts := seqElts(c.args[0])
+	elts := eval.SeqElts(c.Args[0])
 	if len(elts) != len(buf.Shape) {
-		return ev.errorf(c.argSpans[0], CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
+		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec length %d != buffer rank %d", len(elts), len(buf.Shape))
 	}
 	spec := make([]int64, len(elts))
 	for d, e := range elts {
-		if isNoneV(e) {
+		if eval.IsNoneV(e) {
 			continue
 		}
-		if isErr(e) {
-			return ev.needConcrete(e, c.argSpans[0], "chunk spec")
+		if eval.IsErr(e) {
+			return ev.NeedConcrete(e, c.ArgSpans[0], "chunk spec")
 		}
-		n, ok := toInt(e)
-		if _, isBool := e.(*BoolV); !ok || isBool || n < 1 {
-			return ev.errorf(c.argSpans[0], CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, Repr(e))
+		n, ok := eval.ToInt(e)
+		if _, isBool := e.(*eval.BoolV); !ok || isBool || n < 1 {
+			return ev.Errorf(c.ArgSpans[0], eval.CodeType, "chunk: spec[%d] must be None or a positive int, got %s", d, eval.Repr(e))
 		}
 		spec[d] = n
 	}
-	return &ChunkV{base{c.span}, buf, spec}
+	return &ChunkV{eval.Base{At: c.At}, buf, spec}
 }
 
 // chunkIndex is ChunkIndexer.__getitem__(picks).
-func (ev *evaluator) chunkIndex(ch *ChunkV, idx []Value, e *syntax.Subscript) Value {
-	if len(idx) == 1 && isSeq(idx[0]) {
-		idx = seqElts(idx[0])
+func chunkIndex(ev *eval.Evaluator, ch *ChunkV, idx []eval.Value, e *syntax.Subscript) eval.Value {
+	if len(idx) == 1 && eval.IsSeq(idx[0]) {
+		idx = eval.SeqElts(idx[0])
 	}
 	if len(idx) > len(ch.Spec) {
-		return ev.errorf(e.Index.Span(), CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
+		return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk: %d indices for a rank-%d spec", len(idx), len(ch.Spec))
 	}
-	out := make([]Value, len(idx))
+	out := make([]eval.Value, len(idx))
 	for d, pick := range idx {
 		count := ch.Spec[d]
 		if count == 0 {
 			out[d] = pick
 			continue
 		}
-		if _, isSlice := pick.(*SliceV); isSlice {
-			return ev.errorf(e.Index.Span(), CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, Repr(pick))
+		if _, isSlice := pick.(*eval.SliceV); isSlice {
+			return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk: chunked dim %d takes a chunk index, not a slice; got %s", d, eval.Repr(pick))
 		}
-		if isErr(pick) {
-			return ev.needConcrete(pick, e.Index.Span(), "a chunk index")
+		if eval.IsErr(pick) {
+			return ev.NeedConcrete(pick, e.Index.Span(), "a chunk index")
 		}
 		size := ch.Buf.Shape[d] / count
 		sp := pick.Span()
-		if n, ok := toInt(pick); ok {
-			out[d] = &SliceV{base{sp}, &IntV{base{sp}, n * size}, &IntV{base{sp}, (n + 1) * size}, &NoneV{base{sp}}}
+		if n, ok := eval.ToInt(pick); ok {
+			out[d] = &eval.SliceV{Base: eval.Base{At: sp}, Lo: &eval.IntV{Base: eval.Base{At: sp}, V: n * size}, Hi: &eval.IntV{Base: eval.Base{At: sp}, V: (n + 1) * size}, Step: &eval.NoneV{Base: eval.Base{At: sp}}}
 			continue
 		}
-		x, ok := ev.indexExpr(pick)
+		x, ok := ev.IndexExpr(pick)
 		if !ok {
-			return ev.errorf(e.Index.Span(), CodeType, "chunk index must be an integer, got %s", describe(pick))
+			return ev.Errorf(e.Index.Span(), eval.CodeType, "chunk index must be an integer, got %s", eval.Describe(pick))
 		}
 		lo := ir.MulE(x, ir.Const(size))
-		out[d] = &SliceV{base{sp}, &ExprV{base: base{sp}, E: lo}, &ExprV{base: base{sp}, E: ir.AddE(lo, ir.Const(size))}, &NoneV{base{sp}}}
+		out[d] = &eval.SliceV{Base: eval.Base{At: sp}, Lo: &eval.ExprV{Base: eval.Base{At: sp}, E: lo}, Hi: &eval.ExprV{Base: eval.Base{At: sp}, E: ir.AddE(lo, ir.Const(size))}, Step: &eval.NoneV{Base: eval.Base{At: sp}}}
 	}
-	return ev.bufferIndex(&BufferV{base{ch.span}, ch.Buf}, out, e)
+	return ev.BufferIndex(&eval.BufferV{Base: eval.Base{At: ch.At}, B: ch.Buf}, out, e)
 }

@@ -1,4 +1,4 @@
-package eval
+package tirxlib
 
 // The gather4 checks of the builder's copy_async (tvm/tirx/script/builder/
 // tirx.py _check_copy_regions_match, 0.26.0 and 0.27.0.post1; 0.25's builder
@@ -7,33 +7,35 @@ package eval
 // names, so the source payload counts four times.
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/ir"
 )
 
 // checkGather4 reports what the builder raises for a gather4= copy_async
 // under dispatch="tma_auto"/"tma_explicit", in its order and words.
-func (ev *evaluator) checkGather4(tc *ir.TileCall, src *ir.Region, gather4 Value) bool {
+func checkGather4(ev *eval.Evaluator, tc *ir.TileCall, src *ir.Region, gather4 eval.Value) bool {
 	if tc.Dispatch != "tma_explicit" {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 is only supported by dispatch='tma_explicit'")
+		ev.Errorf(tc.Span, eval.CodeType, "copy_async: gather4 is only supported by dispatch='tma_explicit'")
 		return false
 	}
 	n := -1
 	switch g := gather4.(type) {
-	case *ListV:
+	case *eval.ListV:
 		n = len(g.Elts)
-	case *TupleV:
+	case *eval.TupleV:
 		n = len(g.Elts)
 	}
 	if n != 4 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 must contain exactly four row coordinates")
+		ev.Errorf(tc.Span, eval.CodeType, "copy_async: gather4 must contain exactly four row coordinates")
 		return false
 	}
 	if len(src.Extent) != 2 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 requires a rank-2 global source")
+		ev.Errorf(tc.Span, eval.CodeType, "copy_async: gather4 requires a rank-2 global source")
 		return false
 	}
 	if rows, ok := ir.ConstInt(src.Extent[0]); !ok || rows != 1 {
-		ev.errorf(tc.Span, CodeType, "copy_async: gather4 global axis 0 must describe exactly one row")
+		ev.Errorf(tc.Span, eval.CodeType, "copy_async: gather4 global axis 0 must describe exactly one row")
 		return false
 	}
 	return true

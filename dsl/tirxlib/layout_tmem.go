@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"fmt"
 	"slices"
 
@@ -11,7 +13,7 @@ import (
 // §9.7.16.10.5): tmem_datapath_layout(datapath, rows, cols, sub_slab=0)
 // and tmem_mma_operand_layout(operand, shape, dtype, *, M, cta_group,
 // ws=False, sparse=False, group=None), which TMEMPool's
-// alloc_tcgen05_mma_A/D build their buffers with (lib_alloc_pool.go).
+// alloc_tcgen05_mma_A/D build their buffers with (alloc_pool.go).
 // Errors carry the reference's ValueError text.
 
 // tmemDatapathRows is the logical row count each datapath letter expects.
@@ -22,10 +24,10 @@ var tmemDatapathRows = map[string]int64{"A": 128, "B": 64, "C": 64, "D": 128, "E
 func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayout, error) {
 	want, known := tmemDatapathRows[dp]
 	if !known {
-		return nil, fmt.Errorf("tmem_datapath_layout: unknown datapath %s; supported: ['A', 'B', 'C', 'D', 'E', 'F', 'G']", pyQuote(dp))
+		return nil, fmt.Errorf("tmem_datapath_layout: unknown datapath %s; supported: ['A', 'B', 'C', 'D', 'E', 'F', 'G']", eval.PyQuote(dp))
 	}
 	if rows != want {
-		return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects rows=%d, got %d", pyQuote(dp), want, rows)
+		return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects rows=%d, got %d", eval.PyQuote(dp), want, rows)
 	}
 	if subSlab != 0 && subSlab != 1 {
 		return nil, fmt.Errorf("tmem_datapath_layout: sub_slab must be 0 or 1, got %d", subSlab)
@@ -34,7 +36,7 @@ func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayou
 	switch dp {
 	case "A", "D":
 		if subSlab != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s (M=128) already spans both sub-slabs; sub_slab must be 0", pyQuote(dp))
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s (M=128) already spans both sub-slabs; sub_slab must be 0", eval.PyQuote(dp))
 		}
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(cols, 1, col)}, nil, nil), nil
 	case "G":
@@ -47,10 +49,10 @@ func tmemDatapathLayout(dp string, rows, cols, subSlab int64) (*layout.TileLayou
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(4, 32, lane), it(cols/4, 1, col)}, nil, nil), nil
 	case "B", "E":
 		if subSlab != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s folds column halves across full 64-lane halves; sub_slab must be 0", pyQuote(dp))
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s folds column halves across full 64-lane halves; sub_slab must be 0", eval.PyQuote(dp))
 		}
 		if cols%2 != 0 {
-			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects even cols, got %d", pyQuote(dp), cols)
+			return nil, fmt.Errorf("tmem_datapath_layout: datapath=%s expects even cols, got %d", eval.PyQuote(dp), cols)
 		}
 		return layout.NewTile([]layout.Iter{it(rows, 1, lane), it(2, 64, lane), it(cols/2, 1, col)}, nil, nil), nil
 	}
@@ -108,7 +110,7 @@ func tmemMMAOperandLayout(operand string, shape []int64, p tmemOperand) (layout.
 		return nil, err
 	}
 	perCTA := p.M / p.CtaGroup
-	ext := shapeList(shape)
+	ext := eval.ShapeList(shape)
 	chk := func(rows int64) error {
 		if rows != perCTA {
 			return fmt.Errorf("alloc_mma_%s: M=%d, cta_group=%d expects per-CTA rows %d, got %d (shape %s)", operand, p.M, p.CtaGroup, perCTA, rows, ext)
@@ -218,13 +220,13 @@ func tmemMMAOperandLayout(operand string, shape []int64, p tmemOperand) (layout.
 			l = tile(it(shape[0], 1, lane), it(shape[1], 1, col))
 		}
 	default:
-		return nil, fmt.Errorf("tmem_mma_operand_layout: operand must be 'A' or 'D', got %s", pyQuote(operand))
+		return nil, fmt.Errorf("tmem_mma_operand_layout: operand must be 'A' or 'D', got %s", eval.PyQuote(operand))
 	}
 	return layout.Canonicalize(l, false), nil
 }
 
 func tupleStr(xs []int64) string {
-	s := shapeList(xs)
+	s := eval.ShapeList(xs)
 	s = "(" + s[1:len(s)-1]
 	if len(xs) == 1 {
 		s += ","
@@ -233,41 +235,41 @@ func tupleStr(xs []int64) string {
 }
 
 // tmemMMAOperandLayoutCall is tvm.tirx.layout.tmem_mma_operand_layout.
-func (ev *evaluator) tmemMMAOperandLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "tmem_mma_operand_layout", 3, "operand", "shape", "dtype", "M", "cta_group", "ws", "sparse", "group") {
-		return poison(c.span)
+func tmemMMAOperandLayoutCall(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	if !ev.CheckArgs(c, "tmem_mma_operand_layout", 3, "operand", "shape", "dtype", "M", "cta_group", "ws", "sparse", "group") {
+		return eval.Poison(c.At)
 	}
-	op, ok := ev.strArg(c.args[0], c.argSpans[0], "operand")
+	op, ok := ev.StrArg(c.Args[0], c.ArgSpans[0], "operand")
 	if !ok {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
-	shape, ok := ev.intsArg(c.args[1], c.argSpans[1], "shape")
+	shape, ok := ev.IntsArg(c.Args[1], c.ArgSpans[1], "shape")
 	if !ok {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
-	p, ok := ev.tmemOperandArgs(c, "tmem_mma_operand_layout", 3)
+	p, ok := tmemOperandArgs(ev, c, "tmem_mma_operand_layout", 3)
 	if !ok {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
 	l, err := tmemMMAOperandLayout(op, shape, p)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
-	return ev.newLayoutV(l, c.span)
+	return newLayoutV(ev, l, c.At)
 }
 
 // tmemOperandArgs reads the keyword-only M=, cta_group=, ws=, sparse= and
 // group= of tmem_mma_operand_layout and the pool's alloc_tcgen05_mma_*,
 // parameters at indices at, at+1, ... after checkArgs.
-func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand, bool) {
+func tmemOperandArgs(ev *eval.Evaluator, c *eval.Call, fname string, at int) (tmemOperand, bool) {
 	var p tmemOperand
 	for i, req := range []string{"M", "cta_group"} {
-		v := c.arg(at+i, req)
+		v := c.Arg(at+i, req)
 		if v == nil {
-			ev.pyErrorf(c.span, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
+			ev.PyErrorf(c.At, "%s() missing 1 required keyword-only argument: '%s'", fname, req)
 			return p, false
 		}
-		n, ok := ev.intArg(v, c.argSpan(at+i, req), req)
+		n, ok := ev.IntArg(v, c.ArgSpan(at+i, req), req)
 		if !ok {
 			return p, false
 		}
@@ -278,17 +280,17 @@ func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand
 		}
 	}
 	if p.CtaGroup == 0 {
-		ev.errorf(c.argSpan(at+1, "cta_group"), CodeType, "cta_group must be 1 or 2, got 0")
+		ev.Errorf(c.ArgSpan(at+1, "cta_group"), eval.CodeType, "cta_group must be 1 or 2, got 0")
 		return p, false
 	}
-	if v := c.arg(at+2, "ws"); v != nil {
-		p.WS = truthy(v)
+	if v := c.Arg(at+2, "ws"); v != nil {
+		p.WS = eval.Truthy(v)
 	}
-	if v := c.arg(at+3, "sparse"); v != nil {
-		p.Sparse = truthy(v)
+	if v := c.Arg(at+3, "sparse"); v != nil {
+		p.Sparse = eval.Truthy(v)
 	}
-	if v := c.arg(at+4, "group"); v != nil && !isNoneV(v) && fname != "alloc_tcgen05_mma_A" {
-		g, ok := ev.intsArg(v, c.argSpan(at+4, "group"), "group")
+	if v := c.Arg(at+4, "group"); v != nil && !eval.IsNoneV(v) && fname != "alloc_tcgen05_mma_A" {
+		g, ok := ev.IntsArg(v, c.ArgSpan(at+4, "group"), "group")
 		if !ok {
 			return p, false
 		}
@@ -298,26 +300,26 @@ func (ev *evaluator) tmemOperandArgs(c *call, fname string, at int) (tmemOperand
 }
 
 // tmemDatapathLayoutValue is tmem_datapath_layout(...) as a layout value.
-func (ev *evaluator) tmemDatapathLayoutValue(c *call) Value {
-	if !ev.checkArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols", "sub_slab") {
-		return poison(c.span)
+func tmemDatapathLayoutValue(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	if !ev.CheckArgs(c, "tmem_datapath_layout", 3, "datapath", "rows", "cols", "sub_slab") {
+		return eval.Poison(c.At)
 	}
-	dp, ok1 := ev.strArg(c.args[0], c.argSpans[0], "datapath")
-	rows, ok2 := ev.intArg(c.args[1], c.argSpans[1], "rows")
-	cols, ok3 := ev.intArg(c.args[2], c.argSpans[2], "cols")
+	dp, ok1 := ev.StrArg(c.Args[0], c.ArgSpans[0], "datapath")
+	rows, ok2 := ev.IntArg(c.Args[1], c.ArgSpans[1], "rows")
+	cols, ok3 := ev.IntArg(c.Args[2], c.ArgSpans[2], "cols")
 	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
 	sub := int64(0)
-	if v := c.arg(3, "sub_slab"); v != nil {
+	if v := c.Arg(3, "sub_slab"); v != nil {
 		var ok bool
-		if sub, ok = ev.intArg(v, c.argSpan(3, "sub_slab"), "sub_slab"); !ok {
-			return poison(c.span)
+		if sub, ok = ev.IntArg(v, c.ArgSpan(3, "sub_slab"), "sub_slab"); !ok {
+			return eval.Poison(c.At)
 		}
 	}
 	l, err := tmemDatapathLayout(dp, rows, cols, sub)
 	if err != nil {
-		return ev.errorf(c.span, CodeType, "%v", err)
+		return ev.Errorf(c.At, eval.CodeType, "%v", err)
 	}
-	return ev.newLayoutV(l, c.span)
+	return newLayoutV(ev, l, c.At)
 }

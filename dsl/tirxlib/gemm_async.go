@@ -1,6 +1,8 @@
-package eval
+package tirxlib
 
 import (
+	"github.com/tilels/tilels/dsl/eval"
+
 	"github.com/tilels/tilels/dispatch/layout"
 )
 
@@ -12,28 +14,28 @@ import (
 // follow with stride 512. Unit dimensions are dropped, sf_reuse > 1 appends
 // a stride-0 broadcast dimension and pipe_depth prepends one of a whole
 // stage's bytes (backend/cuda/.../gemm_async/tcgen05.py, 0.25 and main).
-func (ev *evaluator) sfSmemLayoutCall(c *call) Value {
-	if !ev.checkArgs(c, "sf_smem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
-		return poison(c.span)
+func sfSmemLayoutCall(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	if !ev.CheckArgs(c, "sf_smem_layout", 3, "rows", "SF_K", "sf_per_mma", "sf_reuse", "pipe_depth") {
+		return eval.Poison(c.At)
 	}
-	rows, ok1 := ev.intArg(c.args[0], c.argSpans[0], "rows")
-	sfK, ok2 := ev.intArg(c.arg(1, "SF_K"), c.argSpan(1, "SF_K"), "SF_K")
-	per, ok3 := ev.intArg(c.arg(2, "sf_per_mma"), c.argSpan(2, "sf_per_mma"), "sf_per_mma")
+	rows, ok1 := ev.IntArg(c.Args[0], c.ArgSpans[0], "rows")
+	sfK, ok2 := ev.IntArg(c.Arg(1, "SF_K"), c.ArgSpan(1, "SF_K"), "SF_K")
+	per, ok3 := ev.IntArg(c.Arg(2, "sf_per_mma"), c.ArgSpan(2, "sf_per_mma"), "sf_per_mma")
 	if !ok1 || !ok2 || !ok3 {
-		return poison(c.span)
+		return eval.Poison(c.At)
 	}
 	reuse, depth := int64(1), int64(0)
-	if v := c.arg(3, "sf_reuse"); v != nil {
+	if v := c.Arg(3, "sf_reuse"); v != nil {
 		var ok bool
-		if reuse, ok = ev.intArg(v, c.argSpan(3, "sf_reuse"), "sf_reuse"); !ok {
-			return poison(c.span)
+		if reuse, ok = ev.IntArg(v, c.ArgSpan(3, "sf_reuse"), "sf_reuse"); !ok {
+			return eval.Poison(c.At)
 		}
 	}
 	hasDepth := false
-	if v := c.arg(4, "pipe_depth"); v != nil && !isNoneV(v) {
+	if v := c.Arg(4, "pipe_depth"); v != nil && !eval.IsNoneV(v) {
 		var ok bool
-		if depth, ok = ev.intArg(v, c.argSpan(4, "pipe_depth"), "pipe_depth"); !ok {
-			return poison(c.span)
+		if depth, ok = ev.IntArg(v, c.ArgSpan(4, "pipe_depth"), "pipe_depth"); !ok {
+			return eval.Poison(c.At)
 		}
 		hasDepth = true
 	}
@@ -48,11 +50,11 @@ func (ev *evaluator) sfSmemLayoutCall(c *call) Value {
 	// The reference's ValueError texts.
 	switch {
 	case rows%superRows != 0:
-		return ev.errorf(c.span, CodeType, "rows=%d must be a multiple of %d", rows, superRows)
+		return ev.Errorf(c.At, eval.CodeType, "rows=%d must be a multiple of %d", rows, superRows)
 	case per <= 0 || epc%per != 0:
-		return ev.errorf(c.span, CodeType, "sf_per_mma=%d must divide epc=%d", per, epc)
+		return ev.Errorf(c.At, eval.CodeType, "sf_per_mma=%d must divide epc=%d", per, epc)
 	case sfK%epc != 0:
-		return ev.errorf(c.span, CodeType, "SF_K=%d must be a multiple of epc=%d", sfK, epc)
+		return ev.Errorf(c.At, eval.CodeType, "SF_K=%d must be a multiple of epc=%d", sfK, epc)
 	}
 	inLaneK := epc / per
 	kOuter := sfK / epc
@@ -74,5 +76,5 @@ func (ev *evaluator) sfSmemLayoutCall(c *call) Value {
 			shard = append(shard, layout.It(n, rawStride[i], layout.M))
 		}
 	}
-	return ev.newLayoutV(layout.NewTile(shard, nil, nil), c.span)
+	return newLayoutV(ev, layout.NewTile(shard, nil, nil), c.At)
 }

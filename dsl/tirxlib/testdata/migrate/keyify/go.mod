@@ -1,0 +1,2 @@
+module keyify
+go 1.26

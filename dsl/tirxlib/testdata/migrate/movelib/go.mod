@@ -1,0 +1,2 @@
+module splittool
+go 1.26
