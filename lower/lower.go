@@ -27,6 +27,7 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/perf/memory"
 	"github.com/tilels/tilels/release"
 )
 
@@ -166,6 +167,10 @@ type Kernel struct {
 	// Arch is the CUDA arch the kernel was analysed for (Options.Arch, or
 	// AutoArch when that is empty).
 	Arch string
+
+	// memOnce computes mem, the memory figures (Memory, memory.go).
+	memOnce sync.Once
+	mem     *memory.Kernel
 }
 
 // Target returns the dispatch target for o: its Arch, or sm_90a when

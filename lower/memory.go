@@ -1,0 +1,174 @@
+package lower
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// Memory returns the predicted memory figures of one launch of k
+// (perf/memory), computed on first use and kept with the record: the
+// analysis is never on the keystroke path of a kernel nobody asks about,
+// and a record the session keeps across edits keeps its figures.
+func (k *Kernel) Memory() *memory.Kernel {
+	if k == nil {
+		return nil
+	}
+	k.memOnce.Do(func() {
+		if k.Lowered == nil {
+			k.mem = &memory.Kernel{Calls: map[*ir.TileCall]*memory.Figures{}, Body: &memory.Figures{Source: "model", Unknown: "the kernel was not lowered"}}
+			k.mem.Total = k.mem.Body
+			return
+		}
+		k.mem = memory.Analyze(k.Lowered, k.Launch)
+	})
+	return k.mem
+}
+
+// CallMemory returns the figures of call c of k (nil when c has none).
+func (k *Kernel) CallMemory(c *ir.TileCall) *memory.Figures {
+	if m := k.Memory(); m != nil {
+		return m.Calls[c]
+	}
+	return nil
+}
+
+// ExplainMemory renders every kernel's memory figures as text: the
+// kernel total, the kernel body outside tile calls, then each call (the
+// golden section out/memory and `tilels --lower --emit memory`).
+func ExplainMemory(r *Result) string {
+	var b strings.Builder
+	for _, k := range r.Kernels {
+		m := k.Memory()
+		fmt.Fprintf(&b, "kernel %s", k.Name)
+		if k.CaseLabel != "" {
+			fmt.Fprintf(&b, " case %d/%d", k.CaseIndex, k.CaseCount)
+		}
+		b.WriteByte('\n')
+		writeFigures(&b, r, "total", m.Total)
+		writeFigures(&b, r, "kernel body", m.Body)
+		for _, d := range k.Calls {
+			line, col := r.File.Position(d.Call.Span.Start)
+			writeFigures(&b, r, fmt.Sprintf("%d:%d Tx.%s.%s", line, col, d.Call.Scope, d.Call.Op), m.Calls[d.Call])
+		}
+	}
+	ds, fixes := r.Perf()
+	for _, d := range ds {
+		line, col := r.File.Position(d.Span.Start)
+		fmt.Fprintf(&b, "%d:%d: %s[%s]: %s\n", line, col, d.Severity, d.Code, d.Message)
+		for _, f := range fixes {
+			if f.Diag == d.Code && f.Span.Start >= d.Span.Start && f.Span.Start < d.Span.End+1 || f.Diag == d.Code && f.For == d.Span {
+				fmt.Fprintf(&b, "    fix: %s: %q -> %q\n", f.Title, r.File.Text(f.Span), f.NewText)
+			}
+		}
+	}
+	return b.String()
+}
+
+func writeFigures(b *strings.Builder, r *Result, title string, f *memory.Figures) {
+	if f == nil {
+		return
+	}
+	fmt.Fprintf(b, "  %s", title)
+	if f.Scaled {
+		fmt.Fprintf(b, " (CTA 0 x %d)", f.CTAs)
+	}
+	b.WriteByte('\n')
+	if f.Unknown != "" {
+		fmt.Fprintf(b, "    unknown: %s\n", f.Unknown)
+		return
+	}
+	for _, s := range MemoryLines(r, f) {
+		b.WriteString("    " + s + "\n")
+	}
+}
+
+// MemoryLines are the figures of f as text lines, zero kinds left out:
+// each shared kind with its wavefronts against the ideal, each global
+// kind with its sectors against the ideal, the asynchronous copies, and
+// the worst shared and global instructions with the colliding threads.
+func MemoryLines(r *Result, f *memory.Figures) []string {
+	var out []string
+	shared := func(name string, s memory.Shared, withInstr bool) {
+		if s.Instructions == 0 && s.Wavefronts == 0 {
+			return
+		}
+		line := name + ": "
+		if withInstr {
+			line += plural(s.Instructions, "instruction") + ", "
+		}
+		line += fmt.Sprintf("%s (ideal %d", plural(s.Wavefronts, "wavefront"), s.Ideal)
+		if s.Conflicts > 0 {
+			line += fmt.Sprintf(", %s", plural(s.Conflicts, "bank conflict"))
+		}
+		out = append(out, line+")")
+	}
+	shared("shared load", f.SharedLoad, true)
+	shared("shared store", f.SharedStore, true)
+	shared("ldmatrix", f.Ldmatrix, true)
+	shared("stmatrix", f.Stmatrix, true)
+	global := func(name string, g memory.Global) {
+		if g.Requests == 0 {
+			return
+		}
+		out = append(out, fmt.Sprintf("%s: %s, %s (ideal %d)", name, plural(g.Requests, "request"), plural(g.Sectors, "sector"), g.IdealSectors))
+	}
+	global("global load", f.GlobalLoad)
+	global("global store", f.GlobalStore)
+	if a := f.CpAsync; a.Instructions > 0 {
+		out = append(out, fmt.Sprintf("cp.async: %s, %d bytes", plural(a.Instructions, "instruction"), a.Bytes))
+	}
+	if a := f.TMA; a.Instructions > 0 {
+		out = append(out, fmt.Sprintf("tma: %s, %d bytes", plural(a.Instructions, "instruction"), a.Bytes))
+	}
+	if w := f.Worst; w != nil {
+		out = append(out, "worst shared: "+instrText(r, w, "wavefront"))
+		for _, bu := range w.Banks {
+			out = append(out, "  "+BankText(bu))
+		}
+	}
+	if w := f.WorstGlobal; w != nil {
+		out = append(out, "worst global: "+instrText(r, w, "sector"))
+	}
+	return out
+}
+
+func instrText(r *Result, w *memory.Instruction, unit string) string {
+	at := ""
+	if r != nil && w.Span.IsValid() {
+		line, col := r.File.Position(w.Span.Start)
+		at = fmt.Sprintf(" at %d:%d", line, col)
+	}
+	return fmt.Sprintf("%s of %s (%d bytes/thread)%s, CTA %d warp %d: %s (ideal %d)", w.Kind, w.Buf, w.Width, at, w.CTA, w.Warp, plural(w.Wavefronts, unit), w.Ideal)
+}
+
+// BankText is one bank of a worst instruction: "bank 0: threads 0, 8,
+// 16, 24 (4 words)"; runs of consecutive threads are written a..b.
+func BankText(u memory.BankUse) string {
+	var parts []string
+	ts := u.Threads
+	for i := 0; i < len(ts); {
+		j := i
+		for j+1 < len(ts) && ts[j+1] == ts[j]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, fmt.Sprintf("%d..%d", ts[i], ts[j]))
+		} else {
+			for k := i; k <= j; k++ {
+				parts = append(parts, fmt.Sprint(ts[k]))
+			}
+		}
+		i = j + 1
+	}
+	return fmt.Sprintf("bank %d: threads %s (%d words)", u.Bank, strings.Join(parts, ", "), u.Words)
+}
+
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
