@@ -2,6 +2,7 @@ package lower
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tilels/tilels/ir"
@@ -125,8 +126,8 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 	}
 	if w := f.Worst; w != nil {
 		out = append(out, "worst shared: "+instrText(r, w, "wavefront"))
-		for _, bu := range w.Banks {
-			out = append(out, "  "+BankText(bu))
+		for _, t := range BanksText(w.Banks) {
+			out = append(out, "  "+t)
 		}
 	}
 	if w := f.WorstGlobal; w != nil {
@@ -144,11 +145,29 @@ func instrText(r *Result, w *memory.Instruction, unit string) string {
 	return fmt.Sprintf("%s of %s (%d bytes/thread)%s, CTA %d warp %d: %s (ideal %d)", w.Kind, w.Buf, w.Width, at, w.CTA, w.Warp, plural(w.Wavefronts, unit), w.Ideal)
 }
 
-// BankText is one bank of a worst instruction: "bank 0: threads 0, 8,
-// 16, 24 (4 words)"; runs of consecutive threads are written a..b.
-func BankText(u memory.BankUse) string {
+// BanksText describes the banks of a worst instruction, one line per run
+// of consecutive banks that the same threads load with the same number of
+// words: "bank 0: threads 0, 8, 16, 24 (4 words)", "banks 0-3: threads
+// 0..7 (8 words)"; runs of consecutive threads are written a..b.
+func BanksText(us []memory.BankUse) []string {
+	var out []string
+	for i := 0; i < len(us); {
+		j := i
+		for j+1 < len(us) && us[j+1].Bank == us[j].Bank+1 && us[j+1].Words == us[i].Words && slices.Equal(us[j+1].Threads, us[i].Threads) {
+			j++
+		}
+		banks := fmt.Sprintf("bank %d", us[i].Bank)
+		if j > i {
+			banks = fmt.Sprintf("banks %d-%d", us[i].Bank, us[j].Bank)
+		}
+		out = append(out, fmt.Sprintf("%s: threads %s (%d words)", banks, threadList(us[i].Threads), us[i].Words))
+		i = j + 1
+	}
+	return out
+}
+
+func threadList(ts []int64) string {
 	var parts []string
-	ts := u.Threads
 	for i := 0; i < len(ts); {
 		j := i
 		for j+1 < len(ts) && ts[j+1] == ts[j]+1 {
@@ -163,7 +182,7 @@ func BankText(u memory.BankUse) string {
 		}
 		i = j + 1
 	}
-	return fmt.Sprintf("bank %d: threads %s (%d words)", u.Bank, strings.Join(parts, ", "), u.Words)
+	return strings.Join(parts, ", ")
 }
 
 func plural(n int64, what string) string {

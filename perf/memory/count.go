@@ -96,6 +96,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.vars = map[*ir.Var]*binding{}
 	m.lets = map[*ir.Var]ir.Expr{}
 	m.unrolled = map[*ir.Var]bool{}
+	m.local = map[*ir.Buffer]map[int64]*binding{}
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
@@ -114,6 +115,9 @@ func (m *machine) emit(e event) {
 	}
 	m.steps++
 	e.fig = m.cur
+	if e.k != cpAsync {
+		m.cpRun = false
+	}
 	if m.inUnr > 0 && (e.k == sharedLoad || e.k == sharedStore) {
 		m.pending = append(m.pending, e)
 		return
@@ -219,6 +223,15 @@ func (m *machine) count(e *event) {
 	case cpAsync:
 		f.CpAsync.Instructions++
 		f.CpAsync.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
+		if e.run {
+			f.SharedLoad.Instructions += 3
+		}
+		// A cp.async is also a global load request; its sectors are
+		// counted per shared-side pass.
+		sec, ideal := cpAsyncSectors(e)
+		f.GlobalLoad.Requests++
+		f.GlobalLoad.Sectors += sec
+		f.GlobalLoad.IdealSectors += ideal
 	case tma:
 		f.TMA.Instructions++
 		f.TMA.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
@@ -269,38 +282,76 @@ func groupSize(w int64) int {
 	return 32
 }
 
-// sharedWavefronts applies the shared-memory rule to e: wavefronts, ideal
-// and the lanes of the worst group (for describe).
+// sharedWavefronts applies the shared-memory rule to e (calibrated on an
+// H100/H200, see the package comment): wavefronts, ideal (the passes: one
+// per group, or per merged pair of groups) and the lanes of the worst
+// group (for describe).
 func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
-	var bw bankWords
 	g := groupSize(e.width)
+	var w [4]int64       // w(group)
+	var one [4]bool      // the group touches at most one word per bank
+	var active [4]bool   // the group has an active lane
+	var words [4][]int64 // the distinct words of the group (pair merging)
+	var bw bankWords
 	var worstMax int64
-	for start := 0; start < 32; start += g {
+	ng := 32 / g
+	for k := range ng {
 		bw.reset()
-		active := false
 		var ls []int
-		for i := start; i < start+g; i++ {
+		for i := k * g; i < (k+1)*g; i++ {
 			if e.mask&(1<<i) == 0 {
 				continue
 			}
-			active = true
+			active[k] = true
 			ls = append(ls, i)
 			a := e.addr[i]
-			for w := a >> 2; w <= (a+e.width-1)>>2; w++ {
-				bw.add(w)
+			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
+				if bw.add(wd) && ng > 1 {
+					words[k] = append(words[k], wd)
+				}
 			}
 		}
-		if !active {
+		if !active[k] {
 			continue
 		}
-		mx := bw.max()
-		wf += mx
-		ideal++
-		if mx > worstMax {
-			worstMax, worst = mx, ls
+		w[k] = bw.max()
+		one[k] = w[k] == 1
+		if w[k] > worstMax {
+			worstMax, worst = w[k], ls
 		}
 	}
+	for k := 0; k < ng; k++ {
+		if !active[k] {
+			continue
+		}
+		// Loads only: two adjacent groups (2k, 2k+1) are served in one
+		// wavefront when together no bank has more than one distinct word.
+		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && one[k] && one[k+1] && disjointBanks(words[k], words[k+1]) {
+			wf++
+			ideal++
+			k++
+			continue
+		}
+		wf += w[k]
+		ideal++
+	}
 	return wf, ideal, worst
+}
+
+// disjointBanks reports whether the words of a and b, together, hold at
+// most one distinct word per bank (each alone holds at most one).
+func disjointBanks(a, b []int64) bool {
+	var owner [32]int64
+	var used uint32
+	for _, w := range a {
+		owner[w&31], used = w, used|1<<(w&31)
+	}
+	for _, w := range b {
+		if used&(1<<(w&31)) != 0 && owner[w&31] != w {
+			return false
+		}
+	}
+	return true
 }
 
 // matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
@@ -319,7 +370,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 		}
 		mx := bw.max()
 		wf += mx
-		ideal++
+		ideal++ // ldmatrix/stmatrix never merge two matrices into one pass
 		if mx > worstMax {
 			worstMax, worst = mx, ls
 		}
@@ -398,4 +449,49 @@ func sectors(e *event) (n, ideal int64) {
 		}
 	}
 	return int64(ns), (bytes + 31) / 32
+}
+
+// cpAsyncSectors applies the calibrated cp.async rule: the global sectors
+// are counted per pass of the shared-side store (groups as for a shared
+// store of the copy's width; a thread is served in the pass of its
+// word with the most distinct words before it in its bank), the distinct
+// sectors of the threads of each pass summed. The ideal is the distinct
+// global bytes / 32.
+func cpAsyncSectors(e *event) (n, ideal int64) {
+	g := groupSize(e.bytes)
+	for start := 0; start < 32; start += g {
+		var rank [32][]int64 // per bank, the distinct words in order
+		pass := map[int][]int{}
+		for i := start; i < start+g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			p := 0
+			for w := e.addr[i] >> 2; w <= (e.addr[i]+e.bytes-1)>>2; w++ {
+				b := w & 31
+				r := slices.Index(rank[b], w)
+				if r < 0 {
+					r = len(rank[b])
+					rank[b] = append(rank[b], w)
+				}
+				p = max(p, r)
+			}
+			pass[p] = append(pass[p], i)
+		}
+		for _, ls := range pass {
+			var secs []int64
+			for _, i := range ls {
+				for s := e.src[i] >> 5; s <= (e.src[i]+e.bytes-1)>>5; s++ {
+					if !slices.Contains(secs, s) {
+						secs = append(secs, s)
+					}
+				}
+			}
+			n += int64(len(secs))
+		}
+	}
+	src := *e
+	src.addr, src.width = e.src, e.bytes
+	_, ideal = sectors(&src)
+	return n, ideal
 }

@@ -3,6 +3,9 @@ package memory
 import (
 	"fmt"
 	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
@@ -45,6 +48,8 @@ type event struct {
 	node  ir.Node
 	align int64 // provable byte alignment of addr (merging)
 	bytes int64 // cp.async/TMA bytes per lane
+	src   lanes // cp.async: the global source addresses
+	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
 	fig   *Figures
 }
 
@@ -76,7 +81,17 @@ type machine struct {
 	inUnr    int
 	steps    int64
 	ctaIndex int64
-	over     bool
+	// cpRun is set after a cp.async until another instruction kind, a
+	// branch or a runtime loop's next iteration ends the straight-line
+	// run (nvcc puts three predicated-off LDS before each run's first
+	// LDGSTS, which Nsight counts as shared load instructions).
+	cpRun bool
+	over  bool
+
+	// local holds the register buffers' per-lane values (element offset ->
+	// value) written so far in this warp: lowered code keeps per-thread
+	// tables (a swizzled copy's signed_strides) in them.
+	local map[*ir.Buffer]map[int64]*binding
 
 	appliers map[*ir.Buffer]func([]int64) int64
 	coord    []int64
@@ -159,6 +174,8 @@ func (m *machine) stmt(s ir.Stmt) {
 	case *ir.Evaluate:
 		m.evaluate(s.X)
 	case *ir.If:
+		m.cpRun = false
+		defer func() { m.cpRun = false }()
 		c, why := m.eval(s.Cond)
 		if why != "" {
 			m.skip(s.Then, why)
@@ -298,7 +315,7 @@ func (m *machine) forLoop(s *ir.For) {
 			n = max(n, ext[i])
 		}
 	}
-	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized
+	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
 	if unr {
 		m.inUnr++
 		m.unrolled[s.Var] = true
@@ -320,6 +337,9 @@ func (m *machine) forLoop(s *ir.For) {
 		}
 		fr.cont = 0
 		m.mask = live
+		if !unr {
+			m.cpRun = false
+		}
 		m.block(s.Body)
 	}
 	m.loops = m.loops[:len(m.loops)-1]
@@ -331,6 +351,27 @@ func (m *machine) forLoop(s *ir.For) {
 			m.flush()
 		}
 	}
+}
+
+// maxUnroll is the largest constant trip count of a serial loop the model
+// takes nvcc to unroll completely (and so to merge across iterations):
+// the lead's calibration saw `for i < 8` and `for i < 4` loops without a
+// pragma merged into one STS.128.
+const maxUnroll = 32
+
+// constLoop reports whether s is a serial loop with constant bounds and
+// at most maxUnroll iterations.
+func constLoop(s *ir.For) bool {
+	if s.Kind != ir.Serial {
+		return false
+	}
+	if s.Min != nil {
+		if _, ok := ir.ConstInt(s.Min); !ok {
+			return false
+		}
+	}
+	n, ok := ir.ConstInt(s.Extent)
+	return ok && n <= maxUnroll
 }
 
 // maxWhile bounds a while loop's iterations.
@@ -358,6 +399,7 @@ func (m *machine) whileLoop(s *ir.While) {
 		}
 		fr.cont = 0
 		m.mask = live
+		m.cpRun = false
 		m.block(s.Body)
 	}
 }
@@ -454,6 +496,9 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		}
 		return a, ""
 	case *ir.Load:
+		if e.Buf.Scope == "local" {
+			return m.localLoad(e)
+		}
 		m.load(e)
 		return lanes{}, fmt.Sprintf("the value of %s[...] is runtime data", e.Buf.Name)
 	case *ir.Call:
@@ -701,6 +746,22 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 			p.align = gcd(p.align, m.div(e.Args[1])*eb)
 			return p, ""
 		}
+		if e.Op == "ptx.addr" && len(e.Args) == 2 {
+			// T.ptx.addr(base, byte_offset)
+			p, why := m.pointer(e.Args[0])
+			if why != "" {
+				return p, why
+			}
+			off, why := m.eval(e.Args[1])
+			if why != "" {
+				return p, why
+			}
+			for i := range off {
+				p.addr[i] += off[i]
+			}
+			p.align = gcd(p.align, m.div(e.Args[1]))
+			return p, ""
+		}
 	case *ir.Cast:
 		return m.pointer(e.X)
 	case *ir.BufferData:
@@ -858,6 +919,61 @@ func scopeOf(b *ir.Buffer) string {
 	return ""
 }
 
+// localLoad returns the value of a register buffer element.
+func (m *machine) localLoad(e *ir.Load) (lanes, string) {
+	idx, why := m.elemAddr(e.Buf, e.Indices)
+	if why != "" {
+		return idx, why
+	}
+	var out lanes
+	for i := range 32 {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		b := m.local[e.Buf][idx[i]]
+		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
+			if b != nil && b.why != "" {
+				return out, b.why
+			}
+			return out, fmt.Sprintf("the value of %s[...] is not known statically", e.Buf.Name)
+		}
+		out[i] = b.v[i]
+	}
+	return out, ""
+}
+
+// unset marks a lane of a local element never written.
+const unset = int64(1) << 62
+
+// localStore writes a register buffer element.
+func (m *machine) localStore(s *ir.Store) {
+	idx, why := m.elemAddr(s.Buf, s.Indices)
+	if why != "" {
+		return // an unknown element: loads of the buffer say so
+	}
+	val, vwhy := m.eval(s.Value)
+	mem := m.local[s.Buf]
+	if mem == nil {
+		mem = map[int64]*binding{}
+		m.local[s.Buf] = mem
+	}
+	for i := range 32 {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		b := mem[idx[i]]
+		if b == nil {
+			b = &binding{v: bcast(unset)}
+			mem[idx[i]] = b
+		}
+		if vwhy != "" {
+			b.why = vwhy
+			continue
+		}
+		b.v[i] = val[i]
+	}
+}
+
 func (m *machine) load(e *ir.Load) {
 	sc := scopeOf(e.Buf)
 	if sc == "" {
@@ -879,6 +995,10 @@ func (m *machine) load(e *ir.Load) {
 }
 
 func (m *machine) store(s *ir.Store) {
+	if s.Buf.Scope == "local" {
+		m.localStore(s)
+		return
+	}
 	m.eval(s.Value) // its loads
 	sc := scopeOf(s.Buf)
 	if sc == "" {
@@ -941,6 +1061,16 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 		if len(c.Args) == 2 {
 			return m.eval(c.Args[1])
 		}
+	case "cuda.ldg":
+		// T.cuda.ldg(ptr, dtype): one global load of the dtype
+		if len(c.Args) == 2 {
+			if d, ok := c.Args[1].(*ir.StringImm); ok {
+				if t, ok := ir.ParseDType(d.Value); ok {
+					m.access(c.Args[0], elemBytes(t), false, c)
+					return lanes{}, "the value of a global load is runtime data"
+				}
+			}
+		}
 	case ir.OpPtxLdSharedPlain:
 		// T.ptx.ld.plain.shared(ptr) ... a 32-bit load
 		if len(c.Args) > 0 {
@@ -958,7 +1088,10 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync", "ptx.mbarrier", "ptx.fence",
 	"ptx.elect_sync", "ptx.cp_async.bulk.commit_group", "ptx.cp_async.bulk.wait_group", "ptx.cp_async.commit_group",
 	"ptx.cp_async.wait_group", "ptx.prefetch_tensormap", "ptx.tcgen05", "ptx.wgmma", "ptx.mma", "cuda.smem_desc",
-	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce"}
+	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce",
+	// atomics and reductions are op_atom/op_red traffic, not ld/st
+	"ptx.atom", "ptx.red", "cuda.atomic", "ptx.mapa", "ptx.prefetch", "ptx.cp.async.bulk", "ptx.cp_async.bulk.s2c",
+	"ptx.fence", "ptx.bar", "ptx.barrier"}
 
 // evaluate executes an intrinsic call statement.
 func (m *machine) evaluate(x ir.Expr) {
@@ -992,7 +1125,13 @@ func (m *machine) evaluate(x ir.Expr) {
 			m.unknown("cp.async: " + why)
 			return
 		}
-		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, buf: p.buf, node: c, bytes: n})
+		sp, why := m.pointer(c.Args[1])
+		if why != "" {
+			m.unknown("cp.async: " + why)
+			return
+		}
+		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
 		num := arg(0)
@@ -1036,6 +1175,25 @@ func (m *machine) evaluate(x ir.Expr) {
 			m.access(c.Args[0], w, true, c)
 		}
 		return
+	}
+	if c.Op == ir.OpCastVec2 && len(c.Args) == 4 {
+		from, ok1 := c.Args[2].(*ir.StringImm)
+		to, ok2 := c.Args[3].(*ir.StringImm)
+		if ok1 && ok2 {
+			ft, ok1 := ir.ParseDType(from.Value)
+			tt, ok2 := ir.ParseDType(to.Value)
+			if ok1 && ok2 {
+				m.access(c.Args[1], 2*elemBytes(ft), false, c)
+				m.access(c.Args[0], 2*elemBytes(tt), true, c)
+				return
+			}
+		}
+	}
+	if handled := m.userOp(c); handled {
+		return
+	}
+	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
+		m.cpRun = false
 	}
 	for _, p := range ignored {
 		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
@@ -1087,4 +1245,131 @@ func bufferOf(e ir.Expr) *ir.Buffer {
 		return bufferOf(e.X)
 	}
 	return nil
+}
+
+// userOp counts a load, store, ldmatrix/stmatrix or cp.async a kernel
+// writes itself in the T.ptx dialect (codegen/cuda/ops_user_ldst.go); it
+// reports whether c was one.
+func (m *machine) userOp(c *ir.Call) bool {
+	rest, ok := strings.CutPrefix(c.Op, "ptx.")
+	if !ok {
+		return false
+	}
+	toks := strings.Split(rest, ".")
+	for i, t := range toks {
+		t = strings.ReplaceAll(t, "__", "::")
+		if len(t) > 1 && strings.HasSuffix(t, "_") && !strings.HasSuffix(t, "::_") {
+			t = strings.TrimSuffix(t, "_")
+		}
+		toks[i] = t
+	}
+	has := func(s string) bool { return slices.Contains(toks, s) }
+	space := ""
+	switch {
+	case has("shared::cluster") || (has("shared") && has("cluster")):
+		space = "cluster"
+	case has("shared") || has("shared::cta"):
+		space = "shared"
+	case has("global"):
+		space = "global"
+	case has("local"):
+		space = "local"
+	}
+	switch toks[0] {
+	case "ld", "st":
+		typ := toks[len(toks)-1]
+		bitsN, err := strconv.Atoi(strings.TrimLeft(typ, "bufs"))
+		if err != nil {
+			return false
+		}
+		n := 1
+		switch {
+		case has("v2"):
+			n = 2
+		case has("v4"):
+			n = 4
+		case has("v8"):
+			n = 8
+		}
+		width := int64(n * bitsN / 8)
+		if space == "cluster" {
+			m.unknown(c.Op + ": a distributed shared memory access is not modelled")
+			return true
+		}
+		if width > 16 {
+			m.unknown(fmt.Sprintf("%s: %d-byte accesses are not calibrated", c.Op, width))
+			return true
+		}
+		ai := 0
+		if toks[0] == "ld" {
+			ai = n
+		}
+		if ai >= len(c.Args) {
+			return false
+		}
+		if space == "local" {
+			return true
+		}
+		m.accessIn(c.Args[ai], width, toks[0] == "st", c, space)
+		return true
+	case "ldmatrix", "stmatrix":
+		num := int64(0)
+		for _, t := range toks {
+			switch t {
+			case "x1":
+				num = 1
+			case "x2":
+				num = 2
+			case "x4":
+				num = 4
+			}
+		}
+		ai := 0
+		if toks[0] == "ldmatrix" {
+			ai = int(num)
+		}
+		if num == 0 || ai >= len(c.Args) {
+			return false
+		}
+		p, why := m.pointer(c.Args[ai])
+		if why != "" {
+			m.unknown(c.Op + ": " + why)
+			return true
+		}
+		k := ldmatrix
+		if toks[0] == "stmatrix" {
+			k = stmatrix
+		}
+		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, node: c})
+		return true
+	case "cp":
+		if len(toks) > 2 && toks[1] == "async" && (toks[2] == "ca" || toks[2] == "cg") && len(c.Args) >= 3 {
+			n, ok := ir.ConstInt(c.Args[2])
+			p, why := m.pointer(c.Args[0])
+			sp, why2 := m.pointer(c.Args[1])
+			if why == "" {
+				why = why2
+			}
+			if why != "" || !ok {
+				m.unknown("cp.async: " + why)
+				return true
+			}
+			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+			m.cpRun = true
+			return true
+		}
+	}
+	return false
+}
+
+// accessIn is access for an instruction that names its state space
+// (space "" is a generic address: the buffer's scope decides).
+func (m *machine) accessIn(e ir.Expr, n int64, store bool, node ir.Node, space string) {
+	if space != "" {
+		if b := bufferOf(e); b != nil && scopeOf(b) != space {
+			m.unknown(fmt.Sprintf("%s addresses %s buffer %s", node.(*ir.Call).Op, b.Scope, b.Name))
+			return
+		}
+	}
+	m.access(e, n, store, node)
 }

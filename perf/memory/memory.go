@@ -21,35 +21,48 @@
 //
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
-// loop, consecutive accesses of one kind (shared load, shared store) to one
-// shared buffer under the same mask when every lane's addresses are
+// loop or a serial loop of constant bounds and at most 32 iterations (which
+// nvcc unrolls: a plain `for i < 4` float copy became one STS.128 on an
+// H100), consecutive accesses of one kind (shared load, shared store) to
+// one shared buffer under the same mask when every lane's addresses are
 // contiguous, the merged width is 8 or 16 bytes and the first address is
 // provably aligned to it: the buffer's alignment (64 bytes for a shared
 // allocation) and the statically proven divisibility of the index. Global
 // accesses are never merged (a pointer parameter's alignment is only its
-// element size to the compiler); the copy helpers' explicit uint2/uint4
-// accesses are already wide. Figures.Source is "model"; a figures source
-// read from SASS would say "sass".
+// element size to the compiler; measured: the loads of that loop stayed
+// four LDG.E); the copy helpers' explicit uint2/uint4 accesses are already
+// wide. Figures.Source is "model"; figures from SASS would say "sass".
 //
-// # Hardware rules (textbook; see Rules)
+// # Hardware rules (measured with ncu on sm_90, /work/wt/ncu-calibration.md)
 //
 // Shared memory has 32 banks of 4 bytes; bank = (byte address / 4) mod 32.
-// A warp instruction of width w bytes is processed in groups of lanes:
-// w <= 4: one group of 32 lanes; w = 8: two groups of 16; w = 16: four
-// groups of 8. Each group with an active lane takes as many wavefronts as
-// the largest number of distinct 4-byte words any one bank holds among the
-// group's accesses (lanes reading the same word share it: a broadcast is
-// free); the ideal is one wavefront per active group. ldmatrix/stmatrix
-// .x{1,2,4}: each 8x8 b16 matrix is one phase of eight 16-byte rows (the
-// row addresses of lanes 8i..8i+7); a phase takes the largest number of
-// distinct words in one bank; the ideal is one wavefront per matrix.
-// bank_conflicts = wavefronts - ideal.
+// A warp instruction of width w bytes is processed in groups of the lanes
+// whose accesses make 128 bytes: 32 lanes for w <= 4 (8- and 16-bit
+// accesses too), 16 for w = 8, 8 for w = 16; only active lanes count.
+// w(group) is the largest number of distinct 4-byte words one bank holds
+// among the group's accesses (one word read by several lanes is one:
+// broadcast). For loads, two adjacent groups (2k, 2k+1) are served in one
+// pass when together no bank holds more than one distinct word; otherwise,
+// and always for stores, each group is its own pass. Wavefronts = the sum
+// of w over the passes (1 for a merged pair); bank conflicts = the sum of
+// w - 1; the ideal is the number of passes (wavefronts - conflicts).
+// ldmatrix/stmatrix .x{1,2,4}: each 8x8 b16 matrix (the 16-byte rows whose
+// addresses lanes 8i..8i+7 give) is a group as for 128-bit, never merged
+// with another; their wavefronts and conflicts are in the shared load
+// (ldmatrix) or store (stmatrix) counters, their instructions in neither.
 //
-// Global memory: one request per warp instruction; sectors are the
-// distinct 32-byte sectors the active lanes' bytes touch; the ideal is the
-// number of distinct bytes touched divided by 32, rounded up. Parameter
-// buffers are taken as 256-byte aligned (cudaMalloc) plus their element
-// offset.
+// Global memory: one request per warp instruction whatever its width;
+// sectors are the distinct 32-byte sectors the active lanes' bytes touch;
+// the ideal is the distinct bytes touched divided by 32, rounded up.
+// Parameter buffers are taken as 256-byte aligned (cudaMalloc) plus their
+// element offset.
+//
+// cp.async (LDGSTS): one cp_async instruction and one global load request
+// per warp instruction; its global sectors are counted per pass of the
+// shared-side store (a lane is served in the pass of its most contended
+// word), the distinct sectors of each pass summed. nvcc puts three
+// predicated-off LDS before the first LDGSTS of a straight-line run; they
+// count as three shared load instructions (no wavefronts) per run.
 //
 // # Counting contract (Nsight Compute names)
 //
@@ -61,12 +74,12 @@
 //	GlobalLoad.Requests       l1tex__t_requests_pipe_lsu_mem_global_op_ld
 //	GlobalLoad.Sectors        l1tex__t_sectors_pipe_lsu_mem_global_op_ld
 //	GlobalStore.*             the _st counterparts
-//	CpAsync, TMA              warp instructions and bytes moved (LDGSTS, UTMALDG/UTMASTG)
+//	CpAsync                   smsp__inst_executed_op_ldgsts and the bytes moved (also in GlobalLoad)
+//	TMA                       warp instructions and bytes moved (UTMALDG/UTMASTG; no LSU counter)
 //
 // Register ("local") buffers, tensor memory, mbarrier operations, fences
 // and tensor-core operand reads are not LSU ld/st traffic and are not
-// counted. The rules are those of Rules (DefaultRules): the lead's
-// measurements on an H100 with ncu may refine them.
+// counted.
 package memory
 
 import (
