@@ -27,7 +27,6 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
-	"github.com/tilels/tilels/perf/memory"
 	"github.com/tilels/tilels/release"
 )
 
@@ -168,9 +167,8 @@ type Kernel struct {
 	// AutoArch when that is empty).
 	Arch string
 
-	// memOnce computes mem, the memory figures (Memory, memory.go).
-	memOnce sync.Once
-	mem     *memory.Kernel
+	// mem caches the memory figures (Memory, memory.go).
+	mem *memCell
 }
 
 // Target returns the dispatch target for o: its Arch, or sm_90a when
@@ -344,7 +342,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		}
 		for i := lo; i < hi; i++ {
 			k, out := prog.Kernels[i], outs[i]
-			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
+			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, mem: &memCell{}}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
 			kr.Arch = opts.KernelTarget(k.Func).Arch

@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 			names := []string{"out/diagnostics", "out/dispatch", "out/tirx", "out/cuda"}
 			if _, ok := ar.Get("out/memory"); ok {
 				// opt-in per golden: the memory figures (perf/memory)
-				got["out/memory"] = ExplainMemory(res)
+				got["out/memory"] = ExplainMemory(res, opts)
 				names = append(names, "out/memory")
 			}
 			changed := false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/perf/memory"
@@ -17,15 +18,26 @@ func (k *Kernel) Memory() *memory.Kernel {
 	if k == nil {
 		return nil
 	}
-	k.memOnce.Do(func() {
+	compute := func() *memory.Kernel {
 		if k.Lowered == nil {
-			k.mem = &memory.Kernel{Calls: map[*ir.TileCall]*memory.Figures{}, Body: &memory.Figures{Source: "model", Unknown: "the kernel was not lowered"}}
-			k.mem.Total = k.mem.Body
-			return
+			m := &memory.Kernel{Calls: map[*ir.TileCall]*memory.Figures{}, Body: &memory.Figures{Source: "model", Unknown: "the kernel was not lowered"}}
+			m.Total = m.Body
+			return m
 		}
-		k.mem = memory.Analyze(k.Lowered, k.Launch)
-	})
-	return k.mem
+		return memory.Analyze(k.Lowered, k.Launch)
+	}
+	if k.mem == nil {
+		return compute() // a record built outside Analyze
+	}
+	k.mem.once.Do(func() { k.mem.k = compute() })
+	return k.mem.k
+}
+
+// memCell holds a record's memory figures, computed once; copies of the
+// record share it.
+type memCell struct {
+	once sync.Once
+	k    *memory.Kernel
 }
 
 // CallMemory returns the figures of call c of k (nil when c has none).
@@ -39,7 +51,7 @@ func (k *Kernel) CallMemory(c *ir.TileCall) *memory.Figures {
 // ExplainMemory renders every kernel's memory figures as text: the
 // kernel total, the kernel body outside tile calls, then each call (the
 // golden section out/memory and `tilels --lower --emit memory`).
-func ExplainMemory(r *Result) string {
+func ExplainMemory(r *Result, opts Options) string {
 	var b strings.Builder
 	for _, k := range r.Kernels {
 		m := k.Memory()
@@ -55,13 +67,14 @@ func ExplainMemory(r *Result) string {
 			writeFigures(&b, r, fmt.Sprintf("%d:%d Tx.%s.%s", line, col, d.Call.Scope, d.Call.Op), m.Calls[d.Call])
 		}
 	}
-	ds, fixes := r.Perf()
+	ds, fixes := PerfReport(r, opts)
 	for _, d := range ds {
 		line, col := r.File.Position(d.Span.Start)
 		fmt.Fprintf(&b, "%d:%d: %s[%s]: %s\n", line, col, d.Severity, d.Code, d.Message)
 		for _, f := range fixes {
-			if f.Diag == d.Code && f.Span.Start >= d.Span.Start && f.Span.Start < d.Span.End+1 || f.Diag == d.Code && f.For == d.Span {
-				fmt.Fprintf(&b, "    fix: %s: %q -> %q\n", f.Title, r.File.Text(f.Span), f.NewText)
+			if f.Diag == d.Code && f.For == d.Span {
+				line, col := r.File.Position(f.Span.Start)
+				fmt.Fprintf(&b, "    fix: %s\n      insert at %d:%d: %s\n", f.Title, line, col, f.NewText)
 			}
 		}
 	}

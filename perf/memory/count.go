@@ -100,6 +100,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
+	m.cpRun = false
 	m.ctaIndex = cta
 	m.block(body)
 	if m.inUnr > 0 {
@@ -217,7 +218,7 @@ func (m *machine) count(e *event) {
 		g.Sectors += sec
 		g.IdealSectors += ideal
 		if sec > ideal && (f.WorstGlobal == nil || sec-ideal > f.WorstGlobal.Wavefronts-f.WorstGlobal.Ideal) {
-			f.WorstGlobal = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Span: e.node.Pos(),
+			f.WorstGlobal = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(),
 				Wavefronts: sec, Ideal: ideal, CTA: m.ctaIndex, Warp: m.warp}
 		}
 	case cpAsync:
@@ -382,7 +383,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 // banks of its worst group that hold the most distinct words, with the
 // lanes that access them.
 func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf []int) *Instruction {
-	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Span: e.node.Pos(), Wavefronts: wf, Ideal: ideal,
+	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), Wavefronts: wf, Ideal: ideal,
 		CTA: m.ctaIndex, Warp: m.warp}
 	type use struct {
 		words   []int64

@@ -73,8 +73,13 @@ func TestDebugOne(t *testing.T) {
 	if name == "" {
 		return
 	}
-	ar, _ := txtar.ParseFile("../../lower/testdata/" + name + ".txtar")
-	src, _ := ar.Get("kernel.py")
+	var src []byte
+	if strings.HasSuffix(name, ".py") {
+		src, _ = os.ReadFile(name)
+	} else {
+		ar, _ := txtar.ParseFile("../../lower/testdata/" + name + ".txtar")
+		src, _ = ar.Get("kernel.py")
+	}
 	res := lower.Analyze(source.NewFile("kernel.py", src), lower.Options{})
-	t.Log("\n" + lower.ExplainMemory(res))
+	t.Log("\n" + lower.ExplainMemory(res, lower.Options{}))
 }

@@ -136,7 +136,10 @@ type Instruction struct {
 	Kind  string // "shared load", "shared store", "ldmatrix", "stmatrix", "global load", "global store"
 	Width int64  // bytes per lane (16 for ldmatrix rows)
 	Buf   string // the buffer's name
-	Span  source.Span
+	// Buffer is the buffer (the allocation or parameter whose storage
+	// the access reads or writes).
+	Buffer *ir.Buffer
+	Span   source.Span
 	// Wavefronts and Ideal (sectors and ideal sectors for global).
 	Wavefronts, Ideal int64
 	CTA, Warp         int64

@@ -40,5 +40,5 @@ func TestDebug(t *testing.T) {
 # tilels: reference=0.27
 `)
 	t.Logf("%+v", *m.Total)
-	t.Log(lower.ExplainMemory(res))
+	t.Log(lower.ExplainMemory(res, lower.Options{}))
 }
