@@ -139,7 +139,11 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 	}
 	if w := f.Worst; w != nil {
 		out = append(out, "worst shared: "+instrText(r, w, "wavefront"))
-		for _, t := range BanksText(w.Banks) {
+		bs := BanksText(w.Banks)
+		if len(bs) > maxBankLines {
+			bs = append(bs[:maxBankLines:maxBankLines], fmt.Sprintf("... %d more", len(bs)-maxBankLines))
+		}
+		for _, t := range bs {
 			out = append(out, "  "+t)
 		}
 	}
@@ -148,6 +152,9 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 	}
 	return out
 }
+
+// maxBankLines bounds the bank lines of a worst instruction.
+const maxBankLines = 4
 
 func instrText(r *Result, w *memory.Instruction, unit string) string {
 	at := ""
@@ -203,4 +210,45 @@ func plural(n int64, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// MemoryHover is the markdown of call c's memory figures for a hover: the
+// figures against their ideal, the worst shared instruction with the
+// threads that collide on each bank, and where the figures come from.
+// Empty when c has none.
+func MemoryHover(k *Kernel, c *ir.TileCall) string {
+	f := k.CallMemory(c)
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**Memory** (one launch")
+	if f.CTAs > 0 {
+		fmt.Fprintf(&b, ", %s", plural(f.CTAs, "CTA"))
+		if f.Scaled {
+			b.WriteString(": CTA 0 executed, counts multiplied")
+		}
+	}
+	fmt.Fprintf(&b, "; source: %s", f.Source)
+	if f.Source == "model" {
+		b.WriteString(", nvcc's merging of neighbouring accesses modelled")
+	}
+	b.WriteString(")\n\n")
+	if f.Unknown != "" {
+		fmt.Fprintf(&b, "_unknown: %s_\n", f.Unknown)
+		return b.String()
+	}
+	lines := MemoryLines(nil, f)
+	if len(lines) == 0 {
+		b.WriteString("_no shared or global memory traffic_\n")
+		return b.String()
+	}
+	for _, l := range lines {
+		indent := ""
+		if strings.HasPrefix(l, "  ") {
+			indent, l = "  ", strings.TrimSpace(l)
+		}
+		fmt.Fprintf(&b, "%s- %s\n", indent, l)
+	}
+	return b.String()
 }

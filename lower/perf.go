@@ -79,8 +79,8 @@ func coalesceDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 	sec := f.GlobalLoad.Sectors + f.GlobalStore.Sectors
 	ideal := f.GlobalLoad.IdealSectors + f.GlobalStore.IdealSectors
 	dg := diag.Warningf(d.Call.OpSpan, CodeUncoalesced,
-		"uncoalesced global access: %d sectors of 32 bytes for an ideal of %d; the worst, a %d-byte %s of %s, touches %d sectors where %d would do; let neighbouring threads access neighbouring %s addresses (another partition, a wider vector, or a layout of the shared side that follows %s)",
-		sec, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, w.Buf, w.Buf)
+		"uncoalesced global access: %d sectors of 32 bytes for an ideal of %d; the worst, a %d-byte %s of %s, touches %d sectors where %d would do; let neighbouring threads access neighbouring addresses of %s (another partition, register layout or vector width)",
+		sec, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, w.Buf)
 	if w.Buffer != nil && w.Buffer.Span.IsValid() {
 		dg.Related = []diag.Related{{Span: w.Buffer.Span, Message: w.Buf + " is declared here"}}
 	}

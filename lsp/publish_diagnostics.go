@@ -34,7 +34,7 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 	params := &protocol.PublishDiagnosticsParams{
 		URI:         d.uri,
 		Version:     protocol.NewOptional(v),
-		Diagnostics: s.toProtocol(d.uri, snap.text.m, snap.low.Diags),
+		Diagnostics: s.toProtocol(d.uri, snap.text.m, withPerf(snap)),
 	}
 	err := s.client.PublishDiagnostics(s.ctx, params)
 	s.notify("publishDiagnostics", err)
