@@ -93,10 +93,16 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 			m.present |= 1 << i
 		}
 	}
-	m.vars = map[*ir.Var]*binding{}
-	m.lets = map[*ir.Var]ir.Expr{}
-	m.unrolled = map[*ir.Var]bool{}
-	m.local = map[*ir.Buffer]map[int64]*binding{}
+	if m.vars == nil {
+		m.vars = map[*ir.Var]*binding{}
+		m.lets = map[*ir.Var]ir.Expr{}
+		m.unrolled = map[*ir.Var]bool{}
+		m.local = map[*ir.Buffer]map[int64]*binding{}
+	}
+	clear(m.vars)
+	clear(m.lets)
+	clear(m.unrolled)
+	clear(m.local)
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
@@ -289,36 +295,30 @@ func groupSize(w int64) int {
 // group (for describe).
 func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 	g := groupSize(e.width)
-	var w [4]int64       // w(group)
-	var one [4]bool      // the group touches at most one word per bank
-	var active [4]bool   // the group has an active lane
-	var words [4][]int64 // the distinct words of the group (pair merging)
-	var bw bankWords
+	var w [4]int64     // w(group)
+	var active [4]bool // the group has an active lane
+	var bw [4]bankWords
 	var worstMax int64
+	worstGroup := -1
 	ng := 32 / g
 	for k := range ng {
-		bw.reset()
-		var ls []int
+		b := &bw[k]
 		for i := k * g; i < (k+1)*g; i++ {
 			if e.mask&(1<<i) == 0 {
 				continue
 			}
 			active[k] = true
-			ls = append(ls, i)
 			a := e.addr[i]
 			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
-				if bw.add(wd) && ng > 1 {
-					words[k] = append(words[k], wd)
-				}
+				b.add(wd)
 			}
 		}
 		if !active[k] {
 			continue
 		}
-		w[k] = bw.max()
-		one[k] = w[k] == 1
+		w[k] = b.max()
 		if w[k] > worstMax {
-			worstMax, worst = w[k], ls
+			worstMax, worstGroup = w[k], k
 		}
 	}
 	for k := 0; k < ng; k++ {
@@ -327,7 +327,7 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 		}
 		// Loads only: two adjacent groups (2k, 2k+1) are served in one
 		// wavefront when together no bank has more than one distinct word.
-		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && one[k] && one[k+1] && disjointBanks(words[k], words[k+1]) {
+		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
 			wf++
 			ideal++
 			k++
@@ -336,19 +336,21 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 		wf += w[k]
 		ideal++
 	}
+	if worstMax > 1 {
+		for i := worstGroup * g; i < (worstGroup+1)*g; i++ {
+			if e.mask&(1<<i) != 0 {
+				worst = append(worst, i)
+			}
+		}
+	}
 	return wf, ideal, worst
 }
 
-// disjointBanks reports whether the words of a and b, together, hold at
-// most one distinct word per bank (each alone holds at most one).
-func disjointBanks(a, b []int64) bool {
-	var owner [32]int64
-	var used uint32
-	for _, w := range a {
-		owner[w&31], used = w, used|1<<(w&31)
-	}
-	for _, w := range b {
-		if used&(1<<(w&31)) != 0 && owner[w&31] != w {
+// disjointBanks reports whether two groups that each hold at most one
+// word per bank hold, together, at most one distinct word per bank.
+func disjointBanks(a, b *bankWords) bool {
+	for bank := range 32 {
+		if a.n[bank] > 0 && b.n[bank] > 0 && a.words[bank][0] != b.words[bank][0] {
 			return false
 		}
 	}
@@ -360,11 +362,10 @@ func disjointBanks(a, b []int64) bool {
 func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 	var bw bankWords
 	var worstMax int64
+	worstMat := 0
 	for mat := 0; mat < int(e.width) && mat < 4; mat++ {
 		bw.reset()
-		var ls []int
 		for i := 8 * mat; i < 8*mat+8; i++ {
-			ls = append(ls, i)
 			for w := e.addr[i] >> 2; w < (e.addr[i]+16)>>2; w++ {
 				bw.add(w)
 			}
@@ -373,7 +374,12 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 		wf += mx
 		ideal++ // ldmatrix/stmatrix never merge two matrices into one pass
 		if mx > worstMax {
-			worstMax, worst = mx, ls
+			worstMax, worstMat = mx, mat
+		}
+	}
+	if worstMax > 1 {
+		for i := 8 * worstMat; i < 8*worstMat+8; i++ {
+			worst = append(worst, i)
 		}
 	}
 	return wf, ideal, worst

@@ -655,13 +655,28 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	if b.RuntimeDim() >= 0 && b.Layout != nil {
 		return lanes{}, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
 	}
-	vals := make([]lanes, len(idx))
+	var small [4]lanes
+	vals := small[:0]
+	if len(idx) > len(small) {
+		vals = make([]lanes, 0, len(idx))
+	}
+	vals = vals[:len(idx)]
+	uniform := true // every active lane indexes the same element
+	first := bits.TrailingZeros32(m.mask | 1<<31)
 	for d, x := range idx {
 		v, why := m.eval(x)
 		if why != "" {
 			return v, why
 		}
 		vals[d] = v
+		if uniform {
+			for i := range 32 {
+				if m.mask&(1<<i) != 0 && v[i] != v[first] {
+					uniform = false
+					break
+				}
+			}
+		}
 	}
 	var out lanes
 	switch l := b.Layout.(type) {
@@ -690,6 +705,14 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		m.coord = make([]int64, len(idx))
 	}
 	c := m.coord[:len(idx)]
+	if uniform {
+		// one element for all lanes (&buf[0] + per-lane offsets, the
+		// lowered copies' form): apply the layout once
+		for d := range idx {
+			c[d] = vals[d][first]
+		}
+		return bcast(ap(c)), ""
+	}
 	for i := range out {
 		if m.mask&(1<<i) == 0 {
 			continue
