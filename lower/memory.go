@@ -24,7 +24,7 @@ func (k *Kernel) Memory() *memory.Kernel {
 			m.Total = m.Body
 			return m
 		}
-		return memory.Analyze(k.Lowered, k.Launch)
+		return memory.Cached(k.Lowered, k.Launch)
 	}
 	if k.mem == nil {
 		return compute() // a record built outside Analyze

@@ -16,7 +16,7 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		k.Total = &Figures{Source: "model", Unknown: "the kernel has no body"}
 		return k
 	}
-	m := &machine{launch: l, calls: k.Calls, body: k.Body, appliers: map[*ir.Buffer]func([]int64) int64{}}
+	m := &machine{launch: l, calls: k.Calls, body: k.Body, appliers: map[*ir.Buffer]func([]int64) int64{}, reasons: map[any]string{}}
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Lowered:
@@ -224,7 +224,7 @@ func (m *machine) count(e *event) {
 		g.Sectors += sec
 		g.IdealSectors += ideal
 		if sec > ideal && (f.WorstGlobal == nil || sec-ideal > f.WorstGlobal.Wavefronts-f.WorstGlobal.Ideal) {
-			f.WorstGlobal = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(),
+			f.WorstGlobal = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node,
 				Wavefronts: sec, Ideal: ideal, CTA: m.ctaIndex, Warp: m.warp}
 		}
 	case cpAsync:
@@ -389,7 +389,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 // banks of its worst group that hold the most distinct words, with the
 // lanes that access them.
 func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf []int) *Instruction {
-	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), Wavefronts: wf, Ideal: ideal,
+	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node, Wavefronts: wf, Ideal: ideal,
 		CTA: m.ctaIndex, Warp: m.warp}
 	type use struct {
 		words   []int64

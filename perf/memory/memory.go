@@ -143,6 +143,10 @@ type Instruction struct {
 	// Wavefronts and Ideal (sectors and ideal sectors for global).
 	Wavefronts, Ideal int64
 	CTA, Warp         int64
+	// node is the access (for Cached), nodeOrd and bufOrd its and the
+	// buffer's ordinals in a cached entry.
+	node            ir.Node
+	nodeOrd, bufOrd int
 	// Banks lists, for a shared instruction, the most loaded banks (the
 	// ones that needed Wavefronts words in one group), in bank order.
 	Banks []BankUse
