@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -38,6 +39,9 @@ func (k *Kernel) Memory() *memory.Kernel {
 type memCell struct {
 	once sync.Once
 	k    *memory.Kernel
+	// perfOnce computes perf, the record's performance warnings (perf.go).
+	perfOnce sync.Once
+	perf     []diag.Diagnostic
 }
 
 // CallMemory returns the figures of call c of k (nil when c has none).

@@ -33,11 +33,20 @@ const (
 )
 
 // kernelPerf returns the performance warnings of k's calls, spans in k's
-// coordinates.
+// coordinates, computed once per record (the language server asks at
+// every version for every kernel; callers must not modify the result).
 func kernelPerf(k *Kernel) []diag.Diagnostic {
 	if k == nil || k.Lowered == nil {
 		return nil
 	}
+	if k.mem == nil {
+		return perfOf(k)
+	}
+	k.mem.perfOnce.Do(func() { k.mem.perf = perfOf(k) })
+	return k.mem.perf
+}
+
+func perfOf(k *Kernel) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	for _, d := range k.Calls {
 		if d.Variant == "" {
@@ -68,9 +77,6 @@ func bankDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 	dg := diag.Warningf(d.Call.OpSpan, CodeBankConflicts,
 		"%d-way bank conflicts: %d shared-memory wavefronts for an ideal of %d; the worst, a %d-byte %s of %s, takes %d wavefronts instead of %d%s; swizzle or pad the layout of %s",
 		way, wf, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, where, w.Buf)
-	if w.Buffer != nil && w.Buffer.Span.IsValid() {
-		dg.Related = []diag.Related{{Span: w.Buffer.Span, Message: w.Buf + " is declared here"}}
-	}
 	return dg
 }
 
@@ -81,9 +87,6 @@ func coalesceDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 	dg := diag.Warningf(d.Call.OpSpan, CodeUncoalesced,
 		"uncoalesced global access: %d sectors of 32 bytes for an ideal of %d; the worst, a %d-byte %s of %s, touches %d sectors where %d would do; let neighbouring threads access neighbouring addresses of %s (another partition, register layout or vector width)",
 		sec, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, w.Buf)
-	if w.Buffer != nil && w.Buffer.Span.IsValid() {
-		dg.Related = []diag.Related{{Span: w.Buffer.Span, Message: w.Buf + " is declared here"}}
-	}
 	return dg
 }
 
@@ -94,10 +97,7 @@ func (s *Snapshot) PerfDiags() []diag.Diagnostic {
 	seen := map[source.Span]bool{}
 	for _, kv := range s.Kernels {
 		for _, d := range kernelPerf(kv.Kernel) {
-			d.Span = kv.ToFile(d.Span)
-			for i := range d.Related {
-				d.Related[i].Span = kv.ToFile(d.Related[i].Span)
-			}
+			d.Span = kv.ToFile(d.Span) // perf warnings have no related places
 			if seen[d.Span] && d.Code == CodeBankConflicts {
 				continue // the cases of a def repeat its calls
 			}
