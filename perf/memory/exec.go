@@ -495,7 +495,9 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 	case *ir.Select:
 		c, why := m.eval(e.Cond)
 		if why != "" {
-			m.evalUnder(e.A, 0) // no lanes: records nothing
+			if touchesMemory(e.A) || touchesMemory(e.B) {
+				m.unknown("a select on " + why + " chooses between memory accesses")
+			}
 			return c, why
 		}
 		t := truth(&c) & m.mask
@@ -1413,4 +1415,33 @@ func (m *machine) accessIn(e ir.Expr, n int64, store bool, node ir.Node, space s
 		}
 	}
 	m.access(e, n, store, node)
+}
+
+// touchesMemory reports whether evaluating e may access shared or global
+// memory (a load of such a buffer, or an intrinsic call).
+func touchesMemory(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Load:
+		if scopeOf(e.Buf) != "" {
+			return true
+		}
+		for _, x := range e.Indices {
+			if touchesMemory(x) {
+				return true
+			}
+		}
+	case *ir.Call:
+		return e.Op != ir.OpPointerOffset || touchesMemory(e.Args[len(e.Args)-1])
+	case *ir.Binary:
+		return touchesMemory(e.A) || touchesMemory(e.B)
+	case *ir.Not:
+		return touchesMemory(e.X)
+	case *ir.Neg:
+		return touchesMemory(e.X)
+	case *ir.Cast:
+		return touchesMemory(e.X)
+	case *ir.Select:
+		return touchesMemory(e.Cond) || touchesMemory(e.A) || touchesMemory(e.B)
+	}
+	return false
 }
