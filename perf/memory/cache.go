@@ -20,8 +20,13 @@ import (
 // (Instruction.Span, the buffers) are those of the kernel asked about:
 // the cache keeps them as ordinals of the key's walk.
 //
-// Measured (BenchmarkAnalyzeMemory3000, the 3,000-line corpus repeats its
-// example kernels): see the package's report in issue 17.
+// Measured (lower's BenchmarkAnalyzeMemory3000, 2 shared and loaded
+// cores, medians of 8 interleaved runs, ±30-50 %): the whole-file lower
+// 103.5 ms; with the figures of all 157 kernels simulated, 220 ms
+// (+113 %, p=0.005); with this cache from empty, 134 ms (+29 %, not
+// significant: the corpus repeats its example kernels); with a warm
+// cache, 107 ms (+3 %, not significant). The lower itself does not run
+// the analysis (lower.Kernel.Memory is lazy).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
