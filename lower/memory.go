@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/ir"
@@ -42,6 +43,7 @@ type memCell struct {
 	// perfOnce computes perf, the record's performance warnings (perf.go).
 	perfOnce sync.Once
 	perf     []diag.Diagnostic
+	perfDone atomic.Bool
 }
 
 // CallMemory returns the figures of call c of k (nil when c has none).

@@ -42,8 +42,16 @@ func kernelPerf(k *Kernel) []diag.Diagnostic {
 	if k.mem == nil {
 		return perfOf(k)
 	}
-	k.mem.perfOnce.Do(func() { k.mem.perf = perfOf(k) })
+	k.mem.perfOnce.Do(func() {
+		k.mem.perf = perfOf(k)
+		k.mem.perfDone.Store(true)
+	})
 	return k.mem.perf
+}
+
+// perfKnown reports whether k's warnings are computed already.
+func perfKnown(k *Kernel) bool {
+	return k == nil || k.Lowered == nil || (k.mem != nil && k.mem.perfDone.Load())
 }
 
 func perfOf(k *Kernel) []diag.Diagnostic {
@@ -93,9 +101,27 @@ func coalesceDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 // PerfDiags returns the performance warnings of the snapshot's calls,
 // positions in the snapshot's file, sorted.
 func (s *Snapshot) PerfDiags() []diag.Diagnostic {
+	ds, _ := s.PerfDiagsBudget(-1)
+	return ds
+}
+
+// PerfDiagsBudget is PerfDiags computing the warnings of at most
+// maxNew kernels not analysed yet (all when maxNew < 0): complete is false
+// when it left some out, so that a caller on the keystroke path (the
+// language server's first publish of a large file) can publish now and
+// the rest later.
+func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete bool) {
 	var out []diag.Diagnostic
 	seen := map[source.Span]bool{}
+	complete = true
 	for _, kv := range s.Kernels {
+		if maxNew >= 0 && !perfKnown(kv.Kernel) {
+			if maxNew == 0 {
+				complete = false
+				continue
+			}
+			maxNew--
+		}
 		for _, d := range kernelPerf(kv.Kernel) {
 			d.Span = kv.ToFile(d.Span) // perf warnings have no related places
 			if seen[d.Span] && d.Code == CodeBankConflicts {
@@ -106,7 +132,7 @@ func (s *Snapshot) PerfDiags() []diag.Diagnostic {
 		}
 	}
 	diag.Sort(out)
-	return out
+	return out, complete
 }
 
 // PerfFixes returns the verified quick fixes of the performance warning at
