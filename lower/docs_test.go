@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var codeRE = regexp.MustCompile(`"((?:syntax|eval|dispatch|lower|harness)/[a-z][a-z0-9-]*)"`)
+var codeRE = regexp.MustCompile(`"((?:syntax|eval|dispatch|lower|harness|perf)/[a-z][a-z0-9-]*)"`)
 
 // importPaths are quoted strings of the code's shape that are package paths.
 var importPaths = map[string]bool{"dispatch/layout": true, "dispatch/cuda": true}

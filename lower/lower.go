@@ -167,6 +167,9 @@ type Kernel struct {
 	// Arch is the CUDA arch the kernel was analysed for (Options.Arch, or
 	// AutoArch when that is empty).
 	Arch string
+
+	// mem caches the memory figures (Memory, memory.go).
+	mem *memCell
 }
 
 // Target returns the dispatch target for o: its Arch, or sm_90a when
@@ -340,7 +343,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		}
 		for i := lo; i < hi; i++ {
 			k, out := prog.Kernels[i], outs[i]
-			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
+			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, mem: &memCell{}}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
 			kr.Arch = opts.KernelTarget(k.Func).Arch

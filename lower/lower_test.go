@@ -52,8 +52,14 @@ func TestGolden(t *testing.T) {
 				"out/tirx":        TIRx(res.Kernels),
 				"out/cuda":        cu,
 			}
+			names := []string{"out/diagnostics", "out/dispatch", "out/tirx", "out/cuda"}
+			if _, ok := ar.Get("out/memory"); ok {
+				// opt-in per golden: the memory figures (perf/memory)
+				got["out/memory"] = ExplainMemory(res, opts)
+				names = append(names, "out/memory")
+			}
 			changed := false
-			for _, name := range []string{"out/diagnostics", "out/dispatch", "out/tirx", "out/cuda"} {
+			for _, name := range names {
 				want, ok := ar.Get(name)
 				if *update {
 					if !ok || string(want) != got[name] {

@@ -41,6 +41,9 @@ type Fix struct {
 	// Diag is the code of the diagnostic at Span the fix resolves ("" for
 	// none).
 	Diag string
+	// For is the span of the diagnostic the fix resolves when it is not
+	// Span (a performance warning at a call fixed at an allocation).
+	For source.Span
 }
 
 // CodeForcedVariant is the diagnostic a rename fix resolves.

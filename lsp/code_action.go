@@ -156,6 +156,7 @@ func (s *Server) fixActions(d *document, snap *snapshot, rng protocol.Range, qui
 				fixes = append(fixes, f)
 			}
 		}
+		fixes = append(fixes, perfFixes(snap, lo, hi)...) // perf.go
 	}
 	if pin {
 		if f, ok := snap.low.PinFix(); ok {
@@ -183,8 +184,8 @@ func (s *Server) fixActions(d *document, snap *snapshot, rng protocol.Range, qui
 			a.IsPreferred = &yes
 		}
 		if f.Diag != "" {
-			for _, dg := range snap.low.Diags {
-				if dg.Code == f.Diag && dg.Span == f.Span {
+			for _, dg := range withPerf(snap) {
+				if dg.Code == f.Diag && (dg.Span == f.Span || dg.Span == f.For) {
 					a.Diagnostics = s.toProtocol(d.uri, m, []diag.Diagnostic{dg})
 					break
 				}

@@ -227,6 +227,11 @@ func callHover(snap *snapshot, def *kdef, pick, at int, ds []*dispatch.Decision,
 		}
 	}
 	b.WriteString(variantTable(d))
+	if d.Variant != "" {
+		if m := lower.MemoryHover(kv.Kernel, c); m != "" {
+			b.WriteString("\n" + m)
+		}
+	}
 	if def.cases() {
 		b.WriteString(acrossCases(def, pick, kv.ToFile(c.Span)))
 	}

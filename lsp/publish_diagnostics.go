@@ -31,10 +31,14 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 	if d.isClosed() || d.cur.Load().version != v || (d.published && v < d.pubVersion) {
 		return false
 	}
+	ds, complete := withPerfBudget(snap, perfBudget) // perf.go
 	params := &protocol.PublishDiagnosticsParams{
 		URI:         d.uri,
 		Version:     protocol.NewOptional(v),
-		Diagnostics: s.toProtocol(d.uri, snap.text.m, snap.low.Diags),
+		Diagnostics: s.toProtocol(d.uri, snap.text.m, ds),
+	}
+	if !complete {
+		defer s.publishPerfLater(d, snap)
 	}
 	err := s.client.PublishDiagnostics(s.ctx, params)
 	s.notify("publishDiagnostics", err)

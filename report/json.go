@@ -221,7 +221,7 @@ func (e *encoder) file(f *File) {
 }
 
 func (e *encoder) kernel(k *Kernel) {
-	e.open('{', 8)
+	e.open('{', 9)
 	e.key(0, "name")
 	e.str(k.Name)
 	e.key(1, "symbol")
@@ -246,6 +246,64 @@ func (e *encoder) kernel(k *Kernel) {
 	}
 	e.key(7, "diagnostics")
 	e.diagnostics(k.Diagnostics)
+	e.key(8, "memory")
+	e.memory(k.Memory)
+	e.close('}')
+}
+
+// memory writes a Memory record (null when nil).
+func (e *encoder) memory(m *Memory) {
+	if m == nil {
+		e.null()
+		return
+	}
+	e.open('{', 10)
+	e.key(0, "source")
+	e.str(m.Source)
+	for i, s := range [...]struct {
+		k string
+		c *SharedCounts
+	}{{"shared_load", &m.SharedLoad}, {"shared_store", &m.SharedStore}, {"ldmatrix", &m.Ldmatrix}, {"stmatrix", &m.Stmatrix}} {
+		e.key(1+i, s.k)
+		e.open('{', 4)
+		e.key(0, "instructions")
+		e.int(s.c.Instructions)
+		e.key(1, "wavefronts")
+		e.int(s.c.Wavefronts)
+		e.key(2, "ideal_wavefronts")
+		e.int(s.c.IdealWavefronts)
+		e.key(3, "bank_conflicts")
+		e.int(s.c.BankConflicts)
+		e.close('}')
+	}
+	for i, g := range [...]struct {
+		k string
+		c *GlobalCounts
+	}{{"global_load", &m.GlobalLoad}, {"global_store", &m.GlobalStore}} {
+		e.key(5+i, g.k)
+		e.open('{', 3)
+		e.key(0, "requests")
+		e.int(g.c.Requests)
+		e.key(1, "sectors")
+		e.int(g.c.Sectors)
+		e.key(2, "ideal_sectors")
+		e.int(g.c.IdealSectors)
+		e.close('}')
+	}
+	for i, a := range [...]struct {
+		k string
+		c *AsyncCounts
+	}{{"cp_async", &m.CpAsync}, {"tma", &m.TMA}} {
+		e.key(7+i, a.k)
+		e.open('{', 2)
+		e.key(0, "instructions")
+		e.int(a.c.Instructions)
+		e.key(1, "bytes")
+		e.int(a.c.Bytes)
+		e.close('}')
+	}
+	e.key(9, "unknown")
+	e.strPtr(m.Unknown)
 	e.close('}')
 }
 
@@ -270,7 +328,7 @@ func (e *encoder) caseMap(m map[string]string) {
 }
 
 func (e *encoder) call(c *Call) {
-	e.open('{', 14)
+	e.open('{', 15)
 	e.key(0, "line")
 	e.int(int64(c.Line))
 	e.key(1, "column")
@@ -312,6 +370,8 @@ func (e *encoder) call(c *Call) {
 	e.strings(c.Needs)
 	e.key(13, "not_modelled")
 	e.strPtr(c.NotModelled)
+	e.key(14, "memory")
+	e.memory(c.Memory)
 	e.close('}')
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/tilels/tilels/internal/version"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/perf/memory"
 )
 
 // Schema is the version of the document's shape ("schema" in the JSON).
@@ -88,6 +89,48 @@ type Kernel struct {
 	Needs       []string     `json:"needs"`
 	Calls       []Call       `json:"calls"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Memory is the kernel's predicted memory traffic for one launch, its
+	// calls and the code outside them (perf/memory); null for an
+	// unresolved kernel.
+	Memory *Memory `json:"memory"`
+}
+
+// Memory is the predicted memory traffic of one launch (perf/memory;
+// docs/json.md says which Nsight Compute counter each figure predicts).
+type Memory struct {
+	Source      string       `json:"source"`
+	SharedLoad  SharedCounts `json:"shared_load"`
+	SharedStore SharedCounts `json:"shared_store"`
+	Ldmatrix    SharedCounts `json:"ldmatrix"`
+	Stmatrix    SharedCounts `json:"stmatrix"`
+	GlobalLoad  GlobalCounts `json:"global_load"`
+	GlobalStore GlobalCounts `json:"global_store"`
+	CpAsync     AsyncCounts  `json:"cp_async"`
+	TMA         AsyncCounts  `json:"tma"`
+	// Unknown says why the figures are not computable (they are zero
+	// then); null when they are.
+	Unknown *string `json:"unknown"`
+}
+
+// SharedCounts are the figures of one kind of shared-memory instruction.
+type SharedCounts struct {
+	Instructions    int64 `json:"instructions"`
+	Wavefronts      int64 `json:"wavefronts"`
+	IdealWavefronts int64 `json:"ideal_wavefronts"`
+	BankConflicts   int64 `json:"bank_conflicts"`
+}
+
+// GlobalCounts are the figures of one kind of global-memory instruction.
+type GlobalCounts struct {
+	Requests     int64 `json:"requests"`
+	Sectors      int64 `json:"sectors"`
+	IdealSectors int64 `json:"ideal_sectors"`
+}
+
+// AsyncCounts are the warp instructions and bytes of an asynchronous copy kind.
+type AsyncCounts struct {
+	Instructions int64 `json:"instructions"`
+	Bytes        int64 `json:"bytes"`
 }
 
 // Call is one tile call's dispatch result.
@@ -113,6 +156,9 @@ type Call struct {
 	// nothing needs binding, and says why ("not a CUDA kernel: target trn
 	// is not modelled"); variant is null, declined empty.
 	NotModelled *string `json:"not_modelled"`
+	// Memory is the call's predicted memory traffic for one launch; null
+	// for a call that was not dispatched.
+	Memory *Memory `json:"memory"`
 }
 
 // PlanItem is one named fact of a variant's plan, with its decoded fields.
@@ -229,8 +275,17 @@ func Build(r *lower.Result, ks []*lower.Kernel) *File {
 			id := k.CaseID
 			kj.CaseID = &id
 		}
+		var mem *memory.Kernel
+		if k.Lowered != nil {
+			mem = k.Memory()
+			kj.Memory = memoryRecord(mem.Total)
+		}
 		for _, d := range k.Calls {
-			kj.Calls = append(kj.Calls, call(r.File, d))
+			cj := call(r.File, d)
+			if mem != nil && d.Variant != "" {
+				cj.Memory = memoryRecord(mem.Calls[d.Call])
+			}
+			kj.Calls = append(kj.Calls, cj)
 		}
 		for _, u := range k.Unresolved {
 			l, c := r.File.Position(u.Span.Start)
@@ -265,6 +320,27 @@ func call(f *source.File, d *dispatch.Decision) Call {
 		c.Declined = append(c.Declined, Declined{Variant: dv.Variant, Reason: dv.Reason})
 	}
 	return c
+}
+
+// memoryRecord converts f (nil gives nil).
+func memoryRecord(f *memory.Figures) *Memory {
+	if f == nil {
+		return nil
+	}
+	sh := func(s memory.Shared) SharedCounts {
+		return SharedCounts{Instructions: s.Instructions, Wavefronts: s.Wavefronts, IdealWavefronts: s.Ideal, BankConflicts: s.Conflicts}
+	}
+	gl := func(g memory.Global) GlobalCounts {
+		return GlobalCounts{Requests: g.Requests, Sectors: g.Sectors, IdealSectors: g.IdealSectors}
+	}
+	m := &Memory{Source: f.Source, SharedLoad: sh(f.SharedLoad), SharedStore: sh(f.SharedStore), Ldmatrix: sh(f.Ldmatrix),
+		Stmatrix: sh(f.Stmatrix), GlobalLoad: gl(f.GlobalLoad), GlobalStore: gl(f.GlobalStore),
+		CpAsync: AsyncCounts{f.CpAsync.Instructions, f.CpAsync.Bytes}, TMA: AsyncCounts{f.TMA.Instructions, f.TMA.Bytes}}
+	if f.Unknown != "" {
+		why := f.Unknown
+		*m = Memory{Source: f.Source, Unknown: &why}
+	}
+	return m
 }
 
 // Unread is the record of a file that was not analysed (it could not be

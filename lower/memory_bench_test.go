@@ -1,0 +1,58 @@
+package lower
+
+import (
+	"testing"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// BenchmarkAnalyzeMemory3000 is BenchmarkAnalyze3000's whole-file lower
+// without (mode=off) and with the memory figures of every kernel and the
+// performance warnings (Kernel.Memory, PerfDiags' work): mode=cold starts
+// each iteration with an empty content cache (the first analysis of a
+// file; the corpus repeats its example kernels, which the cache simulates
+// once), mode=warm keeps it (a file analysed again after an edit that did
+// not change the kernels' lowering), mode=uncached simulates every kernel.
+// The memory analysis must add at most 10 % (issue 17). Compare the modes
+// with benchstat -col /mode.
+func BenchmarkAnalyzeMemory3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	for _, mode := range []string{"off", "cold", "warm", "uncached"} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				res := Analyze(source.NewFile("big.py", src), Options{})
+				switch mode {
+				case "cold":
+					memory.ResetCache()
+					fallthrough
+				case "warm":
+					for _, k := range res.Kernels {
+						_ = kernelPerf(k)
+					}
+				case "uncached":
+					for _, k := range res.Kernels {
+						_ = memory.Analyze(k.Lowered, k.Launch)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMemoryOnly3000 is the memory analysis alone of every kernel of
+// the 3,000-line file, without the content cache (memory.Analyze), to
+// compare with BenchmarkAnalyze3000 (the whole-file lower it adds to).
+func BenchmarkMemoryOnly3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, k := range res.Kernels {
+			_ = memory.Analyze(k.Lowered, k.Launch)
+		}
+	}
+}

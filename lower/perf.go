@@ -1,0 +1,342 @@
+package lower
+
+// Performance warnings (issue 17, item 2): a tile call whose shared-memory
+// accesses take at least twice their ideal wavefronts gets
+// perf/bank-conflicts, one whose global accesses touch more 32-byte
+// sectors than their bytes need gets perf/uncoalesced (perf/memory
+// computes the figures). Each names the worst instruction and what to
+// change. For bank conflicts on a shared allocation without a layout, the
+// quick fixes give it a swizzled layout (T.ComposeLayout) or a padded
+// row stride (T.TileLayout); a fix is offered only when the changed
+// program, analysed again whole, no longer conflicts in that call and is
+// no worse anywhere else in the kernel (verifyFix). The warnings are cheap
+// once the figures exist (Kernel.Memory caches them per record); the fixes
+// cost one analysis of the file per candidate layout and are computed only
+// when asked (PerfFixes, a code action; PerfReport for the CLI and goldens).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// Diagnostic codes of the performance warnings.
+const (
+	CodeBankConflicts = "perf/bank-conflicts"
+	CodeUncoalesced   = "perf/uncoalesced"
+)
+
+// kernelPerf returns the performance warnings of k's calls, spans in k's
+// coordinates, computed once per record (the language server asks at
+// every version for every kernel; callers must not modify the result).
+func kernelPerf(k *Kernel) []diag.Diagnostic {
+	if k == nil || k.Lowered == nil {
+		return nil
+	}
+	if k.mem == nil {
+		return perfOf(k)
+	}
+	k.mem.perfOnce.Do(func() {
+		k.mem.perf = perfOf(k)
+		k.mem.perfDone.Store(true)
+	})
+	return k.mem.perf
+}
+
+// perfKnown reports whether k's warnings are computed already.
+func perfKnown(k *Kernel) bool {
+	return k == nil || k.Lowered == nil || (k.mem != nil && k.mem.perfDone.Load())
+}
+
+func perfOf(k *Kernel) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range k.Calls {
+		if d.Variant == "" {
+			continue
+		}
+		f := k.CallMemory(d.Call)
+		shared, global := f.ExceedsIdeal()
+		if shared && f.Worst != nil {
+			out = append(out, bankDiag(d, f))
+		}
+		if global && f.WorstGlobal != nil {
+			out = append(out, coalesceDiag(d, f))
+		}
+	}
+	return out
+}
+
+func bankDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
+	w := f.Worst
+	wf := f.SharedLoad.Wavefronts + f.SharedStore.Wavefronts
+	ideal := f.SharedLoad.Ideal + f.SharedStore.Ideal
+	way := (w.Wavefronts + w.Ideal - 1) / max(w.Ideal, 1)
+	where := ""
+	if len(w.Banks) > 0 {
+		b := w.Banks[0]
+		where = fmt.Sprintf(", %d words in bank %d (threads %s)", b.Words, b.Bank, threadList(b.Threads))
+	}
+	dg := diag.Warningf(d.Call.OpSpan, CodeBankConflicts,
+		"%d-way bank conflicts: %d shared-memory wavefronts for an ideal of %d; the worst, a %d-byte %s of %s, takes %d wavefronts instead of %d%s; swizzle or pad the layout of %s",
+		way, wf, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, where, w.Buf)
+	return dg
+}
+
+func coalesceDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
+	w := f.WorstGlobal
+	sec := f.GlobalLoad.Sectors + f.GlobalStore.Sectors
+	ideal := f.GlobalLoad.IdealSectors + f.GlobalStore.IdealSectors
+	dg := diag.Warningf(d.Call.OpSpan, CodeUncoalesced,
+		"uncoalesced global access: %d sectors of 32 bytes for an ideal of %d; the worst, a %d-byte %s of %s, touches %d sectors where %d would do; let neighbouring threads access neighbouring addresses of %s (another partition, register layout or vector width)",
+		sec, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, w.Buf)
+	return dg
+}
+
+// PerfDiags returns the performance warnings of the snapshot's calls,
+// positions in the snapshot's file, sorted.
+func (s *Snapshot) PerfDiags() []diag.Diagnostic {
+	ds, _ := s.PerfDiagsBudget(-1)
+	return ds
+}
+
+// PerfDiagsBudget is PerfDiags computing the warnings of at most
+// maxNew kernels not analysed yet (all when maxNew < 0): complete is false
+// when it left some out, so that a caller on the keystroke path (the
+// language server's first publish of a large file) can publish now and
+// the rest later.
+func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete bool) {
+	var out []diag.Diagnostic
+	seen := map[source.Span]bool{}
+	complete = true
+	for _, kv := range s.Kernels {
+		if maxNew >= 0 && !perfKnown(kv.Kernel) {
+			if maxNew == 0 {
+				complete = false
+				continue
+			}
+			maxNew--
+		}
+		for _, d := range kernelPerf(kv.Kernel) {
+			d.Span = kv.ToFile(d.Span) // perf warnings have no related places
+			if seen[d.Span] && d.Code == CodeBankConflicts {
+				continue // the cases of a def repeat its calls
+			}
+			seen[d.Span] = true
+			out = append(out, d)
+		}
+	}
+	diag.Sort(out)
+	return out, complete
+}
+
+// PerfFixes returns the verified quick fixes of the performance warning at
+// span (a position in the snapshot's file) of the snapshot analysed with
+// opts.
+func (s *Snapshot) PerfFixes(opts Options, span source.Span) []Fix {
+	for _, kv := range s.Kernels {
+		for i, d := range kv.Kernel.Calls {
+			if kv.ToFile(d.Call.OpSpan) != span {
+				continue
+			}
+			return perfFixes(s.File, opts, kv.Kernel, i, kv.Shift)
+		}
+	}
+	return nil
+}
+
+// PerfReport returns the performance warnings of r's calls and their
+// verified quick fixes (r analysed with opts).
+func PerfReport(r *Result, opts Options) ([]diag.Diagnostic, []Fix) {
+	var ds []diag.Diagnostic
+	var fixes []Fix
+	seen := map[source.Span]bool{}
+	for _, k := range r.Kernels {
+		for _, d := range kernelPerf(k) {
+			if seen[d.Span] {
+				continue
+			}
+			seen[d.Span] = true
+			ds = append(ds, d)
+			if d.Code != CodeBankConflicts {
+				continue
+			}
+			for i, c := range k.Calls {
+				if c.Call.OpSpan == d.Span {
+					fixes = append(fixes, perfFixes(r.File, opts, k, i, 0)...)
+				}
+			}
+		}
+	}
+	diag.Sort(ds)
+	return ds, fixes
+}
+
+// layoutCandidate is a layout a fix may give a shared allocation.
+type layoutCandidate struct {
+	title, text string
+}
+
+// candidates returns the layouts to try for b, swizzles first.
+func candidates(b *ir.Buffer) []layoutCandidate {
+	n := len(b.Shape)
+	if n < 2 || b.RuntimeDim() >= 0 {
+		return nil
+	}
+	dims := make([]string, n)
+	for i, e := range b.Shape {
+		dims[i] = fmt.Sprint(e)
+	}
+	shape := strings.Join(dims, ", ")
+	eb := max(int64(b.Dtype.Bits)/8, 1)
+	var out []layoutCandidate
+	if 16%eb == 0 {
+		p := 0
+		for x := 16 / eb; x > 1; x >>= 1 {
+			p++
+		}
+		for _, sw := range []int{3, 2, 1} {
+			text := fmt.Sprintf("T.ComposeLayout(%d, %d, 3, T.TileLayout(T.S[%s]))", p, sw, shape)
+			out = append(out, layoutCandidate{fmt.Sprintf("swizzle %s (%d-byte XOR swizzle of its 16-byte chunks)", b.Name, 16<<sw), text})
+		}
+	}
+	for _, padBytes := range []int64{4, 16} {
+		if padBytes%eb != 0 {
+			continue
+		}
+		pad := padBytes / eb
+		strides := make([]int64, n)
+		strides[n-1] = 1
+		strides[n-2] = b.Shape[n-1] + pad
+		for i := n - 3; i >= 0; i-- {
+			strides[i] = strides[i+1] * b.Shape[i+1]
+		}
+		ss := make([]string, n)
+		for i, s := range strides {
+			ss[i] = fmt.Sprint(s)
+		}
+		text := fmt.Sprintf("T.TileLayout(T.S[(%s):(%s)])", shape, strings.Join(ss, ", "))
+		out = append(out, layoutCandidate{fmt.Sprintf("pad the rows of %s by %d bytes (row stride %d elements)", b.Name, padBytes, strides[n-2]), text})
+	}
+	return out
+}
+
+// perfFixes computes the verified fixes of call i of k (k's spans plus
+// shift are positions in f).
+func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos) []Fix {
+	d := k.Calls[i]
+	fig := k.CallMemory(d.Call)
+	if shared, _ := fig.ExceedsIdeal(); !shared || fig.Worst == nil {
+		return nil
+	}
+	b := fig.Worst.Buffer
+	if b == nil || b.Kind != ir.AllocBuffer || !strings.HasPrefix(b.Scope, "shared") || !b.Span.IsValid() {
+		return nil
+	}
+	decl := source.Span{Start: b.Span.Start + shift, End: b.Span.End + shift}
+	if decl.Start < 0 || int(decl.End) > len(f.Src) {
+		return nil
+	}
+	text := f.Text(decl)
+	if !strings.HasSuffix(text, ")") || strings.Contains(text, "layout=") || !strings.Contains(text, "alloc") {
+		return nil // not a plain allocation call, or one with a layout already
+	}
+	if b.Layout != nil && !isRowMajor(b) {
+		return nil
+	}
+	at := decl.End - 1
+	var best *Fix
+	var bestWF int64
+	var pad *Fix
+	for _, c := range candidates(b) {
+		fix := Fix{Kind: QuickFix, Span: source.Span{Start: at, End: at}, NewText: ", layout=" + c.text, Diag: CodeBankConflicts,
+			For: source.Span{Start: d.Call.OpSpan.Start + shift, End: d.Call.OpSpan.End + shift}}
+		after, ok := verifyFix(f, opts, k, i, fix)
+		if !ok {
+			continue
+		}
+		wf := after.SharedLoad.Wavefronts + after.SharedStore.Wavefronts
+		fix.Title = fmt.Sprintf("%s: %d → %d shared wavefronts (verified)", capital(c.title), fig.SharedLoad.Wavefronts+fig.SharedStore.Wavefronts, wf)
+		if strings.HasPrefix(c.text, "T.ComposeLayout") {
+			if best == nil || wf < bestWF {
+				fx := fix
+				best, bestWF = &fx, wf
+			}
+		} else if pad == nil {
+			fx := fix
+			pad = &fx
+		}
+	}
+	var out []Fix
+	if best != nil {
+		best.Preferred = true
+		out = append(out, *best)
+	}
+	if pad != nil {
+		pad.Preferred = best == nil
+		out = append(out, *pad)
+	}
+	return out
+}
+
+func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// isRowMajor reports whether b's layout is the default row-major one.
+func isRowMajor(b *ir.Buffer) bool {
+	return layout.Equal(b.Layout, layout.RowMajor(b.Shape...))
+}
+
+// verifyFix analyses f with fix applied and reports the figures of the
+// same call: ok when it no longer has shared wavefronts at twice the ideal,
+// no other call of the kernel starts conflicting, the kernel's shared
+// wavefronts and global sectors do not grow, and the kernel has no error.
+func verifyFix(f *source.File, opts Options, k *Kernel, i int, fix Fix) (*memory.Figures, bool) {
+	src := make([]byte, 0, len(f.Src)+len(fix.NewText))
+	src = append(src, f.Src[:fix.Span.Start]...)
+	src = append(src, fix.NewText...)
+	src = append(src, f.Src[fix.Span.End:]...)
+	o := opts
+	o.chosen = nil
+	res := Analyze(source.NewFile(f.Name, src), o)
+	var nk *Kernel
+	for _, c := range res.Kernels {
+		if c.Name == k.Name && c.CaseIndex == k.CaseIndex {
+			nk = c
+		}
+	}
+	if nk == nil || len(nk.Calls) != len(k.Calls) || nk.Calls[i].Call.Op != k.Calls[i].Call.Op || nk.Calls[i].Variant == "" {
+		return nil, false
+	}
+	for _, d := range nk.Diags {
+		if d.Severity == diag.Error {
+			return nil, false
+		}
+	}
+	after := nk.CallMemory(nk.Calls[i].Call)
+	if after == nil || after.Unknown != "" {
+		return nil, false
+	}
+	if shared, _ := after.ExceedsIdeal(); shared {
+		return nil, false
+	}
+	for j, c := range nk.Calls {
+		was, _ := k.CallMemory(k.Calls[j].Call).ExceedsIdeal()
+		if is, _ := nk.CallMemory(c.Call).ExceedsIdeal(); is && !was {
+			return nil, false // the change moves the conflicts to another call
+		}
+	}
+	before, now := k.Memory().Total, nk.Memory().Total
+	if now.Unknown != "" && before.Unknown == "" {
+		return nil, false
+	}
+	if before.Unknown == "" && (now.SharedLoad.Wavefronts+now.SharedStore.Wavefronts > before.SharedLoad.Wavefronts+before.SharedStore.Wavefronts ||
+		now.GlobalLoad.Sectors+now.GlobalStore.Sectors > before.GlobalLoad.Sectors+before.GlobalStore.Sectors) {
+		return nil, false
+	}
+	return after, true
+}

@@ -1,0 +1,60 @@
+package lsp
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+)
+
+// perfBudget is the number of kernels whose memory figures a publish
+// computes before it sends the diagnostics (the others follow in a second
+// publish): an edit re-analyses one kernel, a first open of a 5 MB file
+// thousands (TestLargeFile).
+const perfBudget = 32
+
+// withPerf returns snap's diagnostics with the performance warnings of its
+// calls (lower.Snapshot.PerfDiags: the memory figures of a kernel record
+// are computed once and kept with it, so an edit pays only for the
+// kernels it re-analysed), sorted.
+func withPerf(snap *snapshot) []diag.Diagnostic {
+	ds, _ := withPerfBudget(snap, -1)
+	return ds
+}
+
+// withPerfBudget is withPerf computing at most maxNew kernels' warnings;
+// complete is false when some were left out.
+func withPerfBudget(snap *snapshot, maxNew int) ([]diag.Diagnostic, bool) {
+	perf, complete := snap.low.PerfDiagsBudget(maxNew)
+	if len(perf) == 0 {
+		return snap.low.Diags, complete
+	}
+	out := append(slices.Clone(snap.low.Diags), perf...)
+	diag.Sort(out)
+	return out, complete
+}
+
+// publishPerfLater computes the warnings a budgeted publish left out, in
+// the background, and publishes the version again (unless a newer one
+// came).
+func (s *Server) publishPerfLater(d *document, snap *snapshot) {
+	s.background("perf diagnostics", func(context.Context) {
+		snap.low.PerfDiags()
+		s.publishDiagnostics(d, snap)
+	})
+}
+
+// perfFixes returns the verified quick fixes of the performance warnings
+// whose span touches [lo, hi] (lower.Snapshot.PerfFixes: one analysis of
+// the changed file per candidate, only when code actions are asked for).
+func perfFixes(snap *snapshot, lo, hi source.Pos) []lower.Fix {
+	var out []lower.Fix
+	for _, d := range snap.low.PerfDiags() {
+		if d.Code == lower.CodeBankConflicts && d.Span.Start <= hi && lo <= d.Span.End {
+			out = append(out, snap.low.PerfFixes(snap.opts, d.Span)...)
+		}
+	}
+	return out
+}

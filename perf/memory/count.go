@@ -1,0 +1,504 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// Analyze predicts the memory figures of one launch of fn (a lowered
+// kernel) with launch configuration l.
+func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
+	k := &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{Source: "model"}}
+	if fn == nil || fn.Body == nil {
+		k.Total = &Figures{Source: "model", Unknown: "the kernel has no body"}
+		return k
+	}
+	m := &machine{launch: l, calls: k.Calls, body: k.Body, appliers: map[*ir.Buffer]func([]int64) int64{}, reasons: map[any]string{}}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Lowered:
+			if s.Call != nil {
+				m.figs(s.Call)
+			}
+		case *ir.TileCall:
+			m.figs(s).Unknown = "the call has no lowering"
+		}
+	})
+	why := ""
+	ctas := int64(1)
+	for i, g := range l.Grid {
+		if g <= 0 {
+			why = fmt.Sprintf("the grid's %c extent is a runtime value", "xyz"[i])
+		}
+		ctas *= max(g, 1)
+	}
+	threads := l.Threads()
+	if threads <= 0 {
+		why = "the CTA size is not known"
+	}
+	run := ctas
+	if run > MaxCTAs {
+		run = 1
+	}
+	if why == "" {
+		for c := range run {
+			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
+			for w := int64(0); w*32 < threads; w++ {
+				m.runWarp(fn.Body, c, w, threads)
+			}
+			if m.over {
+				why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
+				break
+			}
+		}
+	}
+	all := []*Figures{k.Body}
+	for _, c := range m.order {
+		all = append(all, k.Calls[c])
+	}
+	for _, f := range all {
+		f.CTAs = ctas
+		if why != "" {
+			f.Unknown = why
+		}
+		if run < ctas {
+			f.scale(ctas)
+			f.Scaled = true
+		}
+	}
+	total := &Figures{Source: "model", CTAs: ctas, Scaled: run < ctas}
+	for _, f := range all {
+		total.add(f)
+	}
+	for _, f := range all {
+		f.fold()
+	}
+	total.fold()
+	k.Total = total
+	return k
+}
+
+func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
+	m.warp = w
+	m.present = 0
+	bx, by := max(m.launch.Block[0], 1), max(m.launch.Block[1], 1)
+	for i := range int64(32) {
+		t := w*32 + i
+		m.tid[i] = t
+		m.txyz[0][i], m.txyz[1][i], m.txyz[2][i] = t%bx, t/bx%by, t/(bx*by)
+		if t < threads {
+			m.present |= 1 << i
+		}
+	}
+	if m.vars == nil {
+		m.vars = map[*ir.Var]*binding{}
+		m.lets = map[*ir.Var]ir.Expr{}
+		m.unrolled = map[*ir.Var]bool{}
+		m.local = map[*ir.Buffer]map[int64]*binding{}
+	}
+	clear(m.vars)
+	clear(m.lets)
+	clear(m.unrolled)
+	clear(m.local)
+	m.mask = m.present
+	m.cur, m.curCall = m.body, nil
+	m.loops = m.loops[:0]
+	m.cpRun = false
+	m.ctaIndex = cta
+	m.block(body)
+	if m.inUnr > 0 {
+		m.inUnr = 0
+		m.flush()
+	}
+}
+
+// emit counts e, or keeps it for merging inside an unroll loop.
+func (m *machine) emit(e event) {
+	if e.mask == 0 {
+		return
+	}
+	m.steps++
+	e.fig = m.cur
+	if e.k != cpAsync {
+		m.cpRun = false
+	}
+	if m.inUnr > 0 && (e.k == sharedLoad || e.k == sharedStore) {
+		m.pending = append(m.pending, e)
+		return
+	}
+	m.count(&e)
+}
+
+// flush merges the pending events of an unroll loop (see the package
+// comment) and counts them.
+func (m *machine) flush() {
+	p := m.pending
+	used := make([]bool, len(p))
+	for i := range p {
+		if used[i] {
+			continue
+		}
+		e := p[i]
+		run := []int{i}
+		last := i
+		for j := i + 1; j < len(p) && int64(len(run))*e.width < 16; j++ {
+			q := &p[j]
+			if used[j] || q.k != e.k || q.buf != e.buf || q.fig != e.fig {
+				continue
+			}
+			if q.mask != e.mask || q.width != e.width || !follows(&p[last], q) {
+				break
+			}
+			run = append(run, j)
+			last = j
+		}
+		// the largest power-of-two prefix whose width the first address
+		// is provably aligned to
+		n := 1
+		for c := 2; c <= len(run); c *= 2 {
+			if w := int64(c) * e.width; w <= 16 && e.align%w == 0 {
+				n = c
+			}
+		}
+		for _, j := range run[:n] {
+			used[j] = true
+		}
+		e.width *= int64(n)
+		m.count(&e)
+	}
+	m.pending = m.pending[:0]
+}
+
+// follows reports whether every active lane of q accesses the bytes right
+// after p's.
+func follows(p, q *event) bool {
+	for i := range 32 {
+		if q.mask&(1<<i) != 0 && q.addr[i] != p.addr[i]+p.width {
+			return false
+		}
+	}
+	return true
+}
+
+// count adds one warp instruction to its figures.
+func (m *machine) count(e *event) {
+	f := e.fig
+	switch e.k {
+	case sharedLoad, sharedStore:
+		wf, ideal, groups := sharedWavefronts(e)
+		s := &f.SharedLoad
+		kindName := "shared load"
+		if e.k == sharedStore {
+			s, kindName = &f.SharedStore, "shared store"
+		}
+		s.Instructions++
+		s.Wavefronts += wf
+		s.Ideal += ideal
+		s.Conflicts += wf - ideal
+		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
+			f.Worst = m.describe(e, kindName, e.width, wf, ideal, groups)
+		}
+	case ldmatrix, stmatrix:
+		wf, ideal, groups := matrixWavefronts(e)
+		s, kindName := &f.Ldmatrix, "ldmatrix"
+		if e.k == stmatrix {
+			s, kindName = &f.Stmatrix, "stmatrix"
+		}
+		s.Instructions++
+		s.Wavefronts += wf
+		s.Ideal += ideal
+		s.Conflicts += wf - ideal
+		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
+			f.Worst = m.describe(e, kindName, 16, wf, ideal, groups)
+		}
+	case globalLoad, globalStore:
+		sec, ideal := sectors(e)
+		g, kindName := &f.GlobalLoad, "global load"
+		if e.k == globalStore {
+			g, kindName = &f.GlobalStore, "global store"
+		}
+		g.Requests++
+		g.Sectors += sec
+		g.IdealSectors += ideal
+		if sec > ideal && (f.WorstGlobal == nil || sec-ideal > f.WorstGlobal.Wavefronts-f.WorstGlobal.Ideal) {
+			f.WorstGlobal = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node,
+				Wavefronts: sec, Ideal: ideal, CTA: m.ctaIndex, Warp: m.warp}
+		}
+	case cpAsync:
+		f.CpAsync.Instructions++
+		f.CpAsync.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
+		if e.run {
+			f.SharedLoad.Instructions += 3
+		}
+		// A cp.async is also a global load request; its sectors are
+		// counted per shared-side pass.
+		sec, ideal := cpAsyncSectors(e)
+		f.GlobalLoad.Requests++
+		f.GlobalLoad.Sectors += sec
+		f.GlobalLoad.IdealSectors += ideal
+	case tma:
+		f.TMA.Instructions++
+		f.TMA.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
+	}
+}
+
+// bankWords collects the distinct words per bank of one group.
+type bankWords struct {
+	n     [32]int
+	words [32][32]int64
+	lanes [32][]int64 // filled only when describing
+}
+
+func (b *bankWords) reset() { b.n = [32]int{} }
+
+// add records word w; it reports whether the word is new in its bank.
+func (b *bankWords) add(w int64) bool {
+	bank := int(w & 31)
+	for _, x := range b.words[bank][:b.n[bank]] {
+		if x == w {
+			return false
+		}
+	}
+	if b.n[bank] < 32 {
+		b.words[bank][b.n[bank]] = w
+		b.n[bank]++
+	}
+	return true
+}
+
+func (b *bankWords) max() int64 {
+	mx := 0
+	for _, n := range b.n {
+		mx = max(mx, n)
+	}
+	return int64(mx)
+}
+
+// groupSize is the number of lanes the hardware processes together for
+// an access of w bytes per lane.
+func groupSize(w int64) int {
+	switch {
+	case w >= 16:
+		return 8
+	case w >= 8:
+		return 16
+	}
+	return 32
+}
+
+// sharedWavefronts applies the shared-memory rule to e (calibrated on an
+// H100/H200, see the package comment): wavefronts, ideal (the passes: one
+// per group, or per merged pair of groups) and the lanes of the worst
+// group (for describe).
+func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
+	g := groupSize(e.width)
+	var w [4]int64     // w(group)
+	var active [4]bool // the group has an active lane
+	var bw [4]bankWords
+	var worstMax int64
+	worstGroup := -1
+	ng := 32 / g
+	for k := range ng {
+		b := &bw[k]
+		for i := k * g; i < (k+1)*g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			active[k] = true
+			a := e.addr[i]
+			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
+				b.add(wd)
+			}
+		}
+		if !active[k] {
+			continue
+		}
+		w[k] = b.max()
+		if w[k] > worstMax {
+			worstMax, worstGroup = w[k], k
+		}
+	}
+	for k := 0; k < ng; k++ {
+		if !active[k] {
+			continue
+		}
+		// Loads only: two adjacent groups (2k, 2k+1) are served in one
+		// wavefront when together no bank has more than one distinct word.
+		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
+			wf++
+			ideal++
+			k++
+			continue
+		}
+		wf += w[k]
+		ideal++
+	}
+	if worstMax > 1 {
+		for i := worstGroup * g; i < (worstGroup+1)*g; i++ {
+			if e.mask&(1<<i) != 0 {
+				worst = append(worst, i)
+			}
+		}
+	}
+	return wf, ideal, worst
+}
+
+// disjointBanks reports whether two groups that each hold at most one
+// word per bank hold, together, at most one distinct word per bank.
+func disjointBanks(a, b *bankWords) bool {
+	for bank := range 32 {
+		if a.n[bank] > 0 && b.n[bank] > 0 && a.words[bank][0] != b.words[bank][0] {
+			return false
+		}
+	}
+	return true
+}
+
+// matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
+// matrix over the 16-byte rows whose addresses lanes 8i..8i+7 give.
+func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
+	var bw bankWords
+	var worstMax int64
+	worstMat := 0
+	for mat := 0; mat < int(e.width) && mat < 4; mat++ {
+		bw.reset()
+		for i := 8 * mat; i < 8*mat+8; i++ {
+			for w := e.addr[i] >> 2; w < (e.addr[i]+16)>>2; w++ {
+				bw.add(w)
+			}
+		}
+		mx := bw.max()
+		wf += mx
+		ideal++ // ldmatrix/stmatrix never merge two matrices into one pass
+		if mx > worstMax {
+			worstMax, worstMat = mx, mat
+		}
+	}
+	if worstMax > 1 {
+		for i := 8 * worstMat; i < 8*worstMat+8; i++ {
+			worst = append(worst, i)
+		}
+	}
+	return wf, ideal, worst
+}
+
+// describe builds the Instruction of a shared access for the hover: the
+// banks of its worst group that hold the most distinct words, with the
+// lanes that access them.
+func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf []int) *Instruction {
+	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node, Wavefronts: wf, Ideal: ideal,
+		CTA: m.ctaIndex, Warp: m.warp}
+	type use struct {
+		words   []int64
+		threads []int64
+	}
+	var banks [32]use
+	for _, i := range lanesOf {
+		a := e.addr[i]
+		for w := a >> 2; w <= (a+width-1)>>2; w++ {
+			u := &banks[w&31]
+			if !slices.Contains(u.words, w) {
+				u.words = append(u.words, w)
+			}
+			t := m.warp*32 + int64(i)
+			if !slices.Contains(u.threads, t) {
+				u.threads = append(u.threads, t)
+			}
+		}
+	}
+	mx := 0
+	for _, u := range banks {
+		mx = max(mx, len(u.words))
+	}
+	for b, u := range banks {
+		if len(u.words) == mx && mx > 1 {
+			in.Banks = append(in.Banks, BankUse{Bank: b, Threads: u.threads, Words: len(u.words)})
+		}
+	}
+	return in
+}
+
+// sectors applies the global rule: distinct 32-byte sectors, and the ideal
+// (distinct bytes / 32, rounded up).
+func sectors(e *event) (n, ideal int64) {
+	var secs [64]int64
+	ns := 0
+	type iv struct{ a, b int64 }
+	var ivs [32]iv
+	ni := 0
+	for i := range 32 {
+		if e.mask&(1<<i) == 0 {
+			continue
+		}
+		a, b := e.addr[i], e.addr[i]+e.width
+		ivs[ni] = iv{a, b}
+		ni++
+		for s := a >> 5; s <= (b-1)>>5; s++ {
+			if !slices.Contains(secs[:ns], s) && ns < len(secs) {
+				secs[ns] = s
+				ns++
+			}
+		}
+	}
+	x := ivs[:ni]
+	slices.SortFunc(x, func(p, q iv) int { return int(p.a - q.a) })
+	var bytes, end int64 = 0, -1 << 62
+	for _, v := range x {
+		if v.a > end {
+			bytes += v.b - v.a
+			end = v.b
+		} else if v.b > end {
+			bytes += v.b - end
+			end = v.b
+		}
+	}
+	return int64(ns), (bytes + 31) / 32
+}
+
+// cpAsyncSectors applies the calibrated cp.async rule: the global sectors
+// are counted per pass of the shared-side store (groups as for a shared
+// store of the copy's width; a thread is served in the pass of its
+// word with the most distinct words before it in its bank), the distinct
+// sectors of the threads of each pass summed. The ideal is the distinct
+// global bytes / 32.
+func cpAsyncSectors(e *event) (n, ideal int64) {
+	g := groupSize(e.bytes)
+	for start := 0; start < 32; start += g {
+		var rank [32][]int64 // per bank, the distinct words in order
+		pass := map[int][]int{}
+		for i := start; i < start+g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			p := 0
+			for w := e.addr[i] >> 2; w <= (e.addr[i]+e.bytes-1)>>2; w++ {
+				b := w & 31
+				r := slices.Index(rank[b], w)
+				if r < 0 {
+					r = len(rank[b])
+					rank[b] = append(rank[b], w)
+				}
+				p = max(p, r)
+			}
+			pass[p] = append(pass[p], i)
+		}
+		for _, ls := range pass {
+			var secs []int64
+			for _, i := range ls {
+				for s := e.src[i] >> 5; s <= (e.src[i]+e.bytes-1)>>5; s++ {
+					if !slices.Contains(secs, s) {
+						secs = append(secs, s)
+					}
+				}
+			}
+			n += int64(len(secs))
+		}
+	}
+	src := *e
+	src.addr, src.width = e.src, e.bytes
+	_, ideal = sectors(&src)
+	return n, ideal
+}

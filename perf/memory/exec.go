@@ -1,0 +1,1490 @@
+package memory
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
+
+// lanes holds one value per lane of a warp.
+type lanes [32]int64
+
+// binding is a variable's per-lane value, or why it is not known.
+type binding struct {
+	v   lanes
+	why string
+}
+
+// loopFrame collects the lanes that left a loop (break) or the rest of an
+// iteration (continue).
+type loopFrame struct{ broken, cont uint32 }
+
+// kind of a memory event.
+type kind uint8
+
+const (
+	sharedLoad kind = iota
+	sharedStore
+	ldmatrix
+	stmatrix
+	globalLoad
+	globalStore
+	cpAsync
+	tma
+)
+
+// event is one dynamic warp instruction before counting.
+type event struct {
+	k     kind
+	mask  uint32
+	width int64 // bytes per lane (ldmatrix: matrices)
+	addr  lanes // byte addresses
+	buf   *ir.Buffer
+	node  ir.Node
+	align int64 // provable byte alignment of addr (merging)
+	bytes int64 // cp.async/TMA bytes per lane
+	src   lanes // cp.async: the global source addresses
+	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
+	fig   *Figures
+}
+
+// maxSteps bounds the statements and memory events one kernel analysis
+// executes (per warp and CTA); past it the figures are unknown.
+const maxSteps = 4_000_000
+
+type machine struct {
+	launch  ir.Launch
+	threads int64
+	cta     [3]int64
+	warp    int64
+	tid     lanes // linear thread index
+	txyz    [3]lanes
+	present uint32 // lanes that exist in this warp
+
+	vars     map[*ir.Var]*binding
+	lets     map[*ir.Var]ir.Expr // let values, for divisibility
+	unrolled map[*ir.Var]bool
+	mask     uint32
+	loops    []*loopFrame
+
+	cur      *Figures // figures of the code being executed
+	curCall  *ir.TileCall
+	order    []*ir.TileCall
+	calls    map[*ir.TileCall]*Figures
+	body     *Figures
+	pending  []event // events of the outermost unroll loop, merged at its end
+	inUnr    int
+	steps    int64
+	ctaIndex int64
+	// cpRun is set after a cp.async until another instruction kind, a
+	// branch or a runtime loop's next iteration ends the straight-line
+	// run (nvcc puts three predicated-off LDS before each run's first
+	// LDGSTS, which Nsight counts as shared load instructions).
+	cpRun bool
+	over  bool
+
+	// local holds the register buffers' per-lane values (element offset ->
+	// value) written so far in this warp: lowered code keeps per-thread
+	// tables (a swizzled copy's signed_strides) in them.
+	local map[*ir.Buffer]map[int64]*binding
+
+	appliers map[*ir.Buffer]func([]int64) int64
+	reasons  map[any]string
+	coord    []int64
+}
+
+// reason returns pre+name+post, built once per key: the values that turn
+// out not to be needed (a loaded value stored elsewhere) are the common
+// case, and formatting their reason each time was a fifth of the
+// analysis' allocations.
+func (m *machine) reason(key any, pre, name, post string) string {
+	if r, ok := m.reasons[key]; ok {
+		return r
+	}
+	r := pre + name + post
+	m.reasons[key] = r
+	return r
+}
+
+func (m *machine) unknown(why string) {
+	if m.cur.Unknown == "" {
+		m.cur.Unknown = why
+	}
+}
+
+// skip marks the figures of the code in b, which cannot be executed, as
+// unknown: the current context's and every call's inside.
+func (m *machine) skip(b *ir.Block, why string) {
+	m.unknown(why)
+	if b == nil {
+		return
+	}
+	ir.WalkStmts(b, func(s ir.Stmt) {
+		if l, ok := s.(*ir.Lowered); ok && l.Call != nil {
+			f := m.figs(l.Call)
+			if f.Unknown == "" {
+				f.Unknown = why
+			}
+		}
+	})
+}
+
+func (m *machine) figs(c *ir.TileCall) *Figures {
+	f := m.calls[c]
+	if f == nil {
+		f = &Figures{Source: "model"}
+		m.calls[c] = f
+		m.order = append(m.order, c)
+	}
+	return f
+}
+
+func (m *machine) block(b *ir.Block) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		if m.mask == 0 || m.over {
+			return
+		}
+		m.stmt(s)
+	}
+}
+
+func (m *machine) stmt(s ir.Stmt) {
+	m.steps++
+	if m.steps > maxSteps {
+		m.over = true
+		return
+	}
+	switch s := s.(type) {
+	case *ir.Block:
+		m.block(s)
+	case *ir.Lowered:
+		prevCur, prevCall := m.cur, m.curCall
+		if s.Call != nil {
+			m.cur, m.curCall = m.figs(s.Call), s.Call
+		}
+		m.block(s.Body)
+		m.cur, m.curCall = prevCur, prevCall
+	case *ir.TileCall:
+		m.figs(s).Unknown = "the call has no lowering"
+	case *ir.ScopeID:
+		m.scopeID(s)
+	case *ir.Let:
+		m.lets[s.Var] = s.Value
+		m.assign(s.Var, s.Value)
+	case *ir.Assign:
+		delete(m.lets, s.Var) // a re-assigned scalar has no single value expression
+		m.assign(s.Var, s.Value)
+	case *ir.Alloc, *ir.Decl, *ir.Comment:
+	case *ir.Store:
+		m.store(s)
+	case *ir.Evaluate:
+		m.evaluate(s.X)
+	case *ir.If:
+		m.cpRun = false
+		defer func() { m.cpRun = false }()
+		c, why := m.eval(s.Cond)
+		if why != "" {
+			m.skip(s.Then, why)
+			m.skip(s.Else, why)
+			return
+		}
+		in := m.mask
+		t := in & truth(&c)
+		m.mask = t
+		m.block(s.Then)
+		out := m.mask
+		m.mask = in &^ t
+		m.block(s.Else)
+		m.mask |= out
+	case *ir.For:
+		m.forLoop(s)
+	case *ir.While:
+		m.whileLoop(s)
+	case *ir.Break:
+		if n := len(m.loops); n > 0 {
+			m.loops[n-1].broken |= m.mask
+		}
+		m.mask = 0
+	case *ir.Continue:
+		if n := len(m.loops); n > 0 {
+			m.loops[n-1].cont |= m.mask
+		}
+		m.mask = 0
+	default:
+		m.unknown(fmt.Sprintf("statement %T is not modelled", s))
+	}
+}
+
+// truth is the mask of lanes where c is non-zero.
+func truth(c *lanes) uint32 {
+	var t uint32
+	for i, v := range c {
+		if v != 0 {
+			t |= 1 << i
+		}
+	}
+	return t
+}
+
+func (m *machine) assign(v *ir.Var, e ir.Expr) {
+	val, why := m.eval(e)
+	b := m.vars[v]
+	if b == nil {
+		b = &binding{}
+		m.vars[v] = b
+	}
+	if why != "" {
+		b.why = why
+		return
+	}
+	if m.mask == m.present || b.why != "" {
+		b.v, b.why = val, ""
+		return
+	}
+	for i := range 32 {
+		if m.mask&(1<<i) != 0 {
+			b.v[i] = val[i]
+		}
+	}
+}
+
+func (m *machine) scopeID(s *ir.ScopeID) {
+	var val func(i int, l int) int64
+	switch s.Kind {
+	case ir.CTAID:
+		val = func(i, _ int) int64 { return m.cta[i] }
+	case ir.ClusterID:
+		val = func(i, _ int) int64 { return m.cta[i] / max(1, m.launch.Cluster[i]) }
+	case ir.CTAIDInCluster:
+		val = func(i, _ int) int64 { return m.cta[i] % max(1, m.launch.Cluster[i]) }
+	case ir.ThreadID:
+		if len(s.Vars) == 1 {
+			val = func(_, l int) int64 { return m.tid[l] }
+		} else {
+			val = func(i, l int) int64 { return m.txyz[i][l] }
+		}
+	default:
+		val = func(_, l int) int64 { return axisValue(thAxis[s.Kind], m.tid[l]) }
+	}
+	for i, v := range s.Vars {
+		b := &binding{}
+		if i < 3 {
+			for l := range 32 {
+				b.v[l] = val(i, l)
+			}
+		} else {
+			b.why = "a scope id of more than 3 dimensions"
+		}
+		m.vars[v] = b
+	}
+}
+
+var thAxis = map[ir.ScopeIDKind]string{ir.WarpID: "warpid", ir.WarpgroupID: "wgid", ir.WarpIDInWG: "wid_in_wg",
+	ir.LaneID: "laneid", ir.ThreadIDInWG: "tid_in_wg"}
+
+func axisValue(axis string, t int64) int64 {
+	switch axis {
+	case "tx":
+		return t
+	case "laneid":
+		return t % 32
+	case "warpid":
+		return t / 32
+	case "wgid":
+		return t / 128
+	case "tid_in_wg":
+		return t % 128
+	case "wid_in_wg":
+		return (t / 32) % 4
+	}
+	return -1
+}
+
+func (m *machine) forLoop(s *ir.For) {
+	var lo lanes
+	why := ""
+	if s.Min != nil {
+		lo, why = m.eval(s.Min)
+	}
+	ext, why2 := m.eval(s.Extent)
+	if why == "" {
+		why = why2
+	}
+	if why != "" {
+		m.skip(s.Body, "loop "+s.Var.Name+": "+why)
+		return
+	}
+	in := m.mask
+	var n int64
+	for i := range 32 {
+		if in&(1<<i) != 0 {
+			n = max(n, ext[i])
+		}
+	}
+	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
+	if unr {
+		m.inUnr++
+		m.unrolled[s.Var] = true
+	}
+	fr := &loopFrame{}
+	m.loops = append(m.loops, fr)
+	b := m.vars[s.Var]
+	if b == nil {
+		b = &binding{}
+		m.vars[s.Var] = b
+	}
+	b.why = ""
+	for it := int64(0); it < n && !m.over; it++ {
+		live := in &^ fr.broken
+		for i := range 32 {
+			if it >= ext[i] {
+				live &^= 1 << i
+			}
+			b.v[i] = lo[i] + it
+		}
+		if live == 0 {
+			break
+		}
+		fr.cont = 0
+		m.mask = live
+		if !unr {
+			m.cpRun = false
+		}
+		m.block(s.Body)
+	}
+	m.loops = m.loops[:len(m.loops)-1]
+	m.mask = in
+	if unr {
+		delete(m.unrolled, s.Var)
+		m.inUnr--
+		if m.inUnr == 0 {
+			m.flush()
+		}
+	}
+}
+
+// maxUnroll is the largest constant trip count of a serial loop the model
+// takes nvcc to unroll completely (and so to merge across iterations):
+// the lead's calibration saw `for i < 8` and `for i < 4` loops without a
+// pragma merged into one STS.128.
+const maxUnroll = 32
+
+// constLoop reports whether s is a serial loop with constant bounds and
+// at most maxUnroll iterations.
+func constLoop(s *ir.For) bool {
+	if s.Kind != ir.Serial {
+		return false
+	}
+	if s.Min != nil {
+		if _, ok := ir.ConstInt(s.Min); !ok {
+			return false
+		}
+	}
+	n, ok := ir.ConstInt(s.Extent)
+	return ok && n <= maxUnroll
+}
+
+// maxWhile bounds a while loop's iterations.
+const maxWhile = 1 << 16
+
+func (m *machine) whileLoop(s *ir.While) {
+	in := m.mask
+	fr := &loopFrame{}
+	m.loops = append(m.loops, fr)
+	defer func() { m.loops = m.loops[:len(m.loops)-1]; m.mask = in }()
+	for it := 0; ; it++ {
+		live := in &^ fr.broken
+		c, why := m.evalUnder(s.Cond, live)
+		if why != "" {
+			m.skip(s.Body, "while loop: "+why)
+			return
+		}
+		live &= truth(&c)
+		if live == 0 || m.over {
+			return
+		}
+		if it >= maxWhile {
+			m.skip(s.Body, fmt.Sprintf("a while loop runs more than %d iterations", maxWhile))
+			return
+		}
+		fr.cont = 0
+		m.mask = live
+		m.cpRun = false
+		m.block(s.Body)
+	}
+}
+
+func (m *machine) evalUnder(e ir.Expr, mask uint32) (lanes, string) {
+	save := m.mask
+	m.mask = mask
+	v, why := m.eval(e)
+	m.mask = save
+	return v, why
+}
+
+// ---- expressions ----
+
+func bcast(v int64) (l lanes) {
+	for i := range l {
+		l[i] = v
+	}
+	return l
+}
+
+func (m *machine) eval(e ir.Expr) (lanes, string) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return bcast(e.Value), ""
+	case *ir.Var:
+		b := m.vars[e]
+		if b == nil {
+			return lanes{}, m.reason(e, "", e.Name, " is a runtime value")
+		}
+		return b.v, b.why
+	case *ir.ThreadIndex:
+		var l lanes
+		switch e.Axis {
+		case "bx", "by", "bz":
+			return bcast(m.cta[e.Axis[1]-'x']), ""
+		}
+		for i := range l {
+			l[i] = axisValue(e.Axis, m.tid[i])
+		}
+		return l, ""
+	case *ir.Binary:
+		a, wa := m.eval(e.A)
+		b, wb := m.eval(e.B)
+		if wa != "" {
+			return a, wa
+		}
+		if wb != "" {
+			return b, wb
+		}
+		return binary(e.Op, &a, &b)
+	case *ir.Not:
+		a, why := m.eval(e.X)
+		for i := range a {
+			a[i] = b2i(a[i] == 0)
+		}
+		return a, why
+	case *ir.Neg:
+		a, why := m.eval(e.X)
+		for i := range a {
+			a[i] = -a[i]
+		}
+		return a, why
+	case *ir.Cast:
+		a, why := m.eval(e.X)
+		if why == "" && e.To.IsFloat() {
+			return a, "a floating-point value"
+		}
+		if e.To.Code == ir.Bool {
+			for i := range a {
+				a[i] = b2i(a[i] != 0)
+			}
+		}
+		return a, why
+	case *ir.Select:
+		c, why := m.eval(e.Cond)
+		if why != "" {
+			if touchesMemory(e.A) || touchesMemory(e.B) {
+				m.unknown("a select on " + why + " chooses between memory accesses")
+			}
+			return c, why
+		}
+		t := truth(&c) & m.mask
+		a, wa := m.evalUnder(e.A, t)
+		b, wb := m.evalUnder(e.B, m.mask&^t)
+		if t != 0 && wa != "" {
+			return a, wa
+		}
+		if m.mask&^t != 0 && wb != "" {
+			return b, wb
+		}
+		for i := range a {
+			if t&(1<<i) == 0 {
+				a[i] = b[i]
+			}
+		}
+		return a, ""
+	case *ir.Load:
+		if e.Buf.Scope == "local" {
+			return m.localLoad(e)
+		}
+		m.load(e)
+		return lanes{}, m.reason(e.Buf, "the value of ", e.Buf.Name, "[...] is runtime data")
+	case *ir.Call:
+		return m.call(e)
+	case *ir.FloatImm:
+		return lanes{}, "a floating-point value"
+	case nil:
+		return lanes{}, "a missing value"
+	}
+	return lanes{}, fmt.Sprintf("a %T value", e)
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
+
+func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
+	// One loop per operator: a switch per lane was a third of the
+	// analysis (BenchmarkMemoryOnly3000).
+	var r lanes
+	switch op {
+	case ir.Add:
+		for i := range r {
+			r[i] = a[i] + b[i]
+		}
+	case ir.Sub:
+		for i := range r {
+			r[i] = a[i] - b[i]
+		}
+	case ir.Mul:
+		for i := range r {
+			r[i] = a[i] * b[i]
+		}
+	case ir.FloorDiv, ir.Div:
+		for i := range r {
+			if y := b[i]; y > 0 && a[i] >= 0 {
+				r[i] = a[i] / y
+			} else if y != 0 {
+				r[i] = floorDiv(a[i], y)
+			}
+		}
+	case ir.FloorMod:
+		for i := range r {
+			if y := b[i]; y > 0 && a[i] >= 0 {
+				r[i] = a[i] % y
+			} else if y != 0 {
+				r[i] = floorMod(a[i], y)
+			}
+		}
+	case ir.Min:
+		for i := range r {
+			r[i] = min(a[i], b[i])
+		}
+	case ir.Max:
+		for i := range r {
+			r[i] = max(a[i], b[i])
+		}
+	case ir.EQ:
+		for i := range r {
+			r[i] = b2i(a[i] == b[i])
+		}
+	case ir.NE:
+		for i := range r {
+			r[i] = b2i(a[i] != b[i])
+		}
+	case ir.LT:
+		for i := range r {
+			r[i] = b2i(a[i] < b[i])
+		}
+	case ir.LE:
+		for i := range r {
+			r[i] = b2i(a[i] <= b[i])
+		}
+	case ir.GT:
+		for i := range r {
+			r[i] = b2i(a[i] > b[i])
+		}
+	case ir.GE:
+		for i := range r {
+			r[i] = b2i(a[i] >= b[i])
+		}
+	case ir.And:
+		for i := range r {
+			r[i] = b2i(a[i] != 0 && b[i] != 0)
+		}
+	case ir.Or:
+		for i := range r {
+			r[i] = b2i(a[i] != 0 || b[i] != 0)
+		}
+	case ir.BitAnd:
+		for i := range r {
+			r[i] = a[i] & b[i]
+		}
+	case ir.BitOr:
+		for i := range r {
+			r[i] = a[i] | b[i]
+		}
+	case ir.BitXor:
+		for i := range r {
+			r[i] = a[i] ^ b[i]
+		}
+	case ir.Shl:
+		for i := range r {
+			r[i] = a[i] << uint(b[i]&63)
+		}
+	case ir.Shr:
+		for i := range r {
+			r[i] = a[i] >> uint(b[i]&63)
+		}
+	default:
+		return r, fmt.Sprintf("operator %d", op)
+	}
+	return r, ""
+}
+
+// ---- pointers and addresses ----
+
+// ptr is a per-lane byte address into the storage of a root buffer.
+type ptr struct {
+	buf   *ir.Buffer // the root buffer (allocation or parameter)
+	view  *ir.Buffer // the buffer whose element type the pointer has
+	addr  lanes
+	align int64 // provable alignment of addr in bytes
+}
+
+func elemBytes(d ir.DataType) int64 {
+	b := int64(d.Bits)
+	if b < 8 {
+		return 1
+	}
+	return b / 8
+}
+
+// base returns the root buffer of b and b's byte offset into it.
+func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
+	var off lanes
+	align := int64(64)
+	if b.Scope == "global" {
+		align = 256
+	}
+	root := b
+	for root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
+		eb := elemBytes(root.Dtype)
+		if root.ElemOffsetExpr != nil {
+			v, why := m.eval(root.ElemOffsetExpr)
+			if why != "" {
+				return nil, off, 0, why
+			}
+			for i := range off {
+				off[i] += v[i] * eb
+			}
+			align = gcd(align, m.div(root.ElemOffsetExpr)*eb)
+		}
+		for i := range off {
+			off[i] += root.ElemOffset * eb
+		}
+		align = gcd(align, root.ElemOffset*eb)
+		if root.Base == nil {
+			break
+		}
+		if root.Base.Kind == ir.DeclBuffer && root.Base.ElemOffsetExpr != nil && root.ElemOffsetExpr != nil {
+			// a view of a view at a runtime offset: the inner offset
+			// already includes the outer one (codegen's viewOffset)
+			v, _ := m.eval(root.Base.ElemOffsetExpr)
+			for i := range off {
+				off[i] -= v[i] * elemBytes(root.Base.Dtype)
+			}
+		}
+		if root.Base.Kind == ir.DeclBuffer && root.Base.ElemOffset != 0 {
+			for i := range off {
+				off[i] -= root.Base.ElemOffset * elemBytes(root.Base.Dtype)
+			}
+		}
+		root = root.Base
+	}
+	return root, off, align, ""
+}
+
+// elemAddr is the element offset of b[idx] in b's storage, per lane.
+func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
+	if len(idx) != len(b.Shape) {
+		return lanes{}, fmt.Sprintf("%d indices for the rank-%d buffer %s", len(idx), len(b.Shape), b.Name)
+	}
+	if b.RuntimeDim() >= 0 && b.Layout != nil {
+		return lanes{}, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+	}
+	var small [4]lanes
+	vals := small[:0]
+	if len(idx) > len(small) {
+		vals = make([]lanes, 0, len(idx))
+	}
+	vals = vals[:len(idx)]
+	uniform := true // every active lane indexes the same element
+	first := bits.TrailingZeros32(m.mask | 1<<31)
+	for d, x := range idx {
+		v, why := m.eval(x)
+		if why != "" {
+			return v, why
+		}
+		vals[d] = v
+		if uniform {
+			for i := range 32 {
+				if m.mask&(1<<i) != 0 && v[i] != v[first] {
+					uniform = false
+					break
+				}
+			}
+		}
+	}
+	var out lanes
+	switch l := b.Layout.(type) {
+	case nil:
+		if b.RuntimeDim() >= 0 {
+			return out, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+		}
+		stride := int64(1)
+		for d := len(idx) - 1; d >= 0; d-- {
+			for i := range out {
+				out[i] += vals[d][i] * stride
+			}
+			stride *= b.Shape[d]
+		}
+		return out, ""
+	case *layout.TileLayout:
+		if l.HasThreadAxis() {
+			return out, fmt.Sprintf("buffer %s has thread axes in its layout", b.Name)
+		}
+	case *layout.ComposeLayout:
+	default:
+		return out, fmt.Sprintf("layout %T", l)
+	}
+	ap := m.applier(b)
+	if cap(m.coord) < len(idx) {
+		m.coord = make([]int64, len(idx))
+	}
+	c := m.coord[:len(idx)]
+	if uniform {
+		// one element for all lanes (&buf[0] + per-lane offsets, the
+		// lowered copies' form): apply the layout once
+		for d := range idx {
+			c[d] = vals[d][first]
+		}
+		return bcast(ap(c)), ""
+	}
+	for i := range out {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		for d := range idx {
+			c[d] = vals[d][i]
+		}
+		out[i] = ap(c)
+	}
+	return out, ""
+}
+
+// applier returns coord -> physical element offset of b (swizzle included).
+func (m *machine) applier(b *ir.Buffer) func([]int64) int64 {
+	if f, ok := m.appliers[b]; ok {
+		return f
+	}
+	var f func([]int64) int64
+	switch l := b.Layout.(type) {
+	case *layout.TileLayout:
+		f = layout.ShapeApplier(l, b.Shape, layout.M)
+	case *layout.ComposeLayout:
+		tile := l.Tile
+		var inner func([]int64) int64
+		if layout.IsTrivial(tile) && layout.Size(tile, nil) != b.NumElements() {
+			shape := b.Shape
+			inner = func(c []int64) int64 { return layout.FlattenCoord(c, shape) }
+		} else {
+			inner = layout.ShapeApplier(tile, b.Shape, layout.M)
+		}
+		f = func(c []int64) int64 { return l.SwizzleAddr(inner(c)) }
+	}
+	m.appliers[b] = f
+	return f
+}
+
+// pointer evaluates a pointer expression.
+func (m *machine) pointer(e ir.Expr) (ptr, string) {
+	switch e := e.(type) {
+	case *ir.Call:
+		if e.Op == ir.OpPointerOffset && len(e.Args) == 2 {
+			p, why := m.pointer(e.Args[0])
+			if why != "" {
+				return p, why
+			}
+			off, why := m.eval(e.Args[1])
+			if why != "" {
+				return p, why
+			}
+			eb := elemBytes(p.view.Dtype)
+			for i := range off {
+				p.addr[i] += off[i] * eb
+			}
+			p.align = gcd(p.align, m.div(e.Args[1])*eb)
+			return p, ""
+		}
+		if e.Op == "ptx.addr" && len(e.Args) == 2 {
+			// T.ptx.addr(base, byte_offset)
+			p, why := m.pointer(e.Args[0])
+			if why != "" {
+				return p, why
+			}
+			off, why := m.eval(e.Args[1])
+			if why != "" {
+				return p, why
+			}
+			for i := range off {
+				p.addr[i] += off[i]
+			}
+			p.align = gcd(p.align, m.div(e.Args[1]))
+			return p, ""
+		}
+	case *ir.Cast:
+		return m.pointer(e.X)
+	case *ir.BufferData:
+		root, off, align, why := m.base(e.Buf)
+		return ptr{root, e.Buf, off, align}, why
+	case *ir.AddressOf:
+		root, off, align, why := m.base(e.Buf)
+		if why != "" {
+			return ptr{}, why
+		}
+		eb := elemBytes(e.Buf.Dtype)
+		var el lanes
+		var d int64
+		if e.FlatIndex {
+			if len(e.Indices) != 1 {
+				return ptr{}, "a flat address with several indices"
+			}
+			el, why = m.eval(e.Indices[0])
+			d = m.div(e.Indices[0])
+		} else {
+			el, why = m.elemAddr(e.Buf, e.Indices)
+			d = m.divIndex(e.Buf, e.Indices)
+		}
+		if why != "" {
+			return ptr{}, why
+		}
+		for i := range off {
+			off[i] += el[i] * eb
+		}
+		return ptr{root, e.Buf, off, gcd(align, d*eb)}, ""
+	}
+	return ptr{}, fmt.Sprintf("pointer %T is not modelled", e)
+}
+
+// divIndex is the provable divisibility (in elements) of the element
+// offset of b[idx]: for a row-major buffer (or no layout) the gcd of each
+// index's divisibility times its stride; 1 otherwise.
+func (m *machine) divIndex(b *ir.Buffer, idx []ir.Expr) int64 {
+	var strides []int64
+	switch l := b.Layout.(type) {
+	case nil:
+	case *layout.TileLayout:
+		if !layout.Equal(l, layout.RowMajor(b.Shape...)) {
+			return 1
+		}
+	default:
+		return 1
+	}
+	strides = make([]int64, len(idx))
+	s := int64(1)
+	for d := len(idx) - 1; d >= 0; d-- {
+		strides[d] = s
+		s *= b.Shape[d]
+	}
+	g := int64(0)
+	for d, x := range idx {
+		g = gcd(g, m.div(x)*strides[d])
+	}
+	if g == 0 {
+		return 1 << 20
+	}
+	return g
+}
+
+const bigDiv = 1 << 20
+
+// div is the largest power-of-two-friendly divisor of e that the compiler
+// can prove: constants (and an unroll loop's variable, a constant in each
+// unrolled copy) exactly, thread indices and other variables 1, sums the
+// gcd, products the product. 0 divides everything (bigDiv).
+func (m *machine) div(e ir.Expr) int64 {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		if e.Value == 0 {
+			return bigDiv
+		}
+		return abs(e.Value)
+	case *ir.Var:
+		if m.unrolled[e] {
+			if b := m.vars[e]; b != nil {
+				if b.v[0] == 0 {
+					return bigDiv
+				}
+				return abs(b.v[0])
+			}
+		}
+		if v, ok := m.lets[e]; ok {
+			return m.div(v)
+		}
+		return 1
+	case *ir.Binary:
+		a, b := m.div(e.A), m.div(e.B)
+		switch e.Op {
+		case ir.Add, ir.Sub, ir.Min, ir.Max:
+			return gcd(a, b)
+		case ir.Mul:
+			return min(a*b, bigDiv)
+		case ir.Shl:
+			if c, ok := ir.ConstInt(e.B); ok && c < 20 {
+				return min(a<<c, bigDiv)
+			}
+		case ir.FloorMod:
+			if _, ok := ir.ConstInt(e.B); ok {
+				return gcd(a, b)
+			}
+		case ir.FloorDiv:
+			if c, ok := ir.ConstInt(e.B); ok && c > 0 && a%c == 0 {
+				return a / c
+			}
+		case ir.BitXor, ir.BitOr:
+			return int64(1) << min(tz(a), tz(b))
+		case ir.BitAnd:
+			return int64(1) << max(tz(a), tz(b))
+		}
+		return 1
+	case *ir.Cast:
+		return m.div(e.X)
+	case *ir.Select:
+		return gcd(m.div(e.A), m.div(e.B))
+	}
+	return 1
+}
+
+func tz(x int64) int {
+	if x >= bigDiv {
+		return 20
+	}
+	return bits.TrailingZeros64(uint64(x))
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func gcd(a, b int64) int64 {
+	a, b = abs(a), abs(b)
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// ---- memory statements ----
+
+func scopeOf(b *ir.Buffer) string {
+	switch b.Scope {
+	case "shared", "shared.dyn":
+		return "shared"
+	case "global":
+		return "global"
+	}
+	return ""
+}
+
+// localLoad returns the value of a register buffer element.
+func (m *machine) localLoad(e *ir.Load) (lanes, string) {
+	idx, why := m.elemAddr(e.Buf, e.Indices)
+	if why != "" {
+		return idx, why
+	}
+	var out lanes
+	for i := range 32 {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		b := m.local[e.Buf][idx[i]]
+		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
+			if b != nil && b.why != "" {
+				return out, b.why
+			}
+			return out, fmt.Sprintf("the value of %s[...] is not known statically", e.Buf.Name)
+		}
+		out[i] = b.v[i]
+	}
+	return out, ""
+}
+
+// unset marks a lane of a local element never written.
+const unset = int64(1) << 62
+
+// localStore writes a register buffer element.
+func (m *machine) localStore(s *ir.Store) {
+	idx, why := m.elemAddr(s.Buf, s.Indices)
+	if why != "" {
+		return // an unknown element: loads of the buffer say so
+	}
+	val, vwhy := m.eval(s.Value)
+	mem := m.local[s.Buf]
+	if mem == nil {
+		mem = map[int64]*binding{}
+		m.local[s.Buf] = mem
+	}
+	for i := range 32 {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		b := mem[idx[i]]
+		if b == nil {
+			b = &binding{v: bcast(unset)}
+			mem[idx[i]] = b
+		}
+		if vwhy != "" {
+			b.why = vwhy
+			continue
+		}
+		b.v[i] = val[i]
+	}
+}
+
+func (m *machine) load(e *ir.Load) {
+	sc := scopeOf(e.Buf)
+	if sc == "" {
+		for _, x := range e.Indices {
+			m.eval(x) // loads inside the indices
+		}
+		return
+	}
+	p, why := m.pointer(&ir.AddressOf{Buf: e.Buf, Indices: e.Indices, Span: e.Span})
+	if why != "" {
+		m.unknown(why)
+		return
+	}
+	k := sharedLoad
+	if sc == "global" {
+		k = globalLoad
+	}
+	m.emit(event{k: k, mask: m.mask, width: elemBytes(e.Buf.Dtype), addr: p.addr, buf: p.buf, node: e, align: p.align})
+}
+
+func (m *machine) store(s *ir.Store) {
+	if s.Buf.Scope == "local" {
+		m.localStore(s)
+		return
+	}
+	m.eval(s.Value) // its loads
+	sc := scopeOf(s.Buf)
+	if sc == "" {
+		for _, x := range s.Indices {
+			m.eval(x)
+		}
+		return
+	}
+	p, why := m.pointer(&ir.AddressOf{Buf: s.Buf, Indices: s.Indices, Span: s.Span})
+	if why != "" {
+		m.unknown(why)
+		return
+	}
+	k := sharedStore
+	if sc == "global" {
+		k = globalStore
+	}
+	m.emit(event{k: k, mask: m.mask, width: elemBytes(s.Buf.Dtype), addr: p.addr, buf: p.buf, node: s, align: p.align})
+}
+
+// access records a load (or store) of n bytes through pointer expression e.
+func (m *machine) access(e ir.Expr, n int64, store bool, node ir.Node) {
+	p, why := m.pointer(e)
+	if why != "" {
+		m.unknown(why)
+		return
+	}
+	var k kind
+	switch sc := scopeOf(p.buf); {
+	case sc == "shared" && store:
+		k = sharedStore
+	case sc == "shared":
+		k = sharedLoad
+	case sc == "global" && store:
+		k = globalStore
+	case sc == "global":
+		k = globalLoad
+	default:
+		return // registers
+	}
+	for n > 0 {
+		w := min(n, 16) // tvm_builtin_copy_256b: two uint4 accesses
+		m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, node: node, align: p.align})
+		for i := range p.addr {
+			p.addr[i] += w
+		}
+		n -= w
+	}
+}
+
+func (m *machine) call(c *ir.Call) (lanes, string) {
+	switch c.Op {
+	case ir.OpElectSync:
+		var l lanes
+		if m.mask != 0 {
+			l[bits.TrailingZeros32(m.mask)] = 1
+		}
+		return l, ""
+	case ir.OpFilter:
+		if len(c.Args) == 2 {
+			return m.eval(c.Args[1])
+		}
+	case "cuda.ldg":
+		// T.cuda.ldg(ptr, dtype): one global load of the dtype
+		if len(c.Args) == 2 {
+			if d, ok := c.Args[1].(*ir.StringImm); ok {
+				if t, ok := ir.ParseDType(d.Value); ok {
+					m.access(c.Args[0], elemBytes(t), false, c)
+					return lanes{}, "the value of a global load is runtime data"
+				}
+			}
+		}
+	case ir.OpPtxLdSharedPlain:
+		// T.ptx.ld.plain.shared(ptr) ... a 32-bit load
+		if len(c.Args) > 0 {
+			m.access(c.Args[0], max(4, elemBytes(c.Type)), false, c)
+		}
+		return lanes{}, "the value of a shared-memory load is runtime data"
+	}
+	m.evaluate(c)
+	return lanes{}, m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
+}
+
+// ignored lists intrinsic prefixes whose memory traffic is not LSU ld/st
+// (synchronisation, mbarriers, fences, tensor-core and tensor-memory ops)
+// or that touch no memory.
+var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync", "ptx.mbarrier", "ptx.fence",
+	"ptx.elect_sync", "ptx.cp_async.bulk.commit_group", "ptx.cp_async.bulk.wait_group", "ptx.cp_async.commit_group",
+	"ptx.cp_async.wait_group", "ptx.prefetch_tensormap", "ptx.tcgen05", "ptx.wgmma", "ptx.mma", "cuda.smem_desc",
+	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce",
+	// atomics and reductions are op_atom/op_red traffic, not ld/st
+	"ptx.atom", "ptx.red", "cuda.atomic", "ptx.mapa", "ptx.prefetch", "ptx.cp.async.bulk", "ptx.cp_async.bulk.s2c",
+	"ptx.fence", "ptx.bar", "ptx.barrier"}
+
+// evaluate executes an intrinsic call statement.
+func (m *machine) evaluate(x ir.Expr) {
+	c, ok := x.(*ir.Call)
+	if !ok {
+		m.eval(x)
+		return
+	}
+	arg := func(i int) int64 {
+		if i < len(c.Args) {
+			if v, ok := ir.ConstInt(c.Args[i]); ok {
+				return v
+			}
+		}
+		return -1
+	}
+	switch c.Op {
+	case ir.OpCopyBytes:
+		n := arg(2)
+		if n <= 0 || len(c.Args) < 3 {
+			m.unknown("a copy of a runtime byte count")
+			return
+		}
+		m.access(c.Args[1], n, false, c)
+		m.access(c.Args[0], n, true, c)
+		return
+	case ir.OpCpAsync:
+		n := arg(2)
+		p, why := m.pointer(c.Args[0])
+		if why != "" || n <= 0 {
+			m.unknown("cp.async: " + why)
+			return
+		}
+		sp, why := m.pointer(c.Args[1])
+		if why != "" {
+			m.unknown("cp.async: " + why)
+			return
+		}
+		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+		m.cpRun = true
+		return
+	case ir.OpLdmatrix, ir.OpStmatrix:
+		num := arg(0)
+		p, why := m.pointer(c.Args[2])
+		if why != "" || num <= 0 {
+			m.unknown(c.Op + ": " + why)
+			return
+		}
+		k := ldmatrix
+		if c.Op == ir.OpStmatrix {
+			k = stmatrix
+		}
+		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, node: c})
+		return
+	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
+		var tm *ir.TensorMap
+		for _, a := range c.Args {
+			if t, ok := a.(*ir.TensorMapAddr); ok {
+				tm = t.Map
+			}
+		}
+		if tm == nil {
+			m.unknown(c.Op + " without a tensor map")
+			return
+		}
+		n := elemBytes(tm.DType)
+		for _, b := range tm.Box {
+			n *= b
+		}
+		if c.Op == ir.OpCpAsyncBulkTensorG2CGather4 && len(tm.Box) > 0 {
+			n = n / max(tm.Box[len(tm.Box)-1], 1) * 4
+		}
+		m.emit(event{k: tma, mask: m.mask, node: c, bytes: n})
+		return
+	case ir.OpPtxStSharedPlain:
+		if len(c.Args) > 0 {
+			w := int64(4)
+			if len(c.Args) > 1 {
+				w = max(1, elemBytes(typeOf(c.Args[1])))
+			}
+			m.access(c.Args[0], w, true, c)
+		}
+		return
+	}
+	if c.Op == ir.OpCastVec2 && len(c.Args) == 4 {
+		from, ok1 := c.Args[2].(*ir.StringImm)
+		to, ok2 := c.Args[3].(*ir.StringImm)
+		if ok1 && ok2 {
+			ft, ok1 := ir.ParseDType(from.Value)
+			tt, ok2 := ir.ParseDType(to.Value)
+			if ok1 && ok2 {
+				m.access(c.Args[1], 2*elemBytes(ft), false, c)
+				m.access(c.Args[0], 2*elemBytes(tt), true, c)
+				return
+			}
+		}
+	}
+	if handled := m.userOp(c); handled {
+		return
+	}
+	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
+		m.cpRun = false
+	}
+	for _, p := range ignored {
+		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
+			return
+		}
+	}
+	// Any other intrinsic: fine when it touches no shared or global
+	// buffer; unknown otherwise.
+	for _, a := range c.Args {
+		if b := bufferOf(a); b != nil && scopeOf(b) != "" {
+			m.unknown(fmt.Sprintf("the memory access of %s is not modelled", c.Op))
+			return
+		}
+		if _, ok := a.(*ir.StringImm); !ok {
+			m.eval(a) // loads in the arguments
+		}
+	}
+}
+
+func typeOf(e ir.Expr) ir.DataType {
+	switch e := e.(type) {
+	case *ir.Load:
+		return e.Buf.Dtype
+	case *ir.Cast:
+		return e.To
+	case *ir.Var:
+		return e.Type
+	case *ir.IntImm:
+		return e.Type
+	case *ir.Call:
+		return e.Type
+	}
+	return ir.Int32
+}
+
+// bufferOf returns the buffer a pointer argument points into (nil for a
+// non-pointer).
+func bufferOf(e ir.Expr) *ir.Buffer {
+	switch e := e.(type) {
+	case *ir.AddressOf:
+		return e.Buf
+	case *ir.BufferData:
+		return e.Buf
+	case *ir.Call:
+		if e.Op == ir.OpPointerOffset && len(e.Args) > 0 {
+			return bufferOf(e.Args[0])
+		}
+	case *ir.Cast:
+		return bufferOf(e.X)
+	}
+	return nil
+}
+
+// userOp counts a load, store, ldmatrix/stmatrix or cp.async a kernel
+// writes itself in the T.ptx dialect (codegen/cuda/ops_user_ldst.go); it
+// reports whether c was one.
+func (m *machine) userOp(c *ir.Call) bool {
+	rest, ok := strings.CutPrefix(c.Op, "ptx.")
+	if !ok {
+		return false
+	}
+	toks := strings.Split(rest, ".")
+	for i, t := range toks {
+		t = strings.ReplaceAll(t, "__", "::")
+		if len(t) > 1 && strings.HasSuffix(t, "_") && !strings.HasSuffix(t, "::_") {
+			t = strings.TrimSuffix(t, "_")
+		}
+		toks[i] = t
+	}
+	has := func(s string) bool { return slices.Contains(toks, s) }
+	space := ""
+	switch {
+	case has("shared::cluster") || (has("shared") && has("cluster")):
+		space = "cluster"
+	case has("shared") || has("shared::cta"):
+		space = "shared"
+	case has("global"):
+		space = "global"
+	case has("local"):
+		space = "local"
+	}
+	switch toks[0] {
+	case "ld", "st":
+		typ := toks[len(toks)-1]
+		bitsN, err := strconv.Atoi(strings.TrimLeft(typ, "bufs"))
+		if err != nil {
+			return false
+		}
+		n := 1
+		switch {
+		case has("v2"):
+			n = 2
+		case has("v4"):
+			n = 4
+		case has("v8"):
+			n = 8
+		}
+		width := int64(n * bitsN / 8)
+		if space == "cluster" {
+			m.unknown(c.Op + ": a distributed shared memory access is not modelled")
+			return true
+		}
+		if width > 16 {
+			m.unknown(fmt.Sprintf("%s: %d-byte accesses are not calibrated", c.Op, width))
+			return true
+		}
+		ai := 0
+		if toks[0] == "ld" {
+			ai = n
+		}
+		if ai >= len(c.Args) {
+			return false
+		}
+		if space == "local" {
+			return true
+		}
+		m.accessIn(c.Args[ai], width, toks[0] == "st", c, space)
+		return true
+	case "ldmatrix", "stmatrix":
+		num := int64(0)
+		for _, t := range toks {
+			switch t {
+			case "x1":
+				num = 1
+			case "x2":
+				num = 2
+			case "x4":
+				num = 4
+			}
+		}
+		ai := 0
+		if toks[0] == "ldmatrix" {
+			ai = int(num)
+		}
+		if num == 0 || ai >= len(c.Args) {
+			return false
+		}
+		p, why := m.pointer(c.Args[ai])
+		if why != "" {
+			m.unknown(c.Op + ": " + why)
+			return true
+		}
+		k := ldmatrix
+		if toks[0] == "stmatrix" {
+			k = stmatrix
+		}
+		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, node: c})
+		return true
+	case "cp":
+		if len(toks) > 2 && toks[1] == "async" && (toks[2] == "ca" || toks[2] == "cg") && len(c.Args) >= 3 {
+			n, ok := ir.ConstInt(c.Args[2])
+			p, why := m.pointer(c.Args[0])
+			sp, why2 := m.pointer(c.Args[1])
+			if why == "" {
+				why = why2
+			}
+			if why != "" || !ok {
+				m.unknown("cp.async: " + why)
+				return true
+			}
+			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+			m.cpRun = true
+			return true
+		}
+	}
+	return false
+}
+
+// accessIn is access for an instruction that names its state space
+// (space "" is a generic address: the buffer's scope decides).
+func (m *machine) accessIn(e ir.Expr, n int64, store bool, node ir.Node, space string) {
+	if space != "" {
+		if b := bufferOf(e); b != nil && scopeOf(b) != space {
+			m.unknown(fmt.Sprintf("%s addresses %s buffer %s", node.(*ir.Call).Op, b.Scope, b.Name))
+			return
+		}
+	}
+	m.access(e, n, store, node)
+}
+
+// touchesMemory reports whether evaluating e may access shared or global
+// memory (a load of such a buffer, or an intrinsic call).
+func touchesMemory(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Load:
+		if scopeOf(e.Buf) != "" {
+			return true
+		}
+		for _, x := range e.Indices {
+			if touchesMemory(x) {
+				return true
+			}
+		}
+	case *ir.Call:
+		return e.Op != ir.OpPointerOffset || touchesMemory(e.Args[len(e.Args)-1])
+	case *ir.Binary:
+		return touchesMemory(e.A) || touchesMemory(e.B)
+	case *ir.Not:
+		return touchesMemory(e.X)
+	case *ir.Neg:
+		return touchesMemory(e.X)
+	case *ir.Cast:
+		return touchesMemory(e.X)
+	case *ir.Select:
+		return touchesMemory(e.Cond) || touchesMemory(e.A) || touchesMemory(e.B)
+	}
+	return false
+}

@@ -1,0 +1,260 @@
+// Package memory predicts, without a GPU, the memory traffic that Nsight
+// Compute would measure for one launch of a lowered kernel: shared-memory
+// wavefronts and bank conflicts, ldmatrix/stmatrix phases, global requests
+// and 32-byte sectors, cp.async and TMA bytes, per tile call and per kernel.
+//
+// # How
+//
+// Analyze executes the lowered kernel body (ir.Func after dispatch, with
+// an ir.Lowered node per tile call) one warp at a time: every expression
+// is evaluated for the 32 lanes at once under an active mask (loops, lets,
+// selects, ifs, break/continue, thread axes and scope ids included), so a
+// memory statement executed under a non-empty mask is exactly one dynamic
+// warp-level instruction (same static access, same loop iteration, same
+// warp, active threads only). Every warp of every CTA is executed when the
+// grid has at most MaxCTAs CTAs; otherwise CTA 0 is executed and its counts
+// are multiplied by the number of CTAs (Figures.Scaled says so). A value
+// that cannot be known statically (runtime data, a runtime extent, a
+// runtime grid, an intrinsic whose memory access is not modelled) makes
+// the figures of the call it occurs in Unknown, with the reason; never a
+// guess.
+//
+// Machine code: nvcc -O2 merges a thread's neighbouring accesses into
+// wider instructions. The model merges, within one unroll or vectorized
+// loop or a serial loop of constant bounds and at most 32 iterations (which
+// nvcc unrolls: a plain `for i < 4` float copy became one STS.128 on an
+// H100), consecutive accesses of one kind (shared load, shared store) to
+// one shared buffer under the same mask when every lane's addresses are
+// contiguous, the merged width is 8 or 16 bytes and the first address is
+// provably aligned to it: the buffer's alignment (64 bytes for a shared
+// allocation) and the statically proven divisibility of the index. Global
+// accesses are never merged (a pointer parameter's alignment is only its
+// element size to the compiler; measured: the loads of that loop stayed
+// four LDG.E); the copy helpers' explicit uint2/uint4 accesses are already
+// wide. Figures.Source is "model"; figures from SASS would say "sass".
+//
+// # Hardware rules (measured with ncu on sm_90, /work/wt/ncu-calibration.md)
+//
+// Shared memory has 32 banks of 4 bytes; bank = (byte address / 4) mod 32.
+// A warp instruction of width w bytes is processed in groups of the lanes
+// whose accesses make 128 bytes: 32 lanes for w <= 4 (8- and 16-bit
+// accesses too), 16 for w = 8, 8 for w = 16; only active lanes count.
+// w(group) is the largest number of distinct 4-byte words one bank holds
+// among the group's accesses (one word read by several lanes is one:
+// broadcast). For loads, two adjacent groups (2k, 2k+1) are served in one
+// pass when together no bank holds more than one distinct word; otherwise,
+// and always for stores, each group is its own pass. Wavefronts = the sum
+// of w over the passes (1 for a merged pair); bank conflicts = the sum of
+// w - 1; the ideal is the number of passes (wavefronts - conflicts).
+// ldmatrix/stmatrix .x{1,2,4}: each 8x8 b16 matrix (the 16-byte rows whose
+// addresses lanes 8i..8i+7 give) is a group as for 128-bit, never merged
+// with another; their wavefronts and conflicts are in the shared load
+// (ldmatrix) or store (stmatrix) counters, their instructions in neither.
+//
+// Global memory: one request per warp instruction whatever its width;
+// sectors are the distinct 32-byte sectors the active lanes' bytes touch;
+// the ideal is the distinct bytes touched divided by 32, rounded up.
+// Parameter buffers are taken as 256-byte aligned (cudaMalloc) plus their
+// element offset.
+//
+// cp.async (LDGSTS): one cp_async instruction and one global load request
+// per warp instruction; its global sectors are counted per pass of the
+// shared-side store (a lane is served in the pass of its most contended
+// word), the distinct sectors of each pass summed. nvcc puts three
+// predicated-off LDS before the first LDGSTS of a straight-line run; they
+// count as three shared load instructions (no wavefronts) per run.
+//
+// # Counting contract (Nsight Compute names)
+//
+//	SharedLoad.Instructions   smsp__inst_executed_op_shared_ld (ldmatrix excluded)
+//	SharedLoad.Wavefronts     l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld (ldmatrix included)
+//	SharedLoad.Conflicts      l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld (ldmatrix included)
+//	SharedStore.*             the _st counterparts (stmatrix included in wavefronts/conflicts)
+//	Ldmatrix/Stmatrix         their own instructions, wavefronts, ideal, conflicts
+//	GlobalLoad.Requests       l1tex__t_requests_pipe_lsu_mem_global_op_ld
+//	GlobalLoad.Sectors        l1tex__t_sectors_pipe_lsu_mem_global_op_ld
+//	GlobalStore.*             the _st counterparts
+//	CpAsync                   smsp__inst_executed_op_ldgsts and the bytes moved (also in GlobalLoad)
+//	TMA                       warp instructions and bytes moved (UTMALDG/UTMASTG; no LSU counter)
+//
+// Register ("local") buffers, tensor memory, mbarrier operations, fences
+// and tensor-core operand reads are not LSU ld/st traffic and are not
+// counted.
+package memory
+
+import (
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// MaxCTAs is the largest grid whose CTAs are all executed.
+const MaxCTAs = 64
+
+// Shared holds the figures of one kind of shared-memory instruction.
+type Shared struct {
+	Instructions, Wavefronts, Ideal, Conflicts int64
+}
+
+// Global holds the figures of one kind of global-memory instruction.
+type Global struct {
+	Requests, Sectors, IdealSectors int64
+}
+
+// Async holds the figures of an asynchronous copy kind.
+type Async struct {
+	Instructions, Bytes int64
+}
+
+// Figures are the predicted counters of one call, of the kernel body
+// outside calls, or of a whole kernel, for one launch.
+type Figures struct {
+	// Source is where the instruction widths come from: "model".
+	Source string
+	// SharedLoad/SharedStore include the ldmatrix/stmatrix wavefronts and
+	// conflicts but not their instructions (see the package comment).
+	SharedLoad, SharedStore Shared
+	Ldmatrix, Stmatrix      Shared
+	GlobalLoad, GlobalStore Global
+	CpAsync, TMA            Async
+	// Unknown says why the figures cannot be computed ("" when they can);
+	// the numbers are meaningless then.
+	Unknown string
+	// Worst is the shared instruction with the most wavefronts above its
+	// ideal (nil when none exceeds it, or Unknown).
+	Worst *Instruction
+	// WorstGlobal is the global instruction with the most sectors above
+	// its ideal (nil when none exceeds it).
+	WorstGlobal *Instruction
+	// CTAs is the number of CTAs of the launch; Scaled is set when only
+	// CTA 0 was executed and the counts were multiplied by CTAs.
+	CTAs   int64
+	Scaled bool
+}
+
+// Instruction describes one dynamic warp instruction.
+type Instruction struct {
+	Kind  string // "shared load", "shared store", "ldmatrix", "stmatrix", "global load", "global store"
+	Width int64  // bytes per lane (16 for ldmatrix rows)
+	Buf   string // the buffer's name
+	// Buffer is the buffer (the allocation or parameter whose storage
+	// the access reads or writes).
+	Buffer *ir.Buffer
+	Span   source.Span
+	// Wavefronts and Ideal (sectors and ideal sectors for global).
+	Wavefronts, Ideal int64
+	CTA, Warp         int64
+	// node is the access (for Cached), nodeOrd and bufOrd its and the
+	// buffer's ordinals in a cached entry.
+	node            ir.Node
+	nodeOrd, bufOrd int
+	// Banks lists, for a shared instruction, the most loaded banks (the
+	// ones that needed Wavefronts words in one group), in bank order.
+	Banks []BankUse
+}
+
+// BankUse is one bank of the worst instruction: the lanes (threads of the
+// warp, as CTA thread indices) that access it and how many distinct words.
+type BankUse struct {
+	Bank    int
+	Threads []int64
+	Words   int
+}
+
+// Kernel holds the figures of one kernel.
+type Kernel struct {
+	// Calls maps each lowered tile call to its figures.
+	Calls map[*ir.TileCall]*Figures
+	// Body is the traffic outside tile calls ("kernel body").
+	Body *Figures
+	// Total is the whole kernel: the calls plus Body.
+	Total *Figures
+}
+
+// ExceedsIdeal reports whether the figures warrant a performance warning:
+// shared wavefronts at least twice the ideal, or global sectors above the
+// ideal.
+func (f *Figures) ExceedsIdeal() (shared, global bool) {
+	if f == nil || f.Unknown != "" {
+		return false, false
+	}
+	ideal := f.SharedLoad.Ideal + f.SharedStore.Ideal
+	shared = ideal > 0 && f.SharedLoad.Wavefronts+f.SharedStore.Wavefronts >= 2*ideal
+	global = f.GlobalLoad.Sectors > f.GlobalLoad.IdealSectors || f.GlobalStore.Sectors > f.GlobalStore.IdealSectors
+	return shared, global
+}
+
+func (s *Shared) add(o Shared) {
+	s.Instructions += o.Instructions
+	s.Wavefronts += o.Wavefronts
+	s.Ideal += o.Ideal
+	s.Conflicts += o.Conflicts
+}
+
+func (g *Global) add(o Global) {
+	g.Requests += o.Requests
+	g.Sectors += o.Sectors
+	g.IdealSectors += o.IdealSectors
+}
+
+func (a *Async) add(o Async) {
+	a.Instructions += o.Instructions
+	a.Bytes += o.Bytes
+}
+
+// add adds o into f (raw counts: ldmatrix not yet folded into SharedLoad).
+func (f *Figures) add(o *Figures) {
+	f.SharedLoad.add(o.SharedLoad)
+	f.SharedStore.add(o.SharedStore)
+	f.Ldmatrix.add(o.Ldmatrix)
+	f.Stmatrix.add(o.Stmatrix)
+	f.GlobalLoad.add(o.GlobalLoad)
+	f.GlobalStore.add(o.GlobalStore)
+	f.CpAsync.add(o.CpAsync)
+	f.TMA.add(o.TMA)
+	if f.Unknown == "" {
+		f.Unknown = o.Unknown
+	}
+	f.Worst = worse(f.Worst, o.Worst)
+	f.WorstGlobal = worse(f.WorstGlobal, o.WorstGlobal)
+}
+
+func worse(a, b *Instruction) *Instruction {
+	if b == nil {
+		return a
+	}
+	if a == nil || b.Wavefronts-b.Ideal > a.Wavefronts-a.Ideal {
+		return b
+	}
+	return a
+}
+
+// scale multiplies the counts by n.
+func (f *Figures) scale(n int64) {
+	for _, s := range []*Shared{&f.SharedLoad, &f.SharedStore, &f.Ldmatrix, &f.Stmatrix} {
+		s.Instructions *= n
+		s.Wavefronts *= n
+		s.Ideal *= n
+		s.Conflicts *= n
+	}
+	for _, g := range []*Global{&f.GlobalLoad, &f.GlobalStore} {
+		g.Requests *= n
+		g.Sectors *= n
+		g.IdealSectors *= n
+	}
+	for _, a := range []*Async{&f.CpAsync, &f.TMA} {
+		a.Instructions *= n
+		a.Bytes *= n
+	}
+}
+
+// fold adds the ldmatrix/stmatrix wavefronts, ideal and conflicts into
+// SharedLoad/SharedStore (their instructions stay out), as Nsight's LSU
+// wavefront counters include them.
+func (f *Figures) fold() {
+	f.SharedLoad.Wavefronts += f.Ldmatrix.Wavefronts
+	f.SharedLoad.Ideal += f.Ldmatrix.Ideal
+	f.SharedLoad.Conflicts += f.Ldmatrix.Conflicts
+	f.SharedStore.Wavefronts += f.Stmatrix.Wavefronts
+	f.SharedStore.Ideal += f.Stmatrix.Ideal
+	f.SharedStore.Conflicts += f.Stmatrix.Conflicts
+}

@@ -1,0 +1,143 @@
+package memory
+
+import "testing"
+
+// TestSharedRules checks the shared-memory rule on the accesses the lead
+// measured with Nsight Compute on sm_90 (/work/wt/ncu-calibration.md): one
+// warp, one instruction, address per thread t.
+func TestSharedRules(t *testing.T) {
+	all := uint32(0xffffffff)
+	cases := []struct {
+		name      string
+		k         kind
+		width     int64
+		mask      uint32
+		addr      func(t int64) int64
+		wf, confl int64
+	}{
+		{"ld32 t*4", sharedLoad, 4, all, func(t int64) int64 { return t * 4 }, 1, 0},
+		{"ld32 broadcast", sharedLoad, 4, all, func(t int64) int64 { return 0 }, 1, 0},
+		{"ld32 t*8", sharedLoad, 4, all, func(t int64) int64 { return t * 8 }, 2, 1},
+		{"ld32 t*128", sharedLoad, 4, all, func(t int64) int64 { return t * 128 }, 32, 31},
+		{"ld32 (t%2)*128", sharedLoad, 4, all, func(t int64) int64 { return t % 2 * 128 }, 2, 1},
+		{"ld32 t*132", sharedLoad, 4, all, func(t int64) int64 { return t * 132 }, 1, 0},
+		{"ld32 (t%16)*4", sharedLoad, 4, all, func(t int64) int64 { return t % 16 * 4 }, 1, 0},
+		{"ld32 t*16", sharedLoad, 4, all, func(t int64) int64 { return t * 16 }, 4, 3},
+		{"ld32 t*128 20 active", sharedLoad, 4, 1<<20 - 1, func(t int64) int64 { return t * 128 }, 20, 19},
+		{"ld64 t*8", sharedLoad, 8, all, func(t int64) int64 { return t * 8 }, 2, 0},
+		{"ld64 0", sharedLoad, 8, all, func(t int64) int64 { return 0 }, 1, 0},
+		{"ld64 t*16", sharedLoad, 8, all, func(t int64) int64 { return t * 16 }, 4, 2},
+		{"ld64 t*256", sharedLoad, 8, all, func(t int64) int64 { return t * 256 }, 32, 30},
+		{"ld64 (t/2)*8", sharedLoad, 8, all, func(t int64) int64 { return t / 2 * 8 }, 1, 0},
+		{"ld64 ((t+16)%32)*8", sharedLoad, 8, all, func(t int64) int64 { return (t + 16) % 32 * 8 }, 2, 0},
+		{"ld64 split", sharedLoad, 8, all, func(t int64) int64 {
+			if t < 16 {
+				return t * 16
+			}
+			return (t-16)*16 + 8
+		}, 4, 2},
+		{"ld128 t*16", sharedLoad, 16, all, func(t int64) int64 { return t * 16 }, 4, 0},
+		{"ld128 0", sharedLoad, 16, all, func(t int64) int64 { return 0 }, 2, 0},
+		{"ld128 t*32", sharedLoad, 16, all, func(t int64) int64 { return t * 32 }, 8, 4},
+		{"ld128 t*512", sharedLoad, 16, all, func(t int64) int64 { return t * 512 }, 32, 28},
+		{"ld128 xor within 8", sharedLoad, 16, all, func(t int64) int64 { return (t&^7 + (t & 7) ^ 3) * 16 }, 4, 0},
+		{"ld128 (t/8)*16", sharedLoad, 16, all, func(t int64) int64 { return t / 8 * 16 }, 2, 0},
+		{"ld128 (t%8)*16+(t/8)*128", sharedLoad, 16, all, func(t int64) int64 { return t%8*16 + t/8*128 }, 4, 0},
+		{"ld128 (t%8)*128+(t/8)*16", sharedLoad, 16, all, func(t int64) int64 { return t%8*128 + t/8*16 }, 32, 28},
+		{"ld16 t*2", sharedLoad, 2, all, func(t int64) int64 { return t * 2 }, 1, 0},
+		{"ld16 t*64", sharedLoad, 2, all, func(t int64) int64 { return t * 64 }, 16, 15},
+		{"ld8 t*128", sharedLoad, 1, all, func(t int64) int64 { return t * 128 }, 32, 31},
+		{"st32 t*8", sharedStore, 4, all, func(t int64) int64 { return t * 8 }, 2, 1},
+		{"st32 0", sharedStore, 4, all, func(t int64) int64 { return 0 }, 1, 0},
+		{"st64 t*8", sharedStore, 8, all, func(t int64) int64 { return t * 8 }, 2, 0},
+		{"st64 (t/2)*8", sharedStore, 8, all, func(t int64) int64 { return t / 2 * 8 }, 2, 0},
+		{"st64 0", sharedStore, 8, all, func(t int64) int64 { return 0 }, 2, 0},
+		{"st128 0", sharedStore, 16, all, func(t int64) int64 { return 0 }, 4, 0},
+		{"st128 (t/8)*16", sharedStore, 16, all, func(t int64) int64 { return t / 8 * 16 }, 4, 0},
+		{"st128 t*32", sharedStore, 16, all, func(t int64) int64 { return t * 32 }, 8, 4},
+		{"st128 t*512", sharedStore, 16, all, func(t int64) int64 { return t * 512 }, 32, 28},
+		{"ldmatrix x4 t*16", ldmatrix, 4, all, func(t int64) int64 { return t * 16 }, 4, 0},
+		{"ldmatrix x4 t*128", ldmatrix, 4, all, func(t int64) int64 { return t * 128 }, 32, 28},
+		{"ldmatrix x4 t*64", ldmatrix, 4, all, func(t int64) int64 { return t * 64 }, 16, 12},
+		{"ldmatrix x4 swizzled", ldmatrix, 4, all, func(t int64) int64 { return t*128 ^ t%8*16 }, 4, 0},
+		{"ldmatrix x4 same rows", ldmatrix, 4, all, func(t int64) int64 { return t % 8 * 16 }, 4, 0},
+		{"ldmatrix x2 t*128", ldmatrix, 2, all, func(t int64) int64 { return t * 128 }, 16, 14},
+		{"ldmatrix x1 t*128", ldmatrix, 1, all, func(t int64) int64 { return t * 128 }, 8, 7},
+		{"stmatrix x4 t*128", stmatrix, 4, all, func(t int64) int64 { return t * 128 }, 32, 28},
+	}
+	for _, c := range cases {
+		e := &event{k: c.k, mask: c.mask, width: c.width}
+		for i := range e.addr {
+			e.addr[i] = c.addr(int64(i))
+		}
+		var wf, ideal int64
+		if c.k == ldmatrix || c.k == stmatrix {
+			wf, ideal, _ = matrixWavefronts(e)
+		} else {
+			wf, ideal, _ = sharedWavefronts(e)
+		}
+		if wf != c.wf || wf-ideal != c.confl {
+			t.Errorf("%s: %d wavefronts, %d conflicts; measured %d, %d", c.name, wf, wf-ideal, c.wf, c.confl)
+		}
+	}
+}
+
+// TestGlobalRules checks requests and sectors against the measured rows.
+func TestGlobalRules(t *testing.T) {
+	cases := []struct {
+		name         string
+		width        int64
+		addr         func(t int64) int64 // element index
+		sectors, idl int64
+	}{
+		{"ldg32 t", 4, func(t int64) int64 { return t }, 4, 4},
+		{"ldg32 t+1", 4, func(t int64) int64 { return t + 1 }, 5, 4},
+		{"ldg32 t*32", 4, func(t int64) int64 { return t * 32 }, 32, 4},
+		{"ldg32 t*8", 4, func(t int64) int64 { return t * 8 }, 32, 4},
+		{"ldg32 0", 4, func(t int64) int64 { return 0 }, 1, 1},
+		{"ldg64 t*2", 8, func(t int64) int64 { return t * 2 }, 8, 8},
+		{"ldg128 t*4", 16, func(t int64) int64 { return t * 4 }, 16, 16},
+		{"ldg128 t*8", 16, func(t int64) int64 { return t * 8 }, 32, 16},
+		{"ldg128 t*64", 16, func(t int64) int64 { return t * 64 }, 32, 16},
+		{"ldg16 t", 2, func(t int64) int64 { return t }, 2, 2},
+		{"ldg16 t*16", 2, func(t int64) int64 { return t * 16 }, 32, 2},
+	}
+	for _, c := range cases {
+		e := &event{k: globalLoad, mask: 0xffffffff, width: c.width}
+		for i := range e.addr {
+			e.addr[i] = 1024 + c.addr(int64(i))*4
+			if c.width == 2 {
+				e.addr[i] = 1024 + c.addr(int64(i))*2
+			}
+		}
+		n, ideal := sectors(e)
+		if n != c.sectors || ideal != c.idl {
+			t.Errorf("%s: %d sectors (ideal %d); want %d (ideal %d)", c.name, n, ideal, c.sectors, c.idl)
+		}
+	}
+}
+
+// TestCpAsyncSectors checks the cp.async rule: global sectors per
+// shared-side pass.
+func TestCpAsyncSectors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		bytes int64
+		dst   func(t int64) int64
+		want  int64
+	}{
+		{"16B shared t*16", 16, func(t int64) int64 { return t * 16 }, 16},
+		{"16B shared t*512", 16, func(t int64) int64 { return t * 512 }, 32},
+		{"8B shared t*8", 8, func(t int64) int64 { return t * 8 }, 8},
+		{"4B shared t*4", 4, func(t int64) int64 { return t * 4 }, 4},
+	} {
+		e := &event{k: cpAsync, mask: 0xffffffff, bytes: c.bytes}
+		for i := range e.addr {
+			e.addr[i] = c.dst(int64(i))
+			e.src[i] = 4096 + int64(i)*c.bytes
+		}
+		if n, _ := cpAsyncSectors(e); n != c.want {
+			t.Errorf("%s: %d sectors, measured %d", c.name, n, c.want)
+		}
+	}
+}
