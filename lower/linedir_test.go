@@ -136,3 +136,40 @@ func TestLineDirectivesReachTheCompiler(t *testing.T) {
 		}
 	}
 }
+
+// TestLineDirectivesParts checks that kernels printed one by one
+// (cuda.PrintPart, as the language server caches them) and assembled give
+// the same directives as printing the file at once.
+func TestLineDirectivesParts(t *testing.T) {
+	f, _ := lineDirectiveProgram(t)
+	res := Analyze(f, Options{})
+	d := &cuda.LineDirectives{Source: f}
+	want, err := CUDA(res.Kernels, Options{LineDirectives: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]cuda.Kernel, len(res.Kernels))
+	for i, k := range res.Kernels {
+		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
+	}
+	names, launchers := cuda.Symbols(in)
+	opts := cuda.Options{Arch: PrintArch(res.Kernels, Options{}), Lines: d}
+	var parts []*cuda.Part
+	for i := range in {
+		p, err := cuda.PrintPart(in[i], names[i], launchers[i], opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	got, err := cuda.Assemble(parts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("assembled parts differ from the whole file")
+	}
+	if !strings.Contains(got, "#line ") {
+		t.Errorf("no directives")
+	}
+}

@@ -64,6 +64,9 @@ type Options struct {
 	// LineDirectives, when set, makes CUDA and Harness print #line
 	// directives that map the kernels back to the .py
 	// (cuda.LineDirectives); nil prints none. It changes no analysis.
+	// The language server's Prints ignores it: its views are for reading,
+	// and a kernel a session kept from an earlier analysis has spans in
+	// that analysis' coordinates (KernelView.Shift).
 	LineDirectives *cuda.LineDirectives
 
 	// chosen, when set, is the reference to use as it is (a session's
