@@ -50,6 +50,11 @@ type Settings struct {
 	// apache-tvm "auto" reads, as python.defaultInterpreterPath; empty:
 	// $VIRTUAL_ENV, then .venv and venv in each workspace folder.
 	Python string `json:"python"`
+	// LineDirectives adds #line directives to the lowered CUDA view (and
+	// the file tilels.writeCUDA writes), as tilels --lower prints by
+	// default: nvcc, compute-sanitizer and Nsight Compute then name the
+	// .py line of each tile call. Off by default: the view is for reading.
+	LineDirectives bool `json:"lineDirectives"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -70,14 +75,18 @@ func (s *Server) withDefaults(set *Settings) *Settings {
 }
 
 func (s *Settings) options() lower.Options {
-	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
+	o := lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
+	if s.LineDirectives {
+		o.LineDirectives = &lower.LineDirectives{} // snapshot.lowered names the files
+	}
+	return o
 }
 
 // analysisChanged reports whether documents analysed under a must be
 // analysed again under b.
 func (a *Settings) analysisChanged(b *Settings) bool {
 	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind) || !slices.Equal(a.ExtraPaths, b.ExtraPaths) ||
-		a.Reference != b.Reference || a.Python != b.Python
+		a.Reference != b.Reference || a.Python != b.Python || a.LineDirectives != b.LineDirectives
 }
 
 func (s *Server) settings() *Settings { return s.conf.Load() }
@@ -153,6 +162,11 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			return base, fmt.Errorf("settings: reference: unknown release %q (want auto, %s)", out.Reference, release.Names())
 		} else if auto {
 			out.Reference = ""
+		}
+	}
+	if l, ok := obj["lineDirectives"]; ok && string(l) != "null" {
+		if err := json.Unmarshal(l, &out.LineDirectives); err != nil {
+			return base, fmt.Errorf("settings: lineDirectives: %w", err)
 		}
 	}
 	if p, ok := obj["python"]; ok && string(p) != "null" {

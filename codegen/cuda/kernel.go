@@ -93,8 +93,10 @@ type kernel struct {
 
 	// With line directives (f.lines, linedir.go): pyLine is the Python
 	// line the next printed line belongs to (0: none yet), presumed the
-	// line the compiler would give it by counting (0: unknown).
+	// line the compiler would give it by counting (0: unknown); shift
+	// moves the kernel's spans into the directives' source.
 	pyLine, presumed int
+	shift            source.Pos
 }
 
 // kernel prints one kernel under its C name, and its host launcher under
@@ -164,6 +166,9 @@ func newKernel(f *file, kn Kernel) *kernel {
 	body.Reset()
 	k := &kernel{f: f, fn: kn.Func, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
 		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
+	if f.lines != nil {
+		k.shift = f.lines.Shift[kn.Func]
+	}
 	return k
 }
 

@@ -33,6 +33,10 @@ type LineDirectives struct {
 	Path string
 	// Self names the .cu file itself (default Path with .py replaced by .cu).
 	Self string
+	// Shift, when set, moves the spans of a kernel (by its Func, as given
+	// to Print) into Source: a language-server session keeps kernels
+	// analysed on an earlier text (lower.KernelView.Shift).
+	Shift map[*ir.Func]source.Pos
 }
 
 func (d *LineDirectives) path() string {
@@ -49,9 +53,14 @@ func (d *LineDirectives) self() string {
 	return strings.TrimSuffix(d.path(), ".py") + ".cu"
 }
 
-// line is the 1-based line of p in the source, 0 when unknown.
-func (d *LineDirectives) line(p source.Pos) int {
-	if !p.IsValid() || d.Source == nil || int(p) > len(d.Source.Src) {
+// line is the 1-based line of p, a position in the analysis of a kernel
+// whose spans are shift away from Source, or 0 when unknown.
+func (d *LineDirectives) line(p, shift source.Pos) int {
+	if !p.IsValid() || d.Source == nil {
+		return 0
+	}
+	p += shift
+	if p < 0 || int(p) > len(d.Source.Src) {
 		return 0
 	}
 	l, _ := d.Source.Position(p)
@@ -102,7 +111,7 @@ func (k *kernel) atStmtLine(s ir.Stmt) {
 	} else if n, ok := s.(interface{ Pos() source.Span }); ok {
 		sp = n.Pos()
 	}
-	if n := d.line(sp.Start); n > 0 {
+	if n := d.line(sp.Start, k.shift); n > 0 {
 		k.pyLine = n
 	}
 }
@@ -131,9 +140,9 @@ func (k *kernel) advance(start int) {
 // line of its def (of its name, else of its span), in the named file.
 func (k *kernel) prologueDirective() string {
 	d := k.f.lines
-	n := d.line(k.fn.NameSpan.Start)
+	n := d.line(k.fn.NameSpan.Start, k.shift)
 	if n == 0 {
-		n = d.line(k.fn.Span.Start)
+		n = d.line(k.fn.Span.Start, k.shift)
 	}
 	if n == 0 {
 		n = 1

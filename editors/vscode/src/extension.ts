@@ -267,6 +267,7 @@ class Extension {
       extraPaths: c.get('extraPaths'),
       reference: c.get('reference'),
       python: c.get('python'),
+      lineDirectives: c.get('lineDirectives'),
     });
   }
 
