@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -69,6 +70,12 @@ type Config struct {
 	Case   int
 	// Harness adds the self-checking main() (Emit "cuda" only).
 	Harness bool
+	// LineDirectives adds #line directives to the .cu (Emit "cuda"), so
+	// that nvcc, compute-sanitizer, cuda-gdb and Nsight Compute name the
+	// .py line of each tile call: the .py by its absolute path, the .cu by
+	// the output file's (in a stream, the .py's path with .cu, counting
+	// the input's own text; lower.LineDirectives).
+	LineDirectives bool
 	// Out is "" or "-" (standard output), a file, or a directory (one
 	// output per input): see docs in README.md, "Using tilels --lower".
 	Out string
@@ -135,7 +142,8 @@ type result struct {
 
 type runner struct {
 	c      Config
-	failed bool // exit 1
+	mode   outMode // where the output goes (plan)
+	failed bool    // exit 1
 	// stderr collects the lines of one input (its diagnostics), written
 	// out in one piece when the input is done, not one write each.
 	stderr bytes.Buffer
@@ -162,6 +170,7 @@ func (r *runner) run() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	r.mode = mode
 	for _, in := range ins {
 		if err := r.read(in); err != nil {
 			return 0, err
@@ -389,7 +398,7 @@ func (r *runner) analyse(in *input) (result, bool) {
 		if ks == nil {
 			ks = res.Kernels
 		}
-		out.text = r.cuda(f, res, ks)
+		out.text = r.cuda(f, in, res, ks)
 	case "svg":
 		if ks == nil {
 			ks = res.Kernels
@@ -401,8 +410,11 @@ func (r *runner) analyse(in *input) (result, bool) {
 
 // cuda prints the .cu file of ks (with the harness when asked), or
 // reports why it cannot and returns nil.
-func (r *runner) cuda(f *source.File, res *lower.Result, ks []*lower.Kernel) []byte {
+func (r *runner) cuda(f *source.File, in *input, res *lower.Result, ks []*lower.Kernel) []byte {
 	c := r.c
+	if c.LineDirectives {
+		c.Options.LineDirectives = r.lineDirectives(f, in)
+	}
 	var s string
 	var err error
 	if c.Harness {
@@ -448,6 +460,28 @@ func (r *runner) cuda(f *source.File, res *lower.Result, ks []*lower.Kernel) []b
 		fmt.Fprintf(&r.stderr, "tilels: %s: %v\n", f.Name, err)
 	}
 	return nil
+}
+
+// lineDirectives names the .py and the .cu of in's directives.
+func (r *runner) lineDirectives(f *source.File, in *input) *lower.LineDirectives {
+	py := in.name
+	if in.path != "" {
+		if abs, err := filepath.Abs(in.path); err == nil {
+			py = abs
+		}
+	}
+	self := strings.TrimSuffix(py, ".py") + ".cu"
+	out := in.out
+	if r.mode.kind == outFile {
+		out = r.mode.path
+	}
+	if out != "" {
+		self = out
+		if abs, err := filepath.Abs(out); err == nil {
+			self = abs
+		}
+	}
+	return &lower.LineDirectives{Source: f, Path: py, Self: self}
 }
 
 // unchecked says why the harness leaves k out, and where: an error in

@@ -133,3 +133,19 @@ func BenchmarkEvalDispatch3000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrintCUDA3000Lines is BenchmarkPrintCUDA3000 with the #line
+// directives tilels --lower prints by default.
+func BenchmarkPrintCUDA3000Lines(b *testing.B) {
+	src := bigFile(b, 3000)
+	f := source.NewFile("big.py", src)
+	res := Analyze(f, Options{})
+	opts := Options{LineDirectives: &LineDirectives{Source: f}}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := CUDA(res.Kernels, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

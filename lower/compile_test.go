@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tilels/tilels/codegen/cuda"
 	"github.com/tilels/tilels/codegen/harness"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
@@ -140,11 +141,13 @@ func generateForCompile(name string, src []byte, arch string) (u *cudacheck.Unit
 	if len(ks) == 0 {
 		return nil, "no kernel lowers completely for " + arch, nil
 	}
-	cu, err := Harness(res.File, ks, Options{Arch: arch})
+	// With #line directives, as tilels --lower prints by default.
+	popts := Options{Arch: arch, LineDirectives: &cuda.LineDirectives{Source: res.File}}
+	cu, err := Harness(res.File, ks, popts)
 	var un *harness.Unsupported
 	if errors.As(err, &un) {
 		note = fmt.Sprintf("no harness (%v): compiling the kernels alone", un)
-		cu, err = CUDA(ks, Options{Arch: arch})
+		cu, err = CUDA(ks, popts)
 	}
 	if err != nil {
 		return nil, note, fmt.Errorf("codegen: %w", err)

@@ -62,6 +62,13 @@ type Options struct {
 	// found once by the caller; the zero value when there is none.
 	Reference string
 	Installed Installed
+	// LineDirectives, when set, makes CUDA and Harness print #line
+	// directives that map the kernels back to the .py
+	// (cuda.LineDirectives); nil prints none. It changes no analysis.
+	// The language server's Prints ignores it: its views are for reading,
+	// and a kernel a session kept from an earlier analysis has spans in
+	// that analysis' coordinates (KernelView.Shift).
+	LineDirectives *cuda.LineDirectives
 
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
@@ -485,7 +492,7 @@ func CUDA(ks []*Kernel, opts Options) (string, error) {
 	for _, k := range ks {
 		in = append(in, cuda.Kernel{Func: caseFunc(k), Launch: k.Launch})
 	}
-	return cuda.Print(in, cuda.Options{Arch: PrintArch(ks, opts)})
+	return cuda.Print(in, cuda.Options{Arch: PrintArch(ks, opts), Lines: opts.LineDirectives})
 }
 
 // TIRx prints the lowered TIRx IR of the given kernels.

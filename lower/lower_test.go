@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilels/tilels/codegen/cuda"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/txtar"
@@ -39,6 +40,9 @@ func TestGolden(t *testing.T) {
 			opts := Options{}
 			if o, ok := ar.Get("options"); ok {
 				opts = goldenOptions(t, string(o))
+			}
+			if opts.LineDirectives != nil {
+				opts.LineDirectives = &cuda.LineDirectives{Source: f}
 			}
 			testReference(t, src) // the program pins its release itself
 			res := Analyze(f, opts)
@@ -113,7 +117,8 @@ func diagText(f *source.File, ds []diag.Diagnostic) string {
 }
 
 // goldenOptions parses an archive's optional "options" section: one option
-// per line, "max_cases N", "arch sm_80" or "bind NAME TEXT" (Options.Bind[NAME] = TEXT).
+// per line, "max_cases N", "arch sm_80", "bind NAME TEXT" (Options.Bind[NAME] = TEXT)
+// or "line_directives" (out/cuda with #line directives to kernel.py).
 func goldenOptions(t *testing.T, text string) Options {
 	var o Options
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
@@ -127,6 +132,8 @@ func goldenOptions(t *testing.T, text string) Options {
 			o.MaxCases = n
 		case "arch":
 			o.Arch = rest
+		case "line_directives":
+			o.LineDirectives = &cuda.LineDirectives{} // its Source is set by the caller
 		case "bind":
 			name, text, _ := strings.Cut(rest, " ")
 			if o.Bind == nil {

@@ -87,7 +87,18 @@ func (s *snapshot) lowered(sel selection, name string) (cuda, tirx string, err e
 	if len(ks) == 0 && name != "" {
 		return "", "", s.noKernel(name)
 	}
-	cuda, err = s.prints.CUDA(ks)
+	if s.opts.LineDirectives != nil {
+		// The lineDirectives setting: printed anew, lines of this text.
+		var views []*lower.KernelView
+		for _, d := range s.defs() {
+			if !d.partial && (name == "" || d.name() == name) {
+				views = append(views, sel.chosen(d))
+			}
+		}
+		cuda, err = lower.CUDALines(views, s.opts, lower.LineDirectives{Source: s.low.File, Path: s.opts.Path})
+	} else {
+		cuda, err = s.prints.CUDA(ks)
+	}
 	return cuda, s.prints.TIRx(ks), err
 }
 

@@ -54,6 +54,11 @@ type Settings struct {
 	// call's pictures (picture.go): "text" (the default: Unicode grids),
 	// "image" (an SVG image, for VS Code) or "off".
 	HoverPicture string `json:"hoverPicture"`
+	// LineDirectives adds #line directives to the lowered CUDA view (and
+	// the file tilels.writeCUDA writes), as tilels --lower prints by
+	// default: nvcc, compute-sanitizer and Nsight Compute then name the
+	// .py line of each tile call. Off by default: the view is for reading.
+	LineDirectives bool `json:"lineDirectives"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -74,14 +79,18 @@ func (s *Server) withDefaults(set *Settings) *Settings {
 }
 
 func (s *Settings) options() lower.Options {
-	return lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
+	o := lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
+	if s.LineDirectives {
+		o.LineDirectives = &lower.LineDirectives{} // snapshot.lowered names the files
+	}
+	return o
 }
 
 // analysisChanged reports whether documents analysed under a must be
 // analysed again under b.
 func (a *Settings) analysisChanged(b *Settings) bool {
 	return a.Arch != b.Arch || a.MaxCases != b.MaxCases || !maps.Equal(a.Bind, b.Bind) || !slices.Equal(a.ExtraPaths, b.ExtraPaths) ||
-		a.Reference != b.Reference || a.Python != b.Python
+		a.Reference != b.Reference || a.Python != b.Python || a.LineDirectives != b.LineDirectives
 }
 
 func (s *Server) settings() *Settings { return s.conf.Load() }
@@ -162,6 +171,11 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 	if h, ok := obj["hoverPicture"]; ok && string(h) != "null" {
 		if err := json.Unmarshal(h, &out.HoverPicture); err != nil || !validHoverPicture(out.HoverPicture) {
 			return base, fmt.Errorf("settings: hoverPicture must be text, image or off, got %s", h)
+		}
+	}
+	if l, ok := obj["lineDirectives"]; ok && string(l) != "null" {
+		if err := json.Unmarshal(l, &out.LineDirectives); err != nil {
+			return base, fmt.Errorf("settings: lineDirectives: %w", err)
 		}
 	}
 	if p, ok := obj["python"]; ok && string(p) != "null" {

@@ -3,7 +3,7 @@
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [-o OUT]
 //	             [--call LINE] [--picture partition|bank|both]
 //	tilels --version | version
 //	tilels --help | -h | help
@@ -51,7 +51,7 @@ var oneShot bool
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [-o OUT]
                     [--call LINE] [--picture partition|bank|both]
                     [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
        tilels --version [--reference RELEASE] [--python INTERPRETER] | version
@@ -152,12 +152,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Kernel:  v.kernel,
 		Case:    v.caseN,
 		Harness: v.harness,
-		Out:     v.out,
-		FailOn:  failOn,
-		Options: opts,
-		Stdin:   stdin,
-		Stdout:  stdout,
-		Stderr:  stderr,
+		// #line directives unless --no-line-directives (headless.Config).
+		LineDirectives: !v.noLineDirectives,
+		Out:            v.out,
+		FailOn:         failOn,
+		Options:        opts,
+		Stdin:          stdin,
+		Stdout:         stdout,
+		Stderr:         stderr,
 	})
 }
 
@@ -193,6 +195,7 @@ type values struct {
 	showVersion, harness            bool
 	caseN, maxCases, call           int
 	picture                         string
+	noLineDirectives                bool
 	bind                            map[string]string
 	extraPaths                      []string
 }
@@ -221,6 +224,7 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 	fs.StringVar(&v.out, "o", "", "write the output to `OUT` (atomically; a directory for one file per input; - for stdout)")
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&v.harness, "harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
+	fs.BoolVar(&v.noLineDirectives, "no-line-directives", false, "with --emit cuda: print no #line directives (by default the .cu maps each tile call's code to its .py line for nvcc, compute-sanitizer, cuda-gdb and Nsight Compute)")
 	fs.IntVar(&v.caseN, "case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
 	fs.IntVar(&v.maxCases, "max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
 	fs.Func("bind", "bind parameters of function `FUNC:M=4096, dtype=\"float16\"` (the `# tilels: bind` syntax; once per function)", func(s string) error {

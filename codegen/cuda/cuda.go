@@ -78,6 +78,9 @@ type Options struct {
 	// (TMA) copies need sm_90; packed f32x2 needs sm_100; .cta_group needs
 	// an arch-specific sm_100-family target (sm_100a, sm_100f, sm_103a, ...).
 	Arch string
+	// Lines, when set, adds #line directives that map the kernels back to
+	// the .py (linedir.go); nil prints none.
+	Lines *LineDirectives
 }
 
 // Kernel is one lowered kernel and its launch configuration.
@@ -128,7 +131,7 @@ func Print(fns []Kernel, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}}
+	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, lines: opts.Lines}
 	var names, launchNames []string
 	f.kernelNames, names, launchNames = symbols(fns)
 	// Kernels print independently (each into its own text and helper
@@ -231,6 +234,7 @@ type file struct {
 	launchers   []string
 	tma         bool // some kernel has tensor maps: emit tilels_encode_tiled
 	kernelNames *names.Namer
+	lines       *LineDirectives // nil: no #line directives
 	// check is set by CheckArch: an instruction above the target is
 	// recorded (kernel.arch) and printing goes on.
 	check bool
@@ -296,8 +300,11 @@ func (f *file) String() string {
 		b.WriteString("\n")
 		b.WriteString(k)
 	}
-	for _, s := range host {
+	for i, s := range host {
 		b.WriteString("\n")
+		if i == 0 && f.lines != nil && len(f.kernels) > 0 {
+			f.selfDirective(&b)
+		}
 		b.WriteString(s)
 	}
 	return b.String()

@@ -90,6 +90,13 @@ type kernel struct {
 	only     *ir.Lowered
 	callText string
 	printed  bool
+
+	// With line directives (f.lines, linedir.go): pyLine is the Python
+	// line the next printed line belongs to (0: none yet), presumed the
+	// line the compiler would give it by counting (0: unknown); shift
+	// moves the kernel's spans into the directives' source.
+	pyLine, presumed int
+	shift            source.Pos
 }
 
 // kernel prints one kernel under its C name, and its host launcher under
@@ -124,6 +131,9 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 
 	var out strings.Builder
 	out.Grow(k.b.Len() + 256) // the signature and prologue, then the body
+	if f.lines != nil {
+		out.WriteString(k.prologueDirective())
+	}
 	out.WriteString(`extern "C" __global__ void `)
 	if c := kn.Launch.Cluster; c[0]*c[1]*c[2] > 1 {
 		fmt.Fprintf(&out, "__cluster_dims__(%d, %d, %d) ", c[0], c[1], c[2])
@@ -156,6 +166,9 @@ func newKernel(f *file, kn Kernel) *kernel {
 	body.Reset()
 	k := &kernel{f: f, fn: kn.Func, launch: kn.Launch, names: names.New(cReservedSet), ptr: map[*ir.Buffer]string{}, b: body,
 		helpers: map[string]*helper{}, params: map[*ir.Var]string{}, maps: map[*ir.TensorMap]string{}, arenaAlign: 64}
+	if f.lines != nil {
+		k.shift = f.lines.Shift[kn.Func]
+	}
 	return k
 }
 
@@ -252,6 +265,12 @@ func (k *kernel) use(h *helper) {
 // indent (25% of BenchmarkPrintCUDA3000 allocations: 29.6k → 22.2k
 // allocs/op). Another verb is a bug in this package and fails the kernel.
 func (k *kernel) line(format string, args ...any) {
+	if k.f.lines != nil {
+		if !structural(format) {
+			k.directive()
+		}
+		defer k.advance(k.b.Len())
+	}
 	for range k.indent {
 		k.b.WriteString("  ")
 	}
@@ -370,6 +389,9 @@ func (k *kernel) stmt(s ir.Stmt) {
 		case *ir.Store, *ir.Evaluate, *ir.Assign, *ir.Comment, *ir.Break, *ir.Continue:
 			return
 		}
+	}
+	if k.f.lines != nil {
+		k.atStmtLine(s)
 	}
 	switch s := s.(type) {
 	case *ir.Block:

@@ -60,7 +60,7 @@ func newFile(opts Options) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &file{arch: arch, sm: sm, helpers: map[string]*helper{}}, nil
+	return &file{arch: arch, sm: sm, helpers: map[string]*helper{}, lines: opts.Lines}, nil
 }
 
 // PrintCall prints the lowering of one tile call of kernel kn, call (an

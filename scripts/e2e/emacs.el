@@ -114,7 +114,7 @@
             ;; 5. The lowered CUDA in a buffer; the settings reached the server.
             (let* ((cli (expand-file-name "cli.cu" work))
                    (_ (call-process tilels nil nil nil "--lower" (buffer-file-name src)
-                                    "--arch" "sm_80" "-o" cli))
+                                    "--arch" "sm_80" "--no-line-directives" "-o" cli))
                    (expect (e2e-read cli))
                    (buf (tilels-show-lowered)))
               (with-current-buffer buf

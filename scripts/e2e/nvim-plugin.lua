@@ -161,7 +161,7 @@ local ok, err = pcall(function()
   check(buf_text(view):find("// tilels: arch=sm_80", 1, true) ~= nil,
     "the settings reached the server (arch=sm_80)")
   check(api.nvim_get_current_buf() == src, "the cursor stays in the source")
-  vim.fn.system({ tilels_bin, "--lower", work .. "/kernel.py", "--arch", "sm_80", "-o", work .. "/cli.cu" })
+  vim.fn.system({ tilels_bin, "--lower", work .. "/kernel.py", "--arch", "sm_80", "--no-line-directives", "-o", work .. "/cli.cu" })
   local cli = read_file(work .. "/cli.cu")
   check(buf_text(view) .. "\n" == cli, "the view equals tilels --lower --arch sm_80")
 

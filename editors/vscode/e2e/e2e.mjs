@@ -465,7 +465,7 @@ async function main() {
   await page.locator('.notification-toast', { hasText: `TIRx: wrote ${path.basename(written)}` }).waitFor({ state: 'visible', timeout: 30000 });
   const edited = path.join(tmp, exampleName);
   writeFileSync(edited, readFileSync(opts.example, 'utf8').replace('ROWS, COLS = 4, 6', 'ROWS, COLS = 4, 8'));
-  const cli = spawnSync(opts.tilels, ['--lower', edited], { encoding: 'utf8' });
+  const cli = spawnSync(opts.tilels, ['--lower', edited, '--no-line-directives'], { encoding: 'utf8' });
   check(cli.status === 0 && cli.stdout.includes('-> gmem_smem'), 'tilels --lower on the edited text');
   check(existsSync(written) && readFileSync(written, 'utf8') === cli.stdout, `${path.basename(written)} is written, equal to tilels --lower of the edited text`);
 

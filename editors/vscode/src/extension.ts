@@ -270,6 +270,7 @@ class Extension {
       reference: c.get('reference'),
       python: c.get('python'),
       hoverPicture: c.get('hoverPicture'),
+      lineDirectives: c.get('lineDirectives'),
     });
   }
 

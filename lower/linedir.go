@@ -1,0 +1,30 @@
+package lower
+
+import (
+	"github.com/tilels/tilels/codegen/cuda"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// LineDirectives configures the #line directives of CUDA and Harness
+// (Options.LineDirectives): the .py the spans are offsets into, the path
+// the directives name, and the .cu's own name (cuda.LineDirectives).
+type LineDirectives = cuda.LineDirectives
+
+// CUDALines is the .cu file of the views' kernels with #line directives
+// into d.Source, the text the views belong to: each kernel's spans are
+// moved by its view's Shift (a session keeps the kernels an edit did not
+// touch, with spans of the text they were analysed on). The kernels are
+// printed anew (not through a Prints cache: their lines move with edits
+// above them); opts gives the arch.
+func CUDALines(views []*KernelView, opts Options, d LineDirectives) (string, error) {
+	in := make([]cuda.Kernel, len(views))
+	ks := make([]*Kernel, len(views))
+	d.Shift = make(map[*ir.Func]source.Pos, len(views))
+	for i, v := range views {
+		ks[i] = v.Kernel
+		in[i] = cuda.Kernel{Func: caseFunc(v.Kernel), Launch: v.Kernel.Launch}
+		d.Shift[in[i].Func] = v.Shift
+	}
+	return cuda.Print(in, cuda.Options{Arch: PrintArch(ks, opts), Lines: &d})
+}
