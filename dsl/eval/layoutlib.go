@@ -747,6 +747,8 @@ func (ev *evaluator) layoutMethod(o *LayoutV, name string, span source.Span) Val
 		})
 	}
 	switch name {
+	case "to_psum": // lib_trn_layout.go
+		return m(func(ev *evaluator, c *call) Value { return ev.toPsumV(l, c) })
 	case "canonicalize":
 		return m(func(ev *evaluator, c *call) Value { return ev.newLayoutV(layout.Canonicalize(l, false), c.span) })
 	case "storage":

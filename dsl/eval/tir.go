@@ -493,8 +493,13 @@ func (ev *evaluator) layoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 			}
 			return layout.RowMajor(buf.Shape...)
 		}
-		if scopeHasNoDefault {
-			break // Trainium layout annotations ("PF"): out of scope
+		if scopeHasNoDefault { // a Trainium annotation ("PF"): lib_trn_layout.go
+			if l, msg := trainiumLayout(x.V, buf.Shape, buf.Scope == "trn.psum"); msg == "" {
+				return l
+			} else {
+				ev.errorf(span, CodeType, "%s", msg)
+				return nil
+			}
 		}
 		ev.errorf(span, CodeType, "unsupported layout string %s", Repr(x))
 	case *LayoutV:
