@@ -16,6 +16,7 @@ package trn
 import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/trn/copy"
+	"github.com/tilels/tilels/dispatch/trn/gemm"
 )
 
 // Variants returns every Trainium variant, family by family.
@@ -23,6 +24,7 @@ func Variants() []dispatch.Variant {
 	var out []dispatch.Variant
 	for _, fam := range [][]dispatch.Variant{
 		copy.Variants(),
+		gemm.Variants(),
 	} {
 		out = append(out, fam...)
 	}

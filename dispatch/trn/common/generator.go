@@ -425,16 +425,22 @@ func (g *Gen) normalize() {
 	}
 }
 
-// FillBlock is fill_in_block_dim(region, bind) over every dimension: it
-// returns the block loop's extent.
-func (g *Gen) FillBlock(r *Region) int64 {
+// FillBlock is fill_in_block_dim(region, bind, dims) (no dims: every
+// dimension): it returns the block loop's extent.
+func (g *Gen) FillBlock(r *Region, dims ...int) int64 {
+	if len(dims) == 0 {
+		for i := range r.Buf.Shape {
+			dims = append(dims, i)
+		}
+	}
 	l := g.layouts[r]
 	trn := IsTrainiumLayout(layout.NewTile(l, nil, nil))
 	g.normalize()
 	seps := g.seps[r]
 	block := g.empties(r)
 	acc := int64(1)
-	for i := len(r.Buf.Shape) - 1; i >= 0; i-- {
+	for k := len(dims) - 1; k >= 0; k-- {
+		i := dims[k]
 		if i >= len(seps)-1 {
 			dispatch.Raise("IndexError", "list index out of range")
 		}
@@ -703,4 +709,21 @@ func (g *Gen) RestrictOneDim(in *Inst) *Inst {
 	_ = dimOf
 	Unmodelled("restrict_inst_to_one_dim")
 	return nil
+}
+
+// Group is normalize_and_group(buffer layout, buffer shape) of a region's
+// whole buffer.
+func Group(r *Region) ([]Iter, []int) { return normalizeAndGroup(r.Layout(), r.Buf.Shape) }
+
+// SameRegion reports whether a and b are structurally equal regions.
+func SameRegion(a, b *Region) bool {
+	if a.Buf != b.Buf || len(a.Min) != len(b.Min) {
+		return false
+	}
+	for d := range a.Min {
+		if !Equal(a.Min[d], b.Min[d]) || !Equal(a.ExtAff[d], b.ExtAff[d]) {
+			return false
+		}
+	}
+	return true
 }
