@@ -15,8 +15,12 @@ package trn
 
 import (
 	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dispatch/trn/binary"
+	composeop "github.com/tilels/tilels/dispatch/trn/compose_op"
 	"github.com/tilels/tilels/dispatch/trn/copy"
 	"github.com/tilels/tilels/dispatch/trn/gemm"
+	"github.com/tilels/tilels/dispatch/trn/reduction"
+	"github.com/tilels/tilels/dispatch/trn/unary"
 )
 
 // Variants returns every Trainium variant, family by family.
@@ -25,6 +29,10 @@ func Variants() []dispatch.Variant {
 	for _, fam := range [][]dispatch.Variant{
 		copy.Variants(),
 		gemm.Variants(),
+		binary.Variants(),
+		unary.Variants(),
+		reduction.Variants(),
+		composeop.Variants(),
 	} {
 		out = append(out, fam...)
 	}

@@ -99,6 +99,11 @@ var tileSigs = map[string]tileSig{
 	// (non-block-scaled) MMA, whose reference op has six args
 	// (C, A, B, transA, transB, accum).
 	"gemm_async": {[]string{"C", "A", "B", "SFA", "SFB", "transA", "transB", "accum"}, 3},
+	// Trainium compose ops (tirx.py; dispatch/trn/compose_op).
+	"unary_reduce":  {[]string{"unary_output", "reduce_output", "unary_input", "unary_op", "reduce_op", "bias", "scale", "reduce_axes"}, 5},
+	"binary_reduce": {[]string{"binary_output", "reduce_output", "binary_input1", "binary_input2", "binary_op", "reduce_op", "reduce_axes"}, 6},
+	"binary_chain":  {[]string{"output", "data", "operand0", "operand1", "op0", "op1", "reverse1"}, 6},
+	"reduce_negate": {[]string{"output", "input", "reduce_op", "reduce_axes", "accum"}, 3},
 }
 
 // strictOps are the ops of spec §1.5, whose operands are checked strictly;

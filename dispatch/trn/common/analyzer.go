@@ -75,6 +75,9 @@ func ConstInt(e ir.Expr) (int64, bool) {
 		return x.Value, true
 	case *ir.Cast:
 		return ConstInt(x.X)
+	case *ir.Neg:
+		n, ok := ConstInt(x.X)
+		return -n, ok
 	}
 	return 0, false
 }
@@ -182,6 +185,21 @@ func (an *Analyzer) Max(a Aff) (int64, bool) {
 			return 0, false
 		}
 		m += max(c*lo, c*hi)
+	}
+	return m, true
+}
+
+// Min is the constant lower bound of a, ok false when a variable is
+// unbounded.
+func (an *Analyzer) Min(a Aff) (int64, bool) {
+	m := a.C
+	for v, c := range a.Coef {
+		lo, ok1 := an.lo[v]
+		hi, ok2 := an.hi[v]
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		m += min(c*lo, c*hi)
 	}
 	return m, true
 }
