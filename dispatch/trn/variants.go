@@ -20,6 +20,7 @@ import (
 	"github.com/tilels/tilels/dispatch/trn/copy"
 	"github.com/tilels/tilels/dispatch/trn/gemm"
 	"github.com/tilels/tilels/dispatch/trn/reduction"
+	select_ "github.com/tilels/tilels/dispatch/trn/select"
 	"github.com/tilels/tilels/dispatch/trn/unary"
 )
 
@@ -33,6 +34,7 @@ func Variants() []dispatch.Variant {
 		unary.Variants(),
 		reduction.Variants(),
 		composeop.Variants(),
+		select_.Variants(),
 	} {
 		out = append(out, fam...)
 	}

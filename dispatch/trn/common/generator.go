@@ -686,29 +686,56 @@ func (g *Gen) MaxInstTranspose(a, b *Region) (*Inst, *Inst) {
 // builds are filled in increasing key order.
 func dictOrder(m map[int]int) []int { return sortedKeys(m) }
 
-// RestrictOneDim is restrict_inst_to_one_dim.
+// RestrictOneDim is restrict_inst_to_one_dim: the selected data iters,
+// by stride, while they belong to the first one's dimension. The
+// reference maps iters to dimensions with {seps[j]: i for j in the
+// dimension's iter range} (seps indexed by an iter index), so an iter
+// index past the seps is its IndexError and an unmapped iter its
+// KeyError, both kept.
 func (g *Gen) RestrictOneDim(in *Inst) *Inst {
 	r := in.Region
 	l, seps := g.layouts[r], g.seps[r]
 	if in.bounded {
 		dispatch.Raise("TypeError", "'NoneType' object is not iterable")
 	}
+	dimOf := map[int]int{}
+	for i := range r.Buf.Shape {
+		if i+1 >= len(seps) {
+			dispatch.Raise("IndexError", "list index out of range")
+		}
+		for j := seps[i]; j < seps[i+1]; j++ {
+			if j >= len(seps) {
+				dispatch.Raise("IndexError", "list index out of range")
+			}
+			dimOf[seps[j]] = i
+		}
+	}
 	var its []idxIter
 	for _, i := range in.Selected {
 		its = append(its, idxIter{i, l[i]})
 	}
 	slices.SortStableFunc(its, func(a, b idxIter) int { return int(a.it.Stride - b.it.Stride) })
-	dimOf := map[int]int{}
-	for i := range r.Buf.Shape {
-		if i+1 < len(seps) {
-			for j := seps[i]; j < seps[i+1]; j++ {
-				dimOf[seps[j%len(seps)]] = i
-			}
+	size := int64(1)
+	last := -1
+	var ids []int
+	for _, x := range its {
+		d, ok := dimOf[x.i]
+		if !ok {
+			dispatch.Raise("KeyError", "%d", x.i)
 		}
+		if last == -1 {
+			size *= x.it.Extent
+			last = d
+			ids = append(ids, x.i)
+			continue
+		}
+		if d != last {
+			break
+		}
+		size *= x.it.Extent
+		ids = append(ids, x.i)
 	}
-	_ = dimOf
-	Unmodelled("restrict_inst_to_one_dim")
-	return nil
+	return &Inst{Region: r, Size: size, Stride: in.Stride, Selected: ids}
 }
 
 // Group is normalize_and_group(buffer layout, buffer shape) of a region's
@@ -719,6 +746,9 @@ func Group(r *Region) ([]Iter, []int) { return normalizeAndGroup(r.Layout(), r.B
 func SameRegion(a, b *Region) bool {
 	if a.Buf != b.Buf || len(a.Min) != len(b.Min) {
 		return false
+	}
+	if a.Opaque || b.Opaque {
+		Unmodelled("the structural comparison of regions with non-affine starts")
 	}
 	for d := range a.Min {
 		if !Equal(a.Min[d], b.Min[d]) || !Equal(a.ExtAff[d], b.ExtAff[d]) {

@@ -26,7 +26,13 @@ type Region struct {
 	Ext     []int64
 	ExtAff  []Aff
 	Bounded bool
+	// Opaque is set when the start of an extent-1 dimension is not an
+	// affine index (it stands for an unknown variable then).
+	Opaque bool
 }
+
+// opaque stands for a start tilels cannot read.
+var opaque = &ir.Var{Name: "<opaque>"}
 
 // Name is the buffer's name (TVM buffer_region.source.name).
 func (r *Region) Name() string { return r.Buf.Name }
@@ -72,7 +78,14 @@ func FromRegion(an *Analyzer, r *ir.Region) *Region {
 	for d := range r.Min {
 		a, ok := Affine(r.Min[d])
 		if !ok {
-			Unmodelled("the start of dimension %d of %s (not an affine index)", d, r.Buf.Name)
+			// The start of an extent-1 dimension is read by no analysis
+			// (_get_sub_layout stops at extent 1): keep it opaque.
+			if e, isConst := ConstInt(r.Extent[d]); isConst && e == 1 {
+				a = Aff{Coef: map[*ir.Var]int64{opaque: 1}}
+				out.Opaque = true
+			} else {
+				Unmodelled("the start of dimension %d of %s (not an affine index)", d, r.Buf.Name)
+			}
 		}
 		ea, ok := Affine(r.Extent[d])
 		if !ok {
