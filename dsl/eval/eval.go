@@ -252,6 +252,9 @@ func evaluate(f *syntax.File, opts Options) *evaluator {
 
 // evaluator holds the state of one Evaluate call.
 type evaluator struct {
+	// composeOp counts the `with Tx.compose_op():` blocks around the
+	// statement being evaluated (lib_trn_compose.go).
+	composeOp int
 	file     *source.File
 	opts     Options
 	prog     *Program

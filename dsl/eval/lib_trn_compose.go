@@ -1,0 +1,28 @@
+package eval
+
+import "github.com/tilels/tilels/dsl/syntax"
+
+// composeOpBlock reports whether s is `with Tx.compose_op():` (0.25,
+// 0.26: the tile calls of its body become one composite op, which the
+// Trainium dispatcher lowers as a whole; 0.27 has no such op).
+func composeOpBlock(s *syntax.With) bool {
+	for _, it := range s.Items {
+		c, ok := it.Context.(*syntax.Call)
+		if !ok {
+			continue
+		}
+		if a, ok := c.Func.(*syntax.Attribute); ok && a.Attr.Id == "compose_op" {
+			return true
+		}
+	}
+	return false
+}
+
+// composedTileCall is a tile call inside `with Tx.compose_op():`: the
+// reference dispatches the composite op, not the call, and tilels does
+// not model the composition, so the call is "not modelled" (a warning
+// at the call, no dispatch record).
+func (ev *evaluator) composedTileCall(c *call, label string) Value {
+	ev.warnf(c.fnSpan, CodeUnresolved, "not modelled: %s inside `with Tx.compose_op():` (the reference dispatches the composite op, which tilels does not model)", label)
+	return poison(c.span)
+}
