@@ -38,7 +38,10 @@ func ConfigInt(c *dispatch.Call, key string) (v int64, has bool) {
 }
 
 // Lowered is the result of a Trainium variant: tilels decides the call
-// as the reference does but does not print its NKI instruction loops.
-func Lowered(notes ...string) *dispatch.Result {
-	return &dispatch.Result{Body: &ir.Block{}, Notes: notes}
+// as the reference does and states the NKI instruction loops the
+// reference emits (the plan), but does not print them.
+func Lowered(plan string) *dispatch.Result {
+	body := &ir.Block{Stmts: []ir.Stmt{&ir.Comment{Text: "NKI (not printed): " + plan},
+		&ir.Evaluate{X: &ir.IntImm{Value: 0, Type: ir.Int32}}}}
+	return &dispatch.Result{Body: body, Plan: []dispatch.PlanItem{{Key: "nki", Value: plan}}}
 }

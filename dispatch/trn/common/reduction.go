@@ -69,6 +69,9 @@ func Reduction(c *dispatch.Call, opcode string, negate bool, axesArg, accumArg i
 	spatial := g.FillBlock(src)
 	g.CheckCoverage(src)
 	g.CheckCoverage(dst)
+	if negate {
+		opcode += " (negated)"
+	}
 	if red == 1 {
 		return Lowered(Sprintf("nki.tensorreduce %s: %d block(s) of %d partitions × %d elements", opcode, spatial, p, inst.Size))
 	}
