@@ -540,6 +540,7 @@ func Symbols(ks []*Kernel) []string {
 // error; a *harness.Unsupported carries the span to report. f is the file
 // the kernels come from (messages name its lines).
 func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
+	ks = CUDAKernels(ks)
 	for _, k := range ks {
 		for _, c := range k.Calls {
 			if c.Variant == "" {
