@@ -168,7 +168,9 @@ func (ev *evaluator) tileCall(f *TxOpV, c *call) Value {
 		case k.name == "dispatch":
 			bound["dispatch"] = tileArg{k.v, k.span}
 			dispatchSpan = k.vspan
-		case k.name == "workspace" || k.name == "scope":
+		case k.name == "workspace":
+			ev.trnWorkspace(tc, k) // lib_trn_workspace.go
+		case k.name == "scope":
 		default:
 			if cv, good := ev.configValue(k, label); good {
 				tc.Config = append(tc.Config, cv)

@@ -67,6 +67,9 @@ func Reduction(c *dispatch.Call, opcode string, negate bool, axesArg, accumArg i
 	g.Bind(src, p, 1, false, false)
 	red := g.FillBlock(src, axes...)
 	spatial := g.FillBlock(src)
+	if red != 1 {
+		CheckWorkspace(c, "partial_reduce", []int64{dst.SizeP(), red}, "trn.sbuf")
+	}
 	g.CheckCoverage(src)
 	g.CheckCoverage(dst)
 	if negate {

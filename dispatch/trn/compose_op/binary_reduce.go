@@ -35,6 +35,9 @@ func emitBinaryReduce(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		g.Bind(out, inst.Size, inst.Stride, true, false)
 		rb := g.FillBlock(out, axes...)
 		sb := g.FillBlock(out)
+		if rb != 1 {
+			common.CheckWorkspace(c, "partial_reduce", []int64{red.SizeP(), rb}, "trn.sbuf")
+		}
 		bop, rop := common.Opcode(common.OpName(c, 4)), common.Opcode(common.OpName(c, 5))
 		g.CheckCoverage(in1.Region)
 		g.CheckCoverage(out)

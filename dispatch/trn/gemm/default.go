@@ -150,6 +150,9 @@ func emit(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		red := g.FillBlock(A, lp)
 		lb := g.FillBlock(A, lf)
 		rb := g.FillBlock(B, rf)
+		if C.Scope() == "trn.sbuf" {
+			common.CheckWorkspace(c, "acc_psum", []int64{A.SizeP(), 512}, "trn.psum")
+		}
 		g.CheckCoverage(A)
 		g.CheckCoverage(B)
 		g.CheckCoverage(C)

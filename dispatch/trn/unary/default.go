@@ -51,7 +51,7 @@ func emitUnary(fill bool) func(*dispatch.Call) (*dispatch.Result, *dispatch.Decl
 			if fill {
 				fn = "nki.memset"
 			}
-			return finish(c, g, dst, src.Region, nil, inst, fn)
+			return finish(c, g, dst, src.Region, nil, inst, fn, false)
 		})
 	}
 }
@@ -59,7 +59,7 @@ func emitUnary(fill bool) func(*dispatch.Call) (*dispatch.Result, *dispatch.Decl
 // finish is generate_unary_func's analyses: the instruction bounded by
 // max_inst_size (512), bound on dst's F and P, the block loop, and the
 // index generation of dst, src and a region bias.
-func finish(c *dispatch.Call, g *common.Gen, dst, src, bias *common.Region, inst *common.Inst, fn string) *dispatch.Result {
+func finish(c *dispatch.Call, g *common.Gen, dst, src, bias *common.Region, inst *common.Inst, fn string, constBias bool) *dispatch.Result {
 	maxInst, has := common.ConfigInt(c, "max_inst_size")
 	if !has {
 		maxInst = 512
@@ -69,6 +69,9 @@ func finish(c *dispatch.Call, g *common.Gen, dst, src, bias *common.Region, inst
 	g.Bind(dst, inst.Size, inst.Stride, true, false)
 	g.Bind(dst, p, 1, false, false)
 	blocks := g.FillBlock(dst)
+	if constBias {
+		common.CheckWorkspace(c, "const_bias", []int64{p, inst.Size}, "trn.sbuf")
+	}
 	g.CheckCoverage(dst)
 	if src != nil {
 		g.CheckCoverage(src)

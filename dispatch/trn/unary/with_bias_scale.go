@@ -29,7 +29,7 @@ func emitBiasScale(opcode string) func(*dispatch.Call) (*dispatch.Result, *dispa
 			} else {
 				inst = common.TryUnary(g, dst, src.Region)
 			}
-			return finish(c, g, dst, src.Region, bias.Region, inst, "nki.activation "+opcode)
+			return finish(c, g, dst, src.Region, bias.Region, inst, "nki.activation "+opcode, bias.Region == nil)
 		})
 	}
 }
