@@ -54,7 +54,7 @@ var allowed = map[string][]string{
 	"dispatch/trn/reduction":       {"dispatch", "ir", "dispatch/layout", "dsl/source", "dispatch/trn/common"},
 	"dispatch/trn/gemm":            {"dispatch", "ir", "dispatch/layout", "dsl/source", "dispatch/trn/common"},
 	"dispatch/trn/select":          {"dispatch", "ir", "dispatch/layout", "dsl/source", "dispatch/trn/common"},
-	"dispatch/trn/compose_op":      {"dispatch", "ir", "dispatch/layout", "dsl/source", "dispatch/trn/common"},
+	"dispatch/trn/compose_op":      {"dispatch", "ir", "dispatch/layout", "dsl/source", "release", "dispatch/trn/common"},
 	"codegen/cuda":                 {"ir", "dispatch/layout", "dsl/source", "release"},
 	"codegen/tirx":                 {"ir", "dispatch/layout", "dsl/source", "release"},
 	"codegen/harness":              {"ir", "dispatch/layout", "dsl/source", "release"},
