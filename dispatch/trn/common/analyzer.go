@@ -23,17 +23,22 @@ func Unmodelled(format string, args ...any) {
 	panic(&Limit{Reason: "tilels does not model " + sprintf(format, args...)})
 }
 
-// Guard runs emit and turns a *Limit panic into a decline; other panics
-// (a *dispatch.Raised: the reference's exception) go on to the registry,
-// which reports them as TVM reports the Python exception.
+// Guard runs emit and turns a *Limit panic into a decline; a
+// *dispatch.Raised (the reference's exception) goes on to the registry,
+// which reports it as TVM reports the Python exception. Any other panic
+// is a bug of tilels' model, never the reference's answer: it becomes a
+// decline naming tilels, so the call is not counted as decided.
 func Guard(c *dispatch.Call, emit func() *dispatch.Result) (res *dispatch.Result, d *dispatch.Decline) {
 	defer func() {
 		if r := recover(); r != nil {
-			if l, ok := r.(*Limit); ok {
-				res, d = nil, &dispatch.Decline{Reason: l.Reason, Span: c.Tile.Span}
-				return
+			switch x := r.(type) {
+			case *Limit:
+				res, d = nil, &dispatch.Decline{Reason: x.Reason, Span: c.Tile.Span}
+			case *dispatch.Raised:
+				panic(r)
+			default:
+				res, d = nil, &dispatch.Decline{Reason: sprintf("tilels internal error in the Trainium model: %v", r), Span: c.Tile.Span}
 			}
-			panic(r)
 		}
 	}()
 	return emit(), nil

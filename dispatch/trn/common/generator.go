@@ -119,7 +119,7 @@ func (g *Gen) subLayout(r *Region) ([]Iter, []int) {
 				rev = append(rev, Iter{Extent: ext, Stride: it.Stride, Axis: it.Axis})
 				break
 			}
-			Unmodelled("the text of the reference's assertion \"Cannot analyze physical tensor region\" for %s", r.Name())
+			Assert(false, "Cannot analyze physical tensor region for: %s", RegionText(r))
 		}
 		slices.Reverse(rev)
 		out = append(out, rev...)

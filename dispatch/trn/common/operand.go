@@ -121,14 +121,14 @@ func TryNary(an *Analyzer, g *Gen, dst *Region, srcs []Operand, allowFirstTT boo
 			// srcs[0] is now the old src1: the reference checks the old
 			// src0's leading extents (its variable names were swapped).
 			if !(n == len(e0) || allOne(e0[:len(e0)-n])) {
-				Unmodelled("the text of the reference's \"Shape mismatch\" assertion (it prints the regions)")
+				Assert(false, "Shape mismatch: src0: %s, src1: %s", RegionText(srcs[0].Region), RegionText(srcs[1].Region))
 			}
 		case all(func(a, b Aff) bool { return proveEq(a, b) || proveEq(b, one) }):
 			if !(n == len(e1) || allOne(e1[:len(e1)-n])) {
-				Unmodelled("the text of the reference's \"Shape mismatch\" assertion (it prints the regions)")
+				Assert(false, "Shape mismatch: src0: %s, src1: %s", RegionText(srcs[0].Region), RegionText(srcs[1].Region))
 			}
 		default:
-			Unmodelled("the text of the reference's \"Shape mismatch\" ValueError (it prints the regions)")
+			dispatch.Raise("ValueError", "Shape mismatch: src0: %s, src1: %s", RegionText(srcs[0].Region), RegionText(srcs[1].Region))
 		}
 	}
 	s0 := srcs[0].Region
@@ -150,7 +150,7 @@ func TryNary(an *Analyzer, g *Gen, dst *Region, srcs []Operand, allowFirstTT boo
 		for i := 1; i <= min(len(se), len(s0e)); i++ {
 			a, b := se[len(se)-i], s0e[len(s0e)-i]
 			if proveNe(an, a, one) && proveNe(an, a, b) {
-				Unmodelled("the text of the reference's \"Shape mismatch\" ValueError (it prints the regions)")
+				dispatch.Raise("ValueError", "Shape mismatch: src0: %s, src: %s", RegionText(s0), RegionText(s.Region))
 			} else if proveNe(an, a, b) {
 				bcast = append(bcast, len(s0e)-i)
 			}
@@ -170,7 +170,7 @@ func TryNary(an *Analyzer, g *Gen, dst *Region, srcs []Operand, allowFirstTT boo
 		}
 		g.Link(s0, s.Region, m)
 		if !g.PartitionMatch(s0, s.Region) {
-			Unmodelled("the text of the reference's \"partition dimension mismatch\" assertion (it prints the regions)")
+			Assert(false, "partition dimension mismatch: src0: %s, src: %s", RegionText(s0), RegionText(s.Region))
 		}
 	}
 	var types []InstType
@@ -215,10 +215,10 @@ func TryUnary(g *Gen, dst, src *Region, allowedDst ...int) *Inst {
 	valid := sl != nil && dl != nil && (src.Scope() == "trn.sbuf" || src.Scope() == "trn.psum") &&
 		dst.Scope() == "trn.sbuf" && IsTrainiumLayout(sl) && IsTrainiumLayout(dl)
 	if !valid {
-		Unmodelled("the text of the reference's \"scope or layout mismatch\" assertion (it prints the regions)")
+		Assert(false, "scope or layout mismatch, src: %s, dst: %s", RegionText(src), RegionText(dst))
 	}
 	if !SameExtents(src.NonUnit(), dst.NonUnit()) {
-		Unmodelled("the text of the reference's \"shape or dimension mismatch\" assertion (it prints the regions)")
+		Assert(false, "shape or dimension mismatch, src: %s, dst: %s", RegionText(src), RegionText(dst))
 	}
 	g.Link(src, dst, EwiseDimMap(src, dst))
 	return g.Fit(g.MaxInst(dst, allowedDst, 0), src, nil, false)

@@ -39,10 +39,10 @@ func emit(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		dl, sl := dst.Layout(), src.Layout()
 		if !(dl != nil && sl != nil && dst.Scope() == "trn.sbuf" && src.Scope() == "trn.sbuf" &&
 			common.IsTrainiumLayout(sl) && common.IsTrainiumLayout(dl)) {
-			common.Unmodelled("the text of the reference's \"scope or layout mismatch\" assertion (it prints the regions)")
+			common.Assert(false, "scope or layout mismatch, %s vs %s", common.RegionText(dst), common.RegionText(src))
 		}
 		if !common.SameExtents(src.NonUnit(), dst.NonUnit()) {
-			common.Unmodelled("the text of the reference's \"shape or dimension mismatch\" assertion (it prints the regions)")
+			common.Assert(false, "shape or dimension mismatch, %s vs %s", common.RegionText(dst), common.RegionText(src))
 		}
 		g := common.NewGen(an, dst, src)
 		g.Link(dst, src, common.EwiseDimMap(dst, src))
