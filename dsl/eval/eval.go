@@ -255,6 +255,7 @@ type evaluator struct {
 	// composeOp counts the `with Tx.compose_op():` blocks around the
 	// statement being evaluated (lib_trn_compose.go).
 	composeOp int
+
 	file     *source.File
 	opts     Options
 	prog     *Program

@@ -9,7 +9,6 @@ import (
 	"github.com/tilels/tilels/dispatch/trn/common"
 )
 
-
 // Variants is the copy family in registration order.
 func Variants() []dispatch.Variant {
 	return []dispatch.Variant{{Op: "copy", Name: "default", Target: "trn", Priority: 10,
