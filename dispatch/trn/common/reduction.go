@@ -68,7 +68,7 @@ func Reduction(c *dispatch.Call, opcode string, negate bool, axesArg, accumArg i
 	red := g.FillBlock(src, axes...)
 	spatial := g.FillBlock(src)
 	if red != 1 {
-		CheckWorkspace(c, "partial_reduce", []int64{dst.SizeP(), red}, "trn.sbuf")
+		CheckWorkspace(c, "partial_reduce", []int64{dst.SizeP(), red}, "trn.sbuf", false)
 	}
 	g.CheckCoverage(src)
 	g.CheckCoverage(dst)

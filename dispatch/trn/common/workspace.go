@@ -26,7 +26,9 @@ func Workspace(c *dispatch.Call, name string) *ir.Buffer {
 // CheckWorkspace is workspace_utils.check_workspace_buffer for the
 // workspace buffer name when the call gives one: its scope, no layout,
 // and a shape that covers shape (for PSUM, the dims after the bank dim).
-func CheckWorkspace(c *dispatch.Call, name string, shape []int64, scope string) {
+// tuple says whether the reference passes shape as a Python tuple (its
+// message prints "(128, 512)") or a list ("[128, 2]").
+func CheckWorkspace(c *dispatch.Call, name string, shape []int64, scope string, tuple bool) {
 	b := Workspace(c, name)
 	if b == nil {
 		return
@@ -40,9 +42,42 @@ func CheckWorkspace(c *dispatch.Call, name string, shape []int64, scope string) 
 		}
 		have = have[1:]
 	}
-	for i := 0; i < len(have) && i < len(shape); i++ {
-		if have[i] < shape[i] {
-			Unmodelled("the text of the reference's \"workspace buffer must have enough size\" assertion (it prints TVM shapes)")
+	covers(have, shape, tuple)
+}
+
+// covers asserts that have (a TVM shape, printed "[64, 512]") covers
+// want elementwise, with the reference's message.
+func covers(have, want []int64, tuple bool) {
+	for i := 0; i < len(have) && i < len(want); i++ {
+		if have[i] < want[i] {
+			w := pyList(want)
+			if tuple {
+				w = "(" + w[1:len(w)-1] + ")"
+			}
+			Assert(false, "workspace buffer must have enough size, %s cannot cover %s", pyList(have), w)
 		}
 	}
+}
+
+func pyList(xs []int64) string {
+	s := "["
+	for i, x := range xs {
+		if i > 0 {
+			s += ", "
+		}
+		s += Sprintf("%d", x)
+	}
+	return s + "]"
+}
+
+// CheckPrivatePsum is the check of the acc_psum buffer that
+// TrnPrivateBufferAlloc adds when the call gives none: it allocates
+// (8, P of the destination, 512), which the schedule then checks against
+// the P size it needs (the source's or A's), so a destination with fewer
+// partitions fails as in the reference.
+func CheckPrivatePsum(c *dispatch.Call, dstP, p int64) {
+	if Workspace(c, "acc_psum") != nil {
+		return
+	}
+	covers([]int64{dstP, 512}, []int64{p, 512}, true)
 }

@@ -36,7 +36,7 @@ func emitBinaryReduce(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		rb := g.FillBlock(out, axes...)
 		sb := g.FillBlock(out)
 		if rb != 1 {
-			common.CheckWorkspace(c, "partial_reduce", []int64{red.SizeP(), rb}, "trn.sbuf")
+			common.CheckWorkspace(c, "partial_reduce", []int64{red.SizeP(), rb}, "trn.sbuf", false)
 		}
 		bop, rop := common.Opcode(common.OpName(c, 4)), common.Opcode(common.OpName(c, 5))
 		g.CheckCoverage(in1.Region)

@@ -34,11 +34,11 @@ func emitUnaryReduce(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		rb := g.FillBlock(out, axes...)
 		sb := g.FillBlock(out)
 		if rb != 1 {
-			common.CheckWorkspace(c, "partial_reduce", []int64{red.SizeP(), rb}, "trn.sbuf")
+			common.CheckWorkspace(c, "partial_reduce", []int64{red.SizeP(), rb}, "trn.sbuf", false)
 		}
 		uop, rop := common.Opcode(common.OpName(c, 3)), common.Opcode(common.OpName(c, 4))
 		if bias.Region == nil {
-			common.CheckWorkspace(c, "const_bias", []int64{p, inst.Size}, "trn.sbuf")
+			common.CheckWorkspace(c, "const_bias", []int64{p, inst.Size}, "trn.sbuf", true)
 		}
 		g.CheckCoverage(in)
 		g.CheckCoverage(out)

@@ -123,13 +123,14 @@ func transpose(c *dispatch.Call, g *common.Gen, dst, src *common.Region) *dispat
 		g.Bind(dst, extend, rd.Stride*rd.Size, true, false)
 	}
 	blocks := g.FillBlock(dst)
-	common.CheckWorkspace(c, "identity", []int64{p, rhsF}, "trn.sbuf")
+	common.CheckWorkspace(c, "identity", []int64{p, rhsF}, "trn.sbuf", true)
 	g.CheckCoverage(src)
 	if dst.Scope() == "trn.psum" {
 		g.CheckCoverage(dst)
 		return common.Lowered(common.Sprintf("transpose into PSUM: nki.matmul by identity, %d block(s)", blocks))
 	}
-	common.CheckWorkspace(c, "acc_psum", []int64{p, largestPsumPerBank}, "trn.psum")
+	common.CheckWorkspace(c, "acc_psum", []int64{p, largestPsumPerBank}, "trn.psum", true)
+	common.CheckPrivatePsum(c, dst.SizeP(), p)
 	g.CheckCoverage(dst)
 	return common.Lowered(common.Sprintf("transpose: nki.matmul by identity into PSUM, nki.tensor_copy to SBUF; %d block(s), extend %d", blocks, extend))
 }

@@ -151,7 +151,8 @@ func emit(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		lb := g.FillBlock(A, lf)
 		rb := g.FillBlock(B, rf)
 		if C.Scope() == "trn.sbuf" {
-			common.CheckWorkspace(c, "acc_psum", []int64{A.SizeP(), 512}, "trn.psum")
+			common.CheckWorkspace(c, "acc_psum", []int64{A.SizeP(), 512}, "trn.psum", true)
+			common.CheckPrivatePsum(c, C.SizeP(), A.SizeP())
 		}
 		g.CheckCoverage(A)
 		g.CheckCoverage(B)

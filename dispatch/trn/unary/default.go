@@ -70,7 +70,7 @@ func finish(c *dispatch.Call, g *common.Gen, dst, src, bias *common.Region, inst
 	g.Bind(dst, p, 1, false, false)
 	blocks := g.FillBlock(dst)
 	if constBias {
-		common.CheckWorkspace(c, "const_bias", []int64{p, inst.Size}, "trn.sbuf")
+		common.CheckWorkspace(c, "const_bias", []int64{p, inst.Size}, "trn.sbuf", true)
 	}
 	g.CheckCoverage(dst)
 	if src != nil {
