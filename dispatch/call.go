@@ -58,6 +58,10 @@ type Call struct {
 	// call to their values (read-only; nil when none): TVM's analyzer sees
 	// through them where a variant proves facts about a region start.
 	Lets map[*ir.Var]ir.Expr
+	// Loops are the loops around the call, outermost first (TVM
+	// sctx.var_range_map: the analyzer binds each loop variable to its
+	// range). Read-only; nil when none.
+	Loops []*ir.For
 
 	state   map[string]any
 	scratch any

@@ -89,6 +89,8 @@ type lowerer struct {
 	// maps and init collect Result.TensorMaps and Result.Init.
 	maps []*ir.TensorMap
 	init []ir.Stmt
+	// loops are the loops around the statement being walked (Call.Loops).
+	loops []*ir.For
 }
 
 type switchKey struct {
@@ -131,6 +133,9 @@ func Lower(fn *ir.Func, target Target, variants []Variant) *Output {
 // Lower is the package-level Lower with a prebuilt registry. It is safe to
 // call concurrently on different (or the same) functions.
 func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
+	if target.Kind == "trn" {
+		return r.lowerTRN(fn, target) // trn_pass.go
+	}
 	if kind, why, span := ForeignTarget(fn); kind != "" && kind != target.Kind {
 		return &Output{Foreign: kind, ForeignWhy: why, ForeignSpan: span}
 	}
@@ -295,7 +300,10 @@ func (l *lowerer) stmt(s ir.Stmt, a activeSet) (ir.Stmt, bool) {
 			return nb, true
 		}
 	case *ir.For:
-		if nb, ok := l.block(s.Body, a); ok {
+		l.loops = append(l.loops, s) // the analyzer's var ranges (Call.Loops)
+		nb, ok := l.block(s.Body, a)
+		l.loops = l.loops[:len(l.loops)-1]
+		if ok {
 			n := *s
 			n.Body = nb
 			return &n, true
@@ -586,6 +594,9 @@ func (l *lowerer) pushSelector(a activeSet, cond ir.Expr) (activeSet, bool) {
 func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 	c := &Call{Tile: tc, Target: l.target, Scope: tc.Scope, Launch: l.li.launch,
 		LaunchTags: l.li.tags, Lets: l.lets, state: l.state}
+	if len(l.loops) > 0 {
+		c.Loops = slices.Clip(l.loops)
+	}
 	if c.Scope == "" {
 		c.Scope = "thread"
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/tilels/tilels/codegen/tirx"
 	"github.com/tilels/tilels/dispatch"
 	dcuda "github.com/tilels/tilels/dispatch/cuda"
+	dtrn "github.com/tilels/tilels/dispatch/trn"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
@@ -172,11 +173,14 @@ type Kernel struct {
 	// Diags holds the diagnostics whose span lies inside the kernel.
 	Diags []diag.Diagnostic
 	// Arch is the CUDA arch the kernel was analysed for (Options.Arch, or
-	// AutoArch when that is empty).
+	// AutoArch when that is empty); "trn1" for a Trainium kernel.
 	Arch string
 
 	// mem caches the memory figures (Memory, memory.go).
 	mem *memCell
+	// Target is "trn" for a Trainium kernel, dispatched by the Trainium
+	// variants (dispatch/trn) and never printed as CUDA; "" for CUDA.
+	Target string
 }
 
 // Target returns the dispatch target for o: its Arch, or sm_90a when
@@ -196,6 +200,9 @@ func (o Options) KernelTarget(fn *ir.Func) dispatch.Target {
 }
 
 func (o Options) kernelTarget(fn *ir.Func, rel release.Release) dispatch.Target {
+	if t, ok := trnTarget(fn, rel); ok { // trn.go
+		return t
+	}
 	if o.Arch != "" {
 		return dispatch.Target{Kind: "cuda", Arch: o.Arch, Release: rel}
 	}
@@ -269,7 +276,9 @@ func Variants() []dispatch.Variant { return dcuda.Variants() }
 // registry is built once from Variants and shared by every Analyze (it is
 // safe for concurrent use): building it per kernel cost 8.5% of
 // BenchmarkDispatch3000 CPU and 8.9k of its allocations per op.
-var registry = sync.OnceValue(func() *dispatch.Registry { return dispatch.NewRegistry(Variants()) })
+var registry = sync.OnceValue(func() *dispatch.Registry {
+	return dispatch.NewRegistry(append(Variants(), dtrn.Variants()...))
+})
 
 // Analyze runs the whole pipeline on f.
 func Analyze(f *source.File, opts Options) *Result {
@@ -296,7 +305,9 @@ func Analyze(f *source.File, opts Options) *Result {
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
-		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
+		if target.IsCUDA() {
+			out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
+		}
 		mu.Lock()
 		done[k] = out
 		mu.Unlock()
@@ -354,6 +365,9 @@ func Analyze(f *source.File, opts Options) *Result {
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
 			kr.Arch = opts.KernelTarget(k.Func).Arch
+			if kr.Arch == trnArch {
+				kr.Target = "trn"
+			}
 			kr.Launch = out.Launch
 			kr.Calls = out.Decisions
 			res.Kernels = append(res.Kernels, kr)
@@ -488,6 +502,7 @@ func (r *Result) Select(name string) []*Kernel {
 
 // CUDA prints the .cu file for the given kernels.
 func CUDA(ks []*Kernel, opts Options) (string, error) {
+	ks = CUDAKernels(ks)
 	var in []cuda.Kernel
 	for _, k := range ks {
 		in = append(in, cuda.Kernel{Func: caseFunc(k), Launch: k.Launch})
@@ -536,6 +551,7 @@ func Symbols(ks []*Kernel) []string {
 // error; a *harness.Unsupported carries the span to report. f is the file
 // the kernels come from (messages name its lines).
 func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
+	ks = CUDAKernels(ks)
 	for _, k := range ks {
 		for _, c := range k.Calls {
 			if c.Variant == "" {

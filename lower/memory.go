@@ -17,8 +17,8 @@ import (
 // analysis is never on the keystroke path of a kernel nobody asks about,
 // and a record the session keeps across edits keeps its figures.
 func (k *Kernel) Memory() *memory.Kernel {
-	if k == nil {
-		return nil
+	if k == nil || k.Target == "trn" {
+		return nil // Trainium kernels have no CUDA memory instructions
 	}
 	compute := func() *memory.Kernel {
 		if k.Lowered == nil {
@@ -61,6 +61,9 @@ func ExplainMemory(r *Result, opts Options) string {
 	var b strings.Builder
 	for _, k := range r.Kernels {
 		m := k.Memory()
+		if m == nil {
+			continue // a Trainium kernel
+		}
 		fmt.Fprintf(&b, "kernel %s", k.Name)
 		if k.CaseLabel != "" {
 			fmt.Fprintf(&b, " case %d/%d", k.CaseIndex, k.CaseCount)

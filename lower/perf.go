@@ -330,6 +330,9 @@ func verifyFix(f *source.File, opts Options, k *Kernel, i int, fix Fix) (*memory
 			return nil, false // the change moves the conflicts to another call
 		}
 	}
+	if k.Memory() == nil || nk.Memory() == nil {
+		return nil, false
+	}
 	before, now := k.Memory().Total, nk.Memory().Total
 	if now.Unknown != "" && before.Unknown == "" {
 		return nil, false

@@ -37,6 +37,9 @@ func CallLowering(k *Kernel, call *ir.TileCall, opts Options) CallText {
 	out := CallText{Found: true}
 	text := tirx.Print(&ir.Func{Name: k.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})
 	out.TIRx = tirxExcerpt(text)
+	if k.Target != "" {
+		return out // a Trainium kernel has no CUDA form
+	}
 	out.CUDA, out.CUDAErr = cuda.PrintCall(cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}, low, cuda.Options{Arch: PrintArch([]*Kernel{k}, opts)})
 	return out
 }

@@ -88,6 +88,7 @@ func (p *Prints) Len() int {
 // CUDA is CUDA(ks, opts): the .cu file of ks, each kernel's part printed
 // once (concurrently, as CUDA prints them) and assembled.
 func (p *Prints) CUDA(ks []*Kernel) (string, error) {
+	ks = CUDAKernels(ks)
 	in := make([]cuda.Kernel, len(ks))
 	for i, k := range ks {
 		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}

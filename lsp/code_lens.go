@@ -35,14 +35,16 @@ func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 		if !ok {
 			continue
 		}
-		out = append(out, protocol.CodeLens{
-			Range: r,
-			Command: protocol.Command{
-				Title:     "show lowered CUDA",
-				Command:   cmdShowLowered,
-				Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(def.name())},
-			},
-		})
+		if kv.Kernel.Target == "" { // a Trainium kernel has no CUDA
+			out = append(out, protocol.CodeLens{
+				Range: r,
+				Command: protocol.Command{
+					Title:     "show lowered CUDA",
+					Command:   cmdShowLowered,
+					Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(def.name())},
+				},
+			})
+		}
 		if def.cases() {
 			i := sel.pick(def)
 			out = append(out, protocol.CodeLens{

@@ -39,6 +39,8 @@ func (s *Server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 		}
 		detail := fmt.Sprintf("grid %v block %v", k.Launch.Grid, k.Launch.Block)
 		switch {
+		case k.Target != "":
+			detail = "target " + k.Target + " (Trainium)"
 		case def.partial && k.Foreign != "":
 			detail = "not a CUDA kernel: target " + k.Foreign + " is not modelled"
 		case def.partial:

@@ -277,8 +277,9 @@ func Build(r *lower.Result, ks []*lower.Kernel) *File {
 		}
 		var mem *memory.Kernel
 		if k.Lowered != nil {
-			mem = k.Memory()
-			kj.Memory = memoryRecord(mem.Total)
+			if mem = k.Memory(); mem != nil {
+				kj.Memory = memoryRecord(mem.Total)
+			}
 		}
 		for _, d := range k.Calls {
 			cj := call(r.File, d)

@@ -429,6 +429,9 @@ func (p *printer) stmt(s ir.Stmt) {
 			p.line("pass")
 		} else {
 			p.stmts(s.Body.Stmts)
+			if onlyComments(s.Body.Stmts) { // a plan that is not printed (Trainium)
+				p.line("pass")
+			}
 		}
 	case *ir.Break:
 		p.line("break")
@@ -769,4 +772,13 @@ func (p *printer) mapBase(b *ir.Buffer) string {
 		return data
 	}
 	return fmt.Sprintf("T.handle_add_byte_offset(%s, %d)", data, off)
+}
+
+func onlyComments(ss []ir.Stmt) bool {
+	for _, s := range ss {
+		if _, ok := s.(*ir.Comment); !ok {
+			return false
+		}
+	}
+	return true
 }

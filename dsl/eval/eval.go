@@ -255,6 +255,10 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 
 // Evaluator holds the state of one Evaluate call.
 type Evaluator struct {
+	// ComposeOp counts the `with Tx.compose_op():` blocks around the
+	// statement being evaluated (compose_op.go; tirxlib/trn_compose.go).
+	ComposeOp int
+
 	file     *source.File
 	Opts     Options
 	prog     *Program

@@ -344,8 +344,17 @@ func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 			}
 			return layout.RowMajor(buf.Shape...)
 		}
-		if scopeHasNoDefault {
-			break // Trainium layout annotations ("PF"): out of scope
+		if scopeHasNoDefault { // a Trainium annotation ("PF"): Hooks.TrainiumLayout
+			tl := ev.hooks().TrainiumLayout
+			if tl == nil {
+				break // without the library: opaque
+			}
+			l, msg := tl(x.V, buf.Shape, buf.Scope == "trn.psum")
+			if msg != "" {
+				ev.Errorf(span, CodeType, "%s", msg)
+				return nil
+			}
+			return l
 		}
 		ev.Errorf(span, CodeType, "unsupported layout string %s", Repr(x))
 	case *LayoutV:

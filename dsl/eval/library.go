@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
@@ -111,6 +112,10 @@ type Hooks struct {
 	DeclBuffer func(ev *Evaluator, c *Call) Value
 	// SpecSubscript is b[idx] of a layout spec builder.
 	SpecSubscript func(ev *Evaluator, b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value
+	// TrainiumLayout is the layout= string of a buffer in a trn.* scope
+	// ("PF": TileLayout.trainium); msg is the reference's assertion text
+	// when it raises.
+	TrainiumLayout func(annotation string, shape []int64, psum bool) (l *layout.TileLayout, msg string)
 }
 
 // A SubscriptValue is a library value that can be subscripted:

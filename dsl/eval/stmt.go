@@ -92,6 +92,10 @@ func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 		if len(oldScopes) > 0 {
 			return ev.execOldScope(fr, oldScopes, s.Body, s.Loc)
 		}
+		if composeOpBlock(s) { // lib_trn_compose.go
+			ev.ComposeOp++
+			defer func() { ev.ComposeOp-- }()
+		}
 		return ev.execBlock(fr, s.Body)
 	case *syntax.Try:
 		if len(s.Handlers) > 0 {

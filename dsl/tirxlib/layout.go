@@ -751,6 +751,8 @@ func layoutMethod(ev *eval.Evaluator, o *eval.LayoutV, name string, span source.
 		})
 	}
 	switch name {
+	case "to_psum": // trn_layout.go
+		return m(func(ev *eval.Evaluator, c *eval.Call) eval.Value { return toPsumV(ev, l, c) })
 	case "canonicalize":
 		return m(func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			return newLayoutV(ev, layout.Canonicalize(l, false), c.At)

@@ -92,6 +92,7 @@ var library = eval.NewLibrary([]eval.LibModule{
 	MathCall:               mathCall,               // tir.go
 	ScopeID:                scopeID,                // tir.go
 	DeclBuffer:             tDeclBuffer,            // tir.go
+	TrainiumLayout:         trainiumLayout,         // trn_layout.go
 })
 
 // bufferAttr is the Buffer attributes modelled here: sub (a

@@ -101,6 +101,11 @@ var tileSigs = map[string]tileSig{
 	// (non-block-scaled) MMA, whose reference op has six args
 	// (C, A, B, transA, transB, accum).
 	"gemm_async": {[]string{"C", "A", "B", "SFA", "SFB", "transA", "transB", "accum"}, 3},
+	// Trainium compose ops (tirx.py; dispatch/trn/compose_op).
+	"unary_reduce":  {[]string{"unary_output", "reduce_output", "unary_input", "unary_op", "reduce_op", "bias", "scale", "reduce_axes"}, 5},
+	"binary_reduce": {[]string{"binary_output", "reduce_output", "binary_input1", "binary_input2", "binary_op", "reduce_op", "reduce_axes"}, 6},
+	"binary_chain":  {[]string{"output", "data", "operand0", "operand1", "op0", "op1", "reverse1"}, 6},
+	"reduce_negate": {[]string{"output", "input", "reduce_op", "reduce_axes", "accum"}, 3},
 }
 
 // strictOps are the ops of spec §1.5, whose operands are checked strictly;
@@ -125,6 +130,9 @@ func tileCall(ev *eval.Evaluator, f *eval.TxOpV, c *eval.Call) eval.Value {
 	}
 	if !ev.RequireKernel(c, label) {
 		return eval.Poison(c.At)
+	}
+	if ev.ComposeOp > 0 { // trn_compose.go
+		return composedTileCall(ev, c, label)
 	}
 	ev.CheckSurfaceName("Tx.", f.Op, c.FnSpan, "") // release_surface.go
 	sig, known := tileSigs[f.Op]
@@ -162,7 +170,9 @@ func tileCall(ev *eval.Evaluator, f *eval.TxOpV, c *eval.Call) eval.Value {
 		case k.Name == "dispatch":
 			bound["dispatch"] = tileArg{k.V, k.At}
 			dispatchSpan = k.Vspan
-		case k.Name == "workspace" || k.Name == "scope":
+		case k.Name == "workspace":
+			trnWorkspace(ev, tc, k) // trn_workspace.go
+		case k.Name == "scope":
 		default:
 			if cv, good := configValue(ev, k, label); good {
 				tc.Config = append(tc.Config, cv)
@@ -550,7 +560,10 @@ func checkOperandLayouts(ev *eval.Evaluator, tc *ir.TileCall) bool {
 			// result for a buffer without its layout would be wrong.
 			return false
 		}
-		if !isRegion || r.Buf.Layout != nil || seen[r.Buf] {
+		if !isRegion || r.Buf.Layout != nil || seen[r.Buf] || strings.HasPrefix(r.Buf.Scope, "trn.") {
+			// A Trainium buffer's layout=None is the reference's own value:
+			// its dispatcher decides the call (dispatch/trn raises "Invalid
+			// layout" as the reference's InstructionGenerator does).
 			continue
 		}
 		seen[r.Buf] = true
