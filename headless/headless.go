@@ -58,8 +58,14 @@ type Config struct {
 	// Inputs are files, directories (walked for the .py files that import
 	// the TIRx DSL) and "-" (standard input), in the order given.
 	Inputs []string
-	// Emit is "cuda", "tirx" or "json".
+	// Emit is "cuda", "tirx", "json", "ptx" or "sass" (the last two
+	// compile with nvcc: machine.go).
 	Emit string
+	// Machine adds each kernel's machine code resources to --emit json
+	// (compiling with nvcc); NVCC names the nvcc (--nvcc), else
+	// $TILELS_NVCC, PATH, $VIRTUAL_ENV's nvidia-cuda-nvcc wheel.
+	Machine bool
+	NVCC    string
 	// Kernel keeps only the kernels of that name; Case only the Nth case
 	// (1-based) of each kernel; 0 keeps all.
 	Kernel string
@@ -133,6 +139,8 @@ type result struct {
 type runner struct {
 	c      Config
 	failed bool // exit 1
+	// comp compiles with nvcc (--emit ptx/sass, --machine); nil otherwise.
+	comp *lower.MachineCompiler
 	// stderr collects the lines of one input (its diagnostics), written
 	// out in one piece when the input is done, not one write each.
 	stderr bytes.Buffer
@@ -192,9 +200,12 @@ func (r *runner) run() (int, error) {
 func (r *runner) check() error {
 	c := r.c
 	switch c.Emit {
-	case "cuda", "tirx", "json":
+	case "cuda", "tirx", "json", "ptx", "sass":
 	default:
-		return usagef("unknown --emit %q (want cuda, tirx or json)", c.Emit)
+		return usagef("unknown --emit %q (want cuda, tirx, json, ptx or sass)", c.Emit)
+	}
+	if err := r.findMachine(); err != nil {
+		return err
 	}
 	if c.Harness && c.Emit != "cuda" {
 		return usagef("--harness needs --emit cuda")
@@ -370,6 +381,14 @@ func (r *runner) analyse(in *input) (result, bool) {
 	switch c.Emit {
 	case "json":
 		out.doc = report.Build(res, ks)
+		if r.comp != nil {
+			r.addMachine(f, res, ks, out.doc)
+		}
+	case "ptx", "sass":
+		if ks == nil {
+			ks = res.Kernels
+		}
+		out.text = r.machineText(f, res, ks)
 	case "tirx":
 		if ks == nil {
 			ks = res.Kernels

@@ -149,6 +149,8 @@ func extension(emit string) string {
 		return ".tirx"
 	case "json":
 		return ".json"
+	case "ptx", "sass":
+		return "." + emit
 	}
 	return ".cu"
 }

@@ -65,7 +65,7 @@ func KernelMachine(a *machine.Artifact, k *Kernel) *machine.Kernel {
 func MachineLens(m *machine.Kernel) string {
 	parts := []string{fmt.Sprintf("%d regs", m.Registers)}
 	if sp := m.SpillStores + m.SpillLoads; sp > 0 {
-		parts = append(parts, fmt.Sprintf("%s spilled", size(m.SpillStores))+fmt.Sprintf(" (%s reloaded)", size(m.SpillLoads)))
+		parts = append(parts, fmt.Sprintf("%s spilled", size(m.SpillStores)))
 	} else {
 		parts = append(parts, "0 spills")
 	}
@@ -81,7 +81,7 @@ func MachineLens(m *machine.Kernel) string {
 // it, and the SASS memory instructions.
 func MachineLines(m *machine.Kernel) []string {
 	lines := []string{
-		fmt.Sprintf("machine code: %s, %s (%s -O2)", m.Arch, m.Source, m.Arch),
+		fmt.Sprintf("machine code: %s -arch=%s %s", m.Source, m.Arch, machine.Flags),
 		fmt.Sprintf("registers: %d per thread", m.Registers),
 	}
 	if m.SpillStores+m.SpillLoads > 0 || m.StackFrame > 0 {
@@ -211,4 +211,25 @@ func MachineText(ks []*Kernel, views []*machine.Kernel, what string) string {
 		}
 	}
 	return b.String()
+}
+
+// MachineKernel is a kernel's machine-code view (perf/machine.Kernel);
+// MachineCompiler compiles and caches (perf/machine.Compiler).
+type (
+	MachineKernel   = machine.Kernel
+	MachineCompiler = machine.Compiler
+)
+
+// FindMachine locates nvcc and returns a compiler that caches on disk
+// under the user cache directory; nil and why (one line) when there is
+// no nvcc. Where it looks, in order: explicit (a --nvcc flag or the
+// tilels.nvcc setting, which from names), $TILELS_NVCC, nvcc on PATH,
+// then the nvidia-cuda-nvcc wheel of each Python environment in envs.
+// parallel caps the nvcc processes at once.
+func FindMachine(explicit, from string, envs []string, parallel int) (*MachineCompiler, string) {
+	t, why, ok := machine.Find(machine.Search{Explicit: explicit, ExplicitFrom: from, Envs: envs})
+	if !ok {
+		return nil, why
+	}
+	return machine.NewCompiler(t, machine.DefaultDir(), parallel), ""
 }

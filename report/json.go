@@ -221,7 +221,7 @@ func (e *encoder) file(f *File) {
 }
 
 func (e *encoder) kernel(k *Kernel) {
-	e.open('{', 8)
+	e.open('{', 9)
 	e.key(0, "name")
 	e.str(k.Name)
 	e.key(1, "symbol")
@@ -246,6 +246,8 @@ func (e *encoder) kernel(k *Kernel) {
 	}
 	e.key(7, "diagnostics")
 	e.diagnostics(k.Diagnostics)
+	e.key(8, "machine")
+	e.machine(k.Machine)
 	e.close('}')
 }
 

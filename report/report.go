@@ -88,6 +88,9 @@ type Kernel struct {
 	Needs       []string     `json:"needs"`
 	Calls       []Call       `json:"calls"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Machine is the kernel's machine code (report/machine.go); null
+	// unless nvcc compiled it (--machine, --emit ptx/sass).
+	Machine *Machine `json:"machine"`
 }
 
 // Call is one tile call's dispatch result.

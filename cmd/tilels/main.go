@@ -1,9 +1,9 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
-//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|ptx|sass] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [--machine] [--nvcc PATH] [-o OUT]
 //	tilels --version | version
 //	tilels --help | -h | help
 //
@@ -48,9 +48,9 @@ func main() {
 var oneShot bool
 
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
-       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json] [--fail-on warning|error]
+       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|ptx|sass] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--extra-path DIR]... [--harness] [-o OUT]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [--machine] [--nvcc PATH] [-o OUT]
                     [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
        tilels --version [--reference RELEASE] [--python INTERPRETER] | version
        tilels --help | help
@@ -148,6 +148,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Kernel:  v.kernel,
 		Case:    v.caseN,
 		Harness: v.harness,
+		Machine: v.machine,
+		NVCC:    v.nvcc,
 		Out:     v.out,
 		FailOn:  failOn,
 		Options: opts,
@@ -186,7 +188,8 @@ type values struct {
 	emit, kernel, arch, out, failOn string
 	logFile, logLevel               string
 	reference, python               string
-	showVersion, harness            bool
+	showVersion, harness, machine   bool
+	nvcc                            string
 	caseN, maxCases                 int
 	bind                            map[string]string
 	extraPaths                      []string
@@ -207,7 +210,9 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 		v.inputs = append(v.inputs, s)
 		return nil
 	})
-	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx or json")
+	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx, json, or ptx or sass (compiled with nvcc)")
+	fs.BoolVar(&v.machine, "machine", false, "with --emit json: compile with nvcc and add each kernel's registers, spills, shared memory, occupancy and SASS memory instructions")
+	fs.StringVar(&v.nvcc, "nvcc", "", "the nvcc `PATH` for --machine and --emit ptx/sass (default: $TILELS_NVCC, nvcc on PATH, then $VIRTUAL_ENV's nvidia-cuda-nvcc wheel)")
 	fs.StringVar(&v.failOn, "fail-on", "error", "exit 1 when a diagnostic of at least this `SEVERITY` (warning or error) is reported")
 	fs.StringVar(&v.kernel, "kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
 	fs.StringVar(&v.arch, "arch", "", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...); default: per kernel, sm_100a for a kernel that uses tensor memory, gemm_async or tcgen05, else sm_90a")
