@@ -34,7 +34,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--log-level", "loud"}, 2, `bad --log-level "loud"`},
 		{[]string{"--lower"}, 2, "flag needs an argument"},
 		{[]string{"--bogus"}, 2, "flag provided but not defined"},
-		{[]string{"--lower", example, "--emit", "ptx"}, 2, `unknown --emit "ptx"`},
+		{[]string{"--lower", example, "--emit", "asm"}, 2, `unknown --emit "asm"`},
 		{[]string{"--lower", "does-not-exist.py"}, 2, "no such file"},
 		{[]string{example, "extra"}, 2, `unexpected argument`},
 		{[]string{"--lower", example, "extra.py"}, 2, "stat extra.py: no such file"},
