@@ -202,7 +202,14 @@ func (t Tool) compile(ctx context.Context, cu, arch string) (*Artifact, error) {
 	cmd := exec.CommandContext(ctx, t.NVCC, "-arch="+arch, Flags, "-cubin", "-Xptxas", "-v",
 		"-keep", "-keep-dir", dir, "-o", cubin, src)
 	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = cmd.Start()
+	if err == nil {
+		lowerPriority(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
+	out := buf.Bytes()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
