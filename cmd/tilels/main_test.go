@@ -346,7 +346,7 @@ func TestRefused(t *testing.T) {
 		// -o DIR: sub/k.cu is an input and the output of k.py.
 		{[]string{"--lower", in, filepath.Join(dir, "sub", "k.cu"), "-", "-o", filepath.Join(dir, "sub")}, "is the input file"},
 		{[]string{"--lower", in, "-", "--fail-on", "info"}, `unknown --fail-on "info"`},
-		{[]string{"--lower", in, "-", "--emit", "ptx"}, `unknown --emit "ptx"`},
+		{[]string{"--lower", in, "-", "--emit", "asm"}, `unknown --emit "asm"`},
 		{[]string{"--lower", in, "-", "-", "--emit", "json"}, "standard input (-) given 2 times"},
 		{[]string{"--lower", in, "-", filepath.Join(dir, "missing.py")}, "no such file"},
 	} {
