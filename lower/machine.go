@@ -3,6 +3,8 @@ package lower
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/tilels/tilels/codegen/cuda"
@@ -27,21 +29,55 @@ func MachineCode(ctx context.Context, c *machine.Compiler, ks []*Kernel, opts Op
 	if a.Failed != "" {
 		return nil, a.Failed, nil
 	}
-	return machineViews(a, ks), "", nil
+	return machineViews(a, cu, ks), "", nil
 }
 
-// machineViews picks each kernel's entry out of a's.
-func machineViews(a *machine.Artifact, ks []*Kernel) []*machine.Kernel {
+// machineViews picks each kernel's entry out of a's, compiled from cu.
+func machineViews(a *machine.Artifact, cu string, ks []*Kernel) []*machine.Kernel {
 	in := make([]cuda.Kernel, len(ks))
 	for i, k := range ks {
 		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
 	}
 	names, _ := cuda.Symbols(in)
+	dyn := launchSmem(cu)
 	views := make([]*machine.Kernel, len(ks))
 	for i, k := range ks {
-		views[i], _ = a.KernelView(names[i], int(k.Launch.Threads()), k.Launch.DynamicSmem)
+		d, ok := dyn[names[i]]
+		if !ok {
+			d = k.Launch.DynamicSmem
+		}
+		views[i], _ = a.KernelView(names[i], int(k.Launch.Threads()), d)
 	}
 	return views
+}
+
+var (
+	launchSmemRe   = regexp.MustCompile(`(?m)^\s*tilels_config\.dynamicSmemBytes = (\d+);`)
+	launchKernelRe = regexp.MustCompile(`cudaLaunchKernelEx\(&tilels_config, ([A-Za-z_]\w*)[,)]`)
+)
+
+// launchSmem reads, from the launchers of a .cu file codegen/cuda
+// printed, the dynamic shared memory each kernel is launched with: the
+// dispatch pass leaves ir.Launch.DynamicSmem 0 and the printer sizes the
+// arena of the kernel's shared.dyn buffers, which only its launcher
+// states ("tilels_config.dynamicSmemBytes = N;" before
+// "cudaLaunchKernelEx(&tilels_config, NAME, ...").
+func launchSmem(cu string) map[string]int64 {
+	out := map[string]int64{}
+	sizes := launchSmemRe.FindAllStringSubmatchIndex(cu, -1)
+	for _, m := range launchKernelRe.FindAllStringSubmatchIndex(cu, -1) {
+		var n int64 = -1
+		for _, s := range sizes {
+			if s[0] > m[0] {
+				break
+			}
+			n, _ = strconv.ParseInt(cu[s[2]:s[3]], 10, 64)
+		}
+		if n >= 0 {
+			out[cu[m[2]:m[3]]] = n
+		}
+	}
+	return out
 }
 
 // KernelSource is the .cu text a kernel is compiled from on its own (the
@@ -53,10 +89,10 @@ func (p *Prints) KernelSource(k *Kernel) (cu, arch string, err error) {
 	return cu, PrintArch(ks, p.opts), err
 }
 
-// KernelMachine is the view of k compiled on its own (KernelSource) from
-// artifact a.
-func KernelMachine(a *machine.Artifact, k *Kernel) *machine.Kernel {
-	return machineViews(a, []*Kernel{k})[0]
+// KernelMachine is the view of k compiled on its own from cu
+// (KernelSource) into artifact a.
+func KernelMachine(a *machine.Artifact, cu string, k *Kernel) *machine.Kernel {
+	return machineViews(a, cu, []*Kernel{k})[0]
 }
 
 // MachineLens is the one-line summary of a kernel's machine code the

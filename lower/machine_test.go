@@ -2,6 +2,7 @@ package lower
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,15 +52,25 @@ func TestMachineCode(t *testing.T) {
 			t.Fatalf("MachineCode: %v %s", err, failed)
 		}
 		syms := Symbols(r.Kernels)
+		cu, err := CUDA(r.Kernels, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i, k := range r.Kernels {
 			m := views[i]
 			if m == nil {
 				t.Errorf("%s: no view", k.Name)
 				continue
 			}
-			if m.Symbol != syms[i]+"_kernel" || m.Threads != int(k.Launch.Threads()) || m.DynamicShared != k.Launch.DynamicSmem {
-				t.Errorf("%s: view of %s with %d threads, %d dynamic bytes; want %s_kernel, %d, %d",
-					k.Name, m.Symbol, m.Threads, m.DynamicShared, syms[i], k.Launch.Threads(), k.Launch.DynamicSmem)
+			// The dynamic shared memory is the launcher's (the printer sizes
+			// the shared.dyn arena; ir.Launch leaves it 0).
+			launch := fmt.Sprintf("dynamicSmemBytes = %d;\n  tilels_config.stream = stream;\n", m.DynamicShared)
+			if m.Symbol != syms[i]+"_kernel" || m.Threads != int(k.Launch.Threads()) || !strings.Contains(cu, launch) {
+				t.Errorf("%s: view of %s with %d threads, %d dynamic bytes; want %s_kernel, %d, and a launcher with that",
+					k.Name, m.Symbol, m.Threads, m.DynamicShared, syms[i], k.Launch.Threads())
+			}
+			if r == res && m.DynamicShared == 0 {
+				t.Errorf("%s: the TMA pipeline's shared.dyn buffers give no dynamic shared memory", k.Name)
 			}
 			o := m.Occupancy
 			if o == nil || o.SharedPerBlock < m.StaticShared+m.DynamicShared+1024 || o.BlocksPerSM < 1 {

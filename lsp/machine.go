@@ -287,7 +287,7 @@ func (s *Server) runMachine(ctx context.Context, d *document) {
 			}
 			if a.Failed != "" {
 				r.failed = a.Failed
-			} else if r.view = lower.KernelMachine(a, k); r.view == nil {
+			} else if r.view = lower.KernelMachine(a, cu, k); r.view == nil {
 				r.failed = "the compiled file has no entry for kernel " + k.Name
 			}
 		}
