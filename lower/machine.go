@@ -95,6 +95,17 @@ func KernelMachine(a *machine.Artifact, cu string, k *Kernel) *machine.Kernel {
 	return machineViews(a, cu, []*Kernel{k})[0]
 }
 
+// What the editor says of a kernel whose machine code is not there:
+// being compiled, or nvcc failed (MachineFailed).
+const MachinePending = "machine code: compiling…"
+
+// MachineFailed is the line for a kernel nvcc could not compile: the
+// first line of its complaint.
+func MachineFailed(failed string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(failed), "\n")
+	return "machine code: none: " + line
+}
+
 // MachineLens is the one-line summary of a kernel's machine code the
 // editor shows above its def: "64 regs · 0 spills · 48 KB smem · 2
 // blocks/SM (shared)".

@@ -367,9 +367,9 @@ func (s *Server) machineHover(d *document, v *view, def *kdef, off source.Pos) (
 			fmt.Fprintf(&b, "- %s\n", mdEscape(l))
 		}
 	case have:
-		fmt.Fprintf(&b, "machine code: none: %s\n", mdEscape(firstLineOf(r.failed)))
+		b.WriteString(mdEscape(lower.MachineFailed(r.failed)) + "\n")
 	case pending:
-		b.WriteString("machine code: compiling…\n")
+		b.WriteString(lower.MachinePending + "\n")
 	default:
 		return "", source.NoSpan
 	}
@@ -386,9 +386,9 @@ func (s *Server) machineLens(d *document, def *kdef, r protocol.Range) (protocol
 	case have && res.view != nil:
 		title = lower.MachineLens(res.view)
 	case have:
-		title = "machine code: nvcc failed"
+		title = lower.MachineFailed(res.failed)
 	case pending:
-		title = "machine code: compiling…"
+		title = lower.MachinePending
 	default:
 		return protocol.CodeLens{}, false
 	}
@@ -439,9 +439,4 @@ func (s *Server) machineText(d *document, snap *snapshot, ref loweredRef) string
 		return stamp + "// compiling " + strings.Join(waiting, ", ") + "… (this view refreshes when nvcc is done)\n"
 	}
 	return stamp + lower.MachineText(ks, views, ref.kind)
-}
-
-func firstLineOf(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

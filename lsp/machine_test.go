@@ -163,6 +163,19 @@ func TestMachineCode(t *testing.T) {
 	if h := hoverValue(c.hover(u, defPos(edited, "roundtrip"))); !strings.Contains(h, "registers: 40") {
 		t.Errorf("hover after the edit:\n%s", h)
 	}
+
+	// A kernel nvcc rejects (the fake rejects this name): the hover and
+	// lens say so, the view shows nvcc's complaint.
+	bad := strings.Replace(machineSrc, "def roundtrip(", "def tilels_fake_error(", 1)
+	c.change(u, 4, &protocol.TextDocumentContentChangeWholeDocument{Text: bad})
+	c.waitDiags(u, 4)
+	waitJob(t, jobs)
+	if h := hoverValue(c.hover(u, defPos(bad, "tilels_fake_error"))); !strings.Contains(h, "machine code: none: nvcc -arch=sm_90a -O2 failed") {
+		t.Errorf("hover of a kernel nvcc rejects:\n%s", h)
+	}
+	if v := c.content(loweredURI(u, "sass", "")); !strings.Contains(v, "asked to fail") {
+		t.Errorf("SASS view of a kernel nvcc rejects:\n%s", v)
+	}
 }
 
 // TestMachineCodeNoNVCC: without an nvcc (no setting, no $TILELS_NVCC,

@@ -87,6 +87,29 @@ func TestEmitMachineFake(t *testing.T) {
 	}
 }
 
+// TestEmitMachineFailed: a file nvcc rejects (the fake nvcc rejects a
+// kernel named tilels_fake_error) prints nvcc's complaint and exits 1;
+// its JSON records keep machine null.
+func TestEmitMachineFailed(t *testing.T) {
+	nvcc := fakeNVCC(t)
+	src, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := filepath.Join(t.TempDir(), "k.py")
+	if err := os.WriteFile(k, []byte(strings.Replace(string(src), "def roundtrip(", "def tilels_fake_error(", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI("--lower", k, "--emit", "sass", "--nvcc", nvcc)
+	if code != 1 || out != "" || !strings.Contains(stderr, "failed (exit status 1)") || !strings.Contains(stderr, "the fake nvcc was asked to fail") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	code, out, _ = runCLI("--lower", k, "--emit", "json", "--machine", "--nvcc", nvcc)
+	if code != 1 || !strings.Contains(out, `"machine": null`) {
+		t.Errorf("--machine: exit %d, out %s", code, out)
+	}
+}
+
 func TestEmitMachineUsage(t *testing.T) {
 	nvcc := fakeNVCC(t)
 	missing := filepath.Join(t.TempDir(), "nvcc")
