@@ -71,11 +71,16 @@ func NewCompiler(t Tool, dir string, parallel int) *Compiler {
 		mem: map[string]*list.Element{}, lru: list.New(), inflight: map[string]*flight{}}
 }
 
-// Key is the cache key of cu compiled for arch: the SHA-256 of the flags,
-// the arch, nvcc's version, the disassembler and the text.
+// cacheFormat names the shape of a cached Artifact and of the parsing
+// that made it: change it when either changes, so no older entry is read.
+const cacheFormat = "tilels-machine-1"
+
+// Key is the cache key of cu compiled for arch: the SHA-256 of the cache
+// format, the flags, the arch, nvcc's version, the disassembler and the
+// text.
 func (c *Compiler) Key(cu, arch string) string {
 	h := sha256.New()
-	for _, s := range []string{Flags, arch, c.Tool.Version, c.Tool.DisasmKind, cu} {
+	for _, s := range []string{cacheFormat, Flags, arch, c.Tool.Version, c.Tool.DisasmKind, cu} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
