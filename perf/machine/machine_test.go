@@ -20,8 +20,9 @@ func read(t *testing.T, name string) string {
 
 // The testdata was made with the pinned nvcc 13.5.37 (scripts/setup-nvcc)
 // and nvdisasm/cuobjdump 13.5.37: nvcc -arch=sm_90a -O2 -cubin -Xptxas -v
-// -keep of kernels tilels printed (ldgsts_copy, ldstmatrix_frag from
-// lower/testdata) and a hand-written kernel that spills (spill.cu).
+// -keep of the .cu files tilels --lower prints for lower/testdata's
+// ldgsts_copy and ldstmatrix_frag, and of a hand-written kernel that
+// spills (spill.cu); nvdisasm -c and cuobjdump -sass of the cubins.
 func TestParsePtxas(t *testing.T) {
 	got := ParsePtxas(read(t, "ldgsts_copy.ptxas.txt"))
 	want := []Resources{
