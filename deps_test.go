@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/cudacheck":   {},
 	"internal/names":       {},
 	"internal/benchcorpus": {},
+	"perf/machine":         {},
 	"internal/version":     {"release"},
 	"release":              {},
 	"dsl/diag":             {"dsl/source"},

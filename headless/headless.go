@@ -59,11 +59,17 @@ type Config struct {
 	// Inputs are files, directories (walked for the .py files that import
 	// the TIRx DSL) and "-" (standard input), in the order given.
 	Inputs []string
-	// Emit is "cuda", "tirx", "json" or "svg" (the pictures of the tile
-	// call at line Call, Picture "partition", "bank" or "both").
+	// Emit is "cuda", "tirx", "json", "svg" (the pictures of the tile
+	// call at line Call, Picture "partition", "bank" or "both"), "ptx" or
+	// "sass" (the last two compile with nvcc: machine.go).
 	Emit    string
 	Call    int
 	Picture string
+	// Machine adds each kernel's machine code resources to --emit json
+	// (compiling with nvcc); NVCC names the nvcc (--nvcc), else
+	// $TILELS_NVCC, PATH, $VIRTUAL_ENV's nvidia-cuda-nvcc wheel.
+	Machine bool
+	NVCC    string
 	// Kernel keeps only the kernels of that name; Case only the Nth case
 	// (1-based) of each kernel; 0 keeps all.
 	Kernel string
@@ -144,6 +150,8 @@ type runner struct {
 	c      Config
 	mode   outMode // where the output goes (plan)
 	failed bool    // exit 1
+	// comp compiles with nvcc (--emit ptx/sass, --machine); nil otherwise.
+	comp *lower.MachineCompiler
 	// stderr collects the lines of one input (its diagnostics), written
 	// out in one piece when the input is done, not one write each.
 	stderr bytes.Buffer
@@ -204,7 +212,7 @@ func (r *runner) run() (int, error) {
 func (r *runner) check() error {
 	c := r.c
 	switch c.Emit {
-	case "cuda", "tirx", "json":
+	case "cuda", "tirx", "json", "ptx", "sass":
 		if c.Call != 0 || c.Picture != "" {
 			return usagef("--call and --picture need --emit svg")
 		}
@@ -213,7 +221,10 @@ func (r *runner) check() error {
 			return err
 		}
 	default:
-		return usagef("unknown --emit %q (want cuda, tirx, json or svg)", c.Emit)
+		return usagef("unknown --emit %q (want cuda, tirx, json, svg, ptx or sass)", c.Emit)
+	}
+	if err := r.findMachine(); err != nil {
+		return err
 	}
 	if c.Harness && c.Emit != "cuda" {
 		return usagef("--harness needs --emit cuda")
@@ -389,6 +400,14 @@ func (r *runner) analyse(in *input) (result, bool) {
 	switch c.Emit {
 	case "json":
 		out.doc = report.Build(res, ks)
+		if r.comp != nil {
+			r.addMachine(f, res, ks, out.doc)
+		}
+	case "ptx", "sass":
+		if ks == nil {
+			ks = res.Kernels
+		}
+		out.text = r.machineText(f, res, ks)
 	case "tirx":
 		if ks == nil {
 			ks = res.Kernels

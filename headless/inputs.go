@@ -151,6 +151,8 @@ func extension(emit string) string {
 		return ".json"
 	case "svg":
 		return ".svg"
+	case "ptx", "sass":
+		return "." + emit
 	}
 	return ".cu"
 }

@@ -44,6 +44,9 @@ func (s *Server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 					Arguments: []protocol.LSPAny{mustJSON(string(d.uri)), mustJSON(def.name())},
 				},
 			})
+			if l, ok := s.machineLens(d, def, r); ok { // machine.go
+				out = append(out, l)
+			}
 		}
 		if def.cases() {
 			i := sel.pick(def)

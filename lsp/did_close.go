@@ -18,6 +18,7 @@ func (s *Server) DidClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 		return nil
 	}
 	d.close()
+	s.forgetMachine(d) // machine.go
 	if d.path != "" {
 		// Importers read its unsaved text; from now on, the file's.
 		s.modulesChanged(d.path) // imports.go

@@ -27,6 +27,8 @@ import (
 //	tilels.lower        -> {"cuda": "...", "tirx": "..."[, "cases": [...]]}
 //	tilels.writeCUDA    -> {"uri": "file:///.../k.cu", "applied": true}
 //	tilels.showLowered  -> {"uri": "tilels-lowered:...", "shown": true}
+//	                       (a third argument "ptx", "sass" or "tirx"
+//	                       shows that instead of the CUDA: machine.go)
 //	                       or, without showDocument/textDocumentContent
 //	                       support, {"uri": ..., "cuda": ..., "tirx": ...}
 //
@@ -58,6 +60,13 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: argument %d must be a string", p.Command, i+1)
 		}
 		args = append(args, str)
+	}
+	kind := "cu"
+	if p.Command == cmdShowLowered && len(args) == 3 {
+		if kind = args[2]; kind != "cu" && kind != "tirx" && kind != "ptx" && kind != "sass" {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s: argument 3 must be cu, tirx, ptx or sass", p.Command)
+		}
+		args = args[:2]
 	}
 	if len(args) < 1 || len(args) > 2 {
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%s takes the document URI and an optional kernel name", p.Command)
@@ -96,7 +105,7 @@ func (s *Server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 	case cmdWriteCUDA:
 		return s.writeCUDA(ctx, d, snap, kernel)
 	default:
-		return s.showLowered(ctx, d, snap, kernel)
+		return s.showLowered(ctx, d, snap, kernel, kind)
 	}
 }
 
@@ -237,8 +246,8 @@ func (s *Server) writeCUDA(ctx context.Context, d *document, snap *snapshot, ker
 
 // showLowered opens the tilels-lowered view of the document, or returns
 // the lowered text for clients that cannot show it.
-func (s *Server) showLowered(ctx context.Context, d *document, snap *snapshot, kernel string) (protocol.LSPAny, error) {
-	u := loweredURI(d.uri, "cu", kernel)
+func (s *Server) showLowered(ctx context.Context, d *document, snap *snapshot, kernel, kind string) (protocol.LSPAny, error) {
+	u := loweredURI(d.uri, kind, kernel)
 	caps := s.caps.Load()
 	if caps.showDocument && caps.textDocumentContent {
 		res, err := s.client.ShowDocument(ctx, &protocol.ShowDocumentParams{URI: u})
@@ -246,6 +255,9 @@ func (s *Server) showLowered(ctx context.Context, d *document, snap *snapshot, k
 			return nil, jsonrpc2.Errorf(requestFailed, "window/showDocument: %v", err)
 		}
 		return marshalAny(map[string]any{"uri": string(u), "shown": res.Success})
+	}
+	if kind == "ptx" || kind == "sass" {
+		return marshalAny(map[string]any{"uri": string(u), kind: s.machineText(d, snap, loweredRef{source: d.uri, kind: kind, kernel: kernel})})
 	}
 	cuda, tirx, err := snap.lowered(d.selected(), kernel)
 	if err != nil {

@@ -43,6 +43,9 @@ func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}
 	md, span := hoverText(v.snap, def, d.selected(), off)
 	if md == "" {
+		md, span = s.machineHover(d, v, def, off) // machine.go: on the def's name
+	}
+	if md == "" {
 		return nil, nil
 	}
 	md = withPicture(md, s.hoverPicture(v.snap, def, d.selected(), off)) // picture.go

@@ -14,6 +14,8 @@ import (
 //	tilels-lowered:///path/to/kernel.py.cu               the whole file's CUDA
 //	tilels-lowered:///path/to/kernel.py.cu?kernel=NAME   one kernel's CUDA
 //	tilels-lowered:///path/to/kernel.py.tirx             the lowered TIRx
+//	tilels-lowered:///path/to/kernel.py.ptx?kernel=NAME  its PTX (nvcc; machine.go)
+//	tilels-lowered:///path/to/kernel.py.sass?kernel=NAME its SASS
 //
 // A source that is not a file (an untitled buffer) is named in the query:
 // ?source=<its URI>.
@@ -22,7 +24,7 @@ const loweredScheme = "tilels-lowered"
 // loweredRef is what a tilels-lowered URI names.
 type loweredRef struct {
 	source uri.URI
-	kind   string // "cu" or "tirx"
+	kind   string // "cu", "tirx", "ptx" or "sass"
 	kernel string // "" for every kernel
 }
 
@@ -61,8 +63,11 @@ func parseLoweredURI(u uri.URI) (loweredRef, error) {
 		ref.kind, path = "cu", strings.TrimSuffix(path, ".cu")
 	case strings.HasSuffix(path, ".tirx"):
 		ref.kind, path = "tirx", strings.TrimSuffix(path, ".tirx")
+	case strings.HasSuffix(path, ".ptx"), strings.HasSuffix(path, ".sass"):
+		ref.kind = path[strings.LastIndexByte(path, '.')+1:] // machine.go
+		path = strings.TrimSuffix(path, "."+ref.kind)
 	default:
-		return loweredRef{}, fmt.Errorf("%s names neither .cu nor .tirx output", u)
+		return loweredRef{}, fmt.Errorf("%s names no .cu, .tirx, .ptx or .sass output", u)
 	}
 	if s := q.Get("source"); s != "" {
 		src, err := uri.Parse(s)

@@ -19,6 +19,7 @@ func (s *Server) published(d *document, snap *snapshot) {
 	}
 	s.refreshViews(d.uri)
 	s.refreshHints()
+	s.scheduleMachine(d) // machine.go: compile in the background, later
 }
 
 // publishDiagnostics sends snap's diagnostics with its version. It holds

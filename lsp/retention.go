@@ -72,6 +72,7 @@ func (s *Server) sweep() {
 	slices.SortFunc(docs, func(a, b *document) int { return cmp.Compare(b.lastUse.Load(), a.lastUse.Load()) })
 	for _, d := range docs[warmDocs:] {
 		d.sleep()
+		s.sleepMachine(d) // machine.go
 	}
 }
 

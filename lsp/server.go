@@ -113,6 +113,8 @@ type Server struct {
 	// environments (imports.go installed).
 	instMu sync.Mutex
 	inst   map[string]lower.Installed
+
+	mach machines // machine code (machine.go)
 }
 
 func newServer(opts Options) *Server {

@@ -384,7 +384,7 @@ func TestLoweredViewRefresh(t *testing.T) {
 	if err != nil || !strings.Contains(r.Text, "version 2") {
 		t.Fatalf("view after the change: %v %q", err, r)
 	}
-	if _, err := c.server.TextDocumentContent(context.Background(), &protocol.TextDocumentContentParams{URI: "tilels-lowered:/w/k.py.ptx"}); rpcCode(err) != jsonrpc2.InvalidParams {
+	if _, err := c.server.TextDocumentContent(context.Background(), &protocol.TextDocumentContentParams{URI: "tilels-lowered:/w/k.py.asm"}); rpcCode(err) != jsonrpc2.InvalidParams {
 		t.Errorf("bad view URI: %v", err)
 	}
 	// A view of a file that is not open shows the file as saved.

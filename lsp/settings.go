@@ -59,6 +59,12 @@ type Settings struct {
 	// default: nvcc, compute-sanitizer and Nsight Compute then name the
 	// .py line of each tile call. Off by default: the view is for reading.
 	LineDirectives bool `json:"lineDirectives"`
+	// NVCC is the nvcc the kernels' machine code is compiled with (the
+	// def's hover and code lens, the PTX/SASS views: machine.go); empty:
+	// $TILELS_NVCC, nvcc on PATH, then $VIRTUAL_ENV's nvidia-cuda-nvcc
+	// wheel. It runs a program: editors should let only the user's own
+	// settings set it (VS Code: scope "machine").
+	NVCC string `json:"nvcc"`
 }
 
 // maxCasesLimit bounds the maxCases setting: every case is one analysis
@@ -183,6 +189,11 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			return base, fmt.Errorf("settings: python: %w", err)
 		}
 	}
+	if p, ok := obj["nvcc"]; ok && string(p) != "null" {
+		if err := json.Unmarshal(p, &out.NVCC); err != nil {
+			return base, fmt.Errorf("settings: nvcc: %w", err)
+		}
+	}
 	return &out, nil
 }
 
@@ -206,6 +217,9 @@ func (s *Server) applySettings(next *Settings) {
 	}
 	if prev.InlayHints != next.InlayHints || changed {
 		s.refreshHints()
+	}
+	if prev.NVCC != next.NVCC && !changed {
+		s.machineAll() // machine.go: compile with the new nvcc
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -37,6 +38,9 @@ func (s *Server) TextDocumentContent(ctx context.Context, p *protocol.TextDocume
 	}
 	s.views[ref.source][p.URI] = true
 	s.mu.Unlock()
+	if ref.kind == "ptx" || ref.kind == "sass" {
+		return &protocol.TextDocumentContentResult{Text: s.machineText(d, snap, ref)}, nil // machine.go
+	}
 	return &protocol.TextDocumentContentResult{Text: loweredText(d, snap, ref)}, nil
 }
 
@@ -46,6 +50,9 @@ func (s *Server) TextDocumentContent(ctx context.Context, p *protocol.TextDocume
 func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentResult, error) {
 	if !ref.source.IsFile() {
 		return nil, jsonrpc2.Errorf(requestFailed, "%s is not open", ref.source)
+	}
+	if ref.kind == "ptx" || ref.kind == "sass" {
+		return &protocol.TextDocumentContentResult{Text: "// tilels: open " + filepath.Base(ref.source.FsPath()) + " to see its " + strings.ToUpper(ref.kind) + "\n"}, nil
 	}
 	src, err := s.readSource(ref.source.FsPath())
 	if err != nil {

@@ -221,7 +221,7 @@ func (e *encoder) file(f *File) {
 }
 
 func (e *encoder) kernel(k *Kernel) {
-	e.open('{', 9)
+	e.open('{', 10)
 	e.key(0, "name")
 	e.str(k.Name)
 	e.key(1, "symbol")
@@ -248,6 +248,8 @@ func (e *encoder) kernel(k *Kernel) {
 	e.diagnostics(k.Diagnostics)
 	e.key(8, "memory")
 	e.memory(k.Memory)
+	e.key(9, "machine")
+	e.machine(k.Machine)
 	e.close('}')
 }
 

@@ -113,6 +113,13 @@ func TestJSONMatchesMarshal(t *testing.T) {
 			k.Case = map[string]string{}
 			k.Calls = nil
 		}
+		switch r.IntN(3) {
+		case 0:
+			k.Machine = &Machine{Source: str(), Arch: str(), Registers: n, SpillStoreBytes: n, Threads: 128,
+				Occupancy: &Occupancy{BlocksPerSM: n, WarpsPerSM: 4, Limit: str()}, SASSMemoryOps: map[string]int64{str(): n, "LDS.128": 4, str(): 1}}
+		case 1:
+			k.Machine = &Machine{Source: str(), SASSMemoryOps: map[string]int64{}}
+		}
 		doc := New(&File{File: str(), Kernels: []Kernel{k, {Name: str()}}}, &File{File: str(), Kernels: []Kernel{}, Diagnostics: []Diagnostic{}})
 		checkSame(t, "random "+s, doc)
 	}

@@ -93,6 +93,9 @@ type Kernel struct {
 	// calls and the code outside them (perf/memory); null for an
 	// unresolved kernel.
 	Memory *Memory `json:"memory"`
+	// Machine is the kernel's machine code (report/machine.go); null
+	// unless nvcc compiled it (--machine, --emit ptx/sass).
+	Machine *Machine `json:"machine"`
 }
 
 // Memory is the predicted memory traffic of one launch (perf/memory;

@@ -1,9 +1,10 @@
 // Command tilels is the TIRx language server and headless lowering tool.
 //
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
-//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
+//	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg|ptx|sass] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [-o OUT]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives]
+//	             [--machine] [--nvcc PATH] [-o OUT]
 //	             [--call LINE] [--picture partition|bank|both]
 //	tilels --version | version
 //	tilels --help | -h | help
@@ -49,9 +50,10 @@ func main() {
 var oneShot bool
 
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
-       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg] [--fail-on warning|error]
+       tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg|ptx|sass] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [-o OUT]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives]
+                    [--machine] [--nvcc PATH] [-o OUT]
                     [--call LINE] [--picture partition|bank|both]
                     [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
        tilels --version [--reference RELEASE] [--python INTERPRETER] | version
@@ -154,6 +156,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Harness: v.harness,
 		// #line directives unless --no-line-directives (headless.Config).
 		LineDirectives: !v.noLineDirectives,
+		Machine:        v.machine,
+		NVCC:           v.nvcc,
 		Out:            v.out,
 		FailOn:         failOn,
 		Options:        opts,
@@ -192,10 +196,11 @@ type values struct {
 	emit, kernel, arch, out, failOn string
 	logFile, logLevel               string
 	reference, python               string
-	showVersion, harness            bool
+	showVersion, harness, machine   bool
 	caseN, maxCases, call           int
 	picture                         string
 	noLineDirectives                bool
+	nvcc                            string
 	bind                            map[string]string
 	extraPaths                      []string
 }
@@ -215,9 +220,11 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 		v.inputs = append(v.inputs, s)
 		return nil
 	})
-	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx, json or svg (the pictures of the call at --call)")
+	fs.StringVar(&v.emit, "emit", "cuda", "what to print: cuda, tirx, json, svg (the pictures of the call at --call), or ptx or sass (compiled with nvcc)")
 	fs.IntVar(&v.call, "call", 0, "with --emit svg: draw the tile call at `LINE` (1-based)")
 	fs.StringVar(&v.picture, "picture", "", "with --emit svg: `WHICH` picture: partition, bank, or both stacked (the default)")
+	fs.BoolVar(&v.machine, "machine", false, "with --emit json: compile with nvcc and add each kernel's registers, spills, shared memory, occupancy and SASS memory instructions")
+	fs.StringVar(&v.nvcc, "nvcc", "", "the nvcc `PATH` for --machine and --emit ptx/sass (default: $TILELS_NVCC, nvcc on PATH, then $VIRTUAL_ENV's nvidia-cuda-nvcc wheel)")
 	fs.StringVar(&v.failOn, "fail-on", "error", "exit 1 when a diagnostic of at least this `SEVERITY` (warning or error) is reported")
 	fs.StringVar(&v.kernel, "kernel", "", "only this kernel (`NAME` of a @T.prim_func)")
 	fs.StringVar(&v.arch, "arch", "", "CUDA target architecture (sm_80, sm_90a, sm_100f, ...); default: per kernel, sm_100a for a kernel that uses tensor memory, gemm_async or tcgen05, else sm_90a")

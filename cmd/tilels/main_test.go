@@ -34,7 +34,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"serve", "--log-level", "loud"}, 2, `bad --log-level "loud"`},
 		{[]string{"--lower"}, 2, "flag needs an argument"},
 		{[]string{"--bogus"}, 2, "flag provided but not defined"},
-		{[]string{"--lower", example, "--emit", "ptx"}, 2, `unknown --emit "ptx"`},
+		{[]string{"--lower", example, "--emit", "asm"}, 2, `unknown --emit "asm"`},
 		{[]string{"--lower", "does-not-exist.py"}, 2, "no such file"},
 		{[]string{example, "extra"}, 2, `unexpected argument`},
 		{[]string{"--lower", example, "extra.py"}, 2, "stat extra.py: no such file"},
@@ -346,7 +346,7 @@ func TestRefused(t *testing.T) {
 		// -o DIR: sub/k.cu is an input and the output of k.py.
 		{[]string{"--lower", in, filepath.Join(dir, "sub", "k.cu"), "-", "-o", filepath.Join(dir, "sub")}, "is the input file"},
 		{[]string{"--lower", in, "-", "--fail-on", "info"}, `unknown --fail-on "info"`},
-		{[]string{"--lower", in, "-", "--emit", "ptx"}, `unknown --emit "ptx"`},
+		{[]string{"--lower", in, "-", "--emit", "asm"}, `unknown --emit "asm"`},
 		{[]string{"--lower", in, "-", "-", "--emit", "json"}, "standard input (-) given 2 times"},
 		{[]string{"--lower", in, "-", filepath.Join(dir, "missing.py")}, "no such file"},
 	} {

@@ -94,6 +94,8 @@ class Extension {
       this.status,
       this.refStatus,
       vscode.commands.registerCommand('tirx.showLoweredCuda', () => this.showLowered()),
+      vscode.commands.registerCommand('tirx.showPtx', () => this.showLowered('ptx')),
+      vscode.commands.registerCommand('tirx.showSass', () => this.showLowered('sass')),
       vscode.commands.registerCommand('tirx.chooseReference', () => this.chooseReference()),
       vscode.commands.registerCommand('tirx.writeCudaFile', () => this.writeCuda()),
       vscode.commands.registerCommand('tirx.selectCase', () => this.selectCase()),
@@ -271,6 +273,7 @@ class Extension {
       python: c.get('python'),
       hoverPicture: c.get('hoverPicture'),
       lineDirectives: c.get('lineDirectives'),
+      nvcc: c.get('nvcc'),
     });
   }
 
@@ -420,9 +423,11 @@ class Extension {
     }
   }
 
-  private showLowered(): Promise<void> {
-    return this.withActive('show lowered CUDA', async (client, ed) => {
-      const res = await this.command<{ uri: string; shown?: boolean }>(client, 'tilels.showLowered', [key(ed.document)]);
+  /** Opens the lowered view: CUDA, or with kind the PTX or SASS nvcc makes of it (tilels.nvcc). */
+  private showLowered(kind?: 'ptx' | 'sass'): Promise<void> {
+    return this.withActive(kind ? `show ${kind.toUpperCase()}` : 'show lowered CUDA', async (client, ed) => {
+      const args = kind ? [key(ed.document), '', kind] : [key(ed.document)];
+      const res = await this.command<{ uri: string; shown?: boolean }>(client, 'tilels.showLowered', args);
       if (res.shown !== true) {
         throw new Error(`VS Code could not open ${res.uri}`);
       }

@@ -172,15 +172,18 @@ export function referenceStatus(r: ReferenceInfo): { text: string; tooltip: stri
 }
 
 /**
- * The tilels section as the server reads it, with `python` expanded like
- * tilels.serverPath (`~`, `${workspaceFolder}`, a relative path with a
- * separator from the first workspace folder); expand does that for one
- * path. Other settings pass unchanged.
+ * The tilels section as the server reads it, with `python` and `nvcc`
+ * expanded like tilels.serverPath (`~`, `${workspaceFolder}`, a relative
+ * path with a separator from the first workspace folder); expand does
+ * that for one path. Other settings pass unchanged.
  */
 export function serverSection(section: Record<string, unknown>, expand: (p: string) => string): Record<string, unknown> {
   const out = { ...section };
-  if (typeof out.python === 'string' && out.python.trim() !== '') {
-    out.python = expand(out.python);
+  for (const k of ['python', 'nvcc']) {
+    const v = out[k];
+    if (typeof v === 'string' && v.trim() !== '') {
+      out[k] = expand(v);
+    }
   }
   return out;
 }

@@ -106,4 +106,5 @@ test('serverSection: python expanded, the rest unchanged, empty left alone', () 
   });
   assert.deepEqual(serverSection({ python: '' }, () => assert.fail('empty is not expanded')), { python: '' });
   assert.deepEqual(serverSection({ reference: 'auto' }, expand), { reference: 'auto' });
+  assert.deepEqual(serverSection({ nvcc: '${workspaceFolder}/cuda/bin/nvcc', arch: '' }, expand), { nvcc: '/ws/cuda/bin/nvcc', arch: '' });
 });
