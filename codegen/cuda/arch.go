@@ -199,6 +199,9 @@ var opNeeds = map[string]opNeed{
 	ir.OpPackedF32x2:                 {sm: 100},
 }
 
+// ptxPred is T.ptx.pred(x), the wrapper of a .pred operand.
+const ptxPred = "ptx.pred"
+
 // ArchSafe reports whether nothing in fn can need more than arch has, by
 // a walk over its intrinsic calls, cluster indices and scope ids that is
 // cheaper than printing: then CheckArch would find nothing. false means
@@ -327,8 +330,17 @@ func (w *archWalk) expr(e ir.Expr) {
 		n, ok := opNeeds[e.Op]
 		if x, ext := extOps[e.Op]; !ok && ext {
 			n, ok = x.need, true
+		} else if _, _, tc := tcgen05UserOp(e.Op); !ok && tc {
+			// tcgen05 bookkeeping the kernel writes itself
+			// (ops_tcgen05_user.go): every helper is a tcgen05Helper.
+			n, ok = opNeed{sm: 100, family: true}, true
 		} else if x := userOp(e.Op); !ok && x != nil {
 			n, ok = x.need, true // an intrinsic the kernel writes itself (ops_user.go)
+		} else if !ok && e.Op == ptxPred {
+			// T.ptx.pred(x), a .pred operand: the operand printer unwraps
+			// it (ops_user.go 'Q'); anywhere else it is an unknown
+			// intrinsic, a printing error. It prints no helper itself.
+			n, ok = opNeed{}, true
 		}
 		if !ok {
 			w.safe = false
