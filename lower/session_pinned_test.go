@@ -49,7 +49,9 @@ def _kernel(
         Tx.cta.copy(B_s[:, :], B[:, :])
     _sync()
     for i in T.serial(0, 2):
-        Tx.cta.copy(B[:, :], B_s[:, :])
+        Tx.cta.copy(
+            B[:, :], B_s[:, :]
+        )
 
 
 def make_kernel(**kwargs):
@@ -84,6 +86,8 @@ func TestSessionPinnedEdit(t *testing.T) {
 		{"space after a paren in the kernel", f, edit(f, "Tx.cta.copy(A_s[:, :], A[:, :])", "Tx.cta.copy( A_s[:, :], A[:, :])"), true, true},
 		{"shape in the kernel", f, edit(f, "B_s = T.alloc_buffer((rows, 64)", "B_s = T.alloc_buffer((rows, 32)"), true, true},
 		{"name typed in the kernel", f, edit(f, "    _sync()\n    if use_bias:", "    _sync()\n    if use_bias and rows:"), true, true},
+		{"space after a paren ending a line", f, edit(f, "Tx.cta.copy(\n", "Tx.cta.copy( \n"), true, true},
+		{"space after a comma ending a line", f, edit(f, "    A: T.Buffer((rows, 64), \"float16\"),\n", "    A: T.Buffer((rows, 64), \"float16\"), \n"), true, true},
 		{"line broken in the kernel", f, edit(f, "Tx.cta.copy(A_s[:, :], A[:, :])", "Tx.cta.copy(A_s[:, :],\n        A[:, :])"), false, true},
 		{"comment line in the kernel", f, edit(f, "    _sync()\n    if use_bias:", "    _sync()\n    # bias\n    if use_bias:"), false, false},
 		{"trailing comment in the kernel", f, edit(f, "B_s = T.alloc_buffer((rows, 64), \"float16\", scope=\"shared\")", "B_s = T.alloc_buffer((rows, 64), \"float16\", scope=\"shared\")  # B"), false, false},
