@@ -65,6 +65,9 @@ type Options struct {
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
 	chosen *Reference
+	// guess, when set, is the reference a session expects: the analysis
+	// runs under it while the reference is chosen (session_guess.go).
+	guess *Reference
 }
 
 // importRoots returns the import roots of opts: the package root of
@@ -266,7 +269,8 @@ func Analyze(f *source.File, opts Options) *Result {
 	syn, diags := syntax.Parse(f)
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
-	res.Reference = opts.ChooseReference(syn)
+	ref, checkRef := opts.referenceFor(syn) // session_guess.go
+	res.Reference = ref
 	res.Diags = append(res.Diags, referenceDirectiveDiags(syn)...)
 	rel := res.Reference.Release
 
@@ -294,6 +298,12 @@ func Analyze(f *source.File, opts Options) *Result {
 	prog := eval.Evaluate(syn, eval.Options{MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
 		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
 	panics := p.wait()
+	r, again := checkRef()
+	if again {
+		opts.guess, opts.chosen = nil, &r
+		return Analyze(f, opts)
+	}
+	res.Reference = r
 	res.Program = prog
 	res.Imports = prog.Imports
 	res.Diags = append(res.Diags, prog.Diags...)

@@ -306,7 +306,13 @@ func (s *Session) Analyze(ctx context.Context, f *source.File) (*Snapshot, error
 			return snap, nil
 		}
 	}
-	snap := snapshotOf(Analyze(f, s.opts))
+	opts := s.opts
+	if s.last != nil {
+		// The previous version's reference, checked (session_guess.go).
+		guess := s.last.Reference
+		opts.guess = &guess
+	}
+	snap := snapshotOf(Analyze(f, opts))
 	s.last = snap
 	return snap, nil
 }

@@ -122,3 +122,32 @@ func TestSessionPinnedEdit(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionReferenceGuess: a version analysed as a whole runs under the
+// previous version's reference while the reference is chosen
+// (session_guess.go); when an edit changes the release, the analysis runs
+// again under the chosen one. Either way the snapshot, its reference
+// included, is Analyze's.
+func TestSessionReferenceGuess(t *testing.T) {
+	ctx := context.Background()
+	f := factoryCorpus
+	space := strings.Replace(f, "Tx.cta.copy(A_s[:, :], A[:, :])", "Tx.cta.copy( A_s[:, :], A[:, :])", 1)
+	pinned := space + "# tilels: reference=0.25\n"
+	sess := NewSession(Options{})
+	for i, text := range []string{f, space, pinned, space, f} {
+		snap, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(text)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Analyze(source.NewFile("k.py", []byte(text)), Options{})
+		if msg := compareSnapshot(snap, want); msg != "" {
+			t.Errorf("version %d: %s", i, msg)
+		}
+		if snap.Reference != want.Reference {
+			t.Errorf("version %d: reference %+v, want %+v", i, snap.Reference, want.Reference)
+		}
+		if (text == pinned) != (snap.Reference.Release.Short() == "0.25") {
+			t.Errorf("version %d: release %s", i, snap.Reference.Release.Short())
+		}
+	}
+}
