@@ -286,12 +286,13 @@ func Analyze(f *source.File, opts Options) *Result {
 	// (another machine pinned to 2 cores, medians of 6, p=0.004).
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
+	arches := map[*eval.Kernel]string{} // the target's arch (AutoArch walks the kernel)
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
 		out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
 		mu.Lock()
-		done[k] = out
+		done[k], arches[k] = out, target.Arch
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
@@ -352,7 +353,7 @@ func Analyze(f *source.File, opts Options) *Result {
 			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
-			kr.Arch = opts.KernelTarget(k.Func).Arch
+			kr.Arch = arches[k]
 			kr.Launch = out.Launch
 			kr.Calls = out.Decisions
 			res.Kernels = append(res.Kernels, kr)
