@@ -54,6 +54,14 @@ import (
 // diagnostic outside its segment (such a def is module-level code); or
 // more than 16 reduced analyses would be retained.
 //
+// An edit that changes tokens inside a kernel named by module-level code
+// (a factory's `_kernel.specialize(...)`, as the largest TIRx-kernels
+// files do) is analysed whole without parsing its region first
+// (session_pinned.go). A whole-file analysis runs under the previous
+// version's reference while the reference is chosen on another goroutine,
+// and again under the chosen one when its release differs
+// (session_guess.go).
+//
 // A top-level kernel def is one segment whatever it yields: one record,
 // one record per bound case (a @T.jit kernel with several `# tilels: bind`
 // lines), or a partial record (a @T.jit kernel whose T.constexpr
