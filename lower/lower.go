@@ -74,6 +74,9 @@ type Options struct {
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
 	chosen *Reference
+	// guess, when set, is the reference a session expects: the analysis
+	// runs under it while the reference is chosen (session_guess.go).
+	guess *Reference
 }
 
 // importRoots returns the import roots of opts: the package root of
@@ -286,7 +289,8 @@ func Analyze(f *source.File, opts Options) *Result {
 	syn, diags := syntax.Parse(f)
 	res.Syntax = syn
 	res.Diags = append(res.Diags, diags...)
-	res.Reference = opts.ChooseReference(syn)
+	ref, checkRef := opts.referenceFor(syn) // session_guess.go
+	res.Reference = ref
 	res.Diags = append(res.Diags, referenceDirectiveDiags(syn)...)
 	rel := res.Reference.Release
 
@@ -302,6 +306,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	// (another machine pinned to 2 cores, medians of 6, p=0.004).
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
+	arches := map[*eval.Kernel]string{} // the target's arch (AutoArch walks the kernel)
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
@@ -309,13 +314,19 @@ func Analyze(f *source.File, opts Options) *Result {
 			out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
 		}
 		mu.Lock()
-		done[k] = out
+		done[k], arches[k] = out, target.Arch
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
 	prog := eval.Evaluate(syn, eval.Options{Library: tirxlib.Library(), MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
 		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
 	panics := p.wait()
+	r, again := checkRef()
+	if again {
+		opts.guess, opts.chosen = nil, &r
+		return Analyze(f, opts)
+	}
+	res.Reference = r
 	res.Program = prog
 	res.Imports = prog.Imports
 	res.Diags = append(res.Diags, prog.Diags...)
@@ -364,7 +375,7 @@ func Analyze(f *source.File, opts Options) *Result {
 			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, mem: &memCell{}}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
-			kr.Arch = opts.KernelTarget(k.Func).Arch
+			kr.Arch = arches[k]
 			if kr.Arch == trnArch {
 				kr.Target = "trn"
 			}

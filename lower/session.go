@@ -54,6 +54,14 @@ import (
 // diagnostic outside its segment (such a def is module-level code); or
 // more than 16 reduced analyses would be retained.
 //
+// An edit that changes tokens inside a kernel named by module-level code
+// (a factory's `_kernel.specialize(...)`, as the largest TIRx-kernels
+// files do) is analysed whole without parsing its region first
+// (session_pinned.go). A whole-file analysis runs under the previous
+// version's reference while the reference is chosen on another goroutine,
+// and again under the chosen one when its release differs
+// (session_guess.go).
+//
 // A top-level kernel def is one segment whatever it yields: one record,
 // one record per bound case (a @T.jit kernel with several `# tilels: bind`
 // lines), or a partial record (a @T.jit kernel whose T.constexpr
@@ -306,7 +314,13 @@ func (s *Session) Analyze(ctx context.Context, f *source.File) (*Snapshot, error
 			return snap, nil
 		}
 	}
-	snap := snapshotOf(Analyze(f, s.opts))
+	opts := s.opts
+	if s.last != nil {
+		// The previous version's reference, checked (session_guess.go).
+		guess := s.last.Reference
+		opts.guess = &guess
+	}
+	snap := snapshotOf(Analyze(f, opts))
 	s.last = snap
 	return snap, nil
 }

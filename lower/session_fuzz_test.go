@@ -3,6 +3,7 @@ package lower
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,14 @@ func FuzzSession(f *testing.F) {
 			f.Add(src, uint16(k*97+i*13), uint8(k%3), snippets[k])
 		}
 		f.Add(src, uint16(1), uint8(0), commentSnippets[i])
+	}
+	// The factory's kernel (every edit of it is analysed whole): a space
+	// after a "(" ending a line and inside a line, a digit, a comment.
+	for _, at := range []string{"Tx.cta.copy(\n", "Tx.cta.copy(A_s", "(rows, 64), \"float16\", scope"} {
+		p := strings.Index(factoryCorpus, at) + strings.IndexByte(at, '(') + 1
+		f.Add(factoryCorpus, uint16(p), uint8(0), " ")
+		f.Add(factoryCorpus, uint16(p), uint8(1), "3")
+		f.Add(factoryCorpus, uint16(p), uint8(0), "# c\n")
 	}
 	f.Fuzz(func(t *testing.T, src string, at uint16, del uint8, ins string) {
 		if len(src) > 1<<13 || len(ins) > 256 {

@@ -267,6 +267,7 @@ func testSessionMatchesAnalyze(t *testing.T, seed uint64) {
 		{"corpus", sessionCorpus, 400, 0.125},
 		{"cases", casesCorpus, 500, 0.1},
 		{"families", familiesCorpus, 300, 0.1},
+		{"factory", factoryCorpus, 300, 0}, // its kernel is never analysed alone
 		{"big", string(bigFile(t, 400)), 250, 0.33},
 	} {
 		t.Run(fmt.Sprintf("%s/seed%d", tc.name, seed), func(t *testing.T) {

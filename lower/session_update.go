@@ -58,6 +58,9 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 			return nil
 		}
 	}
+	if prev.pinnedEdit(old, cur, p, oldEnd, newEnd) {
+		return nil
+	}
 	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd),
 		e: edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}}
 	if !u.region() {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
@@ -199,6 +201,71 @@ var opNeeds = map[string]opNeed{
 	ir.OpPackedF32x2:                 {sm: 100},
 }
 
+// ptxPred is T.ptx.pred(x), the wrapper of a .pred operand.
+const ptxPred = "ptx.pred"
+
+// callNeed is the most an intrinsic's helpers need, looked up as the
+// printer finds its printer (expr.go call: the known ops, extOps, the
+// tcgen05 bookkeeping, the user families); ok is false for an op it does
+// not know. The answer depends on the op's name alone and is cached:
+// finding a user family's op parses its name, which was 5 % of each
+// keystroke's CPU in the largest TIRx-kernels file (20 tcgen05.mma calls
+// per kernel, 4 kernels).
+func callNeed(op string) (opNeed, bool) {
+	if n, ok := opNeeds[op]; ok {
+		return n, true
+	}
+	if x, ok := extOps[op]; ok {
+		return x.need, true
+	}
+	if c, ok := callNeeds.Load(op); ok {
+		c := c.(cachedNeed)
+		return c.need, c.ok
+	}
+	var c cachedNeed
+	if _, _, tc := tcgen05UserOp(op); tc {
+		// The tcgen05 bookkeeping the kernel writes itself
+		// (ops_tcgen05_user.go): every helper is a tcgen05Helper.
+		c = cachedNeed{opNeed{sm: 100, family: true}, true}
+	} else if x := userOp(op); x != nil {
+		c = cachedNeed{x.need, true} // an intrinsic the kernel writes itself (ops_user.go)
+	} else if op == ptxPred {
+		// T.ptx.pred(x), a .pred operand: the operand printer unwraps it
+		// (ops_user.go 'Q'); anywhere else it is an unknown intrinsic, a
+		// printing error. It prints no helper itself.
+		c = cachedNeed{opNeed{}, true}
+	}
+	if callNeeds.Len() < maxCallNeeds {
+		callNeeds.Store(op, c)
+	}
+	return c.need, c.ok
+}
+
+type cachedNeed struct {
+	need opNeed
+	ok   bool
+}
+
+// callNeeds caches callNeed by op name, up to maxCallNeeds names (a
+// file can make up op names: T.ptx["..."]).
+var callNeeds syncMapLen
+
+const maxCallNeeds = 4096
+
+// syncMapLen is a sync.Map that counts its entries (Store only adds).
+type syncMapLen struct {
+	m sync.Map
+	n atomic.Int64
+}
+
+func (c *syncMapLen) Load(k string) (any, bool) { return c.m.Load(k) }
+func (c *syncMapLen) Len() int                  { return int(c.n.Load()) }
+func (c *syncMapLen) Store(k string, v any) {
+	if _, loaded := c.m.LoadOrStore(k, v); !loaded {
+		c.n.Add(1)
+	}
+}
+
 // ArchSafe reports whether nothing in fn can need more than arch has, by
 // a walk over its intrinsic calls, cluster indices and scope ids that is
 // cheaper than printing: then CheckArch would find nothing. false means
@@ -324,12 +391,7 @@ func (w *archWalk) expr(e ir.Expr) {
 			w.need(opNeed{sm: 90}) // %cluster_ctaid
 		}
 	case *ir.Call:
-		n, ok := opNeeds[e.Op]
-		if x, ext := extOps[e.Op]; !ok && ext {
-			n, ok = x.need, true
-		} else if x := userOp(e.Op); !ok && x != nil {
-			n, ok = x.need, true // an intrinsic the kernel writes itself (ops_user.go)
-		}
+		n, ok := callNeed(e.Op)
 		if !ok {
 			w.safe = false
 			return

@@ -165,6 +165,9 @@ func (ev *Evaluator) constant(e *syntax.Constant) Value {
 		if n, ok := smallDecimal(e.Value); ok {
 			return &IntV{Base{sp}, n}
 		}
+		if n, ok := smallHex(e.Value); ok {
+			return &IntV{Base{sp}, n}
+		}
 		s := strings.ReplaceAll(e.Value, "_", "")
 		n, ok := new(big.Int).SetString(s, 0)
 		if !ok {
@@ -214,6 +217,33 @@ func smallDecimal(s string) (int64, bool) {
 			return 0, false
 		}
 		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// smallHex parses a hexadecimal literal of at most 15 digits without
+// underscores ("0x40004040"), as big.Int's SetString does, without its
+// allocations (kernels write instruction descriptors this way: 1.7 % of
+// the allocations of evaluating the largest TIRx-kernels file).
+func smallHex(s string) (int64, bool) {
+	if len(s) < 3 || len(s) > 17 || s[0] != '0' || s[1] != 'x' && s[1] != 'X' {
+		return 0, false
+	}
+	var n int64
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case '0' <= c && c <= '9':
+			d = c - '0'
+		case 'a' <= c && c <= 'f':
+			d = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		n = n<<4 | int64(d)
 	}
 	return n, true
 }
