@@ -5,6 +5,7 @@ import (
 	bin "encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/tilels/tilels/ir"
@@ -50,8 +51,8 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	k := newKeyer()
 	k.launch(l)
 	k.block(fn.Body)
-	var key [32]byte
-	k.h.Sum(key[:0])
+	key := sha256.Sum256(k.b)
+	k.release()
 	var calls []*ir.TileCall
 	seen := map[*ir.TileCall]bool{}
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
@@ -111,8 +112,8 @@ func (k *keyer) keepInstr(in *Instruction) *Instruction {
 	}
 	c := *in
 	c.nodeOrd, c.bufOrd = -1, -1
-	if i, ok := k.nodeOrd[in.node]; ok {
-		c.nodeOrd = i
+	if in.node != nil {
+		c.nodeOrd = slices.Index(k.nodes, in.node)
 	}
 	if i, ok := k.bufOrd[in.Buffer]; ok {
 		c.bufOrd = i
@@ -149,42 +150,40 @@ func (k *keyer) restoreInstr(in *Instruction) *Instruction {
 // keyer hashes lowered code; it numbers variables, buffers and memory
 // nodes in the order it meets them.
 type keyer struct {
-	h interface {
-		Write([]byte) (int, error)
-		Sum([]byte) []byte
-	}
-	buf     [9]byte
-	vars    map[*ir.Var]int
-	bufOrd  map[*ir.Buffer]int
-	bufs    []*ir.Buffer
-	nodeOrd map[ir.Node]int
-	nodes   []ir.Node
+	b      []byte // the bytes hashed, appended as the walk goes
+	vars   map[*ir.Var]int
+	bufOrd map[*ir.Buffer]int
+	bufs   []*ir.Buffer
+	// nodes are the memory nodes in walk order (a node met twice is
+	// listed twice: its first ordinal is the one kept).
+	nodes []ir.Node
 }
+
+var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<14); return &b }}
 
 func newKeyer() *keyer {
-	return &keyer{h: sha256.New(), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}, nodeOrd: map[ir.Node]int{}}
+	return &keyer{b: (*keyBufs.Get().(*[]byte))[:0], vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
 }
 
-func (k *keyer) tag(t byte) { k.buf[0] = t; k.h.Write(k.buf[:1]) }
-
-func (k *keyer) int(v int64) {
-	bin.LittleEndian.PutUint64(k.buf[:8], uint64(v))
-	k.h.Write(k.buf[:8])
+// release returns the hashed bytes' storage to the pool.
+func (k *keyer) release() {
+	b := k.b[:0]
+	k.b = nil
+	keyBufs.Put(&b)
 }
+
+func (k *keyer) tag(t byte) { k.b = append(k.b, t) }
+
+func (k *keyer) int(v int64) { k.b = bin.LittleEndian.AppendUint64(k.b, uint64(v)) }
 
 func (k *keyer) str(s string) {
 	k.int(int64(len(s)))
-	k.h.Write([]byte(s))
+	k.b = append(k.b, s...)
 }
 
 func (k *keyer) dtype(d ir.DataType) { k.int(int64(d.Code)<<16 | int64(d.Bits)) }
 
-func (k *keyer) node(n ir.Node) {
-	if _, ok := k.nodeOrd[n]; !ok {
-		k.nodeOrd[n] = len(k.nodes)
-		k.nodes = append(k.nodes, n)
-	}
-}
+func (k *keyer) node(n ir.Node) { k.nodes = append(k.nodes, n) }
 
 func (k *keyer) launch(l ir.Launch) {
 	for _, a := range [][3]int64{l.Grid, l.Block, l.Cluster} {

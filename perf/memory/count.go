@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -16,7 +17,8 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		k.Total = &Figures{Source: "model", Unknown: "the kernel has no body"}
 		return k
 	}
-	m := &machine{launch: l, calls: k.Calls, body: k.Body, appliers: map[*ir.Buffer]func([]int64) int64{}, reasons: map[any]string{}}
+	m := getMachine(l, k)
+	defer putMachine(m)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Lowered:
@@ -81,6 +83,37 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	return k
 }
 
+var machines = sync.Pool{New: func() any {
+	return &machine{appliers: map[*ir.Buffer]func([]int64) int64{}, rowMajor: map[*ir.Buffer]bool{}, reasons: map[any]string{}}
+}}
+
+// getMachine returns a machine ready for one analysis (the pool keeps the
+// maps, the binding arena and the pending events' storage).
+func getMachine(l ir.Launch, k *Kernel) *machine {
+	m := machines.Get().(*machine)
+	m.launch, m.calls, m.body = l, k.Calls, k.Body
+	return m
+}
+
+// putMachine drops every reference to the analysis and pools m.
+func putMachine(m *machine) {
+	clear(m.appliers)
+	clear(m.rowMajor)
+	clear(m.reasons)
+	clear(m.vars)
+	clear(m.lets)
+	clear(m.unrolled)
+	clear(m.local)
+	clear(m.pending)
+	for _, c := range m.arena {
+		clear(c)
+	}
+	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, reasons: m.reasons, vars: m.vars, lets: m.lets,
+		unrolled: m.unrolled, local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
+		loops: m.loops[:0]}
+	machines.Put(m)
+}
+
 func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.warp = w
 	m.present = 0
@@ -103,6 +136,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	clear(m.lets)
 	clear(m.unrolled)
 	clear(m.local)
+	m.used = 0
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
@@ -293,7 +327,7 @@ func groupSize(w int64) int {
 // H100/H200, see the package comment): wavefronts, ideal (the passes: one
 // per group, or per merged pair of groups) and the lanes of the worst
 // group (for describe).
-func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
+func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane
@@ -338,9 +372,7 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 	}
 	if worstMax > 1 {
 		for i := worstGroup * g; i < (worstGroup+1)*g; i++ {
-			if e.mask&(1<<i) != 0 {
-				worst = append(worst, i)
-			}
+			worst |= e.mask & (1 << i)
 		}
 	}
 	return wf, ideal, worst
@@ -359,7 +391,7 @@ func disjointBanks(a, b *bankWords) bool {
 
 // matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
 // matrix over the 16-byte rows whose addresses lanes 8i..8i+7 give.
-func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
+func matrixWavefronts(e *event) (wf, ideal int64, worst uint32) {
 	var bw bankWords
 	var worstMax int64
 	worstMat := 0
@@ -378,9 +410,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 		}
 	}
 	if worstMax > 1 {
-		for i := 8 * worstMat; i < 8*worstMat+8; i++ {
-			worst = append(worst, i)
-		}
+		worst = 0xff << (8 * worstMat)
 	}
 	return wf, ideal, worst
 }
@@ -388,7 +418,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 // describe builds the Instruction of a shared access for the hover: the
 // banks of its worst group that hold the most distinct words, with the
 // lanes that access them.
-func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf []int) *Instruction {
+func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf uint32) *Instruction {
 	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node, Wavefronts: wf, Ideal: ideal,
 		CTA: m.ctaIndex, Warp: m.warp}
 	type use struct {
@@ -396,7 +426,8 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 		threads []int64
 	}
 	var banks [32]use
-	for _, i := range lanesOf {
+	for rest := lanesOf; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros32(rest)
 		a := e.addr[i]
 		for w := a >> 2; w <= (a+width-1)>>2; w++ {
 			u := &banks[w&31]
@@ -465,6 +496,56 @@ func sectors(e *event) (n, ideal int64) {
 // sectors of the threads of each pass summed. The ideal is the distinct
 // global bytes / 32.
 func cpAsyncSectors(e *event) (n, ideal int64) {
+	if e.bytes > 16 {
+		return cpAsyncSectorsWide(e)
+	}
+	// At most 8 lanes of 16 bytes (or 16 of 8, 32 of 4) per group: 32
+	// words, so at most 32 distinct words per bank and 32 passes.
+	g := groupSize(e.bytes)
+	for start := 0; start < 32; start += g {
+		var rank [32][32]int64 // per bank, the distinct words in order
+		var nr [32]int
+		var pass [32]uint32 // lanes per pass
+		for i := start; i < start+g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			p := 0
+			for w := e.addr[i] >> 2; w <= (e.addr[i]+e.bytes-1)>>2; w++ {
+				b := w & 31
+				r := slices.Index(rank[b][:nr[b]], w)
+				if r < 0 {
+					r = nr[b]
+					rank[b][r] = w
+					nr[b]++
+				}
+				p = max(p, r)
+			}
+			pass[p] |= 1 << i
+		}
+		for _, ls := range pass {
+			var secs [64]int64
+			ns := 0
+			for ; ls != 0; ls &= ls - 1 {
+				i := bits.TrailingZeros32(ls)
+				for s := e.src[i] >> 5; s <= (e.src[i]+e.bytes-1)>>5; s++ {
+					if !slices.Contains(secs[:ns], s) {
+						secs[ns] = s
+						ns++
+					}
+				}
+			}
+			n += int64(ns)
+		}
+	}
+	src := *e
+	src.addr, src.width = e.src, e.bytes
+	_, ideal = sectors(&src)
+	return n, ideal
+}
+
+// cpAsyncSectorsWide is cpAsyncSectors for copies wider than 16 bytes.
+func cpAsyncSectorsWide(e *event) (n, ideal int64) {
 	g := groupSize(e.bytes)
 	for start := 0; start < 32; start += g {
 		var rank [32][]int64 // per bank, the distinct words in order

@@ -94,8 +94,27 @@ type machine struct {
 	local map[*ir.Buffer]map[int64]*binding
 
 	appliers map[*ir.Buffer]func([]int64) int64
+	rowMajor map[*ir.Buffer]bool
 	reasons  map[any]string
 	coord    []int64
+
+	// arena holds the bindings of the current warp (reset per warp).
+	arena [][]binding
+	used  int
+}
+
+const arenaChunk = 256
+
+// newBinding returns a zero binding that lives until the next warp.
+func (m *machine) newBinding() *binding {
+	c, i := m.used/arenaChunk, m.used%arenaChunk
+	if c == len(m.arena) {
+		m.arena = append(m.arena, make([]binding, arenaChunk))
+	}
+	m.used++
+	b := &m.arena[c][i]
+	*b = binding{}
+	return b
 }
 
 // reason returns pre+name+post, built once per key: the values that turn
@@ -238,7 +257,7 @@ func (m *machine) assign(v *ir.Var, e ir.Expr) {
 	val, why := m.eval(e)
 	b := m.vars[v]
 	if b == nil {
-		b = &binding{}
+		b = m.newBinding()
 		m.vars[v] = b
 	}
 	if why != "" {
@@ -275,7 +294,7 @@ func (m *machine) scopeID(s *ir.ScopeID) {
 		val = func(_, l int) int64 { return axisValue(thAxis[s.Kind], m.tid[l]) }
 	}
 	for i, v := range s.Vars {
-		b := &binding{}
+		b := m.newBinding()
 		if i < 3 {
 			for l := range 32 {
 				b.v[l] = val(i, l)
@@ -338,7 +357,7 @@ func (m *machine) forLoop(s *ir.For) {
 	m.loops = append(m.loops, fr)
 	b := m.vars[s.Var]
 	if b == nil {
-		b = &binding{}
+		b = m.newBinding()
 		m.vars[s.Var] = b
 	}
 	b.why = ""
@@ -854,57 +873,64 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 		root, off, align, why := m.base(e.Buf)
 		return ptr{root, e.Buf, off, align}, why
 	case *ir.AddressOf:
-		root, off, align, why := m.base(e.Buf)
-		if why != "" {
-			return ptr{}, why
-		}
-		eb := elemBytes(e.Buf.Dtype)
-		var el lanes
-		var d int64
-		if e.FlatIndex {
-			if len(e.Indices) != 1 {
-				return ptr{}, "a flat address with several indices"
-			}
-			el, why = m.eval(e.Indices[0])
-			d = m.div(e.Indices[0])
-		} else {
-			el, why = m.elemAddr(e.Buf, e.Indices)
-			d = m.divIndex(e.Buf, e.Indices)
-		}
-		if why != "" {
-			return ptr{}, why
-		}
-		for i := range off {
-			off[i] += el[i] * eb
-		}
-		return ptr{root, e.Buf, off, gcd(align, d*eb)}, ""
+		return m.addressOf(e.Buf, e.Indices, e.FlatIndex)
 	}
 	return ptr{}, fmt.Sprintf("pointer %T is not modelled", e)
+}
+
+// addressOf evaluates &buf[indices] (a flat element index when flat).
+func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, string) {
+	root, off, align, why := m.base(buf)
+	if why != "" {
+		return ptr{}, why
+	}
+	eb := elemBytes(buf.Dtype)
+	var el lanes
+	var d int64
+	if flat {
+		if len(indices) != 1 {
+			return ptr{}, "a flat address with several indices"
+		}
+		el, why = m.eval(indices[0])
+		d = m.div(indices[0])
+	} else {
+		el, why = m.elemAddr(buf, indices)
+		d = m.divIndex(buf, indices)
+	}
+	if why != "" {
+		return ptr{}, why
+	}
+	for i := range off {
+		off[i] += el[i] * eb
+	}
+	return ptr{root, buf, off, gcd(align, d*eb)}, ""
 }
 
 // divIndex is the provable divisibility (in elements) of the element
 // offset of b[idx]: for a row-major buffer (or no layout) the gcd of each
 // index's divisibility times its stride; 1 otherwise.
 func (m *machine) divIndex(b *ir.Buffer, idx []ir.Expr) int64 {
-	var strides []int64
 	switch l := b.Layout.(type) {
 	case nil:
 	case *layout.TileLayout:
-		if !layout.Equal(l, layout.RowMajor(b.Shape...)) {
+		rm, ok := m.rowMajor[b]
+		if !ok {
+			rm = layout.Equal(l, layout.RowMajor(b.Shape...))
+			m.rowMajor[b] = rm
+		}
+		if !rm {
 			return 1
 		}
 	default:
 		return 1
 	}
-	strides = make([]int64, len(idx))
+	g := int64(0)
 	s := int64(1)
 	for d := len(idx) - 1; d >= 0; d-- {
-		strides[d] = s
-		s *= b.Shape[d]
-	}
-	g := int64(0)
-	for d, x := range idx {
-		g = gcd(g, m.div(x)*strides[d])
+		g = gcd(g, m.div(idx[d])*s)
+		if d < len(b.Shape) {
+			s *= b.Shape[d]
+		}
 	}
 	if g == 0 {
 		return 1 << 20
@@ -1049,7 +1075,8 @@ func (m *machine) localStore(s *ir.Store) {
 		}
 		b := mem[idx[i]]
 		if b == nil {
-			b = &binding{v: bcast(unset)}
+			b = m.newBinding()
+			b.v = bcast(unset)
 			mem[idx[i]] = b
 		}
 		if vwhy != "" {
@@ -1068,7 +1095,7 @@ func (m *machine) load(e *ir.Load) {
 		}
 		return
 	}
-	p, why := m.pointer(&ir.AddressOf{Buf: e.Buf, Indices: e.Indices, Span: e.Span})
+	p, why := m.addressOf(e.Buf, e.Indices, false)
 	if why != "" {
 		m.unknown(why)
 		return
@@ -1093,7 +1120,7 @@ func (m *machine) store(s *ir.Store) {
 		}
 		return
 	}
-	p, why := m.pointer(&ir.AddressOf{Buf: s.Buf, Indices: s.Indices, Span: s.Span})
+	p, why := m.addressOf(s.Buf, s.Indices, false)
 	if why != "" {
 		m.unknown(why)
 		return
