@@ -1,13 +1,16 @@
 package memory
 
 import (
+	"cmp"
 	"crypto/sha256"
 	bin "encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -52,7 +55,7 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	k.launch(l)
 	k.block(fn.Body)
 	key := sha256.Sum256(k.b)
-	k.release()
+	defer k.release()
 	var calls []*ir.TileCall
 	seen := map[*ir.TileCall]bool{}
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
@@ -159,17 +162,20 @@ type keyer struct {
 	nodes []ir.Node
 }
 
-var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1<<14); return &b }}
+var keyers = sync.Pool{New: func() any {
+	return &keyer{b: make([]byte, 0, 1<<14), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
+}}
 
-func newKeyer() *keyer {
-	return &keyer{b: (*keyBufs.Get().(*[]byte))[:0], vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
-}
+func newKeyer() *keyer { return keyers.Get().(*keyer) }
 
-// release returns the hashed bytes' storage to the pool.
+// release returns k, emptied, to the pool.
 func (k *keyer) release() {
-	b := k.b[:0]
-	k.b = nil
-	keyBufs.Put(&b)
+	clear(k.vars)
+	clear(k.bufOrd)
+	clear(k.bufs)
+	clear(k.nodes)
+	k.b, k.bufs, k.nodes = k.b[:0], k.bufs[:0], k.nodes[:0]
+	keyers.Put(k)
 }
 
 func (k *keyer) tag(t byte) { k.b = append(k.b, t) }
@@ -237,15 +243,83 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	for _, e := range b.ShapeExpr {
 		k.expr(e)
 	}
-	if b.Layout != nil {
-		k.str(fmt.Sprint(b.Layout))
-	} else {
-		k.tag(0)
-	}
+	k.layout(b.Layout)
 	k.int(b.ElemOffset)
 	k.expr(b.ElemOffsetExpr)
 	k.buffer(b.Base)
 	k.variable(b.Data)
+}
+
+// layout hashes what the layout's String prints (which names axes by
+// name), without printing it.
+func (k *keyer) layout(l layout.Layout) {
+	switch l := l.(type) {
+	case nil:
+		k.tag(0)
+	case *layout.TileLayout:
+		k.tag('L')
+		k.tile(l)
+	case *layout.ComposeLayout:
+		k.tag('Z')
+		k.int(int64(l.PerElement))
+		k.int(int64(l.SwizzleLen))
+		k.int(int64(l.AtomLen))
+		if l.SwizzleInner {
+			k.tag(1)
+		} else {
+			k.tag(0)
+		}
+		k.tile(l.Tile)
+	default:
+		k.tag('?')
+		k.str(l.String())
+	}
+}
+
+func (k *keyer) tile(t *layout.TileLayout) {
+	if t == nil {
+		k.tag(0)
+		return
+	}
+	k.iters(t.Shard)
+	k.iters(t.Replica)
+	// the offsets in axis-name order
+	type off struct {
+		name string
+		v    int64
+	}
+	var small [8]off
+	offs := small[:0]
+	for a, v := range t.Offset {
+		offs = append(offs, off{axisName(a), v})
+	}
+	slices.SortFunc(offs, func(x, y off) int {
+		if c := strings.Compare(x.name, y.name); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.v, y.v)
+	})
+	k.int(int64(len(offs)))
+	for _, o := range offs {
+		k.str(o.name)
+		k.int(o.v)
+	}
+}
+
+func (k *keyer) iters(its []layout.Iter) {
+	k.int(int64(len(its)))
+	for _, it := range its {
+		k.int(it.Extent)
+		k.int(it.Stride)
+		k.str(axisName(it.Axis))
+	}
+}
+
+func axisName(a *layout.Axis) string {
+	if a == nil {
+		return layout.M.Name
+	}
+	return a.Name
 }
 
 func (k *keyer) exprs(es []ir.Expr) {
