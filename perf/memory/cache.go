@@ -105,7 +105,7 @@ func (k *keyer) keep(f *Figures) *Figures {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal)
+	c.Worst, c.WorstGlobal, c.FirstShared = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared)
 	return &c
 }
 
@@ -131,7 +131,7 @@ func (k *keyer) restore(f *Figures) *Figures {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal = k.restoreInstr(f.Worst), k.restoreInstr(f.WorstGlobal)
+	c.Worst, c.WorstGlobal, c.FirstShared = k.restoreInstr(f.Worst), k.restoreInstr(f.WorstGlobal), k.restoreInstr(f.FirstShared)
 	return &c
 }
 

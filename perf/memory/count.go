@@ -235,6 +235,9 @@ func (m *machine) count(e *event) {
 		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
 			f.Worst = m.describe(e, kindName, e.width, wf, ideal, groups)
 		}
+		if f.FirstShared == nil {
+			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
+		}
 	case ldmatrix, stmatrix:
 		wf, ideal, groups := matrixWavefronts(e)
 		s, kindName := &f.Ldmatrix, "ldmatrix"
@@ -247,6 +250,9 @@ func (m *machine) count(e *event) {
 		s.Conflicts += wf - ideal
 		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
 			f.Worst = m.describe(e, kindName, 16, wf, ideal, groups)
+		}
+		if f.FirstShared == nil {
+			f.FirstShared = m.describe(e, kindName, 16, wf, ideal, groups)
 		}
 	case globalLoad, globalStore:
 		sec, ideal := sectors(e)
@@ -328,6 +334,12 @@ func groupSize(w int64) int {
 // per group, or per merged pair of groups) and the lanes of the worst
 // group (for describe).
 func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
+	return sharedPasses(e, nil)
+}
+
+// sharedPasses is sharedWavefronts; with pass non-nil it also sets
+// pass[k] to the pass that serves group k (-1: no active lane).
+func sharedPasses(e *event, pass *[4]int) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane
@@ -355,13 +367,22 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
 			worstMax, worstGroup = w[k], k
 		}
 	}
+	if pass != nil {
+		*pass = [4]int{-1, -1, -1, -1}
+	}
 	for k := 0; k < ng; k++ {
 		if !active[k] {
 			continue
 		}
+		if pass != nil {
+			pass[k] = int(ideal)
+		}
 		// Loads only: two adjacent groups (2k, 2k+1) are served in one
 		// wavefront when together no bank has more than one distinct word.
 		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
+			if pass != nil {
+				pass[k+1] = int(ideal)
+			}
 			wf++
 			ideal++
 			k++
@@ -440,6 +461,7 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 			}
 		}
 	}
+	in.Lanes = m.laneAccesses(e)
 	mx := 0
 	for _, u := range banks {
 		mx = max(mx, len(u.words))
@@ -450,6 +472,29 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 		}
 	}
 	return in
+}
+
+// laneAccesses lists e's lane accesses with their passes (Instruction.Lanes).
+func (m *machine) laneAccesses(e *event) []LaneAccess {
+	var out []LaneAccess
+	switch e.k {
+	case ldmatrix, stmatrix:
+		for mat := 0; mat < int(e.width) && mat < 4; mat++ {
+			for i := 8 * mat; i < 8*mat+8; i++ {
+				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
+			}
+		}
+	default:
+		var pass [4]int
+		sharedPasses(e, &pass)
+		g := groupSize(e.width)
+		for i := range 32 {
+			if e.mask&(1<<i) != 0 {
+				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})
+			}
+		}
+	}
+	return out
 }
 
 // sectors applies the global rule: distinct 32-byte sectors, and the ideal
