@@ -53,3 +53,54 @@ func TestCpAsyncSectorsFast(t *testing.T) {
 		}
 	}
 }
+
+// TestLanePasses checks Instruction.Lanes (what the bank-map picture
+// draws) against the counting rule on generated accesses: one pass per
+// counted pass, and the most distinct words one bank holds in each pass
+// summed over the passes is the instruction's wavefronts.
+func TestLanePasses(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 2))
+	m := &machine{}
+	for n := range 20000 {
+		k := []kind{sharedLoad, sharedStore, ldmatrix, stmatrix}[n%4]
+		w := []int64{1, 2, 4, 8, 16}[r.IntN(5)]
+		if k == ldmatrix || k == stmatrix {
+			w = []int64{1, 2, 4}[r.IntN(3)]
+		}
+		e := randomEvent(r, k, w)
+		if k == ldmatrix || k == stmatrix {
+			for i := range e.addr {
+				e.addr[i] &^= 15
+			}
+		}
+		var wf, ideal int64
+		if k == ldmatrix || k == stmatrix {
+			wf, ideal, _ = matrixWavefronts(&e)
+		} else {
+			wf, ideal, _ = sharedWavefronts(&e)
+		}
+		words := map[int]map[int64]bool{} // pass*32+bank -> words
+		passes := map[int]bool{}
+		for _, l := range m.laneAccesses(&e) {
+			passes[l.Pass] = true
+			for wd := l.Addr >> 2; wd <= (l.Addr+l.Bytes-1)>>2; wd++ {
+				key := l.Pass*32 + int(wd&31)
+				if words[key] == nil {
+					words[key] = map[int64]bool{}
+				}
+				words[key][wd] = true
+			}
+		}
+		depth := map[int]int64{}
+		for key, ws := range words {
+			depth[key/32] = max(depth[key/32], int64(len(ws)))
+		}
+		var sum int64
+		for _, d := range depth {
+			sum += d
+		}
+		if int64(len(passes)) != ideal || sum != wf {
+			t.Fatalf("%v width %d mask %#x addr %v: lanes give %d passes, %d wavefronts; counted %d, %d", k, w, e.mask, e.addr, len(passes), sum, ideal, wf)
+		}
+	}
+}
