@@ -479,15 +479,9 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		}
 		return l, ""
 	case *ir.Binary:
-		a, wa := m.eval(e.A)
-		b, wb := m.eval(e.B)
-		if wa != "" {
-			return a, wa
-		}
-		if wb != "" {
-			return b, wb
-		}
-		return binary(e.Op, &a, &b)
+		var r lanes
+		why := m.evalInto(&r, e)
+		return r, why
 	case *ir.Not:
 		a, why := m.eval(e.X)
 		for i := range a {
@@ -567,10 +561,10 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
+// binaryTo sets r to a op b lane by lane; r may be a or b.
+func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 	// One loop per operator: a switch per lane was a third of the
 	// analysis (BenchmarkMemoryOnly3000).
-	var r lanes
 	switch op {
 	case ir.Add:
 		for i := range r {
@@ -590,6 +584,8 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 				r[i] = a[i] / y
 			} else if y != 0 {
 				r[i] = floorDiv(a[i], y)
+			} else {
+				r[i] = 0
 			}
 		}
 	case ir.FloorMod:
@@ -598,6 +594,8 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 				r[i] = a[i] % y
 			} else if y != 0 {
 				r[i] = floorMod(a[i], y)
+			} else {
+				r[i] = 0
 			}
 		}
 	case ir.Min:
@@ -661,9 +659,96 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 			r[i] = a[i] >> uint(b[i]&63)
 		}
 	default:
-		return r, fmt.Sprintf("operator %d", op)
+		*r = lanes{}
+		return fmt.Sprintf("operator %d", op)
 	}
-	return r, ""
+	return ""
+}
+
+// binaryConst sets r to r op c lane by lane (the common index forms
+// x*c, x+c, x//c, x%c without broadcasting c).
+func binaryConst(op ir.BinOp, r *lanes, c int64) string {
+	switch op {
+	case ir.Add:
+		for i := range r {
+			r[i] += c
+		}
+	case ir.Sub:
+		for i := range r {
+			r[i] -= c
+		}
+	case ir.Mul:
+		for i := range r {
+			r[i] *= c
+		}
+	case ir.FloorDiv, ir.Div:
+		if c <= 0 {
+			b := bcast(c)
+			return binaryTo(op, r, r, &b)
+		}
+		for i := range r {
+			if r[i] >= 0 {
+				r[i] /= c
+			} else {
+				r[i] = floorDiv(r[i], c)
+			}
+		}
+	case ir.FloorMod:
+		if c <= 0 {
+			b := bcast(c)
+			return binaryTo(op, r, r, &b)
+		}
+		for i := range r {
+			if r[i] >= 0 {
+				r[i] %= c
+			} else {
+				r[i] = floorMod(r[i], c)
+			}
+		}
+	default:
+		b := bcast(c)
+		return binaryTo(op, r, r, &b)
+	}
+	return ""
+}
+
+// evalInto is eval writing into dst: sums and products of indices
+// recurse without copying lane vectors.
+func (m *machine) evalInto(dst *lanes, e ir.Expr) string {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		*dst = bcast(e.Value)
+		return ""
+	case *ir.Var:
+		b := m.vars[e]
+		if b == nil {
+			*dst = lanes{}
+			return m.reason(e, "", e.Name, " is a runtime value")
+		}
+		*dst = b.v
+		return b.why
+	case *ir.Binary:
+		wa := m.evalInto(dst, e.A)
+		if c, ok := e.B.(*ir.IntImm); ok {
+			if wa != "" {
+				return wa
+			}
+			return binaryConst(e.Op, dst, c.Value)
+		}
+		var b lanes
+		wb := m.evalInto(&b, e.B)
+		if wa != "" {
+			return wa
+		}
+		if wb != "" {
+			*dst = b
+			return wb
+		}
+		return binaryTo(e.Op, dst, dst, &b)
+	}
+	v, why := m.eval(e)
+	*dst = v
+	return why
 }
 
 // ---- pointers and addresses ----

@@ -3,6 +3,8 @@ package memory
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tilels/tilels/ir"
 )
 
 // randomEvent returns a warp access whose per-lane addresses follow one of
@@ -101,6 +103,32 @@ func TestLanePasses(t *testing.T) {
 		}
 		if int64(len(passes)) != ideal || sum != wf {
 			t.Fatalf("%v width %d mask %#x addr %v: lanes give %d passes, %d wavefronts; counted %d, %d", k, w, e.mask, e.addr, len(passes), sum, ideal, wf)
+		}
+	}
+}
+
+// TestBinaryConst compares the constant-operand fast path with the lane
+// by lane operator on generated values (negative, zero and large ones).
+func TestBinaryConst(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 3))
+	ops := []ir.BinOp{ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.Div, ir.FloorMod, ir.Min, ir.Max, ir.EQ, ir.NE, ir.LT, ir.LE,
+		ir.GT, ir.GE, ir.And, ir.Or, ir.BitAnd, ir.BitOr, ir.BitXor, ir.Shl, ir.Shr}
+	for n := range 5000 {
+		var a lanes
+		for i := range a {
+			a[i] = r.Int64N(2001) - 1000
+		}
+		c := r.Int64N(41) - 20
+		if n%7 == 0 {
+			c = 0
+		}
+		op := ops[n%len(ops)]
+		want, b := a, bcast(c)
+		w1 := binaryTo(op, &want, &a, &b)
+		got := a
+		w2 := binaryConst(op, &got, c)
+		if got != want || w1 != w2 {
+			t.Fatalf("op %v c %d: %v (%q), want %v (%q)", op, c, got, w2, want, w1)
 		}
 	}
 }
