@@ -84,7 +84,8 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 }
 
 var machines = sync.Pool{New: func() any {
-	return &machine{appliers: map[*ir.Buffer]func([]int64) int64{}, rowMajor: map[*ir.Buffer]bool{}, reasons: map[any]string{}}
+	return &machine{appliers: map[*ir.Buffer]func([]int64) int64{}, rowMajor: map[*ir.Buffer]bool{}, linears: map[*ir.Buffer]linear{},
+		reasons: map[any]string{}}
 }}
 
 // getMachine returns a machine ready for one analysis (the pool keeps the
@@ -99,6 +100,7 @@ func getMachine(l ir.Launch, k *Kernel) *machine {
 func putMachine(m *machine) {
 	clear(m.appliers)
 	clear(m.rowMajor)
+	clear(m.linears)
 	clear(m.reasons)
 	clear(m.vars)
 	clear(m.lets)
@@ -108,7 +110,7 @@ func putMachine(m *machine) {
 	for _, c := range m.arena {
 		clear(c)
 	}
-	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, reasons: m.reasons, vars: m.vars, lets: m.lets,
+	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled, local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
 		loops: m.loops[:0]}
 	machines.Put(m)

@@ -95,6 +95,7 @@ type machine struct {
 
 	appliers map[*ir.Buffer]func([]int64) int64
 	rowMajor map[*ir.Buffer]bool
+	linears  map[*ir.Buffer]linear
 	reasons  map[any]string
 	coord    []int64
 
@@ -867,6 +868,34 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	default:
 		return out, fmt.Sprintf("layout %T", l)
 	}
+	if ln := m.linearOf(b); ln.ok {
+		// a layout that maps coordinates linearly (each dimension one
+		// shard iter, as ShapeApplier then computes it): no per-lane call
+		if uniform {
+			v := ln.off
+			for d := range idx {
+				v += vals[d][first] * ln.strides[d]
+			}
+			if ln.swz != nil {
+				v = ln.swz.SwizzleAddr(v)
+			}
+			return bcast(v), ""
+		}
+		for i := range out {
+			if m.mask&(1<<i) == 0 {
+				continue
+			}
+			v := ln.off
+			for d := range idx {
+				v += vals[d][i] * ln.strides[d]
+			}
+			if ln.swz != nil {
+				v = ln.swz.SwizzleAddr(v)
+			}
+			out[i] = v
+		}
+		return out, ""
+	}
 	ap := m.applier(b)
 	if cap(m.coord) < len(idx) {
 		m.coord = make([]int64, len(idx))
@@ -890,6 +919,66 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		out[i] = ap(c)
 	}
 	return out, ""
+}
+
+// linear is a buffer layout that maps a coordinate c to off + sum of
+// c[d]*strides[d] (then through swz's swizzle when swz is set).
+type linear struct {
+	ok      bool
+	off     int64
+	strides []int64
+	swz     *layout.ComposeLayout
+}
+
+// linearOf returns b's layout as a linear map when it is one: a tile
+// layout (or a swizzle's tile) that groups against b's shape with at most
+// one shard iter per dimension, for which ShapeApplier computes exactly
+// the offset of the M iters plus each coordinate times its iter's stride
+// (a single-iter group takes the coordinate whole); a swizzle over a
+// trivial tile of another size flattens row-major (FlattenCoord).
+func (m *machine) linearOf(b *ir.Buffer) linear {
+	if l, ok := m.linears[b]; ok {
+		return l
+	}
+	var l linear
+	switch t := b.Layout.(type) {
+	case *layout.TileLayout:
+		l = tileLinear(t, b.Shape)
+	case *layout.ComposeLayout:
+		if layout.IsTrivial(t.Tile) && layout.Size(t.Tile, nil) != b.NumElements() {
+			l = linear{ok: true, strides: make([]int64, len(b.Shape))}
+			s := int64(1)
+			for d := len(b.Shape) - 1; d >= 0; d-- {
+				l.strides[d] = s
+				s *= b.Shape[d]
+			}
+		} else {
+			l = tileLinear(t.Tile, b.Shape)
+		}
+		l.swz = t
+	}
+	m.linears[b] = l
+	return l
+}
+
+func tileLinear(t *layout.TileLayout, shape []int64) linear {
+	g, seps, ok := layout.TryGroup(t, shape)
+	if !ok || len(seps) != len(shape)+1 {
+		return linear{}
+	}
+	l := linear{ok: true, off: g.Offset[layout.M], strides: make([]int64, len(shape))}
+	for d := range shape {
+		switch seps[d+1] - seps[d] {
+		case 0:
+		case 1:
+			if it := g.Shard[seps[d]]; it.Axis == layout.M {
+				l.strides[d] = it.Stride
+			}
+		default:
+			return linear{}
+		}
+	}
+	return l
 }
 
 // applier returns coord -> physical element offset of b (swizzle included).

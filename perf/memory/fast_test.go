@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -130,5 +131,73 @@ func TestBinaryConst(t *testing.T) {
 		if got != want || w1 != w2 {
 			t.Fatalf("op %v c %d: %v (%q), want %v (%q)", op, c, got, w2, want, w1)
 		}
+	}
+}
+
+// TestLinearLayouts compares the linear form of a buffer layout with
+// layout.ShapeApplier (the per-coordinate path) on generated coordinates,
+// in range and out of it, for layouts that are linear and ones that are
+// not (which must fall back).
+func TestLinearLayouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 4))
+	it := layout.It
+	tiles := []struct {
+		l     *layout.TileLayout
+		shape []int64
+	}{
+		{layout.RowMajor(32, 32), []int64{32, 32}},
+		{layout.NewTile([]layout.Iter{it(32, 1, nil), it(32, 32, nil)}, nil, nil), []int64{32, 32}},
+		{layout.NewTile([]layout.Iter{it(32, 33, nil), it(32, 1, nil)}, nil, map[*layout.Axis]int64{nil: 5}), []int64{32, 32}},
+		{layout.RowMajor(4, 8, 16), []int64{4, 8, 16}},
+		{layout.RowMajor(1024), []int64{32, 32}},
+		{layout.NewTile([]layout.Iter{it(4, 8, nil), it(8, 1, nil), it(32, 32, nil)}, nil, nil), []int64{32, 32}},
+		{layout.RowMajor(1, 64), []int64{1, 64}},
+	}
+	var lays []struct {
+		l     layout.Layout
+		shape []int64
+	}
+	for _, c := range tiles {
+		lays = append(lays, struct {
+			l     layout.Layout
+			shape []int64
+		}{c.l, c.shape})
+		if sw, err := layout.NewCompose(2, 3, 3, true, c.l); err == nil {
+			lays = append(lays, struct {
+				l     layout.Layout
+				shape []int64
+			}{sw, c.shape})
+		}
+	}
+	linearSeen := 0
+	for _, c := range lays {
+		b := &ir.Buffer{Name: "b", Shape: c.shape, Dtype: ir.Float32, Layout: c.l, Scope: "shared"}
+		m := &machine{linears: map[*ir.Buffer]linear{}, appliers: map[*ir.Buffer]func([]int64) int64{}}
+		ln := m.linearOf(b)
+		if !ln.ok {
+			continue
+		}
+		linearSeen++
+		ap := m.applier(b)
+		coord := make([]int64, len(c.shape))
+		for range 2000 {
+			v := ln.off
+			for d := range coord {
+				coord[d] = r.Int64N(c.shape[d])
+				if r.IntN(8) == 0 {
+					coord[d] = r.Int64N(4*c.shape[d]+1) - c.shape[d]
+				}
+				v += coord[d] * ln.strides[d]
+			}
+			if ln.swz != nil {
+				v = ln.swz.SwizzleAddr(v)
+			}
+			if want := ap(coord); v != want {
+				t.Fatalf("layout %v shape %v coord %v: linear %d, applier %d", c.l, c.shape, coord, v, want)
+			}
+		}
+	}
+	if linearSeen < 6 {
+		t.Errorf("only %d of %d layouts linear", linearSeen, len(lays))
 	}
 }
