@@ -76,9 +76,19 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
 	cache.Unlock()
 	if e != nil && len(e.calls) == len(calls) {
-		out := &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: k.restore(e.body), Total: k.restore(e.total)}
+		// one allocation for the figures and one for their instructions
+		figs := make([]Figures, 2+len(calls))
+		n := 0
+		for _, f := range append([]*Figures{e.body, e.total}, e.calls...) {
+			if f != nil {
+				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil)
+			}
+		}
+		ins := make([]Instruction, 0, n)
+		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls)), Body: k.restoreInto(&figs[0], e.body, &ins),
+			Total: k.restoreInto(&figs[1], e.total, &ins)}
 		for i, c := range calls {
-			out.Calls[c] = k.restore(e.calls[i])
+			out.Calls[c] = k.restoreInto(&figs[2+i], e.calls[i], &ins)
 		}
 		return out
 	}
@@ -127,29 +137,38 @@ func (k *keyer) keepInstr(in *Instruction) *Instruction {
 	return &c
 }
 
-// restore returns a copy of a kept f with this kernel's nodes and buffers.
-func (k *keyer) restore(f *Figures) *Figures {
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// restoreInto is restore into dst, the instructions appended to ins
+// (whose capacity suffices); it returns dst, or nil for a nil f.
+func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figures {
 	if f == nil {
 		return nil
 	}
-	c := *f
-	c.Worst, c.WorstGlobal, c.FirstShared = k.restoreInstr(f.Worst), k.restoreInstr(f.WorstGlobal), k.restoreInstr(f.FirstShared)
-	return &c
-}
-
-func (k *keyer) restoreInstr(in *Instruction) *Instruction {
-	if in == nil {
-		return nil
+	*dst = *f
+	in := func(p *Instruction) *Instruction {
+		if p == nil {
+			return nil
+		}
+		*ins = append(*ins, Instruction{})
+		c := &(*ins)[len(*ins)-1]
+		*c = *p
+		if p.nodeOrd >= 0 && p.nodeOrd < len(k.nodes) {
+			c.node = k.nodes[p.nodeOrd]
+			c.Span = c.node.Pos()
+		}
+		if p.bufOrd >= 0 && p.bufOrd < len(k.bufs) {
+			c.Buffer = k.bufs[p.bufOrd]
+		}
+		return c
 	}
-	c := *in
-	if in.nodeOrd >= 0 && in.nodeOrd < len(k.nodes) {
-		c.node = k.nodes[in.nodeOrd]
-		c.Span = c.node.Pos()
-	}
-	if in.bufOrd >= 0 && in.bufOrd < len(k.bufs) {
-		c.Buffer = k.bufs[in.bufOrd]
-	}
-	return &c
+	dst.Worst, dst.WorstGlobal, dst.FirstShared = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared)
+	return dst
 }
 
 // keyer hashes lowered code; it numbers variables, buffers and memory
@@ -210,13 +229,15 @@ func (k *keyer) variable(v *ir.Var) {
 		k.tag(0)
 		return
 	}
-	i, ok := k.vars[v]
-	if !ok {
-		i = len(k.vars)
-		k.vars[v] = i
+	if i, ok := k.vars[v]; ok {
+		k.tag('v')
+		k.int(int64(i))
+		return
 	}
-	k.tag('v')
-	k.int(int64(i))
+	// first occurrence: its ordinal is implied (the count of variables
+	// met so far), its name and type written once
+	k.vars[v] = len(k.vars)
+	k.tag('V')
 	k.str(v.Name)
 	k.dtype(v.Type)
 }
