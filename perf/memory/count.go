@@ -46,9 +46,29 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		run = 1
 	}
 	if why == "" {
+		covered := int64(1)
+		if dedupWarps {
+			covered = m.warpShifts(fn.Body, threads)
+		}
+		var warp0 []figDelta
+		var steps0 int64
 		for c := range run {
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
+				if w > 0 && w < covered && !m.over && m.steps+steps0 <= maxSteps {
+					// warp w counts as warp 0 (warps.go)
+					for _, d := range warp0 {
+						d.f.addCounts(&d.c)
+					}
+					m.steps += steps0
+					continue
+				}
+				if w == 0 && covered > 1 {
+					before, s0 := m.snapshot(), m.steps
+					m.runWarp(fn.Body, c, w, threads)
+					warp0, steps0 = m.since(before), m.steps-s0
+					continue
+				}
 				m.runWarp(fn.Body, c, w, threads)
 			}
 			if m.over {
@@ -81,6 +101,73 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	total.fold()
 	k.Total = total
 	return k
+}
+
+// dedupWarps enables counting translated warps once (warps.go); tests
+// turn it off to compare with executing every warp.
+var dedupWarps = true
+
+// counts are the additive counters of one Figures.
+type counts struct {
+	sh [4]Shared
+	gl [2]Global
+	as [2]Async
+}
+
+func (f *Figures) counts() counts {
+	return counts{sh: [4]Shared{f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix}, gl: [2]Global{f.GlobalLoad, f.GlobalStore},
+		as: [2]Async{f.CpAsync, f.TMA}}
+}
+
+func (f *Figures) addCounts(c *counts) {
+	for i, s := range []*Shared{&f.SharedLoad, &f.SharedStore, &f.Ldmatrix, &f.Stmatrix} {
+		s.add(c.sh[i])
+	}
+	f.GlobalLoad.add(c.gl[0])
+	f.GlobalStore.add(c.gl[1])
+	f.CpAsync.add(c.as[0])
+	f.TMA.add(c.as[1])
+}
+
+type figDelta struct {
+	f *Figures
+	c counts
+}
+
+// snapshot returns the counters of every figures the machine has.
+func (m *machine) snapshot() map[*Figures]counts {
+	out := map[*Figures]counts{m.body: m.body.counts()}
+	for _, f := range m.calls {
+		out[f] = f.counts()
+	}
+	return out
+}
+
+// since returns what each figures counted since before.
+func (m *machine) since(before map[*Figures]counts) []figDelta {
+	var out []figDelta
+	add := func(f *Figures) {
+		a, b := f.counts(), before[f]
+		var d counts
+		for i := range a.sh {
+			d.sh[i] = Shared{a.sh[i].Instructions - b.sh[i].Instructions, a.sh[i].Wavefronts - b.sh[i].Wavefronts,
+				a.sh[i].Ideal - b.sh[i].Ideal, a.sh[i].Conflicts - b.sh[i].Conflicts}
+		}
+		for i := range a.gl {
+			d.gl[i] = Global{a.gl[i].Requests - b.gl[i].Requests, a.gl[i].Sectors - b.gl[i].Sectors, a.gl[i].IdealSectors - b.gl[i].IdealSectors}
+		}
+		for i := range a.as {
+			d.as[i] = Async{a.as[i].Instructions - b.as[i].Instructions, a.as[i].Bytes - b.as[i].Bytes}
+		}
+		if d != (counts{}) {
+			out = append(out, figDelta{f, d})
+		}
+	}
+	add(m.body)
+	for _, c := range m.order {
+		add(m.calls[c])
+	}
+	return out
 }
 
 var machines = sync.Pool{New: func() any {
