@@ -26,13 +26,14 @@ import (
 // kernels share an entry only when their encodings are equal: no hash
 // collision can give a kernel another's figures.
 //
-// Measured (lower's BenchmarkAnalyzeMemory3000, 2 shared and loaded
-// cores, medians of 8 interleaved runs, ±30-50 %): the whole-file lower
-// 103.5 ms; with the figures of all 157 kernels simulated, 220 ms
-// (+113 %, p=0.005); with this cache from empty, 134 ms (+29 %, not
-// significant: the corpus repeats its example kernels); with a warm
-// cache, 107 ms (+3 %, not significant). The lower itself does not run
-// the analysis (lower.Kernel.Memory is lazy).
+// Measured (lower's BenchmarkAnalyzeMemory3000, benchstat, 8 interleaved
+// runs of 20 iterations; 2 cores shared with other jobs, ±5-10 %): the
+// whole-file lower 14.5 ms; with the figures of all 157 kernels from an
+// empty cache (mode=cold) 15.7 ms (+8 %, p=0.010; before this cache's
+// keying, the pooled machine, linear layouts and the warp proof: +32 %);
+// with a warm cache (mode=warm) +2 %, not significant; simulating every
+// kernel (mode=uncached) +108 % (was +159 %). The lower itself does not
+// run the analysis (lower.Kernel.Memory is lazy).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512

@@ -19,6 +19,12 @@
 // the figures of the call it occurs in Unknown, with the reason; never a
 // guess.
 //
+// Warps of a CTA whose code the lowered IR proves to be warp 0's with
+// every value moved by a constant per warp (shared addresses by a
+// multiple of 4 bytes, global ones by a multiple of 32, control flow the
+// same) count exactly as warp 0 and are not executed again (warps.go);
+// TestWarpDedup compares it with executing every warp.
+//
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
 // loop or a serial loop of constant bounds and at most 32 iterations (which
