@@ -58,21 +58,7 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	k.launch(l)
 	k.block(fn.Body)
 	defer k.release()
-	var calls []*ir.TileCall
-	seen := map[*ir.TileCall]bool{}
-	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-		var c *ir.TileCall
-		switch s := s.(type) {
-		case *ir.Lowered:
-			c = s.Call
-		case *ir.TileCall:
-			c = s
-		}
-		if c != nil && !seen[c] {
-			seen[c] = true
-			calls = append(calls, c)
-		}
-	})
+	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
 	cache.Unlock()
@@ -80,7 +66,14 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		// one allocation for the figures and one for their instructions
 		figs := make([]Figures, 2+len(calls))
 		n := 0
-		for _, f := range append([]*Figures{e.body, e.total}, e.calls...) {
+		for i := -2; i < len(e.calls); i++ {
+			f := e.body
+			switch {
+			case i == -1:
+				f = e.total
+			case i >= 0:
+				f = e.calls[i]
+			}
 			if f != nil {
 				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil)
 			}
@@ -182,6 +175,32 @@ type keyer struct {
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
 	nodes []ir.Node
+	// calls are the tile calls in walk order (ir.WalkStmts' pre-order),
+	// each once; seen indexes them when there are many.
+	calls []*ir.TileCall
+	seen  map[*ir.TileCall]bool
+}
+
+func (k *keyer) addCall(c *ir.TileCall) {
+	if len(k.calls) < 32 {
+		if slices.Contains(k.calls, c) {
+			return
+		}
+	} else {
+		if k.seen == nil {
+			k.seen = map[*ir.TileCall]bool{}
+		}
+		if len(k.seen) == 0 {
+			for _, x := range k.calls {
+				k.seen[x] = true
+			}
+		}
+		if k.seen[c] {
+			return
+		}
+		k.seen[c] = true
+	}
+	k.calls = append(k.calls, c)
 }
 
 var keyers = sync.Pool{New: func() any {
@@ -196,7 +215,9 @@ func (k *keyer) release() {
 	clear(k.bufOrd)
 	clear(k.bufs)
 	clear(k.nodes)
-	k.b, k.bufs, k.nodes = k.b[:0], k.bufs[:0], k.nodes[:0]
+	clear(k.calls)
+	clear(k.seen)
+	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
 	keyers.Put(k)
 }
 
@@ -507,9 +528,13 @@ func (k *keyer) stmt(s ir.Stmt) {
 			k.tag(1)
 		}
 	case *ir.TileCall:
+		k.addCall(s)
 		k.tag('X')
 		k.str(s.Op)
 	case *ir.Lowered:
+		if s.Call != nil {
+			k.addCall(s.Call)
+		}
 		k.tag('O')
 		k.block(s.Body)
 	case *ir.Break:
