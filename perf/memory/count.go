@@ -46,24 +46,24 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		run = 1
 	}
 	if why == "" {
-		covered := int64(1)
+		first, covered := int64(0), int64(1)
 		if dedupWarps {
-			covered = m.warpShifts(fn.Body, threads)
+			first, covered = m.warpShifts(fn.Body, threads)
 		}
 		var warp0 []figDelta
 		var steps0 int64
 		for c := range run {
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
-				if w > 0 && w < covered && !m.over && m.steps+steps0 <= maxSteps {
-					// warp w counts as warp 0 (warps.go)
+				if w > first && w < covered && !m.over && m.steps+steps0 <= maxSteps {
+					// warp w counts as warp first (warps.go)
 					for _, d := range warp0 {
 						d.f.addCounts(&d.c)
 					}
 					m.steps += steps0
 					continue
 				}
-				if w == 0 && covered > 1 {
+				if w == first && covered > first+1 {
 					before, s0 := m.snapshot(), m.steps
 					m.runWarp(fn.Body, c, w, threads)
 					warp0, steps0 = m.since(before), m.steps-s0

@@ -10,8 +10,9 @@ func SetWarpDedup(on bool) bool {
 	return old
 }
 
-// WarpsCovered is how many warps of fn the translation proof covers.
-func WarpsCovered(fn *ir.Func, l ir.Launch) int64 {
+// WarpsCovered is the warps of fn the translation proof covers: warps
+// first+1..n-1 count as warp first.
+func WarpsCovered(fn *ir.Func, l ir.Launch) (first, n int64) {
 	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
 	defer putMachine(m)
 	return m.warpShifts(fn.Body, l.Threads())

@@ -40,6 +40,12 @@ type shiftProof struct {
 	warps   int64
 	changed bool
 	fail    bool
+	// axes maps the variables a scope id binds to a thread axis ("tx",
+	// "warpid") and nothing else defines ("" once anything does)
+	axes map[*ir.Var]string
+	// warp0 lists the conditions that are constant in warps 1.. but may
+	// not be in warp 0 (tid == 0): warp 1 then stands for the others
+	warp0 []ir.Expr
 }
 
 func join(a, b int64) int64 {
@@ -54,36 +60,154 @@ func join(a, b int64) int64 {
 	return noShift
 }
 
-// warpShifts returns how many warps (0..n-1) are covered: warp w's counts
-// equal warp 0's for 0 < w < n. It returns 1 when nothing is proven.
-func (m *machine) warpShifts(body *ir.Block, threads int64) int64 {
+// warpShifts returns the warps covered: warp w's counts equal warp
+// first's for first < w < n (first is 1 when a branch such as `if tid ==
+// 0` sets warp 0 apart). n <= first+1 when nothing is proven.
+func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
 	if threads < 64 {
-		return 1
+		return 0, 1
 	}
-	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32}
+	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
+		axes: map[*ir.Var]string{}}
 	if p.l.Block[1] > 1 || p.l.Block[2] > 1 {
-		return 1
+		return 0, 1
 	}
 	// the variables' shifts: a fixed point (joins only go up)
 	for range 8 {
 		p.changed = false
 		p.block(body, false)
 		if p.fail {
-			return 1
+			return 0, 1
 		}
 		if !p.changed {
 			break
 		}
 	}
 	if p.changed {
-		return 1
+		return 0, 1
 	}
 	p.shared = map[*ir.Buffer]int64{}
 	p.block(body, true)
 	if p.fail {
-		return 1
+		return 0, 1
 	}
-	return p.warps
+	if len(p.warp0) > 0 {
+		for _, c := range p.warp0 {
+			if _, ok := p.constAfterWarp0(c); !ok {
+				return 0, 1
+			}
+		}
+		return 1, p.warps
+	}
+	return 0, p.warps
+}
+
+// constAfterWarp0 reports the value condition c has for every lane of
+// every warp 1..warps-1, when it is one: a comparison of a thread-axis
+// variable (or index) with a constant, or a not/and/or of such.
+func (p *shiftProof) constAfterWarp0(c ir.Expr) (bool, bool) {
+	switch c := c.(type) {
+	case *ir.Not:
+		v, ok := p.constAfterWarp0(c.X)
+		return !v, ok
+	case *ir.Binary:
+		switch c.Op {
+		case ir.And, ir.Or:
+			a, okA := p.constAfterWarp0(c.A)
+			b, okB := p.constAfterWarp0(c.B)
+			if !okA || !okB {
+				return false, false
+			}
+			if c.Op == ir.And {
+				return a && b, true
+			}
+			return a || b, true
+		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+		default:
+			return false, false
+		}
+		x, k := c.A, c.B
+		op := c.Op
+		if _, ok := x.(*ir.IntImm); ok {
+			x, k = k, x
+			switch op { // k op x  <=>  x op' k
+			case ir.LT:
+				op = ir.GT
+			case ir.LE:
+				op = ir.GE
+			case ir.GT:
+				op = ir.LT
+			case ir.GE:
+				op = ir.LE
+			}
+		}
+		kc, ok := k.(*ir.IntImm)
+		if !ok {
+			return false, false
+		}
+		axis := ""
+		switch x := x.(type) {
+		case *ir.Var:
+			axis = p.axes[x]
+		case *ir.ThreadIndex:
+			axis = x.Axis
+		}
+		// the values the axis takes in warps 1..warps-1
+		var lo, hi int64
+		switch axis {
+		case "tx":
+			lo, hi = 32, 32*p.warps-1
+		case "warpid":
+			lo, hi = 1, p.warps-1
+		case "tid_in_wg", "wid_in_wg":
+			if p.warps > 4 {
+				return false, false
+			}
+			lo, hi = 32, 32*p.warps-1
+			if axis == "wid_in_wg" {
+				lo, hi = 1, p.warps-1
+			}
+		default:
+			return false, false
+		}
+		v := kc.Value
+		switch op {
+		case ir.EQ, ir.NE:
+			if v >= lo && v <= hi {
+				return false, false
+			}
+			return op == ir.NE, true
+		case ir.LT: // x < v
+			if hi < v {
+				return true, true
+			}
+			if lo >= v {
+				return false, true
+			}
+		case ir.LE:
+			if hi <= v {
+				return true, true
+			}
+			if lo > v {
+				return false, true
+			}
+		case ir.GT:
+			if lo > v {
+				return true, true
+			}
+			if hi <= v {
+				return false, true
+			}
+		case ir.GE:
+			if lo >= v {
+				return true, true
+			}
+			if hi < v {
+				return false, true
+			}
+		}
+	}
+	return false, false
 }
 
 func (p *shiftProof) set(v *ir.Var, s int64) {
@@ -141,10 +265,24 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 				sh = p.axis(thAxis[s.Kind])
 			}
 			p.set(v, sh)
+			axis := ""
+			switch {
+			case s.Kind == ir.ThreadID && i == 0:
+				axis = "tx"
+			case s.Kind != ir.ThreadID:
+				axis = thAxis[s.Kind]
+			}
+			if old, seen := p.axes[v]; !seen || old == axis {
+				p.axes[v] = axis
+			} else {
+				p.axes[v] = ""
+			}
 		}
 	case *ir.Let:
+		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
+		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Store:
 		v := p.expr(s.Value, check)
@@ -174,12 +312,19 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.Evaluate:
 		p.expr(s.X, check)
 	case *ir.If:
-		p.uniform(s.Cond, check)
+		if sh := p.expr(s.Cond, check); check && sh != 0 {
+			if _, ok := p.constAfterWarp0(s.Cond); !ok {
+				p.fail = true
+				return
+			}
+			p.warp0 = append(p.warp0, s.Cond)
+		}
 		p.block(s.Then, check)
 		p.block(s.Else, check)
 	case *ir.For:
 		p.uniform(s.Min, check)
 		p.uniform(s.Extent, check)
+		p.axes[s.Var] = ""
 		p.set(s.Var, 0)
 		p.block(s.Body, check)
 	case *ir.While:

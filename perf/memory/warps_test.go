@@ -61,7 +61,7 @@ func TestWarpDedup(t *testing.T) {
 		t.Fatal(err)
 	}
 	srcs["corpus"] = []byte(big)
-	kernels, covered := 0, 0
+	kernels, covered, afterWarp0 := 0, 0, 0
 	for name, src := range srcs {
 		res := lower.Analyze(source.NewFile("kernel.py", src), lower.Options{})
 		for _, k := range res.Kernels {
@@ -69,8 +69,11 @@ func TestWarpDedup(t *testing.T) {
 				continue
 			}
 			kernels++
-			if memory.WarpsCovered(k.Lowered, k.Launch) > 1 {
+			if first, n := memory.WarpsCovered(k.Lowered, k.Launch); n > first+1 {
 				covered++
+				if first > 0 {
+					afterWarp0++
+				}
 			}
 			memory.SetWarpDedup(true)
 			fast := kernelText(memory.Analyze(k.Lowered, k.Launch), k)
@@ -82,8 +85,8 @@ func TestWarpDedup(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d kernels, %d with translated warps", kernels, covered)
-	if covered == 0 {
-		t.Error("no kernel's warps proven translations of warp 0")
+	t.Logf("%d kernels, %d with translated warps (%d from warp 1 on)", kernels, covered, afterWarp0)
+	if covered == 0 || afterWarp0 == 0 {
+		t.Error("no kernel's warps proven translations of warp 0, or none of warp 1")
 	}
 }
