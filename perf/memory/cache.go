@@ -26,14 +26,17 @@ import (
 // kernels share an entry only when their encodings are equal: no hash
 // collision can give a kernel another's figures.
 //
-// Measured (lower's BenchmarkAnalyzeMemory3000, benchstat, 8 interleaved
-// runs of 20 iterations; 2 cores shared with other jobs, ±5-10 %): the
-// whole-file lower 14.5 ms; with the figures of all 157 kernels from an
-// empty cache (mode=cold) 15.7 ms (+8 %, p=0.010; before this cache's
-// keying, the pooled machine, linear layouts and the warp proof: +32 %);
-// with a warm cache (mode=warm) +2 %, not significant; simulating every
-// kernel (mode=uncached) +108 % (was +159 %). The lower itself does not
-// run the analysis (lower.Kernel.Memory is lazy).
+// Measured (lower's BenchmarkAnalyzeMemory3000, benchstat, 10
+// interleaved runs of 20 iterations against the tree before this work;
+// 2 cores shared with other jobs, ±5-10 %): the whole-file lower 16.9 ms;
+// with the figures of all 157 kernels from an empty cache (mode=cold)
+// +8.8 % (p=0.009; the old tree, same runs: +36 %); two earlier runs of
+// the same code gave +8.3 % and +15.3 %. With a warm cache (mode=warm)
+// +4.5 %, not significant. BenchmarkMemoryCold3000 (the cold work alone,
+// on a file lowered before the loop) takes 2.4 ms against the lower's
+// 16.9 ms (14 %). Simulating every kernel (mode=uncached) adds +108 %.
+// The lower itself does not run the analysis (lower.Kernel.Memory is
+// lazy).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
