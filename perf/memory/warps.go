@@ -22,7 +22,14 @@ import (
 // identical counts never replace them). Anything the proof does not
 // cover (a swizzle or a non-linear layout over a warp-dependent index,
 // a product of two warp-dependent values, a thread-dependent branch)
-// makes every warp execute.
+// makes every warp execute. A variable's shift is the join of all its
+// definitions (flow-insensitive); that a lane reads a variable only where
+// a definition reached it (a Let dominates its uses in lowered TIR) is
+// assumed. A branch that only warp 0 can take (`if tid == 0`, warpid < 1:
+// a thread-axis variable compared with a constant that no lane of warps
+// 1.. matches) makes warp 1 the one executed for warps 2.. instead.
+// TestWarpDedup compares the result with executing every warp on every
+// golden kernel and the benchmark corpus.
 
 // noShift marks a value whose per-warp difference is not one constant.
 const noShift = math.MinInt64
