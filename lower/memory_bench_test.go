@@ -13,7 +13,10 @@ import (
 // each iteration with an empty content cache (the first analysis of a
 // file; the corpus repeats its example kernels, which the cache simulates
 // once), mode=warm keeps it (a file analysed again after an edit that did
-// not change the kernels' lowering), mode=uncached simulates every kernel.
+// not change the kernels' lowering), mode=uncached simulates every kernel
+// (one goroutine). cold and warm compute the kernels' warnings as
+// PerfReport and PerfDiags do (perfAll: GOMAXPROCS goroutines, as the
+// lower itself runs its kernels).
 // The memory analysis must add at most 10 % (issue 17). Compare the modes
 // with benchstat -col /mode.
 func BenchmarkAnalyzeMemory3000(b *testing.B) {
@@ -29,9 +32,7 @@ func BenchmarkAnalyzeMemory3000(b *testing.B) {
 					memory.ResetCache()
 					fallthrough
 				case "warm":
-					for _, k := range res.Kernels {
-						_ = kernelPerf(k)
-					}
+					perfAll(res.Kernels) // PerfReport's and PerfDiags' first step
 				case "uncached":
 					for _, k := range res.Kernels {
 						_ = memory.Analyze(k.Lowered, k.Launch)
