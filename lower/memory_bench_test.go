@@ -58,7 +58,8 @@ func BenchmarkMemoryOnly3000(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryCold3000 is what mode=cold adds, alone: the memory
+// BenchmarkMemoryCold3000 is what mode=cold adds, alone and on one
+// goroutine (mode=cold spreads it over GOMAXPROCS): the memory
 // figures of every kernel of the 3,000-line file from an empty content
 // cache (the keying of all 157 kernels, the analysis of the distinct
 // ones). Run it with BenchmarkAnalyze3000 (the whole-file lower) in the
