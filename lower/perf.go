@@ -49,6 +49,14 @@ func kernelPerf(k *Kernel) []diag.Diagnostic {
 	return k.mem.perf
 }
 
+// perfAll computes the warnings (and so the memory figures) of ks on at
+// most GOMAXPROCS goroutines, as the lower runs its kernels; kernelPerf
+// then returns them at once. The figures do not depend on the order:
+// perf/memory's content cache gives a kernel the figures it would compute.
+func perfAll(ks []*Kernel) {
+	parallel(len(ks), func(i int) { kernelPerf(ks[i]) })
+}
+
 // perfKnown reports whether k's warnings are computed already.
 func perfKnown(k *Kernel) bool {
 	return k == nil || k.Lowered == nil || (k.mem != nil && k.mem.perfDone.Load())
@@ -114,13 +122,23 @@ func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete b
 	var out []diag.Diagnostic
 	seen := map[source.Span]bool{}
 	complete = true
+	// The kernels this call computes (the first maxNew not known yet,
+	// each record once) are computed in parallel first.
+	var todo []*Kernel
+	picked := map[*Kernel]bool{}
+	n := maxNew
 	for _, kv := range s.Kernels {
-		if maxNew >= 0 && !perfKnown(kv.Kernel) {
-			if maxNew == 0 {
-				complete = false
-				continue
-			}
-			maxNew--
+		if n != 0 && !perfKnown(kv.Kernel) && !picked[kv.Kernel] {
+			picked[kv.Kernel] = true
+			todo = append(todo, kv.Kernel)
+			n--
+		}
+	}
+	perfAll(todo)
+	for _, kv := range s.Kernels {
+		if maxNew >= 0 && !picked[kv.Kernel] && !perfKnown(kv.Kernel) {
+			complete = false
+			continue
 		}
 		for _, d := range kernelPerf(kv.Kernel) {
 			d.Span = kv.ToFile(d.Span) // perf warnings have no related places
@@ -156,6 +174,7 @@ func PerfReport(r *Result, opts Options) ([]diag.Diagnostic, []Fix) {
 	var ds []diag.Diagnostic
 	var fixes []Fix
 	seen := map[source.Span]bool{}
+	perfAll(r.Kernels)
 	for _, k := range r.Kernels {
 		for _, d := range kernelPerf(k) {
 			if seen[d.Span] {

@@ -44,6 +44,7 @@ func pictures(k *Kernel, d *dispatch.Decision, line, steps int) *picture.Picture
 		title = fmt.Sprintf("%s (%s) · line %d · %s", k.Name, k.CaseLabel, line, name)
 	}
 	c := picture.Call{Title: title, Tile: d.Call, Threads: int(d.Threads), MaxSteps: steps, Scope: threadVars(k)}
+	c.Bank, c.NoBank = bankInstr(k, d)
 	if d.Variant == "" {
 		c.Title += " → no variant"
 	} else {
@@ -56,6 +57,48 @@ func pictures(k *Kernel, d *dispatch.Decision, line, steps int) *picture.Picture
 		}
 	}
 	return picture.Draw(c)
+}
+
+// bankInstr is the shared instruction of d's call that the bank map
+// draws: the memory analysis' worst one (the one the hover names), else
+// its first shared instruction; the passes are the analysis' own
+// (calibrated rules, nvcc's merging modelled). It is nil with the reason
+// when the call has none.
+func bankInstr(k *Kernel, d *dispatch.Decision) (*picture.Instr, string) {
+	if d.Variant == "" || d.Result == nil {
+		return nil, "no variant lowers the call"
+	}
+	f := k.CallMemory(d.Call)
+	switch {
+	case f == nil:
+		return nil, "the call has no memory figures"
+	case f.Unknown != "":
+		return nil, "the memory analysis cannot count the call: " + f.Unknown
+	}
+	w := f.Worst
+	which := "the worst"
+	if w == nil {
+		w, which = f.FirstShared, "the first"
+	}
+	if w == nil {
+		return nil, "the call has no per-thread shared-memory access (TMA and register-only calls have none)"
+	}
+	unit := "thread"
+	if w.Kind == "ldmatrix" || w.Kind == "stmatrix" {
+		unit = "row"
+	}
+	desc := fmt.Sprintf("%s %s, %d B/%s, warp %d", w.Kind, w.Buf, w.Width, unit, w.Warp)
+	if w.CTA > 0 {
+		desc += fmt.Sprintf(" of CTA %d", w.CTA)
+	}
+	in := &picture.Instr{Desc: desc}
+	for _, l := range w.Lanes {
+		in.Accesses = append(in.Accesses, picture.BankAccess{Thread: int(l.Thread), Addr: l.Addr, Bytes: int(l.Bytes), Pass: l.Pass})
+	}
+	n := f.SharedLoad.Instructions + f.SharedStore.Instructions + f.Ldmatrix.Instructions + f.Stmatrix.Instructions
+	in.Notes = append(in.Notes, fmt.Sprintf("%s of the call's %d warp-level shared instructions (one launch)", which, n),
+		"passes and widths from the memory analysis (sm_90 rules, nvcc merging)")
+	return in, ""
 }
 
 // CallAtLine finds the tile call at a 1-based line of f among ks: the

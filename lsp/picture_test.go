@@ -44,7 +44,7 @@ func TestPictureCommand(t *testing.T) {
 	if err := xml.Unmarshal([]byte(got.SVG), new(struct{})); err != nil || !strings.HasPrefix(got.SVG, "<svg ") {
 		t.Errorf("svg is not an SVG document: %v\n%.200s", err, got.SVG)
 	}
-	if !strings.Contains(got.Text, "partition of A_smem[0:32, 0:32]: 32 threads, from lowered code") || !strings.Contains(got.Text, "bank map: ld A_smem, 16 B") {
+	if !strings.Contains(got.Text, "partition of A_smem[0:32, 0:32]: 32 threads, from lowered code") || !strings.Contains(got.Text, "bank map: shared load A_smem, 16 B") {
 		t.Errorf("text:\n%s", got.Text)
 	}
 	res, err = picture(string(u), map[string]int{"line": 16, "character": 20}, "bank")

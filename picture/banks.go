@@ -5,27 +5,23 @@ import (
 	"slices"
 )
 
-// BuildBanks lays out one warp-level shared instruction with the textbook
-// rules: the access width decides the phases (4 bytes or less: the whole
-// warp at once; 8 bytes: two half warps; 16 bytes: four quarter warps);
-// within a phase each bank serves one distinct 4-byte word per wavefront,
-// so a phase takes as many wavefronts as the most distinct words one bank
-// holds; threads that read the same word share it (broadcast). A thread's
-// phase is (Thread % 32) / (32 / Phases). An access wider than 4 bytes
-// covers its consecutive words (banks). acc may be in any order; threads
-// without an access are left out.
+// BuildBanks lays out one warp-level shared instruction pass by pass. The
+// passes come with the accesses (BankAccess.Pass): the memory analysis
+// (perf/memory) assigns them with the rules calibrated on sm_90 (a group
+// of the lanes whose accesses make 128 bytes, two adjacent load groups
+// merged into one pass when no bank holds two distinct words, stores
+// never merged, one pass per ldmatrix/stmatrix matrix). Within a pass
+// each bank serves one distinct 4-byte word per wavefront, so a pass
+// takes as many wavefronts as the most distinct words one bank holds;
+// threads that read the same word share it (broadcast). An access wider
+// than 4 bytes covers its consecutive words (banks). acc may be in any
+// order; threads without an access are left out.
 func BuildBanks(title, instr string, acc []BankAccess) *BankMap {
-	m := &BankMap{Title: title, Instr: instr, Phases: 1, Accesses: acc}
+	m := &BankMap{Title: title, Instr: instr, Accesses: acc}
 	for _, a := range acc {
 		m.Bytes = max(m.Bytes, a.Bytes)
+		m.Phases = max(m.Phases, a.Pass+1)
 	}
-	switch {
-	case m.Bytes > 8:
-		m.Phases = 4
-	case m.Bytes > 4:
-		m.Phases = 2
-	}
-	per := 32 / m.Phases
 	type user struct {
 		first, n int
 	}
@@ -34,7 +30,7 @@ func BuildBanks(title, instr string, acc []BankAccess) *BankMap {
 		words := [Banks]map[int64]*user{}
 		any := false
 		for _, a := range acc {
-			if (a.Thread%32)/per != ph {
+			if a.Pass != ph {
 				continue
 			}
 			any = true
@@ -98,51 +94,4 @@ func (m *BankMap) Summary() string {
 		s += ", no bank conflict"
 	}
 	return s
-}
-
-// countWavefronts is BuildBanks' wavefront count and ideal without the
-// layout, for ranking a call's instructions: one small array, no maps.
-func countWavefronts(acc []BankAccess) (total, ideal int) {
-	bytes := 0
-	for _, a := range acc {
-		bytes = max(bytes, a.Bytes)
-	}
-	phases := 1
-	switch {
-	case bytes > 8:
-		phases = 4
-	case bytes > 4:
-		phases = 2
-	}
-	per := 32 / phases
-	var words [Banks][]int64
-	for ph := range phases {
-		for b := range words {
-			words[b] = words[b][:0]
-		}
-		any := false
-		for _, a := range acc {
-			if (a.Thread%32)/per != ph {
-				continue
-			}
-			any = true
-			n := max(int64(a.Bytes), 1)
-			for w := a.Addr / 4; w <= (a.Addr+n-1)/4; w++ {
-				b := w % Banks
-				if !slices.Contains(words[b], w) {
-					words[b] = append(words[b], w)
-				}
-			}
-		}
-		if !any {
-			continue
-		}
-		ideal++
-		depth := 1
-		for b := range words {
-			depth = max(depth, len(words[b]))
-		}
-		total += depth
-	}
-	return total, ideal
 }

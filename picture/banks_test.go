@@ -2,11 +2,21 @@ package picture
 
 import "testing"
 
-// warp builds the accesses of lanes 0..31 with addr(lane) and bytes.
+// warp builds the accesses of lanes 0..31 with addr(lane) and bytes, in
+// the passes of the groups the width makes (32 lanes for 4 bytes or less,
+// 16 for 8, 8 for 16), none merged: perf/memory assigns the passes (and
+// merges load groups) in the analysis; BuildBanks draws what it is given.
 func warp(bytes int, addr func(l int) int64) []BankAccess {
+	group := 32
+	switch {
+	case bytes > 8:
+		group = 8
+	case bytes > 4:
+		group = 16
+	}
 	var out []BankAccess
 	for l := range 32 {
-		out = append(out, BankAccess{Thread: l, Addr: addr(l), Bytes: bytes})
+		out = append(out, BankAccess{Thread: l, Addr: addr(l), Bytes: bytes, Pass: l / group})
 	}
 	return out
 }
@@ -37,6 +47,9 @@ func TestBuildBanks(t *testing.T) {
 		{"128-bit stride 256", warp(16, func(l int) int64 { return int64(256 * l) }), 32, 4, 8, 4},
 		// 16-bit elements, two lanes per word: one wavefront.
 		{"fp16 row", warp(2, func(l int) int64 { return int64(2 * l) }), 1, 1, 1, 1},
+		// A merged pair of load groups: 64-bit (l/2)*8, both half warps
+		// in pass 0 (128 distinct bytes): one wavefront.
+		{"merged 64-bit pair", merged(warp(8, func(l int) int64 { return int64(l / 2 * 8) })), 1, 1, 1, 1},
 	}
 	for _, c := range cases {
 		m := BuildBanks("t", "i", c.acc)
@@ -71,4 +84,12 @@ func TestBuildBanks(t *testing.T) {
 			t.Errorf("128-bit phase 1 bank %d: %+v, want thread 8", bank, c)
 		}
 	}
+}
+
+// merged puts every access in pass 0.
+func merged(acc []BankAccess) []BankAccess {
+	for i := range acc {
+		acc[i].Pass = 0
+	}
+	return acc
 }

@@ -28,6 +28,19 @@ type Call struct {
 	// expressions of all threads); 0 means 4M. A call that needs more is
 	// drawn from what was evaluated, and a note says so.
 	MaxSteps int
+	// Bank is the shared instruction the bank map draws, as the memory
+	// analysis found it (the one the hover names as worst); nil with
+	// NoBank saying why when there is none.
+	Bank   *Instr
+	NoBank string
+}
+
+// Instr is one warp-level shared instruction for the bank map: what it is
+// (Desc), its lanes' accesses with their passes, and notes.
+type Instr struct {
+	Desc     string
+	Accesses []BankAccess
+	Notes    []string
 }
 
 // Pictures are a call's pictures. Partition or Bank is nil when the call
@@ -58,9 +71,14 @@ func Draw(c Call) *Pictures {
 			}
 		}
 	}
+	if c.Bank != nil {
+		p.Bank = BuildBanks(c.Title, c.Bank.Desc, c.Bank.Accesses)
+		p.Bank.Notes = append(p.Bank.Notes, c.Bank.Notes...)
+	} else {
+		p.NoBank = c.NoBank
+	}
 	if threads > maxThreads {
 		p.NoPartition = fmt.Sprintf("%d threads (pictures stop at %d)", threads, maxThreads)
-		p.NoBank = p.NoPartition
 		return p
 	}
 	var acc [][]access
@@ -74,7 +92,6 @@ func Draw(c Call) *Pictures {
 		acc, notes = run(c.Body, threads, offs, budget, c.Scope)
 	}
 	p.Partition, p.NoPartition = partition(c, regions, acc, notes, threads, offs)
-	p.Bank, p.NoBank = worstBank(c, acc, notes)
 	return p
 }
 
@@ -360,58 +377,6 @@ func iterExtents(its []layout.Iter) []int64 {
 		out[i] = it.Extent
 	}
 	return out
-}
-
-// worstBank finds the warp-level shared instruction with the most excess
-// wavefronts: the k-th shared access of every thread of one warp is one
-// instruction (the threads of a warp run the same code).
-func worstBank(c Call, acc [][]access, notes []string) (*BankMap, string) {
-	if c.Body == nil {
-		return nil, "no variant lowers the call"
-	}
-	var best *BankMap
-	instrs := 0
-	for w := 0; w*32 < len(acc); w++ {
-		shared := make([][]access, 0, 32)
-		n := 0
-		for t := w * 32; t < min(len(acc), w*32+32); t++ {
-			var s []access
-			for _, a := range acc[t] {
-				if a.shared() {
-					s = append(s, a)
-				}
-			}
-			shared = append(shared, s)
-			n = max(n, len(s))
-		}
-		for k := range n {
-			var ba []BankAccess
-			kind, name := "", ""
-			for lane, s := range shared {
-				if k < len(s) {
-					a := s[k]
-					ba = append(ba, BankAccess{Thread: w*32 + lane, Addr: a.off * int64(max(a.root.Dtype.Bits, 8)) / 8, Bytes: a.bytes})
-					kind, name = a.kind, a.root.Name
-				}
-			}
-			if len(ba) == 0 {
-				continue
-			}
-			instrs++
-			if total, ideal := countWavefronts(ba); best == nil || total-ideal > best.Conflicts {
-				m := BuildBanks(c.Title, "", ba)
-				m.Instr = fmt.Sprintf("%s %s, %d B per thread: shared instruction %d of warp %d", kind, name, m.Bytes, k+1, w)
-				best = m
-			}
-		}
-	}
-	if best == nil {
-		return nil, "the call has no per-thread shared-memory access (TMA and register-only calls have none)"
-	}
-	best.Notes = append(best.Notes, fmt.Sprintf("the worst of %d warp-level shared instructions", instrs),
-		"from the lowered code, vector lanes merged; shared buffers at address 0")
-	best.Notes = append(best.Notes, notes...)
-	return best, ""
 }
 
 // owners maps the elements [lo, hi] of one storage to the thread that

@@ -5,9 +5,9 @@ package picture
 // (buffer, physical element offset, bytes). It knows the ops the copy and
 // elementwise variants emit (cuda.copy_bytes, cp.async, ldmatrix and
 // stmatrix, the ptx.ld/ptx.st chains, plain loads and stores); other
-// calls are evaluated for the loads in their arguments only. It is
-// deliberately small and self-contained so that a fuller simulator can
-// replace it (BankAccess is the seam).
+// calls are evaluated for the loads in their arguments only. The
+// partition reads who moves each element from it; the bank map does not
+// (it is the memory analysis', perf/memory, passed in Call.Bank).
 
 import (
 	"fmt"

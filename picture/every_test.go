@@ -46,6 +46,18 @@ func TestEveryGoldenCall(t *testing.T) {
 				}
 				if p.Bank != nil {
 					banks++
+					// One model: the bank map draws the instruction the
+					// memory analysis names (its worst, else its first),
+					// with the same wavefronts and ideal.
+					f := k.CallMemory(d.Call)
+					w := f.Worst
+					if w == nil {
+						w = f.FirstShared
+					}
+					if w == nil || int64(len(p.Bank.Wavefronts)) != w.Wavefronts || int64(p.Bank.Ideal) != w.Ideal || p.Bank.Bytes != int(w.Width) {
+						t.Errorf("%s:%d: bank map %d wavefronts (ideal %d, %d B), memory analysis %+v", filepath.Base(path), line,
+							len(p.Bank.Wavefronts), p.Bank.Ideal, p.Bank.Bytes, w)
+					}
 				} else if p.NoBank == "" {
 					t.Errorf("%s:%d: no bank map and no reason", filepath.Base(path), line)
 				}

@@ -50,11 +50,13 @@ func (p *Partition) At(r, c int) Cell { return p.Cells[r*p.Cols+c] }
 const MaxCells = 128
 
 // BankAccess is one thread's part of a warp-level shared-memory
-// instruction: Bytes bytes (1, 2, 4, 8 or 16) at byte address Addr.
+// instruction: Bytes bytes (1, 2, 4, 8 or 16) at byte address Addr,
+// served in pass Pass (0, 1, ...) of the instruction.
 type BankAccess struct {
 	Thread int
 	Addr   int64
 	Bytes  int
+	Pass   int
 }
 
 // Banks is the number of shared-memory banks; each is 4 bytes wide.
@@ -76,8 +78,10 @@ type BankCell struct {
 
 // Wavefront is one pass of the shared-memory pipeline.
 type Wavefront struct {
-	// Phase is the group of threads it serves (0 for a 32-bit access; the
-	// half warp for 64-bit, the quarter warp for 128-bit).
+	// Phase is the pass it belongs to: the group of threads it serves
+	// (the warp for a 32-bit access, a half warp for 64-bit, a quarter
+	// warp for 128-bit, two adjacent groups of a load merged into one
+	// pass, a matrix of an ldmatrix/stmatrix).
 	Phase int
 	Banks [Banks]BankCell
 }
@@ -89,15 +93,15 @@ type BankMap struct {
 	// Instr says which instruction: its kind, width and which of the
 	// call's instructions it is.
 	Instr string
-	// Bytes is the access width per thread; Phases the thread groups the
-	// width splits the warp into (1, 2 or 4).
+	// Bytes is the access width per thread; Phases the number of passes
+	// (thread groups served apart).
 	Bytes, Phases int
 	Accesses      []BankAccess
 	Wavefronts    []Wavefront
-	// Ideal is the wavefronts without bank conflicts (one per phase that
-	// has an access); Conflicts = len(Wavefronts) - Ideal.
+	// Ideal is the wavefronts without bank conflicts (one per pass);
+	// Conflicts = len(Wavefronts) - Ideal.
 	Ideal, Conflicts int
-	// Ways is the most distinct words one bank serves in one phase
+	// Ways is the most distinct words one bank serves in one pass
 	// (1: conflict-free; 32: a 32-way conflict).
 	Ways  int
 	Notes []string

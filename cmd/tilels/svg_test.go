@@ -26,7 +26,7 @@ func TestEmitSVG(t *testing.T) {
 		t.Fatalf("not an SVG document: %v\n%.300s", err, out)
 	}
 	all := strings.Join(doc.Texts, "\n")
-	for _, want := range []string{"line 19 · Tx.warp.copy → gmem_smem", "partition of A_smem", "bank map: ld A_smem, 16 B"} {
+	for _, want := range []string{"line 19 · Tx.warp.copy → gmem_smem", "partition of A_smem", "bank map: shared load A_smem, 16 B"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the SVG does not say %q:\n%s", want, all)
 		}

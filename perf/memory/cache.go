@@ -1,41 +1,51 @@
 package memory
 
 import (
-	"crypto/sha256"
+	"cmp"
 	bin "encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
 
 // The figures of a kernel depend only on its lowered code and launch, not
 // on where the code is in the file or what the kernel is called: Cached
-// keys them by a SHA-256 of the code (every node, constant, name, buffer
-// shape, type, scope and layout, in order) and the launch, so that a
+// keys them by an encoding of the code (every node, constant, name,
+// buffer shape, type, scope and layout, in order) and the launch, so that a
 // kernel analysed again after an edit that did not change its lowering
 // (the language server re-analyses the edited def at every keystroke),
 // and each copy of a kernel a file repeats, is simulated once. Positions
 // (Instruction.Span, the buffers) are those of the kernel asked about:
-// the cache keeps them as ordinals of the key's walk.
+// the cache keeps them as ordinals of the key's walk. The whole encoding
+// is the map key (Go hashes it and compares it byte for byte), so two
+// kernels share an entry only when their encodings are equal: no hash
+// collision can give a kernel another's figures.
 //
-// Measured (lower's BenchmarkAnalyzeMemory3000, 2 shared and loaded
-// cores, medians of 8 interleaved runs, ±30-50 %): the whole-file lower
-// 103.5 ms; with the figures of all 157 kernels simulated, 220 ms
-// (+113 %, p=0.005); with this cache from empty, 134 ms (+29 %, not
-// significant: the corpus repeats its example kernels); with a warm
-// cache, 107 ms (+3 %, not significant). The lower itself does not run
-// the analysis (lower.Kernel.Memory is lazy).
+// Measured (lower's BenchmarkAnalyzeMemory3000, benchstat, 10
+// interleaved runs of 20 iterations against the tree before this work;
+// 2 cores shared with other jobs, ±5-10 %): the whole-file lower 16.9 ms;
+// with the figures of all 157 kernels from an empty cache (mode=cold)
+// +8.8 % (p=0.009; the old tree, same runs: +36 %); two earlier runs of
+// the same code gave +8.3 % and +15.3 %. With a warm cache (mode=warm)
+// +4.5 %, not significant. BenchmarkMemoryCold3000 (the cold work alone,
+// on a file lowered before the loop) takes 2.4 ms against the lower's
+// 16.9 ms (14 %). Simulating every kernel (mode=uncached) adds +108 %.
+// The lower itself does not run the analysis (lower.Kernel.Memory is
+// lazy).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
 
 var cache = struct {
 	sync.Mutex
-	m     map[[32]byte]*entry
-	order [][32]byte
-}{m: map[[32]byte]*entry{}}
+	m     map[string]*entry
+	order []string
+}{m: map[string]*entry{}}
 
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
@@ -50,30 +60,32 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	k := newKeyer()
 	k.launch(l)
 	k.block(fn.Body)
-	var key [32]byte
-	k.h.Sum(key[:0])
-	var calls []*ir.TileCall
-	seen := map[*ir.TileCall]bool{}
-	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-		var c *ir.TileCall
-		switch s := s.(type) {
-		case *ir.Lowered:
-			c = s.Call
-		case *ir.TileCall:
-			c = s
-		}
-		if c != nil && !seen[c] {
-			seen[c] = true
-			calls = append(calls, c)
-		}
-	})
+	defer k.release()
+	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
-	e := cache.m[key]
+	e := cache.m[string(k.b)] // no copy of the key for a lookup
 	cache.Unlock()
 	if e != nil && len(e.calls) == len(calls) {
-		out := &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: k.restore(e.body), Total: k.restore(e.total)}
+		// one allocation for the figures and one for their instructions
+		figs := make([]Figures, 2+len(calls))
+		n := 0
+		for i := -2; i < len(e.calls); i++ {
+			f := e.body
+			switch {
+			case i == -1:
+				f = e.total
+			case i >= 0:
+				f = e.calls[i]
+			}
+			if f != nil {
+				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil)
+			}
+		}
+		ins := make([]Instruction, 0, n)
+		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls)), Body: k.restoreInto(&figs[0], e.body, &ins),
+			Total: k.restoreInto(&figs[1], e.total, &ins)}
 		for i, c := range calls {
-			out.Calls[c] = k.restore(e.calls[i])
+			out.Calls[c] = k.restoreInto(&figs[2+i], e.calls[i], &ins)
 		}
 		return out
 	}
@@ -83,7 +95,8 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		e.calls = append(e.calls, k.keep(res.Calls[c]))
 	}
 	cache.Lock()
-	if _, ok := cache.m[key]; !ok {
+	if _, ok := cache.m[string(k.b)]; !ok {
+		key := string(k.b)
 		cache.m[key] = e
 		cache.order = append(cache.order, key)
 		if len(cache.order) > maxCached {
@@ -101,7 +114,7 @@ func (k *keyer) keep(f *Figures) *Figures {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal)
+	c.Worst, c.WorstGlobal, c.FirstShared = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared)
 	return &c
 }
 
@@ -111,8 +124,8 @@ func (k *keyer) keepInstr(in *Instruction) *Instruction {
 	}
 	c := *in
 	c.nodeOrd, c.bufOrd = -1, -1
-	if i, ok := k.nodeOrd[in.node]; ok {
-		c.nodeOrd = i
+	if in.node != nil {
+		c.nodeOrd = slices.Index(k.nodes, in.node)
 	}
 	if i, ok := k.bufOrd[in.Buffer]; ok {
 		c.bufOrd = i
@@ -121,70 +134,108 @@ func (k *keyer) keepInstr(in *Instruction) *Instruction {
 	return &c
 }
 
-// restore returns a copy of a kept f with this kernel's nodes and buffers.
-func (k *keyer) restore(f *Figures) *Figures {
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// restoreInto is restore into dst, the instructions appended to ins
+// (whose capacity suffices); it returns dst, or nil for a nil f.
+func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figures {
 	if f == nil {
 		return nil
 	}
-	c := *f
-	c.Worst, c.WorstGlobal = k.restoreInstr(f.Worst), k.restoreInstr(f.WorstGlobal)
-	return &c
-}
-
-func (k *keyer) restoreInstr(in *Instruction) *Instruction {
-	if in == nil {
-		return nil
+	*dst = *f
+	in := func(p *Instruction) *Instruction {
+		if p == nil {
+			return nil
+		}
+		*ins = append(*ins, Instruction{})
+		c := &(*ins)[len(*ins)-1]
+		*c = *p
+		if p.nodeOrd >= 0 && p.nodeOrd < len(k.nodes) {
+			c.node = k.nodes[p.nodeOrd]
+			c.Span = c.node.Pos()
+		}
+		if p.bufOrd >= 0 && p.bufOrd < len(k.bufs) {
+			c.Buffer = k.bufs[p.bufOrd]
+		}
+		return c
 	}
-	c := *in
-	if in.nodeOrd >= 0 && in.nodeOrd < len(k.nodes) {
-		c.node = k.nodes[in.nodeOrd]
-		c.Span = c.node.Pos()
-	}
-	if in.bufOrd >= 0 && in.bufOrd < len(k.bufs) {
-		c.Buffer = k.bufs[in.bufOrd]
-	}
-	return &c
+	dst.Worst, dst.WorstGlobal, dst.FirstShared = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared)
+	return dst
 }
 
 // keyer hashes lowered code; it numbers variables, buffers and memory
 // nodes in the order it meets them.
 type keyer struct {
-	h interface {
-		Write([]byte) (int, error)
-		Sum([]byte) []byte
+	b      []byte // the bytes hashed, appended as the walk goes
+	vars   map[*ir.Var]int
+	bufOrd map[*ir.Buffer]int
+	bufs   []*ir.Buffer
+	// nodes are the memory nodes in walk order (a node met twice is
+	// listed twice: its first ordinal is the one kept).
+	nodes []ir.Node
+	// calls are the tile calls in walk order (ir.WalkStmts' pre-order),
+	// each once; seen indexes them when there are many.
+	calls []*ir.TileCall
+	seen  map[*ir.TileCall]bool
+}
+
+func (k *keyer) addCall(c *ir.TileCall) {
+	if len(k.calls) < 32 {
+		if slices.Contains(k.calls, c) {
+			return
+		}
+	} else {
+		if k.seen == nil {
+			k.seen = map[*ir.TileCall]bool{}
+		}
+		if len(k.seen) == 0 {
+			for _, x := range k.calls {
+				k.seen[x] = true
+			}
+		}
+		if k.seen[c] {
+			return
+		}
+		k.seen[c] = true
 	}
-	buf     [9]byte
-	vars    map[*ir.Var]int
-	bufOrd  map[*ir.Buffer]int
-	bufs    []*ir.Buffer
-	nodeOrd map[ir.Node]int
-	nodes   []ir.Node
+	k.calls = append(k.calls, c)
 }
 
-func newKeyer() *keyer {
-	return &keyer{h: sha256.New(), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}, nodeOrd: map[ir.Node]int{}}
+var keyers = sync.Pool{New: func() any {
+	return &keyer{b: make([]byte, 0, 1<<14), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
+}}
+
+func newKeyer() *keyer { return keyers.Get().(*keyer) }
+
+// release returns k, emptied, to the pool.
+func (k *keyer) release() {
+	clear(k.vars)
+	clear(k.bufOrd)
+	clear(k.bufs)
+	clear(k.nodes)
+	clear(k.calls)
+	clear(k.seen)
+	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
+	keyers.Put(k)
 }
 
-func (k *keyer) tag(t byte) { k.buf[0] = t; k.h.Write(k.buf[:1]) }
+func (k *keyer) tag(t byte) { k.b = append(k.b, t) }
 
-func (k *keyer) int(v int64) {
-	bin.LittleEndian.PutUint64(k.buf[:8], uint64(v))
-	k.h.Write(k.buf[:8])
-}
+func (k *keyer) int(v int64) { k.b = bin.AppendVarint(k.b, v) }
 
 func (k *keyer) str(s string) {
 	k.int(int64(len(s)))
-	k.h.Write([]byte(s))
+	k.b = append(k.b, s...)
 }
 
 func (k *keyer) dtype(d ir.DataType) { k.int(int64(d.Code)<<16 | int64(d.Bits)) }
 
-func (k *keyer) node(n ir.Node) {
-	if _, ok := k.nodeOrd[n]; !ok {
-		k.nodeOrd[n] = len(k.nodes)
-		k.nodes = append(k.nodes, n)
-	}
-}
+func (k *keyer) node(n ir.Node) { k.nodes = append(k.nodes, n) }
 
 func (k *keyer) launch(l ir.Launch) {
 	for _, a := range [][3]int64{l.Grid, l.Block, l.Cluster} {
@@ -203,13 +254,15 @@ func (k *keyer) variable(v *ir.Var) {
 		k.tag(0)
 		return
 	}
-	i, ok := k.vars[v]
-	if !ok {
-		i = len(k.vars)
-		k.vars[v] = i
+	if i, ok := k.vars[v]; ok {
+		k.tag('v')
+		k.int(int64(i))
+		return
 	}
-	k.tag('v')
-	k.int(int64(i))
+	// first occurrence: its ordinal is implied (the count of variables
+	// met so far), its name and type written once
+	k.vars[v] = len(k.vars)
+	k.tag('V')
 	k.str(v.Name)
 	k.dtype(v.Type)
 }
@@ -238,15 +291,83 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	for _, e := range b.ShapeExpr {
 		k.expr(e)
 	}
-	if b.Layout != nil {
-		k.str(fmt.Sprint(b.Layout))
-	} else {
-		k.tag(0)
-	}
+	k.layout(b.Layout)
 	k.int(b.ElemOffset)
 	k.expr(b.ElemOffsetExpr)
 	k.buffer(b.Base)
 	k.variable(b.Data)
+}
+
+// layout hashes what the layout's String prints (which names axes by
+// name), without printing it.
+func (k *keyer) layout(l layout.Layout) {
+	switch l := l.(type) {
+	case nil:
+		k.tag(0)
+	case *layout.TileLayout:
+		k.tag('L')
+		k.tile(l)
+	case *layout.ComposeLayout:
+		k.tag('Z')
+		k.int(int64(l.PerElement))
+		k.int(int64(l.SwizzleLen))
+		k.int(int64(l.AtomLen))
+		if l.SwizzleInner {
+			k.tag(1)
+		} else {
+			k.tag(0)
+		}
+		k.tile(l.Tile)
+	default:
+		k.tag('?')
+		k.str(l.String())
+	}
+}
+
+func (k *keyer) tile(t *layout.TileLayout) {
+	if t == nil {
+		k.tag(0)
+		return
+	}
+	k.iters(t.Shard)
+	k.iters(t.Replica)
+	// the offsets in axis-name order
+	type off struct {
+		name string
+		v    int64
+	}
+	var small [8]off
+	offs := small[:0]
+	for a, v := range t.Offset {
+		offs = append(offs, off{axisName(a), v})
+	}
+	slices.SortFunc(offs, func(x, y off) int {
+		if c := strings.Compare(x.name, y.name); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.v, y.v)
+	})
+	k.int(int64(len(offs)))
+	for _, o := range offs {
+		k.str(o.name)
+		k.int(o.v)
+	}
+}
+
+func (k *keyer) iters(its []layout.Iter) {
+	k.int(int64(len(its)))
+	for _, it := range its {
+		k.int(it.Extent)
+		k.int(it.Stride)
+		k.str(axisName(it.Axis))
+	}
+}
+
+func axisName(a *layout.Axis) string {
+	if a == nil {
+		return layout.M.Name
+	}
+	return a.Name
 }
 
 func (k *keyer) exprs(es []ir.Expr) {
@@ -410,9 +531,13 @@ func (k *keyer) stmt(s ir.Stmt) {
 			k.tag(1)
 		}
 	case *ir.TileCall:
+		k.addCall(s)
 		k.tag('X')
 		k.str(s.Op)
 	case *ir.Lowered:
+		if s.Call != nil {
+			k.addCall(s.Call)
+		}
 		k.tag('O')
 		k.block(s.Body)
 	case *ir.Break:
@@ -429,6 +554,6 @@ func (k *keyer) stmt(s ir.Stmt) {
 // ResetCache empties the cache (benchmarks measure a first analysis).
 func ResetCache() {
 	cache.Lock()
-	cache.m, cache.order = map[[32]byte]*entry{}, nil
+	cache.m, cache.order = map[string]*entry{}, nil
 	cache.Unlock()
 }

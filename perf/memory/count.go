@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -16,7 +17,8 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		k.Total = &Figures{Source: "model", Unknown: "the kernel has no body"}
 		return k
 	}
-	m := &machine{launch: l, calls: k.Calls, body: k.Body, appliers: map[*ir.Buffer]func([]int64) int64{}, reasons: map[any]string{}}
+	m := getMachine(l, k)
+	defer putMachine(m)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Lowered:
@@ -44,9 +46,29 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		run = 1
 	}
 	if why == "" {
+		first, covered := int64(0), int64(1)
+		if dedupWarps {
+			first, covered = m.warpShifts(fn.Body, threads)
+		}
+		var warp0 []figDelta
+		var steps0 int64
 		for c := range run {
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
+				if w > first && w < covered && !m.over && m.steps+steps0 <= maxSteps {
+					// warp w counts as warp first (warps.go)
+					for _, d := range warp0 {
+						d.f.addCounts(&d.c)
+					}
+					m.steps += steps0
+					continue
+				}
+				if w == first && covered > first+1 {
+					before, s0 := m.snapshot(), m.steps
+					m.runWarp(fn.Body, c, w, threads)
+					warp0, steps0 = m.since(before), m.steps-s0
+					continue
+				}
 				m.runWarp(fn.Body, c, w, threads)
 			}
 			if m.over {
@@ -81,6 +103,106 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	return k
 }
 
+// dedupWarps enables counting translated warps once (warps.go); tests
+// turn it off to compare with executing every warp.
+var dedupWarps = true
+
+// counts are the additive counters of one Figures.
+type counts struct {
+	sh [4]Shared
+	gl [2]Global
+	as [2]Async
+}
+
+func (f *Figures) counts() counts {
+	return counts{sh: [4]Shared{f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix}, gl: [2]Global{f.GlobalLoad, f.GlobalStore},
+		as: [2]Async{f.CpAsync, f.TMA}}
+}
+
+func (f *Figures) addCounts(c *counts) {
+	for i, s := range []*Shared{&f.SharedLoad, &f.SharedStore, &f.Ldmatrix, &f.Stmatrix} {
+		s.add(c.sh[i])
+	}
+	f.GlobalLoad.add(c.gl[0])
+	f.GlobalStore.add(c.gl[1])
+	f.CpAsync.add(c.as[0])
+	f.TMA.add(c.as[1])
+}
+
+type figDelta struct {
+	f *Figures
+	c counts
+}
+
+// snapshot returns the counters of every figures the machine has.
+func (m *machine) snapshot() map[*Figures]counts {
+	out := map[*Figures]counts{m.body: m.body.counts()}
+	for _, f := range m.calls {
+		out[f] = f.counts()
+	}
+	return out
+}
+
+// since returns what each figures counted since before.
+func (m *machine) since(before map[*Figures]counts) []figDelta {
+	var out []figDelta
+	add := func(f *Figures) {
+		a, b := f.counts(), before[f]
+		var d counts
+		for i := range a.sh {
+			d.sh[i] = Shared{a.sh[i].Instructions - b.sh[i].Instructions, a.sh[i].Wavefronts - b.sh[i].Wavefronts,
+				a.sh[i].Ideal - b.sh[i].Ideal, a.sh[i].Conflicts - b.sh[i].Conflicts}
+		}
+		for i := range a.gl {
+			d.gl[i] = Global{a.gl[i].Requests - b.gl[i].Requests, a.gl[i].Sectors - b.gl[i].Sectors, a.gl[i].IdealSectors - b.gl[i].IdealSectors}
+		}
+		for i := range a.as {
+			d.as[i] = Async{a.as[i].Instructions - b.as[i].Instructions, a.as[i].Bytes - b.as[i].Bytes}
+		}
+		if d != (counts{}) {
+			out = append(out, figDelta{f, d})
+		}
+	}
+	add(m.body)
+	for _, c := range m.order {
+		add(m.calls[c])
+	}
+	return out
+}
+
+var machines = sync.Pool{New: func() any {
+	return &machine{appliers: map[*ir.Buffer]func([]int64) int64{}, rowMajor: map[*ir.Buffer]bool{}, linears: map[*ir.Buffer]linear{},
+		reasons: map[any]string{}}
+}}
+
+// getMachine returns a machine ready for one analysis (the pool keeps the
+// maps, the binding arena and the pending events' storage).
+func getMachine(l ir.Launch, k *Kernel) *machine {
+	m := machines.Get().(*machine)
+	m.launch, m.calls, m.body = l, k.Calls, k.Body
+	return m
+}
+
+// putMachine drops every reference to the analysis and pools m.
+func putMachine(m *machine) {
+	clear(m.appliers)
+	clear(m.rowMajor)
+	clear(m.linears)
+	clear(m.reasons)
+	clear(m.vars)
+	clear(m.lets)
+	clear(m.unrolled)
+	clear(m.local)
+	clear(m.pending)
+	for _, c := range m.arena {
+		clear(c)
+	}
+	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
+		unrolled: m.unrolled, local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
+		loops: m.loops[:0]}
+	machines.Put(m)
+}
+
 func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.warp = w
 	m.present = 0
@@ -103,6 +225,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	clear(m.lets)
 	clear(m.unrolled)
 	clear(m.local)
+	m.used = 0
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
@@ -201,6 +324,9 @@ func (m *machine) count(e *event) {
 		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
 			f.Worst = m.describe(e, kindName, e.width, wf, ideal, groups)
 		}
+		if f.FirstShared == nil {
+			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
+		}
 	case ldmatrix, stmatrix:
 		wf, ideal, groups := matrixWavefronts(e)
 		s, kindName := &f.Ldmatrix, "ldmatrix"
@@ -213,6 +339,9 @@ func (m *machine) count(e *event) {
 		s.Conflicts += wf - ideal
 		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
 			f.Worst = m.describe(e, kindName, 16, wf, ideal, groups)
+		}
+		if f.FirstShared == nil {
+			f.FirstShared = m.describe(e, kindName, 16, wf, ideal, groups)
 		}
 	case globalLoad, globalStore:
 		sec, ideal := sectors(e)
@@ -293,7 +422,13 @@ func groupSize(w int64) int {
 // H100/H200, see the package comment): wavefronts, ideal (the passes: one
 // per group, or per merged pair of groups) and the lanes of the worst
 // group (for describe).
-func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
+func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
+	return sharedPasses(e, nil)
+}
+
+// sharedPasses is sharedWavefronts; with pass non-nil it also sets
+// pass[k] to the pass that serves group k (-1: no active lane).
+func sharedPasses(e *event, pass *[4]int) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane
@@ -321,13 +456,22 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 			worstMax, worstGroup = w[k], k
 		}
 	}
+	if pass != nil {
+		*pass = [4]int{-1, -1, -1, -1}
+	}
 	for k := 0; k < ng; k++ {
 		if !active[k] {
 			continue
 		}
+		if pass != nil {
+			pass[k] = int(ideal)
+		}
 		// Loads only: two adjacent groups (2k, 2k+1) are served in one
 		// wavefront when together no bank has more than one distinct word.
 		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
+			if pass != nil {
+				pass[k+1] = int(ideal)
+			}
 			wf++
 			ideal++
 			k++
@@ -338,9 +482,7 @@ func sharedWavefronts(e *event) (wf, ideal int64, worst []int) {
 	}
 	if worstMax > 1 {
 		for i := worstGroup * g; i < (worstGroup+1)*g; i++ {
-			if e.mask&(1<<i) != 0 {
-				worst = append(worst, i)
-			}
+			worst |= e.mask & (1 << i)
 		}
 	}
 	return wf, ideal, worst
@@ -359,7 +501,7 @@ func disjointBanks(a, b *bankWords) bool {
 
 // matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
 // matrix over the 16-byte rows whose addresses lanes 8i..8i+7 give.
-func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
+func matrixWavefronts(e *event) (wf, ideal int64, worst uint32) {
 	var bw bankWords
 	var worstMax int64
 	worstMat := 0
@@ -378,9 +520,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 		}
 	}
 	if worstMax > 1 {
-		for i := 8 * worstMat; i < 8*worstMat+8; i++ {
-			worst = append(worst, i)
-		}
+		worst = 0xff << (8 * worstMat)
 	}
 	return wf, ideal, worst
 }
@@ -388,7 +528,7 @@ func matrixWavefronts(e *event) (wf, ideal int64, worst []int) {
 // describe builds the Instruction of a shared access for the hover: the
 // banks of its worst group that hold the most distinct words, with the
 // lanes that access them.
-func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf []int) *Instruction {
+func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf uint32) *Instruction {
 	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node, Wavefronts: wf, Ideal: ideal,
 		CTA: m.ctaIndex, Warp: m.warp}
 	type use struct {
@@ -396,7 +536,8 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 		threads []int64
 	}
 	var banks [32]use
-	for _, i := range lanesOf {
+	for rest := lanesOf; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros32(rest)
 		a := e.addr[i]
 		for w := a >> 2; w <= (a+width-1)>>2; w++ {
 			u := &banks[w&31]
@@ -409,6 +550,7 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 			}
 		}
 	}
+	in.Lanes = m.laneAccesses(e)
 	mx := 0
 	for _, u := range banks {
 		mx = max(mx, len(u.words))
@@ -419,6 +561,29 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 		}
 	}
 	return in
+}
+
+// laneAccesses lists e's lane accesses with their passes (Instruction.Lanes).
+func (m *machine) laneAccesses(e *event) []LaneAccess {
+	var out []LaneAccess
+	switch e.k {
+	case ldmatrix, stmatrix:
+		for mat := 0; mat < int(e.width) && mat < 4; mat++ {
+			for i := 8 * mat; i < 8*mat+8; i++ {
+				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
+			}
+		}
+	default:
+		var pass [4]int
+		sharedPasses(e, &pass)
+		g := groupSize(e.width)
+		for i := range 32 {
+			if e.mask&(1<<i) != 0 {
+				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})
+			}
+		}
+	}
+	return out
 }
 
 // sectors applies the global rule: distinct 32-byte sectors, and the ideal
@@ -465,6 +630,56 @@ func sectors(e *event) (n, ideal int64) {
 // sectors of the threads of each pass summed. The ideal is the distinct
 // global bytes / 32.
 func cpAsyncSectors(e *event) (n, ideal int64) {
+	if e.bytes > 16 {
+		return cpAsyncSectorsWide(e)
+	}
+	// At most 8 lanes of 16 bytes (or 16 of 8, 32 of 4) per group: 32
+	// words, so at most 32 distinct words per bank and 32 passes.
+	g := groupSize(e.bytes)
+	for start := 0; start < 32; start += g {
+		var rank [32][32]int64 // per bank, the distinct words in order
+		var nr [32]int
+		var pass [32]uint32 // lanes per pass
+		for i := start; i < start+g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			p := 0
+			for w := e.addr[i] >> 2; w <= (e.addr[i]+e.bytes-1)>>2; w++ {
+				b := w & 31
+				r := slices.Index(rank[b][:nr[b]], w)
+				if r < 0 {
+					r = nr[b]
+					rank[b][r] = w
+					nr[b]++
+				}
+				p = max(p, r)
+			}
+			pass[p] |= 1 << i
+		}
+		for _, ls := range pass {
+			var secs [64]int64
+			ns := 0
+			for ; ls != 0; ls &= ls - 1 {
+				i := bits.TrailingZeros32(ls)
+				for s := e.src[i] >> 5; s <= (e.src[i]+e.bytes-1)>>5; s++ {
+					if !slices.Contains(secs[:ns], s) {
+						secs[ns] = s
+						ns++
+					}
+				}
+			}
+			n += int64(ns)
+		}
+	}
+	src := *e
+	src.addr, src.width = e.src, e.bytes
+	_, ideal = sectors(&src)
+	return n, ideal
+}
+
+// cpAsyncSectorsWide is cpAsyncSectors for copies wider than 16 bytes.
+func cpAsyncSectorsWide(e *event) (n, ideal int64) {
 	g := groupSize(e.bytes)
 	for start := 0; start < 32; start += g {
 		var rank [32][]int64 // per bank, the distinct words in order

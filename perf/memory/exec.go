@@ -94,8 +94,28 @@ type machine struct {
 	local map[*ir.Buffer]map[int64]*binding
 
 	appliers map[*ir.Buffer]func([]int64) int64
+	rowMajor map[*ir.Buffer]bool
+	linears  map[*ir.Buffer]linear
 	reasons  map[any]string
 	coord    []int64
+
+	// arena holds the bindings of the current warp (reset per warp).
+	arena [][]binding
+	used  int
+}
+
+const arenaChunk = 256
+
+// newBinding returns a zero binding that lives until the next warp.
+func (m *machine) newBinding() *binding {
+	c, i := m.used/arenaChunk, m.used%arenaChunk
+	if c == len(m.arena) {
+		m.arena = append(m.arena, make([]binding, arenaChunk))
+	}
+	m.used++
+	b := &m.arena[c][i]
+	*b = binding{}
+	return b
 }
 
 // reason returns pre+name+post, built once per key: the values that turn
@@ -238,7 +258,7 @@ func (m *machine) assign(v *ir.Var, e ir.Expr) {
 	val, why := m.eval(e)
 	b := m.vars[v]
 	if b == nil {
-		b = &binding{}
+		b = m.newBinding()
 		m.vars[v] = b
 	}
 	if why != "" {
@@ -275,7 +295,7 @@ func (m *machine) scopeID(s *ir.ScopeID) {
 		val = func(_, l int) int64 { return axisValue(thAxis[s.Kind], m.tid[l]) }
 	}
 	for i, v := range s.Vars {
-		b := &binding{}
+		b := m.newBinding()
 		if i < 3 {
 			for l := range 32 {
 				b.v[l] = val(i, l)
@@ -338,7 +358,7 @@ func (m *machine) forLoop(s *ir.For) {
 	m.loops = append(m.loops, fr)
 	b := m.vars[s.Var]
 	if b == nil {
-		b = &binding{}
+		b = m.newBinding()
 		m.vars[s.Var] = b
 	}
 	b.why = ""
@@ -460,15 +480,9 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		}
 		return l, ""
 	case *ir.Binary:
-		a, wa := m.eval(e.A)
-		b, wb := m.eval(e.B)
-		if wa != "" {
-			return a, wa
-		}
-		if wb != "" {
-			return b, wb
-		}
-		return binary(e.Op, &a, &b)
+		var r lanes
+		why := m.evalInto(&r, e)
+		return r, why
 	case *ir.Not:
 		a, why := m.eval(e.X)
 		for i := range a {
@@ -548,10 +562,10 @@ func floorDiv(a, b int64) int64 {
 
 func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 
-func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
+// binaryTo sets r to a op b lane by lane; r may be a or b.
+func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 	// One loop per operator: a switch per lane was a third of the
 	// analysis (BenchmarkMemoryOnly3000).
-	var r lanes
 	switch op {
 	case ir.Add:
 		for i := range r {
@@ -571,6 +585,8 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 				r[i] = a[i] / y
 			} else if y != 0 {
 				r[i] = floorDiv(a[i], y)
+			} else {
+				r[i] = 0
 			}
 		}
 	case ir.FloorMod:
@@ -579,6 +595,8 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 				r[i] = a[i] % y
 			} else if y != 0 {
 				r[i] = floorMod(a[i], y)
+			} else {
+				r[i] = 0
 			}
 		}
 	case ir.Min:
@@ -642,9 +660,96 @@ func binary(op ir.BinOp, a, b *lanes) (lanes, string) {
 			r[i] = a[i] >> uint(b[i]&63)
 		}
 	default:
-		return r, fmt.Sprintf("operator %d", op)
+		*r = lanes{}
+		return fmt.Sprintf("operator %d", op)
 	}
-	return r, ""
+	return ""
+}
+
+// binaryConst sets r to r op c lane by lane (the common index forms
+// x*c, x+c, x//c, x%c without broadcasting c).
+func binaryConst(op ir.BinOp, r *lanes, c int64) string {
+	switch op {
+	case ir.Add:
+		for i := range r {
+			r[i] += c
+		}
+	case ir.Sub:
+		for i := range r {
+			r[i] -= c
+		}
+	case ir.Mul:
+		for i := range r {
+			r[i] *= c
+		}
+	case ir.FloorDiv, ir.Div:
+		if c <= 0 {
+			b := bcast(c)
+			return binaryTo(op, r, r, &b)
+		}
+		for i := range r {
+			if r[i] >= 0 {
+				r[i] /= c
+			} else {
+				r[i] = floorDiv(r[i], c)
+			}
+		}
+	case ir.FloorMod:
+		if c <= 0 {
+			b := bcast(c)
+			return binaryTo(op, r, r, &b)
+		}
+		for i := range r {
+			if r[i] >= 0 {
+				r[i] %= c
+			} else {
+				r[i] = floorMod(r[i], c)
+			}
+		}
+	default:
+		b := bcast(c)
+		return binaryTo(op, r, r, &b)
+	}
+	return ""
+}
+
+// evalInto is eval writing into dst: sums and products of indices
+// recurse without copying lane vectors.
+func (m *machine) evalInto(dst *lanes, e ir.Expr) string {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		*dst = bcast(e.Value)
+		return ""
+	case *ir.Var:
+		b := m.vars[e]
+		if b == nil {
+			*dst = lanes{}
+			return m.reason(e, "", e.Name, " is a runtime value")
+		}
+		*dst = b.v
+		return b.why
+	case *ir.Binary:
+		wa := m.evalInto(dst, e.A)
+		if c, ok := e.B.(*ir.IntImm); ok {
+			if wa != "" {
+				return wa
+			}
+			return binaryConst(e.Op, dst, c.Value)
+		}
+		var b lanes
+		wb := m.evalInto(&b, e.B)
+		if wa != "" {
+			return wa
+		}
+		if wb != "" {
+			*dst = b
+			return wb
+		}
+		return binaryTo(e.Op, dst, dst, &b)
+	}
+	v, why := m.eval(e)
+	*dst = v
+	return why
 }
 
 // ---- pointers and addresses ----
@@ -763,6 +868,34 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	default:
 		return out, fmt.Sprintf("layout %T", l)
 	}
+	if ln := m.linearOf(b); ln.ok {
+		// a layout that maps coordinates linearly (each dimension one
+		// shard iter, as ShapeApplier then computes it): no per-lane call
+		if uniform {
+			v := ln.off
+			for d := range idx {
+				v += vals[d][first] * ln.strides[d]
+			}
+			if ln.swz != nil {
+				v = ln.swz.SwizzleAddr(v)
+			}
+			return bcast(v), ""
+		}
+		for i := range out {
+			if m.mask&(1<<i) == 0 {
+				continue
+			}
+			v := ln.off
+			for d := range idx {
+				v += vals[d][i] * ln.strides[d]
+			}
+			if ln.swz != nil {
+				v = ln.swz.SwizzleAddr(v)
+			}
+			out[i] = v
+		}
+		return out, ""
+	}
 	ap := m.applier(b)
 	if cap(m.coord) < len(idx) {
 		m.coord = make([]int64, len(idx))
@@ -786,6 +919,66 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		out[i] = ap(c)
 	}
 	return out, ""
+}
+
+// linear is a buffer layout that maps a coordinate c to off + sum of
+// c[d]*strides[d] (then through swz's swizzle when swz is set).
+type linear struct {
+	ok      bool
+	off     int64
+	strides []int64
+	swz     *layout.ComposeLayout
+}
+
+// linearOf returns b's layout as a linear map when it is one: a tile
+// layout (or a swizzle's tile) that groups against b's shape with at most
+// one shard iter per dimension, for which ShapeApplier computes exactly
+// the offset of the M iters plus each coordinate times its iter's stride
+// (a single-iter group takes the coordinate whole); a swizzle over a
+// trivial tile of another size flattens row-major (FlattenCoord).
+func (m *machine) linearOf(b *ir.Buffer) linear {
+	if l, ok := m.linears[b]; ok {
+		return l
+	}
+	var l linear
+	switch t := b.Layout.(type) {
+	case *layout.TileLayout:
+		l = tileLinear(t, b.Shape)
+	case *layout.ComposeLayout:
+		if layout.IsTrivial(t.Tile) && layout.Size(t.Tile, nil) != b.NumElements() {
+			l = linear{ok: true, strides: make([]int64, len(b.Shape))}
+			s := int64(1)
+			for d := len(b.Shape) - 1; d >= 0; d-- {
+				l.strides[d] = s
+				s *= b.Shape[d]
+			}
+		} else {
+			l = tileLinear(t.Tile, b.Shape)
+		}
+		l.swz = t
+	}
+	m.linears[b] = l
+	return l
+}
+
+func tileLinear(t *layout.TileLayout, shape []int64) linear {
+	g, seps, ok := layout.TryGroup(t, shape)
+	if !ok || len(seps) != len(shape)+1 {
+		return linear{}
+	}
+	l := linear{ok: true, off: g.Offset[layout.M], strides: make([]int64, len(shape))}
+	for d := range shape {
+		switch seps[d+1] - seps[d] {
+		case 0:
+		case 1:
+			if it := g.Shard[seps[d]]; it.Axis == layout.M {
+				l.strides[d] = it.Stride
+			}
+		default:
+			return linear{}
+		}
+	}
+	return l
 }
 
 // applier returns coord -> physical element offset of b (swizzle included).
@@ -854,57 +1047,64 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 		root, off, align, why := m.base(e.Buf)
 		return ptr{root, e.Buf, off, align}, why
 	case *ir.AddressOf:
-		root, off, align, why := m.base(e.Buf)
-		if why != "" {
-			return ptr{}, why
-		}
-		eb := elemBytes(e.Buf.Dtype)
-		var el lanes
-		var d int64
-		if e.FlatIndex {
-			if len(e.Indices) != 1 {
-				return ptr{}, "a flat address with several indices"
-			}
-			el, why = m.eval(e.Indices[0])
-			d = m.div(e.Indices[0])
-		} else {
-			el, why = m.elemAddr(e.Buf, e.Indices)
-			d = m.divIndex(e.Buf, e.Indices)
-		}
-		if why != "" {
-			return ptr{}, why
-		}
-		for i := range off {
-			off[i] += el[i] * eb
-		}
-		return ptr{root, e.Buf, off, gcd(align, d*eb)}, ""
+		return m.addressOf(e.Buf, e.Indices, e.FlatIndex)
 	}
 	return ptr{}, fmt.Sprintf("pointer %T is not modelled", e)
+}
+
+// addressOf evaluates &buf[indices] (a flat element index when flat).
+func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, string) {
+	root, off, align, why := m.base(buf)
+	if why != "" {
+		return ptr{}, why
+	}
+	eb := elemBytes(buf.Dtype)
+	var el lanes
+	var d int64
+	if flat {
+		if len(indices) != 1 {
+			return ptr{}, "a flat address with several indices"
+		}
+		el, why = m.eval(indices[0])
+		d = m.div(indices[0])
+	} else {
+		el, why = m.elemAddr(buf, indices)
+		d = m.divIndex(buf, indices)
+	}
+	if why != "" {
+		return ptr{}, why
+	}
+	for i := range off {
+		off[i] += el[i] * eb
+	}
+	return ptr{root, buf, off, gcd(align, d*eb)}, ""
 }
 
 // divIndex is the provable divisibility (in elements) of the element
 // offset of b[idx]: for a row-major buffer (or no layout) the gcd of each
 // index's divisibility times its stride; 1 otherwise.
 func (m *machine) divIndex(b *ir.Buffer, idx []ir.Expr) int64 {
-	var strides []int64
 	switch l := b.Layout.(type) {
 	case nil:
 	case *layout.TileLayout:
-		if !layout.Equal(l, layout.RowMajor(b.Shape...)) {
+		rm, ok := m.rowMajor[b]
+		if !ok {
+			rm = layout.Equal(l, layout.RowMajor(b.Shape...))
+			m.rowMajor[b] = rm
+		}
+		if !rm {
 			return 1
 		}
 	default:
 		return 1
 	}
-	strides = make([]int64, len(idx))
+	g := int64(0)
 	s := int64(1)
 	for d := len(idx) - 1; d >= 0; d-- {
-		strides[d] = s
-		s *= b.Shape[d]
-	}
-	g := int64(0)
-	for d, x := range idx {
-		g = gcd(g, m.div(x)*strides[d])
+		g = gcd(g, m.div(idx[d])*s)
+		if d < len(b.Shape) {
+			s *= b.Shape[d]
+		}
 	}
 	if g == 0 {
 		return 1 << 20
@@ -1049,7 +1249,8 @@ func (m *machine) localStore(s *ir.Store) {
 		}
 		b := mem[idx[i]]
 		if b == nil {
-			b = &binding{v: bcast(unset)}
+			b = m.newBinding()
+			b.v = bcast(unset)
 			mem[idx[i]] = b
 		}
 		if vwhy != "" {
@@ -1068,7 +1269,7 @@ func (m *machine) load(e *ir.Load) {
 		}
 		return
 	}
-	p, why := m.pointer(&ir.AddressOf{Buf: e.Buf, Indices: e.Indices, Span: e.Span})
+	p, why := m.addressOf(e.Buf, e.Indices, false)
 	if why != "" {
 		m.unknown(why)
 		return
@@ -1093,7 +1294,7 @@ func (m *machine) store(s *ir.Store) {
 		}
 		return
 	}
-	p, why := m.pointer(&ir.AddressOf{Buf: s.Buf, Indices: s.Indices, Span: s.Span})
+	p, why := m.addressOf(s.Buf, s.Indices, false)
 	if why != "" {
 		m.unknown(why)
 		return

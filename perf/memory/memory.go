@@ -19,6 +19,12 @@
 // the figures of the call it occurs in Unknown, with the reason; never a
 // guess.
 //
+// Warps of a CTA whose code the lowered IR proves to be warp 0's with
+// every value moved by a constant per warp (shared addresses by a
+// multiple of 4 bytes, global ones by a multiple of 32, control flow the
+// same) count exactly as warp 0 and are not executed again (warps.go);
+// TestWarpDedup compares it with executing every warp.
+//
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
 // loop or a serial loop of constant bounds and at most 32 iterations (which
@@ -125,6 +131,10 @@ type Figures struct {
 	// WorstGlobal is the global instruction with the most sectors above
 	// its ideal (nil when none exceeds it).
 	WorstGlobal *Instruction
+	// FirstShared is the first shared instruction executed (load, store,
+	// ldmatrix or stmatrix), described as Worst is: what a bank map draws
+	// when no instruction exceeds its ideal.
+	FirstShared *Instruction
 	// CTAs is the number of CTAs of the launch; Scaled is set when only
 	// CTA 0 was executed and the counts were multiplied by CTAs.
 	CTAs   int64
@@ -150,6 +160,22 @@ type Instruction struct {
 	// Banks lists, for a shared instruction, the most loaded banks (the
 	// ones that needed Wavefronts words in one group), in bank order.
 	Banks []BankUse
+	// Lanes are a shared instruction's accesses, in lane order, each
+	// with the pass that serves it (the bank-map picture draws them):
+	// the active lanes of a load or store (its width after nvcc's
+	// merging), the eight row addresses of each matrix of an
+	// ldmatrix/stmatrix.
+	Lanes []LaneAccess
+}
+
+// LaneAccess is one lane's part of a shared instruction: Bytes bytes at
+// byte address Addr of the buffer's storage (a shared allocation from its
+// start), served in pass Pass (0, 1, ...: a group of lanes, or a merged
+// pair of load groups, or a matrix; see the package comment). Thread is
+// the CTA thread index.
+type LaneAccess struct {
+	Thread, Addr, Bytes int64
+	Pass                int
 }
 
 // BankUse is one bank of the worst instruction: the lanes (threads of the
@@ -216,6 +242,9 @@ func (f *Figures) add(o *Figures) {
 	}
 	f.Worst = worse(f.Worst, o.Worst)
 	f.WorstGlobal = worse(f.WorstGlobal, o.WorstGlobal)
+	if f.FirstShared == nil {
+		f.FirstShared = o.FirstShared
+	}
 }
 
 func worse(a, b *Instruction) *Instruction {

@@ -1,0 +1,95 @@
+package lower
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// figuresText prints every exported fact of f (the worst and first
+// instructions with their banks and lanes included).
+func figuresText(f *memory.Figures) string {
+	if f == nil {
+		return "nil"
+	}
+	instr := func(in *memory.Instruction) string {
+		if in == nil {
+			return "nil"
+		}
+		return fmt.Sprintf("%s %d %s %v %d/%d cta %d warp %d banks %v lanes %v", in.Kind, in.Width, in.Buf, in.Span, in.Wavefronts,
+			in.Ideal, in.CTA, in.Warp, in.Banks, in.Lanes)
+	}
+	return fmt.Sprintf("%s %+v %+v %+v %+v %+v %+v %+v %+v %q ctas %d scaled %v\n worst %s\n global %s\n first %s",
+		f.Source, f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix, f.GlobalLoad, f.GlobalStore, f.CpAsync, f.TMA, f.Unknown,
+		f.CTAs, f.Scaled, instr(f.Worst), instr(f.WorstGlobal), instr(f.FirstShared))
+}
+
+func kernelFiguresText(k *memory.Kernel, r *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "total %s\nbody %s\n", figuresText(k.Total), figuresText(k.Body))
+	for _, kk := range r.Kernels {
+		for _, d := range kk.Calls {
+			if f, ok := k.Calls[d.Call]; ok {
+				fmt.Fprintf(&b, "call %v %s\n", d.Call.Span, figuresText(f))
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestMemoryPathsAgree runs the memory analysis of every kernel of every
+// golden program three ways and compares every fact: memory.Analyze
+// (pooled machines, reused across kernels in a different order each
+// pass), memory.Cached from an empty cache, and memory.Cached again (the
+// kernel restored from its key's entry).
+func TestMemoryPathsAgree(t *testing.T) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden programs: %v", err)
+	}
+	kernels := 0
+	for _, path := range paths {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, ok := ar.Get("kernel.py")
+		if !ok {
+			continue
+		}
+		res := Analyze(source.NewFile("kernel.py", src), Options{})
+		var first []string
+		for _, k := range res.Kernels {
+			if k.Lowered == nil {
+				continue
+			}
+			first = append(first, kernelFiguresText(memory.Analyze(k.Lowered, k.Launch), res))
+		}
+		memory.ResetCache()
+		i := len(first)
+		for j := len(res.Kernels) - 1; j >= 0; j-- {
+			k := res.Kernels[j]
+			if k.Lowered == nil {
+				continue
+			}
+			i--
+			kernels++
+			again := kernelFiguresText(memory.Analyze(k.Lowered, k.Launch), res)
+			cold := kernelFiguresText(memory.Cached(k.Lowered, k.Launch), res)
+			warm := kernelFiguresText(memory.Cached(k.Lowered, k.Launch), res)
+			for name, got := range map[string]string{"analyze again": again, "cached cold": cold, "cached warm": warm} {
+				if got != first[i] {
+					t.Errorf("%s kernel %s: %s differs:\n%s\nwant\n%s", filepath.Base(path), k.Name, name, got, first[i])
+				}
+			}
+		}
+	}
+	if kernels == 0 {
+		t.Fatal("no kernel analysed")
+	}
+}

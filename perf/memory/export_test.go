@@ -1,0 +1,19 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// SetWarpDedup turns counting translated warps once on or off (tests
+// compare both); it returns the previous setting.
+func SetWarpDedup(on bool) bool {
+	old := dedupWarps
+	dedupWarps = on
+	return old
+}
+
+// WarpsCovered is the warps of fn the translation proof covers: warps
+// first+1..n-1 count as warp first.
+func WarpsCovered(fn *ir.Func, l ir.Launch) (first, n int64) {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	return m.warpShifts(fn.Body, l.Threads())
+}

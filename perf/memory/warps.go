@@ -1,0 +1,686 @@
+package memory
+
+import (
+	"math"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// Warps of one CTA often run the same code on addresses that differ by a
+// fixed amount per warp (tid*4 moves 128 bytes a warp). The counting rules
+// do not see such a translation: shifting every address of a shared
+// access by a multiple of 4 bytes rotates the banks (the distinct words
+// per bank, the groups and their merging stay), shifting a global access
+// by a multiple of 32 bytes moves whole sectors. warpShifts proves,
+// from the lowered code alone, that every value warp w computes is warp
+// 0's plus w times a constant (its shift): control flow (conditions,
+// loop bounds, selects around memory accesses) and register tables then
+// do not depend on the warp, and every access moves by a shift that the
+// rules ignore. Analyze then counts warp 0 once and adds its counts for
+// the other warps the proof covers, instead of executing them; the worst
+// and first instructions stay warp 0's, as they would (a later warp's
+// identical counts never replace them). Anything the proof does not
+// cover (a swizzle or a non-linear layout over a warp-dependent index,
+// a product of two warp-dependent values, a thread-dependent branch)
+// makes every warp execute. A variable's shift is the join of all its
+// definitions (flow-insensitive); that a lane reads a variable only where
+// a definition reached it (a Let dominates its uses in lowered TIR) is
+// assumed. A branch that only warp 0 can take (`if tid == 0`, warpid < 1:
+// a thread-axis variable compared with a constant that no lane of warps
+// 1.. matches) makes warp 1 the one executed for warps 2.. instead.
+// TestWarpDedup compares the result with executing every warp on every
+// golden kernel and the benchmark corpus.
+
+// noShift marks a value whose per-warp difference is not one constant.
+const noShift = math.MinInt64
+
+// unsetShift marks a variable no definition has been seen for yet.
+const unsetShift = math.MinInt64 + 1
+
+type shiftProof struct {
+	m      *machine // for linearOf
+	l      ir.Launch
+	vars   map[*ir.Var]int64
+	local  map[*ir.Buffer]int64 // join of the shifts of the values stored
+	shared map[*ir.Buffer]int64 // the shift of every shared access of a root
+	// warps is how many warps (from warp 0) the proof covers
+	warps   int64
+	changed bool
+	fail    bool
+	// axes maps the variables a scope id binds to a thread axis ("tx",
+	// "warpid") and nothing else defines ("" once anything does)
+	axes map[*ir.Var]string
+	// warp0 lists the conditions that are constant in warps 1.. but may
+	// not be in warp 0 (tid == 0): warp 1 then stands for the others
+	warp0 []ir.Expr
+}
+
+func join(a, b int64) int64 {
+	switch {
+	case a == unsetShift:
+		return b
+	case b == unsetShift:
+		return a
+	case a == b:
+		return a
+	}
+	return noShift
+}
+
+// warpShifts returns the warps covered: warp w's counts equal warp
+// first's for first < w < n (first is 1 when a branch such as `if tid ==
+// 0` sets warp 0 apart). n <= first+1 when nothing is proven.
+func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
+	if threads < 64 {
+		return 0, 1
+	}
+	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
+		axes: map[*ir.Var]string{}}
+	if p.l.Block[1] > 1 || p.l.Block[2] > 1 {
+		return 0, 1
+	}
+	// the variables' shifts: a fixed point (joins only go up)
+	for range 8 {
+		p.changed = false
+		p.block(body, false)
+		if p.fail {
+			return 0, 1
+		}
+		if !p.changed {
+			break
+		}
+	}
+	if p.changed {
+		return 0, 1
+	}
+	p.shared = map[*ir.Buffer]int64{}
+	p.block(body, true)
+	if p.fail {
+		return 0, 1
+	}
+	if len(p.warp0) > 0 {
+		for _, c := range p.warp0 {
+			if _, ok := p.constAfterWarp0(c); !ok {
+				return 0, 1
+			}
+		}
+		return 1, p.warps
+	}
+	return 0, p.warps
+}
+
+// constAfterWarp0 reports the value condition c has for every lane of
+// every warp 1..warps-1, when it is one: a comparison of a thread-axis
+// variable (or index) with a constant, or a not/and/or of such.
+func (p *shiftProof) constAfterWarp0(c ir.Expr) (bool, bool) {
+	switch c := c.(type) {
+	case *ir.Not:
+		v, ok := p.constAfterWarp0(c.X)
+		return !v, ok
+	case *ir.Binary:
+		switch c.Op {
+		case ir.And, ir.Or:
+			a, okA := p.constAfterWarp0(c.A)
+			b, okB := p.constAfterWarp0(c.B)
+			if !okA || !okB {
+				return false, false
+			}
+			if c.Op == ir.And {
+				return a && b, true
+			}
+			return a || b, true
+		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+		default:
+			return false, false
+		}
+		x, k := c.A, c.B
+		op := c.Op
+		if _, ok := x.(*ir.IntImm); ok {
+			x, k = k, x
+			switch op { // k op x  <=>  x op' k
+			case ir.LT:
+				op = ir.GT
+			case ir.LE:
+				op = ir.GE
+			case ir.GT:
+				op = ir.LT
+			case ir.GE:
+				op = ir.LE
+			}
+		}
+		kc, ok := k.(*ir.IntImm)
+		if !ok {
+			return false, false
+		}
+		axis := ""
+		switch x := x.(type) {
+		case *ir.Var:
+			axis = p.axes[x]
+		case *ir.ThreadIndex:
+			axis = x.Axis
+		}
+		// the values the axis takes in warps 1..warps-1
+		var lo, hi int64
+		switch axis {
+		case "tx":
+			lo, hi = 32, 32*p.warps-1
+		case "warpid":
+			lo, hi = 1, p.warps-1
+		case "tid_in_wg", "wid_in_wg":
+			if p.warps > 4 {
+				return false, false
+			}
+			lo, hi = 32, 32*p.warps-1
+			if axis == "wid_in_wg" {
+				lo, hi = 1, p.warps-1
+			}
+		default:
+			return false, false
+		}
+		v := kc.Value
+		switch op {
+		case ir.EQ, ir.NE:
+			if v >= lo && v <= hi {
+				return false, false
+			}
+			return op == ir.NE, true
+		case ir.LT: // x < v
+			if hi < v {
+				return true, true
+			}
+			if lo >= v {
+				return false, true
+			}
+		case ir.LE:
+			if hi <= v {
+				return true, true
+			}
+			if lo > v {
+				return false, true
+			}
+		case ir.GT:
+			if lo > v {
+				return true, true
+			}
+			if hi <= v {
+				return false, true
+			}
+		case ir.GE:
+			if lo >= v {
+				return true, true
+			}
+			if hi < v {
+				return false, true
+			}
+		}
+	}
+	return false, false
+}
+
+func (p *shiftProof) set(v *ir.Var, s int64) {
+	old, ok := p.vars[v]
+	if !ok {
+		old = unsetShift
+	}
+	if n := join(old, s); n != old || !ok {
+		p.vars[v] = n
+		p.changed = true
+	}
+}
+
+func (p *shiftProof) block(b *ir.Block, check bool) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		p.stmt(s, check)
+		if p.fail {
+			return
+		}
+	}
+}
+
+// uniform requires e's value to be the same in every warp.
+func (p *shiftProof) uniform(e ir.Expr, check bool) {
+	if e == nil {
+		return
+	}
+	if s := p.expr(e, check); check && s != 0 {
+		p.fail = true
+	}
+}
+
+func (p *shiftProof) stmt(s ir.Stmt, check bool) {
+	switch s := s.(type) {
+	case *ir.Block:
+		p.block(s, check)
+	case *ir.Lowered:
+		p.block(s.Body, check)
+	case *ir.TileCall, *ir.Alloc, *ir.Decl, *ir.Comment, *ir.Break, *ir.Continue:
+	case *ir.ScopeID:
+		for i, v := range s.Vars {
+			sh := int64(noShift)
+			switch s.Kind {
+			case ir.CTAID, ir.ClusterID, ir.CTAIDInCluster:
+				sh = 0
+			case ir.ThreadID:
+				sh = 0 // y and z: 0 in a one-dimensional block
+				if i == 0 {
+					sh = 32
+				}
+			default:
+				sh = p.axis(thAxis[s.Kind])
+			}
+			p.set(v, sh)
+			axis := ""
+			switch {
+			case s.Kind == ir.ThreadID && i == 0:
+				axis = "tx"
+			case s.Kind != ir.ThreadID:
+				axis = thAxis[s.Kind]
+			}
+			if old, seen := p.axes[v]; !seen || old == axis {
+				p.axes[v] = axis
+			} else {
+				p.axes[v] = ""
+			}
+		}
+	case *ir.Let:
+		p.axes[s.Var] = ""
+		p.set(s.Var, p.expr(s.Value, check))
+	case *ir.Assign:
+		p.axes[s.Var] = ""
+		p.set(s.Var, p.expr(s.Value, check))
+	case *ir.Store:
+		v := p.expr(s.Value, check)
+		if s.Buf.Scope == "local" {
+			for _, x := range s.Indices {
+				p.uniform(x, check)
+			}
+			old, ok := p.local[s.Buf]
+			if !ok {
+				old = unsetShift
+			}
+			if n := join(old, v); n != old || !ok {
+				p.local[s.Buf] = n
+				p.changed = true
+			}
+			return
+		}
+		if scopeOf(s.Buf) == "" {
+			for _, x := range s.Indices {
+				p.expr(x, check)
+			}
+			return
+		}
+		if check {
+			p.access(s.Buf, s.Indices, false)
+		}
+	case *ir.Evaluate:
+		p.expr(s.X, check)
+	case *ir.If:
+		if sh := p.expr(s.Cond, check); check && sh != 0 {
+			if _, ok := p.constAfterWarp0(s.Cond); !ok {
+				p.fail = true
+				return
+			}
+			p.warp0 = append(p.warp0, s.Cond)
+		}
+		p.block(s.Then, check)
+		p.block(s.Else, check)
+	case *ir.For:
+		p.uniform(s.Min, check)
+		p.uniform(s.Extent, check)
+		p.axes[s.Var] = ""
+		p.set(s.Var, 0)
+		p.block(s.Body, check)
+	case *ir.While:
+		p.uniform(s.Cond, check)
+		p.block(s.Body, check)
+	default:
+		p.fail = true
+	}
+}
+
+// axis is the per-warp shift of a thread axis (noShift when it is not one
+// constant; the warpgroup axes are, for the first four warps only).
+func (p *shiftProof) axis(a string) int64 {
+	switch a {
+	case "tx":
+		return 32
+	case "laneid":
+		return 0
+	case "warpid":
+		return 1
+	case "tid_in_wg", "wid_in_wg", "wgid":
+		p.warps = min(p.warps, 4)
+		switch a {
+		case "tid_in_wg":
+			return 32
+		case "wid_in_wg":
+			return 1
+		}
+		return 0
+	}
+	return 0 // axisValue's -1: the same in every warp
+}
+
+// expr returns e's per-warp shift; with check, it also proves its memory
+// accesses translation-invariant.
+func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
+	switch e := e.(type) {
+	case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.TensorMapAddr:
+		return 0
+	case *ir.Var:
+		s, ok := p.vars[e]
+		if !ok || s == unsetShift {
+			return 0 // a runtime value: the same unknown in every warp
+		}
+		return s
+	case *ir.ThreadIndex:
+		switch e.Axis {
+		case "bx", "by", "bz":
+			return 0
+		}
+		return p.axis(e.Axis)
+	case *ir.Binary:
+		a, b := p.expr(e.A, check), p.expr(e.B, check)
+		return binaryShift(e, a, b)
+	case *ir.Not:
+		if p.expr(e.X, check) == 0 {
+			return 0
+		}
+		return noShift
+	case *ir.Neg:
+		s := p.expr(e.X, check)
+		if s == noShift {
+			return s
+		}
+		return -s
+	case *ir.Cast:
+		s := p.expr(e.X, check)
+		if e.To.Code == ir.Bool && s != 0 {
+			return noShift
+		}
+		return s
+	case *ir.Select:
+		c := p.expr(e.Cond, check)
+		a, b := p.expr(e.A, check), p.expr(e.B, check)
+		if c != 0 {
+			if check && (touchesMemory(e.A) || touchesMemory(e.B)) {
+				p.fail = true
+			}
+			return noShift
+		}
+		if a == b {
+			return a
+		}
+		return noShift
+	case *ir.Load:
+		if e.Buf.Scope == "local" {
+			idx := int64(0)
+			for _, x := range e.Indices {
+				if p.expr(x, check) != 0 {
+					idx = noShift
+				}
+			}
+			if idx != 0 {
+				return noShift
+			}
+			if s, ok := p.local[e.Buf]; ok && s != unsetShift {
+				return s
+			}
+			return 0
+		}
+		if scopeOf(e.Buf) == "" {
+			for _, x := range e.Indices {
+				p.expr(x, check)
+			}
+			return 0
+		}
+		if check {
+			p.access(e.Buf, e.Indices, false)
+		}
+		return 0 // runtime data in every warp
+	case *ir.Call:
+		if e.Op == ir.OpElectSync {
+			return 0
+		}
+		if e.Op == ir.OpFilter && len(e.Args) == 2 {
+			p.expr(e.Args[0], check)
+			return p.expr(e.Args[1], check)
+		}
+		for _, a := range e.Args {
+			if isPointer(a) {
+				if check {
+					p.pointerArg(a)
+				}
+				continue
+			}
+			p.expr(a, check)
+		}
+		return 0 // a runtime value in every warp
+	case *ir.AddressOf, *ir.BufferData:
+		if check {
+			p.pointerArg(e)
+		}
+		return noShift
+	}
+	// Region, Tuple and anything new: not proven
+	p.fail = true
+	return noShift
+}
+
+func binaryShift(e *ir.Binary, a, b int64) int64 {
+	if a == noShift || b == noShift {
+		return noShift
+	}
+	switch e.Op {
+	case ir.Add:
+		return a + b
+	case ir.Sub:
+		return a - b
+	case ir.Mul:
+		if a == 0 && b == 0 {
+			return 0
+		}
+		if c, ok := e.B.(*ir.IntImm); ok && b == 0 {
+			return a * c.Value
+		}
+		if c, ok := e.A.(*ir.IntImm); ok && a == 0 {
+			return b * c.Value
+		}
+	case ir.FloorDiv, ir.Div:
+		if c, ok := e.B.(*ir.IntImm); ok && c.Value > 0 && a%c.Value == 0 {
+			return a / c.Value
+		}
+		if a == 0 && b == 0 {
+			return 0
+		}
+	case ir.FloorMod:
+		if c, ok := e.B.(*ir.IntImm); ok && c.Value > 0 && a%c.Value == 0 {
+			return 0
+		}
+		if a == 0 && b == 0 {
+			return 0
+		}
+	case ir.Min, ir.Max:
+		if a == b {
+			return a
+		}
+	case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+		if a == b {
+			return 0 // both sides move together: the same answer
+		}
+	case ir.Shl:
+		if c, ok := e.B.(*ir.IntImm); ok && b == 0 && c.Value >= 0 && c.Value < 32 {
+			return a << c.Value
+		}
+		if a == 0 && b == 0 {
+			return 0
+		}
+	default:
+		if a == 0 && b == 0 {
+			return 0
+		}
+	}
+	return noShift
+}
+
+// isPointer reports whether e is a pointer expression the machine reads
+// as an address (machine.pointer).
+func isPointer(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.AddressOf, *ir.BufferData:
+		return true
+	case *ir.Call:
+		return (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 && isPointer(e.Args[0])
+	case *ir.Cast:
+		return isPointer(e.X)
+	}
+	return false
+}
+
+// pointerArg proves an access through pointer expression e invariant.
+func (p *shiftProof) pointerArg(e ir.Expr) {
+	root, sh := p.pointerShift(e)
+	if root == nil {
+		return
+	}
+	p.requireShift(root, sh)
+}
+
+// access proves the access to buf[indices] invariant.
+func (p *shiftProof) access(buf *ir.Buffer, idx []ir.Expr, flat bool) {
+	root, sh := p.addressShift(buf, idx, flat)
+	if root == nil {
+		return
+	}
+	p.requireShift(root, sh)
+}
+
+func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
+	switch scopeOf(root) {
+	case "shared":
+		if sh == noShift || sh%4 != 0 {
+			p.fail = true
+			return
+		}
+		// accesses of one buffer move together (merging compares them)
+		if old, ok := p.shared[root]; ok && old != sh {
+			p.fail = true
+			return
+		}
+		p.shared[root] = sh
+	case "global":
+		if sh == noShift || sh%32 != 0 {
+			p.fail = true
+		}
+	}
+}
+
+// pointerShift is machine.pointer's per-warp byte shift (root nil: not a
+// pointer the machine reads, nothing to prove).
+func (p *shiftProof) pointerShift(e ir.Expr) (*ir.Buffer, int64) {
+	switch e := e.(type) {
+	case *ir.Cast:
+		return p.pointerShift(e.X)
+	case *ir.Call:
+		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+			root, sh := p.pointerShift(e.Args[0])
+			off := p.expr(e.Args[1], true)
+			if root == nil || sh == noShift || off == noShift {
+				return root, noShift
+			}
+			eb := int64(1)
+			if e.Op == ir.OpPointerOffset {
+				eb = elemBytes(viewOf(e.Args[0]).Dtype)
+			}
+			return root, sh + off*eb
+		}
+	case *ir.BufferData:
+		return p.baseShift(e.Buf)
+	case *ir.AddressOf:
+		return p.addressShift(e.Buf, e.Indices, e.FlatIndex)
+	}
+	return nil, 0
+}
+
+// viewOf is the buffer whose element type pointer e has (machine.pointer's
+// ptr.view).
+func viewOf(e ir.Expr) *ir.Buffer {
+	switch e := e.(type) {
+	case *ir.Cast:
+		return viewOf(e.X)
+	case *ir.Call:
+		return viewOf(e.Args[0])
+	case *ir.BufferData:
+		return e.Buf
+	case *ir.AddressOf:
+		return e.Buf
+	}
+	return nil
+}
+
+// baseShift is the shift of b's offset in its root buffer: 0 when every
+// runtime offset on the way is warp-independent, else not proven.
+func (p *shiftProof) baseShift(b *ir.Buffer) (*ir.Buffer, int64) {
+	root := b
+	for root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
+		if root.ElemOffsetExpr != nil && p.expr(root.ElemOffsetExpr, true) != 0 {
+			return root, noShift
+		}
+		if root.Base == nil {
+			break
+		}
+		root = root.Base
+	}
+	return root, 0
+}
+
+func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir.Buffer, int64) {
+	root, sh := p.baseShift(buf)
+	if sh == noShift {
+		return root, noShift
+	}
+	eb := elemBytes(buf.Dtype)
+	shifts := make([]int64, len(idx))
+	moving := false
+	for d, x := range idx {
+		shifts[d] = p.expr(x, true)
+		if shifts[d] == noShift {
+			return root, noShift
+		}
+		moving = moving || shifts[d] != 0
+	}
+	if !moving {
+		return root, sh
+	}
+	if flat {
+		if len(idx) != 1 {
+			return root, noShift
+		}
+		return root, sh + shifts[0]*eb
+	}
+	if len(idx) != len(buf.Shape) {
+		return root, noShift
+	}
+	var el int64
+	switch buf.Layout.(type) {
+	case nil:
+		stride := int64(1)
+		for d := len(idx) - 1; d >= 0; d-- {
+			el += shifts[d] * stride
+			stride *= buf.Shape[d]
+		}
+	default:
+		ln := p.m.linearOf(buf)
+		if !ln.ok || ln.swz != nil {
+			return root, noShift
+		}
+		for d := range idx {
+			el += shifts[d] * ln.strides[d]
+		}
+	}
+	return root, sh + el*eb
+}
