@@ -82,6 +82,10 @@ type Config struct {
 	// the output file's (in a stream, the .py's path with .cu, counting
 	// the input's own text; lower.LineDirectives).
 	LineDirectives bool
+	// Perf adds the performance warnings of the memory analysis
+	// (perf/bank-conflicts, perf/uncoalesced: lower.PerfWarnings) to each
+	// file's diagnostics, printed and in --emit json.
+	Perf bool
 	// Out is "" or "-" (standard output), a file, or a directory (one
 	// output per input): see docs in README.md, "Using tilels --lower".
 	Out string
@@ -377,6 +381,10 @@ func (r *runner) analyse(in *input) (result, bool) {
 	}
 	res := lower.Analyze(f, opts)
 	res.AddHeadlessDiags()
+	if c.Perf {
+		res.Diags = append(res.Diags, lower.PerfWarnings(res)...)
+		diag.Sort(res.Diags)
+	}
 	for _, d := range res.Diags {
 		r.report(f, d)
 	}

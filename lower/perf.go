@@ -168,6 +168,26 @@ func (s *Snapshot) PerfFixes(opts Options, span source.Span) []Fix {
 	return nil
 }
 
+// PerfWarnings returns the performance warnings of r's calls
+// (perf/bank-conflicts, perf/uncoalesced) without their quick fixes:
+// what `tilels --lower --perf` prints, with the change that removes the
+// cause named in each message.
+func PerfWarnings(r *Result) []diag.Diagnostic {
+	var ds []diag.Diagnostic
+	seen := map[source.Span]bool{}
+	perfAll(r.Kernels)
+	for _, k := range r.Kernels {
+		for _, d := range kernelPerf(k) {
+			if !seen[d.Span] {
+				seen[d.Span] = true
+				ds = append(ds, d)
+			}
+		}
+	}
+	diag.Sort(ds)
+	return ds
+}
+
 // PerfReport returns the performance warnings of r's calls and their
 // verified quick fixes (r analysed with opts).
 func PerfReport(r *Result, opts Options) ([]diag.Diagnostic, []Fix) {

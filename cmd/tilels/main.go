@@ -3,7 +3,7 @@
 //	tilels [serve] [--log FILE] [--log-level debug|info|warn|error]
 //	tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg|ptx|sass] [--fail-on warning|error]
 //	             [--kernel NAME] [--case N] [--arch sm_90a] [--bind 'FUNC:M=4096, dtype="float16"']
-//	             [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives]
+//	             [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [--perf]
 //	             [--machine] [--nvcc PATH] [-o OUT]
 //	             [--call LINE] [--picture partition|bank|both]
 //	tilels --version | version
@@ -52,7 +52,7 @@ var oneShot bool
 const usage = `usage: tilels [serve] [--log FILE] [--log-level LEVEL] [--reference RELEASE]
        tilels --lower INPUT [INPUT...] [--emit cuda|tirx|json|svg|ptx|sass] [--fail-on warning|error]
                     [--kernel NAME] [--case N] [--arch ARCH] [--bind FUNC:BINDINGS]...
-                    [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives]
+                    [--max-cases N] [--extra-path DIR]... [--harness] [--no-line-directives] [--perf]
                     [--machine] [--nvcc PATH] [-o OUT]
                     [--call LINE] [--picture partition|bank|both]
                     [--reference auto|0.25|0.26|0.27] [--python INTERPRETER]
@@ -156,6 +156,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Harness: v.harness,
 		// #line directives unless --no-line-directives (headless.Config).
 		LineDirectives: !v.noLineDirectives,
+		Perf:           v.perf,
 		Machine:        v.machine,
 		NVCC:           v.nvcc,
 		Out:            v.out,
@@ -199,7 +200,7 @@ type values struct {
 	showVersion, harness, machine   bool
 	caseN, maxCases, call           int
 	picture                         string
-	noLineDirectives                bool
+	noLineDirectives, perf          bool
 	nvcc                            string
 	bind                            map[string]string
 	extraPaths                      []string
@@ -231,6 +232,7 @@ func flags(errOut io.Writer) (*flag.FlagSet, *values) {
 	fs.StringVar(&v.out, "o", "", "write the output to `OUT` (atomically; a directory for one file per input; - for stdout)")
 	fs.BoolVar(&v.showVersion, "version", false, "print the version and exit")
 	fs.BoolVar(&v.harness, "harness", false, "with --emit cuda: add a main() that checks every kernel against a host reference")
+	fs.BoolVar(&v.perf, "perf", false, "also report the performance warnings of the static memory analysis (perf/bank-conflicts, perf/uncoalesced: shared wavefronts at least twice the ideal, global sectors over the ideal), each naming the change that removes the cause")
 	fs.BoolVar(&v.noLineDirectives, "no-line-directives", false, "with --emit cuda: print no #line directives (by default the .cu maps each tile call's code to its .py line for nvcc, compute-sanitizer, cuda-gdb and Nsight Compute)")
 	fs.IntVar(&v.caseN, "case", 0, "only the `N`th bound case (1-based) of each kernel (docs/binding.md)")
 	fs.IntVar(&v.maxCases, "max-cases", 0, "analyse at most `N` bound cases per kernel (default 64)")
