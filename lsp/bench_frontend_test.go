@@ -34,6 +34,7 @@ func BenchmarkKeystrokePublish(b *testing.B) {
 
 func benchKeystrokePublish(b *testing.B, kind string, lines int) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := newClient(b, fullCaps(), "")
 	u := uri.File("/w/big.py")
 	src := corpus(b, lines)

@@ -51,6 +51,7 @@ func BenchmarkKeystrokeProduction(b *testing.B) {
 // under the reference release ref ("auto": as a user without a setting).
 func benchKeystrokeIn(b *testing.B, path, src, ref string) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := initClient(b, startServerWith(b, Options{Reference: ref}), fullCaps(), "")
 	u := uri.File(path)
 	ls := strings.Split(src, "\n")

@@ -49,6 +49,7 @@ func percentiles(b *testing.B, ds []time.Duration) {
 // the in-process client. Targets: p50 <= 5 ms, p99 <= 25 ms.
 func BenchmarkDidChangePublish3000(b *testing.B) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := newClient(b, fullCaps(), "")
 	u := uri.File("/w/big.py")
 	src := corpus(b, 3000)
@@ -83,6 +84,7 @@ func BenchmarkDidChangePublish3000(b *testing.B) {
 // whole file was.
 func BenchmarkDidChangePublishModule3000(b *testing.B) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := newClient(b, fullCaps(), "")
 	u := uri.File("/w/big.py")
 	src := "# header\n" + corpus(b, 3000)
@@ -108,6 +110,7 @@ func BenchmarkDidChangePublishModule3000(b *testing.B) {
 // turn, from the last snapshot. Target: p99 <= 2 ms.
 func BenchmarkHover3000(b *testing.B) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := newClient(b, fullCaps(), "")
 	u := uri.File("/w/big.py")
 	src := corpus(b, 3000)
@@ -377,6 +380,7 @@ def huge(A_ptr: T.handle, B_ptr: T.handle):
 // p99 <= 2 ms.
 func BenchmarkHover4000Calls(b *testing.B) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := newClient(b, fullCaps(), "")
 	u := uri.File("/w/huge.py")
 	src := hugeKernel(4000)

@@ -22,6 +22,7 @@ import (
 // postpones the job until the document rests again).
 func BenchmarkDidChangePublish3000Machine(b *testing.B) {
 	lower.TuneRuntime()
+	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	b.Setenv("XDG_CACHE_HOME", b.TempDir())
 	nvcc := os.Getenv("TILELS_NVCC")
 	if nvcc == "" {
