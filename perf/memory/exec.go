@@ -874,6 +874,9 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 		if why != "" {
 			return ptr{}, why
 		}
+		if c, ok := m.constIndex(e.Indices, el); ok {
+			d = c
+		}
 		for i := range off {
 			off[i] += el[i] * eb
 		}
@@ -939,6 +942,14 @@ func (m *machine) div(e ir.Expr) int64 {
 		}
 		return 1
 	case *ir.Binary:
+		if c, ok := m.unrolledConst(e); ok {
+			// every leaf is a constant in this unrolled copy: nvcc
+			// folds the index and knows its exact alignment
+			if c == 0 {
+				return bigDiv
+			}
+			return abs(c)
+		}
 		a, b := m.div(e.A), m.div(e.B)
 		switch e.Op {
 		case ir.Add, ir.Sub, ir.Min, ir.Max:
