@@ -78,6 +78,7 @@ type machine struct {
 	calls    map[*ir.TileCall]*Figures
 	body     *Figures
 	pending  []event // events of the outermost unroll loop, merged at its end
+	avail    []*event // global loads whose values the threads hold (cse.go)
 	inUnr    int
 	steps    int64
 	ctaIndex int64
@@ -357,11 +358,15 @@ func (m *machine) forLoop(s *ir.For) {
 		m.mask = live
 		if !unr {
 			m.cpRun = false
+			m.forget()
 		}
 		m.block(s.Body)
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in
+	if !unr {
+		m.forget()
+	}
 	if unr {
 		delete(m.unrolled, s.Var)
 		m.inUnr--
@@ -418,6 +423,7 @@ func (m *machine) whileLoop(s *ir.While) {
 		fr.cont = 0
 		m.mask = live
 		m.cpRun = false
+		m.forget()
 		m.block(s.Body)
 	}
 }
@@ -1292,6 +1298,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
 		m.cpRun = false
 	}
+	m.forget() // a barrier, fence or other intrinsic (cse.go)
 	for _, p := range ignored {
 		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
 			return
