@@ -11,7 +11,6 @@ package memory
 // A warp-level load is redundant when an earlier one of the same root
 // buffer, width, active lanes and per-lane addresses is still available.
 
-
 // redundant reports whether e need not be issued (a repeated global load)
 // and updates the available loads.
 func (m *machine) redundant(e *event) bool {

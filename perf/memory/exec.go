@@ -77,7 +77,7 @@ type machine struct {
 	order    []*ir.TileCall
 	calls    map[*ir.TileCall]*Figures
 	body     *Figures
-	pending  []event // events of the outermost unroll loop, merged at its end
+	pending  []event  // events of the outermost unroll loop, merged at its end
 	avail    []*event // global loads whose values the threads hold (cse.go)
 	inUnr    int
 	steps    int64
