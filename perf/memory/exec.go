@@ -882,6 +882,8 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 		}
 		if c, ok := m.constIndex(e.Indices, el); ok {
 			d = c
+		} else if m.wrapsUnrolled(e.Indices) {
+			d = 1
 		}
 		for i := range off {
 			off[i] += el[i] * eb

@@ -95,3 +95,64 @@ func (m *machine) constIndex(idx []ir.Expr, el lanes) (int64, bool) {
 	}
 	return 0, false
 }
+
+// wrapsUnrolled reports whether a dimension's index adds something to a
+// floordiv of a sum of an unrolled loop's variable and a value nvcc does
+// not know (a thread index): A_s[(X // 4096 + s), X // 64 % 64, X % 64]
+// with X = s2*1024 + tid*8 + v. TVM flattens a plain X // c with the
+// inner dimensions' X % c back to X, but not (X // c + s) * c + X % c,
+// which the .cu keeps; nvcc cannot prove the unrolled copies' addresses
+// contiguous (X might cross a multiple of c) and does not merge them.
+// Measured: eight LDS.U16/STS.U16 per v < 8 bundle (factory_module
+// scale_stages, v_loop_regions ewise_rows).
+func (m *machine) wrapsUnrolled(idx []ir.Expr) bool {
+	if len(idx) < 2 {
+		return false
+	}
+	for _, x := range idx {
+		b, ok := x.(*ir.Binary)
+		if !ok || (b.Op != ir.Add && b.Op != ir.Sub) {
+			continue
+		}
+		for _, t := range []ir.Expr{b.A, b.B} {
+			if q, ok := t.(*ir.Binary); ok && q.Op == ir.FloorDiv {
+				var unr, other bool
+				m.leaves(q.A, &unr, &other, 0)
+				if unr && other {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// leaves sets unr when e uses an unrolled loop's variable and other when
+// it uses a variable that is not one (through lets).
+func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
+	if depth > 32 {
+		*other = true
+		return
+	}
+	switch e := e.(type) {
+	case *ir.IntImm:
+	case *ir.Var:
+		switch {
+		case m.unrolled[e]:
+			*unr = true
+		default:
+			if v, ok := m.lets[e]; ok {
+				m.leaves(v, unr, other, depth+1)
+			} else {
+				*other = true
+			}
+		}
+	case *ir.Cast:
+		m.leaves(e.X, unr, other, depth+1)
+	case *ir.Binary:
+		m.leaves(e.A, unr, other, depth+1)
+		m.leaves(e.B, unr, other, depth+1)
+	default:
+		*other = true
+	}
+}
