@@ -377,10 +377,13 @@ func (m *machine) forLoop(s *ir.For) {
 }
 
 // maxUnroll is the largest constant trip count of a serial loop the model
-// takes nvcc to unroll completely (and so to merge across iterations):
-// the lead's calibration saw `for i < 8` and `for i < 4` loops without a
-// pragma merged into one STS.128.
-const maxUnroll = 32
+// takes nvcc to unroll (and so to merge across iterations): the lead's
+// calibration saw `for i < 8` and `for i < 4` loops without a pragma
+// merged into one STS.128; the Nsight Compute run of every testdata
+// kernel (docs/memory-agreement.md) saw a single thread's 64x64 f16 copy
+// nest and an 8x256 one issue one STS.128/LDS.128 per 8 elements, and a
+// 1024-iteration i8 loop not (r018_g2s_s2g_task4_thread).
+const maxUnroll = 256
 
 // constLoop reports whether s is a serial loop with constant bounds and
 // at most maxUnroll iterations.
