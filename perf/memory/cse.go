@@ -11,32 +11,57 @@ package memory
 // A warp-level load is redundant when an earlier one of the same root
 // buffer, width, active lanes and per-lane addresses is still available.
 
+import "github.com/tilels/tilels/ir"
+
+// availKey indexes the available loads; addr0 is the first active
+// lane's address.
+type availKey struct {
+	buf   *ir.Buffer
+	width int64
+	mask  uint32
+	addr0 int64
+}
+
 // redundant reports whether e need not be issued (a repeated global load)
 // and updates the available loads.
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad:
-		for _, a := range m.avail {
-			if a.buf == e.buf && a.width == e.width && a.mask == e.mask && a.addr == e.addr {
+		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
+		for _, a := range m.avail[k] {
+			if a == e.addr {
 				return true
 			}
 		}
-		c := *e
-		m.avail = append(m.avail, &c)
+		if m.avail == nil {
+			m.avail = map[availKey][]lanes{}
+		}
+		m.avail[k] = append(m.avail[k], e.addr)
 	case globalStore:
-		keep := m.avail[:0]
-		for _, a := range m.avail {
-			if a.buf != e.buf {
-				keep = append(keep, a)
+		for k := range m.avail {
+			if k.buf == e.buf {
+				delete(m.avail, k)
 			}
 		}
-		m.avail = keep
 	case tma:
 		m.forget()
 	}
 	return false
 }
 
+func firstLane(mask uint32) int {
+	for i := range 32 {
+		if mask&(1<<i) != 0 {
+			return i
+		}
+	}
+	return 0
+}
+
 // forget drops the available loads: at a barrier or other intrinsic, at
 // each iteration of a loop nvcc does not unroll, and at a new warp.
-func (m *machine) forget() { m.avail = m.avail[:0] }
+func (m *machine) forget() {
+	if len(m.avail) > 0 {
+		clear(m.avail)
+	}
+}

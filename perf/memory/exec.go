@@ -77,8 +77,8 @@ type machine struct {
 	order    []*ir.TileCall
 	calls    map[*ir.TileCall]*Figures
 	body     *Figures
-	pending  []event  // events of the outermost unroll loop, merged at its end
-	avail    []*event // global loads whose values the threads hold (cse.go)
+	pending  []event              // events of the outermost unroll loop, merged at its end
+	avail    map[availKey][]lanes // global loads whose values the threads hold (cse.go)
 	inUnr    int
 	steps    int64
 	ctaIndex int64
