@@ -77,8 +77,7 @@ type machine struct {
 	order    []*ir.TileCall
 	calls    map[*ir.TileCall]*Figures
 	body     *Figures
-	pending  []event              // events of the outermost unroll loop, merged at its end
-	avail    map[availKey][]lanes // global loads whose values the threads hold (cse.go)
+	pending  []event // events of the outermost unroll loop, merged at its end
 	inUnr    int
 	steps    int64
 	ctaIndex int64
@@ -97,6 +96,9 @@ type machine struct {
 	appliers map[*ir.Buffer]func([]int64) int64
 	reasons  map[any]string
 	coord    []int64
+
+	// avail holds the global loads whose values the threads hold (cse.go).
+	avail map[availKey][]lanes
 }
 
 // reason returns pre+name+post, built once per key: the values that turn
