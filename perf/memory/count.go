@@ -230,6 +230,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
 	m.cpRun = false
+	m.forget()
 	m.ctaIndex = cta
 	m.block(body)
 	if m.inUnr > 0 {
@@ -240,7 +241,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 
 // emit counts e, or keeps it for merging inside an unroll loop.
 func (m *machine) emit(e event) {
-	if e.mask == 0 {
+	if e.mask == 0 || m.redundant(&e) {
 		return
 	}
 	m.steps++

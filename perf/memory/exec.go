@@ -102,6 +102,9 @@ type machine struct {
 	// arena holds the bindings of the current warp (reset per warp).
 	arena [][]binding
 	used  int
+
+	// avail holds the global loads whose values the threads hold (cse.go).
+	avail map[availKey][]lanes
 }
 
 const arenaChunk = 256
@@ -377,11 +380,15 @@ func (m *machine) forLoop(s *ir.For) {
 		m.mask = live
 		if !unr {
 			m.cpRun = false
+			m.forget()
 		}
 		m.block(s.Body)
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in
+	if !unr {
+		m.forget()
+	}
 	if unr {
 		delete(m.unrolled, s.Var)
 		m.inUnr--
@@ -392,10 +399,13 @@ func (m *machine) forLoop(s *ir.For) {
 }
 
 // maxUnroll is the largest constant trip count of a serial loop the model
-// takes nvcc to unroll completely (and so to merge across iterations):
-// the lead's calibration saw `for i < 8` and `for i < 4` loops without a
-// pragma merged into one STS.128.
-const maxUnroll = 32
+// takes nvcc to unroll (and so to merge across iterations): the lead's
+// calibration saw `for i < 8` and `for i < 4` loops without a pragma
+// merged into one STS.128; the Nsight Compute run of every testdata
+// kernel (docs/memory-agreement.md) saw a single thread's 64x64 f16 copy
+// nest and an 8x256 one issue one STS.128/LDS.128 per 8 elements, and a
+// 1024-iteration i8 loop not (r018_g2s_s2g_task4_thread).
+const maxUnroll = 256
 
 // constLoop reports whether s is a serial loop with constant bounds and
 // at most maxUnroll iterations.
@@ -438,6 +448,7 @@ func (m *machine) whileLoop(s *ir.While) {
 		fr.cont = 0
 		m.mask = live
 		m.cpRun = false
+		m.forget()
 		m.block(s.Body)
 	}
 }
@@ -1074,6 +1085,11 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 	if why != "" {
 		return ptr{}, why
 	}
+	if c, ok := m.constIndex(indices, el); ok {
+		d = c
+	} else if m.wrapsUnrolled(indices) {
+		d = 1
+	}
 	for i := range off {
 		off[i] += el[i] * eb
 	}
@@ -1139,6 +1155,14 @@ func (m *machine) div(e ir.Expr) int64 {
 		}
 		return 1
 	case *ir.Binary:
+		if c, ok := m.unrolledConst(e); ok {
+			// every leaf is a constant in this unrolled copy: nvcc
+			// folds the index and knows its exact alignment
+			if c == 0 {
+				return bigDiv
+			}
+			return abs(c)
+		}
 		a, b := m.div(e.A), m.div(e.B)
 		switch e.Op {
 		case ir.Add, ir.Sub, ir.Min, ir.Max:
@@ -1482,6 +1506,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
 		m.cpRun = false
 	}
+	m.forget() // a barrier, fence or other intrinsic (cse.go)
 	for _, p := range ignored {
 		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
 			return

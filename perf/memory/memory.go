@@ -27,7 +27,7 @@
 //
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
-// loop or a serial loop of constant bounds and at most 32 iterations (which
+// loop or a serial loop of constant bounds and at most 256 iterations (which
 // nvcc unrolls: a plain `for i < 4` float copy became one STS.128 on an
 // H100), consecutive accesses of one kind (shared load, shared store) to
 // one shared buffer under the same mask when every lane's addresses are
@@ -37,7 +37,13 @@
 // accesses are never merged (a pointer parameter's alignment is only its
 // element size to the compiler; measured: the loads of that loop stayed
 // four LDG.E); the copy helpers' explicit uint2/uint4 accesses are already
-// wide. Figures.Source is "model"; figures from SASS would say "sass".
+// wide. An index that folds to a constant in an unrolled copy has its
+// exact alignment (a single thread's 4x6 float copy nest is six STS.128);
+// an unrolled access whose dimension index adds to a floordiv of the
+// unrolled variable and a thread value is not merged (fold.go). A thread's
+// repeated load of the same global bytes, with no store to the buffer,
+// barrier or runtime loop iteration between, is issued once (cse.go).
+// Figures.Source is "model"; figures from SASS would say "sass".
 //
 // # Hardware rules (measured with ncu on sm_90, /work/wt/ncu-calibration.md)
 //

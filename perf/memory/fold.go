@@ -1,0 +1,158 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// unrolledConst folds e when every leaf is an integer constant or the
+// variable of an enclosing unrolled loop (a constant in each unrolled
+// copy, as nvcc sees it after unrolling): the value and true; else false.
+func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return e.Value, true
+	case *ir.Var:
+		if m.unrolled[e] {
+			if b := m.vars[e]; b != nil {
+				return b.v[0], true
+			}
+		}
+		if v, ok := m.lets[e]; ok {
+			return m.unrolledConst(v)
+		}
+		return 0, false
+	case *ir.Cast:
+		return m.unrolledConst(e.X)
+	case *ir.Binary:
+		a, ok := m.unrolledConst(e.A)
+		if !ok {
+			return 0, false
+		}
+		b, ok := m.unrolledConst(e.B)
+		if !ok {
+			return 0, false
+		}
+		switch e.Op {
+		case ir.Add:
+			return a + b, true
+		case ir.Sub:
+			return a - b, true
+		case ir.Mul:
+			return a * b, true
+		case ir.Shl:
+			if b >= 0 && b < 63 {
+				return a << b, true
+			}
+		case ir.FloorDiv:
+			if b > 0 {
+				q := a / b
+				if a%b != 0 && a < 0 {
+					q--
+				}
+				return q, true
+			}
+		case ir.FloorMod:
+			if b > 0 {
+				r := a % b
+				if r < 0 {
+					r += b
+				}
+				return r, true
+			}
+		case ir.Shr:
+			if b >= 0 && b < 63 {
+				return a >> b, true
+			}
+		case ir.Min:
+			return min(a, b), true
+		case ir.Max:
+			return max(a, b), true
+		case ir.BitAnd:
+			return a & b, true
+		case ir.BitOr:
+			return a | b, true
+		case ir.BitXor:
+			return a ^ b, true
+		}
+	}
+	return 0, false
+}
+
+// constIndex is the exact divisibility of an element offset el (per
+// lane) whose indices all fold to constants (unrolledConst): nvcc knows
+// the address, so its alignment is the offset's own (bigDiv for 0).
+func (m *machine) constIndex(idx []ir.Expr, el lanes) (int64, bool) {
+	for _, x := range idx {
+		if _, ok := m.unrolledConst(x); !ok {
+			return 0, false
+		}
+	}
+	for i := range 32 {
+		if m.mask&(1<<i) != 0 {
+			if el[i] == 0 {
+				return bigDiv, true
+			}
+			return abs(el[i]), true
+		}
+	}
+	return 0, false
+}
+
+// wrapsUnrolled reports whether a dimension's index adds something to a
+// floordiv of a sum of an unrolled loop's variable and a value nvcc does
+// not know (a thread index): A_s[(X // 4096 + s), X // 64 % 64, X % 64]
+// with X = s2*1024 + tid*8 + v. TVM flattens a plain X // c with the
+// inner dimensions' X % c back to X, but not (X // c + s) * c + X % c,
+// which the .cu keeps; nvcc cannot prove the unrolled copies' addresses
+// contiguous (X might cross a multiple of c) and does not merge them.
+// Measured: eight LDS.U16/STS.U16 per v < 8 bundle (factory_module
+// scale_stages, v_loop_regions ewise_rows).
+func (m *machine) wrapsUnrolled(idx []ir.Expr) bool {
+	if len(idx) < 2 {
+		return false
+	}
+	for _, x := range idx {
+		b, ok := x.(*ir.Binary)
+		if !ok || (b.Op != ir.Add && b.Op != ir.Sub) {
+			continue
+		}
+		for _, t := range []ir.Expr{b.A, b.B} {
+			if q, ok := t.(*ir.Binary); ok && q.Op == ir.FloorDiv {
+				var unr, other bool
+				m.leaves(q.A, &unr, &other, 0)
+				if unr && other {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// leaves sets unr when e uses an unrolled loop's variable and other when
+// it uses a variable that is not one (through lets).
+func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
+	if depth > 32 {
+		*other = true
+		return
+	}
+	switch e := e.(type) {
+	case *ir.IntImm:
+	case *ir.Var:
+		switch {
+		case m.unrolled[e]:
+			*unr = true
+		default:
+			if v, ok := m.lets[e]; ok {
+				m.leaves(v, unr, other, depth+1)
+			} else {
+				*other = true
+			}
+		}
+	case *ir.Cast:
+		m.leaves(e.X, unr, other, depth+1)
+	case *ir.Binary:
+		m.leaves(e.A, unr, other, depth+1)
+		m.leaves(e.B, unr, other, depth+1)
+	default:
+		*other = true
+	}
+}
