@@ -30,6 +30,7 @@ import (
 const (
 	CodeBankConflicts = "perf/bank-conflicts"
 	CodeUncoalesced   = "perf/uncoalesced"
+	CodeMisaligned    = "perf/misaligned"
 )
 
 // kernelPerf returns the performance warnings of k's calls, spans in k's
@@ -69,6 +70,9 @@ func perfOf(k *Kernel) []diag.Diagnostic {
 			continue
 		}
 		f := k.CallMemory(d.Call)
+		if f == nil {
+			continue // a Trainium kernel: no CUDA memory instructions
+		}
 		shared, global := f.ExceedsIdeal()
 		if shared && f.Worst != nil {
 			out = append(out, bankDiag(d, f))
@@ -76,8 +80,28 @@ func perfOf(k *Kernel) []diag.Diagnostic {
 		if global && f.WorstGlobal != nil {
 			out = append(out, coalesceDiag(d, f))
 		}
+		if f.Misaligned != nil && f.Unknown == "" {
+			out = append(out, misalignDiag(d, f))
+		}
 	}
 	return out
+}
+
+// misalignDiag: a vector access the lowering issues at an address that is
+// not a multiple of its width, which the GPU refuses (the kernel stops
+// with cudaErrorMisalignedAddress). The reference lowers such calls the
+// same way (a shared row stride of 33 floats read 128 bits per thread:
+// 0.27's vec_auto picks vec=4 as tilels does), so this is a warning about
+// the program, not a decline.
+func misalignDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
+	w := f.Misaligned
+	var thread, addr int64
+	if len(w.Lanes) > 0 {
+		thread, addr = w.Lanes[0].Thread, w.Lanes[0].Addr
+	}
+	return diag.Warningf(d.Call.OpSpan, CodeMisaligned,
+		"misaligned %d-byte %s of %s: thread %d accesses byte %d of its storage, not a multiple of %d, and the GPU stops the kernel (misaligned address); make the row stride of %s a multiple of %d bytes, or use a narrower vector width",
+		w.Width, w.Kind, w.Buf, thread, addr, w.Width, w.Buf, w.Width)
 }
 
 func bankDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
@@ -120,7 +144,7 @@ func (s *Snapshot) PerfDiags() []diag.Diagnostic {
 // the rest later.
 func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete bool) {
 	var out []diag.Diagnostic
-	seen := map[source.Span]bool{}
+	seen := map[perfKey]bool{}
 	complete = true
 	// The kernels this call computes (the first maxNew not known yet,
 	// each record once) are computed in parallel first.
@@ -142,10 +166,10 @@ func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete b
 		}
 		for _, d := range kernelPerf(kv.Kernel) {
 			d.Span = kv.ToFile(d.Span) // perf warnings have no related places
-			if seen[d.Span] && d.Code == CodeBankConflicts {
+			if seen[perfKey{d.Span, d.Code}] {
 				continue // the cases of a def repeat its calls
 			}
-			seen[d.Span] = true
+			seen[perfKey{d.Span, d.Code}] = true
 			out = append(out, d)
 		}
 	}
@@ -168,18 +192,25 @@ func (s *Snapshot) PerfFixes(opts Options, span source.Span) []Fix {
 	return nil
 }
 
+// perfKey identifies a warning: one per code and call (a call's
+// instances in several cases or kernels of a factory are one).
+type perfKey struct {
+	span source.Span
+	code string
+}
+
 // PerfWarnings returns the performance warnings of r's calls
 // (perf/bank-conflicts, perf/uncoalesced) without their quick fixes:
 // what `tilels --lower --perf` prints, with the change that removes the
 // cause named in each message.
 func PerfWarnings(r *Result) []diag.Diagnostic {
 	var ds []diag.Diagnostic
-	seen := map[source.Span]bool{}
+	seen := map[perfKey]bool{}
 	perfAll(r.Kernels)
 	for _, k := range r.Kernels {
 		for _, d := range kernelPerf(k) {
-			if !seen[d.Span] {
-				seen[d.Span] = true
+			if !seen[perfKey{d.Span, d.Code}] {
+				seen[perfKey{d.Span, d.Code}] = true
 				ds = append(ds, d)
 			}
 		}
@@ -193,14 +224,14 @@ func PerfWarnings(r *Result) []diag.Diagnostic {
 func PerfReport(r *Result, opts Options) ([]diag.Diagnostic, []Fix) {
 	var ds []diag.Diagnostic
 	var fixes []Fix
-	seen := map[source.Span]bool{}
+	seen := map[perfKey]bool{}
 	perfAll(r.Kernels)
 	for _, k := range r.Kernels {
 		for _, d := range kernelPerf(k) {
-			if seen[d.Span] {
+			if seen[perfKey{d.Span, d.Code}] {
 				continue
 			}
-			seen[d.Span] = true
+			seen[perfKey{d.Span, d.Code}] = true
 			ds = append(ds, d)
 			if d.Code != CodeBankConflicts {
 				continue

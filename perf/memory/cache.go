@@ -78,7 +78,7 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 				f = e.calls[i]
 			}
 			if f != nil {
-				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil)
+				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil) + btoi(f.Misaligned != nil)
 			}
 		}
 		ins := make([]Instruction, 0, n)
@@ -114,7 +114,7 @@ func (k *keyer) keep(f *Figures) *Figures {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal, c.FirstShared = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared)
+	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared), k.keepInstr(f.Misaligned)
 	return &c
 }
 
@@ -164,7 +164,7 @@ func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figur
 		}
 		return c
 	}
-	dst.Worst, dst.WorstGlobal, dst.FirstShared = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared)
+	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared), in(f.Misaligned)
 	return dst
 }
 

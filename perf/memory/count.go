@@ -310,6 +310,9 @@ func follows(p, q *event) bool {
 // count adds one warp instruction to its figures.
 func (m *machine) count(e *event) {
 	f := e.fig
+	if f.Misaligned == nil {
+		m.checkAligned(e)
+	}
 	switch e.k {
 	case sharedLoad, sharedStore:
 		wf, ideal, groups := sharedWavefronts(e)
@@ -717,4 +720,37 @@ func cpAsyncSectorsWide(e *event) (n, ideal int64) {
 	src.addr, src.width = e.src, e.bytes
 	_, ideal = sectors(&src)
 	return n, ideal
+}
+
+// checkAligned records in e's figures the first lane of a load or store
+// wider than 4 bytes whose address is not a multiple of its width: the
+// GPU stops the kernel (misaligned address) where the lowering issues
+// such a vector access. Addresses are offsets from the buffer's storage,
+// whose start is aligned to at least 16 bytes (TVM's allocations,
+// cudaMalloc); merged accesses are aligned by construction (exec.go).
+func (m *machine) checkAligned(e *event) {
+	var kindName string
+	switch e.k {
+	case sharedLoad:
+		kindName = "shared load"
+	case sharedStore:
+		kindName = "shared store"
+	case globalLoad:
+		kindName = "global load"
+	case globalStore:
+		kindName = "global store"
+	default:
+		return
+	}
+	if e.width <= 4 || e.width > 16 {
+		return
+	}
+	for rest := e.mask; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros32(rest)
+		if a := e.addr[i]; a%e.width != 0 {
+			e.fig.Misaligned = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node,
+				CTA: m.ctaIndex, Warp: m.warp, Lanes: []LaneAccess{{Thread: m.tid[i], Addr: a, Bytes: e.width}}}
+			return
+		}
+	}
 }

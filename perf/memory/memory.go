@@ -141,6 +141,12 @@ type Figures struct {
 	// ldmatrix or stmatrix), described as Worst is: what a bank map draws
 	// when no instruction exceeds its ideal.
 	FirstShared *Instruction
+	// Misaligned is the first access found whose address is not a
+	// multiple of its width (a vector load or store the GPU refuses:
+	// cudaErrorMisalignedAddress); Lanes holds the offending lane. Only
+	// the warps executed are checked (see Scaled and the repeated-warp
+	// shortcut of warps.go), so nil does not prove every access aligned.
+	Misaligned *Instruction
 	// CTAs is the number of CTAs of the launch; Scaled is set when only
 	// CTA 0 was executed and the counts were multiplied by CTAs.
 	CTAs   int64
