@@ -1,2 +1,0 @@
-module keyify
-go 1.26

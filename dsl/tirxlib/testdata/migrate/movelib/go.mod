@@ -1,2 +1,0 @@
-module splittool
-go 1.26
