@@ -95,6 +95,7 @@ export class LoweredLink implements vscode.Disposable {
     }
     try {
       const m = (await c.sendRequest(OUTPUT_RANGES, { uri: view })) as OutputMap;
+      m.source = vscode.Uri.parse(m.source).toString(); // VS Code's spelling of the URI
       this.maps.set(view, m);
       return m;
     } catch (err) {
