@@ -261,7 +261,15 @@ async function decoratedLines(page, group) {
  * on a line of the view highlights its source call.
  */
 async function linkedViewChecks(page, lowered) {
-  await runCommand(page, 'View: Focus Second Editor Group');
+  // Focus moves by clicks on text (the palette has no "Focus Second
+  // Editor Group" in code-server 4.100.3): a click on a line of the view
+  // outside every call focuses it and links nothing.
+  const click = async (lineText, text, what) => {
+    const box = await textBox(page, lineText, text);
+    check(box !== null, `${what} is on screen`);
+    await page.mouse.click(box.x + 2, box.y + box.height / 2);
+  };
+  await click('__syncthreads();', '__syncthreads', 'the view\'s __syncthreads line');
   await page.keyboard.press('Control+Home');
   await until(page, 'the view at its first line', () => {
     const gs = document.querySelectorAll('.editor-group-container');
@@ -275,8 +283,8 @@ async function linkedViewChecks(page, lowered) {
     return !t.includes('Tx.warp.copy') && !t.includes('tilels: lowered from');
   });
   log('ok scrolled to the end, the view shows no copy');
-  await runCommand(page, 'View: Focus First Editor Group');
-  await goTo(page, 21, 10);
+  // A click on the second copy in the source.
+  await click('Tx.warp.copy(B[:, :], A_smem[:, :])', 'copy(B', 'the second copy in the source');
   const second = await until(page, 'the view to scroll to the second copy', () => {
     const gs = document.querySelectorAll('.editor-group-container');
     const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.innerText.replace(/\u00a0/g, ' ') ?? '';
@@ -288,15 +296,14 @@ async function linkedViewChecks(page, lowered) {
     `the view highlights the second copy's lines only (${lit.length} lines)`);
   const src = await poll('the source call to be highlighted', () => decoratedLines(page, 'first'), (d) => d.length > 0);
   check(src.length === 1 && src[0].includes('Tx.warp.copy(B[:, :], A_smem[:, :])'), `the source highlights the call under the cursor: ${JSON.stringify(src)}`);
-  // The cursor on a line of the first copy's lowering (line 21 of the
-  // view: the stamp, the header, then the kernel): the source call.
-  await runCommand(page, 'View: Focus Second Editor Group');
-  await goTo(page, 21, 1);
+  // A click on a line of the first copy's lowering: its source call.
+  await click('A_smem_ptr[(v_0 * 6) + v_1] = A_ptr', 'A_ptr', 'a line of the first copy\'s lowering');
   const back = await poll('the source call of the view line', () => decoratedLines(page, 'first'), (d) => d.some((l) => l.includes('Tx.warp.copy(A_smem[:, :], A[:, :])')));
   check(back.length === 1 && back[0].includes('Tx.warp.copy(A_smem[:, :], A[:, :])'), `a line of the view highlights its source call: ${JSON.stringify(back)}`);
-  // Back to the top of the view (what the checks after this one read).
+  // Back to the top of the view (what the checks after this one read),
+  // and to the source, outside the kernel.
   await page.keyboard.press('Control+Home');
-  await runCommand(page, 'View: Focus First Editor Group');
+  await click('ROWS, COLS = 4, 6', 'ROWS', 'the shape line of the source');
 }
 
 async function main() {
