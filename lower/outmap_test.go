@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/ir"
 )
 
 // TestOutputMap checks the source <-> output map of every golden program,

@@ -91,7 +91,9 @@ func innermost(rs []outputRange, ok func(outputRange) bool) *outputRange {
 }
 
 func inRange(r protocol.Range, p protocol.Position) bool {
-	before := func(a, b protocol.Position) bool { return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character }
+	before := func(a, b protocol.Position) bool {
+		return a.Line < b.Line || a.Line == b.Line && a.Character <= b.Character
+	}
 	return before(r.Start, p) && !before(r.End, p)
 }
 
