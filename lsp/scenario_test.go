@@ -356,7 +356,13 @@ func cliOutputs(t *testing.T, name, src, settings string) func(string) string {
 	if opts.Reference == "" {
 		opts.Reference = "0.25" // as the harness's server (startServerWith)
 	}
-	res := lower.Analyze(source.NewFile(name, []byte(src)), opts)
+	file := source.NewFile(name, []byte(src))
+	if opts.LineDirectives != nil {
+		// The lineDirectives setting: the directives name this file, as
+		// tilels --lower names its input.
+		opts.LineDirectives = &lower.LineDirectives{Source: file}
+	}
+	res := lower.Analyze(file, opts)
 	type repl struct{ text, with string }
 	var rs []repl
 	add := func(ks []*lower.Kernel, what string) {
