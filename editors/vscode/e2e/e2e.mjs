@@ -544,15 +544,19 @@ async function main() {
   await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).waitFor({ state: 'detached', timeout: 10000 });
   log('ok the picture tab closes');
 
-  // The code lens above the def opens that kernel's view, beside too.
+  // The code lens above the def opens that kernel's view, beside too (a
+  // second tab of the same name in the second group), at the copy under
+  // the cursor (line 19): its stamp is above the window.
+  const tabsBefore = await page.evaluate(() => document.querySelectorAll('.editor-group-container')[1]?.querySelectorAll('.tabs-container .tab').length ?? 0);
   await page.locator('.editor-group-container').first().locator('.codelens-decoration a', { hasText: 'show lowered CUDA' }).first().click();
-  const kernelView = await until(page, "the kernel's view from the code lens", () => {
+  const kernelView = await until(page, "the kernel's view from the code lens", (n) => {
     const gs = document.querySelectorAll('.editor-group-container');
     const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
-    const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
-    return gs.length === 2 && /tilels: lowered from .*, kernel small_tile/.test(t) ? t.slice(0, 200) : null;
-  });
-  check(/-> gmem_smem/.test(await lowered()), `the code lens opens the kernel's view in the second group (${kernelView.slice(0, 80)}...)`);
+    const t = ed ? ed.innerText.replace(/\u00a0/g, ' ') : '';
+    const tabs = gs[1]?.querySelectorAll('.tabs-container .tab').length ?? 0;
+    return gs.length === 2 && tabs === n + 1 && t.includes('Tx.warp.copy(A_smem[0:4, 0:8], A[0:4, 0:8]) -> gmem_smem') ? t : null;
+  }, tabsBefore);
+  check(/-> gmem_smem/.test(kernelView) && !/#include/.test(kernelView), `the code lens opens the kernel's view in the second group, at the copy under the cursor (${tabsBefore + 1} tabs there)`);
 
   // "TIRx: Write CUDA File": copy_fallback.cu beside the source, saved,
   // the CLI's output for the edited text.
