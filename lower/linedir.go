@@ -2,8 +2,6 @@ package lower
 
 import (
 	"github.com/tilels/tilels/codegen/cuda"
-	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/ir"
 )
 
 // LineDirectives configures the #line directives of CUDA and Harness
@@ -18,13 +16,6 @@ type LineDirectives = cuda.LineDirectives
 // printed anew (not through a Prints cache: their lines move with edits
 // above them); opts gives the arch.
 func CUDALines(views []*KernelView, opts Options, d LineDirectives) (string, error) {
-	in := make([]cuda.Kernel, len(views))
-	ks := make([]*Kernel, len(views))
-	d.Shift = make(map[*ir.Func]source.Pos, len(views))
-	for i, v := range views {
-		ks[i] = v.Kernel
-		in[i] = cuda.Kernel{Func: caseFunc(v.Kernel), Launch: v.Kernel.Launch}
-		d.Shift[in[i].Func] = v.Shift
-	}
+	in, ks := linesInput(views, &d)
 	return cuda.Print(in, cuda.Options{Arch: PrintArch(ks, opts), Lines: &d})
 }

@@ -40,7 +40,7 @@ type kernelPrints struct {
 	calls map[*ir.TileCall]*callPrint
 	parts map[[3]string]*cuda.Part // by C kernel name, launcher name and arch
 
-	tirx    func() string
+	tirx    func() tirxPrint
 	summary func() *Summary
 	pics    sync.Map // hoverKey -> hoverPic (picture.go)
 }
@@ -56,7 +56,10 @@ func (p *Prints) kernel(k *Kernel) *kernelPrints {
 	kp := p.ks[k]
 	if kp == nil {
 		kp = &kernelPrints{calls: map[*ir.TileCall]*callPrint{}, parts: map[[3]string]*cuda.Part{}}
-		kp.tirx = sync.OnceValue(func() string { return tirx.Print(caseFunc(k), k.Launch) })
+		kp.tirx = sync.OnceValue(func() tirxPrint {
+			text, calls := tirx.PrintMap(caseFunc(k), k.Launch)
+			return tirxPrint{text, calls}
+		})
 		kp.summary = sync.OnceValue(func() *Summary { return Summarize(k) })
 		p.ks[k] = kp
 	}
@@ -88,7 +91,15 @@ func (p *Prints) Len() int {
 // CUDA is CUDA(ks, opts): the .cu file of ks, each kernel's part printed
 // once (concurrently, as CUDA prints them) and assembled.
 func (p *Prints) CUDA(ks []*Kernel) (string, error) {
-	ks = CUDAKernels(ks)
+	parts, arch, err := p.cudaParts(CUDAKernels(ks))
+	if err != nil {
+		return "", err
+	}
+	return cuda.Assemble(parts, cuda.Options{Arch: arch})
+}
+
+// cudaParts prints (or finds printed) the part of each of ks, CUDA kernels.
+func (p *Prints) cudaParts(ks []*Kernel) ([]*cuda.Part, string, error) {
 	in := make([]cuda.Kernel, len(ks))
 	for i, k := range ks {
 		in[i] = cuda.Kernel{Func: caseFunc(k), Launch: k.Launch}
@@ -119,9 +130,9 @@ func (p *Prints) CUDA(ks []*Kernel) (string, error) {
 		parts[i] = part
 	})
 	if len(errs) > 0 {
-		return "", errs[0] // a malformed arch: the same for every kernel
+		return nil, "", errs[0] // a malformed arch: the same for every kernel
 	}
-	return cuda.Assemble(parts, cuda.Options{Arch: arch})
+	return parts, arch, nil
 }
 
 // TIRx is TIRx(ks), each kernel printed once.
@@ -131,7 +142,7 @@ func (p *Prints) TIRx(ks []*Kernel) string {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(p.kernel(k).tirx())
+		b.WriteString(p.kernel(k).tirx().text)
 	}
 	return b.String()
 }

@@ -36,6 +36,7 @@ var update = flag.Bool("update", false, "rewrite the golden sections of lsp/test
 //	                                the document (json: one more argument)
 //	#@hints("golden")               every inlay hint of the document, now
 //	#@lenses("golden")              every code lens of the document, now
+//	#@outputranges("cu"|"tirx", "kernel", "golden")  tilels/outputRanges of the view
 //
 // Diagnostics match diag markers 1:1, and hints match hint markers 1:1
 // when there is any (both before any other marker runs). The other
@@ -293,6 +294,8 @@ func runScenario(t *testing.T, path string) {
 			got[mk.arg(0)] = renderHints(t, c, u, m.Position(len(src)))
 		case "lenses":
 			got[mk.arg(0)] = renderLenses(t, c, u)
+		case "outputranges":
+			got[mk.arg(2)] = renderOutputRanges(t, c, u, src, mk.arg(0), mk.arg(1)) // output_ranges_test.go
 		default:
 			t.Fatalf("line %d: unknown marker %q", mk.line+1, mk.name)
 		}
@@ -353,7 +356,13 @@ func cliOutputs(t *testing.T, name, src, settings string) func(string) string {
 	if opts.Reference == "" {
 		opts.Reference = "0.25" // as the harness's server (startServerWith)
 	}
-	res := lower.Analyze(source.NewFile(name, []byte(src)), opts)
+	file := source.NewFile(name, []byte(src))
+	if opts.LineDirectives != nil {
+		// The lineDirectives setting: the directives name this file, as
+		// tilels --lower names its input.
+		opts.LineDirectives = &lower.LineDirectives{Source: file}
+	}
+	res := lower.Analyze(file, opts)
 	type repl struct{ text, with string }
 	var rs []repl
 	add := func(ks []*lower.Kernel, what string) {

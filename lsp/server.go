@@ -316,7 +316,11 @@ func (s *Server) admit(req *jsonrpc2.Request) error {
 
 // Request answers methods go.lsp.dev does not route: MethodNotFound for
 // requests (notifications with unknown methods are ignored by handler).
-func (s *Server) Request(_ context.Context, method string, _ any) (any, error) {
+func (s *Server) Request(ctx context.Context, method string, params any) (any, error) {
+	if method == methodOutputRanges { // output_ranges.go
+		raw, _ := params.(protocol.LSPAny)
+		return s.OutputRanges(ctx, raw)
+	}
 	if strings.HasPrefix(method, "$/") {
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "%s is not supported", method)
 	}

@@ -71,6 +71,14 @@ func (s *Server) contentFromDisk(ref loweredRef) (*protocol.TextDocumentContentR
 // line per kernel def with cases naming the case shown), then the output
 // (or the reason there is none).
 func loweredText(d *document, snap *snapshot, ref loweredRef) string {
+	text, _ := loweredMap(d, snap, ref, false)
+	return text
+}
+
+// loweredMap is loweredText and, when ranges is set, where each kernel
+// and tile call is in it (lower.OutputRange, lines of the whole text:
+// the stamp lines counted).
+func loweredMap(d *document, snap *snapshot, ref loweredRef, ranges bool) (string, []lower.OutputRange) {
 	comment := "//"
 	if ref.kind == "tirx" {
 		comment = "#"
@@ -89,17 +97,30 @@ func loweredText(d *document, snap *snapshot, ref loweredRef) string {
 	for _, k := range cased {
 		stamp += fmt.Sprintf("%s tilels: %s case %d/%d: %s\n", comment, k.Name, k.CaseIndex, k.CaseCount, k.CaseLabel)
 	}
-	cuda, tirx, err := snap.lowered(sel, ref.kernel)
+	var (
+		cuda, tirx string
+		rs         []lower.OutputRange
+		err        error
+	)
+	if ranges {
+		cuda, tirx, rs, err = snap.loweredMap(sel, ref.kernel, ref.kind)
+		for i := range rs {
+			rs[i].Start += 1 + len(cased)
+			rs[i].End += 1 + len(cased)
+		}
+	} else {
+		cuda, tirx, err = snap.lowered(sel, ref.kernel)
+	}
 	if ref.kind == "tirx" {
 		if err != nil && tirx == "" {
-			return stamp + fmt.Sprintf("%s %v\n", comment, err)
+			return stamp + fmt.Sprintf("%s %v\n", comment, err), nil
 		}
-		return stamp + tirx
+		return stamp + tirx, rs
 	}
 	if err != nil {
-		return stamp + fmt.Sprintf("%s %v\n", comment, err)
+		return stamp + fmt.Sprintf("%s %v\n", comment, err), nil
 	}
-	return stamp + cuda
+	return stamp + cuda, rs
 }
 
 // refreshViews asks the client to re-read the lowered views of src.

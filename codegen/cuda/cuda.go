@@ -123,13 +123,21 @@ func Symbols(fns []Kernel) (kernels, launchers []string) {
 
 // Print renders the kernels as one .cu file.
 func Print(fns []Kernel, opts Options) (string, error) {
+	f, err := printFile(fns, opts)
+	if err != nil {
+		return "", err
+	}
+	return f.String(), nil
+}
+
+func printFile(fns []Kernel, opts Options) (*file, error) {
 	arch := opts.Arch
 	if arch == "" {
 		arch = DefaultArch
 	}
 	sm, err := parseArch(arch)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	f := &file{arch: arch, sm: sm, helpers: map[string]*helper{}, lines: opts.Lines}
 	var names, launchNames []string
@@ -153,10 +161,10 @@ func Print(fns []Kernel, opts Options) (string, error) {
 			panic(outs[i].panicV) // a bug; sequential printing would have hit it here
 		}
 		if err := f.merge(&outs[i]); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	return f.String(), nil
+	return f, nil
 }
 
 // kernelOut is one printed kernel before it joins the file.
@@ -176,6 +184,8 @@ type kernelOut struct {
 	// in kernel order.
 	panicked bool
 	panicV   any
+	// calls are the byte ranges in text of its tile calls (outmap.go).
+	calls []callMark
 }
 
 // merge adds a printed kernel to the file: its helpers in first-use order
@@ -191,6 +201,7 @@ func (f *file) merge(o *kernelOut) error {
 		return o.err
 	}
 	f.kernels = append(f.kernels, o.text)
+	f.calls = append(f.calls, o.calls)
 	f.launchers = append(f.launchers, o.host)
 	f.tma = f.tma || o.tma
 	return nil
@@ -235,6 +246,8 @@ type file struct {
 	tma         bool // some kernel has tensor maps: emit tilels_encode_tiled
 	kernelNames *names.Namer
 	lines       *LineDirectives // nil: no #line directives
+	calls       [][]callMark    // per kernel, its tile calls (outmap.go)
+	kernelAt    []int           // set by String: where each kernel starts
 	// check is set by CheckArch: an instruction above the target is
 	// recorded (kernel.arch) and printing goes on.
 	check bool
@@ -296,8 +309,10 @@ func (f *file) String() string {
 		b.WriteString("\n")
 		b.WriteString(h.code)
 	}
+	f.kernelAt = f.kernelAt[:0]
 	for _, k := range f.kernels {
 		b.WriteString("\n")
+		f.kernelAt = append(f.kernelAt, b.Len())
 		b.WriteString(k)
 	}
 	for i, s := range host {

@@ -97,6 +97,10 @@ type kernel struct {
 	// moves the kernel's spans into the directives' source.
 	pyLine, presumed int
 	shift            source.Pos
+
+	// calls records where each top-level tile call's lowering is in b
+	// (outmap.go).
+	calls []callMark
 }
 
 // kernel prints one kernel under its C name, and its host launcher under
@@ -154,9 +158,14 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 			fmt.Fprintf(&out, "  int warp_id_in_cta = __shfl_sync(0xffffffff, %s >> 5, 0, 32);\n", lin)
 		}
 	}
+	base := out.Len()
 	out.Write(k.b.Bytes())
 	out.WriteString("}\n")
-	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch}
+	for i := range k.calls {
+		k.calls[i].start += base
+		k.calls[i].end += base
+	}
+	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch, calls: k.calls}
 }
 
 // newKernel starts printing kn (a non-nil function) into a body buffer
@@ -474,6 +483,7 @@ func (k *kernel) stmt(s ir.Stmt) {
 		if s.Call != nil {
 			call = callComment(s.Call)
 		}
+		start := k.b.Len()
 		k.comment(call + " -> " + s.Variant)
 		k.line("{")
 		outer := k.inCall
@@ -483,6 +493,9 @@ func (k *kernel) stmt(s ir.Stmt) {
 		k.block(s.Body)
 		k.inCall = outer
 		k.line("}")
+		if outer == nil && s.Call != nil {
+			k.calls = append(k.calls, callMark{span: s.Call.Span, start: start, end: k.b.Len()})
+		}
 	case *ir.Comment:
 		k.comment(s.Text)
 	case *ir.Break:

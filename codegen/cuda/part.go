@@ -36,19 +36,27 @@ func PrintPart(kn Kernel, name, launchName string, opts Options) (*Part, error) 
 // gives it among them and the same arch), or the first error Print would
 // return.
 func Assemble(parts []*Part, opts Options) (string, error) {
-	f, err := newFile(opts)
+	f, err := assembleFile(parts, opts)
 	if err != nil {
 		return "", err
 	}
+	return f.String(), nil
+}
+
+func assembleFile(parts []*Part, opts Options) (*file, error) {
+	f, err := newFile(opts)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range parts {
 		if p.arch != f.arch {
-			return "", fmt.Errorf("codegen/cuda: a kernel printed for %s assembled into a file for %s", p.arch, f.arch)
+			return nil, fmt.Errorf("codegen/cuda: a kernel printed for %s assembled into a file for %s", p.arch, f.arch)
 		}
 		if err := f.merge(&p.out); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	return f.String(), nil
+	return f, nil
 }
 
 func newFile(opts Options) (*file, error) {

@@ -42,6 +42,7 @@ import (
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -81,6 +82,39 @@ type printer struct {
 	b      strings.Builder
 	indent int
 	names  *names.Namer // nil: raw names
+
+	// inCall counts the tile calls being printed; calls records the
+	// bytes of each top-level one (PrintMap).
+	inCall int
+	calls  []CallLines
+}
+
+// CallLines is where PrintMap printed one top-level tile call's lowering:
+// its "# Tx...(...) -> variant" comment and its body, lines [Start, End)
+// (0-based, End exclusive). Call is the tile call's span. A tile call
+// nested in another's lowering is part of the outer call's lines.
+type CallLines struct {
+	Call       source.Span
+	Start, End int
+}
+
+// PrintMap is Print, with where each top-level tile call's lowering is in
+// the text, in printing order.
+func PrintMap(fn *ir.Func, launch ir.Launch) (string, []CallLines) {
+	p := &printer{names: names.New(pyReservedSet)}
+	p.fn(fn, launch)
+	s := p.b.String()
+	at, line := 0, 0
+	lineOf := func(off int) int {
+		line += strings.Count(s[at:off], "\n")
+		at = off
+		return line
+	}
+	for i := range p.calls {
+		p.calls[i].Start = lineOf(p.calls[i].Start)
+		p.calls[i].End = lineOf(p.calls[i].End)
+	}
+	return s, p.calls
 }
 
 func (p *printer) name(key any, want string) string {
@@ -424,7 +458,9 @@ func (p *printer) stmt(s ir.Stmt) {
 		if s.Call != nil {
 			call = p.tileCall(s.Call)
 		}
+		start := p.b.Len()
 		p.line("# %s -> %s", call, s.Variant)
+		p.inCall++
 		if s.Body == nil || len(s.Body.Stmts) == 0 {
 			p.line("pass")
 		} else {
@@ -432,6 +468,10 @@ func (p *printer) stmt(s ir.Stmt) {
 			if onlyComments(s.Body.Stmts) { // a plan that is not printed (Trainium)
 				p.line("pass")
 			}
+		}
+		p.inCall--
+		if p.inCall == 0 && s.Call != nil {
+			p.calls = append(p.calls, CallLines{Call: s.Call.Span, Start: start, End: p.b.Len()})
 		}
 	case *ir.Break:
 		p.line("break")

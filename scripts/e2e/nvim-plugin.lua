@@ -165,6 +165,54 @@ local ok, err = pcall(function()
   local cli = read_file(work .. "/cli.cu")
   check(buf_text(view) .. "\n" == cli, "the view equals tilels --lower --arch sm_80")
 
+  -- 4b. The source <-> view map (tilels/outputRanges, outmap.lua): the
+  -- view opens at the call under the cursor; moving the source cursor
+  -- onto the other call scrolls the view to its lines and highlights
+  -- them; the cursor on a line of the view highlights its source call.
+  -- (Headless Neovim runs no CursorMoved between script lines: the test
+  -- fires it.)
+  local vwin = vim.fn.bufwinid(view)
+  local omap
+  check(wait(10000, function() omap = tilels.output_map(view); return omap ~= nil end), "the view's output map arrives")
+  local calls = vim.tbl_filter(function(r) return r.kind == "call" end, omap.ranges)
+  local nview = api.nvim_buf_line_count(view)
+  check(#calls == 2, "the map holds both copies")
+  for _, r in ipairs(calls) do
+    local s, e = r.output.start.line, r.output["end"].line
+    check(s >= 0 and s < e and e <= nview, "a call's lines are non-empty and inside the view")
+    local first = api.nvim_buf_get_lines(view, s, s + 1, false)[1]
+    check(first:find("// Tx.warp.copy", 1, true) ~= nil and first:find("-> fallback", 1, true) ~= nil,
+      "a call's lines start at its comment: " .. first)
+  end
+  local top = api.nvim_win_call(vwin, function() return vim.fn.line("w0") end)
+  check(top == calls[1].output.start.line + 1, "the view opens at the call under the cursor (line " .. top .. "), not at the #includes")
+  local ns = api.nvim_get_namespaces()["tilels_outmap"]
+  local function marked(b)
+    local rows = {}
+    for _, m in ipairs(api.nvim_buf_get_extmarks(b, ns, 0, -1, {})) do table.insert(rows, m[2]) end
+    return rows
+  end
+  api.nvim_win_call(vwin, function() vim.cmd("normal! G") end)
+  local l2 = find_line(src, "Tx%.warp%.copy%(B")
+  api.nvim_win_set_cursor(0, { l2 + 1, 6 })
+  vim.cmd("doautocmd <nomodeline> CursorMoved")
+  local w0 = api.nvim_win_call(vwin, function() return vim.fn.line("w0") end)
+  local w1 = api.nvim_win_call(vwin, function() return vim.fn.line("w$") end)
+  local c2 = calls[2].output.start.line + 1
+  check(w0 <= c2 and c2 <= w1, "the cursor on the second copy scrolls the view to it (" .. w0 .. "-" .. w1 .. " shows " .. c2 .. ")")
+  local lit = marked(view)
+  check(#lit == calls[2].output["end"].line - calls[2].output.start.line and lit[1] == calls[2].output.start.line,
+    "the view highlights the second copy's " .. #lit .. " lines")
+  local smarks = marked(src)
+  check(#smarks == 1 and smarks[1] == l2, "the source highlights the call under the cursor")
+  local body = calls[1].output.start.line + 3
+  api.nvim_win_set_cursor(vwin, { body, 0 })
+  api.nvim_win_call(vwin, function() vim.cmd("doautocmd <nomodeline> CursorMoved") end)
+  smarks = marked(src)
+  local l1 = find_line(src, "Tx%.warp%.copy%(A_smem")
+  check(#smarks == 1 and smarks[1] == l1, "a line of the first copy's lowering highlights its source call")
+  check(marked(view)[1] == calls[1].output.start.line, "and its lines in the view")
+
   -- Run again: the same view, refreshed, no second split.
   vim.cmd("TilelsLowered")
   wait(300, function() return false end)

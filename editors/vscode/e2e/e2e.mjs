@@ -223,6 +223,89 @@ async function textBox(page, lineText, text) {
   );
 }
 
+/** Calls get until accept accepts its answer (every 100 ms, 15 s at most); returns the last answer. */
+async function poll(what, get, accept, timeout = 15000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await get();
+    if (accept(v) || Date.now() > end) {
+      if (!accept(v)) {
+        log(`gave up waiting for ${what}`);
+      }
+      return v;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The texts of the lines of an editor group ('first' or 'last') that an extension decoration (class ced-*) covers. */
+async function decoratedLines(page, group) {
+  return page.evaluate((group) => {
+    const g = document.querySelectorAll('.editor-group-container')[group === 'last' ? document.querySelectorAll('.editor-group-container').length - 1 : 0];
+    const ed = g?.querySelector('.monaco-editor');
+    if (!ed) {
+      return [];
+    }
+    const tops = new Set();
+    for (const d of ed.querySelectorAll('.view-overlays [class*="ced-"]')) {
+      tops.add(d.parentElement.style.top || d.style.top);
+    }
+    return [...ed.querySelectorAll('.view-line')].filter((l) => tops.has(l.style.top)).map((l) => l.textContent.replace(/\u00a0/g, ' '));
+  }, group);
+}
+
+/**
+ * The colour-link of the source with its lowered view (lowered.ts): the
+ * stamp at the view's top; the view, scrolled to its end, scrolls back to
+ * the copy the source cursor moves onto and highlights its lines; a click
+ * on a line of the view highlights its source call.
+ */
+async function linkedViewChecks(page, lowered) {
+  // Focus moves by clicks on text (the palette has no "Focus Second
+  // Editor Group" in code-server 4.100.3): a click on a line of the view
+  // outside every call focuses it and links nothing.
+  const click = async (lineText, text, what) => {
+    const box = await textBox(page, lineText, text);
+    check(box !== null, `${what} is on screen`);
+    await page.mouse.click(box.x + 2, box.y + box.height / 2);
+  };
+  await click('__syncthreads();', '__syncthreads', 'the view\'s __syncthreads line');
+  await page.keyboard.press('Control+Home');
+  await until(page, 'the view at its first line', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    return gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent.includes('tilels: lowered from');
+  });
+  check(/tilels: lowered from .*, version 1, sm_90a/.test(await lowered()), 'the view is stamped with the source version and arch');
+  await page.keyboard.press('Control+End');
+  await until(page, 'the view at its last line', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent ?? '';
+    return !t.includes('Tx.warp.copy') && !t.includes('tilels: lowered from');
+  });
+  log('ok scrolled to the end, the view shows no copy');
+  // A click on the second copy in the source.
+  await click('Tx.warp.copy(B[:, :], A_smem[:, :])', 'copy(B', 'the second copy in the source');
+  const second = await until(page, 'the view to scroll to the second copy', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.innerText.replace(/\u00a0/g, ' ') ?? '';
+    return t.includes('Tx.warp.copy(B[0:4, 0:6], A_smem[0:4, 0:6]) -> fallback') ? t : null;
+  });
+  check(second.includes('B_ptr[(v_0_1 * 6) + v_1_1]'), 'the cursor on the second copy scrolls the view to its lowering');
+  const lit = await poll('the lines of the second copy to be highlighted', () => decoratedLines(page, 'last'), (d) => d.some((l) => l.includes('B_ptr[(v_0_1 * 6)')));
+  check(lit.some((l) => l.includes('Tx.warp.copy(B[0:4, 0:6]')) && lit.some((l) => l.includes('B_ptr[(v_0_1 * 6)')) && !lit.some((l) => l.includes('A_smem[0:4, 0:6], A[0:4')),
+    `the view highlights the second copy's lines only (${lit.length} lines)`);
+  const src = await poll('the source call to be highlighted', () => decoratedLines(page, 'first'), (d) => d.length > 0);
+  check(src.length === 1 && src[0].includes('Tx.warp.copy(B[:, :], A_smem[:, :])'), `the source highlights the call under the cursor: ${JSON.stringify(src)}`);
+  // A click on a line of the first copy's lowering: its source call.
+  await click('A_smem_ptr[(v_0 * 6) + v_1] = A_ptr', 'A_ptr', 'a line of the first copy\'s lowering');
+  const back = await poll('the source call of the view line', () => decoratedLines(page, 'first'), (d) => d.some((l) => l.includes('Tx.warp.copy(A_smem[:, :], A[:, :])')));
+  check(back.length === 1 && back[0].includes('Tx.warp.copy(A_smem[:, :], A[:, :])'), `a line of the view highlights its source call: ${JSON.stringify(back)}`);
+  // Back to the top of the view (what the checks after this one read),
+  // and to the source, outside the kernel.
+  await page.keyboard.press('Control+Home');
+  await click('ROWS, COLS = 4, 6', 'ROWS', 'the shape line of the source');
+}
+
 async function main() {
   log(`installing ${path.basename(opts.vsix)}`);
   const inst = spawnSync(process.execPath, [entry, ...common, '--install-extension', opts.vsix], { env, encoding: 'utf8', timeout: 120000 });
@@ -382,14 +465,22 @@ async function main() {
     const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
     return ed && ed.textContent.includes('__global__');
   });
-  const cuda = await lowered();
-  check(/extern "C" __global__ void __launch_bounds__\(32\) small_tile_kernel\(/.test(cuda), 'the view shows the kernel (__global__ small_tile_kernel)');
-  check(/Tx\.warp\.copy\(A_smem\[0:4, 0:6\], A\[0:4, 0:6\]\) -> fallback/.test(cuda), 'the view shows the fallback copy');
-  check(/tilels: lowered from .*, version 1, sm_90a/.test(cuda), 'the view is stamped with the source version and arch');
+  // The view opens at the tile call under the cursor (line 19, the first
+  // copy; tilels/outputRanges), at the top: not at the stamp and the
+  // #include lines.
+  const cuda = await until(page, 'the view to open at the call under the cursor', () => {
+    const gs = document.querySelectorAll('.editor-group-container');
+    const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.innerText.replace(/\u00a0/g, ' ') ?? '';
+    return /Tx\.warp\.copy\(A_smem\[0:4, 0:6\]/.test(t) && !t.includes('#include') ? t : null;
+  });
+  check(/extern "C" __global__ void __launch_bounds__\(32\) small_tile_kernel\(/.test(cuda) || /-> fallback/.test(cuda), 'the view shows the kernel');
+  check(/Tx\.warp\.copy\(A_smem\[0:4, 0:6\], A\[0:4, 0:6\]\) -> fallback/.test(cuda) && !/#include|tilels: lowered from/.test(cuda),
+    'the view opens at the fallback copy under the cursor, not at line 1 (the stamp and the #include lines are above it)');
   if (opts.screenshots) {
     await page.screenshot({ path: path.join(opts.screenshots, 'vscode-lowered.png') });
     log('wrote vscode-lowered.png');
   }
+  await linkedViewChecks(page, lowered);
 
   // The view is live: 4x8 = 32 elements, one per lane, and gmem_smem applies.
   await goTo(page, 7, 'ROWS, COLS = 4, 6'.length + 1);
@@ -453,15 +544,19 @@ async function main() {
   await page.locator('.tabs-container .tab', { hasText: 'TIRx picture' }).waitFor({ state: 'detached', timeout: 10000 });
   log('ok the picture tab closes');
 
-  // The code lens above the def opens that kernel's view, beside too.
+  // The code lens above the def opens that kernel's view, beside too (a
+  // second tab of the same name in the second group), at the copy under
+  // the cursor (line 19): its stamp is above the window.
+  const tabsBefore = await page.evaluate(() => document.querySelectorAll('.editor-group-container')[1]?.querySelectorAll('.tabs-container .tab').length ?? 0);
   await page.locator('.editor-group-container').first().locator('.codelens-decoration a', { hasText: 'show lowered CUDA' }).first().click();
-  const kernelView = await until(page, "the kernel's view from the code lens", () => {
+  const kernelView = await until(page, "the kernel's view from the code lens", (n) => {
     const gs = document.querySelectorAll('.editor-group-container');
     const ed = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines');
-    const t = ed ? ed.textContent.replace(/\u00a0/g, ' ') : '';
-    return gs.length === 2 && /tilels: lowered from .*, kernel small_tile/.test(t) ? t.slice(0, 200) : null;
-  });
-  check(/-> gmem_smem/.test(await lowered()), `the code lens opens the kernel's view in the second group (${kernelView.slice(0, 80)}...)`);
+    const t = ed ? ed.innerText.replace(/\u00a0/g, ' ') : '';
+    const tabs = gs[1]?.querySelectorAll('.tabs-container .tab').length ?? 0;
+    return gs.length === 2 && tabs === n + 1 && t.includes('Tx.warp.copy(A_smem[0:4, 0:8], A[0:4, 0:8]) -> gmem_smem') ? t : null;
+  }, tabsBefore);
+  check(/-> gmem_smem/.test(kernelView) && !/#include/.test(kernelView), `the code lens opens the kernel's view in the second group, at the copy under the cursor (${tabsBefore + 1} tabs there)`);
 
   // "TIRx: Write CUDA File": copy_fallback.cu beside the source, saved,
   // the CLI's output for the edited text.

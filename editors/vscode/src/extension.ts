@@ -32,10 +32,8 @@ import {
   statusText,
 } from './state';
 import { PictureResult, pictureHtml, pictureTitle } from './picture';
-import { importsTirx } from './tirx';
-
-/** The scheme of the server's lowered views (LSP 3.18 textDocumentContent). */
-const LOWERED_SCHEME = 'tilels-lowered';
+import { LOWERED_SCHEME, LoweredLink } from './lowered';
+import { importsTirx, startsServer } from './tirx';
 
 let ext: Extension | undefined;
 
@@ -72,6 +70,8 @@ class Extension {
   private readonly status: vscode.StatusBarItem;
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private statusSeq = 0;
+  /** The source <-> lowered view colour-link (lowered.ts). */
+  private link: LoweredLink | undefined;
   /** The server has no tilels.kernelSummary (an older build). */
   private noSummary = false;
   /** The reference release of the active document (tilels.reference). */
@@ -85,7 +85,7 @@ class Extension {
     this.status.name = 'TIRx kernel';
     this.refStatus = vscode.window.createStatusBarItem('tilels.reference', vscode.StatusBarAlignment.Left, 9);
     this.refStatus.name = 'TIRx reference release';
-    this.refStatus.command = 'tirx.chooseReference';
+    this.refStatus.command = 'tilels.chooseReference';
   }
 
   register(): void {
@@ -93,18 +93,27 @@ class Extension {
     subs.push(
       this.status,
       this.refStatus,
-      vscode.commands.registerCommand('tirx.showLoweredCuda', () => this.showLowered()),
-      vscode.commands.registerCommand('tirx.showPtx', () => this.showLowered('ptx')),
-      vscode.commands.registerCommand('tirx.showSass', () => this.showLowered('sass')),
-      vscode.commands.registerCommand('tirx.chooseReference', () => this.chooseReference()),
-      vscode.commands.registerCommand('tirx.writeCudaFile', () => this.writeCuda()),
-      vscode.commands.registerCommand('tirx.selectCase', () => this.selectCase()),
-      vscode.commands.registerCommand('tirx.showPicture', () => this.showPicture()),
-      vscode.commands.registerCommand('tirx.restartServer', () => this.restart()),
+      (this.link = new LoweredLink(() => this.client)),
+      vscode.commands.registerCommand('tilels.showLoweredCuda', () => this.showLowered()),
+      vscode.commands.registerCommand('tilels.showPtx', () => this.showLowered('ptx')),
+      vscode.commands.registerCommand('tilels.showSass', () => this.showLowered('sass')),
+      vscode.commands.registerCommand('tilels.chooseReference', () => this.chooseReference()),
+      vscode.commands.registerCommand('tilels.writeCudaFile', () => this.writeCuda()),
+      vscode.commands.registerCommand('tilels.selectParameterCase', () => this.selectCase()),
+      vscode.commands.registerCommand('tilels.showPicture', () => this.showPicture()),
+      vscode.commands.registerCommand('tilels.restartServer', () => this.restart()),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocument(doc)),
-      vscode.workspace.onDidChangeTextDocument((e) => this.onDocument(e.document)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        this.onDocument(e.document);
+        if (e.document === vscode.window.activeTextEditor?.document && !this.tirxContext) {
+          this.updateContext(); // an edit that adds the import
+        }
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfiguration(e)),
-      vscode.window.onDidChangeActiveTextEditor(() => this.scheduleStatus(0)),
+      vscode.window.onDidChangeActiveTextEditor(() => {
+        this.updateContext();
+        this.scheduleStatus(0);
+      }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
         if (e.textEditor === vscode.window.activeTextEditor) {
           this.scheduleStatus(150);
@@ -123,16 +132,32 @@ class Extension {
 
   /** Starts the server when an open document imports the TIRx DSL. */
   async startIfNeeded(): Promise<void> {
-    if (vscode.workspace.textDocuments.some((d) => isPython(d) && importsTirx(d.getText()))) {
+    this.updateContext();
+    if (vscode.workspace.textDocuments.some((d) => startsServer(d.languageId, d.uri.scheme, d.getText()))) {
       await this.ensureClient(false);
     }
   }
 
   private onDocument(doc: vscode.TextDocument): void {
-    if (!this.client && !this.starting && isPython(doc) && importsTirx(doc.getText())) {
+    if (!this.client && !this.starting && startsServer(doc.languageId, doc.uri.scheme, doc.getText())) {
       void this.ensureClient(false);
     }
   }
+
+  /**
+   * Sets the context key tilels.tirxFile (the palette shows the TIRx
+   * commands only in files that import the DSL) for the active editor.
+   */
+  private updateContext(): void {
+    const doc = vscode.window.activeTextEditor?.document;
+    const on = doc !== undefined && (this.attachments.has(key(doc)) || startsServer(doc.languageId, doc.uri.scheme, doc.getText()));
+    if (on !== this.tirxContext) {
+      this.tirxContext = on;
+      void vscode.commands.executeCommand('setContext', 'tilels.tirxFile', on);
+    }
+  }
+
+  private tirxContext: boolean | undefined;
 
   private onConfiguration(e: vscode.ConfigurationChangeEvent): void {
     if (e.affectsConfiguration('tilels.serverPath')) {
@@ -379,6 +404,7 @@ class Extension {
         preserveFocus: params.takeFocus !== true,
         preview: false,
       });
+      await this.link?.opened(uri);
       return { success: true };
     } catch (err) {
       this.client?.warn(`showDocument ${uri.toString()}: ${errorText(err)}`);
@@ -471,7 +497,7 @@ class Extension {
       }
       if (!this.picturePanel) {
         this.picturePanel = vscode.window.createWebviewPanel(
-          'tirx.picture',
+          'tilels.picture.view',
           pictureTitle(res),
           { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
           { enableScripts: false, localResourceRoots: [] },
@@ -619,7 +645,7 @@ class Extension {
     const cases = (summary.count ?? 1) > 1;
     this.status.text = statusText(summary);
     this.status.tooltip = `${summary.tooltip}\n\n${cases ? 'Click to select a parameter case.' : 'Click to show the lowered CUDA.'}`;
-    this.status.command = cases ? 'tirx.selectCase' : 'tirx.showLoweredCuda';
+    this.status.command = cases ? 'tilels.selectParameterCase' : 'tilels.showLoweredCuda';
     this.status.show();
   }
 }

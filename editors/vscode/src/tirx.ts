@@ -30,3 +30,13 @@ export function importsTirx(text: string): boolean {
   }
   return false;
 }
+
+/**
+ * Whether the extension starts the language server for a document: a
+ * Python file (on disk or untitled) that imports the TIRx DSL. VS Code
+ * activates the extension on any Python file (activation events cannot
+ * look at a file's text); this decides whether anything more happens.
+ */
+export function startsServer(languageId: string, scheme: string, text: string): boolean {
+  return languageId === 'python' && (scheme === 'file' || scheme === 'untitled') && importsTirx(text);
+}

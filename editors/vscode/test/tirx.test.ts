@@ -52,3 +52,14 @@ test('the bundled examples import the DSL', async () => {
     assert.equal(importsTirx(readFileSync(`${dir}/${f}`, 'utf8')), true, f);
   }
 });
+
+test('the server starts for Python files on disk or untitled that import the DSL', async () => {
+  const { startsServer } = await import('../src/tirx');
+  const dsl = 'from tvm.script import tirx as T\n';
+  assert.equal(startsServer('python', 'file', dsl), true);
+  assert.equal(startsServer('python', 'untitled', dsl), true);
+  assert.equal(startsServer('python', 'file', 'import numpy as np\n'), false);
+  assert.equal(startsServer('python', 'git', dsl), false, 'a diff view of a TIRx file');
+  assert.equal(startsServer('python', 'tilels-lowered', dsl), false, 'the TIRx view itself');
+  assert.equal(startsServer('cuda-cpp', 'file', dsl), false);
+});

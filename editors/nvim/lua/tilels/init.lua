@@ -18,6 +18,7 @@ local M = {}
 
 local api = vim.api
 local uv = vim.uv or vim.loop
+local outmap = require('tilels.outmap')
 
 -- The oldest server whose commands this plugin speaks.
 M.min_server_version = '0.1.0'
@@ -288,6 +289,7 @@ local function view_buffer(src, kind, kernel)
   vim.bo[b].modifiable = false
   vim.bo[b].filetype = kind == 'tirx' and 'python' or 'cuda'
   views[b] = { src = src, kind = kind, kernel = kernel }
+  outmap.attach_view(b)
   return b
 end
 
@@ -361,6 +363,8 @@ local function fill(b, open, on_done)
       set_text(b, lowered_lines(res or {}, v.kind))
     end
     if open then show(b) end
+    -- The source <-> view map (outmap.lua), for the text just set.
+    if not err then outmap.update(request, client, b, v, open) end
     if on_done then on_done(b, err) end
   end, v.src)
 end
@@ -400,6 +404,10 @@ function M.refresh_views(src)
     end
   end
 end
+
+--- The source <-> view map of view b (outmap.lua): { src, ranges } with
+--- output lines of the view, 0-based; nil before the server answered.
+function M.output_map(b) return outmap.map(b) end
 
 --- The lowered view buffers of src (for scripts and tests).
 function M.views(src)
@@ -633,6 +641,7 @@ on_attach = function(client, bufnr)
     })
     refresh_lenses(bufnr)
   end
+  outmap.attach_source(bufnr, group)
   api.nvim_create_autocmd({ 'BufWipeout', 'BufUnload' }, {
     group = group,
     buffer = bufnr,
