@@ -163,7 +163,6 @@ var signatures = []Entry{
 		Params: []Param{
 			{Name: "value"},
 			{Name: "dtype"},
-			{Name: "span", Default: "None"},
 		},
 	},
 	{Kind: "func", NS: "T", Name: "ceildiv", Releases: release.Only(release.R025, release.R026, release.R027), Origin: "tirx/op.py",

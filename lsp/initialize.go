@@ -103,6 +103,8 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),
+		CompletionProvider:     &protocol.CompletionOptions{TriggerCharacters: []string{".", `"`, "'", "@"}},
+		SignatureHelpProvider:  &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ",", "="}},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary, cmdReference, cmdPicture}},
 		Workspace: &protocol.WorkspaceOptions{
 			WorkspaceFolders:    &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},
