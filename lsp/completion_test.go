@@ -71,3 +71,43 @@ func markupText(d protocol.InlayHintTooltip) string {
 	}
 	return ""
 }
+
+// TestCompletionWhileTyping: dispatch="… typed into a call (the string
+// not closed yet, as a client without auto-closing quotes sends it) still
+// gets the variants with the dispatcher's verdicts, before and after the
+// edited version's analysis completes.
+func TestCompletionWhileTyping(t *testing.T) {
+	const src = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, TileLayout
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((32, 32), "float32", scope="shared", layout=TileLayout(S[32, 32]))
+    Tx.warp.copy(A_s[:, :], A[:, :])
+`
+	c := newClient(t, fullCaps(), "") // reference 0.25, as every harness server
+	u := uri.File("/w/typing.py")
+	c.open(u, 1, src)
+	c.waitDiags(u, 1)
+	i := strings.Index(src, "A[:, :])") + len("A[:, :]")
+	m := NewMapper([]byte(src))
+	at := m.Position(i)
+	ins := `, dispatch="`
+	c.change(u, 2, partial(at.Line, at.Character, at.Line, at.Character, ins))
+	after := protocol.Position{Line: at.Line, Character: at.Character + uint32(len(ins))}
+	check := func(when string) {
+		got := renderAssist(t, c, u, "complete", after)
+		if !strings.Contains(got, "gmem_smem [20] ✓ applies") || !strings.Contains(got, "ldstmatrix [20] ✗ unsupported memory scopes") {
+			t.Errorf("%s: variants without verdicts:\n%s", when, got)
+		}
+	}
+	check("before the analysis of the edit")
+	c.waitDiags(u, 2)
+	check("after the analysis of the edit")
+}
