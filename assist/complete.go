@@ -37,6 +37,9 @@ type Item struct {
 	// Preselect marks the item to select first (the variant the
 	// dispatcher picks without dispatch=).
 	Preselect bool
+	// Ref, when set, names the item for ResolveDoc: a client may take
+	// the list without documentation and ask for one item's later.
+	Ref string
 }
 
 // List is what Complete offers: the items and the span of the text they
@@ -86,7 +89,7 @@ func Complete(src []byte, off int, env Env) *List {
 		i--
 	}
 	if i > 0 && src[i-1] == '@' && len(c.open) > 0 {
-		return &List{Items: axisItems(env.Release), Replace: repl}
+		return &List{Items: memberItems(nsAxis, "", env.Release), Replace: repl}
 	}
 	return nil
 }
@@ -108,10 +111,31 @@ func memberItems(ns, scope string, rel release.Release) []Item {
 		return v.([]Item)
 	}
 	items := buildMemberItems(ns, scope, rel)
+	for i := range items {
+		items[i].Ref = ns + "|" + scope + "|" + rel.Short() + "|" + items[i].Label
+	}
 	if items != nil {
 		memberCache.Store(k, items)
 	}
 	return items
+}
+
+// ResolveDoc returns the documentation of the item named ref (Item.Ref).
+func ResolveDoc(ref string) (string, bool) {
+	f := strings.Split(ref, "|")
+	if len(f) != 4 {
+		return "", false
+	}
+	rel, ok := release.Parse(f[2])
+	if !ok {
+		return "", false
+	}
+	for _, it := range memberItems(f[0], f[1], rel) {
+		if it.Label == f[3] {
+			return it.Doc, true
+		}
+	}
+	return "", false
 }
 
 func buildMemberItems(ns, scope string, rel release.Release) []Item {

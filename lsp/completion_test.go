@@ -111,3 +111,65 @@ def k(A_ptr: T.handle):
 	c.waitDiags(u, 2)
 	check("after the analysis of the edit")
 }
+
+// resolvingCaps are fullCaps with a client that resolves completion
+// items' documentation (as VS Code does).
+func resolvingCaps() protocol.ClientCapabilities {
+	caps := fullCaps()
+	caps.TextDocument.Completion = &protocol.CompletionClientCapabilities{
+		CompletionItem: &protocol.ClientCompletionItemOptions{
+			ResolveSupport: protocol.ClientCompletionItemResolveOptions{Properties: []string{"documentation", "detail"}},
+		},
+	}
+	return caps
+}
+
+// TestCompletionResolve: a client that resolves gets the namespace lists
+// without documentation, and completionItem/resolve adds it; the
+// dispatch= variants (they depend on the call) keep theirs.
+func TestCompletionResolve(t *testing.T) {
+	const src = "from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n\n\n@T.prim_func\ndef k(A_ptr: T.handle):\n    A = T.match_buffer(A_ptr, (32,), \"float32\")\n    T.device_entry()\n    T.thread_id([32])\n    Tx.fill(A[:], 0.0, dispatch=\"\")\n"
+	c := newClient(t, resolvingCaps(), "")
+	u := uri.File("/w/resolve.py")
+	c.open(u, 1, src)
+	c.waitDiags(u, 1)
+	ctx := context.Background()
+	doc := protocol.TextDocumentIdentifier{URI: u}
+	m := NewMapper([]byte(src))
+	complete := func(after string) []protocol.CompletionItem {
+		p := m.Position(strings.Index(src, after) + len(after))
+		res, err := c.server.Completion(ctx, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: doc, Position: p}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := res.(*protocol.CompletionList)
+		if l == nil {
+			t.Fatalf("no completion after %q", after)
+		}
+		return l.Items
+	}
+	var fill *protocol.CompletionItem
+	for i, it := range complete("    Tx.") {
+		if it.Documentation != nil {
+			t.Errorf("%s: documentation sent with the list", it.Label)
+		}
+		if it.Label == "fill" {
+			fill = &complete("    Tx.")[i]
+		}
+	}
+	if fill == nil {
+		t.Fatal("no fill after Tx.")
+	}
+	r, err := c.server.CompletionResolve(ctx, fill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := markupText(r.Documentation); !strings.Contains(d, "Fill the buffer region with the value.") || !strings.Contains(d, "`value` (PrimExpr): The value to be filled.") {
+		t.Errorf("resolved documentation of fill:\n%s", d)
+	}
+	for _, it := range complete(`dispatch="`) {
+		if !strings.Contains(markupText(it.Documentation), "of `fill`") {
+			t.Errorf("variant %s: no documentation in the list", it.Label)
+		}
+	}
+}
