@@ -618,6 +618,7 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 	res, name, expl := l.reg.Select(c)
 	d := &Decision{Call: tc, Scope: c.Scope, Threads: c.ThreadCnt(), Intra: c.Intra, Inter: c.Inter,
 		Variant: name, Result: res, Explanation: expl, ctx: c}
+	c.scratch = nil // the decision keeps the context for Probe, not the variants' per-call memo
 	n := 0
 	for _, at := range expl.Attempts {
 		if at.Outcome != Selected && at.Outcome != Skipped {
