@@ -73,7 +73,7 @@ func TestContexts(t *testing.T) {
 	const head = "from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\nfrom tvm.tirx import layout as L\n"
 	for _, tc := range []struct {
 		src  string
-		want string // completion: some labels, "-" none; signature: "sig:LABEL|ACTIVE"
+		want string // completion: some labels ("!label": not offered), "-" none; signature: "sig:LABEL|ACTIVE"
 	}{
 		{"def f():\n    Tx.|", "warp cta wg copy copy_async gemm"},
 		{"def f():\n    Tx.warp.c|", "copy copy_async cast"},
@@ -84,6 +84,10 @@ func TestContexts(t *testing.T) {
 		{"def f():\n    Tx.copy(A, B, dispatch=\"|\")", ""}, // variants: not analysed
 		{"def f():\n    T.alloc_buffer((8,), \"float32\", scope=\"sh|\")", "shared shared.dyn tmem"},
 		{"def f():\n    x = \"Tx.|\"", "-"},
+		{"def f():\n    Tx.warp.copy(A, B, disp|)", "dispatch= workspace="},
+		{"def f():\n    Tx.gemm(D, A, B, C, |)", "transpose_A= alpha= dispatch="},
+		{"def f():\n    g(A, |)", "-"},
+		{"def f():\n    Tx.copy(A, B, dispatch=\"fallback\", |)", "workspace= !dispatch= !src= !dst="},
 		{"def f():\n    # Tx.|", "-"},
 		{"def f():\n    Tx.copy(A[0:8],\n            B|", "sig:Tx.copy(dst, src, workspace=None, dispatch=None, **kwargs)|src"},
 		{"def f():\n    Tx.warp.copy(A, B, dispatch=|", "sig:Tx.warp.copy(dst, src, workspace=None, dispatch=None, **kwargs)|dispatch"},
@@ -129,6 +133,12 @@ func TestContexts(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 		for _, w := range strings.Fields(tc.want) {
+			if not, ok := strings.CutPrefix(w, "!"); ok {
+				if slices.Contains(labels, not) {
+					t.Errorf("%q: %q offered", tc.src, not)
+				}
+				continue
+			}
 			if !slices.Contains(labels, w) {
 				t.Errorf("%q: %q missing from %q", tc.src, w, labels)
 			}

@@ -24,6 +24,7 @@ const (
 	KindConstant                        // SwizzleMode.SWIZZLE_128B_ATOM
 	KindVariant                         // dispatch="vec_auto"
 	KindBufferScope                     // scope="shared"
+	KindKeyword                         // dispatch= (a parameter by keyword)
 )
 
 // Item is one completion item.
@@ -91,7 +92,58 @@ func Complete(src []byte, off int, env Env) *List {
 	if i > 0 && src[i-1] == '@' && len(c.open) > 0 {
 		return &List{Items: memberItems(nsAxis, "", env.Release), Replace: repl}
 	}
+	// At the start of an argument of a known call: its parameters by
+	// keyword (those not given yet).
+	if n := len(c.open); n > 0 && c.open[n-1].ch == '(' && strings.TrimSpace(string(src[c.open[n-1].arg:start])) == "" {
+		if items := keywordItems(c, c.open[n-1], env); len(items) > 0 {
+			if int(repl.End) < len(src) && src[repl.End] == '=' {
+				repl.End++ // the keyword's "=" is part of the label
+			}
+			return &List{Items: items, Replace: repl}
+		}
+	}
 	return nil
+}
+
+// keywordItems are the parameters of the call opened at br, by keyword
+// ("dispatch="), less those the call already names.
+func keywordItems(c *cursor, br bracket, env Env) []Item {
+	names, _ := chainBefore(c.src, br.pos)
+	if len(names) == 0 {
+		return nil
+	}
+	var e *Entry
+	if len(names) == 1 {
+		e = bareEntry(names[0], imports(c.src), env)
+	} else {
+		ns, scope := resolve(names[:len(names)-1], imports(c.src))
+		e = calleeEntry(ns, scope, names[len(names)-1], env.Release)
+	}
+	if e == nil {
+		return nil
+	}
+	given := string(c.src[br.pos:c.off])
+	positional := br.commas // the arguments before the cursor, less those by keyword
+	for _, p := range e.Params {
+		if strings.Contains(given, p.Name+"=") {
+			positional--
+		}
+	}
+	var out []Item
+	for i, p := range e.Params {
+		if strings.HasPrefix(p.Name, "*") || i < positional && !p.KwOnly || strings.Contains(given, p.Name+"=") {
+			continue
+		}
+		detail := p.Name
+		if p.Type != "" {
+			detail += ": " + p.Type
+		}
+		if p.Default != "" {
+			detail += " = " + p.Default
+		}
+		out = append(out, Item{Label: p.Name + "=", Kind: KindKeyword, Detail: detail, Doc: p.ParamDoc(), Sort: fmt.Sprintf("%02d", i)})
+	}
+	return out
 }
 
 // memberCache holds the item lists of memberItems (they depend only on

@@ -97,6 +97,8 @@ func completionKind(k assist.ItemKind) protocol.CompletionItemKind {
 		return protocol.CompletionItemKindEnumMember
 	case assist.KindBufferScope:
 		return protocol.CompletionItemKindValue
+	case assist.KindKeyword:
+		return protocol.CompletionItemKindProperty
 	}
 	return protocol.CompletionItemKindText
 }
