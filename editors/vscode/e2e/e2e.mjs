@@ -514,9 +514,10 @@ async function main() {
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.keyboard.type('Tx.');
+    // The widget is position: fixed (no offsetParent): "visible" says it is shown.
     const rowsOf = () => {
-      const w = document.querySelector('.editor-widget.suggest-widget');
-      if (!w || w.offsetParent === null) {
+      const w = document.querySelector('.editor-widget.suggest-widget.visible');
+      if (!w) {
         return null;
       }
       const rows = [...w.querySelectorAll('.monaco-list-row')].map((r) => r.textContent.replace(/\u00a0/g, ' '));
@@ -526,8 +527,8 @@ async function main() {
     check(first.some((r) => /^warp/.test(r)) && first.some((r) => /^cta/.test(r)), `the suggestions start with the scopes: ${JSON.stringify(first.slice(0, 8))}`);
     await page.keyboard.type('copy_as');
     const filtered = await until(page, 'the suggestion list to show copy_async', () => {
-      const w = document.querySelector('.editor-widget.suggest-widget');
-      const rows = w && w.offsetParent !== null ? [...w.querySelectorAll('.monaco-list-row')].map((r) => r.textContent) : [];
+      const w = document.querySelector('.editor-widget.suggest-widget.visible');
+      const rows = w ? [...w.querySelectorAll('.monaco-list-row')].map((r) => r.textContent) : [];
       return rows.some((r) => r.startsWith('copy_async')) ? rows : null;
     });
     check(filtered[0].startsWith('copy_async'), `copy_async is the first suggestion: ${JSON.stringify(filtered)}`);
