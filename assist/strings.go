@@ -88,54 +88,63 @@ func positional(e *Entry, i int) string {
 
 // variantItems are the variants registered for op in the release, each
 // with whether it applies to the call whose callee starts at opAt (the
-// dispatcher's answer when it dispatched the call forced to it).
+// dispatcher's answer when it dispatched the call forced to it), in each
+// case of a kernel def with several.
 func variantItems(op string, opAt int, env Env) []Item {
-	d := decisionAt(env, opAt)
+	cs := decisionsAt(env, opAt)
 	target := dispatch.Target{Kind: "cuda", Release: env.Release}
-	if d != nil && d.Explanation != nil && d.Explanation.Target != "" {
-		target.Kind = d.Explanation.Target
+	if len(cs) > 0 && cs[0].d.Explanation != nil && cs[0].d.Explanation.Target != "" {
+		target.Kind = cs[0].d.Explanation.Target
 	}
 	vs := registry().VariantsIn(op, target)
+	type verdict struct {
+		applies bool
+		reason  string
+	}
 	type row struct {
 		v       dispatch.Variant
-		applies bool
-		known   bool
-		reason  string
+		per     []verdict // one per case
+		applies int       // the cases it applies in
+		chosen  int       // the cases whose dispatcher picks it without dispatch=
 	}
 	rows := make([]row, len(vs))
 	for i, v := range vs {
 		rows[i].v = v
-		if d == nil {
-			continue
-		}
-		if a, ok := outcome(d, v.Name); ok {
-			rows[i].known = true
-			rows[i].applies = a.Outcome == dispatch.Selected
-			rows[i].reason = a.Reason()
-			if a.Outcome == dispatch.Declined || a.Outcome == dispatch.Exception {
-				rows[i].reason = a.Outcome.String() + ": " + rows[i].reason
+		for _, c := range cs {
+			a, ok := outcome(c.d, v.Name)
+			vd := verdict{reason: "tilels cannot tell"}
+			if ok {
+				vd.applies = a.Outcome == dispatch.Selected
+				vd.reason = a.Reason()
+				if a.Outcome == dispatch.Declined || a.Outcome == dispatch.Exception {
+					vd.reason = a.Outcome.String() + ": " + vd.reason
+				}
 			}
+			if vd.applies {
+				rows[i].applies++
+			}
+			if c.d.Call.Dispatch == "" && c.d.Variant == v.Name {
+				rows[i].chosen++
+			}
+			rows[i].per = append(rows[i].per, vd)
 		}
 	}
-	// The variants that apply first, each group in try order.
+	// The variants that apply in every case first, then in some, each
+	// group in try order.
 	order := make([]int, len(rows))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		x, y := rows[a].applies, rows[b].applies
+	group := func(r row) int {
 		switch {
-		case x == y:
+		case r.applies > 0 && r.applies == len(r.per):
 			return 0
-		case x:
-			return -1
+		case r.applies > 0:
+			return 1
 		}
-		return 1
-	})
-	chosen := ""
-	if d != nil && d.Call.Dispatch == "" {
-		chosen = d.Variant
+		return 2
 	}
+	slices.SortStableFunc(order, func(a, b int) int { return group(rows[a]) - group(rows[b]) })
 	var out []Item
 	for rank, i := range order {
 		r := rows[i]
@@ -143,22 +152,44 @@ func variantItems(op string, opAt int, env Env) []Item {
 		var doc strings.Builder
 		fmt.Fprintf(&doc, "Variant `%s` of `%s` (priority %d), registered in apache-tvm %s.\n\n", r.v.Name, op, r.v.Priority, env.Release)
 		switch {
-		case d == nil:
+		case len(cs) == 0:
 			it.Detail = fmt.Sprintf("prio %d · not analysed yet", r.v.Priority)
 			doc.WriteString("The call has not been analysed (yet): tilels cannot say whether it applies.")
-		case !r.known:
-			it.Detail = fmt.Sprintf("prio %d · unknown", r.v.Priority)
-		case r.applies:
+		case len(cs) == 1 && r.applies == 1:
 			it.Detail = fmt.Sprintf("✓ applies · prio %d", r.v.Priority)
 			doc.WriteString("Applies to this call: forced with `dispatch=`, it lowers the call.")
-			if r.v.Name == chosen {
+			if r.chosen == 1 {
 				it.Detail += " · the dispatcher's choice"
 				it.Preselect = true
 				doc.WriteString(" It is also what the dispatcher chooses without `dispatch=`.")
 			}
+		case len(cs) == 1:
+			it.Detail = "✗ " + r.per[0].reason
+			fmt.Fprintf(&doc, "Does not apply to this call: %s", r.per[0].reason)
 		default:
-			it.Detail = "✗ " + r.reason
-			fmt.Fprintf(&doc, "Does not apply to this call: %s", r.reason)
+			switch group(r) {
+			case 0:
+				it.Detail = fmt.Sprintf("✓ applies in all %d cases · prio %d", len(cs), r.v.Priority)
+				if len(cs) == 2 {
+					it.Detail = fmt.Sprintf("✓ applies in both cases · prio %d", r.v.Priority)
+				}
+			case 1:
+				it.Detail = fmt.Sprintf("◐ applies in %d of %d cases · prio %d", r.applies, len(cs), r.v.Priority)
+			default:
+				it.Detail = "✗ " + r.per[0].reason
+			}
+			if r.chosen == len(cs) {
+				it.Detail += " · the dispatcher's choice"
+				it.Preselect = true
+			}
+			doc.WriteString("Forced with `dispatch=`, in each case of the kernel:\n\n")
+			for k, c := range cs {
+				v := "applies"
+				if !r.per[k].applies {
+					v = "does not apply: " + r.per[k].reason
+				}
+				fmt.Fprintf(&doc, "- case %s: %s\n", c.label, v)
+			}
 		}
 		if r.v.ExplicitOnly {
 			doc.WriteString("\n\nOnly tried when `dispatch=` names it.")
@@ -187,10 +218,16 @@ func outcome(d *dispatch.Decision, name string) (dispatch.Attempt, bool) {
 	return registry().Probe(d, name)
 }
 
-// decisionAt returns the dispatch decision of the tile call whose callee
-// starts at off (an offset of the newest text), from the snapshot: the
-// first case that reaches it.
-func decisionAt(env Env, off int) *dispatch.Decision {
+// caseDecision is a call's decision in one case of its kernel def.
+type caseDecision struct {
+	d     *dispatch.Decision
+	label string // "1/2 (shape=(32, 32))"
+}
+
+// decisionsAt returns the dispatch decisions of the tile call whose
+// callee starts at off (an offset of the newest text), from the
+// snapshot: one per case of its kernel def that reaches it.
+func decisionsAt(env Env, off int) []caseDecision {
 	if env.Snap == nil {
 		return nil
 	}
@@ -201,20 +238,40 @@ func decisionAt(env Env, off int) *dispatch.Decision {
 			return nil
 		}
 	}
-	return DecisionAt(env.Snap, p)
+	var out []caseDecision
+	for _, v := range env.Snap.Kernels {
+		if d := viewDecision(v, p); d != nil {
+			k := v.Kernel
+			label := fmt.Sprintf("%d/%d", k.CaseIndex, k.CaseCount)
+			if k.CaseLabel != "" {
+				label += " (" + k.CaseLabel + ")"
+			}
+			out = append(out, caseDecision{d, label})
+		}
+	}
+	return out
 }
 
 // DecisionAt returns the decision of the tile call whose callee contains
 // p (a position of the snapshot's file), nil when none.
 func DecisionAt(s *lower.Snapshot, p source.Pos) *dispatch.Decision {
 	for _, v := range s.Kernels {
-		if !v.Seg.Contains(p) && !v.ToFile(v.Kernel.Span).Contains(p) {
-			continue
+		if d := viewDecision(v, p); d != nil {
+			return d
 		}
-		for _, d := range v.Kernel.Calls {
-			if sp := v.ToFile(d.Call.OpSpan); sp.Contains(p) {
-				return d
-			}
+	}
+	return nil
+}
+
+// viewDecision is the decision of the call of kernel view v whose callee
+// contains p (the first instance of a call a loop unrolls).
+func viewDecision(v *lower.KernelView, p source.Pos) *dispatch.Decision {
+	if !v.Seg.Contains(p) && !v.ToFile(v.Kernel.Span).Contains(p) {
+		return nil
+	}
+	for _, d := range v.Kernel.Calls {
+		if sp := v.ToFile(d.Call.OpSpan); sp.Contains(p) {
+			return d
 		}
 	}
 	return nil
