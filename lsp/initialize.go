@@ -22,10 +22,11 @@ type clientCaps struct {
 	disabledActions     bool // CodeAction.disabled
 	hierarchicalSymbols bool // DocumentSymbol trees (else SymbolInformation)
 	markdownHover       bool
+	relatedInformation  bool
+
 	// completionResolve: the client resolves a completion item's
 	// documentation (completionItem/resolve), so lists go without it.
-	completionResolve  bool
-	relatedInformation bool
+	completionResolve bool
 }
 
 func readCaps(c protocol.ClientCapabilities) *clientCaps {
