@@ -63,6 +63,7 @@ var allowed = map[string][]string{
 	"picture":                      {"ir", "dispatch/layout", "dsl/source", "release"},
 	"perf/memory":                  {"ir", "dispatch/layout", "dsl/source", "release"},
 	"lower":                        {"*"},
+	"assist":                       {"lower", "dispatch", "dispatch/trn", "dsl/source", "release"},
 	"report":                       {"lower", "dispatch", "dsl/diag", "dsl/source", "release", "ir", "perf/memory"},
 	"lsp":                          {"*"},
 	"headless":                     {"lower", "report", "codegen/harness", "dsl/diag", "dsl/source", "release"},

@@ -47,6 +47,9 @@ type Decision struct {
 	// variant tried when none applied), in dispatch order, explicit-only
 	// ones included as in TVM's table.
 	Declined []Rejection
+
+	// ctx is the call's dispatch context, kept for Probe (probe.go).
+	ctx *Call
 }
 
 // Rejection is one variant that was tried and did not apply (rejected by
@@ -614,7 +617,8 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 	}
 	res, name, expl := l.reg.Select(c)
 	d := &Decision{Call: tc, Scope: c.Scope, Threads: c.ThreadCnt(), Intra: c.Intra, Inter: c.Inter,
-		Variant: name, Result: res, Explanation: expl}
+		Variant: name, Result: res, Explanation: expl, ctx: c}
+	c.scratch = nil // the decision keeps the context for Probe, not the variants' per-call memo
 	n := 0
 	for _, at := range expl.Attempts {
 		if at.Outcome != Selected && at.Outcome != Skipped {

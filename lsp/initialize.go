@@ -23,6 +23,10 @@ type clientCaps struct {
 	hierarchicalSymbols bool // DocumentSymbol trees (else SymbolInformation)
 	markdownHover       bool
 	relatedInformation  bool
+
+	// completionResolve: the client resolves a completion item's
+	// documentation (completionItem/resolve), so lists go without it.
+	completionResolve bool
 }
 
 func readCaps(c protocol.ClientCapabilities) *clientCaps {
@@ -49,6 +53,9 @@ func readCaps(c protocol.ClientCapabilities) *clientCaps {
 		}
 		if sy := t.DocumentSymbol; sy != nil {
 			cc.hierarchicalSymbols = sy.HierarchicalDocumentSymbolSupport != nil && *sy.HierarchicalDocumentSymbolSupport
+		}
+		if c := t.Completion; c != nil && c.CompletionItem != nil {
+			cc.completionResolve = slices.Contains(c.CompletionItem.ResolveSupport.Properties, "documentation")
 		}
 		if h := t.Hover; h != nil {
 			cc.markdownHover = slices.Contains(h.ContentFormat, protocol.MarkupKindMarkdown)
@@ -103,6 +110,8 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),
+		CompletionProvider:     &protocol.CompletionOptions{TriggerCharacters: []string{".", `"`, "'", "@"}, ResolveProvider: &yes},
+		SignatureHelpProvider:  &protocol.SignatureHelpOptions{TriggerCharacters: []string{"(", ",", "="}},
 		ExecuteCommandProvider: protocol.ExecuteCommandOptions{Commands: []string{cmdLower, cmdWriteCUDA, cmdShowLowered, cmdSelectCase, cmdPickCase, cmdKernelSummary, cmdReference, cmdPicture}},
 		Workspace: &protocol.WorkspaceOptions{
 			WorkspaceFolders:    &protocol.WorkspaceFoldersServerCapabilities{Supported: &yes, ChangeNotifications: protocol.Boolean(true)},

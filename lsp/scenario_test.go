@@ -37,6 +37,8 @@ var update = flag.Bool("update", false, "rewrite the golden sections of lsp/test
 //	#@hints("golden")               every inlay hint of the document, now
 //	#@lenses("golden")              every code lens of the document, now
 //	#@outputranges("cu"|"tirx", "kernel", "golden")  tilels/outputRanges of the view
+//	#@complete("needle", "golden")  completion just after needle
+//	#@sig("needle", "golden")       signature help just after needle
 //
 // Diagnostics match diag markers 1:1, and hints match hint markers 1:1
 // when there is any (both before any other marker runs). The other
@@ -171,6 +173,15 @@ func runScenario(t *testing.T, path string) {
 		return m.Position(mk.pos + i)
 	}
 
+	// after returns the position just after a marker's needle on its line.
+	after := func(mk marker, needle string) protocol.Position {
+		i := strings.Index(mk.code, needle)
+		if i < 0 {
+			t.Fatalf("line %d: %q not found before the markers", mk.line+1, needle)
+		}
+		return m.Position(mk.pos + i + len(needle))
+	}
+
 	// Diagnostics: 1:1 with diag markers.
 	used := make([]bool, len(markers))
 	for _, d := range pub.Diagnostics {
@@ -296,6 +307,8 @@ func runScenario(t *testing.T, path string) {
 			got[mk.arg(0)] = renderLenses(t, c, u)
 		case "outputranges":
 			got[mk.arg(2)] = renderOutputRanges(t, c, u, src, mk.arg(0), mk.arg(1)) // output_ranges_test.go
+		case "complete", "sig": // completion_test.go
+			got[mk.arg(1)] = renderAssist(t, c, u, mk.name, after(mk, mk.arg(0)))
 		default:
 			t.Fatalf("line %d: unknown marker %q", mk.line+1, mk.name)
 		}

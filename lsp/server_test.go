@@ -249,7 +249,7 @@ func TestBadRequests(t *testing.T) {
 	if _, err := c.call("tilels/bogus", map[string]int{}); rpcCode(err) != jsonrpc2.MethodNotFound {
 		t.Errorf("unknown request: %v", err)
 	}
-	if _, err := c.call("textDocument/completion", map[string]any{"textDocument": map[string]string{"uri": string(u)}, "position": map[string]int{}}); rpcCode(err) != jsonrpc2.MethodNotFound {
+	if _, err := c.call("textDocument/formatting", map[string]any{"textDocument": map[string]string{"uri": string(u)}, "options": map[string]any{"tabSize": 4, "insertSpaces": true}}); rpcCode(err) != jsonrpc2.MethodNotFound {
 		t.Errorf("unimplemented request: %v", err)
 	}
 	if err := c.conn.Notify(context.Background(), "tilels/bogusNotification", map[string]int{}); err != nil {

@@ -386,6 +386,30 @@ local ok, err = pcall(function()
     end
   end), "set_settings: the lowered CUDA is for sm_89")
 
+  -- 11. Completion (issue 18): the plugin sets the LSP omnifunc where
+  -- nothing else did; "Tx.warp." offers the ops, and the accepted item's
+  -- text edit inserts it.
+  vim.cmd("edit " .. vim.fn.fnameescape(work .. "/kernel.py"))
+  check(vim.bo[src].omnifunc == "v:lua.vim.lsp.omnifunc", "omnifunc is the LSP's")
+  local cline = find_line(src, "Tx%.warp%.copy")
+  api.nvim_buf_set_lines(src, cline, cline, false, { "    Tx.warp." })
+  local items
+  check(wait(10000, function()
+    local resp = vim.lsp.buf_request_sync(src, "textDocument/completion",
+      { textDocument = { uri = vim.uri_from_bufnr(src) }, position = { line = cline, character = 12 } }, 5000)
+    local r = resp and resp[client.id] and resp[client.id].result
+    items = r and (r.items or r)
+    return items ~= nil and #items > 0
+  end), "completion after Tx.warp.")
+  local sum
+  for _, it in ipairs(items) do
+    if it.label == "sum" then sum = it end
+  end
+  check(sum ~= nil and sum.detail:find("Tx.warp.sum(dst", 1, true) ~= nil, "Tx.warp.sum offered with its signature")
+  vim.lsp.util.apply_text_edits({ sum.textEdit }, src, client.offset_encoding or "utf-16")
+  check(api.nvim_buf_get_lines(src, cline, cline + 1, false)[1] == "    Tx.warp.sum", "accepting it inserts sum")
+  api.nvim_buf_set_lines(src, cline, cline + 1, false, {})
+
   local deprecated = vim.tbl_filter(function(n) return n:find("deprecated", 1, true) ~= nil end, notes)
   check(#deprecated == 0, "no deprecation notice " .. vim.inspect(deprecated))
   check(vim.v.errmsg == "", "no error message (" .. vim.v.errmsg .. ")")

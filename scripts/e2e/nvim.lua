@@ -1,8 +1,8 @@
 -- Neovim (0.7.2+) headless end-to-end test of the tilels language server.
 --   TEST_FILE=<kernel.py> TILELS=<bin/tilels> nvim --headless -u NONE -S scripts/e2e/nvim.lua
 -- Opens the kernel, waits for the fallback warning, hovers the Tx call,
--- runs tilels.lower, edits the buffer into a syntax error and back, and
--- checks each answer. Prints "ok <step>" lines; exits non-zero on the first
+-- runs tilels.lower, edits the buffer into a syntax error and back, asks
+-- for completion and signature help, and checks each answer. Prints "ok <step>" lines; exits non-zero on the first
 -- failure (cq!) with "FAIL: <why>".
 local function log(...)
   io.stdout:write(table.concat(vim.tbl_map(tostring, { ... }), " ") .. "\n")
@@ -90,6 +90,46 @@ local ok, err = pcall(function()
     end
     return diags_with("dispatch/fallback-only") ~= nil
   end, 10), "error cleared after the fix")
+
+  -- 5. completion and signature help (issue 18): "Tx." offers the scopes
+  -- and ops; accepting "copy" applies its text edit; dispatch="" offers
+  -- the variants with the dispatcher's verdict; inside the call the
+  -- signature help names the active parameter.
+  local function complete_at(l, c)
+    local resp = vim.lsp.buf_request_sync(bufnr, "textDocument/completion",
+      { textDocument = { uri = uri }, position = { line = l, character = c } }, 10000)
+    local res = result_of(resp, id)
+    return res and (res.items or res) or {}
+  end
+  local function item(items, label)
+    for _, it in ipairs(items) do
+      if it.label == label then return it end
+    end
+  end
+  vim.api.nvim_buf_set_lines(bufnr, line, line, false, { "    Tx." })
+  local items = complete_at(line, 7)
+  check(item(items, "warp") and item(items, "copy") and item(items, "gemm_async"), "completion after Tx. lists scopes and ops")
+  local copy = item(items, "copy")
+  check(copy.detail and copy.detail:find("dispatch=None", 1, true), "the op's item shows its signature")
+  vim.lsp.util.apply_text_edits({ copy.textEdit }, bufnr, "utf-16")
+  check(vim.api.nvim_buf_get_lines(bufnr, line, line + 1, false)[1] == "    Tx.copy", "accepting copy inserts it")
+  vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, {})
+  -- dispatch="" on the first copy (the 4x6 tile: only fallback applies).
+  local orig = lines[line + 1]
+  vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { "    Tx.warp.copy(A_smem[:, :], A[:, :], dispatch=\"\")" })
+  local quote = #"    Tx.warp.copy(A_smem[:, :], A[:, :], dispatch=\""
+  local fb
+  check(vim.wait(10000, function()
+    fb = item(complete_at(line, quote), "fallback")
+    return fb ~= nil and fb.detail ~= nil and fb.detail:find("applies", 1, true) ~= nil
+  end, 50), "dispatch=\"\" offers fallback, which applies")
+  local vec = item(complete_at(line, quote), "gmem_smem")
+  check(vec and vec.detail:find("not divisible", 1, true), "gmem_smem is offered with its decline reason")
+  local sh = result_of(vim.lsp.buf_request_sync(bufnr, "textDocument/signatureHelp",
+    { textDocument = { uri = uri }, position = { line = line, character = #"    Tx.warp.copy(A_smem[:, :], " } }, 10000), id)
+  check(sh and sh.signatures and sh.signatures[1].label:find("Tx.warp.copy(dst, src", 1, true) and sh.activeParameter == 1,
+    "signature help names the src parameter")
+  vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { orig })
 
   vim.lsp.stop_client(id)
   vim.wait(2000, function() return vim.lsp.get_client_by_id(id) == nil end, 10)

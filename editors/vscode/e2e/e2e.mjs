@@ -601,6 +601,41 @@ async function main() {
   const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
   check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
 
+  // Completion (issue 18): "Tx." typed in the kernel of cases.py opens
+  // the suggestion list with the server's scopes and tile ops (each with
+  // its signature); accepting copy_async inserts it.
+  {
+    await goTo(page, 14, 9);
+    await page.keyboard.press('End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Tx.');
+    // The widget is position: fixed (no offsetParent): "visible" says it is shown.
+    const rowsOf = () => {
+      const w = document.querySelector('.editor-widget.suggest-widget.visible');
+      if (!w) {
+        return null;
+      }
+      const rows = [...w.querySelectorAll('.monaco-list-row')].map((r) => r.textContent.replace(/\u00a0/g, ' '));
+      return rows.length > 0 ? rows : null;
+    };
+    const first = await until(page, 'the suggestion list after "Tx."', rowsOf);
+    check(first.some((r) => /^warp/.test(r)) && first.some((r) => /^cta/.test(r)), `the suggestions start with the scopes: ${JSON.stringify(first.slice(0, 8))}`);
+    await page.keyboard.type('copy_as');
+    const filtered = await until(page, 'the suggestion list to show copy_async', () => {
+      const w = document.querySelector('.editor-widget.suggest-widget.visible');
+      const rows = w ? [...w.querySelectorAll('.monaco-list-row')].map((r) => r.textContent) : [];
+      return rows.some((r) => r.startsWith('copy_async')) ? rows : null;
+    });
+    check(filtered[0].startsWith('copy_async'), `copy_async is the first suggestion: ${JSON.stringify(filtered)}`);
+    await page.keyboard.press('Enter');
+    await until(page, 'the accepted suggestion in the line', () =>
+      [...document.querySelectorAll('.editor-group-container .monaco-editor .view-line')].some((l) => l.textContent.replace(/\u00a0/g, ' ').trim() === 'Tx.copy_async'));
+    log('ok accepting the suggestion inserts Tx.copy_async');
+    await page.keyboard.press('Control+Shift+K');
+    await until(page, 'the inserted line to go', () =>
+      ![...document.querySelectorAll('.editor-group-container .monaco-editor .view-line')].some((l) => l.textContent.includes('Tx.copy_async')));
+  }
+
   // The --version check: a tilels.serverPath that names nothing, then an
   // old tilels, each restart the server and say what is wrong.
   // (In the workspace settings: code-server notices a change there at once.)

@@ -653,6 +653,9 @@ on_attach = function(client, bufnr)
   if M.config.inlay_hints and vim.lsp.inlay_hint and server_settings().inlayHints ~= false then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
   end
+  -- Completion with <C-x><C-o> where no completion plugin set an
+  -- omnifunc (Neovim 0.8+ sets this one itself on attach; 0.7 does not).
+  if vim.bo[bufnr].omnifunc == '' then vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc' end
   if M.config.on_attach then M.config.on_attach(client, bufnr) end
 end
 
