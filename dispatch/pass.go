@@ -672,8 +672,11 @@ func (l *lowerer) diagnose(d *Decision) {
 				continue
 			}
 			s := at.Span
-			if !otherMemoryPair(at) { // one that cannot apply to this memory pair whatever the shape is left out
-				r := at.Variant + ": " + otherPairPart.ReplaceAllString(at.Reason, "")
+			// A variant that cannot apply to this memory pair whatever
+			// the shape is left out (as is each such part of a combined
+			// reason: 0.27's vec_auto tries gmem_smem and reg).
+			if why := strings.TrimPrefix(otherPairPart.ReplaceAllString(at.Reason, ""), "; "); !otherMemoryPair(at) && why != "" {
+				r := at.Variant + ": " + why
 				parts = append(parts, r)
 				rel = append(rel, diag.Related{Span: s, Message: r})
 			}
@@ -752,7 +755,7 @@ func (l *lowerer) diagnose(d *Decision) {
 // the call makes it apply, so the fallback-only warning leaves it out.
 // otherPairPart is the part of a combined reason (0.27's vec_auto tries
 // gmem_smem and reg) where a sub-variant declines the memory pair.
-var otherPairPart = regexp.MustCompile(`(?:; )?\b\w+: unsupported memory scopes src=\S+ dst=\S+; allowed: [^;]*`)
+var otherPairPart = regexp.MustCompile(`(?:^|; )\w+: unsupported memory scopes src=\S+ dst=\S+; allowed: [^;]*`)
 
 func otherMemoryPair(at Rejection) bool {
 	for _, m := range at.Messages {

@@ -1,7 +1,7 @@
 package lower
 
-// launch/partial-warp: a kernel whose T.thread_id([N]) is not a multiple
-// of 32 launches a last warp with N % 32 lanes; the tile calls of the
+// launch/partial-warp: a kernel whose T.thread_id([N]) (N > 32) is not a
+// multiple of 32 launches a last warp with N % 32 lanes; the tile calls of the
 // reference count the full warps only (thread_cnt=96 for 100 threads), so
 // the extra lanes take no part in them. The quick fix rounds N to a
 // multiple of 32 (down and up), each verified by analysing the changed file.
@@ -28,7 +28,9 @@ func partialWarpDiags(f *source.File, fn *ir.Func) []diag.Diagnostic {
 	var out []diag.Diagnostic
 	ir.WalkStmts(fn.Body, func(st ir.Stmt) {
 		sid, ok := st.(*ir.ScopeID)
-		if !ok || sid.Kind != ir.ThreadID || len(sid.Extents) != 1 || sid.Extents[0]%32 == 0 {
+		if !ok || sid.Kind != ir.ThreadID || len(sid.Extents) != 1 || sid.Extents[0]%32 == 0 || sid.Extents[0] < 32 {
+			// Fewer than 32 threads: one partial warp, on purpose (a
+			// single-thread kernel); the tile calls count them all.
 			return
 		}
 		n := sid.Extents[0]
@@ -43,13 +45,9 @@ func partialWarpDiags(f *source.File, fn *ir.Func) []diag.Diagnostic {
 	return out
 }
 
-// roundings names the multiples of 32 around n: "96 or 128" ("32" below 32).
+// roundings names the multiples of 32 around n (above 32): "96 or 128".
 func roundings(n int64) string {
-	down, up := n/32*32, (n/32+1)*32
-	if down == 0 {
-		return strconv.FormatInt(up, 10)
-	}
-	return fmt.Sprintf("%d or %d", down, up)
+	return fmt.Sprintf("%d or %d", n/32*32, (n/32+1)*32)
 }
 
 // partialWarpFixes: the thread count rounded down and up to a multiple of
