@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
@@ -42,6 +43,12 @@ import (
 // CodeFallbackOnly is the warning of a call only the scalar fallback
 // lowers (dispatch/pass.go).
 const CodeFallbackOnly = "dispatch/fallback-only"
+
+// The names a misspelt one is compared with, built once.
+var (
+	tNames = sync.OnceValue(tirxlib.TNames)
+	txOps  = sync.OnceValue(tirxlib.TxOps)
+)
 
 // maxVerify bounds the analyses one diagnostic's fixes may cost.
 const maxVerify = 16
@@ -595,7 +602,7 @@ func (s *Snapshot) txNameFixes(d diag.Diagnostic) []Fix {
 	}
 	name := s.File.Text(d.Span)
 	var out []Fix
-	for j, best := range nearest(name, tirxlib.TxOps()) {
+	for j, best := range nearest(name, txOps()) {
 		out = append(out, Fix{Title: fmt.Sprintf("Change %s to %s (did you mean)", name, best), Kind: QuickFix, Preferred: j == 0,
 			Span: d.Span, NewText: best, Diag: eval.CodeUnknownOp})
 	}
@@ -614,7 +621,7 @@ func (s *Snapshot) tNameFixes(d diag.Diagnostic) []Fix {
 		return nil
 	}
 	name := m[1]
-	names := tirxlib.TNames()
+	names := tNames()
 	if slices.Contains(names, name) {
 		return nil
 	}
@@ -645,3 +652,42 @@ func (s *Snapshot) tNameFixes(d diag.Diagnostic) []Fix {
 	}
 	return out
 }
+
+// didYouMean appends "; did you mean 'Tx.cta.exp'" to the messages of ds
+// about a misspelt tile primitive or T.<name> (the names the quick fixes
+// of txNameFixes and tNameFixes offer).
+func didYouMean(f *source.File, ds []diag.Diagnostic) {
+	for i := range ds {
+		d := &ds[i]
+		var names []string
+		var prefix string
+		switch d.Code {
+		case eval.CodeUnknownOp:
+			if f == nil || d.Span.Start < 0 || int(d.Span.End) > len(f.Src) {
+				continue
+			}
+			m := unknownTx.FindStringSubmatch(d.Message)
+			if m == nil || m[2] != f.Text(d.Span) {
+				continue
+			}
+			names, prefix = nearest(m[2], txOps()), m[1]
+		case eval.CodeUnresolved:
+			m := unresolvedT.FindStringSubmatch(d.Message)
+			if m == nil || slices.Contains(tNames(), m[1]) {
+				continue
+			}
+			names, prefix = nearest(m[1], tNames()), "T."
+		}
+		if len(names) == 0 {
+			continue
+		}
+		q := make([]string, len(names))
+		for j, n := range names {
+			q[j] = "'" + prefix + n + "'"
+		}
+		d.Message += "; did you mean " + strings.Join(q, " or ")
+	}
+}
+
+// unknownTx reads eval/unknown-op's "'Tx.cta.expp' is not a tile primitive".
+var unknownTx = regexp.MustCompile(`^'(Tx\.(?:[a-z]+\.)?)([A-Za-z_][A-Za-z_0-9]*)' is not a tile primitive`)

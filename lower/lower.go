@@ -415,6 +415,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	}
 	diag.Sort(res.Diags)
 	res.Diags = dedup(res.Diags)
+	didYouMean(f, res.Diags) // fix.go
 	for i, kr := range res.Kernels {
 		var mine []diag.Diagnostic
 		if own != nil {
