@@ -347,6 +347,7 @@ func (s *Snapshot) shapeCandidates(kv *KernelView, dec *dispatch.Decision, regio
 	if len(vals) == 0 {
 		return nil
 	}
+	places = append(places, constantLines(s.File, places[1:])...)
 	// sites: where each value is written, the call's dispatch string left out.
 	sites := map[int64][]source.Span{}
 	for _, v := range vals {
@@ -691,3 +692,35 @@ func didYouMean(f *source.File, ds []diag.Diagnostic) {
 
 // unknownTx reads eval/unknown-op's "'Tx.cta.expp' is not a tile primitive".
 var unknownTx = regexp.MustCompile(`^'(Tx\.(?:[a-z]+\.)?)([A-Za-z_][A-Za-z_0-9]*)' is not a tile primitive`)
+
+// identRE and assignRE find the module-level constants a declaration
+// names: `ROWS, COLS = 4, 6` for `T.match_buffer(p, (ROWS, COLS), ...)`.
+var (
+	identRE  = regexp.MustCompile(`[A-Za-z_][A-Za-z_0-9]*`)
+	assignRE = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z_0-9]*(?:\s*,\s*[A-Za-z_][A-Za-z_0-9]*)*)\s*=[^=\n][^\n]*$`)
+)
+
+// constantLines returns the spans of the top-level assignment lines of
+// the names decls use, so that an extent written as a constant is
+// changed where the constant is set.
+func constantLines(f *source.File, decls []source.Span) []source.Span {
+	used := map[string]bool{}
+	for _, d := range decls {
+		if d.Start < 0 || int(d.End) > len(f.Src) {
+			continue
+		}
+		for _, id := range identRE.FindAllString(f.Text(d), -1) {
+			used[id] = true
+		}
+	}
+	var out []source.Span
+	for _, m := range assignRE.FindAllSubmatchIndex(f.Src, -1) {
+		for _, n := range strings.Split(string(f.Src[m[2]:m[3]]), ",") {
+			if used[strings.TrimSpace(n)] {
+				out = append(out, source.Span{Start: source.Pos(m[0]), End: source.Pos(m[1])})
+				break
+			}
+		}
+	}
+	return out
+}
