@@ -1,8 +1,8 @@
 -- Neovim (0.7.2+) headless end-to-end test of the tilels language server.
 --   TEST_FILE=<kernel.py> TILELS=<bin/tilels> nvim --headless -u NONE -S scripts/e2e/nvim.lua
 -- Opens the kernel, waits for the fallback warning, hovers the Tx call,
--- runs tilels.lower, edits the buffer into a syntax error and back, and
--- checks each answer. Prints "ok <step>" lines; exits non-zero on the first
+-- runs tilels.lower, edits the buffer into a syntax error and back,
+-- applies the quick fix of the warning, and checks each answer. Prints "ok <step>" lines; exits non-zero on the first
 -- failure (cq!) with "FAIL: <why>".
 local function log(...)
   io.stdout:write(table.concat(vim.tbl_map(tostring, { ... }), " ") .. "\n")
@@ -90,6 +90,32 @@ local ok, err = pcall(function()
     end
     return diags_with("dispatch/fallback-only") ~= nil
   end, 10), "error cleared after the fix")
+
+  -- 5. the quick fix of the fallback warning (lower/fix.go): the verified
+  -- change of the tile extent (ROWS, COLS = 4, 6 -> 4, 8), applied as a
+  -- workspace edit; the re-analysed file has no fallback warning left.
+  d = diags_with("dispatch/fallback-only")
+  local lsp_d = d.user_data and d.user_data.lsp or {
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+    message = d.message, code = "dispatch/fallback-only", severity = 2,
+  }
+  r = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", {
+    textDocument = { uri = uri },
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.lnum, character = d.col } },
+    context = { diagnostics = { lsp_d }, only = { "quickfix" } },
+  }, 20000)
+  local fix
+  for _, a in ipairs(result_of(r, id) or {}) do
+    if a.isPreferred and a.edit and a.title:find("(verified)", 1, true) then fix = a; break end
+  end
+  check(fix ~= nil, "a verified quick fix of the fallback warning")
+  log("quick fix:", fix.title)
+  vim.lsp.util.apply_workspace_edit(fix.edit, "utf-16")
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+  check(text:find("ROWS, COLS = 4, 8", 1, true), "the quick fix changed the extent")
+  check(vim.wait(10000, function()
+    return diags_with("dispatch/fallback-only") == nil and #vim.diagnostic.get(bufnr) == 0
+  end, 10), "fallback warning gone after the quick fix")
 
   vim.lsp.stop_client(id)
   vim.wait(2000, function() return vim.lsp.get_client_by_id(id) == nil end, 10)
