@@ -72,7 +72,10 @@ func (s *Snapshot) partialWarpFixes(opts Options, d diag.Diagnostic) []Fix {
 			continue
 		}
 		c := candidate{title: fmt.Sprintf("Use %d threads (T.thread_id([%d]), %d full warps)", m, m, m/32), edits: []Edit{{d.Span, strconv.FormatInt(m, 10)}}}
-		res := reanalyse(s.File, opts, c.edits)
+		res := s.reanalyse(opts, c.edits)
+		if res == nil {
+			continue
+		}
 		if errs, left := count(res.Diags, CodePartialWarp); errs > errs0 || left > 0 {
 			continue
 		}
