@@ -50,6 +50,8 @@ const CodeFallbackOnly = "dispatch/fallback-only"
 var (
 	tNames = sync.OnceValue(tirxlib.TNames)
 	txOps  = sync.OnceValue(tirxlib.TxOps)
+	// txNames: what may follow `Tx.` (a tile primitive or a scope).
+	txNames = sync.OnceValue(func() []string { return append(tirxlib.TxOps(), tirxlib.TxScopes()...) })
 )
 
 // maxVerify bounds the analyses one diagnostic's fixes may cost.
@@ -657,18 +659,35 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// txNameFixes: `Tx.cta.expp` -> `Tx.cta.exp`.
+// txNameFixes: `Tx.cta.expp` -> `Tx.cta.exp`, `Tx.ctaa.copy` -> `Tx.cta.copy`.
 func (s *Snapshot) txNameFixes(d diag.Diagnostic) []Fix {
-	if s.File == nil || d.Span.Start < 0 || int(d.Span.End) > len(s.File.Src) {
-		return nil
-	}
-	name := s.File.Text(d.Span)
+	name, _, names := txMisspelt(s.File, d)
 	var out []Fix
-	for j, best := range nearest(name, txOps()) {
+	for j, best := range names {
 		out = append(out, Fix{Title: fmt.Sprintf("Change %s to %s (did you mean)", name, best), Kind: QuickFix, Preferred: j == 0,
 			Span: d.Span, NewText: best, Diag: eval.CodeUnknownOp})
 	}
 	return out
+}
+
+// txMisspelt reads an eval/unknown-op diagnostic at the misspelt name:
+// the name, what the message writes before it ("Tx.cta."), and the
+// nearest names (tile primitives after a scope; primitives and scopes
+// right after Tx).
+func txMisspelt(f *source.File, d diag.Diagnostic) (name, prefix string, names []string) {
+	if f == nil || d.Span.Start < 0 || int(d.Span.End) > len(f.Src) {
+		return "", "", nil
+	}
+	var cands []string
+	if m := unknownTx.FindStringSubmatch(d.Message); m != nil {
+		name, prefix, cands = m[2], m[1], txOps()
+	} else if m := unknownTxAttr.FindStringSubmatch(d.Message); m != nil {
+		name, prefix, cands = m[1], "Tx.", txNames()
+	}
+	if name == "" || name != f.Text(d.Span) {
+		return "", "", nil
+	}
+	return name, prefix, nearest(name, cands)
 }
 
 // unresolvedT reads the T.<name> an eval/unresolved message is about:
@@ -725,14 +744,7 @@ func didYouMean(f *source.File, ds []diag.Diagnostic) {
 		var prefix string
 		switch d.Code {
 		case eval.CodeUnknownOp:
-			if f == nil || d.Span.Start < 0 || int(d.Span.End) > len(f.Src) {
-				continue
-			}
-			m := unknownTx.FindStringSubmatch(d.Message)
-			if m == nil || m[2] != f.Text(d.Span) {
-				continue
-			}
-			names, prefix = nearest(m[2], txOps()), m[1]
+			_, prefix, names = txMisspelt(f, *d)
 		case eval.CodeUnresolved:
 			m := unresolvedT.FindStringSubmatch(d.Message)
 			if m == nil || slices.Contains(tNames(), m[1]) {
@@ -751,8 +763,12 @@ func didYouMean(f *source.File, ds []diag.Diagnostic) {
 	}
 }
 
-// unknownTx reads eval/unknown-op's "'Tx.cta.expp' is not a tile primitive".
-var unknownTx = regexp.MustCompile(`^'(Tx\.(?:[a-z]+\.)?)([A-Za-z_][A-Za-z_0-9]*)' is not a tile primitive`)
+// unknownTx and unknownTxAttr read eval/unknown-op's "'Tx.cta.expp' is
+// not a tile primitive" and "unknown tile primitive `Tx.ctaa`".
+var (
+	unknownTx     = regexp.MustCompile(`^'(Tx\.(?:[a-z]+\.)?)([A-Za-z_][A-Za-z_0-9]*)' is not a tile primitive`)
+	unknownTxAttr = regexp.MustCompile("^unknown tile primitive `Tx\\.([A-Za-z_][A-Za-z_0-9]*)`")
+)
 
 // identRE and assignRE find the module-level constants a declaration
 // names: `ROWS, COLS = 4, 6` for `T.match_buffer(p, (ROWS, COLS), ...)`.
