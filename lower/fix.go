@@ -7,9 +7,10 @@ package lower
 //   - dispatch/fallback-only: the smallest change of a tile extent, the
 //     thread count (T.thread_id) or the call's scope (Tx.warp -> Tx.cta)
 //     that makes a faster variant apply; each candidate is verified by
-//     analysing the changed file whole (the call then selects a variant
-//     other than fallback, and the file has no more errors and fewer
-//     fallback warnings), cheapest edit first.
+//     analysing the changed file (reanalyse: its edited kernels again,
+//     the rest kept; the same result as a whole-file analysis) — the call
+//     then selects a variant other than fallback, and the file has no
+//     more errors and fewer fallback warnings — cheapest edit first.
 //   - dispatch/forced-variant where the forced variant declines: the
 //     variants that apply instead (the dispatch= string replaced, or
 //     removed), each verified the same way; where the name is not
@@ -20,8 +21,9 @@ package lower
 //     nearest name the T namespace has.
 //   - launch/partial-warp (`T.thread_id([100])`): 96 or 128 threads.
 //
-// The verified fixes cost one analysis of the file per candidate, tried
-// only when an editor asks for the code actions of the diagnostic's range.
+// The verified fixes cost one analysis per candidate (at most maxVerify),
+// tried only when an editor asks for the code actions of the
+// diagnostic's range, and kept for the snapshot (memo).
 
 import (
 	"bytes"
@@ -88,7 +90,7 @@ func (s *Snapshot) QuickFixes(opts Options, lo, hi source.Pos) []Fix {
 // fixMemo holds the verified fixes computed for the last snapshot asked
 // (weakly: it does not keep the snapshot alive). An editor asks for the
 // code actions of the cursor's range at each move (VS Code's light bulb),
-// and a verified fix costs analyses of the whole file; the snapshot is
+// and a verified fix costs analyses of the file; the snapshot is
 // always analysed with the same options.
 var fixMemo struct {
 	sync.Mutex
