@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -674,10 +675,15 @@ func (l *lowerer) diagnose(d *Decision) {
 			if at.ExplicitOnly {
 				continue
 			}
-			r := at.Variant + ": " + at.Reason
-			parts = append(parts, r)
 			s := at.Span
-			rel = append(rel, diag.Related{Span: s, Message: r})
+			// A variant that cannot apply to this memory pair whatever
+			// the shape is left out (as is each such part of a combined
+			// reason: 0.27's vec_auto tries gmem_smem and reg).
+			if why := strings.TrimPrefix(otherPairPart.ReplaceAllString(at.Reason, ""), "; "); !otherMemoryPair(at) && why != "" {
+				r := at.Variant + ": " + why
+				parts = append(parts, r)
+				rel = append(rel, diag.Related{Span: s, Message: r})
+			}
 			if !span.IsValid() {
 				span = s
 			} else if span != s {
@@ -690,6 +696,8 @@ func (l *lowerer) diagnose(d *Decision) {
 		msg := fmt.Sprintf("%s lowers only through fallback (scalar, single thread)", tc.Op)
 		if len(parts) > 0 {
 			msg += ": " + strings.Join(parts, "; ")
+		} else if tc.Op == "copy" {
+			msg += ": no faster variant copies " + fallbackScopes(tc)
 		}
 		dg := diag.Warningf(span, "dispatch/fallback-only", "%s", msg)
 		dg.Related = rel
@@ -743,6 +751,23 @@ func (l *lowerer) diagnose(d *Decision) {
 		dg.Related = relatedFor(d)
 		l.out.Diags = append(l.out.Diags, dg)
 	}
+}
+
+// otherMemoryPair reports whether a variant declined only because it does
+// not handle the call's pair of storage scopes (ldstmatrix and reg for a
+// global -> shared copy): no change of shape, thread count or scope of
+// the call makes it apply, so the fallback-only warning leaves it out.
+// otherPairPart is the part of a combined reason (0.27's vec_auto tries
+// gmem_smem and reg) where a sub-variant declines the memory pair.
+var otherPairPart = regexp.MustCompile(`(?:^|; )\w+: unsupported memory scopes src=\S+ dst=\S+; allowed: [^;]*`)
+
+func otherMemoryPair(at Rejection) bool {
+	for _, m := range at.Messages {
+		if _, why, ok := strings.Cut(m, " — "); ok && strings.HasPrefix(m, "rejected: ") && strings.HasPrefix(why, "unsupported memory scopes ") {
+			return true
+		}
+	}
+	return false
 }
 
 func relatedFor(d *Decision) []diag.Related {

@@ -312,6 +312,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		out := reg.Lower(k.Func, target)
 		if target.IsCUDA() {
 			out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
+			out.Diags = append(out.Diags, partialWarpDiags(f, k.Func)...) // fix_launch.go
 		}
 		mu.Lock()
 		done[k], arches[k] = out, target.Arch
@@ -414,6 +415,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	}
 	diag.Sort(res.Diags)
 	res.Diags = dedup(res.Diags)
+	didYouMean(f, res.Diags) // fix.go
 	for i, kr := range res.Kernels {
 		var mine []diag.Diagnostic
 		if own != nil {

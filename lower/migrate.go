@@ -44,6 +44,15 @@ type Fix struct {
 	// For is the span of the diagnostic the fix resolves when it is not
 	// Span (a performance warning at a call fixed at an allocation).
 	For source.Span
+	// More are further replacements made with the first (a tile extent
+	// changed at each place that writes it; fix.go), none overlapping.
+	More []Edit
+}
+
+// Edit replaces Span of the file by NewText.
+type Edit struct {
+	Span    source.Span
+	NewText string
 }
 
 // CodeForcedVariant is the diagnostic a rename fix resolves.

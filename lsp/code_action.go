@@ -157,6 +157,10 @@ func (s *Server) fixActions(d *document, snap *snapshot, rng protocol.Range, qui
 			}
 		}
 		fixes = append(fixes, perfFixes(snap, lo, hi)...) // perf.go
+		// The verified fixes of fallback-only calls, declining forced
+		// variants and partial warps, and the "did you mean" of unknown
+		// names (lower/fix.go).
+		fixes = append(fixes, snap.low.QuickFixes(snap.opts, lo, hi)...)
 	}
 	if pin {
 		if f, ok := snap.low.PinFix(); ok {
@@ -169,13 +173,20 @@ func (s *Server) fixActions(d *document, snap *snapshot, rng protocol.Range, qui
 		if f.Kind == lower.SourceFix {
 			kind = protocol.CodeActionKindSource
 		}
-		te := protocol.TextEdit{Range: m.Range(f.Span), NewText: f.NewText}
-		edit := &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: {te}}}
+		tes := []protocol.TextEdit{{Range: m.Range(f.Span), NewText: f.NewText}}
+		for _, e := range f.More {
+			tes = append(tes, protocol.TextEdit{Range: m.Range(e.Span), NewText: e.NewText})
+		}
+		edit := &protocol.WorkspaceEdit{Changes: map[uri.URI][]protocol.TextEdit{d.uri: tes}}
 		if caps.documentChanges {
 			v := snap.text.version
+			els := make([]protocol.TextDocumentEditElement, len(tes))
+			for i := range tes {
+				els[i] = &tes[i]
+			}
 			edit = &protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
 				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: d.uri}, Version: &v},
-				Edits:        []protocol.TextDocumentEditElement{&te},
+				Edits:        els,
 			}}}
 		}
 		a := &protocol.CodeAction{Title: f.Title, Kind: &kind, Edit: edit}

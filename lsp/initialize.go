@@ -106,7 +106,7 @@ func (s *Server) Initialize(ctx context.Context, p *protocol.InitializeParams) (
 		DefinitionProvider:     protocol.Boolean(true),
 		DocumentSymbolProvider: protocol.Boolean(true),
 		CodeActionProvider: &protocol.CodeActionOptions{
-			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindSource},
+			CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix, protocol.CodeActionKindSource},
 		},
 		CodeLensProvider:       &protocol.CodeLensOptions{},
 		InlayHintProvider:      protocol.Boolean(true),

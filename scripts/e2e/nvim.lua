@@ -2,7 +2,8 @@
 --   TEST_FILE=<kernel.py> TILELS=<bin/tilels> nvim --headless -u NONE -S scripts/e2e/nvim.lua
 -- Opens the kernel, waits for the fallback warning, hovers the Tx call,
 -- runs tilels.lower, edits the buffer into a syntax error and back, asks
--- for completion and signature help, and checks each answer. Prints "ok <step>" lines; exits non-zero on the first
+-- for completion and signature help, applies the quick fix of the warning,
+-- and checks each answer. Prints "ok <step>" lines; exits non-zero on the first
 -- failure (cq!) with "FAIL: <why>".
 local function log(...)
   io.stdout:write(table.concat(vim.tbl_map(tostring, { ... }), " ") .. "\n")
@@ -130,6 +131,32 @@ local ok, err = pcall(function()
   check(sh and sh.signatures and sh.signatures[1].label:find("Tx.warp.copy(dst, src", 1, true) and sh.activeParameter == 1,
     "signature help names the src parameter")
   vim.api.nvim_buf_set_lines(bufnr, line, line + 1, false, { orig })
+
+  -- 6. the quick fix of the fallback warning (lower/fix.go): the verified
+  -- change of the tile extent (ROWS, COLS = 4, 6 -> 4, 8), applied as a
+  -- workspace edit; the re-analysed file has no fallback warning left.
+  check(vim.wait(10000, function() d = diags_with("dispatch/fallback-only"); return d ~= nil end, 10), "the fallback warning is back after the completion steps")
+  local lsp_d = d.user_data and d.user_data.lsp or {
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+    message = d.message, code = "dispatch/fallback-only", severity = 2,
+  }
+  r = vim.lsp.buf_request_sync(bufnr, "textDocument/codeAction", {
+    textDocument = { uri = uri },
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.lnum, character = d.col } },
+    context = { diagnostics = { lsp_d }, only = { "quickfix" } },
+  }, 20000)
+  local fix
+  for _, a in ipairs(result_of(r, id) or {}) do
+    if a.isPreferred and a.edit and a.title:find("(verified)", 1, true) then fix = a; break end
+  end
+  check(fix ~= nil, "a verified quick fix of the fallback warning")
+  log("quick fix:", fix.title)
+  vim.lsp.util.apply_workspace_edit(fix.edit, "utf-16")
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+  check(text:find("ROWS, COLS = 4, 8", 1, true), "the quick fix changed the extent")
+  check(vim.wait(10000, function()
+    return diags_with("dispatch/fallback-only") == nil and #vim.diagnostic.get(bufnr) == 0
+  end, 10), "fallback warning gone after the quick fix")
 
   vim.lsp.stop_client(id)
   vim.wait(2000, function() return vim.lsp.get_client_by_id(id) == nil end, 10)

@@ -65,6 +65,24 @@ def test_copy(shape):
 # tilels: reference=0.25
 `;
 writeFileSync(path.join(workspace, 'cases.py'), casesSrc);
+// A 30x10 float32 global -> shared tile on 128 threads: only the scalar
+// fallback copies it, and the quick fix (lower/fix.go) changes the tile to
+// 32x12 (384 elements, 3 per thread), verified by the server.
+const quickfixSrc = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@T.prim_func
+def tile30x10(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (30, 10), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([128])
+    A_s = T.alloc_buffer((30, 10), "float32", scope="shared")
+    Tx.cta.copy(A_s[:, :], A[:, :])
+# tilels: reference=0.25
+`;
+writeFileSync(path.join(workspace, 'quickfix.py'), quickfixSrc);
 writeFileSync(
   path.join(userData, 'User', 'settings.json'),
   JSON.stringify(
@@ -597,6 +615,42 @@ async function main() {
   await until(page, 'the case lens to follow', () =>
     [...document.querySelectorAll('.codelens-decoration')].some((e) => e.textContent.includes('case 2/2: shape=(4, 6)')));
   log('ok the code lens shows case 2/2');
+
+  // A quick fix (Ctrl+.): on the fallback warning of quickfix.py, the
+  // verified change of the tile extents; applied, the text changes and the
+  // warning goes.
+  await quickOpen(page, 'quickfix.py', 'quickfix.py');
+  await page.locator('.tabs-container .tab.active', { hasText: 'quickfix.py' }).waitFor({ state: 'visible', timeout: 15000 });
+  // The editor of quickfix.py (each until() runs in the page, so each
+  // looks it up itself).
+  await until(page, 'the fallback warning in quickfix.py', () => {
+    const ed = [...document.querySelectorAll('.editor-group-container .monaco-editor')].find((e) => e.querySelector('.view-lines')?.textContent.includes('tile30x10'));
+    return ed && ed.querySelectorAll('.squiggly-warning').length > 0;
+  });
+  await goTo(page, 12, 5);
+  await page.keyboard.press('Control+Period');
+  const fixTitle = 'Change the tile extent 30 to 32 and 10 to 12: copy lowers through gmem_smem (verified)';
+  const fixRow = page.locator('.action-widget .monaco-list-row', { hasText: fixTitle });
+  await fixRow.first().waitFor({ state: 'visible', timeout: 30000 });
+  log('ok Ctrl+. lists the verified quick fix');
+  // The widget takes keys, not clicks (a pointer block covers it): move
+  // the focus to the fix and accept it.
+  for (let i = 0; i < 8 && !(await fixRow.first().getAttribute('class')).includes('focused'); i++) {
+    await page.keyboard.press('ArrowDown');
+  }
+  check((await fixRow.first().getAttribute('class')).includes('focused'), 'the quick fix is focused in the widget');
+  await page.keyboard.press('Enter');
+  await until(page, 'the quick fix to change the text', () => {
+    const ed = [...document.querySelectorAll('.editor-group-container .monaco-editor')].find((e) => e.querySelector('.view-lines')?.textContent.includes('tile30x10'));
+    const t = ed ? ed.querySelector('.view-lines').textContent.replace(/\u00a0/g, ' ') : '';
+    return t.includes('T.match_buffer(A_ptr, (32, 12), "float32")') && t.includes('T.alloc_buffer((32, 12), "float32"');
+  });
+  log('ok the quick fix changed the extents to 32x12');
+  await until(page, 'the warning to go after the quick fix', () => {
+    const ed = [...document.querySelectorAll('.editor-group-container .monaco-editor')].find((e) => e.querySelector('.view-lines')?.textContent.includes('tile30x10'));
+    return ed && ed.querySelectorAll('.squiggly-warning').length === 0;
+  });
+  log('ok the fallback warning is gone after the quick fix');
 
   const ours = consoleErrors.filter((e) => /tilels|TIRx/i.test(e));
   check(ours.length === 0, `no console errors from the extension${ours.length ? `: ${ours.join(' | ')}` : ''}`);
