@@ -291,13 +291,13 @@ async function linkedViewChecks(page, lowered) {
   await page.keyboard.press('Control+Home');
   await until(page, 'the view at its first line', () => {
     const gs = document.querySelectorAll('.editor-group-container');
-    return gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent.includes('tilels: lowered from');
+    return gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent.replace(/\u00a0/g, ' ').includes('tilels: lowered from');
   });
   check(/tilels: lowered from .*, version 1, sm_90a/.test(await lowered()), 'the view is stamped with the source version and arch');
   await page.keyboard.press('Control+End');
   await until(page, 'the view at its last line', () => {
     const gs = document.querySelectorAll('.editor-group-container');
-    const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent ?? '';
+    const t = gs[gs.length - 1]?.querySelector('.monaco-editor .view-lines')?.textContent.replace(/\u00a0/g, ' ') ?? '';
     return !t.includes('Tx.warp.copy') && !t.includes('tilels: lowered from');
   });
   log('ok scrolled to the end, the view shows no copy');
