@@ -49,7 +49,8 @@ func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	md = withPicture(md, s.hoverPicture(v.snap, def, d.selected(), off)) // picture.go
-	h := &protocol.Hover{Contents: s.hoverContents(md)} // hover_format.go
+	// Markdown, or plain text for clients without it (hover_format.go).
+	h := &protocol.Hover{Contents: s.hoverContents(md)}
 	if r, ok := v.rangeOf(span); ok {
 		h.Range = &r
 	}
