@@ -13,9 +13,11 @@ import (
 )
 
 // Release is the tilels release. editors/vscode reads it from the first
-// line of `tilels --version` ("tilels 0.2.0") and checks it against its
-// MIN_VERSION.
-const Release = "0.2.0"
+// line of `tilels --version` ("tilels 0.3.0") and checks it against its
+// MIN_VERSION. It is the newest version of CHANGELOG.md and the tag
+// vRelease releases it (TestReleaseMatchesChangelog); scripts/release
+// stamps the version it builds over it (-ldflags -X), so a variable.
+var Release = "0.3.0"
 
 // Profiles are the apache-tvm releases (on PyPI) whose TIRx dispatchers
 // tilels models, oldest first: the ones scripts/agreement compares against
