@@ -33,7 +33,7 @@ var Profiles = func() string {
 // Build describes the binary from its build information.
 type Build struct {
 	// Module is the main module's version: "(devel)" for a build in a
-	// checkout, "v0.2.0" for `go install ...@v0.2.0`, "" when unknown.
+	// checkout, "v0.3.0" for `go install ...@v0.3.0`, "" when unknown.
 	Module string
 	// Revision is the VCS commit the binary was built from ("" when the
 	// build has none: go run, go test, a build outside a checkout), with
