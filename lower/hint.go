@@ -251,9 +251,13 @@ func hintTooltip(k *Kernel, d *dispatch.Decision) string {
 			} else {
 				b.WriteString(", ")
 			}
-			b.WriteString(it.Key)
-			if it.Value != "" {
-				b.WriteString(" " + it.Value)
+			switch {
+			case it.Value == "":
+				b.WriteString(it.Key)
+			case strings.HasPrefix(it.Value, it.Key): // not "nki nki.load: ..."
+				b.WriteString(it.Value)
+			default:
+				b.WriteString(it.Key + " " + it.Value)
 			}
 		}
 		b.WriteString(".")
