@@ -108,7 +108,7 @@ func terseLabel(d *dispatch.Decision) string {
 //	                                                      fallback, scalar, 24 rounds
 //	copy_async TMA:        tma, 2 bulk copies, box 64×64
 //	copy_async dsmem:      dsmem, 1 bulk copy of 512 bytes
-//	copy_async tcgen05:    tmem<->local, shape 32x32b
+//	copy_async tcgen05:    tmem<->local, tmem -> local, 32x32b · smem->tmem, shape 128x128b
 //	gemm (mma.sync):       mma.m16n8k*, m16n8k16, 4 MMA per warp
 //	gemm_async (tcgen05):  tcgen05, 128×64×16 per MMA
 //	reduction:             shared, 8 lanes per output · local, serial per thread
@@ -163,6 +163,8 @@ func readableLabel(d *dispatch.Decision) string {
 		return d.Variant + ", serial per thread"
 	case plan["instructions"] != "" && plan["chunk"] != "":
 		return fmt.Sprintf("%s, %s of %s", d.Variant, count(atoi(plan["instructions"]), "bulk copy", "bulk copies"), plan["chunk"])
+	case plan["shape"] != "" && plan["direction"] != "":
+		return d.Variant + ", " + plan["direction"] + ", " + lead(plan["shape"], " ")
 	case plan["shape"] != "":
 		return d.Variant + ", shape " + lead(plan["shape"], " ")
 	}
