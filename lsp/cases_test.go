@@ -176,7 +176,7 @@ func TestSelectCase(t *testing.T) {
 		t.Errorf("lens after reordering the grid: %q", l)
 	}
 	hs, err := c.server.InlayHint(context.Background(), &protocol.InlayHintParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: protocol.Range{End: pos(99, 0)}})
-	if err != nil || len(hs) != 1 || hs[0].Label.(protocol.String) != "→ gmem_smem ×8 ·4" {
+	if err != nil || len(hs) != 1 || hs[0].Label.(protocol.String) != "→ gmem_smem, 4-wide, 8 rounds" {
 		t.Errorf("hints of the selected case: %v %+v", err, hs)
 	}
 }
@@ -240,7 +240,7 @@ func TestCaseSettings(t *testing.T) {
 		return p != nil && codes(p) == "eval/case-cap"
 	})
 	hs, err := c.server.InlayHint(context.Background(), &protocol.InlayHintParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: protocol.Range{End: pos(99, 0)}})
-	if err != nil || len(hs) != 2 || hs[1].Label.(protocol.String) != "→ gmem_smem ×16 ·4" {
+	if err != nil || len(hs) != 2 || hs[1].Label.(protocol.String) != "→ gmem_smem, 4-wide, 16 rounds" {
 		t.Errorf("hints with M bound: %v %+v", err, hs)
 	}
 	if l := c.lenses(u); len(l) != 3 || l[1] != "case 1/2: dtype='float16' ▸" {

@@ -49,10 +49,8 @@ func (s *Server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	md = withPicture(md, s.hoverPicture(v.snap, def, d.selected(), off)) // picture.go
-	h := &protocol.Hover{Contents: &protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}}
-	if !s.caps.Load().markdownHover {
-		h.Contents = &protocol.MarkupContent{Kind: protocol.MarkupKindPlainText, Value: md}
-	}
+	// Markdown, or plain text for clients without it (hover_format.go).
+	h := &protocol.Hover{Contents: s.hoverContents(md)}
 	if r, ok := v.rangeOf(span); ok {
 		h.Range = &r
 	}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -10,14 +9,17 @@ import (
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
 )
 
 // InlayHint puts the dispatch decision after each tile call's closing
-// parenthesis (format in docs/lsp.md):
+// parenthesis (lower.Hint; format in docs/lsp.md), in the style of the
+// inlayHintStyle setting:
 //
-//	→ gmem_smem ×8 ·4      variant, outer iterations per thread, elements per access
-//	→ tma ×2               a TMA copy: bulk-tensor instructions issued
-//	→ no variant
+//	→ gmem_smem, 8-wide, 4 rounds     readable: variant, elements per access, outer iterations
+//	→ gmem_smem ×4 ·8                 terse: variant, ×outer iterations, ·elements per access
+//	→ tma, 2 bulk copies, box 64×64   a TMA copy
+//	→ no variant applies
 //
 // A call a Python loop unrolled gets one hint; when the instances were
 // lowered differently their labels are joined with " | ". A kernel def
@@ -25,9 +27,11 @@ import (
 // kernel shows "→ unresolved: needs M".
 func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]protocol.InlayHint, error) {
 	out := []protocol.InlayHint{}
-	if !s.settings().InlayHints {
+	set := s.settings()
+	if !set.InlayHints {
 		return out, nil
 	}
+	style, _ := lower.ParseHintStyle(set.InlayHintStyle)
 	d := s.doc(p.TextDocument.URI)
 	if d == nil {
 		return out, nil
@@ -65,12 +69,8 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 				if !in(kv.ToFile(u.Span)) {
 					continue
 				}
-				if u.NotModelled != "" {
-					add(kv.ToFile(u.Span), "→ not modelled", fmt.Sprintf("kernel %s: %s", kv.Kernel.Name, u.NotModelled))
-					continue
-				}
-				needs := strings.Join(u.Needs, ", ")
-				add(kv.ToFile(u.Span), "→ unresolved: needs "+needs, fmt.Sprintf("kernel %s was not analysed: no binding source gives %s (bind it with `# tilels: bind` or the bind setting)", kv.Kernel.Name, needs))
+				label, tip := lower.UnresolvedHint(kv.Kernel, &u)
+				add(kv.ToFile(u.Span), label, tip)
 			}
 			continue
 		}
@@ -92,13 +92,9 @@ func (s *Server) InlayHint(ctx context.Context, p *protocol.InlayHintParams) ([]
 			counts = outcomes(def)
 		}
 		for _, sp := range order {
-			label, tip := hintText(byCall[sp])
+			label, tip := lower.Hint(kv.Kernel, byCall[sp], style)
 			if def.cases() {
-				k := kv.Kernel
-				tip += fmt.Sprintf(" · case %d/%d: %s", k.CaseIndex, k.CaseCount, k.CaseLabel)
-				if n := counts[sp]; n > 1 {
-					tip += fmt.Sprintf(" (%d outcomes across the cases; the hover lists them)", n)
-				}
+				tip += lower.HintCases(kv.Kernel, counts[sp])
 			}
 			add(sp, label, tip)
 		}
@@ -140,62 +136,4 @@ func outcomes(def *kdef) map[source.Span]int {
 		}
 	}
 	return out
-}
-
-// hintLabel is one decision's label without the arrow.
-func hintLabel(d *dispatch.Decision) string {
-	r := d.Result
-	switch {
-	case d.Variant == "" || r == nil:
-		return "no variant"
-	case r.TMA != nil:
-		return fmt.Sprintf("%s ×%d", d.Variant, r.TMA.Issues)
-	case r.Vec == 0 && len(r.Plan) > 0:
-		// A variant that plans no vector copy (gemm, reductions, ...):
-		// its plan's first fact.
-		it := r.Plan[0]
-		v := it.Value
-		if len(v) <= 10 {
-			v = it.Key + " " + v // a number says little without its name
-		}
-		if n := []rune(v); len(n) > 32 {
-			v = string(n[:31]) + "…"
-		}
-		return d.Variant + " · " + v
-	}
-	return fmt.Sprintf("%s ×%d ·%d", d.Variant, r.Outer, r.Vec)
-}
-
-func hintText(ds []*dispatch.Decision) (label, tooltip string) {
-	var labels []string
-	seen := map[string]bool{}
-	for _, d := range ds {
-		l := hintLabel(d)
-		if !seen[l] {
-			seen[l] = true
-			labels = append(labels, l)
-		}
-	}
-	label = "→ " + strings.Join(labels, " | ")
-	d := ds[0]
-	tip := fmt.Sprintf("%s.%s: %d threads", d.Scope, d.Call.Op, d.Threads)
-	if r := d.Result; r != nil && r.Vec == 0 && len(r.Plan) > 0 {
-		tip += ", variant " + d.Variant
-		for _, it := range r.Plan {
-			tip += fmt.Sprintf(", %s %s", it.Key, it.Value)
-		}
-	} else if r != nil {
-		tip += fmt.Sprintf(", variant %s, vec %d", d.Variant, r.Vec)
-		if r.VecBits > 0 {
-			tip += fmt.Sprintf(" (%d bits)", r.VecBits)
-		}
-		tip += fmt.Sprintf(", outer %d", r.Outer)
-		if r.Partition != "" {
-			tip += ", partition " + r.Partition
-		}
-	}
-	if len(ds) > 1 {
-		tip += fmt.Sprintf(" (%d unrolled instances)", len(ds))
-	}
-	return label, tip
 }

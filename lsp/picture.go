@@ -109,7 +109,7 @@ func (s *Server) hoverPicture(snap *snapshot, def *kdef, sel selection, off sour
 	}
 	kv := def.recs[at]
 	line := snap.text.m.Position(int(kv.ToFile(ds[0].Call.Span).Start)).Line + 1
-	pic, isSVG := snap.prints.HoverPicture(kv.Kernel, ds[0], int(line), mode == "image")
+	pic, isSVG := snap.prints.HoverPicture(kv.Kernel, ds[0], int(line), mode == "image" && !s.plainHover()) // no image in plain text
 	if pic == "" {
 		return ""
 	}

@@ -251,7 +251,7 @@ func runScenario(t *testing.T, path string) {
 				got[mk.arg(1)] = "no hover\n"
 				continue
 			}
-			got[mk.arg(1)] = fmt.Sprintf("range %s\n%s", rangeString(h.Range), hoverValue(h))
+			got[mk.arg(1)] = fmt.Sprintf("range %s\n%s%s", rangeString(h.Range), hoverKind(h), hoverValue(h))
 		case "def":
 			res, err := c.server.Definition(ctx, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Position: at(mk, mk.arg(0))}})
 			if err != nil {

@@ -19,7 +19,8 @@ import (
 // configuration (workspace/configuration, didChangeConfiguration, or
 // initializationOptions):
 //
-//	{"arch": "sm_90a", "inlayHints": true, "maxCases": 64,
+//	{"arch": "sm_90a", "inlayHints": true, "inlayHintStyle": "readable",
+//	 "hoverFormat": "auto", "maxCases": 64,
 //	 "bind": {"make_gemm": "M=4096, dtype='float16'"}}
 type Settings struct {
 	// Arch is the CUDA target architecture; empty (the default, or
@@ -29,6 +30,16 @@ type Settings struct {
 	// InlayHints turns the dispatch hints after tile calls on or off
 	// (default on).
 	InlayHints bool `json:"inlayHints"`
+	// InlayHintStyle is the form of the hints' labels (lower.HintStyle):
+	// "readable" (the default, also ""): "→ gmem_smem, 8-wide, 4 rounds";
+	// "terse": "→ gmem_smem ×4 ·8".
+	InlayHintStyle string `json:"inlayHintStyle"`
+	// HoverFormat is the markup of hovers (hover_format.go): "auto" (the
+	// default, also "") sends Markdown to a client whose hover
+	// contentFormat lists it, else plain text; "markdown" and "plaintext"
+	// force one (plain text for clients such as Neovim 0.7 that advertise
+	// Markdown but show its tables raw).
+	HoverFormat string `json:"hoverFormat"`
 	// MaxCases caps the bound cases analysed per kernel def, parametrize
 	// grid and CONFIGS list (0: lower's default, 64).
 	MaxCases int `json:"maxCases"`
@@ -134,6 +145,19 @@ func mergeSettings(base *Settings, raw []byte) (*Settings, error) {
 			return base, fmt.Errorf("settings: inlayHints: %w", err)
 		}
 	}
+	if h, ok := obj["inlayHintStyle"]; ok && string(h) != "null" {
+		if err := json.Unmarshal(h, &out.InlayHintStyle); err != nil {
+			return base, fmt.Errorf("settings: inlayHintStyle must be readable or terse, got %s", h)
+		}
+		if _, ok := lower.ParseHintStyle(out.InlayHintStyle); !ok {
+			return base, fmt.Errorf("settings: inlayHintStyle must be readable or terse, got %s", h)
+		}
+	}
+	if h, ok := obj["hoverFormat"]; ok && string(h) != "null" {
+		if err := json.Unmarshal(h, &out.HoverFormat); err != nil || !validHoverFormat(out.HoverFormat) {
+			return base, fmt.Errorf("settings: hoverFormat must be auto, markdown or plaintext, got %s", h)
+		}
+	}
 	if m, ok := obj["maxCases"]; ok && string(m) != "null" {
 		if err := json.Unmarshal(m, &out.MaxCases); err != nil || out.MaxCases < 0 || out.MaxCases > maxCasesLimit {
 			return base, fmt.Errorf("settings: maxCases must be a whole number from 1 to %d (0 for the default, 64), got %s", maxCasesLimit, m)
@@ -215,7 +239,7 @@ func (s *Server) applySettings(next *Settings) {
 			d.reconfigure(s.docOptions(next, d.path))
 		}
 	}
-	if prev.InlayHints != next.InlayHints || changed {
+	if prev.InlayHints != next.InlayHints || prev.InlayHintStyle != next.InlayHintStyle || changed {
 		s.refreshHints()
 	}
 	if prev.NVCC != next.NVCC && !changed {

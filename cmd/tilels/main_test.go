@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tilels/tilels/headless"
+	"github.com/tilels/tilels/internal/version"
 )
 
 const example = "../../testdata/examples/copy_gmem_smem.py"
@@ -64,7 +65,7 @@ func TestEmit(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &top); err != nil || len(top.Files) != 1 {
 		t.Fatalf("--emit json: %v, %d files\n%s", err, len(top.Files), out)
 	}
-	if top.Schema != 1 || top.Tilels != "0.2.0" || top.Reference != "0.25.0.post1" {
+	if top.Schema != 1 || top.Tilels != version.Release || top.Reference != "0.25.0.post1" {
 		t.Errorf("document header %+v", top)
 	}
 	var doc struct {

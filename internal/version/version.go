@@ -13,9 +13,11 @@ import (
 )
 
 // Release is the tilels release. editors/vscode reads it from the first
-// line of `tilels --version` ("tilels 0.2.0") and checks it against its
-// MIN_VERSION.
-const Release = "0.2.0"
+// line of `tilels --version` ("tilels 0.3.0") and checks it against its
+// MIN_VERSION. It is the newest version of CHANGELOG.md and the tag
+// vRelease releases it (TestReleaseMatchesChangelog); scripts/release
+// stamps the version it builds over it (-ldflags -X), so a variable.
+var Release = "0.3.0"
 
 // Profiles are the apache-tvm releases (on PyPI) whose TIRx dispatchers
 // tilels models, oldest first: the ones scripts/agreement compares against
@@ -31,7 +33,7 @@ var Profiles = func() string {
 // Build describes the binary from its build information.
 type Build struct {
 	// Module is the main module's version: "(devel)" for a build in a
-	// checkout, "v0.2.0" for `go install ...@v0.2.0`, "" when unknown.
+	// checkout, "v0.3.0" for `go install ...@v0.3.0`, "" when unknown.
 	Module string
 	// Revision is the VCS commit the binary was built from ("" when the
 	// build has none: go run, go test, a build outside a checkout), with

@@ -109,7 +109,12 @@
               (e2e-check (e2e-wait 15 (lambda () doc)) "eglot's hover answers")
               (e2e-check (string-match-p "fallback" doc) "the hover names the fallback variant")
               (e2e-check (string-match-p "gmem_smem" doc) "and the declined gmem_smem")
-              (e2e-check (string-match-p "  0│00 00 00 00 00 00" doc) "and the partition grid (lane 0 moves every element)"))
+              (e2e-check (string-match-p "  0│00 00 00 00 00 00" doc) "and the partition grid (lane 0 moves every element)")
+              (unless (fboundp 'gfm-view-mode)
+                ;; eglot asks for plain text without markdown-mode: the
+                ;; variant table comes as aligned columns.
+                (e2e-check (and (not (string-match-p "|---|" doc)) (string-match-p "gmem_smem   10    rejected" doc))
+                           "plain text without markdown-mode (the variant table as aligned columns)")))
 
             ;; 5. The lowered CUDA in a buffer; the settings reached the server.
             (let* ((cli (expand-file-name "cli.cu" work))

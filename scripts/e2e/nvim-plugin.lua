@@ -143,6 +143,13 @@ local ok, err = pcall(function()
   check(wait(10000, function() return floats_text():find("fallback", 1, true) ~= nil end),
     "the hover window names the fallback variant")
   check(floats_text():find("gmem_smem", 1, true) ~= nil, "the hover lists the declined gmem_smem")
+  if vim.fn.has("nvim-0.10") == 0 then
+    -- Neovim 0.7 shows Markdown tables raw: the plugin asks for plain text.
+    check(floats_text():find("|---|", 1, true) == nil and floats_text():find("**", 1, true) == nil,
+      "the hover is plain text (no Markdown table or emphasis) before Neovim 0.10")
+    check(floats_text():find("gmem_smem   10    rejected", 1, true) ~= nil,
+      "its variant table is aligned columns")
+  end
   close_floats()
 
   -- 4. :TilelsLowered opens the CUDA in a split, with the arch setting applied.

@@ -393,9 +393,9 @@ async function main() {
   // Inlay hints after the calls.
   const hints = await until(page, 'the inlay hints', () => {
     const t = [...document.querySelectorAll('.monaco-editor .view-line')].map((l) => l.textContent.replace(/\u00a0/g, ' ')).join('\n');
-    return (t.match(/→ fallback ×24 ·1/g) || []).length;
+    return (t.match(/→ fallback, scalar, 24 rounds/g) || []).length;
   });
-  check(hints === 2, `inlay hint "→ fallback ×24 ·1" after each copy (${hints})`);
+  check(hints === 2, `inlay hint "→ fallback, scalar, 24 rounds" after each copy (${hints})`);
 
   // The cursor on the first copy's callee (line 19, "copy"): the status
   // bar shows the server's summary of the kernel.

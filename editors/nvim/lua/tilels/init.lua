@@ -3,7 +3,8 @@
 --
 --   require('tilels').setup({
 --     cmd = { 'tilels' },                  -- the server (tilels >= 0.1.0)
---     settings = { arch = 'sm_90a' },      -- section "tilels": arch, inlayHints, bind, maxCases, extraPaths
+--     settings = { arch = 'sm_90a' },      -- section "tilels": arch, inlayHints, inlayHintStyle,
+--                                          -- hoverFormat, bind, maxCases, extraPaths
 --     on_attach = function(client, bufnr) end,
 --   })
 --
@@ -67,10 +68,14 @@ end
 
 -- The settings as the server reads them (section "tilels"): an empty table
 -- must go out as a JSON object, never as [].
+-- Before 0.10 Neovim advertises Markdown hovers but shows their tables
+-- raw: unless the user chose a hoverFormat, ask the server for plain text
+-- (aligned columns).
 local function server_settings()
   local s = vim.deepcopy(M.config.settings or {})
   if s.tilels then s = s.tilels end
   if s.bind ~= nil then s.bind = dict(s.bind) end
+  if s.hoverFormat == nil and not has('0.10') then s.hoverFormat = 'plaintext' end
   return dict(s)
 end
 
