@@ -1389,7 +1389,13 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 		}
 		return lanes{}, "the value of a shared-memory load is runtime data"
 	}
-	m.evaluate(c)
+	if pureMath(c) {
+		for _, a := range c.Args {
+			m.eval(a) // loads in the arguments; no barrier (cse.go)
+		}
+	} else {
+		m.evaluate(c)
+	}
 	return lanes{}, m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
 }
 
