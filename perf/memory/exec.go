@@ -105,6 +105,8 @@ type machine struct {
 
 	// avail holds the global loads whose values the threads hold (cse.go).
 	avail map[availKey][]lanes
+	// unread holds the shared allocations nothing reads (dead.go).
+	unread map[*ir.Buffer]bool
 }
 
 const arenaChunk = 256
@@ -1309,6 +1311,9 @@ func (m *machine) store(s *ir.Store) {
 	if s.Buf.Scope == "local" {
 		m.localStore(s)
 		return
+	}
+	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
+		return // a dead store (dead.go)
 	}
 	m.eval(s.Value) // its loads
 	sc := scopeOf(s.Buf)
