@@ -242,6 +242,10 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 
 // emit counts e, or keeps it for merging inside an unroll loop.
 func (m *machine) emit(e event) {
+	if e.mask == 0 && m.predOff {
+		m.offInstruction(&e)
+		return
+	}
 	if e.mask == 0 || m.redundant(&e) {
 		return
 	}

@@ -107,6 +107,9 @@ type machine struct {
 	avail map[availKey][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
+	// predOff is set while executing an if-converted body whose lanes
+	// are all off (predicate.go).
+	predOff bool
 }
 
 const arenaChunk = 256
@@ -174,7 +177,7 @@ func (m *machine) block(b *ir.Block) {
 		return
 	}
 	for _, s := range b.Stmts {
-		if m.mask == 0 || m.over {
+		if (m.mask == 0 && !m.predOff) || m.over {
 			return
 		}
 		m.stmt(s)
@@ -224,6 +227,15 @@ func (m *machine) stmt(s ir.Stmt) {
 		in := m.mask
 		t := in & truth(&c)
 		m.mask = t
+		if t == 0 && (in != 0 || m.predOff) && predicable(s) {
+			// predicated off in every lane (predicate.go)
+			prev := m.predOff
+			m.predOff = true
+			m.block(s.Then)
+			m.predOff = prev
+			m.mask = in
+			return
+		}
 		m.block(s.Then)
 		out := m.mask
 		m.mask = in &^ t
