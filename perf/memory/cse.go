@@ -32,6 +32,9 @@ type availKey struct {
 	width int64
 	mask  uint32
 	addr0 int64
+	// stored marks the bytes of a thread's own store (forwards): only a
+	// C++ load (not an inline-asm ld.shared) reuses them.
+	stored bool
 }
 
 // redundant reports whether e need not be issued (a repeated global load)
@@ -39,17 +42,31 @@ type availKey struct {
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad, sharedLoad:
-		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
+		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)], false}
 		for _, a := range m.avail[k] {
 			if a == e.addr {
 				return true
 			}
 		}
+		if e.k == sharedLoad && plainAccess(e.node) {
+			k.stored = true
+			for _, a := range m.avail[k] {
+				if a == e.addr {
+					return true
+				}
+			}
+			k.stored = false
+		}
 		if m.avail == nil {
 			m.avail = map[availKey][]lanes{}
 		}
 		m.avail[k] = append(m.avail[k], e.addr)
-	case globalStore, sharedStore, cpAsync, stmatrix:
+	case sharedStore:
+		if m.forwards(e) {
+			break
+		}
+		fallthrough
+	case globalStore, cpAsync, stmatrix:
 		for k := range m.avail {
 			if k.buf == e.buf {
 				delete(m.avail, k)
@@ -93,4 +110,73 @@ func pureMath(c *ir.Call) bool {
 		}
 	}
 	return true
+}
+
+// maxForwardTrips is the most iterations of the loops around a shared
+// store whose value nvcc keeps in registers for the thread's later loads
+// of the same bytes: a fully unrolled nest. Measured: cta_gmem_smem_regions'
+// regions_thread stores U_s in an 8-iteration loop and loads it back
+// after two other copies with no barrier: no LDS for U_s (the STS stay);
+// its 256- and 128-iteration I_s and H_s copies (unrolled by 4, not
+// fully) load every byte back with LDS.128.
+const maxForwardTrips = 32
+
+// forwards handles a shared store that nvcc can forward to the thread's
+// later loads (a C++ store, not inline asm, in a fully unrolled nest):
+// the available loads it overlaps end, and its bytes become available
+// (a later load of exactly them is not issued). It reports false for a
+// store it does not handle.
+func (m *machine) forwards(e *event) bool {
+	if max(m.trips, 1) > maxForwardTrips {
+		return false
+	}
+	if !plainAccess(e.node) {
+		return false
+	}
+	for k, list := range m.avail {
+		if k.buf != e.buf {
+			continue
+		}
+		keep := list[:0]
+		for _, a := range list {
+			if !overlaps(&a, k.width, k.mask, e) {
+				keep = append(keep, a)
+			}
+		}
+		if len(keep) == 0 {
+			delete(m.avail, k)
+		} else {
+			m.avail[k] = keep
+		}
+	}
+	if m.avail == nil {
+		m.avail = map[availKey][]lanes{}
+	}
+	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)], true}
+	m.avail[k] = append(m.avail[k], e.addr)
+	return true
+}
+
+// plainAccess reports whether node is a C++ access nvcc optimises (a
+// buffer load or store, a tvm_builtin_copy), not an inline-asm one.
+func plainAccess(node ir.Node) bool {
+	switch n := node.(type) {
+	case *ir.Store, *ir.Load:
+		return true
+	case *ir.Call:
+		return n.Op == ir.OpCopyBytes
+	}
+	return false
+}
+
+// overlaps reports whether a lane of both masks accesses bytes of a (w
+// bytes a lane) that e writes.
+func overlaps(a *lanes, w int64, mask uint32, e *event) bool {
+	both := mask & e.mask
+	for i := range 32 {
+		if both&(1<<i) != 0 && a[i] < e.addr[i]+e.width && e.addr[i] < a[i]+w {
+			return true
+		}
+	}
+	return false
 }

@@ -107,6 +107,9 @@ type machine struct {
 	avail map[availKey][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
+	// trips is the product of the trip counts of the loops being
+	// executed (0: none; cse.go).
+	trips int64
 	// predOff is set while executing an if-converted body whose lanes
 	// are all off (predicate.go).
 	predOff bool
@@ -371,6 +374,9 @@ func (m *machine) forLoop(s *ir.For) {
 		m.inUnr++
 		m.unrolled[s.Var] = true
 	}
+	outer := m.trips
+	m.trips = max(outer, 1) * max(n, 1)
+	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
 	b := m.vars[s.Var]
@@ -441,6 +447,9 @@ const maxWhile = 1 << 16
 
 func (m *machine) whileLoop(s *ir.While) {
 	in := m.mask
+	outer := m.trips
+	m.trips = max(outer, 1) * maxWhile
+	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
 	defer func() { m.loops = m.loops[:len(m.loops)-1]; m.mask = in }()
