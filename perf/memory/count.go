@@ -273,12 +273,20 @@ func (m *machine) flush() {
 		e := p[i]
 		run := []int{i}
 		last := i
+		skips := 0
 		for j := i + 1; j < len(p) && int64(len(run))*e.width < 16; j++ {
 			q := &p[j]
 			if used[j] || q.k != e.k || q.buf != e.buf || q.fig != e.fig {
 				continue
 			}
-			if q.mask != e.mask || q.width != e.width || !follows(&p[last], q) {
+			if q.mask != e.mask || q.width != e.width {
+				break
+			}
+			if !follows(&p[last], q) {
+				if skips < maxSkips && interleaved(&p[run[0]], &p[last], q) {
+					skips++
+					continue // merge.go
+				}
 				break
 			}
 			run = append(run, j)
