@@ -300,10 +300,14 @@ func (m *machine) flush() {
 				n = c
 			}
 		}
+		width := int64(n) * e.width
+		if e.k == sharedLoad && n < len(run) {
+			n, width = widened(&e, len(run), n, width) // merge.go
+		}
 		for _, j := range run[:n] {
 			used[j] = true
 		}
-		e.width *= int64(n)
+		e.width = width
 		m.count(&e)
 	}
 	m.pending = m.pending[:0]

@@ -26,3 +26,23 @@ func interleaved(first, last, q *event) bool {
 // maxSkips bounds the accesses a run steps over (the vectorizer looks at
 // a window of instructions, and the flush stays linear).
 const maxSkips = 64
+
+// widened is a load run of k elements (k not a power of two, its
+// power-of-two prefix n elements of width bytes) read as one access of
+// the next power of two when the first address is aligned to it: the
+// extra bytes lie in the same aligned block, so the load cannot fault
+// and nvcc widens it (stores are never widened). Measured: v_gs_odd_sizes
+// w7x9 copies a 7x9 f32 tile in one thread: the last three floats (240
+// to 251 bytes) are one LDS.128 where the stores are STS.64 + STS (ncu
+// 16 shared load and 17 shared store instructions); t5x7 reads the last
+// three bytes of a 35-byte u8 tile with one 32-bit LDS.
+func widened(e *event, k, n int, width int64) (int, int64) {
+	c := 1
+	for c < k {
+		c *= 2
+	}
+	if w := int64(c) * e.width; w <= 16 && e.align%w == 0 {
+		return k, w
+	}
+	return n, width
+}
