@@ -8,6 +8,10 @@ package memory
 // mem_vec128's `for i in range(4): F_s[tid*4 + i] = F[tid*4 + i]` (F_s
 // never read) issues no STS and no LDG (ncu: 16 shared stores and 16
 // global load requests, those of the A_s copies alone).
+//
+// Register buffers likewise: a local allocation that nothing reads (only
+// plain stores and tvm_builtin_copy destinations) holds dead values, and
+// the loads that fill it are deleted.
 
 import "github.com/tilels/tilels/ir"
 
@@ -19,7 +23,8 @@ func rootOf(b *ir.Buffer) *ir.Buffer {
 	return b
 }
 
-// unreadShared returns the shared allocations of fn that nothing reads:
+// unreadShared returns the shared and local allocations of fn that
+// nothing reads:
 // no load of them or of a view of them, no address or data pointer of
 // them anywhere (an intrinsic's operand), only plain stores. Nil when fn
 // holds something the scan does not understand (an unlowered tile call,
@@ -36,8 +41,12 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 		case *ir.Decl:
 			data[s.Buf.Data] = rootOf(s.Buf)
 		case *ir.Store:
-			if isShared(s.Buf) {
+			if isShared(s.Buf) || s.Buf.Scope == "local" {
 				stored[rootOf(s.Buf)] = true
+			}
+		case *ir.Evaluate:
+			if b := copyLocalDst(s.X); b != nil {
+				stored[rootOf(b)] = true
 			}
 		}
 	})
@@ -110,6 +119,32 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 			}
 			expr(s.Value)
 		case *ir.Evaluate:
+			if b := copyLocalDst(s.X); b != nil {
+				// the destination is written, not read: only its index
+				c := s.X.(*ir.Call)
+				dst := c.Args[0]
+				for {
+					pc, ok := dst.(*ir.Call)
+					if !ok || pc.Op != ir.OpPointerOffset || len(pc.Args) == 0 {
+						break
+					}
+					for _, x := range pc.Args[1:] {
+						expr(x)
+					}
+					dst = pc.Args[0]
+				}
+				if a, ok := dst.(*ir.AddressOf); ok && a.Buf == b {
+					for _, x := range a.Indices {
+						expr(x)
+					}
+				} else {
+					expr(dst)
+				}
+				for _, x := range c.Args[1:] {
+					expr(x)
+				}
+				return
+			}
 			expr(s.X)
 		case *ir.Let:
 			expr(s.Value)
@@ -142,6 +177,19 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 		}
 	}
 	return dead
+}
+
+// copyLocalDst is the register (local) buffer a tvm_builtin_copy x
+// writes, or nil.
+func copyLocalDst(x ir.Expr) *ir.Buffer {
+	c, ok := x.(*ir.Call)
+	if !ok || c.Op != ir.OpCopyBytes || len(c.Args) < 3 {
+		return nil
+	}
+	if b := bufferOf(c.Args[0]); b != nil && b.Scope == "local" {
+		return b
+	}
+	return nil
 }
 
 func isShared(b *ir.Buffer) bool {

@@ -1329,12 +1329,12 @@ func (m *machine) load(e *ir.Load) {
 }
 
 func (m *machine) store(s *ir.Store) {
+	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
+		return // a dead store (dead.go)
+	}
 	if s.Buf.Scope == "local" {
 		m.localStore(s)
 		return
-	}
-	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
-		return // a dead store (dead.go)
 	}
 	m.eval(s.Value) // its loads
 	sc := scopeOf(s.Buf)
@@ -1453,6 +1453,9 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	switch c.Op {
 	case ir.OpCopyBytes:
+		if b := copyLocalDst(c); b != nil && m.unread != nil && m.unread[rootOf(b)] {
+			return // a copy into registers nothing reads (dead.go)
+		}
 		n := arg(2)
 		if n <= 0 || len(c.Args) < 3 {
 			m.unknown("a copy of a runtime byte count")
