@@ -13,7 +13,11 @@ package memory
 // plain stores and tvm_builtin_copy destinations) holds dead values, and
 // the loads that fill it are deleted.
 
-import "github.com/tilels/tilels/ir"
+import (
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // rootOf is the allocation a buffer view lies in.
 func rootOf(b *ir.Buffer) *ir.Buffer {
@@ -46,6 +50,9 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 			}
 		case *ir.Evaluate:
 			if b := copyLocalDst(s.X); b != nil {
+				stored[rootOf(b)] = true
+			}
+			for _, b := range ldLocalDsts(s.X) {
 				stored[rootOf(b)] = true
 			}
 		}
@@ -145,6 +152,19 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 				}
 				return
 			}
+			if dsts := ldLocalDsts(s.X); dsts != nil {
+				// the registers an ld writes are not read: only their indices
+				c := s.X.(*ir.Call)
+				for _, a := range c.Args[:len(dsts)] {
+					for _, x := range a.(*ir.Load).Indices {
+						expr(x)
+					}
+				}
+				for _, x := range c.Args[len(dsts):] {
+					expr(x)
+				}
+				return
+			}
 			expr(s.X)
 		case *ir.Let:
 			expr(s.Value)
@@ -192,6 +212,48 @@ func copyLocalDst(x ir.Expr) *ir.Buffer {
 	return nil
 }
 
+// ldLocalDsts returns the register buffers a plain ld (ptx.ld.*: not
+// acquire, relaxed or volatile, which order memory) writes, one per
+// destination operand, when every destination is a register element;
+// else nil. ptxas deletes such a load whose registers nothing reads
+// (mem_swizzled: two vec_auto copies of A_s into register tiles nobody
+// reads issue no LDS).
+func ldLocalDsts(x ir.Expr) []*ir.Buffer {
+	c, ok := x.(*ir.Call)
+	if !ok {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(c.Op, "ptx.ld.")
+	if !ok {
+		return nil
+	}
+	n := 1
+	for _, t := range strings.Split(rest, ".") {
+		switch t {
+		case "v2":
+			n = 2
+		case "v4":
+			n = 4
+		case "v8":
+			n = 8
+		case "acquire", "relaxed", "volatile", "mmio":
+			return nil
+		}
+	}
+	if len(c.Args) <= n {
+		return nil
+	}
+	dsts := make([]*ir.Buffer, n)
+	for i, a := range c.Args[:n] {
+		l, ok := a.(*ir.Load)
+		if !ok || l.Buf.Scope != "local" {
+			return nil
+		}
+		dsts[i] = l.Buf
+	}
+	return dsts
+}
+
 func isShared(b *ir.Buffer) bool {
 	return b.Scope == "shared" || b.Scope == "shared.dyn"
 }
@@ -227,6 +289,17 @@ func pureValue(e ir.Expr) bool {
 			}
 		}
 		return true
+	}
+	return true
+}
+
+// allUnread reports whether every buffer of bs lies in an allocation
+// nothing reads.
+func (m *machine) allUnread(bs []*ir.Buffer) bool {
+	for _, b := range bs {
+		if !m.unread[rootOf(b)] {
+			return false
+		}
 	}
 	return true
 }

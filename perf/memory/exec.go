@@ -1535,6 +1535,11 @@ func (m *machine) evaluate(x ir.Expr) {
 			}
 		}
 	}
+	if m.unread != nil {
+		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {
+			return // a load into registers nothing reads (dead.go)
+		}
+	}
 	if handled := m.userOp(c); handled {
 		return
 	}
