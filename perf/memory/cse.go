@@ -32,9 +32,6 @@ type availKey struct {
 	width int64
 	mask  uint32
 	addr0 int64
-	// stored marks the bytes of a thread's own store (forwards): only a
-	// C++ load (not an inline-asm ld.shared) reuses them.
-	stored bool
 }
 
 // redundant reports whether e need not be issued (a repeated global load)
@@ -42,20 +39,11 @@ type availKey struct {
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad, sharedLoad:
-		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)], false}
+		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
 		for _, a := range m.avail[k] {
 			if a == e.addr {
 				return true
 			}
-		}
-		if e.k == sharedLoad && plainAccess(e.node) {
-			k.stored = true
-			for _, a := range m.avail[k] {
-				if a == e.addr {
-					return true
-				}
-			}
-			k.stored = false
 		}
 		if m.avail == nil {
 			m.avail = map[availKey][]lanes{}
@@ -122,15 +110,14 @@ func pureMath(c *ir.Call) bool {
 const maxForwardTrips = 32
 
 // forwards handles a shared store that nvcc can forward to the thread's
-// later loads (a C++ store, not inline asm, in a fully unrolled nest):
-// the available loads it overlaps end, and its bytes become available
-// (a later load of exactly them is not issued). It reports false for a
-// store it does not handle.
+// later loads (one in a fully unrolled nest): the available loads it
+// overlaps end, and its bytes become available (a later load of exactly
+// them is not issued). Inline-asm st.shared/ld.shared pairs too: ptxas
+// sees plain PTX (widths_cache_hints w128_shared: the vec_128b store of
+// A_s[tid] and the vec_128b load of it back are STS.128 alone). It
+// reports false for a store it does not handle.
 func (m *machine) forwards(e *event) bool {
 	if max(m.trips, 1) > maxForwardTrips {
-		return false
-	}
-	if !plainAccess(e.node) {
 		return false
 	}
 	for k, list := range m.avail {
@@ -152,21 +139,9 @@ func (m *machine) forwards(e *event) bool {
 	if m.avail == nil {
 		m.avail = map[availKey][]lanes{}
 	}
-	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)], true}
+	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
 	m.avail[k] = append(m.avail[k], e.addr)
 	return true
-}
-
-// plainAccess reports whether node is a C++ access nvcc optimises (a
-// buffer load or store, a tvm_builtin_copy), not an inline-asm one.
-func plainAccess(node ir.Node) bool {
-	switch n := node.(type) {
-	case *ir.Store, *ir.Load:
-		return true
-	case *ir.Call:
-		return n.Op == ir.OpCopyBytes
-	}
-	return false
 }
 
 // overlaps reports whether a lane of both masks accesses bytes of a (w
