@@ -20,6 +20,7 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	m := getMachine(l, k)
 	defer putMachine(m)
 	m.unread = unreadShared(fn)
+	m.readOnly = readOnlyGlobals(fn)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Lowered:

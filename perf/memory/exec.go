@@ -107,6 +107,8 @@ type machine struct {
 	avail map[availKey][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
+	// readOnly holds the global buffers nothing writes (readonly.go).
+	readOnly map[*ir.Buffer]bool
 	// trips is the product of the trip counts of the loops being
 	// executed (0: none; cse.go).
 	trips int64
@@ -1546,7 +1548,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
 		m.cpRun = false
 	}
-	m.forget() // a barrier, fence or other intrinsic (cse.go)
+	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
 	for _, p := range ignored {
 		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
 			return
