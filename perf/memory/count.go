@@ -239,6 +239,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 		m.inUnr = 0
 		m.flush()
 	}
+	m.regsEnd()
 }
 
 // emit counts e, or keeps it for merging inside an unroll loop.
@@ -246,6 +247,9 @@ func (m *machine) emit(e event) {
 	if e.mask == 0 && m.predOff {
 		m.offInstruction(&e)
 		return
+	}
+	if len(m.regs) > 0 && (e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix) {
+		m.regStored(&e)
 	}
 	if e.mask == 0 || m.redundant(&e) {
 		return
@@ -309,7 +313,15 @@ func (m *machine) flush() {
 			used[j] = true
 		}
 		e.width = width
-		m.count(&e)
+		if e.rv == nil {
+			m.count(&e)
+		} else {
+			evs := make([]event, n)
+			for i, j := range run[:n] {
+				evs[i] = p[j]
+			}
+			m.countRun(&e, evs)
+		}
 	}
 	m.pending = m.pending[:0]
 }

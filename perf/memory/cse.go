@@ -155,3 +155,15 @@ func overlaps(a *lanes, w int64, mask uint32, e *event) bool {
 	}
 	return false
 }
+
+// redundantPeek reports whether redundant would find load e available,
+// changing nothing.
+func (m *machine) redundantPeek(e *event) bool {
+	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
+	for _, a := range m.avail[k] {
+		if a == e.addr {
+			return true
+		}
+	}
+	return false
+}

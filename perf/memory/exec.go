@@ -51,6 +51,7 @@ type event struct {
 	src   lanes // cp.async: the global source addresses
 	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
 	fig   *Figures
+	rv    *regVal // the register slot a pending load fills (regs.go)
 }
 
 // maxSteps bounds the statements and memory events one kernel analysis
@@ -109,6 +110,8 @@ type machine struct {
 	unread map[*ir.Buffer]bool
 	// readOnly holds the global buffers nothing writes (readonly.go).
 	readOnly map[*ir.Buffer]bool
+	// regs holds what the register slots of this warp hold (regs.go).
+	regs map[regSlot]*regVal
 	// trips is the product of the trip counts of the loops being
 	// executed (0: none; cse.go).
 	trips int64
@@ -1256,6 +1259,9 @@ func scopeOf(b *ir.Buffer) string {
 
 // localLoad returns the value of a register buffer element.
 func (m *machine) localLoad(e *ir.Load) (lanes, string) {
+	if len(m.regs) > 0 {
+		m.regsRead(e.Buf)
+	}
 	idx, why := m.elemAddr(e.Buf, e.Indices)
 	if why != "" {
 		return idx, why
@@ -1453,6 +1459,9 @@ func (m *machine) evaluate(x ir.Expr) {
 		}
 		return -1
 	}
+	if c.Op != ir.OpCopyBytes {
+		m.localUses(c) // the registers it reads (regs.go)
+	}
 	switch c.Op {
 	case ir.OpCopyBytes:
 		if b := copyLocalDst(c); b != nil && m.unread != nil && m.unread[rootOf(b)] {
@@ -1462,6 +1471,9 @@ func (m *machine) evaluate(x ir.Expr) {
 		if n <= 0 || len(c.Args) < 3 {
 			m.unknown("a copy of a runtime byte count")
 			return
+		}
+		if m.regCopies(c, n) {
+			return // regs.go
 		}
 		m.access(c.Args[1], n, false, c)
 		m.access(c.Args[0], n, true, c)

@@ -166,6 +166,7 @@ func readArg(c *ir.Call, i int) bool {
 // forgetBarrier is forget at a barrier, fence or other intrinsic: the
 // loads of read-only global buffers stay available.
 func (m *machine) forgetBarrier() {
+	m.regBarrier()
 	if len(m.readOnly) == 0 {
 		m.forget()
 		return
