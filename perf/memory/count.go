@@ -248,8 +248,11 @@ func (m *machine) emit(e event) {
 		m.offInstruction(&e)
 		return
 	}
-	if len(m.regs) > 0 && (e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix) {
-		m.regStored(&e)
+	if e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix || e.k == tma {
+		m.memGen++
+		if len(m.regs) > 0 {
+			m.regStored(&e)
+		}
 	}
 	if e.mask == 0 || m.redundant(&e) {
 		return

@@ -110,8 +110,10 @@ type machine struct {
 	unread map[*ir.Buffer]bool
 	// readOnly holds the global buffers nothing writes (readonly.go).
 	readOnly map[*ir.Buffer]bool
-	// regs holds what the register slots of this warp hold (regs.go).
-	regs map[regSlot]*regVal
+	// regs holds what the register slots of this warp hold (regs.go);
+	// memGen counts the memory writes and barriers so far.
+	regs   map[regSlot]*regVal
+	memGen int64
 	// trips is the product of the trip counts of the loops being
 	// executed (0: none; cse.go).
 	trips int64
@@ -184,8 +186,11 @@ func (m *machine) block(b *ir.Block) {
 	if b == nil {
 		return
 	}
-	for _, s := range b.Stmts {
+	for i, s := range b.Stmts {
 		if (m.mask == 0 && !m.predOff) || m.over {
+			if len(m.regs) > 0 {
+				m.clobberSkipped(b.Stmts[i:]) // regs.go
+			}
 			return
 		}
 		m.stmt(s)
@@ -1342,6 +1347,9 @@ func (m *machine) store(s *ir.Store) {
 	}
 	if s.Buf.Scope == "local" {
 		m.localStore(s)
+		if len(m.regs) > 0 {
+			m.regsClobbered(s.Buf) // regs.go
+		}
 		return
 	}
 	m.eval(s.Value) // its loads

@@ -4,11 +4,13 @@ package memory
 // into a register buffer (the "reg" dispatch: R <- A_s) puts known bytes
 // in registers; the model remembers, per register slot, which memory
 // bytes it holds:
-//   - a copy of the slot back to the shared bytes it came from, with no
-//     store to them and no barrier in between, writes what is there: it
-//     is not issued (nvcc deletes the store). Not for global memory:
-//     reg_copy_wg_cta's cta_regs copies H -> H_r -> H and keeps its
-//     STG.128s (ncu 40 global store requests);
+//   - a copy of the slot back to the bytes it came from, with no memory
+//     write at all and no barrier in between, writes what is there: it is
+//     not issued (nvcc deletes the store; its redundant-store check gives
+//     up at any write, whatever the address: reg_copy_wg_cta's cta_regs
+//     copies H -> H_r, stores F and U, then H_r -> H, and keeps the H
+//     STG.128s, ncu 40 global store requests; r042's A -> L -> A with
+//     nothing between has no memory instruction at all);
 //   - a load whose slot is overwritten before anything reads it, or never
 //     read at all, is dead: its counts are taken back (nvcc deletes it).
 // Measured: r035-r041's reg_* kernels copy A -> A_s, barrier, A_s -> R,
@@ -29,8 +31,9 @@ type regVal struct {
 	mask  uint32
 	buf   *ir.Buffer // the memory it was loaded from (root)
 	addr  lanes
-	stale bool // the memory may have changed since
-	read  bool // something read the slot
+	stale bool  // the memory may have changed since
+	read  bool  // something read the slot
+	gen   int64 // machine.memGen at the load
 	undo  *loadCount
 }
 
@@ -64,7 +67,7 @@ func (m *machine) regCopy(dst, src ptr, w int64, node ir.Node) bool {
 			k = sharedLoad
 		}
 		e := event{k: k, mask: m.mask, width: w, addr: src.addr, buf: src.buf, node: node, align: src.align}
-		v := &regVal{width: w, mask: m.mask, buf: src.buf, addr: src.addr}
+		v := &regVal{width: w, mask: m.mask, buf: src.buf, addr: src.addr, gen: m.memGen}
 		if m.redundantPeek(&e) {
 			// reuses an earlier load's registers: that load is read
 			m.regsReadMem(src.buf, src.addr)
@@ -92,7 +95,7 @@ func (m *machine) regCopy(dst, src ptr, w int64, node ir.Node) bool {
 			return false
 		}
 		v := m.regs[regSlot{src.buf, off}]
-		if v != nil && !v.stale && v.buf == dst.buf && scopeOf(dst.buf) == "shared" && v.width == w && v.mask&m.mask == m.mask && sameLanes(&v.addr, &dst.addr, m.mask) {
+		if v != nil && !v.stale && v.gen == m.memGen && v.buf == dst.buf && v.width == w && v.mask&m.mask == m.mask && sameLanes(&v.addr, &dst.addr, m.mask) {
 			return true // writes back what is there
 		}
 		m.regReadRange(src.buf, off, w)
@@ -159,6 +162,19 @@ func (m *machine) regsRead(b *ir.Buffer) {
 	}
 }
 
+// regsClobbered forgets what register buffer b holds: something the
+// model does not follow (a store to an element, an intrinsic given its
+// registers) may have read and changed it.
+func (m *machine) regsClobbered(b *ir.Buffer) {
+	b = rootOf(b)
+	for s, v := range m.regs {
+		if s.buf == b {
+			v.read = true
+			delete(m.regs, s)
+		}
+	}
+}
+
 // regsReadMem marks the slots loaded from buf at addr read (a later load
 // reused their registers).
 func (m *machine) regsReadMem(buf *ir.Buffer, addr lanes) {
@@ -181,6 +197,7 @@ func (m *machine) regStored(e *event) {
 // regBarrier marks every slot loaded from shared memory stale: other
 // threads may have written it.
 func (m *machine) regBarrier() {
+	m.memGen++
 	for _, v := range m.regs {
 		if scopeOf(v.buf) == "shared" {
 			v.stale = true
@@ -243,7 +260,8 @@ func subG(a, b Global) Global {
 	return Global{a.Requests - b.Requests, a.Sectors - b.Sectors, a.IdealSectors - b.IdealSectors}
 }
 
-// localUses marks the register buffers e refers to read.
+// localUses forgets the register buffers an intrinsic's operands e
+// refer to (an inline-asm ld writes its operands, a st reads them).
 func (m *machine) localUses(e ir.Expr) {
 	if len(m.regs) == 0 {
 		return
@@ -251,18 +269,18 @@ func (m *machine) localUses(e ir.Expr) {
 	switch e := e.(type) {
 	case *ir.Load:
 		if e.Buf.Scope == "local" {
-			m.regsRead(e.Buf)
+			m.regsClobbered(e.Buf)
 		}
 		for _, x := range e.Indices {
 			m.localUses(x)
 		}
 	case *ir.AddressOf:
 		if e.Buf.Scope == "local" {
-			m.regsRead(e.Buf)
+			m.regsClobbered(e.Buf)
 		}
 	case *ir.BufferData:
 		if e.Buf.Scope == "local" {
-			m.regsRead(e.Buf)
+			m.regsClobbered(e.Buf)
 		}
 	case *ir.Call:
 		for _, x := range e.Args {
@@ -333,4 +351,38 @@ func (m *machine) emitAccess(p ptr, w int64, store bool, node ir.Node) {
 		return
 	}
 	m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, node: node, align: p.align})
+}
+
+// clobberSkipped forgets the register buffers code this warp skips (a
+// branch its lanes do not take) may read or write: nvcc compiles the
+// thread's code for every path, so a load the branch reads is live and a
+// register the branch changes is not known to hold its memory bytes
+// after it (r076's `if wid == 1: if lane < 16:
+// Tx.add(a, a, b)` keeps every warp's STG of a).
+func (m *machine) clobberSkipped(stmts []ir.Stmt) {
+	ir.WalkStmts(&ir.Block{Stmts: stmts}, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Store:
+			if s.Buf.Scope == "local" {
+				m.regsClobbered(s.Buf)
+			}
+			m.localUses(s.Value)
+			for _, x := range s.Indices {
+				m.localUses(x)
+			}
+		case *ir.Evaluate:
+			m.localUses(s.X)
+		case *ir.Let:
+			m.localUses(s.Value)
+		case *ir.Assign:
+			m.localUses(s.Value)
+		case *ir.If:
+			m.localUses(s.Cond)
+		case *ir.While:
+			m.localUses(s.Cond)
+		case *ir.For:
+			m.localUses(s.Min)
+			m.localUses(s.Extent)
+		}
+	})
 }
