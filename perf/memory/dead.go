@@ -303,3 +303,15 @@ func (m *machine) allUnread(bs []*ir.Buffer) bool {
 	}
 	return true
 }
+
+// elided notes on the current figures why some accesses are left out.
+func (m *machine) elided(why string, b *ir.Buffer) {
+	if m.cur != nil && m.cur.Elided == "" && m.mask != 0 {
+		m.cur.Elided = m.reason(elidedKey{why, b}, why, b.Name, "")
+	}
+}
+
+type elidedKey struct {
+	why string
+	b   *ir.Buffer
+}

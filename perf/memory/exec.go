@@ -1343,6 +1343,7 @@ func (m *machine) load(e *ir.Load) {
 
 func (m *machine) store(s *ir.Store) {
 	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
+		m.elided("nvcc deletes the stores into a buffer nothing reads: ", s.Buf)
 		return // a dead store (dead.go)
 	}
 	if s.Buf.Scope == "local" {
@@ -1473,6 +1474,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	switch c.Op {
 	case ir.OpCopyBytes:
 		if b := copyLocalDst(c); b != nil && m.unread != nil && m.unread[rootOf(b)] {
+			m.elided("nvcc deletes the loads into registers nothing reads: ", b)
 			return // a copy into registers nothing reads (dead.go)
 		}
 		n := arg(2)
@@ -1559,6 +1561,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	if m.unread != nil {
 		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {
+			m.elided("nvcc deletes the loads into registers nothing reads: ", dsts[0])
 			return // a load into registers nothing reads (dead.go)
 		}
 	}

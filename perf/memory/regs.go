@@ -96,6 +96,7 @@ func (m *machine) regCopy(dst, src ptr, w int64, node ir.Node) bool {
 		}
 		v := m.regs[regSlot{src.buf, off}]
 		if v != nil && !v.stale && v.gen == m.memGen && v.buf == dst.buf && v.width == w && v.mask&m.mask == m.mask && sameLanes(&v.addr, &dst.addr, m.mask) {
+			m.elided("nvcc deletes the copy of registers back to the bytes they were loaded from: ", dst.buf)
 			return true // writes back what is there
 		}
 		m.regReadRange(src.buf, off, w)
@@ -219,6 +220,9 @@ func (m *machine) dead(v *regVal) {
 	f := lc.fig
 	f.SharedLoad = sub(f.SharedLoad, lc.shared)
 	f.GlobalLoad = subG(f.GlobalLoad, lc.global)
+	if f.Elided == "" {
+		f.Elided = "nvcc deletes the loads whose registers are overwritten or never read"
+	}
 }
 
 // countRun counts a merged run of pending events (flush) and, when every
