@@ -249,7 +249,11 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 	}
 	lines := MemoryLines(nil, f)
 	if len(lines) == 0 {
-		b.WriteString("_no shared or global memory traffic_\n")
+		if f.Elided != "" {
+			fmt.Fprintf(&b, "_no shared or global memory traffic: %s_\n", f.Elided)
+		} else {
+			b.WriteString("_no shared or global memory traffic_\n")
+		}
 		return b.String()
 	}
 	for _, l := range lines {
@@ -258,6 +262,9 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 			indent, l = "  ", strings.TrimSpace(l)
 		}
 		fmt.Fprintf(&b, "%s- %s\n", indent, l)
+	}
+	if f.Elided != "" {
+		fmt.Fprintf(&b, "- not counted: %s\n", f.Elided)
 	}
 	return b.String()
 }

@@ -19,6 +19,8 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	}
 	m := getMachine(l, k)
 	defer putMachine(m)
+	m.unread = unreadShared(fn)
+	m.readOnly = readOnlyGlobals(fn)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Lowered:
@@ -237,10 +239,21 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 		m.inUnr = 0
 		m.flush()
 	}
+	m.regsEnd()
 }
 
 // emit counts e, or keeps it for merging inside an unroll loop.
 func (m *machine) emit(e event) {
+	if e.mask == 0 && m.predOff {
+		m.offInstruction(&e)
+		return
+	}
+	if e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix || e.k == tma {
+		m.memGen++
+		if len(m.regs) > 0 {
+			m.regStored(&e)
+		}
+	}
 	if e.mask == 0 || m.redundant(&e) {
 		return
 	}
@@ -268,12 +281,20 @@ func (m *machine) flush() {
 		e := p[i]
 		run := []int{i}
 		last := i
+		skips := 0
 		for j := i + 1; j < len(p) && int64(len(run))*e.width < 16; j++ {
 			q := &p[j]
 			if used[j] || q.k != e.k || q.buf != e.buf || q.fig != e.fig {
 				continue
 			}
-			if q.mask != e.mask || q.width != e.width || !follows(&p[last], q) {
+			if q.mask != e.mask || q.width != e.width {
+				break
+			}
+			if !follows(&p[last], q) {
+				if skips < maxSkips && interleaved(&p[run[0]], &p[last], q) {
+					skips++
+					continue // merge.go
+				}
 				break
 			}
 			run = append(run, j)
@@ -287,11 +308,23 @@ func (m *machine) flush() {
 				n = c
 			}
 		}
+		width := int64(n) * e.width
+		if e.k == sharedLoad && n < len(run) {
+			n, width = widened(&e, len(run), n, width) // merge.go
+		}
 		for _, j := range run[:n] {
 			used[j] = true
 		}
-		e.width *= int64(n)
-		m.count(&e)
+		e.width = width
+		if e.rv == nil {
+			m.count(&e)
+		} else {
+			evs := make([]event, n)
+			for i, j := range run[:n] {
+				evs[i] = p[j]
+			}
+			m.countRun(&e, evs)
+		}
 	}
 	m.pending = m.pending[:0]
 }

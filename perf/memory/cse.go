@@ -8,10 +8,22 @@ package memory
 // requests are half the source's loads). The kernel parameters are
 // __restrict__ (codegen), so a store to another buffer keeps the value.
 //
+// Shared loads likewise (measured): a warp's repeated load of the same
+// shared bytes with no store to that buffer by the thread and no barrier
+// in between is issued once (narrowed_subcta: the four copies of one W_s
+// row to A in a `for i in range(4)` are one LDS.128; silu's two reads of
+// each X_s element are one LDS.128 per bundle, v_ewise_f32_shared_math).
+// A shared store, cp.async or stmatrix into the buffer ends its loads'
+// availability: another thread's store needs a barrier to be seen.
+//
 // A warp-level load is redundant when an earlier one of the same root
 // buffer, width, active lanes and per-lane addresses is still available.
 
-import "github.com/tilels/tilels/ir"
+import (
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // availKey indexes the available loads; addr0 is the first active
 // lane's address.
@@ -26,7 +38,7 @@ type availKey struct {
 // and updates the available loads.
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
-	case globalLoad:
+	case globalLoad, sharedLoad:
 		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
 		for _, a := range m.avail[k] {
 			if a == e.addr {
@@ -37,7 +49,12 @@ func (m *machine) redundant(e *event) bool {
 			m.avail = map[availKey][]lanes{}
 		}
 		m.avail[k] = append(m.avail[k], e.addr)
-	case globalStore:
+	case sharedStore:
+		if m.forwards(e) {
+			break
+		}
+		fallthrough
+	case globalStore, cpAsync, stmatrix:
 		for k := range m.avail {
 			if k.buf == e.buf {
 				delete(m.avail, k)
@@ -64,4 +81,89 @@ func (m *machine) forget() {
 	if len(m.avail) > 0 {
 		clear(m.avail)
 	}
+}
+
+// pureMath reports whether c is a math function of its operands (sqrt,
+// exp2, a cast reinterpretation: an op outside the ptx./cuda./tvm_
+// namespaces with no buffer pointer argument): it touches no memory and
+// is no barrier, so loads stay available across it (silu's
+// x / (1 + exp(-x)) reads x once).
+func pureMath(c *ir.Call) bool {
+	if strings.Contains(c.Op, ".") || strings.HasPrefix(c.Op, "tvm_") || c.Op == "address_of" {
+		return false
+	}
+	for _, a := range c.Args {
+		if bufferOf(a) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// maxForwardTrips is the most iterations of the loops around a shared
+// store whose value nvcc keeps in registers for the thread's later loads
+// of the same bytes: a fully unrolled nest. Measured: cta_gmem_smem_regions'
+// regions_thread stores U_s in an 8-iteration loop and loads it back
+// after two other copies with no barrier: no LDS for U_s (the STS stay);
+// its 256- and 128-iteration I_s and H_s copies (unrolled by 4, not
+// fully) load every byte back with LDS.128.
+const maxForwardTrips = 32
+
+// forwards handles a shared store that nvcc can forward to the thread's
+// later loads (one in a fully unrolled nest): the available loads it
+// overlaps end, and its bytes become available (a later load of exactly
+// them is not issued). Inline-asm st.shared/ld.shared pairs too: ptxas
+// sees plain PTX (widths_cache_hints w128_shared: the vec_128b store of
+// A_s[tid] and the vec_128b load of it back are STS.128 alone). It
+// reports false for a store it does not handle.
+func (m *machine) forwards(e *event) bool {
+	if max(m.trips, 1) > maxForwardTrips {
+		return false
+	}
+	for k, list := range m.avail {
+		if k.buf != e.buf {
+			continue
+		}
+		keep := list[:0]
+		for _, a := range list {
+			if !overlaps(&a, k.width, k.mask, e) {
+				keep = append(keep, a)
+			}
+		}
+		if len(keep) == 0 {
+			delete(m.avail, k)
+		} else {
+			m.avail[k] = keep
+		}
+	}
+	if m.avail == nil {
+		m.avail = map[availKey][]lanes{}
+	}
+	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
+	m.avail[k] = append(m.avail[k], e.addr)
+	return true
+}
+
+// overlaps reports whether a lane of both masks accesses bytes of a (w
+// bytes a lane) that e writes.
+func overlaps(a *lanes, w int64, mask uint32, e *event) bool {
+	both := mask & e.mask
+	for i := range 32 {
+		if both&(1<<i) != 0 && a[i] < e.addr[i]+e.width && e.addr[i] < a[i]+w {
+			return true
+		}
+	}
+	return false
+}
+
+// redundantPeek reports whether redundant would find load e available,
+// changing nothing.
+func (m *machine) redundantPeek(e *event) bool {
+	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
+	for _, a := range m.avail[k] {
+		if a == e.addr {
+			return true
+		}
+	}
+	return false
 }

@@ -51,6 +51,7 @@ type event struct {
 	src   lanes // cp.async: the global source addresses
 	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
 	fig   *Figures
+	rv    *regVal // the register slot a pending load fills (regs.go)
 }
 
 // maxSteps bounds the statements and memory events one kernel analysis
@@ -105,6 +106,20 @@ type machine struct {
 
 	// avail holds the global loads whose values the threads hold (cse.go).
 	avail map[availKey][]lanes
+	// unread holds the shared allocations nothing reads (dead.go).
+	unread map[*ir.Buffer]bool
+	// readOnly holds the global buffers nothing writes (readonly.go).
+	readOnly map[*ir.Buffer]bool
+	// regs holds what the register slots of this warp hold (regs.go);
+	// memGen counts the memory writes and barriers so far.
+	regs   map[regSlot]*regVal
+	memGen int64
+	// trips is the product of the trip counts of the loops being
+	// executed (0: none; cse.go).
+	trips int64
+	// predOff is set while executing an if-converted body whose lanes
+	// are all off (predicate.go).
+	predOff bool
 }
 
 const arenaChunk = 256
@@ -171,8 +186,11 @@ func (m *machine) block(b *ir.Block) {
 	if b == nil {
 		return
 	}
-	for _, s := range b.Stmts {
-		if m.mask == 0 || m.over {
+	for i, s := range b.Stmts {
+		if (m.mask == 0 && !m.predOff) || m.over {
+			if len(m.regs) > 0 {
+				m.clobberSkipped(b.Stmts[i:]) // regs.go
+			}
 			return
 		}
 		m.stmt(s)
@@ -222,6 +240,15 @@ func (m *machine) stmt(s ir.Stmt) {
 		in := m.mask
 		t := in & truth(&c)
 		m.mask = t
+		if t == 0 && (in != 0 || m.predOff) && predicable(s) {
+			// predicated off in every lane (predicate.go)
+			prev := m.predOff
+			m.predOff = true
+			m.block(s.Then)
+			m.predOff = prev
+			m.mask = in
+			return
+		}
 		m.block(s.Then)
 		out := m.mask
 		m.mask = in &^ t
@@ -357,6 +384,9 @@ func (m *machine) forLoop(s *ir.For) {
 		m.inUnr++
 		m.unrolled[s.Var] = true
 	}
+	outer := m.trips
+	m.trips = max(outer, 1) * max(n, 1)
+	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
 	b := m.vars[s.Var]
@@ -427,6 +457,9 @@ const maxWhile = 1 << 16
 
 func (m *machine) whileLoop(s *ir.While) {
 	in := m.mask
+	outer := m.trips
+	m.trips = max(outer, 1) * maxWhile
+	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
 	defer func() { m.loops = m.loops[:len(m.loops)-1]; m.mask = in }()
@@ -1231,6 +1264,9 @@ func scopeOf(b *ir.Buffer) string {
 
 // localLoad returns the value of a register buffer element.
 func (m *machine) localLoad(e *ir.Load) (lanes, string) {
+	if len(m.regs) > 0 {
+		m.regsRead(e.Buf)
+	}
 	idx, why := m.elemAddr(e.Buf, e.Indices)
 	if why != "" {
 		return idx, why
@@ -1306,8 +1342,15 @@ func (m *machine) load(e *ir.Load) {
 }
 
 func (m *machine) store(s *ir.Store) {
+	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
+		m.elided("nvcc deletes the stores into a buffer nothing reads: ", s.Buf)
+		return // a dead store (dead.go)
+	}
 	if s.Buf.Scope == "local" {
 		m.localStore(s)
+		if len(m.regs) > 0 {
+			m.regsClobbered(s.Buf) // regs.go
+		}
 		return
 	}
 	m.eval(s.Value) // its loads
@@ -1389,7 +1432,13 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 		}
 		return lanes{}, "the value of a shared-memory load is runtime data"
 	}
-	m.evaluate(c)
+	if pureMath(c) {
+		for _, a := range c.Args {
+			m.eval(a) // loads in the arguments; no barrier (cse.go)
+		}
+	} else {
+		m.evaluate(c)
+	}
 	return lanes{}, m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
 }
 
@@ -1419,12 +1468,22 @@ func (m *machine) evaluate(x ir.Expr) {
 		}
 		return -1
 	}
+	if c.Op != ir.OpCopyBytes {
+		m.localUses(c) // the registers it reads (regs.go)
+	}
 	switch c.Op {
 	case ir.OpCopyBytes:
+		if b := copyLocalDst(c); b != nil && m.unread != nil && m.unread[rootOf(b)] {
+			m.elided("nvcc deletes the loads into registers nothing reads: ", b)
+			return // a copy into registers nothing reads (dead.go)
+		}
 		n := arg(2)
 		if n <= 0 || len(c.Args) < 3 {
 			m.unknown("a copy of a runtime byte count")
 			return
+		}
+		if m.regCopies(c, n) {
+			return // regs.go
 		}
 		m.access(c.Args[1], n, false, c)
 		m.access(c.Args[0], n, true, c)
@@ -1500,13 +1559,19 @@ func (m *machine) evaluate(x ir.Expr) {
 			}
 		}
 	}
+	if m.unread != nil {
+		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {
+			m.elided("nvcc deletes the loads into registers nothing reads: ", dsts[0])
+			return // a load into registers nothing reads (dead.go)
+		}
+	}
 	if handled := m.userOp(c); handled {
 		return
 	}
 	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait {
 		m.cpRun = false
 	}
-	m.forget() // a barrier, fence or other intrinsic (cse.go)
+	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
 	for _, p := range ignored {
 		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
 			return

@@ -147,6 +147,11 @@ type Figures struct {
 	// the warps executed are checked (see Scaled and the repeated-warp
 	// shortcut of warps.go), so nil does not prove every access aligned.
 	Misaligned *Instruction
+	// Elided says which accesses of the lowered code the figures leave
+	// out because nvcc deletes them ("" when none): stores into memory
+	// nothing reads, loads into registers nothing reads, a copy of
+	// registers back to the bytes they hold (dead.go, regs.go).
+	Elided string
 	// CTAs is the number of CTAs of the launch; Scaled is set when only
 	// CTA 0 was executed and the counts were multiplied by CTAs.
 	CTAs   int64
@@ -256,6 +261,9 @@ func (f *Figures) add(o *Figures) {
 	f.WorstGlobal = worse(f.WorstGlobal, o.WorstGlobal)
 	if f.FirstShared == nil {
 		f.FirstShared = o.FirstShared
+	}
+	if f.Elided == "" {
+		f.Elided = o.Elided
 	}
 }
 

@@ -1,0 +1,317 @@
+package memory
+
+// Dead shared stores, as nvcc -O2 removes them: shared memory ends with
+// the kernel, so a plain store (a C++ assignment, not an inline-asm
+// st.shared) into a shared allocation the kernel never reads, takes the
+// address of or hands to an intrinsic writes nothing anyone sees; nvcc
+// deletes it and then the loads that only fed its value. Measured:
+// mem_vec128's `for i in range(4): F_s[tid*4 + i] = F[tid*4 + i]` (F_s
+// never read) issues no STS and no LDG (ncu: 16 shared stores and 16
+// global load requests, those of the A_s copies alone).
+//
+// Register buffers likewise: a local allocation that nothing reads (only
+// plain stores and tvm_builtin_copy destinations) holds dead values, and
+// the loads that fill it are deleted.
+
+import (
+	"strings"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// rootOf is the allocation a buffer view lies in.
+func rootOf(b *ir.Buffer) *ir.Buffer {
+	for b.Base != nil {
+		b = b.Base
+	}
+	return b
+}
+
+// unreadShared returns the shared and local allocations of fn that
+// nothing reads:
+// no load of them or of a view of them, no address or data pointer of
+// them anywhere (an intrinsic's operand), only plain stores. Nil when fn
+// holds something the scan does not understand (an unlowered tile call,
+// an expression kind it does not know).
+func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
+	stored := map[*ir.Buffer]bool{}
+	read := map[*ir.Buffer]bool{}
+	data := map[*ir.Var]*ir.Buffer{}
+	ok := true
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Alloc:
+			data[s.Buf.Data] = rootOf(s.Buf)
+		case *ir.Decl:
+			data[s.Buf.Data] = rootOf(s.Buf)
+		case *ir.Store:
+			if isShared(s.Buf) || s.Buf.Scope == "local" {
+				stored[rootOf(s.Buf)] = true
+			}
+		case *ir.Evaluate:
+			if b := copyLocalDst(s.X); b != nil {
+				stored[rootOf(b)] = true
+			}
+			for _, b := range ldLocalDsts(s.X) {
+				stored[rootOf(b)] = true
+			}
+		}
+	})
+	var expr func(e ir.Expr)
+	use := func(b *ir.Buffer) { read[rootOf(b)] = true }
+	expr = func(e ir.Expr) {
+		switch e := e.(type) {
+		case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.ThreadIndex, *ir.TensorMapAddr:
+		case *ir.Var:
+			if b := data[e]; b != nil {
+				read[b] = true
+			}
+		case *ir.Binary:
+			expr(e.A)
+			expr(e.B)
+		case *ir.Not:
+			expr(e.X)
+		case *ir.Neg:
+			expr(e.X)
+		case *ir.Cast:
+			expr(e.X)
+		case *ir.Select:
+			expr(e.Cond)
+			expr(e.A)
+			expr(e.B)
+		case *ir.Load:
+			use(e.Buf)
+			for _, x := range e.Indices {
+				expr(x)
+			}
+		case *ir.AddressOf:
+			use(e.Buf)
+			for _, x := range e.Indices {
+				expr(x)
+			}
+		case *ir.BufferData:
+			use(e.Buf)
+		case *ir.Region:
+			use(e.Buf)
+			for _, x := range e.Min {
+				expr(x)
+			}
+			for _, x := range e.Extent {
+				expr(x)
+			}
+		case *ir.Call:
+			for _, x := range e.Args {
+				expr(x)
+			}
+		case *ir.Tuple:
+			for _, x := range e.Elems {
+				expr(x)
+			}
+		default:
+			ok = false
+		}
+	}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.For:
+			expr(s.Min)
+			expr(s.Extent)
+		case *ir.While:
+			expr(s.Cond)
+		case *ir.If:
+			expr(s.Cond)
+		case *ir.Store:
+			for _, x := range s.Indices {
+				expr(x)
+			}
+			expr(s.Value)
+		case *ir.Evaluate:
+			if b := copyLocalDst(s.X); b != nil {
+				// the destination is written, not read: only its index
+				c := s.X.(*ir.Call)
+				dst := c.Args[0]
+				for {
+					pc, ok := dst.(*ir.Call)
+					if !ok || pc.Op != ir.OpPointerOffset || len(pc.Args) == 0 {
+						break
+					}
+					for _, x := range pc.Args[1:] {
+						expr(x)
+					}
+					dst = pc.Args[0]
+				}
+				if a, ok := dst.(*ir.AddressOf); ok && a.Buf == b {
+					for _, x := range a.Indices {
+						expr(x)
+					}
+				} else {
+					expr(dst)
+				}
+				for _, x := range c.Args[1:] {
+					expr(x)
+				}
+				return
+			}
+			if dsts := ldLocalDsts(s.X); dsts != nil {
+				// the registers an ld writes are not read: only their indices
+				c := s.X.(*ir.Call)
+				for _, a := range c.Args[:len(dsts)] {
+					for _, x := range a.(*ir.Load).Indices {
+						expr(x)
+					}
+				}
+				for _, x := range c.Args[len(dsts):] {
+					expr(x)
+				}
+				return
+			}
+			expr(s.X)
+		case *ir.Let:
+			expr(s.Value)
+		case *ir.Assign:
+			expr(s.Value)
+		case *ir.Alloc, *ir.Comment, *ir.Break, *ir.Continue, *ir.Block, *ir.Lowered:
+		case *ir.Decl:
+			expr(s.Buf.ElemOffsetExpr)
+			for _, x := range s.Buf.ShapeExpr {
+				expr(x)
+			}
+		case *ir.ScopeID:
+			for _, x := range s.Dynamic {
+				expr(x)
+			}
+		default: // an unlowered tile call
+			ok = false
+		}
+	})
+	if !ok {
+		return nil
+	}
+	var dead map[*ir.Buffer]bool
+	for b := range stored {
+		if !read[b] && b.Kind == ir.AllocBuffer {
+			if dead == nil {
+				dead = map[*ir.Buffer]bool{}
+			}
+			dead[b] = true
+		}
+	}
+	return dead
+}
+
+// copyLocalDst is the register (local) buffer a tvm_builtin_copy x
+// writes, or nil.
+func copyLocalDst(x ir.Expr) *ir.Buffer {
+	c, ok := x.(*ir.Call)
+	if !ok || c.Op != ir.OpCopyBytes || len(c.Args) < 3 {
+		return nil
+	}
+	if b := bufferOf(c.Args[0]); b != nil && b.Scope == "local" {
+		return b
+	}
+	return nil
+}
+
+// ldLocalDsts returns the register buffers a plain ld (ptx.ld.*: not
+// acquire, relaxed or volatile, which order memory) writes, one per
+// destination operand, when every destination is a register element;
+// else nil. ptxas deletes such a load whose registers nothing reads
+// (mem_swizzled: two vec_auto copies of A_s into register tiles nobody
+// reads issue no LDS).
+func ldLocalDsts(x ir.Expr) []*ir.Buffer {
+	c, ok := x.(*ir.Call)
+	if !ok {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(c.Op, "ptx.ld.")
+	if !ok {
+		return nil
+	}
+	n := 1
+	for _, t := range strings.Split(rest, ".") {
+		switch t {
+		case "v2":
+			n = 2
+		case "v4":
+			n = 4
+		case "v8":
+			n = 8
+		case "acquire", "relaxed", "volatile", "mmio":
+			return nil
+		}
+	}
+	if len(c.Args) <= n {
+		return nil
+	}
+	dsts := make([]*ir.Buffer, n)
+	for i, a := range c.Args[:n] {
+		l, ok := a.(*ir.Load)
+		if !ok || l.Buf.Scope != "local" {
+			return nil
+		}
+		dsts[i] = l.Buf
+	}
+	return dsts
+}
+
+func isShared(b *ir.Buffer) bool {
+	return b.Scope == "shared" || b.Scope == "shared.dyn"
+}
+
+// pureValue reports whether evaluating e has no effect but its loads
+// (no intrinsic other than a math function).
+func pureValue(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Binary:
+		return pureValue(e.A) && pureValue(e.B)
+	case *ir.Not:
+		return pureValue(e.X)
+	case *ir.Neg:
+		return pureValue(e.X)
+	case *ir.Cast:
+		return pureValue(e.X)
+	case *ir.Select:
+		return pureValue(e.Cond) && pureValue(e.A) && pureValue(e.B)
+	case *ir.Load:
+		for _, x := range e.Indices {
+			if !pureValue(x) {
+				return false
+			}
+		}
+		return true
+	case *ir.Call:
+		if !pureMath(e) {
+			return false
+		}
+		for _, x := range e.Args {
+			if !pureValue(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// allUnread reports whether every buffer of bs lies in an allocation
+// nothing reads.
+func (m *machine) allUnread(bs []*ir.Buffer) bool {
+	for _, b := range bs {
+		if !m.unread[rootOf(b)] {
+			return false
+		}
+	}
+	return true
+}
+
+// elided notes on the current figures why some accesses are left out.
+func (m *machine) elided(why string, b *ir.Buffer) {
+	if m.cur != nil && m.cur.Elided == "" && m.mask != 0 {
+		m.cur.Elided = m.reason(elidedKey{why, b}, why, b.Name, "")
+	}
+}
+
+type elidedKey struct {
+	why string
+	b   *ir.Buffer
+}

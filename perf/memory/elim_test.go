@@ -1,0 +1,108 @@
+package memory_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// The rules of docs/memory-agreement.md 5-11 on small kernels, one warp
+// (or two) over the 32x32 float32 A and S of kernel(): each figure is
+// what the rule predicts, and differs from counting every access.
+
+// TestRepeatedSharedLoad: S[0, tid] read twice with nothing between is
+// one LDS (rule 5), and a math call between is no barrier.
+func TestRepeatedSharedLoad(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    S[0, tid] = A[0, tid]
+    T.cuda.cta_sync()
+    A[1, tid] = S[0, tid] + T.exp(S[0, tid])
+`))
+	if f := ms[0].Total; f.SharedLoad.Instructions != 1 {
+		t.Errorf("shared loads %+v, want 1 instruction", f.SharedLoad)
+	}
+}
+
+// TestDeadSharedStore: stores into S, which nothing reads, and the loads
+// of A that feed them are not issued (rule 6), and the figures say why.
+func TestDeadSharedStore(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    for i in range(4):
+        S[tid, i] = A[tid, i]
+`))
+	f := ms[0].Total
+	if f.SharedStore.Instructions != 0 || f.GlobalLoad.Requests != 0 || !strings.Contains(f.Elided, "S") {
+		t.Errorf("got stores %+v, loads %+v, elided %q", f.SharedStore, f.GlobalLoad, f.Elided)
+	}
+}
+
+// TestPredicatedIf: `if tid == 0` around one cheap store is predicated:
+// both warps issue its LDS and STS, warp 1 with no lane on (rule 7).
+func TestPredicatedIf(t *testing.T) {
+	src := strings.Replace(kernel("1", `    S[0, tid % 32] = A[0, tid % 32]
+    T.cuda.cta_sync()
+    if tid == 0:
+        S[0, 0] = S[0, 0] + 1.0
+    T.cuda.cta_sync()
+    A[1, tid % 32] = S[0, tid % 32]
+`), "T.thread_id([32])", "T.thread_id([64])", 1)
+	_, ms := analyze(t, src)
+	f := ms[0].Total
+	// 2 warps: the first store 2, the if 2 (1 + 1 predicated off), the
+	// read back 2
+	if f.SharedStore.Instructions != 4 || f.SharedLoad.Instructions != 4 {
+		t.Errorf("shared stores %+v, loads %+v; want 4 and 4", f.SharedStore, f.SharedLoad)
+	}
+	// the predicated-off warp adds no wavefront: 2+1 and 1+2
+	if f.SharedStore.Wavefronts != 3 || f.SharedLoad.Wavefronts != 3 {
+		t.Errorf("wavefronts: stores %d, loads %d; want 3 and 3", f.SharedStore.Wavefronts, f.SharedLoad.Wavefronts)
+	}
+}
+
+// TestForwardedStore: a thread's own store read back with no barrier is
+// not loaded again (rule 8); after a barrier it is.
+func TestForwardedStore(t *testing.T) {
+	body := `    for i in range(4):
+        S[tid, i] = A[tid, i]
+    SYNC
+    for i in range(4):
+        A[tid, i + 4] = S[tid, i]
+`
+	_, ms := analyze(t, kernel("1", strings.Replace(body, "SYNC", "T.evaluate(0)", 1)))
+	if f := ms[0].Total; f.SharedLoad.Instructions != 0 || f.SharedStore.Instructions != 1 {
+		t.Errorf("no barrier: loads %+v, stores %+v; want 0 and 1", f.SharedLoad, f.SharedStore)
+	}
+	_, ms = analyze(t, kernel("1", strings.Replace(body, "SYNC", "T.cuda.cta_sync()", 1)))
+	if f := ms[0].Total; f.SharedLoad.Instructions != 1 {
+		t.Errorf("barrier: loads %+v; want 1 (one LDS.128)", f.SharedLoad)
+	}
+}
+
+// TestInterleavedChains: the even steps of an unrolled loop fill columns
+// 0-1 of a row, the odd steps columns 16-17: two 8-byte stores, not four
+// 4-byte ones (rule 9).
+func TestInterleavedChains(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    for f in range(4):
+        S[tid, f % 2 * 16 + f // 2] = A[tid, f]
+    T.cuda.cta_sync()
+    A[1, tid] = S[tid, 0] + S[tid, 16]
+`))
+	if f := ms[0].Total; f.SharedStore.Instructions != 2 {
+		t.Errorf("shared stores %+v; want 2 (STS.64 x2)", f.SharedStore)
+	}
+}
+
+// TestWidenedTail: one thread reads back three floats at a 16-byte
+// aligned address with one 16-byte load; it stores them with an 8-byte
+// and a 4-byte store (rule 10).
+func TestWidenedTail(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    if tid == 0:
+        for i in range(3):
+            S[0, i] = A[0, i]
+    T.cuda.cta_sync()
+    if tid == 0:
+        for i in range(3):
+            A[1, i] = S[0, i]
+`))
+	f := ms[0].Total
+	if f.SharedLoad.Instructions != 1 || f.SharedStore.Instructions != 2 {
+		t.Errorf("loads %+v, stores %+v; want 1 and 2", f.SharedLoad, f.SharedStore)
+	}
+}

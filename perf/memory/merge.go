@@ -1,0 +1,48 @@
+package memory
+
+// interleaved reports whether q, an access of the same kind, buffer,
+// lanes and width as the run from first to last that does not follow
+// last, may be stepped over while the run looks for its next element: in
+// every lane q touches neither the run's bytes nor the slot after it, so
+// it belongs to another chain of the same unrolled nest. nvcc's load/store vectorizer groups
+// the accesses of one base address by their constant offsets, not by
+// program order. Measured: v_gs_transposed t_f16 copies
+// A_s[(f/2) + (f%2)*512 + tid*16] for f < 32: the even f fill one
+// 32-byte row, the odd f another; SASS has STS.128 x4 and LDS.128 x4
+// per thread, ncu 4 shared store and 4 shared load instructions.
+func interleaved(first, last, q *event) bool {
+	for i := range 32 {
+		if q.mask&(1<<i) == 0 {
+			continue
+		}
+		// q's bytes meet the run's [first, last+width) or the next slot
+		if q.addr[i] < last.addr[i]+2*last.width && first.addr[i] < q.addr[i]+q.width {
+			return false
+		}
+	}
+	return true
+}
+
+// maxSkips bounds the accesses a run steps over (the vectorizer looks at
+// a window of instructions, and the flush stays linear).
+const maxSkips = 64
+
+// widened is a load run of k elements (k not a power of two, its
+// power-of-two prefix n elements of width bytes) read as one access of
+// the next power of two when the first address is aligned to it: the
+// extra bytes lie in the same aligned block, so the load cannot fault
+// and nvcc widens it (stores are never widened). Measured: v_gs_odd_sizes
+// w7x9 copies a 7x9 f32 tile in one thread: the last three floats (240
+// to 251 bytes) are one LDS.128 where the stores are STS.64 + STS (ncu
+// 16 shared load and 17 shared store instructions); t5x7 reads the last
+// three bytes of a 35-byte u8 tile with one 32-bit LDS.
+func widened(e *event, k, n int, width int64) (int, int64) {
+	c := 1
+	for c < k {
+		c *= 2
+	}
+	if w := int64(c) * e.width; w <= 16 && e.align%w == 0 {
+		return k, w
+	}
+	return n, width
+}
