@@ -50,9 +50,23 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		if dedupWarps {
 			first, covered = m.warpShifts(fn.Body, threads)
 		}
-		var warp0 []figDelta
-		var steps0 int64
+		var warp0, cta0 []figDelta
+		var steps0, stepsCTA int64
+		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
+			if c > 0 && sameCTAs && !m.over && m.steps+stepsCTA <= maxSteps {
+				// CTA c counts as CTA 0 (ctas.go)
+				for _, d := range cta0 {
+					d.f.addCounts(&d.c)
+				}
+				m.steps += stepsCTA
+				continue
+			}
+			var before map[*Figures]counts
+			var sc int64
+			if c == 0 && sameCTAs {
+				before, sc = m.snapshot(), m.steps
+			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
 				if w > first && w < covered && !m.over && m.steps+steps0 <= maxSteps {
@@ -70,6 +84,9 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 					continue
 				}
 				m.runWarp(fn.Body, c, w, threads)
+			}
+			if before != nil {
+				cta0, stepsCTA = m.since(before), m.steps-sc
 			}
 			if m.over {
 				why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
@@ -106,6 +123,10 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 // dedupWarps enables counting translated warps once (warps.go); tests
 // turn it off to compare with executing every warp.
 var dedupWarps = true
+
+// dedupCTAs enables counting translated CTAs once (ctas.go); tests turn
+// it off to compare with executing every CTA.
+var dedupCTAs = true
 
 // counts are the additive counters of one Figures.
 type counts struct {
