@@ -171,10 +171,12 @@ func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figur
 // keyer hashes lowered code; it numbers variables, buffers and memory
 // nodes in the order it meets them.
 type keyer struct {
-	b      []byte // the bytes hashed, appended as the walk goes
-	vars   map[*ir.Var]int
-	bufOrd map[*ir.Buffer]int
-	bufs   []*ir.Buffer
+	b    []byte          // the bytes hashed, appended as the walk goes
+	vars map[*ir.Var]int // used past smallOrds variables
+	// varList are the variables in ordinal order
+	varList []*ir.Var
+	bufOrd  map[*ir.Buffer]int
+	bufs    []*ir.Buffer
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
 	nodes []ir.Node
@@ -215,6 +217,8 @@ func newKeyer() *keyer { return keyers.Get().(*keyer) }
 // release returns k, emptied, to the pool.
 func (k *keyer) release() {
 	clear(k.vars)
+	clear(k.varList)
+	k.varList = k.varList[:0]
 	clear(k.bufOrd)
 	clear(k.bufs)
 	clear(k.nodes)
@@ -226,7 +230,13 @@ func (k *keyer) release() {
 
 func (k *keyer) tag(t byte) { k.b = append(k.b, t) }
 
-func (k *keyer) int(v int64) { k.b = bin.AppendVarint(k.b, v) }
+func (k *keyer) int(v int64) {
+	if v >= 0 && v < 64 {
+		k.b = append(k.b, byte(v<<1)) // AppendVarint's one byte
+		return
+	}
+	k.b = bin.AppendVarint(k.b, v)
+}
 
 func (k *keyer) str(s string) {
 	k.int(int64(len(s)))
@@ -254,17 +264,50 @@ func (k *keyer) variable(v *ir.Var) {
 		k.tag(0)
 		return
 	}
-	if i, ok := k.vars[v]; ok {
+	if i := k.varOrd(v); i >= 0 {
 		k.tag('v')
 		k.int(int64(i))
 		return
 	}
 	// first occurrence: its ordinal is implied (the count of variables
 	// met so far), its name and type written once
-	k.vars[v] = len(k.vars)
+	k.addVar(v)
 	k.tag('V')
 	k.str(v.Name)
 	k.dtype(v.Type)
+}
+
+// smallOrds is how many variables a keyer finds by a scan of varList
+// before it indexes them in a map (most kernels have fewer: a scan of a
+// few pointers is cheaper than hashing one).
+const smallOrds = 32
+
+// varOrd returns v's ordinal, or -1 when v was not met yet.
+func (k *keyer) varOrd(v *ir.Var) int {
+	if len(k.varList) <= smallOrds {
+		for i, x := range k.varList {
+			if x == v {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := k.vars[v]; ok {
+		return i
+	}
+	return -1
+}
+
+func (k *keyer) addVar(v *ir.Var) {
+	k.varList = append(k.varList, v)
+	switch n := len(k.varList); {
+	case n == smallOrds+1:
+		for i, x := range k.varList {
+			k.vars[x] = i
+		}
+	case n > smallOrds+1:
+		k.vars[v] = n - 1
+	}
 }
 
 func (k *keyer) buffer(b *ir.Buffer) {

@@ -28,15 +28,16 @@ func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad:
 		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
-		for _, a := range m.avail[k] {
-			if a == e.addr {
+		as := m.avail[k]
+		for i := range as {
+			if as[i] == e.addr {
 				return true
 			}
 		}
 		if m.avail == nil {
 			m.avail = map[availKey][]lanes{}
 		}
-		m.avail[k] = append(m.avail[k], e.addr)
+		m.avail[k] = append(as, e.addr)
 	case globalStore:
 		for k := range m.avail {
 			if k.buf == e.buf {

@@ -826,13 +826,17 @@ func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
 	return root, off, align, ""
 }
 
+// runtimeShape keys the reason of a buffer's runtime shape (machine.reason;
+// the buffer itself keys another reason).
+type runtimeShape struct{ b *ir.Buffer }
+
 // elemAddr is the element offset of b[idx] in b's storage, per lane.
 func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	if len(idx) != len(b.Shape) {
 		return lanes{}, fmt.Sprintf("%d indices for the rank-%d buffer %s", len(idx), len(b.Shape), b.Name)
 	}
 	if b.RuntimeDim() >= 0 && b.Layout != nil {
-		return lanes{}, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+		return lanes{}, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 	}
 	var small [4]lanes
 	vals := small[:0]
@@ -861,7 +865,7 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	switch l := b.Layout.(type) {
 	case nil:
 		if b.RuntimeDim() >= 0 {
-			return out, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+			return out, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 		}
 		stride := int64(1)
 		for d := len(idx) - 1; d >= 0; d-- {
