@@ -13,10 +13,9 @@ package memory
 
 import "github.com/tilels/tilels/ir"
 
-// availKey indexes the available loads; addr0 is the first active
-// lane's address.
+// availKey indexes the available loads of one buffer; addr0 is the first
+// active lane's address.
 type availKey struct {
-	buf   *ir.Buffer
 	width int64
 	mask  uint32
 	addr0 int64
@@ -27,23 +26,26 @@ type availKey struct {
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad:
-		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
-		as := m.avail[k]
+		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+		bm := m.avail[e.buf]
+		as := bm[k]
 		for i := range as {
 			if as[i] == e.addr {
 				return true
 			}
 		}
-		if m.avail == nil {
-			m.avail = map[availKey][]lanes{}
-		}
-		m.avail[k] = append(as, e.addr)
-	case globalStore:
-		for k := range m.avail {
-			if k.buf == e.buf {
-				delete(m.avail, k)
+		if bm == nil {
+			if m.avail == nil {
+				m.avail = map[*ir.Buffer]map[availKey][]lanes{}
 			}
+			bm = map[availKey][]lanes{}
+			m.avail[e.buf] = bm
 		}
+		bm[k] = append(as, e.addr)
+	case globalStore:
+		// the buffer's loads, not every buffer's: a thread's copy loop
+		// that stores after each load was quadratic
+		clear(m.avail[e.buf])
 	case tma:
 		m.forget()
 	}
@@ -62,7 +64,9 @@ func firstLane(mask uint32) int {
 // forget drops the available loads: at a barrier or other intrinsic, at
 // each iteration of a loop nvcc does not unroll, and at a new warp.
 func (m *machine) forget() {
-	if len(m.avail) > 0 {
-		clear(m.avail)
+	for _, bm := range m.avail { // the maps stay, for the next loads
+		if len(bm) > 0 {
+			clear(bm)
+		}
 	}
 }

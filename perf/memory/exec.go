@@ -103,8 +103,9 @@ type machine struct {
 	arena [][]binding
 	used  int
 
-	// avail holds the global loads whose values the threads hold (cse.go).
-	avail map[availKey][]lanes
+	// avail holds, per root buffer, the global loads whose values the
+	// threads hold (cse.go).
+	avail map[*ir.Buffer]map[availKey][]lanes
 }
 
 const arenaChunk = 256
