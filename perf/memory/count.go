@@ -219,7 +219,7 @@ func putMachine(m *machine) {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
-		unrolled: m.unrolled, local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
+		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
 		loops: m.loops[:0]}
 	machines.Put(m)
 }
@@ -239,12 +239,12 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	if m.vars == nil {
 		m.vars = map[*ir.Var]*binding{}
 		m.lets = map[*ir.Var]ir.Expr{}
-		m.unrolled = map[*ir.Var]bool{}
 		m.local = map[*ir.Buffer]map[int64]*binding{}
 	}
 	clear(m.vars)
 	clear(m.lets)
 	clear(m.unrolled)
+	m.unrolled = m.unrolled[:0]
 	clear(m.local)
 	m.used = 0
 	m.mask = m.present

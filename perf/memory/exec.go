@@ -68,7 +68,9 @@ type machine struct {
 
 	vars     map[*ir.Var]*binding
 	lets     map[*ir.Var]ir.Expr // let values, for divisibility
-	unrolled map[*ir.Var]bool
+	// unrolled lists the variables of the enclosing unroll loops (a
+	// few: a scan is cheaper than a map)
+	unrolled []*ir.Var
 	mask     uint32
 	loops    []*loopFrame
 
@@ -356,7 +358,7 @@ func (m *machine) forLoop(s *ir.For) {
 	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
 	if unr {
 		m.inUnr++
-		m.unrolled[s.Var] = true
+		m.unrolled = append(m.unrolled, s.Var)
 	}
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
@@ -391,7 +393,7 @@ func (m *machine) forLoop(s *ir.For) {
 		m.forget()
 	}
 	if unr {
-		delete(m.unrolled, s.Var)
+		m.unrolled = slices.DeleteFunc(m.unrolled, func(v *ir.Var) bool { return v == s.Var })
 		m.inUnr--
 		if m.inUnr == 0 {
 			m.flush()
@@ -848,11 +850,11 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	uniform := true // every active lane indexes the same element
 	first := bits.TrailingZeros32(m.mask | 1<<31)
 	for d, x := range idx {
-		v, why := m.eval(x)
-		if why != "" {
-			return v, why
+		// into its slot: no copy of the lane vector
+		if why := m.evalInto(&vals[d], x); why != "" {
+			return vals[d], why
 		}
-		vals[d] = v
+		v := &vals[d]
 		if uniform {
 			for i := range 32 {
 				if m.mask&(1<<i) != 0 && v[i] != v[first] {
@@ -1147,7 +1149,7 @@ func (m *machine) div(e ir.Expr) int64 {
 		}
 		return abs(e.Value)
 	case *ir.Var:
-		if m.unrolled[e] {
+		if m.isUnrolled(e) {
 			if b := m.vars[e]; b != nil {
 				if b.v[0] == 0 {
 					return bigDiv

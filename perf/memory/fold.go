@@ -10,7 +10,7 @@ func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
 	case *ir.IntImm:
 		return e.Value, true
 	case *ir.Var:
-		if m.unrolled[e] {
+		if m.isUnrolled(e) {
 			if b := m.vars[e]; b != nil {
 				return b.v[0], true
 			}
@@ -76,6 +76,17 @@ func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
 	return 0, false
 }
 
+// isUnrolled reports whether v is the variable of an enclosing unroll
+// loop.
+func (m *machine) isUnrolled(v *ir.Var) bool {
+	for _, u := range m.unrolled {
+		if u == v {
+			return true
+		}
+	}
+	return false
+}
+
 // constIndex is the exact divisibility of an element offset el (per
 // lane) whose indices all fold to constants (unrolledConst): nvcc knows
 // the address, so its alignment is the offset's own (bigDiv for 0).
@@ -138,7 +149,7 @@ func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
 	case *ir.IntImm:
 	case *ir.Var:
 		switch {
-		case m.unrolled[e]:
+		case m.isUnrolled(e):
 			*unr = true
 		default:
 			if v, ok := m.lets[e]; ok {
