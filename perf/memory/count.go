@@ -336,7 +336,7 @@ func (m *machine) count(e *event) {
 	}
 	switch e.k {
 	case sharedLoad, sharedStore:
-		wf, ideal, groups := sharedWavefronts(e)
+		wf, ideal, groups := sharedPassesIn(e, nil, &m.banks)
 		s := &f.SharedLoad
 		kindName := "shared load"
 		if e.k == sharedStore {
@@ -353,7 +353,7 @@ func (m *machine) count(e *event) {
 			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
 		}
 	case ldmatrix, stmatrix:
-		wf, ideal, groups := matrixWavefronts(e)
+		wf, ideal, groups := matrixWavefronts(e, &m.banks[0])
 		s, kindName := &f.Ldmatrix, "ldmatrix"
 		if e.k == stmatrix {
 			s, kindName = &f.Stmatrix, "stmatrix"
@@ -399,11 +399,13 @@ func (m *machine) count(e *event) {
 	}
 }
 
-// bankWords collects the distinct words per bank of one group.
+// bankWords collects the distinct words per bank of one group. Only n
+// is reset between groups (words[b][:n[b]] are the live ones): a fresh
+// zeroed [4]bankWords per instruction (33 KB) was a quarter of the
+// analysis of a kernel with many shared accesses.
 type bankWords struct {
 	n     [32]int
 	words [32][32]int64
-	lanes [32][]int64 // filled only when describing
 }
 
 func (b *bankWords) reset() { b.n = [32]int{} }
@@ -448,21 +450,28 @@ func groupSize(w int64) int {
 // per group, or per merged pair of groups) and the lanes of the worst
 // group (for describe).
 func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
-	return sharedPasses(e, nil)
+	var bw [4]bankWords
+	return sharedPassesIn(e, nil, &bw)
 }
 
 // sharedPasses is sharedWavefronts; with pass non-nil it also sets
 // pass[k] to the pass that serves group k (-1: no active lane).
 func sharedPasses(e *event, pass *[4]int) (wf, ideal int64, worst uint32) {
+	var bw [4]bankWords
+	return sharedPassesIn(e, pass, &bw)
+}
+
+// sharedPassesIn is sharedPasses with bw as scratch (any contents).
+func sharedPassesIn(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane
-	var bw [4]bankWords
 	var worstMax int64
 	worstGroup := -1
 	ng := 32 / g
 	for k := range ng {
 		b := &bw[k]
+		b.reset()
 		for i := k * g; i < (k+1)*g; i++ {
 			if e.mask&(1<<i) == 0 {
 				continue
@@ -526,8 +535,7 @@ func disjointBanks(a, b *bankWords) bool {
 
 // matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
 // matrix over the 16-byte rows whose addresses lanes 8i..8i+7 give.
-func matrixWavefronts(e *event) (wf, ideal int64, worst uint32) {
-	var bw bankWords
+func matrixWavefronts(e *event, bw *bankWords) (wf, ideal int64, worst uint32) {
 	var worstMax int64
 	worstMat := 0
 	for mat := 0; mat < int(e.width) && mat < 4; mat++ {
@@ -600,7 +608,7 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		}
 	default:
 		var pass [4]int
-		sharedPasses(e, &pass)
+		sharedPassesIn(e, &pass, &m.banks)
 		g := groupSize(e.width)
 		for i := range 32 {
 			if e.mask&(1<<i) != 0 {

@@ -105,6 +105,9 @@ type machine struct {
 	arena [][]binding
 	used  int
 
+	// banks is the counting rules' scratch (count.go).
+	banks [4]bankWords
+
 	// avail holds, per root buffer, the global loads whose values the
 	// threads hold (cse.go).
 	avail map[*ir.Buffer]map[availKey][]lanes
@@ -485,13 +488,7 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		return b.v, b.why
 	case *ir.ThreadIndex:
 		var l lanes
-		switch e.Axis {
-		case "bx", "by", "bz":
-			return bcast(m.cta[e.Axis[1]-'x']), ""
-		}
-		for i := range l {
-			l[i] = axisValue(e.Axis, m.tid[i])
-		}
+		m.threadIndex(&l, e.Axis)
 		return l, ""
 	case *ir.Binary:
 		var r lanes
@@ -557,6 +554,29 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		return lanes{}, "a missing value"
 	}
 	return lanes{}, fmt.Sprintf("a %T value", e)
+}
+
+// threadIndex sets dst to the thread axis's value per lane (axisValue,
+// the axis chosen once).
+func (m *machine) threadIndex(dst *lanes, axis string) {
+	switch axis {
+	case "bx", "by", "bz":
+		*dst = bcast(m.cta[axis[1]-'x'])
+	case "tx":
+		*dst = m.tid
+	case "laneid":
+		for i, t := range m.tid {
+			dst[i] = t % 32
+		}
+	case "warpid":
+		for i, t := range m.tid {
+			dst[i] = t / 32
+		}
+	default:
+		for i, t := range m.tid {
+			dst[i] = axisValue(axis, t)
+		}
+	}
 }
 
 func b2i(b bool) int64 {
@@ -720,6 +740,28 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 				r[i] = floorMod(r[i], c)
 			}
 		}
+	case ir.BitAnd: // the swizzles' bit operations
+		for i := range r {
+			r[i] &= c
+		}
+	case ir.BitOr:
+		for i := range r {
+			r[i] |= c
+		}
+	case ir.BitXor:
+		for i := range r {
+			r[i] ^= c
+		}
+	case ir.Shl:
+		s := uint(c & 63)
+		for i := range r {
+			r[i] <<= s
+		}
+	case ir.Shr:
+		s := uint(c & 63)
+		for i := range r {
+			r[i] >>= s
+		}
 	default:
 		b := bcast(c)
 		return binaryTo(op, r, r, &b)
@@ -742,6 +784,9 @@ func (m *machine) evalInto(dst *lanes, e ir.Expr) string {
 		}
 		*dst = b.v
 		return b.why
+	case *ir.ThreadIndex:
+		m.threadIndex(dst, e.Axis)
+		return ""
 	case *ir.Binary:
 		wa := m.evalInto(dst, e.A)
 		if c, ok := e.B.(*ir.IntImm); ok {
