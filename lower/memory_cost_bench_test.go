@@ -77,3 +77,41 @@ func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMemoryShare3000 splits mode=cold of BenchmarkAnalyzeMemory3000
+// in its two parts, each timed alone so that the noise of one does not
+// hide the other: part=lower is the whole-file lower of the 3,000-line
+// file, part=analysis the memory figures and performance warnings of its
+// kernels from an empty content cache (perfAll on fresh copies of the
+// records lowered before the loop, GOMAXPROCS goroutines as in mode=cold).
+// The ratio is analysis/lower: benchstat -col /part, on cpu-ms/op.
+func BenchmarkMemoryShare3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	for _, part := range []string{"lower", "analysis"} {
+		b.Run("part="+part, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			ks := make([]*Kernel, len(res.Kernels))
+			cpu := startCPU()
+			for b.Loop() {
+				if part == "lower" {
+					if r := Analyze(source.NewFile("big.py", src), Options{}); len(r.Kernels) == 0 {
+						b.Fatal("no kernels")
+					}
+					continue
+				}
+				b.StopTimer()
+				for i, k := range res.Kernels {
+					c := *k
+					c.mem = &memCell{}
+					ks[i] = &c
+				}
+				memory.ResetCache()
+				b.StartTimer()
+				perfAll(ks)
+			}
+			cpu.report(b)
+		})
+	}
+}
