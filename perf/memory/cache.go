@@ -45,7 +45,13 @@ var cache = struct {
 	sync.Mutex
 	m     map[string]*entry
 	order []string
-}{m: map[string]*entry{}}
+	// running holds the keys being analysed, closed when their entry is
+	// in m (or the analysis failed): a kernel whose copy another
+	// goroutine is analysing waits for it instead of analysing it again
+	// (the lower's parallel kernels met each repeated kernel of a file
+	// while its first copy was still running).
+	running map[string]chan struct{}
+}{m: map[string]*entry{}, running: map[string]chan struct{}{}}
 
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
@@ -64,7 +70,27 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
+	var done chan struct{}
+	if e == nil {
+		if wait, ok := cache.running[string(k.b)]; ok {
+			cache.Unlock()
+			<-wait
+			cache.Lock()
+			e = cache.m[string(k.b)]
+		} else {
+			done = make(chan struct{})
+			cache.running[string(k.b)] = done
+		}
+	}
 	cache.Unlock()
+	if done != nil {
+		defer func() {
+			cache.Lock()
+			delete(cache.running, string(k.b))
+			cache.Unlock()
+			close(done)
+		}()
+	}
 	if e != nil && len(e.calls) == len(calls) {
 		// one allocation for the figures and one for their instructions
 		figs := make([]Figures, 2+len(calls))
@@ -598,5 +624,6 @@ func (k *keyer) stmt(s ir.Stmt) {
 func ResetCache() {
 	cache.Lock()
 	cache.m, cache.order = map[string]*entry{}, nil
+	cache.running = map[string]chan struct{}{}
 	cache.Unlock()
 }
