@@ -66,8 +66,8 @@ type machine struct {
 	txyz    [3]lanes
 	present uint32 // lanes that exist in this warp
 
-	vars     map[*ir.Var]*binding
-	lets     map[*ir.Var]ir.Expr // let values, for divisibility
+	vars map[*ir.Var]*binding
+	lets map[*ir.Var]ir.Expr // let values, for divisibility
 	// unrolled lists the variables of the enclosing unroll loops (a
 	// few: a scan is cheaper than a map)
 	unrolled []*ir.Var
