@@ -1187,64 +1187,76 @@ const bigDiv = 1 << 20
 // unrolled copy) exactly, thread indices and other variables 1, sums the
 // gcd, products the product. 0 divides everything (bigDiv).
 func (m *machine) div(e ir.Expr) int64 {
+	d, _, _ := m.divFold(e)
+	return d
+}
+
+// divFold is div(e) together with unrolledConst(e), in one walk: div of a
+// sum asked unrolledConst of every subexpression again, quadratic in the
+// depth of the swizzles' index expressions.
+func (m *machine) divFold(e ir.Expr) (d, c int64, isConst bool) {
 	switch e := e.(type) {
 	case *ir.IntImm:
-		if e.Value == 0 {
-			return bigDiv
-		}
-		return abs(e.Value)
+		return constDiv(e.Value), e.Value, true
 	case *ir.Var:
 		if m.isUnrolled(e) {
 			if b := m.vars[e]; b != nil {
-				if b.v[0] == 0 {
-					return bigDiv
-				}
-				return abs(b.v[0])
+				return constDiv(b.v[0]), b.v[0], true
 			}
 		}
 		if v, ok := m.lets[e]; ok {
-			return m.div(v)
+			return m.divFold(v)
 		}
-		return 1
+		return 1, 0, false
 	case *ir.Binary:
-		if c, ok := m.unrolledConst(e); ok {
-			// every leaf is a constant in this unrolled copy: nvcc
-			// folds the index and knows its exact alignment
-			if c == 0 {
-				return bigDiv
+		a, ca, okA := m.divFold(e.A)
+		b, cb, okB := m.divFold(e.B)
+		if okA && okB {
+			if c, ok := foldConst(e.Op, ca, cb); ok {
+				// every leaf is a constant in this unrolled copy: nvcc
+				// folds the index and knows its exact alignment
+				return constDiv(c), c, true
 			}
-			return abs(c)
 		}
-		a, b := m.div(e.A), m.div(e.B)
 		switch e.Op {
 		case ir.Add, ir.Sub, ir.Min, ir.Max:
-			return gcd(a, b)
+			return gcd(a, b), 0, false
 		case ir.Mul:
-			return min(a*b, bigDiv)
+			return min(a*b, bigDiv), 0, false
 		case ir.Shl:
 			if c, ok := ir.ConstInt(e.B); ok && c < 20 {
-				return min(a<<c, bigDiv)
+				return min(a<<c, bigDiv), 0, false
 			}
 		case ir.FloorMod:
 			if _, ok := ir.ConstInt(e.B); ok {
-				return gcd(a, b)
+				return gcd(a, b), 0, false
 			}
 		case ir.FloorDiv:
 			if c, ok := ir.ConstInt(e.B); ok && c > 0 && a%c == 0 {
-				return a / c
+				return a / c, 0, false
 			}
 		case ir.BitXor, ir.BitOr:
-			return int64(1) << min(tz(a), tz(b))
+			return int64(1) << min(tz(a), tz(b)), 0, false
 		case ir.BitAnd:
-			return int64(1) << max(tz(a), tz(b))
+			return int64(1) << max(tz(a), tz(b)), 0, false
 		}
-		return 1
+		return 1, 0, false
 	case *ir.Cast:
-		return m.div(e.X)
+		return m.divFold(e.X)
 	case *ir.Select:
-		return gcd(m.div(e.A), m.div(e.B))
+		a, _, _ := m.divFold(e.A)
+		b, _, _ := m.divFold(e.B)
+		return gcd(a, b), 0, false
 	}
-	return 1
+	return 1, 0, false
+}
+
+// constDiv is the divisibility of the constant c (bigDiv for 0).
+func constDiv(c int64) int64 {
+	if c == 0 {
+		return bigDiv
+	}
+	return abs(c)
 }
 
 func tz(x int64) int {
