@@ -39,18 +39,22 @@ import (
 // lazy).
 //
 // Measured again (2026-11-26, CPU time per iteration, cpu-ms/op, which a
-// machine shared with other jobs disturbs less than wall time; load
-// average 16 on 2 cores, so ±10-30 %; benchstat of 8 interleaved runs):
+// machine shared with other jobs disturbs less than wall time; benchstat
+// of 8 interleaved runs of 30 iterations, load average 3-5 on 2 cores)
+// against the tree before the CTA translation and the cheaper counting:
 // BenchmarkMemoryShare3000 (the two parts of mode=cold timed apart) puts
 // the analysis of the 157 kernels (9 distinct: 157 keys, 9 simulations)
-// at 3.3-3.8 ms against the lower's 27.5-29.2 ms, 11-14 %, the same
-// before and after the CTA translation, the cheaper counting and the
-// waiting for a running copy (differences within the noise); the profile
-// of that part: simulation 45 %, keying 18-30 %, the rest restoring
-// cached figures, the warnings' text and the collector. On the golden
-// programs, whose kernels are nearly all distinct
-// (BenchmarkAnalyzeMemoryGoldens), the analysis adds +85 % (was +112 %;
-// -20 %, p=0.001): there the simulation is the whole cost.
+// at 2.56 ms CPU (was 2.97, -14 %, p=0.005) and 2.05 ms wall (was 2.29)
+// against the lower's 20.95 ms CPU and 21.2 ms wall: +12.2 % CPU, +9.7 %
+// wall (was +14.4 % and +11.0 %). In the same runs mode=cold against
+// mode=off of BenchmarkAnalyzeMemory3000: +10.2 % CPU (was +18 %). The
+// profile of the analysis part: simulation 39 %, keying 17 %, the
+// collector 14 % (each collection marks the lowered file's live heap),
+// allocation, restoring cached figures and the warnings' text the rest.
+// On the golden programs, whose kernels are nearly all distinct
+// (BenchmarkAnalyzeMemoryGoldens), the analysis adds +75 % CPU (was
+// +121 %; mode=cold -17 %, p=0.001): there the simulation is the whole
+// cost.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
