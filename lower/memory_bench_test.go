@@ -25,6 +25,7 @@ func BenchmarkAnalyzeMemory3000(b *testing.B) {
 		b.Run("mode="+mode, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
+			cpu := startCPU()
 			for b.Loop() {
 				res := Analyze(source.NewFile("big.py", src), Options{})
 				switch mode {
@@ -39,6 +40,7 @@ func BenchmarkAnalyzeMemory3000(b *testing.B) {
 					}
 				}
 			}
+			cpu.report(b)
 		})
 	}
 }

@@ -52,9 +52,23 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 		if dedupWarps {
 			first, covered = m.warpShifts(fn.Body, threads)
 		}
-		var warp0 []figDelta
-		var steps0 int64
+		var warp0, cta0 []figDelta
+		var steps0, stepsCTA int64
+		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
+			if c > 0 && sameCTAs && !m.over && m.steps+stepsCTA <= maxSteps {
+				// CTA c counts as CTA 0 (ctas.go)
+				for _, d := range cta0 {
+					d.f.addCounts(&d.c)
+				}
+				m.steps += stepsCTA
+				continue
+			}
+			var before map[*Figures]counts
+			var sc int64
+			if c == 0 && sameCTAs {
+				before, sc = m.snapshot(), m.steps
+			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
 				if w > first && w < covered && !m.over && m.steps+steps0 <= maxSteps {
@@ -72,6 +86,9 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 					continue
 				}
 				m.runWarp(fn.Body, c, w, threads)
+			}
+			if before != nil {
+				cta0, stepsCTA = m.since(before), m.steps-sc
 			}
 			if m.over {
 				why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
@@ -108,6 +125,10 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 // dedupWarps enables counting translated warps once (warps.go); tests
 // turn it off to compare with executing every warp.
 var dedupWarps = true
+
+// dedupCTAs enables counting translated CTAs once (ctas.go); tests turn
+// it off to compare with executing every CTA.
+var dedupCTAs = true
 
 // counts are the additive counters of one Figures.
 type counts struct {
@@ -200,7 +221,7 @@ func putMachine(m *machine) {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
-		unrolled: m.unrolled, local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
+		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
 		loops: m.loops[:0]}
 	machines.Put(m)
 }
@@ -220,12 +241,12 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	if m.vars == nil {
 		m.vars = map[*ir.Var]*binding{}
 		m.lets = map[*ir.Var]ir.Expr{}
-		m.unrolled = map[*ir.Var]bool{}
 		m.local = map[*ir.Buffer]map[int64]*binding{}
 	}
 	clear(m.vars)
 	clear(m.lets)
 	clear(m.unrolled)
+	m.unrolled = m.unrolled[:0]
 	clear(m.local)
 	m.used = 0
 	m.mask = m.present
@@ -348,7 +369,7 @@ func (m *machine) count(e *event) {
 	}
 	switch e.k {
 	case sharedLoad, sharedStore:
-		wf, ideal, groups := sharedWavefronts(e)
+		wf, ideal, groups := sharedPassesIn(e, nil, &m.banks)
 		s := &f.SharedLoad
 		kindName := "shared load"
 		if e.k == sharedStore {
@@ -365,7 +386,7 @@ func (m *machine) count(e *event) {
 			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
 		}
 	case ldmatrix, stmatrix:
-		wf, ideal, groups := matrixWavefronts(e)
+		wf, ideal, groups := matrixWavefronts(e, &m.banks[0])
 		s, kindName := &f.Ldmatrix, "ldmatrix"
 		if e.k == stmatrix {
 			s, kindName = &f.Stmatrix, "stmatrix"
@@ -411,11 +432,13 @@ func (m *machine) count(e *event) {
 	}
 }
 
-// bankWords collects the distinct words per bank of one group.
+// bankWords collects the distinct words per bank of one group. Only n
+// is reset between groups (words[b][:n[b]] are the live ones): a fresh
+// zeroed [4]bankWords per instruction (33 KB) was a quarter of the
+// analysis of a kernel with many shared accesses.
 type bankWords struct {
 	n     [32]int
 	words [32][32]int64
-	lanes [32][]int64 // filled only when describing
 }
 
 func (b *bankWords) reset() { b.n = [32]int{} }
@@ -460,21 +483,28 @@ func groupSize(w int64) int {
 // per group, or per merged pair of groups) and the lanes of the worst
 // group (for describe).
 func sharedWavefronts(e *event) (wf, ideal int64, worst uint32) {
-	return sharedPasses(e, nil)
+	var bw [4]bankWords
+	return sharedPassesIn(e, nil, &bw)
 }
 
 // sharedPasses is sharedWavefronts; with pass non-nil it also sets
 // pass[k] to the pass that serves group k (-1: no active lane).
 func sharedPasses(e *event, pass *[4]int) (wf, ideal int64, worst uint32) {
+	var bw [4]bankWords
+	return sharedPassesIn(e, pass, &bw)
+}
+
+// sharedPassesIn is sharedPasses with bw as scratch (any contents).
+func sharedPassesIn(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane
-	var bw [4]bankWords
 	var worstMax int64
 	worstGroup := -1
 	ng := 32 / g
 	for k := range ng {
 		b := &bw[k]
+		b.reset()
 		for i := k * g; i < (k+1)*g; i++ {
 			if e.mask&(1<<i) == 0 {
 				continue
@@ -538,8 +568,7 @@ func disjointBanks(a, b *bankWords) bool {
 
 // matrixWavefronts applies the ldmatrix/stmatrix rule: one phase per 8x8
 // matrix over the 16-byte rows whose addresses lanes 8i..8i+7 give.
-func matrixWavefronts(e *event) (wf, ideal int64, worst uint32) {
-	var bw bankWords
+func matrixWavefronts(e *event, bw *bankWords) (wf, ideal int64, worst uint32) {
 	var worstMax int64
 	worstMat := 0
 	for mat := 0; mat < int(e.width) && mat < 4; mat++ {
@@ -612,7 +641,7 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		}
 	default:
 		var pass [4]int
-		sharedPasses(e, &pass)
+		sharedPassesIn(e, &pass, &m.banks)
 		g := groupSize(e.width)
 		for i := range 32 {
 			if e.mask&(1<<i) != 0 {

@@ -25,10 +25,9 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// availKey indexes the available loads; addr0 is the first active
-// lane's address.
+// availKey indexes the available loads of one buffer; addr0 is the first
+// active lane's address.
 type availKey struct {
-	buf   *ir.Buffer
 	width int64
 	mask  uint32
 	addr0 int64
@@ -39,27 +38,31 @@ type availKey struct {
 func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad, sharedLoad:
-		k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
-		for _, a := range m.avail[k] {
-			if a == e.addr {
+		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+		bm := m.avail[e.buf]
+		as := bm[k]
+		for i := range as {
+			if as[i] == e.addr {
 				return true
 			}
 		}
-		if m.avail == nil {
-			m.avail = map[availKey][]lanes{}
+		if bm == nil {
+			if m.avail == nil {
+				m.avail = map[*ir.Buffer]map[availKey][]lanes{}
+			}
+			bm = map[availKey][]lanes{}
+			m.avail[e.buf] = bm
 		}
-		m.avail[k] = append(m.avail[k], e.addr)
+		bm[k] = append(as, e.addr)
 	case sharedStore:
 		if m.forwards(e) {
 			break
 		}
 		fallthrough
 	case globalStore, cpAsync, stmatrix:
-		for k := range m.avail {
-			if k.buf == e.buf {
-				delete(m.avail, k)
-			}
-		}
+		// the buffer's loads, not every buffer's: a thread's copy loop
+		// that stores after each load was quadratic
+		clear(m.avail[e.buf])
 	case tma:
 		m.forget()
 	}
@@ -78,8 +81,10 @@ func firstLane(mask uint32) int {
 // forget drops the available loads: at a barrier or other intrinsic, at
 // each iteration of a loop nvcc does not unroll, and at a new warp.
 func (m *machine) forget() {
-	if len(m.avail) > 0 {
-		clear(m.avail)
+	for _, bm := range m.avail { // the maps stay, for the next loads
+		if len(bm) > 0 {
+			clear(bm)
+		}
 	}
 }
 
@@ -120,10 +125,8 @@ func (m *machine) forwards(e *event) bool {
 	if max(m.trips, 1) > maxForwardTrips {
 		return false
 	}
-	for k, list := range m.avail {
-		if k.buf != e.buf {
-			continue
-		}
+	bm := m.avail[e.buf]
+	for k, list := range bm {
 		keep := list[:0]
 		for _, a := range list {
 			if !overlaps(&a, k.width, k.mask, e) {
@@ -131,16 +134,20 @@ func (m *machine) forwards(e *event) bool {
 			}
 		}
 		if len(keep) == 0 {
-			delete(m.avail, k)
+			delete(bm, k)
 		} else {
-			m.avail[k] = keep
+			bm[k] = keep
 		}
 	}
-	if m.avail == nil {
-		m.avail = map[availKey][]lanes{}
+	if bm == nil {
+		if m.avail == nil {
+			m.avail = map[*ir.Buffer]map[availKey][]lanes{}
+		}
+		bm = map[availKey][]lanes{}
+		m.avail[e.buf] = bm
 	}
-	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
-	m.avail[k] = append(m.avail[k], e.addr)
+	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+	bm[k] = append(bm[k], e.addr)
 	return true
 }
 
@@ -159,9 +166,10 @@ func overlaps(a *lanes, w int64, mask uint32, e *event) bool {
 // redundantPeek reports whether redundant would find load e available,
 // changing nothing.
 func (m *machine) redundantPeek(e *event) bool {
-	k := availKey{e.buf, e.width, e.mask, e.addr[firstLane(e.mask)]}
-	for _, a := range m.avail[k] {
-		if a == e.addr {
+	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+	as := m.avail[e.buf][k]
+	for i := range as {
+		if as[i] == e.addr {
 			return true
 		}
 	}

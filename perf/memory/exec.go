@@ -67,9 +67,11 @@ type machine struct {
 	txyz    [3]lanes
 	present uint32 // lanes that exist in this warp
 
-	vars     map[*ir.Var]*binding
-	lets     map[*ir.Var]ir.Expr // let values, for divisibility
-	unrolled map[*ir.Var]bool
+	vars map[*ir.Var]*binding
+	lets map[*ir.Var]ir.Expr // let values, for divisibility
+	// unrolled lists the variables of the enclosing unroll loops (a
+	// few: a scan is cheaper than a map)
+	unrolled []*ir.Var
 	mask     uint32
 	loops    []*loopFrame
 
@@ -104,8 +106,12 @@ type machine struct {
 	arena [][]binding
 	used  int
 
-	// avail holds the global loads whose values the threads hold (cse.go).
-	avail map[availKey][]lanes
+	// banks is the counting rules' scratch (count.go).
+	banks [4]bankWords
+
+	// avail holds, per root buffer, the loads whose values the threads
+	// hold (cse.go).
+	avail map[*ir.Buffer]map[availKey][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
 	// readOnly holds the global buffers nothing writes (readonly.go).
@@ -382,7 +388,7 @@ func (m *machine) forLoop(s *ir.For) {
 	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
 	if unr {
 		m.inUnr++
-		m.unrolled[s.Var] = true
+		m.unrolled = append(m.unrolled, s.Var)
 	}
 	outer := m.trips
 	m.trips = max(outer, 1) * max(n, 1)
@@ -420,7 +426,7 @@ func (m *machine) forLoop(s *ir.For) {
 		m.forget()
 	}
 	if unr {
-		delete(m.unrolled, s.Var)
+		m.unrolled = slices.DeleteFunc(m.unrolled, func(v *ir.Var) bool { return v == s.Var })
 		m.inUnr--
 		if m.inUnr == 0 {
 			m.flush()
@@ -515,13 +521,7 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		return b.v, b.why
 	case *ir.ThreadIndex:
 		var l lanes
-		switch e.Axis {
-		case "bx", "by", "bz":
-			return bcast(m.cta[e.Axis[1]-'x']), ""
-		}
-		for i := range l {
-			l[i] = axisValue(e.Axis, m.tid[i])
-		}
+		m.threadIndex(&l, e.Axis)
 		return l, ""
 	case *ir.Binary:
 		var r lanes
@@ -587,6 +587,29 @@ func (m *machine) eval(e ir.Expr) (lanes, string) {
 		return lanes{}, "a missing value"
 	}
 	return lanes{}, fmt.Sprintf("a %T value", e)
+}
+
+// threadIndex sets dst to the thread axis's value per lane (axisValue,
+// the axis chosen once).
+func (m *machine) threadIndex(dst *lanes, axis string) {
+	switch axis {
+	case "bx", "by", "bz":
+		*dst = bcast(m.cta[axis[1]-'x'])
+	case "tx":
+		*dst = m.tid
+	case "laneid":
+		for i, t := range m.tid {
+			dst[i] = t % 32
+		}
+	case "warpid":
+		for i, t := range m.tid {
+			dst[i] = t / 32
+		}
+	default:
+		for i, t := range m.tid {
+			dst[i] = axisValue(axis, t)
+		}
+	}
 }
 
 func b2i(b bool) int64 {
@@ -750,6 +773,28 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 				r[i] = floorMod(r[i], c)
 			}
 		}
+	case ir.BitAnd: // the swizzles' bit operations
+		for i := range r {
+			r[i] &= c
+		}
+	case ir.BitOr:
+		for i := range r {
+			r[i] |= c
+		}
+	case ir.BitXor:
+		for i := range r {
+			r[i] ^= c
+		}
+	case ir.Shl:
+		s := uint(c & 63)
+		for i := range r {
+			r[i] <<= s
+		}
+	case ir.Shr:
+		s := uint(c & 63)
+		for i := range r {
+			r[i] >>= s
+		}
 	default:
 		b := bcast(c)
 		return binaryTo(op, r, r, &b)
@@ -772,6 +817,9 @@ func (m *machine) evalInto(dst *lanes, e ir.Expr) string {
 		}
 		*dst = b.v
 		return b.why
+	case *ir.ThreadIndex:
+		m.threadIndex(dst, e.Axis)
+		return ""
 	case *ir.Binary:
 		wa := m.evalInto(dst, e.A)
 		if c, ok := e.B.(*ir.IntImm); ok {
@@ -859,13 +907,17 @@ func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
 	return root, off, align, ""
 }
 
+// runtimeShape keys the reason of a buffer's runtime shape (machine.reason;
+// the buffer itself keys another reason).
+type runtimeShape struct{ b *ir.Buffer }
+
 // elemAddr is the element offset of b[idx] in b's storage, per lane.
 func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	if len(idx) != len(b.Shape) {
 		return lanes{}, fmt.Sprintf("%d indices for the rank-%d buffer %s", len(idx), len(b.Shape), b.Name)
 	}
 	if b.RuntimeDim() >= 0 && b.Layout != nil {
-		return lanes{}, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+		return lanes{}, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 	}
 	var small [4]lanes
 	vals := small[:0]
@@ -876,11 +928,11 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	uniform := true // every active lane indexes the same element
 	first := bits.TrailingZeros32(m.mask | 1<<31)
 	for d, x := range idx {
-		v, why := m.eval(x)
-		if why != "" {
-			return v, why
+		// into its slot: no copy of the lane vector
+		if why := m.evalInto(&vals[d], x); why != "" {
+			return vals[d], why
 		}
-		vals[d] = v
+		v := &vals[d]
 		if uniform {
 			for i := range 32 {
 				if m.mask&(1<<i) != 0 && v[i] != v[first] {
@@ -894,7 +946,7 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	switch l := b.Layout.(type) {
 	case nil:
 		if b.RuntimeDim() >= 0 {
-			return out, fmt.Sprintf("buffer %s has a runtime shape", b.Name)
+			return out, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 		}
 		stride := int64(1)
 		for d := len(idx) - 1; d >= 0; d-- {
@@ -1168,64 +1220,76 @@ const bigDiv = 1 << 20
 // unrolled copy) exactly, thread indices and other variables 1, sums the
 // gcd, products the product. 0 divides everything (bigDiv).
 func (m *machine) div(e ir.Expr) int64 {
+	d, _, _ := m.divFold(e)
+	return d
+}
+
+// divFold is div(e) together with unrolledConst(e), in one walk: div of a
+// sum asked unrolledConst of every subexpression again, quadratic in the
+// depth of the swizzles' index expressions.
+func (m *machine) divFold(e ir.Expr) (d, c int64, isConst bool) {
 	switch e := e.(type) {
 	case *ir.IntImm:
-		if e.Value == 0 {
-			return bigDiv
-		}
-		return abs(e.Value)
+		return constDiv(e.Value), e.Value, true
 	case *ir.Var:
-		if m.unrolled[e] {
+		if m.isUnrolled(e) {
 			if b := m.vars[e]; b != nil {
-				if b.v[0] == 0 {
-					return bigDiv
-				}
-				return abs(b.v[0])
+				return constDiv(b.v[0]), b.v[0], true
 			}
 		}
 		if v, ok := m.lets[e]; ok {
-			return m.div(v)
+			return m.divFold(v)
 		}
-		return 1
+		return 1, 0, false
 	case *ir.Binary:
-		if c, ok := m.unrolledConst(e); ok {
-			// every leaf is a constant in this unrolled copy: nvcc
-			// folds the index and knows its exact alignment
-			if c == 0 {
-				return bigDiv
+		a, ca, okA := m.divFold(e.A)
+		b, cb, okB := m.divFold(e.B)
+		if okA && okB {
+			if c, ok := foldConst(e.Op, ca, cb); ok {
+				// every leaf is a constant in this unrolled copy: nvcc
+				// folds the index and knows its exact alignment
+				return constDiv(c), c, true
 			}
-			return abs(c)
 		}
-		a, b := m.div(e.A), m.div(e.B)
 		switch e.Op {
 		case ir.Add, ir.Sub, ir.Min, ir.Max:
-			return gcd(a, b)
+			return gcd(a, b), 0, false
 		case ir.Mul:
-			return min(a*b, bigDiv)
+			return min(a*b, bigDiv), 0, false
 		case ir.Shl:
 			if c, ok := ir.ConstInt(e.B); ok && c < 20 {
-				return min(a<<c, bigDiv)
+				return min(a<<c, bigDiv), 0, false
 			}
 		case ir.FloorMod:
 			if _, ok := ir.ConstInt(e.B); ok {
-				return gcd(a, b)
+				return gcd(a, b), 0, false
 			}
 		case ir.FloorDiv:
 			if c, ok := ir.ConstInt(e.B); ok && c > 0 && a%c == 0 {
-				return a / c
+				return a / c, 0, false
 			}
 		case ir.BitXor, ir.BitOr:
-			return int64(1) << min(tz(a), tz(b))
+			return int64(1) << min(tz(a), tz(b)), 0, false
 		case ir.BitAnd:
-			return int64(1) << max(tz(a), tz(b))
+			return int64(1) << max(tz(a), tz(b)), 0, false
 		}
-		return 1
+		return 1, 0, false
 	case *ir.Cast:
-		return m.div(e.X)
+		return m.divFold(e.X)
 	case *ir.Select:
-		return gcd(m.div(e.A), m.div(e.B))
+		a, _, _ := m.divFold(e.A)
+		b, _, _ := m.divFold(e.B)
+		return gcd(a, b), 0, false
 	}
-	return 1
+	return 1, 0, false
+}
+
+// constDiv is the divisibility of the constant c (bigDiv for 0).
+func constDiv(c int64) int64 {
+	if c == 0 {
+		return bigDiv
+	}
+	return abs(c)
 }
 
 func tz(x int64) int {
@@ -1242,12 +1306,28 @@ func abs(x int64) int64 {
 	return x
 }
 
+// gcd is the greatest common divisor of |a| and |b| (gcd(x, 0) = |x|),
+// by the binary method: the divisibilities it combines are mostly powers
+// of two, and Euclid's divisions were 8 % of the analysis of the golden
+// programs.
 func gcd(a, b int64) int64 {
-	a, b = abs(a), abs(b)
-	for b != 0 {
-		a, b = b, a%b
+	x, y := uint64(abs(a)), uint64(abs(b))
+	if x == 0 {
+		return int64(y)
 	}
-	return a
+	if y == 0 {
+		return int64(x)
+	}
+	k := bits.TrailingZeros64(x | y)
+	x >>= bits.TrailingZeros64(x)
+	for y != 0 {
+		y >>= bits.TrailingZeros64(y)
+		if x > y {
+			x, y = y, x
+		}
+		y -= x
+	}
+	return int64(x << k)
 }
 
 // ---- memory statements ----

@@ -17,3 +17,18 @@ func WarpsCovered(fn *ir.Func, l ir.Launch) (first, n int64) {
 	defer putMachine(m)
 	return m.warpShifts(fn.Body, l.Threads())
 }
+
+// SetCTADedup turns counting translated CTAs once on or off (tests compare
+// both); it returns the previous setting.
+func SetCTADedup(on bool) bool {
+	old := dedupCTAs
+	dedupCTAs = on
+	return old
+}
+
+// CTAsCovered reports whether every CTA of fn's launch counts as CTA 0.
+func CTAsCovered(fn *ir.Func, l ir.Launch) bool {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	return m.ctaShifts(fn.Body)
+}

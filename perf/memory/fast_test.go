@@ -78,7 +78,7 @@ func TestLanePasses(t *testing.T) {
 		}
 		var wf, ideal int64
 		if k == ldmatrix || k == stmatrix {
-			wf, ideal, _ = matrixWavefronts(&e)
+			wf, ideal, _ = matrixWavefronts(&e, &bankWords{})
 		} else {
 			wf, ideal, _ = sharedWavefronts(&e)
 		}

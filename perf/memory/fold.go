@@ -10,7 +10,7 @@ func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
 	case *ir.IntImm:
 		return e.Value, true
 	case *ir.Var:
-		if m.unrolled[e] {
+		if m.isUnrolled(e) {
 			if b := m.vars[e]; b != nil {
 				return b.v[0], true
 			}
@@ -30,50 +30,68 @@ func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
 		if !ok {
 			return 0, false
 		}
-		switch e.Op {
-		case ir.Add:
-			return a + b, true
-		case ir.Sub:
-			return a - b, true
-		case ir.Mul:
-			return a * b, true
-		case ir.Shl:
-			if b >= 0 && b < 63 {
-				return a << b, true
-			}
-		case ir.FloorDiv:
-			if b > 0 {
-				q := a / b
-				if a%b != 0 && a < 0 {
-					q--
-				}
-				return q, true
-			}
-		case ir.FloorMod:
-			if b > 0 {
-				r := a % b
-				if r < 0 {
-					r += b
-				}
-				return r, true
-			}
-		case ir.Shr:
-			if b >= 0 && b < 63 {
-				return a >> b, true
-			}
-		case ir.Min:
-			return min(a, b), true
-		case ir.Max:
-			return max(a, b), true
-		case ir.BitAnd:
-			return a & b, true
-		case ir.BitOr:
-			return a | b, true
-		case ir.BitXor:
-			return a ^ b, true
-		}
+		return foldConst(e.Op, a, b)
 	}
 	return 0, false
+}
+
+// foldConst is a op b as nvcc folds it (false: an operator it does not
+// fold here, or a shift or division out of range).
+func foldConst(op ir.BinOp, a, b int64) (int64, bool) {
+	switch op {
+	case ir.Add:
+		return a + b, true
+	case ir.Sub:
+		return a - b, true
+	case ir.Mul:
+		return a * b, true
+	case ir.Shl:
+		if b >= 0 && b < 63 {
+			return a << b, true
+		}
+	case ir.FloorDiv:
+		if b > 0 {
+			q := a / b
+			if a%b != 0 && a < 0 {
+				q--
+			}
+			return q, true
+		}
+	case ir.FloorMod:
+		if b > 0 {
+			r := a % b
+			if r < 0 {
+				r += b
+			}
+			return r, true
+		}
+	case ir.Shr:
+		if b >= 0 && b < 63 {
+			return a >> b, true
+		}
+	case ir.Min:
+		return min(a, b), true
+	case ir.Max:
+		return max(a, b), true
+	case ir.BitAnd:
+		return a & b, true
+	case ir.BitOr:
+		return a | b, true
+	case ir.BitXor:
+		return a ^ b, true
+	}
+	return 0, false
+}
+
+// isUnrolled reports whether v is the variable of an enclosing unroll
+// loop.
+func (m *machine) isUnrolled(v *ir.Var) bool {
+	for _, u := range m.unrolled {
+		if u == v {
+			return true
+		}
+	}
+	return false
 }
 
 // constIndex is the exact divisibility of an element offset el (per
@@ -138,7 +156,7 @@ func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
 	case *ir.IntImm:
 	case *ir.Var:
 		switch {
-		case m.unrolled[e]:
+		case m.isUnrolled(e):
 			*unr = true
 		default:
 			if v, ok := m.lets[e]; ok {

@@ -23,7 +23,10 @@
 // every value moved by a constant per warp (shared addresses by a
 // multiple of 4 bytes, global ones by a multiple of 32, control flow the
 // same) count exactly as warp 0 and are not executed again (warps.go);
-// TestWarpDedup compares it with executing every warp.
+// TestWarpDedup compares it with executing every warp. Likewise the CTAs
+// of a grid that the same proof, across the CTA index, shows to be CTA
+// 0's translated (global addresses by multiples of 32 bytes, shared ones
+// by multiples of 16) count as CTA 0 (ctas.go, TestCTADedup).
 //
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized

@@ -171,9 +171,9 @@ func (m *machine) forgetBarrier() {
 		m.forget()
 		return
 	}
-	for k := range m.avail {
-		if !m.readOnly[k.buf] {
-			delete(m.avail, k)
+	for b, bm := range m.avail { // the maps stay, for the next loads
+		if !m.readOnly[b] && len(bm) > 0 {
+			clear(bm)
 		}
 	}
 }

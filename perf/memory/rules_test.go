@@ -72,7 +72,7 @@ func TestSharedRules(t *testing.T) {
 		}
 		var wf, ideal int64
 		if c.k == ldmatrix || c.k == stmatrix {
-			wf, ideal, _ = matrixWavefronts(e)
+			wf, ideal, _ = matrixWavefronts(e, &bankWords{})
 		} else {
 			wf, ideal, _ = sharedWavefronts(e)
 		}

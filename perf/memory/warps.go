@@ -53,6 +53,10 @@ type shiftProof struct {
 	// warp0 lists the conditions that are constant in warps 1.. but may
 	// not be in warp 0 (tid == 0): warp 1 then stands for the others
 	warp0 []ir.Expr
+	// cta is 0 for the proof across warps; d+1 for the proof across the
+	// CTAs of grid dimension d (ctas.go): the CTA index of dimension d
+	// moves by 1, every thread axis and the other dimensions stay.
+	cta int
 }
 
 func join(a, b int64) int64 {
@@ -260,10 +264,12 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.ScopeID:
 		for i, v := range s.Vars {
 			sh := int64(noShift)
-			switch s.Kind {
-			case ir.CTAID, ir.ClusterID, ir.CTAIDInCluster:
+			switch {
+			case p.cta > 0:
+				sh = p.ctaAxis(s.Kind, i)
+			case s.Kind == ir.CTAID || s.Kind == ir.ClusterID || s.Kind == ir.CTAIDInCluster:
 				sh = 0
-			case ir.ThreadID:
+			case s.Kind == ir.ThreadID:
 				sh = 0 // y and z: 0 in a one-dimensional block
 				if i == 0 {
 					sh = 32
@@ -320,6 +326,10 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.expr(s.X, check)
 	case *ir.If:
 		if sh := p.expr(s.Cond, check); check && sh != 0 {
+			if p.cta > 0 {
+				p.fail = true // a branch that depends on the CTA
+				return
+			}
 			if _, ok := p.constAfterWarp0(s.Cond); !ok {
 				p.fail = true
 				return
@@ -380,7 +390,13 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 	case *ir.ThreadIndex:
 		switch e.Axis {
 		case "bx", "by", "bz":
+			if p.cta > 0 && int(e.Axis[1]-'x') == p.cta-1 {
+				return 1
+			}
 			return 0
+		}
+		if p.cta > 0 {
+			return 0 // the same thread indices in every CTA
 		}
 		return p.axis(e.Axis)
 	case *ir.Binary:
@@ -562,7 +578,7 @@ func (p *shiftProof) access(buf *ir.Buffer, idx []ir.Expr, flat bool) {
 func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 	switch scopeOf(root) {
 	case "shared":
-		if sh == noShift || sh%4 != 0 {
+		if sh == noShift || sh%p.sharedQuantum() != 0 {
 			p.fail = true
 			return
 		}

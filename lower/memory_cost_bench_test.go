@@ -1,0 +1,117 @@
+package lower
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// cpuClock measures the CPU time the process spends in a benchmark's loop
+// (user and system, every thread: the lower and the analysis run on
+// GOMAXPROCS goroutines, the collector too). On a machine shared with
+// other jobs it moves far less than wall time, which counts the waits
+// for a core.
+type cpuClock struct{ start time.Duration }
+
+// (processCPU: session_file_bench_test.go)
+
+func startCPU() cpuClock { return cpuClock{processCPU()} }
+
+// report adds the metric cpu-ms/op (CPU time per iteration).
+func (c cpuClock) report(b *testing.B) {
+	if b.N > 0 {
+		b.ReportMetric(float64(processCPU()-c.start)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	}
+}
+
+// BenchmarkAnalyzeMemoryGoldens is BenchmarkAnalyzeMemory3000's pair
+// (mode=off: the whole-file lower; mode=cold: the lower plus the memory
+// figures and performance warnings of every kernel from an empty content
+// cache) on the golden programs (testdata/*.txtar, each lowered as its
+// own file): unlike the 3,000-line corpus, which repeats seven example
+// files, nearly every kernel here is distinct, so the content cache
+// saves nothing and every kernel is simulated.
+func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no golden files: %v", err)
+	}
+	var files []*source.File
+	size := 0
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := ar.Get("options"); ok {
+			continue // lowered with options of their own
+		}
+		src, ok := ar.Get("kernel.py")
+		if !ok {
+			continue
+		}
+		files = append(files, source.NewFile(filepath.Base(p)+"/kernel.py", src))
+		size += len(src)
+	}
+	for _, mode := range []string{"off", "cold"} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			cpu := startCPU()
+			for b.Loop() {
+				if mode == "cold" {
+					memory.ResetCache()
+				}
+				for _, f := range files {
+					res := Analyze(f, Options{})
+					if mode == "cold" {
+						perfAll(res.Kernels)
+					}
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+// BenchmarkMemoryShare3000 splits mode=cold of BenchmarkAnalyzeMemory3000
+// in its two parts, each timed alone so that the noise of one does not
+// hide the other: part=lower is the whole-file lower of the 3,000-line
+// file, part=analysis the memory figures and performance warnings of its
+// kernels from an empty content cache (perfAll on fresh copies of the
+// records lowered before the loop, GOMAXPROCS goroutines as in mode=cold).
+// The issue's ratio is analysis/lower: benchstat -col /part, on cpu-ms/op.
+func BenchmarkMemoryShare3000(b *testing.B) {
+	src := bigFile(b, 3000)
+	res := Analyze(source.NewFile("big.py", src), Options{})
+	for _, part := range []string{"lower", "analysis"} {
+		b.Run("part="+part, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			ks := make([]*Kernel, len(res.Kernels))
+			cpu := startCPU()
+			for b.Loop() {
+				if part == "lower" {
+					if r := Analyze(source.NewFile("big.py", src), Options{}); len(r.Kernels) == 0 {
+						b.Fatal("no kernels")
+					}
+					continue
+				}
+				b.StopTimer()
+				for i, k := range res.Kernels {
+					c := *k
+					c.mem = &memCell{}
+					ks[i] = &c
+				}
+				memory.ResetCache()
+				b.StartTimer()
+				perfAll(ks)
+			}
+			cpu.report(b)
+		})
+	}
+}
