@@ -312,7 +312,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	// (another machine pinned to 2 cores, medians of 6, p=0.004).
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
-	arches := map[*eval.Kernel]string{} // the target's arch (AutoArch walks the kernel)
+	arches := map[*eval.Kernel]string{}   // the target's arch (AutoArch walks the kernel)
 	ahead := newPerfAhead(opts.PerfAhead) // perf_ahead.go
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)

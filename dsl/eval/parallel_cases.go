@@ -78,7 +78,7 @@ func (c *caseKeys) announce(def *syntax.FunctionDef, key string, i int) bool {
 
 // replica asks Evaluate for one case of the only binding source.
 type replica struct {
-	keys *caseKeys
+	keys  *caseKeys
 	caseI int
 	// read are the files the evaluator read before its first case (only
 	// read by the replicas): they see the same text.
@@ -148,9 +148,9 @@ type caseOut struct {
 	// body is the work of evaluating the kernel's body (the kernel's
 	// unit), which the sequential run does not do when an earlier case
 	// made the same kernel: such a case is merged without it.
-	body workDelta
-	enter  []*syntax.FunctionDef
-	binds  []*syntax.FunctionDef // binding-cache entries added (empty lists)
+	body  workDelta
+	enter []*syntax.FunctionDef
+	binds []*syntax.FunctionDef // binding-cache entries added (empty lists)
 }
 
 // workDelta is the work charged by one unit (steps, value bytes, IR
