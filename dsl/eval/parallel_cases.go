@@ -43,6 +43,7 @@ import (
 type parCases struct {
 	job  *driveJob
 	keys *caseKeys
+	stop atomic.Bool
 	fp   uint64 // this evaluator's fingerprint before its first case
 	outs []chan *caseOut
 }
@@ -79,6 +80,7 @@ func (c *caseKeys) announce(def *syntax.FunctionDef, key string, i int) bool {
 // replica asks Evaluate for one case of the only binding source.
 type replica struct {
 	keys  *caseKeys
+	stop  *atomic.Bool // set once the evaluator needs no more replicas
 	caseI int
 	// read are the files the evaluator read before its first case (only
 	// read by the replicas): they see the same text.
@@ -109,7 +111,7 @@ func (ev *Evaluator) startParallel(f *syntax.File, job *driveJob) *parCases {
 		ch := make(chan *caseOut, 1)
 		pc.outs = append(pc.outs, ch)
 		opts := ev.Opts
-		opts.replica = &replica{caseI: i, read: read, keys: pc.keys}
+		opts.replica = &replica{caseI: i, read: read, keys: pc.keys, stop: &pc.stop}
 		opts.OnKernel = nil
 		go func() {
 			sem <- struct{}{}
@@ -191,7 +193,7 @@ func (ev *Evaluator) skipBody(def *syntax.FunctionDef, key string) bool {
 		ev.par.keys.announce(def, key, 0)
 		return false
 	}
-	if r := ev.Opts.replica; r != nil && ev.caseOut != nil && r.keys.announce(def, key, r.caseI) {
+	if r := ev.Opts.replica; r != nil && ev.caseOut != nil && (r.stop.Load() || r.keys.announce(def, key, r.caseI)) {
 		ev.caseOut.dup = true
 		return true
 	}
@@ -216,6 +218,9 @@ func (ev *Evaluator) runReplicaCase(jobs []*driveJob) {
 		return
 	}
 	j := jobs[0]
+	if ev.Opts.replica.stop.Load() {
+		return
+	}
 	fp := ev.fingerprint()
 	sites := ev.siteCounts()
 	entered := maps2set(ev.entered)
@@ -293,6 +298,7 @@ func maps2set[K comparable](m map[K]bool) map[K]bool {
 func (pc *parCases) merge(ev *Evaluator, caseFP uint64) int {
 	j := pc.job
 	ev.par = nil
+	defer pc.stop.Store(true)
 	if caseFP != pc.fp {
 		return 1 // case 0 changed observable state
 	}
