@@ -13,39 +13,48 @@ import (
 
 // Bound cases evaluated in parallel (issue 15's keystroke target: the
 // largest production files specialize one 2,450-line kernel for each of
-// their 4 CONFIGS entries, and the cases, one after another, were most of
-// a keystroke).
+// their CONFIGS entries, and the cases, one after another, were most of a
+// keystroke).
 //
 // When drive has exactly one binding source with several cases and the
-// module made no kernel, the cases after the first are each evaluated by a
-// replica: a fresh evaluator of the same syntax tree and options that runs
-// the module body again and then only its case, on its own goroutine,
-// while this evaluator runs the first case. Replicas share nothing that
-// evaluation changes (syntax trees, source files, the library tables and
-// the options are only read), so they need no locks.
+// module made no kernel, the cases after the first (up to maxReplicas)
+// are each evaluated by a replica: a fresh evaluator of the same syntax
+// tree and options that runs the module body again and then only its
+// case, on its own goroutine, while this evaluator runs the first case.
+// Replicas share nothing that evaluation changes (syntax trees, source
+// files, the library tables, the options and the texts of the imported
+// files are only read), so they need no locks.
 //
 // A replica's case starts from the state the module body left; the
 // sequential run starts case i from the state cases 0..i-1 left. The two
 // are the same when no case before i changed any state a case can
-// observe: each run of a case (this evaluator's first, every replica's)
+// observe: each run of a case (this evaluator's, every replica's)
 // compares the fingerprint of that state before and after it
 // (fingerprint.go). The products of a case are then merged in case order,
 // as the sequential run would have made them: its diagnostics and label,
-// its new kernels (handed to OnKernel here, on Evaluate's goroutine), the
+// its new kernel (handed to OnKernel here, on Evaluate's goroutine), the
 // functions it entered, its binding-cache entries and its work (steps,
-// value bytes, IR statements and tile calls, in total and per site). A
-// replica whose case changed observable state, made a partial or capped
-// kernel, made a kernel of a case already made, loaded a module, ran out
-// of a budget or came near a file budget, or panicked is not merged: that
-// case and every later one are evaluated here, one after another, as
-// before. So the result is the sequential one (TestParallelCases compares
-// every corpus file and golden both ways).
+// value bytes, IR statements and tile calls, in total and per site; a
+// case whose kernel an earlier case made is merged without the work of
+// the body, which the sequential run does not evaluate again). A case
+// whose replica changed observable state, made a partial or capped
+// kernel, loaded a module, ran out of a budget or came near a file
+// budget, panicked, found its kernel made by an earlier case before
+// evaluating the body (caseKeys), or had not started when the merge
+// needed it, is evaluated here instead, as the sequential run does; when
+// that changed observable state, every later case is too. So the result
+// is the sequential one (TestParallelCases compares every golden and, with
+// -parallel.corpus, every corpus file both ways).
 type parCases struct {
 	job  *driveJob
 	keys *caseKeys
 	stop atomic.Bool
-	fp   uint64 // this evaluator's fingerprint before its first case
-	outs []chan *caseOut
+	// claims say who evaluates each case after the first: a replica that
+	// starts, or this evaluator when it needs the case before a replica
+	// started it.
+	claims []atomic.Int32
+	fp     uint64 // this evaluator's fingerprint before its first case
+	outs   []chan *caseOut
 }
 
 // caseKeys are the kernels the cases started to make, by def and case
@@ -77,6 +86,12 @@ func (c *caseKeys) announce(def *syntax.FunctionDef, key string, i int) bool {
 	return false
 }
 
+const (
+	claimFree int32 = iota
+	claimReplica
+	claimHere
+)
+
 // replica asks Evaluate for one case of the only binding source.
 type replica struct {
 	keys  *caseKeys
@@ -106,16 +121,24 @@ func (ev *Evaluator) startParallel(f *syntax.File, job *driveJob) *parCases {
 	if ev.imp != nil {
 		read = maps.Clone(ev.imp.read)
 	}
-	sem := make(chan struct{}, max(1, procs-1))
+	// As many replicas at a time as processors: this evaluator waits
+	// while they run, once its first case is done.
+	sem := make(chan struct{}, procs)
+	pc.claims = make([]atomic.Int32, n)
 	for i := 1; i <= n; i++ {
 		ch := make(chan *caseOut, 1)
 		pc.outs = append(pc.outs, ch)
 		opts := ev.Opts
 		opts.replica = &replica{caseI: i, read: read, keys: pc.keys, stop: &pc.stop}
 		opts.OnKernel = nil
+		claim := &pc.claims[i-1]
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if pc.stop.Load() || !claim.CompareAndSwap(claimFree, claimReplica) {
+				ch <- nil // the evaluator runs this case itself, or none
+				return
+			}
 			ch <- runReplica(f, opts)
 		}()
 	}
@@ -304,7 +327,10 @@ func (pc *parCases) merge(ev *Evaluator, caseFP uint64) int {
 	}
 	for n, ch := range pc.outs {
 		i := n + 1
-		out := <-ch
+		var out *caseOut
+		if !pc.claims[n].CompareAndSwap(claimFree, claimHere) {
+			out = <-ch
+		}
 		if ev.overBudget(j.at) {
 			return j.n // as step would have: no more cases
 		}
