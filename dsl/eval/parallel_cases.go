@@ -102,6 +102,18 @@ type replica struct {
 	read map[string]readResult
 }
 
+// minProcs is the fewest processors (GOMAXPROCS) the cases are evaluated
+// in parallel with. The replicas cost CPU the sequential run does not
+// spend (each runs the module body again, every run of a case takes two
+// fingerprints, a replica may evaluate a body an earlier case makes):
+// measured on the largest TIRx-kernels file (BenchmarkSessionFile, 4
+// kernels of 5 CONFIGS entries) on the 2-core development machine, busy
+// with other work, interleaved runs: 37.8 -> 47.4 ms of CPU and 241k ->
+// 267k allocations per keystroke, and the p50 latency went up, not down,
+// with 2 processors; with 4 or more the replicas run beside the first
+// case.
+const minProcs = 4
+
 // maxReplicas bounds the cases evaluated by replicas (the others run
 // here after the merge).
 const maxReplicas = 8
@@ -110,7 +122,7 @@ const maxReplicas = 8
 // not apply).
 func (ev *Evaluator) startParallel(f *syntax.File, job *driveJob) *parCases {
 	procs := runtime.GOMAXPROCS(0)
-	if ev.Opts.SequentialCases || ev.Opts.replica != nil || procs < 2 || job.n < 2 ||
+	if ev.Opts.SequentialCases || ev.Opts.replica != nil || procs < minProcs || job.n < 2 ||
 		ev.made > 0 || ev.fileOut || ev.budgetReported || len(ev.byDef) > 0 {
 		return nil
 	}
