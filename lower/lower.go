@@ -70,6 +70,12 @@ type Options struct {
 	// and a kernel a session kept from an earlier analysis has spans in
 	// that analysis' coordinates (KernelView.Shift).
 	LineDirectives *cuda.LineDirectives
+	// PerfAhead, when > 0, computes the memory figures and performance
+	// warnings of up to that many kernels as each is dispatched, on the
+	// dispatching goroutines while the evaluator goes on (perf_ahead.go);
+	// the language server publishes them with every version. It changes
+	// no result.
+	PerfAhead int
 
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
@@ -306,7 +312,8 @@ func Analyze(f *source.File, opts Options) *Result {
 	// (another machine pinned to 2 cores, medians of 6, p=0.004).
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
-	arches := map[*eval.Kernel]string{} // the target's arch (AutoArch walks the kernel)
+	arches := map[*eval.Kernel]string{}   // the target's arch (AutoArch walks the kernel)
+	ahead := newPerfAhead(opts.PerfAhead) // perf_ahead.go
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
@@ -314,8 +321,12 @@ func Analyze(f *source.File, opts Options) *Result {
 			out.Diags = append(out.Diags, archDiags(out, target.Arch)...)
 			out.Diags = append(out.Diags, partialWarpDiags(f, k.Func)...) // fix_launch.go
 		}
+		cell := ahead.compute(out, target.Arch)
 		mu.Lock()
 		done[k], arches[k] = out, target.Arch
+		if cell != nil {
+			ahead.cells[k] = cell
+		}
 		mu.Unlock()
 	}
 	p := newPipe(dispatchOne)
@@ -373,7 +384,7 @@ func Analyze(f *source.File, opts Options) *Result {
 		}
 		for i := lo; i < hi; i++ {
 			k, out := prog.Kernels[i], outs[i]
-			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, mem: &memCell{}}
+			kr := &Kernel{Name: k.Func.Name, Span: k.Func.Span, Func: k.Func, mem: ahead.cell(k)}
 			caseRecord(kr, k)
 			kr.Lowered = out.Func
 			kr.Arch = arches[k]

@@ -97,6 +97,9 @@ func (s *Server) withDefaults(set *Settings) *Settings {
 
 func (s *Settings) options() lower.Options {
 	o := lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
+	// Every version's publish carries the performance warnings of up to
+	// perfBudget kernels: computed as each kernel is dispatched.
+	o.PerfAhead = perfBudget
 	if s.LineDirectives {
 		o.LineDirectives = &lower.LineDirectives{} // snapshot.lowered names the files
 	}

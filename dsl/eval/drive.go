@@ -193,11 +193,23 @@ func (ev *Evaluator) drive(f *syntax.File) {
 	if j := ev.configsJob(); j != nil {
 		jobs = append(jobs, j)
 	}
+	if ev.Opts.replica != nil {
+		ev.runReplicaCase(jobs) // parallel_cases.go
+		return
+	}
+	var par *parCases
+	if len(jobs) == 1 {
+		par = ev.startParallel(f, jobs[0])
+	}
 	for _, j := range jobs {
 		j.step(ev, 0)
 	}
 	for _, j := range jobs {
-		for i := 1; i < j.n; i++ {
+		first := 1
+		if par != nil {
+			first = par.merge(ev, ev.fingerprint())
+		}
+		for i := first; i < j.n; i++ {
 			if !j.step(ev, i) {
 				break
 			}

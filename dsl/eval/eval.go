@@ -79,6 +79,12 @@ type Options struct {
 	// Kernel fields other than Func may still change until Evaluate
 	// returns.
 	OnKernel func(*Kernel)
+	// SequentialCases turns off the parallel evaluation of bound cases
+	// (parallel_cases.go; the result is the same either way).
+	SequentialCases bool
+	// replica, when set, makes Evaluate a replica that evaluates one case
+	// (parallel_cases.go).
+	replica *replica
 	// Path is the analysed file's path on disk ("" when unknown): relative
 	// imports resolve from its directory. ImportRoots are the directories
 	// absolute imports of workspace modules resolve under (the package
@@ -248,6 +254,9 @@ func evaluate(f *syntax.File, opts Options) *Evaluator {
 		}
 	}
 	ev.drive(f)
+	if opts.replica != nil {
+		return ev // its case is in ev.caseOut
+	}
 	ev.runFactories()
 	ev.finish()
 	return ev
@@ -336,6 +345,10 @@ type Evaluator struct {
 	made, madeAtUnit int
 	// imp is the state of workspace imports (imports.go), nil until used.
 	imp *importState
+	// caseOut is what a replica's case made, par the parallel job whose
+	// first case this evaluator runs (parallel_cases.go).
+	caseOut *caseOut
+	par     *parCases
 }
 
 // nameHint carries the target names of `a, b = <call>` to the builtin that

@@ -160,6 +160,12 @@ func (ev *Evaluator) readFile(path string) ([]byte, error) {
 		return r.src, r.err
 	}
 	var r readResult
+	if rp := ev.Opts.replica; rp != nil {
+		if r, ok := rp.read[path]; ok { // what the evaluator it replicates read
+			im.read[path] = r
+			return r.src, r.err
+		}
+	}
 	if ev.Opts.ReadFile != nil {
 		r.src, r.err = ev.Opts.ReadFile(path)
 	} else {

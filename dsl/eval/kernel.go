@@ -75,6 +75,9 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		}
 		return &OpaqueV{Base{def.Name.Loc}, name + " (case not analysed: case cap)"}
 	}
+	if ev.skipBody(def, key) { // parallel_cases.go
+		return &OpaqueV{Base{def.Name.Loc}, name + " (made by an earlier case)"}
+	}
 	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
 	if len(cs) > 0 {
 		k.Case = cs
@@ -95,6 +98,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry := ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth
 	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.tryDepth = ks, &ks.Host, &k.Diags, nil, 0
 	ev.depth++
+	work := ev.bodyStart() // parallel_cases.go
 	ev.unit(ev.siteOf(siteKernel, def.Name.Id, def.Name.Loc), func() {
 		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
@@ -114,6 +118,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		}
 	})
 	ev.Kern, ev.Emit, ev.sink, ev.hint, ev.depth, ev.tryDepth = savedKern, savedEmit, savedSink, savedHint, savedDepth, savedTry
+	ev.bodyEnd(work, def)
 
 	host, body := ks.Host, ks.Body
 	if !ks.DeviceEntry {
