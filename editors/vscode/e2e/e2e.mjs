@@ -583,7 +583,10 @@ async function main() {
       const r = l.getBoundingClientRect();
       return r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
     }).map((l) => l.textContent.replace(/\u00a0/g, ' '));
-    return shown.some((l) => l.includes('Tx.warp.copy(A_smem[0:4, 0:8], A[0:4, 0:8]) -> gmem_smem')) ? shown.join('\n') : null;
+    // The view first shows its top (the copy is within the window there
+    // too), then scrolls: wait for the stamp to leave the window.
+    return shown.some((l) => l.includes('Tx.warp.copy(A_smem[0:4, 0:8], A[0:4, 0:8]) -> gmem_smem')) &&
+      !shown.some((l) => /#include|tilels: lowered from/.test(l)) ? shown.join('\n') : null;
   }, tabsBefore);
   check(/-> gmem_smem/.test(kernelView) && !/#include|tilels: lowered from/.test(kernelView), `the code lens opens the kernel's view in the second group, at the copy under the cursor, the stamp and #include lines above the window (${tabsBefore + 1} tabs there)`);
 
