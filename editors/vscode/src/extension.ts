@@ -29,6 +29,7 @@ import {
   caseItems,
   referenceStatus,
   serverSection,
+  serverSettings,
   statusText,
 } from './state';
 import { PictureResult, pictureHtml, pictureTitle } from './picture';
@@ -288,18 +289,7 @@ class Extension {
   /** The tilels section of the settings, as the server reads it. */
   private settings(): Record<string, unknown> {
     const c = vscode.workspace.getConfiguration('tilels');
-    return this.forServer({
-      arch: c.get('arch'),
-      inlayHints: c.get('inlayHints'),
-      maxCases: c.get('maxCases'),
-      bind: c.get('bind'),
-      extraPaths: c.get('extraPaths'),
-      reference: c.get('reference'),
-      python: c.get('python'),
-      hoverPicture: c.get('hoverPicture'),
-      lineDirectives: c.get('lineDirectives'),
-      nvcc: c.get('nvcc'),
-    });
+    return this.forServer(serverSettings((k) => c.get(k)));
   }
 
   /** section with tilels.python expanded as tilels.serverPath is. */

@@ -172,6 +172,35 @@ export function referenceStatus(r: ReferenceInfo): { text: string; tooltip: stri
 }
 
 /**
+ * The settings of the `tilels` section the server reads (lsp/settings.go),
+ * sent as initializationOptions and on each change; tilels.serverPath is
+ * the client's own.
+ */
+export const SERVER_SETTINGS = [
+  'arch',
+  'inlayHints',
+  'inlayHintStyle',
+  'hoverFormat',
+  'maxCases',
+  'bind',
+  'extraPaths',
+  'reference',
+  'python',
+  'hoverPicture',
+  'lineDirectives',
+  'nvcc',
+] as const;
+
+/** serverSettings reads each of SERVER_SETTINGS with get. */
+export function serverSettings(get: (key: string) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of SERVER_SETTINGS) {
+    out[k] = get(k);
+  }
+  return out;
+}
+
+/**
  * The tilels section as the server reads it, with `python` and `nvcc`
  * expanded like tilels.serverPath (`~`, `${workspaceFolder}`, a relative
  * path with a separator from the first workspace folder); expand does

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
 
-import { Attachments, KernelSummary, SummaryCache, caseItems, inRange, referenceStatus, serverSection, statusText } from '../src/state';
+import { Attachments, KernelSummary, SummaryCache, caseItems, inRange, referenceStatus, SERVER_SETTINGS, serverSection, serverSettings, statusText } from '../src/state';
 
 const tirx = 'from tvm.script import tirx as T\n';
 
@@ -107,4 +109,28 @@ test('serverSection: python expanded, the rest unchanged, empty left alone', () 
   assert.deepEqual(serverSection({ python: '' }, () => assert.fail('empty is not expanded')), { python: '' });
   assert.deepEqual(serverSection({ reference: 'auto' }, expand), { reference: 'auto' });
   assert.deepEqual(serverSection({ nvcc: '${workspaceFolder}/cuda/bin/nvcc', arch: '' }, expand), { nvcc: '/ws/cuda/bin/nvcc', arch: '' });
+});
+
+test('SERVER_SETTINGS: every server setting (lsp/settings.go) and every tilels.* configuration but serverPath and trace.server', () => {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const configured = Object.keys(pkg.contributes.configuration.properties)
+    .map((k) => k.replace(/^tilels\./, ''))
+    .filter((k) => k !== 'serverPath' && k !== 'trace.server') // the client's own
+    .sort();
+  assert.deepEqual([...SERVER_SETTINGS].sort(), configured);
+  const goSrc = readFileSync(path.join(__dirname, '..', '..', '..', '..', 'lsp', 'settings.go'), 'utf8');
+  const tags = [...goSrc.matchAll(/`json:"(\w+)"`/g)].map((m) => m[1]).sort();
+  assert.deepEqual([...SERVER_SETTINGS].sort(), tags);
+  for (const k of ['inlayHintStyle', 'hoverFormat']) {
+    assert.ok(SERVER_SETTINGS.includes(k as (typeof SERVER_SETTINGS)[number]), k);
+  }
+});
+
+test('serverSettings reads each setting, unset ones undefined', () => {
+  const got = serverSettings((k) => ({ inlayHintStyle: 'terse', hoverFormat: 'plaintext', arch: 'sm_80' })[k as string]);
+  assert.equal(got.inlayHintStyle, 'terse');
+  assert.equal(got.hoverFormat, 'plaintext');
+  assert.equal(got.arch, 'sm_80');
+  assert.ok('nvcc' in got && got.nvcc === undefined);
+  assert.deepEqual(Object.keys(got), [...SERVER_SETTINGS]);
 });
