@@ -34,7 +34,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"weak"
 
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dsl/diag"
@@ -73,7 +72,7 @@ func (s *Snapshot) QuickFixes(opts Options, lo, hi source.Pos) []Fix {
 		seen[perfKey{d.Span, d.Code}] = true
 		switch d.Code {
 		case CodeFallbackOnly:
-			out = append(out, s.memo(d, func() []Fix { return s.fallbackFixes(opts, d) })...)
+			out = append(out, s.fallbackMemo(opts, d).fixes...)
 		case CodeForcedVariant:
 			out = append(out, s.memo(d, func() []Fix { return s.forcedFixes(opts, d) })...)
 		case eval.CodeUnknownOp:
@@ -87,37 +86,14 @@ func (s *Snapshot) QuickFixes(opts Options, lo, hi source.Pos) []Fix {
 	return out
 }
 
-// fixMemo holds the verified fixes computed for the last snapshot asked
-// (weakly: it does not keep the snapshot alive). An editor asks for the
-// code actions of the cursor's range at each move (VS Code's light bulb),
-// and a verified fix costs analyses of the file; the snapshot is
-// always analysed with the same options.
-var fixMemo struct {
-	sync.Mutex
-	snap weak.Pointer[Snapshot]
-	memo map[perfKey][]Fix
-}
-
-// memo returns the fixes of d computed by compute, once per snapshot.
+// memo returns the fixes of d computed by compute, once per snapshot
+// (fix_first.go: the snapshot's fixCache). An editor asks for the code
+// actions of the cursor's range at each move (VS Code's light bulb), the
+// language server computes the fallback fixes in the background after a
+// publish (FallbackNote), and a verified fix costs analyses of the file;
+// the snapshot is always analysed with the same options.
 func (s *Snapshot) memo(d diag.Diagnostic, compute func() []Fix) []Fix {
-	key := perfKey{d.Span, d.Code}
-	wp := weak.Make(s)
-	fixMemo.Lock()
-	if fixMemo.snap == wp {
-		if fs, ok := fixMemo.memo[key]; ok {
-			fixMemo.Unlock()
-			return fs
-		}
-	}
-	fixMemo.Unlock()
-	fs := compute()
-	fixMemo.Lock()
-	if fixMemo.snap != wp {
-		fixMemo.snap, fixMemo.memo = wp, map[perfKey][]Fix{}
-	}
-	fixMemo.memo[key] = fs
-	fixMemo.Unlock()
-	return fs
+	return s.fixes.get(perfKey{d.Span, d.Code}, func() fixEntry { return fixEntry{fixes: compute()} }).fixes
 }
 
 // callAt returns the record and index of the tile call whose span holds
@@ -232,9 +208,16 @@ var regionRule = regexp.MustCompile(`region size (\d+) not divisible by thread_c
 // fallbackFixes: the verified changes of shape, thread count or scope
 // that make a faster variant than fallback lower the call of d.
 func (s *Snapshot) fallbackFixes(opts Options, d diag.Diagnostic) []Fix {
+	return s.fallbackEntry(opts, d).fixes
+}
+
+// fallbackEntry is fallbackFixes with the note of the first fix: its
+// title and the variant that applies ("change the tile extent 30 to 32
+// (gmem_smem applies, verified)"), what FixFirst puts in the warning.
+func (s *Snapshot) fallbackEntry(opts Options, d diag.Diagnostic) fixEntry {
 	kv, i := s.callAt(d.Span)
 	if kv == nil || s.File == nil {
-		return nil
+		return fixEntry{}
 	}
 	k, dec := kv.Kernel, kv.Kernel.Calls[i]
 	var region, tcnt int64
@@ -249,6 +232,7 @@ func (s *Snapshot) fallbackFixes(opts Options, d diag.Diagnostic) []Fix {
 	slices.SortStableFunc(cands, func(a, b candidate) int { return a.cost - b.cost })
 	errs0, fb0 := count(s.Diags, CodeFallbackOnly, "dispatch/fallback")
 	var out []Fix
+	note := ""
 	tried := 0
 	for _, c := range cands {
 		if tried == maxVerify || len(out) == 3 {
@@ -263,12 +247,15 @@ func (s *Snapshot) fallbackFixes(opts Options, d diag.Diagnostic) []Fix {
 		if errs, fb := count(res.Diags, CodeFallbackOnly, "dispatch/fallback"); errs > errs0 || fb >= fb0 {
 			continue
 		}
+		if note == "" {
+			note = fmt.Sprintf("%s (%s applies, verified)", lowerFirst(c.title), nd.Variant)
+		}
 		c.title += fmt.Sprintf(": %s lowers through %s (verified)", dec.Call.Op, nd.Variant)
 		f := toFix(c, CodeFallbackOnly, d.Span)
 		f.Preferred = len(out) == 0
 		out = append(out, f)
 	}
-	return out
+	return fixEntry{fixes: out, note: note}
 }
 
 // scopeCandidates: the call at another scope of warp, warpgroup and cta

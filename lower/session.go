@@ -119,6 +119,7 @@ type Snapshot struct {
 	seams    []syntax.Seam
 	ctxDiags []diag.Diagnostic // diagnostics owned by no kernel segment
 	idx      *sessionIndex
+	fixes    *fixCache // the verified quick fixes computed for it (fix_first.go)
 }
 
 // KernelView is one kernel of a Snapshot. Its Kernel, Buffers and Layouts
@@ -331,7 +332,7 @@ func (s *Session) Last() *Snapshot { return s.last }
 // snapshotOf builds a snapshot from a whole-file analysis.
 func snapshotOf(res *Result) *Snapshot {
 	src := res.File.Src
-	snap := &Snapshot{File: res.File, Full: true, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports,
+	snap := &Snapshot{File: res.File, Full: true, fixes: &fixCache{}, Reanalysed: len(res.Kernels) + len(res.Partial), Imports: res.Imports,
 		Reference: res.Reference}
 	evals := evalKernels(res)
 	// byDef maps a def to its records: Kernels[lo:hi] (adjacent) or

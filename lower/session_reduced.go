@@ -267,7 +267,7 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 
 	u.s.gen++
 	gen := u.s.gen
-	snap := &Snapshot{File: u.f, seams: u.seams, Imports: unionImports(u.prev.Imports, res.Imports),
+	snap := &Snapshot{File: u.f, seams: u.seams, fixes: &fixCache{}, Imports: unionImports(u.prev.Imports, res.Imports),
 		Reference: u.prev.Reference}
 	if module {
 		snap.Reanalysed = len(ctxK) + len(ctxP)

@@ -258,7 +258,7 @@ func (u *incr) unchanged() (snap *Snapshot, done bool) {
 		return u.reanalyse(again, module, nil), true
 	}
 	prev := u.prev
-	snap = &Snapshot{File: u.f, segs: u.segs, seams: u.seams, idx: prev.idx, Imports: prev.Imports,
+	snap = &Snapshot{File: u.f, segs: u.segs, fixes: &fixCache{}, seams: u.seams, idx: prev.idx, Imports: prev.Imports,
 		Reference: prev.Reference}
 	snap.Kernels = u.moveViews(prev.Kernels)
 	snap.Partial = u.moveViews(prev.Partial)

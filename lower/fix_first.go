@@ -1,0 +1,192 @@
+package lower
+
+// The fix first in the warning (issue 18): a dispatch/fallback-only
+// warning whose verified fix (fix.go, fallbackFixes) is known says it
+// before the decline reasons:
+//
+//	copy lowers only through fallback (scalar, single thread); fix: change
+//	the tile extent 30 to 32 and 10 to 12 (gmem_smem applies, verified) —
+//	gmem_smem: region size 300 not divisible by thread_cnt=128
+//
+// The fix costs analyses of the changed file (up to maxVerify per
+// warning), too much for the keystroke path: the language server
+// publishes a version's diagnostics first, then computes the fixes of a
+// few fallback-only warnings in the background (FallbackNote) and
+// publishes the version again with FixFirst. The fixes are kept with the
+// snapshot, so the quick fix a code action offers is the same result.
+// `tilels --lower` computes them all before it prints (FixFirstResult).
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tilels/tilels/dsl/diag"
+)
+
+// fixEntry is what a diagnostic's quick fixes are: the fixes, and for a
+// fallback-only warning the note of the preferred one ("" for none).
+type fixEntry struct {
+	fixes []Fix
+	note  string
+}
+
+// fixCell computes one diagnostic's entry once; a second caller waits for
+// the first (the code action asked while the background computes it).
+type fixCell struct {
+	once sync.Once
+	e    fixEntry
+	done atomic.Bool // e is computed
+}
+
+// fixCache holds a snapshot's fix entries by diagnostic. Each snapshot
+// constructor makes one; a version whose text did not change shares its
+// predecessor's (session_update.go copies the snapshot). A nil cache
+// keeps nothing.
+type fixCache struct {
+	mu    sync.Mutex
+	cells map[perfKey]*fixCell
+}
+
+// cell returns key's cell, made when make is set (nil otherwise when
+// there is none).
+func (c *fixCache) cell(key perfKey, make bool) *fixCell {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fc := c.cells[key]
+	if fc == nil && make {
+		if c.cells == nil {
+			c.cells = map[perfKey]*fixCell{}
+		}
+		fc = &fixCell{}
+		c.cells[key] = fc
+	}
+	return fc
+}
+
+// get returns key's entry, computed by compute the first time.
+func (c *fixCache) get(key perfKey, compute func() fixEntry) fixEntry {
+	if c == nil {
+		return compute()
+	}
+	fc := c.cell(key, true)
+	fc.once.Do(func() {
+		fc.e = compute()
+		fc.done.Store(true)
+	})
+	return fc.e
+}
+
+// known returns key's entry when its computation has finished.
+func (c *fixCache) known(key perfKey) (fixEntry, bool) {
+	if c == nil {
+		return fixEntry{}, false
+	}
+	fc := c.cell(key, false)
+	if fc == nil || !fc.done.Load() {
+		return fixEntry{}, false
+	}
+	return fc.e, true
+}
+
+// fallbackMemo returns the fixes and note of the fallback-only warning d,
+// computed once per snapshot.
+func (s *Snapshot) fallbackMemo(opts Options, d diag.Diagnostic) fixEntry {
+	return s.fixes.get(perfKey{d.Span, d.Code}, func() fixEntry { return s.fallbackEntry(opts, d) })
+}
+
+// FallbackNote computes (once per snapshot) the verified fixes of the
+// dispatch/fallback-only warning d of the snapshot analysed with opts,
+// and returns the note FixFirst puts in its message ("" when no change
+// makes a faster variant apply).
+func (s *Snapshot) FallbackNote(opts Options, d diag.Diagnostic) string {
+	if d.Code != CodeFallbackOnly {
+		return ""
+	}
+	return s.fallbackMemo(opts, d).note
+}
+
+// FixFirst returns ds (diagnostics of the snapshot) with the note of each
+// dispatch/fallback-only warning whose fixes the snapshot has computed
+// first in its message (fixFirst), and the fallback-only warnings whose
+// fixes were not computed yet, in ds's order. It computes nothing: cheap
+// enough for the keystroke path; ds is returned as is when nothing
+// changes.
+func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out, pending []diag.Diagnostic) {
+	out = ds
+	for i, d := range ds {
+		if d.Code != CodeFallbackOnly {
+			continue
+		}
+		e, ok := s.fixes.known(perfKey{d.Span, d.Code})
+		switch {
+		case !ok:
+			pending = append(pending, d)
+		case e.note != "":
+			if &out[0] == &ds[0] {
+				out = append([]diag.Diagnostic(nil), ds...)
+			}
+			out[i].Message = fixFirst(d.Message, e.note)
+		}
+	}
+	return out, pending
+}
+
+// fixFirst puts note after the head of a fallback-only message ("copy
+// lowers only through fallback (scalar, single thread)") and before its
+// decline reasons.
+func fixFirst(msg, note string) string {
+	head, reasons, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return msg + "; fix: " + note
+	}
+	return head + "; fix: " + note + " — " + reasons
+}
+
+// lowerFirst lowercases the first letter of a fix title ("Change the
+// tile extent" -> "change the tile extent").
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// FixFirstResult is FixFirst for `tilels --lower`: it computes the
+// verified fix of every dispatch/fallback-only warning of r (analysed with
+// opts) and puts it first in the warning's message, in r.Diags and in
+// the kernel records' Diags (what --emit json writes), so that the
+// headless tool prints the text the editor shows once it has computed the
+// fix in the background.
+func FixFirstResult(r *Result, opts Options) {
+	has := false
+	for _, d := range r.Diags {
+		has = has || d.Code == CodeFallbackOnly
+	}
+	if !has || r.File == nil {
+		return
+	}
+	snap := snapshotOf(r)
+	notes := map[perfKey]string{}
+	for _, d := range r.Diags {
+		if d.Code == CodeFallbackOnly {
+			if n := snap.FallbackNote(opts, d); n != "" {
+				notes[perfKey{d.Span, d.Code}] = n
+			}
+		}
+	}
+	rewrite := func(ds []diag.Diagnostic) {
+		for i, d := range ds {
+			if n, ok := notes[perfKey{d.Span, d.Code}]; ok && d.Code == CodeFallbackOnly {
+				ds[i].Message = fixFirst(d.Message, n)
+			}
+		}
+	}
+	rewrite(r.Diags)
+	for _, k := range r.Kernels {
+		rewrite(k.Diags)
+	}
+}
