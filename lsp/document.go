@@ -135,6 +135,7 @@ type document struct {
 	pubMu      sync.Mutex
 	published  bool
 	pubVersion int32
+	fixes      fixState // the background fallback fixes (fix_first.go)
 
 	// Retention (retention.go): lastUse ranks the document by its last
 	// use; an asleep document (under mu) has dropped its analysis; shown

@@ -21,6 +21,7 @@ const perfBudget = 32
 // kernels it re-analysed), sorted.
 func withPerf(snap *snapshot) []diag.Diagnostic {
 	ds, _ := withPerfBudget(snap, -1)
+	ds, _ = snap.low.FixFirst(ds) // the message as published (fix_first.go)
 	return ds
 }
 

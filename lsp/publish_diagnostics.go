@@ -33,6 +33,7 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 		return false
 	}
 	ds, complete := withPerfBudget(snap, perfBudget) // perf.go
+	ds = s.withFixFirst(d, snap, ds)                 // fix_first.go
 	params := &protocol.PublishDiagnosticsParams{
 		URI:         d.uri,
 		Version:     protocol.NewOptional(v),
