@@ -11,7 +11,7 @@ import (
 )
 
 // fixFirstSrc: a 30x10 float32 global -> shared tile on 128 threads lowers
-// only through fallback; a second call, 6x5 on the same threads, too.
+// only through fallback.
 const fixFirstSrc = `from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 
