@@ -381,6 +381,7 @@ func (r *runner) analyse(in *input) (result, bool) {
 	}
 	res := lower.Analyze(f, opts)
 	res.AddHeadlessDiags()
+	lower.FixFirstResult(res, opts) // the verified fix first in each fallback-only warning, as the editor says it
 	if c.Perf {
 		res.Diags = append(res.Diags, lower.PerfWarnings(res)...)
 		diag.Sort(res.Diags)

@@ -48,6 +48,22 @@ type fixCell struct {
 type fixCache struct {
 	mu    sync.Mutex
 	cells map[perfKey]*fixCell
+	// skipped are the warnings FallbackNote left out (maxFixCalls): no
+	// note, while a code action still computes their fixes.
+	skipped map[perfKey]bool
+}
+
+// skip records that FallbackNote left key out.
+func (c *fixCache) skip(key perfKey) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.skipped == nil {
+		c.skipped = map[perfKey]bool{}
+	}
+	c.skipped[key] = true
 }
 
 // cell returns key's cell, made when make is set (nil otherwise when
@@ -79,16 +95,19 @@ func (c *fixCache) get(key perfKey, compute func() fixEntry) fixEntry {
 	return fc.e
 }
 
-// known returns key's entry when its computation has finished.
+// known returns key's entry when its computation has finished, or an
+// empty one when FallbackNote left it out.
 func (c *fixCache) known(key perfKey) (fixEntry, bool) {
 	if c == nil {
 		return fixEntry{}, false
 	}
-	fc := c.cell(key, false)
-	if fc == nil || !fc.done.Load() {
-		return fixEntry{}, false
+	c.mu.Lock()
+	fc, skipped := c.cells[key], c.skipped[key]
+	c.mu.Unlock()
+	if fc != nil && fc.done.Load() {
+		return fc.e, true
 	}
-	return fc.e, true
+	return fixEntry{}, skipped
 }
 
 // fallbackMemo returns the fixes and note of the fallback-only warning d,
@@ -97,12 +116,27 @@ func (s *Snapshot) fallbackMemo(opts Options, d diag.Diagnostic) fixEntry {
 	return s.fixes.get(perfKey{d.Span, d.Code}, func() fixEntry { return s.fallbackEntry(opts, d) })
 }
 
+// maxFixCalls bounds the tile calls of a kernel whose fallback fix
+// FallbackNote computes: each candidate analyses the kernel again (a
+// kernel of 9,000 unrolled calls costs 150 MB an analysis). The code
+// action computes it on demand all the same.
+const maxFixCalls = 1024
+
 // FallbackNote computes (once per snapshot) the verified fixes of the
 // dispatch/fallback-only warning d of the snapshot analysed with opts,
 // and returns the note FixFirst puts in its message ("" when no change
-// makes a faster variant apply).
+// makes a faster variant apply, or the call's kernel has more than
+// maxFixCalls tile calls).
 func (s *Snapshot) FallbackNote(opts Options, d diag.Diagnostic) string {
 	if d.Code != CodeFallbackOnly {
+		return ""
+	}
+	key := perfKey{d.Span, d.Code}
+	if e, ok := s.fixes.known(key); ok {
+		return e.note
+	}
+	if kv, _ := s.callAt(d.Span); kv == nil || len(kv.Kernel.Calls) > maxFixCalls {
+		s.fixes.skip(key)
 		return ""
 	}
 	return s.fallbackMemo(opts, d).note
@@ -116,6 +150,9 @@ func (s *Snapshot) FallbackNote(opts Options, d diag.Diagnostic) string {
 // changes.
 func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out, pending []diag.Diagnostic) {
 	out = ds
+	if s.fixes == nil {
+		return ds, nil // a snapshot made outside a session keeps no fixes
+	}
 	for i, d := range ds {
 		if d.Code != CodeFallbackOnly {
 			continue
