@@ -144,14 +144,14 @@ func (s *Snapshot) FallbackNote(opts Options, d diag.Diagnostic) string {
 
 // FixFirst returns ds (diagnostics of the snapshot) with the note of each
 // dispatch/fallback-only warning whose fixes the snapshot has computed
-// first in its message (fixFirst), and the fallback-only warnings whose
-// fixes were not computed yet, in ds's order. It computes nothing: cheap
-// enough for the keystroke path; ds is returned as is when nothing
-// changes.
-func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out, pending []diag.Diagnostic) {
+// first in its message (fixFirst), and the number of fallback-only
+// warnings whose fixes were not computed yet (Pending lists them). It
+// computes nothing and allocates only to copy ds when a note changes it:
+// cheap enough for the keystroke path.
+func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out []diag.Diagnostic, pending int) {
 	out = ds
 	if s.fixes == nil {
-		return ds, nil // a snapshot made outside a session keeps no fixes
+		return ds, 0 // a snapshot made outside a session keeps no fixes
 	}
 	for i, d := range ds {
 		if d.Code != CodeFallbackOnly {
@@ -160,7 +160,7 @@ func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out, pending []diag.Diagnosti
 		e, ok := s.fixes.known(perfKey{d.Span, d.Code})
 		switch {
 		case !ok:
-			pending = append(pending, d)
+			pending++
 		case e.note != "":
 			if &out[0] == &ds[0] {
 				out = append([]diag.Diagnostic(nil), ds...)
@@ -169,6 +169,24 @@ func (s *Snapshot) FixFirst(ds []diag.Diagnostic) (out, pending []diag.Diagnosti
 		}
 	}
 	return out, pending
+}
+
+// Pending returns the first n (all when n < 0) fallback-only warnings of
+// ds whose fixes the snapshot has not computed (FallbackNote computes
+// them).
+func (s *Snapshot) Pending(ds []diag.Diagnostic, n int) []diag.Diagnostic {
+	var out []diag.Diagnostic
+	for _, d := range ds {
+		if n >= 0 && len(out) == n {
+			break
+		}
+		if d.Code == CodeFallbackOnly {
+			if _, ok := s.fixes.known(perfKey{d.Span, d.Code}); !ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // fixFirst puts note after the head of a fallback-only message ("copy

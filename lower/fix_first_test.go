@@ -39,16 +39,20 @@ func TestFixFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, pending := snap.FixFirst(snap.Diags)
-	if len(pending) != 1 || &out[0] != &snap.Diags[0] {
-		t.Fatalf("before any fix: %d pending (want 1), diagnostics copied %v", len(pending), &out[0] != &snap.Diags[0])
+	if pending != 1 || &out[0] != &snap.Diags[0] {
+		t.Fatalf("before any fix: %d pending (want 1), diagnostics copied %v", pending, &out[0] != &snap.Diags[0])
 	}
-	note := snap.FallbackNote(Options{}, pending[0])
+	todo := snap.Pending(snap.Diags, -1)
+	if len(todo) != 1 || todo[0].Code != CodeFallbackOnly {
+		t.Fatalf("Pending: %+v", todo)
+	}
+	note := snap.FallbackNote(Options{}, todo[0])
 	if want := "change the tile extent 30 to 32 and 10 to 12 (gmem_smem applies, verified)"; note != want {
 		t.Fatalf("note %q, want %q", note, want)
 	}
 	out, pending = snap.FixFirst(snap.Diags)
-	if len(pending) != 0 {
-		t.Fatalf("%d still pending", len(pending))
+	if pending != 0 || len(snap.Pending(snap.Diags, -1)) != 0 {
+		t.Fatalf("%d still pending", pending)
 	}
 	var msg string
 	for _, d := range out {

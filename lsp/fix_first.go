@@ -26,40 +26,57 @@ var fixDelay = 300 * time.Millisecond
 // fixAhead bounds the warnings whose fixes one background round computes.
 const fixAhead = 4
 
-// fixState is a document's pending round.
+// fixState is a document's pending round: one timer, reset by each
+// publish (no allocation on the keystroke path), and the snapshot whose
+// fixes it computes.
 type fixState struct {
 	mu    sync.Mutex
 	timer *time.Timer
+	snap  *snapshot
+	ds    []diag.Diagnostic // what the publish sent, before the notes
 }
 
 // withFixFirst returns ds with the known fixes first in their warnings
 // (lower.Snapshot.FixFirst) and schedules a round for the others.
 func (s *Server) withFixFirst(d *document, snap *snapshot, ds []diag.Diagnostic) []diag.Diagnostic {
-	ds, pending := snap.low.FixFirst(ds)
+	out, pending := snap.low.FixFirst(ds)
 	st := &d.fixes
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.timer != nil {
-		st.timer.Stop()
-		st.timer = nil
+	if pending == 0 {
+		if st.timer != nil {
+			st.timer.Stop()
+		}
+		st.snap, st.ds = nil, nil
+		return out
 	}
-	if len(pending) == 0 {
-		return ds
+	st.snap, st.ds = snap, ds
+	if st.timer == nil {
+		st.timer = time.AfterFunc(fixDelay, func() { s.fixRound(d) })
+	} else {
+		st.timer.Reset(fixDelay)
+	}
+	return out
+}
+
+// fixRound computes the fixes of the next fixAhead warnings of the
+// document's last published version and publishes it again.
+func (s *Server) fixRound(d *document) {
+	st := &d.fixes
+	st.mu.Lock()
+	snap, ds := st.snap, st.ds
+	st.mu.Unlock()
+	if snap == nil {
+		return
 	}
 	v := snap.text.version
-	st.timer = time.AfterFunc(fixDelay, func() {
-		s.background("fallback fixes", func(ctx context.Context) {
-			for i, dg := range pending {
-				if i == fixAhead {
-					break
-				}
-				if ctx.Err() != nil || d.isClosed() || d.cur.Load().version != v {
-					return
-				}
-				snap.low.FallbackNote(snap.opts, dg)
+	s.background("fallback fixes", func(ctx context.Context) {
+		for _, dg := range snap.low.Pending(ds, fixAhead) {
+			if ctx.Err() != nil || d.isClosed() || d.cur.Load().version != v {
+				return
 			}
-			s.publishDiagnostics(d, snap)
-		})
+			snap.low.FallbackNote(snap.opts, dg)
+		}
+		s.publishDiagnostics(d, snap)
 	})
-	return ds
 }
