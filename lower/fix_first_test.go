@@ -123,3 +123,40 @@ func TestFixFirstResult(t *testing.T) {
 		t.Fatalf("%d fallback-only warnings, want 1", n)
 	}
 }
+
+// TestFixCacheSingleFlight: the background (FallbackNote) and code
+// actions (QuickFixes) asking for one warning's fixes at the same time
+// compute them once: every caller gets the same edits in memory.
+func TestFixCacheSingleFlight(t *testing.T) {
+	snap, err := NewSession(Options{}).Analyze(context.Background(), source.NewFile("k.py", []byte(fixFirstSrc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := pending0(t, snap)
+	const n = 4
+	got := make([]*Edit, n)
+	notes := make([]string, n)
+	done := make(chan int)
+	for g := range n {
+		go func() {
+			defer func() { done <- g }()
+			if g%2 == 0 {
+				notes[g] = snap.FallbackNote(Options{}, d)
+			}
+			if fs := snap.QuickFixes(Options{}, d.Span.Start, d.Span.End); len(fs) > 0 && len(fs[0].More) > 0 {
+				got[g] = &fs[0].More[0]
+			}
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for g := range n {
+		if got[g] == nil || got[g] != got[0] {
+			t.Fatalf("caller %d got other edits (%p, first %p): computed more than once", g, got[g], got[0])
+		}
+		if g%2 == 0 && notes[g] != notes[0] {
+			t.Fatalf("notes differ: %q %q", notes[g], notes[0])
+		}
+	}
+}
