@@ -110,9 +110,10 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		}()
 	}
 	if e != nil && len(e.calls) == len(calls) {
-		// one allocation for the figures and one for their instructions
-		figs := make([]Figures, 2+len(calls))
-		n := 0
+		// The figures without instructions are the cached ones, shared
+		// (nothing writes restored figures); the others are copied, in
+		// one allocation, their instructions in another.
+		nf, n := 0, 0
 		for i := -2; i < len(e.calls); i++ {
 			f := e.body
 			switch {
@@ -122,14 +123,18 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 				f = e.calls[i]
 			}
 			if f != nil {
-				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil) + btoi(f.Misaligned != nil)
+				c := btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil) + btoi(f.Misaligned != nil)
+				n += c
+				nf += btoi(c > 0)
 			}
 		}
+		figs := make([]Figures, nf)
 		ins := make([]Instruction, 0, n)
-		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls)), Body: k.restoreInto(&figs[0], e.body, &ins),
-			Total: k.restoreInto(&figs[1], e.total, &ins)}
+		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls))}
+		out.Body = k.restoreInto(&figs, e.body, &ins)
+		out.Total = k.restoreInto(&figs, e.total, &ins)
 		for i, c := range calls {
-			out.Calls[c] = k.restoreInto(&figs[2+i], e.calls[i], &ins)
+			out.Calls[c] = k.restoreInto(&figs, e.calls[i], &ins)
 		}
 		return out
 	}
@@ -171,7 +176,7 @@ func (k *keyer) keepInstr(in *Instruction) *Instruction {
 	if in.node != nil {
 		c.nodeOrd = slices.Index(k.nodes, in.node)
 	}
-	if i, ok := k.bufOrd[in.Buffer]; ok {
+	if i := k.bufIndex(in.Buffer); i >= 0 {
 		c.bufOrd = i
 	}
 	c.node, c.Buffer = nil, nil
@@ -185,12 +190,19 @@ func btoi(b bool) int {
 	return 0
 }
 
-// restoreInto is restore into dst, the instructions appended to ins
-// (whose capacity suffices); it returns dst, or nil for a nil f.
-func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figures {
+// restoreInto returns f restored: f itself when it holds no instruction
+// (a cached figure is never written), else a copy taken from the front
+// of figs, the instructions appended to ins (whose capacities suffice);
+// nil for a nil f.
+func (k *keyer) restoreInto(figs *[]Figures, f *Figures, ins *[]Instruction) *Figures {
 	if f == nil {
 		return nil
 	}
+	if f.Worst == nil && f.WorstGlobal == nil && f.FirstShared == nil && f.Misaligned == nil {
+		return f
+	}
+	dst := &(*figs)[0]
+	*figs = (*figs)[1:]
 	*dst = *f
 	in := func(p *Instruction) *Instruction {
 		if p == nil {
@@ -219,7 +231,7 @@ type keyer struct {
 	vars map[*ir.Var]int // used past smallOrds variables
 	// varList are the variables in ordinal order
 	varList []*ir.Var
-	bufOrd  map[*ir.Buffer]int
+	bufOrd  map[*ir.Buffer]int // used past smallOrds buffers
 	bufs    []*ir.Buffer
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
@@ -342,6 +354,26 @@ func (k *keyer) varOrd(v *ir.Var) int {
 	return -1
 }
 
+// bufIndex returns b's ordinal, or -1 when b was not met yet (a scan of
+// the first smallOrds buffers, as varOrd).
+func (k *keyer) bufIndex(b *ir.Buffer) int {
+	if b == nil {
+		return -1
+	}
+	if len(k.bufs) <= smallOrds {
+		for i, x := range k.bufs {
+			if x == b {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := k.bufOrd[b]; ok {
+		return i
+	}
+	return -1
+}
+
 func (k *keyer) addVar(v *ir.Var) {
 	k.varList = append(k.varList, v)
 	switch n := len(k.varList); {
@@ -359,13 +391,20 @@ func (k *keyer) buffer(b *ir.Buffer) {
 		k.tag(0)
 		return
 	}
-	if i, ok := k.bufOrd[b]; ok {
+	if i := k.bufIndex(b); i >= 0 {
 		k.tag('b')
 		k.int(int64(i))
 		return
 	}
-	k.bufOrd[b] = len(k.bufs)
 	k.bufs = append(k.bufs, b)
+	switch n := len(k.bufs); {
+	case n == smallOrds+1:
+		for i, x := range k.bufs {
+			k.bufOrd[x] = i
+		}
+	case n > smallOrds+1:
+		k.bufOrd[b] = n - 1
+	}
 	k.tag('B')
 	k.str(b.Name)
 	k.str(b.Scope)

@@ -222,7 +222,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree}
 	machines.Put(m)
 }
 
@@ -634,6 +634,9 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 	var out []LaneAccess
 	switch e.k {
 	case ldmatrix, stmatrix:
+		if e.width > 0 {
+			out = make([]LaneAccess, 0, 8*min(e.width, 4))
+		}
 		for mat := 0; mat < int(e.width) && mat < 4; mat++ {
 			for i := 8 * mat; i < 8*mat+8; i++ {
 				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
@@ -643,6 +646,9 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		var pass [4]int
 		sharedPassesIn(e, &pass, &m.banks)
 		g := groupSize(e.width)
+		if n := bits.OnesCount32(e.mask); n > 0 {
+			out = make([]LaneAccess, 0, n)
+		}
 		for i := range 32 {
 			if e.mask&(1<<i) != 0 {
 				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})

@@ -112,6 +112,8 @@ type machine struct {
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).
 	avail map[*ir.Buffer]map[availKey][]lanes
+	// loadsFree are emptied lists of avail, for reuse (cse.go).
+	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
 	// readOnly holds the global buffers nothing writes (readonly.go).
@@ -754,6 +756,13 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 			b := bcast(c)
 			return binaryTo(op, r, r, &b)
 		}
+		if c&(c-1) == 0 { // a power of two: floor division is a shift
+			s := uint(bits.TrailingZeros64(uint64(c)))
+			for i := range r {
+				r[i] >>= s
+			}
+			break
+		}
 		for i := range r {
 			if r[i] >= 0 {
 				r[i] /= c
@@ -765,6 +774,12 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 		if c <= 0 {
 			b := bcast(c)
 			return binaryTo(op, r, r, &b)
+		}
+		if c&(c-1) == 0 { // a power of two: the floor modulo is a mask
+			for i := range r {
+				r[i] &= c - 1
+			}
+			break
 		}
 		for i := range r {
 			if r[i] >= 0 {
