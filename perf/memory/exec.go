@@ -48,10 +48,13 @@ type event struct {
 	node  ir.Node
 	align int64 // provable byte alignment of addr (merging)
 	bytes int64 // cp.async/TMA bytes per lane
-	src   lanes // cp.async: the global source addresses
-	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
-	fig   *Figures
-	rv    *regVal // the register slot a pending load fills (regs.go)
+	// src is a cp.async's global source addresses (the machine's cpSrc:
+	// a cp.async is counted when emitted, never pending, and a pointer
+	// keeps the events of the unroll loops' pending lists small)
+	src *lanes
+	run bool // cp.async: the first of a run (nvcc's three LDS before it)
+	fig *Figures
+	rv  *regVal // the register slot a pending load fills (regs.go)
 }
 
 // maxSteps bounds the statements and memory events one kernel analysis
@@ -105,6 +108,14 @@ type machine struct {
 	// arena holds the bindings of the current warp (reset per warp).
 	arena [][]binding
 	used  int
+
+	// cpSrc holds the source addresses of the cp.async being emitted
+	// (event.src).
+	cpSrc lanes
+
+	// flushUsed and flushEvs are flush's scratch (count.go).
+	flushUsed []bool
+	flushEvs  []event
 
 	// banks is the counting rules' scratch (count.go).
 	banks [4]bankWords
@@ -1595,7 +1606,8 @@ func (m *machine) evaluate(x ir.Expr) {
 			m.unknown("cp.async: " + why)
 			return
 		}
-		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+		m.cpSrc = sp.addr
+		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
 		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
@@ -1826,7 +1838,8 @@ func (m *machine) userOp(c *ir.Call) bool {
 				m.unknown("cp.async: " + why)
 				return true
 			}
-			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+			m.cpSrc = sp.addr
+			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
 			m.cpRun = true
 			return true
 		}
