@@ -74,6 +74,9 @@ var cache = struct {
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
 	body, total *Figures
+	// nFigs counts the figures that hold an instruction, nIns the
+	// distinct instructions (what a restore copies).
+	nFigs, nIns int
 }
 
 // Cached is Analyze with the content cache.
@@ -112,37 +115,27 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	if e != nil && len(e.calls) == len(calls) {
 		// The figures without instructions are the cached ones, shared
 		// (nothing writes restored figures); the others are copied, in
-		// one allocation, their instructions in another.
-		nf, n := 0, 0
-		for i := -2; i < len(e.calls); i++ {
-			f := e.body
-			switch {
-			case i == -1:
-				f = e.total
-			case i >= 0:
-				f = e.calls[i]
-			}
-			if f != nil {
-				c := btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil) + btoi(f.Misaligned != nil)
-				n += c
-				nf += btoi(c > 0)
-			}
-		}
-		figs := make([]Figures, nf)
-		ins := make([]Instruction, 0, n)
+		// one allocation, their instructions (one copy of each, shared
+		// by the figures that share it, as in the analysis: a kernel's
+		// total names one of its calls' instructions) in another.
+		figs := make([]Figures, e.nFigs)
+		var done [8]struct{ from, to *Instruction }
+		r := restorer{k: k, figs: figs, ins: make([]Instruction, 0, e.nIns), done: done[:0]}
 		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls))}
-		out.Body = k.restoreInto(&figs, e.body, &ins)
-		out.Total = k.restoreInto(&figs, e.total, &ins)
+		out.Body = r.figures(e.body)
+		out.Total = r.figures(e.total)
 		for i, c := range calls {
-			out.Calls[c] = k.restoreInto(&figs, e.calls[i], &ins)
+			out.Calls[c] = r.figures(e.calls[i])
 		}
 		return out
 	}
 	res := Analyze(fn, l)
-	e = &entry{body: k.keep(res.Body), total: k.keep(res.Total)}
+	kp := keeper{k: k}
+	e = &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
 	for _, c := range calls {
-		e.calls = append(e.calls, k.keep(res.Calls[c]))
+		e.calls = append(e.calls, kp.keep(res.Calls[c]))
 	}
+	e.nFigs, e.nIns = kp.nFigs, len(kp.ins)
 	cache.Lock()
 	if _, ok := cache.m[string(k.b)]; !ok {
 		key := string(k.b)
@@ -157,71 +150,99 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	return res
 }
 
+// keeper turns figures into the cache's form; ins maps each instruction
+// kept to its copy, so that figures sharing one share its copy.
+type keeper struct {
+	k     *keyer
+	ins   []struct{ from, to *Instruction }
+	nFigs int // figures kept with an instruction
+}
+
 // keep returns f with its instructions' nodes and buffers as ordinals.
-func (k *keyer) keep(f *Figures) *Figures {
+func (kp *keeper) keep(f *Figures) *Figures {
 	if f == nil {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared), k.keepInstr(f.Misaligned)
+	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = kp.instr(f.Worst), kp.instr(f.WorstGlobal), kp.instr(f.FirstShared), kp.instr(f.Misaligned)
+	if hasInstr(&c) {
+		kp.nFigs++
+	}
 	return &c
 }
 
-func (k *keyer) keepInstr(in *Instruction) *Instruction {
+func hasInstr(f *Figures) bool {
+	return f.Worst != nil || f.WorstGlobal != nil || f.FirstShared != nil || f.Misaligned != nil
+}
+
+func (kp *keeper) instr(in *Instruction) *Instruction {
 	if in == nil {
 		return nil
+	}
+	for _, p := range kp.ins {
+		if p.from == in {
+			return p.to
+		}
 	}
 	c := *in
 	c.nodeOrd, c.bufOrd = -1, -1
 	if in.node != nil {
-		c.nodeOrd = slices.Index(k.nodes, in.node)
+		c.nodeOrd = slices.Index(kp.k.nodes, in.node)
 	}
-	if i := k.bufIndex(in.Buffer); i >= 0 {
+	if i := kp.k.bufIndex(in.Buffer); i >= 0 {
 		c.bufOrd = i
 	}
 	c.node, c.Buffer = nil, nil
+	kp.ins = append(kp.ins, struct{ from, to *Instruction }{in, &c})
 	return &c
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// restorer gives cached figures the nodes and buffers of the kernel
+// keyed (k): figs and ins are where the copies go (their capacities
+// suffice); done maps each cached instruction to its copy.
+type restorer struct {
+	k    *keyer
+	figs []Figures
+	ins  []Instruction
+	done []struct{ from, to *Instruction }
 }
 
-// restoreInto returns f restored: f itself when it holds no instruction
-// (a cached figure is never written), else a copy taken from the front
-// of figs, the instructions appended to ins (whose capacities suffice);
-// nil for a nil f.
-func (k *keyer) restoreInto(figs *[]Figures, f *Figures, ins *[]Instruction) *Figures {
+// figures returns f restored: f itself when it holds no instruction (a
+// cached figure is never written), else a copy; nil for a nil f.
+func (r *restorer) figures(f *Figures) *Figures {
 	if f == nil {
 		return nil
 	}
-	if f.Worst == nil && f.WorstGlobal == nil && f.FirstShared == nil && f.Misaligned == nil {
+	if !hasInstr(f) || len(r.figs) == 0 {
 		return f
 	}
-	dst := &(*figs)[0]
-	*figs = (*figs)[1:]
+	dst := &r.figs[0]
+	r.figs = r.figs[1:]
 	*dst = *f
-	in := func(p *Instruction) *Instruction {
-		if p == nil {
-			return nil
-		}
-		*ins = append(*ins, Instruction{})
-		c := &(*ins)[len(*ins)-1]
-		*c = *p
-		if p.nodeOrd >= 0 && p.nodeOrd < len(k.nodes) {
-			c.node = k.nodes[p.nodeOrd]
-			c.Span = c.node.Pos()
-		}
-		if p.bufOrd >= 0 && p.bufOrd < len(k.bufs) {
-			c.Buffer = k.bufs[p.bufOrd]
-		}
-		return c
-	}
-	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared), in(f.Misaligned)
+	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = r.instr(f.Worst), r.instr(f.WorstGlobal), r.instr(f.FirstShared), r.instr(f.Misaligned)
 	return dst
+}
+
+func (r *restorer) instr(p *Instruction) *Instruction {
+	if p == nil {
+		return nil
+	}
+	for _, d := range r.done {
+		if d.from == p {
+			return d.to
+		}
+	}
+	r.ins = append(r.ins, *p)
+	c := &r.ins[len(r.ins)-1]
+	if p.nodeOrd >= 0 && p.nodeOrd < len(r.k.nodes) {
+		c.node = r.k.nodes[p.nodeOrd]
+		c.Span = c.node.Pos()
+	}
+	if p.bufOrd >= 0 && p.bufOrd < len(r.k.bufs) {
+		c.Buffer = r.k.bufs[p.bufOrd]
+	}
+	r.done = append(r.done, struct{ from, to *Instruction }{p, c})
+	return c
 }
 
 // keyer hashes lowered code; it numbers variables, buffers and memory
