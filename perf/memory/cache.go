@@ -55,6 +55,26 @@ import (
 // (BenchmarkAnalyzeMemoryGoldens), the analysis adds +75 % CPU (was
 // +121 %; mode=cold -17 %, p=0.001): there the simulation is the whole
 // cost.
+//
+// Measured again (2026-11-26, later; benchstat of 8 interleaved runs of
+// the tree before and after, 2 cores shared with 3 other jobs): the
+// restore shares the cached figures that hold no instruction and copies
+// each cached instruction once (a kernel's total names one of its calls'
+// instructions, as in the analysis), the simulation reuses its lists of
+// available loads and its flush scratch, keeps a cp.async's sources out
+// of the pending events, divides by powers of two with shifts; the
+// bank-conflict warning's thread list is built with strconv.
+// BenchmarkMemoryShare3000, part=analysis: 606.5 KiB/op -> 432.8 KiB/op
+// (-29 %), 2673 -> 2184 allocs/op, CPU 2.67 -> 2.50 ms/op (-6 %,
+// p=0.05) against the lower's 21.5/20.9 ms: +12.4 % -> +11.9 % CPU
+// (wall 2.33 -> 2.00 ms, -14 %, p=0.02). The profile of the analysis now:
+// simulation of the 9 distinct kernels ~40 % (cast_tiles and the three
+// TMA kernels execute all 4 warps: an XOR swizzle or a buffer accessed
+// with two per-warp shifts defeats warps.go's proof), keying 20-30 %
+// (a walk of every lowered node of the 157 kernels, about 2.5 us each),
+// allocation and the collector ~15 %. On the goldens the analysis's
+// allocation fell 23.7 -> 17.0 MiB/op (-28 %); CPU +77 % -> +69 % of the
+// lower (not significant, p=0.28).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
