@@ -1187,14 +1187,15 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 		if len(indices) != 1 {
 			return ptr{}, "a flat address with several indices"
 		}
-		el, why = m.eval(indices[0])
+		if el, why = m.eval(indices[0]); why != "" {
+			return ptr{}, why
+		}
 		d = m.div(indices[0])
 	} else {
-		el, why = m.elemAddr(buf, indices)
+		if el, why = m.elemAddr(buf, indices); why != "" {
+			return ptr{}, why // no divisibility of an address not known
+		}
 		d = m.divIndex(buf, indices)
-	}
-	if why != "" {
-		return ptr{}, why
 	}
 	if c, ok := m.constIndex(indices, el); ok {
 		d = c
