@@ -3,6 +3,7 @@ package lower
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,22 +197,34 @@ func BanksText(us []memory.BankUse) []string {
 }
 
 func threadList(ts []int64) string {
-	var parts []string
+	b := make([]byte, 0, 8*len(ts))
 	for i := 0; i < len(ts); {
 		j := i
 		for j+1 < len(ts) && ts[j+1] == ts[j]+1 {
 			j++
 		}
 		if j-i >= 2 {
-			parts = append(parts, fmt.Sprintf("%d..%d", ts[i], ts[j]))
+			b = appendSep(b)
+			b = strconv.AppendInt(b, ts[i], 10)
+			b = append(b, ".."...)
+			b = strconv.AppendInt(b, ts[j], 10)
 		} else {
 			for k := i; k <= j; k++ {
-				parts = append(parts, fmt.Sprint(ts[k]))
+				b = appendSep(b)
+				b = strconv.AppendInt(b, ts[k], 10)
 			}
 		}
 		i = j + 1
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
+}
+
+// appendSep appends threadList's separator unless b is empty.
+func appendSep(b []byte) []byte {
+	if len(b) > 0 {
+		b = append(b, ", "...)
+	}
+	return b
 }
 
 func plural(n int64, what string) string {

@@ -55,6 +55,31 @@ import (
 // (BenchmarkAnalyzeMemoryGoldens), the analysis adds +75 % CPU (was
 // +121 %; mode=cold -17 %, p=0.001): there the simulation is the whole
 // cost.
+//
+// Measured again (2026-11-26, later; benchstat of 8 interleaved runs of
+// the tree before and after, 2 cores shared with 3 other jobs): the
+// restore shares the cached figures that hold no instruction and copies
+// each cached instruction once (a kernel's total names one of its calls'
+// instructions, as in the analysis), the simulation reuses its lists of
+// available loads and its flush scratch, keeps a cp.async's sources out
+// of the pending events, divides by powers of two with shifts; the
+// bank-conflict warning's thread list is built with strconv.
+// BenchmarkMemoryShare3000, part=analysis: 606.5 KiB/op -> 432.8 KiB/op
+// (-29 %), 2673 -> 2184 allocs/op, CPU 2.67 -> 2.50 ms/op (-6 %,
+// p=0.05) against the lower's 21.5/20.9 ms: +12.4 % -> +11.9 % CPU
+// (wall 2.33 -> 2.00 ms, -14 %, p=0.02). The profile of the analysis now:
+// simulation of the 9 distinct kernels ~40 % (cast_tiles and the three
+// TMA kernels execute all 4 warps: an XOR swizzle or a buffer accessed
+// with two per-warp shifts defeats warps.go's proof), keying 20-30 %
+// (a walk of every lowered node of the 157 kernels, about 2.5 us each),
+// allocation and the collector ~15 %. On the goldens the analysis's
+// allocation fell 23.7 -> 17.0 MiB/op (-28 %); CPU +77 % -> +69 % of the
+// lower (not significant, p=0.28). A last pair of 8 interleaved runs,
+// the old tree built with the same benchmark file: part=analysis 2.90 ->
+// 2.39 cpu-ms/op (-17 %, p=0.001) against the lower's 21.2/21.1: +13.7 %
+// -> +11.3 %; work-cpu-ms/op (perfAll alone, without the loop's setup of
+// record copies and cache reset) 2.37 -> 1.97 (-17 %, p=0.002): +11.2 %
+// -> +9.4 %.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
@@ -74,6 +99,9 @@ var cache = struct {
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
 	body, total *Figures
+	// nFigs counts the figures that hold an instruction, nIns the
+	// distinct instructions (what a restore copies).
+	nFigs, nIns int
 }
 
 // Cached is Analyze with the content cache.
@@ -110,34 +138,29 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		}()
 	}
 	if e != nil && len(e.calls) == len(calls) {
-		// one allocation for the figures and one for their instructions
-		figs := make([]Figures, 2+len(calls))
-		n := 0
-		for i := -2; i < len(e.calls); i++ {
-			f := e.body
-			switch {
-			case i == -1:
-				f = e.total
-			case i >= 0:
-				f = e.calls[i]
-			}
-			if f != nil {
-				n += btoi(f.Worst != nil) + btoi(f.WorstGlobal != nil) + btoi(f.FirstShared != nil) + btoi(f.Misaligned != nil)
-			}
-		}
-		ins := make([]Instruction, 0, n)
-		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls)), Body: k.restoreInto(&figs[0], e.body, &ins),
-			Total: k.restoreInto(&figs[1], e.total, &ins)}
+		// The figures without instructions are the cached ones, shared
+		// (nothing writes restored figures); the others are copied, in
+		// one allocation, their instructions (one copy of each, shared
+		// by the figures that share it, as in the analysis: a kernel's
+		// total names one of its calls' instructions) in another.
+		figs := make([]Figures, e.nFigs)
+		var done [8]struct{ from, to *Instruction }
+		r := restorer{k: k, figs: figs, ins: make([]Instruction, 0, e.nIns), done: done[:0]}
+		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls))}
+		out.Body = r.figures(e.body)
+		out.Total = r.figures(e.total)
 		for i, c := range calls {
-			out.Calls[c] = k.restoreInto(&figs[2+i], e.calls[i], &ins)
+			out.Calls[c] = r.figures(e.calls[i])
 		}
 		return out
 	}
 	res := Analyze(fn, l)
-	e = &entry{body: k.keep(res.Body), total: k.keep(res.Total)}
+	kp := keeper{k: k}
+	e = &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
 	for _, c := range calls {
-		e.calls = append(e.calls, k.keep(res.Calls[c]))
+		e.calls = append(e.calls, kp.keep(res.Calls[c]))
 	}
+	e.nFigs, e.nIns = kp.nFigs, len(kp.ins)
 	cache.Lock()
 	if _, ok := cache.m[string(k.b)]; !ok {
 		key := string(k.b)
@@ -152,64 +175,99 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	return res
 }
 
+// keeper turns figures into the cache's form; ins maps each instruction
+// kept to its copy, so that figures sharing one share its copy.
+type keeper struct {
+	k     *keyer
+	ins   []struct{ from, to *Instruction }
+	nFigs int // figures kept with an instruction
+}
+
 // keep returns f with its instructions' nodes and buffers as ordinals.
-func (k *keyer) keep(f *Figures) *Figures {
+func (kp *keeper) keep(f *Figures) *Figures {
 	if f == nil {
 		return nil
 	}
 	c := *f
-	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = k.keepInstr(f.Worst), k.keepInstr(f.WorstGlobal), k.keepInstr(f.FirstShared), k.keepInstr(f.Misaligned)
+	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = kp.instr(f.Worst), kp.instr(f.WorstGlobal), kp.instr(f.FirstShared), kp.instr(f.Misaligned)
+	if hasInstr(&c) {
+		kp.nFigs++
+	}
 	return &c
 }
 
-func (k *keyer) keepInstr(in *Instruction) *Instruction {
+func hasInstr(f *Figures) bool {
+	return f.Worst != nil || f.WorstGlobal != nil || f.FirstShared != nil || f.Misaligned != nil
+}
+
+func (kp *keeper) instr(in *Instruction) *Instruction {
 	if in == nil {
 		return nil
+	}
+	for _, p := range kp.ins {
+		if p.from == in {
+			return p.to
+		}
 	}
 	c := *in
 	c.nodeOrd, c.bufOrd = -1, -1
 	if in.node != nil {
-		c.nodeOrd = slices.Index(k.nodes, in.node)
+		c.nodeOrd = slices.Index(kp.k.nodes, in.node)
 	}
-	if i, ok := k.bufOrd[in.Buffer]; ok {
+	if i := kp.k.bufIndex(in.Buffer); i >= 0 {
 		c.bufOrd = i
 	}
 	c.node, c.Buffer = nil, nil
+	kp.ins = append(kp.ins, struct{ from, to *Instruction }{in, &c})
 	return &c
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// restorer gives cached figures the nodes and buffers of the kernel
+// keyed (k): figs and ins are where the copies go (their capacities
+// suffice); done maps each cached instruction to its copy.
+type restorer struct {
+	k    *keyer
+	figs []Figures
+	ins  []Instruction
+	done []struct{ from, to *Instruction }
 }
 
-// restoreInto is restore into dst, the instructions appended to ins
-// (whose capacity suffices); it returns dst, or nil for a nil f.
-func (k *keyer) restoreInto(dst *Figures, f *Figures, ins *[]Instruction) *Figures {
+// figures returns f restored: f itself when it holds no instruction (a
+// cached figure is never written), else a copy; nil for a nil f.
+func (r *restorer) figures(f *Figures) *Figures {
 	if f == nil {
 		return nil
 	}
-	*dst = *f
-	in := func(p *Instruction) *Instruction {
-		if p == nil {
-			return nil
-		}
-		*ins = append(*ins, Instruction{})
-		c := &(*ins)[len(*ins)-1]
-		*c = *p
-		if p.nodeOrd >= 0 && p.nodeOrd < len(k.nodes) {
-			c.node = k.nodes[p.nodeOrd]
-			c.Span = c.node.Pos()
-		}
-		if p.bufOrd >= 0 && p.bufOrd < len(k.bufs) {
-			c.Buffer = k.bufs[p.bufOrd]
-		}
-		return c
+	if !hasInstr(f) || len(r.figs) == 0 {
+		return f
 	}
-	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = in(f.Worst), in(f.WorstGlobal), in(f.FirstShared), in(f.Misaligned)
+	dst := &r.figs[0]
+	r.figs = r.figs[1:]
+	*dst = *f
+	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = r.instr(f.Worst), r.instr(f.WorstGlobal), r.instr(f.FirstShared), r.instr(f.Misaligned)
 	return dst
+}
+
+func (r *restorer) instr(p *Instruction) *Instruction {
+	if p == nil {
+		return nil
+	}
+	for _, d := range r.done {
+		if d.from == p {
+			return d.to
+		}
+	}
+	r.ins = append(r.ins, *p)
+	c := &r.ins[len(r.ins)-1]
+	if p.nodeOrd >= 0 && p.nodeOrd < len(r.k.nodes) {
+		c.node = r.k.nodes[p.nodeOrd]
+		c.Span = c.node.Pos()
+	}
+	if p.bufOrd >= 0 && p.bufOrd < len(r.k.bufs) {
+		c.Buffer = r.k.bufs[p.bufOrd]
+	}
+	r.done = append(r.done, struct{ from, to *Instruction }{p, c})
+	return c
 }
 
 // keyer hashes lowered code; it numbers variables, buffers and memory
@@ -219,7 +277,7 @@ type keyer struct {
 	vars map[*ir.Var]int // used past smallOrds variables
 	// varList are the variables in ordinal order
 	varList []*ir.Var
-	bufOrd  map[*ir.Buffer]int
+	bufOrd  map[*ir.Buffer]int // used past smallOrds buffers
 	bufs    []*ir.Buffer
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
@@ -342,6 +400,26 @@ func (k *keyer) varOrd(v *ir.Var) int {
 	return -1
 }
 
+// bufIndex returns b's ordinal, or -1 when b was not met yet (a scan of
+// the first smallOrds buffers, as varOrd).
+func (k *keyer) bufIndex(b *ir.Buffer) int {
+	if b == nil {
+		return -1
+	}
+	if len(k.bufs) <= smallOrds {
+		for i, x := range k.bufs {
+			if x == b {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := k.bufOrd[b]; ok {
+		return i
+	}
+	return -1
+}
+
 func (k *keyer) addVar(v *ir.Var) {
 	k.varList = append(k.varList, v)
 	switch n := len(k.varList); {
@@ -359,13 +437,20 @@ func (k *keyer) buffer(b *ir.Buffer) {
 		k.tag(0)
 		return
 	}
-	if i, ok := k.bufOrd[b]; ok {
+	if i := k.bufIndex(b); i >= 0 {
 		k.tag('b')
 		k.int(int64(i))
 		return
 	}
-	k.bufOrd[b] = len(k.bufs)
 	k.bufs = append(k.bufs, b)
+	switch n := len(k.bufs); {
+	case n == smallOrds+1:
+		for i, x := range k.bufs {
+			k.bufOrd[x] = i
+		}
+	case n > smallOrds+1:
+		k.bufOrd[b] = n - 1
+	}
 	k.tag('B')
 	k.str(b.Name)
 	k.str(b.Scope)

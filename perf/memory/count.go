@@ -222,7 +222,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 
@@ -294,13 +294,16 @@ func (m *machine) emit(e event) {
 // comment) and counts them.
 func (m *machine) flush() {
 	p := m.pending
-	used := make([]bool, len(p))
+	used := m.flushUsed[:0]
+	used = append(used, make([]bool, len(p))...)
+	m.flushUsed = used
+	var runs [17]int // a run of events of 1 byte or more stops at 16 bytes
 	for i := range p {
 		if used[i] {
 			continue
 		}
 		e := p[i]
-		run := []int{i}
+		run := append(runs[:0], i)
 		last := i
 		skips := 0
 		for j := i + 1; j < len(p) && int64(len(run))*e.width < 16; j++ {
@@ -340,10 +343,11 @@ func (m *machine) flush() {
 		if e.rv == nil {
 			m.count(&e)
 		} else {
-			evs := make([]event, n)
-			for i, j := range run[:n] {
-				evs[i] = p[j]
+			evs := m.flushEvs[:0]
+			for _, j := range run[:n] {
+				evs = append(evs, p[j])
 			}
+			m.flushEvs = evs
 			m.countRun(&e, evs)
 		}
 	}
@@ -634,6 +638,9 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 	var out []LaneAccess
 	switch e.k {
 	case ldmatrix, stmatrix:
+		if e.width > 0 {
+			out = make([]LaneAccess, 0, 8*min(e.width, 4))
+		}
 		for mat := 0; mat < int(e.width) && mat < 4; mat++ {
 			for i := 8 * mat; i < 8*mat+8; i++ {
 				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
@@ -643,6 +650,9 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		var pass [4]int
 		sharedPassesIn(e, &pass, &m.banks)
 		g := groupSize(e.width)
+		if n := bits.OnesCount32(e.mask); n > 0 {
+			out = make([]LaneAccess, 0, n)
+		}
 		for i := range 32 {
 			if e.mask&(1<<i) != 0 {
 				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})
@@ -739,7 +749,7 @@ func cpAsyncSectors(e *event) (n, ideal int64) {
 		}
 	}
 	src := *e
-	src.addr, src.width = e.src, e.bytes
+	src.addr, src.width = *e.src, e.bytes
 	_, ideal = sectors(&src)
 	return n, ideal
 }
@@ -779,7 +789,7 @@ func cpAsyncSectorsWide(e *event) (n, ideal int64) {
 		}
 	}
 	src := *e
-	src.addr, src.width = e.src, e.bytes
+	src.addr, src.width = *e.src, e.bytes
 	_, ideal = sectors(&src)
 	return n, ideal
 }

@@ -53,6 +53,9 @@ func (m *machine) redundant(e *event) bool {
 			bm = map[availKey][]lanes{}
 			m.avail[e.buf] = bm
 		}
+		if as == nil {
+			as = m.freeLoads()
+		}
 		bm[k] = append(as, e.addr)
 	case sharedStore:
 		if m.forwards(e) {
@@ -62,7 +65,7 @@ func (m *machine) redundant(e *event) bool {
 	case globalStore, cpAsync, stmatrix:
 		// the buffer's loads, not every buffer's: a thread's copy loop
 		// that stores after each load was quadratic
-		clear(m.avail[e.buf])
+		m.dropLoads(m.avail[e.buf])
 	case tma:
 		m.forget()
 	}
@@ -83,9 +86,36 @@ func firstLane(mask uint32) int {
 func (m *machine) forget() {
 	for _, bm := range m.avail { // the maps stay, for the next loads
 		if len(bm) > 0 {
-			clear(bm)
+			m.dropLoads(bm)
 		}
 	}
+}
+
+// maxFreeLoads bounds the lists of loads a machine keeps for reuse.
+const maxFreeLoads = 256
+
+// dropLoads empties bm, keeping its lists (256 bytes a load) for the
+// next loads: a warp's loads are forgotten at every barrier and store,
+// and their lists were most of the simulation's allocation.
+func (m *machine) dropLoads(bm map[availKey][]lanes) {
+	for _, l := range bm {
+		if cap(l) > 0 && len(m.loadsFree) < maxFreeLoads {
+			m.loadsFree = append(m.loadsFree, l[:0])
+		}
+	}
+	clear(bm)
+}
+
+// freeLoads returns an empty list of loads (nil when none is kept).
+func (m *machine) freeLoads() []lanes {
+	n := len(m.loadsFree)
+	if n == 0 {
+		return nil
+	}
+	l := m.loadsFree[n-1]
+	m.loadsFree[n-1] = nil
+	m.loadsFree = m.loadsFree[:n-1]
+	return l
 }
 
 // pureMath reports whether c is a math function of its operands (sqrt,
@@ -135,6 +165,9 @@ func (m *machine) forwards(e *event) bool {
 		}
 		if len(keep) == 0 {
 			delete(bm, k)
+			if len(m.loadsFree) < maxFreeLoads {
+				m.loadsFree = append(m.loadsFree, keep)
+			}
 		} else {
 			bm[k] = keep
 		}
@@ -147,7 +180,11 @@ func (m *machine) forwards(e *event) bool {
 		m.avail[e.buf] = bm
 	}
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
-	bm[k] = append(bm[k], e.addr)
+	as := bm[k]
+	if as == nil {
+		as = m.freeLoads()
+	}
+	bm[k] = append(as, e.addr)
 	return true
 }
 

@@ -48,10 +48,13 @@ type event struct {
 	node  ir.Node
 	align int64 // provable byte alignment of addr (merging)
 	bytes int64 // cp.async/TMA bytes per lane
-	src   lanes // cp.async: the global source addresses
-	run   bool  // cp.async: the first of a run (nvcc's three LDS before it)
-	fig   *Figures
-	rv    *regVal // the register slot a pending load fills (regs.go)
+	// src is a cp.async's global source addresses (the machine's cpSrc:
+	// a cp.async is counted when emitted, never pending, and a pointer
+	// keeps the events of the unroll loops' pending lists small)
+	src *lanes
+	run bool // cp.async: the first of a run (nvcc's three LDS before it)
+	fig *Figures
+	rv  *regVal // the register slot a pending load fills (regs.go)
 }
 
 // maxSteps bounds the statements and memory events one kernel analysis
@@ -106,12 +109,22 @@ type machine struct {
 	arena [][]binding
 	used  int
 
+	// cpSrc holds the source addresses of the cp.async being emitted
+	// (event.src).
+	cpSrc lanes
+
+	// flushUsed and flushEvs are flush's scratch (count.go).
+	flushUsed []bool
+	flushEvs  []event
+
 	// banks is the counting rules' scratch (count.go).
 	banks [4]bankWords
 
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).
 	avail map[*ir.Buffer]map[availKey][]lanes
+	// loadsFree are emptied lists of avail, for reuse (cse.go).
+	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
 	// readOnly holds the global buffers nothing writes (readonly.go).
@@ -754,6 +767,13 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 			b := bcast(c)
 			return binaryTo(op, r, r, &b)
 		}
+		if c&(c-1) == 0 { // a power of two: floor division is a shift
+			s := uint(bits.TrailingZeros64(uint64(c)))
+			for i := range r {
+				r[i] >>= s
+			}
+			break
+		}
 		for i := range r {
 			if r[i] >= 0 {
 				r[i] /= c
@@ -765,6 +785,12 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 		if c <= 0 {
 			b := bcast(c)
 			return binaryTo(op, r, r, &b)
+		}
+		if c&(c-1) == 0 { // a power of two: the floor modulo is a mask
+			for i := range r {
+				r[i] &= c - 1
+			}
+			break
 		}
 		for i := range r {
 			if r[i] >= 0 {
@@ -1161,14 +1187,15 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 		if len(indices) != 1 {
 			return ptr{}, "a flat address with several indices"
 		}
-		el, why = m.eval(indices[0])
+		if el, why = m.eval(indices[0]); why != "" {
+			return ptr{}, why
+		}
 		d = m.div(indices[0])
 	} else {
-		el, why = m.elemAddr(buf, indices)
+		if el, why = m.elemAddr(buf, indices); why != "" {
+			return ptr{}, why // no divisibility of an address not known
+		}
 		d = m.divIndex(buf, indices)
-	}
-	if why != "" {
-		return ptr{}, why
 	}
 	if c, ok := m.constIndex(indices, el); ok {
 		d = c
@@ -1580,7 +1607,8 @@ func (m *machine) evaluate(x ir.Expr) {
 			m.unknown("cp.async: " + why)
 			return
 		}
-		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+		m.cpSrc = sp.addr
+		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
 		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
@@ -1811,7 +1839,8 @@ func (m *machine) userOp(c *ir.Call) bool {
 				m.unknown("cp.async: " + why)
 				return true
 			}
-			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: sp.addr, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+			m.cpSrc = sp.addr
+			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
 			m.cpRun = true
 			return true
 		}

@@ -32,3 +32,12 @@ func CTAsCovered(fn *ir.Func, l ir.Launch) bool {
 	defer putMachine(m)
 	return m.ctaShifts(fn.Body)
 }
+
+// KeyLen keys fn and l as Cached does and returns the key's length.
+func KeyLen(fn *ir.Func, l ir.Launch) int {
+	k := newKeyer()
+	defer k.release()
+	k.launch(l)
+	k.block(fn.Body)
+	return len(k.b)
+}

@@ -12,7 +12,7 @@ import (
 // the patterns lowered code makes (strided, swizzled, broadcast, row
 // blocks, random) with a random active mask.
 func randomEvent(r *rand.Rand, k kind, width int64) event {
-	e := event{k: k, width: width, bytes: width, mask: 0xffffffff}
+	e := event{k: k, width: width, bytes: width, mask: 0xffffffff, src: new(lanes)}
 	switch r.IntN(4) {
 	case 0:
 		e.mask = r.Uint32() | 1

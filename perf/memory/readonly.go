@@ -173,7 +173,7 @@ func (m *machine) forgetBarrier() {
 	}
 	for b, bm := range m.avail { // the maps stay, for the next loads
 		if !m.readOnly[b] && len(bm) > 0 {
-			clear(bm)
+			m.dropLoads(bm)
 		}
 	}
 }

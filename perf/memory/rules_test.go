@@ -131,7 +131,7 @@ func TestCpAsyncSectors(t *testing.T) {
 		{"8B shared t*8", 8, func(t int64) int64 { return t * 8 }, 8},
 		{"4B shared t*4", 4, func(t int64) int64 { return t * 4 }, 4},
 	} {
-		e := &event{k: cpAsync, mask: 0xffffffff, bytes: c.bytes}
+		e := &event{k: cpAsync, mask: 0xffffffff, bytes: c.bytes, src: new(lanes)}
 		for i := range e.addr {
 			e.addr[i] = c.dst(int64(i))
 			e.src[i] = 4096 + int64(i)*c.bytes
