@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tilels/tilels/dsl/syntax"
+	"github.com/tilels/tilels/release"
 )
 
 // referenceRegionChanges reports whether the edit may change the release
@@ -48,8 +49,10 @@ func (u *incr) referenceRegionChanges() bool {
 // InferReference and libraryAliases read, without spans and independent
 // of the file's aliases: each attribute chain (root and path) that is a
 // library name with evidence under the T or Tx prefix, the release set of
-// each ComposeLayout call form, each `dispatch=` name with evidence, and
-// every import (which may bind an alias or be evidence itself).
+// each other piece of evidence (a ComposeLayout call form, a `dispatch=`
+// name, an import path or imported name), and each alias of T or Tx an
+// import binds. InferReference and libraryAliases read the same nodes
+// (keep them in step).
 func referenceMarks(ss []syntax.Stmt) []string {
 	var out []string
 	for _, st := range ss {
@@ -64,20 +67,54 @@ func referenceMarks(ss []syntax.Stmt) []string {
 				}
 			case *syntax.Call:
 				if ev, ok := composeFormEvidence(n); ok {
-					out = append(out, "c"+strconv.FormatUint(uint64(ev.in), 10))
+					out = append(out, evidenceMark(ev.in))
 				}
 			case *syntax.Keyword:
 				if n.Name != nil && n.Name.Id == "dispatch" {
 					if c, ok := n.Value.(*syntax.Constant); ok && c.Kind == syntax.String {
-						if _, ok := dispatchEvidence[c.Str]; ok {
-							out = append(out, "k"+c.Str)
+						if ev, ok := dispatchEvidence[c.Str]; ok {
+							out = append(out, evidenceMark(ev.in))
 						}
 					}
 				}
 			case *syntax.ImportFrom:
-				out = append(out, "f"+strconv.Itoa(n.Level)+n.Module+importNames(n.Names))
+				for _, m := range moduleEvidence {
+					if n.Module == m.prefix || strings.HasPrefix(n.Module, m.prefix+".") {
+						out = append(out, evidenceMark(m.ev.in))
+					}
+				}
+				pre := libraryPrefix(n.Module)
+				for _, a := range n.Names {
+					full := n.Module + "." + a.Name
+					for _, m := range moduleEvidence {
+						if !strings.HasPrefix(n.Module, m.prefix) && (full == m.prefix || strings.HasPrefix(full, m.prefix+".")) {
+							out = append(out, evidenceMark(m.ev.in))
+						}
+					}
+					if pre != "" {
+						if ev, ok := libraryEvidence(pre + a.Name); ok {
+							out = append(out, evidenceMark(ev.in))
+						}
+					}
+					if p := libraryPrefix(full); p != "" && p != "layout." {
+						name := a.Name
+						if a.AsName != nil {
+							name = a.AsName.Id
+						}
+						out = append(out, "b"+name+"="+p)
+					}
+				}
 			case *syntax.Import:
-				out = append(out, "i"+importNames(n.Names))
+				for _, a := range n.Names {
+					for _, m := range moduleEvidence {
+						if a.Name == m.prefix || strings.HasPrefix(a.Name, m.prefix+".") {
+							out = append(out, evidenceMark(m.ev.in))
+						}
+					}
+					if p := libraryPrefix(a.Name); p != "" && p != "layout." && a.AsName != nil {
+						out = append(out, "b"+a.AsName.Id+"="+p)
+					}
+				}
 			}
 			return true
 		})
@@ -101,16 +138,7 @@ func libraryChain(path string) bool {
 	return false
 }
 
-// importNames writes the names (and as-names) of an import.
-func importNames(as []*syntax.Alias) string {
-	var b strings.Builder
-	for _, a := range as {
-		b.WriteByte(' ')
-		b.WriteString(a.Name)
-		if a.AsName != nil {
-			b.WriteString(" as ")
-			b.WriteString(a.AsName.Id)
-		}
-	}
-	return b.String()
+// evidenceMark is the mark of a piece of evidence: its release set.
+func evidenceMark(in release.Set) string {
+	return "e" + strconv.FormatUint(uint64(in), 10)
 }
