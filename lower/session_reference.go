@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/release"
 )
@@ -19,19 +20,31 @@ import (
 // `Tx.Buffer` (0.25 only). Outside the region the statements are the
 // previous ones, so the release is the same when the region's marks
 // (referenceMarks, in order) are; and the comments (a `# tilels:
-// reference=` pin) are the same when the region holds no pin text or the
-// edit types or removes nothing that starts or ends a string or comment.
+// reference=` pin) are the same when the edit is not on a pin's line and
+// the region holds no pin text after the edit's start or the edit types
+// or removes nothing that starts or ends a string or comment there (an
+// edit of the release a pin names, on its line, kept the incremental
+// path too: referenceEditChanges counts the pins, not what they name).
 func (u *incr) referenceRegionChanges() bool {
 	src := u.prev.Reference.Source
 	if src == RefSetting {
 		return false
 	}
-	oldText := u.prev.File.Src[u.r.Start : u.r.End-u.e.delta]
-	newText := u.f.Src[u.r.Start:u.r.End]
+	old, cur := u.prev.File.Src, u.f.Src
 	pin := []byte("reference=")
-	if bytes.Contains(oldText, pin) || bytes.Contains(newText, pin) {
-		const lexical = "\"'#\\\n\r"
-		if bytes.ContainsAny(u.prev.File.Src[u.e.at:u.e.oldEnd], lexical) || bytes.ContainsAny(u.f.Src[u.e.at:u.newEnd], lexical) {
+	// An edit on a pin's line may change the release it names.
+	if bytes.Contains(lineAround(old, u.e.at, u.e.oldEnd), pin) || bytes.Contains(lineAround(cur, u.e.at, u.newEnd), pin) {
+		return true
+	}
+	// The lexer reads left to right: the edit changes what is a comment
+	// only after its start. A quote, '#' or '\\' may change it anywhere
+	// after; a line break only on its own line (the end of a one-line
+	// string), which the check above covers.
+	from := max(u.r.Start, u.e.at-source.Pos(len(pin)))
+	if bytes.Contains(old[from:u.r.End-u.e.delta], pin) || bytes.Contains(cur[from:u.r.End], pin) {
+		const lexical = "\"'#\\"
+		edOld, edNew := old[u.e.at:u.e.oldEnd], cur[u.e.at:u.newEnd]
+		if bytes.ContainsAny(edOld, lexical) || bytes.ContainsAny(edNew, lexical) {
 			return true
 		}
 	}

@@ -64,6 +64,11 @@ func TestSessionReferenceParse(t *testing.T) {
 			head + "\n\nS = \"\"\"a + \"" + strings.Repeat("b", 100) + "\"\n# tilels: reference=0.25\nY = 2  # \"\"\"\n" + refKernel,
 			head + "\n\nS = \"\"\"a\"\"\" + \"" + strings.Repeat("b", 100) + "\"\n# tilels: reference=0.25\nY = 2  # \"\"\"\n" + refKernel,
 		}, release.R025, release.Newest},
+		// The pin's release edited in place.
+		{"pin edited", []string{
+			head + "\n\nX = 1\n# tilels: reference=0.25\nY = 2\n" + refKernel,
+			head + "\n\nX = 1\n# tilels: reference=0.27\nY = 2\n" + refKernel,
+		}, release.R025, release.Newest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first := Analyze(source.NewFile("k.py", []byte(tc.texts[0])), Options{})
