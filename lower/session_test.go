@@ -229,6 +229,7 @@ var snippets = []string{
 	"\n\nZ = 3\n", "    \n", "\t", "é", "\xff",
 	"# tilels: bind N=32, dtype=\"float32\"\n", "# tilels: bind SIZE=64\n", " = 64", "SIZE", "N",
 	", X: T.constexpr", "dtype", "\"float16\"", "@T.jit\n",
+	"# tilels: reference=0.25\n", "reference=0.26",
 }
 
 // TestSessionMatchesAnalyze applies random edits through a Session and
