@@ -51,11 +51,49 @@ func (u *incr) referenceRegionChanges() bool {
 	if src != RefFile && src != RefDefault {
 		return false // a pin or the environment: the tree is not read
 	}
-	ro := u.oldRegion()
-	if ro == nil {
-		return true
+	newMarks := u.regionMarks()
+	oldMarks, ok := u.prevMarks()
+	if !ok {
+		ro := u.oldRegion()
+		if ro == nil {
+			return true
+		}
+		oldMarks = referenceMarks(ro.Body)
 	}
-	return !slices.Equal(referenceMarks(ro.Body), referenceMarks(u.r.Body))
+	return !slices.Equal(oldMarks, newMarks)
+}
+
+// regionMarks returns the referenceMarks of the new region and keeps
+// each statement's in its segment, for the next update.
+func (u *incr) regionMarks() []string {
+	var all []string
+	k := u.j0
+	if k == 0 {
+		k++ // the prelude: comments and blank lines
+	}
+	for i, st := range u.r.Body {
+		m := referenceMarks([]syntax.Stmt{st})
+		u.segs[k+i].marks, u.segs[k+i].marked = m, true
+		all = append(all, m...)
+	}
+	return all
+}
+
+// prevMarks returns the referenceMarks of the previous region from its
+// segments (ok false when one was not marked: the region is parsed).
+// Measured (a keystroke in a kernel of the 3,000-line benchmark file
+// without its pin): parsing the previous region was 50 us of 300.
+func (u *incr) prevMarks() (all []string, ok bool) {
+	for _, sg := range u.prev.segs[u.j0:u.j1] {
+		if !sg.stmt {
+			continue
+		}
+		if !sg.marked {
+			return nil, false
+		}
+		all = append(all, sg.marks...)
+	}
+	return all, true
 }
 
 // referenceMarks lists, in source order, what of the statements ss
