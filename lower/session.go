@@ -254,6 +254,11 @@ type segment struct {
 	// uncertain is set on a segment that changes module-level state other
 	// than by binding names (session_deps.go).
 	uncertain bool
+	// marks are the referenceMarks of the segment's statement, once an
+	// incremental update parsed it (marked); a version analysed whole
+	// has none (session_reference.go).
+	marks  []string
+	marked bool
 }
 
 func (sg segment) kernel() bool { return sg.lo >= 0 }

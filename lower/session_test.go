@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tilels/tilels/codegen/tirx"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 )
 
 // sessionCorpus is a file with module-level code around the kernels: a
@@ -227,6 +229,7 @@ var snippets = []string{
 	"\n\nZ = 3\n", "    \n", "\t", "é", "\xff",
 	"# tilels: bind N=32, dtype=\"float32\"\n", "# tilels: bind SIZE=64\n", " = 64", "SIZE", "N",
 	", X: T.constexpr", "dtype", "\"float16\"", "@T.jit\n",
+	"# tilels: reference=0.25\n", "reference=0.26",
 }
 
 // TestSessionMatchesAnalyze applies random edits through a Session and
@@ -490,7 +493,17 @@ func describeKernel(k *Kernel, shift source.Pos) string {
 		return source.Span{Start: s.Start + shift, End: s.End + shift}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %v %+v case %d/%d %s %q %q needs %v\n", k.Name, sh(k.Span), k.Launch, k.CaseIndex, k.CaseCount, k.CaseLabel, k.CaseID, k.CaseSource, k.Needs)
+	// The launch with its runtime grid extents written out (the
+	// expressions are pointers, new in every analysis).
+	launch := k.Launch
+	var gridExpr []string
+	for i, e := range launch.GridExpr {
+		if e != nil {
+			gridExpr = append(gridExpr, fmt.Sprintf("%d:%s@%v", i, tirx.ExprString(e), sh(e.Pos())))
+		}
+	}
+	launch.GridExpr = [3]ir.Expr{}
+	fmt.Fprintf(&b, "%s %v %+v grid %v case %d/%d %s %q %q needs %v\n", k.Name, sh(k.Span), launch, gridExpr, k.CaseIndex, k.CaseCount, k.CaseLabel, k.CaseID, k.CaseSource, k.Needs)
 	for _, u := range k.Unresolved {
 		fmt.Fprintf(&b, "  unresolved %v %v %s.%s needs %v\n", sh(u.Span), sh(u.OpSpan), u.Scope, u.Op, u.Needs)
 	}

@@ -63,7 +63,7 @@ func (s *Session) incremental(f *source.File) *Snapshot {
 	}
 	u := &incr{s: s, prev: prev, f: f, newEnd: source.Pos(newEnd),
 		e: edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}}
-	if !u.region() {
+	if !u.region() || u.referenceRegionChanges() {
 		return nil
 	}
 	if snap, done := u.unchanged(); done {
