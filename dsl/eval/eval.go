@@ -307,6 +307,7 @@ type Evaluator struct {
 	// body) left in its scope: its next scope is made that large, so that
 	// the map does not grow step by step again (scope_size.go).
 	scopeSize map[*syntax.FunctionDef]int
+	slabs     slabs // slab.go
 	origins   map[*syntax.Param]*unboundOrigin
 	// speculating is the factory being called with unbound parameters.
 	speculating bool

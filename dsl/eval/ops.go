@@ -412,7 +412,9 @@ func (ev *Evaluator) deviceBinop(op string, x, y Value, span source.Span) Value 
 	if !ok {
 		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
-	return &ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
+	v := ev.slabs.exprs.new()
+	*v = ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
+	return v
 }
 
 // MkBin builds a op b with integer constant folding and the identities
@@ -545,7 +547,9 @@ func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 		if t == ir.Int32 && (v.V > math.MaxInt32 || v.V < math.MinInt32) {
 			t = ir.Int64
 		}
-		return &ir.IntImm{Value: v.V, Type: t, Span: v.At}, true
+		x := ev.slabs.intImms.new()
+		*x = ir.IntImm{Value: v.V, Type: t, Span: v.At}
+		return x, true
 	case *BoolV:
 		n := int64(0)
 		if v.V {
