@@ -92,7 +92,7 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	if fnOut != nil {
 		*fnOut = fn
 	}
-	c := newCall(len(e.Args))
+	c := ev.newCall(len(e.Args))
 	c.Node, c.At, c.FnSpan, c.Fr = e, e.Loc, e.Func.Span(), fr
 	// TMA fills what lies outside a global tensor (oob=), so the regions
 	// written as copy_async arguments may extend past a global buffer; the
@@ -184,20 +184,21 @@ type callBlock4 struct {
 
 // newCall returns an empty Call whose Args and ArgSpans have room for n
 // arguments when n is small (larger calls size them themselves).
-func newCall(n int) *Call {
+// They come from the evaluator's slabs (slab.go).
+func (ev *Evaluator) newCall(n int) *Call {
 	switch {
 	case n == 0:
-		return &Call{}
+		return ev.slabs.calls.new()
 	case n <= 2:
-		b := &callBlock2{}
+		b := ev.slabs.calls2.new()
 		b.c.Args, b.c.ArgSpans = b.args[:0:n], b.spans[:0:n]
 		return &b.c
 	case n <= 4:
-		b := &callBlock4{}
+		b := ev.slabs.calls4.new()
 		b.c.Args, b.c.ArgSpans = b.args[:0:n], b.spans[:0:n]
 		return &b.c
 	}
-	return &Call{}
+	return ev.slabs.calls.new()
 }
 
 // CallValue calls fn.

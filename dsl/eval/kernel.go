@@ -769,6 +769,8 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	if region {
 		both := make([]ir.Expr, 2*nd)
 		mins, exts = both[:nd:nd], both[nd:]
+	} else if nd <= slabSize {
+		mins = ev.slabs.irExprs.take(nd)
 	} else {
 		mins = make([]ir.Expr, nd)
 	}
@@ -835,7 +837,8 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	if ev.checkDirectAccess(buf, e.Loc) {
 		return Poison(e.Loc)
 	}
-	l := &exprLoad{l: ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
+	l := ev.slabs.loads.new()
+	l.l = ir.Load{Buf: buf, Indices: mins, Span: e.Loc}
 	l.v = ExprV{Base: Base{e.Loc}, E: &l.l}
 	return &l.v
 }

@@ -35,8 +35,31 @@ func (s *slab[T]) take(n int) []T {
 }
 
 type slabs struct {
-	ints    slab[IntV]
-	exprs   slab[ExprV]
-	intImms slab[ir.IntImm]
-	values  slab[Value]
+	ints       slab[IntV]
+	exprs      slab[ExprV]
+	intImms    slab[ir.IntImm]
+	values     slab[Value]
+	irExprs    slab[ir.Expr]
+	loads      slab[exprLoad]
+	calls      slab[Call]
+	calls2     slab[callBlock2]
+	calls4     slab[callBlock4]
+	intrinsics slab[IntrinsicV]
+	// paths are the dotted paths joinPath made (T.ptx.x: one string per
+	// path, not one per attribute access).
+	paths map[[2]string]string
+}
+
+// joinPath returns path + "." + name, made once per evaluator.
+func (ev *Evaluator) joinPath(path, name string) string {
+	k := [2]string{path, name}
+	if p, ok := ev.slabs.paths[k]; ok {
+		return p
+	}
+	if ev.slabs.paths == nil {
+		ev.slabs.paths = map[[2]string]string{}
+	}
+	p := path + "." + name
+	ev.slabs.paths[k] = p
+	return p
 }
