@@ -45,6 +45,7 @@ type slabs struct {
 	calls2     slab[callBlock2]
 	calls4     slab[callBlock4]
 	intrinsics slab[IntrinsicV]
+	bins       slab[ir.Binary]
 	// paths are the dotted paths joinPath made (T.ptx.x: one string per
 	// path, not one per attribute access).
 	paths map[[2]string]string
