@@ -735,7 +735,9 @@ func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 			}
 			x := v.Start + i*v.Step
 			i++
-			return &IntV{Base{span}, x}, true
+			r := ev.slabs.ints.new()
+			*r = IntV{Base{span}, x}
+			return r, true
 		}, true
 	}
 	elts, ok := ev.Iterate(v, span)

@@ -490,7 +490,9 @@ func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 				return &ExprV{Base: Base{span}, E: &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
 			}
 			x.Type, x.Span = dt, span
-			return &ExprV{Base: Base{span}, E: x}
+			r := ev.slabs.exprs.new()
+			*r = ExprV{Base: Base{span}, E: x}
+			return r
 		case *ir.FloatImm:
 			if !dt.IsFloat() {
 				return &ExprV{Base: Base{span}, E: &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
@@ -518,7 +520,16 @@ func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 	if ExprType(ex.E) == dt {
 		return ex
 	}
-	return &ExprV{Base: Base{span}, E: &ir.Cast{To: dt, X: ex.E, Span: span}}
+	r := ev.slabs.casts.new()
+	r.c = ir.Cast{To: dt, X: ex.E, Span: span}
+	r.v = ExprV{Base: Base{span}, E: &r.c}
+	return &r.v
+}
+
+// exprCast is an ExprV and the cast it holds, allocated together.
+type exprCast struct {
+	v ExprV
+	c ir.Cast
 }
 
 func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {

@@ -46,6 +46,7 @@ type slabs struct {
 	calls4     slab[callBlock4]
 	intrinsics slab[IntrinsicV]
 	bins       slab[ir.Binary]
+	casts      slab[exprCast]
 	// paths are the dotted paths joinPath made (T.ptx.x: one string per
 	// path, not one per attribute access).
 	paths map[[2]string]string
