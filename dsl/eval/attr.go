@@ -165,7 +165,9 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *PoolV:
 		v = ev.libPoolAttr(o, name, span) // library.go
 	case *IntrinsicV:
-		v = &IntrinsicV{Base{span}, o.Path + "." + name}
+		x := ev.slabs.intrinsics.new()
+		*x = IntrinsicV{Base{span}, ev.joinPath(o.Path, name)}
+		v = x
 	case *KernelV:
 		v = &OpaqueV{Base{span}, o.K.Func.Name + "." + name}
 	case *JitV:

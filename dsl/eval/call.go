@@ -92,7 +92,8 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	if fnOut != nil {
 		*fnOut = fn
 	}
-	c := &Call{Node: e, At: e.Loc, FnSpan: e.Func.Span(), Fr: fr}
+	c := ev.newCall(len(e.Args))
+	c.Node, c.At, c.FnSpan, c.Fr = e, e.Loc, e.Func.Span(), fr
 	// TMA fills what lies outside a global tensor (oob=), so the regions
 	// written as copy_async arguments may extend past a global buffer; the
 	// variants that cannot (ldgsts) decline such regions themselves.
@@ -102,7 +103,7 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	}
 	// Sized once: growing them by append was a third of the allocations
 	// of evaluating calls (4 per 3-argument call; BenchmarkSessionFile).
-	if n := len(e.Args); n > 0 {
+	if n := len(e.Args); n > len(callBlock4{}.args) {
 		c.Args, c.ArgSpans = make([]Value, 0, n), make([]source.Span, 0, n)
 	}
 	if n := len(e.Keywords); n > 0 {
@@ -164,6 +165,42 @@ func (ev *Evaluator) evalCallWith(fr *frame, e *syntax.Call, fnOut *Value) Value
 	return ev.CallValue(fn, c)
 }
 
+// callBlock2 and callBlock4 hold a Call with room for its arguments and
+// their spans: one allocation per evaluated call instead of three (the
+// calls were a tenth of the allocations of a keystroke in a production
+// file, BenchmarkKeystrokeProduction). Argument slices keep their
+// capacity limit, so an append past it copies as before.
+type callBlock2 struct {
+	c     Call
+	args  [2]Value
+	spans [2]source.Span
+}
+
+type callBlock4 struct {
+	c     Call
+	args  [4]Value
+	spans [4]source.Span
+}
+
+// newCall returns an empty Call whose Args and ArgSpans have room for n
+// arguments when n is small (larger calls size them themselves).
+// They come from the evaluator's slabs (slab.go).
+func (ev *Evaluator) newCall(n int) *Call {
+	switch {
+	case n == 0:
+		return ev.slabs.calls.new()
+	case n <= 2:
+		b := ev.slabs.calls2.new()
+		b.c.Args, b.c.ArgSpans = b.args[:0:n], b.spans[:0:n]
+		return &b.c
+	case n <= 4:
+		b := ev.slabs.calls4.new()
+		b.c.Args, b.c.ArgSpans = b.args[:0:n], b.spans[:0:n]
+		return &b.c
+	}
+	return ev.slabs.calls.new()
+}
+
 // CallValue calls fn.
 func (ev *Evaluator) CallValue(fn Value, c *Call) Value {
 	switch f := fn.(type) {
@@ -210,7 +247,8 @@ func (ev *Evaluator) callFunc(fn *FuncV, c *Call) Value {
 	}
 	ev.depth++
 	defer func() { ev.depth-- }()
-	env := newScope(fn.Env)
+	env := ev.newDefScope(fn.Env, fn.Def)
+	defer ev.noteScopeSize(fn.Def, env)
 	if !ev.bindParams(fn, c, env) {
 		return Poison(c.At)
 	}

@@ -303,6 +303,11 @@ type Evaluator struct {
 	funcByDef map[*syntax.FunctionDef]*FuncV
 	entered   map[*syntax.FunctionDef]bool
 	hasKernel map[*syntax.FunctionDef]bool // lexically contains a kernel def
+	// scopeSize is the number of names a def's last call (or kernel
+	// body) left in its scope: its next scope is made that large, so that
+	// the map does not grow step by step again (scope_size.go).
+	scopeSize map[*syntax.FunctionDef]int
+	slabs     slabs // slab.go
 	origins   map[*syntax.Param]*unboundOrigin
 	// speculating is the factory being called with unbound parameters.
 	speculating bool

@@ -163,10 +163,14 @@ func (ev *Evaluator) constant(e *syntax.Constant) Value {
 	switch e.Kind {
 	case syntax.Int:
 		if n, ok := smallDecimal(e.Value); ok {
-			return &IntV{Base{sp}, n}
+			v := ev.slabs.ints.new()
+			*v = IntV{Base{sp}, n}
+			return v
 		}
 		if n, ok := smallHex(e.Value); ok {
-			return &IntV{Base{sp}, n}
+			v := ev.slabs.ints.new()
+			*v = IntV{Base{sp}, n}
+			return v
 		}
 		s := strings.ReplaceAll(e.Value, "_", "")
 		n, ok := new(big.Int).SetString(s, 0)
@@ -672,7 +676,9 @@ func (ev *Evaluator) indexValues(fr *frame, idx syntax.Expr) ([]Value, bool) {
 	if st, ok := idx.(*syntax.Starred); ok {
 		return ev.exprList(fr, []syntax.Expr{st}), true
 	}
-	return []Value{ev.expr(fr, idx)}, false
+	out := ev.slabs.values.take(1)
+	out[0] = ev.expr(fr, idx)
+	return out, false
 }
 
 func keyOf(idx []Value, isTuple bool, span source.Span) Value {
@@ -729,7 +735,9 @@ func (ev *Evaluator) iterator(v Value, span source.Span) (func() (Value, bool), 
 			}
 			x := v.Start + i*v.Step
 			i++
-			return &IntV{Base{span}, x}, true
+			r := ev.slabs.ints.new()
+			*r = IntV{Base{span}, x}
+			return r, true
 		}, true
 	}
 	elts, ok := ev.Iterate(v, span)

@@ -114,7 +114,7 @@ func (ev *Evaluator) enterCall(fn *FuncV, at source.Span) func() {
 	m := ev.imp.scopes[fn.Env.root()]
 	switch {
 	case m != nil && saved == nil:
-		ev.imp.call = &importedCall{at: at, name: m.name + "." + fn.Name}
+		ev.imp.call = &importedCall{at: at, name: ev.joinPath(m.name, fn.Name)}
 	case m == nil && saved != nil:
 		ev.imp.call = nil
 	default:

@@ -100,7 +100,8 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	ev.depth++
 	work := ev.bodyStart() // parallel_cases.go
 	ev.unit(ev.siteOf(siteKernel, def.Name.Id, def.Name.Loc), func() {
-		kfr := &frame{env: newScope(fr.env), tir: true, fn: &FuncV{Name: name}}
+		kfr := &frame{env: ev.newDefScope(fr.env, def), tir: true, fn: &FuncV{Name: name}}
+		defer ev.noteScopeSize(def, kfr.env)
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
 		ev.execBlock(kfr, def.Body)
 		if len(k.Unbound) > 0 {
@@ -489,7 +490,9 @@ func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 				return &ExprV{Base: Base{span}, E: &ir.FloatImm{Value: float64(x.Value), Type: dt, Span: span}}
 			}
 			x.Type, x.Span = dt, span
-			return &ExprV{Base: Base{span}, E: x}
+			r := ev.slabs.exprs.new()
+			*r = ExprV{Base: Base{span}, E: x}
+			return r
 		case *ir.FloatImm:
 			if !dt.IsFloat() {
 				return &ExprV{Base: Base{span}, E: &ir.IntImm{Value: int64(x.Value), Type: dt, Span: span}}
@@ -517,7 +520,16 @@ func (ev *Evaluator) CastTo(v Value, dt ir.DataType, vspan, span source.Span) Va
 	if ExprType(ex.E) == dt {
 		return ex
 	}
-	return &ExprV{Base: Base{span}, E: &ir.Cast{To: dt, X: ex.E, Span: span}}
+	r := ev.slabs.casts.new()
+	r.c = ir.Cast{To: dt, X: ex.E, Span: span}
+	r.v = ExprV{Base: Base{span}, E: &r.c}
+	return &r.v
+}
+
+// exprCast is an ExprV and the cast it holds, allocated together.
+type exprCast struct {
+	v ExprV
+	c ir.Cast
 }
 
 func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
@@ -539,12 +551,20 @@ func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	ev.CheckSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
+	// The arguments, then the keyword arguments' values, converted into
+	// one slice sized once.
+	n := len(c.Args) + len(c.Kwargs)
 	var args []ir.Expr
-	all := append([]Value(nil), c.Args...)
-	for _, k := range c.Kwargs {
-		all = append(all, k.V)
+	if n > 0 {
+		args = make([]ir.Expr, 0, n)
 	}
-	for i, a := range all {
+	for i := 0; i < n; i++ {
+		var a Value
+		if i < len(c.Args) {
+			a = c.Args[i]
+		} else {
+			a = c.Kwargs[i-len(c.Args)].V
+		}
 		if IsErr(a) {
 			if ev.Kern != nil {
 				return ev.NeedConcrete(a, a.Span(), "T."+f.Path+"'s arguments")
@@ -586,7 +606,15 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 			op = ir.OpElectSync // T.cuda.elect_sync is ptx_elect_sync in 0.25 (backend/cuda/script.py)
 		}
 	}
-	return &ExprV{Base: Base{c.At}, E: &ir.Call{Op: op, Args: args, Type: t, Span: c.At}}
+	x := &exprCall{c: ir.Call{Op: op, Args: args, Type: t, Span: c.At}}
+	x.v = ExprV{Base: Base{c.At}, E: &x.c}
+	return &x.v
+}
+
+// exprCall is an ExprV and the call it holds, allocated together.
+type exprCall struct {
+	v ExprV
+	c ir.Call
 }
 
 func (ev *Evaluator) markerCall(m *MarkerV, c *Call) Value {
@@ -741,8 +769,22 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		return ev.Errorf(e.Index.Span(), CodeType, "too many indices for buffer `%s` of rank %d: %d", buf.Name, nd, len(idx))
 	}
 	region := len(idx) < nd
-	mins := make([]ir.Expr, nd)
-	exts := make([]ir.Expr, nd)
+	for _, x := range idx {
+		if _, ok := x.(*SliceV); ok {
+			region = true
+		}
+	}
+	// A scalar load needs no extents (nor their unit constants): one
+	// allocation for both halves when it is a region.
+	var mins, exts []ir.Expr
+	if region {
+		both := make([]ir.Expr, 2*nd)
+		mins, exts = both[:nd:nd], both[nd:]
+	} else if nd <= slabSize {
+		mins = ev.slabs.irExprs.take(nd)
+	} else {
+		mins = make([]ir.Expr, nd)
+	}
 	for d := 0; d < nd; d++ {
 		sp := e.Index.Span()
 		if d >= len(idx) {
@@ -795,7 +837,10 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 		if n, ok := ir.ConstInt(ix); ok && (n < 0 || n >= buf.Shape[d] && !runtimeDim(buf, d)) {
 			return ev.Errorf(sp, CodeOutOfBounds, "index %d is out of bounds for dimension %d of `%s` with extent %d", n, d, buf.Name, buf.Shape[d])
 		}
-		mins[d], exts[d] = ix, &ir.IntImm{Value: 1, Type: ir.Int32, Span: sp}
+		mins[d] = ix
+		if region {
+			exts[d] = &ir.IntImm{Value: 1, Type: ir.Int32, Span: sp}
+		}
 	}
 	if region {
 		return &RegionV{Base{e.Loc}, &ir.Region{Buf: buf, Min: mins, Extent: exts, Span: e.Loc}}
@@ -803,7 +848,16 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	if ev.checkDirectAccess(buf, e.Loc) {
 		return Poison(e.Loc)
 	}
-	return &ExprV{Base: Base{e.Loc}, E: &ir.Load{Buf: buf, Indices: mins, Span: e.Loc}}
+	l := ev.slabs.loads.new()
+	l.l = ir.Load{Buf: buf, Indices: mins, Span: e.Loc}
+	l.v = ExprV{Base: Base{e.Loc}, E: &l.l}
+	return &l.v
+}
+
+// exprLoad is an ExprV and the load it holds, allocated together.
+type exprLoad struct {
+	v ExprV
+	l ir.Load
 }
 
 // checkDirectAccess reports a scalar access to a buffer whose layout puts

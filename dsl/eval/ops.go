@@ -412,12 +412,20 @@ func (ev *Evaluator) deviceBinop(op string, x, y Value, span source.Span) Value 
 	if !ok {
 		return ev.PyErrorf(span, "unsupported operand type(s) for %s: '%s' and '%s'", op, x.TypeName(), y.TypeName())
 	}
-	return &ExprV{Base: Base{span}, E: MkBin(bop, xe, ye, span)}
+	v := ev.slabs.exprs.new()
+	*v = ExprV{Base: Base{span}, E: mkBin(&ev.slabs.bins, bop, xe, ye, span)}
+	return v
 }
 
 // MkBin builds a op b with integer constant folding and the identities
 // x+0, x-0, x*1, x*0, x//1, x%1.
 func MkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
+	return mkBin(nil, op, a, b, span)
+}
+
+// mkBin is MkBin with its binary nodes taken from bins when not nil
+// (slab.go).
+func mkBin(bins *slab[ir.Binary], op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
 	ca, aok := a.(*ir.IntImm)
 	cb, bok := b.(*ir.IntImm)
 	if aok && bok && ca.Type.Code != ir.Bool && cb.Type.Code != ir.Bool {
@@ -480,15 +488,15 @@ func MkBin(op ir.BinOp, a, b ir.Expr, span source.Span) ir.Expr {
 			r = fa.Value * fb.Value
 		case ir.Div:
 			if fb.Value == 0 {
-				return &ir.Binary{Op: op, A: a, B: b, Span: span}
+				return newBinary(bins, op, a, b, span)
 			}
 			r = fa.Value / fb.Value
 		default:
-			return &ir.Binary{Op: op, A: a, B: b, Span: span}
+			return newBinary(bins, op, a, b, span)
 		}
 		return &ir.FloatImm{Value: r, Type: fa.Type, Span: span}
 	}
-	return &ir.Binary{Op: op, A: a, B: b, Span: span}
+	return newBinary(bins, op, a, b, span)
 }
 
 var binOpPy = map[ir.BinOp]string{
@@ -545,7 +553,9 @@ func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 		if t == ir.Int32 && (v.V > math.MaxInt32 || v.V < math.MinInt32) {
 			t = ir.Int64
 		}
-		return &ir.IntImm{Value: v.V, Type: t, Span: v.At}, true
+		x := ev.slabs.intImms.new()
+		*x = ir.IntImm{Value: v.V, Type: t, Span: v.At}
+		return x, true
 	case *BoolV:
 		n := int64(0)
 		if v.V {
@@ -562,6 +572,15 @@ func (ev *Evaluator) ToIR(v Value, hint ir.DataType) (ir.Expr, bool) {
 		return &ir.IntImm{Value: v.V, Type: ir.Int32, Span: v.At}, true
 	}
 	return nil, false
+}
+
+func newBinary(bins *slab[ir.Binary], op ir.BinOp, a, b ir.Expr, span source.Span) *ir.Binary {
+	if bins == nil {
+		return &ir.Binary{Op: op, A: a, B: b, Span: span}
+	}
+	x := bins.new()
+	*x = ir.Binary{Op: op, A: a, B: b, Span: span}
+	return x
 }
 
 // ExprType is the result dtype of e (invalid when unknown or void).
@@ -819,7 +838,9 @@ func (ev *Evaluator) deviceCompare(op string, x, y Value, span source.Span) (Val
 	if !ok1 || !ok2 {
 		return nil, false
 	}
-	return &ExprV{Base: Base{span}, E: MkBin(irCmpOps[op], xe, ye, span)}, true
+	r := ev.slabs.exprs.new()
+	*r = ExprV{Base: Base{span}, E: mkBin(&ev.slabs.bins, irCmpOps[op], xe, ye, span)}
+	return r, true
 }
 
 func pyIs(x, y Value) bool {

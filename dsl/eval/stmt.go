@@ -184,19 +184,31 @@ func Clip(s string, n int) string {
 	return s
 }
 
+// nameHint1 is a nameHint with room for one name.
+type nameHint1 struct {
+	h    nameHint
+	name [1]string
+	span [1]source.Span
+}
+
 // hintFor prepares the name hint for `targets = value`.
 func (ev *Evaluator) hintFor(targets []syntax.Expr, value syntax.Expr) *nameHint {
 	c, ok := value.(*syntax.Call)
 	if !ok || len(targets) == 0 {
 		return nil
 	}
-	h := &nameHint{call: c}
+	// One allocation for the hint and a single name (the common case).
+	b := &nameHint1{}
+	h := &b.h
+	h.call = c
 	switch t := targets[0].(type) {
 	case *syntax.Name:
-		h.names, h.spans = []string{t.Id}, []source.Span{t.Loc}
+		b.name[0], b.span[0] = t.Id, t.Loc
+		h.names, h.spans = b.name[:], b.span[:]
 	case *syntax.Attribute:
 		// `self.idx = T.local_scalar(...)`: the field names the buffer
-		h.names, h.spans = []string{t.Attr.Id}, []source.Span{t.Attr.Loc}
+		b.name[0], b.span[0] = t.Attr.Id, t.Attr.Loc
+		h.names, h.spans = b.name[:], b.span[:]
 	case *syntax.Tuple:
 		for _, e := range t.Elts {
 			if n, ok := e.(*syntax.Name); ok {

@@ -2,6 +2,7 @@ package tirxlib
 
 import (
 	"github.com/tilels/tilels/dsl/eval"
+	"sync"
 
 	"fmt"
 	"github.com/tilels/tilels/release"
@@ -52,7 +53,7 @@ func tAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool)
 		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return &eval.NoneV{Base: eval.Base{At: c.At}} }), true
 	}
 	if fn, ok := tBuiltins[name]; ok {
-		return &eval.BuiltinV{Base: eval.Base{At: span}, Name: "T." + name, Fn: fn}, true
+		return &eval.BuiltinV{Base: eval.Base{At: span}, Name: tBuiltinNames()[name], Fn: fn}, true
 	}
 	if k, ok := eval.ScopeIDKinds[name]; ok {
 		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return scopeID(ev, k, c) }), true
@@ -64,6 +65,16 @@ func tAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool)
 }
 
 var tBuiltins map[string]func(ev *eval.Evaluator, c *eval.Call) eval.Value
+
+// tBuiltinNames are the names of tBuiltins' values ("T." + name), made once
+// rather than at every access (read only after, so shared by evaluators).
+var tBuiltinNames = sync.OnceValue(func() map[string]string {
+	out := make(map[string]string, len(tBuiltins))
+	for n := range tBuiltins {
+		out[n] = "T." + n
+	}
+	return out
+})
 
 func init() {
 	tBuiltins = map[string]func(ev *eval.Evaluator, c *eval.Call) eval.Value{
