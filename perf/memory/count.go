@@ -119,6 +119,7 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	}
 	total.fold()
 	k.Total = total
+	k.steps = m.steps
 	return k
 }
 
@@ -248,6 +249,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	clear(m.unrolled)
 	m.unrolled = m.unrolled[:0]
 	clear(m.local)
+	clear(m.poison)
 	m.used = 0
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil

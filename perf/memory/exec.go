@@ -21,8 +21,13 @@ type binding struct {
 }
 
 // loopFrame collects the lanes that left a loop (break) or the rest of an
-// iteration (continue).
-type loopFrame struct{ broken, cont uint32 }
+// iteration (continue). why is set when code that was skipped (a branch
+// on an unknown condition) may have left the loop: its later iterations
+// are then not known (taint.go).
+type loopFrame struct {
+	broken, cont uint32
+	why          string
+}
 
 // kind of a memory event.
 type kind uint8
@@ -94,6 +99,9 @@ type machine struct {
 	cpRun bool
 	over  bool
 
+	// poison holds the register buffers skipped code may have written,
+	// and why (taint.go).
+	poison map[*ir.Buffer]string
 	// local holds the register buffers' per-lane values (element offset ->
 	// value) written so far in this warp: lowered code keeps per-thread
 	// tables (a swizzled copy's signed_strides) in them.
@@ -177,10 +185,18 @@ func (m *machine) unknown(why string) {
 // skip marks the figures of the code in b, which cannot be executed, as
 // unknown: the current context's and every call's inside.
 func (m *machine) skip(b *ir.Block, why string) {
+	m.skipCode(b, why, false)
+}
+
+// skipBody is skip for the body of a loop the machine does not run.
+func (m *machine) skipBody(b *ir.Block, why string) { m.skipCode(b, why, true) }
+
+func (m *machine) skipCode(b *ir.Block, why string, loopBody bool) {
 	m.unknown(why)
 	if b == nil {
 		return
 	}
+	m.taint(b, why, loopBody)
 	ir.WalkStmts(b, func(s ir.Stmt) {
 		if l, ok := s.(*ir.Lowered); ok && l.Call != nil {
 			f := m.figs(l.Call)
@@ -388,7 +404,7 @@ func (m *machine) forLoop(s *ir.For) {
 		why = why2
 	}
 	if why != "" {
-		m.skip(s.Body, "loop "+s.Var.Name+": "+why)
+		m.skipBody(s.Body, "loop "+s.Var.Name+": "+why)
 		return
 	}
 	in := m.mask
@@ -432,6 +448,11 @@ func (m *machine) forLoop(s *ir.For) {
 			m.forget()
 		}
 		m.block(s.Body)
+		if fr.why != "" {
+			// skipped code may have left the loop (taint.go)
+			m.skipBody(s.Body, fr.why)
+			break
+		}
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in
@@ -486,7 +507,7 @@ func (m *machine) whileLoop(s *ir.While) {
 		live := in &^ fr.broken
 		c, why := m.evalUnder(s.Cond, live)
 		if why != "" {
-			m.skip(s.Body, "while loop: "+why)
+			m.skipBody(s.Body, "while loop: "+why)
 			return
 		}
 		live &= truth(&c)
@@ -494,7 +515,7 @@ func (m *machine) whileLoop(s *ir.While) {
 			return
 		}
 		if it >= maxWhile {
-			m.skip(s.Body, fmt.Sprintf("a while loop runs more than %d iterations", maxWhile))
+			m.skipBody(s.Body, fmt.Sprintf("a while loop runs more than %d iterations", maxWhile))
 			return
 		}
 		fr.cont = 0
@@ -502,6 +523,11 @@ func (m *machine) whileLoop(s *ir.While) {
 		m.cpRun = false
 		m.forget()
 		m.block(s.Body)
+		if fr.why != "" {
+			// skipped code may have left the loop (taint.go)
+			m.skipBody(s.Body, fr.why)
+			return
+		}
 	}
 }
 
@@ -1387,6 +1413,9 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
 			if b != nil && b.why != "" {
 				return out, b.why
+			}
+			if why, ok := m.poison[e.Buf]; ok {
+				return out, why // written by skipped code (taint.go)
 			}
 			return out, fmt.Sprintf("the value of %s[...] is not known statically", e.Buf.Name)
 		}

@@ -41,3 +41,6 @@ func KeyLen(fn *ir.Func, l ir.Launch) int {
 	k.block(fn.Body)
 	return len(k.b)
 }
+
+// Steps is the statements and events the analysis of k executed.
+func Steps(k *Kernel) int64 { return k.steps }

@@ -214,6 +214,8 @@ type Kernel struct {
 	Body *Figures
 	// Total is the whole kernel: the calls plus Body.
 	Total *Figures
+	// steps is the statements and events the machine executed (tests).
+	steps int64
 }
 
 // ExceedsIdeal reports whether the figures warrant a performance warning:

@@ -1,0 +1,61 @@
+package memory_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// TestTaintWhileDone: a persistent loop whose `done[0] = 1` sits under a
+// branch on a register nothing wrote (the cluster launch control's answer
+// in the corpus's schedulers) has unknown figures that name that
+// register, and the analysis does not run the loop until its step bound.
+func TestTaintWhileDone(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    done = T.alloc_buffer((1,), "int32", scope="local")
+    nxt = T.alloc_buffer((1,), "int32", scope="local")
+    done[0] = 0
+    while done[0] == 0:
+        S[0, tid] = A[0, tid]
+        T.cuda.cta_sync()
+        A[1, tid] = S[0, tid]
+        if nxt[0] == -1:
+            done[0] = 1
+`))
+	why := ms[0].Total.Unknown
+	if !strings.Contains(why, "nxt") || strings.Contains(why, "stopped") {
+		t.Errorf("unknown %q, want the reason to name nxt", why)
+	}
+	// one iteration and the test of its condition; without the taint the
+	// loop ran to its 65,536-iteration bound
+	if n := memory.Steps(ms[0]); n > 100 {
+		t.Errorf("the analysis executed %d steps, want the loop stopped after one iteration", n)
+	}
+}
+
+// TestTaintBreak: a break under a branch the machine cannot decide makes
+// the loop's later iterations unknown (it counted all 300 before), while
+// the code before the loop keeps its figures.
+func TestTaintBreak(t *testing.T) {
+	res, ms := analyze(t, kernel("1", `    nxt = T.alloc_buffer((1,), "int32", scope="local")
+    Tx.cta.copy(S[0:1, 0:32], A[0:1, 0:32])
+    T.cuda.cta_sync()
+    for i in T.serial(300):
+        A[1, tid] = S[0, tid]
+        if nxt[0] == 1:
+            break
+`))
+	if why := ms[0].Total.Unknown; !strings.Contains(why, "nxt") {
+		t.Errorf("total unknown %q, want the reason to name nxt", why)
+	}
+	if n := memory.Steps(ms[0]); n > 100 {
+		t.Errorf("the analysis executed %d steps, want the loop stopped after one iteration", n)
+	}
+	k := res.Kernels[0]
+	if len(k.Calls) == 0 {
+		t.Fatal("no tile call")
+	}
+	if f := ms[0].Calls[k.Calls[0].Call]; f == nil || f.Unknown != "" || f.GlobalLoad.Requests == 0 {
+		t.Errorf("the copy before the loop: %+v, want known figures", f)
+	}
+}
