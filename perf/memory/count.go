@@ -91,7 +91,9 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 				cta0, stepsCTA = m.since(before), m.steps-sc
 			}
 			if m.over {
-				why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
+				if !m.moot {
+					why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
+				}
 				break
 			}
 		}
@@ -217,13 +219,14 @@ func putMachine(m *machine) {
 	clear(m.lets)
 	clear(m.unrolled)
 	clear(m.local)
+	clear(m.poison)
 	clear(m.pending)
 	for _, c := range m.arena {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 

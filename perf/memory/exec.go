@@ -97,7 +97,11 @@ type machine struct {
 	// run (nvcc puts three predicated-off LDS before each run's first
 	// LDGSTS, which Nsight counts as shared load instructions).
 	cpRun bool
-	over  bool
+	// over stops the execution: past maxSteps, or (moot) when every
+	// figure is unknown already; newUnknown is set when a figure becomes
+	// unknown, until block looks whether any is left.
+	over, moot bool
+	newUnknown bool
 
 	// poison holds the register buffers skipped code may have written,
 	// and why (taint.go).
@@ -179,7 +183,23 @@ func (m *machine) reason(key any, pre, name, post string) string {
 func (m *machine) unknown(why string) {
 	if m.cur.Unknown == "" {
 		m.cur.Unknown = why
+		m.newUnknown = true
 	}
+}
+
+// nothingKnown reports whether every figure the analysis could still
+// change is unknown (the kernel body's and each call's): executing the
+// rest of the kernel would change no answer.
+func (m *machine) nothingKnown() bool {
+	if m.body.Unknown == "" {
+		return false
+	}
+	for _, f := range m.calls {
+		if f.Unknown == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // skip marks the figures of the code in b, which cannot be executed, as
@@ -202,6 +222,7 @@ func (m *machine) skipCode(b *ir.Block, why string, loopBody bool) {
 			f := m.figs(l.Call)
 			if f.Unknown == "" {
 				f.Unknown = why
+				m.newUnknown = true
 			}
 		}
 	})
@@ -222,6 +243,15 @@ func (m *machine) block(b *ir.Block) {
 		return
 	}
 	for i, s := range b.Stmts {
+		if m.newUnknown {
+			// the first unknown figure since the last look: stop when
+			// no figure is left to compute (mega_moe's body, a call-less
+			// kernel, ran 90-190 ms after its first unmodelled access)
+			m.newUnknown = false
+			if m.nothingKnown() {
+				m.over, m.moot = true, true
+			}
+		}
 		if (m.mask == 0 && !m.predOff) || m.over {
 			if len(m.regs) > 0 {
 				m.clobberSkipped(b.Stmts[i:]) // regs.go
@@ -1584,7 +1614,7 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync", "ptx.mbarrier", "ptx.fence",
 	"ptx.elect_sync", "ptx.cp_async.bulk.commit_group", "ptx.cp_async.bulk.wait_group", "ptx.cp_async.commit_group",
 	"ptx.cp_async.wait_group", "ptx.prefetch_tensormap", "ptx.tcgen05", "ptx.wgmma", "ptx.mma", "cuda.smem_desc",
-	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce",
+	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "cuda.mbarrier", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce",
 	// atomics and reductions are op_atom/op_red traffic, not ld/st
 	"ptx.atom", "ptx.red", "cuda.atomic", "ptx.mapa", "ptx.prefetch", "ptx.cp.async.bulk", "ptx.cp_async.bulk.s2c",
 	"ptx.fence", "ptx.bar", "ptx.barrier"}

@@ -59,3 +59,20 @@ func TestTaintBreak(t *testing.T) {
 		t.Errorf("the copy before the loop: %+v, want known figures", f)
 	}
 }
+
+// TestMootStops: once every figure is unknown (a kernel with no tile
+// call whose body makes an access at an address the model cannot know),
+// the machine stops instead of executing the rest: the 300 iterations
+// after the access are not run.
+func TestMootStops(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    S[0, n] = 1.0
+    for i in T.serial(300):
+        A[1, tid] = S[0, tid]
+`))
+	if ms[0].Total.Unknown == "" {
+		t.Fatal("the store at a runtime index has known figures")
+	}
+	if n := memory.Steps(ms[0]); n > 100 {
+		t.Errorf("the analysis executed %d steps after every figure was unknown (%q)", n, ms[0].Total.Unknown)
+	}
+}
