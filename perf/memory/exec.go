@@ -1435,11 +1435,17 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 		return idx, why
 	}
 	var out lanes
+	mem := m.local[e.Buf]
+	var b *binding
+	last := int64(-1)
 	for i := range 32 {
 		if m.mask&(1<<i) == 0 {
 			continue
 		}
-		b := m.local[e.Buf][idx[i]]
+		if idx[i] != last || b == nil {
+			// lanes mostly index the same element: one lookup for them
+			b, last = mem[idx[i]], idx[i]
+		}
 		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
 			if b != nil && b.why != "" {
 				return out, b.why
@@ -1469,15 +1475,19 @@ func (m *machine) localStore(s *ir.Store) {
 		mem = map[int64]*binding{}
 		m.local[s.Buf] = mem
 	}
+	var b *binding
+	last := int64(-1)
 	for i := range 32 {
 		if m.mask&(1<<i) == 0 {
 			continue
 		}
-		b := mem[idx[i]]
-		if b == nil {
-			b = m.newBinding()
-			b.v = bcast(unset)
-			mem[idx[i]] = b
+		if idx[i] != last || b == nil {
+			b, last = mem[idx[i]], idx[i]
+			if b == nil {
+				b = m.newBinding()
+				b.v = bcast(unset)
+				mem[idx[i]] = b
+			}
 		}
 		if vwhy != "" {
 			b.why = vwhy
