@@ -12,6 +12,7 @@ import (
 
 	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/perf/memory"
 )
 
 // BenchmarkKeystrokeProduction: a space typed (and deleted) inside the
@@ -27,9 +28,15 @@ import (
 //	           at its own path so that its workspace imports resolve, edited
 //	           after the "(" of its middle Tx call.
 //	           Only run when the variable is set.
+//	file-cold: the same keystrokes with perf/memory's content cache
+//	           emptied before each one, as when the keystroke changed the
+//	           edited kernel's lowering: the memory figures and performance
+//	           warnings of its cases are computed again before the publish
+//	           (the issue 17 bound "keystroke→diagnostics p99 stays <= 25
+//	           ms" with the analysis in the path).
 func BenchmarkKeystrokeProduction(b *testing.B) {
 	b.Run("bigkernel", func(b *testing.B) {
-		benchKeystrokeIn(b, "/w/prod.py", benchcorpus.BuildKernel(2600), "0.25")
+		benchKeystrokeIn(b, "/w/prod.py", benchcorpus.BuildKernel(2600), "0.25", false)
 	})
 	if path := os.Getenv("TILELS_BENCH_FILE"); path != "" {
 		src, err := os.ReadFile(path)
@@ -43,13 +50,14 @@ func BenchmarkKeystrokeProduction(b *testing.B) {
 		// At its own path, so that its workspace imports resolve.
 		// Under the release the file itself shows (what a user without a
 		// setting gets), not the test harness's 0.25.
-		b.Run("file", func(b *testing.B) { benchKeystrokeIn(b, abs, string(src), "auto") })
+		b.Run("file", func(b *testing.B) { benchKeystrokeIn(b, abs, string(src), "auto", false) })
+		b.Run("file-cold", func(b *testing.B) { benchKeystrokeIn(b, abs, string(src), "auto", true) })
 	}
 }
 
 // benchKeystrokeIn measures keystrokes in src opened at path, analysed
 // under the reference release ref ("auto": as a user without a setting).
-func benchKeystrokeIn(b *testing.B, path, src, ref string) {
+func benchKeystrokeIn(b *testing.B, path, src, ref string, cold bool) {
 	lower.TuneRuntime()
 	TuneRuntime() // the collector target the server ships (cmd/tilels serve)
 	c := initClient(b, startServerWith(b, Options{Reference: ref}), fullCaps(), "")
@@ -79,6 +87,9 @@ func benchKeystrokeIn(b *testing.B, path, src, ref string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		version++
+		if cold {
+			memory.ResetCache()
+		}
 		start := time.Now()
 		c.change(u, version, edits[version%2])
 		c.waitDiags(u, version)
