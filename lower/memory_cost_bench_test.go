@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -68,6 +70,56 @@ func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
 				}
 				for _, f := range files {
 					res := Analyze(f, Options{})
+					if mode == "cold" {
+						perfAll(res.Kernels)
+					}
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+// BenchmarkAnalyzeMemoryDir is BenchmarkAnalyzeMemoryGoldens's pair on
+// the .py files under $TILELS_BENCH_DIR (e.g. the 128-file corpus of
+// docs/coverage.md), each lowered at its own path so that its workspace
+// imports resolve; nothing runs when the variable is not set. The ratio
+// of issue 17 is cpu-ms/op of mode=cold over mode=off, minus one.
+func BenchmarkAnalyzeMemoryDir(b *testing.B) {
+	dir := os.Getenv("TILELS_BENCH_DIR")
+	if dir == "" {
+		return
+	}
+	var files []*source.File
+	var opts []Options
+	size := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".py" {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, source.NewFile(p, src))
+		opts = append(opts, Options{Path: p})
+		size += len(src)
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no .py files under %s: %v", dir, err)
+	}
+	for _, mode := range []string{"off", "cold"} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			cpu := startCPU()
+			for b.Loop() {
+				if mode == "cold" {
+					memory.ResetCache()
+				}
+				for i, f := range files {
+					res := Analyze(f, opts[i])
 					if mode == "cold" {
 						perfAll(res.Kernels)
 					}

@@ -89,6 +89,7 @@ func TestParallelCases(t *testing.T) {
 		}
 		return b.String()
 	}
+	defer eval.WaitForReplicas(eval.WaitForReplicas(true))
 	merged := eval.MergedCases()
 	for _, p := range progs {
 		want := render(p, 1)

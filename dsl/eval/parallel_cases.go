@@ -340,7 +340,7 @@ func (pc *parCases) merge(ev *Evaluator, caseFP uint64) int {
 	for n, ch := range pc.outs {
 		i := n + 1
 		var out *caseOut
-		if !pc.claims[n].CompareAndSwap(claimFree, claimHere) {
+		if waitReplicas.Load() || !pc.claims[n].CompareAndSwap(claimFree, claimHere) {
 			out = <-ch
 		}
 		if ev.overBudget(j.at) {
@@ -459,3 +459,13 @@ var mergedCases atomic.Int64
 // MergedCases returns how many cases replicas evaluated and the evaluators
 // merged so far in this process (tests check that the parallel path runs).
 func MergedCases() int64 { return mergedCases.Load() }
+
+// waitReplicas makes the evaluator wait for every replica it started
+// instead of running a case whose replica has not started yet.
+var waitReplicas atomic.Bool
+
+// WaitForReplicas turns waitReplicas on or off and returns the previous
+// setting. Tests use it: on a loaded machine the replicas' goroutines may
+// not start before the evaluator reaches their cases, which it then
+// evaluates itself, and the parallel path goes unexercised.
+func WaitForReplicas(on bool) bool { return waitReplicas.Swap(on) }

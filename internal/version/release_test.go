@@ -9,7 +9,7 @@ import (
 )
 
 // TestReleaseMatchesChangelog checks that Release is a semantic version
-// and the newest section of CHANGELOG.md, so the tag vRelease releases
+// and the newest versioned section of CHANGELOG.md, so the tag vRelease releases
 // what the changelog describes (scripts/release refuses otherwise).
 func TestReleaseMatchesChangelog(t *testing.T) {
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(Release) {
@@ -19,9 +19,17 @@ func TestReleaseMatchesChangelog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^## \[([^\]]+)\]`).FindStringSubmatch(string(data))
+	// The newest versioned section; changes on main since that release
+	// may stand above it under [Unreleased] (keep-a-changelog).
+	var m []string
+	for _, s := range regexp.MustCompile(`(?m)^## \[([^\]]+)\]`).FindAllStringSubmatch(string(data), -1) {
+		if s[1] != "Unreleased" {
+			m = s
+			break
+		}
+	}
 	if m == nil || m[1] != Release {
-		t.Fatalf("the newest section of CHANGELOG.md is %q, want [%s]", m, Release)
+		t.Fatalf("the newest versioned section of CHANGELOG.md is %q, want [%s]", m, Release)
 	}
 }
 
