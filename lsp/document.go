@@ -344,6 +344,12 @@ func (d *document) close() {
 	d.mu.Unlock()
 }
 
+func (d *document) isAsleep() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.asleep
+}
+
 func (d *document) isClosed() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()

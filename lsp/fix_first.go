@@ -40,10 +40,11 @@ type fixState struct {
 // (lower.Snapshot.FixFirst) and schedules a round for the others.
 func (s *Server) withFixFirst(d *document, snap *snapshot, ds []diag.Diagnostic) []diag.Diagnostic {
 	out, pending := snap.low.FixFirst(ds)
+	asleep := d.isAsleep() // before st.mu: sleep holds d.mu, then st.mu
 	st := &d.fixes
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if pending == 0 {
+	if pending == 0 || asleep {
 		if st.timer != nil {
 			st.timer.Stop()
 		}
@@ -59,6 +60,20 @@ func (s *Server) withFixFirst(d *document, snap *snapshot, ds []diag.Diagnostic)
 	return out
 }
 
+// drop forgets the pending round and its snapshot: an asleep document
+// computes no fixes (they come when it is used again), and its dropped
+// analysis must not stay reachable from here. Without it the twenty open
+// files of BenchmarkResidentMemory20Files kept every analysis: 200-220
+// MB resident instead of 50-60.
+func (st *fixState) drop() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	st.snap, st.ds = nil, nil
+}
+
 // fixRound computes the fixes of the next fixAhead warnings of the
 // document's last published version and publishes it again.
 func (s *Server) fixRound(d *document) {
@@ -66,7 +81,7 @@ func (s *Server) fixRound(d *document) {
 	st.mu.Lock()
 	snap, ds := st.snap, st.ds
 	st.mu.Unlock()
-	if snap == nil {
+	if snap == nil || d.isAsleep() {
 		return
 	}
 	v := snap.text.version
@@ -76,6 +91,9 @@ func (s *Server) fixRound(d *document) {
 				return
 			}
 			snap.low.FallbackNote(snap.opts, dg)
+		}
+		if d.isAsleep() {
+			return // fell asleep meanwhile: no republish, no next round
 		}
 		s.publishDiagnostics(d, snap)
 	})

@@ -88,6 +88,7 @@ func (d *document) sleep() {
 	d.asleep = true
 	d.snap.Store(nil)
 	d.session = lower.NewSession(d.session.Options())
+	d.fixes.drop() // fix_first.go: its pending round held the snapshot
 }
 
 // wake starts the analysis of an asleep document's newest text (the

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -62,5 +63,42 @@ func TestRetention(t *testing.T) {
 	c.change(us[1], 2, partial(0, 0, 0, 0, "# edit\n"))
 	if d := c.waitDiags(us[1], 2); len(d.Diagnostics) != 0 {
 		t.Errorf("diagnostics after the edit: %v", d.Diagnostics)
+	}
+}
+
+// TestRetentionDropsFixes: a document that falls asleep forgets its
+// pending fallback-fix round, which held its snapshot (and so the whole
+// analysis the sleep drops): twenty open files kept every analysis.
+func TestRetentionDropsFixes(t *testing.T) {
+	defer func(d time.Duration) { fixDelay = d }(fixDelay)
+	fixDelay = time.Hour // the rounds stay pending
+	idle := make(chan struct{}, 100)
+	srv := make(chan *Server, 1)
+	c := startServerWith(t, Options{hookIdle: func() { idle <- struct{}{} }, hookServer: func(s *Server) { srv <- s }})
+	initClient(t, c, fullCaps(), "")
+	s := <-srv
+	var us []uri.URI
+	for i := range warmDocs + 2 {
+		u := uri.File(fmt.Sprintf("/w/fix%d.py", i))
+		us = append(us, u)
+		c.open(u, 1, fixFirstSrc)
+		c.waitDiags(u, 1)
+		<-idle
+	}
+	for i, u := range us {
+		d := s.doc(u)
+		d.fixes.mu.Lock()
+		held := d.fixes.snap != nil
+		d.fixes.mu.Unlock()
+		asleep := d.isAsleep()
+		if asleep && held {
+			t.Errorf("document %d is asleep and its fix round still holds a snapshot", i)
+		}
+		if i >= 2 && !held {
+			t.Errorf("warm document %d has no pending fix round (the test no longer exercises one)", i)
+		}
+		if i < 2 && !asleep {
+			t.Errorf("document %d, used least recently, is not asleep", i)
+		}
 	}
 }

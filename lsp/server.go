@@ -43,6 +43,8 @@ type Options struct {
 	hookRequest func(method string)
 	hookAnalyze func()
 	hookIdle    func()
+	// hookServer receives the server Serve made (state checks).
+	hookServer func(*Server)
 }
 
 // lifecycle states (LSP "Server lifecycle").
@@ -145,6 +147,9 @@ func newServer(opts Options) *Server {
 // 0 after shutdown and exit, 1 otherwise.
 func Serve(ctx context.Context, stream jsonrpc2.Stream, opts Options) int {
 	s := newServer(opts)
+	if opts.hookServer != nil {
+		opts.hookServer(s)
+	}
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	defer s.cancel()
 	conn := jsonrpc2.NewConn(newRobustStream(stream, s.log), jsonrpc2.WithCodec(codec{}))
