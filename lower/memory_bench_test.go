@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -21,14 +22,23 @@ import (
 // with benchstat -col /mode.
 func BenchmarkAnalyzeMemory3000(b *testing.B) {
 	src := bigFile(b, 3000)
-	for _, mode := range []string{"off", "cold", "warm", "uncached"} {
+	for _, mode := range []string{"off", "cold", "ahead", "warm", "uncached"} {
 		b.Run("mode="+mode, func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
 			cpu := startCPU()
 			for b.Loop() {
-				res := Analyze(source.NewFile("big.py", src), Options{})
+				opts := Options{}
+				if mode == "ahead" {
+					// the figures computed in the dispatch pipe, each
+					// kernel's right after its lowering (perf_ahead.go)
+					memory.ResetCache()
+					opts.PerfAhead = math.MaxInt32
+				}
+				res := Analyze(source.NewFile("big.py", src), opts)
 				switch mode {
+				case "ahead":
+					perfAll(res.Kernels) // returns at once: computed ahead
 				case "cold":
 					memory.ResetCache()
 					fallthrough

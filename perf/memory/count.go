@@ -212,6 +212,8 @@ func getMachine(l ir.Launch, k *Kernel) *machine {
 // putMachine drops every reference to the analysis and pools m.
 func putMachine(m *machine) {
 	clear(m.appliers)
+	clear(m.constMaps)
+	clear(m.ops)
 	clear(m.rowMajor)
 	clear(m.linears)
 	clear(m.reasons)
@@ -224,7 +226,7 @@ func putMachine(m *machine) {
 	for _, c := range m.arena {
 		clear(c)
 	}
-	*m = machine{appliers: m.appliers, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
+	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
 		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)

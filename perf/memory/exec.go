@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
@@ -112,6 +113,10 @@ type machine struct {
 	local map[*ir.Buffer]map[int64]*binding
 
 	appliers map[*ir.Buffer]func([]int64) int64
+	// constMaps caches constElem's mapping per buffer.
+	constMaps map[*ir.Buffer]*constMap
+	// ops caches opInfoOf per intrinsic call node.
+	ops      map[*ir.Call]*opInfo
 	rowMajor map[*ir.Buffer]bool
 	linears  map[*ir.Buffer]linear
 	reasons  map[any]string
@@ -1001,6 +1006,9 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	if b.RuntimeDim() >= 0 && b.Layout != nil {
 		return lanes{}, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 	}
+	if v, ok := m.constElem(b, idx); ok {
+		return bcast(v), "" // every index a constant: one element
+	}
 	var small [4]lanes
 	vals := small[:0]
 	if len(idx) > len(small) {
@@ -1097,6 +1105,88 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		out[i] = ap(c)
 	}
 	return out, ""
+}
+
+// constElem is the element offset of b[idx] when every index is an
+// integer constant (a register table's [0], a stage slot), computed once
+// for all lanes; ok is false otherwise, or when b's layout is not one
+// elemAddr maps without a reason.
+func (m *machine) constElem(b *ir.Buffer, idx []ir.Expr) (int64, bool) {
+	var small [4]int64
+	if len(idx) > len(small) || b.RuntimeDim() >= 0 {
+		return 0, false
+	}
+	c := small[:len(idx)]
+	for d, x := range idx {
+		k, ok := x.(*ir.IntImm)
+		if !ok {
+			return 0, false
+		}
+		c[d] = k.Value
+	}
+	cm := m.constMaps[b]
+	if cm == nil {
+		cm = m.constMapOf(b)
+	}
+	switch cm.kind {
+	case constRowMajor:
+		v, stride := int64(0), int64(1)
+		for d := len(c) - 1; d >= 0; d-- {
+			v += c[d] * stride
+			stride *= b.Shape[d]
+		}
+		return v, true
+	case constLinear:
+		v := cm.ln.off
+		for d := range c {
+			v += c[d] * cm.ln.strides[d]
+		}
+		if cm.ln.swz != nil {
+			v = cm.ln.swz.SwizzleAddr(v)
+		}
+		return v, true
+	case constApplier:
+		return m.applier(b)(c), true
+	}
+	return 0, false
+}
+
+// constMap is how constElem maps a buffer's constant coordinates, worked
+// out once per buffer and analysis.
+type constMap struct {
+	kind uint8
+	ln   linear
+}
+
+const (
+	constNone     uint8 = iota // elemAddr's per-lane path (or its reason)
+	constRowMajor              // no layout: row-major over the shape
+	constLinear                // ln
+	constApplier               // the layout's applier
+)
+
+func (m *machine) constMapOf(b *ir.Buffer) *constMap {
+	cm := &constMap{}
+	switch l := b.Layout.(type) {
+	case nil:
+		cm.kind = constRowMajor
+	case *layout.TileLayout:
+		if !l.HasThreadAxis() {
+			cm.kind = constApplier
+		}
+	case *layout.ComposeLayout:
+		cm.kind = constApplier
+	}
+	if cm.kind == constApplier {
+		if ln := m.linearOf(b); ln.ok {
+			cm.kind, cm.ln = constLinear, ln
+		}
+	}
+	if m.constMaps == nil {
+		m.constMaps = map[*ir.Buffer]*constMap{}
+	}
+	m.constMaps[b] = cm
+	return cm
 }
 
 // linear is a buffer layout that maps a coordinate c to off + sum of
@@ -1453,12 +1543,17 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 			if why, ok := m.poison[e.Buf]; ok {
 				return out, why // written by skipped code (taint.go)
 			}
-			return out, fmt.Sprintf("the value of %s[...] is not known statically", e.Buf.Name)
+			return out, m.reason(unknownLocal{e.Buf}, "the value of ", e.Buf.Name, "[...] is not known statically")
 		}
 		out[i] = b.v[i]
 	}
 	return out, ""
 }
+
+// unknownLocal keys the reason of a register buffer element not known
+// (machine.reason: formatting it at each load was a sixth of the analysis
+// of nvfp4_gemm.py, whose schedulers read such registers in every loop).
+type unknownLocal struct{ b *ir.Buffer }
 
 // unset marks a lane of a local element never written.
 const unset = int64(1) << 62
@@ -1618,6 +1713,70 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 	return lanes{}, m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
 }
 
+// opInfo is what the machine reads from an intrinsic's name, parsed once
+// per name (opInfos): the tokens of a ptx.* name as userOp matches them
+// (nil for other names), and whether the name has an ignored prefix.
+// Parsing them at each call was a third of evaluate's time in
+// nvfp4_gemm.py's loops.
+type opInfo struct {
+	toks    []string
+	space   string // the state space the tokens name ("" for none)
+	ignored bool
+}
+
+var opInfos sync.Map // op name -> *opInfo
+
+// opInfo is opInfoOf(c.Op), found by the call node (a pointer hashes
+// faster than the long intrinsic names).
+func (m *machine) opInfo(c *ir.Call) *opInfo {
+	if info := m.ops[c]; info != nil {
+		return info
+	}
+	info := opInfoOf(c.Op)
+	if m.ops == nil {
+		m.ops = map[*ir.Call]*opInfo{}
+	}
+	m.ops[c] = info
+	return info
+}
+
+func opInfoOf(op string) *opInfo {
+	if v, ok := opInfos.Load(op); ok {
+		return v.(*opInfo)
+	}
+	info := &opInfo{}
+	if rest, ok := strings.CutPrefix(op, "ptx."); ok {
+		toks := strings.Split(rest, ".")
+		for i, t := range toks {
+			t = strings.ReplaceAll(t, "__", "::")
+			if len(t) > 1 && strings.HasSuffix(t, "_") && !strings.HasSuffix(t, "::_") {
+				t = strings.TrimSuffix(t, "_")
+			}
+			toks[i] = t
+		}
+		info.toks = toks
+		has := func(s string) bool { return slices.Contains(toks, s) }
+		switch {
+		case has("shared::cluster") || (has("shared") && has("cluster")):
+			info.space = "cluster"
+		case has("shared") || has("shared::cta"):
+			info.space = "shared"
+		case has("global"):
+			info.space = "global"
+		case has("local"):
+			info.space = "local"
+		}
+	}
+	for _, p := range ignored {
+		if strings.HasPrefix(op, p) {
+			info.ignored = true
+			break
+		}
+	}
+	v, _ := opInfos.LoadOrStore(op, info)
+	return v.(*opInfo)
+}
+
 // ignored lists intrinsic prefixes whose memory traffic is not LSU ld/st
 // (synchronisation, mbarriers, fences, tensor-core and tensor-memory ops)
 // or that touch no memory.
@@ -1749,10 +1908,8 @@ func (m *machine) evaluate(x ir.Expr) {
 		m.cpRun = false
 	}
 	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
-	for _, p := range ignored {
-		if len(c.Op) >= len(p) && c.Op[:len(p)] == p {
-			return
-		}
+	if m.opInfo(c).ignored {
+		return
 	}
 	// Any other intrinsic: fine when it touches no shared or global
 	// buffer; unknown otherwise.
@@ -1805,30 +1962,12 @@ func bufferOf(e ir.Expr) *ir.Buffer {
 // writes itself in the T.ptx dialect (codegen/cuda/ops_user_ldst.go); it
 // reports whether c was one.
 func (m *machine) userOp(c *ir.Call) bool {
-	rest, ok := strings.CutPrefix(c.Op, "ptx.")
-	if !ok {
+	info := m.opInfo(c)
+	if info.toks == nil {
 		return false
 	}
-	toks := strings.Split(rest, ".")
-	for i, t := range toks {
-		t = strings.ReplaceAll(t, "__", "::")
-		if len(t) > 1 && strings.HasSuffix(t, "_") && !strings.HasSuffix(t, "::_") {
-			t = strings.TrimSuffix(t, "_")
-		}
-		toks[i] = t
-	}
+	toks, space := info.toks, info.space
 	has := func(s string) bool { return slices.Contains(toks, s) }
-	space := ""
-	switch {
-	case has("shared::cluster") || (has("shared") && has("cluster")):
-		space = "cluster"
-	case has("shared") || has("shared::cta"):
-		space = "shared"
-	case has("global"):
-		space = "global"
-	case has("local"):
-		space = "local"
-	}
 	switch toks[0] {
 	case "ld", "st":
 		typ := toks[len(toks)-1]
