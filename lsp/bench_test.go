@@ -39,6 +39,7 @@ func percentiles(b *testing.B, ds []time.Duration) {
 		return float64(ds[i].Microseconds()) / 1000
 	}
 	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.90), "p90-ms")
 	b.ReportMetric(at(0.99), "p99-ms")
 	b.ReportMetric(float64(ds[len(ds)-1].Microseconds())/1000, "max-ms")
 }
