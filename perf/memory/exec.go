@@ -15,10 +15,13 @@ import (
 // lanes holds one value per lane of a warp.
 type lanes [32]int64
 
-// binding is a variable's per-lane value, or why it is not known.
+// binding is a variable's per-lane value, or why it is not known. uni
+// says that all 32 lanes of v are equal (false is always safe: it only
+// lets expressions over the variable be computed once for the warp).
 type binding struct {
 	v   lanes
 	why string
+	uni bool
 }
 
 // loopFrame collects the lanes that left a loop (break) or the rest of an
@@ -355,7 +358,8 @@ func truth(c *lanes) uint32 {
 }
 
 func (m *machine) assign(v *ir.Var, e ir.Expr) {
-	val, why := m.eval(e)
+	var val lanes
+	uni, why := m.evalU(&val, e)
 	b := m.vars[v]
 	if b == nil {
 		b = m.newBinding()
@@ -365,15 +369,29 @@ func (m *machine) assign(v *ir.Var, e ir.Expr) {
 		b.why = why
 		return
 	}
+	if uni {
+		val = bcast(val[0])
+	}
 	if m.mask == m.present || b.why != "" {
-		b.v, b.why = val, ""
+		b.v, b.why, b.uni = val, "", uni
 		return
 	}
+	b.uni = false
 	for i := range 32 {
 		if m.mask&(1<<i) != 0 {
 			b.v[i] = val[i]
 		}
 	}
+}
+
+// uniform reports whether all 32 lanes of l are equal.
+func uniform(l *lanes) bool {
+	for i := 1; i < 32; i++ {
+		if l[i] != l[0] {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *machine) scopeID(s *ir.ScopeID) {
@@ -400,6 +418,7 @@ func (m *machine) scopeID(s *ir.ScopeID) {
 			for l := range 32 {
 				b.v[l] = val(i, l)
 			}
+			b.uni = uniform(&b.v) // a CTA or warp index: one value
 		} else {
 			b.why = "a scope id of more than 3 dimensions"
 		}
@@ -465,6 +484,7 @@ func (m *machine) forLoop(s *ir.For) {
 		m.vars[s.Var] = b
 	}
 	b.why = ""
+	loUni := uniform(&lo)
 	for it := int64(0); it < n && !m.over; it++ {
 		live := in &^ fr.broken
 		for i := range 32 {
@@ -473,6 +493,7 @@ func (m *machine) forLoop(s *ir.For) {
 			}
 			b.v[i] = lo[i] + it
 		}
+		b.uni = loUni
 		if live == 0 {
 			break
 		}
@@ -892,43 +913,146 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 // evalInto is eval writing into dst: sums and products of indices
 // recurse without copying lane vectors.
 func (m *machine) evalInto(dst *lanes, e ir.Expr) string {
+	uni, why := m.evalU(dst, e)
+	if uni {
+		*dst = bcast(dst[0])
+	}
+	return why
+}
+
+// evalU is evalInto that may leave only dst[0] set: when uni is true,
+// every lane's value is dst[0]. Constants, variables whose lanes are
+// equal (binding.uni: loop counters, CTA and warp indices, scalars
+// computed from them) and the arithmetic over them are computed once for
+// the warp: in the corpus's kernels 83 % of the operations with a
+// constant operand and 67 % of the others had all lanes equal.
+func (m *machine) evalU(dst *lanes, e ir.Expr) (uni bool, why string) {
 	switch e := e.(type) {
 	case *ir.IntImm:
-		*dst = bcast(e.Value)
-		return ""
+		dst[0] = e.Value
+		return true, ""
 	case *ir.Var:
 		b := m.vars[e]
 		if b == nil {
 			*dst = lanes{}
-			return m.reason(e, "", e.Name, " is a runtime value")
+			return false, m.reason(e, "", e.Name, " is a runtime value")
+		}
+		if b.uni {
+			dst[0] = b.v[0]
+			return true, b.why
 		}
 		*dst = b.v
-		return b.why
+		return false, b.why
 	case *ir.ThreadIndex:
 		m.threadIndex(dst, e.Axis)
-		return ""
+		return false, ""
 	case *ir.Binary:
-		wa := m.evalInto(dst, e.A)
+		ua, wa := m.evalU(dst, e.A)
 		if c, ok := e.B.(*ir.IntImm); ok {
 			if wa != "" {
-				return wa
+				return ua, wa
 			}
-			return binaryConst(e.Op, dst, c.Value)
+			if ua {
+				v, why := scalarBinary(e.Op, dst[0], c.Value)
+				if why != "" {
+					*dst = lanes{}
+					return false, why
+				}
+				dst[0] = v
+				return true, ""
+			}
+			return false, binaryConst(e.Op, dst, c.Value)
 		}
 		var b lanes
-		wb := m.evalInto(&b, e.B)
+		ub, wb := m.evalU(&b, e.B)
 		if wa != "" {
-			return wa
+			return ua, wa
 		}
 		if wb != "" {
+			if ub {
+				b = bcast(b[0])
+			}
 			*dst = b
-			return wb
+			return false, wb
 		}
-		return binaryTo(e.Op, dst, dst, &b)
+		if ua && ub {
+			v, why := scalarBinary(e.Op, dst[0], b[0])
+			if why != "" {
+				*dst = lanes{}
+				return false, why
+			}
+			dst[0] = v
+			return true, ""
+		}
+		if ua {
+			*dst = bcast(dst[0])
+		}
+		if ub {
+			b = bcast(b[0])
+		}
+		return false, binaryTo(e.Op, dst, dst, &b)
 	}
 	v, why := m.eval(e)
 	*dst = v
-	return why
+	return false, why
+}
+
+// scalarBinary is binaryTo for one lane (TestScalarBinary checks that
+// they agree on every operator).
+func scalarBinary(op ir.BinOp, a, b int64) (int64, string) {
+	switch op {
+	case ir.Add:
+		return a + b, ""
+	case ir.Sub:
+		return a - b, ""
+	case ir.Mul:
+		return a * b, ""
+	case ir.FloorDiv, ir.Div:
+		if b > 0 && a >= 0 {
+			return a / b, ""
+		} else if b != 0 {
+			return floorDiv(a, b), ""
+		}
+		return 0, ""
+	case ir.FloorMod:
+		if b > 0 && a >= 0 {
+			return a % b, ""
+		} else if b != 0 {
+			return floorMod(a, b), ""
+		}
+		return 0, ""
+	case ir.Min:
+		return min(a, b), ""
+	case ir.Max:
+		return max(a, b), ""
+	case ir.EQ:
+		return b2i(a == b), ""
+	case ir.NE:
+		return b2i(a != b), ""
+	case ir.LT:
+		return b2i(a < b), ""
+	case ir.LE:
+		return b2i(a <= b), ""
+	case ir.GT:
+		return b2i(a > b), ""
+	case ir.GE:
+		return b2i(a >= b), ""
+	case ir.And:
+		return b2i(a != 0 && b != 0), ""
+	case ir.Or:
+		return b2i(a != 0 || b != 0), ""
+	case ir.BitAnd:
+		return a & b, ""
+	case ir.BitOr:
+		return a | b, ""
+	case ir.BitXor:
+		return a ^ b, ""
+	case ir.Shl:
+		return a << uint(b&63), ""
+	case ir.Shr:
+		return a >> uint(b&63), ""
+	}
+	return 0, fmt.Sprintf("operator %d", op)
 }
 
 // ---- pointers and addresses ----
