@@ -87,16 +87,21 @@ import (
 // lowered the corpus in 5,048 ms and added 20,107 ms (+398 %) for the
 // figures: fp16_bf16_gemm.py's CLC loops ran to the step bound (18.5 s,
 // every figure unknown at the end), mega_moe.py's call-less kernels kept
-// executing after their first unmodelled access (2-4 s). This tree: 4,953
-// ms and +802 ms (+16 %). The rest is mostly kernels every CTA and warp of
-// which the machine runs: nvfp4_gemm.py's persistent, warp-specialised
-// kernels (148 CTAs of 8 different warps, 572k steps, 190 ms), a third of
-// the corpus's analysis. The 3,000-line file (BenchmarkMemoryShare3000,
-// 5 interleaved runs): part=analysis 2.57 cpu-ms/op against the lower's
-// 20.3 (+12.7 %), unchanged by this work; the golden programs
-// (BenchmarkAnalyzeMemoryGoldens): mode=cold 168.5 against mode=off 89.3
-// cpu-ms/op (+89 %; the earlier +69 % was measured on a faster day of this
-// machine, the same runs of the old tree give +93 %).
+// executing after their first unmodelled access (2-4 s). After them,
+// the reasons formatted once, constant indices mapped once per buffer,
+// intrinsic names parsed once and the arithmetic of values all lanes share
+// done once (evalU): 4,559-4,590 ms and +15.3 %. The rest is mostly
+// kernels every CTA and warp of which the machine runs: nvfp4_gemm.py's
+// persistent, warp-specialised kernels (148 CTAs of 8 different warps,
+// 572k steps; 388 -> 223 ms), about a third of the corpus's analysis. The
+// 3,000-line file end to end (BenchmarkAnalyzeMemory3000, mode=cold
+// against mode=off, 6 interleaved runs): +8.9 % CPU (4319c11 in the same
+// runs: +4.8 %, not significant, p=0.24; 8 runs of this tree earlier:
+// +9.0 %); computing the figures in the dispatch pipe (mode=ahead,
+// Options.PerfAhead) measured +8.9 % against cold's +8.0 % in 4 runs, no
+// better. The golden programs (BenchmarkAnalyzeMemoryGoldens, 6 runs):
+// +88.7 % (4319c11: +87.0 %), unchanged: their analysis is the
+// simulation of kernels whose lowering takes well under a millisecond.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
