@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // gcPercent is the collector's target in the server: the heap may grow to
@@ -68,8 +69,13 @@ const (
 	maxGCPercent = 800
 )
 
-// keepHeadroom re-targets the collector after each collection (above).
-func keepHeadroom() {
+// keepHeadroom re-targets the collector after each collection (above);
+// once per process, however often TuneRuntime is called.
+func keepHeadroom() { headroomOnce.Do(armHeadroom) }
+
+var headroomOnce sync.Once
+
+func armHeadroom() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	last := gcPercent
 	var arm func()
