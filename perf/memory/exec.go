@@ -1451,8 +1451,12 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 		return ptr{}, why
 	}
 	eb := elemBytes(buf.Dtype)
+	// The alignment matters only to the merging of a shared access inside
+	// an unroll loop (flush); elsewhere its three walks of the indices
+	// were a fifth of an access's cost.
+	needAlign := m.inUnr > 0 && scopeOf(buf) != "global"
 	var el lanes
-	var d int64
+	d := int64(1)
 	if flat {
 		if len(indices) != 1 {
 			return ptr{}, "a flat address with several indices"
@@ -1460,17 +1464,23 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 		if el, why = m.eval(indices[0]); why != "" {
 			return ptr{}, why
 		}
-		d = m.div(indices[0])
+		if needAlign {
+			d = m.div(indices[0])
+		}
 	} else {
 		if el, why = m.elemAddr(buf, indices); why != "" {
 			return ptr{}, why // no divisibility of an address not known
 		}
-		d = m.divIndex(buf, indices)
+		if needAlign {
+			d = m.divIndex(buf, indices)
+		}
 	}
-	if c, ok := m.constIndex(indices, el); ok {
-		d = c
-	} else if m.wrapsUnrolled(indices) {
-		d = 1
+	if needAlign {
+		if c, ok := m.constIndex(indices, el); ok {
+			d = c
+		} else if m.wrapsUnrolled(indices) {
+			d = 1
+		}
 	}
 	for i := range off {
 		off[i] += el[i] * eb
