@@ -76,6 +76,11 @@ type Options struct {
 	// the language server publishes them with every version. It changes
 	// no result.
 	PerfAhead int
+	// PerfWork, when > 0, bounds each of those kernels' memory analysis
+	// (statements the machine executes, perf/memory.AnalyzeWithin): a
+	// kernel that takes more is left for Snapshot.PerfDiags to compute
+	// whole (the language server's second publish). It changes no result.
+	PerfWork int64
 
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
@@ -312,8 +317,8 @@ func Analyze(f *source.File, opts Options) *Result {
 	// (another machine pinned to 2 cores, medians of 6, p=0.004).
 	var mu sync.Mutex
 	done := map[*eval.Kernel]*dispatch.Output{}
-	arches := map[*eval.Kernel]string{}   // the target's arch (AutoArch walks the kernel)
-	ahead := newPerfAhead(opts.PerfAhead) // perf_ahead.go
+	arches := map[*eval.Kernel]string{}                  // the target's arch (AutoArch walks the kernel)
+	ahead := newPerfAhead(opts.PerfAhead, opts.PerfWork) // perf_ahead.go
 	dispatchOne := func(k *eval.Kernel) {
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)

@@ -36,6 +36,35 @@ func (k *Kernel) Memory() *memory.Kernel {
 	return k.mem.k
 }
 
+// PublishWork is the bound the language server puts on each kernel's
+// memory analysis before a publish (Options.PerfWork,
+// Snapshot.PerfDiagsWithin): about 10 ms on the 2-core development
+// machine. The kernels over it are published without their performance
+// warnings, which a second publish brings (nvfp4_gemm.py's persistent
+// kernels: up to 570k statements, 190 ms; flashkda's largest: well under).
+const PublishWork = 30_000
+
+// kernelPerfWithin is kernelPerf when k's warnings are known or its
+// memory figures take at most work statements to compute (work <= 0: no
+// bound); ok is false otherwise, and nothing is kept but that fact, so
+// that the next bounded call gives up at once and kernelPerf computes
+// the figures whole.
+func kernelPerfWithin(k *Kernel, work int64) ([]diag.Diagnostic, bool) {
+	if work <= 0 || k == nil || k.Lowered == nil || k.mem == nil || k.Target == "trn" || perfKnown(k) {
+		return kernelPerf(k), true
+	}
+	if k.mem.overWork.Load() {
+		return nil, false
+	}
+	mk, ok := memory.CachedWithin(k.Lowered, k.Launch, work)
+	if !ok {
+		k.mem.overWork.Store(true)
+		return nil, false
+	}
+	k.mem.once.Do(func() { k.mem.k = mk })
+	return kernelPerf(k), true
+}
+
 // memCell holds a record's memory figures, computed once; copies of the
 // record share it.
 type memCell struct {
@@ -45,6 +74,8 @@ type memCell struct {
 	perfOnce sync.Once
 	perf     []diag.Diagnostic
 	perfDone atomic.Bool
+	// overWork is set when a bounded analysis (kernelPerfWithin) gave up.
+	overWork atomic.Bool
 }
 
 // CallMemory returns the figures of call c of k (nil when c has none).

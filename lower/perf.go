@@ -143,6 +143,13 @@ func (s *Snapshot) PerfDiags() []diag.Diagnostic {
 // language server's first publish of a large file) can publish now and
 // the rest later.
 func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete bool) {
+	return s.PerfDiagsWithin(maxNew, 0)
+}
+
+// PerfDiagsWithin is PerfDiagsBudget with each kernel's memory analysis
+// also bounded to work statements (kernelPerfWithin; 0: no bound): the
+// kernels over it are left out, and complete is false.
+func (s *Snapshot) PerfDiagsWithin(maxNew int, work int64) (ds []diag.Diagnostic, complete bool) {
 	var out []diag.Diagnostic
 	seen := map[perfKey]bool{}
 	complete = true
@@ -158,10 +165,14 @@ func (s *Snapshot) PerfDiagsBudget(maxNew int) (ds []diag.Diagnostic, complete b
 			n--
 		}
 	}
-	perfAll(todo)
+	if work > 0 {
+		parallel(len(todo), func(i int) { kernelPerfWithin(todo[i], work) })
+	} else {
+		perfAll(todo)
+	}
 	for _, kv := range s.Kernels {
-		if maxNew >= 0 && !picked[kv.Kernel] && !perfKnown(kv.Kernel) {
-			complete = false
+		if (maxNew >= 0 || work > 0) && !perfKnown(kv.Kernel) {
+			complete = false // over the budget or the bound
 			continue
 		}
 		for _, d := range kernelPerf(kv.Kernel) {

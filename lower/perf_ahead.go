@@ -23,11 +23,12 @@ import (
 // CPU per keystroke, after the analysis and before the publish.
 type perfAhead struct {
 	left  atomic.Int64
+	work  int64                     // Options.PerfWork
 	cells map[*eval.Kernel]*memCell // guarded by Analyze's mutex
 }
 
-func newPerfAhead(n int) *perfAhead {
-	a := &perfAhead{cells: map[*eval.Kernel]*memCell{}}
+func newPerfAhead(n int, work int64) *perfAhead {
+	a := &perfAhead{cells: map[*eval.Kernel]*memCell{}, work: work}
 	a.left.Store(int64(n))
 	return a
 }
@@ -43,7 +44,7 @@ func (a *perfAhead) compute(out *dispatch.Output, arch string) *memCell {
 	if arch == trnArch {
 		k.Target = "trn"
 	}
-	kernelPerf(k)
+	kernelPerfWithin(k, a.work) // over the bound: the cell says so
 	return cell
 }
 

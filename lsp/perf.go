@@ -12,7 +12,10 @@ import (
 // perfBudget is the number of kernels whose memory figures a publish
 // computes before it sends the diagnostics (the others follow in a second
 // publish): an edit re-analyses one kernel, a first open of a 5 MB file
-// thousands (TestLargeFile).
+// thousands (TestLargeFile). Each is also bounded to lower.PublishWork
+// statements of analysis: a kernel whose figures take longer (a
+// persistent GEMM whose 148 CTAs the machine runs one by one) follows in
+// the second publish too, and the keystroke does not wait for it.
 const perfBudget = 32
 
 // withPerf returns snap's diagnostics with the performance warnings of its
@@ -20,15 +23,16 @@ const perfBudget = 32
 // are computed once and kept with it, so an edit pays only for the
 // kernels it re-analysed), sorted.
 func withPerf(snap *snapshot) []diag.Diagnostic {
-	ds, _ := withPerfBudget(snap, -1)
+	ds, _ := withPerfBudget(snap, -1, 0)
 	ds, _ = snap.low.FixFirst(ds) // the message as published (fix_first.go)
 	return ds
 }
 
-// withPerfBudget is withPerf computing at most maxNew kernels' warnings;
-// complete is false when some were left out.
-func withPerfBudget(snap *snapshot, maxNew int) ([]diag.Diagnostic, bool) {
-	perf, complete := snap.low.PerfDiagsBudget(maxNew)
+// withPerfBudget is withPerf computing at most maxNew kernels' warnings,
+// each within work statements of memory analysis (0: no bound); complete
+// is false when some were left out.
+func withPerfBudget(snap *snapshot, maxNew int, work int64) ([]diag.Diagnostic, bool) {
+	perf, complete := snap.low.PerfDiagsWithin(maxNew, work)
 	if len(perf) == 0 {
 		return snap.low.Diags, complete
 	}

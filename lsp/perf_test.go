@@ -88,3 +88,39 @@ func TestPerfFixApplied(t *testing.T) {
 		t.Errorf("hover after the fix:\n%s", h)
 	}
 }
+
+// TestPerfOverWorkFollows: a kernel whose memory analysis takes more than
+// lower.PublishWork statements (the conflicting copy inside a 3,000-trip
+// runtime loop) is published first without its performance warning, and
+// its warning follows in a second publish of the same version.
+func TestPerfOverWorkFollows(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/perf_bank_conflicts.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := ar.Get("kernel.py")
+	src := string(data)
+	const call = "    Tx.warp.copy(row[:, :], A_s[:, :])"
+	if !strings.Contains(src, call) {
+		t.Fatal("the golden's conflicting copy moved")
+	}
+	src = strings.Replace(src, call, "    for i in T.serial(3000):\n    "+call, 1)
+	c := newClient(t, fullCaps(), "")
+	u := uri.File("/tilels-test/perf_loop.py")
+	c.open(u, 1, src)
+	has := func(p *protocol.PublishDiagnosticsParams) bool {
+		for _, d := range p.Diagnostics {
+			if code, _ := d.Code.(protocol.String); code == "perf/bank-conflicts" {
+				return true
+			}
+		}
+		return false
+	}
+	if first := c.waitDiags(u, 1); has(first) {
+		t.Fatal("the first publish waited for an analysis over the bound")
+	}
+	c.waitDiagsWhere(u, "the warning in a second publish", func(p *protocol.PublishDiagnosticsParams) bool {
+		v, _ := p.Version.Get()
+		return v == 1 && has(p)
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/lower"
 )
 
 // published runs when the worker completed the analysis of a version:
@@ -32,8 +33,8 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 	if d.isClosed() || d.cur.Load().version != v || (d.published && v < d.pubVersion) {
 		return false
 	}
-	ds, complete := withPerfBudget(snap, perfBudget) // perf.go
-	ds = s.withFixFirst(d, snap, ds)                 // fix_first.go
+	ds, complete := withPerfBudget(snap, perfBudget, lower.PublishWork) // perf.go
+	ds = s.withFixFirst(d, snap, ds)                                    // fix_first.go
 	params := &protocol.PublishDiagnosticsParams{
 		URI:         d.uri,
 		Version:     protocol.NewOptional(v),

@@ -99,7 +99,7 @@ func (s *Settings) options() lower.Options {
 	o := lower.Options{Arch: s.Arch, MaxCases: s.MaxCases, Bind: s.Bind, Reference: s.Reference}
 	// Every version's publish carries the performance warnings of up to
 	// perfBudget kernels: computed as each kernel is dispatched.
-	o.PerfAhead = perfBudget
+	o.PerfAhead, o.PerfWork = perfBudget, lower.PublishWork
 	if s.LineDirectives {
 		o.LineDirectives = &lower.LineDirectives{} // snapshot.lowered names the files
 	}

@@ -128,8 +128,23 @@ type entry struct {
 
 // Cached is Analyze with the content cache.
 func Cached(fn *ir.Func, l ir.Launch) *Kernel {
+	k, _ := cached(fn, l, 0)
+	return k
+}
+
+// CachedWithin is Cached bounded as AnalyzeWithin is: ok is false (and k
+// nil) when the figures are not cached and computing them takes more than
+// work statements, or when another goroutine is computing them now (the
+// caller does not wait for it). Figures it computes are cached as
+// Cached's are; a bounded attempt that gives up caches nothing and does
+// not make other callers wait for it.
+func CachedWithin(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
+	return cached(fn, l, work)
+}
+
+func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if fn == nil || fn.Body == nil {
-		return Analyze(fn, l)
+		return AnalyzeWithin(fn, l, work)
 	}
 	k := newKeyer()
 	k.launch(l)
@@ -142,10 +157,13 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 	if e == nil {
 		if wait, ok := cache.running[string(k.b)]; ok {
 			cache.Unlock()
+			if work > 0 {
+				return nil, false // not waiting for a whole analysis
+			}
 			<-wait
 			cache.Lock()
 			e = cache.m[string(k.b)]
-		} else {
+		} else if work == 0 {
 			done = make(chan struct{})
 			cache.running[string(k.b)] = done
 		}
@@ -174,9 +192,12 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		for i, c := range calls {
 			out.Calls[c] = r.figures(e.calls[i])
 		}
-		return out
+		return out, true
 	}
-	res := Analyze(fn, l)
+	res, ok := AnalyzeWithin(fn, l, work)
+	if !ok {
+		return nil, false
+	}
 	kp := keeper{k: k}
 	e = &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
 	for _, c := range calls {
@@ -194,7 +215,7 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 		}
 	}
 	cache.Unlock()
-	return res
+	return res, true
 }
 
 // keeper turns figures into the cache's form; ins maps each instruction

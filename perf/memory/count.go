@@ -12,13 +12,25 @@ import (
 // Analyze predicts the memory figures of one launch of fn (a lowered
 // kernel) with launch configuration l.
 func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
-	k := &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{Source: "model"}}
+	k, _ := AnalyzeWithin(fn, l, 0)
+	return k
+}
+
+// AnalyzeWithin is Analyze giving up once the machine has executed more
+// than work statements and memory events (0: no bound): ok is false then,
+// and k is nil. The language server bounds the analyses it waits for
+// before a publish with it (lower.PublishWork); the work is what the
+// machine executes, not the statements of the warps and CTAs it counts
+// as translations of one it executed.
+func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
+	k = &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{Source: "model"}}
 	if fn == nil || fn.Body == nil {
 		k.Total = &Figures{Source: "model", Unknown: "the kernel has no body"}
-		return k
+		return k, true
 	}
 	m := getMachine(l, k)
 	defer putMachine(m)
+	m.workLimit = work
 	m.unread = unreadShared(fn)
 	m.readOnly = readOnlyGlobals(fn)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
@@ -91,6 +103,9 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 				cta0, stepsCTA = m.since(before), m.steps-sc
 			}
 			if m.over {
+				if m.overWork {
+					return nil, false
+				}
 				if !m.moot {
 					why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
 				}
@@ -122,7 +137,7 @@ func Analyze(fn *ir.Func, l ir.Launch) *Kernel {
 	total.fold()
 	k.Total = total
 	k.steps = m.steps
-	return k
+	return k, true
 }
 
 // dedupWarps enables counting translated warps once (warps.go); tests

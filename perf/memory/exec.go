@@ -106,6 +106,10 @@ type machine struct {
 	// unknown, until block looks whether any is left.
 	over, moot bool
 	newUnknown bool
+	// work counts the statements executed when workLimit (AnalyzeWithin)
+	// bounds them; overWork is set when it stopped the execution.
+	work, workLimit int64
+	overWork        bool
 
 	// poison holds the register buffers skipped code may have written,
 	// and why (taint.go).
@@ -275,6 +279,12 @@ func (m *machine) stmt(s ir.Stmt) {
 	if m.steps > maxSteps {
 		m.over = true
 		return
+	}
+	if m.workLimit > 0 {
+		if m.work++; m.work > m.workLimit {
+			m.over, m.overWork = true, true
+			return
+		}
 	}
 	switch s := s.(type) {
 	case *ir.Block:

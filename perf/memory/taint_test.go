@@ -76,3 +76,32 @@ func TestMootStops(t *testing.T) {
 		t.Errorf("the analysis executed %d steps after every figure was unknown (%q)", n, ms[0].Total.Unknown)
 	}
 }
+
+// TestAnalyzeWithin: a bound under the machine's work gives up (nothing
+// cached: Cached computes the figures afterwards), one over it gives
+// Analyze's figures, and CachedWithin then finds them cached.
+func TestAnalyzeWithin(t *testing.T) {
+	res, _ := analyze(t, kernel("1", `    for i in T.serial(300):
+        S[tid, 0] = A[tid, 0]
+`))
+	k := res.Kernels[0]
+	memory.ResetCache()
+	if _, ok := memory.AnalyzeWithin(k.Lowered, k.Launch, 100); ok {
+		t.Fatal("300 iterations within 100 statements")
+	}
+	if _, ok := memory.CachedWithin(k.Lowered, k.Launch, 100); ok {
+		t.Fatal("CachedWithin: 300 iterations within 100 statements")
+	}
+	full := memory.Analyze(k.Lowered, k.Launch)
+	got, ok := memory.AnalyzeWithin(k.Lowered, k.Launch, 1_000_000)
+	if !ok || got.Total.SharedStore != full.Total.SharedStore || got.Total.GlobalLoad != full.Total.GlobalLoad || got.Total.Unknown != full.Total.Unknown {
+		t.Fatalf("within a large bound: ok %v, %+v; want %+v", ok, got.Total, full.Total)
+	}
+	if _, ok := memory.CachedWithin(k.Lowered, k.Launch, 1_000_000); !ok {
+		t.Fatal("CachedWithin gave up within a large bound")
+	}
+	// now cached: a bound of one statement finds it
+	if c, ok := memory.CachedWithin(k.Lowered, k.Launch, 1); !ok || c.Total.SharedStore != full.Total.SharedStore {
+		t.Fatalf("a cached kernel under a tiny bound: ok %v", ok)
+	}
+}
