@@ -136,7 +136,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	}
 	total.fold()
 	k.Total = total
-	k.steps = m.steps
+	k.steps, k.work = m.steps, m.work
 	return k, true
 }
 
@@ -238,12 +238,14 @@ func putMachine(m *machine) {
 	clear(m.local)
 	clear(m.poison)
 	clear(m.pending)
+	clear(m.loopProofs)
+	clear(m.ghosts)
 	for _, c := range m.arena {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, ghosts: m.ghosts, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 
@@ -290,6 +292,9 @@ func (m *machine) emit(e event) {
 	if e.mask == 0 && m.predOff {
 		m.offInstruction(&e)
 		return
+	}
+	if m.rec != nil && e.mask != 0 {
+		m.record(recEvent, &e)
 	}
 	if e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix || e.k == tma {
 		m.memGen++

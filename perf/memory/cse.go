@@ -36,6 +36,9 @@ type availKey struct {
 // redundant reports whether e need not be issued (a repeated global load)
 // and updates the available loads.
 func (m *machine) redundant(e *event) bool {
+	if len(m.ghosts) > 0 {
+		m.ghostTouch(e) // loops.go
+	}
 	switch e.k {
 	case globalLoad, sharedLoad:
 		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
@@ -84,6 +87,10 @@ func firstLane(mask uint32) int {
 // forget drops the available loads: at a barrier or other intrinsic, at
 // each iteration of a loop nvcc does not unroll, and at a new warp.
 func (m *machine) forget() {
+	if m.rec != nil {
+		m.record(recForget, nil)
+	}
+	clear(m.ghosts)
 	for _, bm := range m.avail { // the maps stay, for the next loads
 		if len(bm) > 0 {
 			m.dropLoads(bm)
@@ -203,6 +210,9 @@ func overlaps(a *lanes, w int64, mask uint32, e *event) bool {
 // redundantPeek reports whether redundant would find load e available,
 // changing nothing.
 func (m *machine) redundantPeek(e *event) bool {
+	if len(m.ghosts) > 0 {
+		m.materializeAll(e.buf)
+	}
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
 	as := m.avail[e.buf][k]
 	for i := range as {

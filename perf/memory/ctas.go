@@ -80,7 +80,7 @@ func (p *shiftProof) ctaAxis(k ir.ScopeIDKind, i int) int64 {
 
 // sharedQuantum is the multiple of bytes a shared access may move by.
 func (p *shiftProof) sharedQuantum() int64 {
-	if p.cta > 0 {
+	if p.cta > 0 || p.loop != nil {
 		return 16
 	}
 	return 4

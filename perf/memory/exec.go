@@ -106,6 +106,17 @@ type machine struct {
 	// unknown, until block looks whether any is left.
 	over, moot bool
 	newUnknown bool
+	// unknowns counts the figures made unknown (loops.go compares it)
+	unknowns int
+	// rec is the loop whose iterations are being compared (loops.go):
+	// emit and forget record into it; loopProofs caches the proofs.
+	rec        *loopSkip
+	loopProofs map[*ir.For]*loopProof
+	// ghosts holds, per root, the loads skipped iterations left
+	// available (loops.go); hold is the loop executing its last
+	// iteration after a skip, whose own ghosts its loads cannot meet.
+	ghosts map[*ir.Buffer][]ghost
+	hold   *loopSkip
 	// work counts the statements executed when workLimit (AnalyzeWithin)
 	// bounds them; overWork is set when it stopped the execution.
 	work, workLimit int64
@@ -196,6 +207,7 @@ func (m *machine) unknown(why string) {
 	if m.cur.Unknown == "" {
 		m.cur.Unknown = why
 		m.newUnknown = true
+		m.unknowns++
 	}
 }
 
@@ -235,6 +247,7 @@ func (m *machine) skipCode(b *ir.Block, why string, loopBody bool) {
 			if f.Unknown == "" {
 				f.Unknown = why
 				m.newUnknown = true
+				m.unknowns++
 			}
 		}
 	})
@@ -280,11 +293,9 @@ func (m *machine) stmt(s ir.Stmt) {
 		m.over = true
 		return
 	}
-	if m.workLimit > 0 {
-		if m.work++; m.work > m.workLimit {
-			m.over, m.overWork = true, true
-			return
-		}
+	if m.work++; m.workLimit > 0 && m.work > m.workLimit {
+		m.over, m.overWork = true, true
+		return
 	}
 	switch s := s.(type) {
 	case *ir.Block:
@@ -479,6 +490,7 @@ func (m *machine) forLoop(s *ir.For) {
 		}
 	}
 	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
+	top := m.inUnr == 0 // nothing pending: iterations may be skipped (loops.go)
 	if unr {
 		m.inUnr++
 		m.unrolled = append(m.unrolled, s.Var)
@@ -495,7 +507,19 @@ func (m *machine) forLoop(s *ir.For) {
 	}
 	b.why = ""
 	loUni := uniform(&lo)
+	var sk *loopSkip
+	skipFrom := int64(-1) // the iteration to start comparing at (loops.go)
+	if top && in != 0 && sameExtent(&ext, in, n) {
+		skipFrom = 0
+	}
 	for it := int64(0); it < n && !m.over; it++ {
+		if it == skipFrom {
+			var availAt map[*ir.Buffer]bool
+			if sk != nil {
+				availAt = sk.availAt
+			}
+			sk = m.startSkip(s, n, it, unr, availAt)
+		}
 		live := in &^ fr.broken
 		for i := range 32 {
 			if it >= ext[i] {
@@ -519,6 +543,23 @@ func (m *machine) forLoop(s *ir.For) {
 			m.skipBody(s.Body, fr.why)
 			break
 		}
+		if sk != nil && it <= sk.base+1 {
+			skip, retry := m.afterIteration(sk, it, n, fr)
+			it += skip
+			if skip > 0 && unr {
+				prevHold := m.hold
+				m.hold = sk
+				defer func() { m.hold = prevHold }()
+			}
+			if retry && it == 0 {
+				skipFrom = 1
+			} else if m.rec == nil {
+				sk = nil
+			}
+		}
+	}
+	if sk != nil && m.rec == sk {
+		m.rec = nil
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in
@@ -532,6 +573,16 @@ func (m *machine) forLoop(s *ir.For) {
 			m.flush()
 		}
 	}
+}
+
+// sameExtent reports whether every lane of mask runs n iterations.
+func sameExtent(ext *lanes, mask uint32, n int64) bool {
+	for i := range 32 {
+		if mask&(1<<i) != 0 && ext[i] != n {
+			return false
+		}
+	}
+	return true
 }
 
 // maxUnroll is the largest constant trip count of a serial loop the model

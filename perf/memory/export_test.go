@@ -44,3 +44,15 @@ func KeyLen(fn *ir.Func, l ir.Launch) int {
 
 // Steps is the statements and events the analysis of k executed.
 func Steps(k *Kernel) int64 { return k.steps }
+
+// SetLoopDedup turns skipping translated loop iterations on or off (tests
+// compare both); it returns the previous setting.
+func SetLoopDedup(on bool) bool {
+	old := dedupLoops
+	dedupLoops = on
+	return old
+}
+
+// Work is the statements the analysis of k executed (Steps counts the
+// skipped ones too).
+func Work(k *Kernel) int64 { return k.work }

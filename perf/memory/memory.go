@@ -214,8 +214,9 @@ type Kernel struct {
 	Body *Figures
 	// Total is the whole kernel: the calls plus Body.
 	Total *Figures
-	// steps is the statements and events the machine executed (tests).
-	steps int64
+	// steps is the statements and events the machine executed or
+	// skipped as translations (tests); work the statements it executed.
+	steps, work int64
 }
 
 // ExceedsIdeal reports whether the figures warrant a performance warning:

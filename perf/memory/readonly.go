@@ -167,9 +167,23 @@ func readArg(c *ir.Call, i int) bool {
 // loads of read-only global buffers stay available.
 func (m *machine) forgetBarrier() {
 	m.regBarrier()
+	m.forgetWritable()
+}
+
+// forgetWritable drops the available loads but those of read-only
+// global buffers.
+func (m *machine) forgetWritable() {
 	if len(m.readOnly) == 0 {
 		m.forget()
 		return
+	}
+	if m.rec != nil {
+		m.record(recForgetBarrier, nil)
+	}
+	for b := range m.ghosts {
+		if !m.readOnly[b] {
+			delete(m.ghosts, b)
+		}
 	}
 	for b, bm := range m.avail { // the maps stay, for the next loads
 		if !m.readOnly[b] && len(bm) > 0 {

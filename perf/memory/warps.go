@@ -57,6 +57,15 @@ type shiftProof struct {
 	// CTAs of grid dimension d (ctas.go): the CTA index of dimension d
 	// moves by 1, every thread axis and the other dimensions stay.
 	cta int
+	// loop is the variable of the loop whose iterations the proof
+	// compares (loops.go): it moves by 1, everything defined outside the
+	// loop body stays. written holds the register buffers the body
+	// writes (their values may carry from one iteration to the next);
+	// roots holds each memory root's byte shift per iteration (noShift
+	// when its accesses move by different amounts).
+	loop    *ir.Var
+	written map[*ir.Buffer]bool
+	roots   map[*ir.Buffer]int64
 }
 
 func join(a, b int64) int64 {
@@ -260,11 +269,17 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.block(s, check)
 	case *ir.Lowered:
 		p.block(s.Body, check)
-	case *ir.TileCall, *ir.Alloc, *ir.Decl, *ir.Comment, *ir.Break, *ir.Continue:
+	case *ir.TileCall, *ir.Alloc, *ir.Decl, *ir.Comment:
+	case *ir.Break, *ir.Continue:
+		if p.loop != nil {
+			p.fail = true // lanes leave: later iterations run fewer
+		}
 	case *ir.ScopeID:
 		for i, v := range s.Vars {
 			sh := int64(noShift)
 			switch {
+			case p.loop != nil:
+				sh = 0
 			case p.cta > 0:
 				sh = p.ctaAxis(s.Kind, i)
 			case s.Kind == ir.CTAID || s.Kind == ir.ClusterID || s.Kind == ir.CTAIDInCluster:
@@ -295,6 +310,10 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
+		if p.loop != nil {
+			p.fail = true // a value carried from one iteration to the next
+			return
+		}
 		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Store:
@@ -326,7 +345,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.expr(s.X, check)
 	case *ir.If:
 		if sh := p.expr(s.Cond, check); check && sh != 0 {
-			if p.cta > 0 {
+			if p.cta > 0 || p.loop != nil {
 				p.fail = true // a branch that depends on the CTA
 				return
 			}
@@ -395,8 +414,8 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 			}
 			return 0
 		}
-		if p.cta > 0 {
-			return 0 // the same thread indices in every CTA
+		if p.cta > 0 || p.loop != nil {
+			return 0 // the same thread indices in every CTA (iteration)
 		}
 		return p.axis(e.Axis)
 	case *ir.Binary:
@@ -440,7 +459,7 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 					idx = noShift
 				}
 			}
-			if idx != 0 {
+			if idx != 0 || p.written[e.Buf] {
 				return noShift
 			}
 			if s, ok := p.local[e.Buf]; ok && s != unsetShift {
@@ -576,6 +595,13 @@ func (p *shiftProof) access(buf *ir.Buffer, idx []ir.Expr, flat bool) {
 }
 
 func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
+	if p.roots != nil && scopeOf(root) != "" {
+		old, ok := p.roots[root]
+		if !ok {
+			old = unsetShift
+		}
+		p.roots[root] = join(old, sh)
+	}
 	switch scopeOf(root) {
 	case "shared":
 		if sh == noShift || sh%p.sharedQuantum() != 0 {
@@ -661,11 +687,11 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 	}
 	eb := elemBytes(buf.Dtype)
 	shifts := make([]int64, len(idx))
-	moving := false
+	moving, split := false, false
 	for d, x := range idx {
 		shifts[d] = p.expr(x, true)
 		if shifts[d] == noShift {
-			return root, noShift
+			split = true
 		}
 		moving = moving || shifts[d] != 0
 	}
@@ -673,7 +699,7 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 		return root, sh
 	}
 	if flat {
-		if len(idx) != 1 {
+		if len(idx) != 1 || split {
 			return root, noShift
 		}
 		return root, sh + shifts[0]*eb
@@ -681,12 +707,12 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 	if len(idx) != len(buf.Shape) {
 		return root, noShift
 	}
-	var el int64
+	strides := make([]int64, len(idx))
 	switch buf.Layout.(type) {
 	case nil:
 		stride := int64(1)
 		for d := len(idx) - 1; d >= 0; d-- {
-			el += shifts[d] * stride
+			strides[d] = stride
 			stride *= buf.Shape[d]
 		}
 	default:
@@ -694,9 +720,75 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 		if !ln.ok || ln.swz != nil {
 			return root, noShift
 		}
-		for d := range idx {
-			el += shifts[d] * ln.strides[d]
+		copy(strides, ln.strides)
+	}
+	var el int64
+	for d := 0; d < len(idx); d++ {
+		if shifts[d] != noShift {
+			el += shifts[d] * strides[d]
+			continue
 		}
+		// X // P, X // Q % n, ..., X % m over dimensions d..e of a
+		// row-major block: the digits of X, whose offset is X's own
+		e, x := digits(idx, buf.Shape, strides, d)
+		if e < 0 {
+			return root, noShift
+		}
+		xs := p.expr(x, true)
+		if xs == noShift {
+			return root, noShift
+		}
+		el += xs * strides[e]
+		d = e
 	}
 	return root, sh + el*eb
+}
+
+// digits matches idx[d..e] with the digits of one value X in the
+// row-major block of shape[d..e] (strides[j] = strides[e] times the
+// extents after j): idx[d] = X // P (P the product of shape[d+1..e]),
+// idx[j] = X // Q % shape[j] between, idx[e] = X % shape[e]. Their offset
+// sum(idx[j] * strides[j]) is then X * strides[e] for every integer X
+// (floor division): (s*8 + v) // 32, (s*8 + v) % 32 of a [64, 32] tile
+// moves by 8 elements per s. It returns e and X, or -1.
+func digits(idx []ir.Expr, shape, strides []int64, d int) (int, ir.Expr) {
+	head, ok := idx[d].(*ir.Binary)
+	if !ok || head.Op != ir.FloorDiv {
+		return -1, nil
+	}
+	p, ok := ir.ConstInt(head.B)
+	if !ok || p <= 1 {
+		return -1, nil
+	}
+	x := head.A
+	below := p // the product of the extents after the current dimension
+	for j := d + 1; j < len(idx); j++ {
+		if below%shape[j] != 0 || strides[j-1] != strides[j]*shape[j] {
+			return -1, nil
+		}
+		below /= shape[j]
+		var inner ir.Expr
+		if mod, ok := idx[j].(*ir.Binary); ok && mod.Op == ir.FloorMod {
+			if n, ok := ir.ConstInt(mod.B); ok && n == shape[j] {
+				inner = mod.A
+			}
+		}
+		if inner == nil {
+			return -1, nil
+		}
+		if below == 1 {
+			if ir.Equal(inner, x) {
+				return j, x
+			}
+			return -1, nil
+		}
+		div, ok := inner.(*ir.Binary)
+		if !ok || div.Op != ir.FloorDiv || !ir.Equal(div.A, x) {
+			return -1, nil
+		}
+		if q, ok := ir.ConstInt(div.B); !ok || q != below {
+			return -1, nil
+		}
+	}
+	return -1, nil
 }

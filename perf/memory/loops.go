@@ -1,0 +1,583 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// Iterations of a loop often run the same code on addresses that move by
+// a fixed amount per iteration: a single thread's fallback copy nest
+// A_s[v0, v1] = A[v0, v1] moves 128 bytes a row, a thread-scope add over
+// a [64, 32] tile 16 bytes per vector. The counting rules do not see such
+// a translation when it is a multiple of 16 bytes for shared accesses and
+// of 32 for global ones (warps.go, ctas.go). skipLoop proves it with the
+// shift proof, the loop's variable moving by 1 and everything defined
+// outside the body fixed: values are iteration 0's plus a constant per
+// iteration, branches, inner loop bounds and the register values that
+// addresses read the same in every iteration, nothing carried from one
+// iteration to the next (no assignment, no break or continue, no
+// register the body writes read into an address or a condition).
+//
+// The machine then executes iterations 0 and 1, checks that the second
+// is the first translated (the same events, every address moved by its
+// root's shift, the same counts), adds those counts for iterations 2 to
+// n-2 instead of executing them, and executes iteration n-1, which leaves
+// the loop's variable, the registers and the available loads as they
+// would be. The first and worst instructions stay the earliest ones, as
+// they would (a later iteration's identical counts never replace them).
+//
+// The state one iteration leaves for the next must not change the
+// counts:
+//   - a loop nvcc does not unroll starts each iteration with no
+//     available loads (cse.go), and its events are counted at once;
+//   - in an unroll loop (the outermost: nothing else pending), each root's
+//     accesses must move by a non-zero shift and stay within one window
+//     of that many bytes, aligned to 16 for shared memory: iterations
+//     then touch disjoint bytes (no load is redundant with another
+//     iteration's), and merging, whose runs are at most 16 bytes aligned
+//     to their width, never joins two iterations (each iteration's
+//     pending events are counted at its end). The skipped iterations'
+//     available loads are rebuilt by replaying iteration 0's events,
+//     translated, through the redundant-load rule; no load of the body
+//     may find one from before the loop.
+//
+// Register slots (regs.go), a cp.async run that the iterations would
+// continue differently, any figure becoming unknown, and a step count
+// past maxSteps make the loop execute whole. TestLoopDedup compares the
+// result with executing every iteration on the golden programs and the
+// benchmark corpus.
+
+// minSkipTrips is the fewest iterations a loop must have for skipLoop to
+// try (it executes three of them, and proves the body once).
+const minSkipTrips = 5
+
+// dedupLoops enables skipping translated loop iterations; tests turn it
+// off to compare.
+var dedupLoops = true
+
+// loopProof is the shift proof of one loop's body.
+type loopProof struct {
+	ok bool
+	// unroll: every memory root moves by one non-zero shift (needed when
+	// the iterations' events merge and share available loads)
+	unroll bool
+	shift  map[*ir.Buffer]int64 // bytes per iteration, per root
+}
+
+// loopProofOf proves (once per analysis) that s's iterations are
+// translations of each other.
+func (m *machine) loopProofOf(s *ir.For) *loopProof {
+	if lp, ok := m.loopProofs[s]; ok {
+		return lp
+	}
+	lp := &loopProof{}
+	if m.loopProofs == nil {
+		m.loopProofs = map[*ir.For]*loopProof{}
+	}
+	m.loopProofs[s] = lp
+	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: 1}, local: map[*ir.Buffer]int64{}, warps: 1,
+		axes: map[*ir.Var]string{}, loop: s.Var, written: writtenLocals(s.Body), roots: map[*ir.Buffer]int64{}}
+	if !p.prove(s.Body) || len(p.warp0) > 0 {
+		return lp
+	}
+	lp.ok, lp.unroll, lp.shift = true, true, p.roots
+	for _, sh := range p.roots {
+		if sh == 0 || sh == noShift || sh == unsetShift {
+			lp.unroll = false
+		}
+	}
+	return lp
+}
+
+// writtenLocals is the register buffers code in b may write: stored, or
+// named by an intrinsic's operand (an inline-asm load writes them).
+func writtenLocals(b *ir.Block) map[*ir.Buffer]bool {
+	out := map[*ir.Buffer]bool{}
+	ir.WalkStmts(b, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Store:
+			if s.Buf.Scope == "local" {
+				out[s.Buf] = true
+			}
+			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+			for _, x := range s.Indices {
+				walkExpr(x, func(e ir.Expr) { callLocals(e, out) })
+			}
+		case *ir.Evaluate:
+			walkExpr(s.X, func(e ir.Expr) { callLocals(e, out) })
+		case *ir.Let:
+			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+		case *ir.Assign:
+			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+		case *ir.If:
+			walkExpr(s.Cond, func(e ir.Expr) { callLocals(e, out) })
+		case *ir.While:
+			walkExpr(s.Cond, func(e ir.Expr) { callLocals(e, out) })
+		}
+	})
+	return out
+}
+
+// walkExpr calls f on e and every expression inside it.
+func walkExpr(e ir.Expr, f func(ir.Expr)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	switch e := e.(type) {
+	case *ir.Binary:
+		walkExpr(e.A, f)
+		walkExpr(e.B, f)
+	case *ir.Not:
+		walkExpr(e.X, f)
+	case *ir.Neg:
+		walkExpr(e.X, f)
+	case *ir.Cast:
+		walkExpr(e.X, f)
+	case *ir.Select:
+		walkExpr(e.Cond, f)
+		walkExpr(e.A, f)
+		walkExpr(e.B, f)
+	case *ir.Load:
+		for _, x := range e.Indices {
+			walkExpr(x, f)
+		}
+	case *ir.AddressOf:
+		for _, x := range e.Indices {
+			walkExpr(x, f)
+		}
+	case *ir.Call:
+		for _, x := range e.Args {
+			walkExpr(x, f)
+		}
+	case *ir.Region:
+		for _, x := range e.Min {
+			walkExpr(x, f)
+		}
+		for _, x := range e.Extent {
+			walkExpr(x, f)
+		}
+	case *ir.Tuple:
+		for _, x := range e.Elems {
+			walkExpr(x, f)
+		}
+	}
+}
+
+func callLocals(e ir.Expr, out map[*ir.Buffer]bool) {
+	c, ok := e.(*ir.Call)
+	if !ok {
+		return
+	}
+	for _, a := range c.Args {
+		walkExpr(a, func(x ir.Expr) {
+			b := bufferOf(x)
+			if l, ok := x.(*ir.Load); ok {
+				b = l.Buf
+			}
+			if b != nil && b.Scope == "local" {
+				out[b] = true
+			}
+		})
+	}
+}
+
+// recKind marks a recorded operation on the available loads that is not
+// an event.
+type recKind uint8
+
+const (
+	recEvent recKind = iota
+	recForget
+	recForgetBarrier
+)
+
+// recOp is one operation of an iteration on the available loads, in
+// order: an event (before the redundant-load rule), or a forget.
+type recOp struct {
+	op    recKind
+	ev    event
+	src   lanes // a cp.async's source addresses (ev.src is scratch)
+	trips int64 // machine.trips when it was recorded
+}
+
+// loopSkip is what skipLoop keeps while it executes the compared
+// iterations.
+type loopSkip struct {
+	lp               *loopProof
+	unr              bool
+	base             int64 // the first iteration compared
+	before           map[*Figures]counts
+	steps, memGen    int64
+	unknowns, poison int
+	cpRun            bool
+	availAt          map[*ir.Buffer]bool // roots with available loads at entry
+	rec              []recOp             // the iteration being executed
+	first            []recOp             // iteration 0's
+	delta0           []figDelta
+	steps0, memGen0  int64
+	afterFirst       map[*Figures]counts
+	stepsMid, memMid int64
+}
+
+// record notes an operation of the iteration being compared.
+func (m *machine) record(op recKind, e *event) {
+	r := recOp{op: op, trips: max(m.trips, 1)}
+	if e != nil {
+		r.ev = *e
+		if e.src != nil {
+			r.src = *e.src
+			r.ev.src = nil
+		}
+	}
+	m.rec.rec = append(m.rec.rec, r)
+}
+
+// startSkip returns the skip state of loop s entered with n iterations
+// on every active lane (nil when it cannot skip).
+func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.Buffer]bool) *loopSkip {
+	if !dedupLoops || n-base < minSkipTrips || m.rec != nil || len(m.regs) > 0 || m.predOff {
+		return nil
+	}
+	lp := m.loopProofOf(s)
+	if !lp.ok || (unr && !lp.unroll) {
+		return nil
+	}
+	sk := &loopSkip{lp: lp, unr: unr, base: base, before: m.snapshot(), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+		poison: len(m.poison), cpRun: m.cpRun}
+	if unr && availAt != nil {
+		sk.availAt = availAt // the loop's entry (a second start)
+	} else if unr {
+		sk.availAt = map[*ir.Buffer]bool{}
+		for b, bm := range m.avail {
+			if len(bm) > 0 {
+				sk.availAt[b] = true
+			}
+		}
+		for b := range m.ghosts {
+			sk.availAt[b] = true
+		}
+	}
+	m.rec = sk
+	return sk
+}
+
+// clean reports whether the iteration just executed left nothing that
+// would make the next one count differently.
+func (m *machine) clean(sk *loopSkip, fr *loopFrame) bool {
+	return !m.over && fr.why == "" && fr.broken == 0 && m.unknowns == sk.unknowns && len(m.poison) == sk.poison &&
+		len(m.regs) == 0 && (!sk.unr || m.cpRun == sk.cpRun)
+}
+
+// afterIteration is called after iteration it (sk.base or the next) of a
+// loop being compared; it reports how many iterations to skip (0: none;
+// m.rec is nil when the comparison ended). retry is set when the first
+// iteration compared made a figure unknown and nothing else kept the
+// next one from being compared instead (a call whose addresses are not
+// known stays so in every iteration, and reports it once).
+func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip int64, retry bool) {
+	if !m.clean(sk, fr) {
+		m.rec = nil
+		retry = it == sk.base && m.unknowns != sk.unknowns
+		sk.unknowns = m.unknowns
+		if !retry || !m.clean(sk, fr) {
+			return 0, false
+		}
+		if sk.unr {
+			// the next comparison starts with nothing pending
+			if !m.windows(sk) {
+				return 0, false
+			}
+			m.flush()
+		}
+		return 0, true
+	}
+	if it == sk.base {
+		if sk.unr {
+			if !m.windows(sk) {
+				m.rec = nil
+				return 0, false
+			}
+			m.flush() // no run joins two iterations (windows)
+		}
+		sk.first, sk.rec = sk.rec, nil
+		sk.delta0 = m.since(sk.before)
+		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
+		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshot(), m.steps, m.memGen
+		return 0, false
+	}
+	m.rec = nil
+	if sk.unr {
+		m.flush()
+	}
+	if m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 || !sameDeltas(sk.delta0, m.since(sk.afterFirst)) ||
+		!m.translated(sk, 1) {
+		return 0, false
+	}
+	skip = n - 3 - sk.base // iterations base+2 .. n-2
+	if skip <= 0 || m.steps+sk.steps0*skip > maxSteps {
+		return 0, false
+	}
+	for _, d := range sk.delta0 {
+		d.f.addCountsTimes(&d.c, skip)
+	}
+	m.steps += sk.steps0 * skip
+	m.memGen += sk.memGen0 * skip
+	if sk.unr {
+		m.replay(sk, 2, n-2-sk.base)
+	}
+	return skip, false
+}
+
+// windows checks, for an unroll loop, that each root's loads and shared
+// stores of iteration 0 lie within one window of its shift's size
+// (aligned to 16 bytes for shared memory), and that no root it loads had
+// loads available before the loop.
+func (m *machine) windows(sk *loopSkip) bool {
+	type span struct{ lo, hi int64 }
+	spans := map[*ir.Buffer]*span{}
+	for i := range sk.rec {
+		r := &sk.rec[i]
+		if r.op != recEvent {
+			continue
+		}
+		e := &r.ev
+		switch e.k {
+		case sharedLoad, globalLoad:
+			if sk.availAt[e.buf] {
+				return false
+			}
+		case sharedStore:
+		default:
+			continue
+		}
+		sp := spans[e.buf]
+		for l := range 32 {
+			if e.mask&(1<<l) == 0 {
+				continue
+			}
+			lo, hi := e.addr[l], e.addr[l]+e.width
+			if sp == nil {
+				sp = &span{lo, hi}
+				spans[e.buf] = sp
+			}
+			sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
+		}
+	}
+	for b, sp := range spans {
+		sh, ok := sk.lp.shift[b]
+		if !ok || sh == 0 {
+			return false
+		}
+		lo := sp.lo
+		if scopeOf(b) == "shared" {
+			lo = floorDiv(lo, 16) * 16
+		}
+		if sp.hi-lo > abs(sh) {
+			return false
+		}
+	}
+	return true
+}
+
+// translated reports whether the iteration just recorded is iteration
+// 0's moved by k iterations: the same operations, every address moved by
+// its root's shift, alignments the same as far as merging reads them.
+func (m *machine) translated(sk *loopSkip, k int64) bool {
+	a, b := sk.first, sk.rec
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.op != y.op {
+			return false
+		}
+		if x.op != recEvent {
+			continue
+		}
+		ex, ey := &x.ev, &y.ev
+		if ex.k != ey.k || ex.mask != ey.mask || ex.width != ey.width || ex.buf != ey.buf || ex.node != ey.node ||
+			ex.bytes != ey.bytes || ex.run != ey.run || min(tz(ex.align), 4) != min(tz(ey.align), 4) {
+			return false
+		}
+		sh, ok := sk.lp.shift[ex.buf]
+		if !ok && scopeOf(ex.buf) != "" {
+			return false
+		}
+		d := sh * k
+		var sd int64
+		for l := range 32 {
+			if ex.mask&(1<<l) == 0 {
+				continue
+			}
+			if ey.addr[l] != ex.addr[l]+d {
+				return false
+			}
+			if ex.k == cpAsync {
+				if l == firstLane(ex.mask) {
+					sd = y.src[l] - x.src[l]
+				}
+				if y.src[l]-x.src[l] != sd || sd%32 != 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// replay leaves the available loads as the skipped iterations from..to
+// (counted from the base iteration) would have, before iteration n-1
+// runs. Per root: one that every iteration clears (a store that drops
+// its loads, a forget) is cleared again by iteration n-1, so nothing of
+// the skipped iterations is left; one that only loads gets a ghost, the
+// base iteration's loads that replaying would add, materialized when a
+// later access of the root could meet them and dropped by whatever
+// clears the root (iteration n-1's own loads meet none: its window is
+// another); a root whose stores nvcc forwards is replayed at once.
+func (m *machine) replay(sk *loopSkip, from, to int64) {
+	writable := false
+	cleared := map[*ir.Buffer]bool{}
+	eager := map[*ir.Buffer]bool{}
+	var roots []*ir.Buffer
+	ops := map[*ir.Buffer][]event{}
+	for i := range sk.first {
+		r := &sk.first[i]
+		switch r.op {
+		case recForget:
+			return
+		case recForgetBarrier:
+			writable = true
+			continue
+		}
+		e := &r.ev
+		switch e.k {
+		case tma:
+			return
+		case globalStore, cpAsync, stmatrix:
+			cleared[e.buf] = true
+			continue
+		case sharedStore:
+			if r.trips > maxForwardTrips {
+				cleared[e.buf] = true
+				continue
+			}
+			eager[e.buf] = true
+		case sharedLoad, globalLoad:
+		default:
+			continue
+		}
+		if _, ok := ops[e.buf]; !ok {
+			roots = append(roots, e.buf)
+		}
+		ops[e.buf] = append(ops[e.buf], *e)
+	}
+	for _, b := range roots {
+		if cleared[b] || (writable && !m.readOnly[b]) {
+			continue
+		}
+		g := ghost{owner: sk, ops: ops[b], shift: sk.lp.shift[b], from: from, to: to}
+		if eager[b] {
+			m.materialize(&g)
+			continue
+		}
+		if m.ghosts == nil {
+			m.ghosts = map[*ir.Buffer][]ghost{}
+		}
+		m.ghosts[b] = append(m.ghosts[b], g)
+	}
+}
+
+// ghost is the loads of one root that skipped iterations left available
+// (replay).
+type ghost struct {
+	owner    *loopSkip
+	ops      []event
+	shift    int64
+	from, to int64
+}
+
+// materialize adds g's loads to the available loads.
+func (m *machine) materialize(g *ghost) {
+	for k := g.from; k <= g.to; k++ {
+		d := g.shift * k
+		for i := range g.ops {
+			e := g.ops[i]
+			for l := range 32 {
+				e.addr[l] += d
+			}
+			m.redundant(&e)
+		}
+	}
+}
+
+// ghostTouch materializes or drops the ghosts of e's root before the
+// redundant-load rule handles e.
+func (m *machine) ghostTouch(e *event) {
+	gs, ok := m.ghosts[e.buf]
+	if !ok {
+		return
+	}
+	switch e.k {
+	case globalStore, cpAsync, stmatrix:
+		delete(m.ghosts, e.buf)
+	case globalLoad, sharedLoad, sharedStore:
+		keep := gs[:0]
+		var out []ghost
+		for _, g := range gs {
+			if g.owner == m.hold && e.k != sharedStore {
+				keep = append(keep, g) // the loop's own last iteration
+			} else {
+				out = append(out, g)
+			}
+		}
+		if len(keep) == 0 {
+			delete(m.ghosts, e.buf)
+		} else {
+			m.ghosts[e.buf] = keep
+		}
+		for i := range out {
+			m.materialize(&out[i])
+		}
+	}
+}
+
+// materializeAll materializes every ghost of root b.
+func (m *machine) materializeAll(b *ir.Buffer) {
+	gs, ok := m.ghosts[b]
+	if !ok {
+		return
+	}
+	delete(m.ghosts, b)
+	for i := range gs {
+		m.materialize(&gs[i])
+	}
+}
+
+func sameDeltas(a, b []figDelta) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// addCountsTimes adds n times c.
+func (f *Figures) addCountsTimes(c *counts, n int64) {
+	var s counts
+	for i := range c.sh {
+		x := c.sh[i]
+		s.sh[i] = Shared{x.Instructions * n, x.Wavefronts * n, x.Ideal * n, x.Conflicts * n}
+	}
+	for i := range c.gl {
+		x := c.gl[i]
+		s.gl[i] = Global{x.Requests * n, x.Sectors * n, x.IdealSectors * n}
+	}
+	for i := range c.as {
+		x := c.as[i]
+		s.as[i] = Async{x.Instructions * n, x.Bytes * n}
+	}
+	f.addCounts(&s)
+}
