@@ -543,7 +543,7 @@ func (m *machine) forLoop(s *ir.For) {
 			m.skipBody(s.Body, fr.why)
 			break
 		}
-		if sk != nil && it <= sk.base+1 {
+		if sk != nil && m.rec == sk {
 			skip, retry := m.afterIteration(sk, it, n, fr)
 			it += skip
 			if skip > 0 && unr {
@@ -551,8 +551,8 @@ func (m *machine) forLoop(s *ir.For) {
 				m.hold = sk
 				defer func() { m.hold = prevHold }()
 			}
-			if retry && it == 0 {
-				skipFrom = 1
+			if retry && sk.base == 0 {
+				skipFrom = it + 1
 			} else if m.rec == nil {
 				sk = nil
 			}
@@ -1760,6 +1760,9 @@ func (m *machine) localStore(s *ir.Store) {
 		return // an unknown element: loads of the buffer say so
 	}
 	val, vwhy := m.eval(s.Value)
+	if m.rec != nil {
+		m.recordLocal(s.Buf, &idx, vwhy) // loops.go
+	}
 	mem := m.local[s.Buf]
 	if mem == nil {
 		mem = map[int64]*binding{}

@@ -58,8 +58,15 @@ type loopProof struct {
 	// unroll: every memory root moves by one non-zero shift (needed when
 	// the iterations' events merge and share available loads)
 	unroll bool
-	shift  map[*ir.Buffer]int64 // bytes per iteration, per root
+	// period is how many iterations make the unit compared: every
+	// access moves by a multiple of its quantum over period iterations
+	// (a thread's f16 element loop: 16 iterations, 32 bytes)
+	period int64
+	shift  map[*ir.Buffer]int64 // bytes per period, per root
 }
+
+// maxPeriod bounds loopProof.period.
+const maxPeriod = 16
 
 // loopProofOf proves (once per analysis) that s's iterations are
 // translations of each other.
@@ -72,10 +79,18 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 		m.loopProofs = map[*ir.For]*loopProof{}
 	}
 	m.loopProofs[s] = lp
-	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: 1}, local: map[*ir.Buffer]int64{}, warps: 1,
-		axes: map[*ir.Var]string{}, loop: s.Var, written: writtenLocals(s.Body), roots: map[*ir.Buffer]int64{}}
-	if !p.prove(s.Body) || len(p.warp0) > 0 {
-		return lp
+	written := writtenLocals(s.Body)
+	var p *shiftProof
+	for period := int64(1); ; period *= 2 {
+		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
+			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{}}
+		if p.prove(s.Body) && len(p.warp0) == 0 {
+			lp.period = period
+			break
+		}
+		if !p.accessFail || period >= maxPeriod {
+			return lp
+		}
 	}
 	lp.ok, lp.unroll, lp.shift = true, true, p.roots
 	for _, sh := range p.roots {
@@ -187,6 +202,7 @@ const (
 	recEvent recKind = iota
 	recForget
 	recForgetBarrier
+	recLocal // a register store: ev.buf, ev.mask, ev.addr the elements, why
 )
 
 // recOp is one operation of an iteration on the available loads, in
@@ -194,8 +210,14 @@ const (
 type recOp struct {
 	op    recKind
 	ev    event
-	src   lanes // a cp.async's source addresses (ev.src is scratch)
-	trips int64 // machine.trips when it was recorded
+	src   lanes  // a cp.async's source addresses (ev.src is scratch)
+	trips int64  // machine.trips when it was recorded
+	why   string // recLocal: why the value stored is not known
+}
+
+// recordLocal notes a register store of the iteration being compared.
+func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
+	m.rec.rec = append(m.rec.rec, recOp{op: recLocal, ev: event{buf: b, mask: m.mask, addr: *idx}, why: why})
 }
 
 // loopSkip is what skipLoop keeps while it executes the compared
@@ -210,7 +232,8 @@ type loopSkip struct {
 	cpRun            bool
 	availAt          map[*ir.Buffer]bool // roots with available loads at entry
 	rec              []recOp             // the iteration being executed
-	first            []recOp             // iteration 0's
+	first            []recOp             // the first period's
+	second           []recOp             // the second period's
 	delta0           []figDelta
 	steps0, memGen0  int64
 	afterFirst       map[*Figures]counts
@@ -237,6 +260,9 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 		return nil
 	}
 	lp := m.loopProofOf(s)
+	if lp.ok && n-base < 3*lp.period+1 {
+		return nil // no whole period left to skip
+	}
 	if !lp.ok || (unr && !lp.unroll) {
 		return nil
 	}
@@ -273,9 +299,11 @@ func (m *machine) clean(sk *loopSkip, fr *loopFrame) bool {
 // next one from being compared instead (a call whose addresses are not
 // known stays so in every iteration, and reports it once).
 func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip int64, retry bool) {
+	per := sk.lp.period
 	if !m.clean(sk, fr) {
 		m.rec = nil
-		retry = it == sk.base && m.unknowns != sk.unknowns
+		// in an unroll loop, only a whole period may be counted apart
+		retry = it < sk.base+per && (!sk.unr || it == sk.base+per-1) && m.unknowns != sk.unknowns
 		sk.unknowns = m.unknowns
 		if !retry || !m.clean(sk, fr) {
 			return 0, false
@@ -289,13 +317,16 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		}
 		return 0, true
 	}
-	if it == sk.base {
+	if (it-sk.base+1)%per != 0 {
+		return 0, false // inside a period
+	}
+	if it == sk.base+per-1 {
 		if sk.unr {
 			if !m.windows(sk) {
 				m.rec = nil
 				return 0, false
 			}
-			m.flush() // no run joins two iterations (windows)
+			m.flush() // no run joins two periods (windows)
 		}
 		sk.first, sk.rec = sk.rec, nil
 		sk.delta0 = m.since(sk.before)
@@ -304,6 +335,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		return 0, false
 	}
 	m.rec = nil
+	sk.second = sk.rec
 	if sk.unr {
 		m.flush()
 	}
@@ -311,19 +343,22 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		!m.translated(sk, 1) {
 		return 0, false
 	}
-	skip = n - 3 - sk.base // iterations base+2 .. n-2
-	if skip <= 0 || m.steps+sk.steps0*skip > maxSteps {
+	// periods 2 .. k+1 after base; at least one iteration is left to
+	// execute, the last
+	k := (n - (sk.base + 2*per) - 1) / per
+	if k <= 0 || m.steps+sk.steps0*k > maxSteps {
 		return 0, false
 	}
 	for _, d := range sk.delta0 {
-		d.f.addCountsTimes(&d.c, skip)
+		d.f.addCountsTimes(&d.c, k)
 	}
-	m.steps += sk.steps0 * skip
-	m.memGen += sk.memGen0 * skip
+	m.steps += sk.steps0 * k
+	m.memGen += sk.memGen0 * k
+	m.skippedLocals(sk, k)
 	if sk.unr {
-		m.replay(sk, 2, n-2-sk.base)
+		m.replay(sk, 2, k+1)
 	}
-	return skip, false
+	return k * per, false
 }
 
 // windows checks, for an unroll loop, that each root's loads and shared
@@ -389,6 +424,17 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 		x, y := &a[i], &b[i]
 		if x.op != y.op {
 			return false
+		}
+		if x.op == recLocal {
+			// the same elements, or elements that move with values
+			// unknown for the same reason (written again after the skip)
+			if x.ev.buf != y.ev.buf || x.ev.mask != y.ev.mask || x.why != y.why {
+				return false
+			}
+			if x.ev.addr != y.ev.addr && x.why == "" {
+				return false
+			}
+			continue
 		}
 		if x.op != recEvent {
 			continue
@@ -580,4 +626,40 @@ func (f *Figures) addCountsTimes(c *counts, n int64) {
 		s.as[i] = Async{x.Instructions * n, x.Bytes * n}
 	}
 	f.addCounts(&s)
+}
+
+// skippedLocals writes what the skipped periods 2..k+1 would have into
+// the register elements that move from one period to the next: their
+// values are unknown, for the reason the compared periods gave.
+func (m *machine) skippedLocals(sk *loopSkip, k int64) {
+	for i := range sk.first {
+		x := &sk.first[i]
+		if x.op != recLocal {
+			continue
+		}
+		y := &sk.second[i]
+		if x.ev.addr == y.ev.addr {
+			continue
+		}
+		mem := m.local[x.ev.buf]
+		if mem == nil {
+			mem = map[int64]*binding{}
+			m.local[x.ev.buf] = mem
+		}
+		for j := int64(2); j <= k+1; j++ {
+			for l := range 32 {
+				if x.ev.mask&(1<<l) == 0 {
+					continue
+				}
+				el := x.ev.addr[l] + j*(y.ev.addr[l]-x.ev.addr[l])
+				b := mem[el]
+				if b == nil {
+					b = m.newBinding()
+					b.v = bcast(unset)
+					mem[el] = b
+				}
+				b.why = x.why
+			}
+		}
+	}
 }

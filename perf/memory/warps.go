@@ -66,6 +66,10 @@ type shiftProof struct {
 	loop    *ir.Var
 	written map[*ir.Buffer]bool
 	roots   map[*ir.Buffer]int64
+	// accessFail is set when the first failure was an access moving by
+	// no multiple of its quantum (a loop proof may then compare every
+	// second, fourth, ... iteration instead)
+	accessFail bool
 }
 
 func join(a, b int64) int64 {
@@ -320,6 +324,13 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		v := p.expr(s.Value, check)
 		if s.Buf.Scope == "local" {
 			for _, x := range s.Indices {
+				if p.loop != nil {
+					// a register the body writes is data to the body
+					// (written); the machine compares what the
+					// iterations store (loops.go)
+					p.expr(x, check)
+					continue
+				}
 				p.uniform(x, check)
 			}
 			old, ok := p.local[s.Buf]
@@ -605,6 +616,7 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 	switch scopeOf(root) {
 	case "shared":
 		if sh == noShift || sh%p.sharedQuantum() != 0 {
+			p.accessFail = !p.fail
 			p.fail = true
 			return
 		}
@@ -616,6 +628,7 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 		p.shared[root] = sh
 	case "global":
 		if sh == noShift || sh%32 != 0 {
+			p.accessFail = !p.fail
 			p.fail = true
 		}
 	}
