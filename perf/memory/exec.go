@@ -117,6 +117,9 @@ type machine struct {
 	// iteration after a skip, whose own ghosts its loads cannot meet.
 	ghosts map[*ir.Buffer][]ghost
 	hold   *loopSkip
+	// stateLater is startSkip's answer that the comparison starts at
+	// the next iteration
+	stateLater bool
 	// work counts the statements executed when workLimit (AnalyzeWithin)
 	// bounds them; overWork is set when it stopped the execution.
 	work, workLimit int64
@@ -518,7 +521,11 @@ func (m *machine) forLoop(s *ir.For) {
 			if sk != nil {
 				availAt = sk.availAt
 			}
+			m.stateLater = false
 			sk = m.startSkip(s, n, it, unr, availAt)
+			if sk == nil && m.stateLater {
+				skipFrom = it + 1
+			}
 		}
 		live := in &^ fr.broken
 		for i := range 32 {

@@ -55,9 +55,13 @@ var dedupLoops = true
 // loopProof is the shift proof of one loop's body.
 type loopProof struct {
 	ok bool
-	// unroll: every memory root moves by one non-zero shift (needed when
-	// the iterations' events merge and share available loads)
-	unroll bool
+	// stateLocals and stateVars are the registers and variables the
+	// body carries from one iteration to the next without moving them:
+	// the machine checks that they come back to their values
+	// (a pipeline's stage and phase counters) and takes that many
+	// iterations as the unit compared.
+	stateLocals []*ir.Buffer
+	stateVars   []*ir.Var
 	// period is how many iterations make the unit compared: every
 	// access moves by a multiple of its quantum over period iterations
 	// (a thread's f16 element loop: 16 iterations, 32 bytes)
@@ -79,11 +83,24 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 		m.loopProofs = map[*ir.For]*loopProof{}
 	}
 	m.loopProofs[s] = lp
-	written := writtenLocals(s.Body)
+	stored, called := writtenLocals(s.Body)
+	written := map[*ir.Buffer]bool{}
+	for b := range stored {
+		written[b] = true
+	}
+	for b := range called {
+		written[b] = true
+	}
 	var p *shiftProof
 	for period := int64(1); ; period *= 2 {
 		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
-			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{}}
+			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
+			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
+		for b := range stored {
+			if !called[b] {
+				p.state[b] = true
+			}
+		}
 		if p.prove(s.Body) && len(p.warp0) == 0 {
 			lp.period = period
 			break
@@ -92,42 +109,52 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 			return lp
 		}
 	}
-	lp.ok, lp.unroll, lp.shift = true, true, p.roots
-	for _, sh := range p.roots {
-		if sh == 0 || sh == noShift || sh == unsetShift {
-			lp.unroll = false
+	for v := range p.assigned {
+		if p.vars[v] != 0 {
+			return lp // a carried value that moves: wrong after a skip
 		}
+		lp.stateVars = append(lp.stateVars, v)
 	}
+	for b := range p.state {
+		lp.stateLocals = append(lp.stateLocals, b)
+	}
+	lp.ok, lp.shift = true, p.roots
 	return lp
 }
 
-// writtenLocals is the register buffers code in b may write: stored, or
-// named by an intrinsic's operand (an inline-asm load writes them).
-func writtenLocals(b *ir.Block) map[*ir.Buffer]bool {
-	out := map[*ir.Buffer]bool{}
+// writtenLocals is the register buffers code in b may write: stored,
+// or named by an intrinsic's operand (an inline-asm load writes them).
+func writtenLocals(b *ir.Block) (stored, called map[*ir.Buffer]bool) {
+	stored, called = map[*ir.Buffer]bool{}, map[*ir.Buffer]bool{}
+	calls := func(e ir.Expr) {
+		walkExpr(e, func(e ir.Expr) { callLocals(e, called) })
+	}
 	ir.WalkStmts(b, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Store:
 			if s.Buf.Scope == "local" {
-				out[s.Buf] = true
+				stored[s.Buf] = true
 			}
-			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.Value)
 			for _, x := range s.Indices {
-				walkExpr(x, func(e ir.Expr) { callLocals(e, out) })
+				calls(x)
 			}
 		case *ir.Evaluate:
-			walkExpr(s.X, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.X)
 		case *ir.Let:
-			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.Value)
 		case *ir.Assign:
-			walkExpr(s.Value, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.Value)
 		case *ir.If:
-			walkExpr(s.Cond, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.Cond)
 		case *ir.While:
-			walkExpr(s.Cond, func(e ir.Expr) { callLocals(e, out) })
+			calls(s.Cond)
+		case *ir.For:
+			calls(s.Min)
+			calls(s.Extent)
 		}
 	})
-	return out
+	return stored, called
 }
 
 // walkExpr calls f on e and every expression inside it.
@@ -182,15 +209,15 @@ func callLocals(e ir.Expr, out map[*ir.Buffer]bool) {
 		return
 	}
 	for _, a := range c.Args {
-		walkExpr(a, func(x ir.Expr) {
-			b := bufferOf(x)
-			if l, ok := x.(*ir.Load); ok {
-				b = l.Buf
-			}
-			if b != nil && b.Scope == "local" {
-				out[b] = true
-			}
-		})
+		// an operand (tmp[0]) or a pointer (&tmp[0]); a register read
+		// inside another buffer's index is only read
+		b := bufferOf(a)
+		if l, ok := a.(*ir.Load); ok {
+			b = l.Buf
+		}
+		if b != nil && b.Scope == "local" {
+			out[b] = true
+		}
 	}
 }
 
@@ -238,6 +265,68 @@ type loopSkip struct {
 	steps0, memGen0  int64
 	afterFirst       map[*Figures]counts
 	stepsMid, memMid int64
+	// block is the iterations compared as one unit (0 until the state
+	// comes back: a multiple of the proof's period); shift the roots'
+	// shifts over a block; snap the state at base
+	block int64
+	shift map[*ir.Buffer]int64
+	snap  stateSnap
+}
+
+// maxBlock bounds the iterations of one compared unit.
+const maxBlock = 32
+
+// stateSnap is the values of a loop's state (loopProof.stateLocals and
+// stateVars) at one point.
+type stateSnap struct {
+	locals []map[int64]binding
+	vars   []*binding
+}
+
+func (m *machine) stateOf(lp *loopProof) stateSnap {
+	var sn stateSnap
+	for _, b := range lp.stateLocals {
+		var c map[int64]binding
+		if mem := m.local[b]; mem != nil {
+			c = make(map[int64]binding, len(mem))
+			for k, v := range mem {
+				c[k] = *v
+			}
+		}
+		sn.locals = append(sn.locals, c)
+	}
+	for _, v := range lp.stateVars {
+		var c *binding
+		if b := m.vars[v]; b != nil {
+			x := *b
+			c = &x
+		}
+		sn.vars = append(sn.vars, c)
+	}
+	return sn
+}
+
+// stateIs reports whether the loop's state has the values of sn.
+func (m *machine) stateIs(lp *loopProof, sn *stateSnap) bool {
+	for i, b := range lp.stateLocals {
+		mem, c := m.local[b], sn.locals[i]
+		if len(mem) != len(c) {
+			return false
+		}
+		for k, v := range mem {
+			w, ok := c[k]
+			if !ok || v.why != w.why || v.v != w.v {
+				return false
+			}
+		}
+	}
+	for i, v := range lp.stateVars {
+		b, c := m.vars[v], sn.vars[i]
+		if (b == nil) != (c == nil) || (b != nil && (b.why != c.why || b.v != c.v)) {
+			return false
+		}
+	}
+	return true
 }
 
 // record notes an operation of the iteration being compared.
@@ -263,10 +352,19 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 	if lp.ok && n-base < 3*lp.period+1 {
 		return nil // no whole period left to skip
 	}
-	if !lp.ok || (unr && !lp.unroll) {
+	if !lp.ok {
 		return nil
 	}
-	sk := &loopSkip{lp: lp, unr: unr, base: base, before: m.snapshot(), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+	if base == 0 && len(lp.stateLocals)+len(lp.stateVars) > 0 {
+		// the first iteration often sets the state up (a pipeline's
+		// accumulate flag): compare from the second on
+		m.stateLater = true
+		return nil
+	}
+	if unr && len(m.pending) > 0 {
+		return nil // the earlier iterations' events would join the count
+	}
+	sk := &loopSkip{lp: lp, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshot(), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
 		poison: len(m.poison), cpRun: m.cpRun}
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
@@ -300,16 +398,18 @@ func (m *machine) clean(sk *loopSkip, fr *loopFrame) bool {
 // known stays so in every iteration, and reports it once).
 func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip int64, retry bool) {
 	per := sk.lp.period
+	stateless := len(sk.lp.stateLocals)+len(sk.lp.stateVars) == 0
 	if !m.clean(sk, fr) {
 		m.rec = nil
-		// in an unroll loop, only a whole period may be counted apart
-		retry = it < sk.base+per && (!sk.unr || it == sk.base+per-1) && m.unknowns != sk.unknowns
+		// in an unroll loop, only a whole unit may be counted apart
+		retry = sk.block == 0 && m.unknowns != sk.unknowns && (!sk.unr || (it == sk.base && per == 1 && stateless))
 		sk.unknowns = m.unknowns
 		if !retry || !m.clean(sk, fr) {
 			return 0, false
 		}
 		if sk.unr {
 			// the next comparison starts with nothing pending
+			sk.block, sk.shift = 1, sk.lp.shift
 			if !m.windows(sk) {
 				return 0, false
 			}
@@ -320,13 +420,31 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	if (it-sk.base+1)%per != 0 {
 		return 0, false // inside a period
 	}
-	if it == sk.base+per-1 {
+	if sk.block == 0 {
+		if !m.stateIs(sk.lp, &sk.snap) {
+			if it-sk.base+1 >= maxBlock {
+				m.rec = nil
+			}
+			return 0, false // the state has not come back yet
+		}
+		sk.block = it - sk.base + 1
+		if n-sk.base < 3*sk.block+1 {
+			m.rec = nil
+			return 0, false
+		}
+		sk.shift = sk.lp.shift
+		if f := sk.block / per; f > 1 {
+			sk.shift = make(map[*ir.Buffer]int64, len(sk.lp.shift))
+			for b, sh := range sk.lp.shift {
+				sk.shift[b] = sh * f
+			}
+		}
 		if sk.unr {
 			if !m.windows(sk) {
 				m.rec = nil
 				return 0, false
 			}
-			m.flush() // no run joins two periods (windows)
+			m.flush() // no run joins two units (windows)
 		}
 		sk.first, sk.rec = sk.rec, nil
 		sk.delta0 = m.since(sk.before)
@@ -334,18 +452,21 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshot(), m.steps, m.memGen
 		return 0, false
 	}
+	if it != sk.base+2*sk.block-1 {
+		return 0, false
+	}
 	m.rec = nil
 	sk.second = sk.rec
 	if sk.unr {
 		m.flush()
 	}
-	if m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 || !sameDeltas(sk.delta0, m.since(sk.afterFirst)) ||
-		!m.translated(sk, 1) {
+	if !m.stateIs(sk.lp, &sk.snap) || m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 ||
+		!sameDeltas(sk.delta0, m.since(sk.afterFirst)) || !m.translated(sk, 1) {
 		return 0, false
 	}
-	// periods 2 .. k+1 after base; at least one iteration is left to
+	// units 2 .. k+1 after base; at least one iteration is left to
 	// execute, the last
-	k := (n - (sk.base + 2*per) - 1) / per
+	k := (n - (sk.base + 2*sk.block) - 1) / sk.block
 	if k <= 0 || m.steps+sk.steps0*k > maxSteps {
 		return 0, false
 	}
@@ -358,7 +479,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	if sk.unr {
 		m.replay(sk, 2, k+1)
 	}
-	return k * per, false
+	return k * sk.block, false
 }
 
 // windows checks, for an unroll loop, that each root's loads and shared
@@ -397,7 +518,7 @@ func (m *machine) windows(sk *loopSkip) bool {
 		}
 	}
 	for b, sp := range spans {
-		sh, ok := sk.lp.shift[b]
+		sh, ok := sk.shift[b]
 		if !ok || sh == 0 {
 			return false
 		}
@@ -444,7 +565,10 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 			ex.bytes != ey.bytes || ex.run != ey.run || min(tz(ex.align), 4) != min(tz(ey.align), 4) {
 			return false
 		}
-		sh, ok := sk.lp.shift[ex.buf]
+		if ex.buf == nil {
+			continue // no addresses (a TMA copy: its bytes)
+		}
+		sh, ok := sk.shift[ex.buf]
 		if !ok && scopeOf(ex.buf) != "" {
 			return false
 		}
@@ -520,7 +644,7 @@ func (m *machine) replay(sk *loopSkip, from, to int64) {
 		if cleared[b] || (writable && !m.readOnly[b]) {
 			continue
 		}
-		g := ghost{owner: sk, ops: ops[b], shift: sk.lp.shift[b], from: from, to: to}
+		g := ghost{owner: sk, ops: ops[b], shift: sk.shift[b], from: from, to: to}
 		if eager[b] {
 			m.materialize(&g)
 			continue

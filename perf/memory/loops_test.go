@@ -101,3 +101,104 @@ func loopText(m *memory.Kernel, k *lower.Kernel) string {
 	}
 	return s + "\nsteps " + fmt.Sprint(memory.Steps(m))
 }
+
+// skipCase analyses src with and without skipping iterations: the
+// figures must be the same, and skipping must execute fewer statements
+// when skip is set (the same number when not).
+func skipCase(t *testing.T, name, src string, skip bool) {
+	skipCaseSome(t, name, src, skip, false)
+}
+
+// skipCaseSome is skipCase; with some, skipping need only execute fewer
+// statements.
+func skipCaseSome(t *testing.T, name, src string, skip, some bool) {
+	t.Helper()
+	res, _ := analyze(t, src)
+	k := res.Kernels[0]
+	fast := memory.Analyze(k.Lowered, k.Launch)
+	old := memory.SetLoopDedup(false)
+	slow := memory.Analyze(k.Lowered, k.Launch)
+	memory.SetLoopDedup(old)
+	if a, b := loopText(fast, k), loopText(slow, k); a != b {
+		t.Errorf("%s: skipping differs:\n%s\nexecuting every iteration:\n%s", name, a, b)
+	}
+	if fast.Total.Unknown != "" {
+		t.Errorf("%s: unknown figures: %s", name, fast.Total.Unknown)
+	}
+	switch fw, sw := memory.Work(fast), memory.Work(slow); {
+	case some && fw >= sw:
+		t.Errorf("%s: %d statements executed, %d without skipping: expected fewer", name, fw, sw)
+	case !some && skip && fw*2 > sw:
+		t.Errorf("%s: %d statements executed, %d without skipping: expected under half", name, fw, sw)
+	case !skip && fw != sw:
+		t.Errorf("%s: %d statements executed, %d without skipping: expected no skip", name, fw, sw)
+	}
+}
+
+// TestLoopSkipCases: one kernel per rule of loops.go.
+func TestLoopSkipCases(t *testing.T) {
+	// a runtime loop (nvcc does not unroll 300 iterations): each
+	// iteration moves 128 bytes in S and in A
+	skipCase(t, "runtime", kernel("1", `    for i in T.serial(300):
+        S[i % 32, tid] = A[tid, 0]
+        A[i % 32, tid] = S[tid, 0]
+`), false) // i % 32 moves no constant amount: refused
+	skipCase(t, "runtime rows", kernel("1", `    for i in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+`), true)
+	// an unroll nest of one thread (the fallback copy): rows of 128
+	// bytes, merged 16 bytes at a time, the global loads' availability
+	// rebuilt lazily (a later load of row 5 is redundant)
+	skipCase(t, "unrolled nest", kernel("1", `    if tid == 0:
+        for i in range(32):
+            for j in range(32):
+                S[i, j] = A[i, j]
+        for j in range(32):
+            S[0, j] = A[5, j]
+`), true)
+	// 4 bytes an iteration: global sectors repeat every 8 iterations,
+	// shared banks every 4 (a period of 8)
+	skipCase(t, "period", kernel("1", `    for i in T.serial(256):
+        S[i // 32, i % 32] = A[i // 32, i % 32]
+`), true)
+	// a pipeline's stage counter: the state comes back every 4
+	// iterations, the first sets the accumulate flag
+	skipCase(t, "pipeline state", kernel("1", `    stage = T.alloc_buffer((1,), "int32", scope="local")
+    acc: T.int32 = 0
+    stage[0] = 0
+    for k in T.serial(64):
+        S[stage[0] * 8, tid] = A[acc, tid]
+        acc = 1
+        stage[0] = stage[0] + 1
+        if stage[0] == 4:
+            stage[0] = 0
+`), true)
+	// a counter that never comes back: every iteration runs
+	skipCase(t, "counter", kernel("1", `    cnt = T.alloc_buffer((1,), "int32", scope="local")
+    cnt[0] = 0
+    for k in T.serial(30):
+        S[cnt[0], tid] = A[0, tid]
+        cnt[0] = cnt[0] + 1
+`), false)
+	// registers written at elements that move: their values are data
+	// k % 32 moves no constant amount: the first loop is refused; the
+	// second reads the registers as data
+	skipCaseSome(t, "moving registers", kernel("1", `    r = T.alloc_buffer((64,), "float32", scope="local")
+    for k in T.serial(64):
+        r[k] = A[k % 32, tid] * 2.0
+    for k in T.serial(32):
+        A[k, tid] = r[k]
+`), true, true)
+	skipCase(t, "moving registers 2", kernel("1", `    r = T.alloc_buffer((32,), "float32", scope="local")
+    for k in T.serial(32):
+        r[k] = A[k, tid] * 2.0
+    for k in T.serial(32):
+        S[k, tid] = r[k]
+`), true)
+	// a carried value that moves: refused
+	skipCase(t, "moving value", kernel("1", `    row: T.int32 = 0
+    for k in T.serial(30):
+        S[row, tid] = A[0, tid]
+        row = row + 1
+`), false)
+}

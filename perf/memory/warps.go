@@ -66,6 +66,10 @@ type shiftProof struct {
 	loop    *ir.Var
 	written map[*ir.Buffer]bool
 	roots   map[*ir.Buffer]int64
+	// state holds the registers the body stores only values into that
+	// move by nothing, assigned the variables it assigns (loops.go)
+	state    map[*ir.Buffer]bool
+	assigned map[*ir.Var]bool
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
@@ -315,8 +319,9 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
 		if p.loop != nil {
-			p.fail = true // a value carried from one iteration to the next
-			return
+			// a value carried from one iteration to the next: state,
+			// when it moves by nothing (loops.go checks it periodic)
+			p.assigned[s.Var] = true
 		}
 		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
@@ -328,10 +333,17 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 					// a register the body writes is data to the body
 					// (written); the machine compares what the
 					// iterations store (loops.go)
-					p.expr(x, check)
+					if p.expr(x, check) != 0 && p.state[s.Buf] {
+						delete(p.state, s.Buf)
+						p.changed = true
+					}
 					continue
 				}
 				p.uniform(x, check)
+			}
+			if p.loop != nil && v != 0 && p.state[s.Buf] {
+				delete(p.state, s.Buf) // it moves: not state
+				p.changed = true
 			}
 			old, ok := p.local[s.Buf]
 			if !ok {
@@ -357,7 +369,10 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.If:
 		if sh := p.expr(s.Cond, check); check && sh != 0 {
 			if p.cta > 0 || p.loop != nil {
-				p.fail = true // a branch that depends on the CTA
+				// a branch that depends on the CTA (the iteration:
+				// k % 4 == 0 does not over 4 iterations)
+				p.accessFail = p.accessFail || (p.loop != nil && !p.fail)
+				p.fail = true
 				return
 			}
 			if _, ok := p.constAfterWarp0(s.Cond); !ok {
@@ -469,6 +484,9 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 				if p.expr(x, check) != 0 {
 					idx = noShift
 				}
+			}
+			if idx == 0 && p.state[e.Buf] {
+				return 0 // state: the same in every period (loops.go)
 			}
 			if idx != 0 || p.written[e.Buf] {
 				return noShift
@@ -616,7 +634,7 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 	switch scopeOf(root) {
 	case "shared":
 		if sh == noShift || sh%p.sharedQuantum() != 0 {
-			p.accessFail = !p.fail
+			p.accessFail = p.accessFail || !p.fail
 			p.fail = true
 			return
 		}
@@ -628,7 +646,7 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 		p.shared[root] = sh
 	case "global":
 		if sh == noShift || sh%32 != 0 {
-			p.accessFail = !p.fail
+			p.accessFail = p.accessFail || !p.fail
 			p.fail = true
 		}
 	}
