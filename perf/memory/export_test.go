@@ -56,3 +56,7 @@ func SetLoopDedup(on bool) bool {
 // Work is the statements the analysis of k executed (Steps counts the
 // skipped ones too).
 func Work(k *Kernel) int64 { return k.work }
+
+// SetSkipTrace sets a function that hears why a loop's iterations are
+// not skipped (nil: none).
+func SetSkipTrace(f func(s *ir.For, why string)) { skipTrace = f }

@@ -1,6 +1,11 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // Iterations of a loop often run the same code on addresses that move by
 // a fixed amount per iteration: a single thread's fallback copy nest
@@ -273,6 +278,16 @@ type loopSkip struct {
 	snap  stateSnap
 }
 
+// skipTrace, when set (tests), hears why a loop's iterations are not
+// skipped.
+var skipTrace func(s *ir.For, why string)
+
+func (m *machine) trace(s *ir.For, why string) {
+	if skipTrace != nil {
+		skipTrace(s, why)
+	}
+}
+
 // maxBlock bounds the iterations of one compared unit.
 const maxBlock = 32
 
@@ -353,6 +368,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 		return nil // no whole period left to skip
 	}
 	if !lp.ok {
+		m.trace(s, "the proof fails")
 		return nil
 	}
 	if base == 0 && len(lp.stateLocals)+len(lp.stateVars) > 0 {
@@ -401,6 +417,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	stateless := len(sk.lp.stateLocals)+len(sk.lp.stateVars) == 0
 	if !m.clean(sk, fr) {
 		m.rec = nil
+		m.trace(nil, "not clean")
 		// in an unroll loop, only a whole unit may be counted apart
 		retry = sk.block == 0 && m.unknowns != sk.unknowns && (!sk.unr || (it == sk.base && per == 1 && stateless))
 		sk.unknowns = m.unknowns
@@ -410,7 +427,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		if sk.unr {
 			// the next comparison starts with nothing pending
 			sk.block, sk.shift = 1, sk.lp.shift
-			if !m.windows(sk) {
+			if !m.windows(sk, n) {
 				return 0, false
 			}
 			m.flush()
@@ -423,6 +440,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	if sk.block == 0 {
 		if !m.stateIs(sk.lp, &sk.snap) {
 			if it-sk.base+1 >= maxBlock {
+				m.trace(nil, "the state does not come back")
 				m.rec = nil
 			}
 			return 0, false // the state has not come back yet
@@ -440,7 +458,8 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 			}
 		}
 		if sk.unr {
-			if !m.windows(sk) {
+			if !m.windows(sk, n) {
+				m.trace(nil, "windows")
 				m.rec = nil
 				return 0, false
 			}
@@ -462,6 +481,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	}
 	if !m.stateIs(sk.lp, &sk.snap) || m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 ||
 		!sameDeltas(sk.delta0, m.since(sk.afterFirst)) || !m.translated(sk, 1) {
+		m.trace(nil, "the second unit differs")
 		return 0, false
 	}
 	// units 2 .. k+1 after base; at least one iteration is left to
@@ -482,13 +502,17 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 	return k * sk.block, false
 }
 
-// windows checks, for an unroll loop, that each root's loads and shared
-// stores of iteration 0 lie within one window of its shift's size
-// (aligned to 16 bytes for shared memory), and that no root it loads had
-// loads available before the loop.
-func (m *machine) windows(sk *loopSkip) bool {
-	type span struct{ lo, hi int64 }
-	spans := map[*ir.Buffer]*span{}
+// windows checks, for an unroll loop, that the units touch disjoint
+// bytes: in each lane, no 16-byte-aligned chunk of a root that the first
+// unit's loads and shared stores touch is touched again by another unit
+// of the loop (the chunks move by the root's shift, a multiple of 16
+// bytes, per unit). Merged runs lie within one such chunk, and redundant
+// loads and forwarded stores meet only overlapping bytes: no rule then
+// joins two units. No root the unit loads may have loads available from
+// before the loop.
+func (m *machine) windows(sk *loopSkip, n int64) bool {
+	type lanesChunks [32][]int64
+	chunks := map[*ir.Buffer]*lanesChunks{}
 	for i := range sk.rec {
 		r := &sk.rec[i]
 		if r.op != recEvent {
@@ -504,30 +528,45 @@ func (m *machine) windows(sk *loopSkip) bool {
 		default:
 			continue
 		}
-		sp := spans[e.buf]
+		lc := chunks[e.buf]
+		if lc == nil {
+			lc = &lanesChunks{}
+			chunks[e.buf] = lc
+		}
 		for l := range 32 {
 			if e.mask&(1<<l) == 0 {
 				continue
 			}
-			lo, hi := e.addr[l], e.addr[l]+e.width
-			if sp == nil {
-				sp = &span{lo, hi}
-				spans[e.buf] = sp
+			for c := floorDiv(e.addr[l], 16); c <= floorDiv(e.addr[l]+e.width-1, 16); c++ {
+				lc[l] = append(lc[l], c)
 			}
-			sp.lo, sp.hi = min(sp.lo, lo), max(sp.hi, hi)
 		}
 	}
-	for b, sp := range spans {
+	units := n/sk.block + 1
+	for b, lc := range chunks {
 		sh, ok := sk.shift[b]
-		if !ok || sh == 0 {
+		if !ok || sh == 0 || sh%16 != 0 {
 			return false
 		}
-		lo := sp.lo
-		if scopeOf(b) == "shared" {
-			lo = floorDiv(lo, 16) * 16
-		}
-		if sp.hi-lo > abs(sh) {
-			return false
+		d := abs(sh / 16)
+		for l := range 32 {
+			cs := lc[l]
+			if len(cs) < 2 {
+				continue
+			}
+			// two chunks d*k apart (0 < k <= units) meet across units:
+			// in one residue class mod d, sorted, no two within d*units
+			slices.SortFunc(cs, func(x, y int64) int {
+				if rx, ry := floorMod(x, d), floorMod(y, d); rx != ry {
+					return cmp.Compare(rx, ry)
+				}
+				return cmp.Compare(x, y)
+			})
+			for i := 1; i < len(cs); i++ {
+				if cs[i] != cs[i-1] && floorMod(cs[i], d) == floorMod(cs[i-1], d) && cs[i]-cs[i-1] <= d*units {
+					return false
+				}
+			}
 		}
 	}
 	return true
