@@ -118,8 +118,9 @@ type machine struct {
 	ghosts map[*ir.Buffer][]ghost
 	hold   *loopSkip
 	// stateLater is startSkip's answer that the comparison starts at
-	// the next iteration
+	// the next iteration; recFree keeps recBufs for the next loop
 	stateLater bool
+	recFree    []*recBuf
 	// work counts the statements executed when workLimit (AnalyzeWithin)
 	// bounds them; overWork is set when it stopped the execution.
 	work, workLimit int64
@@ -565,8 +566,8 @@ func (m *machine) forLoop(s *ir.For) {
 			}
 		}
 	}
-	if sk != nil && m.rec == sk {
-		m.rec = nil
+	if sk != nil {
+		m.endSkip(sk)
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in

@@ -114,7 +114,11 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 			return lp
 		}
 	}
+	temps := iterationTemps(s.Body)
 	for v := range p.assigned {
+		if temps[v] {
+			continue // set before it is read in every iteration
+		}
 		if p.vars[v] != 0 {
 			return lp // a carried value that moves: wrong after a skip
 		}
@@ -234,22 +238,99 @@ const (
 	recEvent recKind = iota
 	recForget
 	recForgetBarrier
-	recLocal // a register store: ev.buf, ev.mask, ev.addr the elements, why
+	recLocal // a register store (locRec)
 )
 
-// recOp is one operation of an iteration on the available loads, in
-// order: an event (before the redundant-load rule), or a forget.
+// recOp is one operation of an iteration, in order: an event (before
+// the redundant-load rule), a forget, or a register store; i indexes its
+// record in the recBuf's evs or locs.
 type recOp struct {
 	op    recKind
-	ev    event
-	src   lanes  // a cp.async's source addresses (ev.src is scratch)
-	trips int64  // machine.trips when it was recorded
-	why   string // recLocal: why the value stored is not known
+	i     int32
+	trips int64 // machine.trips when it was recorded
+}
+
+// locRec is a recorded register store: the elements (idx0 in every
+// active lane, or idxs[k]) and why the value is not known.
+type locRec struct {
+	buf  *ir.Buffer
+	mask uint32
+	idx0 int64
+	k    int32 // -1: every active lane stores at idx0
+	why  string
+}
+
+// recBuf holds the operations of the iterations of one unit (machines
+// keep them for the next loop: a unit's events were most of the skip's
+// garbage).
+type recBuf struct {
+	ops  []recOp
+	evs  []event
+	srcs []lanes // a cp.async's source addresses, by event (ev.src is scratch)
+	locs []locRec
+	idxs []lanes
+}
+
+func (b *recBuf) reset() {
+	clear(b.evs) // the events' nodes and buffers
+	clear(b.locs)
+	b.ops, b.evs, b.srcs, b.locs, b.idxs = b.ops[:0], b.evs[:0], b.srcs[:0], b.locs[:0], b.idxs[:0]
+}
+
+// elem is lane l's element of register store r.
+func (b *recBuf) elem(r *locRec, l int) int64 {
+	if r.k < 0 {
+		return r.idx0
+	}
+	return b.idxs[r.k][l]
+}
+
+func (m *machine) getRecBuf() *recBuf {
+	if n := len(m.recFree); n > 0 {
+		b := m.recFree[n-1]
+		m.recFree = m.recFree[:n-1]
+		return b
+	}
+	return &recBuf{}
+}
+
+func (m *machine) putRecBuf(b *recBuf) {
+	if b != nil {
+		b.reset()
+		m.recFree = append(m.recFree, b)
+	}
+}
+
+// endSkip returns sk's records to the machine.
+func (m *machine) endSkip(sk *loopSkip) {
+	if m.rec == sk {
+		m.rec = nil
+	}
+	m.putRecBuf(sk.rec)
+	m.putRecBuf(sk.first)
+	m.putRecBuf(sk.second)
+	sk.rec, sk.first, sk.second = nil, nil, nil
 }
 
 // recordLocal notes a register store of the iteration being compared.
 func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
-	m.rec.rec = append(m.rec.rec, recOp{op: recLocal, ev: event{buf: b, mask: m.mask, addr: *idx}, why: why})
+	rb := m.rec.rec
+	r := locRec{buf: b, mask: m.mask, k: -1, why: why}
+	first := true
+	for l := range 32 {
+		if m.mask&(1<<l) == 0 {
+			continue
+		}
+		if first {
+			r.idx0, first = idx[l], false
+		} else if idx[l] != r.idx0 {
+			r.k = int32(len(rb.idxs))
+			rb.idxs = append(rb.idxs, *idx)
+			break
+		}
+	}
+	rb.ops = append(rb.ops, recOp{op: recLocal, i: int32(len(rb.locs))})
+	rb.locs = append(rb.locs, r)
 }
 
 // loopSkip is what skipLoop keeps while it executes the compared
@@ -263,9 +344,9 @@ type loopSkip struct {
 	unknowns, poison int
 	cpRun            bool
 	availAt          map[*ir.Buffer]bool // roots with available loads at entry
-	rec              []recOp             // the iteration being executed
-	first            []recOp             // the first period's
-	second           []recOp             // the second period's
+	rec              *recBuf             // the unit being executed
+	first            *recBuf             // the first unit's
+	second           *recBuf             // the second unit's
 	delta0           []figDelta
 	steps0, memGen0  int64
 	afterFirst       map[*Figures]counts
@@ -346,15 +427,21 @@ func (m *machine) stateIs(lp *loopProof, sn *stateSnap) bool {
 
 // record notes an operation of the iteration being compared.
 func (m *machine) record(op recKind, e *event) {
-	r := recOp{op: op, trips: max(m.trips, 1)}
+	rb := m.rec.rec
+	r := recOp{op: op, i: -1, trips: max(m.trips, 1)}
 	if e != nil {
-		r.ev = *e
+		r.i = int32(len(rb.evs))
+		rb.evs = append(rb.evs, *e)
+		ev := &rb.evs[r.i]
+		ev.src = nil
 		if e.src != nil {
-			r.src = *e.src
-			r.ev.src = nil
+			for len(rb.srcs) < len(rb.evs) {
+				rb.srcs = append(rb.srcs, lanes{})
+			}
+			rb.srcs[r.i] = *e.src
 		}
 	}
-	m.rec.rec = append(m.rec.rec, r)
+	rb.ops = append(rb.ops, r)
 }
 
 // startSkip returns the skip state of loop s entered with n iterations
@@ -395,6 +482,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 			sk.availAt[b] = true
 		}
 	}
+	sk.rec = m.getRecBuf()
 	m.rec = sk
 	return sk
 }
@@ -413,6 +501,14 @@ func (m *machine) clean(sk *loopSkip, fr *loopFrame) bool {
 // next one from being compared instead (a call whose addresses are not
 // known stays so in every iteration, and reports it once).
 func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip int64, retry bool) {
+	skip, retry = m.afterIter(sk, it, n, fr)
+	if m.rec != sk {
+		m.endSkip(sk) // the comparison ended
+	}
+	return skip, retry
+}
+
+func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int64, retry bool) {
 	per := sk.lp.period
 	stateless := len(sk.lp.stateLocals)+len(sk.lp.stateVars) == 0
 	if !m.clean(sk, fr) {
@@ -465,7 +561,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 			}
 			m.flush() // no run joins two units (windows)
 		}
-		sk.first, sk.rec = sk.rec, nil
+		sk.first, sk.rec = sk.rec, m.getRecBuf()
 		sk.delta0 = m.since(sk.before)
 		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
 		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshot(), m.steps, m.memGen
@@ -475,7 +571,7 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 		return 0, false
 	}
 	m.rec = nil
-	sk.second = sk.rec
+	sk.second, sk.rec = sk.rec, nil
 	if sk.unr {
 		m.flush()
 	}
@@ -513,12 +609,12 @@ func (m *machine) afterIteration(sk *loopSkip, it, n int64, fr *loopFrame) (skip
 func (m *machine) windows(sk *loopSkip, n int64) bool {
 	type lanesChunks [32][]int64
 	chunks := map[*ir.Buffer]*lanesChunks{}
-	for i := range sk.rec {
-		r := &sk.rec[i]
+	for i := range sk.rec.ops {
+		r := &sk.rec.ops[i]
 		if r.op != recEvent {
 			continue
 		}
-		e := &r.ev
+		e := &sk.rec.evs[r.i]
 		switch e.k {
 		case sharedLoad, globalLoad:
 			if sk.availAt[e.buf] {
@@ -576,30 +672,36 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 // 0's moved by k iterations: the same operations, every address moved by
 // its root's shift, alignments the same as far as merging reads them.
 func (m *machine) translated(sk *loopSkip, k int64) bool {
-	a, b := sk.first, sk.rec
-	if len(a) != len(b) {
+	a, b := sk.first, sk.second
+	if len(a.ops) != len(b.ops) {
 		return false
 	}
-	for i := range a {
-		x, y := &a[i], &b[i]
+	for i := range a.ops {
+		x, y := &a.ops[i], &b.ops[i]
 		if x.op != y.op {
 			return false
 		}
-		if x.op == recLocal {
+		switch x.op {
+		case recLocal:
 			// the same elements, or elements that move with values
 			// unknown for the same reason (written again after the skip)
-			if x.ev.buf != y.ev.buf || x.ev.mask != y.ev.mask || x.why != y.why {
+			lx, ly := &a.locs[x.i], &b.locs[y.i]
+			if lx.buf != ly.buf || lx.mask != ly.mask || lx.why != ly.why {
 				return false
 			}
-			if x.ev.addr != y.ev.addr && x.why == "" {
-				return false
+			if lx.why == "" {
+				for l := range 32 {
+					if lx.mask&(1<<l) != 0 && a.elem(lx, l) != b.elem(ly, l) {
+						return false
+					}
+				}
 			}
 			continue
-		}
-		if x.op != recEvent {
+		case recEvent:
+		default:
 			continue
 		}
-		ex, ey := &x.ev, &y.ev
+		ex, ey := &a.evs[x.i], &b.evs[y.i]
 		if ex.k != ey.k || ex.mask != ey.mask || ex.width != ey.width || ex.buf != ey.buf || ex.node != ey.node ||
 			ex.bytes != ey.bytes || ex.run != ey.run || min(tz(ex.align), 4) != min(tz(ey.align), 4) {
 			return false
@@ -621,10 +723,11 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 				return false
 			}
 			if ex.k == cpAsync {
+				xs, ys := &a.srcs[x.i], &b.srcs[y.i]
 				if l == firstLane(ex.mask) {
-					sd = y.src[l] - x.src[l]
+					sd = ys[l] - xs[l]
 				}
-				if y.src[l]-x.src[l] != sd || sd%32 != 0 {
+				if ys[l]-xs[l] != sd || sd%32 != 0 {
 					return false
 				}
 			}
@@ -648,16 +751,18 @@ func (m *machine) replay(sk *loopSkip, from, to int64) {
 	eager := map[*ir.Buffer]bool{}
 	var roots []*ir.Buffer
 	ops := map[*ir.Buffer][]event{}
-	for i := range sk.first {
-		r := &sk.first[i]
+	for i := range sk.first.ops {
+		r := &sk.first.ops[i]
 		switch r.op {
 		case recForget:
 			return
 		case recForgetBarrier:
 			writable = true
 			continue
+		case recLocal:
+			continue
 		}
-		e := &r.ev
+		e := &sk.first.evs[r.i]
 		switch e.k {
 		case tma:
 			return
@@ -795,34 +900,141 @@ func (f *Figures) addCountsTimes(c *counts, n int64) {
 // the register elements that move from one period to the next: their
 // values are unknown, for the reason the compared periods gave.
 func (m *machine) skippedLocals(sk *loopSkip, k int64) {
-	for i := range sk.first {
-		x := &sk.first[i]
+	a, b := sk.first, sk.second
+	for i := range a.ops {
+		x := &a.ops[i]
 		if x.op != recLocal {
 			continue
 		}
-		y := &sk.second[i]
-		if x.ev.addr == y.ev.addr {
-			continue
+		lx, ly := &a.locs[x.i], &b.locs[b.ops[i].i]
+		if lx.why == "" {
+			continue // the same elements (translated checked it)
 		}
-		mem := m.local[x.ev.buf]
+		mem := m.local[lx.buf]
 		if mem == nil {
 			mem = map[int64]*binding{}
-			m.local[x.ev.buf] = mem
+			m.local[lx.buf] = mem
 		}
-		for j := int64(2); j <= k+1; j++ {
-			for l := range 32 {
-				if x.ev.mask&(1<<l) == 0 {
-					continue
+		for l := range 32 {
+			if lx.mask&(1<<l) == 0 {
+				continue
+			}
+			e0, e1 := a.elem(lx, l), b.elem(ly, l)
+			if e0 == e1 {
+				continue
+			}
+			for j := int64(2); j <= k+1; j++ {
+				el := e0 + j*(e1-e0)
+				bd := mem[el]
+				if bd == nil {
+					bd = m.newBinding()
+					bd.v = bcast(unset)
+					mem[el] = bd
 				}
-				el := x.ev.addr[l] + j*(y.ev.addr[l]-x.ev.addr[l])
-				b := mem[el]
-				if b == nil {
-					b = m.newBinding()
-					b.v = bcast(unset)
-					mem[el] = b
-				}
-				b.why = x.why
+				bd.why = lx.why
 			}
 		}
 	}
+}
+
+// iterationTemps is the variables every iteration of body assigns before
+// anything reads them (an assignment at the body's top level, none
+// inside its conditionals or loops, no read before it): nothing of them
+// carries from one iteration to the next, so they need not come back
+// (p_peer_offset = exchange_i * 4).
+func iterationTemps(body *ir.Block) map[*ir.Var]bool {
+	temps := map[*ir.Var]bool{}
+	read := map[*ir.Var]bool{}
+	nested := map[*ir.Var]bool{} // assigned inside a conditional or loop
+	reads := func(e ir.Expr) {
+		walkExpr(e, func(x ir.Expr) {
+			if v, ok := x.(*ir.Var); ok {
+				read[v] = true
+			}
+		})
+	}
+	var inner func(b *ir.Block)
+	stmtReads := func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Let:
+			reads(st.Value)
+		case *ir.Assign:
+			reads(st.Value)
+		case *ir.Store:
+			reads(st.Value)
+			for _, x := range st.Indices {
+				reads(x)
+			}
+		case *ir.Evaluate:
+			reads(st.X)
+		case *ir.If:
+			reads(st.Cond)
+			inner(st.Then)
+			inner(st.Else)
+		case *ir.For:
+			reads(st.Min)
+			reads(st.Extent)
+			inner(st.Body)
+		case *ir.While:
+			reads(st.Cond)
+			inner(st.Body)
+		}
+	}
+	inner = func(b *ir.Block) {
+		ir.WalkStmts(b, func(st ir.Stmt) {
+			if a, ok := st.(*ir.Assign); ok {
+				nested[a.Var] = true
+			}
+		})
+		ir.WalkStmts(b, func(st ir.Stmt) {
+			switch st := st.(type) {
+			case *ir.Let:
+				reads(st.Value)
+			case *ir.Assign:
+				reads(st.Value)
+			case *ir.Store:
+				reads(st.Value)
+				for _, x := range st.Indices {
+					reads(x)
+				}
+			case *ir.Evaluate:
+				reads(st.X)
+			case *ir.If:
+				reads(st.Cond)
+			case *ir.For:
+				reads(st.Min)
+				reads(st.Extent)
+			case *ir.While:
+				reads(st.Cond)
+			}
+		})
+	}
+	var top func(b *ir.Block)
+	top = func(b *ir.Block) {
+		if b == nil {
+			return
+		}
+		for _, st := range b.Stmts {
+			switch st := st.(type) {
+			case *ir.Block:
+				top(st)
+				continue
+			case *ir.Lowered:
+				top(st.Body)
+				continue
+			case *ir.Assign:
+				reads(st.Value)
+				if !read[st.Var] && !nested[st.Var] {
+					temps[st.Var] = true
+				}
+				continue
+			}
+			stmtReads(st)
+		}
+	}
+	top(body)
+	for v := range nested {
+		delete(temps, v)
+	}
+	return temps
 }
