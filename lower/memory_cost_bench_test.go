@@ -90,25 +90,7 @@ func BenchmarkAnalyzeMemoryDir(b *testing.B) {
 	if dir == "" {
 		return
 	}
-	var files []*source.File
-	var opts []Options
-	size := 0
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(p) != ".py" {
-			return err
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, source.NewFile(p, src))
-		opts = append(opts, Options{Path: p})
-		size += len(src)
-		return nil
-	})
-	if err != nil || len(files) == 0 {
-		b.Fatalf("no .py files under %s: %v", dir, err)
-	}
+	files, opts, size := benchDir(b, dir)
 	for _, mode := range []string{"off", "cold"} {
 		b.Run("mode="+mode, func(b *testing.B) {
 			b.SetBytes(int64(size))
@@ -174,6 +156,73 @@ func BenchmarkMemoryShare3000(b *testing.B) {
 			if part == "analysis" && b.N > 0 {
 				b.ReportMetric(float64(work)/float64(time.Millisecond)/float64(b.N), "work-cpu-ms/op")
 			}
+		})
+	}
+}
+
+// benchDir reads the .py files under dir, each with the Options that
+// lower it at its own path.
+func benchDir(b *testing.B, dir string) (files []*source.File, opts []Options, size int) {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".py" {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, source.NewFile(p, src))
+		opts = append(opts, Options{Path: p})
+		size += len(src)
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no .py files under %s: %v", dir, err)
+	}
+	return files, opts, size
+}
+
+// BenchmarkMemoryShareDir is BenchmarkMemoryShare3000 on the files under
+// $TILELS_BENCH_DIR (nothing runs without it): part=lower lowers every
+// file, part=analysis computes the memory figures and warnings of every
+// kernel from an empty content cache (fresh copies of the records lowered
+// before the loop). Timed apart, each part's noise no longer hides in a
+// difference of two totals ten times its size: the ratio is
+// analysis/lower, benchstat -col /part on cpu-ms/op.
+func BenchmarkMemoryShareDir(b *testing.B) {
+	dir := os.Getenv("TILELS_BENCH_DIR")
+	if dir == "" {
+		return
+	}
+	files, opts, size := benchDir(b, dir)
+	var all []*Kernel
+	for i, f := range files {
+		all = append(all, Analyze(f, opts[i]).Kernels...)
+	}
+	for _, part := range []string{"lower", "analysis"} {
+		b.Run("part="+part, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			ks := make([]*Kernel, len(all))
+			cpu := startCPU()
+			for b.Loop() {
+				if part == "lower" {
+					for i, f := range files {
+						Analyze(f, opts[i])
+					}
+					continue
+				}
+				b.StopTimer()
+				for i, k := range all {
+					c := *k
+					c.mem = &memCell{}
+					ks[i] = &c
+				}
+				memory.ResetCache()
+				b.StartTimer()
+				perfAll(ks)
+			}
+			cpu.report(b)
 		})
 	}
 }

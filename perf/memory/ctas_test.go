@@ -2,13 +2,9 @@ package memory_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/internal/benchcorpus"
-	"github.com/tilels/tilels/internal/txtar"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -19,41 +15,10 @@ import (
 // programs of testdata (the Nsight Compute agreement ones) and the 3,000-line benchmark corpus, and
 // checks that the proof covers some multi-CTA kernels and refuses some.
 func TestCTADedup(t *testing.T) {
-	srcs := map[string][]byte{}
-	for _, glob := range []string{"../../lower/testdata/*.txtar", "../../testdata/*/*.py", "../../testdata/*/*/*.py", "../../testdata/*/*/*/*.py"} {
-		paths, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			if filepath.Ext(p) == ".py" {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				srcs[p] = b
-				continue
-			}
-			ar, err := txtar.ParseFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, ok := ar.Get("kernel.py"); ok {
-				srcs[p] = s
-			}
-		}
-	}
-	if len(srcs) == 0 {
-		t.Fatal("no golden programs")
-	}
-	big, err := benchcorpus.Build("../../testdata/examples", 3000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs["corpus"] = []byte(big)
+	srcs := dedupSources(t)
 	multi, covered := 0, 0
 	for name, src := range srcs {
-		res := lower.Analyze(source.NewFile("kernel.py", src), lower.Options{})
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
 		for _, k := range res.Kernels {
 			if k.Lowered == nil {
 				continue

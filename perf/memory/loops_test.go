@@ -20,46 +20,7 @@ import (
 // and the 3,000-line benchmark corpus, and checks that it skips
 // iterations of some kernels.
 func TestLoopDedup(t *testing.T) {
-	srcs := map[string][]byte{}
-	for _, glob := range []string{"../../lower/testdata/*.txtar", "../../testdata/*/*.py", "../../testdata/*/*/*.py", "../../testdata/*/*/*/*.py"} {
-		paths, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range paths {
-			if filepath.Ext(p) == ".py" {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				srcs[p] = b
-				continue
-			}
-			ar, err := txtar.ParseFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s, ok := ar.Get("kernel.py"); ok {
-				srcs[p] = s
-			}
-		}
-	}
-	if dir := os.Getenv("TILELS_BENCH_DIR"); dir != "" {
-		// the 128-file corpus of docs/coverage.md, when at hand
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(p) == ".py" {
-				if b, err := os.ReadFile(p); err == nil {
-					srcs[p] = b
-				}
-			}
-			return nil
-		})
-	}
-	big, err := benchcorpus.Build("../../testdata/examples", 3000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs["corpus"] = []byte(big)
+	srcs := dedupSources(t)
 	kernels, faster := 0, 0
 	for name, src := range srcs {
 		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
@@ -201,4 +162,52 @@ func TestLoopSkipCases(t *testing.T) {
         S[row, tid] = A[0, tid]
         row = row + 1
 `), false)
+}
+
+// dedupSources is the programs the dedup tests compare on: lower's
+// golden programs, the programs of testdata, the 3,000-line benchmark
+// corpus, and the .py files under $TILELS_BENCH_DIR when set (the
+// 128-file corpus of docs/coverage.md).
+func dedupSources(t *testing.T) map[string][]byte {
+	t.Helper()
+	srcs := map[string][]byte{}
+	for _, glob := range []string{"../../lower/testdata/*.txtar", "../../testdata/*/*.py", "../../testdata/*/*/*.py", "../../testdata/*/*/*/*.py"} {
+		paths, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			if filepath.Ext(p) == ".py" {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				srcs[p] = b
+				continue
+			}
+			ar, err := txtar.ParseFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s, ok := ar.Get("kernel.py"); ok {
+				srcs[p] = s
+			}
+		}
+	}
+	if dir := os.Getenv("TILELS_BENCH_DIR"); dir != "" {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(p) == ".py" {
+				if b, err := os.ReadFile(p); err == nil {
+					srcs[p] = b
+				}
+			}
+			return nil
+		})
+	}
+	big, err := benchcorpus.Build("../../testdata/examples", 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs["corpus"] = []byte(big)
+	return srcs
 }

@@ -97,8 +97,8 @@ func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
 	}
 	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
 		axes: map[*ir.Var]string{}}
-	if p.l.Block[1] > 1 || p.l.Block[2] > 1 {
-		return 0, 1
+	if p.l.Block[2] > 1 || (p.l.Block[1] > 1 && p.l.Block[0] != 32) {
+		return 0, 1 // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
 	}
 	// the variables' shifts: a fixed point (joins only go up)
 	for range 8 {
@@ -292,6 +292,11 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 				sh = p.ctaAxis(s.Kind, i)
 			case s.Kind == ir.CTAID || s.Kind == ir.ClusterID || s.Kind == ir.CTAIDInCluster:
 				sh = 0
+			case s.Kind == ir.ThreadID && p.l.Block[1] > 1:
+				sh = 0 // a (32, Y) block: x the lane, y the warp
+				if i == 1 {
+					sh = 1
+				}
 			case s.Kind == ir.ThreadID:
 				sh = 0 // y and z: 0 in a one-dimensional block
 				if i == 0 {
@@ -303,6 +308,10 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			p.set(v, sh)
 			axis := ""
 			switch {
+			case s.Kind == ir.ThreadID && p.l.Block[1] > 1:
+				if i == 1 {
+					axis = "warpid"
+				}
 			case s.Kind == ir.ThreadID && i == 0:
 				axis = "tx"
 			case s.Kind != ir.ThreadID:
@@ -575,6 +584,16 @@ func binaryShift(e *ir.Binary, a, b int64) int64 {
 	case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
 		if a == b {
 			return 0 // both sides move together: the same answer
+		}
+	case ir.BitAnd:
+		if c, ok := e.A.(*ir.IntImm); ok && c.Value == 0 {
+			return 0 // 0 & x
+		}
+		if c, ok := e.B.(*ir.IntImm); ok && c.Value == 0 {
+			return 0
+		}
+		if a == 0 && b == 0 {
+			return 0
 		}
 	case ir.Shl:
 		if c, ok := e.B.(*ir.IntImm); ok && b == 0 && c.Value >= 0 && c.Value < 32 {

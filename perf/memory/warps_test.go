@@ -2,13 +2,10 @@ package memory_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/internal/benchcorpus"
-	"github.com/tilels/tilels/internal/txtar"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -42,28 +39,10 @@ func kernelText(m *memory.Kernel, k *lower.Kernel) string {
 // lower's golden programs and of the 3,000-line benchmark corpus, and
 // checks that the proof covers some of them.
 func TestWarpDedup(t *testing.T) {
-	srcs := map[string][]byte{}
-	paths, err := filepath.Glob("../../lower/testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden programs: %v", err)
-	}
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s, ok := ar.Get("kernel.py"); ok {
-			srcs[filepath.Base(p)] = s
-		}
-	}
-	big, err := benchcorpus.Build("../../testdata/examples", 3000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srcs["corpus"] = []byte(big)
+	srcs := dedupSources(t)
 	kernels, covered, afterWarp0 := 0, 0, 0
 	for name, src := range srcs {
-		res := lower.Analyze(source.NewFile("kernel.py", src), lower.Options{})
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
 		for _, k := range res.Kernels {
 			if k.Lowered == nil {
 				continue
