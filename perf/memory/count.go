@@ -35,6 +35,10 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	m.readOnly = readOnlyGlobals(fn)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
+		case *ir.ScopeID:
+			m.noteScope(s) // ranges.go
+		case *ir.Assign:
+			m.noteAssign(s.Var)
 		case *ir.Lowered:
 			if s.Call != nil {
 				m.figs(s.Call)
@@ -239,13 +243,14 @@ func putMachine(m *machine) {
 	clear(m.poison)
 	clear(m.pending)
 	clear(m.loopProofs)
+	clear(m.scopeRanges)
 	clear(m.ghosts)
 	for _, c := range m.arena {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, ghosts: m.ghosts, recFree: m.recFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, ghosts: m.ghosts, recFree: m.recFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 

@@ -112,6 +112,9 @@ type machine struct {
 	// emit and forget record into it; loopProofs caches the proofs.
 	rec        *loopSkip
 	loopProofs map[*ir.For]*loopProof
+	// scopeRanges bounds the variables of the kernel's scope ids
+	// (ranges.go)
+	scopeRanges map[*ir.Var]ival
 	// ghosts holds, per root, the loads skipped iterations left
 	// available (loops.go); hold is the loop executing its last
 	// iteration after a skip, whose own ghosts its loads cannot meet.

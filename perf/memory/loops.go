@@ -106,6 +106,7 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 				p.state[b] = true
 			}
 		}
+		p.setRange(s.Var, p.loopRange(s))
 		if p.prove(s.Body) && len(p.warp0) == 0 {
 			lp.period = period
 			break

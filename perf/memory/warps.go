@@ -70,6 +70,9 @@ type shiftProof struct {
 	// move by nothing, assigned the variables it assigns (loops.go)
 	state    map[*ir.Buffer]bool
 	assigned map[*ir.Var]bool
+	// ranges bounds the values of the variables defined so far, for
+	// conditions that hold everywhere (ranges.go)
+	ranges map[*ir.Var]ival
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
@@ -284,6 +287,9 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		}
 	case *ir.ScopeID:
 		for i, v := range s.Vars {
+			if !check {
+				p.setRange(v, p.scopeRange(s, i))
+			}
 			sh := int64(noShift)
 			switch {
 			case p.loop != nil:
@@ -324,9 +330,13 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			}
 		}
 	case *ir.Let:
+		if !check {
+			p.setRange(s.Var, p.rangeOf(s.Value, 0))
+		}
 		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
+		p.setRange(s.Var, ival{})
 		if p.loop != nil {
 			// a value carried from one iteration to the next: state,
 			// when it moves by nothing (loops.go checks it periodic)
@@ -376,7 +386,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.Evaluate:
 		p.expr(s.X, check)
 	case *ir.If:
-		if sh := p.expr(s.Cond, check); check && sh != 0 {
+		if sh := p.expr(s.Cond, check); check && sh != 0 && !p.fixedCond(s.Cond) {
 			if p.cta > 0 || p.loop != nil {
 				// a branch that depends on the CTA (the iteration:
 				// k % 4 == 0 does not over 4 iterations)
@@ -393,6 +403,9 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.block(s.Then, check)
 		p.block(s.Else, check)
 	case *ir.For:
+		if !check {
+			p.setRange(s.Var, p.loopRange(s))
+		}
 		p.uniform(s.Min, check)
 		p.uniform(s.Extent, check)
 		p.axes[s.Var] = ""
