@@ -244,13 +244,14 @@ func putMachine(m *machine) {
 	clear(m.pending)
 	clear(m.loopProofs)
 	clear(m.scopeRanges)
+	clear(m.affs)
 	clear(m.ghosts)
 	for _, c := range m.arena {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, ghosts: m.ghosts, recFree: m.recFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 

@@ -113,8 +113,9 @@ type machine struct {
 	rec        *loopSkip
 	loopProofs map[*ir.For]*loopProof
 	// scopeRanges bounds the variables of the kernel's scope ids
-	// (ranges.go)
+	// (ranges.go); affs caches the compiled offsets (affine.go)
 	scopeRanges map[*ir.Var]ival
+	affs        map[*ir.Expr]*affAddr
 	// ghosts holds, per root, the loads skipped iterations left
 	// available (loops.go); hold is the loop executing its last
 	// iteration after a skip, whose own ghosts its loads cannot meet.
@@ -1204,6 +1205,11 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	}
 	if v, ok := m.constElem(b, idx); ok {
 		return bcast(v), "" // every index a constant: one element
+	}
+	if affineAddrs {
+		if a := m.affineOf(b, idx); a.ok {
+			return m.affineAddr(a) // affine.go
+		}
 	}
 	var small [4]lanes
 	vals := small[:0]

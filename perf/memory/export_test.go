@@ -60,3 +60,11 @@ func Work(k *Kernel) int64 { return k.work }
 // SetSkipTrace sets a function that hears why a loop's iterations are
 // not skipped (nil: none).
 func SetSkipTrace(f func(s *ir.For, why string)) { skipTrace = f }
+
+// SetAffineAddrs turns the compiled element offsets on or off (tests
+// compare both); it returns the previous setting.
+func SetAffineAddrs(on bool) bool {
+	old := affineAddrs
+	affineAddrs = on
+	return old
+}

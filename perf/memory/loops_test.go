@@ -234,3 +234,24 @@ func TestFixedCond(t *testing.T) {
 		t.Errorf("%d statements executed, %d without skipping: the guards were not proven fixed", fw, sw)
 	}
 }
+
+// TestAffineAddrs compares the compiled element offsets (affine.go) with
+// elemAddr's own evaluation, fact by fact, on every kernel of the dedup
+// tests' programs.
+func TestAffineAddrs(t *testing.T) {
+	for name, src := range dedupSources(t) {
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
+		for _, k := range res.Kernels {
+			if k.Lowered == nil {
+				continue
+			}
+			fast := loopText(memory.Analyze(k.Lowered, k.Launch), k)
+			old := memory.SetAffineAddrs(false)
+			slow := loopText(memory.Analyze(k.Lowered, k.Launch), k)
+			memory.SetAffineAddrs(old)
+			if fast != slow {
+				t.Errorf("%s kernel %s: compiled offsets differ:\n%s\nelemAddr's:\n%s", name, k.Name, fast, slow)
+			}
+		}
+	}
+}
