@@ -80,7 +80,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				m.steps += stepsCTA
 				continue
 			}
-			var before map[*Figures]counts
+			var before snap
 			var sc int64
 			if c == 0 && sameCTAs {
 				before, sc = m.snapshot(), m.steps
@@ -179,38 +179,60 @@ type figDelta struct {
 	c counts
 }
 
-// snapshot returns the counters of every figures the machine has.
-func (m *machine) snapshot() map[*Figures]counts {
-	out := map[*Figures]counts{m.body: m.body.counts()}
-	for _, f := range m.calls {
-		out[f] = f.counts()
+// snap is the counters of the machine's figures at one point: the
+// body's, then the calls' in m.order (a call whose figures appear later
+// counted nothing before).
+type snap []counts
+
+// snapshot returns the counters of every figures the machine has, into
+// buf's storage.
+func (m *machine) snapshotInto(buf snap) snap {
+	out := append(buf[:0], m.body.counts())
+	for _, c := range m.order {
+		out = append(out, m.calls[c].counts())
 	}
 	return out
 }
 
+func (m *machine) snapshot() snap { return m.snapshotInto(nil) }
+
+// delta is what f counted since before (its entry i in the snapshot).
+func delta(f *Figures, before snap, i int) counts {
+	a := f.counts()
+	var b counts
+	if i < len(before) {
+		b = before[i]
+	}
+	var d counts
+	for i := range a.sh {
+		d.sh[i] = Shared{a.sh[i].Instructions - b.sh[i].Instructions, a.sh[i].Wavefronts - b.sh[i].Wavefronts,
+			a.sh[i].Ideal - b.sh[i].Ideal, a.sh[i].Conflicts - b.sh[i].Conflicts}
+	}
+	for i := range a.gl {
+		d.gl[i] = Global{a.gl[i].Requests - b.gl[i].Requests, a.gl[i].Sectors - b.gl[i].Sectors, a.gl[i].IdealSectors - b.gl[i].IdealSectors}
+	}
+	for i := range a.as {
+		d.as[i] = Async{a.as[i].Instructions - b.as[i].Instructions, a.as[i].Bytes - b.as[i].Bytes}
+	}
+	return d
+}
+
 // since returns what each figures counted since before.
-func (m *machine) since(before map[*Figures]counts) []figDelta {
-	var out []figDelta
-	add := func(f *Figures) {
-		a, b := f.counts(), before[f]
-		var d counts
-		for i := range a.sh {
-			d.sh[i] = Shared{a.sh[i].Instructions - b.sh[i].Instructions, a.sh[i].Wavefronts - b.sh[i].Wavefronts,
-				a.sh[i].Ideal - b.sh[i].Ideal, a.sh[i].Conflicts - b.sh[i].Conflicts}
-		}
-		for i := range a.gl {
-			d.gl[i] = Global{a.gl[i].Requests - b.gl[i].Requests, a.gl[i].Sectors - b.gl[i].Sectors, a.gl[i].IdealSectors - b.gl[i].IdealSectors}
-		}
-		for i := range a.as {
-			d.as[i] = Async{a.as[i].Instructions - b.as[i].Instructions, a.as[i].Bytes - b.as[i].Bytes}
-		}
-		if d != (counts{}) {
+func (m *machine) since(before snap) []figDelta {
+	return m.sinceInto(nil, before)
+}
+
+// sinceInto is since, into out's storage.
+func (m *machine) sinceInto(out []figDelta, before snap) []figDelta {
+	out = out[:0]
+	if d := delta(m.body, before, 0); d != (counts{}) {
+		out = append(out, figDelta{m.body, d})
+	}
+	for i, c := range m.order {
+		f := m.calls[c]
+		if d := delta(f, before, i+1); d != (counts{}) {
 			out = append(out, figDelta{f, d})
 		}
-	}
-	add(m.body)
-	for _, c := range m.order {
-		add(m.calls[c])
 	}
 	return out
 }
@@ -245,13 +267,14 @@ func putMachine(m *machine) {
 	clear(m.loopProofs)
 	clear(m.scopeRanges)
 	clear(m.affs)
+	clear(m.deltaBuf[:cap(m.deltaBuf)])
 	clear(m.ghosts)
 	for _, c := range m.arena {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
 	machines.Put(m)
 }
 

@@ -125,6 +125,11 @@ type machine struct {
 	// the next iteration; recFree keeps recBufs for the next loop
 	stateLater bool
 	recFree    []*recBuf
+	// snapBuf and deltaBuf are loops.go's scratch for counters
+	snapBuf    [2]snap
+	deltaBuf   []figDelta
+	chunks     []chunk
+	chunkRoots []*ir.Buffer
 	// work counts the statements executed when workLimit (AnalyzeWithin)
 	// bounds them; overWork is set when it stopped the execution.
 	work, workLimit int64

@@ -310,6 +310,13 @@ func (m *machine) endSkip(sk *loopSkip) {
 	m.putRecBuf(sk.rec)
 	m.putRecBuf(sk.first)
 	m.putRecBuf(sk.second)
+	if sk.before != nil {
+		m.snapBuf[0] = sk.before[:0]
+	}
+	if sk.afterFirst != nil {
+		m.snapBuf[1] = sk.afterFirst[:0]
+	}
+	sk.before, sk.afterFirst = nil, nil
 	sk.rec, sk.first, sk.second = nil, nil, nil
 }
 
@@ -340,7 +347,7 @@ type loopSkip struct {
 	lp               *loopProof
 	unr              bool
 	base             int64 // the first iteration compared
-	before           map[*Figures]counts
+	before           snap
 	steps, memGen    int64
 	unknowns, poison int
 	cpRun            bool
@@ -350,7 +357,7 @@ type loopSkip struct {
 	second           *recBuf             // the second unit's
 	delta0           []figDelta
 	steps0, memGen0  int64
-	afterFirst       map[*Figures]counts
+	afterFirst       snap
 	stepsMid, memMid int64
 	// block is the iterations compared as one unit (0 until the state
 	// comes back: a multiple of the proof's period); shift the roots'
@@ -468,7 +475,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 	if unr && len(m.pending) > 0 {
 		return nil // the earlier iterations' events would join the count
 	}
-	sk := &loopSkip{lp: lp, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshot(), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+	sk := &loopSkip{lp: lp, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
 		poison: len(m.poison), cpRun: m.cpRun}
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
@@ -565,7 +572,7 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		sk.first, sk.rec = sk.rec, m.getRecBuf()
 		sk.delta0 = m.since(sk.before)
 		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
-		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshot(), m.steps, m.memGen
+		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshotInto(m.snapBuf[1]), m.steps, m.memGen
 		return 0, false
 	}
 	if it != sk.base+2*sk.block-1 {
@@ -577,7 +584,7 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		m.flush()
 	}
 	if !m.stateIs(sk.lp, &sk.snap) || m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 ||
-		!sameDeltas(sk.delta0, m.since(sk.afterFirst)) || !m.translated(sk, 1) {
+		!m.sameSince(sk.delta0, sk.afterFirst) || !m.translated(sk, 1) {
 		m.trace(nil, "the second unit differs")
 		return 0, false
 	}
@@ -608,8 +615,12 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 // joins two units. No root the unit loads may have loads available from
 // before the loop.
 func (m *machine) windows(sk *loopSkip, n int64) bool {
-	type lanesChunks [32][]int64
-	chunks := map[*ir.Buffer]*lanesChunks{}
+	// (root, lane, chunk) of every access, sorted: per root and lane, two
+	// chunks d*k apart (0 < k <= units, d the shift in chunks) meet
+	// across units; in one residue class mod d, sorted, none may lie
+	// within d*units of the next
+	cs := m.chunks[:0]
+	roots := m.chunkRoots[:0] // a root's index orders the chunks
 	for i := range sk.rec.ops {
 		r := &sk.rec.ops[i]
 		if r.op != recEvent {
@@ -625,48 +636,60 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 		default:
 			continue
 		}
-		lc := chunks[e.buf]
-		if lc == nil {
-			lc = &lanesChunks{}
-			chunks[e.buf] = lc
+		sh, ok := sk.shift[e.buf]
+		if !ok || sh == 0 || sh%16 != 0 {
+			return false
+		}
+		d := abs(sh / 16)
+		ri := slices.Index(roots, e.buf)
+		if ri < 0 {
+			ri = len(roots)
+			roots = append(roots, e.buf)
 		}
 		for l := range 32 {
 			if e.mask&(1<<l) == 0 {
 				continue
 			}
 			for c := floorDiv(e.addr[l], 16); c <= floorDiv(e.addr[l]+e.width-1, 16); c++ {
-				lc[l] = append(lc[l], c)
+				cs = append(cs, chunk{int32(ri), int8(l), floorMod(c, d), c, d})
 			}
 		}
 	}
-	units := n/sk.block + 1
-	for b, lc := range chunks {
-		sh, ok := sk.shift[b]
-		if !ok || sh == 0 || sh%16 != 0 {
-			return false
+	m.chunks = cs
+	clear(roots)
+	m.chunkRoots = roots[:0]
+	if len(cs) < 2 {
+		return true
+	}
+	slices.SortFunc(cs, func(x, y chunk) int {
+		if x.root != y.root {
+			return cmp.Compare(x.root, y.root)
 		}
-		d := abs(sh / 16)
-		for l := range 32 {
-			cs := lc[l]
-			if len(cs) < 2 {
-				continue
-			}
-			// two chunks d*k apart (0 < k <= units) meet across units:
-			// in one residue class mod d, sorted, no two within d*units
-			slices.SortFunc(cs, func(x, y int64) int {
-				if rx, ry := floorMod(x, d), floorMod(y, d); rx != ry {
-					return cmp.Compare(rx, ry)
-				}
-				return cmp.Compare(x, y)
-			})
-			for i := 1; i < len(cs); i++ {
-				if cs[i] != cs[i-1] && floorMod(cs[i], d) == floorMod(cs[i-1], d) && cs[i]-cs[i-1] <= d*units {
-					return false
-				}
-			}
+		if x.lane != y.lane {
+			return cmp.Compare(x.lane, y.lane)
+		}
+		if x.res != y.res {
+			return cmp.Compare(x.res, y.res)
+		}
+		return cmp.Compare(x.c, y.c)
+	})
+	units := n/sk.block + 1
+	for i := 1; i < len(cs); i++ {
+		a, b := &cs[i-1], &cs[i]
+		if a.root == b.root && a.lane == b.lane && a.res == b.res && a.c != b.c && b.c-a.c <= a.d*units {
+			return false
 		}
 	}
 	return true
+}
+
+// chunk is a 16-byte chunk c of the root numbered root that lane
+// touches; res is c mod d, d the root's shift in chunks (windows).
+type chunk struct {
+	root   int32
+	lane   int8
+	res, c int64
+	d      int64
 }
 
 // translated reports whether the iteration just recorded is iteration
@@ -747,11 +770,23 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 // clears the root (iteration n-1's own loads meet none: its window is
 // another); a root whose stores nvcc forwards is replayed at once.
 func (m *machine) replay(sk *loopSkip, from, to int64) {
+	type rootOps struct {
+		b              *ir.Buffer
+		cleared, eager bool
+		evs            []int32 // indexes in sk.first.evs
+	}
+	var small [4]rootOps
+	roots := small[:0]
+	of := func(b *ir.Buffer) *rootOps {
+		for i := range roots {
+			if roots[i].b == b {
+				return &roots[i]
+			}
+		}
+		roots = append(roots, rootOps{b: b})
+		return &roots[len(roots)-1]
+	}
 	writable := false
-	cleared := map[*ir.Buffer]bool{}
-	eager := map[*ir.Buffer]bool{}
-	var roots []*ir.Buffer
-	ops := map[*ir.Buffer][]event{}
 	for i := range sk.first.ops {
 		r := &sk.first.ops[i]
 		switch r.op {
@@ -768,36 +803,39 @@ func (m *machine) replay(sk *loopSkip, from, to int64) {
 		case tma:
 			return
 		case globalStore, cpAsync, stmatrix:
-			cleared[e.buf] = true
+			of(e.buf).cleared = true
 			continue
 		case sharedStore:
 			if r.trips > maxForwardTrips {
-				cleared[e.buf] = true
+				of(e.buf).cleared = true
 				continue
 			}
-			eager[e.buf] = true
+			of(e.buf).eager = true
 		case sharedLoad, globalLoad:
 		default:
 			continue
 		}
-		if _, ok := ops[e.buf]; !ok {
-			roots = append(roots, e.buf)
-		}
-		ops[e.buf] = append(ops[e.buf], *e)
+		ro := of(e.buf)
+		ro.evs = append(ro.evs, r.i)
 	}
-	for _, b := range roots {
-		if cleared[b] || (writable && !m.readOnly[b]) {
+	for i := range roots {
+		ro := &roots[i]
+		if ro.cleared || len(ro.evs) == 0 || (writable && !m.readOnly[ro.b]) {
 			continue
 		}
-		g := ghost{owner: sk, ops: ops[b], shift: sk.shift[b], from: from, to: to}
-		if eager[b] {
+		evs := make([]event, len(ro.evs))
+		for j, k := range ro.evs {
+			evs[j] = sk.first.evs[k]
+		}
+		g := ghost{owner: sk, ops: evs, shift: sk.shift[ro.b], from: from, to: to}
+		if ro.eager {
 			m.materialize(&g)
 			continue
 		}
 		if m.ghosts == nil {
 			m.ghosts = map[*ir.Buffer][]ghost{}
 		}
-		m.ghosts[b] = append(m.ghosts[b], g)
+		m.ghosts[ro.b] = append(m.ghosts[ro.b], g)
 	}
 }
 
@@ -867,12 +905,16 @@ func (m *machine) materializeAll(b *ir.Buffer) {
 	}
 }
 
-func sameDeltas(a, b []figDelta) bool {
-	if len(a) != len(b) {
+// sameSince reports whether the figures counted d since before, no
+// more and no less.
+func (m *machine) sameSince(d []figDelta, before snap) bool {
+	m.deltaBuf = m.sinceInto(m.deltaBuf, before)
+	b := m.deltaBuf
+	if len(d) != len(b) {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] {
+	for i := range d {
+		if d[i] != b[i] {
 			return false
 		}
 	}

@@ -26,7 +26,15 @@
 // TestWarpDedup compares it with executing every warp. Likewise the CTAs
 // of a grid that the same proof, across the CTA index, shows to be CTA
 // 0's translated (global addresses by multiples of 32 bytes, shared ones
-// by multiples of 16) count as CTA 0 (ctas.go, TestCTADedup).
+// by multiples of 16) count as CTA 0 (ctas.go, TestCTADedup). The
+// iterations of a loop likewise (loops.go): when the same proof, with the
+// loop variable moving by 1 (or by a period of up to 16 iterations, or
+// by as many as bring the registers and variables the body carries back
+// to their values, a pipeline's stage and phase), shows them translations
+// of one another, the machine executes two units, checks the second
+// against the first, adds the first's counts for the units between and
+// executes the last iteration (TestLoopDedup). Bounds guards that every
+// thread and iteration passes do not defeat these proofs (ranges.go).
 //
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
