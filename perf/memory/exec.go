@@ -1497,7 +1497,9 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 			for i := range off {
 				p.addr[i] += off[i] * eb
 			}
-			p.align = gcd(p.align, m.div(e.Args[1])*eb)
+			if m.needAlign(p.buf) {
+				p.align = gcd(p.align, m.div(e.Args[1])*eb)
+			}
 			return p, ""
 		}
 		if e.Op == "ptx.addr" && len(e.Args) == 2 {
@@ -1513,7 +1515,9 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 			for i := range off {
 				p.addr[i] += off[i]
 			}
-			p.align = gcd(p.align, m.div(e.Args[1]))
+			if m.needAlign(p.buf) {
+				p.align = gcd(p.align, m.div(e.Args[1]))
+			}
 			return p, ""
 		}
 	case *ir.Cast:
@@ -1537,7 +1541,7 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 	// The alignment matters only to the merging of a shared access inside
 	// an unroll loop (flush); elsewhere its three walks of the indices
 	// were a fifth of an access's cost.
-	needAlign := m.inUnr > 0 && scopeOf(buf) != "global"
+	needAlign := m.needAlign(buf)
 	var el lanes
 	d := int64(1)
 	if flat {
@@ -1569,6 +1573,14 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 		off[i] += el[i] * eb
 	}
 	return ptr{root, buf, off, gcd(align, d*eb)}, ""
+}
+
+// needAlign reports whether an access of buf needs its provable
+// alignment: only a shared access inside an unroll loop is merged
+// (flush); elsewhere the alignment walks were a tenth of the golden
+// programs' analysis.
+func (m *machine) needAlign(buf *ir.Buffer) bool {
+	return m.inUnr > 0 && buf != nil && scopeOf(buf) != "global"
 }
 
 // divIndex is the provable divisibility (in elements) of the element
