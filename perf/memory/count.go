@@ -269,7 +269,11 @@ func putMachine(m *machine) {
 	clear(m.affs)
 	clear(m.deltaBuf[:cap(m.deltaBuf)])
 	clear(m.ghosts)
-	for _, c := range m.arena {
+	// the chunks this analysis used (bindings hold reasons): a machine
+	// whose arena once grew for a large kernel cleared all of it after
+	// every small one
+	m.peak = max(m.peak, m.used)
+	for _, c := range m.arena[:min(len(m.arena), (m.peak+arenaChunk-1)/arenaChunk)] {
 		clear(c)
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
@@ -301,6 +305,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.unrolled = m.unrolled[:0]
 	clear(m.local)
 	clear(m.poison)
+	m.peak = max(m.peak, m.used)
 	m.used = 0
 	m.mask = m.present
 	m.cur, m.curCall = m.body, nil

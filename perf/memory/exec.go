@@ -156,6 +156,7 @@ type machine struct {
 	// arena holds the bindings of the current warp (reset per warp).
 	arena [][]binding
 	used  int
+	peak  int // the most bindings a warp of this analysis used
 
 	// cpSrc holds the source addresses of the cp.async being emitted
 	// (event.src).
