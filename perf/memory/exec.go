@@ -128,6 +128,7 @@ type machine struct {
 	// snapBuf and deltaBuf are loops.go's scratch for counters
 	snapBuf    [2]snap
 	deltaBuf   []figDelta
+	delta0Buf  []figDelta
 	chunks     []chunk
 	chunkRoots []*ir.Buffer
 	// work counts the statements executed when workLimit (AnalyzeWithin)
@@ -528,7 +529,7 @@ func (m *machine) forLoop(s *ir.For) {
 	}
 	for it := int64(0); it < n && !m.over; it++ {
 		if it == skipFrom {
-			var availAt map[*ir.Buffer]bool
+			var availAt []*ir.Buffer
 			if sk != nil {
 				availAt = sk.availAt
 			}

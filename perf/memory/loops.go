@@ -317,6 +317,11 @@ func (m *machine) endSkip(sk *loopSkip) {
 		m.snapBuf[1] = sk.afterFirst[:0]
 	}
 	sk.before, sk.afterFirst = nil, nil
+	if sk.delta0 != nil {
+		clear(sk.delta0)
+		m.delta0Buf = sk.delta0[:0]
+		sk.delta0 = nil
+	}
 	sk.rec, sk.first, sk.second = nil, nil, nil
 }
 
@@ -351,10 +356,10 @@ type loopSkip struct {
 	steps, memGen    int64
 	unknowns, poison int
 	cpRun            bool
-	availAt          map[*ir.Buffer]bool // roots with available loads at entry
-	rec              *recBuf             // the unit being executed
-	first            *recBuf             // the first unit's
-	second           *recBuf             // the second unit's
+	availAt          []*ir.Buffer // roots with available loads at entry
+	rec              *recBuf      // the unit being executed
+	first            *recBuf      // the first unit's
+	second           *recBuf      // the second unit's
 	delta0           []figDelta
 	steps0, memGen0  int64
 	afterFirst       snap
@@ -454,7 +459,7 @@ func (m *machine) record(op recKind, e *event) {
 
 // startSkip returns the skip state of loop s entered with n iterations
 // on every active lane (nil when it cannot skip).
-func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.Buffer]bool) *loopSkip {
+func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Buffer) *loopSkip {
 	if !dedupLoops || n-base < minSkipTrips || m.rec != nil || len(m.regs) > 0 || m.predOff {
 		return nil
 	}
@@ -480,14 +485,14 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt map[*ir.
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
 	} else if unr {
-		sk.availAt = map[*ir.Buffer]bool{}
+		sk.availAt = []*ir.Buffer{} // (not nil: computed)
 		for b, bm := range m.avail {
 			if len(bm) > 0 {
-				sk.availAt[b] = true
+				sk.availAt = append(sk.availAt, b)
 			}
 		}
 		for b := range m.ghosts {
-			sk.availAt[b] = true
+			sk.availAt = append(sk.availAt, b)
 		}
 	}
 	sk.rec = m.getRecBuf()
@@ -570,7 +575,7 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 			m.flush() // no run joins two units (windows)
 		}
 		sk.first, sk.rec = sk.rec, m.getRecBuf()
-		sk.delta0 = m.since(sk.before)
+		sk.delta0 = m.sinceInto(m.delta0Buf, sk.before)
 		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
 		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshotInto(m.snapBuf[1]), m.steps, m.memGen
 		return 0, false
@@ -629,7 +634,7 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 		e := &sk.rec.evs[r.i]
 		switch e.k {
 		case sharedLoad, globalLoad:
-			if sk.availAt[e.buf] {
+			if slices.Contains(sk.availAt, e.buf) {
 				return false
 			}
 		case sharedStore:
@@ -823,15 +828,25 @@ func (m *machine) replay(sk *loopSkip, from, to int64) {
 		if ro.cleared || len(ro.evs) == 0 || (writable && !m.readOnly[ro.b]) {
 			continue
 		}
+		if ro.eager {
+			// at once, from the records (nothing outlives the loop)
+			sh := sk.shift[ro.b]
+			for k := from; k <= to; k++ {
+				for _, j := range ro.evs {
+					e := sk.first.evs[j]
+					for l := range 32 {
+						e.addr[l] += sh * k
+					}
+					m.redundant(&e)
+				}
+			}
+			continue
+		}
 		evs := make([]event, len(ro.evs))
 		for j, k := range ro.evs {
 			evs[j] = sk.first.evs[k]
 		}
 		g := ghost{owner: sk, ops: evs, shift: sk.shift[ro.b], from: from, to: to}
-		if ro.eager {
-			m.materialize(&g)
-			continue
-		}
 		if m.ghosts == nil {
 			m.ghosts = map[*ir.Buffer][]ghost{}
 		}
