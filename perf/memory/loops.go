@@ -12,45 +12,56 @@ import (
 // A_s[v0, v1] = A[v0, v1] moves 128 bytes a row, a thread-scope add over
 // a [64, 32] tile 16 bytes per vector. The counting rules do not see such
 // a translation when it is a multiple of 16 bytes for shared accesses and
-// of 32 for global ones (warps.go, ctas.go). skipLoop proves it with the
-// shift proof, the loop's variable moving by 1 and everything defined
+// of 32 for global ones (warps.go, ctas.go). loopProofOf proves it with
+// the shift proof, the loop's variable moving by 1 and everything defined
 // outside the body fixed: values are iteration 0's plus a constant per
-// iteration, branches, inner loop bounds and the register values that
-// addresses read the same in every iteration, nothing carried from one
-// iteration to the next (no assignment, no break or continue, no
-// register the body writes read into an address or a condition).
+// iteration; branches (or bounds guards every iteration passes,
+// ranges.go), inner loop bounds and the register values that addresses
+// read are the same in every iteration; no break or continue; a variable
+// the body assigns is set before it is read (iterationTemps) or moves by
+// nothing. When an access moves by no multiple of its quantum per
+// iteration, the proof is tried over a period of 2, 4, 8 or 16
+// iterations. Registers and variables the body carries without moving
+// them are state (a pipeline's stage and phase): the machine finds the
+// iteration at which they come back to their values and takes that many
+// iterations as the unit.
 //
-// The machine then executes iterations 0 and 1, checks that the second
-// is the first translated (the same events, every address moved by its
-// root's shift, the same counts), adds those counts for iterations 2 to
-// n-2 instead of executing them, and executes iteration n-1, which leaves
+// The machine executes two units and checks that the second is the first
+// translated (the same operations, every active lane's address moved by
+// its root's shift, the same alignment classes, counts and steps); it
+// adds the first unit's counts for the units between instead of executing
+// them and executes the rest, at least the last iteration, which leaves
 // the loop's variable, the registers and the available loads as they
 // would be. The first and worst instructions stay the earliest ones, as
-// they would (a later iteration's identical counts never replace them).
+// they would (a later unit's identical counts never replace them).
+// Register elements the skipped units would have written at moving
+// elements get the unknown value the compared units stored there.
 //
-// The state one iteration leaves for the next must not change the
-// counts:
+// The state one unit leaves for the next must not change the counts:
 //   - a loop nvcc does not unroll starts each iteration with no
 //     available loads (cse.go), and its events are counted at once;
-//   - in an unroll loop (the outermost: nothing else pending), each root's
-//     accesses must move by a non-zero shift and stay within one window
-//     of that many bytes, aligned to 16 for shared memory: iterations
-//     then touch disjoint bytes (no load is redundant with another
-//     iteration's), and merging, whose runs are at most 16 bytes aligned
-//     to their width, never joins two iterations (each iteration's
-//     pending events are counted at its end). The skipped iterations'
-//     available loads are rebuilt by replaying iteration 0's events,
-//     translated, through the redundant-load rule; no load of the body
-//     may find one from before the loop.
+//   - in an unroll loop (the outermost: nothing else pending), the units
+//     must touch disjoint 16-byte chunks in every lane (windows): merged
+//     runs lie within one chunk and redundant loads or forwarded stores
+//     meet only overlapping bytes, so no rule joins two units; each
+//     unit's pending events are counted at its end. No load of the body
+//     may find one available from before the loop. The skipped units'
+//     available loads are rebuilt by replaying the first unit's events,
+//     translated, through the redundant-load rule: at once for a root
+//     whose stores nvcc forwards, lazily for a root that is only loaded
+//     (ghosts, materialized when a later access of the root could meet
+//     them), not at all for a root every unit clears.
 //
-// Register slots (regs.go), a cp.async run that the iterations would
-// continue differently, any figure becoming unknown, and a step count
-// past maxSteps make the loop execute whole. TestLoopDedup compares the
-// result with executing every iteration on the golden programs and the
-// benchmark corpus.
+// Register slots (regs.go), a cp.async run that the units would continue
+// differently, any figure becoming unknown (the comparison then starts
+// again at the next iteration, once), and a step count past maxSteps make
+// the loop execute whole. TestLoopDedup compares the result with
+// executing every iteration on the golden programs and, with
+// TILELS_BENCH_DIR, the 128-file corpus; TestLoopSkipCases has one kernel
+// per rule.
 
-// minSkipTrips is the fewest iterations a loop must have for skipLoop to
-// try (it executes three of them, and proves the body once).
+// minSkipTrips is the fewest iterations a loop must have for the machine
+// to try (it executes three of them, and proves the body once).
 const minSkipTrips = 5
 
 // dedupLoops enables skipping translated loop iterations; tests turn it
@@ -346,7 +357,7 @@ func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
 	rb.locs = append(rb.locs, r)
 }
 
-// loopSkip is what skipLoop keeps while it executes the compared
+// loopSkip is what the machine keeps while it executes the compared
 // iterations.
 type loopSkip struct {
 	lp               *loopProof
