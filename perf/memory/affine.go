@@ -200,39 +200,29 @@ func (m *machine) affineAddr(a *affAddr) (lanes, string) {
 	for g := range a.groups {
 		base += scalar[g]
 	}
-	if !a.linear {
-		// no layout: every lane, as elemAddr's row-major sum
-		for i := range out {
-			v := base
-			for g := range a.groups {
-				if !allUni[g] {
-					v += sums[g][i]
-				}
-			}
-			out[i] = v
-		}
-		return out, ""
-	}
-	if uniform {
-		v := base
-		for g := range a.groups {
-			if !allUni[g] {
-				v += sums[g][first]
-			}
-		}
-		return bcast(v), ""
-	}
-	for i := range out {
-		if m.mask&(1<<i) == 0 {
-			continue
-		}
+	at := func(i int) int64 {
 		v := base
 		for g := range a.groups {
 			if !allUni[g] {
 				v += sums[g][i]
 			}
 		}
-		out[i] = v
+		return v
+	}
+	switch {
+	case !a.linear:
+		// no layout: every lane, as elemAddr's row-major sum
+		for i := range out {
+			out[i] = at(i)
+		}
+	case uniform:
+		return bcast(at(first)), ""
+	default:
+		for i := range out {
+			if m.mask&(1<<i) != 0 {
+				out[i] = at(i)
+			}
+		}
 	}
 	return out, ""
 }

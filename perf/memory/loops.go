@@ -1015,67 +1015,21 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 	temps := map[*ir.Var]bool{}
 	read := map[*ir.Var]bool{}
 	nested := map[*ir.Var]bool{} // assigned inside a conditional or loop
-	reads := func(e ir.Expr) {
-		walkExpr(e, func(x ir.Expr) {
-			if v, ok := x.(*ir.Var); ok {
-				read[v] = true
-			}
+	reads := func(st ir.Stmt) {
+		stmtExprs(st, func(e ir.Expr) {
+			walkExpr(e, func(x ir.Expr) {
+				if v, ok := x.(*ir.Var); ok {
+					read[v] = true
+				}
+			})
 		})
 	}
-	var inner func(b *ir.Block)
-	stmtReads := func(st ir.Stmt) {
-		switch st := st.(type) {
-		case *ir.Let:
-			reads(st.Value)
-		case *ir.Assign:
-			reads(st.Value)
-		case *ir.Store:
-			reads(st.Value)
-			for _, x := range st.Indices {
-				reads(x)
-			}
-		case *ir.Evaluate:
-			reads(st.X)
-		case *ir.If:
-			reads(st.Cond)
-			inner(st.Then)
-			inner(st.Else)
-		case *ir.For:
-			reads(st.Min)
-			reads(st.Extent)
-			inner(st.Body)
-		case *ir.While:
-			reads(st.Cond)
-			inner(st.Body)
-		}
-	}
-	inner = func(b *ir.Block) {
+	inner := func(b *ir.Block) {
 		ir.WalkStmts(b, func(st ir.Stmt) {
 			if a, ok := st.(*ir.Assign); ok {
 				nested[a.Var] = true
 			}
-		})
-		ir.WalkStmts(b, func(st ir.Stmt) {
-			switch st := st.(type) {
-			case *ir.Let:
-				reads(st.Value)
-			case *ir.Assign:
-				reads(st.Value)
-			case *ir.Store:
-				reads(st.Value)
-				for _, x := range st.Indices {
-					reads(x)
-				}
-			case *ir.Evaluate:
-				reads(st.X)
-			case *ir.If:
-				reads(st.Cond)
-			case *ir.For:
-				reads(st.Min)
-				reads(st.Extent)
-			case *ir.While:
-				reads(st.Cond)
-			}
+			reads(st)
 		})
 	}
 	var top func(b *ir.Block)
@@ -1084,21 +1038,24 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 			return
 		}
 		for _, st := range b.Stmts {
+			reads(st)
 			switch st := st.(type) {
 			case *ir.Block:
 				top(st)
-				continue
 			case *ir.Lowered:
 				top(st.Body)
-				continue
 			case *ir.Assign:
-				reads(st.Value)
 				if !read[st.Var] && !nested[st.Var] {
 					temps[st.Var] = true
 				}
-				continue
+			case *ir.If:
+				inner(st.Then)
+				inner(st.Else)
+			case *ir.For:
+				inner(st.Body)
+			case *ir.While:
+				inner(st.Body)
 			}
-			stmtReads(st)
 		}
 	}
 	top(body)
@@ -1106,4 +1063,29 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 		delete(temps, v)
 	}
 	return temps
+}
+
+// stmtExprs calls f on the expressions of statement st itself (not of
+// the statements inside it).
+func stmtExprs(st ir.Stmt, f func(ir.Expr)) {
+	switch st := st.(type) {
+	case *ir.Let:
+		f(st.Value)
+	case *ir.Assign:
+		f(st.Value)
+	case *ir.Store:
+		f(st.Value)
+		for _, x := range st.Indices {
+			f(x)
+		}
+	case *ir.Evaluate:
+		f(st.X)
+	case *ir.If:
+		f(st.Cond)
+	case *ir.For:
+		f(st.Min)
+		f(st.Extent)
+	case *ir.While:
+		f(st.Cond)
+	}
 }
