@@ -90,10 +90,23 @@ func (m *machine) compileAffine(b *ir.Buffer, idx []ir.Expr) *affAddr {
 	}
 	for d := 0; d < len(idx); d++ {
 		x, stride, e := idx[d], strides[d], d
-		if g, v := digits(idx, b.Shape, strides, d); g > d {
-			x, stride, e = v, strides[g], g
+		var y ir.Expr
+		if g, v, w := digits(idx, b.Shape, strides, d); g > d {
+			x, stride, e, y = v, strides[g], g, w
+		}
+		// the leaves in elemAddr's order of evaluation: Y + X // P
+		// evaluates Y first
+		yFirst := false
+		if add, ok := idx[d].(*ir.Binary); ok && y != nil && add.B != y {
+			yFirst = true
+		}
+		if yFirst {
+			a.addLinear(y, strides[d])
 		}
 		a.addLinear(x, stride)
+		if y != nil && !yFirst {
+			a.addLinear(y, strides[d])
+		}
 		a.groups++
 		d = e
 	}

@@ -793,7 +793,7 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 		}
 		// X // P, X // Q % n, ..., X % m over dimensions d..e of a
 		// row-major block: the digits of X, whose offset is X's own
-		e, x := digits(idx, buf.Shape, strides, d)
+		e, x, y := digits(idx, buf.Shape, strides, d)
 		if e < 0 {
 			return root, noShift
 		}
@@ -802,6 +802,13 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 			return root, noShift
 		}
 		el += xs * strides[e]
+		if y != nil {
+			ys := p.expr(y, true)
+			if ys == noShift {
+				return root, noShift
+			}
+			el += ys * strides[d]
+		}
 		d = e
 	}
 	return root, sh + el*eb
@@ -812,22 +819,32 @@ func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir
 // extents after j): idx[d] = X // P (P the product of shape[d+1..e]),
 // idx[j] = X // Q % shape[j] between, idx[e] = X % shape[e]. Their offset
 // sum(idx[j] * strides[j]) is then X * strides[e] for every integer X
+// (and the head may add Y: A_s[X // 4096 + s, X // 64 % 64, X % 64], Y
+// * strides[d] more)
 // (floor division): (s*8 + v) // 32, (s*8 + v) % 32 of a [64, 32] tile
 // moves by 8 elements per s. It returns e and X, or -1.
-func digits(idx []ir.Expr, shape, strides []int64, d int) (int, ir.Expr) {
+func digits(idx []ir.Expr, shape, strides []int64, d int) (int, ir.Expr, ir.Expr) {
 	head, ok := idx[d].(*ir.Binary)
+	var y ir.Expr // X // P + Y: Y * strides[d] more
+	if ok && head.Op == ir.Add {
+		if a, ok := head.A.(*ir.Binary); ok && a.Op == ir.FloorDiv {
+			head, y = a, head.B
+		} else if b, ok := head.B.(*ir.Binary); ok && b.Op == ir.FloorDiv {
+			head, y = b, head.A
+		}
+	}
 	if !ok || head.Op != ir.FloorDiv {
-		return -1, nil
+		return -1, nil, nil
 	}
 	p, ok := ir.ConstInt(head.B)
 	if !ok || p <= 1 {
-		return -1, nil
+		return -1, nil, nil
 	}
 	x := head.A
 	below := p // the product of the extents after the current dimension
 	for j := d + 1; j < len(idx); j++ {
 		if below%shape[j] != 0 || strides[j-1] != strides[j]*shape[j] {
-			return -1, nil
+			return -1, nil, nil
 		}
 		below /= shape[j]
 		var inner ir.Expr
@@ -837,21 +854,21 @@ func digits(idx []ir.Expr, shape, strides []int64, d int) (int, ir.Expr) {
 			}
 		}
 		if inner == nil {
-			return -1, nil
+			return -1, nil, nil
 		}
 		if below == 1 {
 			if ir.Equal(inner, x) {
-				return j, x
+				return j, x, y
 			}
-			return -1, nil
+			return -1, nil, nil
 		}
 		div, ok := inner.(*ir.Binary)
 		if !ok || div.Op != ir.FloorDiv || !ir.Equal(div.A, x) {
-			return -1, nil
+			return -1, nil, nil
 		}
 		if q, ok := ir.ConstInt(div.B); !ok || q != below {
-			return -1, nil
+			return -1, nil, nil
 		}
 	}
-	return -1, nil
+	return -1, nil, nil
 }
