@@ -20,6 +20,7 @@ package memory
 // buffer, width, active lanes and per-lane addresses is still available.
 
 import (
+	"math"
 	"strings"
 
 	"github.com/tilels/tilels/ir"
@@ -42,24 +43,14 @@ func (m *machine) redundant(e *event) bool {
 	switch e.k {
 	case globalLoad, sharedLoad:
 		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
-		bm := m.avail[e.buf]
-		as := bm[k]
+		bs := m.availOf(e.buf)
+		as := bs.loads[k]
 		for i := range as {
 			if as[i] == e.addr {
 				return true
 			}
 		}
-		if bm == nil {
-			if m.avail == nil {
-				m.avail = map[*ir.Buffer]map[availKey][]lanes{}
-			}
-			bm = map[availKey][]lanes{}
-			m.avail[e.buf] = bm
-		}
-		if as == nil {
-			as = m.freeLoads()
-		}
-		bm[k] = append(as, e.addr)
+		bs.put(m, k, as, e)
 	case sharedStore:
 		if m.forwards(e) {
 			break
@@ -68,7 +59,9 @@ func (m *machine) redundant(e *event) bool {
 	case globalStore, cpAsync, stmatrix:
 		// the buffer's loads, not every buffer's: a thread's copy loop
 		// that stores after each load was quadratic
-		m.dropLoads(m.avail[e.buf])
+		if bs := m.avail[e.buf]; bs != nil {
+			m.dropLoads(bs)
+		}
 	case tma:
 		m.forget()
 	}
@@ -91,9 +84,9 @@ func (m *machine) forget() {
 		m.record(recForget, nil)
 	}
 	clear(m.ghosts)
-	for _, bm := range m.avail { // the maps stay, for the next loads
-		if len(bm) > 0 {
-			m.dropLoads(bm)
+	for _, bs := range m.avail { // the maps stay, for the next loads
+		if len(bs.loads) > 0 {
+			m.dropLoads(bs)
 		}
 	}
 }
@@ -101,16 +94,77 @@ func (m *machine) forget() {
 // maxFreeLoads bounds the lists of loads a machine keeps for reuse.
 const maxFreeLoads = 256
 
-// dropLoads empties bm, keeping its lists (256 bytes a load) for the
+// dropLoads empties bs, keeping its lists (256 bytes a load) for the
 // next loads: a warp's loads are forgotten at every barrier and store,
 // and their lists were most of the simulation's allocation.
-func (m *machine) dropLoads(bm map[availKey][]lanes) {
-	for _, l := range bm {
+func (m *machine) dropLoads(bs *availSet) {
+	for _, l := range bs.loads {
 		if cap(l) > 0 && len(m.loadsFree) < maxFreeLoads {
 			m.loadsFree = append(m.loadsFree, l[:0])
 		}
 	}
-	clear(bm)
+	clear(bs.loads)
+	bs.ranged = false
+}
+
+// availSet is the available loads of one root buffer, by key. When
+// ranged, every active lane of every load reads bytes in [lo, hi): a
+// shared store outside that range overlaps none of them (forwards).
+type availSet struct {
+	loads  map[availKey][]lanes
+	ranged bool
+	lo, hi int64
+}
+
+// availOf returns b's available loads, made empty when b has none.
+func (m *machine) availOf(b *ir.Buffer) *availSet {
+	bs := m.avail[b]
+	if bs == nil {
+		if m.avail == nil {
+			m.avail = map[*ir.Buffer]*availSet{}
+		}
+		bs = &availSet{loads: map[availKey][]lanes{}}
+		m.avail[b] = bs
+	}
+	return bs
+}
+
+// put adds e's addresses to the list as of key k.
+func (bs *availSet) put(m *machine, k availKey, as []lanes, e *event) {
+	if len(bs.loads) == 0 {
+		bs.ranged = false
+	} else if bs.ranged {
+		lo, hi := byteRange(&e.addr, e.width, e.mask)
+		bs.lo, bs.hi = min(bs.lo, lo), max(bs.hi, hi)
+	}
+	if as == nil {
+		as = m.freeLoads()
+	}
+	bs.loads[k] = append(as, e.addr)
+}
+
+// setRange computes lo and hi from the loads.
+func (bs *availSet) setRange() {
+	bs.lo, bs.hi = math.MaxInt64, math.MinInt64
+	for k, list := range bs.loads {
+		for i := range list {
+			lo, hi := byteRange(&list[i], k.width, k.mask)
+			bs.lo, bs.hi = min(bs.lo, lo), max(bs.hi, hi)
+		}
+	}
+	bs.ranged = true
+}
+
+// byteRange is the bytes [lo, hi) the lanes of mask access at a, w bytes
+// a lane (lo >= hi for no lane).
+func byteRange(a *lanes, w int64, mask uint32) (lo, hi int64) {
+	lo, hi = math.MaxInt64, math.MinInt64
+	for i := range 32 {
+		if mask&(1<<i) != 0 {
+			lo, hi = min(lo, a[i]), max(hi, a[i]+w)
+		}
+	}
+	return lo, hi
 }
 
 // freeLoads returns an empty list of loads (nil when none is kept).
@@ -162,36 +216,35 @@ func (m *machine) forwards(e *event) bool {
 	if max(m.trips, 1) > maxForwardTrips {
 		return false
 	}
-	bm := m.avail[e.buf]
-	for k, list := range bm {
-		keep := list[:0]
-		for _, a := range list {
-			if !overlaps(&a, k.width, k.mask, e) {
-				keep = append(keep, a)
+	bs := m.availOf(e.buf)
+	if len(bs.loads) > 0 {
+		if !bs.ranged {
+			bs.setRange()
+		}
+		// a fully unrolled copy nest stores each chunk once: past the
+		// loads' bytes, no list needs a look (the scan of every list at
+		// every store was a third of cases_configs_chain's analysis)
+		if lo, hi := byteRange(&e.addr, e.width, e.mask); lo < bs.hi && bs.lo < hi {
+			for k, list := range bs.loads {
+				keep := list[:0]
+				for _, a := range list {
+					if !overlaps(&a, k.width, k.mask, e) {
+						keep = append(keep, a)
+					}
+				}
+				if len(keep) == 0 {
+					delete(bs.loads, k)
+					if len(m.loadsFree) < maxFreeLoads {
+						m.loadsFree = append(m.loadsFree, keep)
+					}
+				} else {
+					bs.loads[k] = keep
+				}
 			}
 		}
-		if len(keep) == 0 {
-			delete(bm, k)
-			if len(m.loadsFree) < maxFreeLoads {
-				m.loadsFree = append(m.loadsFree, keep)
-			}
-		} else {
-			bm[k] = keep
-		}
-	}
-	if bm == nil {
-		if m.avail == nil {
-			m.avail = map[*ir.Buffer]map[availKey][]lanes{}
-		}
-		bm = map[availKey][]lanes{}
-		m.avail[e.buf] = bm
 	}
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
-	as := bm[k]
-	if as == nil {
-		as = m.freeLoads()
-	}
-	bm[k] = append(as, e.addr)
+	bs.put(m, k, bs.loads[k], e)
 	return true
 }
 
@@ -214,7 +267,10 @@ func (m *machine) redundantPeek(e *event) bool {
 		m.materializeAll(e.buf)
 	}
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
-	as := m.avail[e.buf][k]
+	var as []lanes
+	if bs := m.avail[e.buf]; bs != nil {
+		as = bs.loads[k]
+	}
 	for i := range as {
 		if as[i] == e.addr {
 			return true

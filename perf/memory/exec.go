@@ -172,7 +172,7 @@ type machine struct {
 
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).
-	avail map[*ir.Buffer]map[availKey][]lanes
+	avail map[*ir.Buffer]*availSet
 	// loadsFree are emptied lists of avail, for reuse (cse.go).
 	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).

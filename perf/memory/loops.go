@@ -497,8 +497,8 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 		sk.availAt = availAt // the loop's entry (a second start)
 	} else if unr {
 		sk.availAt = []*ir.Buffer{} // (not nil: computed)
-		for b, bm := range m.avail {
-			if len(bm) > 0 {
+		for b, bs := range m.avail {
+			if len(bs.loads) > 0 {
 				sk.availAt = append(sk.availAt, b)
 			}
 		}

@@ -185,9 +185,9 @@ func (m *machine) forgetWritable() {
 			delete(m.ghosts, b)
 		}
 	}
-	for b, bm := range m.avail { // the maps stay, for the next loads
-		if !m.readOnly[b] && len(bm) > 0 {
-			m.dropLoads(bm)
+	for b, bs := range m.avail { // the maps stay, for the next loads
+		if !m.readOnly[b] && len(bs.loads) > 0 {
+			m.dropLoads(bs)
 		}
 	}
 }
