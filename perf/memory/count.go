@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -726,6 +727,14 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 // sectors applies the global rule: distinct 32-byte sectors, and the ideal
 // (distinct bytes / 32, rounded up).
 func sectors(e *event) (n, ideal int64) {
+	if n, ideal, ok := sortedSectors(e); ok {
+		return n, ideal
+	}
+	return anySectors(e)
+}
+
+// anySectors is sectors for lanes in any order.
+func anySectors(e *event) (n, ideal int64) {
 	var secs [64]int64
 	ns := 0
 	type iv struct{ a, b int64 }
@@ -758,6 +767,39 @@ func sectors(e *event) (n, ideal int64) {
 		}
 	}
 	return int64(ns), (bytes + 31) / 32
+}
+
+// sortedSectors is sectors for a warp whose active lanes' addresses do
+// not decrease with the lane (ok false otherwise), the common coalesced
+// case, in one pass: with sorted starts, every sector from a lane's
+// start up to the highest sector seen so far is seen already, so a lane
+// adds the sectors past that one, and the bytes past the highest end
+// (the sort and the search of the seen sectors were most of the global
+// rule's cost).
+func sortedSectors(e *event) (n, ideal int64, ok bool) {
+	prev := int64(math.MinInt64)
+	var bytes, end int64 = 0, -1 << 62
+	top := int64(math.MinInt64) // the highest sector seen
+	for rest := e.mask; rest != 0; rest &= rest - 1 {
+		a := e.addr[bits.TrailingZeros32(rest)]
+		if a < prev {
+			return 0, 0, false
+		}
+		prev = a
+		b := a + e.width
+		if first, last := max(a>>5, top+1), (b-1)>>5; last >= first {
+			n += last - first + 1
+			top = last
+		}
+		if a > end {
+			bytes += b - a
+			end = b
+		} else if b > end {
+			bytes += b - end
+			end = b
+		}
+	}
+	return min(n, 64), (bytes + 31) / 32, true
 }
 
 // cpAsyncSectors applies the calibrated cp.async rule: the global sectors
@@ -877,6 +919,17 @@ func (m *machine) checkAligned(e *event) {
 	}
 	if e.width <= 4 || e.width > 16 {
 		return
+	}
+	if w := e.width; w&(w-1) == 0 {
+		// a power of two: the lanes' addresses ORed together show
+		// whether any is misaligned, without a division per lane
+		var or int64
+		for rest := e.mask; rest != 0; rest &= rest - 1 {
+			or |= e.addr[bits.TrailingZeros32(rest)]
+		}
+		if or&(w-1) == 0 {
+			return
+		}
 	}
 	for rest := e.mask; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros32(rest)

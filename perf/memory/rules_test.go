@@ -1,6 +1,9 @@
 package memory
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestSharedRules checks the shared-memory rule on the accesses the lead
 // measured with Nsight Compute on sm_90 (/work/wt/ncu-calibration.md): one
@@ -114,6 +117,51 @@ func TestGlobalRules(t *testing.T) {
 		if n != c.sectors || ideal != c.idl {
 			t.Errorf("%s: %d sectors (ideal %d); want %d (ideal %d)", c.name, n, ideal, c.sectors, c.idl)
 		}
+	}
+}
+
+// TestSortedSectors checks the one-pass rule for lanes in address order
+// against the general one on random warps: sorted and unsorted lanes,
+// overlapping, equal, negative and unaligned addresses, some lanes off,
+// widths 0 to 64 bytes (up to 64 sectors, the general rule's cap).
+func TestSortedSectors(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sorted := 0
+	for n := range 20000 {
+		e := &event{k: globalLoad, mask: r.Uint32(), width: []int64{0, 1, 2, 4, 8, 12, 16, 32, 64}[r.IntN(9)]}
+		if n%3 == 0 {
+			e.mask = 0xffffffff
+		}
+		a := r.Int64N(4096) - 2048
+		for i := range e.addr {
+			switch n % 4 {
+			case 0: // strided, increasing
+				e.addr[i] = a + int64(i)*int64(n%7)*e.width
+			case 1: // small random steps up (overlaps, equal addresses)
+				a += r.Int64N(40)
+				e.addr[i] = a
+			case 2: // any order
+				e.addr[i] = r.Int64N(2048) - 1024
+			default: // increasing, one lane swapped
+				e.addr[i] = a + int64(i)*16
+				if i == 17 {
+					e.addr[i] = a
+				}
+			}
+		}
+		wn, wi := anySectors(e)
+		if gn, gi, ok := sortedSectors(e); ok {
+			sorted++
+			if gn != wn || gi != wi {
+				t.Fatalf("mask %#x width %d addr %v: sorted rule %d sectors (ideal %d), general %d (ideal %d)", e.mask, e.width, e.addr, gn, gi, wn, wi)
+			}
+		}
+		if gn, gi := sectors(e); gn != wn || gi != wi {
+			t.Fatalf("sectors %d (ideal %d), general %d (ideal %d)", gn, gi, wn, wi)
+		}
+	}
+	if sorted < 5000 || sorted > 19000 {
+		t.Errorf("%d of 20000 warps took the sorted rule: the cases do not cover both", sorted)
 	}
 }
 
