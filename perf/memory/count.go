@@ -562,6 +562,71 @@ func sharedPasses(e *event, pass *[4]int) (wf, ideal int64, worst uint32) {
 
 // sharedPassesIn is sharedPasses with bw as scratch (any contents).
 func sharedPassesIn(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, worst uint32) {
+	if wf, ideal, ok := conflictFree(e, pass); ok {
+		return wf, ideal, 0
+	}
+	return bankPasses(e, pass, bw)
+}
+
+// conflictFree is sharedPassesIn for the common access in which no two
+// words of a group share a bank, found with a bit per bank (ok false
+// otherwise, or when a pair of load groups shares a bank, whose words
+// then decide): one wavefront per group, or per pair of load groups,
+// and no worst lanes. The words per bank of bankPasses, reset for each
+// group, were most of the shared rule's cost.
+func conflictFree(e *event, pass *[4]int) (wf, ideal int64, ok bool) {
+	if e.width <= 0 {
+		return 0, 0, false
+	}
+	g := groupSize(e.width)
+	ng := 32 / g
+	var used [4]uint32
+	var active [4]bool
+	for k := range ng {
+		for i := k * g; i < (k+1)*g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			active[k] = true
+			a := e.addr[i]
+			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
+				bit := uint32(1) << (wd & 31)
+				if used[k]&bit != 0 {
+					return 0, 0, false
+				}
+				used[k] |= bit
+			}
+		}
+	}
+	var ps [4]int
+	for k := 0; k < ng; k++ {
+		ps[k] = -1
+		if !active[k] {
+			continue
+		}
+		ps[k] = int(ideal)
+		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] {
+			if used[k]&used[k+1] != 0 {
+				return 0, 0, false
+			}
+			ps[k+1] = int(ideal)
+			wf++
+			ideal++
+			k++
+			continue
+		}
+		wf++
+		ideal++
+	}
+	if pass != nil {
+		*pass = [4]int{-1, -1, -1, -1}
+		copy(pass[:], ps[:ng])
+	}
+	return wf, ideal, true
+}
+
+// bankPasses is sharedPassesIn counting the distinct words of each bank.
+func bankPasses(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, worst uint32) {
 	g := groupSize(e.width)
 	var w [4]int64     // w(group)
 	var active [4]bool // the group has an active lane

@@ -165,6 +165,48 @@ func TestSortedSectors(t *testing.T) {
 	}
 }
 
+// TestConflictFree checks the bank-bit rule against the words-per-bank
+// one on random warps: loads and stores of 1 to 16 bytes, linear,
+// swizzled, broadcast and random addresses, some lanes off.
+func TestConflictFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	fast := 0
+	for n := range 20000 {
+		e := &event{k: []kind{sharedLoad, sharedStore}[n%2], mask: r.Uint32(), width: []int64{1, 2, 4, 8, 12, 16}[r.IntN(6)]}
+		if n%3 == 0 {
+			e.mask = 0xffffffff
+		}
+		base := r.Int64N(1<<14) &^ 15
+		stride := []int64{0, 1, 1, 1, 2, 4, 8, 32}[r.IntN(8)] * e.width
+		for i := range e.addr {
+			ti := int64(i)
+			switch n % 4 {
+			case 0:
+				e.addr[i] = base + ti*stride
+			case 1: // 128-byte rows, 16-byte chunks XOR-swizzled
+				e.addr[i] = base + ti/8*128 + (ti%8^ti/8%8)*16
+			case 2:
+				e.addr[i] = base + r.Int64N(256)*e.width
+			default: // negative addresses, pairs of lanes on one word
+				e.addr[i] = ti/2*e.width - 512
+			}
+		}
+		var bw [4]bankWords
+		var wantPass, gotPass [4]int
+		wwf, wideal, _ := bankPasses(e, &wantPass, &bw)
+		if gwf, gideal, ok := conflictFree(e, &gotPass); ok {
+			fast++
+			if gwf != wwf || gideal != wideal || gotPass != wantPass {
+				t.Fatalf("kind %d mask %#x width %d addr %v: bank bits %d wavefronts (ideal %d, passes %v), words %d (ideal %d, passes %v)",
+					e.k, e.mask, e.width, e.addr, gwf, gideal, gotPass, wwf, wideal, wantPass)
+			}
+		}
+	}
+	if fast < 1000 || fast > 18000 {
+		t.Errorf("%d of 20000 warps took the bank-bit rule: the cases do not cover both", fast)
+	}
+}
+
 // TestCpAsyncSectors checks the cp.async rule: global sectors per
 // shared-side pass.
 func TestCpAsyncSectors(t *testing.T) {
