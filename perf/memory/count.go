@@ -270,6 +270,14 @@ func putMachine(m *machine) {
 	clear(m.affs)
 	clear(m.deltaBuf[:cap(m.deltaBuf)])
 	clear(m.ghosts)
+	// the lists of available loads and their sets, for the next analysis
+	for _, bs := range m.avail {
+		m.dropLoads(bs)
+		if len(m.availFree) < maxFreeLoads {
+			m.availFree = append(m.availFree, bs)
+		}
+	}
+	clear(m.avail)
 	// the chunks this analysis used (bindings hold reasons): a machine
 	// whose arena once grew for a large kernel cleared all of it after
 	// every small one
@@ -279,7 +287,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0]}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree}
 	machines.Put(m)
 }
 

@@ -123,7 +123,11 @@ func (m *machine) availOf(b *ir.Buffer) *availSet {
 		if m.avail == nil {
 			m.avail = map[*ir.Buffer]*availSet{}
 		}
-		bs = &availSet{loads: map[availKey][]lanes{}}
+		if n := len(m.availFree); n > 0 {
+			bs, m.availFree = m.availFree[n-1], m.availFree[:n-1]
+		} else {
+			bs = &availSet{loads: map[availKey][]lanes{}}
+		}
 		m.avail[b] = bs
 	}
 	return bs

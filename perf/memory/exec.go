@@ -153,6 +153,7 @@ type machine struct {
 	linears  map[*ir.Buffer]linear
 	reasons  map[any]string
 	coord    []int64
+	ccoord   [4]int64 // constElem's scratch
 
 	// arena holds the bindings of the current warp (reset per warp).
 	arena [][]binding
@@ -173,6 +174,8 @@ type machine struct {
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).
 	avail map[*ir.Buffer]*availSet
+	// availFree are emptied sets of avail, for reuse
+	availFree []*availSet
 	// loadsFree are emptied lists of avail, for reuse (cse.go).
 	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
@@ -1321,11 +1324,12 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 // for all lanes; ok is false otherwise, or when b's layout is not one
 // elemAddr maps without a reason.
 func (m *machine) constElem(b *ir.Buffer, idx []ir.Expr) (int64, bool) {
-	var small [4]int64
-	if len(idx) > len(small) || b.RuntimeDim() >= 0 {
+	if len(idx) > len(m.ccoord) || b.RuntimeDim() >= 0 {
 		return 0, false
 	}
-	c := small[:len(idx)]
+	// the machine's scratch: a local array escaped through the
+	// applier's call (a tenth of the golden programs' allocation)
+	c := m.ccoord[:len(idx)]
 	for d, x := range idx {
 		k, ok := x.(*ir.IntImm)
 		if !ok {
