@@ -378,7 +378,19 @@ var keyers = sync.Pool{New: func() any {
 	return &keyer{b: make([]byte, 0, 1<<14), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
 }}
 
-func newKeyer() *keyer { return keyers.Get().(*keyer) }
+func newKeyer() *keyer {
+	if k := spareKeyers.get(); k != nil {
+		return k
+	}
+	return keyers.Get().(*keyer)
+}
+
+// spareKeyers keeps a few keyers across garbage collections (as
+// spareMachines does machines); one whose buffer grew past maxSpareKey
+// bytes goes to the pool only.
+var spareKeyers = spares[*keyer]{}
+
+const maxSpareKey = 1 << 20
 
 // release returns k, emptied, to the pool.
 func (k *keyer) release() {
@@ -391,7 +403,9 @@ func (k *keyer) release() {
 	clear(k.calls)
 	clear(k.seen)
 	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
-	keyers.Put(k)
+	if cap(k.b) > maxSpareKey || !spareKeyers.put(k) {
+		keyers.Put(k)
+	}
 }
 
 func (k *keyer) tag(t byte) { k.b = append(k.b, t) }
