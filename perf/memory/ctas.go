@@ -49,6 +49,9 @@ func (p *shiftProof) prove(body *ir.Block) bool {
 		return false
 	}
 	p.shared = map[*ir.Buffer]int64{}
+	if p.cta > 0 {
+		p.global = map[*ir.Buffer]int64{} // (the loop proof compares instead)
+	}
 	p.block(body, true)
 	return !p.fail
 }

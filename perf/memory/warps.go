@@ -73,6 +73,11 @@ type shiftProof struct {
 	// ranges bounds the values of the variables defined so far, for
 	// conditions that hold everywhere (ranges.go)
 	ranges map[*ir.Var]ival
+	// global holds the shift of every global access of a root, as
+	// shared does of a shared one; nested counts the loops and branches
+	// around the statement being proven (0: the kernel's top level).
+	global map[*ir.Buffer]int64
+	nested int
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
@@ -117,7 +122,7 @@ func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
 	if p.changed {
 		return 0, 1
 	}
-	p.shared = map[*ir.Buffer]int64{}
+	p.shared, p.global = map[*ir.Buffer]int64{}, map[*ir.Buffer]int64{}
 	p.block(body, true)
 	if p.fail {
 		return 0, 1
@@ -275,6 +280,11 @@ func (p *shiftProof) uniform(e ir.Expr, check bool) {
 }
 
 func (p *shiftProof) stmt(s ir.Stmt, check bool) {
+	switch s.(type) {
+	case *ir.For, *ir.While, *ir.If:
+		p.nested++
+		defer func() { p.nested-- }()
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		p.block(s, check)
@@ -385,6 +395,13 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		}
 	case *ir.Evaluate:
 		p.expr(s.X, check)
+		if check && p.loop == nil && p.nested == 0 && isBarrier(s.X) {
+			// a barrier every thread passes once: the machine forgets
+			// the warp's shared loads, and its register round trips end
+			// (memGen), so the shared accesses after it meet none before
+			// it and may move by another shift
+			clear(p.shared)
+		}
 	case *ir.If:
 		if sh := p.expr(s.Cond, check); check && sh != 0 && !p.fixedCond(s.Cond) {
 			if p.cta > 0 || p.loop != nil {
@@ -680,8 +697,29 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 		if sh == noShift || sh%32 != 0 {
 			p.accessFail = p.accessFail || !p.fail
 			p.fail = true
+			return
 		}
+		// and one shift per root across the kernel: A[tid] and
+		// A[tid % 32] are one load in warp 0 (the second is redundant)
+		// and two in the others; a read-only buffer's loads stay
+		// available across barriers. The loop proof compares the
+		// executed iterations instead (loops.go).
+		if p.global == nil {
+			return
+		}
+		if old, ok := p.global[root]; ok && old != sh {
+			p.fail = true
+			return
+		}
+		p.global[root] = sh
 	}
+}
+
+// isBarrier reports whether e is a barrier of the CTA or of a warpgroup
+// (the machine forgets the warp's shared loads at either).
+func isBarrier(e ir.Expr) bool {
+	c, ok := e.(*ir.Call)
+	return ok && (c.Op == ir.OpCTASync || c.Op == ir.OpWarpgroupSync)
 }
 
 // pointerShift is machine.pointer's per-warp byte shift (root nil: not a

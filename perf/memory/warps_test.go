@@ -69,3 +69,85 @@ func TestWarpDedup(t *testing.T) {
 		t.Error("no kernel's warps proven translations of warp 0, or none of warp 1")
 	}
 }
+
+// TestDedupShiftPerRoot: the accesses of one root must move by one shift
+// for warps (and CTAs) to count as translations of the first, because a
+// load the first one finds available may not be available to the others
+// (A[tid] then A[tid % 32]: one load request in warp 0, two in the
+// others); a barrier at the kernel's top level ends what shared accesses
+// can meet, so a shared buffer written and read back at different shifts
+// on its two sides is a translation still.
+func TestDedupShiftPerRoot(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (512,), "float32")
+    B = T.match_buffer(B_ptr, (512,), "float32")
+    T.device_entry()
+`
+	for _, c := range []struct {
+		name, body   string
+		warps, ctas  bool  // covered (one warp: not)
+		loadRequests int64 // global
+	}{
+		{"global root, two shifts", `    T.cta_id([1])
+    tid = T.thread_id([128])
+    B[tid] = A[tid] + A[tid % 32]
+`, false, true, 7},
+		{"global root, two shifts across CTAs", `    bx = T.cta_id([4])
+    tid = T.thread_id([32])
+    B[bx * 32 + tid] = A[bx * 32 + tid] + A[tid]
+`, false, false, 7}, // (one warp)
+		{"global root, one shift", `    T.cta_id([1])
+    tid = T.thread_id([128])
+    B[tid] = A[tid] + A[tid + 128]
+`, true, true, 8},
+		{"shared root, two shifts apart", `    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((128,), "float32", scope="shared")
+    S[tid] = A[tid]
+    T.cuda.cta_sync()
+    B[tid] = S[tid % 32]
+`, true, true, 4},
+		{"shared root, two shifts together", `    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((128,), "float32", scope="shared")
+    S[tid] = A[tid]
+    B[tid] = S[tid % 32]
+`, false, true, 4},
+		{"shared root, barrier in a branch", `    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((128,), "float32", scope="shared")
+    S[tid] = A[tid]
+    if tid < 1000:
+        T.cuda.cta_sync()
+    B[tid] = S[tid % 32]
+`, false, true, 4},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		first, n := memory.WarpsCovered(k.Lowered, k.Launch)
+		if got := n > first+1; got != c.warps {
+			t.Errorf("%s: warps covered %v (%d..%d), want %v", c.name, got, first, n, c.warps)
+		}
+		if got := k.Launch.Grid[0] == 1 || memory.CTAsCovered(k.Lowered, k.Launch); got != c.ctas {
+			t.Errorf("%s: CTAs covered %v, want %v", c.name, got, c.ctas)
+		}
+		fast := memory.Analyze(k.Lowered, k.Launch)
+		ow, oc := memory.SetWarpDedup(false), memory.SetCTADedup(false)
+		slow := memory.Analyze(k.Lowered, k.Launch)
+		memory.SetWarpDedup(ow)
+		memory.SetCTADedup(oc)
+		if a, b := kernelText(fast, k), kernelText(slow, k); a != b {
+			t.Errorf("%s: counting translations differs:\n%s\nexecuting everything:\n%s", c.name, a, b)
+		}
+		if got := fast.Total.GlobalLoad.Requests; got != c.loadRequests {
+			t.Errorf("%s: %d global load requests, want %d", c.name, got, c.loadRequests)
+		}
+	}
+}
