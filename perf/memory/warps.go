@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -625,6 +626,37 @@ func binaryShift(e *ir.Binary, a, b int64) int64 {
 		if a == 0 && b == 0 {
 			return 0
 		}
+		// x & c keeps bits of x below 2^k (c < 2^k), which a move by a
+		// multiple of 2^k leaves alone: a swizzle's row bits
+		if c, ok := e.B.(*ir.IntImm); ok && c.Value > 0 && multipleOfPow2(a, bits.Len64(uint64(c.Value))) {
+			return 0
+		}
+		if c, ok := e.A.(*ir.IntImm); ok && c.Value > 0 && multipleOfPow2(b, bits.Len64(uint64(c.Value))) {
+			return 0
+		}
+	case ir.Shr:
+		// x >> c moves by a / 2^c when 2^c divides the move (floor
+		// division by 2^c of x + a)
+		if c, ok := e.B.(*ir.IntImm); ok && b == 0 && c.Value >= 0 && c.Value < 63 && multipleOfPow2(a, int(c.Value)) {
+			return a >> c.Value
+		}
+		if a == 0 && b == 0 {
+			return 0
+		}
+	case ir.BitXor, ir.BitOr:
+		// x ^ y and x | y with y in [0, 2^k) the same in every warp
+		// change bits below 2^k only, which moving x by a multiple of
+		// 2^k leaves alone: x + a gives (x ^ y) + a (a swizzle's XOR of
+		// a chunk index with its row, and its OR with the element)
+		if k, ok := belowPow2(e.B); ok && b == 0 && multipleOfPow2(a, k) {
+			return a
+		}
+		if k, ok := belowPow2(e.A); ok && a == 0 && multipleOfPow2(b, k) {
+			return b
+		}
+		if a == 0 && b == 0 {
+			return 0
+		}
 	case ir.Shl:
 		if c, ok := e.B.(*ir.IntImm); ok && b == 0 && c.Value >= 0 && c.Value < 32 {
 			return a << c.Value
@@ -638,6 +670,47 @@ func binaryShift(e *ir.Binary, a, b int64) int64 {
 		}
 	}
 	return noShift
+}
+
+// multipleOfPow2 reports whether 2^k divides a.
+func multipleOfPow2(a int64, k int) bool {
+	return k < 63 && a%(int64(1)<<k) == 0
+}
+
+// belowPow2 returns a k with 0 <= e < 2^k for every value of e, when the
+// form of e shows one: a constant, x & c (c >= 0), x % 2^n, and shifts
+// of those.
+func belowPow2(e ir.Expr) (int, bool) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		if e.Value >= 0 {
+			return bits.Len64(uint64(e.Value)), true
+		}
+	case *ir.Binary:
+		c, isConst := e.B.(*ir.IntImm)
+		switch e.Op {
+		case ir.BitAnd:
+			if isConst && c.Value >= 0 {
+				return bits.Len64(uint64(c.Value)), true
+			}
+			if c, ok := e.A.(*ir.IntImm); ok && c.Value >= 0 {
+				return bits.Len64(uint64(c.Value)), true
+			}
+		case ir.FloorMod:
+			if isConst && c.Value > 0 && c.Value&(c.Value-1) == 0 {
+				return bits.TrailingZeros64(uint64(c.Value)), true
+			}
+		case ir.Shr:
+			if k, ok := belowPow2(e.A); ok && isConst && c.Value >= 0 && c.Value < 63 {
+				return max(k-int(c.Value), 0), true
+			}
+		case ir.Shl:
+			if k, ok := belowPow2(e.A); ok && isConst && c.Value >= 0 && k+int(c.Value) < 63 {
+				return k + int(c.Value), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // isPointer reports whether e is a pointer expression the machine reads

@@ -151,3 +151,52 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		}
 	}
 }
+
+// TestDedupSwizzle: an XOR swizzle moves by the move of its offset when
+// that is a multiple of the swizzle's period (2^9 elements for a 3-bit
+// swizzle of 8-element chunks), so warps 512 elements apart are
+// translations and warps 256 apart are not; both count as executing
+// every warp does.
+func TestDedupSwizzle(t *testing.T) {
+	const prog = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (8192,), "float16")
+    B = T.match_buffer(B_ptr, (8192,), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([256])
+    S = T.alloc_buffer((8192,), "float16", scope="shared")
+    for i in range(4):
+        x = tid * STRIDE + i * 4096
+        S[(((x >> 3) ^ (((x >> 3) & 56) >> 3)) << 3) | (x & 7)] = A[tid * 16 + i]
+    T.cuda.cta_sync()
+    B[tid] = S[tid]
+`
+	for _, c := range []struct {
+		stride  string
+		covered bool
+	}{{"16", true}, {"8", false}, {"24", false}} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(strings.Replace(prog, "STRIDE", c.stride, 1))), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("stride %s: not lowered: %v", c.stride, res.Diags)
+		}
+		k := res.Kernels[0]
+		first, n := memory.WarpsCovered(k.Lowered, k.Launch)
+		if got := n > first+1; got != c.covered {
+			t.Errorf("stride %s: warps covered %v (%d..%d), want %v", c.stride, got, first, n, c.covered)
+		}
+		fast := memory.Analyze(k.Lowered, k.Launch)
+		old := memory.SetWarpDedup(false)
+		slow := memory.Analyze(k.Lowered, k.Launch)
+		memory.SetWarpDedup(old)
+		if a, b := kernelText(fast, k), kernelText(slow, k); a != b {
+			t.Errorf("stride %s: counting translations differs:\n%s\nexecuting everything:\n%s", c.stride, a, b)
+		}
+		if fast.Total.SharedStore.Instructions != 32 {
+			t.Errorf("stride %s: %d shared store instructions, want 32", c.stride, fast.Total.SharedStore.Instructions)
+		}
+	}
+}
