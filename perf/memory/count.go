@@ -65,12 +65,16 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		run = 1
 	}
 	if why == "" {
-		first, covered := int64(0), int64(1)
+		first, covered, period := int64(0), int64(1), int64(1)
 		if dedupWarps {
-			first, covered = m.warpShifts(fn.Body, threads)
+			first, covered, period = m.warpShifts(fn.Body, threads)
 		}
-		var warp0, cta0 []figDelta
-		var steps0, stepsCTA int64
+		var cta0 []figDelta
+		var stepsCTA int64
+		// the counts of the warps executed for the covered ones: warp
+		// first, or with a period, warps 0..period-1
+		warpDeltas := make([][]figDelta, period)
+		warpSteps := make([]int64, period)
 		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
 			if c > 0 && sameCTAs && !m.over && m.steps+stepsCTA <= maxSteps {
@@ -88,18 +92,20 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
-				if w > first && w < covered && !m.over && m.steps+steps0 <= maxSteps {
-					// warp w counts as warp first (warps.go)
-					for _, d := range warp0 {
+				if w >= first+period && w < covered && !m.over && m.steps+warpSteps[(w-first)%period] <= maxSteps {
+					// warp w counts as warp first, or as warp w % period
+					// (warps.go)
+					r := (w - first) % period
+					for _, d := range warpDeltas[r] {
 						d.f.addCounts(&d.c)
 					}
-					m.steps += steps0
+					m.steps += warpSteps[r]
 					continue
 				}
-				if w == first && covered > first+1 {
+				if w >= first && w < first+period && covered > first+period {
 					before, s0 := m.snapshot(), m.steps
 					m.runWarp(fn.Body, c, w, threads)
-					warp0, steps0 = m.since(before), m.steps-s0
+					warpDeltas[w-first], warpSteps[w-first] = m.since(before), m.steps-s0
 					continue
 				}
 				m.runWarp(fn.Body, c, w, threads)

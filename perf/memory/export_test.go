@@ -13,6 +13,13 @@ func SetWarpDedup(on bool) bool {
 // WarpsCovered is the warps of fn the translation proof covers: warps
 // first+1..n-1 count as warp first.
 func WarpsCovered(fn *ir.Func, l ir.Launch) (first, n int64) {
+	first, n, _ = WarpPeriod(fn, l)
+	return first, n
+}
+
+// WarpPeriod is WarpsCovered with the period: warp w counts as warp
+// first + (w - first) % period.
+func WarpPeriod(fn *ir.Func, l ir.Launch) (first, n, period int64) {
 	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
 	defer putMachine(m)
 	return m.warpShifts(fn.Body, l.Threads())

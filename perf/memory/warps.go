@@ -79,6 +79,9 @@ type shiftProof struct {
 	// around the statement being proven (0: the kernel's top level).
 	global map[*ir.Buffer]int64
 	nested int
+	// period is how many warps apart the warps compared are (warp
+	// proof; 0 or 1: adjacent ones)
+	period int64
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
@@ -99,16 +102,36 @@ func join(a, b int64) int64 {
 
 // warpShifts returns the warps covered: warp w's counts equal warp
 // first's for first < w < n (first is 1 when a branch such as `if tid ==
-// 0` sets warp 0 apart). n <= first+1 when nothing is proven.
-func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
+// 0` sets warp 0 apart), or, with period > 1 (first 0), warp w's equal
+// warp w % period's. n <= first+1 when nothing is proven.
+func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n, period int64) {
 	if threads < 64 {
-		return 0, 1
+		return 0, 1, 1
 	}
-	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
-		axes: map[*ir.Var]string{}}
-	if p.l.Block[2] > 1 || (p.l.Block[1] > 1 && p.l.Block[0] != 32) {
-		return 0, 1 // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
+	if m.launch.Block[2] > 1 || (m.launch.Block[1] > 1 && m.launch.Block[0] != 32) {
+		return 0, 1, 1 // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
 	}
+	// A swizzle repeats every 8 rows of 128 bytes: warps that each copy 4
+	// rows are translations of the warp 2 before (old_dialect_gemm's
+	// 128-thread copies into a 3-bit swizzled tile). When warp 1 is no
+	// translation of warp 0 because an access moves by no multiple of
+	// its quantum, the proof is tried again with warps 2 and 4 apart.
+	for period = 1; period < threads/32 && period <= 4; period *= 2 {
+		p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
+			axes: map[*ir.Var]string{}, period: period}
+		first, n = p.warpProof(body)
+		if n > first+period {
+			return first, n, period
+		}
+		if !p.accessFail {
+			break
+		}
+	}
+	return 0, 1, 1
+}
+
+// warpProof runs the proof across warps (p.period apart).
+func (p *shiftProof) warpProof(body *ir.Block) (first, n int64) {
 	// the variables' shifts: a fixed point (joins only go up)
 	for range 8 {
 		p.changed = false
@@ -129,6 +152,9 @@ func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n int64) {
 		return 0, 1
 	}
 	if len(p.warp0) > 0 {
+		if p.period > 1 {
+			return 0, 1 // (warp 1 stands for the others one apart only)
+		}
 		for _, c := range p.warp0 {
 			if _, ok := p.constAfterWarp0(c); !ok {
 				return 0, 1
@@ -312,12 +338,12 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			case s.Kind == ir.ThreadID && p.l.Block[1] > 1:
 				sh = 0 // a (32, Y) block: x the lane, y the warp
 				if i == 1 {
-					sh = 1
+					sh = max(p.period, 1)
 				}
 			case s.Kind == ir.ThreadID:
 				sh = 0 // y and z: 0 in a one-dimensional block
 				if i == 0 {
-					sh = 32
+					sh = 32 * max(p.period, 1)
 				}
 			default:
 				sh = p.axis(thAxis[s.Kind])
@@ -440,20 +466,21 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 // axis is the per-warp shift of a thread axis (noShift when it is not one
 // constant; the warpgroup axes are, for the first four warps only).
 func (p *shiftProof) axis(a string) int64 {
+	w := max(p.period, 1) // the warps compared are this many apart
 	switch a {
 	case "tx":
-		return 32
+		return 32 * w
 	case "laneid":
 		return 0
 	case "warpid":
-		return 1
+		return w
 	case "tid_in_wg", "wid_in_wg", "wgid":
 		p.warps = min(p.warps, 4)
 		switch a {
 		case "tid_in_wg":
-			return 32
+			return 32 * w
 		case "wid_in_wg":
-			return 1
+			return w
 		}
 		return 0
 	}

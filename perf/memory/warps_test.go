@@ -155,8 +155,9 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 // TestDedupSwizzle: an XOR swizzle moves by the move of its offset when
 // that is a multiple of the swizzle's period (2^9 elements for a 3-bit
 // swizzle of 8-element chunks), so warps 512 elements apart are
-// translations and warps 256 apart are not; both count as executing
-// every warp does.
+// translations; warps 256 apart are translations of the warp two before,
+// 128 apart of the warp four before, and 64 apart not at all. Every case
+// counts as executing every warp does.
 func TestDedupSwizzle(t *testing.T) {
 	const prog = `from tvm.script import tirx as T
 
@@ -168,7 +169,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     T.device_entry()
     T.cta_id([1])
     tid = T.thread_id([256])
-    S = T.alloc_buffer((8192,), "float16", scope="shared")
+    S = T.alloc_buffer((16384,), "float16", scope="shared")
     for i in range(4):
         x = tid * STRIDE + i * 4096
         S[(((x >> 3) ^ (((x >> 3) & 56) >> 3)) << 3) | (x & 7)] = A[tid * 16 + i]
@@ -176,17 +177,20 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     B[tid] = S[tid]
 `
 	for _, c := range []struct {
-		stride  string
-		covered bool
-	}{{"16", true}, {"8", false}, {"24", false}} {
+		stride string
+		period int64 // 0: not covered
+	}{{"16", 1}, {"48", 1}, {"8", 2}, {"24", 2}, {"4", 4}, {"2", 0}} {
 		res := lower.Analyze(source.NewFile("k.py", []byte(strings.Replace(prog, "STRIDE", c.stride, 1))), lower.Options{})
 		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
 			t.Fatalf("stride %s: not lowered: %v", c.stride, res.Diags)
 		}
 		k := res.Kernels[0]
-		first, n := memory.WarpsCovered(k.Lowered, k.Launch)
-		if got := n > first+1; got != c.covered {
-			t.Errorf("stride %s: warps covered %v (%d..%d), want %v", c.stride, got, first, n, c.covered)
+		first, n, period := memory.WarpPeriod(k.Lowered, k.Launch)
+		if n <= first+period {
+			period = 0
+		}
+		if period != c.period || (period > 0 && (first != 0 || n != 8)) {
+			t.Errorf("stride %s: warps %d..%d covered with period %d, want 0..8 with period %d", c.stride, first, n, period, c.period)
 		}
 		fast := memory.Analyze(k.Lowered, k.Launch)
 		old := memory.SetWarpDedup(false)
@@ -198,5 +202,26 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		if fast.Total.SharedStore.Instructions != 32 {
 			t.Errorf("stride %s: %d shared store instructions, want 32", c.stride, fast.Total.SharedStore.Instructions)
 		}
+	}
+	// Odd warps store without conflicts, even ones with (4-way): warp 3 must
+	// count as warp 1, not as warp 0.
+	odd := strings.NewReplacer("STRIDE", "8", "S[(((x", "S[((((x", "| (x & 7)]", "| (x & 7)) + ((x >> 8) & 1) * (tid % 32) * 2]").Replace(prog)
+	res := lower.Analyze(source.NewFile("k.py", []byte(odd)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+		t.Fatalf("odd warps with conflicts: not lowered: %v", res.Diags)
+	}
+	k := res.Kernels[0]
+	if first, n, period := memory.WarpPeriod(k.Lowered, k.Launch); first != 0 || n != 8 || period != 2 {
+		t.Errorf("odd warps with conflicts: warps %d..%d covered with period %d, want 0..8 with period 2", first, n, period)
+	}
+	fast := memory.Analyze(k.Lowered, k.Launch)
+	old := memory.SetWarpDedup(false)
+	slow := memory.Analyze(k.Lowered, k.Launch)
+	memory.SetWarpDedup(old)
+	if a, b := kernelText(fast, k), kernelText(slow, k); a != b {
+		t.Errorf("odd warps with conflicts: counting translations differs:\n%s\nexecuting everything:\n%s", a, b)
+	}
+	if fast.Total.SharedStore.Conflicts == 0 {
+		t.Error("odd warps with conflicts: no conflicts counted")
 	}
 }
