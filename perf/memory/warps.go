@@ -20,10 +20,21 @@ import (
 // rules ignore. Analyze then counts warp 0 once and adds its counts for
 // the other warps the proof covers, instead of executing them; the worst
 // and first instructions stay warp 0's, as they would (a later warp's
-// identical counts never replace them). Anything the proof does not
-// cover (a swizzle or a non-linear layout over a warp-dependent index,
-// a product of two warp-dependent values, a thread-dependent branch)
-// makes every warp execute. A variable's shift is the join of all its
+// identical counts never replace them). The accesses of one root must
+// move by one shift (a load one warp finds available must be available
+// to the others: A[tid] then A[tid % 32] is one request in warp 0 and two
+// in the others); for shared memory, between two barriers at the
+// kernel's top level, after which the warp's shared loads are forgotten.
+// Bit operations move with their operand when the move is a multiple of
+// the bits they touch (x >> c, x & c, x ^ y and x | y with y < 2^k): an
+// XOR swizzle of 8-element chunks of 8 rows moves with its offset when
+// that moves by a multiple of 512 elements. When adjacent warps are no
+// translations because an access moves by no multiple of its quantum
+// (warps of 4 rows in a swizzle of 8), warps 2 or 4 apart may be: the
+// machine then executes one warp per residue. Anything the proof does
+// not cover (a non-linear layout over a warp-dependent index, a product
+// of two warp-dependent values, a thread-dependent branch) makes every
+// warp execute. A variable's shift is the join of all its
 // definitions (flow-insensitive); that a lane reads a variable only where
 // a definition reached it (a Let dominates its uses in lowered TIR) is
 // assumed. A branch that only warp 0 can take (`if tid == 0`, warpid < 1:
