@@ -65,16 +65,22 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		run = 1
 	}
 	if why == "" {
-		first, covered, period := int64(0), int64(1), int64(1)
+		var runs []warpRun
 		if dedupWarps {
-			first, covered, period = m.warpShifts(fn.Body, threads)
+			runs = m.warpRuns(fn.Body, threads) // warps.go
 		}
 		var cta0 []figDelta
 		var stepsCTA int64
-		// the counts of the warps executed for the covered ones: warp
-		// first, or with a period, warps 0..period-1
-		warpDeltas := make([][]figDelta, period)
-		warpSteps := make([]int64, period)
+		// per run and residue, the counts of the warp executed for the
+		// others (a run's first warp, or its first period of warps)
+		type executed struct {
+			deltas [][]figDelta
+			steps  []int64
+		}
+		done := make([]executed, len(runs))
+		for i, r := range runs {
+			done[i] = executed{make([][]figDelta, r.period), make([]int64, r.period)}
+		}
 		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
 			if c > 0 && sameCTAs && !m.over && m.steps+stepsCTA <= maxSteps {
@@ -92,21 +98,23 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
-				if w >= first+period && w < covered && !m.over && m.steps+warpSteps[(w-first)%period] <= maxSteps {
-					// warp w counts as warp first, or as warp w % period
-					// (warps.go)
-					r := (w - first) % period
-					for _, d := range warpDeltas[r] {
-						d.f.addCounts(&d.c)
+				if i := runOf(runs, w); i >= 0 {
+					r, e := runs[i], &done[i]
+					res := (w - r.start) % r.period
+					if w >= r.start+r.period && !m.over && m.steps+e.steps[res] <= maxSteps {
+						// warp w counts as warp r.start + res (warps.go)
+						for _, d := range e.deltas[res] {
+							d.f.addCounts(&d.c)
+						}
+						m.steps += e.steps[res]
+						continue
 					}
-					m.steps += warpSteps[r]
-					continue
-				}
-				if w >= first && w < first+period && covered > first+period {
-					before, s0 := m.snapshot(), m.steps
-					m.runWarp(fn.Body, c, w, threads)
-					warpDeltas[w-first], warpSteps[w-first] = m.since(before), m.steps-s0
-					continue
+					if w < r.start+r.period {
+						before, s0 := m.snapshot(), m.steps
+						m.runWarp(fn.Body, c, w, threads)
+						e.deltas[res], e.steps[res] = m.since(before), m.steps-s0
+						continue
+					}
 				}
 				m.runWarp(fn.Body, c, w, threads)
 			}
@@ -308,6 +316,16 @@ func putMachine(m *machine) {
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
+}
+
+// runOf is the index of the run that holds warp w (-1: none).
+func runOf(runs []warpRun, w int64) int {
+	for i, r := range runs {
+		if w >= r.start && w < r.end {
+			return i
+		}
+	}
+	return -1
 }
 
 // spareMachines keeps a few machines across garbage collections, which

@@ -75,3 +75,15 @@ func SetAffineAddrs(on bool) bool {
 	affineAddrs = on
 	return old
 }
+
+// WarpRuns is the runs of warps the analysis counts as translations:
+// {start, end, period} each (warps.go's warpRun).
+func WarpRuns(fn *ir.Func, l ir.Launch) [][3]int64 {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	var out [][3]int64
+	for _, r := range m.warpRuns(fn.Body, l.Threads()) {
+		out = append(out, [3]int64{r.start, r.end, r.period})
+	}
+	return out
+}

@@ -51,6 +51,31 @@ func (p *shiftProof) setRange(v *ir.Var, r ival) {
 // axisRange is the values thread or CTA axis a takes in the launch.
 func (p *shiftProof) axisRange(a string) ival {
 	threads := p.l.Threads()
+	if p.class {
+		// the role's warps clsLo..clsHi (warps.go)
+		lo, hi := p.clsLo, p.clsHi
+		sameWG := lo/4 == hi/4
+		switch a {
+		case "tx":
+			return mkIval(32*lo, min(32*hi+31, threads-1))
+		case "laneid":
+			return mkIval(0, min(threads, 32)-1)
+		case "warpid":
+			return mkIval(lo, hi)
+		case "wgid":
+			return mkIval(lo/4, hi/4)
+		case "tid_in_wg":
+			if sameWG {
+				return mkIval(32*(lo%4), 32*(hi%4)+31)
+			}
+			return mkIval(0, min(threads, 128)-1)
+		case "wid_in_wg":
+			if sameWG {
+				return mkIval(lo%4, hi%4)
+			}
+			return mkIval(0, min((threads+31)/32, 4)-1)
+		}
+	}
 	switch a {
 	case "tx":
 		return mkIval(0, threads-1)
@@ -74,6 +99,15 @@ func (p *shiftProof) axisRange(a string) ival {
 
 // scopeRange is the values variable i of scope id s takes.
 func (p *shiftProof) scopeRange(s *ir.ScopeID, i int) ival {
+	if p.class {
+		// a thread axis over the role's warps only
+		if s.Kind == ir.ThreadID && i == 0 {
+			return p.axisRange("tx")
+		}
+		if a, ok := thAxis[s.Kind]; ok {
+			return p.axisRange(a)
+		}
+	}
 	if i < len(s.Extents) && s.Extents[i] > 0 {
 		return mkIval(0, s.Extents[i]-1)
 	}
@@ -89,6 +123,18 @@ func (p *shiftProof) rangeOf(e ir.Expr, depth int) ival {
 	case *ir.IntImm:
 		return mkIval(e.Value, e.Value)
 	case *ir.Var:
+		if p.class && p.letBudget > 0 {
+			// the conditions' values per warp (warps.go's warpClasses):
+			// a thread axis over the warp, a let through its value (a
+			// budget of them: lets of lets may share their values)
+			if a := p.axes[e]; a != "" {
+				return p.axisRange(a)
+			}
+			if v := p.letVals[e]; v != nil {
+				p.letBudget--
+				return p.rangeOf(v, depth+1)
+			}
+		}
 		if r, ok := p.ranges[e]; ok {
 			return r
 		}

@@ -3,6 +3,7 @@ package memory
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -93,6 +94,19 @@ type shiftProof struct {
 	// period is how many warps apart the warps compared are (warp
 	// proof; 0 or 1: adjacent ones)
 	period int64
+	// class is set for the proof over warps clsLo..clsHi only (a role of
+	// a warp-specialised kernel): thread axes range over those warps, and
+	// a branch fixed over them is followed alone. conds collects the
+	// warp-dependent branch conditions; branchFail is set when the first
+	// failure was one that is not constant after warp 0.
+	class        bool
+	clsLo, clsHi int64
+	conds        []ir.Expr
+	branchFail   bool
+	// letVals holds each let's value (nil: defined more than once, or
+	// assigned), for the conditions' values per warp (warpClasses)
+	letVals   map[*ir.Var]ir.Expr
+	letBudget int
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
@@ -111,55 +125,120 @@ func join(a, b int64) int64 {
 	return noShift
 }
 
+// warpRun is warps [start, end), of which warp w >= start+period counts
+// as warp start + (w - start) % period.
+type warpRun struct{ start, end, period int64 }
+
 // warpShifts returns the warps covered: warp w's counts equal warp
 // first's for first < w < n (first is 1 when a branch such as `if tid ==
 // 0` sets warp 0 apart), or, with period > 1 (first 0), warp w's equal
 // warp w % period's. n <= first+1 when nothing is proven.
 func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n, period int64) {
+	runs := m.warpRuns(body, threads)
+	if len(runs) == 1 {
+		return runs[0].start, runs[0].end, runs[0].period
+	}
+	return 0, 1, 1
+}
+
+// warpRuns returns the runs of warps that count as translations (none:
+// every warp executes).
+func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
 	if threads < 64 {
-		return 0, 1, 1
+		return nil
 	}
 	if m.launch.Block[2] > 1 || (m.launch.Block[1] > 1 && m.launch.Block[0] != 32) {
-		return 0, 1, 1 // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
+		return nil // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
 	}
 	// A swizzle repeats every 8 rows of 128 bytes: warps that each copy 4
 	// rows are translations of the warp 2 before (old_dialect_gemm's
 	// 128-thread copies into a 3-bit swizzled tile). When warp 1 is no
 	// translation of warp 0 because an access moves by no multiple of
 	// its quantum, the proof is tried again with warps 2 and 4 apart.
-	for period = 1; period < threads/32 && period <= 4; period *= 2 {
-		p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
-			axes: map[*ir.Var]string{}, period: period}
-		first, n = p.warpProof(body)
+	for period := int64(1); period < threads/32 && period <= 4; period *= 2 {
+		p := m.newWarpProof(threads)
+		p.period = period
+		first, n := p.warpProof(body)
 		if n > first+period {
-			return first, n, period
+			return []warpRun{{first, n, period}}
+		}
+		if period == 1 && p.branchFail && m.launch.Block[1] <= 1 {
+			return m.warpClasses(body, threads, p)
 		}
 		if !p.accessFail {
 			break
 		}
 	}
-	return 0, 1, 1
+	return nil
+}
+
+func (m *machine) newWarpProof(threads int64) *shiftProof {
+	return &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
+		axes: map[*ir.Var]string{}}
+}
+
+// maxClassWarps bounds the warps whose roles warpClasses tells apart.
+const maxClassWarps = 32
+
+// warpClasses handles a warp-specialised kernel: branches on the warp
+// (`if warp_idx == 0:` the producer, `elif warp_idx == 1:` the MMA
+// issuer, the others the epilogue) give the warps roles, and the warps of
+// one role are translations of its first. The conditions' values per
+// warp (interval arithmetic over that warp's thread indices) split the
+// warps into runs of consecutive warps that take the same branches; the
+// proof over each run's warps follows only the branches they take.
+// nvfp4_gemm.py's persistent kernel ran all 12 of its warps; fp8 and
+// FlashMLA kernels likewise.
+func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []warpRun {
+	nw := threads / 32
+	conds := all.conds
+	if len(conds) == 0 || len(conds) > 64 || nw > maxClassWarps {
+		return nil
+	}
+	// the branches each warp takes (valid false: its lanes differ, or
+	// interval arithmetic cannot tell), from the proof over every warp:
+	// its thread-axis variables and lets, over that warp's indices
+	type takes struct {
+		bits  uint64
+		valid bool
+	}
+	per := make([]takes, nw)
+	q := &shiftProof{m: m, l: m.launch, class: true, axes: all.axes, ranges: all.ranges, letVals: all.letVals}
+	for w := range nw {
+		q.clsLo, q.clsHi = w, w
+		t := takes{valid: true}
+		for i, c := range conds {
+			q.letBudget = 256
+			r := q.boolRange(c, 0)
+			if !r.ok || r.lo != r.hi {
+				t.valid = false
+				break
+			}
+			t.bits |= uint64(r.lo) << i
+		}
+		per[w] = t
+	}
+	var runs []warpRun
+	for a := int64(0); a < nw; {
+		b := a + 1
+		for b < nw && per[a].valid && per[b] == per[a] {
+			b++
+		}
+		if b-a >= 2 {
+			p := m.newWarpProof(threads)
+			p.class, p.clsLo, p.clsHi = true, a, b-1
+			if p.shifts(body) && p.checks(body) {
+				runs = append(runs, warpRun{a, b, 1})
+			}
+		}
+		a = b
+	}
+	return runs
 }
 
 // warpProof runs the proof across warps (p.period apart).
 func (p *shiftProof) warpProof(body *ir.Block) (first, n int64) {
-	// the variables' shifts: a fixed point (joins only go up)
-	for range 8 {
-		p.changed = false
-		p.block(body, false)
-		if p.fail {
-			return 0, 1
-		}
-		if !p.changed {
-			break
-		}
-	}
-	if p.changed {
-		return 0, 1
-	}
-	p.shared, p.global = map[*ir.Buffer]int64{}, map[*ir.Buffer]int64{}
-	p.block(body, true)
-	if p.fail {
+	if !p.shifts(body) || !p.checks(body) {
 		return 0, 1
 	}
 	if len(p.warp0) > 0 {
@@ -174,6 +253,29 @@ func (p *shiftProof) warpProof(body *ir.Block) (first, n int64) {
 		return 1, p.warps
 	}
 	return 0, p.warps
+}
+
+// shifts computes the variables' shifts: a fixed point (joins only go
+// up). It reports whether one was reached without a failure.
+func (p *shiftProof) shifts(body *ir.Block) bool {
+	for range 8 {
+		p.changed = false
+		p.block(body, false)
+		if p.fail {
+			return false
+		}
+		if !p.changed {
+			return true
+		}
+	}
+	return false
+}
+
+// checks proves every access and branch; it reports whether all hold.
+func (p *shiftProof) checks(body *ir.Block) bool {
+	p.shared, p.global = map[*ir.Buffer]int64{}, map[*ir.Buffer]int64{}
+	p.block(body, true)
+	return !p.fail
 }
 
 // constAfterWarp0 reports the value condition c has for every lane of
@@ -380,11 +482,23 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.Let:
 		if !check {
 			p.setRange(s.Var, p.rangeOf(s.Value, 0))
+			if p.letVals == nil {
+				p.letVals = map[*ir.Var]ir.Expr{}
+			}
+			if old, ok := p.letVals[s.Var]; !ok {
+				p.letVals[s.Var] = s.Value
+			} else if old != s.Value {
+				p.letVals[s.Var] = nil
+			}
 		}
 		p.axes[s.Var] = ""
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
 		p.setRange(s.Var, ival{})
+		if p.letVals == nil {
+			p.letVals = map[*ir.Var]ir.Expr{}
+		}
+		p.letVals[s.Var] = nil
 		if p.loop != nil {
 			// a value carried from one iteration to the next: state,
 			// when it moves by nothing (loops.go checks it periodic)
@@ -441,7 +555,32 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			clear(p.shared)
 		}
 	case *ir.If:
-		if sh := p.expr(s.Cond, check); check && sh != 0 && !p.fixedCond(s.Cond) {
+		if p.class {
+			if sh := p.expr(s.Cond, check); sh != 0 {
+				// a role's warps take one branch: the other is code
+				// they never run
+				if r := p.boolRange(s.Cond, 0); r.ok && r.lo == r.hi {
+					if r.lo == 1 {
+						p.block(s.Then, check)
+					} else {
+						p.block(s.Else, check)
+					}
+					return
+				}
+				if check {
+					p.fail = true
+					return
+				}
+			}
+			p.block(s.Then, check)
+			p.block(s.Else, check)
+			return
+		}
+		sh := p.expr(s.Cond, check)
+		if !check && sh != 0 && p.cta == 0 && p.loop == nil && !slices.Contains(p.conds, s.Cond) {
+			p.conds = append(p.conds, s.Cond)
+		}
+		if check && sh != 0 && !p.fixedCond(s.Cond) {
 			if p.cta > 0 || p.loop != nil {
 				// a branch that depends on the CTA (the iteration:
 				// k % 4 == 0 does not over 4 iterations)
@@ -450,6 +589,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 				return
 			}
 			if _, ok := p.constAfterWarp0(s.Cond); !ok {
+				p.branchFail = !p.fail
 				p.fail = true
 				return
 			}
@@ -486,6 +626,18 @@ func (p *shiftProof) axis(a string) int64 {
 	case "warpid":
 		return w
 	case "tid_in_wg", "wid_in_wg", "wgid":
+		if p.class {
+			if p.clsLo/4 != p.clsHi/4 {
+				return noShift // the role's warps span warpgroups
+			}
+			switch a {
+			case "tid_in_wg":
+				return 32 * w
+			case "wid_in_wg":
+				return w
+			}
+			return 0
+		}
 		p.warps = min(p.warps, 4)
 		switch a {
 		case "tid_in_wg":

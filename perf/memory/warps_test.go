@@ -40,7 +40,7 @@ func kernelText(m *memory.Kernel, k *lower.Kernel) string {
 // checks that the proof covers some of them.
 func TestWarpDedup(t *testing.T) {
 	srcs := dedupSources(t)
-	kernels, covered, afterWarp0 := 0, 0, 0
+	kernels, covered, afterWarp0, roles := 0, 0, 0, 0
 	for name, src := range srcs {
 		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
 		for _, k := range res.Kernels {
@@ -48,6 +48,9 @@ func TestWarpDedup(t *testing.T) {
 				continue
 			}
 			kernels++
+			if len(memory.WarpRuns(k.Lowered, k.Launch)) > 1 {
+				roles++
+			}
 			if first, n := memory.WarpsCovered(k.Lowered, k.Launch); n > first+1 {
 				covered++
 				if first > 0 {
@@ -64,7 +67,7 @@ func TestWarpDedup(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d kernels, %d with translated warps (%d from warp 1 on)", kernels, covered, afterWarp0)
+	t.Logf("%d kernels, %d with translated warps (%d from warp 1 on), %d with several roles", kernels, covered, afterWarp0, roles)
 	if covered == 0 || afterWarp0 == 0 {
 		t.Error("no kernel's warps proven translations of warp 0, or none of warp 1")
 	}
@@ -223,5 +226,57 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 	}
 	if fast.Total.SharedStore.Conflicts == 0 {
 		t.Error("odd warps with conflicts: no conflicts counted")
+	}
+}
+
+// TestDedupRoles: a warp-specialised kernel's branches on the warp give
+// its warps roles; the warps of a role are translations of its first
+// (each role follows only its own branch), and the counts equal
+// executing every warp.
+func TestDedupRoles(t *testing.T) {
+	const prog = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    C = T.match_buffer(C_ptr, (2048,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([384])
+    S = T.alloc_buffer((1024,), "float32", scope="shared")
+    warp = tid // 32
+    if warp == 0:
+        S[tid] = A[tid * 4]
+    elif tid // 32 == 1:
+        S[tid * 2] = A[tid]
+    elif warp < 8:
+        B[tid] = A[tid] * T.float32(2)
+    else:
+        C[tid * 3] = A[tid]
+    T.cuda.cta_sync()
+    if warp >= 4:
+        if warp < 8:
+            B[tid + 2048] = S[tid - 128]
+`
+	res := lower.Analyze(source.NewFile("k.py", []byte(prog)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("not lowered: %v", res.Diags)
+	}
+	k := res.Kernels[0]
+	runs := memory.WarpRuns(k.Lowered, k.Launch)
+	// warps 2..3, 4..7 (the only ones to read S back) and 8..11 (C moves
+	// by 96 floats a warp: a translation too)
+	want := [][3]int64{{2, 4, 1}, {4, 8, 1}, {8, 12, 1}}
+	if fmt.Sprint(runs) != fmt.Sprint(want) {
+		t.Errorf("runs %v, want %v", runs, want)
+	}
+	fast := memory.Analyze(k.Lowered, k.Launch)
+	old := memory.SetWarpDedup(false)
+	slow := memory.Analyze(k.Lowered, k.Launch)
+	memory.SetWarpDedup(old)
+	if a, b := kernelText(fast, k), kernelText(slow, k); a != b {
+		t.Errorf("counting translations differs:\n%s\nexecuting everything:\n%s", a, b)
 	}
 }
