@@ -230,10 +230,15 @@ func (m *machine) forwards(e *event) bool {
 		// every store was a third of cases_configs_chain's analysis)
 		if lo, hi := byteRange(&e.addr, e.width, e.mask); lo < bs.hi && bs.lo < hi {
 			for k, list := range bs.loads {
+				// in place, by index: a range over the list copied each
+				// 256-byte load, kept or not
 				keep := list[:0]
-				for _, a := range list {
-					if !overlaps(&a, k.width, k.mask, e) {
-						keep = append(keep, a)
+				for i := range list {
+					if !overlaps(&list[i], k.width, k.mask, e) {
+						if len(keep) != i {
+							list[len(keep)] = list[i]
+						}
+						keep = list[:len(keep)+1]
 					}
 				}
 				if len(keep) == 0 {
@@ -241,7 +246,7 @@ func (m *machine) forwards(e *event) bool {
 					if len(m.loadsFree) < maxFreeLoads {
 						m.loadsFree = append(m.loadsFree, keep)
 					}
-				} else {
+				} else if len(keep) != len(list) {
 					bs.loads[k] = keep
 				}
 			}
