@@ -22,7 +22,11 @@
 // Warps of a CTA whose code the lowered IR proves to be warp 0's with
 // every value moved by a constant per warp (shared addresses by a
 // multiple of 4 bytes, global ones by a multiple of 32, control flow the
-// same) count exactly as warp 0 and are not executed again (warps.go);
+// same, every access of one root by one shift) count exactly as warp 0
+// and are not executed again (warps.go); so do warps 2 or 4 apart when
+// adjacent ones are not (a swizzle of 8 rows over warps of 4 rows), and
+// the warps of each role of a warp-specialised kernel (the runs of
+// warps that take the same branches on the warp) as the role's first;
 // TestWarpDedup compares it with executing every warp. Likewise the CTAs
 // of a grid that the same proof, across the CTA index, shows to be CTA
 // 0's translated (global addresses by multiples of 32 bytes, shared ones
