@@ -312,10 +312,18 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
+}
+
+// bankScratch returns the machine's scratch for the shared rule.
+func (m *machine) bankScratch() *[4]bankWords {
+	if m.banks == nil {
+		m.banks = new([4]bankWords)
+	}
+	return m.banks
 }
 
 // runOf is the index of the run that holds warp w (-1: none).
@@ -524,7 +532,7 @@ func (m *machine) count(e *event) {
 	}
 	switch e.k {
 	case sharedLoad, sharedStore:
-		wf, ideal, groups := sharedPassesIn(e, nil, &m.banks)
+		wf, ideal, groups := sharedPassesIn(e, nil, m.bankScratch())
 		s := &f.SharedLoad
 		kindName := "shared load"
 		if e.k == sharedStore {
@@ -541,7 +549,7 @@ func (m *machine) count(e *event) {
 			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
 		}
 	case ldmatrix, stmatrix:
-		wf, ideal, groups := matrixWavefronts(e, &m.banks[0])
+		wf, ideal, groups := matrixWavefronts(e, &m.bankScratch()[0])
 		s, kindName := &f.Ldmatrix, "ldmatrix"
 		if e.k == stmatrix {
 			s, kindName = &f.Stmatrix, "stmatrix"
@@ -864,7 +872,7 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		}
 	default:
 		var pass [4]int
-		sharedPassesIn(e, &pass, &m.banks)
+		sharedPassesIn(e, &pass, m.bankScratch())
 		g := groupSize(e.width)
 		if n := bits.OnesCount32(e.mask); n > 0 {
 			out = make([]LaneAccess, 0, n)

@@ -168,8 +168,10 @@ type machine struct {
 	flushUsed []bool
 	flushEvs  []event
 
-	// banks is the counting rules' scratch (count.go).
-	banks [4]bankWords
+	// banks is the counting rules' scratch (count.go), kept by the pool
+	// (34 KB: zeroing it with the machine at every analysis was a
+	// twentieth of the golden programs' analysis).
+	banks *[4]bankWords
 
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).
