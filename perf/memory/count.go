@@ -300,9 +300,8 @@ func putMachine(m *machine) {
 	clear(m.loops[:cap(m.loops)])
 	clear(m.order[:cap(m.order)])
 	clear(m.chunkRoots[:cap(m.chunkRoots)])
-	clear(m.flushEvs[:cap(m.flushEvs)])
 	clear(m.delta0Buf[:cap(m.delta0Buf)])
-	clear(m.pending[:cap(m.pending)])
+	// (pending and flushEvs are cleared where flush truncates them)
 	// the chunks this analysis used (bindings hold reasons): a machine
 	// whose arena once grew for a large kernel cleared all of it after
 	// every small one
@@ -508,8 +507,10 @@ func (m *machine) flush() {
 			}
 			m.flushEvs = evs
 			m.countRun(&e, evs)
+			clear(evs) // (their nodes and buffers: see putMachine)
 		}
 	}
+	clear(m.pending)
 	m.pending = m.pending[:0]
 }
 
