@@ -177,8 +177,12 @@ func (m *machine) newWarpProof(threads int64) *shiftProof {
 		axes: map[*ir.Var]string{}}
 }
 
-// maxClassWarps bounds the warps whose roles warpClasses tells apart.
-const maxClassWarps = 32
+// maxClassWarps bounds the warps whose roles warpClasses tells apart,
+// maxClassConds the warp-dependent conditions (a bit each).
+const (
+	maxClassWarps = 32
+	maxClassConds = 64
+)
 
 // warpClasses handles a warp-specialised kernel: branches on the warp
 // (`if warp_idx == 0:` the producer, `elif warp_idx == 1:` the MMA
@@ -192,7 +196,7 @@ const maxClassWarps = 32
 func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []warpRun {
 	nw := threads / 32
 	conds := all.conds
-	if len(conds) == 0 || len(conds) > 64 || nw > maxClassWarps {
+	if len(conds) == 0 || len(conds) > maxClassConds || nw > maxClassWarps {
 		return nil
 	}
 	// the branches each warp takes (valid false: its lanes differ, or
@@ -577,8 +581,8 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			return
 		}
 		sh := p.expr(s.Cond, check)
-		if !check && sh != 0 && p.cta == 0 && p.loop == nil && !slices.Contains(p.conds, s.Cond) {
-			p.conds = append(p.conds, s.Cond)
+		if !check && sh != 0 && p.cta == 0 && p.loop == nil && len(p.conds) <= maxClassConds && !slices.Contains(p.conds, s.Cond) {
+			p.conds = append(p.conds, s.Cond) // (one past the most: too many)
 		}
 		if check && sh != 0 && !p.fixedCond(s.Cond) {
 			if p.cta > 0 || p.loop != nil {
