@@ -33,27 +33,9 @@ func (m *machine) ctaShifts(body *ir.Block) bool {
 }
 
 // prove runs the proof: the variables' shifts to a fixed point, then the
-// check of every access. It reports whether it holds.
+// check of every access (warps.go). It reports whether it holds.
 func (p *shiftProof) prove(body *ir.Block) bool {
-	for range 8 {
-		p.changed = false
-		p.block(body, false)
-		if p.fail {
-			return false
-		}
-		if !p.changed {
-			break
-		}
-	}
-	if p.changed {
-		return false
-	}
-	p.shared = map[*ir.Buffer]int64{}
-	if p.cta > 0 {
-		p.global = map[*ir.Buffer]int64{} // (the loop proof compares instead)
-	}
-	p.block(body, true)
-	return !p.fail
+	return p.shifts(body) && p.checks(body)
 }
 
 // ctaAxis is the shift of variable i of a scope id of kind k across the

@@ -231,7 +231,7 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 		if b-a >= 2 {
 			p := m.newWarpProof(threads)
 			p.class, p.clsLo, p.clsHi = true, a, b-1
-			if p.shifts(body) && p.checks(body) {
+			if p.prove(body) {
 				runs = append(runs, warpRun{a, b, 1})
 			}
 		}
@@ -242,7 +242,7 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 
 // warpProof runs the proof across warps (p.period apart).
 func (p *shiftProof) warpProof(body *ir.Block) (first, n int64) {
-	if !p.shifts(body) || !p.checks(body) {
+	if !p.prove(body) {
 		return 0, 1
 	}
 	if len(p.warp0) > 0 {
@@ -276,8 +276,13 @@ func (p *shiftProof) shifts(body *ir.Block) bool {
 }
 
 // checks proves every access and branch; it reports whether all hold.
+// The loop proof keeps no shift per global root: the machine compares
+// the iterations it executes instead (loops.go).
 func (p *shiftProof) checks(body *ir.Block) bool {
-	p.shared, p.global = map[*ir.Buffer]int64{}, map[*ir.Buffer]int64{}
+	p.shared, p.global = map[*ir.Buffer]int64{}, nil
+	if p.loop == nil {
+		p.global = map[*ir.Buffer]int64{}
+	}
 	p.block(body, true)
 	return !p.fail
 }
