@@ -76,10 +76,11 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		type executed struct {
 			deltas [][]figDelta
 			steps  []int64
+			apart  bool // the split roots' views keep apart (apart.go)
 		}
 		done := make([]executed, len(runs))
 		for i, r := range runs {
-			done[i] = executed{make([][]figDelta, r.period), make([]int64, r.period)}
+			done[i] = executed{make([][]figDelta, r.period), make([]int64, r.period), true}
 		}
 		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
@@ -101,7 +102,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				if i := runOf(runs, w); i >= 0 {
 					r, e := runs[i], &done[i]
 					res := (w - r.start) % r.period
-					if w >= r.start+r.period && !m.over && m.steps+e.steps[res] <= maxSteps {
+					if w >= r.start+r.period && e.apart && !m.over && m.steps+e.steps[res] <= maxSteps {
 						// warp w counts as warp r.start + res (warps.go)
 						for _, d := range e.deltas[res] {
 							d.f.addCounts(&d.c)
@@ -111,7 +112,15 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					}
 					if w < r.start+r.period {
 						before, s0 := m.snapshot(), m.steps
+						if r.views != nil {
+							m.apart = newApartCheck(r.views)
+						}
 						m.runWarp(fn.Body, c, w, threads)
+						if m.apart != nil {
+							// (period 1: views split only then)
+							e.apart = m.apart.apartIn(r.end - r.start)
+							m.apart = nil
+						}
 						e.deltas[res], e.steps[res] = m.since(before), m.steps-s0
 						continue
 					}
@@ -420,6 +429,9 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 
 // emit counts e, or keeps it for merging inside an unroll loop.
 func (m *machine) emit(e event) {
+	if m.apart != nil && e.mask != 0 {
+		m.apart.note(&e) // apart.go
+	}
 	if e.mask == 0 && m.predOff {
 		m.offInstruction(&e)
 		return

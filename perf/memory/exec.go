@@ -54,6 +54,7 @@ type event struct {
 	width int64 // bytes per lane (ldmatrix: matrices)
 	addr  lanes // byte addresses
 	buf   *ir.Buffer
+	view  *ir.Buffer // the buffer the access names (apart.go)
 	node  ir.Node
 	align int64 // provable byte alignment of addr (merging)
 	bytes int64 // cp.async/TMA bytes per lane
@@ -182,6 +183,9 @@ type machine struct {
 	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
+	// apart collects the hulls of the views of a run's split roots
+	// while the run's first warp executes (apart.go)
+	apart *apartCheck
 	// readOnly holds the global buffers nothing writes (readonly.go).
 	readOnly map[*ir.Buffer]bool
 	// regs holds what the register slots of this warp hold (regs.go);
@@ -1849,7 +1853,7 @@ func (m *machine) load(e *ir.Load) {
 	if sc == "global" {
 		k = globalLoad
 	}
-	m.emit(event{k: k, mask: m.mask, width: elemBytes(e.Buf.Dtype), addr: p.addr, buf: p.buf, node: e, align: p.align})
+	m.emit(event{k: k, mask: m.mask, width: elemBytes(e.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: e, align: p.align})
 }
 
 func (m *machine) store(s *ir.Store) {
@@ -1881,7 +1885,7 @@ func (m *machine) store(s *ir.Store) {
 	if sc == "global" {
 		k = globalStore
 	}
-	m.emit(event{k: k, mask: m.mask, width: elemBytes(s.Buf.Dtype), addr: p.addr, buf: p.buf, node: s, align: p.align})
+	m.emit(event{k: k, mask: m.mask, width: elemBytes(s.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: s, align: p.align})
 }
 
 // access records a load (or store) of n bytes through pointer expression e.
@@ -1906,7 +1910,7 @@ func (m *machine) access(e ir.Expr, n int64, store bool, node ir.Node) {
 	}
 	for n > 0 {
 		w := min(n, 16) // tvm_builtin_copy_256b: two uint4 accesses
-		m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, node: node, align: p.align})
+		m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
 		for i := range p.addr {
 			p.addr[i] += w
 		}
@@ -2076,7 +2080,7 @@ func (m *machine) evaluate(x ir.Expr) {
 			return
 		}
 		m.cpSrc = sp.addr
-		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
 		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
@@ -2090,7 +2094,7 @@ func (m *machine) evaluate(x ir.Expr) {
 		if c.Op == ir.OpStmatrix {
 			k = stmatrix
 		}
-		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, node: c})
+		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
 		return
 	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 		var tm *ir.TensorMap
@@ -2273,7 +2277,7 @@ func (m *machine) userOp(c *ir.Call) bool {
 		if toks[0] == "stmatrix" {
 			k = stmatrix
 		}
-		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, node: c})
+		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
 		return true
 	case "cp":
 		if len(toks) > 2 && toks[1] == "async" && (toks[2] == "ca" || toks[2] == "cg") && len(c.Args) >= 3 {
@@ -2288,7 +2292,7 @@ func (m *machine) userOp(c *ir.Call) bool {
 				return true
 			}
 			m.cpSrc = sp.addr
-			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, node: c, bytes: n, run: !m.cpRun})
+			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
 			m.cpRun = true
 			return true
 		}

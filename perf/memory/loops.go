@@ -613,6 +613,9 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 	for _, d := range sk.delta0 {
 		d.f.addCountsTimes(&d.c, k)
 	}
+	if m.apart != nil {
+		m.apart.skipped(sk.shift, k) // the skipped units' bytes
+	}
 	m.steps += sk.steps0 * k
 	m.memGen += sk.memGen0 * k
 	m.skippedLocals(sk, k)

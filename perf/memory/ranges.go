@@ -170,8 +170,23 @@ func (p *shiftProof) rangeOf(e ir.Expr, depth int) ival {
 			return p.boolRange(e, depth)
 		}
 		a, b := p.rangeOf(e.A, depth+1), p.rangeOf(e.B, depth+1)
+		if e.Op == ir.BitAnd && ((a.ok && a.lo == 0 && a.hi == 0) || (b.ok && b.lo == 0 && b.hi == 0)) {
+			// 0 & x, whatever x is: (wg_id == 0) & (warp_id == 1) &
+			// (elect_sync() != 0) in the warps other than 1
+			return mkIval(0, 0)
+		}
 		if !a.ok || !b.ok {
 			return ival{}
+		}
+		if a.lo == a.hi && b.lo == b.hi {
+			switch e.Op {
+			case ir.BitAnd:
+				return mkIval(a.lo&b.lo, a.lo&b.lo)
+			case ir.BitOr:
+				return mkIval(a.lo|b.lo, a.lo|b.lo)
+			case ir.BitXor:
+				return mkIval(a.lo^b.lo, a.lo^b.lo)
+			}
 		}
 		switch e.Op {
 		case ir.Add:

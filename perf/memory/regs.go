@@ -66,7 +66,7 @@ func (m *machine) regCopy(dst, src ptr, w int64, node ir.Node) bool {
 		if scopeOf(src.buf) == "shared" {
 			k = sharedLoad
 		}
-		e := event{k: k, mask: m.mask, width: w, addr: src.addr, buf: src.buf, node: node, align: src.align}
+		e := event{k: k, mask: m.mask, width: w, addr: src.addr, buf: src.buf, view: src.view, node: node, align: src.align}
 		v := &regVal{width: w, mask: m.mask, buf: src.buf, addr: src.addr, gen: m.memGen}
 		if m.redundantPeek(&e) {
 			// reuses an earlier load's registers: that load is read
@@ -354,7 +354,7 @@ func (m *machine) emitAccess(p ptr, w int64, store bool, node ir.Node) {
 	default:
 		return
 	}
-	m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, node: node, align: p.align})
+	m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
 }
 
 // clobberSkipped forgets the register buffers code this warp skips (a

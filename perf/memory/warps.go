@@ -111,6 +111,36 @@ type shiftProof struct {
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
 	accessFail bool
+	// views holds, in a proof across adjacent warps, each shared view's
+	// shift across the kernel (noShift: not one); split the shared roots
+	// whose accesses move by several shifts between barriers, which the
+	// machine checks apart (apart.go)
+	views map[*ir.Buffer]int64
+	split map[*ir.Buffer]bool
+}
+
+// viewsApart reports whether the proof may split a shared root by views.
+func (p *shiftProof) viewsApart() bool {
+	return p.cta == 0 && p.loop == nil && p.period <= 1
+}
+
+// apart returns the shifts of the views of the split roots (nil: none),
+// or ok false when a view of one moves by several.
+func (p *shiftProof) apart() (views map[*ir.Buffer]int64, ok bool) {
+	if len(p.split) == 0 {
+		return nil, true
+	}
+	views = map[*ir.Buffer]int64{}
+	for v, sh := range p.views {
+		if !p.split[rootOf(v)] {
+			continue
+		}
+		if sh == noShift || sh == unsetShift {
+			return nil, false
+		}
+		views[v] = sh
+	}
+	return views, true
 }
 
 func join(a, b int64) int64 {
@@ -127,7 +157,13 @@ func join(a, b int64) int64 {
 
 // warpRun is warps [start, end), of which warp w >= start+period counts
 // as warp start + (w - start) % period.
-type warpRun struct{ start, end, period int64 }
+type warpRun struct {
+	start, end, period int64
+	// views holds the shifts of the views of the shared roots the proof
+	// split (nil: none): the run counts as translations only when they
+	// keep apart (apart.go)
+	views map[*ir.Buffer]int64
+}
 
 // warpShifts returns the warps covered: warp w's counts equal warp
 // first's for first < w < n (first is 1 when a branch such as `if tid ==
@@ -160,7 +196,8 @@ func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
 		p.period = period
 		first, n := p.warpProof(body)
 		if n > first+period {
-			return []warpRun{{first, n, period}}
+			views, _ := p.apart()
+			return []warpRun{{first, n, period, views}}
 		}
 		if period == 1 && p.branchFail && m.launch.Block[1] <= 1 {
 			return m.warpClasses(body, threads, p)
@@ -199,28 +236,74 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 	if len(conds) == 0 || len(conds) > maxClassConds || nw > maxClassWarps {
 		return nil
 	}
-	// the branches each warp takes (valid false: its lanes differ, or
+	// The branches each warp takes (valid false: its lanes differ, or
 	// interval arithmetic cannot tell), from the proof over every warp:
-	// its thread-axis variables and lets, over that warp's indices
+	// its thread-axis variables and lets, over that warp's indices. Only
+	// the branches a warp reaches are evaluated: a branch inside `if
+	// wg_id == 0:` may test what the other warpgroup cannot tell
+	// (cluster_ctarank), and those warps never test it. sig lists the
+	// warp's decisions in the order it reaches them: two warps with the
+	// same sig took the same branches. A condition the proof over every
+	// warp did not find warp-dependent but whose value interval
+	// arithmetic tells (wg_id == 0, which that proof leaves to the first
+	// warpgroup) is a decision too; one it cannot tell is left to the
+	// proof of each run, which follows only the branches the run's warps
+	// all take.
 	type takes struct {
-		bits  uint64
+		sig   string
 		valid bool
+	}
+	index := make(map[ir.Expr]bool, len(conds))
+	for _, c := range conds {
+		index[c] = true
 	}
 	per := make([]takes, nw)
 	q := &shiftProof{m: m, l: m.launch, class: true, axes: all.axes, ranges: all.ranges, letVals: all.letVals}
+	var sig []byte
+	var walk func(b *ir.Block) bool
+	walkStmt := func(s ir.Stmt) bool {
+		switch s := s.(type) {
+		case *ir.Block:
+			return walk(s)
+		case *ir.Lowered:
+			return walk(s.Body)
+		case *ir.For:
+			return walk(s.Body)
+		case *ir.While:
+			return walk(s.Body)
+		case *ir.If:
+			q.letBudget = 256
+			r := q.boolRange(s.Cond, 0)
+			if !r.ok || r.lo != r.hi {
+				if index[s.Cond] {
+					return false
+				}
+				return walk(s.Then) && walk(s.Else)
+			}
+			sig = append(sig, byte(r.lo))
+			if r.lo == 1 {
+				return walk(s.Then)
+			}
+			return walk(s.Else)
+		}
+		return true
+	}
+	walk = func(b *ir.Block) bool {
+		if b == nil {
+			return true
+		}
+		for _, s := range b.Stmts {
+			if !walkStmt(s) {
+				return false
+			}
+		}
+		return true
+	}
 	for w := range nw {
 		q.clsLo, q.clsHi = w, w
-		t := takes{valid: true}
-		for i, c := range conds {
-			q.letBudget = 256
-			r := q.boolRange(c, 0)
-			if !r.ok || r.lo != r.hi {
-				t.valid = false
-				break
-			}
-			t.bits |= uint64(r.lo) << i
-		}
-		per[w] = t
+		sig = sig[:0]
+		ok := walk(body)
+		per[w] = takes{string(sig), ok}
 	}
 	var runs []warpRun
 	for a := int64(0); a < nw; {
@@ -232,7 +315,8 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 			p := m.newWarpProof(threads)
 			p.class, p.clsLo, p.clsHi = true, a, b-1
 			if p.prove(body) {
-				runs = append(runs, warpRun{a, b, 1})
+				views, _ := p.apart()
+				runs = append(runs, warpRun{a, b, 1, views})
 			}
 		}
 		a = b
@@ -283,7 +367,14 @@ func (p *shiftProof) checks(body *ir.Block) bool {
 	if p.loop == nil {
 		p.global = map[*ir.Buffer]int64{}
 	}
+	p.views, p.split = nil, nil
+	if p.viewsApart() {
+		p.views, p.split = map[*ir.Buffer]int64{}, map[*ir.Buffer]bool{}
+	}
 	p.block(body, true)
+	if _, ok := p.apart(); !ok {
+		p.fail = true
+	}
 	return !p.fail
 }
 
@@ -565,17 +656,20 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		}
 	case *ir.If:
 		if p.class {
-			if sh := p.expr(s.Cond, check); sh != 0 {
-				// a role's warps take one branch: the other is code
-				// they never run
-				if r := p.boolRange(s.Cond, 0); r.ok && r.lo == r.hi {
-					if r.lo == 1 {
-						p.block(s.Then, check)
-					} else {
-						p.block(s.Else, check)
-					}
-					return
+			// a role's warps take one branch: the other is code they
+			// never run (also when the condition does not move from
+			// warp to warp: wg_id == 0 in the second warpgroup)
+			p.letBudget = 256
+			if r := p.boolRange(s.Cond, 0); r.ok && r.lo == r.hi {
+				p.expr(s.Cond, check)
+				if r.lo == 1 {
+					p.block(s.Then, check)
+				} else {
+					p.block(s.Else, check)
 				}
+				return
+			}
+			if sh := p.expr(s.Cond, check); sh != 0 {
 				if check {
 					p.fail = true
 					return
@@ -589,20 +683,36 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		if !check && sh != 0 && p.cta == 0 && p.loop == nil && len(p.conds) <= maxClassConds && !slices.Contains(p.conds, s.Cond) {
 			p.conds = append(p.conds, s.Cond) // (one past the most: too many)
 		}
+		if sh != 0 && p.cta == 0 && p.loop == nil && !p.fixedCond(s.Cond) {
+			v, ok := p.constAfterWarp0(s.Cond)
+			if !ok {
+				if check {
+					p.branchFail = !p.fail
+					p.fail = true
+					return
+				}
+			} else {
+				// warps 1.. take branch v alone (warp 0, which may take
+				// the other, executes apart): the other is code they
+				// never run, and needs no proof (rmsnorm's `if ty == 0:`
+				// block reduces the warps' partial sums in shared memory)
+				if check {
+					p.warp0 = append(p.warp0, s.Cond)
+				}
+				if v {
+					p.block(s.Then, check)
+				} else {
+					p.block(s.Else, check)
+				}
+				return
+			}
+		}
 		if check && sh != 0 && !p.fixedCond(s.Cond) {
-			if p.cta > 0 || p.loop != nil {
-				// a branch that depends on the CTA (the iteration:
-				// k % 4 == 0 does not over 4 iterations)
-				p.accessFail = p.accessFail || (p.loop != nil && !p.fail)
-				p.fail = true
-				return
-			}
-			if _, ok := p.constAfterWarp0(s.Cond); !ok {
-				p.branchFail = !p.fail
-				p.fail = true
-				return
-			}
-			p.warp0 = append(p.warp0, s.Cond)
+			// a branch that depends on the CTA (the iteration: k % 4
+			// == 0 does not over 4 iterations)
+			p.accessFail = p.accessFail || (p.loop != nil && !p.fail)
+			p.fail = true
+			return
 		}
 		p.block(s.Then, check)
 		p.block(s.Else, check)
@@ -932,7 +1042,7 @@ func (p *shiftProof) pointerArg(e ir.Expr) {
 	if root == nil {
 		return
 	}
-	p.requireShift(root, sh)
+	p.requireShift(root, viewOf(e), sh)
 }
 
 // access proves the access to buf[indices] invariant.
@@ -941,10 +1051,12 @@ func (p *shiftProof) access(buf *ir.Buffer, idx []ir.Expr, flat bool) {
 	if root == nil {
 		return
 	}
-	p.requireShift(root, sh)
+	p.requireShift(root, buf, sh)
 }
 
-func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
+// requireShift proves an access of root, through view (the buffer the
+// access names; nil: not known), that moves by sh bytes.
+func (p *shiftProof) requireShift(root, view *ir.Buffer, sh int64) {
 	if p.roots != nil && scopeOf(root) != "" {
 		old, ok := p.roots[root]
 		if !ok {
@@ -959,9 +1071,21 @@ func (p *shiftProof) requireShift(root *ir.Buffer, sh int64) {
 			p.fail = true
 			return
 		}
-		// accesses of one buffer move together (merging compares them)
+		if p.views != nil && view != nil {
+			old, ok := p.views[view]
+			if !ok {
+				old = unsetShift
+			}
+			p.views[view] = join(old, sh)
+		}
+		// accesses of one buffer move together (merging compares
+		// them), or each view of it apart (apart.go)
 		if old, ok := p.shared[root]; ok && old != sh {
-			p.fail = true
+			if p.views == nil || view == nil {
+				p.fail = true
+				return
+			}
+			p.split[root] = true
 			return
 		}
 		p.shared[root] = sh

@@ -1,0 +1,143 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// Kernels carve one shared allocation into views (T.decl_buffer at an
+// element offset): rmsnorm.py's x_smem and sum_sq_smem share one dynamic
+// buffer, a GEMM's stage tiles, its epilogue tile and its mbarriers
+// another. From warp to warp their accesses move by different amounts
+// (a warp's tile rows move by a row block, its barrier or partial sum by
+// a word or not at all), which the warp proof's rule of one shift per
+// shared root refused: two accesses that move by different amounts may
+// meet in one warp (a redundant load, a forwarded store, two stores
+// merged into one wider one) and not in the next.
+//
+// The proof may instead give each view of a root its own shift (one per
+// view across the kernel); the root is then split, and the run of warps
+// is counted as translations only when the machine, executing the run's
+// first warp, finds that views that move by different shifts keep apart
+// in every warp of the run: no 16-byte chunk holds bytes of two of them.
+// Merged runs lie within one 16-byte chunk, and redundant loads and
+// forwarded stores meet only overlapping bytes, so views that never
+// share a chunk never meet, and each view's own accesses move together.
+// The machine keeps, per view, the hull of the bytes the executed warp's
+// accesses touch (a skipped loop unit extends it by the units' shift:
+// the hull holds the skipped accesses too, which are translations of the
+// executed unit's); warp start+j's hull is the executed one moved by j
+// times the view's shift. When a hull meets another's, or an access
+// names a view the proof did not see, the run's other warps are
+// executed. TestDedupViews has one kernel per case.
+
+// apartCheck collects the executed warp's hulls of the split roots'
+// views (machine.apart while a run's first warp executes).
+type apartCheck struct {
+	views map[*ir.Buffer]int64 // view -> bytes per warp
+	roots map[*ir.Buffer]bool  // the split roots
+	hulls map[*ir.Buffer]byteHull
+	bad   bool // an access of a split root with no view shift
+}
+
+// byteHull is the bytes [lo, hi) a view's accesses touched (set: any did).
+type byteHull struct {
+	lo, hi int64
+	set    bool
+}
+
+func newApartCheck(views map[*ir.Buffer]int64) *apartCheck {
+	a := &apartCheck{views: views, roots: map[*ir.Buffer]bool{}, hulls: make(map[*ir.Buffer]byteHull, len(views))}
+	for v := range views {
+		a.roots[rootOf(v)] = true
+	}
+	return a
+}
+
+// note adds e's bytes to its view's hull.
+func (a *apartCheck) note(e *event) {
+	if e.buf == nil || !a.roots[e.buf] {
+		return
+	}
+	if _, ok := a.views[e.view]; !ok || e.view == nil {
+		a.bad = true
+		return
+	}
+	n := e.width
+	switch e.k {
+	case ldmatrix, stmatrix:
+		n = 16 // a lane's address is one 16-byte row
+	case cpAsync:
+		n = e.bytes
+	case tma:
+		a.bad = true // (no addresses: never a split root's)
+		return
+	}
+	h := a.hulls[e.view]
+	for l := range 32 {
+		if e.mask&(1<<l) == 0 {
+			continue
+		}
+		lo, hi := e.addr[l], e.addr[l]+max(n, 1)
+		if !h.set {
+			h = byteHull{lo, hi, true}
+			continue
+		}
+		h.lo, h.hi = min(h.lo, lo), max(h.hi, hi)
+	}
+	a.hulls[e.view] = h
+}
+
+// skipped extends the hulls by k loop units that move each root by
+// shift[root] bytes (a root absent from shift: the loop does not touch
+// it; noShift: the units do not translate it, and nothing is proven).
+func (a *apartCheck) skipped(shift map[*ir.Buffer]int64, k int64) {
+	for v, h := range a.hulls {
+		s, ok := shift[rootOf(v)]
+		if !ok || !h.set {
+			continue
+		}
+		if s == noShift {
+			a.bad = true
+			return
+		}
+		if s > 0 {
+			h.hi += s * k
+		} else {
+			h.lo += s * k
+		}
+		a.hulls[v] = h
+	}
+}
+
+// apartIn reports whether the views that move by different shifts keep
+// to disjoint 16-byte chunks in warps start+0 .. start+n-1.
+func (a *apartCheck) apartIn(n int64) bool {
+	if a.bad {
+		return false
+	}
+	type span struct {
+		v     *ir.Buffer
+		h     byteHull
+		shift int64
+	}
+	var ss []span
+	for v, h := range a.hulls {
+		if h.set {
+			ss = append(ss, span{v, h, a.views[v]})
+		}
+	}
+	for i := range ss {
+		for j := i + 1; j < len(ss); j++ {
+			x, y := ss[i], ss[j]
+			if x.shift == y.shift || rootOf(x.v) != rootOf(y.v) {
+				continue // they move together
+			}
+			for w := range n {
+				x0, x1 := floorDiv(x.h.lo+w*x.shift, 16), floorDiv(x.h.hi-1+w*x.shift, 16)
+				y0, y1 := floorDiv(y.h.lo+w*y.shift, 16), floorDiv(y.h.hi-1+w*y.shift, 16)
+				if x0 <= y1 && y0 <= x1 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

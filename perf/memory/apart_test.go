@@ -1,0 +1,139 @@
+package memory_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// TestDedupViews: views of one shared allocation may move by different
+// shifts from warp to warp when they keep apart in every warp (apart.go);
+// when they meet in some warp, that warp's counts differ from the first
+// one's and every warp executes. Each kernel's figures must equal those
+// of executing every warp (agreesUnproven): a machine that skipped the
+// check counts "meet in warp 0" as one load request for every warp
+// (warp 0 finds Q's load redundant, the others do not) and "meet in warp
+// 4" as none redundant anywhere.
+func TestDedupViews(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([256])
+    buf = T.alloc_buffer((2048,), "float32", scope="shared")
+`
+	for _, c := range []struct {
+		name, body string
+		covered    bool // the run's other warps count as its first
+	}{
+		{"apart: a tile and a partial sum per warp", `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
+    X[tid * 4] = A[tid]
+    Y[tid // 32] = A[tid + 256]
+    B[tid] = X[tid * 4] + Y[tid // 32 + 8]
+`, true},
+		{"apart: in a loop the machine skips", `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
+    for i in range(32):
+        X[tid % 32 + i * 32] = A[tid + i * 64]
+    Y[tid // 32] = A[tid]
+    B[tid] = X[tid % 32] + Y[tid // 32]
+`, true},
+		{"meet in warp 0", `    P = T.decl_buffer((2048,), "float32", data=buf.data, scope="shared")
+    Q = T.decl_buffer((2048,), "float32", data=buf.data, scope="shared")
+    B[tid] = P[tid] + Q[tid % 32]
+`, false},
+		{"meet in warp 4", `    P = T.decl_buffer((2048,), "float32", data=buf.data, scope="shared")
+    Q = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=128, scope="shared")
+    B[tid] = P[tid] + Q[tid % 32]
+`, false},
+		{"a view at two shifts", `    P = T.decl_buffer((2048,), "float32", data=buf.data, scope="shared")
+    Q = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1536, scope="shared")
+    B[tid] = P[tid] + P[tid % 32 + 1024] + Q[tid % 32]
+`, false},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		runs := memory.WarpRuns(k.Lowered, k.Launch)
+		fast := agreesUnproven(t, c.name, k)
+		if got := memory.Work(fast) < workUnproven(k); got != c.covered {
+			t.Errorf("%s: warps counted as the first: %v, want %v (runs %v)", c.name, got, c.covered, runs)
+		}
+		if c.covered && fmt.Sprint(runs) != "[[0 8 1]]" {
+			t.Errorf("%s: runs %v, want [[0 8 1]]", c.name, runs)
+		}
+	}
+}
+
+// workUnproven is what k's analysis executes when it executes every warp.
+func workUnproven(k *lower.Kernel) int64 {
+	ow := memory.SetWarpDedup(false)
+	defer memory.SetWarpDedup(ow)
+	return memory.Work(memory.Analyze(k.Lowered, k.Launch))
+}
+
+// TestDedupWarpgroupRoles: a warp-specialised kernel of two warpgroups
+// whose first warpgroup's branches test what the second's warps cannot
+// tell (a leader lane elected in warp 1, a branch on warp 2 and an
+// elected lane): the second warpgroup's warps reach none of those
+// branches, take the same ones and are translations of its first warp
+// (warps 0 and 3 take the same branches too, but are not adjacent);
+// warp 0's role, a block only it runs (`if tid < 32`), needs no proof
+// for the others.
+func TestDedupWarpgroupRoles(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+`
+	for _, c := range []struct{ name, body, runs string }{
+		{"warpgroup roles", `    wg_id = T.warpgroup_id([2])
+    warp_id = T.warp_id_in_wg([4])
+    lane = T.lane_id([32])
+    S = T.alloc_buffer((512,), "float32", scope="shared")
+    leader = (wg_id == 0) & (warp_id == 1) & (T.cuda.elect_sync() != T.uint32(0))
+    if leader:
+        S[0] = A[0]
+    if wg_id == 0:
+        if warp_id == 2 and T.cuda.elect_sync():
+            B[1] = A[1]
+    else:
+        S[warp_id * 32 + lane + 128] = A[warp_id * 32 + lane]
+        B[warp_id * 32 + lane + 128] = S[warp_id * 32 + lane + 128]
+`, "[[4 8 1]]"},
+		{"warp 0's block", `    tid = T.thread_id([256])
+    S = T.alloc_buffer((512,), "float32", scope="shared")
+    if tid < 32:
+        S[tid % 32 + 256] = A[tid]
+    S[tid] = A[tid + 512]
+    T.cuda.cta_sync()
+    B[tid] = S[tid]
+`, "[[1 8 1]]"},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if runs := fmt.Sprint(memory.WarpRuns(k.Lowered, k.Launch)); runs != c.runs {
+			t.Errorf("%s: runs %v, want %v", c.name, runs, c.runs)
+		}
+		agreesUnproven(t, c.name, k)
+	}
+}
