@@ -90,7 +90,9 @@ func workUnproven(k *lower.Kernel) int64 {
 // branches, take the same ones and are translations of its first warp
 // (warps 0 and 3 take the same branches too, but are not adjacent);
 // warp 0's role, a block only it runs (`if tid < 32`), needs no proof
-// for the others.
+// for the others. Over a role's warps, Select(warp_idx >= 2, warp_idx *
+// 4, 0) picks one arm, (warp_idx == 10) | (warp_idx == 11) has one value
+// and warp_idx ^ 2 moves with warp_idx.
 func TestDedupWarpgroupRoles(t *testing.T) {
 	const head = `from tvm.script import tirx as T
 
@@ -125,6 +127,20 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     T.cuda.cta_sync()
     B[tid] = S[tid]
 `, "[[1 8 1]]"},
+		{"what a role's warps tell", `    tid = T.thread_id([384])
+    S = T.alloc_buffer((2048,), "float32", scope="shared")
+    warp_idx = tid // 32
+    lane = tid % 32
+    if warp_idx < 2:
+        S[lane] = A[tid]
+    elif warp_idx < 4:
+        off = T.Select(warp_idx >= 2, warp_idx * 4, 0)
+        S[(warp_idx ^ 2) * 128 + lane * 4 + off] = A[tid]
+    elif (warp_idx == 10) | (warp_idx == 11):
+        B[tid] = A[tid]
+    else:
+        B[tid] = A[tid + 1]
+`, "[[0 2 1] [2 4 1] [4 10 1] [10 12 1]]"},
 	} {
 		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
 		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {

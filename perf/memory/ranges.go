@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // Bounds guards. Lowered copies guard their accesses with conditions
 // such as (ki*256 + ty*32 + tx)*8 < 8192 that depend on the warp and the
@@ -242,10 +246,19 @@ func (p *shiftProof) boolRange(e ir.Expr, depth int) ival {
 	case *ir.Cast:
 		return p.boolRange(e.X, depth+1)
 	case *ir.Binary:
-		switch e.Op {
+		op := e.Op
+		if (op == ir.BitAnd || op == ir.BitOr) && isBool(e.A) && isBool(e.B) {
+			op = map[ir.BinOp]ir.BinOp{ir.BitAnd: ir.And, ir.BitOr: ir.Or}[op] // (a == 1) & (b == 2)
+		}
+		if op == ir.Or {
+			if r, ok := p.oneOf(e, depth); ok {
+				return r
+			}
+		}
+		switch op {
 		case ir.And, ir.Or:
 			a, b := p.boolRange(e.A, depth+1), p.boolRange(e.B, depth+1)
-			if e.Op == ir.And {
+			if op == ir.And {
 				if (a.ok && a.hi == 0) || (b.ok && b.hi == 0) {
 					return mkIval(0, 0)
 				}
@@ -302,6 +315,77 @@ func (p *shiftProof) boolRange(e ir.Expr, depth int) ival {
 		return mkIval(0, 0)
 	}
 	return mkIval(0, 1)
+}
+
+// isBool reports whether e is a truth value by its form (a comparison,
+// a not, a logical or bitwise and/or of such): its bitwise and/or are
+// then the logical ones.
+func isBool(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Not:
+		return true
+	case *ir.Cast:
+		return e.To.Code == ir.Bool
+	case *ir.Binary:
+		switch e.Op {
+		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or:
+			return true
+		case ir.BitAnd, ir.BitOr:
+			return isBool(e.A) && isBool(e.B)
+		}
+	}
+	return false
+}
+
+// oneOf is the truth value of x == c1 or x == c2 or ... (logical or
+// bitwise or, x one variable): true when every value x takes is one of
+// the constants (warp_idx == 10 | warp_idx == 11 over warps 10 and 11),
+// false when none is; ok false when neither holds or e has another form.
+func (p *shiftProof) oneOf(e ir.Expr, depth int) (ival, bool) {
+	var x *ir.Var
+	var cs []int64
+	var walk func(e ir.Expr) bool
+	walk = func(e ir.Expr) bool {
+		b, ok := e.(*ir.Binary)
+		if !ok {
+			return false
+		}
+		switch b.Op {
+		case ir.Or, ir.BitOr:
+			return walk(b.A) && walk(b.B)
+		case ir.EQ:
+			v, okV := b.A.(*ir.Var)
+			c, okC := b.B.(*ir.IntImm)
+			if !okV || !okC || (x != nil && v != x) {
+				return false
+			}
+			x, cs = v, append(cs, c.Value)
+			return true
+		}
+		return false
+	}
+	if !walk(e) || len(cs) > 64 {
+		return ival{}, false
+	}
+	r := p.rangeOf(x, depth+1)
+	if !r.ok || r.hi-r.lo >= int64(len(cs)) {
+		return ival{}, false // more values than constants, or not known
+	}
+	in, out := 0, 0
+	for v := r.lo; v <= r.hi; v++ {
+		if slices.Contains(cs, v) {
+			in++
+		} else {
+			out++
+		}
+	}
+	switch {
+	case out == 0:
+		return mkIval(1, 1), true
+	case in == 0:
+		return mkIval(0, 0), true
+	}
+	return ival{}, false
 }
 
 // fixedCond reports whether condition c has one value for every value

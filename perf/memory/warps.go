@@ -795,7 +795,11 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 		return p.axis(e.Axis)
 	case *ir.Binary:
 		a, b := p.expr(e.A, check), p.expr(e.B, check)
-		return binaryShift(e, a, b)
+		sh := binaryShift(e, a, b)
+		if sh == noShift && a != noShift && b != noShift {
+			sh = p.rangedShift(e, a, b)
+		}
+		return sh
 	case *ir.Not:
 		if p.expr(e.X, check) == 0 {
 			return 0
@@ -816,6 +820,20 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 	case *ir.Select:
 		c := p.expr(e.Cond, check)
 		a, b := p.expr(e.A, check), p.expr(e.B, check)
+		// a condition with one value over the threads compared picks one
+		// arm in all of them (a role's Select(warp_idx >= 2, w * 4, 0));
+		// both arms' accesses are proven above
+		if a != b {
+			if p.class {
+				p.letBudget = 256
+			}
+			if r := p.boolRange(e.Cond, 0); r.ok && r.lo == r.hi {
+				if r.lo == 1 {
+					return a
+				}
+				return b
+			}
+		}
 		if c != 0 {
 			if check && (touchesMemory(e.A) || touchesMemory(e.B)) {
 				p.fail = true
@@ -976,6 +994,39 @@ func binaryShift(e *ir.Binary, a, b int64) int64 {
 	default:
 		if a == 0 && b == 0 {
 			return 0
+		}
+	}
+	return noShift
+}
+
+// rangedShift is the shift of e that the values its operands take tell
+// when their shifts alone do not: a comparison that has one value for
+// every thread compared moves by nothing (a role's warp_idx >= 2), and x
+// ^ c moves with x when the bits of x that c flips are the same for
+// every value x takes (warp_idx ^ 2 over warps 2 and 3: both flip bit
+// 1 off).
+func (p *shiftProof) rangedShift(e *ir.Binary, a, b int64) int64 {
+	if p.class {
+		p.letBudget = 256
+	}
+	switch e.Op {
+	case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+		if p.fixedCond(e) {
+			return 0
+		}
+	case ir.BitXor:
+		x, c := e.A, e.B
+		if _, ok := x.(*ir.IntImm); ok {
+			x, c, a, b = c, x, b, a
+		}
+		k, ok := c.(*ir.IntImm)
+		if !ok || k.Value <= 0 || b != 0 {
+			break
+		}
+		r := p.rangeOf(x, 0)
+		tz := bits.TrailingZeros64(uint64(k.Value))
+		if r.ok && r.lo >= 0 && r.lo>>tz == r.hi>>tz {
+			return a
 		}
 	}
 	return noShift
