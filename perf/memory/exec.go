@@ -132,6 +132,8 @@ type machine struct {
 	delta0Buf  []figDelta
 	chunks     []chunk
 	chunkRoots []*ir.Buffer
+	chunkKeys  []uint64 // windowKeys's
+	chunkDs    []int64
 	// work counts the statements executed when workLimit (AnalyzeWithin)
 	// bounds them; overWork is set when it stopped the execution.
 	work, workLimit int64

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/tilels/tilels/ir"
@@ -88,6 +89,78 @@ type loopProof struct {
 // maxPeriod bounds loopProof.period.
 const maxPeriod = 16
 
+// powerPeriods are the periods the loop proof tries first.
+var powerPeriods = []int64{1, 2, 4, 8, maxPeriod}
+
+// maxOddPeriods bounds the other periods oddPeriods proposes.
+const maxOddPeriods = 8
+
+// oddPeriods proposes periods with an odd factor for loop s: for each
+// constant divisor of a floor division or modulo in its body with an
+// odd part o > 1 (the first few), o, 2o, 4o, ... up to 8 * maxPeriod,
+// each leaving at least three units of the loop's iterations (the
+// machine executes two and compares them).
+func oddPeriods(s *ir.For) []int64 {
+	trips, ok := ir.ConstInt(s.Extent)
+	if !ok {
+		return nil
+	}
+	var odds []int64
+	var out []int64
+	ir.WalkStmts(s.Body, func(st ir.Stmt) {
+		forExprs(st, func(e ir.Expr) {
+			walkExpr(e, func(e ir.Expr) {
+				b, ok := e.(*ir.Binary)
+				if !ok || (b.Op != ir.FloorDiv && b.Op != ir.FloorMod) {
+					return
+				}
+				c, ok := b.B.(*ir.IntImm)
+				if !ok || c.Value <= 1 {
+					return
+				}
+				o := c.Value >> bits.TrailingZeros64(uint64(c.Value))
+				if o > 1 && !slices.Contains(odds, o) && len(odds) < 4 {
+					odds = append(odds, o)
+				}
+			})
+		})
+	})
+	slices.Sort(odds)
+	for _, o := range odds {
+		for c := o; c <= 8*maxPeriod && 3*c < trips; c *= 2 {
+			if len(out) < maxOddPeriods && !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// forExprs calls f on the expressions statement s holds itself (not
+// those of the statements inside it).
+func forExprs(s ir.Stmt, f func(ir.Expr)) {
+	switch s := s.(type) {
+	case *ir.Store:
+		f(s.Value)
+		for _, x := range s.Indices {
+			f(x)
+		}
+	case *ir.Evaluate:
+		f(s.X)
+	case *ir.Let:
+		f(s.Value)
+	case *ir.Assign:
+		f(s.Value)
+	case *ir.If:
+		f(s.Cond)
+	case *ir.While:
+		f(s.Cond)
+	case *ir.For:
+		f(s.Min)
+		f(s.Extent)
+	}
+}
+
 // loopProofOf proves (once per analysis) that s's iterations are
 // translations of each other.
 func (m *machine) loopProofOf(s *ir.For) *loopProof {
@@ -108,7 +181,19 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 		written[b] = true
 	}
 	var p *shiftProof
-	for period := int64(1); ; period *= 2 {
+	periods := powerPeriods
+	for i := 0; ; i++ {
+		if i == len(periods) {
+			// every access moves by a multiple of its quantum over no
+			// power-of-two period: a digit of a divisor with an odd
+			// factor (a broadcast's row (s*4 + v) // 20 moves every 5
+			// iterations; over 10, by whole 16-byte chunks)
+			if periods = oddPeriods(s); len(periods) == 0 {
+				return lp
+			}
+			i = 0
+		}
+		period := periods[i]
 		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
 			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
 			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
@@ -122,7 +207,7 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 			lp.period = period
 			break
 		}
-		if !p.accessFail || period >= maxPeriod {
+		if !p.accessFail || (i == len(periods)-1 && periods[0] != 1) {
 			return lp
 		}
 	}
@@ -638,6 +723,14 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 	// chunks d*k apart (0 < k <= units, d the shift in chunks) meet
 	// across units; in one residue class mod d, sorted, none may lie
 	// within d*units of the next
+	if ok, done := m.windowKeys(sk, n); done {
+		return ok
+	}
+	return m.windowsSorted(sk, n)
+}
+
+// windowsSorted is windows sorting the chunks themselves.
+func (m *machine) windowsSorted(sk *loopSkip, n int64) bool {
 	cs := m.chunks[:0]
 	roots := m.chunkRoots[:0] // a root's index orders the chunks
 	for i := range sk.rec.ops {
@@ -700,6 +793,117 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 		}
 	}
 	return true
+}
+
+// windowKeys is windows with each (root, lane, residue, chunk) packed
+// in one integer, sorted as integers (the comparison function's sort was
+// two fifths of a thread-scope add's analysis): done is false when one
+// does not fit (more than 63 roots, a chunk beyond 2^33, a residue beyond
+// 2^20), and windows sorts the chunks themselves. When every access has
+// one address in all its lanes and the same lanes (a thread-scope op:
+// every thread reads the whole tile), the lanes' chunks are the same and
+// one lane stands for all.
+func (m *machine) windowKeys(sk *loopSkip, n int64) (ok, done bool) {
+	const (
+		cBits   = 33
+		resBits = 20
+		laneOff = cBits + resBits
+		rootOff = laneOff + 5
+	)
+	lanes, mixed := uint32(0), false
+	for i := range sk.rec.ops {
+		r := &sk.rec.ops[i]
+		if r.op != recEvent {
+			continue
+		}
+		e := &sk.rec.evs[r.i]
+		if e.k != sharedLoad && e.k != globalLoad && e.k != sharedStore {
+			continue
+		}
+		first := bits.TrailingZeros32(e.mask)
+		if lanes == 0 {
+			lanes = e.mask
+		}
+		if e.mask != lanes || first == 32 {
+			mixed = true
+			break
+		}
+		for l := first + 1; l < 32 && !mixed; l++ {
+			mixed = e.mask&(1<<l) != 0 && e.addr[l] != e.addr[first]
+		}
+		if mixed {
+			break
+		}
+	}
+	if mixed || lanes == 0 {
+		lanes = 1<<32 - 1
+	} else {
+		lanes = 1 << bits.TrailingZeros32(lanes)
+	}
+	ks := m.chunkKeys[:0]
+	roots := m.chunkRoots[:0]
+	ds := m.chunkDs[:0]
+	defer func() {
+		m.chunkKeys, m.chunkDs = ks[:0], ds[:0]
+		clear(roots)
+		m.chunkRoots = roots[:0]
+	}()
+	for i := range sk.rec.ops {
+		r := &sk.rec.ops[i]
+		if r.op != recEvent {
+			continue
+		}
+		e := &sk.rec.evs[r.i]
+		switch e.k {
+		case sharedLoad, globalLoad:
+			if slices.Contains(sk.availAt, e.buf) {
+				return false, true
+			}
+		case sharedStore:
+		default:
+			continue
+		}
+		sh, ok := sk.shift[e.buf]
+		if !ok || sh == 0 || sh%16 != 0 {
+			return false, true
+		}
+		d := abs(sh / 16)
+		ri := slices.Index(roots, e.buf)
+		if ri < 0 {
+			ri = len(roots)
+			roots, ds = append(roots, e.buf), append(ds, d)
+		}
+		if ri >= 1<<(64-rootOff) || d >= 1<<resBits {
+			return false, false
+		}
+		for l := range 32 {
+			if e.mask&lanes&(1<<l) == 0 {
+				continue
+			}
+			for c := floorDiv(e.addr[l], 16); c <= floorDiv(e.addr[l]+e.width-1, 16); c++ {
+				if c < 0 || c >= 1<<cBits {
+					return false, false
+				}
+				ks = append(ks, uint64(ri)<<rootOff|uint64(l)<<laneOff|uint64(c%d)<<cBits|uint64(c))
+			}
+		}
+	}
+	if len(ks) < 2 {
+		return true, true
+	}
+	slices.Sort(ks)
+	units := n/sk.block + 1
+	for i := 1; i < len(ks); i++ {
+		a, b := ks[i-1], ks[i]
+		if a>>cBits != b>>cBits || a == b {
+			continue // another root, lane or residue; or the same chunk
+		}
+		d := ds[a>>rootOff]
+		if int64(b&(1<<cBits-1))-int64(a&(1<<cBits-1)) <= d*units {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // chunk is a 16-byte chunk c of the root numbered root that lane

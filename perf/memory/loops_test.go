@@ -122,6 +122,12 @@ func TestLoopSkipCases(t *testing.T) {
 	skipCase(t, "period", kernel("1", `    for i in T.serial(256):
         S[i // 32, i % 32] = A[i // 32, i % 32]
 `), true)
+	// a row of 20 elements an iteration block: 20 iterations move every
+	// access by one 128-byte row, no power of two by a constant (an
+	// elementwise op's broadcast operand, (s * 4 + v) // 20)
+	skipCase(t, "odd period", kernel("1", `    for s in T.serial(160):
+        S[s // 20, s % 20] = A[s // 20, s % 20] + A[s // 20, 0]
+`), true)
 	// a pipeline's stage counter: the state comes back every 4
 	// iterations, the first sets the accumulate flag
 	skipCase(t, "pipeline state", kernel("1", `    stage = T.alloc_buffer((1,), "int32", scope="local")
