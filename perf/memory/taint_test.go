@@ -81,9 +81,10 @@ func TestMootStops(t *testing.T) {
 // cached: Cached computes the figures afterwards), one over it gives
 // Analyze's figures, and CachedWithin then finds them cached.
 func TestAnalyzeWithin(t *testing.T) {
-	// (i % 3 moves no constant amount: every iteration is executed)
+	// (i * i % 32 moves by no constant amount over any period: every
+	// iteration is executed)
 	res, _ := analyze(t, kernel("1", `    for i in T.serial(300):
-        S[tid, 0] = A[tid, i % 3]
+        S[tid, 0] = A[tid, i * i % 32]
 `))
 	k := res.Kernels[0]
 	memory.ResetCache()
