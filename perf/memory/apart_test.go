@@ -90,7 +90,8 @@ func workUnproven(k *lower.Kernel) int64 {
 // branches, take the same ones and are translations of its first warp
 // (warps 0 and 3 take the same branches too, but are not adjacent);
 // warp 0's role, a block only it runs (`if tid < 32`), needs no proof
-// for the others. Over a role's warps, Select(warp_idx >= 2, warp_idx *
+// for the others; a proof that reads warpgroup axes covers the first
+// warpgroup, and each later one is proven apart. Over a role's warps, Select(warp_idx >= 2, warp_idx *
 // 4, 0) picks one arm, (warp_idx == 10) | (warp_idx == 11) has one value
 // and warp_idx ^ 2 moves with warp_idx.
 func TestDedupWarpgroupRoles(t *testing.T) {
@@ -127,6 +128,14 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     T.cuda.cta_sync()
     B[tid] = S[tid]
 `, "[[1 8 1]]"},
+		{"the second warpgroup", `    wg = T.warpgroup_id([2])
+    w = T.warp_id_in_wg([4])
+    lane = T.lane_id([32])
+    S = T.alloc_buffer((512,), "float32", scope="shared")
+    S[w * 32 + lane] = A[wg * 128 + w * 32 + lane]
+    T.cuda.warpgroup_sync(8 + wg)
+    B[wg * 128 + w * 32 + lane] = S[(w * 32 + lane) ^ 1]
+`, "[[0 4 1] [4 8 1]]"},
 		{"what a role's warps tell", `    tid = T.thread_id([384])
     S = T.alloc_buffer((2048,), "float32", scope="shared")
     warp_idx = tid // 32

@@ -197,7 +197,11 @@ func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
 		first, n := p.warpProof(body)
 		if n > first+period {
 			views, _ := p.apart()
-			return []warpRun{{first, n, period, views}}
+			runs := []warpRun{{first, n, period, views}}
+			if period == 1 && n < threads/32 && m.launch.Block[1] <= 1 {
+				runs = append(runs, m.warpgroupRuns(body, threads, n)...)
+			}
+			return runs
 		}
 		if period == 1 && p.branchFail && m.launch.Block[1] <= 1 {
 			return m.warpClasses(body, threads, p)
@@ -207,6 +211,26 @@ func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
 		}
 	}
 	return nil
+}
+
+// warpgroupRuns: a proof that reads a warpgroup axis (tid_in_wg,
+// wid_in_wg, wgid) covers the first warpgroup only, whose last warp is
+// no translation of the next warpgroup's first (tid_in_wg goes back to
+// 0). Each later warpgroup from warp `from` on is proven on its own, as
+// a role's warps are: a kernel of two warpgroups then executes two warps,
+// not five (test_unary's 256-thread kernels).
+func (m *machine) warpgroupRuns(body *ir.Block, threads, from int64) []warpRun {
+	var runs []warpRun
+	nw := threads / 32
+	for g := from; g+1 < nw; g += 4 {
+		p := m.newWarpProof(threads)
+		p.class, p.clsLo, p.clsHi = true, g, min(g+4, nw)-1
+		if p.prove(body) {
+			views, _ := p.apart()
+			runs = append(runs, warpRun{g, p.clsHi + 1, 1, views})
+		}
+	}
+	return runs
 }
 
 func (m *machine) newWarpProof(threads int64) *shiftProof {
