@@ -35,6 +35,36 @@ type apartCheck struct {
 	roots map[*ir.Buffer]bool  // the split roots
 	hulls map[*ir.Buffer]byteHull
 	bad   bool // an access of a split root with no view shift
+	// all is set while the first warp of a run not proven yet executes:
+	// every shared view's hull is kept, and settle then checks those of
+	// the roots the proof splits; viewless holds the shared roots that
+	// an access reached with no view.
+	all      bool
+	viewless map[*ir.Buffer]bool
+}
+
+// newApartCollect returns a check that keeps every shared view's hull,
+// for a proof made after the warp executed (settle).
+func newApartCollect() *apartCheck {
+	return &apartCheck{hulls: map[*ir.Buffer]byteHull{}, all: true, viewless: map[*ir.Buffer]bool{}}
+}
+
+// settle gives a collecting check the views the proof split roots by.
+func (a *apartCheck) settle(views map[*ir.Buffer]int64) {
+	a.all, a.views, a.roots = false, views, map[*ir.Buffer]bool{}
+	for v := range views {
+		a.roots[rootOf(v)] = true
+	}
+	for r := range a.viewless {
+		if a.roots[r] {
+			a.bad = true
+		}
+	}
+	for v := range a.hulls {
+		if _, ok := views[v]; !ok && a.roots[rootOf(v)] {
+			a.bad = true // a view of a split root the proof did not see
+		}
+	}
 }
 
 // byteHull is the bytes [lo, hi) a view's accesses touched (set: any did).
@@ -53,12 +83,24 @@ func newApartCheck(views map[*ir.Buffer]int64) *apartCheck {
 
 // note adds e's bytes to its view's hull.
 func (a *apartCheck) note(e *event) {
-	if e.buf == nil || !a.roots[e.buf] {
+	switch {
+	case e.buf == nil:
 		return
-	}
-	if _, ok := a.views[e.view]; !ok || e.view == nil {
-		a.bad = true
+	case a.all:
+		if scopeOf(e.buf) != "shared" {
+			return
+		}
+		if e.view == nil {
+			a.viewless[e.buf] = true
+			return
+		}
+	case !a.roots[e.buf]:
 		return
+	default:
+		if _, ok := a.views[e.view]; !ok || e.view == nil {
+			a.bad = true
+			return
+		}
 	}
 	n := e.width
 	switch e.k {
@@ -119,9 +161,9 @@ func (a *apartCheck) apartIn(n int64) bool {
 		shift int64
 	}
 	var ss []span
-	for v, h := range a.hulls {
-		if h.set {
-			ss = append(ss, span{v, h, a.views[v]})
+	for v, sh := range a.views {
+		if h := a.hulls[v]; h.set {
+			ss = append(ss, span{v, h, sh})
 		}
 	}
 	for i := range ss {

@@ -162,3 +162,59 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		agreesUnproven(t, c.name, k)
 	}
 }
+
+// TestDedupLazyRoles: the runs of roles and of later warpgroups are
+// proven only once their first warp has executed as many steps as the
+// kernel has statements (a proof costs a few walks of the body). A role
+// whose warps loop long enough is proven then, its views checked apart
+// with the hulls collected while its first warp executed, and its other
+// warps count as that one; a role whose warps do little executes them
+// all. Both give the figures of executing every warp.
+func TestDedupLazyRoles(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([256])
+    warp = tid // 32
+    buf = T.alloc_buffer((4096,), "float32", scope="shared")
+    X = T.decl_buffer((2048,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=2048, scope="shared")
+    if warp == 0:
+        Y[tid] = A[tid]
+    else:
+`
+	for _, c := range []struct {
+		name, body string
+		skipped    bool
+	}{
+		{"a long role", `        for i in T.serial(64):
+            X[tid - 32] = A[tid + (i * i) % 64]
+        Y[warp] = X[tid - 32]
+`, true},
+		{"a long role whose views meet", `        for i in T.serial(64):
+            X[tid - 32] = A[tid + (i * i) % 64]
+        Y[warp] = X[tid - 32 + 2040]
+`, false},
+		{"a short role", `        Y[warp] = A[tid]
+`, false},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if runs := fmt.Sprint(memory.WarpRuns(k.Lowered, k.Launch)); runs != "[[1 8 1]]" {
+			t.Errorf("%s: runs %v, want [[1 8 1]]", c.name, runs)
+		}
+		fast := agreesUnproven(t, c.name, k)
+		if got := memory.Work(fast) < workUnproven(k); got != c.skipped {
+			t.Errorf("%s: warps counted as the first: %v, want %v", c.name, got, c.skipped)
+		}
+	}
+}

@@ -34,7 +34,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	m.workLimit = work
 	m.unread = unreadShared(fn)
 	m.readOnly = readOnlyGlobals(fn)
+	stmts := int64(0)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		stmts++
 		switch s := s.(type) {
 		case *ir.ScopeID:
 			m.noteScope(s) // ranges.go
@@ -67,7 +69,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	if why == "" {
 		var runs []warpRun
 		if dedupWarps {
-			runs = m.warpRuns(fn.Body, threads) // warps.go
+			runs = m.candidateRuns(fn.Body, threads) // warps.go
 		}
 		var cta0 []figDelta
 		var stepsCTA int64
@@ -77,10 +79,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			deltas [][]figDelta
 			steps  []int64
 			apart  bool // the split roots' views keep apart (apart.go)
+			proven bool // a lazy run's proof holds
+			tried  bool // (proven once)
 		}
 		done := make([]executed, len(runs))
 		for i, r := range runs {
-			done[i] = executed{make([][]figDelta, r.period), make([]int64, r.period), true}
+			done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: true}
 		}
 		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
@@ -112,16 +116,33 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					}
 					if w < r.start+r.period {
 						before, s0 := m.snapshot(), m.steps
-						if r.views != nil {
+						lazy := r.lazy && !e.tried
+						switch {
+						case lazy:
+							m.apart = newApartCollect() // (the proof comes after)
+						case r.views != nil:
 							m.apart = newApartCheck(r.views)
 						}
 						m.runWarp(fn.Body, c, w, threads)
-						if m.apart != nil {
-							// (period 1: views split only then)
-							e.apart = m.apart.apartIn(r.end - r.start)
-							m.apart = nil
-						}
+						hulls := m.apart
+						m.apart = nil
 						e.deltas[res], e.steps[res] = m.since(before), m.steps-s0
+						ok := true
+						switch {
+						case lazy:
+							// proven once, in the first CTA (warps.go)
+							e.tried = true
+							if e.steps[res] >= stmts {
+								e.proven, runs[i].views = m.proveLazy(fn.Body, threads, r, hulls)
+							}
+							ok = e.proven
+						case hulls != nil:
+							// (period 1: views split only then)
+							ok = hulls.apartIn(r.end-r.start) && (!r.lazy || e.proven)
+						case r.lazy:
+							ok = e.proven
+						}
+						e.apart = ok
 						continue
 					}
 				}

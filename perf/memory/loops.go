@@ -22,7 +22,8 @@ import (
 // the body assigns is set before it is read (iterationTemps) or moves by
 // nothing. When an access moves by no multiple of its quantum per
 // iteration, the proof is tried over a period of 2, 4, 8 or 16
-// iterations. Registers and variables the body carries without moving
+// iterations, then over multiples of the odd factors of the body's
+// constant divisors (a broadcast row of 20 elements: 5, 10, 20, ...). Registers and variables the body carries without moving
 // them are state (a pipeline's stage and phase): the machine finds the
 // iteration at which they come back to their values and takes that many
 // iterations as the unit.

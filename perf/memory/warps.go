@@ -26,6 +26,11 @@ import (
 // to the others: A[tid] then A[tid % 32] is one request in warp 0 and two
 // in the others); for shared memory, between two barriers at the
 // kernel's top level, after which the warp's shared loads are forgotten.
+// A shared root's views (T.decl_buffer at an element offset: a tile, a
+// partial sum, an mbarrier array in one dynamic allocation) may each move
+// by a shift of its own; the machine then checks that views that move
+// differently keep to disjoint 16-byte chunks in every warp of the run
+// (apart.go).
 // Bit operations move with their operand when the move is a multiple of
 // the bits they touch (x >> c, x & c, x ^ y and x | y with y < 2^k): an
 // XOR swizzle of 8-element chunks of 8 rows moves with its offset when
@@ -40,7 +45,13 @@ import (
 // a definition reached it (a Let dominates its uses in lowered TIR) is
 // assumed. A branch that only warp 0 can take (`if tid == 0`, warpid < 1:
 // a thread-axis variable compared with a constant that no lane of warps
-// 1.. matches) makes warp 1 the one executed for warps 2.. instead.
+// 1.. matches) makes warp 1 the one executed for warps 2.. instead, and
+// the code inside it needs no proof. A proof that reads a warpgroup axis
+// covers the first warpgroup; each later one is proven on its own.
+// Values also tell shifts where shifts alone do not: a comparison with
+// one value over the threads compared moves by nothing, a Select with
+// such a condition moves with its arm, and x ^ c moves with x when the
+// bits c flips are the same in every value x takes (ranges.go).
 // TestWarpDedup compares the result with executing every warp on every
 // golden kernel and the benchmark corpus.
 
@@ -163,6 +174,29 @@ type warpRun struct {
 	// split (nil: none): the run counts as translations only when they
 	// keep apart (apart.go)
 	views map[*ir.Buffer]int64
+	// lazy marks a run not proven yet: Analyze proves it (the proof over
+	// its warps, as a role's) once executing its first warp took as
+	// many steps as the body has statements, which a proof walks a few
+	// times (the 8 warpgroups of flashkda's kernels cost 8 ms of proofs
+	// to skip 78 steps; FlashMLA's 12 roles, a fifth of the analysis)
+	lazy bool
+}
+
+// proveLazy proves lazy run r (the proof over its warps) after its
+// first warp executed with hulls collecting every shared view's bytes:
+// false when it does not hold, or splits a shared root by views that do
+// not keep apart.
+func (m *machine) proveLazy(body *ir.Block, threads int64, r warpRun, hulls *apartCheck) (ok bool, views map[*ir.Buffer]int64) {
+	p := m.newWarpProof(threads)
+	p.class, p.clsLo, p.clsHi = true, r.start, r.end-1
+	if !p.prove(body) {
+		return false, nil
+	}
+	if views, _ = p.apart(); views == nil {
+		return true, nil
+	}
+	hulls.settle(views)
+	return hulls.apartIn(r.end - r.start), views
 }
 
 // warpShifts returns the warps covered: warp w's counts equal warp
@@ -178,13 +212,43 @@ func (m *machine) warpShifts(body *ir.Block, threads int64) (first, n, period in
 }
 
 // warpRuns returns the runs of warps that count as translations (none:
-// every warp executes).
+// every warp executes), every one proven.
 func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
+	var out []warpRun
+	for _, r := range m.candidateRuns(body, threads) {
+		if !r.lazy {
+			out = append(out, r)
+			continue
+		}
+		p := m.newWarpProof(threads)
+		p.class, p.clsLo, p.clsHi = true, r.start, r.end-1
+		if p.prove(body) {
+			r.views, _ = p.apart()
+			r.lazy = false
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// candidateRuns is warpRuns with the runs of roles and of the later
+// warpgroups left lazy (Analyze proves them when worth it).
+func (m *machine) candidateRuns(body *ir.Block, threads int64) []warpRun {
+	runs, from := m.firstRuns(body, threads)
+	if from > 0 {
+		runs = append(runs, m.warpgroupRuns(threads, from)...)
+	}
+	return runs
+}
+
+// firstRuns is candidateRuns without the later warpgroups' runs: from >
+// 0 is the first warp of the warpgroups warpgroupRuns proposes.
+func (m *machine) firstRuns(body *ir.Block, threads int64) (runs []warpRun, from int64) {
 	if threads < 64 {
-		return nil
+		return nil, 0
 	}
 	if m.launch.Block[2] > 1 || (m.launch.Block[1] > 1 && m.launch.Block[0] != 32) {
-		return nil // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
+		return nil, 0 // (32, Y): threadIdx.y is the warp, threadIdx.x the lane
 	}
 	// A swizzle repeats every 8 rows of 128 bytes: warps that each copy 4
 	// rows are translations of the warp 2 before (old_dialect_gemm's
@@ -197,38 +261,33 @@ func (m *machine) warpRuns(body *ir.Block, threads int64) []warpRun {
 		first, n := p.warpProof(body)
 		if n > first+period {
 			views, _ := p.apart()
-			runs := []warpRun{{first, n, period, views}}
+			runs := []warpRun{{start: first, end: n, period: period, views: views}}
 			if period == 1 && n < threads/32 && m.launch.Block[1] <= 1 {
-				runs = append(runs, m.warpgroupRuns(body, threads, n)...)
+				from = n
 			}
-			return runs
+			return runs, from
 		}
 		if period == 1 && p.branchFail && m.launch.Block[1] <= 1 {
-			return m.warpClasses(body, threads, p)
+			return m.warpClasses(body, threads, p), 0
 		}
 		if !p.accessFail {
 			break
 		}
 	}
-	return nil
+	return nil, 0
 }
 
 // warpgroupRuns: a proof that reads a warpgroup axis (tid_in_wg,
 // wid_in_wg, wgid) covers the first warpgroup only, whose last warp is
 // no translation of the next warpgroup's first (tid_in_wg goes back to
-// 0). Each later warpgroup from warp `from` on is proven on its own, as
-// a role's warps are: a kernel of two warpgroups then executes two warps,
-// not five (test_unary's 256-thread kernels).
-func (m *machine) warpgroupRuns(body *ir.Block, threads, from int64) []warpRun {
+// 0). Each later warpgroup from warp `from` on is a lazy run, proven on
+// its own as a role's warps are: a kernel of two warpgroups then
+// executes two warps, not five (test_unary's 256-thread kernels).
+func (m *machine) warpgroupRuns(threads, from int64) []warpRun {
 	var runs []warpRun
 	nw := threads / 32
 	for g := from; g+1 < nw; g += 4 {
-		p := m.newWarpProof(threads)
-		p.class, p.clsLo, p.clsHi = true, g, min(g+4, nw)-1
-		if p.prove(body) {
-			views, _ := p.apart()
-			runs = append(runs, warpRun{g, p.clsHi + 1, 1, views})
-		}
+		runs = append(runs, warpRun{start: g, end: min(g+4, nw), period: 1, lazy: true})
 	}
 	return runs
 }
@@ -283,6 +342,7 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 	}
 	per := make([]takes, nw)
 	q := &shiftProof{m: m, l: m.launch, class: true, axes: all.axes, ranges: all.ranges, letVals: all.letVals}
+	untold := map[ir.Expr]bool{}
 	var sig []byte
 	var walk func(b *ir.Block) bool
 	walkStmt := func(s ir.Stmt) bool {
@@ -296,12 +356,23 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 		case *ir.While:
 			return walk(s.Body)
 		case *ir.If:
+			// (a condition the proof over every warp did not find
+			// warp-dependent is evaluated with a small budget, and not
+			// again once a warp could not tell it: FlashMLA's kernels
+			// hold hundreds)
 			q.letBudget = 256
+			if !index[s.Cond] {
+				if untold[s.Cond] {
+					return walk(s.Then) && walk(s.Else)
+				}
+				q.letBudget = 8
+			}
 			r := q.boolRange(s.Cond, 0)
 			if !r.ok || r.lo != r.hi {
 				if index[s.Cond] {
 					return false
 				}
+				untold[s.Cond] = true
 				return walk(s.Then) && walk(s.Else)
 			}
 			sig = append(sig, byte(r.lo))
@@ -336,12 +407,7 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 			b++
 		}
 		if b-a >= 2 {
-			p := m.newWarpProof(threads)
-			p.class, p.clsLo, p.clsHi = true, a, b-1
-			if p.prove(body) {
-				views, _ := p.apart()
-				runs = append(runs, warpRun{a, b, 1, views})
-			}
+			runs = append(runs, warpRun{start: a, end: b, period: 1, lazy: true})
 		}
 		a = b
 	}
@@ -682,10 +748,14 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		if p.class {
 			// a role's warps take one branch: the other is code they
 			// never run (also when the condition does not move from
-			// warp to warp: wg_id == 0 in the second warpgroup)
-			p.letBudget = 256
+			// warp to warp: wg_id == 0 in the second warpgroup, which
+			// reads an axis, not lets of lets)
+			sh := p.expr(s.Cond, check)
+			p.letBudget = 8
+			if sh != 0 {
+				p.letBudget = 256
+			}
 			if r := p.boolRange(s.Cond, 0); r.ok && r.lo == r.hi {
-				p.expr(s.Cond, check)
 				if r.lo == 1 {
 					p.block(s.Then, check)
 				} else {
@@ -693,7 +763,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 				}
 				return
 			}
-			if sh := p.expr(s.Cond, check); sh != 0 {
+			if sh != 0 {
 				if check {
 					p.fail = true
 					return
