@@ -33,6 +33,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	defer putMachine(m)
 	m.workLimit = work
 	m.unread = unreadShared(fn)
+	if dataRegs {
+		m.dataRegs = dataRegisters(fn)
+	}
 	m.readOnly = readOnlyGlobals(fn)
 	stmts := int64(0)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
@@ -188,6 +191,10 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	k.steps, k.work = m.steps, m.work
 	return k, true
 }
+
+// dataRegs enables executing only the accesses of data registers'
+// stores and loads (dataregs.go); tests turn it off to compare.
+var dataRegs = true
 
 // dedupWarps enables counting translated warps once (warps.go); tests
 // turn it off to compare with executing every warp.

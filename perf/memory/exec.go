@@ -185,6 +185,9 @@ type machine struct {
 	loadsFree [][]lanes
 	// unread holds the shared allocations nothing reads (dead.go).
 	unread map[*ir.Buffer]bool
+	// dataRegs holds the register allocations only data reads
+	// (dataregs.go)
+	dataRegs map[*ir.Buffer]bool
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -1763,6 +1766,14 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 	if len(m.regs) > 0 {
 		m.regsRead(e.Buf)
 	}
+	if m.dataRegs[rootOf(e.Buf)] {
+		for _, x := range e.Indices {
+			if touchesMemory(x) {
+				m.eval(x)
+			}
+		}
+		return lanes{}, "a register's data" // (read nowhere it matters)
+	}
 	idx, why := m.elemAddr(e.Buf, e.Indices)
 	if why != "" {
 		return idx, why
@@ -1803,6 +1814,18 @@ const unset = int64(1) << 62
 
 // localStore writes a register buffer element.
 func (m *machine) localStore(s *ir.Store) {
+	if m.dataRegs[rootOf(s.Buf)] {
+		// data (dataregs.go): only the accesses inside count
+		for _, x := range s.Indices {
+			if touchesMemory(x) {
+				m.eval(x)
+			}
+		}
+		if touchesMemory(s.Value) {
+			m.eval(s.Value)
+		}
+		return
+	}
 	idx, why := m.elemAddr(s.Buf, s.Indices)
 	if why != "" {
 		return // an unknown element: loads of the buffer say so

@@ -1,6 +1,11 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // SetWarpDedup turns counting translated warps once on or off (tests
 // compare both); it returns the previous setting.
@@ -86,4 +91,22 @@ func WarpRuns(fn *ir.Func, l ir.Launch) [][3]int64 {
 		out = append(out, [3]int64{r.start, r.end, r.period})
 	}
 	return out
+}
+
+// SetDataRegs turns executing only the accesses of data registers on or
+// off (tests compare both); it returns the previous setting.
+func SetDataRegs(on bool) bool {
+	old := dataRegs
+	dataRegs = on
+	return old
+}
+
+// DataRegisters is the names of fn's data register allocations, sorted.
+func DataRegisters(fn *ir.Func) string {
+	var names []string
+	for b := range dataRegisters(fn) {
+		names = append(names, b.Name)
+	}
+	slices.Sort(names)
+	return fmt.Sprint(names)
 }

@@ -1,0 +1,222 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// Most register buffers hold data: a reduction's partial sums, a cast's
+// converted elements, an epilogue's accumulators. What they hold never
+// reaches an address, a branch, a loop bound or an intrinsic's operand
+// (it is a floating-point value the machine does not know anyway), yet
+// the machine kept every element of every such store, at the cost of
+// the layout that places it (a third of test_reduction.py's analysis).
+// dataRegisters finds them from the lowered code, and the machine then
+// executes only the memory accesses inside their stores' and loads'
+// expressions.
+//
+// A register allocation (a local root, with its views) is control when a
+// load of it is read where a value matters: in a condition, a loop
+// bound, an index of any access, a Select's condition, an intrinsic's
+// operand other than a register element passed whole (a pointer, an
+// offset, an expression), a scalar that is itself read where a value
+// matters, or a store into a control register. The rest are data. A kernel holding
+// anything the scan does not know (an unlowered tile call) has none.
+
+// dataRegisters returns the local allocations of fn whose values only
+// data reads (nil: none, or fn holds what the scan does not know).
+func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
+	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{}}
+	for {
+		s.changed = false
+		s.block(fn.Body)
+		if s.unknown {
+			return nil
+		}
+		if !s.changed {
+			break
+		}
+	}
+	var out map[*ir.Buffer]bool
+	for b := range s.locals {
+		if !s.control[b] {
+			if out == nil {
+				out = map[*ir.Buffer]bool{}
+			}
+			out[b] = true
+		}
+	}
+	return out
+}
+
+// regScan is one pass of dataRegisters: vars and control grow to a
+// fixed point (changed says whether this pass grew them).
+type regScan struct {
+	vars    map[*ir.Var]bool    // scalars read where a value matters
+	control map[*ir.Buffer]bool // local roots read where a value matters
+	locals  map[*ir.Buffer]bool // every local root
+	changed bool
+	unknown bool
+}
+
+func (s *regScan) block(b *ir.Block) {
+	if b == nil {
+		return
+	}
+	for _, st := range b.Stmts {
+		s.stmt(st)
+	}
+}
+
+func (s *regScan) stmt(st ir.Stmt) {
+	switch st := st.(type) {
+	case *ir.Block:
+		s.block(st)
+	case *ir.Lowered:
+		s.block(st.Body)
+	case *ir.Comment, *ir.ScopeID, *ir.Break, *ir.Continue:
+	case *ir.Alloc:
+		s.root(st.Buf)
+	case *ir.Decl:
+		s.root(st.Buf)
+		if st.Buf.ElemOffsetExpr != nil {
+			s.value(st.Buf.ElemOffsetExpr)
+		}
+	case *ir.Let:
+		s.assigned(st.Var, st.Value)
+	case *ir.Assign:
+		s.assigned(st.Var, st.Value)
+	case *ir.Store:
+		for _, x := range st.Indices {
+			s.value(x)
+		}
+		if st.Buf.Scope == "local" && !s.control[s.root(st.Buf)] {
+			s.data(st.Value)
+		} else if st.Buf.Scope == "local" {
+			s.value(st.Value)
+		} else {
+			s.data(st.Value)
+		}
+	case *ir.Evaluate:
+		if c, ok := st.X.(*ir.Call); ok {
+			s.operands(c)
+		} else {
+			s.value(st.X)
+		}
+	case *ir.If:
+		s.value(st.Cond)
+		s.block(st.Then)
+		s.block(st.Else)
+	case *ir.While:
+		s.value(st.Cond)
+		s.block(st.Body)
+	case *ir.For:
+		s.value(st.Min)
+		s.value(st.Extent)
+		s.block(st.Body)
+	default:
+		s.unknown = true // an unlowered tile call, anything new
+	}
+}
+
+// root records b's root as a local allocation when it is one.
+func (s *regScan) root(b *ir.Buffer) *ir.Buffer {
+	r := rootOf(b)
+	if r.Scope == "local" || b.Scope == "local" {
+		s.locals[r] = true
+	}
+	return r
+}
+
+func (s *regScan) assigned(v *ir.Var, e ir.Expr) {
+	if s.vars[v] {
+		s.value(e)
+	} else {
+		s.data(e)
+	}
+}
+
+// value walks e, whose value matters.
+func (s *regScan) value(e ir.Expr) {
+	walkExpr(e, func(e ir.Expr) {
+		switch e := e.(type) {
+		case *ir.Var:
+			if !s.vars[e] {
+				s.vars[e] = true
+				s.changed = true
+			}
+		case *ir.Load:
+			s.mark(e.Buf)
+		case *ir.AddressOf:
+			s.mark(e.Buf)
+		case *ir.BufferData:
+			s.mark(e.Buf)
+		}
+	})
+}
+
+// mark makes b's root control when it is a register allocation.
+func (s *regScan) mark(b *ir.Buffer) {
+	if b.Scope != "local" {
+		return
+	}
+	r := s.root(b)
+	if !s.control[r] {
+		s.control[r] = true
+		s.changed = true
+	}
+}
+
+// operands walks intrinsic c's operands: a register element passed as
+// one (st.shared.v4's words, a shuffle's value) is data, whose element
+// index matters; any other operand (a pointer, an offset, a count)
+// matters whole.
+func (s *regScan) operands(c *ir.Call) {
+	for _, a := range c.Args {
+		x := a
+		if cast, ok := x.(*ir.Cast); ok {
+			x = cast.X
+		}
+		if l, ok := x.(*ir.Load); ok && l.Buf.Scope == "local" {
+			s.data(x)
+			continue
+		}
+		s.value(a)
+	}
+}
+
+// data walks e, whose value is data: only the indices, the operands of
+// intrinsics that are not pure arithmetic and Selects' conditions in it
+// matter.
+func (s *regScan) data(e ir.Expr) {
+	switch e := e.(type) {
+	case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.Var, *ir.ThreadIndex, *ir.TensorMapAddr:
+	case *ir.Load:
+		if e.Buf.Scope == "local" {
+			s.root(e.Buf)
+		}
+		for _, x := range e.Indices {
+			s.value(x)
+		}
+	case *ir.Binary:
+		s.data(e.A)
+		s.data(e.B)
+	case *ir.Not:
+		s.data(e.X)
+	case *ir.Neg:
+		s.data(e.X)
+	case *ir.Cast:
+		s.data(e.X)
+	case *ir.Select:
+		s.value(e.Cond)
+		s.data(e.A)
+		s.data(e.B)
+	case *ir.Call:
+		if !pureMath(e) {
+			s.operands(e)
+			return
+		}
+		for _, a := range e.Args {
+			s.data(a)
+		}
+	default:
+		s.value(e) // AddressOf, BufferData, Region, Tuple, anything new
+	}
+}
