@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -224,5 +225,77 @@ func BenchmarkMemoryShareDir(b *testing.B) {
 			}
 			cpu.report(b)
 		})
+	}
+}
+
+// BenchmarkMemoryShareFiles is the issue's ratio file by file: each file
+// under $TILELS_BENCH_DIR (or each golden program when it is not set) is
+// lowered, then its kernels' memory figures and warnings are computed
+// from an empty content cache, on one goroutine, the best of three timings
+// of each part kept. The aggregate ratio of BenchmarkMemoryShareDir hides
+// small files behind a few slow lowers (flash_attention4.py's lower is a
+// quarter of the corpus's); this reports how the files spread:
+// pct-p50/op and pct-p90/op (the median and 90th percentile of the files'
+// analysis/lower, in percent), files-over-10pct/op and
+// files-over-100pct/op, and pct-total/op (the sum of the analyses over
+// the sum of the lowers).
+func BenchmarkMemoryShareFiles(b *testing.B) {
+	var files []*source.File
+	var opts []Options
+	if dir := os.Getenv("TILELS_BENCH_DIR"); dir != "" {
+		files, opts, _ = benchDir(b, dir)
+	} else {
+		paths, _ := filepath.Glob("testdata/*.txtar")
+		for _, p := range paths {
+			ar, err := txtar.ParseFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, ok := ar.Get("options"); ok {
+				continue
+			}
+			if src, ok := ar.Get("kernel.py"); ok {
+				files = append(files, source.NewFile(filepath.Base(p)+"/kernel.py", src))
+				opts = append(opts, Options{})
+			}
+		}
+	}
+	for b.Loop() {
+		var pcts []float64
+		var lowers, analyses time.Duration
+		over10, over100 := 0, 0
+		for i, f := range files {
+			lo, an := time.Duration(1<<62), time.Duration(1<<62)
+			for range 3 {
+				t0 := time.Now()
+				res := Analyze(f, opts[i])
+				lo = min(lo, time.Since(t0))
+				memory.ResetCache()
+				t0 = time.Now()
+				for _, k := range res.Kernels {
+					kernelPerf(k)
+				}
+				an = min(an, time.Since(t0))
+			}
+			lowers += lo
+			analyses += an
+			pct := 100 * float64(an) / float64(max(lo, 1))
+			pcts = append(pcts, pct)
+			if pct > 10 {
+				over10++
+			}
+			if pct > 100 {
+				over100++
+			}
+		}
+		slices.Sort(pcts)
+		if len(pcts) == 0 {
+			b.Fatal("no files")
+		}
+		b.ReportMetric(pcts[len(pcts)/2], "pct-p50/op")
+		b.ReportMetric(pcts[len(pcts)*9/10], "pct-p90/op")
+		b.ReportMetric(float64(over10), "files-over-10pct/op")
+		b.ReportMetric(float64(over100), "files-over-100pct/op")
+		b.ReportMetric(100*float64(analyses)/float64(max(lowers, 1)), "pct-total/op")
 	}
 }

@@ -26,8 +26,13 @@
 // and are not executed again (warps.go); so do warps 2 or 4 apart when
 // adjacent ones are not (a swizzle of 8 rows over warps of 4 rows), and
 // the warps of each role of a warp-specialised kernel (the runs of
-// warps that take the same branches on the warp) as the role's first;
-// TestWarpDedup compares it with executing every warp. Likewise the CTAs
+// warps that take the same branches on the warp) as the role's first,
+// each warpgroup of a kernel that reads warpgroup axes as its first warp,
+// and views of one shared allocation may each move by their own shift
+// when the machine finds them apart in every warp (apart.go); a role's
+// or warpgroup's proof is made only once its first warp has executed as
+// many steps as the body has statements. TestWarpDedup compares it with
+// executing every warp. Likewise the CTAs
 // of a grid that the same proof, across the CTA index, shows to be CTA
 // 0's translated (global addresses by multiples of 32 bytes, shared ones
 // by multiples of 16) count as CTA 0 (ctas.go, TestCTADedup). The
@@ -37,8 +42,13 @@
 // to their values, a pipeline's stage and phase), shows them translations
 // of one another, the machine executes two units, checks the second
 // against the first, adds the first's counts for the units between and
-// executes the last iteration (TestLoopDedup). Bounds guards that every
-// thread and iteration passes do not defeat these proofs (ranges.go).
+// executes the last iteration (TestLoopDedup); periods with an odd factor
+// (a row of 20 elements) are tried after the powers of two. Bounds guards
+// that every thread and iteration passes do not defeat these proofs
+// (ranges.go). Register allocations that hold only data (no load of them
+// reaches an address, a branch or an intrinsic's pointer) execute only
+// the memory accesses inside their stores and loads (dataregs.go,
+// TestDataRegs).
 //
 // Machine code: nvcc -O2 merges a thread's neighbouring accesses into
 // wider instructions. The model merges, within one unroll or vectorized
