@@ -3,7 +3,6 @@ package memory_test
 import (
 	"testing"
 
-	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -11,30 +10,20 @@ import (
 // TestDataRegs compares the figures of every golden and testdata kernel
 // (and the corpus under $TILELS_BENCH_DIR) analysed with data registers
 // executed only for the accesses inside their expressions and with every
-// register element kept: they must agree fact by fact (and some kernels
-// must have data registers).
+// register element kept: they must agree fact by fact, the step count
+// included (and some kernels must have data registers).
 func TestDataRegs(t *testing.T) {
-	srcs := dedupSources(t)
 	kernels, withData := 0, 0
-	for name, src := range srcs {
-		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
-		for _, k := range res.Kernels {
-			if k.Lowered == nil {
-				continue
-			}
-			kernels++
-			fast := memory.Analyze(k.Lowered, k.Launch)
-			old := memory.SetDataRegs(false)
-			slow := memory.Analyze(k.Lowered, k.Launch)
-			memory.SetDataRegs(old)
-			if a, b := kernelText(fast, k), kernelText(slow, k); a != b {
-				t.Errorf("%s kernel %s: data registers differ:\n%s\nkeeping every register:\n%s", name, k.Name, a, b)
-			}
-			if memory.DataRegisters(k.Lowered) != "[]" {
-				withData++
-			}
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		kernels++
+		fast, slow := withAndWithout(k, memory.SetDataRegs)
+		if a, b := loopText(fast, k), loopText(slow, k); a != b {
+			t.Errorf("%s kernel %s: data registers differ:\n%s\nkeeping every register:\n%s", name, k.Name, a, b)
 		}
-	}
+		if memory.DataRegisters(k.Lowered) != "[]" {
+			withData++
+		}
+	})
 	t.Logf("%d kernels, %d with data registers", kernels, withData)
 	if withData == 0 {
 		t.Error("no kernel has data registers")

@@ -730,10 +730,11 @@ func (m *machine) windows(sk *loopSkip, n int64) bool {
 	return m.windowsSorted(sk, n)
 }
 
-// windowsSorted is windows sorting the chunks themselves.
-func (m *machine) windowsSorted(sk *loopSkip, n int64) bool {
-	cs := m.chunks[:0]
-	roots := m.chunkRoots[:0] // a root's index orders the chunks
+// windowEvents calls f on each load and shared store of the unit sk
+// recorded, with d its root's shift in 16-byte chunks; it reports false
+// when windows must: a load of a root with loads available at entry, or
+// a root that moves by no whole chunk (f's false stops it too).
+func windowEvents(sk *loopSkip, f func(e *event, d int64) bool) bool {
 	for i := range sk.rec.ops {
 		r := &sk.rec.ops[i]
 		if r.op != recEvent {
@@ -753,7 +754,18 @@ func (m *machine) windowsSorted(sk *loopSkip, n int64) bool {
 		if !ok || sh == 0 || sh%16 != 0 {
 			return false
 		}
-		d := abs(sh / 16)
+		if !f(e, abs(sh/16)) {
+			return false
+		}
+	}
+	return true
+}
+
+// windowsSorted is windows sorting the chunks themselves.
+func (m *machine) windowsSorted(sk *loopSkip, n int64) bool {
+	cs := m.chunks[:0]
+	roots := m.chunkRoots[:0] // a root's index orders the chunks
+	ok := windowEvents(sk, func(e *event, d int64) bool {
 		ri := slices.Index(roots, e.buf)
 		if ri < 0 {
 			ri = len(roots)
@@ -767,6 +779,12 @@ func (m *machine) windowsSorted(sk *loopSkip, n int64) bool {
 				cs = append(cs, chunk{int32(ri), int8(l), floorMod(c, d), c, d})
 			}
 		}
+		return true
+	})
+	if !ok {
+		clear(roots)
+		m.chunks, m.chunkRoots = cs[:0], roots[:0]
+		return false
 	}
 	m.chunks = cs
 	clear(roots)
@@ -849,33 +867,16 @@ func (m *machine) windowKeys(sk *loopSkip, n int64) (ok, done bool) {
 		clear(roots)
 		m.chunkRoots = roots[:0]
 	}()
-	for i := range sk.rec.ops {
-		r := &sk.rec.ops[i]
-		if r.op != recEvent {
-			continue
-		}
-		e := &sk.rec.evs[r.i]
-		switch e.k {
-		case sharedLoad, globalLoad:
-			if slices.Contains(sk.availAt, e.buf) {
-				return false, true
-			}
-		case sharedStore:
-		default:
-			continue
-		}
-		sh, ok := sk.shift[e.buf]
-		if !ok || sh == 0 || sh%16 != 0 {
-			return false, true
-		}
-		d := abs(sh / 16)
+	fits := true
+	ok = windowEvents(sk, func(e *event, d int64) bool {
 		ri := slices.Index(roots, e.buf)
 		if ri < 0 {
 			ri = len(roots)
 			roots, ds = append(roots, e.buf), append(ds, d)
 		}
 		if ri >= 1<<(64-rootOff) || d >= 1<<resBits {
-			return false, false
+			fits = false
+			return false
 		}
 		for l := range 32 {
 			if e.mask&lanes&(1<<l) == 0 {
@@ -883,11 +884,19 @@ func (m *machine) windowKeys(sk *loopSkip, n int64) (ok, done bool) {
 			}
 			for c := floorDiv(e.addr[l], 16); c <= floorDiv(e.addr[l]+e.width-1, 16); c++ {
 				if c < 0 || c >= 1<<cBits {
-					return false, false
+					fits = false
+					return false
 				}
 				ks = append(ks, uint64(ri)<<rootOff|uint64(l)<<laneOff|uint64(c%d)<<cBits|uint64(c))
 			}
 		}
+		return true
+	})
+	if !fits {
+		return false, false
+	}
+	if !ok {
+		return false, true
 	}
 	if len(ks) < 2 {
 		return true, true

@@ -20,32 +20,46 @@ import (
 // and the 3,000-line benchmark corpus, and checks that it skips
 // iterations of some kernels.
 func TestLoopDedup(t *testing.T) {
-	srcs := dedupSources(t)
 	kernels, faster := 0, 0
-	for name, src := range srcs {
-		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
-		for _, k := range res.Kernels {
-			if k.Lowered == nil {
-				continue
-			}
-			kernels++
-			fk := memory.Analyze(k.Lowered, k.Launch)
-			old := memory.SetLoopDedup(false)
-			sk := memory.Analyze(k.Lowered, k.Launch)
-			memory.SetLoopDedup(old)
-			fast, slow := loopText(fk, k), loopText(sk, k)
-			if fast != slow {
-				t.Errorf("%s kernel %s: skipping translated iterations differs:\n%s\nexecuting every iteration:\n%s", name, k.Name, fast, slow)
-			}
-			if memory.Work(fk) < memory.Work(sk) {
-				faster++
-			}
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		kernels++
+		fk, sk := withAndWithout(k, memory.SetLoopDedup)
+		fast, slow := loopText(fk, k), loopText(sk, k)
+		if fast != slow {
+			t.Errorf("%s kernel %s: skipping translated iterations differs:\n%s\nexecuting every iteration:\n%s", name, k.Name, fast, slow)
 		}
-	}
+		if memory.Work(fk) < memory.Work(sk) {
+			faster++
+		}
+	})
 	t.Logf("%d kernels, %d with skipped iterations", kernels, faster)
 	if faster == 0 {
 		t.Error("no kernel's loop iterations were skipped")
 	}
+}
+
+// eachKernel calls f on every lowered kernel of dedupSources.
+func eachKernel(t *testing.T, f func(name string, k *lower.Kernel)) {
+	t.Helper()
+	for name, src := range dedupSources(t) {
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
+		for _, k := range res.Kernels {
+			if k.Lowered != nil {
+				f(name, k)
+			}
+		}
+	}
+}
+
+// withAndWithout analyses k with a rule on, then off (set turns it on or
+// off and returns the previous setting).
+func withAndWithout(k *lower.Kernel, set func(bool) bool) (on, off *memory.Kernel) {
+	old := set(true)
+	on = memory.Analyze(k.Lowered, k.Launch)
+	set(false)
+	off = memory.Analyze(k.Lowered, k.Launch)
+	set(old)
+	return on, off
 }
 
 func loopText(m *memory.Kernel, k *lower.Kernel) string {
