@@ -518,7 +518,7 @@ func (m *machine) forLoop(s *ir.For) {
 			n = max(n, ext[i])
 		}
 	}
-	unr := s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
+	unr := unrolls(s)
 	top := m.inUnr == 0 // nothing pending: iterations may be skipped (loops.go)
 	if unr {
 		m.inUnr++

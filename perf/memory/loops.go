@@ -54,6 +54,17 @@ import (
 //     (ghosts, materialized when a later access of the root could meet
 //     them), not at all for a root every unit clears.
 //
+// A single thread's copy through a swizzle moves its address by no
+// constant: iteration i stores at a permutation of i's bits. In a loop
+// nvcc does not unroll, oneLaneProof lets such an access's root be loose
+// when it is the root's one access in the body, outside inner loops:
+// the machine then checks, instead of its translation, that one lane
+// makes it with a power-of-two width the alignment nvcc can prove
+// divides (the same in every iteration of such a loop), and its counts
+// are then the same wherever the address is (one wavefront, one request
+// of one sector), nothing else in an iteration meets it, and no
+// iteration meets another. TestLoopOneLane has a kernel per condition.
+//
 // Register slots (regs.go), a cp.async run that the units would continue
 // differently, any figure becoming unknown (the comparison then starts
 // again at the next iteration, once), and a step count past maxSteps make
@@ -85,6 +96,10 @@ type loopProof struct {
 	// (a thread's f16 element loop: 16 iterations, 32 bytes)
 	period int64
 	shift  map[*ir.Buffer]int64 // bytes per period, per root
+	// loose holds the roots of oneLaneProof and the alignment of their
+	// one access: it need not move by a shift, but must be made by one
+	// lane at a width the alignment is a multiple of (translated)
+	loose map[*ir.Buffer]int64
 }
 
 // maxPeriod bounds loopProof.period.
@@ -181,37 +196,18 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 	for b := range called {
 		written[b] = true
 	}
-	var p *shiftProof
-	periods := powerPeriods
-	for i := 0; ; i++ {
-		if i == len(periods) {
-			// every access moves by a multiple of its quantum over no
-			// power-of-two period: a digit of a divisor with an odd
-			// factor (a broadcast's row (s*4 + v) // 20 moves every 5
-			// iterations; over 10, by whole 16-byte chunks)
-			if periods = oddPeriods(s); len(periods) == 0 {
-				return lp
-			}
-			i = 0
-		}
-		period := periods[i]
-		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
-			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
-			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
-		for b := range stored {
-			if !called[b] {
-				p.state[b] = true
-			}
-		}
-		p.setRange(s.Var, p.loopRange(s))
-		if p.prove(s.Body) && len(p.warp0) == 0 {
-			lp.period = period
-			break
-		}
-		if !p.accessFail || (i == len(periods)-1 && periods[0] != 1) {
+	p, period := m.periodProof(s, stored, called, written)
+	if p == nil {
+		if p = m.oneLaneProof(s, stored, called, written); p == nil {
 			return lp
 		}
+		period = 1
+		lp.loose = p.looseAlign
+		for b := range p.loose {
+			delete(p.roots, b)
+		}
 	}
+	lp.period = period
 	temps := iterationTemps(s.Body)
 	for v := range p.assigned {
 		if temps[v] {
@@ -227,6 +223,139 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 	}
 	lp.ok, lp.shift = true, p.roots
 	return lp
+}
+
+// newLoopProof is the shift proof of s's body over period iterations.
+func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written map[*ir.Buffer]bool) *shiftProof {
+	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
+		axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
+		state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
+	for b := range stored {
+		if !called[b] {
+			p.state[b] = true
+		}
+	}
+	p.setRange(s.Var, p.loopRange(s))
+	return p
+}
+
+// periodProof returns the proof of s's body over the first period that
+// holds, and the period (nil: none does).
+func (m *machine) periodProof(s *ir.For, stored, called, written map[*ir.Buffer]bool) (*shiftProof, int64) {
+	periods := powerPeriods
+	for i := 0; ; i++ {
+		if i == len(periods) {
+			// every access moves by a multiple of its quantum over no
+			// power-of-two period: a digit of a divisor with an odd
+			// factor (a broadcast's row (s*4 + v) // 20 moves every 5
+			// iterations; over 10, by whole 16-byte chunks)
+			if periods = oddPeriods(s); len(periods) == 0 {
+				return nil, 0
+			}
+			i = 0
+		}
+		p := m.newLoopProof(s, periods[i], stored, called, written)
+		if p.prove(s.Body) && len(p.warp0) == 0 {
+			return p, periods[i]
+		}
+		if !p.accessFail || (i == len(periods)-1 && periods[0] != 1) {
+			return nil, 0
+		}
+	}
+}
+
+// oneLaneProof is the proof of s's body, one iteration apart, in which
+// an access whose address moves by no multiple of its quantum (a single
+// thread's copy through a swizzle: its address is a permutation of the
+// iteration's bits) marks its root loose instead of failing, when s is a
+// loop nvcc does not unroll and the root has that one access in the
+// body, outside any inner loop (nil: the proof fails). Such a loop's
+// iterations start with no available loads and merge nothing across
+// iterations, and that one access meets no other access of its root
+// inside one: when it is made by one lane at an address aligned to its
+// width (which the machine checks, with the alignment nvcc can prove, the
+// same in every iteration of a loop it does not unroll), its counts do
+// not depend on the address: one shared wavefront, one global request of
+// one sector. Everything else (control flow, the other roots, registers)
+// is proven as for a translation.
+func (m *machine) oneLaneProof(s *ir.For, stored, called, written map[*ir.Buffer]bool) *shiftProof {
+	if unrolls(s) {
+		return nil
+	}
+	p := m.newLoopProof(s, 1, stored, called, written)
+	p.loose, p.accesses, p.looseAlign = map[*ir.Buffer]bool{}, map[*ir.Buffer]int{}, map[*ir.Buffer]int64{}
+	if !p.prove(s.Body) || len(p.warp0) > 0 || len(p.loose) == 0 {
+		return nil
+	}
+	return p
+}
+
+// pointerAlign is the byte alignment nvcc can prove of pointer e (as
+// machine.pointer computes it inside an unroll loop) from the code
+// alone: in a loop it does not unroll, the same in every iteration. 1
+// when it is not one the machine reads.
+func (m *machine) pointerAlign(e ir.Expr) int64 {
+	switch e := e.(type) {
+	case *ir.Cast:
+		return m.pointerAlign(e.X)
+	case *ir.Call:
+		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+			a := m.pointerAlign(e.Args[0])
+			eb := int64(1)
+			if e.Op == ir.OpPointerOffset {
+				v := viewOf(e.Args[0])
+				if v == nil {
+					return 1
+				}
+				eb = elemBytes(v.Dtype)
+			}
+			return gcd(a, m.div(e.Args[1])*eb)
+		}
+	case *ir.BufferData:
+		return baseAlign(e.Buf, m)
+	case *ir.AddressOf:
+		return m.accessAlign(e.Buf, e.Indices, e.FlatIndex)
+	}
+	return 1
+}
+
+// accessAlign is pointerAlign of &buf[idx] (a flat element index when
+// flat).
+func (m *machine) accessAlign(buf *ir.Buffer, idx []ir.Expr, flat bool) int64 {
+	d := int64(1)
+	switch {
+	case flat && len(idx) == 1:
+		d = m.div(idx[0])
+	case !flat:
+		d = m.divIndex(buf, idx)
+	}
+	return gcd(baseAlign(buf, m), d*elemBytes(buf.Dtype))
+}
+
+// baseAlign is the alignment of buf's start in its root's storage (as
+// machine.base computes it).
+func baseAlign(b *ir.Buffer, m *machine) int64 {
+	align := int64(64)
+	if b.Scope == "global" {
+		align = 256
+	}
+	for root := b; root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0); root = root.Base {
+		eb := elemBytes(root.Dtype)
+		if root.ElemOffsetExpr != nil {
+			align = gcd(align, m.div(root.ElemOffsetExpr)*eb)
+		}
+		align = gcd(align, root.ElemOffset*eb)
+		if root.Base == nil {
+			break
+		}
+	}
+	return align
+}
+
+// unrolls reports whether the model takes nvcc to unroll loop s (and so
+// to merge and forward across its iterations).
+func unrolls(s *ir.For) bool {
+	return s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
 }
 
 // writtenLocals is the register buffers code in b may write: stored,
@@ -567,6 +696,9 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	if !lp.ok {
 		m.trace(s, "the proof fails")
 		return nil
+	}
+	if lp.loose != nil && (unr || m.apart != nil) {
+		return nil // (oneLaneProof: not for an unroll loop; no hull moves by a shift)
 	}
 	if base == 0 && len(lp.stateLocals)+len(lp.stateVars) > 0 {
 		// the first iteration often sets the state up (a pipeline's
@@ -966,6 +1098,12 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 		if ex.buf == nil {
 			continue // no addresses (a TMA copy: its bytes)
 		}
+		if al, ok := sk.lp.loose[ex.buf]; ok {
+			if !oneLaneAligned(ex, al) {
+				return false
+			}
+			continue
+		}
 		sh, ok := sk.shift[ex.buf]
 		if !ok && scopeOf(ex.buf) != "" {
 			return false
@@ -991,6 +1129,21 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 		}
 	}
 	return true
+}
+
+// oneLaneAligned reports whether event e of a loose root (oneLaneProof),
+// whose address is a multiple of align bytes in every iteration, counts
+// the same wherever its address is: a shared or global load or store by
+// one lane of a power-of-two width of at most 16 bytes that divides
+// align (one wavefront; one request of one sector; never misaligned).
+func oneLaneAligned(e *event, align int64) bool {
+	switch e.k {
+	case sharedLoad, sharedStore, globalLoad, globalStore:
+	default:
+		return false
+	}
+	w := e.width
+	return bits.OnesCount32(e.mask) == 1 && w > 0 && w <= 16 && w&(w-1) == 0 && tz(align) >= bits.TrailingZeros64(uint64(w))
 }
 
 // replay leaves the available loads as the skipped iterations from..to

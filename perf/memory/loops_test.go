@@ -275,3 +275,52 @@ func TestAffineAddrs(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopOneLane: one lane's accesses in a loop nvcc does not unroll,
+// at addresses that move by no constant (a single thread's copy through
+// a swizzle), count the same in every iteration when each root has one
+// such access, aligned to its width (loops.go's oneLaneProof).
+func TestLoopOneLane(t *testing.T) {
+	// (what the loops store is read: nvcc deletes stores nothing reads)
+	skipCase(t, "one lane, swizzled", kernel("1", `    if tid == 0:
+        for i in T.serial(300):
+            S[(i // 32) ^ (i % 4), (i * 7) % 32] = A[i % 32, (i // 32) ^ 1]
+`+oneLaneReads), true)
+	// 16 bytes at a multiple of 16 bytes, through pointers
+	skipCase(t, "one lane, aligned vectors", kernel("1", `    if tid == 0:
+        for i in T.serial(300):
+            T.cuda.copy_bytes(T.address_of(S[(i * 7) % 32, (i % 8) * 4]), T.address_of(A[(i * 5) % 32, ((i // 8) % 8) * 4]), 16)
+`+oneLaneReads), true)
+	// 16 bytes at multiples of 8 only: some iterations' addresses are
+	// misaligned, and which ones the alignment does not tell
+	skipCase(t, "one lane, vectors aligned to less than their width", kernel("1", `    if tid == 0:
+        for i in T.serial(300):
+            T.cuda.copy_bytes(T.address_of(S[(i * 7) % 32, (i % 8) * 2]), T.address_of(A[0, 0]), 16)
+`+oneLaneReads), false)
+	// the two loads of A are one (the second redundant) where their
+	// addresses meet: in iterations 5, 21, ..., not the ones compared
+	skipCase(t, "two accesses of a root", kernel("1", `    if tid == 0:
+        for i in T.serial(300):
+            S[(i * 7) % 32, 0] = A[(i * 3) % 32, 0] + A[(i * 5 + 22) % 32, 0]
+`+oneLaneReads), false)
+	// in an inner loop, the accesses of one iteration meet
+	skipCase(t, "an inner loop", kernel("1", `    if tid == 0:
+        for i in T.serial(300):
+            for j in T.serial(2):
+                S[(i * 7 + j) % 32, 0] = A[j, 0]
+`+oneLaneReads), false)
+	// a warp's lanes: the banks and sectors depend on the addresses
+	skipCase(t, "every lane", kernel("1", `    for i in T.serial(300):
+        S[(i * 7) % 32, tid] = A[0, tid]
+`+oneLaneReads), false)
+	// nvcc unrolls 200 iterations: merging and forwarding join them
+	skipCase(t, "an unroll loop", kernel("1", `    if tid == 0:
+        for i in range(200):
+            S[(i * 7) % 32, 0] = A[0, 0]
+`+oneLaneReads), false)
+}
+
+const oneLaneReads = `    T.cuda.cta_sync()
+    A[2, tid] = S[tid, tid]
+    A[3, tid] = S[tid, 0]
+`

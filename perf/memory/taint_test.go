@@ -81,10 +81,13 @@ func TestMootStops(t *testing.T) {
 // cached: Cached computes the figures afterwards), one over it gives
 // Analyze's figures, and CachedWithin then finds them cached.
 func TestAnalyzeWithin(t *testing.T) {
-	// (i * i % 32 moves by no constant amount over any period: every
-	// iteration is executed)
+	// (i * i % 32 moves by no constant amount over any period, in 32
+	// lanes: every iteration is executed; S is read after the loop, so
+	// that its stores and the loads are not elided)
 	res, _ := analyze(t, kernel("1", `    for i in T.serial(300):
         S[tid, 0] = A[tid, i * i % 32]
+    T.cuda.cta_sync()
+    A[0, tid] = S[tid, 0]
 `))
 	k := res.Kernels[0]
 	memory.ResetCache()

@@ -128,6 +128,16 @@ type shiftProof struct {
 	// machine checks apart (apart.go)
 	views map[*ir.Buffer]int64
 	split map[*ir.Buffer]bool
+	// loose is set in a loop's one-lane proof (loops.go's oneLaneProof):
+	// a root whose access moves by no multiple of its quantum is marked
+	// in it instead of failing the proof; accesses counts the accesses
+	// of every root, inner the loops around the statement being proven.
+	loose    map[*ir.Buffer]bool
+	accesses map[*ir.Buffer]int
+	inner    int
+	// looseAlign is the byte alignment nvcc can prove of a loose root's
+	// access, in every iteration (pointerAlign, accessAlign)
+	looseAlign map[*ir.Buffer]int64
 }
 
 // viewsApart reports whether the proof may split a shared root by views.
@@ -636,7 +646,11 @@ func (p *shiftProof) uniform(e ir.Expr, check bool) {
 
 func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	switch s.(type) {
-	case *ir.For, *ir.While, *ir.If:
+	case *ir.For, *ir.While:
+		p.nested++
+		p.inner++
+		defer func() { p.nested--; p.inner-- }()
+	case *ir.If:
 		p.nested++
 		defer func() { p.nested-- }()
 	}
@@ -1216,6 +1230,9 @@ func (p *shiftProof) pointerArg(e ir.Expr) {
 		return
 	}
 	p.requireShift(root, viewOf(e), sh)
+	if p.loose[root] {
+		p.looseAlign[root] = p.m.pointerAlign(e)
+	}
 }
 
 // access proves the access to buf[indices] invariant.
@@ -1225,6 +1242,9 @@ func (p *shiftProof) access(buf *ir.Buffer, idx []ir.Expr, flat bool) {
 		return
 	}
 	p.requireShift(root, buf, sh)
+	if p.loose[root] {
+		p.looseAlign[root] = p.m.accessAlign(buf, idx, flat)
+	}
 }
 
 // requireShift proves an access of root, through view (the buffer the
@@ -1236,6 +1256,27 @@ func (p *shiftProof) requireShift(root, view *ir.Buffer, sh int64) {
 			old = unsetShift
 		}
 		p.roots[root] = join(old, sh)
+	}
+	if p.loose != nil && scopeOf(root) != "" {
+		// one access of the root, outside inner loops; one that moves
+		// by no multiple of its quantum marks the root
+		p.accesses[root]++
+		q := int64(32)
+		if scopeOf(root) == "shared" {
+			q = p.sharedQuantum()
+		}
+		if sh == noShift || sh%q != 0 {
+			if p.inner > 0 || p.accesses[root] > 1 {
+				p.fail = true
+				return
+			}
+			p.loose[root] = true
+			return
+		}
+		if p.loose[root] {
+			p.fail = true // a second access of a loose root
+			return
+		}
 	}
 	switch scopeOf(root) {
 	case "shared":
