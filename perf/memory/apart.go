@@ -13,26 +13,30 @@ import "github.com/tilels/tilels/ir"
 // merged into one wider one) and not in the next.
 //
 // The proof may instead give each view of a root its own shift (one per
-// view across the kernel); the root is then split, and the run of warps
-// is counted as translations only when the machine, executing the run's
-// first warp, finds that views that move by different shifts keep apart
-// in every warp of the run: no 16-byte chunk holds bytes of two of them.
+// view in each segment between barriers, any across them: rmsnorm.py's
+// partial sums move by a word a warp where each warp writes its own and
+// by nothing where all read the first); the root is then split, and the
+// run of warps is counted as translations only when the machine,
+// executing the run's first warp, finds that views that move by
+// different shifts keep apart in every warp of the run: no 16-byte chunk
+// holds bytes of two of them.
 // Merged runs lie within one 16-byte chunk, and redundant loads and
 // forwarded stores meet only overlapping bytes, so views that never
 // share a chunk never meet, and each view's own accesses move together.
 // The machine keeps, per view, the hull of the bytes the executed warp's
 // accesses touch (a skipped loop unit extends it by the units' shift:
 // the hull holds the skipped accesses too, which are translations of the
-// executed unit's); warp start+j's hull is the executed one moved by j
-// times the view's shift. When a hull meets another's, or an access
-// names a view the proof did not see, the run's other warps are
-// executed. TestDedupViews has one kernel per case.
+// executed unit's); warp start+j's hull is the executed one stretched by
+// j times the view's least and greatest shifts. When a hull meets
+// another's, or an access names a view the proof did not see, the run's
+// other warps are executed. TestDedupViews and TestDedupBarrierSegments
+// have one kernel per case.
 
 // apartCheck collects the executed warp's hulls of the split roots'
 // views (machine.apart while a run's first warp executes).
 type apartCheck struct {
-	views map[*ir.Buffer]int64 // view -> bytes per warp
-	roots map[*ir.Buffer]bool  // the split roots
+	views map[*ir.Buffer]shiftSpan // view -> bytes per warp
+	roots map[*ir.Buffer]bool      // the split roots
 	hulls map[*ir.Buffer]byteHull
 	bad   bool // an access of a split root with no view shift
 	// all is set while the first warp of a run not proven yet executes:
@@ -50,7 +54,7 @@ func newApartCollect() *apartCheck {
 }
 
 // settle gives a collecting check the views the proof split roots by.
-func (a *apartCheck) settle(views map[*ir.Buffer]int64) {
+func (a *apartCheck) settle(views map[*ir.Buffer]shiftSpan) {
 	a.all, a.views, a.roots = false, views, map[*ir.Buffer]bool{}
 	for v := range views {
 		a.roots[rootOf(v)] = true
@@ -73,7 +77,7 @@ type byteHull struct {
 	set    bool
 }
 
-func newApartCheck(views map[*ir.Buffer]int64) *apartCheck {
+func newApartCheck(views map[*ir.Buffer]shiftSpan) *apartCheck {
 	a := &apartCheck{views: views, roots: map[*ir.Buffer]bool{}, hulls: make(map[*ir.Buffer]byteHull, len(views))}
 	for v := range views {
 		a.roots[rootOf(v)] = true
@@ -156,9 +160,9 @@ func (a *apartCheck) apartIn(n int64) bool {
 		return false
 	}
 	type span struct {
-		v     *ir.Buffer
-		h     byteHull
-		shift int64
+		v  *ir.Buffer
+		h  byteHull
+		sh shiftSpan
 	}
 	var ss []span
 	for v, sh := range a.views {
@@ -169,12 +173,14 @@ func (a *apartCheck) apartIn(n int64) bool {
 	for i := range ss {
 		for j := i + 1; j < len(ss); j++ {
 			x, y := ss[i], ss[j]
-			if x.shift == y.shift || rootOf(x.v) != rootOf(y.v) {
+			if x.sh.lo == x.sh.hi && x.sh == y.sh || rootOf(x.v) != rootOf(y.v) {
 				continue // they move together
 			}
+			// warp w's hull: the bytes moved by w times each shift the
+			// view moves by in one of its segments
 			for w := range n {
-				x0, x1 := floorDiv(x.h.lo+w*x.shift, 16), floorDiv(x.h.hi-1+w*x.shift, 16)
-				y0, y1 := floorDiv(y.h.lo+w*y.shift, 16), floorDiv(y.h.hi-1+w*y.shift, 16)
+				x0, x1 := floorDiv(x.h.lo+w*x.sh.lo, 16), floorDiv(x.h.hi-1+w*x.sh.hi, 16)
+				y0, y1 := floorDiv(y.h.lo+w*y.sh.lo, 16), floorDiv(y.h.hi-1+w*y.sh.hi, 16)
 				if x0 <= y1 && y0 <= x1 {
 					return false
 				}

@@ -36,7 +36,7 @@ func TestApartRules(t *testing.T) {
 		{"a skipped unit reaches Y", 0, 4, [2]int64{0, 428}, [2]int64{496, 500}, 6, 2, false},
 		{"the skipped units stop short", 0, 4, [2]int64{0, 428}, [2]int64{640, 644}, 6, 2, true},
 	} {
-		a := newApartCheck(map[*ir.Buffer]int64{x: c.xs, y: c.ys})
+		a := newApartCheck(map[*ir.Buffer]shiftSpan{x: {lo: c.xs, hi: c.xs}, y: {lo: c.ys, hi: c.ys}})
 		a.note(ev(x, c.x[0], 4))
 		a.note(ev(x, c.x[1], 4))
 		a.note(ev(y, c.y[0], 4))
@@ -48,14 +48,36 @@ func TestApartRules(t *testing.T) {
 			t.Errorf("%s: apart %v, want %v (hulls %v)", c.name, got, c.apart, a.hulls)
 		}
 	}
+	// a view that moves by 0 in one segment and by 16 bytes in another:
+	// warp w's hull reaches 16 w bytes further (X, at 0..32 in warp 0,
+	// reaches Y at 128 in warp 7, not in warp 6); one that moves by 0
+	// and 4 keeps to its chunk as Y does not move
+	for _, c := range []struct {
+		name  string
+		span  shiftSpan
+		warps int64
+		apart bool
+	}{
+		{"a span reaches Y in warp 7", shiftSpan{lo: 0, hi: 16}, 8, false},
+		{"a span apart over 7 warps", shiftSpan{lo: 0, hi: 16}, 7, true},
+		{"a span moving down", shiftSpan{lo: -16, hi: 0}, 8, true},
+	} {
+		a := newApartCheck(map[*ir.Buffer]shiftSpan{x: c.span, y: {}})
+		a.note(ev(x, 0, 4))
+		a.note(ev(x, 28, 4))
+		a.note(ev(y, 128, 4))
+		if got := a.apartIn(c.warps); got != c.apart {
+			t.Errorf("%s: apart %v, want %v (hulls %v)", c.name, got, c.apart, a.hulls)
+		}
+	}
 	// an access of a split root through a view the proof did not see
-	a := newApartCheck(map[*ir.Buffer]int64{x: 0, y: 4})
+	a := newApartCheck(map[*ir.Buffer]shiftSpan{x: {}, y: {lo: 4, hi: 4}})
 	a.note(ev(&ir.Buffer{Name: "Z", Scope: "shared", Base: root}, 0, 4))
 	if a.apartIn(2) {
 		t.Error("an unknown view: apart")
 	}
 	// a loop unit that moves the root by several shifts
-	a = newApartCheck(map[*ir.Buffer]int64{x: 0, y: 4})
+	a = newApartCheck(map[*ir.Buffer]shiftSpan{x: {}, y: {lo: 4, hi: 4}})
 	a.note(ev(x, 0, 4))
 	a.skipped(map[*ir.Buffer]int64{root: noShift}, 3)
 	if a.apartIn(2) {

@@ -218,3 +218,108 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		}
 	}
 }
+
+// TestDedupBarrierSegments: a barrier in the body of a serial loop (no
+// break or continue, under no branch) ends the warp's shared segment as
+// one at the kernel's top level does, so a view may move by one shift
+// before it and by another after it (rmsnorm.py's partial sums, written
+// per warp and read back at element 0 in every iteration of its
+// persistent loop); warp w's hull of such a view spans w times each of
+// its shifts. The accesses after the body's last barrier meet those
+// before its first in the next iteration: there a view must keep its
+// shift ("the next iteration meets the last segment": warp 0 copies
+// Y[0:4] into registers at the end of one iteration and back to Y[0:4] at
+// the start of the next, a round trip nvcc deletes; warp w copies them to
+// Y[4w:4w+4], a store). Each kernel's figures must equal those of
+// executing every warp.
+func TestDedupBarrierSegments(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([256])
+    buf = T.alloc_buffer((2048,), "float32", scope="shared")
+    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
+    it: T.int32 = 0
+`
+	for _, c := range []struct {
+		name, body string
+		covered    bool // the warps after the first count as it
+	}{
+		{"segments in a while loop", `    while it < 4:
+        X[tid * 4] = A[tid + it]
+        Y[tid // 32] = A[tid]
+        T.cuda.cta_sync()
+        B[tid] = X[tid * 4] + Y[0]
+        T.cuda.cta_sync()
+        it = it + 1
+`, true},
+		{"named barriers of the whole CTA", `    while it < 4:
+        X[tid * 4] = A[tid + it]
+        Y[tid // 32] = A[tid]
+        T.ptx.bar.sync(1, T.uint32(256))
+        B[tid] = X[tid * 4] + Y[0]
+        T.ptx.bar.sync(1, T.uint32(256))
+        it = it + 1
+`, true},
+		{"the next iteration meets the last segment", `    r = T.alloc_buffer((4,), "float32", scope="local")
+    for j in range(4):
+        r[j] = T.float32(0.0)
+    while it < 4:
+        T.cuda.copy_bytes(T.address_of(Y[tid // 32 * 4]), T.address_of(r[0]), 16)
+        T.cuda.cta_sync()
+        X[tid * 4] = A[tid]
+        T.cuda.cta_sync()
+        T.cuda.copy_bytes(T.address_of(r[0]), T.address_of(Y[0]), 16)
+        it = it + 1
+`, false},
+		{"barriers under a branch", `    while it < 4:
+        X[tid * 4] = A[tid + it]
+        Y[tid // 32] = A[tid]
+        if it < 8:
+            T.cuda.cta_sync()
+        B[tid] = X[tid * 4] + Y[0]
+        if it < 8:
+            T.cuda.cta_sync()
+        it = it + 1
+`, false},
+		{"a loop that breaks", `    while it < 4:
+        X[tid * 4] = A[tid + it]
+        Y[tid // 32] = A[tid]
+        T.cuda.cta_sync()
+        B[tid] = X[tid * 4] + Y[0]
+        T.cuda.cta_sync()
+        if it == 2:
+            break
+        it = it + 1
+`, false},
+		// P moves 512 bytes a warp before the barrier and none after it,
+		// Q none: warp 6's hull of P, [0, 3076), reaches Q at 3072
+		{"a view's span reaches another", `    P = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Q = T.decl_buffer((1024,), "float32", data=buf.data, elem_offset=768, scope="shared")
+    while it < 4:
+        Q[tid % 32 * 4] = A[tid + it]
+        P[tid // 32 * 128] = A[tid]
+        T.cuda.cta_sync()
+        B[tid] = Q[tid % 32 * 4] + P[0]
+        T.cuda.cta_sync()
+        it = it + 1
+`, false},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		fast := agreesUnproven(t, c.name, k)
+		if got := memory.Work(fast) < workUnproven(k); got != c.covered {
+			t.Errorf("%s: warps counted as the first: %v, want %v (runs %v)", c.name, got, c.covered, memory.WarpRuns(k.Lowered, k.Launch))
+		}
+	}
+}

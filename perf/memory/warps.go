@@ -25,12 +25,14 @@ import (
 // move by one shift (a load one warp finds available must be available
 // to the others: A[tid] then A[tid % 32] is one request in warp 0 and two
 // in the others); for shared memory, between two barriers at the
-// kernel's top level, after which the warp's shared loads are forgotten.
+// kernel's top level, after which the warp's shared loads are forgotten,
+// or in the body of a serial loop (loopBody), whose last segment goes on
+// in the next iteration's first.
 // A shared root's views (T.decl_buffer at an element offset: a tile, a
 // partial sum, an mbarrier array in one dynamic allocation) may each move
-// by a shift of its own; the machine then checks that views that move
-// differently keep to disjoint 16-byte chunks in every warp of the run
-// (apart.go).
+// by a shift of its own in each segment; the machine then checks that
+// views that move differently keep to disjoint 16-byte chunks in every
+// warp of the run (apart.go).
 // Bit operations move with their operand when the move is a multiple of
 // the bits they touch (x >> c, x & c, x ^ y and x | y with y < 2^k): an
 // XOR swizzle of 8-element chunks of 8 rows moves with its offset when
@@ -126,8 +128,11 @@ type shiftProof struct {
 	// shift across the kernel (noShift: not one); split the shared roots
 	// whose accesses move by several shifts between barriers, which the
 	// machine checks apart (apart.go)
-	views map[*ir.Buffer]int64
+	views map[*ir.Buffer]shiftSpan
 	split map[*ir.Buffer]bool
+	// segViews holds each view's shift in the current shared segment
+	// (between barriers: one per view there)
+	segViews map[*ir.Buffer]int64
 	// loose is set in a loop's one-lane proof (loops.go's oneLaneProof):
 	// a root whose access moves by no multiple of its quantum is marked
 	// in it instead of failing the proof; accesses counts the accesses
@@ -135,6 +140,9 @@ type shiftProof struct {
 	loose    map[*ir.Buffer]bool
 	accesses map[*ir.Buffer]int
 	inner    int
+	// segLoops counts the loops around the statement being proven that
+	// a barrier inside ends the shared segments of (segmentLoop)
+	segLoops int
 	// looseAlign is the byte alignment nvcc can prove of a loose root's
 	// access, in every iteration (pointerAlign, accessAlign)
 	looseAlign map[*ir.Buffer]int64
@@ -147,21 +155,41 @@ func (p *shiftProof) viewsApart() bool {
 
 // apart returns the shifts of the views of the split roots (nil: none),
 // or ok false when a view of one moves by several.
-func (p *shiftProof) apart() (views map[*ir.Buffer]int64, ok bool) {
+func (p *shiftProof) apart() (views map[*ir.Buffer]shiftSpan, ok bool) {
 	if len(p.split) == 0 {
 		return nil, true
 	}
-	views = map[*ir.Buffer]int64{}
-	for v, sh := range p.views {
+	views = map[*ir.Buffer]shiftSpan{}
+	for v, sp := range p.views {
 		if !p.split[rootOf(v)] {
 			continue
 		}
-		if sh == noShift || sh == unsetShift {
+		if sp.bad {
 			return nil, false
 		}
-		views[v] = sh
+		views[v] = sp
 	}
 	return views, true
+}
+
+// shiftSpan is the shifts [lo, hi] a view moves by from warp to warp,
+// one per shared segment (bad: one moves by no constant).
+type shiftSpan struct {
+	lo, hi int64
+	bad    bool
+}
+
+// add returns sp with shift sh (sp zero and set false: the first).
+func (sp shiftSpan) add(sh int64, first bool) shiftSpan {
+	switch {
+	case sh == noShift || sh == unsetShift:
+		sp.bad = true
+	case first:
+		sp.lo, sp.hi = sh, sh
+	default:
+		sp.lo, sp.hi = min(sp.lo, sh), max(sp.hi, sh)
+	}
+	return sp
 }
 
 func join(a, b int64) int64 {
@@ -183,7 +211,7 @@ type warpRun struct {
 	// views holds the shifts of the views of the shared roots the proof
 	// split (nil: none): the run counts as translations only when they
 	// keep apart (apart.go)
-	views map[*ir.Buffer]int64
+	views map[*ir.Buffer]shiftSpan
 	// lazy marks a run not proven yet: Analyze proves it (the proof over
 	// its warps, as a role's) once executing its first warp took as
 	// many steps as the body has statements, which a proof walks a few
@@ -196,7 +224,7 @@ type warpRun struct {
 // first warp executed with hulls collecting every shared view's bytes:
 // false when it does not hold, or splits a shared root by views that do
 // not keep apart.
-func (m *machine) proveLazy(body *ir.Block, threads int64, r warpRun, hulls *apartCheck) (ok bool, views map[*ir.Buffer]int64) {
+func (m *machine) proveLazy(body *ir.Block, threads int64, r warpRun, hulls *apartCheck) (ok bool, views map[*ir.Buffer]shiftSpan) {
 	p := m.newWarpProof(threads)
 	p.class, p.clsLo, p.clsHi = true, r.start, r.end-1
 	if !p.prove(body) {
@@ -492,9 +520,9 @@ func (p *shiftProof) checks(body *ir.Block) bool {
 	if p.loop == nil {
 		p.global = map[*ir.Buffer]int64{}
 	}
-	p.views, p.split = nil, nil
+	p.views, p.split, p.segViews = nil, nil, nil
 	if p.viewsApart() {
-		p.views, p.split = map[*ir.Buffer]int64{}, map[*ir.Buffer]bool{}
+		p.views, p.split, p.segViews = map[*ir.Buffer]shiftSpan{}, map[*ir.Buffer]bool{}, map[*ir.Buffer]int64{}
 	}
 	p.block(body, true)
 	if _, ok := p.apart(); !ok {
@@ -776,12 +804,13 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		}
 	case *ir.Evaluate:
 		p.expr(s.X, check)
-		if check && p.loop == nil && p.nested == 0 && isBarrier(s.X) {
+		if check && p.loop == nil && p.nested == p.segLoops && isBarrier(s.X) {
 			// a barrier every thread passes once: the machine forgets
 			// the warp's shared loads, and its register round trips end
 			// (memGen), so the shared accesses after it meet none before
 			// it and may move by another shift
 			clear(p.shared)
+			clear(p.segViews)
 		}
 	case *ir.If:
 		if emptyBlock(s.Then) && emptyBlock(s.Else) && !touchesMemory(s.Cond) {
@@ -860,13 +889,80 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		p.uniform(s.Extent, check)
 		p.axes[s.Var] = ""
 		p.set(s.Var, 0)
-		p.block(s.Body, check)
+		p.loopBody(s.Body, !unrolls(s), check)
 	case *ir.While:
 		p.uniform(s.Cond, check)
-		p.block(s.Body, check)
+		p.loopBody(s.Body, true, check)
 	default:
 		p.fail = true
 	}
+}
+
+// loopBody proves the body of a loop (serial: one nvcc does not unroll).
+// A barrier in the body of a serial loop without break or continue, under
+// no branch, ends the warp's shared segment as one at the kernel's top
+// level does (every warp passes it as often: the loop's bounds move by
+// nothing, and no merging is pending in a loop nvcc does not unroll). The
+// accesses after the body's last barrier then meet those before its first
+// in the next iteration: the check walks such a body twice.
+func (p *shiftProof) loopBody(b *ir.Block, serial, check bool) {
+	if !serial || p.loop != nil || !segmentLoop(b) {
+		p.block(b, check)
+		return
+	}
+	p.segLoops++
+	defer func() { p.segLoops-- }()
+	p.block(b, check)
+	if check {
+		p.block(b, check)
+	}
+}
+
+// segmentLoop reports whether loop body b holds a barrier outside its
+// branches and unroll loops, and no break or continue.
+func segmentLoop(b *ir.Block) bool {
+	found, leaves := false, false
+	ir.WalkStmts(b, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Break, *ir.Continue:
+			leaves = true
+		case *ir.Evaluate:
+			if isBarrier(s.X) {
+				found = true
+			}
+		}
+	})
+	return found && !leaves && barrierAtTop(b)
+}
+
+// barrierAtTop reports whether a barrier of b is outside its branches and
+// unroll loops (inside its serial loops).
+func barrierAtTop(b *ir.Block) bool {
+	for _, s := range b.Stmts {
+		switch s := s.(type) {
+		case *ir.Evaluate:
+			if isBarrier(s.X) {
+				return true
+			}
+		case *ir.Block:
+			if barrierAtTop(s) {
+				return true
+			}
+		case *ir.Lowered:
+			if barrierAtTop(s.Body) {
+				return true
+			}
+		case *ir.For:
+			if !unrolls(s) && barrierAtTop(s.Body) {
+				return true
+			}
+		case *ir.While:
+			if barrierAtTop(s.Body) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // axis is the per-warp shift of a thread axis (noShift when it is not one
@@ -1286,11 +1382,14 @@ func (p *shiftProof) requireShift(root, view *ir.Buffer, sh int64) {
 			return
 		}
 		if p.views != nil && view != nil {
-			old, ok := p.views[view]
-			if !ok {
-				old = unsetShift
+			// one shift per view in a segment, any across them
+			if old, ok := p.segViews[view]; ok && old != sh {
+				p.fail = true
+				return
 			}
-			p.views[view] = join(old, sh)
+			p.segViews[view] = sh
+			old, ok := p.views[view]
+			p.views[view] = old.add(sh, !ok)
 		}
 		// accesses of one buffer move together (merging compares
 		// them), or each view of it apart (apart.go)
@@ -1329,7 +1428,7 @@ func (p *shiftProof) requireShift(root, view *ir.Buffer, sh int64) {
 // (the machine forgets the warp's shared loads at either).
 func isBarrier(e ir.Expr) bool {
 	c, ok := e.(*ir.Call)
-	return ok && (c.Op == ir.OpCTASync || c.Op == ir.OpWarpgroupSync)
+	return ok && (c.Op == ir.OpCTASync || c.Op == ir.OpWarpgroupSync || c.Op == "ptx.bar.sync")
 }
 
 // pointerShift is machine.pointer's per-warp byte shift (root nil: not a
