@@ -113,6 +113,9 @@ type machine struct {
 	// emit and forget record into it; loopProofs caches the proofs.
 	rec        *loopSkip
 	loopProofs map[*ir.For]*loopProof
+	// segLoops caches segmentLoop per loop body (the proofs walk a body
+	// several times)
+	segLoops map[*ir.Block]bool
 	// scopeRanges bounds the variables of the kernel's scope ids
 	// (ranges.go); affs caches the compiled offsets (affine.go)
 	scopeRanges map[*ir.Var]ival

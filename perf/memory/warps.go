@@ -906,7 +906,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 // accesses after the body's last barrier then meet those before its first
 // in the next iteration: the check walks such a body twice.
 func (p *shiftProof) loopBody(b *ir.Block, serial, check bool) {
-	if !serial || p.loop != nil || !segmentLoop(b) {
+	if !serial || p.loop != nil || !p.m.segmentLoop(b) {
 		p.block(b, check)
 		return
 	}
@@ -920,7 +920,19 @@ func (p *shiftProof) loopBody(b *ir.Block, serial, check bool) {
 
 // segmentLoop reports whether loop body b holds a barrier outside its
 // branches and unroll loops, and no break or continue.
-func segmentLoop(b *ir.Block) bool {
+func (m *machine) segmentLoop(b *ir.Block) bool {
+	if v, ok := m.segLoops[b]; ok {
+		return v
+	}
+	v := segmentBody(b)
+	if m.segLoops == nil {
+		m.segLoops = map[*ir.Block]bool{}
+	}
+	m.segLoops[b] = v
+	return v
+}
+
+func segmentBody(b *ir.Block) bool {
 	found, leaves := false, false
 	ir.WalkStmts(b, func(s ir.Stmt) {
 		switch s := s.(type) {
