@@ -116,6 +116,10 @@ type machine struct {
 	// segLoops caches segmentLoop per loop body (the proofs walk a body
 	// several times)
 	segLoops map[*ir.Block]bool
+	// whiles caches the counted form of while loops, whileFors marks the
+	// for loops they run as (whiles.go)
+	whiles    map[*ir.While]*counted
+	whileFors map[*ir.For]bool
 	// scopeRanges bounds the variables of the kernel's scope ids
 	// (ranges.go); affs caches the compiled offsets (affine.go)
 	scopeRanges map[*ir.Var]ival
@@ -528,7 +532,12 @@ func (m *machine) forLoop(s *ir.For) {
 		m.unrolled = append(m.unrolled, s.Var)
 	}
 	outer := m.trips
-	m.trips = max(outer, 1) * max(n, 1)
+	asWhile := m.whileFors[s] // a counted while loop (whiles.go)
+	if asWhile {
+		m.trips = max(outer, 1) * maxWhile
+	} else {
+		m.trips = max(outer, 1) * max(n, 1)
+	}
 	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
@@ -599,7 +608,7 @@ func (m *machine) forLoop(s *ir.For) {
 	}
 	m.loops = m.loops[:len(m.loops)-1]
 	m.mask = in
-	if !unr {
+	if !unr && !asWhile {
 		m.forget()
 	}
 	if unr {
@@ -649,6 +658,11 @@ func constLoop(s *ir.For) bool {
 const maxWhile = 1 << 16
 
 func (m *machine) whileLoop(s *ir.While) {
+	if dedupLoops {
+		if c := m.countedOf(s); c != nil && m.runCounted(c) {
+			return
+		}
+	}
 	in := m.mask
 	outer := m.trips
 	m.trips = max(outer, 1) * maxWhile

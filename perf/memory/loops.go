@@ -65,6 +65,9 @@ import (
 // of one sector), nothing else in an iteration meets it, and no
 // iteration meets another. TestLoopOneLane has a kernel per condition.
 //
+// A while loop over an index that moves by a constant runs as a serial
+// for loop, its iterations compared as this one's (whiles.go).
+//
 // Register slots (regs.go), a cp.async run that the units would continue
 // differently, any figure becoming unknown (the comparison then starts
 // again at the next iteration, once), and a step count past maxSteps make

@@ -324,3 +324,67 @@ const oneLaneReads = `    T.cuda.cta_sync()
     A[2, tid] = S[tid, tid]
     A[3, tid] = S[tid, 0]
 `
+
+// TestLoopCountedWhile: a while loop over an index that moves by a
+// constant (whiles.go) runs as a serial for loop, whose translated
+// iterations are skipped; the index after the loop is the one the while
+// loop leaves. Without skipping, the machine runs the while loop as
+// written: the figures must be the same.
+func TestLoopCountedWhile(t *testing.T) {
+	// (after the loop, the bank conflicts of the load of S[tid * i % 32, 0]
+	// tell the index the loop left: 300 and 605 put 4 and 1 lanes in a
+	// bank)
+	skipCase(t, "a counted while loop", kernel("1", `    i: T.int32 = 3
+    while i < 300:
+        A[0, tid] = S[0, tid] + A[1, tid]
+        i = i + 1
+    A[2, tid] = S[tid * i % 32, 0]
+`), true)
+	skipCase(t, "v <= E, by 5", kernel("1", `    i: T.int32 = 0
+    while i <= 600:
+        S[0, tid] = A[0, tid] + A[1, tid]
+        i = i + 5
+    A[2, tid] = S[tid * i % 32, 1]
+`), true)
+	// lanes run different trip counts: the iterations are not compared,
+	// the index each lane leaves is its own
+	skipCase(t, "a trip count per lane", kernel("1", `    i: T.int32 = tid % 4
+    while i < 200:
+        S[0, tid] = A[0, tid] + A[1, tid]
+        i = i + 3
+    A[2, tid] = S[tid * i % 32, 1]
+`), false)
+	// (the index it leaves is 100)
+	skipCase(t, "a loop that breaks", kernel("1", `    i: T.int32 = 0
+    while i < 300:
+        S[0, tid] = A[0, tid] + A[1, tid]
+        if i == 100:
+            break
+        i = i + 1
+    A[2, tid] = S[tid * i % 32, 1]
+`), false)
+	// a store of S and its load back by the same thread: nvcc keeps no
+	// value in registers across a while loop's iterations, whatever
+	// their count (the LDS stays)
+	skipCase(t, "a store and its load back", kernel("1", `    i: T.int32 = 0
+    while i < 20:
+        S[0, tid] = A[0, tid]
+        A[1, tid] = S[0, tid] + 1.0
+        i = i + 1
+`), true)
+	// S[0, tid]'s load after the loop is the last iteration's, available
+	// still: a while loop forgets nothing when it ends
+	skipCase(t, "a load after the loop", kernel("1", `    i: T.int32 = 0
+    while i < 20:
+        A[0, tid] = S[0, tid] + 1.0
+        i = i + 1
+    A[1, tid] = S[0, tid]
+`), true)
+	skipCase(t, "a bound the body sets", kernel("1", `    i: T.int32 = 0
+    e: T.int32 = 300
+    while i < e:
+        S[0, tid] = A[0, tid] + A[1, tid]
+        e = e - 1
+        i = i + 1
+`), false)
+}
