@@ -32,11 +32,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	m := getMachine(l, k)
 	defer putMachine(m)
 	m.workLimit = work
-	m.unread = unreadShared(fn)
-	if dataRegs {
-		m.dataRegs = dataRegisters(fn)
-	}
-	m.readOnly = readOnlyGlobals(fn)
+	m.fn = fn // (the scans of scans.go)
 	stmts := int64(0)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		stmts++

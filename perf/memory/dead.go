@@ -297,7 +297,7 @@ func pureValue(e ir.Expr) bool {
 // nothing reads.
 func (m *machine) allUnread(bs []*ir.Buffer) bool {
 	for _, b := range bs {
-		if !m.unread[rootOf(b)] {
+		if !m.unreadSet()[rootOf(b)] {
 			return false
 		}
 	}

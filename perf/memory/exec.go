@@ -190,15 +190,18 @@ type machine struct {
 	availFree []*availSet
 	// loadsFree are emptied lists of avail, for reuse (cse.go).
 	loadsFree [][]lanes
-	// unread holds the shared allocations nothing reads (dead.go).
-	unread map[*ir.Buffer]bool
-	// dataRegs holds the register allocations only data reads
-	// (dataregs.go)
+	// unread holds the shared allocations nothing reads (dead.go),
+	// dataRegs the register allocations only data reads (dataregs.go),
+	// readOnly the global buffers nothing writes (readonly.go): scans of
+	// fn made at their first use (scans.go), which a kernel whose figures
+	// cannot be known (a runtime grid) or stop at once never makes.
+	fn       *ir.Func
+	scanned  uint8
+	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
-	// readOnly holds the global buffers nothing writes (readonly.go).
 	readOnly map[*ir.Buffer]bool
 	// regs holds what the register slots of this warp hold (regs.go);
 	// memGen counts the memory writes and barriers so far.
@@ -1783,7 +1786,7 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 	if len(m.regs) > 0 {
 		m.regsRead(e.Buf)
 	}
-	if m.dataRegs[rootOf(e.Buf)] {
+	if m.dataRegSet()[rootOf(e.Buf)] {
 		for _, x := range e.Indices {
 			if touchesMemory(x) {
 				m.eval(x)
@@ -1831,7 +1834,7 @@ const unset = int64(1) << 62
 
 // localStore writes a register buffer element.
 func (m *machine) localStore(s *ir.Store) {
-	if m.dataRegs[rootOf(s.Buf)] {
+	if m.dataRegSet()[rootOf(s.Buf)] {
 		// data (dataregs.go): only the accesses inside count
 		for _, x := range s.Indices {
 			if touchesMemory(x) {
@@ -1899,7 +1902,7 @@ func (m *machine) load(e *ir.Load) {
 }
 
 func (m *machine) store(s *ir.Store) {
-	if m.unread != nil && m.unread[rootOf(s.Buf)] && pureValue(s.Value) {
+	if unread := m.unreadSet(); unread != nil && unread[rootOf(s.Buf)] && pureValue(s.Value) {
 		m.elided("nvcc deletes the stores into a buffer nothing reads: ", s.Buf)
 		return // a dead store (dead.go)
 	}
@@ -2094,7 +2097,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	switch c.Op {
 	case ir.OpCopyBytes:
-		if b := copyLocalDst(c); b != nil && m.unread != nil && m.unread[rootOf(b)] {
+		if b := copyLocalDst(c); b != nil && m.unreadSet()[rootOf(b)] {
 			m.elided("nvcc deletes the loads into registers nothing reads: ", b)
 			return // a copy into registers nothing reads (dead.go)
 		}
@@ -2181,7 +2184,7 @@ func (m *machine) evaluate(x ir.Expr) {
 			}
 		}
 	}
-	if m.unread != nil {
+	if m.unreadSet() != nil {
 		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {
 			m.elided("nvcc deletes the loads into registers nothing reads: ", dsts[0])
 			return // a load into registers nothing reads (dead.go)

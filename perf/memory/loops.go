@@ -1209,7 +1209,7 @@ func (m *machine) replay(sk *loopSkip, from, to int64) {
 	}
 	for i := range roots {
 		ro := &roots[i]
-		if ro.cleared || len(ro.evs) == 0 || (writable && !m.readOnly[ro.b]) {
+		if ro.cleared || len(ro.evs) == 0 || (writable && !m.readOnlySet()[ro.b]) {
 			continue
 		}
 		if ro.eager {

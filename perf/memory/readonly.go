@@ -173,7 +173,8 @@ func (m *machine) forgetBarrier() {
 // forgetWritable drops the available loads but those of read-only
 // global buffers.
 func (m *machine) forgetWritable() {
-	if len(m.readOnly) == 0 {
+	readOnly := m.readOnlySet()
+	if len(readOnly) == 0 {
 		m.forget()
 		return
 	}
@@ -181,12 +182,12 @@ func (m *machine) forgetWritable() {
 		m.record(recForgetBarrier, nil)
 	}
 	for b := range m.ghosts {
-		if !m.readOnly[b] {
+		if !readOnly[b] {
 			delete(m.ghosts, b)
 		}
 	}
 	for b, bs := range m.avail { // the maps stay, for the next loads
-		if !m.readOnly[b] && len(bs.loads) > 0 {
+		if !readOnly[b] && len(bs.loads) > 0 {
 			m.dropLoads(bs)
 		}
 	}

@@ -1,0 +1,46 @@
+package memory
+
+import "github.com/tilels/tilels/ir"
+
+// The machine's scans of the kernel (dead.go's unreadShared, dataregs.go's
+// dataRegisters, readonly.go's readOnlyGlobals) each walk the whole
+// lowered code. They are made at their first use: a kernel whose figures
+// cannot be known (a runtime grid: flash_attention4.py's 32 cases), or
+// whose every figure is unknown after a few statements (mega_moe.py's
+// cases), walked them for nothing, half a millisecond each on those.
+
+const (
+	scannedUnread = 1 << iota
+	scannedDataRegs
+	scannedReadOnly
+)
+
+// unreadSet is the shared allocations nothing reads.
+func (m *machine) unreadSet() map[*ir.Buffer]bool {
+	if m.scanned&scannedUnread == 0 {
+		m.scanned |= scannedUnread
+		m.unread = unreadShared(m.fn)
+	}
+	return m.unread
+}
+
+// dataRegSet is the register allocations only data reads (none when the
+// rule is off).
+func (m *machine) dataRegSet() map[*ir.Buffer]bool {
+	if m.scanned&scannedDataRegs == 0 {
+		m.scanned |= scannedDataRegs
+		if dataRegs {
+			m.dataRegs = dataRegisters(m.fn)
+		}
+	}
+	return m.dataRegs
+}
+
+// readOnlySet is the global buffers nothing writes.
+func (m *machine) readOnlySet() map[*ir.Buffer]bool {
+	if m.scanned&scannedReadOnly == 0 {
+		m.scanned |= scannedReadOnly
+		m.readOnly = readOnlyGlobals(m.fn)
+	}
+	return m.readOnly
+}
