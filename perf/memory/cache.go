@@ -151,6 +151,25 @@ import (
 // 85 % -> 47 %, fp8_blockwise_gemm.py 72 % -> 42 %, the elementwise tests
 // 155 % -> 73-84 %. The goldens (+40 %) and the 3,000-line file (its
 // analysis 2.25 -> 2.36 ms, n.s., 13.6 % of the lower) are unchanged.
+//
+// Measured again (2026-11-26, later: one lane's loop iterations counted
+// without a translation, barrier segments in serial loops with a view's
+// shift per segment, counted while loops, the kernel scans made at their
+// first use; cpu-ms/op against 62eee36, 4 interleaved runs). The corpus's
+// analysis alone (BenchmarkMemoryShareDir): 391.6 -> 324.6 ms (-17 %,
+// p=0.029) against a lower of 5.5 s, +7.1 % -> +5.8 %; the sum of every
+// corpus kernel's memory.Analyze alone (best of 3 each, one goroutine, 5
+// interleaved pairs) 302-353 -> 233-240 ms. File by file
+// (BenchmarkMemoryShareFiles, 2 runs): the analyses over the lowers
+// 10.6 % -> 9.0 %; rmsnorm.py 19 -> 3 ms, test_gmem_smem.py 26 -> 6 ms,
+// flash_attention4.py 16.8 -> 0.4 ms (a runtime grid: no scans). Still 6
+// corpus files over 100 % (test_gmem_smem.py's 32-thread swizzled
+// copies, test_ld_stmatrix.py's stmatrix swizzles, rmsnorm.py, the
+// elementwise tests' small kernels, sparse_prefill_head64_phase1.py);
+// the goldens (+40 %) and the 3,000-line file (2.34 -> 2.39 ms, n.s.)
+// are unchanged: what keeps their warps and iterations executing is an
+// XOR swizzle that permutes lanes from warp to warp or iteration to
+// iteration, which no proof covers yet.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
