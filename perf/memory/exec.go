@@ -199,10 +199,10 @@ type machine struct {
 	scanned  uint8
 	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
+	readOnly map[*ir.Buffer]bool
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
-	readOnly map[*ir.Buffer]bool
 	// regs holds what the register slots of this warp hold (regs.go);
 	// memGen counts the memory writes and barriers so far.
 	regs   map[regSlot]*regVal
