@@ -116,8 +116,9 @@ func countedForm(s *ir.While) *counted {
 	return c
 }
 
-// runCounted runs while loop s as its counted form c: false (nothing
-// run) when the index or the bound is not known in every active lane.
+// runCounted runs a while loop as its counted form c: false (nothing
+// run) when the index or the bound is not known in every active lane, or
+// a lane would run more than maxWhile iterations.
 func (m *machine) runCounted(c *counted) bool {
 	in := m.mask
 	vb := m.vars[c.v]
