@@ -29,7 +29,9 @@
 // warps that take the same branches on the warp) as the role's first,
 // each warpgroup of a kernel that reads warpgroup axes as its first warp,
 // and views of one shared allocation may each move by their own shift
-// when the machine finds them apart in every warp (apart.go); a role's
+// (one per segment between barriers, at the top level or in a serial
+// loop's body) when the machine finds them apart in every warp
+// (apart.go); a role's
 // or warpgroup's proof is made only once its first warp has executed as
 // many steps as the body has statements. TestWarpDedup compares it with
 // executing every warp. Likewise the CTAs
@@ -43,7 +45,12 @@
 // of one another, the machine executes two units, checks the second
 // against the first, adds the first's counts for the units between and
 // executes the last iteration (TestLoopDedup); periods with an odd factor
-// (a row of 20 elements) are tried after the powers of two. Bounds guards
+// (a row of 20 elements) are tried after the powers of two. In a loop
+// nvcc does not unroll, one lane's access that moves by no constant (a
+// single thread's swizzled copy) needs no translation when it is its
+// buffer's one access there and is aligned to its width. A while loop
+// over an index that moves by a constant runs as such a loop of its
+// iteration count (whiles.go). Bounds guards
 // that every thread and iteration passes do not defeat these proofs
 // (ranges.go). Register allocations that hold only data (no load of them
 // reaches an address, a branch or an intrinsic's pointer) execute only
