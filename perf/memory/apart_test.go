@@ -18,18 +18,6 @@ import (
 // (warp 0 finds Q's load redundant, the others do not) and "meet in warp
 // 4" as none redundant anywhere.
 func TestDedupViews(t *testing.T) {
-	const head = `from tvm.script import tirx as T
-
-
-@T.prim_func
-def k(A_ptr: T.handle, B_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (4096,), "float32")
-    B = T.match_buffer(B_ptr, (4096,), "float32")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([256])
-    buf = T.alloc_buffer((2048,), "float32", scope="shared")
-`
 	for _, c := range []struct {
 		name, body string
 		covered    bool // the run's other warps count as its first
@@ -60,20 +48,44 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     B[tid] = P[tid] + P[tid % 32 + 1024] + Q[tid % 32]
 `, false},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
-		runs := memory.WarpRuns(k.Lowered, k.Launch)
-		fast := agreesUnproven(t, c.name, k)
-		if got := memory.Work(fast) < workUnproven(k); got != c.covered {
-			t.Errorf("%s: warps counted as the first: %v, want %v (runs %v)", c.name, got, c.covered, runs)
-		}
+		runs := coveredCase(t, c.name, viewsHead+c.body, c.covered)
 		if c.covered && fmt.Sprint(runs) != "[[0 8 1]]" {
 			t.Errorf("%s: runs %v, want [[0 8 1]]", c.name, runs)
 		}
 	}
+}
+
+// viewsHead is the start of TestDedupViews' and TestDedupBarrierSegments'
+// kernels: 8 warps and a shared buffer to carve views from.
+const viewsHead = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    B = T.match_buffer(B_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([256])
+    buf = T.alloc_buffer((2048,), "float32", scope="shared")
+`
+
+// coveredCase lowers src (one kernel), checks that its figures are those
+// of executing every warp, and that the warps after the first count as it
+// when covered is set (and execute when not); it returns the warp runs.
+func coveredCase(t *testing.T, name, src string, covered bool) [][3]int64 {
+	t.Helper()
+	res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("%s: not lowered: %v", name, res.Diags)
+	}
+	k := res.Kernels[0]
+	runs := memory.WarpRuns(k.Lowered, k.Launch)
+	fast := agreesUnproven(t, name, k)
+	if got := memory.Work(fast) < workUnproven(k); got != covered {
+		t.Errorf("%s: warps counted as the first: %v, want %v (runs %v)", name, got, covered, runs)
+	}
+	return runs
 }
 
 // workUnproven is what k's analysis executes when it executes every warp.
@@ -233,18 +245,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 // Y[4w:4w+4], a store). Each kernel's figures must equal those of
 // executing every warp.
 func TestDedupBarrierSegments(t *testing.T) {
-	const head = `from tvm.script import tirx as T
-
-
-@T.prim_func
-def k(A_ptr: T.handle, B_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (4096,), "float32")
-    B = T.match_buffer(B_ptr, (4096,), "float32")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([256])
-    buf = T.alloc_buffer((2048,), "float32", scope="shared")
-    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+	const head = viewsHead + `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
     Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
     it: T.int32 = 0
 `
@@ -312,14 +313,6 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
         it = it + 1
 `, false},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
-		fast := agreesUnproven(t, c.name, k)
-		if got := memory.Work(fast) < workUnproven(k); got != c.covered {
-			t.Errorf("%s: warps counted as the first: %v, want %v (runs %v)", c.name, got, c.covered, memory.WarpRuns(k.Lowered, k.Launch))
-		}
+		coveredCase(t, c.name, head+c.body, c.covered)
 	}
 }
