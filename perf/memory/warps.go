@@ -124,10 +124,11 @@ type shiftProof struct {
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
 	accessFail bool
-	// views holds, in a proof across adjacent warps, each shared view's
-	// shift across the kernel (noShift: not one); split the shared roots
-	// whose accesses move by several shifts between barriers, which the
-	// machine checks apart (apart.go)
+	// views holds, in a proof across adjacent warps, the shifts of each
+	// shared view over the kernel's segments (shiftSpan; bad: one moves
+	// by no constant); split the shared roots whose accesses move by
+	// several shifts between barriers, which the machine checks apart
+	// (apart.go)
 	views map[*ir.Buffer]shiftSpan
 	split map[*ir.Buffer]bool
 	// segViews holds each view's shift in the current shared segment
@@ -140,12 +141,12 @@ type shiftProof struct {
 	loose    map[*ir.Buffer]bool
 	accesses map[*ir.Buffer]int
 	inner    int
-	// segLoops counts the loops around the statement being proven that
-	// a barrier inside ends the shared segments of (segmentLoop)
-	segLoops int
 	// looseAlign is the byte alignment nvcc can prove of a loose root's
 	// access, in every iteration (pointerAlign, accessAlign)
 	looseAlign map[*ir.Buffer]int64
+	// segLoops counts the loops around the statement being proven that
+	// a barrier inside ends the shared segments of (loopBody)
+	segLoops int
 }
 
 // viewsApart reports whether the proof may split a shared root by views.
