@@ -29,8 +29,12 @@ import "github.com/tilels/tilels/ir"
 // executed unit's); warp start+j's hull is the executed one stretched by
 // j times the view's least and greatest shifts. When a hull meets
 // another's, or an access names a view the proof did not see, the run's
-// other warps are executed. TestDedupViews and TestDedupBarrierSegments
-// have one kernel per case.
+// other warps are executed. In a run whose warps are translations of
+// the warp a period before (2 or 4), each residue's executed warp keeps
+// its hulls, and the check covers that residue's warps: one residue may
+// execute its warps while the other counts as translations.
+// TestDedupViews, TestDedupViewsPeriod and TestDedupBarrierSegments have
+// one kernel per case.
 
 // apartCheck collects the executed warp's hulls of the split roots'
 // views (machine.apart while a run's first warp executes).

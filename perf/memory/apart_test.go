@@ -300,3 +300,44 @@ func TestDedupBarrierSegments(t *testing.T) {
 		coveredCase(t, c.name, head+c.body, c.covered)
 	}
 }
+
+// TestDedupViewsPeriod: warps two apart may be translations where
+// adjacent ones are not (X's index flips its low bit in odd warps); the
+// views of a split root then keep apart per residue: warps 2, 4, 6 count
+// as warp 0 moved, 3, 5, 7 as warp 1 (apart.go). A branch only warp 0
+// takes (tid == 0) makes warps 1 and 2 the ones executed. Where X meets
+// Y in warp 6 (lane l loads X[192 + l] and Y[l], one address: Y's load
+// is redundant there only), the even warps execute and the odd ones
+// still count as warp 1; a machine that skipped the check counts warp 6
+// as warp 0, and agreesUnproven finds one request more.
+func TestDedupViewsPeriod(t *testing.T) {
+	const flip = "tid ^ ((tid >> 5) & 1)"
+	for _, c := range []struct {
+		name, body string
+		runs       string
+	}{
+		{"period 2, views apart", `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
+    X[` + flip + `] = A[tid]
+    Y[tid // 32] = A[tid + 256]
+    T.cuda.cta_sync()
+    B[tid] = X[` + flip + `] + Y[0]
+`, "[[0 8 2]]"},
+		{"period 2 after a branch of warp 0", `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=1024, scope="shared")
+    X[` + flip + `] = A[tid]
+    if tid == 0:
+        Y[0] = A[4000]
+    B[tid] = X[` + flip + `] + Y[0]
+`, "[[1 8 2]]"},
+		{"period 2, views meet in warp 6", `    X = T.decl_buffer((1024,), "float32", data=buf.data, scope="shared")
+    Y = T.decl_buffer((32,), "float32", data=buf.data, elem_offset=192, scope="shared")
+    B[tid] = X[` + flip + `] + Y[tid % 32]
+`, "[[0 8 2]]"},
+	} {
+		runs := coveredCase(t, c.name, viewsHead+c.body, true)
+		if fmt.Sprint(runs) != c.runs {
+			t.Errorf("%s: runs %v, want %s", c.name, runs, c.runs)
+		}
+	}
+}

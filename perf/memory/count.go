@@ -77,13 +77,15 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		type executed struct {
 			deltas [][]figDelta
 			steps  []int64
-			apart  bool // the split roots' views keep apart (apart.go)
+			// apart: per residue, the split roots' views keep apart in
+			// its warps (apart.go)
+			apart  []bool
 			proven bool // a lazy run's proof holds
 			tried  bool // (proven once)
 		}
 		done := make([]executed, len(runs))
 		for i, r := range runs {
-			done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: true}
+			done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: make([]bool, r.period)}
 		}
 		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
 		for c := range run {
@@ -105,7 +107,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				if i := runOf(runs, w); i >= 0 {
 					r, e := runs[i], &done[i]
 					res := (w - r.start) % r.period
-					if w >= r.start+r.period && e.apart && !m.over && m.steps+e.steps[res] <= maxSteps {
+					if w >= r.start+r.period && e.apart[res] && !m.over && m.steps+e.steps[res] <= maxSteps {
 						// warp w counts as warp r.start + res (warps.go)
 						for _, d := range e.deltas[res] {
 							d.f.addCounts(&d.c)
@@ -136,12 +138,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 							}
 							ok = e.proven
 						case hulls != nil:
-							// (period 1: views split only then)
-							ok = hulls.apartIn(r.end-r.start) && (!r.lazy || e.proven)
+							// the residue's warps: w, w+period, ...
+							ok = hulls.apartIn((r.end-w+r.period-1)/r.period) && (!r.lazy || e.proven)
 						case r.lazy:
 							ok = e.proven
 						}
-						e.apart = ok
+						e.apart[res] = ok
 						continue
 					}
 				}
@@ -311,6 +313,8 @@ func putMachine(m *machine) {
 	clear(m.reasons)
 	clear(m.vars)
 	clear(m.lets)
+	clear(m.divs)
+	clear(m.assigned)
 	clear(m.unrolled)
 	clear(m.local)
 	clear(m.poison)

@@ -435,4 +435,8 @@ func (m *machine) noteAssign(v *ir.Var) {
 		m.scopeRanges = map[*ir.Var]ival{}
 	}
 	m.scopeRanges[v] = ival{}
+	if m.assigned == nil {
+		m.assigned = map[*ir.Var]bool{}
+	}
+	m.assigned[v] = true
 }

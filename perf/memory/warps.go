@@ -39,7 +39,8 @@ import (
 // that moves by a multiple of 512 elements. When adjacent warps are no
 // translations because an access moves by no multiple of its quantum
 // (warps of 4 rows in a swizzle of 8), warps 2 or 4 apart may be: the
-// machine then executes one warp per residue. Anything the proof does
+// machine then executes one warp per residue (after warp 0 when a branch
+// sets it apart; views apart per residue). Anything the proof does
 // not cover (a non-linear layout over a warp-dependent index, a product
 // of two warp-dependent values, a thread-dependent branch) makes every
 // warp execute. A variable's shift is the join of all its
@@ -151,7 +152,7 @@ type shiftProof struct {
 
 // viewsApart reports whether the proof may split a shared root by views.
 func (p *shiftProof) viewsApart() bool {
-	return p.cta == 0 && p.loop == nil && p.period <= 1
+	return p.cta == 0 && p.loop == nil
 }
 
 // apart returns the shifts of the views of the split roots (nil: none),
@@ -484,9 +485,6 @@ func (p *shiftProof) warpProof(body *ir.Block) (first, n int64) {
 		return 0, 1
 	}
 	if len(p.warp0) > 0 {
-		if p.period > 1 {
-			return 0, 1 // (warp 1 stands for the others one apart only)
-		}
 		for _, c := range p.warp0 {
 			if _, ok := p.constAfterWarp0(c); !ok {
 				return 0, 1

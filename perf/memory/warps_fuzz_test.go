@@ -13,7 +13,8 @@ import (
 // between barriers (a CTA barrier, a named one, one under a branch, or
 // none), access two views of one shared buffer at per-warp shifts of
 // their own (a tile row per warp, a word per warp, none, a register round
-// trip), and checks that counting warps as translations of the first
+// trip, a lane bit flipped in odd warps: warps 2 apart translate), and
+// checks that counting warps as translations of the first
 // (warps.go, apart.go) gives the figures of executing every warp. The
 // seeds run in plain go test.
 func FuzzWarpSegments(f *testing.F) {
@@ -25,6 +26,8 @@ func FuzzWarpSegments(f *testing.F) {
 	f.Add(uint8(1), uint8(0), uint8(0x13), uint8(0x20), uint8(0x60)) // a serial for loop
 	f.Add(uint8(2), uint8(0), uint8(0x13), uint8(0x20), uint8(0x00)) // an unroll loop
 	f.Add(uint8(0), uint8(3), uint8(0x13), uint8(0x20), uint8(0x01)) // no barriers
+	f.Add(uint8(1), uint8(0), uint8(0x83), uint8(0x90), uint8(0x00)) // warps 2 apart (period 2) with views
+	f.Add(uint8(0), uint8(3), uint8(0x89), uint8(0x00), uint8(0x00)) // period 2, no barriers
 	f.Fuzz(func(t *testing.T, loop, barrier, seg0, seg1, seg2 uint8) {
 		src := fuzzSegments(loop, barrier, [3]uint8{seg0, seg1, seg2})
 		res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
@@ -47,6 +50,8 @@ func fuzzSegments(loop, barrier uint8, segs [3]uint8) string {
 		"T.cuda.copy_bytes(T.address_of(r[0]), T.address_of(Y[0]), 16)",             // Y[0:4] to registers
 		"B[tid + 256] = Y[tid // 32 * 4]",                                           // a word of Y per warp, 4 apart
 		"X[tid % 32 * 4] = A[tid]",                                                  // the same tile row in every warp
+		"X[(tid ^ ((tid >> 5) & 1)) * 4] = A[tid + it]",                             // odd warps flip a lane bit: warps 2 apart translate
+		"B[tid] = X[(tid ^ ((tid >> 5) & 1)) * 4] + Y[tid % 32]",                    // and Y, the same words in every warp
 	}
 	bar := []string{"T.cuda.cta_sync()", "T.ptx.bar.sync(1, T.uint32(256))", "if it < 8:\n    T.cuda.cta_sync()", ""}[barrier%4]
 	var body []string
