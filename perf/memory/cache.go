@@ -170,6 +170,22 @@ import (
 // are unchanged: what keeps their warps and iterations executing is an
 // XOR swizzle that permutes lanes from warp to warp or iteration to
 // iteration, which no proof covers yet.
+//
+// Measured again (2026-11-26, last: warps a period apart after a branch of
+// warp 0 and with views apart per residue, divFold's kept results;
+// cpu-ms/op against df5fc14, interleaved, on a 2-core machine faster
+// than the day before). The corpus's analysis alone
+// (BenchmarkMemoryShareDir, 3 runs): 241.6 -> 241.2 ms (n.s.) against a
+// lower of 3.9 s, +6.2 %. The 3,000-line file (6 runs): its analysis
+// 1.31 -> 1.35 ms (n.s.) against a lower of 11.2 ms, +11.7 % (its
+// perfAll alone, work-cpu-ms/op: 1.11 -> 1.14 ms, +9.9 %); keying its
+// kernels is a quarter of that, the simulation of its 9 distinct
+// kernels (0.54 ms) half. The goldens (6 runs): +44.6 % -> +44.1 %
+// (n.s.); timed apart in one loop, their lowers take 63 ms of CPU and
+// their analyses 17 ms (+27 %): mode=cold also pays for the lower's
+// garbage collected while the analysis runs. What the goldens spend is
+// 32-lane evaluation spread over 216 kernels (the largest 0.8 ms, the
+// mean 50 us), not a few kernels no proof covers.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
