@@ -44,13 +44,16 @@ func (m *machine) redundant(e *event) bool {
 	case globalLoad, sharedLoad:
 		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
 		bs := m.availOf(e.buf)
-		as := bs.loads[k]
-		for i := range as {
-			if as[i] == e.addr {
-				return true
+		i, ok := bs.idx[k]
+		if ok {
+			as := bs.ents[i].list
+			for j := range as {
+				if as[j] == e.addr {
+					return true
+				}
 			}
 		}
-		bs.put(m, k, as, e)
+		bs.put(m, k, i, ok, e)
 	case sharedStore:
 		if m.forwards(e) {
 			break
@@ -84,8 +87,8 @@ func (m *machine) forget() {
 		m.record(recForget, nil)
 	}
 	clear(m.ghosts)
-	for _, bs := range m.avail { // the maps stay, for the next loads
-		if len(bs.loads) > 0 {
+	for _, bs := range m.avail { // the sets stay, for the next loads
+		if len(bs.ents) > 0 {
 			m.dropLoads(bs)
 		}
 	}
@@ -98,22 +101,38 @@ const maxFreeLoads = 256
 // next loads: a warp's loads are forgotten at every barrier and store,
 // and their lists were most of the simulation's allocation.
 func (m *machine) dropLoads(bs *availSet) {
-	for _, l := range bs.loads {
-		if cap(l) > 0 && len(m.loadsFree) < maxFreeLoads {
+	for i := range bs.ents {
+		if l := bs.ents[i].list; cap(l) > 0 && len(m.loadsFree) < maxFreeLoads {
 			m.loadsFree = append(m.loadsFree, l[:0])
 		}
 	}
-	clear(bs.loads)
+	clear(bs.ents)
+	bs.ents = bs.ents[:0]
+	clear(bs.idx)
 	bs.ranged = false
 }
 
-// availSet is the available loads of one root buffer, by key. When
-// ranged, every active lane of every load reads bytes in [lo, hi): a
-// shared store outside that range overlaps none of them (forwards).
+// availSet is the available loads of one root buffer: ents holds them by
+// key, idx indexes ents (a slice, not a map: forwards scans every entry
+// at a store, and a map's iteration was a tenth of an element-wise
+// kernel's analysis). When ranged, every active lane of every load reads
+// bytes in [lo, hi): a shared store outside that range overlaps none of
+// them (forwards).
 type availSet struct {
-	loads  map[availKey][]lanes
+	idx    map[availKey]int32
+	ents   []availEntry
 	ranged bool
 	lo, hi int64
+}
+
+// availEntry is the available loads of one key. [lo, hi) holds the bytes
+// the active lanes of list[:n] read (forwards extends it lazily; a load
+// dropped from the list leaves it larger than need be, never smaller).
+type availEntry struct {
+	k      availKey
+	list   []lanes
+	lo, hi int64
+	n      int
 }
 
 // availOf returns b's available loads, made empty when b has none.
@@ -126,35 +145,45 @@ func (m *machine) availOf(b *ir.Buffer) *availSet {
 		if n := len(m.availFree); n > 0 {
 			bs, m.availFree = m.availFree[n-1], m.availFree[:n-1]
 		} else {
-			bs = &availSet{loads: map[availKey][]lanes{}}
+			bs = &availSet{idx: map[availKey]int32{}}
 		}
 		m.avail[b] = bs
 	}
 	return bs
 }
 
-// put adds e's addresses to the list as of key k.
-func (bs *availSet) put(m *machine, k availKey, as []lanes, e *event) {
-	if len(bs.loads) == 0 {
+// put adds e's addresses to the loads of key k, which are ents[i] when
+// ok.
+func (bs *availSet) put(m *machine, k availKey, i int32, ok bool, e *event) {
+	if len(bs.ents) == 0 {
 		bs.ranged = false
 	} else if bs.ranged {
 		lo, hi := byteRange(&e.addr, e.width, e.mask)
 		bs.lo, bs.hi = min(bs.lo, lo), max(bs.hi, hi)
 	}
-	if as == nil {
-		as = m.freeLoads()
+	if ok {
+		bs.ents[i].list = append(bs.ents[i].list, e.addr)
+		return
 	}
-	bs.loads[k] = append(as, e.addr)
+	bs.idx[k] = int32(len(bs.ents))
+	bs.ents = append(bs.ents, availEntry{k: k, list: append(m.freeLoads(), e.addr), lo: math.MaxInt64, hi: math.MinInt64})
+}
+
+// extend makes en's range cover every load of its list.
+func (en *availEntry) extend() {
+	for ; en.n < len(en.list); en.n++ {
+		lo, hi := byteRange(&en.list[en.n], en.k.width, en.k.mask)
+		en.lo, en.hi = min(en.lo, lo), max(en.hi, hi)
+	}
 }
 
 // setRange computes lo and hi from the loads.
 func (bs *availSet) setRange() {
 	bs.lo, bs.hi = math.MaxInt64, math.MinInt64
-	for k, list := range bs.loads {
-		for i := range list {
-			lo, hi := byteRange(&list[i], k.width, k.mask)
-			bs.lo, bs.hi = min(bs.lo, lo), max(bs.hi, hi)
-		}
+	for i := range bs.ents {
+		en := &bs.ents[i]
+		en.extend()
+		bs.lo, bs.hi = min(bs.lo, en.lo), max(bs.hi, en.hi)
 	}
 	bs.ranged = true
 }
@@ -221,39 +250,54 @@ func (m *machine) forwards(e *event) bool {
 		return false
 	}
 	bs := m.availOf(e.buf)
-	if len(bs.loads) > 0 {
+	if len(bs.ents) > 0 {
 		if !bs.ranged {
 			bs.setRange()
 		}
 		// a fully unrolled copy nest stores each chunk once: past the
 		// loads' bytes, no list needs a look (the scan of every list at
-		// every store was a third of cases_configs_chain's analysis)
+		// every store was a third of cases_configs_chain's analysis),
+		// nor past one key's bytes
 		if lo, hi := byteRange(&e.addr, e.width, e.mask); lo < bs.hi && bs.lo < hi {
-			for k, list := range bs.loads {
-				// in place, by index: a range over the list copied each
-				// 256-byte load, kept or not
-				keep := list[:0]
-				for i := range list {
-					if !overlaps(&list[i], k.width, k.mask, e) {
-						if len(keep) != i {
-							list[len(keep)] = list[i]
+			j := 0
+			for i := range bs.ents {
+				en := &bs.ents[i]
+				en.extend()
+				if en.lo < hi && lo < en.hi {
+					// in place, by index: a range over the list copied
+					// each 256-byte load, kept or not
+					list := en.list
+					keep := list[:0]
+					for i := range list {
+						if !overlaps(&list[i], en.k.width, en.k.mask, e) {
+							if len(keep) != i {
+								list[len(keep)] = list[i]
+							}
+							keep = list[:len(keep)+1]
 						}
-						keep = list[:len(keep)+1]
 					}
-				}
-				if len(keep) == 0 {
-					delete(bs.loads, k)
-					if len(m.loadsFree) < maxFreeLoads {
-						m.loadsFree = append(m.loadsFree, keep)
+					if len(keep) == 0 {
+						delete(bs.idx, en.k)
+						if len(m.loadsFree) < maxFreeLoads {
+							m.loadsFree = append(m.loadsFree, keep)
+						}
+						continue
 					}
-				} else if len(keep) != len(list) {
-					bs.loads[k] = keep
+					en.list, en.n = keep, len(keep)
 				}
+				if j != i {
+					bs.ents[j] = *en
+					bs.idx[en.k] = int32(j)
+				}
+				j++
 			}
+			clear(bs.ents[j:])
+			bs.ents = bs.ents[:j]
 		}
 	}
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
-	bs.put(m, k, bs.loads[k], e)
+	i, ok := bs.idx[k]
+	bs.put(m, k, i, ok, e)
 	return true
 }
 
@@ -278,7 +322,9 @@ func (m *machine) redundantPeek(e *event) bool {
 	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
 	var as []lanes
 	if bs := m.avail[e.buf]; bs != nil {
-		as = bs.loads[k]
+		if i, ok := bs.idx[k]; ok {
+			as = bs.ents[i].list
+		}
 	}
 	for i := range as {
 		if as[i] == e.addr {

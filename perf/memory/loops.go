@@ -719,7 +719,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	} else if unr {
 		sk.availAt = []*ir.Buffer{} // (not nil: computed)
 		for b, bs := range m.avail {
-			if len(bs.loads) > 0 {
+			if len(bs.ents) > 0 {
 				sk.availAt = append(sk.availAt, b)
 			}
 		}

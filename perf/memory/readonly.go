@@ -187,7 +187,7 @@ func (m *machine) forgetWritable() {
 		}
 	}
 	for b, bs := range m.avail { // the maps stay, for the next loads
-		if !readOnly[b] && len(bs.loads) > 0 {
+		if !readOnly[b] && len(bs.ents) > 0 {
 			m.dropLoads(bs)
 		}
 	}
