@@ -486,7 +486,14 @@ func (k *keyer) str(s string) {
 	k.b = append(k.b, s...)
 }
 
-func (k *keyer) dtype(d ir.DataType) { k.int(int64(d.Code)<<16 | int64(d.Bits)) }
+func (k *keyer) dtype(d ir.DataType) {
+	if d.Code >= 0 && d.Code < 128 && d.Bits >= 0 && d.Bits < 256 {
+		k.b = append(k.b, byte(d.Code), byte(d.Bits)) // (the common case, in two bytes)
+		return
+	}
+	k.b = append(k.b, 0x80)
+	k.int(int64(d.Code)<<16 | int64(d.Bits))
+}
 
 func (k *keyer) node(n ir.Node) { k.nodes = append(k.nodes, n) }
 
@@ -695,8 +702,12 @@ func (k *keyer) expr(e ir.Expr) {
 	case nil:
 		k.tag(0)
 	case *ir.IntImm:
-		k.tag('i')
-		k.int(e.Value)
+		if v := e.Value; v >= 0 && v < 64 {
+			k.b = append(k.b, 'i', byte(v<<1)) // (k.int's one byte)
+		} else {
+			k.tag('i')
+			k.int(v)
+		}
 		k.dtype(e.Type)
 	case *ir.FloatImm:
 		k.tag('f')
@@ -710,8 +721,7 @@ func (k *keyer) expr(e ir.Expr) {
 		k.tag('t')
 		k.str(e.Axis)
 	case *ir.Binary:
-		k.tag('2')
-		k.int(int64(e.Op))
+		k.b = append(k.b, '2', byte(e.Op)) // (BinOp is a byte)
 		k.expr(e.A)
 		k.expr(e.B)
 	case *ir.Not:

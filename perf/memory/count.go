@@ -314,6 +314,7 @@ func putMachine(m *machine) {
 	clear(m.vars)
 	clear(m.lets)
 	clear(m.divs)
+	clear(m.cptrs)
 	clear(m.assigned)
 	clear(m.unrolled)
 	clear(m.local)
@@ -351,7 +352,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}

@@ -85,7 +85,9 @@ type machine struct {
 	// divs keeps divFold's results that cannot change (divFoldKept);
 	// divMoved is set when a walk met what may; assigned holds the
 	// variables an Assign sets (noteAssign)
-	divs     map[ir.Expr]divFolded
+	divs map[ir.Expr]divFolded
+	// cptrs keeps the constant address_of pointers (addressOfNode)
+	cptrs    map[constPtr]ptr
 	divMoved bool
 	assigned map[*ir.Var]bool
 	// unrolled lists the variables of the enclosing unroll loops (a
@@ -1104,17 +1106,35 @@ func (m *machine) evalU(dst *lanes, e ir.Expr) (uni bool, why string) {
 			dst[0] = v
 			return true, ""
 		}
-		if ua {
-			*dst = bcast(dst[0])
-		}
 		if ub {
-			b = bcast(b[0])
+			// a op c lane by lane, as for a constant c
+			return false, binaryConst(e.Op, dst, b[0])
+		}
+		if ua {
+			if commutes(e.Op) {
+				// c op b is b op c: the uniform bit of a swizzle's
+				// signed-stride term times the per-lane stride
+				c := dst[0]
+				*dst = b
+				return false, binaryConst(e.Op, dst, c)
+			}
+			*dst = bcast(dst[0])
 		}
 		return false, binaryTo(e.Op, dst, dst, &b)
 	}
 	v, why := m.eval(e)
 	*dst = v
 	return false, why
+}
+
+// commutes reports whether a op b is b op a for every a and b of op's
+// operands (binaryTo's lanes).
+func commutes(op ir.BinOp) bool {
+	switch op {
+	case ir.Add, ir.Mul, ir.Min, ir.Max, ir.EQ, ir.NE, ir.And, ir.Or, ir.BitAnd, ir.BitOr, ir.BitXor:
+		return true
+	}
+	return false
 }
 
 // scalarBinary is binaryTo for one lane (TestScalarBinary checks that
@@ -1569,9 +1589,55 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 		root, off, align, why := m.base(e.Buf)
 		return ptr{root, e.Buf, off, align}, why
 	case *ir.AddressOf:
-		return m.addressOf(e.Buf, e.Indices, e.FlatIndex)
+		return m.addressOfNode(e)
 	}
 	return ptr{}, fmt.Sprintf("pointer %T is not modelled", e)
+}
+
+// constPtr keys a constant address_of (constAddress) and whether its
+// alignment was asked for (needAlign).
+type constPtr struct {
+	e     *ir.AddressOf
+	align bool
+}
+
+// addressOfNode is addressOf for the node e, computed once per analysis
+// when it is a constant (constAddress): the lowered copies' base pointer
+// &A_s[0], which every iteration of a swizzled copy took again (a tenth
+// of old_dialect_gemm's analysis).
+func (m *machine) addressOfNode(e *ir.AddressOf) (ptr, string) {
+	if !constAddress(e) {
+		return m.addressOf(e.Buf, e.Indices, e.FlatIndex)
+	}
+	k := constPtr{e, m.needAlign(e.Buf)}
+	if p, ok := m.cptrs[k]; ok {
+		return p, ""
+	}
+	p, why := m.addressOf(e.Buf, e.Indices, e.FlatIndex)
+	if why == "" {
+		if m.cptrs == nil {
+			m.cptrs = map[constPtr]ptr{}
+		}
+		m.cptrs[k] = p
+	}
+	return p, why
+}
+
+// constAddress reports whether &e.Buf[e.Indices] is the same in every
+// lane, warp, CTA and iteration: constant indices, and no runtime
+// element offset from the buffer to its root (base).
+func constAddress(e *ir.AddressOf) bool {
+	for _, x := range e.Indices {
+		if _, ok := x.(*ir.IntImm); !ok {
+			return false
+		}
+	}
+	for b := e.Buf; b != nil; b = b.Base {
+		if b.ElemOffsetExpr != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // addressOf evaluates &buf[indices] (a flat element index when flat).
