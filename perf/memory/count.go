@@ -314,7 +314,9 @@ func putMachine(m *machine) {
 	clear(m.vars)
 	clear(m.lets)
 	clear(m.divs)
-	clear(m.cptrs)
+	clear(m.cptrs[0])
+	clear(m.cptrs[1])
+	clear(m.loadWhy)
 	clear(m.assigned)
 	clear(m.unrolled)
 	clear(m.local)
@@ -352,7 +354,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs, loadWhy: m.loadWhy}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -460,24 +462,24 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 }
 
 // emit counts e, or keeps it for merging inside an unroll loop.
-func (m *machine) emit(e event) {
+func (m *machine) emit(e *event) {
 	if m.apart != nil && e.mask != 0 {
-		m.apart.note(&e) // apart.go
+		m.apart.note(e) // apart.go
 	}
 	if e.mask == 0 && m.predOff {
-		m.offInstruction(&e)
+		m.offInstruction(e)
 		return
 	}
 	if m.rec != nil && e.mask != 0 {
-		m.record(recEvent, &e)
+		m.record(recEvent, e)
 	}
 	if e.k == sharedStore || e.k == globalStore || e.k == cpAsync || e.k == stmatrix || e.k == tma {
 		m.memGen++
 		if len(m.regs) > 0 {
-			m.regStored(&e)
+			m.regStored(e)
 		}
 	}
-	if e.mask == 0 || m.redundant(&e) {
+	if e.mask == 0 || m.redundant(e) {
 		return
 	}
 	m.steps++
@@ -486,10 +488,10 @@ func (m *machine) emit(e event) {
 		m.cpRun = false
 	}
 	if m.inUnr > 0 && (e.k == sharedLoad || e.k == sharedStore) {
-		m.pending = append(m.pending, e)
+		m.pending = append(m.pending, *e)
 		return
 	}
-	m.count(&e)
+	m.count(e)
 }
 
 // flush merges the pending events of an unroll loop (see the package

@@ -26,13 +26,21 @@ import (
 	"github.com/tilels/tilels/ir"
 )
 
-// availKey indexes the available loads of one buffer; addr0 is the first
-// active lane's address.
+// availKey indexes the available loads of one buffer: addr0 is the first
+// active lane's address, wm the width (bytes a lane) and the active
+// lanes' mask as width<<32 | mask (16 bytes: a generic 24-byte key's
+// hash was a tenth of an element-wise kernel's map accesses).
 type availKey struct {
-	width int64
-	mask  uint32
 	addr0 int64
+	wm    uint64
 }
+
+func keyOf(e *event) availKey {
+	return availKey{e.addr[firstLane(e.mask)], uint64(e.width)<<32 | uint64(e.mask)}
+}
+
+func (k availKey) width() int64 { return int64(k.wm >> 32) }
+func (k availKey) mask() uint32 { return uint32(k.wm) }
 
 // redundant reports whether e need not be issued (a repeated global load)
 // and updates the available loads.
@@ -42,7 +50,7 @@ func (m *machine) redundant(e *event) bool {
 	}
 	switch e.k {
 	case globalLoad, sharedLoad:
-		k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+		k := keyOf(e)
 		bs := m.availOf(e.buf)
 		i, ok := bs.idx[k]
 		if ok {
@@ -172,7 +180,7 @@ func (bs *availSet) put(m *machine, k availKey, i int32, ok bool, e *event) {
 // extend makes en's range cover every load of its list.
 func (en *availEntry) extend() {
 	for ; en.n < len(en.list); en.n++ {
-		lo, hi := byteRange(&en.list[en.n], en.k.width, en.k.mask)
+		lo, hi := byteRange(&en.list[en.n], en.k.width(), en.k.mask())
 		en.lo, en.hi = min(en.lo, lo), max(en.hi, hi)
 	}
 }
@@ -269,7 +277,7 @@ func (m *machine) forwards(e *event) bool {
 					list := en.list
 					keep := list[:0]
 					for i := range list {
-						if !overlaps(&list[i], en.k.width, en.k.mask, e) {
+						if !overlaps(&list[i], en.k.width(), en.k.mask(), e) {
 							if len(keep) != i {
 								list[len(keep)] = list[i]
 							}
@@ -295,7 +303,7 @@ func (m *machine) forwards(e *event) bool {
 			bs.ents = bs.ents[:j]
 		}
 	}
-	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+	k := keyOf(e)
 	i, ok := bs.idx[k]
 	bs.put(m, k, i, ok, e)
 	return true
@@ -319,7 +327,7 @@ func (m *machine) redundantPeek(e *event) bool {
 	if len(m.ghosts) > 0 {
 		m.materializeAll(e.buf)
 	}
-	k := availKey{e.width, e.mask, e.addr[firstLane(e.mask)]}
+	k := keyOf(e)
 	var as []lanes
 	if bs := m.avail[e.buf]; bs != nil {
 		if i, ok := bs.idx[k]; ok {

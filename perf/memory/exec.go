@@ -86,8 +86,13 @@ type machine struct {
 	// divMoved is set when a walk met what may; assigned holds the
 	// variables an Assign sets (noteAssign)
 	divs map[ir.Expr]divFolded
-	// cptrs keeps the constant address_of pointers (addressOfNode)
-	cptrs    map[constPtr]ptr
+	// cptrs keeps the constant address_of pointers (addressOfNode),
+	// without and with their alignment (needAlign)
+	cptrs [2]map[*ir.AddressOf]ptr
+	// loadWhy keeps the reason of a shared or global load's value (the
+	// loads of element-wise code: reason's interface key was hashed at
+	// every one)
+	loadWhy map[*ir.Buffer]string
 	divMoved bool
 	assigned map[*ir.Var]bool
 	// unrolled lists the variables of the enclosing unroll loops (a
@@ -727,83 +732,111 @@ func bcast(v int64) (l lanes) {
 }
 
 func (m *machine) eval(e ir.Expr) (lanes, string) {
+	var l lanes
+	why := m.evalTo(&l, e)
+	return l, why
+}
+
+// evalTo is eval writing into dst (every lane, the reason's too): a lane
+// vector returned by value was copied at every level of an expression.
+func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 	switch e := e.(type) {
 	case *ir.IntImm:
-		return bcast(e.Value), ""
+		*dst = bcast(e.Value)
+		return ""
 	case *ir.Var:
 		b := m.vars[e]
 		if b == nil {
-			return lanes{}, m.reason(e, "", e.Name, " is a runtime value")
+			*dst = lanes{}
+			return m.reason(e, "", e.Name, " is a runtime value")
 		}
-		return b.v, b.why
+		*dst = b.v
+		return b.why
 	case *ir.ThreadIndex:
-		var l lanes
-		m.threadIndex(&l, e.Axis)
-		return l, ""
+		m.threadIndex(dst, e.Axis)
+		return ""
 	case *ir.Binary:
-		var r lanes
-		why := m.evalInto(&r, e)
-		return r, why
+		return m.evalInto(dst, e)
 	case *ir.Not:
-		a, why := m.eval(e.X)
-		for i := range a {
-			a[i] = b2i(a[i] == 0)
+		why := m.evalTo(dst, e.X)
+		for i := range dst {
+			dst[i] = b2i(dst[i] == 0)
 		}
-		return a, why
+		return why
 	case *ir.Neg:
-		a, why := m.eval(e.X)
-		for i := range a {
-			a[i] = -a[i]
+		why := m.evalTo(dst, e.X)
+		for i := range dst {
+			dst[i] = -dst[i]
 		}
-		return a, why
+		return why
 	case *ir.Cast:
-		a, why := m.eval(e.X)
+		why := m.evalTo(dst, e.X)
 		if why == "" && e.To.IsFloat() {
-			return a, "a floating-point value"
+			return "a floating-point value"
 		}
 		if e.To.Code == ir.Bool {
-			for i := range a {
-				a[i] = b2i(a[i] != 0)
+			for i := range dst {
+				dst[i] = b2i(dst[i] != 0)
 			}
 		}
-		return a, why
+		return why
 	case *ir.Select:
-		c, why := m.eval(e.Cond)
+		why := m.evalTo(dst, e.Cond)
 		if why != "" {
 			if touchesMemory(e.A) || touchesMemory(e.B) {
 				m.unknown("a select on " + why + " chooses between memory accesses")
 			}
-			return c, why
+			return why
 		}
-		t := truth(&c) & m.mask
-		a, wa := m.evalUnder(e.A, t)
-		b, wb := m.evalUnder(e.B, m.mask&^t)
+		t := truth(dst) & m.mask
+		save := m.mask
+		m.mask = t
+		wa := m.evalTo(dst, e.A)
+		var b lanes
+		m.mask = save &^ t
+		wb := m.evalTo(&b, e.B)
+		m.mask = save
 		if t != 0 && wa != "" {
-			return a, wa
+			return wa
 		}
 		if m.mask&^t != 0 && wb != "" {
-			return b, wb
+			*dst = b
+			return wb
 		}
-		for i := range a {
+		for i := range dst {
 			if t&(1<<i) == 0 {
-				a[i] = b[i]
+				dst[i] = b[i]
 			}
 		}
-		return a, ""
+		return ""
 	case *ir.Load:
 		if e.Buf.Scope == "local" {
-			return m.localLoad(e)
+			return m.localLoadTo(dst, e)
 		}
 		m.load(e)
-		return lanes{}, m.reason(e.Buf, "the value of ", e.Buf.Name, "[...] is runtime data")
+		*dst = lanes{}
+		why, ok := m.loadWhy[e.Buf]
+		if !ok {
+			why = "the value of " + e.Buf.Name + "[...] is runtime data"
+			if m.loadWhy == nil {
+				m.loadWhy = map[*ir.Buffer]string{}
+			}
+			m.loadWhy[e.Buf] = why
+		}
+		return why
 	case *ir.Call:
-		return m.call(e)
+		v, why := m.call(e)
+		*dst = v
+		return why
 	case *ir.FloatImm:
-		return lanes{}, "a floating-point value"
+		*dst = lanes{}
+		return "a floating-point value"
 	case nil:
-		return lanes{}, "a missing value"
+		*dst = lanes{}
+		return "a missing value"
 	}
-	return lanes{}, fmt.Sprintf("a %T value", e)
+	*dst = lanes{}
+	return fmt.Sprintf("a %T value", e)
 }
 
 // threadIndex sets dst to the thread axis's value per lane (axisValue,
@@ -1122,9 +1155,7 @@ func (m *machine) evalU(dst *lanes, e ir.Expr) (uni bool, why string) {
 		}
 		return false, binaryTo(e.Op, dst, dst, &b)
 	}
-	v, why := m.eval(e)
-	*dst = v
-	return false, why
+	return false, m.evalTo(dst, e)
 }
 
 // commutes reports whether a op b is b op a for every a and b of op's
@@ -1216,6 +1247,13 @@ func elemBytes(d ir.DataType) int64 {
 // base returns the root buffer of b and b's byte offset into it.
 func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
 	var off lanes
+	root, align, why := m.baseTo(&off, b)
+	return root, off, align, why
+}
+
+// baseTo is base setting off (every lane) to the byte offset.
+func (m *machine) baseTo(off *lanes, b *ir.Buffer) (*ir.Buffer, int64, string) {
+	*off = lanes{}
 	align := int64(64)
 	if b.Scope == "global" {
 		align = 256
@@ -1226,7 +1264,7 @@ func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
 		if root.ElemOffsetExpr != nil {
 			v, why := m.eval(root.ElemOffsetExpr)
 			if why != "" {
-				return nil, off, 0, why
+				return nil, 0, why
 			}
 			for i := range off {
 				off[i] += v[i] * eb
@@ -1255,7 +1293,7 @@ func (m *machine) base(b *ir.Buffer) (*ir.Buffer, lanes, int64, string) {
 		}
 		root = root.Base
 	}
-	return root, off, align, ""
+	return root, align, ""
 }
 
 // runtimeShape keys the reason of a buffer's runtime shape (machine.reason;
@@ -1545,82 +1583,73 @@ func (m *machine) applier(b *ir.Buffer) func([]int64) int64 {
 
 // pointer evaluates a pointer expression.
 func (m *machine) pointer(e ir.Expr) (ptr, string) {
+	var p ptr
+	why := m.pointerTo(&p, e)
+	return p, why
+}
+
+// pointerTo is pointer writing into p (its 300 bytes were copied at
+// every level of a pointer's evaluation, for every access; p is not
+// meaningful when the reason is not "").
+func (m *machine) pointerTo(p *ptr, e ir.Expr) string {
 	switch e := e.(type) {
 	case *ir.Call:
-		if e.Op == ir.OpPointerOffset && len(e.Args) == 2 {
-			p, why := m.pointer(e.Args[0])
-			if why != "" {
-				return p, why
+		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+			// T.tvm_builtin_pointer_offset(base, elements),
+			// T.ptx.addr(base, byte_offset)
+			if why := m.pointerTo(p, e.Args[0]); why != "" {
+				return why
 			}
-			off, why := m.eval(e.Args[1])
-			if why != "" {
-				return p, why
+			var off lanes
+			if why := m.evalInto(&off, e.Args[1]); why != "" {
+				return why
 			}
-			eb := elemBytes(p.view.Dtype)
+			eb := int64(1)
+			if e.Op == ir.OpPointerOffset {
+				eb = elemBytes(p.view.Dtype)
+			}
 			for i := range off {
 				p.addr[i] += off[i] * eb
 			}
 			if m.needAlign(p.buf) {
 				p.align = gcd(p.align, m.div(e.Args[1])*eb)
 			}
-			return p, ""
-		}
-		if e.Op == "ptx.addr" && len(e.Args) == 2 {
-			// T.ptx.addr(base, byte_offset)
-			p, why := m.pointer(e.Args[0])
-			if why != "" {
-				return p, why
-			}
-			off, why := m.eval(e.Args[1])
-			if why != "" {
-				return p, why
-			}
-			for i := range off {
-				p.addr[i] += off[i]
-			}
-			if m.needAlign(p.buf) {
-				p.align = gcd(p.align, m.div(e.Args[1]))
-			}
-			return p, ""
+			return ""
 		}
 	case *ir.Cast:
-		return m.pointer(e.X)
+		return m.pointerTo(p, e.X)
 	case *ir.BufferData:
-		root, off, align, why := m.base(e.Buf)
-		return ptr{root, e.Buf, off, align}, why
+		root, align, why := m.baseTo(&p.addr, e.Buf)
+		p.buf, p.view, p.align = root, e.Buf, align
+		return why
 	case *ir.AddressOf:
-		return m.addressOfNode(e)
+		return m.addressOfNode(p, e)
 	}
-	return ptr{}, fmt.Sprintf("pointer %T is not modelled", e)
-}
-
-// constPtr keys a constant address_of (constAddress) and whether its
-// alignment was asked for (needAlign).
-type constPtr struct {
-	e     *ir.AddressOf
-	align bool
+	*p = ptr{}
+	return fmt.Sprintf("pointer %T is not modelled", e)
 }
 
 // addressOfNode is addressOf for the node e, computed once per analysis
 // when it is a constant (constAddress): the lowered copies' base pointer
 // &A_s[0], which every iteration of a swizzled copy took again (a tenth
 // of old_dialect_gemm's analysis).
-func (m *machine) addressOfNode(e *ir.AddressOf) (ptr, string) {
+func (m *machine) addressOfNode(p *ptr, e *ir.AddressOf) string {
 	if !constAddress(e) {
-		return m.addressOf(e.Buf, e.Indices, e.FlatIndex)
+		return m.addressOfTo(p, e.Buf, e.Indices, e.FlatIndex)
 	}
-	k := constPtr{e, m.needAlign(e.Buf)}
-	if p, ok := m.cptrs[k]; ok {
-		return p, ""
+	i := b2i(m.needAlign(e.Buf))
+	if c, ok := m.cptrs[i][e]; ok {
+		*p = c
+		return ""
 	}
-	p, why := m.addressOf(e.Buf, e.Indices, e.FlatIndex)
+	why := m.addressOfTo(p, e.Buf, e.Indices, e.FlatIndex)
 	if why == "" {
-		if m.cptrs == nil {
-			m.cptrs = map[constPtr]ptr{}
+		if m.cptrs[i] == nil {
+			m.cptrs[i] = map[*ir.AddressOf]ptr{}
 		}
-		m.cptrs[k] = p
+		m.cptrs[i][e] = *p
 	}
-	return p, why
+	return why
 }
 
 // constAddress reports whether &e.Buf[e.Indices] is the same in every
@@ -1642,9 +1671,18 @@ func constAddress(e *ir.AddressOf) bool {
 
 // addressOf evaluates &buf[indices] (a flat element index when flat).
 func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, string) {
-	root, off, align, why := m.base(buf)
+	var p ptr
+	why := m.addressOfTo(&p, buf, indices, flat)
+	return p, why
+}
+
+// addressOfTo is addressOf writing into p (pointerTo).
+func (m *machine) addressOfTo(p *ptr, buf *ir.Buffer, indices []ir.Expr, flat bool) string {
+	off := &p.addr
+	root, align, why := m.baseTo(off, buf)
 	if why != "" {
-		return ptr{}, why
+		*p = ptr{}
+		return why
 	}
 	eb := elemBytes(buf.Dtype)
 	// The alignment matters only to the merging of a shared access inside
@@ -1655,17 +1693,20 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 	d := int64(1)
 	if flat {
 		if len(indices) != 1 {
-			return ptr{}, "a flat address with several indices"
+			*p = ptr{}
+			return "a flat address with several indices"
 		}
-		if el, why = m.eval(indices[0]); why != "" {
-			return ptr{}, why
+		if why = m.evalInto(&el, indices[0]); why != "" {
+			*p = ptr{}
+			return why
 		}
 		if needAlign {
 			d = m.div(indices[0])
 		}
 	} else {
 		if el, why = m.elemAddr(buf, indices); why != "" {
-			return ptr{}, why // no divisibility of an address not known
+			*p = ptr{}
+			return why // no divisibility of an address not known
 		}
 		if needAlign {
 			d = m.divIndex(buf, indices)
@@ -1681,7 +1722,8 @@ func (m *machine) addressOf(buf *ir.Buffer, indices []ir.Expr, flat bool) (ptr, 
 	for i := range off {
 		off[i] += el[i] * eb
 	}
-	return ptr{root, buf, off, gcd(align, d*eb)}, ""
+	p.buf, p.view, p.align = root, buf, gcd(align, d*eb)
+	return ""
 }
 
 // needAlign reports whether an access of buf needs its provable
@@ -1894,6 +1936,13 @@ func scopeOf(b *ir.Buffer) string {
 
 // localLoad returns the value of a register buffer element.
 func (m *machine) localLoad(e *ir.Load) (lanes, string) {
+	var l lanes
+	why := m.localLoadTo(&l, e)
+	return l, why
+}
+
+// localLoadTo is localLoad writing into dst.
+func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 	if len(m.regs) > 0 {
 		m.regsRead(e.Buf)
 	}
@@ -1903,13 +1952,16 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 				m.eval(x)
 			}
 		}
-		return lanes{}, "a register's data" // (read nowhere it matters)
+		*dst = lanes{}
+		return "a register's data" // (read nowhere it matters)
 	}
 	idx, why := m.elemAddr(e.Buf, e.Indices)
 	if why != "" {
-		return idx, why
+		*dst = idx
+		return why
 	}
-	var out lanes
+	*dst = lanes{}
+	out := dst
 	mem := m.local[e.Buf]
 	var b *binding
 	last := int64(-1)
@@ -1923,16 +1975,16 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 		}
 		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
 			if b != nil && b.why != "" {
-				return out, b.why
+				return b.why
 			}
 			if why, ok := m.poison[e.Buf]; ok {
-				return out, why // written by skipped code (taint.go)
+				return why // written by skipped code (taint.go)
 			}
-			return out, m.reason(unknownLocal{e.Buf}, "the value of ", e.Buf.Name, "[...] is not known statically")
+			return m.reason(unknownLocal{e.Buf}, "the value of ", e.Buf.Name, "[...] is not known statically")
 		}
 		out[i] = b.v[i]
 	}
-	return out, ""
+	return ""
 }
 
 // unknownLocal keys the reason of a register buffer element not known
@@ -2000,8 +2052,8 @@ func (m *machine) load(e *ir.Load) {
 		}
 		return
 	}
-	p, why := m.addressOf(e.Buf, e.Indices, false)
-	if why != "" {
+	var p ptr
+	if why := m.addressOfTo(&p, e.Buf, e.Indices, false); why != "" {
 		m.unknown(why)
 		return
 	}
@@ -2009,7 +2061,7 @@ func (m *machine) load(e *ir.Load) {
 	if sc == "global" {
 		k = globalLoad
 	}
-	m.emit(event{k: k, mask: m.mask, width: elemBytes(e.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: e, align: p.align})
+	m.emit(&event{k: k, mask: m.mask, width: elemBytes(e.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: e, align: p.align})
 }
 
 func (m *machine) store(s *ir.Store) {
@@ -2032,8 +2084,8 @@ func (m *machine) store(s *ir.Store) {
 		}
 		return
 	}
-	p, why := m.addressOf(s.Buf, s.Indices, false)
-	if why != "" {
+	var p ptr
+	if why := m.addressOfTo(&p, s.Buf, s.Indices, false); why != "" {
 		m.unknown(why)
 		return
 	}
@@ -2041,13 +2093,13 @@ func (m *machine) store(s *ir.Store) {
 	if sc == "global" {
 		k = globalStore
 	}
-	m.emit(event{k: k, mask: m.mask, width: elemBytes(s.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: s, align: p.align})
+	m.emit(&event{k: k, mask: m.mask, width: elemBytes(s.Buf.Dtype), addr: p.addr, buf: p.buf, view: p.view, node: s, align: p.align})
 }
 
 // access records a load (or store) of n bytes through pointer expression e.
 func (m *machine) access(e ir.Expr, n int64, store bool, node ir.Node) {
-	p, why := m.pointer(e)
-	if why != "" {
+	var p ptr
+	if why := m.pointerTo(&p, e); why != "" {
 		m.unknown(why)
 		return
 	}
@@ -2066,7 +2118,7 @@ func (m *machine) access(e ir.Expr, n int64, store bool, node ir.Node) {
 	}
 	for n > 0 {
 		w := min(n, 16) // tvm_builtin_copy_256b: two uint4 accesses
-		m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
+		m.emit(&event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
 		for i := range p.addr {
 			p.addr[i] += w
 		}
@@ -2236,7 +2288,7 @@ func (m *machine) evaluate(x ir.Expr) {
 			return
 		}
 		m.cpSrc = sp.addr
-		m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
+		m.emit(&event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
 		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
@@ -2250,7 +2302,7 @@ func (m *machine) evaluate(x ir.Expr) {
 		if c.Op == ir.OpStmatrix {
 			k = stmatrix
 		}
-		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
+		m.emit(&event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
 		return
 	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
 		var tm *ir.TensorMap
@@ -2270,7 +2322,7 @@ func (m *machine) evaluate(x ir.Expr) {
 		if c.Op == ir.OpCpAsyncBulkTensorG2CGather4 && len(tm.Box) > 0 {
 			n = n / max(tm.Box[len(tm.Box)-1], 1) * 4
 		}
-		m.emit(event{k: tma, mask: m.mask, node: c, bytes: n})
+		m.emit(&event{k: tma, mask: m.mask, node: c, bytes: n})
 		return
 	case ir.OpPtxStSharedPlain:
 		if len(c.Args) > 0 {
@@ -2433,7 +2485,7 @@ func (m *machine) userOp(c *ir.Call) bool {
 		if toks[0] == "stmatrix" {
 			k = stmatrix
 		}
-		m.emit(event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
+		m.emit(&event{k: k, mask: m.mask, width: num, addr: p.addr, buf: p.buf, view: p.view, node: c})
 		return true
 	case "cp":
 		if len(toks) > 2 && toks[1] == "async" && (toks[2] == "ca" || toks[2] == "cg") && len(c.Args) >= 3 {
@@ -2448,7 +2500,7 @@ func (m *machine) userOp(c *ir.Call) bool {
 				return true
 			}
 			m.cpSrc = sp.addr
-			m.emit(event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
+			m.emit(&event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
 			m.cpRun = true
 			return true
 		}

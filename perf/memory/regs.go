@@ -71,13 +71,13 @@ func (m *machine) regCopy(dst, src ptr, w int64, node ir.Node) bool {
 		if m.redundantPeek(&e) {
 			// reuses an earlier load's registers: that load is read
 			m.regsReadMem(src.buf, src.addr)
-			m.emit(e)
+			m.emit(&e)
 		} else if m.inUnr > 0 && k == sharedLoad {
 			e.rv = v // counted when the nest is merged (flush)
-			m.emit(e)
+			m.emit(&e)
 		} else {
 			lc := &loadCount{fig: m.cur, shared: m.cur.SharedLoad, global: m.cur.GlobalLoad, left: 1}
-			m.emit(e)
+			m.emit(&e)
 			lc.shared = sub(m.cur.SharedLoad, lc.shared)
 			lc.global = subG(m.cur.GlobalLoad, lc.global)
 			v.undo = lc
@@ -354,7 +354,7 @@ func (m *machine) emitAccess(p ptr, w int64, store bool, node ir.Node) {
 	default:
 		return
 	}
-	m.emit(event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
+	m.emit(&event{k: k, mask: m.mask, width: w, addr: p.addr, buf: p.buf, view: p.view, node: node, align: p.align})
 }
 
 // clobberSkipped forgets the register buffers code this warp skips (a
