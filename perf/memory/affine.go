@@ -166,32 +166,47 @@ func pureIndex(e ir.Expr, depth int) bool {
 
 // affineAddr evaluates a compiled offset as elemAddr would.
 func (m *machine) affineAddr(a *affAddr) (lanes, string) {
+	var l lanes
+	why := m.affineAddrTo(&l, a)
+	return l, why
+}
+
+// affineAddrTo is affineAddr writing into out. A group's lane sums are
+// set by its first non-uniform leaf, not zeroed first (1 KB cleared at
+// every address was a tenth of an element-wise kernel's analysis).
+func (m *machine) affineAddrTo(out *lanes, a *affAddr) string {
 	// per dimension group: the lanes of its non-uniform leaves (the
 	// group's uniformity), the sum of its uniform ones
-	var sums [maxAffGroups]lanes
+	sums := &m.affSums
 	var scalar [maxAffGroups]int64
 	var allUni [maxAffGroups]bool
 	for g := range a.groups {
 		allUni[g] = true
 	}
-	var t lanes
+	t := &m.affTerm
 	for _, term := range a.terms {
-		uni, why := m.evalU(&t, term.e)
+		uni, why := m.evalU(t, term.e)
 		if why != "" {
-			return lanes{}, why
+			*out = lanes{}
+			return why
 		}
 		g := term.dim
 		if uni {
 			scalar[g] += term.coef * t[0]
 			continue
 		}
-		allUni[g] = false
 		s := &sums[g]
+		if allUni[g] {
+			allUni[g] = false
+			for i := range 32 {
+				s[i] = term.coef * t[i]
+			}
+			continue
+		}
 		for i := range 32 {
 			s[i] += term.coef * t[i]
 		}
 	}
-	var out lanes
 	first := bits.TrailingZeros32(m.mask | 1<<31)
 	uniform := true
 	for g := range a.groups {
@@ -229,13 +244,14 @@ func (m *machine) affineAddr(a *affAddr) (lanes, string) {
 			out[i] = at(i)
 		}
 	case uniform:
-		return bcast(at(first)), ""
+		*out = bcast(at(first))
 	default:
+		*out = lanes{}
 		for i := range out {
 			if m.mask&(1<<i) != 0 {
 				out[i] = at(i)
 			}
 		}
 	}
-	return out, ""
+	return ""
 }

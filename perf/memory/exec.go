@@ -93,6 +93,9 @@ type machine struct {
 	// loads of element-wise code: reason's interface key was hashed at
 	// every one)
 	loadWhy map[*ir.Buffer]string
+	// affSums and affTerm are affineAddrTo's scratch
+	affSums [maxAffGroups]lanes
+	affTerm lanes
 	divMoved bool
 	assigned map[*ir.Var]bool
 	// unrolled lists the variables of the enclosing unroll loops (a
@@ -1302,18 +1305,28 @@ type runtimeShape struct{ b *ir.Buffer }
 
 // elemAddr is the element offset of b[idx] in b's storage, per lane.
 func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
+	var l lanes
+	why := m.elemAddrTo(&l, b, idx)
+	return l, why
+}
+
+// elemAddrTo is elemAddr writing into out (every lane).
+func (m *machine) elemAddrTo(out *lanes, b *ir.Buffer, idx []ir.Expr) string {
 	if len(idx) != len(b.Shape) {
-		return lanes{}, fmt.Sprintf("%d indices for the rank-%d buffer %s", len(idx), len(b.Shape), b.Name)
+		*out = lanes{}
+		return fmt.Sprintf("%d indices for the rank-%d buffer %s", len(idx), len(b.Shape), b.Name)
 	}
 	if b.RuntimeDim() >= 0 && b.Layout != nil {
-		return lanes{}, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
+		*out = lanes{}
+		return m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 	}
 	if v, ok := m.constElem(b, idx); ok {
-		return bcast(v), "" // every index a constant: one element
+		*out = bcast(v)
+		return "" // every index a constant: one element
 	}
 	if affineAddrs {
 		if a := m.affineOf(b, idx); a.ok {
-			return m.affineAddr(a) // affine.go
+			return m.affineAddrTo(out, a) // affine.go
 		}
 	}
 	var small [4]lanes
@@ -1327,7 +1340,8 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 	for d, x := range idx {
 		// into its slot: no copy of the lane vector
 		if why := m.evalInto(&vals[d], x); why != "" {
-			return vals[d], why
+			*out = vals[d]
+			return why
 		}
 		v := &vals[d]
 		if uniform {
@@ -1339,11 +1353,11 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 			}
 		}
 	}
-	var out lanes
+	*out = lanes{}
 	switch l := b.Layout.(type) {
 	case nil:
 		if b.RuntimeDim() >= 0 {
-			return out, m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
+			return m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 		}
 		stride := int64(1)
 		for d := len(idx) - 1; d >= 0; d-- {
@@ -1352,14 +1366,14 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 			}
 			stride *= b.Shape[d]
 		}
-		return out, ""
+		return ""
 	case *layout.TileLayout:
 		if l.HasThreadAxis() {
-			return out, fmt.Sprintf("buffer %s has thread axes in its layout", b.Name)
+			return fmt.Sprintf("buffer %s has thread axes in its layout", b.Name)
 		}
 	case *layout.ComposeLayout:
 	default:
-		return out, fmt.Sprintf("layout %T", l)
+		return fmt.Sprintf("layout %T", l)
 	}
 	if ln := m.linearOf(b); ln.ok {
 		// a layout that maps coordinates linearly (each dimension one
@@ -1372,7 +1386,8 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 			if ln.swz != nil {
 				v = ln.swz.SwizzleAddr(v)
 			}
-			return bcast(v), ""
+			*out = bcast(v)
+			return ""
 		}
 		for i := range out {
 			if m.mask&(1<<i) == 0 {
@@ -1387,7 +1402,7 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 			}
 			out[i] = v
 		}
-		return out, ""
+		return ""
 	}
 	ap := m.applier(b)
 	if cap(m.coord) < len(idx) {
@@ -1400,7 +1415,8 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		for d := range idx {
 			c[d] = vals[d][first]
 		}
-		return bcast(ap(c)), ""
+		*out = bcast(ap(c))
+		return ""
 	}
 	for i := range out {
 		if m.mask&(1<<i) == 0 {
@@ -1411,7 +1427,7 @@ func (m *machine) elemAddr(b *ir.Buffer, idx []ir.Expr) (lanes, string) {
 		}
 		out[i] = ap(c)
 	}
-	return out, ""
+	return ""
 }
 
 // constElem is the element offset of b[idx] when every index is an
@@ -1704,7 +1720,7 @@ func (m *machine) addressOfTo(p *ptr, buf *ir.Buffer, indices []ir.Expr, flat bo
 			d = m.div(indices[0])
 		}
 	} else {
-		if el, why = m.elemAddr(buf, indices); why != "" {
+		if why = m.elemAddrTo(&el, buf, indices); why != "" {
 			*p = ptr{}
 			return why // no divisibility of an address not known
 		}
@@ -1955,8 +1971,8 @@ func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 		*dst = lanes{}
 		return "a register's data" // (read nowhere it matters)
 	}
-	idx, why := m.elemAddr(e.Buf, e.Indices)
-	if why != "" {
+	var idx lanes
+	if why := m.elemAddrTo(&idx, e.Buf, e.Indices); why != "" {
 		*dst = idx
 		return why
 	}
