@@ -186,6 +186,19 @@ import (
 // garbage collected while the analysis runs. What the goldens spend is
 // 32-lane evaluation spread over 216 kernels (the largest 0.8 ms, the
 // mean 50 us), not a few kernels no proof covers.
+//
+// Measured again (2026-11-26, the very last: lane vectors written into
+// the caller's storage, uniform operands as constants, constant address_of
+// kept, available loads in slices; against da4f8d4 on the 2-core machine,
+// busier than the day before: benchstat's spread was 15-26 %, so the
+// figures here are the steadiest ones). The goldens' kernels, each
+// analysed alone (memory.Analyze, best of 7, summed, 3 interleaved runs):
+// 8.67 -> 7.39 ms (-15 %); their analysis through the cache in one loop,
+// the fastest of 12 runs: 12.1 -> 10.3 ms. The 3,000-line file's
+// perfAll on one goroutine, fastest of 12: 968 -> 900 us (-7 %). In
+// BenchmarkMemoryShare3000 (6 interleaved runs, n.s.) its analysis is
+// 1.42 ms of CPU against a lower of 13.3 ms, +10.6 % (work-cpu 1.17 ms,
+// +8.8 %); the goldens' cold against off +40 % -> +38 % (n.s.).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
