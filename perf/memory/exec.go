@@ -94,8 +94,8 @@ type machine struct {
 	// every one)
 	loadWhy map[*ir.Buffer]string
 	// affSums and affTerm are affineAddrTo's scratch
-	affSums [maxAffGroups]lanes
-	affTerm lanes
+	affSums  [maxAffGroups]lanes
+	affTerm  lanes
 	divMoved bool
 	assigned map[*ir.Var]bool
 	// unrolled lists the variables of the enclosing unroll loops (a
