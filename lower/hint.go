@@ -315,7 +315,7 @@ func knownCallMemory(k *Kernel, d *dispatch.Decision) string {
 		return ""
 	}
 	var lines []string
-	for _, l := range MemoryLines(nil, f) {
+	for _, l := range MemoryLines(nil, nil, f) {
 		if !strings.HasPrefix(l, " ") { // the worst instructions are the hover's
 			lines = append(lines, l)
 		}

@@ -101,11 +101,11 @@ func ExplainMemory(r *Result, opts Options) string {
 			fmt.Fprintf(&b, " case %d/%d", k.CaseIndex, k.CaseCount)
 		}
 		b.WriteByte('\n')
-		writeFigures(&b, r, "total", m.Total)
-		writeFigures(&b, r, "kernel body", m.Body)
+		writeFigures(&b, r, m, "total", m.Total)
+		writeFigures(&b, r, m, "kernel body", m.Body)
 		for _, d := range k.Calls {
 			line, col := r.File.Position(d.Call.Span.Start)
-			writeFigures(&b, r, fmt.Sprintf("%d:%d Tx.%s.%s", line, col, d.Call.Scope, d.Call.Op), m.Calls[d.Call])
+			writeFigures(&b, r, m, fmt.Sprintf("%d:%d Tx.%s.%s", line, col, d.Call.Scope, d.Call.Op), m.Calls[d.Call])
 		}
 	}
 	ds, fixes := PerfReport(r, opts)
@@ -122,7 +122,7 @@ func ExplainMemory(r *Result, opts Options) string {
 	return b.String()
 }
 
-func writeFigures(b *strings.Builder, r *Result, title string, f *memory.Figures) {
+func writeFigures(b *strings.Builder, r *Result, m *memory.Kernel, title string, f *memory.Figures) {
 	if f == nil {
 		return
 	}
@@ -135,7 +135,7 @@ func writeFigures(b *strings.Builder, r *Result, title string, f *memory.Figures
 		fmt.Fprintf(b, "    unknown: %s\n", f.Unknown)
 		return
 	}
-	for _, s := range MemoryLines(r, f) {
+	for _, s := range MemoryLines(r, m, f) {
 		b.WriteString("    " + s + "\n")
 	}
 }
@@ -143,8 +143,10 @@ func writeFigures(b *strings.Builder, r *Result, title string, f *memory.Figures
 // MemoryLines are the figures of f as text lines, zero kinds left out:
 // each shared kind with its wavefronts against the ideal, each global
 // kind with its sectors against the ideal, the asynchronous copies, and
-// the worst shared and global instructions with the colliding threads.
-func MemoryLines(r *Result, f *memory.Figures) []string {
+// the worst shared and global instructions with the colliding threads,
+// at their positions in r (none when r is nil) that m, the kernel's
+// figures f belong to, gives (memory.Kernel.Where).
+func MemoryLines(r *Result, m *memory.Kernel, f *memory.Figures) []string {
 	var out []string
 	shared := func(name string, s memory.Shared, withInstr bool) {
 		if s.Instructions == 0 && s.Wavefronts == 0 {
@@ -179,7 +181,7 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 		out = append(out, fmt.Sprintf("tma: %s, %d bytes", plural(a.Instructions, "instruction"), a.Bytes))
 	}
 	if w := f.Worst; w != nil {
-		out = append(out, "worst shared: "+instrText(r, w, "wavefront"))
+		out = append(out, "worst shared: "+instrText(r, m, w, "wavefront"))
 		bs := BanksText(w.Banks)
 		if len(bs) > maxBankLines {
 			bs = append(bs[:maxBankLines:maxBankLines], fmt.Sprintf("... %d more", len(bs)-maxBankLines))
@@ -189,7 +191,7 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 		}
 	}
 	if w := f.WorstGlobal; w != nil {
-		out = append(out, "worst global: "+instrText(r, w, "sector"))
+		out = append(out, "worst global: "+instrText(r, m, w, "sector"))
 	}
 	return out
 }
@@ -197,10 +199,10 @@ func MemoryLines(r *Result, f *memory.Figures) []string {
 // maxBankLines bounds the bank lines of a worst instruction.
 const maxBankLines = 4
 
-func instrText(r *Result, w *memory.Instruction, unit string) string {
+func instrText(r *Result, m *memory.Kernel, w *memory.Instruction, unit string) string {
 	at := ""
-	if r != nil && w.Span.IsValid() {
-		line, col := r.File.Position(w.Span.Start)
+	if span, _ := m.Where(w); r != nil && span.IsValid() {
+		line, col := r.File.Position(span.Start)
 		at = fmt.Sprintf(" at %d:%d", line, col)
 	}
 	return fmt.Sprintf("%s of %s (%d bytes/thread)%s, CTA %d warp %d: %s (ideal %d)", w.Kind, w.Buf, w.Width, at, w.CTA, w.Warp, plural(w.Wavefronts, unit), w.Ideal)
@@ -291,7 +293,7 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 		fmt.Fprintf(&b, "_unknown: %s_\n", f.Unknown)
 		return b.String()
 	}
-	lines := MemoryLines(nil, f)
+	lines := MemoryLines(nil, nil, f)
 	if len(lines) == 0 {
 		if f.Elided != "" {
 			fmt.Fprintf(&b, "_no shared or global memory traffic: %s_\n", f.Elided)

@@ -12,8 +12,9 @@ import (
 )
 
 // figuresText prints every exported fact of f (the worst and first
-// instructions with their banks and lanes included).
-func figuresText(f *memory.Figures) string {
+// instructions with their banks and lanes included, each placed by m:
+// memory.Kernel.Where).
+func figuresText(m *memory.Kernel, f *memory.Figures) string {
 	if f == nil {
 		return "nil"
 	}
@@ -21,7 +22,8 @@ func figuresText(f *memory.Figures) string {
 		if in == nil {
 			return "nil"
 		}
-		return fmt.Sprintf("%s %d %s %v %d/%d cta %d warp %d banks %v lanes %v", in.Kind, in.Width, in.Buf, in.Span, in.Wavefronts,
+		span, buf := m.Where(in)
+		return fmt.Sprintf("%s %d %s %v %p %d/%d cta %d warp %d banks %v lanes %v", in.Kind, in.Width, in.Buf, span, buf, in.Wavefronts,
 			in.Ideal, in.CTA, in.Warp, in.Banks, in.Lanes)
 	}
 	return fmt.Sprintf("%s %+v %+v %+v %+v %+v %+v %+v %+v %q ctas %d scaled %v\n worst %s\n global %s\n first %s",
@@ -31,11 +33,11 @@ func figuresText(f *memory.Figures) string {
 
 func kernelFiguresText(k *memory.Kernel, r *Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "total %s\nbody %s\n", figuresText(k.Total), figuresText(k.Body))
+	fmt.Fprintf(&b, "total %s\nbody %s\n", figuresText(k, k.Total), figuresText(k, k.Body))
 	for _, kk := range r.Kernels {
 		for _, d := range kk.Calls {
 			if f, ok := k.Calls[d.Call]; ok {
-				fmt.Fprintf(&b, "call %v %s\n", d.Call.Span, figuresText(f))
+				fmt.Fprintf(&b, "call %v %s\n", d.Call.Span, figuresText(k, f))
 			}
 		}
 	}

@@ -315,7 +315,7 @@ func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos)
 	if shared, _ := fig.ExceedsIdeal(); !shared || fig.Worst == nil {
 		return nil
 	}
-	b := fig.Worst.Buffer
+	_, b := k.Memory().Where(fig.Worst)
 	if b == nil || b.Kind != ir.AllocBuffer || !strings.HasPrefix(b.Scope, "shared") || !b.Span.IsValid() {
 		return nil
 	}

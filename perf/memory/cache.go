@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -19,9 +20,11 @@ import (
 // buffer shape, type, scope and layout, in order) and the launch, so that a
 // kernel analysed again after an edit that did not change its lowering
 // (the language server re-analyses the edited def at every keystroke),
-// and each copy of a kernel a file repeats, is simulated once. Positions
-// (Instruction.Span, the buffers) are those of the kernel asked about:
-// the cache keeps them as ordinals of the key's walk. The whole encoding
+// and each copy of a kernel a file repeats, is simulated once. A kernel
+// restored from the cache gets the entry's figures themselves, shared;
+// Kernel.Where places their instructions (the access, the buffer) in the
+// kernel asked about, from ordinals of the key's walk that the entry
+// keeps. The whole encoding
 // is the map key (Go hashes it and compares it byte for byte), so two
 // kernels share an entry only when their encodings are equal: no hash
 // collision can give a kernel another's figures.
@@ -218,9 +221,10 @@ var cache = struct {
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
 	body, total *Figures
-	// nFigs counts the figures that hold an instruction, nIns the
-	// distinct instructions (what a restore copies).
-	nFigs, nIns int
+	// ins are the instructions the figures name, each with its ord
+	// (its index here plus one) and its access's and buffer's ordinals
+	// in the key (what a restored kernel's Where resolves).
+	ins []*Instruction
 }
 
 // Cached is Analyze with the content cache.
@@ -275,19 +279,22 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 		}()
 	}
 	if e != nil && len(e.calls) == len(calls) {
-		// The figures without instructions are the cached ones, shared
-		// (nothing writes restored figures); the others are copied, in
-		// one allocation, their instructions (one copy of each, shared
-		// by the figures that share it, as in the analysis: a kernel's
-		// total names one of its calls' instructions) in another.
-		figs := make([]Figures, e.nFigs)
-		var done [8]struct{ from, to *Instruction }
-		r := restorer{k: k, figs: figs, ins: make([]Instruction, 0, e.nIns), done: done[:0]}
-		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls))}
-		out.Body = r.figures(e.body)
-		out.Total = r.figures(e.total)
+		// The figures are the entry's, shared (nothing writes restored
+		// figures); only where each instruction is in this kernel is
+		// its own (Kernel.Where).
+		out := &Kernel{Calls: make(map[*ir.TileCall]*Figures, len(calls)), Body: e.body, Total: e.total, locs: make([]instrLoc, len(e.ins))}
+		for i, in := range e.ins {
+			l := &out.locs[i]
+			if in.nodeOrd >= 0 && in.nodeOrd < len(k.nodes) {
+				l.node = k.nodes[in.nodeOrd]
+				l.span = l.node.Pos()
+			}
+			if in.bufOrd >= 0 && in.bufOrd < len(k.bufs) {
+				l.buf = k.bufs[in.bufOrd]
+			}
+		}
 		for i, c := range calls {
-			out.Calls[c] = r.figures(e.calls[i])
+			out.Calls[c] = e.calls[i]
 		}
 		return out, true
 	}
@@ -300,7 +307,9 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	for _, c := range calls {
 		e.calls = append(e.calls, kp.keep(res.Calls[c]))
 	}
-	e.nFigs, e.nIns = kp.nFigs, len(kp.ins)
+	for _, p := range kp.ins {
+		e.ins = append(e.ins, p.to)
+	}
 	cache.Lock()
 	if _, ok := cache.m[string(k.b)]; !ok {
 		key := string(k.b)
@@ -318,9 +327,8 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 // keeper turns figures into the cache's form; ins maps each instruction
 // kept to its copy, so that figures sharing one share its copy.
 type keeper struct {
-	k     *keyer
-	ins   []struct{ from, to *Instruction }
-	nFigs int // figures kept with an instruction
+	k   *keyer
+	ins []struct{ from, to *Instruction }
 }
 
 // keep returns f with its instructions' nodes and buffers as ordinals.
@@ -330,14 +338,7 @@ func (kp *keeper) keep(f *Figures) *Figures {
 	}
 	c := *f
 	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = kp.instr(f.Worst), kp.instr(f.WorstGlobal), kp.instr(f.FirstShared), kp.instr(f.Misaligned)
-	if hasInstr(&c) {
-		kp.nFigs++
-	}
 	return &c
-}
-
-func hasInstr(f *Figures) bool {
-	return f.Worst != nil || f.WorstGlobal != nil || f.FirstShared != nil || f.Misaligned != nil
 }
 
 func (kp *keeper) instr(in *Instruction) *Instruction {
@@ -357,57 +358,10 @@ func (kp *keeper) instr(in *Instruction) *Instruction {
 	if i := kp.k.bufIndex(in.Buffer); i >= 0 {
 		c.bufOrd = i
 	}
-	c.node, c.Buffer = nil, nil
+	c.node, c.Buffer, c.Span = nil, nil, source.NoSpan // (placed by Kernel.Where)
+	c.ord = int32(len(kp.ins) + 1)
 	kp.ins = append(kp.ins, struct{ from, to *Instruction }{in, &c})
 	return &c
-}
-
-// restorer gives cached figures the nodes and buffers of the kernel
-// keyed (k): figs and ins are where the copies go (their capacities
-// suffice); done maps each cached instruction to its copy.
-type restorer struct {
-	k    *keyer
-	figs []Figures
-	ins  []Instruction
-	done []struct{ from, to *Instruction }
-}
-
-// figures returns f restored: f itself when it holds no instruction (a
-// cached figure is never written), else a copy; nil for a nil f.
-func (r *restorer) figures(f *Figures) *Figures {
-	if f == nil {
-		return nil
-	}
-	if !hasInstr(f) || len(r.figs) == 0 {
-		return f
-	}
-	dst := &r.figs[0]
-	r.figs = r.figs[1:]
-	*dst = *f
-	dst.Worst, dst.WorstGlobal, dst.FirstShared, dst.Misaligned = r.instr(f.Worst), r.instr(f.WorstGlobal), r.instr(f.FirstShared), r.instr(f.Misaligned)
-	return dst
-}
-
-func (r *restorer) instr(p *Instruction) *Instruction {
-	if p == nil {
-		return nil
-	}
-	for _, d := range r.done {
-		if d.from == p {
-			return d.to
-		}
-	}
-	r.ins = append(r.ins, *p)
-	c := &r.ins[len(r.ins)-1]
-	if p.nodeOrd >= 0 && p.nodeOrd < len(r.k.nodes) {
-		c.node = r.k.nodes[p.nodeOrd]
-		c.Span = c.node.Pos()
-	}
-	if p.bufOrd >= 0 && p.bufOrd < len(r.k.bufs) {
-		c.Buffer = r.k.bufs[p.bufOrd]
-	}
-	r.done = append(r.done, struct{ from, to *Instruction }{p, c})
-	return c
 }
 
 // keyer hashes lowered code; it numbers variables, buffers and memory

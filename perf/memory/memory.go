@@ -196,16 +196,20 @@ type Instruction struct {
 	Width int64  // bytes per lane (16 for ldmatrix rows)
 	Buf   string // the buffer's name
 	// Buffer is the buffer (the allocation or parameter whose storage
-	// the access reads or writes).
+	// the access reads or writes) and Span the access; nil and
+	// source.NoSpan in figures restored from the content cache, which
+	// Kernel.Where places in their kernel.
 	Buffer *ir.Buffer
 	Span   source.Span
 	// Wavefronts and Ideal (sectors and ideal sectors for global).
 	Wavefronts, Ideal int64
 	CTA, Warp         int64
 	// node is the access (for Cached), nodeOrd and bufOrd its and the
-	// buffer's ordinals in a cached entry.
+	// buffer's ordinals in a cached entry, ord its index in the entry's
+	// instructions plus one (0: not a cached instruction; Kernel.Where).
 	node            ir.Node
 	nodeOrd, bufOrd int
+	ord             int32
 	// Banks lists, for a shared instruction, the most loaded banks (the
 	// ones that needed Wavefronts words in one group), in bank order.
 	Banks []BankUse
@@ -246,6 +250,33 @@ type Kernel struct {
 	// steps is the statements and events the machine executed or
 	// skipped as translations (tests); work the statements it executed.
 	steps, work int64
+	// locs places the cache entry's instructions in this kernel (Where)
+	// when the figures were restored from the content cache.
+	locs []instrLoc
+}
+
+// instrLoc is where a cached instruction is in one kernel.
+type instrLoc struct {
+	span source.Span
+	buf  *ir.Buffer
+	node ir.Node
+}
+
+// Where is the position of in's access and the buffer it reads or writes
+// in k's code. Use it, not in.Span and in.Buffer: the figures of a kernel
+// restored from the content cache are the cache entry's, shared by every
+// kernel with the same code, and their instructions are placed in each
+// kernel by Where (copying them for every repeated kernel was a third of
+// the analysis of the 3,000-line file, with the collections it caused).
+func (k *Kernel) Where(in *Instruction) (source.Span, *ir.Buffer) {
+	if in == nil {
+		return source.Span{}, nil
+	}
+	if in.ord > 0 && k != nil && int(in.ord) <= len(k.locs) {
+		l := &k.locs[in.ord-1]
+		return l.span, l.buf
+	}
+	return in.Span, in.Buffer
 }
 
 // ExceedsIdeal reports whether the figures warrant a performance warning:

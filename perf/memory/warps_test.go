@@ -10,7 +10,9 @@ import (
 	"github.com/tilels/tilels/perf/memory"
 )
 
-func figText(f *memory.Figures) string {
+// figText prints f's facts, its instructions placed by m (Where: the
+// figures of a kernel restored from the cache are the entry's).
+func figText(m *memory.Kernel, f *memory.Figures) string {
 	if f == nil {
 		return "nil"
 	}
@@ -18,7 +20,8 @@ func figText(f *memory.Figures) string {
 		if i == nil {
 			return "nil"
 		}
-		return fmt.Sprintf("%s %d %s %v %d/%d cta %d warp %d banks %v lanes %v", i.Kind, i.Width, i.Buf, i.Span, i.Wavefronts, i.Ideal,
+		span, buf := m.Where(i)
+		return fmt.Sprintf("%s %d %s %v %p %d/%d cta %d warp %d banks %v lanes %v", i.Kind, i.Width, i.Buf, span, buf, i.Wavefronts, i.Ideal,
 			i.CTA, i.Warp, i.Banks, i.Lanes)
 	}
 	return fmt.Sprintf("%+v %+v %+v %+v %+v %+v %+v %+v %q %d %v | %s | %s | %s", f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix,
@@ -27,9 +30,9 @@ func figText(f *memory.Figures) string {
 
 func kernelText(m *memory.Kernel, k *lower.Kernel) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "total %s\nbody %s\n", figText(m.Total), figText(m.Body))
+	fmt.Fprintf(&b, "total %s\nbody %s\n", figText(m, m.Total), figText(m, m.Body))
 	for _, d := range k.Calls {
-		fmt.Fprintf(&b, "call %v %s\n", d.Call.Span, figText(m.Calls[d.Call]))
+		fmt.Fprintf(&b, "call %v %s\n", d.Call.Span, figText(m, m.Calls[d.Call]))
 	}
 	return b.String()
 }
