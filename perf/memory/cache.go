@@ -618,6 +618,10 @@ func (k *keyer) tile(t *layout.TileLayout) {
 	}
 	k.iters(t.Shard)
 	k.iters(t.Replica)
+	if len(t.Offset) == 0 {
+		k.int(0) // (no map iteration for the common case)
+		return
+	}
 	// the offsets in axis-name order
 	type off struct {
 		name string
