@@ -331,10 +331,16 @@ type keeper struct {
 	ins []struct{ from, to *Instruction }
 }
 
-// keep returns f with its instructions' nodes and buffers as ordinals.
+// keep returns f with its instructions' nodes and buffers as ordinals:
+// f itself when it names no instruction (the analysis's figures are not
+// written once returned, and the kernel that computed them shares them
+// with the entry), else a copy.
 func (kp *keeper) keep(f *Figures) *Figures {
 	if f == nil {
 		return nil
+	}
+	if f.Worst == nil && f.WorstGlobal == nil && f.FirstShared == nil && f.Misaligned == nil {
+		return f
 	}
 	c := *f
 	c.Worst, c.WorstGlobal, c.FirstShared, c.Misaligned = kp.instr(f.Worst), kp.instr(f.WorstGlobal), kp.instr(f.FirstShared), kp.instr(f.Misaligned)

@@ -116,7 +116,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 						continue
 					}
 					if w < r.start+r.period {
-						before, s0 := m.snapshot(), m.steps
+						before, s0 := m.snapshotInto(m.warpSnap), m.steps
 						lazy := r.lazy && !e.tried
 						switch {
 						case lazy:
@@ -128,6 +128,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 						hulls := m.apart
 						m.apart = nil
 						e.deltas[res], e.steps[res] = m.since(before), m.steps-s0
+						m.warpSnap = before[:0] // (counters only: no pointers kept)
 						ok := true
 						switch {
 						case lazy:
@@ -316,6 +317,7 @@ func putMachine(m *machine) {
 	clear(m.divs)
 	clear(m.cptrs[0])
 	clear(m.cptrs[1])
+	clear(m.cptrVals)
 	clear(m.loadWhy)
 	clear(m.assigned)
 	clear(m.unrolled)
@@ -354,7 +356,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs, loadWhy: m.loadWhy}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}

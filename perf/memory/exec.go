@@ -88,7 +88,8 @@ type machine struct {
 	divs map[ir.Expr]divFolded
 	// cptrs keeps the constant address_of pointers (addressOfNode),
 	// without and with their alignment (needAlign)
-	cptrs [2]map[*ir.AddressOf]ptr
+	cptrs    [2]map[*ir.AddressOf]int32 // (indices into cptrVals)
+	cptrVals []ptr
 	// loadWhy keeps the reason of a shared or global load's value (the
 	// loads of element-wise code: reason's interface key was hashed at
 	// every one)
@@ -149,8 +150,10 @@ type machine struct {
 	// the next iteration; recFree keeps recBufs for the next loop
 	stateLater bool
 	recFree    []*recBuf
-	// snapBuf and deltaBuf are loops.go's scratch for counters
+	// snapBuf and deltaBuf are loops.go's scratch for counters,
+	// warpSnap AnalyzeWithin's for a run's first warps
 	snapBuf    [2]snap
+	warpSnap   snap
 	deltaBuf   []figDelta
 	delta0Buf  []figDelta
 	chunks     []chunk
@@ -1654,16 +1657,17 @@ func (m *machine) addressOfNode(p *ptr, e *ir.AddressOf) string {
 		return m.addressOfTo(p, e.Buf, e.Indices, e.FlatIndex)
 	}
 	i := b2i(m.needAlign(e.Buf))
-	if c, ok := m.cptrs[i][e]; ok {
-		*p = c
+	if j, ok := m.cptrs[i][e]; ok {
+		*p = m.cptrVals[j]
 		return ""
 	}
 	why := m.addressOfTo(p, e.Buf, e.Indices, e.FlatIndex)
 	if why == "" {
 		if m.cptrs[i] == nil {
-			m.cptrs[i] = map[*ir.AddressOf]ptr{}
+			m.cptrs[i] = map[*ir.AddressOf]int32{}
 		}
-		m.cptrs[i][e] = *p
+		m.cptrs[i][e] = int32(len(m.cptrVals))
+		m.cptrVals = append(m.cptrVals, *p)
 	}
 	return why
 }
