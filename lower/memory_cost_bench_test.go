@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -297,5 +298,76 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 		b.ReportMetric(float64(over10), "files-over-10pct/op")
 		b.ReportMetric(float64(over100), "files-over-100pct/op")
 		b.ReportMetric(100*float64(analyses)/float64(max(lowers, 1)), "pct-total/op")
+	}
+}
+
+// BenchmarkMemoryShareBest is the issue's ratio measured so that a
+// machine shared with other jobs disturbs it least: each iteration
+// lowers a file set and computes its kernels' figures and warnings (fresh
+// records, an empty content cache, perfAll) three times, alternately,
+// and the benchmark keeps the fastest of each part over all its
+// iterations, in CPU time, each part started after a collection (so that
+// the other part's garbage is not collected in its time). It reports, for the 3,000-line file and for
+// the golden programs, pct-<set> (the fastest analysis over the fastest
+// lower, in percent) and the two times (lower-<set>-ms,
+// analysis-<set>-ms). The fastest passes are mostly those no garbage
+// collection fell into: the medians of BenchmarkMemoryShare3000 and
+// BenchmarkAnalyzeMemoryGoldens count the collections, and spread by
+// 15-50 % on a busy machine.
+func BenchmarkMemoryShareBest(b *testing.B) {
+	type set struct {
+		name   string
+		files  []*source.File
+		all    []*Kernel
+		lo, an time.Duration
+	}
+	var goldens []*source.File
+	paths, _ := filepath.Glob("testdata/*.txtar")
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := ar.Get("options"); ok {
+			continue
+		}
+		if src, ok := ar.Get("kernel.py"); ok {
+			goldens = append(goldens, source.NewFile(filepath.Base(p)+"/kernel.py", src))
+		}
+	}
+	sets := []*set{{name: "3000", files: []*source.File{source.NewFile("big.py", bigFile(b, 3000))}}, {name: "goldens", files: goldens}}
+	for _, s := range sets {
+		for _, f := range s.files {
+			s.all = append(s.all, Analyze(f, Options{}).Kernels...)
+		}
+		s.lo, s.an = time.Duration(1<<62), time.Duration(1<<62)
+	}
+	for b.Loop() {
+		for _, s := range sets {
+			ks := make([]*Kernel, len(s.all))
+			for range 3 {
+				runtime.GC() // (no collection of the other part's garbage in this one's time)
+				c0 := processCPU()
+				for _, f := range s.files {
+					Analyze(f, Options{})
+				}
+				s.lo = min(s.lo, processCPU()-c0)
+				for i, k := range s.all {
+					c := *k
+					c.mem = &memCell{}
+					ks[i] = &c
+				}
+				memory.ResetCache()
+				runtime.GC()
+				c0 = processCPU()
+				perfAll(ks)
+				s.an = min(s.an, processCPU()-c0)
+			}
+		}
+	}
+	for _, s := range sets {
+		b.ReportMetric(100*float64(s.an)/float64(max(s.lo, 1)), "pct-"+s.name)
+		b.ReportMetric(float64(s.lo)/float64(time.Millisecond), "lower-"+s.name+"-ms")
+		b.ReportMetric(float64(s.an)/float64(time.Millisecond), "analysis-"+s.name+"-ms")
 	}
 }
