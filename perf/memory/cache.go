@@ -191,17 +191,27 @@ import (
 // mean 50 us), not a few kernels no proof covers.
 //
 // Measured again (2026-11-26, the very last: lane vectors written into
-// the caller's storage, uniform operands as constants, constant address_of
-// kept, available loads in slices; against da4f8d4 on the 2-core machine,
-// busier than the day before: benchstat's spread was 15-26 %, so the
-// figures here are the steadiest ones). The goldens' kernels, each
-// analysed alone (memory.Analyze, best of 7, summed, 3 interleaved runs):
-// 8.67 -> 7.39 ms (-15 %); their analysis through the cache in one loop,
-// the fastest of 12 runs: 12.1 -> 10.3 ms. The 3,000-line file's
-// perfAll on one goroutine, fastest of 12: 968 -> 900 us (-7 %). In
-// BenchmarkMemoryShare3000 (6 interleaved runs, n.s.) its analysis is
-// 1.42 ms of CPU against a lower of 13.3 ms, +10.6 % (work-cpu 1.17 ms,
-// +8.8 %); the goldens' cold against off +40 % -> +38 % (n.s.).
+// the caller's storage, uniform operands as constants, constant
+// address_of kept, available loads in slices, restored figures shared and
+// placed by Kernel.Where; against da4f8d4 on the 2-core machine, whose
+// medians spread by 13-58 % that day, so the fastest passes are the
+// figures). The goldens' kernels, each analysed alone (memory.Analyze,
+// best of 7, summed, 3 interleaved runs): 8.70 -> 7.18 ms (-17 %). The
+// 3,000-line file's perfAll on one goroutine, fastest of 15 passes, 3
+// interleaved runs: 863 -> 700 us (-19 %); its cache hits alone 320 ->
+// 230 us and 286 -> 52 KB. BenchmarkMemoryShareBest (each part started
+// after a collection, fastest of 90 alternated passes, 3 runs): the
+// goldens' analysis over their lower 11.4-13.6 % -> 9.3-11.5 %, the
+// 3,000-line file's 11.0-15.7 % -> 7.3-11.1 %. The medians with the
+// collections (6 interleaved runs, n.s.): BenchmarkMemoryShare3000's
+// analysis 1.48 -> 1.33 ms against a lower of 13.5-14.1 ms (+9.4 %;
+// work-cpu 1.10 ms, +7.8 %); the goldens' cold against off +38 % -> +34 %.
+// The gap between the goldens' +34 % and their 10 % of fastest passes is
+// not the analysis's arithmetic: with GOGC=400 cold against off is still
+// +28-36 %, and it is the same on one goroutine; what is left is the
+// collections and caches the analysis shares with the lower when each
+// file's analysis follows its lower. The corpus (MemoryShareDir, 2 runs):
+// 250 -> 217 ms against a lower of 4.3 s, +5.0 %.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
