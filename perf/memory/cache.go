@@ -207,10 +207,10 @@ import (
 // analysis 1.48 -> 1.33 ms against a lower of 13.5-14.1 ms (+9.4 %;
 // work-cpu 1.10 ms, +7.8 %); the goldens' cold against off +38 % -> +34 %.
 // The gap between the goldens' +34 % and their 10 % of fastest passes is
-// not the analysis's arithmetic: with GOGC=400 cold against off is still
-// +28-36 %, and it is the same on one goroutine; what is left is the
-// collections and caches the analysis shares with the lower when each
-// file's analysis follows its lower. The corpus (MemoryShareDir, 2 runs):
+// not explained yet: it is not perfAll's goroutines (one goroutine gives
+// the same), and with GOGC=400 cold against off is still +28-36 %; the
+// fastest passes run every file's analysis after every file's lower,
+// mode=cold each file's right after its own. The corpus (MemoryShareDir, 2 runs):
 // 250 -> 217 ms against a lower of 4.3 s, +5.0 %.
 
 // maxCached bounds the cache (entries, first in first out).
