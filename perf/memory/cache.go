@@ -209,10 +209,11 @@ import (
 // The gap between the goldens' +34 % and their 10 % of fastest passes is
 // the collector, not the analysis's arithmetic nor perfAll's goroutines
 // (one goroutine gives the same): the goldens' lowers leave 0.86 MB live,
-// so the collector runs at its 4 MB floor, about fourteen times per pass
-// of 56 MB, and each collection also marks what the analysis keeps (the
-// cache's entries, the spare machines' scratch: +1.6 MB live after a pass
-// of analyses, 0.6 MB of it with pointers). The lowers alone, run again
+// so the collector's goal is its 4 MB floor and it runs every 3.1 MB of
+// a pass's 56 MB; what the analysis keeps (the cache's entries, the spare
+// machines' scratch: +1.6 MB live after a pass of analyses, 0.6 MB of it
+// with pointers) makes each collection mark more and come sooner (every
+// 2.4 MB, the goal then being twice the live heap). The lowers alone, run again
 // after a pass of analyses, took 7-9 ms more (of 78-82) in 3 of 3 runs;
 // without spare machines they did not, but the analyses then remade
 // their scratch, and mode=cold was no faster. A process with more live
