@@ -205,20 +205,20 @@ import (
 // 3,000-line file's 11.0-15.7 % -> 7.3-11.1 %. The medians with the
 // collections (6 interleaved runs, n.s.): BenchmarkMemoryShare3000's
 // analysis 1.48 -> 1.33 ms against a lower of 13.5-14.1 ms (+9.4 %;
-// work-cpu 1.10 ms, +7.8 %); the goldens' cold against off +38 % -> +34 %.
-// The gap between the goldens' +34 % and their 10 % of fastest passes is
+// work-cpu 1.10 ms, +7.8 %); the goldens' cold against off +38 % -> +34 %;
+// the corpus (MemoryShareDir, 2 runs) 250 -> 217 ms against a lower of
+// 4.3 s, +5.0 %. The gap between the goldens' +34 % and their 10 % of fastest passes is
 // the collector, not the analysis's arithmetic nor perfAll's goroutines
 // (one goroutine gives the same): the goldens' lowers leave 0.86 MB live,
 // so the collector's goal is its 4 MB floor and it runs every 3.1 MB of
 // a pass's 56 MB; what the analysis keeps (the cache's entries, the spare
 // machines' scratch: +1.6 MB live after a pass of analyses, 0.6 MB of it
 // with pointers) makes each collection mark more and come sooner (every
-// 2.4 MB, the goal then being twice the live heap). The lowers alone, run again
-// after a pass of analyses, took 7-9 ms more (of 78-82) in 3 of 3 runs;
+// 2.4 MB, the goal then being twice the live heap). The lowers alone,
+// run again after a pass of analyses, took 7-9 ms more (of 78-82) in 3 of 3 runs;
 // without spare machines they did not, but the analyses then remade
 // their scratch, and mode=cold was no faster. A process with more live
-// heap (the language server's open files) collects far less often. The corpus (MemoryShareDir, 2 runs):
-// 250 -> 217 ms against a lower of 4.3 s, +5.0 %.
+// heap (the language server's open files) collects far less often.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
