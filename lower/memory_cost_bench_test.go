@@ -40,26 +40,10 @@ func (c cpuClock) report(b *testing.B) {
 // files, nearly every kernel here is distinct, so the content cache
 // saves nothing and every kernel is simulated.
 func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
-	paths, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		b.Fatalf("no golden files: %v", err)
-	}
-	var files []*source.File
+	files := goldenFiles(b)
 	size := 0
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, ok := ar.Get("options"); ok {
-			continue // lowered with options of their own
-		}
-		src, ok := ar.Get("kernel.py")
-		if !ok {
-			continue
-		}
-		files = append(files, source.NewFile(filepath.Base(p)+"/kernel.py", src))
-		size += len(src)
+	for _, f := range files {
+		size += len(f.Src)
 	}
 	for _, mode := range []string{"off", "cold"} {
 		b.Run("mode="+mode, func(b *testing.B) {
@@ -80,6 +64,29 @@ func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
 			cpu.report(b)
 		})
 	}
+}
+
+// goldenFiles reads the golden programs lowered with the default options
+// (testdata/*.txtar without an options section), each as its own file.
+func goldenFiles(b *testing.B) []*source.File {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("no golden files: %v", err)
+	}
+	var files []*source.File
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := ar.Get("options"); ok {
+			continue // lowered with options of their own
+		}
+		if src, ok := ar.Get("kernel.py"); ok {
+			files = append(files, source.NewFile(filepath.Base(p)+"/kernel.py", src))
+		}
+	}
+	return files
 }
 
 // BenchmarkAnalyzeMemoryDir is BenchmarkAnalyzeMemoryGoldens's pair on
@@ -246,20 +253,8 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 	if dir := os.Getenv("TILELS_BENCH_DIR"); dir != "" {
 		files, opts, _ = benchDir(b, dir)
 	} else {
-		paths, _ := filepath.Glob("testdata/*.txtar")
-		for _, p := range paths {
-			ar, err := txtar.ParseFile(p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, ok := ar.Get("options"); ok {
-				continue
-			}
-			if src, ok := ar.Get("kernel.py"); ok {
-				files = append(files, source.NewFile(filepath.Base(p)+"/kernel.py", src))
-				opts = append(opts, Options{})
-			}
-		}
+		files = goldenFiles(b)
+		opts = make([]Options, len(files))
 	}
 	for b.Loop() {
 		var pcts []float64
@@ -321,21 +316,7 @@ func BenchmarkMemoryShareBest(b *testing.B) {
 		all    []*Kernel
 		lo, an time.Duration
 	}
-	var goldens []*source.File
-	paths, _ := filepath.Glob("testdata/*.txtar")
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, ok := ar.Get("options"); ok {
-			continue
-		}
-		if src, ok := ar.Get("kernel.py"); ok {
-			goldens = append(goldens, source.NewFile(filepath.Base(p)+"/kernel.py", src))
-		}
-	}
-	sets := []*set{{name: "3000", files: []*source.File{source.NewFile("big.py", bigFile(b, 3000))}}, {name: "goldens", files: goldens}}
+	sets := []*set{{name: "3000", files: []*source.File{source.NewFile("big.py", bigFile(b, 3000))}}, {name: "goldens", files: goldenFiles(b)}}
 	for _, s := range sets {
 		for _, f := range s.files {
 			s.all = append(s.all, Analyze(f, Options{}).Kernels...)
