@@ -95,3 +95,38 @@ func TestMemoryPathsAgree(t *testing.T) {
 		t.Fatal("no kernel analysed")
 	}
 }
+
+// TestExplainMemoryRepeated checks that a kernel restored from the
+// content cache (the second of two identical kernels) is explained at its
+// own positions: memory.Kernel.Where places the shared figures'
+// instructions in it.
+func TestExplainMemoryRepeated(t *testing.T) {
+	one := `@T.prim_func
+def K(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "uint32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    S_s = T.alloc_buffer((32 * 33,), "uint32", scope="shared")
+    v = T.alloc_buffer((1,), "uint32", scope="local")
+    T.ptx.ld.shared.u32(v[0], S_s.ptr_to([tid * 32]))
+    A[tid] = v[0]
+`
+	src := "from tvm.script import tirx as T\n\n\n" + strings.Replace(one, "def K(", "def first(", 1) + "\n\n" +
+		strings.Replace(one, "def K(", "def second(", 1)
+	memory.ResetCache()
+	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
+	if len(res.Kernels) != 2 {
+		t.Fatalf("%d kernels: %v", len(res.Kernels), res.Diags)
+	}
+	out := ExplainMemory(res, Options{})
+	// the loads are on lines 12 and 24 (column 5)
+	for _, want := range []string{"of S_s (4 bytes/thread) at 12:5,", "of S_s (4 bytes/thread) at 24:5,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "worst shared:") < 2 {
+		t.Errorf("the worst instruction of each kernel is not explained:\n%s", out)
+	}
+}
