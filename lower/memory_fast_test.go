@@ -130,3 +130,39 @@ def K(A_ptr: T.handle):
 		t.Errorf("the worst instruction of each kernel is not explained:\n%s", out)
 	}
 }
+
+// TestPerfFixesRepeated checks that the second of two identical kernels
+// (its figures restored from the content cache) gets the padding fix at
+// its own allocation: the fix finds the worst instruction's buffer with
+// memory.Kernel.Where.
+func TestPerfFixesRepeated(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/mem_rows_cols.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := ar.Get("kernel.py")
+	body := string(one)
+	body = body[strings.Index(body, "@T.prim_func"):]
+	body = strings.Replace(body, "# tilels: reference=0.27\n", "", 1)
+	src := string(one) + "\n\n" + strings.Replace(body, "def rows_cols(", "def rows_cols_again(", 1)
+	memory.ResetCache()
+	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
+	if len(res.Kernels) != 2 {
+		t.Fatalf("%d kernels: %v", len(res.Kernels), res.Diags)
+	}
+	out := ExplainMemory(res, Options{})
+	var allocs []int
+	for i, l := range strings.Split(src, "\n") {
+		if strings.Contains(l, "A_s = T.alloc_buffer") {
+			allocs = append(allocs, i+1)
+		}
+	}
+	if len(allocs) != 2 {
+		t.Fatalf("A_s allocated on lines %v", allocs)
+	}
+	for _, line := range allocs {
+		if want := fmt.Sprintf("insert at %d:61: , layout=T.TileLayout(T.S[(32, 32):(36, 1)])", line); !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
