@@ -1793,10 +1793,7 @@ const bigDiv = 1 << 20
 // unrolled copy) exactly, thread indices and other variables 1, sums the
 // gcd, products the product. 0 divides everything (bigDiv).
 func (m *machine) div(e ir.Expr) int64 {
-	if c, ok := m.divs[e]; ok {
-		return c.d
-	}
-	d, _, _ := m.divFoldKept(e)
+	d, _, _ := m.divFoldKept(e) // (which looks in m.divs first)
 	return d
 }
 
