@@ -207,9 +207,10 @@ import (
 // analysis 1.48 -> 1.33 ms against a lower of 13.5-14.1 ms (+9.4 %;
 // work-cpu 1.10 ms, +7.8 %); the goldens' cold against off +38 % -> +34 %;
 // the corpus (MemoryShareDir, 2 runs) 250 -> 217 ms against a lower of
-// 4.3 s, +5.0 %. The gap between the goldens' +34 % and their 10 % of fastest passes is
-// the collector, not the analysis's arithmetic nor perfAll's goroutines
-// (one goroutine gives the same): the goldens' lowers leave 0.86 MB live,
+// 4.3 s, +5.0 %. The gap between the goldens' +34 % (18-30 ms) and
+// their 10 % of fastest passes (6-8 ms) is not perfAll's goroutines (one
+// goroutine gives the same); part of it is the collector: the goldens'
+// lowers leave 0.86 MB live,
 // so the collector's goal is its 4 MB floor and it runs every 3.1 MB of
 // a pass's 56 MB; what the analysis keeps (the cache's entries, the spare
 // machines' scratch: +1.6 MB live after a pass of analyses, 0.6 MB of it
@@ -217,8 +218,10 @@ import (
 // 2.4 MB, the goal then being twice the live heap). The lowers alone,
 // run again after a pass of analyses, took 7-9 ms more (of 78-82) in 3 of 3 runs;
 // without spare machines they did not, but the analyses then remade
-// their scratch, and mode=cold was no faster. A process with more live
-// heap (the language server's open files) collects far less often.
+// their scratch, and mode=cold was no faster. With GOGC=400 the gap is
+// smaller (14-18 ms) but still +28-36 %: the rest is not explained yet. A
+// process with more live heap (the language server's open files)
+// collects far less often.
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
