@@ -351,8 +351,8 @@ func putMachine(m *machine) {
 	// whose arena once grew for a large kernel cleared all of it after
 	// every small one
 	m.peak = max(m.peak, m.used)
-	for _, c := range m.arena[:min(len(m.arena), (m.peak+arenaChunk-1)/arenaChunk)] {
-		clear(c)
+	for i := 0; i < m.peak; i += arenaChunk {
+		clear(m.arena[i/arenaChunk][:min(arenaChunk, m.peak-i)])
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],

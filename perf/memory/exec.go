@@ -94,6 +94,9 @@ type machine struct {
 	// loads of element-wise code: reason's interface key was hashed at
 	// every one)
 	loadWhy map[*ir.Buffer]string
+	// argCap, while a warp intrinsic is evaluated, receives its
+	// operands' lanes (shuffle.go)
+	argCap *argCapture
 	// affSums and affTerm are affineAddrTo's scratch
 	affSums  [maxAffGroups]lanes
 	affTerm  lanes
@@ -2172,6 +2175,9 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 		}
 		return lanes{}, "the value of a shared-memory load is runtime data"
 	}
+	if v, why, ok := m.warpCall(c); ok {
+		return v, why // shuffle.go
+	}
 	if pureMath(c) {
 		for _, a := range c.Args {
 			m.eval(a) // loads in the arguments; no barrier (cse.go)
@@ -2382,12 +2388,12 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	// Any other intrinsic: fine when it touches no shared or global
 	// buffer; unknown otherwise.
-	for _, a := range c.Args {
+	for i, a := range c.Args {
 		if b := bufferOf(a); b != nil && scopeOf(b) != "" {
 			m.unknown(fmt.Sprintf("the memory access of %s is not modelled", c.Op))
 			return
 		}
-		if _, ok := a.(*ir.StringImm); !ok {
+		if _, ok := a.(*ir.StringImm); !ok && !m.capture(c, i, a) {
 			m.eval(a) // loads in the arguments
 		}
 	}

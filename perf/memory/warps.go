@@ -1124,6 +1124,25 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 			p.expr(e.Args[0], check)
 			return p.expr(e.Args[1], check)
 		}
+		if r := sregOf(e); r != "" {
+			return p.sregShift(r) // shuffle.go
+		}
+		if shuffleMode(e.Op) != 0 || isAnySync(e.Op) {
+			// the machine knows these (shuffle.go): a shuffle moves as
+			// its value when the lanes read and the lanes taking part
+			// are the same in every warp; __any_sync is the same when
+			// its predicate is
+			sh := int64(0)
+			for i, a := range e.Args {
+				s := p.expr(a, check)
+				if i == 1 && shuffleMode(e.Op) != 0 {
+					sh = s
+				} else if s != 0 {
+					return noShift
+				}
+			}
+			return sh
+		}
 		for _, a := range e.Args {
 			if isPointer(a) {
 				if check {
