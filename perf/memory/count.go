@@ -347,9 +347,9 @@ func putMachine(m *machine) {
 	clear(m.chunkRoots[:cap(m.chunkRoots)])
 	clear(m.delta0Buf[:cap(m.delta0Buf)])
 	// (pending and flushEvs are cleared where flush truncates them)
-	// the chunks this analysis used (bindings hold reasons): a machine
-	// whose arena once grew for a large kernel cleared all of it after
-	// every small one
+	// the bindings this analysis used (they hold reasons), not their
+	// whole chunks: a chunk is 256 bindings (72 KB), and a small kernel
+	// uses a few
 	m.peak = max(m.peak, m.used)
 	for i := 0; i < m.peak; i += arenaChunk {
 		clear(m.arena[i/arenaChunk][:min(arenaChunk, m.peak-i)])
