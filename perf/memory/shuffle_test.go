@@ -32,6 +32,21 @@ func counts(f *memory.Figures) string {
 	return fmt.Sprintf("shared ld %+v st %+v global ld %+v st %+v", f.SharedLoad, f.SharedStore, f.GlobalLoad, f.GlobalStore)
 }
 
+// sameFigures checks that prog with BODY = with and with BODY = without
+// has known and equal counters.
+func sameFigures(t *testing.T, prog, with, without string) {
+	t.Helper()
+	_, mw := analyze(t, strings.Replace(prog, "BODY", with, 1))
+	_, mo := analyze(t, strings.Replace(prog, "BODY", without, 1))
+	fw, fo := mw[0].Total, mo[0].Total
+	if fw.Unknown != "" || fo.Unknown != "" {
+		t.Fatalf("unknown: with %q, without %q", fw.Unknown, fo.Unknown)
+	}
+	if counts(fw) != counts(fo) {
+		t.Errorf("with the intrinsic:\n  %s\nwithout:\n  %s", counts(fw), counts(fo))
+	}
+}
+
 // TestWarpIntrinsics: an index computed by a shuffle, __any_sync,
 // %laneid or __activemask gives the figures of the same index computed
 // without it (before, every one was a runtime value and the figures
@@ -67,17 +82,7 @@ func TestWarpIntrinsics(t *testing.T) {
 			"    if tid % 32 < 16:\n        m = T.cuda.__activemask()\n        S[(tid % 32) * (m % 7 + 1)] = A[tid]\n",
 			"    if tid % 32 < 16:\n        S[(tid % 32) * (65535 % 7 + 1)] = A[tid]\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, with := analyze(t, strings.Replace(warps128, "BODY", c.with, 1))
-			_, without := analyze(t, strings.Replace(warps128, "BODY", c.without, 1))
-			fw, fo := with[0].Total, without[0].Total
-			if fw.Unknown != "" || fo.Unknown != "" {
-				t.Fatalf("unknown: with %q, without %q", fw.Unknown, fo.Unknown)
-			}
-			if counts(fw) != counts(fo) {
-				t.Errorf("with the intrinsic:\n  %s\nwithout:\n  %s", counts(fw), counts(fo))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { sameFigures(t, warps128, c.with, c.without) })
 	}
 }
 
@@ -134,17 +139,7 @@ func TestSpecialRegisters(t *testing.T) {
 			"    c = T.cuda.mov_sreg(32, \"cluster_ctarank\")\n    B[tid] = A[c * 33 + tid]\n",
 			"    B[tid] = A[cx * 33 + tid]\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, with := analyze(t, strings.Replace(ctas4, "BODY", c.with, 1))
-			_, without := analyze(t, strings.Replace(ctas4, "BODY", c.without, 1))
-			fw, fo := with[0].Total, without[0].Total
-			if fw.Unknown != "" || fo.Unknown != "" {
-				t.Fatalf("unknown: with %q, without %q", fw.Unknown, fo.Unknown)
-			}
-			if counts(fw) != counts(fo) {
-				t.Errorf("with the register:\n  %s\nwithout:\n  %s", counts(fw), counts(fo))
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { sameFigures(t, ctas4, c.with, c.without) })
 	}
 	_, ms := analyze(t, strings.Replace(ctas4, "BODY", "    c = T.cuda.mov_sreg(32, \"ctaid.x\")\n    B[tid] = A[c * 33 + tid]\n", 1))
 	if g := ms[0].Total.GlobalLoad; g != (memory.Global{Requests: 4, Sectors: 19, IdealSectors: 16}) {
