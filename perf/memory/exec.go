@@ -2261,7 +2261,10 @@ var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync",
 	"cuda.get_tmem_addr", "cuda.runtime_instr_desc", "cuda.mbarrier", "ptx.setmaxnreg", "tvm_warp", "cuda.warp_reduce",
 	// atomics and reductions are op_atom/op_red traffic, not ld/st
 	"ptx.atom", "ptx.red", "cuda.atomic", "ptx.mapa", "ptx.prefetch", "ptx.cp.async.bulk", "ptx.cp_async.bulk.s2c",
-	"ptx.fence", "ptx.bar", "ptx.barrier"}
+	"ptx.fence", "ptx.bar", "ptx.barrier",
+	// descriptors and address conversions read no memory: they take an
+	// address, not the bytes at it
+	"cuda.tcgen05.encode_matrix_descriptor", "cuda.wgmma.encode_matrix_descriptor", "ptx.cvta", "cuda.cvta_generic_to_shared"}
 
 // evaluate executes an intrinsic call statement.
 func (m *machine) evaluate(x ir.Expr) {
