@@ -2178,6 +2178,9 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 	if v, why, ok := m.warpCall(c); ok {
 		return v, why // shuffle.go
 	}
+	if isCTAReduce(c.Op) && len(c.Args) == 3 {
+		return m.ctaReduce(c) // ctareduce.go
+	}
 	if pureMath(c) {
 		for _, a := range c.Args {
 			m.eval(a) // loads in the arguments; no barrier (cse.go)

@@ -1127,6 +1127,12 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 		if r := sregOf(e); r != "" {
 			return p.sregShift(r) // shuffle.go
 		}
+		if isCTAReduce(e.Op) && p.cta == 0 && p.loop == nil {
+			// warp 0 reads the other warps' partials: no translation
+			// (ctareduce.go)
+			p.fail = true
+			return noShift
+		}
 		if shuffleMode(e.Op) != 0 || isAnySync(e.Op) {
 			// the machine knows these (shuffle.go): a shuffle moves as
 			// its value when the lanes read and the lanes taking part
