@@ -196,7 +196,9 @@ func (m *machine) warpCall(c *ir.Call) (v lanes, why string, ok bool) {
 			return lanes{}, runtime, true // not evaluated (an early return of evaluate)
 		}
 		if cp.why[i] != "" {
-			return lanes{}, cp.why[i], true
+			// what made the operand unknown, said of the result: "a
+			// floating-point value" alone does not say where it went
+			return lanes{}, m.reason(c, "the result of "+c.Op+" is a runtime value (", cp.why[i], ")"), true
 		}
 	}
 	// the lanes taking part: active and in the mask operand

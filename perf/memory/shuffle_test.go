@@ -146,3 +146,14 @@ func TestSpecialRegisters(t *testing.T) {
 		t.Errorf("global loads %+v, want 4 requests, 19 sectors (ideal 16)", g)
 	}
 }
+
+// TestWarpIntrinsicsRuntime: an intrinsic over a value the machine does
+// not know says so, with what it did not know.
+func TestWarpIntrinsicsRuntime(t *testing.T) {
+	_, ms := analyze(t, strings.Replace(warps128, "BODY",
+		"    if T.cuda.any_sync(T.uint32(0xFFFFFFFF), A[tid] > T.float32(6.0)) != 0:\n        S[tid] = A[tid]\n", 1))
+	want := "the result of cuda.any_sync is a runtime value (the value of A[...] is runtime data)"
+	if f := ms[0].Total; !strings.Contains(f.Unknown, want) {
+		t.Errorf("unknown = %q, want %q", f.Unknown, want)
+	}
+}
