@@ -45,12 +45,13 @@ func (k *Kernel) Memory() *memory.Kernel {
 const PublishWork = 30_000
 
 // kernelPerfWithin is kernelPerf when k's warnings are known or its
-// memory figures take at most work statements to compute (work <= 0: no
-// bound); ok is false otherwise, and nothing is kept but that fact, so
+// memory figures take at most work statements to compute (work == 0: no
+// bound; work < 0: only when the content cache has them); ok is false
+// otherwise, and nothing is kept but that fact, so
 // that the next bounded call gives up at once and kernelPerf computes
 // the figures whole.
 func kernelPerfWithin(k *Kernel, work int64) ([]diag.Diagnostic, bool) {
-	if work <= 0 || k == nil || k.Lowered == nil || k.mem == nil || k.Target == "trn" || perfKnown(k) {
+	if work == 0 || k == nil || k.Lowered == nil || k.mem == nil || k.Target == "trn" || perfKnown(k) {
 		return kernelPerf(k), true
 	}
 	if k.mem.overWork.Load() {

@@ -46,8 +46,12 @@ func withPerfBudget(snap *snapshot, maxNew int, work int64) ([]diag.Diagnostic, 
 // came).
 func (s *Server) publishPerfLater(d *document, snap *snapshot) {
 	s.background("perf diagnostics", func(context.Context) {
-		snap.low.PerfDiags()
-		s.publishDiagnostics(d, snap)
+		// given up for a newer version (or a closed document): its own
+		// publish comes, and this one's figures would only take its CPU
+		stale := func() bool { return d.isClosed() || d.cur.Load().version != snap.text.version }
+		if _, complete := snap.low.PerfDiagsUnless(stale); complete {
+			s.publishDiagnostics(d, snap)
+		}
 	})
 }
 

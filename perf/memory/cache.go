@@ -273,8 +273,8 @@ func Cached(fn *ir.Func, l ir.Launch) *Kernel {
 
 // CachedWithin is Cached bounded as AnalyzeWithin is: ok is false (and k
 // nil) when the figures are not cached and computing them takes more than
-// work statements, or when another goroutine is computing them now (the
-// caller does not wait for it). Figures it computes are cached as
+// work statements (work < 0: when they are not cached), or when another
+// goroutine is computing them now (the caller does not wait for it). Figures it computes are cached as
 // Cached's are; a bounded attempt that gives up caches nothing and does
 // not make other callers wait for it.
 func CachedWithin(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
@@ -287,11 +287,16 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	}
 	k := newKeyer()
 	k.launch(l)
+	k.hostConsts(hostConsts(fn)) // hostconsts.go
 	k.block(fn.Body)
 	defer k.release()
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
+	if e == nil && work < 0 {
+		cache.Unlock()
+		return nil, false // the cached figures only
+	}
 	var done chan struct{}
 	if e == nil {
 		if wait, ok := cache.running[string(k.b)]; ok {

@@ -33,6 +33,17 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	defer putMachine(m)
 	m.workLimit = work
 	m.fn = fn // (the scans of scans.go)
+	// host lets that are constants: bound in every warp, and folded into
+	// the grid extents that name them (hostconsts.go)
+	m.hosts = hostConsts(fn)
+	for i, e := range l.GridExpr {
+		if l.Grid[i] <= 0 && e != nil {
+			if v, ok := foldHost(e, m.hosts); ok && v > 0 {
+				l.Grid[i] = v
+			}
+		}
+	}
+	m.launch = l
 	stmts := int64(0)
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		stmts++
@@ -455,6 +466,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.cpRun = false
 	m.forget()
 	m.ctaIndex = cta
+	m.bindHost() // hostconsts.go
 	m.block(body)
 	if m.inUnr > 0 {
 		m.inUnr = 0

@@ -97,6 +97,8 @@ type machine struct {
 	// argCap, while a warp intrinsic is evaluated, receives its
 	// operands' lanes (shuffle.go)
 	argCap *argCapture
+	// hosts are the host lets that are constants (hostconsts.go)
+	hosts []hostConst
 	// affSums and affTerm are affineAddrTo's scratch
 	affSums  [maxAffGroups]lanes
 	affTerm  lanes

@@ -67,7 +67,7 @@ func SetLoopDedup(on bool) bool {
 
 // Work is the statements the analysis of k executed (Steps counts the
 // skipped ones too).
-func Work(k *Kernel) int64 { return k.work }
+func Work(k *Kernel) int64 { return k.Work() }
 
 // SetSkipTrace sets a function that hears why a loop's iterations are
 // not skipped (nil: none).

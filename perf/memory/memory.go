@@ -262,6 +262,10 @@ type instrLoc struct {
 	node ir.Node
 }
 
+// Work is the statements the analysis of k executed (0 for figures
+// restored from the content cache).
+func (k *Kernel) Work() int64 { return k.work }
+
 // Where is the position of in's access and the buffer it reads or writes
 // in k's code. Use it, not in.Span and in.Buffer: the figures of a kernel
 // restored from the content cache are the cache entry's, shared by every
