@@ -352,3 +352,67 @@ func BenchmarkMemoryShareBest(b *testing.B) {
 		b.ReportMetric(float64(s.an)/float64(time.Millisecond), "analysis-"+s.name+"-ms")
 	}
 }
+
+// BenchmarkMemoryCoverageDir measures how much of the files under
+// $TILELS_BENCH_DIR (nothing runs without it) the memory analysis gives
+// figures to: every dispatched tile call of every kernel record (cases
+// included) whose figures are known (calls-known of calls), every CUDA
+// kernel record whose whole-kernel figures are known (kernels-known of
+// kernels). With -v it logs the ten commonest reasons of the calls
+// without figures. A measurement, not a speed: one iteration is enough
+// (-benchtime 1x).
+func BenchmarkMemoryCoverageDir(b *testing.B) {
+	dir := os.Getenv("TILELS_BENCH_DIR")
+	if dir == "" {
+		return
+	}
+	files, opts, _ := benchDir(b, dir)
+	var calls, callsKnown, kernels, kernelsKnown int
+	reasons := map[string]int{}
+	for b.Loop() {
+		calls, callsKnown, kernels, kernelsKnown = 0, 0, 0, 0
+		clear(reasons)
+		for i, f := range files {
+			res := Analyze(f, opts[i])
+			perfAll(res.Kernels)
+			for _, k := range res.Kernels {
+				m := k.Memory()
+				if m == nil || k.Target == "trn" {
+					continue
+				}
+				kernels++
+				if m.Total.Unknown == "" {
+					kernelsKnown++
+				}
+				for _, d := range k.Calls {
+					f := m.Calls[d.Call]
+					if d.Variant == "" || f == nil {
+						continue
+					}
+					calls++
+					if f.Unknown == "" {
+						callsKnown++
+					} else {
+						reasons[f.Unknown]++
+					}
+				}
+			}
+		}
+	}
+	b.ReportMetric(float64(calls), "calls")
+	b.ReportMetric(float64(callsKnown), "calls-known")
+	b.ReportMetric(float64(kernels), "kernels")
+	b.ReportMetric(float64(kernelsKnown), "kernels-known")
+	type reason struct {
+		why string
+		n   int
+	}
+	var rs []reason
+	for why, n := range reasons {
+		rs = append(rs, reason{why, n})
+	}
+	slices.SortFunc(rs, func(a, b reason) int { return b.n - a.n })
+	for _, r := range rs[:min(10, len(rs))] {
+		b.Logf("%6d %s", r.n, r.why)
+	}
+}
