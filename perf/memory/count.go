@@ -170,6 +170,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				}
 				if !m.moot {
 					why = fmt.Sprintf("the analysis stopped after %d steps", maxSteps)
+					if m.work > maxWork {
+						why = fmt.Sprintf("the analysis stopped after executing %d statements", maxWork)
+					}
 				}
 				break
 			}

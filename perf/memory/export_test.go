@@ -69,6 +69,14 @@ func SetLoopDedup(on bool) bool {
 // skipped ones too).
 func Work(k *Kernel) int64 { return k.Work() }
 
+// SetMaxWork sets the statements one analysis may execute; it returns the
+// previous bound.
+func SetMaxWork(n int64) int64 {
+	old := maxWork
+	maxWork = n
+	return old
+}
+
 // SetSkipTrace sets a function that hears why a loop's iterations are
 // not skipped (nil: none).
 func SetSkipTrace(f func(s *ir.For, why string)) { skipTrace = f }

@@ -103,6 +103,9 @@ type loopProof struct {
 	// one access: it need not move by a shift, but must be made by one
 	// lane at a width the alignment is a multiple of (translated)
 	loose map[*ir.Buffer]int64
+	// singular is the values the loop's variable equals in iterations
+	// that take another branch (opaque.go): no unit skipped holds one
+	singular []ir.Expr
 }
 
 // maxPeriod bounds loopProof.period.
@@ -224,7 +227,7 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 	for b := range p.state {
 		lp.stateLocals = append(lp.stateLocals, b)
 	}
-	lp.ok, lp.shift = true, p.roots
+	lp.ok, lp.shift, lp.singular = true, p.roots, p.singular
 	return lp
 }
 
@@ -579,6 +582,7 @@ func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
 // iterations.
 type loopSkip struct {
 	lp               *loopProof
+	v                *ir.Var // the loop's variable
 	unr              bool
 	base             int64 // the first iteration compared
 	before           snap
@@ -712,7 +716,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	if unr && len(m.pending) > 0 {
 		return nil // the earlier iterations' events would join the count
 	}
-	sk := &loopSkip{lp: lp, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+	sk := &loopSkip{lp: lp, v: s.Var, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
 		poison: len(m.poison), cpRun: m.cpRun}
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
@@ -820,14 +824,23 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 	if sk.unr {
 		m.flush()
 	}
+	// units 2 .. k+1 after base; at least one iteration is left to
+	// execute, the last
+	k := (n - (sk.base + 2*sk.block) - 1) / sk.block
+	if k > 0 && len(sk.lp.singular) > 0 {
+		var compared bool
+		k, compared = m.singularBound(sk, sk.v, it, k) // opaque.go
+		if compared {
+			// compare the units after the iteration that branches
+			// (once, as after a figure made unknown)
+			return 0, sk.base == 0 && !sk.unr
+		}
+	}
 	if !m.stateIs(sk.lp, &sk.snap) || m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 ||
 		!m.sameSince(sk.delta0, sk.afterFirst) || !m.translated(sk, 1) {
 		m.trace(nil, "the second unit differs")
 		return 0, false
 	}
-	// units 2 .. k+1 after base; at least one iteration is left to
-	// execute, the last
-	k := (n - (sk.base + 2*sk.block) - 1) / sk.block
 	if k <= 0 || m.steps+sk.steps0*k > maxSteps {
 		return 0, false
 	}
@@ -1380,14 +1393,17 @@ func (m *machine) skippedLocals(sk *loopSkip, k int64) {
 }
 
 // iterationTemps is the variables every iteration of body assigns before
-// anything reads them (an assignment at the body's top level, none
-// inside its conditionals or loops, no read before it): nothing of them
-// carries from one iteration to the next, so they need not come back
-// (p_peer_offset = exchange_i * 4).
+// anything reads them (an assignment at the body's top level, no read
+// before it): nothing of them carries from one iteration to the next,
+// so they need not come back (p_peer_offset = exchange_i * 4). Later
+// assignments inside the body's conditionals do not change that
+// (flash_attention4.py's softmax sets row_max_new = tile_max[0], then
+// row_max_new = row_max_old under a branch): the iteration's first
+// assignment always runs, and the machine executes the last iteration,
+// which leaves the value the loop ends with.
 func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 	temps := map[*ir.Var]bool{}
 	read := map[*ir.Var]bool{}
-	nested := map[*ir.Var]bool{} // assigned inside a conditional or loop
 	reads := func(st ir.Stmt) {
 		stmtExprs(st, func(e ir.Expr) {
 			walkExpr(e, func(x ir.Expr) {
@@ -1398,12 +1414,7 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 		})
 	}
 	inner := func(b *ir.Block) {
-		ir.WalkStmts(b, func(st ir.Stmt) {
-			if a, ok := st.(*ir.Assign); ok {
-				nested[a.Var] = true
-			}
-			reads(st)
-		})
+		ir.WalkStmts(b, func(st ir.Stmt) { reads(st) })
 	}
 	var top func(b *ir.Block)
 	top = func(b *ir.Block) {
@@ -1418,7 +1429,7 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 			case *ir.Lowered:
 				top(st.Body)
 			case *ir.Assign:
-				if !read[st.Var] && !nested[st.Var] {
+				if !read[st.Var] {
 					temps[st.Var] = true
 				}
 			case *ir.If:
@@ -1432,9 +1443,6 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 		}
 	}
 	top(body)
-	for v := range nested {
-		delete(temps, v)
-	}
 	return temps
 }
 

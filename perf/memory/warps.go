@@ -125,6 +125,9 @@ type shiftProof struct {
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
 	accessFail bool
+	// singular holds, for a loop proof, the values the loop's variable
+	// is compared with by a branch only one iteration takes (opaque.go)
+	singular []ir.Expr
 	// views holds, in a proof across adjacent warps, the shifts of each
 	// shared view over the kernel's segments (shiftSpan; bad: one moves
 	// by no constant); split the shared roots whose accesses move by
@@ -814,6 +817,23 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 	case *ir.If:
 		if emptyBlock(s.Then) && emptyBlock(s.Else) && !touchesMemory(s.Cond) {
 			return // a tile call that lowered to nothing under a branch
+		}
+		if neverKnown(s.Cond) {
+			p.skipped(s, check) // opaque.go
+			return
+		}
+		if x, eq := p.singularCond(s.Cond, check); x != nil {
+			// one iteration takes the other arm; the machine skips none
+			// around it (opaque.go)
+			if check && !slices.Contains(p.singular, x) {
+				p.singular = append(p.singular, x)
+			}
+			if eq {
+				p.block(s.Else, check)
+			} else {
+				p.block(s.Then, check)
+			}
+			return
 		}
 		if p.class {
 			// a role's warps take one branch: the other is code they

@@ -1,0 +1,103 @@
+package memory_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// TestLoopSkipBranches: the branches opaque.go lets the loop proof
+// follow. Each kernel is analysed with and without skipping (skipCase):
+// the figures must be the same, and the skip must execute fewer
+// statements where it is allowed.
+func TestLoopSkipBranches(t *testing.T) {
+	// the branch of the last iteration (flash_attention4.py's early Q
+	// release): every other iteration takes the else arm
+	skipCase(t, "last iteration", kernel("1", `    last: T.let = 299
+    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k == last:
+            S[1, tid] = A[2, tid]
+`), true)
+	// the first: the units compared start after it
+	skipCase(t, "not the first iteration", kernel("1", `    for k in T.serial(300):
+        if 0 != k:
+            A[0, tid] = S[0, tid] + A[1, tid]
+        else:
+            S[1, tid] = A[2, tid]
+`), true)
+	// in the middle: the units skipped stop before it
+	skipCaseSome(t, "a middle iteration", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k == 150:
+            S[1, tid] = A[2, tid]
+`), true, true)
+}
+
+// TestMaxWork: the bound on the statements an analysis executes stops a
+// kernel whose loop cannot be skipped, and leaves one whose iterations
+// are skipped (they are counted, not executed) with its figures.
+func TestMaxWork(t *testing.T) {
+	old := memory.SetMaxWork(2000)
+	defer memory.SetMaxWork(old)
+	// a counter that never comes back: every iteration executes
+	_, ms := analyze(t, kernel("1", `    cnt = T.alloc_buffer((1,), "int32", scope="local")
+    cnt[0] = 0
+    for k in T.serial(3000):
+        S[cnt[0] % 32, tid] = A[0, tid]
+        cnt[0] = cnt[0] + 1
+`))
+	if why := ms[0].Total.Unknown; !strings.Contains(why, "stopped after executing 2000 statements") {
+		t.Errorf("a loop the machine executes whole: unknown reason %q, want the bound", why)
+	}
+	_, ms = analyze(t, kernel("1", `    for k in T.serial(1000):
+        A[0, tid] = S[0, tid] + A[1, tid]
+`))
+	f := ms[0].Total
+	if f.Unknown != "" || f.SharedLoad.Instructions != 1000 || f.GlobalStore.Requests != 1000 {
+		t.Errorf("a loop whose iterations are skipped: %+v, want 1000 shared loads and global stores", *f)
+	}
+	if memory.Steps(ms[0]) <= 2000 || memory.Work(ms[0]) >= 2000 {
+		t.Errorf("%d steps counted, %d executed: want more than the bound counted, fewer executed", memory.Steps(ms[0]), memory.Work(ms[0]))
+	}
+}
+
+// TestLoopSkipFloatBranch: flash_attention4.py's softmax, a running
+// maximum kept in a register, a branch on floating-point values the
+// machine never knows (it skips both arms and taints what they write),
+// and a scalar set at the top of every iteration and again under the
+// branch. The body's figures are unknown (the skipped branch); the tile
+// call's are known, the same with and without skipping iterations, and
+// skipping executes under half the statements.
+func TestLoopSkipFloatBranch(t *testing.T) {
+	res, _ := analyze(t, kernel("1", `    run = T.alloc_buffer((1,), "float32", scope="local")
+    m_old: T.float32
+    m_new: T.float32
+    run[0] = T.float32(0)
+    for k in T.serial(300):
+        m_old = run[0]
+        m_new = T.Cast("float32", k)
+        if m_old - m_new >= T.float32(-8.0):
+            m_new = m_old
+        run[0] = m_new
+        Tx.cta.copy(S[0:1, 0:32], A[1:2, 0:32])
+`))
+	k := res.Kernels[0]
+	fast := memory.Analyze(k.Lowered, k.Launch)
+	old := memory.SetLoopDedup(false)
+	slow := memory.Analyze(k.Lowered, k.Launch)
+	memory.SetLoopDedup(old)
+	if a, b := loopText(fast, k), loopText(slow, k); a != b {
+		t.Errorf("skipping differs:\n%s\nexecuting every iteration:\n%s", a, b)
+	}
+	if len(k.Calls) == 0 {
+		t.Fatal("no tile call")
+	}
+	if f := fast.Calls[k.Calls[0].Call]; f == nil || f.Unknown != "" || f.SharedStore.Instructions != 300 {
+		t.Errorf("the copy: %+v, want known figures, 300 shared stores", f)
+	}
+	if fw, sw := memory.Work(fast), memory.Work(slow); fw*2 > sw {
+		t.Errorf("%d statements executed, %d without skipping: expected under half", fw, sw)
+	}
+}
