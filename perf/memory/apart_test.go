@@ -108,7 +108,8 @@ func workUnproven(k *lower.Kernel) int64 {
 // for the others; a proof that reads warpgroup axes covers the first
 // warpgroup, and each later one is proven apart. Over a role's warps, Select(warp_idx >= 2, warp_idx *
 // 4, 0) picks one arm, (warp_idx == 10) | (warp_idx == 11) has one value
-// and warp_idx ^ 2 moves with warp_idx.
+// and warp_idx ^ 2 moves with warp_idx. A branch that runs nothing
+// gives no warp a role.
 func TestDedupWarpgroupRoles(t *testing.T) {
 	const head = `from tvm.script import tirx as T
 
@@ -151,6 +152,21 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     T.cuda.warpgroup_sync(8 + wg)
     B[wg * 128 + w * 32 + lane] = S[(w * 32 + lane) ^ 1]
 `, "[[0 4 1] [4 8 1]]"},
+		// a branch that runs nothing (flash_attention4.py's profiling
+		// marks under `if warp_id == 0:`) tells no role apart; a role
+		// spanning the two warpgroups is cut between them
+		{"a branch that runs nothing", `    wg_id = T.warpgroup_id([2])
+    warp_id = T.warp_id_in_wg([4])
+    lane = T.lane_id([32])
+    S = T.alloc_buffer((512,), "float32", scope="shared")
+    if (wg_id == 1) & (warp_id == 3):
+        B[0] = A[0]
+    else:
+        if warp_id == 0:
+            pass
+        S[wg_id * 128 + warp_id * 32 + lane] = A[wg_id * 128 + warp_id * 32 + lane]
+        B[wg_id * 128 + warp_id * 32 + lane] = S[wg_id * 128 + warp_id * 32 + lane]
+`, "[[0 4 1] [4 7 1]]"},
 		{"what a role's warps tell", `    tid = T.thread_id([384])
     S = T.alloc_buffer((2048,), "float32", scope="shared")
     warp_idx = tid // 32

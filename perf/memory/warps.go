@@ -399,6 +399,9 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 		case *ir.While:
 			return walk(s.Body)
 		case *ir.If:
+			if emptyBlock(s.Then) && emptyBlock(s.Else) && !touchesMemory(s.Cond) {
+				return true // (as the proofs: a branch that runs nothing)
+			}
 			// (a condition the proof over every warp did not find
 			// warp-dependent is evaluated with a small budget, and not
 			// again once a warp could not tell it: FlashMLA's kernels
@@ -443,10 +446,21 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 		ok := walk(body)
 		per[w] = takes{string(sig), ok}
 	}
+	// A run is cut at warpgroup boundaries when the kernel reads a
+	// warpgroup axis: the role's proof fails across one (axis), and
+	// each warpgroup's part is a run of its own. (The branches that run
+	// nothing, skipped above, used to cut flash_attention4.py's softmax
+	// warps at each warpgroup's first warp, which tested `if warp_id ==
+	// 0:` around profiling marks lowered to nothing: warps 0 and 1, 4 and
+	// 5 executed; now warps 0 and 4.)
+	wg := false
+	for _, a := range all.axes {
+		wg = wg || a == "tid_in_wg" || a == "wid_in_wg" || a == "wgid"
+	}
 	var runs []warpRun
 	for a := int64(0); a < nw; {
 		b := a + 1
-		for b < nw && per[a].valid && per[b] == per[a] {
+		for b < nw && per[a].valid && per[b] == per[a] && (!wg || b%4 != 0) {
 			b++
 		}
 		if b-a >= 2 {
