@@ -11,8 +11,11 @@ import (
 // (and the corpus under $TILELS_BENCH_DIR) analysed with data registers
 // executed only for the accesses inside their expressions and with every
 // register element kept: they must agree fact by fact, the step count
-// included (and some kernels must have data registers).
+// included (and some kernels must have data registers). Inert loops,
+// found among data registers, are executed in both (TestInertLoops
+// compares them).
 func TestDataRegs(t *testing.T) {
+	defer memory.SetInertRule(memory.SetInertRule(false))
 	kernels, withData := 0, 0
 	eachKernel(t, func(name string, k *lower.Kernel) {
 		kernels++

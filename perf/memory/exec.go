@@ -233,6 +233,8 @@ type machine struct {
 	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
 	readOnly map[*ir.Buffer]bool
+	// inert holds the loops the machine passes over (inert.go)
+	inert map[*ir.For]inertFx
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -545,6 +547,10 @@ func axisValue(axis string, t int64) int64 {
 }
 
 func (m *machine) forLoop(s *ir.For) {
+	if fx, ok := m.inertSet()[s]; ok && len(m.regs) == 0 && !m.predOff {
+		m.passInert(fx) // inert.go
+		return
+	}
 	var lo lanes
 	why := ""
 	if s.Min != nil {

@@ -118,3 +118,11 @@ func DataRegisters(fn *ir.Func) string {
 	slices.Sort(names)
 	return fmt.Sprint(names)
 }
+
+// SetInertRule turns passing over inert loops on or off (tests compare
+// both); it returns the previous setting.
+func SetInertRule(on bool) bool {
+	old := inertRule
+	inertRule = on
+	return old
+}

@@ -13,6 +13,7 @@ const (
 	scannedUnread = 1 << iota
 	scannedDataRegs
 	scannedReadOnly
+	scannedInert
 )
 
 // unreadSet is the shared allocations nothing reads.

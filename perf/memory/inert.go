@@ -1,0 +1,243 @@
+package memory
+
+import (
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
+
+// Register arithmetic is most of what a softmax warp executes:
+// flash_attention4.py's softmax step is a 64-iteration loop of packed
+// fma (three register allocations and five ptx.mov/fma intrinsics an
+// iteration), a 15-iteration max3 reduction, 64 exponentials under an
+// unrolled branch, and the machine executed each of their statements in
+// every warp it ran, for every KV block it compared, about 280,000 of
+// the 370,000 statements of its s8192 case. None of them touches memory
+// or decides anything the machine counts: they write registers that only
+// data reads (dataregs.go), and the intrinsics among them only end the
+// available loads (cse.go's barrier rule) and a cp.async run.
+//
+// inertLoops finds the for loops whose whole execution is that: every
+// statement inside is an allocation, a store into a data register whose
+// indices and value read no memory (or whose value is one intrinsic over
+// registers and constants), an intrinsic over registers and constants, a
+// branch on loop variables and thread indices whose arms are inert
+// alike, or such a loop, with constant bounds. The machine passes over
+// such a loop (forLoop) doing once what its statements would have done:
+// the barrier rule, the end of a cp.async run, the available loads
+// forgotten by a loop nvcc does not unroll. It counts one step for the
+// loop, not its statements. TestInertLoops compares the figures with
+// the rule off on every kernel of the dedup tests' programs.
+
+// inertFx is what executing an inert loop does besides counting steps.
+type inertFx uint8
+
+const (
+	fxBarrier inertFx = 1 << iota // an intrinsic: cpRun off, forgetBarrier
+	fxCpRun                       // a branch or a loop: cpRun off
+	fxForget                      // a loop nvcc does not unroll: forget
+)
+
+// inertRule enables passing over inert loops; tests turn it off to compare.
+var inertRule = true
+
+// inertSet is the inert loops of the kernel, found at their first use.
+func (m *machine) inertSet() map[*ir.For]inertFx {
+	if m.scanned&scannedInert == 0 {
+		m.scanned |= scannedInert
+		if inertRule {
+			m.inert = inertLoops(m.fn, m.dataRegSet(), m.unreadSet())
+		}
+	}
+	return m.inert
+}
+
+// passInert does what executing inert loop s would have done (fx).
+func (m *machine) passInert(fx inertFx) {
+	if fx&fxForget != 0 {
+		m.forget()
+	}
+	if fx&fxBarrier != 0 {
+		m.forgetBarrier()
+	}
+	if fx != 0 {
+		m.cpRun = false
+	}
+	if fx&fxForget != 0 {
+		m.forget()
+	}
+}
+
+type inertScan struct {
+	data, unread map[*ir.Buffer]bool
+	forVars      map[*ir.Var]bool // loop variables: known wherever read
+	out          map[*ir.For]inertFx
+}
+
+// inertLoops returns the inert loops of fn and what each does (data: the
+// data registers; unread: the allocations nothing reads, whose stores
+// the machine elides and says so).
+func inertLoops(fn *ir.Func, data, unread map[*ir.Buffer]bool) map[*ir.For]inertFx {
+	if fn == nil || fn.Body == nil || len(data) == 0 {
+		return nil
+	}
+	c := &inertScan{data: data, unread: unread, forVars: map[*ir.Var]bool{}}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok {
+			c.forVars[f.Var] = true
+		}
+	})
+	c.block(fn.Body)
+	return c.out
+}
+
+func (c *inertScan) block(b *ir.Block) (inertFx, bool) {
+	if b == nil {
+		return 0, true
+	}
+	var fx inertFx
+	ok := true
+	for _, s := range b.Stmts {
+		f, o := c.stmt(s) // (every statement: inner loops may be inert)
+		fx |= f
+		ok = ok && o
+	}
+	return fx, ok
+}
+
+func (c *inertScan) stmt(s ir.Stmt) (inertFx, bool) {
+	switch s := s.(type) {
+	case *ir.Alloc, *ir.Decl, *ir.Comment:
+		return 0, true
+	case *ir.Block:
+		return c.block(s)
+	case *ir.Lowered:
+		return c.block(s.Body)
+	case *ir.Store:
+		root := rootOf(s.Buf)
+		if s.Buf.Scope != "local" || !c.data[root] || c.unread[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
+			return 0, false
+		}
+		if !touchesMemory(s.Value) {
+			return 0, true // (localStore evaluates nothing)
+		}
+		if call, ok := s.Value.(*ir.Call); ok && plainCall(call) {
+			if pureMath(call) {
+				return 0, true // its arguments only
+			}
+			return fxBarrier, true // machine.call -> evaluate
+		}
+		return 0, false
+	case *ir.Evaluate:
+		if call, ok := s.X.(*ir.Call); ok && plainCall(call) {
+			return fxBarrier, true
+		}
+		return 0, false
+	case *ir.If:
+		a, okA := c.block(s.Then)
+		b, okB := c.block(s.Else)
+		// the arm taken does what it does (an arm of lanes that take
+		// none runs nothing): both alike
+		return a | fxCpRun, okA && okB && a == b && c.known(s.Cond)
+	case *ir.While:
+		c.block(s.Body) // (its inert loops)
+		return 0, false
+	case *ir.For:
+		fx, ok := c.block(s.Body)
+		if !ok {
+			return 0, false
+		}
+		if s.Min != nil {
+			if _, isConst := ir.ConstInt(s.Min); !isConst {
+				return 0, false
+			}
+		}
+		if n, isConst := ir.ConstInt(s.Extent); !isConst || n <= 0 {
+			return 0, false
+		}
+		fx |= fxCpRun
+		if !unrolls(s) {
+			fx |= fxForget
+		}
+		if c.out == nil {
+			c.out = map[*ir.For]inertFx{}
+		}
+		c.out[s] = fx
+		return fx, true
+	}
+	return 0, false
+}
+
+// known reports whether the machine evaluates e to a value in every
+// lane: integer arithmetic and comparisons over constants, loop
+// variables and thread indices.
+func (c *inertScan) known(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.IntImm, *ir.ThreadIndex:
+		return true
+	case *ir.Var:
+		return c.forVars[e]
+	case *ir.Not:
+		return c.known(e.X)
+	case *ir.Neg:
+		return c.known(e.X)
+	case *ir.Cast:
+		return !e.To.IsFloat() && c.known(e.X)
+	case *ir.Binary:
+		switch e.Op {
+		case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.Div, ir.FloorMod, ir.Min, ir.Max, ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE,
+			ir.And, ir.Or, ir.BitAnd, ir.BitOr, ir.BitXor, ir.Shl, ir.Shr:
+			return c.known(e.A) && c.known(e.B)
+		}
+	}
+	return false
+}
+
+// plainCall reports whether the machine's execution of intrinsic call c
+// (evaluate's generic path, or call's pure math) does nothing but the
+// barrier rule: no memory instruction of its own (copies, cp.async,
+// ldmatrix and stmatrix, TMA, the user dialect's loads and stores, a
+// vector cast through pointers), no warp intrinsic or CTA reduction
+// whose value the machine computes, no register load it may delete,
+// and arguments that are registers, constants and arithmetic over them.
+func plainCall(c *ir.Call) bool {
+	switch c.Op {
+	case ir.OpCopyBytes, ir.OpCpAsync, ir.OpLdmatrix, ir.OpStmatrix, ir.OpPtxStSharedPlain, ir.OpPtxLdSharedPlain, ir.OpCastVec2,
+		ir.OpElectSync, ir.OpFilter, ir.OpCpAsyncCommit, ir.OpCpAsyncWait, "cuda.ldg":
+		return false
+	}
+	if shuffleMode(c.Op) != 0 || isAnySync(c.Op) || sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op) || ldLocalDsts(c) != nil {
+		return false
+	}
+	if info := opInfoOf(c.Op); info.toks != nil {
+		switch info.toks[0] {
+		case "ld", "st", "ldmatrix", "stmatrix", "cp":
+			return false
+		}
+	}
+	for _, a := range c.Args {
+		if !plainArg(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainArg reports whether e reads registers and constants only.
+func plainArg(e ir.Expr) bool {
+	ok := true
+	walkExpr(e, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.Var, *ir.ThreadIndex, *ir.Binary, *ir.Not, *ir.Neg, *ir.Cast, *ir.Select:
+		case *ir.Load:
+			ok = ok && x.Buf.Scope == "local"
+		case *ir.AddressOf:
+			ok = ok && x.Buf.Scope == "local"
+		case *ir.BufferData:
+			ok = ok && x.Buf.Scope == "local"
+		default:
+			ok = false
+		}
+	})
+	return ok
+}

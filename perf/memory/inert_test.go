@@ -1,0 +1,108 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/tilels/tilels/lower"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// TestInertLoops compares, on every kernel of the dedup tests' programs
+// (and the 128-file corpus with TILELS_BENCH_DIR), the figures of the
+// machine that passes over inert loops with those of the machine that
+// executes them (inert.go).
+func TestInertLoops(t *testing.T) {
+	kernels, fewer := 0, 0
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		kernels++
+		on, off := withAndWithout(k, memory.SetInertRule)
+		if a, b := ctaText(on, k), ctaText(off, k); a != b {
+			t.Errorf("%s kernel %s: passing over inert loops differs:\n%s\nexecuting them:\n%s", name, k.Name, a, b)
+		}
+		if memory.Work(on) < memory.Work(off) {
+			fewer++
+		}
+	})
+	t.Logf("%d kernels, %d with inert loops passed over", kernels, fewer)
+	if fewer == 0 {
+		t.Error("no kernel's inert loops were passed over")
+	}
+}
+
+// TestInertLoopKinds: one kernel per kind of inert statement (a softmax
+// row's register arithmetic, as flash_attention4.py lowers it), around
+// the memory accesses it must not disturb: the figures are those of
+// executing every statement, with far fewer statements executed. A loop
+// whose statements read memory, or whose branch tests a runtime value,
+// is executed. (Loop iterations are not skipped here: the loops'
+// iterations are translations the loop rule would skip too.)
+func TestInertLoopKinds(t *testing.T) {
+	defer memory.SetLoopDedup(memory.SetLoopDedup(false))
+	for _, c := range []struct {
+		name, body string
+		inert      bool
+	}{
+		{"packed moves", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        v = T.alloc_buffer((1,), "uint64", scope="local")
+        T.ptx.mov.b64(v[0], s[f * 2], s[f * 2 + 1])
+        T.ptx.ex2.approx.ftz.f32(s[f * 2], s[f * 2])
+        T.ptx.mov.b64(s[f * 2], s[f * 2 + 1], v[0])
+    S[0, tid] = s[0] + s[127]
+`, true},
+		{"branches on loop variables", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for g in T.unroll(4):
+        for i in T.unroll(16):
+            if i * 2 % 16 < 12 or g >= 3:
+                T.ptx.ex2.approx.ftz.f32(s[g * 32 + 2 * i], s[g * 32 + 2 * i])
+            else:
+                s[g * 32 + 2 * i] = T.max(s[g * 32 + 2 * i], T.float32(-127.0))
+                T.ptx.ex2.approx.ftz.f32(s[g * 32 + 2 * i], s[g * 32 + 2 * i])
+    S[0, tid] = s[0] + s[127]
+`, true},
+		// its intrinsics end the available loads (A is written, so not
+		// read-only): the second load of A[0, tid] is made again
+		{"the barrier rule", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    s[0] = A[0, tid]
+    for f in range(64):
+        T.ptx.ex2.approx.ftz.f32(s[f], s[f])
+    s[1] = A[0, tid]
+    A[5, tid] = s[0] + s[1] + s[127]
+`, true},
+		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for f in range(64):
+        v = T.alloc_buffer((1,), "uint64", scope="local")
+        T.ptx.mov.b64(v[0], s[f * 2], s[f * 2 + 1])
+        s[f] = S[f % 32, tid]
+    for i in range(32):
+        A[i, tid] = s[i * 4]
+`, false},
+		{"a branch on a runtime value", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        if f < n:
+            T.ptx.ex2.approx.ftz.f32(s[f], s[f])
+        else:
+            T.ptx.ex2.approx.ftz.f32(s[f + 1], s[f + 1])
+    S[0, tid] = s[0] + s[127]
+`, false},
+	} {
+		res, _ := analyze(t, kernel("1", c.body))
+		k := res.Kernels[0]
+		on, off := withAndWithout(k, memory.SetInertRule)
+		if a, b := ctaText(on, k), ctaText(off, k); a != b {
+			t.Errorf("%s: passing over inert loops differs:\n%s\nexecuting them:\n%s", c.name, a, b)
+		}
+		switch wo, wf := memory.Work(on), memory.Work(off); {
+		case c.inert && wo*2 > wf:
+			t.Errorf("%s: %d statements executed, %d without the rule: want under half", c.name, wo, wf)
+		case !c.inert && wo != wf:
+			t.Errorf("%s: %d statements executed, %d without the rule: want the loop executed", c.name, wo, wf)
+		}
+	}
+}
