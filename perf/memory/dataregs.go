@@ -101,7 +101,11 @@ func (s *regScan) stmt(st ir.Stmt) {
 			s.value(st.X)
 		}
 	case *ir.If:
-		s.value(st.Cond)
+		if neverKnown(st.Cond) {
+			s.data(st.Cond) // decided at run time whatever it reads (opaque.go)
+		} else {
+			s.value(st.Cond)
+		}
 		s.block(st.Then)
 		s.block(st.Else)
 	case *ir.While:
@@ -169,6 +173,7 @@ func (s *regScan) mark(b *ir.Buffer) {
 // index matters; any other operand (a pointer, an offset, a count)
 // matters whole.
 func (s *regScan) operands(c *ir.Call) {
+	generic := genericOp(c)
 	for _, a := range c.Args {
 		x := a
 		if cast, ok := x.(*ir.Cast); ok {
@@ -178,9 +183,33 @@ func (s *regScan) operands(c *ir.Call) {
 			s.data(x)
 			continue
 		}
+		if ad, ok := x.(*ir.AddressOf); ok && ad.Buf.Scope == "local" && (generic || c.Op == ir.OpCastVec2) {
+			// an address: its indices matter, not what the
+			// register holds
+			s.root(ad.Buf)
+			for _, i := range ad.Indices {
+				s.value(i)
+			}
+			continue
+		}
+		if generic {
+			s.data(a)
+			continue
+		}
 		s.value(a)
 	}
 }
+
+// A generic intrinsic's operands (inert.go's genericOp: the machine
+// evaluates them for their loads and ignores their values) are data:
+// flash_attention4.py's softmax passes -row_max_scaled to ptx.mov.b64,
+// which made the row maximum and, through it, the 128 scores of every
+// thread control registers, whose every store the machine kept. The
+// address of a register element passed to such an intrinsic (tcgen05.ld's
+// destinations), or to a vector cast through pointers (whose register
+// pointers access counts as nothing), makes only its indices matter. Any
+// other intrinsic's operands matter whole: a copy from registers to
+// memory reads them through the register slots of regs.go.
 
 // data walks e, whose value is data: only the indices, the operands of
 // intrinsics that are not pure arithmetic and Selects' conditions in it
@@ -205,7 +234,15 @@ func (s *regScan) data(e ir.Expr) {
 	case *ir.Cast:
 		s.data(e.X)
 	case *ir.Select:
-		s.value(e.Cond)
+		if neverKnown(e.Cond) {
+			// a condition the machine never knows (a comparison
+			// with a floating-point constant: flash_attention4.py's
+			// tile_max[0] == -inf) picks an unknown value whatever
+			// the registers in it hold (opaque.go)
+			s.data(e.Cond)
+		} else {
+			s.value(e.Cond)
+		}
 		s.data(e.A)
 		s.data(e.B)
 	case *ir.Call:

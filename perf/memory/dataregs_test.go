@@ -56,3 +56,44 @@ func TestDataRegsScan(t *testing.T) {
 		t.Errorf("data registers %s, want %s", got, want)
 	}
 }
+
+// TestDataRegsOpaque: what the machine never reads as a value does not
+// make a register control (flash_attention4.py's softmax, whose 128
+// scores per thread were control through each of these): a generic
+// intrinsic's operand (-m[0] passed to ptx.mov.b64), the address of a
+// register passed to an intrinsic the machine ignores (tcgen05.ld's
+// destinations) or to a vector cast through pointers, a branch on a
+// floating-point comparison and a Select on one. A register read in an
+// index (idx) or an integer branch (pick) stays control, as does one
+// whose address a copy to memory takes (out: regs.go reads it through
+// its register slots).
+func TestDataRegsOpaque(t *testing.T) {
+	src := kernel("1", `    m = T.alloc_buffer((1,), "float32", scope="local")
+    s = T.alloc_buffer((4,), "float32", scope="local")
+    h = T.alloc_buffer((4,), "float16", scope="local")
+    v = T.alloc_buffer((1,), "uint64", scope="local")
+    idx = T.alloc_buffer((1,), "int32", scope="local")
+    pick = T.alloc_buffer((1,), "int32", scope="local")
+    out = T.alloc_buffer((4,), "float32", scope="local")
+    r = T.alloc_buffer((1,), "float32", scope="local")
+    idx[0] = tid
+    pick[0] = 1
+    m[0] = A[0, tid]
+    s[0] = A[1, tid]
+    T.ptx.mov.b64(v[0], -m[0], -m[0])
+    T.ptx.tcgen05.wait.st()
+    T.cuda.cast_vec2(T.address_of(h[0]), T.address_of(s[0]), "float32", "float16")
+    if s[1] >= T.float32(0.5):
+        r[0] = T.Select(s[2] == T.float32(0.0), s[3], m[0])
+    A[4, tid] = r[0]
+    if pick[0] > 0:
+        out[1] = A[idx[0], 2]
+    T.cuda.copy_bytes(T.address_of(A[3, tid]), T.address_of(out[0]), 4)
+`)
+	res, _ := analyze(t, src)
+	got := memory.DataRegisters(res.Kernels[0].Lowered)
+	want := "[h m r s v]"
+	if got != want {
+		t.Errorf("data registers %s, want %s", got, want)
+	}
+}

@@ -404,6 +404,9 @@ func (m *machine) stmt(s ir.Stmt) {
 		m.cpRun = false
 		defer func() { m.cpRun = false }()
 		c, why := m.eval(s.Cond)
+		if why != "" && neverKnown(s.Cond) {
+			why = branchWhy // (what the condition reads may be data: dataregs.go)
+		}
 		if why != "" {
 			m.skip(s.Then, why)
 			m.skip(s.Else, why)

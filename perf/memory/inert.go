@@ -3,6 +3,7 @@ package memory
 import (
 	"slices"
 
+	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -21,8 +22,9 @@ import (
 // statement inside is an allocation, a store into a data register whose
 // indices and value read no memory (or whose value is one intrinsic over
 // registers and constants), an intrinsic over registers and constants, a
-// branch on loop variables and thread indices whose arms are inert
-// alike, or such a loop, with constant bounds. The machine passes over
+// vector cast between register elements whose addresses the machine
+// computes, a branch on loop variables and thread indices whose arms are
+// inert alike, or such a loop, with constant bounds. The machine passes over
 // such a loop (forLoop) doing once what its statements would have done:
 // the barrier rule, the end of a cp.async run, the available loads
 // forgotten by a loop nvcc does not unroll. It counts one step for the
@@ -129,7 +131,11 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, bool) {
 		}
 		return 0, false
 	case *ir.Evaluate:
-		if call, ok := s.X.(*ir.Call); ok && plainCall(call) {
+		call, ok := s.X.(*ir.Call)
+		switch {
+		case ok && call.Op == ir.OpCastVec2:
+			return 0, c.registerCast(call)
+		case ok && plainCall(call):
 			return fxBarrier, true
 		}
 		return 0, false
@@ -194,16 +200,34 @@ func (c *inertScan) known(e ir.Expr) bool {
 }
 
 // plainCall reports whether the machine's execution of intrinsic call c
-// (evaluate's generic path, or call's pure math) does nothing but the
-// barrier rule: no memory instruction of its own (copies, cp.async,
-// ldmatrix and stmatrix, TMA, the user dialect's loads and stores, a
-// vector cast through pointers), no warp intrinsic or CTA reduction
-// whose value the machine computes, no register load it may delete,
-// and arguments that are registers, constants and arithmetic over them.
+// does nothing but the barrier rule: a genericOp whose arguments are
+// registers, constants and arithmetic over them.
 func plainCall(c *ir.Call) bool {
+	if !genericOp(c) {
+		return false
+	}
+	for _, a := range c.Args {
+		if !plainArg(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// genericOp reports whether the machine executes intrinsic c by
+// evaluate's generic path (or call's pure math), which reads nothing of
+// its operands' values: no memory instruction of its own (copies,
+// cp.async, ldmatrix and stmatrix, TMA, the user dialect's loads and
+// stores, a vector cast through pointers), no warp intrinsic or CTA
+// reduction whose value the machine computes, no register load it may
+// delete. It evaluates the operands for the loads in them only, and
+// counts an operand pointing into shared or global memory as an access
+// it does not model.
+func genericOp(c *ir.Call) bool {
 	switch c.Op {
 	case ir.OpCopyBytes, ir.OpCpAsync, ir.OpLdmatrix, ir.OpStmatrix, ir.OpPtxStSharedPlain, ir.OpPtxLdSharedPlain, ir.OpCastVec2,
-		ir.OpElectSync, ir.OpFilter, ir.OpCpAsyncCommit, ir.OpCpAsyncWait, "cuda.ldg":
+		ir.OpElectSync, ir.OpFilter, ir.OpCpAsyncCommit, ir.OpCpAsyncWait, ir.OpPointerOffset,
+		ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce, "cuda.ldg":
 		return false
 	}
 	if shuffleMode(c.Op) != 0 || isAnySync(c.Op) || sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op) || ldLocalDsts(c) != nil {
@@ -212,11 +236,6 @@ func plainCall(c *ir.Call) bool {
 	if info := opInfoOf(c.Op); info.toks != nil {
 		switch info.toks[0] {
 		case "ld", "st", "ldmatrix", "stmatrix", "cp":
-			return false
-		}
-	}
-	for _, a := range c.Args {
-		if !plainArg(a) {
 			return false
 		}
 	}
@@ -240,4 +259,57 @@ func plainArg(e ir.Expr) bool {
 		}
 	})
 	return ok
+}
+
+// registerCast reports whether the machine's execution of vector cast c
+// (evaluate's two accesses, through pointers) finds two register
+// pointers and does nothing: both operands are addresses of register
+// elements that the machine computes in every lane (known indices, a
+// static shape and layout, no runtime offset from the allocation).
+func (c *inertScan) registerCast(call *ir.Call) bool {
+	if len(call.Args) != 4 {
+		return false
+	}
+	for _, a := range call.Args[2:] {
+		d, ok := a.(*ir.StringImm)
+		if !ok {
+			return false
+		}
+		if _, ok := ir.ParseDType(d.Value); !ok {
+			return false
+		}
+	}
+	return c.registerAddr(call.Args[0]) && c.registerAddr(call.Args[1])
+}
+
+// registerAddr mirrors what machine.pointerTo needs of &b[idx] to give
+// an address: b a register buffer; known indices, as many as b's
+// dimensions; a static shape; a layout the machine applies without
+// thread axes; no runtime element offset from b to its allocation.
+func (c *inertScan) registerAddr(e ir.Expr) bool {
+	a, ok := e.(*ir.AddressOf)
+	if !ok || a.Buf.Scope != "local" || a.FlatIndex {
+		return false
+	}
+	for _, x := range a.Indices {
+		if !c.known(x) {
+			return false
+		}
+	}
+	for r := a.Buf; r != nil; r = r.Base {
+		if r.ElemOffsetExpr != nil {
+			return false
+		}
+	}
+	b := a.Buf
+	if len(a.Indices) != len(b.Shape) || b.RuntimeDim() >= 0 {
+		return false
+	}
+	switch l := b.Layout.(type) {
+	case nil, *layout.ComposeLayout:
+		return true
+	case *layout.TileLayout:
+		return !l.HasThreadAxis()
+	}
+	return false
 }

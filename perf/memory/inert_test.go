@@ -64,6 +64,14 @@ func TestInertLoopKinds(t *testing.T) {
                 T.ptx.ex2.approx.ftz.f32(s[g * 32 + 2 * i], s[g * 32 + 2 * i])
     S[0, tid] = s[0] + s[127]
 `, true},
+		{"vector casts through register pointers", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    h = T.alloc_buffer((128,), "float16", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        T.cuda.cast_vec2(T.address_of(h[f * 2]), T.address_of(s[f * 2]), "float32", "float16")
+    S[0, tid] = T.Cast("float32", h[0]) + s[127]
+`, true},
 		// its intrinsics end the available loads (A is written, so not
 		// read-only): the second load of A[0, tid] is made again
 		{"the barrier rule", `    s = T.alloc_buffer((128,), "float32", scope="local")

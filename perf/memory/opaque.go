@@ -16,6 +16,10 @@ import "github.com/tilels/tilels/ir"
 // what the arms write is set as the machine leaves it, a runtime value,
 // the same unknown everywhere.
 
+// branchWhy is why the code under a branch on a floating-point value is
+// not executed.
+const branchWhy = "a branch on a floating-point value is decided at run time"
+
 // neverKnown reports whether the machine's evaluation of e fails in
 // every lane, whatever the variables hold: e combines, by arithmetic or
 // comparison, a floating-point constant or a conversion to a
