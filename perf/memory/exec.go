@@ -234,7 +234,7 @@ type machine struct {
 	dataRegs map[*ir.Buffer]bool
 	readOnly map[*ir.Buffer]bool
 	// inert holds the loops the machine passes over (inert.go)
-	inert map[*ir.For]inertFx
+	inert map[*ir.For]inertLoop
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -550,8 +550,8 @@ func axisValue(axis string, t int64) int64 {
 }
 
 func (m *machine) forLoop(s *ir.For) {
-	if fx, ok := m.inertSet()[s]; ok && len(m.regs) == 0 && !m.predOff {
-		m.passInert(fx) // inert.go
+	if l, ok := m.inertSet()[s]; ok && len(m.regs) == 0 && !m.predOff {
+		m.passInert(l) // inert.go
 		return
 	}
 	var lo lanes

@@ -27,12 +27,23 @@ import (
 // inert alike, or such a loop, with constant bounds. The machine passes over
 // such a loop (forLoop) doing once what its statements would have done:
 // the barrier rule, the end of a cp.async run, the available loads
-// forgotten by a loop nvcc does not unroll. It counts one step for the
-// loop, not its statements. TestInertLoops compares the figures with
+// forgotten by a loop nvcc does not unroll. It counts the steps its
+// statements would have counted (inertLoop), and executes none. TestInertLoops compares the figures with
 // the rule off on every kernel of the dedup tests' programs.
 
 // inertFx is what executing an inert loop does besides counting steps.
 type inertFx uint8
+
+// inertLoop is an inert loop's effects and the steps its execution would
+// count (the loop's own excluded; an unrolled branch counted with its
+// longer arm): passed over, the machine still counts them, so that what
+// reads the step counts (the bound on them, a lazy run's proof, which
+// waits until its first warp has counted as many steps as the kernel has
+// statements: nvfp4_gemm.py's epilogue warps) sees the same work.
+type inertLoop struct {
+	fx    inertFx
+	steps int64
+}
 
 const (
 	fxBarrier inertFx = 1 << iota // an intrinsic: cpRun off, forgetBarrier
@@ -44,7 +55,7 @@ const (
 var inertRule = true
 
 // inertSet is the inert loops of the kernel, found at their first use.
-func (m *machine) inertSet() map[*ir.For]inertFx {
+func (m *machine) inertSet() map[*ir.For]inertLoop {
 	if m.scanned&scannedInert == 0 {
 		m.scanned |= scannedInert
 		if inertRule {
@@ -54,8 +65,10 @@ func (m *machine) inertSet() map[*ir.For]inertFx {
 	return m.inert
 }
 
-// passInert does what executing inert loop s would have done (fx).
-func (m *machine) passInert(fx inertFx) {
+// passInert does what executing inert loop l would have done.
+func (m *machine) passInert(l inertLoop) {
+	m.steps += l.steps
+	fx := l.fx
 	if fx&fxForget != 0 {
 		m.forget()
 	}
@@ -73,13 +86,13 @@ func (m *machine) passInert(fx inertFx) {
 type inertScan struct {
 	data, unread map[*ir.Buffer]bool
 	forVars      map[*ir.Var]bool // loop variables: known wherever read
-	out          map[*ir.For]inertFx
+	out          map[*ir.For]inertLoop
 }
 
 // inertLoops returns the inert loops of fn and what each does (data: the
 // data registers; unread: the allocations nothing reads, whose stores
 // the machine elides and says so).
-func inertLoops(fn *ir.Func, data, unread map[*ir.Buffer]bool) map[*ir.For]inertFx {
+func inertLoops(fn *ir.Func, data, unread map[*ir.Buffer]bool) map[*ir.For]inertLoop {
 	if fn == nil || fn.Body == nil || len(data) == 0 {
 		return nil
 	}
@@ -93,85 +106,94 @@ func inertLoops(fn *ir.Func, data, unread map[*ir.Buffer]bool) map[*ir.For]inert
 	return c.out
 }
 
-func (c *inertScan) block(b *ir.Block) (inertFx, bool) {
+// block returns what executing b does, the steps it counts, and
+// whether it is inert.
+func (c *inertScan) block(b *ir.Block) (inertFx, int64, bool) {
 	if b == nil {
-		return 0, true
+		return 0, 0, true
 	}
 	var fx inertFx
+	var steps int64
 	ok := true
 	for _, s := range b.Stmts {
-		f, o := c.stmt(s) // (every statement: inner loops may be inert)
+		f, n, o := c.stmt(s) // (every statement: inner loops may be inert)
 		fx |= f
+		steps += n
 		ok = ok && o
 	}
-	return fx, ok
+	return fx, steps, ok
 }
 
-func (c *inertScan) stmt(s ir.Stmt) (inertFx, bool) {
+// stmt returns what executing s does, the steps it counts (s's own
+// included), and whether it is inert.
+func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 	switch s := s.(type) {
 	case *ir.Alloc, *ir.Decl, *ir.Comment:
-		return 0, true
+		return 0, 1, true
 	case *ir.Block:
-		return c.block(s)
+		fx, n, ok := c.block(s)
+		return fx, n + 1, ok
 	case *ir.Lowered:
-		return c.block(s.Body)
+		fx, n, ok := c.block(s.Body)
+		return fx, n + 1, ok
 	case *ir.Store:
 		root := rootOf(s.Buf)
 		if s.Buf.Scope != "local" || !c.data[root] || c.unread[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
-			return 0, false
+			return 0, 1, false
 		}
 		if !touchesMemory(s.Value) {
-			return 0, true // (localStore evaluates nothing)
+			return 0, 1, true // (localStore evaluates nothing)
 		}
 		if call, ok := s.Value.(*ir.Call); ok && plainCall(call) {
 			if pureMath(call) {
-				return 0, true // its arguments only
+				return 0, 1, true // its arguments only
 			}
-			return fxBarrier, true // machine.call -> evaluate
+			return fxBarrier, 1, true // machine.call -> evaluate
 		}
-		return 0, false
+		return 0, 1, false
 	case *ir.Evaluate:
 		call, ok := s.X.(*ir.Call)
 		switch {
 		case ok && call.Op == ir.OpCastVec2:
-			return 0, c.registerCast(call)
+			return 0, 1, c.registerCast(call)
 		case ok && plainCall(call):
-			return fxBarrier, true
+			return fxBarrier, 1, true
 		}
-		return 0, false
+		return 0, 1, false
 	case *ir.If:
-		a, okA := c.block(s.Then)
-		b, okB := c.block(s.Else)
+		a, na, okA := c.block(s.Then)
+		b, nb, okB := c.block(s.Else)
 		// the arm taken does what it does (an arm of lanes that take
 		// none runs nothing): both alike
-		return a | fxCpRun, okA && okB && a == b && c.known(s.Cond)
+		return a | fxCpRun, 1 + max(na, nb), okA && okB && a == b && c.known(s.Cond)
 	case *ir.While:
 		c.block(s.Body) // (its inert loops)
-		return 0, false
+		return 0, 1, false
 	case *ir.For:
-		fx, ok := c.block(s.Body)
+		fx, body, ok := c.block(s.Body)
 		if !ok {
-			return 0, false
+			return 0, 1, false
 		}
 		if s.Min != nil {
 			if _, isConst := ir.ConstInt(s.Min); !isConst {
-				return 0, false
+				return 0, 1, false
 			}
 		}
-		if n, isConst := ir.ConstInt(s.Extent); !isConst || n <= 0 {
-			return 0, false
+		n, isConst := ir.ConstInt(s.Extent)
+		if !isConst || n <= 0 {
+			return 0, 1, false
 		}
 		fx |= fxCpRun
 		if !unrolls(s) {
 			fx |= fxForget
 		}
 		if c.out == nil {
-			c.out = map[*ir.For]inertFx{}
+			c.out = map[*ir.For]inertLoop{}
 		}
-		c.out[s] = fx
-		return fx, true
+		c.out[s] = inertLoop{fx: fx, steps: n * body}
+		return fx, 1 + n*body, true
 	}
-	return 0, false
+	return 0, 1, false
 }
 
 // known reports whether the machine evaluates e to a value in every
