@@ -233,8 +233,10 @@ type machine struct {
 	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
 	readOnly map[*ir.Buffer]bool
-	// inert holds the loops the machine passes over (inert.go)
-	inert map[*ir.For]inertLoop
+	// inert holds whether each loop executed is inert (inert.go);
+	// forVars the loop variables
+	inert   map[*ir.For]inertLoop
+	forVars map[*ir.Var]bool
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -550,7 +552,7 @@ func axisValue(axis string, t int64) int64 {
 }
 
 func (m *machine) forLoop(s *ir.For) {
-	if l, ok := m.inertSet()[s]; ok && len(m.regs) == 0 && !m.predOff {
+	if l, ok := m.inertOf(s); ok && len(m.regs) == 0 && !m.predOff {
 		m.passInert(l) // inert.go
 		return
 	}

@@ -18,7 +18,7 @@ import (
 // data reads (dataregs.go), and the intrinsics among them only end the
 // available loads (cse.go's barrier rule) and a cp.async run.
 //
-// inertLoops finds the for loops whose whole execution is that: every
+// inertOf finds the for loops whose whole execution is that: every
 // statement inside is an allocation, a store into a data register whose
 // indices and value read no memory (or whose value is one intrinsic over
 // registers and constants), an intrinsic over registers and constants, a
@@ -43,6 +43,7 @@ type inertFx uint8
 type inertLoop struct {
 	fx    inertFx
 	steps int64
+	ok    bool // (m.inert also keeps the loops that are not inert)
 }
 
 const (
@@ -54,15 +55,43 @@ const (
 // inertRule enables passing over inert loops; tests turn it off to compare.
 var inertRule = true
 
-// inertSet is the inert loops of the kernel, found at their first use.
-func (m *machine) inertSet() map[*ir.For]inertLoop {
-	if m.scanned&scannedInert == 0 {
-		m.scanned |= scannedInert
-		if inertRule {
-			m.inert = inertLoops(m.fn, m.dataRegSet(), m.unreadSet())
-		}
+// inertOf reports whether loop s is inert, and what passing over it
+// does; found at the loop's first execution, from its body alone (a
+// body's first statement that reads memory ends the scan: most loops of
+// copies cost a statement or two), and kept for the analysis. The data
+// registers and the loop variables are scanned for at the first store
+// and branch that need them.
+func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
+	if !inertRule {
+		return inertLoop{}, false
 	}
-	return m.inert
+	if l, ok := m.inert[s]; ok {
+		return l, l.ok
+	}
+	c := inertScan{m: m}
+	fx, steps, ok := c.stmt(s)
+	l := inertLoop{fx: fx, steps: steps - 1, ok: ok} // (the loop's own step: m.stmt's)
+	if m.inert == nil {
+		m.inert = map[*ir.For]inertLoop{}
+	}
+	m.inert[s] = l
+	return l, ok
+}
+
+// forVarSet is the loop variables of the kernel (known wherever read).
+func (m *machine) forVarSet() map[*ir.Var]bool {
+	if m.scanned&scannedForVars == 0 {
+		m.scanned |= scannedForVars
+		if m.forVars == nil {
+			m.forVars = map[*ir.Var]bool{}
+		}
+		ir.WalkStmts(m.fn.Body, func(s ir.Stmt) {
+			if f, ok := s.(*ir.For); ok {
+				m.forVars[f.Var] = true
+			}
+		})
+	}
+	return m.forVars
 }
 
 // passInert does what executing inert loop l would have done.
@@ -83,28 +112,7 @@ func (m *machine) passInert(l inertLoop) {
 	}
 }
 
-type inertScan struct {
-	data, unread map[*ir.Buffer]bool
-	forVars      map[*ir.Var]bool // loop variables: known wherever read
-	out          map[*ir.For]inertLoop
-}
-
-// inertLoops returns the inert loops of fn and what each does (data: the
-// data registers; unread: the allocations nothing reads, whose stores
-// the machine elides and says so).
-func inertLoops(fn *ir.Func, data, unread map[*ir.Buffer]bool) map[*ir.For]inertLoop {
-	if fn == nil || fn.Body == nil || len(data) == 0 {
-		return nil
-	}
-	c := &inertScan{data: data, unread: unread, forVars: map[*ir.Var]bool{}}
-	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok {
-			c.forVars[f.Var] = true
-		}
-	})
-	c.block(fn.Body)
-	return c.out
-}
+type inertScan struct{ m *machine }
 
 // block returns what executing b does, the steps it counts, and
 // whether it is inert.
@@ -114,14 +122,15 @@ func (c *inertScan) block(b *ir.Block) (inertFx, int64, bool) {
 	}
 	var fx inertFx
 	var steps int64
-	ok := true
 	for _, s := range b.Stmts {
-		f, n, o := c.stmt(s) // (every statement: inner loops may be inert)
+		f, n, o := c.stmt(s)
+		if !o {
+			return 0, 0, false
+		}
 		fx |= f
 		steps += n
-		ok = ok && o
 	}
-	return fx, steps, ok
+	return fx, steps, true
 }
 
 // stmt returns what executing s does, the steps it counts (s's own
@@ -137,8 +146,11 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		fx, n, ok := c.block(s.Body)
 		return fx, n + 1, ok
 	case *ir.Store:
+		if s.Buf.Scope != "local" {
+			return 0, 1, false
+		}
 		root := rootOf(s.Buf)
-		if s.Buf.Scope != "local" || !c.data[root] || c.unread[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
+		if !c.m.dataRegSet()[root] || c.m.unreadSet()[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
 			return 0, 1, false
 		}
 		if !touchesMemory(s.Value) {
@@ -162,13 +174,13 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		return 0, 1, false
 	case *ir.If:
 		a, na, okA := c.block(s.Then)
+		if !okA {
+			return 0, 1, false
+		}
 		b, nb, okB := c.block(s.Else)
 		// the arm taken does what it does (an arm of lanes that take
 		// none runs nothing): both alike
-		return a | fxCpRun, 1 + max(na, nb), okA && okB && a == b && c.known(s.Cond)
-	case *ir.While:
-		c.block(s.Body) // (its inert loops)
-		return 0, 1, false
+		return a | fxCpRun, 1 + max(na, nb), okB && a == b && c.known(s.Cond)
 	case *ir.For:
 		fx, body, ok := c.block(s.Body)
 		if !ok {
@@ -187,10 +199,6 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		if !unrolls(s) {
 			fx |= fxForget
 		}
-		if c.out == nil {
-			c.out = map[*ir.For]inertLoop{}
-		}
-		c.out[s] = inertLoop{fx: fx, steps: n * body}
 		return fx, 1 + n*body, true
 	}
 	return 0, 1, false
@@ -204,7 +212,7 @@ func (c *inertScan) known(e ir.Expr) bool {
 	case *ir.IntImm, *ir.ThreadIndex:
 		return true
 	case *ir.Var:
-		return c.forVars[e]
+		return c.m.forVarSet()[e]
 	case *ir.Not:
 		return c.known(e.X)
 	case *ir.Neg:

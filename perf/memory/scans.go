@@ -13,7 +13,7 @@ const (
 	scannedUnread = 1 << iota
 	scannedDataRegs
 	scannedReadOnly
-	scannedInert
+	scannedForVars
 )
 
 // unreadSet is the shared allocations nothing reads.
