@@ -608,12 +608,7 @@ func (m *machine) count(e *event) {
 		s.Wavefronts += wf
 		s.Ideal += ideal
 		s.Conflicts += wf - ideal
-		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
-			f.Worst = m.describe(e, kindName, e.width, wf, ideal, groups)
-		}
-		if f.FirstShared == nil {
-			f.FirstShared = m.describe(e, kindName, e.width, wf, ideal, groups)
-		}
+		m.describeShared(f, e, kindName, e.width, wf, ideal, groups)
 	case ldmatrix, stmatrix:
 		wf, ideal, groups := matrixWavefronts(e, &m.bankScratch()[0])
 		s, kindName := &f.Ldmatrix, "ldmatrix"
@@ -624,12 +619,7 @@ func (m *machine) count(e *event) {
 		s.Wavefronts += wf
 		s.Ideal += ideal
 		s.Conflicts += wf - ideal
-		if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
-			f.Worst = m.describe(e, kindName, 16, wf, ideal, groups)
-		}
-		if f.FirstShared == nil {
-			f.FirstShared = m.describe(e, kindName, 16, wf, ideal, groups)
-		}
+		m.describeShared(f, e, kindName, 16, wf, ideal, groups)
 	case globalLoad, globalStore:
 		sec, ideal := sectors(e)
 		g, kindName := &f.GlobalLoad, "global load"
@@ -883,6 +873,24 @@ func matrixWavefronts(e *event, bw *bankWords) (wf, ideal int64, worst uint32) {
 		worst = 0xff << (8 * worstMat)
 	}
 	return wf, ideal, worst
+}
+
+// describeShared sets f's worst shared instruction to e when e has more
+// conflicts than it, and its first to e when there is none yet: one
+// Instruction when e is both (f's instructions are not written once
+// built, and the cache's keeper keeps a shared one once).
+func (m *machine) describeShared(f *Figures, e *event, kindName string, width, wf, ideal int64, groups uint32) {
+	var in *Instruction
+	if wf > ideal && (f.Worst == nil || wf-ideal > f.Worst.Wavefronts-f.Worst.Ideal) {
+		in = m.describe(e, kindName, width, wf, ideal, groups)
+		f.Worst = in
+	}
+	if f.FirstShared == nil {
+		if in == nil {
+			in = m.describe(e, kindName, width, wf, ideal, groups)
+		}
+		f.FirstShared = in
+	}
 }
 
 // describe builds the Instruction of a shared access for the hover: the
