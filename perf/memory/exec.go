@@ -233,6 +233,9 @@ type machine struct {
 	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
 	readOnly map[*ir.Buffer]bool
+	// spareProof is a failed loop proof whose maps the next one reuses
+	// (newLoopProof)
+	spareProof *shiftProof
 	// inert holds whether each loop executed is inert (inert.go);
 	// forVars the loop variables
 	inert   map[*ir.For]inertLoop

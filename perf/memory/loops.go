@@ -233,9 +233,30 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 
 // newLoopProof is the shift proof of s's body over period iterations.
 func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written map[*ir.Buffer]bool) *shiftProof {
-	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
-		axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
-		state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
+	var p *shiftProof
+	if q := m.spareProof; q != nil {
+		// a failed proof's maps, emptied (periodProof tries up to a
+		// dozen periods per loop: their maps were a tenth of the
+		// goldens' analysis's allocation)
+		m.spareProof = nil
+		clear(q.vars)
+		clear(q.local)
+		clear(q.axes)
+		clear(q.roots)
+		clear(q.state)
+		clear(q.assigned)
+		clear(q.ranges)
+		clear(q.shared)
+		clear(q.letVals)
+		*q = shiftProof{m: m, l: m.launch, vars: q.vars, local: q.local, warps: 1, axes: q.axes, loop: s.Var, written: written, roots: q.roots,
+			state: q.state, assigned: q.assigned, ranges: q.ranges, shared: q.shared, letVals: q.letVals}
+		p = q
+		p.vars[s.Var] = period
+	} else {
+		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
+			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
+			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
+	}
 	for b := range stored {
 		if !called[b] {
 			p.state[b] = true
@@ -264,6 +285,7 @@ func (m *machine) periodProof(s *ir.For, stored, called, written map[*ir.Buffer]
 		if p.prove(s.Body) && len(p.warp0) == 0 {
 			return p, periods[i]
 		}
+		m.spareProof = p // (nothing of a failed proof is kept)
 		if !p.accessFail || (i == len(periods)-1 && periods[0] != 1) {
 			return nil, 0
 		}

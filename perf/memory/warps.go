@@ -532,7 +532,12 @@ func (p *shiftProof) shifts(body *ir.Block) bool {
 // The loop proof keeps no shift per global root: the machine compares
 // the iterations it executes instead (loops.go).
 func (p *shiftProof) checks(body *ir.Block) bool {
-	p.shared, p.global = map[*ir.Buffer]int64{}, nil
+	if p.shared == nil {
+		p.shared = map[*ir.Buffer]int64{}
+	} else {
+		clear(p.shared)
+	}
+	p.global = nil
 	if p.loop == nil {
 		p.global = map[*ir.Buffer]int64{}
 	}
