@@ -241,6 +241,34 @@ import (
 // (warps.go's shared rule; swizzled layouts among them), so an
 // XOR-swizzle proof would spare many of their warps.
 
+// Measured again (2026-11-26, night: the loop proof through branches on
+// floating-point values and branches of one iteration, the bound on the
+// statements executed, warp roles cut at warpgroups, inert loops, data
+// registers through generic intrinsics; cpu-ms/op against 5e36eaa, the
+// tree before, on the 2-core machine). The corpus (BenchmarkMemoryShareDir,
+// 3 runs each): the analysis 1,695-1,743 -> 362-365 ms against a lower of
+// 3,961-4,328 ms, +41 % -> +8.5 %; flash_attention4.py's 32 cases went
+// from about 1.5 s of it to 0.17 s (its s8192 case: 1,342,291 statements
+// executed, stopped at the bound, -> 36,008, with figures). The 3,000-line
+// file's fastest passes (BenchmarkMemoryShareBest, 4 alternated runs):
+// 6-17 % before, 7-14 % now, within that benchmark's noise today. The
+// goldens: the fastest passes 11.5-13.3 % -> 10.2-10.6 %; the medians of
+// BenchmarkAnalyzeMemoryGoldens' cold against off +38-48 % before and
+// +37-44 % after, as before. What the goldens' analysis spends is
+// simulation spread over 178 small kernels: by the proofs that fail, 2.0
+// of their 6.9 ms (best of 5 per kernel) are multi-warp kernels every
+// proof covers, 1.7 ms single-warp kernels, 1.3 ms sixteen kernels whose
+// warp proof fails at a shared access moving by no multiple of 4 bytes
+// (swizzles), 0.8 ms six at a branch that is not constant after warp 0,
+// 0.5 ms four whose CTA proof fails at a global access moving by no
+// multiple of 32 bytes. A fix of every failing proof would save at most
+// a fifth; the bound there needs the machine's per-access cost halved.
+// With GOGC=off the goldens' cold against off is +28 % (GOMAXPROCS 2) and
+// with GOMAXPROCS=1 +31 %: the collector's CPU (its idle workers count in
+// the process's CPU time) is about a quarter of the gap; the analysis
+// keeps 1.8 MB live after a pass (0.9 MB the cache's entries, 0.9 MB the
+// spare machines and keyers) against the lowers' 0.9 MB.
+
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
 
