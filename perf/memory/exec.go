@@ -762,6 +762,9 @@ func (m *machine) evalUnder(e ir.Expr, mask uint32) (lanes, string) {
 
 // ---- expressions ----
 
+// dataWhy is what a load of a data register (dataregs.go) evaluates to.
+const dataWhy = "a register's data"
+
 func bcast(v int64) (l lanes) {
 	for i := range l {
 		l[i] = v
@@ -820,6 +823,9 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		return why
 	case *ir.Select:
 		why := m.evalTo(dst, e.Cond)
+		if why == dataWhy && neverKnown(e.Cond) {
+			why = "a floating-point value" // (what the registers it reads hold is not kept: dataregs.go)
+		}
 		if why != "" {
 			if touchesMemory(e.A) || touchesMemory(e.B) {
 				m.unknown("a select on " + why + " chooses between memory accesses")
@@ -2002,7 +2008,7 @@ func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 			}
 		}
 		*dst = lanes{}
-		return "a register's data" // (read nowhere it matters)
+		return dataWhy // (read nowhere it matters)
 	}
 	var idx lanes
 	if why := m.elemAddrTo(&idx, e.Buf, e.Indices); why != "" {

@@ -106,3 +106,18 @@ func TestLoopSkipFloatBranch(t *testing.T) {
 		t.Errorf("the body's figures are unknown for %q, want the branch named", why)
 	}
 }
+
+// TestSelectFloatReason: a Select on a floating-point comparison of a
+// register that only data reads (so the machine keeps none of its
+// values) between two memory accesses names the floating-point value,
+// not the placeholder of a data register.
+func TestSelectFloatReason(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    r = T.alloc_buffer((1,), "float32", scope="local")
+    r[0] = A[0, tid]
+    A[1, tid] = T.Select(r[0] >= T.float32(0.5), S[0, tid], S[1, tid])
+`))
+	want := "a select on a floating-point value chooses between memory accesses"
+	if why := ms[0].Total.Unknown; why != want {
+		t.Errorf("unknown %q, want %q", why, want)
+	}
+}
