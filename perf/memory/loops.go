@@ -252,10 +252,11 @@ func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written 
 			state: q.state, assigned: q.assigned, ranges: q.ranges, shared: q.shared, letVals: q.letVals}
 		p = q
 		p.vars[s.Var] = period
+		p.body = s.Body
 	} else {
 		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
 			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
-			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}}
+			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}, body: s.Body}
 	}
 	for b := range stored {
 		if !called[b] {

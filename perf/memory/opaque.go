@@ -135,10 +135,40 @@ func (p *shiftProof) singularCond(cond ir.Expr, check bool) (x ir.Expr, eq bool)
 	default:
 		return nil, false
 	}
-	if touchesMemory(x) || p.expr(x, check) != 0 {
+	if touchesMemory(x) || p.expr(x, check) != 0 || p.bodyWrites(x) {
 		return nil, false
 	}
 	return x, b.Op == ir.EQ
+}
+
+// bodyWrites reports whether x reads a variable the loop's body assigns
+// or a register it writes: such a value "moves by nothing" over a unit
+// of iterations (a pipeline's phase comes back), not from one iteration
+// to the next, and singularBound evaluates it once.
+func (p *shiftProof) bodyWrites(x ir.Expr) bool {
+	if p.loopAssigned == nil {
+		p.loopAssigned = map[*ir.Var]bool{}
+		ir.WalkStmts(p.body, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Assign:
+				p.loopAssigned[s.Var] = true
+			case *ir.Let:
+				p.loopAssigned[s.Var] = true
+			case *ir.For:
+				p.loopAssigned[s.Var] = true
+			}
+		})
+	}
+	w := false
+	walkExpr(x, func(e ir.Expr) {
+		switch e := e.(type) {
+		case *ir.Var:
+			w = w || p.loopAssigned[e]
+		case *ir.Load:
+			w = w || p.written[e.Buf] || p.written[rootOf(e.Buf)]
+		}
+	})
+	return w
 }
 
 // singularBound returns k, the units after iteration it the machine may

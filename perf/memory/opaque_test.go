@@ -27,6 +27,15 @@ func TestLoopSkipBranches(t *testing.T) {
         else:
             S[1, tid] = A[2, tid]
 `), true)
+	// compared with a value the body carries (150 and 151 in turn): the
+	// iteration it picks is not one value, and nothing is skipped
+	skipCase(t, "a carried value", kernel("1", `    ph: T.int32 = 150
+    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k == ph:
+            S[1, tid] = A[2, tid]
+        ph = 301 - ph
+`), false)
 	// in the middle: the units skipped stop before it
 	skipCaseSome(t, "a middle iteration", kernel("1", `    for k in T.serial(300):
         A[0, tid] = S[0, tid] + A[1, tid]

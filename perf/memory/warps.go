@@ -126,8 +126,11 @@ type shiftProof struct {
 	// second, fourth, ... iteration instead)
 	accessFail bool
 	// singular holds, for a loop proof, the values the loop's variable
-	// is compared with by a branch only one iteration takes (opaque.go)
-	singular []ir.Expr
+	// is compared with by a branch only one iteration takes (opaque.go);
+	// body is the loop's body, loopAssigned the variables it sets
+	singular     []ir.Expr
+	body         *ir.Block
+	loopAssigned map[*ir.Var]bool
 	// views holds, in a proof across adjacent warps, the shifts of each
 	// shared view over the kernel's segments (shiftSpan; bad: one moves
 	// by no constant); split the shared roots whose accesses move by
