@@ -240,6 +240,7 @@ type machine struct {
 	// forVars the loop variables
 	inert   map[*ir.For]inertLoop
 	forVars map[*ir.Var]bool
+	quiets  map[*ir.Block]inertLoop // (inert.go's quiet code)
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -315,6 +316,14 @@ func (m *machine) skip(b *ir.Block, why string) {
 func (m *machine) skipBody(b *ir.Block, why string) { m.skipCode(b, why, true) }
 
 func (m *machine) skipCode(b *ir.Block, why string, loopBody bool) {
+	if fx, ok := m.quiet(b); ok {
+		// nothing to count whichever way it runs (inert.go)
+		if b != nil {
+			m.taint(b, why, loopBody)
+			m.passInert(inertLoop{fx: fx})
+		}
+		return
+	}
 	m.unknown(why)
 	if b == nil {
 		return

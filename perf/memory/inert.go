@@ -343,3 +343,129 @@ func (c *inertScan) registerAddr(e ir.Expr) bool {
 	}
 	return false
 }
+
+// Code the machine cannot execute (a branch on runtime data, a loop
+// whose bound is one) made the figures around it unknown, even when
+// it could not count anything whichever way it ran:
+// flash_attention4.py's correction warps rescale the output accumulator
+// in tensor memory under `if any_needs_rescale != 0:` (an __any_sync of
+// a comparison of running maxima), with tcgen05 loads and stores and
+// register arithmetic only, and 96 of its calls had no figures; its
+// softmax's branch on a floating-point value assigns registers only,
+// and every kernel total was unknown. quiet finds such code: no access
+// to shared or global memory in any statement or expression, no
+// intrinsic but those evaluate's generic path runs (which count
+// nothing; an intrinsic the machine ignores may take shared pointers),
+// no vector cast. skipCode then only taints what the code writes and
+// applies what it may do to the machine's state (the barrier rule, a
+// forgotten set of available loads, the end of a cp.async run), as
+// passInert does.
+
+// quiet reports whether the execution of b can count nothing, whatever
+// its branches and loop bounds, and what it may do besides (kept per
+// block: a branch skipped in every iteration of a loop asks each time).
+func (m *machine) quiet(b *ir.Block) (inertFx, bool) {
+	if b == nil {
+		return 0, true
+	}
+	if q, ok := m.quiets[b]; ok {
+		return q.fx, q.ok
+	}
+	fx, ok := m.quietBlock(b)
+	if m.quiets == nil {
+		m.quiets = map[*ir.Block]inertLoop{}
+	}
+	m.quiets[b] = inertLoop{fx: fx, ok: ok}
+	return fx, ok
+}
+
+func (m *machine) quietBlock(b *ir.Block) (inertFx, bool) {
+	var fx inertFx
+	for _, s := range b.Stmts {
+		f, ok := m.quietStmt(s)
+		if !ok {
+			return 0, false
+		}
+		fx |= f
+	}
+	return fx, true
+}
+
+func (m *machine) quietStmt(s ir.Stmt) (inertFx, bool) {
+	switch s := s.(type) {
+	case *ir.Alloc, *ir.Decl, *ir.Comment, *ir.Break, *ir.Continue:
+		return 0, true
+	case *ir.Block:
+		return m.quiet(s)
+	case *ir.Lowered:
+		return m.quiet(s.Body)
+	case *ir.Store:
+		if s.Buf.Scope != "local" || m.unreadSet()[rootOf(s.Buf)] || !quietExpr(s.Value) || !allQuiet(s.Indices) {
+			return 0, false
+		}
+		if call, ok := s.Value.(*ir.Call); ok && !pureMath(call) {
+			return fxBarrier, true // machine.call -> evaluate
+		}
+		return 0, true
+	case *ir.Let:
+		return 0, quietExpr(s.Value)
+	case *ir.Assign:
+		return 0, quietExpr(s.Value)
+	case *ir.Evaluate:
+		call, ok := s.X.(*ir.Call)
+		if !ok || !genericOp(call) {
+			return 0, false
+		}
+		ignored := opInfoOf(call.Op).ignored
+		for _, a := range call.Args {
+			if b := bufferOf(a); b != nil && scopeOf(b) != "" && !ignored {
+				return 0, false // (the access the machine does not model)
+			}
+			if !quietExpr(a) {
+				return 0, false
+			}
+		}
+		return fxBarrier, true
+	case *ir.If:
+		a, okA := m.quiet(s.Then)
+		b, okB := m.quiet(s.Else)
+		return a | b | fxCpRun, okA && okB && quietExpr(s.Cond)
+	case *ir.While:
+		fx, ok := m.quiet(s.Body)
+		return fx | fxCpRun | fxForget, ok && quietExpr(s.Cond)
+	case *ir.For:
+		fx, ok := m.quiet(s.Body)
+		fx |= fxCpRun
+		if !unrolls(s) {
+			fx |= fxForget
+		}
+		return fx, ok && quietExpr(s.Min) && quietExpr(s.Extent)
+	}
+	return 0, false
+}
+
+func allQuiet(es []ir.Expr) bool {
+	for _, e := range es {
+		if !quietExpr(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// quietExpr reports whether evaluating e reads no shared or global
+// memory and calls no intrinsic but pure math and pointer offsets.
+func quietExpr(e ir.Expr) bool {
+	ok := true
+	walkExpr(e, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Load:
+			ok = ok && x.Buf.Scope == "local"
+		case *ir.Call:
+			ok = ok && (x.Op == ir.OpPointerOffset || pureMath(x))
+		case *ir.Region, *ir.Tuple:
+			ok = false
+		}
+	})
+	return ok
+}

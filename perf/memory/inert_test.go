@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -117,6 +118,44 @@ func TestInertLoopKinds(t *testing.T) {
 			t.Errorf("%s: %d statements executed, %d without the rule: want under half", c.name, wo, wf)
 		case !c.inert && wo != wf:
 			t.Errorf("%s: %d statements executed, %d without the rule: want the loop executed", c.name, wo, wf)
+		}
+	}
+}
+
+// TestQuietCode: code the machine cannot execute (a branch on data read
+// from memory, a loop whose bound is a kernel parameter) leaves the
+// figures known when it counts nothing whichever way it runs
+// (testdata/memory/quiet_branches.py, whose counters Nsight Compute
+// measured: TestNcuAgreement), and unknown when it holds a memory access.
+func TestQuietCode(t *testing.T) {
+	src, err := os.ReadFile("../../testdata/memory/quiet_branches.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ms := analyze(t, string(src))
+	if len(ms) != 3 {
+		t.Fatalf("%d kernels, want 3", len(ms))
+	}
+	for i, m := range ms {
+		if m.Total.Unknown != "" {
+			t.Errorf("%s: unknown %q, want known figures", res.Kernels[i].Name, m.Total.Unknown)
+		}
+	}
+	for _, c := range []struct{ name, body, why string }{
+		{"a store under a branch on data", `    if A[0, tid] > T.float32(0.5):
+        S[0, tid] = A[1, tid]
+    A[2, tid] = S[0, tid]
+`, "a branch on a floating-point value is decided at run time"},
+		{"a load in a loop of a runtime bound", `    acc = T.alloc_buffer((1,), "float32", scope="local")
+    acc[0] = T.float32(0.0)
+    for k in T.serial(n):
+        acc[0] = acc[0] + S[k % 32, tid]
+    A[0, tid] = acc[0]
+`, "loop k: n is a runtime value"},
+	} {
+		_, ms := analyze(t, kernel("1", c.body))
+		if why := ms[0].Total.Unknown; why != c.why {
+			t.Errorf("%s: unknown %q, want %q", c.name, why, c.why)
 		}
 	}
 }

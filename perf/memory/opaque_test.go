@@ -76,8 +76,8 @@ func TestMaxWork(t *testing.T) {
 // maximum kept in a register, a branch on floating-point values the
 // machine never knows (it skips both arms and taints what they write),
 // and a scalar set at the top of every iteration and again under the
-// branch. The body's figures are unknown (the skipped branch, named as
-// such); the tile
+// branch (with a store that makes the branch count something). The
+// body's figures are unknown (the skipped branch, named as such); the tile
 // call's are known, the same with and without skipping iterations, and
 // skipping executes under half the statements.
 func TestLoopSkipFloatBranch(t *testing.T) {
@@ -90,6 +90,7 @@ func TestLoopSkipFloatBranch(t *testing.T) {
         m_new = T.Cast("float32", k)
         if m_old - m_new >= T.float32(-8.0):
             m_new = m_old
+            S[2, tid] = A[3, tid]
         run[0] = m_new
         Tx.cta.copy(S[0:1, 0:32], A[1:2, 0:32])
 `))
