@@ -81,8 +81,10 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		if dedupWarps {
 			runs = m.candidateRuns(fn.Body, threads) // warps.go
 		}
-		var cta0 []figDelta
-		var stepsCTA int64
+		// per residue of the CTA period, the counts of the CTA executed
+		// for the others (ctas.go)
+		var ctaDeltas [][]figDelta
+		var ctaSteps []int64
 		// per run and residue, the counts of the warp executed for the
 		// others (a run's first warp, or its first period of warps)
 		type executed struct {
@@ -98,19 +100,23 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		for i, r := range runs {
 			done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: make([]bool, r.period)}
 		}
-		sameCTAs := run > 1 && dedupCTAs && m.ctaShifts(fn.Body)
+		var ctaPeriod int64 // 0: every CTA executes
+		if run > 1 && dedupCTAs {
+			ctaPeriod = m.ctaShifts(fn.Body)
+			ctaDeltas, ctaSteps = make([][]figDelta, ctaPeriod), make([]int64, ctaPeriod)
+		}
 		for c := range run {
-			if c > 0 && sameCTAs && !m.over && m.steps+stepsCTA <= maxSteps {
-				// CTA c counts as CTA 0 (ctas.go)
-				for _, d := range cta0 {
+			if ctaPeriod > 0 && c >= ctaPeriod && !m.over && m.steps+ctaSteps[c%ctaPeriod] <= maxSteps {
+				// CTA c counts as CTA c % period (ctas.go)
+				for _, d := range ctaDeltas[c%ctaPeriod] {
 					d.f.addCounts(&d.c)
 				}
-				m.steps += stepsCTA
+				m.steps += ctaSteps[c%ctaPeriod]
 				continue
 			}
 			var before snap
 			var sc int64
-			if c == 0 && sameCTAs {
+			if c < ctaPeriod {
 				before, sc = m.snapshot(), m.steps
 			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
@@ -162,7 +168,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				m.runWarp(fn.Body, c, w, threads)
 			}
 			if before != nil {
-				cta0, stepsCTA = m.since(before), m.steps-sc
+				ctaDeltas[c], ctaSteps[c] = m.since(before), m.steps-sc
 			}
 			if m.over {
 				if m.overWork {

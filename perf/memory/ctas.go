@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // The CTAs of a grid run the same code on other data: a kernel indexes
 // its global tiles by the CTA index (A[bx*64 + tid]), which moves every
@@ -17,19 +21,74 @@ import "github.com/tilels/tilels/ir"
 // CTA 0's, as they would: a later CTA's identical counts never replace
 // them). TestCTADedup compares the result with executing every CTA.
 
-// ctaShifts reports whether every CTA of the launch counts as CTA 0.
-func (m *machine) ctaShifts(body *ir.Block) bool {
+// ctaShifts returns the period of the launch's CTAs: CTA c counts as CTA
+// c % period (0: none does; 1: every CTA counts as CTA 0).
+//
+// A one-dimensional grid whose CTAs are no translations of their
+// neighbours may be of CTAs a few apart: a tile index bx // 4 moves by
+// one every four CTAs (cases_jit_configs' m0 = bx // ceildiv(N, BLK_N) *
+// BLK_M), a 16-byte row per CTA by a whole sector every two. The proof
+// is then tried with the CTA index moving by 2, 4, 8 or 16, and by the
+// constant divisors of the body's divisions and remainders, each at most
+// half the grid; Analyze executes that many CTAs and counts each later
+// one as the one a multiple of the period before it. TestCTAPeriods has
+// a kernel per rule; TestCTADedup compares with executing every CTA.
+func (m *machine) ctaShifts(body *ir.Block) int64 {
+	dims := 0
 	for d, g := range m.launch.Grid {
 		if g <= 1 {
 			continue
 		}
-		p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: 1,
-			axes: map[*ir.Var]string{}, cta: d + 1}
-		if !p.prove(body) || len(p.warp0) > 0 {
-			return false
+		dims++
+		if !m.ctaProof(body, d, 1) {
+			if dims > 1 || m.launch.Grid[1] > 1 || m.launch.Grid[2] > 1 || m.launch.Cluster[d] > 1 {
+				return 0
+			}
+			for _, per := range ctaPeriods(body, g) {
+				if m.ctaProof(body, d, per) {
+					return per
+				}
+			}
+			return 0
 		}
 	}
-	return true
+	return 1
+}
+
+// ctaProof proves that CTAs per apart along grid dimension d are
+// translations of each other.
+func (m *machine) ctaProof(body *ir.Block, d int, per int64) bool {
+	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: 1,
+		axes: map[*ir.Var]string{}, cta: d + 1, ctaPeriod: per}
+	return p.prove(body) && len(p.warp0) == 0
+}
+
+// ctaPeriods proposes CTA periods for a grid of g CTAs: 2, 4, 8 and 16,
+// then the constant divisors of the body's floor divisions and
+// remainders (a few), each at most g / 2, in increasing order.
+func ctaPeriods(body *ir.Block, g int64) []int64 {
+	var out []int64
+	add := func(v int64) {
+		if v > 1 && v <= g/2 && !slices.Contains(out, v) && len(out) < 8 {
+			out = append(out, v)
+		}
+	}
+	for _, v := range []int64{2, 4, 8, 16} {
+		add(v)
+	}
+	ir.WalkStmts(body, func(st ir.Stmt) {
+		forExprs(st, func(e ir.Expr) {
+			walkExpr(e, func(e ir.Expr) {
+				if b, ok := e.(*ir.Binary); ok && (b.Op == ir.FloorDiv || b.Op == ir.FloorMod) {
+					if c, ok := b.B.(*ir.IntImm); ok {
+						add(c.Value)
+					}
+				}
+			})
+		})
+	})
+	slices.Sort(out)
+	return out
 }
 
 // prove runs the proof: the variables' shifts to a fixed point, then the
@@ -45,7 +104,7 @@ func (p *shiftProof) ctaAxis(k ir.ScopeIDKind, i int) int64 {
 	switch k {
 	case ir.CTAID:
 		if i == d {
-			return 1
+			return max(p.ctaPeriod, 1)
 		}
 		return 0
 	case ir.ClusterID, ir.CTAIDInCluster:
@@ -56,7 +115,7 @@ func (p *shiftProof) ctaAxis(k ir.ScopeIDKind, i int) int64 {
 			return noShift // a quotient and a remainder: not one constant
 		}
 		if k == ir.ClusterID {
-			return 1 // clusters of one CTA along d
+			return max(p.ctaPeriod, 1) // clusters of one CTA along d
 		}
 		return 0
 	}

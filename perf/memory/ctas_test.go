@@ -61,3 +61,57 @@ func ctaText(m *memory.Kernel, k *lower.Kernel) string {
 	}
 	return s
 }
+
+// TestCTAPeriods: CTAs a few apart are translations of each other when
+// adjacent ones are not (ctas.go's periods): a tile index bx // 4 (four
+// CTAs share a tile, then the next tile is 4 KB on: period 4), a 16-byte
+// row per CTA (a whole sector every two: period 2), a CTA-dependent
+// stride that moves by no constant (bx * bx: none). Each kernel's figures
+// are those of executing every CTA.
+func TestCTAPeriods(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (16384,), "float32")
+    B = T.match_buffer(B_ptr, (16384,), "float32")
+    T.device_entry()
+    bx = T.cta_id([16])
+    tid = T.thread_id([64])
+`
+	for _, c := range []struct {
+		name, body string
+		period     int64
+	}{
+		{"a tile of four CTAs", `    tile: T.let = bx // 4
+    B[tile * 1024 + tid] = A[tile * 1024 + tid * 2]
+`, 4},
+		{"a 16-byte row per CTA", `    B[bx * 4 + tid % 4] = A[bx * 4 + tid % 4 + 256]
+`, 2},
+		{"a stride of bx squared", `    B[bx * bx * 32 + tid] = A[tid]
+`, 0},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if got := memory.CTAPeriod(k.Lowered, k.Launch); got != c.period {
+			t.Errorf("%s: CTA period %d, want %d", c.name, got, c.period)
+		}
+		fast := memory.Analyze(k.Lowered, k.Launch)
+		old := memory.SetCTADedup(false)
+		slow := memory.Analyze(k.Lowered, k.Launch)
+		memory.SetCTADedup(old)
+		if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
+			t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
+		}
+		if fast.Total.Unknown != "" {
+			t.Errorf("%s: unknown %q", c.name, fast.Total.Unknown)
+		}
+		if c.period > 1 && memory.Work(fast) >= memory.Work(slow) {
+			t.Errorf("%s: %d statements executed, %d executing every CTA: want fewer", c.name, memory.Work(fast), memory.Work(slow))
+		}
+	}
+}

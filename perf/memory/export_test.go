@@ -39,7 +39,11 @@ func SetCTADedup(on bool) bool {
 }
 
 // CTAsCovered reports whether every CTA of fn's launch counts as CTA 0.
-func CTAsCovered(fn *ir.Func, l ir.Launch) bool {
+func CTAsCovered(fn *ir.Func, l ir.Launch) bool { return CTAPeriod(fn, l) == 1 }
+
+// CTAPeriod is the period of fn's CTAs: CTA c counts as CTA c % period
+// (0: none does).
+func CTAPeriod(fn *ir.Func, l ir.Launch) int64 {
 	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
 	defer putMachine(m)
 	return m.ctaShifts(fn.Body)

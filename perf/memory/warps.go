@@ -84,6 +84,9 @@ type shiftProof struct {
 	// CTAs of grid dimension d (ctas.go): the CTA index of dimension d
 	// moves by 1, every thread axis and the other dimensions stay.
 	cta int
+	// ctaPeriod is how many CTAs apart the CTAs compared are (0 or 1:
+	// adjacent ones; ctas.go)
+	ctaPeriod int64
 	// loop is the variable of the loop whose iterations the proof
 	// compares (loops.go): it moves by 1, everything defined outside the
 	// loop body stays. written holds the register buffers the body
@@ -1070,7 +1073,7 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 		switch e.Axis {
 		case "bx", "by", "bz":
 			if p.cta > 0 && int(e.Axis[1]-'x') == p.cta-1 {
-				return 1
+				return max(p.ctaPeriod, 1)
 			}
 			return 0
 		}
