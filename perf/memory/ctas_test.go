@@ -100,10 +100,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		if got := memory.CTAPeriod(k.Lowered, k.Launch); got != c.period {
 			t.Errorf("%s: CTA period %d, want %d", c.name, got, c.period)
 		}
-		fast := memory.Analyze(k.Lowered, k.Launch)
-		old := memory.SetCTADedup(false)
-		slow := memory.Analyze(k.Lowered, k.Launch)
-		memory.SetCTADedup(old)
+		fast, slow := withAndWithout(k, memory.SetCTADedup)
 		if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
 			t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
 		}

@@ -95,10 +95,7 @@ func TestLoopSkipFloatBranch(t *testing.T) {
         Tx.cta.copy(S[0:1, 0:32], A[1:2, 0:32])
 `))
 	k := res.Kernels[0]
-	fast := memory.Analyze(k.Lowered, k.Launch)
-	old := memory.SetLoopDedup(false)
-	slow := memory.Analyze(k.Lowered, k.Launch)
-	memory.SetLoopDedup(old)
+	fast, slow := withAndWithout(k, memory.SetLoopDedup)
 	if a, b := loopText(fast, k), loopText(slow, k); a != b {
 		t.Errorf("skipping differs:\n%s\nexecuting every iteration:\n%s", a, b)
 	}
