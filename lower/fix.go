@@ -136,6 +136,7 @@ func apply(src []byte, edits []Edit) []byte {
 // cores, benchstat -count 6): 558 -> 24 ms/op (median), 85 -> 5.9 MiB and
 // 1142k -> 37k allocations for the three fixes of its first fallback warning.
 func (s *Snapshot) reanalyse(opts Options, edits []Edit) *Snapshot {
+	reanalyses.Add(1)
 	o := opts
 	o.chosen = nil
 	ss := &Session{opts: o, last: s, gen: maxGen(s)}
@@ -156,25 +157,6 @@ func maxGen(s *Snapshot) uint32 {
 		}
 	}
 	return g
-}
-
-// sameCall returns call i of the record of the changed file that is k's
-// (same def and case), when the change kept the kernel's calls.
-func sameCall(snap *Snapshot, k *Kernel, i int) (*Kernel, *dispatch.Decision) {
-	if snap == nil {
-		return nil, nil
-	}
-	for _, kv := range snap.Kernels {
-		nk := kv.Kernel
-		if nk.Name != k.Name || nk.CaseIndex != k.CaseIndex {
-			continue
-		}
-		if len(nk.Calls) != len(k.Calls) || nk.Calls[i].Call.Op != k.Calls[i].Call.Op {
-			return nil, nil
-		}
-		return nk, nk.Calls[i]
-	}
-	return nil, nil
 }
 
 // count returns how many of ds have severity error, and how many have
@@ -239,18 +221,18 @@ func (s *Snapshot) fallbackEntry(opts Options, d diag.Diagnostic) fixEntry {
 			break
 		}
 		tried++
-		res := s.reanalyse(opts, c.edits)
-		_, nd := sameCall(res, k, i)
-		if nd == nil || nd.Variant == "" || nd.Variant == "fallback" {
+		res := s.rerunOf(opts, c.edits)
+		variant, ok := res.call(k, i)
+		if !ok || variant == "" || variant == "fallback" {
 			continue
 		}
-		if errs, fb := count(res.Diags, CodeFallbackOnly, "dispatch/fallback"); errs > errs0 || fb >= fb0 {
+		if errs, fb := res.count(CodeFallbackOnly, "dispatch/fallback"); errs > errs0 || fb >= fb0 {
 			continue
 		}
 		if note == "" {
-			note = fmt.Sprintf("%s (%s applies, verified)", lowerFirst(c.title), nd.Variant)
+			note = fmt.Sprintf("%s (%s applies, verified)", lowerFirst(c.title), variant)
 		}
-		c.title += fmt.Sprintf(": %s lowers through %s (verified)", dec.Call.Op, nd.Variant)
+		c.title += fmt.Sprintf(": %s lowers through %s (verified)", dec.Call.Op, variant)
 		f := toFix(c, CodeFallbackOnly, d.Span)
 		f.Preferred = len(out) == 0
 		out = append(out, f)
@@ -399,7 +381,7 @@ func (s *Snapshot) shapeCandidates(kv *KernelView, dec *dispatch.Decision, regio
 	if len(vals) == 0 {
 		return nil
 	}
-	places = append(places, constantLines(s.File, places[1:])...)
+	places = append(places, constantLines(s.File, s.moduleAssigns(), places[1:])...)
 	// sites: where each value is written, the call's dispatch string left out.
 	sites := map[int64][]source.Span{}
 	for _, v := range vals {
@@ -547,20 +529,20 @@ func (s *Snapshot) forcedFixes(opts Options, d diag.Diagnostic) []Fix {
 		if n == maxVerify {
 			break
 		}
-		res := s.reanalyse(opts, c.edits)
-		_, nd := sameCall(res, k, i)
-		if nd == nil || nd.Variant == "" {
+		res := s.rerunOf(opts, c.edits)
+		variant, ok := res.call(k, i)
+		if !ok || variant == "" {
 			continue
 		}
-		if errs, _ := count(res.Diags); errs >= errs0 {
+		if errs, _ := res.count(); errs >= errs0 {
 			continue
 		}
-		if strings.HasPrefix(c.title, "Remove") && nd.Variant == "fallback" {
+		if strings.HasPrefix(c.title, "Remove") && variant == "fallback" {
 			continue // the change-to-fallback candidate says it plainly
 		}
-		c.title += fmt.Sprintf(": %s lowers through %s (verified)", tc.Op, nd.Variant)
+		c.title += fmt.Sprintf(": %s lowers through %s (verified)", tc.Op, variant)
 		f := toFix(c, CodeForcedVariant, d.Span)
-		f.Preferred = len(out) == 0 && nd.Variant != "fallback"
+		f.Preferred = len(out) == 0 && variant != "fallback"
 		out = append(out, f)
 	}
 	return out
@@ -766,10 +748,23 @@ var (
 	assignRE = regexp.MustCompile(`(?m)^([A-Za-z_][A-Za-z_0-9]*(?:\s*,\s*[A-Za-z_][A-Za-z_0-9]*)*)\s*=[^=\n][^\n]*$`)
 )
 
-// constantLines returns the spans of the top-level assignment lines of
-// the names decls use, so that an extent written as a constant is
-// changed where the constant is set.
-func constantLines(f *source.File, decls []source.Span) []source.Span {
+// moduleAssigns returns assignRE's matches in the snapshot's file, found
+// once per snapshot: a scan of the 3,000-line benchmark file takes 12 ms,
+// and `tilels --lower` made one for each of its 36 fallback-only warnings
+// (FixFirstResult), 450 ms of its 500.
+func (s *Snapshot) moduleAssigns() [][]int {
+	c := s.fixes
+	if c == nil {
+		return assignRE.FindAllSubmatchIndex(s.File.Src, -1)
+	}
+	c.assignsOnce.Do(func() { c.assigns = assignRE.FindAllSubmatchIndex(s.File.Src, -1) })
+	return c.assigns
+}
+
+// constantLines returns the spans of the top-level assignment lines
+// (assigns: assignRE's matches in f) of the names decls use, so that an
+// extent written as a constant is changed where the constant is set.
+func constantLines(f *source.File, assigns [][]int, decls []source.Span) []source.Span {
 	used := map[string]bool{}
 	for _, d := range decls {
 		if d.Start < 0 || int(d.End) > len(f.Src) {
@@ -780,7 +775,7 @@ func constantLines(f *source.File, decls []source.Span) []source.Span {
 		}
 	}
 	var out []source.Span
-	for _, m := range assignRE.FindAllSubmatchIndex(f.Src, -1) {
+	for _, m := range assigns {
 		for _, n := range strings.Split(string(f.Src[m[2]:m[3]]), ",") {
 			if used[strings.TrimSpace(n)] {
 				out = append(out, source.Span{Start: source.Pos(m[0]), End: source.Pos(m[1])})

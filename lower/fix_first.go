@@ -51,6 +51,12 @@ type fixCache struct {
 	// skipped are the warnings FallbackNote left out (maxFixCalls): no
 	// note, while a code action still computes their fixes.
 	skipped map[perfKey]bool
+	// reruns are the analyses of the file changed by the candidates'
+	// edits, by edit set (fix_rerun.go)
+	reruns map[string]*rerunCell
+	// assigns are the file's top-level assignment lines (moduleAssigns)
+	assignsOnce sync.Once
+	assigns     [][]int
 }
 
 // skip records that FallbackNote left key out.

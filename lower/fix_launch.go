@@ -72,11 +72,11 @@ func (s *Snapshot) partialWarpFixes(opts Options, d diag.Diagnostic) []Fix {
 			continue
 		}
 		c := candidate{title: fmt.Sprintf("Use %d threads (T.thread_id([%d]), %d full warps)", m, m, m/32), edits: []Edit{{d.Span, strconv.FormatInt(m, 10)}}}
-		res := s.reanalyse(opts, c.edits)
-		if res == nil {
+		res := s.rerunOf(opts, c.edits)
+		if !res.ok {
 			continue
 		}
-		if errs, left := count(res.Diags, CodePartialWarp); errs > errs0 || left > 0 {
+		if errs, left := res.count(CodePartialWarp); errs > errs0 || left > 0 {
 			continue
 		}
 		c.title += " (verified)"
