@@ -270,6 +270,30 @@ import (
 // keeps 1.8 MB live after a pass (0.9 MB the cache's entries, 0.9 MB the
 // spare machines and keyers) against the lowers' 0.9 MB.
 
+// Measured again (2026-11-26, late; levers tried on the goldens and
+// dropped, for whoever tries next). Where a pass of the goldens' analysis
+// goes, in place (each file's perfAll after its lower): 11.3 ms of wall
+// and 15-16 ms of CPU against 6.4 ms for the same kernels analysed back to
+// back, best of 7 each; the difference is keying (8.6 % of the analysis
+// when skipped altogether, n.s.), the first run of each kernel, and
+// perfAll's goroutines (one goroutine: 14.6 ms of CPU; lower's parallel
+// now starts its helpers after 100 us). Tried and worse: divisibility
+// results kept per value of the unroll loops' variables (a map keyed by
+// expression and values: +7.0 %, p=0.002; the walk it replaces is
+// cheaper than the hashing), a fresh machine per analysis instead of the
+// spares (+35 %), the figures computed in the dispatch pipe
+// (Options.PerfAhead: mode=cold 73-82 cpu-ms, ahead 80-107). The warp
+// proof's XOR-swizzled failures (warps.go) are mostly covered by the
+// period-2 proof now: surface_compose_025's and swizzled_smem_copy's
+// warpgroup kernels execute two warps, one per residue; an exact
+// "translation then a lane-uniform XOR" move would spare one of the two.
+// The whole processes (scripts/bench-perf-share, medians of 5
+// interleaved runs, after `--lower`'s verified fixes stopped analysing
+// the file again per warning): --perf adds to `tilels --lower` +10.3 %
+// of CPU and +16 % of wall time on the goldens' directory (124 ms
+// plain), +5.8 % and +4.2 % on the 128-file corpus (5.5 s), +2.1 % and
+// +2.3 % on the 3,000-line file (87 ms).
+
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
 
