@@ -190,13 +190,17 @@ var regionRule = regexp.MustCompile(`region size (\d+) not divisible by thread_c
 // fallbackFixes: the verified changes of shape, thread count or scope
 // that make a faster variant than fallback lower the call of d.
 func (s *Snapshot) fallbackFixes(opts Options, d diag.Diagnostic) []Fix {
-	return s.fallbackEntry(opts, d).fixes
+	return s.fallbackEntry(opts, d, maxFixes).fixes
 }
+
+// maxFixes is how many verified fixes a fallback-only warning offers.
+const maxFixes = 3
 
 // fallbackEntry is fallbackFixes with the note of the first fix: its
 // title and the variant that applies ("change the tile extent 30 to 32
-// (gmem_smem applies, verified)"), what FixFirst puts in the warning.
-func (s *Snapshot) fallbackEntry(opts Options, d diag.Diagnostic) fixEntry {
+// (gmem_smem applies, verified)"), what FixFirst puts in the warning. It
+// stops at want fixes (1: the note alone, the first fix's).
+func (s *Snapshot) fallbackEntry(opts Options, d diag.Diagnostic, want int) fixEntry {
 	kv, i := s.callAt(d.Span)
 	if kv == nil || s.File == nil {
 		return fixEntry{}
@@ -217,7 +221,7 @@ func (s *Snapshot) fallbackEntry(opts Options, d diag.Diagnostic) fixEntry {
 	note := ""
 	tried := 0
 	for _, c := range cands {
-		if tried == maxVerify || len(out) == 3 {
+		if tried == maxVerify || len(out) == want {
 			break
 		}
 		tried++

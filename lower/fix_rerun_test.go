@@ -46,3 +46,27 @@ func TestRerunShared(t *testing.T) {
 	}
 	t.Logf("%d warnings: %d analyses, %d without the reruns kept", warnings, n, n0)
 }
+
+// TestNoteOnly: the note FixFirstResult computes from the first verified
+// fix alone is the note of the three fixes a code action computes.
+func TestNoteOnly(t *testing.T) {
+	res := Analyze(source.NewFile("big.py", bigFile(t, 600)), Options{})
+	alone, full := snapshotOf(res), snapshotOf(res)
+	n := 0
+	for _, d := range res.Diags {
+		if d.Code != CodeFallbackOnly {
+			continue
+		}
+		n++
+		got, want := alone.noteOnly(Options{}, d), full.FallbackNote(Options{}, d)
+		if got != want || want == "" {
+			t.Errorf("%v: note %q, want %q (non-empty)", d.Span, got, want)
+		}
+		if fixes := full.fallbackFixes(Options{}, d); len(fixes) < 2 {
+			t.Errorf("%v: %d fixes offered, want several (the note's is the first)", d.Span, len(fixes))
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fallback-only warning")
+	}
+}
