@@ -513,6 +513,9 @@ func (m *machine) emit(e *event) {
 	if e.k != cpAsync {
 		m.cpRun = false
 	}
+	if m.inUnr > 0 && e.k == sharedLoad && m.loads != vectorLoads {
+		e.limit = loadLimit(m.loads, e.width) // scalar.go
+	}
 	if m.inUnr > 0 && (e.k == sharedLoad || e.k == sharedStore) {
 		m.pending = append(m.pending, *e)
 		return
@@ -536,12 +539,16 @@ func (m *machine) flush() {
 		run := append(runs[:0], i)
 		last := i
 		skips := 0
-		for j := i + 1; j < len(p) && int64(len(run))*e.width < 16; j++ {
+		lim := int64(16) // the widest access the run may become
+		if e.limit > 0 {
+			lim = e.limit
+		}
+		for j := i + 1; j < len(p) && int64(len(run))*e.width < lim; j++ {
 			q := &p[j]
 			if used[j] || q.k != e.k || q.buf != e.buf || q.fig != e.fig {
 				continue
 			}
-			if q.mask != e.mask || q.width != e.width {
+			if q.mask != e.mask || q.width != e.width || q.limit != e.limit {
 				break
 			}
 			if !follows(&p[last], q) {
@@ -558,13 +565,13 @@ func (m *machine) flush() {
 		// is provably aligned to
 		n := 1
 		for c := 2; c <= len(run); c *= 2 {
-			if w := int64(c) * e.width; w <= 16 && e.align%w == 0 {
+			if w := int64(c) * e.width; w <= lim && e.align%w == 0 {
 				n = c
 			}
 		}
 		width := int64(n) * e.width
 		if e.k == sharedLoad && n < len(run) {
-			n, width = widened(&e, len(run), n, width) // merge.go
+			n, width = widened(&e, len(run), n, width, lim) // merge.go
 		}
 		for _, j := range run[:n] {
 			used[j] = true

@@ -63,8 +63,11 @@ type event struct {
 	// keeps the events of the unroll loops' pending lists small)
 	src *lanes
 	run bool // cp.async: the first of a run (nvcc's three LDS before it)
-	fig *Figures
-	rv  *regVal // the register slot a pending load fills (regs.go)
+	// limit is the widest access a shared element load joins into (0:
+	// 16 bytes; scalar.go)
+	limit int64
+	fig   *Figures
+	rv    *regVal // the register slot a pending load fills (regs.go)
 }
 
 // maxWork bounds the statements and memory events one kernel analysis
@@ -113,6 +116,10 @@ type machine struct {
 	affTerm  lanes
 	divMoved bool
 	assigned map[*ir.Var]bool
+	// loadClasses keeps each unrolled loop's class (scalar.go); loads is
+	// the innermost unrolled loop's around the statement executed
+	loadClasses map[*ir.For]int8
+	loads       int8
 	// unrolled lists the variables of the enclosing unroll loops (a
 	// few: a scan is cheaper than a map)
 	unrolled []*ir.Var
@@ -593,6 +600,9 @@ func (m *machine) forLoop(s *ir.For) {
 	if unr {
 		m.inUnr++
 		m.unrolled = append(m.unrolled, s.Var)
+		prevLoads := m.loads
+		m.loads = m.loadClass(s) // scalar.go
+		defer func() { m.loads = prevLoads }()
 	}
 	outer := m.trips
 	asWhile := m.whileFors[s] // a counted while loop (whiles.go)

@@ -130,3 +130,11 @@ func SetInertRule(on bool) bool {
 	inertRule = on
 	return old
 }
+
+// SetScalarRule turns the element-load classes of scalar.go on or off
+// (tests compare both); it returns the previous setting.
+func SetScalarRule(on bool) bool {
+	old := scalarRule
+	scalarRule = on
+	return old
+}

@@ -35,13 +35,14 @@ const maxSkips = 64
 // w7x9 copies a 7x9 f32 tile in one thread: the last three floats (240
 // to 251 bytes) are one LDS.128 where the stores are STS.64 + STS (ncu
 // 16 shared load and 17 shared store instructions); t5x7 reads the last
-// three bytes of a 35-byte u8 tile with one 32-bit LDS.
-func widened(e *event, k, n int, width int64) (int, int64) {
+// three bytes of a 35-byte u8 tile with one 32-bit LDS. lim is the widest
+// access the run may become (scalar.go).
+func widened(e *event, k, n int, width, lim int64) (int, int64) {
 	c := 1
 	for c < k {
 		c *= 2
 	}
-	if w := int64(c) * e.width; w <= 16 && e.align%w == 0 {
+	if w := int64(c) * e.width; w <= lim && e.align%w == 0 {
 		return k, w
 	}
 	return n, width
