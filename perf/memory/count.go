@@ -514,7 +514,7 @@ func (m *machine) emit(e *event) {
 		m.cpRun = false
 	}
 	if m.inUnr > 0 && e.k == sharedLoad && m.loads != vectorLoads {
-		e.limit = loadLimit(m.loads, e.width) // scalar.go
+		e.limit = loadLimit(m.loads, e.width) // halfloads.go
 	}
 	if m.inUnr > 0 && (e.k == sharedLoad || e.k == sharedStore) {
 		m.pending = append(m.pending, *e)

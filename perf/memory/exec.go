@@ -64,7 +64,7 @@ type event struct {
 	src *lanes
 	run bool // cp.async: the first of a run (nvcc's three LDS before it)
 	// limit is the widest access a shared element load joins into (0:
-	// 16 bytes; scalar.go)
+	// 16 bytes; halfloads.go)
 	limit int64
 	fig   *Figures
 	rv    *regVal // the register slot a pending load fills (regs.go)
@@ -116,7 +116,7 @@ type machine struct {
 	affTerm  lanes
 	divMoved bool
 	assigned map[*ir.Var]bool
-	// loadClasses keeps each unrolled loop's class (scalar.go); loads is
+	// loadClasses keeps each unrolled loop's class (halfloads.go); loads is
 	// the innermost unrolled loop's around the statement executed
 	loadClasses map[*ir.For]int8
 	loads       int8
@@ -601,7 +601,7 @@ func (m *machine) forLoop(s *ir.For) {
 		m.inUnr++
 		m.unrolled = append(m.unrolled, s.Var)
 		prevLoads := m.loads
-		m.loads = m.loadClass(s) // scalar.go
+		m.loads = m.loadClass(s) // halfloads.go
 		defer func() { m.loads = prevLoads }()
 	}
 	outer := m.trips

@@ -131,7 +131,7 @@ func SetInertRule(on bool) bool {
 	return old
 }
 
-// SetScalarRule turns the element-load classes of scalar.go on or off
+// SetScalarRule turns the element-load classes of halfloads.go on or off
 // (tests compare both); it returns the previous setting.
 func SetScalarRule(on bool) bool {
 	old := scalarRule

@@ -36,7 +36,7 @@ const maxSkips = 64
 // to 251 bytes) are one LDS.128 where the stores are STS.64 + STS (ncu
 // 16 shared load and 17 shared store instructions); t5x7 reads the last
 // three bytes of a 35-byte u8 tile with one 32-bit LDS. lim is the widest
-// access the run may become (scalar.go).
+// access the run may become (halfloads.go).
 func widened(e *event, k, n int, width, lim int64) (int, int64) {
 	c := 1
 	for c < k {
