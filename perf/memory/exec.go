@@ -1792,8 +1792,8 @@ func (m *machine) addressOfTo(p *ptr, buf *ir.Buffer, indices []ir.Expr, flat bo
 	if needAlign {
 		if c, ok := m.constIndex(indices, el); ok {
 			d = c
-		} else if m.wrapsUnrolled(indices) {
-			d = 1
+		} else if m.wrapsUnrolled(indices) || (m.loads != vectorLoads && m.dividesUnrolled(buf, indices, flat)) {
+			d = 1 // (halfloads.go)
 		}
 	}
 	for i := range off {

@@ -1,6 +1,9 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/ir"
+)
 
 // Element loads next to half-precision math stay scalar until ptxas.
 //
@@ -175,4 +178,56 @@ func loadLimit(c int8, width int64) int64 {
 		return 8
 	}
 	return 16
+}
+
+// dividesUnrolled reports whether an element load's index, as the .cu
+// prints it, divides (or takes the remainder of) a value that holds an
+// unrolled loop's variable: ptxas joins scalar loads only at constant
+// offsets from one address, which such an index is not after unrolling
+// (r075's broadcast operand Y_s[(X + v) // 20, 0, (X + v) % 4]: LDS.U16
+// x4 per bundle where X_s[X // 20, X // 4 % 5, X % 4], which TVM prints
+// as X_s_ptr[X + v], is one LDS.64). Digits of one value over a
+// row-major buffer print as the value itself (warps.go digits).
+func (m *machine) dividesUnrolled(buf *ir.Buffer, idx []ir.Expr, flat bool) bool {
+	found := false
+	for _, x := range idx {
+		walkExpr(x, func(e ir.Expr) {
+			b, ok := e.(*ir.Binary)
+			if found || !ok || (b.Op != ir.FloorDiv && b.Op != ir.FloorMod && b.Op != ir.Div) {
+				return
+			}
+			var unr, other bool
+			m.leaves(b.A, &unr, &other, 0)
+			found = unr
+		})
+	}
+	if !found || flat || len(idx) != len(buf.Shape) || len(idx) < 2 {
+		return found
+	}
+	if buf.Layout != nil && !m.rowMajorBuf(buf) {
+		return true
+	}
+	strides := make([]int64, len(idx))
+	s := int64(1)
+	for d := len(idx) - 1; d >= 0; d-- {
+		strides[d] = s
+		s *= buf.Shape[d]
+	}
+	e, _, y := digits(idx, buf.Shape, strides, 0)
+	return e != len(idx)-1 || y != nil
+}
+
+// rowMajorBuf reports whether buf's layout is its row-major one (kept in
+// m.rowMajor, as divIndex keeps it).
+func (m *machine) rowMajorBuf(buf *ir.Buffer) bool {
+	t, ok := buf.Layout.(*layout.TileLayout)
+	if !ok {
+		return false
+	}
+	rm, ok := m.rowMajor[buf]
+	if !ok {
+		rm = layout.Equal(t, layout.RowMajor(buf.Shape...))
+		m.rowMajor[buf] = rm
+	}
+	return rm
 }
