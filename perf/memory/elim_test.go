@@ -106,3 +106,42 @@ func TestWidenedTail(t *testing.T) {
 		t.Errorf("loads %+v, stores %+v; want 1 and 2", f.SharedLoad, f.SharedStore)
 	}
 }
+
+// TestOverwrittenRegisters: a register tile a "reg" copy filled, then
+// overwritten element by element before anything reads it (Tx.zero after
+// Tx.copy, r065), holds dead loads: nvcc deletes them (rule 13 (b)). One
+// element read before the overwrite keeps its chunk's load; a tile of
+// which one element is ever read keeps that element's chunk's load alone
+// (buffer_views' row_block: LDG x4 of 16 copied, SASS).
+func TestOverwrittenRegisters(t *testing.T) {
+	for _, c := range []struct {
+		name, body string
+		loads      int64 // global load requests
+	}{
+		{"zeroed", `    x = T.alloc_local((16,), "float32")
+    Tx.copy(x[:], A[tid, 0:16], dispatch="reg")
+    Tx.zero(x[:])
+    Tx.copy(A[tid, 0:16], x[:], dispatch="reg")
+`, 0},
+		{"read before the overwrite", `    x = T.alloc_local((16,), "float32")
+    Tx.copy(x[:], A[tid, 0:16], dispatch="reg")
+    A[0, tid] = x[5]
+    Tx.zero(x[:])
+    Tx.copy(A[tid, 0:16], x[:], dispatch="reg")
+`, 1},
+		{"one element read", `    x = T.alloc_local((16,), "float32")
+    Tx.copy(x[:], A[tid, 0:16], dispatch="reg")
+    A[0, tid] = x[5]
+`, 1},
+	} {
+		// (the "reg" copy is 0.25's name)
+		_, ms := analyze(t, strings.Replace(kernel("1", c.body), "reference=0.27", "reference=0.25", 1))
+		f := ms[0].Total
+		if f.GlobalLoad.Requests != c.loads {
+			t.Errorf("%s: global loads %+v, want %d requests", c.name, f.GlobalLoad, c.loads)
+		}
+		if !strings.Contains(f.Elided, "overwritten") {
+			t.Errorf("%s: elided %q, want the dead registers named", c.name, f.Elided)
+		}
+	}
+}

@@ -2018,7 +2018,7 @@ func (m *machine) localLoad(e *ir.Load) (lanes, string) {
 // localLoadTo is localLoad writing into dst.
 func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 	if len(m.regs) > 0 {
-		m.regsRead(e.Buf)
+		m.regElemRead(e.Buf, e.Indices) // regs.go
 	}
 	if m.dataRegSet()[rootOf(e.Buf)] {
 		for _, x := range e.Indices {
@@ -2146,7 +2146,8 @@ func (m *machine) store(s *ir.Store) {
 	if s.Buf.Scope == "local" {
 		m.localStore(s)
 		if len(m.regs) > 0 {
-			m.regsClobbered(s.Buf) // regs.go
+			m.regValueReads(s.Value) // regs.go
+			m.regElemWrite(s.Buf, s.Indices)
 		}
 		return
 	}

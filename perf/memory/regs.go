@@ -31,10 +31,13 @@ type regVal struct {
 	mask  uint32
 	buf   *ir.Buffer // the memory it was loaded from (root)
 	addr  lanes
-	stale bool  // the memory may have changed since
-	read  bool  // something read the slot
-	gen   int64 // machine.memGen at the load
-	undo  *loadCount
+	stale bool // the memory may have changed since
+	read  bool // something read the slot
+	// over holds the bytes of the slot element stores overwrote (bit i:
+	// byte i), in every lane of mask: all of them make its load dead
+	over uint32
+	gen  int64 // machine.memGen at the load
+	undo *loadCount
 }
 
 // loadCount is what counting one load instruction added to its figures;
@@ -141,6 +144,69 @@ func (m *machine) regWrite(b *ir.Buffer, off, w int64) {
 			delete(m.regs, s)
 		}
 	}
+}
+
+// regElemWrite handles a store to element idx of register buffer b: the
+// bytes it overwrites in every lane of a slot count toward the slot's
+// whole (Tx.zero's element stores over a register tile a copy just
+// filled: r065's loads, which nvcc deletes). A store whose element is
+// not one offset in every lane, or that leaves some of a slot's lanes
+// alone, makes the slots read and forgets them (regsClobbered).
+func (m *machine) regElemWrite(b *ir.Buffer, idx []ir.Expr) {
+	var p ptr
+	if why := m.addressOfTo(&p, b, idx, false); why != "" {
+		m.regsClobbered(b)
+		return
+	}
+	off, ok := m.uniform(p.addr)
+	if !ok {
+		m.regsClobbered(b)
+		return
+	}
+	w := elemBytes(b.Dtype)
+	for s, v := range m.regs {
+		if s.buf != p.buf || s.off >= off+w || off >= s.off+v.width {
+			continue
+		}
+		if v.mask&m.mask != v.mask || v.width > 32 {
+			v.read = true
+			delete(m.regs, s)
+			continue
+		}
+		lo, hi := max(off, s.off)-s.off, min(off+w, s.off+v.width)-s.off
+		v.over |= (uint32(1)<<hi - 1) &^ (uint32(1)<<lo - 1)
+		v.stale = true // the registers no longer hold the memory's bytes
+		if v.over == uint32(1)<<v.width-1 {
+			m.dead(v)
+			delete(m.regs, s)
+		}
+	}
+}
+
+// regElemRead marks the slots an element load of register buffer b reads
+// (every slot of b when the element is not one offset in every lane).
+func (m *machine) regElemRead(b *ir.Buffer, idx []ir.Expr) {
+	var p ptr
+	if why := m.addressOfTo(&p, b, idx, false); why != "" {
+		m.regsRead(b)
+		return
+	}
+	off, ok := m.uniform(p.addr)
+	if !ok {
+		m.regsRead(b)
+		return
+	}
+	m.regReadRange(p.buf, off, elemBytes(b.Dtype))
+}
+
+// regValueReads marks the slots the register loads in e read (a store's
+// value, which a data register's store does not evaluate: dataregs.go).
+func (m *machine) regValueReads(e ir.Expr) {
+	walkExpr(e, func(x ir.Expr) {
+		if l, ok := x.(*ir.Load); ok && l.Buf.Scope == "local" {
+			m.regElemRead(l.Buf, l.Indices)
+		}
+	})
 }
 
 // regReadRange marks the slots of b overlapping [off, off+w) read.
