@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // parallel calls f(0), ..., f(n-1) on at most GOMAXPROCS goroutines and
@@ -13,13 +12,6 @@ import (
 // panic in f is re-raised on the caller's goroutine (the one of the lowest
 // index), as a sequential loop would, so callers that recover per request
 // keep working.
-//
-// The caller's goroutine starts the calls alone; the others join only
-// when the calls are still running spawnAfter later. Most files' memory
-// figures take less than that in all (the golden programs': 5-500 us a
-// file), and starting goroutines for them cost CPU and no time: the
-// helpers' wake-ups and the idle processors' spinning after them (see
-// spawnAfter).
 func parallel(n int, f func(i int)) {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
@@ -34,12 +26,9 @@ func parallel(n int, f func(i int)) {
 		mu     sync.Mutex
 		panicI = n
 		panicV any
-		// spawnMu guards done (the caller's calls are over: no helper
-		// may start) against the timer's start of the helpers
-		spawnMu sync.Mutex
-		done    bool
 	)
 	work := func() {
+		defer wg.Done()
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= n {
@@ -59,34 +48,16 @@ func parallel(n int, f func(i int)) {
 			}()
 		}
 	}
-	t := time.AfterFunc(spawnAfter, func() {
-		spawnMu.Lock()
-		defer spawnMu.Unlock()
-		if done || next.Load() >= int64(n) {
-			return
-		}
-		wg.Add(workers - 1)
-		for range workers - 1 {
-			go func() {
-				defer wg.Done()
-				work()
-			}()
-		}
-	})
+	wg.Add(workers)
+	for range workers - 1 {
+		go work()
+	}
 	work()
-	t.Stop()
-	spawnMu.Lock()
-	done = true
-	spawnMu.Unlock()
 	wg.Wait()
 	if panicI < n {
 		panic(panicV)
 	}
 }
-
-// spawnAfter is how long parallel's caller works alone before the other
-// goroutines join it.
-const spawnAfter = 100 * time.Microsecond
 
 // pipe runs f on the values handed to add, on up to GOMAXPROCS
 // goroutines started as values arrive, while the caller goes on making

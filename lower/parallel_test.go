@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/tilels/tilels/dsl/source"
 )
@@ -63,35 +62,6 @@ func TestParallelPanics(t *testing.T) {
 			panic(fmt.Sprintf("boom %d", i))
 		}
 	})
-}
-
-// TestParallelJoins checks that parallel's other goroutines join calls
-// that outlast spawnAfter: eight calls of 2 ms each run two or more at a
-// time (the caller alone would run them one after the other).
-func TestParallelJoins(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	var running, most atomic.Int64
-	var ran [8]atomic.Bool
-	parallel(len(ran), func(i int) {
-		n := running.Add(1)
-		for {
-			m := most.Load()
-			if n <= m || most.CompareAndSwap(m, n) {
-				break
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-		running.Add(-1)
-		ran[i].Store(true)
-	})
-	for i := range ran {
-		if !ran[i].Load() {
-			t.Errorf("f(%d) did not run", i)
-		}
-	}
-	if most.Load() < 2 {
-		t.Errorf("at most %d call ran at a time, want the other goroutines to join calls that outlast %v", most.Load(), spawnAfter)
-	}
 }
 
 // TestPipe checks that every value handed to a pipe is run once, with
