@@ -276,8 +276,9 @@ import (
 // and 15-16 ms of CPU against 6.4 ms for the same kernels analysed back to
 // back, best of 7 each; the difference is keying (8.6 % of the analysis
 // when skipped altogether, n.s.), the first run of each kernel, and
-// perfAll's goroutines (one goroutine: 14.6 ms of CPU; lower's parallel
-// now starts its helpers after 100 us). Tried and worse: divisibility
+// perfAll's goroutines (one goroutine: 14.6 ms of CPU; starting them only
+// after 100 us saved CPU but cost the whole processes wall time, +13.2 %
+// -> +16.3 % on the goldens' directory, and was reverted). Tried and worse: divisibility
 // results kept per value of the unroll loops' variables (a map keyed by
 // expression and values: +7.0 %, p=0.002; the walk it replaces is
 // cheaper than the hashing), a fresh machine per analysis instead of the
