@@ -288,12 +288,14 @@ import (
 // period-2 proof now: surface_compose_025's and swizzled_smem_copy's
 // warpgroup kernels execute two warps, one per residue; an exact
 // "translation then a lane-uniform XOR" move would spare one of the two.
-// The whole processes (scripts/bench-perf-share, medians of 5
+// The whole processes (scripts/bench-perf-share, medians of 9
 // interleaved runs, after `--lower`'s verified fixes stopped analysing
-// the file again per warning): --perf adds to `tilels --lower` +10.3 %
-// of CPU and +16 % of wall time on the goldens' directory (124 ms
-// plain), +5.8 % and +4.2 % on the 128-file corpus (5.5 s), +2.1 % and
-// +2.3 % on the 3,000-line file (87 ms).
+// the file again per warning, which made the plain runs faster): --perf
+// adds to `tilels --lower` +16.2 % of wall time and +13.6 % of CPU on the
+// goldens' directory (96.5 ms plain; the tree before: +12.4 % and +12.9 %
+// of 111.9 ms), +4.0 % and +6.3 % on the 128-file corpus (4.2 s; before
+// +5.4 % and +8.6 %), +2.3 % and +0.6 % on the 3,000-line file (53 ms;
+// before +1.4 % and +2.4 % of 273 ms).
 
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
