@@ -23,16 +23,39 @@ import "github.com/tilels/tilels/ir"
 // dataRegisters returns the local allocations of fn whose values only
 // data reads (nil: none, or fn holds what the scan does not know).
 func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
-	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{}}
-	for {
-		s.changed = false
-		s.block(fn.Body)
-		if s.unknown {
-			return nil
+	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
+		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}}
+	s.block(fn.Body)
+	if s.unknown {
+		return nil
+	}
+	// the values walked as data whose variable or register became
+	// control after the walk: walked again as values, until nothing
+	// more becomes control (the fixed point of repeated passes, which
+	// took five passes over flashkda's kernels, a third of their
+	// analysis)
+	for len(s.workVars) > 0 || len(s.workRoots) > 0 {
+		if n := len(s.workVars); n > 0 {
+			v := s.workVars[n-1]
+			s.workVars = s.workVars[:n-1]
+			es := s.pendVars[v]
+			delete(s.pendVars, v)
+			for _, e := range es {
+				s.value(e)
+			}
+			continue
 		}
-		if !s.changed {
-			break
+		n := len(s.workRoots)
+		r := s.workRoots[n-1]
+		s.workRoots = s.workRoots[:n-1]
+		es := s.pendRoots[r]
+		delete(s.pendRoots, r)
+		for _, e := range es {
+			s.value(e)
 		}
+	}
+	if s.unknown {
+		return nil
 	}
 	var out map[*ir.Buffer]bool
 	for b := range s.locals {
@@ -46,14 +69,20 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 	return out
 }
 
-// regScan is one pass of dataRegisters: vars and control grow to a
-// fixed point (changed says whether this pass grew them).
+// regScan is dataRegisters' walk: vars and control grow to a fixed
+// point. A scalar's assigned values and a register's stored values walked
+// as data while it was not control wait in pendVars and pendRoots; when
+// it becomes control (workVars, workRoots), they are walked again as
+// values.
 type regScan struct {
-	vars    map[*ir.Var]bool    // scalars read where a value matters
-	control map[*ir.Buffer]bool // local roots read where a value matters
-	locals  map[*ir.Buffer]bool // every local root
-	changed bool
-	unknown bool
+	vars      map[*ir.Var]bool    // scalars read where a value matters
+	control   map[*ir.Buffer]bool // local roots read where a value matters
+	locals    map[*ir.Buffer]bool // every local root
+	pendVars  map[*ir.Var][]ir.Expr
+	pendRoots map[*ir.Buffer][]ir.Expr
+	workVars  []*ir.Var
+	workRoots []*ir.Buffer
+	unknown   bool
 }
 
 func (s *regScan) block(b *ir.Block) {
@@ -87,9 +116,14 @@ func (s *regScan) stmt(st ir.Stmt) {
 		for _, x := range st.Indices {
 			s.value(x)
 		}
-		if st.Buf.Scope == "local" && !s.control[s.root(st.Buf)] {
+		var r *ir.Buffer
+		if st.Buf.Scope == "local" {
+			r = s.root(st.Buf)
+		}
+		if r != nil && !s.control[r] {
 			s.data(st.Value)
-		} else if st.Buf.Scope == "local" {
+			s.pendRoots[r] = append(s.pendRoots[r], st.Value)
+		} else if r != nil {
 			s.value(st.Value)
 		} else {
 			s.data(st.Value)
@@ -134,6 +168,7 @@ func (s *regScan) assigned(v *ir.Var, e ir.Expr) {
 		s.value(e)
 	} else {
 		s.data(e)
+		s.pendVars[v] = append(s.pendVars[v], e)
 	}
 }
 
@@ -144,7 +179,7 @@ func (s *regScan) value(e ir.Expr) {
 		case *ir.Var:
 			if !s.vars[e] {
 				s.vars[e] = true
-				s.changed = true
+				s.workVars = append(s.workVars, e)
 			}
 		case *ir.Load:
 			s.mark(e.Buf)
@@ -164,7 +199,7 @@ func (s *regScan) mark(b *ir.Buffer) {
 	r := s.root(b)
 	if !s.control[r] {
 		s.control[r] = true
-		s.changed = true
+		s.workRoots = append(s.workRoots, r)
 	}
 }
 

@@ -97,3 +97,24 @@ func TestDataRegsOpaque(t *testing.T) {
 		t.Errorf("data registers %s, want %s", got, want)
 	}
 }
+
+// TestDataRegsWorklist: dataRegisters' worklist finds what whole passes
+// to a fixed point found, on every kernel of the dedup tests' programs
+// (and the 128-file corpus with TILELS_BENCH_DIR).
+func TestDataRegsWorklist(t *testing.T) {
+	n, some := 0, 0
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		n++
+		got, want := memory.DataRegisters(k.Lowered), memory.DataRegistersByPasses(k.Lowered)
+		if got != want {
+			t.Errorf("%s kernel %s: data registers %s, by passes %s", name, k.Name, got, want)
+		}
+		if got != "[]" {
+			some++
+		}
+	})
+	if some == 0 {
+		t.Errorf("no kernel of %d has data registers", n)
+	}
+	t.Logf("%d kernels, %d with data registers", n, some)
+}

@@ -123,6 +123,32 @@ func DataRegisters(fn *ir.Func) string {
 	return fmt.Sprint(names)
 }
 
+// DataRegistersByPasses is DataRegisters computed as it was before the
+// worklist: whole passes over fn until no pass makes anything more
+// control (TestDataRegsWorklist compares them).
+func DataRegistersByPasses(fn *ir.Func) string {
+	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
+		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}}
+	for {
+		nv, nc := len(s.vars), len(s.control)
+		s.block(fn.Body)
+		if s.unknown {
+			return "[]"
+		}
+		if len(s.vars) == nv && len(s.control) == nc {
+			break
+		}
+	}
+	var names []string
+	for b := range s.locals {
+		if !s.control[b] {
+			names = append(names, b.Name)
+		}
+	}
+	slices.Sort(names)
+	return fmt.Sprint(names)
+}
+
 // SetInertRule turns passing over inert loops on or off (tests compare
 // both); it returns the previous setting.
 func SetInertRule(on bool) bool {
