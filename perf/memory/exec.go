@@ -1815,15 +1815,10 @@ func (m *machine) needAlign(buf *ir.Buffer) bool {
 // offset of b[idx]: for a row-major buffer (or no layout) the gcd of each
 // index's divisibility times its stride; 1 otherwise.
 func (m *machine) divIndex(b *ir.Buffer, idx []ir.Expr) int64 {
-	switch l := b.Layout.(type) {
+	switch b.Layout.(type) {
 	case nil:
 	case *layout.TileLayout:
-		rm, ok := m.rowMajor[b]
-		if !ok {
-			rm = layout.Equal(l, layout.RowMajor(b.Shape...))
-			m.rowMajor[b] = rm
-		}
-		if !rm {
+		if !m.rowMajorBuf(b) {
 			return 1
 		}
 	default:

@@ -217,8 +217,8 @@ func (m *machine) dividesUnrolled(buf *ir.Buffer, idx []ir.Expr, flat bool) bool
 	return e != len(idx)-1 || y != nil
 }
 
-// rowMajorBuf reports whether buf's layout is its row-major one (kept in
-// m.rowMajor, as divIndex keeps it).
+// rowMajorBuf reports whether buf's tile layout is its row-major one
+// (kept in m.rowMajor; divIndex asks it too).
 func (m *machine) rowMajorBuf(buf *ir.Buffer) bool {
 	t, ok := buf.Layout.(*layout.TileLayout)
 	if !ok {
