@@ -34,25 +34,8 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 	// more becomes control (the fixed point of repeated passes, which
 	// took five passes over flashkda's kernels, a third of their
 	// analysis)
-	for len(s.workVars) > 0 || len(s.workRoots) > 0 {
-		if n := len(s.workVars); n > 0 {
-			v := s.workVars[n-1]
-			s.workVars = s.workVars[:n-1]
-			es := s.pendVars[v]
-			delete(s.pendVars, v)
-			for _, e := range es {
-				s.value(e)
-			}
-			continue
-		}
-		n := len(s.workRoots)
-		r := s.workRoots[n-1]
-		s.workRoots = s.workRoots[:n-1]
-		es := s.pendRoots[r]
-		delete(s.pendRoots, r)
-		for _, e := range es {
-			s.value(e)
-		}
+	for drain(s, &s.workVars, s.pendVars) || drain(s, &s.workRoots, s.pendRoots) {
+		// (each drain walks one key's pending values)
 	}
 	if s.unknown {
 		return nil
@@ -67,6 +50,23 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 		}
 	}
 	return out
+}
+
+// drain walks again, as values, the pending values of the last key of
+// work, and reports whether there was one.
+func drain[K comparable](s *regScan, work *[]K, pend map[K][]ir.Expr) bool {
+	n := len(*work)
+	if n == 0 {
+		return false
+	}
+	k := (*work)[n-1]
+	*work = (*work)[:n-1]
+	es := pend[k]
+	delete(pend, k)
+	for _, e := range es {
+		s.value(e)
+	}
+	return true
 }
 
 // regScan is dataRegisters' walk: vars and control grow to a fixed
