@@ -153,19 +153,14 @@ func (m *machine) regWrite(b *ir.Buffer, off, w int64) {
 // not one offset in every lane, or that leaves some of a slot's lanes
 // alone, makes the slots read and forgets them (regsClobbered).
 func (m *machine) regElemWrite(b *ir.Buffer, idx []ir.Expr) {
-	var p ptr
-	if why := m.addressOfTo(&p, b, idx, false); why != "" {
-		m.regsClobbered(b)
-		return
-	}
-	off, ok := m.uniform(p.addr)
+	root, off, ok := m.regElem(b, idx)
 	if !ok {
 		m.regsClobbered(b)
 		return
 	}
 	w := elemBytes(b.Dtype)
 	for s, v := range m.regs {
-		if s.buf != p.buf || s.off >= off+w || off >= s.off+v.width {
+		if s.buf != root || s.off >= off+w || off >= s.off+v.width {
 			continue
 		}
 		if v.mask&m.mask != v.mask || v.width > 32 {
@@ -186,17 +181,23 @@ func (m *machine) regElemWrite(b *ir.Buffer, idx []ir.Expr) {
 // regElemRead marks the slots an element load of register buffer b reads
 // (every slot of b when the element is not one offset in every lane).
 func (m *machine) regElemRead(b *ir.Buffer, idx []ir.Expr) {
-	var p ptr
-	if why := m.addressOfTo(&p, b, idx, false); why != "" {
-		m.regsRead(b)
-		return
-	}
-	off, ok := m.uniform(p.addr)
+	root, off, ok := m.regElem(b, idx)
 	if !ok {
 		m.regsRead(b)
 		return
 	}
-	m.regReadRange(p.buf, off, elemBytes(b.Dtype))
+	m.regReadRange(root, off, elemBytes(b.Dtype))
+}
+
+// regElem returns the root and byte offset of element idx of register
+// buffer b, when the offset is one in every lane.
+func (m *machine) regElem(b *ir.Buffer, idx []ir.Expr) (*ir.Buffer, int64, bool) {
+	var p ptr
+	if why := m.addressOfTo(&p, b, idx, false); why != "" {
+		return nil, 0, false
+	}
+	off, ok := m.uniform(p.addr)
+	return p.buf, off, ok
 }
 
 // regValueReads marks the slots the register loads in e read (a store's
