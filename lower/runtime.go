@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+
+	"github.com/tilels/tilels/perf/memory"
 )
 
 // gcPercent is the garbage-collector target the tilels binary runs with.
@@ -45,8 +47,10 @@ const oneShotLimit = 256 << 20
 
 // TuneOneShot applies the runtime settings of `tilels --lower`, a
 // short-lived process (above), unless the user set GOGC or GOMEMLIMIT;
-// then it is TuneRuntime.
+// then it is TuneRuntime. It also turns on the memory figures' lazy keys
+// (perf/memory.SetLazyKeys): such a process analyses each kernel once.
 func TuneOneShot() {
+	memory.SetLazyKeys(true)
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		TuneRuntime()
 		return

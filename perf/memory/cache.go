@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
@@ -310,7 +311,9 @@ var cache = struct {
 	// (the lower's parallel kernels met each repeated kernel of a file
 	// while its first copy was still running).
 	running map[string]chan struct{}
-}{m: map[string]*entry{}, running: map[string]chan struct{}{}}
+	// pre holds the kernels analysed without a key (lazy keys)
+	pre map[preKey]*preSlot
+}{m: map[string]*entry{}, running: map[string]chan struct{}{}, pre: map[preKey]*preSlot{}}
 
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
@@ -341,10 +344,12 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if fn == nil || fn.Body == nil {
 		return AnalyzeWithin(fn, l, work)
 	}
-	k := newKeyer()
-	k.launch(l)
-	k.hostConsts(hostConsts(fn)) // hostconsts.go
-	k.block(fn.Body)
+	if work == 0 && lazyKeys.Load() {
+		if res, ok, done := cachedLazily(fn, l); done {
+			return res, ok
+		}
+	}
+	k := walkKey(fn, l)
 	defer k.release()
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
@@ -401,9 +406,25 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if !ok {
 		return nil, false
 	}
+	k.store(res)
+	return res, true
+}
+
+// walkKey walks fn and l into a keyer (the caller releases it).
+func walkKey(fn *ir.Func, l ir.Launch) *keyer {
+	k := newKeyer()
+	k.launch(l)
+	k.hostConsts(hostConsts(fn)) // hostconsts.go
+	k.block(fn.Body)
+	return k
+}
+
+// store enters res, the figures of the code k walked, in the cache
+// unless an entry of its key is there.
+func (k *keyer) store(res *Kernel) {
 	kp := keeper{k: k}
-	e = &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
-	for _, c := range calls {
+	e := &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
+	for _, c := range k.calls {
 		e.calls = append(e.calls, kp.keep(res.Calls[c]))
 	}
 	for _, p := range kp.ins {
@@ -420,7 +441,129 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 		}
 	}
 	cache.Unlock()
-	return res, true
+}
+
+// Lazy keys. A process that analyses each kernel once (`tilels --lower`,
+// SetLazyKeys) finds in the cache only the kernels a file repeats (3 of
+// the golden programs' 178): the keys of the others, a walk of all their
+// code and a copy of its encoding, were an eighth of its analysis. So
+// there a kernel is keyed only when another with its launch and a summary
+// of its top-level statements (its preKey, which equal keys share) is
+// analysed too: the first is analysed and kept unkeyed, and the second
+// keys both, as the cache would have. The preKey leaves the name out:
+// the 3,000-line benchmark file repeats each example under other names.
+var lazyKeys atomic.Bool
+
+// SetLazyKeys turns lazy keys on or off (off: every kernel is keyed, as
+// the language server's re-analyses after each edit need).
+func SetLazyKeys(on bool) { lazyKeys.Store(on) }
+
+type preKey struct {
+	grid, block, cluster [3]int64
+	smem                 int64
+	stmts                int
+	kinds                uint64 // a hash of the top-level statements (kinds, allocations, loop extents)
+}
+
+func preKeyOf(fn *ir.Func, l ir.Launch) preKey {
+	pk := preKey{grid: l.Grid, block: l.Block, cluster: l.Cluster, smem: l.DynamicSmem}
+	h := uint64(14695981039346656037) // FNV-1a over what the key encodes too
+	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	for _, s := range fn.Body.Stmts {
+		switch s := s.(type) {
+		case *ir.Comment:
+			continue // (not in the key)
+		case *ir.Lowered:
+			mix(1)
+			mix(uint64(len(s.Body.Stmts)))
+		case *ir.For:
+			mix(2)
+			if c, ok := s.Extent.(*ir.IntImm); ok {
+				mix(uint64(c.Value))
+			}
+		case *ir.Alloc:
+			mix(3)
+			if b := s.Buf; b != nil {
+				for i := range len(b.Name) {
+					mix(uint64(b.Name[i]))
+				}
+				for _, d := range b.Shape {
+					mix(uint64(d))
+				}
+				mix(uint64(b.Dtype.Bits))
+			}
+		case *ir.Let:
+			mix(4)
+		case *ir.If:
+			mix(5)
+		case *ir.Evaluate:
+			mix(6)
+		case *ir.Store:
+			mix(7)
+		default:
+			mix(8)
+		}
+		pk.stmts++
+	}
+	pk.kinds = h
+	return pk
+}
+
+// preSlot holds the kernels of one preKey analysed without a key, until
+// a second one comes (keyed: from then on every kernel of the preKey is
+// keyed).
+type preSlot struct {
+	keyed   bool
+	waiting []unkeyed
+}
+
+type unkeyed struct {
+	fn  *ir.Func
+	l   ir.Launch
+	res *Kernel
+}
+
+// cachedLazily is cached's lazy-key path: done is false when fn is to be
+// keyed (its preKey met another kernel; the earlier ones are keyed and
+// stored now).
+func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
+	pk := preKeyOf(fn, l)
+	cache.Lock()
+	s := cache.pre[pk]
+	if s == nil {
+		s = &preSlot{}
+		cache.pre[pk] = s
+	}
+	if !s.keyed && len(s.waiting) == 0 {
+		// the first of its preKey (or another is being analysed now: two
+		// analyses of one kernel cost what keying both saves)
+		cache.Unlock()
+		res, ok = AnalyzeWithin(fn, l, 0)
+		if !ok {
+			return nil, false, true
+		}
+		cache.Lock()
+		keyed := s.keyed
+		if !keyed {
+			s.waiting = append(s.waiting, unkeyed{fn, l, res})
+		}
+		cache.Unlock()
+		if keyed {
+			k := walkKey(fn, l)
+			k.store(res)
+			k.release()
+		}
+		return res, true, true
+	}
+	waiting := s.waiting
+	s.waiting, s.keyed = nil, true
+	cache.Unlock()
+	for _, u := range waiting {
+		k := walkKey(u.fn, u.l)
+		k.store(u.res)
+		k.release()
+	}
+	return nil, false, false
 }
 
 // keeper turns figures into the cache's form; ins maps each instruction
@@ -955,5 +1098,6 @@ func ResetCache() {
 	cache.Lock()
 	cache.m, cache.order = map[string]*entry{}, nil
 	cache.running = map[string]chan struct{}{}
+	cache.pre = map[preKey]*preSlot{}
 	cache.Unlock()
 }

@@ -35,6 +35,16 @@ func instrs(m *memory.Kernel, k *lower.Kernel) []*memory.Instruction {
 // buffer, and that restored figures are shared cache entries that equal
 // the analysis's.
 func TestCachedSharing(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		t.Run(keyMode(lazy), func(t *testing.T) {
+			defer memory.SetLazyKeys(memory.LazyKeys())
+			memory.SetLazyKeys(lazy)
+			cachedSharing(t)
+		})
+	}
+}
+
+func cachedSharing(t *testing.T) {
 	big, err := benchcorpus.Build("../../testdata/examples", 3000)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,25 @@ import (
 // is being analysed (Cached then waits for it), and compares every
 // kernel's figures with memory.Analyze's.
 func TestCachedConcurrent(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		t.Run(keyMode(lazy), func(t *testing.T) {
+			defer memory.SetLazyKeys(memory.LazyKeys())
+			memory.SetLazyKeys(lazy)
+			cachedConcurrent(t)
+		})
+	}
+}
+
+// keyMode names a subtest of the cache tests: every kernel keyed (the
+// language server) or lazy keys (`tilels --lower`).
+func keyMode(lazy bool) string {
+	if lazy {
+		return "lazy"
+	}
+	return "keyed"
+}
+
+func cachedConcurrent(t *testing.T) {
 	big, err := benchcorpus.Build("../../testdata/examples", 3000)
 	if err != nil {
 		t.Fatal(err)
@@ -53,5 +72,69 @@ func TestCachedConcurrent(t *testing.T) {
 				t.Errorf("round %d kernel %s: the cached figures differ:\n%s\nwant\n%s", round, ks[i].Name, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestLazyKeys checks what lazy keys spare and keep: kernels analysed once
+// are not keyed, a kernel whose preKey another shares keys both (the
+// benchmark corpus repeats each example under other names), copies are
+// restored from the cache (their figures shared), and every figure equals
+// memory.Analyze's.
+func TestLazyKeys(t *testing.T) {
+	big, err := benchcorpus.Build("../../testdata/examples", 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := lower.Analyze(source.NewFile("big.py", []byte(big)), lower.Options{})
+	var ks []*lower.Kernel
+	for _, k := range res.Kernels {
+		if k.Lowered != nil {
+			ks = append(ks, k)
+		}
+	}
+	defer memory.SetLazyKeys(memory.LazyKeys())
+	memory.SetLazyKeys(true)
+	memory.ResetCache()
+	defer memory.ResetCache()
+	seen := map[string]bool{}
+	var once []*lower.Kernel // one kernel per preKey
+	for _, k := range ks {
+		if pk := memory.PreKey(k.Lowered, k.Launch); !seen[pk] {
+			seen[pk] = true
+			once = append(once, k)
+		}
+	}
+	if len(once) < 5 || len(once) == len(ks) {
+		t.Fatalf("%d kernels, %d preKeys: no repeats to restore", len(ks), len(once))
+	}
+	for _, k := range once {
+		if got, want := kernelText(memory.Cached(k.Lowered, k.Launch), k), kernelText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
+			t.Fatalf("%s: lazy figures differ:\n%s\nwant\n%s", k.Name, got, want)
+		}
+	}
+	if keyed, unkeyed := memory.CacheKeys(); keyed != 0 || unkeyed != len(once) {
+		t.Fatalf("after %d kernels of distinct preKeys: %d keyed, %d unkeyed; want 0 and %d", len(once), keyed, unkeyed, len(once))
+	}
+	for _, k := range ks {
+		got := memory.Cached(k.Lowered, k.Launch)
+		if g, w := kernelText(got, k), kernelText(memory.Analyze(k.Lowered, k.Launch), k); g != w {
+			t.Fatalf("%s: figures differ:\n%s\nwant\n%s", k.Name, g, w)
+		}
+	}
+	keyed, unkeyed := memory.CacheKeys()
+	if keyed == 0 || keyed >= len(ks) {
+		t.Fatalf("%d entries for %d kernels of %d preKeys", keyed, len(ks), len(once))
+	}
+	restored := 0
+	for _, k := range ks {
+		a, b := memory.Cached(k.Lowered, k.Launch), memory.Cached(k.Lowered, k.Launch)
+		for _, d := range k.Calls {
+			if a.Calls[d.Call] != nil && a.Calls[d.Call] == b.Calls[d.Call] {
+				restored++
+			}
+		}
+	}
+	if restored == 0 {
+		t.Fatalf("no figures restored from the cache (%d keyed, %d unkeyed)", keyed, unkeyed)
 	}
 }

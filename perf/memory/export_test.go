@@ -164,3 +164,20 @@ func SetScalarRule(on bool) bool {
 	scalarRule = on
 	return old
 }
+
+// CacheKeys is the number of entries of the cache and of the kernels kept
+// unkeyed (lazy keys).
+func CacheKeys() (keyed, unkeyed int) {
+	cache.Lock()
+	defer cache.Unlock()
+	for _, s := range cache.pre {
+		unkeyed += len(s.waiting)
+	}
+	return len(cache.m), unkeyed
+}
+
+// LazyKeys reports whether lazy keys are on.
+func LazyKeys() bool { return lazyKeys.Load() }
+
+// PreKey is fn's preKey (lazy keys) as text.
+func PreKey(fn *ir.Func, l ir.Launch) string { return fmt.Sprint(preKeyOf(fn, l)) }
