@@ -194,11 +194,32 @@ func (r *runner) run() (int, error) {
 
 	var results []result
 	selected := false
-	for _, in := range ins {
-		res, any := r.analyse(in)
+	finish := func(l *lowered) {
+		res, any := r.finish(l)
 		r.flushStderr()
 		selected = selected || any
 		results = append(results, res)
+	}
+	// With --perf, an input's memory figures are computed aside while the
+	// next input is lowered; its diagnostics and output follow in input
+	// order, as without.
+	var prev *lowered
+	for _, in := range ins {
+		cur := r.lower(in)
+		if c.Perf && cur.res != nil {
+			cur.perf = perfAside(cur.res)
+		}
+		if prev != nil {
+			finish(prev)
+		}
+		prev = cur
+		if cur.perf == nil {
+			finish(cur)
+			prev = nil
+		}
+	}
+	if prev != nil {
+		finish(prev)
 	}
 	if (c.Kernel != "" || c.Case > 0) && !selected {
 		return 0, r.noSelection(ins)
@@ -363,27 +384,70 @@ func (r *runner) noSelection(ins []*input) error {
 	return usagef("no kernel of %s has a case %d", inputList(ins), r.c.Case)
 }
 
-// analyse runs the pipeline on one input, prints its diagnostics and
-// returns its output; selected reports whether --kernel and --case kept a
-// kernel of it.
-func (r *runner) analyse(in *input) (result, bool) {
+// lowered is an input lowered, its diagnostics not printed yet (lower,
+// then finish).
+type lowered struct {
+	in  *input
+	f   *source.File
+	res *lower.Result // nil for an input too large to read
+	// perf delivers the performance warnings (--perf), computed aside
+	perf <-chan perfResult
+}
+
+type perfResult struct {
+	diags []diag.Diagnostic
+	panic any // a panic of the computation, raised again by finish
+}
+
+// perfAside computes res's performance warnings on another goroutine.
+func perfAside(res *lower.Result) <-chan perfResult {
+	ch := make(chan perfResult, 1)
+	go func() {
+		var out perfResult
+		defer func() {
+			out.panic = recover()
+			ch <- out
+		}()
+		out.diags = lower.PerfWarnings(res)
+	}()
+	return ch
+}
+
+// lower runs the pipeline on one input; it prints nothing.
+func (r *runner) lower(in *input) *lowered {
+	l := &lowered{in: in}
+	if in.tooLarge {
+		return l
+	}
+	l.f = source.NewFile(in.name, in.src)
+	opts := r.c.Options
+	if in.path != "" {
+		opts.Path = in.path // its imports resolve under its package root
+	}
+	l.res = lower.Analyze(l.f, opts)
+	l.res.AddHeadlessDiags()
+	lower.FixFirstResult(l.res, opts) // the verified fix first in each fallback-only warning, as the editor says it
+	return l
+}
+
+// finish prints a lowered input's diagnostics and returns its output;
+// selected reports whether --kernel and --case kept a kernel of it.
+func (r *runner) finish(l *lowered) (result, bool) {
 	c := r.c
+	in := l.in
 	if in.tooLarge {
 		f := source.NewFile(in.name, nil)
 		d := lower.TooLarge(MaxInputBytes)
 		r.report(f, d)
 		return result{in: in, doc: report.Unread(f, r.c.Options.ChooseReference(nil), []diag.Diagnostic{d})}, false
 	}
-	f := source.NewFile(in.name, in.src)
-	opts := c.Options
-	if in.path != "" {
-		opts.Path = in.path // its imports resolve under its package root
-	}
-	res := lower.Analyze(f, opts)
-	res.AddHeadlessDiags()
-	lower.FixFirstResult(res, opts) // the verified fix first in each fallback-only warning, as the editor says it
-	if c.Perf {
-		res.Diags = append(res.Diags, lower.PerfWarnings(res)...)
+	f, res := l.f, l.res
+	if l.perf != nil {
+		p := <-l.perf
+		if p.panic != nil {
+			panic(p.panic)
+		}
+		res.Diags = append(res.Diags, p.diags...)
 		diag.Sort(res.Diags)
 	}
 	for _, d := range res.Diags {

@@ -458,17 +458,21 @@ var lazyKeys atomic.Bool
 // the language server's re-analyses after each edit need).
 func SetLazyKeys(on bool) { lazyKeys.Store(on) }
 
-type preKey struct {
-	grid, block, cluster [3]int64
-	smem                 int64
-	stmts                int
-	kinds                uint64 // a hash of the top-level statements (kinds, allocations, loop extents)
-}
+// preKey summarises what a kernel's key encodes: its launch and its
+// top-level statements (kinds, allocations, loop extents), hashed. Equal
+// keys have equal preKeys; kernels whose preKeys are equal are keyed, so
+// a collision costs keys, never figures.
+type preKey uint64
 
 func preKeyOf(fn *ir.Func, l ir.Launch) preKey {
-	pk := preKey{grid: l.Grid, block: l.Block, cluster: l.Cluster, smem: l.DynamicSmem}
-	h := uint64(14695981039346656037) // FNV-1a over what the key encodes too
+	h := uint64(14695981039346656037) // FNV-1a
 	mix := func(v uint64) { h = (h ^ v) * 1099511628211 }
+	for _, a := range [][3]int64{l.Grid, l.Block, l.Cluster} {
+		for _, v := range a {
+			mix(uint64(v))
+		}
+	}
+	mix(uint64(l.DynamicSmem))
 	for _, s := range fn.Body.Stmts {
 		switch s := s.(type) {
 		case *ir.Comment:
@@ -503,10 +507,8 @@ func preKeyOf(fn *ir.Func, l ir.Launch) preKey {
 		default:
 			mix(8)
 		}
-		pk.stmts++
 	}
-	pk.kinds = h
-	return pk
+	return preKey(h)
 }
 
 // preSlot holds the kernels of one preKey analysed without a key, until
