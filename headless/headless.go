@@ -159,6 +159,8 @@ type runner struct {
 	// stderr collects the lines of one input (its diagnostics), written
 	// out in one piece when the input is done, not one write each.
 	stderr bytes.Buffer
+	// aside, when set, collects what report prints instead (finish)
+	aside *bytes.Buffer
 }
 
 // flushStderr writes out what stderr collected.
@@ -286,11 +288,21 @@ func (r *runner) fail() { r.failed = true }
 
 // report prints d and records whether it fails the run.
 func (r *runner) report(f *source.File, d diag.Diagnostic) {
-	r.stderr.WriteString(diag.Format(f, d))
-	r.stderr.WriteByte('\n')
+	w := r.errOut()
+	w.WriteString(diag.Format(f, d))
+	w.WriteByte('\n')
 	if r.fails(d) {
 		r.fail()
 	}
+}
+
+// errOut is where the lines of the input being finished go: stderr's
+// buffer, or aside.
+func (r *runner) errOut() *bytes.Buffer {
+	if r.aside != nil {
+		return r.aside
+	}
+	return &r.stderr
 }
 
 // fails reports whether d fails the run under --fail-on.
@@ -442,17 +454,6 @@ func (r *runner) finish(l *lowered) (result, bool) {
 		return result{in: in, doc: report.Unread(f, r.c.Options.ChooseReference(nil), []diag.Diagnostic{d})}, false
 	}
 	f, res := l.f, l.res
-	if l.perf != nil {
-		p := <-l.perf
-		if p.panic != nil {
-			panic(p.panic)
-		}
-		res.Diags = append(res.Diags, p.diags...)
-		diag.Sort(res.Diags)
-	}
-	for _, d := range res.Diags {
-		r.report(f, d)
-	}
 	filtered := c.Kernel != "" || c.Case > 0
 	var ks []*lower.Kernel
 	if filtered {
@@ -467,9 +468,30 @@ func (r *runner) finish(l *lowered) (result, bool) {
 	if filtered && len(ks) == 0 {
 		// Nothing of this file is asked for: its diagnostics are printed,
 		// its JSON record has no kernels, and it has no text output.
+		r.diagnose(l)
 		out.doc = report.Build(res, ks)
 		return out, false
 	}
+	if c.Emit == "cuda" || c.Emit == "tirx" {
+		// The text does not read the diagnostics: with --perf it is made
+		// while the figures are computed, and what it reports follows the
+		// diagnostics, as it did.
+		if ks == nil {
+			ks = res.Kernels
+		}
+		var later bytes.Buffer
+		r.aside = &later
+		if c.Emit == "cuda" {
+			out.text = r.cuda(f, in, res, ks)
+		} else {
+			out.text = []byte(lower.TIRx(ks))
+		}
+		r.aside = nil
+		r.diagnose(l)
+		r.stderr.Write(later.Bytes())
+		return out, true
+	}
+	r.diagnose(l)
 	switch c.Emit {
 	case "json":
 		out.doc = report.Build(res, ks)
@@ -481,16 +503,6 @@ func (r *runner) finish(l *lowered) (result, bool) {
 			ks = res.Kernels
 		}
 		out.text = r.machineText(f, res, ks)
-	case "tirx":
-		if ks == nil {
-			ks = res.Kernels
-		}
-		out.text = []byte(lower.TIRx(ks))
-	case "cuda":
-		if ks == nil {
-			ks = res.Kernels
-		}
-		out.text = r.cuda(f, in, res, ks)
 	case "svg":
 		if ks == nil {
 			ks = res.Kernels
@@ -498,6 +510,24 @@ func (r *runner) finish(l *lowered) (result, bool) {
 		out.text = r.svg(f, ks)
 	}
 	return out, true
+}
+
+// diagnose prints l's diagnostics, with its performance warnings (waited
+// for) when --perf asked for them.
+func (r *runner) diagnose(l *lowered) {
+	res := l.res
+	if l.perf != nil {
+		p := <-l.perf
+		l.perf = nil
+		if p.panic != nil {
+			panic(p.panic)
+		}
+		res.Diags = append(res.Diags, p.diags...)
+		diag.Sort(res.Diags)
+	}
+	for _, d := range res.Diags {
+		r.report(l.f, d)
+	}
 }
 
 // cuda prints the .cu file of ks (with the harness when asked), or
@@ -522,7 +552,7 @@ func (r *runner) cuda(f *source.File, in *input, res *lower.Result, ks []*lower.
 			checked = append(checked, k)
 		}
 		if len(checked) == 0 {
-			fmt.Fprintf(&r.stderr, "tilels: --harness: no kernel of %s can be checked\n", f.Name)
+			fmt.Fprintf(r.errOut(), "tilels: --harness: no kernel of %s can be checked\n", f.Name)
 			r.fail()
 			return nil
 		}
@@ -549,7 +579,7 @@ func (r *runner) cuda(f *source.File, in *input, res *lower.Result, ks []*lower.
 		}
 		r.report(f, diag.Errorf(a.Span, lower.CodeArch, "%v", a))
 	default:
-		fmt.Fprintf(&r.stderr, "tilels: %s: %v\n", f.Name, err)
+		fmt.Fprintf(r.errOut(), "tilels: %s: %v\n", f.Name, err)
 	}
 	return nil
 }

@@ -58,11 +58,11 @@ func (r *runner) compile(f *source.File, ks []*lower.Kernel) map[*lower.Kernel]*
 	views, failed, err := lower.MachineCode(context.Background(), r.comp, printed, r.c.Options)
 	switch {
 	case err != nil:
-		fmt.Fprintf(&r.stderr, "tilels: %s: no machine code: %v\n", f.Name, err)
+		fmt.Fprintf(r.errOut(), "tilels: %s: no machine code: %v\n", f.Name, err)
 		r.fail()
 		return nil
 	case failed != "":
-		fmt.Fprintf(&r.stderr, "tilels: %s: %s\n", f.Name, failed)
+		fmt.Fprintf(r.errOut(), "tilels: %s: %s\n", f.Name, failed)
 		r.fail()
 		return nil
 	}

@@ -26,7 +26,7 @@ func checkSVG(c Config) error {
 func (r *runner) svg(f *source.File, ks []*lower.Kernel) []byte {
 	k, d, why := lower.CallAtLine(f, ks, r.c.Call)
 	if k == nil {
-		fmt.Fprintf(&r.stderr, "tilels: %s: %s\n", f.Name, why)
+		fmt.Fprintf(r.errOut(), "tilels: %s: %s\n", f.Name, why)
 		r.fail()
 		return nil
 	}

@@ -513,9 +513,10 @@ func preKeyOf(fn *ir.Func, l ir.Launch) preKey {
 
 // preSlot holds the kernels of one preKey analysed without a key, until
 // a second one comes (keyed: from then on every kernel of the preKey is
-// keyed).
+// keyed); busy is closed when the unkeyed analysis under way ends.
 type preSlot struct {
 	keyed   bool
+	busy    chan struct{}
 	waiting []unkeyed
 }
 
@@ -527,7 +528,10 @@ type unkeyed struct {
 
 // cachedLazily is cached's lazy-key path: done is false when fn is to be
 // keyed (its preKey met another kernel; the earlier ones are keyed and
-// stored now).
+// stored now). A kernel whose preKey is being analysed waits for that
+// analysis: the cases of a file, lowered in parallel, are often copies
+// of one another, which the keyed path's running keys made wait for the
+// first copy too.
 func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 	pk := preKeyOf(fn, l)
 	cache.Lock()
@@ -536,26 +540,32 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 		s = &preSlot{}
 		cache.pre[pk] = s
 	}
-	if !s.keyed && len(s.waiting) == 0 {
-		// the first of its preKey (or another is being analysed now: two
-		// analyses of one kernel cost what keying both saves)
+	for s.busy != nil {
+		b := s.busy
 		cache.Unlock()
-		res, ok = AnalyzeWithin(fn, l, 0)
-		if !ok {
-			return nil, false, true
-		}
+		<-b
 		cache.Lock()
+	}
+	if !s.keyed && len(s.waiting) == 0 {
+		// the first of its preKey
+		b := make(chan struct{})
+		s.busy = b
+		cache.Unlock()
+		defer close(b)
+		res, ok = AnalyzeWithin(fn, l, 0)
+		cache.Lock()
+		s.busy = nil
 		keyed := s.keyed
-		if !keyed {
+		if ok && !keyed {
 			s.waiting = append(s.waiting, unkeyed{fn, l, res})
 		}
 		cache.Unlock()
-		if keyed {
+		if ok && keyed {
 			k := walkKey(fn, l)
 			k.store(res)
 			k.release()
 		}
-		return res, true, true
+		return res, ok, true
 	}
 	waiting := s.waiting
 	s.waiting, s.keyed = nil, true
