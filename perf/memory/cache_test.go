@@ -92,6 +92,7 @@ func TestLazyKeys(t *testing.T) {
 			ks = append(ks, k)
 		}
 	}
+	lazyKeysBounded(t, ks)
 	defer memory.SetLazyKeys(memory.LazyKeys())
 	memory.SetLazyKeys(true)
 	memory.ResetCache()
@@ -112,8 +113,8 @@ func TestLazyKeys(t *testing.T) {
 			t.Fatalf("%s: lazy figures differ:\n%s\nwant\n%s", k.Name, got, want)
 		}
 	}
-	if keyed, unkeyed := memory.CacheKeys(); keyed != 0 || unkeyed != len(once) {
-		t.Fatalf("after %d kernels of distinct preKeys: %d keyed, %d unkeyed; want 0 and %d", len(once), keyed, unkeyed, len(once))
+	if keyed, unkeyed := memory.CacheKeys(); keyed != 0 || unkeyed != min(len(once), memory.MaxUnkeyed) {
+		t.Fatalf("after %d kernels of distinct preKeys: %d keyed, %d unkeyed; want 0 and %d", len(once), keyed, unkeyed, min(len(once), memory.MaxUnkeyed))
 	}
 	for _, k := range ks {
 		got := memory.Cached(k.Lowered, k.Launch)
@@ -136,5 +137,25 @@ func TestLazyKeys(t *testing.T) {
 	}
 	if restored == 0 {
 		t.Fatalf("no figures restored from the cache (%d keyed, %d unkeyed)", keyed, unkeyed)
+	}
+}
+
+// lazyKeysBounded checks that lazy keys keep at most MaxUnkeyed kernels
+// unkeyed (each keeps its code alive): ks's kernels made distinct by
+// their launch's dynamic shared memory.
+func lazyKeysBounded(t *testing.T, ks []*lower.Kernel) {
+	defer memory.SetLazyKeys(memory.LazyKeys())
+	memory.SetLazyKeys(true)
+	memory.ResetCache()
+	defer memory.ResetCache()
+	n := 2*memory.MaxUnkeyed + 3
+	for i := range n {
+		k := ks[i%len(ks)]
+		l := k.Launch
+		l.DynamicSmem = int64(1 + i) // another preKey (and key) each
+		memory.Cached(k.Lowered, l)
+	}
+	if keyed, unkeyed := memory.CacheKeys(); keyed != 0 || unkeyed != memory.MaxUnkeyed {
+		t.Fatalf("after %d distinct kernels: %d keyed, %d unkeyed; want 0 and %d", n, keyed, unkeyed, memory.MaxUnkeyed)
 	}
 }

@@ -181,3 +181,6 @@ func LazyKeys() bool { return lazyKeys.Load() }
 
 // PreKey is fn's preKey (lazy keys) as text.
 func PreKey(fn *ir.Func, l ir.Launch) string { return fmt.Sprint(preKeyOf(fn, l)) }
+
+// MaxUnkeyed is how many kernels lazy keys keep unkeyed.
+const MaxUnkeyed = maxUnkeyed
