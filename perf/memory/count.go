@@ -393,7 +393,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -927,36 +927,55 @@ func (m *machine) describeShared(f *Figures, e *event, kindName string, width, w
 func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, lanesOf uint32) *Instruction {
 	in := &Instruction{Kind: kindName, Width: width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node, Wavefronts: wf, Ideal: ideal,
 		CTA: m.ctaIndex, Warp: m.warp}
-	type use struct {
-		words   []int64
-		threads []int64
-	}
-	var banks [32]use
+	u := m.describeScratch()
+	u.reset()
 	for rest := lanesOf; rest != 0; rest &= rest - 1 {
 		i := bits.TrailingZeros32(rest)
 		a := e.addr[i]
+		t := m.warp*32 + int64(i)
 		for w := a >> 2; w <= (a+width-1)>>2; w++ {
-			u := &banks[w&31]
-			if !slices.Contains(u.words, w) {
-				u.words = append(u.words, w)
+			b := w & 31
+			if !slices.Contains(u.words[b][:u.nw[b]], w) && u.nw[b] < len(u.words[b]) {
+				u.words[b][u.nw[b]] = w
+				u.nw[b]++
 			}
-			t := m.warp*32 + int64(i)
-			if !slices.Contains(u.threads, t) {
-				u.threads = append(u.threads, t)
+			if !slices.Contains(u.threads[b][:u.nt[b]], t) && u.nt[b] < len(u.threads[b]) {
+				u.threads[b][u.nt[b]] = t
+				u.nt[b]++
 			}
 		}
 	}
 	in.Lanes = m.laneAccesses(e)
 	mx := 0
-	for _, u := range banks {
-		mx = max(mx, len(u.words))
+	for _, n := range u.nw {
+		mx = max(mx, n)
 	}
-	for b, u := range banks {
-		if len(u.words) == mx && mx > 1 {
-			in.Banks = append(in.Banks, BankUse{Bank: b, Threads: u.threads, Words: len(u.words)})
+	if mx > 1 {
+		for b, n := range u.nw {
+			if n == mx {
+				in.Banks = append(in.Banks, BankUse{Bank: b, Threads: slices.Clone(u.threads[b][:u.nt[b]]), Words: n})
+			}
 		}
 	}
 	return in
+}
+
+// bankUses is describe's scratch: the distinct words of each bank and the
+// threads that access them, in the order met (a slice of each per bank
+// per instruction described were a seventh of the analysis's
+// allocations).
+type bankUses struct {
+	nw, nt         [32]int
+	words, threads [32][32]int64
+}
+
+func (u *bankUses) reset() { u.nw, u.nt = [32]int{}, [32]int{} }
+
+func (m *machine) describeScratch() *bankUses {
+	if m.uses == nil {
+		m.uses = new(bankUses)
+	}
+	return m.uses
 }
 
 // laneAccesses lists e's lane accesses with their passes (Instruction.Lanes).

@@ -219,16 +219,30 @@ func copyLocalDst(x ir.Expr) *ir.Buffer {
 // (mem_swizzled: two vec_auto copies of A_s into register tiles nobody
 // reads issue no LDS).
 func ldLocalDsts(x ir.Expr) []*ir.Buffer {
+	c, n := ldLocal(x)
+	if n == 0 {
+		return nil
+	}
+	dsts := make([]*ir.Buffer, n)
+	for i, a := range c.Args[:n] {
+		dsts[i] = a.(*ir.Load).Buf
+	}
+	return dsts
+}
+
+// ldLocal is ldLocalDsts's count of destinations (0: not such a load),
+// without the list (readArg asks it of every operand).
+func ldLocal(x ir.Expr) (*ir.Call, int) {
 	c, ok := x.(*ir.Call)
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	rest, ok := strings.CutPrefix(c.Op, "ptx.ld.")
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	n := 1
-	for _, t := range strings.Split(rest, ".") {
+	for t := range strings.SplitSeq(rest, ".") {
 		switch t {
 		case "v2":
 			n = 2
@@ -237,21 +251,19 @@ func ldLocalDsts(x ir.Expr) []*ir.Buffer {
 		case "v8":
 			n = 8
 		case "acquire", "relaxed", "volatile", "mmio":
-			return nil
+			return nil, 0
 		}
 	}
 	if len(c.Args) <= n {
-		return nil
+		return nil, 0
 	}
-	dsts := make([]*ir.Buffer, n)
-	for i, a := range c.Args[:n] {
+	for _, a := range c.Args[:n] {
 		l, ok := a.(*ir.Load)
 		if !ok || l.Buf.Scope != "local" {
-			return nil
+			return nil, 0
 		}
-		dsts[i] = l.Buf
 	}
-	return dsts
+	return c, n
 }
 
 func isShared(b *ir.Buffer) bool {

@@ -222,6 +222,7 @@ type machine struct {
 	// (34 KB: zeroing it with the machine at every analysis was a
 	// twentieth of the golden programs' analysis).
 	banks *[4]bankWords
+	uses  *bankUses // describe's scratch
 
 	// avail holds, per root buffer, the loads whose values the threads
 	// hold (cse.go).

@@ -155,10 +155,8 @@ func readArg(c *ir.Call, i int) bool {
 	case c.Op == "cuda.ldg":
 		return i == 0
 	case strings.HasPrefix(c.Op, "ptx.ld."):
-		if ldLocalDsts(c) == nil {
-			return false
-		}
-		return i == len(ldLocalDsts(c))
+		_, n := ldLocal(c)
+		return n > 0 && i == n
 	}
 	return false
 }
