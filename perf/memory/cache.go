@@ -298,6 +298,31 @@ import (
 // +5.4 % and +8.6 %), +2.3 % and +0.6 % on the 3,000-line file (53 ms;
 // before +1.4 % and +2.4 % of 273 ms).
 
+// Measured again (2026-11-27, scripts/bench-perf-share, 0941a37 against
+// the lazy keys and headless's figures aside, interleaved). In the
+// process, keys were an eighth of the goldens' analysis (a perf(1)
+// profile of whole runs): lazy keys left 145 of its 154 analyses
+// unkeyed, and describe's scratch 17.8k -> 14.0k allocations, but one
+// processor (GOMAXPROCS=1, 15 runs) still measures --perf at +15.5 ms of
+// 102 (+15.2 % before). What moved is the wall time: an input's figures
+// computed while the next one is lowered, the goldens' directory went
+// from +16.4 % to +4.0 % of wall (15 runs; CPU +15.2 % -> +13.4 %), the
+// 3,000-line file +8.9 % -> +3.1 % (CPU +5.2 % -> +0.1 %), the corpus
+// +5.3-5.6 % -> +3.2-7.8 % (two sets of 15 runs; CPU +7.1-7.6 % ->
+// +5.5-12.3 %: within this machine's noise), each golden program in a
+// process of its own about +1 % (startup dominates). In the process the
+// analysis of the goldens costs 14-15 ms of CPU against 8.6 ms for the
+// same kernels back to back in a test: page faults (the collector is
+// off, so every byte it allocates is a fresh page) were 12.8 % of it,
+// the scans of scans.go, dead.go and readonly.go 11 %, proofs 14 %,
+// the simulation's expressions 33 % and its counting 16 %. Tried and
+// dropped: a parallel that waits only for the calls under way (no
+// change), warp proofs reusing a spare's maps (-5 % allocations, time
+// n.s.), figures aside only for files of fewer kernels than processors
+// (within the noise on both sets), and executing CTA 0 of a grid whose
+// extent is a runtime value (no call of the corpus gained figures: each
+// also loops over data read at run time).
+
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
 
