@@ -35,17 +35,7 @@ func keyMode(lazy bool) string {
 }
 
 func cachedConcurrent(t *testing.T) {
-	big, err := benchcorpus.Build("../../testdata/examples", 3000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := lower.Analyze(source.NewFile("big.py", []byte(big)), lower.Options{})
-	var ks []*lower.Kernel
-	for _, k := range res.Kernels {
-		if k.Lowered != nil {
-			ks = append(ks, k)
-		}
-	}
+	ks := corpusKernels(t, 3000)
 	if len(ks) < 100 {
 		t.Fatalf("%d kernels", len(ks))
 	}
@@ -81,17 +71,7 @@ func cachedConcurrent(t *testing.T) {
 // restored from the cache (their figures shared), and every figure equals
 // memory.Analyze's.
 func TestLazyKeys(t *testing.T) {
-	big, err := benchcorpus.Build("../../testdata/examples", 600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := lower.Analyze(source.NewFile("big.py", []byte(big)), lower.Options{})
-	var ks []*lower.Kernel
-	for _, k := range res.Kernels {
-		if k.Lowered != nil {
-			ks = append(ks, k)
-		}
-	}
+	ks := corpusKernels(t, 600)
 	lazyKeysBounded(t, ks)
 	defer memory.SetLazyKeys(memory.LazyKeys())
 	memory.SetLazyKeys(true)
@@ -158,4 +138,21 @@ func lazyKeysBounded(t *testing.T, ks []*lower.Kernel) {
 	if keyed, unkeyed := memory.CacheKeys(); keyed != 0 || unkeyed != memory.MaxUnkeyed {
 		t.Fatalf("after %d distinct kernels: %d keyed, %d unkeyed; want 0 and %d", n, keyed, unkeyed, memory.MaxUnkeyed)
 	}
+}
+
+// corpusKernels lowers the benchmark corpus of lines lines (each example
+// kernel repeated under other names) and returns its lowered kernels.
+func corpusKernels(t *testing.T, lines int) []*lower.Kernel {
+	big, err := benchcorpus.Build("../../testdata/examples", lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := lower.Analyze(source.NewFile("big.py", []byte(big)), lower.Options{})
+	var ks []*lower.Kernel
+	for _, k := range res.Kernels {
+		if k.Lowered != nil {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
