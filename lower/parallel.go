@@ -50,7 +50,7 @@ func parallel(n int, f func(i int)) {
 	}
 	wg.Add(workers)
 	for range workers - 1 {
-		go work()
+		kept(work)
 	}
 	work()
 	wg.Wait()
@@ -90,7 +90,7 @@ func (p *pipe[T]) add(v T) {
 	if n := runtime.GOMAXPROCS(0); n > 1 && p.workers < n {
 		p.workers++
 		p.wg.Add(1)
-		go p.work()
+		kept(p.work)
 	}
 	p.mu.Unlock()
 	p.cond.Signal()
