@@ -202,30 +202,27 @@ func (r *runner) run() (int, error) {
 		selected = selected || any
 		results = append(results, res)
 	}
-	// With --perf, the inputs are lowered in groups of perfGroup: a
-	// group's memory figures are computed aside, input by input, while
-	// the next group is lowered, and then its inputs are finished.
-	// Diagnostics and output follow in input order, as without.
-	var group, prev []*lowered
-	next := func() {
-		perfAside(group)
-		for _, l := range prev {
-			finish(l)
-		}
-		prev, group = group, nil
-	}
+	// With --perf, an input's memory figures are computed aside while the
+	// next input is lowered; its diagnostics and output follow in input
+	// order, as without.
+	var prev *lowered
 	for _, in := range ins {
 		cur := r.lower(in)
-		if !c.Perf {
-			finish(cur)
-			continue
+		if c.Perf && cur.res != nil {
+			cur.perf = perfAside(cur.res)
 		}
-		if group = append(group, cur); len(group) == perfGroup {
-			next()
+		if prev != nil {
+			finish(prev)
+		}
+		prev = cur
+		if cur.perf == nil {
+			finish(cur)
+			prev = nil
 		}
 	}
-	next()
-	next()
+	if prev != nil {
+		finish(prev)
+	}
 	if (c.Kernel != "" || c.Case > 0) && !selected {
 		return 0, r.noSelection(ins)
 	}
@@ -414,48 +411,22 @@ type perfResult struct {
 	panic any // a panic of the computation, raised again by finish
 }
 
-// perfGroup is how many inputs --perf lowers before their memory figures
-// are computed, aside, while the next group is lowered. Computed after
-// each input, between two lowerings, the figures ran with the caches
-// full of the lowering's code and data: on one processor (GOMAXPROCS=1,
-// 40 interleaved runs), the golden programs' directory cost 11.2 % more
-// CPU with --perf computing each input's figures after it, 9.7 % in
-// groups of 8 and 9.6 % in groups of 32. A group of 8 keeps the output
-// streaming and the second processor busy: 0.9 % more wall time on two.
-const perfGroup = 8
-
-// perfAside computes the performance warnings of ls's inputs, in order,
-// on another goroutine; each input's are delivered on its perf as soon
-// as they are known.
-func perfAside(ls []*lowered) {
-	type job struct {
-		res *lower.Result
-		ch  chan<- perfResult
-	}
-	var jobs []job
-	for _, l := range ls {
-		if l.res != nil {
-			ch := make(chan perfResult, 1)
-			l.perf = ch
-			jobs = append(jobs, job{l.res, ch})
-		}
-	}
-	if len(jobs) == 0 {
-		return
-	}
+// perfAside computes res's performance warnings on another goroutine.
+// (Computing the figures of groups of inputs together, after each group
+// was lowered, cost no less CPU within this machine's noise, and held a
+// group's results alive: on the 128-file corpus, whose lower runs the
+// collector, groups of 8 inputs doubled its CPU, 270 -> 555 ms.)
+func perfAside(res *lower.Result) <-chan perfResult {
+	ch := make(chan perfResult, 1)
 	lower.Aside(func() {
-		for _, j := range jobs {
-			j.ch <- perfOf(j.res)
-		}
+		var out perfResult
+		defer func() {
+			out.panic = recover()
+			ch <- out
+		}()
+		out.diags = lower.PerfWarnings(res)
 	})
-}
-
-// perfOf computes res's performance warnings; a panic is kept, for
-// finish to raise again.
-func perfOf(res *lower.Result) (out perfResult) {
-	defer func() { out.panic = recover() }()
-	out.diags = lower.PerfWarnings(res)
-	return out
+	return ch
 }
 
 // lower runs the pipeline on one input; it prints nothing.

@@ -31,10 +31,11 @@ func TestPerfFlag(t *testing.T) {
 	}
 }
 
-// TestPerfDirectory: with several inputs, --perf computes a group of
-// inputs' memory figures while the next group is lowered; the
-// diagnostics, the outputs and the exit status are those of each input
-// lowered alone, in input order (the output is the run's without --perf).
+// TestPerfDirectory: with several inputs, --perf computes an input's
+// memory figures while the next one is lowered, on a goroutine kept
+// between inputs; the diagnostics, the outputs and the exit status are
+// those of each input lowered alone, in input order (the output is the
+// run's without --perf).
 func TestPerfDirectory(t *testing.T) {
 	dir := t.TempDir()
 	var inputs []string
@@ -45,8 +46,6 @@ func TestPerfDirectory(t *testing.T) {
 		"../../testdata/perf/shared_conflicts.py",
 		"../../testdata/examples/ewise_sqrt.py",
 	}
-	// two groups of --perf's 8 inputs (headless.perfGroup) and part of a
-	// third
 	for i := range 19 {
 		src := srcs[i%len(srcs)]
 		b, err := os.ReadFile(src)
