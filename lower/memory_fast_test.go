@@ -24,7 +24,7 @@ func figuresText(m *memory.Kernel, f *memory.Figures) string {
 		}
 		span, buf := m.Where(in)
 		return fmt.Sprintf("%s %d %s %v %p %d/%d cta %d warp %d banks %v lanes %v", in.Kind, in.Width, in.Buf, span, buf, in.Wavefronts,
-			in.Ideal, in.CTA, in.Warp, in.Banks, in.Lanes)
+			in.Ideal, in.CTA, in.Warp, in.Banks, in.Lanes())
 	}
 	return fmt.Sprintf("%s %+v %+v %+v %+v %+v %+v %+v %+v %q ctas %d scaled %v\n worst %s\n global %s\n first %s",
 		f.Source, f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix, f.GlobalLoad, f.GlobalStore, f.CpAsync, f.TMA, f.Unknown,

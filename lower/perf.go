@@ -96,8 +96,8 @@ func perfOf(k *Kernel) []diag.Diagnostic {
 func misalignDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 	w := f.Misaligned
 	var thread, addr int64
-	if len(w.Lanes) > 0 {
-		thread, addr = w.Lanes[0].Thread, w.Lanes[0].Addr
+	if len(w.Lanes()) > 0 {
+		thread, addr = w.Lanes()[0].Thread, w.Lanes()[0].Addr
 	}
 	return diag.Warningf(d.Call.OpSpan, CodeMisaligned,
 		"misaligned %d-byte %s of %s: thread %d accesses byte %d of its storage, not a multiple of %d, and the GPU stops the kernel (misaligned address); make the row stride of %s a multiple of %d bytes, or use a narrower vector width",

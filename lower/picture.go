@@ -92,7 +92,7 @@ func bankInstr(k *Kernel, d *dispatch.Decision) (*picture.Instr, string) {
 		desc += fmt.Sprintf(" of CTA %d", w.CTA)
 	}
 	in := &picture.Instr{Desc: desc}
-	for _, l := range w.Lanes {
+	for _, l := range w.Lanes() {
 		in.Accesses = append(in.Accesses, picture.BankAccess{Thread: int(l.Thread), Addr: l.Addr, Bytes: int(l.Bytes), Pass: l.Pass})
 	}
 	n := f.SharedLoad.Instructions + f.SharedStore.Instructions + f.Ldmatrix.Instructions + f.Stmatrix.Instructions

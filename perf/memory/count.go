@@ -945,7 +945,7 @@ func (m *machine) describe(e *event, kindName string, width, wf, ideal int64, la
 			}
 		}
 	}
-	in.Lanes = m.laneAccesses(e)
+	in.rec = &laneRecord{k: e.k, mask: e.mask, width: e.width, warp: m.warp, addr: e.addr}
 	mx := 0
 	for _, n := range u.nw {
 		mx = max(mx, n)
@@ -978,8 +978,9 @@ func (m *machine) describeScratch() *bankUses {
 	return m.uses
 }
 
-// laneAccesses lists e's lane accesses with their passes (Instruction.Lanes).
-func (m *machine) laneAccesses(e *event) []LaneAccess {
+// laneAccesses lists e's lane accesses, of warp warp, with their passes
+// (Instruction.Lanes); bw is the shared rule's scratch.
+func laneAccesses(e *event, warp int64, bw *[4]bankWords) []LaneAccess {
 	var out []LaneAccess
 	switch e.k {
 	case ldmatrix, stmatrix:
@@ -988,19 +989,19 @@ func (m *machine) laneAccesses(e *event) []LaneAccess {
 		}
 		for mat := 0; mat < int(e.width) && mat < 4; mat++ {
 			for i := 8 * mat; i < 8*mat+8; i++ {
-				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
+				out = append(out, LaneAccess{Thread: warp*32 + int64(i), Addr: e.addr[i], Bytes: 16, Pass: mat})
 			}
 		}
 	default:
 		var pass [4]int
-		sharedPassesIn(e, &pass, m.bankScratch())
+		sharedPassesIn(e, &pass, bw)
 		g := groupSize(e.width)
 		if n := bits.OnesCount32(e.mask); n > 0 {
 			out = make([]LaneAccess, 0, n)
 		}
 		for i := range 32 {
 			if e.mask&(1<<i) != 0 {
-				out = append(out, LaneAccess{Thread: m.warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})
+				out = append(out, LaneAccess{Thread: warp*32 + int64(i), Addr: e.addr[i], Bytes: e.width, Pass: pass[i/g]})
 			}
 		}
 	}
@@ -1218,7 +1219,7 @@ func (m *machine) checkAligned(e *event) {
 		i := bits.TrailingZeros32(rest)
 		if a := e.addr[i]; a%e.width != 0 {
 			e.fig.Misaligned = &Instruction{Kind: kindName, Width: e.width, Buf: e.buf.Name, Buffer: e.buf, Span: e.node.Pos(), node: e.node,
-				CTA: m.ctaIndex, Warp: m.warp, Lanes: []LaneAccess{{Thread: m.tid[i], Addr: a, Bytes: e.width}}}
+				CTA: m.ctaIndex, Warp: m.warp, lanes: []LaneAccess{{Thread: m.tid[i], Addr: a, Bytes: e.width}}}
 			return
 		}
 	}

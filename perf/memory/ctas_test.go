@@ -53,7 +53,7 @@ func ctaText(m *memory.Kernel, k *lower.Kernel) string {
 			return "-"
 		}
 		i := f.Misaligned
-		return fmt.Sprintf("%s %d %s %v lanes %v", i.Kind, i.Width, i.Buf, i.Span, i.Lanes)
+		return fmt.Sprintf("%s %d %s %v lanes %v", i.Kind, i.Width, i.Buf, i.Span, i.Lanes())
 	}
 	s += "misaligned " + mis(m.Total)
 	for _, d := range k.Calls {

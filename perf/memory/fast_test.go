@@ -63,7 +63,6 @@ func TestCpAsyncSectorsFast(t *testing.T) {
 // summed over the passes is the instruction's wavefronts.
 func TestLanePasses(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 2))
-	m := &machine{}
 	for n := range 20000 {
 		k := []kind{sharedLoad, sharedStore, ldmatrix, stmatrix}[n%4]
 		w := []int64{1, 2, 4, 8, 16}[r.IntN(5)]
@@ -84,7 +83,9 @@ func TestLanePasses(t *testing.T) {
 		}
 		words := map[int]map[int64]bool{} // pass*32+bank -> words
 		passes := map[int]bool{}
-		for _, l := range m.laneAccesses(&e) {
+		// (what describe keeps of the access: Lanes lists it when asked)
+		in := &Instruction{rec: &laneRecord{k: e.k, mask: e.mask, width: e.width, addr: e.addr}}
+		for _, l := range in.Lanes() {
 			passes[l.Pass] = true
 			for wd := l.Addr >> 2; wd <= (l.Addr+l.Bytes-1)>>2; wd++ {
 				key := l.Pass*32 + int(wd&31)

@@ -213,12 +213,36 @@ type Instruction struct {
 	// Banks lists, for a shared instruction, the most loaded banks (the
 	// ones that needed Wavefronts words in one group), in bank order.
 	Banks []BankUse
-	// Lanes are a shared instruction's accesses, in lane order, each
-	// with the pass that serves it (the bank-map picture draws them):
-	// the active lanes of a load or store (its width after nvcc's
-	// merging), the eight row addresses of each matrix of an
-	// ldmatrix/stmatrix.
-	Lanes []LaneAccess
+	// rec holds what Lanes lists, for a shared instruction: built only
+	// when asked (each call's first shared instruction is described for
+	// the bank-map picture, and its 32 accesses were an eighth of the
+	// analysis's allocated bytes); lanes lists them where there is no rec
+	// (a misaligned access: its first misaligned lane).
+	rec   *laneRecord
+	lanes []LaneAccess
+}
+
+// laneRecord is the part of a shared access that Lanes lists.
+type laneRecord struct {
+	k     kind
+	mask  uint32
+	width int64
+	warp  int64
+	addr  lanes
+}
+
+// Lanes lists the instruction's accesses, in lane order, each with the
+// pass that serves it (the bank-map picture draws them): the active lanes
+// of a shared load or store (its width after nvcc's merging), the eight
+// row addresses of each matrix of an ldmatrix/stmatrix; for a misaligned
+// access, its first misaligned lane.
+func (in *Instruction) Lanes() []LaneAccess {
+	if in.rec == nil {
+		return in.lanes
+	}
+	r := in.rec
+	e := event{k: r.k, mask: r.mask, width: r.width, addr: r.addr}
+	return laneAccesses(&e, r.warp, new([4]bankWords))
 }
 
 // LaneAccess is one lane's part of a shared instruction: Bytes bytes at

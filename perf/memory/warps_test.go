@@ -22,7 +22,7 @@ func figText(m *memory.Kernel, f *memory.Figures) string {
 		}
 		span, buf := m.Where(i)
 		return fmt.Sprintf("%s %d %s %v %p %d/%d cta %d warp %d banks %v lanes %v", i.Kind, i.Width, i.Buf, span, buf, i.Wavefronts, i.Ideal,
-			i.CTA, i.Warp, i.Banks, i.Lanes)
+			i.CTA, i.Warp, i.Banks, i.Lanes())
 	}
 	return fmt.Sprintf("%+v %+v %+v %+v %+v %+v %+v %+v %q %d %v | %s | %s | %s", f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix,
 		f.GlobalLoad, f.GlobalStore, f.CpAsync, f.TMA, f.Unknown, f.CTAs, f.Scaled, in(f.Worst), in(f.WorstGlobal), in(f.FirstShared))
