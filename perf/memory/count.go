@@ -302,10 +302,23 @@ func delta(f *Figures, before snap, i int) counts {
 	return d
 }
 
-// since returns what each figures counted since before.
+// since returns what each figures counted since before, in the
+// machine's deltas slab: the counts of a warp or CTA executed for
+// others, which AnalyzeWithin keeps to its end (a slice each were a
+// sixteenth of the analysis's allocated bytes; the pool keeps the slab).
 func (m *machine) since(before snap) []figDelta {
-	return m.sinceInto(nil, before)
+	n, need := len(m.deltas), 1+len(m.order)
+	if cap(m.deltas)-n < need {
+		// a new slab: the slices of the old one stay valid
+		m.deltas, n = make([]figDelta, 0, max(2*cap(m.deltas), need, 64)), 0
+	}
+	out := m.sinceInto(m.deltas[n:n], before)
+	m.deltas = m.deltas[:n+len(out)]
+	return out[:len(out):len(out)]
 }
+
+// maxDeltas bounds the slab a pooled machine keeps (figDelta entries).
+const maxDeltas = 4096
 
 // sinceInto is since, into out's storage.
 func (m *machine) sinceInto(out []figDelta, before snap) []figDelta {
@@ -383,6 +396,10 @@ func putMachine(m *machine) {
 	clear(m.order[:cap(m.order)])
 	clear(m.chunkRoots[:cap(m.chunkRoots)])
 	clear(m.delta0Buf[:cap(m.delta0Buf)])
+	clear(m.deltas[:cap(m.deltas)])
+	if cap(m.deltas) > maxDeltas {
+		m.deltas = nil
+	}
 	// (pending and flushEvs are cleared where flush truncates them)
 	// the bindings this analysis used (they hold reasons), not their
 	// whole chunks: a chunk is 256 bindings (72 KB), and a small kernel
@@ -393,7 +410,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}

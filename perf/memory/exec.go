@@ -177,6 +177,7 @@ type machine struct {
 	warpSnap   snap
 	deltaBuf   []figDelta
 	delta0Buf  []figDelta
+	deltas     []figDelta // since's slab
 	chunks     []chunk
 	chunkRoots []*ir.Buffer
 	chunkKeys  []uint64 // windowKeys's
