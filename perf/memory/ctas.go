@@ -58,8 +58,8 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 // ctaProof proves that CTAs per apart along grid dimension d are
 // translations of each other.
 func (m *machine) ctaProof(body *ir.Block, d int, per int64) bool {
-	p := &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: 1,
-		axes: map[*ir.Var]string{}, cta: d + 1, ctaPeriod: per}
+	p := m.newShiftProof()
+	p.warps, p.cta, p.ctaPeriod = 1, d+1, per
 	return p.prove(body) && len(p.warp0) == 0
 }
 

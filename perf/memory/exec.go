@@ -245,6 +245,8 @@ type machine struct {
 	// spareProof is a failed loop proof whose maps the next one reuses
 	// (newLoopProof)
 	spareProof *shiftProof
+	// proofMaps hands the proofs their maps (proofmaps.go)
+	proofMaps proofMaps
 	// inert holds whether each loop executed is inert (inert.go);
 	// forVars the loop variables
 	inert   map[*ir.For]inertLoop

@@ -254,9 +254,10 @@ func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written 
 		p.vars[s.Var] = period
 		p.body = s.Body
 	} else {
-		p = &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{s.Var: period}, local: map[*ir.Buffer]int64{}, warps: 1,
-			axes: map[*ir.Var]string{}, loop: s.Var, written: written, roots: map[*ir.Buffer]int64{},
-			state: map[*ir.Buffer]bool{}, assigned: map[*ir.Var]bool{}, body: s.Body}
+		p = m.newShiftProof()
+		p.vars[s.Var] = period
+		p.warps, p.loop, p.written, p.roots, p.state, p.assigned, p.body = 1, s.Var, written, map[*ir.Buffer]int64{},
+			map[*ir.Buffer]bool{}, map[*ir.Var]bool{}, s.Body
 	}
 	for b := range stored {
 		if !called[b] {

@@ -44,7 +44,11 @@ func hull(a, b ival) ival {
 // of v's definitions; an unbounded one makes v unbounded for good).
 func (p *shiftProof) setRange(v *ir.Var, r ival) {
 	if p.ranges == nil {
-		p.ranges = map[*ir.Var]ival{}
+		if p.m != nil {
+			p.ranges = p.m.proofMaps.ranges.take()
+		} else {
+			p.ranges = map[*ir.Var]ival{}
+		}
 	}
 	if old, ok := p.ranges[v]; ok {
 		r = hull(old, r)

@@ -342,8 +342,9 @@ func (m *machine) warpgroupRuns(threads, from int64) []warpRun {
 }
 
 func (m *machine) newWarpProof(threads int64) *shiftProof {
-	return &shiftProof{m: m, l: m.launch, vars: map[*ir.Var]int64{}, local: map[*ir.Buffer]int64{}, warps: threads / 32,
-		axes: map[*ir.Var]string{}}
+	p := m.newShiftProof()
+	p.warps = threads / 32
+	return p
 }
 
 // maxClassWarps bounds the warps whose roles warpClasses tells apart,
