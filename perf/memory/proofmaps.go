@@ -2,12 +2,14 @@ package memory
 
 import "github.com/tilels/tilels/ir"
 
-// proofMaps keeps the maps of an analysis's shift proofs (warps, CTAs,
-// loops) for the next analysis: putMachine empties them. Made afresh for
-// each proof, they were a sixth of the golden programs' analysis's
+// proofMaps keeps an analysis's shift proofs (warps, CTAs, loops) and
+// their maps for the next analysis: putMachine empties them. Made afresh
+// for each proof, they were a fifth of the golden programs' analysis's
 // allocated bytes, and a one-shot process, which runs no collection,
 // touches a fresh page for every byte. No proof outlives its analysis.
 type proofMaps struct {
+	proofs []*shiftProof // [:nfree] free, the others handed out
+	nfree  int
 	vars   mapList[*ir.Var, int64]
 	local  mapList[*ir.Buffer, int64]
 	axes   mapList[*ir.Var, string]
@@ -17,6 +19,14 @@ type proofMaps struct {
 // release empties the maps handed out since the last release, for the
 // next analysis.
 func (pm *proofMaps) release() {
+	for _, p := range pm.proofs[pm.nfree:] {
+		*p = shiftProof{} // (nothing of the analysis stays reachable)
+	}
+	if len(pm.proofs) > maxFreeMaps {
+		clear(pm.proofs[maxFreeMaps:])
+		pm.proofs = pm.proofs[:maxFreeMaps]
+	}
+	pm.nfree = len(pm.proofs)
 	pm.vars.release()
 	pm.local.release()
 	pm.axes.release()
@@ -59,5 +69,14 @@ func (l *mapList[K, V]) release() {
 // (those of earlier analyses when m has them).
 func (m *machine) newShiftProof() *shiftProof {
 	pm := &m.proofMaps
-	return &shiftProof{m: m, l: m.launch, vars: pm.vars.take(), local: pm.local.take(), axes: pm.axes.take()}
+	var p *shiftProof
+	if pm.nfree > 0 {
+		pm.nfree-- // (now among the handed out)
+		p = pm.proofs[pm.nfree]
+	} else {
+		p = new(shiftProof)
+		pm.proofs = append(pm.proofs, p)
+	}
+	*p = shiftProof{m: m, l: m.launch, vars: pm.vars.take(), local: pm.local.take(), axes: pm.axes.take()}
+	return p
 }
