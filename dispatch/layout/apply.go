@@ -63,6 +63,26 @@ func (l *TileLayout) Apply(coord ...int64) map[*Axis]int64 {
 	return res
 }
 
+// ApplyAxis is Apply(x)[a] for one linear index x, without the map
+// (gemm_async's atom match applies a shared tile to each of its elements:
+// a map per element was 57 % of a keystroke's analysis of FlashMLA's
+// sparse_prefill_head128_phase1.py).
+func (l *TileLayout) ApplyAxis(x int64, a *Axis) int64 {
+	var r int64
+	for i := len(l.Shard) - 1; i >= 0; i-- {
+		it := l.Shard[i]
+		d := x // the first digit keeps what is left (SplitCoord)
+		if i > 0 {
+			d = floorMod(x, it.Extent)
+			x = floorDiv(x, it.Extent)
+		}
+		if it.Axis == a {
+			r += d * it.Stride
+		}
+	}
+	return r + l.Offset[a]
+}
+
 // Apply maps a coordinate through the tile and swizzles its "m" output
 // (§2.9). Multi-digit coordinates (one per tile shard iter) are accepted
 // too, which TVM leaves unimplemented. It panics when the tile maps to an

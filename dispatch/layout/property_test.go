@@ -176,6 +176,15 @@ func checkProperties(l Layout, s source) error {
 	if again := Canonicalize(canon, true); !Equal(again, canon) && Size(canon, nil) != 1 {
 		return fmt.Errorf("canonicalize of %s not idempotent: %s then %s", l, canon, again)
 	}
+	// ApplyAxis is Apply's value on one axis, past the size too.
+	for x := range size + 3 {
+		whole := t.Apply(x)
+		for _, a := range genAxes {
+			if got, want := t.ApplyAxis(x, a), whole[a]; got != want {
+				return fmt.Errorf("%s.ApplyAxis(%d, %s) = %d, Apply gives %d", t, x, a, got, want)
+			}
+		}
+	}
 	// Canonicalize preserves Apply (exactly without fusion; through the
 	// fusion projection with it).
 	raw := Canonicalize(l, false)

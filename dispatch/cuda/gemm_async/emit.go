@@ -63,7 +63,7 @@ func descOffset(tile *layout.TileLayout, linear int64, sym ir.Expr, per16 int64)
 		// excerpt of tcgen05.py).
 		dispatch.Raise("DiagnosticError", "error: 'NoneType' object has no attribute 'apply'")
 	}
-	m := tile.Apply(linear)[layout.M]
+	m := tile.ApplyAxis(linear, layout.M)
 	if sym == nil {
 		return common.Cst(floorDiv(m, per16))
 	}

@@ -147,7 +147,7 @@ func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j
 	}
 	atomSize := atomShape[0] * atomShape[1]
 	grid := []int64{shape2[0] / atomShape[0], shape2[1] / atomShape[1]}
-	at := func(i, j int64) int64 { return tile.Apply(i*shape2[1] + j)[layout.M] }
+	at := func(i, j int64) int64 { return tile.ApplyAxis(i*shape2[1]+j, layout.M) }
 	off := at(0, 0)
 	// grid offsets (in elements) along each grid dim
 	f0 := make([]int64, grid[0])
