@@ -198,10 +198,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			}
 		}
 	}
-	all := []*Figures{k.Body}
-	for _, c := range m.order {
-		all = append(all, k.Calls[c])
-	}
+	all := append([]*Figures{k.Body}, m.order...)
 	for _, f := range all {
 		f.CTAs = ctas
 		if why != "" {
@@ -273,8 +270,8 @@ type snap []counts
 // buf's storage.
 func (m *machine) snapshotInto(buf snap) snap {
 	out := append(buf[:0], m.body.counts())
-	for _, c := range m.order {
-		out = append(out, m.calls[c].counts())
+	for _, f := range m.order {
+		out = append(out, f.counts())
 	}
 	return out
 }
@@ -326,8 +323,7 @@ func (m *machine) sinceInto(out []figDelta, before snap) []figDelta {
 	if d := delta(m.body, before, 0); d != (counts{}) {
 		out = append(out, figDelta{m.body, d})
 	}
-	for i, c := range m.order {
-		f := m.calls[c]
+	for i, f := range m.order {
 		if d := delta(f, before, i+1); d != (counts{}) {
 			out = append(out, figDelta{f, d})
 		}

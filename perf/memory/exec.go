@@ -128,7 +128,7 @@ type machine struct {
 
 	cur      *Figures // figures of the code being executed
 	curCall  *ir.TileCall
-	order    []*ir.TileCall
+	order    []*Figures // the calls' figures, in the order met (snapshots)
 	calls    map[*ir.TileCall]*Figures
 	body     *Figures
 	pending  []event // events of the outermost unroll loop, merged at its end
@@ -357,7 +357,7 @@ func (m *machine) figs(c *ir.TileCall) *Figures {
 	if f == nil {
 		f = &Figures{Source: "model"}
 		m.calls[c] = f
-		m.order = append(m.order, c)
+		m.order = append(m.order, f)
 	}
 	return f
 }
