@@ -1394,14 +1394,20 @@ func (m *machine) skippedLocals(sk *loopSkip, k int64) {
 			mem = map[int64]*binding{}
 			m.local[lx.buf] = mem
 		}
+		// the lanes' elements: the same for every lane of a register
+		// index, which each lane's progression marked again
+		var seen [32][2]int64
+		ns := 0
 		for l := range 32 {
 			if lx.mask&(1<<l) == 0 {
 				continue
 			}
 			e0, e1 := a.elem(lx, l), b.elem(ly, l)
-			if e0 == e1 {
+			if e0 == e1 || slices.Contains(seen[:ns], [2]int64{e0, e1}) {
 				continue
 			}
+			seen[ns] = [2]int64{e0, e1}
+			ns++
 			for j := int64(2); j <= k+1; j++ {
 				el := e0 + j*(e1-e0)
 				bd := mem[el]
