@@ -83,6 +83,71 @@ func (l *TileLayout) ApplyAxis(x int64, a *Axis) int64 {
 	return r + l.Offset[a]
 }
 
+// AxisRun is ApplyAxis over consecutive linear indices: Reset(x), then
+// Value is ApplyAxis(x, a) and Next moves to x+1, carrying the digits
+// instead of dividing for each index (tryAtom walks a shared tile's rows
+// this way). The zero AxisRun is unusable; make one with NewAxisRun.
+type AxisRun struct {
+	t      *TileLayout
+	a      *Axis
+	digits []int64
+	val    int64
+	x      int64
+	plain  bool // an extent is not positive: ApplyAxis at each index
+}
+
+// NewAxisRun returns a run of t's values on axis a, at index 0.
+func NewAxisRun(t *TileLayout, a *Axis) *AxisRun {
+	r := &AxisRun{t: t, a: a, digits: make([]int64, len(t.Shard))}
+	for _, it := range t.Shard[min(1, len(t.Shard)):] {
+		r.plain = r.plain || it.Extent <= 0
+	}
+	r.Reset(0)
+	return r
+}
+
+// Reset moves the run to index x.
+func (r *AxisRun) Reset(x int64) {
+	r.x, r.val = x, r.t.ApplyAxis(x, r.a)
+	if r.plain {
+		return
+	}
+	for i := len(r.t.Shard) - 1; i >= 0; i-- {
+		if i == 0 {
+			r.digits[0] = x
+			break
+		}
+		r.digits[i] = floorMod(x, r.t.Shard[i].Extent)
+		x = floorDiv(x, r.t.Shard[i].Extent)
+	}
+}
+
+// Value is ApplyAxis at the run's index.
+func (r *AxisRun) Value() int64 { return r.val }
+
+// Next moves the run to the next index.
+func (r *AxisRun) Next() {
+	r.x++
+	if r.plain {
+		r.val = r.t.ApplyAxis(r.x, r.a)
+		return
+	}
+	for i := len(r.t.Shard) - 1; i >= 0; i-- {
+		it := &r.t.Shard[i]
+		r.digits[i]++
+		if it.Axis == r.a {
+			r.val += it.Stride
+		}
+		if i == 0 || r.digits[i] < it.Extent {
+			return
+		}
+		r.digits[i] = 0 // carry
+		if it.Axis == r.a {
+			r.val -= it.Extent * it.Stride
+		}
+	}
+}
+
 // Apply maps a coordinate through the tile and swizzles its "m" output
 // (§2.9). Multi-digit coordinates (one per tile shard iter) are accepted
 // too, which TVM leaves unimplemented. It panics when the tile maps to an

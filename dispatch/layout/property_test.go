@@ -185,6 +185,19 @@ func checkProperties(l Layout, s source) error {
 			}
 		}
 	}
+	// an AxisRun steps through the same values, from below 0 too
+	for _, a := range []*Axis{M, Laneid, TCol} {
+		r := NewAxisRun(t, a)
+		for _, start := range []int64{0, -3, size / 2} {
+			r.Reset(start)
+			for x := start; x < size+3; x++ {
+				if got, want := r.Value(), t.ApplyAxis(x, a); got != want {
+					return fmt.Errorf("%s: AxisRun from %d at %d on %s = %d, ApplyAxis gives %d", t, start, x, a, got, want)
+				}
+				r.Next()
+			}
+		}
+	}
 	// Canonicalize preserves Apply (exactly without fusion; through the
 	// fusion projection with it).
 	raw := Canonicalize(l, false)

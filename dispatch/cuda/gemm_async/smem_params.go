@@ -158,6 +158,7 @@ func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j
 	for o := range grid[1] {
 		f1[o] = at(0, o*atomShape[1]) - off
 	}
+	run := layout.NewAxisRun(tile, layout.M) // (along each row of an atom)
 	for o0 := range grid[0] {
 		for o1 := range grid[1] {
 			g := f0[o0] + f1[o1]
@@ -165,10 +166,12 @@ func tryAtom(tile *layout.TileLayout, shape2, atomShape []int64, inner func(i, j
 				return 0, 0, "", false
 			}
 			for i := range atomShape[0] {
+				run.Reset((o0*atomShape[0]+i)*shape2[1] + o1*atomShape[1])
 				for j := range atomShape[1] {
-					if at(o0*atomShape[0]+i, o1*atomShape[1]+j)-off != g+inner(i, j) {
+					if run.Value()-off != g+inner(i, j) {
 						return 0, 0, "", false
 					}
+					run.Next()
 				}
 			}
 		}
