@@ -20,6 +20,7 @@ package gemmasync
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tilels/tilels/dispatch"
 	common "github.com/tilels/tilels/dispatch/cuda/common"
@@ -96,6 +97,32 @@ func canonicalParams(g common.Region, bits int, isTransposed, newer bool) smemPa
 	return smemParams{}
 }
 
+// atomMatches keeps matchAtoms's answers by layout and shape: it checks
+// every element of the operand's tile against an atom, and a kernel
+// applies one shared layout in many calls, and every case of a kernel and
+// every keystroke lowers them again (flash_attention4.py's 32 cases: a
+// tenth of a keystroke with the atom check made cheap, most of it before;
+// p50 628 -> 79 ms with both). At most maxAtomMatches answers are kept;
+// past that the map starts again.
+var atomMatches struct {
+	sync.Mutex
+	m map[atomKey]atomMatch
+}
+
+const maxAtomMatches = 4096
+
+type atomKey struct {
+	layout              string
+	rows, cols          int64
+	bits                int
+	isTransposed, newer bool
+}
+
+type atomMatch struct {
+	p  smemParams
+	ok bool
+}
+
 // matchAtoms is _match: modes 128B, 64B, 32B; per mode the K-major then the
 // MN-major candidate (in the operand's orientation).
 func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed, newer bool) (smemParams, bool) {
@@ -103,6 +130,24 @@ func matchAtoms(sl layout.Layout, shape2 []int64, bits int, isTransposed, newer 
 	if !ok {
 		return smemParams{}, false // every atom is swizzled
 	}
+	key := atomKey{cl.String(), shape2[0], shape2[1], bits, isTransposed, newer}
+	atomMatches.Lock()
+	r, known := atomMatches.m[key]
+	atomMatches.Unlock()
+	if !known {
+		r.p, r.ok = matchAtomsOf(cl, shape2, bits, isTransposed, newer)
+		atomMatches.Lock()
+		if atomMatches.m == nil || len(atomMatches.m) >= maxAtomMatches {
+			atomMatches.m = map[atomKey]atomMatch{}
+		}
+		atomMatches.m[key] = r
+		atomMatches.Unlock()
+	}
+	return r.p, r.ok
+}
+
+// matchAtomsOf is matchAtoms without its memory.
+func matchAtomsOf(cl *layout.ComposeLayout, shape2 []int64, bits int, isTransposed, newer bool) (smemParams, bool) {
 	for _, mode := range []int{3, 2, 1} {
 		atom := layout.MMAAtomLayout(bits, mode)
 		if cl.PerElement != atom.PerElement || cl.SwizzleLen != atom.SwizzleLen || cl.AtomLen != atom.AtomLen || cl.SwizzleInner != atom.SwizzleInner {
