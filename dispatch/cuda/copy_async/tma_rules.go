@@ -188,73 +188,90 @@ var tmaFloatDescriptors = map[string]bool{"float16": true, "float32": true, "flo
 // reference's order.
 func tmaValidateSpec(s *tmaSpec) []tmaFinding {
 	var fs []tmaFinding
-	add := func(rule string, st tmaProof, msg string, repairable bool) {
-		fs = append(fs, tmaFinding{rule, st, msg, repairable})
+	// a message is formatted only for a rule not proven: the proven ones'
+	// were read by nothing, and formatting them all, at every validation
+	// of every TMA copy, was a twentieth of a keystroke in
+	// flash_attention4.py
+	add := func(rule string, st tmaProof, msg func() string, repairable bool) {
+		f := tmaFinding{rule: rule, status: st, repairable: repairable}
+		if st != tmaProven {
+			f.message = msg()
+		}
+		fs = append(fs, f)
 	}
 	rank := s.rank()
 	name := s.dtype.String()
-	add("rank", tmaProofBool(rank >= 1 && rank <= 5), fmt.Sprintf("descriptor rank must be in [1, 5], got %d", rank), true)
+	add("rank", tmaProofBool(rank >= 1 && rank <= 5), func() string { return fmt.Sprintf("descriptor rank must be in [1, 5], got %d", rank) }, true)
 	if want, ok := tmaDescriptorBits[name]; !ok {
-		add("dtype", tmaDisproven, "unsupported descriptor dtype "+name, false)
+		add("dtype", tmaDisproven, func() string { return "unsupported descriptor dtype " + name }, false)
 	} else {
-		add("dtype", tmaProven, "descriptor dtype is supported", false)
-		add("dtype_bits", tmaProofBool(s.bits == want), fmt.Sprintf("descriptor dtype %s requires %d bits, got %d", name, want, s.bits), false)
-		add("effective_bytes", tmaProofBool(s.effBytes == (s.bits+7)/8), fmt.Sprintf("effective bytes %d do not match %d-bit descriptor units", s.effBytes, s.bits), false)
+		add("dtype", tmaProven, func() string { return "descriptor dtype is supported" }, false)
+		add("dtype_bits", tmaProofBool(s.bits == want), func() string { return fmt.Sprintf("descriptor dtype %s requires %d bits, got %d", name, want, s.bits) }, false)
+		add("effective_bytes", tmaProofBool(s.effBytes == (s.bits+7)/8), func() string {
+			return fmt.Sprintf("effective bytes %d do not match %d-bit descriptor units", s.effBytes, s.bits)
+		}, false)
 	}
 	wantPacked := ""
 	if name == "float4_e2m1fn" {
 		wantPacked = "16u4_align16"
 	}
-	add("packed_kind", tmaProofBool(s.packed == wantPacked), fmt.Sprintf("descriptor dtype %s requires packed_kind=%s, got %s", name, tmaPyOptStr(wantPacked), tmaPyOptStr(s.packed)), false)
+	add("packed_kind", tmaProofBool(s.packed == wantPacked), func() string {
+		return fmt.Sprintf("descriptor dtype %s requires packed_kind=%s, got %s", name, tmaPyOptStr(wantPacked), tmaPyOptStr(s.packed))
+	}, false)
 	forceOK := s.forceDType == -1 || s.forceDType == 11 && name == "float32" && s.bits == 32
-	add("forced_cuda_dtype", tmaProofBool(forceOK), "forced CUDA dtype must be -1, or TFLOAT32 (11) for a float32 descriptor", false)
+	add("forced_cuda_dtype", tmaProofBool(forceOK), func() string { return "forced CUDA dtype must be -1, or TFLOAT32 (11) for a float32 descriptor" }, false)
 	lengthsOK := len(s.globalStrides) == max(rank-1, 0) && len(s.box) == rank && len(s.elemStrides) == rank && len(s.coords) == rank
-	add("array_lengths", tmaProofBool(lengthsOK), "TensorMap arrays must contain rank global dimensions, boxes, element strides, and coordinates, plus rank-1 byte strides", false)
+	add("array_lengths", tmaProofBool(lengthsOK), func() string {
+		return "TensorMap arrays must contain rank global dimensions, boxes, element strides, and coordinates, plus rank-1 byte strides"
+	}, false)
 
 	align := int64(16)
 	if s.interleave == 2 || s.packed != "" {
 		align = 32
 	}
-	add("global_base_alignment", tmaProofBool(tmaFloorModInt(s.baseByteOffset, align) == 0),
-		fmt.Sprintf("view base byte offset %d must preserve %dB global alignment", s.baseByteOffset, align), false)
+	add("global_base_alignment", tmaProofBool(tmaFloorModInt(s.baseByteOffset, align) == 0), func() string {
+		return fmt.Sprintf("view base byte offset %d must preserve %dB global alignment", s.baseByteOffset, align)
+	}, false)
 	for i, d := range s.globalDims {
 		if x := tmaRuntimeDimExpr(d, s.runtimeExt); x != nil {
 			// TVM: _proof_all(dim > 0, dim <= 2^32) over a symbol.
-			add("global_dim", tmaUnknown, fmt.Sprintf("globalDim[%d]=%s must be in (0, 2^32]", i, tmaExprText(x)), false)
+			add("global_dim", tmaUnknown, func() string { return fmt.Sprintf("globalDim[%d]=%s must be in (0, 2^32]", i, tmaExprText(x)) }, false)
 			continue
 		}
-		add("global_dim", tmaProofBool(d > 0 && d <= 1<<32), fmt.Sprintf("globalDim[%d]=%d must be in (0, 2^32]", i, d), false)
+		add("global_dim", tmaProofBool(d > 0 && d <= 1<<32), func() string { return fmt.Sprintf("globalDim[%d]=%d must be in (0, 2^32]", i, d) }, false)
 	}
 	for i, st := range s.globalStrides {
-		add("global_stride_range", tmaProofBool(st >= 0), fmt.Sprintf("globalStrides[%d]=%d must be non-negative", i, st), false)
-		add("global_stride_range", tmaProofBool(st < 1<<40), fmt.Sprintf("globalStrides[%d]=%d must be less than 2^40", i, st), false)
-		add("global_stride_alignment", tmaProofBool(tmaFloorModInt(st, align) == 0), fmt.Sprintf("globalStrides[%d]=%d must be a multiple of %dB", i, st, align), true)
+		add("global_stride_range", tmaProofBool(st >= 0), func() string { return fmt.Sprintf("globalStrides[%d]=%d must be non-negative", i, st) }, false)
+		add("global_stride_range", tmaProofBool(st < 1<<40), func() string { return fmt.Sprintf("globalStrides[%d]=%d must be less than 2^40", i, st) }, false)
+		add("global_stride_alignment", tmaProofBool(tmaFloorModInt(st, align) == 0), func() string { return fmt.Sprintf("globalStrides[%d]=%d must be a multiple of %dB", i, st, align) }, true)
 	}
-	add("inner_stride", tmaProofBool(s.innerStride == 1), fmt.Sprintf("innermost global element stride must be 1, got %d", s.innerStride), false)
+	add("inner_stride", tmaProofBool(s.innerStride == 1), func() string { return fmt.Sprintf("innermost global element stride must be 1, got %d", s.innerStride) }, false)
 	for i, b := range s.box {
-		add("box_dim", tmaProofBool(b >= 1 && b <= 256), fmt.Sprintf("boxDim[%d]=%d must be in [1, 256]", i, b), true)
+		add("box_dim", tmaProofBool(b >= 1 && b <= 256), func() string { return fmt.Sprintf("boxDim[%d]=%d must be in [1, 256]", i, b) }, true)
 	}
 	for i, e := range s.elemStrides {
-		add("element_stride", tmaProofBool(e >= 1 && e <= 8), fmt.Sprintf("elementStride[%d]=%d must be in [1, 8]", i, e), false)
+		add("element_stride", tmaProofBool(e >= 1 && e <= 8), func() string { return fmt.Sprintf("elementStride[%d]=%d must be in [1, 8]", i, e) }, false)
 	}
 	if len(s.elemStrides) > 0 {
-		add("inner_stride", tmaProofBool(s.elemStrides[0] == 1), fmt.Sprintf("innermost elementStride must be 1, got %d", s.elemStrides[0]), false)
+		add("inner_stride", tmaProofBool(s.elemStrides[0] == 1), func() string { return fmt.Sprintf("innermost elementStride must be 1, got %d", s.elemStrides[0]) }, false)
 	}
-	add("interleave", tmaProofBool(s.interleave >= 0 && s.interleave <= 2), fmt.Sprintf("interleave enum %d is invalid", s.interleave), false)
-	add("swizzle", tmaProofBool(s.swizzle >= 0 && s.swizzle <= 3), fmt.Sprintf("swizzle enum %d is invalid", s.swizzle), false)
-	add("l2_promotion", tmaProofBool(s.l2Promotion >= 0 && s.l2Promotion <= 3), fmt.Sprintf("L2 promotion enum %d is invalid", s.l2Promotion), false)
-	add("oob", tmaProofBool(s.oobFill == 0 || s.oobFill == 1), fmt.Sprintf("OOB enum %d is invalid", s.oobFill), false)
+	add("interleave", tmaProofBool(s.interleave >= 0 && s.interleave <= 2), func() string { return fmt.Sprintf("interleave enum %d is invalid", s.interleave) }, false)
+	add("swizzle", tmaProofBool(s.swizzle >= 0 && s.swizzle <= 3), func() string { return fmt.Sprintf("swizzle enum %d is invalid", s.swizzle) }, false)
+	add("l2_promotion", tmaProofBool(s.l2Promotion >= 0 && s.l2Promotion <= 3), func() string { return fmt.Sprintf("L2 promotion enum %d is invalid", s.l2Promotion) }, false)
+	add("oob", tmaProofBool(s.oobFill == 0 || s.oobFill == 1), func() string { return fmt.Sprintf("OOB enum %d is invalid", s.oobFill) }, false)
 	if s.interleave != 0 {
-		add("interleave_rank", tmaProofBool(rank >= 3), "interleaved TensorMaps require rank >= 3", false)
+		add("interleave_rank", tmaProofBool(rank >= 3), func() string { return "interleaved TensorMaps require rank >= 3" }, false)
 	}
 	if s.interleave == 2 {
-		add("interleave_swizzle", tmaProofBool(s.swizzle == 1), "32B interleave requires the 32B swizzle mode", false)
+		add("interleave_swizzle", tmaProofBool(s.swizzle == 1), func() string { return "32B interleave requires the 32B swizzle mode" }, false)
 	}
 	if len(s.box) > 0 && s.interleave == 0 && s.packed == "" {
 		inner := s.box[0] * s.effBytes
-		add("inner_box_bytes", tmaProofBool(inner%16 == 0), fmt.Sprintf("innermost box is %dB; non-interleaved TensorMaps require a 16B multiple", inner), true)
+		add("inner_box_bytes", tmaProofBool(inner%16 == 0), func() string {
+			return fmt.Sprintf("innermost box is %dB; non-interleaved TensorMaps require a 16B multiple", inner)
+		}, true)
 		if atom, ok := tmaSwizzleAtomBytes[s.swizzle]; ok {
-			add("swizzle_inner_box", tmaProofBool(inner <= atom), fmt.Sprintf("innermost box %dB exceeds the %dB swizzle atom", inner, atom), false)
+			add("swizzle_inner_box", tmaProofBool(inner <= atom), func() string { return fmt.Sprintf("innermost box %dB exceeds the %dB swizzle atom", inner, atom) }, false)
 		}
 	}
 	if s.packed == "16u4_align16" && rank > 0 && len(s.box) > 0 {
@@ -262,44 +279,46 @@ func tmaValidateSpec(s *tmaSpec) []tmaFinding {
 		if tmaRuntimeDimExpr(s.globalDims[0], s.runtimeExt) != nil {
 			packedOK = tmaUnknown // TVM proves floormod(dim, 128) == 0 over a symbol
 		}
-		add("packed_shape", packedOK, "packed 16U4 align16 requires globalDim[0] to be a multiple of 128", false)
-		add("packed_box", tmaProofBool(s.box[0] == 128), "packed 16U4 align16 requires boxDim[0] == 128", false)
-		add("packed_swizzle", tmaProofBool(s.swizzle == 0 || s.swizzle == 3), "packed 16U4 align16 supports only NONE or 128B swizzle in this layout model", false)
-		add("packed_direction", tmaProofBool(s.direction == "g2s"), "packed 16U4 align16 TensorMaps are load-only", false)
+		add("packed_shape", packedOK, func() string { return "packed 16U4 align16 requires globalDim[0] to be a multiple of 128" }, false)
+		add("packed_box", tmaProofBool(s.box[0] == 128), func() string { return "packed 16U4 align16 requires boxDim[0] == 128" }, false)
+		add("packed_swizzle", tmaProofBool(s.swizzle == 0 || s.swizzle == 3), func() string { return "packed 16U4 align16 supports only NONE or 128B swizzle in this layout model" }, false)
+		add("packed_direction", tmaProofBool(s.direction == "g2s"), func() string { return "packed 16U4 align16 TensorMaps are load-only" }, false)
 	}
 	if s.oobFill == 1 {
 		floating := tmaFloatDescriptors[name] || s.forceDType == 11
-		add("nan_oob_dtype", tmaProofBool(floating && s.packed == ""), "NaN OOB fill requires a non-packed floating-point descriptor", false)
+		add("nan_oob_dtype", tmaProofBool(floating && s.packed == ""), func() string { return "NaN OOB fill requires a non-packed floating-point descriptor" }, false)
 	}
 	if s.direction != "g2s" && s.direction != "s2g" {
-		add("direction", tmaDisproven, fmt.Sprintf("invalid TMA direction %s", common.PyRepr(s.direction)), false)
+		add("direction", tmaDisproven, func() string { return fmt.Sprintf("invalid TMA direction %s", common.PyRepr(s.direction)) }, false)
 	}
 	sm := tmaTargetSM(s.arch)
 	if s.loadMode == "tile_gather4" {
-		add("gather4_rank", tmaProofBool(rank == 2), fmt.Sprintf("gather4 requires a rank-2 TensorMap, got rank %d", rank), false)
-		add("gather4_rows", tmaProofBool(len(s.gather4) == 4), fmt.Sprintf("gather4 requires exactly four row coordinates, got %d", len(s.gather4)), false)
+		add("gather4_rank", tmaProofBool(rank == 2), func() string { return fmt.Sprintf("gather4 requires a rank-2 TensorMap, got rank %d", rank) }, false)
+		add("gather4_rows", tmaProofBool(len(s.gather4) == 4), func() string {
+			return fmt.Sprintf("gather4 requires exactly four row coordinates, got %d", len(s.gather4))
+		}, false)
 		st := tmaDisproven
 		if rank == 2 && len(s.box) == 2 {
 			st = tmaProofBool(s.box[1] == 1)
 		}
-		add("gather4_box", st, "gather4 public axis 0 must map to a hardware row box of one", false)
-		add("gather4_interleave", tmaProofBool(s.interleave == 0), "gather4 does not support interleaved TensorMaps", false)
-		add("target", tmaProofBool(sm >= 100), fmt.Sprintf("gather4 requires SM100+, got %s", common.PyRepr(s.arch)), false)
+		add("gather4_box", st, func() string { return "gather4 public axis 0 must map to a hardware row box of one" }, false)
+		add("gather4_interleave", tmaProofBool(s.interleave == 0), func() string { return "gather4 does not support interleaved TensorMaps" }, false)
+		add("target", tmaProofBool(sm >= 100), func() string { return fmt.Sprintf("gather4 requires SM100+, got %s", common.PyRepr(s.arch)) }, false)
 	} else {
-		add("coordinate_count", tmaProofBool(len(s.coords) == rank), fmt.Sprintf("coordinate count %d must equal rank %d", len(s.coords), rank), false)
-		add("target", tmaProofBool(sm >= 90), fmt.Sprintf("TMA requires SM90+, got %s", common.PyRepr(s.arch)), false)
+		add("coordinate_count", tmaProofBool(len(s.coords) == rank), func() string { return fmt.Sprintf("coordinate count %d must equal rank %d", len(s.coords), rank) }, false)
+		add("target", tmaProofBool(sm >= 90), func() string { return fmt.Sprintf("TMA requires SM90+, got %s", common.PyRepr(s.arch)) }, false)
 	}
-	add("cta_group", tmaProofBool(s.ctaGroup == 1 || s.ctaGroup == 2), fmt.Sprintf("cta_group must be 1 or 2, got %d", s.ctaGroup), false)
+	add("cta_group", tmaProofBool(s.ctaGroup == 1 || s.ctaGroup == 2), func() string { return fmt.Sprintf("cta_group must be 1 or 2, got %d", s.ctaGroup) }, false)
 	if s.ctaGroup == 2 {
-		add("target", tmaProofBool(sm >= 100), fmt.Sprintf("cta_group=2 requires SM100+, got %s", common.PyRepr(s.arch)), false)
-		add("mbarrier_address", tmaProofBool(s.mbarShared), "cta_group=2 requires a precomputed shared mbarrier address", false)
+		add("target", tmaProofBool(sm >= 100), func() string { return fmt.Sprintf("cta_group=2 requires SM100+, got %s", common.PyRepr(s.arch)) }, false)
+		add("mbarrier_address", tmaProofBool(s.mbarShared), func() string { return "cta_group=2 requires a precomputed shared mbarrier address" }, false)
 	}
 	if s.direction == "g2s" {
-		add("mbar", tmaProofBool(s.mbar != nil), "global-to-shared TMA requires mbar", false)
-		add("reduce_direction", tmaProofBool(s.reduce == ""), "TMA reduction is only valid for shared-to-global", false)
+		add("mbar", tmaProofBool(s.mbar != nil), func() string { return "global-to-shared TMA requires mbar" }, false)
+		add("reduce_direction", tmaProofBool(s.reduce == ""), func() string { return "TMA reduction is only valid for shared-to-global" }, false)
 	} else {
-		add("gather_direction", tmaProofBool(s.loadMode == "tile"), "gather4 is only valid for global-to-shared", false)
-		add("cta_mask_direction", tmaProofBool(TmaIsZero(s.ctaMask)), "cta_mask is only valid for global-to-shared", false)
+		add("gather_direction", tmaProofBool(s.loadMode == "tile"), func() string { return "gather4 is only valid for global-to-shared" }, false)
+		add("cta_mask_direction", tmaProofBool(TmaIsZero(s.ctaMask)), func() string { return "cta_mask is only valid for global-to-shared" }, false)
 	}
 	return fs
 }
