@@ -393,7 +393,7 @@ func putMachine(m *machine) {
 	clear(m.chunkRoots[:cap(m.chunkRoots)])
 	clear(m.delta0Buf[:cap(m.delta0Buf)])
 	m.proofMaps.release()
-	clear(m.deltas[:cap(m.deltas)])
+	clear(m.deltas) // (past its length the slab holds nothing)
 	if cap(m.deltas) > maxDeltas {
 		m.deltas = nil
 	}
