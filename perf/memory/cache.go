@@ -323,6 +323,28 @@ import (
 // extent is a runtime value (no call of the corpus gained figures: each
 // also loops over data read at run time).
 
+// Measured again (2026-11-27, later: stacks kept, allocations cut, and a
+// lower of GEMM and attention kernels 2-5 times faster; 7c31ddd against
+// the tree of then, scripts/bench-perf-share, 20 interleaved runs). A
+// perf(1) diff of one-processor runs put runtime.newstack at a ninth of
+// what --perf added: every analysis ran on a fresh goroutine whose stack
+// the recursion grew several times (lower's kept goroutines now). The
+// goldens' analysis allocates 1.34 MB a pass, was 2.03 MB (lazy lanes,
+// the deltas slab, proofs and their maps from the machine); the page
+// faults --perf adds fell 832 -> 737 only. What --perf adds to the
+// goldens' directory: +13.9 -> +13.1 ms of CPU on two processors, +16.0
+// -> +13.8 ms on one; its share rose, +11.4 -> +17.0 % and +14.9 ->
+// +21.3 %, as the plain lower fell 122 -> 77 ms (gemm_async's atom
+// match). On the heaviest kernels the analysis now costs as much as
+// their lower: flash_attention4.py +136 ms over 176 ms (its 32 cases'
+// loops; runtime.mapaccess1_fast64 is a sixth of it, most in the
+// register elements' map[int64]*binding and the ops and vars maps),
+// FlashMLA's sparse_prefill_head128_phase1.py +30 ms over 29 ms. Tried
+// and dropped: computing the figures of groups of 8 inputs after the
+// group was lowered (1.3 points less on the goldens on one processor,
+// within the noise; on the corpus, whose lower runs the collector, the
+// results it held alive doubled the collections' CPU, 270 -> 555 ms).
+
 // maxCached bounds the cache (entries, first in first out).
 const maxCached = 512
 
