@@ -186,14 +186,22 @@ var tmaFloatDescriptors = map[string]bool{"float16": true, "float32": true, "flo
 
 // tmaValidateSpec is TVM validate_tensor_map_spec: every rule, in the
 // reference's order.
-func tmaValidateSpec(s *tmaSpec) []tmaFinding {
+func tmaValidateSpec(s *tmaSpec) []tmaFinding { return tmaCheckSpec(s, nil) }
+
+// tmaCheckSpec is tmaValidateSpec keeping only the findings keep accepts
+// (nil: all). The list of every rule's finding, grown at each of the
+// validations of every TMA copy, was a tenth of the bytes a keystroke in
+// flash_attention4.py allocated, where the repair loop wants the failures
+// only; and a message is formatted only for a rule not proven (the
+// proven ones' were read by nothing, and formatting them was a twentieth
+// of the keystroke).
+func tmaCheckSpec(s *tmaSpec, keep func(*tmaFinding) bool) []tmaFinding {
 	var fs []tmaFinding
-	// a message is formatted only for a rule not proven: the proven ones'
-	// were read by nothing, and formatting them all, at every validation
-	// of every TMA copy, was a twentieth of a keystroke in
-	// flash_attention4.py
 	add := func(rule string, st tmaProof, msg func() string, repairable bool) {
 		f := tmaFinding{rule: rule, status: st, repairable: repairable}
+		if keep != nil && !keep(&f) {
+			return
+		}
 		if st != tmaProven {
 			f.message = msg()
 		}
@@ -336,13 +344,9 @@ func tmaPyOptStr(s string) string {
 // tmaValidationFailures is TVM _validation_failures: DISPROVEN rules, and
 // for tma_auto also UNKNOWN ones the runtime does not check.
 func tmaValidationFailures(s *tmaSpec, auto bool) []tmaFinding {
-	var out []tmaFinding
-	for _, f := range tmaValidateSpec(s) {
-		if f.status == tmaDisproven || auto && f.status == tmaUnknown && !tmaRuntimeValidated[f.rule] {
-			out = append(out, f)
-		}
-	}
-	return out
+	return tmaCheckSpec(s, func(f *tmaFinding) bool {
+		return f.status == tmaDisproven || auto && f.status == tmaUnknown && !tmaRuntimeValidated[f.rule]
+	})
 }
 
 // tmaStageError is a stage-named planner failure: TVM fail() with the
