@@ -413,9 +413,10 @@ type perfResult struct {
 
 // perfAside computes res's performance warnings on another goroutine.
 // (Computing the figures of groups of inputs together, after each group
-// was lowered, cost no less CPU within this machine's noise, and held a
+// was lowered, saved no CPU beyond this machine's noise, and held a
 // group's results alive: on the 128-file corpus, whose lower runs the
-// collector, groups of 8 inputs doubled its CPU, 270 -> 555 ms.)
+// collector, groups of 8 inputs doubled the collections' CPU, 270 -> 555
+// ms.)
 func perfAside(res *lower.Result) <-chan perfResult {
 	ch := make(chan perfResult, 1)
 	lower.Aside(func() {
