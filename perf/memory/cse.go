@@ -95,11 +95,13 @@ func (m *machine) forget() {
 		m.record(recForget, nil)
 	}
 	clear(m.ghosts)
-	for _, bs := range m.avail { // the sets stay, for the next loads
+	for _, bs := range m.availUsed { // the sets stay, for the next loads
 		if len(bs.ents) > 0 {
 			m.dropLoads(bs)
 		}
+		bs.listed = false
 	}
+	m.availUsed = m.availUsed[:0]
 }
 
 // maxFreeLoads bounds the lists of loads a machine keeps for reuse.
@@ -131,6 +133,8 @@ type availSet struct {
 	ents   []availEntry
 	ranged bool
 	lo, hi int64
+	buf    *ir.Buffer // the root buffer whose loads these are
+	listed bool       // in machine.availUsed
 }
 
 // availEntry is the available loads of one key. [lo, hi) holds the bytes
@@ -155,6 +159,7 @@ func (m *machine) availOf(b *ir.Buffer) *availSet {
 		} else {
 			bs = &availSet{idx: map[availKey]int32{}}
 		}
+		bs.buf = b
 		m.avail[b] = bs
 	}
 	return bs
@@ -165,6 +170,10 @@ func (m *machine) availOf(b *ir.Buffer) *availSet {
 func (bs *availSet) put(m *machine, k availKey, i int32, ok bool, e *event) {
 	if len(bs.ents) == 0 {
 		bs.ranged = false
+		if !bs.listed {
+			bs.listed = true
+			m.availUsed = append(m.availUsed, bs)
+		}
 	} else if bs.ranged {
 		lo, hi := byteRange(&e.addr, e.width, e.mask)
 		bs.lo, bs.hi = min(bs.lo, lo), max(bs.hi, hi)

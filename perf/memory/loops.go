@@ -746,9 +746,9 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 		sk.availAt = availAt // the loop's entry (a second start)
 	} else if unr {
 		sk.availAt = []*ir.Buffer{} // (not nil: computed)
-		for b, bs := range m.avail {
+		for _, bs := range m.availUsed {
 			if len(bs.ents) > 0 {
-				sk.availAt = append(sk.availAt, b)
+				sk.availAt = append(sk.availAt, bs.buf)
 			}
 		}
 		for b := range m.ghosts {

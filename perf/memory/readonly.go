@@ -184,9 +184,17 @@ func (m *machine) forgetWritable() {
 			delete(m.ghosts, b)
 		}
 	}
-	for b, bs := range m.avail { // the maps stay, for the next loads
-		if !readOnly[b] && len(bs.ents) > 0 {
+	kept := m.availUsed[:0]
+	for _, bs := range m.availUsed { // the sets stay, for the next loads
+		if readOnly[bs.buf] {
+			kept = append(kept, bs)
+			continue
+		}
+		if len(bs.ents) > 0 {
 			m.dropLoads(bs)
 		}
+		bs.listed = false
 	}
+	clear(m.availUsed[len(kept):])
+	m.availUsed = kept
 }
