@@ -604,6 +604,19 @@ func Divisible(e ir.Expr, v int64) bool {
 				return true
 			}
 			return Divisible(e.A, v) || Divisible(e.B, v)
+		case ir.FloorDiv:
+			// (k*c*v) // c = k*v, whatever the sign of k (TVM's rewrite
+			// floordiv(x*c1, c2) -> x*(c1/c2) and its modular set: the
+			// tmem<->local column offset of flash_attention4.py's
+			// P_region[wg_id, 1, :, i*32:(i+1)*32] is (i*128)//4 + ...)
+			if c, ok := ir.ConstInt(e.B); ok && c > 0 {
+				return Divisible(e.A, c*v)
+			}
+		case ir.FloorMod:
+			// x % c = x - c*(x//c): a multiple of v when x and c are
+			if c, ok := ir.ConstInt(e.B); ok && c > 0 && c%v == 0 {
+				return Divisible(e.A, v)
+			}
 		}
 	}
 	return false

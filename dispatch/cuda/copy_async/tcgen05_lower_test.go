@@ -364,3 +364,42 @@ func TestTcgen05CopyDeclines(t *testing.T) {
 		}
 	}
 }
+
+// TestTmemLocalFloorDivColumn: flash_attention4.py's P store (c035), whose
+// TMEM column offset (i*128)//4 + wg*128 + 64 is even only through the
+// floor division. apache-tvm 0.26 and 0.27 prove it and pick tmem<->local
+// (ref_lower.py under 0.27.0.post1); tilels' divisibility check did not
+// see through // and raised the planner's AssertionError.
+func TestTmemLocalFloorDivColumn(t *testing.T) {
+	ms, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "agreement", "copy_async_tcgen05", "c035*.py"))
+	if len(ms) != 1 {
+		t.Fatalf("c035: %d programs", len(ms))
+	}
+	src, err := os.ReadFile(ms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"0.26", "0.27"} {
+		opts := lower.Options{Arch: "sm_100a", Reference: ref}
+		res := lower.Analyze(source.NewFile(filepath.Base(ms[0]), src), opts)
+		for _, d := range res.Diags {
+			if d.Severity == diag.Error {
+				t.Fatalf("%s: %s", ref, d.Message)
+			}
+		}
+		if len(res.Kernels) != 1 || len(res.Kernels[0].Calls) != 1 {
+			t.Fatalf("%s: want one kernel of one call (the unrolled loop holds it)", ref)
+		}
+		for _, d := range res.Kernels[0].Calls {
+			if d.Variant != "tmem<->local" {
+				t.Errorf("%s: variant %q, want tmem<->local", ref, d.Variant)
+			}
+		}
+		cu, err := lower.CUDA(res.Kernels, opts)
+		if err != nil {
+			t.Fatalf("%s: CUDA: %v", ref, err)
+		}
+		// the 32-bit column: the f16 offset halved
+		wantContains(t, ref+" CUDA", cu, "tcgen05_st_32x32b_x16(tmem_addr_ptr[0], 0, (((i * 128) / 4) + ((wg * 128) + 64)) / 2,")
+	}
+}
