@@ -43,6 +43,9 @@ var (
 var dtypeNames = map[string]DataType{
 	"int8": {Int, 8}, "int16": {Int, 16}, "int32": {Int, 32}, "int64": {Int, 64},
 	"uint8": {UInt, 8}, "uint16": {UInt, 16}, "uint32": {UInt, 32}, "uint64": {UInt, 64},
+	// 128-bit integers (TVM DataType("uint128")): the operand of a b128
+	// PTX instruction, __uint128_t in CUDA
+	"int128": {Int, 128}, "uint128": {UInt, 128},
 	"float16": {Float, 16}, "float32": {Float, 32}, "float64": {Float, 64},
 	"bfloat16": {BFloat, 16}, "float8_e4m3fn": {Float8E4M3, 8}, "float8_e5m2": {Float8E5M2, 8},
 	"e4m3_float8": {Float8E4M3, 8}, "e5m2_float8": {Float8E5M2, 8},
@@ -123,6 +126,8 @@ func (d DataType) CType() string {
 			return "int"
 		case 64:
 			return "int64_t"
+		case 128:
+			return "__int128_t"
 		}
 	case UInt:
 		switch d.Bits {
@@ -134,6 +139,8 @@ func (d DataType) CType() string {
 			return "unsigned int"
 		case 64:
 			return "uint64_t"
+		case 128:
+			return "__uint128_t"
 		}
 	case Float:
 		switch d.Bits {

@@ -140,6 +140,10 @@ func ptxRegType(typ string) (ctype, constraint string, bits int, ok bool) {
 	case "f32x2":
 		// two packed floats in a .b64 register (T.cuda.make_float2's uint64)
 		return "uint64_t", "l", 64, true
+	case "b128":
+		// ld/st .b128 (PTX ISA 8.3): a 128-bit register, bound as the
+		// reference binds uint128 (backend/cuda/ptx/render.py)
+		return "__uint128_t", "q", 128, true
 	}
 	return "", "", 0, false
 }

@@ -46,12 +46,28 @@ func userLdStOp(op string) *extOp {
 	case "tcgen05":
 		return tcgen05LdStForm(toks, text)
 	case "prefetch":
+		// PTX ISA 9.7.10.16: prefetch{.space}.level,
+		// prefetch.global.level::eviction_priority and
+		// prefetch{.tensormap_space}.tensormap (flash_attention_backward.py
+		// prefetches its tensor maps), one target each (the reference
+		// table's _check_prefetch)
+		space, targets, tensormap := "", 0, false
 		for _, t := range toks[1:] {
 			switch t {
-			case "global", "local", "L1", "L2", "L2::evict_last", "L2::evict_normal":
+			case "global", "local", "const", "param":
+				space = t
+			case "L1", "L2", "L2::evict_last", "L2::evict_normal":
+				targets++
+			case "tensormap":
+				targets++
+				tensormap = true
 			default:
 				return nil
 			}
+		}
+		tmSpace := space == "" || space == "const" || space == "param"
+		if targets != 1 || tensormap && !tmSpace || !tensormap && (space == "const" || space == "param") {
+			return nil
 		}
 		return formPrinter(&ptxForm{text: text, volatile: true, operands: []ptxOperand{{kind: 'a'}}})
 	case "mapa":
@@ -115,8 +131,12 @@ func ldStForm(toks []string, text string) *extOp {
 	return formPrinter(form)
 }
 
-// printLdg prints T.cuda.ldg(ptr, dtype): a read-only cached load.
+// printLdg prints T.cuda.ldg(ptr, dtype): a read-only cached load; or
+// its vector form (0.26+), tirx.cuda.ldg(dst..., ptr, dtype, vec, n).
 func printLdg(k *kernel, c *ir.Call) string {
+	if len(c.Args) > 2 {
+		return printLdgVector(k, c)
+	}
 	if !k.wantArgs(c, 2) {
 		return ""
 	}
@@ -131,6 +151,54 @@ func printLdg(k *kernel, c *ir.Call) string {
 	}
 	ct := scalarCType(t)
 	return "__ldg((const " + ct + "*)" + k.expr(c.Args[0]) + ")"
+}
+
+// ldgVectorTypes are the element types the vector __ldg takes (the
+// reference's _CUDA_LDG_VECTOR_CTYPES and _CUDA_LDG_VECTOR_BASES,
+// backend/cuda/cpp/builtins.py) and the suffixes of its helper names.
+var ldgVectorTypes = map[string]struct{ elem, vec, suffix string }{
+	"int32":   {"int", "int", "i32"},
+	"uint32":  {"unsigned int", "uint", "u32"},
+	"float32": {"float", "float", "f32"},
+}
+
+// printLdgVector prints T.cuda.ldg(ptr, dtype, dst=(d0, ...), vec="vN")
+// as the reference does: a helper that loads one N-wide vector through
+// __ldg and stores each lane through its destination pointer.
+func printLdgVector(k *kernel, c *ir.Call) string {
+	n := len(c.Args) - 4
+	if n != 2 && n != 4 {
+		k.fail("%s: %d destinations (want 2 or 4)", c.Op, n)
+		return ""
+	}
+	dt, ok1 := k.stringArg(c, n+1)
+	vec, ok2 := k.stringArg(c, n+2)
+	if !ok1 || !ok2 {
+		return ""
+	}
+	if cnt, ok := k.constArg(c, n+3); !ok || cnt != int64(n) || vec != "v"+strconv.Itoa(n) {
+		k.fail("vector CUDA __ldg expects dst_count=len(dsts)=vec_len for v2/v4, got vec=%q, %d destinations", vec, n)
+		return ""
+	}
+	t, ok := ldgVectorTypes[dt]
+	if !ok {
+		k.fail("Unsupported vector CUDA __ldg dtype '%s'", dt)
+		return ""
+	}
+	name := "tvm_builtin_cuda_ldg_" + t.suffix + "_" + vec + "_to_dst" + strconv.Itoa(n)
+	var b strings.Builder
+	b.WriteString("__forceinline__ __device__ void " + name + "(")
+	for i := range n {
+		b.WriteString("void* dst" + strconv.Itoa(i) + ", ")
+	}
+	vt := t.vec + strconv.Itoa(n)
+	b.WriteString("void* src) {\n  " + vt + " v = __ldg(reinterpret_cast<const " + vt + "*>(src));\n")
+	for i := range n {
+		b.WriteString("  *reinterpret_cast<" + t.elem + "*>(dst" + strconv.Itoa(i) + ") = v." + "xyzw"[i:i+1] + ";\n")
+	}
+	b.WriteString("}\n")
+	h := &helper{name: name, rank: rankUser, code: b.String()}
+	return k.callHelper(h, c.Args[:n+1])
 }
 
 // matrixForm is ldmatrix/stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}

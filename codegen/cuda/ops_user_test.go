@@ -56,6 +56,23 @@ func TestUserOps(t *testing.T) {
 			"Only support 32/64 bits for cuda_mov_sreg, but got 16.", true},
 		{"func_call source", "", []ir.Stmt{evalCall("cuda.func_call", str("f"), ir.Const(1), str("int g() { return 0; }"))},
 			"cuda.func_call: source_code must be a string constant defining f", true},
+		// prefetch: one target, .tensormap with .const/.param or generic
+		// addressing (PTX ISA 9.7.10.16; the reference table's
+		// _check_prefetch)
+		{"prefetch tensormap", "", []ir.Stmt{&ir.Alloc{Buf: bar}, evalCall("ptx.prefetch.tensormap", addr)},
+			`asm volatile("prefetch.tensormap [%0];"`, false},
+		{"prefetch param tensormap", "", []ir.Stmt{&ir.Alloc{Buf: bar}, evalCall("ptx.prefetch.param.tensormap", addr)},
+			`asm volatile("prefetch.param.tensormap [%0];"`, false},
+		{"prefetch global tensormap", "", []ir.Stmt{evalCall("ptx.prefetch.global_.tensormap", addr)},
+			`unknown intrinsic "ptx.prefetch.global_.tensormap"`, true},
+		{"prefetch two targets", "", []ir.Stmt{evalCall("ptx.prefetch.L2.tensormap", addr)},
+			`unknown intrinsic "ptx.prefetch.L2.tensormap"`, true},
+		{"prefetch const level", "", []ir.Stmt{evalCall("ptx.prefetch.const.L2", addr)},
+			`unknown intrinsic "ptx.prefetch.const.L2"`, true},
+		// the vector __ldg takes 32-bit elements only (the reference's
+		// _CUDA_LDG_VECTOR_CTYPES)
+		{"vector ldg dtype", "", []ir.Stmt{&ir.Alloc{Buf: bar}, evalCall("cuda.ldg", addr, addr, addr, str("float16"), str("v2"), ir.Const(2))},
+			"Unsupported vector CUDA __ldg dtype 'float16'", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src, err := cuda.Print(kernel(tc.body...), cuda.Options{Arch: tc.arch})

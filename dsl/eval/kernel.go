@@ -551,6 +551,9 @@ func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	ev.CheckSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
+	if f.Path == "cuda.ldg" && len(c.Kwargs) > 0 {
+		return ev.ldgCall(f, c) // ldg.go
+	}
 	// The arguments, then the keyword arguments' values, converted into
 	// one slice sized once.
 	n := len(c.Args) + len(c.Kwargs)

@@ -2423,6 +2423,18 @@ func (m *machine) evaluate(x ir.Expr) {
 		}
 		return
 	}
+	if c.Op == "cuda.ldg" && len(c.Args) > 4 {
+		// T.cuda.ldg(ptr, dtype, dst=(d0, ...), vec="vN") (0.26+):
+		// tirx.cuda.ldg(dst..., ptr, dtype, vec, N), one N-wide global
+		// load; the registers it writes went to localUses above
+		n := len(c.Args) - 4
+		if d, ok := c.Args[n+1].(*ir.StringImm); ok {
+			if t, ok := ir.ParseDType(d.Value); ok {
+				m.access(c.Args[n], int64(n)*elemBytes(t), false, c)
+				return
+			}
+		}
+	}
 	if c.Op == ir.OpCastVec2 && len(c.Args) == 4 {
 		from, ok1 := c.Args[2].(*ir.StringImm)
 		to, ok2 := c.Args[3].(*ir.StringImm)

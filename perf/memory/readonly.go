@@ -152,6 +152,8 @@ func readArg(c *ir.Call, i int) bool {
 	switch {
 	case c.Op == ir.OpCopyBytes:
 		return i == 1
+	case c.Op == "cuda.ldg" && len(c.Args) > 4:
+		return i == len(c.Args)-4 // the vector form: dst..., ptr, dtype, vec, n
 	case c.Op == "cuda.ldg":
 		return i == 0
 	case strings.HasPrefix(c.Op, "ptx.ld."):
