@@ -955,6 +955,8 @@ func (ev *Evaluator) getItem(fr *frame, obj Value, idx []Value, isTuple bool, e 
 		}
 	case *BufferV:
 		return ev.BufferIndex(o, idx, e)
+	case *RegionV:
+		return ev.RegionIndex(o, idx, e)
 	case SubscriptValue: // a library value (library.go)
 		return o.LibIndex(ev, idx, e)
 	case *SpecBuilderV:

@@ -1154,3 +1154,63 @@ var MathOps = map[string]ir.BinOp{
 	"floor": 0, "ceil": 0, "round": 0, "trunc": 0, "nearbyint": 0, "pow": 0, "fma": 0, "bitwise_not": 0,
 	"popcount": 0, "clz": 0, "isnan": 0, "isinf": 0, "isfinite": 0, "copysign": 0, "fmod": 0, "hypot": 0,
 }
+
+// RegionIndex subscripts a buffer region (every release: the reference's
+// BufferRegion, TensorRegion from 0.27, composes): each index is relative to
+// the region's start in its dimension, a slice's bounds too (an omitted
+// stop is the region's extent), and the result is the buffer subscripted
+// at the composed positions, a region or an element. nvfp4_gemm.py's
+// epilogue passes reg_all_16b[:, ln:ln+EPI_TILE] to an inline function
+// that copies 16-column slices of it (0.25, 0.26 and 0.27 lower such a
+// copy at the composed offset).
+func (ev *Evaluator) RegionIndex(rv *RegionV, idx []Value, e *syntax.Subscript) Value {
+	r := rv.R
+	if len(idx) == 1 && IsSeq(idx[0]) {
+		idx = SeqElts(idx[0])
+	}
+	if x := FirstErr(idx...); x != nil {
+		if ev.Kern != nil {
+			return ev.NeedConcrete(x, x.Span(), "a buffer region index")
+		}
+		return x
+	}
+	nd := len(r.Min)
+	if len(idx) > nd {
+		return ev.Errorf(e.Index.Span(), CodeType, "too many indices for a region of `%s` of rank %d: %d", r.Buf.Name, nd, len(idx))
+	}
+	at := func(x ir.Expr, sp source.Span) Value { return &ExprV{Base: Base{sp}, E: x} }
+	abs := make([]Value, nd)
+	for d := range nd {
+		if d >= len(idx) {
+			abs[d] = &SliceV{Base{e.Loc}, at(r.Min[d], e.Loc), at(ir.AddE(r.Min[d], r.Extent[d]), e.Loc), &NoneV{Base{e.Loc}}}
+			continue
+		}
+		x := idx[d]
+		sp := x.Span()
+		if s, ok := x.(*SliceV); ok {
+			lo, hi := r.Min[d], ir.AddE(r.Min[d], r.Extent[d])
+			if _, none := s.Lo.(*NoneV); !none {
+				l, ok := ev.IndexExpr(s.Lo)
+				if !ok {
+					return ev.Errorf(s.Lo.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Lo))
+				}
+				lo = ir.AddE(r.Min[d], l)
+			}
+			if _, none := s.Hi.(*NoneV); !none {
+				h, ok := ev.IndexExpr(s.Hi)
+				if !ok {
+					return ev.Errorf(s.Hi.Span(), CodeType, "buffer index must be an integer, got %s", Describe(s.Hi))
+				}
+				hi = ir.AddE(r.Min[d], h)
+			}
+			abs[d] = &SliceV{Base{sp}, at(lo, s.Lo.Span()), at(hi, s.Hi.Span()), s.Step}
+			continue
+		}
+		ix, ok := ev.IndexExpr(x)
+		if !ok {
+			return ev.Errorf(sp, CodeType, "buffer index must be an integer or a slice, got %s", Describe(x))
+		}
+		abs[d] = at(ir.AddE(r.Min[d], ix), sp)
+	}
+	return ev.BufferIndex(&BufferV{Base{rv.At}, r.Buf}, abs, e)
+}
