@@ -376,6 +376,9 @@ func (g *gemm) analyse() {
 
 	// C's tensor-memory layout.
 	cs2 := g.tmemSlice(g.C)
+	if g.newer() && !g.is2x2 && packedN2(cs2, g.M, g.N) {
+		panic(notModelled{"tilels does not model the packed Layout-E C (M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) of tcgen05.mma, from which 0.26 and later infer the M=64 weight-stationary datapath (.ws): the reference accepts it"})
+	}
 	var base *layout.TileLayout
 	switch {
 	case g.is2x2:
@@ -425,6 +428,20 @@ func (g *gemm) analyse() {
 // newer is whether the call models 0.26.0 or later (tcgen05.py's dense fp8
 // / tf32, the folded tmem addresses and their texts).
 func (g *gemm) newer() bool { return g.c.Target.Release >= release.R026 }
+
+// packedN2 is 0.26's packed_n2: an M=64 C whose sliced layout is the
+// Layout-E fold (M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) at its offset, the
+// cta_group::1 M=64 .ws datapath (PTX 9.7.16.10.5). FlashMLA's
+// sparse_decode_head64.py accumulates into such a C; tilels gave the
+// StructuralEqual error of the identity layout, which the reference does
+// not raise.
+func packedN2(cs *layout.TileLayout, m, n int64) bool {
+	if m != 64 || n%2 != 0 {
+		return false
+	}
+	packed := layout.NewTile([]layout.Iter{layout.It(m, 1, layout.TLane), layout.It(2, 64, layout.TLane), layout.It(n/2, 1, layout.TCol)}, nil, cs.Offset)
+	return layout.Equal(layout.CanonicalTile(cs), layout.CanonicalTile(packed))
+}
 
 // denseDtypes026 is 0.26's _DENSE_DTYPES.
 var denseDtypes026 = []string{"float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "tensor_float32", "tf32"}
