@@ -99,6 +99,11 @@ var surfaceNames = append([]Construct{
 	{SurfaceName, "T.Return", release.From(release.R026), "T.ret"},
 	{SurfaceName, "Tx.Buffer", release.Only(release.R025), "T.Buffer"},
 	{SurfaceName, "Tx.log2", release.From(release.R026), ""},
+	// the derived views of tvm/tirx/_buffer_view.py (0.26+): 0.25's
+	// Buffer has view, local, permute and with_dtype only
+	{SurfaceName, "Buffer.rearrange", release.From(release.R026), "Buffer.view(...) and Buffer.permute(...)"},
+	{SurfaceName, "Buffer.tile", release.From(release.R026), "Buffer.view(...) and slices"},
+	{SurfaceName, "Buffer.chunk", release.From(release.R026), "slices"},
 	{SurfaceName, "Tx.is_buffer_var", release.From(release.R026), ""},
 	{SurfaceName, "layout.tmem_mma_operand_layout", release.From(release.R026), ""},
 	{SurfaceName, "Tx.compose_op", release.Until(release.R026), ""},

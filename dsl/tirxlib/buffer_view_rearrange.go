@@ -41,13 +41,22 @@ func bufferViewAttr(ev *eval.Evaluator, buf *ir.Buffer, name string) eval.Value 
 	case "permute":
 		return eval.Method("Buffer.permute", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferPermuteCall(ev, buf, c) })
 	case "rearrange":
-		return eval.Method("Buffer.rearrange", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferRearrange(ev, buf, c) })
+		return eval.Method("Buffer.rearrange", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			ev.CheckSurfaceName("Buffer.", name, c.FnSpan, "") // 0.26+ (release_surface.go)
+			return bufferRearrange(ev, buf, c)
+		})
 	case "chunk":
-		return eval.Method("Buffer.chunk", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferChunk(ev, buf, c) })
+		return eval.Method("Buffer.chunk", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			ev.CheckSurfaceName("Buffer.", name, c.FnSpan, "")
+			return bufferChunk(ev, buf, c)
+		})
 	case "with_dtype": // buffer.go
 		return eval.Method("Buffer.with_dtype", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferWithDtype(ev, buf, c) })
 	case "tile": // buffer_view_tile.go
-		return eval.Method("Buffer.tile", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return bufferTile(ev, buf, c) })
+		return eval.Method("Buffer.tile", func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			ev.CheckSurfaceName("Buffer.", name, c.FnSpan, "")
+			return bufferTile(ev, buf, c)
+		})
 	}
 	return nil
 }

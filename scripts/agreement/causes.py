@@ -47,6 +47,10 @@ RULES = [
     (dict(file="elementwise/log2_maximum"), OLDER,
      "0.25.0.post1 has no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"): the program "
      "(written for 0.26's log2 and maximum) fails to parse in the release, so no call is compared."),
+    (dict(file="copy_async_tcgen05/c035_st_32x32b_f16_rearranged"), OLDER,
+     "0.25.0.post1 has no Buffer.rearrange (\"'Buffer' object has no attribute 'rearrange'\"): the program "
+     "(flash_attention4.py's P store, written for 0.26+) fails to parse in the release, so no call is compared; "
+     "tilels warns (eval/other-release) and models the view as 0.26 does."),
     (dict(file="v_ewise_log2"), OLDER,
      "0.25.0.post1 (and PRE) have no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"), so the "
      "whole program fails to parse and no call is compared; tilels takes log2 from SEED."),
@@ -330,6 +334,10 @@ _NEW_IN_026 = [
     (dict(file="c030_cp_bare_swizzle_reject"), TODO,
      "0.26+ lowers this smem->tmem copy (a bare swizzle is a ComposeLayout over an identity tile and slices; 8 "
      "tcgen05.cp); tilels keeps 0.25's refusal (\"s slice produced bare SwizzleLayout\")."),
+    (dict(file="gemm_async/reject/x002_dense_m64_packed_ws"), TODO,
+     "0.26+ tcgen05 infers the M=64 weight-stationary datapath (.ws) from C's packed Layout-E fold "
+     "(M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) and lowers the MMA; tilels does not model .ws and says so "
+     "(\"not modelled\"), where it used to give 0.25's StructuralEqual error (FlashMLA's sparse_decode_head64.py)."),
     (dict(file="gemm_async/reject/x001_dense_fp8_rejected"), TODO,
      "0.26+ tcgen05 accepts a dense float8_e4m3fn MMA; tilels keeps 0.25's assertion (\"tcgen05 schedule expected "
      "A_type=float16 or bfloat16, got float8_e4m3fn\")."),
