@@ -225,7 +225,9 @@ func (o Options) kernelTarget(fn *ir.Func, rel release.Release) dispatch.Target 
 
 // AutoArch is the arch a kernel is analysed for when the user sets none:
 // sm_100a when it uses what only Blackwell has (a tensor-memory buffer, a
-// gemm_async call, a tcgen05 intrinsic), else sm_90a (H100/H200). The
+// gemm_async call, a tcgen05 intrinsic or another intrinsic statement
+// whose instruction needs sm_100: codegen/cuda.NeedsBlackwell), else
+// sm_90a (H100/H200). The
 // dispatcher, like TVM's, picks variants without regard to the arch, so a
 // Blackwell kernel analysed as sm_90a would report every tcgen05 lowering
 // as above the target.
@@ -253,11 +255,13 @@ func AutoArch(fn *ir.Func) string {
 			case *ir.Decl:
 				check(s.Buf)
 			case *ir.TileCall:
-				if s.Op == "gemm_async" {
+				// gemm_async is tcgen05's; a copy forced to vec_256b
+				// moves 32 bytes per thread with ld/st .v8 (sm_100)
+				if s.Op == "gemm_async" || s.Dispatch == "vec_256b" {
 					blackwell = true
 				}
 			case *ir.Evaluate:
-				if c, ok := s.X.(*ir.Call); ok && strings.Contains(c.Op, "tcgen05") {
+				if c, ok := s.X.(*ir.Call); ok && (strings.Contains(c.Op, "tcgen05") || cuda.NeedsBlackwell(c.Op)) {
 					blackwell = true
 				}
 			}

@@ -241,6 +241,16 @@ func callNeed(op string) (opNeed, bool) {
 	return c.need, c.ok
 }
 
+// NeedsBlackwell reports whether intrinsic op is printed with a helper
+// that needs sm_100 or later (tcgen05, the f32x2 arithmetic, st.bulk,
+// 256-bit ld/st, the cluster launch control, ...): lower.AutoArch analyses
+// a kernel that calls one for sm_100a, as it does a kernel with tensor
+// memory, where sm_90a would report each call as above the target.
+func NeedsBlackwell(op string) bool {
+	n, ok := callNeed(op)
+	return ok && n.sm >= 100
+}
+
 type cachedNeed struct {
 	need opNeed
 	ok   bool
