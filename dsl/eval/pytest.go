@@ -31,8 +31,28 @@ type (
 func (*ParamSetV) TypeName() string    { return "ParameterSet" }
 func (*ParametrizeV) TypeName() string { return "MarkDecorator" }
 
+// RaisedV is what pytest.skip, pytest.fail and pytest.xfail return: they
+// raise (Skipped, Failed, XFailed), so an expression statement that calls
+// one ends its block as a raise statement does, and the case stops there
+// (test_tcgen05_ldst.py skips the widths its dtype cannot tile before it
+// builds their layouts).
+type RaisedV struct {
+	Base
+	Exc string
+}
+
+func (*RaisedV) TypeName() string { return "NoReturn" }
+
+func pytestRaises(name string) Value {
+	return Builtin("pytest."+name, func(ev *Evaluator, c *Call) Value {
+		return &RaisedV{Base{c.At}, name}
+	})
+}
+
 func pytestAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 	switch name {
+	case "skip", "fail", "xfail":
+		return pytestRaises(name), true
 	case "param":
 		return Builtin("pytest.param", pytestParam), true
 	case "mark":

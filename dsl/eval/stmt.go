@@ -50,7 +50,9 @@ func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	}
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
-		ev.execExprStmt(fr, s)
+		if ev.execExprStmt(fr, s) {
+			return ctrlRaise
+		}
 	case *syntax.Assign:
 		ev.execAssign(fr, s)
 	case *syntax.AugAssign:
@@ -158,10 +160,15 @@ func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	return ctrlNone
 }
 
-func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
+// execExprStmt evaluates an expression statement; it reports whether the
+// expression raised (pytest.skip and its kin: pytest.go).
+func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) bool {
 	v := ev.expr(fr, s.X)
+	if _, raised := v.(*RaisedV); raised {
+		return true
+	}
 	if ev.Emit == nil {
-		return
+		return false
 	}
 	switch v := v.(type) {
 	case *ExprV:
@@ -175,6 +182,7 @@ func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) {
 	case *UnboundV:
 		ev.useUnbound(v.Origin)
 	}
+	return false
 }
 
 func Clip(s string, n int) string {
