@@ -850,6 +850,9 @@ func layoutMethod(ev *eval.Evaluator, o *eval.LayoutV, name string, span source.
 		})
 	case "apply":
 		return m(func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			if v := applySymbolic(ev, t, isCompose, c); v != nil {
+				return v
+			}
 			coord := make([]int64, len(c.Args))
 			for i, a := range c.Args {
 				n, ok := ev.IntArg(a, c.ArgSpans[i], "a layout coordinate")
@@ -1231,4 +1234,56 @@ func sfTmemLayoutCall(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		shard = append([]layout.Iter{it(depth, m*epc, shard[0].Axis)}, shard...)
 	}
 	return newLayoutV(ev, layout.NewTile(shard, base.Replica, base.Offset), c.At)
+}
+
+// applySymbolic is TileLayout.apply(*coord) with a device value among the
+// coordinates (nil when they are all integers, or the form is not one it
+// takes): one coordinate per shard iter, without shape=, as
+// test_tcgen05_ldst.py's copies address their global rows
+// (g_layout.apply(tid_in_wg, i, 0)["m"]). Each axis is its offset plus the
+// sum of coordinate x stride over its iters, an expression of the
+// coordinates, as the reference's apply returns PrimExprs.
+func applySymbolic(ev *eval.Evaluator, t *layout.TileLayout, isCompose bool, c *eval.Call) eval.Value {
+	if t == nil || isCompose || len(c.Kwargs) > 0 || len(c.Args) != len(t.Shard) || len(c.Args) < 2 {
+		return nil
+	}
+	dynamic := false
+	for _, a := range c.Args {
+		if _, isExpr := a.(*eval.ExprV); isExpr {
+			dynamic = true
+		}
+	}
+	if !dynamic {
+		return nil
+	}
+	coord := make([]ir.Expr, len(c.Args))
+	for i, a := range c.Args {
+		e, ok := ev.IndexExpr(a)
+		if !ok {
+			return nil // (the integer path reports it)
+		}
+		coord[i] = e
+	}
+	sum := map[*layout.Axis]ir.Expr{}
+	var axes []*layout.Axis
+	add := func(a *layout.Axis, e ir.Expr) {
+		if sum[a] == nil {
+			axes = append(axes, a)
+			sum[a] = e
+			return
+		}
+		sum[a] = ir.AddE(sum[a], e)
+	}
+	for i, it := range t.Shard {
+		add(it.Axis, ir.MulE(coord[i], ir.Const(it.Stride)))
+	}
+	for a, v := range t.Offset {
+		add(a, ir.Const(v))
+	}
+	sort.Slice(axes, func(i, j int) bool { return axes[i].Name < axes[j].Name })
+	d := eval.NewDict(c.At)
+	for _, a := range axes {
+		d.Set(&eval.StrV{Base: eval.Base{At: c.At}, V: a.Name}, &eval.ExprV{Base: eval.Base{At: c.At}, E: sum[a]})
+	}
+	return d
 }
