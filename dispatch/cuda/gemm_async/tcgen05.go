@@ -396,8 +396,12 @@ func (g *gemm) analyse() {
 	g.tmemLane = cs2.Offset[layout.TLane]
 	if g.aTmem {
 		as2 := g.tmemSlice(g.A)
-		ab := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, nil, nil)
-		structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset), g.newer())
+		if g.newer() {
+			g.checkTmemA026(as2)
+		} else {
+			ab := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, nil, nil)
+			structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset), g.newer())
+		}
 		if g.A.Buf.AllocatedAddr == nil {
 			dispatch.Raise("AssertionError", "TMEM A buffer must have allocated_addr")
 		}
@@ -428,6 +432,43 @@ func (g *gemm) analyse() {
 // newer is whether the call models 0.26.0 or later (tcgen05.py's dense fp8
 // / tf32, the folded tmem addresses and their texts).
 func (g *gemm) newer() bool { return g.c.Target.Release >= release.R026 }
+
+// checkTmemA026 is 0.26's and 0.27's check of an A operand in tensor
+// memory: its sliced layout must be what tmem_mma_operand_layout("A",
+// (rows, K), M=M*cta_group, cta_group) resolves (tmem_pool.alloc_tcgen05_mma_A's
+// layout) at the slice's offset. That is the identity S[(rows, K):(1@TLane,
+// 1@TCol)] for the datapaths D (M=128), F (M=64), A (M=256, cta_group 2),
+// and for B (M=128, cta_group 2) the identity with the replica R[2:64@TLane]
+// (the A of one CTA read by both 64-lane halves): FlashMLA's
+// sparse_prefill_head128_phase1.py, whose A tmem 0.25's identity check
+// refused with a StructuralEqual error the later releases do not raise.
+func (g *gemm) checkTmemA026(as *layout.TileLayout) {
+	instrM, cg := g.M*g.ctaGroup, g.ctaGroup
+	var dp string
+	switch {
+	case cg == 1 && instrM == 128:
+		dp = "D"
+	case cg == 1 && instrM == 64:
+		dp = "F"
+	case cg == 2 && instrM == 256:
+		dp = "A"
+	case cg == 2 && instrM == 128:
+		dp = "B"
+	default:
+		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_tcgen05_mma_AB: no supported datapath for M=%d, cta_group=%d, ws=False (supported: cta1 M in {64,128}, cta2 M in {128,256})", instrM, cg)
+	}
+	if g.aDim2 != g.M {
+		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_mma_A: M=%d, cta_group=%d expects per-CTA rows %d, got %d (shape [%d, %d])", instrM, cg, g.M, g.aDim2, g.aDim2, g.aDim1)
+	}
+	var replica []layout.Iter
+	if dp == "B" {
+		replica = []layout.Iter{layout.It(2, 64, layout.TLane)}
+	}
+	want := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, replica, as.Offset)
+	if !layout.Equal(layout.CanonicalTile(as), layout.CanonicalTile(want)) {
+		dispatch.Raise("ValueError", "gemm_async[tcgen05]: TMEM A layout does not match tmem_pool.alloc_tcgen05_mma_A semantic layout")
+	}
+}
 
 // packedN2 is 0.26's packed_n2: an M=64 C whose sliced layout is the
 // Layout-E fold (M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) at its offset, the

@@ -1,0 +1,28 @@
+"""TS MMA of a CTA pair (cta_group 2, per-CTA M = 64: datapath B) whose A (f16, 64 x 64) lives in
+tensor memory with the replica R[2:64@TLane] that tmem_pool.alloc_tcgen05_mma_A gives it (both 64-lane
+halves read the same A), as FlashMLA's sparse_prefill_head128_phase1.py declares its Q. 0.26 and 0.27
+resolve that layout (tmem_mma_operand_layout) and lower the MMA; 0.25 compares A with the plain identity
+and rejects it (StructuralEqual)."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
+
+
+@T.prim_func
+def gemm_ts_pair(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([2])
+    warp_id = T.warp_id([4])
+    tid = T.thread_id([128])
+    B_smem = T.alloc_buffer((64, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (64, 64)))
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((64, 128), "float32", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(64, 2, 64) : (1 @ TLane, 64 @ TLane, 1 @ TCol)]))
+    a_tmem = T.decl_buffer((64, 128), "float16", scope="tmem", allocated_addr=tmem_addr[0],
+                           layout=TileLayout(S[(64, 128) : (1 @ TLane, 1 @ TCol)] + R[2 : 64 @ TLane]))
+    if tid == 0:
+        Tx.gemm_async(tmem[:, :], a_tmem[:, 64:128], B_smem[:, :], cta_group=2)
