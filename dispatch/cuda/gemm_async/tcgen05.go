@@ -287,6 +287,10 @@ func (g *gemm) analyse() {
 	cExts := cMatrixExts(c, g.C.Exts, len(g.A.Exts), len(g.B.Exts)) // tcgen05_c_extent.go
 	g.M, g.N = cExts[0], cExts[1]
 	g.is2x2 = g.M == 64 && g.ctaGroup == 2
+	if g.newer() && g.aTmem && len(g.A.Exts) == 3 && g.A.Exts[0] == 2 {
+		// 0.26's A_batched: the bank-batched A of datapath B (or E)
+		panic(notModelled{"tilels does not model the bank-batched A[2, M, K] in tensor memory of tcgen05.mma (0.26 and later, datapaths B and E): the reference accepts it"})
+	}
 	g.aDim2, g.aDim1 = matDims(g.A.Exts, "A")
 	g.bDim2, g.bDim1 = matDims(g.B.Exts, "B")
 
