@@ -256,8 +256,10 @@ func AutoArch(fn *ir.Func) string {
 				check(s.Buf)
 			case *ir.TileCall:
 				// gemm_async is tcgen05's; a copy forced to vec_256b
-				// moves 32 bytes per thread with ld/st .v8 (sm_100)
-				if s.Op == "gemm_async" || s.Dispatch == "vec_256b" {
+				// moves 32 bytes per thread with ld/st .v8 (sm_100); a
+				// TMA gather4 is sm_100's (tma_explicit: "gather4
+				// requires SM100+")
+				if s.Op == "gemm_async" || s.Dispatch == "vec_256b" || hasConfig(s, "gather4") {
 					blackwell = true
 				}
 			case *ir.Evaluate:
@@ -271,6 +273,16 @@ func AutoArch(fn *ir.Func) string {
 		}
 	}
 	return "sm_90a"
+}
+
+// hasConfig reports whether tc was given the keyword config key.
+func hasConfig(tc *ir.TileCall, key string) bool {
+	for _, kv := range tc.Config {
+		if kv.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // PrintArch is the arch a .cu file of ks is printed for: o's Arch when
