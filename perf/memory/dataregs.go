@@ -23,11 +23,20 @@ import "github.com/tilels/tilels/ir"
 // dataRegisters returns the local allocations of fn whose values only
 // data reads (nil: none, or fn holds what the scan does not know).
 func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
+	regs, _ := scanDataRegs(fn)
+	return regs
+}
+
+// scanDataRegs is dataRegisters, with the opaque lets of fn it found
+// (opaqueLets: a condition that reads one is never known, whatever the
+// registers in its value hold).
+func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
+	opaque := opaqueLets(fn)
 	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
-		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}}
+		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaque}
 	s.block(fn.Body)
 	if s.unknown {
-		return nil
+		return nil, opaque
 	}
 	// the values walked as data whose variable or register became
 	// control after the walk: walked again as values, until nothing
@@ -38,7 +47,7 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 		// (each drain walks one key's pending values)
 	}
 	if s.unknown {
-		return nil
+		return nil, opaque
 	}
 	var out map[*ir.Buffer]bool
 	for b := range s.locals {
@@ -49,7 +58,7 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 			out[b] = true
 		}
 	}
-	return out
+	return out, opaque
 }
 
 // drain walks again, as values, the pending values of the last key of
@@ -83,6 +92,7 @@ type regScan struct {
 	workVars  []*ir.Var
 	workRoots []*ir.Buffer
 	unknown   bool
+	opaque    map[*ir.Var]bool // opaqueLets
 }
 
 func (s *regScan) block(b *ir.Block) {
@@ -135,7 +145,7 @@ func (s *regScan) stmt(st ir.Stmt) {
 			s.value(st.X)
 		}
 	case *ir.If:
-		if neverKnown(st.Cond) {
+		if neverKnownWith(st.Cond, s.opaque) {
 			s.data(st.Cond) // decided at run time whatever it reads (opaque.go)
 		} else {
 			s.value(st.Cond)
@@ -269,7 +279,7 @@ func (s *regScan) data(e ir.Expr) {
 	case *ir.Cast:
 		s.data(e.X)
 	case *ir.Select:
-		if neverKnown(e.Cond) {
+		if neverKnownWith(e.Cond, s.opaque) {
 			// a condition the machine never knows (a comparison
 			// with a floating-point constant: flash_attention4.py's
 			// tile_max[0] == -inf) picks an unknown value whatever

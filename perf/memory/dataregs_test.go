@@ -98,6 +98,40 @@ func TestDataRegsOpaque(t *testing.T) {
 	}
 }
 
+// TestDataRegsOpaqueLet: a condition that reads a let bound to a value
+// the machine never knows (flash_attention4.py's epilogue: `zero: T.let
+// = tvm.tirx.any(row_sum[0] == 0.0, row_sum[0] != row_sum[0])`, then a
+// Select on it) is never known either, and the registers the let reads
+// stay data; through an integer let (k) or a let bound again in a loop
+// (w, made mutable by an assignment) they are control.
+func TestDataRegsOpaqueLet(t *testing.T) {
+	src := kernel("1", `    s = T.alloc_buffer((1,), "float32", scope="local")
+    c = T.alloc_buffer((1,), "float32", scope="local")
+    p = T.alloc_buffer((1,), "int32", scope="local")
+    q = T.alloc_buffer((1,), "float32", scope="local")
+    r = T.alloc_buffer((1,), "float32", scope="local")
+    s[0] = A[0, tid]
+    c[0] = A[1, tid]
+    p[0] = tid
+    q[0] = A[2, tid]
+    zero: T.let = s[0] == T.float32(0.0) or s[0] != s[0]
+    far: T.let = zero or c[0] > T.float32(1.0)
+    k: T.let = p[0] + 1
+    r[0] = T.Select(far, T.float32(1.0), s[0])
+    if k > 0:
+        A[3, tid] = r[0]
+    w: T.int32 = 0
+    w = T.Cast("int32", q[0] > T.float32(0.0))
+    A[4, tid] = T.Select(w > 0, r[0], s[0])
+`)
+	res, _ := analyze(t, src)
+	got := memory.DataRegisters(res.Kernels[0].Lowered)
+	want := "[c r s]" // p through k, q through w: control
+	if got != want {
+		t.Errorf("data registers %s, want %s", got, want)
+	}
+}
+
 // TestDataRegsWorklist: dataRegisters' worklist finds what whole passes
 // to a fixed point found, on every kernel of the dedup tests' programs
 // (and the 128-file corpus with TILELS_BENCH_DIR).

@@ -247,6 +247,7 @@ type machine struct {
 	scanned  uint8
 	unread   map[*ir.Buffer]bool
 	dataRegs map[*ir.Buffer]bool
+	opaqueV  map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
 	readOnly map[*ir.Buffer]bool
 	// spareProof is a failed loop proof whose maps the next one reuses
 	// (newLoopProof)
@@ -435,7 +436,7 @@ func (m *machine) stmt(s ir.Stmt) {
 		m.cpRun = false
 		defer func() { m.cpRun = false }()
 		c, why := m.eval(s.Cond)
-		if why != "" && neverKnown(s.Cond) {
+		if why != "" && (neverKnown(s.Cond) || why == dataWhy && m.opaque(s.Cond)) {
 			why = branchWhy // (what the condition reads may be data: dataregs.go)
 		}
 		if why != "" {
@@ -852,7 +853,7 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		return why
 	case *ir.Select:
 		why := m.evalTo(dst, e.Cond)
-		if why == dataWhy && neverKnown(e.Cond) {
+		if why == dataWhy && (neverKnown(e.Cond) || m.opaque(e.Cond)) {
 			why = "a floating-point value" // (what the registers it reads hold is not kept: dataregs.go)
 		}
 		if why != "" {

@@ -128,7 +128,7 @@ func DataRegisters(fn *ir.Func) string {
 // control (TestDataRegsWorklist compares them).
 func DataRegistersByPasses(fn *ir.Func) string {
 	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
-		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}}
+		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaqueLets(fn)}
 	for {
 		nv, nc := len(s.vars), len(s.control)
 		s.block(fn.Body)

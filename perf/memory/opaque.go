@@ -41,6 +41,78 @@ func neverKnown(e ir.Expr) bool {
 	return false
 }
 
+// neverKnownWith is neverKnown, where a variable of opaque (opaqueLets)
+// is never known as well.
+func neverKnownWith(e ir.Expr, opaque map[*ir.Var]bool) bool {
+	switch e := e.(type) {
+	case *ir.Var:
+		return opaque[e]
+	case *ir.Cast:
+		return e.To.IsFloat() || neverKnownWith(e.X, opaque)
+	case *ir.Binary:
+		return neverKnownWith(e.A, opaque) || neverKnownWith(e.B, opaque)
+	case *ir.Not:
+		return neverKnownWith(e.X, opaque)
+	case *ir.Neg:
+		return neverKnownWith(e.X, opaque)
+	}
+	return neverKnown(e)
+}
+
+// A condition may read such a value through a let: flash_attention4.py's
+// epilogue binds `acc_O_row_is_zero_or_nan: T.let = tvm.tirx.any(row_sum[0]
+// == 0.0, row_sum[0] != row_sum[0])` and selects on it. The select's
+// condition then made row_sum a control register (dataregs.go), and
+// through the sums the softmax scores, the exponentials' temporaries and
+// every register of the softmax's unrolled loops: their 1,700 iterations
+// a causal case were executed statement by statement instead of passed
+// over (inert.go), half of each causal case's analysis.
+
+// opaqueLets returns the variables of fn that one immutable let binds
+// to a neverKnown value (through the opaque variables bound before it)
+// and that nothing else binds or assigns: the machine's evaluation of
+// such a variable fails in every lane, like its value's.
+func opaqueLets(fn *ir.Func) map[*ir.Var]bool {
+	var out, bound, again map[*ir.Var]bool
+	for {
+		out, bound = nil, map[*ir.Var]bool{}
+		ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+			switch s := s.(type) {
+			case *ir.Let:
+				if bound[s.Var] {
+					if again == nil {
+						again = map[*ir.Var]bool{}
+					}
+					again[s.Var] = true
+				}
+				bound[s.Var] = true
+				if !s.Mutable && !again[s.Var] && neverKnownWith(s.Value, out) {
+					if out == nil {
+						out = map[*ir.Var]bool{}
+					}
+					out[s.Var] = true
+				}
+			case *ir.Assign:
+				if again == nil {
+					again = map[*ir.Var]bool{}
+				}
+				again[s.Var] = true
+			}
+		})
+		// a variable bound again is not opaque, nor what was found
+		// opaque through it: walked again without it
+		redo := false
+		for v := range again {
+			if out[v] {
+				redo = true
+			}
+		}
+		if !redo {
+			return out
+		}
+	}
+}
+
 // skipped proves an If whose condition is neverKnown: the condition's
 // accesses as any expression's; the arms' writes as taint leaves them (a
 // scalar or register element assigned in them is a runtime value after

@@ -31,10 +31,18 @@ func (m *machine) dataRegSet() map[*ir.Buffer]bool {
 	if m.scanned&scannedDataRegs == 0 {
 		m.scanned |= scannedDataRegs
 		if dataRegs {
-			m.dataRegs = dataRegisters(m.fn)
+			m.dataRegs, m.opaqueV = scanDataRegs(m.fn)
 		}
 	}
 	return m.dataRegs
+}
+
+// opaque reports whether condition e is never known through an opaque
+// let (opaque.go): what it reads may then be data (dataregs.go), and the
+// machine gives it the reason it gives a condition never known.
+func (m *machine) opaque(e ir.Expr) bool {
+	m.dataRegSet()
+	return m.opaqueV != nil && neverKnownWith(e, m.opaqueV)
 }
 
 // readOnlySet is the global buffers nothing writes.
