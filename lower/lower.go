@@ -82,6 +82,12 @@ type Options struct {
 	// whole (the language server's second publish). It changes no result.
 	PerfWork int64
 
+	// cancel, when set, is asked during the analysis whether it is still
+	// wanted (a session's context: Session.Analyze); once it says no, the
+	// evaluation halts, nothing more is dispatched and the Result is
+	// marked cancelled, to be discarded.
+	cancel func() bool
+
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
 	chosen *Reference
@@ -89,6 +95,9 @@ type Options struct {
 	// runs under it while the reference is chosen (session_guess.go).
 	guess *Reference
 }
+
+// cancelled reports whether the analysis is no longer wanted (cancel).
+func (opts Options) cancelled() bool { return opts.cancel != nil && opts.cancel() }
 
 // importRoots returns the import roots of opts: the package root of
 // opts.Path, then opts.ImportRoots, without repeats.
@@ -151,6 +160,9 @@ type Result struct {
 	Imports []string
 	// Reference is the reference release the file was analysed under.
 	Reference Reference
+	// cancelled marks an analysis given up midway (Options.cancel): only
+	// File and Syntax are set.
+	cancelled bool
 }
 
 // Kernel is one analysed @T.prim_func.
@@ -336,6 +348,12 @@ func Analyze(f *source.File, opts Options) *Result {
 	arches := map[*eval.Kernel]string{}                  // the target's arch (AutoArch walks the kernel)
 	ahead := newPerfAhead(opts.PerfAhead, opts.PerfWork) // perf_ahead.go
 	dispatchOne := func(k *eval.Kernel) {
+		if opts.cancelled() {
+			mu.Lock()
+			done[k] = &dispatch.Output{}
+			mu.Unlock()
+			return
+		}
 		target := opts.kernelTarget(k.Func, rel)
 		out := reg.Lower(k.Func, target)
 		if target.IsCUDA() {
@@ -352,8 +370,12 @@ func Analyze(f *source.File, opts Options) *Result {
 	}
 	p := newPipe(dispatchOne)
 	prog := eval.Evaluate(syn, eval.Options{Library: tirxlib.Library(), MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
-		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile})
+		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile, Cancelled: opts.cancel})
 	panics := p.wait()
+	if opts.cancelled() {
+		res.cancelled = true
+		return res
+	}
 	r, again := checkRef()
 	if again {
 		opts.guess, opts.chosen = nil, &r

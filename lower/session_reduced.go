@@ -53,6 +53,11 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 	if len(A) > maxAgain && 2*len(A) > nk {
 		return nil
 	}
+	work := 0
+	for i := range A {
+		work += len(u.oldViews(i))
+	}
+	u.s.previewFirst(u.f, work) // session_preview.go
 
 	// The reduced file: every segment's text, but the kernels not in A
 	// are left out or become stubs (keeping a comment block at their end
@@ -123,7 +128,11 @@ func (u *incr) reanalyse(again []int, module bool, changed map[string]bool) *Sna
 	// the file shows may lie in a stubbed kernel).
 	opts := u.s.opts
 	opts.chosen = &u.prev.Reference
+	opts.cancel = u.s.cancel
 	res := Analyze(source.NewFile(u.f.Name, buf), opts)
+	if res.cancelled {
+		return nil // Session.Analyze returns the context's error
+	}
 
 	// The reduced parse must have the real one's statements (each segment
 	// starts at a seam, or follows one in the same text) and, in the

@@ -280,7 +280,11 @@ func (d *document) analyze(ctx context.Context, sess *lower.Session, epoch int64
 	if len(t.src) > maxDocumentBytes {
 		return newSnapshot(t, refusedSnapshot(source.NewFile(d.name(), t.src)), sess.Options(), epoch)
 	}
-	low, err := sess.Analyze(ctx, source.NewFile(d.name(), t.src))
+	// An update that re-analyses a def with many cases publishes a
+	// preview first (lower.Session.AnalyzeWithPreview).
+	low, err := sess.AnalyzeWithPreview(ctx, source.NewFile(d.name(), t.src), func(pv *lower.Preview) {
+		d.srv.publishPreview(d, t, pv) // publish_diagnostics.go
+	})
 	if err != nil {
 		return nil
 	}

@@ -28,8 +28,9 @@ type testClient struct {
 	cancel context.CancelFunc
 
 	mu        sync.Mutex
-	diags     map[uri.URI]*protocol.PublishDiagnosticsParams // the last publication
-	versions  map[uri.URI][]int32                            // every published version, in order
+	diags     map[uri.URI]*protocol.PublishDiagnosticsParams   // the last publication
+	versions  map[uri.URI][]int32                              // every published version, in order
+	pubs      map[uri.URI][]*protocol.PublishDiagnosticsParams // every publication, in order
 	diagCh    chan *protocol.PublishDiagnosticsParams
 	settings  json.RawMessage // the answer to workspace/configuration
 	pulls     int             // workspace/configuration requests answered
@@ -92,7 +93,7 @@ func startServerWith(t testing.TB, opts Options) *testClient {
 	left, right := jsonrpc2.NewChannelStreamPair(64)
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &testClient{t: t, logs: &syncBuffer{}, done: make(chan int, 1), cancel: cancel,
-		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, versions: map[uri.URI][]int32{}, diagCh: make(chan *protocol.PublishDiagnosticsParams, 1024)}
+		diags: map[uri.URI]*protocol.PublishDiagnosticsParams{}, versions: map[uri.URI][]int32{}, pubs: map[uri.URI][]*protocol.PublishDiagnosticsParams{}, diagCh: make(chan *protocol.PublishDiagnosticsParams, 1024)}
 	// The harness's documents are written for the seeds' release: a test
 	// of the automatic choice passes Reference "auto". The environment is
 	// empty, whatever the developer's shell has activated.
@@ -244,6 +245,7 @@ func (ci *clientImpl) PublishDiagnostics(_ context.Context, p *protocol.PublishD
 	c.diags[p.URI] = p
 	v, _ := p.Version.Get()
 	c.versions[p.URI] = append(c.versions[p.URI], v)
+	c.pubs[p.URI] = append(c.pubs[p.URI], p)
 	c.mu.Unlock()
 	select {
 	case c.diagCh <- p:

@@ -49,6 +49,28 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 	return err == nil
 }
 
+// publishPreview sends the preview of version t (lower.Preview: the
+// first case of each def analysed, what the other cases told carried from
+// the previous version) while its complete analysis runs; the complete
+// publish of the same version replaces it. Like publishDiagnostics it
+// sends nothing for a version that is not the document's newest.
+func (s *Server) publishPreview(d *document, t *docText, pv *lower.Preview) {
+	d.pubMu.Lock()
+	defer d.pubMu.Unlock()
+	v := t.version
+	if d.isClosed() || d.cur.Load().version != v || (d.published && v < d.pubVersion) {
+		return
+	}
+	err := s.client.PublishDiagnostics(s.ctx, &protocol.PublishDiagnosticsParams{
+		URI:         d.uri,
+		Version:     protocol.NewOptional(v),
+		Diagnostics: s.toProtocol(d.uri, t.m, pv.Diags),
+	})
+	s.notify("publishDiagnostics", err)
+	s.log.Debug("published a preview", "uri", string(d.uri), "version", v, "records", pv.Records, "carried", pv.Carried)
+	d.published, d.pubVersion = true, v
+}
+
 // toProtocol converts diagnostics; the code is the stable tilels code and
 // related places (for dispatch/fallback-only: each faster variant with
 // its decline reason) become relatedInformation.

@@ -268,6 +268,10 @@ func (ev *Evaluator) step(span source.Span) bool {
 	if ev.steps > ev.Opts.MaxSteps || ev.totalSteps > ev.fileSteps {
 		return ev.outOfSteps(span)
 	}
+	if ev.totalSteps&1023 == 0 && ev.Opts.Cancelled != nil && ev.Opts.Cancelled() {
+		ev.stopFile()
+		return false
+	}
 	return true
 }
 

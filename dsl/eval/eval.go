@@ -56,6 +56,11 @@ type Options struct {
 	// among them; 0 means DefaultMaxIR, DefaultMaxTileCalls plus one per
 	// 32 and 128 bytes of the file (budget.go).
 	MaxIR, MaxTileCalls int
+	// Cancelled, when set, is asked every 1,024 steps whether the
+	// evaluation is still wanted (a language server's newer version came):
+	// when it reports true, every unit halts as if the file's budget ran
+	// out, silently, and the Program must be discarded.
+	Cancelled func() bool
 	// MaxCases caps the bound cases evaluated per kernel def, per
 	// parametrize grid and per CONFIGS list; 0 means DefaultMaxCases, and
 	// more than MaxCasesLimit means MaxCasesLimit.

@@ -1,0 +1,235 @@
+package lower
+
+import (
+	"context"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/eval"
+	"github.com/tilels/tilels/dsl/source"
+)
+
+// Early diagnostics of an update that re-analyses a def with many cases
+// (issue 17: keystroke -> diagnostics within 25 ms). flash_attention4.py
+// builds one kernel for each of its 32 CONFIGS entries; a keystroke in its
+// body evaluates and dispatches all 32 again, 70 ms on two cores. Before
+// that, the session analyses the new text with one case per def (the
+// first, as the case cap picks it: 6-8 ms) and hands its diagnostics,
+// completed by what only the other cases can tell from the previous
+// version, to the caller, who publishes them; the complete analysis
+// follows and its publish replaces them. rust-analyzer does the same with
+// its two kinds of diagnostics: its own at once, cargo check's later, the
+// previous check's kept until then.
+//
+// The preview of a version is exact for the first case of each def and
+// for every def with one case. From the previous version (positions mapped
+// through the edit) it carries only what depends on the other cases:
+//
+//   - a finding reported by some cases only (its message ends with
+//     "[case L]", eval.MergeCaseDiags); the first case's own finding with
+//     the same place and text is shown in that form;
+//   - the case-cap notes (the preview's own cap of one is not shown);
+//   - the not-reached and not-analysed notes of the calls of a def with
+//     several cases (whether a call is reached depends on every case);
+//   - the performance warnings of the other cases' calls (the first
+//     case's come first, as in the complete list).
+//
+// So an edit that changes no case's outcome (white space, a comment, an
+// equivalent expression) previews exactly what the complete analysis
+// publishes (TestPreviewExact over the corpus); one that does may show a
+// finding of another case as it was until the complete publish.
+
+// previewMinWork is the least number of case records an update must
+// re-analyse for a preview to be made first.
+const previewMinWork = 8
+
+// Preview is the early diagnostics of a version (see above).
+type Preview struct {
+	// Diags are the version's diagnostics as the preview knows them,
+	// positions in its file, sorted (the performance warnings included).
+	Diags []diag.Diagnostic
+	// Records is the number of kernel records analysed for the preview;
+	// Carried the number of its diagnostics taken from the previous version.
+	Records, Carried int
+}
+
+// AnalyzeWithPreview is Analyze that first calls early with a Preview
+// when the update will re-analyse a def with many cases (at least
+// previewMinWork records, four times as many as a preview analyses).
+// early is called on the caller's goroutine, before the complete analysis
+// starts, at most once.
+func (s *Session) AnalyzeWithPreview(ctx context.Context, f *source.File, early func(*Preview)) (*Snapshot, error) {
+	s.early = early
+	defer func() { s.early = nil }()
+	return s.Analyze(ctx, f)
+}
+
+// previewFirst makes the preview of f and hands it over when the early
+// callback is set and the analysis about to run re-analyses work records
+// (all of them for a whole-file analysis).
+func (s *Session) previewFirst(f *source.File, work int) {
+	if s.early == nil || s.last == nil {
+		return
+	}
+	early := s.early
+	s.early = nil // at most once an update
+	if work < previewMinWork || 4*previewCost(s.last) > work {
+		return
+	}
+	if pv := s.preview(f); pv != nil {
+		early(pv)
+	}
+}
+
+// previewCost is the number of records a preview of a version like snap
+// analyses: one per def.
+func previewCost(snap *Snapshot) int {
+	n := 0
+	for _, v := range snap.Kernels {
+		if v.Kernel.CaseIndex <= 1 {
+			n++
+		}
+	}
+	return n + len(snap.Partial)
+}
+
+// preview analyses f with one case per def and completes its
+// diagnostics from the session's previous snapshot; nil when the two
+// cannot be combined (the release changed) or the update was cancelled.
+func (s *Session) preview(f *source.File) *Preview {
+	prev := s.last
+	opts := s.opts
+	guess := prev.Reference
+	opts.guess = &guess
+	opts.MaxCases = 1
+	opts.cancel = s.cancel
+	lim := Analyze(f, opts)
+	if lim.cancelled || lim.Reference.Release != prev.Reference.Release {
+		return nil
+	}
+	p, oldEnd, newEnd := diffRegion(prev.File.Src, f.Src)
+	e := edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}
+	var limPerf [][]diag.Diagnostic
+	for _, k := range lim.Kernels {
+		ds, _ := kernelPerfWithin(k, PublishWork)
+		limPerf = append(limPerf, ds)
+	}
+	prevPerf, _ := prev.PerfDiagsBudget(0) // the warnings known, none computed
+	multi, gone := prevDefSpans(prev, e, lim)
+	ds, carried := composePreview(lim, limPerf, multi, gone, e.diags(prev.Diags), e.diags(prevPerf))
+	return &Preview{Diags: ds, Records: len(lim.Kernels) + len(lim.Partial), Carried: carried}
+}
+
+// prevDefSpans returns the spans, mapped through e, of prev's kernel
+// defs whose notes may depend on cases the preview lim does not analyse:
+// multi, those whose name has several records (a not-reached note counts
+// the records of the name); gone, those lim did not build at all (a
+// factory branch only later cases take).
+func prevDefSpans(prev *Snapshot, e edit, lim *Result) (multi, gone []source.Span) {
+	names := map[string]int{}
+	for _, v := range prev.Kernels {
+		names[v.Kernel.Name]++
+	}
+	built := map[source.Span]bool{}
+	for _, ks := range [][]*Kernel{lim.Kernels, lim.Partial} {
+		for _, k := range ks {
+			built[k.Span] = true
+		}
+	}
+	for _, vs := range [][]*KernelView{prev.Kernels, prev.Partial} {
+		for _, v := range vs {
+			if v.Kernel.CaseIndex > 1 {
+				continue
+			}
+			sp := e.span(v.ToFile(v.Kernel.Span))
+			if !built[sp] {
+				gone = append(gone, sp)
+				multi = append(multi, sp)
+			} else if names[v.Kernel.Name] > 1 {
+				multi = append(multi, sp)
+			}
+		}
+	}
+	return multi, gone
+}
+
+// composePreview combines the one-case analysis lim (limPerf[i]: the
+// performance warnings of lim.Kernels[i], spans in the file) with the
+// previous version's diagnostics and performance warnings, positions
+// mapped to lim's file (prevDefSpans gives multi and gone). It returns
+// the sorted list and how many of it were carried.
+func composePreview(lim *Result, limPerf [][]diag.Diagnostic, multi, gone []source.Span, prevDiags, prevPerf []diag.Diagnostic) ([]diag.Diagnostic, int) {
+	in := func(spans []source.Span, d diag.Diagnostic) bool {
+		for _, sp := range spans {
+			if sp.Contains(d.Span.Start) {
+				return true
+			}
+		}
+		return false
+	}
+	// carry reports whether a diagnostic of the complete analysis may
+	// depend on a case the preview does not analyse.
+	carry := func(d diag.Diagnostic) bool {
+		switch d.Code {
+		case eval.CodeCaseCap, eval.CodeUnbound:
+			return true
+		case CodeNotReached, CodeNotAnalysed:
+			return in(multi, d)
+		}
+		return in(gone, d)
+	}
+	type key struct {
+		span      source.Span
+		sev       diag.Severity
+		code, msg string
+	}
+	var out []diag.Diagnostic
+	// What only the other cases can tell, from the previous version.
+	qualified := map[key]bool{}
+	for _, d := range prevDiags {
+		if base, ok := caseBase(d.Message); ok {
+			qualified[key{d.Span, d.Severity, d.Code, base}] = true
+		} else if !carry(d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	carried := len(out)
+	for _, d := range lim.Diags {
+		if carry(d) || qualified[key{d.Span, d.Severity, d.Code, d.Message}] {
+			continue
+		}
+		out = append(out, d)
+	}
+	// The performance warnings: the first case's, then the previous
+	// version's of the other calls (a def's cases repeat its calls; the
+	// first record's warning is the one shown).
+	seen := map[perfKey]bool{}
+	for _, ds := range limPerf {
+		for _, d := range ds {
+			if !seen[perfKey{d.Span, d.Code}] {
+				seen[perfKey{d.Span, d.Code}] = true
+				out = append(out, d)
+			}
+		}
+	}
+	for _, d := range prevPerf {
+		if !seen[perfKey{d.Span, d.Code}] {
+			seen[perfKey{d.Span, d.Code}] = true
+			out = append(out, d)
+			carried++
+		}
+	}
+	diag.Sort(out)
+	return dedup(out), carried
+}
+
+// caseBase returns the message of a finding eval.MergeCaseDiags qualified
+// with the cases that reported it, without the qualification.
+func caseBase(msg string) (string, bool) {
+	i := strings.LastIndex(msg, " [case ")
+	if i < 0 {
+		return "", false
+	}
+	return msg[:i], true
+}
