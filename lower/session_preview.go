@@ -12,9 +12,9 @@ import (
 // Early diagnostics of an update that re-analyses a def with many cases
 // (issue 17: keystroke -> diagnostics within 25 ms). flash_attention4.py
 // builds one kernel for each of its 32 CONFIGS entries; a keystroke in its
-// body evaluates and dispatches all 32 again, 70 ms on two cores. Before
-// that, the session analyses the new text with one case per def (the
-// first, as the case cap picks it: 6-8 ms) and hands its diagnostics,
+// body evaluates and dispatches all 32 again, 55-65 ms on two cores.
+// Before that, the session analyses the new text with one case per def
+// (the first, as the case cap picks it: 4-5 ms) and hands its diagnostics,
 // completed by what only the other cases can tell from the previous
 // version, to the caller, who publishes them; the complete analysis
 // follows and its publish replaces them. rust-analyzer does the same with
@@ -28,20 +28,35 @@ import (
 //   - a finding reported by some cases only (its message ends with
 //     "[case L]", eval.MergeCaseDiags); the first case's own finding with
 //     the same place and text is shown in that form;
-//   - the case-cap notes (the preview's own cap of one is not shown);
-//   - the not-reached and not-analysed notes of the calls of a def with
-//     several cases (whether a call is reached depends on every case);
+//   - the case-cap notes (the preview's own cap of one is not shown) and
+//     the unbound-parameter notes (a def only later cases call is
+//     evaluated alone in the preview);
+//   - the not-reached and not-analysed notes of the calls of a kernel
+//     whose name has several records (whether a call is reached depends
+//     on every case, and the note counts them);
+//   - everything inside a kernel def the preview did not build (a
+//     factory branch only later cases take);
 //   - the performance warnings of the other cases' calls (the first
 //     case's come first, as in the complete list).
 //
 // So an edit that changes no case's outcome (white space, a comment, an
 // equivalent expression) previews exactly what the complete analysis
-// publishes (TestPreviewExact over the corpus); one that does may show a
-// finding of another case as it was until the complete publish.
+// publishes (TestPreviewExact over the corpus), and an error made in a
+// call the first case runs is in the preview (TestPreviewFresh). An edit
+// that changes another case's outcome shows that case's findings as they
+// were until the complete publish, 2-8 ms (most kernels) to 65 ms
+// (flash_attention4.py) later.
 
 // previewMinWork is the least number of case records an update must
-// re-analyse for a preview to be made first.
-const previewMinWork = 8
+// re-analyse for a preview to be made first, and previewGain how many
+// times the records a preview analyses. Measured over stdio on 2 cores
+// (BenchmarkKeystrokeProductionStdio, the corpus's production kernels
+// of 4 to 32 cases): the first publish 2-12 times sooner (p99 at most
+// 13 ms), the complete one 2-8 ms later (the preview's own analysis).
+const (
+	previewMinWork = 4
+	previewGain    = 3
+)
 
 // Preview is the early diagnostics of a version (see above).
 type Preview struct {
@@ -55,9 +70,9 @@ type Preview struct {
 
 // AnalyzeWithPreview is Analyze that first calls early with a Preview
 // when the update will re-analyse a def with many cases (at least
-// previewMinWork records, four times as many as a preview analyses).
-// early is called on the caller's goroutine, before the complete analysis
-// starts, at most once.
+// previewMinWork records, previewGain times as many as a preview
+// analyses). early is called on the caller's goroutine, before the
+// complete analysis starts, at most once.
 func (s *Session) AnalyzeWithPreview(ctx context.Context, f *source.File, early func(*Preview)) (*Snapshot, error) {
 	s.early = early
 	defer func() { s.early = nil }()
@@ -73,7 +88,7 @@ func (s *Session) previewFirst(f *source.File, work int) {
 	}
 	early := s.early
 	s.early = nil // at most once an update
-	if work < previewMinWork || 4*previewCost(s.last) > work {
+	if work < previewMinWork || previewGain*previewCost(s.last) > work {
 		return
 	}
 	if pv := s.preview(f); pv != nil {

@@ -5,12 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/uri"
 )
 
 // BenchmarkKeystrokePublishStdio is BenchmarkKeystrokePublish against the
@@ -87,6 +91,17 @@ func benchKeystrokeStdio(b *testing.B, kind string, lines int) {
 		b.Fatalf("no diagnostics for version %d", v)
 	}
 	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}})
+	// Nothing else before the initialize result (the protocol's rule: the
+	// server drops what comes earlier).
+	for {
+		frame, _, err := fs.ReadFrame(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if bytes.Contains(frame, []byte(`"id":1,`)) {
+			break
+		}
+	}
 	send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
 	send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
 		"textDocument": map[string]any{"uri": u, "languageId": "python", "version": 1, "text": src}}})
@@ -106,4 +121,167 @@ func benchKeystrokeStdio(b *testing.B, kind string, lines int) {
 		lat = append(lat, time.Since(start))
 	}
 	percentiles(b, lat)
+}
+
+// BenchmarkKeystrokeProductionStdio is BenchmarkKeystrokeProduction/file
+// against the tilels binary over stdio ($TILELS_BENCH_BINARY, else one
+// built from this tree): the latency an editor sees, the editor in
+// another process, so that the server's analysis does not delay the
+// client's goroutines as it does the in-process client's (on 2 cores a
+// notification woken behind a CPU-bound analysis waited up to a
+// scheduler slice per hop). p50-ms and p99-ms: the keystroke's first
+// publish (a preview for a def with many cases); complete-*: its last
+// publish, after the complete analysis. The next keystroke comes then.
+func BenchmarkKeystrokeProductionStdio(b *testing.B) {
+	path := os.Getenv("TILELS_BENCH_FILE")
+	if path == "" {
+		b.Skip("set TILELS_BENCH_FILE to a TIRx file")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	abs, _ := filepath.Abs(path)
+	bin := os.Getenv("TILELS_BENCH_BINARY")
+	if bin == "" {
+		bin = tilelsBinary(b)
+	}
+	ls := strings.Split(string(src), "\n")
+	var rows []int
+	for i, l := range ls {
+		if strings.HasPrefix(strings.TrimSpace(l), "Tx.") {
+			rows = append(rows, i)
+		}
+	}
+	if len(rows) == 0 {
+		b.Fatal("no Tx call in the file")
+	}
+	row := rows[len(rows)/2]
+	col := strings.Index(ls[row], "(") + 1
+	cmd := exec.Command(bin)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	fs := jsonrpc2.NewHeaderStream(pipes{stdout, stdin, stdin}).(frameStream)
+	ctx := context.Background()
+	type frame struct {
+		data []byte
+		at   time.Time
+	}
+	frames := make(chan frame, 1024)
+	go func() {
+		defer close(frames)
+		for {
+			data, _, err := fs.ReadFrame(ctx)
+			if err != nil {
+				return
+			}
+			// ReadFrame's slice is its buffer, reused by the next read.
+			frames <- frame{bytes.Clone(data), time.Now()}
+		}
+	}()
+	send := func(v any) {
+		data, _ := json.Marshal(v)
+		if _, err := fs.WriteFrame(ctx, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	u := string(uri.File(abs))
+	wantMethod := []byte(`"textDocument/publishDiagnostics"`)
+	isPublish := func(f frame, v int) bool {
+		return bytes.Contains(f.data, wantMethod) && bytes.Contains(f.data, []byte(fmt.Sprintf(`"version":%d`, v)))
+	}
+	// settle reads frames until the first publish of version v; then it
+	// asks for the code actions of the first line, which the server
+	// answers once v is analysed completely (document.await), and reads
+	// on until the server has been quiet for 20 ms. It returns the times
+	// of the first and the last publish of v.
+	id := 1
+	settle := func(v int) (first, last time.Time) {
+		deadline := time.After(60 * time.Second)
+		next := func() frame {
+			select {
+			case f, ok := <-frames:
+				if !ok {
+					b.Fatal("the server stopped")
+				}
+				return f
+			case <-deadline:
+				b.Fatalf("no complete diagnostics for version %d", v)
+			}
+			return frame{}
+		}
+		for first.IsZero() {
+			if f := next(); isPublish(f, v) {
+				first, last = f.at, f.at
+			}
+		}
+		id++
+		send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "textDocument/codeAction", "params": map[string]any{
+			"textDocument": map[string]any{"uri": u},
+			"range":        map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}},
+			"context":      map[string]any{"diagnostics": []any{}}}})
+		answer := []byte(fmt.Sprintf(`"id":%d`, id))
+		for answered := false; !answered; {
+			f := next()
+			if isPublish(f, v) {
+				last = f.at
+			}
+			answered = !bytes.Contains(f.data, []byte(`"method"`)) && bytes.Contains(f.data, answer)
+		}
+		for {
+			select {
+			case f, ok := <-frames:
+				if !ok {
+					b.Fatal("the server stopped")
+				}
+				if isPublish(f, v) {
+					last = f.at
+				}
+			case <-time.After(20 * time.Millisecond):
+				return first, last
+			}
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "initialize", "params": map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}})
+	// Nothing else before the initialize result (the protocol's rule: the
+	// server drops what comes earlier).
+	for f := range frames {
+		if bytes.Contains(f.data, []byte(`"id":1,`)) {
+			break
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
+		"textDocument": map[string]any{"uri": u, "languageId": "python", "version": 1, "text": string(src)}}})
+	settle(1)
+	version := 1
+	var lat, full []time.Duration
+	for b.Loop() {
+		version++
+		c0, c1, text := col, col, " "
+		if version%2 == 1 {
+			c1, text = col+1, ""
+		}
+		start := time.Now()
+		send(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
+			"textDocument": map[string]any{"uri": u, "version": version},
+			"contentChanges": []any{map[string]any{"range": map[string]any{
+				"start": map[string]int{"line": row, "character": c0},
+				"end":   map[string]int{"line": row, "character": c1}}, "text": text}}}})
+		first, last := settle(version)
+		lat = append(lat, first.Sub(start))
+		full = append(full, last.Sub(start))
+	}
+	percentiles(b, lat)
+	slices.Sort(full)
+	b.ReportMetric(float64(full[len(full)/2].Microseconds())/1000, "complete-p50-ms")
+	b.ReportMetric(float64(full[int(0.99*float64(len(full)-1))].Microseconds())/1000, "complete-p99-ms")
 }

@@ -135,6 +135,7 @@ type document struct {
 	pubMu      sync.Mutex
 	published  bool
 	pubVersion int32
+	pubCount   int      // publishDiagnostics sent (previews included), for hookPublished
 	fixes      fixState // the background fallback fixes (fix_first.go)
 
 	// Retention (retention.go): lastUse ranks the document by its last

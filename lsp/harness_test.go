@@ -31,6 +31,7 @@ type testClient struct {
 	diags     map[uri.URI]*protocol.PublishDiagnosticsParams   // the last publication
 	versions  map[uri.URI][]int32                              // every published version, in order
 	pubs      map[uri.URI][]*protocol.PublishDiagnosticsParams // every publication, in order
+	complete  map[uri.URI][2]int                               // the newest version whose complete list was published, and the publications sent until then
 	diagCh    chan *protocol.PublishDiagnosticsParams
 	settings  json.RawMessage // the answer to workspace/configuration
 	pulls     int             // workspace/configuration requests answered
@@ -102,6 +103,16 @@ func startServerWith(t testing.TB, opts Options) *testClient {
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
+	}
+	c.complete = map[uri.URI][2]int{}
+	opts.hookPublished = func(u uri.URI, v int32, sent int) {
+		c.mu.Lock()
+		c.complete[u] = [2]int{int(v), sent}
+		c.mu.Unlock()
+		select {
+		case c.diagCh <- nil: // wake waitDiags
+		default:
+		}
 	}
 	go func() {
 		opts.Log, opts.LogLevel, opts.Version = c.logs, slog.LevelDebug, "test"
@@ -183,16 +194,32 @@ func (c *testClient) change(u uri.URI, version int32, changes ...protocol.TextDo
 	}
 }
 
-// waitDiags waits for the diagnostics of u at version (the last ones
-// published for it), failing after a timeout.
+// waitDiags waits for the complete diagnostics of u at version (the last
+// ones published for it; a preview before them does not count), failing
+// after a timeout.
 func (c *testClient) waitDiags(u uri.URI, version int32) *protocol.PublishDiagnosticsParams {
+	c.t.Helper()
+	return c.waitPublished(u, version, true)
+}
+
+// waitFirstDiags is waitDiags that returns at the version's first
+// publication, a preview or the complete list (publishPreview).
+func (c *testClient) waitFirstDiags(u uri.URI, version int32) *protocol.PublishDiagnosticsParams {
+	c.t.Helper()
+	return c.waitPublished(u, version, false)
+}
+
+func (c *testClient) waitPublished(u uri.URI, version int32, complete bool) *protocol.PublishDiagnosticsParams {
 	c.t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
 		c.mu.Lock()
 		last := c.diags[u]
+		// Complete: the server published the version's complete list,
+		// and the client has received every publication sent until then.
+		done := !complete || c.complete[u][0] >= int(version) && len(c.pubs[u]) >= c.complete[u][1]
 		c.mu.Unlock()
-		if last != nil {
+		if last != nil && done {
 			if v, ok := last.Version.Get(); ok && v == version {
 				return last
 			}

@@ -46,6 +46,10 @@ func (s *Server) publishDiagnostics(d *document, snap *snapshot) bool {
 	err := s.client.PublishDiagnostics(s.ctx, params)
 	s.notify("publishDiagnostics", err)
 	d.published, d.pubVersion = true, v
+	d.pubCount++
+	if s.hookPublished != nil {
+		s.hookPublished(d.uri, v, d.pubCount)
+	}
 	return err == nil
 }
 
@@ -69,6 +73,7 @@ func (s *Server) publishPreview(d *document, t *docText, pv *lower.Preview) {
 	s.notify("publishDiagnostics", err)
 	s.log.Debug("published a preview", "uri", string(d.uri), "version", v, "records", pv.Records, "carried", pv.Carried)
 	d.published, d.pubVersion = true, v
+	d.pubCount++
 }
 
 // toProtocol converts diagnostics; the code is the stable tilels code and

@@ -43,6 +43,10 @@ type Options struct {
 	hookRequest func(method string)
 	hookAnalyze func()
 	hookIdle    func()
+	// hookPublished is called after each publish of a version's complete
+	// diagnostics (not after a preview: publishPreview) with the number of
+	// publishDiagnostics sent for the document so far, previews included.
+	hookPublished func(u uri.URI, version int32, sent int)
 	// hookServer receives the server Serve made (state checks).
 	hookServer func(*Server)
 }
@@ -102,9 +106,10 @@ type Server struct {
 	// of a 3,000-line file allocates about 11 MB).
 	analyses chan struct{}
 
-	hookRequest func(method string) // see Options
-	hookAnalyze func()
-	hookIdle    func()
+	hookRequest   func(method string) // see Options
+	hookAnalyze   func()
+	hookIdle      func()
+	hookPublished func(u uri.URI, version int32, sent int)
 
 	keep retention // which documents keep their analysis (retention.go)
 
@@ -132,10 +137,11 @@ func newServer(opts Options) *Server {
 		exit:     make(chan int, 1),
 		analyses: make(chan struct{}, max(1, runtime.GOMAXPROCS(0))),
 
-		hookRequest: opts.hookRequest,
-		hookAnalyze: opts.hookAnalyze,
-		hookIdle:    opts.hookIdle,
-		opts:        opts,
+		hookRequest:   opts.hookRequest,
+		hookAnalyze:   opts.hookAnalyze,
+		hookIdle:      opts.hookIdle,
+		hookPublished: opts.hookPublished,
+		opts:          opts,
 	}
 	s.caps.Store(&clientCaps{})
 	s.conf.Store(defaultSettings())
