@@ -135,8 +135,12 @@ func BenchmarkAnalyzeMemoryDir(b *testing.B) {
 func BenchmarkMemoryShare3000(b *testing.B) {
 	src := bigFile(b, 3000)
 	res := Analyze(source.NewFile("big.py", src), Options{})
-	for _, part := range []string{"lower", "analysis"} {
+	for _, part := range []string{"lower", "analysis", "analysis-cli"} {
 		b.Run("part="+part, func(b *testing.B) {
+			if part == "analysis-cli" {
+				memory.SetLazyKeys(true)
+				defer memory.SetLazyKeys(false)
+			}
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
 			ks := make([]*Kernel, len(res.Kernels))
@@ -195,9 +199,12 @@ func benchDir(b *testing.B, dir string) (files []*source.File, opts []Options, s
 // $TILELS_BENCH_DIR (nothing runs without it): part=lower lowers every
 // file, part=analysis computes the memory figures and warnings of every
 // kernel from an empty content cache (fresh copies of the records lowered
-// before the loop). Timed apart, each part's noise no longer hides in a
-// difference of two totals ten times its size: the issue's ratio is
-// analysis/lower, benchstat -col /part on cpu-ms/op.
+// before the loop), every kernel keyed for the cache as the language
+// server keys them; part=analysis-cli the same with the lazy keys
+// `tilels --lower` uses (lower.TuneOneShot: a kernel is keyed only when
+// another like it is analysed too). Timed apart, each part's noise no
+// longer hides in a difference of two totals ten times its size: the
+// issue's ratio is analysis/lower, benchstat -col /part on cpu-ms/op.
 func BenchmarkMemoryShareDir(b *testing.B) {
 	dir := os.Getenv("TILELS_BENCH_DIR")
 	if dir == "" {
@@ -208,8 +215,12 @@ func BenchmarkMemoryShareDir(b *testing.B) {
 	for i, f := range files {
 		all = append(all, Analyze(f, opts[i]).Kernels...)
 	}
-	for _, part := range []string{"lower", "analysis"} {
+	for _, part := range []string{"lower", "analysis", "analysis-cli"} {
 		b.Run("part="+part, func(b *testing.B) {
+			if part == "analysis-cli" {
+				memory.SetLazyKeys(true)
+				defer memory.SetLazyKeys(false)
+			}
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			ks := make([]*Kernel, len(all))
