@@ -3,6 +3,7 @@ package lower
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -96,5 +97,68 @@ func TestSessionCancelMidway(t *testing.T) {
 		if len(got.Kernels) != len(want.Kernels) {
 			t.Errorf("%s: %d kernels after a cancelled update, want %d", p, len(got.Kernels), len(want.Kernels))
 		}
+	}
+}
+
+// TestSessionCancelRandom: random edits (as TestSessionMatchesAnalyze
+// makes them), each analysed first with a context that is done after a
+// random number of checks, sometimes followed by another edit before the
+// next analysis (a burst of keystrokes), with previews asked for: the
+// version finally analysed to the end always equals a whole-file
+// analysis, whatever was cancelled before it.
+func TestSessionCancelRandom(t *testing.T) {
+	configs, err := os.ReadFile("testdata/preview/configs.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		src   string
+		edits int
+	}{
+		{"corpus", sessionCorpus, 120},
+		{"cases", casesCorpus, 150},
+		{"factory", factoryCorpus, 120},
+		{"configs", string(configs), 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(len(tc.src))))
+			sess := NewSession(Options{})
+			text := tc.src
+			cancelled, previews := 0, 0
+			early := func(*Preview) { previews++ }
+			for step := 0; step < tc.edits; step++ {
+				if step%40 == 39 {
+					text = tc.src
+				} else {
+					text = randomEdit(rng, text)
+				}
+				f := source.NewFile("k.py", []byte(text))
+				if rng.IntN(2) == 0 {
+					ctx := newLaterCtx(int64(2 + rng.IntN(6)))
+					if _, err := sess.AnalyzeWithPreview(ctx, f, early); err != nil {
+						cancelled++
+						if rng.IntN(2) == 0 {
+							continue // the next keystroke came first
+						}
+					}
+				}
+				snap, err := sess.AnalyzeWithPreview(context.Background(), f, early)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := Analyze(source.NewFile("k.py", []byte(text)), Options{})
+				if msg := compareSnapshot(snap, want); msg != "" {
+					t.Fatalf("step %d: %s\ntext:\n%s", step, msg, text)
+				}
+			}
+			if cancelled == 0 {
+				t.Error("no analysis was cancelled")
+			}
+			if tc.name == "configs" && previews == 0 {
+				t.Error("no preview of the 12-case kernel")
+			}
+			t.Logf("%d of %d updates cancelled, %d previews", cancelled, tc.edits, previews)
+		})
 	}
 }
