@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,6 +134,9 @@ func benchKeystrokeStdio(b *testing.B, kind string, lines int) {
 // scheduler slice per hop). p50-ms and p99-ms: the keystroke's first
 // publish (a preview for a def with many cases); complete-*: its last
 // publish, after the complete analysis. The next keystroke comes then.
+// With $TILELS_BENCH_GAP_MS set, keystrokes come that many ms apart
+// whatever the server does (typing), and p50-ms and p99-ms are each
+// keystroke's time to the first publish of its version or a newer one.
 func BenchmarkKeystrokeProductionStdio(b *testing.B) {
 	path := os.Getenv("TILELS_BENCH_FILE")
 	if path == "" {
@@ -263,8 +268,7 @@ func BenchmarkKeystrokeProductionStdio(b *testing.B) {
 		"textDocument": map[string]any{"uri": u, "languageId": "python", "version": 1, "text": string(src)}}})
 	settle(1)
 	version := 1
-	var lat, full []time.Duration
-	for b.Loop() {
+	keystroke := func() time.Time {
 		version++
 		c0, c1, text := col, col, " "
 		if version%2 == 1 {
@@ -276,6 +280,62 @@ func BenchmarkKeystrokeProductionStdio(b *testing.B) {
 			"contentChanges": []any{map[string]any{"range": map[string]any{
 				"start": map[string]int{"line": row, "character": c0},
 				"end":   map[string]int{"line": row, "character": c1}}, "text": text}}}})
+		return start
+	}
+	if gap, _ := strconv.Atoi(os.Getenv("TILELS_BENCH_GAP_MS")); gap > 0 {
+		// Typing: a keystroke every gap ms whatever the server does; a
+		// keystroke's latency is the time to the first publish of its
+		// version or a newer one (a newer keystroke may cancel its
+		// analysis: its diagnostics are then the newer one's).
+		type pub struct {
+			at time.Time
+			v  int
+		}
+		var mu sync.Mutex
+		var pubs []pub
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for f := range frames {
+				if !bytes.Contains(f.data, wantMethod) {
+					continue
+				}
+				if i := bytes.Index(f.data, []byte(`"version":`)); i >= 0 {
+					v, _ := strconv.Atoi(string(bytes.TrimRight(f.data[i+10:i+10+bytes.IndexAny(f.data[i+10:], ",}")], " ")))
+					mu.Lock()
+					pubs = append(pubs, pub{f.at, v})
+					mu.Unlock()
+				}
+			}
+		}()
+		var sent []time.Time
+		first := version + 1
+		for b.Loop() {
+			sent = append(sent, keystroke())
+			time.Sleep(time.Duration(gap) * time.Millisecond)
+		}
+		time.Sleep(time.Second) // the last version's analysis
+		mu.Lock()
+		var lat []time.Duration
+		for i, at := range sent {
+			best := time.Duration(-1)
+			for _, p := range pubs {
+				if p.v >= first+i && !p.at.Before(at) && (best < 0 || p.at.Sub(at) < best) {
+					best = p.at.Sub(at)
+				}
+			}
+			if best < 0 {
+				b.Fatalf("no diagnostics for keystroke %d or a later one", i)
+			}
+			lat = append(lat, best)
+		}
+		mu.Unlock()
+		percentiles(b, lat)
+		return
+	}
+	var lat, full []time.Duration
+	for b.Loop() {
+		start := keystroke()
 		first, last := settle(version)
 		lat = append(lat, first.Sub(start))
 		full = append(full, last.Sub(start))
