@@ -83,6 +83,23 @@ func multiCaseTxLines(snap *Snapshot) []int {
 	return out
 }
 
+// previewThenAnalyze makes the preview of f after s's last version, then
+// analyses f completely; the preview is nil (and reported) when none was
+// made.
+func previewThenAnalyze(t *testing.T, s *Session, f *source.File) (*Preview, *Snapshot) {
+	t.Helper()
+	pv := s.preview(f)
+	if pv == nil {
+		t.Errorf("%s: no preview", f.Name)
+		return nil, nil
+	}
+	snap, err := s.Analyze(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pv, snap
+}
+
 // insertAt returns src with text inserted after the first '(' of line.
 func insertAt(src []byte, line int, text string) []byte {
 	ls := strings.SplitAfter(string(src), "\n")
@@ -119,14 +136,9 @@ func TestPreviewExact(t *testing.T) {
 		}
 		n++
 		f := source.NewFile(p, insertAt(src, lines[len(lines)/2], " "))
-		pv := s.preview(f)
+		pv, snap := previewThenAnalyze(t, s, f)
 		if pv == nil {
-			t.Errorf("%s: no preview", p)
 			continue
-		}
-		snap, err := s.Analyze(context.Background(), f)
-		if err != nil {
-			t.Fatal(err)
 		}
 		want := published(snap)
 		if got := fmtDiags(pv.Diags); got != fmtDiags(want) {
@@ -214,14 +226,9 @@ func TestPreviewFresh(t *testing.T) {
 		paren := strings.IndexByte(ls[line], '(')
 		ls[line] = ls[line][:paren] + "_typo" + ls[line][paren:]
 		f := source.NewFile(p, []byte(strings.Join(ls, "")))
-		pv := s.preview(f)
+		pv, snap := previewThenAnalyze(t, s, f)
 		if pv == nil {
-			t.Errorf("%s: no preview", p)
 			continue
-		}
-		snap, err := s.Analyze(context.Background(), f)
-		if err != nil {
-			t.Fatal(err)
 		}
 		lo := source.Pos(len(strings.Join(ls[:line], "")))
 		hi := lo + source.Pos(len(ls[line]))

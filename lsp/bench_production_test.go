@@ -71,23 +71,11 @@ func benchKeystrokeIn(b *testing.B, path, src, ref string, cold bool) {
 		}
 	}}), fullCaps(), "")
 	u := uri.File(path)
-	ls := strings.Split(src, "\n")
-	// The middle Tx line of the file: inside a kernel body.
-	var rows []int
-	for i, l := range ls {
-		if strings.HasPrefix(strings.TrimSpace(l), "Tx.") {
-			rows = append(rows, i)
-		}
-	}
-	if len(rows) == 0 {
-		b.Fatal("no Tx call in the file")
-	}
-	// A space after the call's "(" keeps the program valid.
-	row := rows[len(rows)/2]
-	col := uint32(strings.Index(ls[row], "(") + 1)
+	r, cl := middleTxCall(b, src)
+	row, col := uint32(r), uint32(cl)
 	edits := [2]protocol.TextDocumentContentChangeEvent{
-		partial(uint32(row), col, uint32(row), col, " "),
-		partial(uint32(row), col, uint32(row), col+1, ""),
+		partial(row, col, row, col, " "),
+		partial(row, col, row, col+1, ""),
 	}
 	c.open(u, 1, src)
 	c.waitDiags(u, 1)
@@ -114,4 +102,22 @@ func benchKeystrokeIn(b *testing.B, path, src, ref string, cold bool) {
 	slices.Sort(full)
 	b.ReportMetric(float64(full[len(full)/2].Microseconds())/1000, "complete-p50-ms")
 	b.ReportMetric(float64(full[int(0.99*float64(len(full)-1))].Microseconds())/1000, "complete-p99-ms")
+}
+
+// middleTxCall returns where the production keystroke benchmarks type: the
+// 0-based line of the middle Tx call of src (inside a kernel body) and the
+// column after its "(", where a space keeps the program valid.
+func middleTxCall(b testing.TB, src string) (row, col int) {
+	ls := strings.Split(src, "\n")
+	var rows []int
+	for i, l := range ls {
+		if strings.HasPrefix(strings.TrimSpace(l), "Tx.") {
+			rows = append(rows, i)
+		}
+	}
+	if len(rows) == 0 {
+		b.Fatal("no Tx call in the file")
+	}
+	row = rows[len(rows)/2]
+	return row, strings.Index(ls[row], "(") + 1
 }

@@ -56,18 +56,7 @@ func benchKeystrokeStdio(b *testing.B, kind string, lines int) {
 		src = "# header\n" + src
 		edits = [2]edit{{0, 1, 1, "x"}, {0, 1, 2, ""}}
 	}
-	cmd := exec.Command(tilelsBinary(b))
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	fs := jsonrpc2.NewHeaderStream(pipes{stdout, stdin, stdin}).(frameStream)
+	fs := startStdio(b, tilelsBinary(b))
 	ctx := context.Background()
 	send := func(v any) {
 		data, _ := json.Marshal(v)
@@ -151,30 +140,8 @@ func BenchmarkKeystrokeProductionStdio(b *testing.B) {
 	if bin == "" {
 		bin = tilelsBinary(b)
 	}
-	ls := strings.Split(string(src), "\n")
-	var rows []int
-	for i, l := range ls {
-		if strings.HasPrefix(strings.TrimSpace(l), "Tx.") {
-			rows = append(rows, i)
-		}
-	}
-	if len(rows) == 0 {
-		b.Fatal("no Tx call in the file")
-	}
-	row := rows[len(rows)/2]
-	col := strings.Index(ls[row], "(") + 1
-	cmd := exec.Command(bin)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		stdin.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	fs := jsonrpc2.NewHeaderStream(pipes{stdout, stdin, stdin}).(frameStream)
+	row, col := middleTxCall(b, string(src))
+	fs := startStdio(b, bin)
 	ctx := context.Background()
 	type frame struct {
 		data []byte
@@ -344,4 +311,21 @@ func BenchmarkKeystrokeProductionStdio(b *testing.B) {
 	slices.Sort(full)
 	b.ReportMetric(float64(full[len(full)/2].Microseconds())/1000, "complete-p50-ms")
 	b.ReportMetric(float64(full[int(0.99*float64(len(full)-1))].Microseconds())/1000, "complete-p99-ms")
+}
+
+// startStdio starts the language server bin and returns the frame
+// stream of its stdin and stdout; the server is killed when b ends.
+func startStdio(b *testing.B, bin string) frameStream {
+	cmd := exec.Command(bin)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return jsonrpc2.NewHeaderStream(pipes{stdout, stdin, stdin}).(frameStream)
 }

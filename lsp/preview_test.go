@@ -11,17 +11,24 @@ import (
 )
 
 // previewSrc is a kernel its factory builds for 12 CONFIGS entries: an
-// edit in it re-analyses 12 cases, so a preview is published first.
-func previewSrc(t *testing.T) (uri.URI, string) {
+// edit in it re-analyses 12 cases, so a preview is published first. row
+// and col are where its `Tx.warp.copy(row[...], ...)` call's "(" is.
+func previewSrc(t *testing.T) (u uri.URI, src string, row, col uint32) {
 	p, err := filepath.Abs("../lower/testdata/preview/configs.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile(p)
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return uri.File(p), string(src)
+	for i, l := range strings.Split(string(b), "\n") {
+		if at := strings.Index(l, "Tx.warp.copy(row["); at >= 0 {
+			return uri.File(p), string(b), uint32(i), uint32(at + len("Tx.warp.copy"))
+		}
+	}
+	t.Fatal("no Tx.warp.copy(row[ call")
+	return
 }
 
 // publications returns the diagnostics published for version v of u, in
@@ -45,19 +52,11 @@ func (c *testClient) publications(u uri.URI, v int32) []string {
 // first case runs is in the preview already.
 func TestPreviewPublish(t *testing.T) {
 	c := initClient(t, startServerWith(t, Options{Reference: "0.27"}), fullCaps(), "")
-	u, src := previewSrc(t)
-	lines := strings.Split(src, "\n")
-	row := -1
-	for i, l := range lines {
-		if strings.Contains(l, "Tx.warp.copy(row[") {
-			row = i
-		}
-	}
-	col := uint32(strings.Index(lines[row], "("))
+	u, src, row, col := previewSrc(t)
 	c.open(u, 1, src)
 	c.waitDiags(u, 1)
 
-	c.change(u, 2, partial(uint32(row), col+1, uint32(row), col+1, " "))
+	c.change(u, 2, partial(row, col+1, row, col+1, " "))
 	c.waitDiags(u, 2)
 	pubs := c.publications(u, 2)
 	if len(pubs) < 2 {
@@ -70,7 +69,7 @@ func TestPreviewPublish(t *testing.T) {
 		t.Error("no preview logged")
 	}
 
-	c.change(u, 3, partial(uint32(row), col, uint32(row), col, "y")) // Tx.warp.copyy(
+	c.change(u, 3, partial(row, col, row, col, "y")) // Tx.warp.copyy(
 	c.waitDiags(u, 3)
 	pubs = c.publications(u, 3)
 	for i, p := range pubs[:2] {
@@ -85,19 +84,13 @@ func TestPreviewPublish(t *testing.T) {
 // a fresh server publishes for the final text.
 func TestPreviewRapidEdits(t *testing.T) {
 	c := initClient(t, startServerWith(t, Options{Reference: "0.27"}), fullCaps(), "")
-	u, src := previewSrc(t)
+	u, src, row, col := previewSrc(t)
+	col++ // after the "("
 	lines := strings.Split(src, "\n")
-	row := -1
-	for i, l := range lines {
-		if strings.Contains(l, "Tx.warp.copy(row[") {
-			row = i
-		}
-	}
-	col := uint32(strings.Index(lines[row], "(")) + 1
 	c.open(u, 1, src)
 	c.waitDiags(u, 1)
 	for v := int32(2); v <= 41; v++ {
-		c.change(u, v, partial(uint32(row), col, uint32(row), col, " "))
+		c.change(u, v, partial(row, col, row, col, " "))
 	}
 	c.waitDiags(u, 41)
 	got := c.publications(u, 41)
