@@ -857,7 +857,7 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 			why = "a floating-point value" // (what the registers it reads hold is not kept: dataregs.go)
 		}
 		if why != "" {
-			if touchesMemory(e.A) || touchesMemory(e.B) {
+			if reachesMemory(e.A) || reachesMemory(e.B) {
 				m.unknown("a select on " + why + " chooses between memory accesses")
 			}
 			return why
@@ -2623,6 +2623,53 @@ func (m *machine) accessIn(e ir.Expr, n int64, store bool, node ir.Node, space s
 }
 
 // touchesMemory reports whether evaluating e may access shared or global
+// reachesMemory reports whether evaluating e may access memory: a load of
+// a buffer outside the registers, a pointer into one passed to an
+// intrinsic, or an intrinsic with a memory instruction of its own. Unlike
+// touchesMemory it looks into calls: pure arithmetic and the generic
+// intrinsics (genericOp: a bit cast such as cuda.float_as_uint, whose
+// operands the machine evaluates for their loads only) reach memory only
+// through their operands. sparse_prefill_head64_phase1.py masks its scores
+// with T.if_then_else(invalid, -inf bits, T.cuda.float_as_uint(p[i])) on
+// bits read from shared memory: no arm accesses memory, yet every kernel
+// total was "unknown" (a select between memory accesses).
+func reachesMemory(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.Load:
+		if scopeOf(e.Buf) != "" {
+			return true
+		}
+		return slices.ContainsFunc(e.Indices, reachesMemory)
+	case *ir.AddressOf:
+		return e.Buf.Scope != "local" || slices.ContainsFunc(e.Indices, reachesMemory)
+	case *ir.BufferData:
+		return e.Buf.Scope != "local"
+	case *ir.Call:
+		if e.Op == ir.OpPointerOffset {
+			return reachesMemory(e.Args[len(e.Args)-1])
+		}
+		if !pureMath(e) && !genericOp(e) {
+			return true
+		}
+		for _, a := range e.Args {
+			if b := bufferOf(a); b != nil && scopeOf(b) != "" || reachesMemory(a) {
+				return true // (evaluate: an operand into memory is an access it does not model)
+			}
+		}
+		return false
+	case *ir.Binary:
+		return reachesMemory(e.A) || reachesMemory(e.B)
+	case *ir.Not:
+		return reachesMemory(e.X)
+	case *ir.Neg:
+		return reachesMemory(e.X)
+	case *ir.Cast:
+		return reachesMemory(e.X)
+	case *ir.Select:
+		return reachesMemory(e.Cond) || reachesMemory(e.A) || reachesMemory(e.B)
+	}
+	return false // constants, scalars, thread indices, tensor maps (as touchesMemory)
+}
 // memory (a load of such a buffer, or an intrinsic call).
 func touchesMemory(e ir.Expr) bool {
 	switch e := e.(type) {

@@ -128,3 +128,28 @@ func TestSelectFloatReason(t *testing.T) {
 		t.Errorf("unknown %q, want %q", why, want)
 	}
 }
+
+// TestSelectBitCastKnown: a Select on data read from memory between a
+// constant and a bit cast of a register (sparse_prefill_head64_phase1.py's
+// masked scores, T.if_then_else(invalid, -inf bits, float_as_uint(p[i])))
+// chooses between no memory accesses: the figures stay known, and the
+// loads and stores around it are counted. A Select between a bit cast of
+// a shared load and a constant still chooses between memory accesses.
+func TestSelectBitCastKnown(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    r = T.alloc_buffer((1,), "float32", scope="local")
+    r[0] = A[0, tid]
+    A[1, tid] = T.cuda.uint_as_float(T.Select(A[2, tid] > T.float32(0), T.uint32(0xFF800000), T.cuda.float_as_uint(r[0])))
+`))
+	f := ms[0].Total
+	if f.Unknown != "" {
+		t.Fatalf("the figures are unknown: %q", f.Unknown)
+	}
+	if f.GlobalLoad.Requests != 2 || f.GlobalStore.Requests != 1 {
+		t.Errorf("global loads %+v, stores %+v: want 2 requests and 1", f.GlobalLoad, f.GlobalStore)
+	}
+	_, ms = analyze(t, kernel("1", `    A[1, tid] = T.cuda.uint_as_float(T.Select(A[2, tid] > T.float32(0), T.uint32(0xFF800000), T.cuda.float_as_uint(S[0, tid])))
+`))
+	if want := "chooses between memory accesses"; !strings.Contains(ms[0].Total.Unknown, want) {
+		t.Errorf("a select over a shared load: unknown %q, want %q", ms[0].Total.Unknown, want)
+	}
+}
