@@ -2670,6 +2670,7 @@ func reachesMemory(e ir.Expr) bool {
 	}
 	return false // constants, scalars, thread indices, tensor maps (as touchesMemory)
 }
+
 // memory (a load of such a buffer, or an intrinsic call).
 func touchesMemory(e ir.Expr) bool {
 	switch e := e.(type) {
