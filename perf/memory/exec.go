@@ -2622,7 +2622,6 @@ func (m *machine) accessIn(e ir.Expr, n int64, store bool, node ir.Node, space s
 	m.access(e, n, store, node)
 }
 
-// touchesMemory reports whether evaluating e may access shared or global
 // reachesMemory reports whether evaluating e may access memory: a load of
 // a buffer outside the registers, a pointer into one passed to an
 // intrinsic, or an intrinsic with a memory instruction of its own. Unlike
@@ -2671,6 +2670,7 @@ func reachesMemory(e ir.Expr) bool {
 	return false // constants, scalars, thread indices, tensor maps (as touchesMemory)
 }
 
+// touchesMemory reports whether evaluating e may access shared or global
 // memory (a load of such a buffer, or an intrinsic call).
 func touchesMemory(e ir.Expr) bool {
 	switch e := e.(type) {
