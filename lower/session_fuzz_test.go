@@ -3,6 +3,7 @@ package lower
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,14 @@ func FuzzSession(f *testing.F) {
 		f.Add(factoryCorpus, uint16(p), uint8(1), "3")
 		f.Add(factoryCorpus, uint16(p), uint8(0), "# c\n")
 	}
+	// The 12-case kernel of the preview tests: an edit in its body
+	// publishes a preview first.
+	if configs, err := os.ReadFile("testdata/preview/configs.py"); err == nil {
+		p := strings.Index(string(configs), "Tx.warp.copy(row[") + len("Tx.warp.copy(")
+		f.Add(string(configs), uint16(p), uint8(0), " ")
+		f.Add(string(configs), uint16(p), uint8(3), "A_s")
+		f.Add(string(configs), uint16(p-1), uint8(0), "y")
+	}
 	f.Fuzz(func(t *testing.T, src string, at uint16, del uint8, ins string) {
 		if len(src) > 1<<13 || len(ins) > 256 {
 			t.Skip()
@@ -53,7 +62,15 @@ func FuzzSession(f *testing.F) {
 		if _, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(src))); err != nil {
 			t.Fatal(err)
 		}
-		snap, err := sess.Analyze(ctx, source.NewFile("k.py", []byte(text)))
+		// A preview, when the edit re-analyses many cases, has its
+		// positions in the edited text.
+		snap, err := sess.AnalyzeWithPreview(ctx, source.NewFile("k.py", []byte(text)), func(pv *Preview) {
+			for _, d := range pv.Diags {
+				if d.Span.IsValid() && (d.Span.Start > d.Span.End || int(d.Span.End) > len(text)) {
+					t.Errorf("preview diagnostic %v outside the edited text (%d bytes): %s", d.Span, len(text), d.Message)
+				}
+			}
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
