@@ -87,6 +87,9 @@ type Options struct {
 	// evaluation halts, nothing more is dispatched and the Result is
 	// marked cancelled, to be discarded.
 	cancel func() bool
+	// oneCase, with MaxCases 1, is the CONFIGS case to analyse instead of
+	// the first (eval.Options.OneCase; a session's preview).
+	oneCase string
 
 	// chosen, when set, is the reference to use as it is (a session's
 	// reduced analysis uses the whole file's).
@@ -370,7 +373,7 @@ func Analyze(f *source.File, opts Options) *Result {
 	}
 	p := newPipe(dispatchOne)
 	prog := eval.Evaluate(syn, eval.Options{Library: tirxlib.Library(), MaxCases: opts.MaxCases, Bind: opts.Bind, OnKernel: p.add, Release: rel,
-		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile, Cancelled: opts.cancel})
+		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile, Cancelled: opts.cancel, OneCase: opts.oneCase})
 	panics := p.wait()
 	if opts.cancelled() {
 		res.cancelled = true

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"bytes"
 	"context"
 	"strings"
 
@@ -14,15 +15,16 @@ import (
 // builds one kernel for each of its 32 CONFIGS entries; a keystroke in its
 // body evaluates and dispatches all 32 again, 55-65 ms on two cores.
 // Before that, the session analyses the new text with one case per def
-// (the first, as the case cap picks it: 4-5 ms) and hands its diagnostics,
-// completed by what only the other cases can tell from the previous
-// version, to the caller, who publishes them; the complete analysis
+// (the first, as the case cap picks it, or the first CONFIGS case that
+// runs a tile call on the edited lines: editedCase; 4-5 ms) and hands its
+// diagnostics, completed by what only the other cases can tell from the
+// previous version, to the caller, who publishes them; the complete analysis
 // follows and its publish replaces them. rust-analyzer does the same with
 // its two kinds of diagnostics: its own at once, cargo check's later, the
 // previous check's kept until then.
 //
-// The preview of a version is exact for the first case of each def and
-// for every def with one case. From the previous version (positions mapped
+// The preview of a version is exact for the case it analyses of each def
+// and for every def with one case. From the previous version (positions mapped
 // through the edit) it carries only what depends on the other cases:
 //
 //   - a finding reported by some cases only (its message ends with
@@ -118,12 +120,17 @@ func (s *Session) preview(f *source.File) *Preview {
 	opts.guess = &guess
 	opts.MaxCases = 1
 	opts.cancel = s.cancel
+	p, oldEnd, newEnd := diffRegion(prev.File.Src, f.Src)
+	e := edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}
+	opts.oneCase = editedCase(prev, e)
+	later := source.NoSpan
+	if opts.oneCase != "" {
+		later = editedLines(f.Src, e)
+	}
 	lim := Analyze(f, opts)
 	if lim.cancelled || lim.Reference.Release != prev.Reference.Release {
 		return nil
 	}
-	p, oldEnd, newEnd := diffRegion(prev.File.Src, f.Src)
-	e := edit{at: source.Pos(p), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}
 	var limPerf [][]diag.Diagnostic
 	for _, k := range lim.Kernels {
 		ds, _ := kernelPerfWithin(k, PublishWork)
@@ -131,8 +138,51 @@ func (s *Session) preview(f *source.File) *Preview {
 	}
 	prevPerf, _ := prev.PerfDiagsBudget(0) // the warnings known, none computed
 	multi, gone := prevDefSpans(prev, e, lim)
-	ds, carried := composePreview(lim, limPerf, multi, gone, e.diags(prev.Diags), e.diags(prevPerf))
+	ds, carried := composePreview(lim, limPerf, multi, gone, later, e.diags(prev.Diags), e.diags(prevPerf))
 	return &Preview{Diags: ds, Records: len(lim.Kernels) + len(lim.Partial), Carried: carried}
+}
+
+// editedCase returns the CONFIGS case a preview of edit e should analyse
+// instead of the first ("" for the first): when the first case of the def
+// around the edit decided no tile call on the edited lines and a later
+// case did, the first such case. flash_attention4.py's first CONFIGS entry
+// is not causal: an edit of its causal mask would otherwise preview the
+// old findings of the only cases that run it.
+func editedCase(prev *Snapshot, e edit) string {
+	lines := editedLines(prev.File.Src, edit{at: e.at, oldEnd: e.oldEnd})
+	onLines := func(v *KernelView) bool {
+		for _, d := range v.Kernel.Calls {
+			if sp := v.ToFile(d.Call.Span); sp.Start <= lines.End && lines.Start <= sp.End {
+				return true
+			}
+		}
+		return false
+	}
+	for i, v := range prev.Kernels {
+		k := v.Kernel
+		if k.CaseIndex != 1 || k.CaseCount < 2 || !v.ToFile(k.Span).Contains(e.at) || onLines(v) {
+			continue
+		}
+		for _, w := range prev.Kernels[i+1 : min(i+k.CaseCount, len(prev.Kernels))] {
+			if w.Kernel.CaseSource == "configs" && onLines(w) {
+				return w.Kernel.CaseID
+			}
+		}
+	}
+	return ""
+}
+
+// editedLines returns the lines of src that edit e's text spans, in src's
+// coordinates after the edit (from the start of its first line to the end
+// of its last).
+func editedLines(src []byte, e edit) source.Span {
+	end := int(e.oldEnd + e.delta)
+	lo := bytes.LastIndexByte(src[:e.at], '\n') + 1
+	hi := len(src)
+	if i := bytes.IndexByte(src[end:], '\n'); i >= 0 {
+		hi = end + i
+	}
+	return source.Span{Start: source.Pos(lo), End: source.Pos(hi)}
 }
 
 // prevDefSpans returns the spans, mapped through e, of prev's kernel
@@ -171,9 +221,10 @@ func prevDefSpans(prev *Snapshot, e edit, lim *Result) (multi, gone []source.Spa
 // composePreview combines the one-case analysis lim (limPerf[i]: the
 // performance warnings of lim.Kernels[i], spans in the file) with the
 // previous version's diagnostics and performance warnings, positions
-// mapped to lim's file (prevDefSpans gives multi and gone). It returns
-// the sorted list and how many of it were carried.
-func composePreview(lim *Result, limPerf [][]diag.Diagnostic, multi, gone []source.Span, prevDiags, prevPerf []diag.Diagnostic) ([]diag.Diagnostic, int) {
+// mapped to lim's file (prevDefSpans gives multi and gone); later is the
+// edited lines when lim analysed a later case than the first (NoSpan
+// otherwise). It returns the sorted list and how many of it were carried.
+func composePreview(lim *Result, limPerf [][]diag.Diagnostic, multi, gone []source.Span, later source.Span, prevDiags, prevPerf []diag.Diagnostic) ([]diag.Diagnostic, int) {
 	in := func(spans []source.Span, d diag.Diagnostic) bool {
 		for _, sp := range spans {
 			if sp.Contains(d.Span.Start) {
@@ -216,24 +267,36 @@ func composePreview(lim *Result, limPerf [][]diag.Diagnostic, multi, gone []sour
 		}
 		out = append(out, d)
 	}
-	// The performance warnings: the first case's, then the previous
+	// The performance warnings: the analysed case's, then the previous
 	// version's of the other calls (a def's cases repeat its calls; the
-	// first record's warning is the one shown).
+	// first record's warning is the one shown). When the preview analysed
+	// a later case (editedCase), the previous version's come first but on
+	// the edited lines: elsewhere the first record's are still the ones
+	// the complete list shows.
 	seen := map[perfKey]bool{}
-	for _, ds := range limPerf {
-		for _, d := range ds {
-			if !seen[perfKey{d.Span, d.Code}] {
-				seen[perfKey{d.Span, d.Code}] = true
-				out = append(out, d)
-			}
-		}
-	}
-	for _, d := range prevPerf {
+	add := func(d diag.Diagnostic, prev bool) {
 		if !seen[perfKey{d.Span, d.Code}] {
 			seen[perfKey{d.Span, d.Code}] = true
 			out = append(out, d)
-			carried++
+			if prev {
+				carried++
+			}
 		}
+	}
+	if later.IsValid() {
+		for _, d := range prevPerf {
+			if !later.Contains(d.Span.Start) {
+				add(d, true)
+			}
+		}
+	}
+	for _, ds := range limPerf {
+		for _, d := range ds {
+			add(d, false)
+		}
+	}
+	for _, d := range prevPerf {
+		add(d, true)
 	}
 	diag.Sort(out)
 	return dedup(out), carried

@@ -263,3 +263,54 @@ func TestPreviewFresh(t *testing.T) {
 	}
 	t.Logf("%d programs", n)
 }
+
+// TestPreviewLaterCase: an edit in a call only later CONFIGS entries run
+// (configs.py's odd widths copy their edge back) previews the first of
+// those cases: the misspelt op is in the preview, and a white-space edit
+// there still previews exactly the complete list.
+func TestPreviewLaterCase(t *testing.T) {
+	const p = "testdata/preview/configs.py"
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(src), "Tx.warp.copy(B[1, 0:W]")
+	if at < 0 {
+		t.Fatal("no odd-width call in " + p)
+	}
+	paren := at + len("Tx.warp.copy")
+	for _, tc := range []struct {
+		name  string
+		text  string
+		exact bool
+	}{
+		{"typo", string(src[:paren]) + "y" + string(src[paren:]), false},
+		{"space", string(src[:paren+1]) + " " + string(src[paren+1:]), true},
+	} {
+		s := NewSession(previewOptions(p))
+		prev, err := s.Analyze(context.Background(), source.NewFile(p, src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		published(prev)
+		f := source.NewFile(p, []byte(tc.text))
+		p0, oldEnd, newEnd := diffRegion(src, f.Src)
+		e := edit{at: source.Pos(p0), oldEnd: source.Pos(oldEnd), delta: source.Pos(newEnd - oldEnd)}
+		if id := editedCase(prev, e); id != "w5_p0" {
+			t.Errorf("%s: the preview analyses case %q, want w5_p0 (the first odd width)", tc.name, id)
+		}
+		pv, snap := previewThenAnalyze(t, s, f)
+		if pv == nil {
+			continue
+		}
+		if tc.exact {
+			if got, want := fmtDiags(pv.Diags), fmtDiags(published(snap)); got != want {
+				t.Errorf("%s: the preview differs from the complete analysis\nonly in the preview:\n%sonly in the complete list:\n%s", tc.name, lineDiff(got, want), lineDiff(want, got))
+			}
+			continue
+		}
+		if !strings.Contains(fmtDiags(pv.Diags), "copyy") {
+			t.Errorf("%s: the preview misses the misspelt op:\n%s", tc.name, fmtDiags(pv.Diags))
+		}
+	}
+}

@@ -440,10 +440,30 @@ func (ev *Evaluator) configsJob() *driveJob {
 	return ev.configsCases(gk, cv, cfgs)
 }
 
+// configID is the id of CONFIGS entry i: its "label", else CONFIGS[i].
+func configID(d *DictV, i int) string {
+	for j, k := range d.Keys {
+		if s, ok := k.(*StrV); ok && s.V == "label" {
+			if l, ok := d.Vals[j].(*StrV); ok && l.V != "" {
+				return l.V
+			}
+		}
+	}
+	return "CONFIGS[" + strconv.Itoa(i) + "]"
+}
+
 // configsCases calls gk(**cfg) for each of cfgs, the entries of the
 // CONFIGS list cv.
 func (ev *Evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob {
 	idx := spread(len(cfgs), ev.Opts.MaxCases)
+	if ev.Opts.MaxCases == 1 && ev.Opts.OneCase != "" {
+		for i, d := range cfgs {
+			if configID(d, i) == ev.Opts.OneCase {
+				idx = []int{i}
+				break
+			}
+		}
+	}
 	if len(cfgs) > ev.Opts.MaxCases {
 		ev.Report(diag.Infof(cv.Span(), CodeCaseCap, "CONFIGS has %d entries; %d of them, evenly spread, are analysed (the case cap)", len(cfgs), len(idx)))
 	}
@@ -456,24 +476,13 @@ func (ev *Evaluator) configsCases(gk *FuncV, cv Value, cfgs []*DictV) *driveJob 
 		i := idx[n]
 		d := cfgs[i]
 		c := &Call{At: gk.Def.Name.Loc, FnSpan: gk.Def.Name.Loc}
-		id := ""
+		id := configID(d, i)
 		for j, k := range d.Keys {
 			s, ok := k.(*StrV)
-			if !ok {
+			if !ok || s.V == "label" && !keepLabel {
 				continue
 			}
-			if s.V == "label" {
-				if l, ok := d.Vals[j].(*StrV); ok {
-					id = l.V
-				}
-				if !keepLabel {
-					continue
-				}
-			}
 			c.Kwargs = append(c.Kwargs, Kwarg{s.V, d.Vals[j], d.Span(), d.Vals[j].Span()})
-		}
-		if id == "" {
-			id = "CONFIGS[" + strconv.Itoa(i) + "]"
 		}
 		var sink []diag.Diagnostic
 		savedSink, savedSrc, savedID := ev.sink, ev.caseSource, ev.caseID

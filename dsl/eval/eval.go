@@ -56,6 +56,12 @@ type Options struct {
 	// among them; 0 means DefaultMaxIR, DefaultMaxTileCalls plus one per
 	// 32 and 128 bytes of the file (budget.go).
 	MaxIR, MaxTileCalls int
+	// OneCase, with MaxCases 1, is the id of the CONFIGS entry evaluated
+	// instead of the first (a label, or CONFIGS[i]; Kernel.CaseID): a
+	// language server's preview analyses the case that runs the code
+	// being edited. Unknown ids, and other binding sources, take the
+	// first case.
+	OneCase string
 	// Cancelled, when set, is asked every 1,024 steps whether the
 	// evaluation is still wanted (a language server's newer version came):
 	// when it reports true, every unit halts as if the file's budget ran

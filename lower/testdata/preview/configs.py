@@ -3,7 +3,8 @@
 # is padded and conflict-free, the later unpadded ones read the tile by
 # rows with 8-way bank conflicts (a performance warning only they report),
 # the odd widths copy their edge row through the scalar fallback (warnings
-# qualified by their cases), and a branch no entry takes is not reached.
+# qualified by their cases), a branch no entry takes is not reached, and
+# one only the odd widths take (the last entries) copies the edge back.
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 from tvm.tirx.layout import S, TileLayout, laneid
@@ -30,6 +31,8 @@ def rows(
         Tx.warp.copy(B[:, :], A_s[:, :])
     Tx.warp.copy(row[:, :], A_s[:, :])
     Tx.warp.copy(B[:, :], row[:, :])
+    if W % 2 == 1:
+        Tx.warp.copy(B[1, 0:W], edge[:])
 
 
 CONFIGS = [
