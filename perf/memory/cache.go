@@ -419,14 +419,15 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 			e = cache.m[string(k.b)]
 		} else if work == 0 {
 			done = make(chan struct{})
-			cache.running[string(k.b)] = done
+			k.key = string(k.b) // (the entry's key too: store keeps it)
+			cache.running[k.key] = done
 		}
 	}
 	cache.Unlock()
 	if done != nil {
 		defer func() {
 			cache.Lock()
-			delete(cache.running, string(k.b))
+			delete(cache.running, k.key)
 			cache.Unlock()
 			close(done)
 		}()
@@ -481,7 +482,10 @@ func (k *keyer) store(res *Kernel) {
 	}
 	cache.Lock()
 	if _, ok := cache.m[string(k.b)]; !ok {
-		key := string(k.b)
+		key := k.key
+		if key == "" {
+			key = string(k.b)
+		}
 		cache.m[key] = e
 		cache.order = append(cache.order, key)
 		if len(cache.order) > maxCached {
@@ -705,6 +709,7 @@ func (kp *keeper) instr(in *Instruction) *Instruction {
 // nodes in the order it meets them.
 type keyer struct {
 	b    []byte          // the bytes hashed, appended as the walk goes
+	key  string          // string(b), once a copy is made (cached)
 	vars map[*ir.Var]int // used past smallOrds variables
 	// varList are the variables in ordinal order
 	varList []*ir.Var
@@ -770,6 +775,7 @@ func (k *keyer) release() {
 	clear(k.calls)
 	clear(k.seen)
 	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
+	k.key = ""
 	if cap(k.b) > maxSpareKey || !spareKeyers.put(k) {
 		keyers.Put(k)
 	}

@@ -92,8 +92,8 @@ type machine struct {
 	txyz    [3]lanes
 	present uint32 // lanes that exist in this warp
 
-	vars map[*ir.Var]*binding
-	lets map[*ir.Var]ir.Expr // let values, for divisibility
+	vars ptrMap[ir.Var, *binding]
+	lets ptrMap[ir.Var, ir.Expr] // let values, for divisibility
 	// divs keeps divFold's results that cannot change (divFoldKept);
 	// divMoved is set when a walk met what may; assigned holds the
 	// variables an Assign sets (noteAssign)
@@ -109,6 +109,10 @@ type machine struct {
 	// argCap, while a warp intrinsic is evaluated, receives its
 	// operands' lanes (shuffle.go)
 	argCap *argCapture
+	// caps keeps the captures of the warp intrinsics being evaluated
+	// (nested ones too) for the next ones: made afresh, each escaped to
+	// the heap, 1.4 kB a shuffle.
+	caps []*argCapture
 	// hosts are the host lets that are constants (hostconsts.go)
 	hosts []hostConst
 	// affSums and affTerm are affineAddrTo's scratch
@@ -193,13 +197,13 @@ type machine struct {
 	// local holds the register buffers' per-lane values (element offset ->
 	// value) written so far in this warp: lowered code keeps per-thread
 	// tables (a swizzled copy's signed_strides) in them.
-	local map[*ir.Buffer]map[int64]*binding
+	local ptrMap[ir.Buffer, *regElems]
 
 	appliers map[*ir.Buffer]func([]int64) int64
 	// constMaps caches constElem's mapping per buffer.
 	constMaps map[*ir.Buffer]*constMap
 	// ops caches opInfoOf per intrinsic call node.
-	ops      map[*ir.Call]*opInfo
+	ops      ptrMap[ir.Call, *opInfo]
 	rowMajor map[*ir.Buffer]bool
 	linears  map[*ir.Buffer]linear
 	reasons  map[any]string
@@ -422,10 +426,10 @@ func (m *machine) stmt(s ir.Stmt) {
 	case *ir.ScopeID:
 		m.scopeID(s)
 	case *ir.Let:
-		m.lets[s.Var] = s.Value
+		m.lets.set(s.Var, s.Value)
 		m.assign(s.Var, s.Value)
 	case *ir.Assign:
-		delete(m.lets, s.Var) // a re-assigned scalar has no single value expression
+		m.lets.del(s.Var) // a re-assigned scalar has no single value expression
 		m.assign(s.Var, s.Value)
 	case *ir.Alloc, *ir.Decl, *ir.Comment:
 	case *ir.Store:
@@ -494,10 +498,10 @@ func truth(c *lanes) uint32 {
 func (m *machine) assign(v *ir.Var, e ir.Expr) {
 	var val lanes
 	uni, why := m.evalU(&val, e)
-	b := m.vars[v]
+	b := m.vars.get(v)
 	if b == nil {
 		b = m.newBinding()
-		m.vars[v] = b
+		m.vars.set(v, b)
 	}
 	if why != "" {
 		b.why = why
@@ -544,7 +548,8 @@ func (m *machine) scopeID(s *ir.ScopeID) {
 			val = func(i, l int) int64 { return m.txyz[i][l] }
 		}
 	default:
-		val = func(_, l int) int64 { return axisValue(thAxis[s.Kind], m.tid[l]) }
+		axis := thAxis[s.Kind] // (looked up once, not per lane)
+		val = func(_, l int) int64 { return axisValue(axis, m.tid[l]) }
 	}
 	for i, v := range s.Vars {
 		b := m.newBinding()
@@ -556,7 +561,7 @@ func (m *machine) scopeID(s *ir.ScopeID) {
 		} else {
 			b.why = "a scope id of more than 3 dimensions"
 		}
-		m.vars[v] = b
+		m.vars.set(v, b)
 	}
 }
 
@@ -625,10 +630,10 @@ func (m *machine) forLoop(s *ir.For) {
 	defer func() { m.trips = outer }()
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
-	b := m.vars[s.Var]
+	b := m.vars.get(s.Var)
 	if b == nil {
 		b = m.newBinding()
-		m.vars[s.Var] = b
+		m.vars.set(s.Var, b)
 	}
 	b.why = ""
 	loUni := uniform(&lo)
@@ -816,7 +821,7 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		*dst = bcast(e.Value)
 		return ""
 	case *ir.Var:
-		b := m.vars[e]
+		b := m.vars.get(e)
 		if b == nil {
 			*dst = lanes{}
 			return m.reason(e, "", e.Name, " is a runtime value")
@@ -1161,7 +1166,7 @@ func (m *machine) evalU(dst *lanes, e ir.Expr) (uni bool, why string) {
 		dst[0] = e.Value
 		return true, ""
 	case *ir.Var:
-		b := m.vars[e]
+		b := m.vars.get(e)
 		if b == nil {
 			*dst = lanes{}
 			return false, m.reason(e, "", e.Name, " is a runtime value")
@@ -1902,14 +1907,14 @@ func (m *machine) divFold(e ir.Expr) (d, c int64, isConst bool) {
 	case *ir.Var:
 		if m.isUnrolled(e) {
 			m.divMoved = true
-			if b := m.vars[e]; b != nil {
+			if b := m.vars.get(e); b != nil {
 				return constDiv(b.v[0]), b.v[0], true
 			}
 		}
-		if m.assigned[e] || m.vars[e] == nil {
+		if m.assigned[e] || m.vars.get(e) == nil {
 			m.divMoved = true
 		}
-		if v, ok := m.lets[e]; ok {
+		if v, ok := m.lets.lookup(e); ok {
 			return m.divFoldKept(v)
 		}
 		return 1, 0, false
@@ -2042,7 +2047,7 @@ func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 	}
 	*dst = lanes{}
 	out := dst
-	mem := m.local[e.Buf]
+	mem := m.local.get(e.Buf)
 	var b *binding
 	last := int64(-1)
 	for i := range 32 {
@@ -2051,7 +2056,7 @@ func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 		}
 		if idx[i] != last || b == nil {
 			// lanes mostly index the same element: one lookup for them
-			b, last = mem[idx[i]], idx[i]
+			b, last = mem.get(idx[i]), idx[i]
 		}
 		if b == nil || b.why != "" || b.v[i]>>62 == 1 {
 			if b != nil && b.why != "" {
@@ -2097,10 +2102,10 @@ func (m *machine) localStore(s *ir.Store) {
 	if m.rec != nil {
 		m.recordLocal(s.Buf, &idx, vwhy) // loops.go
 	}
-	mem := m.local[s.Buf]
+	mem := m.local.get(s.Buf)
 	if mem == nil {
-		mem = map[int64]*binding{}
-		m.local[s.Buf] = mem
+		mem = &regElems{}
+		m.local.set(s.Buf, mem)
 	}
 	var b *binding
 	last := int64(-1)
@@ -2109,11 +2114,11 @@ func (m *machine) localStore(s *ir.Store) {
 			continue
 		}
 		if idx[i] != last || b == nil {
-			b, last = mem[idx[i]], idx[i]
+			b, last = mem.get(idx[i]), idx[i]
 			if b == nil {
 				b = m.newBinding()
 				b.v = bcast(unset)
-				mem[idx[i]] = b
+				mem.set(idx[i], b)
 			}
 		}
 		if vwhy != "" {
@@ -2268,14 +2273,11 @@ var opInfos sync.Map // op name -> *opInfo
 // opInfo is opInfoOf(c.Op), found by the call node (a pointer hashes
 // faster than the long intrinsic names).
 func (m *machine) opInfo(c *ir.Call) *opInfo {
-	if info := m.ops[c]; info != nil {
+	if info := m.ops.get(c); info != nil {
 		return info
 	}
 	info := opInfoOf(c.Op)
-	if m.ops == nil {
-		m.ops = map[*ir.Call]*opInfo{}
-	}
-	m.ops[c] = info
+	m.ops.set(c, info)
 	return info
 }
 

@@ -11,11 +11,11 @@ func (m *machine) unrolledConst(e ir.Expr) (int64, bool) {
 		return e.Value, true
 	case *ir.Var:
 		if m.isUnrolled(e) {
-			if b := m.vars[e]; b != nil {
+			if b := m.vars.get(e); b != nil {
 				return b.v[0], true
 			}
 		}
-		if v, ok := m.lets[e]; ok {
+		if v, ok := m.lets.lookup(e); ok {
 			return m.unrolledConst(v)
 		}
 		return 0, false
@@ -159,7 +159,7 @@ func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
 		case m.isUnrolled(e):
 			*unr = true
 		default:
-			if v, ok := m.lets[e]; ok {
+			if v, ok := m.lets.lookup(e); ok {
 				m.leaves(v, unr, other, depth+1)
 			} else {
 				*other = true

@@ -100,7 +100,7 @@ func (m *machine) bindHost() {
 			b.v[i] = c.val
 		}
 		b.uni = true
-		m.vars[c.v] = b
+		m.vars.set(c.v, b)
 	}
 }
 

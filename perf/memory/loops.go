@@ -219,7 +219,7 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 		if temps[v] {
 			continue // set before it is read in every iteration
 		}
-		if p.vars[v] != 0 {
+		if p.vars.get(v) != 0 {
 			return lp // a carried value that moves: wrong after a skip
 		}
 		lp.stateVars = append(lp.stateVars, v)
@@ -239,23 +239,23 @@ func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written 
 		// dozen periods per loop: their maps were a tenth of the
 		// goldens' analysis's allocation)
 		m.spareProof = nil
-		clear(q.vars)
+		q.vars.clear()
 		clear(q.local)
-		clear(q.axes)
+		q.axes.clear()
 		clear(q.roots)
 		clear(q.state)
 		clear(q.assigned)
-		clear(q.ranges)
+		q.ranges.clear()
 		clear(q.shared)
-		clear(q.letVals)
+		q.letVals.clear()
 		*q = shiftProof{m: m, l: m.launch, vars: q.vars, local: q.local, warps: 1, axes: q.axes, loop: s.Var, written: written, roots: q.roots,
 			state: q.state, assigned: q.assigned, ranges: q.ranges, shared: q.shared, letVals: q.letVals}
 		p = q
-		p.vars[s.Var] = period
+		p.vars.set(s.Var, period)
 		p.body = s.Body
 	} else {
 		p = m.newShiftProof()
-		p.vars[s.Var] = period
+		p.vars.set(s.Var, period)
 		p.warps, p.loop, p.written, p.roots, p.state, p.assigned, p.body = 1, s.Var, written, map[*ir.Buffer]int64{},
 			map[*ir.Buffer]bool{}, map[*ir.Var]bool{}, s.Body
 	}
@@ -653,9 +653,9 @@ func (m *machine) stateOf(lp *loopProof) stateSnap {
 	var sn stateSnap
 	for _, b := range lp.stateLocals {
 		var c map[int64]binding
-		if mem := m.local[b]; mem != nil {
-			c = make(map[int64]binding, len(mem))
-			for k, v := range mem {
+		if mem := m.local.get(b); mem != nil {
+			c = make(map[int64]binding, mem.Len())
+			for k, v := range mem.all() {
 				c[k] = *v
 			}
 		}
@@ -663,7 +663,7 @@ func (m *machine) stateOf(lp *loopProof) stateSnap {
 	}
 	for _, v := range lp.stateVars {
 		var c *binding
-		if b := m.vars[v]; b != nil {
+		if b := m.vars.get(v); b != nil {
 			x := *b
 			c = &x
 		}
@@ -675,11 +675,11 @@ func (m *machine) stateOf(lp *loopProof) stateSnap {
 // stateIs reports whether the loop's state has the values of sn.
 func (m *machine) stateIs(lp *loopProof, sn *stateSnap) bool {
 	for i, b := range lp.stateLocals {
-		mem, c := m.local[b], sn.locals[i]
-		if len(mem) != len(c) {
+		mem, c := m.local.get(b), sn.locals[i]
+		if mem.Len() != len(c) {
 			return false
 		}
-		for k, v := range mem {
+		for k, v := range mem.all() {
 			w, ok := c[k]
 			if !ok || v.why != w.why || v.v != w.v {
 				return false
@@ -687,7 +687,7 @@ func (m *machine) stateIs(lp *loopProof, sn *stateSnap) bool {
 		}
 	}
 	for i, v := range lp.stateVars {
-		b, c := m.vars[v], sn.vars[i]
+		b, c := m.vars.get(v), sn.vars[i]
 		if (b == nil) != (c == nil) || (b != nil && (b.why != c.why || b.v != c.v)) {
 			return false
 		}
@@ -1389,10 +1389,10 @@ func (m *machine) skippedLocals(sk *loopSkip, k int64) {
 		if lx.why == "" {
 			continue // the same elements (translated checked it)
 		}
-		mem := m.local[lx.buf]
+		mem := m.local.get(lx.buf)
 		if mem == nil {
-			mem = map[int64]*binding{}
-			m.local[lx.buf] = mem
+			mem = &regElems{}
+			m.local.set(lx.buf, mem)
 		}
 		// the lanes' elements: the same for every lane of a register
 		// index, which each lane's progression marked again
@@ -1410,11 +1410,11 @@ func (m *machine) skippedLocals(sk *loopSkip, k int64) {
 			ns++
 			for j := int64(2); j <= k+1; j++ {
 				el := e0 + j*(e1-e0)
-				bd := mem[el]
+				bd := mem.get(el)
 				if bd == nil {
 					bd = m.newBinding()
 					bd.v = bcast(unset)
-					mem[el] = bd
+					mem.set(el, bd)
 				}
 				bd.why = lx.why
 			}

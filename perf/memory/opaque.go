@@ -168,13 +168,13 @@ func (p *shiftProof) tainted(b *ir.Block) {
 func (p *shiftProof) taintVar(v *ir.Var, assigned bool) {
 	p.setRange(v, ival{})
 	if p.letVals == nil {
-		p.letVals = map[*ir.Var]ir.Expr{}
+		p.letVals = &ptrMap[ir.Var, ir.Expr]{}
 	}
-	p.letVals[v] = nil
+	p.letVals.set(v, nil)
 	if assigned && p.loop != nil {
 		p.assigned[v] = true
 	}
-	p.axes[v] = ""
+	p.axes.set(v, "")
 	p.set(v, 0)
 }
 
@@ -250,7 +250,7 @@ func (p *shiftProof) bodyWrites(x ir.Expr) bool {
 // compared units contain such an iteration (compared is then set: the
 // machine may compare the units after it instead).
 func (m *machine) singularBound(sk *loopSkip, v *ir.Var, it, k int64) (_ int64, compared bool) {
-	vb := m.vars[v]
+	vb := m.vars.get(v)
 	if vb == nil || vb.why != "" {
 		return 0, false
 	}

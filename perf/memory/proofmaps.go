@@ -10,10 +10,10 @@ import "github.com/tilels/tilels/ir"
 type proofMaps struct {
 	proofs []*shiftProof // [:nfree] free, the others handed out
 	nfree  int
-	vars   mapList[*ir.Var, int64]
+	vars   ptrMapList[ir.Var, int64]
 	local  mapList[*ir.Buffer, int64]
-	axes   mapList[*ir.Var, string]
-	ranges mapList[*ir.Var, ival]
+	axes   ptrMapList[ir.Var, string]
+	ranges ptrMapList[ir.Var, ival]
 }
 
 // release empties the maps handed out since the last release, for the

@@ -47,13 +47,13 @@ func (p *shiftProof) setRange(v *ir.Var, r ival) {
 		if p.m != nil {
 			p.ranges = p.m.proofMaps.ranges.take()
 		} else {
-			p.ranges = map[*ir.Var]ival{}
+			p.ranges = &ptrMap[ir.Var, ival]{}
 		}
 	}
-	if old, ok := p.ranges[v]; ok {
+	if old, ok := p.ranges.lookup(v); ok {
 		r = hull(old, r)
 	}
-	p.ranges[v] = r
+	p.ranges.set(v, r)
 }
 
 // axisRange is the values thread or CTA axis a takes in the launch.
@@ -135,15 +135,15 @@ func (p *shiftProof) rangeOf(e ir.Expr, depth int) ival {
 			// the conditions' values per warp (warps.go's warpClasses):
 			// a thread axis over the warp, a let through its value (a
 			// budget of them: lets of lets may share their values)
-			if a := p.axes[e]; a != "" {
+			if a := p.axes.get(e); a != "" {
 				return p.axisRange(a)
 			}
-			if v := p.letVals[e]; v != nil {
+			if v := p.letVals.get(e); v != nil {
 				p.letBudget--
 				return p.rangeOf(v, depth+1)
 			}
 		}
-		if r, ok := p.ranges[e]; ok {
+		if r, ok := p.ranges.lookup(e); ok {
 			return r
 		}
 		if r, ok := p.m.scopeRanges[e]; ok {

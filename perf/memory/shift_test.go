@@ -66,7 +66,7 @@ func TestBitShifts(t *testing.T) {
 	proven := 0
 	for _, e := range forms {
 		for _, a := range []int64{0, 1, 8, 16, 64, 256, 512, 1024, 4096, -512, 3 * 512} {
-			p := &shiftProof{vars: map[*ir.Var]int64{v: a, w: 0}}
+			p := &shiftProof{vars: ptrMapOf(map[*ir.Var]int64{v: a, w: 0})}
 			s := p.expr(e, false)
 			if s == noShift {
 				continue
@@ -87,7 +87,7 @@ func TestBitShifts(t *testing.T) {
 		a    int64
 		want bool
 	}{{512, true}, {1024, true}, {256, false}, {8, false}} {
-		p := &shiftProof{vars: map[*ir.Var]int64{v: m.a, w: 0}}
+		p := &shiftProof{vars: ptrMapOf(map[*ir.Var]int64{v: m.a, w: 0})}
 		if s := p.expr(swz(v), false); (s != noShift) != m.want || (m.want && s != m.a) {
 			t.Errorf("swizzle with the offset moving by %d: shift %d", m.a, s)
 		}

@@ -166,12 +166,12 @@ func (m *machine) warpCall(c *ir.Call) (v lanes, why string, ok bool) {
 	default:
 		return lanes{}, "", false
 	}
-	var cp argCapture
-	cp.call = c
+	cp := m.newCapture(c)
 	prev := m.argCap
-	m.argCap = &cp
+	m.argCap = cp
 	m.evaluate(c)
 	m.argCap = prev
+	defer m.dropCapture()
 	runtime := m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
 	if cp.done == 0 && m.opInfo(c).ignored {
 		// evaluate does not evaluate the operands of TVM's tvm_warp_*
@@ -273,6 +273,27 @@ func (m *machine) warpCall(c *ir.Call) (v lanes, why string, ok bool) {
 		v[i] = cp.v[1][j]
 	}
 	return v, "", true
+}
+
+// newCapture returns an empty capture for c, the newest on m's stack
+// (dropCapture pops it).
+func (m *machine) newCapture(c *ir.Call) *argCapture {
+	n := len(m.caps)
+	if n < cap(m.caps) && m.caps[:n+1][n] != nil {
+		m.caps = m.caps[:n+1]
+	} else {
+		m.caps = append(m.caps, new(argCapture))
+	}
+	cp := m.caps[n]
+	*cp = argCapture{call: c}
+	return cp
+}
+
+// dropCapture pops the newest capture.
+func (m *machine) dropCapture() {
+	n := len(m.caps) - 1
+	m.caps[n].call = nil
+	m.caps = m.caps[:n]
 }
 
 // capture keeps operand i of c as evaluate evaluates it, when c is the

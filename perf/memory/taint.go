@@ -68,10 +68,10 @@ func (m *machine) taintStmt(s ir.Stmt, why string, depth int) {
 }
 
 func (m *machine) taintVar(v *ir.Var, why string) {
-	b := m.vars[v]
+	b := m.vars.get(v)
 	if b == nil {
 		b = m.newBinding()
-		m.vars[v] = b
+		m.vars.set(v, b)
 	}
 	b.why = why
 }
@@ -80,7 +80,7 @@ func (m *machine) taintVar(v *ir.Var, why string) {
 // those written so far, and (through m.poison) those never written,
 // until a store writes them again.
 func (m *machine) taintLocal(buf *ir.Buffer, why string) {
-	for _, b := range m.local[buf] {
+	for _, b := range m.local.get(buf).all() {
 		b.why = why
 	}
 	if m.poison == nil {

@@ -67,7 +67,7 @@ const unsetShift = math.MinInt64 + 1
 type shiftProof struct {
 	m      *machine // for linearOf
 	l      ir.Launch
-	vars   map[*ir.Var]int64
+	vars   *ptrMap[ir.Var, int64]
 	local  map[*ir.Buffer]int64 // join of the shifts of the values stored
 	shared map[*ir.Buffer]int64 // the shift of every shared access of a root
 	// warps is how many warps (from warp 0) the proof covers
@@ -76,7 +76,7 @@ type shiftProof struct {
 	fail    bool
 	// axes maps the variables a scope id binds to a thread axis ("tx",
 	// "warpid") and nothing else defines ("" once anything does)
-	axes map[*ir.Var]string
+	axes *ptrMap[ir.Var, string]
 	// warp0 lists the conditions that are constant in warps 1.. but may
 	// not be in warp 0 (tid == 0): warp 1 then stands for the others
 	warp0 []ir.Expr
@@ -102,7 +102,7 @@ type shiftProof struct {
 	assigned map[*ir.Var]bool
 	// ranges bounds the values of the variables defined so far, for
 	// conditions that hold everywhere (ranges.go)
-	ranges map[*ir.Var]ival
+	ranges *ptrMap[ir.Var, ival]
 	// global holds the shift of every global access of a root, as
 	// shared does of a shared one; nested counts the loops and branches
 	// around the statement being proven (0: the kernel's top level).
@@ -122,7 +122,7 @@ type shiftProof struct {
 	branchFail   bool
 	// letVals holds each let's value (nil: defined more than once, or
 	// assigned), for the conditions' values per warp (warpClasses)
-	letVals   map[*ir.Var]ir.Expr
+	letVals   *ptrMap[ir.Var, ir.Expr]
 	letBudget int
 	// accessFail is set when the first failure was an access moving by
 	// no multiple of its quantum (a loop proof may then compare every
@@ -461,7 +461,7 @@ func (m *machine) warpClasses(body *ir.Block, threads int64, all *shiftProof) []
 	// 0:` around profiling marks lowered to nothing: warps 0 and 1, 4 and
 	// 5 executed; now warps 0 and 4.)
 	wg := false
-	for _, a := range all.axes {
+	for _, a := range all.axes.all() {
 		wg = wg || a == "tid_in_wg" || a == "wid_in_wg" || a == "wgid"
 	}
 	var runs []warpRun
@@ -605,7 +605,7 @@ func (p *shiftProof) constAfterWarp0(c ir.Expr) (bool, bool) {
 		axis := ""
 		switch x := x.(type) {
 		case *ir.Var:
-			axis = p.axes[x]
+			axis = p.axes.get(x)
 		case *ir.ThreadIndex:
 			axis = x.Axis
 		}
@@ -668,12 +668,12 @@ func (p *shiftProof) constAfterWarp0(c ir.Expr) (bool, bool) {
 }
 
 func (p *shiftProof) set(v *ir.Var, s int64) {
-	old, ok := p.vars[v]
+	old, ok := p.vars.lookup(v)
 	if !ok {
 		old = unsetShift
 	}
 	if n := join(old, s); n != old || !ok {
-		p.vars[v] = n
+		p.vars.set(v, n)
 		p.changed = true
 	}
 }
@@ -758,38 +758,38 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 			case s.Kind != ir.ThreadID:
 				axis = thAxis[s.Kind]
 			}
-			if old, seen := p.axes[v]; !seen || old == axis {
-				p.axes[v] = axis
+			if old, seen := p.axes.lookup(v); !seen || old == axis {
+				p.axes.set(v, axis)
 			} else {
-				p.axes[v] = ""
+				p.axes.set(v, "")
 			}
 		}
 	case *ir.Let:
 		if !check {
 			p.setRange(s.Var, p.rangeOf(s.Value, 0))
 			if p.letVals == nil {
-				p.letVals = map[*ir.Var]ir.Expr{}
+				p.letVals = &ptrMap[ir.Var, ir.Expr]{}
 			}
-			if old, ok := p.letVals[s.Var]; !ok {
-				p.letVals[s.Var] = s.Value
+			if old, ok := p.letVals.lookup(s.Var); !ok {
+				p.letVals.set(s.Var, s.Value)
 			} else if old != s.Value {
-				p.letVals[s.Var] = nil
+				p.letVals.set(s.Var, nil)
 			}
 		}
-		p.axes[s.Var] = ""
+		p.axes.set(s.Var, "")
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Assign:
 		p.setRange(s.Var, ival{})
 		if p.letVals == nil {
-			p.letVals = map[*ir.Var]ir.Expr{}
+			p.letVals = &ptrMap[ir.Var, ir.Expr]{}
 		}
-		p.letVals[s.Var] = nil
+		p.letVals.set(s.Var, nil)
 		if p.loop != nil {
 			// a value carried from one iteration to the next: state,
 			// when it moves by nothing (loops.go checks it periodic)
 			p.assigned[s.Var] = true
 		}
-		p.axes[s.Var] = ""
+		p.axes.set(s.Var, "")
 		p.set(s.Var, p.expr(s.Value, check))
 	case *ir.Store:
 		v := p.expr(s.Value, check)
@@ -932,7 +932,7 @@ func (p *shiftProof) stmt(s ir.Stmt, check bool) {
 		}
 		p.uniform(s.Min, check)
 		p.uniform(s.Extent, check)
-		p.axes[s.Var] = ""
+		p.axes.set(s.Var, "")
 		p.set(s.Var, 0)
 		p.loopBody(s.Body, !unrolls(s), check)
 	case *ir.While:
@@ -1065,7 +1065,7 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 	case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.TensorMapAddr:
 		return 0
 	case *ir.Var:
-		s, ok := p.vars[e]
+		s, ok := p.vars.lookup(e)
 		if !ok || s == unsetShift {
 			return 0 // a runtime value: the same unknown in every warp
 		}

@@ -121,7 +121,7 @@ func countedForm(s *ir.While) *counted {
 // a lane would run more than maxWhile iterations.
 func (m *machine) runCounted(c *counted) bool {
 	in := m.mask
-	vb := m.vars[c.v]
+	vb := m.vars.get(c.v)
 	if vb == nil || vb.why != "" {
 		return false
 	}
@@ -151,16 +151,16 @@ func (m *machine) runCounted(c *counted) bool {
 		v   *ir.Var
 		val *lanes
 	}{{c.base, &start}, {c.trips, &trips}} {
-		b := m.vars[x.v]
+		b := m.vars.get(x.v)
 		if b == nil {
 			b = m.newBinding()
-			m.vars[x.v] = b
+			m.vars.set(x.v, b)
 		}
 		b.v, b.why, b.uni = *x.val, "", uniform(x.val)
 	}
 	m.forLoop(c.loop)
 	// the index the while loop leaves: v0 + n * c in every lane it ran
-	vb = m.vars[c.v]
+	vb = m.vars.get(c.v)
 	for l := range 32 {
 		if in&(1<<l) != 0 {
 			vb.v[l] = start[l] + trips[l]*c.step
