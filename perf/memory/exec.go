@@ -250,7 +250,7 @@ type machine struct {
 	fn       *ir.Func
 	scanned  uint8
 	unread   map[*ir.Buffer]bool
-	dataRegs map[*ir.Buffer]bool
+	dataRegs ptrMap[ir.Buffer, bool]
 	opaqueV  map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
 	readOnly map[*ir.Buffer]bool
 	// spareProof is a failed loop proof whose maps the next one reuses
@@ -933,6 +933,20 @@ func (m *machine) threadIndex(dst *lanes, axis string) {
 	case "warpid":
 		for i, t := range m.tid {
 			dst[i] = t / 32
+		}
+	// (the warpgroup axes each with a loop of its own: axisValue's
+	// switch on the name, per lane, was most of threadIndex)
+	case "wgid":
+		for i, t := range m.tid {
+			dst[i] = t / 128
+		}
+	case "tid_in_wg":
+		for i, t := range m.tid {
+			dst[i] = t % 128
+		}
+	case "wid_in_wg":
+		for i, t := range m.tid {
+			dst[i] = (t / 32) % 4
 		}
 	default:
 		for i, t := range m.tid {
@@ -2031,7 +2045,7 @@ func (m *machine) localLoadTo(dst *lanes, e *ir.Load) string {
 	if len(m.regs) > 0 {
 		m.regElemRead(e.Buf, e.Indices) // regs.go
 	}
-	if m.dataRegSet()[rootOf(e.Buf)] {
+	if m.dataRegSet().get(rootOf(e.Buf)) {
 		for _, x := range e.Indices {
 			if touchesMemory(x) {
 				m.eval(x)
@@ -2082,7 +2096,7 @@ const unset = int64(1) << 62
 
 // localStore writes a register buffer element.
 func (m *machine) localStore(s *ir.Store) {
-	if m.dataRegSet()[rootOf(s.Buf)] {
+	if m.dataRegSet().get(rootOf(s.Buf)) {
 		// data (dataregs.go): only the accesses inside count
 		for _, x := range s.Indices {
 			if touchesMemory(x) {

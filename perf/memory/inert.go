@@ -150,7 +150,7 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return 0, 1, false
 		}
 		root := rootOf(s.Buf)
-		if !c.m.dataRegSet()[root] || c.m.unreadSet()[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
+		if !c.m.dataRegSet().get(root) || c.m.unreadSet()[root] || slices.ContainsFunc(s.Indices, touchesMemory) {
 			return 0, 1, false
 		}
 		if !touchesMemory(s.Value) {

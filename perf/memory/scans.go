@@ -27,14 +27,18 @@ func (m *machine) unreadSet() map[*ir.Buffer]bool {
 
 // dataRegSet is the register allocations only data reads (none when the
 // rule is off).
-func (m *machine) dataRegSet() map[*ir.Buffer]bool {
+func (m *machine) dataRegSet() *ptrMap[ir.Buffer, bool] {
 	if m.scanned&scannedDataRegs == 0 {
 		m.scanned |= scannedDataRegs
 		if dataRegs {
-			m.dataRegs, m.opaqueV = scanDataRegs(m.fn)
+			var regs map[*ir.Buffer]bool
+			regs, m.opaqueV = scanDataRegs(m.fn)
+			for b := range regs {
+				m.dataRegs.set(b, true)
+			}
 		}
 	}
-	return m.dataRegs
+	return &m.dataRegs
 }
 
 // opaque reports whether condition e is never known through an opaque
