@@ -708,12 +708,12 @@ func (kp *keeper) instr(in *Instruction) *Instruction {
 // keyer hashes lowered code; it numbers variables, buffers and memory
 // nodes in the order it meets them.
 type keyer struct {
-	b    []byte          // the bytes hashed, appended as the walk goes
-	key  string          // string(b), once a copy is made (cached)
-	vars map[*ir.Var]int // used past smallOrds variables
+	b    []byte              // the bytes hashed, appended as the walk goes
+	key  string              // string(b), once a copy is made (cached)
+	vars ptrMap[ir.Var, int] // used past smallOrds variables
 	// varList are the variables in ordinal order
 	varList []*ir.Var
-	bufOrd  map[*ir.Buffer]int // used past smallOrds buffers
+	bufOrd  ptrMap[ir.Buffer, int] // used past smallOrds buffers
 	bufs    []*ir.Buffer
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
@@ -747,7 +747,7 @@ func (k *keyer) addCall(c *ir.TileCall) {
 }
 
 var keyers = sync.Pool{New: func() any {
-	return &keyer{b: make([]byte, 0, 1<<14), vars: map[*ir.Var]int{}, bufOrd: map[*ir.Buffer]int{}}
+	return &keyer{b: make([]byte, 0, 1<<14)}
 }}
 
 func newKeyer() *keyer {
@@ -766,10 +766,10 @@ const maxSpareKey = 1 << 20
 
 // release returns k, emptied, to the pool.
 func (k *keyer) release() {
-	clear(k.vars)
+	k.vars.clear()
 	clear(k.varList)
 	k.varList = k.varList[:0]
-	clear(k.bufOrd)
+	k.bufOrd.clear()
 	clear(k.bufs)
 	clear(k.nodes)
 	clear(k.calls)
@@ -852,7 +852,7 @@ func (k *keyer) varOrd(v *ir.Var) int {
 		}
 		return -1
 	}
-	if i, ok := k.vars[v]; ok {
+	if i, ok := k.vars.lookup(v); ok {
 		return i
 	}
 	return -1
@@ -872,7 +872,7 @@ func (k *keyer) bufIndex(b *ir.Buffer) int {
 		}
 		return -1
 	}
-	if i, ok := k.bufOrd[b]; ok {
+	if i, ok := k.bufOrd.lookup(b); ok {
 		return i
 	}
 	return -1
@@ -883,10 +883,10 @@ func (k *keyer) addVar(v *ir.Var) {
 	switch n := len(k.varList); {
 	case n == smallOrds+1:
 		for i, x := range k.varList {
-			k.vars[x] = i
+			k.vars.set(x, i)
 		}
 	case n > smallOrds+1:
-		k.vars[v] = n - 1
+		k.vars.set(v, n-1)
 	}
 }
 
@@ -904,10 +904,10 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	switch n := len(k.bufs); {
 	case n == smallOrds+1:
 		for i, x := range k.bufs {
-			k.bufOrd[x] = i
+			k.bufOrd.set(x, i)
 		}
 	case n > smallOrds+1:
-		k.bufOrd[b] = n - 1
+		k.bufOrd.set(b, n-1)
 	}
 	k.tag('B')
 	k.str(b.Name)

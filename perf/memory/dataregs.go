@@ -32,8 +32,7 @@ func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 // registers in its value hold).
 func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
 	opaque := opaqueLets(fn)
-	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
-		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaque}
+	s := &regScan{pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaque}
 	s.block(fn.Body)
 	if s.unknown {
 		return nil, opaque
@@ -50,8 +49,8 @@ func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
 		return nil, opaque
 	}
 	var out map[*ir.Buffer]bool
-	for b := range s.locals {
-		if !s.control[b] {
+	for b := range s.locals.all() {
+		if !s.control.get(b) {
 			if out == nil {
 				out = map[*ir.Buffer]bool{}
 			}
@@ -84,9 +83,9 @@ func drain[K comparable](s *regScan, work *[]K, pend map[K][]ir.Expr) bool {
 // it becomes control (workVars, workRoots), they are walked again as
 // values.
 type regScan struct {
-	vars      map[*ir.Var]bool    // scalars read where a value matters
-	control   map[*ir.Buffer]bool // local roots read where a value matters
-	locals    map[*ir.Buffer]bool // every local root
+	vars      ptrMap[ir.Var, bool]    // scalars read where a value matters
+	control   ptrMap[ir.Buffer, bool] // local roots read where a value matters
+	locals    ptrMap[ir.Buffer, bool] // every local root
 	pendVars  map[*ir.Var][]ir.Expr
 	pendRoots map[*ir.Buffer][]ir.Expr
 	workVars  []*ir.Var
@@ -130,7 +129,7 @@ func (s *regScan) stmt(st ir.Stmt) {
 		if st.Buf.Scope == "local" {
 			r = s.root(st.Buf)
 		}
-		if r != nil && !s.control[r] {
+		if r != nil && !s.control.get(r) {
 			s.data(st.Value)
 			s.pendRoots[r] = append(s.pendRoots[r], st.Value)
 		} else if r != nil {
@@ -168,13 +167,13 @@ func (s *regScan) stmt(st ir.Stmt) {
 func (s *regScan) root(b *ir.Buffer) *ir.Buffer {
 	r := rootOf(b)
 	if r.Scope == "local" || b.Scope == "local" {
-		s.locals[r] = true
+		s.locals.set(r, true)
 	}
 	return r
 }
 
 func (s *regScan) assigned(v *ir.Var, e ir.Expr) {
-	if s.vars[v] {
+	if s.vars.get(v) {
 		s.value(e)
 	} else {
 		s.data(e)
@@ -187,8 +186,8 @@ func (s *regScan) value(e ir.Expr) {
 	walkExpr(e, func(e ir.Expr) {
 		switch e := e.(type) {
 		case *ir.Var:
-			if !s.vars[e] {
-				s.vars[e] = true
+			if !s.vars.get(e) {
+				s.vars.set(e, true)
 				s.workVars = append(s.workVars, e)
 			}
 		case *ir.Load:
@@ -207,8 +206,8 @@ func (s *regScan) mark(b *ir.Buffer) {
 		return
 	}
 	r := s.root(b)
-	if !s.control[r] {
-		s.control[r] = true
+	if !s.control.get(r) {
+		s.control.set(r, true)
 		s.workRoots = append(s.workRoots, r)
 	}
 }

@@ -34,37 +34,37 @@ func rootOf(b *ir.Buffer) *ir.Buffer {
 // holds something the scan does not understand (an unlowered tile call,
 // an expression kind it does not know).
 func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
-	stored := map[*ir.Buffer]bool{}
-	read := map[*ir.Buffer]bool{}
-	data := map[*ir.Var]*ir.Buffer{}
+	var stored ptrMap[ir.Buffer, bool]
+	var read ptrMap[ir.Buffer, bool]
+	var data ptrMap[ir.Var, *ir.Buffer]
 	ok := true
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Alloc:
-			data[s.Buf.Data] = rootOf(s.Buf)
+			data.set(s.Buf.Data, rootOf(s.Buf))
 		case *ir.Decl:
-			data[s.Buf.Data] = rootOf(s.Buf)
+			data.set(s.Buf.Data, rootOf(s.Buf))
 		case *ir.Store:
 			if isShared(s.Buf) || s.Buf.Scope == "local" {
-				stored[rootOf(s.Buf)] = true
+				stored.set(rootOf(s.Buf), true)
 			}
 		case *ir.Evaluate:
 			if b := copyLocalDst(s.X); b != nil {
-				stored[rootOf(b)] = true
+				stored.set(rootOf(b), true)
 			}
 			for _, b := range ldLocalDsts(s.X) {
-				stored[rootOf(b)] = true
+				stored.set(rootOf(b), true)
 			}
 		}
 	})
 	var expr func(e ir.Expr)
-	use := func(b *ir.Buffer) { read[rootOf(b)] = true }
+	use := func(b *ir.Buffer) { read.set(rootOf(b), true) }
 	expr = func(e ir.Expr) {
 		switch e := e.(type) {
 		case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.ThreadIndex, *ir.TensorMapAddr:
 		case *ir.Var:
-			if b := data[e]; b != nil {
-				read[b] = true
+			if b := data.get(e); b != nil {
+				read.set(b, true)
 			}
 		case *ir.Binary:
 			expr(e.A)
@@ -188,8 +188,8 @@ func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
 		return nil
 	}
 	var dead map[*ir.Buffer]bool
-	for b := range stored {
-		if !read[b] && b.Kind == ir.AllocBuffer {
+	for b := range stored.all() {
+		if !read.get(b) && b.Kind == ir.AllocBuffer {
 			if dead == nil {
 				dead = map[*ir.Buffer]bool{}
 			}

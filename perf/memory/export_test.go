@@ -127,21 +127,20 @@ func DataRegisters(fn *ir.Func) string {
 // worklist: whole passes over fn until no pass makes anything more
 // control (TestDataRegsWorklist compares them).
 func DataRegistersByPasses(fn *ir.Func) string {
-	s := &regScan{vars: map[*ir.Var]bool{}, control: map[*ir.Buffer]bool{}, locals: map[*ir.Buffer]bool{},
-		pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaqueLets(fn)}
+	s := &regScan{pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaqueLets(fn)}
 	for {
-		nv, nc := len(s.vars), len(s.control)
+		nv, nc := s.vars.Len(), s.control.Len()
 		s.block(fn.Body)
 		if s.unknown {
 			return "[]"
 		}
-		if len(s.vars) == nv && len(s.control) == nc {
+		if s.vars.Len() == nv && s.control.Len() == nc {
 			break
 		}
 	}
 	var names []string
-	for b := range s.locals {
-		if !s.control[b] {
+	for b := range s.locals.all() {
+		if !s.control.get(b) {
 			names = append(names, b.Name)
 		}
 	}

@@ -17,7 +17,8 @@ import (
 // Iteration order is the table's, which depends on the addresses, so no
 // caller may depend on it (as with Go's maps), and no key may be set or
 // deleted during an iteration. The zero value is an empty map, and as
-// with Go's maps a nil *ptrMap reads as empty (set panics).
+// with Go's maps a nil *ptrMap reads as empty (set panics). Unlike a Go
+// map, it holds no nil key.
 type ptrMap[K any, V any] struct {
 	slots []ptrSlot[K, V]
 	n     int  // keys held
@@ -75,10 +76,10 @@ func (m *ptrMap[K, V]) lookup(k *K) (V, bool) {
 	}
 }
 
-// set holds v at k (k must not be nil).
+// set holds v at k; a nil k is never held (no lookup asks for one).
 func (m *ptrMap[K, V]) set(k *K, v V) {
 	if k == nil {
-		panic("ptrMap: nil key")
+		return
 	}
 	if (m.n+1)*4 > len(m.slots)*3 {
 		m.grow()

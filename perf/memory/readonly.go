@@ -19,9 +19,9 @@ import (
 // tensor map (TMA may store through it) or something the scan does not
 // understand.
 func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
-	seen := map[*ir.Buffer]bool{}
-	escaped := map[*ir.Buffer]bool{}
-	data := map[*ir.Var]*ir.Buffer{}
+	var seen ptrMap[ir.Buffer, bool]
+	var escaped ptrMap[ir.Buffer, bool]
+	var data ptrMap[ir.Var, *ir.Buffer]
 	ok := true
 	var expr func(e ir.Expr, readOnly bool)
 	ptr := func(b *ir.Buffer, readOnly bool) {
@@ -29,9 +29,9 @@ func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
 			return
 		}
 		r := rootOf(b)
-		seen[r] = true
+		seen.set(r, true)
 		if !readOnly {
-			escaped[r] = true
+			escaped.set(r, true)
 		}
 	}
 	expr = func(e ir.Expr, readOnly bool) {
@@ -40,8 +40,8 @@ func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
 		case *ir.TensorMapAddr:
 			ok = false
 		case *ir.Var:
-			if b := data[e]; b != nil {
-				escaped[b] = true
+			if b := data.get(e); b != nil {
+				escaped.set(b, true)
 			}
 		case *ir.Binary:
 			expr(e.A, false)
@@ -91,9 +91,9 @@ func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {
 		case *ir.Alloc:
-			data[s.Buf.Data] = rootOf(s.Buf)
+			data.set(s.Buf.Data, rootOf(s.Buf))
 		case *ir.Decl:
-			data[s.Buf.Data] = rootOf(s.Buf)
+			data.set(s.Buf.Data, rootOf(s.Buf))
 		}
 	})
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
@@ -135,8 +135,8 @@ func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
 		return nil
 	}
 	var ro map[*ir.Buffer]bool
-	for b := range seen {
-		if !escaped[b] && b.Kind == ir.ParamBuffer {
+	for b := range seen.all() {
+		if !escaped.get(b) && b.Kind == ir.ParamBuffer {
 			if ro == nil {
 				ro = map[*ir.Buffer]bool{}
 			}
