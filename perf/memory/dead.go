@@ -33,10 +33,12 @@ func rootOf(b *ir.Buffer) *ir.Buffer {
 // them anywhere (an intrinsic's operand), only plain stores. Nil when fn
 // holds something the scan does not understand (an unlowered tile call,
 // an expression kind it does not know).
-func unreadShared(fn *ir.Func) map[*ir.Buffer]bool {
-	var stored ptrMap[ir.Buffer, bool]
-	var read ptrMap[ir.Buffer, bool]
-	var data ptrMap[ir.Var, *ir.Buffer]
+func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
+	if sc == nil {
+		sc = &scanScratch{}
+	}
+	defer sc.clear()
+	stored, read, data := &sc.a, &sc.b, &sc.data
 	ok := true
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
 		switch s := s.(type) {

@@ -253,6 +253,7 @@ type machine struct {
 	dataRegs ptrMap[ir.Buffer, bool]
 	opaqueV  map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
 	readOnly map[*ir.Buffer]bool
+	scratch  scanScratch // (the scans' tables, kept)
 	// spareProof is a failed loop proof whose maps the next one reuses
 	// (newLoopProof)
 	spareProof *shiftProof

@@ -168,7 +168,7 @@ func (p *shiftProof) tainted(b *ir.Block) {
 func (p *shiftProof) taintVar(v *ir.Var, assigned bool) {
 	p.setRange(v, ival{})
 	if p.letVals == nil {
-		p.letVals = &ptrMap[ir.Var, ir.Expr]{}
+		p.letVals = p.newLets()
 	}
 	p.letVals.set(v, nil)
 	if assigned && p.loop != nil {

@@ -14,6 +14,7 @@ type proofMaps struct {
 	local  mapList[*ir.Buffer, int64]
 	axes   ptrMapList[ir.Var, string]
 	ranges ptrMapList[ir.Var, ival]
+	lets   ptrMapList[ir.Var, ir.Expr]
 }
 
 // release empties the maps handed out since the last release, for the
@@ -31,6 +32,7 @@ func (pm *proofMaps) release() {
 	pm.local.release()
 	pm.axes.release()
 	pm.ranges.release()
+	pm.lets.release()
 }
 
 // maxFreeMaps bounds the maps of each kind a pooled machine keeps.

@@ -40,6 +40,15 @@ func hull(a, b ival) ival {
 	return mkIval(min(a.lo, b.lo), max(a.hi, b.hi))
 }
 
+// newLets returns an empty table for letVals (one of the analysis's
+// kept ones when p has a machine).
+func (p *shiftProof) newLets() *ptrMap[ir.Var, ir.Expr] {
+	if p.m != nil {
+		return p.m.proofMaps.lets.take()
+	}
+	return &ptrMap[ir.Var, ir.Expr]{}
+}
+
 // setRange records a definition of v with values in r (the hull of all
 // of v's definitions; an unbounded one makes v unbounded for good).
 func (p *shiftProof) setRange(v *ir.Var, r ival) {

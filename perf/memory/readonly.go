@@ -18,10 +18,12 @@ import (
 // address of a plain ptx.ld or cuda.ldg, or a load. Nil when fn holds a
 // tensor map (TMA may store through it) or something the scan does not
 // understand.
-func readOnlyGlobals(fn *ir.Func) map[*ir.Buffer]bool {
-	var seen ptrMap[ir.Buffer, bool]
-	var escaped ptrMap[ir.Buffer, bool]
-	var data ptrMap[ir.Var, *ir.Buffer]
+func readOnlyGlobals(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
+	if sc == nil {
+		sc = &scanScratch{}
+	}
+	defer sc.clear()
+	seen, escaped, data := &sc.a, &sc.b, &sc.data
 	ok := true
 	var expr func(e ir.Expr, readOnly bool)
 	ptr := func(b *ir.Buffer, readOnly bool) {

@@ -779,7 +779,7 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 		if !check {
 			p.setRange(s.Var, p.rangeOf(s.Value, 0))
 			if p.letVals == nil {
-				p.letVals = &ptrMap[ir.Var, ir.Expr]{}
+				p.letVals = p.newLets()
 			}
 			if old, ok := p.letVals.lookup(s.Var); !ok {
 				p.letVals.set(s.Var, s.Value)
@@ -792,7 +792,7 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 	case *ir.Assign:
 		p.setRange(s.Var, ival{})
 		if p.letVals == nil {
-			p.letVals = &ptrMap[ir.Var, ir.Expr]{}
+			p.letVals = p.newLets()
 		}
 		p.letVals.set(s.Var, nil)
 		if p.loop != nil {
