@@ -35,7 +35,7 @@ func isCTAReduce(op string) bool {
 // ctaReduce executes a CTA reduction's accesses; its result is runtime
 // data.
 func (m *machine) ctaReduce(c *ir.Call) (lanes, string) {
-	runtime := m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
+	runtime := m.reason(&c.Op, "the result of ", c.Op, " is a runtime value")
 	nw, ok := ir.ConstInt(c.Args[1])
 	if !ok || nw < 1 || nw > 32 {
 		m.unknown(c.Op + ": a number of warps that is not a constant from 1 to 32")

@@ -1420,7 +1420,7 @@ func (m *machine) elemAddrTo(out *lanes, b *ir.Buffer, idx []ir.Expr) string {
 			return m.affineAddrTo(out, a) // affine.go
 		}
 	}
-	var small [4]lanes
+	var small [8]lanes // (rank-5 and rank-6 views: 4 made most of them allocate)
 	vals := small[:0]
 	if len(idx) > len(small) {
 		vals = make([]lanes, 0, len(idx))
@@ -2269,7 +2269,7 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 	} else {
 		m.evaluate(c)
 	}
-	return lanes{}, m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
+	return lanes{}, m.reason(&c.Op, "the result of ", c.Op, " is a runtime value") // (keyed by the node: a string key was allocated per call)
 }
 
 // opInfo is what the machine reads from an intrinsic's name, parsed once

@@ -172,7 +172,7 @@ func (m *machine) warpCall(c *ir.Call) (v lanes, why string, ok bool) {
 	m.evaluate(c)
 	m.argCap = prev
 	defer m.dropCapture()
-	runtime := m.reason(c.Op, "the result of ", c.Op, " is a runtime value")
+	runtime := m.reason(&c.Op, "the result of ", c.Op, " is a runtime value") // (keyed by the node: a string key was allocated per call)
 	if cp.done == 0 && m.opInfo(c).ignored {
 		// evaluate does not evaluate the operands of TVM's tvm_warp_*
 		// (ignored: their loads were never counted); they are evaluated
