@@ -439,33 +439,8 @@ func (m *machine) stmt(s ir.Stmt) {
 		m.evaluate(s.X)
 	case *ir.If:
 		m.cpRun = false
-		defer func() { m.cpRun = false }()
-		c, why := m.eval(s.Cond)
-		if why != "" && (neverKnown(s.Cond) || why == dataWhy && m.opaque(s.Cond)) {
-			why = branchWhy // (what the condition reads may be data: dataregs.go)
-		}
-		if why != "" {
-			m.skip(s.Then, why)
-			m.skip(s.Else, why)
-			return
-		}
-		in := m.mask
-		t := in & truth(&c)
-		m.mask = t
-		if t == 0 && (in != 0 || m.predOff) && predicable(s) {
-			// predicated off in every lane (predicate.go)
-			prev := m.predOff
-			m.predOff = true
-			m.block(s.Then)
-			m.predOff = prev
-			m.mask = in
-			return
-		}
-		m.block(s.Then)
-		out := m.mask
-		m.mask = in &^ t
-		m.block(s.Else)
-		m.mask |= out
+		m.ifStmt(s)
+		m.cpRun = false // (after the branch, not by a deferred call)
 	case *ir.For:
 		m.forLoop(s)
 	case *ir.While:
@@ -494,6 +469,36 @@ func truth(c *lanes) uint32 {
 		}
 	}
 	return t
+}
+
+// ifStmt executes a branch (stmt's case; a run of cp.async ends at it).
+func (m *machine) ifStmt(s *ir.If) {
+	c, why := m.eval(s.Cond)
+	if why != "" && (neverKnown(s.Cond) || why == dataWhy && m.opaque(s.Cond)) {
+		why = branchWhy // (what the condition reads may be data: dataregs.go)
+	}
+	if why != "" {
+		m.skip(s.Then, why)
+		m.skip(s.Else, why)
+		return
+	}
+	in := m.mask
+	t := in & truth(&c)
+	m.mask = t
+	if t == 0 && (in != 0 || m.predOff) && predicable(s) {
+		// predicated off in every lane (predicate.go)
+		prev := m.predOff
+		m.predOff = true
+		m.block(s.Then)
+		m.predOff = prev
+		m.mask = in
+		return
+	}
+	m.block(s.Then)
+	out := m.mask
+	m.mask = in &^ t
+	m.block(s.Else)
+	m.mask |= out
 }
 
 func (m *machine) assign(v *ir.Var, e ir.Expr) {
@@ -614,12 +619,13 @@ func (m *machine) forLoop(s *ir.For) {
 	}
 	unr := unrolls(s)
 	top := m.inUnr == 0 // nothing pending: iterations may be skipped (loops.go)
+	// m.loads, m.trips and m.hold are restored at the end (not by
+	// deferred calls, a hundredth of the analysis)
+	prevLoads := m.loads
 	if unr {
 		m.inUnr++
 		m.unrolled = append(m.unrolled, s.Var)
-		prevLoads := m.loads
 		m.loads = m.loadClass(s) // halfloads.go
-		defer func() { m.loads = prevLoads }()
 	}
 	outer := m.trips
 	asWhile := m.whileFors[s] // a counted while loop (whiles.go)
@@ -628,7 +634,7 @@ func (m *machine) forLoop(s *ir.For) {
 	} else {
 		m.trips = max(outer, 1) * max(n, 1)
 	}
-	defer func() { m.trips = outer }()
+	prevHold, holdSet := m.hold, false
 	fr := &loopFrame{}
 	m.loops = append(m.loops, fr)
 	b := m.vars.get(s.Var)
@@ -682,9 +688,7 @@ func (m *machine) forLoop(s *ir.For) {
 			skip, retry := m.afterIteration(sk, it, n, fr)
 			it += skip
 			if skip > 0 && unr {
-				prevHold := m.hold
-				m.hold = sk
-				defer func() { m.hold = prevHold }()
+				m.hold, holdSet = sk, true
 			}
 			if retry && sk.base == 0 {
 				skipFrom = it + 1
@@ -707,6 +711,13 @@ func (m *machine) forLoop(s *ir.For) {
 		if m.inUnr == 0 {
 			m.flush()
 		}
+	}
+	if holdSet {
+		m.hold = prevHold
+	}
+	m.trips = outer
+	if unr {
+		m.loads = prevLoads
 	}
 }
 
