@@ -987,19 +987,29 @@ func floorMod(a, b int64) int64 { return a - floorDiv(a, b)*b }
 // binaryTo sets r to a op b lane by lane; r may be a or b.
 func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 	// One loop per operator: a switch per lane was a third of the
-	// analysis (BenchmarkMemoryOnly3000).
+	// analysis (BenchmarkMemoryOnly3000). The simple ones four lanes an
+	// iteration (binaryConst).
 	switch op {
 	case ir.Add:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] + b[i]
+			r[i+1] = a[i+1] + b[i+1]
+			r[i+2] = a[i+2] + b[i+2]
+			r[i+3] = a[i+3] + b[i+3]
 		}
 	case ir.Sub:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] - b[i]
+			r[i+1] = a[i+1] - b[i+1]
+			r[i+2] = a[i+2] - b[i+2]
+			r[i+3] = a[i+3] - b[i+3]
 		}
 	case ir.Mul:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] * b[i]
+			r[i+1] = a[i+1] * b[i+1]
+			r[i+2] = a[i+2] * b[i+2]
+			r[i+3] = a[i+3] * b[i+3]
 		}
 	case ir.FloorDiv, ir.Div:
 		for i := range r {
@@ -1022,12 +1032,18 @@ func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 			}
 		}
 	case ir.Min:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = min(a[i], b[i])
+			r[i+1] = min(a[i+1], b[i+1])
+			r[i+2] = min(a[i+2], b[i+2])
+			r[i+3] = min(a[i+3], b[i+3])
 		}
 	case ir.Max:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = max(a[i], b[i])
+			r[i+1] = max(a[i+1], b[i+1])
+			r[i+2] = max(a[i+2], b[i+2])
+			r[i+3] = max(a[i+3], b[i+3])
 		}
 	case ir.EQ:
 		for i := range r {
@@ -1062,24 +1078,39 @@ func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 			r[i] = b2i(a[i] != 0 || b[i] != 0)
 		}
 	case ir.BitAnd:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] & b[i]
+			r[i+1] = a[i+1] & b[i+1]
+			r[i+2] = a[i+2] & b[i+2]
+			r[i+3] = a[i+3] & b[i+3]
 		}
 	case ir.BitOr:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] | b[i]
+			r[i+1] = a[i+1] | b[i+1]
+			r[i+2] = a[i+2] | b[i+2]
+			r[i+3] = a[i+3] | b[i+3]
 		}
 	case ir.BitXor:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] ^ b[i]
+			r[i+1] = a[i+1] ^ b[i+1]
+			r[i+2] = a[i+2] ^ b[i+2]
+			r[i+3] = a[i+3] ^ b[i+3]
 		}
 	case ir.Shl:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] << uint(b[i]&63)
+			r[i+1] = a[i+1] << uint(b[i+1]&63)
+			r[i+2] = a[i+2] << uint(b[i+2]&63)
+			r[i+3] = a[i+3] << uint(b[i+3]&63)
 		}
 	case ir.Shr:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] = a[i] >> uint(b[i]&63)
+			r[i+1] = a[i+1] >> uint(b[i+1]&63)
+			r[i+2] = a[i+2] >> uint(b[i+2]&63)
+			r[i+3] = a[i+3] >> uint(b[i+3]&63)
 		}
 	default:
 		*r = lanes{}
@@ -1091,18 +1122,29 @@ func binaryTo(op ir.BinOp, r, a, b *lanes) string {
 // binaryConst sets r to r op c lane by lane (the common index forms
 // x*c, x+c, x//c, x%c without broadcasting c).
 func binaryConst(op ir.BinOp, r *lanes, c int64) string {
+	// (the simple operations four lanes an iteration: a third of the
+	// instructions of one lane an iteration; no bounds check either way)
 	switch op {
 	case ir.Add:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] += c
+			r[i+1] += c
+			r[i+2] += c
+			r[i+3] += c
 		}
 	case ir.Sub:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] -= c
+			r[i+1] -= c
+			r[i+2] -= c
+			r[i+3] -= c
 		}
 	case ir.Mul:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] *= c
+			r[i+1] *= c
+			r[i+2] *= c
+			r[i+3] *= c
 		}
 	case ir.FloorDiv, ir.Div:
 		if c <= 0 {
@@ -1111,8 +1153,11 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 		}
 		if c&(c-1) == 0 { // a power of two: floor division is a shift
 			s := uint(bits.TrailingZeros64(uint64(c)))
-			for i := range r {
+			for i := 0; i < 29; i += 4 {
 				r[i] >>= s
+				r[i+1] >>= s
+				r[i+2] >>= s
+				r[i+3] >>= s
 			}
 			break
 		}
@@ -1129,8 +1174,11 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 			return binaryTo(op, r, r, &b)
 		}
 		if c&(c-1) == 0 { // a power of two: the floor modulo is a mask
-			for i := range r {
+			for i := 0; i < 29; i += 4 {
 				r[i] &= c - 1
+				r[i+1] &= c - 1
+				r[i+2] &= c - 1
+				r[i+3] &= c - 1
 			}
 			break
 		}
@@ -1142,26 +1190,41 @@ func binaryConst(op ir.BinOp, r *lanes, c int64) string {
 			}
 		}
 	case ir.BitAnd: // the swizzles' bit operations
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] &= c
+			r[i+1] &= c
+			r[i+2] &= c
+			r[i+3] &= c
 		}
 	case ir.BitOr:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] |= c
+			r[i+1] |= c
+			r[i+2] |= c
+			r[i+3] |= c
 		}
 	case ir.BitXor:
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] ^= c
+			r[i+1] ^= c
+			r[i+2] ^= c
+			r[i+3] ^= c
 		}
 	case ir.Shl:
 		s := uint(c & 63)
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] <<= s
+			r[i+1] <<= s
+			r[i+2] <<= s
+			r[i+3] <<= s
 		}
 	case ir.Shr:
 		s := uint(c & 63)
-		for i := range r {
+		for i := 0; i < 29; i += 4 {
 			r[i] >>= s
+			r[i+1] >>= s
+			r[i+2] >>= s
+			r[i+3] >>= s
 		}
 	default:
 		b := bcast(c)

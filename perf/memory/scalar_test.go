@@ -37,3 +37,33 @@ func TestScalarBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryLanes compares every lane of binaryTo and binaryConst with
+// scalarBinary on lanes that all differ (TestScalarBinary's broadcast
+// lanes would not see a lane computed from another's operands).
+func TestBinaryLanes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for op := ir.BinOp(0); op <= ir.Shr+1; op++ {
+		for range 200 {
+			var a, b lanes
+			for i := range a {
+				a[i], b[i] = r.Int64N(2001)-1000, r.Int64N(41)-20
+			}
+			var got lanes
+			why := binaryTo(op, &got, &a, &b)
+			c := b[r.IntN(32)]
+			gotC := a
+			whyC := binaryConst(op, &gotC, c)
+			for i := range a {
+				want, wwhy := scalarBinary(op, a[i], b[i])
+				if wwhy == "" && why == "" && got[i] != want {
+					t.Fatalf("op %d lane %d: %d op %d = %d, want %d", op, i, a[i], b[i], got[i], want)
+				}
+				wantC, cwhy := scalarBinary(op, a[i], c)
+				if cwhy == "" && whyC == "" && gotC[i] != wantC {
+					t.Fatalf("op %d lane %d: %d op const %d = %d, want %d", op, i, a[i], c, gotC[i], wantC)
+				}
+			}
+		}
+	}
+}
