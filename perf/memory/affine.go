@@ -196,15 +196,19 @@ func (m *machine) affineAddrTo(out *lanes, a *affAddr) string {
 			continue
 		}
 		s := &sums[g]
+		c := term.coef
 		if allUni[g] {
 			allUni[g] = false
-			for i := range 32 {
-				s[i] = term.coef * t[i]
+			for i := 0; i < 29; i += 4 { // (four lanes an iteration: binaryConst)
+				s[i], s[i+1], s[i+2], s[i+3] = c*t[i], c*t[i+1], c*t[i+2], c*t[i+3]
 			}
 			continue
 		}
-		for i := range 32 {
-			s[i] += term.coef * t[i]
+		for i := 0; i < 29; i += 4 {
+			s[i] += c * t[i]
+			s[i+1] += c * t[i+1]
+			s[i+2] += c * t[i+2]
+			s[i+3] += c * t[i+3]
 		}
 	}
 	first := bits.TrailingZeros32(m.mask | 1<<31)
@@ -237,19 +241,33 @@ func (m *machine) affineAddrTo(out *lanes, a *affAddr) string {
 		}
 		return v
 	}
+	// every lane's at(i), the groups' lanes added a vector at a time
+	sumTo := func(o *lanes) {
+		*o = bcast(base)
+		for g := range a.groups {
+			if allUni[g] {
+				continue
+			}
+			s := &sums[g]
+			for i := 0; i < 29; i += 4 {
+				o[i] += s[i]
+				o[i+1] += s[i+1]
+				o[i+2] += s[i+2]
+				o[i+3] += s[i+3]
+			}
+		}
+	}
 	switch {
 	case !a.linear:
 		// no layout: every lane, as elemAddr's row-major sum
-		for i := range out {
-			out[i] = at(i)
-		}
+		sumTo(out)
 	case uniform:
 		*out = bcast(at(first))
 	default:
-		*out = lanes{}
+		sumTo(out)
 		for i := range out {
-			if m.mask&(1<<i) != 0 {
-				out[i] = at(i)
+			if m.mask&(1<<i) == 0 {
+				out[i] = 0
 			}
 		}
 	}
