@@ -473,7 +473,8 @@ func truth(c *lanes) uint32 {
 
 // ifStmt executes a branch (stmt's case; a run of cp.async ends at it).
 func (m *machine) ifStmt(s *ir.If) {
-	c, why := m.eval(s.Cond)
+	var c lanes
+	uni, why := m.evalU(&c, s.Cond) // (a warp-uniform condition: one lane)
 	if why != "" && (neverKnown(s.Cond) || why == dataWhy && m.opaque(s.Cond)) {
 		why = branchWhy // (what the condition reads may be data: dataregs.go)
 	}
@@ -483,7 +484,13 @@ func (m *machine) ifStmt(s *ir.If) {
 		return
 	}
 	in := m.mask
-	t := in & truth(&c)
+	var t uint32
+	switch {
+	case !uni:
+		t = in & truth(&c)
+	case c[0] != 0:
+		t = in
+	}
 	m.mask = t
 	if t == 0 && (in != 0 || m.predOff) && predicable(s) {
 		// predicated off in every lane (predicate.go)
