@@ -206,14 +206,9 @@ func benchDir(b *testing.B, dir string) (files []*source.File, opts []Options, s
 // longer hides in a difference of two totals ten times its size: the
 // issue's ratio is analysis/lower, benchstat -col /part on cpu-ms/op.
 func BenchmarkMemoryShareDir(b *testing.B) {
-	dir := os.Getenv("TILELS_BENCH_DIR")
-	if dir == "" {
+	files, opts, size, all, ok := benchDirKernels(b)
+	if !ok {
 		return
-	}
-	files, opts, size := benchDir(b, dir)
-	var all []*Kernel
-	for i, f := range files {
-		all = append(all, Analyze(f, opts[i]).Kernels...)
 	}
 	for _, part := range []string{"lower", "analysis", "analysis-cli"} {
 		b.Run("part="+part, func(b *testing.B) {
@@ -426,4 +421,48 @@ func BenchmarkMemoryCoverageDir(b *testing.B) {
 	for _, r := range rs[:min(10, len(rs))] {
 		b.Logf("%6d %s", r.n, r.why)
 	}
+}
+
+// BenchmarkMemoryAnalyzeDir is the analysis alone, without the content
+// cache: memory.AnalyzeWithin on every kernel lowered from the files
+// under $TILELS_BENCH_DIR (nothing runs without it), on one goroutine,
+// in analyzeEach, the function a callgrind run collects in
+// (docs/memory-agreement.md, "What the analysis costs"): its instruction
+// count is the steady measure of a change, where this machine's timings
+// move by 5-10 % from run to run.
+func BenchmarkMemoryAnalyzeDir(b *testing.B) {
+	_, _, _, all, ok := benchDirKernels(b)
+	if !ok {
+		return
+	}
+	b.ReportAllocs()
+	cpu := startCPU()
+	for b.Loop() {
+		analyzeEach(all)
+	}
+	cpu.report(b)
+}
+
+// analyzeEach analyses every kernel of ks from scratch.
+//
+//go:noinline
+func analyzeEach(ks []*Kernel) {
+	for _, k := range ks {
+		memory.AnalyzeWithin(k.Lowered, k.Launch, 0)
+	}
+}
+
+// benchDirKernels reads the .py files under $TILELS_BENCH_DIR (benchDir)
+// and lowers them: the files, their options, their size and every kernel
+// lowered (ok false when the variable is not set).
+func benchDirKernels(b *testing.B) (files []*source.File, opts []Options, size int, all []*Kernel, ok bool) {
+	dir := os.Getenv("TILELS_BENCH_DIR")
+	if dir == "" {
+		return nil, nil, 0, nil, false
+	}
+	files, opts, size = benchDir(b, dir)
+	for i, f := range files {
+		all = append(all, Analyze(f, opts[i]).Kernels...)
+	}
+	return files, opts, size, all, true
 }
