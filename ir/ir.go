@@ -505,6 +505,12 @@ type Func struct {
 	// in first-use order (set by the dispatcher for TMA copies; each one is
 	// also a trailing kernel parameter).
 	TensorMaps []*TensorMap
+	// HostMaps are the descriptors the kernel's own host code encodes,
+	// by the T.tvm_stack_alloca("tensormap", 1) handle it encodes into
+	// (T.call_packed("runtime.cuTensorMapEncodeTiled", handle, ...) with
+	// static operands): what hand-written TMA (T.ptx["cp.async.bulk.
+	// tensor..."](T.address_of(handle), ...)) moves. Nothing prints them.
+	HostMaps map[*Var]*TensorMap
 }
 
 // WrittenArgs returns the call's arguments without the trailing ones left

@@ -50,7 +50,10 @@ func tAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool)
 		// A host-side runtime call (T.call_packed("runtime.cuTensorMapEncodeTiled",
 		// map, ...)): an opaque extern call that changes no buffer, layout or
 		// tile call; tilels' launcher does not print it.
-		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return &eval.NoneV{Base: eval.Base{At: c.At}} }), true
+		return eval.Builtin("T."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			noteHostMap(ev, c) // (host_tensormap.go)
+			return &eval.NoneV{Base: eval.Base{At: c.At}}
+		}), true
 	}
 	if fn, ok := tBuiltins[name]; ok {
 		return &eval.BuiltinV{Base: eval.Base{At: span}, Name: tBuiltinNames()[name], Fn: fn}, true

@@ -85,6 +85,7 @@ func tirxOpScriptAttr(ev *eval.Evaluator, name string, span source.Span) (eval.V
 					return ev.Errorf(k.At, eval.CodeType, "%s() got an unexpected keyword argument '%s'", name, k.Name)
 				}
 			}
+			noteHostMap(ev, c) // (host_tensormap.go)
 			return opaqueIntrin(ev, c, "T."+name, "tvm_call_packed", ir.Int32)
 		}), true
 	}

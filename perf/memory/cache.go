@@ -465,8 +465,38 @@ func walkKey(fn *ir.Func, l ir.Launch) *keyer {
 	k := newKeyer()
 	k.launch(l)
 	k.hostConsts(hostConsts(fn)) // hostconsts.go
+	k.hostMaps(fn.HostMaps)
 	k.block(fn.Body)
 	return k
+}
+
+// hostMaps walks the sizes of the tensor maps the kernel's host code
+// encodes (what its hand-written TMA copies move: rawtma.go), by handle
+// name (then position, for determinism).
+func (k *keyer) hostMaps(ms map[*ir.Var]*ir.TensorMap) {
+	k.int(int64(len(ms)))
+	if len(ms) == 0 {
+		return
+	}
+	vs := make([]*ir.Var, 0, len(ms))
+	for v := range ms {
+		vs = append(vs, v)
+	}
+	slices.SortFunc(vs, func(a, b *ir.Var) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Span.Start, b.Span.Start)
+	})
+	for _, v := range vs {
+		m := ms[v]
+		k.variable(v)
+		k.dtype(m.DType)
+		k.int(int64(len(m.Box)))
+		for _, b := range m.Box {
+			k.int(b)
+		}
+	}
 }
 
 // store enters res, the figures of the code k walked, in the cache

@@ -2553,6 +2553,10 @@ func (m *machine) evaluate(x ir.Expr) {
 			return // a load into registers nothing reads (dead.go)
 		}
 	}
+	if rawTMA(c.Op) {
+		m.rawTMACopy(c) // rawtma.go
+		return
+	}
 	if handled := m.userOp(c); handled {
 		return
 	}
