@@ -227,6 +227,15 @@ type Buffer struct {
 	ElemOffsetExpr Expr
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
+	// PtrBase and PtrOffset place a DeclBuffer whose data is a pointer
+	// variable (T.decl_buffer(..., data=p) with p: T.let =
+	// T.reinterpret(PointerType(...), smem.ptr_to([off]))) in the storage
+	// that pointer points into: PtrBase is that allocation or parameter
+	// (a root: no Base, no PtrBase, no element offset) and PtrOffset the
+	// pointer's byte offset into it. Set only when both are static; the
+	// printers and codegen use Data, only the memory analysis reads them.
+	PtrBase   *Buffer
+	PtrOffset int64
 	// AllocatedAddr is the allocated_addr= of a tensor-memory buffer (the
 	// TMEM address tcgen05.alloc wrote), nil when not given.
 	AllocatedAddr Expr

@@ -18,7 +18,11 @@ type KernelState struct {
 	Host, Body  []ir.Stmt
 	DeviceEntry bool
 	Mutable     map[*ir.Var]bool
-	Params      map[*ir.Var]*ir.Param
+	// PtrLets are the pointer values bound to immutable variables
+	// (p: T.let = T.reinterpret(PointerType(...), x)), which a
+	// decl_buffer's data may be.
+	PtrLets map[*ir.Var]ir.Expr
+	Params  map[*ir.Var]*ir.Param
 	// badLayout marks buffers whose layout= argument failed to evaluate
 	// (so a nil Layout there is not layout=None).
 	BadLayout map[*ir.Buffer]bool
@@ -701,6 +705,7 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 			}
 			vr := &ir.Var{Name: name.Id, Type: t, Span: name.Loc}
 			ev.EmitStmt(&ir.Let{Var: vr, Value: e, Span: s.Loc})
+			ev.notePtrLet(vr, e)
 			fr.env.set(name.Id, &ExprV{Base: Base{name.Loc}, E: vr})
 			return
 		}
@@ -1213,4 +1218,15 @@ func (ev *Evaluator) RegionIndex(rv *RegionV, idx []Value, e *syntax.Subscript) 
 		abs[d] = at(ir.AddE(r.Min[d], ix), sp)
 	}
 	return ev.BufferIndex(&BufferV{Base{rv.At}, r.Buf}, abs, e)
+}
+
+// notePtrLet records v = e when e is a pointer value (KernelState.PtrLets).
+func (ev *Evaluator) notePtrLet(v *ir.Var, e ir.Expr) {
+	if ev.Kern == nil || !isPointerExpr(e) {
+		return
+	}
+	if ev.Kern.PtrLets == nil {
+		ev.Kern.PtrLets = map[*ir.Var]ir.Expr{}
+	}
+	ev.Kern.PtrLets[v] = e
 }

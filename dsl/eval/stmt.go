@@ -312,6 +312,7 @@ func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source
 		if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && isPointerExpr(ex.E) {
 			vr := &ir.Var{Name: t.Id, Type: ir.HandleT, Span: t.Loc}
 			ev.EmitStmt(&ir.Let{Var: vr, Value: ex.E, Span: source.Join(t.Loc, vspan)})
+			ev.notePtrLet(vr, ex.E)
 			v = &ExprV{Base: Base{t.Loc}, E: vr}
 		} else if ex, ok := v.(*ExprV); ok && letOK && !ex.Inline && !ex.Fresh && needsLet(ex.E) {
 			if typ := ExprType(ex.E); typ.IsValid() && typ != ir.HandleT {

@@ -393,6 +393,8 @@ func tDeclBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			buf.Data = x
 			if prm := ev.Kern.Params[x]; prm != nil {
 				buf.Base = prm.Buf
+			} else if p := ev.Kern.PtrLets[x]; p != nil {
+				buf.PtrBase, buf.PtrOffset = pointerInto(p) // ptr_base.go
 			}
 		default:
 			if eval.ExprType(d.E) != ir.HandleT {

@@ -956,6 +956,11 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	k.expr(b.ElemOffsetExpr)
 	k.buffer(b.Base)
 	k.variable(b.Data)
+	if b.PtrBase != nil {
+		k.tag('P')
+		k.buffer(b.PtrBase)
+		k.int(b.PtrOffset)
+	}
 }
 
 // layout hashes what the layout's String prints (which names axes by

@@ -24,6 +24,9 @@ func rootOf(b *ir.Buffer) *ir.Buffer {
 	for b.Base != nil {
 		b = b.Base
 	}
+	if b.PtrBase != nil {
+		return b.PtrBase // (a root: ir.Buffer.PtrBase)
+	}
 	return b
 }
 

@@ -1434,7 +1434,7 @@ func (m *machine) baseTo(off *lanes, b *ir.Buffer) (*ir.Buffer, int64, string) {
 		align = 256
 	}
 	root := b
-	for root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
+	for root.Base != nil || root.PtrBase != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
 		eb := elemBytes(root.Dtype)
 		if root.ElemOffsetExpr != nil {
 			v, why := m.eval(root.ElemOffsetExpr)
@@ -1451,6 +1451,14 @@ func (m *machine) baseTo(off *lanes, b *ir.Buffer) (*ir.Buffer, int64, string) {
 		}
 		align = gcd(align, root.ElemOffset*eb)
 		if root.Base == nil {
+			if root.PtrBase != nil {
+				// a view on a pointer into a root (ir.Buffer.PtrBase)
+				for i := range off {
+					off[i] += root.PtrOffset
+				}
+				align = gcd(align, root.PtrOffset)
+				root = root.PtrBase
+			}
 			break
 		}
 		if root.Base.Kind == ir.DeclBuffer && root.Base.ElemOffsetExpr != nil && root.ElemOffsetExpr != nil {
@@ -1782,6 +1790,9 @@ func (m *machine) pointer(e ir.Expr) (ptr, string) {
 func (m *machine) pointerTo(p *ptr, e ir.Expr) string {
 	switch e := e.(type) {
 	case *ir.Call:
+		if e.Op == "reinterpret" && len(e.Args) == 1 {
+			return m.pointerTo(p, e.Args[0]) // a typed pointer
+		}
 		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
 			// T.tvm_builtin_pointer_offset(base, elements),
 			// T.ptx.addr(base, byte_offset)
@@ -1806,6 +1817,12 @@ func (m *machine) pointerTo(p *ptr, e ir.Expr) string {
 		}
 	case *ir.Cast:
 		return m.pointerTo(p, e.X)
+	case *ir.Var:
+		// a pointer variable (p: T.let = T.reinterpret(PointerType(...),
+		// A.ptr_to([i]))): where its value points
+		if v := m.lets.get(e); v != nil && isPointer(v) {
+			return m.pointerTo(p, v)
+		}
 	case *ir.BufferData:
 		root, align, why := m.baseTo(&p.addr, e.Buf)
 		p.buf, p.view, p.align = root, e.Buf, align
@@ -2342,6 +2359,12 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 	}
 	if isCTAReduce(c.Op) && len(c.Args) == 3 {
 		return m.ctaReduce(c) // ctareduce.go
+	}
+	if c.Op == "reinterpret" && len(c.Args) == 1 && isPointer(c.Args[0]) {
+		// a pointer into a buffer, typed (T.reinterpret(PointerType(...),
+		// smem.ptr_to([off]))): no access; the decl buffers on it are
+		// placed in its storage (ir.Buffer.PtrBase)
+		return lanes{}, "a pointer is a runtime value"
 	}
 	if pureMath(c) {
 		for _, a := range c.Args {

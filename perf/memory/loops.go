@@ -369,13 +369,16 @@ func baseAlign(b *ir.Buffer, m *machine) int64 {
 	if b.Scope == "global" {
 		align = 256
 	}
-	for root := b; root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0); root = root.Base {
+	for root := b; root.Base != nil || root.PtrBase != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0); root = root.Base {
 		eb := elemBytes(root.Dtype)
 		if root.ElemOffsetExpr != nil {
 			align = gcd(align, m.div(root.ElemOffsetExpr)*eb)
 		}
 		align = gcd(align, root.ElemOffset*eb)
 		if root.Base == nil {
+			if root.PtrBase != nil {
+				align = gcd(align, root.PtrOffset)
+			}
 			break
 		}
 	}

@@ -1405,6 +1405,9 @@ func isPointer(e ir.Expr) bool {
 	case *ir.AddressOf, *ir.BufferData:
 		return true
 	case *ir.Call:
+		if e.Op == "reinterpret" && len(e.Args) == 1 {
+			return isPointer(e.Args[0]) // a typed pointer
+		}
 		return (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 && isPointer(e.Args[0])
 	case *ir.Cast:
 		return isPointer(e.X)
@@ -1579,6 +1582,12 @@ func (p *shiftProof) baseShift(b *ir.Buffer) (*ir.Buffer, int64) {
 			break
 		}
 		root = root.Base
+	}
+	if root.PtrBase != nil {
+		if root.ElemOffsetExpr != nil && p.expr(root.ElemOffsetExpr, true) != 0 {
+			return root, noShift
+		}
+		return root.PtrBase, 0 // a static pointer (ir.Buffer.PtrBase)
 	}
 	return root, 0
 }
