@@ -296,9 +296,17 @@ type For struct {
 	Min    Expr // nil means 0
 	Extent Expr
 	Kind   ForKind
+	// Unroll is the loop's unroll pragma, from T.serial(..., unroll=...)
+	// or the annotations {"disable_unroll": True} and {"pragma_unroll":
+	// v}: 0 none; UnrollFull, `#pragma unroll`; 1, `#pragma unroll 1`
+	// (nvcc keeps the loop: disable_unroll); n > 1, `#pragma unroll n`.
+	Unroll int64
 	Body   *Block
 	Span   source.Span
 }
+
+// UnrollFull is For.Unroll of a loop annotated pragma_unroll: True.
+const UnrollFull = -1
 
 // While is a while loop.
 type While struct {

@@ -417,8 +417,10 @@ func (k *kernel) stmt(s ir.Stmt) {
 		if s.Var != nil && s.Var.Type.IsValid() {
 			t = scalarCType(s.Var.Type)
 		}
-		switch s.Kind {
-		case ir.Unrolled, ir.Vectorized:
+		switch {
+		case s.Unroll > 0:
+			k.line("#pragma unroll %d", s.Unroll) // (disable_unroll: 1)
+		case s.Unroll == ir.UnrollFull || s.Kind == ir.Unrolled || s.Kind == ir.Vectorized:
 			k.line("#pragma unroll")
 		}
 		if s.Min == nil {

@@ -164,7 +164,7 @@ func (f *file) selfDirective(b *strings.Builder) {
 // doubled the text of the examples; this halves that.
 func structural(format string) bool {
 	switch format {
-	case "{", "}", "} else {", "#pragma unroll":
+	case "{", "}", "} else {", "#pragma unroll", "#pragma unroll %d":
 		return true
 	}
 	return strings.HasPrefix(format, "// ")

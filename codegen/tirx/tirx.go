@@ -365,12 +365,29 @@ func (p *printer) stmt(s ir.Stmt) {
 		case ir.Vectorized:
 			fn = "T.vectorized"
 		}
+		kw := ""
+		switch {
+		case s.Unroll == 1:
+			kw = ", unroll=False"
+		case s.Unroll == ir.UnrollFull:
+			kw = ", unroll=True"
+		case s.Unroll > 1:
+			kw = fmt.Sprintf(", unroll=%d", s.Unroll)
+		}
+		if kw != "" && s.Kind == ir.Serial {
+			fn = "T.serial"
+		} else if kw != "" {
+			kw = fmt.Sprintf(", annotations={%q: %s}", "pragma_unroll", strings.TrimPrefix(kw, ", unroll="))
+			if s.Unroll == 1 {
+				kw = `, annotations={"disable_unroll": True}`
+			}
+		}
 		if s.Min == nil {
-			p.line("for %s in %s(%s):", v, fn, p.expr(s.Extent))
+			p.line("for %s in %s(%s%s):", v, fn, p.expr(s.Extent), kw)
 		} else if lo, ok := ir.ConstInt(s.Min); ok && lo == 0 {
-			p.line("for %s in %s(%s):", v, fn, p.expr(s.Extent))
+			p.line("for %s in %s(%s%s):", v, fn, p.expr(s.Extent), kw)
 		} else {
-			p.line("for %s in %s(%s, %s):", v, fn, p.expr(s.Min), p.expr(ir.AddE(s.Min, s.Extent)))
+			p.line("for %s in %s(%s, %s%s):", v, fn, p.expr(s.Min), p.expr(ir.AddE(s.Min, s.Extent)), kw)
 		}
 		p.body(s.Body)
 	case *ir.While:

@@ -851,7 +851,7 @@ func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		vars = append(vars, k)
 		val := ir.AddE(lv.Mins[0], ir.MulE(k, &ir.IntImm{Value: lv.Step, Type: ir.Int32, Span: spans[0]}))
 		fr.env.set(names[0], &ExprV{Base: Base{spans[0]}, E: val})
-		lv = &LoopV{Base: lv.Base, What: lv.What, Kind: lv.Kind, Mins: []ir.Expr{nil}, Extents: lv.Extents}
+		lv = &LoopV{Base: lv.Base, What: lv.What, Kind: lv.Kind, Mins: []ir.Expr{nil}, Extents: lv.Extents, Unroll: lv.Unroll}
 	case len(names) == len(lv.Extents):
 		for i, n := range names {
 			vars = append(vars, &ir.Var{Name: n, Type: ir.Int32, Span: spans[i]})
@@ -875,7 +875,7 @@ func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	body := withLoop(ev, len(vars) == 1, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
 	var stmt ir.Stmt
 	for i := len(vars) - 1; i >= 0; i-- {
-		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Body: body, Span: s.Loc}
+		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Unroll: lv.Unroll, Body: body, Span: s.Loc}
 		if isZero(f.Min) {
 			f.Min = nil
 		}

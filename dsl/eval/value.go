@@ -276,6 +276,8 @@ type (
 		// Python name is bound to Mins[0] + k*Step, the values TVM's
 		// T.serial(start, stop, step=step) gives the loop variable.
 		Step int64
+		// Unroll is the ir.For's unroll pragma (ir.For.Unroll).
+		Unroll int64
 	}
 	// AnnotV is a type annotation value: T.float32[8] (Kind "local": a
 	// register array) or T.Buffer((32, 32), "float32") (Kind "buffer").

@@ -512,7 +512,74 @@ func loopCall(ev *eval.Evaluator, what string, kind ir.ForKind, c *eval.Call) ev
 	if len(args) == 0 || len(c.Args) > 2 {
 		return ev.Errorf(c.At, eval.CodeType, "%s takes 1 or 2 positional arguments", what)
 	}
-	return ev.LoopValue(what, kind, c, args)
+	unroll, bad := loopUnroll(ev, what, c)
+	if bad != nil {
+		return bad
+	}
+	v := ev.LoopValue(what, kind, c, args)
+	if lv, ok := v.(*eval.LoopV); ok {
+		lv.Unroll = unroll
+	}
+	return v
+}
+
+// loopUnroll is the unroll pragma of a loop call (ir.For.Unroll): its
+// annotations {"disable_unroll": True} or {"pragma_unroll": v}, then its
+// unroll= keyword, which T.serial turns into one of them: True asks for
+// `#pragma unroll`, False for `#pragma unroll 1`; a positive int n (0.27)
+// for `#pragma unroll n`. Before 0.27 unroll= is a truth value.
+func loopUnroll(ev *eval.Evaluator, what string, c *eval.Call) (int64, eval.Value) {
+	var unroll int64
+	if a, ok := c.Kw("annotations"); ok {
+		if d, ok := a.(*eval.DictV); ok {
+			for i, k := range d.Keys {
+				key, ok := k.(*eval.StrV)
+				if !ok {
+					continue
+				}
+				switch v := d.Vals[i]; key.V {
+				case "disable_unroll":
+					if eval.Truthy(v) {
+						unroll = 1
+					}
+				case "pragma_unroll":
+					if unroll == 1 {
+						break
+					}
+					if n, ok := eval.ToInt(v); ok {
+						if _, isBool := v.(*eval.BoolV); !isBool && n > 0 {
+							unroll = n
+							break
+						}
+					}
+					if eval.Truthy(v) {
+						unroll = ir.UnrollFull
+					}
+				}
+			}
+		}
+	}
+	u, ok := c.Kw("unroll")
+	if !ok {
+		return unroll, nil
+	}
+	if _, none := u.(*eval.NoneV); none {
+		return unroll, nil
+	}
+	if b, isBool := u.(*eval.BoolV); isBool || ev.Opts.Release < release.R027 {
+		if (isBool && b.V) || (!isBool && eval.Truthy(u)) {
+			return ir.UnrollFull, nil
+		}
+		return 1, nil
+	}
+	n, ok := eval.ToInt(u)
+	if !ok {
+		return 0, ev.Errorf(u.Span(), eval.CodeType, "%s: unroll must be a bool, a positive integer, or None", what)
+	}
+	if n < 1 {
+		return 0, ev.Errorf(u.Span(), eval.CodeType, "%s: unroll must be a positive integer", what)
+	}
+	return n, nil
 }
 
 func tGrid(ev *eval.Evaluator, c *eval.Call) eval.Value {
