@@ -1153,6 +1153,7 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.expr(s.Min)
 		k.expr(s.Extent)
 		k.int(int64(s.Kind))
+		k.int(s.Unroll)
 		k.block(s.Body)
 	case *ir.While:
 		k.tag('W')

@@ -162,6 +162,9 @@ type machine struct {
 	// for loops they run as (whiles.go)
 	whiles    map[*ir.While]*counted
 	whileFors map[*ir.For]bool
+	// restIfs holds the branches a loop proof follows for the other
+	// side of a singular condition (opaque.go)
+	restIfs map[*ir.If]*ir.If
 	// scopeRanges bounds the variables of the kernel's scope ids
 	// (ranges.go); affs caches the compiled offsets (affine.go)
 	scopeRanges map[*ir.Var]ival
@@ -261,9 +264,10 @@ type machine struct {
 	proofMaps proofMaps
 	// inert holds whether each loop executed is inert (inert.go);
 	// forVars the loop variables
-	inert   map[*ir.For]inertLoop
-	forVars map[*ir.Var]bool
-	quiets  map[*ir.Block]inertLoop // (inert.go's quiet code)
+	inert    map[*ir.For]inertLoop
+	forVars  map[*ir.Var]bool
+	varReads map[*ir.Var]int32       // (inert.go's lets)
+	quiets   map[*ir.Block]inertLoop // (inert.go's quiet code)
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -653,6 +657,7 @@ func (m *machine) forLoop(s *ir.For) {
 	loUni := uniform(&lo)
 	var sk *loopSkip
 	skipFrom := int64(-1) // the iteration to start comparing at (loops.go)
+	restarts := 0
 	if top && in != 0 && sameExtent(&ext, in, n) {
 		skipFrom = 0
 	}
@@ -697,9 +702,13 @@ func (m *machine) forLoop(s *ir.For) {
 			if skip > 0 && unr {
 				m.hold, holdSet = sk, true
 			}
-			if retry && sk.base == 0 {
+			switch {
+			case retry && sk.next > 0 && restarts < maxRestarts:
+				restarts++
+				skipFrom = sk.next // after a singular branch (loops.go)
+			case retry && sk.next == 0 && sk.base == 0:
 				skipFrom = it + 1
-			} else if m.rec == nil {
+			case m.rec == nil:
 				sk = nil
 			}
 		}

@@ -68,7 +68,7 @@ func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
 	if l, ok := m.inert[s]; ok {
 		return l, l.ok
 	}
-	c := inertScan{m: m}
+	c := inertScan{m: m, loop: s}
 	fx, steps, ok := c.stmt(s)
 	l := inertLoop{fx: fx, steps: steps - 1, ok: ok} // (the loop's own step: m.stmt's)
 	if m.inert == nil {
@@ -112,7 +112,13 @@ func (m *machine) passInert(l inertLoop) {
 	}
 }
 
-type inertScan struct{ m *machine }
+type inertScan struct {
+	m *machine
+	// loop is the loop scanned (its body's variable reads, counted
+	// at the first let: loopReads)
+	loop      *ir.For
+	loopReads map[*ir.Var]int32
+}
 
 // block returns what executing b does, the steps it counts, and
 // whether it is inert.
@@ -163,6 +169,10 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return fxBarrier, 1, true // machine.call -> evaluate
 		}
 		return 0, 1, false
+	case *ir.Let:
+		return c.binding(s.Var, s.Value)
+	case *ir.Assign:
+		return c.binding(s.Var, s.Value)
 	case *ir.Evaluate:
 		call, ok := s.X.(*ir.Call)
 		switch {
@@ -202,6 +212,97 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		return fx, 1 + n*body, true
 	}
 	return 0, 1, false
+}
+
+// binding returns what a let or an assignment of v inside the loop does:
+// the value an inert store's value may be, into a number that nothing
+// outside the loop reads (flash_attention_backward.py's softmax packs
+// each pair of scaled scores into `scaled_pair` before the exponentials).
+// Passed over, the variable keeps the value it had before the loop, and
+// nothing reads it: inside, only inert statements, which evaluate no
+// address, branch or loop bound from it (a branch's condition and a
+// register cast's indices must read loop variables and thread indices
+// only).
+func (c *inertScan) binding(v *ir.Var, value ir.Expr) (inertFx, int64, bool) {
+	if v.Type.Code == ir.Handle || !c.localVar(v) {
+		return 0, 1, false
+	}
+	if !touchesMemory(value) {
+		return 0, 1, true
+	}
+	if call, ok := value.(*ir.Call); ok && plainCall(call) {
+		if pureMath(call) {
+			return 0, 1, true
+		}
+		return fxBarrier, 1, true // machine.call -> evaluate
+	}
+	return 0, 1, false
+}
+
+// localVar reports whether every read of v in the kernel is inside the
+// loop scanned.
+func (c *inertScan) localVar(v *ir.Var) bool {
+	if c.loopReads == nil {
+		c.loopReads = map[*ir.Var]int32{}
+		countVarReads(c.loop.Body, c.loopReads)
+	}
+	return c.m.kernelVarReads()[v] == c.loopReads[v]
+}
+
+// kernelVarReads is how many times each variable is read in the kernel.
+func (m *machine) kernelVarReads() map[*ir.Var]int32 {
+	if m.scanned&scannedVarReads == 0 {
+		m.scanned |= scannedVarReads
+		if m.varReads == nil {
+			m.varReads = map[*ir.Var]int32{}
+		}
+		countVarReads(m.fn.Body, m.varReads)
+	}
+	return m.varReads
+}
+
+// countVarReads adds the reads of each variable in b to n: in the
+// statements' expressions and in the buffers they allocate and declare
+// (a data pointer, runtime dimensions, a runtime offset).
+func countVarReads(b *ir.Block, n map[*ir.Var]int32) {
+	var buffer func(b *ir.Buffer)
+	read := func(e ir.Expr) {
+		walkExpr(e, func(x ir.Expr) {
+			switch x := x.(type) {
+			case *ir.Var:
+				n[x]++
+			case *ir.Load:
+				buffer(x.Buf)
+			case *ir.AddressOf:
+				buffer(x.Buf)
+			case *ir.BufferData:
+				buffer(x.Buf)
+			}
+		})
+	}
+	buffer = func(b *ir.Buffer) {
+		for ; b != nil; b = b.Base {
+			if b.Data != nil {
+				n[b.Data]++
+			}
+			for _, e := range b.ShapeExpr {
+				read(e)
+			}
+			read(b.ElemOffsetExpr)
+			read(b.AllocatedAddr)
+		}
+	}
+	ir.WalkStmts(b, func(s ir.Stmt) {
+		forExprs(s, read)
+		switch s := s.(type) {
+		case *ir.Alloc:
+			buffer(s.Buf)
+		case *ir.Decl:
+			buffer(s.Buf)
+		case *ir.Store:
+			buffer(s.Buf)
+		}
+	})
 }
 
 // known reports whether the machine evaluates e to a value in every

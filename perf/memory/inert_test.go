@@ -83,6 +83,26 @@ func TestInertLoopKinds(t *testing.T) {
     s[1] = A[0, tid]
     A[5, tid] = s[0] + s[1] + s[127]
 `, true},
+		// a let the loop's statements read and nothing after it
+		// (flash_attention_backward.py's scaled_pair)
+		{"a let inside", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        x: T.let = s[f * 2] * T.float32(2.0)
+        s[f * 2] = x
+        T.ptx.ex2.approx.ftz.f32(s[f * 2 + 1], s[f * 2 + 1])
+    S[0, tid] = s[0] + s[127]
+`, true},
+		// a let read after the loop keeps it executed (its last value)
+		{"a let read after", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        x: T.let = f * 2
+        s[f * 2] = s[f * 2 + 1]
+    S[x % 32, tid] = s[0] + s[127]
+`, false},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")

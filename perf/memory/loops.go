@@ -2,6 +2,7 @@ package memory
 
 import (
 	"cmp"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -103,9 +104,9 @@ type loopProof struct {
 	// one access: it need not move by a shift, but must be made by one
 	// lane at a width the alignment is a multiple of (translated)
 	loose map[*ir.Buffer]int64
-	// singular is the values the loop's variable equals in iterations
-	// that take another branch (opaque.go): no unit skipped holds one
-	singular []ir.Expr
+	// singular is the iterations that take the other arm of a branch
+	// (opaque.go): no unit skipped holds one
+	singular []singular
 }
 
 // maxPeriod bounds loopProof.period.
@@ -388,6 +389,14 @@ func baseAlign(b *ir.Buffer, m *machine) int64 {
 // unrolls reports whether the model takes nvcc to unroll loop s (and so
 // to merge and forward across its iterations).
 func unrolls(s *ir.For) bool {
+	switch {
+	case s.Unroll == 1:
+		return false // #pragma unroll 1 (disable_unroll): nvcc keeps the loop
+	case s.Unroll == ir.UnrollFull:
+		if _, ok := ir.ConstInt(s.Extent); ok {
+			return true // #pragma unroll over a constant trip count
+		}
+	}
 	return s.Kind == ir.Unrolled || s.Kind == ir.Vectorized || constLoop(s)
 }
 
@@ -608,10 +617,13 @@ func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
 // loopSkip is what the machine keeps while it executes the compared
 // iterations.
 type loopSkip struct {
-	lp               *loopProof
-	v                *ir.Var // the loop's variable
-	unr              bool
-	base             int64 // the first iteration compared
+	lp   *loopProof
+	v    *ir.Var // the loop's variable
+	unr  bool
+	base int64 // the first iteration compared
+	// next is the iteration to compare from instead, after compared
+	// units that held a singular branch's other arm (0: none)
+	next             int64
 	before           snap
 	steps, memGen    int64
 	unknowns, poison int
@@ -856,11 +868,16 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 	k := (n - (sk.base + 2*sk.block) - 1) / sk.block
 	if k > 0 && len(sk.lp.singular) > 0 {
 		var compared bool
-		k, compared = m.singularBound(sk, sk.v, it, k) // opaque.go
+		var next int64
+		k, compared, next = m.singularBound(sk, sk.v, it, k) // opaque.go
 		if compared {
-			// compare the units after the iteration that branches
-			// (once, as after a figure made unknown)
-			return 0, sk.base == 0 && !sk.unr
+			// compare the units after the iterations that branch
+			// (forLoop: a few times)
+			if next == math.MaxInt64 || sk.unr {
+				return 0, false
+			}
+			sk.next = max(next, it+1)
+			return 0, true
 		}
 	}
 	if !m.stateIs(sk.lp, &sk.snap) || m.steps-sk.stepsMid != sk.steps0 || m.memGen-sk.memMid != sk.memGen0 ||

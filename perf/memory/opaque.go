@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"math"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // A branch on a floating-point value (flash_attention4.py's softmax:
 // `if acc_scale_ >= -rescale_threshold:` over a row maximum read from
@@ -190,27 +194,247 @@ func (p *shiftProof) taintVar(v *ir.Var, assigned bool) {
 // iteration where the variable equals it (singularBound), and compares
 // none that does: when the units compared first hold it (`if i_q != 0`
 // over a loop starting at 0), it compares the units after them.
+//
+// An ordering compares the same way (flash_attention_backward.py's
+// softmax loop signals the previous tile's consumer with `if i_m_inner
+// > 0 and lane_id == 0:`): its Then arm is the common one, taken by
+// every iteration but those at one end of the loop, a prefix (v > x,
+// v >= x) or a suffix (v < x, v <= x), which the machine treats as it
+// treats the one iteration of an equality. The comparison may be one
+// side of a logical and (or) whose other side does not read the loop's
+// variable: in the common iterations the branch is then that side's.
 
-// singularCond reports, for a loop proof, whether cond is v == x or v
-// != x (either way round) with v the loop's variable and x moving by
-// nothing over the iterations and reading no memory; eq says which.
-func (p *shiftProof) singularCond(cond ir.Expr, check bool) (x ir.Expr, eq bool) {
+// singular is a set of iterations that take the uncommon arm of a
+// branch: those where a op x, a - x moving by one per iteration (a is
+// the loop's variable, or both sides move with it).
+type singular struct {
+	a, x ir.Expr
+	op   ir.BinOp // EQ, LT, LE, GT or GE
+}
+
+// singularArm is the arm the common iterations of a singular branch
+// take.
+type singularArm int
+
+const (
+	armThen singularArm = iota
+	armElse
+	armRest // the condition's other side decides
+)
+
+// singularCond reports, for a loop proof, whether cond compares the loop
+// variable v with x moving by nothing over the iterations and reading no
+// memory, alone or as one side of a logical and/or (rest is then the
+// other side); sg.x is nil when it does not.
+func (p *shiftProof) singularCond(cond ir.Expr, check bool) (sg singular, arm singularArm, rest ir.Expr) {
 	b, ok := cond.(*ir.Binary)
-	if !ok || p.loop == nil || (b.Op != ir.EQ && b.Op != ir.NE) {
-		return nil, false
+	if !ok || p.loop == nil {
+		return singular{}, 0, nil
 	}
+	switch b.Op {
+	case ir.And, ir.Or, ir.BitAnd, ir.BitOr:
+		if !isBool(b) {
+			return singular{}, 0, nil
+		}
+		and := b.Op == ir.And || b.Op == ir.BitAnd
+		for _, side := range [2][2]ir.Expr{{b.A, b.B}, {b.B, b.A}} {
+			sg, arm, r := p.singularCond(side[0], check)
+			if sg.x == nil || r != nil || readsVar(side[1], p.loop) {
+				continue
+			}
+			// common iterations: the side is true (Then) or false (Else)
+			switch {
+			case and && arm == armElse:
+				return sg, armElse, nil
+			case !and && arm == armThen:
+				return sg, armThen, nil
+			}
+			return sg, armRest, side[1]
+		}
+		return singular{}, 0, nil
+	case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE:
+	default:
+		return singular{}, 0, nil
+	}
+	op := b.Op
+	var a, x ir.Expr
 	switch {
 	case b.A == ir.Expr(p.loop):
-		x = b.B
+		a, x = b.A, b.B
 	case b.B == ir.Expr(p.loop):
-		x = b.A
+		a, x = b.B, b.A
+		op = mirrored(op)
 	default:
-		return nil, false
+		// a comparison of two sides whose difference moves by one per
+		// iteration, proven over single iterations: linear in the
+		// iteration (`m_tile_start + i < m_tile_start + 2`)
+		if p.vars.get(p.loop) != 1 || touchesMemory(b) || p.bodyWrites(b) {
+			return singular{}, 0, nil
+		}
+		sa, sb := p.expr(b.A, check), p.expr(b.B, check)
+		switch {
+		case sa == noShift || sb == noShift:
+			return singular{}, 0, nil
+		case sa-sb == 1:
+			a, x = b.A, b.B
+		case sa-sb == -1:
+			a, x = b.B, b.A
+			op = mirrored(op)
+		default:
+			return singular{}, 0, nil
+		}
+		return p.singularOf(a, x, op)
 	}
 	if touchesMemory(x) || p.expr(x, check) != 0 || p.bodyWrites(x) {
-		return nil, false
+		return singular{}, 0, nil
 	}
-	return x, b.Op == ir.EQ
+	return p.singularOf(a, x, op)
+}
+
+// singularOf is the singular set and common arm of the branch a op x,
+// with a - x moving by one per iteration. An equality's common arm is
+// Else; an ordering's is the arm more of the loop's iterations take when
+// a - x is the loop's variable plus a constant and its range is known
+// (flash_attention_backward.py's causal `if i_m < m_tile_start + 2:`
+// over 64 tiles: Else), else Then (`if i > 0:`, `if i < n - 1:`).
+func (p *shiftProof) singularOf(a, x ir.Expr, op ir.BinOp) (singular, singularArm, ir.Expr) {
+	switch op {
+	case ir.EQ:
+		return singular{a, x, ir.EQ}, armElse, nil
+	case ir.NE:
+		return singular{a, x, ir.EQ}, armThen, nil
+	}
+	if then, total, ok := p.thenCount(a, x, op); ok && 2*then < total {
+		return singular{a, x, op}, armElse, nil
+	}
+	// the others are those of the negated comparison
+	return singular{a, x, negated(op)}, armThen, nil
+}
+
+// thenCount returns how many of the loop's iterations satisfy a op x, of
+// how many, when a - x is the loop's variable plus a constant (terms
+// that cancel compared with ir.Equal) and the variable's range is known.
+func (p *shiftProof) thenCount(a, x ir.Expr, op ir.BinOp) (then, total int64, ok bool) {
+	var terms []linTerm
+	var k int64
+	if !linearInto(a, 1, &terms, &k, 0) || !linearInto(x, -1, &terms, &k, 0) {
+		return 0, 0, false
+	}
+	var coef int64
+	for _, t := range terms {
+		switch {
+		case t.c == 0:
+		case t.e == ir.Expr(p.loop) && coef == 0:
+			coef = t.c
+		default:
+			return 0, 0, false
+		}
+	}
+	r := p.rangeOf(p.loop, 0)
+	if coef != 1 || !r.ok || r.hi < r.lo {
+		return 0, 0, false
+	}
+	// v + k op 0: v op -k
+	c := -k
+	lo, hi := r.lo, r.hi
+	switch op {
+	case ir.LT:
+		hi = min(hi, c-1)
+	case ir.LE:
+		hi = min(hi, c)
+	case ir.GT:
+		lo = max(lo, c+1)
+	case ir.GE:
+		lo = max(lo, c)
+	default:
+		return 0, 0, false
+	}
+	return max(hi-lo+1, 0), r.hi - r.lo + 1, true
+}
+
+// linTerm is c times e in a linear form.
+type linTerm struct {
+	e ir.Expr
+	c int64
+}
+
+// linearInto adds coef times e to the linear form (terms, k): sums,
+// differences, negations and constant multiples are expanded; other
+// subexpressions are terms, equal ones (ir.Equal) merged.
+func linearInto(e ir.Expr, coef int64, terms *[]linTerm, k *int64, depth int) bool {
+	if depth > 16 || abs(coef) > rangeLimit {
+		return false
+	}
+	switch e := e.(type) {
+	case *ir.IntImm:
+		*k += coef * e.Value
+		return abs(*k) < rangeLimit
+	case *ir.Neg:
+		return linearInto(e.X, -coef, terms, k, depth+1)
+	case *ir.Binary:
+		switch e.Op {
+		case ir.Add:
+			return linearInto(e.A, coef, terms, k, depth+1) && linearInto(e.B, coef, terms, k, depth+1)
+		case ir.Sub:
+			return linearInto(e.A, coef, terms, k, depth+1) && linearInto(e.B, -coef, terms, k, depth+1)
+		case ir.Mul:
+			if c, ok := e.B.(*ir.IntImm); ok {
+				return linearInto(e.A, coef*c.Value, terms, k, depth+1)
+			}
+			if c, ok := e.A.(*ir.IntImm); ok {
+				return linearInto(e.B, coef*c.Value, terms, k, depth+1)
+			}
+		}
+	}
+	for i := range *terms {
+		if t := &(*terms)[i]; t.e == e || ir.Equal(t.e, e) {
+			t.c += coef
+			return true
+		}
+	}
+	*terms = append(*terms, linTerm{e, coef})
+	return true
+}
+
+// mirrored is the comparison op with its operands swapped.
+func mirrored(op ir.BinOp) ir.BinOp {
+	switch op {
+	case ir.LT:
+		return ir.GT
+	case ir.LE:
+		return ir.GE
+	case ir.GT:
+		return ir.LT
+	case ir.GE:
+		return ir.LE
+	}
+	return op
+}
+
+// negated is the comparison that holds where op does not.
+func negated(op ir.BinOp) ir.BinOp {
+	switch op {
+	case ir.LT:
+		return ir.GE
+	case ir.LE:
+		return ir.GT
+	case ir.GT:
+		return ir.LE
+	case ir.GE:
+		return ir.LT
+	case ir.EQ:
+		return ir.NE
+	}
+	return ir.EQ
+}
+
+// readsVar reports whether e reads v.
+func readsVar(e ir.Expr, v *ir.Var) bool {
+	found := false
+	walkExpr(e, func(e ir.Expr) {
+		found = found || e == ir.Expr(v)
+	})
+	return found
 }
 
 // bodyWrites reports whether x reads a variable the loop's body assigns
@@ -243,37 +467,80 @@ func (p *shiftProof) bodyWrites(x ir.Expr) bool {
 	return w
 }
 
+// maxRestarts bounds the comparisons forLoop starts again after compared
+// units that held a singular branch's other arm.
+const maxRestarts = 3
+
 // singularBound returns k, the units after iteration it the machine may
-// skip, lowered so that none contains an iteration at which the loop's
-// variable (v, lo + it at iteration it) equals one of the proof's
-// singular values in an active lane; 0 when a value is not known or the
-// compared units contain such an iteration (compared is then set: the
-// machine may compare the units after it instead).
-func (m *machine) singularBound(sk *loopSkip, v *ir.Var, it, k int64) (_ int64, compared bool) {
+// skip, lowered so that none contains an iteration at which a singular
+// branch of the proof takes its other arm in an active lane; 0 when a
+// value is not known or the compared units contain such an iteration
+// (compared is then set, and next is the first iteration after every
+// such one among them, math.MaxInt64 when they go on to the end: the
+// machine may compare the units from there instead).
+func (m *machine) singularBound(sk *loopSkip, v *ir.Var, it, k int64) (_ int64, compared bool, next int64) {
 	vb := m.vars.get(v)
 	if vb == nil || vb.why != "" {
-		return 0, false
+		return 0, false, 0
 	}
-	for _, x := range sk.lp.singular {
-		c, why := m.eval(x)
+	for _, sg := range sk.lp.singular {
+		c, why := m.eval(sg.x)
 		if why != "" {
-			return 0, false
+			return 0, false, 0
+		}
+		av, why := m.eval(sg.a)
+		if why != "" {
+			return 0, false, 0
 		}
 		for i := range 32 {
 			if m.mask&(1<<i) == 0 {
 				continue
 			}
-			at := it + c[i] - vb.v[i] // the iteration where v == c
+			// the iterations where a op x: [from, to]
+			at := it + c[i] - av[i] // the iteration where a == x
+			from, to := at, at
+			switch sg.op {
+			case ir.LT:
+				from, to = math.MinInt64, at-1
+			case ir.LE:
+				from = math.MinInt64
+			case ir.GT:
+				from, to = at+1, math.MaxInt64
+			case ir.GE:
+				to = math.MaxInt64
+			}
 			switch {
-			case at >= sk.base && at <= it:
+			case to < sk.base || from > it+k*sk.block:
+			case from <= it:
 				compared = true
-			case at > it && at <= it+k*sk.block:
-				k = min(k, (at-it-1)/sk.block)
+				if to == math.MaxInt64 {
+					next = to
+				} else {
+					next = max(next, to+1)
+				}
+			default:
+				k = min(k, (from-it-1)/sk.block)
 			}
 		}
 	}
 	if compared {
-		return 0, true
+		return 0, true, next
 	}
-	return k, false
+	return k, false, 0
+}
+
+// restIf is s with its condition replaced by rest, the side of a logical
+// and/or that decides in the iterations that take the common arm; one
+// per branch, kept by the machine.
+func (p *shiftProof) restIf(s *ir.If, rest ir.Expr) *ir.If {
+	m := p.m
+	if r, ok := m.restIfs[s]; ok {
+		return r
+	}
+	if m.restIfs == nil {
+		m.restIfs = map[*ir.If]*ir.If{}
+	}
+	r := &ir.If{Cond: rest, Then: s.Then, Else: s.Else, Span: s.Span}
+	m.restIfs[s] = r
+	return r
 }

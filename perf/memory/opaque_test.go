@@ -42,6 +42,47 @@ func TestLoopSkipBranches(t *testing.T) {
         if k == 150:
             S[1, tid] = A[2, tid]
 `), true, true)
+	// orderings: a prefix takes the other arm (the Then arm is the
+	// common one), the units compared start after it
+	skipCase(t, "after the first two", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k >= 2:
+            S[1, tid] = A[2, tid]
+`), true)
+	// a suffix: the units skipped stop before it
+	skipCaseSome(t, "before the last ten", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k < 290:
+            S[1, tid] = A[2, tid]
+`), true, true)
+	// both sides move with the loop's variable, their difference by one
+	// an iteration, and fewer iterations take the Then arm
+	// (flash_attention_backward.py's causal tiles: i_m < m_tile_start +
+	// 2): Else is the common arm
+	skipCase(t, "a prefix on the Then arm", kernel("1", `    m0: T.let = 6
+    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if m0 + k < m0 + 2:
+            S[1, tid] = A[2, tid]
+`), true)
+	// one side of a logical and: in the common iterations the other
+	// side decides (i_m_inner > 0 and lane_id == 0)
+	skipCase(t, "and a lane", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k > 0 and tid == 0:
+            S[1, tid] = A[2, tid]
+`), true)
+	skipCase(t, "or a lane", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k == 0 or tid == 0:
+            S[1, tid] = A[2, tid]
+`), true)
+	// a side that moves with the loop: nothing is skipped
+	skipCase(t, "and a moving side", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        if k > 0 and k % 3 == 0:
+            S[1, tid] = A[2, tid]
+`), false)
 }
 
 // TestMaxWork: the bound on the statements an analysis executes stops a

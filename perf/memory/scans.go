@@ -14,6 +14,7 @@ const (
 	scannedDataRegs
 	scannedReadOnly
 	scannedForVars
+	scannedVarReads
 )
 
 // scanScratch holds the tables of a scan of fn (unreadShared,

@@ -128,10 +128,10 @@ type shiftProof struct {
 	// no multiple of its quantum (a loop proof may then compare every
 	// second, fourth, ... iteration instead)
 	accessFail bool
-	// singular holds, for a loop proof, the values the loop's variable
-	// is compared with by a branch only one iteration takes (opaque.go);
+	// singular holds, for a loop proof, the iterations that take the
+	// other arm of a branch the others take alike (opaque.go);
 	// body is the loop's body, loopAssigned the variables it sets
-	singular     []ir.Expr
+	singular     []singular
 	body         *ir.Block
 	loopAssigned map[*ir.Var]bool
 	// views holds, in a proof across adjacent warps, the shifts of each
@@ -859,16 +859,19 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 			p.skipped(s, check) // opaque.go
 			return
 		}
-		if x, eq := p.singularCond(s.Cond, check); x != nil {
-			// one iteration takes the other arm; the machine skips none
-			// around it (opaque.go)
-			if check && !slices.Contains(p.singular, x) {
-				p.singular = append(p.singular, x)
+		if sg, arm, rest := p.singularCond(s.Cond, check); sg.x != nil {
+			// a few iterations take the other arm; the machine skips
+			// none around them (opaque.go)
+			if check && !slices.Contains(p.singular, sg) {
+				p.singular = append(p.singular, sg)
 			}
-			if eq {
-				p.block(s.Else, check)
-			} else {
+			switch arm {
+			case armThen:
 				p.block(s.Then, check)
+			case armElse:
+				p.block(s.Else, check)
+			default:
+				p.stmt(p.restIf(s, rest), check)
 			}
 			return
 		}
