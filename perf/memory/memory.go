@@ -61,7 +61,8 @@
 // wider instructions. The model merges, within one unroll or vectorized
 // loop or a serial loop of constant bounds and at most 256 iterations (which
 // nvcc unrolls: a plain `for i < 4` float copy became one STS.128 on an
-// H100), consecutive accesses of one kind (shared load, shared store) to
+// H100) and no `#pragma unroll 1` (unroll=False, disable_unroll: nvcc
+// keeps the loop; testdata/memory/unroll_pragma.py), consecutive accesses of one kind (shared load, shared store) to
 // one shared buffer under the same mask when every lane's addresses are
 // contiguous, the merged width is 8 or 16 bytes and the first address is
 // provably aligned to it: the buffer's alignment (64 bytes for a shared
