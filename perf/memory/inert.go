@@ -70,6 +70,9 @@ func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
 	}
 	c := inertScan{m: m, loop: s}
 	fx, steps, ok := c.stmt(s)
+	for _, v := range c.lets {
+		ok = ok && c.localVar(v)
+	}
 	l := inertLoop{fx: fx, steps: steps - 1, ok: ok} // (the loop's own step: m.stmt's)
 	if m.inert == nil {
 		m.inert = map[*ir.For]inertLoop{}
@@ -114,9 +117,12 @@ func (m *machine) passInert(l inertLoop) {
 
 type inertScan struct {
 	m *machine
-	// loop is the loop scanned (its body's variable reads, counted
-	// at the first let: loopReads)
+	// loop is the loop scanned; lets the variables its lets and
+	// assignments set, which nothing outside it may read (checked once
+	// the rest of the loop is found inert: loopReads counts the reads
+	// in its body)
 	loop      *ir.For
+	lets      []*ir.Var
 	loopReads map[*ir.Var]int32
 }
 
@@ -224,9 +230,10 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 // register cast's indices must read loop variables and thread indices
 // only).
 func (c *inertScan) binding(v *ir.Var, value ir.Expr) (inertFx, int64, bool) {
-	if v.Type.Code == ir.Handle || !c.localVar(v) {
+	if v.Type.Code == ir.Handle {
 		return 0, 1, false
 	}
+	c.lets = append(c.lets, v) // (localVar, at the end of the scan)
 	if !touchesMemory(value) {
 		return 0, 1, true
 	}

@@ -268,7 +268,7 @@ func (p *shiftProof) singularCond(cond ir.Expr, check bool) (sg singular, arm si
 		// a comparison of two sides whose difference moves by one per
 		// iteration, proven over single iterations: linear in the
 		// iteration (`m_tile_start + i < m_tile_start + 2`)
-		if p.vars.get(p.loop) != 1 || touchesMemory(b) || p.bodyWrites(b) {
+		if p.vars.get(p.loop) != 1 || !readsVar(b, p.loop) || touchesMemory(b) || p.bodyWrites(b) {
 			return singular{}, 0, nil
 		}
 		sa, sb := p.expr(b.A, check), p.expr(b.B, check)
