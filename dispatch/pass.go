@@ -454,7 +454,7 @@ func (l *lowerer) classify(cond ir.Expr) ([]filterAtom, bool) {
 			if !vok || !cok {
 				return nil, false
 			}
-			op = reflectCmp(op)
+			op = op.Mirrored()
 		}
 		if _, ok := l.vars[v]; !ok {
 			return nil, false
@@ -475,20 +475,6 @@ func (l *lowerer) classify(cond ir.Expr) ([]filterAtom, bool) {
 		atoms = append(atoms, at)
 	}
 	return atoms, len(atoms) > 0
-}
-
-func reflectCmp(op ir.BinOp) ir.BinOp {
-	switch op {
-	case ir.LT:
-		return ir.GT
-	case ir.LE:
-		return ir.GE
-	case ir.GT:
-		return ir.LT
-	case ir.GE:
-		return ir.LE
-	}
-	return op
 }
 
 // narrow returns the active set of the then-branch of `if cond`.

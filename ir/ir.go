@@ -86,6 +86,42 @@ const (
 	Shr
 )
 
+// Mirrored is the comparison op with its operands swapped (a < b is
+// b > a); other ops are returned as they are.
+func (op BinOp) Mirrored() BinOp {
+	switch op {
+	case LT:
+		return GT
+	case LE:
+		return GE
+	case GT:
+		return LT
+	case GE:
+		return LE
+	}
+	return op
+}
+
+// Negated is the comparison that holds where op does not (a < b: a >=
+// b); other ops are returned as they are.
+func (op BinOp) Negated() BinOp {
+	switch op {
+	case LT:
+		return GE
+	case LE:
+		return GT
+	case GT:
+		return LE
+	case GE:
+		return LT
+	case EQ:
+		return NE
+	case NE:
+		return EQ
+	}
+	return op
+}
+
 // Binary is a binary operation.
 type Binary struct {
 	Op   BinOp

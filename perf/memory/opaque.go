@@ -263,7 +263,7 @@ func (p *shiftProof) singularCond(cond ir.Expr, check bool) (sg singular, arm si
 		a, x = b.A, b.B
 	case b.B == ir.Expr(p.loop):
 		a, x = b.B, b.A
-		op = mirrored(op)
+		op = op.Mirrored()
 	default:
 		// a comparison of two sides whose difference moves by one per
 		// iteration, proven over single iterations: linear in the
@@ -279,7 +279,7 @@ func (p *shiftProof) singularCond(cond ir.Expr, check bool) (sg singular, arm si
 			a, x = b.A, b.B
 		case sa-sb == -1:
 			a, x = b.B, b.A
-			op = mirrored(op)
+			op = op.Mirrored()
 		default:
 			return singular{}, 0, nil
 		}
@@ -308,7 +308,7 @@ func (p *shiftProof) singularOf(a, x ir.Expr, op ir.BinOp) (singular, singularAr
 		return singular{a, x, op}, armElse, nil
 	}
 	// the others are those of the negated comparison
-	return singular{a, x, negated(op)}, armThen, nil
+	return singular{a, x, op.Negated()}, armThen, nil
 }
 
 // thenCount returns how many of the loop's iterations satisfy a op x, of
@@ -394,38 +394,6 @@ func linearInto(e ir.Expr, coef int64, terms *[]linTerm, k *int64, depth int) bo
 	}
 	*terms = append(*terms, linTerm{e, coef})
 	return true
-}
-
-// mirrored is the comparison op with its operands swapped.
-func mirrored(op ir.BinOp) ir.BinOp {
-	switch op {
-	case ir.LT:
-		return ir.GT
-	case ir.LE:
-		return ir.GE
-	case ir.GT:
-		return ir.LT
-	case ir.GE:
-		return ir.LE
-	}
-	return op
-}
-
-// negated is the comparison that holds where op does not.
-func negated(op ir.BinOp) ir.BinOp {
-	switch op {
-	case ir.LT:
-		return ir.GE
-	case ir.LE:
-		return ir.GT
-	case ir.GT:
-		return ir.LE
-	case ir.GE:
-		return ir.LT
-	case ir.EQ:
-		return ir.NE
-	}
-	return ir.EQ
 }
 
 // readsVar reports whether e reads v.
