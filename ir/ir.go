@@ -540,7 +540,11 @@ type Param struct {
 	// T.int32()) and binds through a buffer shape: a launch argument that
 	// is not in the Python signature (TVM makes it one too).
 	Implicit bool
-	Span     source.Span
+	// TensorMap marks a parameter annotated T.TensorMap(): a CUDA
+	// tensor-map descriptor the host encodes, which the kernel takes by
+	// value (`const __grid_constant__ CUtensorMap`); Var is its handle.
+	TensorMap bool
+	Span      source.Span
 }
 
 // Func is one @T.prim_func kernel.

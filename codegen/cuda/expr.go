@@ -335,6 +335,12 @@ func (k *kernel) call(c *ir.Call) string {
 	k.atCall = c.Span
 	defer func() { k.atCall = outer }()
 	switch c.Op {
+	case "address_of":
+		// the address of a T.TensorMap() parameter (a uint64, as
+		// tirx.address_of of a handle is in tvm/tirx/op.py)
+		if v, ok := c.Args[0].(*ir.Var); ok && len(c.Args) == 1 && k.tmParams[v] {
+			return "((unsigned long long)(&(" + k.params[v] + ")))"
+		}
 	case ir.OpCopyBytes:
 		if !k.wantArgs(c, 3) {
 			return ""

@@ -241,6 +241,10 @@ func (k *kernel) launcher(kernelName, launchName string, hostParams []string, sp
 	}
 	args := make([]string, 0, len(k.fn.Params)+len(specs))
 	for _, prm := range k.fn.Params {
+		if k.tmParams[prm.Var] {
+			args = append(args, "*"+k.params[prm.Var]) // (the descriptor by value)
+			continue
+		}
 		args = append(args, k.params[prm.Var])
 	}
 	for i, m := range k.fn.TensorMaps {

@@ -58,7 +58,10 @@ type kernel struct {
 	// parameters; align is the alignment TMA boxes need in shared
 	// allocations (tmaAlignments).
 	params map[*ir.Var]string
-	maps   map[*ir.TensorMap]string
+	// tmParams holds the parameters annotated T.TensorMap() (passed by
+	// value; the launcher takes a pointer to the host's descriptor)
+	tmParams map[*ir.Var]bool
+	maps     map[*ir.TensorMap]string
 
 	// letVars are the variables a Let declared; visible counts the
 	// enclosing blocks that declare each, scopes the variables each open
@@ -214,6 +217,15 @@ func (k *kernel) signature() (params, hostParams []string, specs []tmSpec, err e
 			k.ptr[prm.Buf] = n
 			t = k.ctype(prm.Buf.Dtype) + "*"
 			params = append(params, t+" __restrict__ "+n)
+		case prm.TensorMap:
+			// T.TensorMap(): the descriptor by value, as the reference's
+			// codegen passes it; the launcher gets the host's storage
+			if k.tmParams == nil {
+				k.tmParams = map[*ir.Var]bool{}
+			}
+			k.tmParams[prm.Var] = true
+			t = "const CUtensorMap*"
+			params = append(params, "const __grid_constant__ CUtensorMap "+n)
 		case prm.Var.Type.Code == ir.Handle:
 			t = "void*"
 			params = append(params, "void* __restrict__ "+n)

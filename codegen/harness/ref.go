@@ -123,6 +123,9 @@ func (g *gen) guard(t string) string {
 // refFunc prints the reference function of k, named fname, taking the
 // host storage of each parameter buffer in parameter order.
 func refFunc(k Kernel, fname string) (string, *Unsupported) {
+	if u := tensorMapParamUnsupported(k); u != nil {
+		return "", u
+	}
 	if u := runtimeShapeUnsupported(k); u != nil {
 		return "", u
 	}

@@ -22,3 +22,16 @@ func runtimeShapeUnsupported(k Kernel) *Unsupported {
 	}
 	return nil
 }
+
+// tensorMapParamUnsupported declines a kernel with a T.TensorMap()
+// parameter: its descriptor is encoded by the caller, from a tensor and a
+// box the kernel does not name, and the harness has none to give.
+func tensorMapParamUnsupported(k Kernel) *Unsupported {
+	for _, p := range k.Func.Params {
+		if p.TensorMap {
+			return &Unsupported{Kernel: k.Name, Span: p.Span,
+				Msg: "not modelled: tensor-map parameter " + p.Var.Name + " (the caller encodes its descriptor; the harness has none to give)"}
+		}
+	}
+	return nil
+}

@@ -205,6 +205,9 @@ func (p *printer) param(prm *ir.Param) string {
 		return "<bad param>"
 	}
 	n := p.name(prm.Var, prm.Var.Name)
+	if prm.TensorMap {
+		return n + ": T.TensorMap()"
+	}
 	if prm.Buf != nil || prm.Var.Type.Code == ir.Handle {
 		return n + ": T.handle"
 	}

@@ -198,11 +198,11 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			if a.Name == "T.constexpr" {
 				continue // bound above
 			}
-			if a.Name != "T.handle" {
+			if a.Name != "T.handle" && a.Name != "T.TensorMap()" {
 				ev.Errorf(p.Annotation.Span(), CodeType, "unsupported parameter annotation %s", a.Name)
 			}
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
-			prm := &ir.Param{Var: vr, Span: p.Loc}
+			prm := &ir.Param{Var: vr, Span: p.Loc, TensorMap: a.Name == "T.TensorMap()"}
 			ks.K.Func.Params = append(ks.K.Func.Params, prm)
 			ks.Params[vr] = prm
 			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
@@ -635,6 +635,13 @@ func (ev *Evaluator) markerCall(m *MarkerV, c *Call) Value {
 		return ev.bufferAnnot(c)
 	case "T.handle":
 		return &MarkerV{Base: Base{c.At}, Name: "T.handle"}
+	case "T.TensorMap":
+		// the type of a tensor-map descriptor: a kernel parameter's
+		// annotation (kernelParams), a T.let's
+		if !ev.CheckArgs(c, "TensorMap", 0) {
+			return Poison(c.At)
+		}
+		return &MarkerV{Base: Base{c.At}, Name: "T.TensorMap()"}
 	}
 	return ev.Errorf(c.FnSpan, CodeType, "'%s' object is not callable", m.Name)
 }

@@ -30,7 +30,7 @@ func TxScopes() []string {
 // not every name the reference defines), sorted: what a misspelt T.<name>
 // is compared with.
 func TNames() []string {
-	out := []string{"prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr",
+	out := []string{"prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr", "TensorMap",
 		"TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Iter", "Axis", "cuda", "ptx", "nvshmem", "nki",
 		"func_attr", "attr", "hint", "annotate", "block_attr", "sblock_attr", "reads", "writes", "where", "init",
 		"call_packed", "wg_reg_tile", "alloc_cast_frag"}

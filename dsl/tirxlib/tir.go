@@ -28,7 +28,7 @@ func tAttr(ev *eval.Evaluator, name string, span source.Span) (eval.Value, bool)
 		return &eval.MarkerV{Base: eval.Base{At: span}, Name: "T." + n}, true
 	}
 	switch name {
-	case "prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr":
+	case "prim_func", "jit", "inline", "macro", "handle", "let", "Buffer", "constexpr", "TensorMap":
 		return marker(name)
 	case "TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Iter", "Axis":
 		return layoutModuleAttr(ev, name, span) // T re-exports the layout module's classes
