@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"cmp"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -266,6 +267,11 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 		var pcts []float64
 		var lowers, analyses time.Duration
 		over10, over100 := 0, 0
+		type row struct {
+			name   string
+			lo, an time.Duration
+		}
+		var over []row
 		for i, f := range files {
 			lo, an := time.Duration(1<<62), time.Duration(1<<62)
 			for range 3 {
@@ -285,6 +291,7 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 			pcts = append(pcts, pct)
 			if pct > 10 {
 				over10++
+				over = append(over, row{f.Name, lo, an})
 			}
 			if pct > 100 {
 				over100++
@@ -293,6 +300,10 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 		slices.Sort(pcts)
 		if len(pcts) == 0 {
 			b.Fatal("no files")
+		}
+		slices.SortFunc(over, func(x, y row) int { return cmp.Compare(y.an*1000/max(y.lo, 1), x.an*1000/max(x.lo, 1)) })
+		for _, r := range over { // (with -v: which files the bound fails on)
+			b.Logf("%5.0f%%  lower %7.2f ms  analysis %7.2f ms  %s", 100*float64(r.an)/float64(max(r.lo, 1)), float64(r.lo)/1e6, float64(r.an)/1e6, r.name)
 		}
 		b.ReportMetric(pcts[len(pcts)/2], "pct-p50/op")
 		b.ReportMetric(pcts[len(pcts)*9/10], "pct-p90/op")

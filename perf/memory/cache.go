@@ -463,11 +463,24 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 // walkKey walks fn and l into a keyer (the caller releases it).
 func walkKey(fn *ir.Func, l ir.Launch) *keyer {
 	k := newKeyer()
+	k.walk(fn, l)
+	if k.fpRegsKnown {
+		// a floating-point register may hold a value the machine knows:
+		// dataExpr's rule for them does not hold, walked again without it
+		// (nodes, buffers and variables get the same ordinals)
+		k.release()
+		k = newKeyer()
+		k.exactRegs = true
+		k.walk(fn, l)
+	}
+	return k
+}
+
+func (k *keyer) walk(fn *ir.Func, l ir.Launch) {
 	k.launch(l)
 	k.hostConsts(hostConsts(fn)) // hostconsts.go
 	k.hostMaps(fn.HostMaps)
 	k.block(fn.Body)
-	return k
 }
 
 // hostMaps walks the sizes of the tensor maps the kernel's host code
@@ -752,6 +765,9 @@ type keyer struct {
 	// each once; seen indexes them when there are many.
 	calls []*ir.TileCall
 	seen  map[*ir.TileCall]bool
+	// exactRegs turns off dataExpr's rule for floating-point registers
+	// (set for a walk again after the rule's check failed: fpRegsKnown)
+	exactRegs, fpRegsKnown bool
 }
 
 func (k *keyer) addCall(c *ir.TileCall) {
@@ -806,6 +822,7 @@ func (k *keyer) release() {
 	clear(k.seen)
 	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
 	k.key = ""
+	k.exactRegs, k.fpRegsKnown = false, false
 	if cap(k.b) > maxSpareKey || !spareKeyers.put(k) {
 		keyers.Put(k)
 	}
@@ -1131,6 +1148,83 @@ func (k *keyer) expr(e ir.Expr) {
 	}
 }
 
+// dataExpr walks the value a store writes. The machine keeps no memory
+// contents (a load's value is runtime data) and no floating-point value,
+// so of a value written to memory, and of the parts of a register's
+// value that are never known, only what decides the accesses counts:
+// the loads and calls in it (walked as expr walks them), its types
+// (halfloads.go's load classes), its shape (predicate.go's cheap
+// bodies, dead.go's pure values) and the class of each floating-point
+// operation. Additions, subtractions, multiplications, minima and maxima
+// of floating-point values are one class (each is inline asm on half
+// values and a plain instruction otherwise: exprOps); a division, a
+// comparison and any other operator keep their own; a floating-point
+// constant keeps its type, not its value. In a register's value (reg)
+// an operation is of its class only when the machine's evaluation of it
+// fails whatever the registers hold (it reads a floating-point constant,
+// a conversion to a floating-point type or memory: evalU then gives the
+// reason of its first such operand, whatever the operator). Kernels that
+// differ only in such arithmetic (a pytest grid over Tx.add, Tx.sub and
+// Tx.mul, or over a scale constant) then share one entry. dataExpr
+// reports whether e's evaluation fails so.
+func (k *keyer) dataExpr(e ir.Expr, reg bool) (unknown bool) {
+	switch e := e.(type) {
+	case *ir.Binary:
+		k.b = append(k.b, '2', byte(e.Op))
+		at := len(k.b) - 1
+		ua := k.dataExpr(e.A, reg)
+		ub := k.dataExpr(e.B, reg)
+		unknown = ua || ub
+		if (unknown || !reg) && valueType(e).IsFloat() {
+			switch e.Op {
+			case ir.Sub, ir.Mul, ir.Min, ir.Max:
+				k.b[at] = byte(ir.Add)
+			}
+		}
+		return unknown
+	case *ir.FloatImm:
+		k.tag('f')
+		k.dtype(e.Type)
+		return true
+	case *ir.Cast:
+		k.tag('C')
+		k.dtype(e.To)
+		return k.dataExpr(e.X, reg) || e.To.IsFloat()
+	case *ir.Neg:
+		k.tag('-')
+		return k.dataExpr(e.X, reg)
+	case *ir.Not:
+		k.tag('!')
+		return k.dataExpr(e.X, reg)
+	case *ir.Select:
+		k.tag('?')
+		k.expr(e.Cond)
+		k.dataExpr(e.A, reg)
+		k.dataExpr(e.B, reg)
+		return false
+	case *ir.Load:
+		k.expr(e)
+		return e.Buf.Scope != "local" || !k.exactRegs && fpReg(e.Buf)
+	}
+	k.expr(e)
+	return false
+}
+
+// fpReg reports a register buffer of floating-point elements. The
+// machine keeps a register element's value per buffer (exec.go's
+// localStore and localLoadTo), written only by a store into that buffer;
+// when every such store's value is one whose evaluation fails (dataExpr
+// checks each, as it walks, taking the loads of such buffers to fail:
+// by induction over the kernel's execution, no element of one then ever
+// holds a value, an unwritten element none either), a load of one fails
+// whatever the kernel computed, and the arithmetic over it is of its
+// class. A store that breaks the rule (an integer value written into a
+// float register, which well-typed code converts) makes walkKey walk the
+// kernel again with the rule off.
+func fpReg(b *ir.Buffer) bool {
+	return b.Scope == "local" && b.Dtype.IsFloat()
+}
+
 func (k *keyer) block(b *ir.Block) {
 	if b == nil {
 		k.tag(0)
@@ -1169,7 +1263,9 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.tag('S')
 		k.buffer(s.Buf)
 		k.exprs(s.Indices)
-		k.expr(s.Value)
+		if !k.dataExpr(s.Value, s.Buf.Scope == "local") && fpReg(s.Buf) {
+			k.fpRegsKnown = true
+		}
 	case *ir.Evaluate:
 		k.tag('E')
 		k.expr(s.X)

@@ -183,3 +183,13 @@ func PreKey(fn *ir.Func, l ir.Launch) string { return fmt.Sprint(preKeyOf(fn, l)
 
 // MaxUnkeyed is how many kernels lazy keys keep unkeyed.
 const MaxUnkeyed = maxUnkeyed
+
+// Key is the content cache's key of fn and l (walkKey).
+func Key(fn *ir.Func, l ir.Launch) string {
+	k := walkKey(fn, l)
+	defer k.release()
+	return string(k.b)
+}
+
+// ValueType is valueType (halfloads.go).
+func ValueType(e ir.Expr) ir.DataType { return valueType(e) }
