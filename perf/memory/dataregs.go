@@ -217,6 +217,17 @@ func (s *regScan) mark(b *ir.Buffer) {
 // index matters; any other operand (a pointer, an offset, a count)
 // matters whole.
 func (s *regScan) operands(c *ir.Call) {
+	if tensorCopy(c.Op) {
+		// a TMA tensor copy: the machine counts its box from the tensor
+		// map and reads none of its operands (exec.go's evaluate), so
+		// nothing they hold matters: the tile coordinates a persistent
+		// scheduler computes (nvfp4_gemm.py's m_idx and n_idx registers)
+		// are data
+		for _, a := range c.Args {
+			s.data(a)
+		}
+		return
+	}
 	generic := genericOp(c)
 	for _, a := range c.Args {
 		x := a
@@ -300,4 +311,14 @@ func (s *regScan) data(e ir.Expr) {
 	default:
 		s.value(e) // AddressOf, BufferData, Region, Tuple, anything new
 	}
+}
+
+// tensorCopy reports the TMA tensor copies, whose operands the machine
+// does not read: it counts the tensor map's box (exec.go's evaluate).
+func tensorCopy(op string) bool {
+	switch op {
+	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
+		return true
+	}
+	return false
 }

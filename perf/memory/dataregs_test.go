@@ -3,6 +3,7 @@ package memory_test
 import (
 	"testing"
 
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -151,4 +152,36 @@ func TestDataRegsWorklist(t *testing.T) {
 		t.Errorf("no kernel of %d has data registers", n)
 	}
 	t.Logf("%d kernels, %d with data registers", n, some)
+}
+
+// TestDataRegsTensorCopy: a TMA tensor copy's operands are read nowhere
+// (the machine counts the tensor map's box), so a register that only
+// gives one its coordinates is data (nvfp4_gemm.py's persistent
+// scheduler: m_idx and n_idx); the same register as another intrinsic's
+// byte count is control.
+func TestDataRegsTensorCopy(t *testing.T) {
+	src := kernel("1", `    m = T.alloc_buffer((1,), "int32", scope="local")
+    m[0] = tid * 4
+    T.cuda.copy_bytes(T.address_of(A[3, tid]), T.address_of(S[0, tid]), m[0] * 2)
+`)
+	res, _ := analyze(t, src)
+	fn := res.Kernels[0].Lowered
+	if got := memory.DataRegisters(fn); got != "[]" {
+		t.Fatalf("data registers %s, want none: m is a byte count", got)
+	}
+	n := 0
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		if e, ok := s.(*ir.Evaluate); ok {
+			if c, ok := e.X.(*ir.Call); ok && c.Op == ir.OpCopyBytes {
+				c.Op = ir.OpCpAsyncBulkTensorS2G // (its operands as coordinates)
+				n++
+			}
+		}
+	})
+	if n != 1 {
+		t.Fatalf("%d copies", n)
+	}
+	if got := memory.DataRegisters(fn); got != "[m]" {
+		t.Errorf("data registers %s, want [m]: a tensor copy's coordinate", got)
+	}
 }

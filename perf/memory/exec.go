@@ -268,6 +268,7 @@ type machine struct {
 	forVars  map[*ir.Var]bool
 	varReads map[*ir.Var]int32       // (inert.go's lets)
 	quiets   map[*ir.Block]inertLoop // (inert.go's quiet code)
+	quietIfs map[*ir.If]bool         // (opaque.go's quietArms)
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -496,6 +497,12 @@ func (m *machine) ifStmt(s *ir.If) {
 		t = in
 	}
 	m.mask = t
+	if m.quietIf(s) {
+		// arms that only compute values count no step (opaque.go's
+		// quietArms): iterations that take either arm take as many
+		// steps, as loops.go's skipping of them counts
+		defer func(steps int64) { m.steps = steps }(m.steps)
+	}
 	if t == 0 && (in != 0 || m.predOff) && predicable(s) {
 		// predicated off in every lane (predicate.go)
 		prev := m.predOff

@@ -1493,6 +1493,15 @@ func iterationTemps(body *ir.Block) map[*ir.Var]bool {
 		}
 	}
 	top(body)
+	// a variable the body declares (a let, mutable or not, anywhere in
+	// it) is a new one in every iteration: nothing reads it before its
+	// let, which sets it (nvfp4_gemm.py's epilogue declares d_n_out in
+	// an unrolled loop and assigns it there)
+	ir.WalkStmts(body, func(st ir.Stmt) {
+		if l, ok := st.(*ir.Let); ok {
+			temps[l.Var] = true
+		}
+	})
 	return temps
 }
 

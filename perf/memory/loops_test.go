@@ -391,4 +391,59 @@ func TestLoopCountedWhile(t *testing.T) {
         e = e - 1
         i = i + 1
 `), false)
+	// the index in a register element (a persistent scheduler's
+	// linear_idx[0]), its increment anywhere in the body
+	skipCase(t, "a register index", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 3
+    while r[0] < 300:
+        r[0] = r[0] + 1
+        A[0, tid] = S[0, tid] + A[1, tid]
+    A[2, tid] = S[tid * r[0] % 32, 0]
+`), true)
+	// the next tile's coordinate from the index, by a formula per range
+	// (nvfp4_gemm.py's scheduler): a branch that moves with the
+	// iteration, whose arms only compute a register read as data, and
+	// a variable declared in the body (a new one in every iteration)
+	skipCase(t, "a scheduler's branch", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    m = T.alloc_buffer((1,), "int32", scope="local")
+    acc = T.alloc_buffer((1,), "float32", scope="local")
+    r[0] = 0
+    m[0] = 0
+    while r[0] < 400:
+        acc[0] = T.Cast("float32", m[0])
+        for j in range(2):
+            d: T.int32 = 0
+            d = m[0] * 2 + j
+            acc[0] = acc[0] + T.Cast("float32", d)
+        A[0, tid] = S[0, tid] + acc[0]
+        r[0] = r[0] + 4
+        if r[0] < 300:
+            tile: T.int32 = r[0] // 7
+            m[0] = tile
+        else:
+            m[0] = r[0] % 5
+    A[2, tid] = S[tid * r[0] % 32, 0]
+`), true)
+	// the same coordinate in an address: it moves by no shift, no skip
+	skipCase(t, "a scheduler's coordinate in an address", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    m = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 0
+    m[0] = 0
+    while r[0] < 400:
+        A[0, tid] = S[m[0] % 32, tid]
+        r[0] = r[0] + 4
+        if r[0] < 300:
+            m[0] = r[0] // 7
+        else:
+            m[0] = r[0] % 5
+`), false)
+	// an index the body also writes elsewhere: a while loop as written
+	skipCase(t, "a register index written twice", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 0
+    while r[0] < 300:
+        S[0, tid] = A[0, tid] + A[1, tid]
+        r[0] = r[0] + 1
+        if r[0] == 100:
+            r[0] = r[0] + 1
+`), false)
 }

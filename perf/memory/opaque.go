@@ -512,3 +512,119 @@ func (p *shiftProof) restIf(s *ir.If, rest ir.Expr) *ir.If {
 	m.restIfs[s] = r
 	return r
 }
+
+// A branch that moves from warp to warp, CTA to CTA or iteration to
+// iteration need not break a proof when its arms do nothing the figures
+// count: a persistent scheduler's `if linear_idx[0] < 3840:` picks the
+// formula of the next tile's coordinates (nvfp4_gemm.py), registers read
+// only by TMA copies, whose operands the machine does not read. Such
+// arms hold lets, assignments and register stores of values that touch
+// no memory and call nothing, and branches of the same kind; the proof
+// walks past them, setting what they write to move by no shift, so that
+// a later read where a value matters (an address, a branch, a bound)
+// fails it as any value moving so does.
+
+// quietIf is quietArms, kept per branch.
+func (m *machine) quietIf(s *ir.If) bool {
+	q, ok := m.quietIfs[s]
+	if !ok {
+		q = quietArms(s)
+		if m.quietIfs == nil {
+			m.quietIfs = map[*ir.If]bool{}
+		}
+		m.quietIfs[s] = q
+	}
+	return q
+}
+
+// quietArms reports whether both arms of s only compute values.
+func quietArms(s *ir.If) bool {
+	return quietBlock(s.Then) && quietBlock(s.Else)
+}
+
+func quietBlock(b *ir.Block) bool {
+	if b == nil {
+		return true
+	}
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ir.Comment:
+		case *ir.Block:
+			if !quietBlock(st) {
+				return false
+			}
+		case *ir.Let:
+			if touchesMemory(st.Value) {
+				return false
+			}
+		case *ir.Assign:
+			if touchesMemory(st.Value) {
+				return false
+			}
+		case *ir.Store:
+			if st.Buf.Scope != "local" || touchesMemory(st.Value) || anyTouchesMemory(st.Indices) {
+				return false
+			}
+		case *ir.If:
+			if touchesMemory(st.Cond) || !quietArms(st) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func anyTouchesMemory(es []ir.Expr) bool {
+	for _, e := range es {
+		if touchesMemory(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// movedBy sets what the quiet block b writes to move by no shift.
+func (p *shiftProof) movedBy(b *ir.Block) {
+	if b == nil {
+		return
+	}
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ir.Block:
+			p.movedBy(st)
+		case *ir.If:
+			p.movedBy(st.Then)
+			p.movedBy(st.Else)
+		case *ir.Let:
+			p.moveVar(st.Var, false)
+		case *ir.Assign:
+			p.moveVar(st.Var, true)
+		case *ir.Store:
+			if p.state[st.Buf] {
+				delete(p.state, st.Buf)
+				p.changed = true
+			}
+			if old, ok := p.local[st.Buf]; !ok || old != noShift {
+				p.local[st.Buf] = noShift
+				p.changed = true
+			}
+		}
+	}
+}
+
+// moveVar sets v to a value that moves by no shift (assigned: by an
+// Assign, a value a loop may carry).
+func (p *shiftProof) moveVar(v *ir.Var, assigned bool) {
+	p.setRange(v, ival{})
+	if p.letVals == nil {
+		p.letVals = p.newLets()
+	}
+	p.letVals.set(v, nil)
+	if assigned && p.loop != nil {
+		p.assigned[v] = true
+	}
+	p.axes.set(v, "")
+	p.set(v, noShift)
+}

@@ -931,6 +931,13 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 				return
 			}
 		}
+		if sh != 0 && !p.fixedCond(s.Cond) && quietArms(s) {
+			// a branch that moves, whose arms only compute values
+			// (opaque.go's quietArms): what they set moves by no shift
+			p.movedBy(s.Then)
+			p.movedBy(s.Else)
+			return
+		}
 		if check && sh != 0 && !p.fixedCond(s.Cond) {
 			// a branch that depends on the CTA (the iteration: k % 4
 			// == 0 does not over 4 iterations)

@@ -25,10 +25,14 @@ import "github.com/tilels/tilels/ir"
 // counted is the for loop a counted while loop runs as.
 type counted struct {
 	v, base, trips *ir.Var // the index; its value at the start; n
-	bound          ir.Expr // E
-	le             bool    // v <= E (else v < E)
-	step           int64   // c
-	loop           *ir.For
+	// reg is the index when it is a register element (v is nil then),
+	// leave the store that sets it after the loop
+	reg, leave *ir.Store
+	index      *ir.Load // r[i]
+	bound      ir.Expr  // E
+	le         bool     // v <= E (else v < E)
+	step       int64    // c
+	loop       *ir.For
 }
 
 // countedOf returns the counted form of s (nil: s is not one); cached per
@@ -58,6 +62,9 @@ func countedForm(s *ir.While) *counted {
 	}
 	v, ok := cond.A.(*ir.Var)
 	if !ok {
+		if r, ok := cond.A.(*ir.Load); ok {
+			return countedReg(s, cond, r)
+		}
 		return nil
 	}
 	switch b := cond.B.(type) {
@@ -116,14 +123,158 @@ func countedForm(s *ir.While) *counted {
 	return c
 }
 
+// countedReg is countedForm for an index held in a register element
+// (the persistent schedulers of nvfp4_gemm.py and fp8_blockwise_gemm.py:
+// `while linear_idx[0] < 4096: ...; linear_idx[0] = linear_idx[0] + 74;
+// the next tile's coordinates from linear_idx[0]`):
+//
+//	while r[i] < E:       (or <=; i constant, E a constant or a variable)
+//	    body              (no break or continue; one statement of it,
+//	                       at its top level, is r[i] = r[i] + c, c > 0;
+//	                       nothing else writes r's storage, takes its
+//	                       address or sets E)
+//
+// runs as `for t in range(n): body` with the increment replaced by
+// r[i] = r0 + (t + 1) * c, the value it computes in iteration t, stated
+// as a function of t: the statements after it in an iteration that
+// follows skipped ones (loops.go, which leaves registers the skipped
+// iterations moved unknown) read it known. After the loop the element is
+// set to r0 + n * c, what the last iteration left.
+func countedReg(s *ir.While, cond *ir.Binary, r *ir.Load) *counted {
+	if r.Buf == nil || r.Buf.Scope != "local" || !isIntType(r.Buf.Dtype) {
+		return nil
+	}
+	for _, x := range r.Indices {
+		if _, ok := x.(*ir.IntImm); !ok {
+			return nil
+		}
+	}
+	var bound *ir.Var
+	switch b := cond.B.(type) {
+	case *ir.IntImm:
+	case *ir.Var:
+		bound = b
+	default:
+		return nil
+	}
+	root := rootOf(r.Buf)
+	var inc *ir.Store
+	var step int64
+	for _, st := range s.Body.Stmts {
+		x, ok := st.(*ir.Store)
+		if !ok || rootOf(x.Buf) != root {
+			continue
+		}
+		add, ok := x.Value.(*ir.Binary)
+		if inc != nil || !ok || add.Op != ir.Add || !sameElem(x.Buf, x.Indices, r) || !sameLoad(add.A, r) {
+			return nil
+		}
+		c, ok := ir.ConstInt(add.B)
+		if !ok || c <= 0 {
+			return nil
+		}
+		inc, step = x, c
+	}
+	if inc == nil {
+		return nil
+	}
+	clean := true
+	ir.WalkStmts(s.Body, func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Break, *ir.Continue:
+			clean = false
+		case *ir.Store:
+			if st != inc && rootOf(st.Buf) == root {
+				clean = false
+			}
+		case *ir.Assign:
+			clean = clean && (bound == nil || st.Var != bound)
+		case *ir.Let:
+			clean = clean && (bound == nil || st.Var != bound)
+		case *ir.For:
+			clean = clean && (bound == nil || st.Var != bound)
+		case *ir.Decl:
+			if st.Buf != nil && rootOf(st.Buf) == root {
+				clean = false // a view of the index's storage
+			}
+		}
+		forExprs(st, func(e ir.Expr) {
+			walkExpr(e, func(e ir.Expr) {
+				switch e := e.(type) {
+				case *ir.AddressOf:
+					clean = clean && rootOf(e.Buf) != root
+				case *ir.BufferData:
+					clean = clean && rootOf(e.Buf) != root
+				}
+			})
+		})
+	})
+	if !clean {
+		return nil
+	}
+	typ := r.Buf.Dtype
+	sp := inc.Span
+	c := &counted{index: r, bound: cond.B, le: cond.Op == ir.LE, step: step,
+		base:  &ir.Var{Name: r.Buf.Name + "_start", Type: typ, Span: sp},
+		trips: &ir.Var{Name: r.Buf.Name + "_trips", Type: typ, Span: sp}}
+	t := &ir.Var{Name: r.Buf.Name + "_iter", Type: typ, Span: sp}
+	one := &ir.IntImm{Value: 1, Type: typ, Span: sp}
+	stepc := &ir.IntImm{Value: step, Type: typ, Span: sp}
+	c.reg = &ir.Store{Buf: r.Buf, Indices: r.Indices, Span: sp, Value: &ir.Binary{Op: ir.Add, A: c.base, Span: sp,
+		B: &ir.Binary{Op: ir.Mul, A: &ir.Binary{Op: ir.Add, A: t, B: one, Span: sp}, B: stepc, Span: sp}}}
+	c.leave = &ir.Store{Buf: r.Buf, Indices: r.Indices, Span: sp, Value: &ir.Binary{Op: ir.Add, A: c.base, Span: sp,
+		B: &ir.Binary{Op: ir.Mul, A: c.trips, B: stepc, Span: sp}}}
+	stmts := make([]ir.Stmt, len(s.Body.Stmts))
+	for i, st := range s.Body.Stmts {
+		stmts[i] = st
+		if st == inc {
+			stmts[i] = c.reg
+		}
+	}
+	body := &ir.Block{Stmts: stmts, Span: s.Body.Span}
+	c.loop = &ir.For{Var: t, Min: &ir.IntImm{Value: 0, Type: typ, Span: s.Span}, Extent: c.trips, Kind: ir.Serial, Body: body, Span: s.Span}
+	return c
+}
+
+// sameElem reports whether buffer b at constant indices idx is r's
+// element.
+func sameElem(b *ir.Buffer, idx []ir.Expr, r *ir.Load) bool {
+	if b != r.Buf || len(idx) != len(r.Indices) {
+		return false
+	}
+	for i, x := range idx {
+		a, ok1 := x.(*ir.IntImm)
+		c, ok2 := r.Indices[i].(*ir.IntImm)
+		if !ok1 || !ok2 || a.Value != c.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLoad reports whether e loads r's element.
+func sameLoad(e ir.Expr, r *ir.Load) bool {
+	l, ok := e.(*ir.Load)
+	return ok && sameElem(l.Buf, l.Indices, r)
+}
+
 // runCounted runs a while loop as its counted form c: false (nothing
 // run) when the index or the bound is not known in every active lane, or
 // a lane would run more than maxWhile iterations.
 func (m *machine) runCounted(c *counted) bool {
 	in := m.mask
-	vb := m.vars.get(c.v)
-	if vb == nil || vb.why != "" {
-		return false
+	var v0 lanes
+	if c.index != nil {
+		var why string
+		if v0, why = m.eval(c.index); why != "" {
+			return false
+		}
+	} else {
+		vb := m.vars.get(c.v)
+		if vb == nil || vb.why != "" {
+			return false
+		}
+		v0 = vb.v
 	}
 	e, why := m.eval(c.bound)
 	if why != "" {
@@ -134,18 +285,18 @@ func (m *machine) runCounted(c *counted) bool {
 		if in&(1<<l) == 0 {
 			continue
 		}
-		v0, hi := vb.v[l], e[l]
+		lo, hi := v0[l], e[l]
 		if c.le {
 			hi++
 		}
 		n := int64(0)
-		if hi > v0 {
-			n = (hi - v0 + c.step - 1) / c.step
+		if hi > lo {
+			n = (hi - lo + c.step - 1) / c.step
 		}
 		if n > maxWhile {
 			return false
 		}
-		start[l], trips[l] = v0, n
+		start[l], trips[l] = lo, n
 	}
 	for _, x := range []struct {
 		v   *ir.Var
@@ -159,8 +310,14 @@ func (m *machine) runCounted(c *counted) bool {
 		b.v, b.why, b.uni = *x.val, "", uniform(x.val)
 	}
 	m.forLoop(c.loop)
+	if c.leave != nil {
+		// the element the while loop leaves: r0 + n * c
+		m.mask = in
+		m.localStore(c.leave)
+		return true
+	}
 	// the index the while loop leaves: v0 + n * c in every lane it ran
-	vb = m.vars.get(c.v)
+	vb := m.vars.get(c.v)
 	for l := range 32 {
 		if in&(1<<l) != 0 {
 			vb.v[l] = start[l] + trips[l]*c.step
