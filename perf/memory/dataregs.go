@@ -301,6 +301,14 @@ func (s *regScan) data(e ir.Expr) {
 		s.data(e.A)
 		s.data(e.B)
 	case *ir.Call:
+		if warpNeverKnown(e, func(x ir.Expr) bool { return neverKnownWith(x, s.opaque) }) {
+			// a vote or shuffle the machine never knows (opaque.go):
+			// what its operands hold does not matter
+			for _, a := range e.Args {
+				s.data(a)
+			}
+			return
+		}
 		if !pureMath(e) {
 			s.operands(e)
 			return

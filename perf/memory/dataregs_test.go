@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tilels/tilels/ir"
@@ -183,5 +184,35 @@ func TestDataRegsTensorCopy(t *testing.T) {
 	}
 	if got := memory.DataRegisters(fn); got != "[m]" {
 		t.Errorf("data registers %s, want [m]: a tensor copy's coordinate", got)
+	}
+}
+
+// TestDataRegsVote: a warp vote on a floating-point comparison is never
+// known (shuffle.go gives no value when an operand has none), so the
+// registers it reads are data, and so is a mutable let bound to it that
+// nothing assigns (sparse_prefill_head64_phase1.py's should_scale_o,
+// which made its softmax scores control registers); a vote on an integer
+// comparison reads control.
+func TestDataRegsVote(t *testing.T) {
+	for _, c := range []struct{ name, cond, want string }{
+		{"float", "m[0] > T.float32(6.0)", "[k m]"}, // (k unread)
+		{"integer", "k[0] > 6", "[m]"},
+	} {
+		src := kernel("1", `    m = T.alloc_buffer((1,), "float32", scope="local")
+    k = T.alloc_buffer((1,), "int32", scope="local")
+    m[0] = A[0, tid]
+    k[0] = tid
+    vote: T.bool = T.cuda.any_sync(T.uint32(0xFFFFFFFF), COND) != 0
+    if vote:
+        A[1, tid] = m[0]
+`)
+		src = strings.Replace(src, "COND", c.cond, 1)
+		if c.name == "integer" {
+			src = strings.Replace(src, "        A[1, tid] = m[0]", "        A[1, tid] = A[2, tid]", 1)
+		}
+		res, _ := analyze(t, src)
+		if got := memory.DataRegisters(res.Kernels[0].Lowered); got != c.want {
+			t.Errorf("%s: data registers %s, want %s", c.name, got, c.want)
+		}
 	}
 }

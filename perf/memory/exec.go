@@ -480,7 +480,7 @@ func truth(c *lanes) uint32 {
 func (m *machine) ifStmt(s *ir.If) {
 	var c lanes
 	uni, why := m.evalU(&c, s.Cond) // (a warp-uniform condition: one lane)
-	if why != "" && (neverKnown(s.Cond) || why == dataWhy && m.opaque(s.Cond)) {
+	if why != "" && (neverKnownVia(s.Cond, false) || why == dataWhy && m.opaque(s.Cond)) {
 		why = branchWhy // (what the condition reads may be data: dataregs.go)
 	}
 	if why != "" {

@@ -169,7 +169,7 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return 0, 1, true // (localStore evaluates nothing)
 		}
 		if call, ok := s.Value.(*ir.Call); ok && plainCall(call) {
-			if pureMath(call) {
+			if allPureMath(call) {
 				return 0, 1, true // its arguments only
 			}
 			return fxBarrier, 1, true // machine.call -> evaluate
@@ -238,7 +238,7 @@ func (c *inertScan) binding(v *ir.Var, value ir.Expr) (inertFx, int64, bool) {
 		return 0, 1, true
 	}
 	if call, ok := value.(*ir.Call); ok && plainCall(call) {
-		if pureMath(call) {
+		if allPureMath(call) {
 			return 0, 1, true
 		}
 		return fxBarrier, 1, true // machine.call -> evaluate
@@ -380,7 +380,20 @@ func genericOp(c *ir.Call) bool {
 	return true
 }
 
-// plainArg reports whether e reads registers and constants only.
+// allPureMath reports whether c and the calls in its operands are pure
+// arithmetic (call's path, which no barrier rule applies to).
+func allPureMath(c *ir.Call) bool {
+	ok := true
+	walkExpr(c, func(x ir.Expr) {
+		if y, isCall := x.(*ir.Call); isCall && !pureMath(y) {
+			ok = false
+		}
+	})
+	return ok
+}
+
+// plainArg reports whether e reads registers and constants only, through
+// generic intrinsics too.
 func plainArg(e ir.Expr) bool {
 	ok := true
 	walkExpr(e, func(x ir.Expr) {
@@ -388,6 +401,11 @@ func plainArg(e ir.Expr) bool {
 		case *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.Var, *ir.ThreadIndex, *ir.Binary, *ir.Not, *ir.Neg, *ir.Cast, *ir.Select:
 		case *ir.Load:
 			ok = ok && x.Buf.Scope == "local"
+		case *ir.Call:
+			// a nested conversion (sparse_prefill's
+			// uint_as_float(Select(..., float_as_uint(p[i])))): its own
+			// operands are walked too
+			ok = ok && genericOp(x)
 		case *ir.AddressOf:
 			ok = ok && x.Buf.Scope == "local"
 		case *ir.BufferData:

@@ -103,6 +103,15 @@ func TestInertLoopKinds(t *testing.T) {
         s[f * 2] = s[f * 2 + 1]
     S[x % 32, tid] = s[0] + s[127]
 `, false},
+		// conversions nested in a register's value (sparse_prefill's
+		// masking of the scores: uint_as_float(Select(..., float_as_uint(p[i]))))
+		{"nested conversions", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        s[f] = T.cuda.uint_as_float(T.Select(f % 3 == 0, T.uint32(4286578688), T.cuda.float_as_uint(s[f])))
+    S[0, tid] = s[0] + s[127]
+`, true},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")

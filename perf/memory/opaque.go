@@ -29,18 +29,25 @@ const branchWhy = "a branch on a floating-point value is decided at run time"
 // comparison, a floating-point constant or a conversion to a
 // floating-point type (exec.go's evalTo and evalU give no value for
 // either, and a binary operation none when an operand has none).
-func neverKnown(e ir.Expr) bool {
+func neverKnown(e ir.Expr) bool { return neverKnownVia(e, true) }
+
+// neverKnownVia is neverKnown; without votes, it does not look through
+// warp votes and shuffles (warpNeverKnown): a branch on a vote keeps the
+// reason the machine gives for it (the operand it did not know).
+func neverKnownVia(e ir.Expr, votes bool) bool {
 	switch e := e.(type) {
 	case *ir.FloatImm:
 		return true
 	case *ir.Cast:
-		return e.To.IsFloat() || neverKnown(e.X)
+		return e.To.IsFloat() || neverKnownVia(e.X, votes)
 	case *ir.Binary:
-		return neverKnown(e.A) || neverKnown(e.B)
+		return neverKnownVia(e.A, votes) || neverKnownVia(e.B, votes)
 	case *ir.Not:
-		return neverKnown(e.X)
+		return neverKnownVia(e.X, votes)
 	case *ir.Neg:
-		return neverKnown(e.X)
+		return neverKnownVia(e.X, votes)
+	case *ir.Call:
+		return votes && warpNeverKnown(e, neverKnown)
 	}
 	return false
 }
@@ -59,8 +66,32 @@ func neverKnownWith(e ir.Expr, opaque map[*ir.Var]bool) bool {
 		return neverKnownWith(e.X, opaque)
 	case *ir.Neg:
 		return neverKnownWith(e.X, opaque)
+	case *ir.Call:
+		return warpNeverKnown(e, func(x ir.Expr) bool { return neverKnownWith(x, opaque) })
 	}
 	return neverKnown(e)
+}
+
+// warpNeverKnown reports whether c is a warp vote or shuffle that one of
+// its operands makes never known (f): shuffle.go's warpCall gives no
+// value when an operand has none (sparse_prefill_head64_phase1.py's
+// `any_sync(0xFFFFFFFF, cur_pi_max - mi > 6.0) != 0`, a vote on a
+// floating-point comparison, made the softmax scores control registers
+// through the branch on it).
+func warpNeverKnown(c *ir.Call, f func(ir.Expr) bool) bool {
+	n := 0
+	switch {
+	case isAnySync(c.Op) && len(c.Args) == 2:
+		n = 2
+	case shuffleMode(c.Op) != 0 && len(c.Args) >= 4 && len(c.Args) <= maxCaptured:
+		n = 4
+	}
+	for _, a := range c.Args[:n] {
+		if f(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // A condition may read such a value through a let: flash_attention4.py's
@@ -72,9 +103,9 @@ func neverKnownWith(e ir.Expr, opaque map[*ir.Var]bool) bool {
 // a causal case were executed statement by statement instead of passed
 // over (inert.go), half of each causal case's analysis.
 
-// opaqueLets returns the variables of fn that one immutable let binds
-// to a neverKnown value (through the opaque variables bound before it)
-// and that nothing else binds or assigns: the machine's evaluation of
+// opaqueLets returns the variables of fn that one let binds to a
+// neverKnown value (through the opaque variables bound before it) and
+// that nothing else binds or assigns: the machine's evaluation of
 // such a variable fails in every lane, like its value's.
 func opaqueLets(fn *ir.Func) map[*ir.Var]bool {
 	var out, bound, again map[*ir.Var]bool
@@ -90,7 +121,9 @@ func opaqueLets(fn *ir.Func) map[*ir.Var]bool {
 					again[s.Var] = true
 				}
 				bound[s.Var] = true
-				if !s.Mutable && !again[s.Var] && neverKnownWith(s.Value, out) {
+				if !again[s.Var] && neverKnownWith(s.Value, out) {
+					// (a mutable let nothing assigns binds once too:
+					// sparse_prefill's should_scale_o: T.bool = ...)
 					if out == nil {
 						out = map[*ir.Var]bool{}
 					}
