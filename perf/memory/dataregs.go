@@ -23,19 +23,20 @@ import "github.com/tilels/tilels/ir"
 // dataRegisters returns the local allocations of fn whose values only
 // data reads (nil: none, or fn holds what the scan does not know).
 func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
-	regs, _ := scanDataRegs(fn)
+	regs, _, _ := scanDataRegs(fn)
 	return regs
 }
 
 // scanDataRegs is dataRegisters, with the opaque lets of fn it found
 // (opaqueLets: a condition that reads one is never known, whatever the
-// registers in its value hold).
-func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
+// registers in its value hold) and the scalars read where a value
+// matters (control; nil when fn holds what the scan does not know).
+func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool, *ptrMap[ir.Var, bool]) {
 	opaque := opaqueLets(fn)
 	s := &regScan{pendVars: map[*ir.Var][]ir.Expr{}, pendRoots: map[*ir.Buffer][]ir.Expr{}, opaque: opaque}
 	s.block(fn.Body)
 	if s.unknown {
-		return nil, opaque
+		return nil, opaque, nil
 	}
 	// the values walked as data whose variable or register became
 	// control after the walk: walked again as values, until nothing
@@ -46,7 +47,7 @@ func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
 		// (each drain walks one key's pending values)
 	}
 	if s.unknown {
-		return nil, opaque
+		return nil, opaque, nil
 	}
 	var out map[*ir.Buffer]bool
 	for b := range s.locals.all() {
@@ -57,7 +58,7 @@ func scanDataRegs(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool) {
 			out[b] = true
 		}
 	}
-	return out, opaque
+	return out, opaque, &s.vars
 }
 
 // drain walks again, as values, the pending values of the last key of

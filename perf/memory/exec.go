@@ -255,8 +255,11 @@ type machine struct {
 	unread   map[*ir.Buffer]bool
 	dataRegs ptrMap[ir.Buffer, bool]
 	opaqueV  map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
-	readOnly map[*ir.Buffer]bool
-	scratch  scanScratch // (the scans' tables, kept)
+	// controlVars are the scalars read where a value matters (found
+	// with dataRegs; nil: every one)
+	controlVars *ptrMap[ir.Var, bool]
+	readOnly    map[*ir.Buffer]bool
+	scratch     scanScratch // (the scans' tables, kept)
 	// spareProof is a failed loop proof whose maps the next one reuses
 	// (newLoopProof)
 	spareProof *shiftProof
@@ -520,6 +523,23 @@ func (m *machine) ifStmt(s *ir.If) {
 }
 
 func (m *machine) assign(v *ir.Var, e ir.Expr) {
+	if m.dataVar(v) {
+		// data (dataregs.go): what it holds is read nowhere it matters,
+		// so it holds nothing known; only the accesses inside count,
+		// and the registers it reads are read (regs.go)
+		if touchesMemory(e) {
+			m.eval(e)
+		} else if len(m.regs) > 0 {
+			m.regValueReads(e)
+		}
+		b := m.vars.get(v)
+		if b == nil {
+			b = m.newBinding()
+			m.vars.set(v, b)
+		}
+		b.why = dataWhy
+		return
+	}
 	var val lanes
 	uni, why := m.evalU(&val, e)
 	b := m.vars.get(v)

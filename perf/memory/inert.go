@@ -44,6 +44,10 @@ type inertLoop struct {
 	fx    inertFx
 	steps int64
 	ok    bool // (m.inert also keeps the loops that are not inert)
+	// data are the data variables (dataregs.go) its lets and
+	// assignments set that are read after it: each holds nothing known
+	// after it, as after an assignment the machine executes (assign)
+	data []*ir.Var
 }
 
 const (
@@ -70,10 +74,24 @@ func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
 	}
 	c := inertScan{m: m, loop: s}
 	fx, steps, ok := c.stmt(s)
+	var data []*ir.Var
 	for _, v := range c.lets {
-		ok = ok && c.localVar(v)
+		if !ok {
+			break
+		}
+		switch {
+		case c.localVar(v):
+		case m.dataVar(v):
+			// read after the loop, but only as data (sparse_prefill's
+			// running maximum of the scores, cur_pi_max)
+			if !slices.Contains(data, v) {
+				data = append(data, v)
+			}
+		default:
+			ok = false
+		}
 	}
-	l := inertLoop{fx: fx, steps: steps - 1, ok: ok} // (the loop's own step: m.stmt's)
+	l := inertLoop{fx: fx, steps: steps - 1, ok: ok, data: data} // (the loop's own step: m.stmt's)
 	if m.inert == nil {
 		m.inert = map[*ir.For]inertLoop{}
 	}
@@ -100,6 +118,14 @@ func (m *machine) forVarSet() map[*ir.Var]bool {
 // passInert does what executing inert loop l would have done.
 func (m *machine) passInert(l inertLoop) {
 	m.steps += l.steps
+	for _, v := range l.data {
+		b := m.vars.get(v)
+		if b == nil {
+			b = m.newBinding()
+			m.vars.set(v, b)
+		}
+		b.why = dataWhy
+	}
 	fx := l.fx
 	if fx&fxForget != 0 {
 		m.forget()

@@ -112,6 +112,16 @@ func TestInertLoopKinds(t *testing.T) {
         s[f] = T.cuda.uint_as_float(T.Select(f % 3 == 0, T.uint32(4286578688), T.cuda.float_as_uint(s[f])))
     S[0, tid] = s[0] + s[127]
 `, true},
+		// a variable the loop assigns that is read after it as data
+		// only (sparse_prefill's running maximum of the scores)
+		{"a data variable read after", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    mx: T.float32 = T.float32(-1.0)
+    for f in range(64):
+        mx = T.max(mx, s[f])
+    S[0, tid] = mx
+`, true},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")

@@ -47,13 +47,20 @@ func (m *machine) dataRegSet() *ptrMap[ir.Buffer, bool] {
 		m.scanned |= scannedDataRegs
 		if dataRegs {
 			var regs map[*ir.Buffer]bool
-			regs, m.opaqueV = scanDataRegs(m.fn)
+			regs, m.opaqueV, m.controlVars = scanDataRegs(m.fn)
 			for b := range regs {
 				m.dataRegs.set(b, true)
 			}
 		}
 	}
 	return &m.dataRegs
+}
+
+// dataVar reports whether scalar v is data: read nowhere a value
+// matters (dataregs.go's scan, as for registers).
+func (m *machine) dataVar(v *ir.Var) bool {
+	m.dataRegSet()
+	return m.controlVars != nil && !m.controlVars.get(v)
 }
 
 // opaque reports whether condition e is never known through an opaque
