@@ -218,3 +218,32 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		t.Errorf("a register holding a known value: its arithmetic left out of the key")
 	}
 }
+
+// TestHalfTypesKey checks the content cache's rule for 16-bit floats
+// (cache.go's dtype): every test kernel's bfloat16 types are rewritten as
+// float16 (memory.BFloatToHalf) and keyed again; where the key did not
+// change, the rewritten kernel's own analysis must give the same figures.
+func TestHalfTypesKey(t *testing.T) {
+	same := 0
+	for _, f := range dataKeyFiles(t) {
+		res := lower.Analyze(f, lower.Options{Path: f.Name})
+		for _, k := range res.Kernels {
+			if k.Lowered == nil || k.Lowered.Body == nil {
+				continue
+			}
+			key := memory.Key(k.Lowered, k.Launch)
+			want := figureText(memory.Analyze(k.Lowered, k.Launch), k)
+			if memory.BFloatToHalf(k.Lowered) == 0 || memory.Key(k.Lowered, k.Launch) != key {
+				continue
+			}
+			same++
+			if got := figureText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
+				t.Errorf("%s %s: the key did not change but the figures did:\n%s\nwant\n%s", f.Name, k.Name, got, want)
+			}
+		}
+	}
+	t.Logf("%d rewritten kernels keep their key", same)
+	if same < 5 {
+		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
+	}
+}

@@ -193,3 +193,78 @@ func Key(fn *ir.Func, l ir.Launch) string {
 
 // ValueType is valueType (halfloads.go).
 func ValueType(e ir.Expr) ir.DataType { return valueType(e) }
+
+// BFloatToHalf rewrites every bfloat16 type fn's body names (buffers and
+// their bases, conversions, constants, variables, tensor maps) as
+// float16, and reports how many it rewrote; intrinsics' dtype strings
+// stay.
+func BFloatToHalf(fn *ir.Func) int {
+	n := 0
+	ty := func(t *ir.DataType) {
+		if t.Code == ir.BFloat && t.Bits == 16 {
+			t.Code = ir.Float
+			n++
+		}
+	}
+	seen := map[*ir.Buffer]bool{}
+	buf := func(b *ir.Buffer) {
+		for ; b != nil && !seen[b]; b = b.Base {
+			seen[b] = true
+			ty(&b.Dtype)
+			if b.PtrBase != nil && !seen[b.PtrBase] {
+				seen[b.PtrBase] = true
+				ty(&b.PtrBase.Dtype)
+			}
+		}
+	}
+	vars := map[*ir.Var]bool{}
+	v := func(x *ir.Var) {
+		if x != nil && !vars[x] {
+			vars[x] = true
+			ty(&x.Type)
+		}
+	}
+	expr := func(e ir.Expr) {
+		walkExpr(e, func(x ir.Expr) {
+			switch x := x.(type) {
+			case *ir.Load:
+				buf(x.Buf)
+			case *ir.AddressOf:
+				buf(x.Buf)
+			case *ir.BufferData:
+				buf(x.Buf)
+			case *ir.Region:
+				buf(x.Buf)
+			case *ir.Cast:
+				ty(&x.To)
+			case *ir.FloatImm:
+				ty(&x.Type)
+			case *ir.Var:
+				v(x)
+			case *ir.Call:
+				ty(&x.Type)
+			}
+		})
+	}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		forExprs(s, expr)
+		switch s := s.(type) {
+		case *ir.Store:
+			buf(s.Buf)
+		case *ir.Alloc:
+			buf(s.Buf)
+		case *ir.Decl:
+			buf(s.Buf)
+		case *ir.Let:
+			v(s.Var)
+		case *ir.Assign:
+			v(s.Var)
+		case *ir.For:
+			v(s.Var)
+		}
+	})
+	for _, m := range fn.HostMaps {
+		ty(&m.DType)
+	}
+	return n
+}
