@@ -41,10 +41,10 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 		}
 		dims++
 		if !m.ctaProof(body, d, 1) {
-			if dims > 1 || m.launch.Grid[1] > 1 || m.launch.Grid[2] > 1 || m.launch.Cluster[d] > 1 {
+			if dims > 1 || m.launch.Grid[1] > 1 || m.launch.Grid[2] > 1 {
 				return 0
 			}
-			for _, per := range ctaPeriods(body, g) {
+			for _, per := range ctaPeriods(body, g, max(m.launch.Cluster[d], 1)) {
 				if m.ctaProof(body, d, per) {
 					return per
 				}
@@ -63,12 +63,18 @@ func (m *machine) ctaProof(body *ir.Block, d int, per int64) bool {
 	return p.prove(body) && len(p.warp0) == 0
 }
 
-// ctaPeriods proposes CTA periods for a grid of g CTAs: 2, 4, 8 and 16,
-// then the constant divisors of the body's floor divisions and
-// remainders (a few), each at most g / 2, in increasing order.
-func ctaPeriods(body *ir.Block, g int64) []int64 {
+// ctaPeriods proposes CTA periods for a grid of g CTAs in clusters of c
+// along the grid's dimension: 2, 4, 8 and 16, then the constant divisors
+// of the body's floor divisions and remainders (a few), each at most
+// g / 2, in increasing order; with clusters, their multiples of c only
+// (CTAs a whole number of clusters apart have the same rank in theirs:
+// nvfp4_gemm.py's pairs).
+func ctaPeriods(body *ir.Block, g, c int64) []int64 {
 	var out []int64
 	add := func(v int64) {
+		if c > 1 && v%c != 0 {
+			v = (v/c + 1) * c // (the next multiple)
+		}
 		if v > 1 && v <= g/2 && !slices.Contains(out, v) && len(out) < 8 {
 			out = append(out, v)
 		}
@@ -111,7 +117,15 @@ func (p *shiftProof) ctaAxis(k ir.ScopeIDKind, i int) int64 {
 		if i != d {
 			return 0
 		}
-		if i < 3 && p.l.Cluster[i] > 1 {
+		if c := p.l.Cluster[i]; i < 3 && c > 1 {
+			if p.ctaPeriod > 0 && p.ctaPeriod%c == 0 {
+				// CTAs a whole number of clusters apart: the same rank,
+				// the cluster index a constant further
+				if k == ir.ClusterID {
+					return p.ctaPeriod / c
+				}
+				return 0
+			}
 			return noShift // a quotient and a remainder: not one constant
 		}
 		if k == ir.ClusterID {

@@ -112,3 +112,74 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		}
 	}
 }
+
+// TestCTAClusterPeriods: CTAs a whole number of clusters apart have the
+// same rank in theirs (ctas.go's ctaAxis), and a persistent loop whose
+// start moves from CTA to CTA runs as many tiles in each when the trip
+// count is the same over the start's range (whiles.go's uniformTrips:
+// nvfp4_gemm.py's 64-CTA case, one tile per cluster).
+func TestCTAClusterPeriods(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (16384,), "float32")
+    B = T.match_buffer(B_ptr, (16384,), "float32")
+    T.device_entry()
+    rank = T.cta_id_in_cluster([2])
+    bx = T.cta_id([16])
+    tid = T.thread_id([64])
+`
+	for _, c := range []struct {
+		name, body string
+		period     int64
+	}{
+		{"a cluster's halves", `    B[bx // 2 * 256 + rank * 128 + tid] = A[bx // 2 * 256 + rank * 128 + tid * 2]
+`, 2},
+		{"one tile per cluster", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = bx // 2
+    while r[0] < 8:
+        B[bx * 64 + tid] = A[bx * 64 + rank * 32 + tid]
+        r[0] = r[0] + 8
+`, 2},
+		// two tiles for the first clusters, one for the others
+		{"trip counts that differ", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = bx // 2
+    while r[0] < 12:
+        B[bx * 64 + tid] = A[bx * 64 + rank * 32 + tid]
+        r[0] = r[0] + 8
+`, 0},
+		// the start set again in the loop: not a counted loop
+		{"a start the loop sets", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = bx // 2
+    while r[0] < 8:
+        B[bx * 64 + tid] = A[bx * 64 + rank * 32 + tid]
+        r[0] = r[0] + 8
+        if tid == 0:
+            r[0] = 9
+`, 0},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if k.Launch.Cluster[0] != 2 {
+			t.Fatalf("%s: cluster %v, want 2 CTAs", c.name, k.Launch.Cluster)
+		}
+		if got := memory.CTAPeriod(k.Lowered, k.Launch); got != c.period {
+			t.Errorf("%s: CTA period %d, want %d", c.name, got, c.period)
+		}
+		fast, slow := withAndWithout(k, memory.SetCTADedup)
+		if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
+			t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
+		}
+		if fast.Total.Unknown != "" {
+			t.Errorf("%s: unknown %q", c.name, fast.Total.Unknown)
+		}
+		if c.period > 1 && memory.Work(fast) >= memory.Work(slow) {
+			t.Errorf("%s: %d statements executed, %d executing every CTA: want fewer", c.name, memory.Work(fast), memory.Work(slow))
+		}
+	}
+}

@@ -272,6 +272,7 @@ type machine struct {
 	varReads map[*ir.Var]int32       // (inert.go's lets)
 	quiets   map[*ir.Block]inertLoop // (inert.go's quiet code)
 	quietIfs map[*ir.If]bool         // (opaque.go's quietArms)
+	regInits map[*ir.Buffer]ir.Expr  // (whiles.go's regInit; nil values: none)
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck

@@ -46,6 +46,7 @@ func CTAsCovered(fn *ir.Func, l ir.Launch) bool { return CTAPeriod(fn, l) == 1 }
 func CTAPeriod(fn *ir.Func, l ir.Launch) int64 {
 	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
 	defer putMachine(m)
+	m.fn = fn
 	return m.ctaShifts(fn.Body)
 }
 

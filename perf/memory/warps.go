@@ -957,7 +957,9 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 		p.set(s.Var, 0)
 		p.loopBody(s.Body, !unrolls(s), check)
 	case *ir.While:
-		p.uniform(s.Cond, check)
+		if p.cta == 0 || !p.uniformTrips(s) {
+			p.uniform(s.Cond, check)
+		}
 		p.loopBody(s.Body, true, check)
 	default:
 		p.fail = true

@@ -326,3 +326,121 @@ func (m *machine) runCounted(c *counted) bool {
 	vb.why, vb.uni = "", uniform(&vb.v)
 	return true
 }
+
+// A persistent kernel's CTAs start their while loop at their own tile
+// (nvfp4_gemm.py: linear_idx[0] = cta_idx // 2, then `while
+// linear_idx[0] < 32: ...; linear_idx[0] += 32`), so the loop's condition
+// moves from CTA to CTA, and the CTA proof (ctas.go) failed on it. Yet
+// each CTA runs it the same number of times when the trip count
+// ceil((E - r0) / c) is the same over the range of r0 across CTAs: one
+// tile per cluster there. uniformTrips proves that for a counted while
+// loop over a register element (countedReg) whose every other store is
+// one, at the kernel's top level before the loop, of a value whose range
+// the proof bounds: at the loop's entry the element holds that value, or
+// (after another counted loop over it with the same bound, in the same
+// thread) one at or past the bound, which runs no iteration in any CTA.
+
+// uniformTrips reports whether counted while loop s runs as many
+// iterations in every CTA (and thread).
+func (p *shiftProof) uniformTrips(s *ir.While) bool {
+	c := p.m.countedOf(s)
+	if c == nil || c.index == nil {
+		return false
+	}
+	b, ok := c.bound.(*ir.IntImm)
+	if !ok {
+		return false
+	}
+	v0 := p.m.regInit(c.index, b.Value, c.le)
+	if v0 == nil {
+		return false
+	}
+	r := p.rangeOf(v0, 0)
+	if !r.ok {
+		return false
+	}
+	hi := b.Value
+	if c.le {
+		hi++
+	}
+	trips := func(x int64) int64 {
+		if x >= hi {
+			return 0
+		}
+		return (hi - x + c.step - 1) / c.step
+	}
+	return trips(r.lo) == trips(r.hi) // (trips does not increase with x)
+}
+
+// regInit returns the value the register element r holds at the entry
+// of every counted while loop over it with bound e (le: <=) that has not
+// run another: its one store at the kernel's top level, before the
+// loops, when every other store of its storage is a counted loop's
+// increment of it under the same condition (nil: none such).
+func (m *machine) regInit(r *ir.Load, e int64, le bool) ir.Expr {
+	root := rootOf(r.Buf)
+	if v, ok := m.regInits[root]; ok || m.fn == nil {
+		return v
+	}
+	var init ir.Expr
+	ok := true
+	incs := map[*ir.Store]bool{}
+	ir.WalkStmts(m.fn.Body, func(st ir.Stmt) {
+		w, isWhile := st.(*ir.While)
+		if !isWhile {
+			return
+		}
+		c := m.countedOf(w)
+		if c == nil || c.index == nil || rootOf(c.index.Buf) != root {
+			return
+		}
+		b, isConst := c.bound.(*ir.IntImm)
+		if !isConst || b.Value != e || c.le != le || !sameLoad(c.index, r) {
+			ok = false
+			return
+		}
+		for _, x := range w.Body.Stmts {
+			if s, isStore := x.(*ir.Store); isStore && rootOf(s.Buf) == root {
+				incs[s] = true
+			}
+		}
+	})
+	for i, st := range m.fn.Body.Stmts {
+		if s, isStore := st.(*ir.Store); isStore && rootOf(s.Buf) == root && sameElem(s.Buf, s.Indices, r) && init == nil {
+			init = s.Value
+			// every loop over it comes after
+			ir.WalkStmts(&ir.Block{Stmts: m.fn.Body.Stmts[:i]}, func(x ir.Stmt) {
+				if _, isWhile := x.(*ir.While); isWhile {
+					ok = false
+				}
+			})
+			incs[s] = true
+		}
+	}
+	ir.WalkStmts(m.fn.Body, func(st ir.Stmt) {
+		if s, isStore := st.(*ir.Store); isStore && rootOf(s.Buf) == root && !incs[s] {
+			ok = false
+		}
+		forExprs(st, func(x ir.Expr) {
+			walkExpr(x, func(x ir.Expr) {
+				switch x := x.(type) {
+				case *ir.AddressOf:
+					ok = ok && rootOf(x.Buf) != root
+				case *ir.BufferData:
+					ok = ok && rootOf(x.Buf) != root
+				}
+			})
+		})
+		if d, isDecl := st.(*ir.Decl); isDecl && d.Buf != nil && d.Buf != root && rootOf(d.Buf) == root {
+			ok = false
+		}
+	})
+	if !ok {
+		init = nil
+	}
+	if m.regInits == nil {
+		m.regInits = map[*ir.Buffer]ir.Expr{}
+	}
+	m.regInits[root] = init
+	return init
+}
