@@ -273,6 +273,9 @@ type machine struct {
 	quiets   map[*ir.Block]inertLoop // (inert.go's quiet code)
 	quietIfs map[*ir.If]bool         // (opaque.go's quietArms)
 	regInits map[*ir.Buffer]ir.Expr  // (whiles.go's regInit; nil values: none)
+	// iterWork is the work of a regLoop's first iteration, for the
+	// startSkip that follows it (0: none)
+	iterWork int64
 	// apart collects the hulls of the views of a run's split roots
 	// while the run's first warp executes (apart.go)
 	apart *apartCheck
@@ -686,10 +689,23 @@ func (m *machine) forLoop(s *ir.For) {
 	var sk *loopSkip
 	skipFrom := int64(-1) // the iteration to start comparing at (loops.go)
 	restarts := 0
+	regLoop := false
 	if top && in != 0 && sameExtent(&ext, in, n) {
 		skipFrom = 0
+		if n > 1 && m.regLoop(s) {
+			// its first tile unrecorded, its cost measured (whiles.go)
+			skipFrom, regLoop = 1, true
+		}
 	}
+	var work0 int64
 	for it := int64(0); it < n && !m.over; it++ {
+		if regLoop && it <= 1 {
+			if it == 0 {
+				work0 = m.work
+			} else {
+				m.iterWork = m.work - work0
+			}
+		}
 		if it == skipFrom {
 			var availAt []*ir.Buffer
 			if sk != nil {
@@ -697,6 +713,7 @@ func (m *machine) forLoop(s *ir.For) {
 			}
 			m.stateLater = false
 			sk = m.startSkip(s, n, it, unr, availAt)
+			m.iterWork = 0
 			if sk == nil && m.stateLater {
 				skipFrom = it + 1
 			}

@@ -269,3 +269,11 @@ func BFloatToHalf(fn *ir.Func) int {
 	}
 	return n
 }
+
+// SetOneBlock turns whiles.go's regLoop on or off; it returns the
+// previous setting.
+func SetOneBlock(on bool) bool {
+	old := oneBlockRule
+	oneBlockRule = on
+	return old
+}

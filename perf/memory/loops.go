@@ -617,10 +617,15 @@ func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
 // loopSkip is what the machine keeps while it executes the compared
 // iterations.
 type loopSkip struct {
-	lp   *loopProof
-	v    *ir.Var // the loop's variable
-	unr  bool
-	base int64 // the first iteration compared
+	lp  *loopProof
+	v   *ir.Var // the loop's variable
+	unr bool
+	// skipWork is what an iteration executed with its inner loops
+	// skipping their own iterations cost (the iteration before base,
+	// not recorded: whiles.go's regLoop; 0: not measured), work0 the
+	// work done when the comparison started
+	skipWork, work0 int64
+	base            int64 // the first iteration compared
 	// next is the iteration to compare from instead, after compared
 	// units that held a singular branch's other arm (0: none)
 	next             int64
@@ -755,7 +760,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	if unr && len(m.pending) > 0 {
 		return nil // the earlier iterations' events would join the count
 	}
-	sk := &loopSkip{lp: lp, v: s.Var, unr: unr, base: base, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+	sk := &loopSkip{lp: lp, v: s.Var, unr: unr, base: base, skipWork: m.iterWork, work0: m.work, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
 		poison: len(m.poison), cpRun: m.cpRun}
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
@@ -822,12 +827,32 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		return 0, false // inside a period
 	}
 	if sk.block == 0 {
-		if !m.stateIs(sk.lp, &sk.snap) {
-			if it-sk.base+1 >= maxBlock {
+		// what recording the iterations still to compare would cost, at
+		// least (their inner loops skip nothing), against executing the
+		// rest with their inner loops skipping (whiles.go's regLoop):
+		// with the state back after r iterations, another r; with it
+		// not back yet, the block is longer, two more at least
+		back := m.stateIs(sk.lp, &sk.snap)
+		costly := false
+		if sk.skipWork > 0 {
+			r, rec := it-sk.base+1, m.work-sk.work0
+			more, blocks := rec, r
+			if !back {
+				more, blocks = rec/r*(r+2), r+1
+			}
+			costly = more > (n-it-1)*sk.skipWork || n-sk.base < 3*blocks+1
+		}
+		if !back {
+			if it-sk.base+1 >= maxBlock || costly {
 				m.trace(nil, "the state does not come back")
 				m.rec = nil
 			}
 			return 0, false // the state has not come back yet
+		}
+		if costly {
+			m.trace(nil, "the comparison costs more")
+			m.rec = nil
+			return 0, false
 		}
 		sk.block = it - sk.base + 1
 		if n-sk.base < 3*sk.block+1 {

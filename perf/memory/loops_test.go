@@ -454,3 +454,34 @@ func TestLoopCountedWhile(t *testing.T) {
             r[0] = r[0] + 1
 `), false)
 }
+
+// TestLoopTilesAndStages: a persistent loop over 8 tiles whose K loop's
+// pipeline stages come back only after 3 tiles (200 K blocks in 6
+// stages; fp8_blockwise_gemm.py's fifth case: 40 in 6) stops recording
+// its tiles to compare them (whiles.go's regLoop), so that each tile's K
+// loop skips its own iterations: fewer statements than recording 3
+// tiles, the same figures.
+func TestLoopTilesAndStages(t *testing.T) {
+	src := kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    st = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 0
+    st[0] = 0
+    while r[0] < 8:
+        for k in range(200):
+            S[st[0], tid] = A[k % 2, tid]
+            st[0] = st[0] + 1
+            if st[0] == 6:
+                st[0] = 0
+        r[0] = r[0] + 1
+`)
+	skipCase(t, "tiles and stages", src, true)
+	res, _ := analyze(t, src)
+	k := res.Kernels[0]
+	on, off := withAndWithout(k, memory.SetOneBlock)
+	if a, b := loopText(on, k), loopText(off, k); a != b {
+		t.Errorf("comparing no tiles differs:\n%s\ncomparing tiles:\n%s", a, b)
+	}
+	if wo, wf := memory.Work(on), memory.Work(off); wo >= wf {
+		t.Errorf("%d statements executed, %d comparing tiles: want fewer", wo, wf)
+	}
+}
