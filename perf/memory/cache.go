@@ -1175,46 +1175,73 @@ func (k *keyer) expr(e ir.Expr) {
 // Tx.mul, or over a scale constant) then share one entry. dataExpr
 // reports whether e's evaluation fails so.
 func (k *keyer) dataExpr(e ir.Expr, reg bool) (unknown bool) {
+	unknown, _ = k.dataExprT(e, reg)
+	return unknown
+}
+
+// dataExprT is dataExpr, with the type valueType gives e (computed as
+// the walk returns: valueType at each operation made the walk of a
+// chain of n operations cost n squared).
+func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 	switch e := e.(type) {
 	case *ir.Binary:
 		k.b = append(k.b, '2', byte(e.Op))
 		at := len(k.b) - 1
-		ua := k.dataExpr(e.A, reg)
-		ub := k.dataExpr(e.B, reg)
-		unknown = ua || ub
-		if (unknown || !reg) && valueType(e).IsFloat() {
+		ua, ta := k.dataExprT(e.A, reg)
+		ub, tb := k.dataExprT(e.B, reg)
+		unknown, t = ua || ub, ta
+		if !t.IsValid() {
+			t = tb
+		}
+		if (unknown || !reg) && t.IsFloat() {
 			switch e.Op {
 			case ir.Sub, ir.Mul, ir.Min, ir.Max:
 				k.b[at] = byte(ir.Add)
 			}
 		}
-		return unknown
+		return unknown, t
 	case *ir.FloatImm:
 		k.tag('f')
 		k.dtype(e.Type)
-		return true
+		return true, e.Type
 	case *ir.Cast:
 		k.tag('C')
 		k.dtype(e.To)
-		return k.dataExpr(e.X, reg) || e.To.IsFloat()
+		u, _ := k.dataExprT(e.X, reg)
+		return u || e.To.IsFloat(), e.To
 	case *ir.Neg:
 		k.tag('-')
-		return k.dataExpr(e.X, reg)
+		return k.dataExprT(e.X, reg)
 	case *ir.Not:
 		k.tag('!')
-		return k.dataExpr(e.X, reg)
+		return k.dataExprT(e.X, reg)
 	case *ir.Select:
+		// (a lane takes one arm or the other: it fails when both do,
+		// or when its condition does)
 		k.tag('?')
 		k.expr(e.Cond)
-		k.dataExpr(e.A, reg)
-		k.dataExpr(e.B, reg)
-		return false
+		ua, ta := k.dataExprT(e.A, reg)
+		ub, _ := k.dataExprT(e.B, reg)
+		return ua && ub, ta
 	case *ir.Load:
 		k.expr(e)
-		return e.Buf.Scope != "local" || !k.exactRegs && fpReg(e.Buf)
+		return e.Buf.Scope != "local" || !k.exactRegs && fpReg(e.Buf), e.Buf.Dtype
+	case *ir.Call:
+		k.expr(e)
+		return !knownCall(e), valueType(e)
 	}
 	k.expr(e)
-	return false
+	return false, valueType(e)
+}
+
+// knownCall reports whether the machine may know the value of call c
+// (exec.go's call): elect_sync, a filter, a warp shuffle or vote, a
+// special register, the active mask, a CTA reduction. Any other call's
+// value is never known (call gives the reason instead), whatever its
+// operands hold.
+func knownCall(c *ir.Call) bool {
+	return c.Op == ir.OpElectSync || c.Op == ir.OpFilter || shuffleMode(c.Op) != 0 || isAnySync(c.Op) ||
+		sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op)
 }
 
 // fpReg reports a register buffer of floating-point elements. The

@@ -81,7 +81,7 @@ func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
 		}
 		switch {
 		case c.localVar(v):
-		case m.dataVar(v):
+		case v.Type.IsFloat() && m.dataVar(v):
 			// read after the loop, but only as data (sparse_prefill's
 			// running maximum of the scores, cur_pi_max)
 			if !slices.Contains(data, v) {
