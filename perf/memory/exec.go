@@ -527,13 +527,15 @@ func (m *machine) ifStmt(s *ir.If) {
 }
 
 func (m *machine) assign(v *ir.Var, e ir.Expr) {
-	if v.Type.IsFloat() && m.scanned&scannedDataRegs != 0 && m.dataVar(v) {
+	if (len(m.loops) > 0 || m.scanned&scannedDataRegs != 0) && m.dataVar(v) {
 		// data (dataregs.go): what it holds is read nowhere it matters,
 		// so it holds nothing known; only the accesses inside count,
-		// and the registers it reads are read (regs.go). (Floating-point
-		// scalars only, which hold nothing known anyway, and once the
-		// registers were scanned for: asking whether each let is data
-		// made the scan of dataregs.go a cost of every kernel.)
+		// and the registers it reads are read (regs.go); a loop that
+		// carries it then compares no reasons its iterations give it
+		// (flash_attention4.py's softmax maxima: loops.go's stateVars).
+		// (In a loop, or once the registers were scanned for: asking
+		// whether each let is data made the scan of dataregs.go a cost
+		// of every kernel.)
 		if touchesMemory(e) {
 			m.eval(e)
 		} else if len(m.regs) > 0 {

@@ -81,7 +81,7 @@ func (m *machine) inertOf(s *ir.For) (inertLoop, bool) {
 		}
 		switch {
 		case c.localVar(v):
-		case v.Type.IsFloat() && m.dataVar(v):
+		case m.dataVar(v):
 			// read after the loop, but only as data (sparse_prefill's
 			// running maximum of the scores, cur_pi_max)
 			if !slices.Contains(data, v) {
@@ -212,6 +212,10 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return 0, 1, c.registerCast(call)
 		case ok && plainCall(call):
 			return fxBarrier, 1, true
+		case ok && genericOp(call) && opInfoOf(call.Op).ignored && !rawTMA(call.Op):
+			// an mbarrier operation, a fence: evaluate reads none of
+			// its operands
+			return fxBarrier, 1, true
 		}
 		return 0, 1, false
 	case *ir.If:
@@ -220,6 +224,10 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return 0, 1, false
 		}
 		b, nb, okB := c.block(s.Else)
+		if electOne(s.Cond) && nb == 0 {
+			// one lane of the warp takes the arm, always
+			return a | fxCpRun, 1 + na, true
+		}
 		// the arm taken does what it does (an arm of lanes that take
 		// none runs nothing): both alike
 		return a | fxCpRun, 1 + max(na, nb), okB && a == b && c.known(s.Cond)
@@ -361,6 +369,19 @@ func (c *inertScan) known(e ir.Expr) bool {
 		}
 	}
 	return false
+}
+
+// electOne reports whether e is elect_sync() (or elect_sync() != 0),
+// true in one active lane of the warp (exec.go's call):
+// flash_attention4.py's MMA warp issues each tcgen05.mma under it.
+func electOne(e ir.Expr) bool {
+	if b, ok := e.(*ir.Binary); ok && b.Op == ir.NE {
+		if z, ok := b.B.(*ir.IntImm); ok && z.Value == 0 {
+			e = b.A
+		}
+	}
+	c, ok := e.(*ir.Call)
+	return ok && c.Op == ir.OpElectSync
 }
 
 // plainCall reports whether the machine's execution of intrinsic call c

@@ -122,6 +122,14 @@ func TestInertLoopKinds(t *testing.T) {
         mx = T.max(mx, s[f])
     S[0, tid] = mx
 `, true},
+		// the first active lane, which the machine knows (flash_attention4.py's
+		// MMA warp issues each tcgen05.mma under `if elect_sync():`)
+		{"an elect_sync branch", `    bar = T.alloc_buffer((1,), "uint64", scope="shared")
+    for f in range(64):
+        if T.ptx.elect_sync():
+            T.ptx.mbarrier.arrive(T.address_of(bar[0]))
+    S[0, tid] = A[0, tid]
+`, true},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")

@@ -220,6 +220,11 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 		if temps[v] {
 			continue // set before it is read in every iteration
 		}
+		if m.dataVar(v) {
+			// read nowhere a value matters (dataregs.go): the machine
+			// keeps nothing of it (exec.go's assign), skipped or not
+			continue
+		}
 		if p.vars.get(v) != 0 {
 			return lp // a carried value that moves: wrong after a skip
 		}
