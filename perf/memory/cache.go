@@ -1229,9 +1229,39 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 	case *ir.Call:
 		k.expr(e)
 		return !knownCall(e), valueType(e)
+	case *ir.Var:
+		k.expr(e)
+		return !k.exactRegs && e.Type.IsFloat(), e.Type
 	}
 	k.expr(e)
 	return false, valueType(e)
+}
+
+// neverKnownVal is what dataExprT reports of e, without walking it into
+// the key: whether its evaluation fails whatever the kernel computed,
+// floating-point registers and variables taken to hold nothing known.
+func neverKnownVal(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.FloatImm:
+		return true
+	case *ir.Cast:
+		return e.To.IsFloat() || neverKnownVal(e.X)
+	case *ir.Binary:
+		return neverKnownVal(e.A) || neverKnownVal(e.B)
+	case *ir.Neg:
+		return neverKnownVal(e.X)
+	case *ir.Not:
+		return neverKnownVal(e.X)
+	case *ir.Select:
+		return neverKnownVal(e.A) && neverKnownVal(e.B)
+	case *ir.Load:
+		return e.Buf.Scope != "local" || fpReg(e.Buf)
+	case *ir.Call:
+		return !knownCall(e)
+	case *ir.Var:
+		return e.Type.IsFloat()
+	}
+	return false
 }
 
 // knownCall reports whether the machine may know the value of call c
@@ -1242,6 +1272,18 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 func knownCall(c *ir.Call) bool {
 	return c.Op == ir.OpElectSync || c.Op == ir.OpFilter || shuffleMode(c.Op) != 0 || isAnySync(c.Op) ||
 		sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op)
+}
+
+// fpVar checks dataExpr's rule for floating-point variables (a float
+// register's value is often one: flash_attention4.py's row_max[0] =
+// row_max_new): the machine binds a variable only to what a let or an
+// assignment evaluates (exec.go's assign), so when each value bound to
+// a float variable is one whose evaluation fails, none holds anything
+// known. A value that may be known breaks the rule (walkKey walks again).
+func (k *keyer) fpVar(v *ir.Var, value ir.Expr) {
+	if !k.exactRegs && v.Type.IsFloat() && !neverKnownVal(value) {
+		k.fpRegsKnown = true
+	}
 }
 
 // fpReg reports a register buffer of floating-point elements. The
@@ -1310,10 +1352,12 @@ func (k *keyer) stmt(s ir.Stmt) {
 		if s.Mutable {
 			k.tag(1)
 		}
+		k.fpVar(s.Var, s.Value)
 	case *ir.Assign:
 		k.tag('=')
 		k.variable(s.Var)
 		k.expr(s.Value)
+		k.fpVar(s.Var, s.Value)
 	case *ir.Alloc:
 		k.tag('A')
 		k.buffer(s.Buf)
