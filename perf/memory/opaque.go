@@ -161,35 +161,44 @@ func (p *shiftProof) skipped(s *ir.If, check bool) {
 	p.tainted(s.Else)
 }
 
-func (p *shiftProof) tainted(b *ir.Block) {
+func (p *shiftProof) tainted(b *ir.Block) { p.setIn(b, 0) }
+
+// setIn sets what b writes: each scalar and register element to move by
+// sh (0: a runtime value, the same unknown in every warp; noShift: a
+// value that moves by no constant).
+func (p *shiftProof) setIn(b *ir.Block, sh int64) {
 	if b == nil || p.fail {
 		return
 	}
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
 		case *ir.Block:
-			p.tainted(s)
+			p.setIn(s, sh)
 		case *ir.Lowered:
-			p.tainted(s.Body)
+			p.setIn(s.Body, sh)
 		case *ir.If:
-			p.tainted(s.Then)
-			p.tainted(s.Else)
+			p.setIn(s.Then, sh)
+			p.setIn(s.Else, sh)
 		case *ir.For:
-			p.taintVar(s.Var, false)
-			p.tainted(s.Body)
+			p.setVar(s.Var, false, sh)
+			p.setIn(s.Body, sh)
 		case *ir.While:
-			p.tainted(s.Body)
+			p.setIn(s.Body, sh)
 		case *ir.Let:
-			p.taintVar(s.Var, false)
+			p.setVar(s.Var, false, sh)
 		case *ir.Assign:
-			p.taintVar(s.Var, true)
+			p.setVar(s.Var, true, sh)
 		case *ir.Store:
 			if s.Buf.Scope == "local" {
+				if sh != 0 && p.state[s.Buf] {
+					delete(p.state, s.Buf) // it moves: not state
+					p.changed = true
+				}
 				old, ok := p.local[s.Buf]
 				if !ok {
 					old = unsetShift
 				}
-				if n := join(old, 0); n != old || !ok {
+				if n := join(old, sh); n != old || !ok {
 					p.local[s.Buf] = n
 					p.changed = true
 				}
@@ -200,9 +209,9 @@ func (p *shiftProof) tainted(b *ir.Block) {
 	}
 }
 
-// taintVar sets v as a runtime value (assigned: by an Assign, a value a
-// loop may carry).
-func (p *shiftProof) taintVar(v *ir.Var, assigned bool) {
+// setVar sets v to a value that moves by sh, in no known range
+// (assigned: by an Assign, a value a loop may carry).
+func (p *shiftProof) setVar(v *ir.Var, assigned bool, sh int64) {
 	p.setRange(v, ival{})
 	if p.letVals == nil {
 		p.letVals = p.newLets()
@@ -212,7 +221,7 @@ func (p *shiftProof) taintVar(v *ir.Var, assigned bool) {
 		p.assigned[v] = true
 	}
 	p.axes.set(v, "")
-	p.set(v, 0)
+	p.set(v, sh)
 }
 
 // A branch taken in one iteration of a loop (flash_attention4.py's MMA
@@ -619,45 +628,4 @@ func anyTouchesMemory(es []ir.Expr) bool {
 }
 
 // movedBy sets what the quiet block b writes to move by no shift.
-func (p *shiftProof) movedBy(b *ir.Block) {
-	if b == nil {
-		return
-	}
-	for _, st := range b.Stmts {
-		switch st := st.(type) {
-		case *ir.Block:
-			p.movedBy(st)
-		case *ir.If:
-			p.movedBy(st.Then)
-			p.movedBy(st.Else)
-		case *ir.Let:
-			p.moveVar(st.Var, false)
-		case *ir.Assign:
-			p.moveVar(st.Var, true)
-		case *ir.Store:
-			if p.state[st.Buf] {
-				delete(p.state, st.Buf)
-				p.changed = true
-			}
-			if old, ok := p.local[st.Buf]; !ok || old != noShift {
-				p.local[st.Buf] = noShift
-				p.changed = true
-			}
-		}
-	}
-}
-
-// moveVar sets v to a value that moves by no shift (assigned: by an
-// Assign, a value a loop may carry).
-func (p *shiftProof) moveVar(v *ir.Var, assigned bool) {
-	p.setRange(v, ival{})
-	if p.letVals == nil {
-		p.letVals = p.newLets()
-	}
-	p.letVals.set(v, nil)
-	if assigned && p.loop != nil {
-		p.assigned[v] = true
-	}
-	p.axes.set(v, "")
-	p.set(v, noShift)
-}
+func (p *shiftProof) movedBy(b *ir.Block) { p.setIn(b, noShift) }
