@@ -28,7 +28,11 @@ import (
 // keeps. The whole encoding
 // is the map key (Go hashes it and compares it byte for byte), so two
 // kernels share an entry only when their encodings are equal: no hash
-// collision can give a kernel another's figures.
+// collision can give a kernel another's figures. The encoding leaves out
+// only what the figures cannot depend on: the data arithmetic of stored
+// values (dataExpr) and the difference of float16 and bfloat16 (dtype),
+// each checked by rewriting every test kernel (TestDataArithmeticKey,
+// TestHalfTypesKey).
 //
 // Measured (lower's BenchmarkAnalyzeMemory3000, benchstat, 10
 // interleaved runs of 20 iterations against the tree before this work;
