@@ -161,7 +161,7 @@ type machine struct {
 	// whiles caches the counted form of while loops, whileFors marks the
 	// for loops they run as (whiles.go)
 	whiles    map[*ir.While]*counted
-	whileFors map[*ir.For]bool
+	whileFors map[*ir.For]*counted
 	// restIfs holds the branches a loop proof follows for the other
 	// side of a singular condition (opaque.go)
 	restIfs map[*ir.If]*ir.If
@@ -675,7 +675,7 @@ func (m *machine) forLoop(s *ir.For) {
 		m.loads = m.loadClass(s) // halfloads.go
 	}
 	outer := m.trips
-	asWhile := m.whileFors[s] // a counted while loop (whiles.go)
+	asWhile := m.whileFors[s] != nil // a counted while loop (whiles.go)
 	if asWhile {
 		m.trips = max(outer, 1) * maxWhile
 	} else {
@@ -749,6 +749,9 @@ func (m *machine) forLoop(s *ir.For) {
 		if sk != nil && m.rec == sk {
 			skip, retry := m.afterIteration(sk, it, n, fr)
 			it += skip
+			if c := m.whileFors[s]; skip > 0 && c != nil {
+				m.inductions(c, it) // (whiles.go)
+			}
 			if skip > 0 && unr {
 				m.hold, holdSet = sk, true
 			}

@@ -196,6 +196,14 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 	}
 	m.loopProofs[s] = lp
 	stored, called := writtenLocals(s.Body)
+	if c := m.whileFors[s]; c != nil && c.index != nil {
+		// registers that move by a constant per iteration, stored as
+		// functions of the iteration (whiles.go's induction)
+		delete(stored, c.index.Buf)
+		for _, in := range c.extra {
+			delete(stored, in.load.Buf)
+		}
+	}
 	written := map[*ir.Buffer]bool{}
 	for b := range stored {
 		written[b] = true

@@ -453,6 +453,19 @@ func TestLoopCountedWhile(t *testing.T) {
         S[k, tid] = A[k, tid] * T.float32(2.0)
         ph = ph + k
 `), true)
+	// a second register the body moves by a constant (a tile count):
+	// an induction, stated as a function of the iteration, whose value
+	// after skipped iterations and after the loop is set
+	skipCase(t, "an induction register", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    q = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 0
+    q[0] = 3
+    while r[0] < 29:
+        S[q[0], tid] = A[q[0], tid] * T.float32(2.0)
+        r[0] = r[0] + 1
+        q[0] = q[0] + 1
+    A[0, tid] = S[q[0] % 32 * tid % 32, 0]
+`), true)
 	// an index the body also writes elsewhere: a while loop as written
 	skipCase(t, "a register index written twice", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
     r[0] = 0

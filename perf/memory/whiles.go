@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"slices"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // Counted while loops. A persistent kernel walks its work with a while
 // loop over an index that moves by a constant (rmsnorm.py: `while idx <
@@ -29,10 +33,12 @@ type counted struct {
 	// leave the store that sets it after the loop
 	reg, leave *ir.Store
 	index      *ir.Load // r[i]
-	bound      ir.Expr  // E
-	le         bool     // v <= E (else v < E)
-	step       int64    // c
-	loop       *ir.For
+	// extra are the body's other induction registers (countedReg)
+	extra []induction
+	bound ir.Expr // E
+	le    bool    // v <= E (else v < E)
+	step  int64   // c
+	loop  *ir.For
 }
 
 // countedOf returns the counted form of s (nil: s is not one); cached per
@@ -48,9 +54,9 @@ func (m *machine) countedOf(s *ir.While) *counted {
 	m.whiles[s] = c
 	if c != nil {
 		if m.whileFors == nil {
-			m.whileFors = map[*ir.For]bool{}
+			m.whileFors = map[*ir.For]*counted{}
 		}
-		m.whileFors[c.loop] = true
+		m.whileFors[c.loop] = c
 	}
 	return c
 }
@@ -165,17 +171,13 @@ func countedReg(s *ir.While, cond *ir.Binary, r *ir.Load) *counted {
 		if !ok || rootOf(x.Buf) != root {
 			continue
 		}
-		add, ok := x.Value.(*ir.Binary)
-		if inc != nil || !ok || add.Op != ir.Add || !sameElem(x.Buf, x.Indices, r) || !sameLoad(add.A, r) {
-			return nil
-		}
-		c, ok := ir.ConstInt(add.B)
-		if !ok || c <= 0 {
+		l, c, ok := incrementOf(x)
+		if inc != nil || !ok || !sameLoad(l, r) || c <= 0 {
 			return nil
 		}
 		inc, step = x, c
 	}
-	if inc == nil {
+	if inc == nil || !onlyStore(s.Body, root, inc) {
 		return nil
 	}
 	clean := true
@@ -183,16 +185,102 @@ func countedReg(s *ir.While, cond *ir.Binary, r *ir.Load) *counted {
 		switch st := st.(type) {
 		case *ir.Break, *ir.Continue:
 			clean = false
-		case *ir.Store:
-			if st != inc && rootOf(st.Buf) == root {
-				clean = false
-			}
 		case *ir.Assign:
 			clean = clean && (bound == nil || st.Var != bound)
 		case *ir.Let:
 			clean = clean && (bound == nil || st.Var != bound)
 		case *ir.For:
 			clean = clean && (bound == nil || st.Var != bound)
+		}
+	})
+	if !clean {
+		return nil
+	}
+	typ := r.Buf.Dtype
+	sp := inc.Span
+	c := &counted{index: r, bound: cond.B, le: cond.Op == ir.LE, step: step,
+		base:  &ir.Var{Name: r.Buf.Name + "_start", Type: typ, Span: sp},
+		trips: &ir.Var{Name: r.Buf.Name + "_trips", Type: typ, Span: sp}}
+	t := &ir.Var{Name: r.Buf.Name + "_iter", Type: typ, Span: sp}
+	c.reg = inductionStore(r, c.base, step, &ir.Binary{Op: ir.Add, A: t, B: &ir.IntImm{Value: 1, Type: typ, Span: sp}, Span: sp})
+	c.leave = inductionStore(r, c.base, step, c.trips)
+	stmts := make([]ir.Stmt, len(s.Body.Stmts))
+	roots := []*ir.Buffer{root}
+	for i, st := range s.Body.Stmts {
+		stmts[i] = st
+		if st == inc {
+			stmts[i] = c.reg
+			continue
+		}
+		// another register the body moves by a constant once an
+		// iteration (fp8_blockwise_gemm.py's tile_count[0] += 1, whose
+		// value picks the epilogue's stage)
+		x, ok := st.(*ir.Store)
+		if !ok {
+			continue
+		}
+		l, k, ok := incrementOf(x)
+		if !ok || k == 0 || slices.Contains(roots, rootOf(x.Buf)) || !onlyStore(s.Body, rootOf(x.Buf), x) {
+			continue
+		}
+		roots = append(roots, rootOf(x.Buf))
+		in := induction{load: l, step: k, base: &ir.Var{Name: x.Buf.Name + "_start", Type: x.Buf.Dtype, Span: x.Span}}
+		in.store = inductionStore(l, in.base, k, &ir.Binary{Op: ir.Add, A: t, B: &ir.IntImm{Value: 1, Type: typ, Span: sp}, Span: sp})
+		in.leave = inductionStore(l, in.base, k, c.trips)
+		stmts[i] = in.store
+		c.extra = append(c.extra, in)
+	}
+	body := &ir.Block{Stmts: stmts, Span: s.Body.Span}
+	c.loop = &ir.For{Var: t, Min: &ir.IntImm{Value: 0, Type: typ, Span: s.Span}, Extent: c.trips, Kind: ir.Serial, Body: body, Span: s.Span}
+	return c
+}
+
+// induction is a register element a counted while loop's body moves by
+// a constant once an iteration: in iteration t its increment stores
+// base + (t + 1) * step, what it computes, stated as a function of t, so
+// that loops.go's proof sees the element move by step per iteration
+// (loopProofOf leaves it out of the registers the body writes), and
+// inductions sets it after skipped iterations.
+type induction struct {
+	load         *ir.Load // the element
+	step         int64
+	base         *ir.Var // its value when the loop starts
+	store, leave *ir.Store
+}
+
+// incrementOf reports whether x is r = r + c, r a register element at
+// constant indices of an integer buffer, and returns r and c.
+func incrementOf(x *ir.Store) (*ir.Load, int64, bool) {
+	if x.Buf == nil || x.Buf.Scope != "local" || !isIntType(x.Buf.Dtype) {
+		return nil, 0, false
+	}
+	for _, i := range x.Indices {
+		if _, ok := i.(*ir.IntImm); !ok {
+			return nil, 0, false
+		}
+	}
+	add, ok := x.Value.(*ir.Binary)
+	if !ok || add.Op != ir.Add {
+		return nil, 0, false
+	}
+	l, ok := add.A.(*ir.Load)
+	if !ok || !sameElem(x.Buf, x.Indices, l) {
+		return nil, 0, false
+	}
+	c, ok := ir.ConstInt(add.B)
+	return l, c, ok
+}
+
+// onlyStore reports whether inc is the only write of root's storage in
+// body: no other store, no address taken, no view declared.
+func onlyStore(body *ir.Block, root *ir.Buffer, inc *ir.Store) bool {
+	clean := true
+	ir.WalkStmts(body, func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Store:
+			if st != inc && rootOf(st.Buf) == root {
+				clean = false
+			}
 		case *ir.Decl:
 			if st.Buf != nil && rootOf(st.Buf) == root {
 				clean = false // a view of the index's storage
@@ -209,31 +297,30 @@ func countedReg(s *ir.While, cond *ir.Binary, r *ir.Load) *counted {
 			})
 		})
 	})
-	if !clean {
-		return nil
+	return clean
+}
+
+// inductionStore is r = base + k * step.
+func inductionStore(r *ir.Load, base *ir.Var, step int64, k ir.Expr) *ir.Store {
+	sp := base.Span
+	return &ir.Store{Buf: r.Buf, Indices: r.Indices, Span: sp, Value: &ir.Binary{Op: ir.Add, A: base, Span: sp,
+		B: &ir.Binary{Op: ir.Mul, A: k, B: &ir.IntImm{Value: step, Type: r.Buf.Dtype, Span: sp}, Span: sp}}}
+}
+
+// inductions sets the induction registers of counted loop c to what they
+// hold after iteration it (base + (it + 1) * step): the iterations
+// loops.go skipped before it left them as the last one compared did.
+func (m *machine) inductions(c *counted, it int64) {
+	if c.index == nil {
+		return // (a variable index: set at the top of each iteration)
 	}
-	typ := r.Buf.Dtype
-	sp := inc.Span
-	c := &counted{index: r, bound: cond.B, le: cond.Op == ir.LE, step: step,
-		base:  &ir.Var{Name: r.Buf.Name + "_start", Type: typ, Span: sp},
-		trips: &ir.Var{Name: r.Buf.Name + "_trips", Type: typ, Span: sp}}
-	t := &ir.Var{Name: r.Buf.Name + "_iter", Type: typ, Span: sp}
-	one := &ir.IntImm{Value: 1, Type: typ, Span: sp}
-	stepc := &ir.IntImm{Value: step, Type: typ, Span: sp}
-	c.reg = &ir.Store{Buf: r.Buf, Indices: r.Indices, Span: sp, Value: &ir.Binary{Op: ir.Add, A: c.base, Span: sp,
-		B: &ir.Binary{Op: ir.Mul, A: &ir.Binary{Op: ir.Add, A: t, B: one, Span: sp}, B: stepc, Span: sp}}}
-	c.leave = &ir.Store{Buf: r.Buf, Indices: r.Indices, Span: sp, Value: &ir.Binary{Op: ir.Add, A: c.base, Span: sp,
-		B: &ir.Binary{Op: ir.Mul, A: c.trips, B: stepc, Span: sp}}}
-	stmts := make([]ir.Stmt, len(s.Body.Stmts))
-	for i, st := range s.Body.Stmts {
-		stmts[i] = st
-		if st == inc {
-			stmts[i] = c.reg
-		}
+	set := func(r *ir.Load, base *ir.Var, step int64) {
+		m.localStore(inductionStore(r, base, step, &ir.IntImm{Value: it + 1, Type: r.Buf.Dtype, Span: base.Span}))
 	}
-	body := &ir.Block{Stmts: stmts, Span: s.Body.Span}
-	c.loop = &ir.For{Var: t, Min: &ir.IntImm{Value: 0, Type: typ, Span: s.Span}, Extent: c.trips, Kind: ir.Serial, Body: body, Span: s.Span}
-	return c
+	set(c.index, c.base, c.step)
+	for _, in := range c.extra {
+		set(in.load, in.base, in.step)
+	}
 }
 
 // sameElem reports whether buffer b at constant indices idx is r's
@@ -274,25 +361,18 @@ var oneBlockRule = true
 // two blocks of recorded tiles would cost more than executing the rest
 // as the first.
 func (m *machine) regLoop(s *ir.For) bool {
-	if !oneBlockRule || !m.whileFors[s] {
+	c := m.whileFors[s]
+	if !oneBlockRule || c == nil || c.index == nil {
 		return false
 	}
-	for _, c := range m.whiles {
-		if c != nil && c.loop == s {
-			if c.index == nil {
-				return false
-			}
-			inner := false
-			ir.WalkStmts(s.Body, func(x ir.Stmt) {
-				switch x.(type) {
-				case *ir.For, *ir.While:
-					inner = true
-				}
-			})
-			return inner
+	inner := false
+	ir.WalkStmts(s.Body, func(x ir.Stmt) {
+		switch x.(type) {
+		case *ir.For, *ir.While:
+			inner = true
 		}
-	}
-	return false
+	})
+	return inner
 }
 
 // runCounted runs a while loop as its counted form c: false (nothing
@@ -335,6 +415,17 @@ func (m *machine) runCounted(c *counted) bool {
 		}
 		start[l], trips[l] = lo, n
 	}
+	for _, in := range c.extra {
+		// (a start the machine does not know: the increments compute
+		// nothing known either)
+		v, why := m.eval(in.load)
+		b := m.vars.get(in.base)
+		if b == nil {
+			b = m.newBinding()
+			m.vars.set(in.base, b)
+		}
+		b.v, b.why, b.uni = v, why, uniform(&v)
+	}
 	for _, x := range []struct {
 		v   *ir.Var
 		val *lanes
@@ -348,9 +439,12 @@ func (m *machine) runCounted(c *counted) bool {
 	}
 	m.forLoop(c.loop)
 	if c.leave != nil {
-		// the element the while loop leaves: r0 + n * c
+		// the elements the while loop leaves: r0 + n * c
 		m.mask = in
 		m.localStore(c.leave)
+		for _, x := range c.extra {
+			m.localStore(x.leave)
+		}
 		return true
 	}
 	// the index the while loop leaves: v0 + n * c in every lane it ran
