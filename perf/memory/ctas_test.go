@@ -92,24 +92,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		{"a stride of bx squared", `    B[bx * bx * 32 + tid] = A[tid]
 `, 0},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
-		if got := memory.CTAPeriod(k.Lowered, k.Launch); got != c.period {
-			t.Errorf("%s: CTA period %d, want %d", c.name, got, c.period)
-		}
-		fast, slow := withAndWithout(k, memory.SetCTADedup)
-		if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
-			t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
-		}
-		if fast.Total.Unknown != "" {
-			t.Errorf("%s: unknown %q", c.name, fast.Total.Unknown)
-		}
-		if c.period > 1 && memory.Work(fast) >= memory.Work(slow) {
-			t.Errorf("%s: %d statements executed, %d executing every CTA: want fewer", c.name, memory.Work(fast), memory.Work(slow))
-		}
+		ctaPeriodCase(t, c.name, head+c.body, c.period)
 	}
 }
 
@@ -160,26 +143,35 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
             r[0] = 9
 `, 0},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
+		k := ctaPeriodCase(t, c.name, head+c.body, c.period)
 		if k.Launch.Cluster[0] != 2 {
-			t.Fatalf("%s: cluster %v, want 2 CTAs", c.name, k.Launch.Cluster)
-		}
-		if got := memory.CTAPeriod(k.Lowered, k.Launch); got != c.period {
-			t.Errorf("%s: CTA period %d, want %d", c.name, got, c.period)
-		}
-		fast, slow := withAndWithout(k, memory.SetCTADedup)
-		if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
-			t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
-		}
-		if fast.Total.Unknown != "" {
-			t.Errorf("%s: unknown %q", c.name, fast.Total.Unknown)
-		}
-		if c.period > 1 && memory.Work(fast) >= memory.Work(slow) {
-			t.Errorf("%s: %d statements executed, %d executing every CTA: want fewer", c.name, memory.Work(fast), memory.Work(slow))
+			t.Errorf("%s: cluster %v, want 2 CTAs", c.name, k.Launch.Cluster)
 		}
 	}
+}
+
+// ctaPeriodCase lowers the one kernel of src and checks its CTA period,
+// that counting CTAs by it gives the figures of executing every CTA, and
+// that it executes fewer statements when the period is above 1.
+func ctaPeriodCase(t *testing.T, name, src string, period int64) *lower.Kernel {
+	t.Helper()
+	res := lower.Analyze(source.NewFile("k.py", []byte(src+"# tilels: reference=0.27\n")), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+		t.Fatalf("%s: not lowered: %v", name, res.Diags)
+	}
+	k := res.Kernels[0]
+	if got := memory.CTAPeriod(k.Lowered, k.Launch); got != period {
+		t.Errorf("%s: CTA period %d, want %d", name, got, period)
+	}
+	fast, slow := withAndWithout(k, memory.SetCTADedup)
+	if a, b := ctaText(fast, k), ctaText(slow, k); a != b {
+		t.Errorf("%s: counting CTAs by period differs:\n%s\nexecuting every CTA:\n%s", name, a, b)
+	}
+	if fast.Total.Unknown != "" {
+		t.Errorf("%s: unknown %q", name, fast.Total.Unknown)
+	}
+	if period > 1 && memory.Work(fast) >= memory.Work(slow) {
+		t.Errorf("%s: %d statements executed, %d executing every CTA: want fewer", name, memory.Work(fast), memory.Work(slow))
+	}
+	return k
 }
