@@ -49,6 +49,9 @@ type apartCheck struct {
 	// an access reached with no view.
 	all      bool
 	viewless map[*ir.Buffer]bool
+	// skips counts the skipped calls (loops.go: an inner loop's skip
+	// inside a unit)
+	skips int
 }
 
 // newApartCollect returns a check that keeps every shared view's hull,
@@ -110,50 +113,86 @@ func (a *apartCheck) note(e *event) {
 			return
 		}
 	}
+	if e.k == tma {
+		a.bad = true // (no addresses: never a split root's)
+		return
+	}
+	a.hulls[e.view] = a.hulls[e.view].with(e, 0)
+}
+
+// with returns h grown by the bytes e's lanes touch, moved by d bytes.
+func (h byteHull) with(e *event, d int64) byteHull {
 	n := e.width
 	switch e.k {
 	case ldmatrix, stmatrix:
 		n = 16 // a lane's address is one 16-byte row
 	case cpAsync:
 		n = e.bytes
-	case tma:
-		a.bad = true // (no addresses: never a split root's)
-		return
 	}
-	h := a.hulls[e.view]
 	for l := range 32 {
 		if e.mask&(1<<l) == 0 {
 			continue
 		}
-		lo, hi := e.addr[l], e.addr[l]+max(n, 1)
+		lo, hi := e.addr[l]+d, e.addr[l]+d+max(n, 1)
 		if !h.set {
 			h = byteHull{lo, hi, true}
 			continue
 		}
 		h.lo, h.hi = min(h.lo, lo), max(h.hi, hi)
 	}
-	a.hulls[e.view] = h
+	return h
 }
 
-// skipped extends the hulls by k loop units that move each root by
-// shift[root] bytes (a root absent from shift: the loop does not touch
-// it; noShift: the units do not translate it, and nothing is proven).
-func (a *apartCheck) skipped(shift map[*ir.Buffer]int64, k int64) {
-	for v, h := range a.hulls {
-		s, ok := shift[rootOf(v)]
+// skipped extends the hulls by k loop units after the unit whose events
+// are unit, the j-th moving each root by j times shift[root] bytes (a
+// root absent from shift: the loop does not touch it; noShift: the
+// units do not translate it, and nothing is proven). Only the views the
+// unit accesses grow, by the unit's own bytes moved: a view the loop
+// does not touch keeps its hull (sparse_prefill's mask words and
+// exchange buffer, carved from the pool that a loop's stores to another
+// view move by 512 bytes a unit, grew with every skip until they met).
+// When an inner loop skipped units inside the unit (nested), the
+// unit's events do not hold the bytes of those, and every view of a
+// root the loop moves is stretched by k shifts instead.
+func (a *apartCheck) skipped(shift map[*ir.Buffer]int64, k int64, unit []event, nested bool) {
+	a.skips++
+	if nested {
+		for v, h := range a.hulls {
+			s, ok := shift[rootOf(v)]
+			if !ok || !h.set {
+				continue
+			}
+			if s == noShift {
+				a.bad = true
+				return
+			}
+			if s > 0 {
+				h.hi += s * k
+			} else {
+				h.lo += s * k
+			}
+			a.hulls[v] = h
+		}
+		return
+	}
+	for i := range unit {
+		e := &unit[i]
+		if e.buf == nil || e.view == nil || e.k == tma {
+			continue
+		}
+		h, ok := a.hulls[e.view]
 		if !ok || !h.set {
+			continue // (not a view the check keeps)
+		}
+		s, ok := shift[e.buf]
+		if !ok {
 			continue
 		}
 		if s == noShift {
 			a.bad = true
 			return
 		}
-		if s > 0 {
-			h.hi += s * k
-		} else {
-			h.lo += s * k
-		}
-		a.hulls[v] = h
+		a.hulls[e.view] = h.with(e, s).with(e, s*k)
 	}
 }
 

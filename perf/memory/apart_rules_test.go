@@ -42,7 +42,8 @@ func TestApartRules(t *testing.T) {
 		a.note(ev(y, c.y[0], 4))
 		a.note(ev(y, c.y[1], 4))
 		if c.skipK > 0 {
-			a.skipped(map[*ir.Buffer]int64{root: 32}, c.skipK)
+			unit := []event{*ev(x, c.x[0], 4), *ev(x, c.x[1], 4)}
+			a.skipped(map[*ir.Buffer]int64{root: 32}, c.skipK, unit, false)
 		}
 		if got := a.apartIn(c.warps); got != c.apart {
 			t.Errorf("%s: apart %v, want %v (hulls %v)", c.name, got, c.apart, a.hulls)
@@ -79,8 +80,27 @@ func TestApartRules(t *testing.T) {
 	// a loop unit that moves the root by several shifts
 	a = newApartCheck(map[*ir.Buffer]shiftSpan{x: {}, y: {lo: 4, hi: 4}})
 	a.note(ev(x, 0, 4))
-	a.skipped(map[*ir.Buffer]int64{root: noShift}, 3)
+	a.skipped(map[*ir.Buffer]int64{root: noShift}, 3, []event{*ev(x, 0, 4)}, false)
 	if a.apartIn(2) {
 		t.Error("a skipped unit with no shift: apart")
+	}
+	// a view the skipped units do not access keeps its hull: Y (at 64)
+	// stretched by the two units' 64 bytes would reach W (at 120), which
+	// moves by another shift from warp to warp; an inner loop's skip
+	// inside the unit (nested) leaves the unit's events short of its
+	// bytes, and every view of the root is stretched
+	w := &ir.Buffer{Name: "W", Scope: "shared", Base: root, ElemOffset: 200}
+	for _, nested := range []bool{false, true} {
+		a = newApartCheck(map[*ir.Buffer]shiftSpan{x: {}, y: {}, w: {lo: 4, hi: 4}})
+		a.note(ev(x, 0, 4))
+		a.note(ev(y, 64, 4))
+		a.note(ev(w, 120, 4))
+		a.skipped(map[*ir.Buffer]int64{root: 32}, 2, []event{*ev(x, 0, 4)}, nested)
+		if got := a.apartIn(2); got == nested {
+			t.Errorf("nested %v: apart %v (hulls %v)", nested, got, a.hulls)
+		}
+		if h := a.hulls[x]; h.lo != 0 || h.hi != 68 {
+			t.Errorf("nested %v: X's hull %v, want [0, 68)", nested, h)
+		}
 	}
 }

@@ -277,3 +277,22 @@ func SetOneBlock(on bool) bool {
 	oneBlockRule = on
 	return old
 }
+
+// LoopPeriods asks one machine for the proof of loop s of fn once per
+// entry of maxPs (the longest period each execution could use), in
+// order, and returns the period each answer gives (0: no proof).
+func LoopPeriods(fn *ir.Func, l ir.Launch, s *ir.For, maxPs []int64) []int64 {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	m.fn = fn
+	var out []int64
+	for _, p := range maxPs {
+		lp := m.loopProofOf(s, p)
+		if !lp.ok {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, lp.period)
+	}
+	return out
+}

@@ -107,6 +107,8 @@ type loopProof struct {
 	// singular is the iterations that take the other arm of a branch
 	// (opaque.go): no unit skipped holds one
 	singular []singular
+	// upto is the longest period tried when none held (loopProofOf)
+	upto int64
 }
 
 // maxPeriod bounds loopProof.period.
@@ -186,11 +188,18 @@ func forExprs(s ir.Stmt, f func(ir.Expr)) {
 
 // loopProofOf proves (once per analysis) that s's iterations are
 // translations of each other.
-func (m *machine) loopProofOf(s *ir.For) *loopProof {
-	if lp, ok := m.loopProofs[s]; ok {
+//
+// Only periods up to maxP are tried: a unit of more iterations leaves
+// fewer than the three the machine needs (two executed and compared, one
+// skipped) in the trip count at hand. A proof that failed with longer
+// periods left untried is made again when an execution with more trips
+// could use them (lp.upto). sparse_prefill's pipeline loops of 8
+// iterations tried 16-iteration units.
+func (m *machine) loopProofOf(s *ir.For, maxP int64) *loopProof {
+	if lp, ok := m.loopProofs[s]; ok && (lp.ok || lp.upto >= maxP) {
 		return lp
 	}
-	lp := &loopProof{}
+	lp := &loopProof{upto: math.MaxInt64}
 	if m.loopProofs == nil {
 		m.loopProofs = map[*ir.For]*loopProof{}
 	}
@@ -211,7 +220,10 @@ func (m *machine) loopProofOf(s *ir.For) *loopProof {
 	for b := range called {
 		written[b] = true
 	}
-	p, period := m.periodProof(s, stored, called, written)
+	p, period, cut := m.periodProof(s, stored, called, written, maxP)
+	if p == nil && cut {
+		lp.upto = maxP
+	}
 	if p == nil {
 		if p = m.oneLaneProof(s, stored, called, written); p == nil {
 			return lp
@@ -282,28 +294,34 @@ func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written 
 	return p
 }
 
-// periodProof returns the proof of s's body over the first period that
-// holds, and the period (nil: none does).
-func (m *machine) periodProof(s *ir.For, stored, called, written map[*ir.Buffer]bool) (*shiftProof, int64) {
+// periodProof returns the proof of s's body over the first period up to
+// maxP that holds, and the period (nil: none does); cut is set when
+// periods over maxP were left untried.
+func (m *machine) periodProof(s *ir.For, stored, called, written map[*ir.Buffer]bool, maxP int64) (p *shiftProof, period int64, cut bool) {
 	periods := powerPeriods
+	odd := false
 	for i := 0; ; i++ {
+		for i < len(periods) && periods[i] > maxP {
+			cut, i = true, i+1 // (the odd periods are not sorted)
+		}
 		if i == len(periods) {
+			if odd {
+				return nil, 0, cut
+			}
 			// every access moves by a multiple of its quantum over no
 			// power-of-two period: a digit of a divisor with an odd
 			// factor (a broadcast's row (s*4 + v) // 20 moves every 5
 			// iterations; over 10, by whole 16-byte chunks)
-			if periods = oddPeriods(s); len(periods) == 0 {
-				return nil, 0
-			}
-			i = 0
+			periods, odd, i = oddPeriods(s), true, -1
+			continue
 		}
 		p := m.newLoopProof(s, periods[i], stored, called, written)
 		if p.prove(s.Body) && len(p.warp0) == 0 {
-			return p, periods[i]
+			return p, periods[i], cut
 		}
 		m.spareProof = p // (nothing of a failed proof is kept)
-		if !p.accessFail || (i == len(periods)-1 && periods[0] != 1) {
-			return nil, 0
+		if !p.accessFail {
+			return nil, 0, cut
 		}
 	}
 }
@@ -660,6 +678,9 @@ type loopSkip struct {
 	block int64
 	shift map[*ir.Buffer]int64
 	snap  stateSnap
+	// apartSkips is m.apart's skips when the second unit started: an
+	// inner loop's skip in it adds bytes the unit's events do not hold
+	apartSkips int
 }
 
 // skipTrace, when set (tests), hears why a loop's iterations are not
@@ -753,7 +774,7 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	if !dedupLoops || n-base < minSkipTrips || m.rec != nil || len(m.regs) > 0 || m.predOff {
 		return nil
 	}
-	lp := m.loopProofOf(s)
+	lp := m.loopProofOf(s, (n-base-1)/3)
 	if lp.ok && n-base < 3*lp.period+1 {
 		return nil // no whole period left to skip
 	}
@@ -888,6 +909,9 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 			m.flush() // no run joins two units (windows)
 		}
 		sk.first, sk.rec = sk.rec, m.getRecBuf()
+		if m.apart != nil {
+			sk.apartSkips = m.apart.skips
+		}
 		sk.delta0 = m.sinceInto(m.delta0Buf, sk.before)
 		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
 		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshotInto(m.snapBuf[1]), m.steps, m.memGen
@@ -930,7 +954,9 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		d.f.addCountsTimes(&d.c, k)
 	}
 	if m.apart != nil {
-		m.apart.skipped(sk.shift, k) // the skipped units' bytes
+		// the skipped units' bytes: the second unit's moved, or every
+		// view stretched when an inner loop skipped in it
+		m.apart.skipped(sk.shift, k, sk.second.evs, m.apart.skips != sk.apartSkips)
 	}
 	m.steps += sk.steps0 * k
 	m.memGen += sk.memGen0 * k

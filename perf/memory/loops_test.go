@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/internal/txtar"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -505,5 +507,45 @@ func TestLoopTilesAndStages(t *testing.T) {
 	}
 	if wo, wf := memory.Work(on), memory.Work(off); wo >= wf {
 		t.Errorf("%d statements executed, %d comparing tiles: want fewer", wo, wf)
+	}
+}
+
+// TestLoopPeriodsUpTo: loopProofOf tries the periods an execution's trip
+// count can use, and again with longer ones for an execution with more
+// trips. The loads move by 8 bytes an iteration, a whole sector over 4:
+// a loop of 6 iterations (units of at most 1) proves none, one of 16
+// (units of at most 5) proves 4, and a later short one keeps it.
+func TestLoopPeriodsUpTo(t *testing.T) {
+	res, _ := analyze(t, kernel("1", `    for i in T.serial(n):
+        A[0, tid] = A[tid // 2 + 16, i * 2]
+`))
+	k := res.Kernels[0]
+	var loop *ir.For
+	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && loop == nil {
+			loop = f
+		}
+	})
+	if loop == nil {
+		t.Fatal("no loop")
+	}
+	got := memory.LoopPeriods(k.Lowered, k.Launch, loop, []int64{1, 5, 1, 2})
+	if want := []int64{0, 4, 4, 4}; !slices.Equal(got, want) {
+		t.Errorf("periods %v, want %v", got, want)
+	}
+	// a proof that fails for a reason no period changes is not made
+	// again (its answer is kept for every trip count)
+	res, _ = analyze(t, kernel("1", `    for i in T.serial(n):
+        A[0, tid] = A[(i * i) % 32, tid]
+`))
+	k = res.Kernels[0]
+	loop = nil
+	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && loop == nil {
+			loop = f
+		}
+	})
+	if got := memory.LoopPeriods(k.Lowered, k.Launch, loop, []int64{1, 20}); !slices.Equal(got, []int64{0, 0}) {
+		t.Errorf("a loop no period proves: %v", got)
 	}
 }

@@ -93,3 +93,65 @@ func TestBitShifts(t *testing.T) {
 		}
 	}
 }
+
+// TestRangedBlockShifts checks rangedShift's rule for quotients and
+// remainders by evaluation: when every value v takes lies in one block
+// of the divisor, v // c, v >> k keep their value and v % c, v & (2^k -
+// 1) move with v (a warpgroup's tid_in_wg // 64 and % 64 over its warps
+// 2 and 3); when the values cross a block boundary no shift is given.
+func TestRangedBlockShifts(t *testing.T) {
+	v := &ir.Var{Name: "v", Type: ir.DataType{Code: ir.Int, Bits: 32}}
+	c := func(x int64) ir.Expr { return &ir.IntImm{Value: x} }
+	bin := func(op ir.BinOp, a, b ir.Expr) ir.Expr { return &ir.Binary{Op: op, A: a, B: b} }
+	forms := []ir.Expr{
+		bin(ir.FloorDiv, v, c(64)),
+		bin(ir.FloorMod, v, c(64)),
+		bin(ir.Shr, v, c(6)),
+		bin(ir.BitAnd, v, c(63)),
+		bin(ir.BitAnd, v, c(48)), // not a mask of low bits
+		bin(ir.Add, bin(ir.Mul, bin(ir.FloorDiv, v, c(64)), c(2048)), bin(ir.Mul, bin(ir.FloorMod, v, c(64)), c(8))),
+	}
+	for _, r := range []struct {
+		lo, hi, a int64
+		proven    []bool // per form
+	}{
+		{64, 127, 32, []bool{true, true, true, true, false, true}},     // warps 2 and 3 of a warpgroup
+		{0, 127, 32, []bool{false, false, false, false, false, false}}, // the whole warpgroup
+		{-64, -1, 32, []bool{true, true, true, true, false, true}},     // floor semantics below 0
+		{96, 127, 0, []bool{true, true, true, true, true, true}},       // no move
+	} {
+		for i, e := range forms {
+			p := &shiftProof{vars: ptrMapOf(map[*ir.Var]int64{v: r.a})}
+			p.setRange(v, mkIval(r.lo, r.hi))
+			s := p.expr(e, false)
+			if (s != noShift) != r.proven[i] {
+				t.Errorf("%v over [%d, %d] moving by %d: shift %d, proven want %v", e, r.lo, r.hi, r.a, s, r.proven[i])
+				continue
+			}
+			if s == noShift {
+				continue
+			}
+			for x := r.lo; x+r.a <= r.hi; x++ {
+				at := func(x int64) int64 {
+					var f func(e ir.Expr) int64
+					f = func(e ir.Expr) int64 {
+						switch e := e.(type) {
+						case *ir.IntImm:
+							return e.Value
+						case *ir.Var:
+							return x
+						case *ir.Binary:
+							y, _ := scalarBinary(e.Op, f(e.A), f(e.B))
+							return y
+						}
+						return 0
+					}
+					return f(e)
+				}
+				if at(x+r.a) != at(x)+s {
+					t.Fatalf("%v: v=%d gives %d, v=%d gives %d, shift %d", e, x, at(x), x+r.a, at(x+r.a), s)
+				}
+			}
+		}
+	}
+}

@@ -1371,6 +1371,36 @@ func (p *shiftProof) rangedShift(e *ir.Binary, a, b int64) int64 {
 		if r.ok && r.lo >= 0 && r.lo>>tz == r.hi>>tz {
 			return a
 		}
+	case ir.FloorDiv, ir.FloorMod, ir.Shr, ir.BitAnd:
+		// x // c and x % c when every value x takes lies in one block
+		// of c: the quotient is the same, the remainder moves with x
+		// (a warpgroup's tid_in_wg // 64 and tid_in_wg % 64 over its
+		// warps 2 and 3); x >> k and x & (2^k - 1) likewise
+		k, ok := e.B.(*ir.IntImm)
+		if !ok || b != 0 || k.Value <= 0 {
+			break
+		}
+		c, quotient := k.Value, e.Op == ir.FloorDiv || e.Op == ir.Shr
+		switch e.Op {
+		case ir.Shr:
+			if c >= 62 {
+				return noShift
+			}
+			c = 1 << c
+		case ir.BitAnd:
+			if c&(c+1) != 0 || c >= 1<<62 {
+				return noShift // not a mask of low bits
+			}
+			c++
+		}
+		r := p.rangeOf(e.A, 0)
+		if !r.ok || floorDiv(r.lo, c) != floorDiv(r.hi, c) {
+			break
+		}
+		if quotient {
+			return 0
+		}
+		return a
 	}
 	return noShift
 }
