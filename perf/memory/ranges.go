@@ -176,6 +176,14 @@ func (p *shiftProof) rangeOf(e ir.Expr, depth int) ival {
 		if r := p.boolRange(e.X, depth+1); r.ok {
 			return mkIval(1-r.hi, 1-r.lo)
 		}
+	case *ir.Call:
+		// a full warp's shuffle reads its value in another lane of the
+		// same warp: one of the values it takes in the threads the range
+		// is over (head128's warp_idx = __shfl_sync(~0, thread_idx // 32,
+		// 0, 32), the warp's index in every lane)
+		if shuffleMode(e.Op) != 0 && len(e.Args) >= 2 && fullMask(e.Args[0]) {
+			return p.rangeOf(e.Args[1], depth+1)
+		}
 	case *ir.Select:
 		if c := p.boolRange(e.Cond, depth+1); c.ok && c.lo == c.hi {
 			if c.lo == 1 {
@@ -455,4 +463,13 @@ func (m *machine) noteAssign(v *ir.Var) {
 		m.assigned = map[*ir.Var]bool{}
 	}
 	m.assigned[v] = true
+}
+
+// fullMask reports whether e is the constant mask of all 32 lanes.
+func fullMask(e ir.Expr) bool {
+	if c, ok := e.(*ir.Cast); ok {
+		e = c.X
+	}
+	c, ok := e.(*ir.IntImm)
+	return ok && uint32(c.Value) == 0xFFFFFFFF
 }

@@ -272,4 +272,42 @@ def k(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
 		t.Errorf("runs %v, want %v", runs, want)
 	}
 	agreesUnproven(t, "roles", k)
+
+	// the warp's index broadcast from lane 0 (FlashMLA's head128 kernels:
+	// interval arithmetic reads a full warp's shuffle as its value), and
+	// a role over warps 2 and 3 whose rows are tid // 64 (1 in both) and
+	// tid % 64 (moving with tid): the two warps are one run
+	const shuffled = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    C = T.match_buffer(C_ptr, (2048,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([384])
+    S = T.alloc_buffer((1024,), "float32", scope="shared")
+    warp = T.cuda.__shfl_sync(T.uint32(0xFFFFFFFF), tid // 32, 0, 32)
+    if warp == 0:
+        S[tid] = A[tid * 4]
+    elif warp == 1:
+        S[tid * 2] = A[tid]
+    elif warp < 4:
+        S[tid // 64 * 512 + tid % 64 * 2] = A[tid]
+    else:
+        C[tid * 3] = A[tid]
+    T.cuda.cta_sync()
+    A[tid + 2048] = S[tid]
+`
+	res = lower.Analyze(source.NewFile("k.py", []byte(shuffled)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("not lowered: %v", res.Diags)
+	}
+	k = res.Kernels[0]
+	runs = memory.WarpRuns(k.Lowered, k.Launch)
+	if want := [][3]int64{{2, 4, 1}, {4, 12, 1}}; fmt.Sprint(runs) != fmt.Sprint(want) {
+		t.Errorf("shuffled warp index: runs %v, want %v", runs, want)
+	}
+	agreesUnproven(t, "shuffled roles", k)
 }
