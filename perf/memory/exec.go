@@ -490,7 +490,14 @@ func (m *machine) ifStmt(s *ir.If) {
 	if why != "" && (neverKnownVia(s.Cond, false) || why == dataWhy && m.opaque(s.Cond)) {
 		why = branchWhy // (what the condition reads may be data: dataregs.go)
 	}
+	mono, isMono := singularArm(0), false
+	if m.rec != nil && m.rec.lp.monos != nil {
+		mono, isMono = m.rec.lp.monos[s]
+	}
 	if why != "" {
+		if isMono {
+			m.rec.monoHit = true // (which arm, not known)
+		}
 		m.skip(s.Then, why)
 		m.skip(s.Else, why)
 		return
@@ -502,6 +509,9 @@ func (m *machine) ifStmt(s *ir.If) {
 		t = in & truth(&c)
 	case c[0] != 0:
 		t = in
+	}
+	if isMono && monoUncommon(mono, in, t) {
+		m.rec.monoHit = true
 	}
 	m.mask = t
 	if m.quietIf(s) {

@@ -109,6 +109,9 @@ type loopProof struct {
 	singular []singular
 	// upto is the longest period tried when none held (loopProofOf)
 	upto int64
+	// monos is the monotone branches and their eventual arms
+	// (opaque.go's monoCond)
+	monos map[*ir.If]singularArm
 }
 
 // maxPeriod bounds loopProof.period.
@@ -253,7 +256,7 @@ func (m *machine) loopProofOf(s *ir.For, maxP int64) *loopProof {
 	for b := range p.state {
 		lp.stateLocals = append(lp.stateLocals, b)
 	}
-	lp.ok, lp.shift, lp.singular = true, p.roots, p.singular
+	lp.ok, lp.shift, lp.singular, lp.monos = true, p.roots, p.singular, p.monos
 	return lp
 }
 
@@ -288,6 +291,20 @@ func (m *machine) newLoopProof(s *ir.For, period int64, stored, called, written 
 	for b := range stored {
 		if !called[b] {
 			p.state[b] = true
+		}
+	}
+	if c := m.whileFors[s]; c != nil {
+		// a counted while loop's registers that move by a constant an
+		// iteration do so wherever the body reads them, before their
+		// store too: a read before it took them for unwritten in the
+		// proof's first pass (the same in every iteration), and what it
+		// computed (fp8_blockwise_gemm.py's store_iter = tile_count * 7
+		// + ot) then moved by no shift
+		if c.index != nil && c.reg != nil {
+			p.local[c.index.Buf] = c.step * period
+		}
+		for _, in := range c.extra {
+			p.local[in.load.Buf] = in.step * period
 		}
 	}
 	p.setRange(s.Var, p.loopRange(s))
@@ -681,6 +698,9 @@ type loopSkip struct {
 	// apartSkips is m.apart's skips when the second unit started: an
 	// inner loop's skip in it adds bytes the unit's events do not hold
 	apartSkips int
+	// monoHit is set when an iteration compared took the other arm of a
+	// monotone branch of the proof (lp.monos), or did not tell which
+	monoHit bool
 }
 
 // skipTrace, when set (tests), hears why a loop's iterations are not
@@ -928,6 +948,16 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 	// units 2 .. k+1 after base; at least one iteration is left to
 	// execute, the last
 	k := (n - (sk.base + 2*sk.block) - 1) / sk.block
+	if k > 0 && sk.monoHit {
+		// the units compared hold iterations before a monotone branch
+		// takes its eventual arm: compare those after them
+		m.trace(nil, "a monotone branch's other arm")
+		if sk.unr {
+			return 0, false
+		}
+		sk.next = it + 1
+		return 0, true
+	}
 	if k > 0 && len(sk.lp.singular) > 0 {
 		var compared bool
 		var next int64

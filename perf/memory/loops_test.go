@@ -468,6 +468,21 @@ func TestLoopCountedWhile(t *testing.T) {
         q[0] = q[0] + 1
     A[0, tid] = S[q[0] % 32 * tid % 32, 0]
 `), true)
+	// the induction register read into a variable before its increment
+	// (fp8_blockwise_gemm.py's store_iter = tile_count * 7 + ot): the
+	// proof's first pass, before the increment, took the register for
+	// one the body does not write, and the variable moved by no shift
+	skipCase(t, "an induction register read before its increment", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    q = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = 0
+    q[0] = 3
+    while r[0] < 29:
+        row = q[0] * 1
+        S[row, tid] = A[row, tid] * T.float32(2.0)
+        r[0] = r[0] + 1
+        q[0] = q[0] + 1
+    A[0, tid] = S[q[0] % 32 * tid % 32, 0]
+`), true)
 	// an index the body also writes elsewhere: a while loop as written
 	skipCase(t, "a register index written twice", kernel("1", `    r = T.alloc_buffer((1,), "int32", scope="local")
     r[0] = 0
@@ -508,6 +523,41 @@ func TestLoopTilesAndStages(t *testing.T) {
 	if wo, wf := memory.Work(on), memory.Work(off); wo >= wf {
 		t.Errorf("%d statements executed, %d comparing tiles: want fewer", wo, wf)
 	}
+}
+
+// TestLoopMonotoneBranch: a branch on a value the body computes, which
+// moves by a constant from iteration to iteration, takes one arm from
+// some iteration on (opaque.go's monoCond); the machine skips units only
+// after compared units in which every execution took that arm.
+func TestLoopMonotoneBranch(t *testing.T) {
+	// x = 3i passes 7 at i = 3: the comparison starts again after the
+	// units that hold i < 3, and skips
+	skipCaseSome(t, "an arm from the fourth iteration on", kernel("1", `    for i in T.serial(300):
+        x = i * 3
+        if x >= 7:
+            A[0, tid] = S[0, tid] + A[1, tid]
+        else:
+            S[2, tid] = A[2, tid]
+`), true, true)
+	// falling: x = 900 - 3i drops below 20 only near the end; the units
+	// compared take Then, the arm the first 294 iterations take but not
+	// the eventual one, and none is skipped
+	skipCase(t, "the eventual arm only near the end", kernel("1", `    for i in T.serial(300):
+        x = 900 - i * 3
+        if x >= 20:
+            A[0, tid] = S[0, tid] + A[1, tid]
+        else:
+            S[2, tid] = A[2, tid]
+`), false)
+	// the same over an inner unroll loop: every instance of the branch
+	// in the compared units takes the eventual arm, from the second
+	// iteration of the outer loop on
+	skipCaseSome(t, "instances in an inner loop", kernel("1", `    for i in T.serial(100, unroll=False):
+        for j in range(4):
+            x = i * 4 + j
+            if x >= 2:
+                A[j, tid] = S[j, tid] + A[4, tid]
+`), true, true)
 }
 
 // TestLoopPeriodsUpTo: loopProofOf tries the periods an execution's trip

@@ -333,6 +333,54 @@ func (p *shiftProof) singularCond(cond ir.Expr, check bool) (sg singular, arm si
 	return p.singularOf(a, x, op)
 }
 
+// A branch whose condition orders two sides that move by different
+// known shifts from one unit of iterations to the next, a - x by d != 0,
+// takes one arm in every iteration from some iteration on, in every
+// instance the body makes of it: once a - x is past x in the direction
+// it moves, each later unit moves it further (fp8_blockwise_gemm.py's
+// epilogue waits for the store two stages back, `if store_iter >= 2:`,
+// store_iter = tile_count * 7 + ot over its tile loop and inner loop:
+// every tile but the first). singularCond's rule needs the iteration
+// where the arms change, which a value the body computes (store_iter)
+// does not give before the units run; monoCond's needs none: the proof
+// follows that eventual arm (monoCond), and the machine skips units only
+// after compared units in which every instance took it (exec.go's
+// ifStmt sets loopSkip.monoHit when one did not).
+
+// monoCond reports, for a loop proof, whether cond is such an ordering
+// (reading no memory itself), and the arm every iteration takes from
+// some iteration on.
+func (p *shiftProof) monoCond(cond ir.Expr, check bool) (singularArm, bool) {
+	b, ok := cond.(*ir.Binary)
+	if !ok || p.loop == nil || touchesMemory(b) {
+		return 0, false
+	}
+	switch b.Op {
+	case ir.LT, ir.LE, ir.GT, ir.GE:
+	default:
+		return 0, false
+	}
+	sa, sb := p.expr(b.A, check), p.expr(b.B, check)
+	if sa == noShift || sb == noShift || sa == sb {
+		return 0, false
+	}
+	grows := sa > sb // a - x grows from unit to unit
+	if (b.Op == ir.GT || b.Op == ir.GE) == grows {
+		return armThen, true
+	}
+	return armElse, true
+}
+
+// monoUncommon reports whether an execution of monotone branch s (its
+// eventual arm arm) took the other arm in a lane: t holds the lanes of
+// in that take Then.
+func monoUncommon(arm singularArm, in, t uint32) bool {
+	if arm == armThen {
+		return in&^t != 0
+	}
+	return t != 0
+}
+
 // singularOf is the singular set and common arm of the branch a op x,
 // with a - x moving by one per iteration. An equality's common arm is
 // Else; an ordering's is the arm more of the loop's iterations take when

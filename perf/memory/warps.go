@@ -134,6 +134,9 @@ type shiftProof struct {
 	singular     []singular
 	body         *ir.Block
 	loopAssigned map[*ir.Var]bool
+	// monos holds, for a loop proof, the monotone branches (opaque.go's
+	// monoCond) and the arm the proof followed
+	monos map[*ir.If]singularArm
 	// views holds, in a proof across adjacent warps, the shifts of each
 	// shared view over the kernel's segments (shiftSpan; bad: one moves
 	// by no constant); split the shared roots whose accesses move by
@@ -937,6 +940,25 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 			p.movedBy(s.Then)
 			p.movedBy(s.Else)
 			return
+		}
+		if p.loop != nil && sh != 0 && !p.fixedCond(s.Cond) {
+			if arm, ok := p.monoCond(s.Cond, check); ok {
+				// the arm every iteration takes from some iteration on
+				// (opaque.go); the machine checks that the compared
+				// units take it
+				if check {
+					if p.monos == nil {
+						p.monos = map[*ir.If]singularArm{}
+					}
+					p.monos[s] = arm
+				}
+				if arm == armThen {
+					p.block(s.Then, check)
+				} else {
+					p.block(s.Else, check)
+				}
+				return
+			}
 		}
 		if check && sh != 0 && !p.fixedCond(s.Cond) {
 			// a branch that depends on the CTA (the iteration: k % 4
