@@ -1640,26 +1640,39 @@ func viewOf(e ir.Expr) *ir.Buffer {
 	return nil
 }
 
-// baseShift is the shift of b's offset in its root buffer: 0 when every
-// runtime offset on the way is warp-independent, else not proven.
+// baseShift is the shift of b's byte offset in its root buffer, as
+// machine.baseTo computes the offset: each runtime element offset on the
+// way moves by its own shift (a warp's view at elem_offset = ... +
+// warp * 512 moves by 1,024 bytes of bfloat16), a view of a view at a
+// runtime offset less the outer one, which its offset includes; noShift
+// when one moves by no constant.
 func (p *shiftProof) baseShift(b *ir.Buffer) (*ir.Buffer, int64) {
 	root := b
-	for root.Base != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
-		if root.ElemOffsetExpr != nil && p.expr(root.ElemOffsetExpr, true) != 0 {
-			return root, noShift
+	sh := int64(0)
+	for root.Base != nil || root.PtrBase != nil || (root.Kind == ir.ParamBuffer && root.ElemOffset != 0) {
+		if root.ElemOffsetExpr != nil {
+			s := p.expr(root.ElemOffsetExpr, true)
+			if s == noShift {
+				return root, noShift
+			}
+			sh += s * elemBytes(root.Dtype)
 		}
 		if root.Base == nil {
+			if root.PtrBase != nil {
+				return root.PtrBase, sh // a static pointer (ir.Buffer.PtrBase)
+			}
 			break
+		}
+		if root.Base.Kind == ir.DeclBuffer && root.Base.ElemOffsetExpr != nil && root.ElemOffsetExpr != nil {
+			s := p.expr(root.Base.ElemOffsetExpr, true)
+			if s == noShift {
+				return root, noShift
+			}
+			sh -= s * elemBytes(root.Base.Dtype)
 		}
 		root = root.Base
 	}
-	if root.PtrBase != nil {
-		if root.ElemOffsetExpr != nil && p.expr(root.ElemOffsetExpr, true) != 0 {
-			return root, noShift
-		}
-		return root.PtrBase, 0 // a static pointer (ir.Buffer.PtrBase)
-	}
-	return root, 0
+	return root, sh
 }
 
 func (p *shiftProof) addressShift(buf *ir.Buffer, idx []ir.Expr, flat bool) (*ir.Buffer, int64) {

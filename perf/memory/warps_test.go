@@ -311,3 +311,38 @@ def k(A_ptr: T.handle, C_ptr: T.handle):
 	}
 	agreesUnproven(t, "shuffled roles", k)
 }
+
+// TestDedupViewAtWarpOffset: a view whose runtime element offset moves
+// with the warp (FlashMLA's k_gather_tile_2d at elem_offset = ... +
+// wg1_warp_idx * 512) moves its accesses by that many elements of its
+// type, and of the view of a view, by its offset less the outer one,
+// which its offset includes (machine.baseTo): the warps are translations.
+func TestDedupViewAtWarpOffset(t *testing.T) {
+	const prog = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((2048,), "float32", scope="shared")
+    w = tid // 32
+    V = T.decl_buffer((256,), "float32", data=S.data, elem_offset=w * 256 + 512, scope="shared")
+    W = T.decl_buffer((64,), "float32", data=V.data, elem_offset=w * 256 + 576, scope="shared")
+    V[tid % 32] = A[tid]
+    W[tid % 32 * 2] = A[tid + 128]
+    T.cuda.cta_sync()
+    A[tid + 1024] = S[tid * 4 % 2048]
+`
+	res := lower.Analyze(source.NewFile("k.py", []byte(prog)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("not lowered: %v", res.Diags)
+	}
+	k := res.Kernels[0]
+	if first, n := memory.WarpsCovered(k.Lowered, k.Launch); first != 0 || n != 4 {
+		t.Errorf("warps covered %d..%d, want 0..4", first, n)
+	}
+	agreesUnproven(t, "a view at a warp's offset", k)
+}
