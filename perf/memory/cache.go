@@ -485,6 +485,34 @@ func (k *keyer) walk(fn *ir.Func, l ir.Launch) {
 	k.hostConsts(hostConsts(fn)) // hostconsts.go
 	k.hostMaps(fn.HostMaps)
 	k.block(fn.Body)
+	k.shapes()
+}
+
+// Shapes the machine never reads. A shared or global buffer's extents
+// and layout matter to the figures only through an access that indexes
+// it: a load, a store, a region or the address of an element by its
+// coordinates (elemAddr maps them). A pointer to a flat element offset
+// (T.address_of(A[0]) plus an offset, what the lowered copies pass to
+// ld.global.v4 and cp.async), the buffer's data pointer, its allocation
+// and the views declared on it read neither (a view's own offset, kept
+// in the key, places it). The key walks the buffers' extents and layouts
+// after the code, each buffer's only when the code reads them: a grid of
+// tests over shapes whose copies move the same bytes (test_gmem_smem.py's
+// (128, 32) and (256, 16) float16 tiles) shares one analysis.
+// TestShapeKey rewrites the shapes of every test kernel's buffers and
+// checks that an unchanged key means unchanged figures.
+func (k *keyer) shapes() {
+	for i, b := range k.bufs {
+		if !k.shaped[i] && scopeOf(b) != "" {
+			k.tag('s')
+			continue
+		}
+		k.tag('S')
+		for _, s := range b.Shape {
+			k.int(s)
+		}
+		k.layout(b.Layout)
+	}
 }
 
 // hostMaps walks the sizes of the tensor maps the kernel's host code
@@ -591,9 +619,7 @@ func preKeyOf(fn *ir.Func, l ir.Launch) preKey {
 				for i := range len(b.Name) {
 					mix(uint64(b.Name[i]))
 				}
-				for _, d := range b.Shape {
-					mix(uint64(d))
-				}
+				mix(uint64(len(b.Shape))) // (the key may leave the extents out: shapes)
 				mix(uint64(b.Dtype.Bits))
 			}
 		case *ir.Let:
@@ -762,6 +788,9 @@ type keyer struct {
 	varList []*ir.Var
 	bufOrd  ptrMap[ir.Buffer, int] // used past smallOrds buffers
 	bufs    []*ir.Buffer
+	// shaped is, by buffer ordinal, whether the code reads the buffer
+	// through its shape or layout (shapes)
+	shaped []bool
 	// nodes are the memory nodes in walk order (a node met twice is
 	// listed twice: its first ordinal is the one kept).
 	nodes []ir.Node
@@ -821,6 +850,7 @@ func (k *keyer) release() {
 	k.varList = k.varList[:0]
 	k.bufOrd.clear()
 	clear(k.bufs)
+	k.shaped = k.shaped[:0]
 	clear(k.nodes)
 	clear(k.calls)
 	clear(k.seen)
@@ -948,7 +978,11 @@ func (k *keyer) addVar(v *ir.Var) {
 	}
 }
 
-func (k *keyer) buffer(b *ir.Buffer) {
+func (k *keyer) buffer(b *ir.Buffer) { k.bufferAt(b, true) }
+
+// bufferAt walks b, a reference that may read b's shape and layout
+// (shaped) or one that does not (shapes).
+func (k *keyer) bufferAt(b *ir.Buffer, shaped bool) {
 	if b == nil {
 		k.tag(0)
 		return
@@ -956,9 +990,11 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	if i := k.bufIndex(b); i >= 0 {
 		k.tag('b')
 		k.int(int64(i))
+		k.shaped[i] = k.shaped[i] || shaped
 		return
 	}
 	k.bufs = append(k.bufs, b)
+	k.shaped = append(k.shaped, shaped)
 	switch n := len(k.bufs); {
 	case n == smallOrds+1:
 		for i, x := range k.bufs {
@@ -973,20 +1009,16 @@ func (k *keyer) buffer(b *ir.Buffer) {
 	k.dtype(b.Dtype)
 	k.int(int64(b.Kind))
 	k.int(int64(len(b.Shape)))
-	for _, s := range b.Shape {
-		k.int(s)
-	}
 	for _, e := range b.ShapeExpr {
-		k.expr(e)
+		k.expr(e) // (dead.go reads their variables)
 	}
-	k.layout(b.Layout)
 	k.int(b.ElemOffset)
 	k.expr(b.ElemOffsetExpr)
-	k.buffer(b.Base)
+	k.bufferAt(b.Base, false)
 	k.variable(b.Data)
 	if b.PtrBase != nil {
 		k.tag('P')
-		k.buffer(b.PtrBase)
+		k.bufferAt(b.PtrBase, false)
 		k.int(b.PtrOffset)
 	}
 }
@@ -1129,14 +1161,14 @@ func (k *keyer) expr(e ir.Expr) {
 		k.expr(e.B)
 	case *ir.AddressOf:
 		k.tag('&')
-		k.buffer(e.Buf)
+		k.bufferAt(e.Buf, !e.FlatIndex)
 		if e.FlatIndex {
 			k.tag(1)
 		}
 		k.exprs(e.Indices)
 	case *ir.BufferData:
 		k.tag('d')
-		k.buffer(e.Buf)
+		k.bufferAt(e.Buf, false)
 	case *ir.TensorMapAddr:
 		k.tag('T')
 		if m := e.Map; m != nil {
@@ -1364,10 +1396,10 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.fpVar(s.Var, s.Value)
 	case *ir.Alloc:
 		k.tag('A')
-		k.buffer(s.Buf)
+		k.bufferAt(s.Buf, false)
 	case *ir.Decl:
 		k.tag('D')
-		k.buffer(s.Buf)
+		k.bufferAt(s.Buf, false)
 	case *ir.ScopeID:
 		k.tag('#')
 		k.str(string(s.Kind))

@@ -56,6 +56,7 @@ func KeyLen(fn *ir.Func, l ir.Launch) int {
 	defer k.release()
 	k.launch(l)
 	k.block(fn.Body)
+	k.shapes()
 	return len(k.b)
 }
 
