@@ -297,3 +297,33 @@ func LoopPeriods(fn *ir.Func, l ir.Launch, s *ir.For, maxPs []int64) []int64 {
 	}
 	return out
 }
+
+// WarpProofPasses makes the proof across adjacent warps of fn and returns
+// how many passes its shifts took and whether it held.
+func WarpProofPasses(fn *ir.Func, l ir.Launch) (int, bool) {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	m.fn = fn
+	p := m.newWarpProof(l.Threads())
+	ok := p.prove(fn.Body)
+	return p.passes, ok
+}
+
+// LoopProofPasses makes the proof of loop s of fn over single iterations
+// and returns how many passes its shifts took.
+func LoopProofPasses(fn *ir.Func, l ir.Launch, s *ir.For) int {
+	m := getMachine(l, &Kernel{Calls: map[*ir.TileCall]*Figures{}, Body: &Figures{}})
+	defer putMachine(m)
+	m.fn = fn
+	stored, called := writtenLocals(s.Body)
+	written := map[*ir.Buffer]bool{}
+	for b := range stored {
+		written[b] = true
+	}
+	for b := range called {
+		written[b] = true
+	}
+	p := m.newLoopProof(s, 1, stored, called, written)
+	p.prove(s.Body)
+	return p.passes
+}

@@ -195,13 +195,11 @@ func (p *shiftProof) setIn(b *ir.Block, sh int64) {
 					p.changed = true
 				}
 				old, ok := p.local[s.Buf]
-				if !ok {
-					old = unsetShift
-				}
-				if n := join(old, sh); n != old || !ok {
+				n, again := define(old, ok, sh)
+				if n != old || !ok {
 					p.local[s.Buf] = n
-					p.changed = true
 				}
+				p.changed = p.changed || again
 			}
 		case *ir.Break, *ir.Continue:
 			p.fail = true

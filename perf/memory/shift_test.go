@@ -155,3 +155,28 @@ func TestRangedBlockShifts(t *testing.T) {
 		}
 	}
 }
+
+// TestDefine: a definition makes the proof's pass go again only when
+// something read the value it changes (read unset counts as 0).
+func TestDefine(t *testing.T) {
+	for _, c := range []struct {
+		old   int64
+		ok    bool
+		s     int64
+		n     int64
+		again bool
+	}{
+		{0, false, 4, 4, false},            // read by nothing
+		{readUnset, true, 0, 0, false},     // read as 0, and 0 it is
+		{readUnset, true, 4, 4, true},      // read as 0, but it moves
+		{4, true, 4, 4, false},             // the same again
+		{4, true, 8, noShift, true},        // two shifts
+		{noShift, true, 8, noShift, false}, // no shift already
+		{unsetShift, true, 8, 8, true},     // (a value set unset)
+	} {
+		n, again := define(c.old, c.ok, c.s)
+		if n != c.n || again != c.again {
+			t.Errorf("define(%d, %v, %d) = %d, %v; want %d, %v", c.old, c.ok, c.s, n, again, c.n, c.again)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -345,4 +346,71 @@ def k(A_ptr: T.handle):
 		t.Errorf("warps covered %d..%d, want 0..4", first, n)
 	}
 	agreesUnproven(t, "a view at a warp's offset", k)
+}
+
+// TestProofPasses: the warp proof's shifts take one pass over code that
+// defines each value before reading it, and another when a loop reads a
+// value its body assigns later (the counts still agree with executing
+// every warp).
+func TestProofPasses(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((2048,), "float32", scope="shared")
+`
+	for _, c := range []struct {
+		name, body string
+		passes     int
+	}{
+		{"straight", `    x = tid * 2
+    S[x] = A[tid]
+    T.cuda.cta_sync()
+    A[tid + 1024] = S[tid * 4 % 2048]
+`, 1},
+		{"carried", `    x: T.int32 = 0
+    for i in T.serial(3):
+        S[x + i] = A[tid]
+        x = tid * 2
+    T.cuda.cta_sync()
+    A[tid + 1024] = S[tid * 4 % 2048]
+`, 2},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if n, _ := memory.WarpProofPasses(k.Lowered, k.Launch); n != c.passes {
+			t.Errorf("%s: %d passes, want %d", c.name, n, c.passes)
+		}
+		agreesUnproven(t, c.name, k)
+	}
+	// a loop's proof reads x, defined before the loop, as a runtime
+	// value until the body's assignment moves it by one an iteration:
+	// another pass reads that (and y, which then moves by two shifts)
+	res := lower.Analyze(source.NewFile("k.py", []byte(head+`    x: T.int32 = 0
+    for i in T.serial(300):
+        y = x * 32 + tid
+        A[tid + 1024] = S[y]
+        x = i + 1
+`)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("carried over iterations: not lowered: %v", res.Diags)
+	}
+	k := res.Kernels[0]
+	var loop *ir.For
+	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && loop == nil {
+			loop = f
+		}
+	})
+	if n := memory.LoopProofPasses(k.Lowered, k.Launch, loop); n < 2 {
+		t.Errorf("carried over iterations: %d passes, want more than one", n)
+	}
 }
