@@ -77,10 +77,13 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		run = 1
 	}
 	if why == "" {
+		// The warps' proof is made once warp 0 has executed (deferred),
+		// and only when executing the others would cost more than it:
+		// flashkda's kernels stop in warp 0 at a call the machine does
+		// not model, and spent a third of their analysis on a proof
+		// across 32 warps that failed.
 		var runs []warpRun
-		if dedupWarps {
-			runs = m.candidateRuns(fn.Body, threads) // warps.go
-		}
+		deferred := dedupWarps && threads >= 64
 		// per residue of the CTA period, the counts of the CTA executed
 		// for the others (ctas.go)
 		var ctaDeltas [][]figDelta
@@ -96,9 +99,29 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			proven bool // a lazy run's proof holds
 			tried  bool // (proven once)
 		}
-		done := make([]executed, len(runs))
-		for i, r := range runs {
-			done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: make([]bool, r.period)}
+		var done []executed
+		// settle keeps what a run's first warp w (of residue res)
+		// counted, whether its proof holds and its views keep apart
+		// (hulls: their bytes in that warp)
+		settle := func(i int, w, res int64, deltas []figDelta, steps int64, hulls *apartCheck) {
+			r, e := runs[i], &done[i]
+			e.deltas[res], e.steps[res] = deltas, steps
+			ok := true
+			switch lazy := r.lazy && !e.tried; {
+			case lazy:
+				// proven once, in the first CTA (warps.go)
+				e.tried = true
+				if e.steps[res] >= stmts {
+					e.proven, runs[i].views = m.proveLazy(fn.Body, threads, r, hulls)
+				}
+				ok = e.proven
+			case hulls != nil:
+				// the residue's warps: w, w+period, ...
+				ok = hulls.apartIn((r.end-w+r.period-1)/r.period) && (!r.lazy || e.proven)
+			case r.lazy:
+				ok = e.proven
+			}
+			e.apart[res] = ok
 		}
 		// The CTA proof is made once CTA 0 has executed, when another
 		// CTA is to execute: an analysis that stops in CTA 0 (every
@@ -107,9 +130,17 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		// period tried. CTA 0's counts are kept for it.
 		var ctaPeriod int64 // 0: every CTA executes
 		proveCTAs := run > 1 && dedupCTAs
+		// It is made only when executing the other CTAs would cost more
+		// than the proof (about the kernel's statements, walked for each
+		// period tried): flashkda's 1,024-thread kernels execute a few
+		// hundred statements a CTA in 4 to 12 CTAs, against 1,500 in
+		// the kernel, and their proofs failed for every period.
 		var cta0 []figDelta
-		var cta0Steps int64
+		var cta0Steps, work0 int64
 		for c := range run {
+			if c == 1 && proveCTAs && (m.work-work0)*(run-1) < stmts {
+				proveCTAs = false
+			}
 			if c == 1 && proveCTAs {
 				ctaPeriod = m.ctaShifts(fn.Body)
 				ctaDeltas, ctaSteps = make([][]figDelta, ctaPeriod), make([]int64, ctaPeriod)
@@ -130,8 +161,43 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			if c < ctaPeriod || c == 0 && proveCTAs {
 				before, sc = m.snapshot(), m.steps
 			}
+			if c == 0 {
+				work0 = m.work
+			}
 			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
+				if deferred {
+					// warp 0 of CTA 0, its bytes kept for a run it
+					// starts (the proofs come after)
+					deferred = false
+					before, s0, w0 := m.snapshotInto(m.warpSnap), m.steps, m.work
+					m.apart = newApartCollect()
+					m.runWarp(fn.Body, c, w, threads)
+					hulls := m.apart
+					m.apart = nil
+					deltas, steps := m.since(before), m.steps-s0
+					m.warpSnap = before[:0] // (counters only: no pointers kept)
+					if m.over || (m.work-w0)*(threads/32-1) < stmts {
+						continue // every warp executes
+					}
+					if warpProofTrace != nil {
+						warpProofTrace()
+					}
+					runs = m.candidateRuns(fn.Body, threads) // warps.go
+					done = make([]executed, len(runs))
+					for i, r := range runs {
+						done[i] = executed{deltas: make([][]figDelta, r.period), steps: make([]int64, r.period), apart: make([]bool, r.period)}
+					}
+					if i := runOf(runs, 0); i >= 0 {
+						if r := runs[i]; r.views != nil {
+							hulls.settle(r.views)
+						} else if !r.lazy {
+							hulls = nil
+						}
+						settle(i, 0, 0, deltas, steps, hulls)
+					}
+					continue
+				}
 				if i := runOf(runs, w); i >= 0 {
 					r, e := runs[i], &done[i]
 					res := (w - r.start) % r.period
@@ -145,9 +211,8 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					}
 					if w < r.start+r.period {
 						before, s0 := m.snapshotInto(m.warpSnap), m.steps
-						lazy := r.lazy && !e.tried
 						switch {
-						case lazy:
+						case r.lazy && !e.tried:
 							m.apart = newApartCollect() // (the proof comes after)
 						case r.views != nil:
 							m.apart = newApartCheck(r.views)
@@ -155,24 +220,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 						m.runWarp(fn.Body, c, w, threads)
 						hulls := m.apart
 						m.apart = nil
-						e.deltas[res], e.steps[res] = m.since(before), m.steps-s0
+						deltas, steps := m.since(before), m.steps-s0
 						m.warpSnap = before[:0] // (counters only: no pointers kept)
-						ok := true
-						switch {
-						case lazy:
-							// proven once, in the first CTA (warps.go)
-							e.tried = true
-							if e.steps[res] >= stmts {
-								e.proven, runs[i].views = m.proveLazy(fn.Body, threads, r, hulls)
-							}
-							ok = e.proven
-						case hulls != nil:
-							// the residue's warps: w, w+period, ...
-							ok = hulls.apartIn((r.end-w+r.period-1)/r.period) && (!r.lazy || e.proven)
-						case r.lazy:
-							ok = e.proven
-						}
-						e.apart[res] = ok
+						settle(i, w, res, deltas, steps, hulls)
 						continue
 					}
 				}
@@ -233,6 +283,10 @@ var dedupWarps = true
 // dedupCTAs enables counting translated CTAs once (ctas.go); tests turn
 // it off to compare with executing every CTA.
 var dedupCTAs = true
+
+// warpProofTrace, when set (tests), hears each proof across warps that
+// AnalyzeWithin makes after warp 0.
+var warpProofTrace func()
 
 // counts are the additive counters of one Figures.
 type counts struct {

@@ -327,3 +327,13 @@ func LoopProofPasses(fn *ir.Func, l ir.Launch, s *ir.For) int {
 	p.prove(s.Body)
 	return p.passes
 }
+
+// WarpProofsMade analyses fn and returns how many times it proved its
+// warps after warp 0.
+func WarpProofsMade(fn *ir.Func, l ir.Launch) int {
+	n := 0
+	warpProofTrace = func() { n++ }
+	defer func() { warpProofTrace = nil }()
+	Analyze(fn, l)
+	return n
+}
