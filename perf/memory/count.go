@@ -142,6 +142,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				proveCTAs = false
 			}
 			if c == 1 && proveCTAs {
+				if proofTrace != nil {
+					proofTrace("ctas")
+				}
 				ctaPeriod = m.ctaShifts(fn.Body)
 				ctaDeltas, ctaSteps = make([][]figDelta, ctaPeriod), make([]int64, ctaPeriod)
 				if ctaPeriod > 0 {
@@ -180,8 +183,8 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					if m.over || (m.work-w0)*(threads/32-1) < stmts {
 						continue // every warp executes
 					}
-					if warpProofTrace != nil {
-						warpProofTrace()
+					if proofTrace != nil {
+						proofTrace("warps")
 					}
 					runs = m.candidateRuns(fn.Body, threads) // warps.go
 					done = make([]executed, len(runs))
@@ -284,9 +287,9 @@ var dedupWarps = true
 // it off to compare with executing every CTA.
 var dedupCTAs = true
 
-// warpProofTrace, when set (tests), hears each proof across warps that
-// AnalyzeWithin makes after warp 0.
-var warpProofTrace func()
+// proofTrace, when set (tests), hears each proof across warps ("warps")
+// and CTAs ("ctas") that AnalyzeWithin makes.
+var proofTrace func(kind string)
 
 // counts are the additive counters of one Figures.
 type counts struct {

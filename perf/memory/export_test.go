@@ -328,12 +328,17 @@ func LoopProofPasses(fn *ir.Func, l ir.Launch, s *ir.For) int {
 	return p.passes
 }
 
-// WarpProofsMade analyses fn and returns how many times it proved its
-// warps after warp 0.
-func WarpProofsMade(fn *ir.Func, l ir.Launch) int {
-	n := 0
-	warpProofTrace = func() { n++ }
-	defer func() { warpProofTrace = nil }()
+// ProofsMade analyses fn and returns how many times it proved its warps
+// after warp 0, and its CTAs after CTA 0.
+func ProofsMade(fn *ir.Func, l ir.Launch) (warps, ctas int) {
+	proofTrace = func(kind string) {
+		if kind == "warps" {
+			warps++
+		} else {
+			ctas++
+		}
+	}
+	defer func() { proofTrace = nil }()
 	Analyze(fn, l)
-	return n
+	return warps, ctas
 }

@@ -453,7 +453,27 @@ def k(A_ptr: T.handle, I_ptr: T.handle):
 			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
 		}
 		k := res.Kernels[0]
-		if n := memory.WarpProofsMade(k.Lowered, k.Launch); n != c.proofs {
+		if n, _ := memory.ProofsMade(k.Lowered, k.Launch); n != c.proofs {
+			t.Errorf("%s: %d proofs, want %d", c.name, n, c.proofs)
+		}
+		agreesUnproven(t, c.name, k)
+	}
+	// the CTAs' proof likewise, once CTA 0 has executed: not for 4
+	// CTAs of one warp that each execute a few statements of many
+	for _, c := range []struct {
+		name, ctas, body string
+		proofs           int
+	}{
+		{"cheap CTAs", "4", "    if cta >= 1:\n" + strings.Repeat("        S[tid] = A[tid + cta * 32]\n", 30) + "    A[tid + 2048] = S[tid]\n", 0},
+		{"a loop in every CTA", "4", "    for i in T.serial(300):\n        S[tid] = A[tid + 128 * (i % 8) + cta * 32]\n    T.cuda.cta_sync()\n    A[tid + 2048 + cta * 32] = S[tid]\n", 1},
+	} {
+		src := strings.Replace(strings.Replace(head, "T.cta_id([1])", "cta = T.cta_id(["+c.ctas+"])", 1), "T.thread_id([128])", "T.thread_id([32])", 1) + c.body
+		res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if _, n := memory.ProofsMade(k.Lowered, k.Launch); n != c.proofs {
 			t.Errorf("%s: %d proofs, want %d", c.name, n, c.proofs)
 		}
 		agreesUnproven(t, c.name, k)
