@@ -253,7 +253,10 @@ func BenchmarkMemoryShareDir(b *testing.B) {
 // pct-p50/op and pct-p90/op (the median and 90th percentile of the files'
 // analysis/lower, in percent), files-over-10pct/op and
 // files-over-100pct/op, and pct-total/op (the sum of the analyses over
-// the sum of the lowers).
+// the sum of the lowers). keys=lsp keys every kernel for the content
+// cache, as the language server does; keys=cli with the lazy keys of
+// `tilels --lower` (perf/memory.SetLazyKeys), which analyses a file
+// once.
 func BenchmarkMemoryShareFiles(b *testing.B) {
 	var files []*source.File
 	var opts []Options
@@ -263,6 +266,18 @@ func BenchmarkMemoryShareFiles(b *testing.B) {
 		files = goldenFiles(b)
 		opts = make([]Options, len(files))
 	}
+	for _, keys := range []string{"lsp", "cli"} {
+		b.Run("keys="+keys, func(b *testing.B) {
+			if keys == "cli" {
+				memory.SetLazyKeys(true)
+				defer memory.SetLazyKeys(false)
+			}
+			shareFiles(b, files, opts)
+		})
+	}
+}
+
+func shareFiles(b *testing.B, files []*source.File, opts []Options) {
 	for b.Loop() {
 		var pcts []float64
 		var lowers, analyses time.Duration
