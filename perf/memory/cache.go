@@ -1123,7 +1123,11 @@ func (k *keyer) expr(e ir.Expr) {
 		k.int(int64(math.Float64bits(e.Value)))
 	case *ir.StringImm:
 		k.tag('s')
-		k.str(e.Value)
+		if e.Value == "bfloat16" {
+			k.str("float16") // (dtype's rule: a dtype an intrinsic names)
+		} else {
+			k.str(e.Value)
+		}
 	case *ir.Var:
 		k.variable(e)
 	case *ir.ThreadIndex:
@@ -1149,7 +1153,25 @@ func (k *keyer) expr(e ir.Expr) {
 		k.tag('c')
 		k.str(e.Op)
 		k.dtype(e.Type)
-		k.exprs(e.Args)
+		if !unreadOperands(e) {
+			k.exprs(e.Args)
+			break
+		}
+		// the machine reads no operand of it (exec.go's evaluate): an
+		// integer constant among them keys its type only (a tcgen05
+		// MMA's instruction descriptor, which encodes the operand
+		// types: fp16_bf16_gemm.py's float16 and bfloat16 cases share
+		// one entry); the rest as ever (the scans of dataregs.go and
+		// dead.go read the registers and buffers they name)
+		k.int(int64(len(e.Args)))
+		for _, a := range e.Args {
+			if c, ok := a.(*ir.IntImm); ok {
+				k.tag('j')
+				k.dtype(c.Type)
+				continue
+			}
+			k.expr(a)
+		}
 	case *ir.Cast:
 		k.tag('C')
 		k.dtype(e.To)
@@ -1320,6 +1342,15 @@ func (k *keyer) fpVar(v *ir.Var, value ir.Expr) {
 	if !k.exactRegs && v.Type.IsFloat() && !neverKnownVal(value) {
 		k.fpRegsKnown = true
 	}
+}
+
+// unreadOperands reports whether c is an intrinsic whose operands the
+// machine never reads: exec.go's evaluate returns at its ignored
+// prefixes (a barrier, an mbarrier operation, a tensor-core or
+// tensor-memory instruction) before it evaluates them, and the proofs
+// of warps.go pass them by.
+func unreadOperands(c *ir.Call) bool {
+	return genericOp(c) && opInfoOf(c.Op).ignored && !rawTMA(c.Op)
 }
 
 // fpReg reports a register buffer of floating-point elements. The

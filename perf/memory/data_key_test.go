@@ -268,3 +268,65 @@ func TestHalfTypesKey(t *testing.T) {
 		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
 	}
 }
+
+// TestUnreadConstKey checks the content cache's rule for the operands of
+// intrinsics the machine does not read (cache.go's unreadOperands): every
+// integer constant among them is changed, and where the key did not
+// change the figures must not have. The byte count of a copy, which the
+// machine reads, keeps its value in the key.
+func TestUnreadConstKey(t *testing.T) {
+	same := 0
+	for _, f := range dataKeyFiles(t) {
+		res := lower.Analyze(f, lower.Options{Path: f.Name})
+		for _, k := range res.Kernels {
+			if k.Lowered == nil || k.Lowered.Body == nil {
+				continue
+			}
+			key := memory.Key(k.Lowered, k.Launch)
+			want := figureText(memory.Analyze(k.Lowered, k.Launch), k)
+			if memory.RewriteUnreadConsts(k.Lowered) == 0 || memory.Key(k.Lowered, k.Launch) != key {
+				continue
+			}
+			same++
+			if got := figureText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
+				t.Errorf("%s %s: the key did not change but the figures did:\n%s\nwant\n%s", f.Name, k.Name, got, want)
+			}
+		}
+	}
+	t.Logf("%d rewritten kernels keep their key", same)
+	if same < 20 {
+		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
+	}
+	const src = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    S = T.alloc_buffer((1024,), "float32", scope="shared")
+    bar = T.alloc_buffer((1,), "uint64", scope="shared")
+    T.ptx.mbarrier.init(T.address_of(bar[0]), 32)
+    T.cuda.copy_bytes(T.address_of(S[tid * 4]), T.address_of(A[tid * 4]), 16)
+    T.cuda.cta_sync()
+    A[tid + 1024] = S[tid]
+`
+	keyOf := func(s string) string {
+		t.Helper()
+		res := lower.Analyze(source.NewFile("k.py", []byte(s)), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("no kernel lowered: %v", res.Diags)
+		}
+		k := res.Kernels[0]
+		return memory.Key(k.Lowered, k.Launch)
+	}
+	base := keyOf(src)
+	if keyOf(strings.Replace(src, "(bar[0]), 32)", "(bar[0]), 64)", 1)) != base {
+		t.Error("an mbarrier's arrival count: another key")
+	}
+	if keyOf(strings.Replace(src, "(A[tid * 4]), 16)", "(A[tid * 4]), 8)", 1)) == base {
+		t.Error("a copy's byte count: the same key")
+	}
+}

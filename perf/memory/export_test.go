@@ -245,6 +245,11 @@ func BFloatToHalf(fn *ir.Func) int {
 				v(x)
 			case *ir.Call:
 				ty(&x.Type)
+			case *ir.StringImm:
+				if x.Value == "bfloat16" {
+					x.Value = "float16"
+					n++
+				}
 			}
 		})
 	}
@@ -341,4 +346,29 @@ func ProofsMade(fn *ir.Func, l ir.Launch) (warps, ctas int) {
 	defer func() { proofTrace = nil }()
 	Analyze(fn, l)
 	return warps, ctas
+}
+
+// RewriteUnreadConsts changes every integer constant among the operands
+// of fn's intrinsics whose operands the machine never reads
+// (unreadOperands), and reports how many it changed.
+func RewriteUnreadConsts(fn *ir.Func) int {
+	n := 0
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		forExprs(s, func(e ir.Expr) {
+			walkExpr(e, func(x ir.Expr) {
+				c, ok := x.(*ir.Call)
+				if !ok || !unreadOperands(c) {
+					return
+				}
+				for i, a := range c.Args {
+					if k, ok := a.(*ir.IntImm); ok {
+						// (a new node: constants may be shared)
+						c.Args[i] = &ir.IntImm{Value: k.Value*3 + 7, Type: k.Type, Span: k.Span}
+						n++
+					}
+				}
+			})
+		})
+	})
+	return n
 }
