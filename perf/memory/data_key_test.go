@@ -122,30 +122,7 @@ func rewriteData(fn *ir.Func) int {
 // the rewritten kernel's own analysis must give the same figures. A
 // division, which the key keeps, must change it.
 func TestDataArithmeticKey(t *testing.T) {
-	same, changed := 0, 0
-	for _, f := range dataKeyFiles(t) {
-		res := lower.Analyze(f, lower.Options{Path: f.Name})
-		for _, k := range res.Kernels {
-			if k.Lowered == nil || k.Lowered.Body == nil {
-				continue
-			}
-			key := memory.Key(k.Lowered, k.Launch)
-			want := figureText(memory.Analyze(k.Lowered, k.Launch), k)
-			if rewriteData(k.Lowered) == 0 {
-				continue
-			}
-			if memory.Key(k.Lowered, k.Launch) != key {
-				changed++
-				continue
-			}
-			same++
-			if got := figureText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
-				t.Errorf("%s %s: the key did not change but the figures did:\n%s\nwant\n%s", f.Name, k.Name, got, want)
-			}
-		}
-	}
-	t.Logf("%d rewritten kernels keep their key, %d do not", same, changed)
-	if same < 20 {
+	if same, _ := rewriteKeeps(t, rewriteData); same < 20 {
 		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
 	}
 }
@@ -168,15 +145,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     acc[0] = A[tx] + T.float32(2.0)
     B[tx] = acc[0] * A[tx]
 `
-	keyOf := func(s string) string {
-		t.Helper()
-		res := lower.Analyze(source.NewFile("k.py", []byte(s)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("no kernel lowered: %v", res.Diags)
-		}
-		k := res.Kernels[0]
-		return memory.Key(k.Lowered, k.Launch)
-	}
+	keyOf := func(s string) string { return sourceKey(t, s) }
 	base := keyOf(src)
 	for _, c := range []struct {
 		name, from, to string
@@ -245,7 +214,18 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 // float16 (memory.BFloatToHalf) and keyed again; where the key did not
 // change, the rewritten kernel's own analysis must give the same figures.
 func TestHalfTypesKey(t *testing.T) {
-	same := 0
+	if same, _ := rewriteKeeps(t, memory.BFloatToHalf); same < 5 {
+		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
+	}
+}
+
+// rewriteKeeps analyses every kernel of the test programs, rewrites it
+// (rewrite reports how much it changed) and keys it again: where the key
+// did not change, the rewritten kernel's own analysis must give the same
+// figures. It returns how many rewritten kernels kept their key and how
+// many did not.
+func rewriteKeeps(t *testing.T, rewrite func(*ir.Func) int) (same, changed int) {
+	t.Helper()
 	for _, f := range dataKeyFiles(t) {
 		res := lower.Analyze(f, lower.Options{Path: f.Name})
 		for _, k := range res.Kernels {
@@ -254,7 +234,11 @@ func TestHalfTypesKey(t *testing.T) {
 			}
 			key := memory.Key(k.Lowered, k.Launch)
 			want := figureText(memory.Analyze(k.Lowered, k.Launch), k)
-			if memory.BFloatToHalf(k.Lowered) == 0 || memory.Key(k.Lowered, k.Launch) != key {
+			if rewrite(k.Lowered) == 0 {
+				continue
+			}
+			if memory.Key(k.Lowered, k.Launch) != key {
+				changed++
 				continue
 			}
 			same++
@@ -263,10 +247,8 @@ func TestHalfTypesKey(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d rewritten kernels keep their key", same)
-	if same < 5 {
-		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
-	}
+	t.Logf("%d rewritten kernels keep their key, %d do not", same, changed)
+	return same, changed
 }
 
 // TestUnreadConstKey checks the content cache's rule for the operands of
@@ -275,26 +257,7 @@ func TestHalfTypesKey(t *testing.T) {
 // change the figures must not have. The byte count of a copy, which the
 // machine reads, keeps its value in the key.
 func TestUnreadConstKey(t *testing.T) {
-	same := 0
-	for _, f := range dataKeyFiles(t) {
-		res := lower.Analyze(f, lower.Options{Path: f.Name})
-		for _, k := range res.Kernels {
-			if k.Lowered == nil || k.Lowered.Body == nil {
-				continue
-			}
-			key := memory.Key(k.Lowered, k.Launch)
-			want := figureText(memory.Analyze(k.Lowered, k.Launch), k)
-			if memory.RewriteUnreadConsts(k.Lowered) == 0 || memory.Key(k.Lowered, k.Launch) != key {
-				continue
-			}
-			same++
-			if got := figureText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
-				t.Errorf("%s %s: the key did not change but the figures did:\n%s\nwant\n%s", f.Name, k.Name, got, want)
-			}
-		}
-	}
-	t.Logf("%d rewritten kernels keep their key", same)
-	if same < 20 {
+	if same, _ := rewriteKeeps(t, memory.RewriteUnreadConsts); same < 20 {
 		t.Fatalf("only %d rewritten kernels kept their key: nothing checked", same)
 	}
 	const src = `from tvm.script import tirx as T
@@ -313,15 +276,7 @@ def k(A_ptr: T.handle):
     T.cuda.cta_sync()
     A[tid + 1024] = S[tid]
 `
-	keyOf := func(s string) string {
-		t.Helper()
-		res := lower.Analyze(source.NewFile("k.py", []byte(s)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
-			t.Fatalf("no kernel lowered: %v", res.Diags)
-		}
-		k := res.Kernels[0]
-		return memory.Key(k.Lowered, k.Launch)
-	}
+	keyOf := func(s string) string { return sourceKey(t, s) }
 	base := keyOf(src)
 	if keyOf(strings.Replace(src, "(bar[0]), 32)", "(bar[0]), 64)", 1)) != base {
 		t.Error("an mbarrier's arrival count: another key")
@@ -329,4 +284,11 @@ def k(A_ptr: T.handle):
 	if keyOf(strings.Replace(src, "(A[tid * 4]), 16)", "(A[tid * 4]), 8)", 1)) == base {
 		t.Error("a copy's byte count: the same key")
 	}
+}
+
+// sourceKey lowers src and keys its one kernel.
+func sourceKey(t *testing.T, src string) string {
+	t.Helper()
+	k := oneKernel(t, "", src)
+	return memory.Key(k.Lowered, k.Launch)
 }

@@ -372,3 +372,44 @@ func RewriteUnreadConsts(fn *ir.Func) int {
 	})
 	return n
 }
+
+// KernelBuffers returns the buffers fn's code names (its allocations and
+// declarations, the buffers its accesses, pointers and regions name, and
+// the buffers those are views of), each once.
+func KernelBuffers(fn *ir.Func) []*ir.Buffer {
+	seen := map[*ir.Buffer]bool{}
+	var out []*ir.Buffer
+	var add func(b *ir.Buffer)
+	add = func(b *ir.Buffer) {
+		if b == nil || seen[b] {
+			return
+		}
+		seen[b] = true
+		out = append(out, b)
+		add(b.Base)
+		add(b.PtrBase)
+	}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Alloc:
+			add(s.Buf)
+		case *ir.Decl:
+			add(s.Buf)
+		case *ir.Store:
+			add(s.Buf)
+		}
+		forExprs(s, func(e ir.Expr) {
+			walkExpr(e, func(x ir.Expr) {
+				switch x := x.(type) {
+				case *ir.Load:
+					add(x.Buf)
+				case *ir.Region:
+					add(x.Buf)
+				default:
+					add(bufferOf(x))
+				}
+			})
+		})
+	})
+	return out
+}

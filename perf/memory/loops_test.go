@@ -10,7 +10,6 @@ import (
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/internal/benchcorpus"
 	"github.com/tilels/tilels/internal/txtar"
-	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
@@ -570,16 +569,7 @@ func TestLoopPeriodsUpTo(t *testing.T) {
         A[0, tid] = A[tid // 2 + 16, i * 2]
 `))
 	k := res.Kernels[0]
-	var loop *ir.For
-	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && loop == nil {
-			loop = f
-		}
-	})
-	if loop == nil {
-		t.Fatal("no loop")
-	}
-	got := memory.LoopPeriods(k.Lowered, k.Launch, loop, []int64{1, 5, 1, 2})
+	got := memory.LoopPeriods(k.Lowered, k.Launch, firstLoop(t, k.Lowered), []int64{1, 5, 1, 2})
 	if want := []int64{0, 4, 4, 4}; !slices.Equal(got, want) {
 		t.Errorf("periods %v, want %v", got, want)
 	}
@@ -589,13 +579,7 @@ func TestLoopPeriodsUpTo(t *testing.T) {
         A[0, tid] = A[(i * i) % 32, tid]
 `))
 	k = res.Kernels[0]
-	loop = nil
-	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && loop == nil {
-			loop = f
-		}
-	})
-	if got := memory.LoopPeriods(k.Lowered, k.Launch, loop, []int64{1, 20}); !slices.Equal(got, []int64{0, 0}) {
+	if got := memory.LoopPeriods(k.Lowered, k.Launch, firstLoop(t, k.Lowered), []int64{1, 20}); !slices.Equal(got, []int64{0, 0}) {
 		t.Errorf("a loop no period proves: %v", got)
 	}
 }

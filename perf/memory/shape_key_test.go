@@ -4,97 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
-
-// kernelBuffers returns the buffers fn's code names (its allocations and
-// declarations, the buffers its accesses and pointers name, and the
-// buffers those are views of).
-func kernelBuffers(fn *ir.Func) []*ir.Buffer {
-	seen := map[*ir.Buffer]bool{}
-	var out []*ir.Buffer
-	var add func(b *ir.Buffer)
-	add = func(b *ir.Buffer) {
-		if b == nil || seen[b] {
-			return
-		}
-		seen[b] = true
-		out = append(out, b)
-		add(b.Base)
-		add(b.PtrBase)
-	}
-	var expr func(e ir.Expr)
-	expr = func(e ir.Expr) {
-		switch e := e.(type) {
-		case *ir.Load:
-			add(e.Buf)
-			for _, x := range e.Indices {
-				expr(x)
-			}
-		case *ir.AddressOf:
-			add(e.Buf)
-			for _, x := range e.Indices {
-				expr(x)
-			}
-		case *ir.BufferData:
-			add(e.Buf)
-		case *ir.Region:
-			add(e.Buf)
-		case *ir.Binary:
-			expr(e.A)
-			expr(e.B)
-		case *ir.Call:
-			for _, x := range e.Args {
-				expr(x)
-			}
-		case *ir.Cast:
-			expr(e.X)
-		case *ir.Select:
-			expr(e.Cond)
-			expr(e.A)
-			expr(e.B)
-		case *ir.Not:
-			expr(e.X)
-		case *ir.Neg:
-			expr(e.X)
-		case *ir.Tuple:
-			for _, x := range e.Elems {
-				expr(x)
-			}
-		}
-	}
-	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-		switch s := s.(type) {
-		case *ir.Alloc:
-			add(s.Buf)
-		case *ir.Decl:
-			add(s.Buf)
-		case *ir.Store:
-			add(s.Buf)
-			for _, x := range s.Indices {
-				expr(x)
-			}
-			expr(s.Value)
-		case *ir.Evaluate:
-			expr(s.X)
-		case *ir.Let:
-			expr(s.Value)
-		case *ir.Assign:
-			expr(s.Value)
-		case *ir.If:
-			expr(s.Cond)
-		case *ir.For:
-			expr(s.Min)
-			expr(s.Extent)
-		case *ir.While:
-			expr(s.Cond)
-		}
-	})
-	return out
-}
 
 // TestShapeKey checks the content cache's rule for shapes (cache.go's
 // shapes): kernels whose keys are equal have equal figures. Every kernel
@@ -123,7 +36,7 @@ func TestShapeKey(t *testing.T) {
 		// rewritten once, before any is keyed again)
 		done := map[*ir.Buffer]bool{}
 		for _, k := range ks {
-			for _, b := range kernelBuffers(k.Lowered) {
+			for _, b := range memory.KernelBuffers(k.Lowered) {
 				if done[b] || (b.Scope != "global" && b.Scope != "shared" && b.Scope != "shared.dyn") {
 					continue
 				}
@@ -176,15 +89,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     Tx.cta.copy(B[:, :], S[:, :])
 # tilels: reference=0.27
 `
-	keyOf := func(s string) string {
-		t.Helper()
-		res := lower.Analyze(source.NewFile("k.py", []byte(s)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("no kernel lowered: %v", res.Diags)
-		}
-		k := res.Kernels[0]
-		return memory.Key(k.Lowered, k.Launch)
-	}
+	keyOf := func(s string) string { return sourceKey(t, s) }
 	base := keyOf(src)
 	if got := keyOf(strings.ReplaceAll(src, "(128, 32)", "(256, 16)")); got != base {
 		t.Error("(256, 16) tiles moving the same bytes: another key")

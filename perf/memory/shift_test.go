@@ -42,26 +42,7 @@ func TestBitShifts(t *testing.T) {
 		swz(v),
 		swz(bin(ir.Add, bin(ir.Mul, v, c(64)), bin(ir.Mul, w, c(8)))),
 	}
-	eval := func(e ir.Expr, x, y int64) int64 {
-		var f func(e ir.Expr) int64
-		f = func(e ir.Expr) int64 {
-			switch e := e.(type) {
-			case *ir.IntImm:
-				return e.Value
-			case *ir.Var:
-				if e == v {
-					return x
-				}
-				return y
-			case *ir.Binary:
-				r, _ := scalarBinary(e.Op, f(e.A), f(e.B))
-				return r
-			}
-			t.Fatalf("form %T", e)
-			return 0
-		}
-		return f(e)
-	}
+	eval := func(e ir.Expr, x, y int64) int64 { return evalForm(t, e, v, x, y) }
 	r := rand.New(rand.NewPCG(7, 8))
 	proven := 0
 	for _, e := range forms {
@@ -132,22 +113,7 @@ func TestRangedBlockShifts(t *testing.T) {
 				continue
 			}
 			for x := r.lo; x+r.a <= r.hi; x++ {
-				at := func(x int64) int64 {
-					var f func(e ir.Expr) int64
-					f = func(e ir.Expr) int64 {
-						switch e := e.(type) {
-						case *ir.IntImm:
-							return e.Value
-						case *ir.Var:
-							return x
-						case *ir.Binary:
-							y, _ := scalarBinary(e.Op, f(e.A), f(e.B))
-							return y
-						}
-						return 0
-					}
-					return f(e)
-				}
+				at := func(x int64) int64 { return evalForm(t, e, v, x, 0) }
 				if at(x+r.a) != at(x)+s {
 					t.Fatalf("%v: v=%d gives %d, v=%d gives %d, shift %d", e, x, at(x), x+r.a, at(x+r.a), s)
 				}
@@ -179,4 +145,23 @@ func TestDefine(t *testing.T) {
 			t.Errorf("define(%d, %v, %d) = %d, %v; want %d, %v", c.old, c.ok, c.s, n, again, c.n, c.again)
 		}
 	}
+}
+
+// evalForm evaluates e, a form of integer constants, variables and
+// binary operators, with v at x and every other variable at y.
+func evalForm(t *testing.T, e ir.Expr, v *ir.Var, x, y int64) int64 {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return e.Value
+	case *ir.Var:
+		if e == v {
+			return x
+		}
+		return y
+	case *ir.Binary:
+		r, _ := scalarBinary(e.Op, evalForm(t, e.A, v, x, y), evalForm(t, e.B, v, x, y))
+		return r
+	}
+	t.Fatalf("form %T", e)
+	return 0
 }

@@ -260,11 +260,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
         if warp < 8:
             B[tid + 2048] = S[tid - 128]
 `
-	res := lower.Analyze(source.NewFile("k.py", []byte(prog)), lower.Options{})
-	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-		t.Fatalf("not lowered: %v", res.Diags)
-	}
-	k := res.Kernels[0]
+	k := oneKernel(t, "roles", prog)
 	runs := memory.WarpRuns(k.Lowered, k.Launch)
 	// warps 2..3, 4..7 (the only ones to read S back) and 8..11 (C moves
 	// by 96 floats a warp: a translation too)
@@ -301,11 +297,7 @@ def k(A_ptr: T.handle, C_ptr: T.handle):
     T.cuda.cta_sync()
     A[tid + 2048] = S[tid]
 `
-	res = lower.Analyze(source.NewFile("k.py", []byte(shuffled)), lower.Options{})
-	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-		t.Fatalf("not lowered: %v", res.Diags)
-	}
-	k = res.Kernels[0]
+	k = oneKernel(t, "shuffled roles", shuffled)
 	runs = memory.WarpRuns(k.Lowered, k.Launch)
 	if want := [][3]int64{{2, 4, 1}, {4, 12, 1}}; fmt.Sprint(runs) != fmt.Sprint(want) {
 		t.Errorf("shuffled warp index: runs %v, want %v", runs, want)
@@ -319,29 +311,15 @@ def k(A_ptr: T.handle, C_ptr: T.handle):
 // type, and of the view of a view, by its offset less the outer one,
 // which its offset includes (machine.baseTo): the warps are translations.
 func TestDedupViewAtWarpOffset(t *testing.T) {
-	const prog = `from tvm.script import tirx as T
-
-
-@T.prim_func
-def k(A_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (4096,), "float32")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([128])
-    S = T.alloc_buffer((2048,), "float32", scope="shared")
-    w = tid // 32
+	prog := strings.Replace(warps128, "BODY", `    w = tid // 32
     V = T.decl_buffer((256,), "float32", data=S.data, elem_offset=w * 256 + 512, scope="shared")
     W = T.decl_buffer((64,), "float32", data=V.data, elem_offset=w * 256 + 576, scope="shared")
     V[tid % 32] = A[tid]
     W[tid % 32 * 2] = A[tid + 128]
     T.cuda.cta_sync()
     A[tid + 1024] = S[tid * 4 % 2048]
-`
-	res := lower.Analyze(source.NewFile("k.py", []byte(prog)), lower.Options{})
-	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-		t.Fatalf("not lowered: %v", res.Diags)
-	}
-	k := res.Kernels[0]
+`, 1)
+	k := oneKernel(t, "a view at a warp's offset", prog)
 	if first, n := memory.WarpsCovered(k.Lowered, k.Launch); first != 0 || n != 4 {
 		t.Errorf("warps covered %d..%d, want 0..4", first, n)
 	}
@@ -353,17 +331,6 @@ def k(A_ptr: T.handle):
 // value its body assigns later (the counts still agree with executing
 // every warp).
 func TestProofPasses(t *testing.T) {
-	const head = `from tvm.script import tirx as T
-
-
-@T.prim_func
-def k(A_ptr: T.handle):
-    A = T.match_buffer(A_ptr, (4096,), "float32")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([128])
-    S = T.alloc_buffer((2048,), "float32", scope="shared")
-`
 	for _, c := range []struct {
 		name, body string
 		passes     int
@@ -381,11 +348,7 @@ def k(A_ptr: T.handle):
     A[tid + 1024] = S[tid * 4 % 2048]
 `, 2},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
+		k := oneKernel(t, c.name, strings.Replace(warps128, "BODY", c.body, 1))
 		if n, _ := memory.WarpProofPasses(k.Lowered, k.Launch); n != c.passes {
 			t.Errorf("%s: %d passes, want %d", c.name, n, c.passes)
 		}
@@ -394,23 +357,13 @@ def k(A_ptr: T.handle):
 	// a loop's proof reads x, defined before the loop, as a runtime
 	// value until the body's assignment moves it by one an iteration:
 	// another pass reads that (and y, which then moves by two shifts)
-	res := lower.Analyze(source.NewFile("k.py", []byte(head+`    x: T.int32 = 0
+	k := oneKernel(t, "carried over iterations", strings.Replace(warps128, "BODY", `    x: T.int32 = 0
     for i in T.serial(300):
         y = x * 32 + tid
         A[tid + 1024] = S[y]
         x = i + 1
-`)), lower.Options{})
-	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-		t.Fatalf("carried over iterations: not lowered: %v", res.Diags)
-	}
-	k := res.Kernels[0]
-	var loop *ir.For
-	ir.WalkStmts(k.Lowered.Body, func(s ir.Stmt) {
-		if f, ok := s.(*ir.For); ok && loop == nil {
-			loop = f
-		}
-	})
-	if n := memory.LoopProofPasses(k.Lowered, k.Launch, loop); n < 2 {
+`, 1))
+	if n := memory.LoopProofPasses(k.Lowered, k.Launch, firstLoop(t, k.Lowered)); n < 2 {
 		t.Errorf("carried over iterations: %d passes, want more than one", n)
 	}
 }
@@ -448,11 +401,7 @@ def k(A_ptr: T.handle, I_ptr: T.handle):
     A[tid + 2048] = S[tid]
 `, 1},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
+		k := oneKernel(t, c.name, head+c.body)
 		if n, _ := memory.ProofsMade(k.Lowered, k.Launch); n != c.proofs {
 			t.Errorf("%s: %d proofs, want %d", c.name, n, c.proofs)
 		}
@@ -468,11 +417,7 @@ def k(A_ptr: T.handle, I_ptr: T.handle):
 		{"a loop in every CTA", "4", "    for i in T.serial(300):\n        S[tid] = A[tid + 128 * (i % 8) + cta * 32]\n    T.cuda.cta_sync()\n    A[tid + 2048 + cta * 32] = S[tid]\n", 1},
 	} {
 		src := strings.Replace(strings.Replace(head, "T.cta_id([1])", "cta = T.cta_id(["+c.ctas+"])", 1), "T.thread_id([128])", "T.thread_id([32])", 1) + c.body
-		res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
-		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
-			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
-		}
-		k := res.Kernels[0]
+		k := oneKernel(t, c.name, src)
 		if _, n := memory.ProofsMade(k.Lowered, k.Launch); n != c.proofs {
 			t.Errorf("%s: %d proofs, want %d", c.name, n, c.proofs)
 		}
@@ -490,4 +435,30 @@ func cheapWarps() string {
 	}
 	b.WriteString("    T.cuda.cta_sync()\n    A[tid + 2048] = S[tid]\n")
 	return b.String()
+}
+
+// oneKernel lowers src and returns its one kernel (name: the case's, in
+// a failure).
+func oneKernel(t *testing.T, name, src string) *lower.Kernel {
+	t.Helper()
+	res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil || len(res.Diags) > 0 {
+		t.Fatalf("%s: not lowered: %v", name, res.Diags)
+	}
+	return res.Kernels[0]
+}
+
+// firstLoop returns the first for loop of fn's body.
+func firstLoop(t *testing.T, fn *ir.Func) *ir.For {
+	t.Helper()
+	var loop *ir.For
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		if f, ok := s.(*ir.For); ok && loop == nil {
+			loop = f
+		}
+	})
+	if loop == nil {
+		t.Fatal("no loop")
+	}
+	return loop
 }
