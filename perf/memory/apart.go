@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"math/bits"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // Kernels carve one shared allocation into views (T.decl_buffer at an
 // element offset): rmsnorm.py's x_smem and sum_sq_smem share one dynamic
@@ -52,6 +56,10 @@ type apartCheck struct {
 	// skips counts the skipped calls (loops.go: an inner loop's skip
 	// inside a unit)
 	skips int
+	// oneLane holds the global roots whose events must each be one
+	// lane's 16 aligned bytes (a run's shiftProof.oneLane; every global
+	// root while collecting), manyLanes those with one that is not
+	oneLane, manyLanes map[*ir.Buffer]bool
 }
 
 // newApartCollect returns a check that keeps every shared view's hull,
@@ -94,6 +102,12 @@ func newApartCheck(views map[*ir.Buffer]shiftSpan) *apartCheck {
 
 // note adds e's bytes to its view's hull.
 func (a *apartCheck) note(e *event) {
+	if e.buf != nil && scopeOf(e.buf) == "global" && (a.all || a.oneLane[e.buf]) && !oneLane16(e) {
+		if a.manyLanes == nil {
+			a.manyLanes = map[*ir.Buffer]bool{}
+		}
+		a.manyLanes[e.buf] = true
+	}
 	switch {
 	case e.buf == nil:
 		return
@@ -228,6 +242,35 @@ func (a *apartCheck) apartIn(n int64) bool {
 					return false
 				}
 			}
+		}
+	}
+	return true
+}
+
+// oneLane16 reports whether e is a global load or store by one lane of
+// 16 bytes at an address aligned to 16: one request of one sector,
+// never misaligned, wherever a multiple of 16 bytes moves it (and
+// nothing merges into it: 16 bytes is the widest access).
+func oneLane16(e *event) bool {
+	if (e.k != globalLoad && e.k != globalStore) || bits.OnesCount32(e.mask) != 1 || e.width != 16 {
+		return false
+	}
+	return e.addr[bits.TrailingZeros32(e.mask)]%16 == 0
+}
+
+// oneLaneOK reports whether every event of the roots (a run's
+// shiftProof.oneLane) was one lane's 16 aligned bytes in the warp the
+// check saw (nil: none to check).
+func (a *apartCheck) oneLaneOK(roots []*ir.Buffer) bool {
+	if len(roots) == 0 {
+		return true
+	}
+	if a == nil {
+		return false
+	}
+	for _, r := range roots {
+		if a.manyLanes[r] || !a.all && !a.oneLane[r] {
+			return false
 		}
 	}
 	return true

@@ -117,7 +117,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				ok = e.proven
 			case hulls != nil:
 				// the residue's warps: w, w+period, ...
-				ok = hulls.apartIn((r.end-w+r.period-1)/r.period) && (!r.lazy || e.proven)
+				ok = hulls.apartIn((r.end-w+r.period-1)/r.period) && hulls.oneLaneOK(r.oneLane) && (!r.lazy || e.proven)
 			case r.lazy:
 				ok = e.proven
 			}
@@ -194,7 +194,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					if i := runOf(runs, 0); i >= 0 {
 						if r := runs[i]; r.views != nil {
 							hulls.settle(r.views)
-						} else if !r.lazy {
+						} else if !r.lazy && r.oneLane == nil {
 							hulls = nil
 						}
 						settle(i, 0, 0, deltas, steps, hulls)
@@ -217,8 +217,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 						switch {
 						case r.lazy && !e.tried:
 							m.apart = newApartCollect() // (the proof comes after)
-						case r.views != nil:
+						case r.views != nil || r.oneLane != nil:
 							m.apart = newApartCheck(r.views)
+							m.apart.oneLane = map[*ir.Buffer]bool{}
+							for _, b := range r.oneLane {
+								m.apart.oneLane[b] = true
+							}
 						}
 						m.runWarp(fn.Body, c, w, threads)
 						hulls := m.apart
@@ -288,7 +292,8 @@ var dedupWarps = true
 var dedupCTAs = true
 
 // proofTrace, when set (tests), hears each proof across warps ("warps")
-// and CTAs ("ctas") that AnalyzeWithin makes.
+// and CTAs ("ctas") that AnalyzeWithin makes, and each warp it executes
+// ("warp executed").
 var proofTrace func(kind string)
 
 // counts are the additive counters of one Figures.
@@ -550,6 +555,9 @@ func (s *spares[T]) put(t T) bool {
 }
 
 func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
+	if proofTrace != nil {
+		proofTrace("warp executed")
+	}
 	m.warp = w
 	m.present = 0
 	bx, by := max(m.launch.Block[0], 1), max(m.launch.Block[1], 1)

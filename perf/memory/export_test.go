@@ -337,9 +337,10 @@ func LoopProofPasses(fn *ir.Func, l ir.Launch, s *ir.For) int {
 // after warp 0, and its CTAs after CTA 0.
 func ProofsMade(fn *ir.Func, l ir.Launch) (warps, ctas int) {
 	proofTrace = func(kind string) {
-		if kind == "warps" {
+		switch kind {
+		case "warps":
 			warps++
-		} else {
+		case "ctas":
 			ctas++
 		}
 	}
@@ -412,4 +413,17 @@ func KernelBuffers(fn *ir.Func) []*ir.Buffer {
 		})
 	})
 	return out
+}
+
+// WarpsExecuted analyses fn and returns how many warps it executed.
+func WarpsExecuted(fn *ir.Func, l ir.Launch) int {
+	n := 0
+	proofTrace = func(kind string) {
+		if kind == "warp executed" {
+			n++
+		}
+	}
+	defer func() { proofTrace = nil }()
+	Analyze(fn, l)
+	return n
 }

@@ -178,6 +178,12 @@ type shiftProof struct {
 	loose    map[*ir.Buffer]bool
 	accesses map[*ir.Buffer]int
 	inner    int
+	// oneLane holds, in a proof across warps, the global roots whose
+	// accesses move by 16 bytes a warp, not a whole sector: the run
+	// holds when one lane makes each of them, 16 bytes wide at an
+	// address aligned to 16 (apart.go's looseOK: one request of one
+	// sector wherever it is)
+	oneLane map[*ir.Buffer]bool
 	// looseAlign is the byte alignment nvcc can prove of a loose root's
 	// access, in every iteration (pointerAlign, accessAlign)
 	looseAlign map[*ir.Buffer]int64
@@ -250,6 +256,9 @@ type warpRun struct {
 	// split (nil: none): the run counts as translations only when they
 	// keep apart (apart.go)
 	views map[*ir.Buffer]shiftSpan
+	// oneLane holds the global roots whose accesses hold only when one
+	// lane makes each, 16 bytes wide and aligned (shiftProof.oneLane)
+	oneLane []*ir.Buffer
 	// lazy marks a run not proven yet: Analyze proves it (the proof over
 	// its warps, as a role's) once executing its first warp took as
 	// many steps as the body has statements, which a proof walks a few
@@ -265,7 +274,7 @@ type warpRun struct {
 func (m *machine) proveLazy(body *ir.Block, threads int64, r warpRun, hulls *apartCheck) (ok bool, views map[*ir.Buffer]shiftSpan) {
 	p := m.newWarpProof(threads)
 	p.class, p.clsLo, p.clsHi = true, r.start, r.end-1
-	if !p.prove(body) {
+	if !p.prove(body) || !hulls.oneLaneOK(p.oneLaneRoots()) {
 		return false, nil
 	}
 	if views, _ = p.apart(); views == nil {
@@ -273,6 +282,15 @@ func (m *machine) proveLazy(body *ir.Block, threads int64, r warpRun, hulls *apa
 	}
 	hulls.settle(views)
 	return hulls.apartIn(r.end - r.start), views
+}
+
+// oneLaneRoots lists p.oneLane's roots.
+func (p *shiftProof) oneLaneRoots() []*ir.Buffer {
+	var out []*ir.Buffer
+	for b := range p.oneLane {
+		out = append(out, b)
+	}
+	return out
 }
 
 // warpShifts returns the warps covered: warp w's counts equal warp
@@ -337,7 +355,7 @@ func (m *machine) firstRuns(body *ir.Block, threads int64) (runs []warpRun, from
 		first, n := p.warpProof(body)
 		if n > first+period {
 			views, _ := p.apart()
-			runs := []warpRun{{start: first, end: n, period: period, views: views}}
+			runs := []warpRun{{start: first, end: n, period: period, views: views, oneLane: p.oneLaneRoots()}}
 			if period == 1 && n < threads/32 && m.launch.Block[1] <= 1 {
 				from = n
 			}
@@ -1603,7 +1621,13 @@ func (p *shiftProof) requireShift(root, view *ir.Buffer, sh int64) {
 		}
 		p.shared[root] = sh
 	case "global":
-		if sh == noShift || sh%32 != 0 {
+		if sh != noShift && sh%32 != 0 && sh%16 == 0 && p.loop == nil && p.cta == 0 && p.loose == nil {
+			// (checked on the run's first warp: apart.go)
+			if p.oneLane == nil {
+				p.oneLane = map[*ir.Buffer]bool{}
+			}
+			p.oneLane[root] = true
+		} else if sh == noShift || sh%32 != 0 {
 			p.accessFail = p.accessFail || !p.fail
 			p.fail = true
 			return

@@ -462,3 +462,57 @@ func firstLoop(t *testing.T, fn *ir.Func) *ir.For {
 	}
 	return loop
 }
+
+// TestDedupOneLaneGlobal: a global access one lane makes, 16 bytes at an
+// address aligned to 16 that moves by 16 bytes a warp (FlashMLA's
+// index loads under elect_sync, at elem_offset = ... + warp * 4), counts
+// one request of one sector in every warp: the role's warps 2 and 3 are
+// a run, as warps 0 and 1 are another role's, and 2 warps execute. The
+// run is checked on the warp it executes: 8-byte accesses, or every
+// lane's, break it, and warp 3 executes too.
+func TestDedupOneLaneGlobal(t *testing.T) {
+	const prog = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@T.prim_func
+def k(A_ptr: T.handle, I_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float32")
+    I = T.match_buffer(I_ptr, (4096,), "int32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    S = T.alloc_buffer((2048,), "float32", scope="shared")
+    w = tid // 32
+    r = T.alloc_buffer((4,), "int32", scope="local")
+    for i in T.serial(20):
+        if w >= 2:
+            if T.ptx.elect_sync():
+                V = T.decl_buffer((4,), "int32", data=I.data, elem_offset=w * 4 + i * 64, scope="global")
+                Tx.thread.copy(r[0:N], V[0:N])
+        S[tid] = A[tid + i * 128]
+    T.cuda.cta_sync()
+    A[tid + 2048] = S[tid]
+    A[tid + 3072] = T.Cast("float32", r[0])
+# tilels: reference=0.27
+`
+	for _, c := range []struct {
+		name, from, to string
+		warps          int
+	}{
+		{"one lane, 16 bytes", "N", "4", 2},
+		{"one lane, 8 bytes", "N", "2", 3},
+		{"every lane", "            if T.ptx.elect_sync():\n", "            if True:\n", 3},
+		// every lane its own 16 bytes: 512 contiguous bytes, at 16 bytes
+		// past a sector in warp 3 (17 sectors, against 16 in warp 2)
+		{"every lane apart", "            if T.ptx.elect_sync():\n                V = T.decl_buffer((4,), \"int32\", data=I.data, elem_offset=w * 4 + i * 64, scope=\"global\")\n                Tx.thread.copy(r[0:N], V[0:N])",
+			"            V = T.decl_buffer((128,), \"int32\", data=I.data, elem_offset=w * 4 + i * 256, scope=\"global\")\n            Tx.thread.copy(r[0:4], V[tid % 32 * 4:tid % 32 * 4 + 4])", 3},
+	} {
+		src := strings.ReplaceAll(strings.ReplaceAll(prog, c.from, c.to), "N]", "4]")
+		k := oneKernel(t, c.name, src)
+		agreesUnproven(t, c.name, k)
+		if n := memory.WarpsExecuted(k.Lowered, k.Launch); n != c.warps {
+			t.Errorf("%s: %d warps executed, want %d", c.name, n, c.warps)
+		}
+	}
+}
