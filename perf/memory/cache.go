@@ -366,7 +366,13 @@ var cache = struct {
 	// their preKeys in the order they were kept (maxUnkeyed)
 	pre     map[preKey]*preSlot
 	unkeyed []preKey
-}{m: map[string]*entry{}, running: map[string]chan struct{}{}, pre: map[preKey]*preSlot{}}
+	// skel holds, by skeleton (constfree.go), the kernels analysed
+	// whose keys may differ from another's only in constants the
+	// machine never reads; kept, the skeletons whose slot holds a
+	// kernel, in the order they were kept (maxUnkeyed)
+	skel map[uint64]*skelSlot
+	kept []uint64
+}{m: map[string]*entry{}, running: map[string]chan struct{}{}, pre: map[preKey]*preSlot{}, skel: map[uint64]*skelSlot{}}
 
 type entry struct {
 	calls       []*Figures // in walk order of the Lowered calls
@@ -407,6 +413,18 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
+	if e == nil && work >= 0 && len(k.sites) > 0 {
+		// another kernel like it but for constants the machine may
+		// never read: keyed without those it never reads (constfree.go)
+		cache.Unlock()
+		k.relaxIfSeen(fn)
+		cache.Lock()
+		if k.alt != "" {
+			if e = cache.m[string(k.b)]; e != nil {
+				enter(k.alt, e) // (the next copy finds it by its full key)
+			}
+		}
+	}
 	if e == nil && work < 0 {
 		cache.Unlock()
 		return nil, false // the cached figures only
@@ -460,7 +478,7 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if !ok {
 		return nil, false
 	}
-	k.store(res)
+	k.noteSkeleton(fn, l, k.store(res))
 	return res, true
 }
 
@@ -481,6 +499,7 @@ func walkKey(fn *ir.Func, l ir.Launch) *keyer {
 }
 
 func (k *keyer) walk(fn *ir.Func, l ir.Launch) {
+	k.tag('K') // (relaxed keys begin with 'R')
 	k.launch(l)
 	k.hostConsts(hostConsts(fn)) // hostconsts.go
 	k.hostMaps(fn.HostMaps)
@@ -545,8 +564,8 @@ func (k *keyer) hostMaps(ms map[*ir.Var]*ir.TensorMap) {
 }
 
 // store enters res, the figures of the code k walked, in the cache
-// unless an entry of its key is there.
-func (k *keyer) store(res *Kernel) {
+// unless an entry of its key is there, and returns the entry of its key.
+func (k *keyer) store(res *Kernel) *entry {
 	kp := keeper{k: k}
 	e := &entry{body: kp.keep(res.Body), total: kp.keep(res.Total)}
 	for _, c := range k.calls {
@@ -556,19 +575,32 @@ func (k *keyer) store(res *Kernel) {
 		e.ins = append(e.ins, p.to)
 	}
 	cache.Lock()
-	if _, ok := cache.m[string(k.b)]; !ok {
+	defer cache.Unlock()
+	if old, ok := cache.m[string(k.b)]; ok {
+		e = old
+	} else {
 		key := k.key
 		if key == "" {
 			key = string(k.b)
 		}
-		cache.m[key] = e
-		cache.order = append(cache.order, key)
-		if len(cache.order) > maxCached {
-			delete(cache.m, cache.order[0])
-			cache.order = cache.order[1:]
+		enter(key, e)
+	}
+	if k.alt != "" {
+		if _, ok := cache.m[k.alt]; !ok {
+			enter(k.alt, e)
 		}
 	}
-	cache.Unlock()
+	return e
+}
+
+// enter puts e in the cache under key (cache locked).
+func enter(key string, e *entry) {
+	cache.m[key] = e
+	cache.order = append(cache.order, key)
+	if len(cache.order) > maxCached {
+		delete(cache.m, cache.order[0])
+		cache.order = cache.order[1:]
+	}
 }
 
 // Lazy keys. A process that analyses each kernel once (`tilels --lower`,
@@ -716,7 +748,7 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 		cache.Unlock()
 		if ok && keyed {
 			k := walkKey(fn, l)
-			k.store(res)
+			k.noteSkeleton(fn, l, k.store(res))
 			k.release()
 		}
 		return res, ok, true
@@ -726,7 +758,7 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 	cache.Unlock()
 	for _, u := range waiting {
 		k := walkKey(u.fn, u.l)
-		k.store(u.res)
+		k.noteSkeleton(u.fn, u.l, k.store(u.res))
 		k.release()
 	}
 	return nil, false, false
@@ -801,6 +833,18 @@ type keyer struct {
 	// exactRegs turns off dataExpr's rule for floating-point registers
 	// (set for a walk again after the rule's check failed: fpRegsKnown)
 	exactRegs, fpRegsKnown bool
+	// pinned is, by variable ordinal, whether a loop or a scope id
+	// binds the variable (a value the machine knows)
+	pinned []bool
+	// sites are the integer constants the machine may never read
+	// (constfree.go), where the walk wrote them; alt is the full key
+	// when b is the key without the free ones (relaxed)
+	sites []constSite
+	alt   string
+	// scanned: relax scanned the kernel; skel: its skeleton, once
+	// computed
+	scanned bool
+	skel    uint64
 }
 
 func (k *keyer) addCall(c *ir.TileCall) {
@@ -855,7 +899,8 @@ func (k *keyer) release() {
 	clear(k.calls)
 	clear(k.seen)
 	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
-	k.key = ""
+	k.key, k.alt, k.scanned, k.skel = "", "", false, 0
+	k.pinned, k.sites = k.pinned[:0], k.sites[:0]
 	k.exactRegs, k.fpRegsKnown = false, false
 	if cap(k.b) > maxSpareKey || !spareKeyers.put(k) {
 		keyers.Put(k)
@@ -907,15 +952,15 @@ func (k *keyer) launch(l ir.Launch) {
 	k.int(l.DynamicSmem)
 }
 
-func (k *keyer) variable(v *ir.Var) {
+func (k *keyer) variable(v *ir.Var) int {
 	if v == nil {
 		k.tag(0)
-		return
+		return -1
 	}
 	if i := k.varOrd(v); i >= 0 {
 		k.tag('v')
 		k.int(int64(i))
-		return
+		return i
 	}
 	// first occurrence: its ordinal is implied (the count of variables
 	// met so far), its name and type written once
@@ -923,6 +968,18 @@ func (k *keyer) variable(v *ir.Var) {
 	k.tag('V')
 	k.str(v.Name)
 	k.dtype(v.Type)
+	return len(k.varList) - 1
+}
+
+// pin notes that a loop or a scope id binds the variable of ordinal i.
+func (k *keyer) pin(i int) {
+	if i < 0 {
+		return
+	}
+	for len(k.pinned) <= i {
+		k.pinned = append(k.pinned, false)
+	}
+	k.pinned[i] = true
 }
 
 // smallOrds is how many variables a keyer finds by a scan of varList
@@ -1106,10 +1163,16 @@ func (k *keyer) exprs(es []ir.Expr) {
 	}
 }
 
-func (k *keyer) expr(e ir.Expr) {
+// expr walks e and reports whether it may be a value the machine never
+// knows (constfree.go's never, over-approximated as the walk goes: a
+// variable no loop or scope id binds, a load, a call, a floating-point
+// constant or conversion, an operation over one): a constant operand
+// beside one is a site.
+func (k *keyer) expr(e ir.Expr) bool {
 	switch e := e.(type) {
 	case nil:
 		k.tag(0)
+		return false
 	case *ir.IntImm:
 		if v := e.Value; v >= 0 && v < 64 {
 			k.b = append(k.b, 'i', byte(v<<1)) // (k.int's one byte)
@@ -1118,9 +1181,11 @@ func (k *keyer) expr(e ir.Expr) {
 			k.int(v)
 		}
 		k.dtype(e.Type)
+		return false
 	case *ir.FloatImm:
 		k.tag('f')
 		k.int(int64(math.Float64bits(e.Value)))
+		return true
 	case *ir.StringImm:
 		k.tag('s')
 		if e.Value == "bfloat16" {
@@ -1129,25 +1194,38 @@ func (k *keyer) expr(e ir.Expr) {
 			k.str(e.Value)
 		}
 	case *ir.Var:
-		k.variable(e)
+		i := k.variable(e)
+		return i < 0 || i >= len(k.pinned) || !k.pinned[i]
 	case *ir.ThreadIndex:
 		k.tag('t')
 		k.str(e.Axis)
 	case *ir.Binary:
 		k.b = append(k.b, '2', byte(e.Op)) // (BinOp is a byte)
-		k.expr(e.A)
-		k.expr(e.B)
+		a0 := len(k.b)
+		na := k.expr(e.A)
+		b0 := len(k.b)
+		nb := k.expr(e.B)
+		if siteOp(e.Op) {
+			if nb && isIntImm(e.A) {
+				k.site(a0, b0, e, 1, nil)
+			}
+			if na && isIntImm(e.B) {
+				k.site(b0, len(k.b), e, 2, nil)
+			}
+		}
+		return na || nb
 	case *ir.Not:
 		k.tag('!')
-		k.expr(e.X)
+		return k.expr(e.X)
 	case *ir.Neg:
 		k.tag('-')
-		k.expr(e.X)
+		return k.expr(e.X)
 	case *ir.Load:
 		k.node(e)
 		k.tag('l')
 		k.buffer(e.Buf)
 		k.exprs(e.Indices)
+		return true
 	case *ir.Call:
 		k.node(e)
 		k.tag('c')
@@ -1155,7 +1233,7 @@ func (k *keyer) expr(e ir.Expr) {
 		k.dtype(e.Type)
 		if !unreadOperands(e) {
 			k.exprs(e.Args)
-			break
+			return true
 		}
 		// the machine reads no operand of it (exec.go's evaluate): an
 		// integer constant among them keys its type only (a tcgen05
@@ -1172,15 +1250,16 @@ func (k *keyer) expr(e ir.Expr) {
 			}
 			k.expr(a)
 		}
+		return true
 	case *ir.Cast:
 		k.tag('C')
 		k.dtype(e.To)
-		k.expr(e.X)
+		return k.expr(e.X) || e.To.IsFloat()
 	case *ir.Select:
 		k.tag('?')
-		k.expr(e.Cond)
-		k.expr(e.A)
-		k.expr(e.B)
+		c := k.expr(e.Cond)
+		a := k.expr(e.A)
+		return k.expr(e.B) || a || c
 	case *ir.AddressOf:
 		k.tag('&')
 		k.bufferAt(e.Buf, !e.FlatIndex)
@@ -1211,6 +1290,7 @@ func (k *keyer) expr(e ir.Expr) {
 		k.tag('?')
 		k.str(fmt.Sprintf("%T", e))
 	}
+	return false
 }
 
 // dataExpr walks the value a store writes. The machine keeps no memory
@@ -1245,8 +1325,19 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 	case *ir.Binary:
 		k.b = append(k.b, '2', byte(e.Op))
 		at := len(k.b) - 1
+		a0 := len(k.b)
 		ua, ta := k.dataExprT(e.A, reg)
+		b0 := len(k.b)
 		ub, tb := k.dataExprT(e.B, reg)
+		// (a constant in a value: a site, whatever the other operand)
+		if siteOp(e.Op) {
+			if isIntImm(e.A) {
+				k.site(a0, b0, e, 1, nil)
+			}
+			if isIntImm(e.B) {
+				k.site(b0, len(k.b), e, 2, nil)
+			}
+		}
 		unknown, t = ua || ub, ta
 		if !t.IsValid() {
 			t = tb
@@ -1386,7 +1477,7 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.block(s)
 	case *ir.For:
 		k.tag('F')
-		k.variable(s.Var)
+		k.pin(k.variable(s.Var))
 		k.expr(s.Min)
 		k.expr(s.Extent)
 		k.int(int64(s.Kind))
@@ -1415,7 +1506,11 @@ func (k *keyer) stmt(s ir.Stmt) {
 	case *ir.Let:
 		k.tag('L')
 		k.variable(s.Var)
+		at := len(k.b)
 		k.expr(s.Value)
+		if isIntImm(s.Value) {
+			k.site(at, len(k.b), nil, 0, s)
+		}
 		if s.Mutable {
 			k.tag(1)
 		}
@@ -1435,7 +1530,7 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.tag('#')
 		k.str(string(s.Kind))
 		for _, v := range s.Vars {
-			k.variable(v)
+			k.pin(k.variable(v))
 		}
 		for _, e := range s.Extents {
 			k.int(e)
@@ -1471,5 +1566,6 @@ func ResetCache() {
 	cache.m, cache.order = map[string]*entry{}, nil
 	cache.running = map[string]chan struct{}{}
 	cache.pre, cache.unkeyed = map[preKey]*preSlot{}, nil
+	cache.skel, cache.kept = map[uint64]*skelSlot{}, nil
 	cache.Unlock()
 }

@@ -186,9 +186,11 @@ func PreKey(fn *ir.Func, l ir.Launch) string { return fmt.Sprint(preKeyOf(fn, l)
 // MaxUnkeyed is how many kernels lazy keys keep unkeyed.
 const MaxUnkeyed = maxUnkeyed
 
-// Key is the content cache's key of fn and l (walkKey).
+// Key is the content cache's key of fn and l: the one it enters the
+// figures under after an analysis (walkKey, relaxed).
 func Key(fn *ir.Func, l ir.Launch) string {
 	k := walkKey(fn, l)
+	k.relax(fn)
 	defer k.release()
 	return string(k.b)
 }
@@ -425,5 +427,34 @@ func WarpsExecuted(fn *ir.Func, l ir.Launch) int {
 	}
 	defer func() { proofTrace = nil }()
 	Analyze(fn, l)
+	return n
+}
+
+// RewriteFreeConsts gives every integer constant of fn the machine never
+// reads (constfree.go) the value f makes of it, and returns how many it
+// rewrote.
+func RewriteFreeConsts(fn *ir.Func, f func(int64) int64) int {
+	free := scanConstFree(fn)
+	if free == nil {
+		return 0
+	}
+	n := 0
+	with := func(e ir.Expr) ir.Expr {
+		c := e.(*ir.IntImm)
+		n++
+		// (a new node: constants may be shared)
+		return &ir.IntImm{Value: f(c.Value), Type: c.Type, Span: c.Span}
+	}
+	for b, m := range free.bins {
+		if m&1 != 0 {
+			b.A = with(b.A)
+		}
+		if m&2 != 0 {
+			b.B = with(b.B)
+		}
+	}
+	for l := range free.lets {
+		l.Value = with(l.Value)
+	}
 	return n
 }
