@@ -553,14 +553,25 @@ func (k *keyer) hostMaps(ms map[*ir.Var]*ir.TensorMap) {
 		return cmp.Compare(a.Span.Start, b.Span.Start)
 	})
 	for _, v := range vs {
-		m := ms[v]
 		k.variable(v)
-		k.dtype(m.DType)
-		k.int(int64(len(m.Box)))
-		for _, b := range m.Box {
-			k.int(b)
-		}
+		k.box(ms[v])
 	}
+}
+
+// box walks what the machine reads of a tensor map: the bytes of its box
+// (its element type and the product of its extents) and its last extent
+// (a gather4 copy's row), not the box's shape: flash_attention4.py's
+// cases over the heads per group load their query tiles as boxes of 8 x
+// 16 or 4 x 32 rows, the same 128 rows.
+func (k *keyer) box(m *ir.TensorMap) {
+	k.int(elemBytes(m.DType))
+	n, last := int64(1), int64(0)
+	for _, b := range m.Box {
+		n *= b
+		last = b
+	}
+	k.int(n)
+	k.int(last)
 }
 
 // store enters res, the figures of the code k walked, in the cache
@@ -841,6 +852,9 @@ type keyer struct {
 	// when b is the key without the free ones (relaxed)
 	sites []constSite
 	alt   string
+	// data is the statement whose value the walk is in, where a
+	// constant is a site (nil: where values matter)
+	data ir.Stmt
 	// scanned: relax scanned the kernel; skel: its skeleton, once
 	// computed
 	scanned bool
@@ -900,7 +914,7 @@ func (k *keyer) release() {
 	clear(k.seen)
 	k.b, k.bufs, k.nodes, k.calls = k.b[:0], k.bufs[:0], k.nodes[:0], k.calls[:0]
 	k.key, k.alt, k.scanned, k.skel = "", "", false, 0
-	k.pinned, k.sites = k.pinned[:0], k.sites[:0]
+	k.pinned, k.sites, k.data = k.pinned[:0], k.sites[:0], nil
 	k.exactRegs, k.fpRegsKnown = false, false
 	if cap(k.b) > maxSpareKey || !spareKeyers.put(k) {
 		keyers.Put(k)
@@ -1205,12 +1219,12 @@ func (k *keyer) expr(e ir.Expr) bool {
 		na := k.expr(e.A)
 		b0 := len(k.b)
 		nb := k.expr(e.B)
-		if siteOp(e.Op) {
-			if nb && isIntImm(e.A) {
-				k.site(a0, b0, e, 1, nil)
+		if siteOp(e.Op) || k.data != nil {
+			if c, ok := e.A.(*ir.IntImm); ok && (nb || k.data != nil) {
+				k.site(a0, b0, c, e, 1, nil)
 			}
-			if na && isIntImm(e.B) {
-				k.site(b0, len(k.b), e, 2, nil)
+			if c, ok := e.B.(*ir.IntImm); ok && (na || k.data != nil) {
+				k.site(b0, len(k.b), c, e, 2, nil)
 			}
 		}
 		return na || nb
@@ -1224,7 +1238,7 @@ func (k *keyer) expr(e ir.Expr) bool {
 		k.node(e)
 		k.tag('l')
 		k.buffer(e.Buf)
-		k.exprs(e.Indices)
+		k.valueExprs(e.Indices)
 		return true
 	case *ir.Call:
 		k.node(e)
@@ -1232,7 +1246,7 @@ func (k *keyer) expr(e ir.Expr) bool {
 		k.str(e.Op)
 		k.dtype(e.Type)
 		if !unreadOperands(e) {
-			k.exprs(e.Args)
+			k.callArgs(e)
 			return true
 		}
 		// the machine reads no operand of it (exec.go's evaluate): an
@@ -1248,7 +1262,7 @@ func (k *keyer) expr(e ir.Expr) bool {
 				k.dtype(c.Type)
 				continue
 			}
-			k.expr(a)
+			k.valueExpr(a)
 		}
 		return true
 	case *ir.Cast:
@@ -1257,7 +1271,7 @@ func (k *keyer) expr(e ir.Expr) bool {
 		return k.expr(e.X) || e.To.IsFloat()
 	case *ir.Select:
 		k.tag('?')
-		c := k.expr(e.Cond)
+		c := k.selectCond(e)
 		a := k.expr(e.A)
 		return k.expr(e.B) || a || c
 	case *ir.AddressOf:
@@ -1266,26 +1280,23 @@ func (k *keyer) expr(e ir.Expr) bool {
 		if e.FlatIndex {
 			k.tag(1)
 		}
-		k.exprs(e.Indices)
+		k.valueExprs(e.Indices)
 	case *ir.BufferData:
 		k.tag('d')
 		k.bufferAt(e.Buf, false)
 	case *ir.TensorMapAddr:
 		k.tag('T')
 		if m := e.Map; m != nil {
-			k.dtype(m.DType)
-			for _, b := range m.Box {
-				k.int(b)
-			}
+			k.box(m)
 		}
 	case *ir.Region:
 		k.tag('R')
 		k.buffer(e.Buf)
-		k.exprs(e.Min)
-		k.exprs(e.Extent)
+		k.valueExprs(e.Min)
+		k.valueExprs(e.Extent)
 	case *ir.Tuple:
 		k.tag('(')
-		k.exprs(e.Elems)
+		k.valueExprs(e.Elems)
 	default:
 		k.tag('?')
 		k.str(fmt.Sprintf("%T", e))
@@ -1330,12 +1341,12 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 		b0 := len(k.b)
 		ub, tb := k.dataExprT(e.B, reg)
 		// (a constant in a value: a site, whatever the other operand)
-		if siteOp(e.Op) {
-			if isIntImm(e.A) {
-				k.site(a0, b0, e, 1, nil)
+		if siteOp(e.Op) || k.data != nil {
+			if c, ok := e.A.(*ir.IntImm); ok {
+				k.site(a0, b0, c, e, 1, nil)
 			}
-			if isIntImm(e.B) {
-				k.site(b0, len(k.b), e, 2, nil)
+			if c, ok := e.B.(*ir.IntImm); ok {
+				k.site(b0, len(k.b), c, e, 2, nil)
 			}
 		}
 		unknown, t = ua || ub, ta
@@ -1368,7 +1379,7 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 		// (a lane takes one arm or the other: it fails when both do,
 		// or when its condition does)
 		k.tag('?')
-		k.expr(e.Cond)
+		k.selectCond(e)
 		ua, ta := k.dataExprT(e.A, reg)
 		ub, _ := k.dataExprT(e.B, reg)
 		return ua && ub, ta
@@ -1497,20 +1508,32 @@ func (k *keyer) stmt(s ir.Stmt) {
 		k.tag('S')
 		k.buffer(s.Buf)
 		k.exprs(s.Indices)
+		k.data = s
+		at := len(k.b)
 		if !k.dataExpr(s.Value, s.Buf.Scope == "local") && fpReg(s.Buf) {
 			k.fpRegsKnown = true
 		}
+		if c, ok := s.Value.(*ir.IntImm); ok {
+			k.site(at, len(k.b), c, nil, 0, nil)
+		}
+		k.data = nil
 	case *ir.Evaluate:
 		k.tag('E')
+		if c, ok := s.X.(*ir.Call); ok && tensorCopy(c.Op) {
+			k.data = s // (operands the machine does not read)
+		}
 		k.expr(s.X)
+		k.data = nil
 	case *ir.Let:
 		k.tag('L')
 		k.variable(s.Var)
 		at := len(k.b)
+		k.data = s
 		k.expr(s.Value)
-		if isIntImm(s.Value) {
-			k.site(at, len(k.b), nil, 0, s)
+		if c, ok := s.Value.(*ir.IntImm); ok {
+			k.site(at, len(k.b), c, nil, 0, s)
 		}
+		k.data = nil
 		if s.Mutable {
 			k.tag(1)
 		}
@@ -1518,7 +1541,13 @@ func (k *keyer) stmt(s ir.Stmt) {
 	case *ir.Assign:
 		k.tag('=')
 		k.variable(s.Var)
+		at := len(k.b)
+		k.data = s
 		k.expr(s.Value)
+		if c, ok := s.Value.(*ir.IntImm); ok {
+			k.site(at, len(k.b), c, nil, 0, nil)
+		}
+		k.data = nil
 		k.fpVar(s.Var, s.Value)
 	case *ir.Alloc:
 		k.tag('A')

@@ -558,19 +558,65 @@ func siteOp(op ir.BinOp) bool {
 	return false
 }
 
-// constSite is where a key's walk wrote an integer constant the machine
-// may never read: k.b[at:end], operand side (1: A, 2: B) of bin, or the
-// value of let.
+// constSite is where a key's walk wrote an integer constant c the
+// machine may never read: k.b[at:end]. Either a binary operation's
+// operand (bin, side 1: A, 2: B) or a let's value (let), which
+// scanConstFree may find free, or a constant in a value that matters
+// nowhere (data: the statement whose value it is in, a store, a let or
+// an assignment, or a TMA copy whose operands the machine does not read;
+// relax asks dataregs.go which).
 type constSite struct {
 	at, end int32
 	side    uint8
+	c       *ir.IntImm
 	bin     *ir.Binary
 	let     *ir.Let
+	data    ir.Stmt
 }
 
-// site notes the constant k.b[at:end].
-func (k *keyer) site(at, end int, bin *ir.Binary, side uint8, let *ir.Let) {
-	k.sites = append(k.sites, constSite{at: int32(at), end: int32(end), side: side, bin: bin, let: let})
+// site notes the constant c, written at k.b[at:end].
+func (k *keyer) site(at, end int, c *ir.IntImm, bin *ir.Binary, side uint8, let *ir.Let) {
+	k.sites = append(k.sites, constSite{at: int32(at), end: int32(end), side: side, c: c, bin: bin, let: let, data: k.data})
+}
+
+// valueExpr walks e where its value matters (no site in it but
+// scanConstFree's).
+func (k *keyer) valueExpr(e ir.Expr) bool {
+	d := k.data
+	k.data = nil
+	never := k.expr(e)
+	k.data = d
+	return never
+}
+
+func (k *keyer) valueExprs(es []ir.Expr) {
+	d := k.data
+	k.data = nil
+	k.exprs(es)
+	k.data = d
+}
+
+// callArgs walks call c's operands as dataregs.go's data walk does: in
+// a value that matters nowhere, the operands of a pure function or of a
+// generic intrinsic (the machine reads them for their accesses only)
+// are such values too, any other's matter; a TMA copy's operands
+// matter nowhere.
+func (k *keyer) callArgs(c *ir.Call) {
+	if k.data != nil && (tensorCopy(c.Op) || pureMath(c) || genericOp(c)) {
+		k.exprs(c.Args)
+		return
+	}
+	k.valueExprs(c.Args)
+}
+
+// selectCond walks e's condition: in a value that matters nowhere, a
+// Select whose arms reach no memory chooses between values that matter
+// nowhere, and its condition matters nowhere either (dataregs.go).
+func (k *keyer) selectCond(e *ir.Select) bool {
+	if k.data != nil && !reachesMemory(e.A) && !reachesMemory(e.B) {
+		return k.expr(e.Cond)
+	}
+	return k.valueExpr(e.Cond)
 }
 
 // sortedSites returns k's sites in key order (an operation's sites are
@@ -616,24 +662,22 @@ func (k *keyer) relax(fn *ir.Func) {
 	}
 	k.scanned = true
 	free := scanConstFree(fn)
-	if free == nil {
+	var dregs map[*ir.Buffer]bool
+	var control *ptrMap[ir.Var, bool]
+	for _, st := range k.sites {
+		if st.data != nil {
+			dregs, _, control = scanDataRegsHanded(fn)
+			break
+		}
+	}
+	if free == nil && control == nil {
 		return
 	}
 	var out []byte
 	last := 1 // (the full key's 'K')
 	for _, st := range k.sortedSites() {
-		var c *ir.IntImm
-		switch {
-		case st.let != nil && free.lets[st.let]:
-			c = st.let.Value.(*ir.IntImm)
-		case st.bin != nil && free.bins[st.bin]&st.side != 0:
-			if st.side == 1 {
-				c = st.bin.A.(*ir.IntImm)
-			} else {
-				c = st.bin.B.(*ir.IntImm)
-			}
-		default:
-			continue
+		if int(st.at) < last || !k.freeSite(st, free, dregs, control) {
+			continue // (a constant noted twice is spliced once)
 		}
 		if out == nil {
 			out = make([]byte, 0, len(k.b))
@@ -643,7 +687,7 @@ func (k *keyer) relax(fn *ir.Func) {
 		full := k.b
 		k.b = out
 		k.tag('j')
-		k.dtype(c.Type)
+		k.dtype(st.c.Type)
 		out = k.b
 		k.b = full
 		last = int(st.end)
@@ -654,6 +698,34 @@ func (k *keyer) relax(fn *ir.Func) {
 	out = append(out, k.b[last:]...)
 	k.alt = string(k.b)
 	k.b = out
+}
+
+// freeSite reports whether the machine never reads the constant of st:
+// scanConstFree found it free, or the value it is in matters nowhere (a
+// store's into memory or into a data register, a let's or an
+// assignment's of a scalar no value that matters reads, a TMA copy's
+// operand). control is nil when the scan of the registers did not know
+// the kernel.
+func (k *keyer) freeSite(st constSite, free *constFree, dregs map[*ir.Buffer]bool, control *ptrMap[ir.Var, bool]) bool {
+	if free != nil {
+		if st.let != nil && free.lets[st.let] || st.bin != nil && free.bins[st.bin]&st.side != 0 {
+			return true
+		}
+	}
+	if st.data == nil || control == nil {
+		return false
+	}
+	switch d := st.data.(type) {
+	case *ir.Store:
+		return d.Buf.Scope != "local" || dregs[rootOf(d.Buf)]
+	case *ir.Let:
+		return !control.get(d.Var)
+	case *ir.Assign:
+		return !control.get(d.Var)
+	case *ir.Evaluate:
+		return true // (a TMA copy's operand)
+	}
+	return false
 }
 
 // skelSlot is a skeleton's slot: the first kernel analysed with it

@@ -1,6 +1,10 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"sync"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // Most register buffers hold data: a reduction's partial sums, a cast's
 // converted elements, an epilogue's accumulators. What they hold never
@@ -25,6 +29,40 @@ import "github.com/tilels/tilels/ir"
 func dataRegisters(fn *ir.Func) map[*ir.Buffer]bool {
 	regs, _, _ := scanDataRegs(fn)
 	return regs
+}
+
+// handedScan is the last scan the content cache made of a kernel before
+// analysing it (constfree.go's relax): the analysis that follows takes
+// it instead of scanning fn again (handOff, takeScan).
+var handedScan struct {
+	sync.Mutex
+	fn      *ir.Func
+	regs    map[*ir.Buffer]bool
+	opaque  map[*ir.Var]bool
+	control *ptrMap[ir.Var, bool]
+}
+
+// scanDataRegsHanded is scanDataRegs, handed to fn's next analysis.
+func scanDataRegsHanded(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool, *ptrMap[ir.Var, bool]) {
+	regs, opaque, control := scanDataRegs(fn)
+	handedScan.Lock()
+	handedScan.fn, handedScan.regs, handedScan.opaque, handedScan.control = fn, regs, opaque, control
+	handedScan.Unlock()
+	return regs, opaque, control
+}
+
+// takeScan is scanDataRegs, taken from the cache's scan when it scanned
+// fn last (once: a later analysis scans again).
+func takeScan(fn *ir.Func) (map[*ir.Buffer]bool, map[*ir.Var]bool, *ptrMap[ir.Var, bool]) {
+	handedScan.Lock()
+	if handedScan.fn == fn {
+		regs, opaque, control := handedScan.regs, handedScan.opaque, handedScan.control
+		handedScan.fn, handedScan.regs, handedScan.opaque, handedScan.control = nil, nil, nil, nil
+		handedScan.Unlock()
+		return regs, opaque, control
+	}
+	handedScan.Unlock()
+	return scanDataRegs(fn)
 }
 
 // scanDataRegs is dataRegisters, with the opaque lets of fn it found
@@ -295,6 +333,14 @@ func (s *regScan) data(e ir.Expr) {
 			// with a floating-point constant: flash_attention4.py's
 			// tile_max[0] == -inf) picks an unknown value whatever
 			// the registers in it hold (opaque.go)
+			s.data(e.Cond)
+		} else if !reachesMemory(e.A) && !reachesMemory(e.B) {
+			// a choice between values, data both: the condition
+			// decides only which, data too (exec.go's Select marks
+			// the figures unknown only when an arm reaches memory).
+			// flash_attention4.py's causal mask, T.Select(in_bound,
+			// s[c], -inf), made the bound's row index, and through it
+			// the tile scheduler's m_block_idx register, control.
 			s.data(e.Cond)
 		} else {
 			s.value(e.Cond)

@@ -105,7 +105,10 @@ func TestDataRegsOpaque(t *testing.T) {
 // = tvm.tirx.any(row_sum[0] == 0.0, row_sum[0] != row_sum[0])`, then a
 // Select on it) is never known either, and the registers the let reads
 // stay data; through an integer let (k) or a let bound again in a loop
-// (w, made mutable by an assignment) they are control.
+// (w, made mutable by an assignment, choosing between memory accesses)
+// they are control. A Select between values none of which reaches
+// memory (flash_attention4.py's causal mask) decides only which value,
+// data: what its condition reads (u through x) stays data.
 func TestDataRegsOpaqueLet(t *testing.T) {
 	src := kernel("1", `    s = T.alloc_buffer((1,), "float32", scope="local")
     c = T.alloc_buffer((1,), "float32", scope="local")
@@ -124,11 +127,16 @@ func TestDataRegsOpaqueLet(t *testing.T) {
         A[3, tid] = r[0]
     w: T.int32 = 0
     w = T.Cast("int32", q[0] > T.float32(0.0))
-    A[4, tid] = T.Select(w > 0, r[0], s[0])
+    A[4, tid] = T.Select(w > 0, A[5, tid], s[0])
+    u = T.alloc_buffer((1,), "int32", scope="local")
+    u[0] = tid * 3
+    x: T.int32 = 0
+    x = u[0] + 1
+    A[6, tid] = T.Select(x > 40, r[0], s[0])
 `)
 	res, _ := analyze(t, src)
 	got := memory.DataRegisters(res.Kernels[0].Lowered)
-	want := "[c r s]" // p through k, q through w: control
+	want := "[c r s u]" // p through k, q through w: control
 	if got != want {
 		t.Errorf("data registers %s, want %s", got, want)
 	}

@@ -431,30 +431,52 @@ func WarpsExecuted(fn *ir.Func, l ir.Launch) int {
 }
 
 // RewriteFreeConsts gives every integer constant of fn the machine never
-// reads (constfree.go) the value f makes of it, and returns how many it
-// rewrote.
+// reads (the sites relax leaves out of the key: constfree.go) the value
+// f makes of it, and returns how many it rewrote.
 func RewriteFreeConsts(fn *ir.Func, f func(int64) int64) int {
+	k := walkKey(fn, ir.Launch{})
+	defer k.release()
 	free := scanConstFree(fn)
-	if free == nil {
-		return 0
-	}
+	dregs, _, control := scanDataRegs(fn)
 	n := 0
-	with := func(e ir.Expr) ir.Expr {
-		c := e.(*ir.IntImm)
+	with := func(c *ir.IntImm) ir.Expr {
 		n++
 		// (a new node: constants may be shared)
 		return &ir.IntImm{Value: f(c.Value), Type: c.Type, Span: c.Span}
 	}
-	for b, m := range free.bins {
-		if m&1 != 0 {
-			b.A = with(b.A)
+	// an operation the code names in two places (the lower shares
+	// subexpressions) is left alone: rewriting it would rewrite both
+	uses := map[*ir.Binary]int{}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		forExprs(s, func(e ir.Expr) {
+			walkExpr(e, func(x ir.Expr) {
+				if b, ok := x.(*ir.Binary); ok {
+					uses[b]++
+				}
+			})
+		})
+	})
+	done := map[*ir.IntImm]bool{}
+	for _, st := range k.sites {
+		if done[st.c] || st.bin != nil && uses[st.bin] != 1 || !k.freeSite(st, free, dregs, control) {
+			continue
 		}
-		if m&2 != 0 {
-			b.B = with(b.B)
+		done[st.c] = true
+		switch {
+		case st.bin != nil && st.side == 1:
+			st.bin.A = with(st.c)
+		case st.bin != nil:
+			st.bin.B = with(st.c)
+		case st.let != nil:
+			st.let.Value = with(st.c)
+		default:
+			switch d := st.data.(type) {
+			case *ir.Store:
+				d.Value = with(st.c)
+			case *ir.Assign:
+				d.Value = with(st.c)
+			}
 		}
-	}
-	for l := range free.lets {
-		l.Value = with(l.Value)
 	}
 	return n
 }

@@ -47,7 +47,7 @@ func (m *machine) dataRegSet() *ptrMap[ir.Buffer, bool] {
 		m.scanned |= scannedDataRegs
 		if dataRegs {
 			var regs map[*ir.Buffer]bool
-			regs, m.opaqueV, m.controlVars = scanDataRegs(m.fn)
+			regs, m.opaqueV, m.controlVars = takeScan(m.fn)
 			for b := range regs {
 				m.dataRegs.set(b, true)
 			}
