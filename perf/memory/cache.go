@@ -409,7 +409,11 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 		}
 	}
 	k := walkKey(fn, l)
-	defer k.release()
+	defer func() {
+		if k != nil {
+			k.release()
+		}
+	}()
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
@@ -447,9 +451,10 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	}
 	cache.Unlock()
 	if done != nil {
+		key := k.key // (k may be kept, and released elsewhere, by then)
 		defer func() {
 			cache.Lock()
-			delete(cache.running, k.key)
+			delete(cache.running, key)
 			cache.Unlock()
 			close(done)
 		}()
@@ -478,7 +483,9 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if !ok {
 		return nil, false
 	}
-	k.noteSkeleton(fn, l, k.store(res))
+	if k.noteSkeleton(fn, k.store(res)) {
+		k = nil // (kept in its skeleton's slot)
+	}
 	return res, true
 }
 
@@ -759,8 +766,9 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 		cache.Unlock()
 		if ok && keyed {
 			k := walkKey(fn, l)
-			k.noteSkeleton(fn, l, k.store(res))
-			k.release()
+			if !k.noteSkeleton(fn, k.store(res)) {
+				k.release()
+			}
 		}
 		return res, ok, true
 	}
@@ -769,8 +777,9 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 	cache.Unlock()
 	for _, u := range waiting {
 		k := walkKey(u.fn, u.l)
-		k.noteSkeleton(u.fn, u.l, k.store(u.res))
-		k.release()
+		if !k.noteSkeleton(u.fn, k.store(u.res)) {
+			k.release()
+		}
 	}
 	return nil, false, false
 }
@@ -1245,8 +1254,9 @@ func (k *keyer) expr(e ir.Expr) bool {
 		k.tag('c')
 		k.str(e.Op)
 		k.dtype(e.Type)
-		if !unreadOperands(e) {
-			k.callArgs(e)
+		generic := genericOp(e)
+		if !generic || !opInfoOf(e.Op).ignored || rawTMA(e.Op) { // (!unreadOperands)
+			k.callArgs(e, generic)
 			return true
 		}
 		// the machine reads no operand of it (exec.go's evaluate): an
@@ -1595,6 +1605,11 @@ func ResetCache() {
 	cache.m, cache.order = map[string]*entry{}, nil
 	cache.running = map[string]chan struct{}{}
 	cache.pre, cache.unkeyed = map[preKey]*preSlot{}, nil
+	for _, s := range cache.skel {
+		if s.k != nil {
+			s.k.release()
+		}
+	}
 	cache.skel, cache.kept = map[uint64]*skelSlot{}, nil
 	cache.Unlock()
 }

@@ -596,13 +596,14 @@ func (k *keyer) valueExprs(es []ir.Expr) {
 	k.data = d
 }
 
-// callArgs walks call c's operands as dataregs.go's data walk does: in
+// callArgs walks call c's operands (generic: genericOp(c)) as
+// dataregs.go's data walk does: in
 // a value that matters nowhere, the operands of a pure function or of a
 // generic intrinsic (the machine reads them for their accesses only)
 // are such values too, any other's matter; a TMA copy's operands
 // matter nowhere.
-func (k *keyer) callArgs(c *ir.Call) {
-	if k.data != nil && (tensorCopy(c.Op) || pureMath(c) || genericOp(c)) {
+func (k *keyer) callArgs(c *ir.Call, generic bool) {
+	if k.data != nil && (generic || tensorCopy(c.Op) || pureMath(c)) {
 		k.exprs(c.Args)
 		return
 	}
@@ -729,11 +730,12 @@ func (k *keyer) freeSite(st constSite, free *constFree, dregs map[*ir.Buffer]boo
 }
 
 // skelSlot is a skeleton's slot: the first kernel analysed with it
-// (kept until another comes: its code, launch and entry), then on.
+// (kept until another comes: its code, its key's walk and its entry),
+// then on.
 type skelSlot struct {
 	on    bool
 	fn    *ir.Func
-	l     ir.Launch
+	k     *keyer
 	entry *entry
 }
 
@@ -757,7 +759,7 @@ func (k *keyer) relaxIfSeen(fn *ir.Func) {
 // take turns s on and returns the kernel it kept (cache locked).
 func (s *skelSlot) take() skelSlot {
 	first := *s
-	s.on, s.fn, s.entry = true, nil, nil
+	s.on, s.fn, s.k, s.entry = true, nil, nil, nil
 	if first.on {
 		return skelSlot{}
 	}
@@ -765,47 +767,49 @@ func (s *skelSlot) take() skelSlot {
 }
 
 // enterRelaxed enters s's kernel's entry under its relaxed key (when it
-// has one).
+// has one), and releases its key's walk.
 func (s skelSlot) enterRelaxed() {
-	if s.fn == nil || s.entry == nil {
+	if s.k == nil {
 		return
 	}
-	r := walkKey(s.fn, s.l)
-	defer r.release()
-	r.relax(s.fn)
-	if r.alt == "" {
+	defer s.k.release()
+	s.k.relax(s.fn)
+	if s.k.alt == "" {
 		return
 	}
 	cache.Lock()
-	if _, ok := cache.m[string(r.b)]; !ok {
-		enter(string(r.b), s.entry)
+	if _, ok := cache.m[string(s.k.b)]; !ok {
+		enter(string(s.k.b), s.entry)
 	}
 	cache.Unlock()
 }
 
 // noteSkeleton notes fn's skeleton after its figures were entered (e,
-// under k's key): the first of its skeleton is kept in a slot; a later
-// one enters its own entry under its relaxed key, and the kept one's.
-func (k *keyer) noteSkeleton(fn *ir.Func, l ir.Launch, e *entry) {
+// under k's key): the first of its skeleton is kept in a slot (with k:
+// noteSkeleton then reports true, and the caller no longer owns k); a
+// later one enters its own entry under its relaxed key, and the kept
+// one's.
+func (k *keyer) noteSkeleton(fn *ir.Func, e *entry) (kept bool) {
 	if len(k.sites) == 0 || k.scanned {
-		return // (relaxIfSeen relaxed it: store entered both keys)
+		return false // (relaxIfSeen relaxed it: store entered both keys)
 	}
 	sk := k.skeleton()
 	cache.Lock()
 	s := cache.skel[sk]
 	if s == nil {
-		cache.skel[sk] = &skelSlot{fn: fn, l: l, entry: e}
+		cache.skel[sk] = &skelSlot{fn: fn, k: k, entry: e}
 		cache.kept = append(cache.kept, sk)
 		if len(cache.kept) > maxUnkeyed {
 			// (the oldest kept kernel is let go: its code stays alive
 			// until then)
-			if old := cache.skel[cache.kept[0]]; old != nil {
-				old.fn, old.entry = nil, nil
+			if old := cache.skel[cache.kept[0]]; old != nil && old.k != nil {
+				old.k.release()
+				old.fn, old.k, old.entry = nil, nil, nil
 			}
 			cache.kept = cache.kept[1:]
 		}
 		cache.Unlock()
-		return
+		return true
 	}
 	first := s.take()
 	cache.Unlock()
@@ -817,4 +821,5 @@ func (k *keyer) noteSkeleton(fn *ir.Func, l ir.Launch, e *entry) {
 		}
 		cache.Unlock()
 	}
+	return false
 }
