@@ -662,7 +662,13 @@ func (k *keyer) relax(fn *ir.Func) {
 		return
 	}
 	k.scanned = true
-	free := scanConstFree(fn)
+	var free *constFree
+	for _, st := range k.sites {
+		if st.let != nil || st.bin != nil && siteOp(st.bin.Op) {
+			free = scanConstFree(fn) // (a site it may find free)
+			break
+		}
+	}
 	var dregs map[*ir.Buffer]bool
 	var control *ptrMap[ir.Var, bool]
 	for _, st := range k.sites {
