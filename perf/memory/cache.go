@@ -409,11 +409,7 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 		}
 	}
 	k := walkKey(fn, l)
-	defer func() {
-		if k != nil {
-			k.release()
-		}
-	}()
+	defer k.release()
 	calls := k.calls // in ir.WalkStmts order, each once
 	cache.Lock()
 	e := cache.m[string(k.b)] // no copy of the key for a lookup
@@ -451,7 +447,7 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	}
 	cache.Unlock()
 	if done != nil {
-		key := k.key // (k may be kept, and released elsewhere, by then)
+		key := k.key
 		defer func() {
 			cache.Lock()
 			delete(cache.running, key)
@@ -483,9 +479,7 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if !ok {
 		return nil, false
 	}
-	if k.noteSkeleton(fn, k.store(res)) {
-		k = nil // (kept in its skeleton's slot)
-	}
+	k.noteSkeleton(fn, k.store(res))
 	return res, true
 }
 
@@ -597,11 +591,10 @@ func (k *keyer) store(res *Kernel) *entry {
 	if old, ok := cache.m[string(k.b)]; ok {
 		e = old
 	} else {
-		key := k.key
-		if key == "" {
-			key = string(k.b)
+		if k.key == "" {
+			k.key = string(k.b)
 		}
-		enter(key, e)
+		enter(k.key, e)
 	}
 	if k.alt != "" {
 		if _, ok := cache.m[k.alt]; !ok {
@@ -766,9 +759,8 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 		cache.Unlock()
 		if ok && keyed {
 			k := walkKey(fn, l)
-			if !k.noteSkeleton(fn, k.store(res)) {
-				k.release()
-			}
+			k.noteSkeleton(fn, k.store(res))
+			k.release()
 		}
 		return res, ok, true
 	}
@@ -777,9 +769,8 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 	cache.Unlock()
 	for _, u := range waiting {
 		k := walkKey(u.fn, u.l)
-		if !k.noteSkeleton(u.fn, k.store(u.res)) {
-			k.release()
-		}
+		k.noteSkeleton(u.fn, k.store(u.res))
+		k.release()
 	}
 	return nil, false, false
 }
@@ -1226,15 +1217,21 @@ func (k *keyer) expr(e ir.Expr) bool {
 		k.b = append(k.b, '2', byte(e.Op)) // (BinOp is a byte)
 		a0 := len(k.b)
 		na := k.expr(e.A)
+		sites := siteOp(e.Op) || k.data != nil
+		ai := -1
+		if c, ok := e.A.(*ir.IntImm); ok && sites {
+			// (noted before B's sites, voided when it is not one:
+			// the sites stay in key order)
+			ai = len(k.sites)
+			k.site(a0, len(k.b), c, e, 1, nil)
+		}
 		b0 := len(k.b)
 		nb := k.expr(e.B)
-		if siteOp(e.Op) || k.data != nil {
-			if c, ok := e.A.(*ir.IntImm); ok && (nb || k.data != nil) {
-				k.site(a0, b0, c, e, 1, nil)
-			}
-			if c, ok := e.B.(*ir.IntImm); ok && (na || k.data != nil) {
-				k.site(b0, len(k.b), c, e, 2, nil)
-			}
+		if ai >= 0 && !nb && k.data == nil {
+			k.sites[ai].end, k.sites[ai].c = k.sites[ai].at, nil
+		}
+		if c, ok := e.B.(*ir.IntImm); ok && sites && (na || k.data != nil) {
+			k.site(b0, len(k.b), c, e, 2, nil)
 		}
 		return na || nb
 	case *ir.Not:
@@ -1348,16 +1345,15 @@ func (k *keyer) dataExprT(e ir.Expr, reg bool) (unknown bool, t ir.DataType) {
 		at := len(k.b) - 1
 		a0 := len(k.b)
 		ua, ta := k.dataExprT(e.A, reg)
+		// (a constant in a value: a site, whatever the other operand)
+		sites := siteOp(e.Op) || k.data != nil
+		if c, ok := e.A.(*ir.IntImm); ok && sites {
+			k.site(a0, len(k.b), c, e, 1, nil)
+		}
 		b0 := len(k.b)
 		ub, tb := k.dataExprT(e.B, reg)
-		// (a constant in a value: a site, whatever the other operand)
-		if siteOp(e.Op) || k.data != nil {
-			if c, ok := e.A.(*ir.IntImm); ok {
-				k.site(a0, b0, c, e, 1, nil)
-			}
-			if c, ok := e.B.(*ir.IntImm); ok {
-				k.site(b0, len(k.b), c, e, 2, nil)
-			}
+		if c, ok := e.B.(*ir.IntImm); ok && sites {
+			k.site(b0, len(k.b), c, e, 2, nil)
 		}
 		unknown, t = ua || ub, ta
 		if !t.IsValid() {
@@ -1605,11 +1601,6 @@ func ResetCache() {
 	cache.m, cache.order = map[string]*entry{}, nil
 	cache.running = map[string]chan struct{}{}
 	cache.pre, cache.unkeyed = map[preKey]*preSlot{}, nil
-	for _, s := range cache.skel {
-		if s.k != nil {
-			s.k.release()
-		}
-	}
 	cache.skel, cache.kept = map[uint64]*skelSlot{}, nil
 	cache.Unlock()
 }

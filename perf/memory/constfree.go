@@ -559,7 +559,8 @@ func siteOp(op ir.BinOp) bool {
 }
 
 // constSite is where a key's walk wrote an integer constant c the
-// machine may never read: k.b[at:end]. Either a binary operation's
+// machine may never read: k.b[at:end] (c nil and at = end: noted, then
+// found not to be one). Either a binary operation's
 // operand (bin, side 1: A, 2: B) or a let's value (let), which
 // scanConstFree may find free, or a constant in a value that matters
 // nowhere (data: the statement whose value it is in, a store, a let or
@@ -620,20 +621,19 @@ func (k *keyer) selectCond(e *ir.Select) bool {
 	return k.valueExpr(e.Cond)
 }
 
-// sortedSites returns k's sites in key order (an operation's sites are
-// noted after its operands').
+// sortedSites returns k's sites in key order: the walk notes them so
+// (an operation's constant A before B's sites; the sort is a guard).
 func (k *keyer) sortedSites() []constSite {
 	if !slices.IsSortedFunc(k.sites, bySite) {
-		slices.SortFunc(k.sites, bySite)
+		slices.SortStableFunc(k.sites, bySite) // (kernels alike, sites alike)
 	}
 	return k.sites
 }
 
 func bySite(a, b constSite) int { return cmp.Compare(a.at, b.at) }
 
-// skeleton hashes k's key without its sites: kernels whose relaxed keys
-// are equal have equal skeletons. (maphash: a byte-by-byte FNV over
-// flash_attention4.py's keys was 5 % of its analysis.)
+// skeleton hashes k's key without its sites (maphash): kernels whose
+// relaxed keys are equal have equal skeletons.
 func (k *keyer) skeleton() uint64 {
 	if k.skel != 0 {
 		return k.skel
@@ -654,14 +654,23 @@ func (k *keyer) skeleton() uint64 {
 var skelSeed = maphash.MakeSeed()
 
 // relax scans fn, the kernel k walked, and when it has free constants
-// (at k's sites) makes k's key the relaxed one: 'R', then the full key's
-// bytes with each free constant written by type only; alt keeps the
-// full key.
-func (k *keyer) relax(fn *ir.Func) {
+// (at k's sites) makes k's key the relaxed one (splice). It returns which
+// of k's sites (sortedSites) are free: nil when none is.
+func (k *keyer) relax(fn *ir.Func) []bool {
 	if k.scanned || k.alt != "" {
-		return
+		return nil
 	}
 	k.scanned = true
+	mask := k.freeMask(fn)
+	k.splice(mask)
+	return mask
+}
+
+// freeMask scans fn, the kernel k walked, for which of k's sites
+// (sortedSites) are free: nil when none is. Which are is a function of
+// the code around them (the scans read no constant a site holds), so
+// every kernel with k's skeleton has the same mask (relaxLike).
+func (k *keyer) freeMask(fn *ir.Func) []bool {
 	var free *constFree
 	for _, st := range k.sites {
 		if st.let != nil || st.bin != nil && siteOp(st.bin.Op) {
@@ -678,17 +687,38 @@ func (k *keyer) relax(fn *ir.Func) {
 		}
 	}
 	if free == nil && control == nil {
+		return nil
+	}
+	var mask []bool
+	for i, st := range k.sortedSites() {
+		if k.freeSite(st, free, dregs, control) {
+			if mask == nil {
+				mask = make([]bool, len(k.sites))
+			}
+			mask[i] = true
+		}
+	}
+	return mask
+}
+
+// splice makes k's key the relaxed one: 'R', then the full key's bytes
+// with each site mask marks written by type only; alt keeps the full
+// key. A constant noted twice (a site of both kinds) is spliced once,
+// when either is free.
+func (k *keyer) splice(mask []bool) {
+	if mask == nil {
 		return
 	}
-	var out []byte
+	sites := k.sortedSites()
+	out := make([]byte, 0, len(k.b))
+	out = append(out, 'R')
 	last := 1 // (the full key's 'K')
-	for _, st := range k.sortedSites() {
-		if int(st.at) < last || !k.freeSite(st, free, dregs, control) {
-			continue // (a constant noted twice is spliced once)
+	for i, st := range sites {
+		if int(st.at) < last {
+			continue
 		}
-		if out == nil {
-			out = make([]byte, 0, len(k.b))
-			out = append(out, 'R')
+		if !mask[i] && !(i+1 < len(sites) && sites[i+1].at == st.at && mask[i+1]) {
+			continue
 		}
 		out = append(out, k.b[last:st.at]...)
 		full := k.b
@@ -699,12 +729,27 @@ func (k *keyer) relax(fn *ir.Func) {
 		k.b = full
 		last = int(st.end)
 	}
-	if out == nil {
-		return
-	}
 	out = append(out, k.b[last:]...)
 	k.alt = string(k.b)
 	k.b = out
+}
+
+// sameSkeleton reports whether k's key and ref's full key (alt when ref
+// is relaxed), with their sites, are the same but for the constants at
+// their sites (what equal skeletons say up to a hash's collision).
+func (k *keyer) sameSkeleton(ref string, refSites []constSite) bool {
+	a, as := k.b, k.sortedSites()
+	if len(as) != len(refSites) {
+		return false
+	}
+	la, lb := 0, 0
+	for i := range as {
+		if string(a[la:as[i].at]) != ref[lb:refSites[i].at] {
+			return false
+		}
+		la, lb = int(as[i].end), int(refSites[i].end)
+	}
+	return string(a[la:]) == ref[lb:]
 }
 
 // freeSite reports whether the machine never reads the constant of st:
@@ -714,6 +759,9 @@ func (k *keyer) relax(fn *ir.Func) {
 // operand). control is nil when the scan of the registers did not know
 // the kernel.
 func (k *keyer) freeSite(st constSite, free *constFree, dregs map[*ir.Buffer]bool, control *ptrMap[ir.Var, bool]) bool {
+	if st.c == nil {
+		return false // (voided: not a site)
+	}
 	if free != nil {
 		if st.let != nil && free.lets[st.let] || st.bin != nil && free.bins[st.bin]&st.side != 0 {
 			return true
@@ -736,18 +784,26 @@ func (k *keyer) freeSite(st constSite, free *constFree, dregs map[*ir.Buffer]boo
 }
 
 // skelSlot is a skeleton's slot: the first kernel analysed with it
-// (kept until another comes: its code, its key's walk and its entry),
-// then on.
+// (kept until another comes: its code, its full key, its sites and its
+// entry), then the free sites of every kernel with the skeleton (mask),
+// against the full key and sites of the kernel they were found in (ref,
+// refSites).
 type skelSlot struct {
-	on    bool
 	fn    *ir.Func
-	k     *keyer
+	full  string
+	sites []constSite
 	entry *entry
+	on    bool
+	// mask is nil when no site is free
+	mask     []bool
+	ref      string
+	refSites []constSite
 }
 
 // relaxIfSeen relaxes k, the full key of fn that the cache missed, when
-// another kernel with its skeleton was analysed (entering that one's
-// entry under its relaxed key too, the first time).
+// another kernel with its skeleton was analysed (the first time, that
+// one's sites are scanned for which are free, and its entry entered
+// under its relaxed key too; later kernels are relaxed by that mask).
 func (k *keyer) relaxIfSeen(fn *ir.Func) {
 	sk := k.skeleton()
 	cache.Lock()
@@ -758,14 +814,44 @@ func (k *keyer) relaxIfSeen(fn *ir.Func) {
 	}
 	first := s.take()
 	cache.Unlock()
-	first.enterRelaxed()
-	k.relax(fn)
+	k.relaxLike(fn, s, first)
+}
+
+// relaxLike relaxes k (the kernel fn) as s says, after entering first
+// (the kernel s kept, if any) under its relaxed key and noting its mask
+// in s.
+func (k *keyer) relaxLike(fn *ir.Func, s *skelSlot, first skelSlot) {
+	if first.fn != nil {
+		mask := first.enterRelaxed()
+		cache.Lock()
+		s.mask, s.ref, s.refSites = mask, first.full, first.sites
+		cache.Unlock()
+	}
+	cache.Lock()
+	on, mask, ref, refSites := s.ref != "", s.mask, s.ref, s.refSites
+	cache.Unlock()
+	if !on || !k.sameSkeleton(ref, refSites) {
+		// the mask not found yet (the kept kernel was let go), or a
+		// collision of hashes
+		full := string(k.b)
+		mask := k.relax(fn)
+		if !on {
+			cache.Lock()
+			if s.ref == "" {
+				s.mask, s.ref, s.refSites = mask, full, slices.Clone(k.sites)
+			}
+			cache.Unlock()
+		}
+		return
+	}
+	k.scanned = true
+	k.splice(mask)
 }
 
 // take turns s on and returns the kernel it kept (cache locked).
 func (s *skelSlot) take() skelSlot {
 	first := *s
-	s.on, s.fn, s.k, s.entry = true, nil, nil, nil
+	s.on, s.fn, s.full, s.sites, s.entry = true, nil, "", nil, nil
 	if first.on {
 		return skelSlot{}
 	}
@@ -773,59 +859,67 @@ func (s *skelSlot) take() skelSlot {
 }
 
 // enterRelaxed enters s's kernel's entry under its relaxed key (when it
-// has one), and releases its key's walk.
-func (s skelSlot) enterRelaxed() {
-	if s.k == nil {
-		return
-	}
-	defer s.k.release()
-	s.k.relax(s.fn)
-	if s.k.alt == "" {
-		return
+// has one) and returns its mask.
+func (s skelSlot) enterRelaxed() []bool {
+	k := newKeyer()
+	defer k.release()
+	k.b = append(k.b[:0], s.full...)
+	k.sites = append(k.sites[:0], s.sites...)
+	mask := k.relax(s.fn)
+	if k.alt == "" {
+		return mask
 	}
 	cache.Lock()
-	if _, ok := cache.m[string(s.k.b)]; !ok {
-		enter(string(s.k.b), s.entry)
+	if _, ok := cache.m[string(k.b)]; !ok {
+		enter(string(k.b), s.entry)
 	}
 	cache.Unlock()
+	return mask
 }
 
 // noteSkeleton notes fn's skeleton after its figures were entered (e,
-// under k's key): the first of its skeleton is kept in a slot (with k:
-// noteSkeleton then reports true, and the caller no longer owns k); a
-// later one enters its own entry under its relaxed key, and the kept
-// one's.
-func (k *keyer) noteSkeleton(fn *ir.Func, e *entry) (kept bool) {
+// under k's key): the first of its skeleton is kept in a slot; a later
+// one enters its own entry under its relaxed key, and the kept one's.
+func (k *keyer) noteSkeleton(fn *ir.Func, e *entry) {
 	if len(k.sites) == 0 || k.scanned {
-		return false // (relaxIfSeen relaxed it: store entered both keys)
+		return // (relaxIfSeen relaxed it: store entered both keys)
 	}
 	sk := k.skeleton()
 	cache.Lock()
 	s := cache.skel[sk]
 	if s == nil {
-		cache.skel[sk] = &skelSlot{fn: fn, k: k, entry: e}
+		if len(cache.skel) >= maxSkeletons {
+			clear(cache.skel)
+			cache.kept = cache.kept[:0]
+		}
+		full := k.key // (the entry's key: store set it)
+		if full == "" {
+			full = string(k.b)
+		}
+		cache.skel[sk] = &skelSlot{fn: fn, full: full, sites: slices.Clone(k.sites), entry: e}
 		cache.kept = append(cache.kept, sk)
 		if len(cache.kept) > maxUnkeyed {
 			// (the oldest kept kernel is let go: its code stays alive
 			// until then)
-			if old := cache.skel[cache.kept[0]]; old != nil && old.k != nil {
-				old.k.release()
-				old.fn, old.k, old.entry = nil, nil, nil
+			if old := cache.skel[cache.kept[0]]; old != nil && !old.on {
+				old.fn, old.full, old.sites, old.entry = nil, "", nil, nil
 			}
 			cache.kept = cache.kept[1:]
 		}
 		cache.Unlock()
-		return true
+		return
 	}
 	first := s.take()
 	cache.Unlock()
-	first.enterRelaxed()
-	if k.relax(fn); k.alt != "" {
+	if k.relaxLike(fn, s, first); k.alt != "" {
 		cache.Lock()
 		if _, ok := cache.m[string(k.b)]; !ok {
 			enter(string(k.b), e)
 		}
 		cache.Unlock()
 	}
-	return false
 }
+
+// maxSkeletons bounds the skeletons the cache remembers (each keeps the
+// key and sites of the kernel its mask was found in).
+const maxSkeletons = 4096

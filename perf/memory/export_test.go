@@ -458,7 +458,7 @@ func RewriteFreeConsts(fn *ir.Func, f func(int64) int64) int {
 	})
 	done := map[*ir.IntImm]bool{}
 	for _, st := range k.sites {
-		if done[st.c] || st.bin != nil && uses[st.bin] != 1 || !k.freeSite(st, free, dregs, control) {
+		if st.c == nil || done[st.c] || st.bin != nil && uses[st.bin] != 1 || !k.freeSite(st, free, dregs, control) {
 			continue
 		}
 		done[st.c] = true
