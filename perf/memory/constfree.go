@@ -734,20 +734,20 @@ func (k *keyer) splice(mask []bool) {
 	k.b = out
 }
 
-// sameSkeleton reports whether k's key and ref's full key (alt when ref
-// is relaxed), with their sites, are the same but for the constants at
-// their sites (what equal skeletons say up to a hash's collision).
-func (k *keyer) sameSkeleton(ref string, refSites []constSite) bool {
+// sameSkeleton reports whether k's key and the full key ref, whose sites
+// are at spans, are the same but for the constants at their sites (what
+// equal skeletons say up to a hash's collision).
+func (k *keyer) sameSkeleton(ref string, spans []siteSpan) bool {
 	a, as := k.b, k.sortedSites()
-	if len(as) != len(refSites) {
+	if len(as) != len(spans) {
 		return false
 	}
 	la, lb := 0, 0
 	for i := range as {
-		if string(a[la:as[i].at]) != ref[lb:refSites[i].at] {
+		if string(a[la:as[i].at]) != ref[lb:spans[i].at] {
 			return false
 		}
-		la, lb = int(as[i].end), int(refSites[i].end)
+		la, lb = int(as[i].end), int(spans[i].end)
 	}
 	return string(a[la:]) == ref[lb:]
 }
@@ -786,8 +786,8 @@ func (k *keyer) freeSite(st constSite, free *constFree, dregs map[*ir.Buffer]boo
 // skelSlot is a skeleton's slot: the first kernel analysed with it
 // (kept until another comes: its code, its full key, its sites and its
 // entry), then the free sites of every kernel with the skeleton (mask),
-// against the full key and sites of the kernel they were found in (ref,
-// refSites).
+// against the full key of the kernel they were found in and where its
+// sites are (ref, spans).
 type skelSlot struct {
 	fn    *ir.Func
 	full  string
@@ -795,9 +795,22 @@ type skelSlot struct {
 	entry *entry
 	on    bool
 	// mask is nil when no site is free
-	mask     []bool
-	ref      string
-	refSites []constSite
+	mask  []bool
+	ref   string
+	spans []siteSpan
+}
+
+// siteSpan is where a site's constant is in a key: its bytes [at, end).
+type siteSpan struct{ at, end int32 }
+
+// spansOf returns where sites are in their key (no IR: a skeleton's
+// slot keeps them after the kernel is gone).
+func spansOf(sites []constSite) []siteSpan {
+	out := make([]siteSpan, len(sites))
+	for i, st := range sites {
+		out[i] = siteSpan{st.at, st.end}
+	}
+	return out
 }
 
 // relaxIfSeen relaxes k, the full key of fn that the cache missed, when
@@ -824,13 +837,13 @@ func (k *keyer) relaxLike(fn *ir.Func, s *skelSlot, first skelSlot) {
 	if first.fn != nil {
 		mask := first.enterRelaxed()
 		cache.Lock()
-		s.mask, s.ref, s.refSites = mask, first.full, first.sites
+		s.mask, s.ref, s.spans = mask, first.full, spansOf(first.sites)
 		cache.Unlock()
 	}
 	cache.Lock()
-	on, mask, ref, refSites := s.ref != "", s.mask, s.ref, s.refSites
+	on, mask, ref, spans := s.ref != "", s.mask, s.ref, s.spans
 	cache.Unlock()
-	if !on || !k.sameSkeleton(ref, refSites) {
+	if !on || !k.sameSkeleton(ref, spans) {
 		// the mask not found yet (the kept kernel was let go), or a
 		// collision of hashes
 		full := string(k.b)
@@ -838,7 +851,7 @@ func (k *keyer) relaxLike(fn *ir.Func, s *skelSlot, first skelSlot) {
 		if !on {
 			cache.Lock()
 			if s.ref == "" {
-				s.mask, s.ref, s.refSites = mask, full, slices.Clone(k.sites)
+				s.mask, s.ref, s.spans = mask, full, spansOf(k.sites)
 			}
 			cache.Unlock()
 		}
@@ -920,6 +933,7 @@ func (k *keyer) noteSkeleton(fn *ir.Func, e *entry) {
 	}
 }
 
-// maxSkeletons bounds the skeletons the cache remembers (each keeps the
-// key and sites of the kernel its mask was found in).
-const maxSkeletons = 4096
+// maxSkeletons bounds the skeletons the cache remembers: each keeps the
+// full key and the sites' places of the kernel its mask was found in (a
+// key as large as the cache's own keys; maxCached of them).
+const maxSkeletons = maxCached
