@@ -1105,43 +1105,40 @@ func sectors(e *event) (n, ideal int64) {
 	if n, ideal, ok := sortedSectors(e); ok {
 		return n, ideal
 	}
-	return anySectors(e)
+	// lanes out of address order: their addresses sorted, the same pass
+	// (anySectors' search of the sectors seen and sort of the lanes'
+	// byte ranges through a comparison function were a quarter of
+	// test_ld_stmatrix.py's analysis, whose warps read columns)
+	var addrs [32]int64
+	na := 0
+	for rest := e.mask; rest != 0; rest &= rest - 1 {
+		addrs[na] = e.addr[bits.TrailingZeros32(rest)]
+		na++
+	}
+	slices.Sort(addrs[:na])
+	return sortedRun(addrs[:na], e.width)
 }
 
-// anySectors is sectors for lanes in any order.
-func anySectors(e *event) (n, ideal int64) {
-	var secs [64]int64
-	ns := 0
-	type iv struct{ a, b int64 }
-	var ivs [32]iv
-	ni := 0
-	for i := range 32 {
-		if e.mask&(1<<i) == 0 {
-			continue
-		}
-		a, b := e.addr[i], e.addr[i]+e.width
-		ivs[ni] = iv{a, b}
-		ni++
-		for s := a >> 5; s <= (b-1)>>5; s++ {
-			if !slices.Contains(secs[:ns], s) && ns < len(secs) {
-				secs[ns] = s
-				ns++
-			}
-		}
-	}
-	x := ivs[:ni]
-	slices.SortFunc(x, func(p, q iv) int { return int(p.a - q.a) })
+// sortedRun is sortedSectors' pass over addrs, in increasing order, of
+// accesses of width bytes.
+func sortedRun(addrs []int64, width int64) (n, ideal int64) {
 	var bytes, end int64 = 0, -1 << 62
-	for _, v := range x {
-		if v.a > end {
-			bytes += v.b - v.a
-			end = v.b
-		} else if v.b > end {
-			bytes += v.b - end
-			end = v.b
+	top := int64(math.MinInt64) // the highest sector seen
+	for _, a := range addrs {
+		b := a + width
+		if first, last := max(a>>5, top+1), (b-1)>>5; last >= first {
+			n += last - first + 1
+			top = last
+		}
+		if a > end {
+			bytes += b - a
+			end = b
+		} else if b > end {
+			bytes += b - end
+			end = b
 		}
 	}
-	return int64(ns), (bytes + 31) / 32
+	return min(n, 64), (bytes + 31) / 32
 }
 
 // sortedSectors is sectors for a warp whose active lanes' addresses do

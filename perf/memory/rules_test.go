@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -230,4 +231,42 @@ func TestCpAsyncSectors(t *testing.T) {
 			t.Errorf("%s: %d sectors, measured %d", c.name, n, c.want)
 		}
 	}
+}
+
+// anySectors is sectors for lanes in any order, by its definition: the
+// distinct sectors the lanes' bytes touch, and the union of their bytes
+// (TestSortedSectors checks sectors against it).
+func anySectors(e *event) (n, ideal int64) {
+	var secs [64]int64
+	ns := 0
+	type iv struct{ a, b int64 }
+	var ivs [32]iv
+	ni := 0
+	for i := range 32 {
+		if e.mask&(1<<i) == 0 {
+			continue
+		}
+		a, b := e.addr[i], e.addr[i]+e.width
+		ivs[ni] = iv{a, b}
+		ni++
+		for s := a >> 5; s <= (b-1)>>5; s++ {
+			if !slices.Contains(secs[:ns], s) && ns < len(secs) {
+				secs[ns] = s
+				ns++
+			}
+		}
+	}
+	x := ivs[:ni]
+	slices.SortFunc(x, func(p, q iv) int { return int(p.a - q.a) })
+	var bytes, end int64 = 0, -1 << 62
+	for _, v := range x {
+		if v.a > end {
+			bytes += v.b - v.a
+			end = v.b
+		} else if v.b > end {
+			bytes += v.b - end
+			end = v.b
+		}
+	}
+	return int64(ns), (bytes + 31) / 32
 }
