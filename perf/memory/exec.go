@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/ir"
@@ -2472,7 +2474,32 @@ func (m *machine) opInfo(c *ir.Call) *opInfo {
 	return info
 }
 
+// opCache is opInfos' cache by where a name's bytes are: the IR names
+// an intrinsic by the same string wherever it calls it, and a sync.Map's
+// lookup hashed the name as an interface, at 270 instructions a call
+// (4 % of the corpus's analysis: genericOp, the proofs and the key ask
+// it at every call node they meet). A slot holds an immutable entry,
+// swapped whole; a name compares by content, so a slot taken by another
+// name only misses.
+var opCache [256]atomic.Pointer[opCached]
+
+type opCached struct {
+	op   string
+	info *opInfo
+}
+
 func opInfoOf(op string) *opInfo {
+	slot := &opCache[(uintptr(unsafe.Pointer(unsafe.StringData(op)))>>3^uintptr(len(op)))&255]
+	if c := slot.Load(); c != nil && c.op == op {
+		return c.info
+	}
+	info := opInfoParsed(op)
+	slot.Store(&opCached{op, info})
+	return info
+}
+
+// opInfoParsed is opInfoOf through opInfos: each name parsed once.
+func opInfoParsed(op string) *opInfo {
 	if v, ok := opInfos.Load(op); ok {
 		return v.(*opInfo)
 	}
