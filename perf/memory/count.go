@@ -1107,7 +1107,7 @@ func sectors(e *event) (n, ideal int64) {
 	}
 	// lanes out of address order: their addresses sorted, the same pass
 	// (anySectors' search of the sectors seen and sort of the lanes'
-	// byte ranges through a comparison function were a quarter of
+	// byte ranges through a comparison function were an eighth of
 	// test_ld_stmatrix.py's analysis, whose warps read columns)
 	var addrs [32]int64
 	na := 0
