@@ -1100,15 +1100,29 @@ func laneAccesses(e *event, warp int64, bw *[4]bankWords) []LaneAccess {
 }
 
 // sectors applies the global rule: distinct 32-byte sectors, and the ideal
-// (distinct bytes / 32, rounded up).
+// (distinct bytes / 32, rounded up), in one pass over the active lanes'
+// addresses in increasing order (sectorRun): in lane order when they do
+// not decrease with the lane, the common coalesced case, else sorted
+// (anySectors' search of the sectors seen and sort of the lanes' byte
+// ranges through a comparison function were most of the global rule's
+// cost, and an eighth of test_ld_stmatrix.py's analysis, whose warps
+// read columns).
 func sectors(e *event) (n, ideal int64) {
-	if n, ideal, ok := sortedSectors(e); ok {
-		return n, ideal
+	r := newSectorRun()
+	prev := int64(math.MinInt64)
+	for rest := e.mask; rest != 0; rest &= rest - 1 {
+		a := e.addr[bits.TrailingZeros32(rest)]
+		if a < prev {
+			return sortedSectors(e)
+		}
+		prev = a
+		r.add(a, e.width)
 	}
-	// lanes out of address order: their addresses sorted, the same pass
-	// (anySectors' search of the sectors seen and sort of the lanes'
-	// byte ranges through a comparison function were an eighth of
-	// test_ld_stmatrix.py's analysis, whose warps read columns)
+	return r.result()
+}
+
+// sortedSectors is sectors over the active lanes' addresses sorted.
+func sortedSectors(e *event) (n, ideal int64) {
 	var addrs [32]int64
 	na := 0
 	for rest := e.mask; rest != 0; rest &= rest - 1 {
@@ -1116,63 +1130,38 @@ func sectors(e *event) (n, ideal int64) {
 		na++
 	}
 	slices.Sort(addrs[:na])
-	return sortedRun(addrs[:na], e.width)
+	r := newSectorRun()
+	for _, a := range addrs[:na] {
+		r.add(a, e.width)
+	}
+	return r.result()
 }
 
-// sortedRun is sortedSectors' pass over addrs, in increasing order, of
-// accesses of width bytes.
-func sortedRun(addrs []int64, width int64) (n, ideal int64) {
-	var bytes, end int64 = 0, -1 << 62
-	top := int64(math.MinInt64) // the highest sector seen
-	for _, a := range addrs {
-		b := a + width
-		if first, last := max(a>>5, top+1), (b-1)>>5; last >= first {
-			n += last - first + 1
-			top = last
-		}
-		if a > end {
-			bytes += b - a
-			end = b
-		} else if b > end {
-			bytes += b - end
-			end = b
-		}
+// sectorRun counts the sectors and the bytes of accesses met in
+// increasing order of address: every sector from an access's start up
+// to the highest sector seen so far is seen already, so an access adds
+// the sectors past that one, and the bytes past the highest end.
+type sectorRun struct{ n, bytes, end, top int64 }
+
+func newSectorRun() sectorRun { return sectorRun{end: -1 << 62, top: math.MinInt64} }
+
+func (r *sectorRun) add(a, width int64) {
+	b := a + width
+	if first, last := max(a>>5, r.top+1), (b-1)>>5; last >= first {
+		r.n += last - first + 1
+		r.top = last
 	}
-	return min(n, 64), (bytes + 31) / 32
+	if a > r.end {
+		r.bytes += b - a
+		r.end = b
+	} else if b > r.end {
+		r.bytes += b - r.end
+		r.end = b
+	}
 }
 
-// sortedSectors is sectors for a warp whose active lanes' addresses do
-// not decrease with the lane (ok false otherwise), the common coalesced
-// case, in one pass: with sorted starts, every sector from a lane's
-// start up to the highest sector seen so far is seen already, so a lane
-// adds the sectors past that one, and the bytes past the highest end
-// (the sort and the search of the seen sectors were most of the global
-// rule's cost).
-func sortedSectors(e *event) (n, ideal int64, ok bool) {
-	prev := int64(math.MinInt64)
-	var bytes, end int64 = 0, -1 << 62
-	top := int64(math.MinInt64) // the highest sector seen
-	for rest := e.mask; rest != 0; rest &= rest - 1 {
-		a := e.addr[bits.TrailingZeros32(rest)]
-		if a < prev {
-			return 0, 0, false
-		}
-		prev = a
-		b := a + e.width
-		if first, last := max(a>>5, top+1), (b-1)>>5; last >= first {
-			n += last - first + 1
-			top = last
-		}
-		if a > end {
-			bytes += b - a
-			end = b
-		} else if b > end {
-			bytes += b - end
-			end = b
-		}
-	}
-	return min(n, 64), (bytes + 31) / 32, true
-}
+// result is the sectors (at most 64, anySectors' cap) and the ideal.
+func (r *sectorRun) result() (n, ideal int64) { return min(r.n, 64), (r.bytes + 31) / 32 }
 
 // cpAsyncSectors applies the calibrated cp.async rule: the global sectors
 // are counted per pass of the shared-side store (groups as for a shared
