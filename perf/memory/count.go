@@ -433,6 +433,7 @@ func putMachine(m *machine) {
 	m.vars.clear()
 	m.lets.clear()
 	clear(m.divs)
+	clear(m.aparts)
 	clear(m.cptrs[0])
 	clear(m.cptrs[1])
 	clear(m.cptrVals)
@@ -486,7 +487,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, caps: m.caps[:0], scratch: m.scratch, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -854,6 +855,10 @@ func conflictFree(e *event, pass *[4]int) (wf, ideal int64, ok bool) {
 	ng := 32 / g
 	var used [4]uint32
 	var active [4]bool
+	// an aligned access of 4, 8 or 16 bytes covers whole words in one
+	// run of banks that does not wrap: its banks are one mask
+	aligned := e.width == 4 || e.width == 8 || e.width == 16
+	run := uint32(1)<<(e.width>>2) - 1
 	for k := range ng {
 		for i := k * g; i < (k+1)*g; i++ {
 			if e.mask&(1<<i) == 0 {
@@ -861,6 +866,14 @@ func conflictFree(e *event, pass *[4]int) (wf, ideal int64, ok bool) {
 			}
 			active[k] = true
 			a := e.addr[i]
+			if aligned && a&(e.width-1) == 0 {
+				bs := run << ((a >> 2) & 31)
+				if used[k]&bs != 0 {
+					return 0, 0, false
+				}
+				used[k] |= bs
+				continue
+			}
 			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
 				bit := uint32(1) << (wd & 31)
 				if used[k]&bit != 0 {
@@ -905,6 +918,23 @@ func bankPasses(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, wors
 	var worstMax int64
 	worstGroup := -1
 	ng := 32 / g
+	// Aligned accesses of 4, 8 or 16 bytes cover runs of banks that
+	// start where a run of the width may and do not wrap: two lanes'
+	// runs share a bank only when they start at one, and then they hold
+	// distinct words in every bank of the run or in none. The first word
+	// of each run stands for the run (the most words of a bank, and
+	// whether two groups hold the same word where they meet, are the
+	// same).
+	last := e.width - 1
+	if e.width == 4 || e.width == 8 || e.width == 16 {
+		last = 0
+		for i := range 32 {
+			if e.mask&(1<<i) != 0 && e.addr[i]&(e.width-1) != 0 {
+				last = e.width - 1
+				break
+			}
+		}
+	}
 	for k := range ng {
 		b := &bw[k]
 		b.reset()
@@ -914,7 +944,7 @@ func bankPasses(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, wors
 			}
 			active[k] = true
 			a := e.addr[i]
-			for wd := a >> 2; wd <= (a+e.width-1)>>2; wd++ {
+			for wd := a >> 2; wd <= (a+last)>>2; wd++ {
 				b.add(wd)
 			}
 		}

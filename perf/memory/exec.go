@@ -121,7 +121,11 @@ type machine struct {
 	affSums  [maxAffGroups]lanes
 	affTerm  lanes
 	divMoved bool
-	assigned map[*ir.Var]bool
+	// aparts keeps unrolledApart's walks of an access's indices
+	aparts map[apartKey]*apartShape
+	// leafMoved is set when leaves met a variable an Assign sets
+	leafMoved bool
+	assigned  map[*ir.Var]bool
 	// loadClasses keeps each unrolled loop's class (halfloads.go); loads is
 	// the innermost unrolled loop's around the statement executed
 	loadClasses map[*ir.For]int8
@@ -1995,7 +1999,7 @@ func (m *machine) addressOfTo(p *ptr, buf *ir.Buffer, indices []ir.Expr, flat bo
 	if needAlign {
 		if c, ok := m.constIndex(indices, el); ok {
 			d = c
-		} else if m.wrapsUnrolled(indices) || (m.loads != vectorLoads && m.dividesUnrolled(buf, indices, flat)) {
+		} else if m.unrolledApart(buf, indices, flat) {
 			d = 1 // (halfloads.go)
 		}
 	}

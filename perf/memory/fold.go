@@ -1,6 +1,11 @@
 package memory
 
-import "github.com/tilels/tilels/ir"
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/tilels/tilels/ir"
+)
 
 // unrolledConst folds e when every leaf is an integer constant or the
 // variable of an enclosing unrolled loop (a constant in each unrolled
@@ -159,6 +164,9 @@ func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
 		case m.isUnrolled(e):
 			*unr = true
 		default:
+			if len(m.assigned) > 0 && m.assigned[e] {
+				m.leafMoved = true // (its let may go: unrolledApart)
+			}
 			if v, ok := m.lets.lookup(e); ok {
 				m.leaves(v, unr, other, depth+1)
 			} else {
@@ -173,4 +181,69 @@ func (m *machine) leaves(e ir.Expr, unr, other *bool, depth int) {
 	default:
 		*other = true
 	}
+}
+
+// apartKey is an access's indices (their storage, which one load or
+// store node owns) in one buffer.
+type apartKey struct {
+	buf  *ir.Buffer
+	idx  *ir.Expr
+	n    int32
+	flat bool
+}
+
+// apartShape is what unrolledApart found of an access's indices under
+// the unroll loops listed in unrolled: the walks read only the indices'
+// shape, the lets they name and which variables are unrolled, none of
+// the iteration's values.
+type apartShape struct {
+	unrolled []*ir.Var
+	wraps    bool
+	// divides is dividesUnrolled's answer (0: not asked yet, 1: false,
+	// 2: true): asked only outside a vector-loads loop
+	divides int8
+}
+
+// unrolledApart reports whether nvcc cannot prove the unrolled copies of
+// an access contiguous (wrapsUnrolled, or dividesUnrolled where the
+// loads are not vectorized): the walks are made once per access and
+// enclosing unroll loops, not at every unrolled copy (they were a
+// quarter of an element-wise kernel's analysis).
+func (m *machine) unrolledApart(buf *ir.Buffer, idx []ir.Expr, flat bool) bool {
+	if len(idx) == 0 {
+		return m.loads != vectorLoads && m.dividesUnrolled(buf, idx, flat)
+	}
+	k := apartKey{buf, unsafe.SliceData(idx), int32(len(idx)), flat}
+	s := m.aparts[k]
+	if s == nil || !slices.Equal(s.unrolled, m.unrolled) {
+		m.leafMoved = false
+		wraps := m.wrapsUnrolled(idx)
+		if m.leafMoved {
+			// a variable an Assign sets: its let may be gone next time
+			return wraps || (m.loads != vectorLoads && m.dividesUnrolled(buf, idx, flat))
+		}
+		if m.aparts == nil {
+			m.aparts = map[apartKey]*apartShape{}
+		}
+		s = &apartShape{unrolled: slices.Clone(m.unrolled), wraps: wraps}
+		m.aparts[k] = s
+	}
+	if s.wraps {
+		return true
+	}
+	if m.loads == vectorLoads {
+		return false
+	}
+	if s.divides == 0 {
+		m.leafMoved = false
+		d := m.dividesUnrolled(buf, idx, flat)
+		if m.leafMoved {
+			return d
+		}
+		s.divides = 1
+		if d {
+			s.divides = 2
+		}
+	}
+	return s.divides == 2
 }

@@ -206,6 +206,91 @@ func TestConflictFree(t *testing.T) {
 	}
 }
 
+// bankPassesWords is the shared rule's definition: the distinct words of
+// every bank each lane touches, every word of an access counted.
+func bankPassesWords(e *event) (wf, ideal int64) {
+	g := groupSize(e.width)
+	ng := 32 / g
+	var bw [4]bankWords
+	var w [4]int64
+	var active [4]bool
+	for k := range ng {
+		bw[k].reset()
+		for i := k * g; i < (k+1)*g; i++ {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			active[k] = true
+			for wd := e.addr[i] >> 2; wd <= (e.addr[i]+e.width-1)>>2; wd++ {
+				bw[k].add(wd)
+			}
+		}
+		w[k] = bw[k].max()
+	}
+	for k := 0; k < ng; k++ {
+		if !active[k] {
+			continue
+		}
+		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
+			wf++
+			ideal++
+			k++
+			continue
+		}
+		wf += w[k]
+		ideal++
+	}
+	return wf, ideal
+}
+
+// TestBankPassesRuns checks bankPasses, which counts an aligned access's
+// run of banks by its first word, against the definition on random
+// warps: aligned and unaligned lanes, conflicts, broadcasts, pairs of
+// load groups that meet on one word or two.
+func TestBankPassesRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	runs := 0
+	for n := range 20000 {
+		e := &event{k: []kind{sharedLoad, sharedStore}[n%2], mask: r.Uint32(), width: []int64{4, 8, 16, 2, 12}[r.IntN(5)]}
+		if n%3 == 0 {
+			e.mask = 0xffffffff
+		}
+		unaligned := n%7 == 0
+		for i := range e.addr {
+			ti := int64(i)
+			var a int64
+			switch n % 5 {
+			case 0: // a few rows apart: conflicts
+				a = r.Int64N(4)*128 + ti%8*e.width
+			case 1: // 128-byte rows, chunks XOR-swizzled
+				a = ti/8*128 + (ti%8^ti/8%8)*16
+			case 2:
+				a = r.Int64N(64) * e.width
+			case 3: // strided rows, negative addresses too
+				a = ti*[]int64{32, 64, 128, 136}[n%4] - 1024
+			default: // lanes in pairs on one address
+				a = ti / 2 * e.width * 4
+			}
+			if unaligned && r.IntN(4) == 0 {
+				a += r.Int64N(4) * 2
+			}
+			e.addr[i] = a
+		}
+		var bw [4]bankWords
+		gwf, gideal, _ := bankPasses(e, nil, &bw)
+		wwf, wideal := bankPassesWords(e)
+		if gwf != wwf || gideal != wideal {
+			t.Fatalf("kind %d mask %#x width %d addr %v: runs %d wavefronts (ideal %d), words %d (ideal %d)", e.k, e.mask, e.width, e.addr, gwf, gideal, wwf, wideal)
+		}
+		if gwf > gideal && e.width >= 4 && e.width != 12 {
+			runs++
+		}
+	}
+	if runs < 2000 {
+		t.Errorf("%d of 20000 warps were wide accesses with conflicts", runs)
+	}
+}
+
 // TestCpAsyncSectors checks the cp.async rule: global sectors per
 // shared-side pass.
 func TestCpAsyncSectors(t *testing.T) {
