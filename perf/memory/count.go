@@ -956,36 +956,45 @@ func bankPasses(e *event, pass *[4]int, bw *[4]bankWords) (wf, ideal int64, wors
 			worstMax, worstGroup = w[k], k
 		}
 	}
-	if pass != nil {
-		*pass = [4]int{-1, -1, -1, -1}
-	}
-	for k := 0; k < ng; k++ {
-		if !active[k] {
-			continue
-		}
-		if pass != nil {
-			pass[k] = int(ideal)
-		}
-		// Loads only: two adjacent groups (2k, 2k+1) are served in one
-		// wavefront when together no bank has more than one distinct word.
-		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
-			if pass != nil {
-				pass[k+1] = int(ideal)
-			}
-			wf++
-			ideal++
-			k++
-			continue
-		}
-		wf += w[k]
-		ideal++
-	}
+	wf, ideal = groupPasses(e.k, ng, &w, &active, bw, pass)
 	if worstMax > 1 {
 		for i := worstGroup * g; i < (worstGroup+1)*g; i++ {
 			worst |= e.mask & (1 << i)
 		}
 	}
 	return wf, ideal, worst
+}
+
+// groupPasses is the passes of ng groups of lanes whose most words in a
+// bank are w (active: the group has an active lane; bw their words), for
+// an access of kind k: wavefronts and ideal, and with pass non-nil the
+// pass that serves each group (-1: none).
+func groupPasses(k kind, ng int, w *[4]int64, active *[4]bool, bw *[4]bankWords, pass *[4]int) (wf, ideal int64) {
+	if pass != nil {
+		*pass = [4]int{-1, -1, -1, -1}
+	}
+	for g := 0; g < ng; g++ {
+		if !active[g] {
+			continue
+		}
+		if pass != nil {
+			pass[g] = int(ideal)
+		}
+		// Loads only: two adjacent groups (2g, 2g+1) are served in one
+		// wavefront when together no bank has more than one distinct word.
+		if k == sharedLoad && g%2 == 0 && g+1 < ng && active[g+1] && w[g] == 1 && w[g+1] == 1 && disjointBanks(&bw[g], &bw[g+1]) {
+			if pass != nil {
+				pass[g+1] = int(ideal)
+			}
+			wf++
+			ideal++
+			g++
+			continue
+		}
+		wf += w[g]
+		ideal++
+	}
+	return wf, ideal
 }
 
 // disjointBanks reports whether two groups that each hold at most one

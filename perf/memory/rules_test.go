@@ -207,7 +207,8 @@ func TestConflictFree(t *testing.T) {
 }
 
 // bankPassesWords is the shared rule's definition: the distinct words of
-// every bank each lane touches, every word of an access counted.
+// every bank each lane touches, every word of an access counted (the
+// passes of the groups as bankPasses makes them).
 func bankPassesWords(e *event) (wf, ideal int64) {
 	g := groupSize(e.width)
 	ng := 32 / g
@@ -227,20 +228,7 @@ func bankPassesWords(e *event) (wf, ideal int64) {
 		}
 		w[k] = bw[k].max()
 	}
-	for k := 0; k < ng; k++ {
-		if !active[k] {
-			continue
-		}
-		if e.k == sharedLoad && k%2 == 0 && k+1 < ng && active[k+1] && w[k] == 1 && w[k+1] == 1 && disjointBanks(&bw[k], &bw[k+1]) {
-			wf++
-			ideal++
-			k++
-			continue
-		}
-		wf += w[k]
-		ideal++
-	}
-	return wf, ideal
+	return groupPasses(e.k, ng, &w, &active, &bw, nil)
 }
 
 // TestBankPassesRuns checks bankPasses, which counts an aligned access's
