@@ -102,6 +102,9 @@ writeFileSync(
       'editor.minimap.enabled': false,
       'window.commandCenter': false,
       'editor.hover.delay': 200,
+      // the protocol messages, in the TIRx output channel: a failure
+      // prints the lens and refresh traffic (below)
+      'tilels.trace.server': 'messages',
     },
     null,
     2,
@@ -796,6 +799,13 @@ try {
     for (const f of logs.stdout.split('\n').filter((x) => x)) {
       console.error(`--- ${path.basename(f)} (tail) ---`);
       console.error(readFileSync(f, 'utf8').split('\n').slice(-30).join('\n'));
+      if (f.includes('TIRx')) {
+        // what decides the code lenses and the refreshes (a run once
+        // lost the lens for good after an edit)
+        const traffic = readFileSync(f, 'utf8').split('\n').filter((l) => /codeLens|refresh|publishDiagnostics|didChange/.test(l));
+        console.error('--- the lens and refresh traffic (tail) ---');
+        console.error(traffic.slice(-120).join('\n'));
+      }
     }
   }
   if (failed && process.env.E2E_KEEP) {
