@@ -276,6 +276,7 @@ type machine struct {
 	inert    map[*ir.For]inertLoop
 	forVars  map[*ir.Var]bool
 	varReads map[*ir.Var]int32       // (inert.go's lets)
+	consts   map[*ir.Var]int64       // (constlets.go)
 	quiets   map[*ir.Block]inertLoop // (inert.go's quiet code)
 	quietIfs map[*ir.If]bool         // (opaque.go's quietArms)
 	regInits map[*ir.Buffer]ir.Expr  // (whiles.go's regInit; nil values: none)

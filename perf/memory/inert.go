@@ -194,13 +194,7 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		if !touchesMemory(s.Value) {
 			return 0, 1, true // (localStore evaluates nothing)
 		}
-		if call, ok := s.Value.(*ir.Call); ok && plainCall(call) {
-			if allPureMath(call) {
-				return 0, 1, true // its arguments only
-			}
-			return fxBarrier, 1, true // machine.call -> evaluate
-		}
-		return 0, 1, false
+		return plainValue(s.Value)
 	case *ir.Let:
 		return c.binding(s.Var, s.Value)
 	case *ir.Assign:
@@ -237,11 +231,11 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 			return 0, 1, false
 		}
 		if s.Min != nil {
-			if _, isConst := ir.ConstInt(s.Min); !isConst {
+			if _, isConst := c.m.constOf(s.Min); !isConst {
 				return 0, 1, false
 			}
 		}
-		n, isConst := ir.ConstInt(s.Extent)
+		n, isConst := c.m.constOf(s.Extent)
 		if !isConst || n <= 0 {
 			return 0, 1, false
 		}
@@ -271,13 +265,72 @@ func (c *inertScan) binding(v *ir.Var, value ir.Expr) (inertFx, int64, bool) {
 	if !touchesMemory(value) {
 		return 0, 1, true
 	}
-	if call, ok := value.(*ir.Call); ok && plainCall(call) {
-		if allPureMath(call) {
-			return 0, 1, true
-		}
-		return fxBarrier, 1, true // machine.call -> evaluate
+	return plainValue(value)
+}
+
+// plainValue returns what evaluating e, a value that touches memory
+// (touchesMemory), does: e must read registers and constants only,
+// through intrinsics the machine executes generically (plainArg). An
+// intrinsic other than pure arithmetic applies the barrier rule
+// (machine.call -> evaluate) when it is evaluated: always, unless it is
+// in an arm of a Select, which the machine does not evaluate when the
+// condition is unknown; such a value is inert only when another
+// intrinsic applies the rule anyway. flash_attention4.py's row mask sets
+// `in_bound = T.bitwise_not(mask_inv) & (1 << i)` before each select, a
+// call inside a binary operation; sparse_prefill's masking of the scores
+// converts inside a Select, under a conversion.
+func plainValue(e ir.Expr) (inertFx, int64, bool) {
+	if !plainArg(e) {
+		return 0, 1, false
 	}
-	return 0, 1, false
+	always, armed := barrierCalls(e, false)
+	switch {
+	case always:
+		return fxBarrier, 1, true
+	case armed:
+		return 0, 1, false
+	}
+	return 0, 1, true
+}
+
+// barrierCalls reports whether e holds an intrinsic other than pure
+// arithmetic evaluated whenever e is (always) or only in a Select's arm
+// (armed), e being in an arm itself when inArm is set.
+func barrierCalls(e ir.Expr, inArm bool) (always, armed bool) {
+	add := func(a, b bool) {
+		always, armed = always || a, armed || b
+	}
+	switch e := e.(type) {
+	case *ir.Call:
+		if !pureMath(e) {
+			add(!inArm, inArm)
+		}
+		for _, a := range e.Args {
+			add(barrierCalls(a, inArm))
+		}
+	case *ir.Select:
+		add(barrierCalls(e.Cond, inArm))
+		add(barrierCalls(e.A, true))
+		add(barrierCalls(e.B, true))
+	case *ir.Binary:
+		add(barrierCalls(e.A, inArm))
+		add(barrierCalls(e.B, inArm))
+	case *ir.Not:
+		add(barrierCalls(e.X, inArm))
+	case *ir.Neg:
+		add(barrierCalls(e.X, inArm))
+	case *ir.Cast:
+		add(barrierCalls(e.X, inArm))
+	case *ir.Load:
+		for _, x := range e.Indices {
+			add(barrierCalls(x, inArm))
+		}
+	case *ir.AddressOf:
+		for _, x := range e.Indices {
+			add(barrierCalls(x, inArm))
+		}
+	}
+	return always, armed
 }
 
 // localVar reports whether every read of v in the kernel is inside the
@@ -354,7 +407,11 @@ func (c *inertScan) known(e ir.Expr) bool {
 	case *ir.IntImm, *ir.ThreadIndex:
 		return true
 	case *ir.Var:
-		return c.m.forVarSet()[e]
+		if c.m.forVarSet()[e] {
+			return true
+		}
+		_, ok := c.m.constLetSet()[e]
+		return ok
 	case *ir.Not:
 		return c.known(e.X)
 	case *ir.Neg:
@@ -425,18 +482,6 @@ func genericOp(c *ir.Call) bool {
 		}
 	}
 	return true
-}
-
-// allPureMath reports whether c and the calls in its operands are pure
-// arithmetic (call's path, which no barrier rule applies to).
-func allPureMath(c *ir.Call) bool {
-	ok := true
-	walkExpr(c, func(x ir.Expr) {
-		if y, isCall := x.(*ir.Call); isCall && !pureMath(y) {
-			ok = false
-		}
-	})
-	return ok
 }
 
 // plainArg reports whether e reads registers and constants only, through

@@ -130,6 +130,41 @@ func TestInertLoopKinds(t *testing.T) {
             T.ptx.mbarrier.arrive(T.address_of(bar[0]))
     S[0, tid] = A[0, tid]
 `, true},
+		// flash_attention4.py's row mask: the bounds and the branch read
+		// constant lets, and a let's value has a call inside an operation
+		{"constant lets and calls inside values", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    CHUNK: T.let = 32
+    chunks: T.let = (128 + CHUNK - 1) // CHUNK
+    for g in T.unroll(chunks):
+        keep: T.let = T.max(n - g * CHUNK, 0)
+        for i in T.unroll(CHUNK):
+            if i < 128 - g * CHUNK:
+                inb: T.let = T.bitwise_not(T.Cast("uint32", keep)) & (T.uint32(1) << i)
+                s[g * CHUNK + i] = T.Select(T.Cast("bool", inb), s[g * CHUNK + i], T.float32(-1.0))
+    S[0, tid] = s[0] + s[127]
+`, true},
+		// an intrinsic inside a let's value ends the available loads too:
+		// the second load of A[0, tid] is made again
+		{"the barrier rule inside a value", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    s[0] = A[0, tid]
+    for f in range(64):
+        x: T.let = T.cuda.float_as_uint(s[f]) & T.uint32(255)
+        s[f] = T.Cast("float32", x)
+    s[1] = A[0, tid]
+    A[5, tid] = s[0] + s[1] + s[127]
+`, true},
+		// the barrier rule of an intrinsic in a select's arm applies only
+		// when the machine knows the condition: executed
+		{"an intrinsic in a select's arm", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        x: T.let = T.Select(s[f] > T.float32(0.0), T.cuda.float_as_uint(s[f]), T.uint32(0)) + T.uint32(1)
+        s[f] = T.cuda.uint_as_float(x)
+    S[0, tid] = s[0] + s[127]
+`, false},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")

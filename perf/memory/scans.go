@@ -15,6 +15,7 @@ const (
 	scannedReadOnly
 	scannedForVars
 	scannedVarReads
+	scannedConstLets
 )
 
 // scanScratch holds the tables of a scan of fn (unreadShared,
