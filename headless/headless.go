@@ -208,9 +208,6 @@ func (r *runner) run() (int, error) {
 	var prev *lowered
 	for _, in := range ins {
 		cur := r.lower(in)
-		if c.Perf && cur.res != nil {
-			cur.perf = perfAside(cur.res)
-		}
 		if prev != nil {
 			finish(prev)
 		}
@@ -443,6 +440,12 @@ func (r *runner) lower(in *input) *lowered {
 	}
 	l.res = lower.Analyze(l.f, opts)
 	l.res.AddHeadlessDiags()
+	if r.c.Perf {
+		// the figures are computed while the fixes are verified and the
+		// text is made: they read the records' calls and code, which
+		// those leave as they are
+		l.perf = perfAside(l.res)
+	}
 	lower.FixFirstResult(l.res, opts) // the verified fix first in each fallback-only warning, as the editor says it
 	return l
 }
