@@ -175,6 +175,9 @@ func (m *machine) forgetBarrier() {
 // forgetWritable drops the available loads but those of read-only
 // global buffers.
 func (m *machine) forgetWritable() {
+	if m.rec == nil && len(m.availUsed) == 0 && len(m.ghosts) == 0 {
+		return // nothing available to drop (and no comparison to record it)
+	}
 	readOnly := m.readOnlySet()
 	if len(readOnly) == 0 {
 		m.forget()
