@@ -85,6 +85,8 @@ func BenchmarkCLIPerfShareFiles(b *testing.B) {
 			pcts = append(pcts, pct)
 			if pct > 10 {
 				over10++
+				// (with -v: which files the bound fails on)
+				b.Logf("%5.0f%%  plain %7.2f ms  --perf %7.2f ms  %s", pct, float64(a)/1e6, float64(c)/1e6, p)
 			}
 			if pct > 100 {
 				over100++
