@@ -25,6 +25,18 @@ func rawTMA(op string) bool {
 	return strings.HasPrefix(op, "ptx.cp.async.bulk.tensor.") || strings.HasPrefix(op, "ptx.cp.reduce.async.bulk.tensor.")
 }
 
+// tmaCopy reports whether op is a bulk tensor copy, a tile operation's
+// or a hand-written one: the machine reads none of its operands but the
+// tensor map (a constant of the kernel), so neither its shared address
+// nor its coordinates change what it counts.
+func tmaCopy(op string) bool {
+	switch op {
+	case ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce:
+		return true
+	}
+	return rawTMA(op)
+}
+
 // rawTMACopy executes hand-written bulk tensor copy c.
 func (m *machine) rawTMACopy(c *ir.Call) {
 	// what the intrinsic path did before these were counted: the end of

@@ -1298,6 +1298,13 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 			// fence): where its pointers point does not matter
 			return 0
 		}
+		if tmaCopy(e.Op) {
+			// a bulk tensor copy counts its instruction and its box's
+			// bytes, and ends the available loads, wherever it points:
+			// the machine reads its tensor map alone (exec.go's
+			// evaluate, rawtma.go)
+			return 0
+		}
 		for _, a := range e.Args {
 			if isPointer(a) {
 				if check {
