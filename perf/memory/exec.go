@@ -497,13 +497,11 @@ func (m *machine) ifStmt(s *ir.If) {
 	if why != "" && (neverKnownVia(s.Cond, false) || why == dataWhy && m.opaque(s.Cond)) {
 		why = branchWhy // (what the condition reads may be data: dataregs.go)
 	}
-	mono, isMono := singularArm(0), false
-	if m.rec != nil && m.rec.lp.monos != nil {
-		mono, isMono = m.rec.lp.monos[s]
-	}
 	if why != "" {
-		if isMono {
-			m.rec.monoHit = true // (which arm, not known)
+		for sk := m.rec; sk != nil; sk = sk.parent {
+			if _, ok := sk.lp.monos[s]; ok {
+				sk.monoHit = true // (which arm, not known)
+			}
 		}
 		m.skip(s.Then, why)
 		m.skip(s.Else, why)
@@ -517,8 +515,10 @@ func (m *machine) ifStmt(s *ir.If) {
 	case c[0] != 0:
 		t = in
 	}
-	if isMono && monoUncommon(mono, in, t) {
-		m.rec.monoHit = true
+	for sk := m.rec; sk != nil; sk = sk.parent {
+		if mono, ok := sk.lp.monos[s]; ok && monoUncommon(mono, in, t) {
+			sk.monoHit = true
+		}
 	}
 	m.mask = t
 	if m.quietIf(s) {
@@ -778,8 +778,8 @@ func (m *machine) forLoop(s *ir.For) {
 				skipFrom = sk.next // after a singular branch (loops.go)
 			case retry && sk.next == 0 && sk.base == 0:
 				skipFrom = it + 1
-			case m.rec == nil:
-				sk = nil
+			case m.rec != sk:
+				sk = nil // (the comparison ended: an outer one may go on)
 			}
 		}
 	}

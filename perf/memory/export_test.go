@@ -71,6 +71,14 @@ func SetLoopDedup(on bool) bool {
 	return old
 }
 
+// SetLoopNest turns comparisons inside compared units on or off and
+// returns the old setting.
+func SetLoopNest(on bool) bool {
+	old := nestLoops
+	nestLoops = on
+	return old
+}
+
 // Work is the statements the analysis of k executed (Steps counts the
 // skipped ones too).
 func Work(k *Kernel) int64 { return k.Work() }

@@ -85,6 +85,10 @@ const minSkipTrips = 5
 // off to compare.
 var dedupLoops = true
 
+// nestLoops enables comparing a loop's iterations inside another loop's
+// compared unit (nestable); tests turn it off to compare.
+var nestLoops = true
+
 // loopProof is the shift proof of one loop's body.
 type loopProof struct {
 	ok bool
@@ -621,21 +625,23 @@ func (m *machine) putRecBuf(b *recBuf) {
 // endSkip returns sk's records to the machine.
 func (m *machine) endSkip(sk *loopSkip) {
 	if m.rec == sk {
-		m.rec = nil
+		m.rec = sk.parent
 	}
 	m.putRecBuf(sk.rec)
 	m.putRecBuf(sk.first)
 	m.putRecBuf(sk.second)
-	if sk.before != nil {
+	if sk.before != nil && sk.parent == nil {
 		m.snapBuf[0] = sk.before[:0]
 	}
-	if sk.afterFirst != nil {
+	if sk.afterFirst != nil && sk.parent == nil {
 		m.snapBuf[1] = sk.afterFirst[:0]
 	}
 	sk.before, sk.afterFirst = nil, nil
 	if sk.delta0 != nil {
 		clear(sk.delta0)
-		m.delta0Buf = sk.delta0[:0]
+		if sk.parent == nil {
+			m.delta0Buf = sk.delta0[:0]
+		}
 		sk.delta0 = nil
 	}
 	sk.rec, sk.first, sk.second = nil, nil, nil
@@ -643,7 +649,12 @@ func (m *machine) endSkip(sk *loopSkip) {
 
 // recordLocal notes a register store of the iteration being compared.
 func (m *machine) recordLocal(b *ir.Buffer, idx *lanes, why string) {
-	rb := m.rec.rec
+	for sk := m.rec; sk != nil; sk = sk.parent {
+		m.recordLocalIn(sk.rec, b, idx, why)
+	}
+}
+
+func (m *machine) recordLocalIn(rb *recBuf, b *ir.Buffer, idx *lanes, why string) {
 	r := locRec{buf: b, mask: m.mask, k: -1, why: why}
 	first := true
 	for l := range 32 {
@@ -701,6 +712,32 @@ type loopSkip struct {
 	// monoHit is set when an iteration compared took the other arm of a
 	// monotone branch of the proof (lp.monos), or did not tell which
 	monoHit bool
+	// parent is the comparison this one runs inside (nil: none): the
+	// loop is inside a compared unit of a loop nvcc does not unroll
+	// (nestable)
+	parent *loopSkip
+}
+
+// nestable reports whether a loop may compare its iterations where it is
+// now: outside any comparison, or inside compared units of loops nvcc
+// does not unroll only. Such a unit starts each iteration with no
+// available loads and counts its events at once (no merge is pending
+// across it), so an inner loop's skip adds to the unit's figures what
+// its executed units would have, and the outer comparison checks those
+// figures, the steps and the recorded operations of the inner loop's
+// executed units, which every unit of the outer loop shares. The inner
+// loop's own state (its snapshots) is its own, not the machine's
+// scratch, which the outer comparison holds.
+func (m *machine) nestable() bool {
+	if m.rec != nil && !nestLoops {
+		return false
+	}
+	for r := m.rec; r != nil; r = r.parent {
+		if r.unr {
+			return false
+		}
+	}
+	return true
 }
 
 // skipTrace, when set (tests), hears why a loop's iterations are not
@@ -771,7 +808,12 @@ func (m *machine) stateIs(lp *loopProof, sn *stateSnap) bool {
 
 // record notes an operation of the iteration being compared.
 func (m *machine) record(op recKind, e *event) {
-	rb := m.rec.rec
+	for sk := m.rec; sk != nil; sk = sk.parent {
+		m.recordIn(sk.rec, op, e)
+	}
+}
+
+func (m *machine) recordIn(rb *recBuf, op recKind, e *event) {
 	r := recOp{op: op, i: -1, trips: max(m.trips, 1)}
 	if e != nil {
 		r.i = int32(len(rb.evs))
@@ -791,7 +833,7 @@ func (m *machine) record(op recKind, e *event) {
 // startSkip returns the skip state of loop s entered with n iterations
 // on every active lane (nil when it cannot skip).
 func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Buffer) *loopSkip {
-	if !dedupLoops || n-base < minSkipTrips || m.rec != nil || len(m.regs) > 0 || m.predOff {
+	if !dedupLoops || n-base < minSkipTrips || !m.nestable() || len(m.regs) > 0 || m.predOff {
 		return nil
 	}
 	lp := m.loopProofOf(s, (n-base-1)/3)
@@ -814,8 +856,12 @@ func (m *machine) startSkip(s *ir.For, n, base int64, unr bool, availAt []*ir.Bu
 	if unr && len(m.pending) > 0 {
 		return nil // the earlier iterations' events would join the count
 	}
-	sk := &loopSkip{lp: lp, v: s.Var, unr: unr, base: base, skipWork: m.iterWork, work0: m.work, snap: m.stateOf(lp), before: m.snapshotInto(m.snapBuf[0]), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
-		poison: len(m.poison), cpRun: m.cpRun}
+	var buf snap // (the machine's scratch, unless an outer comparison holds it)
+	if m.rec == nil {
+		buf = m.snapBuf[0]
+	}
+	sk := &loopSkip{lp: lp, v: s.Var, unr: unr, base: base, skipWork: m.iterWork, work0: m.work, snap: m.stateOf(lp), before: m.snapshotInto(buf), steps: m.steps, memGen: m.memGen, unknowns: m.unknowns,
+		poison: len(m.poison), cpRun: m.cpRun, parent: m.rec}
 	if unr && availAt != nil {
 		sk.availAt = availAt // the loop's entry (a second start)
 	} else if unr {
@@ -859,7 +905,7 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 	per := sk.lp.period
 	stateless := len(sk.lp.stateLocals)+len(sk.lp.stateVars) == 0
 	if !m.clean(sk, fr) {
-		m.rec = nil
+		m.rec = sk.parent
 		m.trace(nil, "not clean")
 		// in an unroll loop, only a whole unit may be counted apart
 		retry = sk.block == 0 && m.unknowns != sk.unknowns && (!sk.unr || (it == sk.base && per == 1 && stateless))
@@ -899,18 +945,18 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		if !back {
 			if it-sk.base+1 >= maxBlock || costly {
 				m.trace(nil, "the state does not come back")
-				m.rec = nil
+				m.rec = sk.parent
 			}
 			return 0, false // the state has not come back yet
 		}
 		if costly {
 			m.trace(nil, "the comparison costs more")
-			m.rec = nil
+			m.rec = sk.parent
 			return 0, false
 		}
 		sk.block = it - sk.base + 1
 		if n-sk.base < 3*sk.block+1 {
-			m.rec = nil
+			m.rec = sk.parent
 			return 0, false
 		}
 		sk.shift = sk.lp.shift
@@ -923,7 +969,7 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		if sk.unr {
 			if !m.windows(sk, n) {
 				m.trace(nil, "windows")
-				m.rec = nil
+				m.rec = sk.parent
 				return 0, false
 			}
 			m.flush() // no run joins two units (windows)
@@ -932,15 +978,20 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		if m.apart != nil {
 			sk.apartSkips = m.apart.skips
 		}
-		sk.delta0 = m.sinceInto(m.delta0Buf, sk.before)
+		var d0 []figDelta
+		var af snap
+		if sk.parent == nil {
+			d0, af = m.delta0Buf, m.snapBuf[1]
+		}
+		sk.delta0 = m.sinceInto(d0, sk.before)
 		sk.steps0, sk.memGen0 = m.steps-sk.steps, m.memGen-sk.memGen
-		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshotInto(m.snapBuf[1]), m.steps, m.memGen
+		sk.afterFirst, sk.stepsMid, sk.memMid = m.snapshotInto(af), m.steps, m.memGen
 		return 0, false
 	}
 	if it != sk.base+2*sk.block-1 {
 		return 0, false
 	}
-	m.rec = nil
+	m.rec = sk.parent
 	sk.second, sk.rec = sk.rec, nil
 	if sk.unr {
 		m.flush()
@@ -978,6 +1029,13 @@ func (m *machine) afterIter(sk *loopSkip, it, n int64, fr *loopFrame) (skip int6
 		return 0, false
 	}
 	if k <= 0 || m.steps+sk.steps0*k > maxSteps {
+		return 0, false
+	}
+	if sk.parent != nil && unknownLocals(sk.first) {
+		// the skipped units would leave register elements unknown
+		// (skippedLocals) that the outer units' records do not hold:
+		// executed, the outer comparison may still skip
+		m.trace(nil, "unknown registers inside a compared unit")
 		return 0, false
 	}
 	for _, d := range sk.delta0 {
@@ -1534,6 +1592,17 @@ func (m *machine) skippedLocals(sk *loopSkip, k int64) {
 			}
 		}
 	}
+}
+
+// unknownLocals reports whether a unit's records store a register
+// element of a value not known (skippedLocals marks the skipped units').
+func unknownLocals(b *recBuf) bool {
+	for i := range b.locs {
+		if b.locs[i].why != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // iterationTemps is the variables every iteration of body assigns before

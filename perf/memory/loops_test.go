@@ -538,12 +538,25 @@ func TestLoopTilesAndStages(t *testing.T) {
 	skipCase(t, "tiles and stages", src, true)
 	res, _ := analyze(t, src)
 	k := res.Kernels[0]
+	// without nested comparisons (TestLoopNest), the K loop of a
+	// recorded tile executes whole
+	nest := memory.SetLoopNest(false)
 	on, off := withAndWithout(k, memory.SetOneBlock)
+	memory.SetLoopNest(nest)
 	if a, b := loopText(on, k), loopText(off, k); a != b {
 		t.Errorf("comparing no tiles differs:\n%s\ncomparing tiles:\n%s", a, b)
 	}
 	if wo, wf := memory.Work(on), memory.Work(off); wo >= wf {
 		t.Errorf("%d statements executed, %d comparing tiles: want fewer", wo, wf)
+	}
+	// with them, recording the tiles costs no more: the K loop skips
+	// inside them
+	nOn, nOff := withAndWithout(k, memory.SetOneBlock)
+	if a, b := loopText(nOn, k), loopText(on, k); a != b {
+		t.Errorf("nested comparisons differ:\n%s\nwithout:\n%s", a, b)
+	}
+	if w, wo := memory.Work(nOff), memory.Work(on); w > wo {
+		t.Errorf("%d statements executed comparing tiles with nested comparisons, %d comparing none without: want no more", w, wo)
 	}
 }
 
@@ -605,4 +618,56 @@ func TestLoopPeriodsUpTo(t *testing.T) {
 	if got := memory.LoopPeriods(k.Lowered, k.Launch, firstLoop(t, k.Lowered), []int64{1, 20}); !slices.Equal(got, []int64{0, 0}) {
 		t.Errorf("a loop no period proves: %v", got)
 	}
+}
+
+// TestLoopNest: a loop compares its iterations inside the compared units
+// of a loop nvcc does not unroll (loops.go's nestable), with the figures
+// the analysis gives when it does not, on one kernel per case and on
+// every kernel of dedupSources.
+func TestLoopNest(t *testing.T) {
+	nestCase := func(name, src string, fewer bool) {
+		t.Helper()
+		res, _ := analyze(t, src)
+		k := res.Kernels[0]
+		on, off := withAndWithout(k, memory.SetLoopNest)
+		if a, b := loopText(on, k), loopText(off, k); a != b {
+			t.Errorf("%s: nested comparisons differ:\n%s\nwithout:\n%s", name, a, b)
+		}
+		if on.Total.Unknown != "" {
+			t.Errorf("%s: unknown figures: %s", name, on.Total.Unknown)
+		}
+		switch won, woff := memory.Work(on), memory.Work(off); {
+		case fewer && won*2 > woff:
+			t.Errorf("%s: %d statements executed, %d without nested comparisons: expected under half", name, won, woff)
+		case !fewer && won != woff:
+			t.Errorf("%s: %d statements executed, %d without nested comparisons: expected as many", name, won, woff)
+		}
+	}
+	// a runtime loop (300 iterations, kept by nvcc) around an unroll
+	// loop of 32 rows: its compared units skip the rows' iterations
+	nestCase("rows in a runtime loop", kernel("1", `    for i in T.serial(300):
+        for j in range(32):
+            S[j, tid] = A[j, tid] + A[0, tid]
+`), true)
+	// registers written with data (values not known): skipping their
+	// iterations would leave register elements unknown that the runtime
+	// loop's records do not hold, so they execute inside its units
+	nestCase("data in registers", kernel("1", `    r = T.alloc_buffer((32,), "int32", scope="local")
+    for i in T.serial(300):
+        for j in range(32):
+            r[j] = T.cast(A[j, tid], "int32") + i
+    S[r[5] % 32, tid] = A[0, tid]
+`), false)
+	kernels, fewer := 0, 0
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		kernels++
+		on, off := withAndWithout(k, memory.SetLoopNest)
+		if a, b := loopText(on, k), loopText(off, k); a != b {
+			t.Errorf("%s kernel %s: nested comparisons differ:\n%s\nwithout:\n%s", name, k.Name, a, b)
+		}
+		if memory.Work(on) < memory.Work(off) {
+			fewer++
+		}
+	})
+	t.Logf("%d kernels, %d executed fewer statements with nested comparisons", kernels, fewer)
 }
