@@ -69,6 +69,14 @@ import (
 // A while loop over an index that moves by a constant runs as a serial
 // for loop, its iterations compared as this one's (whiles.go).
 //
+// A loop inside the compared units of loops nvcc does not unroll (a
+// persistent scheduler's tile loop around its K loop) compares and skips
+// its own iterations there too (nestable); its events are recorded for
+// every comparison it runs inside. It skips none that would leave
+// register elements unknown, which the outer units' records would not
+// hold. TestLoopNest compares the figures with and without, on one
+// kernel per rule and on every kernel of TestLoopDedup's sources.
+//
 // Register slots (regs.go), a cp.async run that the units would continue
 // differently, any figure becoming unknown (the comparison then starts
 // again at the next iteration, once), and a step count past maxSteps make
