@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/perf/memory"
 )
 
@@ -14,17 +13,7 @@ import (
 // machine that passes over inert loops with those of the machine that
 // executes them (inert.go).
 func TestInertLoops(t *testing.T) {
-	kernels, fewer := 0, 0
-	eachKernel(t, func(name string, k *lower.Kernel) {
-		kernels++
-		on, off := withAndWithout(k, memory.SetInertRule)
-		if a, b := ctaText(on, k), ctaText(off, k); a != b {
-			t.Errorf("%s kernel %s: passing over inert loops differs:\n%s\nexecuting them:\n%s", name, k.Name, a, b)
-		}
-		if memory.Work(on) < memory.Work(off) {
-			fewer++
-		}
-	})
+	kernels, fewer := ruleAgrees(t, memory.SetInertRule, ctaText, "passing over inert loops", "executing them")
 	t.Logf("%d kernels, %d with inert loops passed over", kernels, fewer)
 	if fewer == 0 {
 		t.Error("no kernel's inert loops were passed over")

@@ -21,22 +21,30 @@ import (
 // and the 3,000-line benchmark corpus, and checks that it skips
 // iterations of some kernels.
 func TestLoopDedup(t *testing.T) {
-	kernels, faster := 0, 0
-	eachKernel(t, func(name string, k *lower.Kernel) {
-		kernels++
-		fk, sk := withAndWithout(k, memory.SetLoopDedup)
-		fast, slow := loopText(fk, k), loopText(sk, k)
-		if fast != slow {
-			t.Errorf("%s kernel %s: skipping translated iterations differs:\n%s\nexecuting every iteration:\n%s", name, k.Name, fast, slow)
-		}
-		if memory.Work(fk) < memory.Work(sk) {
-			faster++
-		}
-	})
+	kernels, faster := ruleAgrees(t, memory.SetLoopDedup, loopText, "skipping translated iterations", "executing every iteration")
 	t.Logf("%d kernels, %d with skipped iterations", kernels, faster)
 	if faster == 0 {
 		t.Error("no kernel's loop iterations were skipped")
 	}
+}
+
+// ruleAgrees compares, on every lowered kernel of dedupSources, the
+// figures (text) of the analysis with a rule (set turns it on or off)
+// and without it, and returns how many kernels it compared and how many
+// executed fewer statements with the rule.
+func ruleAgrees(t *testing.T, set func(bool) bool, text func(*memory.Kernel, *lower.Kernel) string, with, without string) (kernels, fewer int) {
+	t.Helper()
+	eachKernel(t, func(name string, k *lower.Kernel) {
+		kernels++
+		on, off := withAndWithout(k, set)
+		if a, b := text(on, k), text(off, k); a != b {
+			t.Errorf("%s kernel %s: %s differs:\n%s\n%s:\n%s", name, k.Name, with, a, without, b)
+		}
+		if memory.Work(on) < memory.Work(off) {
+			fewer++
+		}
+	})
+	return kernels, fewer
 }
 
 // eachKernel calls f on every lowered kernel of dedupSources.
@@ -658,16 +666,6 @@ func TestLoopNest(t *testing.T) {
             r[j] = T.cast(A[j, tid], "int32") + i
     S[r[5] % 32, tid] = A[0, tid]
 `), false)
-	kernels, fewer := 0, 0
-	eachKernel(t, func(name string, k *lower.Kernel) {
-		kernels++
-		on, off := withAndWithout(k, memory.SetLoopNest)
-		if a, b := loopText(on, k), loopText(off, k); a != b {
-			t.Errorf("%s kernel %s: nested comparisons differ:\n%s\nwithout:\n%s", name, k.Name, a, b)
-		}
-		if memory.Work(on) < memory.Work(off) {
-			fewer++
-		}
-	})
+	kernels, fewer := ruleAgrees(t, memory.SetLoopNest, loopText, "nested comparisons", "without")
 	t.Logf("%d kernels, %d executed fewer statements with nested comparisons", kernels, fewer)
 }
