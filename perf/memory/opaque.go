@@ -108,46 +108,45 @@ func warpNeverKnown(c *ir.Call, f func(ir.Expr) bool) bool {
 // that nothing else binds or assigns: the machine's evaluation of
 // such a variable fails in every lane, like its value's.
 func opaqueLets(fn *ir.Func) map[*ir.Var]bool {
-	var out, bound, again map[*ir.Var]bool
-	for {
-		out, bound = nil, map[*ir.Var]bool{}
-		ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-			switch s := s.(type) {
-			case *ir.Let:
-				if bound[s.Var] {
-					if again == nil {
-						again = map[*ir.Var]bool{}
-					}
-					again[s.Var] = true
-				}
+	// The variables bound again (a second let, an assignment) first, by
+	// a walk of the statements alone: the values of the lets are walked
+	// once, knowing them. (It used to learn them as the walk of the
+	// values went and walk the values again when one had been found
+	// opaque: two walks of every let's value in a kernel that binds a
+	// variable twice.)
+	var again map[*ir.Var]bool
+	bound := map[*ir.Var]bool{}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		var v *ir.Var
+		switch s := s.(type) {
+		case *ir.Let:
+			if !bound[s.Var] {
 				bound[s.Var] = true
-				if !again[s.Var] && neverKnownWith(s.Value, out) {
-					// (a mutable let nothing assigns binds once too:
-					// sparse_prefill's should_scale_o: T.bool = ...)
-					if out == nil {
-						out = map[*ir.Var]bool{}
-					}
-					out[s.Var] = true
-				}
-			case *ir.Assign:
-				if again == nil {
-					again = map[*ir.Var]bool{}
-				}
-				again[s.Var] = true
+				return
 			}
-		})
-		// a variable bound again is not opaque, nor what was found
-		// opaque through it: walked again without it
-		redo := false
-		for v := range again {
-			if out[v] {
-				redo = true
+			v = s.Var
+		case *ir.Assign:
+			v = s.Var
+		default:
+			return
+		}
+		if again == nil {
+			again = map[*ir.Var]bool{}
+		}
+		again[v] = true
+	})
+	var out map[*ir.Var]bool
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		// (a mutable let nothing assigns binds once too: sparse_prefill's
+		// should_scale_o: T.bool = ...)
+		if s, ok := s.(*ir.Let); ok && !again[s.Var] && neverKnownWith(s.Value, out) {
+			if out == nil {
+				out = map[*ir.Var]bool{}
 			}
+			out[s.Var] = true
 		}
-		if !redo {
-			return out
-		}
-	}
+	})
+	return out
 }
 
 // skipped proves an If whose condition is neverKnown: the condition's
