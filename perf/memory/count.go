@@ -488,7 +488,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, caps: m.caps[:0], scratch: m.scratch, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], flushLines: m.flushLines[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -637,6 +637,8 @@ func (m *machine) flush() {
 	used := m.flushUsed[:0]
 	used = append(used, make([]bool, len(p))...)
 	m.flushUsed = used
+	lines := append(m.flushLines[:0], make([]laneLine, len(p))...) // (lineAt fills them as asked)
+	m.flushLines = lines
 	var runs [17]int // a run of events of 1 byte or more stops at 16 bytes
 	for i := range p {
 		if used[i] {
@@ -659,7 +661,7 @@ func (m *machine) flush() {
 				break
 			}
 			if !follows(&p[last], q) {
-				if skips < maxSkips && interleaved(&p[run[0]], &p[last], q) {
+				if skips < maxSkips && interleavedOn(p, lines, run[0], last, j) {
 					skips++
 					continue // merge.go
 				}
@@ -1216,8 +1218,12 @@ func cpAsyncSectors(e *event) (n, ideal int64) {
 	// At most 8 lanes of 16 bytes (or 16 of 8, 32 of 4) per group: 32
 	// words, so at most 32 distinct words per bank and 32 passes.
 	g := groupSize(e.bytes)
+	// (declared once: only rank[b][:nr[b]] and secs[:ns] are read, and
+	// each declaration zeroes its array: 8 KB for each group and 512
+	// bytes for each of its 32 passes, most of which have no lanes)
+	var rank [32][32]int64 // per bank, the distinct words in order
+	var secs [64]int64
 	for start := 0; start < 32; start += g {
-		var rank [32][32]int64 // per bank, the distinct words in order
 		var nr [32]int
 		var pass [32]uint32 // lanes per pass
 		for i := start; i < start+g; i++ {
@@ -1238,7 +1244,6 @@ func cpAsyncSectors(e *event) (n, ideal int64) {
 			pass[p] |= 1 << i
 		}
 		for _, ls := range pass {
-			var secs [64]int64
 			ns := 0
 			for ; ls != 0; ls &= ls - 1 {
 				i := bits.TrailingZeros32(ls)

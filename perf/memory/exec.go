@@ -229,8 +229,9 @@ type machine struct {
 	cpSrc lanes
 
 	// flushUsed and flushEvs are flush's scratch (count.go).
-	flushUsed []bool
-	flushEvs  []event
+	flushUsed  []bool
+	flushEvs   []event
+	flushLines []laneLine
 
 	// banks is the counting rules' scratch (count.go), kept by the pool
 	// (34 KB: zeroing it with the machine at every analysis was a

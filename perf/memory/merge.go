@@ -23,6 +23,70 @@ func interleaved(first, last, q *event) bool {
 	return true
 }
 
+// laneLine is an event's addresses when its active lanes' lie on one
+// line, base + lane*stride (ok): the lanes of a pending list's events
+// mostly do, and three events on lines of one stride are apart by the
+// same distances in every lane, so that interleaved decides in one
+// comparison what it decides lane by lane (flush asks it for each event
+// a run steps over, up to maxSkips of them for each run). One active
+// lane is a line of stride 0; done marks a line computed (lineAt).
+type laneLine struct {
+	done, ok     bool
+	base, stride int64
+}
+
+// lineAt returns the line of p[i], computed once in lines[i].
+func lineAt(p []event, lines []laneLine, i int) laneLine {
+	if !lines[i].done {
+		lines[i] = lineOf(&p[i])
+		lines[i].done = true
+	}
+	return lines[i]
+}
+
+func lineOf(e *event) laneLine {
+	first, second := -1, -1
+	var stride int64
+	for i := range 32 {
+		if e.mask&(1<<i) == 0 {
+			continue
+		}
+		switch {
+		case first < 0:
+			first = i
+			continue
+		case second < 0:
+			second = i
+			d := e.addr[i] - e.addr[first]
+			if d%int64(i-first) != 0 {
+				return laneLine{}
+			}
+			stride = d / int64(i-first)
+		}
+		if e.addr[i] != e.addr[first]+int64(i-first)*stride {
+			return laneLine{}
+		}
+	}
+	if first < 0 {
+		return laneLine{}
+	}
+	return laneLine{ok: true, base: e.addr[first] - int64(first)*stride, stride: stride}
+}
+
+// interleavedOn is interleaved(&p[first], &p[last], &p[q]) for events of
+// one mask, on their lines when the three share a stride (q's line first:
+// a swizzled access is on none, and then the others' are not needed).
+func interleavedOn(p []event, lines []laneLine, first, last, q int) bool {
+	if lq := lineAt(p, lines, q); lq.ok {
+		if ll := lineAt(p, lines, last); ll.ok && ll.stride == lq.stride {
+			if lf := lineAt(p, lines, first); lf.ok && lf.stride == lq.stride {
+				return !(lq.base < ll.base+2*p[last].width && lf.base < lq.base+p[q].width)
+			}
+		}
+	}
+	return interleaved(&p[first], &p[last], &p[q])
+}
+
 // maxSkips bounds the accesses a run steps over (the vectorizer looks at
 // a window of instructions, and the flush stays linear).
 const maxSkips = 64
