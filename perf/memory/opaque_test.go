@@ -77,6 +77,14 @@ func TestLoopSkipBranches(t *testing.T) {
         if k == 0 or tid == 0:
             S[1, tid] = A[2, tid]
 `), true)
+	// a bitwise and of the comparison and a boolean variable
+	// (sparse_prefill_head128_phase1.py's `if (k > 0) & should_scale_o:`)
+	skipCase(t, "bitwise and a boolean", kernel("1", `    for k in T.serial(300):
+        A[0, tid] = S[0, tid] + A[1, tid]
+        flag: T.bool = tid == 0
+        if (k > 0) & flag:
+            S[1, tid] = A[2, tid]
+`), true)
 	// a side that moves with the loop: nothing is skipped
 	skipCase(t, "and a moving side", kernel("1", `    for k in T.serial(300):
         A[0, tid] = S[0, tid] + A[1, tid]

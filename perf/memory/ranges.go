@@ -350,6 +350,11 @@ func isBool(e ir.Expr) bool {
 		return true
 	case *ir.Cast:
 		return e.To.Code == ir.Bool
+	case *ir.Var:
+		// a T.bool scalar holds 0 or 1 (sparse_prefill_head128_phase1.py's
+		// `if (k > 0) & should_scale_o:`, a bitwise and of a comparison
+		// and such a flag, kept its K loop from skipping)
+		return e.Type.Code == ir.Bool
 	case *ir.Binary:
 		switch e.Op {
 		case ir.EQ, ir.NE, ir.LT, ir.LE, ir.GT, ir.GE, ir.And, ir.Or:
