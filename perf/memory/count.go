@@ -488,7 +488,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, caps: m.caps[:0], scratch: m.scratch, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], flushLines: m.flushLines[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], flushShapes: m.flushShapes[:0], flushTab: m.flushTab[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -637,8 +637,9 @@ func (m *machine) flush() {
 	used := m.flushUsed[:0]
 	used = append(used, make([]bool, len(p))...)
 	m.flushUsed = used
-	lines := append(m.flushLines[:0], make([]laneLine, len(p))...) // (lineAt fills them as asked)
-	m.flushLines = lines
+	shapes := append(m.flushShapes[:0], make([]laneShape, len(p))...) // (shapeAt places them as asked)
+	m.flushShapes = shapes
+	m.flushTab = m.flushTab[:0]
 	var runs [17]int // a run of events of 1 byte or more stops at 16 bytes
 	for i := range p {
 		if used[i] {
@@ -661,7 +662,7 @@ func (m *machine) flush() {
 				break
 			}
 			if !follows(&p[last], q) {
-				if skips < maxSkips && interleavedOn(p, lines, run[0], last, j) {
+				if skips < maxSkips && interleavedOn(p, shapes, &m.flushTab, run[0], last, j) {
 					skips++
 					continue // merge.go
 				}

@@ -229,9 +229,10 @@ type machine struct {
 	cpSrc lanes
 
 	// flushUsed and flushEvs are flush's scratch (count.go).
-	flushUsed  []bool
-	flushEvs   []event
-	flushLines []laneLine
+	flushUsed   []bool
+	flushEvs    []event
+	flushShapes []laneShape
+	flushTab    []lanes
 
 	// banks is the counting rules' scratch (count.go), kept by the pool
 	// (34 KB: zeroing it with the machine at every analysis was a

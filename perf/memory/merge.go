@@ -1,5 +1,7 @@
 package memory
 
+import "math/bits"
+
 // interleaved reports whether q, an access of the same kind, buffer,
 // lanes and width as the run from first to last that does not follow
 // last, may be stepped over while the run looks for its next element: in
@@ -23,64 +25,65 @@ func interleaved(first, last, q *event) bool {
 	return true
 }
 
-// laneLine is an event's addresses when its active lanes' lie on one
-// line, base + lane*stride (ok): the lanes of a pending list's events
-// mostly do, and three events on lines of one stride are apart by the
-// same distances in every lane, so that interleaved decides in one
-// comparison what it decides lane by lane (flush asks it for each event
-// a run steps over, up to maxSkips of them for each run). One active
-// lane is a line of stride 0; done marks a line computed (lineAt).
-type laneLine struct {
-	done, ok     bool
-	base, stride int64
+// laneShape places a pending event among the translations of one
+// another: its addresses are base plus the offsets of shape id (the
+// offsets from its first active lane, in flush's table of them). Three
+// events of one mask and one shape are apart by the same distances in
+// every lane, so that interleaved decides in one comparison what it
+// decides lane by lane: flush asks it for each event a run steps over,
+// up to maxSkips of them for each run, and an unroll loop's accesses of
+// one instruction are translations (a swizzled one's too, when its
+// iterations move by whole swizzle atoms). id 0: not placed yet; -1:
+// none (the table is full).
+type laneShape struct {
+	id   int32
+	base int64
 }
 
-// lineAt returns the line of p[i], computed once in lines[i].
-func lineAt(p []event, lines []laneLine, i int) laneLine {
-	if !lines[i].done {
-		lines[i] = lineOf(&p[i])
-		lines[i].done = true
-	}
-	return lines[i]
-}
+// maxShapes bounds the shapes of one flush (each is searched for every
+// event placed).
+const maxShapes = 16
 
-func lineOf(e *event) laneLine {
-	first, second := -1, -1
-	var stride int64
-	for i := range 32 {
-		if e.mask&(1<<i) == 0 {
-			continue
-		}
-		switch {
-		case first < 0:
-			first = i
-			continue
-		case second < 0:
-			second = i
-			d := e.addr[i] - e.addr[first]
-			if d%int64(i-first) != 0 {
-				return laneLine{}
-			}
-			stride = d / int64(i-first)
-		}
-		if e.addr[i] != e.addr[first]+int64(i-first)*stride {
-			return laneLine{}
+// shapeAt returns the shape of p[i], placed once in shapes[i] (tab: the
+// flush's offset vectors).
+func shapeAt(p []event, shapes []laneShape, tab *[]lanes, i int) laneShape {
+	if shapes[i].id != 0 {
+		return shapes[i]
+	}
+	e := &p[i]
+	if e.mask == 0 {
+		shapes[i].id = -1
+		return shapes[i]
+	}
+	base := e.addr[bits.TrailingZeros32(e.mask)]
+	var off lanes
+	for rest := e.mask; rest != 0; rest &= rest - 1 {
+		l := bits.TrailingZeros32(rest)
+		off[l] = e.addr[l] - base
+	}
+	id := int32(-1)
+	for j := range *tab {
+		if (*tab)[j] == off {
+			id = int32(j + 1)
+			break
 		}
 	}
-	if first < 0 {
-		return laneLine{}
+	if id < 0 && len(*tab) < maxShapes {
+		*tab = append(*tab, off)
+		id = int32(len(*tab))
 	}
-	return laneLine{ok: true, base: e.addr[first] - int64(first)*stride, stride: stride}
+	shapes[i] = laneShape{id: id, base: base}
+	return shapes[i]
 }
 
 // interleavedOn is interleaved(&p[first], &p[last], &p[q]) for events of
-// one mask, on their lines when the three share a stride (q's line first:
-// a swizzled access is on none, and then the others' are not needed).
-func interleavedOn(p []event, lines []laneLine, first, last, q int) bool {
-	if lq := lineAt(p, lines, q); lq.ok {
-		if ll := lineAt(p, lines, last); ll.ok && ll.stride == lq.stride {
-			if lf := lineAt(p, lines, first); lf.ok && lf.stride == lq.stride {
-				return !(lq.base < ll.base+2*p[last].width && lf.base < lq.base+p[q].width)
+// one mask, on their bases when the three have one shape (q's first: the
+// others' are not needed when it has none).
+func interleavedOn(p []event, shapes []laneShape, tab *[]lanes, first, last, q int) bool {
+	if sq := shapeAt(p, shapes, tab, q); sq.id > 0 {
+		if sl := shapeAt(p, shapes, tab, last); sl.id == sq.id {
+			if sf := shapeAt(p, shapes, tab, first); sf.id == sq.id {
+				return !(sq.base < sl.base+2*p[last].width && sf.base < sq.base+p[q].width)
 			}
 		}
 	}
