@@ -20,4 +20,5 @@ def region_of_region(A_ptr: T.handle, B_ptr: T.handle):
         Tx.cta.copy(A_s[8:16, 32:40], src[8:16, 40:])
 
     copy_cols(A[:, 16:64])
+    T.cuda.cta_sync()  # the copies above write A_s; every thread reads it below
     Tx.cta.copy(B[:, 0:40], A_s[:, 0:40])
