@@ -438,7 +438,14 @@ func (r *runner) lower(in *input) *lowered {
 	if in.path != "" {
 		opts.Path = in.path // its imports resolve under its package root
 	}
-	l.res = lower.Analyze(l.f, opts)
+	if (r.c.Perf || r.c.Emit == "json") && r.c.Kernel == "" && r.c.Case == 0 {
+		// every kernel's figures are wanted: each kernel's are computed
+		// from the moment it is dispatched, on a processor the evaluator
+		// leaves idle (lower.AnalyzeAside)
+		l.res = lower.AnalyzeAside(l.f, opts, r.c.Perf)
+	} else {
+		l.res = lower.Analyze(l.f, opts)
+	}
 	l.res.AddHeadlessDiags()
 	if r.c.Perf {
 		// the figures are computed while the fixes are verified and the

@@ -327,6 +327,12 @@ var registry = sync.OnceValue(func() *dispatch.Registry {
 
 // Analyze runs the whole pipeline on f.
 func Analyze(f *source.File, opts Options) *Result {
+	return analyze(f, opts, nil)
+}
+
+// analyze is Analyze, with the figures of its kernels computed aside as
+// they are dispatched when aside is not nil (AnalyzeAside).
+func analyze(f *source.File, opts Options, aside *figuresAside) *Result {
 	res := &Result{File: f}
 	syn, diags := syntax.Parse(f)
 	res.Syntax = syn
@@ -364,6 +370,9 @@ func Analyze(f *source.File, opts Options) *Result {
 			out.Diags = append(out.Diags, partialWarpDiags(f, k.Func)...) // fix_launch.go
 		}
 		cell := ahead.compute(out, target.Arch)
+		if cell == nil {
+			cell = aside.cell(out, target.Arch) // figures_aside.go
+		}
 		mu.Lock()
 		done[k], arches[k] = out, target.Arch
 		if cell != nil {
@@ -376,14 +385,22 @@ func Analyze(f *source.File, opts Options) *Result {
 		Path: opts.Path, ImportRoots: opts.importRoots(), ReadFile: opts.ReadFile, Cancelled: opts.cancel, OneCase: opts.oneCase})
 	panics := p.wait()
 	if opts.cancelled() {
+		aside.close(true)
 		res.cancelled = true
 		return res
 	}
 	r, again := checkRef()
 	if again {
+		aside.close(true)
 		opts.guess, opts.chosen = nil, &r
-		return Analyze(f, opts)
+		if aside != nil {
+			aside = newFiguresAside(aside.warnings)
+		}
+		return analyze(f, opts, aside)
 	}
+	// the goroutine ends once it has computed what was queued: every
+	// kernel is dispatched now
+	defer aside.close(false)
 	res.Reference = r
 	res.Program = prog
 	res.Imports = prog.Imports

@@ -33,6 +33,9 @@ func (k *Kernel) Memory() *memory.Kernel {
 		return compute() // a record built outside Analyze
 	}
 	k.mem.once.Do(func() { k.mem.k = compute() })
+	if p := k.mem.panicked; p != nil {
+		panic(p) // the analysis's, on the goroutine of figuresAside
+	}
 	return k.mem.k
 }
 
@@ -77,6 +80,10 @@ type memCell struct {
 	perfDone atomic.Bool
 	// overWork is set when a bounded analysis (kernelPerfWithin) gave up.
 	overWork atomic.Bool
+	// panicked and perfPanicked hold a panic of the figures' or the
+	// warnings' computation on figuresAside's goroutine (set inside once
+	// and perfOnce), raised again by Memory and kernelPerf.
+	panicked, perfPanicked any
 }
 
 // CallMemory returns the figures of call c of k (nil when c has none).

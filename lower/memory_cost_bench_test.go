@@ -69,7 +69,7 @@ func BenchmarkAnalyzeMemoryGoldens(b *testing.B) {
 
 // goldenFiles reads the golden programs lowered with the default options
 // (testdata/*.txtar without an options section), each as its own file.
-func goldenFiles(b *testing.B) []*source.File {
+func goldenFiles(b testing.TB) []*source.File {
 	paths, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("no golden files: %v", err)

@@ -47,6 +47,9 @@ func kernelPerf(k *Kernel) []diag.Diagnostic {
 		k.mem.perf = perfOf(k)
 		k.mem.perfDone.Store(true)
 	})
+	if p := k.mem.perfPanicked; p != nil {
+		panic(p) // the warnings', on the goroutine of figuresAside
+	}
 	return k.mem.perf
 }
 

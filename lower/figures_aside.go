@@ -1,0 +1,155 @@
+package lower
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/tilels/tilels/dispatch"
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/perf/memory"
+)
+
+// figuresAside computes, on one goroutine of its own, the memory figures
+// (and, when asked, the performance warnings) of each CUDA kernel as soon
+// as Analyze's dispatch pipe has lowered it, while the evaluator goes on
+// with the rest of the file and, once Analyze has returned, while the
+// caller makes its text (AnalyzeAside: `tilels --lower --perf` and
+// `--emit json`). Analyze never waits for it. The kernel's record shares
+// the cell the goroutine fills, so a later Kernel.Memory or kernelPerf
+// finds the result there, waits for the one under way (the cell's
+// sync.Once), or computes it when the goroutine has not come to it yet;
+// the results are those the record would compute (perf/memory's content
+// cache makes them independent of the order and of the goroutine).
+//
+// Why: a one-shot process of a small or middling file leaves a processor
+// idle most of the time (the evaluator is one goroutine; the dispatch of
+// each kernel, on the other, is short), and the figures, computed only
+// after Analyze, were on the critical path after the text: in
+// swizzled_smem_copy.txtar's process the analysis of its three kernels
+// took 1.0 ms against 0.4 ms of text, and --perf waited 0.6-1.0 ms for
+// it. Options.PerfAhead, which computes the figures inside the dispatch
+// pipe, was measured for the CLI and dropped (+5.7 % -> +13.0 % on the
+// goldens): the pipe's goroutines then hold up the dispatch of the next
+// kernels, and Analyze returns only when every figure is known, so the
+// text waits for them all.
+type figuresAside struct {
+	warnings bool // the warnings too (--perf), not only the figures
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	queue   []*Kernel
+	started bool
+	closed  bool
+	// stop drops what is queued: Analyze's result was discarded (its
+	// reference chosen again) or cancelled
+	stop atomic.Bool
+}
+
+func newFiguresAside(warnings bool) *figuresAside {
+	a := &figuresAside{warnings: warnings}
+	a.cond.L = &a.mu
+	return a
+}
+
+// cell returns the cell the goroutine will fill for kernel k dispatched
+// to out for arch, queued; nil when a is nil or k gets no CUDA figures
+// (a kernel of another target, or not lowered).
+func (a *figuresAside) cell(out *dispatch.Output, arch string) *memCell {
+	if a == nil || out.Foreign != "" || out.Func == nil || arch == trnArch {
+		return nil
+	}
+	cell := &memCell{}
+	k := &Kernel{Lowered: out.Func, Launch: out.Launch, Calls: out.Decisions, mem: cell}
+	a.mu.Lock()
+	a.queue = append(a.queue, k)
+	if !a.started {
+		a.started = true
+		kept(a.run)
+	}
+	a.mu.Unlock()
+	a.cond.Signal()
+	return cell
+}
+
+// close ends the goroutine once the queue is empty (drop: at once).
+func (a *figuresAside) close(drop bool) {
+	if a == nil {
+		return
+	}
+	if drop {
+		a.stop.Store(true)
+	}
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.cond.Broadcast()
+}
+
+func (a *figuresAside) next() (*Kernel, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.queue) == 0 && !a.closed {
+		a.cond.Wait()
+	}
+	if len(a.queue) == 0 {
+		return nil, false
+	}
+	k := a.queue[0]
+	a.queue[0] = nil
+	a.queue = a.queue[1:]
+	return k, true
+}
+
+func (a *figuresAside) run() {
+	for {
+		k, ok := a.next()
+		if !ok {
+			return
+		}
+		if !a.stop.Load() {
+			a.compute(k)
+		}
+	}
+}
+
+// compute fills k's cell. A panic of the analysis is kept in the cell,
+// inside its sync.Once, and raised again on the goroutine of whoever asks
+// the record for its figures or warnings, as it would have been without
+// the goroutine (a goroutine's panic would end the process).
+func (a *figuresAside) compute(k *Kernel) {
+	cell := k.mem
+	cell.once.Do(func() {
+		defer catch(&cell.panicked)
+		if asideHook != nil {
+			asideHook(k)
+		}
+		cell.k = memory.Cached(k.Lowered, k.Launch)
+	})
+	if !a.warnings || cell.panicked != nil {
+		return
+	}
+	cell.perfOnce.Do(func() {
+		defer catch(&cell.perfPanicked)
+		cell.perf = perfOf(k)
+		cell.perfDone.Store(true)
+	})
+}
+
+// asideHook, when set (tests), is called on the goroutine before each
+// kernel's figures are computed there.
+var asideHook func(*Kernel)
+
+func catch(into *any) {
+	if r := recover(); r != nil {
+		*into = r
+	}
+}
+
+// AnalyzeAside is Analyze with each CUDA kernel's memory figures (and,
+// with warnings, its performance warnings) computed on a goroutine of
+// their own from the moment the kernel is dispatched (figuresAside), for
+// a caller that will ask for them: `tilels --lower`'s --perf and --emit
+// json. The result is Analyze's.
+func AnalyzeAside(f *source.File, opts Options, warnings bool) *Result {
+	return analyze(f, opts, newFiguresAside(warnings))
+}
