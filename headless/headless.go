@@ -212,7 +212,7 @@ func (r *runner) run() (int, error) {
 			finish(prev)
 		}
 		prev = cur
-		if cur.perf == nil {
+		if cur.perf == nil && !cur.aside {
 			finish(cur)
 			prev = nil
 		}
@@ -401,6 +401,10 @@ type lowered struct {
 	res *lower.Result // nil for an input too large to read
 	// perf delivers the performance warnings (--perf), computed aside
 	perf <-chan perfResult
+	// aside is set when the figures (and with --perf the warnings) are
+	// computed as each kernel is dispatched (lower.AnalyzeAside): finish
+	// helps with what is left
+	aside bool
 }
 
 type perfResult struct {
@@ -441,13 +445,15 @@ func (r *runner) lower(in *input) *lowered {
 	if (r.c.Perf || r.c.Emit == "json") && r.c.Kernel == "" && r.c.Case == 0 {
 		// every kernel's figures are wanted: each kernel's are computed
 		// from the moment it is dispatched, on a processor the evaluator
-		// leaves idle (lower.AnalyzeAside)
+		// leaves idle, while the fixes are verified and the text is made
+		// (lower.AnalyzeAside)
 		l.res = lower.AnalyzeAside(l.f, opts, r.c.Perf)
+		l.aside = true
 	} else {
 		l.res = lower.Analyze(l.f, opts)
 	}
 	l.res.AddHeadlessDiags()
-	if r.c.Perf {
+	if r.c.Perf && !l.aside {
 		// the figures are computed while the fixes are verified and the
 		// text is made: they read the records' calls and code, which
 		// those leave as they are
@@ -509,6 +515,7 @@ func (r *runner) finish(l *lowered) (result, bool) {
 	r.diagnose(l)
 	switch c.Emit {
 	case "json":
+		res.HelpFigures() // (AnalyzeAside's, if any)
 		out.doc = report.Build(res, ks)
 		if r.comp != nil {
 			r.addMachine(f, res, ks, out.doc)
@@ -538,6 +545,12 @@ func (r *runner) diagnose(l *lowered) {
 			panic(p.panic)
 		}
 		res.Diags = append(res.Diags, p.diags...)
+		diag.Sort(res.Diags)
+	}
+	if l.aside && r.c.Perf {
+		// (what the goroutine has not computed yet, computed here too)
+		l.aside = false
+		res.Diags = append(res.Diags, lower.PerfWarnings(res)...)
 		diag.Sort(res.Diags)
 	}
 	for _, d := range res.Diags {

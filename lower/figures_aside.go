@@ -85,6 +85,44 @@ func (a *figuresAside) close(drop bool) {
 	a.cond.Broadcast()
 }
 
+// take returns the next queued kernel, if any, without waiting.
+func (a *figuresAside) take() (*Kernel, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queue) == 0 {
+		return nil, false
+	}
+	k := a.queue[0]
+	a.queue[0] = nil
+	a.queue = a.queue[1:]
+	return k, true
+}
+
+// HelpFigures computes, on the calling goroutine, the figures (and
+// warnings) AnalyzeAside's goroutine has not come to yet, next to it,
+// and returns when none is left queued (one may still be under way
+// there: the record's Memory waits for it). A caller about to ask for
+// every record's figures calls it first, so that two processors, not
+// one, compute what is left (after Analyze the caller makes its text
+// while the goroutine works; a goroutine more for the figures then, as
+// before AnalyzeAside, only took turns with them). No-op for a Result
+// of Analyze.
+func (r *Result) HelpFigures() {
+	a := r.aside
+	if a == nil {
+		return
+	}
+	for {
+		k, ok := a.take()
+		if !ok {
+			return
+		}
+		if !a.stop.Load() {
+			a.compute(k)
+		}
+	}
+}
+
 func (a *figuresAside) next() (*Kernel, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

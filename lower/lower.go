@@ -166,6 +166,9 @@ type Result struct {
 	// cancelled marks an analysis given up midway (Options.cancel): only
 	// File and Syntax are set.
 	cancelled bool
+	// aside computes the kernels' figures as they were dispatched
+	// (AnalyzeAside; nil for Analyze)
+	aside *figuresAside
 }
 
 // Kernel is one analysed @T.prim_func.
@@ -401,6 +404,7 @@ func analyze(f *source.File, opts Options, aside *figuresAside) *Result {
 	// the goroutine ends once it has computed what was queued: every
 	// kernel is dispatched now
 	defer aside.close(false)
+	res.aside = aside
 	res.Reference = r
 	res.Program = prog
 	res.Imports = prog.Imports

@@ -240,6 +240,7 @@ type perfKey struct {
 func PerfWarnings(r *Result) []diag.Diagnostic {
 	var ds []diag.Diagnostic
 	seen := map[perfKey]bool{}
+	r.HelpFigures()
 	perfAll(r.Kernels)
 	for _, k := range r.Kernels {
 		for _, d := range kernelPerf(k) {
