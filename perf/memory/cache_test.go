@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -155,4 +156,47 @@ func corpusKernels(t *testing.T, lines int) []*lower.Kernel {
 		}
 	}
 	return ks
+}
+
+// TestLazyKeysGiveUp checks that kernels of one preKey whose first
+// analysis gave up at once (a loop over a runtime extent before anything
+// else) are analysed without keys, which would cost more than such an
+// analysis, and that their figures are memory.Analyze's; and that
+// kernels whose first analysis ran are keyed as before.
+func TestLazyKeysGiveUp(t *testing.T) {
+	defer memory.SetLazyKeys(memory.LazyKeys())
+	memory.SetLazyKeys(true)
+	defer memory.ResetCache()
+	const early = `    for i in range(n):
+        S[tid, COL] = A[tid, i]
+    T.cuda.cta_sync()
+    A[1, tid] = S[0, tid]
+`
+	const ran = `    for i in range(32):
+        S[tid, COL] = A[tid, i]
+    T.cuda.cta_sync()
+    A[1, tid] = S[0, tid]
+`
+	for _, tc := range []struct {
+		name  string
+		body  string
+		keyed bool
+	}{{"gave up", early, false}, {"ran", ran, true}} {
+		memory.ResetCache()
+		var ks []*lower.Kernel
+		for _, col := range []string{"0", "1", "2"} {
+			ks = append(ks, oneKernel(t, tc.name, kernel("1", strings.ReplaceAll(tc.body, "COL", col))))
+		}
+		if memory.PreKey(ks[0].Lowered, ks[0].Launch) != memory.PreKey(ks[1].Lowered, ks[1].Launch) {
+			t.Fatalf("%s: the kernels' preKeys differ", tc.name)
+		}
+		for _, k := range append(ks, ks...) {
+			if got, want := kernelText(memory.Cached(k.Lowered, k.Launch), k), kernelText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
+				t.Fatalf("%s: figures differ:\n%s\nwant\n%s", tc.name, got, want)
+			}
+		}
+		if keyed, _ := memory.CacheKeys(); (keyed > 0) != tc.keyed {
+			t.Errorf("%s: %d cache entries; keyed: want %v", tc.name, keyed, tc.keyed)
+		}
+	}
 }

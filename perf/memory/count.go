@@ -276,6 +276,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	total.fold()
 	k.Total = total
 	k.steps, k.work = m.steps, m.work
+	k.gaveUp = total.Unknown != "" && m.work < stmts
 	return k, true
 }
 

@@ -275,6 +275,10 @@ type Kernel struct {
 	// steps is the statements and events the machine executed or
 	// skipped as translations (tests); work the statements it executed.
 	steps, work int64
+	// gaveUp is set when the analysis stopped with the figures unknown
+	// before executing as many statements as the kernel holds: it cost
+	// about what walking a key of the kernel would (cachedLazily)
+	gaveUp bool
 	// locs places the cache entry's instructions in this kernel (Where)
 	// when the figures were restored from the content cache.
 	locs []instrLoc
