@@ -32,6 +32,14 @@ import (
 // goldens): the pipe's goroutines then hold up the dispatch of the next
 // kernels, and Analyze returns only when every figure is known, so the
 // text waits for them all.
+//
+// Measured (medians of 30-40 interleaved processes, 2 cores): --emit
+// json, which computed the figures one kernel after another after the
+// file, flash_attention4.py 120.7 -> 92.5 ms; --perf, middling files 1-2
+// ms faster (fp8_blockwise_gemm.py 22.6 -> 20.6), flash_attention4.py
+// (both processors busy throughout) and the small golden programs (whose
+// kernels are all dispatched at the end of their evaluation) unchanged
+// within the noise (docs/memory-agreement.md, tenth pass).
 type figuresAside struct {
 	warnings bool // the warnings too (--perf), not only the figures
 
