@@ -447,7 +447,7 @@ func (r *runner) lower(in *input) *lowered {
 		// from the moment it is dispatched, on a processor the evaluator
 		// leaves idle, while the fixes are verified and the text is made
 		// (lower.AnalyzeAside)
-		l.res = lower.AnalyzeAside(l.f, opts, r.c.Perf)
+		l.res = lower.AnalyzeAside(l.f, opts, r.c.Emit == "json", r.c.Perf)
 		l.aside = true
 	} else {
 		l.res = lower.Analyze(l.f, opts)

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -41,7 +42,9 @@ import (
 // kernels are all dispatched at the end of their evaluation) unchanged
 // within the noise (docs/memory-agreement.md, tenth pass).
 type figuresAside struct {
-	warnings bool // the warnings too (--perf), not only the figures
+	// figures: every kernel's figures are wanted (--emit json);
+	// warnings: the warnings (--perf), and the figures they read
+	figures, warnings bool
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -53,8 +56,8 @@ type figuresAside struct {
 	stop atomic.Bool
 }
 
-func newFiguresAside(warnings bool) *figuresAside {
-	a := &figuresAside{warnings: warnings}
+func newFiguresAside(figures, warnings bool) *figuresAside {
+	a := &figuresAside{figures: figures, warnings: warnings}
 	a.cond.L = &a.mu
 	return a
 }
@@ -162,15 +165,22 @@ func (a *figuresAside) run() {
 // inside its sync.Once, and raised again on the goroutine of whoever asks
 // the record for its figures or warnings, as it would have been without
 // the goroutine (a goroutine's panic would end the process).
+//
+// Only the warnings asked for (--perf, not --emit json), a kernel none of
+// whose calls has a variant gets no figures, as perfOf computes none for
+// it: flash_attention_backward.py's process took 22 ms more CPU with
+// them.
 func (a *figuresAside) compute(k *Kernel) {
 	cell := k.mem
-	cell.once.Do(func() {
-		defer catch(&cell.panicked)
-		if asideHook != nil {
-			asideHook(k)
-		}
-		cell.k = memory.Cached(k.Lowered, k.Launch)
-	})
+	if a.figures || slices.ContainsFunc(k.Calls, func(d *dispatch.Decision) bool { return d.Variant != "" }) {
+		cell.once.Do(func() {
+			defer catch(&cell.panicked)
+			if asideHook != nil {
+				asideHook(k)
+			}
+			cell.k = memory.Cached(k.Lowered, k.Launch)
+		})
+	}
 	if !a.warnings || cell.panicked != nil {
 		return
 	}
@@ -191,11 +201,12 @@ func catch(into *any) {
 	}
 }
 
-// AnalyzeAside is Analyze with each CUDA kernel's memory figures (and,
-// with warnings, its performance warnings) computed on a goroutine of
-// their own from the moment the kernel is dispatched (figuresAside), for
-// a caller that will ask for them: `tilels --lower`'s --perf and --emit
-// json. The result is Analyze's.
-func AnalyzeAside(f *source.File, opts Options, warnings bool) *Result {
-	return analyze(f, opts, newFiguresAside(warnings))
+// AnalyzeAside is Analyze with each CUDA kernel's memory figures (every
+// kernel's: figures; those the warnings read: warnings) and performance
+// warnings (warnings) computed on a goroutine of their own from the
+// moment the kernel is dispatched (figuresAside), for a caller that will
+// ask for them: `tilels --lower --emit json` (figures) and --perf
+// (warnings). The result is Analyze's.
+func AnalyzeAside(f *source.File, opts Options, figures, warnings bool) *Result {
+	return analyze(f, opts, newFiguresAside(figures, warnings))
 }

@@ -397,7 +397,7 @@ func analyze(f *source.File, opts Options, aside *figuresAside) *Result {
 		aside.close(true)
 		opts.guess, opts.chosen = nil, &r
 		if aside != nil {
-			aside = newFiguresAside(aside.warnings)
+			aside = newFiguresAside(aside.figures, aside.warnings)
 		}
 		return analyze(f, opts, aside)
 	}
