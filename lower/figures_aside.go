@@ -96,10 +96,8 @@ func (a *figuresAside) close(drop bool) {
 	a.cond.Broadcast()
 }
 
-// take returns the next queued kernel, if any, without waiting.
-func (a *figuresAside) take() (*Kernel, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// pop takes the oldest queued kernel, if any (a.mu held).
+func (a *figuresAside) pop() (*Kernel, bool) {
 	if len(a.queue) == 0 {
 		return nil, false
 	}
@@ -108,6 +106,39 @@ func (a *figuresAside) take() (*Kernel, bool) {
 	a.queue = a.queue[1:]
 	return k, true
 }
+
+// take returns the next queued kernel, if any, without waiting.
+func (a *figuresAside) take() (*Kernel, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pop()
+}
+
+// next returns the next queued kernel, waiting for one until close.
+func (a *figuresAside) next() (*Kernel, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for len(a.queue) == 0 && !a.closed {
+		a.cond.Wait()
+	}
+	return a.pop()
+}
+
+// drain computes the kernels get gives until it gives none.
+func (a *figuresAside) drain(get func() (*Kernel, bool)) {
+	for {
+		k, ok := get()
+		if !ok {
+			return
+		}
+		if !a.stop.Load() {
+			a.compute(k)
+		}
+	}
+}
+
+// run is the goroutine's work.
+func (a *figuresAside) run() { a.drain(a.next) }
 
 // HelpFigures computes, on the calling goroutine, the figures (and
 // warnings) AnalyzeAside's goroutine has not come to yet, next to it,
@@ -119,45 +150,8 @@ func (a *figuresAside) take() (*Kernel, bool) {
 // before AnalyzeAside, only took turns with them). No-op for a Result
 // of Analyze.
 func (r *Result) HelpFigures() {
-	a := r.aside
-	if a == nil {
-		return
-	}
-	for {
-		k, ok := a.take()
-		if !ok {
-			return
-		}
-		if !a.stop.Load() {
-			a.compute(k)
-		}
-	}
-}
-
-func (a *figuresAside) next() (*Kernel, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for len(a.queue) == 0 && !a.closed {
-		a.cond.Wait()
-	}
-	if len(a.queue) == 0 {
-		return nil, false
-	}
-	k := a.queue[0]
-	a.queue[0] = nil
-	a.queue = a.queue[1:]
-	return k, true
-}
-
-func (a *figuresAside) run() {
-	for {
-		k, ok := a.next()
-		if !ok {
-			return
-		}
-		if !a.stop.Load() {
-			a.compute(k)
-		}
+	if a := r.aside; a != nil {
+		a.drain(a.take)
 	}
 }
 
