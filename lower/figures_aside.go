@@ -62,9 +62,9 @@ func newFiguresAside(figures, warnings bool) *figuresAside {
 	return a
 }
 
-// cell returns the cell the goroutine will fill for kernel k dispatched
-// to out for arch, queued; nil when a is nil or k gets no CUDA figures
-// (a kernel of another target, or not lowered).
+// cell queues the kernel the pipe dispatched to out for arch and returns
+// the cell the goroutine will fill for it; nil when a is nil or the
+// kernel gets no CUDA figures (another target's, or not lowered).
 func (a *figuresAside) cell(out *dispatch.Output, arch string) *memCell {
 	if a == nil || out.Foreign != "" || out.Func == nil || arch == trnArch {
 		return nil
