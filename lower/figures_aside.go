@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -10,9 +11,10 @@ import (
 	"github.com/tilels/tilels/perf/memory"
 )
 
-// figuresAside computes, on one goroutine of its own, the memory figures
-// (and, when asked, the performance warnings) of each CUDA kernel as soon
-// as Analyze's dispatch pipe has lowered it, while the evaluator goes on
+// figuresAside computes, on goroutines of its own (one on 2 processors:
+// asideWorkers), the memory figures (and, when asked, the performance
+// warnings) of each CUDA kernel as soon as Analyze's dispatch pipe has
+// lowered it, while the evaluator goes on
 // with the rest of the file and, once Analyze has returned, while the
 // caller makes its text (AnalyzeAside: `tilels --lower --perf` and
 // `--emit json`). Analyze never waits for it. The kernel's record shares
@@ -46,11 +48,13 @@ type figuresAside struct {
 	// warnings: the warnings (--perf), and the figures they read
 	figures, warnings bool
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	queue   []*Kernel
-	started bool
-	closed  bool
+	mu    sync.Mutex
+	cond  sync.Cond
+	queue []*Kernel
+	// workers: the goroutines started (at most asideWorkers); idle: those
+	// waiting for a kernel
+	workers, idle int
+	closed        bool
 	// stop drops what is queued: Analyze's result was discarded (its
 	// reference chosen again) or cancelled
 	stop atomic.Bool
@@ -73,8 +77,8 @@ func (a *figuresAside) cell(out *dispatch.Output, arch string) *memCell {
 	k := &Kernel{Lowered: out.Func, Launch: out.Launch, Calls: out.Decisions, mem: cell}
 	a.mu.Lock()
 	a.queue = append(a.queue, k)
-	if !a.started {
-		a.started = true
+	if a.idle == 0 && a.workers < asideWorkers() {
+		a.workers++
 		kept(a.run)
 	}
 	a.mu.Unlock()
@@ -119,7 +123,9 @@ func (a *figuresAside) next() (*Kernel, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for len(a.queue) == 0 && !a.closed {
+		a.idle++
 		a.cond.Wait()
+		a.idle--
 	}
 	return a.pop()
 }
@@ -137,7 +143,17 @@ func (a *figuresAside) drain(get func() (*Kernel, bool)) {
 	}
 }
 
-// run is the goroutine's work.
+// asideWorkers is how many goroutines compute a file's figures: one per
+// processor the lowering leaves (GOMAXPROCS less one: the evaluator's),
+// at least one. A worker more starts when a kernel is queued while every
+// worker is busy. On the 2-core development machine that is one, as
+// before; on more, the cases of a pytest grid no longer wait for one
+// goroutine (flash_attention4.py's 32 cases take 50-55 ms of analysis
+// against its 94 ms of lowering; docs/memory-agreement.md, eleventh
+// pass).
+func asideWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// run is a worker's work.
 func (a *figuresAside) run() { a.drain(a.next) }
 
 // HelpFigures computes, on the calling goroutine, the figures (and

@@ -6,17 +6,29 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/perf/memory"
 )
 
-// TestAnalyzeAside checks that AnalyzeAside's goroutine computes the
+// TestAnalyzeAside checks that AnalyzeAside's goroutines compute the
 // figures of the golden programs' CUDA kernels, asked for as headless
 // asks (every kernel's figures and the warnings, the warnings alone,
 // the figures alone), and that they and the performance warnings are
 // those Analyze's records compute: ExplainMemory and PerfWarnings of
-// both, each from an empty content cache.
+// both, each from an empty content cache; with one worker (2
+// processors) and with several (8).
 func TestAnalyzeAside(t *testing.T) {
+	for _, procs := range []int{2, 8} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			testAnalyzeAside(t)
+		})
+	}
+}
+
+func testAnalyzeAside(t *testing.T) {
 	var computed atomic.Int64
 	asideHook = func(*Kernel) { computed.Add(1) }
 	defer func() { asideHook = nil }()
@@ -95,5 +107,48 @@ func TestAnalyzeAsidePanic(t *testing.T) {
 	}()
 	if got != "boom" {
 		t.Fatalf("Memory raised %v, want the goroutine's panic", got)
+	}
+}
+
+// TestAnalyzeAsideWorkers checks how many goroutines compute a file's
+// figures at once: one on 2 processors, and several on 4 when kernels
+// are queued while the first is busy (each computation held 20 ms).
+func TestAnalyzeAsideWorkers(t *testing.T) {
+	var f = (*source.File)(nil)
+	for _, g := range goldenFiles(t) {
+		n := 0
+		for _, k := range Analyze(g, Options{}).Kernels {
+			if k.Lowered != nil && k.Target != "trn" {
+				n++
+			}
+		}
+		if n >= 3 {
+			f = g
+			break
+		}
+	}
+	if f == nil {
+		t.Fatal("no golden program has 3 CUDA kernels")
+	}
+	for _, c := range []struct{ procs, atMost, atLeast int64 }{{2, 1, 1}, {4, 3, 2}} {
+		var inFlight, most atomic.Int64
+		asideHook = func(*Kernel) {
+			n := inFlight.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(20 * time.Millisecond)
+			inFlight.Add(-1)
+		}
+		old := runtime.GOMAXPROCS(int(c.procs))
+		memory.ResetCache()
+		res := AnalyzeAside(f, Options{}, true, false)
+		for _, k := range res.Kernels {
+			k.Memory() // (waits for the goroutines' cells)
+		}
+		runtime.GOMAXPROCS(old)
+		asideHook = nil
+		if got := most.Load(); got > c.atMost || got < c.atLeast {
+			t.Errorf("%s on %d processors: %d kernels' figures computed at once, want %d to %d", f.Name, c.procs, got, c.atLeast, c.atMost)
+		}
 	}
 }
