@@ -166,3 +166,89 @@ func TestPerfFixesRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestPerfFixesSameName checks that a fix is verified on its own kernel
+// when another def of the file has the same name (rmsnorm.py's two
+// factories of `rmsnorm`): mem_pool_interleave's conflicting kernel, then
+// a def of the same name without shared memory. verifyFix used to take
+// the last kernel of that name and case, and offered nothing.
+func TestPerfFixesSameName(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/mem_pool_interleave.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := ar.Get("kernel.py")
+	src := string(one)
+	src = src[:strings.Index(src, "@T.prim_func\ndef pool_runs_interleaved")] + `@T.prim_func
+def pool_runs(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4096,), "float16")
+    B = T.match_buffer(B_ptr, (4096,), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([256])
+    Tx.cta.copy(B[:], A[:])
+# tilels: reference=0.27
+`
+	memory.ResetCache()
+	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
+	if len(res.Kernels) != 2 || res.Kernels[0].Name != res.Kernels[1].Name {
+		t.Fatalf("kernels %v: %v", res.Kernels, res.Diags)
+	}
+	ds, fixes := PerfReport(res, Options{})
+	warned := 0
+	for _, d := range ds {
+		if d.Code == CodeBankConflicts {
+			warned++
+		}
+	}
+	want := ", layout=T.TileLayout(T.S[(4096 // 8, 2, 4):(4, 4096 // 2, 1)])"
+	if warned != 2 || len(fixes) != 2 || fixes[0].NewText != want || fixes[1].NewText != want {
+		t.Errorf("%d bank-conflict warnings, fixes %+v; want 2 and 2 fixes %q", warned, fixes, want)
+	}
+}
+
+// TestExtentText checks the extent an interleaving fix writes: the
+// allocation's one extent as the source spells it.
+func TestExtentText(t *testing.T) {
+	for _, c := range []struct{ decl, want string }{
+		{`pool.alloc([hidden_size], "float32")`, "hidden_size"},
+		{`T.alloc_buffer((256,), "float32", scope="shared")`, "256"},
+		{`pool.alloc([n * 8], "float32")`, "(n * 8)"},
+		{`pool.alloc([f(a, b)], "float32")`, "(f(a, b))"},
+		{`pool.alloc([32, 32], "float32")`, ""},
+		{`pool.alloc(shape, "float32")`, ""},
+	} {
+		got, ok := extentText(c.decl)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("extentText(%q) = %q, %v; want %q", c.decl, got, ok, c.want)
+		}
+	}
+}
+
+// TestPerfFixInterleaveAlloc checks the interleaving fix on a plain
+// one-dimensional shared allocation (mem_pool_interleave's first kernel
+// with x_smem allocated on its own): its extent is the literal.
+func TestPerfFixInterleaveAlloc(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/mem_pool_interleave.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := ar.Get("kernel.py")
+	src := string(one)
+	src = src[:strings.Index(src, "@T.prim_func\ndef pool_runs_interleaved")] + "# tilels: reference=0.27\n"
+	old := `    buf = T.alloc_buffer([16384], "uint8", scope="shared.dyn")
+    pool = T.meta_var(T.SMEMPool(buf.data))
+    x_smem = pool.alloc([4096], "float32")
+`
+	if !strings.Contains(src, old) {
+		t.Fatalf("no pool in\n%s", src)
+	}
+	src = strings.Replace(src, old, "    x_smem = T.alloc_buffer((4096,), \"float32\", scope=\"shared\")\n", 1)
+	memory.ResetCache()
+	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
+	ds, fixes := PerfReport(res, Options{})
+	want := ", layout=T.TileLayout(T.S[(4096 // 8, 2, 4):(4, 4096 // 2, 1)])"
+	if len(ds) != 2 || len(fixes) != 2 || fixes[0].NewText != want || !strings.Contains(ds[0].Message, "swizzle or pad the layout of x_smem") {
+		t.Errorf("warnings %v, fixes %+v; want 2 warnings on x_smem and 2 fixes %q", ds, fixes, want)
+	}
+}

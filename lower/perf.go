@@ -78,7 +78,7 @@ func perfOf(k *Kernel) []diag.Diagnostic {
 		}
 		shared, global := f.ExceedsIdeal()
 		if shared && f.Worst != nil {
-			out = append(out, bankDiag(d, f))
+			out = append(out, bankDiag(d, f, k.Memory().View(f.Worst)))
 		}
 		if global && f.WorstGlobal != nil {
 			out = append(out, coalesceDiag(d, f))
@@ -107,7 +107,10 @@ func misalignDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 		w.Width, w.Kind, w.Buf, thread, addr, w.Width, w.Buf, w.Width)
 }
 
-func bankDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
+// bankDiag: view is the typed view of the byte storage the figures name
+// (a pool's alloc) that the worst access goes through, whose layout is
+// the one to change (memory.Kernel.View).
+func bankDiag(d *dispatch.Decision, f *memory.Figures, view *ir.Buffer) diag.Diagnostic {
 	w := f.Worst
 	wf := f.SharedLoad.Wavefronts + f.SharedStore.Wavefronts
 	ideal := f.SharedLoad.Ideal + f.SharedStore.Ideal
@@ -117,9 +120,13 @@ func bankDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 		b := w.Banks[0]
 		where = fmt.Sprintf(", %d words in bank %d (threads %s)", b.Words, b.Bank, threadList(b.Threads))
 	}
+	change := "swizzle or pad the layout of " + w.Buf
+	if view != nil {
+		change = fmt.Sprintf("swizzle, pad or interleave the layout of %s (the view of %s the access goes through)", view.Name, w.Buf)
+	}
 	dg := diag.Warningf(d.Call.OpSpan, CodeBankConflicts,
-		"%d-way bank conflicts: %d shared-memory wavefronts for an ideal of %d; the worst, a %d-byte %s of %s, takes %d wavefronts instead of %d%s; swizzle or pad the layout of %s",
-		way, wf, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, where, w.Buf)
+		"%d-way bank conflicts: %d shared-memory wavefronts for an ideal of %d; the worst, a %d-byte %s of %s, takes %d wavefronts instead of %d%s; %s",
+		way, wf, ideal, w.Width, w.Kind, w.Buf, w.Wavefronts, w.Ideal, where, change)
 	return dg
 }
 
@@ -287,9 +294,15 @@ type layoutCandidate struct {
 	title, text string
 }
 
-// candidates returns the layouts to try for b, swizzles first.
-func candidates(b *ir.Buffer) []layoutCandidate {
+// candidates returns the layouts to try for b, swizzles first; width is
+// the worst instruction's bytes per thread, and decl the source of b's
+// allocation (a one-dimensional buffer's layout names its extent as the
+// source does, so that every case of a kernel factory gets its own).
+func candidates(b *ir.Buffer, width int64, decl string) []layoutCandidate {
 	n := len(b.Shape)
+	if n == 1 && b.RuntimeDim() < 0 {
+		return interleaves(b, width, decl)
+	}
 	if n < 2 || b.RuntimeDim() >= 0 {
 		return nil
 	}
@@ -331,6 +344,92 @@ func candidates(b *ir.Buffer) []layoutCandidate {
 	return out
 }
 
+// interleaves returns the layouts that store apart the width-byte
+// pieces of the runs of a one-dimensional buffer b that each thread
+// accesses whole: with runs of k pieces, piece j of every run in the j-th
+// k-th of b, so that neighbouring threads' same pieces are neighbours.
+// rmsnorm.py's threads each store 8 floats of x_smem (32 bytes) as two
+// 16-byte stores, lanes 0 and 4 in the same banks: 2 pieces a run take
+// the stores to one wavefront a group, the ideal (1,089,536 -> 544,768
+// shared wavefronts).
+func interleaves(b *ir.Buffer, width int64, decl string) []layoutCandidate {
+	eb := max(int64(b.Dtype.Bits)/8, 1)
+	if width <= 0 || width%eb != 0 {
+		return nil
+	}
+	e := width / eb // elements a piece
+	extent, n := fmt.Sprint(b.Shape[0]), b.Shape[0]
+	if t, ok := extentText(decl); ok {
+		extent = t
+	}
+	var out []layoutCandidate
+	for _, k := range []int64{2, 4, 8} {
+		if run := k * e; n%run == 0 && n/run >= 2 {
+			text := fmt.Sprintf("T.TileLayout(T.S[(%s // %d, %d, %d):(%d, %s // %d, 1)])", extent, run, k, e, e, extent, k)
+			out = append(out, layoutCandidate{fmt.Sprintf("interleave %s: the %d-byte pieces of each thread's %d bytes %d bytes apart", b.Name, width, run*eb, n/k*eb), text})
+		}
+	}
+	return out
+}
+
+// extentText is the source of the one extent in the shape argument of an
+// allocation call's text (`pool.alloc([hidden_size], "float32")`:
+// hidden_size; `T.alloc_buffer((256,), ...)`: 256), parenthesised unless
+// it is a name or a number.
+func extentText(decl string) (string, bool) {
+	i := strings.Index(decl, "alloc")
+	if i < 0 {
+		return "", false
+	}
+	open := strings.IndexByte(decl[i:], '(')
+	if open < 0 {
+		return "", false
+	}
+	rest := strings.TrimLeft(decl[i+open+1:], " \t")
+	if rest == "" || (rest[0] != '[' && rest[0] != '(') {
+		return "", false
+	}
+	depth, start := 0, 1
+	var elems []string
+	for j, c := range rest {
+		switch c {
+		case '[', '(', '{':
+			depth++
+		case ']', ')', '}':
+			depth--
+			if depth == 0 {
+				elems = append(elems, strings.TrimSpace(rest[start:j]))
+				if elems[len(elems)-1] == "" {
+					elems = elems[:len(elems)-1] // a trailing comma
+				}
+				if len(elems) != 1 || strings.ContainsAny(elems[0], "\n#") {
+					return "", false // not one extent
+				}
+				if !simpleName(elems[0]) {
+					return "(" + elems[0] + ")", true
+				}
+				return elems[0], true
+			}
+		case ',':
+			if depth == 1 {
+				elems = append(elems, strings.TrimSpace(rest[start:j]))
+				start = j + 1
+			}
+		}
+	}
+	return "", false
+}
+
+// simpleName reports whether s is a Python name or an integer literal.
+func simpleName(s string) bool {
+	for _, c := range s {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // perfFixes computes the verified fixes of call i of k (k's spans plus
 // shift are positions in f).
 func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos) []Fix {
@@ -339,8 +438,14 @@ func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos)
 	if shared, _ := fig.ExceedsIdeal(); !shared || fig.Worst == nil {
 		return nil
 	}
-	_, b := k.Memory().Where(fig.Worst)
-	if b == nil || b.Kind != ir.AllocBuffer || !strings.HasPrefix(b.Scope, "shared") || !b.Span.IsValid() {
+	m := k.Memory()
+	_, b := m.Where(fig.Worst)
+	if v := m.View(fig.Worst); v != nil && v.Kind == ir.DeclBuffer && v.Span.IsValid() {
+		b = v // a view of a byte pool (pool.alloc): the view's declaration gets the layout
+	} else if b == nil || b.Kind != ir.AllocBuffer {
+		return nil
+	}
+	if !strings.HasPrefix(b.Scope, "shared") || !b.Span.IsValid() {
 		return nil
 	}
 	decl := source.Span{Start: b.Span.Start + shift, End: b.Span.End + shift}
@@ -358,10 +463,10 @@ func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos)
 	var best *Fix
 	var bestWF int64
 	var pad *Fix
-	for _, c := range candidates(b) {
+	for _, c := range candidates(b, fig.Worst.Width, text) {
 		fix := Fix{Kind: QuickFix, Span: source.Span{Start: at, End: at}, NewText: ", layout=" + c.text, Diag: CodeBankConflicts,
 			For: source.Span{Start: d.Call.OpSpan.Start + shift, End: d.Call.OpSpan.End + shift}}
-		after, ok := verifyFix(f, opts, k, i, fix)
+		after, ok := verifyFix(f, opts, k, k.Span.Start+shift, i, fix)
 		if !ok {
 			continue
 		}
@@ -400,7 +505,11 @@ func isRowMajor(b *ir.Buffer) bool {
 // same call: ok when it no longer has shared wavefronts at twice the ideal,
 // no other call of the kernel starts conflicting, the kernel's shared
 // wavefronts and global sectors do not grow, and the kernel has no error.
-func verifyFix(f *source.File, opts Options, k *Kernel, i int, fix Fix) (*memory.Figures, bool) {
+//
+// The kernel is found again by its name, its case and where its def
+// starts in f (defAt): two defs of a file may have one name
+// (rmsnorm.py's two factories of `rmsnorm`).
+func verifyFix(f *source.File, opts Options, k *Kernel, defAt source.Pos, i int, fix Fix) (*memory.Figures, bool) {
 	src := make([]byte, 0, len(f.Src)+len(fix.NewText))
 	src = append(src, f.Src[:fix.Span.Start]...)
 	src = append(src, fix.NewText...)
@@ -408,9 +517,22 @@ func verifyFix(f *source.File, opts Options, k *Kernel, i int, fix Fix) (*memory
 	o := opts
 	o.chosen = nil
 	res := Analyze(source.NewFile(f.Name, src), o)
+	at := defAt
+	if at >= fix.Span.End {
+		at += source.Pos(len(fix.NewText) - int(fix.Span.End-fix.Span.Start))
+	}
 	var nk *Kernel
 	for _, c := range res.Kernels {
-		if c.Name == k.Name && c.CaseIndex == k.CaseIndex {
+		if c.Span.Start <= fix.Span.Start && fix.Span.Start < c.Span.End {
+			// a case of the def the fix changes: every one of them gets
+			// the new layout (a factory's extents), and none may fail
+			for _, d := range c.Diags {
+				if d.Severity == diag.Error {
+					return nil, false
+				}
+			}
+		}
+		if c.Name == k.Name && c.CaseIndex == k.CaseIndex && c.Span.Start == at {
 			nk = c
 		}
 	}

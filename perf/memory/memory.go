@@ -312,6 +312,60 @@ func (k *Kernel) Where(in *Instruction) (source.Span, *ir.Buffer) {
 	return in.Span, in.Buffer
 }
 
+// View returns the typed buffer declared over the byte storage Where
+// returns (an 8-bit allocation: a pool) through which in's access goes
+// (rmsnorm.py's x_smem = pool.alloc([hidden_size], "float32") over buf;
+// of a view of it, the one declared over the storage), so that a fix can
+// change that declaration; nil when the storage is typed (a view of a
+// float16 allocation takes its layout from it), when the access names
+// the storage itself, or when it is not known.
+func (k *Kernel) View(in *Instruction) *ir.Buffer {
+	if in == nil {
+		return nil
+	}
+	node, root := in.node, in.Buffer
+	if in.ord > 0 && k != nil && int(in.ord) <= len(k.locs) {
+		l := &k.locs[in.ord-1]
+		node, root = l.node, l.buf
+	}
+	if node == nil || root == nil || root.Dtype.Bits != 8 {
+		return nil
+	}
+	var view *ir.Buffer
+	note := func(b *ir.Buffer) {
+		if view == nil && b != nil && b != root && rootOf(b) == root {
+			view = b
+		}
+	}
+	visit := func(e ir.Expr) {
+		walkExpr(e, func(x ir.Expr) {
+			switch x := x.(type) {
+			case *ir.Load:
+				note(x.Buf)
+			case *ir.AddressOf:
+				note(x.Buf)
+			case *ir.BufferData:
+				note(x.Buf)
+			case *ir.Region:
+				note(x.Buf)
+			}
+		})
+	}
+	switch n := node.(type) {
+	case *ir.Store:
+		note(n.Buf)
+		forExprs(n, visit)
+	case ir.Stmt:
+		forExprs(n, visit)
+	case ir.Expr:
+		visit(n)
+	}
+	for i := 0; view != nil && view.Base != nil && view.Base != root && i < 64; i++ {
+		view = view.Base // (a view of a view: the one over the storage)
+	}
+	return view
+}
+
 // ExceedsIdeal reports whether the figures warrant a performance warning:
 // shared wavefronts at least twice the ideal, or global sectors above the
 // ideal.
