@@ -464,6 +464,10 @@ func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos)
 	var bestWF int64
 	var pad *Fix
 	for _, c := range candidates(b, fig.Worst.Width, text) {
+		swizzle := strings.HasPrefix(c.text, "T.ComposeLayout")
+		if !swizzle && pad != nil {
+			continue // the first padded or interleaved layout that verifies is offered: no analysis more
+		}
 		fix := Fix{Kind: QuickFix, Span: source.Span{Start: at, End: at}, NewText: ", layout=" + c.text, Diag: CodeBankConflicts,
 			For: source.Span{Start: d.Call.OpSpan.Start + shift, End: d.Call.OpSpan.End + shift}}
 		after, ok := verifyFix(f, opts, k, k.Span.Start+shift, i, fix)
@@ -472,7 +476,7 @@ func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos)
 		}
 		wf := after.SharedLoad.Wavefronts + after.SharedStore.Wavefronts
 		fix.Title = fmt.Sprintf("%s: %d → %d shared wavefronts (verified)", capital(c.title), fig.SharedLoad.Wavefronts+fig.SharedStore.Wavefronts, wf)
-		if strings.HasPrefix(c.text, "T.ComposeLayout") {
+		if swizzle {
 			if best == nil || wf < bestWF {
 				fx := fix
 				best, bestWF = &fx, wf
