@@ -136,15 +136,10 @@ def K(A_ptr: T.handle):
 // its own allocation: the fix finds the worst instruction's buffer with
 // memory.Kernel.Where.
 func TestPerfFixesRepeated(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/mem_rows_cols.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, _ := ar.Get("kernel.py")
-	body := string(one)
-	body = body[strings.Index(body, "@T.prim_func"):]
+	one := goldenKernel(t, "mem_rows_cols")
+	body := one[strings.Index(one, "@T.prim_func"):]
 	body = strings.Replace(body, "# tilels: reference=0.27\n", "", 1)
-	src := string(one) + "\n\n" + strings.Replace(body, "def rows_cols(", "def rows_cols_again(", 1)
+	src := one + "\n\n" + strings.Replace(body, "def rows_cols(", "def rows_cols_again(", 1)
 	memory.ResetCache()
 	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
 	if len(res.Kernels) != 2 {
@@ -173,12 +168,7 @@ func TestPerfFixesRepeated(t *testing.T) {
 // a def of the same name without shared memory. verifyFix used to take
 // the last kernel of that name and case, and offered nothing.
 func TestPerfFixesSameName(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/mem_pool_interleave.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, _ := ar.Get("kernel.py")
-	src := string(one)
+	src := goldenKernel(t, "mem_pool_interleave")
 	src = src[:strings.Index(src, "@T.prim_func\ndef pool_runs_interleaved")] + `@T.prim_func
 def pool_runs(A_ptr: T.handle, B_ptr: T.handle):
     A = T.match_buffer(A_ptr, (4096,), "float16")
@@ -229,12 +219,7 @@ func TestExtentText(t *testing.T) {
 // one-dimensional shared allocation (mem_pool_interleave's first kernel
 // with x_smem allocated on its own): its extent is the literal.
 func TestPerfFixInterleaveAlloc(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/mem_pool_interleave.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	one, _ := ar.Get("kernel.py")
-	src := string(one)
+	src := goldenKernel(t, "mem_pool_interleave")
 	src = src[:strings.Index(src, "@T.prim_func\ndef pool_runs_interleaved")] + "# tilels: reference=0.27\n"
 	old := `    buf = T.alloc_buffer([16384], "uint8", scope="shared.dyn")
     pool = T.meta_var(T.SMEMPool(buf.data))
@@ -251,4 +236,15 @@ func TestPerfFixInterleaveAlloc(t *testing.T) {
 	if len(ds) != 2 || len(fixes) != 2 || fixes[0].NewText != want || !strings.Contains(ds[0].Message, "swizzle or pad the layout of x_smem") {
 		t.Errorf("warnings %v, fixes %+v; want 2 warnings on x_smem and 2 fixes %q", ds, fixes, want)
 	}
+}
+
+// goldenKernel is the kernel.py section of lower/testdata/NAME.txtar.
+func goldenKernel(t *testing.T, name string) string {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/" + name + ".txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _ := ar.Get("kernel.py")
+	return string(one)
 }

@@ -338,18 +338,7 @@ func (k *Kernel) View(in *Instruction) *ir.Buffer {
 		}
 	}
 	visit := func(e ir.Expr) {
-		walkExpr(e, func(x ir.Expr) {
-			switch x := x.(type) {
-			case *ir.Load:
-				note(x.Buf)
-			case *ir.AddressOf:
-				note(x.Buf)
-			case *ir.BufferData:
-				note(x.Buf)
-			case *ir.Region:
-				note(x.Buf)
-			}
-		})
+		walkExpr(e, func(x ir.Expr) { note(namedBuffer(x)) })
 	}
 	switch n := node.(type) {
 	case *ir.Store:
