@@ -238,11 +238,15 @@ func BFloatToHalf(fn *ir.Func) int {
 	}
 	expr := func(e ir.Expr) {
 		walkExpr(e, func(x ir.Expr) {
-			if b := namedBuffer(x); b != nil {
-				buf(b)
-				return
-			}
 			switch x := x.(type) {
+			case *ir.Load:
+				buf(x.Buf)
+			case *ir.AddressOf:
+				buf(x.Buf)
+			case *ir.BufferData:
+				buf(x.Buf)
+			case *ir.Region:
+				buf(x.Buf)
 			case *ir.Cast:
 				ty(&x.To)
 			case *ir.FloatImm:

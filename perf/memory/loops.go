@@ -495,22 +495,6 @@ func writtenLocals(b *ir.Block) (stored, called map[*ir.Buffer]bool) {
 	return stored, called
 }
 
-// namedBuffer is the buffer expression node e names (a load, an address,
-// a data pointer, a region), nil for any other node.
-func namedBuffer(e ir.Expr) *ir.Buffer {
-	switch e := e.(type) {
-	case *ir.Load:
-		return e.Buf
-	case *ir.AddressOf:
-		return e.Buf
-	case *ir.BufferData:
-		return e.Buf
-	case *ir.Region:
-		return e.Buf
-	}
-	return nil
-}
-
 // walkExpr calls f on e and every expression inside it.
 func walkExpr(e ir.Expr, f func(ir.Expr)) {
 	if e == nil {

@@ -338,7 +338,14 @@ func (k *Kernel) View(in *Instruction) *ir.Buffer {
 		}
 	}
 	visit := func(e ir.Expr) {
-		walkExpr(e, func(x ir.Expr) { note(namedBuffer(x)) })
+		walkExpr(e, func(x ir.Expr) {
+			switch x := x.(type) {
+			case *ir.Load:
+				note(x.Buf)
+			default:
+				note(bufferOf(x)) // an address or data pointer (nil otherwise)
+			}
+		})
 	}
 	switch n := node.(type) {
 	case *ir.Store:
