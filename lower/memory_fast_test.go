@@ -233,7 +233,7 @@ func TestPerfFixInterleaveAlloc(t *testing.T) {
 	res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
 	ds, fixes := PerfReport(res, Options{})
 	want := ", layout=T.TileLayout(T.S[(4096 // 8, 2, 4):(4, 4096 // 2, 1)])"
-	if len(ds) != 2 || len(fixes) != 2 || fixes[0].NewText != want || !strings.Contains(ds[0].Message, "swizzle or pad the layout of x_smem") {
+	if len(ds) != 2 || len(fixes) != 2 || fixes[0].NewText != want || !strings.Contains(ds[0].Message, "swizzle, pad or interleave the layout of x_smem") {
 		t.Errorf("warnings %v, fixes %+v; want 2 warnings on x_smem and 2 fixes %q", ds, fixes, want)
 	}
 }

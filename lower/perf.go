@@ -78,7 +78,9 @@ func perfOf(k *Kernel) []diag.Diagnostic {
 		}
 		shared, global := f.ExceedsIdeal()
 		if shared && f.Worst != nil {
-			out = append(out, bankDiag(d, f, k.Memory().View(f.Worst)))
+			m := k.Memory()
+			_, root := m.Where(f.Worst)
+			out = append(out, bankDiag(d, f, root, m.View(f.Worst)))
 		}
 		if global && f.WorstGlobal != nil {
 			out = append(out, coalesceDiag(d, f))
@@ -107,10 +109,11 @@ func misalignDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 		w.Width, w.Kind, w.Buf, thread, addr, w.Width, w.Buf, w.Width)
 }
 
-// bankDiag: view is the typed view of the byte storage the figures name
-// (a pool's alloc) that the worst access goes through, whose layout is
-// the one to change (memory.Kernel.View).
-func bankDiag(d *dispatch.Decision, f *memory.Figures, view *ir.Buffer) diag.Diagnostic {
+// bankDiag: root is the storage the worst access reads or writes, and
+// view the typed view of it (when it is byte storage: a pool's alloc)
+// that the access goes through, whose layout is the one to change
+// (memory.Kernel.View).
+func bankDiag(d *dispatch.Decision, f *memory.Figures, root, view *ir.Buffer) diag.Diagnostic {
 	w := f.Worst
 	wf := f.SharedLoad.Wavefronts + f.SharedStore.Wavefronts
 	ideal := f.SharedLoad.Ideal + f.SharedStore.Ideal
@@ -121,6 +124,9 @@ func bankDiag(d *dispatch.Decision, f *memory.Figures, view *ir.Buffer) diag.Dia
 		where = fmt.Sprintf(", %d words in bank %d (threads %s)", b.Words, b.Bank, threadList(b.Threads))
 	}
 	change := "swizzle or pad the layout of " + w.Buf
+	if root != nil && len(root.Shape) == 1 && root.Dtype.Bits != 8 {
+		change = "swizzle, pad or interleave the layout of " + w.Buf // (interleaves: a one-dimensional buffer's fix)
+	}
 	if view != nil {
 		change = fmt.Sprintf("swizzle, pad or interleave the layout of %s (the view of %s the access goes through)", view.Name, w.Buf)
 	}
