@@ -115,8 +115,9 @@ func TestAnalyzeAsidePanic(t *testing.T) {
 // are queued while the first is busy (each computation held 20 ms).
 func TestAnalyzeAsideWorkers(t *testing.T) {
 	var f = (*source.File)(nil)
+	n := 0
 	for _, g := range goldenFiles(t) {
-		n := 0
+		n = 0
 		for _, k := range Analyze(g, Options{}).Kernels {
 			if k.Lowered != nil && k.Target != "trn" {
 				n++
@@ -131,22 +132,28 @@ func TestAnalyzeAsideWorkers(t *testing.T) {
 		t.Fatal("no golden program has 3 CUDA kernels")
 	}
 	for _, c := range []struct{ procs, atMost, atLeast int64 }{{2, 1, 1}, {4, 3, 2}} {
-		var inFlight, most atomic.Int64
+		var inFlight, most, done atomic.Int64
 		asideHook = func(*Kernel) {
 			n := inFlight.Add(1)
 			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 			}
 			time.Sleep(20 * time.Millisecond)
 			inFlight.Add(-1)
+			done.Add(1)
 		}
 		old := runtime.GOMAXPROCS(int(c.procs))
 		memory.ResetCache()
-		res := AnalyzeAside(f, Options{}, true, false)
-		for _, k := range res.Kernels {
-			k.Memory() // (waits for the goroutines' cells)
+		AnalyzeAside(f, Options{}, true, false)
+		// every kernel's figures computed on the workers (nothing here
+		// asks a record, which would compute them itself)
+		for deadline := time.Now().Add(10 * time.Second); done.Load() < int64(n) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
 		}
 		runtime.GOMAXPROCS(old)
 		asideHook = nil
+		if got := done.Load(); got != int64(n) {
+			t.Errorf("%s on %d processors: the workers computed %d of %d kernels' figures", f.Name, c.procs, got, n)
+		}
 		if got := most.Load(); got > c.atMost || got < c.atLeast {
 			t.Errorf("%s on %d processors: %d kernels' figures computed at once, want %d to %d", f.Name, c.procs, got, c.atLeast, c.atMost)
 		}

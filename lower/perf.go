@@ -21,6 +21,7 @@ import (
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/diag"
+	"github.com/tilels/tilels/dsl/eval"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/perf/memory"
@@ -535,9 +536,11 @@ func verifyFix(f *source.File, opts Options, k *Kernel, defAt source.Pos, i int,
 	for _, c := range res.Kernels {
 		if c.Span.Start <= fix.Span.Start && fix.Span.Start < c.Span.End {
 			// a case of the def the fix changes: every one of them gets
-			// the new layout (a factory's extents), and none may fail
+			// the new layout (a factory's extents), and none may fail,
+			// nor get a layout that does not cover its buffer (an extent
+			// the interleave does not divide)
 			for _, d := range c.Diags {
-				if d.Severity == diag.Error {
+				if d.Severity == diag.Error || d.Code == eval.CodeShapeMismatch {
 					return nil, false
 				}
 			}
