@@ -248,3 +248,50 @@ func goldenKernel(t *testing.T, name string) string {
 	one, _ := ar.Get("kernel.py")
 	return string(one)
 }
+
+// TestPerfFixFactoryCases checks that the interleaving fix of a factory's
+// view, written with the factory's extent, is offered only when every
+// case's extent takes it: with a case of 4100 floats (not a multiple of
+// 8), the layout would cover 4096 of them (eval/shape-mismatch there), so
+// no fix; with cases of 4096 and 2048, the fix.
+func TestPerfFixFactoryCases(t *testing.T) {
+	one := goldenKernel(t, "mem_pool_interleave")
+	body := one[strings.Index(one, "@T.prim_func\ndef pool_runs("):strings.Index(one, "@T.prim_func\ndef pool_runs_interleaved")]
+	body = strings.TrimRight(body, "\n")
+	for _, old := range []string{"4096", "16384", "4088"} {
+		if !strings.Contains(body, old) {
+			t.Fatalf("no %s in\n%s", old, body)
+		}
+	}
+	body = strings.NewReplacer("(4096,)", "(n,)", "[16384]", "[n * 4]", "[4096]", "[n]", "4088 - st : 4096 - st", "n - 8 - st : n - st", "T.serial(2)", "T.serial(n // 2048)").Replace(body)
+	factory := "from tvm.script import tirx as T\nfrom tvm.script.tirx import tile as Tx\n\n\ndef make(n):\n" +
+		"    " + strings.ReplaceAll(body, "\n", "\n    ") + "\n\n    return pool_runs\n\n\n"
+	for _, c := range []struct {
+		cases string
+		fix   bool
+	}{{"K = [make(n) for n in (4096, 2048)]\n", true}, {"K = [make(n) for n in (4096, 4100)]\n", false}} {
+		src := factory + c.cases + "# tilels: reference=0.27\n"
+		memory.ResetCache()
+		res := Analyze(source.NewFile("k.py", []byte(src)), Options{})
+		if len(res.Kernels) != 2 {
+			t.Fatalf("%d kernels: %v\n%s", len(res.Kernels), res.Diags, src)
+		}
+		ds, fixes := PerfReport(res, Options{})
+		warned := 0
+		for _, d := range ds {
+			if d.Code == CodeBankConflicts {
+				warned++
+			}
+		}
+		want := ", layout=T.TileLayout(T.S[(n // 8, 2, 4):(4, n // 2, 1)])"
+		cases := strings.TrimSpace(c.cases)
+		switch {
+		case warned == 0:
+			t.Errorf("%s: no bank-conflict warning: %v", cases, ds)
+		case c.fix && (len(fixes) == 0 || fixes[0].NewText != want):
+			t.Errorf("%s: fixes %+v, want %q", cases, fixes, want)
+		case !c.fix && len(fixes) != 0:
+			t.Errorf("%s: fixes %+v, want none (a case's extent is not a multiple of 8)", cases, fixes)
+		}
+	}
+}
