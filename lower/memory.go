@@ -213,7 +213,11 @@ func instrText(r *Result, m *memory.Kernel, w *memory.Instruction, unit string) 
 		line, col := r.File.Position(span.Start)
 		at = fmt.Sprintf(" at %d:%d", line, col)
 	}
-	return fmt.Sprintf("%s of %s (%d bytes/thread)%s, CTA %d warp %d: %s (ideal %d)", w.Kind, w.Buf, w.Width, at, w.CTA, w.Warp, plural(w.Wavefronts, unit), w.Ideal)
+	buf := w.Buf
+	if v := m.View(w); v != nil {
+		buf = v.Name + " in " + w.Buf // a pool's view: the name the source uses
+	}
+	return fmt.Sprintf("%s of %s (%d bytes/thread)%s, CTA %d warp %d: %s (ideal %d)", w.Kind, buf, w.Width, at, w.CTA, w.Warp, plural(w.Wavefronts, unit), w.Ideal)
 }
 
 // BanksText describes the banks of a worst instruction, one line per run
