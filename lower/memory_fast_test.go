@@ -184,13 +184,7 @@ def pool_runs(A_ptr: T.handle, B_ptr: T.handle):
 	if len(res.Kernels) != 2 || res.Kernels[0].Name != res.Kernels[1].Name {
 		t.Fatalf("kernels %v: %v", res.Kernels, res.Diags)
 	}
-	ds, fixes := PerfReport(res, Options{})
-	warned := 0
-	for _, d := range ds {
-		if d.Code == CodeBankConflicts {
-			warned++
-		}
-	}
+	warned, fixes := bankReport(res)
 	want := ", layout=T.TileLayout(T.S[(4096 // 8, 2, 4):(4, 4096 // 2, 1)])"
 	if warned != 2 || len(fixes) != 2 || fixes[0].NewText != want || fixes[1].NewText != want {
 		t.Errorf("%d bank-conflict warnings, fixes %+v; want 2 and 2 fixes %q", warned, fixes, want)
@@ -276,22 +270,29 @@ func TestPerfFixFactoryCases(t *testing.T) {
 		if len(res.Kernels) != 2 {
 			t.Fatalf("%d kernels: %v\n%s", len(res.Kernels), res.Diags, src)
 		}
-		ds, fixes := PerfReport(res, Options{})
-		warned := 0
-		for _, d := range ds {
-			if d.Code == CodeBankConflicts {
-				warned++
-			}
-		}
+		warned, fixes := bankReport(res)
 		want := ", layout=T.TileLayout(T.S[(n // 8, 2, 4):(4, n // 2, 1)])"
 		cases := strings.TrimSpace(c.cases)
 		switch {
 		case warned == 0:
-			t.Errorf("%s: no bank-conflict warning: %v", cases, ds)
+			t.Errorf("%s: no bank-conflict warning", cases)
 		case c.fix && (len(fixes) == 0 || fixes[0].NewText != want):
 			t.Errorf("%s: fixes %+v, want %q", cases, fixes, want)
 		case !c.fix && len(fixes) != 0:
 			t.Errorf("%s: fixes %+v, want none (a case's extent is not a multiple of 8)", cases, fixes)
 		}
 	}
+}
+
+// bankReport is how many perf/bank-conflicts warnings PerfReport gives r,
+// and the fixes.
+func bankReport(r *Result) (int, []Fix) {
+	ds, fixes := PerfReport(r, Options{})
+	n := 0
+	for _, d := range ds {
+		if d.Code == CodeBankConflicts {
+			n++
+		}
+	}
+	return n, fixes
 }
