@@ -183,10 +183,13 @@ func (s *regScan) stmt(st ir.Stmt) {
 			s.value(st.X)
 		}
 	case *ir.If:
-		if neverKnownWith(st.Cond, s.opaque) {
+		switch {
+		case neverKnownWith(st.Cond, s.opaque):
 			s.data(st.Cond) // decided at run time whatever it reads (opaque.go)
-		} else {
+		case !s.storesOnly(st):
 			s.value(st.Cond)
+		default:
+			s.storeBranch(st)
 		}
 		s.block(st.Then)
 		s.block(st.Else)
@@ -256,6 +259,17 @@ func (s *regScan) mark(b *ir.Buffer) {
 // index matters; any other operand (a pointer, an offset, a count)
 // matters whole.
 func (s *regScan) operands(c *ir.Call) {
+	if genericOp(c) && opInfoOf(c.Op).ignored && !rawTMA(c.Op) {
+		// an mbarrier operation, a fence, a tensor-core or tensor-memory
+		// operation: the machine reads none of its operands (exec.go's
+		// evaluate returns before them), so what they hold matters
+		// nowhere: the pipeline stage that indexes fp8_blockwise_gemm.py's
+		// mbarriers and the shared descriptors of its MMAs is data
+		for _, a := range c.Args {
+			s.unread(a)
+		}
+		return
+	}
 	if tensorCopy(c.Op) {
 		// a TMA tensor copy: the machine counts its box from the tensor
 		// map and reads none of its operands (exec.go's evaluate), so
@@ -376,4 +390,101 @@ func tensorCopy(op string) bool {
 		return true
 	}
 	return false
+}
+
+// unread walks e, an operand the machine never reads: it only records
+// the local allocations it names.
+func (s *regScan) unread(e ir.Expr) {
+	walkExpr(e, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Load:
+			if x.Buf.Scope == "local" {
+				s.root(x.Buf)
+			}
+		case *ir.AddressOf:
+			if x.Buf.Scope == "local" {
+				s.root(x.Buf)
+			}
+		}
+	})
+}
+
+// A branch whose arms only store values into registers and bind scalars
+// (a pipeline's `if stage[0] == 6: stage[0] = 0; phase[0] ^= 1`) decides
+// only what they hold: its condition matters where one of them does.
+// Until then the condition is data (the machine, which then never knows
+// it, passes over both arms as quiet code: inert.go's quiet), and it
+// waits, as a stored value does, to be walked again as a value when a
+// register it stores into or a scalar it binds becomes control.
+
+// storesOnly reports whether the arms of st only allocate, store into
+// registers (indices and values over registers and constants) and bind
+// scalars to such values, the code inert.go's quiet passes over.
+func (s *regScan) storesOnly(st *ir.If) bool {
+	var block func(b *ir.Block) bool
+	block = func(b *ir.Block) bool {
+		if b == nil {
+			return true
+		}
+		for _, x := range b.Stmts {
+			switch x := x.(type) {
+			case *ir.Alloc, *ir.Comment:
+			case *ir.Block:
+				if !block(x) {
+					return false
+				}
+			case *ir.Store:
+				if x.Buf.Scope != "local" || !quietExpr(x.Value) || !allQuiet(x.Indices) {
+					return false
+				}
+				if call, ok := x.Value.(*ir.Call); ok && !pureMath(call) {
+					return false
+				}
+			case *ir.Assign:
+				if !quietExpr(x.Value) || x.Var.Type.Code == ir.Handle {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return (len(st.Then.Stmts) > 0 || st.Else != nil && len(st.Else.Stmts) > 0) && block(st.Then) && block(st.Else)
+}
+
+// storeBranch walks branch st, whose arms storesOnly accepts.
+func (s *regScan) storeBranch(st *ir.If) {
+	matters := false
+	var block func(b *ir.Block)
+	block = func(b *ir.Block) {
+		if b == nil {
+			return
+		}
+		for _, x := range b.Stmts {
+			switch x := x.(type) {
+			case *ir.Block:
+				block(x)
+			case *ir.Store:
+				if r := s.root(x.Buf); s.control.get(r) {
+					matters = true
+				} else {
+					s.pendRoots[r] = append(s.pendRoots[r], st.Cond)
+				}
+			case *ir.Assign:
+				if s.vars.get(x.Var) {
+					matters = true
+				} else {
+					s.pendVars[x.Var] = append(s.pendVars[x.Var], st.Cond)
+				}
+			}
+		}
+	}
+	block(st.Then)
+	block(st.Else)
+	if matters {
+		s.value(st.Cond)
+	} else {
+		s.data(st.Cond)
+	}
 }

@@ -36,24 +36,37 @@ func TestDataRegs(t *testing.T) {
 }
 
 // TestDataRegsScan: which register allocations dataRegisters finds data.
+// A register read in an index (idx), in a scalar that is one (row), or
+// in a branch whose arm accesses memory (sel) or stores into a control
+// register (flag, through row, found after the branch) is control; one
+// read only in a branch whose arms store into data registers (pick)
+// decides only what they hold, and is data.
 func TestDataRegsScan(t *testing.T) {
 	src := kernel("1", `    acc = T.alloc_buffer((4,), "float32", scope="local")
     idx = T.alloc_buffer((1,), "int32", scope="local")
     pick = T.alloc_buffer((1,), "int32", scope="local")
+    sel = T.alloc_buffer((1,), "int32", scope="local")
+    flag = T.alloc_buffer((1,), "int32", scope="local")
     row = T.alloc_buffer((1,), "int32", scope="local")
     idx[0] = tid
     pick[0] = 1
+    sel[0] = tid
+    flag[0] = tid % 2
     row[0] = 2
     for i in range(4):
         acc[i] = A[idx[0], i] * 2.0
     if pick[0] > 0:
         acc[0] = acc[1] + acc[2]
+    if sel[0] > 3:
+        S[0, tid] = acc[3]
+    if flag[0] == 1:
+        row[0] = 3
     r: T.int32 = row[0]
     S[r, tid] = acc[0]
 `)
 	res, _ := analyze(t, src)
 	got := memory.DataRegisters(res.Kernels[0].Lowered)
-	want := "[acc]" // idx is an index, pick a condition, row a scalar that is one
+	want := "[acc pick]"
 	if got != want {
 		t.Errorf("data registers %s, want %s", got, want)
 	}
@@ -222,5 +235,39 @@ func TestDataRegsVote(t *testing.T) {
 		if got := memory.DataRegisters(res.Kernels[0].Lowered); got != c.want {
 			t.Errorf("%s: data registers %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestDataRegsPipeline: a software pipeline's stage and phase registers
+// (fp8_blockwise_gemm.py's MMA warp) index only the operands of
+// intrinsics the machine does not read (an mbarrier wait, tensor-core
+// operations) and the branch that wraps them, whose arms only store into
+// them: both are data (and the loop that advances them inert:
+// TestInertLoopKinds). Indexing a shared load, the stage is control,
+// and the phase, which only the wrapping branch stores, is data still.
+func TestDataRegsPipeline(t *testing.T) {
+	body := `    bar = T.alloc_buffer((4,), "uint64", scope="shared")
+    stage = T.alloc_buffer((1,), "int32", scope="local")
+    phase = T.alloc_buffer((1,), "int32", scope="local")
+    stage[0] = 0
+    phase[0] = 0
+    for k in range(12):
+        T.ptx.mbarrier.try_wait(T.address_of(bar[stage[0]]), phase[0])
+        if k % 4 == 0:
+            T.ptx.fence.proxy.async_.shared__cta()
+        stage[0] = stage[0] + 1
+        if stage[0] == 4:
+            stage[0] = 0
+            phase[0] = phase[0] ^ 1
+    A[0, tid] = S[1, tid]
+`
+	res, _ := analyze(t, kernel("1", body))
+	if got := memory.DataRegisters(res.Kernels[0].Lowered); got != "[phase stage]" {
+		t.Errorf("data registers %s, want [phase stage]", got)
+	}
+	loaded := strings.Replace(body, "    A[0, tid] = S[1, tid]\n", "    A[0, tid] = S[stage[0], tid]\n", 1)
+	res2, _ := analyze(t, kernel("1", loaded))
+	if got := memory.DataRegisters(res2.Kernels[0].Lowered); got != "[phase]" {
+		t.Errorf("stage indexing a load: data registers %s, want [phase]", got)
 	}
 }

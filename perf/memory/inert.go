@@ -158,17 +158,103 @@ func (c *inertScan) block(b *ir.Block) (inertFx, int64, bool) {
 	if b == nil {
 		return 0, 0, true
 	}
-	var fx inertFx
+	var fx, sure, need inertFx
 	var steps int64
 	for _, s := range b.Stmts {
-		f, n, o := c.stmt(s)
+		var f inertFx
+		var n int64
+		var o bool
+		switch st := s.(type) {
+		case *ir.If:
+			var diff inertFx
+			f, diff, n, o = c.ifStmt(st)
+			need |= diff
+		case *ir.Evaluate, *ir.Store, *ir.Let, *ir.Assign:
+			f, n, o = c.stmt(s)
+			sure |= f // (done at every execution of b)
+		default:
+			f, n, o = c.stmt(s)
+		}
 		if !o {
 			return 0, 0, false
 		}
 		fx |= f
 		steps += n
 	}
+	if need&^sure != 0 {
+		// an arm does what the other does not, and nothing else in b
+		// does it at every execution
+		return 0, 0, false
+	}
 	return fx, steps, true
+}
+
+// ifStmt returns what executing branch s does, what only one of its
+// arms does (diff: the block holding s must do it anyway, at every
+// execution: fp8_blockwise_gemm.py's MMA loop copies the scale factors
+// to tensor memory `if k_tile % 4 == 0:`, an intrinsic beside the
+// mbarrier wait every iteration makes), the steps it counts and whether
+// it is inert.
+func (c *inertScan) ifStmt(s *ir.If) (fx, diff inertFx, steps int64, ok bool) {
+	a, na, okA := c.block(s.Then)
+	if !okA {
+		return 0, 0, 1, false
+	}
+	b, nb, okB := c.block(s.Else)
+	if !okB {
+		return 0, 0, 1, false
+	}
+	if electOne(s.Cond) && nb == 0 {
+		// one lane of the warp takes the arm, always
+		return a | fxCpRun, 0, 1 + na, true
+	}
+	if c.dataCond(s.Cond) {
+		// a condition on data registers, which the machine never
+		// knows: it passes over both arms as quiet code (exec.go's
+		// ifStmt and skipCode), doing what either does and counting
+		// the branch's step alone
+		qa, okA := c.m.quiet(s.Then)
+		qb, okB := c.m.quiet(s.Else)
+		return qa | qb, 0, 1, okA && okB
+	}
+	// the arm taken does what it does (an arm of lanes that take none
+	// runs nothing)
+	return a | b | fxCpRun, a ^ b, 1 + max(na, nb), c.known(s.Cond)
+}
+
+// dataCond reports whether the machine's evaluation of condition e
+// surely gives no value: integer arithmetic and comparisons over
+// constants, loop variables, thread indices and loads of registers, one
+// of which at least is a data register (dataregs.go), whose load has
+// none (exec.go's localLoadTo).
+func (c *inertScan) dataCond(e ir.Expr) bool {
+	data, ok := false, true
+	var walk func(e ir.Expr)
+	walk = func(e ir.Expr) {
+		switch e := e.(type) {
+		case *ir.IntImm, *ir.ThreadIndex:
+		case *ir.Var:
+			ok = ok && c.known(e)
+		case *ir.Load:
+			if e.Buf.Scope != "local" || !allQuiet(e.Indices) {
+				ok = false
+				return
+			}
+			data = data || c.m.dataRegSet().get(rootOf(e.Buf))
+		case *ir.Not:
+			walk(e.X)
+		case *ir.Cast:
+			ok = ok && !e.To.IsFloat()
+			walk(e.X)
+		case *ir.Binary:
+			walk(e.A)
+			walk(e.B)
+		default:
+			ok = false
+		}
+	}
+	walk(e)
+	return ok && data
 }
 
 // stmt returns what executing s does, the steps it counts (s's own
@@ -213,18 +299,8 @@ func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 		}
 		return 0, 1, false
 	case *ir.If:
-		a, na, okA := c.block(s.Then)
-		if !okA {
-			return 0, 1, false
-		}
-		b, nb, okB := c.block(s.Else)
-		if electOne(s.Cond) && nb == 0 {
-			// one lane of the warp takes the arm, always
-			return a | fxCpRun, 1 + na, true
-		}
-		// the arm taken does what it does (an arm of lanes that take
-		// none runs nothing): both alike
-		return a | fxCpRun, 1 + max(na, nb), okB && a == b && c.known(s.Cond)
+		fx, diff, n, ok := c.ifStmt(s)
+		return fx, n, ok && diff == 0
 	case *ir.For:
 		fx, body, ok := c.block(s.Body)
 		if !ok {

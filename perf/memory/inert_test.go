@@ -154,6 +154,37 @@ func TestInertLoopKinds(t *testing.T) {
         s[f] = T.cuda.uint_as_float(x)
     S[0, tid] = s[0] + s[127]
 `, false},
+		// a software pipeline (fp8_blockwise_gemm.py's MMA warp): an
+		// mbarrier wait on the stage each iteration, a fence every
+		// fourth (what only that arm does, the wait does anyway), and
+		// the stage's wrap, a branch on data registers (dataregs.go)
+		// whose arms only store into them
+		{"a pipeline's stage, phase and branches", `    bar = T.alloc_buffer((4,), "uint64", scope="shared")
+    stage = T.alloc_buffer((1,), "int32", scope="local")
+    phase = T.alloc_buffer((1,), "int32", scope="local")
+    stage[0] = 0
+    phase[0] = 0
+    for k in range(64):
+        T.ptx.mbarrier.try_wait(T.address_of(bar[stage[0]]), phase[0])
+        if k % 4 == 0:
+            T.ptx.fence.proxy.async_.shared__cta()
+        stage[0] = stage[0] + 1
+        if stage[0] == 4:
+            stage[0] = 0
+            phase[0] = phase[0] ^ 1
+    S[0, tid] = A[0, tid]
+`, true},
+		// the fence every fourth iteration ends the available loads,
+		// and nothing else in the loop does at every iteration: executed
+		{"an intrinsic in one arm of a branch", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        if f % 4 == 0:
+            T.ptx.fence.proxy.async_.shared__cta()
+        s[f] = s[f] * T.float32(2.0)
+    S[0, tid] = s[0] + s[127]
+`, false},
 		{"a loop that reads memory", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for f in range(64):
         v = T.alloc_buffer((1,), "uint64", scope="local")
