@@ -159,21 +159,7 @@ func TestInertLoopKinds(t *testing.T) {
 		// fourth (what only that arm does, the wait does anyway), and
 		// the stage's wrap, a branch on data registers (dataregs.go)
 		// whose arms only store into them
-		{"a pipeline's stage, phase and branches", `    bar = T.alloc_buffer((4,), "uint64", scope="shared")
-    stage = T.alloc_buffer((1,), "int32", scope="local")
-    phase = T.alloc_buffer((1,), "int32", scope="local")
-    stage[0] = 0
-    phase[0] = 0
-    for k in range(64):
-        T.ptx.mbarrier.try_wait(T.address_of(bar[stage[0]]), phase[0])
-        if k % 4 == 0:
-            T.ptx.fence.proxy.async_.shared__cta()
-        stage[0] = stage[0] + 1
-        if stage[0] == 4:
-            stage[0] = 0
-            phase[0] = phase[0] ^ 1
-    S[0, tid] = A[0, tid]
-`, true},
+		{"a pipeline's stage, phase and branches", pipelineBody, true},
 		// the fence every fourth iteration ends the available loads,
 		// and nothing else in the loop does at every iteration: executed
 		{"an intrinsic in one arm of a branch", `    s = T.alloc_buffer((128,), "float32", scope="local")
