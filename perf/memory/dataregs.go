@@ -396,15 +396,15 @@ func tensorCopy(op string) bool {
 // the local allocations it names.
 func (s *regScan) unread(e ir.Expr) {
 	walkExpr(e, func(x ir.Expr) {
+		var b *ir.Buffer
 		switch x := x.(type) {
 		case *ir.Load:
-			if x.Buf.Scope == "local" {
-				s.root(x.Buf)
-			}
+			b = x.Buf
 		case *ir.AddressOf:
-			if x.Buf.Scope == "local" {
-				s.root(x.Buf)
-			}
+			b = x.Buf
+		}
+		if b != nil && b.Scope == "local" {
+			s.root(b)
 		}
 	})
 }
