@@ -277,7 +277,7 @@ func (s *regScan) operands(c *ir.Call) {
 		// scheduler computes (nvfp4_gemm.py's m_idx and n_idx registers)
 		// are data
 		for _, a := range c.Args {
-			s.data(a)
+			s.unread(a)
 		}
 		return
 	}

@@ -179,12 +179,15 @@ func TestDataRegsWorklist(t *testing.T) {
 // TestDataRegsTensorCopy: a TMA tensor copy's operands are read nowhere
 // (the machine counts the tensor map's box), so a register that only
 // gives one its coordinates is data (nvfp4_gemm.py's persistent
-// scheduler: m_idx and n_idx); the same register as another intrinsic's
-// byte count is control.
+// scheduler: m_idx and n_idx), and so is one that only indexes its
+// shared address (flash_attention4.py's KV pipeline stage, st); the same
+// registers as another intrinsic's byte count and address are control.
 func TestDataRegsTensorCopy(t *testing.T) {
 	src := kernel("1", `    m = T.alloc_buffer((1,), "int32", scope="local")
+    st = T.alloc_buffer((1,), "int32", scope="local")
     m[0] = tid * 4
-    T.cuda.copy_bytes(T.address_of(A[3, tid]), T.address_of(S[0, tid]), m[0] * 2)
+    st[0] = 1
+    T.cuda.copy_bytes(T.address_of(A[3, tid]), T.address_of(S[st[0], tid]), m[0] * 2)
 `)
 	res, _ := analyze(t, src)
 	fn := res.Kernels[0].Lowered
@@ -203,8 +206,8 @@ func TestDataRegsTensorCopy(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d copies", n)
 	}
-	if got := memory.DataRegisters(fn); got != "[m]" {
-		t.Errorf("data registers %s, want [m]: a tensor copy's coordinate", got)
+	if got := memory.DataRegisters(fn); got != "[m st]" {
+		t.Errorf("data registers %s, want [m st]: a tensor copy's coordinate and shared index", got)
 	}
 }
 

@@ -181,6 +181,9 @@ func (c *inertScan) block(b *ir.Block) (inertFx, int64, bool) {
 		fx |= f
 		steps += n
 	}
+	if sure != 0 {
+		sure |= fxCpRun // (passInert ends a cp.async run for any effect)
+	}
 	if need&^sure != 0 {
 		// an arm does what the other does not, and nothing else in b
 		// does it at every execution
@@ -217,9 +220,24 @@ func (c *inertScan) ifStmt(s *ir.If) (fx, diff inertFx, steps int64, ok bool) {
 		qb, okB := c.m.quiet(s.Else)
 		return qa | qb, 0, 1, okA && okB
 	}
+	if !c.known(s.Cond) {
+		// a condition on scalars the machine may know or not
+		// (flash_attention4.py's MMA warp releases Q `if i_kv ==
+		// mma_trip_count - 2:`): it takes one arm when it knows the
+		// condition, and passes over both as quiet code when it does
+		// not. Both arms quiet, what only some of these do the block
+		// must do anyway.
+		if !quietExpr(s.Cond) {
+			return 0, 0, 1, false
+		}
+		qa, okA := c.m.quiet(s.Then)
+		qb, okB := c.m.quiet(s.Else)
+		all := a | b | qa | qb
+		return all | fxCpRun, all &^ (a & b & qa & qb), 1 + max(na, nb), okA && okB
+	}
 	// the arm taken does what it does (an arm of lanes that take none
 	// runs nothing)
-	return a | b | fxCpRun, a ^ b, 1 + max(na, nb), c.known(s.Cond)
+	return a | b | fxCpRun, a ^ b, 1 + max(na, nb), true
 }
 
 // dataCond reports whether the machine's evaluation of condition e
@@ -748,7 +766,8 @@ func allQuiet(es []ir.Expr) bool {
 }
 
 // quietExpr reports whether evaluating e reads no shared or global
-// memory and calls no intrinsic but pure math and pointer offsets.
+// memory and calls no intrinsic but pure math, pointer offsets and
+// elect_sync (the first active lane: exec.go's call, no barrier).
 func quietExpr(e ir.Expr) bool {
 	ok := true
 	walkExpr(e, func(x ir.Expr) {
@@ -756,7 +775,7 @@ func quietExpr(e ir.Expr) bool {
 		case *ir.Load:
 			ok = ok && x.Buf.Scope == "local"
 		case *ir.Call:
-			ok = ok && (x.Op == ir.OpPointerOffset || pureMath(x))
+			ok = ok && (x.Op == ir.OpPointerOffset || x.Op == ir.OpElectSync || pureMath(x))
 		case *ir.Region, *ir.Tuple:
 			ok = false
 		}

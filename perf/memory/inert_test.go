@@ -179,6 +179,10 @@ func TestInertLoopKinds(t *testing.T) {
     for i in range(32):
         A[i, tid] = s[i * 4]
 `, false},
+		// a branch on a runtime value whose arms the machine passes
+		// over as quiet code when it does not know the condition
+		// (flash_attention4.py's MMA warp: `if i_kv == mma_trip_count -
+		// 2:`): both arms end the available loads
 		{"a branch on a runtime value", `    s = T.alloc_buffer((128,), "float32", scope="local")
     for i in range(4):
         s[i] = A[i, tid]
@@ -187,6 +191,42 @@ func TestInertLoopKinds(t *testing.T) {
             T.ptx.ex2.approx.ftz.f32(s[f], s[f])
         else:
             T.ptx.ex2.approx.ftz.f32(s[f + 1], s[f + 1])
+    S[0, tid] = s[0] + s[127]
+`, true},
+		// flash_attention4.py's MMA warp releases Q once, from the first
+		// lane, on the last iteration but one (`if i_kv ==
+		// mma_trip_count - 2:` around `if elect_sync():`), beside the
+		// mbarrier wait of every iteration
+		{"a branch on a runtime value around elect_sync", `    bar = T.alloc_buffer((2,), "uint64", scope="shared")
+    for f in range(64):
+        T.ptx.mbarrier.try_wait(T.address_of(bar[0]), 0)
+        if f == n - 2:
+            if T.ptx.elect_sync():
+                T.ptx.mbarrier.arrive(T.address_of(bar[1]))
+    S[0, tid] = A[0, tid]
+`, true},
+		// an arm the machine cannot pass over quietly (a conversion
+		// intrinsic in a stored value: the figures become unknown where
+		// the condition is): executed
+		{"a branch on a runtime value, an arm not quiet", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        T.ptx.ex2.approx.ftz.f32(s[f], s[f])
+        if f < n:
+            s[f] = T.cuda.uint_as_float(T.cuda.float_as_uint(s[f]) & T.uint32(255))
+    S[0, tid] = s[0] + s[127]
+`, false},
+		// the arm only some iterations take does what nothing else in
+		// the loop does at every iteration (ends the available loads):
+		// executed
+		{"a branch on a runtime value, an arm alone ending the loads", `    s = T.alloc_buffer((128,), "float32", scope="local")
+    for i in range(4):
+        s[i] = A[i, tid]
+    for f in range(64):
+        if f < n:
+            T.ptx.ex2.approx.ftz.f32(s[f], s[f])
+        s[f] = s[f] * T.float32(2.0)
     S[0, tid] = s[0] + s[127]
 `, false},
 	} {
