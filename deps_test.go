@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	"codegen/tirx":                 {"ir", "dispatch/layout", "dsl/source", "release"},
 	"codegen/harness":              {"ir", "dispatch/layout", "dsl/source", "release"},
 	"picture":                      {"ir", "dispatch/layout", "dsl/source", "release"},
-	"perf/memory":                  {"ir", "dispatch/layout", "dsl/source", "release"},
+	"perf/memory":                  {"ir", "dispatch/layout", "dsl/source", "release", "codegen/cuda"},
 	"lower":                        {"*"},
 	"assist":                       {"lower", "dispatch", "dispatch/trn", "dsl/source", "release"},
 	"report":                       {"lower", "dispatch", "dsl/diag", "dsl/source", "release", "ir", "perf/memory"},

@@ -13,6 +13,9 @@ type extOp struct {
 	// print prints the call (a statement or an expression); it reports
 	// problems with k.fail and then returns "".
 	print func(k *kernel, c *ir.Call) string
+	// form is the table form an op of a user family prints through
+	// (formPrinter; nil for the others): ArgRoles reads its operands.
+	form *ptxForm
 }
 
 // extOps is every family table, merged; an op name appears in one table.

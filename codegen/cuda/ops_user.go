@@ -65,7 +65,9 @@ func ptxTokens(op string) ([]string, bool) {
 type ptxOperand struct {
 	// kind: 'a' an address operand ([%n]; 32-bit in a shared state space,
 	// else a generic pointer), 'p' a generic pointer register, 'w' a
-	// written destination register, 'r' an input register, 'P' a predicate
+	// written destination register, 'm' a register it reads and writes
+	// (inline asm's "+": a predicated instruction that leaves a seeded
+	// value when its guard is false), 'r' an input register, 'P' a predicate
 	// destination (set through a .pred register and selp, as the
 	// reference's bridge does), 'i' an immediate baked into the text, 'L'
 	// literal text (typ) that takes no argument (mbarrier.arrive's "_"),
@@ -186,25 +188,14 @@ func argRegType(typ string, arg ir.Expr, dest bool) (ctype, constraint, suffix s
 // printPTXForm renders form's helper and prints its call with c's
 // arguments.
 func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
-	want := 0
-	for _, o := range form.operands {
-		if o.kind != 'L' {
-			want += max(1, o.lanes)
-		}
+	want, pred, drop, ok := form.shape(len(c.Args))
+	if !ok {
+		k.fail("%s takes %d arguments, got %d", c.Op, want, len(c.Args))
+		return ""
 	}
 	args := c.Args
-	drop := 0
-	pred := false
-	if n := len(args); n == want+1 && !hasKind(form.operands, 'P') {
-		// pred=...: the reference's predicated twin (a trailing uint32_t
-		// operand guarding the instruction with @p).
-		pred = true
+	if pred {
 		args = args[:want]
-	} else if n < want && want-n <= form.optional {
-		drop = want - n
-	} else if n != want {
-		k.fail("%s takes %d arguments, got %d", c.Op, want, n)
-		return ""
 	}
 	ops := form.operands[:len(form.operands)-drop]
 
@@ -262,8 +253,8 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 					ref = "[" + ref + "]"
 				}
 				group = append(group, ref)
-			case 'w', 'r':
-				ct, cons, suffix, ok := argRegType(o.typ, a, o.kind == 'w')
+			case 'w', 'm', 'r':
+				ct, cons, suffix, ok := argRegType(o.typ, a, o.kind != 'r')
 				if !ok {
 					k.fail("%s: no register binding for .%s", c.Op, o.typ)
 					return ""
@@ -271,13 +262,17 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 				if suffix != "" && lane == 0 {
 					nameParts = append(nameParts, suffix) // one per operand, as the reference names them
 				}
-				if o.kind == 'w' {
+				if o.kind != 'r' {
 					if !lvalue(a) {
 						k.fail("%s: argument %d must be a variable or buffer element (the instruction writes it)", c.Op, ai)
 						return ""
 					}
 					params = append(params, ct+"& "+pname)
-					outs = append(outs, `"=`+cons+`"(`+pname+`)`)
+					mode := "="
+					if o.kind == 'm' {
+						mode = "+"
+					}
+					outs = append(outs, `"`+mode+cons+`"(`+pname+`)`)
 				} else {
 					params = append(params, ct+" "+pname)
 					ins = append(ins, `"`+cons+`"(`+pname+`)`)
@@ -403,7 +398,7 @@ func renumber(text string, outs, ins []string, ops []ptxOperand) string {
 			continue
 		}
 		for range max(1, o.lanes) {
-			isOut = append(isOut, o.kind == 'w' || o.kind == 'P')
+			isOut = append(isOut, o.kind == 'w' || o.kind == 'm' || o.kind == 'P')
 		}
 	}
 	newIdx := make([]int, len(isOut))
@@ -512,7 +507,61 @@ func sharedSpace(toks []string) bool {
 
 // formPrinter wraps a fixed form as an op: its need is the form's.
 func formPrinter(f *ptxForm) *extOp {
-	return user(opNeed{sm: f.minSM, family: f.family}, func(k *kernel, c *ir.Call) string { return k.printPTXForm(c, f) })
+	op := user(opNeed{sm: f.minSM, family: f.family}, func(k *kernel, c *ir.Call) string { return k.printPTXForm(c, f) })
+	op.form = f
+	return op
+}
+
+// shape is how form f takes n arguments: want is the count its operands
+// name; pred marks the reference's predicated twin (pred=...: one more, a
+// trailing uint32_t guarding the instruction with @p), drop the optional
+// trailing operands left out; ok is false for any other count.
+func (f *ptxForm) shape(n int) (want int, pred bool, drop int, ok bool) {
+	for _, o := range f.operands {
+		if o.kind != 'L' {
+			want += max(1, o.lanes)
+		}
+	}
+	switch {
+	case n == want+1 && !hasKind(f.operands, 'P'):
+		return want, true, 0, true
+	case n < want && want-n <= f.optional:
+		return want, false, want - n, true
+	}
+	return want, false, 0, n == want
+}
+
+// ArgRoles tells, for an intrinsic op that a table form prints (the
+// T.ptx dialect's loads, mapa, query_cancel, ...), what the instruction
+// does with each argument of its full form: 'w' it writes the register
+// (an inline-asm output), 'm' it reads and writes it, 'r' it reads it,
+// 'x' anything else (an address, an immediate, a predicate input, a tensor
+// map). A call may leave out the optional trailing arguments, or, when
+// guardable, add one: the uint32 guard of its predicated twin (pred=...).
+// known is false for an op printed otherwise. perf/memory reads it: what
+// the machine code does with a register is what the printer binds it to.
+func ArgRoles(op string) (roles []byte, optional int, guardable, known bool) {
+	p := userOp(op)
+	if p == nil || p.form == nil {
+		return nil, 0, false, false
+	}
+	f := p.form
+	for _, o := range f.operands {
+		if o.kind == 'L' {
+			continue
+		}
+		r := byte('x')
+		switch o.kind {
+		case 'w', 'P':
+			r = 'w'
+		case 'm', 'r':
+			r = o.kind
+		}
+		for range max(1, o.lanes) {
+			roles = append(roles, r)
+		}
+	}
+	return roles, f.optional, !hasKind(f.operands, 'P'), true
 }
 
 // user is an op of a user family: what it needs of the target (ArchSafe

@@ -157,6 +157,18 @@ func userMiscOp(op string) *extOp {
 		// named, generic otherwise; the multicast form is sm_100a-only.
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 100, shared: sharedSpace(toks),
 			family: strings.Contains(text, "multicast"), operands: []ptxOperand{{kind: 'a'}, {kind: 'a'}}})
+	case "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128":
+		// p, response: whether the try_cancel that wrote the 16-byte
+		// response cancelled a cluster (PTX ISA 9.7.15.19), as a uint32
+		return formPrinter(&ptxForm{text: text, minSM: 100, operands: []ptxOperand{{kind: 'P'}, {kind: 'r', typ: "b128"}}})
+	case "clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128",
+		"clusterlaunchcontrol.query_cancel.get_first_ctaid::y.b32.b128",
+		"clusterlaunchcontrol.query_cancel.get_first_ctaid::z.b32.b128":
+		// d, response: the cancelled cluster's first CTA index along one
+		// axis. The reference binds d read-write ("+r"): the caller seeds
+		// it and guards the instruction with pred=, so a false guard
+		// leaves the seed.
+		return formPrinter(&ptxForm{text: text, minSM: 100, operands: []ptxOperand{{kind: 'm', typ: "b32"}, {kind: 'r', typ: "b128"}}})
 	case "cvta.to.shared.u64", "cvta.to.global.u64", "cvta.shared.u64", "cvta.global.u64":
 		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{{kind: 'w', typ: "u64"}, {kind: 'p'}}})
 	case "cp.async.commit_group", "cp.async.wait_all":

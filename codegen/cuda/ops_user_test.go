@@ -19,6 +19,10 @@ func TestUserOps(t *testing.T) {
 	u32 := func(v int64) ir.Expr { return &ir.IntImm{Value: v, Type: ir.UInt32} }
 	dst := &ir.Var{Name: "d", Type: ir.UInt32}
 	let := &ir.Let{Var: dst, Value: u32(0)}
+	u128 := ir.DataType{Code: ir.UInt, Bits: 128}
+	resp := &ir.Var{Name: "r", Type: u128}
+	letResp := &ir.Let{Var: resp, Value: &ir.IntImm{Value: 0, Type: u128}}
+	ctaid := "ptx.clusterlaunchcontrol.query_cancel.get_first_ctaid__x.b32.b128"
 	for _, tc := range []struct {
 		name string
 		arch string
@@ -69,6 +73,17 @@ func TestUserOps(t *testing.T) {
 			`unknown intrinsic "ptx.prefetch.L2.tensormap"`, true},
 		{"prefetch const level", "", []ir.Stmt{evalCall("ptx.prefetch.const.L2", addr)},
 			`unknown intrinsic "ptx.prefetch.const.L2"`, true},
+		// clusterlaunchcontrol.query_cancel (clc.py): the test is a
+		// predicate destination; the extraction reads and writes its
+		// destination ("+r") so that a false guard leaves the seed
+		{"query_cancel is_canceled", "sm_100a", []ir.Stmt{let, letResp, evalCall("ptx.clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", dst, resp)},
+			`clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 pd0, %1;\nselp.b32 %0, 1, 0, pd0;\n}" : "=r"(__0_reg) : "q"(__1)`, false},
+		{"query_cancel get_first_ctaid guarded", "sm_100a", []ir.Stmt{let, letResp, evalCall(ctaid, dst, resp, dst)},
+			`@p clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, %1;\n}" : "+r"(__0) : "q"(__1), "r"(__pred)`, false},
+		{"query_cancel get_first_ctaid", "sm_100a", []ir.Stmt{let, letResp, evalCall(ctaid, dst, resp)},
+			`asm("clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, %1;" : "+r"(__0) : "q"(__1) : "memory");`, false},
+		{"query_cancel arch", "sm_90a", []ir.Stmt{let, letResp, evalCall(ctaid, dst, resp)},
+			ctaid + " needs sm_100 or later, target is sm_90a", true},
 		// the vector __ldg takes 32-bit elements only (the reference's
 		// _CUDA_LDG_VECTOR_CTYPES)
 		{"vector ldg dtype", "", []ir.Stmt{&ir.Alloc{Buf: bar}, evalCall("cuda.ldg", addr, addr, addr, str("float16"), str("v2"), ir.Const(2))},
@@ -87,5 +102,36 @@ func TestUserOps(t *testing.T) {
 				t.Errorf("output does not contain %s:\n%s", tc.want, src)
 			}
 		})
+	}
+}
+
+// TestArgRoles: what perf/memory learns of an intrinsic's arguments from
+// the form that prints it: destinations ('w'), read-write ones ('m'),
+// inputs ('r'), the rest ('x'); a guardable form may take a trailing
+// guard; an op printed otherwise is not known.
+func TestArgRoles(t *testing.T) {
+	for _, tc := range []struct {
+		op        string
+		roles     string
+		optional  int
+		guardable bool
+		known     bool
+	}{
+		{"ptx.ld.shared.u32", "wx", 0, true, true},
+		{"ptx.ld.global.nc.v4.s32", "wwwwx", 0, true, true},
+		{"ptx.ld.global_.L2__cache_hint.b32", "wxr", 0, true, true},
+		{"ptx.st.shared.v2.u32", "xrr", 0, true, true},
+		{"ptx.mapa.shared__cluster.u32", "wrr", 0, true, true},
+		{"ptx.clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", "wr", 0, false, true},
+		{"ptx.clusterlaunchcontrol.query_cancel.get_first_ctaid__x.b32.b128", "mr", 0, true, true},
+		{"ptx.mbarrier.init.shared.b64", "xr", 0, true, true},
+		{"cuda.ldg", "", 0, false, false},
+		{"ptx.no.such.op", "", 0, false, false},
+	} {
+		roles, optional, guardable, known := cuda.ArgRoles(tc.op)
+		if string(roles) != tc.roles || optional != tc.optional || guardable != tc.guardable || known != tc.known {
+			t.Errorf("ArgRoles(%s) = %q, %d, %v, %v; want %q, %d, %v, %v", tc.op, roles, optional, guardable, known,
+				tc.roles, tc.optional, tc.guardable, tc.known)
+		}
 	}
 }

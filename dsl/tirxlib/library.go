@@ -67,6 +67,13 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Name:    "tile_scheduler",
 		Attr:    tileSchedulerAttr,
 	},
+	{ // clc.go
+		Path:    clcPath,
+		Aliases: []string{"tvm.tirx.lang.clc"},
+		Name:    "clc",
+		Attr:    clcAttr,
+		Names:   []string{"query_cancel_first_ctaid_x"},
+	},
 	{ // pipeline.go, pipeline_remote.go
 		Path:    pipelinePath,
 		Aliases: []string{"tvm.tirx.lang.pipeline"},

@@ -24,9 +24,8 @@ import (
 // serpentine orders, static or runtime M), GroupMajor3D,
 // RankAwareGroupMajorTileScheduler, IndexedTripleTileScheduler,
 // FlashAttentionLinearScheduler, FlashAttentionLPTScheduler and
-// ClusterLaunchControlScheduler with its worker() handles. The CLC
-// try_cancel handshake (run_scheduler, consume, consume_wg) is not
-// modelled: those calls report eval/unresolved and emit nothing. Other
+// ClusterLaunchControlScheduler with its worker() handles and its
+// try_cancel handshake (clc.go: run_scheduler, consume, consume_wg). Other
 // names of the module stay opaque.
 
 const tileSchedulerPath = "tvm.backend.cuda.lang.tile_scheduler"
@@ -287,7 +286,8 @@ func schedClass(name string, span source.Span) *eval.ClassV {
 				Args: []eval.Value{s.self, c.Args[1]}, ArgSpans: []source.Span{c.ArgSpans[0], c.ArgSpans[1]}})
 		})
 		add("run_scheduler", []string{"cbx"}, 1, func(s *sched, c *eval.Call) eval.Value {
-			return s.notModelled(c, "ClusterLaunchControlScheduler.run_scheduler (the clusterlaunchcontrol.try_cancel loop)")
+			s.clcRunScheduler(c.Args[1])
+			return none(c)
 		})
 	case "_CLCWorker":
 		inherit("ClusterPersistentScheduler2D")
@@ -300,7 +300,11 @@ func schedClass(name string, span source.Span) *eval.ClassV {
 			nm, nn := cs.get("_num_m_tiles"), cs.get("_num_n_tiles")
 			s.cps2DInit(c, c.Args[2], nm, nn, s.op("*", nm, nn), cs.get("_l2_group_size"), nil, nil, nil)
 			s.setPy("_clc", clc)
-			s.setPy("_sa", s.pipelineState(c, 1, 0))
+			prefix := "sched"
+			if p, ok := s.self.Attrs["_tirx_prefix"].(*eval.StrV); ok {
+				prefix = p.V
+			}
+			s.setPy("_sa", s.namedState(prefix+"__sa", 0)) // (named as its fields are)
 			s.scalar("_done", ir.Int32)
 			s.scalar("_nxt", ir.UInt32)
 			return none(c)
@@ -320,10 +324,12 @@ func schedClass(name string, span source.Span) *eval.ClassV {
 			return s.cmp("==", s.get("_done"), s.int(0))
 		})
 		add("consume", nil, 0, func(s *sched, c *eval.Call) eval.Value {
-			return s.notModelled(c, "_CLCWorker.consume (the clusterlaunchcontrol.query_cancel handshake)")
+			s.clcConsume(nil)
+			return none(c)
 		})
 		add("consume_wg", []string{"wg_id", "warp_id", "lane_id"}, 3, func(s *sched, c *eval.Call) eval.Value {
-			return s.notModelled(c, "_CLCWorker.consume_wg (the clusterlaunchcontrol.query_cancel handshake)")
+			s.clcConsume(c.Args[1:4])
+			return none(c)
 		})
 		add("advance_coords", nil, 0, func(s *sched, c *eval.Call) eval.Value {
 			clc := &sched{ev: s.ev, self: asInstance(s.get("_clc")), span: c.At}
@@ -775,7 +781,7 @@ func (s *sched) clcInit(c *eval.Call) {
 	prefix, _ := s.ev.HintName(c, "clc_sched")
 	s.setPy("_tirx_prefix", &eval.StrV{Base: eval.Base{At: c.At}, V: prefix})
 	pool := c.Arg(1, "pool")
-	pipeline := s.ev.ResolvePath(pipelinePath+".Pipeline", c.At)
+	pipeline, _ := pipelineAttr(s.ev, "Pipeline", c.At)
 	mk := func(full string, initEmpty eval.Value) eval.Value {
 		return s.ev.CallValue(pipeline, &eval.Call{At: c.At, FnSpan: c.At, Fr: c.Fr,
 			Args: []eval.Value{pool, s.int(1)}, ArgSpans: []source.Span{c.ArgSpan(1, "pool"), c.At},
@@ -794,14 +800,6 @@ func (s *sched) clcInit(c *eval.Call) {
 	}
 	s.scalar("_s_done", ir.Int32)
 	s.scalar("_s_nxt", ir.UInt32)
-}
-
-// pipelineState is PipelineState(depth, phase) of the pipeline module, as
-// that module's model makes it.
-func (s *sched) pipelineState(c *eval.Call, depth, phase int64) eval.Value {
-	ps := s.ev.ResolvePath(pipelinePath+".PipelineState", c.At)
-	return s.ev.CallValue(ps, &eval.Call{At: c.At, FnSpan: c.At, Fr: c.Fr,
-		Args: []eval.Value{s.int(depth), s.int(phase)}, ArgSpans: []source.Span{c.At, c.At}})
 }
 
 // gm3DInit is GroupMajor3D.__init__: groups of group_rows M tiles, each

@@ -259,6 +259,9 @@ func (s *regScan) mark(b *ir.Buffer) {
 // index matters; any other operand (a pointer, an offset, a count)
 // matters whole.
 func (s *regScan) operands(c *ir.Call) {
+	if w := opInfoOf(c.Op).writes; w != nil {
+		s.writes(c, w) // (asmwrites.go)
+	}
 	if genericOp(c) && opInfoOf(c.Op).ignored && !rawTMA(c.Op) {
 		// an mbarrier operation, a fence, a tensor-core or tensor-memory
 		// operation: the machine reads none of its operands (exec.go's

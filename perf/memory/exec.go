@@ -2293,13 +2293,19 @@ func (m *machine) localStore(s *ir.Store) {
 		return // an unknown element: loads of the buffer say so
 	}
 	val, vwhy := m.eval(s.Value)
+	m.localSet(s.Buf, &idx, &val, vwhy)
+}
+
+// localSet writes val (vwhy: unknown, and why) at element idx of register
+// buffer buf in the active lanes.
+func (m *machine) localSet(buf *ir.Buffer, idx, val *lanes, vwhy string) {
 	if m.rec != nil {
-		m.recordLocal(s.Buf, &idx, vwhy) // loops.go
+		m.recordLocal(buf, idx, vwhy) // loops.go
 	}
-	mem := m.local.get(s.Buf)
+	mem := m.local.get(buf)
 	if mem == nil {
 		mem = &regElems{}
-		m.local.set(s.Buf, mem)
+		m.local.set(buf, mem)
 	}
 	var b *binding
 	last := int64(-1)
@@ -2466,6 +2472,7 @@ type opInfo struct {
 	toks    []string
 	space   string // the state space the tokens name ("" for none)
 	ignored bool
+	writes  *argWrites // the registers it writes (asmwrites.go)
 }
 
 var opInfos sync.Map // op name -> *opInfo
@@ -2532,6 +2539,7 @@ func opInfoParsed(op string) *opInfo {
 		case has("local"):
 			info.space = "local"
 		}
+		info.writes = parseWrites(op, toks)
 	}
 	for _, p := range ignored {
 		if strings.HasPrefix(op, p) {
@@ -2553,6 +2561,10 @@ var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync",
 	// atomics and reductions are op_atom/op_red traffic, not ld/st
 	"ptx.atom", "ptx.red", "cuda.atomic", "ptx.mapa", "ptx.prefetch", "ptx.cp.async.bulk", "ptx.cp_async.bulk.s2c",
 	"ptx.fence", "ptx.bar", "ptx.barrier",
+	// cluster launch control: try_cancel's response is an async-proxy
+	// write (as a TMA copy's), the queries decode a register
+	// (asmwrites.go models their answer)
+	"ptx.clusterlaunchcontrol",
 	// an mbarrier arrive on the thread's cp.async completing
 	// (ARRIVES.LDGSTSBAR): no LSU ld/st and, like commit_group, no end
 	// of a cp.async run (cpAsyncArrive)
@@ -2706,7 +2718,9 @@ func (m *machine) evaluate(x ir.Expr) {
 		m.cpRun = false
 	}
 	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
-	if m.opInfo(c).ignored {
+	info := m.opInfo(c)
+	if info.ignored {
+		m.callWrites(c, info.writes)
 		return
 	}
 	// Any other intrinsic: fine when it touches no shared or global
@@ -2720,6 +2734,7 @@ func (m *machine) evaluate(x ir.Expr) {
 			m.eval(a) // loads in the arguments
 		}
 	}
+	m.callWrites(c, info.writes)
 }
 
 func typeOf(e ir.Expr) ir.DataType {
@@ -2798,10 +2813,10 @@ func (m *machine) userOp(c *ir.Call) bool {
 		if ai >= len(c.Args) {
 			return false
 		}
-		if space == "local" {
-			return true
+		if space != "local" {
+			m.accessIn(c.Args[ai], width, toks[0] == "st", c, space)
 		}
-		m.accessIn(c.Args[ai], width, toks[0] == "st", c, space)
+		m.callWrites(c, info.writes) // an ld's destinations
 		return true
 	case "ldmatrix", "stmatrix":
 		num := int64(0)
