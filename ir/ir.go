@@ -568,6 +568,16 @@ type Func struct {
 	// static operands): what hand-written TMA (T.ptx["cp.async.bulk.
 	// tensor..."](T.address_of(handle), ...)) moves. Nothing prints them.
 	HostMaps map[*Var]*TensorMap
+	// LaunchArgs are the values a `# tilels: bind` line above the kernel
+	// gives its integer scalar parameters: the launch the memory figures
+	// count. The code keeps the parameters.
+	LaunchArgs []LaunchArg
+}
+
+// LaunchArg is one integer scalar parameter's value for the launch counted.
+type LaunchArg struct {
+	Var   *Var
+	Value int64
 }
 
 // WrittenArgs returns the call's arguments without the trailing ones left

@@ -235,6 +235,32 @@ func TestHarnessReference(t *testing.T) {
 				}
 			}
 		}},
+		// a grid over a scalar parameter, whose bind line gives the
+		// launch (ir.Func.LaunchArgs): rows 0..n-1 are copied, the others
+		// keep B's values
+		{"launch values", []byte(refHeader + `
+# tilels: bind n=3
+@T.prim_func
+def runtime_rows(A_ptr: T.handle, B_ptr: T.handle, n: T.int32):
+    A = T.match_buffer(A_ptr, (8, 32), "float32")
+    B = T.match_buffer(B_ptr, (8, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([n])
+    tid = T.thread_id([32])
+    B[bx, tid] = A[bx, tid] + T.float32(n)
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["runtime_rows"]
+			a, bIn, b := f32s(run.in["A"]), f32s(run.in["B"]), f32s(run.out["B"])
+			for i := range b {
+				want := bIn[i]
+				if i < 3*32 {
+					want = a[i] + 3
+				}
+				if b[i] != want {
+					t.Fatalf("B[%d] = %v, want %v", i, b[i], want)
+				}
+			}
+		}},
 		{"break and continue", []byte(refHeader + `
 @T.prim_func
 def early_exit(A_ptr: T.handle, B_ptr: T.handle):

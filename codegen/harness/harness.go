@@ -219,6 +219,11 @@ func runFunc(k Kernel, i int) (string, error) {
 	n := 0
 	for _, p := range k.Func.Params {
 		if p.Buf == nil {
+			if v, ok := launchValue(k.Func, p.Var); ok && p.Var != nil {
+				// a scalar parameter: the value of the launch its bind
+				// line gives (refFunc refuses one without)
+				casts = append(casts, fmt.Sprintf("(%s)%dLL", p.Var.Type.CType(), v))
+			}
 			continue
 		}
 		buf := p.Buf

@@ -160,7 +160,16 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			g.declBuf(b, fmt.Sprintf("arg[%d]", arg), "0", 1, strconv.FormatInt(bytes, 10), fmt.Sprintf("argdef[%d]", arg), "")
 			arg++
 		default:
-			g.fail(p.Span, "scalar kernel parameter %s: the harness cannot choose its value", p.Var.Name)
+			v, ok := launchValue(fn, p.Var)
+			if !ok {
+				g.fail(p.Span, "scalar kernel parameter %s: the harness cannot choose its value (a `# tilels: bind %s=...` line above the kernel gives it one)", p.Var.Name, p.Var.Name)
+				continue
+			}
+			// the launch's value (a bind line above the kernel): one value
+			// for every thread
+			name := g.names.Name(p.Var, "v_"+p.Var.Name)
+			g.line("const %s %s = (%s)%dLL;", p.Var.Type.CType(), name, p.Var.Type.CType(), v)
+			g.vars[p.Var] = &varInfo{name: name, scalar: true, typ: p.Var.Type}
 		}
 	}
 	// Every allocation and view, declared once: shared storage is per CTA
@@ -221,9 +230,19 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 		return "", g.err
 	}
 	l := k.Launch
-	g.line("for (long long bz = 0; bz < %d; bz++)", max(l.Grid[2], 1))
-	g.line("for (long long by = 0; by < %d; by++)", max(l.Grid[1], 1))
-	g.line("for (long long bx = 0; bx < %d; bx++) {", max(l.Grid[0], 1))
+	var ext [3]string
+	for i := range ext {
+		ext[i] = strconv.FormatInt(max(l.Grid[i], 1), 10)
+		if l.Grid[i] <= 0 && l.GridExpr[i] != nil {
+			// a runtime extent: over the launch's values (refused above
+			// without them)
+			e, _ := g.expr(l.GridExpr[i], "0")
+			ext[i] = "(long long)(" + e + ")"
+		}
+	}
+	g.line("for (long long bz = 0; bz < %s; bz++)", ext[2])
+	g.line("for (long long by = 0; by < %s; by++)", ext[1])
+	g.line("for (long long bx = 0; bx < %s; bx++) {", ext[0])
 	g.indent++
 	g.line("(void)bx; (void)by; (void)bz;")
 	g.line("tl_epoch++;")
@@ -1151,3 +1170,14 @@ func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
 }
 
 var float64T = ir.DataType{Code: ir.Float, Bits: 64}
+
+// launchValue is scalar parameter v's value in the launch fn's bind line
+// gives (ir.Func.LaunchArgs).
+func launchValue(fn *ir.Func, v *ir.Var) (int64, bool) {
+	for _, a := range fn.LaunchArgs {
+		if a.Var == v {
+			return a.Value, true
+		}
+	}
+	return 0, false
+}

@@ -419,12 +419,18 @@ func (ev *Evaluator) evalSetting(def *syntax.FunctionDef, name, text string, par
 	var sink []diag.Diagnostic
 	saved := ev.sink
 	ev.sink = &sink
+	bad := ""
 	bs, _ := ev.evalBindKeywords(kws, params, def, func(_ source.Span, format string, args ...any) {
-		fail(format, args...)
+		if bad == "" {
+			bad = fmt.Sprintf(format, args...) // reported once, below
+		}
 	})
 	ev.sink = saved
-	if len(sink) > 0 {
-		fail("%s", sink[0].Message)
+	if bad == "" && len(sink) > 0 {
+		bad = sink[0].Message
+	}
+	if bad != "" {
+		fail("%s", bad)
 		return nil
 	}
 	for i := range bs {

@@ -54,6 +54,9 @@ func TestBindSetting(t *testing.T) {
 		for _, d := range p.Diags {
 			if d.Code == eval.CodeDirective {
 				got = append(got, d.Message)
+				if n := strings.Count(d.Message, "bind setting for"); n != 1 {
+					t.Errorf("bind %v: %q says where %d times", c.bind, d.Message, n)
+				}
 			}
 		}
 		if !strings.Contains(strings.Join(got, "; "), c.want) {

@@ -70,7 +70,7 @@ func (ev *Evaluator) jitAttr(j *JitV, name string, span source.Span) Value {
 			given = append(given, Binding{k.Name, k.V})
 		}
 		var extra []Binding
-		if bs := ev.bindValues(j.Def, j.Name, consts); len(bs) > 0 {
+		if bs := ev.bindValues(j.Def, j.Name, paramNames(j.Def.Params, false)); len(bs) > 0 {
 			extra = bs[0]
 		}
 		for _, u := range unknown {
@@ -108,7 +108,8 @@ func (ev *Evaluator) noteGiven(j *JitV, name string, v *OpaqueV) *UnboundV {
 }
 
 // jitConsts binds every T.constexpr parameter of j: given values, then
-// extra (a directive line), Options.Bindings, the default, else unbound.
+// extra (a directive line), Options.Bindings, the default, else unbound;
+// then the runtime scalar parameters extra gives a launch value.
 func (ev *Evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 	var out []Binding
 	fn := &FuncV{Base: Base{j.Def.Name.Loc}, Name: j.Name, Def: j.Def, Params: j.Def.Params}
@@ -132,6 +133,15 @@ func (ev *Evaluator) jitConsts(j *JitV, given, extra []Binding) []Binding {
 				v = &UnboundV{Base{p.Name.Loc}, ev.originFor(fn, p)}
 			}
 			out = append(out, Binding{name, v})
+		}
+	}
+	// a directive line's values of the runtime scalar parameters: the
+	// launch the memory figures count (kernel.go's launchArg)
+	for _, list := range [][]*syntax.Param{ps.Posonly, ps.Args, ps.Kwonly} {
+		for _, p := range list {
+			if x, ok := lookupBinding(extra, p.Name.Id); ok && !isConstexprAnnotation(p.Annotation) {
+				out = append(out, Binding{p.Name.Id, x})
+			}
 		}
 	}
 	return out
@@ -547,7 +557,7 @@ func (ev *Evaluator) runFactories() {
 			ev.prog.Diags = append(ev.prog.Diags, MergeCaseDiags(groups, labels)...)
 		}
 		for _, j := range jits {
-			lines := ev.bindValues(j.Def, j.Name, paramNames(j.Def.Params, true))
+			lines := ev.bindValues(j.Def, j.Name, paramNames(j.Def.Params, false))
 			src := ev.lineSource(j.Def)
 			if len(lines) == 0 {
 				lines, src = [][]Binding{nil}, "default"

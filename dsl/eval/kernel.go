@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/dsl/syntax"
 	"github.com/tilels/tilels/ir"
@@ -44,6 +45,20 @@ func (ev *Evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string,
 		j := &JitV{Base: Base{def.Name.Loc}, Def: def, Name: name, outer: fr, deco: deco}
 		ev.jits = append(ev.jits, j)
 		return j
+	}
+	// `# tilels: bind n=4` lines above a @T.prim_func (or its bind
+	// setting) give its integer scalar parameters the values of one
+	// launch each: a case each, whose code keeps the parameters
+	// (ir.Func.LaunchArgs; docs/binding.md).
+	if lines := ev.bindValues(def, name, paramNames(def.Params, false)); len(lines) > 0 {
+		var first Value
+		for _, line := range lines {
+			v := ev.evalKernelCase(fr, def, name, deco, line)
+			if first == nil {
+				first = v
+			}
+		}
+		return first
 	}
 	return ev.evalKernelCase(fr, def, name, deco, nil)
 }
@@ -193,6 +208,13 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 		} else if p.Annotation != nil {
 			ann = ev.expr(kfr, p.Annotation)
 		}
+		if _, bound := ks.consts[pname]; bound && !isConstexprAnnotation(p.Annotation) {
+			if _, scalar := ann.(*DTypeV); !scalar {
+				// a bind line above a @T.prim_func: launch values are
+				// for integer scalar parameters only
+				ev.Report(diag.Errorf(p.Loc, CodeDirective, "a launch value binds an integer scalar parameter: `%s` is %s", pname, Describe(ann)))
+			}
+		}
 		switch a := ann.(type) {
 		case *MarkerV:
 			if a.Name == "T.constexpr" {
@@ -210,6 +232,9 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
 			ks.K.Func.Params = append(ks.K.Func.Params, &ir.Param{Var: vr, Span: p.Loc})
 			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
+			if v, ok := ks.consts[pname]; ok {
+				ev.launchArg(ks, vr, v, p)
+			}
 		case *AnnotV:
 			vr := &ir.Var{Name: pname, Type: ir.HandleT, Span: p.Name.Loc}
 			buf := ev.newBuffer(a, pname, vr, ir.ParamBuffer, p.Loc)
@@ -231,6 +256,19 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			kfr.env.set(pname, Poison(p.Loc))
 		}
 	}
+}
+
+// launchArg records v, a bind line's value, as scalar parameter vr's
+// value for the launch the memory figures count.
+func (ev *Evaluator) launchArg(ks *KernelState, vr *ir.Var, v Value, p *syntax.Param) {
+	n, ok := v.(*IntV)
+	if !ok || (vr.Type.Code != ir.Int && vr.Type.Code != ir.UInt) {
+		if !IsErr(v) {
+			ev.Report(diag.Errorf(p.Loc, CodeDirective, "a launch value binds an integer scalar parameter to an integer: `%s` is %s, given %s", p.Name.Id, vr.Type, Describe(v)))
+		}
+		return
+	}
+	ks.K.Func.LaunchArgs = append(ks.K.Func.LaunchArgs, ir.LaunchArg{Var: vr, Value: n.V})
 }
 
 func isConstexprAnnotation(e syntax.Expr) bool {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tilels/tilels/ir"
@@ -64,7 +65,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	ctas := int64(1)
 	for i, g := range l.Grid {
 		if g <= 0 {
-			why = fmt.Sprintf("the grid's %c extent is a runtime value", "xyz"[i])
+			why = runtimeGridWhy(fn, i, l.GridExpr[i])
 		}
 		ctas *= max(g, 1)
 	}
@@ -1347,4 +1348,35 @@ func (m *machine) checkAligned(e *event) {
 			return
 		}
 	}
+}
+
+// runtimeGridWhy is the reason the figures of a kernel whose grid extent
+// i is a runtime value are unknown, naming the kernel's integer scalar
+// parameters the extent reads: a bind line above the kernel gives them
+// the values of a launch (ir.Func.LaunchArgs).
+func runtimeGridWhy(fn *ir.Func, i int, e ir.Expr) string {
+	why := fmt.Sprintf("the grid's %c extent is a runtime value", "xyz"[i])
+	if e == nil {
+		return why
+	}
+	params := map[*ir.Var]bool{}
+	for _, p := range fn.Params {
+		if p.Buf == nil && p.Var != nil && isIntType(p.Var.Type) {
+			params[p.Var] = true
+		}
+	}
+	var names []string
+	walkExpr(e, func(x ir.Expr) {
+		if v, ok := x.(*ir.Var); ok && params[v] && !slices.Contains(names, v.Name) {
+			names = append(names, v.Name)
+		}
+	})
+	if len(names) == 0 {
+		return why
+	}
+	eqs := make([]string, len(names))
+	for j, n := range names {
+		eqs[j] = n + "=..."
+	}
+	return why + " (a `# tilels: bind " + strings.Join(eqs, ", ") + "` line above the kernel counts a launch with those values)"
 }

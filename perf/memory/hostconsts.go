@@ -30,10 +30,18 @@ type hostConst struct {
 // hostConsts returns fn's host lets that fold to constants, in program
 // order.
 func hostConsts(fn *ir.Func) []hostConst {
-	if fn == nil || fn.Host == nil {
+	if fn == nil {
 		return nil
 	}
+	// the launch's values of the kernel's scalar parameters (a bind
+	// line above it: ir.Func.LaunchArgs), which the host lets may read
 	var out []hostConst
+	for _, a := range fn.LaunchArgs {
+		out = append(out, hostConst{a.Var, a.Value})
+	}
+	if fn.Host == nil {
+		return out
+	}
 	for _, s := range fn.Host.Stmts {
 		l, ok := s.(*ir.Let)
 		if !ok || l.Mutable || l.Var == nil || l.Value == nil || !isIntType(l.Var.Type) {
