@@ -1353,7 +1353,8 @@ func (m *machine) checkAligned(e *event) {
 // runtimeGridWhy is the reason the figures of a kernel whose grid extent
 // i is a runtime value are unknown, naming the kernel's integer scalar
 // parameters the extent reads: a bind line above the kernel gives them
-// the values of a launch (ir.Func.LaunchArgs).
+// the values of a launch (ir.Func.LaunchArgs). A scalar the body
+// declares (n = T.int32()) is not one a bind line names.
 func runtimeGridWhy(fn *ir.Func, i int, e ir.Expr) string {
 	why := fmt.Sprintf("the grid's %c extent is a runtime value", "xyz"[i])
 	if e == nil {
@@ -1361,7 +1362,7 @@ func runtimeGridWhy(fn *ir.Func, i int, e ir.Expr) string {
 	}
 	params := map[*ir.Var]bool{}
 	for _, p := range fn.Params {
-		if p.Buf == nil && p.Var != nil && isIntType(p.Var.Type) {
+		if p.Buf == nil && p.Var != nil && !p.Implicit && isIntType(p.Var.Type) {
 			params[p.Var] = true
 		}
 	}

@@ -907,6 +907,30 @@ func bcast(v int64) (l lanes) {
 	return l
 }
 
+// runtimeVar is the reason variable e, bound nowhere, has no value: a
+// runtime value; for an integer scalar parameter of the kernel, the bind
+// line that gives it one (ir.Func.LaunchArgs).
+func (m *machine) runtimeVar(e *ir.Var) string {
+	if r, ok := m.reasons[e]; ok {
+		return r
+	}
+	post := " is a runtime value"
+	for _, p := range m.fnParams() {
+		if p.Var == e && p.Buf == nil && !p.Implicit && isIntType(e.Type) {
+			post += " (a `# tilels: bind " + e.Name + "=...` line above the kernel counts a launch with that value)"
+			break
+		}
+	}
+	return m.reason(e, "", e.Name, post)
+}
+
+func (m *machine) fnParams() []*ir.Param {
+	if m.fn == nil {
+		return nil
+	}
+	return m.fn.Params
+}
+
 func (m *machine) eval(e ir.Expr) (lanes, string) {
 	var l lanes
 	why := m.evalTo(&l, e)
@@ -924,7 +948,7 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		b := m.vars.get(e)
 		if b == nil {
 			*dst = lanes{}
-			return m.reason(e, "", e.Name, " is a runtime value")
+			return m.runtimeVar(e)
 		}
 		*dst = b.v
 		return b.why
@@ -1346,7 +1370,7 @@ func (m *machine) evalU(dst *lanes, e ir.Expr) (uni bool, why string) {
 		b := m.vars.get(e)
 		if b == nil {
 			*dst = lanes{}
-			return false, m.reason(e, "", e.Name, " is a runtime value")
+			return false, m.runtimeVar(e)
 		}
 		if b.uni {
 			dst[0] = b.v[0]

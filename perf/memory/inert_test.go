@@ -279,7 +279,7 @@ func TestQuietCode(t *testing.T) {
     for k in T.serial(n):
         acc[0] = acc[0] + S[k % 32, tid]
     A[0, tid] = acc[0]
-`, "loop k: n is a runtime value"},
+`, "loop k: n is a runtime value (a `# tilels: bind n=...` line above the kernel counts a launch with that value)"},
 	} {
 		_, ms := analyze(t, kernel("1", c.body))
 		if why := ms[0].Total.Unknown; why != c.why {
