@@ -111,6 +111,13 @@ func (s *sched) releaseSlot(at *sched) {
 // sentinel and extract the x index under the test, then order the read
 // before the next try_cancel's async-proxy write (fence.proxy.async).
 func (s *sched) queryFirstCtaidX(first, handle eval.Value, acquire bool) {
+	if eval.IsErr(handle) {
+		return
+	}
+	if _, ok := s.ev.ToIR(handle, ir.DataType{}); !ok {
+		s.ev.Warnf(s.span, eval.CodeUnresolved, "not modelled: query_cancel_first_ctaid_x with the handle %s (an address of the 16-byte response); statement ignored", eval.Describe(handle))
+		return
+	}
 	response := s.localScalar("response", ir.DataType{Code: ir.UInt, Bits: 128})
 	canceled := s.localScalar("canceled", ir.UInt32)
 	ld := "ptx.ld.shared.b128"
@@ -173,6 +180,9 @@ func (s *sched) intrinsic(op string, args ...eval.Value) {
 	for i, a := range args {
 		e, ok := s.ev.ToIR(a, ir.DataType{})
 		if !ok {
+			if !eval.IsErr(a) {
+				s.ev.Warnf(s.span, eval.CodeUnresolved, "not modelled: T.%s's operand %d, %s; statement ignored", op, i, eval.Describe(a))
+			}
 			return
 		}
 		es[i] = e
@@ -188,7 +198,10 @@ func (s *sched) intrinsic(op string, args ...eval.Value) {
 func (s *sched) addressOf(buf eval.Value) eval.Value {
 	b, ok := buf.(*eval.BufferV)
 	if !ok {
-		return eval.Poison(s.span)
+		if eval.IsErr(buf) {
+			return buf
+		}
+		return s.ev.Errorf(s.span, eval.CodeType, "the CLC response handle must be a shared buffer, got %s", eval.Describe(buf))
 	}
 	return &eval.ExprV{Base: eval.Base{At: s.span}, E: &ir.AddressOf{Buf: b.B, Indices: []ir.Expr{ir.Const(0)}, Span: s.span}}
 }
