@@ -498,17 +498,9 @@ func (s *sched) when(cond eval.Value, then, els func()) {
 		}
 		return
 	}
-	block := func(f func()) *ir.Block {
-		saved := s.ev.Emit
-		var stmts []ir.Stmt
-		s.ev.Emit = &stmts
-		f()
-		s.ev.Emit = saved
-		return &ir.Block{Stmts: stmts, Span: s.span}
-	}
-	st := &ir.If{Cond: c.E, Then: block(then), Span: s.span}
+	st := &ir.If{Cond: c.E, Then: s.block(then), Span: s.span}
 	if els != nil {
-		st.Else = block(els)
+		st.Else = s.block(els)
 	}
 	s.ev.EmitStmt(st)
 }

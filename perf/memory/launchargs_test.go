@@ -50,38 +50,27 @@ def k(A_ptr: T.handle, n: T.int32):
 // the bind line that gives it one; a scalar the body declares (n =
 // T.int32(), bound through a buffer's shape) is not one a bind line names.
 func TestLaunchArgsHint(t *testing.T) {
-	for _, tc := range []struct{ src, why string }{
-		{`from tvm.script import tirx as T
+	const src = `from tvm.script import tirx as T
 
 
 @T.prim_func
-def k(A_ptr: T.handle, n: T.int32):
-    A = T.match_buffer(A_ptr, (128, 32), "float32")
+def k(A_ptr: T.handle PARAM):
+DECL    A = T.match_buffer(A_ptr, (ROWS, 32), "float32")
     T.device_entry()
     T.cta_id([1])
     tid = T.thread_id([32])
     for i in range(n):
         A[i, tid] = 1.0
 # tilels: reference=0.27
-`, "loop i: n is a runtime value (a `# tilels: bind n=...` line above the kernel counts a launch with that value)"},
-		{`from tvm.script import tirx as T
-
-
-@T.prim_func
-def k(A_ptr: T.handle):
-    n = T.int32()
-    A = T.match_buffer(A_ptr, (n, 32), "float32")
-    T.device_entry()
-    T.cta_id([1])
-    tid = T.thread_id([32])
-    for i in range(n):
-        A[i, tid] = 1.0
-# tilels: reference=0.27
-`, "loop i: n is a runtime value"},
+`
+	for _, tc := range []struct{ param, decl, rows, why string }{
+		{", n: T.int32", "", "128", "loop i: n is a runtime value (a `# tilels: bind n=...` line above the kernel counts a launch with that value)"},
+		{"", "    n = T.int32()\n", "n", "loop i: n is a runtime value"},
 	} {
-		_, ms := analyze(t, tc.src)
+		r := strings.NewReplacer("PARAM", tc.param, "DECL", tc.decl, "ROWS", tc.rows)
+		_, ms := analyze(t, r.Replace(src))
 		if got := ms[0].Total.Unknown; got != tc.why {
-			t.Errorf("unknown %q, want %q", got, tc.why)
+			t.Errorf("%q: unknown %q, want %q", tc.param+tc.decl, got, tc.why)
 		}
 	}
 }
