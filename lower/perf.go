@@ -105,6 +105,11 @@ func misalignDiag(d *dispatch.Decision, f *memory.Figures) diag.Diagnostic {
 	if len(w.Lanes()) > 0 {
 		thread, addr = w.Lanes()[0].Thread, w.Lanes()[0].Addr
 	}
+	if w.Kind == memory.KindTMAAddress {
+		return diag.Warningf(d.Call.OpSpan, CodeMisaligned,
+			"misaligned TMA copy: thread %d's copy reads or writes %s at byte %d of its storage, not a multiple of 128, and the GPU stops the kernel (misaligned address); start every shared slice the copy issues at a multiple of 128 bytes (a box whose rows are whole 128-byte multiples, or a wider tile of %s)",
+			thread, w.Buf, addr, w.Buf)
+	}
 	return diag.Warningf(d.Call.OpSpan, CodeMisaligned,
 		"misaligned %d-byte %s of %s: thread %d accesses byte %d of its storage, not a multiple of %d, and the GPU stops the kernel (misaligned address); make the row stride of %s a multiple of %d bytes, or use a narrower vector width",
 		w.Width, w.Kind, w.Buf, thread, addr, w.Width, w.Buf, w.Width)

@@ -181,6 +181,48 @@ func TestHarnessFlag(t *testing.T) {
 	}
 }
 
+// --harness leaves out a kernel its reference does not model (a scalar
+// parameter without a launch value) and checks the others; a file with
+// none left writes nothing.
+func TestHarnessSkipsUnsupported(t *testing.T) {
+	const two = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@T.prim_func
+def sized(A_ptr: T.handle, n: T.int32):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    T.cta_id([n])
+    T.thread_id([64])
+    A_s = T.alloc_buffer((64,), "float32", scope="shared")
+    Tx.cta.copy(A_s[:], A[:])
+
+
+@T.prim_func
+def fixed(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([64])
+    A_s = T.alloc_buffer((64,), "float32", scope="shared")
+    Tx.cta.copy(A_s[:], A[:])
+`
+	dir := t.TempDir()
+	both, only := filepath.Join(dir, "both.py"), filepath.Join(dir, "only.py")
+	writeFile(t, both, two)
+	writeFile(t, only, two[:strings.Index(two, "\n\n@T.prim_func\ndef fixed")]+"\n")
+	code, out, stderr := runCLI("--lower", both, "--harness")
+	if code != 0 || !strings.Contains(stderr, "warning[harness/skipped]: kernel sized is left out of the harness: scalar kernel parameter n") ||
+		!strings.Contains(out, "fixed_launch(") || strings.Contains(out, "sized_launch(reinterpret_cast") {
+		t.Errorf("two kernels: exit %d, stderr %q", code, stderr)
+	}
+	code, out, stderr = runCLI("--lower", only, "--harness")
+	if code != 1 || out != "" || !strings.Contains(stderr, "no kernel of") {
+		t.Errorf("one unsupported kernel: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
+	}
+}
+
 // A factory the file never calls: unbound without --bind, one case per
 // bind; --case picks one case of a grid.
 const factory = `from tvm.script import tirx as T

@@ -2689,6 +2689,9 @@ func (m *machine) evaluate(x ir.Expr) {
 			n = n / max(tm.Box[len(tm.Box)-1], 1) * 4
 		}
 		m.emit(&event{k: tma, mask: m.mask, node: c, bytes: n})
+		if m.cur.Misaligned == nil && len(c.Args) > 1 {
+			m.tmaAlign(c, c.Args[1])
+		}
 		return
 	case ir.OpPtxStSharedPlain:
 		if len(c.Args) > 0 {
@@ -2759,6 +2762,46 @@ func (m *machine) evaluate(x ir.Expr) {
 		}
 	}
 	m.callWrites(c, info.writes)
+}
+
+// KindTMAAddress is the Kind of a Misaligned instruction that is a TMA
+// tensor copy's shared address (tmaAlign).
+const KindTMAAddress = "TMA shared address"
+
+// tmaAlign checks a tensor copy's shared address (its destination, or
+// its source for a store): a TMA tensor copy needs it 128-byte aligned,
+// and an H100 stops a kernel whose copy is not (cudaErrorMisalignedAddress:
+// lower/testdata/tma_auto_plans.txtar's multi_coord, whose 1,024 issues
+// of 32 bytes each land 32 bytes apart). The codegen aligns dynamic
+// shared memory to 128 bytes and a static allocation to 64, so an offset
+// in the allocation that is no multiple of that is misaligned whatever
+// the allocation's place; the first one is the call's Misaligned
+// instruction (a perf/misaligned warning). An address the machine does
+// not know (a pipeline stage it keeps as data) is not checked.
+func (m *machine) tmaAlign(c *ir.Call, e ir.Expr) {
+	if _, ok := e.(*ir.AddressOf); !ok {
+		return
+	}
+	p, why := m.pointer(e)
+	if why != "" || p.buf == nil {
+		return
+	}
+	q := int64(128)
+	switch p.buf.Scope {
+	case "shared.dyn":
+	case "shared":
+		q = 64
+	default:
+		return
+	}
+	for rest := m.mask; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros32(rest)
+		if a := p.addr[i]; a%q != 0 {
+			m.cur.Misaligned = &Instruction{Kind: KindTMAAddress, Width: 128, Buf: p.buf.Name, Buffer: p.buf, Span: c.Pos(), node: c,
+				CTA: m.ctaIndex, Warp: m.warp, lanes: []LaneAccess{{Thread: m.tid[i], Addr: a, Bytes: 128}}}
+			return
+		}
+	}
 }
 
 func typeOf(e ir.Expr) ir.DataType {
