@@ -12,12 +12,12 @@ func runtimeShapeUnsupported(k Kernel) *Unsupported {
 			continue
 		}
 		if d := p.Buf.RuntimeDim(); d >= 0 {
-			what := "a runtime value"
+			what := "a runtime dimension"
 			if v, ok := p.Buf.ShapeExpr[d].(*ir.Var); ok {
-				what = "`" + v.Name + "`"
+				what = "runtime dimension `" + v.Name + "`"
 			}
 			return &Unsupported{Kernel: k.Name, Span: p.Buf.Span,
-				Msg: "not modelled: buffer " + p.Buf.Name + " with runtime dimension " + what + " (the host reference needs its size)"}
+				Msg: "not modelled: buffer " + p.Buf.Name + " with " + what + " (the host reference needs its size)"}
 		}
 	}
 	return nil

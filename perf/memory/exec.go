@@ -1641,7 +1641,9 @@ func (m *machine) elemAddrTo(out *lanes, b *ir.Buffer, idx []ir.Expr) string {
 	*out = lanes{}
 	switch l := b.Layout.(type) {
 	case nil:
-		if b.RuntimeDim() >= 0 {
+		if b.RuntimeDim() > 0 {
+			// (an outermost runtime extent strides nothing: row-major
+			// addresses need only the inner extents)
 			return m.reason(runtimeShape{b}, "buffer ", b.Name, " has a runtime shape")
 		}
 		stride := int64(1)

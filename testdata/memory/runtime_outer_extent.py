@@ -1,0 +1,43 @@
+# A parameter buffer whose outermost extent is a runtime value (q over
+# seq_len * 4 rows): its elements are addressed row-major by the inner
+# extents alone, so perf/memory counts its accesses (it said "buffer q has
+# a runtime shape" before). Its copies lower through fallback, as in the
+# reference (gmem_smem declines the runtime extent); logits_static is the
+# same code over a static extent, which the harness can run: the two
+# kernels' figures are equal (perf/memory's TestRuntimeOuterExtent), and
+# logits_static's are measured on a GPU (docs/gpu-results.md).
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@T.prim_func
+def logits_runtime(q_h: T.handle, w_h: T.handle, seq_len: T.uint32):
+    q = T.match_buffer(q_h, (seq_len * 4, 64), "float16")
+    w = T.match_buffer(w_h, (64, 64), "float16")
+    T.device_entry()
+    bx = T.cta_id([8])
+    T.warp_id([4])
+    T.lane_id([32])
+    q_s = T.alloc_buffer((64, 64), "float16", scope="shared")
+    w_s = T.alloc_buffer((64, 64), "float16", scope="shared")
+    Tx.cta.copy(w_s[:, :], w[:, :])
+    Tx.cta.copy(q_s[:, :], q[bx * 64 : bx * 64 + 64, :])
+    T.cuda.cta_sync()
+    Tx.cta.copy(q[bx * 64 : bx * 64 + 64, :], q_s[:, :])
+
+
+@T.prim_func
+def logits_static(q_h: T.handle, w_h: T.handle):
+    q = T.match_buffer(q_h, (512, 64), "float16")
+    w = T.match_buffer(w_h, (64, 64), "float16")
+    T.device_entry()
+    bx = T.cta_id([8])
+    T.warp_id([4])
+    T.lane_id([32])
+    q_s = T.alloc_buffer((64, 64), "float16", scope="shared")
+    w_s = T.alloc_buffer((64, 64), "float16", scope="shared")
+    Tx.cta.copy(w_s[:, :], w[:, :])
+    Tx.cta.copy(q_s[:, :], q[bx * 64 : bx * 64 + 64, :], dispatch="fallback")
+    T.cuda.cta_sync()
+    Tx.cta.copy(q[bx * 64 : bx * 64 + 64, :], q_s[:, :], dispatch="fallback")
+# tilels: reference=0.25
