@@ -261,6 +261,34 @@ def runtime_rows(A_ptr: T.handle, B_ptr: T.handle, n: T.int32):
 				}
 			}
 		}},
+		// a buffer over a runtime outermost extent, sized by the launch
+		// value (q: n * 2 = 6 rows)
+		{"runtime extent", []byte(refHeader + `
+# tilels: bind n=3
+@T.prim_func
+def runtime_extent(q_h: T.handle, B_ptr: T.handle, n: T.int32):
+    q = T.match_buffer(q_h, (n * 2, 32), "float32")
+    B = T.match_buffer(B_ptr, (8, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([n])
+    tid = T.thread_id([32])
+    B[bx, tid] = q[bx * 2 + 1, tid]
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["runtime_extent"]
+			q, bIn, b := f32s(run.in["q"]), f32s(run.in["B"]), f32s(run.out["B"])
+			if len(q) != 6*32 {
+				t.Fatalf("q has %d elements, want 6 * 32", len(q))
+			}
+			for i := range b {
+				want := bIn[i]
+				if row := i / 32; row < 3 {
+					want = q[(row*2+1)*32+i%32]
+				}
+				if b[i] != want {
+					t.Fatalf("B[%d] = %v, want %v", i, b[i], want)
+				}
+			}
+		}},
 		{"break and continue", []byte(refHeader + `
 @T.prim_func
 def early_exit(A_ptr: T.handle, B_ptr: T.handle):

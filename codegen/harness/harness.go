@@ -236,11 +236,12 @@ func runFunc(k Kernel, i int) (string, error) {
 			w("  static const Layout L%d = %s;", n, init)
 			lay = fmt.Sprintf("&L%d", n)
 		}
-		shape := make([]string, len(buf.Shape))
-		for j, s := range buf.Shape {
+		bshape := shapeOf(k.Func, buf) // (a runtime extent: its launch's)
+		shape := make([]string, len(bshape))
+		for j, s := range bshape {
 			shape[j] = fmt.Sprint(s)
 		}
-		elems := buf.ElemOffset + storageElems(buf)
+		elems := buf.ElemOffset + storageOf(k.Func, buf)
 		args = append(args, fmt.Sprintf("{%q, %s, %d, %dLL, %d, {%s}, %dLL, %s, nullptr, nullptr}", buf.Name, dtypeEnum(buf.Dtype),
 			buf.Dtype.Bytes(), elems, len(buf.Shape), strings.Join(shape, ", "), buf.ElemOffset, lay))
 		casts = append(casts, fmt.Sprintf("reinterpret_cast<%s*>(a[%d].dev)", buf.Dtype.CType(), n))
@@ -407,7 +408,7 @@ func HostProgram(ks []Kernel) (string, error) {
 		fmt.Fprintf(&b, "    std::vector<unsigned char> st[%d], dv[%d];\n    unsigned char* hosts[%d];\n    unsigned char* defs[%d];\n",
 			max(len(bufs), 1), max(len(bufs), 1), max(len(bufs), 1), max(len(bufs), 1))
 		for j, buf := range bufs {
-			n := (buf.ElemOffset + storageElems(buf)) * int64(buf.Dtype.Bytes())
+			n := (buf.ElemOffset + storageOf(k.Func, buf)) * int64(buf.Dtype.Bytes())
 			fmt.Fprintf(&b, "    st[%d].resize(%d); hosts[%d] = st[%d].data();\n", j, n, j, j)
 			fmt.Fprintf(&b, "    dv[%d].assign(%d, 1); defs[%d] = dv[%d].data();\n", j, n, j, j)
 			fmt.Fprintf(&b, "    fill(hosts[%d], %s, %d, %d, 1000003ull + %d * 101ull + %d, %g, 4.0);\n", j, dtypeEnum(buf.Dtype),
@@ -417,7 +418,7 @@ func HostProgram(ks []Kernel) (string, error) {
 		fmt.Fprintf(&b, "    tilels_ref_%d(hosts, defs);\n", i)
 		fmt.Fprintf(&b, "    if (tl_race[0]) printf(\"RACE %s %%s\\n\", tl_race);\n", k.Name)
 		for j, buf := range bufs {
-			n := (buf.ElemOffset + storageElems(buf)) * int64(buf.Dtype.Bytes())
+			n := (buf.ElemOffset + storageOf(k.Func, buf)) * int64(buf.Dtype.Bytes())
 			fmt.Fprintf(&b, "    tilels_dump(\"OUT\", %q, %q, hosts[%d], %d);\n", k.Name, buf.Name, j, n)
 			fmt.Fprintf(&b, "    tilels_dump(\"DEF\", %q, %q, defs[%d], %d);\n", k.Name, buf.Name, j, n)
 		}

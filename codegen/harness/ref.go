@@ -156,7 +156,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 		switch {
 		case p.Buf != nil:
 			b := p.Buf
-			bytes := (b.ElemOffset + storageElems(b)) * int64(b.Dtype.Bytes())
+			bytes := (b.ElemOffset + storageOf(fn, b)) * int64(b.Dtype.Bytes())
 			g.declBuf(b, fmt.Sprintf("arg[%d]", arg), "0", 1, strconv.FormatInt(bytes, 10), fmt.Sprintf("argdef[%d]", arg), "")
 			arg++
 		default:
@@ -295,8 +295,9 @@ func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int, bytes, def
 	if global < 0 {
 		global = 0
 	}
-	shape := make([]string, len(b.Shape))
-	for i, s := range b.Shape {
+	bshape := shapeOf(g.k.Func, b) // (a runtime extent: its launch's)
+	shape := make([]string, len(bshape))
+	for i, s := range bshape {
 		shape[i] = strconv.FormatInt(s, 10)
 	}
 	if len(b.Shape) > 8 {

@@ -11,6 +11,9 @@ func runtimeShapeUnsupported(k Kernel) *Unsupported {
 		if p.Buf == nil {
 			continue
 		}
+		if _, sized := launchShape(k.Func, p.Buf); sized {
+			continue // sized by the launch its bind line gives
+		}
 		if d := p.Buf.RuntimeDim(); d >= 0 {
 			what := "a runtime dimension"
 			if v, ok := p.Buf.ShapeExpr[d].(*ir.Var); ok {
@@ -34,4 +37,90 @@ func tensorMapParamUnsupported(k Kernel) *Unsupported {
 		}
 	}
 	return nil
+}
+
+// launchShape is the shape of b in the launch fn's bind line gives
+// (ir.Func.LaunchArgs), ok for a buffer whose one runtime extent is the
+// outermost, default-laid-out (row-major) and folds to a positive value
+// over those values; else b's static shape.
+func launchShape(fn *ir.Func, b *ir.Buffer) ([]int64, bool) {
+	if b.RuntimeDim() != 0 || b.Layout != nil || len(fn.LaunchArgs) == 0 {
+		return b.Shape, false
+	}
+	for _, e := range b.ShapeExpr[1:] {
+		if e != nil {
+			return b.Shape, false
+		}
+	}
+	n, ok := foldLaunch(b.ShapeExpr[0], fn.LaunchArgs)
+	if !ok || n <= 0 {
+		return b.Shape, false
+	}
+	out := append([]int64{n}, b.Shape[1:]...)
+	return out, true
+}
+
+// foldLaunch folds integer expression e over the launch's values.
+func foldLaunch(e ir.Expr, args []ir.LaunchArg) (int64, bool) {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return e.Value, true
+	case *ir.Var:
+		for _, a := range args {
+			if a.Var == e {
+				return a.Value, true
+			}
+		}
+	case *ir.Cast:
+		return foldLaunch(e.X, args)
+	case *ir.Binary:
+		a, ok1 := foldLaunch(e.A, args)
+		b, ok2 := foldLaunch(e.B, args)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		switch e.Op {
+		case ir.Add:
+			return a + b, true
+		case ir.Sub:
+			return a - b, true
+		case ir.Mul:
+			return a * b, true
+		case ir.FloorDiv, ir.FloorMod:
+			if b == 0 {
+				return 0, false
+			}
+			q := a / b
+			if (a%b != 0) && ((a < 0) != (b < 0)) {
+				q--
+			}
+			if e.Op == ir.FloorDiv {
+				return q, true
+			}
+			return a - q*b, true
+		case ir.Min:
+			return min(a, b), true
+		case ir.Max:
+			return max(a, b), true
+		}
+	}
+	return 0, false
+}
+
+// shapeOf is b's shape in kernel fn's launch (launchShape).
+func shapeOf(fn *ir.Func, b *ir.Buffer) []int64 {
+	sh, _ := launchShape(fn, b)
+	return sh
+}
+
+// storageOf is storageElems for b in kernel fn's launch.
+func storageOf(fn *ir.Func, b *ir.Buffer) int64 {
+	if sh, ok := launchShape(fn, b); ok {
+		n := int64(1)
+		for _, x := range sh {
+			n *= x
+		}
+		return n
+	}
+	return storageElems(b)
 }

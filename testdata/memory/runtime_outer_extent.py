@@ -3,13 +3,15 @@
 # extents alone, so perf/memory counts its accesses (it said "buffer q has
 # a runtime shape" before). Its copies lower through fallback, as in the
 # reference (gmem_smem declines the runtime extent); logits_static is the
-# same code over a static extent, which the harness can run: the two
-# kernels' figures are equal (perf/memory's TestRuntimeOuterExtent), and
-# logits_static's are measured on a GPU (docs/gpu-results.md).
+# same code over a static extent: the two kernels' figures are equal
+# (perf/memory's TestRuntimeOuterExtent). The bind line gives seq_len the
+# value of a launch, by which the harness sizes q (512 rows, as the
+# twin's); both are measured on a GPU (docs/gpu-results.md).
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 
 
+# tilels: bind seq_len=128
 @T.prim_func
 def logits_runtime(q_h: T.handle, w_h: T.handle, seq_len: T.uint32):
     q = T.match_buffer(q_h, (seq_len * 4, 64), "float16")
