@@ -259,14 +259,18 @@ func (e *encoder) memory(m *Memory) {
 		e.null()
 		return
 	}
-	e.open('{', 10)
+	e.open('{', 12)
 	e.key(0, "source")
 	e.str(m.Source)
+	e.key(1, "ctas")
+	e.int(m.CTAs)
+	e.key(2, "scaled")
+	e.b = strconv.AppendBool(e.b, m.Scaled)
 	for i, s := range [...]struct {
 		k string
 		c *SharedCounts
 	}{{"shared_load", &m.SharedLoad}, {"shared_store", &m.SharedStore}, {"ldmatrix", &m.Ldmatrix}, {"stmatrix", &m.Stmatrix}} {
-		e.key(1+i, s.k)
+		e.key(3+i, s.k)
 		e.open('{', 4)
 		e.key(0, "instructions")
 		e.int(s.c.Instructions)
@@ -282,7 +286,7 @@ func (e *encoder) memory(m *Memory) {
 		k string
 		c *GlobalCounts
 	}{{"global_load", &m.GlobalLoad}, {"global_store", &m.GlobalStore}} {
-		e.key(5+i, g.k)
+		e.key(7+i, g.k)
 		e.open('{', 3)
 		e.key(0, "requests")
 		e.int(g.c.Requests)
@@ -296,7 +300,7 @@ func (e *encoder) memory(m *Memory) {
 		k string
 		c *AsyncCounts
 	}{{"cp_async", &m.CpAsync}, {"tma", &m.TMA}} {
-		e.key(7+i, a.k)
+		e.key(9+i, a.k)
 		e.open('{', 2)
 		e.key(0, "instructions")
 		e.int(a.c.Instructions)
@@ -304,7 +308,7 @@ func (e *encoder) memory(m *Memory) {
 		e.int(a.c.Bytes)
 		e.close('}')
 	}
-	e.key(9, "unknown")
+	e.key(11, "unknown")
 	e.strPtr(m.Unknown)
 	e.close('}')
 }

@@ -101,7 +101,12 @@ type Kernel struct {
 // Memory is the predicted memory traffic of one launch (perf/memory;
 // docs/json.md says which Nsight Compute counter each figure predicts).
 type Memory struct {
-	Source      string       `json:"source"`
+	Source string `json:"source"`
+	// CTAs is the launch's CTA count; Scaled says that CTA 0's counts
+	// were multiplied by it (a grid of more than perf/memory.MaxCTAs
+	// CTAs whose CTAs no proof counts exactly: an estimate).
+	CTAs        int64        `json:"ctas"`
+	Scaled      bool         `json:"scaled"`
 	SharedLoad  SharedCounts `json:"shared_load"`
 	SharedStore SharedCounts `json:"shared_store"`
 	Ldmatrix    SharedCounts `json:"ldmatrix"`
@@ -337,12 +342,12 @@ func memoryRecord(f *memory.Figures) *Memory {
 	gl := func(g memory.Global) GlobalCounts {
 		return GlobalCounts{Requests: g.Requests, Sectors: g.Sectors, IdealSectors: g.IdealSectors}
 	}
-	m := &Memory{Source: f.Source, SharedLoad: sh(f.SharedLoad), SharedStore: sh(f.SharedStore), Ldmatrix: sh(f.Ldmatrix),
+	m := &Memory{Source: f.Source, CTAs: f.CTAs, Scaled: f.Scaled, SharedLoad: sh(f.SharedLoad), SharedStore: sh(f.SharedStore), Ldmatrix: sh(f.Ldmatrix),
 		Stmatrix: sh(f.Stmatrix), GlobalLoad: gl(f.GlobalLoad), GlobalStore: gl(f.GlobalStore),
 		CpAsync: AsyncCounts{f.CpAsync.Instructions, f.CpAsync.Bytes}, TMA: AsyncCounts{f.TMA.Instructions, f.TMA.Bytes}}
 	if f.Unknown != "" {
 		why := f.Unknown
-		*m = Memory{Source: f.Source, Unknown: &why}
+		*m = Memory{Source: f.Source, CTAs: f.CTAs, Unknown: &why}
 	}
 	return m
 }

@@ -74,7 +74,11 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		why = "the CTA size is not known"
 	}
 	run := ctas
-	if run > MaxCTAs {
+	// sampled: a grid of more than MaxCTAs CTAs, of which CTA 0 is
+	// executed and, unless the CTA proof then finds the period of its
+	// CTAs (proven), multiplied
+	sampled, proven := run > maxCTAs, false
+	if sampled {
 		run = 1
 	}
 	if why == "" {
@@ -130,7 +134,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		// spent a third of its time on proofs that failed, one per CTA
 		// period tried. CTA 0's counts are kept for it.
 		var ctaPeriod int64 // 0: every CTA executes
-		proveCTAs := run > 1 && dedupCTAs
+		proveCTAs := (run > 1 || sampled) && dedupCTAs
 		// It is made only when executing the other CTAs would cost more
 		// than the proof (about the kernel's statements, walked for each
 		// period tried): flashkda's 1,024-thread kernels execute a few
@@ -138,11 +142,11 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		// the kernel, and their proofs failed for every period.
 		var cta0 []figDelta
 		var cta0Steps, work0 int64
-		for c := range run {
-			if c == 1 && proveCTAs && (m.work-work0)*(run-1) < stmts {
+		for c := int64(0); c < run; c++ {
+			if c == 1 && proveCTAs && !sampled && (m.work-work0)*(run-1) < stmts {
 				proveCTAs = false
 			}
-			if c == 1 && proveCTAs {
+			if c == 1 && proveCTAs && !sampled {
 				if proofTrace != nil {
 					proofTrace("ctas")
 				}
@@ -242,7 +246,22 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			case before != nil:
 				ctaDeltas[c], ctaSteps[c] = m.since(before), m.steps-sc
 			}
+			if c == 0 && sampled && proveCTAs && !m.over {
+				// A grid above MaxCTAs: the CTAs of a proven period
+				// are executed, and each later CTA counts as the one
+				// a multiple of the period before it (below), exactly;
+				// without one, CTA 0 is multiplied (Scaled).
+				if proofTrace != nil {
+					proofTrace("ctas")
+				}
+				if p := m.ctaShiftsLarge(fn.Body); p > 0 && p <= maxCTAs {
+					ctaPeriod, run, proven = p, p, true
+					ctaDeltas, ctaSteps = make([][]figDelta, p), make([]int64, p)
+					ctaDeltas[0], ctaSteps[0] = cta0, cta0Steps
+				}
+			}
 			if m.over {
+				proven = false
 				if m.overWork {
 					return nil, false
 				}
@@ -255,6 +274,16 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				break
 			}
 		}
+		if proven && why == "" {
+			// the CTAs past the period's, each counted as the executed
+			// one of its residue: (ctas-1-r)/period of them
+			for r := range ctaPeriod {
+				n := (ctas - 1 - r) / ctaPeriod
+				for _, d := range ctaDeltas[r] {
+					d.f.addCounts(d.c.times(n))
+				}
+			}
+		}
 	}
 	all := append([]*Figures{k.Body}, m.order...)
 	for _, f := range all {
@@ -262,12 +291,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		if why != "" {
 			f.Unknown = why
 		}
-		if run < ctas {
+		if sampled && !proven {
 			f.scale(ctas)
 			f.Scaled = true
 		}
 	}
-	total := &Figures{Source: "model", CTAs: ctas, Scaled: run < ctas}
+	total := &Figures{Source: "model", CTAs: ctas, Scaled: sampled && !proven}
 	for _, f := range all {
 		total.add(f)
 	}
@@ -318,6 +347,24 @@ func (f *Figures) counts() counts {
 func (f *Figures) same(c *counts) bool {
 	return f.SharedLoad == c.sh[0] && f.SharedStore == c.sh[1] && f.Ldmatrix == c.sh[2] && f.Stmatrix == c.sh[3] &&
 		f.GlobalLoad == c.gl[0] && f.GlobalStore == c.gl[1] && f.CpAsync == c.as[0] && f.TMA == c.as[1]
+}
+
+// times returns c's counters multiplied by n.
+func (c *counts) times(n int64) *counts {
+	out := *c
+	for i := range out.sh {
+		s := &out.sh[i]
+		s.Instructions, s.Wavefronts, s.Ideal, s.Conflicts = s.Instructions*n, s.Wavefronts*n, s.Ideal*n, s.Conflicts*n
+	}
+	for i := range out.gl {
+		g := &out.gl[i]
+		g.Requests, g.Sectors, g.IdealSectors = g.Requests*n, g.Sectors*n, g.IdealSectors*n
+	}
+	for i := range out.as {
+		a := &out.as[i]
+		a.Instructions, a.Bytes = a.Instructions*n, a.Bytes*n
+	}
+	return &out
 }
 
 func (f *Figures) addCounts(c *counts) {

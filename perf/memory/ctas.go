@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tilels/tilels/ir"
 )
@@ -53,6 +54,124 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 		}
 	}
 	return 1
+}
+
+// ctaShiftsLarge is ctaShifts for a grid above MaxCTAs: the period 1,
+// or, along a one-dimensional grid of clusters, the cluster's size.
+func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
+	l := m.launch
+	d := -1
+	for i, g := range l.Grid {
+		if g > 1 {
+			if d >= 0 {
+				d = -2
+				break
+			}
+			d = i
+		}
+	}
+	if d == -2 {
+		// several dimensions: each proven with period 1
+		for i, g := range l.Grid {
+			if g > 1 && !m.ctaProof(body, i, 1) {
+				return 0
+			}
+		}
+		return 1
+	}
+	if d < 0 {
+		return 1
+	}
+	per := max(l.Cluster[d], 1)
+	uniform := func(w *ir.While) bool {
+		p := m.newShiftProof()
+		p.warps, p.cta, p.ctaPeriod = 1, d+1, per
+		return p.uniformTrips(w)
+	}
+	if ctaBoundLoops(body, per, uniform) {
+		return 0
+	}
+	if c := l.Cluster[d]; c > 1 {
+		if m.ctaProof(body, d, c) {
+			return c
+		}
+		return 0
+	}
+	if m.ctaProof(body, d, 1) {
+		return 1
+	}
+	return 0
+}
+
+// ctaBoundLoops reports whether a loop of body runs a number of times
+// that reads the CTA's index (a persistent kernel's tile loop, `while
+// tile < num_tiles: ... tile += grid`): a scan in one pass, in program
+// order, of the scalars and registers bound to values that read it,
+// through the CTA index, the cluster index and, unless its clusters are
+// of one CTA, the rank in the cluster (CTAs a whole number of clusters
+// apart have the same). Such a loop fails the CTA proof, which costs
+// several walks of the body, and a grid above MaxCTAs, which tries the
+// proof only for an exact count, then keeps CTA 0 multiplied without
+// it: flash_attention4.py's 32 cases, fp8_blockwise_gemm.py's 7 kernels.
+// A counted while loop whose trips uniform proves the same in every CTA
+// (whiles.go's uniformTrips: one tile per cluster) does not count. Not a
+// proof: a loop this scan passes is left to ctaProof.
+func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) bool {
+	var vars ptrMap[ir.Var, bool]
+	var roots ptrMap[ir.Buffer, bool]
+	reads := func(e ir.Expr) bool {
+		found := false
+		walkExpr(e, func(x ir.Expr) {
+			if found {
+				return
+			}
+			switch x := x.(type) {
+			case *ir.Var:
+				found = vars.get(x)
+			case *ir.Load:
+				found = x.Buf.Scope == "local" && roots.get(rootOf(x.Buf))
+			case *ir.Call:
+				switch r := sregOf(x); {
+				case strings.HasPrefix(r, "ctaid."), strings.HasPrefix(r, "clusterid."):
+					found = true
+				case strings.HasPrefix(r, "cluster_ctaid."), r == "cluster_ctarank":
+					found = cluster > 1
+				}
+			}
+		})
+		return found
+	}
+	bound := false
+	ir.WalkStmts(body, func(s ir.Stmt) {
+		if bound {
+			return
+		}
+		switch s := s.(type) {
+		case *ir.ScopeID:
+			if s.Kind == ir.CTAID || s.Kind == ir.ClusterID || s.Kind == ir.CTAIDInCluster && cluster > 1 {
+				for _, v := range s.Vars {
+					vars.set(v, true)
+				}
+			}
+		case *ir.Let:
+			if reads(s.Value) {
+				vars.set(s.Var, true)
+			}
+		case *ir.Assign:
+			if reads(s.Value) {
+				vars.set(s.Var, true)
+			}
+		case *ir.Store:
+			if s.Buf.Scope == "local" && reads(s.Value) {
+				roots.set(rootOf(s.Buf), true)
+			}
+		case *ir.While:
+			bound = reads(s.Cond) && !uniform(s)
+		case *ir.For:
+			bound = reads(s.Min) || reads(s.Extent)
+		}
+	})
+	return bound
 }
 
 // ctaProof proves that CTAs per apart along grid dimension d are

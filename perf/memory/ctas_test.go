@@ -175,3 +175,120 @@ func ctaPeriodCase(t *testing.T, name, src string, period int64) *lower.Kernel {
 	}
 	return k
 }
+
+// TestLargeGrids: a grid of more than MaxCTAs CTAs is counted exactly
+// when the CTA proof finds its period (count.go: its CTAs executed, every
+// later one counted as the one of its residue), and as CTA 0 multiplied,
+// Scaled, when none holds. Each exact kernel's figures are those of
+// executing every CTA (MaxCTAs raised, no CTA proof); the cluster's
+// leader is one the multiplied CTA 0 over-counted.
+func TestLargeGrids(t *testing.T) {
+	const head = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (1048576,), "float32")
+    B = T.match_buffer(B_ptr, (1048576,), "float32")
+    T.device_entry()
+    rank = T.cta_id_in_cluster([2])
+    bx = T.cta_id([256])
+    tid = T.thread_id([64])
+`
+	for _, c := range []struct {
+		name, body string
+		scaled     bool
+		// stores: the launch's global store requests
+		stores int64
+	}{
+		{"a tile per CTA", `    B[bx * 64 + tid] = A[bx * 64 + tid]
+`, false, 256 * 2},
+		// the leader of each cluster stores a second tile: 128 CTAs of
+		// 4 requests and 128 of 2, where CTA 0 times 256 made 1,024
+		{"a cluster's leader", `    B[bx * 64 + tid] = A[bx * 64 + tid]
+    if rank == 0:
+        B[524288 + bx * 64 + tid] = A[524288 + bx * 64 + tid]
+`, false, 128*4 + 128*2},
+		// one tile per CTA: the same trips in every CTA (uniformTrips)
+		{"a persistent loop of one tile each", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = bx
+    while r[0] < 256:
+        B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
+        r[0] = r[0] + 256
+`, false, 256 * 2},
+		// 300 tiles over 256 CTAs: CTAs 0 to 43 run two, the others
+		// one; CTA 0 times 256 counts 512 tiles
+		{"a persistent loop of 300 tiles", `    r = T.alloc_buffer((1,), "int32", scope="local")
+    r[0] = bx
+    while r[0] < 300:
+        B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
+        r[0] = r[0] + 256
+`, true, 512 * 2},
+	} {
+		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
+		}
+		k := res.Kernels[0]
+		if g := k.Launch.Grid; g[0]*g[1]*g[2] <= memory.MaxCTAs || k.Launch.Cluster[0] != 2 {
+			t.Fatalf("%s: launch %+v", c.name, k.Launch)
+		}
+		m := memory.Analyze(k.Lowered, k.Launch)
+		f := m.Total
+		if f.Unknown != "" || f.Scaled != c.scaled || f.CTAs != 256 || f.GlobalStore.Requests != c.stores {
+			t.Errorf("%s: unknown %q, scaled %v, %d CTAs, %d store requests; want scaled %v, 256 CTAs, %d requests", c.name, f.Unknown, f.Scaled, f.CTAs, f.GlobalStore.Requests, c.scaled, c.stores)
+		}
+		if c.scaled {
+			continue
+		}
+		if a, b := ctaText(m, k), ctaText(everyCTA(k), k); a != b {
+			t.Errorf("%s: counting by the CTA period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
+		}
+	}
+}
+
+// everyCTA analyses k executing every CTA of its grid.
+func everyCTA(k *lower.Kernel) *memory.Kernel {
+	defer memory.SetMaxCTAs(memory.SetMaxCTAs(1 << 20))
+	defer memory.SetCTADedup(memory.SetCTADedup(false))
+	return memory.Analyze(k.Lowered, k.Launch)
+}
+
+// TestLargeGridDedup compares, on every kernel of more than MaxCTAs (and
+// at most 4,096) CTAs of TestCTADedup's programs that the CTA proof
+// counts exactly (not Scaled), the figures with executing every CTA.
+func TestLargeGridDedup(t *testing.T) {
+	exact, scaled := 0, 0
+	for name, src := range dedupSources(t) {
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
+		for _, k := range res.Kernels {
+			if k.Lowered == nil {
+				continue
+			}
+			g := k.Launch.Grid
+			if n := g[0] * g[1] * g[2]; n <= memory.MaxCTAs || n > 4096 {
+				continue
+			}
+			m := memory.Analyze(k.Lowered, k.Launch)
+			if m.Total.Unknown != "" {
+				continue
+			}
+			if m.Total.Scaled {
+				scaled++
+				continue
+			}
+			all := everyCTA(k)
+			if all.Total.Unknown != "" {
+				continue // (past the step bound)
+			}
+			exact++
+			if a, b := ctaText(m, k), ctaText(all, k); a != b {
+				t.Errorf("%s kernel %s: counting by the CTA period differs:\n%s\nexecuting every CTA:\n%s", name, k.Name, a, b)
+			}
+		}
+	}
+	t.Logf("%d kernels above %d CTAs counted exactly, %d multiplied", exact, memory.MaxCTAs, scaled)
+	if exact == 0 {
+		t.Errorf("no kernel above %d CTAs is counted exactly", memory.MaxCTAs)
+	}
+}

@@ -488,3 +488,11 @@ func RewriteFreeConsts(fn *ir.Func, f func(int64) int64) int {
 	}
 	return n
 }
+
+// SetMaxCTAs sets the largest grid whose CTAs are all executed and
+// returns the previous one.
+func SetMaxCTAs(n int64) int64 {
+	old := maxCTAs
+	maxCTAs = n
+	return old
+}

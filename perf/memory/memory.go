@@ -12,8 +12,13 @@
 // memory statement executed under a non-empty mask is exactly one dynamic
 // warp-level instruction (same static access, same loop iteration, same
 // warp, active threads only). Every warp of every CTA is executed when the
-// grid has at most MaxCTAs CTAs; otherwise CTA 0 is executed and its counts
-// are multiplied by the number of CTAs (Figures.Scaled says so). A value
+// grid has at most MaxCTAs CTAs. A larger grid is counted exactly when
+// the CTA proof (ctas.go) finds its period, 1 or its clusters' size: the
+// CTAs of one period are executed and every later CTA counts as the one
+// of its residue (TestLargeGrids); otherwise (a persistent kernel's CTAs
+// run different numbers of tiles) CTA 0 is executed and its counts are
+// multiplied by the number of CTAs, an estimate (Figures.Scaled, and the
+// JSON's "scaled", say so). A value
 // that cannot be known statically (runtime data, a runtime extent, a
 // runtime grid, an intrinsic whose memory access is not modelled) makes
 // the figures of the call it occurs in Unknown, with the reason; never a
@@ -134,6 +139,10 @@ import (
 
 // MaxCTAs is the largest grid whose CTAs are all executed.
 const MaxCTAs = 64
+
+// maxCTAs is MaxCTAs, which tests raise to execute every CTA of a larger
+// grid.
+var maxCTAs int64 = MaxCTAs
 
 // Shared holds the figures of one kind of shared-memory instruction.
 type Shared struct {

@@ -110,14 +110,23 @@ const readS = `    T.cuda.cta_sync()
     A[1, tid] = S[0, tid]
 `
 
-// TestManyCTAs checks the scaling of a grid above MaxCTAs: CTA 0 times
-// the CTA count, and that it says so.
+// TestManyCTAs checks a grid above MaxCTAs whose CTAs the CTA proof
+// finds CTA 0's: CTA 0 times the CTA count, exactly (not Scaled); and one
+// whose CTAs run a loop as many times as the grid's first CTA's index
+// says: CTA 0 times the CTA count, and it says so (Scaled: CTA 0 runs
+// the most).
 func TestManyCTAs(t *testing.T) {
 	_, ms := analyze(t, kernel("128", `    S[0, tid] = A[0, tid]
 `+readS))
 	f := ms[0].Total
-	if !f.Scaled || f.CTAs != 128 || f.SharedStore.Instructions != 128 || f.GlobalLoad.Sectors != 128*4 {
+	if f.Scaled || f.CTAs != 128 || f.SharedStore.Instructions != 128 || f.GlobalLoad.Sectors != 128*4 {
 		t.Errorf("got %+v", *f)
+	}
+	_, ms = analyze(t, strings.Replace(kernel("128", `    for i in range(32 - bx % 32):
+        S[0, tid] = A[i, tid]
+`+readS), "T.cta_id([128])", "bx = T.cta_id([128])", 1))
+	if f := ms[0].Total; !f.Scaled || f.CTAs != 128 || f.SharedStore.Instructions != 128*32 {
+		t.Errorf("a loop over the CTA index: %+v", *f)
 	}
 	_, ms = analyze(t, kernel("3", `    S[0, tid] = A[0, tid]
 `+readS))
