@@ -56,48 +56,70 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 	return 1
 }
 
-// ctaShiftsLarge is ctaShifts for a grid above MaxCTAs: the period 1,
-// or, along a one-dimensional grid of clusters, the cluster's size.
+// ctaShiftsLarge is ctaShifts for a grid above MaxCTAs: along each
+// dimension of more than one CTA, the CTAs its clusters' size apart (1
+// without clusters) are proven translations, and the period is that
+// size along the first such dimension (CTAs of linear indices a period
+// apart have the same rank then: flash_attention_backward.py's grid of
+// 64 x 64 CTAs in pairs along x); 0 when a proof fails, or a later
+// dimension has clusters too.
 func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
 	l := m.launch
-	d := -1
-	for i, g := range l.Grid {
-		if g > 1 {
-			if d >= 0 {
-				d = -2
+	first, cluster := -1, int64(1)
+	for d, g := range l.Grid {
+		if g > 1 && first < 0 {
+			first = d
+		}
+		if c := max(l.Cluster[d], 1); c > 1 {
+			if d != first {
+				cluster = 0 // (residues of the linear index are not the ranks)
 				break
 			}
-			d = i
+			cluster = c
 		}
 	}
-	if d == -2 {
-		// several dimensions: each proven with period 1
-		for i, g := range l.Grid {
-			if g > 1 && !m.ctaProof(body, i, 1) {
+	if first < 0 {
+		return 1
+	}
+	if cluster == 0 {
+		// clusters along a later dimension: period 1 only
+		for d, g := range l.Grid {
+			if g > 1 && !m.ctaProof(body, d, 1) {
 				return 0
 			}
 		}
 		return 1
 	}
-	if d < 0 {
-		return 1
-	}
-	per := max(l.Cluster[d], 1)
 	uniform := func(w *ir.While) bool {
 		p := m.newShiftProof()
-		p.warps, p.cta, p.ctaPeriod = 1, d+1, per
+		p.warps, p.cta, p.ctaPeriod = 1, first+1, cluster
 		return p.uniformTrips(w)
 	}
-	if ctaBoundLoops(body, per, uniform) {
+	if ctaBoundLoops(body, cluster, uniform) {
 		return 0
 	}
-	if c := l.Cluster[d]; c > 1 {
-		if m.ctaProof(body, d, c) {
-			return c
+	// every CTA its neighbour's translation (a kernel that does not read
+	// its rank), else the clusters' ranks apart
+	for _, per := range []int64{1, cluster} {
+		ok := true
+		for d, g := range l.Grid {
+			if g > 1 && !m.ctaProof(body, d, max(per*boolInt(d == first), 1)) {
+				ok = false
+				break
+			}
 		}
-		return 0
+		if ok {
+			return per
+		}
+		if cluster == 1 {
+			break
+		}
 	}
-	if m.ctaProof(body, d, 1) {
+	return 0
+}
+
+func boolInt(b bool) int64 {
+	if b {
 		return 1
 	}
 	return 0

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -224,8 +225,20 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
         B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
         r[0] = r[0] + 256
 `, true, 512 * 2},
+		// a 64 x 4 grid in pairs along x: the linear index's residues
+		// are the ranks (flash_attention_backward.py's grids)
+		{"a cluster's leader in a two-dimensional grid", `    by = T.cta_id([4])
+    B[by * 4096 + bx * 16 + tid % 16] = A[by * 4096 + bx * 16 + tid % 16]
+    if rank == 0:
+        B[524288 + by * 4096 + bx * 16 + tid % 16] = A[524288 + by * 4096 + bx * 16 + tid % 16]
+`, false, 0},
 	} {
-		res := lower.Analyze(source.NewFile("k.py", []byte(head+c.body+"# tilels: reference=0.27\n")), lower.Options{})
+		src := head + c.body + "# tilels: reference=0.27\n"
+		if c.stores == 0 {
+			src = strings.Replace(strings.Replace(src, "bx = T.cta_id([256])", "bx, by = T.cta_id([64, 4])", 1), "    by = T.cta_id([4])\n", "", 1)
+			c.stores = 128*4 + 128*2
+		}
+		res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
 		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
 			t.Fatalf("%s: not lowered: %v", c.name, res.Diags)
 		}
