@@ -136,7 +136,11 @@ func writeFigures(b *strings.Builder, r *Result, m *memory.Kernel, title string,
 	}
 	fmt.Fprintf(b, "  %s", title)
 	if f.Scaled {
-		fmt.Fprintf(b, " (CTA 0 x %d)", f.CTAs)
+		fmt.Fprintf(b, " (CTA 0 x %d, an estimate", f.CTAs)
+		if f.ScaledWhy != "" {
+			b.WriteString(": " + f.ScaledWhy)
+		}
+		b.WriteByte(')')
 	}
 	b.WriteByte('\n')
 	if f.Unknown != "" {
@@ -293,7 +297,10 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 	if f.CTAs > 0 {
 		fmt.Fprintf(&b, ", %s", plural(f.CTAs, "CTA"))
 		if f.Scaled {
-			b.WriteString(": CTA 0 executed, counts multiplied")
+			b.WriteString(": CTA 0 executed, counts multiplied, an estimate")
+			if f.ScaledWhy != "" {
+				b.WriteString(": " + f.ScaledWhy)
+			}
 		}
 	}
 	fmt.Fprintf(&b, "; source: %s", f.Source)

@@ -78,6 +78,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	// executed and, unless the CTA proof then finds the period of its
 	// CTAs (proven), multiplied
 	sampled, proven := run > maxCTAs, false
+	scaledWhy := "" // (why a sampled grid is not proven)
 	if sampled {
 		run = 1
 	}
@@ -254,7 +255,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				if proofTrace != nil {
 					proofTrace("ctas")
 				}
-				if p := m.ctaShiftsLarge(fn.Body); p > 0 && p <= maxCTAs {
+				p, whyNot := m.ctaShiftsLarge(fn.Body)
+				scaledWhy = whyNot
+				if p > 0 && p <= maxCTAs {
 					ctaPeriod, run, proven = p, p, true
 					ctaDeltas, ctaSteps = make([][]figDelta, p), make([]int64, p)
 					ctaDeltas[0], ctaSteps[0] = cta0, cta0Steps
@@ -293,10 +296,13 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		}
 		if sampled && !proven {
 			f.scale(ctas)
-			f.Scaled = true
+			f.Scaled, f.ScaledWhy = true, scaledWhy
 		}
 	}
 	total := &Figures{Source: "model", CTAs: ctas, Scaled: sampled && !proven}
+	if total.Scaled {
+		total.ScaledWhy = scaledWhy
+	}
 	for _, f := range all {
 		total.add(f)
 	}

@@ -62,8 +62,9 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 // size along the first such dimension (CTAs of linear indices a period
 // apart have the same rank then: flash_attention_backward.py's grid of
 // 64 x 64 CTAs in pairs along x); 0 when a proof fails, or a later
-// dimension has clusters too.
-func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
+// dimension has clusters too, with the reason the CTAs are then counted
+// as CTA 0 multiplied.
+func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 	l := m.launch
 	first, cluster := -1, int64(1)
 	for d, g := range l.Grid {
@@ -79,16 +80,16 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
 		}
 	}
 	if first < 0 {
-		return 1
+		return 1, ""
 	}
 	if cluster == 0 {
 		// clusters along a later dimension: period 1 only
 		for d, g := range l.Grid {
 			if g > 1 && !m.ctaProof(body, d, 1) {
-				return 0
+				return 0, whyUnproven
 			}
 		}
-		return 1
+		return 1, ""
 	}
 	uniform := func(w *ir.While) bool {
 		p := m.newShiftProof()
@@ -96,7 +97,7 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
 		return p.uniformTrips(w)
 	}
 	if ctaBoundLoops(body, cluster, uniform) {
-		return 0
+		return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): CTAs do different amounts of work, CTA 0 the most"
 	}
 	// every CTA its neighbour's translation (a kernel that does not read
 	// its rank), else the clusters' ranks apart
@@ -109,14 +110,18 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) int64 {
 			}
 		}
 		if ok {
-			return per
+			return per, ""
 		}
 		if cluster == 1 {
 			break
 		}
 	}
-	return 0
+	return 0, whyUnproven
 }
+
+// whyUnproven is the reason a large grid is counted as CTA 0 multiplied
+// when the CTA proof fails.
+const whyUnproven = "the other CTAs are not proven to count as CTA 0's translations"
 
 func boolInt(b bool) int64 {
 	if b {

@@ -195,9 +195,12 @@ type Figures struct {
 	// registers back to the bytes they hold (dead.go, regs.go).
 	Elided string
 	// CTAs is the number of CTAs of the launch; Scaled is set when only
-	// CTA 0 was executed and the counts were multiplied by CTAs.
-	CTAs   int64
-	Scaled bool
+	// CTA 0 was executed and the counts were multiplied by CTAs (an
+	// estimate), and ScaledWhy says what kept the CTAs from being counted
+	// exactly (empty: the proof was not tried, CTA 0 not executed whole).
+	CTAs      int64
+	Scaled    bool
+	ScaledWhy string
 }
 
 // Instruction describes one dynamic warp instruction.
