@@ -96,7 +96,7 @@ func (k *Kernel) CallMemory(c *ir.TileCall) *memory.Figures {
 
 // ExplainMemory renders every kernel's memory figures as text: the
 // kernel total, the kernel body outside tile calls, then each call (the
-// golden section out/memory and `tilels --lower --emit memory`).
+// golden section out/memory).
 func ExplainMemory(r *Result, opts Options) string {
 	var b strings.Builder
 	for _, k := range r.Kernels {
