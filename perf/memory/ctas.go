@@ -96,12 +96,18 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 		p.warps, p.cta, p.ctaPeriod = 1, first+1, cluster
 		return p.uniformTrips(w)
 	}
-	if ctaBoundLoops(body, cluster, uniform) {
+	bound, rank := ctaBoundLoops(body, cluster, uniform)
+	if bound {
 		return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): CTAs do different amounts of work, CTA 0 the most"
 	}
 	// every CTA its neighbour's translation (a kernel that does not read
-	// its rank), else the clusters' ranks apart
-	for _, per := range []int64{1, cluster} {
+	// its rank), else the clusters' ranks apart (at once for one that
+	// does: fp16_bf16_gemm.py's leaders, whose proof with period 1 failed)
+	pers := []int64{1, cluster}
+	if rank && cluster > 1 {
+		pers = pers[1:]
+	}
+	for _, per := range pers {
 		ok := true
 		for d, g := range l.Grid {
 			if g > 1 && !m.ctaProof(body, d, max(per*boolInt(d == first), 1)) {
@@ -142,8 +148,10 @@ func boolInt(b bool) int64 {
 // it: flash_attention4.py's 32 cases, fp8_blockwise_gemm.py's 7 kernels.
 // A counted while loop whose trips uniform proves the same in every CTA
 // (whiles.go's uniformTrips: one tile per cluster) does not count. Not a
-// proof: a loop this scan passes is left to ctaProof.
-func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) bool {
+// proof: a loop this scan passes is left to ctaProof. rank reports
+// whether the scan met the CTA's rank in its cluster (a scope id or
+// special register naming it): the proof with period 1 would fail.
+func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) (bound, rank bool) {
 	var vars ptrMap[ir.Var, bool]
 	var roots ptrMap[ir.Buffer, bool]
 	reads := func(e ir.Expr) bool {
@@ -162,19 +170,22 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 				case strings.HasPrefix(r, "ctaid."), strings.HasPrefix(r, "clusterid."):
 					found = true
 				case strings.HasPrefix(r, "cluster_ctaid."), r == "cluster_ctarank":
+					rank = true
 					found = cluster > 1
 				}
 			}
 		})
 		return found
 	}
-	bound := false
 	ir.WalkStmts(body, func(s ir.Stmt) {
 		if bound {
 			return
 		}
 		switch s := s.(type) {
 		case *ir.ScopeID:
+			if s.Kind == ir.CTAIDInCluster && len(s.Vars) > 0 {
+				rank = true
+			}
 			if s.Kind == ir.CTAID || s.Kind == ir.ClusterID || s.Kind == ir.CTAIDInCluster && cluster > 1 {
 				for _, v := range s.Vars {
 					vars.set(v, true)
@@ -198,7 +209,7 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 			bound = reads(s.Min) || reads(s.Extent)
 		}
 	})
-	return bound
+	return bound, rank
 }
 
 // ctaProof proves that CTAs per apart along grid dimension d are
