@@ -151,3 +151,30 @@ type writtenBy struct {
 	b  *ir.Buffer
 	op string
 }
+
+// pointerWrites forgets what the register buffers hold whose addresses
+// intrinsic c is given, when the printer does not bind c through a table
+// form (w nil): its hand-printed inline asm may write through them
+// (tcgen05.ld's destinations, an mma's accumulators, a cuda.func_call's
+// out-parameters), so the machine may not keep the values stored before.
+// A later read that matters says so ("... may be written by OP at run
+// time"); data registers (dataregs.go) hold nothing the machine keeps.
+// An intrinsic that only reads through such a pointer loses the values
+// too: the model does not know which ones do.
+func (m *machine) pointerWrites(c *ir.Call, w *argWrites) {
+	if w != nil {
+		return // (callWrites: the table form's roles)
+	}
+	for _, a := range c.Args {
+		switch a.(type) {
+		case *ir.AddressOf, *ir.Call, *ir.Cast:
+		default:
+			continue
+		}
+		b := bufferOf(a)
+		if b == nil || b.Scope != "local" || m.dataRegSet().get(rootOf(b)) {
+			continue
+		}
+		m.taintLocal(b, m.reason(writtenBy{b, c.Op}, "the value of "+b.Name+"[...] may be written by ", c.Op, " at run time (its address is an operand)"))
+	}
+}

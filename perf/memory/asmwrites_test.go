@@ -47,6 +47,11 @@ func TestCallWrites(t *testing.T) {
     n2[0] = 3
     T.ptx.clusterlaunchcontrol.query_cancel.get_first_ctaid__x.b32.b128(n2[0], r, pred=c)
 `, "", 3},
+		// a hand-printed instruction (no table form) given the
+		// register's address may write it
+		{"an address handed to tcgen05.ld", `    n2[0] = 3
+    T.ptx.tcgen05.ld("32x32b", 1, 0, 0, 0, T.address_of(n2[0]))
+`, "loop i: the value of n2[...] may be written by ptx.tcgen05.ld at run time (its address is an operand)", 0},
 		{"query_cancel's answer", `    r = T.local_scalar("uint128")
     T.ptx.clusterlaunchcontrol.query_cancel.is_canceled.pred.b128(n2[0], r)
     n2[0] = n2[0] + 2

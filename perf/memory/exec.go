@@ -2750,6 +2750,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	info := m.opInfo(c)
 	if info.ignored {
 		m.callWrites(c, info.writes)
+		m.pointerWrites(c, info.writes)
 		return
 	}
 	// Any other intrinsic: fine when it touches no shared or global
@@ -2764,6 +2765,7 @@ func (m *machine) evaluate(x ir.Expr) {
 		}
 	}
 	m.callWrites(c, info.writes)
+	m.pointerWrites(c, info.writes)
 }
 
 // KindTMAAddress is the Kind of a Misaligned instruction that is a TMA
