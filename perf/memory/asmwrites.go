@@ -167,7 +167,7 @@ func (m *machine) pointerWrites(c *ir.Call, w *argWrites) {
 	}
 	for _, a := range c.Args {
 		switch a.(type) {
-		case *ir.AddressOf, *ir.Call, *ir.Cast:
+		case *ir.AddressOf, *ir.BufferData, *ir.Call, *ir.Cast:
 		default:
 			continue
 		}
