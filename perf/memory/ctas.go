@@ -98,7 +98,7 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 	}
 	bound, rank := ctaBoundLoops(body, cluster, uniform)
 	if bound {
-		return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): CTAs do different amounts of work, CTA 0 the most"
+		return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work"
 	}
 	// every CTA its neighbour's translation (a kernel that does not read
 	// its rank), else the clusters' ranks apart (at once for one that
