@@ -63,9 +63,13 @@ const tmemAddrCode = `  uint32_t addr_ = ((((taddr >> 16) + (uint32_t)row_offset
 // traps elsewhere: nvcc 13's -arch=sm_100a also embeds portable
 // compute_100 PTX, which ptxas assembles for plain sm_100, where tcgen05
 // does not exist (as codegen/cuda/tma.go asmHelper does for .cta_group).
-func familyOnly(body string) string {
+func familyOnly(body string) string { return familyOnlyFor(body, "tcgen05") }
+
+// familyOnlyFor is familyOnly for a body whose instruction the trap's
+// comment names what.
+func familyOnlyFor(body, what string) string {
 	return "#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__)\n" + body +
-		"#else\n  __trap();  // portable PTX: tcgen05 needs an sm_100-family arch-specific target\n#endif\n"
+		"#else\n  __trap();  // portable PTX: " + what + " needs an sm_100-family arch-specific target\n#endif\n"
 }
 
 // tcgen05CpHelper is one tcgen05.cp of a shape, cta_group and multicast.

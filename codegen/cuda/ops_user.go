@@ -378,7 +378,7 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 	text := body.String()
 	switch {
 	case form.family:
-		text = familyOnly(text)
+		text = familyOnlyFor(text, form.text)
 	case form.archSpecific:
 		text = "#if defined(__CUDA_ARCH_FEAT_SM90_ALL) || defined(__CUDA_ARCH_SPECIFIC__) || defined(__CUDA_ARCH_FAMILY_SPECIFIC__)\n" + text +
 			"#else\n  __trap();  // portable PTX: " + form.text + " needs an arch-specific target\n#endif\n"
