@@ -175,22 +175,27 @@ async function until(page, what, fn, arg, timeout = 30000) {
 async function quickOpen(page, text, rowText, opensPick = false) {
   const input = page.locator('.quick-input-widget input');
   // Right after a click into a webview (the picture tab) the palette F1
-  // opens may close again as the webview takes the focus (seen once in
-  // CI: the input hid before fill); open it again then.
+  // opens may close again as the webview takes the focus (seen in CI: the
+  // input hid before fill; and, on a loaded machine, after it, its rows
+  // left in the page hidden); open it again then.
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: rowText }).first();
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
     try {
       await input.waitFor({ state: 'visible', timeout: 10000 });
       await input.fill(text, { timeout: 5000 });
+      await row.waitFor({ state: 'visible', timeout: attempt === 3 ? 15000 : 7000 });
       break;
     } catch (err) {
       if (attempt === 3) {
         throw err;
       }
-      log(`the palette closed before "${text}" was typed; opening it again`);
+      log(`the palette closed before "${text}" was typed or its rows shown; opening it again`);
+      if (await input.isVisible()) {
+        await page.keyboard.press('Escape');
+      }
     }
   }
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: rowText }).first().waitFor({ state: 'visible', timeout: 15000 });
   for (let i = 0; ; i++) {
     const focused = await page.locator('.quick-input-list .monaco-list-row.focused').first().textContent({ timeout: 5000 });
     if (focused.includes(rowText)) {
