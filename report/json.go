@@ -259,18 +259,20 @@ func (e *encoder) memory(m *Memory) {
 		e.null()
 		return
 	}
-	e.open('{', 12)
+	e.open('{', 13)
 	e.key(0, "source")
 	e.str(m.Source)
 	e.key(1, "ctas")
 	e.int(m.CTAs)
 	e.key(2, "scaled")
 	e.b = strconv.AppendBool(e.b, m.Scaled)
+	e.key(3, "scaled_why")
+	e.strPtr(m.ScaledWhy)
 	for i, s := range [...]struct {
 		k string
 		c *SharedCounts
 	}{{"shared_load", &m.SharedLoad}, {"shared_store", &m.SharedStore}, {"ldmatrix", &m.Ldmatrix}, {"stmatrix", &m.Stmatrix}} {
-		e.key(3+i, s.k)
+		e.key(4+i, s.k)
 		e.open('{', 4)
 		e.key(0, "instructions")
 		e.int(s.c.Instructions)
@@ -286,7 +288,7 @@ func (e *encoder) memory(m *Memory) {
 		k string
 		c *GlobalCounts
 	}{{"global_load", &m.GlobalLoad}, {"global_store", &m.GlobalStore}} {
-		e.key(7+i, g.k)
+		e.key(8+i, g.k)
 		e.open('{', 3)
 		e.key(0, "requests")
 		e.int(g.c.Requests)
@@ -300,7 +302,7 @@ func (e *encoder) memory(m *Memory) {
 		k string
 		c *AsyncCounts
 	}{{"cp_async", &m.CpAsync}, {"tma", &m.TMA}} {
-		e.key(9+i, a.k)
+		e.key(10+i, a.k)
 		e.open('{', 2)
 		e.key(0, "instructions")
 		e.int(a.c.Instructions)
@@ -308,7 +310,7 @@ func (e *encoder) memory(m *Memory) {
 		e.int(a.c.Bytes)
 		e.close('}')
 	}
-	e.key(11, "unknown")
+	e.key(12, "unknown")
 	e.strPtr(m.Unknown)
 	e.close('}')
 }

@@ -105,8 +105,11 @@ type Memory struct {
 	// CTAs is the launch's CTA count; Scaled says that CTA 0's counts
 	// were multiplied by it (a grid of more than perf/memory.MaxCTAs
 	// CTAs whose CTAs no proof counts exactly: an estimate).
-	CTAs        int64        `json:"ctas"`
-	Scaled      bool         `json:"scaled"`
+	CTAs   int64 `json:"ctas"`
+	Scaled bool  `json:"scaled"`
+	// ScaledWhy says what kept the CTAs from being counted exactly (null
+	// unless Scaled).
+	ScaledWhy   *string      `json:"scaled_why"`
 	SharedLoad  SharedCounts `json:"shared_load"`
 	SharedStore SharedCounts `json:"shared_store"`
 	Ldmatrix    SharedCounts `json:"ldmatrix"`
@@ -342,7 +345,12 @@ func memoryRecord(f *memory.Figures) *Memory {
 	gl := func(g memory.Global) GlobalCounts {
 		return GlobalCounts{Requests: g.Requests, Sectors: g.Sectors, IdealSectors: g.IdealSectors}
 	}
-	m := &Memory{Source: f.Source, CTAs: f.CTAs, Scaled: f.Scaled, SharedLoad: sh(f.SharedLoad), SharedStore: sh(f.SharedStore), Ldmatrix: sh(f.Ldmatrix),
+	var why *string
+	if f.Scaled {
+		w := f.ScaledWhy
+		why = &w
+	}
+	m := &Memory{Source: f.Source, CTAs: f.CTAs, Scaled: f.Scaled, ScaledWhy: why, SharedLoad: sh(f.SharedLoad), SharedStore: sh(f.SharedStore), Ldmatrix: sh(f.Ldmatrix),
 		Stmatrix: sh(f.Stmatrix), GlobalLoad: gl(f.GlobalLoad), GlobalStore: gl(f.GlobalStore),
 		CpAsync: AsyncCounts{f.CpAsync.Instructions, f.CpAsync.Bytes}, TMA: AsyncCounts{f.TMA.Instructions, f.TMA.Bytes}}
 	if f.Unknown != "" {
