@@ -12,7 +12,8 @@ import (
 // 256 CTAs. The three the CTA proof counts exactly say their CTAs and no
 // more; uneven_persistent, counted as CTA 0 multiplied, says it is an
 // estimate and why (its tile loop runs as many times as the CTA's index
-// says), in the hover and in the text output.
+// says; CTA 0 runs it twice, the launch 300 times in all), in the hover
+// and in the text output.
 func TestLargeGridHover(t *testing.T) {
 	src, err := os.ReadFile("../testdata/memory/large_grids.py")
 	if err != nil {
@@ -24,7 +25,7 @@ func TestLargeGridHover(t *testing.T) {
 		"translated":        "(one launch, 256 CTAs; source",
 		"cluster_leader":    "(one launch, 256 CTAs; source",
 		"even_persistent":   "(one launch, 128 CTAs; source",
-		"uneven_persistent": "(one launch, 256 CTAs: CTA 0 executed, counts multiplied, an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work; source",
+		"uneven_persistent": "(one launch, 256 CTAs: CTA 0 executed, counts multiplied, an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %); source",
 	}
 	seen := 0
 	for _, k := range res.Kernels {

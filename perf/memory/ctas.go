@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -97,8 +98,19 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 		return p.uniformTrips(w)
 	}
 	bound, rank := ctaBoundLoops(body, cluster, uniform)
-	if bound {
-		return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work"
+	if bound != nil {
+		why := "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work"
+		if w, ok := bound.(*ir.While); ok {
+			if t0, all, ok := m.tripTotals(body, w); ok && all != t0*m.ctaCount() {
+				times := "times"
+				if t0 == 1 {
+					times = "time"
+				}
+				why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
+					t0, times, t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1)))
+			}
+		}
+		return 0, why
 	}
 	// every CTA its neighbour's translation (a kernel that does not read
 	// its rank), else the clusters' ranks apart (at once for one that
@@ -148,10 +160,11 @@ func boolInt(b bool) int64 {
 // it: flash_attention4.py's 32 cases, fp8_blockwise_gemm.py's 7 kernels.
 // A counted while loop whose trips uniform proves the same in every CTA
 // (whiles.go's uniformTrips: one tile per cluster) does not count. Not a
-// proof: a loop this scan passes is left to ctaProof. rank reports
+// proof: a loop this scan passes is left to ctaProof. bound is the first
+// such loop (nil: none); rank reports
 // whether the scan met the CTA's rank in its cluster (a scope id or
 // special register naming it): the proof with period 1 would fail.
-func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) (bound, rank bool) {
+func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) (bound ir.Stmt, rank bool) {
 	var vars ptrMap[ir.Var, bool]
 	var roots ptrMap[ir.Buffer, bool]
 	reads := func(e ir.Expr) bool {
@@ -178,7 +191,7 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 		return found
 	}
 	ir.WalkStmts(body, func(s ir.Stmt) {
-		if bound {
+		if bound != nil {
 			return
 		}
 		switch s := s.(type) {
@@ -204,9 +217,13 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 				roots.set(rootOf(s.Buf), true)
 			}
 		case *ir.While:
-			bound = reads(s.Cond) && !uniform(s)
+			if reads(s.Cond) && !uniform(s) {
+				bound = s
+			}
 		case *ir.For:
-			bound = reads(s.Min) || reads(s.Extent)
+			if reads(s.Min) || reads(s.Extent) {
+				bound = s
+			}
 		}
 	})
 	return bound, rank
@@ -299,4 +316,86 @@ func (p *shiftProof) sharedQuantum() int64 {
 		return 16
 	}
 	return 4
+}
+
+// ctaCount is the launch's CTA count.
+func (m *machine) ctaCount() int64 {
+	g := m.launch.Grid
+	return max(g[0], 1) * max(g[1], 1) * max(g[2], 1)
+}
+
+// maxTripCTAs bounds the CTAs tripTotals evaluates a loop's start in.
+const maxTripCTAs = 1 << 16
+
+// tripTotals is, for counted while loop w over a register element whose
+// start is a value of the CTA's index (a persistent kernel's `tile[0] =
+// bx; while tile[0] < num_tiles: ...; tile[0] += grid`), the iterations
+// CTA 0 runs and those of every CTA of the launch together: the start
+// evaluated in each CTA (its scope ids and the host constants), the
+// trips counted from it. ok is false for any other loop.
+func (m *machine) tripTotals(body *ir.Block, w *ir.While) (t0, all int64, ok bool) {
+	c := m.countedOf(w)
+	if c == nil || c.index == nil || c.step <= 0 {
+		return 0, 0, false
+	}
+	e, ok := foldHost(c.bound, m.hosts)
+	if !ok {
+		return 0, 0, false
+	}
+	v0 := m.regInit(c.index, e, c.le)
+	n := m.ctaCount()
+	if v0 == nil || n > maxTripCTAs {
+		return 0, 0, false
+	}
+	hi := e
+	if c.le {
+		hi++
+	}
+	// the scope ids of the CTA's index, given each CTA's values below
+	type axis struct {
+		kind ir.ScopeIDKind
+		dim  int
+		at   int // in known
+	}
+	known := slices.Clone(m.hosts)
+	var axes []axis
+	for _, s := range body.Stmts {
+		sc, isScope := s.(*ir.ScopeID)
+		if !isScope || sc.Kind != ir.CTAID && sc.Kind != ir.ClusterID && sc.Kind != ir.CTAIDInCluster {
+			continue
+		}
+		for d, v := range sc.Vars {
+			if d < 3 {
+				axes = append(axes, axis{sc.Kind, d, len(known)})
+				known = append(known, hostConst{v: v})
+			}
+		}
+	}
+	g, cl := m.launch.Grid, m.launch.Cluster
+	for cta := range n {
+		co := [3]int64{cta % max(g[0], 1), cta / max(g[0], 1) % max(g[1], 1), cta / (max(g[0], 1) * max(g[1], 1))}
+		for _, a := range axes {
+			v := co[a.dim]
+			switch a.kind {
+			case ir.ClusterID:
+				v /= max(cl[a.dim], 1)
+			case ir.CTAIDInCluster:
+				v %= max(cl[a.dim], 1)
+			}
+			known[a.at].val = v
+		}
+		x, ok := foldHost(v0, known)
+		if !ok {
+			return 0, 0, false
+		}
+		t := int64(0)
+		if x < hi {
+			t = (hi - x + c.step - 1) / c.step
+		}
+		if cta == 0 {
+			t0 = t
+		}
+		all += t
+	}
+	return t0, all, true
 }

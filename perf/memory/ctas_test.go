@@ -252,6 +252,10 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 			t.Errorf("%s: unknown %q, scaled %v, %d CTAs, %d store requests; want scaled %v, 256 CTAs, %d requests", c.name, f.Unknown, f.Scaled, f.CTAs, f.GlobalStore.Requests, c.scaled, c.stores)
 		}
 		if c.scaled {
+			// the loop's trips in CTA 0 and in the launch (tripTotals)
+			if want := "CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %)"; !strings.HasSuffix(f.ScaledWhy, want) {
+				t.Errorf("%s: why %q, want it to end %q", c.name, f.ScaledWhy, want)
+			}
 			continue
 		}
 		if a, b := ctaText(m, k), ctaText(everyCTA(k), k); a != b {
