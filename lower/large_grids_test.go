@@ -25,7 +25,7 @@ func TestLargeGridHover(t *testing.T) {
 		"translated":        "(one launch, 256 CTAs; source",
 		"cluster_leader":    "(one launch, 256 CTAs; source",
 		"even_persistent":   "(one launch, 128 CTAs; source",
-		"uneven_persistent": "(one launch, 256 CTAs: CTA 0 executed, counts multiplied, an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %); source",
+		"uneven_persistent": "(one launch, 256 CTAs: CTA 0 executed, counts multiplied; source: model, nvcc's merging of neighbouring accesses modelled)\n\n_an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %)_\n\n",
 	}
 	seen := 0
 	for _, k := range res.Kernels {

@@ -297,10 +297,7 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 	if f.CTAs > 0 {
 		fmt.Fprintf(&b, ", %s", plural(f.CTAs, "CTA"))
 		if f.Scaled {
-			b.WriteString(": CTA 0 executed, counts multiplied, an estimate")
-			if f.ScaledWhy != "" {
-				b.WriteString(": " + f.ScaledWhy)
-			}
+			b.WriteString(": CTA 0 executed, counts multiplied")
 		}
 	}
 	fmt.Fprintf(&b, "; source: %s", f.Source)
@@ -308,6 +305,13 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 		b.WriteString(", nvcc's merging of neighbouring accesses modelled")
 	}
 	b.WriteString(")\n\n")
+	if f.Scaled {
+		b.WriteString("_an estimate")
+		if f.ScaledWhy != "" {
+			b.WriteString(": " + f.ScaledWhy)
+		}
+		b.WriteString("_\n\n")
+	}
 	if f.Unknown != "" {
 		fmt.Fprintf(&b, "_unknown: %s_\n", f.Unknown)
 		return b.String()
