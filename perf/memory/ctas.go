@@ -100,8 +100,8 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 	bound, rank := ctaBoundLoops(body, cluster, uniform)
 	if bound != nil {
 		why := "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work"
-		if w, ok := bound.(*ir.While); ok {
-			if t0, all, ok := m.tripTotals(body, w); ok && all == t0*m.ctaCount() {
+		{
+			if t0, all, ok := m.tripTotals(body, bound); ok && all == t0*m.ctaCount() {
 				// (a loop uniformTrips does not take: a step the host
 				// constants fold, flash_attention4.py's cta_count; the
 				// proof is not tried for it)
@@ -332,32 +332,21 @@ func (m *machine) ctaCount() int64 {
 // maxTripCTAs bounds the CTAs tripTotals evaluates a loop's start in.
 const maxTripCTAs = 1 << 16
 
-// tripTotals is, for counted while loop w over a register element whose
-// start is a value of the CTA's index (a persistent kernel's `tile[0] =
-// bx; while tile[0] < num_tiles: ...; tile[0] += grid`), the iterations
-// CTA 0 runs and those of every CTA of the launch together: the start
-// evaluated in each CTA (its scope ids and the host constants), the
-// trips counted from it. ok is false for any other loop.
-func (m *machine) tripTotals(body *ir.Block, w *ir.While) (t0, all int64, ok bool) {
-	var v0 ir.Expr
-	var hi, step int64
-	if c := m.countedOf(w); c != nil && c.index != nil && c.step > 0 {
-		e, ok := foldHost(c.bound, m.hosts)
-		if !ok {
-			return 0, 0, false
-		}
-		v0, hi, step = m.regInit(c.index, e, c.le), e, c.step
-		if c.le {
-			hi++
-		}
-	} else {
-		v0, hi, step = m.hostStepped(w)
-	}
+// tripTotals is, for a loop that runs as many times as the CTA's index
+// says (ctaBoundLoops), the iterations CTA 0 runs and those of every CTA
+// of the launch together: a counted while loop whose start is a value of
+// the CTA's index (a persistent kernel's `tile[0] = bx; while tile[0] <
+// num_tiles: ...; tile[0] += grid`, over a register element or a scalar),
+// or a `for` of the kernel that no loop holds whose extent is one
+// (flash_attention_backward.py's causal `for i_m in T.serial(16 - bx // 2
+// * 2 - 1)`); the start or extent evaluated in each CTA (its scope ids
+// and the host constants). ok is false for any other loop.
+func (m *machine) tripTotals(body *ir.Block, loop ir.Stmt) (t0, all int64, ok bool) {
+	trips := m.tripsOf(body, loop)
 	n := m.ctaCount()
-	if v0 == nil || step <= 0 || n > maxTripCTAs {
+	if trips == nil || n > maxTripCTAs {
 		return 0, 0, false
 	}
-	c := struct{ step int64 }{step}
 	// the scope ids of the CTA's index, given each CTA's values below
 	type axis struct {
 		kind ir.ScopeIDKind
@@ -391,13 +380,9 @@ func (m *machine) tripTotals(body *ir.Block, w *ir.While) (t0, all int64, ok boo
 			}
 			known[a.at].val = v
 		}
-		x, ok := foldHost(v0, known)
+		t, ok := trips(known)
 		if !ok {
 			return 0, 0, false
-		}
-		t := int64(0)
-		if x < hi {
-			t = (hi - x + c.step - 1) / c.step
 		}
 		if cta == 0 {
 			t0 = t
@@ -405,6 +390,133 @@ func (m *machine) tripTotals(body *ir.Block, w *ir.While) (t0, all int64, ok boo
 		all += t
 	}
 	return t0, all, true
+}
+
+// tripsOf returns how many iterations loop runs in a CTA whose scope ids
+// and host constants known gives (tripTotals), nil when the loop is not
+// one it reads.
+func (m *machine) tripsOf(body *ir.Block, loop ir.Stmt) func(known []hostConst) (int64, bool) {
+	switch s := loop.(type) {
+	case *ir.For:
+		if inLoop(body, s, false) {
+			return nil // (run again by the loop around it)
+		}
+		return func(known []hostConst) (int64, bool) {
+			e, ok := foldHost(s.Extent, known)
+			return max(e, 0), ok
+		}
+	case *ir.While:
+		var v0 ir.Expr
+		var hi, step int64
+		if c := m.countedOf(s); c != nil && c.step > 0 && (c.index != nil || c.v != nil) {
+			e, ok := foldHost(c.bound, m.hosts)
+			if !ok {
+				return nil
+			}
+			if c.index != nil {
+				v0 = m.regInit(c.index, e, c.le)
+			} else {
+				v0 = m.scalarInit(s, c.v)
+			}
+			hi, step = e, c.step
+			if c.le {
+				hi++
+			}
+		} else {
+			v0, hi, step = m.hostStepped(s)
+		}
+		if v0 == nil || step <= 0 {
+			return nil
+		}
+		return func(known []hostConst) (int64, bool) {
+			x, ok := foldHost(v0, known)
+			if !ok || x >= hi {
+				return 0, ok
+			}
+			return (hi - x + step - 1) / step, true
+		}
+	}
+	return nil
+}
+
+// inLoop reports whether statement x of b is inside a loop (in: b itself
+// is).
+func inLoop(b *ir.Block, x ir.Stmt, in bool) bool {
+	if b == nil {
+		return false
+	}
+	for _, s := range b.Stmts {
+		if s == x {
+			return in
+		}
+		var found bool
+		switch s := s.(type) {
+		case *ir.Block:
+			found = inLoop(s, x, in)
+		case *ir.Lowered:
+			found = inLoop(s.Body, x, in)
+		case *ir.If:
+			found = inLoop(s.Then, x, in) || inLoop(s.Else, x, in)
+		case *ir.For:
+			found = inLoop(s.Body, x, true)
+		case *ir.While:
+			found = inLoop(s.Body, x, true)
+		}
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// scalarInit is the value scalar v, the index of counted while loop w (a
+// statement of the kernel's top level), holds when w starts: its last
+// binding among the top-level statements before w, when v is bound
+// nowhere else but by w's increment (rmsnorm.py's `idx = bx; while idx <
+// 2048: ...; idx = idx + 152`); nil otherwise.
+func (m *machine) scalarInit(w *ir.While, v *ir.Var) ir.Expr {
+	var init ir.Expr
+	top := map[ir.Stmt]bool{}
+	found := false
+	for _, st := range m.fn.Body.Stmts {
+		if st == ir.Stmt(w) {
+			found = true
+			break
+		}
+		switch x := st.(type) {
+		case *ir.Let:
+			if x.Var == v {
+				init, top[st] = x.Value, true
+			}
+		case *ir.Assign:
+			if x.Var == v {
+				init, top[st] = x.Value, true
+			}
+		}
+	}
+	if !found || init == nil || len(w.Body.Stmts) == 0 {
+		return nil
+	}
+	inc := w.Body.Stmts[len(w.Body.Stmts)-1]
+	clean := true
+	ir.WalkStmts(m.fn.Body, func(st ir.Stmt) {
+		var bound *ir.Var
+		switch x := st.(type) {
+		case *ir.Let:
+			bound = x.Var
+		case *ir.Assign:
+			bound = x.Var
+		case *ir.For:
+			bound = x.Var
+		}
+		if bound == v && !top[st] && st != inc {
+			clean = false
+		}
+	})
+	if !clean {
+		return nil
+	}
+	return init
 }
 
 // hostStepped is tripTotals' reading of a persistent loop that counted

@@ -248,6 +248,17 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
         B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
         r[0] = r[0] + grid
 `, true, 256 * 2},
+		// the tile loop over a scalar (rmsnorm.py's idx)
+		{"a persistent loop over a scalar", `    idx: T.int32 = bx
+    while idx < 300:
+        B[idx * 64 + tid] = A[idx * 64 + tid]
+        idx = idx + 256
+`, true, 512 * 2},
+		// a loop whose extent the CTA's index sets (a causal kernel's
+		// blocks): 4, 3, 2 and 1 iterations in quarters of the grid
+		{"a for loop over fewer blocks in later CTAs", `    for i in T.serial(4 - bx // 64):
+        B[i * 16384 + bx * 64 + tid] = A[i * 16384 + bx * 64 + tid]
+`, true, 1024 * 2},
 	} {
 		src := head + c.body + "# tilels: reference=0.27\n"
 		if strings.Contains(c.body, "+ grid") {
@@ -273,8 +284,11 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 		if c.scaled {
 			// the loop's trips in CTA 0 and in the launch (tripTotals)
 			want := "CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %)"
-			if strings.Contains(c.name, "one tile each") {
+			switch {
+			case strings.Contains(c.name, "one tile each"):
 				want = ", 1 in every CTA, and the CTAs are not proven to count as CTA 0's translations"
+			case strings.Contains(c.name, "for loop"):
+				want = "CTA 0 runs it 4 times, so the figures count 1024 of its iterations where the launch runs 640 (+60 %)"
 			}
 			if !strings.HasSuffix(f.ScaledWhy, want) {
 				t.Errorf("%s: why %q, want it to end %q", c.name, f.ScaledWhy, want)
