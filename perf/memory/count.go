@@ -74,6 +74,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		why = "the CTA size is not known"
 	}
 	run := ctas
+	byClass := false // (the CTAs counted by trip class)
 	// sampled: a grid of more than MaxCTAs CTAs, of which CTA 0 is
 	// executed and, unless the CTA proof then finds the period of its
 	// CTAs (proven), multiplied
@@ -143,7 +144,16 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		// the kernel, and their proofs failed for every period.
 		var cta0 []figDelta
 		var cta0Steps, work0 int64
+		// a persistent grid's CTAs by trip class (ctas.go's
+		// tripClassesIn): CTA 0 and the first CTA of each other class
+		// executed, each counted for its class
+		var classes *classPlan
+		var classDeltas [][]figDelta
 		for c := int64(0); c < run; c++ {
+			cta := c // (the CTA executed: a class's first)
+			if classes != nil && c > 0 {
+				cta = classes.cs[classes.exec[c]].first
+			}
 			if c == 1 && proveCTAs && !sampled && (m.work-work0)*(run-1) < stmts {
 				proveCTAs = false
 			}
@@ -167,13 +177,13 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			}
 			var before snap
 			var sc int64
-			if c < ctaPeriod || c == 0 && proveCTAs {
+			if c < ctaPeriod || c == 0 && proveCTAs || classes != nil {
 				before, sc = m.snapshot(), m.steps
 			}
 			if c == 0 {
 				work0 = m.work
 			}
-			m.cta = [3]int64{c % l.Grid[0], c / l.Grid[0] % l.Grid[1], c / (l.Grid[0] * l.Grid[1])}
+			m.cta = [3]int64{cta % l.Grid[0], cta / l.Grid[0] % l.Grid[1], cta / (l.Grid[0] * l.Grid[1])}
 			for w := int64(0); w*32 < threads; w++ {
 				if deferred {
 					// warp 0 of CTA 0, its bytes kept for a run it
@@ -181,7 +191,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					deferred = false
 					before, s0, w0 := m.snapshotInto(m.warpSnap), m.steps, m.work
 					m.apart = newApartCollect()
-					m.runWarp(fn.Body, c, w, threads)
+					m.runWarp(fn.Body, cta, w, threads)
 					hulls := m.apart
 					m.apart = nil
 					deltas, steps := m.since(before), m.steps-s0
@@ -230,7 +240,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 								m.apart.oneLane[b] = true
 							}
 						}
-						m.runWarp(fn.Body, c, w, threads)
+						m.runWarp(fn.Body, cta, w, threads)
 						hulls := m.apart
 						m.apart = nil
 						deltas, steps := m.since(before), m.steps-s0
@@ -239,11 +249,13 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 						continue
 					}
 				}
-				m.runWarp(fn.Body, c, w, threads)
+				m.runWarp(fn.Body, cta, w, threads)
 			}
 			switch {
 			case before != nil && c == 0:
 				cta0, cta0Steps = m.since(before), m.steps-sc
+			case before != nil && classes != nil:
+				classDeltas = append(classDeltas, m.since(before))
 			case before != nil:
 				ctaDeltas[c], ctaSteps[c] = m.since(before), m.steps-sc
 			}
@@ -255,12 +267,16 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 				if proofTrace != nil {
 					proofTrace("ctas")
 				}
-				p, whyNot := m.ctaShiftsLarge(fn.Body)
+				p, whyNot, cs := m.ctaShiftsLarge(fn.Body)
 				scaledWhy = whyNot
 				if p > 0 && p <= maxCTAs {
 					ctaPeriod, run, proven = p, p, true
 					ctaDeltas, ctaSteps = make([][]figDelta, p), make([]int64, p)
 					ctaDeltas[0], ctaSteps[0] = cta0, cta0Steps
+				}
+				if cs != nil && tripClassCTAs {
+					classes = planClasses(cs)
+					run = int64(len(classes.exec))
 				}
 			}
 			if m.over {
@@ -275,6 +291,13 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					}
 				}
 				break
+			}
+		}
+		if classes != nil && why == "" && int64(len(classDeltas)) == run-1 {
+			// each executed CTA counted for the others of its class, the
+			// classes not executed from the executed ones (ctas.go)
+			if extra := classes.count(append([][]figDelta{cta0}, classDeltas...)); extra != "" {
+				byClass, scaledWhy = true, extra
 			}
 		}
 		if proven && why == "" {
@@ -295,7 +318,9 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			f.Unknown = why
 		}
 		if sampled && !proven {
-			f.scale(ctas)
+			if !byClass {
+				f.scale(ctas)
+			}
 			f.Scaled, f.ScaledWhy = true, scaledWhy
 		}
 	}
@@ -323,6 +348,10 @@ var dataRegs = true
 // dedupWarps enables counting translated warps once (warps.go); tests
 // turn it off to compare with executing every warp.
 var dedupWarps = true
+
+// tripClassCTAs enables executing one CTA of each trip class of a
+// persistent grid (AnalyzeWithin); tests turn it off to compare.
+var tripClassCTAs = true
 
 // dedupCTAs enables counting translated CTAs once (ctas.go); tests turn
 // it off to compare with executing every CTA.

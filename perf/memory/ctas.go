@@ -65,7 +65,7 @@ func (m *machine) ctaShifts(body *ir.Block) int64 {
 // 64 x 64 CTAs in pairs along x); 0 when a proof fails, or a later
 // dimension has clusters too, with the reason the CTAs are then counted
 // as CTA 0 multiplied.
-func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
+func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string, []tripClass) {
 	l := m.launch
 	first, cluster := -1, int64(1)
 	for d, g := range l.Grid {
@@ -81,16 +81,16 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 		}
 	}
 	if first < 0 {
-		return 1, ""
+		return 1, "", nil
 	}
 	if cluster == 0 {
 		// clusters along a later dimension: period 1 only
 		for d, g := range l.Grid {
 			if g > 1 && !m.ctaProof(body, d, 1) {
-				return 0, whyUnproven
+				return 0, whyUnproven, nil
 			}
 		}
-		return 1, ""
+		return 1, "", nil
 	}
 	uniform := func(w *ir.While) bool {
 		p := m.newShiftProof()
@@ -100,22 +100,30 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 	bound, rank := ctaBoundLoops(body, cluster, uniform)
 	if bound != nil {
 		why := "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work"
-		{
-			if t0, all, ok := m.tripTotals(body, bound); ok && all == t0*m.ctaCount() {
-				// (a loop uniformTrips does not take: a step the host
-				// constants fold, flash_attention4.py's cta_count; the
-				// proof is not tried for it)
-				why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d in every CTA, and the CTAs are not proven to count as CTA 0's translations", t0)
-			} else if ok {
-				times := "times"
-				if t0 == 1 {
-					times = "time"
-				}
-				why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
-					t0, times, t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1)))
-			}
+		cs, ok := m.tripClasses(body, bound)
+		var t0, all int64
+		for _, c := range cs {
+			all += c.trips * c.n
 		}
-		return 0, why
+		if ok {
+			t0 = cs[0].trips
+		}
+		switch {
+		case ok && all == t0*m.ctaCount():
+			// (a loop uniformTrips does not take: a step the host
+			// constants fold, flash_attention4.py's cta_count; the
+			// proof is not tried for it)
+			why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d in every CTA, and the CTAs are not proven to count as CTA 0's translations", t0)
+		case ok && len(cs) > 1:
+			// CTAs of some counts executed (AnalyzeWithin: planClasses);
+			// the reason if that fails
+			return 0, fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
+				t0, timesWord(t0), t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1))), cs
+		case ok:
+			why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
+				t0, timesWord(t0), t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1)))
+		}
+		return 0, why, nil
 	}
 	// every CTA its neighbour's translation (a kernel that does not read
 	// its rank), else the clusters' ranks apart (at once for one that
@@ -133,13 +141,243 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string) {
 			}
 		}
 		if ok {
-			return per, ""
+			return per, "", nil
 		}
 		if cluster == 1 {
 			break
 		}
 	}
-	return 0, whyUnproven
+	return 0, whyUnproven, nil
+}
+
+// The CTAs of a persistent grid (ctaBoundLoops' loop) run its loop
+// different numbers of times: a classPlan executes CTA 0 and the first
+// CTA of each other class of CTAs that run it as many times (tripClasses)
+// and counts each executed CTA for its class. With more than
+// maxExecClasses classes (flash_attention_backward.py's causal blocks, 8
+// to 32), it executes three: CTA 0's, the one of the fewest iterations
+// and one between; when each figure of the third is the first's plus
+// its iterations' difference times the same amount per iteration (what
+// the second and the first give, a whole number), every class is counted
+// as CTA 0 plus that amount per iteration of difference, else the launch
+// is CTA 0 multiplied. Neither is proven: the figures stay an estimate
+// (Scaled) whose reason says how they were counted. On the corpus, every
+// such kernel's figures are those of executing every CTA
+// (TestTripClasses).
+type classPlan struct {
+	cs   []tripClass
+	exec []int // the classes executed, CTA 0's first
+}
+
+// maxExecClasses is how many classes a plan executes at most.
+const maxExecClasses = 3
+
+func planClasses(cs []tripClass) *classPlan {
+	p := &classPlan{cs: cs}
+	if len(cs) <= maxExecClasses {
+		for i := range cs {
+			p.exec = append(p.exec, i)
+		}
+		return p
+	}
+	// CTA 0's, the fewest iterations (the most apart from CTA 0's), and
+	// the one nearest between them
+	lo := 1
+	for i, c := range cs {
+		if c.trips < cs[lo].trips {
+			lo = i
+		}
+	}
+	if cs[lo].trips > cs[0].trips {
+		for i, c := range cs[1:] {
+			if c.trips > cs[lo].trips {
+				lo = i + 1
+			}
+		}
+	}
+	mid, t0, t1 := -1, cs[0].trips, cs[lo].trips
+	for i, c := range cs {
+		if i == 0 || i == lo {
+			continue
+		}
+		if mid < 0 || abs64(2*c.trips-t0-t1) < abs64(2*cs[mid].trips-t0-t1) {
+			mid = i
+		}
+	}
+	p.exec = []int{0, lo, mid}
+	return p
+}
+
+// count adds to the figures what the CTAs not executed count, given each
+// executed class's counts (deltas, in the order of p.exec), and returns
+// the reason the figures are an estimate; "" leaves them as they are
+// (the launch is then CTA 0 multiplied, the executed classes' counts
+// taken out again).
+func (p *classPlan) count(deltas [][]figDelta) string {
+	if len(p.exec) == len(p.cs) {
+		for i, ds := range deltas {
+			n := p.cs[p.exec[i]].n
+			for _, d := range ds {
+				d.f.addCounts(d.c.times(n - 1))
+			}
+		}
+		return classesWhy(p.cs)
+	}
+	// per figures, the counts of the three executed CTAs
+	type three [3]countVec
+	per := map[*Figures]*three{}
+	var order []*Figures
+	for i, ds := range deltas {
+		for _, d := range ds {
+			t := per[d.f]
+			if t == nil {
+				t = &three{}
+				per[d.f] = t
+				order = append(order, d.f)
+			}
+			t[i] = vecOf(&d.c)
+		}
+	}
+	t0, t1, t2 := p.cs[0].trips, p.cs[p.exec[1]].trips, p.cs[p.exec[2]].trips
+	step := map[*Figures]*countVec{}
+	for _, f := range order {
+		t := per[f]
+		var inc countVec
+		for j := range inc {
+			d := t[1][j] - t[0][j]
+			if d%(t1-t0) != 0 {
+				return p.undo(deltas)
+			}
+			inc[j] = d / (t1 - t0)
+			if t[2][j] != t[0][j]+(t2-t0)*inc[j] {
+				return p.undo(deltas)
+			}
+		}
+		step[f] = &inc
+	}
+	for _, f := range order {
+		t, inc := per[f], step[f]
+		for _, c := range p.cs {
+			for j := range inc {
+				if t[0][j]+(c.trips-t0)*inc[j] < 0 {
+					return p.undo(deltas) // (no count is negative)
+				}
+			}
+		}
+	}
+	for _, f := range order {
+		t, inc := per[f], step[f]
+		for i, c := range p.cs {
+			n := c.n
+			if slices.Contains(p.exec, i) {
+				n-- // (executed once)
+			}
+			var v countVec
+			for j := range v {
+				v[j] = n * (t[0][j] + (c.trips-t0)*inc[j])
+			}
+			f.addCounts(v.counts())
+		}
+	}
+	lo, hi := t0, t0
+	for _, c := range p.cs {
+		lo, hi = min(lo, c.trips), max(hi, c.trips)
+	}
+	return fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d to %d times: CTAs %d, %d and %d were executed, their figures grow by the same amount with each iteration, and the other CTAs are counted as CTA 0 plus that amount for each iteration more or fewer; the CTAs are not proven to count so",
+		lo, hi, p.cs[0].first, p.cs[p.exec[1]].first, p.cs[p.exec[2]].first)
+}
+
+// undo takes the counts of the executed classes other than CTA 0's out
+// of the figures again.
+func (p *classPlan) undo(deltas [][]figDelta) string {
+	for _, ds := range deltas[1:] {
+		for _, d := range ds {
+			d.f.addCounts(d.c.times(-1))
+		}
+	}
+	return ""
+}
+
+// countVec is a counts as one vector of its counters.
+type countVec [26]int64
+
+func vecOf(c *counts) countVec {
+	var v countVec
+	i := 0
+	for _, s := range c.sh {
+		v[i], v[i+1], v[i+2], v[i+3] = s.Instructions, s.Wavefronts, s.Ideal, s.Conflicts
+		i += 4
+	}
+	for _, g := range c.gl {
+		v[i], v[i+1], v[i+2] = g.Requests, g.Sectors, g.IdealSectors
+		i += 3
+	}
+	for _, a := range c.as {
+		v[i], v[i+1] = a.Instructions, a.Bytes
+		i += 2
+	}
+	return v
+}
+
+func (v *countVec) counts() *counts {
+	var c counts
+	i := 0
+	for k := range c.sh {
+		c.sh[k] = Shared{v[i], v[i+1], v[i+2], v[i+3]}
+		i += 4
+	}
+	for k := range c.gl {
+		c.gl[k] = Global{v[i], v[i+1], v[i+2]}
+		i += 3
+	}
+	for k := range c.as {
+		c.as[k] = Async{v[i], v[i+1]}
+		i += 2
+	}
+	return &c
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// classesWhy is the reason the figures of a launch counted by trip class
+// are an estimate: which CTA counts for which.
+func classesWhy(cs []tripClass) string {
+	var b strings.Builder
+	b.WriteString("a loop runs as many times as the CTA's index says (a persistent schedule): ")
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		runs := fmt.Sprintf("run it %d %s", c.trips, timesWord(c.trips))
+		if c.trips == 0 {
+			runs = "do not run it"
+		}
+		switch {
+		case c.n == 1 && c.trips == 0:
+			fmt.Fprintf(&b, "CTA %d, which does not run it", c.first)
+		case c.n == 1:
+			fmt.Fprintf(&b, "CTA %d, which runs it %d %s", c.first, c.trips, timesWord(c.trips))
+		case i == 0:
+			fmt.Fprintf(&b, "CTA %d counts for the %d CTAs that %s", c.first, c.n, runs)
+		default:
+			fmt.Fprintf(&b, "CTA %d for the %d that %s", c.first, c.n, runs)
+		}
+	}
+	b.WriteString("; the CTAs that run it the same number of times are not proven to count alike")
+	return b.String()
+}
+
+// timesWord is "time" or "times" after n.
+func timesWord(n int64) string {
+	if n == 1 {
+		return "time"
+	}
+	return "times"
 }
 
 // whyUnproven is the reason a large grid is counted as CTA 0 multiplied
@@ -342,10 +580,29 @@ const maxTripCTAs = 1 << 16
 // * 2 - 1)`); the start or extent evaluated in each CTA (its scope ids
 // and the host constants). ok is false for any other loop.
 func (m *machine) tripTotals(body *ir.Block, loop ir.Stmt) (t0, all int64, ok bool) {
+	cs, ok := m.tripClasses(body, loop)
+	if !ok {
+		return 0, 0, false
+	}
+	for _, c := range cs {
+		all += c.trips * c.n
+	}
+	return cs[0].trips, all, true
+}
+
+// tripClass is the CTAs of a launch that run a loop as many times: trips
+// iterations in each of n CTAs, the first of which is CTA first.
+type tripClass struct {
+	trips, n, first int64
+}
+
+// tripClasses is tripTotals by class: the CTAs that run loop trips times,
+// for each count, in the order of their first CTA (CTA 0's class first).
+func (m *machine) tripClasses(body *ir.Block, loop ir.Stmt) ([]tripClass, bool) {
 	trips := m.tripsOf(body, loop)
 	n := m.ctaCount()
 	if trips == nil || n > maxTripCTAs {
-		return 0, 0, false
+		return nil, false
 	}
 	// the scope ids of the CTA's index, given each CTA's values below
 	type axis struct {
@@ -367,6 +624,7 @@ func (m *machine) tripTotals(body *ir.Block, loop ir.Stmt) (t0, all int64, ok bo
 			}
 		}
 	}
+	var out []tripClass
 	g, cl := m.launch.Grid, m.launch.Cluster
 	for cta := range n {
 		co := [3]int64{cta % max(g[0], 1), cta / max(g[0], 1) % max(g[1], 1), cta / (max(g[0], 1) * max(g[1], 1))}
@@ -382,14 +640,16 @@ func (m *machine) tripTotals(body *ir.Block, loop ir.Stmt) (t0, all int64, ok bo
 		}
 		t, ok := trips(known)
 		if !ok {
-			return 0, 0, false
+			return nil, false
 		}
-		if cta == 0 {
-			t0 = t
+		i := slices.IndexFunc(out, func(c tripClass) bool { return c.trips == t })
+		if i < 0 {
+			out = append(out, tripClass{trips: t, first: cta})
+			i = len(out) - 1
 		}
-		all += t
+		out[i].n++
 	}
-	return t0, all, true
+	return out, true
 }
 
 // tripsOf returns how many iterations loop runs in a CTA whose scope ids
