@@ -135,8 +135,13 @@ func writeFigures(b *strings.Builder, r *Result, m *memory.Kernel, title string,
 		return
 	}
 	fmt.Fprintf(b, "  %s", title)
-	if f.Scaled {
+	switch {
+	case f.Scaled && f.Executed > 1:
+		fmt.Fprintf(b, " (%d CTAs counted from %d executed, an estimate", f.CTAs, f.Executed)
+	case f.Scaled:
 		fmt.Fprintf(b, " (CTA 0 x %d, an estimate", f.CTAs)
+	}
+	if f.Scaled {
 		if f.ScaledWhy != "" {
 			b.WriteString(": " + f.ScaledWhy)
 		}
@@ -296,7 +301,10 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 	b.WriteString("**Memory** (one launch")
 	if f.CTAs > 0 {
 		fmt.Fprintf(&b, ", %s", plural(f.CTAs, "CTA"))
-		if f.Scaled {
+		switch {
+		case f.Scaled && f.Executed > 1:
+			fmt.Fprintf(&b, ": %d executed, each counted for the CTAs that run its loop as many times", f.Executed)
+		case f.Scaled:
 			b.WriteString(": CTA 0 executed, counts multiplied")
 		}
 	}

@@ -74,7 +74,8 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		why = "the CTA size is not known"
 	}
 	run := ctas
-	byClass := false // (the CTAs counted by trip class)
+	byClass := false  // (the CTAs counted by trip class)
+	nExec := int64(1) // (CTAs executed for a Scaled estimate)
 	// sampled: a grid of more than MaxCTAs CTAs, of which CTA 0 is
 	// executed and, unless the CTA proof then finds the period of its
 	// CTAs (proven), multiplied
@@ -274,7 +275,7 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 					ctaDeltas, ctaSteps = make([][]figDelta, p), make([]int64, p)
 					ctaDeltas[0], ctaSteps[0] = cta0, cta0Steps
 				}
-				if cs != nil && tripClassCTAs {
+				if cs != nil {
 					classes = planClasses(cs)
 					run = int64(len(classes.exec))
 				}
@@ -296,8 +297,10 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 		if classes != nil && why == "" && int64(len(classDeltas)) == run-1 {
 			// each executed CTA counted for the others of its class, the
 			// classes not executed from the executed ones (ctas.go)
-			if extra := classes.count(append([][]figDelta{cta0}, classDeltas...)); extra != "" {
-				byClass, scaledWhy = true, extra
+			if how, ok := classes.count(append([][]figDelta{cta0}, classDeltas...)); ok {
+				byClass, scaledWhy, nExec = true, how, run
+			} else {
+				scaledWhy += "; " + how
 			}
 		}
 		if proven && why == "" {
@@ -321,12 +324,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			if !byClass {
 				f.scale(ctas)
 			}
-			f.Scaled, f.ScaledWhy = true, scaledWhy
+			f.Scaled, f.ScaledWhy, f.Executed = true, scaledWhy, nExec
 		}
 	}
 	total := &Figures{Source: "model", CTAs: ctas, Scaled: sampled && !proven}
 	if total.Scaled {
-		total.ScaledWhy = scaledWhy
+		total.ScaledWhy, total.Executed = scaledWhy, nExec
 	}
 	for _, f := range all {
 		total.add(f)
@@ -348,10 +351,6 @@ var dataRegs = true
 // dedupWarps enables counting translated warps once (warps.go); tests
 // turn it off to compare with executing every warp.
 var dedupWarps = true
-
-// tripClassCTAs enables executing one CTA of each trip class of a
-// persistent grid (AnalyzeWithin); tests turn it off to compare.
-var tripClassCTAs = true
 
 // dedupCTAs enables counting translated CTAs once (ctas.go); tests turn
 // it off to compare with executing every CTA.

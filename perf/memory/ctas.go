@@ -210,10 +210,10 @@ func planClasses(cs []tripClass) *classPlan {
 
 // count adds to the figures what the CTAs not executed count, given each
 // executed class's counts (deltas, in the order of p.exec), and returns
-// the reason the figures are an estimate; "" leaves them as they are
-// (the launch is then CTA 0 multiplied, the executed classes' counts
-// taken out again).
-func (p *classPlan) count(deltas [][]figDelta) string {
+// how they were counted, the reason the figures are an estimate; ok false
+// leaves them CTA 0's (the executed classes' counts taken out again: the
+// launch is then CTA 0 multiplied), and says why.
+func (p *classPlan) count(deltas [][]figDelta) (how string, ok bool) {
 	if len(p.exec) == len(p.cs) {
 		for i, ds := range deltas {
 			n := p.cs[p.exec[i]].n
@@ -221,7 +221,7 @@ func (p *classPlan) count(deltas [][]figDelta) string {
 				d.f.addCounts(d.c.times(n - 1))
 			}
 		}
-		return classesWhy(p.cs)
+		return classesWhy(p.cs), true
 	}
 	// per figures, the counts of the three executed CTAs
 	type three [3]countVec
@@ -284,18 +284,18 @@ func (p *classPlan) count(deltas [][]figDelta) string {
 		lo, hi = min(lo, c.trips), max(hi, c.trips)
 	}
 	return fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d to %d times: CTAs %d, %d and %d were executed, their figures grow by the same amount with each iteration, and the other CTAs are counted as CTA 0 plus that amount for each iteration more or fewer; the CTAs are not proven to count so",
-		lo, hi, p.cs[0].first, p.cs[p.exec[1]].first, p.cs[p.exec[2]].first)
+		lo, hi, p.cs[0].first, p.cs[p.exec[1]].first, p.cs[p.exec[2]].first), true
 }
 
 // undo takes the counts of the executed classes other than CTA 0's out
-// of the figures again.
-func (p *classPlan) undo(deltas [][]figDelta) string {
+// of the figures again, and says why.
+func (p *classPlan) undo(deltas [][]figDelta) (string, bool) {
 	for _, ds := range deltas[1:] {
 		for _, d := range ds {
 			d.f.addCounts(d.c.times(-1))
 		}
 	}
-	return ""
+	return fmt.Sprintf("the figures of CTAs %d, %d and %d, executed, do not grow by the same amount with each iteration", p.cs[0].first, p.cs[p.exec[1]].first, p.cs[p.exec[2]].first), false
 }
 
 // countVec is a counts as one vector of its counters.

@@ -218,13 +218,14 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
         r[0] = r[0] + 256
 `, false, 256 * 2},
 		// 300 tiles over 256 CTAs: CTAs 0 to 43 run two, the others
-		// one; CTA 0 times 256 counts 512 tiles
+		// one (CTA 0 times 256 counted 512 tiles): CTAs 0 and 44
+		// executed, each counted for its class
 		{"a persistent loop of 300 tiles", `    r = T.alloc_buffer((1,), "int32", scope="local")
     r[0] = bx
     while r[0] < 300:
         B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
         r[0] = r[0] + 256
-`, true, 512 * 2},
+`, true, 300 * 2},
 		// a 64 x 4 grid in pairs along x: the linear index's residues
 		// are the ranks (flash_attention_backward.py's grids)
 		{"a cluster's leader in a two-dimensional grid", `    by = T.cta_id([4])
@@ -239,7 +240,7 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     while r[0] < 300:
         B[r[0] * 64 + tid] = A[r[0] * 64 + tid]
         r[0] = r[0] + grid
-`, true, 512 * 2},
+`, true, 300 * 2},
 		// and 256 tiles: one in every CTA, which the reason says (the
 		// proof is not tried: still CTA 0 multiplied)
 		{"a persistent loop of one tile each stepping by a host constant", `    r = T.alloc_buffer((1,), "int32", scope="local")
@@ -253,12 +254,22 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     while idx < 300:
         B[idx * 64 + tid] = A[idx * 64 + tid]
         idx = idx + 256
-`, true, 512 * 2},
+`, true, 300 * 2},
 		// a loop whose extent the CTA's index sets (a causal kernel's
-		// blocks): 4, 3, 2 and 1 iterations in quarters of the grid
+		// blocks): 4, 3, 2 and 1 iterations in quarters of the grid;
+		// CTAs 0, 192 and 64 executed, the figures growing by one tile
+		// an iteration (CTA 0 times 256 counted 1,024 tiles)
 		{"a for loop over fewer blocks in later CTAs", `    for i in T.serial(4 - bx // 64):
         B[i * 16384 + bx * 64 + tid] = A[i * 16384 + bx * 64 + tid]
-`, true, 1024 * 2},
+`, true, 640 * 2},
+		// and a third iteration that stores twice: the figures do not
+		// grow by the same amount with each iteration, and the launch
+		// is CTA 0 multiplied again
+		{"a for loop whose iterations differ", `    for i in T.serial(4 - bx // 64):
+        B[i * 16384 + bx * 64 + tid] = A[i * 16384 + bx * 64 + tid]
+        if i == 2:
+            B[524288 + bx * 64 + tid] = A[524288 + bx * 64 + tid]
+`, true, 1280 * 2},
 	} {
 		src := head + c.body + "# tilels: reference=0.27\n"
 		if strings.Contains(c.body, "+ grid") {
@@ -282,16 +293,25 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 			t.Errorf("%s: unknown %q, scaled %v, %d CTAs, %d store requests; want scaled %v, 256 CTAs, %d requests", c.name, f.Unknown, f.Scaled, f.CTAs, f.GlobalStore.Requests, c.scaled, c.stores)
 		}
 		if c.scaled {
-			// the loop's trips in CTA 0 and in the launch (tripTotals)
-			want := "CTA 0 runs it 2 times, so the figures count 512 of its iterations where the launch runs 300 (+71 %)"
+			// how the CTAs were counted (classPlan), else the loop's
+			// trips in CTA 0 and in the launch (tripTotals)
+			want, executed := ": CTA 0 counts for the 44 CTAs that run it 2 times, CTA 44 for the 212 that run it 1 time; the CTAs that run it the same number of times are not proven to count alike", int64(2)
 			switch {
 			case strings.Contains(c.name, "one tile each"):
-				want = ", 1 in every CTA, and the CTAs are not proven to count as CTA 0's translations"
+				want, executed = ", 1 in every CTA, and the CTAs are not proven to count as CTA 0's translations", 1
+			case strings.Contains(c.name, "differ"):
+				want, executed = "CTA 0 runs it 4 times, so the figures count 1024 of its iterations where the launch runs 640 (+60 %); the figures of CTAs 0, 192 and 64, executed, do not grow by the same amount with each iteration", 1
 			case strings.Contains(c.name, "for loop"):
-				want = "CTA 0 runs it 4 times, so the figures count 1024 of its iterations where the launch runs 640 (+60 %)"
+				want, executed = ", 1 to 4 times: CTAs 0, 192 and 64 were executed, their figures grow by the same amount with each iteration, and the other CTAs are counted as CTA 0 plus that amount for each iteration more or fewer; the CTAs are not proven to count so", 3
 			}
-			if !strings.HasSuffix(f.ScaledWhy, want) {
-				t.Errorf("%s: why %q, want it to end %q", c.name, f.ScaledWhy, want)
+			if !strings.HasSuffix(f.ScaledWhy, want) || f.Executed != executed {
+				t.Errorf("%s: why %q, %d CTAs executed; want it to end %q, %d executed", c.name, f.ScaledWhy, f.Executed, want, executed)
+			}
+			if executed > 1 {
+				// every counter that of executing every CTA
+				if a, b := countsText(m, k), countsText(everyCTA(k), k); a != b {
+					t.Errorf("%s: counting by trip class differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
+				}
 			}
 			continue
 		}
@@ -299,6 +319,20 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 			t.Errorf("%s: counting by the CTA period differs:\n%s\nexecuting every CTA:\n%s", c.name, a, b)
 		}
 	}
+}
+
+// countsText is the counters of m's figures of k, total, body and calls
+// (ctaText without the instructions, the CTA count and Scaled).
+func countsText(m *memory.Kernel, k *lower.Kernel) string {
+	one := func(f *memory.Figures) string {
+		return fmt.Sprintf("%+v %+v %+v %+v %+v %+v %+v %+v %q", f.SharedLoad, f.SharedStore, f.Ldmatrix, f.Stmatrix,
+			f.GlobalLoad, f.GlobalStore, f.CpAsync, f.TMA, f.Unknown)
+	}
+	s := "total " + one(m.Total) + "\nbody " + one(m.Body) + "\n"
+	for _, d := range k.Calls {
+		s += fmt.Sprintf("call %v %s\n", d.Call.Span, one(m.Calls[d.Call]))
+	}
+	return s
 }
 
 // everyCTA analyses k executing every CTA of its grid.

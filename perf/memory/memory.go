@@ -16,9 +16,11 @@
 // the CTA proof (ctas.go) finds its period, 1 or its clusters' size: the
 // CTAs of one period are executed and every later CTA counts as the one
 // of its residue (TestLargeGrids); otherwise (a persistent kernel's CTAs
-// run different numbers of tiles) CTA 0 is executed and its counts are
-// multiplied by the number of CTAs, an estimate (Figures.Scaled, and the
-// JSON's "scaled", say so). A value
+// run different numbers of tiles) CTA 0 and one CTA of each other number
+// of tiles are executed, each counted for the CTAs that run as many, or,
+// where that does not apply, CTA 0's counts are multiplied by the number
+// of CTAs: an estimate either way (Figures.Scaled, and the JSON's
+// "scaled", say so). A value
 // that cannot be known statically (runtime data, a runtime extent, a
 // runtime grid, an intrinsic whose memory access is not modelled) makes
 // the figures of the call it occurs in Unknown, with the reason; never a
@@ -194,13 +196,17 @@ type Figures struct {
 	// nothing reads, loads into registers nothing reads, a copy of
 	// registers back to the bytes they hold (dead.go, regs.go).
 	Elided string
-	// CTAs is the number of CTAs of the launch; Scaled is set when only
-	// CTA 0 was executed and the counts were multiplied by CTAs (an
-	// estimate), and ScaledWhy says what kept the CTAs from being counted
-	// exactly (empty: the proof was not tried, CTA 0 not executed whole).
+	// CTAs is the number of CTAs of the launch; Scaled is set when the
+	// figures are an estimate: only CTA 0 was executed and its counts
+	// multiplied by CTAs, or (Executed > 1) a few CTAs of a persistent
+	// grid each counted for the CTAs that run its loop as many times
+	// (ctas.go's classPlan). ScaledWhy says what kept the CTAs from being
+	// counted exactly, or how they were counted (empty: the proof was not
+	// tried, CTA 0 not executed whole).
 	CTAs      int64
 	Scaled    bool
 	ScaledWhy string
+	Executed  int64 // CTAs executed when Scaled
 }
 
 // Instruction describes one dynamic warp instruction.

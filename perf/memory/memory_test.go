@@ -113,8 +113,9 @@ const readS = `    T.cuda.cta_sync()
 // TestManyCTAs checks a grid above MaxCTAs whose CTAs the CTA proof
 // finds CTA 0's: CTA 0 times the CTA count, exactly (not Scaled); and one
 // whose CTAs run a loop as many times as the grid's first CTA's index
-// says: CTA 0 times the CTA count, and it says so (Scaled: CTA 0 runs
-// the most).
+// says (32 down to 1): three CTAs executed and the others counted from
+// the figures' growth per iteration (each CTA's stores, where CTA 0 times
+// the CTA count made 128 x 32), and it says so (Scaled).
 func TestManyCTAs(t *testing.T) {
 	_, ms := analyze(t, kernel("128", `    S[0, tid] = A[0, tid]
 `+readS))
@@ -125,7 +126,7 @@ func TestManyCTAs(t *testing.T) {
 	_, ms = analyze(t, strings.Replace(kernel("128", `    for i in range(32 - bx % 32):
         S[0, tid] = A[i, tid]
 `+readS), "T.cta_id([128])", "bx = T.cta_id([128])", 1))
-	if f := ms[0].Total; !f.Scaled || f.CTAs != 128 || f.SharedStore.Instructions != 128*32 {
+	if f := ms[0].Total; !f.Scaled || f.CTAs != 128 || f.Executed != 3 || f.SharedStore.Instructions != 4*(32*33/2) {
 		t.Errorf("a loop over the CTA index: %+v", *f)
 	}
 	_, ms = analyze(t, kernel("3", `    S[0, tid] = A[0, tid]

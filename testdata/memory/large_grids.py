@@ -1,10 +1,14 @@
 # Grids of more than 64 CTAs (perf/memory counts every CTA of a smaller
 # one). When the lowered code proves every CTA a translation of the one a
 # period before it (1, or the cluster's size), the analysis executes one
-# period of CTAs and counts the others by residue: exact. Otherwise it
-# multiplies CTA 0 by the CTA count and says so ("scaled": true in
-# --emit json): `uneven_persistent`, whose first CTAs run two tiles and
-# the others one, is over-counted by design.
+# period of CTAs and counts the others by residue: exact. When the CTAs
+# run a loop different numbers of times, it executes one CTA of each
+# number (`uneven_persistent`), or, for more than three, three of them
+# and counts the others from the figures' growth per iteration
+# (`causal_blocks`); both are estimates ("scaled": true in --emit json)
+# that these kernels' measurements match. Otherwise it multiplies CTA 0
+# by the CTA count: `growing_blocks`, whose iterations differ, is
+# over-counted by design.
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
 from tvm.tirx.layout import S, TileLayout
@@ -76,7 +80,7 @@ def even_persistent(A_ptr: T.handle, B_ptr: T.handle):
 @T.prim_func
 def uneven_persistent(A_ptr: T.handle, B_ptr: T.handle):
     # 300 tiles over 256 CTAs: CTAs 0 to 43 run two, the others one;
-    # counted as CTA 0 (two tiles) times 256, an estimate
+    # CTAs 0 and 44 executed, each counted for its 44 and 212
     A = T.match_buffer(A_ptr, (1200, 32), "float32")
     B = T.match_buffer(B_ptr, (1200, 32), "float32")
     T.device_entry()
@@ -92,5 +96,46 @@ def uneven_persistent(A_ptr: T.handle, B_ptr: T.handle):
         Tx.warp.copy(B[r[0] * 4 : r[0] * 4 + 4, 0:32], A_s[0:4, 0:32])
         T.cuda.cta_sync()
         r[0] = r[0] + 256
+
+
+@T.prim_func
+def causal_blocks(A_ptr: T.handle, B_ptr: T.handle):
+    # a loop over fewer blocks in later CTAs (a causal kernel's): 4, 3, 2
+    # and 1 tiles in the quarters of the grid, 640 in all; CTAs 0, 192
+    # and 64 executed, one tile's figures more for each iteration
+    A = T.match_buffer(A_ptr, (4096, 32), "float32")
+    B = T.match_buffer(B_ptr, (4096, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([256])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((4, 32), "float32", scope="shared", layout=TileLayout(S[4, 32]))
+    for i in T.serial(4 - bx // 64):
+        Tx.warp.copy(A_s[0:4, 0:32], A[(i * 256 + bx) * 4 : (i * 256 + bx) * 4 + 4, 0:32])
+        T.cuda.cta_sync()
+        Tx.warp.copy(B[(i * 256 + bx) * 4 : (i * 256 + bx) * 4 + 4, 0:32], A_s[0:4, 0:32])
+        T.cuda.cta_sync()
+
+
+@T.prim_func
+def growing_blocks(A_ptr: T.handle, B_ptr: T.handle):
+    # causal_blocks whose iteration i copies i + 1 tiles: a CTA that runs
+    # the loop t times copies t (t + 1) / 2, 10, 6, 3 and 1 in the
+    # quarters of the grid; the figures do not grow by the same amount
+    # with each iteration, and the launch is counted as CTA 0 times 256,
+    # an estimate (CTA 0 copies the most)
+    A = T.match_buffer(A_ptr, (4096, 32), "float32")
+    B = T.match_buffer(B_ptr, (4096, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([256])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((4, 32), "float32", scope="shared", layout=TileLayout(S[4, 32]))
+    for i in T.serial(4 - bx // 64):
+        for j in T.serial(i + 1):
+            Tx.warp.copy(A_s[0:4, 0:32], A[(j * 256 + bx) * 4 : (j * 256 + bx) * 4 + 4, 0:32])
+            T.cuda.cta_sync()
+            Tx.warp.copy(B[(j * 256 + bx) * 4 : (j * 256 + bx) * 4 + 4, 0:32], A_s[0:4, 0:32])
+            T.cuda.cta_sync()
 
 # tilels: reference=0.27
