@@ -109,19 +109,20 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string, []tripClass) {
 			t0 = cs[0].trips
 		}
 		switch {
-		case ok && all == t0*m.ctaCount():
-			// (a loop uniformTrips does not take: a step the host
-			// constants fold, flash_attention4.py's cta_count; the
-			// proof is not tried for it)
-			why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d in every CTA, and the CTAs are not proven to count as CTA 0's translations", t0)
 		case ok && len(cs) > 1:
 			// CTAs of some counts executed (AnalyzeWithin: planClasses);
 			// the reason if that fails
 			return 0, fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
 				t0, timesWord(t0), t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1))), cs
 		case ok:
-			why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 runs it %d %s, so the figures count %d of its iterations where the launch runs %d (%+.0f %%)",
-				t0, timesWord(t0), t0*m.ctaCount(), all, 100*float64(t0*m.ctaCount()-all)/float64(max(all, 1)))
+			// (a loop uniformTrips does not take: a step the host
+			// constants fold, flash_attention4.py's cta_count; the
+			// proof is not tried for it)
+			why = fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d in every CTA, and the CTAs are not proven to count as CTA 0's translations", t0)
+		}
+		// the loops inside it, or others (tripkeys.go)
+		if cs, ok := m.allTripClasses(body, cluster, uniform); ok && len(cs) > 1 {
+			return 0, "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work", cs
 		}
 		return 0, why, nil
 	}
@@ -156,7 +157,7 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string, []tripClass) {
 // and counts each executed CTA for its class. With more than
 // maxExecClasses classes (flash_attention_backward.py's causal blocks, 8
 // to 32), it executes three: CTA 0's, the one of the fewest iterations
-// and one between; when each figure of the third is the first's plus
+// and the next fewest; when each figure of the third is the first's plus
 // its iterations' difference times the same amount per iteration (what
 // the second and the first give, a whole number), every class is counted
 // as CTA 0 plus that amount per iteration of difference, else the launch
@@ -181,7 +182,7 @@ func planClasses(cs []tripClass) *classPlan {
 		return p
 	}
 	// CTA 0's, the fewest iterations (the most apart from CTA 0's), and
-	// the one nearest between them
+	// the next fewest (cheap to execute: CTA 0 often runs the most)
 	lo := 1
 	for i, c := range cs {
 		if c.trips < cs[lo].trips {
@@ -189,18 +190,20 @@ func planClasses(cs []tripClass) *classPlan {
 		}
 	}
 	if cs[lo].trips > cs[0].trips {
+		// (CTA 0 runs the fewest: the most instead)
 		for i, c := range cs[1:] {
 			if c.trips > cs[lo].trips {
 				lo = i + 1
 			}
 		}
 	}
-	mid, t0, t1 := -1, cs[0].trips, cs[lo].trips
+	t1 := cs[lo].trips
+	mid := -1
 	for i, c := range cs {
 		if i == 0 || i == lo {
 			continue
 		}
-		if mid < 0 || abs64(2*c.trips-t0-t1) < abs64(2*cs[mid].trips-t0-t1) {
+		if mid < 0 || abs64(c.trips-t1) < abs64(cs[mid].trips-t1) {
 			mid = i
 		}
 	}
@@ -408,6 +411,17 @@ func boolInt(b bool) int64 {
 // whether the scan met the CTA's rank in its cluster (a scope id or
 // special register naming it): the proof with period 1 would fail.
 func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) (bound ir.Stmt, rank bool) {
+	rank = ctaBoundLoopsAll(body, cluster, uniform, func(s ir.Stmt) {
+		if bound == nil {
+			bound = s
+		}
+	})
+	return bound, rank
+}
+
+// ctaBoundLoopsAll is ctaBoundLoops' scan, through the whole body: visit
+// hears every loop whose trips read the CTA's index.
+func ctaBoundLoopsAll(body *ir.Block, cluster int64, uniform func(*ir.While) bool, visit func(ir.Stmt)) (rank bool) {
 	var vars ptrMap[ir.Var, bool]
 	var roots ptrMap[ir.Buffer, bool]
 	reads := func(e ir.Expr) bool {
@@ -434,9 +448,6 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 		return found
 	}
 	ir.WalkStmts(body, func(s ir.Stmt) {
-		if bound != nil {
-			return
-		}
 		switch s := s.(type) {
 		case *ir.ScopeID:
 			if s.Kind == ir.CTAIDInCluster && len(s.Vars) > 0 {
@@ -461,15 +472,15 @@ func ctaBoundLoops(body *ir.Block, cluster int64, uniform func(*ir.While) bool) 
 			}
 		case *ir.While:
 			if reads(s.Cond) && !uniform(s) {
-				bound = s
+				visit(s)
 			}
 		case *ir.For:
 			if reads(s.Min) || reads(s.Extent) {
-				bound = s
+				visit(s)
 			}
 		}
 	})
-	return bound, rank
+	return rank
 }
 
 // ctaProof proves that CTAs per apart along grid dimension d are

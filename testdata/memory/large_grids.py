@@ -5,7 +5,8 @@
 # run a loop different numbers of times, it executes one CTA of each
 # number (`uneven_persistent`), or, for more than three, three of them
 # and counts the others from the figures' growth per iteration
-# (`causal_blocks`); both are estimates ("scaled": true in --emit json)
+# (`causal_blocks`, and `causal_tiles`, whose loop's trips a register
+# gives); all three are estimates ("scaled": true in --emit json)
 # that these kernels' measurements match. Otherwise it multiplies CTA 0
 # by the CTA count: `growing_blocks`, whose iterations differ, is
 # over-counted by design.
@@ -102,7 +103,7 @@ def uneven_persistent(A_ptr: T.handle, B_ptr: T.handle):
 def causal_blocks(A_ptr: T.handle, B_ptr: T.handle):
     # a loop over fewer blocks in later CTAs (a causal kernel's): 4, 3, 2
     # and 1 tiles in the quarters of the grid, 640 in all; CTAs 0, 192
-    # and 64 executed, one tile's figures more for each iteration
+    # and 128 executed, one tile's figures more for each iteration
     A = T.match_buffer(A_ptr, (4096, 32), "float32")
     B = T.match_buffer(B_ptr, (4096, 32), "float32")
     T.device_entry()
@@ -115,6 +116,34 @@ def causal_blocks(A_ptr: T.handle, B_ptr: T.handle):
         T.cuda.cta_sync()
         Tx.warp.copy(B[(i * 256 + bx) * 4 : (i * 256 + bx) * 4 + 4, 0:32], A_s[0:4, 0:32])
         T.cuda.cta_sync()
+
+
+@T.prim_func
+def causal_tiles(A_ptr: T.handle, B_ptr: T.handle):
+    # one tile per CTA (a longest-first schedule's, flash_attention4.py's
+    # causal cases) over as many blocks as a register set from the CTA's
+    # index says: the tile loop runs once in every CTA, the block loop 4,
+    # 3, 2 and 1 times in the quarters of the grid, read through the
+    # register and a scalar; counted as causal_blocks
+    A = T.match_buffer(A_ptr, (4096, 32), "float32")
+    B = T.match_buffer(B_ptr, (4096, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([256])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((4, 32), "float32", scope="shared", layout=TileLayout(S[4, 32]))
+    m_block = T.alloc_buffer((1,), "int32", scope="local")
+    task = T.alloc_buffer((1,), "int32", scope="local")
+    task[0] = bx
+    m_block[0] = 3 - bx // 64
+    while task[0] < 256:
+        n_blocks: T.int32 = m_block[0] + 1
+        for i in T.serial(n_blocks):
+            Tx.warp.copy(A_s[0:4, 0:32], A[(i * 256 + bx) * 4 : (i * 256 + bx) * 4 + 4, 0:32])
+            T.cuda.cta_sync()
+            Tx.warp.copy(B[(i * 256 + bx) * 4 : (i * 256 + bx) * 4 + 4, 0:32], A_s[0:4, 0:32])
+            T.cuda.cta_sync()
+        task[0] = 256
 
 
 @T.prim_func
