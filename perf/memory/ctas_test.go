@@ -411,3 +411,42 @@ func TestLargeGridDedup(t *testing.T) {
 		t.Errorf("no kernel above %d CTAs is counted exactly", memory.MaxCTAs)
 	}
 }
+
+// TestTripClasses compares, on every kernel of more than MaxCTAs (and at
+// most 4,096) CTAs of TestCTADedup's programs that the analysis counts by
+// trip class (Scaled, more than one CTA executed: ctas.go's classPlan,
+// tripkeys.go), every counter with executing every CTA: testdata/memory/
+// large_grids.py's three kernels without the corpus, and with
+// TILELS_BENCH_DIR set to the 128-file corpus its persistent GEMMs and
+// attention kernels (flash_attention4.py's causal cases through their
+// registers; flash_attention_backward.py's largest, whose execution of
+// every CTA passes the bound on executed statements, are left out).
+func TestTripClasses(t *testing.T) {
+	compared := 0
+	for name, src := range dedupSources(t) {
+		res := lower.Analyze(source.NewFile(name, src), lower.Options{Path: name})
+		for _, k := range res.Kernels {
+			if k.Lowered == nil {
+				continue
+			}
+			// (the grid as the analysis folds it: flash_attention4.py's
+			// extent is a host constant)
+			m := memory.Analyze(k.Lowered, k.Launch)
+			if m.Total.Unknown != "" || !m.Total.Scaled || m.Total.Executed < 2 || m.Total.CTAs > 4096 {
+				continue
+			}
+			all := everyCTA(k)
+			if all.Total.Unknown != "" {
+				continue // (past the step bound)
+			}
+			compared++
+			if a, b := countsText(m, k), countsText(all, k); a != b {
+				t.Errorf("%s kernel %s: counting by trip class differs:\n%s\nexecuting every CTA:\n%s", name, k.Name, a, b)
+			}
+		}
+	}
+	t.Logf("%d kernels counted by trip class compared with executing every CTA", compared)
+	if compared < 3 {
+		t.Errorf("%d kernels counted by trip class compared, want at least large_grids.py's 3", compared)
+	}
+}

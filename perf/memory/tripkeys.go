@@ -56,28 +56,51 @@ func (m *machine) allTripClasses(body *ir.Block, cluster int64, uniform func(*ir
 	}
 	known, axes := m.ctaAxes(body)
 	r := &tripResolver{known: known, axes: len(m.hosts)}
-	forms := make([]*tripForm, len(sites))
-	for i, s := range sites {
+	// the sites' forms, each distinct one once (flash_attention4.py's
+	// roles loop over the same count)
+	var forms []*tripForm
+	for _, s := range sites {
 		f, ok := r.form(s.loop, s.path)
 		if !ok {
 			return nil, false
 		}
-		forms[i] = f
+		if !slices.ContainsFunc(forms, f.same) {
+			forms = append(forms, f)
+		}
 	}
-	trips := make([][]int64, len(sites)) // per site, per CTA
+	if !slices.ContainsFunc(forms, func(f *tripForm) bool { return !f.constant() }) {
+		return nil, false // every loop runs as many times in every CTA
+	}
+	// compiled over the scope ids (the forms hold the host constants
+	// folded): a launch of 1,024 CTAs evaluates each form 1,024 times
+	vars := make([]*ir.Var, 0, len(known)-len(m.hosts))
+	for _, c := range known[len(m.hosts):] {
+		vars = append(vars, c.v)
+	}
+	var once, each []*compiledForm
+	for _, f := range r.once {
+		once = append(once, f.compile(vars))
+	}
+	for _, f := range forms {
+		each = append(each, f.compile(vars))
+	}
+	trips := make([][]int64, len(forms)) // per form, per CTA
 	for i := range trips {
 		trips[i] = make([]int64, n)
 	}
+	vals := make([]int64, len(vars))
 	for cta := range n {
 		m.setCTAAxes(known, axes, cta)
-		known := known[len(m.hosts):] // (the forms hold the host constants folded)
-		for _, f := range r.once {
-			if t, ok := f.at(known); !ok || t > 1 {
+		for i := range vals {
+			vals[i] = known[len(m.hosts)+i].val
+		}
+		for _, f := range once {
+			if t, ok := f.at(vals); !ok || t > 1 {
 				return nil, false
 			}
 		}
-		for i, f := range forms {
-			t, ok := f.at(known)
+		for i, f := range each {
+			t, ok := f.at(vals)
 			if !ok {
 				return nil, false
 			}
@@ -238,17 +261,102 @@ type tripForm struct {
 	once        bool
 }
 
-// at returns the trips of f in the CTA whose values known holds.
-func (f *tripForm) at(known []hostConst) (int64, bool) {
+// same reports whether f and g are the same form.
+func (f *tripForm) same(g *tripForm) bool {
+	return f.step == g.step && f.once == g.once && sameExpr(f.ext, g.ext) && sameExpr(f.v0, g.v0) && sameExpr(f.hi, g.hi)
+}
+
+// sameExpr reports whether a and b are the same closed form (tripResolver's:
+// constants, variables and the operators it builds).
+func sameExpr(a, b ir.Expr) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case *ir.IntImm:
+		c, ok := b.(*ir.IntImm)
+		return ok && c.Value == a.Value
+	case *ir.Var:
+		return ir.Expr(a) == b
+	case *ir.Binary:
+		c, ok := b.(*ir.Binary)
+		return ok && c.Op == a.Op && sameExpr(a.A, c.A) && sameExpr(a.B, c.B)
+	case *ir.Select:
+		c, ok := b.(*ir.Select)
+		return ok && sameExpr(a.Cond, c.Cond) && sameExpr(a.A, c.A) && sameExpr(a.B, c.B)
+	}
+	return false
+}
+
+// tripFn is a closed form compiled: its value given the values of the
+// CTA's scope ids (tripResolver's known past the host constants).
+type tripFn func(vals []int64) (int64, bool)
+
+// compileTrip compiles e, a closed form whose variables are axes' (vars).
+func compileTrip(e ir.Expr, vars []*ir.Var) tripFn {
+	switch e := e.(type) {
+	case nil:
+		return nil
+	case *ir.IntImm:
+		v := e.Value
+		return func([]int64) (int64, bool) { return v, true }
+	case *ir.Var:
+		i := slices.Index(vars, e)
+		if i < 0 {
+			return func([]int64) (int64, bool) { return 0, false }
+		}
+		return func(vals []int64) (int64, bool) { return vals[i], true }
+	case *ir.Binary:
+		a, b, op := compileTrip(e.A, vars), compileTrip(e.B, vars), e.Op
+		return func(vals []int64) (int64, bool) {
+			x, ok := a(vals)
+			if !ok {
+				return 0, false
+			}
+			y, ok := b(vals)
+			if !ok {
+				return 0, false
+			}
+			v, why := scalarBinary(op, x, y)
+			return v, why == ""
+		}
+	case *ir.Select:
+		c, a, b := compileTrip(e.Cond, vars), compileTrip(e.A, vars), compileTrip(e.B, vars)
+		return func(vals []int64) (int64, bool) {
+			x, ok := c(vals)
+			if !ok {
+				return 0, false
+			}
+			if x != 0 {
+				return a(vals)
+			}
+			return b(vals)
+		}
+	}
+	return func([]int64) (int64, bool) { return 0, false }
+}
+
+// compiledForm is a tripForm's parts compiled (compileTrip).
+type compiledForm struct {
+	ext, v0, hi tripFn
+	step        int64
+	once        bool
+}
+
+func (f *tripForm) compile(vars []*ir.Var) *compiledForm {
+	return &compiledForm{ext: compileTrip(f.ext, vars), v0: compileTrip(f.v0, vars), hi: compileTrip(f.hi, vars), step: f.step, once: f.once}
+}
+
+// at returns the trips of f in the CTA whose scope ids are vals.
+func (f *compiledForm) at(vals []int64) (int64, bool) {
 	if f.ext != nil {
-		e, ok := foldHost(f.ext, known)
+		e, ok := f.ext(vals)
 		return max(e, 0), ok
 	}
-	v0, ok := foldHost(f.v0, known)
+	v0, ok := f.v0(vals)
 	if !ok {
 		return 0, false
 	}
-	hi, ok := foldHost(f.hi, known)
+	hi, ok := f.hi(vals)
 	if !ok {
 		return 0, false
 	}
@@ -259,6 +367,24 @@ func (f *tripForm) at(known []hostConst) (int64, bool) {
 		return 1, true
 	}
 	return (hi - v0 + f.step - 1) / f.step, true
+}
+
+// constant reports whether f reads no variable (the same in every CTA).
+func (f *tripForm) constant() bool {
+	for _, e := range []ir.Expr{f.ext, f.v0, f.hi} {
+		found := false
+		if e != nil {
+			walkExpr(e, func(x ir.Expr) {
+				if _, ok := x.(*ir.Var); ok {
+					found = true
+				}
+			})
+		}
+		if found {
+			return false
+		}
+	}
+	return true
 }
 
 // tripResolver turns loops' trips into closed forms (tripForm), each
@@ -272,6 +398,23 @@ type tripResolver struct {
 	depth int
 	once  []*tripForm
 	sets  map[ir.Stmt]*setInfo // (setsIn)
+	memo  map[reachKey]reached // (reaching)
+}
+
+// reachKey is a value read at a place: a scalar, or a register element
+// (its storage and constant indices), and the statement of the block it
+// is read before (the path to a block is the same wherever it is met).
+type reachKey struct {
+	v     *ir.Var
+	root  *ir.Buffer
+	elem  [4]int64
+	block *ir.Block
+	idx   int
+}
+
+type reached struct {
+	e  ir.Expr
+	ok bool
 }
 
 // setInfo is what a statement and those inside it may set (setsWithin's
@@ -479,6 +622,32 @@ func (r *tripResolver) resolve(e ir.Expr, path []tripFrame) (ir.Expr, bool) {
 // every CTA (its later iterations would see other values: r.once); a for
 // loop's variable has no one value.
 func (r *tripResolver) reaching(x ir.Expr, path []tripFrame) (ir.Expr, bool) {
+	last := path[len(path)-1]
+	k := reachKey{block: last.block, idx: last.idx}
+	switch x := x.(type) {
+	case *ir.Var:
+		k.v = x
+	case *ir.Load:
+		if len(x.Indices) > len(k.elem) {
+			return nil, false
+		}
+		k.root = x.Buf
+		for i, ix := range x.Indices {
+			k.elem[i], _ = ir.ConstInt(ix)
+		}
+	}
+	if got, ok := r.memo[k]; ok {
+		return got.e, got.ok
+	}
+	e, ok := r.reachingOnce(x, path)
+	if r.memo == nil {
+		r.memo = map[reachKey]reached{}
+	}
+	r.memo[k] = reached{e, ok}
+	return e, ok
+}
+
+func (r *tripResolver) reachingOnce(x ir.Expr, path []tripFrame) (ir.Expr, bool) {
 	if r.depth >= maxTripDepth {
 		return nil, false
 	}
