@@ -616,39 +616,10 @@ func (m *machine) tripClasses(body *ir.Block, loop ir.Stmt) ([]tripClass, bool) 
 		return nil, false
 	}
 	// the scope ids of the CTA's index, given each CTA's values below
-	type axis struct {
-		kind ir.ScopeIDKind
-		dim  int
-		at   int // in known
-	}
-	known := slices.Clone(m.hosts)
-	var axes []axis
-	for _, s := range body.Stmts {
-		sc, isScope := s.(*ir.ScopeID)
-		if !isScope || sc.Kind != ir.CTAID && sc.Kind != ir.ClusterID && sc.Kind != ir.CTAIDInCluster {
-			continue
-		}
-		for d, v := range sc.Vars {
-			if d < 3 {
-				axes = append(axes, axis{sc.Kind, d, len(known)})
-				known = append(known, hostConst{v: v})
-			}
-		}
-	}
+	known, axes := m.ctaAxes(body)
 	var out []tripClass
-	g, cl := m.launch.Grid, m.launch.Cluster
 	for cta := range n {
-		co := [3]int64{cta % max(g[0], 1), cta / max(g[0], 1) % max(g[1], 1), cta / (max(g[0], 1) * max(g[1], 1))}
-		for _, a := range axes {
-			v := co[a.dim]
-			switch a.kind {
-			case ir.ClusterID:
-				v /= max(cl[a.dim], 1)
-			case ir.CTAIDInCluster:
-				v %= max(cl[a.dim], 1)
-			}
-			known[a.at].val = v
-		}
+		m.setCTAAxes(known, axes, cta)
 		t, ok := trips(known)
 		if !ok {
 			return nil, false

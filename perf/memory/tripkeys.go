@@ -428,45 +428,57 @@ type setInfo struct {
 func (r *tripResolver) setsIn(s ir.Stmt, x ir.Expr) bool {
 	in := r.sets[s]
 	if in == nil {
-		in = &setInfo{vars: map[*ir.Var]bool{}, roots: map[*ir.Buffer]bool{}}
-		note := func(st ir.Stmt) {
-			switch st := st.(type) {
-			case *ir.Let:
-				in.vars[st.Var] = true
-			case *ir.Assign:
-				in.vars[st.Var] = true
-			case *ir.For:
-				in.vars[st.Var] = true
-			case *ir.Store:
-				in.roots[rootOf(st.Buf)] = true
-			}
-			forExprs(st, func(e ir.Expr) {
-				walkExpr(e, func(y ir.Expr) {
-					if a, ok := y.(*ir.AddressOf); ok {
-						in.roots[rootOf(a.Buf)] = true
-					}
-				})
-			})
-		}
-		note(s)
-		switch s := s.(type) {
-		case *ir.Block:
-			ir.WalkStmts(s, note)
-		case *ir.For:
-			ir.WalkStmts(s.Body, note)
-		case *ir.While:
-			ir.WalkStmts(s.Body, note)
-		case *ir.If:
-			ir.WalkStmts(s.Then, note)
-			ir.WalkStmts(s.Else, note)
-		case *ir.Lowered:
-			ir.WalkStmts(s.Body, note)
-		}
+		in = newSetInfo(s)
 		if r.sets == nil {
 			r.sets = map[ir.Stmt]*setInfo{}
 		}
 		r.sets[s] = in
 	}
+	return in.has(x)
+}
+
+// newSetInfo walks s and the statements inside it.
+func newSetInfo(s ir.Stmt) *setInfo {
+	in := &setInfo{vars: map[*ir.Var]bool{}, roots: map[*ir.Buffer]bool{}}
+	note := func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Let:
+			in.vars[st.Var] = true
+		case *ir.Assign:
+			in.vars[st.Var] = true
+		case *ir.For:
+			in.vars[st.Var] = true
+		case *ir.Store:
+			in.roots[rootOf(st.Buf)] = true
+		}
+		forExprs(st, func(e ir.Expr) {
+			walkExpr(e, func(y ir.Expr) {
+				if a, ok := y.(*ir.AddressOf); ok {
+					in.roots[rootOf(a.Buf)] = true
+				}
+			})
+		})
+	}
+	note(s)
+	switch s := s.(type) {
+	case *ir.Block:
+		ir.WalkStmts(s, note)
+	case *ir.For:
+		ir.WalkStmts(s.Body, note)
+	case *ir.While:
+		ir.WalkStmts(s.Body, note)
+	case *ir.If:
+		ir.WalkStmts(s.Then, note)
+		ir.WalkStmts(s.Else, note)
+	case *ir.Lowered:
+		ir.WalkStmts(s.Body, note)
+	}
+	return in
+}
+
+// has reports whether x may be set (a scalar, or a register element by
+// its storage).
+func (in *setInfo) has(x ir.Expr) bool {
 	switch x := x.(type) {
 	case *ir.Var:
 		return in.vars[x]
@@ -708,53 +720,7 @@ func setsDirectly(s ir.Stmt, x ir.Expr) (ir.Expr, bool) {
 // setsWithin reports whether s, or a statement inside it, may set x: a
 // let, assignment or for loop of the variable; a store to the register's
 // storage (any element), or an intrinsic handed its address.
-func setsWithin(s ir.Stmt, x ir.Expr) bool {
-	v, isVar := x.(*ir.Var)
-	var root *ir.Buffer
-	if r, ok := x.(*ir.Load); ok {
-		root = rootOf(r.Buf)
-	}
-	found := false
-	check := func(st ir.Stmt) {
-		if found {
-			return
-		}
-		switch st := st.(type) {
-		case *ir.Let:
-			found = isVar && st.Var == v
-		case *ir.Assign:
-			found = isVar && st.Var == v
-		case *ir.For:
-			found = isVar && st.Var == v
-		case *ir.Store:
-			found = root != nil && rootOf(st.Buf) == root
-		}
-		if !found && root != nil {
-			forExprs(st, func(e ir.Expr) {
-				walkExpr(e, func(y ir.Expr) {
-					if a, ok := y.(*ir.AddressOf); ok && rootOf(a.Buf) == root {
-						found = true
-					}
-				})
-			})
-		}
-	}
-	check(s)
-	switch s := s.(type) {
-	case *ir.Block:
-		ir.WalkStmts(s, check)
-	case *ir.For:
-		ir.WalkStmts(s.Body, check)
-	case *ir.While:
-		ir.WalkStmts(s.Body, check)
-	case *ir.If:
-		ir.WalkStmts(s.Then, check)
-		ir.WalkStmts(s.Else, check)
-	case *ir.Lowered:
-		ir.WalkStmts(s.Body, check)
-	}
-	return found
-}
+func setsWithin(s ir.Stmt, x ir.Expr) bool { return newSetInfo(s).has(x) }
 
 // assignsBefore reports whether body sets x anywhere but in its last
 // statement, last.
