@@ -22,7 +22,7 @@ import (
 // each is one of the forms.
 func FuzzTripClasses(f *testing.F) {
 	// form, grid, tiles, div, nest, lanes
-	f.Add(uint8(0), uint16(256), uint16(300), uint8(0), uint8(0), uint8(0)) // 300 tiles over 256 CTAs: two classes
+	f.Add(uint8(0), uint16(256), uint16(300), uint8(0), uint8(0), uint8(0))  // 300 tiles over 256 CTAs: two classes
 	f.Add(uint8(0), uint16(100), uint16(1000), uint8(0), uint8(0), uint8(1)) // 10 or 9 tiles each
 	f.Add(uint8(0), uint16(148), uint16(18), uint8(0), uint8(0), uint8(2))   // CTAs that run none
 	f.Add(uint8(1), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // a for loop, four classes
