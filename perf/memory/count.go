@@ -260,6 +260,11 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			case before != nil:
 				ctaDeltas[c], ctaSteps[c] = m.since(before), m.steps-sc
 			}
+			if classes != nil && c > 0 && c == run-1 && !m.over && classes.more(append([][]figDelta{cta0}, classDeltas...)) {
+				// the figures do not grow by the same amount with each
+				// iteration: every class executed (a few)
+				run = int64(len(classes.exec))
+			}
 			if c == 0 && sampled && proveCTAs && !m.over {
 				// A grid above MaxCTAs: the CTAs of a proven period
 				// are executed, and each later CTA counts as the one

@@ -151,18 +151,20 @@ func (m *machine) ctaShiftsLarge(body *ir.Block) (int64, string, []tripClass) {
 	return 0, whyUnproven, nil
 }
 
-// The CTAs of a persistent grid (ctaBoundLoops' loop) run its loop
-// different numbers of times: a classPlan executes CTA 0 and the first
-// CTA of each other class of CTAs that run it as many times (tripClasses)
-// and counts each executed CTA for its class. With more than
+// The CTAs of a persistent grid (ctaBoundLoops' loop, or every loop whose
+// trips read the CTA's index: tripkeys.go) run its loop different numbers
+// of times: a classPlan executes CTA 0 and the first CTA of each other
+// class of CTAs that run it as many times (tripClasses) and counts each
+// executed CTA for its class. With more than
 // maxExecClasses classes (flash_attention_backward.py's causal blocks, 8
 // to 32), it executes three: CTA 0's, the one of the fewest iterations
 // and the next fewest; when each figure of the third is the first's plus
 // its iterations' difference times the same amount per iteration (what
 // the second and the first give, a whole number), every class is counted
-// as CTA 0 plus that amount per iteration of difference, else the launch
-// is CTA 0 multiplied. Neither is proven: the figures stay an estimate
-// (Scaled) whose reason says how they were counted. On the corpus, every
+// as CTA 0 plus that amount per iteration of difference; else, with at
+// most maxExecAll classes, it executes every one (more), and otherwise
+// the launch is CTA 0 multiplied. None is proven: the figures stay an
+// estimate (Scaled) whose reason says how they were counted. On the corpus, every
 // such kernel's figures are those of executing every CTA
 // (TestTripClasses).
 type classPlan struct {
@@ -170,7 +172,7 @@ type classPlan struct {
 	exec []int // the classes executed, CTA 0's first
 }
 
-// maxExecClasses is how many classes a plan executes at most.
+// maxExecClasses is how many classes a plan executes first.
 const maxExecClasses = 3
 
 func planClasses(cs []tripClass) *classPlan {
@@ -226,48 +228,11 @@ func (p *classPlan) count(deltas [][]figDelta) (how string, ok bool) {
 		}
 		return classesWhy(p.cs), true
 	}
-	// per figures, the counts of the three executed CTAs
-	type three [3]countVec
-	per := map[*Figures]*three{}
-	var order []*Figures
-	for i, ds := range deltas {
-		for _, d := range ds {
-			t := per[d.f]
-			if t == nil {
-				t = &three{}
-				per[d.f] = t
-				order = append(order, d.f)
-			}
-			t[i] = vecOf(&d.c)
-		}
+	g, ok := p.growth(deltas)
+	if !ok {
+		return p.undo(deltas)
 	}
-	t0, t1, t2 := p.cs[0].trips, p.cs[p.exec[1]].trips, p.cs[p.exec[2]].trips
-	step := map[*Figures]*countVec{}
-	for _, f := range order {
-		t := per[f]
-		var inc countVec
-		for j := range inc {
-			d := t[1][j] - t[0][j]
-			if d%(t1-t0) != 0 {
-				return p.undo(deltas)
-			}
-			inc[j] = d / (t1 - t0)
-			if t[2][j] != t[0][j]+(t2-t0)*inc[j] {
-				return p.undo(deltas)
-			}
-		}
-		step[f] = &inc
-	}
-	for _, f := range order {
-		t, inc := per[f], step[f]
-		for _, c := range p.cs {
-			for j := range inc {
-				if t[0][j]+(c.trips-t0)*inc[j] < 0 {
-					return p.undo(deltas) // (no count is negative)
-				}
-			}
-		}
-	}
+	order, per, step, t0 := g.order, g.per, g.step, p.cs[0].trips
 	for _, f := range order {
 		t, inc := per[f], step[f]
 		for i, c := range p.cs {
@@ -289,6 +254,76 @@ func (p *classPlan) count(deltas [][]figDelta) (how string, ok bool) {
 	return fmt.Sprintf("a loop runs as many times as the CTA's index says (a persistent schedule), %d to %d times: CTAs %d, %d and %d were executed, their figures grow by the same amount with each iteration, and the other CTAs are counted as CTA 0 plus that amount for each iteration more or fewer; the CTAs are not proven to count so",
 		lo, hi, p.cs[0].first, p.cs[p.exec[1]].first, p.cs[p.exec[2]].first), true
 }
+
+// growth is what three executed classes give: per figures, the counts
+// of each (in the order of p.exec) and the amount per iteration.
+type growth struct {
+	order []*Figures
+	per   map[*Figures]*[3]countVec
+	step  map[*Figures]*countVec
+}
+
+// growth returns the figures' growth per iteration that the first two
+// executed classes give, ok false when it is no whole amount, the third
+// does not confirm it, or a class's counts would be negative.
+func (p *classPlan) growth(deltas [][]figDelta) (*growth, bool) {
+	g := &growth{per: map[*Figures]*[3]countVec{}, step: map[*Figures]*countVec{}}
+	for i, ds := range deltas[:3] {
+		for _, d := range ds {
+			t := g.per[d.f]
+			if t == nil {
+				t = &[3]countVec{}
+				g.per[d.f] = t
+				g.order = append(g.order, d.f)
+			}
+			t[i] = vecOf(&d.c)
+		}
+	}
+	t0, t1, t2 := p.cs[0].trips, p.cs[p.exec[1]].trips, p.cs[p.exec[2]].trips
+	for _, f := range g.order {
+		t := g.per[f]
+		var inc countVec
+		for j := range inc {
+			d := t[1][j] - t[0][j]
+			if d%(t1-t0) != 0 {
+				return nil, false
+			}
+			inc[j] = d / (t1 - t0)
+			if t[2][j] != t[0][j]+(t2-t0)*inc[j] {
+				return nil, false
+			}
+			for _, c := range p.cs {
+				if t[0][j]+(c.trips-t0)*inc[j] < 0 {
+					return nil, false // (no count is negative)
+				}
+			}
+		}
+		g.step[f] = &inc
+	}
+	return g, true
+}
+
+// more adds to p's executed classes the others, when the three executed
+// (deltas) do not grow by the same amount with each iteration and there
+// are at most maxExecAll classes: true when it did.
+func (p *classPlan) more(deltas [][]figDelta) bool {
+	if len(p.exec) != maxExecClasses || len(p.cs) <= maxExecClasses || len(p.cs) > maxExecAll || len(deltas) != maxExecClasses {
+		return false
+	}
+	if _, ok := p.growth(deltas); ok {
+		return false
+	}
+	for i := range p.cs {
+		if !slices.Contains(p.exec, i) {
+			p.exec = append(p.exec, i)
+		}
+	}
+	return true
+}
+
+// maxExecAll is how many classes a plan executes, every one, when three
+// of them do not grow by the same amount with each iteration.
+const maxExecAll = 8
 
 // undo takes the counts of the executed classes other than CTA 0's out
 // of the figures again, and says why.

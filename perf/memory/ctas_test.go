@@ -290,13 +290,20 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
         r[0] = 256
 `, true, 1024 * 2},
 		// and a third iteration that stores twice: the figures do not
-		// grow by the same amount with each iteration, and the launch
-		// is CTA 0 multiplied again
+		// grow by the same amount with each iteration, and the four
+		// classes are all executed (640 tiles and 128 more)
 		{"a for loop whose iterations differ", `    for i in T.serial(4 - bx // 64):
         B[i * 16384 + bx * 64 + tid] = A[i * 16384 + bx * 64 + tid]
         if i == 2:
             B[524288 + bx * 64 + tid] = A[524288 + bx * 64 + tid]
-`, true, 1280 * 2},
+`, true, 768 * 2},
+		// the same over 16 classes, more than are executed: CTA 0
+		// multiplied (it runs 16 iterations and stores 17 tiles)
+		{"a for loop of 16 classes whose iterations differ", `    for i in T.serial(16 - bx // 16):
+        B[i * 4096 + bx * 16 + tid % 16] = A[i * 4096 + bx * 16 + tid % 16]
+        if i == 2:
+            B[524288 + bx * 64 + tid] = A[524288 + bx * 64 + tid]
+`, true, 17 * 256 * 2},
 	} {
 		src := head + c.body + "# tilels: reference=0.27\n"
 		if strings.Contains(c.body, "+ grid") {
@@ -326,8 +333,10 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
 			switch {
 			case strings.Contains(c.name, "one tile each"):
 				want, executed = ", 1 in every CTA, and the CTAs are not proven to count as CTA 0's translations", 1
+			case strings.Contains(c.name, "16 classes"):
+				want, executed = "CTA 0 runs it 16 times, so the figures count 4096 of its iterations where the launch runs 2176 (+88 %); the figures of CTAs 0, 240 and 224, executed, do not grow by the same amount with each iteration", 1
 			case strings.Contains(c.name, "differ"):
-				want, executed = "CTA 0 runs it 4 times, so the figures count 1024 of its iterations where the launch runs 640 (+60 %); the figures of CTAs 0, 192 and 128, executed, do not grow by the same amount with each iteration", 1
+				want, executed = ": CTA 0 counts for the 64 CTAs that run it 4 times, CTA 64 for the 64 that run it 3 times, CTA 128 for the 64 that run it 2 times, CTA 192 for the 64 that run it 1 time; the CTAs that run it the same number of times are not proven to count alike", 4
 			case strings.HasSuffix(c.name, "in a branch"):
 				want, executed = "a loop runs as many times as the CTA's index says (a persistent schedule): the CTAs may do different amounts of work", 1
 			case strings.Contains(c.name, "a register sets"):

@@ -18,7 +18,7 @@ import (
 // same amount with each iteration), and checks that a launch counted by
 // trip class (ctas.go's classPlan, tripkeys.go: more than one CTA
 // executed) has the figures of executing every CTA, and that one counted
-// otherwise says it is CTA 0 multiplied. The seeds run in plain go test;
+// otherwise says why it is CTA 0 multiplied. The seeds run in plain go test;
 // each is one of the forms.
 func FuzzTripClasses(f *testing.F) {
 	// form, grid, tiles, div, nest, lanes
@@ -27,7 +27,8 @@ func FuzzTripClasses(f *testing.F) {
 	f.Add(uint8(0), uint16(148), uint16(18), uint8(0), uint8(0), uint8(2))   // CTAs that run none
 	f.Add(uint8(1), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // a for loop, four classes
 	f.Add(uint8(1), uint16(512), uint16(0), uint8(16), uint8(0), uint8(2))   // 32 classes
-	f.Add(uint8(1), uint16(256), uint16(0), uint8(64), uint8(1), uint8(0))   // growing: CTA 0 multiplied
+	f.Add(uint8(1), uint16(256), uint16(0), uint8(64), uint8(1), uint8(0))   // growing, four classes: all executed
+	f.Add(uint8(1), uint16(256), uint16(0), uint8(16), uint8(1), uint8(0))   // growing, 16 classes: CTA 0 multiplied
 	f.Add(uint8(1), uint16(192), uint16(0), uint8(64), uint8(1), uint8(1))   // growing, three classes: all executed
 	f.Add(uint8(2), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // blocks through a register
 	f.Add(uint8(2), uint16(384), uint16(0), uint8(32), uint8(1), uint8(2))   // through a register, growing

@@ -7,8 +7,10 @@
 # and counts the others from the figures' growth per iteration
 # (`causal_blocks`, and `causal_tiles`, whose loop's trips a register
 # gives); all three are estimates ("scaled": true in --emit json)
-# that these kernels' measurements match. Otherwise it multiplies CTA 0
-# by the CTA count: `growing_blocks`, whose iterations differ, is
+# that these kernels' measurements match; when the three do not grow by
+# the same amount with each iteration, every class of at most eight
+# (`growing_blocks`). Otherwise it multiplies CTA 0 by the CTA count:
+# `many_growing_blocks`, of 16 classes whose iterations differ, is
 # over-counted by design.
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
@@ -151,8 +153,7 @@ def growing_blocks(A_ptr: T.handle, B_ptr: T.handle):
     # causal_blocks whose iteration i copies i + 1 tiles: a CTA that runs
     # the loop t times copies t (t + 1) / 2, 10, 6, 3 and 1 in the
     # quarters of the grid; the figures do not grow by the same amount
-    # with each iteration, and the launch is counted as CTA 0 times 256,
-    # an estimate (CTA 0 copies the most)
+    # with each iteration, so the four classes are all executed
     A = T.match_buffer(A_ptr, (4096, 32), "float32")
     B = T.match_buffer(B_ptr, (4096, 32), "float32")
     T.device_entry()
@@ -161,6 +162,26 @@ def growing_blocks(A_ptr: T.handle, B_ptr: T.handle):
     T.thread_id([32])
     A_s = T.alloc_buffer((4, 32), "float32", scope="shared", layout=TileLayout(S[4, 32]))
     for i in T.serial(4 - bx // 64):
+        for j in T.serial(i + 1):
+            Tx.warp.copy(A_s[0:4, 0:32], A[(j * 256 + bx) * 4 : (j * 256 + bx) * 4 + 4, 0:32])
+            T.cuda.cta_sync()
+            Tx.warp.copy(B[(j * 256 + bx) * 4 : (j * 256 + bx) * 4 + 4, 0:32], A_s[0:4, 0:32])
+            T.cuda.cta_sync()
+
+
+@T.prim_func
+def many_growing_blocks(A_ptr: T.handle, B_ptr: T.handle):
+    # growing_blocks over 16 classes of 16 CTAs (16 down to 1
+    # iterations), more than the analysis executes: counted as CTA 0 (136
+    # tiles) times 256, an estimate; the launch copies 13,056
+    A = T.match_buffer(A_ptr, (16384, 32), "float32")
+    B = T.match_buffer(B_ptr, (16384, 32), "float32")
+    T.device_entry()
+    bx = T.cta_id([256])
+    T.lane_id([32])
+    T.thread_id([32])
+    A_s = T.alloc_buffer((4, 32), "float32", scope="shared", layout=TileLayout(S[4, 32]))
+    for i in T.serial(16 - bx // 16):
         for j in T.serial(i + 1):
             Tx.warp.copy(A_s[0:4, 0:32], A[(j * 256 + bx) * 4 : (j * 256 + bx) * 4 + 4, 0:32])
             T.cuda.cta_sync()
