@@ -572,12 +572,24 @@ type Func struct {
 	// gives its integer scalar parameters: the launch the memory figures
 	// count. The code keeps the parameters.
 	LaunchArgs []LaunchArg
+	// LaunchData are the contents a bind line gives integer buffer
+	// parameters (`# tilels: bind cu_seqlens=[0, 512, 1536]`): the data
+	// of the launch the memory figures count, which the kernel's loads
+	// of them read (a varlen kernel's sequence offsets).
+	LaunchData []LaunchDatum
 }
 
 // LaunchArg is one integer scalar parameter's value for the launch counted.
 type LaunchArg struct {
 	Var   *Var
 	Value int64
+}
+
+// LaunchDatum is one integer buffer parameter's contents for the launch
+// counted, its elements in row-major order from the first.
+type LaunchDatum struct {
+	Buf    *Buffer
+	Values []int64
 }
 
 // WrittenArgs returns the call's arguments without the trailing ones left

@@ -215,7 +215,7 @@ func runFunc(k Kernel, i int) (string, error) {
 	w("  using namespace tilels_h;")
 	w("  const char* kname = %q;", k.Name)
 	w("  if (o.only && strcmp(o.only, kname) != 0) return 0;")
-	var args, casts []string
+	var args, casts, puts []string
 	n := 0
 	for _, p := range k.Func.Params {
 		if p.Buf == nil {
@@ -245,6 +245,16 @@ func runFunc(k Kernel, i int) (string, error) {
 		args = append(args, fmt.Sprintf("{%q, %s, %d, %dLL, %d, {%s}, %dLL, %s, nullptr, nullptr}", buf.Name, dtypeEnum(buf.Dtype),
 			buf.Dtype.Bytes(), elems, len(buf.Shape), strings.Join(shape, ", "), buf.ElemOffset, lay))
 		casts = append(casts, fmt.Sprintf("reinterpret_cast<%s*>(a[%d].dev)", buf.Dtype.CType(), n))
+		if vals := launchData(k.Func, buf); vals != nil {
+			// contents a bind line gives (a varlen kernel's offsets): in
+			// place of the random data, little-endian integers
+			strs := make([]string, len(vals))
+			for i, v := range vals {
+				strs[i] = fmt.Sprintf("%dLL", v)
+			}
+			w("  static const long long D%d[] = {%s};", n, strings.Join(strs, ", "))
+			puts = append(puts, fmt.Sprintf("    if (j == %d) for (long long e = 0; e < %d; e++) memcpy(a[j].host + e * a[j].esize, &D%d[e], a[j].esize);", n, len(vals), n))
+		}
 		n++
 	}
 	if n == 0 {
@@ -260,6 +270,9 @@ func runFunc(k Kernel, i int) (string, error) {
 	w("    a[j].host = (unsigned char*)malloc(bytes);")
 	w("    if (!a[j].host) { printf(\"FAIL %%s: out of host memory\\n\", kname); return 2; }")
 	w("    fill(a[j].host, a[j].dt, a[j].esize, a[j].elems, o.seed * 1000003ull + %d * 101ull + j, %g, %g);", i, lo, hi)
+	for _, p := range puts {
+		w("%s", p)
+	}
 	w("    if (!cuda_ok(cudaMalloc((void**)&a[j].dev, bytes), \"cudaMalloc\", kname)) return 2;")
 	w("    if (!cuda_ok(cudaMemcpy(a[j].dev, a[j].host, bytes, cudaMemcpyHostToDevice), \"cudaMemcpy\", kname)) return 2;")
 	w("  }")

@@ -1172,6 +1172,17 @@ func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
 
 var float64T = ir.DataType{Code: ir.Float, Bits: 64}
 
+// launchData is buffer parameter b's contents in the launch fn's bind
+// line gives (ir.Func.LaunchData), nil when it gives none.
+func launchData(fn *ir.Func, b *ir.Buffer) []int64 {
+	for _, d := range fn.LaunchData {
+		if d.Buf == b {
+			return d.Values
+		}
+	}
+	return nil
+}
+
 // launchValue is scalar parameter v's value in the launch fn's bind line
 // gives (ir.Func.LaunchArgs).
 func launchValue(fn *ir.Func, v *ir.Var) (int64, bool) {

@@ -32,7 +32,7 @@ func TestLaunchValues(t *testing.T) {
 		{"two lines", prim, "# tilels: bind n=4\n# tilels: bind n=8\n", nil, "[n=4] launch [n=4]; [n=8] launch [n=8]"},
 		{"a setting", prim, "", map[string]string{"k": "n=16"}, "[n=16] launch [n=16]"},
 		{"a handle", prim, "# tilels: bind n=4, A_ptr=3\n", nil,
-			"[n=4, A_ptr=3] launch [n=4]; a launch value binds an integer scalar parameter: `A_ptr` is T.handle"},
+			"[n=4, A_ptr=3] launch [n=4]; a launch value binds an integer scalar parameter, or an integer buffer parameter to a list of integers: `A_ptr` is T.handle"},
 		{"a float", prim, "# tilels: bind f=1.5\n", nil,
 			"[f=1.5] launch []; a launch value binds an integer scalar parameter to an integer: `f` is float32, given 1.5"},
 		{"jit", jit, "# tilels: bind n=4\n", nil, "[B=1, n=4] launch [n=4]; [B=2, n=4] launch [n=4]"},
@@ -58,6 +58,56 @@ func TestLaunchValues(t *testing.T) {
 					if d.Code == eval.CodeDirective && !strings.Contains(strings.Join(got, "; "), d.Message) {
 						got = append(got, d.Message)
 					}
+				}
+			}
+			if g := strings.Join(got, "; "); g != tc.want {
+				t.Errorf("got  %s\nwant %s", g, tc.want)
+			}
+		})
+	}
+}
+
+// TestLaunchData: a bind line's list of integers above a @T.prim_func is
+// an integer buffer parameter's contents for the launch counted
+// (ir.Func.LaunchData: a varlen kernel's sequence offsets); a float
+// buffer, a value that is no list of integers, or more elements than the
+// buffer holds are eval/directive errors.
+func TestLaunchData(t *testing.T) {
+	const src = `from tvm.script import tirx as T
+
+
+LINES@T.prim_func
+def k(offs: T.Buffer((4,), "int32"), w: T.Buffer((4,), "float32")):
+    T.device_entry()
+    tid = T.thread_id([32])
+    w[tid % 4] = T.float32(offs[tid % 4])
+`
+	for _, tc := range []struct{ name, line, want string }{
+		{"a list", "# tilels: bind offs=[0, 3, 7, 12]\n", "data [offs=[0 3 7 12]]"},
+		{"a tuple, shorter", "# tilels: bind offs=(0, 5)\n", "data [offs=[0 5]]"},
+		{"a float buffer", "# tilels: bind w=[1, 2]\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `w` holds float32"},
+		{"no list", "# tilels: bind offs=3\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` is given 3"},
+		{"a float element", "# tilels: bind offs=[0, 1.5]\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` is given 1.5 at index 1"},
+		{"too long", "# tilels: bind offs=[0, 1, 2, 3, 4]\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` has 4 elements, given 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, _ := evalSource("k.py", []byte(strings.Replace(src, "LINES", tc.line, 1)), eval.Options{})
+			var got []string
+			for _, k := range p.Kernels {
+				var data []string
+				for _, d := range k.Func.LaunchData {
+					data = append(data, fmt.Sprintf("%s=%v", d.Buf.Name, d.Values))
+				}
+				got = append(got, "data ["+strings.Join(data, ", ")+"]")
+				for _, d := range k.Diags {
+					if d.Code == eval.CodeDirective {
+						got = append(got, d.Message)
+					}
+				}
+			}
+			for _, d := range p.Diags {
+				if d.Code == eval.CodeDirective && !strings.Contains(strings.Join(got, "; "), d.Message) {
+					got = append(got, d.Message)
 				}
 			}
 			if g := strings.Join(got, "; "); g != tc.want {

@@ -209,10 +209,13 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			ann = ev.expr(kfr, p.Annotation)
 		}
 		if _, bound := ks.consts[pname]; bound && !isConstexprAnnotation(p.Annotation) {
-			if _, scalar := ann.(*DTypeV); !scalar {
+			_, scalar := ann.(*DTypeV)
+			_, buffer := ann.(*AnnotV)
+			if !scalar && !buffer {
 				// a bind line above a @T.prim_func: launch values are
-				// for integer scalar parameters only
-				ev.Report(diag.Errorf(p.Loc, CodeDirective, "a launch value binds an integer scalar parameter: `%s` is %s", pname, Describe(ann)))
+				// for integer scalar parameters, and integer buffer
+				// parameters' contents (launchData)
+				ev.Report(diag.Errorf(p.Loc, CodeDirective, "a launch value binds an integer scalar parameter, or an integer buffer parameter to a list of integers: `%s` is %s", pname, Describe(ann)))
 			}
 		}
 		switch a := ann.(type) {
@@ -245,6 +248,9 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			prm := &ir.Param{Var: vr, Buf: buf, Span: p.Loc}
 			ks.K.Func.Params = append(ks.K.Func.Params, prm)
 			ks.Params[vr] = prm
+			if v, ok := ks.consts[pname]; ok {
+				ev.launchData(ks, buf, v, p)
+			}
 			ev.AddBufferSite(buf, p.Name.Loc, p.Loc, source.NoSpan)
 			kfr.env.set(pname, &BufferV{Base{p.Name.Loc}, buf})
 		default:
@@ -269,6 +275,52 @@ func (ev *Evaluator) launchArg(ks *KernelState, vr *ir.Var, v Value, p *syntax.P
 		return
 	}
 	ks.K.Func.LaunchArgs = append(ks.K.Func.LaunchArgs, ir.LaunchArg{Var: vr, Value: n.V})
+}
+
+// maxLaunchData bounds the elements a bind line may give a buffer.
+const maxLaunchData = 1 << 16
+
+// launchData records v, a bind line's list of integers, as buffer
+// parameter buf's contents for the launch the memory figures count.
+func (ev *Evaluator) launchData(ks *KernelState, buf *ir.Buffer, v Value, p *syntax.Param) {
+	var elts []Value
+	switch x := v.(type) {
+	case *ListV:
+		elts = x.Elts
+	case *TupleV:
+		elts = x.Elts
+	}
+	fail := func(why string) {
+		if !IsErr(v) {
+			ev.Report(diag.Errorf(p.Loc, CodeDirective, "a launch value binds an integer buffer parameter to a list of integers: `%s` %s", p.Name.Id, why))
+		}
+	}
+	if elts == nil {
+		fail(fmt.Sprintf("is given %s", Describe(v)))
+		return
+	}
+	if buf.Dtype.Code != ir.Int && buf.Dtype.Code != ir.UInt {
+		fail(fmt.Sprintf("holds %s", buf.Dtype))
+		return
+	}
+	n := int64(maxLaunchData)
+	if buf.RuntimeDim() < 0 {
+		n = buf.NumElements()
+	}
+	if int64(len(elts)) > min(n, maxLaunchData) {
+		fail(fmt.Sprintf("has %d elements, given %d", min(n, maxLaunchData), len(elts)))
+		return
+	}
+	vals := make([]int64, len(elts))
+	for i, e := range elts {
+		x, ok := e.(*IntV)
+		if !ok {
+			fail(fmt.Sprintf("is given %s at index %d", Describe(e), i))
+			return
+		}
+		vals[i] = x.V
+	}
+	ks.K.Func.LaunchData = append(ks.K.Func.LaunchData, ir.LaunchDatum{Buf: buf, Values: vals})
 }
 
 func isConstexprAnnotation(e syntax.Expr) bool {

@@ -503,6 +503,7 @@ func (k *keyer) walk(fn *ir.Func, l ir.Launch) {
 	k.tag('K') // (relaxed keys begin with 'R')
 	k.launch(l)
 	k.hostConsts(hostConsts(fn)) // hostconsts.go
+	k.launchData(fn)
 	k.hostMaps(fn.HostMaps)
 	k.block(fn.Body)
 	k.shapes()
@@ -556,6 +557,26 @@ func (k *keyer) hostMaps(ms map[*ir.Var]*ir.TensorMap) {
 	for _, v := range vs {
 		k.variable(v)
 		k.box(ms[v])
+	}
+}
+
+// launchData walks the contents bind lines give buffer parameters
+// (ir.Func.LaunchData), by parameter position: the values the kernel's
+// loads of them read.
+func (k *keyer) launchData(fn *ir.Func) {
+	k.int(int64(len(fn.LaunchData)))
+	for _, d := range fn.LaunchData {
+		at := -1
+		for i, p := range fn.Params {
+			if p.Buf == d.Buf {
+				at = i
+			}
+		}
+		k.int(int64(at))
+		k.int(int64(len(d.Values)))
+		for _, v := range d.Values {
+			k.int(v)
+		}
 	}
 }
 

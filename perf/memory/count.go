@@ -34,6 +34,12 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 	defer putMachine(m)
 	m.workLimit = work
 	m.fn = fn // (the scans of scans.go)
+	for _, d := range fn.LaunchData {
+		if m.data == nil {
+			m.data = map[*ir.Buffer][]int64{}
+		}
+		m.data[d.Buf] = d.Values
+	}
 	// host lets that are constants: bound in every warp, and folded into
 	// the grid extents that name them (hostconsts.go)
 	m.hosts = hostConsts(fn)

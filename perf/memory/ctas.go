@@ -186,9 +186,9 @@ func planClasses(cs []tripClass) *classPlan {
 	// CTA 0's, the fewest iterations (the most apart from CTA 0's), and
 	// the next fewest (cheap to execute: CTA 0 often runs the most)
 	lo := 1
-	for i, c := range cs {
+	for i, c := range cs[1:] {
 		if c.trips < cs[lo].trips {
-			lo = i
+			lo = i + 1
 		}
 	}
 	if cs[lo].trips > cs[0].trips {
@@ -280,6 +280,9 @@ func (p *classPlan) growth(deltas [][]figDelta) (*growth, bool) {
 		}
 	}
 	t0, t1, t2 := p.cs[0].trips, p.cs[p.exec[1]].trips, p.cs[p.exec[2]].trips
+	if t1 == t0 || t2 == t0 {
+		return nil, false // (classes of other trips: never)
+	}
 	for _, f := range g.order {
 		t := g.per[f]
 		var inc countVec

@@ -86,6 +86,9 @@ const maxSteps = 1 << 40
 var maxWork int64 = 4_000_000
 
 type machine struct {
+	// data holds the contents bind lines give integer buffer parameters
+	// (ir.Func.LaunchData): loads of them are known (launchLoad)
+	data    map[*ir.Buffer][]int64
 	launch  ir.Launch
 	threads int64
 	cta     [3]int64
@@ -887,6 +890,49 @@ func (m *machine) whileLoop(s *ir.While) {
 	}
 }
 
+// launchLoad evaluates e, a load of a buffer parameter whose contents a
+// bind line gives (vals, row-major), in every active lane.
+func (m *machine) launchLoad(dst *lanes, e *ir.Load, vals []int64) string {
+	b := e.Buf
+	if len(e.Indices) != len(b.Shape) {
+		return "the value of " + b.Name + "[...] is not known: its indices do not name one element"
+	}
+	var flat lanes
+	for k, x := range e.Indices {
+		var v lanes
+		if why := m.evalTo(&v, x); why != "" {
+			return why
+		}
+		for i := range flat {
+			flat[i] = flat[i]*max(b.Shape[k], 1) + v[i]
+		}
+	}
+	for i := range dst {
+		if m.mask&(1<<i) == 0 {
+			continue
+		}
+		if flat[i] < 0 || flat[i] >= int64(len(vals)) {
+			return fmt.Sprintf("%s[%d] is past the %d elements its bind line gives", b.Name, flat[i], len(vals))
+		}
+		dst[i] = vals[flat[i]]
+	}
+	return ""
+}
+
+// bindable reports whether b is an integer buffer parameter of the
+// kernel (whose contents a bind line may give).
+func (m *machine) bindable(b *ir.Buffer) bool {
+	if b.Dtype.Code != ir.Int && b.Dtype.Code != ir.UInt {
+		return false
+	}
+	for _, p := range m.fnParams() {
+		if p.Buf == b {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *machine) evalUnder(e ir.Expr, mask uint32) (lanes, string) {
 	save := m.mask
 	m.mask = mask
@@ -1018,9 +1064,15 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		}
 		m.load(e)
 		*dst = lanes{}
+		if vals, bound := m.data[e.Buf]; bound {
+			return m.launchLoad(dst, e, vals)
+		}
 		why, ok := m.loadWhy[e.Buf]
 		if !ok {
 			why = "the value of " + e.Buf.Name + "[...] is runtime data"
+			if m.bindable(e.Buf) {
+				why += " (a `# tilels: bind " + e.Buf.Name + "=[...]` line above the kernel counts a launch with those contents)"
+			}
 			if m.loadWhy == nil {
 				m.loadWhy = map[*ir.Buffer]string{}
 			}

@@ -11,9 +11,9 @@ import (
 
 // FuzzTripClasses builds a grid of more than MaxCTAs CTAs whose CTAs run
 // a loop as many times as their index says (a persistent tile loop that
-// steps by the grid, a for loop whose extent the index sets, or a tile
-// loop that runs once over as many blocks as a register set from the
-// index says), each iteration copying a tile at an address of its tile
+// steps by the grid, a for loop whose extent the index sets, falling or
+// rising, or a tile loop that runs once over as many blocks as a register
+// set from the index says), each iteration copying a tile at an address of its tile
 // (or, nested, a growing number of tiles: figures that do not grow by the
 // same amount with each iteration), and checks that a launch counted by
 // trip class (ctas.go's classPlan, tripkeys.go: more than one CTA
@@ -30,6 +30,7 @@ func FuzzTripClasses(f *testing.F) {
 	f.Add(uint8(1), uint16(256), uint16(0), uint8(64), uint8(1), uint8(0))   // growing, four classes: all executed
 	f.Add(uint8(1), uint16(256), uint16(0), uint8(16), uint8(1), uint8(0))   // growing, 16 classes: CTA 0 multiplied
 	f.Add(uint8(1), uint16(192), uint16(0), uint8(64), uint8(1), uint8(1))   // growing, three classes: all executed
+	f.Add(uint8(3), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // CTA 0 runs the fewest
 	f.Add(uint8(2), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // blocks through a register
 	f.Add(uint8(2), uint16(384), uint16(0), uint8(32), uint8(1), uint8(2))   // through a register, growing
 	f.Fuzz(func(t *testing.T, form uint8, grid, tiles uint16, div, nest, lanes uint8) {
@@ -80,7 +81,7 @@ func fuzzTrips(form uint8, grid, tiles uint16, div, nest, lanes uint8) (string, 
 		}
 		return fmt.Sprintf("%sfor j in T.serial(%s + 1):\n", ind, it) + copyTile(ind+"    ", tile+" + j * 7")
 	}
-	switch form % 3 {
+	switch form % 4 {
 	case 0:
 		t := int64(tiles)%2000 + 1
 		body = fmt.Sprintf("    r = T.alloc_buffer((1,), \"int32\", scope=\"local\")\n    r[0] = bx\n    while r[0] < %d:\n", t) +
@@ -88,6 +89,8 @@ func fuzzTrips(form uint8, grid, tiles uint16, div, nest, lanes uint8) (string, 
 	case 1:
 		top := (n-1)/d + 1
 		body = fmt.Sprintf("    for i in T.serial(%d - bx // %d):\n", top, d) + inner("        ", "i", fmt.Sprintf("i * %d + bx", n))
+	case 3:
+		body = fmt.Sprintf("    for i in T.serial(bx // %d + 1):\n", d) + inner("        ", "i", fmt.Sprintf("i * %d + bx", n))
 	case 2:
 		top := (n-1)/d + 1
 		body = fmt.Sprintf("    m = T.alloc_buffer((1,), \"int32\", scope=\"local\")\n    r = T.alloc_buffer((1,), \"int32\", scope=\"local\")\n    r[0] = bx\n    m[0] = %d - bx // %d\n    while r[0] < %d:\n        blocks: T.int32 = m[0]\n        for i in T.serial(blocks):\n", top, d, n) +

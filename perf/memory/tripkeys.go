@@ -55,7 +55,7 @@ func (m *machine) allTripClasses(body *ir.Block, cluster int64, uniform func(*ir
 		return nil, false
 	}
 	known, axes := m.ctaAxes(body)
-	r := &tripResolver{known: known, axes: len(m.hosts)}
+	r := &tripResolver{known: known, axes: len(m.hosts), data: m.data}
 	// the sites' forms, each distinct one once (flash_attention4.py's
 	// roles loop over the same count)
 	var forms []*tripForm
@@ -79,10 +79,10 @@ func (m *machine) allTripClasses(body *ir.Block, cluster int64, uniform func(*ir
 	}
 	var once, each []*compiledForm
 	for _, f := range r.once {
-		once = append(once, f.compile(vars))
+		once = append(once, f.compile(vars, m.data))
 	}
 	for _, f := range forms {
-		each = append(each, f.compile(vars))
+		each = append(each, f.compile(vars, m.data))
 	}
 	trips := make([][]int64, len(forms)) // per form, per CTA
 	for i := range trips {
@@ -283,6 +283,9 @@ func sameExpr(a, b ir.Expr) bool {
 	case *ir.Select:
 		c, ok := b.(*ir.Select)
 		return ok && sameExpr(a.Cond, c.Cond) && sameExpr(a.A, c.A) && sameExpr(a.B, c.B)
+	case *ir.Load:
+		c, ok := b.(*ir.Load)
+		return ok && c.Buf == a.Buf && sameExpr(a.Indices[0], c.Indices[0])
 	}
 	return false
 }
@@ -292,10 +295,19 @@ func sameExpr(a, b ir.Expr) bool {
 type tripFn func(vals []int64) (int64, bool)
 
 // compileTrip compiles e, a closed form whose variables are axes' (vars).
-func compileTrip(e ir.Expr, vars []*ir.Var) tripFn {
+func compileTrip(e ir.Expr, vars []*ir.Var, data map[*ir.Buffer][]int64) tripFn {
 	switch e := e.(type) {
 	case nil:
 		return nil
+	case *ir.Load:
+		vals, i := data[e.Buf], compileTrip(e.Indices[0], vars, data)
+		return func(v []int64) (int64, bool) {
+			x, ok := i(v)
+			if !ok || x < 0 || x >= int64(len(vals)) {
+				return 0, false
+			}
+			return vals[x], true
+		}
 	case *ir.IntImm:
 		v := e.Value
 		return func([]int64) (int64, bool) { return v, true }
@@ -306,7 +318,7 @@ func compileTrip(e ir.Expr, vars []*ir.Var) tripFn {
 		}
 		return func(vals []int64) (int64, bool) { return vals[i], true }
 	case *ir.Binary:
-		a, b, op := compileTrip(e.A, vars), compileTrip(e.B, vars), e.Op
+		a, b, op := compileTrip(e.A, vars, data), compileTrip(e.B, vars, data), e.Op
 		return func(vals []int64) (int64, bool) {
 			x, ok := a(vals)
 			if !ok {
@@ -320,7 +332,7 @@ func compileTrip(e ir.Expr, vars []*ir.Var) tripFn {
 			return v, why == ""
 		}
 	case *ir.Select:
-		c, a, b := compileTrip(e.Cond, vars), compileTrip(e.A, vars), compileTrip(e.B, vars)
+		c, a, b := compileTrip(e.Cond, vars, data), compileTrip(e.A, vars, data), compileTrip(e.B, vars, data)
 		return func(vals []int64) (int64, bool) {
 			x, ok := c(vals)
 			if !ok {
@@ -342,8 +354,8 @@ type compiledForm struct {
 	once        bool
 }
 
-func (f *tripForm) compile(vars []*ir.Var) *compiledForm {
-	return &compiledForm{ext: compileTrip(f.ext, vars), v0: compileTrip(f.v0, vars), hi: compileTrip(f.hi, vars), step: f.step, once: f.once}
+func (f *tripForm) compile(vars []*ir.Var, data map[*ir.Buffer][]int64) *compiledForm {
+	return &compiledForm{ext: compileTrip(f.ext, vars, data), v0: compileTrip(f.v0, vars, data), hi: compileTrip(f.hi, vars, data), step: f.step, once: f.once}
 }
 
 // at returns the trips of f in the CTA whose scope ids are vals.
@@ -375,7 +387,8 @@ func (f *tripForm) constant() bool {
 		found := false
 		if e != nil {
 			walkExpr(e, func(x ir.Expr) {
-				if _, ok := x.(*ir.Var); ok {
+				switch x.(type) {
+				case *ir.Var, *ir.Load:
 					found = true
 				}
 			})
@@ -397,8 +410,9 @@ type tripResolver struct {
 	axes  int         // where the scope ids begin in known
 	depth int
 	once  []*tripForm
-	sets  map[ir.Stmt]*setInfo // (setsIn)
-	memo  map[reachKey]reached // (reaching)
+	sets  map[ir.Stmt]*setInfo   // (setsIn)
+	data  map[*ir.Buffer][]int64 // (machine.data)
+	memo  map[reachKey]reached   // (reaching)
 }
 
 // reachKey is a value read at a place: a scalar, or a register element
@@ -574,6 +588,14 @@ func (r *tripResolver) resolve(e ir.Expr, path []tripFrame) (ir.Expr, bool) {
 		}
 		return r.reaching(e, path)
 	case *ir.Load:
+		if _, bound := r.data[e.Buf]; bound && len(e.Indices) == 1 {
+			// an element of contents a bind line gives (launchLoad)
+			i, ok := r.resolve(e.Indices[0], path)
+			if !ok {
+				return nil, false
+			}
+			return &ir.Load{Buf: e.Buf, Indices: []ir.Expr{i}}, true
+		}
 		if e.Buf.Scope != "local" {
 			return nil, false
 		}
