@@ -919,10 +919,11 @@ func (m *machine) launchLoad(dst *lanes, e *ir.Load, vals []int64) string {
 	return ""
 }
 
-// bindable reports whether b is an integer buffer parameter of the
-// kernel (whose contents a bind line may give).
+// bindable reports whether b is a one-dimensional integer buffer
+// parameter of the kernel (offsets or indices, whose contents a bind line
+// may give: the reason suggests it).
 func (m *machine) bindable(b *ir.Buffer) bool {
-	if b.Dtype.Code != ir.Int && b.Dtype.Code != ir.UInt {
+	if b.Dtype.Code != ir.Int && b.Dtype.Code != ir.UInt || len(b.Shape) != 1 {
 		return false
 	}
 	for _, p := range m.fnParams() {
