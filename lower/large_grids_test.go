@@ -26,7 +26,7 @@ func TestLargeGridHover(t *testing.T) {
 		"translated":        "(one launch, 256 CTAs; source",
 		"cluster_leader":    "(one launch, 256 CTAs; source",
 		"even_persistent":   "(one launch, 128 CTAs; source",
-		"uneven_persistent": "(one launch, 256 CTAs: 2 executed, each counted for the CTAs that run its loop as many times; source: model, nvcc's merging of neighbouring accesses modelled)\n\n_an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 counts for the 44 CTAs that run it 2 times, CTA 44 for the 212 that run it 1 time; the CTAs that run it the same number of times are not proven to count alike_\n\n- shared store: 300 instructions",
+		"uneven_persistent": "(one launch, 256 CTAs: 2 executed, the others counted by how many times they run its loop; source: model, nvcc's merging of neighbouring accesses modelled)\n\n_an estimate: a loop runs as many times as the CTA's index says (a persistent schedule): CTA 0 counts for the 44 CTAs that run it 2 times, CTA 44 for the 212 that run it 1 time; the CTAs that run it the same number of times are not proven to count alike_\n\n- shared store: 300 instructions",
 	}
 	seen := 0
 	for _, k := range res.Kernels {

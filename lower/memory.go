@@ -303,7 +303,7 @@ func MemoryHover(k *Kernel, c *ir.TileCall) string {
 		fmt.Fprintf(&b, ", %s", plural(f.CTAs, "CTA"))
 		switch {
 		case f.Scaled && f.Executed > 1:
-			fmt.Fprintf(&b, ": %d executed, each counted for the CTAs that run its loop as many times", f.Executed)
+			fmt.Fprintf(&b, ": %d executed, the others counted by how many times they run its loop", f.Executed)
 		case f.Scaled:
 			b.WriteString(": CTA 0 executed, counts multiplied")
 		}

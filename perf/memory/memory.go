@@ -199,8 +199,8 @@ type Figures struct {
 	// CTAs is the number of CTAs of the launch; Scaled is set when the
 	// figures are an estimate: only CTA 0 was executed and its counts
 	// multiplied by CTAs, or (Executed > 1) a few CTAs of a persistent
-	// grid each counted for the CTAs that run its loop as many times
-	// (ctas.go's classPlan). ScaledWhy says what kept the CTAs from being
+	// grid executed and the others counted by how many times they run its
+	// loop (ctas.go's classPlan). ScaledWhy says what kept the CTAs from being
 	// counted exactly, or how they were counted (empty: the proof was not
 	// tried, CTA 0 not executed whole).
 	CTAs      int64
