@@ -100,4 +100,28 @@ func TestLaunchData(t *testing.T) {
 	if a, b := countsText(m, k), countsText(everyCTA(k), k); a != b {
 		t.Errorf("128 segments: differs from executing every CTA:\n%s\n%s", a, b)
 	}
+
+	// 16 segments and more work per CTA, the CTA proof tried: the CTAs
+	// read other elements of the contents, no translations of CTA 0's
+	// (the proof took every load of them for the same value, 722 store
+	// requests where executing every CTA counts 896)
+	var more strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&more, "    B[%d, tid] = A[%d, tid] + A[%d, tid]\n", 300+i, 300+i, 301+i)
+	}
+	heavy := strings.NewReplacer("(9,)", "(17,)", "T.cta_id([8])", "T.cta_id([16])", "(256, 32)", "(512, 32)",
+		"# tilels: reference", more.String()+"# tilels: reference").Replace(segmentsKernel)
+	src = strings.Replace(heavy, "LINES", "# tilels: bind offsets=[0, 1, 5, 6, 20, 21, 22, 40, 41, 100, 101, 102, 103, 200, 201, 202, 256]\n", 1)
+	res = lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
+	if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+		t.Fatalf("16 segments: not lowered: %v", res.Diags)
+	}
+	k = res.Kernels[0]
+	if _, ctas := memory.ProofsMade(k.Lowered, k.Launch); ctas == 0 {
+		t.Errorf("16 segments: no CTA proof tried")
+	}
+	m = memory.Analyze(k.Lowered, k.Launch)
+	if a, b := countsText(m, k), countsText(everyCTA(k), k); a != b || m.Total.GlobalStore.Requests != 256+16*40 {
+		t.Errorf("16 segments: %d store requests; differs from executing every CTA:\n%s\n%s", m.Total.GlobalStore.Requests, a, b)
+	}
 }

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tilels/tilels/dsl/source"
@@ -12,14 +13,15 @@ import (
 // FuzzTripClasses builds a grid of more than MaxCTAs CTAs whose CTAs run
 // a loop as many times as their index says (a persistent tile loop that
 // steps by the grid, a for loop whose extent the index sets, falling or
-// rising, or a tile loop that runs once over as many blocks as a register
-// set from the index says), each iteration copying a tile at an address of its tile
-// (or, nested, a growing number of tiles: figures that do not grow by the
-// same amount with each iteration), and checks that a launch counted by
-// trip class (ctas.go's classPlan, tripkeys.go: more than one CTA
-// executed) has the figures of executing every CTA, and that one counted
-// otherwise says why it is CTA 0 multiplied. The seeds run in plain go test;
-// each is one of the forms.
+// rising, a tile loop that runs once over as many blocks as a register
+// set from the index says, or rows from offsets a bind line gives: launch
+// data), each iteration copying a tile at an address of its tile (or,
+// nested, a growing number of tiles: figures that do not grow by the same
+// amount with each iteration), and checks that a launch counted by trip
+// class (ctas.go's classPlan, tripkeys.go: more than one CTA executed)
+// has the figures of executing every CTA, that one counted exactly has
+// them too, and that one counted otherwise says why it is CTA 0
+// multiplied. The seeds run in plain go test; each is one of the forms.
 func FuzzTripClasses(f *testing.F) {
 	// form, grid, tiles, div, nest, lanes
 	f.Add(uint8(0), uint16(256), uint16(300), uint8(0), uint8(0), uint8(0))  // 300 tiles over 256 CTAs: two classes
@@ -33,6 +35,8 @@ func FuzzTripClasses(f *testing.F) {
 	f.Add(uint8(3), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // CTA 0 runs the fewest
 	f.Add(uint8(2), uint16(256), uint16(0), uint8(64), uint8(0), uint8(0))   // blocks through a register
 	f.Add(uint8(2), uint16(384), uint16(0), uint8(32), uint8(1), uint8(2))   // through a register, growing
+	f.Add(uint8(4), uint16(100), uint16(5), uint8(6), uint8(0), uint8(0))    // rows from offsets a bind line gives
+	f.Add(uint8(4), uint16(200), uint16(3), uint8(3), uint8(1), uint8(1))    // from offsets, growing
 	f.Fuzz(func(t *testing.T, form uint8, grid, tiles uint16, div, nest, lanes uint8) {
 		src, n := fuzzTrips(form, grid, tiles, div, nest, lanes)
 		res := lower.Analyze(source.NewFile("k.py", []byte(src)), lower.Options{})
@@ -81,7 +85,22 @@ func fuzzTrips(form uint8, grid, tiles uint16, div, nest, lanes uint8) (string, 
 		}
 		return fmt.Sprintf("%sfor j in T.serial(%s + 1):\n", ind, it) + copyTile(ind+"    ", tile+" + j * 7")
 	}
-	switch form % 4 {
+	lines, params := "", ""
+	switch form % 5 {
+	case 4:
+		// rows from offsets a bind line gives (launch data): segments of
+		// 0 to d % 7 rows
+		offs := []string{"0"}
+		at := int64(0)
+		for i := range n {
+			at += (i*int64(tiles) + 3) % (d%7 + 1)
+			offs = append(offs, fmt.Sprint(at))
+		}
+		lines = "# tilels: bind offsets=[" + strings.Join(offs, ", ") + "]\n"
+		params = fmt.Sprintf(", offsets: T.Buffer((%d,), \"int32\")", n+1)
+		body = "    bos: T.int32 = offsets[bx]\n    eos: T.int32 = offsets[bx + 1]\n    for i in T.serial(eos - bos):\n" + inner("        ", "i", "bos + i")
+	}
+	switch form % 5 {
 	case 0:
 		t := int64(tiles)%2000 + 1
 		body = fmt.Sprintf("    r = T.alloc_buffer((1,), \"int32\", scope=\"local\")\n    r[0] = bx\n    while r[0] < %d:\n", t) +
@@ -99,8 +118,8 @@ func fuzzTrips(form uint8, grid, tiles uint16, div, nest, lanes uint8) (string, 
 	src := fmt.Sprintf(`from tvm.script import tirx as T
 
 
-@T.prim_func
-def k(A_ptr: T.handle, B_ptr: T.handle):
+%s@T.prim_func
+def k(A_ptr: T.handle, B_ptr: T.handle%s):
     A = T.match_buffer(A_ptr, (131072,), "float32")
     B = T.match_buffer(B_ptr, (131072,), "float32")
     T.device_entry()
@@ -108,6 +127,6 @@ def k(A_ptr: T.handle, B_ptr: T.handle):
     tid = T.thread_id([32])
     S = T.alloc_buffer((32,), "float32", scope="shared")
 %s# tilels: reference=0.27
-`, n, body)
+`, lines, params, n, body)
 	return src, n
 }

@@ -1258,6 +1258,15 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 		if check {
 			p.access(e.Buf, e.Indices, false)
 		}
+		if _, bound := p.m.data[e.Buf]; bound {
+			// contents a bind line gives (launchLoad): the same value only
+			// where the same element is read
+			for _, x := range e.Indices {
+				if p.expr(x, false) != 0 {
+					return noShift
+				}
+			}
+		}
 		return 0 // runtime data in every warp
 	case *ir.Call:
 		if e.Op == ir.OpElectSync {
