@@ -16,16 +16,18 @@ import (
 // CTA, the trips of every loop whose bounds read the CTA's index (the
 // scan of ctaBoundLoops), each where the loop stands: its bounds' scalars
 // and register elements replaced by the values their one reaching
-// definition gives (reachingValue), through lets, assignments, stores of
-// one element and enclosing loops that run once, down to the CTA's scope
-// ids and the host constants. One of the loops, the one of the most
+// definition gives (tripResolver.reaching), through lets, assignments,
+// stores of one element and enclosing loops that run once, down to the
+// CTA's scope ids, the host constants and the contents bind lines give
+// buffer parameters (launch data), compiled once and evaluated in every
+// CTA. One of the loops, the one of the most
 // different counts, is the classes' parameter; every other loop's trips
 // must be a whole affine function of its (so that the CTAs of a class
 // run every loop as many times). Not a proof: classPlan's figures stay
 // an estimate, and its three-point check guards the extrapolation.
 
-// maxTripDepth bounds the definitions reachingValue follows for one
-// value (a chain of lets and assignments).
+// maxTripDepth bounds the definitions tripResolver.reaching follows for
+// one value (a chain of lets and assignments).
 const maxTripDepth = 48
 
 // tripSite is a loop whose trips read the CTA's index, with the path of
@@ -45,9 +47,10 @@ type tripFrame struct {
 }
 
 // allTripClasses returns the CTAs' classes by the trips of every loop
-// that reads the CTA's index (allTripClasses' doc above), ok false when
-// one of those loops' trips is not read in every CTA, or the loops' trips
-// are not affine functions of one of them.
+// that reads the CTA's index (the comment above), ok false when one of
+// those loops' trips is not read in every CTA, when every one runs as
+// many times in every CTA, or when the loops' trips are not affine
+// functions of one of them.
 func (m *machine) allTripClasses(body *ir.Block, cluster int64, uniform func(*ir.While) bool) ([]tripClass, bool) {
 	sites := m.ctaLoopSites(body, cluster, uniform)
 	n := m.ctaCount()
