@@ -493,6 +493,12 @@ type Continue struct{ Span source.Span }
 type Comment struct {
 	Text string
 	Span source.Span
+	// LeftOut marks, instead of a comment, a statement of the kernel
+	// the evaluation left out (an eval/unresolved warning) that may
+	// access memory: a buffer element, a T.ptx, T.cuda or Tx call. Text
+	// is the statement's; printers skip it, and the memory figures of
+	// the code around it are unknown where it is reached.
+	LeftOut bool
 }
 
 func (s *Block) Pos() source.Span    { return s.Span }

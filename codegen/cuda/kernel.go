@@ -511,7 +511,9 @@ func (k *kernel) stmt(s ir.Stmt) {
 			k.calls = append(k.calls, callMark{span: s.Call.Span, start: start, end: k.b.Len()})
 		}
 	case *ir.Comment:
-		k.comment(s.Text)
+		if !s.LeftOut {
+			k.comment(s.Text)
+		}
 	case *ir.Break:
 		k.line("break;")
 	case *ir.Continue:

@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"github.com/tilels/tilels/internal/names"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -335,6 +336,13 @@ func strideStr(s int64, a *layout.Axis) string {
 
 // ---- statements ----
 
+// printed reports whether s prints (a statement the evaluation left out
+// does not: ir.Comment.LeftOut).
+func printed(s ir.Stmt) bool {
+	c, ok := s.(*ir.Comment)
+	return !ok || !c.LeftOut
+}
+
 func (p *printer) stmts(ss []ir.Stmt) {
 	for _, s := range ss {
 		p.stmt(s)
@@ -343,7 +351,7 @@ func (p *printer) stmts(ss []ir.Stmt) {
 
 func (p *printer) body(b *ir.Block) {
 	p.indent++
-	if b == nil || len(b.Stmts) == 0 {
+	if b == nil || !slices.ContainsFunc(b.Stmts, printed) {
 		p.line("pass")
 	} else {
 		p.stmts(b.Stmts)
@@ -498,6 +506,9 @@ func (p *printer) stmt(s ir.Stmt) {
 	case *ir.Continue:
 		p.line("continue")
 	case *ir.Comment:
+		if s.LeftOut {
+			break // (a statement left out: not code)
+		}
 		for _, l := range strings.Split(s.Text, "\n") {
 			p.line("# %s", l)
 		}

@@ -298,7 +298,11 @@ type Evaluator struct {
 	oobRegions bool
 
 	Kern *KernelState // the kernel being evaluated, nil at Python level
-	Emit *[]ir.Stmt   // the block being built, nil outside kernels
+	// unresolved counts the eval/unresolved warnings reported;
+	// nestedWarnings those of the statements inside the one execStmt
+	// executes (its left-out marks: ir.Comment.LeftOut)
+	unresolved, nestedWarnings int
+	Emit                       *[]ir.Stmt // the block being built, nil outside kernels
 	// old holds the older dialect's scope blocks (dialect_old.go).
 	old oldDialectState
 
@@ -409,6 +413,9 @@ func (ev *Evaluator) Report(d diag.Diagnostic) {
 		d = ev.imp.call.relocate(d) // imports.go
 	}
 	*ev.sink = append(*ev.sink, d)
+	if d.Code == CodeUnresolved {
+		ev.unresolved++ // (execStmt's left-out marks)
+	}
 }
 
 // Errorf reports an error and returns a poison value at span.

@@ -481,6 +481,12 @@ func dumpStmts(b *strings.Builder, p *printer, ss []ir.Stmt, depth int) {
 			fmt.Fprintf(b, "%s%s\n", ind, p.expr(x.X))
 		case *ir.Block:
 			dumpStmts(b, p, x.Stmts, depth)
+		case *ir.Comment:
+			if x.LeftOut {
+				fmt.Fprintf(b, "%sleft out: %s\n", ind, x.Text)
+			} else {
+				fmt.Fprintf(b, "%s# %s\n", ind, x.Text)
+			}
 		default:
 			fmt.Fprintf(b, "%s<%T>\n", ind, s)
 		}

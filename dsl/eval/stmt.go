@@ -41,7 +41,80 @@ func (ev *Evaluator) EmitStmt(s ir.Stmt) {
 	}
 }
 
+// execStmt executes s; in a kernel's body, a statement the evaluation
+// left out (an eval/unresolved warning while executing it, not while
+// executing a statement inside it) that may access memory is marked in
+// the IR (ir.Comment.LeftOut).
 func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
+	if !ev.inKernelTIR(fr) || ev.Kern == nil {
+		return ev.execStmtIn(fr, s)
+	}
+	k := ev.Kern
+	count := func() int { return ev.unresolved + len(k.ignored) }
+	saved := ev.nestedWarnings
+	ev.nestedWarnings = 0
+	before := count()
+	c := ev.execStmtIn(fr, s)
+	all := count() - before
+	// its own: not those of the statements inside it (a branch whose
+	// profiler call was left out is not left out itself)
+	own := all - ev.nestedWarnings
+	ev.nestedWarnings = saved + all
+	if own > 0 && ev.touchesMemory(fr, s) {
+		ev.EmitStmt(&ir.Comment{Text: Clip(ev.Text(s.Span()), 60), Span: s.Span(), LeftOut: true})
+	}
+	return c
+}
+
+// touchesMemory reports whether s may access memory (what a left-out
+// statement's mark is for): an element of a buffer outside registers, a
+// tile call (Tx), or an instruction that moves data (a T.ptx load, store,
+// copy, reduction or matrix move, or one whose name is computed); a
+// profiler's hook or a register move is not.
+func (ev *Evaluator) touchesMemory(fr *frame, s syntax.Stmt) bool {
+	found := false
+	syntax.Inspect(s, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.Subscript:
+			if x, ok := n.X.(*syntax.Name); ok {
+				if v, ok := fr.env.lookup(x.Id); ok {
+					if b, buf := v.(*BufferV); buf && b.B != nil && b.B.Scope != "local" {
+						found = true
+					}
+				}
+			}
+			if t := ev.Text(n.X.Span()); t == "T.ptx" {
+				found = true // T.ptx[name](...): a computed instruction
+			}
+		case *syntax.Call:
+			t := ev.Text(n.Func.Span())
+			switch {
+			case strings.HasPrefix(t, "Tx."):
+				// a tile op; not a scope's index or constructor
+				last := t[strings.LastIndexByte(t, '.')+1:]
+				switch {
+				case strings.HasSuffix(last, "_id"):
+				case last == "warpgroup", last == "warp", last == "thread", last == "cta", last == "cluster", last == "filter":
+				default:
+					found = true
+				}
+			case strings.HasPrefix(t, "T.ptx."):
+				for _, w := range []string{".ld", ".st", "cp", "ldmatrix", "stmatrix", ".red", ".atom", "bulk", "tensor", "tma"} {
+					if strings.Contains(t, w) {
+						found = true
+					}
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+func (ev *Evaluator) execStmtIn(fr *frame, s syntax.Stmt) ctrl {
 	if !ev.step(s.Span()) {
 		return ctrlRaise
 	}

@@ -1626,6 +1626,10 @@ func (k *keyer) stmt(s ir.Stmt) {
 	case *ir.Continue:
 		k.tag('n')
 	case *ir.Comment:
+		if s.LeftOut {
+			k.tag('L')
+			k.str(s.Text)
+		}
 	default:
 		k.tag('?')
 		k.str(fmt.Sprintf("%T", s))

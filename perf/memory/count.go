@@ -325,6 +325,11 @@ func AnalyzeWithin(fn *ir.Func, l ir.Launch, work int64) (k *Kernel, ok bool) {
 			}
 		}
 	}
+	if m.leftOut != "" && k.Body.Unknown == "" {
+		// a statement of the kernel the evaluation left out, reached:
+		// its accesses are in no figure (the calls' own stay exact)
+		k.Body.Unknown = "`" + m.leftOut + "` is not modelled by tilels (an eval/unresolved warning) and may access memory"
+	}
 	all := append([]*Figures{k.Body}, m.order...)
 	for _, f := range all {
 		f.CTAs = ctas

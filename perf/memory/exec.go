@@ -86,6 +86,10 @@ const maxSteps = 1 << 40
 var maxWork int64 = 4_000_000
 
 type machine struct {
+	// leftOut is the first statement the evaluation left out that the
+	// machine reached (ir.Comment.LeftOut): the kernel body's figures
+	// are unknown
+	leftOut string
 	// data holds the contents bind lines give integer buffer parameters
 	// (ir.Func.LaunchData): loads of them are known (launchLoad)
 	data    map[*ir.Buffer][]int64
@@ -456,7 +460,11 @@ func (m *machine) stmt(s ir.Stmt) {
 	case *ir.Assign:
 		m.lets.del(s.Var) // a re-assigned scalar has no single value expression
 		m.assign(s.Var, s.Value)
-	case *ir.Alloc, *ir.Decl, *ir.Comment:
+	case *ir.Comment:
+		if s.LeftOut && m.mask != 0 && m.leftOut == "" {
+			m.leftOut = s.Text // (AnalyzeWithin: the body's figures)
+		}
+	case *ir.Alloc, *ir.Decl:
 	case *ir.Store:
 		m.store(s)
 	case *ir.Evaluate:

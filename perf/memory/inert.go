@@ -279,7 +279,9 @@ func (c *inertScan) dataCond(e ir.Expr) bool {
 // included), and whether it is inert.
 func (c *inertScan) stmt(s ir.Stmt) (inertFx, int64, bool) {
 	switch s := s.(type) {
-	case *ir.Alloc, *ir.Decl, *ir.Comment:
+	case *ir.Comment:
+		return 0, 1, !s.LeftOut // (a statement left out: executed, noted)
+	case *ir.Alloc, *ir.Decl:
 		return 0, 1, true
 	case *ir.Block:
 		fx, n, ok := c.block(s)
@@ -705,7 +707,9 @@ func (m *machine) quietBlock(b *ir.Block) (inertFx, bool) {
 
 func (m *machine) quietStmt(s ir.Stmt) (inertFx, bool) {
 	switch s := s.(type) {
-	case *ir.Alloc, *ir.Decl, *ir.Comment, *ir.Break, *ir.Continue:
+	case *ir.Comment:
+		return 0, !s.LeftOut
+	case *ir.Alloc, *ir.Decl, *ir.Break, *ir.Continue:
 		return 0, true
 	case *ir.Block:
 		return m.quiet(s)
