@@ -123,7 +123,12 @@ func ExplainMemory(r *Result, opts Options) string {
 		for _, f := range fixes {
 			if f.Diag == d.Code && f.For == d.Span {
 				line, col := r.File.Position(f.Span.Start)
-				fmt.Fprintf(&b, "    fix: %s\n      insert at %d:%d: %s\n", f.Title, line, col, f.NewText)
+				if f.Span.End == f.Span.Start {
+					fmt.Fprintf(&b, "    fix: %s\n      insert at %d:%d: %s\n", f.Title, line, col, f.NewText)
+					continue
+				}
+				eline, ecol := r.File.Position(f.Span.End)
+				fmt.Fprintf(&b, "    fix: %s\n      replace %d:%d-%d:%d (%s) with: %s\n", f.Title, line, col, eline, ecol, r.File.Text(f.Span), f.NewText)
 			}
 		}
 	}

@@ -230,16 +230,17 @@ func (s *Snapshot) perfDiags(maxNew int, work int64, stale func() bool) (ds []di
 	return out, complete
 }
 
-// PerfFixes returns the verified quick fixes of the performance warning at
-// span (a position in the snapshot's file) of the snapshot analysed with
-// opts.
+// PerfFixes returns the verified quick fixes of the performance warnings
+// at span (a call's position in the snapshot's file) of the snapshot
+// analysed with opts: a bank-conflict fix's Diag is CodeBankConflicts, a
+// coalescing fix's CodeUncoalesced.
 func (s *Snapshot) PerfFixes(opts Options, span source.Span) []Fix {
 	for _, kv := range s.Kernels {
 		for i, d := range kv.Kernel.Calls {
 			if kv.ToFile(d.Call.OpSpan) != span {
 				continue
 			}
-			return perfFixes(s.File, opts, kv.Kernel, i, kv.Shift)
+			return append(perfFixes(s.File, opts, kv.Kernel, i, kv.Shift), coalesceFixes(s.File, opts, kv.Kernel, i, kv.Shift)...)
 		}
 	}
 	return nil
@@ -287,12 +288,15 @@ func PerfReport(r *Result, opts Options) ([]diag.Diagnostic, []Fix) {
 			}
 			seen[perfKey{d.Span, d.Code}] = true
 			ds = append(ds, d)
-			if d.Code != CodeBankConflicts {
-				continue
-			}
 			for i, c := range k.Calls {
-				if c.Call.OpSpan == d.Span {
+				if c.Call.OpSpan != d.Span {
+					continue
+				}
+				switch d.Code {
+				case CodeBankConflicts:
 					fixes = append(fixes, perfFixes(r.File, opts, k, i, 0)...)
+				case CodeUncoalesced:
+					fixes = append(fixes, coalesceFixes(r.File, opts, k, i, 0)...)
 				}
 			}
 		}
@@ -518,9 +522,12 @@ func isRowMajor(b *ir.Buffer) bool {
 }
 
 // verifyFix analyses f with fix applied and reports the figures of the
-// same call: ok when it no longer has shared wavefronts at twice the ideal,
-// no other call of the kernel starts conflicting, the kernel's shared
-// wavefronts and global sectors do not grow, and the kernel has no error.
+// same call: ok when it no longer has shared wavefronts at twice the ideal
+// (more global sectors than the ideal, for a fix of CodeUncoalesced),
+// every call lowered before still lowers, no other call of the kernel
+// starts conflicting (or, for a coalescing fix, being uncoalesced), the
+// kernel's shared wavefronts and global sectors do not grow, and the
+// kernel has no error.
 //
 // The kernel is found again by its name, its case and where its def
 // starts in f (defAt): two defs of a file may have one name
@@ -566,12 +573,16 @@ func verifyFix(f *source.File, opts Options, k *Kernel, defAt source.Pos, i int,
 	if after == nil || after.Unknown != "" {
 		return nil, false
 	}
-	if shared, _ := after.ExceedsIdeal(); shared {
+	if shared, global := after.ExceedsIdeal(); fix.Diag == CodeUncoalesced && global || fix.Diag != CodeUncoalesced && shared {
 		return nil, false
 	}
 	for j, c := range nk.Calls {
-		was, _ := k.CallMemory(k.Calls[j].Call).ExceedsIdeal()
-		if is, _ := nk.CallMemory(c.Call).ExceedsIdeal(); is && !was {
+		if k.Calls[j].Variant != "" && (c.Variant == "" || c.Call.Op != k.Calls[j].Call.Op) {
+			return nil, false // a call the change leaves without a lowering
+		}
+		wasShared, wasGlobal := k.CallMemory(k.Calls[j].Call).ExceedsIdeal()
+		isShared, isGlobal := nk.CallMemory(c.Call).ExceedsIdeal()
+		if isShared && !wasShared || fix.Diag == CodeUncoalesced && isGlobal && !wasGlobal {
 			return nil, false // the change moves the conflicts to another call
 		}
 	}

@@ -60,8 +60,10 @@ func (s *Server) publishPerfLater(d *document, snap *snapshot) {
 // the changed file per candidate, only when code actions are asked for).
 func perfFixes(snap *snapshot, lo, hi source.Pos) []lower.Fix {
 	var out []lower.Fix
+	asked := map[source.Span]bool{}
 	for _, d := range snap.low.PerfDiags() {
-		if d.Code == lower.CodeBankConflicts && d.Span.Start <= hi && lo <= d.Span.End {
+		if (d.Code == lower.CodeBankConflicts || d.Code == lower.CodeUncoalesced) && d.Span.Start <= hi && lo <= d.Span.End && !asked[d.Span] {
+			asked[d.Span] = true // (one call's warnings: its fixes at once)
 			out = append(out, snap.low.PerfFixes(snap.opts, d.Span)...)
 		}
 	}

@@ -16,6 +16,47 @@ import (
 // and checks that the re-analysed document has no such warning left, and
 // that the call's hover then shows its ideal figures.
 func TestPerfFixApplied(t *testing.T) {
+	c, u, fixed, _ := applyPerfFix(t, "perf/bank-conflicts")
+	if !strings.Contains(fixed, "layout=T.ComposeLayout(") {
+		t.Fatalf("the fix does not swizzle A_s:\n%s", fixed)
+	}
+	fm := NewMapper([]byte(fixed))
+	at := strings.Index(fixed, "Tx.warp.copy(row")
+	h := hoverValue(c.hover(u, fm.Position(at+len("Tx.warp."))))
+	if !strings.Contains(h, "shared load: 8 instructions, 32 wavefronts (ideal 32)") {
+		t.Errorf("hover after the fix:\n%s", h)
+	}
+}
+
+// TestCoalesceFixApplied applies the preferred quick fix of the same
+// file's perf/uncoalesced warning: the register tile's layout that gives
+// neighbouring lanes neighbouring 16-byte pieces of its rows. The store
+// then takes its ideal sectors, and the read of the shared tile into the
+// same registers loses its bank conflicts too (each lane now reads back
+// the bytes it stored, which ptxas forwards: no load is left).
+func TestCoalesceFixApplied(t *testing.T) {
+	c, u, fixed, pub := applyPerfFix(t, "perf/uncoalesced")
+	for _, d := range pub.Diagnostics {
+		if dc, _ := d.Code.(protocol.String); string(dc) == "perf/bank-conflicts" {
+			t.Errorf("after the fix: %s", d.Message)
+		}
+	}
+	if !strings.Contains(fixed, "layout=TileLayout(S[(8, 4, 8, 4):(4, 8 @ laneid, 1 @ laneid, 1)])") {
+		t.Fatalf("the fix does not give row its coalesced layout:\n%s", fixed)
+	}
+	fm := NewMapper([]byte(fixed))
+	at := strings.Index(fixed, "Tx.warp.copy(B")
+	if h := hoverValue(c.hover(u, fm.Position(at+len("Tx.warp.")))); !strings.Contains(h, "global store: 8 requests, 128 sectors (ideal 128)") {
+		t.Errorf("hover of the store after the fix:\n%s", h)
+	}
+}
+
+// applyPerfFix opens perf_bank_conflicts.txtar's kernel, applies the
+// preferred verified fix of its warning of code, and checks that the
+// re-analysed document has no warning of that code left; it returns the
+// client, the document, its fixed text and the publish of it.
+func applyPerfFix(t *testing.T, code string) (*testClient, uri.URI, string, *protocol.PublishDiagnosticsParams) {
+	t.Helper()
 	ar, err := txtar.ParseFile("testdata/perf_bank_conflicts.txtar")
 	if err != nil {
 		t.Fatal(err)
@@ -28,12 +69,12 @@ func TestPerfFixApplied(t *testing.T) {
 	pub := c.waitDiags(u, 1)
 	var warn *protocol.Diagnostic
 	for i, d := range pub.Diagnostics {
-		if code, _ := d.Code.(protocol.String); code == "perf/bank-conflicts" {
+		if dc, _ := d.Code.(protocol.String); string(dc) == code {
 			warn = &pub.Diagnostics[i]
 		}
 	}
 	if warn == nil {
-		t.Fatalf("no perf/bank-conflicts warning: %v", pub.Diagnostics)
+		t.Fatalf("no %s warning: %v", code, pub.Diagnostics)
 	}
 	acts, err := c.server.CodeAction(context.Background(), &protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}, Range: warn.Range,
 		Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{*warn}}})
@@ -51,6 +92,8 @@ func TestPerfFixApplied(t *testing.T) {
 	}
 	if len(fix.Diagnostics) != 1 {
 		t.Errorf("the fix resolves %d diagnostics, want the warning", len(fix.Diagnostics))
+	} else if dc, _ := fix.Diagnostics[0].Code.(protocol.String); string(dc) != code {
+		t.Errorf("the fix resolves %v, want %s", fix.Diagnostics[0].Code, code)
 	}
 	var edits []protocol.TextEdit
 	for _, dc := range fix.Edit.DocumentChanges {
@@ -71,22 +114,14 @@ func TestPerfFixApplied(t *testing.T) {
 	m := NewMapper([]byte(src))
 	lo, hi := m.Offset(edits[0].Range.Start), m.Offset(edits[0].Range.End)
 	fixed := src[:lo] + edits[0].NewText + src[hi:]
-	if !strings.Contains(fixed, "layout=T.ComposeLayout(") {
-		t.Fatalf("the fix does not swizzle A_s:\n%s", fixed)
-	}
 	c.change(u, 2, &protocol.TextDocumentContentChangeWholeDocument{Text: fixed})
 	pub = c.waitDiags(u, 2)
 	for _, d := range pub.Diagnostics {
-		if code, _ := d.Code.(protocol.String); code == "perf/bank-conflicts" {
+		if dc, _ := d.Code.(protocol.String); string(dc) == code {
 			t.Errorf("after the fix: %s", d.Message)
 		}
 	}
-	fm := NewMapper([]byte(fixed))
-	at := strings.Index(fixed, "Tx.warp.copy(row")
-	h := hoverValue(c.hover(u, fm.Position(at+len("Tx.warp."))))
-	if !strings.Contains(h, "shared load: 8 instructions, 32 wavefronts (ideal 32)") {
-		t.Errorf("hover after the fix:\n%s", h)
-	}
+	return c, u, fixed, pub
 }
 
 // TestPerfOverWorkFollows: a kernel whose memory analysis takes more than
