@@ -169,6 +169,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			// for every thread
 			name := g.names.Name(p.Var, "v_"+p.Var.Name)
 			g.line("const %s %s = (%s)%dLL;", p.Var.Type.CType(), name, p.Var.Type.CType(), v)
+			g.line("(void)%s;", name) // (a kernel may not read it: an extent its copies fold)
 			g.vars[p.Var] = &varInfo{name: name, scalar: true, typ: p.Var.Type}
 		}
 	}

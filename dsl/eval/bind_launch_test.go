@@ -22,6 +22,8 @@ func TestLaunchValues(t *testing.T) {
 	prim := "from tvm.script import tirx as T\n\n\nLINES@T.prim_func\ndef k(A_ptr: T.handle, n: T.int32, f: T.float32):\n" + body
 	jit := "from tvm.script import tirx as T\n\n\nLINES@T.jit\ndef k(A_ptr: T.handle, n: T.int32, f: T.float32, B: T.constexpr):\n" + body +
 		"\n\nk1 = k.specialize(B=1)\nk2 = k.specialize(B=2)\n"
+	implicit := "from tvm.script import tirx as T\n\n\nLINES@T.prim_func\ndef k(A_ptr: T.handle, n: T.int32, f: T.float32):\n    m = T.int32()\n" +
+		strings.Replace(body, "(128, 32)", "(m, 32)", 1)
 	for _, tc := range []struct {
 		name, src, lines string
 		bind             map[string]string
@@ -36,6 +38,12 @@ func TestLaunchValues(t *testing.T) {
 		{"a float", prim, "# tilels: bind f=1.5\n", nil,
 			"[f=1.5] launch []; a launch value binds an integer scalar parameter to an integer: `f` is float32, given 1.5"},
 		{"jit", jit, "# tilels: bind n=4\n", nil, "[B=1, n=4] launch [n=4]; [B=2, n=4] launch [n=4]"},
+		// a scalar the body declares as a buffer's runtime extent
+		{"implicit", implicit, "# tilels: bind m=64\n", nil, "[m=64] launch [m=64]"},
+		{"implicit and a parameter", implicit, "# tilels: bind m=64, n=2\n", nil, "[m=64, n=2] launch [n=2, m=64]"},
+		{"implicit float", implicit, "# tilels: bind m=1.5\n", nil,
+			"[m=1.5] launch []; a launch value binds an integer scalar to an integer: `m` is int32, given 1.5"},
+		{"not declared", implicit, "# tilels: bind q=3\n", nil, "[] launch []; `q` is not a parameter of `k`"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(tc.src, "LINES", tc.lines, 1)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/release"
@@ -190,6 +191,14 @@ func (ev *Evaluator) implicitParam(vr *ir.Var) {
 		}
 	}
 	fn.Params = append(fn.Params, &ir.Param{Var: vr, Implicit: true, Span: vr.Span})
+	// a bind line's value for it: the launch the memory figures count
+	if v, ok := ev.Kern.consts[vr.Name]; ok {
+		if n, isInt := v.(*IntV); isInt {
+			fn.LaunchArgs = append(fn.LaunchArgs, ir.LaunchArg{Var: vr, Value: n.V})
+		} else if !IsErr(v) {
+			ev.Report(diag.Errorf(vr.Span, CodeDirective, "a launch value binds an integer scalar to an integer: `%s` is %s, given %s", vr.Name, vr.Type, Describe(v)))
+		}
+	}
 }
 
 // runtimeShapeBuffer finishes a buffer with a runtime outer dimension: it

@@ -50,7 +50,7 @@ func (ev *Evaluator) evalKernel(fr *frame, def *syntax.FunctionDef, name string,
 	// setting) give its integer scalar parameters the values of one
 	// launch each: a case each, whose code keeps the parameters
 	// (ir.Func.LaunchArgs; docs/binding.md).
-	if lines := ev.bindValues(def, name, paramNames(def.Params, false)); len(lines) > 0 {
+	if lines := ev.bindValues(def, name, launchNames(def)); len(lines) > 0 {
 		var first Value
 		for _, line := range lines {
 			v := ev.evalKernelCase(fr, def, name, deco, line)
@@ -275,6 +275,41 @@ func (ev *Evaluator) launchArg(ks *KernelState, vr *ir.Var, v Value, p *syntax.P
 		return
 	}
 	ks.K.Func.LaunchArgs = append(ks.K.Func.LaunchArgs, ir.LaunchArg{Var: vr, Value: n.V})
+}
+
+// launchNames returns the names a bind line above a @T.prim_func may
+// give: its parameters, and the scalars its body declares as runtime
+// extents (`batch_size = T.int32()`), which TVM makes launch arguments
+// too (implicitParam).
+func launchNames(def *syntax.FunctionDef) map[string]bool {
+	out := paramNames(def.Params, false)
+	for n := range implicitNames(def) {
+		out[n] = true
+	}
+	return out
+}
+
+// implicitNames returns the names def's body assigns a symbolic integer
+// (`n = T.int32()`, a dtype called without arguments) at its top level.
+func implicitNames(def *syntax.FunctionDef) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range def.Body {
+		a, ok := st.(*syntax.Assign)
+		if !ok || len(a.Targets) != 1 {
+			continue
+		}
+		n, ok := a.Targets[0].(*syntax.Name)
+		c, isCall := a.Value.(*syntax.Call)
+		if !ok || !isCall || len(c.Args) > 0 || len(c.Keywords) > 0 {
+			continue
+		}
+		if at, ok := c.Func.(*syntax.Attribute); ok {
+			if t, ok := ir.ParseDType(at.Attr.Id); ok && isIntType(t) {
+				out[n.Id] = true
+			}
+		}
+	}
+	return out
 }
 
 // maxLaunchData bounds the elements a bind line may give a buffer.

@@ -963,7 +963,8 @@ func bcast(v int64) (l lanes) {
 }
 
 // runtimeVar is the reason variable e, bound nowhere, has no value: a
-// runtime value; for an integer scalar parameter of the kernel, the bind
+// runtime value; for an integer scalar parameter of the kernel (or a
+// scalar its body declares as a runtime extent, n = T.int32()), the bind
 // line that gives it one (ir.Func.LaunchArgs).
 func (m *machine) runtimeVar(e *ir.Var) string {
 	if r, ok := m.reasons[e]; ok {
@@ -971,7 +972,7 @@ func (m *machine) runtimeVar(e *ir.Var) string {
 	}
 	post := " is a runtime value"
 	for _, p := range m.fnParams() {
-		if p.Var == e && p.Buf == nil && !p.Implicit && isIntType(e.Type) {
+		if p.Var == e && p.Buf == nil && isIntType(e.Type) {
 			post += " (a `# tilels: bind " + e.Name + "=...` line above the kernel counts a launch with that value)"
 			break
 		}

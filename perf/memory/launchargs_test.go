@@ -47,13 +47,14 @@ def k(A_ptr: T.handle, n: T.int32):
 }
 
 // TestLaunchArgsHint: a loop over a scalar parameter with no value names
-// the bind line that gives it one; a scalar the body declares (n =
-// T.int32(), bound through a buffer's shape) is not one a bind line names.
+// the bind line that gives it one, and so does one over a scalar the body
+// declares (n = T.int32(), bound through a buffer's shape: a launch
+// argument too); with the line, the loop is counted.
 func TestLaunchArgsHint(t *testing.T) {
 	const src = `from tvm.script import tirx as T
 
 
-@T.prim_func
+LINE@T.prim_func
 def k(A_ptr: T.handle PARAM):
 DECL    A = T.match_buffer(A_ptr, (ROWS, 32), "float32")
     T.device_entry()
@@ -63,14 +64,23 @@ DECL    A = T.match_buffer(A_ptr, (ROWS, 32), "float32")
         A[i, tid] = 1.0
 # tilels: reference=0.27
 `
-	for _, tc := range []struct{ param, decl, rows, why string }{
-		{", n: T.int32", "", "128", "loop i: n is a runtime value (a `# tilels: bind n=...` line above the kernel counts a launch with that value)"},
-		{"", "    n = T.int32()\n", "n", "loop i: n is a runtime value"},
+	const hint = "loop i: n is a runtime value (a `# tilels: bind n=...` line above the kernel counts a launch with that value)"
+	for _, tc := range []struct {
+		line, param, decl, rows, why string
+		stores                       int64
+	}{
+		{"", ", n: T.int32", "", "128", hint, 0},
+		{"", "", "    n = T.int32()\n", "n", hint, 0},
+		{"# tilels: bind n=12\n", "", "    n = T.int32()\n", "n", "", 12},
 	} {
-		r := strings.NewReplacer("PARAM", tc.param, "DECL", tc.decl, "ROWS", tc.rows)
+		r := strings.NewReplacer("LINE", tc.line, "PARAM", tc.param, "DECL", tc.decl, "ROWS", tc.rows)
 		_, ms := analyze(t, r.Replace(src))
-		if got := ms[0].Total.Unknown; got != tc.why {
-			t.Errorf("%q: unknown %q, want %q", tc.param+tc.decl, got, tc.why)
+		f := ms[0].Total
+		if f.Unknown != tc.why {
+			t.Errorf("%q: unknown %q, want %q", tc.line+tc.param+tc.decl, f.Unknown, tc.why)
+		}
+		if tc.why == "" && f.GlobalStore.Requests != tc.stores {
+			t.Errorf("%q: %d store requests, want %d", tc.line+tc.decl, f.GlobalStore.Requests, tc.stores)
 		}
 	}
 }
