@@ -22,6 +22,8 @@ func userMiscOp(op string) *extOp {
 		return user(opNeed{}, printFuncCall)
 	case "reinterpret":
 		return user(opNeed{}, printReinterpret)
+	case "ptr_byte_offset", "handle_add_byte_offset":
+		return user(opNeed{}, printByteOffset)
 	case "cuda.tcgen05.encode_matrix_descriptor":
 		x := extOps[ir.OpTcgen05EncodeMatrixDesc]
 		return &x
@@ -233,6 +235,31 @@ func printFuncCall(k *kernel, c *ir.Call) string {
 // target as the call's type: a bit pun between types of one width (TVM's
 // reinterpret), or, for a PointerType target (a handle), the value as a
 // pointer.
+// printByteOffset prints T.ptr_byte_offset(data, off, dtype) as TVM's C
+// codegen does, ((dtype*)(((char*)data) + off)), and
+// T.handle_add_byte_offset(handle, off) as ((void*)((char*)handle + off)).
+func printByteOffset(k *kernel, c *ir.Call) string {
+	if c.Op == "handle_add_byte_offset" {
+		if !k.wantArgs(c, 2) {
+			return ""
+		}
+		return "((void*)((char*)" + k.expr(c.Args[0]) + " + " + k.expr(c.Args[1]) + "))"
+	}
+	if !k.wantArgs(c, 3) {
+		return ""
+	}
+	s, ok := c.Args[2].(*ir.StringImm)
+	dt, okT := ir.DataType{}, false
+	if ok {
+		dt, okT = ir.ParseDType(s.Value)
+	}
+	if !okT {
+		k.fail("%s: the third argument is not a dtype", c.Op)
+		return ""
+	}
+	return "((" + scalarCType(dt) + "*)(((char*)" + k.expr(c.Args[0]) + ") + " + k.expr(c.Args[1]) + "))"
+}
+
 func printReinterpret(k *kernel, c *ir.Call) string {
 	if !k.wantArgs(c, 1) {
 		return ""

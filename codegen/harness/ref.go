@@ -203,7 +203,13 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			resets = append(resets, def)
 		case *ir.Decl:
 			b := s.Buf
-			base := b.Base
+			base, off := b.Base, b.ElemOffset
+			if base == nil && b.PtrBase != nil && b.Dtype.Bytes() > 0 && b.PtrOffset%int64(b.Dtype.Bytes()) == 0 {
+				// a view through a pointer into a root buffer (T.reinterpret
+				// or T.ptr_byte_offset at a constant offset): its elements
+				// start PtrOffset bytes into that buffer's data
+				base, off = b.PtrBase, off+b.PtrOffset/int64(b.Dtype.Bytes())
+			}
 			if base == nil {
 				g.fail(s.Span, "decl_buffer %s views storage the reference does not know", b.Name)
 				return
@@ -224,7 +230,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			if strings.HasPrefix(base.Scope, "shared") {
 				shadow = fmt.Sprintf("%s.ep, %s.who, %s.site", bn, bn, bn)
 			}
-			g.declBuf(b, bn+".data", bn+".tstride", -1, bn+".bytes", bn+".def", shadow)
+			g.declBufAt(b, off, bn+".data", bn+".tstride", -1, bn+".bytes", bn+".def", shadow)
 		}
 	})
 	if g.err != nil {
@@ -290,6 +296,12 @@ func storageElems(b *ir.Buffer) int64 {
 // the storage; def is its definedness shadow; race the shared race-check
 // shadow ("" for none).
 func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int, bytes, def, race string) {
+	g.declBufAt(b, b.ElemOffset, data, tstride, global, bytes, def, race)
+}
+
+// declBufAt is declBuf with the buffer's elements starting elemOffset
+// elements into data.
+func (g *gen) declBufAt(b *ir.Buffer, elemOffset int64, data, tstride string, global int, bytes, def, race string) {
 	name := g.names.Name(b, "b_"+b.Name)
 	g.bufs[b] = name
 	lay := g.layoutConst(b)
@@ -308,7 +320,7 @@ func (g *gen) declBuf(b *ir.Buffer, data, tstride string, global int, bytes, def
 		race = "nullptr, nullptr, nullptr"
 	}
 	g.line("Buf %s = {%q, %s, %s, %s, %d, %d, {%s}, %s, %d, %d, %s, %s, %s};", name, b.Name, data, tstride, dtypeEnum(b.Dtype),
-		b.Dtype.Bytes(), len(b.Shape), strings.Join(shape, ", "), lay, b.ElemOffset, global, bytes, def, race)
+		b.Dtype.Bytes(), len(b.Shape), strings.Join(shape, ", "), lay, elemOffset, global, bytes, def, race)
 	g.line("(void)%s;", name)
 	if !dtypeOK(b.Dtype) {
 		g.fail(b.Span, "buffer %s has dtype %s, which the reference does not model", b.Name, b.Dtype)

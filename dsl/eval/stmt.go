@@ -431,10 +431,11 @@ func (ev *Evaluator) StoreScalar(old, v Value, target, vspan source.Span) bool {
 	return true
 }
 
-// isPointerExpr reports whether e is T.reinterpret(PointerType(...), x).
+// isPointerExpr reports whether e is a pointer value: T.reinterpret(PointerType(...), x),
+// T.ptr_byte_offset(x, n, dtype) or T.handle_add_byte_offset(x, n).
 func isPointerExpr(e ir.Expr) bool {
 	c, ok := e.(*ir.Call)
-	return ok && c.Op == "reinterpret" && c.Type == ir.HandleT
+	return ok && c.Type == ir.HandleT && (c.Op == "reinterpret" || c.Op == "ptr_byte_offset" || c.Op == "handle_add_byte_offset")
 }
 
 // needsLet reports whether binding e to a name in a kernel body introduces

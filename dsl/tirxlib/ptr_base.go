@@ -20,13 +20,38 @@ import (
 // its byte offset there, when both are static: p is T.reinterpret of the
 // address of an element (at constant indices) of an allocation or
 // parameter that is no view; nil otherwise.
+//
+// T.ptr_byte_offset(base, n, dtype) and T.handle_add_byte_offset(base, n)
+// of such a pointer, or of a root buffer's .data, add n bytes when n is a
+// constant.
 func pointerInto(p ir.Expr) (*ir.Buffer, int64) {
 	for {
 		c, ok := p.(*ir.Call)
-		if !ok || c.Op != "reinterpret" || len(c.Args) != 1 {
+		if !ok {
 			break
 		}
-		p = c.Args[0]
+		switch {
+		case c.Op == "reinterpret" && len(c.Args) == 1:
+			p = c.Args[0]
+			continue
+		case c.Op == "ptr_byte_offset" && len(c.Args) == 3, c.Op == "handle_add_byte_offset" && len(c.Args) == 2:
+			n, ok := ir.ConstInt(c.Args[1])
+			if !ok {
+				return nil, 0
+			}
+			var b *ir.Buffer
+			var off int64
+			if d, isData := c.Args[0].(*ir.BufferData); isData {
+				b = d.Buf
+				if b.Base != nil || b.PtrBase != nil || b.ElemOffset != 0 || b.ElemOffsetExpr != nil || (b.Kind != ir.AllocBuffer && b.Kind != ir.ParamBuffer) {
+					return nil, 0
+				}
+			} else if b, off = pointerInto(c.Args[0]); b == nil {
+				return nil, 0
+			}
+			return b, off + n
+		}
+		break
 	}
 	a, ok := p.(*ir.AddressOf)
 	if !ok || a.FlatIndex || len(a.Indices) != 1 {

@@ -108,13 +108,17 @@ func init() {
 		"vectorized": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			return loopCall(ev, "T.vectorized", ir.Vectorized, c)
 		},
-		"grid":                  tGrid,
-		"if_then_else":          tIfThenElse,
-		"Select":                tIfThenElse,
-		"infinity":              func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "infinity") },
-		"max_value":             func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "max_value") },
-		"min_value":             func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "min_value") },
-		"reinterpret":           tReinterpret,
+		"grid":            tGrid,
+		"if_then_else":    tIfThenElse,
+		"Select":          tIfThenElse,
+		"infinity":        func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "infinity") },
+		"max_value":       func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "max_value") },
+		"min_value":       func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "min_value") },
+		"reinterpret":     tReinterpret,
+		"ptr_byte_offset": tPtrByteOffset,
+		"handle_add_byte_offset": func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			return tByteOffset(ev, c, "handle_add_byte_offset", false)
+		},
 		"likely":                func(ev *eval.Evaluator, c *eval.Call) eval.Value { return eval.OrPoison(c.Arg(0, "cond"), c.At) },
 		"tvm_warp_shuffle":      func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle") },
 		"tvm_warp_shuffle_up":   func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle_up") },
@@ -406,6 +410,7 @@ func tDeclBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 			vr := &ir.Var{Name: buf.Name + "_ptr", Type: ir.HandleT, Span: d.At}
 			ev.EmitStmt(&ir.Let{Var: vr, Value: d.E, Span: d.At})
 			buf.Data = vr
+			buf.PtrBase, buf.PtrOffset = pointerInto(d.E) // ptr_base.go
 		}
 	case *eval.BufferV:
 		buf.Base, buf.Data = d.B, d.B.Data
@@ -822,6 +827,45 @@ func tReinterpret(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		return eval.OrPoison(eval.FirstErr(c.Args[1]), c.At)
 	}
 	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: dt, Span: c.At}}
+}
+
+// tPtrByteOffset is T.ptr_byte_offset(data, byte_offset, dtype): data plus
+// byte_offset bytes, a dtype* (tirx.ptr_byte_offset; CUDA
+// ((dtype*)(((char*)data) + byte_offset))).
+func tPtrByteOffset(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	return tByteOffset(ev, c, "ptr_byte_offset", true)
+}
+
+// tByteOffset builds T.ptr_byte_offset (typed: its dtype the third
+// argument, a string) or T.handle_add_byte_offset(handle, offset), a
+// void*: a pointer, which tilels types as a handle.
+func tByteOffset(ev *eval.Evaluator, c *eval.Call, op string, typed bool) eval.Value {
+	n, names := 2, []string{"data", "byte_offset"}
+	if !typed {
+		names = []string{"handle", "offset"}
+	} else {
+		n, names = 3, append(names, "dtype")
+	}
+	if !ev.CheckArgs(c, op, n, names...) {
+		return eval.Poison(c.At)
+	}
+	base, ok := ev.ToIR(c.Args[0], ir.DataType{})
+	if !ok {
+		return eval.OrPoison(eval.FirstErr(c.Args[0]), c.At)
+	}
+	off, ok := ev.ToIR(c.Args[1], ir.DataType{})
+	if !ok {
+		return eval.OrPoison(eval.FirstErr(c.Args[1]), c.At)
+	}
+	args := []ir.Expr{base, off}
+	if typed {
+		dt, ok := ev.DtypeOf(c.Args[2], c.ArgSpans[2])
+		if !ok {
+			return eval.Poison(c.At)
+		}
+		args = append(args, &ir.StringImm{Value: dt.String(), Span: c.ArgSpans[2]})
+	}
+	return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: op, Args: args, Type: ir.HandleT, Span: c.At}}
 }
 
 // isPointerType reports whether v is tvm.ir.PointerType(...) (tvm.ir.type

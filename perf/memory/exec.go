@@ -1962,7 +1962,7 @@ func (m *machine) pointerTo(p *ptr, e ir.Expr) string {
 		if e.Op == "reinterpret" && len(e.Args) == 1 {
 			return m.pointerTo(p, e.Args[0]) // a typed pointer
 		}
-		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+		if (e.Op == ir.OpPointerOffset || byteOffsetOp(e)) && len(e.Args) >= 2 {
 			// T.tvm_builtin_pointer_offset(base, elements),
 			// T.ptx.addr(base, byte_offset)
 			if why := m.pointerTo(p, e.Args[0]); why != "" {
@@ -2535,10 +2535,11 @@ func (m *machine) call(c *ir.Call) (lanes, string) {
 	if isCTAReduce(c.Op) && len(c.Args) == 3 {
 		return m.ctaReduce(c) // ctareduce.go
 	}
-	if c.Op == "reinterpret" && len(c.Args) == 1 && isPointer(c.Args[0]) {
+	if (c.Op == "reinterpret" && len(c.Args) == 1 || byteOffsetOp(c)) && isPointer(c.Args[0]) {
 		// a pointer into a buffer, typed (T.reinterpret(PointerType(...),
-		// smem.ptr_to([off]))): no access; the decl buffers on it are
-		// placed in its storage (ir.Buffer.PtrBase)
+		// smem.ptr_to([off])), or offset by bytes (T.ptr_byte_offset):
+		// no access; the decl buffers on it are placed in its storage
+		// (ir.Buffer.PtrBase)
 		return lanes{}, "a pointer is a runtime value"
 	}
 	if pureMath(c) {
@@ -3087,6 +3088,19 @@ func touchesMemory(e ir.Expr) bool {
 		return touchesMemory(e.X)
 	case *ir.Select:
 		return touchesMemory(e.Cond) || touchesMemory(e.A) || touchesMemory(e.B)
+	}
+	return false
+}
+
+// byteOffsetOp reports whether c adds a byte offset to a pointer:
+// T.ptx.addr(base, off), T.handle_add_byte_offset(handle, off) or
+// T.ptr_byte_offset(data, off, dtype).
+func byteOffsetOp(c *ir.Call) bool {
+	switch c.Op {
+	case "ptx.addr", "handle_add_byte_offset":
+		return len(c.Args) == 2
+	case "ptr_byte_offset":
+		return len(c.Args) == 3
 	}
 	return false
 }

@@ -390,7 +390,7 @@ func (m *machine) pointerAlign(e ir.Expr) int64 {
 	case *ir.Cast:
 		return m.pointerAlign(e.X)
 	case *ir.Call:
-		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+		if (e.Op == ir.OpPointerOffset || byteOffsetOp(e)) && len(e.Args) >= 2 {
 			a := m.pointerAlign(e.Args[0])
 			eb := int64(1)
 			if e.Op == ir.OpPointerOffset {

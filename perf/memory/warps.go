@@ -1546,7 +1546,7 @@ func isPointer(e ir.Expr) bool {
 		if e.Op == "reinterpret" && len(e.Args) == 1 {
 			return isPointer(e.Args[0]) // a typed pointer
 		}
-		return (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 && isPointer(e.Args[0])
+		return (e.Op == ir.OpPointerOffset || byteOffsetOp(e)) && len(e.Args) >= 2 && isPointer(e.Args[0])
 	case *ir.Cast:
 		return isPointer(e.X)
 	}
@@ -1678,7 +1678,7 @@ func (p *shiftProof) pointerShift(e ir.Expr) (*ir.Buffer, int64) {
 	case *ir.Cast:
 		return p.pointerShift(e.X)
 	case *ir.Call:
-		if (e.Op == ir.OpPointerOffset || e.Op == "ptx.addr") && len(e.Args) == 2 {
+		if (e.Op == ir.OpPointerOffset || byteOffsetOp(e)) && len(e.Args) >= 2 {
 			root, sh := p.pointerShift(e.Args[0])
 			off := p.expr(e.Args[1], true)
 			if root == nil || sh == noShift || off == noShift {
