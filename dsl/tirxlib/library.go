@@ -33,8 +33,9 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Attr:    txModuleAttr,
 		Names:   txNames(),
 	},
-	{Path: "tvm", Name: "tvm", Attr: tvmAttr},             // tvm.go
-	{Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr}, // tvm.go: tvm.runtime.DataType is tvm.DataType
+	{Path: tirxOpPath, Name: "op", Attr: tirxOpAttr, Names: tirxOpNames}, // tirx_op_module.go
+	{Path: "tvm", Name: "tvm", Attr: tvmAttr},                            // tvm.go
+	{Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr},                // tvm.go: tvm.runtime.DataType is tvm.DataType
 	{ // layout.go
 		Path:    eval.LayoutPath,
 		Aliases: []string{"tvm.tir.layout"},

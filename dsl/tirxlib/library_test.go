@@ -75,3 +75,31 @@ func TestLibraryTable(t *testing.T) {
 	}()
 	eval.NewLibrary([]eval.LibModule{mods[0], mods[0]}, eval.Hooks{})
 }
+
+// TestTirxOpModule: tvm.tirx.op's functions are T's (tirx_op_module.go),
+// imported by name or reached through the module; a name op.py does not
+// define is not one of them.
+func TestTirxOpModule(t *testing.T) {
+	const src = `from tvm.script import tirx as T
+import tvm.tirx.op as op
+from tvm.tirx.op import if_then_else
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "float32")
+    T.device_entry()
+    tid = T.thread_id([32])
+    A[tid] = if_then_else(tid < 16, T.float32(1), T.float32(2))
+    A[tid] = op.if_then_else(tid < 8, A[tid], T.float32(3))
+    OTHER
+`
+	got := evaluate(t, strings.Replace(src, "OTHER", "", 1), tirxlib.Library())
+	if strings.Contains(got, "eval/unresolved") || strings.Count(got, "T.Select(") != 2 {
+		t.Errorf("tvm.tirx.op's if_then_else:\n%s", got)
+	}
+	got = evaluate(t, strings.Replace(src, "OTHER", `A[tid] = op.Select(tid < 4, A[tid], T.float32(5))`, 1), tirxlib.Library())
+	if !strings.Contains(got, "eval/unresolved") || strings.Count(got, "T.Select(") != 2 {
+		t.Errorf("tvm.tirx.op.Select (T.Select, not in op.py) resolved:\n%s", got)
+	}
+}
