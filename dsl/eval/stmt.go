@@ -896,6 +896,60 @@ func (ev *Evaluator) execFor(fr *frame, s *syntax.For) ctrl {
 	return ev.execBlock(fr, s.Else)
 }
 
+// threadBinding evaluates `for bx in T.thread_binding(n, thread="blockIdx.x")`:
+// the variable is the launch index the tag names, over [0, n) (TVM binds
+// the loop to it), so the loop is the index's ir.ScopeID and its body the
+// statements after it. The x indices of the grid, the block and the
+// cluster (clusterCtaIdx.x: the CTA's rank in its cluster) are modelled;
+// the others, a start other than 0 and a runtime extent are not (the
+// loop and its body are left out, with the reason).
+func (ev *Evaluator) threadBinding(fr *frame, s *syntax.For, lv *LoopV, names []string, spans []source.Span) {
+	kinds := map[string]ir.ScopeIDKind{"blockIdx.x": ir.CTAID, "threadIdx.x": ir.ThreadID, "clusterCtaIdx.x": ir.CTAIDInCluster}
+	kind, ok := kinds[lv.Thread]
+	n, static := ir.ConstInt(lv.Extents[0])
+	why := ""
+	switch {
+	case !ok:
+		why = fmt.Sprintf("T.thread_binding to %q (tilels models blockIdx.x, threadIdx.x and clusterCtaIdx.x)", lv.Thread)
+	case len(names) != 1 || len(lv.Extents) != 1:
+		why = "T.thread_binding with several loop variables"
+	case !isZero(lv.Mins[0]):
+		why = "T.thread_binding from a start other than 0"
+	case !static || n <= 0:
+		why = "T.thread_binding over a runtime extent"
+	}
+	if why != "" {
+		ev.skipUnknown(fr, &OpaqueV{Base{s.Iter.Span()}, why}, s.Iter.Span(), s, "this loop's iterable")
+		return
+	}
+	// The index declared already (a T.cta_id_in_cluster, or an outer
+	// binding loop): the loop names it again, as an inner
+	// T.thread_binding of a bound tag does in TVM (gemm_reduce_scatter.py's
+	// pipeline methods).
+	var v *ir.Var
+	for _, st := range ev.Kern.Body {
+		if sc, ok := st.(*ir.ScopeID); ok && sc.Kind == kind && len(sc.Vars) >= 1 && len(sc.Extents) == len(sc.Vars) {
+			// (its x index: the first of T.cta_id_in_cluster([2, 1])'s)
+			if sc.Extents[0] != n {
+				ev.skipUnknown(fr, &OpaqueV{Base{s.Iter.Span()}, fmt.Sprintf("T.thread_binding of %s over %d where the kernel's %s has %d", lv.Thread, n, kind, sc.Extents[0])}, s.Iter.Span(), s, "this loop's iterable")
+				return
+			}
+			v = sc.Vars[0]
+		}
+	}
+	switch {
+	case v != nil:
+	case ev.Emit != &ev.Kern.Body:
+		ev.skipUnknown(fr, &OpaqueV{Base{s.Iter.Span()}, "T.thread_binding that declares its index inside a branch or loop"}, s.Iter.Span(), s, "this loop's iterable")
+		return
+	default:
+		v = &ir.Var{Name: names[0], Type: ir.Int32, Span: spans[0]}
+		ev.EmitStmt(&ir.ScopeID{Kind: kind, Vars: []*ir.Var{v}, Extents: []int64{n}, Span: s.Iter.Span()})
+	}
+	fr.env.set(names[0], &ExprV{Base: Base{spans[0]}, E: v, Fresh: true})
+	ev.execBlock(fr, s.Body)
+}
+
 // deviceLoop emits one ir.For per loop dimension.
 func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	var names []string
@@ -914,6 +968,10 @@ func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 		}
 	default:
 		ev.Errorf(s.Target.Span(), CodeType, "loop target must be a name or a tuple of names")
+		return
+	}
+	if lv.Thread != "" {
+		ev.threadBinding(fr, s, lv, names, spans)
 		return
 	}
 	var vars []*ir.Var

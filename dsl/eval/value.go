@@ -278,6 +278,10 @@ type (
 		Step int64
 		// Unroll is the ir.For's unroll pragma (ir.For.Unroll).
 		Unroll int64
+		// Thread is the launch index a T.thread_binding loop binds
+		// ("blockIdx.x", "threadIdx.x"); its loop is that index
+		// (deviceLoop: an ir.ScopeID), not an ir.For.
+		Thread string
 	}
 	// AnnotV is a type annotation value: T.float32[8] (Kind "local": a
 	// register array) or T.Buffer((32, 32), "float32") (Kind "buffer").

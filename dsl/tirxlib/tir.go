@@ -109,6 +109,7 @@ func init() {
 			return loopCall(ev, "T.vectorized", ir.Vectorized, c)
 		},
 		"grid":            tGrid,
+		"thread_binding":  tThreadBinding,
 		"if_then_else":    tIfThenElse,
 		"Select":          tIfThenElse,
 		"infinity":        func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tLimit(ev, c, "infinity") },
@@ -524,6 +525,38 @@ func loopCall(ev *eval.Evaluator, what string, kind ir.ForKind, c *eval.Call) ev
 	v := ev.LoopValue(what, kind, c, args)
 	if lv, ok := v.(*eval.LoopV); ok {
 		lv.Unroll = unroll
+	}
+	return v
+}
+
+// tThreadBinding is T.thread_binding(extent, thread="blockIdx.x") (or
+// (start, stop, thread=...)): a loop whose variable is a launch index, as
+// TVM's codegen tests write the grid and block (test_codegen_hopper.py).
+// deviceLoop makes it the ir.ScopeID of that index.
+func tThreadBinding(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	const what = "T.thread_binding"
+	var args []eval.Value
+	for i, name := range []string{"start", "stop"} {
+		if v := c.Arg(i, name); v != nil {
+			if _, none := v.(*eval.NoneV); !none {
+				args = append(args, v)
+			}
+		}
+	}
+	th, ok := c.Arg(2, "thread").(*eval.StrV)
+	if !ok && len(args) == 2 {
+		// thread_binding(extent, "clusterCtaIdx.x"): a string stop is
+		// the thread, and the extent the stop (TVM's ir.py)
+		if t, isStr := args[1].(*eval.StrV); isStr {
+			th, ok, args = t, true, args[:1]
+		}
+	}
+	if len(args) == 0 || !ok {
+		return ev.Errorf(c.At, eval.CodeType, "%s takes an extent (or start and stop) and thread=\"...\"", what)
+	}
+	v := ev.LoopValue(what, ir.Serial, c, args)
+	if lv, ok := v.(*eval.LoopV); ok {
+		lv.Thread = th.V
 	}
 	return v
 }
