@@ -873,3 +873,36 @@ func TestReferenceFlags(t *testing.T) {
 		t.Errorf("--version --python: exit %d\n%s", code, out)
 	}
 }
+
+// TestHarnessSkipsLeftOut: a kernel whose evaluation left out a statement
+// that may access memory (an eval/unresolved warning) is left out of the
+// harness, which would otherwise check code without that statement; the
+// file's other kernels are checked.
+func TestHarnessSkipsLeftOut(t *testing.T) {
+	const src = `from tvm.script import tirx as T
+
+
+@T.prim_func
+def dropped(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 128), "float32")
+    T.device_entry()
+    for by in T.thread_binding(4, thread="blockIdx.y"):
+        A[by, 0] = T.float32(1)
+
+
+@T.prim_func
+def kept(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 128), "float32")
+    T.device_entry()
+    bx = T.cta_id([4])
+    T.thread_id([32])
+    A[bx, 0] = T.float32(1)
+`
+	f := filepath.Join(t.TempDir(), "k.py")
+	writeFile(t, f, src)
+	code, out, stderr := runCLI("--lower", f, "--harness")
+	if code != 0 || !strings.Contains(stderr, "warning[harness/skipped]: kernel dropped is left out of the harness: a statement that may access memory is left out of its code") ||
+		!strings.Contains(out, "kept_launch(reinterpret_cast") || strings.Contains(out, "dropped_launch(reinterpret_cast") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
