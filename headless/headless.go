@@ -36,7 +36,6 @@ import (
 	"github.com/tilels/tilels/codegen/harness"
 	"github.com/tilels/tilels/dsl/diag"
 	"github.com/tilels/tilels/dsl/source"
-	"github.com/tilels/tilels/ir"
 	"github.com/tilels/tilels/lower"
 	"github.com/tilels/tilels/report"
 )
@@ -667,16 +666,8 @@ func unchecked(k *lower.Kernel) (source.Span, string, bool) {
 	// A statement the evaluation left out that may access memory is not
 	// in the generated code: the kernel checked would not be the one
 	// written (an eval/unresolved warning says why it is left out).
-	if fn := k.Func; fn != nil {
-		at := source.NoSpan
-		ir.WalkStmts(fn.Body, func(s ir.Stmt) {
-			if c, ok := s.(*ir.Comment); ok && c.LeftOut && !at.IsValid() {
-				at = c.Span
-			}
-		})
-		if at.IsValid() {
-			return at, "a statement that may access memory is left out of its code (not modelled by tilels)", true
-		}
+	if at, ok := k.LeftOut(); ok {
+		return at, "a statement that may access memory is left out of its code (not modelled by tilels)", true
 	}
 	return source.NoSpan, "", false
 }

@@ -674,3 +674,20 @@ func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
 	}
 	return cu + h, nil
 }
+
+// LeftOut returns where the first statement of k the evaluation left out
+// that may access memory is (an ir.Comment marked LeftOut, after an
+// eval/unresolved warning): ok false when there is none. Its code lacks
+// that statement (the harness leaves such a kernel out).
+func (k *Kernel) LeftOut() (source.Span, bool) {
+	if k == nil || k.Func == nil {
+		return source.NoSpan, false
+	}
+	at := source.NoSpan
+	ir.WalkStmts(k.Func.Body, func(s ir.Stmt) {
+		if c, ok := s.(*ir.Comment); ok && c.LeftOut && !at.IsValid() {
+			at = c.Span
+		}
+	})
+	return at, at.IsValid()
+}
