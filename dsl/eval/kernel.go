@@ -1133,6 +1133,8 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 			}
 			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: buf, Indices: []ir.Expr{off}, FlatIndex: true, Span: c.At}}
 		})
+	case "elem_offset_of", "byte_offset_of":
+		return Method("Buffer."+name, func(ev *Evaluator, c *Call) Value { return ev.offsetOf(buf, name, c) })
 	case "local":
 		return Method("Buffer.local", func(ev *Evaluator, c *Call) Value { return ev.bufferView(buf, c, true) })
 	case "view":
@@ -1144,6 +1146,69 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 	// Buffer has many more methods and fields (sub, tile, ...); they
 	// are opaque here.
 	return &OpaqueV{Base{span}, buf.Name + "." + name}
+}
+
+// offsetOf is buf.elem_offset_of(indices, inner=True) (byte_offset_of:
+// times the element's bytes): the element offset of the element at
+// indices through the buffer's layout (TVM's BufferOffsetOfp), what
+// access_ptr(offset=...) takes. A buffer of the default row-major layout
+// (or none) gives the sum of the indices times its strides, at runtime
+// indices too; another layout of memory only gives it at constant
+// indices; inner=False adds the buffer's own element offset.
+func (ev *Evaluator) offsetOf(buf *ir.Buffer, name string, c *Call) Value {
+	if !ev.CheckArgs(c, name, 1, "indices", "inner") {
+		return Poison(c.At)
+	}
+	elts := SeqElts(c.Args[0])
+	if !IsSeq(c.Args[0]) {
+		elts = []Value{c.Args[0]}
+	}
+	if len(elts) != len(buf.Shape) {
+		return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
+	}
+	idx := make([]ir.Expr, len(elts))
+	consts := make([]int64, len(elts))
+	allConst := true
+	for i, x := range elts {
+		if IsErr(x) {
+			return x
+		}
+		e, ok := ev.IndexExpr(x)
+		if !ok {
+			return ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
+		}
+		idx[i] = e
+		n, isConst := ir.ConstInt(e)
+		consts[i], allConst = n, allConst && isConst
+	}
+	var off ir.Expr
+	tl, isTile := buf.Layout.(*layout.TileLayout)
+	switch {
+	case buf.RuntimeDim() >= 0:
+		return &OpaqueV{Base{c.At}, "Buffer." + name + " of a buffer with a runtime extent"}
+	case buf.Layout == nil || layout.Equal(buf.Layout, layout.RowMajor(buf.Shape...)):
+		off = ir.Const(0)
+		stride := int64(1)
+		for i := len(idx) - 1; i >= 0; i-- {
+			off = ir.AddE(off, ir.MulE(idx[i], ir.Const(stride)))
+			stride *= buf.Shape[i]
+		}
+		off = ir.SimplifyIndex(off)
+	case isTile && tl.IsMemoryOnly() && allConst:
+		off = ir.Const(tl.ApplyAxis(layout.FlattenCoord(consts, buf.Shape), layout.M))
+	default:
+		return &OpaqueV{Base{c.At}, "Buffer." + name + " through a layout other than row-major at runtime indices"}
+	}
+	if v := c.Arg(1, "inner"); v != nil && !Truthy(v) {
+		if buf.ElemOffsetExpr != nil {
+			return &OpaqueV{Base{c.At}, "Buffer." + name + "(inner=False) of a buffer at a runtime element offset"}
+		}
+		off = ir.SimplifyIndex(ir.AddE(off, ir.Const(buf.ElemOffset)))
+	}
+	if name == "byte_offset_of" {
+		off = ir.SimplifyIndex(ir.MulE(off, ir.Const(int64(buf.Dtype.Bits)/8)))
+	}
+	return &ExprV{Base: Base{c.At}, E: off}
 }
 
 // bufferView implements buf.local(*shape, layout=None) and
