@@ -446,9 +446,16 @@ func simpleName(s string) bool {
 	return s != ""
 }
 
-// perfFixes computes the verified fixes of call i of k (k's spans plus
-// shift are positions in f).
+// perfFixes computes the verified fixes of the bank-conflict warning of
+// call i of k (k's spans plus shift are positions in f): the shared
+// buffer's layouts, then the register tile's (perf_coalesce.go).
 func perfFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos) []Fix {
+	return append(sharedLayoutFixes(f, opts, k, i, shift), relayoutFixes(f, opts, k, i, shift, CodeBankConflicts)...)
+}
+
+// sharedLayoutFixes gives the shared buffer of the worst instruction a
+// swizzled (preferred), padded or interleaved layout.
+func sharedLayoutFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos) []Fix {
 	d := k.Calls[i]
 	fig := k.CallMemory(d.Call)
 	if shared, _ := fig.ExceedsIdeal(); !shared || fig.Worst == nil {

@@ -15,7 +15,10 @@ package lower
 // again whole, no longer has the call over its ideal sectors and is no
 // worse anywhere in the kernel (verifyFix). Other causes (a thread-scope
 // copy of one row per thread, a narrow forced vector width) need the
-// program restructured and get the warning's advice only.
+// program restructured and get the warning's advice only. The same
+// layouts fix a bank-conflict warning on a copy between shared memory and
+// such a tile (each lane reading its own row: lanes a row-length apart in
+// the same banks), offered after the shared buffer's swizzle and padding.
 
 import (
 	"fmt"
@@ -25,6 +28,7 @@ import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
 	"github.com/tilels/tilels/ir"
+	"github.com/tilels/tilels/perf/memory"
 )
 
 // literalTileLayout matches a layout argument written as one TileLayout
@@ -38,9 +42,27 @@ var axisRef = regexp.MustCompile(`(\s*)@(\s*)([A-Za-z_]\w*)`)
 // coalesceFixes computes the verified fixes of the perf/uncoalesced
 // warning of call i of k (k's spans plus shift are positions in f).
 func coalesceFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos) []Fix {
+	return relayoutFixes(f, opts, k, i, shift, CodeUncoalesced)
+}
+
+// relayoutFixes is coalesceFixes for the warning of code on call i: for
+// CodeUncoalesced the layouts are judged by the call's global sectors
+// (then requests), for CodeBankConflicts (a copy between shared memory
+// and a register tile of one row per thread, whose lanes read or write
+// rows a row-length apart: mem_rows_cols's read of A_s) by its shared
+// wavefronts (then instructions); the best one that verifies is
+// returned, preferred for CodeUncoalesced only (a bank-conflict warning's
+// preferred fix is the swizzle of the shared buffer, perfFixes).
+func relayoutFixes(f *source.File, opts Options, k *Kernel, i int, shift source.Pos, code string) []Fix {
 	d := k.Calls[i]
 	fig := k.CallMemory(d.Call)
-	if _, global := fig.ExceedsIdeal(); !global || fig.WorstGlobal == nil || d.Call.Op != "copy" {
+	shared, global := fig.ExceedsIdeal()
+	switch {
+	case d.Call.Op != "copy":
+		return nil
+	case code == CodeUncoalesced && (!global || fig.WorstGlobal == nil):
+		return nil
+	case code == CodeBankConflicts && (!shared || fig.Worst == nil):
 		return nil
 	}
 	b := registerOperand(d.Call)
@@ -75,24 +97,35 @@ func coalesceFixes(f *source.File, opts Options, k *Kernel, i int, shift source.
 	if axes[0][1] != "" || axes[0][2] != "" {
 		at = " @ " + axes[0][3]
 	}
-	before := fig.GlobalLoad.Sectors + fig.GlobalStore.Sectors
+	// the figure a layout is judged by, and the one after it
+	measure := func(g *memory.Figures) (int64, int64) {
+		if code == CodeBankConflicts {
+			return g.SharedLoad.Wavefronts + g.SharedStore.Wavefronts, g.SharedLoad.Instructions + g.SharedStore.Instructions
+		}
+		return g.GlobalLoad.Sectors + g.GlobalStore.Sectors, g.GlobalLoad.Requests + g.GlobalStore.Requests
+	}
+	unit := "global sectors"
+	if code == CodeBankConflicts {
+		unit = "shared wavefronts"
+	}
+	before, _ := measure(fig)
 	var best *Fix
-	var bestSec, bestReq int64
+	var bestN, bestM int64
 	for _, c := range coalescedLayouts(b, rows, cols, at) {
 		fix := Fix{
 			Kind: QuickFix, Span: source.Span{Start: decl.Start + source.Pos(lo), End: decl.Start + source.Pos(hi)},
-			NewText: arg[1] + "TileLayout(" + arg[2] + "S[" + c.text + "])", Diag: CodeUncoalesced,
+			NewText: arg[1] + "TileLayout(" + arg[2] + "S[" + c.text + "])", Diag: code,
 			For: source.Span{Start: d.Call.OpSpan.Start + shift, End: d.Call.OpSpan.End + shift},
 		}
 		after, ok := verifyFix(f, opts, k, k.Span.Start+shift, i, fix)
 		if !ok {
 			continue
 		}
-		sec, req := after.GlobalLoad.Sectors+after.GlobalStore.Sectors, after.GlobalLoad.Requests+after.GlobalStore.Requests
-		if best == nil || sec < bestSec || sec == bestSec && req < bestReq {
-			fix.Title = fmt.Sprintf("%s: %d → %d global sectors (verified)", capital(c.title), before, sec)
-			fix.Preferred = true
-			best, bestSec, bestReq = &fix, sec, req
+		n, m := measure(after)
+		if best == nil || n < bestN || n == bestN && m < bestM {
+			fix.Title = fmt.Sprintf("%s: %d → %d %s (verified)", capital(c.title), before, n, unit)
+			fix.Preferred = code == CodeUncoalesced
+			best, bestN, bestM = &fix, n, m
 		}
 	}
 	if best == nil {
