@@ -177,6 +177,10 @@ func (ev *Evaluator) overParams(e ir.Expr) bool {
 		case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod:
 			return ev.overParams(x.A) && ev.overParams(x.B)
 		}
+	case *ir.Cast:
+		// T.cast(num_sequences, "int64") * HV * 128 * 128
+		// (gdn_prefill_sm100.py's flat state buffers): an integer cast
+		return isIntType(x.To) && ev.overParams(x.X)
 	}
 	return false
 }
