@@ -81,6 +81,16 @@ func TestLaunchValues(t *testing.T) {
 // buffer, a value that is no list of integers, or more elements than the
 // buffer holds are eval/directive errors.
 func TestLaunchData(t *testing.T) {
+	const handleSrc = `from tvm.script import tirx as T
+
+
+LINES@T.prim_func
+def k(cu_h: T.handle, raw_h: T.handle, w: T.Buffer((4,), "float32")):
+    cu = T.match_buffer(cu_h, (3,), "int32")
+    T.device_entry()
+    tid = T.thread_id([32])
+    w[tid % 3] = T.float32(cu[tid % 3])
+`
 	const src = `from tvm.script import tirx as T
 
 
@@ -97,9 +107,23 @@ def k(offs: T.Buffer((4,), "int32"), w: T.Buffer((4,), "float32")):
 		{"no list", "# tilels: bind offs=3\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` is given 3"},
 		{"a float element", "# tilels: bind offs=[0, 1.5]\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` is given 1.5 at index 1"},
 		{"too long", "# tilels: bind offs=[0, 1, 2, 3, 4]\n", "data []; a launch value binds an integer buffer parameter to a list of integers: `offs` has 4 elements, given 5"},
+		// a T.handle parameter: the contents of the buffer T.match_buffer
+		// binds it to (gdn_prefill_sm100.py's cu_seqlens_h)
+		{"a handle", "# tilels: bind cu_h=[0, 4, 8]\n", "data [cu=[0 4 8]]"},
+		{"a handle of floats", "# tilels: bind cu_h=[0, 4, 8]\nFLOAT", "data []; a launch value binds an integer buffer parameter to a list of integers: `cu_h` holds float32"},
+		{"an unmatched handle", "# tilels: bind raw_h=[1]\n", "data []; a bind line gives `raw_h` a list, but no T.match_buffer binds it to a buffer whose contents the list could be"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _ := evalSource("k.py", []byte(strings.Replace(src, "LINES", tc.line, 1)), eval.Options{})
+			text := src
+			if strings.HasPrefix(tc.name, "a handle") || strings.HasPrefix(tc.name, "an unmatched") {
+				text = handleSrc
+			}
+			line := tc.line
+			if strings.Contains(line, "FLOAT") {
+				line = strings.Replace(line, "FLOAT", "", 1)
+				text = strings.Replace(text, `(3,), "int32"`, `(3,), "float32"`, 1)
+			}
+			p, _ := evalSource("k.py", []byte(strings.Replace(text, "LINES", line, 1)), eval.Options{})
 			var got []string
 			for _, k := range p.Kernels {
 				var data []string

@@ -34,6 +34,9 @@ type KernelState struct {
 	ignored []source.Span
 	// consts are the T.constexpr values of a specialized @T.jit kernel.
 	consts map[string]Value
+	// handleData holds a bind line's list for a T.handle parameter, given
+	// to the buffer T.match_buffer binds it to (MatchedParam).
+	handleData map[*ir.Var]handleDatum
 	// sites are the tile calls met (Kernel.Unresolved of a partial kernel).
 	sites []UnresolvedCall
 }
@@ -129,6 +132,10 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 				ev.skippedTileCalls(kfr, st, "")
 			}
 		}
+		for _, d := range ks.handleData {
+			// (sorted by nothing: one report per parameter, at its span)
+			ev.Report(diag.Errorf(d.p.Loc, CodeDirective, "a bind line gives `%s` a list, but no T.match_buffer binds it to a buffer whose contents the list could be", d.p.Name.Id))
+		}
 		if n := len(ks.ignored); n > 0 {
 			more := ""
 			if n > 1 {
@@ -211,6 +218,9 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 		if _, bound := ks.consts[pname]; bound && !isConstexprAnnotation(p.Annotation) {
 			_, scalar := ann.(*DTypeV)
 			_, buffer := ann.(*AnnotV)
+			if m, ok := ann.(*MarkerV); ok && m.Name == "T.handle" && isListOrTuple(ks.consts[pname]) {
+				buffer = true // a handle T.match_buffer binds (handleData)
+			}
 			if !scalar && !buffer {
 				// a bind line above a @T.prim_func: launch values are
 				// for integer scalar parameters, and integer buffer
@@ -230,6 +240,13 @@ func (ev *Evaluator) kernelParams(outer, kfr *frame, def *syntax.FunctionDef, ks
 			prm := &ir.Param{Var: vr, Span: p.Loc, TensorMap: a.Name == "T.TensorMap()"}
 			ks.K.Func.Params = append(ks.K.Func.Params, prm)
 			ks.Params[vr] = prm
+			if v, ok := ks.consts[pname]; ok && a.Name == "T.handle" && isListOrTuple(v) {
+				// the contents of the buffer match_buffer binds it to
+				if ks.handleData == nil {
+					ks.handleData = map[*ir.Var]handleDatum{}
+				}
+				ks.handleData[vr] = handleDatum{v, p}
+			}
 			kfr.env.set(pname, &ExprV{Base: Base{p.Name.Loc}, E: vr})
 		case *DTypeV:
 			vr := &ir.Var{Name: pname, Type: a.DT, Span: p.Name.Loc}
@@ -310,6 +327,35 @@ func implicitNames(def *syntax.FunctionDef) map[string]bool {
 		}
 	}
 	return out
+}
+
+func isListOrTuple(v Value) bool {
+	switch v.(type) {
+	case *ListV, *TupleV:
+		return true
+	}
+	return false
+}
+
+// handleDatum is a bind line's value for a T.handle parameter.
+type handleDatum struct {
+	v Value
+	p *syntax.Param
+}
+
+// MatchedParam is told by T.match_buffer that it bound parameter prm to
+// buf: a bind line's list for the handle (`# tilels: bind
+// cu_seqlens_h=[0, 512]`) is then buf's contents for the launch counted
+// (launchData), as a T.Buffer parameter's is.
+func (ev *Evaluator) MatchedParam(prm *ir.Param, buf *ir.Buffer) {
+	ks := ev.Kern
+	if ks == nil || ks.handleData == nil {
+		return
+	}
+	if d, ok := ks.handleData[prm.Var]; ok {
+		delete(ks.handleData, prm.Var)
+		ev.launchData(ks, buf, d.v, d.p)
+	}
 }
 
 // maxLaunchData bounds the elements a bind line may give a buffer.

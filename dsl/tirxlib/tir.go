@@ -214,6 +214,7 @@ func tMatchBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	}
 	buf.Data = prm.Var
 	prm.Buf = buf
+	ev.MatchedParam(prm, buf) // (a bind line's contents for the handle)
 	return &eval.BufferV{Base: eval.Base{At: c.At}, B: buf}
 }
 

@@ -927,19 +927,20 @@ func (m *machine) launchLoad(dst *lanes, e *ir.Load, vals []int64) string {
 	return ""
 }
 
-// bindable reports whether b is a one-dimensional integer buffer
-// parameter of the kernel (offsets or indices, whose contents a bind line
-// may give: the reason suggests it).
-func (m *machine) bindable(b *ir.Buffer) bool {
+// bindable returns the parameter of the kernel that b, a one-dimensional
+// integer buffer, is (offsets or indices, whose contents a bind line may
+// give under the parameter's name: the handle's of a T.match_buffer, the
+// reason suggests it); nil for another buffer.
+func (m *machine) bindable(b *ir.Buffer) *ir.Param {
 	if b.Dtype.Code != ir.Int && b.Dtype.Code != ir.UInt || len(b.Shape) != 1 {
-		return false
+		return nil
 	}
 	for _, p := range m.fnParams() {
 		if p.Buf == b {
-			return true
+			return p
 		}
 	}
-	return false
+	return nil
 }
 
 func (m *machine) evalUnder(e ir.Expr, mask uint32) (lanes, string) {
@@ -1080,8 +1081,8 @@ func (m *machine) evalTo(dst *lanes, e ir.Expr) string {
 		why, ok := m.loadWhy[e.Buf]
 		if !ok {
 			why = "the value of " + e.Buf.Name + "[...] is runtime data"
-			if m.bindable(e.Buf) {
-				why += " (a `# tilels: bind " + e.Buf.Name + "=[...]` line above the kernel counts a launch with those contents)"
+			if p := m.bindable(e.Buf); p != nil {
+				why += " (a `# tilels: bind " + p.Var.Name + "=[...]` line above the kernel counts a launch with those contents)"
 			}
 			if m.loadWhy == nil {
 				m.loadWhy = map[*ir.Buffer]string{}

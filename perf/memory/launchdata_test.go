@@ -125,3 +125,28 @@ func TestLaunchData(t *testing.T) {
 		t.Errorf("16 segments: %d store requests; differs from executing every CTA:\n%s\n%s", m.Total.GlobalStore.Requests, a, b)
 	}
 }
+
+// TestLaunchDataHandle: the offsets behind a T.handle parameter that
+// T.match_buffer binds (`offs_h`, as gdn_prefill_sm100.py's cu_seqlens_h)
+// take a bind line under the handle's name, which the reason of a kernel
+// without the line names; with it the figures are those of the buffer
+// parameter's form.
+func TestLaunchDataHandle(t *testing.T) {
+	handle := strings.Replace(segmentsKernel, `offsets: T.Buffer((9,), "int32")):`, "offs_h: T.handle):\n    offsets = T.match_buffer(offs_h, (9,), \"int32\")", 1)
+	totals := func(src, lines string) *memory.Figures {
+		t.Helper()
+		res := lower.Analyze(source.NewFile("k.py", []byte(strings.Replace(src, "LINES", lines, 1))), lower.Options{})
+		if len(res.Kernels) != 1 || res.Kernels[0].Lowered == nil {
+			t.Fatalf("not lowered: %v", res.Diags)
+		}
+		return res.Kernels[0].Memory().Total
+	}
+	if f := totals(handle, ""); !strings.Contains(f.Unknown, "the value of offsets[...] is runtime data (a `# tilels: bind offs_h=[...]` line above the kernel counts a launch with those contents)") {
+		t.Errorf("no contents: %q", f.Unknown)
+	}
+	const offs = "[0, 10, 40, 41, 100, 164, 200, 230, 256]"
+	h, b := totals(handle, "# tilels: bind offs_h="+offs+"\n"), totals(segmentsKernel, "# tilels: bind offsets="+offs+"\n")
+	if h.Unknown != "" || h.GlobalLoad != b.GlobalLoad || h.GlobalStore != b.GlobalStore || h.GlobalStore.Requests != 256 {
+		t.Errorf("handle %+v, buffer parameter %+v", *h, *b)
+	}
+}
