@@ -1132,23 +1132,9 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 			if !ev.CheckArgs(c, "ptr_to", 1, "indices") {
 				return Poison(c.At)
 			}
-			elts := SeqElts(c.Args[0])
-			if !IsSeq(c.Args[0]) {
-				elts = []Value{c.Args[0]}
-			}
-			if len(elts) != len(buf.Shape) {
-				return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
-			}
-			idx := make([]ir.Expr, len(elts))
-			for i, x := range elts {
-				if IsErr(x) {
-					return x
-				}
-				e, ok := ev.IndexExpr(x)
-				if !ok {
-					return ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
-				}
-				idx[i] = e
+			idx, bad := ev.elementIndices(buf, c)
+			if bad != nil {
+				return bad
 			}
 			return &ExprV{Base: Base{c.At}, E: &ir.AddressOf{Buf: buf, Indices: idx, Span: c.At}}
 		})
@@ -1194,6 +1180,31 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 	return &OpaqueV{Base{span}, buf.Name + "." + name}
 }
 
+// elementIndices reads the first argument of c, the indices of one
+// element of buf (a sequence, or one index), as index expressions; bad is
+// the error value when they are not.
+func (ev *Evaluator) elementIndices(buf *ir.Buffer, c *Call) (idx []ir.Expr, bad Value) {
+	elts := SeqElts(c.Args[0])
+	if !IsSeq(c.Args[0]) {
+		elts = []Value{c.Args[0]}
+	}
+	if len(elts) != len(buf.Shape) {
+		return nil, ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
+	}
+	idx = make([]ir.Expr, len(elts))
+	for i, x := range elts {
+		if IsErr(x) {
+			return nil, x
+		}
+		e, ok := ev.IndexExpr(x)
+		if !ok {
+			return nil, ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
+		}
+		idx[i] = e
+	}
+	return idx, nil
+}
+
 // offsetOf is buf.elem_offset_of(indices, inner=True) (byte_offset_of:
 // times the element's bytes): the element offset of the element at
 // indices through the buffer's layout (TVM's BufferOffsetOfp), what
@@ -1205,25 +1216,13 @@ func (ev *Evaluator) offsetOf(buf *ir.Buffer, name string, c *Call) Value {
 	if !ev.CheckArgs(c, name, 1, "indices", "inner") {
 		return Poison(c.At)
 	}
-	elts := SeqElts(c.Args[0])
-	if !IsSeq(c.Args[0]) {
-		elts = []Value{c.Args[0]}
+	idx, bad := ev.elementIndices(buf, c)
+	if bad != nil {
+		return bad
 	}
-	if len(elts) != len(buf.Shape) {
-		return ev.Errorf(c.ArgSpans[0], CodeType, "the number of indices %s does not match the shape of the buffer %s", Repr(c.Args[0]), ShapeStr(buf.Shape))
-	}
-	idx := make([]ir.Expr, len(elts))
-	consts := make([]int64, len(elts))
+	consts := make([]int64, len(idx))
 	allConst := true
-	for i, x := range elts {
-		if IsErr(x) {
-			return x
-		}
-		e, ok := ev.IndexExpr(x)
-		if !ok {
-			return ev.Errorf(c.ArgSpans[0], CodeType, "buffer index must be an integer, got %s", Describe(x))
-		}
-		idx[i] = e
+	for i, e := range idx {
 		n, isConst := ir.ConstInt(e)
 		consts[i], allConst = n, allConst && isConst
 	}

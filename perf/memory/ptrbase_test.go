@@ -37,34 +37,28 @@ def k(A_ptr: T.handle):
 // placed at the pointers' offsets: 32 float32 loads from 16 bytes into A
 // span 5 sectors (4 from its start), and the shared accesses are known.
 func TestPtrBase(t *testing.T) {
-	for _, c := range []struct {
-		off     string
-		sectors int64
-	}{{"0", 4}, {"4", 5}, {"8", 4}} {
-		_, ms := analyze(t, strings.Replace(ptrBaseKernel, "OFF", c.off, 1))
-		f := ms[0].Total
-		if f.Unknown != "" {
-			t.Fatalf("offset %s: unknown %q", c.off, f.Unknown)
-		}
-		if f.GlobalLoad != (memory.Global{Requests: 1, Sectors: c.sectors, IdealSectors: 4}) {
-			t.Errorf("offset %s: global load %+v, want 1 request of %d sectors", c.off, f.GlobalLoad, c.sectors)
-		}
-		if f.SharedStore.Instructions != 1 || f.SharedStore.Wavefronts != 1 || f.SharedLoad.Instructions != 1 || f.SharedLoad.Wavefronts != 1 {
-			t.Errorf("offset %s: shared store %+v, load %+v", c.off, f.SharedStore, f.SharedLoad)
-		}
-	}
+	checkPtrBase(t, ptrBaseKernel, []ptrBaseCase{{"0", 4}, {"4", 5}, {"8", 4}})
 }
 
 // TestPtrByteOffsetBase: the same buffers declared on pointers offset by
 // bytes (T.ptr_byte_offset of a buffer's data, T.handle_add_byte_offset
 // of one of those) are placed as the T.reinterpret ones are.
 func TestPtrByteOffsetBase(t *testing.T) {
-	for _, c := range []struct {
-		off     string
-		sectors int64
-	}{{"0", 4}, {"16", 5}, {"32", 4}} {
-		src := strings.Replace(ptrBaseKernel, `T.reinterpret(PointerType(PrimType("float32")), A.ptr_to([OFF]))`, `T.ptr_byte_offset(A.data, OFF, "float32")`, 1)
-		src = strings.Replace(src, `T.reinterpret(PointerType(PrimType("float32")), smem.ptr_to([128]))`, `T.handle_add_byte_offset(T.ptr_byte_offset(smem.data, 64, "uint8"), 64)`, 1)
+	src := strings.Replace(ptrBaseKernel, `T.reinterpret(PointerType(PrimType("float32")), A.ptr_to([OFF]))`, `T.ptr_byte_offset(A.data, OFF, "float32")`, 1)
+	src = strings.Replace(src, `T.reinterpret(PointerType(PrimType("float32")), smem.ptr_to([128]))`, `T.handle_add_byte_offset(T.ptr_byte_offset(smem.data, 64, "uint8"), 64)`, 1)
+	checkPtrBase(t, src, []ptrBaseCase{{"0", 4}, {"16", 5}, {"32", 4}})
+}
+
+// ptrBaseCase is ptrBaseKernel's OFF and the sectors its warp's loads of
+// Y span.
+type ptrBaseCase struct {
+	off     string
+	sectors int64
+}
+
+func checkPtrBase(t *testing.T, src string, cases []ptrBaseCase) {
+	t.Helper()
+	for _, c := range cases {
 		_, ms := analyze(t, strings.Replace(src, "OFF", c.off, 1))
 		f := ms[0].Total
 		if f.Unknown != "" {
