@@ -129,3 +129,50 @@ func TestKwargSpan(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCallText checks the two readers of a call's source text the
+// coalescing fix uses, on any text: kwargSpan's range lies inside the
+// text, holds no unbalanced bracket, and follows `name=`; pythonNames
+// reports identifiers at their offsets, never inside a comment.
+func FuzzCallText(f *testing.F) {
+	for _, s := range []string{
+		`T.alloc_buffer((32, 32), "float32", scope="local", layout=TileLayout(S[(32, 32):(1 @ laneid, 1)]))`,
+		`T.alloc_buffer((32, 32), "layout=", layout = ROWS , scope="local")`,
+		`f(layout=g(layout=1), x='a\'b')  # layout=c`,
+		`x = """row"""  # row` + "\n" + `row[0] = 1`,
+		`layout=`, `(layout=[1, (2,]`, `'unterminated`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if lo, hi, ok := kwargSpan(text, "layout"); ok {
+			if lo < 0 || hi < lo || hi > len(text) {
+				t.Fatalf("range [%d, %d) of %d bytes", lo, hi, len(text))
+			}
+			before := strings.TrimRight(text[:lo], " \t")
+			if !strings.HasSuffix(before, "=") {
+				t.Fatalf("value at %d not after '=': %q", lo, text)
+			}
+			depth := 0
+			for _, c := range text[lo:hi] {
+				switch c {
+				case '(', '[', '{':
+					depth++
+				case ')', ']', '}':
+					depth--
+				}
+				if depth < 0 {
+					t.Fatalf("unbalanced value %q", text[lo:hi])
+				}
+			}
+		}
+		pythonNames([]byte(text), func(off int, name string) {
+			if off < 0 || off+len(name) > len(text) || text[off:off+len(name)] != name || name == "" || !identStart(name[0]) {
+				t.Fatalf("name %q at %d of %q", name, off, text)
+			}
+			if i := strings.LastIndexByte(text[:off], '\n'); strings.Contains(text[i+1:off], "#") && !strings.ContainsAny(text[i+1:off], `"'`) {
+				t.Fatalf("name %q at %d is in a comment: %q", name, off, text)
+			}
+		})
+	})
+}
