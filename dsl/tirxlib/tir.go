@@ -536,6 +536,9 @@ func loopCall(ev *eval.Evaluator, what string, kind ir.ForKind, c *eval.Call) ev
 // deviceLoop makes it the ir.ScopeID of that index.
 func tThreadBinding(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	const what = "T.thread_binding"
+	if !ev.CheckArgs(c, "thread_binding", 1, "start", "stop", "thread", "annotations") {
+		return eval.Poison(c.At)
+	}
 	var args []eval.Value
 	for i, name := range []string{"start", "stop"} {
 		if v := c.Arg(i, name); v != nil {
