@@ -124,6 +124,7 @@ func init() {
 		"tvm_warp_shuffle":      func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle") },
 		"tvm_warp_shuffle_up":   func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle_up") },
 		"tvm_warp_shuffle_down": func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, "tvm_warp_shuffle_down") },
+		"tvm_warp_shuffle_xor":  func(ev *eval.Evaluator, c *eval.Call) eval.Value { return tWarpShuffle(ev, c, ir.OpWarpShuffleXor) },
 		"static_assert":         tStaticAssert,
 		"ceildiv":               tCeilDiv,
 		"SMEMPool":              tSMEMPool,
