@@ -54,7 +54,7 @@ func (ev *Evaluator) Module(path string, span source.Span) *ModuleV {
 	canon := ev.canonicalModule(path)
 	switch canon {
 	case "math":
-		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi"}}
+		return &ModuleV{Base: Base{span}, Path: "math", Name: "math", Attr: mathAttr, names: []string{"gcd", "lcm", "ceil", "floor", "log2", "sqrt", "prod", "inf", "pi", "isfinite", "isinf", "isnan"}}
 	case "functools":
 		return &ModuleV{Base: Base{span}, Path: "functools", Name: "functools", Attr: functoolsAttr}
 	case "numpy":
@@ -310,6 +310,27 @@ func mathAttr(ev *Evaluator, name string, span source.Span) (Value, bool) {
 				return ev.Errorf(c.At, CodeType, "math domain error")
 			}
 			return &FloatV{Base{c.At}, r}
+		}), true
+	case "isfinite", "isinf", "isnan":
+		// math.isfinite(kernel_activation_clamp) (mega_moe.py's
+		// use_activation_clamp)
+		return Builtin("math."+name, func(ev *Evaluator, c *Call) Value {
+			v := c.Arg(0, "x")
+			if v == nil || IsErr(v) {
+				return OrPoison(v, c.At)
+			}
+			f, ok := toFloat(v)
+			if !ok {
+				return ev.Errorf(c.At, CodeType, "must be real number, not %s", v.TypeName())
+			}
+			r := !math.IsInf(f, 0) && !math.IsNaN(f)
+			switch name {
+			case "isinf":
+				r = math.IsInf(f, 0)
+			case "isnan":
+				r = math.IsNaN(f)
+			}
+			return &BoolV{Base{c.At}, r}
 		}), true
 	case "prod":
 		return Builtin("math.prod", func(ev *Evaluator, c *Call) Value {

@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,6 +41,36 @@ def k(A_ptr: T.handle):
 		p, _ := evalSource("k.py", []byte(strings.Replace(src, "EXPR", c.expr, 1)), eval.Options{})
 		if got := eval.Dump(p); !strings.Contains(got, c.want) {
 			t.Errorf("%s: no %q in\n%s", c.expr, c.want, got)
+		}
+	}
+}
+
+// TestMathIsFinite: math.isfinite, isinf and isnan of Python floats
+// (mega_moe.py's use_activation_clamp).
+func TestMathIsFinite(t *testing.T) {
+	const src = `import math
+from tvm.script import tirx as T
+
+VALS = [math.isfinite(1.5), math.isfinite(float("inf")), math.isinf(-math.inf), math.isnan(math.nan), math.isnan(2)]
+
+
+@T.prim_func
+def k(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (5,), "int32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([1])
+    A[0] = 1 if VALS[0] else 0
+    A[1] = 1 if VALS[1] else 0
+    A[2] = 1 if VALS[2] else 0
+    A[3] = 1 if VALS[3] else 0
+    A[4] = 1 if VALS[4] else 0
+`
+	p, _ := evalSource("k.py", []byte(src), eval.Options{})
+	got := eval.Dump(p)
+	for i, want := range []int{1, 0, 1, 1, 0} {
+		if line := fmt.Sprintf("A[%d] = %d\n", i, want); !strings.Contains(got, line) {
+			t.Errorf("no %q in\n%s", line, got)
 		}
 	}
 }
