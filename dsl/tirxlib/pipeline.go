@@ -97,6 +97,17 @@ func newBarrier(ev *eval.Evaluator, class string, c *eval.Call) eval.Value {
 	return bv
 }
 
+// leaderCond is the barrier's leader predicate: its leader=, or the
+// thread of rank 0 (T.cuda.thread_rank() == 0 in the reference; tilels'
+// leader is threadIdx.x == 0, the same thread in the 1-D blocks it
+// models).
+func (b *BarrierV) leaderCond(span source.Span) ir.Expr {
+	if b.Leader != nil {
+		return b.Leader
+	}
+	return &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: span}, B: ir.Const(0), Span: span}
+}
+
 func barrierAttr(ev *eval.Evaluator, b *BarrierV, name string, span source.Span) eval.Value {
 	switch name {
 	case "ptr_to":
@@ -105,6 +116,9 @@ func barrierAttr(ev *eval.Evaluator, b *BarrierV, name string, span source.Span)
 		return &eval.BufferV{Base: eval.Base{At: span}, B: b.Buf}
 	case "depth":
 		return &eval.IntV{Base: eval.Base{At: span}, V: b.Depth}
+	case "leader":
+		// the leader= predicate, or the thread of rank 0 (as init's)
+		return &eval.ExprV{Base: eval.Base{At: span}, E: b.leaderCond(span)}
 	case "init", "wait", "arrive":
 		if b.RemoteOf != nil {
 			return eval.Method(b.Class+"."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value { return remoteViewCall(ev, b, name, c) })
@@ -161,11 +175,7 @@ func barrierCall(ev *eval.Evaluator, b *BarrierV, name string, c *eval.Call) eva
 		for i := int64(0); i < b.Depth; i++ {
 			then.Stmts = append(then.Stmts, stmt(ir.OpMbarrierInit, ptr(ir.Const(i)), count))
 		}
-		leader := b.Leader
-		if leader == nil {
-			leader = &ir.Binary{Op: ir.EQ, A: &ir.ThreadIndex{Axis: "tx", Span: c.At}, B: ir.Const(0), Span: c.At}
-		}
-		ev.EmitStmt(&ir.If{Cond: leader, Then: then, Span: c.At})
+		ev.EmitStmt(&ir.If{Cond: b.leaderCond(c.At), Then: then, Span: c.At})
 	case "wait":
 		if !ev.CheckArgs(c, b.Class+".wait", 2, "stage", "phase") {
 			return eval.Poison(c.At)
