@@ -917,6 +917,8 @@ func (ev *Evaluator) threadBinding(fr *frame, s *syntax.For, lv *LoopV, names []
 		why = "T.thread_binding from a start other than 0"
 	case !static || n <= 0:
 		why = "T.thread_binding over a runtime extent"
+	case ev.Kern == nil:
+		why = "T.thread_binding outside a kernel"
 	}
 	if why != "" {
 		ev.skipUnknown(fr, &OpaqueV{Base{s.Iter.Span()}, why}, s.Iter.Span(), s, "this loop's iterable")
