@@ -302,7 +302,11 @@ type Evaluator struct {
 	// nestedWarnings those of the statements inside the one execStmt
 	// executes (its left-out marks: ir.Comment.LeftOut)
 	unresolved, nestedWarnings int
-	Emit                       *[]ir.Stmt // the block being built, nil outside kernels
+	// poisoned counts the values NeedConcrete met already poisoned (an
+	// earlier warning's, reported there): a statement they drop is left
+	// out as one with its own warning is (execStmt)
+	poisoned int
+	Emit     *[]ir.Stmt // the block being built, nil outside kernels
 	// old holds the older dialect's scope blocks (dialect_old.go).
 	old oldDialectState
 
@@ -466,6 +470,10 @@ func (ev *Evaluator) NeedConcrete(v Value, use source.Span, what string) Value {
 			ev.Warnf(use, CodeUnresolved, "%s: not modelled: %s", what, why) // dynamic_shape.go
 		} else if ev.Kern != nil || !ev.speculating {
 			ev.Warnf(use, CodeUnresolved, "%s needs a concrete value, but `%s` is not modelled by tilels", what, v.Path)
+		}
+	case *PoisonV:
+		if ev.Kern != nil {
+			ev.poisoned++
 		}
 	}
 	return Poison(use)

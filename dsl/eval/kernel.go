@@ -544,7 +544,15 @@ func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 	case *SpecV:
 		ev.Errorf(span, CodeType, "layout must be a TileLayout, got a layout spec; wrap it in TileLayout(...)")
 	default:
-		if IsErr(v) {
+		if p, ok := v.(PartialValue); ok {
+			// a library value modelled for some uses only (a layout with
+			// runtime strides, tirxlib's RuntimeLayoutV)
+			why, at := p.Unmodelled()
+			if !at.IsValid() {
+				at = span
+			}
+			ev.Warnf(at, CodeUnresolved, "not modelled: %s", why)
+		} else if IsErr(v) {
 			ev.NeedConcrete(v, span, "a layout")
 		} else {
 			ev.Errorf(span, CodeType, "layout must be a Layout, \"default\" or None, got %s", Describe(v))
@@ -554,6 +562,15 @@ func (ev *Evaluator) LayoutArg(v Value, span source.Span, buf *ir.Buffer) layout
 		ev.Kern.BadLayout[buf] = true
 	}
 	return nil
+}
+
+// PartialValue is a library value the evaluation models for some uses
+// only (a layout with runtime strides: its apply); Unmodelled says what
+// is not modelled when it is used for another (a buffer's layout), and
+// where (NoSpan: at the use).
+type PartialValue interface {
+	Value
+	Unmodelled() (string, source.Span)
 }
 
 func (ev *Evaluator) checkLayoutCovers(l layout.Layout, span source.Span, buf *ir.Buffer) {

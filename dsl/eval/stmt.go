@@ -43,14 +43,16 @@ func (ev *Evaluator) EmitStmt(s ir.Stmt) {
 
 // execStmt executes s; in a kernel's body, a statement the evaluation
 // left out (an eval/unresolved warning while executing it, not while
-// executing a statement inside it) that may access memory is marked in
+// executing a statement inside it, or a value an earlier warning
+// poisoned that it needed: flash_attention_backward.py's stores through
+// a layout built on runtime strides) that may access memory is marked in
 // the IR (ir.Comment.LeftOut).
 func (ev *Evaluator) execStmt(fr *frame, s syntax.Stmt) ctrl {
 	if !ev.inKernelTIR(fr) || ev.Kern == nil {
 		return ev.execStmtIn(fr, s)
 	}
 	k := ev.Kern
-	count := func() int { return ev.unresolved + len(k.ignored) }
+	count := func() int { return ev.unresolved + len(k.ignored) + ev.poisoned }
 	saved := ev.nestedWarnings
 	ev.nestedWarnings = 0
 	before := count()

@@ -389,6 +389,11 @@ func specSubscript(ev *eval.Evaluator, b *eval.SpecBuilderV, e *syntax.Subscript
 		if len(strV) != len(extV) {
 			return ev.Errorf(e.Index.Span(), eval.CodeType, "%s[...] has %d extents but %d strides", what, len(extV), len(strV))
 		}
+		if !b.Replica {
+			if r := runtimeShard(ev, extents, strV, e.Loc); r != nil {
+				return r // runtime memory strides (layout_runtime_strides.go)
+			}
+		}
 		for _, x := range strV {
 			st, ok := strideOf(ev, x, e.Index.Span())
 			if !ok {
@@ -555,6 +560,8 @@ func tileLayoutCall(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		return newLayoutV(ev, s.S.Layout(), c.At)
 	case *eval.LayoutV:
 		return s
+	case *RuntimeShardV:
+		return &RuntimeLayoutV{Base: eval.Base{At: c.At}, Extents: s.Extents, Strides: s.Strides, At: s.At}
 	}
 	if eval.IsErr(c.Args[0]) {
 		return ev.NeedConcrete(c.Args[0], c.ArgSpans[0], "TileLayout's spec")
