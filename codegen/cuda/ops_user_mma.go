@@ -27,6 +27,9 @@ func userMmaOp(op string) *extOp {
 	if len(toks) == 4 && toks[0] == "tcgen05" && toks[1] == "mma" {
 		return tcgen05MmaForm(toks, text)
 	}
+	if len(toks) == 5 && toks[0] == "tcgen05" && toks[1] == "mma" && toks[2] == "ws" {
+		return tcgen05MmaWSForm(toks, text)
+	}
 	switch text {
 	case "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned":
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, archSpecific: true})
@@ -103,5 +106,39 @@ func tcgen05MmaForm(toks []string, text string) *extOp {
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
 			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
 			{kind: 'r', typ: "u32", lanes: masks, vector: true}, {kind: 'Q'}}})
+	})
+}
+
+// tcgen05MmaWSForm is the weight-stationary tcgen05.mma.ws.cta_group::1.
+// kind::<k> [d_tmem], a, b_desc, idesc, enable_input_d, zero_column_mask:
+// no disable-output-lane vector; enable_input_d is a .pred and the mask a
+// 64-bit register (the reference's table entry tcgen05_mma_ws_{ss,ts}, and
+// what gemm_async/tcgen05 emits for its .ws forms). cta_group::1 only.
+func tcgen05MmaWSForm(toks []string, text string) *extOp {
+	if toks[3] != "cta_group::1" {
+		return nil
+	}
+	switch toks[4] {
+	case "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8":
+	default:
+		return nil
+	}
+	return user(opNeed{sm: 100, family: true}, func(k *kernel, c *ir.Call) string {
+		if len(c.Args) != 6 {
+			k.fail("%s takes 6 arguments, got %d", c.Op, len(c.Args))
+			return ""
+		}
+		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
+		switch t := typeOf(c.Args[1]); {
+		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
+			a, form = ptxOperand{kind: 'a', space: 's'}, "ts" // [a_tmem]
+		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
+		default:
+			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+			return ""
+		}
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
+			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
+			{kind: 'Q'}, {kind: 'r', typ: "u64"}}})
 	})
 }

@@ -334,14 +334,6 @@ _NEW_IN_026 = [
     (dict(file="c030_cp_bare_swizzle_reject"), TODO,
      "0.26+ lowers this smem->tmem copy (a bare swizzle is a ComposeLayout over an identity tile and slices; 8 "
      "tcgen05.cp); tilels keeps 0.25's refusal (\"s slice produced bare SwizzleLayout\")."),
-    (dict(file="gemm_async/reject/x002_dense_m64_packed_ws"), TODO,
-     "0.26+ tcgen05 infers the M=64 weight-stationary datapath (.ws) from C's packed Layout-E fold "
-     "(M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) and lowers the MMA; tilels does not model .ws and says so "
-     "(\"not modelled\"), where it used to give 0.25's StructuralEqual error (FlashMLA's sparse_decode_head64.py)."),
-    (dict(file="gemm_async/reject/x010_ts_tmem_a_batched_pair"), TODO,
-     "0.26+ tcgen05 accepts a bank-batched A[2, M, K] in tensor memory (datapaths B and E) and lowers the MMA; "
-     "tilels does not model it and says so (\"not modelled\"), where it used to give 0.25's assertion "
-     "(FlashMLA's sparse_prefill_head128_small_topk_phase1.py)."),
     (dict(file="gemm_async/reject/x001_dense_fp8_rejected"), TODO,
      "0.26+ tcgen05 accepts a dense float8_e4m3fn MMA; tilels keeps 0.25's assertion (\"tcgen05 schedule expected "
      "A_type=float16 or bfloat16, got float8_e4m3fn\")."),

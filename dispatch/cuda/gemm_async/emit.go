@@ -130,6 +130,13 @@ func divExact(e ir.Expr, v int64) (ir.Expr, bool) {
 
 func (g *gemm) emit() *dispatch.Result {
 	span := g.c.Span()
+	if v, ok := g.c.Config("smem_desc"); ok && g.newer() && g.blockScaled {
+		// (the descriptor modes themselves are not modelled: tilels
+		// encodes the descriptors once per call, as "local_hoist" does)
+		if s, isS := v.(*ir.StringImm); isS && s.Value == "encode" {
+			dispatch.Raise("ValueError", "tcgen05 gemm_async smem_desc='encode' is only implemented for dense MMA")
+		}
+	}
 	var body []ir.Stmt
 	var descA, descB *ir.Buffer
 	if !g.aTmem {
@@ -176,7 +183,7 @@ func (g *gemm) emit() *dispatch.Result {
 	}
 
 	nPhys := g.mN
-	if g.is2x2 {
+	if g.is2x2 || g.packedN2 {
 		nPhys = g.mN / 2
 	}
 	aPer16 := int64(0)
@@ -240,6 +247,16 @@ func (g *gemm) emit() *dispatch.Result {
 					mma = eval(call(ir.OpTcgen05MMABlockScale, ir.DataType{}, span,
 						&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.scaleVec), common.Cst(g.ctaGroup), common.Cst(b2i(g.aTmem)),
 						dAddr, aVal, bVal, idesc, enable, sfaAddr, sfbAddr), span)
+				} else if g.ws {
+					// tcgen05_ws.go: T.ptx["tcgen05.mma.ws..."](d, a, b, idesc,
+					// enable_input_d, 0), the tensor-memory addresses as uint32
+					a := aVal
+					if g.aTmem {
+						a = &ir.Cast{To: u32, X: aVal, Span: span}
+					}
+					mma = eval(call(g.wsOp(), ir.DataType{}, span,
+						&ir.Cast{To: u32, X: dAddr, Span: span}, a, bVal, idesc, enable,
+						&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}), span)
 				} else {
 					mma = eval(call(ir.OpTcgen05MMA, ir.DataType{}, span,
 						&ir.StringImm{Value: g.kind, Span: span}, common.Cst(g.ctaGroup), common.Cst(b2i(g.aTmem)),
@@ -275,14 +292,24 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 	if g.is2x2 {
 		shape += fmt.Sprintf("; 2x2 datapath: D lanes 0-63 and 64-127, %d tmem columns per instruction", g.mN/2)
 	}
+	if g.packedN2 && !g.is2x2 {
+		shape += fmt.Sprintf("; weight-stationary Layout E: D lanes 0-63 and 64-127, %d tmem columns per instruction", g.mN/2)
+	}
 	shape += ")"
-	kind := "tcgen05.mma.cta_group::" + fmt.Sprint(g.ctaGroup) + ".kind::" + g.kind
+	ws := ""
+	if g.ws {
+		ws = ".ws"
+	}
+	kind := "tcgen05.mma" + ws + ".cta_group::" + fmt.Sprint(g.ctaGroup) + ".kind::" + g.kind
 	if g.blockScaled {
 		kind += fmt.Sprintf(".block_scale.scale_vec::%dX", g.scaleVec)
 	}
 	operands := "A smem descriptor, B smem descriptor (SS)"
 	if g.aTmem {
 		operands = "A in tensor memory, B smem descriptor (TS)"
+		if g.aBatched {
+			operands = "A bank-batched in tensor memory (lanes 0-63 and 64-127), B smem descriptor (TS)"
+		}
 	}
 	issue := "one thread"
 	if g.warp {
@@ -412,15 +439,37 @@ func joinComma(xs []string) string {
 	return out
 }
 
-// checkDenseShape026 is 0.26's _check_tcgen05_mma_matrix_shape as the
-// compile-time dense descriptor encoder calls it (not sparse): M and N
-// steps per kind and cta_group, K per kind.
+// checkDenseShape026 is 0.26's _check_tcgen05_mma_matrix_shape (not
+// sparse) as the compile-time instruction-descriptor encoder and the
+// explicit-tile check call it: per kind and cta_group the M values and
+// their N steps (N <= 256, and the i8 extras 8 and 24), then K per kind.
 func checkDenseShape026(kind string, ctaGroup, m, n, k int64) {
-	steps := map[int64]map[int64]int64{1: {64: 8, 128: 16}, 2: {128: 32, 256: 32}}[ctaGroup]
-	wantK := map[string]int64{"f16": 16, "tf32": 8, "f8f6f4": 32}[kind]
-	step, okM := steps[m]
-	if !okM || n < step || n > 256 || n%step != 0 || k != wantK {
+	fail := func() {
 		dispatch.Raise("ValueError", "Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d",
 			kind, ctaGroup, m, n, k)
+	}
+	var steps map[int64]int64
+	var extra []int64
+	switch {
+	case (kind == "f16" || kind == "tf32" || kind == "f8f6f4") && ctaGroup == 1:
+		steps = map[int64]int64{64: 8, 128: 16}
+	case (kind == "f16" || kind == "tf32" || kind == "f8f6f4" || kind == "i8") && ctaGroup == 2:
+		steps = map[int64]int64{128: 32, 256: 32}
+	case kind == "i8" && ctaGroup == 1:
+		steps, extra = map[int64]int64{64: 16, 128: 16}, []int64{8, 24}
+	case (kind == "mxf8f6f4" || kind == "mxf4" || kind == "mxf4nvf4") && ctaGroup == 1:
+		steps = map[int64]int64{128: 8}
+	case (kind == "mxf8f6f4" || kind == "mxf4" || kind == "mxf4nvf4") && ctaGroup == 2:
+		steps = map[int64]int64{128: 16, 256: 16}
+	default:
+		fail()
+	}
+	step, okM := steps[m]
+	if !okM || (!containsI(extra, n) && (n < step || n > 256 || n%step != 0)) {
+		fail()
+	}
+	wantK := map[string]int64{"f16": 16, "tf32": 8, "f8f6f4": 32, "i8": 32, "mxf8f6f4": 32, "mxf4": 64, "mxf4nvf4": 64}[kind]
+	if k != wantK {
+		fail()
 	}
 }

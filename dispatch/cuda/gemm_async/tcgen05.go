@@ -35,9 +35,11 @@ package gemmasync
 // shared buffers' declarations (sctx.add_post_buffer_def_stmt, with a warp
 // shuffle of the low word); tilels encodes them at the start of the call's
 // own block (no shuffle: the value is the same in every thread, and the call
-// may run in a single thread). The config keys mma_m, mma_n,
+// may run in a single thread). Under 0.25 the config keys mma_m, mma_n,
 // weight_stationary and smem_desc of later TVM releases are ignored, as the
-// reference ignores them.
+// reference ignores them; from 0.26 weight_stationary and the batched and
+// packed forms of the .ws datapath are modelled (tcgen05_ws.go), mma_m /
+// mma_n and the smem_desc modes are not.
 //
 // As the reference: only C's TCol offset moves the D address (a region
 // starting at lane 64 still writes from lane mi*M_mma); the scale-factor
@@ -114,6 +116,12 @@ type gemm struct {
 	// cSym, aTmemSym: the TCol offsets of symbolic region starts (nil when
 	// none) of C and of a tensor-memory A.
 	cSym, aTmemSym ir.Expr
+	// the weight-stationary forms (tcgen05_ws.go, 0.26 and later): ws the
+	// .ws instruction, packedN2 C's Layout-E fold, cNorm a batched C's
+	// layout read as that fold (nil when C is not batched), aBatched a
+	// bank-batched A[2, M, K] in tensor memory
+	ws, packedN2, aBatched bool
+	cNorm                  *layout.TileLayout
 }
 
 func emitTcgen05(c *dispatch.Call) (res *dispatch.Result, d *dispatch.Decline) {
@@ -268,6 +276,10 @@ func (g *gemm) analyse() {
 		}
 		g.ctaGroup = n
 	}
+	wsFalse := false
+	if g.newer() {
+		g.ws, wsFalse = g.wsConfig()
+	}
 	if v, ok := c.Config("descI"); ok {
 		if g.newer() && !g.blockScaled {
 			dispatch.Raise("ValueError", "descI was removed: the dispatcher encodes the instruction descriptor itself")
@@ -284,14 +296,20 @@ func (g *gemm) analyse() {
 	if g.bSlice != nil {
 		g.bTile = layout.ToTile(g.bSlice)
 	}
-	cExts := cMatrixExts(c, g.C.Exts, len(g.A.Exts), len(g.B.Exts)) // tcgen05_c_extent.go
-	g.M, g.N = cExts[0], cExts[1]
-	g.is2x2 = g.M == 64 && g.ctaGroup == 2
-	if g.newer() && g.aTmem && len(g.A.Exts) == 3 && g.A.Exts[0] == 2 {
-		// 0.26's A_batched: the bank-batched A of datapath B (or E)
-		panic(notModelled{"tilels does not model the bank-batched A[2, M, K] in tensor memory of tcgen05.mma (0.26 and later, datapaths B and E): the reference accepts it"})
+	cExts, batched := cMatrixExts(c, g.C.Exts, len(g.A.Exts), len(g.B.Exts)) // tcgen05_c_extent.go
+	if batched {
+		g.batchedC(cExts) // tcgen05_ws.go
+	} else {
+		g.M, g.N = cExts[0], cExts[1]
 	}
-	g.aDim2, g.aDim1 = matDims(g.A.Exts, "A")
+	g.is2x2 = g.M == 64 && g.ctaGroup == 2
+	aExts := g.A.Exts
+	if g.newer() && g.aTmem && len(aExts) == 3 && aExts[0] == 2 {
+		// 0.26's A_batched: the bank-batched A of datapath B (or E)
+		g.aBatched = true
+		aExts = g.batchedA()
+	}
+	g.aDim2, g.aDim1 = matDims(aExts, "A")
 	g.bDim2, g.bDim1 = matDims(g.B.Exts, "B")
 
 	if g.aTmem {
@@ -336,7 +354,11 @@ func (g *gemm) analyse() {
 	if g.ctaGroup == 2 {
 		nMin = 16
 	}
-	g.mM, g.mN = chooseMMATile(g.M, g.N, g.ctaGroup, nMin)
+	if tile := g.explicitTile(); tile == nil {
+		g.mM, g.mN = chooseMMATile(g.M, g.N, g.ctaGroup, nMin)
+	} else {
+		g.mM, g.mN = g.validateExplicitTile(tile[0], tile[1])
+	}
 	g.mTiles, g.nTiles, g.kIters = g.M/g.mM, g.N/g.mN, g.K/g.mmaK
 	g.nPerCTA = g.mN / g.ctaGroup
 	if g.K%g.mmaK != 0 {
@@ -380,12 +402,16 @@ func (g *gemm) analyse() {
 
 	// C's tensor-memory layout.
 	cs2 := g.tmemSlice(g.C)
-	if g.newer() && !g.is2x2 && packedN2(cs2, g.M, g.N) {
-		panic(notModelled{"tilels does not model the packed Layout-E C (M, 2, N/2):(1@TLane, 64@TLane, 1@TCol) of tcgen05.mma, from which 0.26 and later infer the M=64 weight-stationary datapath (.ws): the reference accepts it"})
+	if g.cNorm != nil {
+		cs2 = g.cNorm
+	}
+	if g.newer() {
+		g.packedN2 = packedN2(cs2, g.M, g.N)
+		g.checkWS(wsFalse) // tcgen05_ws.go
 	}
 	var base *layout.TileLayout
 	switch {
-	case g.is2x2:
+	case g.is2x2 || g.packedN2:
 		base = layout.NewTile([]layout.Iter{layout.It(g.M, 1, layout.TLane), layout.It(2, 64, layout.TLane), layout.It(g.N/2, 1, layout.TCol)}, nil, nil)
 	case g.M == 64 && g.C.Buf.Shape[0] == 64 && g.C.Buf.Layout != nil && matchesDatapathF(g.C.Buf):
 		base = datapathF(g.N)
@@ -401,7 +427,9 @@ func (g *gemm) analyse() {
 	if g.aTmem {
 		as2 := g.tmemSlice(g.A)
 		if g.newer() {
-			g.checkTmemA026(as2)
+			if !g.aBatched {
+				g.checkTmemA026(as2)
+			}
 		} else {
 			ab := layout.NewTile([]layout.Iter{layout.It(g.aDim2, 1, layout.TLane), layout.It(g.aDim1, 1, layout.TCol)}, nil, nil)
 			structEqual(as2, layout.NewTile(ab.Shard, ab.Replica, as2.Offset), g.newer())
@@ -448,6 +476,9 @@ func (g *gemm) newer() bool { return g.c.Target.Release >= release.R026 }
 // refused with a StructuralEqual error the later releases do not raise.
 func (g *gemm) checkTmemA026(as *layout.TileLayout) {
 	instrM, cg := g.M*g.ctaGroup, g.ctaGroup
+	if g.ws && !(cg == 1 && instrM == 64) {
+		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_tcgen05_mma_AB: ws=True only valid for cta_group=1, M=64 (Layout E); got M=%d, cta_group=%d", instrM, cg)
+	}
 	var dp string
 	switch {
 	case cg == 1 && instrM == 128:
@@ -459,7 +490,7 @@ func (g *gemm) checkTmemA026(as *layout.TileLayout) {
 	case cg == 2 && instrM == 128:
 		dp = "B"
 	default:
-		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_tcgen05_mma_AB: no supported datapath for M=%d, cta_group=%d, ws=False (supported: cta1 M in {64,128}, cta2 M in {128,256})", instrM, cg)
+		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_tcgen05_mma_AB: no supported datapath for M=%d, cta_group=%d, ws=%s (supported: cta1 M in {64,128}, cta2 M in {128,256})", instrM, cg, pyBool(g.ws))
 	}
 	if g.aDim2 != g.M {
 		dispatch.Raise("ValueError", "gemm_async[tcgen05]: invalid TMEM A layout: alloc_mma_A: M=%d, cta_group=%d expects per-CTA rows %d, got %d (shape [%d, %d])", instrM, cg, g.M, g.aDim2, g.aDim2, g.aDim1)
