@@ -102,7 +102,9 @@ func emitTmemLocal(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		// 0.26: tcgen05_ldst_026.go.
 		assertTVM(len(lb.Shape) == 2)
 		if classifyDatapathB026(tb) {
-			return nil, c.Decline(c.Span(), "tilels does not model the TMEM datapath B (M=64 cta_group::2) reshape of tcgen05.ld/st")
+			p := planDatapathB026(c, tmemR, localR, lb, epb) // tcgen05_ldst_b.go
+			p.load, p.elemBits = load, bits
+			return buildLdSt(c, p, tb, lb), nil
 		}
 		argIdx := 0
 		if load {

@@ -10,8 +10,7 @@ package copyasync
 // 16-lane half of each warp's partition) moves the instruction's row by 16.
 // The register-side checks come first (rows 128 for .32x32b; rows and
 // columns of the atom for .16x*b). Datapath B (M=64, cta_group::2 "2x2")
-// has a dedicated reshape in the reference that tilels does not model: it
-// declines.
+// has its dedicated reshape (tcgen05_ldst_b.go).
 
 import (
 	"github.com/tilels/tilels/dispatch"

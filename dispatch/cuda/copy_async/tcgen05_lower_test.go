@@ -40,6 +40,9 @@ func lowerProgram(t *testing.T, prefix string) lowered {
 		t.Fatal(err)
 	}
 	opts := lower.Options{Arch: "sm_100a", Reference: "0.25"}
+	if m := regexp.MustCompile(`(?m)^# tilels-test: reference=(\S+)\s*$`).FindSubmatch(src); m != nil {
+		opts.Reference = string(m[1]) // a program of a later release's forms
+	}
 	res := lower.Analyze(source.NewFile(filepath.Base(ms[0]), src), opts)
 	if len(res.Kernels) != 1 {
 		t.Fatalf("%s: %d kernels", prefix, len(res.Kernels))

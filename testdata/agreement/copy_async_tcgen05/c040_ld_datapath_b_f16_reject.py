@@ -1,0 +1,26 @@
+"""datapath B (0.26 and later) with a float16 accumulator and fragment: the reference reads datapath B
+only into fp32 fragments and refuses it."""
+# agreement: arch=sm_100a
+# tilels-test: arch=sm_100a
+# tilels-test: reference=0.27
+from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+from tvm.tirx.layout import S, R, TileLayout, TLane, TCol, tid_in_wg
+
+
+@T.prim_func
+def ld_b_f16(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64, 64), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.warpgroup_id([1])
+    T.warp_id_in_wg([4])
+    T.lane_id([32])
+    T.thread_id_in_wg([128])
+    T.thread_id([128])
+    tmem_addr = T.alloc_shared([1], "uint32")
+    tmem = T.decl_buffer((64, 128), "float16", scope="tmem", allocated_addr=tmem_addr[0],
+                         layout=TileLayout(S[(64, 2, 64) : (1 @ TLane, 64 @ TLane, 1 @ TCol)]))
+    frag = T.alloc_buffer((64,), "float16", scope="local")
+    R = frag.view(64, 128, layout=TileLayout(S[(64, 2, 64) : (1 @ tid_in_wg, 64 @ tid_in_wg, 1)]))
+    Tx.wg.copy_async(R[:, :], tmem[:, :])
