@@ -331,6 +331,12 @@ func reason(f *source.File, res *lower.Result, call source.Span) string {
 	if r := first(call.Start, call.End, notHint); r != "" {
 		return r
 	}
+	for _, d := range all {
+		if d.Code == "lower/not-reached" && d.Span.Start >= call.Start && d.Span.Start < call.End {
+			// the hint that no analysed case runs the call
+			return "no record reaches it (dead branch, or a def no case evaluates); " + d.Code + ": " + d.Message
+		}
+	}
 	var defs []source.Span
 	syntax.Inspect(res.Syntax, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FunctionDef); ok && fd.Loc.Start <= call.Start && call.End <= fd.Loc.End {
