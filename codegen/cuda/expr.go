@@ -341,6 +341,11 @@ func (k *kernel) call(c *ir.Call) string {
 		if v, ok := c.Args[0].(*ir.Var); ok && len(c.Args) == 1 && k.tmParams[v] {
 			return "((unsigned long long)(&(" + k.params[v] + ")))"
 		}
+		if v, ok := c.Args[0].(*ir.Var); ok && len(c.Args) == 1 && c.Type == ir.HandleT && v.Type.Code != ir.Handle {
+			// a mutable scalar (x: T.uint32, a one-element local
+			// buffer in TVM), which the kernel declares as a local
+			return "(&(" + k.varName(v) + "))"
+		}
 	case ir.OpCopyBytes:
 		if !k.wantArgs(c, 3) {
 			return ""

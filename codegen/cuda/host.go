@@ -247,7 +247,7 @@ func (k *kernel) launcher(kernelName, launchName string, hostParams []string, sp
 		}
 		args = append(args, k.params[prm.Var])
 	}
-	for i, m := range k.fn.TensorMaps {
+	for i, m := range append(append([]*ir.TensorMap(nil), k.fn.TensorMaps...), k.hostMaps...) {
 		s := specs[i]
 		addr, err := k.mapAddress(m, s.name)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"github.com/tilels/tilels/internal/names"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ type kernel struct {
 	// tmParams holds the parameters annotated T.TensorMap() (passed by
 	// value; the launcher takes a pointer to the host's descriptor)
 	tmParams map[*ir.Var]bool
+	// hostMaps are the descriptors of fn.HostMaps passed as parameters
+	// after fn.TensorMaps (their specs follow in the same order)
+	hostMaps []*ir.TensorMap
 	maps     map[*ir.TensorMap]string
 
 	// letVars are the variables a Let declared; visible counts the
@@ -125,6 +129,18 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 	}
 
 	k.indent = 1
+	if fn.Host != nil {
+		// Shared and register buffers allocated before T.device_entry()
+		// (test_reg.py's deposit) are the kernel's: TVM moves them into
+		// the device function. They are declared first.
+		var onChip []ir.Stmt
+		for _, st := range fn.Host.Stmts {
+			if a, ok := st.(*ir.Alloc); ok && a.Buf != nil && a.Buf.Scope != "global" && a.Buf.Scope != "" {
+				onChip = append(onChip, st)
+			}
+		}
+		k.stmts(onChip)
+	}
 	if fn.Body != nil {
 		k.stmts(fn.Body.Stmts)
 	}
@@ -168,7 +184,7 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 		k.calls[i].start += base
 		k.calls[i].end += base
 	}
-	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch, calls: k.calls}
+	return kernelOut{name: fn.Name, text: out.String(), host: host, tma: len(fn.TensorMaps)+len(k.hostMaps) > 0, used: k.used, errAt: len(k.used), arch: k.arch, calls: k.calls}
 }
 
 // newKernel starts printing kn (a non-nil function) into a body buffer
@@ -252,6 +268,46 @@ func (k *kernel) signature() (params, hostParams []string, specs []tmSpec, err e
 			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err)
 		}
 		specs[i] = s
+	}
+	// The descriptors the kernel's own host code encodes (ir.Func.HostMaps:
+	// T.call_packed("runtime.cuTensorMapEncodeTiled", m, ...) on a
+	// T.tvm_stack_alloca("tensormap", 1) handle m), which the reference's
+	// host function passes to the kernel by value as well: the launcher
+	// encodes each one from the same static operands, and the device
+	// code's T.address_of(m) is the parameter's address.
+	hostMaps := make([]*ir.Var, 0, len(fn.HostMaps))
+	for v := range fn.HostMaps {
+		hostMaps = append(hostMaps, v)
+	}
+	sort.Slice(hostMaps, func(i, j int) bool {
+		a, b := fn.HostMaps[hostMaps[i]], fn.HostMaps[hostMaps[j]]
+		if a.Span.Start != b.Span.Start {
+			return a.Span.Start < b.Span.Start
+		}
+		return hostMaps[i].Name < hostMaps[j].Name
+	})
+	for _, v := range hostMaps {
+		m := fn.HostMaps[v]
+		if m.Buf == nil || k.maps[m] != "" {
+			continue // (no data buffer to encode it over: address_of stays unknown)
+		}
+		n := k.names.Name(m, m.Name)
+		k.maps[m] = n
+		if k.tmParams == nil {
+			k.tmParams = map[*ir.Var]bool{}
+		}
+		k.tmParams[v] = true
+		if k.params == nil {
+			k.params = map[*ir.Var]string{}
+		}
+		k.params[v] = n
+		params = append(params, "const __grid_constant__ CUtensorMap "+n)
+		s, err := newTMSpec(m, n)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("codegen/cuda: kernel %s: %w", fn.Name, err)
+		}
+		specs = append(specs, s)
+		k.hostMaps = append(k.hostMaps, m)
 	}
 	return params, hostParams, specs, nil
 }

@@ -125,14 +125,20 @@ func (k *kernel) printTcgen05User(c *ir.Call) (string, bool) {
 	case "dealloc":
 		h = tcgen05Helper("tvm_builtin_ptx_tcgen05_dealloc_cta_group_"+g, "(uint32_t taddr, int nCols)",
 			"  asm volatile(\"tcgen05.dealloc.cta_group::"+g+".sync.aligned.b32 %0, %1;\" : : \"r\"(taddr), \"r\"(nCols) : \"memory\");\n")
-	case "commit":
-		h = tcgen05Helper("tvm_builtin_ptx_tcgen05_commit_cta_group_"+g, "(void* bar)",
-			"  unsigned int bar_addr = __cvta_generic_to_shared(bar);\n"+
-				"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.b64 [%0];\" : : \"r\"(bar_addr) : \"memory\");\n")
-	case "commit.multicast":
-		h = tcgen05Helper("tvm_builtin_ptx_tcgen05_commit_multicast_cta_group_"+g, "(void* bar, uint16_t cta_mask)",
-			"  unsigned int bar_addr = __cvta_generic_to_shared(bar);\n"+
-				"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\" : : \"r\"(bar_addr), \"h\"(cta_mask) : \"memory\");\n")
+	case "commit", "commit.multicast":
+		// the mbarrier as a pointer, or as a 32-bit shared-window address
+		// (smem_addr + offset, as gdn_prefill_sm100.py passes it)
+		name, params, conv := "tvm_builtin_ptx_tcgen05_commit", "(void* bar", "  unsigned int bar_addr = __cvta_generic_to_shared(bar);\n"
+		if t := typeOf(c.Args[0]); t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt) {
+			name, params, conv = name+"_addr", "(uint32_t bar_addr", ""
+		}
+		if instr == "commit" {
+			h = tcgen05Helper(name+"_cta_group_"+g, params+")",
+				conv+"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.b64 [%0];\" : : \"r\"(bar_addr) : \"memory\");\n")
+		} else {
+			h = tcgen05Helper(strings.Replace(name, "commit", "commit_multicast", 1)+"_cta_group_"+g, params+", uint16_t cta_mask)",
+				conv+"  asm volatile(\"tcgen05.commit.cta_group::"+g+".mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%0], %1;\" : : \"r\"(bar_addr), \"h\"(cta_mask) : \"memory\");\n")
+		}
 	}
 	return k.callHelper(h, c.Args[:operands]), true
 }

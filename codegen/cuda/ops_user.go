@@ -29,7 +29,7 @@ import (
 var userFamilies []func(op string) *extOp
 
 func init() {
-	userFamilies = append(userFamilies, userFenceOp, userMbarrierOp, userSyncOp, userLdStOp, userMmaOp, userMiscOp)
+	userFamilies = append(userFamilies, userFenceOp, userMbarrierOp, userSyncOp, userLdStOp, userMmaOp, userMiscOp, userDescOp)
 }
 
 // printUserOp prints c when a user family knows its op.
@@ -139,6 +139,9 @@ func ptxRegType(typ string) (ctype, constraint string, bits int, ok bool) {
 		return "float", "f", 32, true
 	case "f64":
 		return "double", "d", 64, true
+	case "f16x2", "bf16x2":
+		// two packed halves in a .b32 register
+		return "uint32_t", "r", 32, true
 	case "f32x2":
 		// two packed floats in a .b64 register (T.cuda.make_float2's uint64)
 		return "uint64_t", "l", 64, true

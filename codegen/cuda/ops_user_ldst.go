@@ -204,6 +204,17 @@ func printLdgVector(k *kernel, c *ir.Call) string {
 // matrixForm is ldmatrix/stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}
 // .shared{::cta}.b16: one b32 register per 8x8 matrix.
 func matrixForm(toks []string, text string) *extOp {
+	if toks[0] == "stmatrix" && len(toks) == 8 && toks[1] == "sync" && toks[2] == "aligned" && toks[3] == "m16n8" &&
+		toks[5] == "trans" && (toks[6] == "shared" || toks[6] == "shared::cta") && toks[7] == "b8" {
+		// stmatrix.sync.aligned.m16n8.x{1,2,4}.trans.shared.b8 [p], r...:
+		// one b32 register per 16x8 matrix of bytes (sm_100a family)
+		n := map[string]int{"x1": 1, "x2": 2, "x4": 4}[toks[4]]
+		if n == 0 {
+			return nil
+		}
+		return formPrinter(&ptxForm{text: text, volatile: true, shared: true, minSM: 100, family: true,
+			operands: []ptxOperand{{kind: 'a'}, {kind: 'r', typ: "b32", lanes: n, vector: true}}})
+	}
 	if len(toks) < 7 || toks[1] != "sync" || toks[2] != "aligned" || toks[3] != "m8n8" || toks[len(toks)-1] != "b16" {
 		return nil
 	}

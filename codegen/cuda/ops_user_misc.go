@@ -74,6 +74,61 @@ func userMiscOp(op string) *extOp {
 		return fixedHelper(2, anySyncHelper)
 	case "cuda.float22bfloat162_rn":
 		return fixedHelper(2, float22Bfloat162RnHelper)
+	case "cuda.fmul2_rn", "cuda.fadd2_rn":
+		// two packed floats times / plus two (__fmul2_rn / __fadd2_rn,
+		// sm_100), the reference's tvm_builtin_fmul2_rn / _fadd2_rn
+		fn := map[string]string{"cuda.fmul2_rn": "fmul2_rn", "cuda.fadd2_rn": "fadd2_rn"}[op]
+		return fixedHelper(2, &helper{name: "tvm_builtin_" + fn, rank: rankUser, minSM: 100, what: op,
+			code: "__forceinline__ __device__ unsigned long long tvm_builtin_" + fn + "(unsigned long long a, unsigned long long b) {\n" +
+				"  float2 lhs = *reinterpret_cast<float2*>(&a);\n  float2 rhs = *reinterpret_cast<float2*>(&b);\n" +
+				"  float2 result = __" + fn + "(lhs, rhs);\n  return *reinterpret_cast<unsigned long long*>(&result);\n}\n"})
+	case "cuda.bfloat1622float2":
+		return fixedHelper(1, &helper{name: "tvm_builtin_bfloat1622float2", rank: rankUser,
+			code: "__forceinline__ __device__ unsigned long long tvm_builtin_bfloat1622float2(unsigned int packed) {\n" +
+				"  __nv_bfloat162 value;\n  *reinterpret_cast<unsigned int*>(&value) = packed;\n" +
+				"  float2 result = __bfloat1622float2(value);\n  return *reinterpret_cast<unsigned long long*>(&result);\n}\n"})
+	case "cuda.hmin2", "cuda.hmax2":
+		// two packed bf16 (__hmin2 / __hmax2 of __nv_bfloat162)
+		fn := op[len("cuda."):]
+		return fixedHelper(2, &helper{name: "tvm_builtin_" + fn, rank: rankUser, minSM: 80, what: op,
+			code: "__forceinline__ __device__ unsigned int tvm_builtin_" + fn + "(unsigned int a, unsigned int b) {\n" +
+				"  __nv_bfloat162 lhs;\n  __nv_bfloat162 rhs;\n  *reinterpret_cast<unsigned int*>(&lhs) = a;\n  *reinterpret_cast<unsigned int*>(&rhs) = b;\n" +
+				"  __nv_bfloat162 result = __" + fn + "(lhs, rhs);\n  return *reinterpret_cast<unsigned int*>(&result);\n}\n"})
+	case "cuda.fp8x4_e4m3_from_float4":
+		return fixedHelper(4, &helper{name: "tvm_builtin_fp8x4_e4m3_from_float4", rank: rankUser,
+			code: "__forceinline__ __device__ unsigned int tvm_builtin_fp8x4_e4m3_from_float4(float x, float y, float z, float w) {\n" +
+				"  __nv_fp8x4_e4m3 result = __nv_fp8x4_e4m3(make_float4(x, y, z, w));\n  return *reinterpret_cast<unsigned int*>(&result);\n}\n"})
+	case "abs":
+		// T.fabs / T.abs: fabsf, fabs, __habs or abs by the operand's
+		// type, as TVM's CUDA codegen prints them
+		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
+			if !k.wantArgs(c, 1) {
+				return ""
+			}
+			t := c.Type
+			if !t.IsValid() {
+				t = typeOf(c.Args[0])
+			}
+			x := k.top(c.Args[0])
+			switch {
+			case t.Code == ir.Float && t.Bits == 32:
+				return "fabsf(" + x + ")"
+			case t.Code == ir.Float && t.Bits == 64:
+				return "fabs(" + x + ")"
+			case t.Code == ir.BFloat, t.Code == ir.Float && t.Bits == 16:
+				return "__habs(" + x + ")"
+			case t.Code == ir.Int && t.Bits <= 32:
+				return "abs(" + x + ")"
+			case t.Code == ir.Int:
+				return "llabs(" + x + ")"
+			case t.Code == ir.UInt:
+				return x
+			}
+			k.fail("%s of %s values", c.Op, t)
+			return ""
+		})
+	case "cuda.clock64":
+		return fixedHelper(0, simpleHelper("tvm_builtin_clock64", "unsigned long long", "()", "clock64()"))
 	case "cuda.float2_x":
 		return fixedHelper(1, float2Helper("x"))
 	case "cuda.float2_y":
@@ -145,6 +200,20 @@ func userMiscOp(op string) *extOp {
 	case "fns.b32":
 		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{
 			{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b32"}, {kind: 'r', typ: "b32"}, {kind: 'r', typ: "s32"}}})
+	case "cvt.rn.f16x2.f32", "cvt.rz.f16x2.f32", "cvt.rn.relu.f16x2.f32", "cvt.rz.relu.f16x2.f32",
+		"cvt.rn.satfinite.f16x2.f32", "cvt.rz.satfinite.f16x2.f32", "cvt.rn.relu.satfinite.f16x2.f32", "cvt.rz.relu.satfinite.f16x2.f32",
+		"cvt.rn.bf16x2.f32", "cvt.rz.bf16x2.f32", "cvt.rn.relu.bf16x2.f32", "cvt.rz.relu.bf16x2.f32",
+		"cvt.rn.satfinite.bf16x2.f32", "cvt.rz.satfinite.bf16x2.f32", "cvt.rn.relu.satfinite.bf16x2.f32", "cvt.rz.relu.satfinite.bf16x2.f32":
+		// d, a, b: two floats rounded into one packed pair (a .b32), a
+		// in the upper half (cvt_f16x2_f32 / cvt_bf16x2_f32)
+		return formPrinter(&ptxForm{text: text, minSM: 80, operands: []ptxOperand{{kind: 'w', typ: "b32"}, {kind: 'r', typ: "f32"}, {kind: 'r', typ: "f32"}}})
+	case "cvt.rz.ue8m0x2.f32", "cvt.rp.ue8m0x2.f32", "cvt.rz.satfinite.ue8m0x2.f32", "cvt.rp.satfinite.ue8m0x2.f32":
+		// d, a, b: two floats to two packed e8m0 scale exponents (a .b16;
+		// cvt_ue8m0x2_f32, a Blackwell line)
+		return formPrinter(&ptxForm{text: text, minSM: 100, family: true, operands: []ptxOperand{{kind: 'w', typ: "b16"}, {kind: 'r', typ: "f32"}, {kind: 'r', typ: "f32"}}})
+	case "cvt.rn.bf16x2.ue8m0x2":
+		// d, a: two e8m0 exponents (a .b16) to two packed bf16 (a .b32)
+		return formPrinter(&ptxForm{text: text, minSM: 100, family: true, operands: []ptxOperand{{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b16"}}})
 	case "cvt.rn.f16x2.e4m3x2", "cvt.rn.f16x2.e5m2x2", "cvt.rn.relu.f16x2.e4m3x2", "cvt.rn.relu.f16x2.e5m2x2":
 		// two packed fp8 (a .b16) to two packed halves (a .b32)
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 89, operands: []ptxOperand{{kind: 'w', typ: "b32"}, {kind: 'r', typ: "b16"}}})
@@ -171,6 +240,11 @@ func userMiscOp(op string) *extOp {
 		// it and guards the instruction with pred=, so a false guard
 		// leaves the seed.
 		return formPrinter(&ptxForm{text: text, minSM: 100, operands: []ptxOperand{{kind: 'm', typ: "b32"}, {kind: 'r', typ: "b128"}}})
+	case "isspacep.global", "isspacep.shared", "isspacep.shared::cta", "isspacep.shared::cluster", "isspacep.local",
+		"isspacep.const", "isspacep.param", "isspacep.param::entry":
+		// p, a: whether the generic address a is in the state space (a
+		// pure query, not volatile)
+		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{{kind: 'P'}, {kind: 'p'}}})
 	case "cvta.to.shared.u64", "cvta.to.global.u64", "cvta.shared.u64", "cvta.global.u64":
 		return formPrinter(&ptxForm{text: text, operands: []ptxOperand{{kind: 'w', typ: "u64"}, {kind: 'p'}}})
 	case "cp.async.commit_group", "cp.async.wait_all":
@@ -181,6 +255,14 @@ func userMiscOp(op string) *extOp {
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90})
 	case "cp.async.bulk.wait_group", "cp.async.bulk.wait_group.read":
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, operands: []ptxOperand{{kind: 'i'}}})
+	case "cp.async.bulk.global.shared::cta.bulk_group", "cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint":
+		// [dst], [src], size{, cache_policy}: a shared::cta -> global bulk
+		// copy (cp_async_bulk_s2g), completed by the bulk async-group
+		ops := []ptxOperand{{kind: 'a', space: 'g'}, {kind: 'a', space: 's'}, {kind: 'r', typ: "u32"}}
+		if strings.HasSuffix(text, "cache_hint") {
+			ops = append(ops, ptxOperand{kind: 'r', typ: "u64"})
+		}
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, operands: ops})
 	case "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes",
 		"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes",
 		"cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes":
@@ -366,8 +448,13 @@ func printRsqrt(k *kernel, c *ir.Call) string {
 // destination first: ex2.approx.ftz.f32(d, a), add.s32(d, a, b),
 // fma.rn.f32(d, a, b, c), ... Every operand has the instruction's one type
 // (the last token), but a shift amount, which is u32. Mixed-type forms
-// (add.rn.f32.f16, mul.wide.s32) and packed types stay unknown.
+// (mul.wide.s32) stay unknown; the Blackwell mixed-precision lines
+// add/sub{.rnd}{.sat}.f32.{f16,bf16} d, a, c and fma.rnd{.sat}.f32.{f16,bf16}
+// d, a, b, c take their half-precision sources as .b16 registers.
 func arithForm(toks []string, text string) *extOp {
+	if n := len(toks); n >= 3 && toks[n-2] == "f32" && (toks[n-1] == "f16" || toks[n-1] == "bf16") {
+		return mixedArithForm(toks, text)
+	}
 	arity := map[string]int{
 		"ex2": 1, "rcp": 1, "sqrt": 1, "rsqrt": 1, "lg2": 1, "sin": 1, "cos": 1, "tanh": 1,
 		"neg": 1, "abs": 1, "not": 1, "cnot": 1, "brev": 1,
@@ -398,8 +485,11 @@ func arithForm(toks []string, text string) *extOp {
 		ops = append(ops, o)
 	}
 	form := &ptxForm{text: text, volatile: true, operands: ops}
-	if typ == "f32x2" {
+	switch typ {
+	case "f32x2":
 		form.minSM = 100
+	case "bf16x2":
+		form.minSM = 90 // add/sub/mul .bf16x2 are sm_90 lines
 	}
 	return formPrinter(form)
 }
@@ -473,16 +563,22 @@ func printLog(k *kernel, c *ir.Call) string {
 	return ""
 }
 
-// tensorCopyForm is a bulk tensor copy in its plain tile forms:
+// tensorCopyForm is a bulk tensor copy in its tile forms:
 //
-//	cp.async.bulk.tensor.<n>d.<shared::cluster|shared::cta>.global{.tile}.mbarrier::complete_tx::bytes{.cta_group::<g>}
-//	    [dst], [tensorMap, {c0, ...}], [mbar]
-//	cp.async.bulk.tensor.<n>d.global.shared::cta{.tile}.bulk_group
-//	    [tensorMap, {c0, ...}], [src]
+//	cp.async.bulk.tensor.<n>d.<shared::cluster|shared::cta>.global{.tile}.mbarrier::complete_tx::bytes
+//	    {.multicast::cluster}{.cta_group::<g>}{.L2::cache_hint}
+//	    [dst], [tensorMap, {c0, ...}], [mbar]{, ctaMask}{, cache_policy}
+//	cp.async.bulk.tensor.<n>d.global.shared::cta{.tile}.bulk_group{.L2::cache_hint}
+//	    [tensorMap, {c0, ...}], [src]{, cache_policy}
 //
-// with the tensor map a generic pointer and the coordinates int32; the
-// multicast, cache-hint and im2col forms stay unknown.
+// with the tensor map a generic pointer, the coordinates int32, ctaMask a
+// 16-bit register (shared::cluster only) and cache_policy a 64-bit one, in
+// the operand order of the reference's table (cp_async_bulk_tensor_g2s_*,
+// _s2g); the im2col and gather/scatter forms stay unknown.
 func tensorCopyForm(toks []string, text string) *extOp {
+	if len(toks) >= 9 && strings.Join(toks[:5], ".") == "cp.reduce.async.bulk.tensor" {
+		return tensorReduceForm(toks, text)
+	}
 	if len(toks) < 8 || strings.Join(toks[:4], ".") != "cp.async.bulk.tensor" {
 		return nil
 	}
@@ -503,10 +599,16 @@ func tensorCopyForm(toks []string, text string) *extOp {
 		if len(rest) > 0 && rest[0] == "tile" {
 			rest = rest[1:]
 		}
-		if len(rest) != 1 || rest[0] != "bulk_group" {
+		if len(rest) == 0 || rest[0] != "bulk_group" {
 			return nil
 		}
-		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: []ptxOperand{tmap, {kind: 'a'}}})
+		ops := []ptxOperand{tmap, {kind: 'a'}}
+		if len(rest) == 2 && rest[1] == "L2::cache_hint" {
+			ops = append(ops, ptxOperand{kind: 'r', typ: "u64"})
+		} else if len(rest) != 1 {
+			return nil
+		}
+		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: ops})
 	}
 	form := &ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: []ptxOperand{{kind: 'a'}, tmap, {kind: 'a'}}}
 	switch rest[0] {
@@ -528,8 +630,19 @@ func tensorCopyForm(toks []string, text string) *extOp {
 		return nil
 	}
 	rest = rest[1:]
-	if len(rest) == 1 && (rest[0] == "cta_group::1" || rest[0] == "cta_group::2") {
+	if len(rest) > 0 && rest[0] == "multicast::cluster" {
+		if toks[5] != "shared::cluster" {
+			return nil
+		}
+		form.operands = append(form.operands, ptxOperand{kind: 'r', typ: "u16"})
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && (rest[0] == "cta_group::1" || rest[0] == "cta_group::2") {
 		form.minSM, form.family = 100, true
+		rest = rest[1:]
+	}
+	if len(rest) > 0 && rest[0] == "L2::cache_hint" {
+		form.operands = append(form.operands, ptxOperand{kind: 'r', typ: "u64"})
 		rest = rest[1:]
 	}
 	if len(rest) != 0 {
@@ -580,4 +693,62 @@ func cpAsyncForm(toks []string, text string) *extOp {
 		}
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 80, operands: ops, nameSuffix: suffix})
 	})
+}
+
+// mixedArithForm is add/sub{.rnd}{.sat}.f32.atype d, a, c or
+// fma.rnd{.sat}.f32.atype d, a, b, c (atype .f16 or .bf16): a float32
+// result of half-precision sources (a, and b for fma) and a float32 c.
+func mixedArithForm(toks []string, text string) *extOp {
+	halves := map[string]int{"add": 1, "sub": 1, "fma": 2}[toks[0]]
+	if halves == 0 {
+		return nil
+	}
+	for _, t := range toks[1 : len(toks)-2] {
+		switch t {
+		case "rn", "rz", "rm", "rp", "sat":
+		default:
+			return nil
+		}
+	}
+	ops := []ptxOperand{{kind: 'w', typ: "f32"}}
+	for range halves {
+		ops = append(ops, ptxOperand{kind: 'r', typ: "b16"})
+	}
+	ops = append(ops, ptxOperand{kind: 'r', typ: "f32"})
+	return formPrinter(&ptxForm{text: text, volatile: true, minSM: 100, operands: ops})
+}
+
+// tensorReduceForm is cp.reduce.async.bulk.tensor.<n>d.global.shared::cta.<redop>{.tile}.bulk_group{.L2::cache_hint}
+// [tensorMap, {c0, ...}], [src]{, cache_policy}: the shared tile reduced
+// into the global tensor in place (the reference's cp_reduce_async_bulk_tensor).
+func tensorReduceForm(toks []string, text string) *extOp {
+	d := toks[5]
+	if len(d) != 2 || d[1] != 'd' || d[0] < '1' || d[0] > '5' {
+		return nil
+	}
+	rest := toks[6:]
+	if len(rest) < 4 || rest[0] != "global" || rest[1] != "shared::cta" {
+		return nil
+	}
+	switch rest[2] {
+	case "add", "min", "max", "inc", "dec", "and", "or", "xor":
+	default:
+		return nil
+	}
+	rest = rest[3:]
+	if len(rest) > 0 && rest[0] == "tile" {
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || rest[0] != "bulk_group" {
+		return nil
+	}
+	ops := []ptxOperand{{kind: 'T', lanes: int(d[0]-'0') + 1}, {kind: 'a'}}
+	switch strings.Join(rest[1:], ".") {
+	case "":
+	case "L2::cache_hint":
+		ops = append(ops, ptxOperand{kind: 'r', typ: "u64"})
+	default:
+		return nil
+	}
+	return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: ops})
 }

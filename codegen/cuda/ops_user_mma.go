@@ -30,6 +30,12 @@ func userMmaOp(op string) *extOp {
 	if len(toks) == 5 && toks[0] == "tcgen05" && toks[1] == "mma" && toks[2] == "ws" {
 		return tcgen05MmaWSForm(toks, text)
 	}
+	if len(toks) == 6 && toks[0] == "tcgen05" && toks[1] == "mma" && toks[4] == "block_scale" {
+		return tcgen05MmaBlockScaleForm(toks, text)
+	}
+	if len(toks) >= 4 && toks[0] == "tcgen05" && toks[1] == "cp" {
+		return tcgen05CpForm(toks, text)
+	}
 	switch text {
 	case "wgmma.fence.sync.aligned", "wgmma.commit_group.sync.aligned":
 		return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, archSpecific: true})
@@ -140,5 +146,78 @@ func tcgen05MmaWSForm(toks []string, text string) *extOp {
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
 			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
 			{kind: 'Q'}, {kind: 'r', typ: "u64"}}})
+	})
+}
+
+// tcgen05CpForm is tcgen05.cp.cta_group::<g>.<shape>{.multicast}{.dst_fmt.src_fmt}
+// [taddr], s_desc: a shared-memory matrix (its 64-bit descriptor) copied
+// into tensor memory at taddr (the reference's tcgen05_cp entry; the
+// shape's multicast as its table allows: 64x128b with .warpx2::02_13 or
+// ::01_23, 32x128b with .warpx4, the others without).
+func tcgen05CpForm(toks []string, text string) *extOp {
+	if toks[2] != "cta_group::1" && toks[2] != "cta_group::2" {
+		return nil
+	}
+	rest := toks[4:]
+	multicast := ""
+	if len(rest) > 0 && (rest[0] == "warpx2::02_13" || rest[0] == "warpx2::01_23" || rest[0] == "warpx4") {
+		multicast, rest = rest[0], rest[1:]
+	}
+	switch toks[3] {
+	case "128x256b", "4x256b", "128x128b":
+		if multicast != "" {
+			return nil
+		}
+	case "64x128b":
+		if multicast != "warpx2::02_13" && multicast != "warpx2::01_23" {
+			return nil
+		}
+	case "32x128b":
+		if multicast != "warpx4" {
+			return nil
+		}
+	default:
+		return nil
+	}
+	switch strings.Join(rest, ".") {
+	case "", "b8x16.b6x16_p32", "b8x16.b4x16_p64":
+	default:
+		return nil
+	}
+	return formPrinter(&ptxForm{text: text, volatile: true, minSM: 100, family: true, operands: []ptxOperand{
+		{kind: 'a', space: 's'}, {kind: 'r', typ: "b64"}}})
+}
+
+// tcgen05MmaBlockScaleForm is tcgen05.mma.cta_group::<g>.kind::<k>.block_scale.scale_vec::<n>X
+// [d_tmem], a, b_desc, idesc, [sfa_tmem], [sfb_tmem], enable_input_d: a
+// 64-bit a is a shared-memory descriptor (ss), a 32-bit one a tensor-memory
+// address (ts); the scale factors are tensor-memory addresses (the
+// reference's tcgen05_mma_block_scale_{ss,ts} entries).
+func tcgen05MmaBlockScaleForm(toks []string, text string) *extOp {
+	if toks[2] != "cta_group::1" && toks[2] != "cta_group::2" {
+		return nil
+	}
+	switch toks[3] + "." + toks[5] {
+	case "kind::mxf8f6f4.scale_vec::1X", "kind::mxf4.scale_vec::2X", "kind::mxf4nvf4.scale_vec::2X", "kind::mxf4nvf4.scale_vec::4X":
+	default:
+		return nil
+	}
+	return user(opNeed{sm: 100, family: true}, func(k *kernel, c *ir.Call) string {
+		if len(c.Args) != 7 {
+			k.fail("%s takes 7 arguments, got %d", c.Op, len(c.Args))
+			return ""
+		}
+		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
+		switch t := typeOf(c.Args[1]); {
+		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
+			a, form = ptxOperand{kind: 'a', space: 's'}, "ts"
+		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
+		default:
+			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+			return ""
+		}
+		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
+			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
+			{kind: 'a', space: 's'}, {kind: 'a', space: 's'}, {kind: 'Q'}}})
 	})
 }

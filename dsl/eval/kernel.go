@@ -793,8 +793,19 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	if (f.Path == ir.OpCpAsyncWait || f.Path == ir.OpCpAsyncBulkWait) && len(args) == 0 {
 		args = append(args, &ir.IntImm{Value: 0, Type: ir.Int32, Span: c.At}) // TVM's default n=0
 	}
+	if f.Path == "cuda.sm100_2sm_leader_smem_addr" && len(args) == 1 {
+		// bitwise_and(cuda_cvta_generic_to_shared(ptr), 0xFEFFFFFF)
+		// (backend/cuda/op.py): the leader CTA's shared-window address of
+		// a 2-SM pair
+		cvta := &ir.Call{Op: "cuda.cvta_generic_to_shared", Args: args, Type: ir.UInt32, Span: c.At}
+		mask := &ir.IntImm{Value: 0xFEFFFFFF, Type: ir.UInt32, Span: c.At}
+		return &ExprV{Base: Base{c.At}, E: &ir.Binary{Op: ir.BitAnd, A: cvta, B: mask, Span: c.At}}
+	}
 	var t ir.DataType
 	op := f.Path
+	if rt, ok := cudaReturnTypes[f.Path]; ok {
+		t = rt // (so that `x = T.cuda.ballot_sync(...)` declares a scalar of that type)
+	}
 	if strings.HasSuffix(f.Path, "elect_sync") {
 		t = ir.Int32
 		if f.Path == "cuda.elect_sync" {
