@@ -133,10 +133,26 @@ func (f *file) kernel(kn Kernel, name, launchName string) kernelOut {
 		// Shared and register buffers allocated before T.device_entry()
 		// (test_reg.py's deposit) are the kernel's: TVM moves them into
 		// the device function. They are declared first.
+		// A scalar the host section binds from constants and scalar
+		// parameters (flash_attention4.py's cta_count, the grid extent its
+		// tile scheduler strides by) is the kernel's argument in TVM's
+		// host/device split: it is recomputed in the kernel.
 		var onChip []ir.Stmt
+		hostScalars := map[*ir.Var]bool{}
 		for _, st := range fn.Host.Stmts {
-			if a, ok := st.(*ir.Alloc); ok && a.Buf != nil && a.Buf.Scope != "global" && a.Buf.Scope != "" {
-				onChip = append(onChip, st)
+			switch st := st.(type) {
+			case *ir.Alloc:
+				if st.Buf != nil && st.Buf.Scope != "global" && st.Buf.Scope != "" {
+					onChip = append(onChip, st)
+				}
+			case *ir.Let:
+				if st.Var.Type != ir.HandleT && st.Var.Type.IsValid() && k.deviceScalar(st.Value, hostScalars) {
+					hostScalars[st.Var] = true
+					k.atStmt = st.Span
+					value := k.top(st.Value)
+					k.line("[[maybe_unused]] %s %s = %s;", letType(st.Var), k.varName(st.Var), value)
+					k.declare(st.Var)
+				}
 			}
 		}
 		k.stmts(onChip)
@@ -969,3 +985,32 @@ func (k *kernel) ctype(t ir.DataType) string {
 
 // fp4Header includes the float4 types, only in files that use them.
 var fp4Header = &helper{name: "cuda_fp4.h", rank: rankHeader, code: "#include <cuda_fp4.h>\n"}
+
+// deviceScalar reports whether e, a host-section value, is computed from
+// constants, scalar parameters and the host scalars before it (known) by
+// arithmetic only, so that the kernel can compute it too.
+func (k *kernel) deviceScalar(e ir.Expr, known map[*ir.Var]bool) bool {
+	switch e := e.(type) {
+	case *ir.IntImm, *ir.FloatImm:
+		return true
+	case *ir.Var:
+		if known[e] {
+			return true
+		}
+		for _, p := range k.fn.Params {
+			if p.Var == e && p.Buf == nil && !p.TensorMap && e.Type.Code != ir.Handle {
+				return true
+			}
+		}
+		return false
+	case *ir.Binary:
+		return k.deviceScalar(e.A, known) && k.deviceScalar(e.B, known)
+	case *ir.Cast:
+		return k.deviceScalar(e.X, known)
+	case *ir.Not:
+		return k.deviceScalar(e.X, known)
+	case *ir.Neg:
+		return k.deviceScalar(e.X, known)
+	}
+	return false
+}

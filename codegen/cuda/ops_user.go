@@ -192,6 +192,29 @@ func argRegType(typ string, arg ir.Expr, dest bool) (ctype, constraint, suffix s
 // arguments.
 func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 	want, pred, drop, ok := form.shape(len(c.Args))
+	if want0, _, _, _ := form.shape(0); !ok && len(c.Args) == want0+2 && !hasKind(form.operands, 'P') {
+		// pred=p, preserve_dst=b: the predicated twin; with b true the
+		// destinations keep their value when p is false (read-write, as
+		// the reference's _pred_keep helpers bind them), else undefined
+		keep, isC := ir.ConstInt(c.Args[want0+1])
+		if !isC {
+			k.fail("%s: preserve_dst must be a constant", c.Op)
+			return ""
+		}
+		f := *form
+		if keep != 0 {
+			f.operands = append([]ptxOperand(nil), form.operands...)
+			for i := range f.operands {
+				if f.operands[i].kind == 'w' {
+					f.operands[i].kind = 'm'
+				}
+			}
+			f.nameSuffix = strings.Trim(f.nameSuffix+"_keep", "_")
+		}
+		guarded := *c
+		guarded.Args = c.Args[:want0+1]
+		return k.printPTXForm(&guarded, &f)
+	}
 	if !ok {
 		k.fail("%s takes %d arguments, got %d", c.Op, want, len(c.Args))
 		return ""

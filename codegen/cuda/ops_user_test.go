@@ -44,6 +44,12 @@ func TestUserOps(t *testing.T) {
 			`unknown intrinsic "ptx.fence.proxy.tensormap__generic.acquire.gpu"`, true},
 		{"integer mma", "", []ir.Stmt{evalCall("ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32")},
 			`unknown intrinsic "ptx.mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"`, true},
+		// pred=p, preserve_dst=True: the destination keeps its value when
+		// p is false ("+r"); preserve_dst=False leaves it undefined ("=r")
+		{"pred keep", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, addr, u32(1), ir.Const(1))},
+			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p ld.shared.u32 %0, [%1];\n}" : "+r"(__0)`, false},
+		{"pred undefined", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, addr, u32(1), ir.Const(0))},
+			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p ld.shared.u32 %0, [%1];\n}" : "=r"(__0)`, false},
 		{"widening arithmetic", "", []ir.Stmt{evalCall("ptx.mul.wide.s32")}, `unknown intrinsic "ptx.mul.wide.s32"`, true},
 		{"mixed-type arithmetic arity", "", []ir.Stmt{evalCall("ptx.add.rn.f32.f16")}, "ptx.add.rn.f32.f16 takes 3 arguments, got 0", true},
 		{"bad ld token", "", []ir.Stmt{evalCall("ptx.ld.global_.bogus.b32")}, `unknown intrinsic "ptx.ld.global_.bogus.b32"`, true},
