@@ -696,12 +696,32 @@ func (k *kernel) decl(b *ir.Buffer) {
 	}
 	t := k.ctype(b.Dtype)
 	n := k.bufName(b)
+	k.line("%s* %s = %s;", t, n, k.viewPtr(b, t, base))
+	k.ptr[b] = n
+}
+
+// viewPtr is the pointer expression of view b (C type t) over its base's
+// pointer base. A view of another element type over a base at a runtime
+// element offset moves by bytes: flashkda's out_view_words, the uint32
+// words of out_packed from its start (decl_buffer(data=out_view.data)
+// keeps the data, not out_view's offset).
+func (k *kernel) viewPtr(b *ir.Buffer, t, base string) string {
+	if p := b.Base; p != nil && p.Kind == ir.DeclBuffer && p.ElemOffsetExpr != nil && p.Dtype != b.Dtype &&
+		b.Dtype.Bits >= 8 && p.Dtype.Bits >= 8 && b.Dtype.Bits%8 == 0 && p.Dtype.Bits%8 == 0 {
+		bytes := func(e ir.Expr, elemOff int64, d ir.DataType) ir.Expr {
+			return ir.MulE(ir.AddE(orZero(e), ir.Const(elemOff)), ir.Const(int64(d.Bits/8)))
+		}
+		rel := ir.SimplifyIndex(ir.SubE(bytes(b.ElemOffsetExpr, b.ElemOffset, b.Dtype), bytes(p.ElemOffsetExpr, p.ElemOffset, p.Dtype)))
+		if v, ok := ir.ConstInt(rel); ok && v == 0 {
+			return fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
+		}
+		return fmt.Sprintf("reinterpret_cast<%s*>(reinterpret_cast<char*>(%s) + (%s))", t, base, k.top(rel))
+	}
 	expr := fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
 	if off := k.viewOffset(b); off != "" {
 		expr += " + " + off
 	}
-	k.line("%s* %s = %s;", t, n, expr)
-	k.ptr[b] = n
+	return expr
 }
 
 // viewOffset is b's element offset (of b's dtype) past its base's
@@ -789,11 +809,7 @@ func (k *kernel) bufPtr(b *ir.Buffer) string {
 		if !ok {
 			return "nullptr"
 		}
-		t := k.ctype(b.Dtype)
-		if off := k.viewOffset(b); off != "" {
-			return fmt.Sprintf("(reinterpret_cast<%s*>(%s) + %s)", t, base, off)
-		}
-		return fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
+		return "(" + k.viewPtr(b, k.ctype(b.Dtype), base) + ")"
 	}
 	k.fail("buffer %s used before its declaration", b.Name)
 	return "nullptr"
