@@ -809,7 +809,11 @@ func (k *kernel) bufPtr(b *ir.Buffer) string {
 		if !ok {
 			return "nullptr"
 		}
-		return "(" + k.viewPtr(b, k.ctype(b.Dtype), base) + ")"
+		t := k.ctype(b.Dtype)
+		if e := k.viewPtr(b, t, base); e != fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base) {
+			return "(" + e + ")"
+		}
+		return fmt.Sprintf("reinterpret_cast<%s*>(%s)", t, base)
 	}
 	k.fail("buffer %s used before its declaration", b.Name)
 	return "nullptr"
