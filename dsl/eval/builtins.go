@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tilels/tilels/dsl/syntax"
 	"math"
 	"math/bits"
 	"sort"
@@ -27,6 +28,7 @@ func init() {
 		builtinNames[name] = Builtin(name, fn)
 	}
 	add("len", biLen)
+	add("next", biNext)
 	add("min", func(ev *Evaluator, c *Call) Value { return biMinMax(ev, c, "min") })
 	add("max", func(ev *Evaluator, c *Call) Value { return biMinMax(ev, c, "max") })
 	add("range", biRange)
@@ -152,7 +154,7 @@ func init() {
 	})
 	for _, name := range []string{"Exception", "ValueError", "TypeError", "RuntimeError", "KeyError",
 		"IndexError", "NotImplementedError", "AssertionError", "AttributeError", "ZeroDivisionError",
-		"object", "super", "type", "id", "open", "iter", "next", "callable", "vars", "locals", "globals",
+		"object", "super", "type", "id", "open", "iter", "callable", "vars", "locals", "globals",
 		"property", "staticmethod", "classmethod", "setattr", "format", "bytes", "complex", "input", "exit",
 		"Warning", "UserWarning", "DeprecationWarning", "RuntimeWarning", "StopIteration", "OSError",
 		"ImportError", "ModuleNotFoundError", "FileNotFoundError", "LookupError", "ArithmeticError",
@@ -1379,4 +1381,33 @@ func (ev *Evaluator) dictMethod(d *DictV, name string) Value {
 		})
 	}
 	return nil
+}
+
+// biNext is next(generator[, default]) over a generator expression written
+// in the call (`next((b for b in BUCKETS if n <= b), None)`,
+// sparse_decode_head64.py's max_splits): the generator is evaluated as a
+// list, so its first element, else the default; with no default an empty
+// generator raises StopIteration. next() of anything else (an iterator
+// another statement holds) is not modelled.
+func biNext(ev *Evaluator, c *Call) Value {
+	if c.Node == nil || len(c.Node.Args) < 1 || len(c.Node.Args) > 2 || len(c.Kwargs) > 0 || len(c.Args) != len(c.Node.Args) {
+		return &OpaqueV{Base{c.At}, "next(...)"}
+	}
+	if _, ok := c.Node.Args[0].(*syntax.GeneratorExp); !ok {
+		return &OpaqueV{Base{c.At}, "next(...)"}
+	}
+	if IsErr(c.Args[0]) {
+		return c.Args[0]
+	}
+	elts, ok := ev.Iterate(c.Args[0], c.ArgSpans[0])
+	if !ok {
+		return &OpaqueV{Base{c.At}, "next(...)"}
+	}
+	if len(elts) > 0 {
+		return elts[0]
+	}
+	if len(c.Args) == 2 {
+		return c.Args[1]
+	}
+	return ev.PyErrorf(c.At, "StopIteration")
 }
