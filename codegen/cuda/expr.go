@@ -524,11 +524,10 @@ func (k *kernel) call(c *ir.Call) string {
 // math prints a unary math call by its type (spec §5.2): f32 sqrtf/expf/
 // exp2f/log2f, f16 and bf16 hsqrt/hexp/hexp2/hlog2, f64 unsuffixed.
 func (k *kernel) math(c *ir.Call) string {
-	t := c.Type
-	if !t.IsValid() {
-		t = typeOf(c.Args[0])
+	t, x, ok := k.unaryOperand(c)
+	if !ok {
+		return ""
 	}
-	x := k.top(c.Args[0])
 	switch {
 	case t.Code == ir.Float && t.Bits == 32:
 		return c.Op + "f(" + x + ")"

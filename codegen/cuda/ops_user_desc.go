@@ -105,12 +105,7 @@ func printUserInstrDesc(k *kernel, c *ir.Call) string {
 	}
 	d, a, b := ss[0], ss[1], ss[2]
 	m, n, kk, transA, transB, cg, negA, negB, sat, sparse := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]
-	if cg != 1 && cg != 2 {
-		k.fail("n_cta_groups must be 1 or 2, got %d", cg)
-		return ""
-	}
-	if sparse != 0 {
-		k.fail("not modelled: a sparse tcgen05 instruction descriptor")
+	if !k.descGroupOK(cg, sparse) {
 		return ""
 	}
 	kind := denseMMAKind(d, a, b)
@@ -180,12 +175,7 @@ func printUserInstrDescBS(k *kernel, c *ir.Call) string {
 	}
 	a, b, sfa := ss[1], ss[2], ss[3]
 	m, n, kk, transA, transB, cg, negA, negB, sparse := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]
-	if cg != 1 && cg != 2 {
-		k.fail("n_cta_groups must be 1 or 2, got %d", cg)
-		return ""
-	}
-	if sparse != 0 {
-		k.fail("not modelled: a sparse tcgen05 instruction descriptor")
+	if !k.descGroupOK(cg, sparse) {
 		return ""
 	}
 	fp8 := map[string]bool{"float8_e4m3fn": true, "float8_e4m3fnuz": true, "float8_e5m2": true}
@@ -227,4 +217,18 @@ func printUserInstrDescBS(k *kernel, c *ir.Call) string {
 	k.use(encodeInstrDescBSHelper)
 	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)%d, (bool)%d, (bool)0)",
 		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, af, bf, sf, transA, transB, negA, negB)
+}
+
+// descGroupOK checks an encoder's n_cta_groups (1 or 2) and refuses a
+// sparse descriptor, which tilels does not model.
+func (k *kernel) descGroupOK(cg, sparse int64) bool {
+	if cg != 1 && cg != 2 {
+		k.fail("n_cta_groups must be 1 or 2, got %d", cg)
+		return false
+	}
+	if sparse != 0 {
+		k.fail("not modelled: a sparse tcgen05 instruction descriptor")
+		return false
+	}
+	return true
 }

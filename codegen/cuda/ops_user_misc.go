@@ -102,14 +102,10 @@ func userMiscOp(op string) *extOp {
 		// T.fabs / T.abs: fabsf, fabs, __habs or abs by the operand's
 		// type, as TVM's CUDA codegen prints them
 		return user(opNeed{}, func(k *kernel, c *ir.Call) string {
-			if !k.wantArgs(c, 1) {
+			t, x, ok := k.unaryOperand(c)
+			if !ok {
 				return ""
 			}
-			t := c.Type
-			if !t.IsValid() {
-				t = typeOf(c.Args[0])
-			}
-			x := k.top(c.Args[0])
 			switch {
 			case t.Code == ir.Float && t.Bits == 32:
 				return "fabsf(" + x + ")"
@@ -424,14 +420,10 @@ var (
 
 // printRsqrt prints rsqrt by its type, as math (expr.go) prints sqrt.
 func printRsqrt(k *kernel, c *ir.Call) string {
-	if !k.wantArgs(c, 1) {
+	t, x, ok := k.unaryOperand(c)
+	if !ok {
 		return ""
 	}
-	t := c.Type
-	if !t.IsValid() {
-		t = typeOf(c.Args[0])
-	}
-	x := k.top(c.Args[0])
 	switch {
 	case t.Code == ir.Float && t.Bits == 32:
 		return "rsqrtf(" + x + ")"
@@ -751,4 +743,18 @@ func tensorReduceForm(toks []string, text string) *extOp {
 		return nil
 	}
 	return formPrinter(&ptxForm{text: text, volatile: true, minSM: 90, shared: true, operands: ops})
+}
+
+// unaryOperand is a one-argument math call's value type (the call's, else
+// its operand's) and its printed operand; ok is false (and the kernel
+// failed) for another argument count.
+func (k *kernel) unaryOperand(c *ir.Call) (t ir.DataType, x string, ok bool) {
+	if !k.wantArgs(c, 1) {
+		return t, "", false
+	}
+	t = c.Type
+	if !t.IsValid() {
+		t = typeOf(c.Args[0])
+	}
+	return t, k.top(c.Args[0]), true
 }

@@ -100,13 +100,8 @@ func tcgen05MmaForm(toks []string, text string) *extOp {
 			k.fail("%s takes %d arguments, got %d", c.Op, 5+masks, len(c.Args))
 			return ""
 		}
-		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
-		switch t := typeOf(c.Args[1]); {
-		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
-			a, form = ptxOperand{kind: 'a', space: 's'}, "ts" // [a_tmem]
-		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
-		default:
-			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+		a, form, ok := k.mmaAOperand(c)
+		if !ok {
 			return ""
 		}
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
@@ -134,13 +129,8 @@ func tcgen05MmaWSForm(toks []string, text string) *extOp {
 			k.fail("%s takes 6 arguments, got %d", c.Op, len(c.Args))
 			return ""
 		}
-		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
-		switch t := typeOf(c.Args[1]); {
-		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
-			a, form = ptxOperand{kind: 'a', space: 's'}, "ts" // [a_tmem]
-		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
-		default:
-			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+		a, form, ok := k.mmaAOperand(c)
+		if !ok {
 			return ""
 		}
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
@@ -207,17 +197,27 @@ func tcgen05MmaBlockScaleForm(toks []string, text string) *extOp {
 			k.fail("%s takes 7 arguments, got %d", c.Op, len(c.Args))
 			return ""
 		}
-		a, form := ptxOperand{kind: 'r', typ: "u64"}, "ss"
-		switch t := typeOf(c.Args[1]); {
-		case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
-			a, form = ptxOperand{kind: 'a', space: 's'}, "ts"
-		case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
-		default:
-			k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+		a, form, ok := k.mmaAOperand(c)
+		if !ok {
 			return ""
 		}
 		return k.printPTXForm(c, &ptxForm{text: text, volatile: true, minSM: 100, family: true, nameSuffix: form, operands: []ptxOperand{
 			{kind: 'a', space: 's'}, a, {kind: 'r', typ: "u64"}, {kind: 'r', typ: "u32"},
 			{kind: 'a', space: 's'}, {kind: 'a', space: 's'}, {kind: 'Q'}}})
 	})
+}
+
+// mmaAOperand is the A operand of a tcgen05.mma a kernel writes (argument
+// 1): a 64-bit shared-memory descriptor (the ss form) or a 32-bit
+// tensor-memory address ([a_tmem], the ts form).
+func (k *kernel) mmaAOperand(c *ir.Call) (ptxOperand, string, bool) {
+	switch t := typeOf(c.Args[1]); {
+	case t.Bits == 32 && (t.Code == ir.Int || t.Code == ir.UInt):
+		return ptxOperand{kind: 'a', space: 's'}, "ts", true
+	case t.Bits == 64 && (t.Code == ir.Int || t.Code == ir.UInt):
+		return ptxOperand{kind: 'r', typ: "u64"}, "ss", true
+	default:
+		k.fail("%s: operand a must be a 64-bit shared-memory descriptor or a 32-bit tensor-memory address, got %s", c.Op, t)
+		return ptxOperand{}, "", false
+	}
 }
