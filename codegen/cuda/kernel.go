@@ -583,9 +583,13 @@ func (k *kernel) stmt(s ir.Stmt) {
 			k.calls = append(k.calls, callMark{span: s.Call.Span, start: start, end: k.b.Len()})
 		}
 	case *ir.Comment:
-		if !s.LeftOut {
-			k.comment(s.Text)
+		if s.LeftOut {
+			// a statement the evaluation left out (its warning says why):
+			// the code does not do it, and says so where it would be
+			k.comment("tilels: left out (see its warning): " + strings.ReplaceAll(s.Text, "\n", " "))
+			return
 		}
+		k.comment(s.Text)
 	case *ir.Break:
 		k.line("break;")
 	case *ir.Continue:
