@@ -308,6 +308,11 @@ func (k *kernel) printPTXForm(c *ir.Call, form *ptxForm) string {
 			case 'Q':
 				if p, ok := a.(*ir.Call); ok && p.Op == "ptx.pred" && len(p.Args) == 1 {
 					a = p.Args[0] // T.ptx.pred(x): x as a predicate
+				} else if t := typeOf(a); t.IsValid() && t != ir.BoolT {
+					// the reference's engine: a .pred operand takes a bool,
+					// or an integer made explicit with T.ptx.pred
+					k.fail("%s: argument %d is a .pred operand. Pass a bool expression, or wrap an integer one so the register class is explicit: T.ptx.pred(x)", c.Op, ai)
+					return ""
 				}
 				params = append(params, "uint32_t "+pname)
 				ins = append(ins, `"r"(`+pname+`)`)

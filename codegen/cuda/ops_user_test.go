@@ -50,6 +50,14 @@ func TestUserOps(t *testing.T) {
 			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p ld.shared.u32 %0, [%1];\n}" : "+r"(__0)`, false},
 		{"pred undefined", "", []ir.Stmt{&ir.Alloc{Buf: bar}, let, evalCall("ptx.ld.shared.u32", dst, addr, u32(1), ir.Const(0))},
 			`"{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p ld.shared.u32 %0, [%1];\n}" : "=r"(__0)`, false},
+		// a .pred operand takes a bool, or T.ptx.pred(x) (the reference's
+		// engine refuses a bare integer)
+		{"pred operand integer", "sm_100a", []ir.Stmt{evalCall("ptx.tcgen05.mma.ws.cta_group__1.kind__f16", u32(0), &ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}},
+			&ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}}, u32(0), u32(1), &ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}})},
+			"argument 5 is a .pred operand. Pass a bool expression, or wrap an integer one so the register class is explicit: T.ptx.pred(x)", true},
+		{"pred operand wrapped", "sm_100a", []ir.Stmt{evalCall("ptx.tcgen05.mma.ws.cta_group__1.kind__f16", u32(0), &ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}},
+			&ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}}, u32(0), &ir.Call{Op: "ptx.pred", Args: []ir.Expr{u32(1)}}, &ir.IntImm{Value: 0, Type: ir.DataType{Code: ir.UInt, Bits: 64}})},
+			"tcgen05.mma.ws.cta_group::1.kind::f16 [%0], %1, %2, %3, ps0, %5;", false},
 		{"widening arithmetic", "", []ir.Stmt{evalCall("ptx.mul.wide.s32")}, `unknown intrinsic "ptx.mul.wide.s32"`, true},
 		{"mixed-type arithmetic arity", "", []ir.Stmt{evalCall("ptx.add.rn.f32.f16")}, "ptx.add.rn.f32.f16 takes 3 arguments, got 0", true},
 		{"bad ld token", "", []ir.Stmt{evalCall("ptx.ld.global_.bogus.b32")}, `unknown intrinsic "ptx.ld.global_.bogus.b32"`, true},

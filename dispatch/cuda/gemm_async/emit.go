@@ -254,6 +254,11 @@ func (g *gemm) emit() *dispatch.Result {
 					if g.aTmem {
 						a = &ir.Cast{To: u32, X: aVal, Span: span}
 					}
+					// enable_input_d is a .pred: the reference passes
+					// any(ki != 0, bool(accum))
+					if imm, ok := enable.(*ir.IntImm); !ok || imm.Type != ir.BoolT {
+						enable = &ir.Cast{To: ir.BoolT, X: enable, Span: span}
+					}
 					mma = eval(call(g.wsOp(), ir.DataType{}, span,
 						&ir.Cast{To: u32, X: dAddr, Span: span}, a, bVal, idesc, enable,
 						&ir.IntImm{Value: 0, Type: ir.Int32, Span: span}), span)
