@@ -894,6 +894,13 @@ func (ev *Evaluator) execAnnAssign(fr *frame, s *syntax.AnnAssign) {
 				ev.Errorf(s.Loc, CodeType, "T.let requires a value")
 				return
 			}
+			if p, ok := value.(*PackedPairV); ok {
+				// a two-lane vector: its bits are bound (packed_pair.go)
+				vr := &ir.Var{Name: name.Id, Type: ir.UInt32, Span: name.Loc}
+				ev.EmitStmt(&ir.Let{Var: vr, Value: p.Bits, Span: s.Loc})
+				fr.env.set(name.Id, &PackedPairV{Base: Base{name.Loc}, Bits: vr, Elem: p.Elem})
+				return
+			}
 			e, ok := ev.ToIR(value, ir.DataType{})
 			if !ok {
 				if IsErr(value) {

@@ -99,6 +99,7 @@ func init() {
 		"meta_class":    tMetaClass,
 		"meta_var":      tMetaVar,
 		"address_of":    tAddressOf,
+		"Shuffle":       tShuffle,
 		"cast":          tCast,
 		"evaluate":      tEvaluate,
 		"Bind":          tBind,
@@ -849,6 +850,36 @@ func tReinterpret(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "reinterpret", 2, "dtype", "value") {
 		return eval.Poison(c.At)
 	}
+	if sv, ok := c.Args[0].(*eval.StrV); ok {
+		if elem, ok := eval.PackedPairElem(sv.V); ok {
+			// a two-lane 16-bit float vector of a 32-bit pattern
+			e, ok := ev.ToIR(c.Args[1], ir.DataType{})
+			if !ok {
+				return eval.OrPoison(eval.FirstErr(c.Args[1]), c.At)
+			}
+			if t := eval.ExprType(e); t != ir.UInt32 {
+				if t.Bits != 32 {
+					return ev.Errorf(c.ArgSpans[1], eval.CodeType, "T.reinterpret to %s takes a 32-bit value, got %s", sv.V, t)
+				}
+				e = &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: ir.UInt32, Span: c.At}
+			}
+			return &eval.PackedPairV{Base: eval.Base{At: c.At}, Bits: e, Elem: elem}
+		}
+	}
+	if p, ok := c.Args[1].(*eval.PackedPairV); ok {
+		// a pair's 32-bit pattern, as another 32-bit type
+		dt, ok := ev.DtypeOf(c.Args[0], c.ArgSpans[0])
+		if !ok {
+			return eval.Poison(c.At)
+		}
+		if dt.Bits != 32 {
+			return ev.Errorf(c.ArgSpans[0], eval.CodeType, "T.reinterpret of a two-lane 16-bit vector to %s changes the width", dt)
+		}
+		if dt == ir.UInt32 {
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: p.Bits}
+		}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{p.Bits}, Type: dt, Span: c.At}}
+	}
 	var dt ir.DataType
 	if isPointerType(c.Args[0]) {
 		// T.reinterpret(PointerType(PrimType(t)), addr): a pointer, which
@@ -1193,4 +1224,61 @@ func PoolAlloc(ev *eval.Evaluator, p *eval.PoolV, c *eval.Call) eval.Value {
 func tBuiltin(name string) (func(ev *eval.Evaluator, c *eval.Call) eval.Value, bool) {
 	fn, ok := tBuiltins[name]
 	return fn, ok
+}
+
+// tShuffle is T.Shuffle(vectors, indices) for the two-lane 16-bit float
+// vectors tilels models (eval.PackedPairV): one pair and one index is that
+// lane as a scalar (its half of the bits, reinterpreted); two scalars of
+// the lane type and the indices [0, 1] pack them into a pair, the first
+// in the low half. Other shuffles are not modelled.
+func tShuffle(ev *eval.Evaluator, c *eval.Call) eval.Value {
+	if !ev.CheckArgs(c, "Shuffle", 2, "vectors", "indices") {
+		return eval.Poison(c.At)
+	}
+	vecs, ok1 := ev.Iterate(c.Args[0], c.ArgSpans[0])
+	idxV, ok2 := ev.Iterate(c.Args[1], c.ArgSpans[1])
+	if !ok1 || !ok2 {
+		return eval.Poison(c.At)
+	}
+	var idx []int64
+	for _, v := range idxV {
+		n, ok := eval.ToInt(v)
+		if !ok {
+			return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "T.Shuffle(...) with indices that are not constants"}
+		}
+		idx = append(idx, n)
+	}
+	u16 := ir.DataType{Code: ir.UInt, Bits: 16}
+	switch {
+	case len(vecs) == 1 && len(idx) == 1:
+		p, ok := vecs[0].(*eval.PackedPairV)
+		if !ok || idx[0] < 0 || idx[0] > 1 {
+			break
+		}
+		half := p.Bits
+		if idx[0] == 1 {
+			half = &ir.Binary{Op: ir.Shr, A: p.Bits, B: &ir.IntImm{Value: 16, Type: ir.UInt32, Span: c.At}, Span: c.At}
+		}
+		lane := &ir.Cast{To: u16, X: half, Span: c.At}
+		return &eval.ExprV{Base: eval.Base{At: c.At}, E: &ir.Call{Op: "reinterpret", Args: []ir.Expr{lane}, Type: p.Elem, Span: c.At}}
+	case len(vecs) == 2 && len(idx) == 2 && idx[0] == 0 && idx[1] == 1:
+		var bits [2]ir.Expr
+		var elem ir.DataType
+		for i, v := range vecs {
+			e, ok := ev.ToIR(v, ir.DataType{})
+			if !ok {
+				return eval.OrPoison(eval.FirstErr(v), c.At)
+			}
+			t := eval.ExprType(e)
+			if _, pair := eval.PackedPairElem(t.String() + "x2"); !pair || (i == 1 && t != elem) {
+				return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "T.Shuffle(...) of " + t.String() + " values"}
+			}
+			elem = t
+			u := &ir.Call{Op: "reinterpret", Args: []ir.Expr{e}, Type: u16, Span: c.At}
+			bits[i] = &ir.Cast{To: ir.UInt32, X: u, Span: c.At}
+		}
+		hi := &ir.Binary{Op: ir.Shl, A: bits[1], B: &ir.IntImm{Value: 16, Type: ir.UInt32, Span: c.At}, Span: c.At}
+		return &eval.PackedPairV{Base: eval.Base{At: c.At}, Bits: &ir.Binary{Op: ir.BitOr, A: bits[0], B: hi, Span: c.At}, Elem: elem}
+	}
+	return &eval.OpaqueV{Base: eval.Base{At: c.At}, Path: "T.Shuffle(...) of this form"}
 }
