@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tilels/tilels/dispatch/layout"
@@ -806,6 +807,16 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	if rt, ok := cudaReturnTypes[f.Path]; ok {
 		t = rt // (so that `x = T.cuda.ballot_sync(...)` declares a scalar of that type)
 	}
+	if f.Path == "cuda.func_call" {
+		// return_type= (default "void"): the value's type
+		for _, kw := range c.Kwargs {
+			if s, ok := kw.V.(*StrV); ok && kw.Name == "return_type" {
+				if dt, ok := ParseDType(s.V); ok {
+					t = dt
+				}
+			}
+		}
+	}
 	if strings.HasSuffix(f.Path, "elect_sync") {
 		t = ir.Int32
 		if f.Path == "cuda.elect_sync" {
@@ -1162,6 +1173,8 @@ func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Valu
 		return &LayoutV{Base: Base{span}, L: buf.Layout}
 	case "scope":
 		return Method("Buffer.scope", func(ev *Evaluator, c *Call) Value { return &StrV{Base{c.At}, buf.Scope} })
+	case "vload":
+		return Method("Buffer.vload", func(ev *Evaluator, c *Call) Value { return ev.vload(buf, c) })
 	case "ptr_to":
 		return Method("Buffer.ptr_to", func(ev *Evaluator, c *Call) Value {
 			if !ev.CheckArgs(c, "ptr_to", 1, "indices") {
@@ -1506,4 +1519,52 @@ func (ev *Evaluator) notePtrLet(v *ir.Var, e ir.Expr) {
 		ev.Kern.PtrLets = map[*ir.Var]ir.Expr{}
 	}
 	ev.Kern.PtrLets[v] = e
+}
+
+// vload is Buffer.vload(indices, dtype): with a vector dtype "<t>x<n>" of
+// the buffer's element type, n consecutive elements from indices along the
+// last dimension, each bound to a scalar here (VectorV); with the
+// buffer's own dtype, the element.
+func (ev *Evaluator) vload(buf *ir.Buffer, c *Call) Value {
+	if !ev.CheckArgs(c, "vload", 1, "begin", "dtype", "predicate") {
+		return Poison(c.At)
+	}
+	if p := c.Arg(2, "predicate"); p != nil && !IsNoneV(p) {
+		return &OpaqueV{Base{c.At}, "Buffer.vload(..., predicate=...)"}
+	}
+	lanes := int64(1)
+	if d := c.Arg(1, "dtype"); d != nil && !IsNoneV(d) {
+		s, ok := d.(*StrV)
+		if !ok {
+			return &OpaqueV{Base{c.At}, "Buffer.vload(...)"}
+		}
+		name, n := s.V, int64(1)
+		if i := strings.LastIndex(name, "x"); i > 0 {
+			if v, err := strconv.ParseInt(name[i+1:], 10, 64); err == nil && v > 1 {
+				name, n = name[:i], v
+			}
+		}
+		if name != buf.Dtype.String() {
+			return ev.Errorf(c.ArgSpan(1, "dtype"), CodeType, "Buffer.vload dtype %s: its element type is not %s's %s", s.V, buf.Name, buf.Dtype)
+		}
+		lanes = n
+	}
+	idx, bad := ev.elementIndices(buf, c)
+	if bad != nil {
+		return bad
+	}
+	if lanes == 1 {
+		return &ExprV{Base: Base{c.At}, E: &ir.Load{Buf: buf, Indices: idx, Span: c.At}}
+	}
+	if ev.Kern == nil || len(idx) == 0 {
+		return &OpaqueV{Base{c.At}, "Buffer.vload(...)"}
+	}
+	v := &VectorV{Base: Base{c.At}, Elem: buf.Dtype}
+	for i := range lanes {
+		li := append(append([]ir.Expr(nil), idx[:len(idx)-1]...), ir.AddE(idx[len(idx)-1], ir.Const(i)))
+		vr := &ir.Var{Name: buf.Name + "_lane" + strconv.FormatInt(i, 10), Type: buf.Dtype, Span: c.At}
+		ev.EmitStmt(&ir.Let{Var: vr, Value: &ir.Load{Buf: buf, Indices: li, Span: c.At}, Span: c.At})
+		v.Lanes = append(v.Lanes, vr)
+	}
+	return v
 }

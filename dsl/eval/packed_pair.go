@@ -28,3 +28,16 @@ func PackedPairElem(name string) (ir.DataType, bool) {
 	}
 	return ir.DataType{}, false
 }
+
+// VectorV is the value of Buffer.vload(indices, dtype="<t>x<n>"): n
+// consecutive elements of the buffer from indices, each loaded into a
+// scalar when the vload evaluates (so that the loads happen where the
+// vector load does). T.Shuffle([v], [i]) is lane i
+// (paged_mqa_logits_fp8.py's float32x4 weight loads).
+type VectorV struct {
+	Base
+	Lanes []ir.Expr
+	Elem  ir.DataType
+}
+
+func (*VectorV) TypeName() string { return "PrimExpr" }

@@ -34,6 +34,7 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Names:   txNames(),
 	},
 	{Path: tirxOpPath, Name: "op", Attr: tirxOpAttr, Names: tirxOpNames}, // tirx_op_module.go
+	{Path: cudaOpPath, Name: "op", Attr: cudaOpAttr, Names: cudaOpNames}, // cuda_op_module.go
 	{Path: "tvm", Name: "tvm", Attr: tvmAttr},                            // tvm.go
 	{Path: "tvm.runtime", Name: "runtime", Attr: tvmAttr},                // tvm.go: tvm.runtime.DataType is tvm.DataType
 	{ // layout.go

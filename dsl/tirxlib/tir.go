@@ -1251,6 +1251,15 @@ func tShuffle(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	u16 := ir.DataType{Code: ir.UInt, Bits: 16}
 	switch {
 	case len(vecs) == 1 && len(idx) == 1:
+		if v, ok := vecs[0].(*eval.VectorV); ok && idx[0] >= 0 && idx[0] < int64(len(v.Lanes)) {
+			return &eval.ExprV{Base: eval.Base{At: c.At}, E: v.Lanes[idx[0]]}
+		}
+		if eval.IsErr(vecs[0]) {
+			return vecs[0]
+		}
+		if o, ok := vecs[0].(*eval.OpaqueV); ok {
+			return o // (what the vector is says why)
+		}
 		p, ok := vecs[0].(*eval.PackedPairV)
 		if !ok || idx[0] < 0 || idx[0] > 1 {
 			break
