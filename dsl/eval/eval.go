@@ -278,6 +278,10 @@ type Evaluator struct {
 	// ComposeOp counts the `with Tx.compose_op():` blocks around the
 	// statement being evaluated (compose_op.go; tirxlib/trn_compose.go).
 	ComposeOp int
+	// stripped counts the statements a regular compilation strips that the
+	// library evaluated to nothing (IKET annotations: NoteStripped); a
+	// runtime branch or loop they leave empty is not emitted (stripped.go).
+	stripped int
 
 	file     *source.File
 	Opts     Options

@@ -40,6 +40,28 @@ type KernelState struct {
 	handleData map[*ir.Var]handleDatum
 	// sites are the tile calls met (Kernel.Unresolved of a partial kernel).
 	sites []UnresolvedCall
+	// lib holds the library's state of this kernel by key (Lib); atEnd
+	// runs once the body is evaluated, in the order Lib met the keys.
+	lib   map[string]any
+	atEnd []func()
+}
+
+// Lib returns the library's state of the kernel under key, made by init
+// the first time; init's end, if not nil, runs once the kernel's body is
+// evaluated (checks that need the whole body: tirxlib/iket.go's).
+func (ks *KernelState) Lib(key string, init func() (state any, end func())) any {
+	if v, ok := ks.lib[key]; ok {
+		return v
+	}
+	if ks.lib == nil {
+		ks.lib = map[string]any{}
+	}
+	v, end := init()
+	ks.lib[key] = v
+	if end != nil {
+		ks.atEnd = append(ks.atEnd, end)
+	}
+	return v
 }
 
 // evalKernel evaluates a @T.prim_func def into a Kernel. A @T.jit def
@@ -127,6 +149,9 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		defer ev.noteScopeSize(def, kfr.env)
 		ev.kernelParams(fr, kfr, def, ks, name, deco)
 		ev.execBlock(kfr, def.Body)
+		for _, end := range ks.atEnd {
+			end()
+		}
 		if len(k.Unbound) > 0 {
 			// A partial kernel: every tile call of its body is unresolved.
 			for _, st := range def.Body {
@@ -744,6 +769,11 @@ func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
 // is the dotted path after T ("cuda.cta_sync", "ptx.mbarrier.init").
 func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 	ev.CheckSurfaceName("T.", f.Path, c.FnSpan, "") // release_surface.go
+	if h := ev.hooks().StrippedIntrinsic; h != nil {
+		if v, ok := h(ev, f.Path, c); ok {
+			return v // a call a regular compilation strips (stripped.go)
+		}
+	}
 	if f.Path == "cuda.ldg" && len(c.Kwargs) > 0 {
 		return ev.ldgCall(f, c) // ldg.go
 	}

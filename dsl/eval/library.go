@@ -112,6 +112,10 @@ type Hooks struct {
 	DeclBuffer func(ev *Evaluator, c *Call) Value
 	// SpecSubscript is b[idx] of a layout spec builder.
 	SpecSubscript func(ev *Evaluator, b *SpecBuilderV, e *syntax.Subscript, idx []Value, isTuple bool) Value
+	// StrippedIntrinsic evaluates T.<path>(...) when it is an intrinsic a
+	// regular compilation strips (the T.cuda.iket annotations): ok false
+	// for any other.
+	StrippedIntrinsic func(ev *Evaluator, path string, c *Call) (Value, bool)
 	// TrainiumLayout is the layout= string of a buffer in a trn.* scope
 	// ("PF": TileLayout.trainium); msg is the reference's assertion text
 	// when it raises.

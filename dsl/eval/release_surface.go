@@ -83,6 +83,8 @@ var surfaceModules = []Construct{
 	{SurfaceModule, "tvm.backend.cuda.cpp", release.Only(release.R027), ""},
 	{SurfaceModule, "tvm.backend.cuda.lang.clc", release.Only(release.R027), ""},
 	{SurfaceModule, "tvm.tirx.type", release.Only(release.R027), "tvm.ir.type"},
+	{SurfaceModule, "tvm.backend.cuda.iket", release.From(release.R026), ""},
+	{SurfaceModule, "tvm.tirx.cuda.iket", release.From(release.R026), ""},
 }
 
 // surfaceNames: names of T (tvm.script.tirx), Tx (tvm.script.tirx.tile)

@@ -251,13 +251,20 @@ func (ev *Evaluator) execExprStmt(fr *frame, s *syntax.ExprStmt) bool {
 			ev.EmitStmt(&ir.Evaluate{X: v.E, Span: s.Loc})
 		}
 	case *OpaqueV:
-		if ev.Kern != nil {
-			ev.Kern.ignored = append(ev.Kern.ignored, s.X.Span())
-		}
+		ev.IgnoreStatement(s.X.Span())
 	case *UnboundV:
 		ev.useUnbound(v.Origin)
 	}
 	return false
+}
+
+// IgnoreStatement records a statement of the kernel at span whose call
+// tilels does not model (an expression statement, T.evaluate of an opaque
+// value): one warning names the first and counts the others.
+func (ev *Evaluator) IgnoreStatement(span source.Span) {
+	if ev.Kern != nil {
+		ev.Kern.ignored = append(ev.Kern.ignored, span)
+	}
 }
 
 func Clip(s string, n int) string {
@@ -359,6 +366,15 @@ func (ev *Evaluator) assign(fr *frame, target syntax.Expr, v Value, vspan source
 func (ev *Evaluator) assignName(fr *frame, t *syntax.Name, v Value, vspan source.Span, letOK bool) {
 	if ev.inKernelTIR(fr) {
 		if old, ok := fr.env.lookup(t.Id); ok {
+			if tok, ok := v.(*IketTokenV); ok {
+				if held, ok := old.(*IketTokenV); ok {
+					// the variable holds every token stored in it (stripped.go)
+					held.Cell.Names = append(held.Cell.Names, tok.Cell.Names...)
+					tok.Cell.Names = nil
+					tok.Cell.merged = held.Cell
+					return
+				}
+			}
 			// `buf = x` on a one-element 1-D buffer, or on a name holding
 			// its element (a T.local_scalar), stores buf[0] = x (parser.py
 			// visit_assign).
@@ -754,10 +770,14 @@ func (ev *Evaluator) execIf(fr *frame, s *syntax.If) ctrl {
 			ev.Errorf(s.Test.Span(), CodeType, "cannot branch on device value `%s` in Python code", ExprString(c.E))
 			return ctrlNone
 		}
+		stripped := ev.stripped
 		thenB := ev.subBlock(fr, s.Body, s.Loc)
 		var elseB *ir.Block
 		if len(s.Else) > 0 {
 			elseB = ev.subBlock(fr, s.Else, s.Loc)
+		}
+		if ev.stripped > stripped && emptyBlock(thenB) && emptyBlock(elseB) && pureExpr(c.E) {
+			return ctrlNone // only stripped statements in it (stripped.go)
 		}
 		ev.EmitStmt(&ir.If{Cond: c.E, Then: thenB, Else: elseB, Span: s.Loc})
 		return ctrlNone
@@ -1008,7 +1028,11 @@ func (ev *Evaluator) deviceLoop(fr *frame, s *syntax.For, lv *LoopV) {
 	}
 	// A break in a T.grid body would leave only the innermost of the
 	// nested loops, so only a one-dimensional device loop takes one.
+	stripped := ev.stripped
 	body := withLoop(ev, len(vars) == 1, func() *ir.Block { return ev.subBlock(fr, s.Body, s.Loc) })
+	if ev.stripped > stripped && emptyBlock(body) && pureLoop(lv) {
+		return // only stripped statements in it (stripped.go)
+	}
 	var stmt ir.Stmt
 	for i := len(vars) - 1; i >= 0; i-- {
 		f := &ir.For{Var: vars[i], Min: lv.Mins[i], Extent: lv.Extents[i], Kind: lv.Kind, Unroll: lv.Unroll, Body: body, Span: s.Loc}

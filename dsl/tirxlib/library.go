@@ -76,6 +76,13 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Attr:    clcAttr,
 		Names:   []string{"query_cancel_first_ctaid_x"},
 	},
+	{ // iket.go
+		Path:    iketPath,
+		Aliases: []string{"tvm.tirx.cuda.iket"},
+		Name:    "iket",
+		Attr:    iketAttr,
+		Names:   []string{"IketProfiler"},
+	},
 	{ // pipeline.go, pipeline_remote.go
 		Path:    pipelinePath,
 		Aliases: []string{"tvm.tirx.lang.pipeline"},
@@ -101,6 +108,7 @@ var library = eval.NewLibrary([]eval.LibModule{
 	MathCall:               mathCall,               // tir.go
 	ScopeID:                scopeID,                // tir.go
 	DeclBuffer:             tDeclBuffer,            // tir.go
+	StrippedIntrinsic:      strippedIntrinsic,      // iket.go
 	TrainiumLayout:         trainiumLayout,         // trn_layout.go
 })
 

@@ -702,7 +702,11 @@ func tEvaluate(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if !ev.CheckArgs(c, "evaluate", 1, "value") {
 		return eval.Poison(c.At)
 	}
-	if e, ok := ev.ToIR(c.Args[0], ir.DataType{}); ok {
+	if _, ok := c.Args[0].(*eval.StrippedV); ok {
+		// (a call a regular compilation strips: eval/stripped.go)
+	} else if _, ok := c.Args[0].(*eval.OpaqueV); ok {
+		ev.IgnoreStatement(c.At) // (a call tilels does not model: warned once per kernel)
+	} else if e, ok := ev.ToIR(c.Args[0], ir.DataType{}); ok {
 		ev.EmitStmt(&ir.Evaluate{X: e, Span: c.At})
 	} else if !eval.IsErr(c.Args[0]) {
 		return ev.Errorf(c.ArgSpans[0], eval.CodeType, "T.evaluate expects a scalar expression, got %s", eval.Describe(c.Args[0]))
