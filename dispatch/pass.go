@@ -67,6 +67,9 @@ type Rejection struct {
 	Messages []string
 	// Span is where the first reason points.
 	Span source.Span
+	// Note is what tilels adds to the reason (Decline.Note): a known bug of
+	// the release, said apart from the reference's text.
+	Note string
 }
 
 // scopeTarget says which scope id a Var is (TVM ScopeIdTarget).
@@ -622,7 +625,7 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 		dv := Rejection{Variant: at.Variant, Priority: at.Priority, ExplicitOnly: at.ExplicitOnly,
 			Outcome: at.Outcome, Reason: at.bareReason(), Messages: at.Messages, Span: tc.Span}
 		if len(at.Declines) > 0 {
-			dv.Span = at.Declines[0].Span
+			dv.Span, dv.Note = at.Declines[0].Span, at.Declines[0].Note
 		}
 		d.Declined = append(d.Declined, dv)
 	}
@@ -736,6 +739,22 @@ func (l *lowerer) diagnose(d *Decision) {
 		dg := diag.Errorf(opSpan(tc), "dispatch/no-variant", "%s", msg)
 		dg.Related = relatedFor(d)
 		l.out.Diags = append(l.out.Diags, dg)
+		l.releaseBugNotes(tc, d)
+	}
+}
+
+// releaseBugNotes says, next to a call's no-variant error, which of its
+// declines are a known bug of the reference release rather than of the
+// kernel (Rejection.Note): one dispatch/release-bug note per distinct
+// text.
+func (l *lowerer) releaseBugNotes(tc *ir.TileCall, d *Decision) {
+	var seen []string
+	for _, at := range d.Declined {
+		if at.Note == "" || slices.Contains(seen, at.Note) {
+			continue
+		}
+		seen = append(seen, at.Note)
+		l.out.Diags = append(l.out.Diags, diag.Infof(opSpan(tc), "dispatch/release-bug", "%s: %s", at.Variant, at.Note))
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 type Decline struct {
 	Pred, Reason string
 	Span         source.Span
+	// Note is what tilels adds to the reference's text (a Raised's Note):
+	// never part of Reason, which stays the reference's.
+	Note string
 }
 
 func (d *Decline) Error() string { return d.Reason }
@@ -111,6 +114,10 @@ type TMA struct {
 // TVM variant. Use Raise to throw one.
 type Raised struct {
 	Type, Msg string
+	// Note, when set, explains the exception beyond the reference's text
+	// (a bug of the release: common.RaiseNotWellFormedFrom); the call's
+	// diagnostics say it apart (dispatch/release-bug).
+	Note string
 }
 
 func (e *Raised) Error() string { return e.Type + ": " + e.Msg }
@@ -558,12 +565,12 @@ func tryVariant(c *Call, cl *caseList, vi int, a *Attempt) *Result {
 	if len(a.Messages) > 0 {
 		return nil
 	}
-	res, d, exc := runEmit(c, v)
+	res, d, exc, note := runEmit(c, v)
 	switch {
 	case exc != "":
 		a.Outcome = Exception
 		a.Messages = []string{"exception — " + exc}
-		a.Declines = []*Decline{{Reason: exc, Span: c.Tile.Span}}
+		a.Declines = []*Decline{{Reason: exc, Span: c.Tile.Span, Note: note}}
 		return nil
 	case d != nil:
 		a.Outcome = Declined
@@ -595,10 +602,13 @@ func evalPred(c *Call, p Pred) (d *Decline, panicked bool) {
 	return d, false
 }
 
-func runEmit(c *Call, v Variant) (res *Result, d *Decline, exc string) {
+func runEmit(c *Call, v Variant) (res *Result, d *Decline, exc, note string) {
 	defer func() {
 		if r := recover(); r != nil {
 			res, d, exc = nil, nil, exceptionText(r)
+			if e, ok := r.(*Raised); ok {
+				note = e.Note
+			}
 		}
 	}()
 	res, d = v.Emit(c)
@@ -608,5 +618,5 @@ func runEmit(c *Call, v Variant) (res *Result, d *Decline, exc string) {
 			d.Span = c.Tile.Span
 		}
 	}
-	return res, d, ""
+	return res, d, "", ""
 }

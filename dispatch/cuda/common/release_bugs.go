@@ -1,6 +1,9 @@
 package common
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/tilels/tilels/dispatch"
 	"github.com/tilels/tilels/release"
 )
@@ -22,6 +25,28 @@ const NotWellFormedText = "error: Program is not well-formed. If this is deliber
 // checks have passed, where the reference builds its PrimFunc.
 func RaiseNotWellFormedFrom(c *dispatch.Call, broken release.Set) {
 	if broken.Has(c.Target.Release) {
-		dispatch.Raise("DiagnosticError", "%s", NotWellFormedText)
+		panic(&dispatch.Raised{Type: "DiagnosticError", Msg: NotWellFormedText, Note: notWellFormedNote(c.Target.Release, broken)})
 	}
+}
+
+// notWellFormedNote is what the call's diagnostics add to the reference's
+// text (dispatch/release-bug): the failure is the release's, not the
+// kernel's, and which releases lower the call instead.
+func notWellFormedNote(r release.Release, broken release.Set) string {
+	var others []string
+	for _, o := range release.All {
+		if !broken.Has(o) {
+			others = append(others, o.Short())
+		}
+	}
+	note := fmt.Sprintf("a bug of apache-tvm %s, not of this kernel: the implementation the release builds for this call reads variables of the calling kernel, which its own parser refuses (docs/variants-releases.md)", r)
+	if len(others) > 0 {
+		last := others[len(others)-1]
+		verb := "builds"
+		if len(others) > 1 {
+			verb = "build"
+		}
+		note += fmt.Sprintf("; %s %s it without the bug (`# tilels: reference=%s` shows its lowering)", strings.Join(others, " and "), verb, last)
+	}
+	return note
 }
