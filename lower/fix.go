@@ -667,7 +667,7 @@ func txMisspelt(f *source.File, d diag.Diagnostic) (name, prefix string, names [
 
 // unresolvedT reads the T.<name> an eval/unresolved message is about:
 // "`T.thread_idd([128])` is not modelled" or "`tvm.script.tirx.alloc_bufer(...)`".
-var unresolvedT = regexp.MustCompile("`(?:T|tvm\\.script\\.tirx)\\.([A-Za-z_][A-Za-z_0-9]*)\\(")
+var unresolvedT = regexp.MustCompile("`(?:T|tvm\\.script\\.tirx)\\.([A-Za-z_][A-Za-z_0-9]*)\\([^`]*` is not modelled")
 
 // tNameFixes: `T.thread_idd([128])` -> `T.thread_id([128])`, every place
 // the file writes the misspelt T.<name> (outside comments and strings).

@@ -445,7 +445,11 @@ func (p *printer) stmt(s ir.Stmt) {
 		case b.Data != nil:
 			data = p.name(b.Data, b.Data.Name)
 		}
-		args := []string{shapeString(b.Shape), strconv.Quote(b.Dtype.String()), "data=" + data}
+		shape := shapeString(b.Shape)
+		if b.RuntimeDim() >= 0 {
+			shape = p.runtimeShape(b)
+		}
+		args := []string{shape, strconv.Quote(b.Dtype.String()), "data=" + data}
 		switch {
 		case b.ElemOffsetExpr != nil:
 			args = append(args, "elem_offset="+p.expr(ir.SimplifyIndex(ir.AddE(b.ElemOffsetExpr, ir.Const(b.ElemOffset)))))

@@ -27,6 +27,9 @@ func (ev *Evaluator) attr(obj Value, name string, nameSpan, span source.Span, qu
 	case *PoisonV, *UnboundV:
 		return obj
 	case *OpaqueV:
+		if name == "data" && ev.Kern != nil && ev.Kern.unbuiltData[o] != nil {
+			return &ExprV{Base: Base{span}, E: ev.Kern.unbuiltData[o]} // (dynamic_shape.go)
+		}
 		return ev.ResolvePath(o.Path+"."+name, span)
 	case *ModuleV:
 		ev.checkSurfaceAttr(o, name, nameSpan) // release_surface.go

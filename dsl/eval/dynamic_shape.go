@@ -33,6 +33,22 @@ func UnbuiltBuffer(shape Value, name string, span source.Span) Value {
 	return Poison(span)
 }
 
+// UnbuiltParamBuffer is UnbuiltBuffer for a T.match_buffer of the handle
+// parameter data: the opaque value's `.data` is still that pointer, so
+// that a flat view over it builds (T.decl_buffer((n * stride,), ...,
+// data=logits.data): mqa_logits_fp8.py's output, a match_buffer of two
+// runtime dimensions written through a one-dimensional view).
+func (ev *Evaluator) UnbuiltParamBuffer(shape Value, name string, span source.Span, data *ir.Var) Value {
+	v := UnbuiltBuffer(shape, name, span)
+	if o, ok := v.(*OpaqueV); ok && ev.Kern != nil {
+		if ev.Kern.unbuiltData == nil {
+			ev.Kern.unbuiltData = map[*OpaqueV]ir.Expr{}
+		}
+		ev.Kern.unbuiltData[o] = data
+	}
+	return v
+}
+
 // dynamicDim returns the text of the first runtime dimension of a buffer
 // shape, "" when it has none.
 func dynamicDim(shape Value) string {
@@ -92,13 +108,34 @@ func dynamicShapeWhy(path string) string {
 // paramShapeArg is shapeArg for the shape of a buffer declaration; a
 // kernel parameter buffer (param) may have a runtime outermost dimension,
 // returned in shapeExpr (nil when the shape is static).
+//
+// A view (view: T.decl_buffer over a data pointer) may have a runtime
+// outermost dimension over any integer values of the kernel, its own
+// scalars included: its extent is never allocated nor encoded on the host
+// (mqa_logits_fp8.py's `T.decl_buffer((aligned_sl * logits_stride,), ...,
+// data=logits.data)`, aligned_sl a scalar of the body). Tile calls that
+// would encode it in a tensor map decline (RuntimeShapeOperand).
 func (ev *Evaluator) ParamShapeArg(v Value, span source.Span, param bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
-	if !param || ev.Kern == nil || !IsSeq(v) {
+	return ev.shapeArgOf(v, span, param, false)
+}
+
+// ViewShapeArg is ParamShapeArg for a view (T.decl_buffer).
+func (ev *Evaluator) ViewShapeArg(v Value, span source.Span) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+	if v != nil && !IsSeq(v) {
+		if _, isExpr := v.(*ExprV); isExpr {
+			v = &TupleV{Base{span}, []Value{v}} // decl_buffer(n, ...)
+		}
+	}
+	return ev.shapeArgOf(v, span, false, true)
+}
+
+func (ev *Evaluator) shapeArgOf(v Value, span source.Span, param, view bool) (shape []int64, shapeExpr []ir.Expr, ok bool) {
+	if !param && !view || ev.Kern == nil || !IsSeq(v) {
 		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
 	}
 	elts := SeqElts(v)
-	d, ext, isRuntime := ev.runtimeOuterDim(elts)
+	d, ext, isRuntime := ev.runtimeOuterDim(elts, view)
 	if !isRuntime {
 		shape, ok = ev.ShapeArg(v, span)
 		return shape, nil, ok
@@ -114,7 +151,7 @@ func (ev *Evaluator) ParamShapeArg(v Value, span source.Span, param bool) (shape
 	shape[d] = 0
 	shapeExpr = make([]ir.Expr, len(shape))
 	shapeExpr[d] = ext
-	if vr, ok := ext.(*ir.Var); ok {
+	if vr, ok := ext.(*ir.Var); ok && !view {
 		ev.implicitParam(vr)
 	}
 	return shape, shapeExpr, true
@@ -128,7 +165,8 @@ func (ev *Evaluator) ParamShapeArg(v Value, span source.Span, param bool) (shape
 // may precede it ((1, seq_len_kv), DeepGEMM's scale-factor rows): their
 // strides, which depend on it, multiply index 0 only, so the buffer
 // addresses like one with a runtime outermost dimension.
-func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
+// A view's (view) may be over any integer values of the kernel.
+func (ev *Evaluator) runtimeOuterDim(elts []Value, view bool) (int, ir.Expr, bool) {
 	d := 0
 	for d < len(elts) {
 		if n, ok := ToInt(elts[d]); !ok || n != 1 {
@@ -151,7 +189,29 @@ func (ev *Evaluator) runtimeOuterDim(elts []Value) (int, ir.Expr, bool) {
 	if vr, ok := x.E.(*ir.Var); ok {
 		return d, vr, isIntType(vr.Type)
 	}
+	if view {
+		return d, x.E, intArith(x.E)
+	}
 	return d, x.E, ev.overParams(x.E)
+}
+
+// intArith reports whether e is integer arithmetic over integer variables
+// and constants (no load, no call).
+func intArith(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.IntImm:
+		return true
+	case *ir.Var:
+		return isIntType(x.Type)
+	case *ir.Binary:
+		switch x.Op {
+		case ir.Add, ir.Sub, ir.Mul, ir.FloorDiv, ir.FloorMod, ir.Min, ir.Max:
+			return intArith(x.A) && intArith(x.B)
+		}
+	case *ir.Cast:
+		return isIntType(x.To) && intArith(x.X)
+	}
+	return false
 }
 
 func isIntType(t ir.DataType) bool { return t.Code == ir.Int || t.Code == ir.UInt }
@@ -220,8 +280,15 @@ func (ev *Evaluator) RuntimeShapeBuffer(buf *ir.Buffer, lv Value, span source.Sp
 
 // runtimeShapePlain declines the match_buffer arguments a buffer with a
 // runtime dimension does not model (strides=, elem_offset=).
+//
+// A view (ir.DeclBuffer) takes elem_offset= (and byte_offset=): its
+// storage is another buffer's, the offset only moves its origin.
 func (ev *Evaluator) RuntimeShapePlain(c *Call, buf *ir.Buffer) bool {
-	for _, kw := range []string{"strides", "elem_offset"} {
+	kws := []string{"strides", "elem_offset"}
+	if buf.Kind == ir.DeclBuffer {
+		kws = kws[:1]
+	}
+	for _, kw := range kws {
 		if v := c.Arg(-1, kw); v != nil {
 			if _, none := v.(*NoneV); !none {
 				ev.Warnf(c.ArgSpan(-1, kw), CodeUnresolved, "not modelled: %s= on buffer `%s` with runtime dimension `%s`", kw, buf.Name, ExprString(buf.ShapeExpr[buf.RuntimeDim()]))
@@ -262,7 +329,7 @@ func (ev *Evaluator) RuntimeShapeOperand(tc *ir.TileCall, r *ir.Region, sp sourc
 		ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over buffer `%s` with runtime extent `%s` (whether the reference's layout slicing can group it depends on its arithmetic analyzer)", tc.Op, r.Buf.Name, Clip(ExprString(r.Buf.ShapeExpr[d]), 60))
 		return false
 	}
-	if tc.Op == "copy_async" && ev.Opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+	if tc.Op == "copy_async" && ev.Opts.Release >= release.R026 && (tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") && ev.overParams(r.Buf.ShapeExpr[d]) {
 		// 0.26+ TMA plans descriptors over a runtime outer extent
 		// (dispatch/cuda/copy_async/tma_runtime_dim.go).
 		return true

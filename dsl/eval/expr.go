@@ -1147,6 +1147,11 @@ func isASCII(s string) bool {
 
 func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v Value, vspan source.Span, e *syntax.Subscript) {
 	if IsErr(obj) {
+		if _, opaque := obj.(*OpaqueV); opaque && ev.inKernelTIR(fr) {
+			// a store into something tilels does not model (a buffer it
+			// could not build): an ignored statement, warned, not dropped
+			ev.IgnoreStatement(source.Join(e.Loc, vspan))
+		}
 		return
 	}
 	switch o := obj.(type) {

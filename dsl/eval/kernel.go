@@ -44,6 +44,9 @@ type KernelState struct {
 	// runs once the body is evaluated, in the order Lib met the keys.
 	lib   map[string]any
 	atEnd []func()
+	// unbuiltData is the data pointer of each match_buffer the evaluation
+	// could not build (UnbuiltParamBuffer).
+	unbuiltData map[*OpaqueV]ir.Expr
 }
 
 // Lib returns the library's state of the kernel under key, made by init
@@ -516,7 +519,7 @@ func (ev *Evaluator) ShapeArg(v Value, span source.Span) ([]int64, bool) {
 				return nil, false
 			}
 			if ex, isExpr := e.(*ExprV); isExpr {
-				ev.Warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, so the tile calls on this buffer are not dispatched", Clip(ExprString(ex.E), 60), i)
+				ev.Warnf(span, CodeUnresolved, "not modelled: dynamic buffer dimension `%s` (dimension %d of this shape); tilels models a runtime extent only as the outermost dimension of a parameter buffer, over scalar parameters, or of a view over a data pointer, so the tile calls and element accesses of this buffer are not modelled", Clip(ExprString(ex.E), 60), i)
 				return nil, false
 			}
 			ev.Errorf(span, CodeType, "buffer shape must be a tuple of integers, got %s", Describe(v))
@@ -1425,8 +1428,8 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 	if !ok {
 		return Poison(c.At)
 	}
-	if buf.ElemOffsetExpr != nil { // tirxlib/buffer_view.go
-		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a view at a runtime element offset"}
+	if buf.ElemOffsetExpr != nil && buf.Layout != nil && !layout.IsTrivial(buf.Layout) { // tirxlib/buffer_view.go
+		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a laid-out view at a runtime element offset"}
 	}
 	if len(buf.Shape) == 0 {
 		return &OpaqueV{Base{c.At}, "Buffer.view(dtype) of a buffer without dimensions"}
@@ -1438,6 +1441,12 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 	shape := append([]int64(nil), buf.Shape...)
 	last := len(shape) - 1
 	off := buf.ElemOffset
+	// A view at a runtime element offset (o_ptr = T.decl_buffer(...,
+	// elem_offset=out_offset), sparse_decode_head64.py's combine) moves
+	// its offset as the reference's _buffer_view.view does:
+	// elem_offset // ratio to a wider type, elem_offset * ratio to a
+	// narrower one.
+	var dyn ir.Expr
 	switch {
 	case to > cur:
 		r := to / cur
@@ -1446,6 +1455,9 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 		}
 		shape[last] /= r
 		off /= r
+		if buf.ElemOffsetExpr != nil {
+			dyn, off = &ir.Binary{Op: ir.FloorDiv, A: ir.AddE(buf.ElemOffsetExpr, ir.Const(buf.ElemOffset)), B: ir.Const(r), Span: c.At}, 0
+		}
 	default:
 		r := cur / to
 		if cur%to != 0 {
@@ -1453,10 +1465,13 @@ func (ev *Evaluator) bufferViewDtype(buf *ir.Buffer, c *Call, s *StrV) Value {
 		}
 		shape[last] *= r
 		off *= r
+		if buf.ElemOffsetExpr != nil {
+			dyn = ir.MulE(buf.ElemOffsetExpr, ir.Const(r))
+		}
 	}
 	name, nameSpan := ev.HintName(c, buf.Name+"_view")
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: shape, Dtype: dt, Scope: buf.Scope,
-		Layout: layout.RowMajor(shape...), ElemOffset: off, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
+		Layout: layout.RowMajor(shape...), ElemOffset: off, ElemOffsetExpr: dyn, Base: buf, Kind: ir.DeclBuffer, Span: c.At}
 	ev.AddBufferSite(nb, nameSpan, c.At, source.NoSpan)
 	ev.libEmitView(nb)
 	return &BufferV{Base{c.At}, nb}

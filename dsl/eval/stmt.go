@@ -86,6 +86,9 @@ func (ev *Evaluator) touchesMemory(fr *frame, s syntax.Stmt) bool {
 					if b, buf := v.(*BufferV); buf && b.B != nil && b.B.Scope != "local" {
 						found = true
 					}
+					if o, ok := v.(*OpaqueV); ok && strings.HasPrefix(o.Path, DynShapePrefix) {
+						found = true // a buffer tilels could not build (dynamic_shape.go)
+					}
 				}
 			}
 			if t := ev.Text(n.X.Span()); t == "T.ptx" {

@@ -212,7 +212,7 @@ func tMatchBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 		if names, _ := ev.HintNames(c); len(names) == 1 {
 			name = names[0]
 		}
-		return eval.UnbuiltBuffer(c.Arg(1, "shape"), name, c.At)
+		return ev.UnbuiltParamBuffer(c.Arg(1, "shape"), name, c.At, prm.Var)
 	}
 	buf.Data = prm.Var
 	prm.Buf = buf
@@ -227,7 +227,16 @@ func declBuffer(ev *eval.Evaluator, c *eval.Call, kind ir.BufferKind, defScope, 
 	if kind == ir.ParamBuffer {
 		shapeIdx = 1
 	}
-	shape, shapeExpr, ok := ev.ParamShapeArg(c.Arg(shapeIdx, "shape"), c.ArgSpan(shapeIdx, "shape"), kind == ir.ParamBuffer)
+	var shape []int64
+	var shapeExpr []ir.Expr
+	var ok bool
+	if d := c.Arg(2, "data"); kind == ir.DeclBuffer && d != nil && !eval.IsNoneV(d) {
+		// a view over a data pointer: a runtime extent over the kernel's
+		// own scalars too (eval.ViewShapeArg)
+		shape, shapeExpr, ok = ev.ViewShapeArg(c.Arg(shapeIdx, "shape"), c.ArgSpan(shapeIdx, "shape"))
+	} else {
+		shape, shapeExpr, ok = ev.ParamShapeArg(c.Arg(shapeIdx, "shape"), c.ArgSpan(shapeIdx, "shape"), kind == ir.ParamBuffer)
+	}
 	if !ok {
 		return nil
 	}
