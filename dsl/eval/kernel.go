@@ -47,6 +47,9 @@ type KernelState struct {
 	// unbuiltData is the data pointer of each match_buffer the evaluation
 	// could not build (UnbuiltParamBuffer).
 	unbuiltData map[*OpaqueV]ir.Expr
+	// fresh are the variables the body declares without a value
+	// (`x = T.int32()`): unboundVars checks that each it reads is bound.
+	fresh []*ir.Var
 }
 
 // Lib returns the library's state of the kernel under key, made by init
@@ -155,6 +158,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 		for _, end := range ks.atEnd {
 			end()
 		}
+		ev.unboundVars(ks, ks.K.Func.Name)
 		if len(k.Unbound) > 0 {
 			// A partial kernel: every tile call of its body is unresolved.
 			for _, st := range def.Body {
@@ -763,7 +767,11 @@ func (ev *Evaluator) dtypeCall(d *DTypeV, c *Call) Value {
 		if !sp.IsValid() {
 			sp = c.At
 		}
-		return &ExprV{Base: Base{c.At}, E: &ir.Var{Name: name, Type: d.DT, Span: sp}, Fresh: true}
+		vr := &ir.Var{Name: name, Type: d.DT, Span: sp}
+		if ev.Kern != nil {
+			ev.Kern.fresh = append(ev.Kern.fresh, vr) // (unboundVars)
+		}
+		return &ExprV{Base: Base{c.At}, E: vr, Fresh: true}
 	}
 	return ev.CastTo(v, d.DT, c.ArgSpan(0, "expr"), c.At)
 }
@@ -1612,4 +1620,61 @@ func (ev *Evaluator) vload(buf *ir.Buffer, c *Call) Value {
 		v.Lanes = append(v.Lanes, vr)
 	}
 	return v
+}
+
+// unboundVars reports the variables the body declares without a value
+// (`x = T.int32()`) and reads, but that nothing binds: neither a kernel
+// parameter (a match_buffer shape makes one an implicit parameter), nor a
+// let, loop or scope id. TVM's MakePackedAPI refuses such a kernel ("In
+// PrimFunc k variables (x,) are used, but are not passed in as API
+// arguments"); tilels printed a .cu that did not compile (a
+// check_well_formed=False test of test_printer_tir_namespaces.py).
+func (ev *Evaluator) unboundVars(ks *KernelState, name string) {
+	if len(ks.fresh) == 0 {
+		return
+	}
+	want := map[*ir.Var]bool{}
+	for _, v := range ks.fresh {
+		want[v] = true
+	}
+	for _, p := range ks.K.Func.Params {
+		delete(want, p.Var)
+	}
+	body := &ir.Block{Stmts: append(append([]ir.Stmt(nil), ks.Host...), ks.Body...)}
+	ir.WalkStmts(body, func(s ir.Stmt) {
+		switch s := s.(type) {
+		case *ir.Let:
+			delete(want, s.Var)
+		case *ir.For:
+			delete(want, s.Var)
+		case *ir.ScopeID:
+			for _, v := range s.Vars {
+				delete(want, v)
+			}
+		}
+	})
+	if len(want) == 0 {
+		return
+	}
+	var names []string
+	var first *ir.Var
+	for {
+		v, _ := ir.FirstUse(body, want)
+		if v == nil {
+			break
+		}
+		if first == nil {
+			first = v
+		}
+		names = append(names, v.Name)
+		delete(want, v)
+	}
+	if first == nil {
+		return
+	}
+	list := strings.Join(names, ", ")
+	if len(names) == 1 {
+		list += ","
+	}
+	ev.Errorf(first.Span, CodeType, "In PrimFunc %s variables (%s) are used, but are not passed in as API arguments", name, list)
 }
