@@ -65,7 +65,7 @@ var library = eval.NewLibrary([]eval.LibModule{
 	},
 	{ // tile_scheduler.go
 		Path:    tileSchedulerPath,
-		Aliases: []string{"tvm.tirx.lang.tile_scheduler"},
+		Aliases: []string{"tvm.tirx.lang.tile_scheduler", "tvm.tirx.tile_scheduler"},
 		Name:    "tile_scheduler",
 		Attr:    tileSchedulerAttr,
 	},
