@@ -89,9 +89,10 @@ var library = eval.NewLibrary([]eval.LibModule{
 		Name:    "pipeline",
 		Attr:    pipelineAttr,
 	},
-	{Path: torchPath, Name: "torch", Attr: torchAttr},  // torch.go
-	{Path: irTypePath, Name: "type", Attr: irTypeAttr}, // ir_type.go
-	{Path: "tvm.ir", Name: "ir", Attr: irAttr},         // ir_type.go
+	{Path: irBuilderPath, Name: "ir_builder", Attr: irBuilderAttr, Names: []string{"IRBuilder"}}, // ir_builder.go
+	{Path: torchPath, Name: "torch", Attr: torchAttr},                                            // torch.go
+	{Path: irTypePath, Name: "type", Attr: irTypeAttr},                                           // ir_type.go
+	{Path: "tvm.ir", Name: "ir", Attr: irAttr},                                                   // ir_type.go
 }, eval.Hooks{
 	BufferAttr:             bufferAttr,             // buffer_view.go
 	EmitView:               emitView,               // buffer_view_rearrange.go
