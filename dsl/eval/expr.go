@@ -1214,6 +1214,8 @@ func (ev *Evaluator) setItem(fr *frame, obj Value, idx []Value, isTuple bool, v 
 			return
 		}
 		o.Elts[j] = v
+	case StoreValue:
+		o.LibSetIndex(ev, idx, v, vspan, e)
 	default:
 		ev.PyErrorf(e.Loc, "'%s' object does not support item assignment", obj.TypeName())
 	}

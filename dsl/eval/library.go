@@ -130,6 +130,13 @@ type SubscriptValue interface {
 	LibIndex(ev *Evaluator, idx []Value, e *syntax.Subscript) Value
 }
 
+// A StoreValue is a library value whose elements can be assigned:
+// v[idx] = x evaluates v.LibSetIndex(ev, idx, x, vspan, e).
+type StoreValue interface {
+	Value
+	LibSetIndex(ev *Evaluator, idx []Value, v Value, vspan source.Span, e *syntax.Subscript)
+}
+
 // hooks returns the library's hooks (zero ones without a library).
 func (ev *Evaluator) hooks() *Hooks {
 	if ev.Opts.Library == nil {

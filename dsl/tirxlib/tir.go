@@ -396,6 +396,11 @@ func tDeclBuffer(ev *eval.Evaluator, c *eval.Call) eval.Value {
 	if _, none := data.(*eval.NoneV); none {
 		return TAlloc(ev, c, "T.decl_buffer", "")
 	}
+	if l, ok := c.Arg(9, "layout").(*RuntimeLayoutV); ok {
+		if v, ok := declStridedView(ev, c, l); ok {
+			return v // a view with runtime strides (strided_view.go)
+		}
+	}
 	buf := declBuffer(ev, c, ir.DeclBuffer, "global", "buf")
 	if buf == nil {
 		return eval.Poison(c.At)
