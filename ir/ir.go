@@ -263,6 +263,13 @@ type Buffer struct {
 	ElemOffsetExpr Expr
 	// Base is the buffer whose storage a DeclBuffer views (nil otherwise).
 	Base *Buffer
+	// OffsetInSwizzle marks a view whose runtime element offset
+	// (ElemOffsetExpr) lies inside its layout's swizzle: Buffer.sub at a
+	// runtime index whose stride is not a multiple of the swizzle's
+	// period, which TVM folds into the swizzled tile's offset. Only a TMA
+	// transfer, which addresses the view's start and leaves the swizzle to
+	// the hardware, models it (InsideSwizzle; tirxlib/buffer_view.go).
+	OffsetInSwizzle bool
 	// PtrBase and PtrOffset place a DeclBuffer whose data is a pointer
 	// variable (T.decl_buffer(..., data=p) with p: T.let =
 	// T.reinterpret(PointerType(...), smem.ptr_to([off]))) in the storage
@@ -277,6 +284,17 @@ type Buffer struct {
 	AllocatedAddr Expr
 	Kind          BufferKind
 	Span          source.Span // the declaration (match_buffer / alloc / decl call)
+}
+
+// InsideSwizzle reports whether b, or a buffer it views, has a runtime
+// offset inside its swizzle (OffsetInSwizzle).
+func (b *Buffer) InsideSwizzle() bool {
+	for x := b; x != nil; x = x.Base {
+		if x.OffsetInSwizzle {
+			return true
+		}
+	}
+	return false
 }
 
 // RuntimeDim returns the first dimension whose extent is a runtime value

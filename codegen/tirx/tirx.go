@@ -457,7 +457,12 @@ func (p *printer) stmt(s ir.Stmt) {
 			args = append(args, fmt.Sprintf("elem_offset=%d", b.ElemOffset))
 		}
 		args = append(args, "scope="+strconv.Quote(b.Scope), "layout="+LayoutString(b.Layout))
-		p.line("%s = T.decl_buffer(%s)", p.name(b, b.Name), strings.Join(args, ", "))
+		note := ""
+		if b.OffsetInSwizzle {
+			// (TVM folds this offset into the swizzled tile's m offset)
+			note = "  # elem_offset lies inside the swizzle"
+		}
+		p.line("%s = T.decl_buffer(%s)%s", p.name(b, b.Name), strings.Join(args, ", "), note)
 	case *ir.ScopeID:
 		vs := make([]string, len(s.Vars))
 		for i, v := range s.Vars {

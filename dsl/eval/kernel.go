@@ -1121,6 +1121,9 @@ func (ev *Evaluator) BufferIndex(bv *BufferV, idx []Value, e *syntax.Subscript) 
 	if ev.checkDirectAccess(buf, e.Loc) {
 		return Poison(e.Loc)
 	}
+	if buf.InsideSwizzle() {
+		return &OpaqueV{Base{e.Loc}, insideSwizzleWhy(buf, "an element")}
+	}
 	l := ev.slabs.loads.new()
 	l.l = ir.Load{Buf: buf, Indices: mins, Span: e.Loc}
 	l.v = ExprV{Base: Base{e.Loc}, E: &l.l}
@@ -1158,7 +1161,9 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 	}
 	r := ev.BufferIndex(bv, idx, e)
 	if IsErr(r) || IsErr(v) {
-		if IsErr(v) && ev.Kern != nil {
+		if _, opaque := r.(*OpaqueV); opaque && ev.Kern != nil {
+			ev.NeedConcrete(r, e.Loc, "the stored element") // (not dropped silently)
+		} else if IsErr(v) && ev.Kern != nil {
 			ev.NeedConcrete(v, vspan, "the stored value")
 		}
 		return
@@ -1182,6 +1187,12 @@ func (ev *Evaluator) bufferStore(fr *frame, bv *BufferV, idx []Value, v Value, v
 
 func (ev *Evaluator) BufferAttr(bv *BufferV, name string, span source.Span) Value {
 	buf := bv.B
+	if buf.InsideSwizzle() {
+		switch name {
+		case "ptr_to", "access_ptr", "elem_offset_of", "byte_offset_of", "elem_offset", "layout", "local", "vload", "vstore":
+			return &OpaqueV{Base{span}, insideSwizzleWhy(buf, "Buffer."+name)}
+		}
+	}
 	if buf.RuntimeDim() >= 0 { // dynamic_shape.go
 		if v := runtimeShapeAttr(buf, name, span); v != nil {
 			return v
@@ -1677,4 +1688,23 @@ func (ev *Evaluator) unboundVars(ks *KernelState, name string) {
 		list += ","
 	}
 	ev.Errorf(first.Span, CodeType, "In PrimFunc %s variables (%s) are used, but are not passed in as API arguments", name, list)
+}
+
+// insideSwizzleWhy is what is not modelled of a view whose runtime offset
+// lies inside its swizzle (ir.Buffer.OffsetInSwizzle): what of it.
+func insideSwizzleWhy(buf *ir.Buffer, what string) string {
+	return what + " of " + buf.Name + " (a view at a runtime offset inside its swizzle: only TMA copies of it are modelled)"
+}
+
+// InsideSwizzleOperand reports (and returns false for) a tile call's
+// operand on a view whose runtime offset lies inside its swizzle, unless
+// the call is a TMA copy: the hardware applies the swizzle to the address
+// the copy starts at, which is the view's start; any other lowering would
+// address its elements through the layout.
+func (ev *Evaluator) InsideSwizzleOperand(tc *ir.TileCall, r *ir.Region, sp source.Span) bool {
+	if tc.Op == "copy_async" && (tc.Dispatch == "tma" || tc.Dispatch == "tma_auto" || tc.Dispatch == "tma_explicit") {
+		return true
+	}
+	ev.Warnf(sp, CodeUnresolved, "not modelled: Tx.%s over %s", tc.Op, insideSwizzleWhy(r.Buf, "a region"))
+	return false
 }

@@ -65,6 +65,8 @@ type viewStep struct {
 	lay   layout.Layout
 	off   int64
 	dyn   ir.Expr
+	// inSwizzle: dyn lies inside the layout's swizzle (ir.Buffer.OffsetInSwizzle)
+	inSwizzle bool
 }
 
 // subscriptSub is buf.sub[items].
@@ -196,7 +198,8 @@ func declView(ev *eval.Evaluator, buf *ir.Buffer, name string, cur viewStep, sp 
 		return ev.Errorf(sp, eval.CodeType, "a buffer view is only allowed inside a prim_func body")
 	}
 	nb := &ir.Buffer{Name: name, Data: buf.Data, Shape: cur.shape, Dtype: buf.Dtype, Scope: buf.Scope,
-		Layout: cur.lay, ElemOffset: cur.off, ElemOffsetExpr: cur.dyn, Base: buf, Kind: ir.DeclBuffer, Span: sp}
+		Layout: cur.lay, ElemOffset: cur.off, ElemOffsetExpr: cur.dyn, Base: buf, Kind: ir.DeclBuffer, Span: sp,
+		OffsetInSwizzle: cur.inSwizzle}
 	if ev.Kern.BadLayout[buf] {
 		ev.Kern.BadLayout[nb] = true
 	}
@@ -277,14 +280,21 @@ func viewDropRuntime(cur viewStep, buf *ir.Buffer, dim int, index ir.Expr) (view
 			return cur, fmt.Sprintf("Buffer.sub at the runtime index %s of a dimension on axis %s", idx, group[0].Axis), ""
 		}
 	}
+	inside := false
 	if sw != nil && sw.SwizzleLen != 0 {
 		if period := int64(1) << (sw.PerElement + sw.AtomLen + sw.SwizzleLen); stride%period != 0 {
-			return cur, fmt.Sprintf("Buffer.sub at the runtime index %s under a swizzle (stride %d is not a multiple of its period %d)", idx, stride, period), ""
+			// TVM folds the offset into the swizzled tile's offset
+			// (_rebuild_view: it does not commute with the swizzle). The
+			// view keeps the layout of index 0 and the runtime offset,
+			// marked as inside the swizzle: only a TMA transfer models it
+			// (ir.Buffer.OffsetInSwizzle).
+			inside = true
 		}
 	}
 	shape := append(append([]int64(nil), cur.shape[:dim]...), cur.shape[dim+1:]...)
 	shard := append(append([]layout.Iter(nil), g.Shard[:lo]...), g.Shard[hi:]...)
 	next := rebuildView(cur, g, sw, shape, shard, 0, false)
+	next.inSwizzle = next.inSwizzle || inside
 	if stride != 0 {
 		term := ir.MulE(index, ir.Const(stride))
 		if next.dyn == nil {
@@ -354,7 +364,7 @@ func rebuildView(cur viewStep, g *layout.TileLayout, sw *layout.ComposeLayout, s
 		}
 	}
 	t := layout.NewTile(shard, g.Replica, offset)
-	return viewStep{shape: shape, lay: rewrap(t, sw), off: cur.off + off, dyn: cur.dyn}
+	return viewStep{shape: shape, lay: rewrap(t, sw), off: cur.off + off, dyn: cur.dyn, inSwizzle: cur.inSwizzle}
 }
 
 // bufferPermute is buf.permute(*dims) (_buffer_view.permute): the

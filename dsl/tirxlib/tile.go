@@ -560,6 +560,15 @@ func checkOperandLayouts(ev *eval.Evaluator, tc *ir.TileCall) bool {
 			// result for a buffer without its layout would be wrong.
 			return false
 		}
+		if isRegion && r.Buf.InsideSwizzle() {
+			sp := r.Span
+			if i < len(tc.ArgSpans) && tc.ArgSpans[i].IsValid() {
+				sp = tc.ArgSpans[i]
+			}
+			if !ev.InsideSwizzleOperand(tc, r, sp) { // (eval/kernel.go)
+				return false
+			}
+		}
 		if !isRegion || r.Buf.Layout != nil || seen[r.Buf] || strings.HasPrefix(r.Buf.Scope, "trn.") {
 			// A Trainium buffer's layout=None is the reference's own value:
 			// its dispatcher decides the call (dispatch/trn raises "Invalid

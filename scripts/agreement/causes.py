@@ -51,6 +51,10 @@ RULES = [
      "0.25.0.post1 has no Buffer.rearrange (\"'Buffer' object has no attribute 'rearrange'\"): the program "
      "(flash_attention4.py's P store, written for 0.26+) fails to parse in the release, so no call is compared; "
      "tilels warns (eval/other-release) and models the view as 0.26 does."),
+    (dict(file="tma_explicit/gather_swizzle_offset"), OLDER,
+     "0.25.0.post1 has no Buffer.tile (\"'Buffer' object has no attribute 'tile'\") nor tma_explicit: the "
+     "program (FlashMLA's prefill gathers, written for 0.26+) fails to parse in the release, so no call is "
+     "compared; tilels warns (eval/other-release) and models the view as 0.26 does."),
     (dict(file="v_ewise_log2"), OLDER,
      "0.25.0.post1 (and PRE) have no Tx.log2 (\"module 'tvm.tirx.script.tile' has no attribute 'log2'\"), so the "
      "whole program fails to parse and no call is compared; tilels takes log2 from SEED."),
