@@ -13,6 +13,7 @@ package ir
 import (
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/release"
 )
 
 // Node is any IR node.
@@ -601,6 +602,10 @@ type Func struct {
 	// of the launch the memory figures count, which the kernel's loads
 	// of them read (a varlen kernel's sequence offsets).
 	LaunchData []LaunchDatum
+	// Release is the reference release the kernel was evaluated under:
+	// what the printers model where the releases differ (codegen/cuda:
+	// 0.27's block-scaled encoder takes the dense K=96 of sm_103a).
+	Release release.Release
 }
 
 // LaunchArg is one integer scalar parameter's value for the launch counted.

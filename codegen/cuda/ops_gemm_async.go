@@ -13,6 +13,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/tilels/tilels/release"
 	"strings"
 	"sync"
 
@@ -102,11 +103,11 @@ var runtimeInstrDescHelper = sm100Helper("tvm_builtin_cuda_runtime_instr_desc",
 `)
 
 var encodeInstrDescBSHelper = sm100Helper("ptx_tcgen05_encode_instr_descriptor_block_scaled",
-	`__forceinline__ __device__ void ptx_tcgen05_encode_instr_descriptor_block_scaled(uint32_t* desc, int M, int N, int a_format, int b_format, int s_format, bool trans_a, bool trans_b, bool neg_a, bool neg_b, bool is_sparse) {
+	`__forceinline__ __device__ void ptx_tcgen05_encode_instr_descriptor_block_scaled(uint32_t* desc, int M, int N, int a_format, int b_format, int s_format, bool trans_a, bool trans_b, bool neg_a, bool neg_b, bool is_sparse, bool k96) {
   // Block-scaled instruction descriptor: sparse [2], b_sf_id [4,6) = 0,
   // a_format [7,10), b_format [10,13), negate a/b [13], [14], a/b major
   // [15], [16], N >> 3 [17,23), scale format [23], M >> 4 [24,29),
-  // a_sf_id [29,31) = 0.
+  // a_sf_id [29,31) = 0, k_dim [31] (dense K=96, 0.27).
   uint32_t d = 0;
   d |= (static_cast<uint32_t>(is_sparse) & 1u) << 2;
   d |= (static_cast<uint32_t>(a_format) & 7u) << 7;
@@ -118,6 +119,7 @@ var encodeInstrDescBSHelper = sm100Helper("ptx_tcgen05_encode_instr_descriptor_b
   d |= (static_cast<uint32_t>(N >> 3) & 0x3Fu) << 17;
   d |= (static_cast<uint32_t>(s_format) & 1u) << 23;
   d |= (static_cast<uint32_t>(M >> 4) & 0x1Fu) << 24;
+  d |= (static_cast<uint32_t>(k96) & 1u) << 31;
   *desc = d;
 }
 `)
@@ -142,7 +144,7 @@ func printEncodeInstrDescBS(k *kernel, c *ir.Call) string {
 		vals[i] = v
 	}
 	cg, m, n, kk := vals[0], vals[1], vals[2], vals[3]
-	if !mmaShapeOK(kind, cg, m, n, kk) {
+	if !mmaShapeOK(kind, cg, m, n, kk, k.k96()) {
 		k.fail("Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d", kind, cg, m, n, kk)
 		return ""
 	}
@@ -158,13 +160,18 @@ func printEncodeInstrDescBS(k *kernel, c *ir.Call) string {
 		}
 	}
 	k.use(encodeInstrDescBSHelper)
-	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)0, (bool)0, (bool)0)",
-		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, vals[4], vals[5], vals[6], vals[7], vals[8])
+	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)0, (bool)0, (bool)0, (bool)%d)",
+		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, vals[4], vals[5], vals[6], vals[7], vals[8], b2i(kk == 96))
 }
 
 // mmaShapeOK is _check_tcgen05_mma_matrix_shape for the dense (non-sparse)
-// forms.
-func mmaShapeOK(kind string, ctaGroup, m, n, kk int64) bool {
+// forms; k96 admits 0.27's dense K=96 of the two MXF4 kinds at cta_group 1
+// with M=128 and cta_group 2 with M=256 (PTX ISA 9.7.18.2.1: sm_103a,
+// sm_107a).
+func mmaShapeOK(kind string, ctaGroup, m, n, kk int64, k96 bool) bool {
+	if k96 && kk == 96 && (kind == "mxf4" || kind == "mxf4nvf4") && (ctaGroup == 1 && m == 128 || ctaGroup == 2 && m == 256) {
+		kk = 64 // (the N rules are K=64's)
+	}
 	type rule struct {
 		kinds  []string
 		cg     int64
@@ -202,6 +209,17 @@ func mmaShapeOK(kind string, ctaGroup, m, n, kk int64) bool {
 		return kDense[kind] == kk
 	}
 	return false
+}
+
+// k96 reports whether the kernel's release takes the block-scaled dense
+// K=96 (0.27: the descriptor's k_dim bit 31).
+func (k *kernel) k96() bool { return k.fn != nil && k.fn.Release >= release.R027 }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var gaMMAHelpers sync.Map // name -> *helper

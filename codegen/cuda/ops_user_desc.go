@@ -113,7 +113,7 @@ func printUserInstrDesc(k *kernel, c *ir.Call) string {
 		k.fail("Check failed for Data Type Kind. d_dtype: %s, a_dtype: %s, b_dtype: %s", d, a, b)
 		return ""
 	}
-	if !mmaShapeOK(kind, cg, m, n, kk) {
+	if !mmaShapeOK(kind, cg, m, n, kk, false) {
 		k.fail("Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d", kind, cg, m, n, kk)
 		return ""
 	}
@@ -194,7 +194,7 @@ func printUserInstrDescBS(k *kernel, c *ir.Call) string {
 		k.fail("Check failed for Data Type Kind. Expected one of {'mxf8f6f4', 'mxf4', 'mxf4nvf4'}, but got '' for d:%s, a:%s, b:%s, sfa:%s, sfb:%s", ss[0], a, b, sfa, ss[4])
 		return ""
 	}
-	if !mmaShapeOK(kind, cg, m, n, kk) {
+	if !mmaShapeOK(kind, cg, m, n, kk, k.k96()) {
 		k.fail("Invalid matrix shape for Tcgen05 MMA, check failed for kind: %s, is_sparse: False, cta_group: %d, M: %d, N: %d, K: %d", kind, cg, m, n, kk)
 		return ""
 	}
@@ -215,8 +215,8 @@ func printUserInstrDescBS(k *kernel, c *ir.Call) string {
 		sf = 0
 	}
 	k.use(encodeInstrDescBSHelper)
-	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)%d, (bool)%d, (bool)0)",
-		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, af, bf, sf, transA, transB, negA, negB)
+	return fmt.Sprintf("%s(%s, %d, %d, %d, %d, %d, (bool)%d, (bool)%d, (bool)%d, (bool)%d, (bool)0, (bool)%d)",
+		encodeInstrDescBSHelper.name, k.top(c.Args[0]), m, n, af, bf, sf, transA, transB, negA, negB, b2i(kk == 96))
 }
 
 // descGroupOK checks an encoder's n_cta_groups (1 or 2) and refuses a

@@ -129,7 +129,7 @@ func (ev *Evaluator) evalKernelCase(fr *frame, def *syntax.FunctionDef, name str
 	if ev.skipBody(def, key) { // parallel_cases.go
 		return &OpaqueV{Base{def.Name.Loc}, name + " (made by an earlier case)"}
 	}
-	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc}}
+	k := &Kernel{Def: def, Func: &ir.Func{Name: def.Name.Id, Span: def.Loc, NameSpan: def.Name.Loc, Release: ev.Opts.Release}}
 	if len(cs) > 0 {
 		k.Case = cs
 	}
