@@ -96,6 +96,9 @@ type lowerer struct {
 	// maps and init collect Result.TensorMaps and Result.Init.
 	maps []*ir.TensorMap
 	init []ir.Stmt
+	// postDefs collect Result.PostDef, each with the call's lowering (the
+	// fallback place when the kernel does not define the buffer).
+	postDefs []postDef
 	// loops are the loops around the statement being walked (Call.Loops).
 	loops []*ir.For
 }
@@ -220,6 +223,9 @@ func (r *Registry) Lower(fn *ir.Func, target Target) *Output {
 
 	// 3. Walk and dispatch.
 	body, _ := l.block(fn.Body, entry)
+	if len(l.postDefs) > 0 {
+		body = withPostDefs(body, l.postDefs)
+	}
 	nf := *fn
 	nf.Body = withInit(body, l.init)
 	nf.TensorMaps = append(append([]*ir.TensorMap(nil), fn.TensorMaps...), l.maps...)
@@ -640,6 +646,11 @@ func (l *lowerer) dispatch(tc *ir.TileCall, a activeSet) ir.Stmt {
 		low.Body = res.Body
 	} else {
 		low.Body = &ir.Block{Span: tc.Span}
+	}
+	if res != nil {
+		for _, pd := range res.PostDef {
+			l.postDefs = append(l.postDefs, postDef{pd, low})
+		}
 	}
 	return low
 }

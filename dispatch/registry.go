@@ -88,6 +88,19 @@ type Result struct {
 	// (TVM sctx.add_init_stmt without host=True, e.g. prefetch.tensormap).
 	// Lower puts them after the kernel's leading scope-id declarations.
 	Init []ir.Stmt
+	// PostDef are statements to run right after a buffer's definition
+	// (TVM sctx.add_post_buffer_def_stmt): a gemm_async's shared-memory
+	// descriptors, encoded once where the operand is declared. Lower puts
+	// each group after the Alloc or Decl of its buffer, in dispatch order.
+	PostDef []PostDef
+}
+
+// PostDef is a group of statements that runs right after the definition
+// of Buf (an ir.Alloc or ir.Decl). When the kernel holds no definition of
+// Buf, Lower puts them at the start of the call's own lowering.
+type PostDef struct {
+	Buf   *ir.Buffer
+	Stmts []ir.Stmt
 }
 
 // PlanItem is one named fact of a variant's plan. Fields are its decoded

@@ -19,6 +19,23 @@ const (
 	// the tcgen05 copies.
 	OpSmemDescAdd16B = "cuda.smem_desc_add_16B_offset"
 
+	// OpSmemDescLoUniform makes a matrix descriptor's low word (its start
+	// address) the value of lane 0 of the warp: 0.25's and 0.26's
+	// smem_desc_make_lo_uniform_, a shuffle of the low 32 bits with the
+	// full mask, after a warp-scope gemm_async encodes its descriptors at
+	// the buffer's definition. Args: desc ptr (*AddressOf of a local
+	// uint64). No value.
+	// CUDA: smem_desc_make_lo_uniform_(desc).
+	OpSmemDescLoUniform = "cuda.smem_desc_make_lo_uniform"
+
+	// OpPtxShflSyncIdxB32 is 0.27's T.ptx.shfl_sync.idx.b32(d, a, lane,
+	// clamp, membermask): shfl.sync.idx.b32 d, a, lane, clamp, membermask
+	// (0.27 writes the descriptor shuffle above as mov.b64 {lo, hi}, desc;
+	// this; mov.b64 desc, {lo, hi}). d is a register load written through
+	// a reference; the others are uint32. No value.
+	// CUDA: tvm_builtin_ptx_shfl_sync_idx_b32(d, a, lane, clamp, mask).
+	OpPtxShflSyncIdxB32 = "ptx.shfl.sync.idx.b32"
+
 	// OpGetTmemAddr is a tensor-memory address moved by (row, col): the
 	// lane in bits [16,32), the 32-bit column in [0,16), each wrapping at
 	// 16 bits. Args: addr (uint32), row, col (int32). Type: uint32.

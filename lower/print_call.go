@@ -36,7 +36,7 @@ func CallLowering(k *Kernel, call *ir.TileCall, opts Options) CallText {
 	}
 	out := CallText{Found: true}
 	text := tirx.Print(&ir.Func{Name: k.Name, Body: &ir.Block{Stmts: []ir.Stmt{low}}}, ir.Launch{})
-	out.TIRx = tirxExcerpt(text)
+	out.TIRx = postDefText(k, call) + tirxExcerpt(text)
 	if k.Target != "" {
 		return out // a Trainium kernel has no CUDA form
 	}
@@ -84,11 +84,37 @@ func LoweredOf(k *Kernel, call *ir.TileCall) *ir.Lowered {
 
 // tirxExcerpt keeps the lowered call of a one-statement TIRx function:
 // from its "# Tx." comment on, dedented.
-func tirxExcerpt(text string) string {
+func tirxExcerpt(text string) string { return excerptFrom(text, "# Tx.") }
+
+// postDefText is the TIRx of the statements call's lowering placed after
+// its operands' definitions (dispatch.Result.PostDef: a gemm_async's
+// descriptors), each group under a comment naming the buffer; "" when
+// there are none.
+func postDefText(k *Kernel, call *ir.TileCall) string {
+	var stmts []ir.Stmt
+	for _, d := range k.Calls {
+		if d.Call != call || d.Result == nil {
+			continue
+		}
+		for _, pd := range d.Result.PostDef {
+			stmts = append(stmts, &ir.Comment{Text: "placed after the declaration of " + pd.Buf.Name + ":"})
+			stmts = append(stmts, pd.Stmts...)
+		}
+		break
+	}
+	if len(stmts) == 0 {
+		return ""
+	}
+	return excerptFrom(tirx.Print(&ir.Func{Name: k.Name, Body: &ir.Block{Stmts: stmts}}, ir.Launch{}), "# placed after")
+}
+
+// excerptFrom is text from the first line that starts with prefix (after
+// its indentation) on, dedented, without blank lines.
+func excerptFrom(text, prefix string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "# Tx.") {
+		if strings.HasPrefix(t, prefix) {
 			ind := len(l) - len(t)
 			var out strings.Builder
 			for _, m := range lines[i:] {

@@ -235,7 +235,8 @@ var nameEvidence = func() map[string]evidence {
 	m := map[string]evidence{}
 	for _, c := range eval.Surface() {
 		if c.Kind != eval.SurfaceName || strings.HasPrefix(c.Name, "T.cuda.") || strings.HasPrefix(c.Name, "T.ptx.") ||
-			strings.HasPrefix(c.Name, "Buffer.") { // methods, not names a file imports
+			strings.HasPrefix(c.Name, "Buffer.") || strings.HasPrefix(c.Name, "SMEMPool.") ||
+			strings.HasPrefix(c.Name, "TMEMPool.") { // methods, not names a file imports
 			continue
 		}
 		_, bare, _ := strings.Cut(c.Name, ".")

@@ -33,6 +33,18 @@ var gemmAsyncOps = map[string]extOp{
 		}
 		return k.callHelper(gaSmemDescAddHelper, c.Args)
 	}},
+	ir.OpSmemDescLoUniform: {print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 1) {
+			return ""
+		}
+		return k.callHelper(smemDescLoUniformHelper, c.Args)
+	}},
+	ir.OpPtxShflSyncIdxB32: {print: func(k *kernel, c *ir.Call) string {
+		if !k.wantArgs(c, 5) {
+			return ""
+		}
+		return k.callHelper(shflSyncIdxB32Helper, c.Args)
+	}},
 	ir.OpGetTmemAddr: {need: opNeed{sm: 100, family: true}, print: func(k *kernel, c *ir.Call) string {
 		if !k.wantArgs(c, 3) {
 			return ""
@@ -49,6 +61,23 @@ var gemmAsyncOps = map[string]extOp{
 	ir.OpTcgen05MMA:           {need: opNeed{sm: 100, family: true}, print: printTcgen05MMA},
 	ir.OpTcgen05MMABlockScale: {need: opNeed{sm: 100, family: true}, print: printTcgen05MMABlockScale},
 }
+
+// smemDescLoUniformHelper is 0.25's and 0.26's smem_desc_make_lo_uniform_
+// (their T.cuda.func_call): the descriptor's low word from lane 0.
+var smemDescLoUniformHelper = &helper{name: "smem_desc_make_lo_uniform_", rank: rankMatrix,
+	code: `__forceinline__ __device__ void smem_desc_make_lo_uniform_(uint64_t* desc) {
+  // the start address (low word) of lane 0, in every lane of the warp
+  uint32_t lo = __shfl_sync(0xffffffff, static_cast<uint32_t>(*desc), 0);
+  *desc = (*desc & 0xffffffff00000000ull) | lo;
+}
+`}
+
+// shflSyncIdxB32Helper is 0.27's tvm_builtin_ptx_shfl_sync_idx_b32.
+var shflSyncIdxB32Helper = &helper{name: "tvm_builtin_ptx_shfl_sync_idx_b32", rank: rankMatrix,
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_shfl_sync_idx_b32(uint32_t& __d, uint32_t __a, uint32_t __b, uint32_t __c, uint32_t __membermask) {
+  asm volatile("shfl.sync.idx.b32 %0, %1, %2, %3, %4;" : "=r"(__d) : "r"(__a), "r"(__b), "r"(__c), "r"(__membermask));
+}
+`}
 
 func sm100Helper(name, code string) *helper {
 	return &helper{name: name, rank: rankMatrix, minSM: 100, what: "tcgen05 (" + name + ")", sm100Family: true, code: code}

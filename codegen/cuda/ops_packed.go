@@ -52,8 +52,16 @@ var packedOps = map[string]extOp{
 		if !k.wantArgs(c, 3) {
 			return ""
 		}
+		// 32-bit integer halves (0.27's descriptor shuffle) or float32 ones
+		words := typeOf(c.Args[0]).Code == ir.UInt && typeOf(c.Args[0]).Bits == 32
 		if typeOf(c.Args[2]).Bits == 64 {
+			if words {
+				return k.callHelper(movUnpackB64U32Helper, c.Args)
+			}
 			return k.callHelper(movUnpackB64Helper, c.Args)
+		}
+		if typeOf(c.Args[1]).Code == ir.UInt && typeOf(c.Args[1]).Bits == 32 {
+			return k.callHelper(movPackB64U32Helper, c.Args)
 		}
 		return k.callHelper(movPackB64Helper, c.Args)
 	}},
@@ -87,6 +95,26 @@ var movUnpackB64Helper = &helper{
 	rank: rankPacked,
 	code: `__forceinline__ __device__ void tvm_builtin_ptx_mov_unpack_b32x2_b64_f32_u64(float& __d0, float& __d1, uint64_t __a) {
   asm("mov.b64 {%0, %1}, %2;" : "=f"(__d0), "=f"(__d1) : "l"(__a));
+}
+`,
+}
+
+// movPackB64U32Helper is mov.b64 d, {a0, a1} of two 32-bit words.
+var movPackB64U32Helper = &helper{
+	name: "tvm_builtin_ptx_mov_pack_b32x2_b64",
+	rank: rankPacked,
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_mov_pack_b32x2_b64(uint64_t& __d, uint32_t __a0, uint32_t __a1) {
+  asm("mov.b64 %0, {%1, %2};" : "=l"(__d) : "r"(__a0), "r"(__a1));
+}
+`,
+}
+
+// movUnpackB64U32Helper is mov.b64 {d0, d1}, a into two 32-bit words.
+var movUnpackB64U32Helper = &helper{
+	name: "tvm_builtin_ptx_mov_unpack_b32x2_b64",
+	rank: rankPacked,
+	code: `__forceinline__ __device__ void tvm_builtin_ptx_mov_unpack_b32x2_b64(uint32_t& __d0, uint32_t& __d1, uint64_t __a) {
+  asm("mov.b64 {%0, %1}, %2;" : "=r"(__d0), "=r"(__d1) : "l"(__a));
 }
 `,
 }

@@ -133,6 +133,7 @@ func tmemPoolAttr(ev *eval.Evaluator, t *TMEMPoolV, name string, span source.Spa
 			operand = "D"
 		}
 		return eval.Method("TMEMPool."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			ev.CheckSurfaceName("TMEMPool.", name, c.FnSpan, "") // 0.26+ (release_surface.go)
 			params := []string{"shape", "dtype", "M", "cta_group", "ws", "sparse", "cols"}
 			def := ir.BF16
 			if operand == "D" {

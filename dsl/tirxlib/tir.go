@@ -1099,6 +1099,7 @@ func PoolAttr(ev *eval.Evaluator, p *eval.PoolV, name string, span source.Span) 
 		return eval.Method("SMEMPool.alloc", func(ev *eval.Evaluator, c *eval.Call) eval.Value { return PoolAlloc(ev, p, c) })
 	case "alloc_mma", "alloc_tcgen05_mma_AB": // the reference's older and newer names
 		return eval.Method("SMEMPool."+name, func(ev *eval.Evaluator, c *eval.Call) eval.Value {
+			ev.CheckSurfaceName("SMEMPool.", name, c.FnSpan, "") // 0.25's and 0.26's names (release_surface.go)
 			if !ev.CheckArgs(c, name, 1, "shape", "dtype", "swizzle_mode", "align") {
 				return eval.Poison(c.At)
 			}

@@ -32,10 +32,10 @@ package copyasync
 //	tcgen05.cp.cta_group::N.32x128b.warpx4 [taddr + col], desc + off16B;
 //
 // No tcgen05.commit is issued (TVM leaves completion to the caller).
-// TVM hoists the descriptor's encoding right after the shared buffer's
-// definition and shares it between the calls that use the same (buffer,
-// LBO, SBO, swizzle); tilels encodes it at the start of each call's
-// lowering. TVM's ValueErrors are raised with their texts.
+// As TVM, the descriptor is encoded right after the shared buffer's
+// definition and shared between the calls that use the same (buffer,
+// LBO, SBO, swizzle) (0.26: the same fields, any buffer).
+// TVM's ValueErrors are raised with their texts.
 
 import common "github.com/tilels/tilels/dispatch/cuda/common"
 import (
@@ -530,22 +530,41 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 	}
 	span := c.Span()
 	u64 := ir.DataType{Code: ir.UInt, Bits: 64}
-	desc := &ir.Buffer{Name: "cp_desc", Shape: []int64{1}, Dtype: u64, Scope: "local", Kind: ir.AllocBuffer, Span: span}
-	desc.Data = &ir.Var{Name: desc.Name, Type: ir.HandleT, Span: span}
-	zeros := make([]ir.Expr, len(p.sBuf.Shape))
-	for i := range zeros {
-		zeros[i] = common.Zero
+	// The template is encoded once per Lower run, right after the shared
+	// buffer's definition (_get_or_create_desc): 0.25 keeps one per
+	// (buffer, LBO, SBO, swizzle), encoded at the buffer's base; 0.26
+	// one per (LBO, SBO, swizzle), encoded at shared address 0, placed
+	// after the buffer of the first call that needs it and shared by the
+	// calls on other buffers.
+	key := fmt.Sprintf("smem_tmem_desc:%d:%d:%d", p.ldoField, p.sdoField, p.swizzle)
+	if !p.v026 {
+		key = fmt.Sprintf("smem_tmem_desc:%p:%d:%d:%d", p.sBuf, p.ldoField, p.sdoField, p.swizzle)
 	}
-	var descAt ir.Expr = &ir.AddressOf{Buf: p.sBuf, Indices: zeros, Span: span}
-	if p.v026 {
-		// 0.26: the template is encoded at shared address 0.
-		descAt = &ir.Call{Op: "reinterpret", Args: []ir.Expr{&ir.IntImm{Value: 0, Type: u64, Span: span}}, Type: ir.HandleT, Span: span}
+	var stmts []ir.Stmt
+	var post []dispatch.PostDef
+	desc, cached := (*ir.Buffer)(nil), false
+	if v, ok := c.CacheGet(key); ok {
+		desc, cached = v.(*ir.Buffer), true
 	}
-	stmts := []ir.Stmt{
-		&ir.Alloc{Buf: desc, Span: span},
-		&ir.Evaluate{X: &ir.Call{Op: ir.OpTcgen05EncodeMatrixDesc, Args: []ir.Expr{
-			&ir.BufferData{Buf: desc, Span: span}, descAt,
-			common.Cst(p.ldoField), common.Cst(p.sdoField), common.Cst(p.swizzle)}, Span: span}, Span: span},
+	if !cached {
+		desc = &ir.Buffer{Name: "cp_desc", Shape: []int64{1}, Dtype: u64, Scope: "local", Kind: ir.AllocBuffer, Span: span}
+		desc.Data = &ir.Var{Name: desc.Name, Type: ir.HandleT, Span: span}
+		zeros := make([]ir.Expr, len(p.sBuf.Shape))
+		for i := range zeros {
+			zeros[i] = common.Zero
+		}
+		var descAt ir.Expr = &ir.AddressOf{Buf: p.sBuf, Indices: zeros, Span: span}
+		if p.v026 {
+			// 0.26: the template is encoded at shared address 0.
+			descAt = &ir.Call{Op: "reinterpret", Args: []ir.Expr{&ir.IntImm{Value: 0, Type: u64, Span: span}}, Type: ir.HandleT, Span: span}
+		}
+		post = []dispatch.PostDef{{Buf: p.sBuf, Stmts: []ir.Stmt{
+			&ir.Alloc{Buf: desc, Span: span},
+			&ir.Evaluate{X: &ir.Call{Op: ir.OpTcgen05EncodeMatrixDesc, Args: []ir.Expr{
+				&ir.BufferData{Buf: desc, Span: span}, descAt,
+				common.Cst(p.ldoField), common.Cst(p.sdoField), common.Cst(p.swizzle)}, Span: span}, Span: span},
+		}}}
+		c.CacheSet(key, desc)
 	}
 	descVal := &ir.Load{Buf: desc, Indices: []ir.Expr{common.Zero}, Span: span}
 	var steps []string
@@ -628,7 +647,16 @@ func emitSmemTmem(c *dispatch.Call) (*dispatch.Result, *dispatch.Decline) {
 		{Key: "bytes moved", Value: bytesMovedText(p, rows, rowBits)},
 		{Key: "completion", Value: "async: tcgen05.commit to an mbarrier (not issued)"},
 	}
-	return &dispatch.Result{Body: &ir.Block{Stmts: stmts, Span: span}, Outer: p.total, Threads: 1, Plan: plan,
+	where := "encoded once, right after the declaration of " + p.sBuf.Name
+	if cached {
+		where = "encoded by an earlier call (one per kernel for these fields"
+		if !p.v026 {
+			where += " and this buffer"
+		}
+		where += ")"
+	}
+	plan = append(plan, dispatch.PlanItem{Key: "descriptor template", Value: where})
+	return &dispatch.Result{Body: &ir.Block{Stmts: stmts, Span: span}, Outer: p.total, Threads: 1, Plan: plan, PostDef: post,
 		Notes: []string{fmt.Sprintf("%d x %s from one shared memory descriptor", p.total, instr)}}, nil
 }
 

@@ -131,22 +131,14 @@ func divExact(e ir.Expr, v int64) (ir.Expr, bool) {
 func (g *gemm) emit() *dispatch.Result {
 	span := g.c.Span()
 	if v, ok := g.c.Config("smem_desc"); ok && g.newer() && g.blockScaled {
-		// (the descriptor modes themselves are not modelled: tilels
-		// encodes the descriptors once per call, as "local_hoist" does)
+		// (the modes: desc_modes.go)
 		if s, isS := v.(*ir.StringImm); isS && s.Value == "encode" {
 			dispatch.Raise("ValueError", "tcgen05 gemm_async smem_desc='encode' is only implemented for dense MMA")
 		}
 	}
 	var body []ir.Stmt
-	var descA, descB *ir.Buffer
-	if !g.aTmem {
-		var st []ir.Stmt
-		descA, st = encodeDesc("descA", g.A.Buf, g.aP, span)
-		body = append(body, st...)
-	}
-	var st []ir.Stmt
-	descB, st = encodeDesc("descB", g.B.Buf, g.bP, span)
-	body = append(body, st...)
+	ds := g.setupDescs(span)
+	body = append(body, ds.pre...)
 
 	// The instruction descriptor.
 	var idesc ir.Expr
@@ -199,7 +191,8 @@ func (g *gemm) emit() *dispatch.Result {
 	for mi := range g.mTiles {
 		for ni := range g.nTiles {
 			for ki := range g.kIters {
-				var aVal ir.Expr
+				var aVal, aOff ir.Expr
+				var encA, encB []ir.Stmt
 				if g.aTmem {
 					aVal = g.tmemAddr(g.A.Buf.AllocatedAddr, g.aTmemLane, mi,
 						ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))), span)
@@ -208,13 +201,15 @@ func (g *gemm) emit() *dispatch.Result {
 					if g.transA {
 						lin = ki*g.mmaK*aLast + mi*g.mM
 					}
-					aVal = call(ir.OpSmemDescAdd16B, u64, span, cellLoad(descA, span), descOffset(g.aTile, lin, g.aSym, aPer16))
+					aOff = descOffset(g.aTile, lin, g.aSym, aPer16)
+					aVal, encA = ds.operand(ds.descA, g.A.Buf, g.aP, aOff, span)
 				}
 				lin := ni*g.nPerCTA*bLast + ki*g.mmaK
 				if g.transB {
 					lin = ki*g.mmaK*bLast + ni*g.nPerCTA
 				}
-				bVal := call(ir.OpSmemDescAdd16B, u64, span, cellLoad(descB, span), descOffset(g.bTile, lin, g.bSym, bPer16))
+				bOff := descOffset(g.bTile, lin, g.bSym, bPer16)
+				bVal, encB := ds.operand(ds.descB, g.B.Buf, g.bP, bOff, span)
 				var enable ir.Expr = &ir.IntImm{Value: 1, Type: ir.BoolT, Span: span}
 				if ki == 0 {
 					enable = g.accum
@@ -222,7 +217,7 @@ func (g *gemm) emit() *dispatch.Result {
 				col := ir.AddE(addSym(g.cSym, g.tmemOff32), common.Cst(ni*nPhys))
 				dAddr := g.tmemAddr(cAddr, g.tmemLane, mi, col, span)
 				steps = append(steps, fmt.Sprintf("(m%d,n%d,k%d): A %s, B +%s, D lane %d col %s",
-					mi, ni, ki, g.operandText(aVal, mi, ki), exprText(bVal.Args[1]), mi*g.mM, exprText(col)))
+					mi, ni, ki, g.operandText(aOff, ki), exprText(bOff), mi*g.mM, exprText(col)))
 				var mma ir.Stmt
 				var pre []ir.Stmt
 				if g.blockScaled {
@@ -268,16 +263,18 @@ func (g *gemm) emit() *dispatch.Result {
 						dAddr, aVal, bVal, idesc, enable), span)
 				}
 				body = append(body, pre...)
+				// "encode": B's descriptor, then A's, next to the MMA
+				issue := append(append(encB, encA...), mma)
 				if g.warp {
-					body = append(body, &ir.If{Cond: call(ir.OpElectSync, ir.Int32, span), Then: &ir.Block{Stmts: []ir.Stmt{mma}, Span: span}, Span: span})
+					body = append(body, &ir.If{Cond: call(ir.OpElectSync, ir.Int32, span), Then: &ir.Block{Stmts: issue, Span: span}, Span: span})
 				} else {
-					body = append(body, mma)
+					body = append(body, issue...)
 				}
 			}
 		}
 	}
 
-	res := &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Threads: 1}
+	res := &dispatch.Result{Body: &ir.Block{Stmts: body, Span: span}, Threads: 1, PostDef: ds.post}
 	if g.warp {
 		res.Threads = 32
 	}
@@ -367,6 +364,7 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 		add("A smem descriptor", g.A.Buf, g.aP, g.aType.Bits)
 	}
 	add("B smem descriptor", g.B.Buf, g.bP, g.bType.Bits)
+	items = append(items, g.descPlan())
 	if g.blockScaled {
 		items = append(items, dispatch.PlanItem{Key: "scale factors", Value: fmt.Sprintf("SFA %s [%d x %d], SFB %s [%d x %d] in tmem, %d per MMA k-step (sf_mma_k)",
 			g.sfaType, g.SFA.Exts[len(g.SFA.Exts)-2], g.sfaK, g.sfbType, g.SFB.Exts[len(g.SFB.Exts)-2], g.sfbK, g.sfMMAK)})
@@ -376,11 +374,11 @@ func (g *gemm) plan(idesc uint32, aFmt, bFmt, sFmt uint32, sfIDs []string, needs
 
 // operandText is the A operand of one MMA for the plan: "+<16-byte offset>"
 // of the A descriptor, or "tmem col <c>" of a tensor-memory A.
-func (g *gemm) operandText(a ir.Expr, mi, ki int64) string {
+func (g *gemm) operandText(off ir.Expr, ki int64) string {
 	if g.aTmem {
 		return "tmem col " + exprText(ir.AddE(g.aTmemCol(), common.Cst(ki*(g.mmaK/g.aElemPer32))))
 	}
-	return "+" + exprText(a.(*ir.Call).Args[1])
+	return "+" + exprText(off)
 }
 
 // tmemAddr is T.cuda.get_tmem_addr(base, row, col) of MMA row tile mi. From

@@ -31,15 +31,14 @@ package gemmasync
 //     patched per MMA when several k-steps share a tmem column). No
 //     tcgen05.commit is emitted: the caller commits to an mbarrier.
 //
-// Deviation in placement: TVM encodes the descriptors once, right after the
-// shared buffers' declarations (sctx.add_post_buffer_def_stmt, with a warp
-// shuffle of the low word); tilels encodes them at the start of the call's
-// own block (no shuffle: the value is the same in every thread, and the call
-// may run in a single thread). Under 0.25 the config keys mma_m, mma_n,
-// weight_stationary and smem_desc of later TVM releases are ignored, as the
-// reference ignores them; from 0.26 weight_stationary and the batched and
-// packed forms of the .ws datapath are modelled (tcgen05_ws.go), mma_m /
-// mma_n and the smem_desc modes are not.
+// The descriptors are built where the smem_desc mode says (desc_modes.go):
+// by default encoded once right after the shared buffers' declarations
+// (sctx.add_post_buffer_def_stmt, dispatch.Result.PostDef). Under 0.25 the
+// config keys mma_m, mma_n, weight_stationary and smem_desc of later TVM
+// releases are ignored, as the reference ignores them; from 0.26
+// weight_stationary and the batched and packed forms of the .ws datapath
+// are modelled (tcgen05_ws.go), and so are mma_m / mma_n and the
+// smem_desc modes.
 //
 // As the reference: only C's TCol offset moves the D address (a region
 // starting at lane 64 still writes from lane mi*M_mma); the scale-factor
