@@ -570,11 +570,23 @@ func (k *kernel) stmt(s ir.Stmt) {
 			call = callComment(s.Call)
 		}
 		start := k.b.Len()
-		k.comment(call + " -> " + s.Variant)
+		variant := s.Variant
+		if variant == "" && s.Call != nil {
+			variant = "not lowered (see its error)"
+		}
+		k.comment(call + " -> " + variant)
 		k.line("{")
 		outer := k.inCall
 		if outer == nil && s.Call != nil {
 			k.inCall = s
+		}
+		if s.Variant == "" && s.Call != nil && len(s.Body.Stmts) == 0 {
+			// The reference builds no kernel around a call it cannot
+			// lower; this file still shows the rest of the kernel, and a
+			// launch stops here instead of skipping the call's work.
+			k.indent++
+			k.line("__trap();  // tilels: this tile call did not lower; the kernel stops here")
+			k.indent--
 		}
 		k.block(s.Body)
 		k.inCall = outer

@@ -6,6 +6,7 @@ encoded after the buffers' declarations, the low word shuffled). 0.25 ignores th
 # tilels-test: arch=sm_100a
 from tvm.script import tirx as T
 from tvm.script.tirx import tile as Tx
+from tvm.tirx.cuda.tile_primitive.tma_utils import mma_shared_layout
 @T.prim_func
 def mm_local_hoist(A_ptr: T.handle, B_ptr: T.handle):
     A = T.match_buffer(A_ptr, (128, 64), "float16")
@@ -15,9 +16,9 @@ def mm_local_hoist(A_ptr: T.handle, B_ptr: T.handle):
     warp_id = T.warp_id([4])
     lane = T.lane_id([32])
     tid = T.thread_id([128])
+    a_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
+    b_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
     pool = T.SMEMPool()
-    a_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
-    b_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
     tmem_addr = pool.alloc([1], "uint32")
     pool.commit()
     tmem_pool = T.TMEMPool(pool, total_cols=256, tmem_addr=tmem_addr)
@@ -38,9 +39,9 @@ def mm_recompute(A_ptr: T.handle, B_ptr: T.handle):
     warp_id = T.warp_id([4])
     lane = T.lane_id([32])
     tid = T.thread_id([128])
+    a_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
+    b_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
     pool = T.SMEMPool()
-    a_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
-    b_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
     tmem_addr = pool.alloc([1], "uint32")
     pool.commit()
     tmem_pool = T.TMEMPool(pool, total_cols=256, tmem_addr=tmem_addr)
@@ -61,9 +62,9 @@ def mm_encode(A_ptr: T.handle, B_ptr: T.handle):
     warp_id = T.warp_id([4])
     lane = T.lane_id([32])
     tid = T.thread_id([128])
+    a_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
+    b_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
     pool = T.SMEMPool()
-    a_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
-    b_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
     tmem_addr = pool.alloc([1], "uint32")
     pool.commit()
     tmem_pool = T.TMEMPool(pool, total_cols=256, tmem_addr=tmem_addr)
@@ -84,9 +85,9 @@ def mm_bogus(A_ptr: T.handle, B_ptr: T.handle):
     warp_id = T.warp_id([4])
     lane = T.lane_id([32])
     tid = T.thread_id([128])
+    a_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
+    b_smem = T.alloc_buffer((2, 128, 64), "float16", scope="shared", layout=mma_shared_layout("float16", 3, (2, 128, 64)))
     pool = T.SMEMPool()
-    a_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
-    b_smem = pool.alloc_tcgen05_mma_AB((2, 128, 64), "float16")
     tmem_addr = pool.alloc([1], "uint32")
     pool.commit()
     tmem_pool = T.TMEMPool(pool, total_cols=256, tmem_addr=tmem_addr)
