@@ -620,12 +620,7 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		g.fail(s.Span, "an expression statement is not modelled")
 		return
 	}
-	op := c.Op
-	switch op {
-	case "ptx.cp.async_.commit_group", "ptx.cp.async_.wait_group":
-		// 0.26+'s spelling of the cp.async group ops (T.ptx.cp.async_.commit_group()).
-		op = strings.Replace(op, "ptx.cp.async_.", "ptx.cp_async.", 1)
-	}
+	op := syncOpOf(c.Op)
 	switch op {
 	case ir.OpCTASync, ir.OpWarpSync, ir.OpWarpgroupSync, ir.OpMbarrierTryWait:
 		// A barrier (or the wait that completes a TMA load): what was
@@ -641,6 +636,41 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		return
 	}
 	g.fail(s.Span, "T.%s is not modelled by the reference", c.Op)
+}
+
+// syncOpOf is the op of op's synchronisation family when op is one of
+// its later spellings: 0.26's T.ptx.cp.async_ group ops, 0.27's PTX
+// modifier chains (T.ptx.mbarrier.init.shared.b64,
+// T.ptx.mbarrier.arrive.expect_tx.shared.b64, T.ptx.fence.proxy.async_.
+// shared__cta, T.ptx.cp.async_.bulk.wait_group.read, ...) and its
+// T.cuda.mbarrier_wait; op itself otherwise.
+func syncOpOf(op string) string {
+	switch op {
+	case "ptx.cp.async_.commit_group", "ptx.cp.async_.wait_group":
+		return strings.Replace(op, "ptx.cp.async_.", "ptx.cp_async.", 1)
+	case "cuda.mbarrier_wait", "cuda.mbarrier_wait_acquire_cluster":
+		return ir.OpMbarrierTryWait
+	case ir.OpMbarrierInit, ir.OpMbarrierArriveExpect, ir.OpMbarrierArrive, ir.OpMbarrierTryWait,
+		ir.OpFenceProxyAsync, ir.OpFenceMbarrierInit:
+		return op // 0.25's spellings
+	}
+	for _, f := range []struct{ prefix, op string }{
+		{"ptx.mbarrier.init.", ir.OpMbarrierInit},
+		{"ptx.mbarrier.try_wait.", ir.OpMbarrierTryWait},
+		{"ptx.mbarrier.test_wait.", ir.OpMbarrierTryWait},
+		// arrive, expect_tx, complete_tx: bookkeeping of the phase
+		{"ptx.mbarrier.", ir.OpMbarrierArrive},
+		{"ptx.fence.mbarrier_init.", ir.OpFenceMbarrierInit},
+		// every other fence orders memory, which lockstep execution does
+		{"ptx.fence.", ir.OpFenceProxyAsync},
+		{"ptx.cp.async_.bulk.commit_group", ir.OpCpAsyncBulkCommit},
+		{"ptx.cp.async_.bulk.wait_group", ir.OpCpAsyncBulkWait},
+	} {
+		if strings.HasPrefix(op, f.prefix) {
+			return f.op
+		}
+	}
+	return op
 }
 
 func (g *gen) ifStmt(s *ir.If) {
