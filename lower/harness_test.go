@@ -541,6 +541,47 @@ def partial(A_ptr: T.handle):
 				t.Errorf("A[2] = % x, want A[0]'s input % x", out[8:12], in[0:4])
 			}
 		}},
+		// warp shuffles, __any_sync and %laneid read other lanes' values
+		// (shfl.sync's lane rule: a source outside the segment keeps the
+		// lane's own value)
+		{"warp intrinsics", []byte(refHeader + `
+@T.prim_func
+def shuffles(B_ptr: T.handle):
+    B = T.match_buffer(B_ptr, (6, 64), "int32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([64])
+    m = T.uint32(0xFFFFFFFF)
+    B[0, tid] = T.cuda.__shfl_sync(m, tid * 10, 3, 32)
+    B[1, tid] = T.cuda.__shfl_xor_sync(m, tid, 5, 32)
+    B[2, tid] = T.cuda.__shfl_up_sync(m, tid, 1, 8)
+    B[3, tid] = T.cuda.__shfl_down_sync(m, tid, 2, 16)
+    B[4, tid] = T.cuda.any_sync(m, tid == 40)
+    B[5, tid] = T.cuda.mov_sreg(32, "laneid") + T.tvm_warp_shuffle(m, tid, 33, 32, 32)
+# tilels: reference=0.27
+`), func(t *testing.T, r map[string]*refRun) {
+			out := r["shuffles"].out["B"]
+			for tid := range 64 {
+				lane, base := tid%32, tid-tid%32
+				up, down := tid-1, tid+2
+				if lane%8 == 0 {
+					up = tid
+				}
+				if lane%16+2 >= 16 {
+					down = tid
+				}
+				anyv := 0
+				if base == 32 {
+					anyv = 1
+				}
+				want := []int{(base + 3) * 10, tid ^ 5, up, down, anyv, lane + base + 1}
+				for row, w := range want {
+					if got := int32(binary.LittleEndian.Uint32(out[4*(row*64+tid):])); got != int32(w) {
+						t.Errorf("B[%d, %d] = %d, want %d", row, tid, got, w)
+					}
+				}
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

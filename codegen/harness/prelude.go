@@ -510,6 +510,37 @@ inline int tl_elect(int t, A active) {
   return 1;
 }
 
+// tl_shfl is a warp shuffle for thread t (shfl.sync's lane rule, as the
+// CUDA functions call it: c = ((32 - width) << 8) | 31, 0 for up): mode
+// 'i' (index), 'u' (up), 'd' (down) or 'x' (xor) with operand b; val(u) is
+// the shuffled value in thread u. A lane whose source is outside its
+// segment keeps its own value.
+template <class V>
+inline auto tl_shfl(int t, char mode, long long width, long long b, V val) -> decltype(val(t)) {
+  int base = t - t % 32, lane = t % 32;
+  long long seg = 32 - width;
+  long long minl = lane & seg, maxl = minl | (31 & ~seg);
+  long long j = lane;
+  bool valid = false;
+  switch (mode) {
+    case 'i': j = minl | (b & 31 & ~seg); valid = j <= maxl; break;
+    case 'u': j = lane - b; valid = j >= minl; break;
+    case 'd': j = lane + b; valid = j <= maxl; break;
+    case 'x': j = lane ^ b; valid = j <= maxl; break;
+  }
+  if (!valid) j = lane;
+  return val(base + (int)j);
+}
+
+// tl_any is __any_sync for thread t: whether pred(u) holds in a lane u of
+// its warp that takes part (in(u): active and in the mask).
+template <class I, class P>
+inline long long tl_any(int t, I in, P pred) {
+  for (int u = t - t % 32; u < t - t % 32 + 32; u++)
+    if (in(u) && pred(u)) return 1;
+  return 0;
+}
+
 // xorshift64*: the seeded generator every buffer is filled from.
 struct Rng {
   uint64_t s;

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -503,6 +504,10 @@ func (g *gen) stmt(s ir.Stmt) {
 			g.fail(s.Span, "assignment to %s is not modelled", s.Var.Name)
 			return
 		}
+		if warpReads(s.Value, func(e ir.Expr) bool { return e == s.Var }) {
+			g.fail(s.Span, "an assignment to %s that another lane's shuffled value reads is not modelled by the reference", s.Var.Name)
+			return
+		}
 		g.perThread()
 		g.line("%s[t] = %s;", v.name, g.rounded(s.Var.Type, s.Value, "t"))
 		g.end()
@@ -510,6 +515,11 @@ func (g *gen) stmt(s ir.Stmt) {
 		bn := g.buf(s.Buf, s.Span)
 		if g.threadAxes(s.Buf) {
 			g.fail(s.Span, "a direct store to %s, whose layout has thread axes", s.Buf.Name)
+			return
+		}
+		readsBuf := func(e ir.Expr) bool { l, ok := e.(*ir.Load); return ok && l.Buf == s.Buf }
+		if warpReads(s.Value, readsBuf) || slices.ContainsFunc(s.Indices, func(i ir.Expr) bool { return warpReads(i, readsBuf) }) {
+			g.fail(s.Span, "a store to %s that another lane's shuffled value reads is not modelled by the reference", s.Buf.Name)
 			return
 		}
 		g.line("tl_site = %d;", g.site(s.Span, "store to "+s.Buf.Name))
@@ -636,6 +646,98 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		return
 	}
 	g.fail(s.Span, "T.%s is not modelled by the reference", c.Op)
+}
+
+// shuffleModes are the warp shuffles the reference computes: the mode
+// of tl_shfl and the operand index of the value (TVM's tvm_warp_shuffle
+// takes mask, value, lane, width, warp_size; the CUDA functions mask,
+// value, lane, width).
+var shuffleModes = map[string]byte{
+	"cuda.__shfl_sync": 'i', "cuda._shfl_sync": 'i', "tvm_warp_shuffle": 'i',
+	"cuda.__shfl_up_sync": 'u', "cuda._shfl_up_sync": 'u', "tvm_warp_shuffle_up": 'u',
+	"cuda.__shfl_down_sync": 'd', "cuda._shfl_down_sync": 'd', "tvm_warp_shuffle_down": 'd',
+	"cuda.__shfl_xor_sync": 'x', "cuda._shfl_xor_sync": 'x', ir.OpWarpShuffleXor: 'x',
+}
+
+// warpCall prints the warp intrinsics whose result is a function of
+// other lanes' operands (shuffles, __any_sync) and the special registers
+// %laneid and %ctaid; ok false for another call. The other lanes'
+// operands are evaluated as their own threads see them: each statement
+// of the lockstep model runs its threads in order, so a statement that
+// writes what such an operand reads (an Assign or Store of a name the
+// shuffle reads) is refused where it is printed (warpReads).
+func (g *gen) warpCall(c *ir.Call, t string) (string, ir.DataType, bool) {
+	if mode, ok := shuffleModes[c.Op]; ok && len(c.Args) >= 4 {
+		val, typ := g.expr(c.Args[1], "u")
+		w := g.exprI(c.Args[3], t)
+		b := g.exprI(c.Args[2], t)
+		return fmt.Sprintf("tl_shfl(%s, '%c', %s, %s, [&](int u) { return %s; })", t, mode, w, b, val), typ, true
+	}
+	switch c.Op {
+	case "cuda.any_sync", "ptx.any_sync":
+		if len(c.Args) != 2 {
+			return "", ir.DataType{}, false
+		}
+		in := fmt.Sprintf("(%s) && ((%s >> (u %% 32)) & 1)", g.guard("u"), g.exprI(c.Args[0], t))
+		return fmt.Sprintf("tl_any(%s, [&](int u) { return %s; }, [&](int u) { return %s != 0; })", t, in, g.exprI(c.Args[1], "u")), ir.Int32, true
+	case "cuda.thread_rank":
+		// the linear thread index, the lockstep model's thread number
+		return "(long long)" + t, ir.Int32, true
+	case "cuda.mov_sreg":
+		if len(c.Args) != 2 {
+			return "", ir.DataType{}, false
+		}
+		r, _ := c.Args[1].(*ir.StringImm)
+		if r == nil {
+			return "", ir.DataType{}, false
+		}
+		switch strings.TrimPrefix(r.Value, "%") {
+		case "laneid":
+			return "(long long)(" + t + " % 32)", ir.Int32, true
+		case "ctaid.x":
+			return "(long long)bx", ir.Int32, true
+		case "ctaid.y":
+			return "(long long)by", ir.Int32, true
+		case "ctaid.z":
+			return "(long long)bz", ir.Int32, true
+		}
+	}
+	return "", ir.DataType{}, false
+}
+
+// warpReads reports whether an operand of a warp intrinsic in e (one
+// that reads other lanes: a shuffle, __any_sync) has a part for which
+// reads holds.
+func warpReads(e ir.Expr, reads func(ir.Expr) bool) bool {
+	var walk func(e ir.Expr, inWarp bool) bool
+	walk = func(e ir.Expr, inWarp bool) bool {
+		if e == nil {
+			return false
+		}
+		if inWarp && reads(e) {
+			return true
+		}
+		switch x := e.(type) {
+		case *ir.Binary:
+			return walk(x.A, inWarp) || walk(x.B, inWarp)
+		case *ir.Not:
+			return walk(x.X, inWarp)
+		case *ir.Neg:
+			return walk(x.X, inWarp)
+		case *ir.Cast:
+			return walk(x.X, inWarp)
+		case *ir.Select:
+			return walk(x.Cond, inWarp) || walk(x.A, inWarp) || walk(x.B, inWarp)
+		case *ir.Load:
+			return slices.ContainsFunc(x.Indices, func(i ir.Expr) bool { return walk(i, inWarp) })
+		case *ir.Call:
+			_, shfl := shuffleModes[x.Op]
+			w := inWarp || shfl || x.Op == "cuda.any_sync" || x.Op == "ptx.any_sync"
+			return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return walk(a, w) })
+		}
+		return false
+	}
+	return walk(e, false)
 }
 
 // syncOpOf is the op of op's synchronisation family when op is one of
@@ -1208,6 +1310,9 @@ func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
 	}
 	if c.Op == ir.OpElectSync {
 		return fmt.Sprintf("(long long)tl_elect(%s, [&](int u) { return %s; })", t, g.guard("u")), ir.Int32
+	}
+	if code, typ, ok := g.warpCall(c, t); ok {
+		return code, typ
 	}
 	g.fail(c.Span, "T.%s in an expression is not modelled by the reference", c.Op)
 	return "0", ir.Int32

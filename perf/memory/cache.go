@@ -1474,7 +1474,7 @@ func neverKnownVal(e ir.Expr) bool {
 // operands hold.
 func knownCall(c *ir.Call) bool {
 	return c.Op == ir.OpElectSync || c.Op == ir.OpFilter || shuffleMode(c.Op) != 0 || isAnySync(c.Op) ||
-		sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op)
+		sregOf(c) != "" || isActiveMask(c) || isThreadRank(c) || isCTAReduce(c.Op)
 }
 
 // fpVar checks dataExpr's rule for floating-point variables (a float

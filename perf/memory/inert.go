@@ -568,7 +568,7 @@ func genericOp(c *ir.Call) bool {
 		ir.OpCpAsyncBulkTensorG2C, ir.OpCpAsyncBulkTensorG2CGather4, ir.OpCpAsyncBulkTensorS2G, ir.OpCpAsyncBulkTensorS2GReduce, "cuda.ldg":
 		return false
 	}
-	if shuffleMode(c.Op) != 0 || isAnySync(c.Op) || sregOf(c) != "" || isActiveMask(c) || isCTAReduce(c.Op) || ldLocalDsts(c) != nil {
+	if shuffleMode(c.Op) != 0 || isAnySync(c.Op) || sregOf(c) != "" || isActiveMask(c) || isThreadRank(c) || isCTAReduce(c.Op) || ldLocalDsts(c) != nil {
 		return false
 	}
 	if info := opInfoOf(c.Op); info.toks != nil {

@@ -154,6 +154,13 @@ func (m *machine) warpCall(c *ir.Call) (v lanes, why string, ok bool) {
 			}
 		}
 		return v, "", true
+	case isThreadRank(c):
+		// cooperative_groups' thread_rank(): the linear thread index
+		m.evaluate(c)
+		for i := range 32 {
+			v[i] = m.tid[i]
+		}
+		return v, "", true
 	case isActiveMask(c):
 		// __activemask(): the lanes executing it
 		m.evaluate(c)
@@ -321,13 +328,18 @@ func countsNothing(e ir.Expr) bool {
 		case *ir.AddressOf, *ir.BufferData, *ir.Region:
 			ok = false
 		case *ir.Call:
-			if shuffleMode(x.Op) == 0 && !isAnySync(x.Op) && sregOf(x) == "" && !isActiveMask(x) {
+			if shuffleMode(x.Op) == 0 && !isAnySync(x.Op) && sregOf(x) == "" && !isActiveMask(x) && !isThreadRank(x) {
 				ok = false
 			}
 		}
 	})
 	return ok
 }
+
+// isThreadRank reports whether c is T.cuda.thread_rank(), the linear
+// thread index (FlashMLA's warp id, `thread_rank() // 32`, shuffled from
+// lane 0): the machine's tid, the proofs' "tx" axis.
+func isThreadRank(c *ir.Call) bool { return c.Op == "cuda.thread_rank" && len(c.Args) == 0 }
 
 // isActiveMask reports whether c is __activemask().
 func isActiveMask(c *ir.Call) bool {

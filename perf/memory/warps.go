@@ -1279,6 +1279,13 @@ func (p *shiftProof) expr(e ir.Expr, check bool) int64 {
 		if r := sregOf(e); r != "" {
 			return p.sregShift(r) // shuffle.go
 		}
+		if isThreadRank(e) {
+			// the linear thread index, as a ThreadIndex "tx"
+			if p.cta > 0 || p.loop != nil {
+				return 0
+			}
+			return p.axis("tx")
+		}
 		if isCTAReduce(e.Op) && p.cta == 0 && p.loop == nil {
 			// warp 0 reads the other warps' partials: no translation
 			// (ctareduce.go)
