@@ -541,6 +541,54 @@ def partial(A_ptr: T.handle):
 				t.Errorf("A[2] = % x, want A[0]'s input % x", out[8:12], in[0:4])
 			}
 		}},
+		// a view at an element offset over the kernel's scalars: the
+		// launch's values (its bind line) place it
+		{"view at a runtime offset", []byte(refHeader + `
+# tilels: bind row=3
+@T.prim_func
+def view_at(out_h: T.handle, row: T.int32):
+    out = T.match_buffer(out_h, (8, 32), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    v = T.decl_buffer((32,), "float32", data=out.data, scope="global", elem_offset=row * 32)
+    v[tid] = T.float32(7)
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["view_at"]
+			in, out := f32s(run.in["out"]), f32s(run.out["out"])
+			for i := range out {
+				want := in[i]
+				if i/32 == 3 {
+					want = 7
+				}
+				if out[i] != want {
+					t.Fatalf("out[%d] = %v, want %v", i, out[i], want)
+				}
+			}
+		}},
+		// a 64-bit integer element keeps every bit: a uint64 view of four
+		// bfloat16 ones (0x3f803f803f803f80) went through a double, which
+		// rounded its low half-word to 0x4000 (2.0)
+		{"uint64 views of bfloat16", []byte(refHeader + `
+@T.prim_func
+def packed(out_h: T.handle):
+    out = T.match_buffer(out_h, (128,), "bfloat16")
+    T.device_entry()
+    T.cta_id([1])
+    lane = T.thread_id([32])
+    d = T.alloc_local((4,), "bfloat16")
+    for i in T.unroll(4):
+        d[i] = T.bfloat16(1)
+    out.view("uint64")[lane] = d.view("uint64")[0]
+# tilels: reference=0.27
+`), func(t *testing.T, r map[string]*refRun) {
+			out := u16s(r["packed"].out["out"])
+			for i, v := range out {
+				if v != 0x3f80 {
+					t.Fatalf("out[%d] = %#04x, want bfloat16 1 (0x3f80)", i, v)
+				}
+			}
+		}},
 		// warp shuffles, __any_sync and %laneid read other lanes' values
 		// (shfl.sync's lane rule: a source outside the segment keeps the
 		// lane's own value)

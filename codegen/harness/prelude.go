@@ -400,6 +400,25 @@ inline void tl_wr(const Buf& b, unsigned char* p, double x) {
   tl_put(b, p, v, 1);
 }
 
+// tl_rd_i and tl_wr_i are tl_rd and tl_wr of an integer value: exact for
+// 64-bit elements, whose values a double does not hold (a uint64 view of
+// four bfloat16 ones is 0x3f803f803f803f80).
+inline long long tl_rd_i(const Buf& b, const unsigned char* p) {
+  tl_check(b, p, nullptr);
+  switch (b.dt) {
+    case TL_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case TL_U64: { uint64_t v; memcpy(&v, p, 8); return (long long)v; }
+    default: return (long long)tl_load(b, p);
+  }
+}
+
+inline void tl_wr_i(const Buf& b, unsigned char* p, long long x) {
+  unsigned char v[16];
+  if (b.dt == TL_I64 || b.dt == TL_U64) memcpy(v, &x, 8);
+  else tl_store(b, v, (double)x);
+  tl_put(b, p, v, 1);
+}
+
 inline void tl_unflatten(long long k, const Region& r, long long* idx) {
   for (int d = r.rank - 1; d >= 0; d--) {
     idx[d] = r.mn[d] + k % r.ext[d];

@@ -221,8 +221,15 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 				return
 			}
 			if b.ElemOffsetExpr != nil {
-				g.fail(s.Span, "decl_buffer %s at a runtime element offset is not modelled by the reference", b.Name)
-				return
+				// an offset over the kernel's scalars folds over the
+				// launch's values (its bind line); one that varies inside
+				// the kernel (a loop's, a thread's) is not modelled
+				n, ok := foldLaunch(b.ElemOffsetExpr, fn.LaunchArgs)
+				if !ok || len(fn.LaunchArgs) == 0 {
+					g.fail(s.Span, "decl_buffer %s at a runtime element offset is not modelled by the reference", b.Name)
+					return
+				}
+				off += n
 			}
 			// The view's elem_offset counts from the start of the data
 			// (TVM's, carried through a view of a view), so it shares its
@@ -524,7 +531,12 @@ func (g *gen) stmt(s ir.Stmt) {
 		}
 		g.line("tl_site = %d;", g.site(s.Span, "store to "+s.Buf.Name))
 		g.perThread()
-		g.line("tl_wr(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
+		if v, typ := g.expr(s.Value, "t"); !s.Buf.Dtype.IsFloat() && !typ.IsFloat() {
+			// an integer into an integer element: exactly (tl_wr_i)
+			g.line("tl_wr_i(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), v)
+		} else {
+			g.line("tl_wr(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
+		}
 		g.end()
 	case *ir.Evaluate:
 		g.evaluate(s)
@@ -1187,7 +1199,7 @@ func (g *gen) expr(e ir.Expr, t string) (string, ir.DataType) {
 		}
 		code := fmt.Sprintf("tl_rd(%s, tl_at(%s, {%s}, %s, NT))", bn, bn, g.indexList(e.Indices, t), t)
 		if !e.Buf.Dtype.IsFloat() {
-			code = "(long long)" + code
+			code = fmt.Sprintf("tl_rd_i(%s, tl_at(%s, {%s}, %s, NT))", bn, bn, g.indexList(e.Indices, t), t)
 		}
 		return code, e.Buf.Dtype
 	case *ir.Call:
