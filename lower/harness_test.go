@@ -589,6 +589,58 @@ def packed(out_h: T.handle):
 				}
 			}
 		}},
+		// a CTA reduction, combined in the order of the generated helper
+		// (a butterfly per warp, then one over the warps' results), each
+		// step rounded to float32
+		{"cta reductions", []byte(refHeader + `
+@T.prim_func
+def cta_red(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128,), "float32")
+    B = T.match_buffer(B_ptr, (128,), "float32")
+    C = T.match_buffer(C_ptr, (128,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    scratch = T.alloc_buffer((32,), "float32", scope="shared")
+    B[tid] = T.cuda.cta_sum(A[tid], 4, scratch.ptr_to([0]))
+    C[tid] = T.cuda.cta_max(A[tid], 4, scratch.ptr_to([0]))
+# tilels: reference=0.27
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["cta_red"]
+			a := f32s(run.in["A"])
+			butterfly := func(s []float32, comb func(x, y float32) float32) float32 {
+				for m := 16; m > 0; m >>= 1 {
+					n := make([]float32, 32)
+					for l := range n {
+						n[l] = comb(s[l], s[l^m])
+					}
+					s = n
+				}
+				return s[0]
+			}
+			reduce := func(comb func(x, y float32) float32, id float32) float32 {
+				part := make([]float32, 32)
+				for l := range part {
+					part[l] = id
+				}
+				for w := range 4 {
+					part[w] = butterfly(a[w*32:w*32+32], comb)
+				}
+				return butterfly(part, comb)
+			}
+			sum := reduce(func(x, y float32) float32 { return x + y }, 0)
+			mx := reduce(func(x, y float32) float32 { return float32(math.Max(float64(x), float64(y))) }, float32(math.Inf(-1)))
+			for i, v := range f32s(run.out["B"]) {
+				if v != sum {
+					t.Fatalf("B[%d] = %v, want the helper's sum %v", i, v, sum)
+				}
+			}
+			for i, v := range f32s(run.out["C"]) {
+				if v != mx {
+					t.Fatalf("C[%d] = %v, want %v", i, v, mx)
+				}
+			}
+		}},
 		// warp shuffles, __any_sync and %laneid read other lanes' values
 		// (shfl.sync's lane rule: a source outside the segment keeps the
 		// lane's own value)

@@ -551,6 +551,37 @@ inline auto tl_shfl(int t, char mode, long long width, long long b, V val) -> de
   return val(base + (int)j);
 }
 
+// tl_cta_reduce is T.cuda.cta_sum / cta_max / cta_min (op 0, 1, 2) of
+// val over the nw warps of the CTA, in the order the generated helper
+// combines them: a butterfly over each warp's 32 lanes (xor 16, 8, 4, 2,
+// 1; every lane ends with lane 0's value), lane 0 of each warp's result
+// in scratch, then a butterfly of those over warp 0's lanes (the identity
+// past nw). Each step rounds to dt, as the device's arithmetic does.
+template <class V>
+inline double tl_cta_reduce(int op, int nw, DType dt, V val) {
+  auto comb = [&](double a, double b) {
+    double r = op == 0 ? a + b : op == 1 ? std::fmax(a, b) : std::fmin(a, b);
+    return tl_round(dt, r);
+  };
+  auto butterfly = [&](double* s) {
+    for (int m = 16; m > 0; m >>= 1) {
+      double t[32];
+      for (int l = 0; l < 32; l++) t[l] = comb(s[l], s[l ^ m]);
+      for (int l = 0; l < 32; l++) s[l] = t[l];
+    }
+  };
+  double w[32], s[32];
+  for (int wi = 0; wi < nw; wi++) {
+    for (int l = 0; l < 32; l++) s[l] = val(wi * 32 + l);
+    butterfly(s);
+    w[wi] = s[0];
+  }
+  double id = op == 0 ? 0.0 : op == 1 ? -INFINITY : INFINITY;
+  for (int l = 0; l < 32; l++) s[l] = l < nw ? w[l] : id;
+  butterfly(s);
+  return s[0];
+}
+
 // tl_any is __any_sync for thread t: whether pred(u) holds in a lane u of
 // its warp that takes part (in(u): active and in the mask).
 template <class I, class P>

@@ -692,6 +692,23 @@ func (g *gen) warpCall(c *ir.Call, t string) (string, ir.DataType, bool) {
 		}
 		in := fmt.Sprintf("(%s) && ((%s >> (u %% 32)) & 1)", g.guard("u"), g.exprI(c.Args[0], t))
 		return fmt.Sprintf("tl_any(%s, [&](int u) { return %s; }, [&](int u) { return %s != 0; })", t, in, g.exprI(c.Args[1], "u")), ir.Int32, true
+	case "cuda.cta_sum", "cuda.cta_max", "cuda.cta_min":
+		// the CTA's reduction, combined in the generated helper's order;
+		// its scratch writes are the helper's own (not modelled: the
+		// code around it reads the result)
+		if len(c.Args) != 3 {
+			return "", ir.DataType{}, false
+		}
+		nw, ok := ir.ConstInt(c.Args[1])
+		if !ok || nw < 1 || nw > 32 || nw*32 != g.nt {
+			return "", ir.DataType{}, false
+		}
+		v, typ := g.expr(c.Args[0], "u")
+		if !typ.IsFloat() {
+			return "", ir.DataType{}, false
+		}
+		op := map[string]int{"cuda.cta_sum": 0, "cuda.cta_max": 1, "cuda.cta_min": 2}[c.Op]
+		return fmt.Sprintf("tl_cta_reduce(%d, %d, %s, [&](int u) { return (double)(%s); })", op, nw, dtypeEnum(typ), v), typ, true
 	case "cuda.thread_rank":
 		// the linear thread index, the lockstep model's thread number
 		return "(long long)" + t, ir.Int32, true
@@ -744,7 +761,8 @@ func warpReads(e ir.Expr, reads func(ir.Expr) bool) bool {
 			return slices.ContainsFunc(x.Indices, func(i ir.Expr) bool { return walk(i, inWarp) })
 		case *ir.Call:
 			_, shfl := shuffleModes[x.Op]
-			w := inWarp || shfl || x.Op == "cuda.any_sync" || x.Op == "ptx.any_sync"
+			w := inWarp || shfl || x.Op == "cuda.any_sync" || x.Op == "ptx.any_sync" ||
+				x.Op == "cuda.cta_sum" || x.Op == "cuda.cta_max" || x.Op == "cuda.cta_min"
 			return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return walk(a, w) })
 		}
 		return false
@@ -1322,6 +1340,11 @@ func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
 	}
 	if c.Op == ir.OpElectSync {
 		return fmt.Sprintf("(long long)tl_elect(%s, [&](int u) { return %s; })", t, g.guard("u")), ir.Int32
+	}
+	if c.Op == ir.OpFilter && len(c.Args) == 2 {
+		// T.filter(var, pred) narrows the dispatcher's exec context; as
+		// a value it is pred (the dispatch pass's RewriteFilterCalls)
+		return g.expr(c.Args[1], t)
 	}
 	if code, typ, ok := g.warpCall(c, t); ok {
 		return code, typ
