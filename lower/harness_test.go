@@ -641,6 +641,51 @@ def cta_red(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
 				}
 			}
 		}},
+		// a store whose shuffled value reads what it writes takes every
+		// lane's old value (staged), and a warp reduction over segments
+		// of 16 lanes combines them in the helper's order
+		{"staged shuffles and warp reductions", []byte(refHeader + `
+@T.prim_func
+def staged(X_ptr: T.handle, A_ptr: T.handle, B_ptr: T.handle):
+    X = T.match_buffer(X_ptr, (64,), "int32")
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    B = T.match_buffer(B_ptr, (64,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([64])
+    X[tid] = T.cuda.__shfl_up_sync(T.uint32(0xFFFFFFFF), X[tid], 1, 32)
+    B[tid] = T.cuda.warp_sum(A[tid], 16)
+# tilels: reference=0.27
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["staged"]
+			in, out := run.in["X"], run.out["X"]
+			x := func(b []byte, i int) int32 { return int32(binary.LittleEndian.Uint32(b[4*i:])) }
+			for i := range 64 {
+				want := x(in, i)
+				if i%32 > 0 {
+					want = x(in, i-1)
+				}
+				if got := x(out, i); got != want {
+					t.Fatalf("X[%d] = %d, want %d (lane %d's old value)", i, got, want, i%32-1)
+				}
+			}
+			a, b := f32s(run.in["A"]), f32s(run.out["B"])
+			for seg := 0; seg < 4; seg++ {
+				s := append([]float32(nil), a[seg*16:seg*16+16]...)
+				for m := 8; m > 0; m >>= 1 {
+					n := make([]float32, 16)
+					for l := range n {
+						n[l] = s[l] + s[l^m]
+					}
+					s = n
+				}
+				for l := range 16 {
+					if b[seg*16+l] != s[0] {
+						t.Fatalf("B[%d] = %v, want the segment's sum %v", seg*16+l, b[seg*16+l], s[0])
+					}
+				}
+			}
+		}},
 		// warp shuffles, __any_sync and %laneid read other lanes' values
 		// (shfl.sync's lane rule: a source outside the segment keeps the
 		// lane's own value)

@@ -582,6 +582,26 @@ inline double tl_cta_reduce(int op, int nw, DType dt, V val) {
   return s[0];
 }
 
+// tl_warp_reduce is T.cuda.warp_sum / warp_max / warp_min (op 0, 1, 2)
+// for thread t over its segment of width lanes: the generated helper's
+// butterfly (xor width/2 ... 1), every lane of the segment ending with its
+// first lane's value, rounded to dt at each step.
+template <class V>
+inline double tl_warp_reduce(int t, int op, int width, DType dt, V val) {
+  int base = t - t % 32 + (t % 32) / width * width;
+  double s[32];
+  for (int l = 0; l < width; l++) s[l] = val(base + l);
+  for (int m = width >> 1; m > 0; m >>= 1) {
+    double n[32];
+    for (int l = 0; l < width; l++) {
+      double a = s[l], b = s[l ^ m];
+      n[l] = tl_round(dt, op == 0 ? a + b : op == 1 ? std::fmax(a, b) : std::fmin(a, b));
+    }
+    for (int l = 0; l < width; l++) s[l] = n[l];
+  }
+  return s[(t % 32) % width];
+}
+
 // tl_any is __any_sync for thread t: whether pred(u) holds in a lane u of
 // its warp that takes part (in(u): active and in the mask).
 template <class I, class P>

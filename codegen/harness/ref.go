@@ -525,19 +525,45 @@ func (g *gen) stmt(s ir.Stmt) {
 			return
 		}
 		readsBuf := func(e ir.Expr) bool { l, ok := e.(*ir.Load); return ok && l.Buf == s.Buf }
-		if warpReads(s.Value, readsBuf) || slices.ContainsFunc(s.Indices, func(i ir.Expr) bool { return warpReads(i, readsBuf) }) {
-			g.fail(s.Span, "a store to %s that another lane's shuffled value reads is not modelled by the reference", s.Buf.Name)
+		if slices.ContainsFunc(s.Indices, func(i ir.Expr) bool { return warpReads(i, readsBuf) }) {
+			g.fail(s.Span, "a store to %s at an index another lane's shuffled value of it gives is not modelled by the reference", s.Buf.Name)
 			return
 		}
 		g.line("tl_site = %d;", g.site(s.Span, "store to "+s.Buf.Name))
+		v, typ := g.expr(s.Value, "t")
+		exact := !s.Buf.Dtype.IsFloat() && !typ.IsFloat() // an integer into an integer element (tl_wr_i)
+		if !exact {
+			v = g.exprD(s.Value, "t")
+		}
+		staged := warpReads(s.Value, readsBuf)
+		if staged {
+			// another lane's operand reads what this store writes: every
+			// lane's value first, as the warp computes them, then the
+			// stores (the lockstep model runs a statement's threads in
+			// order)
+			ctype := "double"
+			if exact {
+				ctype = "long long"
+			}
+			tmp := g.fresh("staged")
+			g.line("{")
+			g.indent++
+			g.line("std::vector<%s> %s(NT);", ctype, tmp)
+			g.perThread()
+			g.line("%s[t] = %s;", tmp, v)
+			g.end()
+			v = tmp + "[t]"
+		}
 		g.perThread()
-		if v, typ := g.expr(s.Value, "t"); !s.Buf.Dtype.IsFloat() && !typ.IsFloat() {
-			// an integer into an integer element: exactly (tl_wr_i)
+		if exact {
 			g.line("tl_wr_i(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), v)
 		} else {
-			g.line("tl_wr(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), g.exprD(s.Value, "t"))
+			g.line("tl_wr(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), v)
 		}
 		g.end()
+		if staged {
+			g.end()
+		}
 	case *ir.Evaluate:
 		g.evaluate(s)
 	case *ir.If:
@@ -680,18 +706,20 @@ var shuffleModes = map[string]byte{
 // shuffle reads) is refused where it is printed (warpReads).
 func (g *gen) warpCall(c *ir.Call, t string) (string, ir.DataType, bool) {
 	if mode, ok := shuffleModes[c.Op]; ok && len(c.Args) >= 4 {
-		val, typ := g.expr(c.Args[1], "u")
+		u := g.fresh("u") // (a lane of its own: shuffles nest)
+		val, typ := g.expr(c.Args[1], u)
 		w := g.exprI(c.Args[3], t)
 		b := g.exprI(c.Args[2], t)
-		return fmt.Sprintf("tl_shfl(%s, '%c', %s, %s, [&](int u) { return %s; })", t, mode, w, b, val), typ, true
+		return fmt.Sprintf("tl_shfl(%s, '%c', %s, %s, [&](int %s) { return %s; })", t, mode, w, b, u, val), typ, true
 	}
 	switch c.Op {
 	case "cuda.any_sync", "ptx.any_sync":
 		if len(c.Args) != 2 {
 			return "", ir.DataType{}, false
 		}
-		in := fmt.Sprintf("(%s) && ((%s >> (u %% 32)) & 1)", g.guard("u"), g.exprI(c.Args[0], t))
-		return fmt.Sprintf("tl_any(%s, [&](int u) { return %s; }, [&](int u) { return %s != 0; })", t, in, g.exprI(c.Args[1], "u")), ir.Int32, true
+		u := g.fresh("u")
+		in := fmt.Sprintf("(%s) && ((%s >> (%s %% 32)) & 1)", g.guard(u), g.exprI(c.Args[0], t), u)
+		return fmt.Sprintf("tl_any(%s, [&](int %s) { return %s; }, [&](int %s) { return %s != 0; })", t, u, in, u, g.exprI(c.Args[1], u)), ir.Int32, true
 	case "cuda.cta_sum", "cuda.cta_max", "cuda.cta_min":
 		// the CTA's reduction, combined in the generated helper's order;
 		// its scratch writes are the helper's own (not modelled: the
@@ -703,12 +731,34 @@ func (g *gen) warpCall(c *ir.Call, t string) (string, ir.DataType, bool) {
 		if !ok || nw < 1 || nw > 32 || nw*32 != g.nt {
 			return "", ir.DataType{}, false
 		}
-		v, typ := g.expr(c.Args[0], "u")
+		u := g.fresh("u")
+		v, typ := g.expr(c.Args[0], u)
 		if !typ.IsFloat() {
 			return "", ir.DataType{}, false
 		}
 		op := map[string]int{"cuda.cta_sum": 0, "cuda.cta_max": 1, "cuda.cta_min": 2}[c.Op]
-		return fmt.Sprintf("tl_cta_reduce(%d, %d, %s, [&](int u) { return (double)(%s); })", op, nw, dtypeEnum(typ), v), typ, true
+		return fmt.Sprintf("tl_cta_reduce(%d, %d, %s, [&](int %s) { return (double)(%s); })", op, nw, dtypeEnum(typ), u, v), typ, true
+	case "cuda.warp_sum", "cuda.warp_max", "cuda.warp_min":
+		// a butterfly over segments of width lanes (the generated
+		// helper's order)
+		width := int64(32)
+		if len(c.Args) == 2 {
+			w, ok := ir.ConstInt(c.Args[1])
+			if !ok {
+				return "", ir.DataType{}, false
+			}
+			width = w
+		}
+		if len(c.Args) < 1 || len(c.Args) > 2 || width < 2 || width > 32 || width&(width-1) != 0 {
+			return "", ir.DataType{}, false
+		}
+		u := g.fresh("u")
+		v, typ := g.expr(c.Args[0], u)
+		if !typ.IsFloat() {
+			return "", ir.DataType{}, false
+		}
+		op := map[string]int{"cuda.warp_sum": 0, "cuda.warp_max": 1, "cuda.warp_min": 2}[c.Op]
+		return fmt.Sprintf("tl_warp_reduce(%s, %d, %d, %s, [&](int %s) { return (double)(%s); })", t, op, width, dtypeEnum(typ), u, v), typ, true
 	case "cuda.thread_rank":
 		// the linear thread index, the lockstep model's thread number
 		return "(long long)" + t, ir.Int32, true
@@ -762,7 +812,8 @@ func warpReads(e ir.Expr, reads func(ir.Expr) bool) bool {
 		case *ir.Call:
 			_, shfl := shuffleModes[x.Op]
 			w := inWarp || shfl || x.Op == "cuda.any_sync" || x.Op == "ptx.any_sync" ||
-				x.Op == "cuda.cta_sum" || x.Op == "cuda.cta_max" || x.Op == "cuda.cta_min"
+				x.Op == "cuda.cta_sum" || x.Op == "cuda.cta_max" || x.Op == "cuda.cta_min" ||
+				x.Op == "cuda.warp_sum" || x.Op == "cuda.warp_max" || x.Op == "cuda.warp_min"
 			return slices.ContainsFunc(x.Args, func(a ir.Expr) bool { return walk(a, w) })
 		}
 		return false
@@ -782,6 +833,10 @@ func syncOpOf(op string) string {
 		return strings.Replace(op, "ptx.cp.async_.", "ptx.cp_async.", 1)
 	case "cuda.mbarrier_wait", "cuda.mbarrier_wait_acquire_cluster":
 		return ir.OpMbarrierTryWait
+	case "ptx.bar.sync", "ptx.barrier.sync", "ptx.bar.sync.aligned", "ptx.barrier.sync.aligned":
+		// a (named) barrier: counted as a whole-CTA one, as warp and
+		// warpgroup barriers are
+		return ir.OpCTASync
 	case ir.OpMbarrierInit, ir.OpMbarrierArriveExpect, ir.OpMbarrierArrive, ir.OpMbarrierTryWait,
 		ir.OpFenceProxyAsync, ir.OpFenceMbarrierInit:
 		return op // 0.25's spellings
@@ -795,6 +850,11 @@ func syncOpOf(op string) string {
 		{"ptx.fence.mbarrier_init.", ir.OpFenceMbarrierInit},
 		// every other fence orders memory, which lockstep execution does
 		{"ptx.fence.", ir.OpFenceProxyAsync},
+		// an arrive on a named barrier, a register budget: nothing to the
+		// lockstep model
+		{"ptx.bar.arrive", ir.OpMbarrierArrive},
+		{"ptx.barrier.arrive", ir.OpMbarrierArrive},
+		{"ptx.setmaxnreg.", ir.OpMbarrierArrive},
 		{"ptx.cp.async_.bulk.commit_group", ir.OpCpAsyncBulkCommit},
 		{"ptx.cp.async_.bulk.wait_group", ir.OpCpAsyncBulkWait},
 	} {

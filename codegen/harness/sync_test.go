@@ -24,7 +24,9 @@ func TestSyncOpOf(t *testing.T) {
 		"ptx.cp.async_.bulk.wait_group.read":                 ir.OpCpAsyncBulkWait,
 		"ptx.cp.async_.commit_group":                         ir.OpCpAsyncCommit,
 		"ptx.mbarrier.init":                                  ir.OpMbarrierInit,
-		"ptx.setmaxnreg.dec.sync.aligned.u32":                "ptx.setmaxnreg.dec.sync.aligned.u32",
+		"ptx.setmaxnreg.dec.sync.aligned.u32":                ir.OpMbarrierArrive,
+		"ptx.bar.sync":                                       ir.OpCTASync,
+		"ptx.bar.arrive":                                     ir.OpMbarrierArrive,
 		"ptx.ld.shared.v4.u32":                               "ptx.ld.shared.v4.u32",
 	} {
 		if got := syncOpOf(op); got != want {
