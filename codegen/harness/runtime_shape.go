@@ -41,22 +41,29 @@ func tensorMapParamUnsupported(k Kernel) *Unsupported {
 
 // launchShape is the shape of b in the launch fn's bind line gives
 // (ir.Func.LaunchArgs), ok for a buffer whose one runtime extent is the
-// outermost, default-laid-out (row-major) and folds to a positive value
-// over those values; else b's static shape.
+// outermost but for extents 1 before it, default-laid-out (row-major) and
+// folds to a positive value over those values; else b's static shape.
 func launchShape(fn *ir.Func, b *ir.Buffer) ([]int64, bool) {
-	if b.RuntimeDim() != 0 || b.Layout != nil || len(fn.LaunchArgs) == 0 {
+	d := b.RuntimeDim()
+	if d < 0 || b.Layout != nil || len(fn.LaunchArgs) == 0 {
 		return b.Shape, false
 	}
-	for _, e := range b.ShapeExpr[1:] {
+	for _, n := range b.Shape[:d] {
+		if n != 1 {
+			return b.Shape, false // (only extents 1 before it: (1, seq_kv))
+		}
+	}
+	for _, e := range b.ShapeExpr[d+1:] {
 		if e != nil {
 			return b.Shape, false
 		}
 	}
-	n, ok := foldLaunch(b.ShapeExpr[0], fn.LaunchArgs)
+	n, ok := foldLaunch(b.ShapeExpr[d], fn.LaunchArgs)
 	if !ok || n <= 0 {
 		return b.Shape, false
 	}
-	out := append([]int64{n}, b.Shape[1:]...)
+	out := append([]int64(nil), b.Shape...)
+	out[d] = n
 	return out, true
 }
 

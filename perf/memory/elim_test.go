@@ -56,6 +56,23 @@ func TestPredicatedIf(t *testing.T) {
 	}
 }
 
+// TestTailIf: the same if at the end of the kernel is an early exit of
+// the lanes that do not take it (SASS @P0 EXIT): the warp with no lane on
+// issues nothing (tma_runtime_rows' unit_rows, measured on an H200).
+func TestTailIf(t *testing.T) {
+	src := strings.Replace(kernel("1", `    S[0, tid % 32] = A[0, tid % 32]
+    T.cuda.cta_sync()
+    if tid == 0:
+        S[0, 0] = S[0, 0] + 1.0
+`), "T.thread_id([32])", "T.thread_id([64])", 1)
+	_, ms := analyze(t, src)
+	f := ms[0].Total
+	// 2 warps: the first store 2, the if 1 (warp 1 has exited)
+	if f.SharedStore.Instructions != 3 || f.SharedLoad.Instructions != 1 {
+		t.Errorf("shared stores %+v, loads %+v; want 3 and 1", f.SharedStore, f.SharedLoad)
+	}
+}
+
 // TestForwardedStore: a thread's own store read back with no barrier is
 // not loaded again (rule 8); after a barrier it is.
 func TestForwardedStore(t *testing.T) {

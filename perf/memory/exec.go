@@ -265,7 +265,11 @@ type machine struct {
 	// readOnly the global buffers nothing writes (readonly.go): scans of
 	// fn made at their first use (scans.go), which a kernel whose figures
 	// cannot be known (a runtime grid) or stop at once never makes.
-	fn       *ir.Func
+	fn *ir.Func
+	// tailIfs are fn's ifs at its end (predicate.go's tailIf), found
+	// for tailFn.
+	tailIfs  map[*ir.If]bool
+	tailFn   *ir.Func
 	scanned  uint8
 	unread   map[*ir.Buffer]bool
 	dataRegs ptrMap[ir.Buffer, bool]
@@ -540,7 +544,7 @@ func (m *machine) ifStmt(s *ir.If) {
 		// steps, as loops.go's skipping of them counts
 		defer func(steps int64) { m.steps = steps }(m.steps)
 	}
-	if t == 0 && (in != 0 || m.predOff) && predicable(s) {
+	if t == 0 && (in != 0 || m.predOff) && predicable(s) && !m.tailIf(s) {
 		// predicated off in every lane (predicate.go)
 		prev := m.predOff
 		m.predOff = true

@@ -12,6 +12,54 @@ package memory
 
 import "github.com/tilels/tilels/ir"
 
+// At the end of the kernel, though, nvcc turns such an if into an early
+// exit of the lanes that do not take it (`@P0 EXIT` before the body): a
+// warp none of whose lanes take it issues nothing. Measured:
+// lower/testdata/tma_runtime_rows' unit_rows ends with `if tid < 64:
+// o[...] = sf_s[1, tid]` in 128 threads; SASS ISETP, @P0 EXIT, LDS, STG;
+// ncu 8 shared load instructions over 4 CTAs (2 warps each), not 16.
+
+// tailIf reports whether s is an if the kernel ends with: the last
+// statement (comments aside) of the kernel's body, or of a block, an if
+// arm or a tile call's lowering that is one itself. Nothing runs after
+// it, so nvcc lets the lanes that do not take it exit.
+func (m *machine) tailIf(s *ir.If) bool {
+	if m.fn == nil {
+		return false
+	}
+	if m.tailFn != m.fn {
+		m.tailFn = m.fn
+		if m.tailIfs == nil {
+			m.tailIfs = map[*ir.If]bool{}
+		}
+		clear(m.tailIfs)
+		markTailIfs(m.fn.Body, m.tailIfs)
+	}
+	return m.tailIfs[s]
+}
+
+// markTailIfs marks the ifs b ends with (tailIf).
+func markTailIfs(b *ir.Block, set map[*ir.If]bool) {
+	if b == nil {
+		return
+	}
+	for i := len(b.Stmts) - 1; i >= 0; i-- {
+		switch x := b.Stmts[i].(type) {
+		case *ir.Comment:
+			continue
+		case *ir.If:
+			set[x] = true
+			markTailIfs(x.Then, set)
+			markTailIfs(x.Else, set)
+		case *ir.Block:
+			markTailIfs(x, set)
+		case *ir.Lowered:
+			markTailIfs(x.Body, set)
+		}
+		return
+	}
+}
+
 // maxPredicated is the most statements of an if-converted body.
 const maxPredicated = 4
 
