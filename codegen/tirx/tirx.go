@@ -496,7 +496,11 @@ func (p *printer) stmt(s ir.Stmt) {
 			call = p.tileCall(s.Call)
 		}
 		start := p.b.Len()
-		p.line("# %s -> %s", call, s.Variant)
+		variant := s.Variant
+		if variant == "" && s.Call != nil {
+			variant = "not lowered (see its error)" // as the CUDA printer says it
+		}
+		p.line("# %s -> %s", call, variant)
 		p.inCall++
 		if s.Body == nil || len(s.Body.Stmts) == 0 {
 			p.line("pass")
