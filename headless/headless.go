@@ -579,10 +579,17 @@ func (r *runner) cuda(f *source.File, in *input, res *lower.Result, ks []*lower.
 			}
 			checked = append(checked, k)
 		}
-		// A kernel with a construct the reference does not model is left
-		// out the same way, so that the others are still checked.
+		// A kernel the harness cannot launch is left out the same way, so
+		// that the others are still checked; one with a construct only the
+		// reference does not model is launched unchecked (a profiler sees
+		// its launch).
 		for len(checked) > 0 {
-			s, err = lower.Harness(f, checked, c.Options)
+			var unchecked []*harness.Unsupported
+			s, unchecked, err = lower.Harness(f, checked, c.Options)
+			for _, u := range unchecked {
+				r.report(f, diag.Diagnostic{Span: u.Span, Severity: diag.Warning, Code: "harness/unchecked",
+					Message: fmt.Sprintf("kernel %s is launched but not checked: %s", u.Kernel, u.Msg)})
+			}
 			var u *harness.Unsupported
 			if err == nil || !errors.As(err, &u) {
 				break

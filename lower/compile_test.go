@@ -143,7 +143,7 @@ func generateForCompile(name string, src []byte, arch string) (u *cudacheck.Unit
 	}
 	// With #line directives, as tilels --lower prints by default.
 	popts := Options{Arch: arch, LineDirectives: &cuda.LineDirectives{Source: res.File}}
-	cu, err := Harness(res.File, ks, popts)
+	cu, _, err := Harness(res.File, ks, popts)
 	var un *harness.Unsupported
 	if errors.As(err, &un) {
 		note = fmt.Sprintf("no harness (%v): compiling the kernels alone", un)

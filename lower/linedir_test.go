@@ -26,7 +26,7 @@ func lineDirectiveProgram(t *testing.T) (*source.File, string) {
 	src, _ := ar.Get("kernel.py")
 	f := source.NewFile("kernel.py", src)
 	res := Analyze(f, Options{})
-	cu, err := Harness(f, res.Kernels, Options{LineDirectives: &cuda.LineDirectives{Source: f}})
+	cu, _, err := Harness(f, res.Kernels, Options{LineDirectives: &cuda.LineDirectives{Source: f}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -638,21 +638,23 @@ func Symbols(ks []*Kernel) []string {
 // Harness prints the .cu file of ks followed by a self-checking main()
 // (codegen/harness): random inputs, each kernel launched through its
 // launcher and compared with its host reference. A kernel with a call no
-// variant lowers, or with a construct the reference does not model, is an
-// error; a *harness.Unsupported carries the span to report. f is the file
-// the kernels come from (messages name its lines).
-func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
+// variant lowers, or that the harness cannot launch, is an error; a
+// *harness.Unsupported carries the span to report. A kernel with a
+// construct only the reference does not model is launched unchecked:
+// unchecked says why, one per such kernel. f is the file the kernels come
+// from (messages name its lines).
+func Harness(f *source.File, ks []*Kernel, opts Options) (cu string, unchecked []*harness.Unsupported, err error) {
 	ks = CUDAKernels(ks)
 	for _, k := range ks {
 		for _, c := range k.Calls {
 			if c.Variant == "" {
-				return "", &harness.Unsupported{Kernel: k.Name, Span: c.Call.Span, Msg: "the call has no lowering"}
+				return "", nil, &harness.Unsupported{Kernel: k.Name, Span: c.Call.Span, Msg: "the call has no lowering", Launch: true}
 			}
 		}
 	}
-	cu, err := CUDA(ks, opts)
+	cu, err = CUDA(ks, opts)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	in := make([]cuda.Kernel, len(ks))
 	for i, k := range ks {
@@ -668,11 +670,11 @@ func Harness(f *source.File, ks []*Kernel, opts Options) (string, error) {
 	for i, k := range ks {
 		hk[i] = harness.Kernel{Name: names[i], Func: k.Func, Launch: k.Launch, Launcher: launchers[i], Where: where}
 	}
-	h, err := harness.Print(hk)
+	h, unchecked, err := harness.Print(hk)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return cu + h, nil
+	return cu + h, unchecked, nil
 }
 
 // LeftOut returns where the first statement of k the evaluation left out

@@ -223,6 +223,58 @@ def fixed(A_ptr: T.handle):
 	}
 }
 
+// A kernel whose own PTX load the host reference does not model is
+// launched unchecked (harness/unchecked, RAN): a profiler still sees its
+// launch; its sibling is checked as before.
+func TestHarnessUnchecked(t *testing.T) {
+	const src = `from tvm.script import tirx as T
+from tvm.script.tirx import tile as Tx
+
+
+@T.prim_func
+def own_ptx(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "uint32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    S_s = T.alloc_buffer((32,), "uint32", scope="shared")
+    v = T.alloc_buffer((1,), "uint32", scope="local")
+    S_s[tid] = A[tid]
+    T.cuda.cta_sync()
+    T.ptx.ld.shared.u32(v[0], S_s.ptr_to([31 - tid]))
+    A[tid] = v[0]
+
+
+@T.prim_func
+def fixed(A_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (64,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    T.thread_id([64])
+    A_s = T.alloc_buffer((64,), "float32", scope="shared")
+    Tx.cta.copy(A_s[:], A[:])
+`
+	f := filepath.Join(t.TempDir(), "k.py")
+	writeFile(t, f, src)
+	code, out, stderr := runCLI("--lower", f, "--harness")
+	if code != 0 || !strings.Contains(stderr, "warning[harness/unchecked]: kernel own_ptx is launched but not checked: T.ptx.ld.shared.u32 is not modelled by the reference") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	run0 := out[strings.Index(out, "static int tilels_run_0("):]
+	run0 = run0[:strings.Index(run0, "\n}\n")]
+	for _, want := range []string{"own_ptx_launch(", `printf("RAN %s (not checked: %s)\n", kname, "T.ptx.ld.shared.u32 is not modelled by the reference");`} {
+		if !strings.Contains(run0, want) {
+			t.Errorf("the unchecked kernel's run lacks %q:\n%s", want, run0)
+		}
+	}
+	if strings.Contains(run0, "tilels_ref_0(") || strings.Contains(out, "static void tilels_ref_0(") {
+		t.Errorf("the unchecked kernel has a reference:\n%s", run0)
+	}
+	if !strings.Contains(out, "tilels_ref::tilels_ref_1(hosts, defs);") || !strings.Contains(out, "printf(\"PASS %s\\n\", kname);") {
+		t.Errorf("the checked sibling lost its check")
+	}
+}
+
 // A factory the file never calls: unbound without --bind, one case per
 // bind; --case picks one case of a grid.
 const factory = `from tvm.script import tirx as T

@@ -75,25 +75,33 @@ type Kernel struct {
 }
 
 // Print returns the harness for ks: the host reference, one check per
-// kernel and main(). It returns an *Unsupported for the first kernel the
-// reference cannot model.
-func Print(ks []Kernel) (string, error) {
+// kernel and main(). A kernel whose construct the reference does not
+// model, but which the harness can launch, is launched unchecked: its
+// run prints "RAN <kernel> (not checked: <why>)" (so that a profiler
+// sees its launch) and each such kernel's *Unsupported is returned in
+// unchecked. The error is an *Unsupported (Launch set) for the first
+// kernel the harness cannot launch.
+func Print(ks []Kernel) (code string, unchecked []*Unsupported, err error) {
 	var b strings.Builder
 	b.WriteString("\n")
 	b.WriteString(refPrelude)
 	var refs, runs []string
 	for i, k := range ks {
 		if k.Func == nil || k.Func.Body == nil {
-			return "", fmt.Errorf("harness: kernel %s has no function", k.Name)
+			return "", nil, fmt.Errorf("harness: kernel %s has no function", k.Name)
 		}
 		ref, u := refFunc(k, fmt.Sprintf("tilels_ref_%d", i))
-		if u != nil {
-			return "", u
+		switch {
+		case u != nil && u.Launch:
+			return "", nil, u
+		case u != nil:
+			unchecked = append(unchecked, u)
+		default:
+			refs = append(refs, ref)
 		}
-		refs = append(refs, ref)
-		run, err := runFunc(k, i)
+		run, err := runFunc(k, i, u)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		runs = append(runs, run)
 	}
@@ -104,7 +112,7 @@ func Print(ks []Kernel) (string, error) {
 	b.WriteString("\n")
 	b.WriteString(strings.Join(runs, "\n"))
 	b.WriteString(mainFunc(len(ks)))
-	return b.String(), nil
+	return b.String(), unchecked, nil
 }
 
 // tolerances are (rtol, atol) per floating dtype.
@@ -192,8 +200,9 @@ func kernelTraits(fn *ir.Func) traits {
 	return tr
 }
 
-// runFunc prints run_<i>: fill, launch, reference, compare, time.
-func runFunc(k Kernel, i int) (string, error) {
+// runFunc prints run_<i>: fill, launch, reference, compare, time; only
+// fill and launch when unchecked says why the reference cannot check k.
+func runFunc(k Kernel, i int, unchecked *Unsupported) (string, error) {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	tr := kernelTraits(k.Func)
@@ -231,7 +240,7 @@ func runFunc(k Kernel, i int) (string, error) {
 		if buf.Layout != nil {
 			init, bad := layoutInit(buf.Layout)
 			if bad != "" {
-				return "", &Unsupported{Kernel: k.Name, Span: buf.Span, Msg: "buffer " + buf.Name + ": " + bad}
+				return "", &Unsupported{Kernel: k.Name, Span: buf.Span, Msg: "buffer " + buf.Name + ": " + bad, Launch: true}
 			}
 			w("  static const Layout L%d = %s;", n, init)
 			lay = fmt.Sprintf("&L%d", n)
@@ -258,7 +267,7 @@ func runFunc(k Kernel, i int) (string, error) {
 		n++
 	}
 	if n == 0 {
-		return "", &Unsupported{Kernel: k.Name, Span: k.Func.Span, Msg: "the kernel has no buffer parameters to check"}
+		return "", &Unsupported{Kernel: k.Name, Span: k.Func.Span, Msg: "the kernel has no buffer parameters to check", Launch: true}
 	}
 	w("  Arg a[] = {%s};", strings.Join(args, ", "))
 	w("  const int na = %d;", n)
@@ -279,6 +288,13 @@ func runFunc(k Kernel, i int) (string, error) {
 	w("  rc = %s(%s, 0);", k.Launcher, strings.Join(casts, ", "))
 	w("  if (rc != 0) { printf(\"FAIL %%s: launcher returned %%d: %%s\\n\", kname, rc, tilels_last_error()); return 2; }")
 	w("  if (!cuda_ok(cudaDeviceSynchronize(), \"kernel\", kname)) return 2;")
+	if unchecked != nil {
+		w("  printf(\"RAN %%s (not checked: %%s)\\n\", kname, %s);", cString(unchecked.Msg))
+		w("  for (int j = 0; j < na; j++) { cudaFree(a[j].dev); free(a[j].host); }")
+		w("  return 0;")
+		w("}")
+		return b.String(), nil
+	}
 	w("  unsigned char* hosts[%d];", n)
 	w("  unsigned char* defs[%d];", n)
 	w("  for (int j = 0; j < na; j++) {")
@@ -439,4 +455,26 @@ func HostProgram(ks []Kernel) (string, error) {
 	}
 	b.WriteString("  return 0;\n}\n")
 	return b.String(), nil
+}
+
+// cString is s as a C string literal: printable ASCII as is but for the
+// quote and the backslash, every other byte in octal (a hex escape would
+// take the digits after it).
+func cString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c >= 0x20 && c < 0x7f && c != '?':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "\\%03o", c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

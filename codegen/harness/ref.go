@@ -44,6 +44,11 @@ type Unsupported struct {
 	Kernel string
 	Span   source.Span
 	Msg    string
+	// Launch is set when the harness cannot even launch the kernel (its
+	// launch configuration, a scalar parameter's value, a buffer's size
+	// or a tensor map is unknown); otherwise only the host reference
+	// lacks the construct, and Print launches the kernel unchecked.
+	Launch bool
 }
 
 func (e *Unsupported) Error() string { return fmt.Sprintf("kernel %s: %s", e.Kernel, e.Msg) }
@@ -124,20 +129,13 @@ func (g *gen) guard(t string) string {
 // refFunc prints the reference function of k, named fname, taking the
 // host storage of each parameter buffer in parameter order.
 func refFunc(k Kernel, fname string) (string, *Unsupported) {
-	if u := tensorMapParamUnsupported(k); u != nil {
-		return "", u
-	}
-	if u := runtimeShapeUnsupported(k); u != nil {
+	if u := launchable(k); u != nil {
 		return "", u
 	}
 	g := &gen{k: k, names: names.New(cxxReserved), bufs: map[*ir.Buffer]string{},
 		vars: map[*ir.Var]*varInfo{}}
 	fn := k.Func
 	g.nt = k.Launch.Threads()
-	if g.nt <= 0 {
-		g.fail(fn.Span, "the launch configuration is unknown")
-		return "", g.err
-	}
 	if fn.Host != nil {
 		for _, s := range fn.Host.Stmts {
 			if _, ok := s.(*ir.Comment); !ok {
@@ -161,11 +159,7 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			g.declBuf(b, fmt.Sprintf("arg[%d]", arg), "0", 1, strconv.FormatInt(bytes, 10), fmt.Sprintf("argdef[%d]", arg), "")
 			arg++
 		default:
-			v, ok := launchValue(fn, p.Var)
-			if !ok {
-				g.fail(p.Span, "scalar kernel parameter %s: the harness cannot choose its value (a `# tilels: bind %s=...` line above the kernel gives it one)", p.Var.Name, p.Var.Name)
-				continue
-			}
+			v, _ := launchValue(fn, p.Var) // (launchable: it has one)
 			// the launch's value (a bind line above the kernel): one value
 			// for every thread
 			name := g.names.Name(p.Var, "v_"+p.Var.Name)

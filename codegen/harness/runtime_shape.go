@@ -1,6 +1,68 @@
 package harness
 
-import "github.com/tilels/tilels/ir"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/ir"
+)
+
+// launchable declines a kernel the harness cannot launch at all: its
+// launch configuration, a scalar parameter's value, a buffer parameter's
+// size, layout or dtype, or a tensor map is unknown, or it has no buffer
+// to give. Anything else the host reference lacks leaves the kernel
+// launched but unchecked (Print).
+func launchable(k Kernel) *Unsupported {
+	u := tensorMapParamUnsupported(k)
+	if u == nil {
+		u = runtimeShapeUnsupported(k)
+	}
+	fn := k.Func
+	if u == nil && k.Launch.Threads() <= 0 {
+		u = &Unsupported{Kernel: k.Name, Span: fn.Span, Msg: "the launch configuration is unknown"}
+	}
+	bufs := 0
+	for _, p := range fn.Params {
+		if u != nil {
+			break
+		}
+		if p.Buf != nil {
+			bufs++
+			if dtypeEnum(p.Buf.Dtype) == "" || p.Buf.Dtype.Bytes() <= 0 {
+				u = &Unsupported{Kernel: k.Name, Span: p.Buf.Span, Msg: fmt.Sprintf(
+					"buffer %s has dtype %s, which the harness cannot fill", p.Buf.Name, p.Buf.Dtype)}
+				continue
+			}
+			if p.Buf.Layout != nil {
+				if _, bad := layoutInit(p.Buf.Layout); bad != "" {
+					u = &Unsupported{Kernel: k.Name, Span: p.Buf.Span, Msg: "buffer " + p.Buf.Name + ": " + bad}
+				}
+			}
+			continue
+		}
+		if _, ok := launchValue(fn, p.Var); !ok {
+			u = &Unsupported{Kernel: k.Name, Span: p.Span, Msg: fmt.Sprintf(
+				"scalar kernel parameter %s: the harness cannot choose its value (a `# tilels: bind %s=...` line above the kernel gives it one)",
+				p.Var.Name, p.Var.Name)}
+		}
+	}
+	if u == nil && k.Launch.Cluster[0]*k.Launch.Cluster[1]*k.Launch.Cluster[2] <= 1 {
+		if at, ok := mapsOtherCTAs(fn); ok {
+			// (a CTA of no cluster has no other CTA's shared memory to
+			// map: the launch fails, 'unspecified launch failure')
+			u = &Unsupported{Kernel: k.Name, Span: at,
+				Msg: "the kernel maps another CTA's shared memory (T.ptx.mapa) but is launched without a cluster"}
+		}
+	}
+	if u == nil && bufs == 0 {
+		u = &Unsupported{Kernel: k.Name, Span: fn.Span, Msg: "the kernel has no buffer parameters to check"}
+	}
+	if u != nil {
+		u.Launch = true
+	}
+	return u
+}
 
 // runtimeShapeUnsupported declines a kernel with a buffer parameter over
 // a runtime dimension (ir.Buffer.ShapeExpr): the harness allocates and
@@ -130,4 +192,27 @@ func storageOf(fn *ir.Func, b *ir.Buffer) int64 {
 		return n
 	}
 	return storageElems(b)
+}
+
+// mapsOtherCTAs reports where fn first maps a shared address into a CTA
+// of its cluster (a T.ptx.mapa form: remote views and remote= arrives).
+func mapsOtherCTAs(fn *ir.Func) (source.Span, bool) {
+	at := source.NoSpan
+	var expr func(e ir.Expr)
+	expr = func(e ir.Expr) {
+		if c, ok := e.(*ir.Call); ok && at == source.NoSpan {
+			if strings.HasPrefix(c.Op, "ptx.mapa") {
+				at = c.Span
+			}
+			for _, a := range c.Args {
+				expr(a)
+			}
+		}
+	}
+	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		if ev, ok := s.(*ir.Evaluate); ok {
+			expr(ev.X)
+		}
+	})
+	return at, at != source.NoSpan
 }

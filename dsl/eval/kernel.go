@@ -830,6 +830,12 @@ func (ev *Evaluator) IntrinsicCall(f *IntrinsicV, c *Call) Value {
 				return ev.Errorf(sp, CodeType, "T.%s argument %d must be a scalar, got %s", f.Path, i, Describe(a))
 			}
 		}
+		if i >= len(c.Args) && c.Kwargs[i-len(c.Args)].Name == "pred" &&
+			(strings.HasPrefix(f.Path, "ptx.cp.async.ca.") || strings.HasPrefix(f.Path, "ptx.cp.async.cg.")) {
+			// cp.async's pred= is the @p guard, not the src-size its
+			// place would fill (ir.OpPredGuard)
+			e = &ir.Call{Op: ir.OpPredGuard, Args: []ir.Expr{e}, Type: ir.UInt32, Span: e.Pos()}
+		}
 		args = append(args, e)
 	}
 	if (f.Path == ir.OpCpAsyncWait || f.Path == ir.OpCpAsyncBulkWait) && len(args) == 0 {

@@ -858,13 +858,31 @@ func (m *machine) count(e *event) {
 		}
 	case cpAsync:
 		f.CpAsync.Instructions++
-		f.CpAsync.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
 		if e.run {
 			f.SharedLoad.Instructions += 3
 		}
+		rd := e
+		if e.srcLen != nil {
+			// a guarded cp.async (cpGuard): the lanes that read, and
+			// what they read; none: no request
+			g := *e
+			g.mask = 0
+			for i := range 32 {
+				if e.mask&(1<<i) != 0 && e.srcLen[i] > 0 {
+					g.mask |= 1 << i
+					f.CpAsync.Bytes += e.srcLen[i]
+				}
+			}
+			if g.mask == 0 {
+				break
+			}
+			rd = &g
+		} else {
+			f.CpAsync.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
+		}
 		// A cp.async is also a global load request; its sectors are
 		// counted per shared-side pass.
-		sec, ideal := cpAsyncSectors(e)
+		sec, ideal := cpAsyncSectors(rd)
 		f.GlobalLoad.Requests++
 		f.GlobalLoad.Sectors += sec
 		f.GlobalLoad.IdealSectors += ideal

@@ -64,6 +64,9 @@ type event struct {
 	// a cp.async is counted when emitted, never pending, and a pointer
 	// keeps the events of the unroll loops' pending lists small)
 	src *lanes
+	// srcLen is a guarded cp.async's bytes read per lane (the machine's
+	// cpLen: its guard or src-size, cpGuard); nil: bytes in every lane
+	srcLen *lanes
 	run bool // cp.async: the first of a run (nvcc's three LDS before it)
 	// limit is the widest access a shared element load joins into (0:
 	// 16 bytes; halfloads.go)
@@ -232,8 +235,9 @@ type machine struct {
 	peak  int // the most bindings a warp of this analysis used
 
 	// cpSrc holds the source addresses of the cp.async being emitted
-	// (event.src).
-	cpSrc lanes
+	// (event.src), cpLen its bytes read per lane when guarded
+	// (event.srcLen, cpGuard).
+	cpSrc, cpLen lanes
 
 	// flushUsed and flushEvs are flush's scratch (count.go).
 	flushUsed   []bool
@@ -2667,6 +2671,21 @@ var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync",
 	// address, not the bytes at it
 	"cuda.tcgen05.encode_matrix_descriptor", "cuda.wgmma.encode_matrix_descriptor", "ptx.cvta", "cuda.cvta_generic_to_shared"}
 
+// cpAsyncGroupOp reports whether op commits or waits for cp.async
+// groups, in any release's spelling: neither ends a run of cp.async
+// (nvcc issues its three predicated-off LDS once before cp.async; commit;
+// wait; cp.async: measured on an H200, testdata/memory/ldgsts_predicates.py
+// twice_waited, 28 shared load instructions as for one run).
+func cpAsyncGroupOp(op string) bool {
+	switch op {
+	case ir.OpCpAsyncCommit, ir.OpCpAsyncWait,
+		"ptx.cp.async_.commit_group", "ptx.cp.async_.wait_group",
+		"ptx.cp.async.commit_group", "ptx.cp.async.wait_group":
+		return true
+	}
+	return false
+}
+
 // cpAsyncArrive reports whether op is cp.async.mbarrier.arrive(.noinc),
 // which nvcc issues inside a run of cp.async without a second set of the
 // run's predicated-off LDS (measured on sm_90: cp.async; arrive;
@@ -2674,6 +2693,67 @@ var ignored = []string{"cuda.cta_sync", "cuda.warp_sync", "cuda.warpgroup_sync",
 // one arrive, 5 instructions and 8 wavefronts with the LDS.128 after).
 func cpAsyncArrive(op string) bool {
 	return strings.HasPrefix(op, "ptx.cp.async_.mbarrier.arrive") || strings.HasPrefix(op, "ptx.cp.async.mbarrier.arrive")
+}
+
+// cpGuardOperand is the operand of a hand-printed cp.async
+// (cp.async.{ca,cg}.shared.global...) that decides what each lane reads
+// (cpGuard), nil when it has none: kind 'p' the guard of its @p form
+// (pred=, ir.OpPredGuard: a lane reads where it is not 0), 'i' its
+// ignore-src predicate (T.ptx.pred(x): a lane reads where it is 0), 's'
+// its src-size (the bytes a lane reads). A cache policy
+// (.L2::cache_hint) is the last operand but for the guard.
+func cpGuardOperand(x ir.Expr) (ir.Expr, byte) {
+	c, ok := x.(*ir.Call)
+	if !ok || !strings.HasPrefix(c.Op, "ptx.cp.async.ca.") && !strings.HasPrefix(c.Op, "ptx.cp.async.cg.") {
+		return nil, 0
+	}
+	args := c.Args
+	if len(args) > 0 {
+		if g, ok := args[len(args)-1].(*ir.Call); ok && g.Op == ir.OpPredGuard && len(g.Args) == 1 {
+			return g.Args[0], 'p'
+		}
+	}
+	if strings.Contains(c.Op, "L2::cache_hint") && len(args) > 0 {
+		args = args[:len(args)-1]
+	}
+	if len(args) != 4 {
+		return nil, 0
+	}
+	if p, ok := args[3].(*ir.Call); ok && p.Op == "ptx.pred" && len(p.Args) == 1 {
+		return p.Args[0], 'i'
+	}
+	return args[3], 's'
+}
+
+// cpGuard applies a cp.async's guard, ignore-src or src-size operand x
+// of kind (cpGuardOperand) to e: a lane reads e.bytes where its guard is
+// not 0, where its ignore-src is 0, or its src-size (0 to cp-size, the
+// rest zero-filled). A lane that reads nothing requests no global sector,
+// and an instruction no lane of which reads issues no global request: it
+// still counts as an LDGSTS instruction (measured on an H200:
+// testdata/memory/ldgsts_predicates.py, `@!P0 LDGSTS` of warps whose
+// lanes are all off and `LDGSTS ..., !P0` of warps whose src-sizes are
+// all 0 add smsp__inst_executed_op_ldgsts but no request or sector). It
+// reports false, with the figures unknown, when x has no value.
+func (m *machine) cpGuard(e *event, x ir.Expr, kind byte) bool {
+	v, why := m.eval(x)
+	if why != "" {
+		m.unknown("cp.async: " + why)
+		return false
+	}
+	e.srcLen = &m.cpLen
+	for i := range 32 {
+		n := int64(0)
+		switch {
+		case e.mask&(1<<i) == 0:
+		case kind == 'p' && v[i] != 0, kind == 'i' && v[i] == 0:
+			n = e.bytes
+		case kind == 's':
+			n = min(max(v[i], 0), e.bytes)
+		}
+		m.cpLen[i] = n
+	}
+	return true
 }
 
 // evaluate executes an intrinsic call statement.
@@ -2811,7 +2891,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	if handled := m.userOp(c); handled {
 		return
 	}
-	if c.Op != ir.OpCpAsyncCommit && c.Op != ir.OpCpAsyncWait && !cpAsyncArrive(c.Op) {
+	if !cpAsyncGroupOp(c.Op) && !cpAsyncArrive(c.Op) {
 		m.cpRun = false
 	}
 	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
@@ -3000,7 +3080,11 @@ func (m *machine) userOp(c *ir.Call) bool {
 				return true
 			}
 			m.cpSrc = sp.addr
-			m.emit(&event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
+			e := &event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun}
+			if x, kind := cpGuardOperand(c); x != nil && !m.cpGuard(e, x, kind) {
+				return true
+			}
+			m.emit(e)
 			m.cpRun = true
 			return true
 		}

@@ -596,14 +596,28 @@ type recBuf struct {
 	ops  []recOp
 	evs  []event
 	srcs []lanes // a cp.async's source addresses, by event (ev.src is scratch)
+	// lens is a guarded cp.async's bytes read per lane, by event
+	// (ev.srcLen is scratch; hasLen: it has them)
+	lens   []lanes
+	hasLen []bool
 	locs []locRec
 	idxs []lanes
+}
+
+// lenOf is event i's bytes read per lane when it is a guarded cp.async
+// (all zero otherwise, with ok false).
+func (b *recBuf) lenOf(i int32) (l lanes, ok bool) {
+	if int(i) < len(b.hasLen) && b.hasLen[i] {
+		return b.lens[i], true
+	}
+	return l, false
 }
 
 func (b *recBuf) reset() {
 	clear(b.evs) // the events' nodes and buffers
 	clear(b.locs)
 	b.ops, b.evs, b.srcs, b.locs, b.idxs = b.ops[:0], b.evs[:0], b.srcs[:0], b.locs[:0], b.idxs[:0]
+	b.lens, b.hasLen = b.lens[:0], b.hasLen[:0]
 }
 
 // elem is lane l's element of register store r.
@@ -833,6 +847,14 @@ func (m *machine) recordIn(rb *recBuf, op recKind, e *event) {
 				rb.srcs = append(rb.srcs, lanes{})
 			}
 			rb.srcs[r.i] = *e.src
+		}
+		ev.srcLen = nil
+		if e.srcLen != nil {
+			for len(rb.lens) < len(rb.evs) {
+				rb.lens = append(rb.lens, lanes{})
+				rb.hasLen = append(rb.hasLen, false)
+			}
+			rb.lens[r.i], rb.hasLen[r.i] = *e.srcLen, true
 		}
 	}
 	rb.ops = append(rb.ops, r)
@@ -1338,6 +1360,11 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 				return false
 			}
 			if ex.k == cpAsync {
+				la, oka := a.lenOf(x.i)
+				lb, okb := b.lenOf(y.i)
+				if oka != okb || la != lb {
+					return false // (guarded: the same bytes read in every lane)
+				}
 				xs, ys := &a.srcs[x.i], &b.srcs[y.i]
 				if l == firstLane(ex.mask) {
 					sd = ys[l] - xs[l]

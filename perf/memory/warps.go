@@ -885,6 +885,12 @@ func (p *shiftProof) stmtIn(s ir.Stmt, check bool) {
 		}
 	case *ir.Evaluate:
 		p.expr(s.X, check)
+		if g, _ := cpGuardOperand(s.X); g != nil && check && p.expr(g, false) != 0 && !p.fixedCond(g) {
+			// a cp.async's guard or src-size that moves: the units read
+			// different lanes' bytes (cpGuard), not translated ones
+			p.fail = true
+			return
+		}
 		if check && p.loop == nil && p.nested == p.segLoops && isBarrier(s.X) {
 			// a barrier every thread passes once: the machine forgets
 			// the warp's shared loads, and its register round trips end
