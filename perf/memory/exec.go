@@ -67,7 +67,7 @@ type event struct {
 	// srcLen is a guarded cp.async's bytes read per lane (the machine's
 	// cpLen: its guard or src-size, cpGuard); nil: bytes in every lane
 	srcLen *lanes
-	run bool // cp.async: the first of a run (nvcc's three LDS before it)
+	run    bool // cp.async: the first of a run (nvcc's three LDS before it)
 	// limit is the widest access a shared element load joins into (0:
 	// 16 bytes; halfloads.go)
 	limit int64

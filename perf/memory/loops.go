@@ -600,8 +600,8 @@ type recBuf struct {
 	// (ev.srcLen is scratch; hasLen: it has them)
 	lens   []lanes
 	hasLen []bool
-	locs []locRec
-	idxs []lanes
+	locs   []locRec
+	idxs   []lanes
 }
 
 // lenOf is event i's bytes read per lane when it is a guarded cp.async
