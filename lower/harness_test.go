@@ -235,6 +235,40 @@ func TestHarnessReference(t *testing.T) {
 				}
 			}
 		}},
+		// a scalar store of a value read from shared memory the program
+		// never wrote is undefined (not compared), at a shuffled index
+		// too; one of a written word is defined
+		{"undefined reads", []byte(refHeader + `
+@T.prim_func
+def half_written(A_ptr: T.handle, B_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "float32")
+    B = T.match_buffer(B_ptr, (32,), "float32")
+    C = T.match_buffer(C_ptr, (32,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    S = T.alloc_buffer((64,), "float32", scope="shared")
+    S[tid * 2] = A[tid]
+    T.cuda.cta_sync()
+    B[tid] = S[tid] + T.float32(1)
+    C[T.cuda.__shfl_xor_sync(T.uint32(0xFFFFFFFF), tid, 1, 32)] = S[tid] + C[T.cuda.__shfl_xor_sync(T.uint32(0xFFFFFFFF), tid, 1, 32)]
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["half_written"]
+			a, b := f32s(run.in["A"]), f32s(run.out["B"])
+			for i := 0; i < 32; i++ {
+				def := run.def["B"][4*i] != 0
+				if def != (i%2 == 0) {
+					t.Fatalf("B[%d] defined = %v, want %v (S[%d] is written only for even indices)", i, def, i%2 == 0, i)
+				}
+				if def && b[i] != a[i/2]+1 {
+					t.Fatalf("B[%d] = %v, want %v", i, b[i], a[i/2]+1)
+				}
+				cdef := run.def["C"][4*(i^1)] != 0
+				if cdef != (i%2 == 0) {
+					t.Fatalf("C[%d] (staged) defined = %v, want %v", i^1, cdef, i%2 == 0)
+				}
+			}
+		}},
 		// a grid over a scalar parameter, whose bind line gives the
 		// launch (ir.Func.LaunchArgs): rows 0..n-1 are copied, the others
 		// keep B's values

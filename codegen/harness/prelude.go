@@ -379,10 +379,17 @@ inline void tl_nan_bits(DType dt, unsigned char* p) {
   }
 }
 
+// tl_undef is set by a scalar statement's load of an element the program
+// never wrote (uninitialized shared or register storage): the statement's
+// store then leaves its element undefined (not compared). Each store
+// clears it before its operands are evaluated.
+static int tl_undef = 0;
+
 // tl_rd is a scalar statement's load (race-checked); tl_wr its store,
-// which defines the element.
+// which defines the element unless the value read undefined memory.
 inline double tl_rd(const Buf& b, const unsigned char* p) {
   tl_check(b, p, nullptr);
+  if (!tl_defined(b, p)) tl_undef = 1;
   return tl_load(b, p);
 }
 
@@ -394,10 +401,10 @@ inline void tl_put(const Buf& b, unsigned char* p, const unsigned char* v, int d
   tl_set_defined(b, p, def);
 }
 
-inline void tl_wr(const Buf& b, unsigned char* p, double x) {
+inline void tl_wr(const Buf& b, unsigned char* p, double x, int def = -1) {
   unsigned char v[16];
   tl_store(b, v, x);
-  tl_put(b, p, v, 1);
+  tl_put(b, p, v, def < 0 ? !tl_undef : def);
 }
 
 // tl_rd_i and tl_wr_i are tl_rd and tl_wr of an integer value: exact for
@@ -405,6 +412,7 @@ inline void tl_wr(const Buf& b, unsigned char* p, double x) {
 // four bfloat16 ones is 0x3f803f803f803f80).
 inline long long tl_rd_i(const Buf& b, const unsigned char* p) {
   tl_check(b, p, nullptr);
+  if (!tl_defined(b, p)) tl_undef = 1;
   switch (b.dt) {
     case TL_I64: { int64_t v; memcpy(&v, p, 8); return v; }
     case TL_U64: { uint64_t v; memcpy(&v, p, 8); return (long long)v; }
@@ -412,11 +420,11 @@ inline long long tl_rd_i(const Buf& b, const unsigned char* p) {
   }
 }
 
-inline void tl_wr_i(const Buf& b, unsigned char* p, long long x) {
+inline void tl_wr_i(const Buf& b, unsigned char* p, long long x, int def = -1) {
   unsigned char v[16];
   if (b.dt == TL_I64 || b.dt == TL_U64) memcpy(v, &x, 8);
   else tl_store(b, v, (double)x);
-  tl_put(b, p, v, 1);
+  tl_put(b, p, v, def < 0 ? !tl_undef : def);
 }
 
 inline void tl_unflatten(long long k, const Region& r, long long* idx) {

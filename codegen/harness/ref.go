@@ -543,12 +543,18 @@ func (g *gen) stmt(s ir.Stmt) {
 			g.line("{")
 			g.indent++
 			g.line("std::vector<%s> %s(NT);", ctype, tmp)
+			g.line("std::vector<int> %s_def(NT);", tmp)
 			g.perThread()
+			g.line("tl_undef = 0;")
 			g.line("%s[t] = %s;", tmp, v)
+			g.line("%s_def[t] = !tl_undef;", tmp)
 			g.end()
-			v = tmp + "[t]"
+			v = tmp + "[t], " + tmp + "_def[t]"
 		}
 		g.perThread()
+		// (tl_undef: the value, or its index, read memory the program
+		// never wrote; tl_rd sets it)
+		g.line("tl_undef = 0;")
 		if exact {
 			g.line("tl_wr_i(%s, tl_at(%s, {%s}, t, NT), %s);", bn, bn, g.indexList(s.Indices, "t"), v)
 		} else {

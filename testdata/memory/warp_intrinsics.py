@@ -33,7 +33,10 @@ def shfl_xor_up(A_ptr: T.handle, B_ptr: T.handle):
     j = T.cuda.__shfl_xor_sync(T.uint32(0xFFFFFFFF), tid % 32, 5, 32)
     u = T.cuda.__shfl_up_sync(T.uint32(0xFFFFFFFF), tid % 32, 1, 8)
     S[j * 2 + tid // 32 * 64] = A[tid]
-    S[u * 4 + 1024] = A[tid + 64]
+    # (lane 0 of a segment, whose shfl_up keeps its own value, stores 2
+    # words past lane 1's; the second warp 128 words on: no two lanes
+    # write one word)
+    S[u * 4 + 1024 + T.if_then_else(tid % 8 == 0, 2, 0) + tid // 32 * 128] = A[tid + 64]
     T.cuda.cta_sync()
     B[tid] = S[tid * 3] + S[tid * 4 + 1024]
 
