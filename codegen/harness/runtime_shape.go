@@ -195,14 +195,24 @@ func storageOf(fn *ir.Func, b *ir.Buffer) int64 {
 }
 
 // mapsOtherCTAs reports where fn first maps a shared address into a CTA
-// of its cluster (a T.ptx.mapa form: remote views and remote= arrives).
+// of its cluster (a T.ptx.mapa form: remote views and remote= arrives)
+// when it also operates on the cluster's shared window (an arrive or copy
+// on `shared::cluster`): in a grid without clusters that address is no
+// CTA's, and the launch fails. A mapa alone computes an address (no
+// fault: user_ldst maps one and never uses it).
 func mapsOtherCTAs(fn *ir.Func) (source.Span, bool) {
 	at := source.NoSpan
+	uses := false
 	var expr func(e ir.Expr)
 	expr = func(e ir.Expr) {
-		if c, ok := e.(*ir.Call); ok && at == source.NoSpan {
-			if strings.HasPrefix(c.Op, "ptx.mapa") {
-				at = c.Span
+		if c, ok := e.(*ir.Call); ok {
+			switch {
+			case strings.HasPrefix(c.Op, "ptx.mapa"):
+				if at == source.NoSpan {
+					at = c.Span
+				}
+			case strings.Contains(c.Op, "shared::cluster") || strings.Contains(c.Op, "shared__cluster"):
+				uses = true
 			}
 			for _, a := range c.Args {
 				expr(a)
@@ -214,5 +224,5 @@ func mapsOtherCTAs(fn *ir.Func) (source.Span, bool) {
 			expr(ev.X)
 		}
 	})
-	return at, at != source.NoSpan
+	return at, at != source.NoSpan && uses
 }
