@@ -682,6 +682,7 @@ func (m *machine) runWarp(body *ir.Block, cta, w, threads int64) {
 	m.cur, m.curCall = m.body, nil
 	m.loops = m.loops[:0]
 	m.cpRun = false
+	clear(m.cpPending)
 	m.forget()
 	m.ctaIndex = cta
 	m.bindHost() // hostconsts.go
@@ -881,9 +882,18 @@ func (m *machine) count(e *event) {
 			f.CpAsync.Bytes += int64(bits.OnesCount32(e.mask)) * e.bytes
 		}
 		// A cp.async is also a global load request; its sectors are
-		// counted per shared-side pass.
-		sec, ideal := cpAsyncSectors(rd)
+		// counted per shared-side pass, but for lanes that repeat a copy
+		// in flight (cpInFlight).
 		f.GlobalLoad.Requests++
+		if e.dup != 0 {
+			g := *rd
+			g.mask &^= e.dup
+			if g.mask == 0 {
+				break
+			}
+			rd = &g
+		}
+		sec, ideal := cpAsyncSectors(rd)
 		f.GlobalLoad.Sectors += sec
 		f.GlobalLoad.IdealSectors += ideal
 	case tma:

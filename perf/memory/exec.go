@@ -67,7 +67,10 @@ type event struct {
 	// srcLen is a guarded cp.async's bytes read per lane (the machine's
 	// cpLen: its guard or src-size, cpGuard); nil: bytes in every lane
 	srcLen *lanes
-	run    bool // cp.async: the first of a run (nvcc's three LDS before it)
+	// dup is a cp.async's lanes that repeat a copy of the same warp still
+	// in flight (cpInFlight): they fetch no global sector
+	dup uint32
+	run bool // cp.async: the first of a run (nvcc's three LDS before it)
 	// limit is the widest access a shared element load joins into (0:
 	// 16 bytes; halfloads.go)
 	limit int64
@@ -238,6 +241,9 @@ type machine struct {
 	// (event.src), cpLen its bytes read per lane when guarded
 	// (event.srcLen, cpGuard).
 	cpSrc, cpLen lanes
+	// cpPending holds the lane copies of the warp's cp.async issued since
+	// its last wait (cpInFlight); nil until the first
+	cpPending map[cpCopy]struct{}
 
 	// flushUsed and flushEvs are flush's scratch (count.go).
 	flushUsed   []bool
@@ -2686,6 +2692,16 @@ func cpAsyncGroupOp(op string) bool {
 	return false
 }
 
+// cpAsyncWaitOp reports whether op waits for cp.async groups (any
+// release's spelling).
+func cpAsyncWaitOp(op string) bool {
+	switch op {
+	case ir.OpCpAsyncWait, "ptx.cp.async_.wait_group", "ptx.cp.async.wait_group", "ptx.cp.async.wait_all", "ptx.cp.async_.wait_all":
+		return true
+	}
+	return false
+}
+
 // cpAsyncArrive reports whether op is cp.async.mbarrier.arrive(.noinc),
 // which nvcc issues inside a run of cp.async without a second set of the
 // run's predicated-off LDS (measured on sm_90: cp.async; arrive;
@@ -2693,6 +2709,50 @@ func cpAsyncGroupOp(op string) bool {
 // one arrive, 5 instructions and 8 wavefronts with the LDS.128 after).
 func cpAsyncArrive(op string) bool {
 	return strings.HasPrefix(op, "ptx.cp.async_.mbarrier.arrive") || strings.HasPrefix(op, "ptx.cp.async.mbarrier.arrive")
+}
+
+// cpCopy is one lane's cp.async: its global source and shared
+// destination (buffer and byte address) and the bytes it reads.
+type cpCopy struct {
+	src, dst     *ir.Buffer
+	srcAt, dstAt int64
+	n            int64
+}
+
+// maxCpPending bounds the lane copies a warp keeps in flight for
+// cpInFlight (past it, a repeat is not seen).
+const maxCpPending = 1 << 14
+
+// cpInFlight marks in e.dup the lanes that repeat a copy of the same warp
+// still in flight: the same global bytes to the same shared bytes, with no
+// cp.async wait between. Such a lane's request is made but fetches no
+// global sector (measured on an H200, testdata/memory/ldgsts_predicates.py:
+// a tile copied twice into one shared tile before one wait counts 256
+// sectors, into two tiles 512; ldgsts_predicate_27's predicated, whose
+// src-size copy repeats its predicated one for warps 0 and 1, 224 where the
+// copies apart count 352). The wait (cpAsyncGroupOp) ends them.
+func (m *machine) cpInFlight(e *event, src *ir.Buffer) {
+	if m.cpPending == nil {
+		m.cpPending = map[cpCopy]struct{}{}
+	}
+	for i := range 32 {
+		if e.mask&(1<<i) == 0 {
+			continue
+		}
+		n := e.bytes
+		if e.srcLen != nil {
+			n = e.srcLen[i]
+		}
+		if n <= 0 {
+			continue
+		}
+		k := cpCopy{src: src, dst: e.buf, srcAt: e.src[i], dstAt: e.addr[i], n: n}
+		if _, ok := m.cpPending[k]; ok {
+			e.dup |= 1 << i
+		} else if len(m.cpPending) < maxCpPending {
+			m.cpPending[k] = struct{}{}
+		}
+	}
 }
 
 // cpGuardOperand is the operand of a hand-printed cp.async
@@ -2804,7 +2864,9 @@ func (m *machine) evaluate(x ir.Expr) {
 			return
 		}
 		m.cpSrc = sp.addr
-		m.emit(&event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun})
+		e := &event{k: cpAsync, mask: m.mask, addr: p.addr, src: &m.cpSrc, buf: p.buf, view: p.view, node: c, bytes: n, run: !m.cpRun}
+		m.cpInFlight(e, sp.buf)
+		m.emit(e)
 		m.cpRun = true
 		return
 	case ir.OpLdmatrix, ir.OpStmatrix:
@@ -2893,6 +2955,9 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	if !cpAsyncGroupOp(c.Op) && !cpAsyncArrive(c.Op) {
 		m.cpRun = false
+	}
+	if len(m.cpPending) > 0 && cpAsyncWaitOp(c.Op) {
+		clear(m.cpPending) // (the copies in flight completed)
 	}
 	m.forgetBarrier() // a barrier, fence or other intrinsic (cse.go)
 	info := m.opInfo(c)
@@ -3084,6 +3149,7 @@ func (m *machine) userOp(c *ir.Call) bool {
 			if x, kind := cpGuardOperand(c); x != nil && !m.cpGuard(e, x, kind) {
 				return true
 			}
+			m.cpInFlight(e, sp.buf)
 			m.emit(e)
 			m.cpRun = true
 			return true

@@ -1362,7 +1362,7 @@ func (m *machine) translated(sk *loopSkip, k int64) bool {
 			if ex.k == cpAsync {
 				la, oka := a.lenOf(x.i)
 				lb, okb := b.lenOf(y.i)
-				if oka != okb || la != lb {
+				if oka != okb || la != lb || ex.dup != ey.dup {
 					return false // (guarded: the same bytes read in every lane)
 				}
 				xs, ys := &a.srcs[x.i], &b.srcs[y.i]

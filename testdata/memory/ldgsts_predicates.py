@@ -204,4 +204,126 @@ def twice_waited(A_ptr: T.handle, B_ptr: T.handle):
     T.cuda.cta_sync()
     Tx.cta.copy(B[0:32, :], A_s[0:32, :])
     Tx.cta.copy(B[32:64, :], C_s[32:64, :])
+
+
+@T.prim_func
+def pred_then_zfill(A_ptr: T.handle, B_ptr: T.handle):
+    # the two guarded forms of predicated (ldgsts_predicate_27) over the same rows
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    C_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid < 96)
+    Tx.cta.copy_async(C_s[:, :], A[:, :], predicate=tid < 64, fill_mode="zero")
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[0:32, :], A_s[0:32, :])
+    Tx.cta.copy(B[32:64, :], C_s[32:64, :])
+
+
+@T.prim_func
+def zfill_then_pred(A_ptr: T.handle, B_ptr: T.handle):
+    # the same, the src-size form first
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    C_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid < 64, fill_mode="zero")
+    Tx.cta.copy_async(C_s[:, :], A[:, :], predicate=tid < 96)
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[0:32, :], A_s[0:32, :])
+    Tx.cta.copy(B[32:64, :], C_s[32:64, :])
+
+
+@T.prim_func
+def zfill_twice(A_ptr: T.handle, B_ptr: T.handle):
+    # the src-size form twice, every lane reading
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    C_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid >= 0, fill_mode="zero")
+    Tx.cta.copy_async(C_s[:, :], A[:, :], predicate=tid >= 0, fill_mode="zero")
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[0:32, :], A_s[0:32, :])
+    Tx.cta.copy(B[32:64, :], C_s[32:64, :])
+
+
+@T.prim_func
+def pred_then_zfill_all(A_ptr: T.handle, B_ptr: T.handle):
+    # both forms, every lane reading
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    C_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid >= 0)
+    Tx.cta.copy_async(C_s[:, :], A[:, :], predicate=tid >= 0, fill_mode="zero")
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[0:32, :], A_s[0:32, :])
+    Tx.cta.copy(B[32:64, :], C_s[32:64, :])
+
+
+@T.prim_func
+def twice_same_dst(A_ptr: T.handle, B_ptr: T.handle):
+    # the same rows copied twice into one shared tile before one wait
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :])
+    Tx.cta.copy_async(A_s[:, :], A[:, :])
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])
+
+
+@T.prim_func
+def pred_then_zfill_same_dst(A_ptr: T.handle, B_ptr: T.handle):
+    # predicated's two guarded forms into one shared tile, as it has them
+    A = T.match_buffer(A_ptr, (64, 64), "float16")
+    B = T.match_buffer(B_ptr, (64, 64), "float16")
+    T.device_entry()
+    T.cta_id([1])
+    T.warp_id([4])
+    T.lane_id([32])
+    tid = T.thread_id([128])
+    A_s = T.alloc_buffer((64, 64), "float16", scope="shared", layout=ComposeLayout(3, 3, 3, TileLayout(S[64, 64])))
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid < 96)
+    Tx.cta.copy_async(A_s[:, :], A[:, :], predicate=tid < 64, fill_mode="zero")
+    T.ptx.cp.async_.commit_group()
+    T.ptx.cp.async_.wait_group(0)
+    T.cuda.cta_sync()
+    Tx.cta.copy(B[:, :], A_s[:, :])
 # tilels: reference=0.27
