@@ -235,6 +235,19 @@ func TestHarnessReference(t *testing.T) {
 				}
 			}
 		}},
+		// a kernel's own T.ptx loads and stores move raw bytes: both
+		// programs copy A to B through shared memory with them (at byte
+		// offsets, through a swizzle over runtime strides)
+		{"own ld/st", readFile(t, "../testdata/memory/byte_offsets.py"), func(t *testing.T, r map[string]*refRun) {
+			for _, k := range []string{"byte_offsets", "column_offsets"} {
+				equal(t, k+" B", r[k].out["B"], r[k].in["A"])
+			}
+		}},
+		{"own ld/st, runtime strides", readFile(t, "../testdata/memory/runtime_strides.py"), func(t *testing.T, r map[string]*refRun) {
+			for _, k := range []string{"swizzled_rows", "plain_rows"} {
+				equal(t, k+" B", r[k].out["B"], r[k].in["A"])
+			}
+		}},
 		// a scalar store of a value read from shared memory the program
 		// never wrote is undefined (not compared), at a shuffled index
 		// too; one of a written word is defined

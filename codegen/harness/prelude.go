@@ -223,6 +223,35 @@ inline void tl_set_defined(const Buf& b, unsigned char* p, int v) {
   if (b.def) memset(b.def + (p - b.data), v, b.esize);
 }
 
+// tl_raw is the address off bytes into b's data for thread t (a byte
+// offset from a buffer's data pointer), which must hold n bytes.
+inline unsigned char* tl_raw(const Buf& b, long long off, int t, long long n) {
+  long long o = (b.tstride ? t * b.tstride : 0) + off;
+  if (o < 0 || o + n > b.bytes) tl_die("an access falls outside the buffer's storage", b.name);
+  return b.data + o;
+}
+
+// tl_span checks that n bytes from p lie in b's storage.
+inline unsigned char* tl_span(const Buf& b, unsigned char* p, long long n) {
+  long long o = p - b.data;
+  if (o < 0 || o + n > b.bytes) tl_die("an access falls outside the buffer's storage", b.name);
+  return p;
+}
+
+// tl_mov moves n raw bytes from s (in sb) to d (in db), as a kernel's own
+// ld/st does: race-checked on shared storage, the destination defined
+// where the source was.
+inline void tl_mov(const Buf& db, unsigned char* d, const Buf& sb, unsigned char* s, int n) {
+  int def = 1;
+  for (int i = 0; i < n; i += sb.esize) {
+    tl_check(sb, s + i, nullptr);
+    if (!tl_defined(sb, s + i)) def = 0;
+  }
+  for (int i = 0; i < n; i += db.esize) tl_check(db, d + i, s + i);
+  if (n > 0) memmove(d, s, (size_t)n);
+  for (int i = 0; i < n; i += db.esize) tl_set_defined(db, d + i, def);
+}
+
 // tl_at is tl_addr for a direct access b[idx...] by thread t.
 inline unsigned char* tl_at(const Buf& b, std::initializer_list<long long> il, int t, int nt) {
   long long idx[8];

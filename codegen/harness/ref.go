@@ -683,6 +683,9 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		ir.OpElectSync, ir.OpPrefetchTensormap:
 		return
 	}
+	if g.ldSt(c) {
+		return // ref_ldst.go
+	}
 	g.fail(s.Span, "T.%s is not modelled by the reference", c.Op)
 }
 
