@@ -248,6 +248,71 @@ func TestHarnessReference(t *testing.T) {
 				equal(t, k+" B", r[k].out["B"], r[k].in["A"])
 			}
 		}},
+		// int32 arithmetic wraps as the GPU's does (random int32 inputs
+		// overflow a sum about a quarter of the time)
+		{"int32 wraps", []byte(refHeader + `
+@T.prim_func
+def wrap_sum(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128,), "int32")
+    B = T.match_buffer(B_ptr, (128,), "int32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    B[tid] = A[tid] + A[127 - tid] * 3
+`), func(t *testing.T, r map[string]*refRun) {
+			a, b := i32s(r["wrap_sum"].in["A"]), i32s(r["wrap_sum"].out["B"])
+			wrapped := 0
+			for i := range 128 {
+				want := a[i] + a[127-i]*3 // (Go's int32 arithmetic wraps)
+				if b[i] != want {
+					t.Fatalf("B[%d] = %d, want %d", i, b[i], want)
+				}
+				if int64(want) != int64(a[i])+int64(a[127-i])*3 {
+					wrapped++
+				}
+			}
+			if wrapped == 0 {
+				t.Fatal("no sum wrapped: the case checks nothing")
+			}
+		}},
+		// T.cuda.ldg: the value form reads the element its pointer names,
+		// the vector form (0.26+) moves n elements into registers
+		{"ldg", []byte(refHeader + `
+@T.prim_func
+def ldg_scalar(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (128,), "float32")
+    B = T.match_buffer(B_ptr, (128,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    B[tid] = T.cuda.ldg(A.ptr_to([127 - tid]), "float32") + T.float32(1)
+
+
+@T.prim_func
+def ldg_vec(A_ptr: T.handle, C_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (512,), "float32")
+    C = T.match_buffer(C_ptr, (128,), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([128])
+    f = T.alloc_local([4], "float32")
+    T.cuda.ldg(A.ptr_to([tid * 4]), "float32", dst=(f.ptr_to([0]), f.ptr_to([1]), f.ptr_to([2]), f.ptr_to([3])), vec="v4")
+    C[tid] = f[3] - f[0]
+# tilels: reference=0.27
+`), func(t *testing.T, r map[string]*refRun) {
+			a, b := f32s(r["ldg_scalar"].in["A"]), f32s(r["ldg_scalar"].out["B"])
+			for i := range 128 {
+				if want := a[127-i] + 1; b[i] != want {
+					t.Fatalf("ldg_scalar B[%d] = %v, want %v", i, b[i], want)
+				}
+			}
+			a, c := f32s(r["ldg_vec"].in["A"]), f32s(r["ldg_vec"].out["C"])
+			for i := range 128 {
+				if want := a[4*i+3] - a[4*i]; c[i] != want {
+					t.Fatalf("ldg_vec C[%d] = %v, want %v", i, c[i], want)
+				}
+			}
+		}},
 		// a scalar store of a value read from shared memory the program
 		// never wrote is undefined (not compared), at a shuffled index
 		// too; one of a written word is defined
@@ -789,4 +854,12 @@ def shuffles(B_ptr: T.handle):
 			c.check(t, runs)
 		})
 	}
+}
+
+func i32s(b []byte) []int32 {
+	out := make([]int32, len(b)/4)
+	for i := range out {
+		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
 }

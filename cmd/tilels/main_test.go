@@ -223,7 +223,7 @@ def fixed(A_ptr: T.handle):
 	}
 }
 
-// A kernel whose T.cuda.ldg the host reference does not model is
+// A kernel whose T.ptx.addr operand the host reference does not model is
 // launched unchecked (harness/unchecked, RAN): a profiler still sees its
 // launch; its sibling is checked as before.
 func TestHarnessUnchecked(t *testing.T) {
@@ -241,8 +241,8 @@ def own_ptx(A_ptr: T.handle):
     v = T.alloc_buffer((1,), "uint32", scope="local")
     S_s[tid] = A[tid]
     T.cuda.cta_sync()
-    v[0] = T.cuda.ldg(A.ptr_to([31 - tid]), "uint32")
-    A[tid] = v[0] + S_s[tid]
+    T.ptx.ld.shared.u32(v[0], T.ptx.addr(S_s.ptr_to([0]), 4 * (31 - tid)))
+    A[tid] = v[0]
 
 
 @T.prim_func
@@ -257,12 +257,12 @@ def fixed(A_ptr: T.handle):
 	f := filepath.Join(t.TempDir(), "k.py")
 	writeFile(t, f, src)
 	code, out, stderr := runCLI("--lower", f, "--harness")
-	if code != 0 || !strings.Contains(stderr, "warning[harness/unchecked]: kernel own_ptx is launched but not checked: T.cuda.ldg in an expression is not modelled by the reference") {
+	if code != 0 || !strings.Contains(stderr, "warning[harness/unchecked]: kernel own_ptx is launched but not checked: an address T.ptx.addr(...) is not modelled by the reference") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	run0 := out[strings.Index(out, "static int tilels_run_0("):]
 	run0 = run0[:strings.Index(run0, "\n}\n")]
-	for _, want := range []string{"own_ptx_launch(", `printf("RAN %s (not checked: %s)\n", kname, "T.cuda.ldg in an expression is not modelled by the reference");`} {
+	for _, want := range []string{"own_ptx_launch(", `printf("RAN %s (not checked: %s)\n", kname, "an address T.ptx.addr(...) is not modelled by the reference");`} {
 		if !strings.Contains(run0, want) {
 			t.Errorf("the unchecked kernel's run lacks %q:\n%s", want, run0)
 		}

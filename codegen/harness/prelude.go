@@ -89,6 +89,14 @@ struct Region {
   long long mn[8], ext[8];
 };
 
+// tl_wrap is x wrapped to an integer of bits bits (signed or not), as
+// the GPU's fixed-width arithmetic leaves it.
+inline long long tl_wrap(long long x, int bits, int sgn) {
+  unsigned long long m = (1ull << bits) - 1, u = (unsigned long long)x & m;
+  if (sgn && (u >> (bits - 1))) return (long long)(u | ~m);
+  return (long long)u;
+}
+
 inline long long tl_floordiv(long long a, long long b) {
   long long q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q--;

@@ -1359,11 +1359,11 @@ func (g *gen) binary(e *ir.Binary, t string) (string, ir.DataType) {
 	a, b = g.exprI(e.A, t), g.exprI(e.B, t)
 	switch e.Op {
 	case ir.Add:
-		return "(" + a + " + " + b + ")", typ
+		return wrapInt("("+a+" + "+b+")", typ), typ
 	case ir.Sub:
-		return "(" + a + " - " + b + ")", typ
+		return wrapInt("("+a+" - "+b+")", typ), typ
 	case ir.Mul:
-		return "(" + a + " * " + b + ")", typ
+		return wrapInt("("+a+" * "+b+")", typ), typ
 	case ir.FloorDiv:
 		return "tl_floordiv(" + a + ", " + b + ")", typ
 	case ir.FloorMod:
@@ -1381,7 +1381,7 @@ func (g *gen) binary(e *ir.Binary, t string) (string, ir.DataType) {
 	case ir.BitXor:
 		return "(" + a + " ^ " + b + ")", typ
 	case ir.Shl:
-		return "(" + a + " << " + b + ")", typ
+		return wrapInt("("+a+" << "+b+")", typ), typ
 	case ir.Shr:
 		return "(" + a + " >> " + b + ")", typ
 	}
@@ -1412,6 +1412,11 @@ func (g *gen) call(c *ir.Call, t string) (string, ir.DataType) {
 	if code, typ, ok := g.warpCall(c, t); ok {
 		return code, typ
 	}
+	if c.Op == "cuda.ldg" {
+		if code, typ, ok := g.ldgValue(c, t); ok {
+			return code, typ // ref_ldst.go
+		}
+	}
 	g.fail(c.Span, "T.%s in an expression is not modelled by the reference", c.Op)
 	return "0", ir.Int32
 }
@@ -1438,4 +1443,14 @@ func launchValue(fn *ir.Func, v *ir.Var) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// wrapInt wraps an integer result to its IR type's width, as the GPU's
+// arithmetic does (an int32 sum of two int32 values past 2^31 is
+// negative); 64-bit and boolean results are kept.
+func wrapInt(code string, typ ir.DataType) string {
+	if (typ.Code != ir.Int && typ.Code != ir.UInt) || typ.Bits <= 0 || typ.Bits >= 64 {
+		return code
+	}
+	return fmt.Sprintf("tl_wrap(%s, %d, %d)", code, typ.Bits, map[bool]int{true: 1}[typ.Code == ir.Int])
 }

@@ -59,6 +59,9 @@ func userLdSt(op string) (load bool, vec int, width int64, ok bool) {
 // ldSt prints a T.ptx ld/st statement; false when c is none (or refused:
 // g.err says why).
 func (g *gen) ldSt(c *ir.Call) bool {
+	if c.Op == "cuda.ldg" {
+		return g.ldgVector(c)
+	}
 	load, vec, width, ok := userLdSt(c.Op)
 	if !ok {
 		return false
@@ -129,4 +132,62 @@ func (g *gen) pointer(e ir.Expr, t string, n int64) (buf, ptr string, ok bool) {
 	}
 	g.fail(e.Pos(), "an address %s is not modelled by the reference", what)
 	return "", "", false
+}
+
+// ldgVector prints T.cuda.ldg's vector form (0.26+: dst=(p0, ..., pn-1),
+// vec="vN"; its operands the n destinations, the source, the dtype, the
+// vector name and n): n elements of dtype from the source to the
+// registers the destinations name.
+func (g *gen) ldgVector(c *ir.Call) bool {
+	k := len(c.Args)
+	if k < 5 {
+		g.fail(c.Span, "T.cuda.ldg as a statement with %d operands is not modelled by the reference", k)
+		return true
+	}
+	n, ok := ir.ConstInt(c.Args[k-1])
+	dt, isStr := c.Args[k-3].(*ir.StringImm)
+	if !ok || !isStr || int(n) != k-4 {
+		g.fail(c.Span, "this form of T.cuda.ldg is not modelled by the reference")
+		return true
+	}
+	typ, ok := ir.ParseDType(dt.Value)
+	if !ok || typ.Bytes() <= 0 {
+		g.fail(c.Span, "T.cuda.ldg of %s is not modelled by the reference", dt.Value)
+		return true
+	}
+	width := int64(typ.Bytes())
+	g.line("tl_site = %d;", g.site(c.Span, "T.cuda.ldg"))
+	g.perThread()
+	defer g.end()
+	sb, sp, ok := g.pointer(c.Args[n], "t", n*width)
+	if !ok {
+		return true
+	}
+	for i := range n {
+		db, dp, ok := g.pointer(c.Args[i], "t", width)
+		if !ok {
+			return true
+		}
+		g.line("tl_mov(%s, %s, %s, %s + %d, %d);", db, dp, sb, sp, i*width, width)
+	}
+	return true
+}
+
+// ldgValue prints T.cuda.ldg(ptr, dtype) as a value: the element of the
+// buffer the pointer names, when it has that dtype.
+func (g *gen) ldgValue(c *ir.Call, t string) (string, ir.DataType, bool) {
+	if len(c.Args) != 2 {
+		return "", ir.DataType{}, false
+	}
+	a, isAddr := c.Args[0].(*ir.AddressOf)
+	dt, isStr := c.Args[1].(*ir.StringImm)
+	if !isAddr || !isStr || a.Buf.Dtype.String() != dt.Value {
+		return "", ir.DataType{}, false
+	}
+	b := g.buf(a.Buf, a.Span)
+	at := fmt.Sprintf("tl_at(%s, {%s}, %s, NT)", b, g.indexList(a.Indices, t), t)
+	if a.Buf.Dtype.IsFloat() {
+		return fmt.Sprintf("tl_rd(%s, %s)", b, at), a.Buf.Dtype, true
+	}
+	return fmt.Sprintf("tl_rd_i(%s, %s)", b, at), a.Buf.Dtype, true
 }
