@@ -36,7 +36,10 @@ func rootOf(b *ir.Buffer) *ir.Buffer {
 // them anywhere (an intrinsic's operand), only plain stores. Nil when fn
 // holds something the scan does not understand (an unlowered tile call,
 // an expression kind it does not know).
-func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
+//
+// chained holds those of them something reads, only to compute values
+// that never reach memory (dead with them).
+func unreadShared(fn *ir.Func, sc *scanScratch) (dead, chained map[*ir.Buffer]bool) {
 	if sc == nil {
 		sc = &scanScratch{}
 	}
@@ -62,14 +65,33 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 			}
 		}
 	})
+	// A read inside the value or index of a store into a shared or
+	// register allocation (into, non-nil while one is walked) feeds that
+	// allocation: nvcc deletes it with the store when the allocation is
+	// dead. feeds holds the pairs {allocation read so, allocation fed}:
+	// a read is live when any allocation it feeds is.
+	var into []*ir.Buffer
+	var feeds map[[2]*ir.Buffer]bool // {read, target}, each pair once
+	mark := func(root *ir.Buffer) {
+		if into == nil {
+			read.set(root, true)
+			return
+		}
+		if feeds == nil {
+			feeds = map[[2]*ir.Buffer]bool{}
+		}
+		for _, t := range into {
+			feeds[[2]*ir.Buffer{root, t}] = true
+		}
+	}
 	var expr func(e ir.Expr)
-	use := func(b *ir.Buffer) { read.set(rootOf(b), true) }
+	use := func(b *ir.Buffer) { mark(rootOf(b)) }
 	expr = func(e ir.Expr) {
 		switch e := e.(type) {
 		case nil, *ir.IntImm, *ir.FloatImm, *ir.StringImm, *ir.ThreadIndex, *ir.TensorMapAddr:
 		case *ir.Var:
 			if b := data.get(e); b != nil {
-				read.set(b, true)
+				mark(b)
 			}
 		case *ir.Binary:
 			expr(e.A)
@@ -116,7 +138,16 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 			ok = false
 		}
 	}
+	var intoBuf []*ir.Buffer // into's storage, reused
+	intoOf := func(bs ...*ir.Buffer) []*ir.Buffer {
+		intoBuf = intoBuf[:0]
+		for _, b := range bs {
+			intoBuf = append(intoBuf, rootOf(b))
+		}
+		return intoBuf
+	}
 	ir.WalkStmts(fn.Body, func(s ir.Stmt) {
+		into = nil // (set below for the statement that feeds an allocation)
 		switch s := s.(type) {
 		case *ir.For:
 			expr(s.Min)
@@ -126,6 +157,9 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 		case *ir.If:
 			expr(s.Cond)
 		case *ir.Store:
+			if (isShared(s.Buf) || s.Buf.Scope == "local") && pureValue(s.Value) {
+				into = intoOf(s.Buf)
+			}
 			for _, x := range s.Indices {
 				expr(x)
 			}
@@ -133,6 +167,9 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 		case *ir.Evaluate:
 			if b := copyLocalDst(s.X); b != nil {
 				// the destination is written, not read: only its index
+				// (what the copy reads feeds the destination: the copy
+				// is deleted when it is dead)
+				into = intoOf(b)
 				c := s.X.(*ir.Call)
 				dst := c.Args[0]
 				for {
@@ -158,7 +195,10 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 				return
 			}
 			if dsts := ldLocalDsts(s.X); dsts != nil {
-				// the registers an ld writes are not read: only their indices
+				// the registers an ld writes are not read: only their
+				// indices (which, with its address, feed them: ptxas
+				// deletes the ld when every one is dead)
+				into = intoOf(dsts...)
 				c := s.X.(*ir.Call)
 				for _, a := range c.Args[:len(dsts)] {
 					for _, x := range a.(*ir.Load).Indices {
@@ -190,9 +230,8 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 		}
 	})
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	var dead map[*ir.Buffer]bool
 	for b := range stored.all() {
 		if !read.get(b) && b.Kind == ir.AllocBuffer {
 			if dead == nil {
@@ -201,7 +240,43 @@ func unreadShared(fn *ir.Func, sc *scanScratch) map[*ir.Buffer]bool {
 			dead[b] = true
 		}
 	}
-	return dead
+	// A register allocation whose reads only feed dead allocations is dead too
+	// (its values never reach memory, a branch or an address): the
+	// greatest such set, so that values that only feed each other (a
+	// register tile updated in place, `Rw = Rw + Rw`, and never stored
+	// out) are dead together. v_ewise_reg_fragments' frags: Rw and Rg
+	// are loaded, doubled and scaled and never stored, and nvcc issues
+	// only C's LDG.128 and STG.128.
+	// Only registers: a local array is an alloca, which nvcc turns into
+	// SSA values that dead-code elimination removes whole; a shared
+	// allocation is a global, whose stores go only when no load of it is
+	// left (rule 6), which the loads feeding other values are.
+	for f := range feeds {
+		if b := f[0]; dead[b] && b.Scope != "local" {
+			delete(dead, b)
+		}
+	}
+	for changed := len(feeds) > 0; changed; {
+		changed = false
+		for f := range feeds {
+			if dead[f[0]] && !dead[f[1]] {
+				delete(dead, f[0])
+				changed = true
+			}
+		}
+	}
+	if len(dead) == 0 {
+		return nil, nil
+	}
+	for f := range feeds {
+		if dead[f[0]] {
+			if chained == nil {
+				chained = map[*ir.Buffer]bool{}
+			}
+			chained[f[0]] = true
+		}
+	}
+	return dead, chained
 }
 
 // copyLocalDst is the register (local) buffer a tvm_builtin_copy x
@@ -326,6 +401,16 @@ func (m *machine) elided(why string, b *ir.Buffer) {
 	if m.cur != nil && m.cur.Elided == "" && m.mask != 0 {
 		m.cur.Elided = m.reason(elidedKey{why, b}, why, b.Name, "")
 	}
+}
+
+// elidedDead is elided for an access to b, a dead allocation: why, or,
+// when something reads b only to compute values that never reach memory,
+// that (dead.go's chained registers).
+func (m *machine) elidedDead(b *ir.Buffer, why string) {
+	if m.unreadChained[rootOf(b)] {
+		why = "nvcc deletes the registers whose values never reach memory, with the loads that fill them: "
+	}
+	m.elided(why, b)
 }
 
 type elidedKey struct {

@@ -33,6 +33,52 @@ func TestDeadSharedStore(t *testing.T) {
 	}
 }
 
+// TestDeadRegisterChain: registers whose values only feed registers that
+// never reach memory are dead with them, and so are the loads that fill
+// them (v_ewise_reg_fragments' frags: nvcc issues only C's LDG.128 and
+// STG.128). Shared memory is not: a shared tile some load reads keeps its
+// stores even when that load feeds only dead registers.
+func TestDeadRegisterChain(t *testing.T) {
+	_, ms := analyze(t, kernel("1", `    r = T.alloc_buffer((4,), "float32", scope="local")
+    q = T.alloc_buffer((4,), "float32", scope="local")
+    for i in range(4):
+        r[i] = A[tid, i]
+    for i in range(4):
+        r[i] = r[i] + r[i]
+    for i in range(4):
+        q[i] = r[i] * 2.0
+`))
+	f := ms[0].Total
+	if f.GlobalLoad.Requests != 0 || !strings.Contains(f.Elided, "never reach memory") {
+		t.Errorf("dead chain: global loads %+v, elided %q; want none", f.GlobalLoad, f.Elided)
+	}
+	// the same chain stored out at the end: every load stays
+	_, ms = analyze(t, kernel("1", `    r = T.alloc_buffer((4,), "float32", scope="local")
+    q = T.alloc_buffer((4,), "float32", scope="local")
+    for i in range(4):
+        r[i] = A[tid, i]
+    for i in range(4):
+        r[i] = r[i] + r[i]
+    for i in range(4):
+        q[i] = r[i] * 2.0
+    A[tid, 0] = q[3]
+`))
+	if f := ms[0].Total; f.GlobalLoad.Requests == 0 || f.GlobalStore.Requests != 1 {
+		t.Errorf("live chain: global loads %+v, stores %+v; want the loads and 1 store", f.GlobalLoad, f.GlobalStore)
+	}
+	// a shared tile read into dead registers: the shared load goes, the
+	// tile's stores and the loads that fill it stay
+	_, ms = analyze(t, kernel("1", `    r = T.alloc_buffer((1,), "float32", scope="local")
+    S[tid, 0] = A[tid, 0]
+    T.cuda.cta_sync()
+    r[0] = S[tid, 0]
+`))
+	f = ms[0].Total
+	if f.SharedLoad.Instructions != 0 || f.SharedStore.Instructions != 1 || f.GlobalLoad.Requests != 1 {
+		t.Errorf("shared into dead registers: loads %+v, stores %+v, global %+v; want 0, 1 and 1 request", f.SharedLoad, f.SharedStore, f.GlobalLoad)
+	}
+}
+
 // TestPredicatedIf: `if tid == 0` around one cheap store is predicated:
 // both warps issue its LDS and STS, warp 1 with no lane on (rule 7).
 func TestPredicatedIf(t *testing.T) {

@@ -278,12 +278,15 @@ type machine struct {
 	fn *ir.Func
 	// tailIfs are fn's ifs at its end (predicate.go's tailIf), found
 	// for tailFn.
-	tailIfs  map[*ir.If]bool
-	tailFn   *ir.Func
-	scanned  uint8
-	unread   map[*ir.Buffer]bool
-	dataRegs ptrMap[ir.Buffer, bool]
-	opaqueV  map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
+	tailIfs map[*ir.If]bool
+	tailFn  *ir.Func
+	scanned uint8
+	unread  map[*ir.Buffer]bool
+	// unreadChained: those of unread something reads, only to compute
+	// values that never reach memory (dead.go)
+	unreadChained map[*ir.Buffer]bool
+	dataRegs      ptrMap[ir.Buffer, bool]
+	opaqueV       map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
 	// controlVars are the scalars read where a value matters (found
 	// with dataRegs; nil: every one)
 	controlVars *ptrMap[ir.Var, bool]
@@ -2454,7 +2457,7 @@ func (m *machine) load(e *ir.Load) {
 
 func (m *machine) store(s *ir.Store) {
 	if unread := m.unreadSet(); unread != nil && unread[rootOf(s.Buf)] && pureValue(s.Value) {
-		m.elided("nvcc deletes the stores into a buffer nothing reads: ", s.Buf)
+		m.elidedDead(s.Buf, "nvcc deletes the stores into a buffer nothing reads: ")
 		return // a dead store (dead.go)
 	}
 	if s.Buf.Scope == "local" {
@@ -2837,7 +2840,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	switch c.Op {
 	case ir.OpCopyBytes:
 		if b := copyLocalDst(c); b != nil && m.unreadSet()[rootOf(b)] {
-			m.elided("nvcc deletes the loads into registers nothing reads: ", b)
+			m.elidedDead(b, "nvcc deletes the loads into registers nothing reads: ")
 			return // a copy into registers nothing reads (dead.go)
 		}
 		n := arg(2)
@@ -2942,7 +2945,7 @@ func (m *machine) evaluate(x ir.Expr) {
 	}
 	if m.unreadSet() != nil {
 		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {
-			m.elided("nvcc deletes the loads into registers nothing reads: ", dsts[0])
+			m.elidedDead(dsts[0], "nvcc deletes the loads into registers nothing reads: ")
 			return // a load into registers nothing reads (dead.go)
 		}
 	}

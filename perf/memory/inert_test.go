@@ -133,6 +133,8 @@ func TestInertLoopKinds(t *testing.T) {
                 inb: T.let = T.bitwise_not(T.Cast("uint32", keep)) & (T.uint32(1) << i)
                 s[g * CHUNK + i] = T.Select(T.Cast("bool", inb), s[g * CHUNK + i], T.float32(-1.0))
     S[0, tid] = s[0] + s[127]
+    T.cuda.cta_sync()
+    A[1, tid] = S[0, tid]
 `, true},
 		// an intrinsic inside a let's value ends the available loads too:
 		// the second load of A[0, tid] is made again

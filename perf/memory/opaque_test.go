@@ -105,6 +105,8 @@ func TestMaxWork(t *testing.T) {
     for k in T.serial(3000):
         S[cnt[0] % 32, tid] = A[0, tid]
         cnt[0] = cnt[0] + 1
+    T.cuda.cta_sync()
+    A[1, tid] = S[0, tid]
 `))
 	if why := ms[0].Total.Unknown; !strings.Contains(why, "stopped after executing 2000 statements") {
 		t.Errorf("a loop the machine executes whole: unknown reason %q, want the bound", why)

@@ -36,7 +36,7 @@ func (sc *scanScratch) clear() {
 func (m *machine) unreadSet() map[*ir.Buffer]bool {
 	if m.scanned&scannedUnread == 0 {
 		m.scanned |= scannedUnread
-		m.unread = unreadShared(m.fn, &m.scratch)
+		m.unread, m.unreadChained = unreadShared(m.fn, &m.scratch)
 	}
 	return m.unread
 }
