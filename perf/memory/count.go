@@ -587,7 +587,7 @@ func putMachine(m *machine) {
 	}
 	*m = machine{appliers: m.appliers, constMaps: m.constMaps, ops: m.ops, caps: m.caps[:0], scratch: m.scratch, rowMajor: m.rowMajor, linears: m.linears, reasons: m.reasons, vars: m.vars, lets: m.lets,
 		unrolled: m.unrolled[:0], local: m.local, pending: m.pending[:0], arena: m.arena, coord: m.coord[:0], order: m.order[:0],
-		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushEvs: m.flushEvs[:0], flushShapes: m.flushShapes[:0], flushTab: m.flushTab[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
+		loops: m.loops[:0], loadsFree: m.loadsFree, poison: m.poison, loopProofs: m.loopProofs, segLoops: m.segLoops, whiles: m.whiles, whileFors: m.whileFors, scopeRanges: m.scopeRanges, affs: m.affs, ghosts: m.ghosts, recFree: m.recFree, snapBuf: m.snapBuf, deltaBuf: m.deltaBuf[:0], delta0Buf: m.delta0Buf[:0], deltas: m.deltas[:0], proofMaps: m.proofMaps, chunks: m.chunks[:0], chunkRoots: m.chunkRoots[:0], chunkKeys: m.chunkKeys[:0], chunkDs: m.chunkDs[:0], flushUsed: m.flushUsed[:0], flushStepped: m.flushStepped[:0], flushEvs: m.flushEvs[:0], flushShapes: m.flushShapes[:0], flushTab: m.flushTab[:0], avail: m.avail, availUsed: m.availUsed[:0], availFree: m.availFree, banks: m.banks, uses: m.uses, cptrs: m.cptrs, cptrVals: m.cptrVals[:0], aparts: m.aparts, loadWhy: m.loadWhy, warpSnap: m.warpSnap, inert: m.inert, forVars: m.forVars, consts: m.consts, quiets: m.quiets, quietIfs: m.quietIfs, regInits: m.regInits}
 	if len(m.arena) > maxSpareArena || !spareMachines.put(m) {
 		machines.Put(m)
 	}
@@ -753,6 +753,9 @@ func (m *machine) flush() {
 		if e.limit > 0 {
 			lim = e.limit
 		}
+		// loads stepped over (merge.go's sortedLoads: a later one may
+		// take them, out of program order)
+		stepped := m.flushStepped[:0]
 		for j := i + 1; j < len(p) && int64(len(run))*e.width < lim; j++ {
 			q := &p[j]
 			if used[j] || q.k != e.k || q.buf != e.buf || q.fig != e.fig {
@@ -761,9 +764,18 @@ func (m *machine) flush() {
 			if q.mask != e.mask || q.width != e.width || q.limit != e.limit {
 				break
 			}
+			if e.k == sharedLoad && len(stepped) > 0 {
+				run, last, stepped = takeStepped(p, run, last, stepped, lim)
+				if int64(len(run))*e.width >= lim {
+					break
+				}
+			}
 			if !follows(&p[last], q) {
 				if skips < maxSkips && interleavedOn(p, shapes, &m.flushTab, run[0], last, j) {
 					skips++
+					if e.k == sharedLoad {
+						stepped = append(stepped, j)
+					}
 					continue // merge.go
 				}
 				break
@@ -771,6 +783,10 @@ func (m *machine) flush() {
 			run = append(run, j)
 			last = j
 		}
+		if len(stepped) > 0 {
+			run, last, _ = takeStepped(p, run, last, stepped, lim)
+		}
+		m.flushStepped = stepped[:0]
 		// the largest power-of-two prefix whose width the first address
 		// is provably aligned to
 		n := 1

@@ -208,3 +208,34 @@ func TestOverwrittenRegisters(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedLoads: independent loads of one unrolled nest merge in
+// address order, not program order (merge.go's takeStepped): eight 32-bit
+// loads of a 32-byte row at bytes 0, 8, 16, 24, 4, 12, 20, 28 are two
+// LDS.128 (v_reg_permuted_regs' perm, measured on an H200), as the same
+// loads in address order are; loads with a gap stay apart. (A run starts
+// at its first load in program order: loads in descending address order
+// are not joined, which no measured kernel has.)
+func TestSortedLoads(t *testing.T) {
+	for _, c := range []struct {
+		name, index string
+		want        int64
+	}{
+		{"permuted", "(f // 4) + (f % 4) * 2", 2},
+		{"in order", "f", 2},
+		{"a gap", "(f // 4) * 16 + (f % 4) * 2", 8}, // bytes 0, 8, 16, 24, 64, ...: no neighbours
+	} {
+		_, ms := analyze(t, kernel("1", `    r = T.alloc_buffer((8,), "float32", scope="local")
+    S[tid, 0] = A[tid, 0]
+    T.cuda.cta_sync()
+    for f in T.unroll(8):
+        r[f] = S[tid, `+c.index+`]
+    for f in T.unroll(8):
+        A[tid, f] = r[f]
+`))
+		f := ms[0].Total
+		if f.SharedLoad.Instructions != c.want {
+			t.Errorf("%s: %d shared load instructions, want %d", c.name, f.SharedLoad.Instructions, c.want)
+		}
+	}
+}

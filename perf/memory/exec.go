@@ -246,10 +246,12 @@ type machine struct {
 	cpPending map[cpCopy]struct{}
 
 	// flushUsed and flushEvs are flush's scratch (count.go).
-	flushUsed   []bool
-	flushEvs    []event
-	flushShapes []laneShape
-	flushTab    []lanes
+	flushUsed []bool
+	// flushStepped: the loads a run of flush stepped over (merge.go)
+	flushStepped []int
+	flushEvs     []event
+	flushShapes  []laneShape
+	flushTab     []lanes
 
 	// banks is the counting rules' scratch (count.go), kept by the pool
 	// (34 KB: zeroing it with the machine at every analysis was a

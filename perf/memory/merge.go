@@ -114,3 +114,34 @@ func widened(e *event, k, n int, width, lim int64) (int, int64) {
 	}
 	return n, width
 }
+
+// takeStepped extends a load run with the loads it stepped over, in
+// address order: while one of stepped (indices of p, each interleaved
+// with the run when it was stepped over) accesses the bytes right after
+// the run's last in every lane, it joins the run (and leaves stepped),
+// up to lim bytes. ptxas sorts independent loads of one base by address
+// before it vectorizes them, whatever their program order. Measured:
+// v_reg_permuted_regs' perm loads its row of A_s as eight 32-bit loads
+// at bytes 0, 8, 16, 24, 4, 12, 20, 28 (its register layout's order):
+// SASS has two LDS.128, ncu 2 shared load instructions and 16 wavefronts.
+// Stores are not reordered: the same kernel's eight global stores in
+// that order stay eight STG.
+func takeStepped(p []event, run []int, last int, stepped []int, lim int64) ([]int, int, []int) {
+	width := p[last].width
+	for int64(len(run))*width < lim {
+		k := -1
+		for x, j := range stepped {
+			if follows(&p[last], &p[j]) {
+				k = x
+				break
+			}
+		}
+		if k < 0 {
+			break
+		}
+		last = stepped[k]
+		run = append(run, last)
+		stepped = append(stepped[:k], stepped[k+1:]...)
+	}
+	return run, last, stepped
+}
