@@ -403,10 +403,13 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 	if fn == nil || fn.Body == nil {
 		return AnalyzeWithin(fn, l, work)
 	}
+	var slot *preSlot // (lazy keys: the kernel's preKey, whose keys pay or not)
 	if work == 0 && lazyKeys.Load() {
-		if res, ok, done := cachedLazily(fn, l); done {
+		res, ok, done, s := cachedLazily(fn, l)
+		if done {
 			return res, ok
 		}
+		slot = s
 	}
 	k := walkKey(fn, l)
 	defer k.release()
@@ -444,6 +447,9 @@ func cached(fn *ir.Func, l ir.Launch, work int64) (*Kernel, bool) {
 			k.key = string(k.b) // (the entry's key too: store keeps it)
 			cache.running[k.key] = done
 		}
+	}
+	if slot != nil {
+		slot.outcome(e != nil)
 	}
 	cache.Unlock()
 	if done != nil {
@@ -709,9 +715,36 @@ type preSlot struct {
 	busy    chan struct{}
 	waiting []unkeyed
 	// unkeyed is set when the first kernel's analysis gave up at once
-	// (Kernel.gaveUp): the kernels of the preKey are analysed without
-	// keys from then on, each cheaper than its key would be
+	// (Kernel.gaveUp), or when the keys of the preKey's first keyed
+	// kernels found nothing (outcome): the kernels of the preKey are
+	// analysed without keys from then on, each cheaper than its key
+	// would be
 	unkeyed bool
+	// hits and misses count the keyed kernels of the preKey whose
+	// figures the cache held, or did not (cache locked)
+	hits, misses int
+}
+
+// maxKeyMisses is how many keyed kernels of one preKey may find nothing
+// in the cache, none finding anything, before the preKey's kernels are
+// analysed without keys. flash_attention4.py's 32 cases share a preKey
+// and no figures (each case's constants move its addresses): their keys
+// and the relaxed keys tried after each miss were a third of what the
+// figures cost in a `tilels --lower --perf` process (perf record). A
+// grid whose cases share figures finds them from its second keyed kernel
+// on (sparse_prefill_head128_phase1.py: 6 cases, 2 analyses).
+const maxKeyMisses = 3
+
+// outcome notes whether a keyed kernel of the slot found its figures in
+// the cache (cache locked).
+func (s *preSlot) outcome(hit bool) {
+	if hit {
+		s.hits++
+		return
+	}
+	if s.misses++; s.hits == 0 && s.misses >= maxKeyMisses {
+		s.unkeyed = true
+	}
 }
 
 type unkeyed struct {
@@ -753,7 +786,7 @@ func keepUnkeyed(pk preKey) {
 // analysis: the cases of a file, lowered in parallel, are often copies
 // of one another, which the keyed path's running keys made wait for the
 // first copy too.
-func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
+func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool, slot *preSlot) {
 	pk := preKeyOf(fn, l)
 	cache.Lock()
 	s := cache.pre[pk]
@@ -770,7 +803,7 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 	if s.unkeyed {
 		cache.Unlock()
 		res, ok = AnalyzeWithin(fn, l, 0)
-		return res, ok, true
+		return res, ok, true, nil
 	}
 	if !s.keyed && len(s.waiting) == 0 {
 		// the first of its preKey
@@ -799,7 +832,7 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 			k.noteSkeleton(fn, k.store(res))
 			k.release()
 		}
-		return res, ok, true
+		return res, ok, true, nil
 	}
 	waiting := s.waiting
 	s.waiting, s.keyed = nil, true
@@ -809,7 +842,7 @@ func cachedLazily(fn *ir.Func, l ir.Launch) (res *Kernel, ok, done bool) {
 		k.noteSkeleton(u.fn, k.store(u.res))
 		k.release()
 	}
-	return nil, false, false
+	return nil, false, false, s
 }
 
 // keeper turns figures into the cache's form; ins maps each instruction

@@ -200,3 +200,53 @@ func TestLazyKeysGiveUp(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyMisses: with lazy keys, a preKey whose first keyed kernels find
+// nothing in the cache (cases whose constants move their addresses:
+// flash_attention4.py's grid) stops being keyed after MaxKeyMisses of
+// them, and its later kernels are analysed without keys, with the same
+// figures; a preKey whose keys find figures stays keyed.
+func TestKeyMisses(t *testing.T) {
+	defer memory.SetLazyKeys(memory.LazyKeys())
+	memory.SetLazyKeys(true)
+	defer memory.ResetCache()
+	kernelAt := func(col int) *lower.Kernel {
+		src := kernel("1", strings.ReplaceAll(`    A[tid, COL] = A[tid, COL + 1] * 2.0
+`, "COL", string(rune('0'+col))))
+		res, _ := analyze(t, src)
+		return res.Kernels[0]
+	}
+	check := func(k *lower.Kernel) {
+		t.Helper()
+		if got, want := kernelText(memory.Cached(k.Lowered, k.Launch), k), kernelText(memory.Analyze(k.Lowered, k.Launch), k); got != want {
+			t.Fatalf("figures differ:\n%s\nwant\n%s", got, want)
+		}
+	}
+	// distinct figures: k0 unkeyed, k1 keys both, k1..k3 miss, the rest
+	// are not keyed
+	memory.ResetCache()
+	for col := range 7 {
+		check(kernelAt(col))
+	}
+	if keyed, _ := memory.CacheKeys(); keyed != 1+memory.MaxKeyMisses {
+		t.Errorf("7 kernels of distinct figures: %d keyed, want %d", keyed, 1+memory.MaxKeyMisses)
+	}
+	// copies: every keyed kernel after the first pair finds its figures
+	memory.ResetCache()
+	for range 3 {
+		for col := range 2 {
+			check(kernelAt(col))
+		}
+	}
+	if keyed, _ := memory.CacheKeys(); keyed != 2 {
+		t.Errorf("3 copies of 2 kernels: %d keyed, want 2", keyed)
+	}
+	// a hit before the misses keeps the preKey keyed
+	memory.ResetCache()
+	for _, col := range []int{0, 0, 1, 2, 3, 4, 5} {
+		check(kernelAt(col))
+	}
+	if keyed, _ := memory.CacheKeys(); keyed != 6 {
+		t.Errorf("a copy, then 5 distinct kernels: %d keyed, want 6", keyed)
+	}
+}

@@ -496,3 +496,7 @@ func SetMaxCTAs(n int64) int64 {
 	maxCTAs = n
 	return old
 }
+
+// MaxKeyMisses is how many keyed kernels of one preKey may miss the cache
+// before its kernels are analysed without keys (lazy keys).
+const MaxKeyMisses = maxKeyMisses
