@@ -30,9 +30,9 @@ import (
 // refRun holds one kernel's buffers before and after its reference run,
 // the definedness of each storage byte after it, and the race it reported.
 type refRun struct {
-	in, out, def map[string][]byte
-	race         string
-	kernel       *Kernel
+	in, out, def, alt map[string][]byte
+	race              string
+	kernel            *Kernel
 }
 
 func hostCXX(t *testing.T) string {
@@ -78,7 +78,7 @@ func runReference(t *testing.T, name string, src []byte) map[string]*refRun {
 	}
 	runs := map[string]*refRun{}
 	for _, k := range res.Kernels {
-		runs[k.Name] = &refRun{in: map[string][]byte{}, out: map[string][]byte{}, def: map[string][]byte{}, kernel: k}
+		runs[k.Name] = &refRun{in: map[string][]byte{}, out: map[string][]byte{}, def: map[string][]byte{}, alt: map[string][]byte{}, kernel: k}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<26)
@@ -103,6 +103,8 @@ func runReference(t *testing.T, name string, src []byte) map[string]*refRun {
 			r.out[f[2]] = data
 		case "DEF":
 			r.def[f[2]] = data
+		case "ALT":
+			r.alt[f[2]] = data
 		}
 	}
 	return runs
@@ -273,6 +275,61 @@ def wrap_sum(A_ptr: T.handle, B_ptr: T.handle):
 			}
 			if wrapped == 0 {
 				t.Fatal("no sum wrapped: the case checks nothing")
+			}
+		}},
+		// copy_async under a per-thread predicate (ldgsts's predicate=):
+		// a thread-scope copy's predicate is its thread's, exactly; a
+		// CTA-scope copy's holds in some threads, whose elements the
+		// reference does not place, so each element is A's value or what
+		// the predicate leaves: zero (fill_mode="zero", DEF 02 and ALT 0)
+		// or the uninitialised tile (not defined)
+		{"predicates", readFile(t, filepath.Join("..", "testdata", "memory", "ldgsts_predicates.py")), func(t *testing.T, r map[string]*refRun) {
+			counts := map[string][3]int{} // elements of B: defined, either, undefined
+			for name, run := range r {
+				a, b, def, alt := run.in["A"], run.out["B"], run.def["B"], run.alt["B"]
+				var c [3]int
+				for i := 0; i+1 < len(b); i += 2 {
+					switch {
+					case def[i] == 1 && def[i+1] == 1:
+						c[0]++
+						if b[i] != a[i] || b[i+1] != a[i+1] {
+							if name != "direct_64" || b[i] != 0 || b[i+1] != 0 {
+								t.Fatalf("%s: B element %d = %x, want A's %x", name, i/2, b[i:i+2], a[i:i+2])
+							}
+						}
+					case def[i] == 2 && def[i+1] == 2:
+						c[1]++
+						if b[i] != a[i] || b[i+1] != a[i+1] || alt[i] != 0 || alt[i+1] != 0 {
+							t.Fatalf("%s: B element %d = %x or %x, want A's %x or zero", name, i/2, b[i:i+2], alt[i:i+2], a[i:i+2])
+						}
+					default:
+						c[2]++
+					}
+				}
+				counts[name] = c
+			}
+			for name, want := range map[string][3]int{
+				"pred_all":   {4096, 0, 0},   // every thread's predicate holds: a plain copy
+				"zfill_all":  {4096, 0, 0},   // likewise
+				"zfill_64":   {0, 4096, 0},   // A or zero
+				"zfill_even": {0, 4096, 0},   // A or zero
+				"pred_96":    {0, 0, 4096},   // A or the never-written tile
+				"direct_64":  {512, 0, 3584}, // threads 0-63 copy A, 64-127 zero; the rest never written
+			} {
+				if counts[name] != want {
+					t.Errorf("%s: B's elements defined, either and undefined %v, want %v", name, counts[name], want)
+				}
+			}
+			// direct_64: rows 32-63 of the copied columns are zero
+			run := r["direct_64"]
+			for row := range 64 {
+				for col := range 8 {
+					i := (row*64 + col) * 2
+					zero := run.out["B"][i] == 0 && run.out["B"][i+1] == 0
+					if want := row >= 32; zero != want && !(run.in["A"][i] == 0 && run.in["A"][i+1] == 0) {
+						t.Fatalf("direct_64: B[%d, %d] zero %v, want %v", row, col, zero, want)
+					}
+				}
 			}
 		}},
 		// T.cuda.ldg: the value form reads the element its pointer names,

@@ -303,6 +303,7 @@ func runFunc(k Kernel, i int, unchecked *Unsupported) (string, error) {
 	w("    if (!defs[j]) { printf(\"FAIL %%s: out of host memory\\n\", kname); return 2; }")
 	w("    memset(defs[j], 1, (size_t)a[j].elems * a[j].esize);")
 	w("  }")
+	w("  tilels_ref::tl_alts.clear();")
 	w("  tilels_ref::tilels_ref_%d(hosts, defs);", i)
 	w("  int failed = 0;")
 	w("  if (tl_race[0]) {")
@@ -314,15 +315,20 @@ func runFunc(k Kernel, i int, unchecked *Unsupported) (string, error) {
 	w("    unsigned char* got = (unsigned char*)malloc(bytes);")
 	w("    if (!got) { printf(\"FAIL %%s: out of host memory\\n\", kname); return 2; }")
 	w("    if (!cuda_ok(cudaMemcpy(got, a[j].dev, bytes, cudaMemcpyDeviceToHost), \"cudaMemcpy\", kname)) return 2;")
-	w("    long long bad = 0, first = -1, undef = 0;")
+	w("    long long bad = 0, first = -1, undef = 0, either = 0;")
 	w("    for (long long e = 0; e < a[j].elems; e++) {")
 	w("      if (memchr(defs[j] + e * a[j].esize, 0, a[j].esize)) { undef++; continue; }")
-	w("      if (!same(a[j].dt, a[j].esize, got + e * a[j].esize, a[j].host + e * a[j].esize, tol, rtol, atol)) {")
-	w("        if (first < 0) first = e;")
-	w("        bad++;")
+	w("      if (same(a[j].dt, a[j].esize, got + e * a[j].esize, a[j].host + e * a[j].esize, tol, rtol, atol)) continue;")
+	// an element of two possible values (a per-thread predicate): either
+	w("      if (memchr(defs[j] + e * a[j].esize, 2, a[j].esize)) {")
+	w("        auto alt = tilels_ref::tl_alts.find(a[j].host + e * a[j].esize);")
+	w("        if (alt != tilels_ref::tl_alts.end() && same(a[j].dt, a[j].esize, got + e * a[j].esize, alt->second.data(), tol, rtol, atol)) { either++; continue; }")
 	w("      }")
+	w("      if (first < 0) first = e;")
+	w("      bad++;")
 	w("    }")
 	w("    if (undef) printf(\"NOTE %%s: %%s: %%lld elements come from memory the program never wrote; not compared\\n\", kname, a[j].name, undef);")
+	w("    if (either) printf(\"NOTE %%s: %%s: %%lld elements hold the value a per-thread predicate leaves (zero or the old value), one of the two the reference allows\\n\", kname, a[j].name, either);")
 	w("    if (bad) {")
 	w("      char at[256], gv[64], wv[64];")
 	w("      index_of(a[j], first, at, sizeof at);")
@@ -400,7 +406,8 @@ func mainFunc(n int) string {
 //
 //	IN <kernel> <buffer> <storage bytes in hex>
 //	OUT <kernel> <buffer> <storage bytes in hex>
-//	DEF <kernel> <buffer> <per storage byte: 01 defined, 00 not>
+//	DEF <kernel> <buffer> <per storage byte: 01 defined, 00 not, 02 one of two values>
+//	ALT <kernel> <buffer> <OUT with each element of two values replaced by its other>
 //
 // and "RACE <kernel> <what>" when the reference saw a data race.
 // Tests compile it with the host compiler to check the reference itself
@@ -420,7 +427,17 @@ func HostProgram(ks []Kernel) (string, error) {
 	b.WriteString("static void tilels_dump(const char* tag, const char* k, const char* name, const unsigned char* p, long long n) {\n")
 	b.WriteString("  printf(\"%s %s %s \", tag, k, name);\n")
 	b.WriteString("  for (long long i = 0; i < n; i++) printf(\"%02x\", p[i]);\n")
-	b.WriteString("  printf(\"\\n\");\n}\n\n}  // namespace tilels_ref\n\nint main() {\n  using namespace tilels_ref;\n")
+	b.WriteString("  printf(\"\\n\");\n}\n\n")
+	// ALT: the storage with every element of two possible values
+	// (def bytes 2) replaced by its other value
+	b.WriteString("static void tilels_dump_alt(const char* k, const char* name, const unsigned char* p, const unsigned char* d, long long n, int esize) {\n")
+	b.WriteString("  std::vector<unsigned char> v(p, p + n);\n")
+	b.WriteString("  for (long long e = 0; e + esize <= n; e += esize) {\n")
+	b.WriteString("    if (!memchr(d + e, 2, esize)) continue;\n")
+	b.WriteString("    auto a = tl_alts.find(p + e);\n")
+	b.WriteString("    if (a != tl_alts.end()) memcpy(v.data() + e, a->second.data(), esize);\n")
+	b.WriteString("  }\n")
+	b.WriteString("  tilels_dump(\"ALT\", k, name, v.data(), n);\n}\n\n}  // namespace tilels_ref\n\nint main() {\n  using namespace tilels_ref;\n")
 	for i, k := range ks {
 		tr := kernelTraits(k.Func)
 		lo := -4.0
@@ -444,12 +461,14 @@ func HostProgram(ks []Kernel) (string, error) {
 				buf.Dtype.Bytes(), n/int64(buf.Dtype.Bytes()), i, j, lo)
 			fmt.Fprintf(&b, "    tilels_dump(\"IN\", %q, %q, hosts[%d], %d);\n", k.Name, buf.Name, j, n)
 		}
+		fmt.Fprintf(&b, "    tl_alts.clear();\n")
 		fmt.Fprintf(&b, "    tilels_ref_%d(hosts, defs);\n", i)
 		fmt.Fprintf(&b, "    if (tl_race[0]) printf(\"RACE %s %%s\\n\", tl_race);\n", k.Name)
 		for j, buf := range bufs {
 			n := (buf.ElemOffset + storageOf(k.Func, buf)) * int64(buf.Dtype.Bytes())
 			fmt.Fprintf(&b, "    tilels_dump(\"OUT\", %q, %q, hosts[%d], %d);\n", k.Name, buf.Name, j, n)
 			fmt.Fprintf(&b, "    tilels_dump(\"DEF\", %q, %q, defs[%d], %d);\n", k.Name, buf.Name, j, n)
+			fmt.Fprintf(&b, "    tilels_dump_alt(%q, %q, hosts[%d], defs[%d], %d, %d);\n", k.Name, buf.Name, j, j, n, buf.Dtype.Bytes())
 		}
 		fmt.Fprintf(&b, "  }\n")
 	}

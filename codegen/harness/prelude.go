@@ -23,7 +23,9 @@ const refPrelude = `// ---- host reference (tilels --harness) ----
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <array>
 #include <initializer_list>
+#include <unordered_map>
 #include <vector>
 
 namespace tilels_ref {
@@ -218,13 +220,36 @@ inline void tl_check(const Buf& b, const unsigned char* p, const unsigned char* 
   }
 }
 
-// tl_defined reports whether every byte at p holds a computed value.
+// tl_defined reports whether every byte at p holds a computed value. A
+// def byte of 2 marks an element that holds one of two values (tl_alts):
+// not defined for computing with it.
 inline int tl_defined(const Buf& b, const unsigned char* p) {
   if (!b.def) return 1;
   const unsigned char* d = b.def + (p - b.data);
   for (int i = 0; i < b.esize; i++)
-    if (!d[i]) return 0;
+    if (d[i] != 1) return 0;
   return 1;
+}
+
+// tl_alts holds, by host address, the other value an element may hold
+// (def bytes 2): a copy under a per-thread predicate writes each element
+// from one thread, whose predicate the reference does not place, so the
+// element is the source's value or the one the predicate leaves (zero,
+// or what was there). Comparisons accept either; copies carry both; any
+// other use makes it undefined.
+inline std::unordered_map<const unsigned char*, std::array<unsigned char, 16>> tl_alts;
+
+// tl_either reports whether the element at p holds one of two values
+// (every byte defined, some of them so).
+inline int tl_either(const Buf& b, const unsigned char* p) {
+  if (!b.def) return 0;
+  const unsigned char* d = b.def + (p - b.data);
+  int two = 0;
+  for (int i = 0; i < b.esize; i++) {
+    if (d[i] == 0) return 0;
+    if (d[i] == 2) two = 1;
+  }
+  return two;
 }
 
 inline void tl_set_defined(const Buf& b, unsigned char* p, int v) {
@@ -438,6 +463,21 @@ inline void tl_put(const Buf& b, unsigned char* p, const unsigned char* v, int d
   tl_set_defined(b, p, def);
 }
 
+// tl_put_either writes v at p, which may instead hold alt: defined when
+// the two are the same bytes.
+inline void tl_put_either(const Buf& b, unsigned char* p, const unsigned char* v, const unsigned char* alt) {
+  tl_check(b, p, v);
+  memcpy(p, v, b.esize);
+  if (!b.def || memcmp(v, alt, b.esize) == 0) {
+    tl_set_defined(b, p, 1);
+    return;
+  }
+  memset(b.def + (p - b.data), 2, b.esize);
+  std::array<unsigned char, 16> a{};
+  memcpy(a.data(), alt, b.esize);
+  tl_alts[p] = a;
+}
+
 inline void tl_wr(const Buf& b, unsigned char* p, double x, int def = -1) {
   unsigned char v[16];
   tl_store(b, v, x);
@@ -498,6 +538,7 @@ inline void tl_copy(const Region& dst, const Region& src, int leader, int nt, in
     tl_unflatten(k, src, si);
     if (dst.b->global && !tl_inside(*dst.b, di)) continue;
     int def = 1;
+    const unsigned char* alt = nullptr;  // the other value the source may hold
     if (src.b->global && !tl_inside(*src.b, si)) {
       if (nanfill) tl_nan_bits(src.b->dt, tmp);
       else memset(tmp, 0, sizeof tmp);
@@ -505,7 +546,12 @@ inline void tl_copy(const Region& dst, const Region& src, int leader, int nt, in
       const unsigned char* p = tl_addr(*src.b, si, 0, leader, nt);
       tl_check(*src.b, p, nullptr);
       def = tl_defined(*src.b, p);
+      if (!def && tl_either(*src.b, p) && !reduce && src.b->esize == dst.b->esize) alt = tl_alts[p].data();
       memcpy(tmp, p, src.b->esize);
+    }
+    if (alt) {
+      tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_put_either(*dst.b, p, tmp, alt); });
+      continue;
     }
     if (reduce) {
       double s = tl_load(*src.b, tmp);
@@ -518,6 +564,53 @@ inline void tl_copy(const Region& dst, const Region& src, int leader, int nt, in
       continue;
     }
     tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_put(*dst.b, p, tmp, def); });
+  }
+}
+
+// tl_copy_pred is copy_async under a per-thread predicate (ldgsts's
+// predicate=): each thread copies its own elements when its predicate
+// holds, and otherwise leaves them (or, zfill, writes zero). mode 1: the
+// predicate holds in every active thread of the call (a plain copy); 0:
+// in none; 2: in some, which elements are whose the reference does not
+// know, so each element is the source's value or the one left there.
+inline void tl_copy_pred(const Region& dst, const Region& src, int leader, int nt, int mode, int zfill) {
+  if (mode == 1) {
+    tl_copy(dst, src, leader, nt, 0, 0);
+    return;
+  }
+  long long n = tl_numel(dst), di[8], si[8];
+  unsigned char tmp[16], zero[16] = {0};
+  for (long long k = 0; k < n; k++) {
+    tl_unflatten(k, dst, di);
+    tl_unflatten(k, src, si);
+    if (dst.b->global && !tl_inside(*dst.b, di)) continue;
+    if (mode == 0) {
+      if (zfill) tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) { tl_put(*dst.b, p, zero, 1); });
+      continue;
+    }
+    int def = 1;
+    if (src.b->global && !tl_inside(*src.b, si)) {
+      memset(tmp, 0, sizeof tmp);
+    } else {
+      const unsigned char* p = tl_addr(*src.b, si, 0, leader, nt);
+      tl_check(*src.b, p, nullptr);
+      def = tl_defined(*src.b, p);
+      memcpy(tmp, p, src.b->esize);
+    }
+    tl_write(*dst.b, di, leader, nt, [&](unsigned char* p) {
+      if (zfill) {
+        if (def) tl_put_either(*dst.b, p, tmp, zero);
+        else tl_put(*dst.b, p, tmp, 0);
+        return;
+      }
+      if (def && tl_defined(*dst.b, p)) {
+        unsigned char old[16];
+        memcpy(old, p, dst.b->esize);
+        tl_put_either(*dst.b, p, tmp, old);
+      } else {
+        tl_put(*dst.b, p, tmp, 0);
+      }
+    });
   }
 }
 

@@ -1026,7 +1026,7 @@ func (g *gen) tileCall(c *ir.TileCall) {
 	}
 	switch c.Op {
 	case "copy", "copy_async":
-		g.copyCall(c)
+		g.copyCall(c, gs)
 	case "gemm":
 		g.gemmCall(c)
 	case "sum", "max", "min":
@@ -1069,7 +1069,7 @@ func (g *gen) region(r *ir.Region) string {
 	return name
 }
 
-func (g *gen) copyCall(c *ir.TileCall) {
+func (g *gen) copyCall(c *ir.TileCall, gs int64) {
 	if len(c.Args) < 2 {
 		g.fail(c.Span, "Tx.%s with %d arguments", c.Op, len(c.Args))
 		return
@@ -1081,6 +1081,8 @@ func (g *gen) copyCall(c *ir.TileCall) {
 		return
 	}
 	nan, reduce := 0, 0
+	var pred ir.Expr // predicate= (ldgsts): each thread's own
+	zfill := 0
 	for _, kv := range c.Config {
 		switch kv.Key {
 		case "oob":
@@ -1108,12 +1110,32 @@ func (g *gen) copyCall(c *ir.TileCall) {
 		case "predicate":
 			// ldgsts (0.26+): each thread's cp.async is guarded (or zero-filled)
 			// by its own value of the predicate, over the elements the
-			// variant's partition gives it, which the reference does not know.
-			g.fail(kv.Span, "predicate= guards each thread's cp.async over its own elements; the reference does not model per-thread predicates")
+			// variant's partition gives it, which the reference does not
+			// know: tl_copy_pred
+			pred = kv.Value
+		case "fill_mode":
+			if s, ok := kv.Value.(*ir.StringImm); ok && s.Value == "zero" {
+				zfill = 1
+			}
 		}
 	}
 	d, s := g.region(dst), g.region(src)
-	g.line("tl_copy(%s, %s, t, NT, %d, %d);", d, s, nan, reduce)
+	if pred == nil {
+		g.line("tl_copy(%s, %s, t, NT, %d, %d);", d, s, nan, reduce)
+		return
+	}
+	if nan != 0 || reduce != 0 {
+		g.fail(c.Span, "predicate= with a TMA fill or reduction is not modelled")
+		return
+	}
+	// the predicate of every active thread of the call's group
+	yes, no := g.fresh("pyes"), g.fresh("pno")
+	g.line("int %s = 0, %s = 0;", yes, no)
+	g.line("for (int u = g0; u < g0 + %d; u++) {", gs)
+	g.line("  if (!(%s)) continue;", g.guard("u"))
+	g.line("  if (%s) %s++; else %s++;", g.exprI(pred, "u"), yes, no)
+	g.line("}")
+	g.line("tl_copy_pred(%s, %s, t, NT, %s == 0 ? 1 : %s == 0 ? 0 : 2, %d);", d, s, no, yes, zfill)
 }
 
 // ---- buffers ----
