@@ -16,6 +16,7 @@ import (
 	"github.com/tilels/tilels/codegen/harness"
 	"github.com/tilels/tilels/dispatch/layout"
 	"github.com/tilels/tilels/dsl/source"
+	"github.com/tilels/tilels/internal/txtar"
 	"github.com/tilels/tilels/ir"
 )
 
@@ -180,6 +181,19 @@ func bufOf(t *testing.T, k *Kernel, name string) *ir.Buffer {
 	return found
 }
 
+// goldenKernelPy is the kernel.py of golden lower/testdata/name.txtar.
+func goldenKernelPy(t *testing.T, name string) []byte {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, ok := ar.Get("kernel.py")
+	if !ok {
+		t.Fatalf("%s has no kernel.py", name)
+	}
+	return src
+}
+
 func example(t *testing.T, name string) []byte {
 	return readFile(t, filepath.Join("..", "testdata", "examples", name+".py"))
 }
@@ -330,6 +344,67 @@ def wrap_sum(A_ptr: T.handle, B_ptr: T.handle):
 						t.Fatalf("direct_64: B[%d, %d] zero %v, want %v", row, col, zero, want)
 					}
 				}
+			}
+		}},
+		// views whose element offset moves inside the kernel: a loop's
+		// variable, the CTA's id (placed where they are declared)
+		{"moving views", []byte(refHeader + `
+@T.prim_func
+def loop_views(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (4, 64), "float32")
+    B = T.match_buffer(B_ptr, (4, 64), "float32")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([64])
+    for r in T.serial(4):
+        row = T.decl_buffer((64,), "float32", data=A.data, elem_offset=r * 64)
+        out = T.decl_buffer((64,), "float32", data=B.data, elem_offset=(3 - r) * 64)
+        out[tid] = row[tid]
+`), func(t *testing.T, r map[string]*refRun) {
+			a, b := f32s(r["loop_views"].in["A"]), f32s(r["loop_views"].out["B"])
+			for row := range 4 {
+				for c := range 64 {
+					if b[(3-row)*64+c] != a[row*64+c] {
+						t.Fatalf("B[%d, %d] = %v, want A[%d, %d] = %v", 3-row, c, b[(3-row)*64+c], row, c, a[row*64+c])
+					}
+				}
+			}
+		}},
+		{"cta views", goldenKernelPy(t, "buffer_views"), func(t *testing.T, r map[string]*refRun) {
+			run := r["row_block"]
+			idx, out := run.in["idx"], run.out["out"]
+			word := func(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[4*i:]) }
+			for bx := range 8 {
+				for tid := range 128 {
+					for i := range 4 {
+						if got, want := word(out, (bx*128+tid)*4+i), word(idx, bx*256+i*64+16); got != want {
+							t.Fatalf("out[%d, %d, %d] = %d, want idx[%d, %d] = %d", bx, tid, i, got, bx, i*64+16, want)
+						}
+					}
+				}
+			}
+		}},
+		// a 128-bit st.shared of four registers through a uint128 view
+		// (raw bytes: moved, never computed with)
+		{"b128", goldenKernelPy(t, "user_st_b128"), func(t *testing.T, r map[string]*refRun) {
+			run := r["st128"]
+			a, b := run.in["A"], run.out["B"]
+			word := func(p []byte, i int) uint32 { return binary.LittleEndian.Uint32(p[4*i:]) }
+			for tid := range 128 {
+				for j := range 4 {
+					if got, want := word(b, tid*4+j), word(a, (127-tid)*4+j)^255; got != want {
+						t.Fatalf("B[%d] = %#x, want A[%d] ^ 255 = %#x", tid*4+j, got, (127-tid)*4+j, want)
+					}
+				}
+			}
+		}},
+		// mbarrier operations do nothing in the lockstep model, an address
+		// cvta_generic_to_shared gives included: A is read, never written
+		{"mbarriers", goldenKernelPy(t, "user_mbarrier"), func(t *testing.T, r map[string]*refRun) {
+			run := r["barriers"]
+			equal(t, "A", run.out["A"], run.in["A"])
+			if run.race != "" {
+				t.Errorf("a race: %s", run.race)
 			}
 		}},
 		// T.cuda.ldg: the value form reads the element its pointer names,

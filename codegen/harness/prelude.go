@@ -31,7 +31,7 @@ const refPrelude = `// ---- host reference (tilels --harness) ----
 namespace tilels_ref {
 
 enum DType { TL_I8, TL_I16, TL_I32, TL_I64, TL_U8, TL_U16, TL_U32, TL_U64, TL_F16, TL_BF16, TL_F32, TL_F64,
-             TL_E4M3, TL_E5M2, TL_BOOL };
+             TL_E4M3, TL_E5M2, TL_BOOL, TL_B128 };  // TL_B128: 16 raw bytes (uint128 views), moved, never computed
 
 // Layout axes: the memory axis m and the thread axes of spec §2.1.
 enum { AX_M, AX_LANE, AX_WARP, AX_WG, AX_TIDWG, AX_WIDWG, AX_TX, AX_N };
@@ -407,6 +407,7 @@ inline double tl_load(const Buf& b, const unsigned char* p) {
     case TL_F64: { double v; memcpy(&v, p, 8); return v; }
     case TL_E4M3: return tl_fp8_to_double(*p, 1);
     case TL_E5M2: return tl_fp8_to_double(*p, 0);
+    case TL_B128: tl_die("arithmetic on 128-bit values is not modelled", b.name);
   }
   return 0;
 }
@@ -424,7 +425,7 @@ inline void tl_store(const Buf& b, unsigned char* p, double x) {
     case TL_BF16: { uint16_t v = tl_f32_to_bf16((float)x); memcpy(p, &v, 2); break; }
     case TL_F32: { float v = (float)x; memcpy(p, &v, 4); break; }
     case TL_F64: memcpy(p, &x, 8); break;
-    default: tl_die("stores of float8 values are not modelled", b.name);
+    default: tl_die(b.dt == TL_B128 ? "arithmetic on 128-bit values is not modelled" : "stores of float8 values are not modelled", b.name);
   }
 }
 

@@ -76,7 +76,13 @@ type gen struct {
 
 	bufs map[*ir.Buffer]string // the Buf variable of each buffer
 	vars map[*ir.Var]*varInfo
-	tmp  int
+	// uniform holds the per-thread variables that have one value in every
+	// thread of a CTA (its ids, and lets over uniform values)
+	uniform map[*ir.Var]bool
+	// dynViews holds the views whose element offset moves inside the
+	// kernel, with their static part: placed at their declaration
+	dynViews map[*ir.Buffer]int64
+	tmp      int
 
 	// guard prints the activity of thread t at the current statement;
 	// stop is the innermost loop's stop array ("" outside loops) and brk
@@ -155,6 +161,9 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 		switch {
 		case p.Buf != nil:
 			b := p.Buf
+			if b.Dtype.Bits == 128 {
+				g.fail(b.Span, "parameter %s has dtype %s, whose values the harness does not fill", b.Name, b.Dtype)
+			}
 			bytes := (b.ElemOffset + storageOf(fn, b)) * int64(b.Dtype.Bytes())
 			g.declBuf(b, fmt.Sprintf("arg[%d]", arg), "0", 1, strconv.FormatInt(bytes, 10), fmt.Sprintf("argdef[%d]", arg), "")
 			arg++
@@ -216,14 +225,19 @@ func refFunc(k Kernel, fname string) (string, *Unsupported) {
 			}
 			if b.ElemOffsetExpr != nil {
 				// an offset over the kernel's scalars folds over the
-				// launch's values (its bind line); one that varies inside
-				// the kernel (a loop's, a thread's) is not modelled
+				// launch's values (its bind line); one that moves inside
+				// the kernel (a loop's, the CTA's) is set where the view
+				// is declared (stmt: one value in every thread, or not
+				// modelled)
 				n, ok := foldLaunch(b.ElemOffsetExpr, fn.LaunchArgs)
 				if !ok || len(fn.LaunchArgs) == 0 {
-					g.fail(s.Span, "decl_buffer %s at a runtime element offset is not modelled by the reference", b.Name)
-					return
+					if g.dynViews == nil {
+						g.dynViews = map[*ir.Buffer]int64{}
+					}
+					g.dynViews[b] = off
+				} else {
+					off += n
 				}
-				off += n
 			}
 			// The view's elem_offset counts from the start of the data
 			// (TVM's, carried through a view of a view), so it shares its
@@ -439,6 +453,8 @@ func dtypeEnum(d ir.DataType) string {
 		switch d.Bits {
 		case 8, 16, 32, 64:
 			return "TL_U" + strconv.Itoa(d.Bits)
+		case 128:
+			return "TL_B128" // raw bytes: moved (a b128 ld/st), never computed with
 		}
 	case ir.Float:
 		switch d.Bits {
@@ -487,7 +503,11 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.indent++
 		g.stmts(s.Stmts)
 		g.end()
-	case *ir.Comment, *ir.Alloc, *ir.Decl:
+	case *ir.Decl:
+		if off, ok := g.dynViews[s.Buf]; ok {
+			g.placeView(s, off)
+		}
+	case *ir.Comment, *ir.Alloc:
 	case *ir.ScopeID:
 		g.scopeID(s)
 	case *ir.Let:
@@ -499,6 +519,9 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.perThread()
 		g.line("%s[t] = %s;", v.name, g.rounded(s.Var.Type, s.Value, "t"))
 		g.end()
+		if g.uniformExpr(s.Value) {
+			g.markUniform(s.Var)
+		}
 	case *ir.Assign:
 		v, ok := g.vars[s.Var]
 		if !ok || v.scalar || v.handle {
@@ -591,9 +614,13 @@ func (g *gen) stmt(s ir.Stmt) {
 }
 
 func isPointer(e ir.Expr) bool {
-	switch e.(type) {
+	switch e := e.(type) {
 	case *ir.AddressOf, *ir.BufferData, *ir.TensorMapAddr:
 		return true
+	case *ir.Call:
+		// a shared-window address (a 32-bit integer in the kernel, an
+		// address all the same: what an mbarrier wait is given)
+		return e.Op == "cuda.cvta_generic_to_shared"
 	}
 	return false
 }
@@ -657,7 +684,57 @@ func (g *gen) scopeID(s *ir.ScopeID) {
 		}
 		info := g.declVar(v)
 		g.line("for (int t = 0; t < NT; t++) %s[t] = %s;", info.name, e)
+		switch s.Kind {
+		case ir.CTAID, ir.ClusterID, ir.CTAIDInCluster:
+			g.markUniform(v) // (the reference runs one CTA at a time)
+		}
 	}
+}
+
+func (g *gen) markUniform(v *ir.Var) {
+	if g.uniform == nil {
+		g.uniform = map[*ir.Var]bool{}
+	}
+	g.uniform[v] = true
+}
+
+// uniformExpr reports whether e has one value in every thread of a CTA:
+// constants, the launch's scalars, loop variables, the CTA's ids and
+// lets over them.
+func (g *gen) uniformExpr(e ir.Expr) bool {
+	switch e := e.(type) {
+	case *ir.IntImm:
+		return true
+	case *ir.Var:
+		if v := g.vars[e]; v != nil && v.scalar {
+			return true
+		}
+		return g.uniform[e]
+	case *ir.Binary:
+		return g.uniformExpr(e.A) && g.uniformExpr(e.B)
+	case *ir.Cast:
+		return g.uniformExpr(e.X)
+	case *ir.Neg:
+		return g.uniformExpr(e.X)
+	}
+	return false
+}
+
+// placeView sets the element offset of a view whose offset moves inside
+// the kernel (a loop's variable, the CTA's id: flash_attention's stage
+// views, a block of an index tensor per CTA), where it is declared: off
+// plus its offset expression, one value in every thread. A view whose
+// offset differs from thread to thread is not modelled.
+func (g *gen) placeView(s *ir.Decl, off int64) {
+	b := s.Buf
+	if !g.uniformExpr(b.ElemOffsetExpr) {
+		g.fail(s.Span, "decl_buffer %s at an element offset that differs from thread to thread is not modelled by the reference", b.Name)
+		return
+	}
+	// (uniform: the first active thread's value; the expression may
+	// read per-thread storage of uniform values, which only the threads
+	// that ran its let hold)
+	g.line("for (int u = 0; u < NT; u++) if (%s) { %s.eoff = %dLL + (long long)(%s); break; }", g.guard("u"), g.bufs[b], off, g.exprI(b.ElemOffsetExpr, "u"))
 }
 
 // evaluate handles an intrinsic call statement: synchronisation and the

@@ -27,13 +27,12 @@ func userLdSt(op string) (load bool, vec int, width int64, ok bool) {
 		return false, 0, 0, false
 	}
 	load = toks[0] == "ld"
-	space := toks[1]
-	if space != "shared" && space != "global" && space != "global_" && space != "shared::cta" && space != "shared__cta" {
-		return false, 0, 0, false
-	}
 	vec = 1
-	for _, t := range toks[2 : len(toks)-1] {
+	spaces := 0 // (the state space may follow a qualifier: st.weak.shared::cta.b128)
+	for _, t := range toks[1 : len(toks)-1] {
 		switch t {
+		case "shared", "global", "global_", "shared::cta", "shared__cta":
+			spaces++
 		case "v2":
 			vec = 2
 		case "v4":
@@ -45,12 +44,15 @@ func userLdSt(op string) (load bool, vec int, width int64, ok bool) {
 			return false, 0, 0, false // (a cache-hint operand's form, an unknown qualifier)
 		}
 	}
+	if spaces != 1 {
+		return false, 0, 0, false
+	}
 	typ := toks[len(toks)-1]
 	if len(typ) < 2 || !strings.ContainsRune("busf", rune(typ[0])) {
 		return false, 0, 0, false
 	}
 	bits, err := strconv.Atoi(typ[1:])
-	if err != nil || bits < 8 || bits > 64 || bits&(bits-1) != 0 {
+	if err != nil || bits < 8 || bits > 128 || bits&(bits-1) != 0 || bits == 128 && typ[0] != 'b' {
 		return false, 0, 0, false
 	}
 	return load, vec, int64(bits / 8), true
