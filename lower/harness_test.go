@@ -407,6 +407,42 @@ def loop_views(A_ptr: T.handle, B_ptr: T.handle):
 				t.Errorf("a race: %s", run.race)
 			}
 		}},
+		// T.ptx.addr is an address some bytes past another; a prefetch
+		// moves nothing; mapa leaves its register undefined (another
+		// CTA's address, which the reference does not follow)
+		{"ptx.addr", []byte(refHeader + `
+@T.prim_func
+def own_addr(A_ptr: T.handle, B_ptr: T.handle):
+    A = T.match_buffer(A_ptr, (32,), "uint32")
+    B = T.match_buffer(B_ptr, (32,), "uint64")
+    T.device_entry()
+    T.cta_id([1])
+    tid = T.thread_id([32])
+    S_s = T.alloc_buffer((32,), "uint32", scope="shared")
+    bar = T.alloc_shared([1], "uint64")
+    v = T.alloc_local([1], "uint32")
+    remote = T.alloc_local([1], "uint64")
+    S_s[tid] = A[tid]
+    T.cuda.cta_sync()
+    T.ptx.prefetch.global_.L2(A.ptr_to([0]))
+    T.ptx.ld.shared.u32(v[0], T.ptx.addr(S_s.ptr_to([0]), 4 * (31 - tid)))
+    A[tid] = v[0]
+    T.ptx.mapa.shared__cluster.u64(remote[0], bar.ptr_to([0]), T.uint32(0))
+    B[tid] = remote[0]
+`), func(t *testing.T, r map[string]*refRun) {
+			run := r["own_addr"]
+			a, got := run.in["A"], run.out["A"]
+			for i := range 32 {
+				if w, g := binary.LittleEndian.Uint32(a[4*(31-i):]), binary.LittleEndian.Uint32(got[4*i:]); g != w {
+					t.Fatalf("A[%d] = %d, want the old A[%d] = %d", i, g, 31-i, w)
+				}
+			}
+			for i, d := range run.def["B"] {
+				if d != 0 {
+					t.Fatalf("B byte %d is defined: mapa's register holds an address the reference does not follow", i)
+				}
+			}
+		}},
 		// T.cuda.ldg: the value form reads the element its pointer names,
 		// the vector form (0.26+) moves n elements into registers
 		{"ldg", []byte(refHeader + `

@@ -760,6 +760,22 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 		ir.OpElectSync, ir.OpPrefetchTensormap:
 		return
 	}
+	if strings.HasPrefix(c.Op, "ptx.prefetch.") {
+		return // a cache hint: no value moves
+	}
+	if strings.HasPrefix(c.Op, "ptx.mapa.") && len(c.Args) == 3 {
+		// another CTA's address of a shared variable, in a register: a
+		// value the reference (one CTA at a time) does not follow, so
+		// the register is undefined after it (an access through it is
+		// not modelled: pointer)
+		if r, ok := c.Args[0].(*ir.Load); ok && r.Buf.Scope == "local" {
+			rb := g.buf(r.Buf, r.Span)
+			g.perThread()
+			g.line("{ unsigned char* p = tl_at(%s, {%s}, t, NT); tl_set_defined(%s, p, 0); }", rb, g.indexList(r.Indices, "t"), rb)
+			g.end()
+			return
+		}
+	}
 	if g.ldSt(c) {
 		return // ref_ldst.go
 	}

@@ -121,6 +121,14 @@ func (g *gen) pointer(e ir.Expr, t string, n int64) (buf, ptr string, ok bool) {
 				at := fmt.Sprintf("tl_at(%s, {%s}, %s, NT)", b, g.indexList(a.Indices, t), t)
 				return b, fmt.Sprintf("tl_span(%s, %s + (%s) * %s.esize, %d)", b, at, g.exprI(e.Args[1], t), b, n), true
 			}
+		case e.Op == "ptx.addr" && len(e.Args) == 2:
+			// T.ptx.addr(base, byte_offset): the address byte_offset bytes
+			// past base's
+			b, base, ok := g.pointer(e.Args[0], t, 0)
+			if !ok {
+				return "", "", false
+			}
+			return b, fmt.Sprintf("tl_span(%s, %s + (%s), %d)", b, base, g.exprI(e.Args[1], t), n), true
 		case e.Op == "ptr_byte_offset" && len(e.Args) == 3, e.Op == "handle_add_byte_offset" && len(e.Args) == 2:
 			if d, isData := e.Args[0].(*ir.BufferData); isData {
 				b := g.buf(d.Buf, d.Span)
