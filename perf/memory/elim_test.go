@@ -39,7 +39,7 @@ func TestDeadSharedStore(t *testing.T) {
 // STG.128). Shared memory is not: a shared tile some load reads keeps its
 // stores even when that load feeds only dead registers.
 func TestDeadRegisterChain(t *testing.T) {
-	_, ms := analyze(t, kernel("1", `    r = T.alloc_buffer((4,), "float32", scope="local")
+	const chain = `    r = T.alloc_buffer((4,), "float32", scope="local")
     q = T.alloc_buffer((4,), "float32", scope="local")
     for i in range(4):
         r[i] = A[tid, i]
@@ -47,22 +47,14 @@ func TestDeadRegisterChain(t *testing.T) {
         r[i] = r[i] + r[i]
     for i in range(4):
         q[i] = r[i] * 2.0
-`))
+`
+	_, ms := analyze(t, kernel("1", chain))
 	f := ms[0].Total
 	if f.GlobalLoad.Requests != 0 || !strings.Contains(f.Elided, "never reach memory") {
 		t.Errorf("dead chain: global loads %+v, elided %q; want none", f.GlobalLoad, f.Elided)
 	}
 	// the same chain stored out at the end: every load stays
-	_, ms = analyze(t, kernel("1", `    r = T.alloc_buffer((4,), "float32", scope="local")
-    q = T.alloc_buffer((4,), "float32", scope="local")
-    for i in range(4):
-        r[i] = A[tid, i]
-    for i in range(4):
-        r[i] = r[i] + r[i]
-    for i in range(4):
-        q[i] = r[i] * 2.0
-    A[tid, 0] = q[3]
-`))
+	_, ms = analyze(t, kernel("1", chain+"    A[tid, 0] = q[3]\n"))
 	if f := ms[0].Total; f.GlobalLoad.Requests == 0 || f.GlobalStore.Requests != 1 {
 		t.Errorf("live chain: global loads %+v, stores %+v; want the loads and 1 store", f.GlobalLoad, f.GlobalStore)
 	}
