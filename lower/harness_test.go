@@ -181,6 +181,25 @@ func bufOf(t *testing.T, k *Kernel, name string) *ir.Buffer {
 	return found
 }
 
+// halfToFloat is the value of IEEE binary16 bits h.
+func halfToFloat(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0:
+		return sign * math.Ldexp(frac, -24)
+	case 31:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return sign * math.Inf(1)
+	}
+	return sign * math.Ldexp(1024+frac, exp-25)
+}
+
 // goldenKernelPy is the kernel.py of golden lower/testdata/name.txtar.
 func goldenKernelPy(t *testing.T, name string) []byte {
 	ar, err := txtar.ParseFile(filepath.Join("testdata", name+".txtar"))
@@ -440,6 +459,55 @@ def own_addr(A_ptr: T.handle, B_ptr: T.handle):
 			for i, d := range run.def["B"] {
 				if d != 0 {
 					t.Fatalf("B byte %d is defined: mapa's register holds an address the reference does not follow", i)
+				}
+			}
+		}},
+		// a kernel's own ldmatrix, stmatrix and mma.sync (the PTX ISA's
+		// fragments): D is the product of the tiles, whatever the lanes
+		// hold
+		{"warp matrix", readFile(t, filepath.Join("..", "testdata", "memory", "warp_matrix.py")), func(t *testing.T, r map[string]*refRun) {
+			f16 := func(b []byte, i int) float64 { return halfToFloat(binary.LittleEndian.Uint16(b[2*i:])) }
+			bf16 := func(b []byte, i int) float64 {
+				return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16))
+			}
+			f32 := func(b []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])) }
+			run := r["ldsm_mma_f16"]
+			for m := range 16 {
+				for n := range 8 {
+					s := 0.0
+					for k := range 16 {
+						s += f16(run.in["A"], m*16+k) * f16(run.in["B"], n*16+k)
+					}
+					if got := f32(run.out["D"], m*8+n); got != float32(s) {
+						t.Fatalf("ldsm_mma_f16: D[%d, %d] = %v, want %v", m, n, got, float32(s))
+					}
+				}
+			}
+			run = r["ldsm_trans_mma_bf16"]
+			for m := range 16 {
+				for n := range 8 {
+					s := float64(f32(run.in["C"], m*8+n))
+					for k := range 8 {
+						s += bf16(run.in["A"], m*8+k) * bf16(run.in["B"], k*8+n)
+					}
+					if got := f32(run.out["D"], m*8+n); got != float32(s) {
+						t.Fatalf("ldsm_trans_mma_bf16: D[%d, %d] = %v, want %v", m, n, got, float32(s))
+					}
+				}
+			}
+			run = r["ldsm_stsm_trans"]
+			a, b := u16s(run.in["A"]), u16s(run.out["B"])
+			for i := range 16 {
+				for j := range 16 {
+					bi, bj := i/8*8, j/8*8
+					if want := a[(bi+j%8)*16+bj+i%8]; b[i*16+j] != want {
+						t.Fatalf("ldsm_stsm_trans: B[%d, %d] = %#x, want A[%d, %d] = %#x", i, j, b[i*16+j], bi+j%8, bj+i%8, want)
+					}
+				}
+			}
+			for name, run := range r {
+				if run.race != "" {
+					t.Errorf("%s: a race: %s", name, run.race)
 				}
 			}
 		}},

@@ -238,11 +238,10 @@ def own_ptx(A_ptr: T.handle):
     T.cta_id([1])
     tid = T.thread_id([32])
     S_s = T.alloc_buffer((32,), "uint32", scope="shared")
-    v = T.alloc_buffer((1,), "uint32", scope="local")
     S_s[tid] = A[tid]
     T.cuda.cta_sync()
-    T.ptx["ldmatrix.sync.aligned.m8n8.x1.shared.b16"](v[0], S_s.ptr_to([tid % 8 * 4]))
-    A[tid] = v[0]
+    T.ptx.wgmma.fence.sync.aligned()
+    A[tid] = S_s[31 - tid]
 
 
 @T.prim_func
@@ -257,12 +256,12 @@ def fixed(A_ptr: T.handle):
 	f := filepath.Join(t.TempDir(), "k.py")
 	writeFile(t, f, src)
 	code, out, stderr := runCLI("--lower", f, "--harness")
-	if code != 0 || !strings.Contains(stderr, "warning[harness/unchecked]: kernel own_ptx is launched but not checked: T.ptx.ldmatrix.sync.aligned.m8n8.x1.shared.b16 is not modelled by the reference") {
+	if code != 0 || !strings.Contains(stderr, "warning[harness/unchecked]: kernel own_ptx is launched but not checked: T.ptx.wgmma.fence.sync.aligned is not modelled by the reference") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	run0 := out[strings.Index(out, "static int tilels_run_0("):]
 	run0 = run0[:strings.Index(run0, "\n}\n")]
-	for _, want := range []string{"own_ptx_launch(", `printf("RAN %s (not checked: %s)\n", kname, "T.ptx.ldmatrix.sync.aligned.m8n8.x1.shared.b16 is not modelled by the reference");`} {
+	for _, want := range []string{"own_ptx_launch(", `printf("RAN %s (not checked: %s)\n", kname, "T.ptx.wgmma.fence.sync.aligned is not modelled by the reference");`} {
 		if !strings.Contains(run0, want) {
 			t.Errorf("the unchecked kernel's run lacks %q:\n%s", want, run0)
 		}

@@ -181,6 +181,12 @@ func kernelTraits(fn *ir.Func) traits {
 			exprs(s.Value)
 		case *ir.Assign:
 			exprs(s.Value)
+		case *ir.Evaluate:
+			if c, ok := s.X.(*ir.Call); ok && strings.HasPrefix(c.Op, "ptx.mma.") {
+				// an mma's sums add in the tensor cores' order (of
+				// positive values: no cancellation below the tolerance)
+				tr.inexact, tr.positive = true, true
+			}
 		case *ir.TileCall:
 			if inexactOps[s.Op] || s.Op == "sum" { // a reduction's sum adds in the GPU's order
 				tr.inexact = true

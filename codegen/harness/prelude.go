@@ -285,6 +285,42 @@ inline void tl_mov(const Buf& db, unsigned char* d, const Buf& sb, unsigned char
   for (int i = 0; i < n; i += db.esize) tl_set_defined(db, d + i, def);
 }
 
+// tl_mov_n is tl_mov for n bytes that need not be whole elements of
+// either buffer (a 16-bit half of a 32-bit register: ldmatrix,
+// stmatrix), race-checked and defined byte by byte.
+inline void tl_mov_n(const Buf& db, unsigned char* d, const Buf& sb, const unsigned char* s, int n) {
+  int def = 1;
+  for (int i = 0; i < n; i++) {
+    long long o = s - sb.data + i;
+    if (o < 0 || o >= sb.bytes || d - db.data + i < 0 || d - db.data + i >= db.bytes) tl_die("an access falls outside the buffer's storage", o < 0 || o >= sb.bytes ? sb.name : db.name);
+    if (sb.def && sb.def[o] != 1) def = 0;
+    if (sb.ep && sb.ep[o] == tl_epoch && sb.who[o] != tl_actor && !tl_race[0]) {
+      char w[32], a[32];
+      tl_actor_name(sb.who[o], w, sizeof w);
+      tl_actor_name(tl_actor, a, sizeof a);
+      snprintf(tl_race, sizeof tl_race, "%s (shared byte %lld) is written by %s at %s and read by %s at %s with no barrier between",
+               sb.name, o, w, tl_sites[sb.site[o]], a, tl_sites[tl_site]);
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    long long o = d - db.data + i;
+    if (db.ep && db.ep[o] == tl_epoch && db.who[o] != tl_actor && !tl_race[0] && d[i] != s[i]) {
+      char w[32], a[32];
+      tl_actor_name(db.who[o], w, sizeof w);
+      tl_actor_name(tl_actor, a, sizeof a);
+      snprintf(tl_race, sizeof tl_race, "%s (shared byte %lld) is written by %s at %s and written by %s at %s with no barrier between",
+               db.name, o, w, tl_sites[db.site[o]], a, tl_sites[tl_site]);
+    }
+    if (db.ep) {
+      db.ep[o] = tl_epoch;
+      db.who[o] = tl_actor;
+      db.site[o] = tl_site;
+    }
+  }
+  memmove(d, s, (size_t)n);
+  if (db.def) memset(db.def + (d - db.data), def, (size_t)n);
+}
+
 // tl_at is tl_addr for a direct access b[idx...] by thread t.
 inline unsigned char* tl_at(const Buf& b, std::initializer_list<long long> il, int t, int nt) {
   long long idx[8];

@@ -776,6 +776,9 @@ func (g *gen) evaluate(s *ir.Evaluate) {
 			return
 		}
 	}
+	if g.warpOp(c) {
+		return // ref_warp.go
+	}
 	if g.ldSt(c) {
 		return // ref_ldst.go
 	}

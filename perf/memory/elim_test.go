@@ -231,3 +231,30 @@ func TestSortedLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestOverwrittenLoads: a kernel's own ld whose registers the code after
+// it writes again before anything reads them is deleted by ptxas
+// (overwritten.go; user_ldst's ld.shared.u32 and ld.global.acquire,
+// measured on an H200); a read in between, or a branch, keeps it.
+func TestOverwrittenLoads(t *testing.T) {
+	for _, c := range []struct {
+		name, between string
+		want          int64 // shared load instructions of the one warp
+	}{
+		{"overwritten", "", 1},
+		{"read in between", "    A[tid, 5] = T.Cast(\"float32\", v[0])\n", 2},
+		{"a branch in between", "    if tid < 16:\n        A[tid, 5] = T.float32(1)\n", 2},
+	} {
+		src := kernel("1", `    v = T.alloc_local([2], "uint32")
+    S[tid, 0] = A[tid, 0]
+    T.cuda.cta_sync()
+    T.ptx.ld.shared.u32(v[0], S.ptr_to([tid, 1]))
+`+c.between+`    T.ptx.ld.shared.v2.u32(v[0], v[1], S.ptr_to([0, 2]))
+    A[tid, 3] = T.Cast("float32", v[0] + v[1])
+`)
+		_, ms := analyze(t, src)
+		if got := ms[0].Total.SharedLoad.Instructions; got != c.want {
+			t.Errorf("%s: %d shared load instructions, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -287,8 +287,11 @@ type machine struct {
 	// unreadChained: those of unread something reads, only to compute
 	// values that never reach memory (dead.go)
 	unreadChained map[*ir.Buffer]bool
-	dataRegs      ptrMap[ir.Buffer, bool]
-	opaqueV       map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
+	// overwritten: the loads whose registers are written again before
+	// anything reads them (overwritten.go)
+	overwritten map[*ir.Call]bool
+	dataRegs    ptrMap[ir.Buffer, bool]
+	opaqueV     map[*ir.Var]bool // the opaque lets (opaque.go), found with dataRegs
 	// controlVars are the scalars read where a value matters (found
 	// with dataRegs; nil: every one)
 	controlVars *ptrMap[ir.Var, bool]
@@ -2944,6 +2947,10 @@ func (m *machine) evaluate(x ir.Expr) {
 				return
 			}
 		}
+	}
+	if m.overwrittenSet()[c] {
+		m.elided("ptxas deletes the loads whose registers are written again before anything reads them: ", c.Args[0].(*ir.Load).Buf)
+		return // overwritten.go
 	}
 	if m.unreadSet() != nil {
 		if dsts := ldLocalDsts(c); dsts != nil && m.allUnread(dsts) {

@@ -16,6 +16,7 @@ const (
 	scannedForVars
 	scannedVarReads
 	scannedConstLets
+	scannedOverwritten
 )
 
 // scanScratch holds the tables of a scan of fn (unreadShared,
@@ -30,6 +31,16 @@ func (sc *scanScratch) clear() {
 	sc.a.clear()
 	sc.b.clear()
 	sc.data.clear()
+}
+
+// overwrittenSet is the loads whose registers are written again before
+// anything reads them (overwritten.go).
+func (m *machine) overwrittenSet() map[*ir.Call]bool {
+	if m.scanned&scannedOverwritten == 0 {
+		m.scanned |= scannedOverwritten
+		m.overwritten = overwrittenLoads(m.fn)
+	}
+	return m.overwritten
 }
 
 // unreadSet is the shared allocations nothing reads.
