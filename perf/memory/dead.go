@@ -310,18 +310,16 @@ func ldLocalDsts(x ir.Expr) []*ir.Buffer {
 	return dsts
 }
 
-// ldLocal is ldLocalDsts's count of destinations (0: not such a load),
-// without the list (readArg asks it of every operand).
-func ldLocal(x ir.Expr) (*ir.Call, int) {
-	c, ok := x.(*ir.Call)
-	if !ok {
-		return nil, 0
+// ldForm reads a ptx.ld op: its destination count (the vector's) and
+// whether it is an acquire load; ok is false for any other op and for a
+// .relaxed, .volatile or .mmio load (which order memory, or may not be
+// repeated or dropped).
+func ldForm(c *ir.Call) (n int, acquire, ok bool) {
+	rest, isLd := strings.CutPrefix(c.Op, "ptx.ld.")
+	if !isLd {
+		return 0, false, false
 	}
-	rest, ok := strings.CutPrefix(c.Op, "ptx.ld.")
-	if !ok {
-		return nil, 0
-	}
-	n := 1
+	n = 1
 	for t := range strings.SplitSeq(rest, ".") {
 		switch t {
 		case "v2":
@@ -330,11 +328,24 @@ func ldLocal(x ir.Expr) (*ir.Call, int) {
 			n = 4
 		case "v8":
 			n = 8
-		case "acquire", "relaxed", "volatile", "mmio":
-			return nil, 0
+		case "acquire":
+			acquire = true
+		case "relaxed", "volatile", "mmio":
+			return 0, false, false
 		}
 	}
-	if len(c.Args) <= n {
+	return n, acquire, true
+}
+
+// ldLocal is ldLocalDsts's count of destinations (0: not such a load),
+// without the list (readArg asks it of every operand).
+func ldLocal(x ir.Expr) (*ir.Call, int) {
+	c, ok := x.(*ir.Call)
+	if !ok {
+		return nil, 0
+	}
+	n, acquire, ok := ldForm(c)
+	if !ok || acquire || len(c.Args) <= n {
 		return nil, 0
 	}
 	for _, a := range c.Args[:n] {

@@ -84,24 +84,8 @@ func constElem(l *ir.Load) (regElem, bool) {
 // .acquire: not .relaxed, .volatile or .mmio), nil when it is no such
 // load or a destination is not a constant element.
 func ldElems(c *ir.Call) []regElem {
-	rest, ok := strings.CutPrefix(c.Op, "ptx.ld.")
-	if !ok {
-		return nil
-	}
-	n := 1
-	for t := range strings.SplitSeq(rest, ".") {
-		switch t {
-		case "v2":
-			n = 2
-		case "v4":
-			n = 4
-		case "v8":
-			n = 8
-		case "relaxed", "volatile", "mmio":
-			return nil
-		}
-	}
-	if len(c.Args) <= n {
+	n, _, ok := ldForm(c) // (dead.go; an acquire load too: measured)
+	if !ok || len(c.Args) <= n {
 		return nil
 	}
 	out := make([]regElem, n)
